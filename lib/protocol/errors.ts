@@ -1,0 +1,64 @@
+/**
+ * Typed errors that travel across every hop as { code, message }. Tools print them as
+ * "[CODE] message", the comet_* reference's form. The first block is the reference's own codes.
+ */
+export const ERROR_CODES = [
+  'CDP_CONNECTION_FAILED',
+  'COMET_NOT_FOUND',
+  'COMET_LAUNCH_FAILED',
+  'TAB_NOT_FOUND',
+  'TIMEOUT',
+  'EVALUATION_FAILED',
+  'SELECTOR_NOT_FOUND',
+  'AGENT_ERROR',
+  'CONFIG_ERROR',
+  // Ours: the relay has hops the CDP server did not.
+  'EXTENSION_NOT_CONNECTED',
+  'HOST_DISCONNECTED',
+  'VERSION_MISMATCH',
+  'NO_PERPLEXITY_TAB',
+  'INVALID_PARAMS',
+  'INVALID_URL',
+  'CANCELLED',
+  'PERMISSION_DENIED',
+  'MESSAGE_TOO_LARGE',
+  'PROTOCOL_ERROR',
+  'INTERNAL',
+] as const;
+
+export type ErrorCode = (typeof ERROR_CODES)[number];
+
+export interface ErrorPayload {
+  code: ErrorCode;
+  message: string;
+}
+
+export class RelayError extends Error {
+  override readonly name = 'RelayError';
+  constructor(
+    readonly code: ErrorCode,
+    message: string,
+  ) {
+    super(message);
+  }
+
+  toPayload(): ErrorPayload {
+    return { code: this.code, message: this.message };
+  }
+
+  static from(error: unknown, fallback: ErrorCode = 'INTERNAL'): RelayError {
+    if (error instanceof RelayError) return error;
+    if (isErrorPayload(error)) return new RelayError(error.code, error.message);
+    if (error instanceof Error && error.name === 'AbortError') return new RelayError('CANCELLED', 'The call was cancelled.');
+    return new RelayError(fallback, error instanceof Error ? error.message : String(error));
+  }
+}
+
+export function isErrorPayload(value: unknown): value is ErrorPayload {
+  return (
+    typeof value === 'object' &&
+    value !== null &&
+    typeof (value as ErrorPayload).message === 'string' &&
+    (ERROR_CODES as readonly string[]).includes((value as ErrorPayload).code)
+  );
+}

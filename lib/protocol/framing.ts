@@ -1,0 +1,158 @@
+import type { Chunk } from './messages';
+
+/**
+ * Native messaging framing: a 4-byte little-endian length, then that many bytes of UTF-8 JSON.
+ * The local socket between MCP processes and the host uses the same framing, so one decoder
+ * serves both. Written on Uint8Array so it runs in Node and in the extension alike.
+ */
+
+/** Host → extension messages may not exceed 1 MB; we chunk above this to keep a margin. */
+export const MAX_TO_EXTENSION_BYTES = 900 * 1024;
+/** Largest frame we accept from anyone (Chromium allows 64 MiB extension → host). */
+export const MAX_FRAME_BYTES = 64 * 1024 * 1024;
+
+const encoder = new TextEncoder();
+const decoder = new TextDecoder('utf-8', { fatal: true });
+
+export function encodeFrame(value: unknown): Uint8Array {
+  const body = encoder.encode(JSON.stringify(value));
+  const frame = new Uint8Array(4 + body.length);
+  new DataView(frame.buffer).setUint32(0, body.length, true);
+  frame.set(body, 4);
+  return frame;
+}
+
+export type FrameResult = { ok: true; value: unknown } | { ok: false; error: string };
+
+/**
+ * Incremental decoder: feed it whatever the stream delivers (half a header, three frames at once)
+ * and it hands back each complete frame. A frame that is too big is skipped, not buffered; a frame
+ * that is not JSON is reported; either way the stream stays usable for the next frame.
+ */
+export class FrameDecoder {
+  private buffer = new Uint8Array(0);
+  private skipping = 0;
+
+  constructor(private readonly maxFrameBytes = MAX_FRAME_BYTES) {}
+
+  push(chunk: Uint8Array): FrameResult[] {
+    const results: FrameResult[] = [];
+    let data = chunk;
+    if (this.skipping > 0) {
+      const skip = Math.min(this.skipping, data.length);
+      this.skipping -= skip;
+      data = data.subarray(skip);
+    }
+    this.buffer = this.buffer.length ? concat(this.buffer, data) : data.slice();
+    let offset = 0;
+    while (this.buffer.length - offset >= 4) {
+      const length = new DataView(this.buffer.buffer, this.buffer.byteOffset + offset, 4).getUint32(0, true);
+      if (length === 0) {
+        results.push({ ok: false, error: 'empty frame (length 0)' });
+        offset += 4;
+        continue;
+      }
+      if (length > this.maxFrameBytes) {
+        results.push({ ok: false, error: `frame of ${length} bytes exceeds the limit of ${this.maxFrameBytes} bytes; skipped` });
+        const available = this.buffer.length - offset - 4;
+        const skip = Math.min(length, available);
+        this.skipping = length - skip;
+        offset += 4 + skip;
+        continue;
+      }
+      if (this.buffer.length - offset - 4 < length) break;
+      const body = this.buffer.subarray(offset + 4, offset + 4 + length);
+      offset += 4 + length;
+      results.push(parseBody(body));
+    }
+    this.buffer = offset === this.buffer.length ? new Uint8Array(0) : this.buffer.slice(offset);
+    return results;
+  }
+
+  /** Bytes of an incomplete frame still waiting for the rest. */
+  get pending(): number {
+    return this.buffer.length;
+  }
+}
+
+function parseBody(body: Uint8Array): FrameResult {
+  let text: string;
+  try {
+    text = decoder.decode(body);
+  } catch {
+    return { ok: false, error: 'frame is not valid UTF-8' };
+  }
+  try {
+    return { ok: true, value: JSON.parse(text) };
+  } catch (error) {
+    return { ok: false, error: `frame is not JSON (${(error as Error).message})` };
+  }
+}
+
+function concat(a: Uint8Array, b: Uint8Array): Uint8Array {
+  const out = new Uint8Array(a.length + b.length);
+  out.set(a, 0);
+  out.set(b, a.length);
+  return out;
+}
+
+export function utf8Length(text: string): number {
+  return encoder.encode(text).length;
+}
+
+/**
+ * Splits a serialised message into Chunk envelopes whose own serialisation stays under `limit`
+ * bytes, or returns it whole when it already fits.
+ */
+export function splitIntoChunks(json: string, chunkId: string, limit = MAX_TO_EXTENSION_BYTES): string[] {
+  if (utf8Length(json) <= limit) return [json];
+  const pieces: string[] = [];
+  let start = 0;
+  let size = Math.floor(limit / 3);
+  while (start < json.length) {
+    let piece = json.slice(start, start + size);
+    // Escaping can grow a piece (quotes, backslashes, non-ASCII): shrink until the envelope fits.
+    while (utf8Length(JSON.stringify(piece)) > limit - 200) {
+      size = Math.floor(size / 2);
+      piece = json.slice(start, start + size);
+    }
+    pieces.push(piece);
+    start += piece.length;
+  }
+  return pieces.map((data, index) =>
+    JSON.stringify({ kind: 'chunk', chunkId, index, count: pieces.length, data } satisfies Chunk),
+  );
+}
+
+/** Collects chunks until a message is whole. Keeps at most `maxPartial` unfinished messages. */
+export class ChunkAssembler {
+  private partial = new Map<string, { parts: string[]; received: number }>();
+
+  constructor(private readonly maxPartial = 16) {}
+
+  /** Returns the reassembled value once the last chunk arrives, otherwise undefined. */
+  add(chunk: Chunk): FrameResult | undefined {
+    let entry = this.partial.get(chunk.chunkId);
+    if (!entry) {
+      if (this.partial.size >= this.maxPartial) {
+        const oldest = this.partial.keys().next().value as string;
+        this.partial.delete(oldest);
+      }
+      entry = { parts: new Array<string>(chunk.count), received: 0 };
+      this.partial.set(chunk.chunkId, entry);
+    }
+    if (chunk.count !== entry.parts.length || chunk.index >= chunk.count) {
+      this.partial.delete(chunk.chunkId);
+      return { ok: false, error: `chunk ${chunk.index}/${chunk.count} of ${chunk.chunkId} does not fit its message` };
+    }
+    if (entry.parts[chunk.index] === undefined) entry.received++;
+    entry.parts[chunk.index] = chunk.data;
+    if (entry.received < chunk.count) return undefined;
+    this.partial.delete(chunk.chunkId);
+    try {
+      return { ok: true, value: JSON.parse(entry.parts.join('')) };
+    } catch (error) {
+      return { ok: false, error: `reassembled message is not JSON (${(error as Error).message})` };
+    }
+  }
+}

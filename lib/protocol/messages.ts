@@ -1,0 +1,131 @@
+import { z } from 'zod';
+import { ERROR_CODES } from './errors';
+
+/**
+ * The envelopes every hop speaks: MCP process ⇄ host (local socket), host ⇄ extension (native
+ * messaging) and service worker ⇄ page/panel (runtime ports). Each process parses what it receives
+ * with `Envelope` at its edge and trusts the result inside.
+ */
+
+export const RequestId = z.string().min(1).max(200);
+
+export const ErrorPayload = z.object({
+  code: z.enum(ERROR_CODES),
+  message: z.string(),
+});
+
+/** Who started a call: shown in the side panel's activity feed and used for approvals. */
+export const CallOrigin = z.object({
+  clientId: z.string(),
+  clientName: z.string(),
+  tool: z.string().optional(),
+  summary: z.string().optional(),
+});
+export type CallOrigin = z.infer<typeof CallOrigin>;
+
+export const Request = z.object({
+  kind: z.literal('request'),
+  id: RequestId,
+  method: z.string().min(1),
+  params: z.unknown(),
+  origin: CallOrigin.optional(),
+});
+
+export const Result = z.object({ kind: z.literal('result'), id: RequestId, result: z.unknown() });
+export const Failure = z.object({ kind: z.literal('error'), id: RequestId, error: ErrorPayload });
+export const Cancel = z.object({ kind: z.literal('cancel'), id: RequestId, reason: z.string().optional() });
+
+/** Interim news about a running request (a new agent step, say); forwarded to MCP progress. */
+export const Progress = z.object({
+  kind: z.literal('progress'),
+  id: RequestId,
+  message: z.string(),
+  progress: z.number().optional(),
+  total: z.number().optional(),
+});
+
+/** A push that belongs to no request: status changes, client lists, page state. */
+export const Event = z.object({ kind: z.literal('event'), event: z.string().min(1), data: z.unknown() });
+
+export const ProfileInfo = z.object({ id: z.string().min(8).max(64).regex(/^[A-Za-z0-9_-]+$/), label: z.string().max(200) });
+export type ProfileInfo = z.infer<typeof ProfileInfo>;
+
+export const BrowserInfo = z.object({ name: z.string(), version: z.string(), userAgent: z.string() });
+export type BrowserInfo = z.infer<typeof BrowserInfo>;
+
+export const ClientInfo = z.object({ name: z.string().max(200), version: z.string().max(100).optional() });
+
+/** Opens every connection. The extension says which profile it is; a client says who it is. */
+export const Hello = z.object({
+  kind: z.literal('hello'),
+  protocolVersion: z.number().int(),
+  version: z.string(),
+  role: z.enum(['extension', 'client']),
+  profile: ProfileInfo.optional(),
+  browser: BrowserInfo.optional(),
+  client: ClientInfo.optional(),
+  transport: z.enum(['stdio', 'http']).optional(),
+});
+
+export const Welcome = z.object({
+  kind: z.literal('welcome'),
+  protocolVersion: z.number().int(),
+  version: z.string(),
+  pid: z.number().int(),
+  clientId: z.string().optional(),
+});
+
+/** Sent instead of Welcome when the two sides cannot talk; `message` is for a person. */
+export const Incompatible = z.object({
+  kind: z.literal('incompatible'),
+  protocolVersion: z.number().int(),
+  version: z.string(),
+  message: z.string(),
+});
+
+export const Ping = z.object({ kind: z.literal('ping'), t: z.number() });
+export const Pong = z.object({ kind: z.literal('pong'), t: z.number() });
+
+/** Native messaging caps host→extension messages at 1 MB: larger envelopes travel as chunks. */
+export const Chunk = z.object({
+  kind: z.literal('chunk'),
+  chunkId: z.string(),
+  index: z.number().int().min(0),
+  count: z.number().int().min(1),
+  data: z.string(),
+});
+
+export const Envelope = z.discriminatedUnion('kind', [
+  Request,
+  Result,
+  Failure,
+  Cancel,
+  Progress,
+  Event,
+  Hello,
+  Welcome,
+  Incompatible,
+  Ping,
+  Pong,
+  Chunk,
+]);
+
+export type Request = z.infer<typeof Request>;
+export type Result = z.infer<typeof Result>;
+export type Failure = z.infer<typeof Failure>;
+export type Cancel = z.infer<typeof Cancel>;
+export type Progress = z.infer<typeof Progress>;
+export type Event = z.infer<typeof Event>;
+export type Hello = z.infer<typeof Hello>;
+export type Welcome = z.infer<typeof Welcome>;
+export type Incompatible = z.infer<typeof Incompatible>;
+export type Chunk = z.infer<typeof Chunk>;
+export type Envelope = z.infer<typeof Envelope>;
+
+/** Parses an untrusted value; the error message names the offending field for the log. */
+export function parseEnvelope(value: unknown): { ok: true; envelope: Envelope } | { ok: false; error: string } {
+  const parsed = Envelope.safeParse(value);
+  if (parsed.success) return { ok: true, envelope: parsed.data };
+  const issue = parsed.error.issues[0];
+  return { ok: false, error: issue ? `${issue.path.join('.') || 'message'}: ${issue.message}` : 'invalid message' };
+}

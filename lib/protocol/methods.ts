@@ -1,0 +1,93 @@
+import { z } from 'zod';
+import { BrowserInfo, ProfileInfo } from './messages';
+import { pageMethods } from './page-methods';
+import { TAB_CATEGORY_ORDER } from './urls';
+
+/**
+ * The calls a Node process can make into the browser, each with the schema of its parameters
+ * and of its result. The service worker parses params at its edge; the client parses results at
+ * its own. Methods whose name starts with `page.` run in the content script of the Perplexity tab.
+ */
+
+export const TabInfo = z.object({
+  id: z.string(),
+  windowId: z.number().int(),
+  title: z.string(),
+  url: z.string(),
+  active: z.boolean(),
+  category: z.enum(TAB_CATEGORY_ORDER as [string, ...string[]]),
+});
+export type TabInfo = z.infer<typeof TabInfo>;
+
+export const AttachedClient = z.object({
+  clientId: z.string(),
+  name: z.string(),
+  version: z.string().optional(),
+  transport: z.enum(['stdio', 'http']).optional(),
+  since: z.string(),
+});
+export type AttachedClient = z.infer<typeof AttachedClient>;
+
+/** The tab the relay drives, and what the content script found in it. */
+export const PerplexityTabStatus = z.object({
+  tabId: z.string(),
+  url: z.string(),
+  title: z.string(),
+  /** Name of the selector set chosen by probing the page, or null when none matched yet. */
+  selectorSet: z.string().nullable(),
+});
+
+export const BrowserStatus = z.object({
+  profile: ProfileInfo,
+  browser: BrowserInfo,
+  extensionVersion: z.string(),
+  perplexityTab: PerplexityTabStatus.nullable(),
+  tabCount: z.number().int(),
+});
+export type BrowserStatus = z.infer<typeof BrowserStatus>;
+
+const Empty = z.object({}).strict();
+
+export const methods = {
+  'browser.status': { params: Empty, result: BrowserStatus },
+  'tabs.list': { params: Empty, result: z.object({ tabs: z.array(TabInfo) }) },
+  'tabs.switch': {
+    params: z.object({ tabId: z.string().optional(), title: z.string().optional() }),
+    result: z.object({ tab: TabInfo }),
+  },
+  'tabs.capture': {
+    params: z.object({ format: z.enum(['png', 'jpeg']), quality: z.number().int().min(0).max(100).optional() }),
+    result: z.object({ data: z.string(), mimeType: z.string() }),
+  },
+  /** Opens a URL in the driven tab (the caller has already checked it is Perplexity's). */
+  'tabs.navigate': { params: z.object({ url: z.string() }), result: z.object({ url: z.string() }) },
+  'page.content': {
+    params: z.object({ maxLength: z.number().int().min(1) }),
+    result: z.object({ title: z.string(), text: z.string(), totalLength: z.number().int(), truncated: z.boolean() }),
+  },
+  ...pageMethods,
+} as const;
+
+export type MethodName = keyof typeof methods;
+export type MethodParams<M extends MethodName> = z.input<(typeof methods)[M]['params']>;
+export type MethodResult<M extends MethodName> = z.output<(typeof methods)[M]['result']>;
+
+export function isMethodName(name: string): name is MethodName {
+  return Object.hasOwn(methods, name);
+}
+
+/** Calls the host answers itself, without the browser. */
+export const hostMethods = {
+  'host.status': {
+    params: Empty,
+    result: z.object({
+      pid: z.number().int(),
+      version: z.string(),
+      profile: ProfileInfo,
+      browser: BrowserInfo,
+      extensionVersion: z.string(),
+      clients: z.array(AttachedClient),
+      startedAt: z.string(),
+    }),
+  },
+} as const;

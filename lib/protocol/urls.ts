@@ -1,0 +1,54 @@
+/** URL rules shared by every runtime: what counts as Perplexity, and how tabs are categorised. */
+
+export const PERPLEXITY_MATCHES = ['https://www.perplexity.ai/*', 'https://perplexity.ai/*'];
+export const PERPLEXITY_HOME = 'https://www.perplexity.ai/';
+
+/** True for perplexity.ai and its subdomains, compared on the parsed, punycode-normalised hostname. */
+export function isPerplexityHost(hostname: string): boolean {
+  const host = hostname.toLowerCase().replace(/\.$/, '');
+  return host === 'perplexity.ai' || host.endsWith('.perplexity.ai');
+}
+
+export type UrlCheck = { ok: true; url: string } | { ok: false; reason: string };
+
+/**
+ * The only URLs a navigation tool may open: https, a perplexity.ai host, no credentials, default port.
+ * Parsing with WHATWG URL normalises encoded dots, IDN and case before the host is compared.
+ */
+export function checkPerplexityUrl(input: string): UrlCheck {
+  let url: URL;
+  try {
+    url = new URL(input.trim());
+  } catch {
+    return { ok: false, reason: 'it is not an absolute URL' };
+  }
+  if (url.protocol !== 'https:') return { ok: false, reason: `its scheme is "${url.protocol}", not "https:"` };
+  if (url.username || url.password) return { ok: false, reason: 'it carries a user name or password' };
+  if (url.port !== '') return { ok: false, reason: `it names port ${url.port}` };
+  if (!isPerplexityHost(url.hostname)) return { ok: false, reason: `its host "${url.hostname}" is not perplexity.ai` };
+  return { ok: true, url: url.href };
+}
+
+export type TabCategory = 'Main' | 'Sidecar' | 'Agent Browsing' | 'Overlay' | 'Other';
+export const TAB_CATEGORY_ORDER: TabCategory[] = ['Main', 'Sidecar', 'Agent Browsing', 'Overlay', 'Other'];
+
+/** Categories as the comet_* reference defines them, decided by URL alone. */
+export function categorizeTab(rawUrl: string): TabCategory {
+  let url: URL;
+  try {
+    url = new URL(rawUrl);
+  } catch {
+    return 'Other';
+  }
+  if (url.protocol === 'https:' || url.protocol === 'http:') {
+    if (isPerplexityHost(url.hostname)) return rawUrl.includes('sidecar') ? 'Sidecar' : 'Main';
+    return 'Agent Browsing';
+  }
+  if (url.protocol === 'chrome-extension:') return 'Overlay';
+  return 'Other';
+}
+
+/** A Perplexity page where a conversation is open (as opposed to home, library, settings…). */
+export function isConversationPath(pathname: string): boolean {
+  return /^\/(search|copilot)\/[^/]+|^\/computer\/tasks\/[^/]+/.test(pathname);
+}

@@ -1,0 +1,40 @@
+import { createHash } from 'node:crypto';
+import os from 'node:os';
+import path from 'node:path';
+
+/**
+ * Where comet-relay keeps its state: discovery records, sockets, logs, the HTTP token.
+ * COMET_RELAY_HOME wins everywhere, so a test's host and its clients can meet in a temp folder.
+ */
+export interface PathEnv {
+  env?: NodeJS.ProcessEnv;
+  platform?: NodeJS.Platform;
+  homedir?: string;
+}
+
+export function stateDir({ env = process.env, platform = process.platform, homedir = os.homedir() }: PathEnv = {}): string {
+  if (env.COMET_RELAY_HOME) return path.resolve(env.COMET_RELAY_HOME);
+  if (platform === 'win32') {
+    return path.win32.join(env.LOCALAPPDATA || path.win32.join(homedir, 'AppData', 'Local'), 'comet-relay');
+  }
+  if (platform === 'darwin') return path.join(homedir, 'Library', 'Application Support', 'comet-relay');
+  return path.join(env.XDG_STATE_HOME || path.join(homedir, '.local', 'state'), 'comet-relay');
+}
+
+export const hostsDir = (home: string) => path.join(home, 'hosts');
+export const hostRecordPath = (home: string, profileId: string) => path.join(hostsDir(home), `${profileId}.json`);
+export const logsDir = (home: string) => path.join(home, 'logs');
+export const tokenPath = (home: string) => path.join(home, 'token');
+
+/** Unix socket paths are limited to ~104 bytes (macOS) / 108 (Linux); stay well below. */
+const MAX_SOCKET_PATH = 100;
+
+/** The host's local socket for one browser profile: owner-only, named by the profile id. */
+export function socketPath(home: string, profileId: string, platform: NodeJS.Platform = process.platform): string {
+  const tag = createHash('sha256').update(`${home}\0${profileId}`).digest('hex').slice(0, 16);
+  if (platform === 'win32') return `\\\\.\\pipe\\comet-relay-${tag}`;
+  const preferred = path.join(home, 'run', `${profileId}.sock`);
+  if (preferred.length <= MAX_SOCKET_PATH) return preferred;
+  const uid = typeof process.getuid === 'function' ? process.getuid() : 'user';
+  return path.join(os.tmpdir(), `comet-relay-${uid}`, `${tag}.sock`);
+}
