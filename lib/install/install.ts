@@ -1,0 +1,460 @@
+import { NATIVE_HOST_NAME } from '../protocol/identity';
+import { stateDir as defaultStateDir } from '../relay/paths';
+import { BROWSER_DATA, BROWSERS, type Browser, isBrowserInstalled, MANIFEST_FILE_NAME, registryKey, userDataDirs } from './browsers';
+import { buildManifest, launcherPath, manifestText, writeLauncherWith } from './host-manifest';
+import { deleteRegistryKey, queryRegistry, registerManifest } from './registry';
+import { errorMessage, type ExecFn, isDirectory, isExecutableFile, isFile, realExec, type ResolvedSystem, resolveSystem, type SystemOptions, tildify } from './system';
+import { ensureTokenFile } from './token';
+import { verifyManifest } from './verify';
+
+/** Browsers `--browser all` always writes for, installed or not (the ones tests and most users run). */
+export const ALWAYS_FOR_ALL: readonly Browser[] = ['chrome', 'chromium'];
+
+export interface StateOptions extends SystemOptions {
+  /**
+   * The state directory to use (`--home DIR`): the launcher exports `COMET_RELAY_HOME=DIR`, so the
+   * browser's host and the clients started with the same variable meet there. Default: the
+   * environment's COMET_RELAY_HOME (also baked into the launcher), else the per-user state dir.
+   */
+  home?: string;
+}
+
+/** Where a manifest for one browser goes. */
+export interface ManifestLocation {
+  /** `chrome`, `comet`, or `--user-data-dir` when writing for one profile folder. */
+  target: string;
+  browser?: Browser;
+  manifestPath: string;
+  /** Windows: the HKCU key whose default value must be `manifestPath`. */
+  registryKey?: string;
+  /** The browser's user data folder this location belongs to (Linux/macOS: the manifest's grandparent). */
+  userDataDir: string;
+  /** Whether that user data folder exists (the browser is installed and was run). */
+  browserFound: boolean;
+}
+
+export interface Resolved {
+  sys: ResolvedSystem;
+  stateDir: string;
+  /** The COMET_RELAY_HOME the launcher must export, if not the default. */
+  bakedHome?: string;
+}
+
+/** Resolves the state directory and what the launcher must export (see StateOptions.home). */
+export function resolveState(options: StateOptions = {}): Resolved {
+  const sys = resolveSystem(options);
+  const explicit = options.home ?? sys.env.COMET_RELAY_HOME;
+  if (explicit) {
+    const dir = sys.path.resolve(explicit);
+    return { sys, stateDir: dir, bakedHome: dir };
+  }
+  return { sys, stateDir: defaultStateDir({ env: sys.env, platform: sys.platform, homedir: sys.homedir }) };
+}
+
+/** Every place a manifest for `browser` is read from on this OS (macOS Comet has two). */
+export function manifestLocations(browser: Browser, resolved: Resolved): ManifestLocation[] {
+  const { sys, stateDir } = resolved;
+  const dirs = userDataDirs(browser, sys);
+  if (sys.platform === 'win32') {
+    // The JSON may live anywhere on Windows: one per browser in our state folder, found via the registry.
+    return [
+      {
+        target: browser,
+        browser,
+        manifestPath: sys.path.join(stateDir, 'NativeMessagingHosts', browser, MANIFEST_FILE_NAME),
+        registryKey: registryKey(browser),
+        userDataDir: dirs[0] as string,
+        browserFound: dirs.some((d) => isDirectory(sys, d)),
+      },
+    ];
+  }
+  return dirs.map((dir) => ({
+    target: browser,
+    browser,
+    manifestPath: sys.path.join(dir, 'NativeMessagingHosts', MANIFEST_FILE_NAME),
+    userDataDir: dir,
+    browserFound: isDirectory(sys, dir),
+  }));
+}
+
+/** The manifest location for a custom `--user-data-dir` (Linux/macOS read `<dir>/NativeMessagingHosts/`). */
+export function userDataDirLocation(userDataDir: string, resolved: Resolved): ManifestLocation {
+  const { sys } = resolved;
+  const dir = sys.path.resolve(userDataDir);
+  return {
+    target: '--user-data-dir',
+    manifestPath: sys.path.join(dir, 'NativeMessagingHosts', MANIFEST_FILE_NAME),
+    userDataDir: dir,
+    browserFound: isDirectory(sys, dir),
+  };
+}
+
+/** The command line that (re)installs for one target; used in every "fix:" line. */
+export function installCommand(options: { browser?: Browser | 'all'; userDataDir?: string; home?: string; platform?: NodeJS.Platform } = {}): string {
+  const q = (value: string) => quoteArg(value, options.platform ?? process.platform);
+  const parts = ['npx comet-relay install'];
+  if (options.browser) parts.push(`--browser ${options.browser}`);
+  if (options.userDataDir) parts.push(`--user-data-dir ${q(options.userDataDir)}`);
+  if (options.home) parts.push(`--home ${q(options.home)}`);
+  return parts.join(' ');
+}
+
+function quoteArg(value: string, platform: NodeJS.Platform): string {
+  if (/^[\w@%+=:,./\\-]+$/.test(value)) return value;
+  return platform === 'win32' ? `"${value}"` : `'${value.replace(/'/g, `'\\''`)}'`;
+}
+
+export interface InstallOptions extends StateOptions {
+  /**
+   * Which browsers to register with. `'all'` (the default) writes for every browser whose user
+   * data folder exists, and always for Chrome and Chromium; the others are reported as skipped.
+   * A list writes for exactly those browsers, installed or not.
+   */
+  browsers?: Browser[] | 'all';
+  /**
+   * Write only `<userDataDir>/NativeMessagingHosts/com.comet_relay.host.json`, for a browser
+   * started with `--user-data-dir` (tests, extra profiles). On Windows, where browsers only read
+   * the registry, the file is also registered under the selected browsers' keys.
+   */
+  userDataDir?: string;
+  /** Absolute path of the built CLI (`dist/cli.js`) the launcher runs. Required. */
+  cliPath: string;
+  /** Absolute node the launcher runs. Default `process.execPath`. */
+  nodePath?: string;
+  /** Runs `reg.exe` on Windows. Default: child_process.execFile. */
+  exec?: ExecFn;
+  /** Create the HTTP bearer token if missing. Default true. */
+  createToken?: boolean;
+}
+
+export interface TargetReport {
+  /** Browser name, or `--user-data-dir`. */
+  target: string;
+  browser?: Browser;
+  manifestPath: string;
+  registryKey?: string;
+  /** True when written and verified, or when skipped. */
+  ok: boolean;
+  /** Not written on purpose (browser not found with `--browser all`). */
+  skipped?: boolean;
+  /** What is wrong (or why it was skipped). */
+  problem?: string;
+  /** One line: what to do about it. */
+  fix?: string;
+}
+
+export interface InstallReport {
+  /** True when every written target verified and node and the CLI exist. */
+  ok: boolean;
+  stateDir: string;
+  launcherPath: string;
+  nodePath: string;
+  cliPath: string;
+  /** COMET_RELAY_HOME baked into the launcher, if any. */
+  home?: string;
+  /** The token file; its content is never part of the report. */
+  token?: { path: string; created: boolean };
+  targets: TargetReport[];
+  /** Problems not tied to one browser (node or CLI missing, launcher not writable). */
+  problems: { message: string; fix: string }[];
+  /** Human-readable report, one line per item, ready to print. */
+  lines: string[];
+}
+
+/** Which locations to write, and which browsers were skipped (with why), for `browsers`/`userDataDir`. */
+export function planTargets(options: { browsers?: Browser[] | 'all'; userDataDir?: string }, resolved: Resolved): { write: ManifestLocation[]; skipped: TargetReport[] } {
+  const { sys } = resolved;
+  const all = (options.browsers ?? 'all') === 'all';
+  const selected: Browser[] = all ? [...BROWSERS] : [...new Set(options.browsers as Browser[])];
+  const write: ManifestLocation[] = [];
+  const skipped: TargetReport[] = [];
+
+  if (options.userDataDir) {
+    const location = userDataDirLocation(options.userDataDir, resolved);
+    if (sys.platform !== 'win32') return { write: [location], skipped };
+    const browsers = all ? selected.filter((b) => ALWAYS_FOR_ALL.includes(b) || isBrowserInstalled(b, sys)) : selected;
+    for (const browser of browsers) write.push({ ...location, target: browser, browser, registryKey: registryKey(browser) });
+    return { write, skipped };
+  }
+
+  for (const browser of selected) {
+    const locations = manifestLocations(browser, resolved);
+    const found = locations.filter((l) => l.browserFound);
+    if (all && found.length === 0 && !ALWAYS_FOR_ALL.includes(browser)) {
+      const first = locations[0] as ManifestLocation;
+      skipped.push({
+        target: browser,
+        browser,
+        manifestPath: first.manifestPath,
+        registryKey: first.registryKey,
+        ok: true,
+        skipped: true,
+        problem: `${BROWSER_DATA[browser].label} not found (no ${tildify(sys, first.userDataDir)})`,
+        fix: `to register it anyway: ${installCommand({ browser, home: resolved.bakedHome, platform: sys.platform })}`,
+      });
+      continue;
+    }
+    // Several candidate folders (macOS Comet): write where the browser exists, else into all of them.
+    write.push(...(found.length > 0 ? found : locations));
+  }
+  return { write, skipped };
+}
+
+/**
+ * Registers the native messaging host: writes the launcher (`<stateDir>/bin/comet-relay-host`),
+ * a manifest for each selected browser (or for one `--user-data-dir`), the Windows registry keys,
+ * and the HTTP token if missing; then verifies each manifest the way the browser will read it.
+ * Never throws for a broken target: the report says what failed and how to fix it.
+ */
+export async function install(options: InstallOptions): Promise<InstallReport> {
+  const resolved = resolveState(options);
+  const { sys, stateDir, bakedHome } = resolved;
+  const exec = options.exec ?? realExec;
+  const nodePath = options.nodePath ?? process.execPath;
+  const cliPath = sys.path.resolve(options.cliPath);
+  const problems: InstallReport['problems'] = [];
+  const targets: TargetReport[] = [];
+  const rerun = (browser?: Browser | 'all') => installCommand({ browser, userDataDir: options.userDataDir, home: bakedHome, platform: sys.platform });
+
+  if (!isExecutableFile(sys, nodePath)) {
+    problems.push({ message: `node was not found at ${nodePath}`, fix: `run the install with the node you want the browser to use (its absolute path is recorded in the launcher)` });
+  }
+  if (!isFile(sys, cliPath)) {
+    problems.push({ message: `the CLI ${tildify(sys, cliPath)} does not exist (not built yet?)`, fix: 'run: npm run build, then install again' });
+  }
+
+  const report = (extra: Partial<InstallReport>): InstallReport => {
+    const result: InstallReport = {
+      ok: false,
+      stateDir,
+      launcherPath: launcherPath(stateDir, sys.platform),
+      nodePath,
+      cliPath,
+      home: bakedHome,
+      targets,
+      problems,
+      lines: [],
+      ...extra,
+    };
+    result.ok = problems.length === 0 && targets.every((t) => t.ok);
+    result.lines = formatInstallReport(result, sys);
+    return result;
+  };
+
+  let launcher: string;
+  try {
+    launcher = writeLauncherWith(sys, { stateDir, nodePath, cliPath, home: bakedHome });
+  } catch (error) {
+    problems.push({ message: `could not write the launcher in ${tildify(sys, stateDir)}: ${errorMessage(error)}`, fix: 'check that the folder is writable by you, or pass --home DIR' });
+    return report({});
+  }
+
+  const manifest = manifestText(buildManifest(launcher));
+  const plan = planTargets(options, resolved);
+  const written = new Set<string>();
+  for (const location of plan.write) {
+    const target: TargetReport = { target: location.target, browser: location.browser, manifestPath: location.manifestPath, registryKey: location.registryKey, ok: false };
+    targets.push(target);
+    const fixCommand = rerun(location.browser);
+    try {
+      if (!written.has(location.manifestPath)) {
+        sys.fs.mkdirSync(sys.path.dirname(location.manifestPath), { recursive: true, mode: 0o755 });
+        sys.fs.writeFileSync(location.manifestPath, manifest, { mode: 0o644 });
+        written.add(location.manifestPath);
+      }
+    } catch (error) {
+      target.problem = `could not write ${tildify(sys, location.manifestPath)}: ${errorMessage(error)}`;
+      target.fix = `check the folder's permissions, then: ${fixCommand}`;
+      continue;
+    }
+    if (location.registryKey) {
+      try {
+        await registerManifest(exec, location.registryKey, location.manifestPath);
+        const value = await queryRegistry(exec, location.registryKey);
+        if (!value || value.toLowerCase() !== location.manifestPath.toLowerCase()) {
+          target.problem = `the registry key ${location.registryKey} reads ${value ? `"${value}"` : 'nothing'} after writing it`;
+          target.fix = `check HKCU permissions (regedit), then: ${fixCommand}`;
+          continue;
+        }
+      } catch (error) {
+        target.problem = errorMessage(error);
+        target.fix = `check HKCU permissions (regedit), then: ${fixCommand}`;
+        continue;
+      }
+    }
+    const check = verifyManifest(sys, location.manifestPath, { installCommand: fixCommand });
+    const first = check.problems[0];
+    if (first) {
+      target.problem = check.problems.map((p) => p.message).join('; ');
+      target.fix = first.fix;
+    } else {
+      target.ok = true;
+    }
+  }
+  targets.push(...plan.skipped);
+
+  let token: InstallReport['token'];
+  if (options.createToken !== false) {
+    try {
+      const t = ensureTokenFile(stateDir, { fs: sys.fs, platform: sys.platform });
+      token = { path: t.path, created: t.created };
+    } catch (error) {
+      problems.push({ message: errorMessage(error), fix: 'check the state folder permissions, or pass --home DIR' });
+    }
+  }
+  return report({ launcherPath: launcher, token });
+}
+
+function formatInstallReport(r: InstallReport, sys: ResolvedSystem): string[] {
+  const lines: string[] = [];
+  const t = (p: string) => tildify(sys, p);
+  lines.push(`comet-relay native host "${NATIVE_HOST_NAME}" (state folder ${t(r.stateDir)}${r.home ? ', baked into the launcher as COMET_RELAY_HOME' : ''})`);
+  lines.push(`  launcher  ${t(r.launcherPath)} → ${r.nodePath} ${t(r.cliPath)} host`);
+  for (const p of r.problems) lines.push(`✘ ${p.message}`, `    fix: ${p.fix}`);
+  const width = Math.max(8, ...r.targets.map((x) => x.target.length));
+  for (const target of r.targets) {
+    const where = target.registryKey ? `${t(target.manifestPath)} (registered at ${target.registryKey})` : t(target.manifestPath);
+    if (target.skipped) lines.push(`- ${target.target.padEnd(width)}  skipped: ${target.problem}; ${target.fix}`);
+    else if (target.ok) lines.push(`✔ ${target.target.padEnd(width)}  ${where}`);
+    else lines.push(`✘ ${target.target.padEnd(width)}  ${where}: ${target.problem}`, `    fix: ${target.fix}`);
+  }
+  if (r.token) lines.push(`  token     ${t(r.token.path)} (${r.token.created ? 'created' : 'kept'}; for "comet-relay serve", show it with: npx comet-relay token)`);
+  if (r.ok) {
+    lines.push('Done. Load the comet-relay extension (or reload it) so it connects now, then check everything with: npx comet-relay doctor');
+  } else {
+    lines.push('Some parts failed: fix the lines marked ✘ and run the install again, or run: npx comet-relay doctor');
+  }
+  return lines;
+}
+
+export interface UninstallOptions extends StateOptions {
+  /** Which browsers to unregister. Default 'all': every known location, installed or not. */
+  browsers?: Browser[] | 'all';
+  /** Remove only `<userDataDir>/NativeMessagingHosts/com.comet_relay.host.json` (and, on Windows, the selected keys pointing at it). */
+  userDataDir?: string;
+  /** Also remove the token, logs, discovery records and sockets (`--purge`). */
+  purge?: boolean;
+  exec?: ExecFn;
+}
+
+export interface UninstallReport {
+  ok: boolean;
+  /** Files, folders and registry keys removed. */
+  removed: string[];
+  /** What was kept, and why (the launcher while another manifest still uses it). */
+  kept: string[];
+  problems: string[];
+  lines: string[];
+}
+
+/**
+ * Removes manifests, registry keys and — once no known manifest still points at it — the launcher.
+ * The token and logs stay unless `purge`. Removes only files it knows by name: a `--home` that
+ * points at a shared folder loses nothing else.
+ */
+export async function uninstall(options: UninstallOptions = {}): Promise<UninstallReport> {
+  const resolved = resolveState(options);
+  const { sys, stateDir } = resolved;
+  const exec = options.exec ?? realExec;
+  const removed: string[] = [];
+  const kept: string[] = [];
+  const problems: string[] = [];
+  const launcher = launcherPath(stateDir, sys.platform);
+  const all = (options.browsers ?? 'all') === 'all';
+  const selected: Browser[] = all ? [...BROWSERS] : [...new Set(options.browsers as Browser[])];
+
+  const removeFile = (file: string) => {
+    try {
+      if (!sys.fs.existsSync(file)) return;
+      sys.fs.rmSync(file, { force: true });
+      removed.push(file);
+    } catch (error) {
+      problems.push(`could not remove ${file}: ${errorMessage(error)}`);
+    }
+  };
+  const removeKey = async (key: string) => {
+    try {
+      if (await deleteRegistryKey(exec, key)) removed.push(key);
+    } catch (error) {
+      problems.push(errorMessage(error));
+    }
+  };
+
+  if (options.userDataDir) {
+    const location = userDataDirLocation(options.userDataDir, resolved);
+    removeFile(location.manifestPath);
+    if (sys.platform === 'win32') {
+      for (const browser of selected) {
+        const key = registryKey(browser);
+        const value = await queryRegistry(exec, key);
+        if (value && value.toLowerCase() === location.manifestPath.toLowerCase()) await removeKey(key);
+      }
+    }
+  } else {
+    for (const browser of selected) {
+      for (const location of manifestLocations(browser, resolved)) {
+        if (location.registryKey) await removeKey(location.registryKey);
+        removeFile(location.manifestPath);
+        if (sys.platform === 'win32') removeEmptyDir(sys, sys.path.dirname(location.manifestPath));
+      }
+    }
+  }
+
+  // The launcher goes only when nothing we know of still points at it.
+  const users: string[] = [];
+  for (const browser of BROWSERS) {
+    for (const location of manifestLocations(browser, resolved)) {
+      let manifestPath: string | undefined = location.manifestPath;
+      if (location.registryKey) manifestPath = await queryRegistry(exec, location.registryKey);
+      if (manifestPath && pointsAt(sys, manifestPath, launcher)) users.push(browser);
+    }
+  }
+  if (users.length > 0 && !options.purge) {
+    kept.push(`${launcher} (still used by ${[...new Set(users)].join(', ')})`);
+  } else {
+    removeFile(launcher);
+    removeEmptyDir(sys, sys.path.dirname(launcher));
+  }
+
+  if (options.purge) {
+    removeFile(sys.path.join(stateDir, 'token'));
+    for (const dir of ['logs', 'hosts', 'run', 'NativeMessagingHosts', 'bin']) {
+      const full = sys.path.join(stateDir, dir);
+      if (!sys.fs.existsSync(full)) continue;
+      try {
+        sys.fs.rmSync(full, { recursive: true, force: true });
+        removed.push(full);
+      } catch (error) {
+        problems.push(`could not remove ${full}: ${errorMessage(error)}`);
+      }
+    }
+    removeEmptyDir(sys, stateDir);
+  } else if (sys.fs.existsSync(sys.path.join(stateDir, 'token'))) {
+    kept.push(`${sys.path.join(stateDir, 'token')} and ${sys.path.join(stateDir, 'logs')} (remove them with --purge)`);
+  }
+
+  const lines: string[] = [];
+  if (removed.length === 0) lines.push('Nothing to remove: comet-relay was not registered in the selected places.');
+  for (const r of removed) lines.push(`removed  ${tildify(sys, r)}`);
+  for (const k of kept) lines.push(`kept     ${tildify(sys, k)}`);
+  for (const p of problems) lines.push(`✘ ${p}`);
+  if (removed.length > 0 && problems.length === 0) lines.push('A host that is still running stops when the browser closes or the extension is removed.');
+  return { ok: problems.length === 0, removed, kept, problems, lines };
+}
+
+function pointsAt(sys: ResolvedSystem, manifestPath: string, launcher: string): boolean {
+  try {
+    const data = JSON.parse(sys.fs.readFileSync(manifestPath, 'utf8')) as { path?: unknown };
+    return typeof data.path === 'string' && (sys.platform === 'win32' ? data.path.toLowerCase() === launcher.toLowerCase() : data.path === launcher);
+  } catch {
+    return false;
+  }
+}
+
+function removeEmptyDir(sys: ResolvedSystem, dir: string): void {
+  try {
+    if (sys.fs.readdirSync(dir).length === 0) sys.fs.rmdirSync(dir);
+  } catch {
+    // Not there or not empty: leave it.
+  }
+}

@@ -1,0 +1,120 @@
+import { execFile } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+
+/**
+ * The few outside-world operations install/uninstall/doctor need, gathered in one place so tests
+ * can run the Windows code paths on Linux (an in-memory file system keyed by `C:\…` paths and a
+ * fake `reg.exe`) and never touch the real home directory.
+ */
+
+/** The subset of `node:fs` we use. `node:fs` itself satisfies it. */
+export interface FsLike {
+  existsSync(file: string): boolean;
+  readFileSync(file: string, encoding: 'utf8'): string;
+  writeFileSync(file: string, data: string, options?: { mode?: number; flag?: string }): void;
+  mkdirSync(dir: string, options: { recursive: true; mode?: number }): unknown;
+  chmodSync(file: string, mode: number): void;
+  statSync(file: string): { isFile(): boolean; isDirectory(): boolean; mode: number };
+  rmSync(file: string, options?: { force?: boolean; recursive?: boolean }): void;
+  readdirSync(dir: string): string[];
+  rmdirSync(dir: string): void;
+}
+
+/** Result of running a program: exit code (0 = success) and its output. */
+export interface ExecResult {
+  code: number;
+  stdout: string;
+  stderr: string;
+}
+
+/** Runs `file` with `args`, no shell in between. Never rejects: failures come back as a non-zero code. */
+export type ExecFn = (file: string, args: string[]) => Promise<ExecResult>;
+
+export const realExec: ExecFn = (file, args) =>
+  new Promise((resolve) => {
+    execFile(file, args, { windowsHide: true, timeout: 15_000 }, (error, stdout, stderr) => {
+      const code = error ? (typeof error.code === 'number' ? error.code : 1) : 0;
+      resolve({ code, stdout: String(stdout), stderr: String(stderr || (error && !stderr ? error.message : '')) });
+    });
+  });
+
+/** The operating systems we know where browsers look for native messaging hosts. */
+export type InstallPlatform = 'linux' | 'darwin' | 'win32';
+
+/** Common options of every install/doctor function; each defaults to the real process value. */
+export interface SystemOptions {
+  /** Environment (XDG_CONFIG_HOME, LOCALAPPDATA, COMET_RELAY_HOME, …). Default `process.env`. */
+  env?: NodeJS.ProcessEnv;
+  /** Default `process.platform`. Anything that is not darwin or win32 is treated as Linux. */
+  platform?: NodeJS.Platform;
+  /** The user's home directory. Default `os.homedir()`. */
+  homedir?: string;
+  /** File system. Default `node:fs`. */
+  fs?: FsLike;
+}
+
+export interface ResolvedSystem {
+  env: NodeJS.ProcessEnv;
+  platform: InstallPlatform;
+  homedir: string;
+  fs: FsLike;
+  path: typeof path.posix;
+}
+
+export function resolveSystem(options: SystemOptions = {}): ResolvedSystem {
+  const platform = toInstallPlatform(options.platform ?? process.platform);
+  return {
+    env: options.env ?? process.env,
+    platform,
+    homedir: options.homedir ?? os.homedir(),
+    fs: options.fs ?? (fs as unknown as FsLike),
+    path: platform === 'win32' ? path.win32 : path.posix,
+  };
+}
+
+export function toInstallPlatform(platform: NodeJS.Platform): InstallPlatform {
+  return platform === 'win32' || platform === 'darwin' ? platform : 'linux';
+}
+
+/** True when `file` exists and is a regular file the browser can execute. */
+export function isExecutableFile(sys: ResolvedSystem, file: string): boolean {
+  try {
+    const stat = sys.fs.statSync(file);
+    if (!stat.isFile()) return false;
+    // Windows has no execute bit: Chrome runs .bat/.cmd through cmd.exe and .exe directly.
+    if (sys.platform === 'win32') return /\.(bat|cmd|exe)$/i.test(file);
+    return (stat.mode & 0o111) !== 0;
+  } catch {
+    return false;
+  }
+}
+
+export function isFile(sys: ResolvedSystem, file: string): boolean {
+  try {
+    return sys.fs.statSync(file).isFile();
+  } catch {
+    return false;
+  }
+}
+
+export function isDirectory(sys: ResolvedSystem, file: string): boolean {
+  try {
+    return sys.fs.statSync(file).isDirectory();
+  } catch {
+    return false;
+  }
+}
+
+/** Shortens paths under the home directory to `~/…` for messages (never for files we write). */
+export function tildify(sys: ResolvedSystem, file: string): string {
+  if (sys.platform === 'win32') return file;
+  const home = sys.homedir.replace(/\/+$/, '');
+  if (home && (file === home || file.startsWith(`${home}/`))) return `~${file.slice(home.length)}`;
+  return file;
+}
+
+export function errorMessage(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}

@@ -1,0 +1,89 @@
+import { randomBytes } from 'node:crypto';
+import { tokenPath } from '../relay/paths';
+import { errorMessage, type FsLike, resolveSystem } from './system';
+
+/**
+ * The bearer token `comet-relay serve` requires on HTTP: 32 random bytes, base64url, in
+ * `<home>/token` (mode 0600, folder 0700). These functions never log or print it; the caller
+ * decides when a user asked to see it.
+ */
+
+export interface TokenOptions {
+  /** Default `node:fs`. */
+  fs?: FsLike;
+  /** Default `process.platform` (file modes are not enforced on Windows). */
+  platform?: NodeJS.Platform;
+}
+
+/** A token we accept from the file: base64url, at least 32 characters (≈192 bits). */
+const TOKEN_PATTERN = /^[A-Za-z0-9_-]{32,}$/;
+
+export function generateToken(): string {
+  return randomBytes(32).toString('base64url');
+}
+
+function tokenFile(home: string, platform: NodeJS.Platform | undefined): string {
+  const sys = resolveSystem({ platform });
+  return sys.platform === 'win32' ? sys.path.join(home, 'token') : tokenPath(home);
+}
+
+/** The token in `<home>/token`, or undefined when the file is missing or does not hold a valid token. */
+export function readToken(home: string, options: TokenOptions = {}): string | undefined {
+  const sys = resolveSystem(options);
+  try {
+    const token = sys.fs.readFileSync(tokenFile(home, sys.platform), 'utf8').trim();
+    return TOKEN_PATTERN.test(token) ? token : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * Returns the token, creating `<home>/token` first if it is missing or invalid. An existing file
+ * that others can read is tightened to 0600. Safe against a concurrent call: the first writer wins.
+ */
+export function ensureToken(home: string, options: TokenOptions = {}): string {
+  return ensureTokenFile(home, options).token;
+}
+
+/** Like ensureToken, and also says whether the file was created and where it is. */
+export function ensureTokenFile(home: string, options: TokenOptions = {}): { token: string; created: boolean; path: string } {
+  const sys = resolveSystem(options);
+  const file = tokenFile(home, sys.platform);
+  const existing = readToken(home, options);
+  if (existing) {
+    if (sys.platform !== 'win32') {
+      try {
+        if ((sys.fs.statSync(file).mode & 0o077) !== 0) sys.fs.chmodSync(file, 0o600);
+      } catch {
+        // Reading worked; a failed chmod is reported by doctor.
+      }
+    }
+    return { token: existing, created: false, path: file };
+  }
+  try {
+    sys.fs.mkdirSync(home, { recursive: true, mode: 0o700 });
+    const token = generateToken();
+    if (sys.fs.existsSync(file)) sys.fs.rmSync(file, { force: true }); // an empty or corrupt token file
+    try {
+      sys.fs.writeFileSync(file, token, { mode: 0o600, flag: 'wx' });
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === 'EEXIST') {
+        const raced = readToken(home, options);
+        if (raced) return { token: raced, created: false, path: file };
+      }
+      throw error;
+    }
+    if (sys.platform !== 'win32') sys.fs.chmodSync(file, 0o600);
+    return { token, created: true, path: file };
+  } catch (error) {
+    throw new Error(`Could not create the HTTP token file ${file}: ${errorMessage(error)}. Check that the folder is writable by you.`);
+  }
+}
+
+/** Replaces the token with a new one (clients configured with the old one must be updated). */
+export function rotateToken(home: string, options: TokenOptions = {}): string {
+  const sys = resolveSystem(options);
+  sys.fs.rmSync(tokenFile(home, sys.platform), { force: true });
+  return ensureToken(home, options);
+}
