@@ -11,7 +11,7 @@ export default defineConfig({
     description: 'Lets your MCP clients use Perplexity in this browser, and shows what they do.',
     key: EXTENSION_PUBLIC_KEY,
     minimum_chrome_version: '116',
-    permissions: ['nativeMessaging', 'tabs', 'storage', 'alarms', 'sidePanel'],
+    permissions: ['nativeMessaging', 'tabs', 'storage', 'alarms', 'sidePanel', 'scripting'],
     // <all_urls> is what tabs.captureVisibleTab requires (comet_screenshot) without a user gesture.
     host_permissions: [...PERPLEXITY_MATCHES, '<all_urls>'],
     action: { default_title: 'comet-relay' },

@@ -30,7 +30,7 @@ export type FrameResult = { ok: true; value: unknown } | { ok: false; error: str
  * that is not JSON is reported; either way the stream stays usable for the next frame.
  */
 export class FrameDecoder {
-  private buffer = new Uint8Array(0);
+  private buffer: Uint8Array = new Uint8Array(0);
   private skipping = 0;
 
   constructor(private readonly maxFrameBytes = MAX_FRAME_BYTES) {}

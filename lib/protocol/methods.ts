@@ -59,6 +59,8 @@ export const methods = {
     params: z.object({ format: z.enum(['png', 'jpeg']), quality: z.number().int().min(0).max(100).optional() }),
     result: z.object({ data: z.string(), mimeType: z.string() }),
   },
+  /** Picks the Perplexity tab to drive (opening one if there is none) and makes it the driven tab. */
+  'tabs.ensurePerplexity': { params: Empty, result: z.object({ tab: TabInfo, created: z.boolean() }) },
   /** Opens a URL in the driven tab (the caller has already checked it is Perplexity's). */
   'tabs.navigate': { params: z.object({ url: z.string() }), result: z.object({ url: z.string() }) },
   'page.content': {

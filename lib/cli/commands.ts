@@ -1,0 +1,129 @@
+import type { Settings } from '../config/settings';
+import { browserExecutableCandidates } from '../install/browsers';
+import { ensureToken } from '../install/token';
+import { startHttpServer } from '../mcp/http';
+import { runStdio } from '../mcp/stdio';
+import { selectTools } from '../mcp/tools';
+import { RelayError } from '../protocol/errors';
+import { RelayClient } from '../relay/client';
+import { listHosts } from '../relay/discovery';
+import { createFileLogger } from '../relay/logger';
+import { logsDir, stateDir, tokenPath } from '../relay/paths';
+import { parseFlags, parsePort, parseToolList } from './args';
+
+/** The subcommands, each a small declarative entry: what it does, how to call it, and its runner. */
+export interface Command {
+  summary: string;
+  usage: string;
+  run(args: string[], settings: Settings): Promise<number>;
+}
+
+const toolFlags = {
+  tools: { type: 'string' },
+  'read-only': { type: 'boolean' },
+  profile: { type: 'string' },
+} as const;
+
+function sessionOptions(values: { tools?: string; 'read-only'?: boolean; profile?: string }, settings: Settings, logName: string) {
+  const home = stateDir();
+  return {
+    home,
+    settings: { ...settings, COMET_RELAY_PROFILE: values.profile ?? settings.COMET_RELAY_PROFILE },
+    tools: selectTools({ allow: parseToolList(values.tools), readOnly: values['read-only'] }),
+    logger: createFileLogger({ dir: logsDir(home), name: logName }),
+    browserCandidates: () => browserExecutableCandidates('comet'),
+  };
+}
+
+export const COMMANDS: Record<string, Command> = {
+  mcp: {
+    summary: 'Serve MCP on stdin/stdout (for Claude Code, Claude Desktop, Codex, Cursor, VS Code, Windsurf).',
+    usage: 'comet-relay mcp [--tools a,b] [--read-only] [--profile ID|LABEL]',
+    async run(args, settings) {
+      const { values } = parseFlags('mcp', args, toolFlags);
+      await runStdio(sessionOptions(values, settings, 'mcp'));
+      return 0;
+    },
+  },
+
+  serve: {
+    summary: 'Serve MCP over Streamable HTTP at http://127.0.0.1:PORT/mcp (bearer token required).',
+    usage: 'comet-relay serve [--port 7777] [--tools a,b] [--read-only] [--profile ID|LABEL]',
+    async run(args, settings) {
+      const { values } = parseFlags('serve', args, { ...toolFlags, port: { type: 'string' } });
+      const options = sessionOptions(values, settings, 'serve');
+      const token = ensureToken(options.home);
+      const server = await startHttpServer({ ...options, port: parsePort(values.port, 7777), token });
+      process.stderr.write(
+        `comet-relay serving MCP at ${server.url}\n` +
+          `Send "Authorization: Bearer <token>"; the token is in ${tokenPath(options.home)} (\`npx comet-relay token\` prints it).\n` +
+          `Tools: ${options.tools.map((t) => t.name).join(', ')}\n`,
+      );
+      await new Promise<void>((resolve) => {
+        process.once('SIGINT', resolve);
+        process.once('SIGTERM', resolve);
+      });
+      await server.close();
+      return 0;
+    },
+  },
+
+  token: {
+    summary: 'Print the bearer token `serve` requires (created if missing). Only the token goes to stdout.',
+    usage: 'comet-relay token',
+    async run(args) {
+      parseFlags('token', args, {});
+      const home = stateDir();
+      process.stdout.write(`${ensureToken(home)}\n`);
+      return 0;
+    },
+  },
+
+  status: {
+    summary: 'Show the connected browser profiles, their MCP clients and their Perplexity tab.',
+    usage: 'comet-relay status [--json]',
+    async run(args, settings) {
+      const { values } = parseFlags('status', args, { json: { type: 'boolean' } });
+      const home = stateDir();
+      const hosts = listHosts(home);
+      const rows = [];
+      for (const host of hosts) {
+        const client = new RelayClient({ home, profile: host.profileId, client: { name: 'comet-relay status' }, transport: 'stdio', hostWaitMs: 0 });
+        try {
+          const [hostStatus, browser] = await Promise.all([
+            client.hostStatus({ timeoutMs: 3000 }),
+            client.call('browser.status', {}, { timeoutMs: 3000 }),
+          ]);
+          rows.push({ host, clients: hostStatus.clients.filter((c) => c.name !== 'comet-relay status'), tab: browser.perplexityTab });
+        } catch (error) {
+          rows.push({ host, error: RelayError.from(error).message });
+        } finally {
+          client.close();
+        }
+      }
+      if (values.json) {
+        process.stdout.write(`${JSON.stringify(rows, null, 2)}\n`);
+        return 0;
+      }
+      if (rows.length === 0) {
+        process.stdout.write('No browser is connected. Open Comet or Chrome with the comet-relay extension; `npx comet-relay doctor` checks the set-up.\n');
+        return 1;
+      }
+      for (const row of rows) {
+        const { host } = row;
+        process.stdout.write(`${host.profileLabel} (${host.profileId}) — ${host.browser.name} ${host.browser.version}, host pid ${host.pid}\n`);
+        if ('error' in row) process.stdout.write(`  not answering: ${row.error}\n`);
+        else {
+          process.stdout.write(`  Perplexity tab: ${row.tab ? `${row.tab.url} (selector set ${row.tab.selectorSet ?? 'none yet'})` : 'none open'}\n`);
+          process.stdout.write(`  MCP clients: ${row.clients.length ? row.clients.map((c) => `${c.name} (${c.transport ?? '?'})`).join(', ') : 'none'}\n`);
+        }
+      }
+      return 0;
+    },
+  },
+};
+
+export function usage(): string {
+  const lines = Object.entries(COMMANDS).map(([name, command]) => `  ${name.padEnd(10)} ${command.summary}\n  ${''.padEnd(10)} ${command.usage}`);
+  return `comet-relay — use Perplexity in your own browser from any MCP client.\n\nCommands:\n${lines.join('\n')}\n\nThe browser starts \`comet-relay host\` itself through native messaging.\n`;
+}

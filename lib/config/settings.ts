@@ -1,0 +1,42 @@
+import { z } from 'zod';
+import { RelayError } from '../protocol/errors';
+
+/**
+ * The COMET_* settings of the comet_* reference, with the meaning they keep here, plus ours.
+ * Read once from the environment; a bad value is a CONFIG_ERROR that names the variable.
+ */
+const int = (min: number, max: number) => z.coerce.number().int().min(min).max(max);
+
+const SettingsSchema = z.object({
+  /** Kept for compatibility: comet-relay uses no debug port. */
+  COMET_PORT: int(1, 65535).default(9222),
+  /** Where the browser is, so a tool can start it when no browser is connected. */
+  COMET_PATH: z.string().optional(),
+  /** How long to wait for a started browser (and its extension) to connect, in ms. */
+  COMET_TIMEOUT: int(1000, 600_000).default(30_000),
+  /** The CDP server's poll interval; comet-relay is push-based and uses it only as the stall unit. */
+  COMET_POLL_INTERVAL: int(50, 60_000).default(1000),
+  COMET_MAX_RECONNECT: int(0, 100).default(5),
+  COMET_RECONNECT_DELAY: int(100, 600_000).default(5000),
+  COMET_SCREENSHOT_FORMAT: z.enum(['png', 'jpeg']).default('png'),
+  COMET_SCREENSHOT_QUALITY: int(0, 100).default(80),
+  /** Which browser profile to use when several are connected (id or label substring). */
+  COMET_RELAY_PROFILE: z.string().optional(),
+  /** How long a call waits for a host to (re)appear before saying no browser is connected, in ms. */
+  COMET_HOST_WAIT: int(0, 600_000).default(3000),
+});
+
+export type Settings = z.infer<typeof SettingsSchema>;
+
+export function readSettings(env: NodeJS.ProcessEnv = process.env): Settings {
+  const relevant = Object.fromEntries(
+    Object.keys(SettingsSchema.shape)
+      .filter((key) => env[key] !== undefined && env[key] !== '')
+      .map((key) => [key, env[key]]),
+  );
+  const parsed = SettingsSchema.safeParse(relevant);
+  if (parsed.success) return parsed.data;
+  const issue = parsed.error.issues[0];
+  const key = String(issue?.path[0] ?? 'a COMET_* variable');
+  throw new RelayError('CONFIG_ERROR', `${key}=${JSON.stringify(env[key])} is not valid: ${issue?.message}. Fix or unset it.`);
+}

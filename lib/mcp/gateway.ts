@@ -1,0 +1,127 @@
+import { spawn } from 'node:child_process';
+import fs from 'node:fs';
+import type { Settings } from '../config/settings';
+import { RelayError } from '../protocol/errors';
+import type { MethodName, MethodParams, MethodResult } from '../protocol/methods';
+import { type CallOptions, RelayClient } from '../relay/client';
+import type { Logger } from '../relay/logger';
+
+/**
+ * What a tool sees of the browser: typed calls through this session's own relay connection.
+ * The connection is opened once the MCP client has said who it is, so the side panel can name it.
+ */
+export interface GatewayOptions {
+  home: string;
+  settings: Settings;
+  transport: 'stdio' | 'http';
+  logger?: Logger;
+  /** Browser executables to try when no browser is connected and COMET_PATH is unset. */
+  browserCandidates?: () => string[];
+}
+
+export interface ToolBrowser {
+  call<M extends MethodName>(method: M, params: MethodParams<M>, options?: CallOptions): Promise<MethodResult<M>>;
+  hostStatus(options?: CallOptions): ReturnType<RelayClient['hostStatus']>;
+  ensureBrowser(signal?: AbortSignal): Promise<{ launched: boolean }>;
+}
+
+export class BrowserGateway {
+  private relay?: RelayClient;
+  private clientInfo = { name: 'unknown client', version: undefined as string | undefined };
+
+  constructor(private readonly options: GatewayOptions) {}
+
+  /** Called when the MCP client's `initialize` arrives; attaches at once so the panel shows it. */
+  identify(client: { name: string; version?: string }): void {
+    this.clientInfo = { name: client.name, version: client.version };
+    void this.client().attach();
+  }
+
+  call<M extends MethodName>(method: M, params: MethodParams<M>, options?: CallOptions): Promise<MethodResult<M>> {
+    return this.client().call(method, params, options);
+  }
+
+  /** The view one tool call gets: every browser call carries which tool asked and why. */
+  scoped(origin: NonNullable<CallOptions['origin']>): ToolBrowser {
+    return {
+      call: (method, params, options) => this.call(method, params, { ...options, origin }),
+      hostStatus: (options) => this.hostStatus({ ...options, origin }),
+      ensureBrowser: (signal) => this.ensureBrowser(signal),
+    };
+  }
+
+  hostStatus(options?: CallOptions) {
+    return this.client().hostStatus(options);
+  }
+
+  /**
+   * Makes sure a browser is connected, starting one (COMET_PATH, else a known Comet/Chromium
+   * location) when none is, like the reference's launchOrConnect. Returns whether it launched.
+   */
+  async ensureBrowser(signal?: AbortSignal): Promise<{ launched: boolean }> {
+    try {
+      await this.client().hostStatus({ signal, timeoutMs: 5000 });
+      return { launched: false };
+    } catch (error) {
+      const relayError = RelayError.from(error);
+      if (relayError.code !== 'EXTENSION_NOT_CONNECTED') throw relayError;
+      const executable = this.findExecutable();
+      if (!executable) throw relayError;
+      this.launch(executable);
+      const waiting = new RelayClient({ ...this.relayOptions(), hostWaitMs: this.options.settings.COMET_TIMEOUT });
+      try {
+        await waiting.hostStatus({ signal });
+      } catch (waitError) {
+        const cause = RelayError.from(waitError);
+        throw new RelayError(
+          'COMET_LAUNCH_FAILED',
+          `Started ${executable}, but its comet-relay extension did not connect within ${this.options.settings.COMET_TIMEOUT} ms (${cause.message}). Is the extension installed in that browser? Run \`npx comet-relay doctor\`.`,
+        );
+      } finally {
+        waiting.close();
+      }
+      return { launched: true };
+    }
+  }
+
+  close(): void {
+    this.relay?.close();
+  }
+
+  private client(): RelayClient {
+    this.relay ??= new RelayClient(this.relayOptions());
+    return this.relay;
+  }
+
+  private relayOptions() {
+    return {
+      home: this.options.home,
+      profile: this.options.settings.COMET_RELAY_PROFILE,
+      client: this.clientInfo,
+      transport: this.options.transport,
+      hostWaitMs: this.options.settings.COMET_HOST_WAIT,
+      logger: this.options.logger,
+    };
+  }
+
+  private findExecutable(): string | undefined {
+    const configured = this.options.settings.COMET_PATH;
+    if (configured) {
+      if (!fs.existsSync(configured)) {
+        throw new RelayError('COMET_NOT_FOUND', `COMET_PATH is set to ${configured}, but no file is there. Point it at the Comet (or Chrome) executable.`);
+      }
+      return configured;
+    }
+    return this.options.browserCandidates?.().find((candidate) => fs.existsSync(candidate));
+  }
+
+  private launch(executable: string): void {
+    try {
+      const child = spawn(executable, ['https://www.perplexity.ai/'], { detached: true, stdio: 'ignore' });
+      child.on('error', (error) => this.options.logger?.error('browser launch failed', { executable, error: String(error) }));
+      child.unref();
+    } catch (error) {
+      throw new RelayError('COMET_LAUNCH_FAILED', `Could not start ${executable}: ${(error as Error).message}`);
+    }
+  }
+}

@@ -1,0 +1,81 @@
+import { browser } from 'wxt/browser';
+import { RelayError } from '../protocol/errors';
+import type { Envelope } from '../protocol/messages';
+import { PAGE_PORT, type PageReady } from '../protocol/ports';
+import { pageHandlers, type PageHandlers, selectorSetName } from './handlers';
+
+/**
+ * The content script's side of the page port: says which page this is, runs the worker's
+ * requests through the page handlers with cancellation and progress, and reports navigation.
+ * Nothing here runs while nobody asks, apart from the SPA navigation hook.
+ */
+export function startPageAgent(handlers: PageHandlers = pageHandlers(window)): void {
+  let port: ReturnType<typeof browser.runtime.connect> | undefined;
+  const running = new Map<string, AbortController>();
+  let lastUrl = location.href;
+
+  const ready = (): PageReady => ({ url: location.href, title: document.title, selectorSet: selectorSetName(window) });
+  const send = (message: Envelope) => {
+    try {
+      port?.postMessage(message);
+    } catch {
+      port = undefined; // the worker went away; the next navigation or request reconnects
+    }
+  };
+
+  const connect = () => {
+    try {
+      port = browser.runtime.connect({ name: PAGE_PORT });
+    } catch {
+      return; // extension reloaded or removed: this script is orphaned and stays quiet
+    }
+    port.onMessage.addListener((raw: unknown) => void onMessage(raw as Envelope));
+    port.onDisconnect.addListener(() => {
+      port = undefined;
+      for (const controller of running.values()) controller.abort();
+      running.clear();
+      // The worker restarts on demand; reconnect once so it knows this tab again.
+      setTimeout(connect, 250);
+    });
+    send({ kind: 'event', event: 'page.ready', data: ready() });
+  };
+
+  const onMessage = async (message: Envelope) => {
+    if (message.kind === 'cancel') {
+      running.get(message.id)?.abort();
+      return;
+    }
+    if (message.kind !== 'request') return;
+    const controller = new AbortController();
+    running.set(message.id, controller);
+    try {
+      const handler = handlers[message.method];
+      if (!handler) throw new RelayError('INVALID_PARAMS', `The page script has no method "${message.method}".`);
+      const result = await handler(message.params as never, {
+        signal: controller.signal,
+        progress: (text) => send({ kind: 'progress', id: message.id, message: text }),
+      });
+      if (!controller.signal.aborted) send({ kind: 'result', id: message.id, result });
+    } catch (error) {
+      if (!controller.signal.aborted) send({ kind: 'error', id: message.id, error: RelayError.from(error, 'EVALUATION_FAILED').toPayload() });
+    } finally {
+      running.delete(message.id);
+    }
+  };
+
+  // Perplexity is a single-page app: history changes do not reload this script.
+  const onNavigate = () => {
+    if (location.href === lastUrl) return;
+    lastUrl = location.href;
+    send({ kind: 'event', event: 'page.navigated', data: ready() });
+  };
+  window.addEventListener('popstate', onNavigate);
+  window.navigation?.addEventListener?.('currententrychange', onNavigate);
+  connect();
+}
+
+declare global {
+  interface Window {
+    navigation?: { addEventListener?(type: string, listener: () => void): void };
+  }
+}

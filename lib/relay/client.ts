@@ -1,0 +1,236 @@
+import net from 'node:net';
+import { RelayError } from '../protocol/errors';
+import { PROTOCOL_VERSION } from '../protocol/identity';
+import type { CallOrigin, Envelope } from '../protocol/messages';
+import { hostMethods, type MethodName, type MethodParams, type MethodResult, methods } from '../protocol/methods';
+import { FramedConnection } from './connection';
+import { type HostRecord, listHosts, pickHost } from './discovery';
+import { type Logger, silentLogger } from './logger';
+import { VERSION } from './version';
+
+/**
+ * The MCP side's handle on one browser profile: finds the host through discovery, says hello,
+ * and turns calls into correlated request/response pairs with progress, cancellation and
+ * timeouts. One RelayClient per MCP session, so the host can tell sessions apart.
+ */
+export interface RelayClientOptions {
+  home: string;
+  /** Profile id or label substring; default: the most recently connected browser. */
+  profile?: string;
+  client: { name: string; version?: string };
+  transport: 'stdio' | 'http';
+  /** How long a call waits for a host to appear (a browser starting, a host restarting). */
+  hostWaitMs?: number;
+  logger?: Logger;
+}
+
+export interface CallOptions {
+  signal?: AbortSignal;
+  timeoutMs?: number;
+  onProgress?: (message: string) => void;
+  origin?: Pick<CallOrigin, 'tool' | 'summary'>;
+}
+
+interface PendingCall {
+  method: string;
+  resolve(value: unknown): void;
+  reject(error: RelayError): void;
+  onProgress?: (message: string) => void;
+}
+
+const HELLO_TIMEOUT_MS = 3000;
+const DISCOVERY_INTERVAL_MS = 100;
+
+export class RelayClient {
+  private connection?: FramedConnection;
+  private connecting?: Promise<FramedConnection>;
+  private host?: HostRecord;
+  private readonly pending = new Map<string, PendingCall>();
+  private sequence = 0;
+  private closed = false;
+  private readonly log: Logger;
+  private readonly listeners = new Set<(event: string, data: unknown) => void>();
+
+  constructor(private readonly options: RelayClientOptions) {
+    this.log = options.logger ?? silentLogger;
+  }
+
+  /** The host this client is talking to, if connected. */
+  get connectedHost(): HostRecord | undefined {
+    return this.connection && !this.connection.isClosed ? this.host : undefined;
+  }
+
+  onEvent(listener: (event: string, data: unknown) => void): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
+  /** Connects now (so the side panel lists this client) without failing if no browser is there. */
+  async attach(): Promise<boolean> {
+    try {
+      await this.ensureConnection(0);
+      return true;
+    } catch {
+      return false;
+    }
+  }
+
+  async call<M extends MethodName>(method: M, params: MethodParams<M>, options: CallOptions = {}): Promise<MethodResult<M>> {
+    const raw = await this.request(method, params, options);
+    const parsed = methods[method].result.safeParse(raw);
+    if (!parsed.success) {
+      throw new RelayError('PROTOCOL_ERROR', `The browser answered ${method} with an unexpected shape (${parsed.error.issues[0]?.message}). Are the extension and comet-relay the same version?`);
+    }
+    return parsed.data as MethodResult<M>;
+  }
+
+  async hostStatus(options: CallOptions = {}) {
+    const raw = await this.request('host.status', {}, options);
+    return hostMethods['host.status'].result.parse(raw);
+  }
+
+  close(): void {
+    this.closed = true;
+    this.connection?.close();
+  }
+
+  private async request(method: string, params: unknown, options: CallOptions): Promise<unknown> {
+    if (options.signal?.aborted) throw new RelayError('CANCELLED', 'The call was cancelled before it started.');
+    const connection = await this.ensureConnection(this.options.hostWaitMs ?? 3000);
+    const id = `r${++this.sequence}`;
+    return new Promise<unknown>((resolve, reject) => {
+      let timer: NodeJS.Timeout | undefined;
+      const cleanup = () => {
+        this.pending.delete(id);
+        if (timer) clearTimeout(timer);
+        options.signal?.removeEventListener('abort', onAbort);
+      };
+      const cancel = (error: RelayError) => {
+        connection.send({ kind: 'cancel', id, reason: error.message });
+        cleanup();
+        reject(error);
+      };
+      const onAbort = () => cancel(new RelayError('CANCELLED', 'The call was cancelled by the client.'));
+      this.pending.set(id, {
+        method,
+        onProgress: options.onProgress,
+        resolve: (value) => {
+          cleanup();
+          resolve(value);
+        },
+        reject: (error) => {
+          cleanup();
+          reject(error);
+        },
+      });
+      options.signal?.addEventListener('abort', onAbort, { once: true });
+      if (options.timeoutMs !== undefined) {
+        timer = setTimeout(
+          () => cancel(new RelayError('TIMEOUT', `The browser did not answer ${method} within ${options.timeoutMs} ms.`)),
+          options.timeoutMs,
+        );
+      }
+      const origin = options.origin ? { clientId: '', clientName: '', ...options.origin } : undefined;
+      connection.send({ kind: 'request', id, method, params, origin });
+    });
+  }
+
+  private async ensureConnection(waitMs: number): Promise<FramedConnection> {
+    if (this.connection && !this.connection.isClosed) return this.connection;
+    if (this.closed) throw new RelayError('CANCELLED', 'This relay client was closed.');
+    this.connecting ??= this.connect(waitMs).finally(() => {
+      this.connecting = undefined;
+    });
+    return this.connecting;
+  }
+
+  private async connect(waitMs: number): Promise<FramedConnection> {
+    const deadline = Date.now() + waitMs;
+    let host = pickHost(listHosts(this.options.home), this.options.profile);
+    while (!host && Date.now() < deadline) {
+      await new Promise((r) => setTimeout(r, DISCOVERY_INTERVAL_MS));
+      host = pickHost(listHosts(this.options.home), this.options.profile);
+    }
+    if (!host) throw this.noHostError();
+    const socket = net.connect(host.socketPath);
+    await new Promise<void>((resolve, reject) => {
+      socket.once('connect', resolve);
+      socket.once('error', (error) =>
+        reject(new RelayError('EXTENSION_NOT_CONNECTED', `The comet-relay host for profile "${host.profileLabel}" did not accept a connection (${error.message}). Reload the extension or restart the browser; \`npx comet-relay doctor\` shows what is wrong.`)),
+      );
+    });
+    const welcomed = new Promise<void>((resolve, reject) => {
+      const timer = setTimeout(() => reject(new RelayError('EXTENSION_NOT_CONNECTED', 'The comet-relay host did not answer the handshake.')), HELLO_TIMEOUT_MS);
+      this.handshake = { resolve: () => (clearTimeout(timer), resolve()), reject: (e) => (clearTimeout(timer), reject(e)) };
+    });
+    const connection = new FramedConnection(socket, socket, {
+      onMessage: (message) => this.receive(message),
+      onInvalid: (problem) => this.log.warn('invalid frame from host', { problem }),
+      onClose: () => this.onDisconnect(connection),
+    });
+    connection.send({
+      kind: 'hello',
+      role: 'client',
+      protocolVersion: PROTOCOL_VERSION,
+      version: VERSION,
+      client: this.options.client,
+      transport: this.options.transport,
+    });
+    try {
+      await welcomed;
+    } catch (error) {
+      socket.destroy();
+      throw error;
+    }
+    this.connection = connection;
+    this.host = host;
+    return connection;
+  }
+
+  private handshake?: { resolve(): void; reject(error: RelayError): void };
+
+  private receive(message: Envelope): void {
+    switch (message.kind) {
+      case 'welcome':
+        this.handshake?.resolve();
+        return;
+      case 'incompatible':
+        this.handshake?.reject(new RelayError('VERSION_MISMATCH', message.message));
+        return;
+      case 'result':
+        this.pending.get(message.id)?.resolve(message.result);
+        return;
+      case 'error':
+        this.pending.get(message.id)?.reject(new RelayError(message.error.code, message.error.message));
+        return;
+      case 'progress':
+        this.pending.get(message.id)?.onProgress?.(message.message);
+        return;
+      case 'event':
+        for (const listener of this.listeners) listener(message.event, message.data);
+        return;
+      default:
+        return;
+    }
+  }
+
+  private onDisconnect(connection: FramedConnection): void {
+    if (this.connection === connection) this.connection = undefined;
+    this.handshake?.reject(new RelayError('EXTENSION_NOT_CONNECTED', 'The comet-relay host closed the connection during the handshake.'));
+    for (const call of [...this.pending.values()]) {
+      call.reject(new RelayError('HOST_DISCONNECTED', `The browser's comet-relay host went away during ${call.method} (browser closed, extension reloaded or host restarted). Call again: the next call reconnects.`));
+    }
+  }
+
+  private noHostError(): RelayError {
+    const hosts = listHosts(this.options.home);
+    if (this.options.profile && hosts.length > 0) {
+      const known = hosts.map((h) => `"${h.profileLabel}" (${h.profileId})`).join(', ');
+      return new RelayError('EXTENSION_NOT_CONNECTED', `No connected browser profile matches "${this.options.profile}". Connected profiles: ${known}.`);
+    }
+    return new RelayError(
+      'EXTENSION_NOT_CONNECTED',
+      'No browser with the comet-relay extension is connected. Open Comet or Chrome with the extension installed and enabled; if it is open, run `npx comet-relay doctor` to see which link is broken.',
+    );
+  }
+}

@@ -1,0 +1,68 @@
+import type { Readable, Writable } from 'node:stream';
+import { encodeFrame, FrameDecoder } from '../protocol/framing';
+import { type Envelope, parseEnvelope } from '../protocol/messages';
+
+/**
+ * One framed, typed, bidirectional channel over a byte stream (stdin/stdout of the native host,
+ * or a local socket). Invalid frames are reported to `onInvalid` and never end the channel.
+ */
+export interface ConnectionHandlers {
+  onMessage(envelope: Envelope): void;
+  onInvalid?(problem: string): void;
+  onClose?(): void;
+}
+
+export class FramedConnection {
+  private readonly decoder: FrameDecoder;
+  private closed = false;
+
+  constructor(
+    private readonly input: Readable,
+    private readonly output: Writable,
+    private readonly handlers: ConnectionHandlers,
+    maxFrameBytes?: number,
+  ) {
+    this.decoder = new FrameDecoder(maxFrameBytes);
+    input.on('data', (chunk: Buffer) => this.receive(chunk));
+    input.on('end', () => this.close());
+    input.on('close', () => this.close());
+    input.on('error', () => this.close());
+    output.on('error', () => this.close());
+  }
+
+  get isClosed(): boolean {
+    return this.closed;
+  }
+
+  send(envelope: Envelope): boolean {
+    if (this.closed) return false;
+    return this.output.write(encodeFrame(envelope));
+  }
+
+  /** Writes an already-serialised envelope (used when chunking toward the extension). */
+  sendRaw(json: string): boolean {
+    if (this.closed) return false;
+    const body = Buffer.from(json, 'utf8');
+    const header = Buffer.alloc(4);
+    header.writeUInt32LE(body.length, 0);
+    return this.output.write(Buffer.concat([header, body]));
+  }
+
+  close(): void {
+    if (this.closed) return;
+    this.closed = true;
+    this.handlers.onClose?.();
+  }
+
+  private receive(chunk: Buffer): void {
+    for (const frame of this.decoder.push(chunk)) {
+      if (!frame.ok) {
+        this.handlers.onInvalid?.(frame.error);
+        continue;
+      }
+      const parsed = parseEnvelope(frame.value);
+      if (parsed.ok) this.handlers.onMessage(parsed.envelope);
+      else this.handlers.onInvalid?.(`unrecognised message (${parsed.error})`);
+    }
+  }
+}

@@ -1,0 +1,378 @@
+import fs from 'node:fs';
+import net from 'node:net';
+import path from 'node:path';
+import type { Readable, Writable } from 'node:stream';
+import { RelayError } from '../protocol/errors';
+import { splitIntoChunks } from '../protocol/framing';
+import { PROTOCOL_VERSION } from '../protocol/identity';
+import type { BrowserInfo, Envelope, Hello, ProfileInfo, Request } from '../protocol/messages';
+import type { AttachedClient } from '../protocol/methods';
+import { FramedConnection } from './connection';
+import { removeHostRecord, writeHostRecord } from './discovery';
+import type { Logger } from './logger';
+import { socketPath } from './paths';
+import { VERSION } from './version';
+
+/**
+ * `comet-relay host`: started by the browser through native messaging, one per browser profile.
+ * It speaks to the extension on stdin/stdout and to any number of MCP processes on a local socket,
+ * renumbering request ids so that every reply, progress note and error reaches only the client
+ * that asked.
+ */
+export interface HostOptions {
+  home: string;
+  input: Readable;
+  output: Writable;
+  logger: Logger;
+  /** The extension origin the browser passed as our first argument, for the log. */
+  callerOrigin?: string;
+}
+
+interface ClientSession {
+  info: AttachedClient;
+  connection: FramedConnection;
+  socket: net.Socket;
+  pending: Set<string>;
+}
+
+interface PendingCall {
+  client: ClientSession;
+  originalId: string;
+}
+
+interface ExtensionState {
+  profile: ProfileInfo;
+  browser: BrowserInfo;
+  version: string;
+  connectedAt: string;
+}
+
+export class NativeHost {
+  private readonly extension: FramedConnection;
+  private readonly clients = new Map<string, ClientSession>();
+  private readonly pending = new Map<string, PendingCall>();
+  private state?: ExtensionState;
+  private server?: net.Server;
+  private socketFile?: string;
+  private socketInode?: number;
+  private sequence = 0;
+  private readonly startedAt = new Date().toISOString();
+  private stopped = false;
+  readonly done: Promise<void>;
+  private resolveDone!: () => void;
+
+  constructor(private readonly options: HostOptions) {
+    this.done = new Promise((resolve) => {
+      this.resolveDone = resolve;
+    });
+    this.extension = new FramedConnection(options.input, options.output, {
+      onMessage: (message) => this.fromExtension(message),
+      onInvalid: (problem) => options.logger.warn('rejected a frame from the extension', { problem }),
+      onClose: () => void this.stop('the browser closed the native messaging port'),
+    });
+    options.logger.info('host started', { caller: options.callerOrigin, version: VERSION });
+  }
+
+  private get log(): Logger {
+    return this.options.logger;
+  }
+
+  // ── extension side ──────────────────────────────────────────────────────────
+
+  private fromExtension(message: Envelope): void {
+    switch (message.kind) {
+      case 'hello':
+        void this.onExtensionHello(message);
+        return;
+      case 'ping':
+        this.toExtension({ kind: 'pong', t: message.t });
+        return;
+      case 'result':
+      case 'error':
+      case 'progress':
+        this.routeReply(message);
+        return;
+      case 'request':
+        this.answerLocally(message, (reply) => this.toExtension(reply));
+        return;
+      case 'event':
+        for (const client of this.clients.values()) client.connection.send(message);
+        return;
+      default:
+        this.log.warn('ignored a message from the extension', { kind: message.kind });
+    }
+  }
+
+  private async onExtensionHello(hello: Hello): Promise<void> {
+    if (hello.role !== 'extension' || !hello.profile || !hello.browser) {
+      this.log.warn('extension hello lacks profile or browser', { role: hello.role });
+      return;
+    }
+    if (hello.protocolVersion !== PROTOCOL_VERSION) {
+      const message =
+        `The comet-relay host ${VERSION} speaks protocol ${PROTOCOL_VERSION}, but the extension ${hello.version} speaks protocol ${hello.protocolVersion}. ` +
+        'Install the same version of both: rebuild (npm run build), reload the extension, and run `npx comet-relay install` again.';
+      this.log.error('version mismatch with the extension', { extension: hello.version });
+      this.toExtension({ kind: 'incompatible', protocolVersion: PROTOCOL_VERSION, version: VERSION, message });
+      return;
+    }
+    this.state = {
+      profile: hello.profile,
+      browser: hello.browser,
+      version: hello.version,
+      connectedAt: new Date().toISOString(),
+    };
+    try {
+      await this.listen(hello.profile.id);
+    } catch (error) {
+      this.log.error('could not open the local socket', { error: String(error) });
+      this.toExtension({
+        kind: 'event',
+        event: 'host.error',
+        data: { message: `The host could not open its local socket: ${(error as Error).message}` },
+      });
+      return;
+    }
+    this.toExtension({ kind: 'welcome', protocolVersion: PROTOCOL_VERSION, version: VERSION, pid: process.pid });
+    this.publishClients();
+    this.log.info('extension connected', { profile: hello.profile, browser: hello.browser.version });
+  }
+
+  private toExtension(message: Envelope): void {
+    const json = JSON.stringify(message);
+    for (const piece of splitIntoChunks(json, `c${process.pid}-${++this.sequence}`)) this.extension.sendRaw(piece);
+  }
+
+  private routeReply(message: Extract<Envelope, { kind: 'result' | 'error' | 'progress' }>): void {
+    const call = this.pending.get(message.id);
+    if (!call) return; // the client left or cancelled; the answer has nobody to go to
+    if (message.kind !== 'progress') {
+      this.pending.delete(message.id);
+      call.client.pending.delete(message.id);
+    }
+    call.client.connection.send({ ...message, id: call.originalId });
+  }
+
+  // ── client side ─────────────────────────────────────────────────────────────
+
+  private async listen(profileId: string): Promise<void> {
+    if (this.server) return;
+    const file = socketPath(this.options.home, profileId);
+    if (process.platform !== 'win32') {
+      fs.mkdirSync(path.dirname(file), { recursive: true, mode: 0o700 });
+      fs.rmSync(file, { force: true }); // a crashed or retiring host for this profile left it
+    }
+    const server = net.createServer((socket) => this.acceptClient(socket));
+    await new Promise<void>((resolve, reject) => {
+      server.once('error', reject);
+      server.listen(file, () => {
+        server.off('error', reject);
+        resolve();
+      });
+    });
+    server.on('error', (error) => this.log.error('socket server error', { error: String(error) }));
+    if (process.platform !== 'win32') {
+      fs.chmodSync(file, 0o600);
+      this.socketInode = fs.statSync(file).ino;
+    }
+    this.server = server;
+    this.socketFile = file;
+    this.writeRecord();
+  }
+
+  private writeRecord(): void {
+    if (!this.state || !this.socketFile) return;
+    writeHostRecord(this.options.home, {
+      profileId: this.state.profile.id,
+      profileLabel: this.state.profile.label,
+      browser: { name: this.state.browser.name, version: this.state.browser.version },
+      extensionVersion: this.state.version,
+      hostVersion: VERSION,
+      socketPath: this.socketFile,
+      pid: process.pid,
+      startedAt: this.startedAt,
+      connectedAt: this.state.connectedAt,
+    });
+  }
+
+  private acceptClient(socket: net.Socket): void {
+    let session: ClientSession | undefined;
+    const connection = new FramedConnection(socket, socket, {
+      onMessage: (message) => {
+        if (!session) {
+          session = this.greetClient(message, connection, socket);
+          return;
+        }
+        this.fromClient(session, message);
+      },
+      onInvalid: (problem) => {
+        this.log.warn('rejected a frame from a client', { problem });
+        connection.send({ kind: 'event', event: 'protocol.invalid', data: { problem } });
+      },
+      onClose: () => {
+        if (session) this.dropClient(session);
+      },
+    });
+  }
+
+  private greetClient(message: Envelope, connection: FramedConnection, socket: net.Socket): ClientSession | undefined {
+    if (message.kind !== 'hello' || message.role !== 'client') {
+      connection.send({
+        kind: 'incompatible',
+        protocolVersion: PROTOCOL_VERSION,
+        version: VERSION,
+        message: 'A client must open with a hello message.',
+      });
+      socket.end();
+      return undefined;
+    }
+    if (message.protocolVersion !== PROTOCOL_VERSION) {
+      connection.send({
+        kind: 'incompatible',
+        protocolVersion: PROTOCOL_VERSION,
+        version: VERSION,
+        message: `This comet-relay host (${VERSION}, protocol ${PROTOCOL_VERSION}) cannot serve comet-relay ${message.version} (protocol ${message.protocolVersion}). Use the same comet-relay for the MCP command and for \`comet-relay install\`.`,
+      });
+      socket.end();
+      return undefined;
+    }
+    const clientId = `k${++this.sequence}`;
+    const session: ClientSession = {
+      info: {
+        clientId,
+        name: message.client?.name || 'unknown client',
+        version: message.client?.version,
+        transport: message.transport,
+        since: new Date().toISOString(),
+      },
+      connection,
+      socket,
+      pending: new Set(),
+    };
+    this.clients.set(clientId, session);
+    connection.send({ kind: 'welcome', protocolVersion: PROTOCOL_VERSION, version: VERSION, pid: process.pid, clientId });
+    this.publishClients();
+    this.log.info('client attached', { clientId, name: session.info.name });
+    return session;
+  }
+
+  private fromClient(session: ClientSession, message: Envelope): void {
+    switch (message.kind) {
+      case 'request':
+        if (message.method.startsWith('host.')) {
+          this.answerLocally(message, (reply) => session.connection.send(reply));
+          return;
+        }
+        this.forward(session, message);
+        return;
+      case 'cancel': {
+        const hostId = `${session.info.clientId}:${message.id}`;
+        if (this.pending.has(hostId)) this.toExtension({ ...message, id: hostId });
+        return;
+      }
+      case 'ping':
+        session.connection.send({ kind: 'pong', t: message.t });
+        return;
+      default:
+        this.log.warn('ignored a message from a client', { kind: message.kind });
+    }
+  }
+
+  private forward(session: ClientSession, request: Request): void {
+    if (!this.state) {
+      session.connection.send({
+        kind: 'error',
+        id: request.id,
+        error: new RelayError('EXTENSION_NOT_CONNECTED', 'The extension has not finished connecting to this host yet; try again in a moment.').toPayload(),
+      });
+      return;
+    }
+    const hostId = `${session.info.clientId}:${request.id}`;
+    this.pending.set(hostId, { client: session, originalId: request.id });
+    session.pending.add(hostId);
+    this.toExtension({
+      ...request,
+      id: hostId,
+      origin: { ...request.origin, clientId: session.info.clientId, clientName: session.info.name },
+    });
+  }
+
+  private dropClient(session: ClientSession): void {
+    this.clients.delete(session.info.clientId);
+    for (const hostId of session.pending) {
+      this.pending.delete(hostId);
+      this.toExtension({ kind: 'cancel', id: hostId, reason: 'the MCP client disconnected' });
+    }
+    this.publishClients();
+    this.log.info('client detached', { clientId: session.info.clientId });
+  }
+
+  private publishClients(): void {
+    if (!this.state) return;
+    this.toExtension({ kind: 'event', event: 'host.clients', data: { clients: this.clientList() } });
+  }
+
+  private clientList(): AttachedClient[] {
+    return [...this.clients.values()].map((c) => c.info);
+  }
+
+  private answerLocally(request: Request, reply: (message: Envelope) => void): void {
+    if (request.method === 'host.status' && this.state) {
+      reply({
+        kind: 'result',
+        id: request.id,
+        result: {
+          pid: process.pid,
+          version: VERSION,
+          profile: this.state.profile,
+          browser: this.state.browser,
+          extensionVersion: this.state.version,
+          clients: this.clientList(),
+          startedAt: this.startedAt,
+        },
+      });
+      return;
+    }
+    reply({
+      kind: 'error',
+      id: request.id,
+      error: { code: 'INVALID_PARAMS', message: `The host has no method "${request.method}".` },
+    });
+  }
+
+  // ── shutdown ────────────────────────────────────────────────────────────────
+
+  async stop(reason: string): Promise<void> {
+    if (this.stopped) return;
+    this.stopped = true;
+    this.log.info('host stopping', { reason });
+    for (const session of this.clients.values()) {
+      for (const hostId of session.pending) {
+        const call = this.pending.get(hostId);
+        if (call)
+          session.connection.send({
+            kind: 'error',
+            id: call.originalId,
+            error: { code: 'HOST_DISCONNECTED', message: `The browser side went away (${reason}). Call again once the browser is back.` },
+          });
+      }
+      session.socket.end();
+    }
+    this.pending.clear();
+    if (this.state) removeHostRecord(this.options.home, this.state.profile.id);
+    // Node unlinks a unix socket's path when its server closes. A newer host for the same profile
+    // may already listen at that path, so close (and unlink) only if the file is still ours;
+    // otherwise leave the server to die with this process.
+    if (this.server && this.socketIsOurs()) this.server.close();
+    this.resolveDone();
+  }
+
+  private socketIsOurs(): boolean {
+    if (!this.socketFile || process.platform === 'win32') return true;
+    try {
+      return fs.statSync(this.socketFile).ino === this.socketInode;
+    } catch {
+      return false;
+    }
+  }
+}

@@ -1,0 +1,129 @@
+import type { Runtime } from 'webextension-polyfill';
+import { PROTOCOL_VERSION } from '../protocol/identity';
+import type { BrowserInfo, Envelope, Hello, ProfileInfo } from '../protocol/messages';
+import { type AttachedClient, type BrowserStatus } from '../protocol/methods';
+import type { PanelState } from '../protocol/panel';
+import { PAGE_PORT, PANEL_PORT } from '../protocol/ports';
+import { ActivityLog } from './activity';
+import { browser, chromeExtras, lastErrorMessage } from './ext';
+import { detectBrowser, loadProfile } from './identity';
+import { NativeLink, RECONNECT_ALARM } from './native-link';
+import { PageHub } from './pages';
+import { PanelHub } from './panels';
+import { Router } from './router';
+import { TabService } from './tabs';
+
+/**
+ * Wires the service worker: native link ⇄ router ⇄ pages, and the side panel hub. Listeners are
+ * registered synchronously at start-up (MV3 requires it to be woken by them); identity is loaded
+ * once and awaited where needed.
+ */
+export function startWorker(): void {
+  const identity = (async () => {
+    const browserInfo = await detectBrowser();
+    return { browser: browserInfo, profile: await loadProfile(browserInfo.name) };
+  })();
+  let clients: AttachedClient[] = [];
+
+  const activity = new ActivityLog(() => panels.push());
+  const pages = new PageHub(() => panels.push());
+  const tabs = new TabService(pages);
+  const restored = tabs.restore().catch(() => {});
+
+  const status = async (): Promise<BrowserStatus> => {
+    const { browser: browserInfo, profile } = await identity;
+    await restored;
+    const tab = await tabs.drivenTab();
+    const page = tab?.id !== undefined ? pages.state(tab.id) : undefined;
+    return {
+      profile,
+      browser: browserInfo,
+      extensionVersion: browser.runtime.getManifest().version,
+      perplexityTab:
+        tab?.id !== undefined && page
+          ? { tabId: String(tab.id), url: page.url, title: page.title, selectorSet: page.selectorSet }
+          : null,
+      tabCount: (await browser.tabs.query({})).length,
+    };
+  };
+
+  const router = new Router({ tabs, pages, status, onCall: (event) => activity.record(event) });
+
+  const link = new NativeLink(
+    {
+      connectNative: (name) => browser.runtime.connectNative(name),
+      lastError: lastErrorMessage,
+      scheduleAlarm: (name, minutes) => void browser.alarms.create(name, { delayInMinutes: minutes }),
+      clearAlarm: (name) => void browser.alarms.clear(name),
+    },
+    async (): Promise<Hello> => {
+      const { browser: browserInfo, profile } = await identity;
+      return {
+        kind: 'hello',
+        role: 'extension',
+        protocolVersion: PROTOCOL_VERSION,
+        version: browser.runtime.getManifest().version,
+        profile,
+        browser: browserInfo,
+      };
+    },
+    {
+      onMessage: (message) => onHostMessage(message),
+      onStatus: (linkStatus) => {
+        if (linkStatus.state !== 'connected') clients = [];
+        panels.push();
+      },
+    },
+  );
+
+  const onHostMessage = (message: Envelope) => {
+    switch (message.kind) {
+      case 'request':
+        void restored.then(() => router.handle(message, (reply) => link.send(reply)));
+        return;
+      case 'cancel':
+        router.cancel(message.id);
+        return;
+      case 'event':
+        if (message.event === 'host.clients') {
+          clients = (message.data as { clients: AttachedClient[] }).clients;
+          panels.push();
+        }
+        return;
+      default:
+        return;
+    }
+  };
+
+  const panels = new PanelHub(async (): Promise<PanelState> => {
+    const { browser: browserInfo, profile } = await identity;
+    const current = await status().catch(() => undefined);
+    return {
+      link: link.current,
+      profile,
+      browser: browserInfo,
+      extensionVersion: browser.runtime.getManifest().version,
+      clients,
+      perplexityTab: current?.perplexityTab ?? null,
+      activity: activity.entries(),
+    };
+  }, {
+    'panel.reconnect': async () => (link.restart(), {}),
+    'panel.clearActivity': async () => (activity.clear(), {}),
+  });
+
+  browser.runtime.onConnect.addListener((port: Runtime.Port) => {
+    if (port.name === PAGE_PORT) pages.accept(port);
+    else if (port.name === PANEL_PORT) panels.accept(port);
+  });
+  browser.alarms.onAlarm.addListener((alarm) => {
+    if (alarm.name === RECONNECT_ALARM) link.start();
+  });
+  browser.runtime.onStartup.addListener(() => link.start());
+  browser.runtime.onInstalled.addListener(() => link.start());
+  browser.tabs.onRemoved.addListener(() => panels.push());
+  void chromeExtras.sidePanel?.setPanelBehavior({ openPanelOnActionClick: true }).catch(() => {});
+  link.start();
+}
+
+export type { BrowserInfo, ProfileInfo };

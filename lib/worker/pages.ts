@@ -1,0 +1,130 @@
+import type { Runtime } from 'webextension-polyfill';
+import { RelayError } from '../protocol/errors';
+import { type Envelope, parseEnvelope } from '../protocol/messages';
+import type { PageReady } from '../protocol/ports';
+
+/**
+ * The content scripts of Perplexity tabs, each connected by its own runtime port. Requests to a
+ * page get their own ids on this hop; cancellations follow them; a page that goes away fails its
+ * open requests instead of leaving them hanging.
+ */
+export interface PageState extends PageReady {
+  tabId: number;
+}
+
+interface OpenRequest {
+  tabId: number;
+  onProgress(message: string): void;
+  resolve(value: unknown): void;
+  reject(error: RelayError): void;
+}
+
+export class PageHub {
+  private readonly ports = new Map<number, Runtime.Port>();
+  private readonly states = new Map<number, PageState>();
+  private readonly open = new Map<string, OpenRequest>();
+  private readonly waiters = new Set<{ tabId: number; resolve(): void }>();
+  private sequence = 0;
+
+  constructor(private readonly onChange: (tabId: number) => void) {}
+
+  accept(port: Runtime.Port): void {
+    const tabId = port.sender?.tab?.id;
+    if (tabId === undefined) {
+      port.disconnect();
+      return;
+    }
+    this.ports.get(tabId)?.disconnect();
+    this.ports.set(tabId, port);
+    port.onMessage.addListener((raw: unknown) => this.receive(tabId, raw));
+    port.onDisconnect.addListener(() => {
+      if (this.ports.get(tabId) !== port) return;
+      this.ports.delete(tabId);
+      this.states.delete(tabId);
+      for (const [id, request] of this.open) {
+        if (request.tabId !== tabId) continue;
+        this.open.delete(id);
+        request.reject(new RelayError('NO_PERPLEXITY_TAB', 'The Perplexity page was closed or reloaded during the call. Call again.'));
+      }
+      this.onChange(tabId);
+    });
+  }
+
+  state(tabId: number): PageState | undefined {
+    return this.states.get(tabId);
+  }
+
+  connectedTabs(): number[] {
+    return [...this.ports.keys()];
+  }
+
+  /** Resolves once the tab's content script has said it is ready (or rejects after `timeoutMs`). */
+  async whenReady(tabId: number, timeoutMs: number): Promise<void> {
+    if (this.states.has(tabId)) return;
+    await new Promise<void>((resolve, reject) => {
+      const waiter = { tabId, resolve: () => (clearTimeout(timer), resolve()) };
+      const timer = setTimeout(() => {
+        this.waiters.delete(waiter);
+        reject(new RelayError('NO_PERPLEXITY_TAB', `The Perplexity page in tab ${tabId} did not load its comet-relay script within ${timeoutMs} ms. Reload the tab.`));
+      }, timeoutMs);
+      this.waiters.add(waiter);
+    });
+  }
+
+  request(tabId: number, method: string, params: unknown, signal: AbortSignal, onProgress: (message: string) => void): Promise<unknown> {
+    const port = this.ports.get(tabId);
+    if (!port) {
+      return Promise.reject(new RelayError('NO_PERPLEXITY_TAB', `Tab ${tabId} has no comet-relay page script. Open or reload a perplexity.ai tab.`));
+    }
+    const id = `p${++this.sequence}`;
+    return new Promise((resolve, reject) => {
+      const onAbort = () => {
+        port.postMessage({ kind: 'cancel', id } satisfies Envelope);
+        finish();
+        reject(new RelayError('CANCELLED', 'The call was cancelled.'));
+      };
+      const finish = () => {
+        this.open.delete(id);
+        signal.removeEventListener('abort', onAbort);
+      };
+      this.open.set(id, {
+        tabId,
+        onProgress,
+        resolve: (value) => (finish(), resolve(value)),
+        reject: (error) => (finish(), reject(error)),
+      });
+      signal.addEventListener('abort', onAbort, { once: true });
+      port.postMessage({ kind: 'request', id, method, params } satisfies Envelope);
+    });
+  }
+
+  private receive(tabId: number, raw: unknown): void {
+    const parsed = parseEnvelope(raw);
+    if (!parsed.ok) return;
+    const message = parsed.envelope;
+    switch (message.kind) {
+      case 'result':
+        this.open.get(message.id)?.resolve(message.result);
+        return;
+      case 'error':
+        this.open.get(message.id)?.reject(new RelayError(message.error.code, message.error.message));
+        return;
+      case 'progress':
+        this.open.get(message.id)?.onProgress(message.message);
+        return;
+      case 'event':
+        if (message.event === 'page.ready' || message.event === 'page.navigated') {
+          this.states.set(tabId, { tabId, ...(message.data as PageReady) });
+          for (const waiter of [...this.waiters]) {
+            if (waiter.tabId !== tabId) continue;
+            this.waiters.delete(waiter);
+            waiter.resolve();
+          }
+        }
+        this.onChange(tabId);
+        return;
+      default:
+        return;
+    }
+  }
+}

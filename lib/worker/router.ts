@@ -1,0 +1,100 @@
+import { RelayError } from '../protocol/errors';
+import type { Envelope, Request } from '../protocol/messages';
+import { isMethodName, methods } from '../protocol/methods';
+import { extractVisibleText } from '../page/visible-text';
+import { browser } from './ext';
+import type { PageHub } from './pages';
+import type { TabService } from './tabs';
+
+/**
+ * Answers requests that arrive from the host: tab and browser calls here in the worker, `page.*`
+ * calls in the driven tab's content script. Params are parsed at this edge; every request can be
+ * cancelled by id; every failure goes back as a typed error.
+ */
+export interface RouterDeps {
+  tabs: TabService;
+  pages: PageHub;
+  status(): Promise<unknown>;
+  /** Told about every call from start to end (the side panel's activity feed). */
+  onCall?(event: CallEvent): void;
+}
+
+export type CallEvent =
+  | { phase: 'start'; request: Request; at: number }
+  | { phase: 'end'; request: Request; at: number; ok: boolean; error?: string };
+
+export class Router {
+  private readonly running = new Map<string, AbortController>();
+
+  constructor(private readonly deps: RouterDeps) {}
+
+  async handle(request: Request, reply: (message: Envelope) => void): Promise<void> {
+    const controller = new AbortController();
+    this.running.set(request.id, controller);
+    this.deps.onCall?.({ phase: 'start', request, at: Date.now() });
+    try {
+      const result = await this.dispatch(request, controller.signal, (message) =>
+        reply({ kind: 'progress', id: request.id, message }),
+      );
+      if (!controller.signal.aborted) reply({ kind: 'result', id: request.id, result });
+      this.deps.onCall?.({ phase: 'end', request, at: Date.now(), ok: true });
+    } catch (error) {
+      const relayError = RelayError.from(error, 'EVALUATION_FAILED');
+      if (!controller.signal.aborted) reply({ kind: 'error', id: request.id, error: relayError.toPayload() });
+      this.deps.onCall?.({ phase: 'end', request, at: Date.now(), ok: false, error: `[${relayError.code}] ${relayError.message}` });
+    } finally {
+      this.running.delete(request.id);
+    }
+  }
+
+  cancel(id: string): void {
+    this.running.get(id)?.abort();
+  }
+
+  private async dispatch(request: Request, signal: AbortSignal, progress: (message: string) => void): Promise<unknown> {
+    const { method } = request;
+    if (!isMethodName(method)) {
+      throw new RelayError('INVALID_PARAMS', `The extension has no method "${method}". Are the extension and comet-relay the same version?`);
+    }
+    const parsed = methods[method].params.safeParse(request.params ?? {});
+    if (!parsed.success) {
+      const issue = parsed.error.issues[0];
+      throw new RelayError('INVALID_PARAMS', `${method}: ${issue?.path.join('.') || 'params'}: ${issue?.message}`);
+    }
+    const params = parsed.data as Record<string, unknown>;
+    const { tabs, pages } = this.deps;
+    switch (method) {
+      case 'browser.status':
+        return this.deps.status();
+      case 'tabs.list':
+        return { tabs: await tabs.list() };
+      case 'tabs.switch':
+        return { tab: await tabs.switchTo(String(params.tabId ?? '')) };
+      case 'tabs.ensurePerplexity':
+        return tabs.ensurePerplexity(15_000);
+      case 'tabs.navigate':
+        return { url: await tabs.navigate(String(params.url)) };
+      case 'tabs.capture':
+        return tabs.capture(params.format as 'png' | 'jpeg', params.quality as number | undefined);
+      case 'page.content':
+        return this.pageContent(params.maxLength as number, signal, progress);
+      default: {
+        const tabId = await tabs.pageTab();
+        return pages.request(tabId, method, params, signal, progress);
+      }
+    }
+  }
+
+  /** Perplexity tabs answer through their content script; any other tab through an injected function. */
+  private async pageContent(maxLength: number, signal: AbortSignal, progress: (message: string) => void): Promise<unknown> {
+    const tab = await this.deps.tabs.drivenTab();
+    if (tab?.id === undefined) throw new RelayError('TAB_NOT_FOUND', 'No tab is selected. Call comet_connect or comet_switch_tab first.');
+    if (this.deps.pages.state(tab.id)) return this.deps.pages.request(tab.id, 'page.content', { maxLength }, signal, progress);
+    try {
+      const [injection] = await browser.scripting.executeScript({ target: { tabId: tab.id }, func: extractVisibleText, args: [maxLength] });
+      return injection?.result;
+    } catch (error) {
+      throw new RelayError('EVALUATION_FAILED', `Could not read tab ${tab.id} (${tab.url}): ${(error as Error).message}`);
+    }
+  }
+}

@@ -1,0 +1,77 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { type HostRecord, listHosts, pickHost, removeHostRecord, writeHostRecord } from '../../lib/relay/discovery';
+import { hostRecordPath, socketPath, stateDir } from '../../lib/relay/paths';
+
+let home: string;
+beforeEach(() => {
+  home = fs.mkdtempSync(path.join(os.tmpdir(), 'comet-relay-discovery-'));
+});
+afterEach(() => fs.rmSync(home, { recursive: true, force: true }));
+
+const record = (profileId: string, connectedAt: string, pid = process.pid, label = `Profile ${profileId}`): HostRecord => ({
+  profileId,
+  profileLabel: label,
+  browser: { name: 'Chromium', version: '156.0.0.0' },
+  extensionVersion: '0.1.0',
+  hostVersion: '0.1.0',
+  socketPath: socketPath(home, profileId),
+  pid,
+  startedAt: connectedAt,
+  connectedAt,
+});
+
+describe('state directory', () => {
+  it('follows COMET_RELAY_HOME, then the OS convention', () => {
+    expect(stateDir({ env: { COMET_RELAY_HOME: '/tmp/x' } })).toBe('/tmp/x');
+    expect(stateDir({ env: {}, platform: 'linux', homedir: '/home/u' })).toBe('/home/u/.local/state/comet-relay');
+    expect(stateDir({ env: { XDG_STATE_HOME: '/xdg' }, platform: 'linux', homedir: '/home/u' })).toBe('/xdg/comet-relay');
+    expect(stateDir({ env: {}, platform: 'darwin', homedir: '/Users/u' })).toBe('/Users/u/Library/Application Support/comet-relay');
+    expect(stateDir({ env: { LOCALAPPDATA: 'C:\\Users\\u\\AppData\\Local' }, platform: 'win32', homedir: 'C:\\Users\\u' })).toBe(
+      'C:\\Users\\u\\AppData\\Local\\comet-relay',
+    );
+  });
+
+  it('keeps socket paths short enough for unix sockets, and uses named pipes on Windows', () => {
+    expect(socketPath('/tmp/h', 'abc').endsWith('run/abc.sock')).toBe(true);
+    expect(socketPath(`/tmp/${'d'.repeat(120)}`, 'abc').length).toBeLessThanOrEqual(100);
+    expect(socketPath('C:\\x', 'abc', 'win32')).toMatch(/^\\\\\.\\pipe\\comet-relay-[0-9a-f]{16}$/);
+  });
+});
+
+describe('discovery records', () => {
+  it('lists live hosts, most recently connected first', () => {
+    writeHostRecord(home, record('aaaaaaaa1', '2026-01-01T00:00:00.000Z'));
+    writeHostRecord(home, record('bbbbbbbb2', '2026-02-01T00:00:00.000Z'));
+    expect(listHosts(home).map((h) => h.profileId)).toEqual(['bbbbbbbb2', 'aaaaaaaa1']);
+  });
+
+  it('ignores and removes records of dead hosts and unreadable files', () => {
+    writeHostRecord(home, record('aaaaaaaa1', '2026-01-01T00:00:00.000Z', 999_999_999));
+    fs.writeFileSync(path.join(home, 'hosts', 'garbage.json'), '{not json');
+    expect(listHosts(home)).toEqual([]);
+    expect(fs.readdirSync(path.join(home, 'hosts'))).toEqual([]);
+  });
+
+  it('picks by id, then by label, else the newest', () => {
+    const hosts = [record('bbbbbbbb2', '2', process.pid, 'Work'), record('aaaaaaaa1', '1', process.pid, 'Personal')];
+    expect(pickHost(hosts)?.profileId).toBe('bbbbbbbb2');
+    expect(pickHost(hosts, 'aaaaaaaa1')?.profileId).toBe('aaaaaaaa1');
+    expect(pickHost(hosts, 'person')?.profileId).toBe('aaaaaaaa1');
+    expect(pickHost(hosts, 'nobody')).toBeUndefined();
+  });
+
+  it('leaves a record alone that a newer host for the same profile wrote', () => {
+    writeHostRecord(home, record('aaaaaaaa1', '1', 1));
+    removeHostRecord(home, 'aaaaaaaa1', 2);
+    expect(fs.existsSync(hostRecordPath(home, 'aaaaaaaa1'))).toBe(true);
+    removeHostRecord(home, 'aaaaaaaa1', 1);
+    expect(fs.existsSync(hostRecordPath(home, 'aaaaaaaa1'))).toBe(false);
+  });
+
+  it('returns nothing when the state directory does not exist yet', () => {
+    expect(listHosts(path.join(home, 'missing'))).toEqual([]);
+  });
+});

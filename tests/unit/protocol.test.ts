@@ -1,0 +1,87 @@
+import { createHash } from 'node:crypto';
+import { describe, expect, it } from 'vitest';
+import { RelayError } from '../../lib/protocol/errors';
+import { EXTENSION_ID, EXTENSION_PUBLIC_KEY } from '../../lib/protocol/identity';
+import { parseEnvelope } from '../../lib/protocol/messages';
+import { methods } from '../../lib/protocol/methods';
+import { categorizeTab, checkPerplexityUrl } from '../../lib/protocol/urls';
+
+describe('identity', () => {
+  it('derives the pinned extension ID from the manifest key', () => {
+    const der = Buffer.from(EXTENSION_PUBLIC_KEY, 'base64');
+    const hex = createHash('sha256').update(der).digest('hex').slice(0, 32);
+    const id = [...hex].map((c) => String.fromCharCode(97 + Number.parseInt(c, 16))).join('');
+    expect(id).toBe(EXTENSION_ID);
+  });
+});
+
+describe('envelopes', () => {
+  it('accepts every well-formed kind', () => {
+    const samples = [
+      { kind: 'request', id: 'r1', method: 'tabs.list', params: {} },
+      { kind: 'result', id: 'r1', result: { tabs: [] } },
+      { kind: 'error', id: 'r1', error: { code: 'TIMEOUT', message: 'late' } },
+      { kind: 'cancel', id: 'r1' },
+      { kind: 'progress', id: 'r1', message: 'Searching' },
+      { kind: 'event', event: 'host.clients', data: {} },
+      { kind: 'hello', protocolVersion: 1, version: '0.1.0', role: 'client', client: { name: 'x' } },
+      { kind: 'welcome', protocolVersion: 1, version: '0.1.0', pid: 3 },
+      { kind: 'incompatible', protocolVersion: 2, version: '9', message: 'no' },
+      { kind: 'ping', t: 1 },
+      { kind: 'pong', t: 1 },
+      { kind: 'chunk', chunkId: 'c', index: 0, count: 1, data: '' },
+    ];
+    for (const sample of samples) expect(parseEnvelope(sample)).toMatchObject({ ok: true });
+  });
+
+  it('names the offending field of a bad message', () => {
+    expect(parseEnvelope({ kind: 'request', id: '', method: 'x' })).toMatchObject({ ok: false, error: expect.stringMatching(/^id:/) });
+    expect(parseEnvelope({ kind: 'error', id: 'r', error: { code: 'NOPE', message: 'm' } })).toMatchObject({ ok: false, error: expect.stringMatching(/error\.code/) });
+    expect(parseEnvelope({ kind: 'teleport' })).toMatchObject({ ok: false });
+    expect(parseEnvelope('hello')).toMatchObject({ ok: false });
+    expect(parseEnvelope(null)).toMatchObject({ ok: false });
+  });
+
+  it('rejects a profile id that could escape the state directory', () => {
+    const hello = { kind: 'hello', protocolVersion: 1, version: '1', role: 'extension', profile: { id: '../../etc/x', label: 'x' } };
+    expect(parseEnvelope(hello)).toMatchObject({ ok: false });
+  });
+
+  it('validates method params', () => {
+    expect(methods['tabs.capture'].params.safeParse({ format: 'gif' }).success).toBe(false);
+    expect(methods['page.content'].params.safeParse({ maxLength: 0 }).success).toBe(false);
+    expect(methods['tabs.list'].params.safeParse({ extra: 1 }).success).toBe(false);
+  });
+
+  it('turns foreign errors into typed ones', () => {
+    expect(RelayError.from({ code: 'TIMEOUT', message: 'late' })).toMatchObject({ code: 'TIMEOUT', message: 'late' });
+    expect(RelayError.from(new Error('boom'))).toMatchObject({ code: 'INTERNAL', message: 'boom' });
+    expect(RelayError.from(Object.assign(new Error('x'), { name: 'AbortError' }))).toMatchObject({ code: 'CANCELLED' });
+  });
+});
+
+describe('tab categories', () => {
+  it.each([
+    ['https://www.perplexity.ai/', 'Main'],
+    ['https://www.perplexity.ai/search/abc', 'Main'],
+    ['https://www.perplexity.ai/sidecar?x=1', 'Sidecar'],
+    ['https://en.wikipedia.org/wiki/X', 'Agent Browsing'],
+    ['http://example.com/', 'Agent Browsing'],
+    ['https://perplexity.ai.evil.com/', 'Agent Browsing'],
+    ['chrome-extension://abc/sidepanel.html', 'Overlay'],
+    ['chrome://newtab/', 'Other'],
+    ['about:blank', 'Other'],
+    ['', 'Other'],
+  ])('%s → %s', (url, category) => {
+    expect(categorizeTab(url)).toBe(category);
+  });
+});
+
+describe('checkPerplexityUrl', () => {
+  it('accepts perplexity.ai and its subdomains over https', () => {
+    expect(checkPerplexityUrl('https://www.perplexity.ai/search/x')).toEqual({ ok: true, url: 'https://www.perplexity.ai/search/x' });
+    expect(checkPerplexityUrl('https://perplexity.ai/')).toMatchObject({ ok: true });
+    expect(checkPerplexityUrl('https://docs.perplexity.ai/a')).toMatchObject({ ok: true });
+    expect(checkPerplexityUrl('HTTPS://WWW.PERPLEXITY.AI/Search/X')).toMatchObject({ ok: true });
+  });
+});
