@@ -2,6 +2,7 @@ import { execFile } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 
 /**
  * The few outside-world operations install/uninstall/doctor need, gathered in one place so tests
@@ -117,4 +118,14 @@ export function tildify(sys: ResolvedSystem, file: string): string {
 
 export function errorMessage(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
+}
+
+/**
+ * The built CLI the launcher and client configs should run. Inside the bundle (`dist/cli.js`)
+ * that is the bundle itself; from sources (tsx, vitest) it is `<repo>/dist/cli.js`.
+ */
+export function defaultCliPath(moduleUrl: string = import.meta.url): string {
+  const self = fileURLToPath(moduleUrl);
+  if (/\.(c|m)?js$/.test(self)) return self;
+  return path.resolve(path.dirname(self), '..', '..', 'dist', 'cli.js');
 }

@@ -1,0 +1,205 @@
+import { defaultCliPath, resolveSystem, type SystemOptions } from './system';
+
+/**
+ * Ready-to-paste MCP client configurations for `comet-relay mcp` (stdio) and `comet-relay serve`
+ * (Streamable HTTP). Nothing here writes a client's files: users keep other servers in them, so
+ * we print a snippet and say where it goes.
+ */
+
+export const CLIENTS = ['claude-code', 'claude-desktop', 'codex', 'cursor', 'vscode', 'windsurf', 'http'] as const;
+export type McpClientName = (typeof CLIENTS)[number];
+
+export const SERVER_NAME = 'comet-relay';
+export const DEFAULT_HTTP_URL = 'http://127.0.0.1:7777/mcp';
+/** Shown instead of the token when the caller does not pass one. */
+export const TOKEN_PLACEHOLDER = '<TOKEN: run npx comet-relay token>';
+
+export interface StdioCommand {
+  command: string;
+  args: string[];
+}
+
+export interface ClientConfigOptions extends SystemOptions {
+  /** The stdio command. Default: absolute node + absolute `dist/cli.js` + `mcp` (see `stdioCommand`). */
+  command?: string;
+  /** Arguments for `command`; required with `command`. */
+  args?: string[];
+  /** Use `npx comet-relay mcp` instead of absolute paths (needs npx on the client's PATH). */
+  npx?: boolean;
+  /** Node for the default command. Default `process.execPath`. */
+  nodePath?: string;
+  /** CLI for the default command. Default: this bundle's `dist/cli.js`. */
+  cliPath?: string;
+  /** COMET_RELAY_HOME the client must pass to `comet-relay mcp` (from `--home`), put in the config's env. */
+  home?: string;
+  /** The `serve` endpoint. Default `http://127.0.0.1:7777/mcp`. */
+  httpUrl?: string;
+  /** The bearer token for `http`. Default: a placeholder telling how to get it. */
+  token?: string;
+}
+
+export interface ConfigSnippet {
+  /** What this snippet is, e.g. "Command line" or "Project file .mcp.json". */
+  label: string;
+  format: 'shell' | 'json' | 'toml';
+  content: string;
+  /** Where it goes, when it is a file. */
+  file?: string;
+}
+
+export interface ClientConfig {
+  client: McpClientName;
+  snippets: ConfigSnippet[];
+  /** One line: where the text goes and what to do next. */
+  hint: string;
+  /** Every snippet with its label, plus the hint: ready to print. */
+  text: string;
+}
+
+export function isClientName(value: string): value is McpClientName {
+  return (CLIENTS as readonly string[]).includes(value);
+}
+
+/**
+ * The command an MCP client should start. By default the absolute node and the absolute CLI:
+ * GUI-launched clients (Claude Desktop, Cursor…) have a minimal PATH where `npx` may be missing.
+ */
+export function stdioCommand(options: Pick<ClientConfigOptions, 'npx' | 'nodePath' | 'cliPath' | 'platform'> = {}): StdioCommand {
+  const sys = resolveSystem({ platform: options.platform });
+  if (options.npx) {
+    // On Windows npx is a .cmd script, which clients can only start through cmd.
+    return sys.platform === 'win32' ? { command: 'cmd', args: ['/c', 'npx', 'comet-relay', 'mcp'] } : { command: 'npx', args: ['comet-relay', 'mcp'] };
+  }
+  return { command: options.nodePath ?? process.execPath, args: [sys.path.resolve(options.cliPath ?? defaultCliPath()), 'mcp'] };
+}
+
+/** Builds the configuration for one client; throws naming the valid clients for an unknown one. */
+export function clientConfig(client: string, options: ClientConfigOptions = {}): ClientConfig {
+  if (!isClientName(client)) {
+    throw new Error(`Unknown MCP client "${client}". Valid clients: ${CLIENTS.join(', ')}.`);
+  }
+  const sys = resolveSystem(options);
+  if (options.command !== undefined && options.args === undefined) options = { ...options, args: [] };
+  const { command, args } = options.command !== undefined ? { command: options.command, args: options.args ?? [] } : stdioCommand({ ...options, platform: sys.platform });
+  const env = options.home ? { COMET_RELAY_HOME: options.home } : undefined;
+  const entry = { command, args, ...(env ? { env } : {}) };
+  const mcpServers = (value: object) => json({ mcpServers: { [SERVER_NAME]: value } });
+  const q = (value: string) => shellQuote(value, sys.platform);
+  const commandLine = [command, ...args].map(q).join(' ');
+  const npxNote = options.npx ? ' npx must be on the PATH the client starts with; drop --npx to use absolute paths instead.' : '';
+  const home = (unix: string, windows: string) => (sys.platform === 'win32' ? windows : unix);
+
+  let snippets: ConfigSnippet[];
+  let hint: string;
+  switch (client) {
+    case 'claude-code': {
+      const envFlags = env ? ` -e ${q(`COMET_RELAY_HOME=${env.COMET_RELAY_HOME}`)}` : '';
+      snippets = [
+        { label: 'Command line', format: 'shell', content: `claude mcp add ${SERVER_NAME}${envFlags} -- ${commandLine}` },
+        { label: 'Or the project file .mcp.json', format: 'json', content: mcpServers(entry), file: '.mcp.json' },
+      ];
+      hint = `Run the command in a terminal (add --scope user before -- to use it in every project), or merge the JSON into .mcp.json at your project's root.${npxNote}`;
+      break;
+    }
+    case 'claude-desktop': {
+      const file =
+        sys.platform === 'darwin'
+          ? '~/Library/Application Support/Claude/claude_desktop_config.json'
+          : sys.platform === 'win32'
+            ? '%APPDATA%\\Claude\\claude_desktop_config.json'
+            : '~/.config/Claude/claude_desktop_config.json';
+      snippets = [{ label: `File ${file}`, format: 'json', content: mcpServers(entry), file }];
+      hint = `Merge the "${SERVER_NAME}" entry into "mcpServers" of ${file} (Settings → Developer → Edit Config), then quit and reopen Claude Desktop.${npxNote}`;
+      break;
+    }
+    case 'codex': {
+      const file = home('~/.codex/config.toml', '%USERPROFILE%\\.codex\\config.toml');
+      const lines = [
+        `[mcp_servers.${SERVER_NAME}]`,
+        `command = ${tomlString(command)}`,
+        `args = [${args.map(tomlString).join(', ')}]`,
+        '# comet_wait may be asked to wait up to 5 minutes for an answer: allow long tool calls.',
+        'tool_timeout_sec = 600',
+      ];
+      if (env) lines.push('', `[mcp_servers.${SERVER_NAME}.env]`, `COMET_RELAY_HOME = ${tomlString(env.COMET_RELAY_HOME)}`);
+      const envFlags = env ? ` --env ${q(`COMET_RELAY_HOME=${env.COMET_RELAY_HOME}`)}` : '';
+      snippets = [
+        { label: `File ${file}`, format: 'toml', content: `${lines.join('\n')}\n`, file },
+        { label: 'Or the command line', format: 'shell', content: `codex mcp add ${SERVER_NAME}${envFlags} -- ${commandLine}` },
+      ];
+      hint = `Append the TOML to ${file} (or run the command), then start Codex and type /mcp to see the server.${npxNote}`;
+      break;
+    }
+    case 'cursor': {
+      snippets = [{ label: 'File .cursor/mcp.json (this project) or ~/.cursor/mcp.json (every project)', format: 'json', content: mcpServers(entry), file: '.cursor/mcp.json' }];
+      hint = `Merge into .cursor/mcp.json in your project, or ~/.cursor/mcp.json for all projects; Cursor lists the server under Settings → MCP.${npxNote}`;
+      break;
+    }
+    case 'vscode': {
+      const vsEntry = { type: 'stdio', ...entry };
+      snippets = [
+        { label: 'File .vscode/mcp.json', format: 'json', content: json({ servers: { [SERVER_NAME]: vsEntry } }), file: '.vscode/mcp.json' },
+        { label: 'Or the command line', format: 'shell', content: `code --add-mcp ${q(JSON.stringify({ name: SERVER_NAME, ...vsEntry }))}` },
+      ];
+      hint = `Merge into .vscode/mcp.json in your workspace (note: "servers", not "mcpServers"), or run the command to add it to your user profile; then start it from the MCP view.${npxNote}`;
+      break;
+    }
+    case 'windsurf': {
+      const file = home('~/.codeium/windsurf/mcp_config.json', '%USERPROFILE%\\.codeium\\windsurf\\mcp_config.json');
+      snippets = [{ label: `File ${file}`, format: 'json', content: mcpServers(entry), file }];
+      hint = `Merge into ${file} (Windsurf Settings → Cascade → MCP servers → View raw config), then refresh the server list.${npxNote}`;
+      break;
+    }
+    case 'http': {
+      const url = options.httpUrl ?? DEFAULT_HTTP_URL;
+      const token = options.token ?? TOKEN_PLACEHOLDER;
+      const httpEntry = { type: 'http', url, headers: { Authorization: `Bearer ${token}` } };
+      const agentTool = {
+        type: 'mcp',
+        server_label: SERVER_NAME,
+        server_url: 'https://YOUR-PUBLIC-HTTPS-ADDRESS/mcp',
+        authorization: token,
+        allowed_tools: ['comet_ask', 'comet_wait', 'comet_get_sources'],
+      };
+      snippets = [
+        { label: 'Generic Streamable HTTP entry (Claude Code .mcp.json, Cursor, Windsurf, …)', format: 'json', content: mcpServers(httpEntry) },
+        { label: 'Claude Code command line', format: 'shell', content: `claude mcp add --transport http ${SERVER_NAME} ${q(url)} --header ${q(`Authorization: Bearer ${token}`)}` },
+        { label: 'Perplexity Agent API: one entry of "tools"', format: 'json', content: json(agentTool) },
+      ];
+      hint =
+        `Start the endpoint with: npx comet-relay serve (it listens on 127.0.0.1 only and requires this token; keep it secret). ` +
+        'The Agent API calls server_url from Perplexity\'s servers, so it must be a public HTTPS address that reaches this endpoint (a tunnel you trust); "authorization" takes the raw token, and "allowed_tools" limits what the model may call.';
+      break;
+    }
+  }
+
+  const text = [...snippets.flatMap((s) => [`# ${s.label}`, s.content.trimEnd(), '']), hint].join('\n');
+  return { client, snippets, hint, text };
+}
+
+function json(value: unknown): string {
+  return `${JSON.stringify(value, null, 2)}\n`;
+}
+
+/** A TOML basic string: escapes backslash, quote and every control character (including DEL). */
+export function tomlString(value: string): string {
+  let out = '"';
+  for (const ch of value) {
+    const code = ch.codePointAt(0) as number;
+    if (ch === '"') out += '\\"';
+    else if (ch === '\\') out += '\\\\';
+    else if (ch === '\n') out += '\\n';
+    else if (ch === '\t') out += '\\t';
+    else if (ch === '\r') out += '\\r';
+    else if (code < 0x20 || code === 0x7f) out += `\\u${code.toString(16).padStart(4, '0')}`;
+    else out += ch;
+  }
+  return `${out}"`;
+}
+
+/** Quotes one argument for the user's shell: POSIX single quotes, or cmd/PowerShell double quotes. */
+export function shellQuote(value: string, platform: NodeJS.Platform = process.platform): string {
+  if (/^[\w@%+=:,./-]+$/.test(value)) return value;
+  if (platform === 'win32') return /^[\w@%+=:,./\\-]+$/.test(value) ? value : `"${value.replace(/"/g, '\\"')}"`;
+  return `'${value.replace(/'/g, `'\\''`)}'`;
+}

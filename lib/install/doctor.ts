@@ -1,0 +1,332 @@
+import { RelayError } from '../protocol/errors';
+import { EXTENSION_ORIGIN } from '../protocol/identity';
+import type { BrowserStatus } from '../protocol/methods';
+import { type HostRecord, listHosts as realListHosts } from '../relay/discovery';
+import { stateDir as defaultStateDir } from '../relay/paths';
+import { VERSION } from '../relay/version';
+import { BROWSER_DATA, BROWSERS, type Browser, registryKey } from './browsers';
+import { hostLogPath } from './host-manifest';
+import { ALWAYS_FOR_ALL, installCommand, type ManifestLocation, manifestLocations, type Resolved, resolveState, type StateOptions, userDataDirLocation } from './install';
+import { queryRegistry } from './registry';
+import { defaultCliPath, errorMessage, type ExecFn, isFile, realExec, type ResolvedSystem, tildify } from './system';
+import { verifyManifest } from './verify';
+
+/** One link of the chain browser → manifest → launcher → node → host → extension → Perplexity tab. */
+export interface DoctorCheck {
+  name: string;
+  /** False only for a real problem; a skipped check is ok. */
+  ok: boolean;
+  /** The check did not apply here (browser not installed, nothing to ask without a host). */
+  skipped?: boolean;
+  detail: string;
+  /** One line: what to do. Present on every failed check. */
+  fix?: string;
+}
+
+export interface DoctorReport {
+  checks: DoctorCheck[];
+  ok: boolean;
+  /** 0 when nothing is broken, 1 otherwise. */
+  exitCode: number;
+}
+
+export interface DoctorOptions extends StateOptions {
+  /** Which browsers' registrations to check. Default 'all' (missing ones of absent browsers are skipped). */
+  browsers?: Browser[] | 'all';
+  /** Check only the manifest of a browser started with `--user-data-dir DIR`. */
+  userDataDir?: string;
+  /** The CLI the launcher should run. Default: this bundle's `dist/cli.js`. */
+  cliPath?: string;
+  /** The node that runs doctor (reported, and checked for version). Default `process.execPath`. */
+  nodePath?: string;
+  /** Default `process.versions.node`. */
+  nodeVersion?: string;
+  /** Runs `reg query` on Windows. */
+  exec?: ExecFn;
+  /** Live host discovery records. Default: lib/relay/discovery listHosts. */
+  listHosts?: (stateDir: string) => HostRecord[];
+  /**
+   * Asks the running host for the browser's status (`browser.status`). The caller wires the real
+   * relay client; without it the extension and tab checks are skipped.
+   */
+  queryStatus?: () => Promise<BrowserStatus>;
+  /** How long to wait for queryStatus. Default 5000 ms. */
+  statusTimeoutMs?: number;
+}
+
+const MIN_NODE_MAJOR = 20;
+
+/** Checks every link in order and says which one is broken and how to fix it. Never throws. */
+export async function doctor(options: DoctorOptions = {}): Promise<DoctorReport> {
+  const resolved = resolveState(options);
+  const { sys, stateDir } = resolved;
+  const checks: DoctorCheck[] = [];
+  const add = (check: DoctorCheck) => checks.push(check);
+
+  // (a) node
+  const nodePath = options.nodePath ?? process.execPath;
+  const nodeVersion = options.nodeVersion ?? process.versions.node;
+  const major = Number.parseInt(nodeVersion, 10);
+  if (!(major >= MIN_NODE_MAJOR)) {
+    add({ name: 'node', ok: false, detail: `node ${nodeVersion} at ${nodePath} is too old: comet-relay needs node ${MIN_NODE_MAJOR} or newer`, fix: `install Node.js ${MIN_NODE_MAJOR}+ (https://nodejs.org), then run: ${installCommand({ home: resolved.bakedHome, platform: sys.platform })}` });
+  } else {
+    add({ name: 'node', ok: true, detail: `node ${nodeVersion} at ${nodePath}` });
+  }
+
+  // (b) CLI built
+  const cliPath = sys.path.resolve(options.cliPath ?? defaultCliPath());
+  if (isFile(sys, cliPath)) add({ name: 'CLI built', ok: true, detail: tildify(sys, cliPath) });
+  else add({ name: 'CLI built', ok: false, detail: `${tildify(sys, cliPath)} does not exist`, fix: 'run: npm run build (in the comet-relay folder)' });
+
+  // (c) one manifest per browser
+  checks.push(...(await manifestChecks(options, resolved)));
+
+  // token (only serve needs it)
+  checks.push(tokenCheck(sys, stateDir));
+
+  // (d) a host is running
+  const log = tildify(sys, hostLogPath(stateDir, sys.platform));
+  let hosts: HostRecord[] = [];
+  try {
+    hosts = (options.listHosts ?? realListHosts)(stateDir);
+  } catch (error) {
+    add({ name: 'host running', ok: false, detail: `cannot read the discovery folder in ${tildify(sys, stateDir)}: ${errorMessage(error)}`, fix: 'check that the state folder is readable by you' });
+  }
+  if (hosts.length === 0) {
+    if (!checks.some((c) => c.name === 'host running')) {
+      add({
+        name: 'host running',
+        ok: false,
+        detail: `No comet-relay host is running (no live record in ${tildify(sys, sys.path.join(stateDir, 'hosts'))})`,
+        fix: `open the browser with the comet-relay extension enabled (the browser starts the host). If it is open, check the host log at ${log}`,
+      });
+    }
+  } else {
+    const describe = (h: HostRecord) => `"${h.profileLabel}" in ${h.browser.name} ${h.browser.version} (pid ${h.pid}, host ${h.hostVersion}, extension ${h.extensionVersion})`;
+    const stale = hosts.filter((h) => h.hostVersion !== VERSION);
+    const detail = `${hosts.length} host${hosts.length > 1 ? 's' : ''}: ${hosts.map(describe).join('; ')}`;
+    if (stale.length > 0) {
+      add({
+        name: 'host running',
+        ok: false,
+        detail: `${detail}. ${stale.map((h) => `The host for "${h.profileLabel}" is version ${h.hostVersion}`).join('; ')}, but this comet-relay is ${VERSION}`,
+        fix: 'reload the comet-relay extension (or restart the browser) so it starts the new host',
+      });
+    } else {
+      add({ name: 'host running', ok: true, detail });
+    }
+  }
+
+  // (e) extension connected, (f) Perplexity tab: need a live query through the host.
+  if (hosts.length === 0) {
+    add({ name: 'extension connected', ok: true, skipped: true, detail: 'skipped: no host to ask' });
+    add({ name: 'Perplexity tab', ok: true, skipped: true, detail: 'skipped: no host to ask' });
+  } else if (!options.queryStatus) {
+    add({ name: 'extension connected', ok: true, skipped: true, detail: 'skipped: not asked (no live query wired)' });
+    add({ name: 'Perplexity tab', ok: true, skipped: true, detail: 'skipped: not asked (no live query wired)' });
+  } else {
+    let status: BrowserStatus | undefined;
+    try {
+      status = await withTimeout(options.queryStatus(), options.statusTimeoutMs ?? 5000);
+    } catch (error) {
+      const relay = error instanceof RelayError ? error : undefined;
+      add({
+        name: 'extension connected',
+        ok: false,
+        detail: `asking the browser for its status failed: ${relay ? `[${relay.code}] ` : ''}${errorMessage(error)}`,
+        fix: `open the browser's extensions page, check that comet-relay is enabled and reload it; the host log is ${log}`,
+      });
+      add({ name: 'Perplexity tab', ok: true, skipped: true, detail: 'skipped: the extension did not answer' });
+    }
+    if (status) {
+      const where = `${status.browser.name} ${status.browser.version}, profile "${status.profile.label}"`;
+      add({ name: 'extension connected', ok: true, detail: `extension ${status.extensionVersion} in ${where}, ${status.tabCount} tab${status.tabCount === 1 ? '' : 's'}` });
+      const tab = status.perplexityTab;
+      if (!tab) {
+        add({ name: 'Perplexity tab', ok: false, detail: `no Perplexity tab is open in ${where}`, fix: 'open https://www.perplexity.ai in that browser (or let a client call comet_connect)' });
+      } else if (tab.selectorSet === null) {
+        add({
+          name: 'Perplexity tab',
+          ok: false,
+          detail: `"${tab.title}" (${tab.url}) is open, but its page was not recognised (no selector set matched)`,
+          fix: 'wait for the page to load or reload the tab; if it persists, Perplexity changed its page: update comet-relay',
+        });
+      } else {
+        add({ name: 'Perplexity tab', ok: true, detail: `"${tab.title}" (${tab.url}), page layout ${tab.selectorSet}` });
+      }
+    }
+  }
+
+  const ok = checks.every((c) => c.ok);
+  return { checks, ok, exitCode: ok ? 0 : 1 };
+}
+
+async function manifestChecks(options: DoctorOptions, resolved: Resolved): Promise<DoctorCheck[]> {
+  const { sys } = resolved;
+  const exec = options.exec ?? realExec;
+  const expectedHome = expectedLauncherHome(resolved);
+
+  const checkLocation = async (location: ManifestLocation, browser: Browser | undefined): Promise<{ present: boolean; check?: DoctorCheck }> => {
+    const name = browser ? `manifest (${browser})` : 'manifest (--user-data-dir)';
+    const command = installCommand({ browser, userDataDir: options.userDataDir, home: resolved.bakedHome, platform: sys.platform });
+    let manifestPath = location.manifestPath;
+    let via = '';
+    if (sys.platform === 'win32' && location.registryKey) {
+      const value = await queryRegistry(exec, location.registryKey);
+      if (!value) return { present: false };
+      manifestPath = value;
+      via = ` (registered at ${location.registryKey})`;
+      if (!sys.fs.existsSync(value)) {
+        return { present: true, check: { name, ok: false, detail: `the registry key ${location.registryKey} points to ${value}, which does not exist`, fix: `run: ${command}` } };
+      }
+    } else if (!sys.fs.existsSync(manifestPath)) {
+      return { present: false };
+    }
+    const result = verifyManifest(sys, manifestPath, { installCommand: command, extensionOrigin: EXTENSION_ORIGIN });
+    const problems = [...result.problems];
+    const launcherHome = result.launcher ? (result.launcher.home ?? defaultHome(sys)) : undefined;
+    if (launcherHome !== undefined && !samePath(sys, launcherHome, expectedHome)) {
+      problems.push({
+        message: `the launcher starts the host with state folder ${tildify(sys, launcherHome)}, but this shell uses ${tildify(sys, expectedHome)}, so clients here will not find that host`,
+        fix: `run: ${command}   (or set COMET_RELAY_HOME to match)`,
+      });
+    }
+    const shown = `${tildify(sys, manifestPath)}${via}`;
+    if (problems.length > 0) {
+      return { present: true, check: { name, ok: false, detail: `${shown}: ${problems.map((p) => p.message).join('; ')}`, fix: (problems[0] as { fix: string }).fix } };
+    }
+    const node = result.launcher?.nodePath ? `, node ${result.launcher.nodePath}` : '';
+    return { present: true, check: { name, ok: true, detail: `${shown} → ${tildify(sys, result.launcherPath ?? '')}${node}` } };
+  };
+
+  if (options.userDataDir) {
+    const location = userDataDirLocation(options.userDataDir, resolved);
+    if (sys.platform === 'win32') {
+      // Windows reads only the registry: check the selected browsers' keys.
+      const browsers = options.browsers && options.browsers !== 'all' ? options.browsers : BROWSERS.filter((b) => ALWAYS_FOR_ALL.includes(b) || manifestLocations(b, resolved).some((l) => l.browserFound));
+      const out: DoctorCheck[] = [];
+      for (const browser of browsers) {
+        const key = registryKey(browser);
+        const { check } = await checkLocation({ ...location, registryKey: key }, browser);
+        out.push(
+          check ?? {
+            name: `manifest (${browser})`,
+            ok: false,
+            detail: `no registry key ${key}, so ${BROWSER_DATA[browser].label} cannot find the host`,
+            fix: `run: ${installCommand({ browser, userDataDir: options.userDataDir, home: resolved.bakedHome, platform: sys.platform })}`,
+          },
+        );
+      }
+      return out;
+    }
+    const { check } = await checkLocation(location, undefined);
+    return [
+      check ?? {
+        name: 'manifest (--user-data-dir)',
+        ok: false,
+        detail: `no host manifest at ${tildify(sys, location.manifestPath)}`,
+        fix: `run: ${installCommand({ userDataDir: options.userDataDir, home: resolved.bakedHome, platform: sys.platform })}`,
+      },
+    ];
+  }
+
+  const selected: Browser[] = !options.browsers || options.browsers === 'all' ? [...BROWSERS] : options.browsers;
+  type Pending = { browser: Browser; check?: DoctorCheck; found: boolean; first: ManifestLocation };
+  const pending: Pending[] = [];
+  for (const browser of selected) {
+    const locations = manifestLocations(browser, resolved);
+    let result: DoctorCheck | undefined;
+    for (const location of locations) {
+      const { check } = await checkLocation(location, browser);
+      // With two candidate folders, a working one wins over a broken one.
+      if (check && (!result || (check.ok && !result.ok))) result = check;
+    }
+    pending.push({ browser, check: result, found: locations.some((l) => l.browserFound), first: locations[0] as ManifestLocation });
+  }
+
+  // A missing manifest is a failure only if it leaves no browser registered at all (or the user
+  // asked about that browser): someone who uses Chromium does not need Chrome registered.
+  const anyWorking = pending.some((p) => p.check?.ok);
+  const explicit = options.browsers !== undefined && options.browsers !== 'all';
+  const out = pending.map(({ browser, check, found, first }): DoctorCheck => {
+    if (check) return check;
+    const label = BROWSER_DATA[browser].label;
+    const command = installCommand({ browser, home: resolved.bakedHome, platform: sys.platform });
+    const where = first.registryKey ? `no registry key ${first.registryKey}` : `no host manifest at ${tildify(sys, first.manifestPath)}`;
+    if (!found && !explicit) {
+      return { name: `manifest (${browser})`, ok: true, skipped: true, detail: `skipped: ${label} not found (no ${tildify(sys, first.userDataDir)})` };
+    }
+    if (anyWorking && !explicit) {
+      return { name: `manifest (${browser})`, ok: true, skipped: true, detail: `skipped: not registered for ${label} (${where}); to use comet-relay there, run: ${command}` };
+    }
+    return { name: `manifest (${browser})`, ok: false, detail: `${where}, so ${label} cannot start the host ("Specified native messaging host not found")`, fix: `run: ${command}` };
+  });
+  if (out.every((c) => c.skipped)) {
+    out.push({
+      name: 'browser',
+      ok: false,
+      detail: `no supported browser found (${BROWSERS.map((b) => BROWSER_DATA[b].label).join(', ')}) and no host manifest installed`,
+      fix: `install one of them and run it once, then run: ${installCommand({ home: resolved.bakedHome, platform: sys.platform })}`,
+    });
+  }
+  return out;
+}
+
+function tokenCheck(sys: ResolvedSystem, stateDir: string): DoctorCheck {
+  const file = sys.path.join(stateDir, 'token');
+  if (!sys.fs.existsSync(file)) {
+    return { name: 'HTTP token', ok: true, skipped: true, detail: `skipped: no token yet (${tildify(sys, file)}); only "comet-relay serve" needs one, and install creates it` };
+  }
+  if (sys.platform !== 'win32') {
+    try {
+      const mode = sys.fs.statSync(file).mode & 0o777;
+      if ((mode & 0o077) !== 0) {
+        return { name: 'HTTP token', ok: false, detail: `${tildify(sys, file)} is readable by others (mode ${mode.toString(8).padStart(4, '0')})`, fix: `run: chmod 600 ${file}` };
+      }
+    } catch (error) {
+      return { name: 'HTTP token', ok: false, detail: `cannot read ${tildify(sys, file)}: ${errorMessage(error)}`, fix: `check the file's owner and permissions` };
+    }
+  }
+  return { name: 'HTTP token', ok: true, detail: `${tildify(sys, file)}${sys.platform === 'win32' ? '' : ', owner-only'}` };
+}
+
+/** The state folder the launcher should give the host: the one this process uses. */
+function expectedLauncherHome(resolved: Resolved): string {
+  return resolved.bakedHome ?? resolved.stateDir;
+}
+
+/** The state folder a host started without COMET_RELAY_HOME uses. */
+function defaultHome(sys: ResolvedSystem): string {
+  const env = { ...sys.env };
+  delete env.COMET_RELAY_HOME;
+  return defaultStateDir({ env, platform: sys.platform, homedir: sys.homedir });
+}
+
+function samePath(sys: ResolvedSystem, a: string, b: string): boolean {
+  const na = sys.path.resolve(a);
+  const nb = sys.path.resolve(b);
+  return sys.platform === 'win32' ? na.toLowerCase() === nb.toLowerCase() : na === nb;
+}
+
+function withTimeout<T>(promise: Promise<T>, ms: number): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`the browser did not answer within ${Math.round(ms / 100) / 10} s`)), ms);
+  });
+  return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
+}
+
+/** One line per check: `✔ name — detail`, `✘ name — detail` + `    fix: …`, `- name — skipped…`; then a summary. */
+export function formatDoctor(report: DoctorReport): string {
+  const lines: string[] = [];
+  for (const check of report.checks) {
+    const mark = check.skipped ? '-' : check.ok ? '✔' : '✘';
+    lines.push(`${mark} ${check.name} — ${check.detail}`);
+    if (!check.ok && check.fix) lines.push(`    fix: ${check.fix}`);
+  }
+  const failed = report.checks.filter((c) => !c.ok);
+  const first = failed[0];
+  lines.push(first ? `${failed.length} problem${failed.length > 1 ? 's' : ''} found; start with "${first.name}".` : 'Everything checked is working.');
+  return lines.join('\n');
+}
+

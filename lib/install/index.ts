@@ -1,0 +1,34 @@
+/**
+ * Installing comet-relay on a machine: native messaging registration per browser and OS,
+ * a doctor that follows every link, MCP client configurations and the HTTP token.
+ *
+ * Every function takes `{ env, platform, homedir, fs }` (and `exec` where it runs `reg.exe`),
+ * defaulting to the real process, so tests never touch the real home directory.
+ *
+ * CLI mapping (lib/cli/main.ts):
+ *   install   [--browser B|all] [--user-data-dir DIR] [--home DIR]  → install({ browsers, userDataDir, home, cliPath })
+ *   uninstall [--browser B|all] [--user-data-dir DIR] [--home DIR] [--purge] → uninstall(...)
+ *   doctor    [--browser B|all] [--user-data-dir DIR] [--home DIR]  → doctor({ ..., queryStatus }); print formatDoctor(r); exit r.exitCode
+ *   config <client> [--npx] [--home DIR]                             → clientConfig(client, { npx, home, token }).text
+ *   token                                                            → ensureToken(stateDir)
+ */
+export { BROWSER_DATA, BROWSERS, type Browser, browserExecutableCandidates, findBrowserExecutable, isBrowser, isBrowserInstalled, parseBrowsers, registryKey, userDataDirs } from './browsers';
+export { CLIENTS, type ClientConfig, type ClientConfigOptions, type ConfigSnippet, clientConfig, DEFAULT_HTTP_URL, isClientName, type McpClientName, type StdioCommand, stdioCommand } from './client-config';
+export { type DoctorCheck, type DoctorOptions, type DoctorReport, doctor, formatDoctor } from './doctor';
+export { buildManifest, type HostManifest, hostLogPath, launcherPath, launcherScript, parseLauncher } from './host-manifest';
+export {
+  ALWAYS_FOR_ALL,
+  type InstallOptions,
+  type InstallReport,
+  install,
+  installCommand,
+  manifestLocations,
+  resolveState,
+  type TargetReport,
+  type UninstallOptions,
+  type UninstallReport,
+  uninstall,
+} from './install';
+export { defaultCliPath, type ExecFn, type ExecResult, type FsLike, type SystemOptions } from './system';
+export { ensureToken, readToken, rotateToken } from './token';
+export { type ManifestCheck, verifyManifest } from './verify';
