@@ -1,0 +1,134 @@
+import { RelayError } from '../protocol/errors';
+import { chooseSelectorSet, chromeMajorFrom, type Mode, type ProbeReport, type SelectorSet } from '../selectors';
+import { ask, type AskHandle, type StopResult, stop } from './actions';
+import { pageContent, type PageContent } from './content';
+import type { PageContext } from './context';
+import { type Conversation, listConversations } from './conversations';
+import { getMode, type ModeRead, type ModeSwitch, setMode } from './mode';
+import { PageWatcher, type WaitOutcome, waitForAnswer } from './observer';
+import { poll, type PollResult, readTurnNow, turnsOf } from './reader';
+import { readSources, type SourcesResult } from './source-reader';
+
+/**
+ * The content script's whole view of the page: one object, one watcher, lazily chosen selector
+ * set. Every failure is a RelayError with a code from errors.ts. Imports no zod: the worker
+ * validates params and results with lib/protocol/page-methods.ts.
+ */
+
+export interface WaitCallParams {
+  timeoutMs?: number;
+  stallMs?: number;
+  /** Bind to turns after this count (from page.ask's result). Defaults to the last ask's. */
+  afterTurn?: number;
+  baselineUrl?: string;
+  maxLength?: number;
+}
+
+export interface WaitCallOptions {
+  signal?: AbortSignal;
+  onProgress?: (progress: { message: string; steps: string[] }) => void;
+}
+
+export interface PageDriver {
+  selectorSet(): { name: string; probe: ProbeReport };
+  poll(params?: { maxLength?: number }): Promise<PollResult>;
+  ask(params: { prompt: string; newChat?: boolean }): Promise<AskHandle>;
+  wait(params?: WaitCallParams, options?: WaitCallOptions): Promise<WaitOutcome>;
+  stop(): Promise<StopResult>;
+  getMode(): Promise<ModeRead>;
+  setMode(mode: Mode): Promise<ModeSwitch>;
+  sources(params?: { expand?: boolean; openTab?: boolean }): Promise<SourcesResult>;
+  conversations(): Promise<{ conversations: Conversation[] }>;
+  content(params?: { maxLength?: number }): Promise<PageContent>;
+  /** For tests and the side panel: the page watcher (events, active state). */
+  readonly watcher: PageWatcher;
+}
+
+const MODES: readonly Mode[] = ['standard', 'deep-research', 'model-council', 'create', 'learn', 'review', 'computer'];
+
+export function createPageDriver(win: Window): PageDriver {
+  const doc = win.document;
+  const chromeMajor = chromeMajorFrom(win.navigator?.userAgent ?? '');
+  let chosen: { set: SelectorSet; probe: ProbeReport } | null = null;
+
+  /** Probes until a set is recognised with confidence, then keeps it (a generation never changes in place). */
+  const choose = () => {
+    if (!chosen || !chosen.probe.confident) chosen = chooseSelectorSet(doc, chromeMajor);
+    return chosen;
+  };
+  const set = () => choose().set;
+  const watcher = new PageWatcher(win, set);
+  const ctx = (): PageContext => ({ win, doc, set: set(), waitFor: watcher.waitFor });
+  let lastAsk: AskHandle | null = null;
+
+  const guard = async <T>(what: string, run: () => Promise<T> | T): Promise<T> => {
+    try {
+      return await run();
+    } catch (e) {
+      const err = RelayError.from(e, 'EVALUATION_FAILED');
+      if (err === e) throw err;
+      throw new RelayError(err.code, `${what} failed: ${err.message}`);
+    }
+  };
+
+  return {
+    watcher,
+    selectorSet() {
+      const c = choose();
+      return { name: c.set.name, probe: c.probe };
+    },
+    poll: (params = {}) => guard('poll', () => poll(ctx(), params)),
+    ask: (params) =>
+      guard('ask', async () => {
+        lastAsk = await ask(ctx(), watcher, params);
+        return lastAsk;
+      }),
+    wait: (params = {}, options = {}) =>
+      guard('wait', () => {
+        const c = ctx();
+        // Without an explicit binding, bind to the last question asked through us; with none,
+        // to the turn on the page now (a wait for whatever the agent is doing).
+        const current = turnsOf(c.doc, c.set).length;
+        const afterTurn = params.afterTurn ?? lastAsk?.afterTurn ?? Math.max(0, current - 1);
+        const baselineUrl = params.baselineUrl ?? (params.afterTurn === undefined ? lastAsk?.baselineUrl : undefined);
+        return waitForAnswer(
+          watcher,
+          (turnIndex, maxLength) => {
+            const s = ctx();
+            const turn = turnsOf(s.doc, s.set)[turnIndex];
+            if (!turn) return { response: '', steps: [], currentStep: '', turnIndex, questionText: '', truncated: false, totalLength: 0 };
+            const t = readTurnNow(turn, turnIndex, s.set, maxLength === undefined ? {} : { maxLength });
+            return {
+              response: t.response,
+              steps: t.steps,
+              currentStep: t.steps.at(-1) ?? '',
+              turnIndex,
+              questionText: t.question,
+              truncated: t.truncated,
+              totalLength: t.totalLength,
+              ...(t.error ? { error: t.error } : {}),
+            };
+          },
+          {
+            afterTurn,
+            ...(baselineUrl ? { baselineUrl } : {}),
+            timeoutMs: params.timeoutMs ?? 120000,
+            stallMs: params.stallMs ?? 10000,
+            ...(options.signal ? { signal: options.signal } : {}),
+            ...(params.maxLength !== undefined ? { maxLength: params.maxLength } : {}),
+            onStep: (text, steps) => options.onProgress?.({ message: text, steps }),
+          },
+        );
+      }),
+    stop: () => guard('stop', () => stop(ctx(), watcher)),
+    getMode: () => guard('reading the mode', () => getMode(ctx())),
+    setMode: (mode) =>
+      guard('switching the mode', () => {
+        if (!MODES.includes(mode)) throw new RelayError('INVALID_PARAMS', `unknown mode "${mode}"; one of ${MODES.join(', ')}`);
+        return setMode(ctx(), mode);
+      }),
+    sources: (params = {}) => guard('reading sources', () => readSources(ctx(), params)),
+    conversations: () => guard('listing conversations', () => ({ conversations: listConversations(ctx()) })),
+    content: (params = {}) => guard('reading the page', () => pageContent(ctx(), params.maxLength)),
+  };
+}

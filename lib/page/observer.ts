@@ -1,0 +1,376 @@
+import { RelayError } from '../protocol/errors';
+import type { SelectorSet } from '../selectors';
+import type { WaitFor } from './context';
+import { all, closest, outermost, union } from './dom';
+import { hasSpinner, isPlaceholder, readError, readSteps, stopButton, turnsOf } from './reader';
+
+/**
+ * One MutationObserver for the whole page, connected only while someone listens: no observer and
+ * no timer exist in the page while nothing is asked. Each batch of mutations (the browser already
+ * delivers them per microtask) becomes a cheap snapshot of the current turn; differences between
+ * snapshots become typed events.
+ */
+
+export interface Snapshot {
+  url: string;
+  turnCount: number;
+  /** Index of the current (last) turn, -1 when the page has none. */
+  turnIndex: number;
+  hasStopButton: boolean;
+  hasLoadingSpinner: boolean;
+  steps: string[];
+  stepsFinished: boolean;
+  /** textContent length of the current answer: cheap, and enough to see growth. */
+  answerLength: number;
+  error?: string;
+  placeholder: boolean;
+}
+
+export type PageEvent =
+  | { type: 'turn-added'; turnCount: number }
+  | { type: 'step'; text: string; turnIndex: number }
+  | { type: 'answer-grew'; length: number; turnIndex: number }
+  | { type: 'answer-finished'; turnIndex: number }
+  | { type: 'error'; message: string; turnIndex: number }
+  | { type: 'navigated'; url: string; from: string };
+
+export type Listener = (events: PageEvent[], snap: Snapshot) => void;
+
+/** The attributes that can change what we read; everything else (styles, animations) is noise. */
+const attributeFilter = (set: SelectorSet) => [
+  'class',
+  'aria-label',
+  'aria-expanded',
+  'aria-checked',
+  'aria-pressed',
+  'aria-selected',
+  'aria-hidden',
+  'data-state',
+  'disabled',
+  'hidden',
+  'data-workflow-entry',
+  set.citationUrlAttr,
+];
+
+/**
+ * Finished = the page's own "done": no stop button and no spinner in the current turn, and
+ * something to show for it (answer text or a "Finished" steps header). While the stop button is
+ * up, a pause in the stream is only a pause.
+ */
+export function looksFinished(s: Snapshot): boolean {
+  return s.turnIndex >= 0 && !s.placeholder && !s.hasStopButton && !s.hasLoadingSpinner && (s.answerLength > 0 || s.stepsFinished);
+}
+
+export function takeSnapshot(doc: Document, set: SelectorSet): Snapshot {
+  const turns = turnsOf(doc, set);
+  const turn = turns.at(-1) ?? null;
+  const base = { url: doc.location?.href ?? '', turnCount: turns.length, turnIndex: turns.length - 1 };
+  const hasStop = stopButton(doc, set, turn) !== null;
+  if (!turn) {
+    return { ...base, hasStopButton: hasStop, hasLoadingSpinner: false, steps: [], stepsFinished: false, answerLength: 0, placeholder: false };
+  }
+  const { steps, finished } = readSteps(turn, set);
+  const answers = outermost(union(turn, set.answer));
+  const prose = outermost((answers.length ? answers : [turn]).flatMap((a) => all(a, set.prose))).filter(
+    (p) => !closest(p, set.userBubble),
+  );
+  const answerLength = (prose.length ? prose : answers).reduce((n, p) => n + (p.textContent ?? '').trim().length, 0);
+  const error = readError(turn, set);
+  return {
+    ...base,
+    hasStopButton: hasStop,
+    hasLoadingSpinner: hasSpinner(turn, set),
+    steps,
+    stepsFinished: finished,
+    answerLength,
+    ...(error ? { error } : {}),
+    placeholder: isPlaceholder(turn, set),
+  };
+}
+
+function diff(prev: Snapshot, cur: Snapshot): PageEvent[] {
+  const events: PageEvent[] = [];
+  if (cur.url !== prev.url) events.push({ type: 'navigated', url: cur.url, from: prev.url });
+  if (cur.turnCount > prev.turnCount) events.push({ type: 'turn-added', turnCount: cur.turnCount });
+  const sameTurn = cur.turnIndex === prev.turnIndex && cur.url === prev.url;
+  const known = sameTurn ? prev.steps : [];
+  for (const text of cur.steps) if (!known.includes(text)) events.push({ type: 'step', text, turnIndex: cur.turnIndex });
+  if (cur.answerLength > (sameTurn ? prev.answerLength : 0)) {
+    events.push({ type: 'answer-grew', length: cur.answerLength, turnIndex: cur.turnIndex });
+  }
+  if (looksFinished(cur) && !(sameTurn && looksFinished(prev))) events.push({ type: 'answer-finished', turnIndex: cur.turnIndex });
+  if (cur.error && cur.error !== (sameTurn ? prev.error : undefined)) {
+    events.push({ type: 'error', message: cur.error, turnIndex: cur.turnIndex });
+  }
+  return events;
+}
+
+export class PageWatcher {
+  private readonly listeners = new Set<Listener>();
+  private observer: MutationObserver | null = null;
+  private last: Snapshot | null = null;
+  private scheduled = false;
+  /** Turn indexes whose stop button was clicked (by us or by the user) while we watched. */
+  private readonly stopped = new Map<string, number>();
+
+  constructor(
+    private readonly win: Window,
+    private readonly getSet: () => SelectorSet,
+  ) {}
+
+  get active(): boolean {
+    return this.observer !== null;
+  }
+
+  snapshot(): Snapshot {
+    return takeSnapshot(this.win.document, this.getSet());
+  }
+
+  subscribe(listener: Listener): () => void {
+    this.listeners.add(listener);
+    if (this.listeners.size === 1) this.start();
+    return () => {
+      if (this.listeners.delete(listener) && this.listeners.size === 0) this.stop();
+    };
+  }
+
+  markStopped(url: string, turnIndex: number): void {
+    this.stopped.set(url, turnIndex);
+  }
+
+  wasStopped(url: string, turnIndex: number): boolean {
+    return this.stopped.get(url) === turnIndex;
+  }
+
+  /** Resolves when the probe returns something truthy, re-checked after every mutation batch. */
+  waitFor: WaitFor = (probe, timeoutMs, signal) =>
+    new Promise((resolve, reject) => {
+      const now = probe();
+      if (now) return resolve(now);
+      if (signal?.aborted) return reject(new RelayError('CANCELLED', 'The call was cancelled.'));
+      let unsubscribe = () => {};
+      const finish = (value: Parameters<typeof resolve>[0] | null, error?: RelayError) => {
+        clearTimeout(timer);
+        unsubscribe();
+        signal?.removeEventListener('abort', onAbort);
+        if (error) reject(error);
+        else resolve(value as never);
+      };
+      const onAbort = () => finish(null, new RelayError('CANCELLED', 'The call was cancelled.'));
+      const timer = setTimeout(() => finish(null), timeoutMs);
+      signal?.addEventListener('abort', onAbort, { once: true });
+      unsubscribe = this.subscribe(() => {
+        const value = probe();
+        if (value) finish(value);
+      });
+    });
+
+  private start(): void {
+    const doc = this.win.document;
+    this.last = this.snapshot();
+    const MO = (this.win as Window & typeof globalThis).MutationObserver;
+    this.observer = new MO(() => this.schedule());
+    this.observer.observe(doc.body ?? doc.documentElement, {
+      subtree: true,
+      childList: true,
+      characterData: true,
+      attributes: true,
+      attributeFilter: attributeFilter(this.getSet()),
+    });
+    // pushState fires nothing, but an SPA route change always mutates the DOM; popstate covers
+    // back/forward when the DOM happens to be reused.
+    this.win.addEventListener('popstate', this.onEvent);
+    this.win.addEventListener('hashchange', this.onEvent);
+    doc.addEventListener('click', this.onClick, true);
+  }
+
+  private stop(): void {
+    this.observer?.disconnect();
+    this.observer = null;
+    this.last = null;
+    this.win.removeEventListener('popstate', this.onEvent);
+    this.win.removeEventListener('hashchange', this.onEvent);
+    this.win.document.removeEventListener('click', this.onClick, true);
+  }
+
+  private readonly onEvent = (): void => this.schedule();
+
+  /** A user's own click on the stop button makes the turn "stopped", not "completed". */
+  private readonly onClick = (e: Event): void => {
+    const target = e.target as Element | null;
+    if (!target || typeof target.closest !== 'function') return;
+    const set = this.getSet();
+    if (closest(target, set.stopButton)) {
+      const snap = this.snapshot();
+      this.markStopped(snap.url, snap.turnIndex);
+    }
+  };
+
+  /** Coalesces: one snapshot per microtask, however many records or events arrived. */
+  private schedule(): void {
+    if (this.scheduled) return;
+    this.scheduled = true;
+    queueMicrotask(() => {
+      this.scheduled = false;
+      if (!this.observer) return;
+      this.observer.takeRecords();
+      const cur = this.snapshot();
+      const events = this.last ? diff(this.last, cur) : [];
+      this.last = cur;
+      for (const listener of [...this.listeners]) {
+        try {
+          listener(events, cur);
+        } catch {
+          // one listener's failure must not starve the others
+        }
+      }
+    });
+  }
+}
+
+// ---------------------------------------------------------------- waiting for an answer
+
+export type WaitStatus = 'completed' | 'timeout' | 'stalled' | 'error' | 'stopped';
+
+export interface WaitParams {
+  /** Only a turn with index >= afterTurn counts (the turn count captured before submitting). */
+  afterTurn: number;
+  /** The URL at submit time: on another conversation the count starts again from zero. */
+  baselineUrl?: string;
+  timeoutMs: number;
+  /** No change for this long while no stop button is visible → stalled. Default 10000. */
+  stallMs?: number;
+  signal?: AbortSignal;
+  onStep?: (text: string, steps: string[]) => void;
+  maxLength?: number;
+}
+
+export interface WaitOutcome {
+  status: WaitStatus;
+  response: string;
+  steps: string[];
+  currentStep: string;
+  turnIndex: number;
+  questionText: string;
+  truncated: boolean;
+  totalLength: number;
+  hasStopButton: boolean;
+  error?: string;
+  url: string;
+  elapsedMs: number;
+}
+
+function conversationKey(url: string): string {
+  try {
+    const u = new URL(url);
+    return u.origin + u.pathname;
+  } catch {
+    return url;
+  }
+}
+
+/**
+ * Resolves as soon as a turn created after `afterTurn` finishes (failure mode 5), from mutation
+ * events rather than a polling loop (failure mode 10). Timers: one deadline, one stall timer
+ * re-armed on change; both cleared, and the observer released, however the wait ends.
+ */
+export function waitForAnswer(
+  watcher: PageWatcher,
+  read: (turnIndex: number, maxLength?: number) => Omit<WaitOutcome, 'status' | 'elapsedMs' | 'url' | 'hasStopButton'>,
+  params: WaitParams,
+): Promise<WaitOutcome> {
+  const started = Date.now();
+  const stallMs = params.stallMs ?? 10000;
+  return new Promise<WaitOutcome>((resolve, reject) => {
+    if (params.signal?.aborted) return reject(new RelayError('CANCELLED', 'The wait was cancelled.'));
+    let done = false;
+    let sawWorking = false;
+    let reported: string[] = [];
+    let deadline: ReturnType<typeof setTimeout> | undefined;
+    let stall: ReturnType<typeof setTimeout> | undefined;
+    let unsubscribe = () => {};
+
+    const threshold = (snap: Snapshot) =>
+      params.baselineUrl && conversationKey(snap.url) !== conversationKey(params.baselineUrl) ? 0 : params.afterTurn;
+    const isOurs = (snap: Snapshot) => snap.turnIndex >= 0 && snap.turnIndex >= threshold(snap);
+
+    const cleanup = () => {
+      done = true;
+      clearTimeout(deadline);
+      clearTimeout(stall);
+      unsubscribe();
+      params.signal?.removeEventListener('abort', onAbort);
+    };
+
+    const finish = (status: WaitStatus, snap: Snapshot) => {
+      if (done) return;
+      cleanup();
+      try {
+        const turnIndex = isOurs(snap) ? snap.turnIndex : -1;
+        const body =
+          turnIndex >= 0
+            ? read(turnIndex, params.maxLength)
+            : { response: '', steps: [], currentStep: '', turnIndex: -1, questionText: '', truncated: false, totalLength: 0 };
+        const error = status === 'error' ? (snap.error ?? body.error) : body.error;
+        resolve({
+          status,
+          ...body,
+          currentStep: status === 'completed' ? '' : (body.steps.at(-1) ?? ''),
+          hasStopButton: snap.hasStopButton,
+          ...(error ? { error } : {}),
+          url: snap.url,
+          elapsedMs: Date.now() - started,
+        });
+      } catch (e) {
+        reject(RelayError.from(e, 'EVALUATION_FAILED'));
+      }
+    };
+
+    const onAbort = () => {
+      if (done) return;
+      cleanup();
+      reject(new RelayError('CANCELLED', 'The wait was cancelled.'));
+    };
+
+    const armStall = () => {
+      clearTimeout(stall);
+      stall = setTimeout(() => {
+        const snap = watcher.snapshot();
+        // A visible stop button means the agent says it is still at work: keep waiting.
+        if (snap.hasStopButton) armStall();
+        else finish('stalled', snap);
+      }, stallMs);
+    };
+
+    const check = (snap: Snapshot, changed: boolean) => {
+      if (done) return;
+      if (changed) armStall();
+      if (!isOurs(snap)) return;
+      if (snap.hasStopButton || snap.hasLoadingSpinner) sawWorking = true;
+      const fresh = snap.steps.filter((s) => !reported.includes(s));
+      if (fresh.length > 0) {
+        reported = [...snap.steps];
+        for (const text of fresh) params.onStep?.(text, snap.steps);
+      }
+      if (snap.error) return finish('error', snap);
+      // Once we saw it work, the stop button and spinners going away is the page saying "done",
+      // even with nothing to show (→ "completed with no visible response").
+      const finished = looksFinished(snap) || (sawWorking && !snap.hasStopButton && !snap.hasLoadingSpinner && !snap.placeholder);
+      if (finished) finish(watcher.wasStopped(snap.url, snap.turnIndex) ? 'stopped' : 'completed', snap);
+    };
+
+    params.signal?.addEventListener('abort', onAbort, { once: true });
+    deadline = setTimeout(() => finish('timeout', watcher.snapshot()), params.timeoutMs);
+    armStall();
+    const initial = watcher.snapshot();
+    let lastStop = initial.hasStopButton;
+    let lastSpin = initial.hasLoadingSpinner;
+    unsubscribe = watcher.subscribe((events, snap) => {
+      // Any event for the current turn, or a change in the working indicators, is progress.
+      check(snap, events.length > 0 || snap.hasStopButton !== lastStop || snap.hasLoadingSpinner !== lastSpin);
+      lastStop = snap.hasStopButton;
+      lastSpin = snap.hasLoadingSpinner;
+    });
+    check(initial, false);
+  });
+}

@@ -1,0 +1,69 @@
+import { expandCitations } from './citations';
+import type { PageContext } from './context';
+import { all, cleanText, isHidden, outermost, pointerClick, union } from './dom';
+import { turnsOf } from './reader';
+import { fromEntries, fromInlineCitations, fromLinks, mergeSources, type Source } from './sources';
+
+export interface SourcesResult {
+  sources: Source[];
+  /** Grouped citations seen / popovers opened and read. */
+  grouped: number;
+  expanded: number;
+  /** The Sources tab panel was read. */
+  fromTab: boolean;
+}
+
+function sourcesTab(ctx: PageContext): Element | null {
+  const re = new RegExp(ctx.set.sourcesTabPattern, 'i');
+  return union(ctx.doc, ctx.set.sourcesTab).find((t) => re.test(cleanText(t))) ?? null;
+}
+
+function panelFor(ctx: PageContext, tab: Element): Element | null {
+  const id = tab.getAttribute('aria-controls');
+  const byId = id ? ctx.doc.getElementById(id) : null;
+  if (byId && !isHidden(byId)) return byId;
+  const tabId = tab.id;
+  return (
+    all(ctx.doc, ctx.set.sourcesPanel).find((p) => !isHidden(p) && tabId !== '' && p.getAttribute('aria-labelledby') === tabId) ?? null
+  );
+}
+
+/**
+ * Reads the Sources tab. If its panel is not rendered, selects the tab, reads, and selects the
+ * tab that was active before, so the user's view is left as it was.
+ */
+async function readSourcesTab(ctx: PageContext, openTab: boolean): Promise<Source[] | null> {
+  const tab = sourcesTab(ctx);
+  if (!tab) return null;
+  const base = ctx.doc.location.href;
+  const rendered = panelFor(ctx, tab);
+  if (rendered && all(rendered, ctx.set.link).length > 0) return fromEntries(rendered, ctx.set, base);
+  if (!openTab) return null;
+  const previous = union(ctx.doc, ctx.set.sourcesTab).find((t) => t.getAttribute('aria-selected') === 'true') ?? null;
+  pointerClick(tab);
+  const panel = await ctx.waitFor(() => {
+    const p = panelFor(ctx, tab);
+    return p && all(p, ctx.set.link).length > 0 ? p : null;
+  }, 1500);
+  const found = panel ? fromEntries(panel, ctx.set, base) : null;
+  if (previous && previous !== tab && previous.isConnected) pointerClick(previous);
+  return found;
+}
+
+export async function readSources(ctx: PageContext, opts: { expand?: boolean; openTab?: boolean } = {}): Promise<SourcesResult> {
+  const { doc, set } = ctx;
+  const base = doc.location.href;
+  const turn = turnsOf(doc, set).at(-1);
+  const answers = turn ? outermost(union(turn, set.answer)) : [];
+  const scope = answers.length > 0 ? answers : turn ? [turn] : [];
+  const inline = scope.flatMap((a) => fromInlineCitations(a, set, base));
+  const links = fromLinks(scope, set, base);
+  const expansion = opts.expand === false ? { sources: [], grouped: 0, expanded: 0 } : await expandCitations(ctx);
+  const tab = await readSourcesTab(ctx, opts.openTab !== false);
+  return {
+    sources: mergeSources(inline, links, expansion.sources, tab ?? []),
+    grouped: expansion.grouped,
+    expanded: expansion.expanded,
+    fromTab: tab !== null,
+  };
+}

@@ -1,0 +1,102 @@
+import type { Mode } from './schema';
+
+/**
+ * Facts both UI generations share (docs/perplexity-dom.md, "A thread page"). Each generation's
+ * set spreads these and overrides what differs, so a change seen on the live site is one edit.
+ */
+export const modeIcons: Record<string, Mode> = {
+  '#pplx-icon-telescope': 'deep-research',
+  '#pplx-icon-gavel': 'model-council',
+  // "Create files and apps": its icon says "computer", which is why matching must be exact.
+  '#pplx-icon-custom-computer': 'create',
+  '#pplx-icon-book': 'learn',
+  '#pplx-icon-file-check': 'review',
+  '#pplx-icon-click': 'computer',
+  '#pplx-icon-search': 'standard',
+};
+
+export const modeLabels: Record<string, Mode> = {
+  Search: 'standard',
+  'Deep research': 'deep-research',
+  Research: 'deep-research',
+  'Model council': 'model-council',
+  'Create files and apps': 'create',
+  Create: 'create',
+  'Learn step by step': 'learn',
+  Learn: 'learn',
+  'Review documents': 'review',
+  Review: 'review',
+  Computer: 'computer',
+};
+
+export const common = {
+  composer: ['#ask-input', 'textarea[placeholder*="Ask"]', 'textarea[placeholder*="Search"]'],
+  submit: ['button[aria-label="Submit"]'],
+  // Only labelled buttons count: an svg <rect> says nothing (failure mode 2).
+  stopButton: ['button[aria-label*="Stop"]', 'button[aria-label*="Cancel"]'],
+  spinner: ['.animate-spin', '.animate-pulse'],
+  newThread: ['[data-testid="sidebar-new-thread"]', 'a[aria-label="New Thread"]', 'button[aria-label="New Thread"]'],
+
+  threadColumn: ['.max-w-threadContentWidth'],
+  turn: ['[data-workflow-entry]'],
+  // `~=` matches whole class tokens, so the look-alike `group-hover/user-bubble` is not taken.
+  userBubble: ['[class~="group/user-bubble"]', '[class~="group/query"]'],
+  queryText: ['[class*="whitespace-pre-line"]', '.select-text'],
+  queryExpand: ['[data-testid="toggle-query-expand-button"]'],
+  stepsBlock: ['[data-testid="workflow-steps"]', 'div.contents'],
+  stepRow: ['[data-testid="workflow-step"]', '[data-step]', ':scope > div'],
+  stepsFinishedPattern: '^\\s*Finished\\b',
+  answer: ['[data-workflow-final-text]', '[class~="group/final-text"]'],
+  prose: ['div.prose[data-renderer="lm"]', '.prose'],
+  codeBlock: ['pre'],
+  codeLanguage: ['[data-testid="code-language-indicator"]'],
+  answerChrome: [
+    '[data-testid="copy-code-button"]',
+    '[data-testid="code-language-indicator"]',
+    '.citation-nbsp',
+    'svg',
+    'script',
+    'style',
+    'template',
+  ],
+  errorMessage: ['[data-testid="answer-error"]', '[data-testid="error-message"]', '[role="alert"]'],
+  outsideThread: ['nav', 'aside', '[data-testid="sidebar"]'],
+
+  citationInline: ['[data-pplx-citation]', 'span.citation'],
+  citationUrlAttr: 'data-pplx-citation-url',
+  citationGroupPattern: '^(.*?)\\s*\\+\\s*(\\d+)\\s*$',
+  citationBadge: ['a[href]'],
+  citationPopover: [
+    '[data-testid="citation-popover"]',
+    '[data-radix-popper-content-wrapper]',
+    '[role="dialog"]',
+    '[role="tooltip"]',
+  ],
+  citationPopoverEntry: ['[data-testid="citation-popover-entry"]', 'li', 'a[href]'],
+  entryTitle: ['[data-testid*="title"]', '.title', 'h3', 'h4', 'strong'],
+  link: ['a[href]'],
+  sourcesTab: ['[role="tab"]'],
+  sourcesTabPattern: '^\\s*(Sources|Links)\\b',
+  sourcesPanel: ['[role="tabpanel"]'],
+
+  typeahead: ['[role="listbox"][aria-label="Typeahead menu"]'],
+  typeaheadItem: ['[role="menuitem"]'],
+  typeaheadShortcut: ['.shortcut-typeahead-option'],
+  typeaheadActive: ['.bg-subtle'],
+  modeChip: ['[data-testid="ask-input-mode-toggle-width-wrapper"] button[data-state]'],
+  modeMenu: ['[role="menu"]'],
+  modeMenuItem: ['[role="menuitemradio"]'],
+  computerToggle: [
+    '[data-testid="ask-input-computer-toggle"]',
+    'button[aria-label="Computer"]',
+    'button[aria-pressed][aria-label*="Computer"]',
+  ],
+  modeIcons,
+  modeLabels,
+  iconUse: ['use'],
+
+  modelPicker: ['button[aria-haspopup="menu"][aria-label]'],
+  modelCheckedIcon: '#pplx-icon-check',
+
+  conversationLink: ['a[href*="/search/"]', 'a[href*="/copilot/"]', 'a[href*="/computer/tasks/"]'],
+} as const;

@@ -1,0 +1,18 @@
+import { common } from './common';
+import type { SelectorSet } from './schema';
+
+/** Autumn 2026 ("Comet 2026-10"): a mode chip with a Radix menu, a separate Computer toggle. */
+export const generationB: SelectorSet = {
+  ...common,
+  name: 'gen-b-2026-10',
+  generation: 'B',
+  minChromeMajor: 140,
+  signature: {
+    present: [
+      '[data-testid="ask-input-mode-toggle-width-wrapper"]',
+      '[data-testid="ask-input-mode-toggle-width-wrapper"] button[data-state]',
+    ],
+    absent: ['[role="listbox"][aria-label="Typeahead menu"]'],
+  },
+  modeUi: 'chip',
+};
