@@ -410,10 +410,13 @@ export async function uninstall(options: UninstallOptions = {}): Promise<Uninsta
     }
   }
   if (users.length > 0 && !options.purge) {
-    kept.push(`${launcher} (still used by ${[...new Set(users)].join(', ')})`);
+    kept.push(`${tildify(sys, launcher)} (still used by ${[...new Set(users)].join(', ')})`);
   } else {
     removeFile(launcher);
     removeEmptyDir(sys, sys.path.dirname(launcher));
+    if (users.length > 0) {
+      problems.push(`the host manifests of ${[...new Set(users)].join(', ')} still point at the removed launcher; run: npx comet-relay uninstall --browser all`);
+    }
   }
 
   if (options.purge) {
@@ -430,13 +433,13 @@ export async function uninstall(options: UninstallOptions = {}): Promise<Uninsta
     }
     removeEmptyDir(sys, stateDir);
   } else if (sys.fs.existsSync(sys.path.join(stateDir, 'token'))) {
-    kept.push(`${sys.path.join(stateDir, 'token')} and ${sys.path.join(stateDir, 'logs')} (remove them with --purge)`);
+    kept.push(`${tildify(sys, sys.path.join(stateDir, 'token'))} and ${tildify(sys, sys.path.join(stateDir, 'logs'))} (remove them with --purge)`);
   }
 
   const lines: string[] = [];
   if (removed.length === 0) lines.push('Nothing to remove: comet-relay was not registered in the selected places.');
   for (const r of removed) lines.push(`removed  ${tildify(sys, r)}`);
-  for (const k of kept) lines.push(`kept     ${tildify(sys, k)}`);
+  for (const k of kept) lines.push(`kept     ${k}`);
   for (const p of problems) lines.push(`✘ ${p}`);
   if (removed.length > 0 && problems.length === 0) lines.push('A host that is still running stops when the browser closes or the extension is removed.');
   return { ok: problems.length === 0, removed, kept, problems, lines };

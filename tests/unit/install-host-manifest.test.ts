@@ -1,0 +1,121 @@
+import { execFileSync, spawnSync } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { buildManifest, launcherPath, launcherScript, parseLauncher, shUnquote, writeLauncher } from '../../lib/install/host-manifest';
+import { EXTENSION_ORIGIN, NATIVE_HOST_NAME } from '../../lib/protocol/identity';
+
+const temps: string[] = [];
+const tempDir = (prefix = 'cr-launcher-') => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), prefix));
+  temps.push(dir);
+  return dir;
+};
+afterEach(() => {
+  for (const dir of temps.splice(0)) fs.rmSync(dir, { recursive: true, force: true });
+});
+
+/** A stand-in for dist/cli.js that prints what it was started with. */
+function echoCli(dir: string): string {
+  const file = path.join(dir, 'cli.js');
+  fs.writeFileSync(file, 'console.log(JSON.stringify({ argv: process.argv.slice(2), home: process.env.COMET_RELAY_HOME ?? null }));\n');
+  return file;
+}
+
+describe('host manifest', () => {
+  it('names our host, stdio, and admits only our extension', () => {
+    expect(buildManifest('/x/bin/comet-relay-host')).toEqual({
+      name: NATIVE_HOST_NAME,
+      description: expect.any(String),
+      path: '/x/bin/comet-relay-host',
+      type: 'stdio',
+      allowed_origins: [EXTENSION_ORIGIN],
+    });
+  });
+
+  it('puts the launcher in <stateDir>/bin, .bat on Windows', () => {
+    expect(launcherPath('/s', 'linux')).toBe('/s/bin/comet-relay-host');
+    expect(launcherPath('C:\\s', 'win32')).toBe('C:\\s\\bin\\comet-relay-host.bat');
+  });
+});
+
+describe('sh launcher', () => {
+  it('execs the absolute node with the CLI and "host", passing the browser arguments through', () => {
+    const dir = tempDir();
+    const cli = echoCli(dir);
+    const file = writeLauncher({ stateDir: path.join(dir, 'state'), nodePath: process.execPath, cliPath: cli, platform: 'linux', env: {} });
+    expect(file).toBe(path.join(dir, 'state', 'bin', 'comet-relay-host'));
+    expect(fs.statSync(file).mode & 0o777).toBe(0o755);
+    const text = fs.readFileSync(file, 'utf8');
+    expect(text.startsWith('#!/bin/sh\n')).toBe(true);
+    expect(text).not.toContain('COMET_RELAY_HOME');
+    // A minimal PATH, like a GUI-launched browser's.
+    const out = execFileSync(file, [EXTENSION_ORIGIN, '--parent-window=0'], { env: { PATH: '/nonexistent' } }).toString();
+    expect(JSON.parse(out)).toEqual({ argv: ['host', EXTENSION_ORIGIN, '--parent-window=0'], home: null });
+  });
+
+  it('bakes --home into the launcher and survives spaces, quotes and $ in every path', () => {
+    const dir = tempDir("cr launcher 'quoted' $HOME `x` ");
+    const cli = echoCli(dir);
+    const home = path.join(dir, "state home's $PATH");
+    const file = writeLauncher({ stateDir: home, home, nodePath: process.execPath, cliPath: cli, platform: 'linux', env: {} });
+    const out = execFileSync(file, [EXTENSION_ORIGIN], { env: {} }).toString();
+    expect(JSON.parse(out)).toEqual({ argv: ['host', EXTENSION_ORIGIN], home });
+    expect(parseLauncher(fs.readFileSync(file, 'utf8'))).toEqual({ kind: 'sh', nodePath: process.execPath, cliPath: cli, home });
+  });
+
+  it('logs to <stateDir>/logs/host.log and exits 127 when node is gone', () => {
+    const dir = tempDir();
+    const cli = echoCli(dir);
+    const state = path.join(dir, 'state');
+    const file = writeLauncher({ stateDir: state, nodePath: path.join(dir, 'no-node'), cliPath: cli, platform: 'linux', env: {} });
+    const result = spawnSync(file, [EXTENSION_ORIGIN], { env: { PATH: '/usr/bin:/bin' } });
+    expect(result.status).toBe(127);
+    const log = fs.readFileSync(path.join(state, 'logs', 'host.log'), 'utf8');
+    expect(log).toContain(`node (${path.join(dir, 'no-node')})`);
+    expect(log).toContain('Run: npx comet-relay install');
+  });
+
+  it('refuses relative paths and line breaks', () => {
+    expect(() => launcherScript({ stateDir: '/s', nodePath: 'node', cliPath: '/c.js', platform: 'linux' })).toThrow('node path must be absolute');
+    expect(() => launcherScript({ stateDir: '/s', nodePath: '/n', cliPath: '/a\nb.js', platform: 'linux' })).toThrow('line break');
+  });
+
+  it('shUnquote undoes the quoting sh uses', () => {
+    expect(shUnquote(`'a b'\\''c'`)).toBe("a b'c");
+    expect(shUnquote(`"x \\"y\\" \\$z"`)).toBe('x "y" $z');
+    expect(shUnquote('plain\\ word')).toBe('plain word');
+  });
+
+  it('reads a hand-written exec launcher too', () => {
+    expect(parseLauncher('#!/bin/sh\nexec "/opt/node 20/bin/node" /srv/cli.js host "$@"\n')).toMatchObject({ nodePath: '/opt/node 20/bin/node', cliPath: '/srv/cli.js' });
+  });
+});
+
+describe('bat launcher', () => {
+  it('quotes paths, doubles % and sets COMET_RELAY_HOME', () => {
+    const text = launcherScript({
+      platform: 'win32',
+      stateDir: 'C:\\Users\\Ann Lee\\AppData\\Local\\comet-relay',
+      home: 'D:\\tmp\\100% home',
+      nodePath: 'C:\\Program Files\\nodejs\\node.exe',
+      cliPath: 'C:\\src\\comet relay (x86)\\dist\\cli.js',
+    });
+    const lines = text.split('\r\n');
+    expect(lines[0]).toBe('@echo off');
+    expect(lines).toContain('set "COMET_RELAY_HOME=D:\\tmp\\100%% home"');
+    expect(lines).toContain('set "CR_NODE=C:\\Program Files\\nodejs\\node.exe"');
+    expect(lines).toContain('"%CR_NODE%" "%CR_CLI%" host %*');
+    expect(parseLauncher(text)).toEqual({
+      kind: 'bat',
+      nodePath: 'C:\\Program Files\\nodejs\\node.exe',
+      cliPath: 'C:\\src\\comet relay (x86)\\dist\\cli.js',
+      home: 'D:\\tmp\\100% home',
+    });
+  });
+
+  it('rejects a double quote, which a .bat cannot carry', () => {
+    expect(() => launcherScript({ platform: 'win32', stateDir: 'C:\\s', nodePath: 'C:\\a"b\\node.exe', cliPath: 'C:\\c.js' })).toThrow('double quote');
+  });
+});

@@ -1,0 +1,105 @@
+import path from 'node:path';
+import type { ExecFn, ExecResult, FsLike } from '../../lib/install/system';
+
+/**
+ * An in-memory file system for running the Windows code paths on Linux (paths like
+ * `C:\Users\me\…`). Case-insensitive, like NTFS. Only what lib/install uses.
+ */
+export interface MemoryFs extends FsLike {
+  files: Map<string, { data: string; mode: number }>;
+  dirs: Set<string>;
+}
+
+export function memoryFs(p: typeof path.win32 = path.win32): MemoryFs {
+  const files = new Map<string, { data: string; mode: number }>();
+  const dirs = new Set<string>();
+  const key = (f: string) => p.resolve(f).toLowerCase();
+  const enoent = (f: string) => Object.assign(new Error(`ENOENT: no such file or directory, '${f}'`), { code: 'ENOENT' });
+  const mkdirs = (d: string) => {
+    let dir = p.resolve(d);
+    while (!dirs.has(dir.toLowerCase())) {
+      dirs.add(dir.toLowerCase());
+      const parent = p.dirname(dir);
+      if (parent === dir) break;
+      dir = parent;
+    }
+  };
+  const fs: MemoryFs = {
+    files,
+    dirs,
+    existsSync: (f) => files.has(key(f)) || dirs.has(key(f)),
+    readFileSync: (f) => {
+      const entry = files.get(key(f));
+      if (!entry) throw enoent(f);
+      return entry.data;
+    },
+    writeFileSync: (f, data, options) => {
+      if (!dirs.has(key(p.dirname(f)))) throw enoent(f);
+      if (options?.flag === 'wx' && files.has(key(f))) throw Object.assign(new Error('EEXIST'), { code: 'EEXIST' });
+      files.set(key(f), { data, mode: files.get(key(f))?.mode ?? options?.mode ?? 0o644 });
+    },
+    mkdirSync: (d) => {
+      mkdirs(d);
+      return undefined;
+    },
+    chmodSync: (f, mode) => {
+      const entry = files.get(key(f));
+      if (!entry) throw enoent(f);
+      entry.mode = mode;
+    },
+    statSync: (f) => {
+      const entry = files.get(key(f));
+      if (entry) return { isFile: () => true, isDirectory: () => false, mode: 0o100000 | entry.mode };
+      if (dirs.has(key(f))) return { isFile: () => false, isDirectory: () => true, mode: 0o40755 };
+      throw enoent(f);
+    },
+    rmSync: (f, options) => {
+      const k = key(f);
+      if (files.delete(k)) return;
+      if (dirs.has(k)) {
+        for (const other of [...files.keys()]) if (other.startsWith(`${k}\\`)) files.delete(other);
+        for (const other of [...dirs]) if (other === k || other.startsWith(`${k}\\`)) dirs.delete(other);
+        return;
+      }
+      if (!options?.force) throw enoent(f);
+    },
+    readdirSync: (d) => {
+      const k = key(d);
+      if (!dirs.has(k)) throw enoent(d);
+      const children = new Set<string>();
+      for (const entry of [...files.keys(), ...dirs]) {
+        if (entry !== k && p.dirname(entry) === k) children.add(p.basename(entry));
+      }
+      return [...children];
+    },
+    rmdirSync: (d) => {
+      dirs.delete(key(d));
+    },
+  };
+  return fs;
+}
+
+/** A fake `reg.exe` over an in-memory registry; records every call. */
+export function fakeReg(): { exec: ExecFn; calls: string[][]; values: Map<string, string> } {
+  const values = new Map<string, string>();
+  const calls: string[][] = [];
+  const ok = (stdout = ''): ExecResult => ({ code: 0, stdout, stderr: '' });
+  const missing: ExecResult = { code: 1, stdout: '', stderr: 'ERROR: The system was unable to find the specified registry key or value.' };
+  const exec: ExecFn = async (file, args) => {
+    calls.push([file, ...args]);
+    const [verb, keyName] = args;
+    const k = (keyName ?? '').toLowerCase();
+    if (verb === 'add') {
+      values.set(k, args[args.indexOf('/d') + 1] as string);
+      return ok('The operation completed successfully.');
+    }
+    if (verb === 'query') {
+      const value = values.get(k);
+      if (value === undefined) return missing;
+      return ok(`\r\n${keyName}\r\n    (Default)    REG_SZ    ${value}\r\n\r\n`);
+    }
+    if (verb === 'delete') return values.delete(k) ? ok('The operation completed successfully.') : missing;
+    return { code: 1, stdout: '', stderr: `unexpected reg ${verb}` };
+  };
+  return { exec, calls, values };
+}

@@ -1,0 +1,269 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { install, uninstall } from '../../lib/install/install';
+import { EXTENSION_ORIGIN, NATIVE_HOST_NAME } from '../../lib/protocol/identity';
+import { fakeReg, memoryFs } from './install-memfs';
+
+const temps: string[] = [];
+const tempDir = () => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'cr-install-'));
+  temps.push(dir);
+  return dir;
+};
+afterEach(() => {
+  for (const dir of temps.splice(0)) fs.rmSync(dir, { recursive: true, force: true });
+});
+
+/** A fake home with a built CLI; nothing outside it is touched. */
+function linuxSetup(extra: Record<string, string> = {}) {
+  const homedir = tempDir();
+  const cliPath = path.join(homedir, 'repo', 'dist', 'cli.js');
+  fs.mkdirSync(path.dirname(cliPath), { recursive: true });
+  fs.writeFileSync(cliPath, '// built\n');
+  return { homedir, cliPath, platform: 'linux' as const, env: { ...extra }, nodePath: process.execPath };
+}
+
+const readJson = (file: string) => JSON.parse(fs.readFileSync(file, 'utf8'));
+
+describe('install on Linux', () => {
+  it('--browser all: writes for browsers that exist plus Chrome and Chromium, and says which it skipped', async () => {
+    const setup = linuxSetup();
+    fs.mkdirSync(path.join(setup.homedir, '.config', 'BraveSoftware', 'Brave-Browser'), { recursive: true });
+    const report = await install({ ...setup, browsers: 'all' });
+
+    expect(report.ok).toBe(true);
+    const state = path.join(setup.homedir, '.local', 'state', 'comet-relay');
+    expect(report.stateDir).toBe(state);
+    expect(report.launcherPath).toBe(path.join(state, 'bin', 'comet-relay-host'));
+    const byTarget = Object.fromEntries(report.targets.map((t) => [t.target, t]));
+    expect(Object.keys(byTarget).sort()).toEqual(['brave', 'chrome', 'chromium', 'comet', 'edge']);
+    for (const name of ['chrome', 'chromium', 'brave']) {
+      expect(byTarget[name]?.ok).toBe(true);
+      expect(byTarget[name]?.skipped).toBeFalsy();
+    }
+    expect(byTarget.edge).toMatchObject({ ok: true, skipped: true, problem: expect.stringContaining('Microsoft Edge not found') });
+    expect(byTarget.edge?.fix).toContain('npx comet-relay install --browser edge');
+    expect(byTarget.comet?.skipped).toBe(true);
+
+    const manifestPath = path.join(setup.homedir, '.config', 'google-chrome', 'NativeMessagingHosts', `${NATIVE_HOST_NAME}.json`);
+    expect(byTarget.chrome?.manifestPath).toBe(manifestPath);
+    expect(readJson(manifestPath)).toEqual({
+      name: NATIVE_HOST_NAME,
+      description: expect.any(String),
+      path: report.launcherPath,
+      type: 'stdio',
+      allowed_origins: [EXTENSION_ORIGIN],
+    });
+    expect(fs.existsSync(path.join(setup.homedir, '.config', 'microsoft-edge'))).toBe(false);
+    const launcher = fs.readFileSync(report.launcherPath, 'utf8');
+    expect(launcher).toContain(`CR_NODE='${process.execPath}'`);
+    expect(launcher).toContain(`CR_CLI='${setup.cliPath}'`);
+
+    expect(report.token).toEqual({ path: path.join(state, 'token'), created: true });
+    expect(fs.statSync(path.join(state, 'token')).mode & 0o777).toBe(0o600);
+    const text = report.lines.join('\n');
+    expect(text).toContain('✔ chrome');
+    expect(text).toContain('- edge');
+    expect(text).not.toContain(fs.readFileSync(path.join(state, 'token'), 'utf8'));
+  });
+
+  it('honours XDG_CONFIG_HOME and an explicit browser list (installed or not)', async () => {
+    const setup = linuxSetup();
+    const xdg = path.join(setup.homedir, 'xdg');
+    const report = await install({ ...setup, env: { XDG_CONFIG_HOME: xdg }, browsers: ['edge'] });
+    expect(report.ok).toBe(true);
+    expect(report.targets).toHaveLength(1);
+    expect(report.targets[0]?.manifestPath).toBe(path.join(xdg, 'microsoft-edge', 'NativeMessagingHosts', `${NATIVE_HOST_NAME}.json`));
+    expect(fs.existsSync(report.targets[0]?.manifestPath as string)).toBe(true);
+  });
+
+  it('--user-data-dir writes only into that profile, --home is baked into the launcher', async () => {
+    const setup = linuxSetup();
+    const profile = path.join(setup.homedir, 'profile');
+    const home = path.join(setup.homedir, 'test-home');
+    const report = await install({ ...setup, userDataDir: profile, home });
+    expect(report.ok).toBe(true);
+    expect(report.targets.map((t) => t.manifestPath)).toEqual([path.join(profile, 'NativeMessagingHosts', `${NATIVE_HOST_NAME}.json`)]);
+    expect(fs.existsSync(path.join(setup.homedir, '.config'))).toBe(false);
+    expect(report.stateDir).toBe(home);
+    expect(report.launcherPath).toBe(path.join(home, 'bin', 'comet-relay-host'));
+    expect(fs.readFileSync(report.launcherPath, 'utf8')).toContain(`COMET_RELAY_HOME='${home}'\nexport COMET_RELAY_HOME`);
+    expect(report.token?.path).toBe(path.join(home, 'token'));
+  });
+
+  it('COMET_RELAY_HOME in the environment is baked too, so the browser-started host meets the clients', async () => {
+    const setup = linuxSetup();
+    const home = path.join(setup.homedir, 'env-home');
+    const report = await install({ ...setup, env: { COMET_RELAY_HOME: home }, browsers: ['chromium'] });
+    expect(report.home).toBe(home);
+    expect(fs.readFileSync(report.launcherPath, 'utf8')).toContain(`COMET_RELAY_HOME='${home}'`);
+  });
+
+  it('reports a missing CLI and a missing node with what to do', async () => {
+    const setup = linuxSetup();
+    const report = await install({ ...setup, cliPath: path.join(setup.homedir, 'nope', 'cli.js'), nodePath: '/nonexistent/node', browsers: ['chromium'] });
+    expect(report.ok).toBe(false);
+    expect(report.problems.map((p) => p.message)).toEqual([
+      'node was not found at /nonexistent/node',
+      expect.stringContaining('cli.js does not exist (not built yet?)'),
+    ]);
+    // The manifest check follows the launcher to node and the CLI, too.
+    expect(report.targets[0]?.problem).toContain('the launcher runs node at /nonexistent/node, which does not exist');
+    expect(report.lines.join('\n')).toContain('fix: run: npm run build, then install again');
+  });
+
+  it('keeps an existing token', async () => {
+    const setup = linuxSetup();
+    const first = await install({ ...setup, browsers: ['chromium'] });
+    const token = fs.readFileSync(first.token?.path as string, 'utf8');
+    const second = await install({ ...setup, browsers: ['chromium'] });
+    expect(second.token?.created).toBe(false);
+    expect(fs.readFileSync(second.token?.path as string, 'utf8')).toBe(token);
+  });
+});
+
+describe('install on macOS', () => {
+  it('writes Comet into the candidate folder that exists, or into both when neither does', async () => {
+    const setup = { ...linuxSetup(), platform: 'darwin' as const };
+    const support = path.join(setup.homedir, 'Library', 'Application Support');
+    let report = await install({ ...setup, browsers: ['comet'] });
+    expect(report.targets.map((t) => t.manifestPath)).toEqual([
+      path.join(support, 'Comet', 'NativeMessagingHosts', `${NATIVE_HOST_NAME}.json`),
+      path.join(support, 'Perplexity', 'Comet', 'NativeMessagingHosts', `${NATIVE_HOST_NAME}.json`),
+    ]);
+    expect(report.stateDir).toBe(path.join(support, 'comet-relay'));
+
+    const other = { ...linuxSetup(), platform: 'darwin' as const };
+    fs.mkdirSync(path.join(other.homedir, 'Library', 'Application Support', 'Perplexity', 'Comet'), { recursive: true });
+    report = await install({ ...other, browsers: ['comet'] });
+    expect(report.targets.map((t) => t.manifestPath)).toEqual([path.join(other.homedir, 'Library', 'Application Support', 'Perplexity', 'Comet', 'NativeMessagingHosts', `${NATIVE_HOST_NAME}.json`)]);
+  });
+});
+
+describe('install on Windows', () => {
+  const winSetup = () => {
+    const fs = memoryFs();
+    fs.mkdirSync('C:\\Program Files\\nodejs', { recursive: true });
+    fs.writeFileSync('C:\\Program Files\\nodejs\\node.exe', 'MZ');
+    fs.mkdirSync('C:\\src\\comet-relay\\dist', { recursive: true });
+    fs.writeFileSync('C:\\src\\comet-relay\\dist\\cli.js', '// built');
+    fs.mkdirSync('C:\\Users\\ann\\AppData\\Local\\Perplexity\\Comet\\User Data', { recursive: true });
+    const reg = fakeReg();
+    return {
+      reg,
+      fs,
+      options: {
+        platform: 'win32' as const,
+        homedir: 'C:\\Users\\ann',
+        env: { LOCALAPPDATA: 'C:\\Users\\ann\\AppData\\Local' },
+        fs,
+        exec: reg.exec,
+        nodePath: 'C:\\Program Files\\nodejs\\node.exe',
+        cliPath: 'C:\\src\\comet-relay\\dist\\cli.js',
+      },
+    };
+  };
+
+  it('writes a .bat launcher and registers each manifest under HKCU with reg add', async () => {
+    const { reg, fs, options } = winSetup();
+    const report = await install({ ...options, browsers: 'all' });
+    expect(report.ok).toBe(true);
+    const state = 'C:\\Users\\ann\\AppData\\Local\\comet-relay';
+    expect(report.launcherPath).toBe(`${state}\\bin\\comet-relay-host.bat`);
+    expect(fs.readFileSync(report.launcherPath, 'utf8')).toContain('set "CR_NODE=C:\\Program Files\\nodejs\\node.exe"');
+
+    const adds = reg.calls.filter((c) => c[1] === 'add');
+    expect(adds).toEqual([
+      ['reg', 'add', 'HKCU\\Software\\Google\\Chrome\\NativeMessagingHosts\\com.comet_relay.host', '/ve', '/t', 'REG_SZ', '/d', `${state}\\NativeMessagingHosts\\chrome\\com.comet_relay.host.json`, '/f'],
+      ['reg', 'add', 'HKCU\\Software\\Chromium\\NativeMessagingHosts\\com.comet_relay.host', '/ve', '/t', 'REG_SZ', '/d', `${state}\\NativeMessagingHosts\\chromium\\com.comet_relay.host.json`, '/f'],
+      ['reg', 'add', 'HKCU\\Software\\Perplexity\\Comet\\NativeMessagingHosts\\com.comet_relay.host', '/ve', '/t', 'REG_SZ', '/d', `${state}\\NativeMessagingHosts\\comet\\com.comet_relay.host.json`, '/f'],
+    ]);
+    const manifest = JSON.parse(fs.readFileSync(`${state}\\NativeMessagingHosts\\comet\\com.comet_relay.host.json`, 'utf8'));
+    expect(manifest.path).toBe(report.launcherPath);
+    expect(report.targets.find((t) => t.target === 'brave')).toMatchObject({ skipped: true });
+    expect(report.lines.join('\n')).toContain('registered at HKCU\\Software\\Perplexity\\Comet\\NativeMessagingHosts\\com.comet_relay.host');
+  });
+
+  it('reports a failing reg add with the fix', async () => {
+    const { options } = winSetup();
+    const report = await install({ ...options, browsers: ['edge'], exec: async () => ({ code: 1, stdout: '', stderr: 'ERROR: Access is denied.' }) });
+    expect(report.ok).toBe(false);
+    expect(report.targets[0]?.problem).toContain('reg add HKCU\\Software\\Microsoft\\Edge\\NativeMessagingHosts\\com.comet_relay.host failed (exit 1): ERROR: Access is denied.');
+    expect(report.targets[0]?.fix).toContain('npx comet-relay install --browser edge');
+  });
+
+  it('uninstall deletes the keys, the manifests and the launcher, and keeps the token', async () => {
+    const { reg, fs, options } = winSetup();
+    const installed = await install({ ...options, browsers: ['chrome', 'comet'] });
+    const result = await uninstall({ ...options });
+    expect(result.ok).toBe(true);
+    expect(reg.values.size).toBe(0);
+    expect(reg.calls.filter((c) => c[1] === 'delete').map((c) => c[2])).toEqual([
+      'HKCU\\Software\\Google\\Chrome\\NativeMessagingHosts\\com.comet_relay.host',
+      'HKCU\\Software\\Perplexity\\Comet\\NativeMessagingHosts\\com.comet_relay.host',
+    ]);
+    expect(fs.existsSync(installed.launcherPath)).toBe(false);
+    expect(fs.existsSync(installed.token?.path as string)).toBe(true);
+    expect(result.lines.join('\n')).toContain('remove them with --purge');
+  });
+});
+
+describe('verification', () => {
+  it('catches a manifest admitting another extension and a launcher that is not executable', async () => {
+    const setup = linuxSetup();
+    const report = await install({ ...setup, browsers: ['chromium'] });
+    const manifestPath = report.targets[0]?.manifestPath as string;
+    const { verifyManifest } = await import('../../lib/install/verify');
+    const { resolveSystem } = await import('../../lib/install/system');
+    const sys = resolveSystem({ platform: 'linux', homedir: setup.homedir, env: {} });
+
+    const manifest = readJson(manifestPath);
+    manifest.allowed_origins = ['chrome-extension://abcdefghijklmnopabcdefghijklmnop/'];
+    fs.writeFileSync(manifestPath, JSON.stringify(manifest));
+    fs.chmodSync(report.launcherPath, 0o644);
+
+    const check = verifyManifest(sys, manifestPath, { installCommand: 'npx comet-relay install --browser chromium' });
+    expect(check.ok).toBe(false);
+    expect(check.problems.map((p) => p.message)).toEqual([
+      `the manifest admits extension chrome-extension://abcdefghijklmnopabcdefghijklmnop/ but the installed comet-relay extension is ${EXTENSION_ORIGIN}, so the browser refuses to start the host ("Access to the specified native messaging host is forbidden")`,
+      `the host program ~/.local/state/comet-relay/bin/comet-relay-host is not executable`,
+    ]);
+    expect(check.problems[1]?.fix).toContain(`chmod 755 ${report.launcherPath}`);
+
+    fs.writeFileSync(manifestPath, '{ not json');
+    expect(verifyManifest(sys, manifestPath, { installCommand: 'x' }).problems[0]?.message).toContain('is not valid JSON');
+  });
+});
+
+describe('uninstall on Linux', () => {
+  it('keeps the launcher while another browser still uses it; --purge removes token, logs and records', async () => {
+    const setup = linuxSetup();
+    const report = await install({ ...setup, browsers: ['chrome', 'chromium'] });
+    fs.mkdirSync(path.join(report.stateDir, 'logs'));
+    fs.writeFileSync(path.join(report.stateDir, 'logs', 'host.log'), 'x');
+    fs.writeFileSync(path.join(report.stateDir, 'notes.txt'), 'not ours');
+
+    const partial = await uninstall({ ...setup, browsers: ['chrome'] });
+    expect(partial.removed).toEqual([report.targets[0]?.manifestPath]);
+    expect(partial.kept[0]).toContain('still used by chromium');
+    expect(fs.existsSync(report.launcherPath)).toBe(true);
+
+    const purge = await uninstall({ ...setup, purge: true });
+    expect(purge.ok).toBe(true);
+    expect(fs.existsSync(report.targets[1]?.manifestPath as string)).toBe(false);
+    expect(fs.existsSync(report.launcherPath)).toBe(false);
+    expect(fs.existsSync(path.join(report.stateDir, 'token'))).toBe(false);
+    expect(fs.existsSync(path.join(report.stateDir, 'logs'))).toBe(false);
+    // Only files it knows by name: anything else in the folder stays.
+    expect(fs.readFileSync(path.join(report.stateDir, 'notes.txt'), 'utf8')).toBe('not ours');
+  });
+
+  it('says so when there is nothing to remove', async () => {
+    const setup = linuxSetup();
+    const result = await uninstall({ ...setup, browsers: ['edge'] });
+    expect(result.removed).toEqual([]);
+    expect(result.lines[0]).toContain('Nothing to remove');
+  });
+});
