@@ -36,22 +36,6 @@ export type PageEvent =
 
 export type Listener = (events: PageEvent[], snap: Snapshot) => void;
 
-/** The attributes that can change what we read; everything else (styles, animations) is noise. */
-const attributeFilter = (set: SelectorSet) => [
-  'class',
-  'aria-label',
-  'aria-expanded',
-  'aria-checked',
-  'aria-pressed',
-  'aria-selected',
-  'aria-hidden',
-  'data-state',
-  'disabled',
-  'hidden',
-  'data-workflow-entry',
-  set.citationUrlAttr,
-];
-
 /**
  * Finished = the page's own "done": no stop button and no spinner in the current turn, and
  * something to show for it (answer text or a "Finished" steps header). While the stop button is
@@ -175,7 +159,7 @@ export class PageWatcher {
       childList: true,
       characterData: true,
       attributes: true,
-      attributeFilter: attributeFilter(this.getSet()),
+      attributeFilter: [...this.getSet().watchAttributes],
     });
     // pushState fires nothing, but an SPA route change always mutates the DOM; popstate covers
     // back/forward when the DOM happens to be reused.

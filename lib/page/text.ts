@@ -121,7 +121,7 @@ export function renderText(roots: Element | Element[], options: RenderOptions): 
     const tag = el.tagName;
     if (options.citation && matches(el, options.citation)) {
       const label = (el.textContent ?? '').replace(/\s+/g, ' ').trim();
-      if (label) w.text(options.markdown ? ` [${label}] ` : ` ${label} `);
+      if (label) w.text(options.markdown ? ` [${label}]` : ` ${label}`);
       return;
     }
     if (skipped(el)) return;

@@ -99,4 +99,18 @@ export const common = {
   modelCheckedIcon: '#pplx-icon-check',
 
   conversationLink: ['a[href*="/search/"]', 'a[href*="/copilot/"]', 'a[href*="/computer/tasks/"]'],
+  watchAttributes: [
+    'class',
+    'aria-label',
+    'aria-expanded',
+    'aria-checked',
+    'aria-pressed',
+    'aria-selected',
+    'aria-hidden',
+    'data-state',
+    'disabled',
+    'hidden',
+    'data-workflow-entry',
+    'data-pplx-citation-url',
+  ],
 } as const;

@@ -83,6 +83,8 @@ export const SelectorSetSchema = z
     modelCheckedIcon: z.string(),
 
     conversationLink: Candidates,
+    /** Attributes whose changes the page watcher must see (others, e.g. style, are noise). */
+    watchAttributes: z.array(z.string()).readonly(),
   })
   .strict();
 

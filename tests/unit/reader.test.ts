@@ -1,0 +1,241 @@
+// @vitest-environment happy-dom
+import { afterEach, describe, expect, it } from 'vitest';
+import { createPageDriver } from '../../lib/page/driver';
+import { chooseSelectorSet } from '../../lib/selectors';
+import { readTurn, turnsOf } from '../../lib/page/reader';
+import { PageWatcher } from '../../lib/page/observer';
+import { loadFixture, loadHtml } from '../fixtures/reader/load';
+
+const driver = () => createPageDriver(window);
+
+afterEach(() => {
+  document.body.innerHTML = '';
+});
+
+describe('reader on a finished gen A thread', () => {
+  it('poll returns the comet_poll fields plus ours', async () => {
+    loadFixture('A-thread.html');
+    const p = await driver().poll();
+    expect(p.status).toBe('completed');
+    expect(p.hasStopButton).toBe(false);
+    expect(p.hasLoadingSpinner).toBe(false);
+    expect(p.turnCount).toBe(2);
+    expect(p.lastTurnIndex).toBe(1);
+    expect(p.questionText).toBe('Compare Rust and Go for backend services');
+    expect(p.steps).toEqual(['Preparing to assist…', 'Searching rust vs go performance', 'Reading benchmarks']);
+    expect(p.currentStep).toBe('');
+    expect(p.url).toBe('https://www.perplexity.ai/search/x');
+    expect(p.truncated).toBe(false);
+    expect(p.error).toBeUndefined();
+  });
+
+  it('failure mode 3: keeps line breaks, headings, lists and code; nested .prose read and counted once', async () => {
+    loadFixture('A-thread.html');
+    const p = await driver().poll();
+    expect(p.response).toBe(
+      [
+        '## Overview',
+        '',
+        'Reading the benchmarks and Searching the docs shows both are fast go.dev.',
+        '',
+        '- Rust: no garbage collector',
+        '- Go: simple concurrency',
+        '  - goroutines',
+        '',
+        '1. Measure',
+        '2. Decide',
+        '',
+        '```rust',
+        'fn main() {',
+        '    println!("hi");',
+        '}',
+        '```',
+        '',
+        'Nested note: pick what your team knows.',
+        '',
+        'Line one',
+        'Line two rust-lang perplexity page',
+      ].join('\n'),
+    );
+    expect(p.response.match(/Nested note/g)).toHaveLength(1);
+    expect(p.proseCount).toBe(2); // one per answer: the nested callout is not a second answer
+    expect(p.response).not.toContain('Copy');
+  });
+
+  it('failure mode 4: no silent truncation; maxLength says truncated and the full length', async () => {
+    loadFixture('A-thread.html');
+    const full = await driver().poll();
+    expect(full.response.length).toBeGreaterThan(100);
+    expect(full.totalLength).toBe(full.response.length);
+    const cut = await driver().poll({ maxLength: 20 });
+    expect(cut.response).toHaveLength(20);
+    expect(cut.truncated).toBe(true);
+    expect(cut.totalLength).toBe(full.response.length);
+  });
+
+  it('an answer past 8,000 characters comes back whole', async () => {
+    const para = `<p>${'word '.repeat(2000)}</p>`;
+    loadHtml(`<div data-workflow-entry="0"><div data-workflow-final-text><div class="prose">${para}${para}</div></div></div><div id="ask-input" contenteditable></div>`);
+    const p = await driver().poll();
+    expect(p.response.length).toBeGreaterThan(19_000);
+    expect(p.truncated).toBe(false);
+  });
+
+  it('failure mode 1: "Reading"/"Searching" in an answer do not make it working', async () => {
+    loadFixture('A-thread.html');
+    const p = await driver().poll();
+    expect(p.response).toContain('Reading the benchmarks and Searching');
+    expect(p.status).toBe('completed');
+  });
+
+  it('failure mode 2: a button with an svg rect ("Expand pane") is not a stop button', async () => {
+    loadFixture('A-thread.html');
+    expect(document.querySelector('button rect')).not.toBeNull();
+    const p = await driver().poll();
+    expect(p.hasStopButton).toBe(false);
+    expect(p.status).toBe('completed');
+  });
+
+  it('sidebar skeleton loaders (animate-pulse/spin) do not count as the turn working', async () => {
+    loadFixture('A-thread.html');
+    expect(document.querySelectorAll('nav .animate-pulse, nav .animate-spin')).toHaveLength(2);
+    const p = await driver().poll();
+    expect(p.hasLoadingSpinner).toBe(false);
+  });
+
+  it('reads an earlier turn by index', async () => {
+    loadFixture('A-thread.html');
+    const set = chooseSelectorSet(document).set;
+    const watcher = new PageWatcher(window, () => set);
+    const t = await readTurn({ win: window, doc: document, set, waitFor: watcher.waitFor }, 0);
+    expect(t?.question).toBe('What is Rust?');
+    expect(t?.response).toBe('Rust is a systems programming language.');
+    expect(t?.steps).toEqual(['Searching rust language', 'Reading rust-lang.org']);
+    expect(t?.stepsFinished).toBe(true);
+  });
+
+  it('a user-bubble look-alike (group-hover/user-bubble) is not the query', async () => {
+    loadFixture('A-thread.html');
+    const p = await driver().poll();
+    expect(p.questionText).not.toContain('copy');
+  });
+});
+
+describe('reader on a streaming gen B thread', () => {
+  it('is working, with the current step, while the stop button shows', async () => {
+    loadFixture('B-thread-streaming.html');
+    const p = await driver().poll();
+    expect(p.status).toBe('working');
+    expect(p.hasStopButton).toBe(true);
+    expect(p.hasLoadingSpinner).toBe(true);
+    expect(p.steps).toEqual(['Searching quantum news', 'Reading nature.com']);
+    expect(p.currentStep).toBe('Reading nature.com');
+    expect(p.response).toBe('Researchers announced');
+  });
+
+  it('a stop button inside an earlier turn does not make the current turn working', async () => {
+    loadHtml(`<div class="max-w-threadContentWidth">
+      <div data-workflow-entry="0"><div class="group/query"><div class="select-text">q0</div></div>
+        <button aria-label="Stop">x</button>
+        <div data-workflow-final-text><div class="prose"><p>a0</p></div></div></div>
+      <div data-workflow-entry="1"><div class="group/query"><div class="select-text">q1</div></div>
+        <div data-workflow-final-text><div class="prose"><p>a1</p></div></div></div></div>`);
+    const p = await driver().poll();
+    expect(p.hasStopButton).toBe(false);
+    expect(p.status).toBe('completed');
+  });
+
+  it('an error shown in the turn is reported', async () => {
+    loadHtml(`<div data-workflow-entry="0"><div class="group/query"><div class="select-text">q</div></div>
+      <div role="alert">Something went wrong. Try again.</div></div>`);
+    const p = await driver().poll();
+    expect(p.error).toBe('Something went wrong. Try again.');
+    expect(p.status).toBe('idle');
+  });
+
+  it('no turns at all is idle', async () => {
+    loadFixture('A-home.html', 'https://www.perplexity.ai/');
+    const p = await driver().poll();
+    expect(p).toMatchObject({ status: 'idle', turnCount: 0, lastTurnIndex: -1, response: '', proseCount: 0, hasLoadingSpinner: false });
+  });
+});
+
+describe('folded and virtualized turns', () => {
+  it('unfolds a long question, reads it, and folds it back', async () => {
+    const full = `Long question ${'x'.repeat(50)} end`;
+    loadHtml(`<div data-workflow-entry="0"><div class="group/query"><div class="select-text">Long question…</div>
+      <button data-testid="toggle-query-expand-button" aria-expanded="false">more</button></div>
+      <div data-workflow-final-text><div class="prose"><p>a</p></div></div></div>`);
+    const btn = document.querySelector('[data-testid="toggle-query-expand-button"]') as HTMLElement;
+    const text = document.querySelector('.select-text') as HTMLElement;
+    btn.addEventListener('click', () => {
+      // the page re-renders a little later, like React would
+      setTimeout(() => {
+        const open = btn.getAttribute('aria-expanded') !== 'true';
+        btn.setAttribute('aria-expanded', String(open));
+        text.textContent = open ? full : 'Long question…';
+      }, 5);
+    });
+    const set = chooseSelectorSet(document).set;
+    const watcher = new PageWatcher(window, () => set);
+    const t = await readTurn({ win: window, doc: document, set, waitFor: watcher.waitFor }, 0);
+    expect(t?.question).toBe(full);
+    await new Promise((r) => setTimeout(r, 20));
+    expect(btn.getAttribute('aria-expanded')).toBe('false');
+    expect(watcher.active).toBe(false);
+  });
+
+  it('failure mode 11: an off-screen placeholder turn is scrolled in, awaited, read, and the scroll restored', async () => {
+    loadHtml(`<div id="scroller" style="overflow:auto"><div class="max-w-threadContentWidth">
+      <div data-workflow-entry="0"></div>
+      <div data-workflow-entry="1"><div class="group/query"><div class="select-text">q1</div></div>
+        <div data-workflow-final-text><div class="prose"><p>a1</p></div></div></div></div></div>`);
+    const scroller = document.getElementById('scroller') as HTMLElement;
+    scroller.scrollTop = 500;
+    const placeholder = document.querySelector('[data-workflow-entry="0"]') as HTMLElement;
+    let scrolled = 0;
+    placeholder.scrollIntoView = () => {
+      scrolled++;
+      scroller.scrollTop = 0;
+      setTimeout(() => {
+        placeholder.innerHTML = `<div class="group/query"><div class="select-text">q0</div></div>
+          <div data-workflow-final-text><div class="prose"><p>First</p><ul><li>one</li><li>two</li></ul></div></div>`;
+      }, 10);
+    };
+    const set = chooseSelectorSet(document).set;
+    const watcher = new PageWatcher(window, () => set);
+    const t = await readTurn({ win: window, doc: document, set, waitFor: watcher.waitFor }, 0);
+    expect(scrolled).toBe(1);
+    expect(t?.placeholder).toBe(false);
+    expect(t?.question).toBe('q0');
+    expect(t?.response).toBe('First\n\n- one\n- two');
+    expect(scroller.scrollTop).toBe(500);
+    expect(watcher.active).toBe(false);
+  });
+
+  it('a placeholder that never renders comes back flagged, within the bound', async () => {
+    loadHtml(`<div data-workflow-entry="0"></div><div data-workflow-entry="1"><div class="group/query">q</div></div>`);
+    (document.querySelector('[data-workflow-entry="0"]') as HTMLElement).scrollIntoView = () => {};
+    const set = chooseSelectorSet(document).set;
+    const watcher = new PageWatcher(window, () => set);
+    const started = Date.now();
+    const t = await readTurn({ win: window, doc: document, set, waitFor: watcher.waitFor }, 0, { renderTimeoutMs: 50 });
+    expect(Date.now() - started).toBeLessThan(500);
+    expect(t?.placeholder).toBe(true);
+    expect(t?.response).toBe('');
+    expect(turnsOf(document, set)).toHaveLength(2);
+  });
+});
+
+describe('page content', () => {
+  it('title and visible text, without scripts, styles or hidden parts', async () => {
+    loadHtml(`<h1>Title here</h1><p>Visible</p><script>var secret=1</script><style>.a{}</style>
+      <div hidden>hidden one</div><div style="display:none">hidden two</div><p>End</p>`);
+    document.title = 'Doc title';
+    const c = await driver().content({ maxLength: 1000 });
+    expect(c.title).toBe('Doc title');
+    expect(c.text).toBe('Title here\n\nVisible\n\nEnd');
+    const cut = await driver().content({ maxLength: 5 });
+    expect(cut).toMatchObject({ text: 'Title', truncated: true, totalLength: c.text.length });
+  });
+});

@@ -1,0 +1,75 @@
+// @vitest-environment happy-dom
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { chooseSelectorSet, chromeMajorFrom, generationA, generationB, SELECTOR_SETS } from '../../lib/selectors';
+import { SelectorSetSchema } from '../../lib/selectors/schema';
+import { loadFixture } from '../fixtures/reader/load';
+
+describe('selector sets', () => {
+  it('every set is valid data (zod schema)', () => {
+    for (const set of SELECTOR_SETS) expect(() => SelectorSetSchema.parse(set)).not.toThrow();
+    expect(new Set(SELECTOR_SETS.map((s) => s.name)).size).toBe(SELECTOR_SETS.length);
+  });
+
+  it('every candidate selector parses', () => {
+    for (const set of SELECTOR_SETS) {
+      for (const value of Object.values(set)) {
+        if (!Array.isArray(value)) continue;
+        for (const selector of value as string[]) expect(() => document.querySelector(selector), selector).not.toThrow();
+      }
+    }
+  });
+
+  it('icon map: create is create, computer is computer (failure mode 6)', () => {
+    for (const set of SELECTOR_SETS) {
+      expect(set.modeIcons['#pplx-icon-custom-computer']).toBe('create');
+      expect(set.modeIcons['#pplx-icon-click']).toBe('computer');
+      expect(set.modeIcons['#pplx-icon-telescope']).toBe('deep-research');
+    }
+  });
+
+  it('chooses generation A on a gen A thread, whatever Chrome says', () => {
+    loadFixture('A-thread.html');
+    for (const major of [null, 120, 156]) {
+      const { set, probe } = chooseSelectorSet(document, major);
+      expect(set.name).toBe(generationA.name);
+      expect(probe.confident).toBe(true);
+    }
+  });
+
+  it('chooses generation B when the mode chip is there, whatever Chrome says', () => {
+    loadFixture('B-thread-streaming.html');
+    for (const major of [null, 120, 156]) {
+      const { set, probe } = chooseSelectorSet(document, major);
+      expect(set.name).toBe(generationB.name);
+      expect(probe.candidates.find((c) => c.name === generationA.name)?.conflicting.length).toBe(1);
+    }
+  });
+
+  it('on a page with no distinctive element, the Chrome major orders the candidates', () => {
+    loadFixture('library.html', 'https://www.perplexity.ai/library');
+    expect(chooseSelectorSet(document, 156).set.name).toBe(generationB.name);
+    expect(chooseSelectorSet(document, 130).set.name).toBe(generationA.name);
+    const { probe } = chooseSelectorSet(document, 156);
+    expect(probe.confident).toBe(false);
+    expect(probe.url).toBe('https://www.perplexity.ai/library');
+  });
+
+  it('reads the Chrome major from a user agent', () => {
+    expect(chromeMajorFrom('Mozilla/5.0 AppleWebKit/537.36 (KHTML, like Gecko) Chrome/156.0.7000.1 Safari/537.36')).toBe(156);
+    expect(chromeMajorFrom('curl/8')).toBeNull();
+  });
+
+  it('no site selector is spelled out in reader/actions code: they read from the set', () => {
+    const dir = join(import.meta.dirname, '../../lib/page');
+    const mine = readdirSync(dir).filter((f) => f.endsWith('.ts') && !['agent.ts', 'handlers.ts', 'visible-text.ts'].includes(f));
+    for (const file of mine) {
+      const code = readFileSync(join(dir, file), 'utf8')
+        .replace(/\/\*[\s\S]*?\*\//g, '')
+        .replace(/(^|\s)\/\/.*$/gm, '');
+      const literals = (code.match(/(['"`])(?:\\.|(?!\1)[^\\\n])*\1/g) ?? []).join('\n');
+      expect(literals, file).not.toMatch(/data-testid|aria-label=|\[role=|#ask-input|pplx-icon|data-workflow|\.prose\b|animate-(spin|pulse)/);
+    }
+  });
+});
