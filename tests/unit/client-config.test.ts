@@ -1,0 +1,112 @@
+import { describe, expect, it } from 'vitest';
+import { CLIENTS, clientConfig, DEFAULT_HTTP_URL, stdioCommand, TOKEN_PLACEHOLDER, tomlString } from '../../lib/install/client-config';
+
+const base = { nodePath: '/usr/bin/node', cliPath: '/opt/comet relay/dist/cli.js', platform: 'linux' as const };
+const json = (client: string, index = 0, options: Parameters<typeof clientConfig>[1] = base) => {
+  const snippet = clientConfig(client, options).snippets.filter((s) => s.format === 'json')[index];
+  if (!snippet) throw new Error(`no json snippet ${index} for ${client}`);
+  return JSON.parse(snippet.content);
+};
+
+/** Just enough TOML for our snippet: [tables], key = "string" | [strings] | integer, comments. */
+function parseTomlish(text: string): Record<string, Record<string, unknown>> {
+  const tables: Record<string, Record<string, unknown>> = {};
+  let current: Record<string, unknown> | undefined;
+  for (const raw of text.split('\n')) {
+    const line = raw.trim();
+    if (!line || line.startsWith('#')) continue;
+    const table = /^\[([A-Za-z0-9_.-]+)\]$/.exec(line);
+    if (table) {
+      current = {};
+      tables[table[1] as string] = current;
+      continue;
+    }
+    const kv = /^([A-Za-z0-9_-]+) = (.+)$/.exec(line);
+    if (!kv || !current) throw new Error(`not TOML-ish: ${line}`);
+    current[kv[1] as string] = JSON.parse(kv[2] as string);
+  }
+  return tables;
+}
+
+describe('client configs', () => {
+  it('default stdio command is absolute node + absolute CLI (GUI clients have a minimal PATH)', () => {
+    expect(stdioCommand(base)).toEqual({ command: '/usr/bin/node', args: ['/opt/comet relay/dist/cli.js', 'mcp'] });
+    expect(stdioCommand({ ...base, npx: true })).toEqual({ command: 'npx', args: ['comet-relay', 'mcp'] });
+    expect(stdioCommand({ ...base, npx: true, platform: 'win32' })).toEqual({ command: 'cmd', args: ['/c', 'npx', 'comet-relay', 'mcp'] });
+  });
+
+  it('every client parses as JSON / TOML and carries a hint', () => {
+    for (const client of CLIENTS) {
+      const config = clientConfig(client, base);
+      expect(config.hint.length).toBeGreaterThan(20);
+      expect(config.text).toContain(config.hint);
+      for (const snippet of config.snippets) {
+        if (snippet.format === 'json') expect(() => JSON.parse(snippet.content)).not.toThrow();
+        if (snippet.format === 'toml') expect(() => parseTomlish(snippet.content)).not.toThrow();
+        expect(config.text).toContain(snippet.content.trimEnd());
+      }
+    }
+  });
+
+  it('claude-code: command line and .mcp.json', () => {
+    const config = clientConfig('claude-code', base);
+    expect(config.snippets[0]?.content).toBe("claude mcp add comet-relay -- /usr/bin/node '/opt/comet relay/dist/cli.js' mcp");
+    expect(json('claude-code')).toEqual({ mcpServers: { 'comet-relay': { command: '/usr/bin/node', args: ['/opt/comet relay/dist/cli.js', 'mcp'] } } });
+    expect(clientConfig('claude-code', { ...base, npx: true }).snippets[0]?.content).toBe('claude mcp add comet-relay -- npx comet-relay mcp');
+  });
+
+  it('claude-desktop, cursor, windsurf: mcpServers entries, with the file per OS', () => {
+    for (const client of ['claude-desktop', 'cursor', 'windsurf']) {
+      expect(json(client).mcpServers['comet-relay']).toEqual({ command: '/usr/bin/node', args: ['/opt/comet relay/dist/cli.js', 'mcp'] });
+    }
+    expect(clientConfig('claude-desktop', { ...base, platform: 'darwin' }).hint).toContain('~/Library/Application Support/Claude/claude_desktop_config.json');
+    expect(clientConfig('claude-desktop', { ...base, platform: 'win32', cliPath: 'C:\\x\\cli.js' }).hint).toContain('%APPDATA%\\Claude\\claude_desktop_config.json');
+    expect(clientConfig('windsurf', base).snippets[0]?.file).toBe('~/.codeium/windsurf/mcp_config.json');
+    expect(clientConfig('cursor', base).snippets[0]?.file).toBe('.cursor/mcp.json');
+  });
+
+  it('vscode: "servers" with type stdio', () => {
+    expect(json('vscode')).toEqual({ servers: { 'comet-relay': { type: 'stdio', command: '/usr/bin/node', args: ['/opt/comet relay/dist/cli.js', 'mcp'] } } });
+    expect(clientConfig('vscode', base).snippets[1]?.content.startsWith("code --add-mcp '{\"name\":\"comet-relay\"")).toBe(true);
+  });
+
+  it('codex: [mcp_servers.comet-relay] TOML, env table for --home', () => {
+    const config = clientConfig('codex', { ...base, home: '/tmp/t "h"' });
+    const toml = parseTomlish(config.snippets[0]?.content as string);
+    expect(toml['mcp_servers.comet-relay']).toEqual({ command: '/usr/bin/node', args: ['/opt/comet relay/dist/cli.js', 'mcp'], tool_timeout_sec: 600 });
+    expect(toml['mcp_servers.comet-relay.env']).toEqual({ COMET_RELAY_HOME: '/tmp/t "h"' });
+    expect(config.snippets[1]?.content).toBe("codex mcp add comet-relay --env 'COMET_RELAY_HOME=/tmp/t \"h\"' -- /usr/bin/node '/opt/comet relay/dist/cli.js' mcp");
+    expect(config.snippets[0]?.file).toBe('~/.codex/config.toml');
+  });
+
+  it('--home adds COMET_RELAY_HOME to every stdio client', () => {
+    expect(json('cursor', 0, { ...base, home: '/tmp/h' }).mcpServers['comet-relay'].env).toEqual({ COMET_RELAY_HOME: '/tmp/h' });
+    expect(json('vscode', 0, { ...base, home: '/tmp/h' }).servers['comet-relay'].env).toEqual({ COMET_RELAY_HOME: '/tmp/h' });
+    expect(clientConfig('claude-code', { ...base, home: '/tmp/h' }).snippets[0]?.content).toContain('-e COMET_RELAY_HOME=/tmp/h --');
+  });
+
+  it('http: Streamable HTTP entry with the bearer header, and the Agent API mcp tool', () => {
+    const entry = json('http', 0, { ...base, token: 'tok_123' }).mcpServers['comet-relay'];
+    expect(entry).toEqual({ type: 'http', url: DEFAULT_HTTP_URL, headers: { Authorization: 'Bearer tok_123' } });
+    const agent = json('http', 1, { ...base, token: 'tok_123' });
+    expect(agent).toMatchObject({ type: 'mcp', server_label: 'comet-relay', authorization: 'tok_123', allowed_tools: expect.arrayContaining(['comet_ask']) });
+    expect(agent.server_url.startsWith('https://')).toBe(true);
+    expect(agent.server_label).toMatch(/^[a-zA-Z0-9_-]{1,64}$/);
+    const config = clientConfig('http', { ...base, token: 'tok_123', httpUrl: 'http://127.0.0.1:9000/mcp' });
+    expect(config.snippets[1]?.content).toBe("claude mcp add --transport http comet-relay http://127.0.0.1:9000/mcp --header 'Authorization: Bearer tok_123'");
+    expect(config.hint).toContain('public HTTPS address');
+    expect(json('http').mcpServers['comet-relay'].headers.Authorization).toBe(`Bearer ${TOKEN_PLACEHOLDER}`);
+  });
+
+  it('an explicit command wins', () => {
+    expect(json('cursor', 0, { command: 'comet-relay', args: ['mcp', '--tools', 'read'] }).mcpServers['comet-relay']).toEqual({ command: 'comet-relay', args: ['mcp', '--tools', 'read'] });
+  });
+
+  it('unknown client names the valid ones', () => {
+    expect(() => clientConfig('emacs')).toThrow(`Unknown MCP client "emacs". Valid clients: ${CLIENTS.join(', ')}.`);
+  });
+
+  it('tomlString escapes quotes, backslashes and control characters', () => {
+    expect(tomlString('C:\\a "b"\n\u007f')).toBe('"C:\\\\a \\"b\\"\\n\\u007f"');
+  });
+});

@@ -1,0 +1,218 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { type DoctorReport, doctor, formatDoctor } from '../../lib/install/doctor';
+import { install } from '../../lib/install/install';
+import { RelayError } from '../../lib/protocol/errors';
+import { EXTENSION_ORIGIN } from '../../lib/protocol/identity';
+import type { BrowserStatus } from '../../lib/protocol/methods';
+import type { HostRecord } from '../../lib/relay/discovery';
+import { VERSION } from '../../lib/relay/version';
+import { fakeReg, memoryFs } from './install-memfs';
+
+const temps: string[] = [];
+afterEach(() => {
+  for (const dir of temps.splice(0)) fs.rmSync(dir, { recursive: true, force: true });
+});
+
+function setup() {
+  const homedir = fs.mkdtempSync(path.join(os.tmpdir(), 'cr-doctor-'));
+  temps.push(homedir);
+  const cliPath = path.join(homedir, 'repo', 'dist', 'cli.js');
+  fs.mkdirSync(path.dirname(cliPath), { recursive: true });
+  fs.writeFileSync(cliPath, '// built\n');
+  fs.mkdirSync(path.join(homedir, '.config', 'chromium'), { recursive: true });
+  return { homedir, cliPath, platform: 'linux' as const, env: {}, nodePath: process.execPath };
+}
+
+const host = (over: Partial<HostRecord> = {}): HostRecord => ({
+  profileId: 'profile-0001',
+  profileLabel: 'Default',
+  browser: { name: 'Chromium', version: '156.0' },
+  extensionVersion: VERSION,
+  hostVersion: VERSION,
+  socketPath: '/tmp/x.sock',
+  pid: 4242,
+  startedAt: '2026-01-01T00:00:00Z',
+  connectedAt: '2026-01-01T00:00:01Z',
+  ...over,
+});
+
+const status = (over: Partial<BrowserStatus> = {}): BrowserStatus => ({
+  profile: { id: 'profile-0001', label: 'Default' },
+  browser: { name: 'Chromium', version: '156.0', userAgent: 'x' },
+  extensionVersion: VERSION,
+  perplexityTab: { tabId: '7', url: 'https://www.perplexity.ai/', title: 'Perplexity', selectorSet: 'generation-b' },
+  tabCount: 3,
+  ...over,
+});
+
+const check = (report: DoctorReport, name: string) => {
+  const found = report.checks.find((c) => c.name === name);
+  if (!found) throw new Error(`no check named ${name}: ${report.checks.map((c) => c.name).join(', ')}`);
+  return found;
+};
+
+describe('doctor', () => {
+  it('all green: every link checked in order, exit code 0', async () => {
+    const s = setup();
+    await install({ ...s, browsers: ['chromium'] });
+    const report = await doctor({ ...s, listHosts: () => [host()], queryStatus: async () => status() });
+    expect(report.checks.map((c) => c.name)).toEqual([
+      'node',
+      'CLI built',
+      'manifest (chrome)',
+      'manifest (chromium)',
+      'manifest (brave)',
+      'manifest (edge)',
+      'manifest (comet)',
+      'HTTP token',
+      'host running',
+      'extension connected',
+      'Perplexity tab',
+    ]);
+    expect(report.exitCode).toBe(0);
+    expect(check(report, 'manifest (chromium)')).toMatchObject({ ok: true });
+    // Chrome is not installed here: skipped, not failed.
+    expect(check(report, 'manifest (chrome)')).toMatchObject({ ok: true, skipped: true });
+    expect(check(report, 'Perplexity tab').detail).toContain('page layout generation-b');
+    const text = formatDoctor(report);
+    expect(text).toContain('✔ manifest (chromium) — ~/.config/chromium/NativeMessagingHosts/com.comet_relay.host.json');
+    expect(text).toContain('- manifest (chrome) — skipped: Google Chrome not found');
+    expect(text.split('\n').at(-1)).toBe('Everything checked is working.');
+  });
+
+  it('an installed browser that is not registered is skipped when another one works, failed when none does', async () => {
+    const s = setup();
+    fs.mkdirSync(path.join(s.homedir, '.config', 'google-chrome'), { recursive: true });
+    let report = await doctor({ ...s, listHosts: () => [] });
+    expect(check(report, 'manifest (chrome)')).toMatchObject({ ok: false, fix: 'run: npx comet-relay install --browser chrome' });
+    expect(check(report, 'manifest (chromium)').detail).toContain('cannot start the host ("Specified native messaging host not found")');
+
+    await install({ ...s, browsers: ['chromium'] });
+    report = await doctor({ ...s, listHosts: () => [] });
+    expect(check(report, 'manifest (chrome)')).toMatchObject({ ok: true, skipped: true });
+    expect(check(report, 'manifest (chrome)').detail).toContain('to use comet-relay there, run: npx comet-relay install --browser chrome');
+  });
+
+  it('broken setup: names the wrong extension id, the non-executable launcher and the vanished node', async () => {
+    const s = setup();
+    const installed = await install({ ...s, browsers: ['chromium'] });
+    const manifestPath = installed.targets[0]?.manifestPath as string;
+    const manifest = JSON.parse(fs.readFileSync(manifestPath, 'utf8'));
+    manifest.allowed_origins = ['chrome-extension://aaaabbbbccccddddeeeeffffgggghhhh/'];
+    fs.writeFileSync(manifestPath, JSON.stringify(manifest));
+    fs.chmodSync(installed.launcherPath, 0o644);
+    const launcher = fs.readFileSync(installed.launcherPath, 'utf8').replace(`CR_NODE='${process.execPath}'`, "CR_NODE='/gone/node'");
+    fs.writeFileSync(installed.launcherPath, launcher);
+
+    const report = await doctor({ ...s, listHosts: () => [] });
+    const broken = check(report, 'manifest (chromium)');
+    expect(broken.ok).toBe(false);
+    expect(broken.detail).toContain(`manifest admits extension chrome-extension://aaaabbbbccccddddeeeeffffgggghhhh/ but the installed comet-relay extension is ${EXTENSION_ORIGIN}`);
+    expect(broken.detail).toContain('comet-relay-host is not executable');
+    expect(broken.detail).toContain('the launcher runs node at /gone/node, which does not exist');
+    expect(broken.fix).toBe('run: npx comet-relay install --browser chromium');
+    expect(report.exitCode).toBe(1);
+
+    const text = formatDoctor(report);
+    expect(text).toContain('✘ manifest (chromium) — ~/.config/chromium/NativeMessagingHosts/com.comet_relay.host.json: the manifest admits');
+    expect(text).toContain('\n    fix: run: npx comet-relay install --browser chromium');
+    expect(text).toContain('✘ host running — No comet-relay host is running');
+    expect(text).toContain(`check the host log at ~/.local/state/comet-relay/logs/host.log`);
+    expect(text.split('\n').at(-1)).toBe('2 problems found; start with "manifest (chromium)".');
+  });
+
+  it('flags a launcher that starts the host in another state folder than this shell uses', async () => {
+    const s = setup();
+    await install({ ...s, browsers: ['chromium'], home: path.join(s.homedir, 'elsewhere') });
+    const report = await doctor({ ...s, listHosts: () => [] });
+    expect(check(report, 'manifest (chromium)').detail).toContain('the launcher starts the host with state folder ~/elsewhere, but this shell uses ~/.local/state/comet-relay');
+    const same = await doctor({ ...s, home: path.join(s.homedir, 'elsewhere'), listHosts: () => [] });
+    expect(check(same, 'manifest (chromium)').ok).toBe(true);
+  });
+
+  it('old node, unbuilt CLI, open token file', async () => {
+    const s = setup();
+    await install({ ...s, browsers: ['chromium'] });
+    fs.chmodSync(path.join(s.homedir, '.local', 'state', 'comet-relay', 'token'), 0o644);
+    const report = await doctor({ ...s, nodeVersion: '18.19.0', cliPath: path.join(s.homedir, 'nope.js'), listHosts: () => [] });
+    expect(check(report, 'node')).toMatchObject({ ok: false, detail: expect.stringContaining('node 18.19.0 at') });
+    expect(check(report, 'node').fix).toContain('install Node.js 20+');
+    expect(check(report, 'CLI built')).toMatchObject({ ok: false, fix: 'run: npm run build (in the comet-relay folder)' });
+    expect(check(report, 'HTTP token')).toMatchObject({ ok: false, detail: expect.stringContaining('readable by others (mode 0644)') });
+  });
+
+  it('host running but the extension does not answer: reports the error message', async () => {
+    const s = setup();
+    await install({ ...s, browsers: ['chromium'] });
+    const report = await doctor({
+      ...s,
+      listHosts: () => [host()],
+      queryStatus: async () => {
+        throw new RelayError('EXTENSION_NOT_CONNECTED', 'The extension is not connected to the host.');
+      },
+    });
+    expect(check(report, 'host running').ok).toBe(true);
+    expect(check(report, 'extension connected')).toMatchObject({ ok: false, detail: 'asking the browser for its status failed: [EXTENSION_NOT_CONNECTED] The extension is not connected to the host.' });
+    expect(check(report, 'Perplexity tab')).toMatchObject({ ok: true, skipped: true });
+  });
+
+  it('times out a query that never answers', async () => {
+    const s = setup();
+    await install({ ...s, browsers: ['chromium'] });
+    const report = await doctor({ ...s, listHosts: () => [host()], queryStatus: () => new Promise(() => {}), statusTimeoutMs: 20 });
+    expect(check(report, 'extension connected').detail).toContain('did not answer within');
+  });
+
+  it('no Perplexity tab, an unrecognised page, and a stale host version', async () => {
+    const s = setup();
+    await install({ ...s, browsers: ['chromium'] });
+    let report = await doctor({ ...s, listHosts: () => [host()], queryStatus: async () => status({ perplexityTab: null }) });
+    expect(check(report, 'Perplexity tab')).toMatchObject({ ok: false, fix: expect.stringContaining('open https://www.perplexity.ai') });
+    report = await doctor({ ...s, listHosts: () => [host()], queryStatus: async () => status({ perplexityTab: { tabId: '1', url: 'https://www.perplexity.ai/', title: 'P', selectorSet: null } }) });
+    expect(check(report, 'Perplexity tab').detail).toContain('was not recognised');
+    report = await doctor({ ...s, listHosts: () => [host({ hostVersion: '0.0.1' })], queryStatus: async () => status() });
+    expect(check(report, 'host running')).toMatchObject({ ok: false, fix: expect.stringContaining('reload the comet-relay extension') });
+    expect(check(report, 'host running').detail).toContain(`is version 0.0.1, but this comet-relay is ${VERSION}`);
+  });
+
+  it('--user-data-dir checks only that profile', async () => {
+    const s = setup();
+    const profile = path.join(s.homedir, 'p');
+    let report = await doctor({ ...s, userDataDir: profile, listHosts: () => [] });
+    expect(report.checks.filter((c) => c.name.startsWith('manifest'))).toEqual([
+      expect.objectContaining({ name: 'manifest (--user-data-dir)', ok: false, fix: `run: npx comet-relay install --user-data-dir ${profile}` }),
+    ]);
+    await install({ ...s, userDataDir: profile });
+    report = await doctor({ ...s, userDataDir: profile, listHosts: () => [] });
+    expect(check(report, 'manifest (--user-data-dir)').ok).toBe(true);
+  });
+
+  it('Windows: reads the registry and follows it to the manifest', async () => {
+    const mem = memoryFs();
+    mem.mkdirSync('C:\\nodejs', { recursive: true });
+    mem.writeFileSync('C:\\nodejs\\node.exe', 'MZ');
+    mem.mkdirSync('C:\\src\\dist', { recursive: true });
+    mem.writeFileSync('C:\\src\\dist\\cli.js', '//');
+    const reg = fakeReg();
+    const options = { platform: 'win32' as const, homedir: 'C:\\Users\\ann', env: {}, fs: mem, exec: reg.exec, nodePath: 'C:\\nodejs\\node.exe', cliPath: 'C:\\src\\dist\\cli.js' };
+    await install({ ...options, browsers: ['edge'] });
+    let report = await doctor({ ...options, listHosts: () => [] });
+    expect(check(report, 'manifest (edge)').ok).toBe(true);
+    expect(check(report, 'manifest (edge)').detail).toContain('registered at HKCU\\Software\\Microsoft\\Edge\\NativeMessagingHosts\\com.comet_relay.host');
+    expect(reg.calls).toContainEqual(['reg', 'query', 'HKCU\\Software\\Microsoft\\Edge\\NativeMessagingHosts\\com.comet_relay.host', '/ve']);
+
+    reg.values.set('hkcu\\software\\microsoft\\edge\\nativemessaginghosts\\com.comet_relay.host', 'C:\\moved\\x.json');
+    report = await doctor({ ...options, listHosts: () => [] });
+    expect(check(report, 'manifest (edge)')).toMatchObject({ ok: false, detail: expect.stringContaining('points to C:\\moved\\x.json, which does not exist') });
+  });
+
+  it('no browser at all and nothing registered: says so', async () => {
+    const s = setup();
+    fs.rmSync(path.join(s.homedir, '.config'), { recursive: true });
+    const report = await doctor({ ...s, listHosts: () => [] });
+    expect(check(report, 'browser')).toMatchObject({ ok: false, detail: expect.stringContaining('no supported browser found') });
+  });
+});
