@@ -1,0 +1,119 @@
+// @vitest-environment happy-dom
+import { describe, expect, it } from 'vitest';
+import { createPageDriver } from '../../lib/page/driver';
+import { mergeSources, normalizeUrl } from '../../lib/page/sources';
+import { loadFixture, loadHtml } from '../fixtures/reader/load';
+
+/** Makes the fixture's grouped citation open a popover on click and close on Escape, like the site. */
+function wirePopover(entries: string): { opened: () => number } {
+  let opened = 0;
+  const citation = Array.from(document.querySelectorAll('[data-pplx-citation]')).find((c) => /\+\d/.test(c.textContent ?? ''));
+  citation?.addEventListener('click', () => {
+    opened++;
+    setTimeout(() => {
+      const pop = document.createElement('div');
+      pop.setAttribute('data-radix-popper-content-wrapper', '');
+      pop.innerHTML = `<ul>${entries}</ul>`;
+      document.body.append(pop);
+    }, 5);
+  });
+  document.addEventListener('keydown', (e) => {
+    if (e.key === 'Escape') document.querySelector('[data-radix-popper-content-wrapper]')?.remove();
+  });
+  return { opened: () => opened };
+}
+
+function wireSourcesTab(entries: string): void {
+  const tab = document.getElementById('tab-sources') as HTMLElement;
+  const answerTab = document.getElementById('tab-answer') as HTMLElement;
+  tab.addEventListener('click', () => {
+    tab.setAttribute('aria-selected', 'true');
+    answerTab.setAttribute('aria-selected', 'false');
+    const panel = document.createElement('div');
+    panel.setAttribute('role', 'tabpanel');
+    panel.id = 'panel-sources';
+    panel.innerHTML = entries;
+    document.body.append(panel);
+  });
+  answerTab.addEventListener('click', () => {
+    answerTab.setAttribute('aria-selected', 'true');
+    tab.setAttribute('aria-selected', 'false');
+    document.getElementById('panel-sources')?.remove();
+  });
+}
+
+describe('sources', () => {
+  it('failure mode 8: inline citation URLs come from data attributes, not "collapsed" links', async () => {
+    loadFixture('B-thread-citations.html');
+    const r = await createPageDriver(window).sources({ expand: false, openTab: false });
+    expect(r.sources).toEqual([
+      { title: 'reuters', url: 'https://www.reuters.com/markets/stocks-rise/?utm_source=pplx' },
+      { title: 'bbc', url: 'https://www.bbc.com/news/business-1' },
+    ]);
+  });
+
+  it('failure mode 8: grouped citations are expanded one by one, merged, deduped; title-only entries kept', async () => {
+    loadFixture('B-thread-citations.html');
+    const pop = wirePopover(`
+      <li><a href="https://www.reuters.com/markets/stocks-rise/">Stocks rise on jobs data - Reuters</a></li>
+      <li><a href="https://apnews.com/article/markets">AP: Wall Street climbs</a></li>
+      <li><span>Internal analyst note (PDF)</span></li>`);
+    wireSourcesTab(`
+      <a href="https://apnews.com/article/markets#top">AP News</a>
+      <a href="https://www.ft.com/content/abc">FT: markets wrap</a>
+      <a href="https://www.perplexity.ai/discover">Discover on Perplexity</a>
+      <a href="https://docs.perplexity.ai/x">Perplexity docs</a>`);
+    const r = await createPageDriver(window).sources();
+    expect(pop.opened()).toBe(1);
+    expect(r.grouped).toBe(1);
+    expect(r.expanded).toBe(1);
+    expect(r.fromTab).toBe(true);
+    expect(r.sources).toEqual([
+      { title: 'Stocks rise on jobs data - Reuters', url: 'https://www.reuters.com/markets/stocks-rise/?utm_source=pplx' },
+      { title: 'bbc', url: 'https://www.bbc.com/news/business-1' },
+      { title: 'AP: Wall Street climbs', url: 'https://apnews.com/article/markets' },
+      { title: 'FT: markets wrap', url: 'https://www.ft.com/content/abc' },
+      { title: 'Internal analyst note (PDF)' },
+    ]);
+    // the popover was closed and the previously selected tab restored
+    expect(document.querySelector('[data-radix-popper-content-wrapper]')).toBeNull();
+    expect(document.getElementById('tab-answer')?.getAttribute('aria-selected')).toBe('true');
+    expect(createPageDriver(window).watcher.active).toBe(false);
+  });
+
+  it('generation A: <a href> badges are sources; Perplexity links are not', async () => {
+    loadFixture('A-thread.html');
+    const r = await createPageDriver(window).sources();
+    expect(r.sources).toEqual([
+      { title: 'go.dev', url: 'https://go.dev/doc/' },
+      { title: 'rust-lang', url: 'https://www.rust-lang.org/learn' },
+    ]);
+  });
+
+  it('a grouped citation inside an <a href> is expanded without following the link', async () => {
+    loadHtml(`<div data-workflow-entry="0"><div data-workflow-final-text><div class="prose"><p>x
+      <a href="https://example.com/a"><span data-pplx-citation data-pplx-citation-url="https://example.com/a">example+1</span></a></p></div></div></div>`);
+    let followed = 0;
+    document.querySelector('a')?.addEventListener('click', (e) => {
+      if (!e.defaultPrevented) followed++;
+    });
+    wirePopover(`<li><a href="https://example.com/b">B page</a></li>`);
+    const r = await createPageDriver(window).sources({ openTab: false });
+    expect(followed).toBe(0);
+    expect(r.sources.map((s) => s.url)).toEqual(['https://example.com/a', 'https://example.com/b']);
+  });
+
+  it('normalises URLs for dedupe: scheme, www, fragment, tracking, trailing slash', () => {
+    expect(normalizeUrl('https://www.Reuters.com/a/?utm_source=x#f')).toBe(normalizeUrl('http://reuters.com/a'));
+    expect(normalizeUrl('https://a.com/a?id=1')).not.toBe(normalizeUrl('https://a.com/a?id=2'));
+    expect(normalizeUrl('javascript:alert(1)')).toBeNull();
+  });
+
+  it('merge keeps external sources only and title-only entries once', () => {
+    const merged = mergeSources(
+      [{ title: 'x', url: 'https://perplexity.ai/a' }, { title: 'y', url: 'https://sub.perplexity.ai/b' }],
+      [{ title: 'Note' }, { title: 'note' }, { title: 'Site', url: 'https://site.org/' }, { title: 'Site' }],
+    );
+    expect(merged).toEqual([{ title: 'Site', url: 'https://site.org/' }, { title: 'Note' }]);
+  });
+});
