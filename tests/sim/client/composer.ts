@@ -1,0 +1,403 @@
+/**
+ * The composer: `#ask-input`, a Lexical-like contenteditable, its toolbar, Submit / Stop, and the mode UI
+ * of each generation (A: slash typeahead + removable mode pill; B: Radix mode chip, Computer toggle and
+ * model picker).
+ *
+ * Like Lexical, the editor keeps its own text model and updates it only from `input` events (real typing,
+ * `document.execCommand('insertText')`, paste). Changes made to the DOM behind its back (textContent =,
+ * innerHTML =, synthetic keydown events that insert nothing) are reverted and never reach Submit.
+ */
+import { esc } from '../answer';
+import type { ModeId } from '../types';
+import { A_MODES, B_MODES, MODELS, type ModeInfo, app, h, icon, modeState } from './dom';
+import { radixDropdown } from './menus';
+
+export interface ComposerOptions {
+  placeholder: string;
+  onSubmit(text: string): void;
+  onStop(): void;
+}
+
+/** Generation A slash-command rows that are not modes. */
+const SHORTCUTS = [
+  { cmd: '/summarize', desc: 'Summarize the current page', insert: 'Summarize this page: ' },
+  { cmd: '/translate', desc: 'Translate text into another language', insert: 'Translate to English: ' },
+  { cmd: '/explain', desc: 'Explain like I am five', insert: 'Explain simply: ' },
+];
+
+export class Composer {
+  readonly el: HTMLElement;
+  readonly editor: HTMLDivElement;
+  private text = '';
+  private inputSeen = false;
+  private selfEdit = false;
+  private working = false;
+  private busy = false;
+  private placeholderEl: HTMLElement;
+  private submitSlot: HTMLElement;
+  private left: HTMLElement;
+  private typeahead: HTMLElement | null = null;
+  private highlighted = 0;
+
+  constructor(private readonly opts: ComposerOptions) {
+    this.editor = h('div', {
+      id: 'ask-input',
+      contenteditable: 'true',
+      role: 'textbox',
+      'aria-multiline': 'true',
+      'aria-placeholder': opts.placeholder,
+      'aria-label': opts.placeholder,
+      spellcheck: 'true',
+      'data-lexical-editor': 'true',
+      translate: 'no',
+      class: 'min-w-0 outline-none',
+    });
+    this.editor.innerHTML = '<p><br></p>';
+    this.placeholderEl = h('div', { class: 'placeholder', 'aria-hidden': 'true' }, opts.placeholder);
+    this.left = h('div', { class: 'left' });
+    this.submitSlot = h('div', { class: 'flex items-center gap-2' });
+    const right = h(
+      'div',
+      { class: 'right' },
+      ...(app.generation === 'B' ? [this.modelPicker()] : []),
+      h('button', { type: 'button', class: 'icon-btn', 'aria-label': 'Attach files' }, icon('pplx-icon-paperclip')),
+      h('button', { type: 'button', class: 'icon-btn', 'aria-label': 'Dictation' }, icon('pplx-icon-mic')),
+      this.submitSlot,
+    );
+    // Submit sits a few levels above the editor: composer > toolbar > right > slot > button.
+    this.el = h(
+      'div',
+      { class: 'composer' },
+      h('div', { class: 'relative' }, this.editor, this.placeholderEl),
+      h('div', { class: 'toolbar' }, this.left, right),
+    );
+    this.renderLeft();
+    this.renderButtons();
+    this.wireEditor();
+  }
+
+  /** The text the editor's model holds (what Submit sends). */
+  get value(): string {
+    return this.text;
+  }
+
+  setWorking(working: boolean): void {
+    if (this.working === working) return;
+    this.working = working;
+    this.renderButtons();
+  }
+
+  /** While the ask round trip is in flight: no second submit. */
+  setBusy(busy: boolean): void {
+    this.busy = busy;
+    this.renderButtons();
+  }
+
+  focus(): void {
+    this.editor.focus();
+  }
+
+  // -------------------------------------------------------------------------------------------------
+  // Editor
+
+  private readDom(): string {
+    return this.editor.innerText.replace(/\n$/, '').replace(/\u00a0/g, ' ');
+  }
+
+  private setText(text: string): void {
+    this.selfEdit = true;
+    this.text = text;
+    const lines = text.split('\n');
+    this.editor.innerHTML = lines.map((l) => `<p>${l ? `<span data-lexical-text="true">${esc(l)}</span>` : '<br>'}</p>`).join('');
+    if (document.activeElement === this.editor) {
+      const sel = window.getSelection();
+      sel?.selectAllChildren(this.editor);
+      sel?.collapseToEnd();
+    }
+    this.changed();
+  }
+
+  private changed(): void {
+    this.placeholderEl.classList.toggle('hidden', this.text !== '');
+    this.renderButtons();
+    if (app.generation === 'A') this.updateTypeahead();
+  }
+
+  private wireEditor(): void {
+    this.editor.addEventListener('input', () => {
+      this.inputSeen = true;
+      this.text = this.readDom();
+      this.changed();
+    });
+    new MutationObserver(() => {
+      if (this.selfEdit) {
+        this.selfEdit = false;
+        this.inputSeen = false;
+        return;
+      }
+      if (!this.inputSeen) {
+        // Not from an input event: like Lexical, put back what the model holds.
+        this.setText(this.text);
+        this.selfEdit = true;
+        return;
+      }
+      this.inputSeen = false;
+    }).observe(this.editor, { childList: true, subtree: true, characterData: true });
+
+    this.editor.addEventListener('keydown', (e) => {
+      if (this.typeahead) {
+        const rows = this.typeaheadRows();
+        if (e.key === 'ArrowDown' || e.key === 'ArrowUp') {
+          e.preventDefault();
+          const n = rows.length;
+          this.highlighted = (this.highlighted + (e.key === 'ArrowDown' ? 1 : n - 1)) % n;
+          this.paintHighlight();
+          return;
+        }
+        if (e.key === 'Enter' || e.key === 'Tab') {
+          e.preventDefault();
+          rows[this.highlighted]?.click();
+          return;
+        }
+        if (e.key === 'Escape') {
+          e.preventDefault();
+          this.closeTypeahead();
+          return;
+        }
+      }
+      if (e.key === 'Enter' && !e.shiftKey && !e.isComposing) {
+        e.preventDefault();
+        this.submit();
+      }
+    });
+  }
+
+  submit(): void {
+    const q = this.text.trim();
+    if (!q || this.working || this.busy) return;
+    this.closeTypeahead();
+    this.setText('');
+    this.opts.onSubmit(q);
+  }
+
+  // -------------------------------------------------------------------------------------------------
+  // Submit / Stop
+
+  private renderButtons(): void {
+    const hasText = this.text.trim() !== '';
+    const slot = this.submitSlot;
+    slot.replaceChildren();
+    if (this.working) {
+      const stop = h('button', { type: 'button', class: 'stop-btn', 'aria-label': 'Stop' }, icon('pplx-icon-player-stop-filled'));
+      stop.addEventListener('click', () => this.opts.onStop());
+      slot.append(stop);
+    }
+    // A: Submit exists only while the composer holds text (and nothing is working).
+    // B: Submit is always there, disabled without text, while working or while the ask is in flight.
+    const show = app.generation === 'A' ? hasText && !this.working : true;
+    if (!show) return;
+    const btn = h(
+      'button',
+      {
+        type: 'button',
+        class: 'submit-btn',
+        'aria-label': 'Submit',
+        disabled: app.generation === 'B' && (!hasText || this.working || this.busy),
+      },
+      icon('pplx-icon-arrow-up'),
+    );
+    btn.addEventListener('click', () => this.submit());
+    slot.append(btn);
+  }
+
+  // -------------------------------------------------------------------------------------------------
+  // Generation A: slash typeahead, mode pill
+
+  private renderLeft(): void {
+    this.left.replaceChildren();
+    if (app.generation === 'A') {
+      const mode = A_MODES.find((m) => m.id === modeState.mode);
+      if (mode) {
+        // The way back to standard (besides clicking the active typeahead row again): remove the pill.
+        const pill = h(
+          'button',
+          { type: 'button', class: 'mode-pill', 'aria-label': `Remove mode: ${mode.label}` },
+          icon(mode.icon, 'icon icon-sm'),
+          h('span', {}, mode.label),
+          icon('pplx-icon-x', 'icon icon-sm'),
+        );
+        pill.addEventListener('click', () => this.setModeA('standard'));
+        this.left.append(pill);
+      } else {
+        this.left.append(h('span', { class: 'text-xs text-quiet' }, 'Type / for modes and shortcuts'));
+      }
+    } else {
+      this.left.append(this.modeChip(), this.computerToggle());
+    }
+  }
+
+  private setModeA(id: ModeId): void {
+    modeState.mode = id;
+    this.renderLeft();
+  }
+
+  private typeaheadRows(): HTMLElement[] {
+    return this.typeahead ? [...this.typeahead.querySelectorAll<HTMLElement>('[role="menuitem"]')] : [];
+  }
+
+  private paintHighlight(): void {
+    this.typeaheadRows().forEach((r, i) => {
+      if (i === this.highlighted) r.setAttribute('data-highlighted', '');
+      else r.removeAttribute('data-highlighted');
+    });
+  }
+
+  private updateTypeahead(): void {
+    const t = this.text;
+    if (!/^\/\S*$/.test(t)) {
+      this.closeTypeahead();
+      return;
+    }
+    const filter = t.slice(1).toLowerCase();
+    const modes = A_MODES.filter((m) => m.label.toLowerCase().includes(filter) || m.id.includes(filter));
+    const shortcuts = SHORTCUTS.filter((s) => s.cmd.includes(filter));
+    if (!modes.length && !shortcuts.length) {
+      this.closeTypeahead();
+      return;
+    }
+    const list = h('div', { role: 'listbox', 'aria-label': 'Typeahead menu', class: 'typeahead', id: 'typeahead-menu' });
+    list.addEventListener('mousedown', (e) => e.preventDefault()); // keep focus in the editor
+    if (modes.length) list.append(h('div', { class: 'group-label' }, 'Modes'));
+    for (const m of modes) list.append(this.modeRow(m));
+    if (shortcuts.length) list.append(h('div', { class: 'group-label' }, 'Shortcuts'));
+    for (const s of shortcuts) {
+      const row = h(
+        'div',
+        { role: 'menuitem', tabindex: '-1', class: 'group/item shortcut-typeahead-option' },
+        icon('pplx-icon-slash'),
+        h('div', { class: 'flex-1' }, h('div', { class: 'font-medium' }, s.cmd), h('div', { class: 'row-desc' }, s.desc)),
+      );
+      row.addEventListener('click', () => {
+        this.closeTypeahead();
+        this.setText(s.insert);
+        this.editor.focus();
+      });
+      list.append(row);
+    }
+    if (this.typeahead) this.typeahead.replaceWith(list);
+    else this.el.append(list);
+    this.typeahead = list;
+    this.highlighted = Math.min(this.highlighted, this.typeaheadRows().length - 1);
+    this.paintHighlight();
+  }
+
+  private modeRow(m: ModeInfo): HTMLElement {
+    const active = modeState.mode === m.id;
+    const row = h(
+      'div',
+      { role: 'menuitem', tabindex: '-1', class: 'group/item', 'aria-label': m.label },
+      icon(m.icon),
+      h('div', { class: 'flex-1' }, h('div', { class: 'font-medium' }, m.label), h('div', { class: 'row-desc' }, m.desc)),
+      active ? h('div', { class: 'active-mark bg-subtle' }, icon('pplx-icon-check', 'icon icon-sm')) : null,
+    );
+    row.addEventListener('click', () => {
+      // Clicking the active row again turns the mode off (back to standard).
+      this.setModeA(active ? 'standard' : m.id);
+      this.closeTypeahead();
+      this.setText('');
+      this.editor.focus();
+    });
+    return row;
+  }
+
+  private closeTypeahead(): void {
+    this.typeahead?.remove();
+    this.typeahead = null;
+    this.highlighted = 0;
+  }
+
+  // -------------------------------------------------------------------------------------------------
+  // Generation B: mode chip, Computer toggle, model picker
+
+  private modeChip(): HTMLElement {
+    const current = B_MODES.find((m) => m.id === modeState.mode) ?? (B_MODES[0] as ModeInfo);
+    const trigger = h(
+      'button',
+      { class: 'mode-chip', type: 'button' },
+      icon(current.icon, 'icon icon-sm'),
+      h('span', {}, current.label),
+      icon('pplx-icon-chevron-down', 'icon icon-sm'),
+    );
+    radixDropdown(trigger, (menu, close) => {
+      for (const m of B_MODES) {
+        const checked = m.id === current.id;
+        const item = h(
+          'div',
+          {
+            role: 'menuitemradio',
+            'aria-checked': checked ? 'true' : 'false',
+            'data-state': checked ? 'checked' : 'unchecked',
+            tabindex: '-1',
+            class: 'group/item',
+          },
+          icon(m.icon),
+          h('div', { class: 'flex-1' }, h('div', { class: 'font-medium' }, m.label), h('div', { class: 'item-desc' }, m.desc)),
+        );
+        item.addEventListener('click', () => {
+          modeState.mode = m.id;
+          close();
+          this.renderLeft();
+        });
+        menu.append(item);
+      }
+    });
+    return h('div', { 'data-testid': 'ask-input-mode-toggle-width-wrapper', class: 'inline-flex' }, trigger);
+  }
+
+  private computerToggle(): HTMLElement {
+    const on = modeState.computer;
+    const btn = h(
+      'button',
+      {
+        type: 'button',
+        class: 'computer-toggle',
+        'aria-label': 'Computer',
+        'aria-pressed': on ? 'true' : 'false',
+        'data-state': on ? 'on' : 'off',
+      },
+      icon('pplx-icon-click', 'icon icon-sm'),
+      h('span', {}, 'Computer'),
+    );
+    btn.addEventListener('click', () => {
+      modeState.computer = !modeState.computer;
+      this.renderLeft();
+    });
+    return btn;
+  }
+
+  private modelPicker(): HTMLElement {
+    const trigger = h('button', { class: 'icon-btn', type: 'button', 'aria-label': modeState.model }, icon('pplx-icon-cpu'));
+    radixDropdown(
+      trigger,
+      (menu, close) => {
+        for (const name of MODELS) {
+          const checked = name === modeState.model;
+          const item = h(
+            'div',
+            { role: 'menuitem', tabindex: '-1' },
+            h('span', { class: 'flex-1' }, name),
+            checked ? h('span', { class: 'check' }, icon('pplx-icon-check', 'icon icon-sm')) : null,
+          );
+          item.addEventListener('click', () => {
+            modeState.model = name;
+            trigger.setAttribute('aria-label', name);
+            close();
+          });
+          menu.append(item);
+        }
+      },
+      'end',
+    );
+    return trigger;
+  }
+}

@@ -1,0 +1,150 @@
+/** Small DOM helpers and the page-wide state of the simulated site's page script. */
+import { iconHtml } from '../answer';
+import type { BootData, Generation, ModeId, SimEvent, SimHook } from '../types';
+
+type Attr = string | number | boolean | null | undefined;
+type Child = Node | string | null | undefined | false;
+
+/** `h('div', { class: 'x', 'aria-label': 'y' }, child…)`; `false`/`null` attributes are left out. */
+export function h<K extends keyof HTMLElementTagNameMap>(
+  tag: K,
+  attrs: Record<string, Attr> = {},
+  ...children: Child[]
+): HTMLElementTagNameMap[K] {
+  const el = document.createElement(tag);
+  for (const [k, v] of Object.entries(attrs)) {
+    if (v === false || v === null || v === undefined) continue;
+    el.setAttribute(k, v === true ? '' : String(v));
+  }
+  for (const c of children) if (c !== null && c !== undefined && c !== false) el.append(c);
+  return el;
+}
+
+export function fromHtml(html: string): Element {
+  const t = document.createElement('template');
+  t.innerHTML = html.trim();
+  const el = t.content.firstElementChild;
+  if (!el) throw new Error(`no element in ${html.slice(0, 60)}`);
+  return el;
+}
+
+export function icon(name: string, cls?: string): Element {
+  return fromHtml(iconHtml(name, cls));
+}
+
+// ---------------------------------------------------------------------------------------------------
+// Page-wide state
+
+export const app = {
+  boot: JSON.parse(document.getElementById('__SIM_BOOT__')?.textContent ?? '{}') as BootData,
+  get generation(): Generation {
+    return this.boot.generation;
+  },
+};
+
+declare global {
+  interface Window {
+    __sim: SimHook;
+  }
+}
+
+export function initHook(): void {
+  window.__sim = { generation: app.boot.generation, scenario: app.boot.scenario, events: [] };
+}
+
+/** Records a test/benchmark event (the extension never reads this; it reads the DOM). */
+export function emit(type: SimEvent['type'], turn: number): void {
+  window.__sim.events.push({ type, turn, at: Date.now() });
+}
+
+// ---------------------------------------------------------------------------------------------------
+// Mode state: per tab session (sessionStorage), so it survives home → thread navigation and reloads.
+
+const KEY_MODE = 'pplx-sim:mode';
+const KEY_COMPUTER = 'pplx-sim:computer';
+const KEY_MODEL = 'pplx-sim:model';
+
+function ssGet(k: string): string | null {
+  try {
+    return sessionStorage.getItem(k);
+  } catch {
+    return null;
+  }
+}
+function ssSet(k: string, v: string): void {
+  try {
+    sessionStorage.setItem(k, v);
+  } catch {
+    /* storage may be unavailable */
+  }
+}
+
+export const modeState = {
+  /** Generation A: the typeahead mode (computer included). Generation B: the chip's mode. */
+  get mode(): ModeId {
+    return (ssGet(KEY_MODE) as ModeId | null) ?? 'standard';
+  },
+  set mode(m: ModeId) {
+    ssSet(KEY_MODE, m);
+  },
+  /** Generation B's separate Computer toggle. */
+  get computer(): boolean {
+    return ssGet(KEY_COMPUTER) === '1';
+  },
+  set computer(on: boolean) {
+    ssSet(KEY_COMPUTER, on ? '1' : '0');
+  },
+  get model(): string {
+    return ssGet(KEY_MODEL) ?? 'Best';
+  },
+  set model(m: string) {
+    ssSet(KEY_MODEL, m);
+  },
+  /** The mode an ask is made in. */
+  effective(gen: Generation): ModeId {
+    if (gen === 'B') return this.computer ? 'computer' : this.mode === 'computer' ? 'standard' : this.mode;
+    return this.mode;
+  },
+};
+
+export interface ModeInfo {
+  id: ModeId;
+  icon: string;
+  label: string;
+  desc: string;
+}
+
+/** Generation A typeahead rows (icons per docs/perplexity-dom.md). */
+export const A_MODES: ModeInfo[] = [
+  { id: 'deep-research', icon: 'pplx-icon-telescope', label: 'Deep research', desc: 'In-depth reports on complex topics' },
+  { id: 'model-council', icon: 'pplx-icon-gavel', label: 'Model council', desc: 'Several models answer, one judges' },
+  { id: 'create', icon: 'pplx-icon-custom-computer', label: 'Create files and apps', desc: 'Docs, slides, dashboards and apps' },
+  { id: 'learn', icon: 'pplx-icon-book', label: 'Learn step by step', desc: 'Guided explanations' },
+  { id: 'review', icon: 'pplx-icon-file-check', label: 'Review documents', desc: 'Check files against your criteria' },
+  { id: 'computer', icon: 'pplx-icon-click', label: 'Computer', desc: 'Let the assistant use the browser' },
+];
+
+/** Generation B chip menu (Computer is a separate toggle there). */
+export const B_MODES: ModeInfo[] = [
+  { id: 'standard', icon: 'pplx-icon-search', label: 'Search', desc: 'Fast answers to everyday questions' },
+  ...A_MODES.filter((m) => m.id !== 'computer'),
+];
+
+export const MODELS = ['Best', 'Sonar', 'Claude Sonnet 4.5', 'Claude Opus 4.1 Thinking', 'GPT-5', 'Gemini 2.5 Pro', 'Grok 4'];
+
+let idCounter = 0;
+/** Radix-style ids: `radix-:r1:`. */
+export function radixId(): string {
+  idCounter += 1;
+  return `radix-:r${idCounter.toString(36)}:`;
+}
+
+export async function api<T>(path: string, body?: unknown): Promise<T> {
+  const res = await fetch(`/_sim/api/${path}`, {
+    method: body === undefined ? 'GET' : 'POST',
+    headers: body === undefined ? undefined : { 'content-type': 'application/json' },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  if (!res.ok) throw new Error(`${path}: HTTP ${res.status}`);
+  return (await res.json()) as T;
+}

@@ -1,0 +1,171 @@
+/**
+ * Page script of the simulated perplexity.ai: boots from the JSON the server embedded, renders the page,
+ * and behaves like a small SPA (pushState after an ask, client-side navigation for internal links).
+ * Exposes `window.__sim` for tests and benchmarks.
+ */
+import type { AskResponse, BootData, PageData, ThreadData } from '../types';
+import { Sidebar, libraryPage, notFoundPage, staticPage, topbar } from './chrome';
+import { Composer } from './composer';
+import { api, app, h, icon, initHook, modeState } from './dom';
+import { ThreadView, type TurnCtl } from './thread';
+
+initHook();
+
+const root = document.getElementById('__next') as HTMLElement;
+let sidebar: Sidebar | null = null;
+let mainEl: HTMLElement | null = null;
+let disposeCurrent: (() => void) | null = null;
+
+function scrollToTurn(t: TurnCtl): void {
+  const top = t.el.getBoundingClientRect().top + window.scrollY - 64;
+  window.scrollTo({ top: Math.max(0, top), behavior: 'instant' as ScrollBehavior });
+}
+
+function stopTurn(view: ThreadView, t: TurnCtl): void {
+  if (t.status !== 'working') return;
+  const applied = t.applied;
+  t.stop();
+  void api('stop', { thread: view.thread.id, turn: t.index, applied }).catch(() => undefined);
+}
+
+/** A thread (or an empty sidecar / home) with its composer; asks go through the server. */
+function conversation(thread: ThreadData | null, opts: { sidecar: boolean; placeholder: string; liveTurn?: number }) {
+  let view: ThreadView | null = null;
+  const composer: Composer = new Composer({
+    placeholder: opts.placeholder,
+    onSubmit: (q) => void ask(q),
+    onStop: () => {
+      const t = view?.turns.find((x) => x.status === 'working');
+      if (view && t) stopTurn(view, t);
+    },
+  });
+  const host = {
+    onWorkingChange: (w: boolean) => composer.setWorking(w),
+    onStop: (t: TurnCtl) => view && stopTurn(view, t),
+    retry: (q: string) => void ask(q),
+  };
+  if (thread) view = new ThreadView(thread, host, opts.liveTurn);
+
+  async function ask(query: string): Promise<void> {
+    composer.setBusy(true);
+    let res: AskResponse;
+    try {
+      res = await api<AskResponse>('ask', {
+        query,
+        mode: modeState.effective(app.generation),
+        model: modeState.model,
+        thread: view?.thread.id,
+        sidecar: opts.sidecar,
+      });
+    } catch (e) {
+      composer.setBusy(false);
+      console.error('[sim] ask failed', e);
+      return;
+    }
+    composer.setBusy(false);
+    window.__sim.scenario = res.siteScenario;
+    if (view) {
+      view.thread.turns.push(res.turn);
+      scrollToTurn(view.add(res.turn, true));
+    } else {
+      // Like the real SPA: the URL changes with pushState and the thread page renders in place.
+      history.pushState({}, '', res.thread.path);
+      const page: PageData = opts.sidecar ? { kind: 'sidecar', thread: res.thread } : { kind: 'thread', thread: res.thread };
+      renderPage(page, res.turn.index);
+    }
+    void sidebar?.refresh();
+  }
+
+  return { composer, view, dispose: () => view?.dispose() };
+}
+
+function renderPage(page: PageData, liveTurn = -1): void {
+  disposeCurrent?.();
+  disposeCurrent = null;
+  document.querySelectorAll('[data-radix-popper-content-wrapper]').forEach((n) => n.remove());
+  window.scrollTo(0, 0);
+
+  if (page.kind === 'sidecar') {
+    sidebar = null;
+    mainEl = null;
+    const c = conversation(page.thread, { sidecar: true, placeholder: page.thread ? 'Ask a follow-up' : 'Ask about this page…', liveTurn });
+    disposeCurrent = c.dispose;
+    const body = c.view
+      ? h('div', { class: 'thread-scroll' }, c.view.el)
+      : h('div', { class: 'page-pad' }, h('h1', { class: 'page-h1' }, 'Assistant'), h('p', { class: 'text-quiet' }, 'Ask anything about the page you are on.'));
+    root.replaceChildren(
+      h('div', { class: 'sidecar' }, topbar('Assistant'), body, h('div', { class: 'follow-up' }, c.composer.el)),
+    );
+    const last = c.view?.current;
+    if (last) scrollToTurn(last);
+    return;
+  }
+
+  if (!sidebar || !mainEl || !root.contains(mainEl)) {
+    sidebar = new Sidebar();
+    mainEl = h('main', { class: 'main' });
+    root.replaceChildren(h('div', { class: 'app' }, sidebar.el, mainEl));
+    void sidebar.refresh();
+  }
+  const main = mainEl;
+
+  switch (page.kind) {
+    case 'home': {
+      const c = conversation(null, { sidecar: false, placeholder: 'Ask anything…' });
+      disposeCurrent = c.dispose;
+      main.replaceChildren(
+        topbar(null),
+        h('div', { class: 'home' }, h('div', { class: 'wordmark' }, 'perplexity'), h('div', { class: 'composer-wrap' }, c.composer.el)),
+      );
+      c.composer.focus();
+      break;
+    }
+    case 'thread': {
+      const c = conversation(page.thread, { sidecar: false, placeholder: 'Ask a follow-up', liveTurn });
+      disposeCurrent = c.dispose;
+      const share = h('button', { type: 'button', class: 'pill-btn', 'aria-label': 'Share' }, icon('pplx-icon-share', 'icon icon-sm'), 'Share');
+      main.replaceChildren(
+        topbar(page.thread.title, [share]),
+        h('div', { class: 'thread-scroll' }, c.view?.el ?? null),
+        h('div', { class: 'follow-up' }, c.composer.el),
+      );
+      const last = c.view?.current;
+      if (last) scrollToTurn(last);
+      break;
+    }
+    case 'library':
+      main.replaceChildren(topbar('Library'), libraryPage(page.threads));
+      break;
+    case 'static':
+      main.replaceChildren(topbar(page.title), staticPage(page.title, page.text));
+      break;
+    case 'not-found':
+      main.replaceChildren(topbar(null), notFoundPage());
+      break;
+  }
+}
+
+async function navigate(path: string, push: boolean): Promise<void> {
+  const { title, boot } = await api<{ title: string; boot: BootData }>(`page?path=${encodeURIComponent(path)}`);
+  if (push) history.pushState({}, '', path);
+  document.title = title;
+  renderPage(boot.page);
+}
+
+document.addEventListener('click', (e) => {
+  if (e.defaultPrevented || e.button !== 0 || e.metaKey || e.ctrlKey || e.shiftKey || e.altKey) return;
+  const a = (e.target as Element).closest?.('a[href]') as HTMLAnchorElement | null;
+  if (!a || a.target === '_blank') return;
+  const href = a.getAttribute('href') ?? '';
+  if (!href.startsWith('/') || href.startsWith('//') || href.startsWith('/_sim/')) return;
+  e.preventDefault();
+  void navigate(href, true).catch(() => {
+    location.href = href;
+  });
+});
+
+window.addEventListener('popstate', () => {
+  void navigate(location.pathname + location.search, false).catch(() => location.reload());
+});
+
+renderPage(app.boot.page);

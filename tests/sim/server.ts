@@ -1,0 +1,156 @@
+/**
+ * Standalone HTTPS server for the simulated perplexity.ai (demo, manual checks, benchmarks).
+ *
+ *   npm run sim -- --port 8443 --generation B --scenario short --speed 1 [--no-seed]
+ *
+ * Point Chromium at it with the flags it prints:
+ *   --host-resolver-rules="MAP www.perplexity.ai 127.0.0.1:PORT, MAP perplexity.ai 127.0.0.1:PORT" --ignore-certificate-errors
+ */
+import { execFileSync } from 'node:child_process';
+import fs from 'node:fs';
+import https from 'node:https';
+import type { AddressInfo } from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { type SimOptions, type SimSite, createSimSite } from './site';
+
+export interface SimServerOptions extends SimOptions {
+  /** TCP port on 127.0.0.1; 0 picks a free one. Default 8443. */
+  port?: number;
+  /** Use this site instead of creating one from the options. */
+  site?: SimSite;
+}
+
+export interface SimServer {
+  port: number;
+  site: SimSite;
+  /** Chromium flags that send perplexity.ai to this server. */
+  chromiumArgs: string[];
+  close(): Promise<void>;
+}
+
+/** Creates a throwaway self-signed certificate for www.perplexity.ai with openssl. */
+function makeCertificate(): { key: Buffer; cert: Buffer; dir: string } {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'comet-relay-sim-'));
+  const keyPath = path.join(dir, 'key.pem');
+  const certPath = path.join(dir, 'cert.pem');
+  try {
+    execFileSync(
+      'openssl',
+      [
+        'req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-sha256', '-days', '2',
+        '-keyout', keyPath, '-out', certPath,
+        '-subj', '/CN=www.perplexity.ai',
+        '-addext', 'subjectAltName=DNS:www.perplexity.ai,DNS:perplexity.ai,IP:127.0.0.1',
+      ],
+      { stdio: ['ignore', 'ignore', 'pipe'] },
+    );
+  } catch (err) {
+    fs.rmSync(dir, { recursive: true, force: true });
+    const e = err as NodeJS.ErrnoException & { stderr?: Buffer };
+    if (e.code === 'ENOENT') {
+      throw new Error('The simulated perplexity.ai needs `openssl` to make its certificate, and it is not on PATH (Debian: apt-get install openssl).');
+    }
+    throw new Error(`openssl failed to create a certificate: ${e.stderr?.toString().trim() || e.message}`);
+  }
+  return { key: fs.readFileSync(keyPath), cert: fs.readFileSync(certPath), dir };
+}
+
+export function chromiumArgsFor(port: number): string[] {
+  return [
+    `--host-resolver-rules=MAP www.perplexity.ai 127.0.0.1:${port}, MAP perplexity.ai 127.0.0.1:${port}`,
+    '--ignore-certificate-errors',
+  ];
+}
+
+export async function startSimServer(options: SimServerOptions = {}): Promise<SimServer> {
+  const site = options.site ?? createSimSite(options);
+  const { key, cert, dir } = makeCertificate();
+  const server = https.createServer({ key, cert }, (req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => {
+      const host = (req.headers.host ?? 'www.perplexity.ai').replace(/:\d+$/, '');
+      const url = `https://${host}${req.url ?? '/'}`;
+      site
+        .handle({ method: req.method ?? 'GET', url, body: chunks.length ? Buffer.concat(chunks).toString('utf8') : undefined })
+        .then((r) => {
+          res.writeHead(r.status, { 'content-type': r.contentType, ...(r.headers ?? {}) });
+          res.end(req.method === 'HEAD' ? undefined : r.body);
+        })
+        .catch((err: unknown) => {
+          res.writeHead(500, { 'content-type': 'text/plain' });
+          res.end(String(err));
+        });
+    });
+  });
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(options.port ?? 8443, '127.0.0.1', () => resolve());
+  });
+  const port = (server.address() as AddressInfo).port;
+  return {
+    port,
+    site,
+    chromiumArgs: chromiumArgsFor(port),
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => {
+          fs.rmSync(dir, { recursive: true, force: true });
+          resolve();
+        });
+      }),
+  };
+}
+
+function parseArgs(argv: string[]): SimServerOptions {
+  const out: SimServerOptions = {};
+  for (let i = 0; i < argv.length; i++) {
+    const a = argv[i] as string;
+    const [flag, inline] = a.includes('=') ? (a.split(/=(.*)/s) as [string, string]) : [a, undefined];
+    const value = () => inline ?? argv[++i] ?? '';
+    switch (flag) {
+      case '--port':
+        out.port = Number(value());
+        break;
+      case '--generation':
+        out.generation = value().toUpperCase() as 'A' | 'B';
+        break;
+      case '--scenario':
+        out.scenario = value();
+        break;
+      case '--speed':
+        out.speed = Number(value());
+        break;
+      case '--no-seed':
+        out.seedThreads = false;
+        break;
+      case '--help':
+      case '-h':
+        console.log('usage: npm run sim -- [--port 8443] [--generation A|B] [--scenario NAME] [--speed N] [--no-seed]');
+        process.exit(0);
+        break;
+      default:
+        throw new Error(`unknown argument ${a} (try --help)`);
+    }
+  }
+  return out;
+}
+
+if (process.argv[1] && import.meta.url === pathToFileURL(path.resolve(process.argv[1])).href) {
+  try {
+    const srv = await startSimServer(parseArgs(process.argv.slice(2)));
+    console.log(`Simulated perplexity.ai (generation ${srv.site.generation}, scenario ${srv.site.scenario}) on https://127.0.0.1:${srv.port}`);
+    console.log('Start Chromium with:');
+    console.log(`  --host-resolver-rules="MAP www.perplexity.ai 127.0.0.1:${srv.port}, MAP perplexity.ai 127.0.0.1:${srv.port}" --ignore-certificate-errors`);
+    console.log('then open https://www.perplexity.ai/  (Ctrl+C to stop)');
+    const stop = () => void srv.close().then(() => process.exit(0));
+    process.on('SIGINT', stop);
+    process.on('SIGTERM', stop);
+  } catch (err) {
+    console.error(String(err instanceof Error ? err.message : err));
+    process.exit(1);
+  }
+}

@@ -1,0 +1,396 @@
+/**
+ * The simulated perplexity.ai, as a plain request handler (no Playwright, no HTTP server): tests route
+ * requests to it (playwright.ts) and the standalone server (server.ts) wraps it in HTTPS.
+ *
+ * Pages are an HTML shell with the page's data as JSON; the page script (client/, bundled at
+ * /_sim/app.js) builds the DOM described in docs/perplexity-dom.md. Threads live here, server side, so
+ * home → /search/{slug} → /library stay consistent across SPA navigation and full page loads.
+ */
+import { randomBytes, randomUUID } from 'node:crypto';
+import { answerPlainText } from './answer';
+import { clientBundle } from './bundle';
+import { spriteHtml } from './icons';
+import { SCENARIO_NAMES, SCENARIOS, buildScript, resolveScenario, stripScenarioTag } from './scenarios';
+import { CSS } from './styles';
+import type {
+  AskRequest,
+  AskResponse,
+  BootData,
+  Generation,
+  ModeId,
+  PageData,
+  ThreadData,
+  ThreadKind,
+  ThreadSummary,
+  TurnData,
+} from './types';
+
+export type { Generation } from './types';
+
+export interface SimOptions {
+  /** UI generation: 'A' (spring 2026, slash typeahead) or 'B' (autumn 2026, mode chip). Default 'B'. */
+  generation?: Generation;
+  /** Scenario for asks without `#scenario:<name>`. Default 'short'. */
+  scenario?: string;
+  /** Time scale: 4 plays everything 4× faster. Default 1. */
+  speed?: number;
+  /** Start with a few existing conversations in the sidebar and library. Default true. */
+  seedThreads?: boolean;
+}
+
+export interface SimRequest {
+  method: string;
+  /** A path (`/search/x?y`) or an absolute URL (`https://perplexity.ai/…` redirects to www). */
+  url: string;
+  body?: string;
+}
+
+export interface SimResponse {
+  status: number;
+  contentType: string;
+  body: string | Buffer;
+  headers?: Record<string, string>;
+}
+
+export interface SimSite {
+  handle(req: SimRequest): Promise<SimResponse>;
+  setScenario(name: string): void;
+  setGeneration(g: Generation): void;
+  setSpeed(speed: number): void;
+  readonly generation: Generation;
+  readonly scenario: string;
+  readonly speed: number;
+  /** Snapshot of all threads, newest first. */
+  threads(): ThreadData[];
+  /** A thread by slug, id or path. */
+  thread(ref: string): ThreadData | undefined;
+}
+
+export const SIM_ORIGIN = 'https://www.perplexity.ai';
+export const MODE_IDS: ModeId[] = ['standard', 'deep-research', 'model-council', 'create', 'learn', 'review', 'computer'];
+export { SCENARIO_NAMES };
+
+const SLUG_CHARS = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789';
+
+function randomId(n: number): string {
+  const bytes = randomBytes(n);
+  let s = '';
+  for (const b of bytes) s += SLUG_CHARS[b % SLUG_CHARS.length];
+  return s;
+}
+
+export function slugify(title: string): string {
+  const base = title
+    .toLowerCase()
+    .normalize('NFKD')
+    .replace(/[^a-z0-9]+/g, '-')
+    .replace(/^-+|-+$/g, '')
+    .slice(0, 40)
+    .replace(/-+$/, '');
+  return `${base || 'thread'}-${randomId(22)}`;
+}
+
+function titleOf(query: string): string {
+  const t = stripScenarioTag(query).replace(/\s+/g, ' ').trim() || 'New Thread';
+  return t.length > 80 ? `${t.slice(0, 79)}…` : t;
+}
+
+const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
+
+function json(status: number, value: unknown): SimResponse {
+  return { status, contentType: 'application/json; charset=utf-8', body: JSON.stringify(value), headers: { 'cache-control': 'no-store' } };
+}
+
+function safeJsonForScript(value: unknown): string {
+  return JSON.stringify(value).replace(/</g, '\\u003c').replace(/\u2028/g, '\\u2028').replace(/\u2029/g, '\\u2029');
+}
+
+function escHtml(s: string): string {
+  return s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
+}
+
+export function pageTitle(page: PageData): string {
+  switch (page.kind) {
+    case 'home':
+      return 'Perplexity';
+    case 'thread':
+      return `${page.thread.title} - Perplexity`;
+    case 'sidecar':
+      return page.thread ? `${page.thread.title} - Perplexity Assistant` : 'Perplexity Assistant';
+    case 'library':
+      return 'Library - Perplexity';
+    case 'static':
+      return `${page.title} - Perplexity`;
+    case 'not-found':
+      return 'Page not found - Perplexity';
+  }
+}
+
+export function createSimSite(options: SimOptions = {}): SimSite {
+  let generation: Generation = options.generation ?? 'B';
+  let scenario = options.scenario ?? 'short';
+  let speed = options.speed ?? 1;
+  if (!(scenario in SCENARIOS)) throw new Error(`unknown scenario "${scenario}" (known: ${SCENARIO_NAMES.join(', ')})`);
+  if (!(speed > 0)) throw new Error(`speed must be a positive number, got ${speed}`);
+
+  const threads = new Map<string, ThreadData>(); // by id
+  const doubled = new Set<string>(); // thread ids whose sidebar title renders twice
+  let created = 0;
+
+  function makeTurn(index: number, query: string, mode: ModeId, model: string, scen: string, startedAt: number): TurnData {
+    return {
+      index,
+      query,
+      scenario: scen,
+      mode,
+      model,
+      startedAt,
+      script: buildScript(scen, { query, mode }, speed),
+      stoppedAfter: null,
+    };
+  }
+
+  function pathFor(kind: ThreadKind, slug: string, id: string, sidecar: boolean): string {
+    if (kind === 'computer') return `/computer/tasks/${id}`;
+    if (kind === 'copilot') return `/copilot/${slug}`;
+    return sidecar ? `/sidecar/search/${slug}` : `/search/${slug}`;
+  }
+
+  function seed(): void {
+    const day = 24 * 3600 * 1000;
+    const now = Date.now();
+    const mk = (
+      id: string,
+      slug: string,
+      kind: ThreadKind,
+      queries: string[],
+      ageDays: number,
+      mode: ModeId,
+      dbl: boolean,
+    ): void => {
+      const t0 = now - ageDays * day;
+      const t: ThreadData = {
+        id,
+        slug,
+        kind,
+        path: pathFor(kind, slug, id, false),
+        title: titleOf(queries[0] ?? ''),
+        createdAt: t0,
+        updatedAt: t0 + queries.length * 60_000,
+        turns: queries.map((q, i) => makeTurn(i, q, mode, 'Best', 'short', t0 + i * 60_000)),
+      };
+      threads.set(id, t);
+      if (dbl) doubled.add(id);
+    };
+    mk('8c0d3f4e-0001-4a1b-9c11-000000000001', 'rust-vs-go-Xq7Lr2TmQ1uV9cWzE0aB3g', 'search',
+      ['Rust vs Go', 'Which one compiles faster?', 'What about memory safety?', 'Summarize it in one line'], 1, 'standard', true);
+    mk('8c0d3f4e-0002-4a1b-9c11-000000000002', 'what-is-the-model-context-protocol-Hn4PkW8sYt2Ra6LmZc1Qeg', 'copilot',
+      ['What is the Model Context Protocol?'], 2, 'standard', false);
+    mk('8c0d3f4e-0003-4a1b-9c11-000000000003', 'book-a-table-for-two-on-friday-Jd2Lq0Vb7Nn4Ws1Ex5Cr9t', 'computer',
+      ['Book a table for two on Friday'], 3, 'computer', false);
+    mk('8c0d3f4e-0004-4a1b-9c11-000000000004', 'best-noise-cancelling-headphones-2026-Pz3Mv8Ky1Gt6Hq0Rw4Ls7a', 'search',
+      ['Best noise-cancelling headphones 2026'], 5, 'standard', true);
+  }
+  if (options.seedThreads ?? true) seed();
+
+  function findThread(ref: string): ThreadData | undefined {
+    const r = ref.replace(/\/+$/, '');
+    for (const t of threads.values()) {
+      if (t.id === r || t.slug === r || t.path === r || `/search/${t.slug}` === r || `/sidecar/search/${t.slug}` === r) return t;
+    }
+    return undefined;
+  }
+
+  function sortedThreads(): ThreadData[] {
+    return [...threads.values()].sort((a, b) => b.updatedAt - a.updatedAt);
+  }
+
+  function summaries(): ThreadSummary[] {
+    return sortedThreads().map((t) => {
+      const text = answerPlainText(t.turns[0]?.script.answer ?? []).replace(/\s+/g, ' ');
+      return {
+        path: t.path,
+        title: t.title,
+        snippet: text.length > 180 ? `${text.slice(0, 179)}…` : text,
+        kind: t.kind,
+        updatedAt: t.updatedAt,
+        doubledTitle: doubled.has(t.id),
+      };
+    });
+  }
+
+  /** What a path shows; null = not a page (404). */
+  function pageFor(pathname: string): PageData | null {
+    const p = pathname.length > 1 ? pathname.replace(/\/+$/, '') : pathname;
+    if (p === '/') return { kind: 'home' };
+    let m = /^\/(search|copilot)\/([^/]+)$/.exec(p);
+    if (m) {
+      const t = findThread(decodeURIComponent(m[2] as string));
+      return t ? { kind: 'thread', thread: t } : { kind: 'not-found' };
+    }
+    m = /^\/computer\/tasks\/([^/]+)$/.exec(p);
+    if (m) {
+      const t = findThread(decodeURIComponent(m[1] as string));
+      return t ? { kind: 'thread', thread: t } : { kind: 'not-found' };
+    }
+    if (p === '/sidecar') return { kind: 'sidecar', thread: null };
+    m = /^\/sidecar\/search\/([^/]+)$/.exec(p);
+    if (m) {
+      const t = findThread(decodeURIComponent(m[1] as string));
+      return t ? { kind: 'sidecar', thread: t } : { kind: 'not-found' };
+    }
+    if (p === '/library') return { kind: 'library', threads: summaries() };
+    m = /^\/s\/([^/]+)$/.exec(p);
+    if (m) {
+      const t = findThread(decodeURIComponent(m[1] as string));
+      return t ? { kind: 'thread', thread: t } : { kind: 'not-found' };
+    }
+    const statics: Record<string, [string, string]> = {
+      '/spaces': ['Spaces', 'Organize your threads and files into Spaces. You have no Spaces yet.'],
+      '/projects': ['Projects', 'No projects yet.'],
+      '/computer/artifacts': ['Artifacts', 'Files and apps created by Computer appear here. Nothing yet.'],
+      '/discover': ['Discover', 'Top stories for you. (The simulated site has no news.)'],
+      '/account': ['Account', 'Signed in as sim-user@example.com.'],
+    };
+    const s = statics[p];
+    if (s) return { kind: 'static', title: s[0], text: s[1] };
+    m = /^\/page\/([^/]+)$/.exec(p);
+    if (m) return { kind: 'static', title: 'Page', text: `A published Perplexity Page (${m[1]}).` };
+    return null;
+  }
+
+  function boot(page: PageData): BootData {
+    return { generation, scenario, speed, now: Date.now(), page };
+  }
+
+  function htmlPage(page: PageData): string {
+    const data = boot(page);
+    return (
+      '<!DOCTYPE html><html lang="en" class="light"><head><meta charset="utf-8">' +
+      '<meta name="viewport" content="width=device-width, initial-scale=1">' +
+      `<title>${escHtml(pageTitle(page))}</title><link rel="icon" href="data:,">` +
+      `<style>${CSS}</style></head><body>${spriteHtml()}<div id="__next"></div>` +
+      `<script id="__SIM_BOOT__" type="application/json">${safeJsonForScript(data)}</script>` +
+      '<script src="/_sim/app.js"></script></body></html>'
+    );
+  }
+
+  async function ask(body: string | undefined): Promise<SimResponse> {
+    let req: AskRequest;
+    try {
+      req = JSON.parse(body ?? '') as AskRequest;
+    } catch {
+      return json(400, { error: 'body must be JSON' });
+    }
+    if (typeof req.query !== 'string' || !req.query.trim()) return json(400, { error: 'query must be a non-empty string' });
+    const mode: ModeId = MODE_IDS.includes(req.mode) ? req.mode : 'standard';
+    const model = typeof req.model === 'string' && req.model ? req.model : 'Best';
+    // The server round trip: for this long the previous answer is still the last one on the page.
+    await sleep(150 / speed);
+    let thread = req.thread ? findThread(req.thread) : undefined;
+    if (req.thread && !thread) return json(404, { error: `no thread "${req.thread}"` });
+    const now = Date.now();
+    if (!thread) {
+      const id = randomUUID();
+      const kind: ThreadKind = mode === 'computer' ? 'computer' : 'search';
+      const slug = slugify(titleOf(req.query));
+      thread = { id, slug, kind, path: pathFor(kind, slug, id, !!req.sidecar), title: titleOf(req.query), createdAt: now, updatedAt: now, turns: [] };
+      threads.set(id, thread);
+      created += 1;
+      if (created % 2 === 0) doubled.add(id);
+    }
+    const scen = resolveScenario(req.query, scenario);
+    const turn = makeTurn(thread.turns.length, req.query, mode, model, scen, now);
+    thread.turns.push(turn);
+    thread.updatedAt = now;
+    const res: AskResponse = { thread, turn, siteScenario: scenario, now: Date.now() };
+    return json(200, res);
+  }
+
+  function stop(body: string | undefined): SimResponse {
+    let req: { thread?: string; turn?: number; applied?: number };
+    try {
+      req = JSON.parse(body ?? '') as typeof req;
+    } catch {
+      return json(400, { error: 'body must be JSON' });
+    }
+    const thread = req.thread ? findThread(req.thread) : undefined;
+    const turn = thread?.turns[req.turn ?? -1];
+    if (!thread || !turn) return json(404, { error: 'no such turn' });
+    if (turn.stoppedAfter === null) turn.stoppedAfter = Math.max(0, Math.floor(req.applied ?? 0));
+    return json(200, { ok: true, stoppedAfter: turn.stoppedAfter });
+  }
+
+  async function handle(req: SimRequest): Promise<SimResponse> {
+    let url: URL;
+    try {
+      url = new URL(req.url, SIM_ORIGIN);
+    } catch {
+      return { status: 400, contentType: 'text/plain', body: 'bad url' };
+    }
+    if (url.hostname === 'perplexity.ai') {
+      // Like the real site: the bare domain redirects to www.
+      return { status: 301, contentType: 'text/plain', body: '', headers: { location: `${SIM_ORIGIN}${url.pathname}${url.search}` } };
+    }
+    const method = req.method.toUpperCase();
+    const path = url.pathname;
+
+    if (path === '/_sim/app.js') {
+      return { status: 200, contentType: 'text/javascript; charset=utf-8', body: await clientBundle(), headers: { 'cache-control': 'no-cache' } };
+    }
+    if (path.startsWith('/_sim/api/')) {
+      const api = path.slice('/_sim/api/'.length);
+      if (api === 'ask' && method === 'POST') return ask(req.body);
+      if (api === 'stop' && method === 'POST') return stop(req.body);
+      if (api === 'threads' && method === 'GET') {
+        // Slow enough that the sidebar's skeleton loaders are visible for a moment.
+        await sleep(300 / speed);
+        return json(200, { threads: summaries() });
+      }
+      if (api === 'page' && method === 'GET') {
+        const page = pageFor(url.searchParams.get('path') ?? '/') ?? { kind: 'not-found' as const };
+        return json(200, { title: pageTitle(page), boot: boot(page) });
+      }
+      if (api === 'state' && method === 'GET') return json(200, { generation, scenario, speed, threads: sortedThreads() });
+      return json(404, { error: `no API ${method} ${path}` });
+    }
+    if (path === '/favicon.ico') return { status: 204, contentType: 'image/x-icon', body: '' };
+    if (method !== 'GET' && method !== 'HEAD') return { status: 405, contentType: 'text/plain', body: 'method not allowed' };
+
+    const page = pageFor(path);
+    const status = !page || page.kind === 'not-found' ? 404 : 200;
+    return {
+      status,
+      contentType: 'text/html; charset=utf-8',
+      body: htmlPage(page ?? { kind: 'not-found' }),
+      headers: { 'cache-control': 'no-store' },
+    };
+  }
+
+  return {
+    handle,
+    setScenario(name: string) {
+      if (!(name in SCENARIOS)) throw new Error(`unknown scenario "${name}" (known: ${SCENARIO_NAMES.join(', ')})`);
+      scenario = name;
+    },
+    setGeneration(g: Generation) {
+      if (g !== 'A' && g !== 'B') throw new Error(`generation must be 'A' or 'B', got ${String(g)}`);
+      generation = g;
+    },
+    setSpeed(s: number) {
+      if (!(s > 0)) throw new Error(`speed must be a positive number, got ${s}`);
+      speed = s;
+    },
+    get generation() {
+      return generation;
+    },
+    get scenario() {
+      return scenario;
+    },
+    get speed() {
+      return speed;
+    },
+    threads: () => sortedThreads(),
+    thread: (ref: string) => findThread(ref),
+  };
+}
