@@ -96,7 +96,8 @@ function checkedItem(ctx: PageContext, menu: Element): Element | null {
 async function readModeB(ctx: PageContext): Promise<ModeRead> {
   const toggle = first(ctx.doc, ctx.set.computerToggle);
   if (toggle && isOn(toggle)) return { mode: 'computer', source: 'toggle' };
-  const chip = chipOf(ctx);
+  const chip = first(ctx.doc, ctx.set.modeChip) as HTMLElement | null;
+  if (!chip) return unavailable(ctx);
   const open = openMenuOf(ctx, chip);
   const item = open ? checkedItem(ctx, open) : null;
   if (item) return { mode: modeOf(item, ctx.set), source: 'menu' };
@@ -182,16 +183,19 @@ async function withTypeahead<T>(ctx: PageContext, use: (menu: Element) => Promis
   }
 }
 
+/** Said instead of navigating away from the user's page (what the CDP server did). */
+function unavailable(ctx: PageContext): ModeRead {
+  return {
+    mode: null,
+    source: 'unavailable',
+    detail: `this page (${ctx.doc.location.href}) has no composer, and reading the mode here would mean navigating away; open the Perplexity home page to read it`,
+  };
+}
+
 async function readModeA(ctx: PageContext): Promise<ModeRead> {
   const open = typeaheadOpen(ctx);
   if (open) return { mode: activeMode(ctx, open), source: 'typeahead' };
-  if (!first(ctx.doc, ctx.set.composer)) {
-    return {
-      mode: null,
-      source: 'unavailable',
-      detail: `this page (${ctx.doc.location.href}) has no composer, and reading the mode here would mean navigating away; open the Perplexity home page to read it`,
-    };
-  }
+  if (!first(ctx.doc, ctx.set.composer)) return unavailable(ctx);
   try {
     return { mode: await withTypeahead(ctx, (menu) => activeMode(ctx, menu)), source: 'typeahead' };
   } catch (e) {

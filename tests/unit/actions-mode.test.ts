@@ -1,0 +1,122 @@
+// @vitest-environment happy-dom
+import { afterEach, describe, expect, it } from 'vitest';
+import { createPageDriver } from '../../lib/page/driver';
+import { installExecCommand, wireChip, wireTypeahead } from '../fixtures/reader/fake-page';
+import { loadFixture } from '../fixtures/reader/load';
+
+let exec: ReturnType<typeof installExecCommand> | null = null;
+afterEach(() => {
+  exec?.uninstall();
+  exec = null;
+});
+
+describe('mode on generation B (chip)', () => {
+  it('reads the chip text without opening anything', async () => {
+    loadFixture('B-thread-streaming.html');
+    const fake = wireChip('deep-research');
+    const r = await createPageDriver(window).getMode();
+    expect(r).toEqual({ mode: 'deep-research', source: 'chip' });
+    expect(fake.chipEvents).toHaveLength(0);
+  });
+
+  it('failure mode 9: setMode opens the Radix chip with the full pointer sequence', async () => {
+    loadFixture('B-thread-streaming.html');
+    const fake = wireChip('standard');
+    const r = await createPageDriver(window).setMode('learn');
+    expect(r).toEqual({ mode: 'learn', previous: 'standard', changed: true, verified: true });
+    expect(fake.mode()).toBe('learn');
+    expect(fake.chipEvents.map((e) => e.type)).toEqual(['pointerdown', 'mousedown', 'pointerup', 'mouseup', 'click']);
+    const down = fake.chipEvents[0] as PointerEvent;
+    expect(down).toBeInstanceOf(PointerEvent);
+    expect([down.bubbles, down.button, down.pointerId, down.pointerType]).toEqual([true, 0, 1, 'mouse']);
+    expect(fake.chipEvents[1]).toBeInstanceOf(MouseEvent);
+    expect(document.getElementById('mode-menu')).toBeNull();
+  });
+
+  it('failure mode 6: create is reported as create, not computer', async () => {
+    loadFixture('B-thread-streaming.html');
+    wireChip('standard');
+    const driver = createPageDriver(window);
+    expect(await driver.setMode('create')).toMatchObject({ mode: 'create', verified: true });
+    expect(await driver.getMode()).toEqual({ mode: 'create', source: 'chip' });
+  });
+
+  it('computer is the separate toggle, and leaving it goes back to the chip mode', async () => {
+    loadFixture('B-thread-streaming.html');
+    const fake = wireChip('deep-research');
+    const driver = createPageDriver(window);
+    expect(await driver.setMode('computer')).toMatchObject({ mode: 'computer', previous: 'deep-research', verified: true });
+    expect(fake.computer()).toBe(true);
+    expect(await driver.getMode()).toEqual({ mode: 'computer', source: 'toggle' });
+    expect(await driver.setMode('review')).toMatchObject({ mode: 'review', previous: 'computer', verified: true });
+    expect(fake.computer()).toBe(false);
+  });
+
+  it('a chip label in another language is read from the menu\'s checked item icon, and the menu is closed again', async () => {
+    loadFixture('B-thread-streaming.html');
+    wireChip('model-council', { standard: 'Recherche', 'deep-research': 'Recherche approfondie', 'model-council': 'Conseil', create: 'Créer', learn: 'Apprendre', review: 'Réviser' });
+    const r = await createPageDriver(window).getMode();
+    expect(r).toEqual({ mode: 'model-council', source: 'menu' });
+    expect(document.getElementById('mode-menu')).toBeNull();
+  });
+
+  it('all seven modes can be set and read back', async () => {
+    loadFixture('B-thread-streaming.html');
+    wireChip('standard');
+    const driver = createPageDriver(window);
+    for (const mode of ['deep-research', 'model-council', 'create', 'learn', 'review', 'computer', 'standard'] as const) {
+      expect(await driver.setMode(mode), mode).toMatchObject({ mode, verified: true });
+    }
+  });
+});
+
+describe('mode on generation A (slash typeahead)', () => {
+  it('failure mode 6: reads the mode without navigating; create is create; the draft is put back', async () => {
+    loadFixture('A-home.html', 'https://www.perplexity.ai/');
+    exec = installExecCommand();
+    wireTypeahead('create');
+    const composer = document.getElementById('ask-input') as HTMLElement;
+    composer.textContent = 'my draft';
+    const before = location.href;
+    const r = await createPageDriver(window).getMode();
+    expect(r).toEqual({ mode: 'create', source: 'typeahead' });
+    expect(location.href).toBe(before);
+    expect(composer.textContent).toBe('my draft');
+    expect(document.querySelector('[aria-label="Typeahead menu"]')).toBeNull();
+  });
+
+  it('no active row is standard', async () => {
+    loadFixture('A-home.html', 'https://www.perplexity.ai/');
+    exec = installExecCommand();
+    wireTypeahead('standard');
+    expect(await createPageDriver(window).getMode()).toEqual({ mode: 'standard', source: 'typeahead' });
+  });
+
+  it('sets every mode through the typeahead, icons matched exactly', async () => {
+    loadFixture('A-home.html', 'https://www.perplexity.ai/');
+    exec = installExecCommand();
+    const fake = wireTypeahead('standard');
+    const driver = createPageDriver(window);
+    for (const mode of ['deep-research', 'model-council', 'create', 'learn', 'review', 'computer', 'standard'] as const) {
+      expect(await driver.setMode(mode), mode).toMatchObject({ mode, verified: true });
+      expect(fake.mode()).toBe(mode);
+    }
+    expect((document.getElementById('ask-input') as HTMLElement).textContent).toBe('');
+  });
+
+  it('on a page without a composer it says it cannot read the mode, instead of navigating', async () => {
+    loadFixture('library.html', 'https://www.perplexity.ai/library');
+    const r = await createPageDriver(window).getMode();
+    expect(r.mode).toBeNull();
+    expect(r.source).toBe('unavailable');
+    expect(r.detail).toMatch(/open the Perplexity home page/);
+    expect(location.href).toBe('https://www.perplexity.ai/library');
+  });
+
+  it('a computer task URL means computer, on either generation', async () => {
+    loadFixture('A-thread.html', 'https://www.perplexity.ai/computer/tasks/abc');
+    expect(await createPageDriver(window).getMode()).toEqual({ mode: 'computer', source: 'url' });
+    loadFixture('A-thread.html', 'https://www.perplexity.ai/copilot/abc');
+    expect(await createPageDriver(window).getMode()).toEqual({ mode: 'computer', source: 'url' });
+  });
+});

@@ -1,0 +1,154 @@
+// @vitest-environment happy-dom
+import { afterEach, describe, expect, it } from 'vitest';
+import { stop } from '../../lib/page/actions';
+import { typePrompt } from '../../lib/page/composer';
+import type { PageContext } from '../../lib/page/context';
+import { createPageDriver } from '../../lib/page/driver';
+import { PageWatcher } from '../../lib/page/observer';
+import { RelayError } from '../../lib/protocol/errors';
+import { chooseSelectorSet } from '../../lib/selectors';
+import { installExecCommand } from '../fixtures/reader/fake-page';
+import { loadFixture, loadHtml } from '../fixtures/reader/load';
+
+function context(): { ctx: PageContext; watcher: PageWatcher } {
+  const set = chooseSelectorSet(document).set;
+  const watcher = new PageWatcher(window, () => set);
+  return { ctx: { win: window, doc: document, set, waitFor: watcher.waitFor }, watcher };
+}
+
+let exec: ReturnType<typeof installExecCommand> | null = null;
+afterEach(() => {
+  exec?.uninstall();
+  exec = null;
+});
+
+/** A home page whose Submit appears a render after text arrives, and whose answer comes after a round trip. */
+function wireHome(): { submits: string[] } {
+  const submits: string[] = [];
+  const composer = document.getElementById('ask-input') as HTMLElement;
+  const toolbar = document.querySelector('.toolbar') as HTMLElement;
+  composer.addEventListener('input', () => {
+    setTimeout(() => {
+      const has = (composer.textContent ?? '').trim() !== '';
+      const btn = toolbar.querySelector('button[aria-label="Submit"]');
+      if (has && !btn) toolbar.innerHTML = '<button aria-label="Submit">Go</button>';
+      if (!has) btn?.remove();
+      toolbar.querySelector('button')?.addEventListener('click', () => {
+        submits.push(composer.textContent ?? '');
+        composer.textContent = '';
+        toolbar.innerHTML = '';
+      });
+    }, 2);
+  });
+  return { submits };
+}
+
+describe('typing', () => {
+  it('failure mode 7: select-all is platform-neutral (execCommand), never a Meta+A / Ctrl+A key event', () => {
+    loadFixture('A-home.html', 'https://www.perplexity.ai/');
+    exec = installExecCommand();
+    const keys: KeyboardEvent[] = [];
+    document.addEventListener('keydown', (e) => keys.push(e), true);
+    const composer = document.getElementById('ask-input') as HTMLElement;
+    composer.textContent = 'old draft';
+    const { ctx } = context();
+    typePrompt(ctx, 'What is new in Rust?');
+    expect(composer.textContent).toBe('What is new in Rust?');
+    expect(exec.calls).toEqual(['selectAll', 'insertText:What is new in Rust?']);
+    expect(keys).toHaveLength(0);
+  });
+
+  it('without execCommand, text still lands through beforeinput/input', () => {
+    loadFixture('A-home.html', 'https://www.perplexity.ai/');
+    const seen: string[] = [];
+    const composer = document.getElementById('ask-input') as HTMLElement;
+    composer.addEventListener('beforeinput', (e) => seen.push((e as InputEvent).inputType));
+    typePrompt(context().ctx, 'hello');
+    expect(composer.textContent).toBe('hello');
+    expect(seen).toEqual(['insertText']);
+  });
+
+  it('the old <textarea> composer gets its value through the native setter and an input event', () => {
+    loadHtml('<textarea placeholder="Ask anything..."></textarea>', 'https://www.perplexity.ai/');
+    const ta = document.querySelector('textarea') as HTMLTextAreaElement;
+    const inputs: string[] = [];
+    ta.addEventListener('input', () => inputs.push(ta.value));
+    typePrompt(context().ctx, 'old style');
+    expect(ta.value).toBe('old style');
+    expect(inputs).toEqual(['old style']);
+  });
+
+  it('an editor that rejects the text is reported, not ignored', () => {
+    loadFixture('A-home.html', 'https://www.perplexity.ai/');
+    const composer = document.getElementById('ask-input') as HTMLElement;
+    composer.addEventListener('beforeinput', (e) => e.preventDefault());
+    expect(() => typePrompt(context().ctx, 'nope')).toThrow(/did not accept the text/);
+  });
+
+  it('no composer: SELECTOR_NOT_FOUND names the element and the page', async () => {
+    loadFixture('library.html', 'https://www.perplexity.ai/library');
+    const err = await createPageDriver(window).ask({ prompt: 'hi' }).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(RelayError);
+    expect((err as RelayError).code).toBe('SELECTOR_NOT_FOUND');
+    expect((err as RelayError).message).toMatch(
+      /^the composer \(#ask-input\) was not found on https:\/\/www\.perplexity\.ai\/library — open a Perplexity home or thread page/,
+    );
+  });
+});
+
+describe('ask', () => {
+  it('types, waits for Submit to render, clicks it, and records the turn count before submitting', async () => {
+    loadFixture('A-home.html', 'https://www.perplexity.ai/');
+    exec = installExecCommand();
+    const { submits } = wireHome();
+    const driver = createPageDriver(window);
+    const handle = await driver.ask({ prompt: 'Explain MCP' });
+    expect(submits).toEqual(['Explain MCP']);
+    expect(handle).toMatchObject({ afterTurn: 0, baselineUrl: 'https://www.perplexity.ai/', via: 'button' });
+    expect(driver.watcher.active).toBe(false);
+  });
+
+  it('presses Enter when there is no Submit button', async () => {
+    loadFixture('A-home.html', 'https://www.perplexity.ai/');
+    exec = installExecCommand();
+    const composer = document.getElementById('ask-input') as HTMLElement;
+    const enters: KeyboardEvent[] = [];
+    composer.addEventListener('keydown', (e) => {
+      enters.push(e);
+      if (e.key === 'Enter') composer.textContent = '';
+    });
+    const handle = await createPageDriver(window).ask({ prompt: 'via enter' });
+    expect(handle.via).toBe('enter');
+    expect(enters.map((e) => [e.key, e.metaKey, e.ctrlKey])).toEqual([['Enter', false, false]]);
+  });
+
+  it('a page that does not take the prompt is an error, not a silent success', async () => {
+    loadFixture('A-home.html', 'https://www.perplexity.ai/');
+    exec = installExecCommand();
+    const { ctx, watcher } = context();
+    const { ask } = await import('../../lib/page/actions');
+    await expect(ask(ctx, watcher, { prompt: 'ignored' }, 50)).rejects.toMatchObject({ code: 'AGENT_ERROR' });
+  });
+});
+
+describe('stop', () => {
+  it('waits for a stop button that appears late (agent just started), clicks it, and confirms it went away', async () => {
+    loadFixture('A-thread.html');
+    setTimeout(() => {
+      const btn = document.createElement('button');
+      btn.setAttribute('aria-label', 'Stop');
+      btn.addEventListener('click', () => setTimeout(() => btn.remove(), 3));
+      document.querySelector('form')?.append(btn);
+    }, 20);
+    const r = await createPageDriver(window).stop();
+    expect(r).toEqual({ stopped: true, confirmed: true, message: 'Agent stopped.' });
+  });
+
+  it('says so when there is no stop button', async () => {
+    loadFixture('A-thread.html');
+    const { ctx, watcher } = context();
+    const r = await stop(ctx, watcher, 30);
+    expect(r).toEqual({ stopped: false, confirmed: false, message: 'No stop button found.' });
+    expect(watcher.active).toBe(false);
+  });
+});
