@@ -81,7 +81,8 @@ export function clientConfig(client: string, options: ClientConfigOptions = {}):
   const sys = resolveSystem(options);
   if (options.command !== undefined && options.args === undefined) options = { ...options, args: [] };
   const { command, args } = options.command !== undefined ? { command: options.command, args: options.args ?? [] } : stdioCommand({ ...options, platform: sys.platform });
-  const env = options.home ? { COMET_RELAY_HOME: options.home } : undefined;
+  // Absolute: a GUI client starts the server from a working directory of its own choosing.
+  const env = options.home ? { COMET_RELAY_HOME: sys.path.resolve(options.home) } : undefined;
   const entry = { command, args, ...(env ? { env } : {}) };
   const mcpServers = (value: object) => json({ mcpServers: { [SERVER_NAME]: value } });
   const q = (value: string) => shellQuote(value, sys.platform);

@@ -110,3 +110,10 @@ describe('client configs', () => {
     expect(tomlString('C:\\a "b"\n\u007f')).toBe('"C:\\\\a \\"b\\"\\n\\u007f"');
   });
 });
+
+describe('client config --home', () => {
+  it('makes a relative --home absolute, since the client starts the server from its own folder', () => {
+    const entry = json('cursor', 0, { ...base, home: 'rel/home' }).mcpServers['comet-relay'];
+    expect(entry.env.COMET_RELAY_HOME).toBe(`${process.cwd()}/rel/home`);
+  });
+});

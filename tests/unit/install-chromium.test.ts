@@ -61,7 +61,7 @@ process.stdin.on('data', (c) => {
     try {
       const worker = context.serviceWorkers()[0] ?? (await context.waitForEvent('serviceworker'));
       expect(new URL(worker.url()).host).toBe(EXTENSION_ID);
-      const reply = await worker.evaluate(() => (self as unknown as { probe: () => Promise<unknown> }).probe());
+      const reply = await worker.evaluate(() => (globalThis as unknown as { probe: () => Promise<unknown> }).probe());
       expect(reply).toEqual({ got: { hello: 1 }, argv: ['host', EXTENSION_ORIGIN], home });
     } finally {
       await context.close();
