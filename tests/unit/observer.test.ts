@@ -1,0 +1,278 @@
+// @vitest-environment happy-dom
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { createPageDriver } from '../../lib/page/driver';
+import { type PageEvent, PageWatcher } from '../../lib/page/observer';
+import { RelayError } from '../../lib/protocol/errors';
+import { chooseSelectorSet } from '../../lib/selectors';
+import { loadFixture, setUrl } from '../fixtures/reader/load';
+
+/** Counts MutationObservers that are observing right now, to prove none is left behind. */
+let live = 0;
+const Native = window.MutationObserver;
+class CountingObserver extends Native {
+  private on = false;
+  override observe(target: Node, options?: MutationObserverInit): void {
+    if (!this.on) live++;
+    this.on = true;
+    super.observe(target, options);
+  }
+  override disconnect(): void {
+    if (this.on) live--;
+    this.on = false;
+    super.disconnect();
+  }
+}
+beforeEach(() => {
+  live = 0;
+  window.MutationObserver = CountingObserver as typeof MutationObserver;
+});
+afterEach(() => {
+  window.MutationObserver = Native;
+});
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+function thread(): HTMLElement {
+  return document.querySelector('.max-w-threadContentWidth') as HTMLElement;
+}
+
+/** Appends turn n the way the site does after a round trip: question, steps, stop button. */
+function addWorkingTurn(n: number, question: string): HTMLElement {
+  const turn = document.createElement('div');
+  turn.setAttribute('data-workflow-entry', String(n));
+  turn.innerHTML = `<div class="group/query"><div class="select-text">${question}</div></div>
+    <div class="contents"><div>Preparing to assist…</div></div>
+    <div data-workflow-final-text><div class="prose" data-renderer="lm"></div></div>
+    <button aria-label="Stop">■</button>`;
+  thread().append(turn);
+  return turn;
+}
+
+function addStep(turn: HTMLElement, text: string): void {
+  const row = document.createElement('div');
+  row.textContent = text;
+  turn.querySelector('.contents')?.append(row);
+}
+
+function stream(turn: HTMLElement, html: string): void {
+  (turn.querySelector('.prose') as HTMLElement).innerHTML = html;
+}
+
+function finish(turn: HTMLElement, steps: number): number {
+  turn.querySelector('button[aria-label="Stop"]')?.remove();
+  const header = document.createElement('div');
+  header.textContent = `Finished ${steps} steps`;
+  turn.querySelector('.contents')?.prepend(header);
+  return performance.now();
+}
+
+describe('PageWatcher', () => {
+  it('observes only while someone listens', async () => {
+    loadFixture('A-thread.html');
+    const set = chooseSelectorSet(document).set;
+    const w = new PageWatcher(window, () => set);
+    expect(w.active).toBe(false);
+    const off = w.subscribe(() => {});
+    expect([w.active, live]).toEqual([true, 1]);
+    off();
+    expect([w.active, live]).toEqual([false, 0]);
+  });
+
+  it('answer-finished fires promptly after the stop button is removed, and not before', async () => {
+    loadFixture('B-thread-streaming.html');
+    const set = chooseSelectorSet(document).set;
+    const w = new PageWatcher(window, () => set);
+    const events: Array<PageEvent & { at: number }> = [];
+    const off = w.subscribe((evs) => events.push(...evs.map((e) => ({ ...e, at: performance.now() }))));
+    document.querySelector('.animate-spin')?.remove();
+    await sleep(10);
+    expect(events.some((e) => e.type === 'answer-finished')).toBe(false); // the stop button is still up
+    (document.querySelector('[data-workflow-entry="1"] .prose') as HTMLElement).innerHTML += '<p>more</p>';
+    await sleep(5);
+    const removedAt = performance.now();
+    document.querySelector('button[aria-label^="Stop"]')?.remove();
+    await sleep(20);
+    off();
+    const done = events.find((e) => e.type === 'answer-finished');
+    expect(done).toBeDefined();
+    expect((done?.at ?? Infinity) - removedAt).toBeLessThan(15);
+    expect(events.map((e) => e.type)).toContain('answer-grew');
+    expect(live).toBe(0);
+  });
+
+  it('emits navigated on a URL change seen through the DOM or popstate', async () => {
+    loadFixture('A-thread.html');
+    const set = chooseSelectorSet(document).set;
+    const w = new PageWatcher(window, () => set);
+    const events: PageEvent[] = [];
+    const off = w.subscribe((evs) => events.push(...evs));
+    setUrl('https://www.perplexity.ai/search/other');
+    window.dispatchEvent(new PopStateEvent('popstate'));
+    await sleep(5);
+    off();
+    expect(events).toContainEqual({ type: 'navigated', url: 'https://www.perplexity.ai/search/other', from: 'https://www.perplexity.ai/search/x' });
+  });
+});
+
+describe('waitForAnswer', () => {
+  it('failure mode 5: a wait right after ask ignores the previous answer and binds to the new turn', async () => {
+    loadFixture('A-thread.html');
+    const driver = createPageDriver(window);
+    const progress: string[] = [];
+    const waiting = driver.wait({ afterTurn: 2, timeoutMs: 5000 }, { onProgress: (p) => progress.push(p.message) });
+    await sleep(30); // the server round trip: the old answer is still the last one
+    const turn = addWorkingTurn(2, 'What about Zig?');
+    await sleep(5);
+    addStep(turn, 'Searching zig');
+    stream(turn, '<p>Zig is</p>');
+    await sleep(5);
+    stream(turn, '<p>Zig is a language.</p><ul><li>small</li></ul>');
+    await sleep(5);
+    const t0 = finish(turn, 2);
+    const r = await waiting;
+    const latency = performance.now() - t0;
+    expect(r.status).toBe('completed');
+    expect(r.turnIndex).toBe(2);
+    expect(r.response).toBe('Zig is a language.\n\n- small');
+    expect(r.steps).toEqual(['Preparing to assist…', 'Searching zig']);
+    expect(r.questionText).toBe('What about Zig?');
+    expect(progress).toEqual(['Preparing to assist…', 'Searching zig']);
+    expect(latency).toBeLessThan(50);
+    expect(live).toBe(0);
+  });
+
+  it('failure mode 10: resolves within milliseconds of the page finishing, with no polling', async () => {
+    loadFixture('A-thread.html');
+    const driver = createPageDriver(window);
+    const waiting = driver.wait({ afterTurn: 2, timeoutMs: 5000 });
+    const turn = addWorkingTurn(2, 'q');
+    stream(turn, '<p>done</p>');
+    await sleep(200); // long enough for any 1 s poller to be idle
+    const t0 = finish(turn, 1);
+    const r = await waiting;
+    expect(performance.now() - t0).toBeLessThan(20);
+    expect(r.status).toBe('completed');
+  });
+
+  it('ask then wait: the handle from ask binds the wait without passing afterTurn', async () => {
+    loadFixture('A-thread.html');
+    const driver = createPageDriver(window);
+    const composer = document.getElementById('ask-input') as HTMLElement;
+    composer.addEventListener('keydown', (e) => {
+      if (e.key !== 'Enter') return;
+      composer.textContent = '';
+      setTimeout(() => {
+        const turn = addWorkingTurn(2, 'follow-up');
+        setTimeout(() => {
+          stream(turn, '<p>new answer</p>');
+          finish(turn, 1);
+        }, 10);
+      }, 20);
+    });
+    const handle = await driver.ask({ prompt: 'follow-up' });
+    expect(handle.afterTurn).toBe(2);
+    const r = await driver.wait({ timeoutMs: 5000 });
+    expect(r).toMatchObject({ status: 'completed', response: 'new answer', turnIndex: 2 });
+  });
+
+  it('comet_wait with nothing asked and the answer already done returns at once', async () => {
+    loadFixture('A-thread.html');
+    const t0 = performance.now();
+    const r = await createPageDriver(window).wait({ timeoutMs: 5000 });
+    expect(performance.now() - t0).toBeLessThan(50);
+    expect(r).toMatchObject({ status: 'completed', turnIndex: 1 });
+    expect(r.response).toContain('## Overview');
+  });
+
+  it('a slow stream that pauses while the stop button is up is not finished and not stalled', async () => {
+    loadFixture('A-thread.html');
+    const driver = createPageDriver(window);
+    const waiting = driver.wait({ afterTurn: 2, timeoutMs: 5000, stallMs: 40 });
+    const turn = addWorkingTurn(2, 'slow');
+    stream(turn, '<p>part one</p>');
+    let settled = false;
+    void waiting.then(() => {
+      settled = true;
+    });
+    await sleep(150); // pause far longer than stallMs, stop button still visible
+    expect(settled).toBe(false);
+    stream(turn, '<p>part one</p><p>part two</p>');
+    finish(turn, 1);
+    const r = await waiting;
+    expect(r).toMatchObject({ status: 'completed', response: 'part one\n\npart two' });
+  });
+
+  it('stalled: no change in the page for stallMs and no stop button', async () => {
+    loadFixture('A-thread.html');
+    const t0 = performance.now();
+    const r = await createPageDriver(window).wait({ afterTurn: 2, timeoutMs: 5000, stallMs: 60 });
+    const took = performance.now() - t0;
+    expect(r.status).toBe('stalled');
+    expect(r.response).toBe('');
+    expect(took).toBeGreaterThanOrEqual(55);
+    expect(took).toBeLessThan(500);
+    expect(live).toBe(0);
+  });
+
+  it('timeout: still working at the deadline gives the partial response and steps', async () => {
+    loadFixture('A-thread.html');
+    const driver = createPageDriver(window);
+    const turn = addWorkingTurn(2, 'long');
+    addStep(turn, 'Reading a lot');
+    stream(turn, '<p>partial</p>');
+    const r = await driver.wait({ afterTurn: 2, timeoutMs: 60 });
+    expect(r).toMatchObject({ status: 'timeout', response: 'partial', steps: ['Preparing to assist…', 'Reading a lot'], hasStopButton: true });
+    expect(r.currentStep).toBe('Reading a lot');
+    expect(live).toBe(0);
+  });
+
+  it('abort rejects with CANCELLED and leaves nothing observing', async () => {
+    loadFixture('A-thread.html');
+    const ac = new AbortController();
+    const waiting = createPageDriver(window).wait({ afterTurn: 2, timeoutMs: 5000 }, { signal: ac.signal });
+    await sleep(5);
+    expect(live).toBe(1);
+    ac.abort();
+    const err = await waiting.catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(RelayError);
+    expect((err as RelayError).code).toBe('CANCELLED');
+    expect(live).toBe(0);
+  });
+
+  it('an error in the new turn ends the wait with status error', async () => {
+    loadFixture('A-thread.html');
+    const waiting = createPageDriver(window).wait({ afterTurn: 2, timeoutMs: 5000 });
+    const turn = addWorkingTurn(2, 'q');
+    await sleep(5);
+    turn.querySelector('button')?.remove();
+    turn.insertAdjacentHTML('beforeend', '<div role="alert">Something went wrong</div>');
+    const r = await waiting;
+    expect(r).toMatchObject({ status: 'error', error: 'Something went wrong' });
+  });
+
+  it('stop during a wait ends it as stopped, with the partial answer', async () => {
+    loadFixture('A-thread.html');
+    const driver = createPageDriver(window);
+    const turn = addWorkingTurn(2, 'q');
+    stream(turn, '<p>half</p>');
+    (turn.querySelector('button') as HTMLElement).addEventListener('click', (e) => (e.currentTarget as HTMLElement).remove());
+    const waiting = driver.wait({ afterTurn: 2, timeoutMs: 5000 });
+    await sleep(5);
+    expect(await driver.stop()).toMatchObject({ stopped: true, confirmed: true });
+    const r = await waiting;
+    expect(r).toMatchObject({ status: 'stopped', response: 'half' });
+    expect(live).toBe(0);
+  });
+
+  it('a new conversation (URL changed since the ask) counts from turn zero', async () => {
+    loadFixture('A-home.html', 'https://www.perplexity.ai/');
+    const driver = createPageDriver(window);
+    const waiting = driver.wait({ afterTurn: 3, baselineUrl: 'https://www.perplexity.ai/search/old', timeoutMs: 5000 });
+    setUrl('https://www.perplexity.ai/search/new-thread');
+    document.querySelector('main')!.innerHTML = '<div class="max-w-threadContentWidth"></div>';
+    const turn = addWorkingTurn(0, 'first');
+    stream(turn, '<p>fresh</p>');
+    finish(turn, 1);
+    expect(await waiting).toMatchObject({ status: 'completed', response: 'fresh', turnIndex: 0 });
+  });
+});
