@@ -72,6 +72,7 @@ main.main{flex:1;min-width:0;display:flex;flex-direction:column;min-height:100vh
 .computer-toggle[aria-pressed="true"]{background:#13343b;color:#fff}
 .mode-pill{display:inline-flex;align-items:center;gap:6px;padding:4px 8px 4px 10px;border-radius:999px;background:#e6f2f3;color:#1a6b75;font-size:13px;font-weight:500}
 .typeahead{position:absolute;left:0;right:0;bottom:calc(100% + 6px);background:#fff;border:1px solid #dcdcd5;border-radius:14px;box-shadow:0 8px 30px rgba(0,0,0,.08);padding:6px;z-index:20}
+.menus-below .typeahead{bottom:auto;top:calc(100% + 6px)}
 .typeahead .group-label{font-size:12px;color:#64645f;padding:6px 10px 2px}
 .typeahead [role="menuitem"]{display:flex;align-items:center;gap:10px;padding:8px 10px;border-radius:10px;cursor:pointer}
 .typeahead [role="menuitem"][data-highlighted]{background:#f3f3ee}

@@ -14,6 +14,8 @@ import { radixDropdown } from './menus';
 
 export interface ComposerOptions {
   placeholder: string;
+  /** Home page composer: menus open below it (on thread pages the composer is at the bottom: above). */
+  menusBelow?: boolean;
   onSubmit(text: string): void;
   onStop(): void;
 }
@@ -67,7 +69,7 @@ export class Composer {
     // Submit sits a few levels above the editor: composer > toolbar > right > slot > button.
     this.el = h(
       'div',
-      { class: 'composer' },
+      { class: opts.menusBelow ? 'composer menus-below' : 'composer' },
       h('div', { class: 'relative' }, this.editor, this.placeholderEl),
       h('div', { class: 'toolbar' }, this.left, right),
     );

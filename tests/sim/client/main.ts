@@ -29,10 +29,14 @@ function stopTurn(view: ThreadView, t: TurnCtl): void {
 }
 
 /** A thread (or an empty sidecar / home) with its composer; asks go through the server. */
-function conversation(thread: ThreadData | null, opts: { sidecar: boolean; placeholder: string; liveTurn?: number }) {
+function conversation(
+  thread: ThreadData | null,
+  opts: { sidecar: boolean; placeholder: string; liveTurn?: number; menusBelow?: boolean },
+) {
   let view: ThreadView | null = null;
   const composer: Composer = new Composer({
     placeholder: opts.placeholder,
+    menusBelow: opts.menusBelow,
     onSubmit: (q) => void ask(q),
     onStop: () => {
       const t = view?.turns.find((x) => x.status === 'working');
@@ -111,7 +115,7 @@ function renderPage(page: PageData, liveTurn = -1): void {
 
   switch (page.kind) {
     case 'home': {
-      const c = conversation(null, { sidecar: false, placeholder: 'Ask anything…' });
+      const c = conversation(null, { sidecar: false, placeholder: 'Ask anything…', menusBelow: true });
       disposeCurrent = c.dispose;
       main.replaceChildren(
         topbar(null),

@@ -81,8 +81,7 @@ export class TurnCtl {
     const evs = this.data.script.events;
     if (this.data.stoppedAfter !== null) {
       for (let i = 0; i < Math.min(this.data.stoppedAfter, evs.length); i++) this.apply(evs[i] as ScriptEvent, false);
-      if (this.status === 'working') this.status = 'stopped';
-      this.stepsOpen = false;
+      if (this.status === 'working') this.end('stopped');
       return;
     }
     const elapsed = Date.now() - this.data.startedAt;
