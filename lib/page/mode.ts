@@ -21,6 +21,7 @@ export interface ModeRead {
 
 export interface ModeSwitch {
   mode: Mode;
+  source: 'switched';
   previous: Mode | null;
   changed: boolean;
   /** The page was re-read after switching and shows the requested mode. */
@@ -232,7 +233,7 @@ export async function getMode(ctx: PageContext): Promise<ModeRead> {
 
 export async function setMode(ctx: PageContext, mode: Mode): Promise<ModeSwitch> {
   const before = await getMode(ctx);
-  if (before.mode === mode) return { mode, previous: mode, changed: false, verified: true };
+  if (before.mode === mode) return { mode, source: 'switched', previous: mode, changed: false, verified: true };
   if (before.source === 'url') {
     throw new RelayError(
       'AGENT_ERROR',
@@ -242,5 +243,11 @@ export async function setMode(ctx: PageContext, mode: Mode): Promise<ModeSwitch>
   if (ctx.set.modeUi === 'chip') await setModeB(ctx, mode);
   else await setModeA(ctx, mode);
   const after = await getMode(ctx);
-  return { mode: after.mode ?? mode, previous: before.mode, changed: after.mode !== before.mode, verified: after.mode === mode };
+  return {
+    mode: after.mode ?? mode,
+    source: 'switched',
+    previous: before.mode,
+    changed: after.mode !== before.mode,
+    verified: after.mode === mode,
+  };
 }

@@ -1,5 +1,155 @@
+import { z } from 'zod';
+
 /**
- * Methods that run in the content script of the Perplexity tab (reader and actions).
- * Filled in with issue 3; methods.ts merges this map into the full method table.
+ * Methods that run in the content script of the Perplexity tab (reader and actions), with the
+ * schemas of their params and results. methods.ts merges this map into the full method table.
+ * The worker parses params at its edge and the Node client parses results at its own; the
+ * content script itself imports none of this (it stays free of zod).
  */
-export const pageMethods = {} as const;
+
+export const PAGE_MODES = ['standard', 'deep-research', 'model-council', 'create', 'learn', 'review', 'computer'] as const;
+export const PageMode = z.enum(PAGE_MODES);
+
+const Empty = z.object({}).strict();
+const Count = z.number().int().min(0);
+const MaxLength = z.number().int().min(1).optional().describe('Cut the response to this many characters (then truncated: true)');
+
+/** comet_poll's fields, name for name, then ours. */
+export const PollResult = z.object({
+  status: z.enum(['working', 'idle', 'completed']),
+  steps: z.array(z.string()),
+  currentStep: z.string(),
+  response: z.string(),
+  hasStopButton: z.boolean(),
+  hasLoadingSpinner: z.boolean(),
+  proseCount: Count,
+  turnCount: Count,
+  /** -1 when the page has no turn. */
+  lastTurnIndex: z.number().int().min(-1),
+  questionText: z.string(),
+  url: z.string(),
+  truncated: z.boolean(),
+  /** Length of the whole response, also when `response` was cut. */
+  totalLength: Count,
+  /** The error the current turn shows, if any. */
+  error: z.string().optional(),
+});
+export type PollResult = z.infer<typeof PollResult>;
+
+/** What page.ask hands back: pass afterTurn/baselineUrl to page.wait to bind it to this question. */
+export const AskResult = z.object({
+  afterTurn: Count,
+  baselineUrl: z.string(),
+  previousAnswerKey: z.string(),
+  submittedAt: z.number(),
+  via: z.enum(['button', 'enter']),
+});
+
+export const WaitStatus = z.enum(['completed', 'timeout', 'stalled', 'error', 'stopped']);
+
+export const WaitResult = z.object({
+  status: WaitStatus,
+  response: z.string(),
+  steps: z.array(z.string()),
+  /** The last step while unfinished; empty once completed. */
+  currentStep: z.string(),
+  /** Index of the turn read, -1 if no turn after afterTurn ever appeared. */
+  turnIndex: z.number().int().min(-1),
+  questionText: z.string(),
+  truncated: z.boolean(),
+  totalLength: Count,
+  hasStopButton: z.boolean(),
+  error: z.string().optional(),
+  url: z.string(),
+  elapsedMs: z.number().min(0),
+});
+export type WaitResult = z.infer<typeof WaitResult>;
+
+export const ModeResult = z.object({
+  /** null when it cannot be read without leaving the page (see detail). */
+  mode: PageMode.nullable(),
+  /** Where it was read; 'switched' for the result of a switch. */
+  source: z.enum(['url', 'toggle', 'chip', 'menu', 'typeahead', 'unavailable', 'switched']),
+  detail: z.string().optional(),
+  /** Only for a switch. */
+  previous: PageMode.nullable().optional(),
+  changed: z.boolean().optional(),
+  /** The page was re-read after switching and shows the requested mode. */
+  verified: z.boolean().optional(),
+});
+
+export const Source = z.object({ title: z.string(), url: z.string().optional() });
+
+export const ProbeReport = z.object({
+  chosen: z.string(),
+  confident: z.boolean(),
+  chromeMajor: z.number().int().nullable(),
+  url: z.string(),
+  candidates: z.array(z.object({ name: z.string(), score: z.number(), present: z.array(z.string()), conflicting: z.array(z.string()) })),
+});
+
+export const pageMethods = {
+  /** Which selector set the page matched, and the evidence. */
+  'page.probe': { params: Empty, result: z.object({ name: z.string(), probe: ProbeReport }) },
+  'page.poll': { params: z.object({ maxLength: MaxLength }), result: PollResult },
+  'page.ask': {
+    params: z.object({ prompt: z.string().min(1).max(100_000), newChat: z.boolean().default(false) }),
+    result: AskResult,
+  },
+  'page.wait': {
+    params: z.object({
+      timeoutMs: z.number().int().min(0).max(3_600_000).default(120_000),
+      /** COMET_STALL_MS: no change this long while no stop button is visible → stalled. */
+      stallMs: z.number().int().min(100).max(3_600_000).default(10_000),
+      /** From page.ask's result; without it the wait binds to the last ask made in that tab. */
+      afterTurn: Count.optional(),
+      baselineUrl: z.string().optional(),
+      maxLength: MaxLength,
+    }),
+    result: WaitResult,
+  },
+  'page.stop': {
+    params: Empty,
+    result: z.object({ stopped: z.boolean(), confirmed: z.boolean(), message: z.string() }),
+  },
+  /** Reads the mode (mode omitted or null) or switches to it, like comet_mode. */
+  'page.mode': { params: z.object({ mode: PageMode.nullable().optional() }), result: ModeResult },
+  'page.sources': {
+    params: z.object({
+      /** Open grouped citations ("reuters+2") one by one and read their popovers. */
+      expand: z.boolean().default(true),
+      /** Select the Sources tab if its panel is not rendered (the previous tab is restored). */
+      openTab: z.boolean().default(true),
+    }),
+    result: z.object({ sources: z.array(Source), grouped: Count, expanded: Count, fromTab: z.boolean() }),
+  },
+  'page.conversations': {
+    params: Empty,
+    result: z.object({ conversations: z.array(z.object({ title: z.string(), url: z.string() })) }),
+  },
+} as const;
+
+const bullets = (steps: string[]) => steps.map((s) => `  - ${s}`).join('\n');
+
+/**
+ * comet_wait's response texts, from a page.wait result. Kept beside the schema so the fields
+ * and the texts cannot drift apart.
+ */
+export function formatWaitText(r: WaitResult): string {
+  const cut = r.truncated ? `\n\n[Truncated: showing ${r.response.length} of ${r.totalLength} characters.]` : '';
+  if (r.status === 'completed' || r.status === 'stopped') {
+    if (!r.response.trim()) return 'Agent completed with no visible response.';
+    const steps = r.steps.length ? `\n\nSteps:\n${bullets(r.steps)}` : '';
+    return `${r.response}${cut}${steps}`;
+  }
+  if (r.status === 'error') {
+    return `Agent error: ${r.error ?? 'the page shows an error'}${r.response ? `\n\nPartial response:\n${r.response}${cut}` : ''}`;
+  }
+  const head =
+    r.status === 'timeout'
+      ? 'Agent is still working after timeout.'
+      : 'Agent stopped making progress (no change on the page and no stop button).';
+  const steps = r.steps.length ? `\n\nSteps so far:\n${bullets(r.steps)}` : '';
+  const partial = r.response ? `\n\nPartial response:\n${r.response}${cut}` : '';
+  return `${head}${steps}${partial}`;
+}

@@ -23,7 +23,7 @@ describe('mode on generation B (chip)', () => {
     loadFixture('B-thread-streaming.html');
     const fake = wireChip('standard');
     const r = await createPageDriver(window).setMode('learn');
-    expect(r).toEqual({ mode: 'learn', previous: 'standard', changed: true, verified: true });
+    expect(r).toEqual({ mode: 'learn', source: 'switched', previous: 'standard', changed: true, verified: true });
     expect(fake.mode()).toBe('learn');
     expect(fake.chipEvents.map((e) => e.type)).toEqual(['pointerdown', 'mousedown', 'pointerup', 'mouseup', 'click']);
     const down = fake.chipEvents[0] as PointerEvent;

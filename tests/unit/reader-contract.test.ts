@@ -1,0 +1,94 @@
+// @vitest-environment happy-dom
+import { gzipSync } from 'node:zlib';
+import { join } from 'node:path';
+import { build } from 'esbuild';
+import { describe, expect, it } from 'vitest';
+import { createPageDriver } from '../../lib/page/driver';
+import { formatWaitText, PAGE_MODES, pageMethods, type WaitResult } from '../../lib/protocol/page-methods';
+import { MODES } from '../../lib/selectors/schema';
+import { installExecCommand, wireChip } from '../fixtures/reader/fake-page';
+import { loadFixture } from '../fixtures/reader/load';
+
+describe('driver results match the page-method schemas', () => {
+  it('poll, wait, sources, conversations, mode, stop, probe', async () => {
+    loadFixture('B-thread-streaming.html');
+    wireChip('standard');
+    const d = createPageDriver(window);
+    pageMethods['page.poll'].result.parse(await d.poll());
+    pageMethods['page.probe'].result.parse(d.selectorSet());
+    pageMethods['page.mode'].result.parse(await d.getMode());
+    pageMethods['page.mode'].result.parse(await d.setMode('create'));
+    pageMethods['page.sources'].result.parse(await d.sources({ openTab: false }));
+    pageMethods['page.conversations'].result.parse(await d.conversations());
+    pageMethods['page.wait'].result.parse(await d.wait({ afterTurn: 1, timeoutMs: 20 }));
+    document.querySelector('button[aria-label^="Stop"]')?.addEventListener('click', (e) => (e.currentTarget as Element).remove());
+    pageMethods['page.stop'].result.parse(await d.stop());
+  });
+
+  it('ask', async () => {
+    loadFixture('A-home.html', 'https://www.perplexity.ai/');
+    const exec = installExecCommand();
+    const composer = document.getElementById('ask-input') as HTMLElement;
+    composer.addEventListener('keydown', () => {
+      composer.textContent = '';
+    });
+    pageMethods['page.ask'].result.parse(await createPageDriver(window).ask({ prompt: 'x' }));
+    exec.uninstall();
+  });
+
+  it('params defaults follow the comet_* reference', () => {
+    expect(pageMethods['page.wait'].params.parse({})).toMatchObject({ timeoutMs: 120_000, stallMs: 10_000 });
+    expect(pageMethods['page.ask'].params.parse({ prompt: 'p' })).toEqual({ prompt: 'p', newChat: false });
+    expect(pageMethods['page.mode'].params.parse({})).toEqual({});
+    expect(() => pageMethods['page.mode'].params.parse({ mode: 'copilot' })).toThrow();
+  });
+
+  it('the protocol mode list and the selector-set mode list are the same seven', () => {
+    expect([...PAGE_MODES]).toEqual([...MODES]);
+  });
+});
+
+describe('comet_wait texts from a wait result', () => {
+  const base: WaitResult = {
+    status: 'completed',
+    response: 'The answer.',
+    steps: ['Searching x', 'Reading y'],
+    currentStep: '',
+    turnIndex: 1,
+    questionText: 'q',
+    truncated: false,
+    totalLength: 11,
+    hasStopButton: false,
+    url: 'https://www.perplexity.ai/search/x',
+    elapsedMs: 5,
+  };
+  it('completed', () => {
+    expect(formatWaitText(base)).toBe('The answer.\n\nSteps:\n  - Searching x\n  - Reading y');
+  });
+  it('timeout', () => {
+    expect(formatWaitText({ ...base, status: 'timeout', response: 'part', currentStep: 'Reading y', hasStopButton: true })).toBe(
+      'Agent is still working after timeout.\n\nSteps so far:\n  - Searching x\n  - Reading y\n\nPartial response:\npart',
+    );
+  });
+  it('completed with nothing to show', () => {
+    expect(formatWaitText({ ...base, response: '' })).toBe('Agent completed with no visible response.');
+  });
+});
+
+describe('content-script weight', () => {
+  it('the driver bundles without zod, well under the 30 kB gzip budget', async () => {
+    const out = await build({
+      entryPoints: [join(import.meta.dirname, '../../lib/page/driver.ts')],
+      bundle: true,
+      minify: true,
+      format: 'esm',
+      write: false,
+      platform: 'browser',
+      metafile: true,
+    });
+    const inputs = Object.keys(out.metafile.inputs);
+    expect(inputs.filter((i) => i.includes('node_modules'))).toEqual([]);
+    const gz = gzipSync(out.outputFiles[0]?.contents ?? new Uint8Array()).length;
+    expect(gz).toBeLessThan(15_000);
+  });
+});
