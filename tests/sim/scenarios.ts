@@ -182,7 +182,7 @@ function filler(seed: number, sentences: number): string {
 
 function longAnswer(query: string): Block[] {
   const blocks: Block[] = [p(`A long report on “${shortQuery(query)}”, in many sections.`, { cite: [0] })];
-  for (let s = 1; s <= 34; s++) {
+  for (let s = 1; s <= 40; s++) {
     blocks.push({ type: 'h2', text: `Section ${s}: part ${s} of the report` });
     blocks.push(p(filler(s, 5), { cite: [s % 6] }, ` ${filler(s + 1, 2)}`));
     blocks.push({
@@ -303,7 +303,9 @@ function deepResearchScenario(ctx: ScenarioContext): TurnScript {
     p(filler(4, 2), { cite: [6, 0] }, ' That concludes the report.'),
   ];
   const tl = new Timeline();
-  rows.forEach(([icon, text], i) => tl.step(i * 150, icon, text));
+  rows.forEach(([icon, text], i) => {
+    tl.step(i * 150, icon, text);
+  });
   const t = rows.length * 150 + 100;
   tl.stream(t, t + 1400, 0, answerTokens(answer), 12).finish(t + 1400);
   return { events: tl.events, answer, sources };

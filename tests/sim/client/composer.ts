@@ -103,6 +103,7 @@ export class Composer {
   // Editor
 
   private readDom(): string {
+    // biome-ignore lint/performance/useDomNodeTextContent: innerText turns paragraphs into line breaks, as Lexical does
     return this.editor.innerText.replace(/\n$/, '').replace(/\u00a0/g, ' ');
   }
 

@@ -86,7 +86,7 @@ function conversation(
 function renderPage(page: PageData, liveTurn = -1): void {
   disposeCurrent?.();
   disposeCurrent = null;
-  document.querySelectorAll('[data-radix-popper-content-wrapper]').forEach((n) => n.remove());
+  for (const n of document.querySelectorAll('[data-radix-popper-content-wrapper]')) n.remove();
   window.scrollTo(0, 0);
 
   if (page.kind === 'sidecar') {
