@@ -1,0 +1,160 @@
+/**
+ * Saves DOM snapshots of the simulated perplexity.ai at meaningful moments, for reader unit tests:
+ * tests/fixtures/pages/{A|B}-{name}.html
+ *
+ *   npm run sim:save-pages            (needs Chromium: CHROMIUM_PATH or /usr/bin/chromium)
+ *
+ * A snapshot is `document.documentElement.outerHTML` with the page's <script> elements removed (the
+ * simulator's boot data and bundle are not part of the page a content script reads), preceded by a
+ * comment naming the generation, moment and URL.
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { type Page, chromium } from 'playwright-core';
+import { routeSim } from './playwright';
+import { type Generation, type SimSite, createSimSite } from './site';
+
+const OUT = fileURLToPath(new URL('../fixtures/pages/', import.meta.url));
+const ORIGIN = 'https://www.perplexity.ai';
+
+async function snapshot(page: Page, gen: Generation, name: string, what: string): Promise<void> {
+  const html = await page.evaluate(() => {
+    const clone = document.documentElement.cloneNode(true) as HTMLElement;
+    for (const s of clone.querySelectorAll('script')) s.remove();
+    return clone.outerHTML;
+  });
+  const file = path.join(OUT, `${gen}-${name}.html`);
+  const header = `<!DOCTYPE html>\n<!-- simulated perplexity.ai, generation ${gen}: ${what}. URL: ${new URL(page.url()).pathname}. Saved by tests/sim/save-pages.ts -->\n`;
+  fs.writeFileSync(file, `${header}${html}\n`);
+  console.log(`${path.relative(process.cwd(), file)}  ${(fs.statSync(file).size / 1024).toFixed(1)} kB`);
+}
+
+function waitEvent(page: Page, type: string, count = 1): Promise<unknown> {
+  return page.waitForFunction(
+    ([t, n]) => window.__sim.events.filter((e) => e.type === t).length >= (n as number),
+    [type, count] as const,
+    { timeout: 20_000 },
+  );
+}
+
+async function askFromHome(page: Page, query: string): Promise<void> {
+  await page.goto(`${ORIGIN}/`);
+  await page.locator('#ask-input').click();
+  await page.keyboard.type(query);
+  await page.keyboard.press('Enter');
+  await waitEvent(page, 'turn-started');
+}
+
+async function savePages(gen: Generation, site: SimSite, page: Page): Promise<void> {
+  await page.goto(`${ORIGIN}/`);
+  await page.waitForSelector('.recent a[href]');
+  await snapshot(page, gen, 'home', 'home page, composer empty, sidebar loaded');
+
+  if (gen === 'A') {
+    await page.locator('#ask-input').click();
+    await page.keyboard.type('/');
+    await page.waitForSelector('[role="listbox"][aria-label="Typeahead menu"]');
+    await snapshot(page, gen, 'home-mode-menu', 'slash typeahead open (no mode active)');
+    await page.keyboard.press('Enter'); // picks Deep research
+    await page.keyboard.type('/');
+    await page.waitForSelector('[role="listbox"] .bg-subtle');
+    await snapshot(page, gen, 'home-mode-menu-active', 'slash typeahead open, Deep research active');
+    await page.keyboard.press('Escape');
+    await page.locator('button[aria-label^="Remove mode"]').click();
+  } else {
+    await page.locator('[data-testid="ask-input-mode-toggle-width-wrapper"] button').click();
+    await page.waitForSelector('[role="menu"] [role="menuitemradio"]');
+    await snapshot(page, gen, 'home-mode-menu', 'mode chip menu open (Search checked)');
+    await page.keyboard.press('Escape');
+    await page.locator('button[aria-haspopup="menu"][aria-label]').click();
+    await page.waitForSelector('[role="menu"] use[href="#pplx-icon-check"]');
+    await snapshot(page, gen, 'home-model-menu', 'model picker menu open (Best checked)');
+    await page.keyboard.press('Escape');
+  }
+
+  // Streaming: the slow scenario pauses between 1.2 s and 3.7 s; snapshot inside that pause.
+  site.setScenario('slow');
+  await askFromHome(page, 'How do browser agents work?');
+  await page.waitForSelector('[data-workflow-final-text]');
+  await page.waitForTimeout(1500);
+  await snapshot(page, gen, 'thread-streaming', 'a turn mid-stream: Stop button and spinners visible');
+
+  site.setScenario('short');
+  await askFromHome(page, 'What is the Model Context Protocol?');
+  await waitEvent(page, 'answer-finished');
+  await snapshot(page, gen, 'thread-short', 'finished short answer with citations');
+
+  await askFromHome(page, 'Explain the research loop #scenario:keywords');
+  await waitEvent(page, 'answer-finished');
+  await snapshot(page, gen, 'thread-keywords', 'finished answer whose prose contains Reading / Searching / Preparing / Thinking');
+
+  await askFromHome(page, 'Who covered the Comet launch? #scenario:grouped-citations');
+  await waitEvent(page, 'answer-finished');
+  if (gen === 'B') {
+    await page.locator('[data-workflow-final-text] .citation').nth(2).click();
+    await page.waitForSelector('[role="dialog"]');
+    await snapshot(page, gen, 'thread-grouped-citations', 'grouped citations, popover of the 3rd citation (with a title-only entry) open');
+    await page.keyboard.press('Escape');
+    await page.locator('[data-workflow-entry="0"] [role="tab"]', { hasText: 'Links' }).click();
+    await snapshot(page, gen, 'thread-links-tab', 'grouped citations, Links tab selected');
+  } else {
+    await snapshot(page, gen, 'thread-grouped-citations', 'grouped citations (generation A: badges wrapped in <a href>)');
+    await page.locator('[data-workflow-entry="0"] [role="tab"]', { hasText: 'Sources' }).click();
+    await snapshot(page, gen, 'thread-links-tab', 'Sources tab selected');
+  }
+
+  await askFromHome(page, 'State of retrieval benchmarks #scenario:deep-research');
+  await waitEvent(page, 'answer-finished');
+  await snapshot(page, gen, 'thread-deep-research', 'finished deep research (20 steps, code block, nested prose)');
+
+  await askFromHome(page, 'This will fail #scenario:error');
+  await waitEvent(page, 'error');
+  await snapshot(page, gen, 'thread-error', 'a turn that ended with an error message');
+
+  await askFromHome(page, 'This never ends #scenario:stopped');
+  await page.waitForSelector('[data-workflow-final-text]');
+  await page.waitForTimeout(1000);
+  await page.locator('button[aria-label="Stop"]').click();
+  await waitEvent(page, 'stopped');
+  await snapshot(page, gen, 'thread-stopped', 'an answer stopped by the user mid-stream');
+
+  // Several turns; the page scrolls to the last one and the early ones become placeholders.
+  await page.goto(`${ORIGIN}/search/rust-vs-go-Xq7Lr2TmQ1uV9cWzE0aB3g`);
+  await page.waitForFunction(() => document.querySelector('[data-workflow-entry="0"]')?.childElementCount === 0);
+  await snapshot(page, gen, 'thread-virtualized', '4 turns, scrolled to the last: turns 0 and 1 are empty placeholders');
+
+  if (gen === 'B') {
+    await askFromHome(page, 'Write the long report #scenario:long');
+    await waitEvent(page, 'answer-finished');
+    await snapshot(page, gen, 'thread-long', 'finished 50,000+ character answer');
+  }
+
+  await page.goto(`${ORIGIN}/library`);
+  await page.waitForSelector('.lib-item');
+  await snapshot(page, gen, 'library', 'library listing every thread');
+}
+
+async function main(): Promise<void> {
+  fs.mkdirSync(OUT, { recursive: true });
+  const browser = await chromium.launch({
+    executablePath: process.env.CHROMIUM_PATH || '/usr/bin/chromium',
+    headless: true,
+    args: ['--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--disable-quic'],
+  });
+  try {
+    for (const gen of ['A', 'B'] as const) {
+      const site = createSimSite({ generation: gen, speed: 1 });
+      const context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
+      await routeSim(context, site);
+      const page = await context.newPage();
+      page.on('pageerror', (e) => console.error(`page error (${gen}):`, e.message));
+      await savePages(gen, site, page);
+      await context.close();
+    }
+  } finally {
+    await browser.close();
+  }
+}
+
+await main();
