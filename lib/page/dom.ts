@@ -73,14 +73,15 @@ export function outermost(elements: Element[]): Element[] {
  * Hidden by markup or style. Cheap checks first; computed style only where the DOM offers it.
  * Layout-free (no offsetParent), so it works in tests and in background tabs alike.
  */
-export function isHidden(el: Element): boolean {
+export function isHidden(el: Element, ignore: readonly string[] = []): boolean {
   for (let cur: Element | null = el; cur; cur = cur.parentElement) {
+    if (ignore.length > 0 && matches(cur, ignore)) continue;
     if (cur.hasAttribute('hidden') || cur.getAttribute('aria-hidden') === 'true') return true;
     const style = (cur as HTMLElement).style;
     if (style && (style.display === 'none' || style.visibility === 'hidden')) return true;
   }
   const view = el.ownerDocument.defaultView;
-  if (view?.getComputedStyle) {
+  if (ignore.length === 0 && view?.getComputedStyle) {
     const cs = view.getComputedStyle(el);
     if (cs.display === 'none' || cs.visibility === 'hidden') return true;
   }

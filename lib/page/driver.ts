@@ -6,7 +6,7 @@ import type { PageContext } from './context';
 import { type Conversation, listConversations } from './conversations';
 import { getMode, type ModeRead, type ModeSwitch, setMode } from './mode';
 import { PageWatcher, type WaitOutcome, waitForAnswer } from './observer';
-import { poll, type PollResult, readTurnNow, turnsOf } from './reader';
+import { poll, type PollResult, readTurn, turnsOf } from './reader';
 import { readSources, type SourcesResult } from './source-reader';
 
 /**
@@ -93,11 +93,9 @@ export function createPageDriver(win: Window): PageDriver {
         const baselineUrl = params.baselineUrl ?? (params.afterTurn === undefined ? lastAsk?.baselineUrl : undefined);
         return waitForAnswer(
           watcher,
-          (turnIndex, maxLength) => {
-            const s = ctx();
-            const turn = turnsOf(s.doc, s.set)[turnIndex];
-            if (!turn) return { response: '', steps: [], currentStep: '', turnIndex, questionText: '', truncated: false, totalLength: 0 };
-            const t = readTurnNow(turn, turnIndex, s.set, maxLength === undefined ? {} : { maxLength });
+          async (turnIndex, maxLength) => {
+            const t = await readTurn(ctx(), turnIndex, { expandQuestion: false, ...(maxLength === undefined ? {} : { maxLength }) });
+            if (!t) return { response: '', steps: [], currentStep: '', turnIndex, questionText: '', truncated: false, totalLength: 0 };
             return {
               response: t.response,
               steps: t.steps,

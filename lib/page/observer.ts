@@ -20,6 +20,8 @@ export interface Snapshot {
   hasLoadingSpinner: boolean;
   steps: string[];
   stepsFinished: boolean;
+  /** The page's steps header says the user stopped the turn. */
+  stepsStopped: boolean;
   /** textContent length of the current answer: cheap, and enough to see growth. */
   answerLength: number;
   error?: string;
@@ -42,7 +44,7 @@ export type Listener = (events: PageEvent[], snap: Snapshot) => void;
  * up, a pause in the stream is only a pause.
  */
 export function looksFinished(s: Snapshot): boolean {
-  return s.turnIndex >= 0 && !s.placeholder && !s.hasStopButton && !s.hasLoadingSpinner && (s.answerLength > 0 || s.stepsFinished);
+  return s.turnIndex >= 0 && !s.placeholder && !s.hasStopButton && !s.hasLoadingSpinner && (s.answerLength > 0 || s.stepsFinished || s.stepsStopped);
 }
 
 export function takeSnapshot(doc: Document, set: SelectorSet): Snapshot {
@@ -51,9 +53,18 @@ export function takeSnapshot(doc: Document, set: SelectorSet): Snapshot {
   const base = { url: doc.location?.href ?? '', turnCount: turns.length, turnIndex: turns.length - 1 };
   const hasStop = stopButton(doc, set, turn) !== null;
   if (!turn) {
-    return { ...base, hasStopButton: hasStop, hasLoadingSpinner: false, steps: [], stepsFinished: false, answerLength: 0, placeholder: false };
+    return {
+      ...base,
+      hasStopButton: hasStop,
+      hasLoadingSpinner: false,
+      steps: [],
+      stepsFinished: false,
+      stepsStopped: false,
+      answerLength: 0,
+      placeholder: false,
+    };
   }
-  const { steps, finished } = readSteps(turn, set);
+  const { steps, finished, stopped } = readSteps(turn, set);
   const answers = outermost(union(turn, set.answer));
   const prose = outermost((answers.length ? answers : [turn]).flatMap((a) => all(a, set.prose))).filter(
     (p) => !closest(p, set.userBubble),
@@ -66,6 +77,7 @@ export function takeSnapshot(doc: Document, set: SelectorSet): Snapshot {
     hasLoadingSpinner: hasSpinner(turn, set),
     steps,
     stepsFinished: finished,
+    stepsStopped: stopped,
     answerLength,
     ...(error ? { error } : {}),
     placeholder: isPlaceholder(turn, set),
@@ -260,7 +272,7 @@ function conversationKey(url: string): string {
  */
 export function waitForAnswer(
   watcher: PageWatcher,
-  read: (turnIndex: number, maxLength?: number) => Omit<WaitOutcome, 'status' | 'elapsedMs' | 'url' | 'hasStopButton'>,
+  read: (turnIndex: number, maxLength?: number) => Promise<Omit<WaitOutcome, 'status' | 'elapsedMs' | 'url' | 'hasStopButton'>>,
   params: WaitParams,
 ): Promise<WaitOutcome> {
   const started = Date.now();
@@ -289,25 +301,26 @@ export function waitForAnswer(
     const finish = (status: WaitStatus, snap: Snapshot) => {
       if (done) return;
       cleanup();
-      try {
-        const turnIndex = isOurs(snap) ? snap.turnIndex : -1;
-        const body =
-          turnIndex >= 0
-            ? read(turnIndex, params.maxLength)
-            : { response: '', steps: [], currentStep: '', turnIndex: -1, questionText: '', truncated: false, totalLength: 0 };
-        const error = status === 'error' ? (snap.error ?? body.error) : body.error;
-        resolve({
-          status,
-          ...body,
-          currentStep: status === 'completed' ? '' : (body.steps.at(-1) ?? ''),
-          hasStopButton: snap.hasStopButton,
-          ...(error ? { error } : {}),
-          url: snap.url,
-          elapsedMs: Date.now() - started,
-        });
-      } catch (e) {
-        reject(RelayError.from(e, 'EVALUATION_FAILED'));
-      }
+      const turnIndex = isOurs(snap) ? snap.turnIndex : -1;
+      type Body = Omit<WaitOutcome, 'status' | 'elapsedMs' | 'url' | 'hasStopButton'>;
+      const empty: Body = { response: '', steps: [], currentStep: '', turnIndex: -1, questionText: '', truncated: false, totalLength: 0 };
+      (turnIndex >= 0 ? read(turnIndex, params.maxLength) : Promise.resolve(empty))
+        .then((body) => {
+          const error = status === 'error' ? (snap.error ?? body.error) : body.error;
+          // Steps reported while streaming stay in the result even if the page folded them away.
+          const steps = [...body.steps, ...reported.filter((s) => !body.steps.includes(s))];
+          resolve({
+            status,
+            ...body,
+            steps,
+            currentStep: status === 'completed' ? '' : (steps.at(-1) ?? ''),
+            hasStopButton: snap.hasStopButton,
+            ...(error ? { error } : {}),
+            url: snap.url,
+            elapsedMs: Date.now() - started,
+          });
+        })
+        .catch((e: unknown) => reject(RelayError.from(e, 'EVALUATION_FAILED')));
     };
 
     const onAbort = () => {
@@ -340,7 +353,7 @@ export function waitForAnswer(
       // Once we saw it work, the stop button and spinners going away is the page saying "done",
       // even with nothing to show (→ "completed with no visible response").
       const finished = looksFinished(snap) || (sawWorking && !snap.hasStopButton && !snap.hasLoadingSpinner && !snap.placeholder);
-      if (finished) finish(watcher.wasStopped(snap.url, snap.turnIndex) ? 'stopped' : 'completed', snap);
+      if (finished) finish(snap.stepsStopped || watcher.wasStopped(snap.url, snap.turnIndex) ? 'stopped' : 'completed', snap);
     };
 
     params.signal?.addEventListener('abort', onAbort, { once: true });

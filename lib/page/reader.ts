@@ -16,6 +16,8 @@ export interface TurnState {
   question: string;
   steps: string[];
   stepsFinished: boolean;
+  /** The page says the user stopped this turn ("Stopped after N steps"). */
+  stepsStopped: boolean;
   response: string;
   /** Length of the full response, also when `response` was cut to maxLength. */
   totalLength: number;
@@ -44,6 +46,8 @@ export interface PollResult extends Indicators {
   truncated: boolean;
   totalLength: number;
   error?: string;
+  /** The user stopped the agent on this turn (status is then completed or idle). */
+  stopped?: boolean;
 }
 
 // ---------------------------------------------------------------- locating things
@@ -94,7 +98,8 @@ export function proseCount(doc: Document, set: SelectorSet): number {
 export function stopButton(doc: Document, set: SelectorSet, current: Element | null): Element | null {
   const turns = turnsOf(doc, set);
   for (const btn of union(doc, set.stopButton)) {
-    if (isHidden(btn) || outsideThread(btn, set)) continue;
+    // A hidden tab panel (the user is looking at Links) does not mean the agent stopped.
+    if (isHidden(btn, set.sourcesPanel) || outsideThread(btn, set)) continue;
     const turn = turns.find((t) => t.contains(btn));
     if (turn && turn !== current) continue;
     return btn;
@@ -105,7 +110,7 @@ export function stopButton(doc: Document, set: SelectorSet, current: Element | n
 /** Spinners only inside the current turn: the sidebar's skeleton loaders use the same classes. */
 export function hasSpinner(turn: Element | null, set: SelectorSet): boolean {
   if (!turn) return false;
-  return union(turn, set.spinner).some((s) => !isHidden(s) && !outsideThread(s, set));
+  return union(turn, set.spinner).some((s) => !isHidden(s, set.sourcesPanel) && !outsideThread(s, set));
 }
 
 export function indicators(doc: Document, set: SelectorSet, current: Element | null): Indicators {
@@ -120,22 +125,54 @@ export function statusOf(ind: Indicators, turn: TurnState | null): Status {
 
 // ---------------------------------------------------------------- reading a turn
 
-export function readSteps(turn: Element, set: SelectorSet): { steps: string[]; finished: boolean } {
+/** Innermost text blocks: the rows of a steps block whose rows carry no marker of their own. */
+function leafBlocks(block: Element): Element[] {
+  const blocks = Array.from(block.querySelectorAll('div, li, p'));
+  const set = new Set(blocks);
+  const hasBlockChild = new Set<Element>();
+  for (const b of blocks) for (let p = b.parentElement; p && p !== block; p = p.parentElement) if (set.has(p)) hasBlockChild.add(p);
+  return blocks.filter((b) => !hasBlockChild.has(b));
+}
+
+/**
+ * Steps seen per turn. The site folds the rows away once the agent is done, leaving only
+ * "Finished N steps": what was seen while it worked stays readable afterwards.
+ */
+const seenSteps = new WeakMap<Element, string[]>();
+
+export interface StepsState {
+  steps: string[];
+  finished: boolean;
+  stopped: boolean;
+  /** The rows are folded away (the block's toggle says collapsed). */
+  folded: boolean;
+}
+
+export function readSteps(turn: Element, set: SelectorSet): StepsState {
   const block = stepsBlockOf(turn, set);
-  if (!block) return { steps: [], finished: false };
+  const remembered = seenSteps.get(turn) ?? [];
+  if (!block) return { steps: [...remembered], finished: false, stopped: false, folded: false };
+  const header = new RegExp(set.stepsHeaderPattern, 'i');
   const finishedRe = new RegExp(set.stepsFinishedPattern, 'i');
-  const steps: string[] = [];
-  let finished = false;
-  for (const row of all(block, set.stepRow)) {
+  const stoppedRe = new RegExp(set.stepsStoppedPattern, 'i');
+  const marked = all(block, set.stepRow);
+  const rows = marked.length > 0 ? marked : leafBlocks(block);
+  const steps = [...remembered];
+  let finished = finishedRe.test(cleanText(block));
+  let stopped = stoppedRe.test(cleanText(block));
+  for (const row of rows) {
     const text = cleanText(row);
     if (!text) continue;
-    if (finishedRe.test(text)) {
-      finished = true; // the summary header is not a step
-      continue;
+    if (header.test(text)) {
+      finished ||= finishedRe.test(text);
+      stopped ||= stoppedRe.test(text);
+      continue; // a summary line is not a step
     }
     if (!steps.includes(text)) steps.push(text);
   }
-  return { steps, finished: finished || finishedRe.test(cleanText(block)) };
+  if (steps.length > remembered.length) seenSteps.set(turn, steps);
+  const toggle = first(block, set.stepsToggle);
+  return { steps, finished, stopped, folded: toggle?.getAttribute('aria-expanded') === 'false' };
 }
 
 export function readQuestionNow(turn: Element, set: SelectorSet): string {
@@ -172,7 +209,7 @@ export interface ReadOptions {
 /** Synchronous read of a rendered turn (no scrolling, no clicking). */
 export function readTurnNow(turn: Element, index: number, set: SelectorSet, opts: ReadOptions = {}): TurnState {
   const full = readAnswer(turn, set);
-  const { steps, finished } = readSteps(turn, set);
+  const { steps, finished, stopped } = readSteps(turn, set);
   const cut = opts.maxLength !== undefined && full.length > opts.maxLength;
   const error = readError(turn, set);
   return {
@@ -180,6 +217,7 @@ export function readTurnNow(turn: Element, index: number, set: SelectorSet, opts
     question: readQuestionNow(turn, set),
     steps,
     stepsFinished: finished,
+    stepsStopped: stopped,
     response: cut ? full.slice(0, opts.maxLength) : full,
     totalLength: full.length,
     truncated: cut,
@@ -206,6 +244,8 @@ function saveScroll(el: Element, win: Window): () => void {
 export interface TurnReadOptions extends ReadOptions {
   /** Click "show more" on a folded question and fold it back afterwards. Default true. */
   expandQuestion?: boolean;
+  /** Unfold the steps block when its rows are folded away and unknown. Default true. */
+  expandSteps?: boolean;
   /** How long to wait for a virtualized turn or a folded question to render. Default 3000 ms. */
   renderTimeoutMs?: number;
 }
@@ -236,6 +276,7 @@ export async function readTurn(ctx: PageContext, index = -1, opts: TurnReadOptio
   try {
     const state = readTurnNow(turn, i, set, opts);
     if (opts.expandQuestion !== false) state.question = await readQuestionExpanded(ctx, turn, state.question, timeout);
+    if (opts.expandSteps !== false && state.steps.length === 0) state.steps = await readStepsUnfolded(ctx, turn, timeout);
     return state;
   } finally {
     restore?.();
@@ -256,10 +297,26 @@ async function readQuestionExpanded(ctx: PageContext, turn: Element, folded: str
   return expanded ?? folded;
 }
 
+/** Unfolds a folded steps block, reads its rows, folds it back. */
+async function readStepsUnfolded(ctx: PageContext, turn: Element, timeoutMs: number): Promise<string[]> {
+  const block = stepsBlockOf(turn, ctx.set);
+  const toggle = block ? first(block, ctx.set.stepsToggle) : null;
+  if (!toggle || toggle.getAttribute('aria-expanded') !== 'false') return [];
+  pointerClick(toggle);
+  const steps = await ctx.waitFor(() => {
+    const read = readSteps(turn, ctx.set).steps;
+    return read.length > 0 ? read : null;
+  }, Math.min(timeoutMs, 1000));
+  const again = block ? first(block, ctx.set.stepsToggle) : null;
+  if (again?.isConnected && again.getAttribute('aria-expanded') === 'true') pointerClick(again);
+  return steps ?? [];
+}
+
 /** comet_poll's snapshot of the latest turn, plus our extra fields. */
 export async function poll(ctx: PageContext, opts: ReadOptions = {}): Promise<PollResult> {
   const { doc, set } = ctx;
   const turns = turnsOf(doc, set);
+  // No clicking from a poll except to unfold steps the page folded and we never saw.
   const state = turns.length > 0 ? await readTurn(ctx, -1, { ...opts, expandQuestion: false }) : null;
   const current = turnsOf(doc, set).at(-1) ?? null;
   const ind = indicators(doc, set, current);
@@ -278,5 +335,6 @@ export async function poll(ctx: PageContext, opts: ReadOptions = {}): Promise<Po
     truncated: state?.truncated ?? false,
     totalLength: state?.totalLength ?? 0,
     ...(state?.error ? { error: state.error } : {}),
+    ...(state?.stepsStopped && status !== 'working' ? { stopped: true } : {}),
   };
 }

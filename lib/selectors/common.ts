@@ -35,7 +35,15 @@ export const common = {
   // Only labelled buttons count: an svg <rect> says nothing (failure mode 2).
   stopButton: ['button[aria-label*="Stop"]', 'button[aria-label*="Cancel"]'],
   spinner: ['.animate-spin', '.animate-pulse'],
-  newThread: ['[data-testid="sidebar-new-thread"]', 'a[aria-label="New Thread"]', 'button[aria-label="New Thread"]'],
+  newThread: [
+    '[data-testid="sidebar-new-thread"]',
+    'a[aria-label="New Thread"]',
+    'button[aria-label="New Thread"]',
+    // Any in-app link home opens an empty thread through the SPA router.
+    'aside a[href="/"]',
+    'nav a[href="/"]',
+    'a[href="/"]',
+  ],
 
   threadColumn: ['.max-w-threadContentWidth'],
   turn: ['[data-workflow-entry]'],
@@ -44,8 +52,11 @@ export const common = {
   queryText: ['[class*="whitespace-pre-line"]', '.select-text'],
   queryExpand: ['[data-testid="toggle-query-expand-button"]'],
   stepsBlock: ['[data-testid="workflow-steps"]', 'div.contents'],
-  stepRow: ['[data-testid="workflow-step"]', '[data-step]', ':scope > div'],
+  stepRow: ['[data-testid="workflow-step"]', '[data-step]'],
+  stepsToggle: ['button[aria-expanded]'],
+  stepsHeaderPattern: '^\\s*(Finished|Stopped after|Working)\\b',
   stepsFinishedPattern: '^\\s*Finished\\b',
+  stepsStoppedPattern: '^\\s*Stopped\\b',
   answer: ['[data-workflow-final-text]', '[class~="group/final-text"]'],
   prose: ['div.prose[data-renderer="lm"]', '.prose'],
   codeBlock: ['pre'],
@@ -62,7 +73,8 @@ export const common = {
   errorMessage: ['[data-testid="answer-error"]', '[data-testid="error-message"]', '[role="alert"]'],
   outsideThread: ['nav', 'aside', '[data-testid="sidebar"]'],
 
-  citationInline: ['[data-pplx-citation]', 'span.citation'],
+  // `.citation` also takes generation A's `<a class="citation">` badges (whole class token only).
+  citationInline: ['[data-pplx-citation]', '.citation'],
   citationUrlAttr: 'data-pplx-citation-url',
   citationGroupPattern: '^(.*?)\\s*\\+\\s*(\\d+)\\s*$',
   citationBadge: ['a[href]'],
@@ -73,10 +85,11 @@ export const common = {
     '[role="tooltip"]',
   ],
   citationPopoverEntry: ['[data-testid="citation-popover-entry"]', 'li', 'a[href]'],
-  entryTitle: ['[data-testid*="title"]', '.title', 'h3', 'h4', 'strong'],
+  entryTitle: ['[data-testid*="title"]', '[class*="title"]', 'h3', 'h4', 'strong'],
   link: ['a[href]'],
   sourcesTab: ['[role="tab"]'],
-  sourcesTabPattern: '^\\s*(Sources|Links)\\b',
+  // No \\b: the tab's text runs into its count ("Links5").
+  sourcesTabPattern: '^\\s*(Sources|Links)',
   sourcesPanel: ['[role="tabpanel"]'],
 
   typeahead: ['[role="listbox"][aria-label="Typeahead menu"]'],

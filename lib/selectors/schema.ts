@@ -35,9 +35,16 @@ export const SelectorSetSchema = z
     queryText: Candidates,
     queryExpand: Candidates,
     stepsBlock: Candidates,
+    /** Step rows when marked; otherwise the reader takes the block's innermost text blocks. */
     stepRow: Candidates,
-    /** Steps header once the agent is done ("Finished 3 steps"); a secondary signal only. */
+    /** The button that folds/unfolds the step rows (they fold once the agent is done). */
+    stepsToggle: Candidates,
+    /** Header lines that are not steps ("Finished 3 steps", "Stopped after 2 steps", "Working…"). */
+    stepsHeaderPattern: z.string(),
+    /** Header once the agent is done; a secondary signal only (the stop button decides). */
     stepsFinishedPattern: z.string(),
+    /** Header once the user stopped the agent. */
+    stepsStoppedPattern: z.string(),
     answer: Candidates,
     prose: Candidates,
     codeBlock: Candidates,

@@ -36,7 +36,7 @@ describe('reader on a finished gen A thread', () => {
       [
         '## Overview',
         '',
-        'Reading the benchmarks and Searching the docs shows both are fast go.dev.',
+        'Reading the benchmarks and Searching the docs shows both are fast [go.dev].',
         '',
         '- Rust: no garbage collector',
         '- Go: simple concurrency',
