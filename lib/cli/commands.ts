@@ -1,6 +1,16 @@
 import type { Settings } from '../config/settings';
-import { browserExecutableCandidates } from '../install/browsers';
-import { ensureToken } from '../install/token';
+import {
+  browserExecutableCandidates,
+  clientConfig,
+  defaultCliPath,
+  doctor,
+  ensureToken,
+  formatDoctor,
+  install,
+  parseBrowsers,
+  readToken,
+  uninstall,
+} from '../install';
 import { startHttpServer } from '../mcp/http';
 import { runStdio } from '../mcp/stdio';
 import { selectTools } from '../mcp/tools';
@@ -17,6 +27,12 @@ export interface Command {
   usage: string;
   run(args: string[], settings: Settings): Promise<number>;
 }
+
+const setupFlags = {
+  browser: { type: 'string' },
+  'user-data-dir': { type: 'string' },
+  home: { type: 'string' },
+} as const;
 
 const toolFlags = {
   tools: { type: 'string' },
@@ -64,6 +80,91 @@ export const COMMANDS: Record<string, Command> = {
         process.once('SIGTERM', resolve);
       });
       await server.close();
+      return 0;
+    },
+  },
+
+  install: {
+    summary: 'Register the native messaging host with your browsers (and create the HTTP token), then verify it.',
+    usage: 'comet-relay install [--browser chrome|chromium|brave|edge|comet|all] [--user-data-dir DIR] [--home DIR]',
+    async run(args) {
+      const { values } = parseFlags('install', args, setupFlags);
+      const report = await install({
+        browsers: parseBrowsers(values.browser ?? 'all'),
+        userDataDir: values['user-data-dir'],
+        home: values.home,
+        cliPath: defaultCliPath(import.meta.url),
+      });
+      process.stdout.write(`${report.lines.join('\n')}\n`);
+      return report.ok ? 0 : 1;
+    },
+  },
+
+  uninstall: {
+    summary: 'Remove the native messaging registration (--purge also removes the token, logs and records).',
+    usage: 'comet-relay uninstall [--browser B|all] [--user-data-dir DIR] [--home DIR] [--purge]',
+    async run(args) {
+      const { values } = parseFlags('uninstall', args, { ...setupFlags, purge: { type: 'boolean' } });
+      const report = await uninstall({
+        browsers: parseBrowsers(values.browser ?? 'all'),
+        userDataDir: values['user-data-dir'],
+        home: values.home,
+        purge: values.purge,
+      });
+      process.stdout.write(`${report.lines.join('\n')}\n`);
+      return report.ok ? 0 : 1;
+    },
+  },
+
+  doctor: {
+    summary: 'Check every link (manifest, launcher, node, host, extension, Perplexity tab) and say how to fix what is broken.',
+    usage: 'comet-relay doctor [--browser B|all] [--user-data-dir DIR] [--home DIR]',
+    async run(args, settings) {
+      const { values } = parseFlags('doctor', args, setupFlags);
+      const home = values.home ?? stateDir();
+      const probe = new RelayClient({
+        home,
+        profile: settings.COMET_RELAY_PROFILE,
+        client: { name: 'comet-relay doctor' },
+        transport: 'stdio',
+        hostWaitMs: 0,
+      });
+      try {
+        const report = await doctor({
+          browsers: parseBrowsers(values.browser ?? 'all'),
+          userDataDir: values['user-data-dir'],
+          home: values.home,
+          cliPath: defaultCliPath(import.meta.url),
+          queryStatus: () => probe.call('browser.status', {}, { timeoutMs: 5000 }),
+        });
+        process.stdout.write(`${formatDoctor(report)}\n`);
+        return report.exitCode;
+      } finally {
+        probe.close();
+      }
+    },
+  },
+
+  config: {
+    summary: 'Print the ready-to-paste MCP configuration for a client.',
+    usage: 'comet-relay config claude-code|claude-desktop|codex|cursor|vscode|windsurf|http [--npx] [--home DIR]',
+    async run(args) {
+      const { values, positionals } = parseFlags('config', args, { npx: { type: 'boolean' }, home: { type: 'string' }, port: { type: 'string' } });
+      const client = positionals[0];
+      if (!client) throw new RelayError('CONFIG_ERROR', 'Name the client: comet-relay config claude-code|claude-desktop|codex|cursor|vscode|windsurf|http.');
+      let config: ReturnType<typeof clientConfig>;
+      try {
+        config = clientConfig(client, {
+          npx: values.npx,
+          home: values.home,
+          cliPath: defaultCliPath(import.meta.url),
+          httpUrl: `http://127.0.0.1:${parsePort(values.port, 7777)}/mcp`,
+          token: client === 'http' ? readToken(values.home ?? stateDir()) : undefined,
+        });
+      } catch (error) {
+        throw new RelayError('CONFIG_ERROR', (error as Error).message);
+      }
+      process.stdout.write(`${config.text}\n`);
       return 0;
     },
   },

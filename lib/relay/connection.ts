@@ -48,9 +48,11 @@ export class FramedConnection {
     return this.output.write(Buffer.concat([header, body]));
   }
 
+  /** Ends the channel: a socket is destroyed so it no longer keeps the process alive. */
   close(): void {
     if (this.closed) return;
     this.closed = true;
+    if (this.input === this.output) this.input.destroy();
     this.handlers.onClose?.();
   }
 

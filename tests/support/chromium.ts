@@ -1,0 +1,40 @@
+import fs from 'node:fs';
+import { createRequire } from 'node:module';
+
+/**
+ * Finds a Chromium to run: CHROMIUM_PATH, then Debian's /usr/bin/chromium, then Playwright's own
+ * download. Says how to get one when there is none.
+ */
+export function findChromium(): string {
+  const candidates = [process.env.CHROMIUM_PATH, '/usr/bin/chromium', '/usr/bin/chromium-browser', playwrightChromium()].filter(
+    (c): c is string => Boolean(c),
+  );
+  const found = candidates.find((candidate) => fs.existsSync(candidate));
+  if (found) return found;
+  throw new Error(
+    'No Chromium found. Install one (Debian/Ubuntu: `sudo apt-get install -y chromium`; elsewhere `npx playwright install chromium`), ' +
+      'or point CHROMIUM_PATH at a Chromium or Chrome for Testing binary. Branded Chrome 137+ ignores --load-extension and will not work.',
+  );
+}
+
+function playwrightChromium(): string | undefined {
+  try {
+    const require = createRequire(import.meta.url);
+    const { chromium } = require('playwright-core') as typeof import('playwright-core');
+    return chromium.executablePath();
+  } catch {
+    return undefined;
+  }
+}
+
+/** Flags that keep headless Chromium quiet on a machine with no network but the loopback. */
+export const QUIET_FLAGS = [
+  '--no-sandbox',
+  '--disable-gpu',
+  '--no-first-run',
+  '--no-default-browser-check',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+  '--disable-quic',
+];
