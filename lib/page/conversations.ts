@@ -1,6 +1,6 @@
 import { isPerplexityHost } from '../protocol/urls';
 import type { PageContext } from './context';
-import { cleanText, union } from './dom';
+import { cleanText, first, spokenText, union } from './dom';
 
 export interface Conversation {
   title: string;
@@ -20,6 +20,22 @@ export function undoubleTitle(text: string): string {
   return t;
 }
 
+/**
+ * A row's title: its marked title element, else its first block with text (library rows also hold
+ * a snippet and a time), read without aria-hidden copies.
+ */
+function titleOf(a: Element, ctx: PageContext): string {
+  const marked = first(a, ctx.set.entryTitle);
+  if (marked && spokenText(marked)) return spokenText(marked);
+  const hasOwnText = Array.from(a.childNodes).some((n) => n.nodeType === 3 && (n.nodeValue ?? '').trim() !== '');
+  if (hasOwnText) return spokenText(a);
+  for (const child of Array.from(a.children)) {
+    const t = spokenText(child);
+    if (t) return t;
+  }
+  return cleanText(a);
+}
+
 /** Conversation links on the page (sidebar, home, library): absolute URLs, each once. */
 export function listConversations(ctx: PageContext): Conversation[] {
   const base = ctx.doc.location.href;
@@ -34,7 +50,7 @@ export function listConversations(ctx: PageContext): Conversation[] {
     // "/search/" also appears in other sites' URLs: only Perplexity's own pages are conversations.
     if (url.protocol !== 'https:' || !isPerplexityHost(url.hostname)) continue;
     url.hash = '';
-    const title = undoubleTitle(cleanText(a)) || a.getAttribute('title') || a.getAttribute('aria-label') || '';
+    const title = undoubleTitle(titleOf(a, ctx)) || a.getAttribute('title') || a.getAttribute('aria-label') || '';
     const key = url.origin + url.pathname;
     const known = seen.get(key);
     if (!known) seen.set(key, { title: title || url.pathname, url: url.href });

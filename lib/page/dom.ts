@@ -103,6 +103,25 @@ export function iconsIn(el: Element, set: SelectorSet): string[] {
     .filter(Boolean);
 }
 
+/**
+ * Text a screen reader would announce: without aria-hidden copies (doubled titles) and, if asked,
+ * without the text of buttons inside (an error box's "Retry").
+ */
+export function spokenText(el: Element | null | undefined, skipButtons = false): string {
+  if (!el) return '';
+  let s = '';
+  const walk = (n: Node): void => {
+    if (n.nodeType === 3) s += n.nodeValue ?? '';
+    else if (n.nodeType === 1) {
+      const e = n as Element;
+      if (e.getAttribute('aria-hidden') === 'true' || (skipButtons && e.tagName === 'BUTTON')) return;
+      for (const c of Array.from(e.childNodes)) walk(c);
+    }
+  };
+  walk(el);
+  return s.replace(/\s+/g, ' ').trim();
+}
+
 /** Collapses whitespace; what a person would call "the text" of a short element. */
 export function cleanText(el: Element | null | undefined): string {
   return (el?.textContent ?? '').replace(/\s+/g, ' ').trim();

@@ -1,6 +1,6 @@
 import type { SelectorSet } from '../selectors';
 import type { PageContext } from './context';
-import { all, cleanText, closest, first, isHidden, outermost, pointerClick, union } from './dom';
+import { all, cleanText, closest, first, isHidden, outermost, pointerClick, spokenText, union } from './dom';
 import { renderText } from './text';
 
 /**
@@ -120,6 +120,7 @@ export function indicators(doc: Document, set: SelectorSet, current: Element | n
 export function statusOf(ind: Indicators, turn: TurnState | null): Status {
   if (ind.hasStopButton || ind.hasLoadingSpinner) return 'working';
   if (!turn) return 'idle';
+  if (turn.error && !turn.hasAnswer) return 'idle'; // failed: nothing completed (see `error`)
   return turn.hasAnswer || turn.stepsFinished ? 'completed' : 'idle';
 }
 
@@ -196,7 +197,7 @@ export function readAnswer(turn: Element, set: SelectorSet): string {
 export function readError(turn: Element, set: SelectorSet): string | undefined {
   for (const el of union(turn, set.errorMessage)) {
     if (closest(el, set.prose) || isHidden(el)) continue; // an alert quoted inside an answer is text
-    const text = cleanText(el);
+    const text = spokenText(el, true);
     if (text) return text;
   }
   return undefined;

@@ -1,6 +1,6 @@
 import { isPerplexityHost } from '../protocol/urls';
 import type { SelectorSet } from '../selectors';
-import { all, cleanText, first, union } from './dom';
+import { all, cleanText, first, matches, sortInDocumentOrder, spokenText, union } from './dom';
 
 /**
  * Sources of an answer, gathered from every place the page shows them and merged: inline
@@ -51,7 +51,8 @@ export function groupedCount(text: string, set: SelectorSet): number {
 export function fromInlineCitations(root: ParentNode, set: SelectorSet, base: string): Source[] {
   const out: Source[] = [];
   for (const el of union(root, set.citationInline)) {
-    const raw = el.getAttribute(set.citationUrlAttr) ?? first(el, set.link)?.getAttribute('href') ?? '';
+    const link = matches(el, set.link) ? el : first(el, set.link);
+    const raw = el.getAttribute(set.citationUrlAttr) ?? link?.getAttribute('href') ?? '';
     const title = citationName(cleanText(el), set);
     const url = raw ? absolute(raw, base) : null;
     if (url) out.push({ title, url: url.href });
@@ -65,23 +66,53 @@ export function fromLinks(roots: Element[], set: SelectorSet, base: string): Sou
   for (const root of roots) {
     for (const a of all(root, set.citationBadge)) {
       const url = absolute(a.getAttribute('href') ?? '', base);
-      if (url) out.push({ title: cleanText(a) || a.getAttribute('title') || a.getAttribute('aria-label') || '', url: url.href });
+      // Generation A puts the full title in the badge's aria-label; its text is the short name.
+      if (url) out.push({ title: a.getAttribute('aria-label') || a.getAttribute('title') || cleanText(a), url: url.href });
     }
   }
   return out;
 }
 
-/** Entries of an open popover or a sources panel: a link (title + URL) or a title alone. */
+const URLISH = /^(https?:\/\/)?[\w-]+(\.[\w-]+)+(\/\S*)?$/;
+
+/**
+ * An entry's title: a marked title element, else its longest child text that is not a URL or a
+ * numbered short name ("1. reuters"), else its whole text.
+ */
+function entryTitle(entry: Element, set: SelectorSet): string {
+  const marked = spokenText(first(entry, set.entryTitle));
+  if (marked) return marked;
+  const parts = Array.from(entry.children)
+    .map((c) => spokenText(c))
+    .filter((t) => t && !URLISH.test(t) && !/^\d+\.\s*\S+$/.test(t));
+  const longest = parts.sort((a, b) => b.length - a.length)[0];
+  return longest ?? spokenText(entry);
+}
+
+/**
+ * Entries of an open popover or a sources panel: a link (title + URL) or a title alone. When
+ * entries are only recognisable as links, their title-only siblings are those that share a class
+ * with them (so a header such as "3 sources" is not taken for a source).
+ */
 export function fromEntries(container: Element, set: SelectorSet, base: string): Source[] {
   const out: Source[] = [];
-  const entries = all(container, set.citationPopoverEntry);
+  let entries = all(container, set.citationPopoverEntry);
+  if (entries.length > 0 && entries.every((e) => matches(e, set.link))) {
+    const classes = new Set(entries.flatMap((e) => Array.from(e.classList)));
+    const withSiblings = new Set(entries);
+    for (const e of entries) {
+      for (const sib of Array.from(e.parentElement?.children ?? [])) {
+        if (Array.from(sib.classList).some((c) => classes.has(c))) withSiblings.add(sib);
+      }
+    }
+    entries = sortInDocumentOrder([...withSiblings]);
+  }
   for (const entry of entries) {
     // An entry nested in another entry (li > a) is read once, through its outer entry.
     if (entries.some((other) => other !== entry && other.contains(entry))) continue;
-    const link = entry.tagName === 'A' ? entry : first(entry, set.link);
+    const link = matches(entry, set.link) ? entry : first(entry, set.link);
     const url = link ? absolute(link.getAttribute('href') ?? '', base) : null;
-    const heading = first(entry, set.entryTitle);
-    const title = cleanText(heading) || (link ? cleanText(link) : '') || cleanText(entry);
+    const title = entryTitle(entry, set);
     if (url) out.push({ title: title || url.hostname, url: url.href });
     else if (title) out.push({ title });
   }

@@ -188,6 +188,16 @@ export function renderText(roots: Element | Element[], options: RenderOptions): 
       w.breaks(n);
       return;
     }
+    // Page content: elements laid out as blocks by CSS (a flex nav link) also break lines.
+    if (options.computedVisibility && !LINE.has(tag) && tag !== 'LI') {
+      const display = el.ownerDocument.defaultView?.getComputedStyle(el).display ?? '';
+      if (/^(block|flex|grid|list-item|table)$/.test(display)) {
+        w.breaks(1);
+        children(el);
+        w.breaks(1);
+        return;
+      }
+    }
     if (LINE.has(tag) || tag === 'LI') {
       w.breaks(1);
       children(el);

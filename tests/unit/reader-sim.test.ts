@@ -1,0 +1,139 @@
+// @vitest-environment happy-dom
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { createPageDriver } from '../../lib/page/driver';
+import { isPlaceholder, turnsOf } from '../../lib/page/reader';
+import { generationA, generationB } from '../../lib/selectors';
+import { fixtureHtml, loadHtml } from '../fixtures/reader/load';
+
+/**
+ * The simulated site's saved pages (tests/fixtures/pages, written by tests/sim). Static: no page
+ * script runs, so these check reading, not interaction.
+ */
+const dir = join(import.meta.dirname, '../fixtures/pages');
+const have = existsSync(join(dir, 'B-thread-short.html'));
+
+function load(name: string) {
+  const html = fixtureHtml(name, 'pages');
+  const path = /URL: (\S+?)\.? /.exec(html)?.[1] ?? '/';
+  loadHtml(html, new URL(path, 'https://www.perplexity.ai').href);
+  return createPageDriver(window);
+}
+
+describe.runIf(have).each(['A', 'B'] as const)('simulated site, generation %s', (g) => {
+  const set = g === 'A' ? generationA : generationB;
+
+  it('recognises its generation on home and thread pages', () => {
+    for (const page of ['home', 'thread-short', 'thread-streaming']) {
+      const { name, probe } = load(`${g}-${page}.html`).selectorSet();
+      expect(name, page).toBe(set.name);
+      expect(probe.confident).toBe(true);
+    }
+  });
+
+  it('home is idle', async () => {
+    expect(await load(`${g}-home.html`).poll()).toMatchObject({ status: 'idle', turnCount: 0, hasStopButton: false, hasLoadingSpinner: false });
+  });
+
+  it('streaming is working, with steps and the current step', async () => {
+    const p = await load(`${g}-thread-streaming.html`).poll();
+    expect(p).toMatchObject({ status: 'working', hasStopButton: true, hasLoadingSpinner: true });
+    expect(p.steps.length).toBeGreaterThan(0);
+    expect(p.currentStep).toBe(p.steps.at(-1));
+    expect(p.steps.some((s) => /^(Finished|Working)/.test(s))).toBe(false);
+  });
+
+  it('failure modes 1 and 2: keyword answer and the Expand pane rect button leave a finished turn completed', async () => {
+    const d = load(`${g}-thread-keywords.html`);
+    expect(document.querySelector('button[aria-label="Expand pane"] rect')).not.toBeNull();
+    const p = await d.poll();
+    expect(p.response).toMatch(/Reading/);
+    expect(p.response).toMatch(/Searching/);
+    expect(p).toMatchObject({ status: 'completed', hasStopButton: false, hasLoadingSpinner: false });
+  });
+
+  it('sidebar skeleton loaders are not the turn\'s spinners', async () => {
+    const d = load(`${g}-thread-short.html`);
+    const p = await d.poll();
+    expect(p.hasLoadingSpinner).toBe(false);
+    expect(p.status).toBe('completed');
+  });
+
+  it('failure mode 3: nested .prose is read once, structure kept', async () => {
+    const p = await load(`${g}-thread-deep-research.html`).poll();
+    expect(p.proseCount).toBe(1);
+    expect(p.response).toMatch(/^## Overview\n\n/);
+    expect(p.response).toMatch(/\n1\. /);
+  });
+
+  it('error turn: the message, without its Retry button, and not "completed"', async () => {
+    const p = await load(`${g}-thread-error.html`).poll();
+    expect(p.error).toBe('Something went wrong. Try again.');
+    expect(p.status).toBe('idle');
+  });
+
+  it('stopped turn is flagged as stopped', async () => {
+    const p = await load(`${g}-thread-stopped.html`).poll();
+    expect(p.stopped).toBe(true);
+    expect(p.hasStopButton).toBe(false);
+  });
+
+  it('failure mode 11: virtualized turns are recognised as placeholders; the latest reads', async () => {
+    const d = load(`${g}-thread-virtualized.html`);
+    const turns = turnsOf(document, set);
+    expect(turns.some((t) => isPlaceholder(t, set))).toBe(true);
+    const p = await d.poll();
+    expect(p.turnCount).toBe(turns.length);
+    expect(p.response.length).toBeGreaterThan(0);
+  });
+
+  it('Links/Sources tab: full titles, external only, title-only entry kept', async () => {
+    const r = await load(`${g}-thread-links-tab.html`).sources({ expand: false });
+    expect(r.fromTab).toBe(true);
+    expect(r.sources.find((s) => s.url?.includes('reuters.com'))?.title).toBe('Markets wrap: stocks edge higher as investors weigh data');
+    expect(r.sources.filter((s) => !s.url).map((s) => s.title)).toEqual(['Team notes, October planning (uploaded file)']);
+    expect(r.sources.every((s) => !s.url || !/perplexity\.ai/.test(s.url))).toBe(true);
+    expect(new Set(r.sources.map((s) => s.url)).size).toBe(r.sources.length);
+  });
+
+  it('library: conversation titles without doubles, snippets or times; absolute URLs', async () => {
+    const { conversations } = await load(`${g}-library.html`).conversations();
+    expect(conversations.length).toBeGreaterThan(3);
+    for (const c of conversations) {
+      expect(c.url).toMatch(/^https:\/\/www\.perplexity\.ai\/(search|copilot|computer\/tasks)\//);
+      expect(c.title).not.toMatch(/just now|ago$/);
+      expect(c.title.length).toBeLessThan(80);
+    }
+    expect(conversations.map((c) => c.title)).toContain('This will fail');
+  });
+});
+
+describe.runIf(have)('simulated site, details', () => {
+  it('failure mode 4: a 50k-character answer comes back whole', async () => {
+    const p = await load('B-thread-long.html').poll();
+    expect(p.response.length).toBeGreaterThan(50_000);
+    expect(p.truncated).toBe(false);
+    expect(p.response.trimEnd().endsWith('END OF LONG ANSWER.')).toBe(true);
+  });
+
+  it('failure mode 8: generation B citation URLs come from data attributes', async () => {
+    const d = load('B-thread-grouped-citations.html');
+    const r = await d.sources({ expand: false, openTab: false });
+    expect(r.sources.length).toBeGreaterThanOrEqual(3);
+    expect(r.sources.every((s) => s.url?.startsWith('https://'))).toBe(true);
+  });
+
+  it('generation A badges: full titles from aria-label', async () => {
+    const r = await load('A-thread-short.html').sources({ expand: false, openTab: false });
+    expect(r.sources.length).toBeGreaterThan(0);
+    expect(r.sources.every((s) => s.title.length > 0 && s.url)).toBe(true);
+  });
+
+  it('modes read from open menus, without typing or clicking', async () => {
+    expect(await load('A-home-mode-menu-active.html').getMode()).toEqual({ mode: 'deep-research', source: 'typeahead' });
+    expect(await load('A-home-mode-menu.html').getMode()).toEqual({ mode: 'standard', source: 'typeahead' });
+    expect(await load('B-home-mode-menu.html').getMode()).toEqual({ mode: 'standard', source: 'menu' });
+    expect(await load('B-home.html').getMode()).toEqual({ mode: 'standard', source: 'chip' });
+  });
+});
