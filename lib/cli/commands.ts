@@ -9,6 +9,7 @@ import {
   install,
   parseBrowsers,
   readToken,
+  resolveState,
   uninstall,
 } from '../install';
 import { startHttpServer } from '../mcp/http';
@@ -121,7 +122,7 @@ export const COMMANDS: Record<string, Command> = {
     usage: 'comet-relay doctor [--browser B|all] [--user-data-dir DIR] [--home DIR]',
     async run(args, settings) {
       const { values } = parseFlags('doctor', args, setupFlags);
-      const home = values.home ?? stateDir();
+      const home = resolveState({ home: values.home }).stateDir;
       const probe = new RelayClient({
         home,
         profile: settings.COMET_RELAY_PROFILE,
@@ -171,10 +172,10 @@ export const COMMANDS: Record<string, Command> = {
 
   token: {
     summary: 'Print the bearer token `serve` requires (created if missing). Only the token goes to stdout.',
-    usage: 'comet-relay token',
+    usage: 'comet-relay token [--home DIR]',
     async run(args) {
-      parseFlags('token', args, {});
-      const home = stateDir();
+      const { values } = parseFlags('token', args, { home: { type: 'string' } });
+      const home = resolveState({ home: values.home }).stateDir;
       process.stdout.write(`${ensureToken(home)}\n`);
       return 0;
     },
@@ -183,7 +184,7 @@ export const COMMANDS: Record<string, Command> = {
   status: {
     summary: 'Show the connected browser profiles, their MCP clients and their Perplexity tab.',
     usage: 'comet-relay status [--json]',
-    async run(args, settings) {
+    async run(args) {
       const { values } = parseFlags('status', args, { json: { type: 'boolean' } });
       const home = stateDir();
       const hosts = listHosts(home);

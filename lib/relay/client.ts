@@ -161,7 +161,16 @@ export class RelayClient {
     });
     const welcomed = new Promise<void>((resolve, reject) => {
       const timer = setTimeout(() => reject(new RelayError('EXTENSION_NOT_CONNECTED', 'The comet-relay host did not answer the handshake.')), HELLO_TIMEOUT_MS);
-      this.handshake = { resolve: () => (clearTimeout(timer), resolve()), reject: (e) => (clearTimeout(timer), reject(e)) };
+      this.handshake = {
+        resolve: () => {
+          clearTimeout(timer);
+          resolve();
+        },
+        reject: (error) => {
+          clearTimeout(timer);
+          reject(error);
+        },
+      };
     });
     const connection = new FramedConnection(socket, socket, {
       onMessage: (message) => this.receive(message),

@@ -52,7 +52,7 @@ export class FramedConnection {
   close(): void {
     if (this.closed) return;
     this.closed = true;
-    if (this.input === this.output) this.input.destroy();
+    if ((this.input as unknown) === this.output) this.input.destroy();
     this.handlers.onClose?.();
   }
 

@@ -1,7 +1,7 @@
 import type { Runtime } from 'webextension-polyfill';
 import { PROTOCOL_VERSION } from '../protocol/identity';
 import type { BrowserInfo, Envelope, Hello, ProfileInfo } from '../protocol/messages';
-import { type AttachedClient, type BrowserStatus } from '../protocol/methods';
+import type { AttachedClient, BrowserStatus } from '../protocol/methods';
 import type { PanelState } from '../protocol/panel';
 import { PAGE_PORT, PANEL_PORT } from '../protocol/ports';
 import { ActivityLog } from './activity';
@@ -108,8 +108,14 @@ export function startWorker(): void {
       activity: activity.entries(),
     };
   }, {
-    'panel.reconnect': async () => (link.restart(), {}),
-    'panel.clearActivity': async () => (activity.clear(), {}),
+    'panel.reconnect': async () => {
+      link.restart();
+      return {};
+    },
+    'panel.clearActivity': async () => {
+      activity.clear();
+      return {};
+    },
   });
 
   browser.runtime.onConnect.addListener((port: Runtime.Port) => {

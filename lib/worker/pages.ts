@@ -62,7 +62,13 @@ export class PageHub {
   async whenReady(tabId: number, timeoutMs: number): Promise<void> {
     if (this.states.has(tabId)) return;
     await new Promise<void>((resolve, reject) => {
-      const waiter = { tabId, resolve: () => (clearTimeout(timer), resolve()) };
+      const waiter = {
+        tabId,
+        resolve: () => {
+          clearTimeout(timer);
+          resolve();
+        },
+      };
       const timer = setTimeout(() => {
         this.waiters.delete(waiter);
         reject(new RelayError('NO_PERPLEXITY_TAB', `The Perplexity page in tab ${tabId} did not load its comet-relay script within ${timeoutMs} ms. Reload the tab.`));
@@ -90,8 +96,14 @@ export class PageHub {
       this.open.set(id, {
         tabId,
         onProgress,
-        resolve: (value) => (finish(), resolve(value)),
-        reject: (error) => (finish(), reject(error)),
+        resolve: (value) => {
+          finish();
+          resolve(value);
+        },
+        reject: (error) => {
+          finish();
+          reject(error);
+        },
       });
       signal.addEventListener('abort', onAbort, { once: true });
       port.postMessage({ kind: 'request', id, method, params } satisfies Envelope);

@@ -1,7 +1,8 @@
+import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import http from 'node:http';
 import { expect, test } from '@playwright/test';
-import { Harness, textOf } from '../support/harness';
+import { CLI, Harness, textOf } from '../support/harness';
 import { routePlaceholder } from '../support/placeholder-site';
 import { EXTENSION_ID } from '../../lib/protocol/identity';
 import { listHosts } from '../../lib/relay/discovery';
@@ -99,10 +100,8 @@ test('two clients at once get their own answers, and the host lists both by name
     (i % 2 ? beta : alpha).callTool({ name: 'comet_get_page_content', arguments: { maxLength: 5 + i } }),
   );
   const results = await Promise.all(calls);
-  results.forEach((result, i) => expect(textOf(result)).toContain(`showing ${5 + i} of`));
-  const status = JSON.parse(
-    (await import('node:child_process')).execFileSync(process.execPath, ['dist/cli.js', 'status', '--json'], { env: harness.env }).toString(),
-  );
+  for (const [i, result] of results.entries()) expect(textOf(result)).toContain(`showing ${5 + i} of`);
+  const status = JSON.parse(execFileSync(process.execPath, [CLI, 'status', '--json'], { env: harness.env }).toString());
   const names = status[0].clients.map((c: { name: string }) => c.name);
   expect(names).toEqual(expect.arrayContaining(['alpha-agent', 'beta-agent']));
 });

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { type TabInfo } from '../../protocol/methods';
+import type { TabInfo } from '../../protocol/methods';
 import { TAB_CATEGORY_ORDER } from '../../protocol/urls';
 import { defineTool, errorText, textResult, type ToolDefinition } from '../tool';
 
