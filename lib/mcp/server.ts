@@ -4,7 +4,7 @@ import type { Settings } from '../config/settings';
 import { RelayError } from '../protocol/errors';
 import { VERSION } from '../relay/version';
 import type { BrowserGateway } from './gateway';
-import type { ToolContext, ToolDefinition } from './tool';
+import type { SessionMemory, ToolContext, ToolDefinition } from './tool';
 
 /**
  * One McpServer per client session, each with its own gateway (its own relay connection), so
@@ -20,6 +20,7 @@ const INSTRUCTIONS =
   'comet-relay drives Perplexity in the user\'s own browser. Typical use: comet_ask, then comet_wait for the answer, then comet_get_sources. If a tool says no browser is connected, ask the user to open their browser with the comet-relay extension.';
 
 export function createSessionServer({ tools, settings, gateway }: SessionOptions): McpServer {
+  const session: SessionMemory = {};
   const server = new McpServer({ name: 'comet-relay', version: VERSION }, { instructions: INSTRUCTIONS });
   server.server.oninitialized = () => {
     const client = server.server.getClientVersion();
@@ -45,6 +46,7 @@ export function createSessionServer({ tools, settings, gateway }: SessionOptions
         const progressToken = extra._meta?.progressToken;
         const context: ToolContext = {
           browser: gateway.scoped({ tool: tool.name, summary: tool.summarize?.(args as never) }),
+          session,
           settings,
           signal: extra.signal,
           progress(message) {

@@ -9,8 +9,14 @@ import type { ToolBrowser } from './gateway';
  */
 export type ToolAccess = 'read' | 'act';
 
+/** What one MCP session remembers between tool calls (comet_wait binds to this session's comet_ask). */
+export interface SessionMemory {
+  lastAsk?: { afterTurn: number; baselineUrl: string };
+}
+
 export interface ToolContext {
   browser: ToolBrowser;
+  session: SessionMemory;
   settings: Settings;
   signal: AbortSignal;
   /** Sends an MCP progress notification when the client asked for progress; otherwise a no-op. */

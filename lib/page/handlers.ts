@@ -1,8 +1,10 @@
-import { extractVisibleText } from './visible-text';
+import { chooseSelectorSet, chromeMajorFrom, type Mode } from '../selectors';
+import { createPageDriver, type PageDriver, type WaitCallParams } from './driver';
 
 /**
- * The methods the content script answers, by name. Each gets its parsed params (the worker
- * validated them) and a context with an abort signal and a progress callback.
+ * The methods the content script answers, by name, each a thin call into the page driver. The
+ * worker has already validated params against lib/protocol/page-methods.ts. The driver is made
+ * on the first request, so a tab nobody asks about does no work at all.
  */
 export interface HandlerContext {
   signal: AbortSignal;
@@ -11,12 +13,28 @@ export interface HandlerContext {
 
 export type PageHandlers = Record<string, (params: never, context: HandlerContext) => Promise<unknown>>;
 
-export function pageHandlers(_win: Window): PageHandlers {
+export function pageHandlers(win: Window): PageHandlers {
+  let driver: PageDriver | undefined;
+  const page = () => {
+    driver ??= createPageDriver(win);
+    return driver;
+  };
   return {
-    'page.content': async ({ maxLength }: { maxLength: number }) => extractVisibleText(maxLength),
+    'page.content': async ({ maxLength }: { maxLength: number }) => page().content({ maxLength }),
+    'page.probe': async () => page().selectorSet(),
+    'page.poll': async (params: { maxLength?: number }) => page().poll(params),
+    'page.ask': async (params: { prompt: string; newChat?: boolean }) => page().ask(params),
+    'page.wait': async (params: WaitCallParams, { signal, progress }: HandlerContext) =>
+      page().wait(params, { signal, onProgress: ({ message }) => progress(message) }),
+    'page.stop': async () => page().stop(),
+    'page.mode': async ({ mode }: { mode?: Mode | null }) => (mode ? page().setMode(mode) : page().getMode()),
+    'page.sources': async (params: { expand?: boolean; openTab?: boolean }) => page().sources(params),
+    'page.conversations': async () => page().conversations(),
   };
 }
 
-export function selectorSetName(_win: Window): string | null {
-  return null;
+/** The selector set the page matches, for the worker's status; null until the page is recognisable. */
+export function selectorSetName(win: Window): string | null {
+  const { set, probe } = chooseSelectorSet(win.document, chromeMajorFrom(win.navigator.userAgent));
+  return probe.confident ? set.name : null;
 }

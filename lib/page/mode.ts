@@ -162,13 +162,14 @@ function activeMode(ctx: PageContext, menu: Element): Mode {
  */
 async function withTypeahead<T>(ctx: PageContext, use: (menu: Element) => Promise<T> | T): Promise<T> {
   const composer = composerOf(ctx);
-  const draft = composerText(composer);
+  // Compared trimmed: an empty Lexical editor reads as "\n", and typing that back adds paragraphs.
+  const draft = composerText(composer).trim();
   const restore = async () => {
     if (typeaheadOpen(ctx)) {
       pressKey(composer, 'Escape');
       await ctx.waitFor(() => !typeaheadOpen(ctx), 500);
     }
-    if (composer.isConnected && composerText(composer) !== draft) typeInto(ctx, composer, draft);
+    if (composer.isConnected && composerText(composer).trim() !== draft) typeInto(ctx, composer, draft);
   };
   try {
     let menu = typeaheadOpen(ctx);

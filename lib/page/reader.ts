@@ -164,7 +164,10 @@ export function readSteps(turn: Element, set: SelectorSet): StepsState {
   for (const row of rows) {
     const text = cleanText(row);
     if (!text) continue;
-    if (header.test(text)) {
+    // The block's header row (it holds the fold toggle, and a Cancel button while working) repeats
+    // the current step as its label: reading it as a step would list every step twice.
+    const isHeaderRow = Boolean(first(row, set.stepsToggle) ?? row.closest(set.stepsToggle.join(',')));
+    if (isHeaderRow || header.test(text)) {
       finished ||= finishedRe.test(text);
       stopped ||= stoppedRe.test(text);
       continue; // a summary line is not a step

@@ -50,6 +50,11 @@ export class PageHub {
     });
   }
 
+  /** Before a full navigation: the old page's state must not answer for the new one. */
+  forget(tabId: number): void {
+    this.states.delete(tabId);
+  }
+
   state(tabId: number): PageState | undefined {
     return this.states.get(tabId);
   }

@@ -90,9 +90,12 @@ export class TabService {
     return toTabInfo(await browser.tabs.get(tab.id));
   }
 
-  async navigate(url: string): Promise<string> {
-    const tabId = await this.pageTab().catch(async () => (await this.ensurePerplexity(15_000)).tab.id).then(Number);
+  /** Loads `url` in the driven Perplexity tab and resolves once its page script is ready again. */
+  async navigate(url: string, timeoutMs = 20_000): Promise<string> {
+    const tabId = await this.pageTab().catch(async () => Number((await this.ensurePerplexity(timeoutMs)).tab.id));
+    this.pages.forget(tabId);
     await browser.tabs.update(tabId, { url });
+    await this.pages.whenReady(tabId, timeoutMs);
     return url;
   }
 

@@ -1,6 +1,9 @@
 import { z } from 'zod';
+import { RelayError } from '../../protocol/errors';
 import type { TabInfo } from '../../protocol/methods';
-import { TAB_CATEGORY_ORDER } from '../../protocol/urls';
+import { formatWaitText, PageMode, PollResult } from '../../protocol/page-methods';
+import { checkPerplexityUrl, PERPLEXITY_HOME, TAB_CATEGORY_ORDER } from '../../protocol/urls';
+import type { ToolBrowser } from '../gateway';
 import { defineTool, errorText, textResult, type ToolDefinition } from '../tool';
 
 /**
@@ -19,9 +22,10 @@ const connect = defineTool({
   access: 'act',
   async handler({ port }, { browser, signal }) {
     await browser.ensureBrowser(signal);
-    const { tab } = await browser.call('tabs.ensurePerplexity', {}, { signal, timeoutMs: 15_000 });
+    const { tab } = await browser.call('tabs.ensurePerplexity', {}, { signal, timeoutMs: 20_000 });
     const status = await browser.call('browser.status', {}, { signal, timeoutMs: 5000 });
-    const selectorSet = status.perplexityTab?.selectorSet ?? 'not chosen yet (the page has not finished loading)';
+    const probe = await browser.call('page.probe', {}, { signal, timeoutMs: 5000 });
+    const selectorSet = probe.probe.confident ? probe.name : `${probe.name} (unconfirmed: the page does not look like Perplexity yet)`;
     const portNote =
       port !== undefined ? `\nThe port parameter (${port}) is ignored: comet-relay talks to its extension over native messaging.` : '';
     return textResult(
@@ -98,4 +102,207 @@ const getPageContent = defineTool({
   },
 });
 
-export const cometTools: ToolDefinition[] = [connect, listTabs, switchTab, getPageContent];
+// ── asking and reading answers ────────────────────────────────────────────────
+
+const ask = defineTool({
+  name: 'comet_ask',
+  title: 'Ask Perplexity',
+  description:
+    'Send a prompt to Perplexity Comet and return immediately. Use comet_poll for status snapshots or comet_wait to block until the answer to this prompt is complete.',
+  inputSchema: {
+    prompt: z.string().min(1).describe('The question or instruction to send'),
+    newChat: z.boolean().default(false).describe('Start a fresh chat before sending the prompt'),
+  },
+  access: 'act',
+  summarize: ({ prompt, newChat }) => `${newChat ? '[new chat] ' : ''}${clip(prompt, 80)}`,
+  async handler({ prompt, newChat }, { browser, signal, session }) {
+    if (newChat) await browser.call('tabs.navigate', { url: PERPLEXITY_HOME }, { signal, timeoutMs: 30_000 });
+    // Long enough for a person to answer an approval prompt in the side panel.
+    const handle = await browser.call('page.ask', { prompt, newChat: false }, { signal, timeoutMs: 180_000 });
+    session.lastAsk = { afterTurn: handle.afterTurn, baselineUrl: handle.baselineUrl };
+    return textResult('Prompt submitted successfully. Use comet_poll to track status or comet_wait to block until completion.');
+  },
+});
+
+const pollOutput = PollResult.shape;
+
+const poll = defineTool({
+  name: 'comet_poll',
+  title: 'Poll agent status',
+  description: 'Poll the current agent status, steps, and response content (a single snapshot; it does not wait).',
+  inputSchema: {
+    maxLength: z.number().int().min(1).optional().describe('Cut the response to this many characters (the result then says truncated: true). Default: no cut.'),
+  },
+  outputSchema: pollOutput,
+  access: 'read',
+  async handler({ maxLength }, { browser, signal }) {
+    const snapshot = await browser.call('page.poll', { maxLength }, { signal, timeoutMs: 15_000 });
+    return { content: [{ type: 'text', text: JSON.stringify(snapshot, null, 2) }], structuredContent: snapshot };
+  },
+});
+
+const wait = defineTool({
+  name: 'comet_wait',
+  title: 'Wait for the answer',
+  description:
+    'Wait until the agent finishes answering the prompt sent by comet_ask and return the full response with its steps. Sends each new step as a progress notification.',
+  inputSchema: {
+    timeout: z.number().int().min(0).max(3_600_000).default(120_000).describe('Maximum wait time in ms'),
+    maxLength: z.number().int().min(1).optional().describe('Cut the response to this many characters (the text then says so). Default: no cut.'),
+  },
+  access: 'read',
+  summarize: ({ timeout }) => `timeout ${timeout} ms`,
+  async handler({ timeout, maxLength }, { browser, signal, session, settings, progress }) {
+    const result = await browser.call(
+      'page.wait',
+      {
+        timeoutMs: timeout,
+        // The reference gives up after 10 polls without growth; we keep that span, measured in time.
+        stallMs: Math.max(100, settings.COMET_POLL_INTERVAL * 10),
+        afterTurn: session.lastAsk?.afterTurn,
+        baselineUrl: session.lastAsk?.baselineUrl,
+        maxLength,
+      },
+      { signal, timeoutMs: timeout + 15_000, onProgress: progress },
+    );
+    return { content: [{ type: 'text', text: formatWaitText(result) }], isError: result.status === 'error' ? true : undefined };
+  },
+});
+
+const stopAgent = defineTool({
+  name: 'comet_stop',
+  title: 'Stop the agent',
+  description: 'Stop the currently running agent by clicking the stop/cancel button.',
+  inputSchema: {},
+  access: 'act',
+  destructive: true,
+  async handler(_args, { browser, signal }) {
+    const result = await browser.call('page.stop', {}, { signal, timeoutMs: 15_000 });
+    return textResult(result.message);
+  },
+});
+
+const screenshot = defineTool({
+  name: 'comet_screenshot',
+  title: 'Screenshot',
+  description: 'Take a screenshot of the Perplexity tab (even when another tab is in front) and return it as an image.',
+  inputSchema: {
+    format: z.enum(['png', 'jpeg']).optional().describe('Image format: "png" or "jpeg" (default COMET_SCREENSHOT_FORMAT, else png)'),
+  },
+  access: 'read',
+  summarize: ({ format }) => format ?? '',
+  async handler({ format }, { browser, signal, settings }) {
+    const chosen = format ?? settings.COMET_SCREENSHOT_FORMAT;
+    const quality = chosen === 'jpeg' ? settings.COMET_SCREENSHOT_QUALITY : undefined;
+    const image = await browser.call('tabs.capture', { format: chosen, quality }, { signal, timeoutMs: 20_000 });
+    return { content: [{ type: 'image', data: image.data, mimeType: image.mimeType }] };
+  },
+});
+
+const mode = defineTool({
+  name: 'comet_mode',
+  title: 'Get or switch mode',
+  description:
+    'Get the current Perplexity mode (omit mode or pass null) without leaving the page, or switch to one of: standard, deep-research, model-council, create, learn, review, computer.',
+  inputSchema: {
+    mode: PageMode.nullable().optional().describe('Mode to switch to. Omit or set to null to query the current mode.'),
+  },
+  access: 'act',
+  summarize: ({ mode: wanted }) => (wanted ? `switch to ${wanted}` : 'read'),
+  async handler({ mode: wanted }, { browser, signal }) {
+    if (!wanted) {
+      const current = await browser.call('page.mode', {}, { signal, timeoutMs: 15_000 });
+      return textResult(`Current mode: ${current.mode ?? `unknown (${current.detail ?? 'not readable on this page'})`}`);
+    }
+    try {
+      const result = await switchMode(browser, wanted, signal);
+      const how = result.changed === false ? `already ${wanted}` : `switched to ${wanted}`;
+      return textResult(`Mode switch result: ${how}${result.verified === false ? ' (the page did not confirm it)' : ''}`);
+    } catch (error) {
+      return errorText(`Mode switch failed: ${RelayError.from(error).message}`);
+    }
+  },
+});
+
+/** Switches where the person is; only a page with no composer (library, settings) sends us home first. */
+async function switchMode(browser: ToolBrowser, wanted: z.infer<typeof PageMode>, signal: AbortSignal) {
+  try {
+    return await browser.call('page.mode', { mode: wanted }, { signal, timeoutMs: 20_000 });
+  } catch (error) {
+    if (RelayError.from(error).code !== 'SELECTOR_NOT_FOUND') throw error;
+    await browser.call('tabs.navigate', { url: PERPLEXITY_HOME }, { signal, timeoutMs: 30_000 });
+    return browser.call('page.mode', { mode: wanted }, { signal, timeoutMs: 20_000 });
+  }
+}
+
+// ── sources and conversations ────────────────────────────────────────────────
+
+const getSources = defineTool({
+  name: 'comet_get_sources',
+  title: 'Get sources',
+  description:
+    'List the sources cited by the current answer: grouped citations (like "wsj+3") are expanded and merged, deduplicated by URL, title-only entries kept, Perplexity\'s own links left out.',
+  inputSchema: {},
+  access: 'read',
+  async handler(_args, { browser, signal }) {
+    const { sources } = await browser.call('page.sources', {}, { signal, timeoutMs: 60_000 });
+    if (sources.length === 0) return textResult('No sources found on the current page.');
+    return textResult(`Sources (${sources.length}):\n\n${numbered(sources.map((s) => [s.title || s.url || '(untitled)', s.url]))}`);
+  },
+});
+
+const listConversations = defineTool({
+  name: 'comet_list_conversations',
+  title: 'List conversations',
+  description: 'List recent conversation links visible on the page (sidebar, home or library), with absolute URLs.',
+  inputSchema: {},
+  access: 'read',
+  async handler(_args, { browser, signal }) {
+    const { conversations } = await browser.call('page.conversations', {}, { signal, timeoutMs: 15_000 });
+    if (conversations.length === 0) return textResult('No conversation links found on the current page.');
+    return textResult(`Conversations (${conversations.length}):\n\n${numbered(conversations.map((c) => [c.title, c.url]))}`);
+  },
+});
+
+const openConversation = defineTool({
+  name: 'comet_open_conversation',
+  title: 'Open conversation',
+  description: 'Navigate the Perplexity tab to a conversation URL. Only https URLs on perplexity.ai (or its subdomains) are accepted.',
+  inputSchema: {
+    url: z.string().describe('Full URL of the conversation to open'),
+  },
+  access: 'act',
+  destructive: true,
+  summarize: ({ url }) => clip(url, 100),
+  async handler({ url }, { browser, signal }) {
+    const check = checkPerplexityUrl(url);
+    if (!check.ok) return errorText(`Error: Invalid URL: must be a https://perplexity.ai/ URL, got "${url}" (${check.reason})`);
+    await browser.call('tabs.navigate', { url: check.url }, { signal, timeoutMs: 30_000 });
+    return textResult(`Navigated to: ${check.url}`);
+  },
+});
+
+function numbered(entries: [string, string | undefined][]): string {
+  return entries.map(([title, url], i) => `${i + 1}. ${title}${url ? `\n   ${url}` : ''}`).join('\n\n');
+}
+
+function clip(text: string, max: number): string {
+  const flat = text.replace(/\s+/g, ' ').trim();
+  return flat.length > max ? `${flat.slice(0, max - 1)}…` : flat;
+}
+
+export const cometTools: ToolDefinition[] = [
+  connect,
+  ask,
+  poll,
+  wait,
+  stopAgent,
+  screenshot,
+  mode,
+  listTabs,
+  switchTab,
+  getSources,
+  listConversations,
+  openConversation,
+  getPageContent,
+];

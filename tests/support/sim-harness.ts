@@ -1,0 +1,28 @@
+import { createSimSite, type SimOptions, type SimSite } from '../sim/site';
+import { routeSim } from '../sim/playwright';
+import { Harness, textOf } from './harness';
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import type { Page } from 'playwright-core';
+
+/** A harness whose perplexity.ai is the simulator, with one Perplexity tab open and one MCP client. */
+export interface SimWorld {
+  harness: Harness;
+  site: SimSite;
+  page: Page;
+  client: Client;
+  call(name: string, args?: Record<string, unknown>): Promise<{ text: string; isError: boolean; raw: unknown }>;
+}
+
+export async function startSimWorld(options: Partial<SimOptions> & { clientName?: string } = {}): Promise<SimWorld> {
+  const site = createSimSite({ generation: 'B', scenario: 'short', speed: 4, ...options });
+  const harness = await Harness.start({ site: (context) => routeSim(context, site) });
+  await harness.waitForHost();
+  const page = await harness.openPerplexity();
+  const client = await harness.stdioClient(options.clientName ?? `e2e-${site.generation}`);
+  const call = async (name: string, args: Record<string, unknown> = {}) => {
+    const raw = await client.callTool({ name, arguments: args }, undefined, { timeout: 120_000 });
+    return { text: textOf(raw), isError: Boolean((raw as { isError?: boolean }).isError), raw };
+  };
+  await call('comet_connect');
+  return { harness, site, page, client, call };
+}
