@@ -1,6 +1,8 @@
 import { z } from 'zod';
 import { BrowserInfo, ProfileInfo } from './messages';
 import { AttachedClient, PerplexityTabStatus } from './methods';
+import { PAGE_MODES, PageMode } from './page-methods';
+import { ThreadInteraction, WatchStatus } from './watch';
 
 /**
  * What the service worker pushes to the side panel (event `panel.state`), and what the panel may
@@ -17,6 +19,7 @@ export const LinkStatus = z.object({
 
 export const ActivityEntry = z.object({
   id: z.string(),
+  clientId: z.string().optional(),
   clientName: z.string(),
   tool: z.string(),
   method: z.string(),
@@ -24,9 +27,71 @@ export const ActivityEntry = z.object({
   startedAt: z.number(),
   endedAt: z.number().optional(),
   ok: z.boolean().optional(),
+  /** A one-line result for a successful call (e.g. "mode: computer"). */
+  result: z.string().optional(),
+  /** "[CODE] message" of a failed call. */
   error: z.string().optional(),
 });
 export type ActivityEntry = z.infer<typeof ActivityEntry>;
+
+/** The person's control over agents, kept in browser.storage.local and enforced by the worker. */
+export const ControlSettings = z.object({
+  /** An agent's prompt (page.ask) or mode switch (page.mode with a mode) waits for a click. */
+  requireApproval: z.boolean(),
+  /** Every acting method refuses with PERMISSION_DENIED. */
+  readOnly: z.boolean(),
+  /** How long an approval waits before the call fails with TIMEOUT. */
+  approvalTimeoutSec: z.number().int().min(5).max(600),
+});
+export type ControlSettings = z.infer<typeof ControlSettings>;
+export const DEFAULT_SETTINGS: ControlSettings = { requireApproval: false, readOnly: false, approvalTimeoutSec: 120 };
+
+/** An agent's call held until the person approves or denies it. */
+export const PendingApproval = z.object({
+  /** The request id (also the activity entry's id). */
+  id: z.string(),
+  clientName: z.string(),
+  tool: z.string().optional(),
+  method: z.string(),
+  /** What the call would do, in words ("send the prompt “…”", "switch the mode to Computer"). */
+  what: z.string(),
+  requestedAt: z.number(),
+  expiresAt: z.number(),
+});
+export type PendingApproval = z.infer<typeof PendingApproval>;
+
+export const ThreadStatus = z.enum(['working', 'waiting', 'done', 'error', 'unknown']);
+export type ThreadStatus = z.infer<typeof ThreadStatus>;
+
+/** A conversation the panel lists: started by an agent, open in the page, or linked from it. */
+export const ThreadEntry = z.object({
+  /** origin + path of the conversation, or `ask:<request id>` until an agent's ask has a URL. */
+  key: z.string(),
+  title: z.string(),
+  url: z.string().optional(),
+  status: ThreadStatus,
+  latestStep: z.string(),
+  error: z.string().optional(),
+  /** The MCP client that started it; absent for threads only seen in the page. */
+  startedBy: z.string().optional(),
+  updatedAt: z.number().optional(),
+  /** Open in the driven Perplexity tab right now. */
+  current: z.boolean(),
+  interactions: z.array(ThreadInteraction),
+});
+export type ThreadEntry = z.infer<typeof ThreadEntry>;
+
+/** The page's mode as the panel shows it. */
+export const ModeView = z.object({
+  current: PageMode.nullable(),
+  /** Why the mode is unknown, when it is. */
+  detail: z.string().optional(),
+  /** A switch in flight (from the panel or an agent). */
+  switching: PageMode.optional(),
+  /** The last switch that failed, in words. */
+  error: z.string().optional(),
+});
+export type ModeView = z.infer<typeof ModeView>;
 
 export const PanelState = z.object({
   link: LinkStatus,
@@ -35,11 +100,42 @@ export const PanelState = z.object({
   extensionVersion: z.string(),
   clients: z.array(AttachedClient),
   perplexityTab: PerplexityTabStatus.nullable(),
+  mode: ModeView,
+  pageStatus: WatchStatus.nullable(),
+  threads: z.array(ThreadEntry),
   activity: z.array(ActivityEntry),
+  settings: ControlSettings,
+  approvals: z.array(PendingApproval),
 });
 export type PanelState = z.infer<typeof PanelState>;
 
+const Empty = z.object({}).strict();
+
 export const panelMethods = {
-  'panel.reconnect': { params: z.object({}), result: z.object({}) },
-  'panel.clearActivity': { params: z.object({}), result: z.object({}) },
+  'panel.reconnect': { params: Empty, result: Empty },
+  'panel.clearActivity': { params: Empty, result: Empty },
+  /** Renames this browser profile; the worker reconnects so the host records the new label. */
+  'panel.renameProfile': { params: z.object({ label: z.string().trim().min(1).max(200) }), result: Empty },
+  /** Switches the page's mode through page.mode, the same request comet_mode sends. */
+  'panel.setMode': { params: z.object({ mode: z.enum(PAGE_MODES) }), result: z.object({ mode: PageMode.nullable() }) },
+  /** Opens a perplexity.ai conversation in the driven tab and brings that tab forward. */
+  'panel.openThread': { params: z.object({ url: z.string().min(1).max(2000) }), result: Empty },
+  /** Answers what a thread waits on (forwarded to the page as page.respond). */
+  'panel.respond': {
+    params: z.object({
+      threadKey: z.string(),
+      interactionId: z.string().min(1).max(200),
+      reply: z.discriminatedUnion('kind', [
+        z.object({ kind: z.literal('answer'), text: z.string().trim().min(1).max(10_000) }),
+        z.object({ kind: z.literal('approve'), reason: z.string().max(2000) }),
+        z.object({ kind: z.literal('deny'), reason: z.string().max(2000) }),
+      ]),
+    }),
+    result: Empty,
+  },
+  /** The person's decision on a held call. */
+  'panel.decide': { params: z.object({ id: z.string(), approve: z.boolean() }), result: Empty },
+  'panel.setSettings': { params: ControlSettings.partial().strict(), result: ControlSettings },
 } as const;
+export type PanelMethod = keyof typeof panelMethods;
+export type PanelParams<M extends PanelMethod> = z.input<(typeof panelMethods)[M]['params']>;

@@ -1,13 +1,84 @@
 import type { ActivityEntry } from '../protocol/panel';
 import type { CallEvent } from './router';
 
-/** The side panel's feed of MCP tool calls, kept for this browser session (bounded). */
+/**
+ * The side panel's feed of MCP tool calls, kept for this browser session (bounded). It is saved to
+ * browser.storage.session after each change (coalesced), so a restarted service worker shows the
+ * same feed; calls that were running when the worker stopped are marked as interrupted.
+ */
 const MAX_ENTRIES = 200;
+const MAX_TEXT = 300;
+
+export interface ActivityStore {
+  load(): Promise<unknown>;
+  save(entries: ActivityEntry[]): Promise<void>;
+}
+
+function clip(text: string | undefined, max = MAX_TEXT): string | undefined {
+  if (text === undefined) return undefined;
+  return text.length > max ? `${text.slice(0, max - 1)}…` : text;
+}
+
+const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? '' : 's'}`;
+
+/** One line about a successful call's result, for the feed (never the whole answer). */
+export function resultSummary(method: string, result: unknown): string | undefined {
+  const r = (typeof result === 'object' && result !== null ? result : {}) as Record<string, unknown>;
+  const length = (v: unknown) => (typeof v === 'string' ? v.length : 0);
+  switch (method) {
+    case 'page.ask':
+      return 'prompt submitted';
+    case 'page.wait':
+    case 'page.poll':
+      return `${String(r.status)}${length(r.response) ? ` · ${plural(Number(r.totalLength ?? length(r.response)), 'character')}` : ''}`;
+    case 'page.mode':
+      return r.mode ? `mode ${String(r.mode)}${r.changed === false ? ' (unchanged)' : ''}` : 'mode unknown';
+    case 'page.stop':
+      return typeof r.message === 'string' ? r.message : undefined;
+    case 'page.sources':
+      return Array.isArray(r.sources) ? plural(r.sources.length, 'source') : undefined;
+    case 'page.conversations':
+      return Array.isArray(r.conversations) ? plural(r.conversations.length, 'conversation') : undefined;
+    case 'page.content':
+      return typeof r.totalLength === 'number' ? plural(r.totalLength, 'character') : undefined;
+    case 'tabs.list':
+      return Array.isArray(r.tabs) ? plural(r.tabs.length, 'tab') : undefined;
+    case 'tabs.capture':
+      return typeof r.data === 'string' ? `${String(r.mimeType)}, ${Math.round((r.data.length * 3) / 4 / 1024)} kB` : undefined;
+    case 'tabs.switch':
+    case 'tabs.ensurePerplexity': {
+      const tab = r.tab as { id?: string; title?: string } | undefined;
+      return tab ? `tab ${tab.id}${tab.title ? ` · ${tab.title}` : ''}` : undefined;
+    }
+    case 'tabs.navigate':
+      return typeof r.url === 'string' ? r.url : undefined;
+    default:
+      return undefined;
+  }
+}
 
 export class ActivityLog {
-  private readonly list: ActivityEntry[] = [];
+  private list: ActivityEntry[] = [];
+  private saving = false;
 
-  constructor(private readonly onChange: () => void) {}
+  constructor(
+    private readonly onChange: () => void,
+    private readonly store?: ActivityStore,
+  ) {}
+
+  /** Loads what an earlier run of the worker saved; entries recorded meanwhile stay on top. */
+  async restore(now = Date.now()): Promise<void> {
+    const saved = await this.store?.load().catch(() => undefined);
+    if (!Array.isArray(saved)) return;
+    const known = new Set(this.list.map((e) => e.id));
+    const earlier = (saved as ActivityEntry[])
+      .filter((e) => e && typeof e.id === 'string' && !known.has(e.id))
+      .map((e) =>
+        e.endedAt === undefined ? { ...e, endedAt: now, ok: false, error: 'Interrupted: the extension restarted during the call.' } : e,
+      );
+    this.list = [...this.list, ...earlier].slice(0, MAX_ENTRIES);
+    this.changed();
+  }
 
   record(event: CallEvent): void {
     const { request } = event;
@@ -15,10 +86,11 @@ export class ActivityLog {
     if (event.phase === 'start') {
       this.list.unshift({
         id: request.id,
+        clientId: request.origin.clientId || undefined,
         clientName: request.origin.clientName,
         tool: request.origin.tool,
         method: request.method,
-        summary: request.origin.summary,
+        summary: clip(request.origin.summary, 200),
         startedAt: event.at,
       });
       if (this.list.length > MAX_ENTRIES) this.list.length = MAX_ENTRIES;
@@ -27,9 +99,10 @@ export class ActivityLog {
       if (!entry) return;
       entry.endedAt = event.at;
       entry.ok = event.ok;
-      entry.error = event.error;
+      if (event.ok) entry.result = clip(resultSummary(request.method, event.result), 200);
+      else entry.error = clip(event.error);
     }
-    this.onChange();
+    this.changed();
   }
 
   entries(): ActivityEntry[] {
@@ -37,7 +110,17 @@ export class ActivityLog {
   }
 
   clear(): void {
-    this.list.length = 0;
+    this.list = [];
+    this.changed();
+  }
+
+  private changed(): void {
     this.onChange();
+    if (!this.store || this.saving) return;
+    this.saving = true;
+    queueMicrotask(() => {
+      this.saving = false;
+      void this.store?.save(this.list.slice()).catch(() => {});
+    });
   }
 }

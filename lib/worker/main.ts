@@ -2,15 +2,14 @@ import type { Runtime } from 'webextension-polyfill';
 import { PROTOCOL_VERSION } from '../protocol/identity';
 import type { BrowserInfo, Envelope, Hello, ProfileInfo } from '../protocol/messages';
 import type { AttachedClient, BrowserStatus } from '../protocol/methods';
-import type { PanelState } from '../protocol/panel';
 import { PAGE_PORT, PANEL_PORT } from '../protocol/ports';
-import { ActivityLog } from './activity';
 import { browser, chromeExtras, lastErrorMessage } from './ext';
 import { detectBrowser, loadProfile } from './identity';
 import { NativeLink, RECONNECT_ALARM } from './native-link';
 import { PageHub } from './pages';
-import { PanelHub } from './panels';
+import { PanelService } from './panel-service';
 import { Router } from './router';
+import { saveProfileLabel } from './settings';
 import { TabService } from './tabs';
 
 /**
@@ -19,14 +18,13 @@ import { TabService } from './tabs';
  * once and awaited where needed.
  */
 export function startWorker(): void {
-  const identity = (async () => {
+  let identity = (async () => {
     const browserInfo = await detectBrowser();
     return { browser: browserInfo, profile: await loadProfile(browserInfo.name) };
   })();
   let clients: AttachedClient[] = [];
 
-  const activity = new ActivityLog(() => panels.push());
-  const pages = new PageHub(() => panels.push());
+  const pages = new PageHub(() => panels.onPageChange());
   const tabs = new TabService(pages);
   const restored = tabs.restore().catch(() => {});
 
@@ -47,7 +45,13 @@ export function startWorker(): void {
     };
   };
 
-  const router = new Router({ tabs, pages, status, onCall: (event) => activity.record(event) });
+  const router: Router = new Router({
+    tabs,
+    pages,
+    status,
+    onCall: (event) => panels.onCall(event),
+    authorize: (...args) => panels.authorize(...args),
+  });
 
   const link = new NativeLink(
     {
@@ -95,27 +99,21 @@ export function startWorker(): void {
     }
   };
 
-  const panels = new PanelHub(async (): Promise<PanelState> => {
-    const { browser: browserInfo, profile } = await identity;
-    const current = await status().catch(() => undefined);
-    return {
-      link: link.current,
-      profile,
-      browser: browserInfo,
-      extensionVersion: browser.runtime.getManifest().version,
-      clients,
-      perplexityTab: current?.perplexityTab ?? null,
-      activity: activity.entries(),
-    };
-  }, {
-    'panel.reconnect': async () => {
-      link.restart();
-      return {};
+  const panels: PanelService = new PanelService({
+    router: () => router,
+    tabs,
+    pages,
+    status,
+    identity: () => identity,
+    renameProfile: async (label) => {
+      const current = await identity;
+      const profile = await saveProfileLabel(current.profile, label);
+      identity = Promise.resolve({ ...current, profile });
+      link.restart(); // the host keeps the label it got in the handshake
     },
-    'panel.clearActivity': async () => {
-      activity.clear();
-      return {};
-    },
+    link: () => link.current,
+    restartLink: () => link.restart(),
+    clients: () => clients,
   });
 
   browser.runtime.onConnect.addListener((port: Runtime.Port) => {
@@ -127,7 +125,7 @@ export function startWorker(): void {
   });
   browser.runtime.onStartup.addListener(() => link.start());
   browser.runtime.onInstalled.addListener(() => link.start());
-  browser.tabs.onRemoved.addListener(() => panels.push());
+  browser.tabs.onRemoved.addListener(() => panels.onPageChange());
   void chromeExtras.sidePanel?.setPanelBehavior({ openPanelOnActionClick: true }).catch(() => {});
   link.start();
 }

@@ -15,13 +15,18 @@ export interface RouterDeps {
   tabs: TabService;
   pages: PageHub;
   status(): Promise<unknown>;
-  /** Told about every call from start to end (the side panel's activity feed). */
+  /** Told about every call from start to end (the side panel's activity feed, threads). */
   onCall?(event: CallEvent): void;
+  /**
+   * The person's policy (read-only, approvals; lib/worker/policy.ts), applied to every request
+   * from the host once its params are parsed. Throws to refuse; may wait for an approval.
+   */
+  authorize?(request: Request, params: Record<string, unknown>, signal: AbortSignal, progress: (message: string) => void): Promise<void>;
 }
 
 export type CallEvent =
   | { phase: 'start'; request: Request; at: number }
-  | { phase: 'end'; request: Request; at: number; ok: boolean; error?: string };
+  | { phase: 'end'; request: Request; at: number; ok: boolean; result?: unknown; error?: string };
 
 export class Router {
   private readonly running = new Map<string, AbortController>();
@@ -37,7 +42,7 @@ export class Router {
         reply({ kind: 'progress', id: request.id, message }),
       );
       if (!controller.signal.aborted) reply({ kind: 'result', id: request.id, result });
-      this.deps.onCall?.({ phase: 'end', request, at: Date.now(), ok: true });
+      this.deps.onCall?.({ phase: 'end', request, at: Date.now(), ok: true, result });
     } catch (error) {
       const relayError = RelayError.from(error, 'EVALUATION_FAILED');
       if (!controller.signal.aborted) reply({ kind: 'error', id: request.id, error: relayError.toPayload() });
@@ -51,7 +56,17 @@ export class Router {
     this.running.get(id)?.abort();
   }
 
-  private async dispatch(request: Request, signal: AbortSignal, progress: (message: string) => void): Promise<unknown> {
+  /**
+   * A call the person makes from the side panel: the same parsing and the same path to the page
+   * as an agent's call, without the agent policy (the person is the one it protects).
+   */
+  local(method: string, params: unknown, signal: AbortSignal = new AbortController().signal): Promise<unknown> {
+    return this.dispatch({ kind: 'request', id: `local-${++this.localSequence}`, method, params }, signal, () => {}, true);
+  }
+
+  private localSequence = 0;
+
+  private async dispatch(request: Request, signal: AbortSignal, progress: (message: string) => void, trusted = false): Promise<unknown> {
     const { method } = request;
     if (!isMethodName(method)) {
       throw new RelayError('INVALID_PARAMS', `The extension has no method "${method}". Are the extension and comet-relay the same version?`);
@@ -62,6 +77,7 @@ export class Router {
       throw new RelayError('INVALID_PARAMS', `${method}: ${issue?.path.join('.') || 'params'}: ${issue?.message}`);
     }
     const params = parsed.data as Record<string, unknown>;
+    if (!trusted) await this.deps.authorize?.(request, params, signal, progress);
     const { tabs, pages } = this.deps;
     switch (method) {
       case 'browser.status':

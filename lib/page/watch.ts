@@ -1,0 +1,100 @@
+import type { WatchSnapshot, WatchStatus } from '../protocol/watch';
+import { type Mode, SELECTOR_SETS, type SelectorSet } from '../selectors';
+import { listConversations } from './conversations';
+import { first } from './dom';
+import type { PageDriver } from './driver';
+import { modeOf } from './mode';
+import { looksFinished, type Snapshot } from './observer';
+import { readQuestionNow, turnsOf } from './reader';
+
+/**
+ * `page.watch` for the side panel: while the worker keeps this request open, every batch of page
+ * mutations (the driver's one shared observer) becomes a small snapshot (mode, state of the current
+ * turn, latest step, conversation links), sent as a progress message only when it changed. When
+ * the worker cancels, the listener goes and, if nothing else listens, so does the observer: no
+ * observer and no timer are left in the page.
+ *
+ * Reads here never click, type or open menus: a mode only shown inside a menu (generation A's
+ * typeahead) reads as null, and the worker asks page.mode for it instead.
+ */
+export interface WatchContext {
+  signal: AbortSignal;
+  progress(message: string): void;
+}
+
+function isOn(el: Element): boolean {
+  return (
+    el.getAttribute('aria-pressed') === 'true' ||
+    el.getAttribute('aria-checked') === 'true' ||
+    ['on', 'checked', 'active'].includes(el.getAttribute('data-state') ?? '')
+  );
+}
+
+/** The mode when the page shows it without being touched; null otherwise. */
+export function visibleMode(doc: Document, set: SelectorSet): Mode | null {
+  const path = doc.location?.pathname ?? '';
+  if (path.startsWith('/computer/tasks/') || path.startsWith('/copilot/')) return 'computer';
+  if (set.modeUi !== 'chip') return null;
+  const toggle = first(doc, set.computerToggle);
+  if (toggle && isOn(toggle)) return 'computer';
+  const chip = first(doc, set.modeChip);
+  return chip ? modeOf(chip, set) : null;
+}
+
+export function watchStatus(s: Snapshot): WatchStatus {
+  if (s.turnIndex < 0) return 'idle';
+  if (s.error) return 'error';
+  if (s.hasStopButton || s.hasLoadingSpinner) return 'working';
+  if (looksFinished(s) || s.placeholder) return 'done';
+  return 'working';
+}
+
+function threadTitle(doc: Document, set: SelectorSet): string {
+  const title = (doc.title ?? '').replace(/\s+[-–|]\s+Perplexity(?: Assistant)?$/, '').trim();
+  if (title && title !== 'Perplexity') return title;
+  const firstTurn = turnsOf(doc, set)[0];
+  return firstTurn ? readQuestionNow(firstTurn, set) : title;
+}
+
+export function watchSnapshot(win: Window, set: SelectorSet, snap: Snapshot, driver: Pick<PageDriver, 'watcher'>): WatchSnapshot {
+  const doc = win.document;
+  const turn = snap.turnIndex >= 0 ? turnsOf(doc, set)[snap.turnIndex] : undefined;
+  return {
+    url: snap.url,
+    title: threadTitle(doc, set),
+    mode: visibleMode(doc, set),
+    status: watchStatus(snap),
+    latestStep: snap.steps.at(-1) ?? '',
+    question: turn ? readQuestionNow(turn, set) : '',
+    ...(snap.error ? { error: snap.error } : {}),
+    interactions: [],
+    conversations: listConversations({ win, doc, set, waitFor: driver.watcher.waitFor }),
+  };
+}
+
+export function watchPage(win: Window, driver: PageDriver, context: WatchContext): Promise<{ ended: string }> {
+  const setOf = (): SelectorSet => {
+    const name = driver.selectorSet().name;
+    return SELECTOR_SETS.find((s) => s.name === name) ?? (SELECTOR_SETS[0] as SelectorSet);
+  };
+  let last = '';
+  const send = (snap: Snapshot) => {
+    const json = JSON.stringify(watchSnapshot(win, setOf(), snap, driver));
+    if (json === last) return;
+    last = json;
+    context.progress(json);
+  };
+  return new Promise((resolve) => {
+    if (context.signal.aborted) return resolve({ ended: 'cancelled' });
+    const unsubscribe = driver.watcher.subscribe((_events, snap) => send(snap));
+    context.signal.addEventListener(
+      'abort',
+      () => {
+        unsubscribe();
+        resolve({ ended: 'cancelled' });
+      },
+      { once: true },
+    );
+    send(driver.watcher.snapshot());
+  });
+}

@@ -1,0 +1,81 @@
+import { z } from 'zod';
+import { PageMode } from './page-methods';
+
+/**
+ * `page.watch`: a long-lived request the service worker opens to the driven Perplexity tab while at
+ * least one side panel is open, and cancels when the last one closes. The page answers with a
+ * stream of `progress` messages whose `message` is a JSON `WatchSnapshot` (sent only when it
+ * changed), and resolves only when cancelled. It is not in the host's method table: MCP clients
+ * cannot open watches, only the worker can.
+ *
+ * The content script imports only the types from here (it stays free of zod).
+ */
+
+/**
+ * Something a running thread waits on the person for (computer mode). The names follow the
+ * Perplexity Computer MCP server's events (`ask_user_question`, `confirm_action`, `auth_required`,
+ * `interaction_required`), so the thread tools can hand the same object to MCP clients.
+ */
+export const ThreadInteraction = z.object({
+  type: z.enum(['ask_user_question', 'confirm_action', 'auth_required', 'interaction_required']),
+  /** The page's own id for this prompt (its followup_uuid when it has one). */
+  id: z.string().min(1).max(200),
+  /** The question, or the action the agent wants to take. */
+  text: z.string().max(10_000),
+  /** Choices offered for a question, in the page's order. */
+  options: z.array(z.string().max(1000)).max(50).optional(),
+  /** Sign-in or form link (auth_required, interaction_required). */
+  url: z.string().optional(),
+});
+export type ThreadInteraction = z.infer<typeof ThreadInteraction>;
+
+export const WatchStatus = z.enum(['idle', 'working', 'waiting', 'done', 'error']);
+export type WatchStatus = z.infer<typeof WatchStatus>;
+
+export const WatchSnapshot = z.object({
+  url: z.string(),
+  title: z.string(),
+  /** The mode when it can be read without touching the page (URL, chip, toggle); else null. */
+  mode: PageMode.nullable(),
+  /** State of the page's current (last) turn; idle when the page has no turn. */
+  status: WatchStatus,
+  latestStep: z.string(),
+  /** The question of the current turn, when the page shows it. */
+  question: z.string(),
+  error: z.string().optional(),
+  /** What the current thread waits on the person for (empty until the reader can see them). */
+  interactions: z.array(ThreadInteraction),
+  /** Conversation links visible in the page (sidebar, library), in the page's order. */
+  conversations: z.array(z.object({ title: z.string(), url: z.string() })),
+});
+export type WatchSnapshot = z.infer<typeof WatchSnapshot>;
+
+export const watchMethods = {
+  'page.watch': { params: z.object({}).strict(), result: z.object({ ended: z.string() }) },
+  /**
+   * Answers an interaction from the side panel. Sent to the page with this shape; the page
+   * handler arrives with the thread tools.
+   */
+  'page.respond': {
+    params: z.object({
+      interactionId: z.string().min(1).max(200),
+      reply: z.discriminatedUnion('kind', [
+        z.object({ kind: z.literal('answer'), text: z.string().min(1).max(10_000) }),
+        z.object({ kind: z.literal('approve'), reason: z.string().max(2000) }),
+        z.object({ kind: z.literal('deny'), reason: z.string().max(2000) }),
+      ]),
+    }),
+    result: z.object({ ok: z.boolean() }),
+  },
+} as const;
+export type ThreadReply = z.infer<(typeof watchMethods)['page.respond']['params']>['reply'];
+
+/** Parses one progress message of a watch; undefined for anything that is not a snapshot. */
+export function parseWatchSnapshot(message: string): WatchSnapshot | undefined {
+  try {
+    const parsed = WatchSnapshot.safeParse(JSON.parse(message));
+    return parsed.success ? parsed.data : undefined;
+  } catch {
+    return undefined;
+  }
+}

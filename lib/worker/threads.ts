@@ -1,0 +1,239 @@
+import type { ThreadEntry, ThreadStatus } from '../protocol/panel';
+import { isConversationPath } from '../protocol/urls';
+import type { WatchSnapshot, WatchStatus } from '../protocol/watch';
+import type { CallEvent } from './router';
+
+/**
+ * The side panel's thread list: threads agents started (from the page.ask / page.wait calls the
+ * router sees), the conversation open in the driven tab (from page.watch snapshots), and the
+ * conversations the page links to. An agent's ask has no URL until the page creates the thread;
+ * it is bound to the first new conversation the page then shows (or to the one it was asked in).
+ */
+export interface AgentThread {
+  key: string;
+  askId: string;
+  title: string;
+  url?: string;
+  /** Page URL when the prompt was submitted (from page.ask's result). */
+  baselineUrl?: string;
+  newChat: boolean;
+  status: ThreadStatus;
+  latestStep: string;
+  error?: string;
+  startedBy: string;
+  updatedAt: number;
+}
+
+const MAX_AGENT_THREADS = 50;
+const MAX_LISTED = 80;
+
+/** origin + path: the identity of a conversation (query and hash vary). */
+export function conversationKey(url: string): string {
+  try {
+    const u = new URL(url);
+    return u.origin + u.pathname;
+  } catch {
+    return url;
+  }
+}
+
+function isConversation(url: string | undefined): url is string {
+  if (!url) return false;
+  try {
+    return isConversationPath(new URL(url).pathname);
+  } catch {
+    return false;
+  }
+}
+
+function clip(text: string, max = 120): string {
+  const flat = text.replace(/\s+/g, ' ').trim();
+  return flat.length > max ? `${flat.slice(0, max - 1)}…` : flat;
+}
+
+const FROM_WATCH: Record<WatchStatus, ThreadStatus> = {
+  idle: 'unknown',
+  working: 'working',
+  waiting: 'waiting',
+  done: 'done',
+  error: 'error',
+};
+
+export function snapshotStatus(snap: WatchSnapshot): ThreadStatus {
+  return snap.interactions.length > 0 ? 'waiting' : FROM_WATCH[snap.status];
+}
+
+type WaitResultLike = { status?: string; url?: string; steps?: string[]; currentStep?: string; error?: string };
+
+export class ThreadBook {
+  private agent: AgentThread[] = [];
+  private page?: { snap: WatchSnapshot; at: number };
+
+  load(saved: unknown): void {
+    if (!Array.isArray(saved)) return;
+    const known = new Set(this.agent.map((t) => t.key));
+    const valid = saved.filter((t): t is AgentThread => t && typeof t.key === 'string' && typeof t.askId === 'string' && !known.has(t.key));
+    this.agent = [...this.agent, ...valid].slice(0, MAX_AGENT_THREADS);
+  }
+
+  saved(): AgentThread[] {
+    return this.agent.map((t) => ({ ...t }));
+  }
+
+  /** Feeds router call events; returns true when the list changed. */
+  onCall(event: CallEvent): boolean {
+    const { request } = event;
+    if (!request.origin?.tool) return false;
+    const params = (request.params ?? {}) as Record<string, unknown>;
+    if (request.method === 'page.ask') {
+      if (event.phase === 'start') {
+        this.agent.unshift({
+          key: `ask:${request.id}`,
+          askId: request.id,
+          title: clip(String(params.prompt ?? 'Prompt')),
+          newChat: Boolean(params.newChat),
+          status: 'working',
+          latestStep: 'Sending the prompt…',
+          startedBy: request.origin.clientName,
+          updatedAt: event.at,
+        });
+        if (this.agent.length > MAX_AGENT_THREADS) this.agent.length = MAX_AGENT_THREADS;
+        return true;
+      }
+      const thread = this.agent.find((t) => t.askId === request.id);
+      if (!thread) return false;
+      thread.updatedAt = event.at;
+      if (!event.ok) {
+        thread.status = 'error';
+        thread.error = event.error;
+        thread.latestStep = 'The prompt was not sent';
+        return true;
+      }
+      const baselineUrl = (event.result as { baselineUrl?: string } | undefined)?.baselineUrl;
+      thread.baselineUrl = baselineUrl;
+      thread.latestStep = 'Prompt sent';
+      // A follow-up in an open conversation belongs to that conversation at once.
+      if (!thread.newChat && isConversation(baselineUrl)) this.bind(thread, baselineUrl);
+      else if (this.page) this.onSnapshot(this.page.snap, this.page.at);
+      return true;
+    }
+    if (request.method === 'page.wait' && event.phase === 'end') {
+      const result = (event.ok ? event.result : undefined) as WaitResultLike | undefined;
+      const thread = this.threadFor(result?.url, request.origin.clientName);
+      if (!thread) return false;
+      thread.updatedAt = event.at;
+      if (!event.ok) return false; // a failed wait says nothing about the thread itself
+      if (isConversation(result?.url) && !thread.url) this.bind(thread, result.url);
+      const status = result?.status;
+      thread.status = status === 'completed' || status === 'stopped' ? 'done' : status === 'error' ? 'error' : 'working';
+      if (status === 'error') thread.error = result?.error;
+      const step = result?.currentStep || result?.steps?.at(-1);
+      if (status === 'stopped') thread.latestStep = 'Stopped';
+      else if (step) thread.latestStep = step;
+      else if (status === 'completed') thread.latestStep = 'Answered';
+      return true;
+    }
+    return false;
+  }
+
+  /** Feeds a page.watch snapshot of the driven tab. */
+  onSnapshot(snap: WatchSnapshot, at: number): void {
+    this.page = { snap, at };
+    if (!isConversation(snap.url)) return;
+    const key = conversationKey(snap.url);
+    let thread = this.agent.find((t) => t.key === key);
+    if (!thread) {
+      // The newest agent ask still without a URL, submitted elsewhere, takes this new conversation.
+      const pending = this.agent.find(
+        (t) => !t.url && t.baselineUrl !== undefined && t.status !== 'error' && conversationKey(t.baselineUrl) !== key,
+      );
+      if (pending) thread = this.bind(pending, snap.url);
+    }
+    if (!thread) return;
+    if (snap.title) thread.title = clip(snap.title);
+    const status = snapshotStatus(snap);
+    if (status !== 'unknown') thread.status = status;
+    if (snap.latestStep) thread.latestStep = snap.latestStep;
+    else if (status === 'done' && thread.latestStep.startsWith('Prompt')) thread.latestStep = 'Answered';
+    if (snap.error) thread.error = snap.error;
+    thread.updatedAt = Math.max(thread.updatedAt, at);
+  }
+
+  /** The driven tab is gone or changed: its live state no longer applies. */
+  forgetPage(): void {
+    this.page = undefined;
+  }
+
+  list(): ThreadEntry[] {
+    const snap = this.page?.snap;
+    const currentKey = snap && isConversation(snap.url) ? conversationKey(snap.url) : undefined;
+    const entries: ThreadEntry[] = this.agent.map((t) => ({
+      key: t.key,
+      title: t.title,
+      ...(t.url ? { url: t.url } : {}),
+      status: t.status,
+      latestStep: t.latestStep,
+      ...(t.error ? { error: t.error } : {}),
+      startedBy: t.startedBy,
+      updatedAt: t.updatedAt,
+      current: t.key === currentKey,
+      interactions: t.key === currentKey && snap ? snap.interactions : [],
+    }));
+    const seen = new Set(entries.map((e) => e.key));
+    if (snap && currentKey && !seen.has(currentKey)) {
+      seen.add(currentKey);
+      entries.push({
+        key: currentKey,
+        title: clip(snap.title || snap.question || new URL(snap.url).pathname),
+        url: snap.url,
+        status: snapshotStatus(snap),
+        latestStep: snap.latestStep,
+        ...(snap.error ? { error: snap.error } : {}),
+        updatedAt: this.page?.at,
+        current: true,
+        interactions: snap.interactions,
+      });
+    }
+    entries.sort((a, b) => (b.updatedAt ?? 0) - (a.updatedAt ?? 0));
+    for (const c of snap?.conversations ?? []) {
+      const key = conversationKey(c.url);
+      if (seen.has(key) || !isConversation(c.url)) continue;
+      seen.add(key);
+      entries.push({ key, title: clip(c.title), url: c.url, status: 'unknown', latestStep: '', current: false, interactions: [] });
+    }
+    return entries.slice(0, MAX_LISTED);
+  }
+
+  /** Interactions waiting in the thread with this key (only the open thread can have them). */
+  interactionsOf(key: string): WatchSnapshot['interactions'] {
+    return this.list().find((t) => t.key === key)?.interactions ?? [];
+  }
+
+  private threadFor(url: string | undefined, clientName: string): AgentThread | undefined {
+    if (isConversation(url)) {
+      const byUrl = this.agent.find((t) => t.key === conversationKey(url));
+      if (byUrl) return byUrl;
+    }
+    return this.agent.find((t) => t.startedBy === clientName && (!t.url || t.status === 'working'));
+  }
+
+  /** Gives a pending ask its conversation; a follow-up merges into the thread already listed. */
+  private bind(thread: AgentThread, url: string): AgentThread {
+    const key = conversationKey(url);
+    const existing = this.agent.find((t) => t.key === key && t !== thread);
+    if (existing) {
+      existing.status = thread.status;
+      existing.latestStep = thread.latestStep;
+      existing.updatedAt = Math.max(existing.updatedAt, thread.updatedAt);
+      existing.askId = thread.askId;
+      existing.startedBy = thread.startedBy;
+      existing.error = undefined;
+      this.agent = this.agent.filter((t) => t !== thread);
+      this.agent.sort((a, b) => b.updatedAt - a.updatedAt);
+      return existing;
+    }
+    thread.key = key;
+    thread.url = url;
+    return thread;
+  }
+}

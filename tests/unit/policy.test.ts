@@ -1,0 +1,147 @@
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { RelayError } from '../../lib/protocol/errors';
+import { methods } from '../../lib/protocol/methods';
+import { DEFAULT_SETTINGS } from '../../lib/protocol/panel';
+import { ApprovalQueue } from '../../lib/worker/approvals';
+import { accessOf, approvalSubject, decide, METHOD_ACCESS } from '../../lib/worker/policy';
+import { normalizeSettings } from '../../lib/worker/settings';
+
+const open = DEFAULT_SETTINGS;
+const readOnly = { ...DEFAULT_SETTINGS, readOnly: true };
+const approval = { ...DEFAULT_SETTINGS, requireApproval: true };
+
+describe('method access', () => {
+  it('classifies every method of the host table, and nothing else', () => {
+    expect(Object.keys(METHOD_ACCESS).sort()).toEqual(Object.keys(methods).sort());
+  });
+
+  it('reads stay reads; tab changes, prompts, stops and mode switches act', () => {
+    for (const m of ['browser.status', 'tabs.list', 'tabs.capture', 'page.content', 'page.poll', 'page.wait', 'page.sources', 'page.conversations', 'page.probe']) {
+      expect(accessOf(m), m).toBe('read');
+    }
+    for (const m of ['tabs.switch', 'tabs.navigate', 'tabs.ensurePerplexity', 'page.ask', 'page.stop']) expect(accessOf(m), m).toBe('act');
+  });
+
+  it('page.mode acts only when it carries a mode', () => {
+    expect(accessOf('page.mode', {})).toBe('read');
+    expect(accessOf('page.mode', { mode: null })).toBe('read');
+    expect(accessOf('page.mode', { mode: 'computer' })).toBe('act');
+  });
+
+  it('an unknown method counts as acting (fail closed)', () => {
+    expect(accessOf('page.somethingNew')).toBe('act');
+  });
+});
+
+describe('decide', () => {
+  it('allows everything by default', () => {
+    expect(decide('page.ask', { prompt: 'hi' }, open)).toEqual({ kind: 'allow' });
+    expect(decide('tabs.navigate', { url: 'https://www.perplexity.ai/' }, open)).toEqual({ kind: 'allow' });
+  });
+
+  it('read-only refuses every act with PERMISSION_DENIED naming the setting and where it lives', () => {
+    for (const [method, params] of [
+      ['page.ask', { prompt: 'x' }],
+      ['page.mode', { mode: 'learn' }],
+      ['tabs.switch', { tabId: '3' }],
+      ['tabs.navigate', { url: 'https://www.perplexity.ai/' }],
+      ['tabs.ensurePerplexity', {}],
+      ['page.stop', {}],
+    ] as const) {
+      const decision = decide(method, params, readOnly);
+      expect(decision.kind, method).toBe('deny');
+      const error = (decision as { error: RelayError }).error;
+      expect(error.code).toBe('PERMISSION_DENIED');
+      expect(error.message).toContain('"Read-only"');
+      expect(error.message).toContain('side panel');
+      expect(error.message).toContain(method);
+    }
+    expect(decide('page.poll', {}, readOnly)).toEqual({ kind: 'allow' });
+    expect(decide('page.mode', {}, readOnly)).toEqual({ kind: 'allow' });
+  });
+
+  it('read-only wins over approval: a refused call never waits for a click', () => {
+    expect(decide('page.ask', { prompt: 'x' }, { ...approval, readOnly: true }).kind).toBe('deny');
+  });
+
+  it('approval holds prompts and mode switches only, and says what they would do', () => {
+    expect(decide('page.ask', { prompt: 'What is  new\nin Rust?', newChat: true }, approval)).toEqual({
+      kind: 'approve',
+      what: 'send the prompt “What is new in Rust?” in a new thread',
+    });
+    expect(decide('page.mode', { mode: 'deep-research' }, approval)).toEqual({ kind: 'approve', what: 'switch the mode to Deep research' });
+    expect(decide('page.mode', {}, approval)).toEqual({ kind: 'allow' });
+    expect(decide('tabs.switch', { tabId: '1' }, approval)).toEqual({ kind: 'allow' });
+    expect(decide('page.stop', {}, approval)).toEqual({ kind: 'allow' });
+  });
+
+  it('clips long prompts in the approval text', () => {
+    const what = approvalSubject('page.ask', { prompt: 'a'.repeat(1000) }) ?? '';
+    expect(what.length).toBeLessThan(200);
+    expect(what).toContain('…');
+  });
+});
+
+describe('approval queue', () => {
+  beforeEach(() => vi.useFakeTimers());
+  afterEach(() => vi.useRealTimers());
+
+  const ask = { id: 'r1', clientName: 'claude', tool: 'comet_ask', method: 'page.ask', what: 'send the prompt “hi”' };
+
+  it('lists a held call until the person approves it, then resolves', async () => {
+    const changes: number[] = [];
+    const queue = new ApprovalQueue((pending) => changes.push(pending.length), () => 1000);
+    const held = queue.request(ask, 120_000);
+    expect(queue.pending()).toEqual([{ ...ask, requestedAt: 1000, expiresAt: 121_000 }]);
+    expect(queue.decide('r1', true)).toBe(true);
+    await expect(held).resolves.toBeUndefined();
+    expect(queue.pending()).toEqual([]);
+    expect(changes).toEqual([1, 0]);
+    expect(queue.decide('r1', true)).toBe(false);
+  });
+
+  it('a denial rejects with PERMISSION_DENIED saying what was refused', async () => {
+    const queue = new ApprovalQueue(() => {});
+    const held = queue.request(ask, 120_000);
+    queue.decide('r1', false);
+    await expect(held).rejects.toMatchObject({ code: 'PERMISSION_DENIED', message: expect.stringContaining('denied the request to send the prompt “hi”') });
+  });
+
+  it('times out with TIMEOUT after the configured time and leaves nothing behind', async () => {
+    const queue = new ApprovalQueue(() => {});
+    const held = queue.request(ask, 5000);
+    const outcome = expect(held).rejects.toMatchObject({ code: 'TIMEOUT', message: expect.stringContaining('within 5 s') });
+    vi.advanceTimersByTime(4999);
+    expect(queue.pending()).toHaveLength(1);
+    vi.advanceTimersByTime(1);
+    await outcome;
+    expect(queue.pending()).toEqual([]);
+    expect(vi.getTimerCount()).toBe(0);
+  });
+
+  it('a cancelled call stops waiting at once', async () => {
+    const queue = new ApprovalQueue(() => {});
+    const controller = new AbortController();
+    const held = queue.request(ask, 120_000, controller.signal);
+    controller.abort();
+    await expect(held).rejects.toMatchObject({ code: 'CANCELLED' });
+    expect(queue.pending()).toEqual([]);
+    expect(vi.getTimerCount()).toBe(0);
+  });
+
+  it('keeps several held calls in the order they came', () => {
+    let now = 0;
+    const queue = new ApprovalQueue(() => {}, () => ++now);
+    void queue.request({ ...ask, id: 'b' }, 1000).catch(() => {});
+    void queue.request({ ...ask, id: 'a' }, 1000).catch(() => {});
+    expect(queue.pending().map((p) => p.id)).toEqual(['b', 'a']);
+  });
+});
+
+describe('stored settings', () => {
+  it('fall back field by field to the defaults', () => {
+    expect(normalizeSettings(undefined)).toEqual(DEFAULT_SETTINGS);
+    expect(normalizeSettings({ readOnly: true, requireApproval: 'yes', approvalTimeoutSec: 2 })).toEqual({ ...DEFAULT_SETTINGS, readOnly: true });
+    expect(normalizeSettings({ requireApproval: true, approvalTimeoutSec: 30, extra: 1 })).toEqual({ readOnly: false, requireApproval: true, approvalTimeoutSec: 30 });
+  });
+});
