@@ -1,5 +1,6 @@
 import { chooseSelectorSet, chromeMajorFrom, type Mode } from '../selectors';
 import { createPageDriver, type PageDriver, type WaitCallParams } from './driver';
+import { watchPage } from './watch';
 
 /**
  * The methods the content script answers, by name, each a thin call into the page driver. The
@@ -30,6 +31,7 @@ export function pageHandlers(win: Window): PageHandlers {
     'page.mode': async ({ mode }: { mode?: Mode | null }) => (mode ? page().setMode(mode) : page().getMode()),
     'page.sources': async (params: { expand?: boolean; openTab?: boolean }) => page().sources(params),
     'page.conversations': async () => page().conversations(),
+    'page.watch': async (_params: Record<string, never>, context: HandlerContext) => watchPage(win, page(), context),
   };
 }
 
