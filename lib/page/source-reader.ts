@@ -13,9 +13,11 @@ export interface SourcesResult {
   fromTab: boolean;
 }
 
-function sourcesTab(ctx: PageContext): Element | null {
+/** Every turn has its own tab list: search the current turn first, the page only if it has none. */
+function sourcesTab(ctx: PageContext, turn: Element | undefined): Element | null {
   const re = new RegExp(ctx.set.sourcesTabPattern, 'i');
-  return union(ctx.doc, ctx.set.sourcesTab).find((t) => re.test(cleanText(t))) ?? null;
+  const inTurn = turn ? union(turn, ctx.set.sourcesTab).find((t) => re.test(cleanText(t))) : undefined;
+  return inTurn ?? union(ctx.doc, ctx.set.sourcesTab).find((t) => re.test(cleanText(t))) ?? null;
 }
 
 function panelFor(ctx: PageContext, tab: Element): Element | null {
@@ -32,14 +34,15 @@ function panelFor(ctx: PageContext, tab: Element): Element | null {
  * Reads the Sources tab. If its panel is not rendered, selects the tab, reads, and selects the
  * tab that was active before, so the user's view is left as it was.
  */
-async function readSourcesTab(ctx: PageContext, openTab: boolean): Promise<Source[] | null> {
-  const tab = sourcesTab(ctx);
+async function readSourcesTab(ctx: PageContext, turn: Element | undefined, openTab: boolean): Promise<Source[] | null> {
+  const tab = sourcesTab(ctx, turn);
   if (!tab) return null;
   const base = ctx.doc.location.href;
   const rendered = panelFor(ctx, tab);
   if (rendered && all(rendered, ctx.set.link).length > 0) return fromEntries(rendered, ctx.set, base);
   if (!openTab) return null;
-  const previous = union(ctx.doc, ctx.set.sourcesTab).find((t) => t.getAttribute('aria-selected') === 'true') ?? null;
+  const tabList = tab.closest('[role="tablist"]') ?? turn ?? ctx.doc;
+  const previous = union(tabList, ctx.set.sourcesTab).find((t) => t.getAttribute('aria-selected') === 'true') ?? null;
   pointerClick(tab);
   const panel = await ctx.waitFor(() => {
     const p = panelFor(ctx, tab);
@@ -59,7 +62,7 @@ export async function readSources(ctx: PageContext, opts: { expand?: boolean; op
   const inline = scope.flatMap((a) => fromInlineCitations(a, set, base));
   const links = fromLinks(scope, set, base);
   const expansion = opts.expand === false ? { sources: [], grouped: 0, expanded: 0 } : await expandCitations(ctx);
-  const tab = await readSourcesTab(ctx, opts.openTab !== false);
+  const tab = await readSourcesTab(ctx, turn, opts.openTab !== false);
   return {
     sources: mergeSources(inline, links, expansion.sources, tab ?? []),
     grouped: expansion.grouped,

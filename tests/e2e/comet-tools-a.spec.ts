@@ -1,0 +1,3 @@
+import { defineCometToolSuite } from './comet-tools.suite';
+
+defineCometToolSuite('A');

@@ -1,0 +1,134 @@
+import { expect, test } from '@playwright/test';
+import { startSimWorld, type SimWorld } from '../support/sim-harness';
+
+/**
+ * Every comet_* tool through the real chain (MCP client → comet-relay → host → worker → content
+ * script → simulated perplexity.ai), for one UI generation. Response texts are the reference's.
+ */
+export function defineCometToolSuite(generation: 'A' | 'B'): void {
+  test.describe(`comet_* tools on generation ${generation}`, () => {
+    test.describe.configure({ mode: 'serial' });
+    let world: SimWorld;
+
+    test.beforeAll(async () => {
+      world = await startSimWorld({ generation });
+    });
+    test.afterAll(async () => world?.harness.close());
+
+    test('comet_connect names the selector set chosen by probing the page', async () => {
+      const { text } = await world.call('comet_connect');
+      expect(text).toMatch(/^Connected to \S+ on profile ".+" \(Chrome\/\d+[\d.]*\), target tab \d+/);
+      expect(text).toContain(`Selector set: gen-${generation.toLowerCase()}-`);
+    });
+
+    test('comet_ask returns at once; comet_wait returns the answer with its steps', async () => {
+      const asked = await world.call('comet_ask', { prompt: 'What is the capital of France?' });
+      expect(asked.text).toBe('Prompt submitted successfully. Use comet_poll to track status or comet_wait to block until completion.');
+      const { text, isError } = await world.call('comet_wait');
+      expect(isError).toBe(false);
+      expect(text).toMatch(/Nothing else happens after this last sentence, which ends the answer\./);
+      expect(text).toMatch(/\n\nSteps:\n {2}- Preparing to assist…\n {2}- Searching "What is the capital of France\?"/);
+      expect(text.match(/Preparing to assist/g)).toHaveLength(1);
+    });
+
+    test('comet_poll returns the reference fields as JSON text and as structured content', async () => {
+      const { text, raw } = await world.call('comet_poll');
+      const parsed = JSON.parse(text);
+      expect(parsed).toMatchObject({ status: 'completed', hasStopButton: false, hasLoadingSpinner: false, currentStep: '' });
+      expect(parsed.steps.length).toBeGreaterThan(2);
+      expect(parsed.proseCount).toBeGreaterThanOrEqual(1);
+      expect(parsed.response).toContain('which ends the answer');
+      expect((raw as { structuredContent: unknown }).structuredContent).toEqual(parsed);
+    });
+
+    test('comet_poll while working, then comet_stop stops the agent', async () => {
+      await world.call('comet_ask', { prompt: 'Write forever #scenario:stopped' });
+      await expect.poll(async () => JSON.parse((await world.call('comet_poll')).text).status, { timeout: 10_000 }).toBe('working');
+      const working = JSON.parse((await world.call('comet_poll')).text);
+      expect(working.hasStopButton).toBe(true);
+      expect((await world.call('comet_stop')).text).toBe('Agent stopped.');
+      const after = JSON.parse((await world.call('comet_poll')).text);
+      expect(after.status).not.toBe('working');
+      expect(after.hasStopButton).toBe(false);
+      expect((await world.call('comet_stop')).text).toBe('No stop button found.');
+    });
+
+    test('comet_wait sends each new step as a progress notification', async () => {
+      await world.call('comet_ask', { prompt: 'Research the history of MCP #scenario:deep-research' });
+      const messages: string[] = [];
+      const result = await world.client.callTool({ name: 'comet_wait', arguments: {} }, undefined, {
+        timeout: 120_000,
+        onprogress: (progress) => messages.push(String(progress.message)),
+      });
+      expect(result.isError).toBeFalsy();
+      expect(messages.length).toBeGreaterThanOrEqual(10);
+      expect(new Set(messages).size).toBe(messages.length);
+    });
+
+    test('comet_wait reports an error turn as an error', async () => {
+      await world.call('comet_ask', { prompt: 'Break please #scenario:error' });
+      const { text, isError } = await world.call('comet_wait');
+      expect(isError).toBe(true);
+      expect(text).toContain('Something went wrong');
+    });
+
+    test('comet_wait times out with the reference text while the agent is still working', async () => {
+      await world.call('comet_ask', { prompt: 'Take your time #scenario:slow' });
+      const { text } = await world.call('comet_wait', { timeout: 300 });
+      expect(text).toMatch(/^Agent is still working after timeout\./);
+      await world.call('comet_stop');
+    });
+
+    test('comet_mode reads and switches all seven modes, standard included', async () => {
+      expect((await world.call('comet_mode')).text).toMatch(/^Current mode: (standard|[a-z-]+)$/);
+      for (const mode of ['deep-research', 'model-council', 'create', 'learn', 'review', 'computer', 'standard']) {
+        expect((await world.call('comet_mode', { mode })).text).toMatch(new RegExp(`^Mode switch result: (switched to|already) ${mode}$`));
+        expect((await world.call('comet_mode', { mode: null })).text).toBe(`Current mode: ${mode}`);
+      }
+    });
+
+    test('comet_get_sources expands grouped citations, dedupes by URL, keeps title-only entries', async () => {
+      await world.call('comet_ask', { prompt: 'Sources please #scenario:grouped-citations' });
+      await world.call('comet_wait');
+      const { text } = await world.call('comet_get_sources');
+      const count = Number(/^Sources \((\d+)\):/.exec(text)?.[1]);
+      expect(count).toBeGreaterThanOrEqual(6);
+      const urls = [...text.matchAll(/^ {3}(https:\S+)$/gm)].map((m) => m[1]);
+      expect(new Set(urls).size).toBe(urls.length);
+      expect(urls.some((u) => /perplexity\.ai/.test(u ?? ''))).toBe(false);
+      const entries = text.split('\n\n').slice(1);
+      expect(entries.filter((entry) => !entry.includes('https://')), text).not.toEqual([]);
+    });
+
+    test('comet_list_conversations gives absolute URLs and undoubled titles; comet_open_conversation opens one', async () => {
+      const { text } = await world.call('comet_list_conversations');
+      expect(text).toMatch(/^Conversations \(\d+\):\n\n1\. /);
+      expect(text).toContain('Rust vs Go\n   https://www.perplexity.ai/search/rust-vs-go-');
+      expect(text).not.toContain('Rust vs GoRust vs Go');
+      const url = /(https:\/\/www\.perplexity\.ai\/search\/rust-vs-go-\S+)/.exec(text)?.[1] as string;
+      expect((await world.call('comet_open_conversation', { url })).text).toBe(`Navigated to: ${url}`);
+      await expect(world.page).toHaveURL(url);
+      const poll = JSON.parse((await world.call('comet_poll')).text);
+      expect(poll.status).toBe('completed');
+      expect(poll.questionText.length).toBeGreaterThan(0);
+    });
+
+    test('comet_screenshot returns the Perplexity tab as PNG or JPEG even when another tab is in front', async () => {
+      const other = await world.harness.context.newPage();
+      await other.goto('about:blank');
+      await other.bringToFront();
+      const png = (await world.client.callTool({ name: 'comet_screenshot', arguments: {} })) as { content: { type: string; data: string; mimeType: string }[] };
+      expect(png.content[0]).toMatchObject({ type: 'image', mimeType: 'image/png' });
+      expect(Buffer.from(png.content[0]!.data, 'base64').subarray(1, 4).toString()).toBe('PNG');
+      const jpeg = (await world.client.callTool({ name: 'comet_screenshot', arguments: { format: 'jpeg' } })) as { content: { data: string; mimeType: string }[] };
+      expect(jpeg.content[0]!.mimeType).toBe('image/jpeg');
+      expect(Buffer.from(jpeg.content[0]!.data, 'base64')[0]).toBe(0xff);
+      await other.close();
+    });
+
+    test('comet_get_page_content returns visible text and says when it cut it', async () => {
+      const { text } = await world.call('comet_get_page_content', { maxLength: 50 });
+      expect(text).toMatch(/^Title: .+\n\n[\s\S]{1,50}\n\n\[Truncated: showing 50 of \d+ characters/);
+    });
+  });
+}
