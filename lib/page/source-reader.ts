@@ -41,7 +41,7 @@ async function readSourcesTab(ctx: PageContext, turn: Element | undefined, openT
   const rendered = panelFor(ctx, tab);
   if (rendered && all(rendered, ctx.set.link).length > 0) return fromEntries(rendered, ctx.set, base);
   if (!openTab) return null;
-  const tabList = tab.closest('[role="tablist"]') ?? turn ?? ctx.doc;
+  const tabList = tab.parentElement ?? turn ?? ctx.doc; // the tab's own tab list
   const previous = union(tabList, ctx.set.sourcesTab).find((t) => t.getAttribute('aria-selected') === 'true') ?? null;
   pointerClick(tab);
   const panel = await ctx.waitFor(() => {
