@@ -5,7 +5,7 @@ export const PERPLEXITY_HOME = 'https://www.perplexity.ai/';
 
 /** True for perplexity.ai and its subdomains, compared on the parsed, punycode-normalised hostname. */
 export function isPerplexityHost(hostname: string): boolean {
-  const host = hostname.toLowerCase().replace(/\.$/, '');
+  const host = hostname.toLowerCase();
   return host === 'perplexity.ai' || host.endsWith('.perplexity.ai');
 }
 
@@ -25,6 +25,10 @@ export function checkPerplexityUrl(input: string): UrlCheck {
   if (url.protocol !== 'https:') return { ok: false, reason: `its scheme is "${url.protocol}", not "https:"` };
   if (url.username || url.password) return { ok: false, reason: 'it carries a user name or password' };
   if (url.port !== '') return { ok: false, reason: `it names port ${url.port}` };
+  // Parsers disagree on encoded or dotted hosts; the page script only runs on the plain origin.
+  const authority = /^\s*https:\/\/([^/?#\\]*)/i.exec(input)?.[1] ?? '';
+  if (authority.includes('%')) return { ok: false, reason: 'its host is percent-encoded' };
+  if (url.hostname.endsWith('.')) return { ok: false, reason: `its host "${url.hostname}" ends with a dot` };
   if (!isPerplexityHost(url.hostname)) return { ok: false, reason: `its host "${url.hostname}" is not perplexity.ai` };
   return { ok: true, url: url.href };
 }
