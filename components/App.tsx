@@ -1,15 +1,27 @@
 import { useEffect, useState } from 'preact/hooks';
 import type { PanelConnection } from '../lib/panel/connection';
 import type { PanelState } from '../lib/protocol/panel';
+import { ActivityCard } from './ActivityCard';
+import { Approvals } from './Approvals';
 import { ConnectionCard } from './ConnectionCard';
+import { ControlCard } from './ControlCard';
+import { ModeCard } from './ModeCard';
+import { ThreadsCard } from './ThreadsCard';
 
+/** The side panel: renders the state the worker pushes; every action is a request back to it. */
 export function App({ connection }: { connection: PanelConnection }) {
   const [state, setState] = useState<PanelState | undefined>();
   useEffect(() => connection.subscribe(setState), [connection]);
   if (!state) return <main class="panel" aria-busy="true">Connecting to the extension…</main>;
   return (
     <main class="panel">
-      <ConnectionCard state={state} onReconnect={() => void connection.request('panel.reconnect')} />
+      <h1 class="visually-hidden">comet-relay</h1>
+      <Approvals approvals={state.approvals} connection={connection} />
+      <ConnectionCard state={state} connection={connection} />
+      <ModeCard state={state} connection={connection} />
+      <ThreadsCard threads={state.threads} connection={connection} />
+      <ActivityCard activity={state.activity} approvals={state.approvals} connection={connection} />
+      <ControlCard settings={state.settings} connection={connection} />
     </main>
   );
 }

@@ -1,4 +1,8 @@
+import type { PanelConnection } from '../lib/panel/connection';
+import { formatClock } from '../lib/panel/view';
 import type { PanelState } from '../lib/protocol/panel';
+import { ProfileName } from './ProfileName';
+import { useAction } from './useAction';
 
 const LINK_LABEL: Record<PanelState['link']['state'], string> = {
   connected: 'Connected to comet-relay',
@@ -7,9 +11,10 @@ const LINK_LABEL: Record<PanelState['link']['state'], string> = {
   incompatible: 'Version mismatch',
 };
 
-/** Whether the host is there (and why not), which profile this is, and who is attached. */
-export function ConnectionCard({ state, onReconnect }: { state: PanelState; onReconnect(): void }) {
+/** Whether the host is there (and why not), which profile this is, the tab, and who is attached. */
+export function ConnectionCard({ state, connection }: { state: PanelState; connection: PanelConnection }) {
   const { link, clients, profile, perplexityTab } = state;
+  const reconnect = useAction();
   return (
     <section class="card" aria-labelledby="connection-heading">
       <h2 id="connection-heading">Connection</h2>
@@ -22,33 +27,53 @@ export function ConnectionCard({ state, onReconnect }: { state: PanelState; onRe
         <p class="detail" data-testid="link-detail">
           {link.detail}
           <br />
-          <span class="muted">Run <code>npx comet-relay doctor</code> to check every link.</span>
+          <span class="muted">
+            Run <code>npx comet-relay doctor</code> to check every link.
+          </span>
         </p>
       ) : null}
       {link.state !== 'connected' ? (
-        <button type="button" onClick={onReconnect}>
+        <button type="button" disabled={reconnect.busy} onClick={() => void reconnect.run(() => connection.request('panel.reconnect'))}>
           Reconnect now
         </button>
       ) : null}
       <dl class="facts">
         <dt>Profile</dt>
-        <dd data-testid="profile">{profile.label}</dd>
+        <dd>
+          <ProfileName label={profile.label} connection={connection} />
+        </dd>
+        <dt>Browser</dt>
+        <dd>
+          {state.browser.name} {state.browser.version.split('.')[0]} · extension {state.extensionVersion}
+        </dd>
         <dt>Perplexity tab</dt>
         <dd data-testid="perplexity-tab">
-          {perplexityTab ? `${perplexityTab.title || perplexityTab.url} (${perplexityTab.selectorSet ?? 'no selector set yet'})` : 'none open'}
+          {perplexityTab ? (
+            <>
+              {perplexityTab.title || perplexityTab.url}
+              <br />
+              <span class="muted">selector set </span>
+              <code data-testid="selector-set">{perplexityTab.selectorSet ?? 'not chosen yet'}</code>
+            </>
+          ) : (
+            'none open'
+          )}
         </dd>
       </dl>
-      <h3>MCP clients ({clients.length})</h3>
+      <h3 id="clients-heading">MCP clients ({clients.length})</h3>
       {clients.length === 0 ? (
-        <p class="muted" data-testid="no-clients">No MCP client attached.</p>
+        <p class="muted" data-testid="no-clients">
+          No MCP client attached.
+        </p>
       ) : (
-        <ul class="clients" data-testid="clients">
+        <ul class="clients" data-testid="clients" aria-labelledby="clients-heading">
           {clients.map((client) => (
             <li key={client.clientId} data-testid="client">
               <strong>{client.name}</strong>
+              {client.version ? <span class="muted"> {client.version}</span> : null}
               <span class="muted">
                 {' '}
-                {client.transport ?? ''} · since {new Date(client.since).toLocaleTimeString()}
+                · {client.transport ?? 'local'} · since {formatClock(Date.parse(client.since))}
               </span>
             </li>
           ))}

@@ -1,7 +1,7 @@
 import { browser } from 'wxt/browser';
 import { RelayError } from '../protocol/errors';
 import { parseEnvelope } from '../protocol/messages';
-import { PanelState, type panelMethods } from '../protocol/panel';
+import { type PanelMethod, type PanelParams, PanelState } from '../protocol/panel';
 import { PANEL_PORT } from '../protocol/ports';
 
 /**
@@ -10,7 +10,7 @@ import { PANEL_PORT } from '../protocol/ports';
  */
 export interface PanelConnection {
   subscribe(listener: (state: PanelState) => void): () => void;
-  request(method: keyof typeof panelMethods, params?: Record<string, unknown>): Promise<unknown>;
+  request<M extends PanelMethod>(method: M, params?: PanelParams<M>): Promise<unknown>;
 }
 
 export function connectPanel(): PanelConnection {
@@ -55,11 +55,11 @@ export function connectPanel(): PanelConnection {
       if (latest) listener(latest);
       return () => listeners.delete(listener);
     },
-    request(method, params = {}) {
+    request(method, params) {
       const id = `panel-${++sequence}`;
       return new Promise((resolve, reject) => {
         open.set(id, { resolve, reject });
-        port.postMessage({ kind: 'request', id, method, params });
+        port.postMessage({ kind: 'request', id, method, params: params ?? {} });
       });
     },
   };

@@ -106,17 +106,19 @@ export class PanelService {
     if (decision.kind === 'allow') return;
     if (decision.kind === 'deny') throw decision.error;
     progress(`Waiting up to ${settings.approvalTimeoutSec} s for the person at the browser to approve: ${decision.what}.`);
-    await this.approvals.request(
-      {
-        id: request.id,
-        clientName: request.origin?.clientName || 'An MCP client',
-        ...(request.origin?.tool ? { tool: request.origin.tool } : {}),
-        method: request.method,
-        what: decision.what,
-      },
-      settings.approvalTimeoutSec * 1000,
-      signal,
-    );
+    this.threads.awaitingApproval(request.id, true);
+    const held = {
+      id: request.id,
+      clientName: request.origin?.clientName || 'An MCP client',
+      ...(request.origin?.tool ? { tool: request.origin.tool } : {}),
+      method: request.method,
+      what: decision.what,
+    };
+    try {
+      await this.approvals.request(held, settings.approvalTimeoutSec * 1000, signal);
+    } finally {
+      this.threads.awaitingApproval(request.id, false);
+    }
   };
 
   /** Router hook: every call's start and end. */

@@ -104,9 +104,8 @@ export class ThreadBook {
       if (!thread) return false;
       thread.updatedAt = event.at;
       if (!event.ok) {
-        thread.status = 'error';
-        thread.error = event.error;
-        thread.latestStep = 'The prompt was not sent';
+        // Never sent (refused, denied, no composer): no thread came of it; the feed shows why.
+        this.agent = this.agent.filter((t) => t !== thread);
         return true;
       }
       const baselineUrl = (event.result as { baselineUrl?: string } | undefined)?.baselineUrl;
@@ -134,6 +133,14 @@ export class ThreadBook {
       return true;
     }
     return false;
+  }
+
+  /** An agent's ask is held for the person's approval (true) or the hold ended (false). */
+  awaitingApproval(askId: string, waiting: boolean): void {
+    const thread = this.agent.find((t) => t.askId === askId && !t.url);
+    if (!thread) return;
+    thread.status = waiting ? 'waiting' : 'working';
+    thread.latestStep = waiting ? 'Waiting for your approval' : 'Sending the prompt…';
   }
 
   /** Feeds a page.watch snapshot of the driven tab. */

@@ -28,7 +28,12 @@ describe('ActivityLog', () => {
 
   it('saves to the session store and restores after a restart, marking unfinished calls', async () => {
     let saved: ActivityEntry[] = [];
-    const store = { load: async () => saved, save: async (e: ActivityEntry[]) => void (saved = e) };
+    const store = {
+      load: async () => saved,
+      save: async (entries: ActivityEntry[]) => {
+        saved = entries;
+      },
+    };
     const log = new ActivityLog(() => {}, store);
     log.record({ phase: 'start', request: call('a', 'page.wait', 'comet_wait'), at: 1 });
     await Promise.resolve();

@@ -65,12 +65,12 @@ describe('ThreadBook', () => {
     expect(book.list()[0]).toMatchObject({ status: 'done', latestStep: 'Stopped' });
   });
 
-  it('a failed ask shows as an error with the reason', () => {
+  it('an ask that was never sent (refused, denied) leaves no thread behind', () => {
     const book = new ThreadBook();
     const ask = request('r1', 'page.ask', { prompt: 'q' });
     book.onCall(start(ask, 1));
     book.onCall(end(ask, 2, undefined, '[PERMISSION_DENIED] comet-relay is read-only'));
-    expect(book.list()[0]).toMatchObject({ status: 'error', error: '[PERMISSION_DENIED] comet-relay is read-only' });
+    expect(book.list()).toEqual([]);
   });
 
   it('lists the open conversation and the page links after agent threads, each once, newest first', () => {

@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { RelayError } from '../../lib/protocol/errors';
+import type { RelayError } from '../../lib/protocol/errors';
 import { methods } from '../../lib/protocol/methods';
 import { DEFAULT_SETTINGS } from '../../lib/protocol/panel';
 import { ApprovalQueue } from '../../lib/worker/approvals';

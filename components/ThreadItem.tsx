@@ -1,0 +1,47 @@
+import type { PanelConnection } from '../lib/panel/connection';
+import { formatClock, shortUrl, THREAD_STATUS_LABEL } from '../lib/panel/view';
+import type { ThreadEntry } from '../lib/protocol/panel';
+import { InteractionForm } from './InteractionForm';
+import { useAction } from './useAction';
+
+/** One thread: a button that opens it in the Perplexity tab, its status, latest step, and what it waits on. */
+export function ThreadItem({ thread, connection }: { thread: ThreadEntry; connection: PanelConnection }) {
+  const { busy, error, run } = useAction();
+  const status = THREAD_STATUS_LABEL[thread.status];
+  const detailId = `thread-detail-${thread.key.replace(/[^A-Za-z0-9_-]/g, '_')}`;
+  const title = thread.title || (thread.url ? shortUrl(thread.url) : 'Untitled');
+  const open = () => thread.url && run(() => connection.request('panel.openThread', { url: thread.url ?? '' }));
+  return (
+    <li class={`thread${thread.current ? ' current' : ''}`} data-testid="thread" data-status={thread.status} data-key={thread.key}>
+      <div class="thread-head">
+        {thread.url ? (
+          <button type="button" class="thread-open" disabled={busy} aria-describedby={detailId} onClick={() => void open()}>
+            {title}
+          </button>
+        ) : (
+          <span class="thread-title">{title}</span>
+        )}
+        {status ? <span class={`badge badge-${thread.status}`}>{status}</span> : null}
+      </div>
+      <p id={detailId} class="muted small thread-detail">
+        {thread.current ? 'Open in the Perplexity tab. ' : ''}
+        {thread.latestStep ? <span data-testid="thread-step">{thread.latestStep}</span> : null}
+        {thread.startedBy ? (
+          <span>
+            {thread.latestStep ? ' · ' : ''}by {thread.startedBy}
+            {thread.updatedAt ? ` · ${formatClock(thread.updatedAt)}` : ''}
+          </span>
+        ) : null}
+      </p>
+      {thread.error ? <p class="error small">{thread.error}</p> : null}
+      {thread.interactions.map((interaction) => (
+        <InteractionForm key={interaction.id} threadKey={thread.key} interaction={interaction} connection={connection} />
+      ))}
+      {error ? (
+        <p class="error small" role="alert">
+          {error}
+        </p>
+      ) : null}
+    </li>
+  );
+}

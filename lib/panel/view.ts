@@ -1,0 +1,81 @@
+import type { ActivityEntry, PanelState, PendingApproval, ThreadStatus } from '../protocol/panel';
+import type { PAGE_MODES } from '../protocol/page-methods';
+
+/** Pure helpers the panel's components share: labels, times, derived states. No DOM, no timers. */
+
+export type PageModeName = (typeof PAGE_MODES)[number];
+
+export const MODE_OPTIONS: readonly { value: PageModeName; label: string }[] = [
+  { value: 'standard', label: 'Standard' },
+  { value: 'deep-research', label: 'Deep research' },
+  { value: 'model-council', label: 'Model council' },
+  { value: 'create', label: 'Create' },
+  { value: 'learn', label: 'Learn' },
+  { value: 'review', label: 'Review' },
+  { value: 'computer', label: 'Computer' },
+];
+
+export function modeName(mode: string | null | undefined): string {
+  return MODE_OPTIONS.find((m) => m.value === mode)?.label ?? 'Unknown';
+}
+
+/** Why the mode control is disabled, or undefined when it can be used. */
+export function modeDisabledReason(state: Pick<PanelState, 'perplexityTab'>): string | undefined {
+  if (!state.perplexityTab) return 'No Perplexity tab is open. Open perplexity.ai in a tab to switch modes.';
+  return undefined;
+}
+
+export const THREAD_STATUS_LABEL: Record<ThreadStatus, string> = {
+  working: 'Working',
+  waiting: 'Waiting for you',
+  done: 'Done',
+  error: 'Error',
+  unknown: '',
+};
+
+export function formatDuration(ms: number): string {
+  if (ms < 1000) return `${Math.max(0, Math.round(ms))} ms`;
+  if (ms < 60_000) return `${(ms / 1000).toFixed(ms < 10_000 ? 1 : 0)} s`;
+  const minutes = Math.floor(ms / 60_000);
+  return `${minutes} min ${Math.round((ms % 60_000) / 1000)} s`;
+}
+
+export function formatClock(at: number): string {
+  return new Date(at).toLocaleTimeString([], { hour: '2-digit', minute: '2-digit', second: '2-digit' });
+}
+
+export type ActivityPhase = 'running' | 'approval' | 'ok' | 'error';
+
+export function activityPhase(entry: ActivityEntry, approvals: readonly PendingApproval[]): ActivityPhase {
+  if (entry.endedAt !== undefined) return entry.ok ? 'ok' : 'error';
+  return approvals.some((a) => a.id === entry.id) ? 'approval' : 'running';
+}
+
+/** The outcome line of a feed entry. */
+export function activityOutcome(entry: ActivityEntry, phase: ActivityPhase): string {
+  switch (phase) {
+    case 'running':
+      return `running since ${formatClock(entry.startedAt)}`;
+    case 'approval':
+      return 'waiting for your approval';
+    case 'ok':
+      return [formatDuration((entry.endedAt ?? entry.startedAt) - entry.startedAt), entry.result].filter(Boolean).join(' · ');
+    case 'error':
+      return [formatDuration((entry.endedAt ?? entry.startedAt) - entry.startedAt), entry.error ?? 'failed'].join(' · ');
+  }
+}
+
+/** "claude-code wants to send the prompt …" */
+export function approvalSentence(approval: PendingApproval): string {
+  return `${approval.clientName} wants to ${approval.what}`;
+}
+
+/** Path of a perplexity.ai URL, for a thread without a title. */
+export function shortUrl(url: string): string {
+  try {
+    const u = new URL(url);
+    return u.pathname + u.search;
+  } catch {
+    return url;
+  }
+}

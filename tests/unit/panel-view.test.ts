@@ -1,0 +1,50 @@
+import { describe, expect, it } from 'vitest';
+import { activityOutcome, activityPhase, approvalSentence, formatDuration, MODE_OPTIONS, modeDisabledReason, modeName, shortUrl } from '../../lib/panel/view';
+import { PAGE_MODES } from '../../lib/protocol/page-methods';
+import type { ActivityEntry, PendingApproval } from '../../lib/protocol/panel';
+
+const entry = (patch: Partial<ActivityEntry> = {}): ActivityEntry => ({
+  id: 'r1',
+  clientName: 'codex',
+  tool: 'comet_ask',
+  method: 'page.ask',
+  startedAt: 1000,
+  ...patch,
+});
+const approval: PendingApproval = { id: 'r1', clientName: 'codex', method: 'page.ask', what: 'send the prompt “hi”', requestedAt: 0, expiresAt: 1 };
+
+describe('panel view helpers', () => {
+  it('offer all seven modes in the page order, with names', () => {
+    expect(MODE_OPTIONS.map((m) => m.value)).toEqual([...PAGE_MODES]);
+    expect(modeName('model-council')).toBe('Model council');
+    expect(modeName(null)).toBe('Unknown');
+  });
+
+  it('disable the mode control with a reason only when no Perplexity tab is open', () => {
+    expect(modeDisabledReason({ perplexityTab: null })).toMatch(/No Perplexity tab is open/);
+    expect(modeDisabledReason({ perplexityTab: { tabId: '1', url: 'https://www.perplexity.ai/', title: 'P', selectorSet: null } })).toBeUndefined();
+  });
+
+  it('format durations for people', () => {
+    expect(formatDuration(12.4)).toBe('12 ms');
+    expect(formatDuration(1234)).toBe('1.2 s');
+    expect(formatDuration(42_000)).toBe('42 s');
+    expect(formatDuration(125_000)).toBe('2 min 5 s');
+  });
+
+  it('tell running, held, finished and failed calls apart', () => {
+    expect(activityPhase(entry(), [])).toBe('running');
+    expect(activityPhase(entry(), [approval])).toBe('approval');
+    expect(activityPhase(entry({ endedAt: 1200, ok: true }), [approval])).toBe('ok');
+    expect(activityPhase(entry({ endedAt: 1200, ok: false }), [])).toBe('error');
+    expect(activityOutcome(entry({ endedAt: 1200, ok: true, result: 'prompt submitted' }), 'ok')).toBe('200 ms · prompt submitted');
+    expect(activityOutcome(entry({ endedAt: 3500, ok: false, error: '[TIMEOUT] nobody approved' }), 'error')).toBe('2.5 s · [TIMEOUT] nobody approved');
+    expect(activityOutcome(entry(), 'approval')).toBe('waiting for your approval');
+  });
+
+  it('say who wants what, and shorten URLs', () => {
+    expect(approvalSentence(approval)).toBe('codex wants to send the prompt “hi”');
+    expect(shortUrl('https://www.perplexity.ai/search/abc?x=1')).toBe('/search/abc?x=1');
+    expect(shortUrl('not a url')).toBe('not a url');
+  });
+});
