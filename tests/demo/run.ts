@@ -1,0 +1,56 @@
+import { routeSim } from '../sim/playwright';
+import { createSimSite } from '../sim/site';
+import { Harness, textOf } from '../support/harness';
+
+/**
+ * `npm run demo`: the whole chain against the simulated perplexity.ai, for a machine with no
+ * Perplexity account. Headless Chromium with the built extension, the real native host registered
+ * into a throwaway profile, and a real MCP client talking to `comet-relay mcp` over stdio.
+ */
+const QUESTION = process.argv.slice(2).join(' ') || 'What is the Model Context Protocol? #scenario:grouped-citations';
+
+const dim = (text: string) => (process.stdout.isTTY ? `\x1b[2m${text}\x1b[0m` : text);
+const bold = (text: string) => (process.stdout.isTTY ? `\x1b[1m${text}\x1b[0m` : text);
+
+function show(title: string, body: string, maxLines = 14): void {
+  const lines = body.split('\n');
+  const shown = lines.slice(0, maxLines).map((line) => `    ${line}`);
+  if (lines.length > maxLines) shown.push(dim(`    … ${lines.length - maxLines} more lines`));
+  console.log(`${bold(title)}\n${shown.join('\n')}\n`);
+}
+
+async function main(): Promise<void> {
+  const site = createSimSite({ generation: 'B', scenario: 'short', speed: 2 });
+  console.log(dim('Starting headless Chromium with the comet-relay extension and a simulated perplexity.ai…'));
+  const harness = await Harness.start({ site: (context) => routeSim(context, site) });
+  try {
+    const host = await harness.waitForHost();
+    console.log(dim(`The browser started comet-relay host (pid ${host.pid}) for profile "${host.profileLabel}".\n`));
+    await harness.openPerplexity();
+    const client = await harness.stdioClient('comet-relay demo');
+    const { tools } = await client.listTools();
+    show('tools/list', tools.map((tool) => `${tool.name} — ${tool.title ?? ''}`).join('\n'), 20);
+
+    const call = async (name: string, args: Record<string, unknown> = {}, maxLines?: number) => {
+      const started = Date.now();
+      const result = await client.callTool({ name, arguments: args }, undefined, { timeout: 120_000 });
+      show(`${name} ${JSON.stringify(args)} ${dim(`(${Date.now() - started} ms)`)}`, textOf(result), maxLines);
+      return textOf(result);
+    };
+
+    await call('comet_connect');
+    await call('comet_mode');
+    await call('comet_ask', { prompt: QUESTION });
+    await call('comet_wait', {}, 24);
+    await call('comet_get_sources', {}, 30);
+    await call('comet_list_tabs');
+    console.log(dim('Done. Every call above went MCP client → comet-relay mcp → host → extension → page and back.'));
+  } finally {
+    await harness.close();
+  }
+}
+
+main().catch((error) => {
+  console.error(`Demo failed: ${error instanceof Error ? error.message : String(error)}`);
+  process.exitCode = 1;
+});
