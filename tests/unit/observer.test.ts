@@ -1,5 +1,5 @@
 // @vitest-environment happy-dom
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { createPageDriver } from '../../lib/page/driver';
 import { type PageEvent, PageWatcher } from '../../lib/page/observer';
 import { RelayError } from '../../lib/protocol/errors';
@@ -58,12 +58,11 @@ function stream(turn: HTMLElement, html: string): void {
   (turn.querySelector('.prose') as HTMLElement).innerHTML = html;
 }
 
-function finish(turn: HTMLElement, steps: number): number {
+function finish(turn: HTMLElement, steps: number): void {
   turn.querySelector('button[aria-label="Stop"]')?.remove();
   const header = document.createElement('div');
   header.textContent = `Finished ${steps} steps`;
   turn.querySelector('.contents')?.prepend(header);
-  return performance.now();
 }
 
 describe('PageWatcher', () => {
@@ -95,7 +94,7 @@ describe('PageWatcher', () => {
     off();
     const done = events.find((e) => e.type === 'answer-finished');
     expect(done).toBeDefined();
-    expect((done?.at ?? Infinity) - removedAt).toBeLessThan(15);
+    expect(done?.at ?? -Infinity).toBeGreaterThanOrEqual(removedAt); // pushed on the removal itself (latency: npm run bench)
     expect(events.map((e) => e.type)).toContain('answer-grew');
     expect(live).toBe(0);
   });
@@ -128,30 +127,30 @@ describe('waitForAnswer', () => {
     await sleep(5);
     stream(turn, '<p>Zig is a language.</p><ul><li>small</li></ul>');
     await sleep(5);
-    const t0 = finish(turn, 2);
+    finish(turn, 2);
     const r = await waiting;
-    const latency = performance.now() - t0;
     expect(r.status).toBe('completed');
     expect(r.turnIndex).toBe(2);
     expect(r.response).toBe('Zig is a language.\n\n- small');
     expect(r.steps).toEqual(['Preparing to assist…', 'Searching zig']);
     expect(r.questionText).toBe('What about Zig?');
     expect(progress).toEqual(['Preparing to assist…', 'Searching zig']);
-    expect(latency).toBeLessThan(50);
     expect(live).toBe(0);
   });
 
-  it('failure mode 10: resolves within milliseconds of the page finishing, with no polling', async () => {
+  it('failure mode 10: resolves on the page\'s own mutation, with no polling timer', async () => {
     loadFixture('A-thread.html');
+    const intervals = vi.spyOn(globalThis, 'setInterval');
     const driver = createPageDriver(window);
     const waiting = driver.wait({ afterTurn: 2, timeoutMs: 5000 });
     const turn = addWorkingTurn(2, 'q');
     stream(turn, '<p>done</p>');
-    await sleep(200); // long enough for any 1 s poller to be idle
-    const t0 = finish(turn, 1);
+    await sleep(50);
+    finish(turn, 1);
     const r = await waiting;
-    expect(performance.now() - t0).toBeLessThan(20);
     expect(r.status).toBe('completed');
+    expect(intervals).not.toHaveBeenCalled();
+    intervals.mockRestore();
   });
 
   it('ask then wait: the handle from ask binds the wait without passing afterTurn', async () => {
@@ -177,9 +176,7 @@ describe('waitForAnswer', () => {
 
   it('comet_wait with nothing asked and the answer already done returns at once', async () => {
     loadFixture('A-thread.html');
-    const t0 = performance.now();
     const r = await createPageDriver(window).wait({ timeoutMs: 5000 });
-    expect(performance.now() - t0).toBeLessThan(50);
     expect(r).toMatchObject({ status: 'completed', turnIndex: 1 });
     expect(r.response).toContain('## Overview');
   });
@@ -210,7 +207,6 @@ describe('waitForAnswer', () => {
     expect(r.status).toBe('stalled');
     expect(r.response).toBe('');
     expect(took).toBeGreaterThanOrEqual(55);
-    expect(took).toBeLessThan(500);
     expect(live).toBe(0);
   });
 

@@ -218,9 +218,7 @@ describe('folded and virtualized turns', () => {
     (document.querySelector('[data-workflow-entry="0"]') as HTMLElement).scrollIntoView = () => {};
     const set = chooseSelectorSet(document).set;
     const watcher = new PageWatcher(window, () => set);
-    const started = Date.now();
     const t = await readTurn({ win: window, doc: document, set, waitFor: watcher.waitFor }, 0, { renderTimeoutMs: 50 });
-    expect(Date.now() - started).toBeLessThan(500);
     expect(t?.placeholder).toBe(true);
     expect(t?.response).toBe('');
     expect(turnsOf(document, set)).toHaveLength(2);
