@@ -1,3 +1,4 @@
+import { useEffect, useState } from 'preact/hooks';
 import type { PanelConnection } from '../lib/panel/connection';
 import type { ControlSettings } from '../lib/protocol/panel';
 import { useAction } from './useAction';
@@ -5,9 +6,19 @@ import { useAction } from './useAction';
 const TIMEOUTS = [30, 60, 120, 300, 600];
 
 /** The person's control over agents: approvals for prompts and mode switches, and read-only. */
-export function ControlCard({ settings, connection }: { settings: ControlSettings; connection: PanelConnection }) {
+export function ControlCard({ settings: pushed, connection }: { settings: ControlSettings; connection: PanelConnection }) {
   const { busy, error, run } = useAction();
-  const set = (patch: Partial<ControlSettings>) => void run(() => connection.request('panel.setSettings', patch));
+  // What the person just chose shows at once; the worker's push then confirms it (or, on an
+  // error, the pushed value comes back).
+  const [draft, setDraft] = useState<Partial<ControlSettings>>({});
+  useEffect(() => {
+    setDraft((d) => Object.fromEntries(Object.entries(d).filter(([key, value]) => pushed[key as keyof ControlSettings] !== value)));
+  }, [pushed]);
+  const settings = { ...pushed, ...draft };
+  const set = async (patch: Partial<ControlSettings>) => {
+    setDraft((d) => ({ ...d, ...patch }));
+    if (!(await run(() => connection.request('panel.setSettings', patch)))) setDraft({});
+  };
   const timeouts = TIMEOUTS.includes(settings.approvalTimeoutSec) ? TIMEOUTS : [...TIMEOUTS, settings.approvalTimeoutSec].sort((a, b) => a - b);
   return (
     <section class="card" aria-labelledby="control-heading">
@@ -18,7 +29,7 @@ export function ControlCard({ settings, connection }: { settings: ControlSetting
           checked={settings.requireApproval}
           disabled={busy}
           aria-describedby="approval-help"
-          onChange={(e) => set({ requireApproval: (e.target as HTMLInputElement).checked })}
+          onChange={(e) => void set({ requireApproval: (e.target as HTMLInputElement).checked })}
         />
         <span>Require approval</span>
       </label>
@@ -30,7 +41,7 @@ export function ControlCard({ settings, connection }: { settings: ControlSetting
         <select
           value={String(settings.approvalTimeoutSec)}
           disabled={busy}
-          onChange={(e) => set({ approvalTimeoutSec: Number((e.target as HTMLSelectElement).value) })}
+          onChange={(e) => void set({ approvalTimeoutSec: Number((e.target as HTMLSelectElement).value) })}
         >
           {timeouts.map((s) => (
             <option key={s} value={String(s)}>
@@ -45,7 +56,7 @@ export function ControlCard({ settings, connection }: { settings: ControlSetting
           checked={settings.readOnly}
           disabled={busy}
           aria-describedby="readonly-help"
-          onChange={(e) => set({ readOnly: (e.target as HTMLInputElement).checked })}
+          onChange={(e) => void set({ readOnly: (e.target as HTMLInputElement).checked })}
         />
         <span>Read-only</span>
       </label>
