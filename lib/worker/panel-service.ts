@@ -56,6 +56,7 @@ export class PanelService {
       void showBadge(pending.length);
       this.push();
     });
+    void showBadge(0); // approvals do not outlive the worker; neither may their badge
     this.activity = new ActivityLog(() => this.push(), sessionValue<ActivityEntry[]>('activity'));
     const threadStore = sessionValue<unknown>('threads');
     this.saveThreads = coalescedSaver(threadStore, () => this.threads.saved());
