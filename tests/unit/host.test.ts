@@ -1,0 +1,189 @@
+import fs from 'node:fs';
+import net from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import { PassThrough } from 'node:stream';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { encodeFrame, FrameDecoder } from '../../lib/protocol/framing';
+import { PROTOCOL_VERSION } from '../../lib/protocol/identity';
+import type { Envelope } from '../../lib/protocol/messages';
+import { RelayClient } from '../../lib/relay/client';
+import { listHosts } from '../../lib/relay/discovery';
+import { NativeHost } from '../../lib/relay/host';
+import { silentLogger } from '../../lib/relay/logger';
+
+/**
+ * The native host with a fake extension on its stdin/stdout and real relay clients on its
+ * socket: id renumbering, isolation between clients, cancellation, bad frames, handshake.
+ */
+class FakeExtension {
+  readonly toHost = new PassThrough();
+  readonly fromHost = new PassThrough();
+  readonly received: Envelope[] = [];
+  private readonly decoder = new FrameDecoder();
+  private waiters: Array<() => void> = [];
+
+  constructor() {
+    this.fromHost.on('data', (chunk: Buffer) => {
+      for (const frame of this.decoder.push(chunk)) if (frame.ok) this.received.push(frame.value as Envelope);
+      for (const w of this.waiters.splice(0)) w();
+    });
+  }
+
+  send(message: unknown): void {
+    this.toHost.write(encodeFrame(message));
+  }
+
+  hello(protocolVersion = PROTOCOL_VERSION): void {
+    this.send({
+      kind: 'hello',
+      role: 'extension',
+      protocolVersion,
+      version: '0.1.0',
+      profile: { id: 'testprofile01', label: 'Test profile' },
+      browser: { name: 'Chromium', version: '156.0.0.1', userAgent: 'ua' },
+    });
+  }
+
+  async next(kind: Envelope['kind'], predicate: (m: Envelope) => boolean = () => true): Promise<Envelope> {
+    for (;;) {
+      const index = this.received.findIndex((m) => m.kind === kind && predicate(m));
+      if (index >= 0) return this.received.splice(index, 1)[0] as Envelope;
+      await new Promise<void>((resolve) => this.waiters.push(resolve));
+    }
+  }
+}
+
+let home: string;
+let extension: FakeExtension;
+let host: NativeHost;
+const clients: RelayClient[] = [];
+
+beforeEach(() => {
+  home = fs.mkdtempSync(path.join(os.tmpdir(), 'cr-host-'));
+  extension = new FakeExtension();
+  host = new NativeHost({ home, input: extension.toHost, output: extension.fromHost, logger: silentLogger });
+});
+
+afterEach(async () => {
+  for (const client of clients.splice(0)) client.close();
+  await host.stop('test over');
+  fs.rmSync(home, { recursive: true, force: true });
+});
+
+function client(name: string): RelayClient {
+  const c = new RelayClient({ home, client: { name }, transport: 'stdio', hostWaitMs: 2000 });
+  clients.push(c);
+  return c;
+}
+
+async function connected(): Promise<void> {
+  extension.hello();
+  await extension.next('welcome');
+}
+
+describe('native host', () => {
+  it('welcomes the extension, opens an owner-only socket and writes a discovery record', async () => {
+    await connected();
+    const [record] = listHosts(home);
+    expect(record).toMatchObject({ profileId: 'testprofile01', profileLabel: 'Test profile', pid: process.pid });
+    expect(fs.statSync(record!.socketPath).mode & 0o777).toBe(0o600);
+  });
+
+  it('refuses an extension that speaks another protocol, in words', async () => {
+    extension.hello(PROTOCOL_VERSION + 1);
+    const refusal = await extension.next('incompatible');
+    expect(refusal).toMatchObject({ message: expect.stringMatching(/speaks protocol .* Install the same version of both/) });
+    expect(listHosts(home)).toEqual([]);
+  });
+
+  it('routes each reply to the client that asked, under that client\'s own id', async () => {
+    await connected();
+    const alpha = client('alpha');
+    const beta = client('beta');
+    const first = alpha.call('tabs.list', {});
+    const second = beta.call('tabs.list', {});
+    const a = (await extension.next('request', (m) => m.kind === 'request' && m.origin?.clientName === 'alpha')) as Extract<Envelope, { kind: 'request' }>;
+    const b = (await extension.next('request', (m) => m.kind === 'request' && m.origin?.clientName === 'beta')) as Extract<Envelope, { kind: 'request' }>;
+    expect(a.id).not.toBe(b.id);
+    extension.send({ kind: 'result', id: b.id, result: { tabs: [] } });
+    extension.send({ kind: 'result', id: a.id, result: { tabs: [{ id: '7', windowId: 1, title: 'A', url: 'https://a', active: true, category: 'Other' }] } });
+    expect((await first).tabs).toHaveLength(1);
+    expect((await second).tabs).toHaveLength(0);
+  });
+
+  it('tells the extension which clients are attached', async () => {
+    await connected();
+    await client('gamma').hostStatus();
+    const event = await extension.next('event', (m) => m.kind === 'event' && JSON.stringify(m.data).includes('gamma'));
+    expect(event).toMatchObject({ event: 'host.clients' });
+  });
+
+  it('forwards a client\'s cancellation, and cancels what a departing client left running', async () => {
+    await connected();
+    const delta = client('delta');
+    const controller = new AbortController();
+    const call = delta.call('page.poll', {}, { signal: controller.signal });
+    const request = await extension.next('request');
+    controller.abort();
+    await expect(call).rejects.toMatchObject({ code: 'CANCELLED' });
+    expect(await extension.next('cancel')).toMatchObject({ id: request.kind === 'request' ? request.id : '' });
+    const epsilon = client('epsilon');
+    void epsilon.call('page.poll', {}).catch(() => {});
+    const open = await extension.next('request', (m) => m.kind === 'request' && m.origin?.clientName === 'epsilon');
+    epsilon.close();
+    expect(await extension.next('cancel', (m) => m.kind === 'cancel' && m.id === (open as { id: string }).id)).toMatchObject({ reason: 'the MCP client disconnected' });
+  });
+
+  it('survives garbage and oversized frames from the extension', async () => {
+    await connected();
+    extension.toHost.write(Buffer.from([5, 0, 0, 0, 0x7b, 0x7b, 0x7b, 0x7b, 0x7b]));
+    extension.send({ kind: 'nonsense' });
+    const status = await client('zeta').hostStatus();
+    expect(status.profile.id).toBe('testprofile01');
+  });
+
+  it('chunks a message bigger than the 1 MB native messaging limit on its way to the extension', async () => {
+    await connected();
+    const huge = 'x'.repeat(2_500_000);
+    void client('eta').call('page.ask', { prompt: huge, newChat: false }).catch(() => {});
+    const chunk = await extension.next('chunk');
+    expect(chunk).toMatchObject({ kind: 'chunk', index: 0 });
+  });
+
+  it('a socket client that skips the hello is told so and dropped', async () => {
+    await connected();
+    const [record] = listHosts(home);
+    const socket = net.connect(record!.socketPath);
+    const decoder = new FrameDecoder();
+    const reply = await new Promise<unknown>((resolve) => {
+      socket.on('data', (chunk) => {
+        const [frame] = decoder.push(chunk);
+        if (frame?.ok) resolve(frame.value);
+      });
+      socket.write(encodeFrame({ kind: 'request', id: '1', method: 'tabs.list', params: {} }));
+    });
+    expect(reply).toMatchObject({ kind: 'incompatible', message: 'A client must open with a hello message.' });
+    socket.destroy();
+  });
+
+  it('fails pending calls with HOST_DISCONNECTED when the browser goes away', async () => {
+    await connected();
+    const theta = client('theta');
+    const call = theta.call('page.poll', {});
+    await extension.next('request');
+    extension.toHost.end();
+    await expect(call).rejects.toMatchObject({ code: 'HOST_DISCONNECTED' });
+    expect(listHosts(home)).toEqual([]);
+  });
+});
+
+describe('relay client without a host', () => {
+  it('says no browser is connected and what to do', async () => {
+    const lonely = new RelayClient({ home: fs.mkdtempSync(path.join(os.tmpdir(), 'cr-empty-')), client: { name: 'x' }, transport: 'stdio', hostWaitMs: 0 });
+    await expect(lonely.call('tabs.list', {})).rejects.toMatchObject({
+      code: 'EXTENSION_NOT_CONNECTED',
+      message: expect.stringMatching(/Open Comet or Chrome with the extension installed.*comet-relay doctor/),
+    });
+  });
+});

@@ -1,0 +1,157 @@
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { DEFAULT_BACKOFF, nextAttempt } from '../../lib/worker/backoff';
+import { describeDisconnect, type LinkStatus, NativeLink, type NativePort, RECONNECT_ALARM } from '../../lib/worker/native-link';
+
+/** The worker's link to the host with a fake port: handshake, honest status, backoff, alarms. */
+class FakePort implements NativePort {
+  sent: unknown[] = [];
+  private messageListeners: ((m: unknown) => void)[] = [];
+  private disconnectListeners: (() => void)[] = [];
+  disconnected = false;
+  postMessage(message: unknown) {
+    this.sent.push(message);
+  }
+  disconnect() {
+    this.disconnected = true;
+  }
+  onMessage = { addListener: (l: (m: unknown) => void) => this.messageListeners.push(l) };
+  onDisconnect = { addListener: (l: () => void) => this.disconnectListeners.push(l) };
+  deliver(message: unknown) {
+    for (const l of this.messageListeners) l(message);
+  }
+  drop() {
+    for (const l of this.disconnectListeners) l();
+  }
+}
+
+let ports: FakePort[];
+let alarms: string[];
+let statuses: LinkStatus[];
+let lastError: string | undefined;
+
+function makeLink() {
+  return new NativeLink(
+    {
+      connectNative: () => {
+        const port = new FakePort();
+        ports.push(port);
+        return port;
+      },
+      lastError: () => lastError,
+      scheduleAlarm: (name) => alarms.push(name),
+      clearAlarm: (name) => alarms.push(`clear:${name}`),
+    },
+    async () => ({ kind: 'hello', role: 'extension', protocolVersion: 1, version: '0.1.0' }),
+    { onMessage: () => {}, onStatus: (s) => statuses.push({ ...s }) },
+  );
+}
+
+beforeEach(() => {
+  vi.useFakeTimers();
+  ports = [];
+  alarms = [];
+  statuses = [];
+  lastError = undefined;
+});
+afterEach(() => vi.useRealTimers());
+
+describe('backoff', () => {
+  it('bursts with exponential delays capped at 5 s, then falls back to a 30 s alarm forever', () => {
+    const delays = [1, 2, 3, 4, 5].map((n) => nextAttempt(n));
+    expect(delays).toEqual([250, 500, 1000, 2000, 4000].map((delayMs) => ({ kind: 'timer', delayMs })));
+    expect(nextAttempt(3, { ...DEFAULT_BACKOFF, maxDelayMs: 600 })).toEqual({ kind: 'timer', delayMs: 600 });
+    expect(nextAttempt(6)).toEqual({ kind: 'alarm', minutes: 0.5 });
+    expect(nextAttempt(600)).toEqual({ kind: 'alarm', minutes: 0.5 });
+  });
+});
+
+describe('NativeLink', () => {
+  it('is "connected" only after the host answers the handshake', async () => {
+    const link = makeLink();
+    link.start();
+    await vi.advanceTimersByTimeAsync(0);
+    expect(ports[0]?.sent[0]).toMatchObject({ kind: 'hello' });
+    expect(link.current.state).toBe('connecting');
+    ports[0]?.deliver({ kind: 'welcome', protocolVersion: 1, version: '0.1.0', pid: 42 });
+    expect(link.current).toMatchObject({ state: 'connected', hostPid: 42, failures: 0 });
+    expect(alarms).toContain(`clear:${RECONNECT_ALARM}`);
+  });
+
+  it('reconnects after a disconnect with backoff, then on an alarm once the burst is spent', async () => {
+    lastError = 'Specified native messaging host not found.';
+    const link = makeLink();
+    link.start();
+    for (let i = 0; i < 5; i++) {
+      await vi.advanceTimersByTimeAsync(0);
+      ports.at(-1)?.drop();
+      await vi.advanceTimersByTimeAsync(5000);
+    }
+    await vi.advanceTimersByTimeAsync(0);
+    ports.at(-1)?.drop();
+    expect(ports.length).toBe(6);
+    expect(alarms).toContain(RECONNECT_ALARM);
+    expect(link.current.state).toBe('disconnected');
+    expect(link.current.detail).toMatch(/npx comet-relay install/);
+    link.start(); // what the alarm handler does
+    await vi.advanceTimersByTimeAsync(0);
+    expect(ports.length).toBe(7);
+  });
+
+  it('gives up a handshake nobody answers, and a host that stops answering heartbeats', async () => {
+    const link = makeLink();
+    link.start();
+    await vi.advanceTimersByTimeAsync(5001);
+    expect(ports[0]?.disconnected).toBe(true);
+    expect(statuses.map((s) => s.detail)).toContain('the host did not answer the handshake within 5 s');
+    await vi.advanceTimersByTimeAsync(250);
+    ports[1]?.deliver({ kind: 'welcome', protocolVersion: 1, version: '0.1.0', pid: 1 });
+    expect(link.current.state).toBe('connected');
+    await vi.advanceTimersByTimeAsync(20_000);
+    expect(ports[1]?.sent.at(-1)).toMatchObject({ kind: 'ping' });
+    await vi.advanceTimersByTimeAsync(40_000);
+    expect(ports[1]?.disconnected).toBe(true);
+    expect(statuses.map((s) => s.detail)).toContain('the host stopped answering heartbeats');
+    expect(ports.length).toBeGreaterThanOrEqual(3); // and it keeps trying
+  });
+
+  it('says so in plain words when the host is another version, and retries slowly', async () => {
+    const link = makeLink();
+    link.start();
+    await vi.advanceTimersByTimeAsync(0);
+    ports[0]?.deliver({ kind: 'incompatible', protocolVersion: 2, version: '9.0.0', message: 'Install the same version of both.' });
+    expect(link.current).toMatchObject({ state: 'incompatible', detail: 'Install the same version of both.' });
+    expect(alarms).toContain(RECONNECT_ALARM);
+  });
+
+  it('reassembles chunked messages from the host', async () => {
+    const received: unknown[] = [];
+    const link = new NativeLink(
+      {
+        connectNative: () => {
+          const port = new FakePort();
+          ports.push(port);
+          return port;
+        },
+        lastError: () => undefined,
+        scheduleAlarm() {},
+        clearAlarm() {},
+      },
+      async () => ({ kind: 'hello', role: 'extension', protocolVersion: 1, version: '0.1.0' }),
+      { onMessage: (m) => received.push(m), onStatus() {} },
+    );
+    link.start();
+    await vi.advanceTimersByTimeAsync(0);
+    const whole = JSON.stringify({ kind: 'request', id: 'h1', method: 'page.ask', params: { prompt: 'x'.repeat(10) } });
+    ports[0]?.deliver({ kind: 'chunk', chunkId: 'c', index: 1, count: 2, data: whole.slice(20) });
+    ports[0]?.deliver({ kind: 'chunk', chunkId: 'c', index: 0, count: 2, data: whole.slice(0, 20) });
+    expect(received).toEqual([JSON.parse(whole)]);
+  });
+});
+
+describe('disconnect reasons', () => {
+  it('turn Chromium\'s terse errors into what to do', () => {
+    expect(describeDisconnect('Specified native messaging host not found.')).toMatch(/npx comet-relay install/);
+    expect(describeDisconnect('Access to the specified native messaging host is forbidden.')).toMatch(/does not admit this extension/);
+    expect(describeDisconnect('Native host has exited.')).toMatch(/see its log/);
+  });
+});
