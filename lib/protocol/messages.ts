@@ -42,6 +42,11 @@ export const Progress = z.object({
   message: z.string(),
   progress: z.number().optional(),
   total: z.number().optional(),
+  /**
+   * The call may now take this much longer than planned (a person is being asked to approve it):
+   * callers restart their deadline from here instead of timing out under the person's hand.
+   */
+  holdMs: z.number().int().min(0).max(3_600_000).optional(),
 });
 
 /** A push that belongs to no request: status changes, client lists, page state. */

@@ -36,6 +36,8 @@ interface PendingCall {
   resolve(value: unknown): void;
   reject(error: RelayError): void;
   onProgress?: (message: string) => void;
+  /** The browser asked for more time (an approval is pending): restart the deadline. */
+  extendDeadline(holdMs: number): void;
 }
 
 const HELLO_TIMEOUT_MS = 3000;
@@ -100,6 +102,13 @@ export class RelayClient {
     const id = `r${++this.sequence}`;
     return new Promise<unknown>((resolve, reject) => {
       let timer: NodeJS.Timeout | undefined;
+      const arm = (ms: number) => {
+        if (timer) clearTimeout(timer);
+        timer = setTimeout(
+          () => cancel(new RelayError('TIMEOUT', `The browser did not answer ${method} within ${options.timeoutMs} ms.`)),
+          ms,
+        );
+      };
       const cleanup = () => {
         this.pending.delete(id);
         if (timer) clearTimeout(timer);
@@ -114,6 +123,9 @@ export class RelayClient {
       this.pending.set(id, {
         method,
         onProgress: options.onProgress,
+        extendDeadline: (holdMs) => {
+          if (options.timeoutMs !== undefined) arm(holdMs + options.timeoutMs);
+        },
         resolve: (value) => {
           cleanup();
           resolve(value);
@@ -124,12 +136,7 @@ export class RelayClient {
         },
       });
       options.signal?.addEventListener('abort', onAbort, { once: true });
-      if (options.timeoutMs !== undefined) {
-        timer = setTimeout(
-          () => cancel(new RelayError('TIMEOUT', `The browser did not answer ${method} within ${options.timeoutMs} ms.`)),
-          options.timeoutMs,
-        );
-      }
+      if (options.timeoutMs !== undefined) arm(options.timeoutMs);
       const origin = options.origin ? { clientId: '', clientName: '', ...options.origin } : undefined;
       connection.send({ kind: 'request', id, method, params, origin });
     });
@@ -212,9 +219,12 @@ export class RelayClient {
       case 'error':
         this.pending.get(message.id)?.reject(new RelayError(message.error.code, message.error.message));
         return;
-      case 'progress':
-        this.pending.get(message.id)?.onProgress?.(message.message);
+      case 'progress': {
+        const call = this.pending.get(message.id);
+        if (message.holdMs !== undefined) call?.extendDeadline(message.holdMs);
+        call?.onProgress?.(message.message);
         return;
+      }
       case 'event':
         for (const listener of this.listeners) listener(message.event, message.data);
         return;

@@ -13,7 +13,7 @@ import { ModeState, PageWatch } from './page-watch';
 import type { PageHub } from './pages';
 import { PanelHub } from './panels';
 import { decide } from './policy';
-import type { CallEvent, Router } from './router';
+import type { CallEvent, ProgressSink, Router } from './router';
 import { coalescedSaver, sessionValue } from './session-store';
 import { SettingsStore } from './settings';
 import type { TabService } from './tabs';
@@ -101,12 +101,12 @@ export class PanelService {
   }
 
   /** Router hook: the person's policy, before any agent's call runs. */
-  authorize = async (request: Request, params: Record<string, unknown>, signal: AbortSignal, progress: (m: string) => void) => {
+  authorize = async (request: Request, params: Record<string, unknown>, signal: AbortSignal, progress: ProgressSink) => {
     const settings = await this.settings.load();
     const decision = decide(request.method, params, settings);
     if (decision.kind === 'allow') return;
     if (decision.kind === 'deny') throw decision.error;
-    progress(`Waiting up to ${settings.approvalTimeoutSec} s for the person at the browser to approve: ${decision.what}.`);
+    progress(`Waiting up to ${settings.approvalTimeoutSec} s for the person at the browser to approve: ${decision.what}.`, settings.approvalTimeoutSec * 1000);
     this.threads.awaitingApproval(request.id, true);
     const held = {
       id: request.id,

@@ -11,6 +11,9 @@ import type { TabService } from './tabs';
  * calls in the driven tab's content script. Params are parsed at this edge; every request can be
  * cancelled by id; every failure goes back as a typed error.
  */
+/** Interim news for the caller; `holdMs` says the call may now take that much longer. */
+export type ProgressSink = (message: string, holdMs?: number) => void;
+
 export interface RouterDeps {
   tabs: TabService;
   pages: PageHub;
@@ -21,7 +24,7 @@ export interface RouterDeps {
    * The person's policy (read-only, approvals; lib/worker/policy.ts), applied to every request
    * from the host once its params are parsed. Throws to refuse; may wait for an approval.
    */
-  authorize?(request: Request, params: Record<string, unknown>, signal: AbortSignal, progress: (message: string) => void): Promise<void>;
+  authorize?(request: Request, params: Record<string, unknown>, signal: AbortSignal, progress: ProgressSink): Promise<void>;
 }
 
 export type CallEvent =
@@ -38,8 +41,8 @@ export class Router {
     this.running.set(request.id, controller);
     this.deps.onCall?.({ phase: 'start', request, at: Date.now() });
     try {
-      const result = await this.dispatch(request, controller.signal, (message) =>
-        reply({ kind: 'progress', id: request.id, message }),
+      const result = await this.dispatch(request, controller.signal, (message, holdMs) =>
+        reply({ kind: 'progress', id: request.id, message, ...(holdMs ? { holdMs } : {}) }),
       );
       if (!controller.signal.aborted) reply({ kind: 'result', id: request.id, result });
       this.deps.onCall?.({ phase: 'end', request, at: Date.now(), ok: true, result });
@@ -66,7 +69,7 @@ export class Router {
 
   private localSequence = 0;
 
-  private async dispatch(request: Request, signal: AbortSignal, progress: (message: string) => void, trusted = false): Promise<unknown> {
+  private async dispatch(request: Request, signal: AbortSignal, progress: ProgressSink, trusted = false): Promise<unknown> {
     const { method } = request;
     if (!isMethodName(method)) {
       throw new RelayError('INVALID_PARAMS', `The extension has no method "${method}". Are the extension and comet-relay the same version?`);
@@ -102,7 +105,7 @@ export class Router {
   }
 
   /** Perplexity tabs answer through their content script; any other tab through an injected function. */
-  private async pageContent(maxLength: number, signal: AbortSignal, progress: (message: string) => void): Promise<unknown> {
+  private async pageContent(maxLength: number, signal: AbortSignal, progress: ProgressSink): Promise<unknown> {
     const tab = await this.deps.tabs.drivenTab();
     if (tab?.id === undefined) throw new RelayError('TAB_NOT_FOUND', 'No tab is selected. Call comet_connect or comet_switch_tab first.');
     if (this.deps.pages.state(tab.id)) return this.deps.pages.request(tab.id, 'page.content', { maxLength }, signal, progress);

@@ -13,7 +13,11 @@ import { createSimSite } from '../sim/site';
  */
 test.describe.configure({ mode: 'serial' });
 
-const SCREENSHOTS = path.join(import.meta.dirname, 'screenshots');
+// The README shows the committed copies; `UPDATE_SCREENSHOTS=1 npm run test:e2e` refreshes them.
+// Other runs write to test-results/ so a test run leaves the work tree clean.
+const SCREENSHOTS = process.env.UPDATE_SCREENSHOTS
+  ? path.join(import.meta.dirname, 'screenshots')
+  : path.join(import.meta.dirname, '..', '..', 'test-results', 'screenshots');
 
 interface World {
   harness: Harness;

@@ -187,3 +187,25 @@ describe('relay client without a host', () => {
     });
   });
 });
+
+describe('deadlines and approvals', () => {
+  it('a progress note with holdMs restarts the caller\'s deadline, so an approval can take its time', async () => {
+    await connected();
+    const patient = client('patient');
+    const call = patient.call('tabs.list', {}, { timeoutMs: 150 });
+    const request = (await extension.next('request')) as { id: string };
+    extension.send({ kind: 'progress', id: request.id, message: 'Waiting for approval', holdMs: 400 });
+    await new Promise((r) => setTimeout(r, 300)); // past the original 150 ms deadline
+    extension.send({ kind: 'result', id: request.id, result: { tabs: [] } });
+    await expect(call).resolves.toEqual({ tabs: [] });
+  });
+
+  it('without holdMs the deadline stands and the browser is told to cancel', async () => {
+    await connected();
+    const hasty = client('hasty');
+    const call = hasty.call('tabs.list', {}, { timeoutMs: 100 });
+    const request = (await extension.next('request')) as { id: string };
+    await expect(call).rejects.toMatchObject({ code: 'TIMEOUT' });
+    expect(await extension.next('cancel')).toMatchObject({ id: request.id });
+  });
+});

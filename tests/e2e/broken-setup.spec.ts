@@ -1,0 +1,51 @@
+import { execFileSync } from 'node:child_process';
+import { expect, test } from '@playwright/test';
+import { CLI, Harness, textOf } from '../support/harness';
+import { routePlaceholder } from '../support/placeholder-site';
+
+/** A browser whose native host was never registered: every layer says what is wrong and what to do. */
+test.describe.configure({ mode: 'serial' });
+
+let harness: Harness;
+test.beforeAll(async () => {
+  harness = await Harness.start({ site: routePlaceholder, registerHost: false, extraEnv: { COMET_HOST_WAIT: '0' } });
+});
+test.afterAll(async () => harness?.close());
+
+test('tools/list still answers, and a browser tool says no browser is connected and what to do', async () => {
+  const client = await harness.stdioClient('broken-setup');
+  const { tools } = await client.listTools();
+  expect(tools.length).toBe(13);
+  const result = await client.callTool({ name: 'comet_list_tabs', arguments: {} });
+  expect(result.isError).toBe(true);
+  expect(textOf(result)).toMatch(/^\[EXTENSION_NOT_CONNECTED\] No browser with the comet-relay extension is connected\..*comet-relay doctor/);
+});
+
+test('the extension reports the missing host with the install hint', async () => {
+  const panel = await harness.openPanel();
+  await expect(panel.getByTestId('link-state')).toHaveAttribute('data-state', /disconnected|connecting/);
+  await expect(panel.getByTestId('link-detail')).toContainText('npx comet-relay install', { timeout: 15_000 });
+});
+
+test('doctor names the broken link and exits non-zero', () => {
+  let output = '';
+  let status = 0;
+  try {
+    execFileSync(process.execPath, [CLI, 'doctor', '--user-data-dir', harness.userDataDir], { env: harness.env, encoding: 'utf8' });
+  } catch (error) {
+    output = String((error as { stdout: string }).stdout);
+    status = (error as { status: number }).status;
+  }
+  expect(status).not.toBe(0);
+  expect(output).toMatch(/✘ manifest[^\n]*\n\s+fix: .*comet-relay install --user-data-dir/);
+  expect(output).toMatch(/✘ host running/);
+});
+
+test('after install, the extension connects on its own (its retry never gives up)', async () => {
+  execFileSync(process.execPath, [CLI, 'install', '--user-data-dir', harness.userDataDir, '--home', harness.home], { env: harness.env });
+  const panel = await harness.openPanel();
+  const reconnect = panel.getByRole('button', { name: /reconnect/i });
+  if (await reconnect.isVisible()) await reconnect.click();
+  await expect(panel.getByTestId('link-state')).toHaveAttribute('data-state', 'connected', { timeout: 40_000 });
+  await harness.waitForHost();
+});
