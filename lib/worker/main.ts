@@ -1,6 +1,6 @@
 import type { Runtime } from 'webextension-polyfill';
 import { PROTOCOL_VERSION } from '../protocol/identity';
-import type { BrowserInfo, Envelope, Hello, ProfileInfo } from '../protocol/messages';
+import type { Envelope, Hello } from '../protocol/messages';
 import type { AttachedClient, BrowserStatus } from '../protocol/methods';
 import { PAGE_PORT, PANEL_PORT } from '../protocol/ports';
 import { browser, chromeExtras, lastErrorMessage } from './ext';
@@ -130,4 +130,3 @@ export function startWorker(): void {
   link.start();
 }
 
-export type { BrowserInfo, ProfileInfo };
