@@ -1,0 +1,93 @@
+import type { CDPSession } from 'playwright-core';
+import { sleep } from './stats';
+
+/**
+ * (f) The page at rest: nothing asked, an answer finished. Over `windowMs`:
+ *   - Performance.getMetrics deltas of the renderer's main thread (TaskDuration, ScriptDuration,
+ *     layouts, style recalcs), which cover the page and every isolated world, ours included;
+ *   - a V8 CPU profile (the isolate is shared by the main world and the content script's isolated
+ *     world), counting samples whose stack holds a chrome-extension:// frame: ours.
+ * `control` runs the same profile while `busy` runs (e.g. comet_poll calls), to show the profiler does
+ * see our content script when it works.
+ */
+export interface Activity {
+  windowMs: number;
+  taskMs: number;
+  scriptMs: number;
+  layouts: number;
+  styleRecalcs: number;
+  /** Samples with a chrome-extension:// frame on the stack, and their share of the window in ms. */
+  ourSamples: number;
+  ourMs: number;
+  /** Samples running any JavaScript (not idle, program or GC). */
+  jsSamples: number;
+}
+
+type Metrics = Record<string, number>;
+
+async function metrics(cdp: CDPSession): Promise<Metrics> {
+  const { metrics: list } = await cdp.send('Performance.getMetrics');
+  return Object.fromEntries(list.map((m) => [m.name, m.value]));
+}
+
+interface ProfileNode {
+  id: number;
+  callFrame: { url: string; functionName: string };
+  children?: number[];
+}
+
+function attribute(profile: { nodes: ProfileNode[]; samples?: number[]; timeDeltas?: number[] }) {
+  const parent = new Map<number, number>();
+  const byId = new Map(profile.nodes.map((n) => [n.id, n]));
+  for (const n of profile.nodes) for (const c of n.children ?? []) parent.set(c, n.id);
+  const ours = new Map<number, boolean>();
+  const isOurs = (id: number): boolean => {
+    const known = ours.get(id);
+    if (known !== undefined) return known;
+    const node = byId.get(id);
+    const up = parent.get(id);
+    const value = Boolean(node?.callFrame.url.startsWith('chrome-extension://')) || (up !== undefined && isOurs(up));
+    ours.set(id, value);
+    return value;
+  };
+  const notJs = new Set(['(idle)', '(program)', '(root)', '(garbage collector)']);
+  let ourSamples = 0;
+  let ourMicros = 0;
+  let jsSamples = 0;
+  const samples = profile.samples ?? [];
+  samples.forEach((id, i) => {
+    const delta = profile.timeDeltas?.[i + 1] ?? 0;
+    if (!notJs.has(byId.get(id)?.callFrame.functionName ?? '')) jsSamples += 1;
+    if (isOurs(id)) {
+      ourSamples += 1;
+      ourMicros += delta;
+    }
+  });
+  return { ourSamples, ourMs: ourMicros / 1000, jsSamples };
+}
+
+export async function measureActivity(cdp: CDPSession, windowMs: number, busy?: () => Promise<void>): Promise<Activity> {
+  await cdp.send('Performance.enable', { timeDomain: 'timeTicks' });
+  await cdp.send('Profiler.enable');
+  await cdp.send('Profiler.setSamplingInterval', { interval: 200 });
+  const before = await metrics(cdp);
+  await cdp.send('Profiler.start');
+  const started = Date.now();
+  if (busy) await busy();
+  const left = windowMs - (Date.now() - started);
+  if (left > 0) await sleep(left);
+  const { profile } = await cdp.send('Profiler.stop');
+  const after = await metrics(cdp);
+  const window = Date.now() - started;
+  await cdp.send('Profiler.disable');
+  await cdp.send('Performance.disable');
+  const d = (name: string) => (after[name] ?? 0) - (before[name] ?? 0);
+  return {
+    windowMs: window,
+    taskMs: d('TaskDuration') * 1000,
+    scriptMs: d('ScriptDuration') * 1000,
+    layouts: d('LayoutCount'),
+    styleRecalcs: d('RecalcStyleCount'),
+    ...attribute(profile as unknown as { nodes: ProfileNode[]; samples?: number[]; timeDeltas?: number[] }),
+  };
+}

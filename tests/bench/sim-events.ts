@@ -1,0 +1,18 @@
+import type { Page } from 'playwright-core';
+
+interface SimEvent {
+  type: string;
+  turn: number;
+  at: number;
+}
+
+/**
+ * When the simulated page finished the answer to an ask made at or after `since`: the `at` of the
+ * last `answer-finished` in `window.__sim.events` (Date.now() in the page, right after the DOM
+ * changed). Read from the page's main world, where the simulator keeps its hook.
+ */
+export async function answerFinishedAt(page: Page, since: number): Promise<number | undefined> {
+  const events = await page.evaluate(() => (window as unknown as { __sim?: { events: SimEvent[] } }).__sim?.events ?? []);
+  const finished = events.filter((e) => e.type === 'answer-finished' && e.at >= since);
+  return finished.at(-1)?.at;
+}

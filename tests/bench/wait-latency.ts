@@ -1,0 +1,36 @@
+import type { SimWorld } from '../support/sim-harness';
+import { answerFinishedAt } from './sim-events';
+
+/**
+ * (a) ours: answer finished in the page → `comet_wait` resolved in this process. Each ask is a
+ * comet_ask then a comet_wait from the same MCP client; the clock is Date.now() on both sides (same
+ * machine). A fresh chat every `newChatEvery` asks keeps the thread short and mixes first turns
+ * (navigation + new page) with follow-ups.
+ */
+export interface WaitLatencyOptions {
+  asks: number;
+  /** Appended to the prompt, e.g. "#scenario:keywords". */
+  tag?: string;
+  newChatEvery?: number;
+  label: string;
+}
+
+export async function measureOurWait(world: SimWorld, options: WaitLatencyOptions): Promise<number[]> {
+  const latencies: number[] = [];
+  for (let i = 0; i < options.asks; i++) {
+    const since = Date.now();
+    const prompt = `${options.label} question ${i + 1} ${options.tag ?? ''}`.trim();
+    const asked = await world.call('comet_ask', { prompt, newChat: i % (options.newChatEvery ?? 5) === 0 });
+    if (asked.isError) throw new Error(`comet_ask failed: ${asked.text}`);
+    const waited = await world.call('comet_wait', { timeout: 30_000 });
+    const returnedAt = Date.now();
+    if (waited.isError) throw new Error(`comet_wait failed: ${waited.text}`);
+    if (!waited.text.includes(`${options.label} question ${i + 1}`)) {
+      throw new Error(`comet_wait returned an answer to another question:\n${waited.text.slice(0, 300)}`);
+    }
+    const finishedAt = await answerFinishedAt(world.page, since);
+    if (finishedAt === undefined) throw new Error(`no answer-finished event in the page for "${prompt}"`);
+    latencies.push(returnedAt - finishedAt);
+  }
+  return latencies;
+}
