@@ -1,0 +1,75 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { readSettings } from '../../lib/config/settings';
+import { allTools, selectTools } from '../../lib/mcp/tools';
+import { createFileLogger } from '../../lib/relay/logger';
+
+describe('COMET_* settings', () => {
+  it('keeps the reference defaults', () => {
+    expect(readSettings({})).toMatchObject({
+      COMET_PORT: 9222,
+      COMET_TIMEOUT: 30_000,
+      COMET_POLL_INTERVAL: 1000,
+      COMET_SCREENSHOT_FORMAT: 'png',
+      COMET_SCREENSHOT_QUALITY: 80,
+    });
+  });
+
+  it('names the variable and the problem when a value is bad', () => {
+    expect(() => readSettings({ COMET_SCREENSHOT_QUALITY: '180' })).toThrow(/COMET_SCREENSHOT_QUALITY="180" is not valid: .*Fix or unset it/);
+    expect(() => readSettings({ COMET_SCREENSHOT_FORMAT: 'gif' })).toThrow(/COMET_SCREENSHOT_FORMAT/);
+    expect(readSettings({ COMET_SCREENSHOT_FORMAT: '' }).COMET_SCREENSHOT_FORMAT).toBe('png');
+  });
+});
+
+describe('tool selection', () => {
+  it('offers the 13 comet_* tools, each with a title and a description', () => {
+    expect(allTools.map((t) => t.name)).toEqual([
+      'comet_connect',
+      'comet_ask',
+      'comet_poll',
+      'comet_wait',
+      'comet_stop',
+      'comet_screenshot',
+      'comet_mode',
+      'comet_list_tabs',
+      'comet_switch_tab',
+      'comet_get_sources',
+      'comet_list_conversations',
+      'comet_open_conversation',
+      'comet_get_page_content',
+    ]);
+    for (const tool of allTools) expect(tool.title && tool.description).toBeTruthy();
+  });
+
+  it('applies an allowlist and the read-only preset', () => {
+    expect(selectTools({ allow: ['comet_ask', 'comet_wait'] }).map((t) => t.name)).toEqual(['comet_ask', 'comet_wait']);
+    const readOnly = selectTools({ readOnly: true }).map((t) => t.name);
+    expect(readOnly).toContain('comet_poll');
+    expect(readOnly).not.toContain('comet_ask');
+    expect(readOnly).not.toContain('comet_stop');
+  });
+
+  it('rejects an unknown tool name, listing the known ones', () => {
+    expect(() => selectTools({ allow: ['comet_fly'] })).toThrow(/Unknown tool name\(s\) in --tools: comet_fly\. Known tools: comet_connect/);
+  });
+});
+
+describe('file logger', () => {
+  it('rotates at the size limit and keeps a bounded number of files', () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'cr-log-'));
+    const log = createFileLogger({ dir, name: 'host', maxBytes: 200, keep: 2 });
+    for (let i = 0; i < 20; i++) log.info(`line ${i} ${'x'.repeat(40)}`);
+    expect(fs.readdirSync(dir).sort()).toEqual(['host.log', 'host.log.1', 'host.log.2']);
+    expect(fs.statSync(path.join(dir, 'host.log')).size).toBeLessThanOrEqual(200);
+    expect(fs.readFileSync(path.join(dir, 'host.log'), 'utf8')).toContain('line 19');
+    fs.rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('never throws, even when its folder cannot be written', () => {
+    const log = createFileLogger({ dir: '/dev/null/comet-relay', name: 'host' });
+    expect(() => log.error('still fine')).not.toThrow();
+  });
+});
