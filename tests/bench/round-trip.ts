@@ -1,5 +1,6 @@
 import { performance } from 'node:perf_hooks';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import type { Worker } from 'playwright-core';
 import { RelayClient } from '../../lib/relay/client';
 
 /**
@@ -41,5 +42,27 @@ export async function hostOnlyRoundTrips(home: string, count = 200, warmUp = 20)
     });
   } finally {
     relay.close();
+  }
+}
+
+/**
+ * Diagnostic: runs `fn` with the service worker's `chrome.storage.session.set` replaced by a no-op,
+ * then puts it back. The worker saves the side panel's activity feed (and threads) there after every
+ * call; this shows how much of a round trip those writes cost.
+ */
+export async function withSessionStorageWritesOff<T>(worker: Worker, fn: () => Promise<T>): Promise<T> {
+  await worker.evaluate(() => {
+    const session = (globalThis as unknown as { chrome: { storage: { session: Record<string, unknown> } } }).chrome.storage.session;
+    session.__benchSet = session.set;
+    session.set = async () => {};
+  });
+  try {
+    return await fn();
+  } finally {
+    await worker.evaluate(() => {
+      const session = (globalThis as unknown as { chrome: { storage: { session: Record<string, unknown> } } }).chrome.storage.session;
+      session.set = session.__benchSet;
+      delete session.__benchSet;
+    });
   }
 }
