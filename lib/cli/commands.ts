@@ -94,7 +94,7 @@ export const COMMANDS: Record<string, Command> = {
         browsers: parseBrowsers(values.browser ?? 'all'),
         userDataDir: values['user-data-dir'],
         home: values.home,
-        cliPath: defaultCliPath(import.meta.url),
+        cliPath: defaultCliPath(),
       });
       process.stdout.write(`${report.lines.join('\n')}\n`);
       return report.ok ? 0 : 1;
@@ -135,7 +135,7 @@ export const COMMANDS: Record<string, Command> = {
           browsers: parseBrowsers(values.browser ?? 'all'),
           userDataDir: values['user-data-dir'],
           home: values.home,
-          cliPath: defaultCliPath(import.meta.url),
+          cliPath: defaultCliPath(),
           queryStatus: () => probe.call('browser.status', {}, { timeoutMs: 5000 }),
         });
         process.stdout.write(`${formatDoctor(report)}\n`);
@@ -158,7 +158,7 @@ export const COMMANDS: Record<string, Command> = {
         config = clientConfig(client, {
           npx: values.npx,
           home: values.home,
-          cliPath: defaultCliPath(import.meta.url),
+          cliPath: defaultCliPath(),
           httpUrl: `http://127.0.0.1:${parsePort(values.port, 7777)}/mcp`,
           token: client === 'http' ? readToken(values.home ?? stateDir()) : undefined,
         });

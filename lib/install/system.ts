@@ -121,11 +121,12 @@ export function errorMessage(error: unknown): string {
 }
 
 /**
- * The built CLI the launcher and client configs should run. Inside the bundle (`dist/cli.js`)
- * that is the bundle itself; from sources (tsx, vitest) it is `<repo>/dist/cli.js`.
+ * The built CLI the launcher and client configs should run. Inside the bundle that is
+ * `dist/cli.js`, beside whichever of its chunks this code landed in; from sources (tsx, vitest)
+ * it is `<repo>/dist/cli.js`.
  */
 export function defaultCliPath(moduleUrl: string = import.meta.url): string {
   const self = fileURLToPath(moduleUrl);
-  if (/\.(c|m)?js$/.test(self)) return self;
+  if (/\.(c|m)?js$/.test(self)) return path.join(path.dirname(self), 'cli.js');
   return path.resolve(path.dirname(self), '..', '..', 'dist', 'cli.js');
 }

@@ -1,9 +1,10 @@
 import type { ActivityEntry } from '../protocol/panel';
 import type { CallEvent } from './router';
+import { coalescedSaver } from './session-store';
 
 /**
  * The side panel's feed of MCP tool calls, kept for this browser session (bounded). It is saved to
- * browser.storage.session after each change (coalesced), so a restarted service worker shows the
+ * browser.storage.session shortly after changes (debounced), so a restarted service worker shows the
  * same feed; calls that were running when the worker stopped are marked as interrupted.
  */
 const MAX_ENTRIES = 200;
@@ -59,12 +60,14 @@ export function resultSummary(method: string, result: unknown): string | undefin
 
 export class ActivityLog {
   private list: ActivityEntry[] = [];
-  private saving = false;
+  private readonly save?: () => void;
 
   constructor(
     private readonly onChange: () => void,
     private readonly store?: ActivityStore,
-  ) {}
+  ) {
+    if (store) this.save = coalescedSaver(store, () => this.list.slice());
+  }
 
   /** Loads what an earlier run of the worker saved; entries recorded meanwhile stay on top. */
   async restore(now = Date.now()): Promise<void> {
@@ -116,11 +119,6 @@ export class ActivityLog {
 
   private changed(): void {
     this.onChange();
-    if (!this.store || this.saving) return;
-    this.saving = true;
-    queueMicrotask(() => {
-      this.saving = false;
-      void this.store?.save(this.list.slice()).catch(() => {});
-    });
+    this.save?.();
   }
 }

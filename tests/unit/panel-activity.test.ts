@@ -1,8 +1,9 @@
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import type { Request } from '../../lib/protocol/messages';
 import type { ActivityEntry } from '../../lib/protocol/panel';
 import { ActivityLog, resultSummary } from '../../lib/worker/activity';
 import { ModeState } from '../../lib/worker/page-watch';
+import { SAVE_DELAY_MS } from '../../lib/worker/session-store';
 
 const call = (id: string, method: string, tool?: string): Request => ({
   kind: 'request',
@@ -34,9 +35,12 @@ describe('ActivityLog', () => {
         saved = entries;
       },
     };
+    vi.useFakeTimers();
     const log = new ActivityLog(() => {}, store);
     log.record({ phase: 'start', request: call('a', 'page.wait', 'comet_wait'), at: 1 });
-    await Promise.resolve();
+    expect(saved).toHaveLength(0); // debounced: one write for a burst of changes
+    vi.advanceTimersByTime(SAVE_DELAY_MS);
+    vi.useRealTimers();
     expect(saved).toHaveLength(1);
     const after = new ActivityLog(() => {}, store);
     after.record({ phase: 'start', request: call('z', 'tabs.list', 'comet_list_tabs'), at: 5 });
