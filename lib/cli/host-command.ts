@@ -18,5 +18,8 @@ export async function runHostCommand(callerOrigin?: string): Promise<number> {
   process.once('SIGTERM', () => stop('SIGTERM'));
   process.once('SIGINT', () => stop('SIGINT'));
   await host.done;
+  // A client that never hangs up, or a server left open because a newer host owns the socket
+  // path, must not keep a retired host alive: give pending writes a moment, then leave.
+  setTimeout(() => process.exit(0), 300).unref();
   return 0;
 }

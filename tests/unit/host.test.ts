@@ -209,3 +209,33 @@ describe('deadlines and approvals', () => {
     expect(await extension.next('cancel')).toMatchObject({ id: request.id });
   });
 });
+
+describe('host process', () => {
+  it('exits when the browser closes its stdin, with a client attached', async () => {
+    const { spawn } = await import('node:child_process');
+    const { CLI } = await import('../support/harness');
+    if (!fs.existsSync(CLI)) return; // built by `npm test` before the unit tests run
+    const processHome = fs.mkdtempSync(path.join(os.tmpdir(), 'cr-hostproc-'));
+    const child = spawn(process.execPath, [CLI, 'chrome-extension://test/'], {
+      env: { ...process.env, COMET_RELAY_HOME: processHome },
+      stdio: ['pipe', 'pipe', 'ignore'],
+    });
+    child.stdin.write(
+      encodeFrame({
+        kind: 'hello',
+        role: 'extension',
+        protocolVersion: PROTOCOL_VERSION,
+        version: '0.1.0',
+        profile: { id: 'processprofile', label: 'p' },
+        browser: { name: 'Chromium', version: '1', userAgent: 'u' },
+      }),
+    );
+    const attached = new RelayClient({ home: processHome, client: { name: 'clingy' }, transport: 'stdio', hostWaitMs: 5000 });
+    await attached.hostStatus();
+    const exited = new Promise<number | null>((resolve) => child.once('exit', resolve));
+    child.stdin.end();
+    expect(await exited).toBe(0);
+    attached.close();
+    fs.rmSync(processHome, { recursive: true, force: true });
+  });
+});
