@@ -39,6 +39,8 @@ const ICONS: Record<string, string> = {
   slash: `<path ${S} d="M16 4L8 20"/>`,
   globe: `<circle ${S} cx="12" cy="12" r="9"/><path ${S} d="M3 12h18M12 3c3 3 3 15 0 18M12 3c-3 3-3 15 0 18"/>`,
   'alert-triangle': `<path ${S} d="M12 3l10 18H2zM12 10v5M12 18h.01"/>`,
+  'message-question': `<path ${S} d="M4 4h16v12H9l-5 4zM10 8a2 2 0 1 1 3 1.7c-.6.4-1 .8-1 1.3M12 13.5h.01"/>`,
+  'hand-stop': `<path ${S} d="M8 13V5a1.5 1.5 0 0 1 3 0v6M11 11V4a1.5 1.5 0 0 1 3 0v7M14 11V5a1.5 1.5 0 0 1 3 0v8a7 7 0 0 1-12 5l-2-4a1.5 1.5 0 0 1 2.5-1.5L8 15"/>`,
   mic: `<path ${S} d="M9 4a3 3 0 0 1 6 0v7a3 3 0 0 1-6 0zM5 11a7 7 0 0 0 14 0M12 18v3"/>`,
 };
 

@@ -3,6 +3,7 @@
  * tests/fixtures/pages/{A|B}-{name}.html
  *
  *   npm run sim:save-pages            (needs Chromium: CHROMIUM_PATH or /usr/bin/chromium)
+ *   npm run sim:save-pages -- --tasks-only   (only the computer-task pages: questions, confirmations)
  *
  * A snapshot is `document.documentElement.outerHTML` with the page's <script> elements removed (the
  * simulator's boot data and bundle are not part of the page a content script reads), preceded by a
@@ -135,7 +136,23 @@ async function savePages(gen: Generation, site: SimSite, page: Page): Promise<vo
   await snapshot(page, gen, 'library', 'library listing every thread');
 }
 
+/** Computer tasks paused on the person: a question with suggested answers, a confirmation, and after a reply. */
+async function saveTaskPages(gen: Generation, page: Page): Promise<void> {
+  await askFromHome(page, 'Plan a weekend trip #scenario:task-question');
+  await waitEvent(page, 'waiting');
+  await snapshot(page, gen, 'task-question', 'computer task waiting on a question (suggested answers, text field, Send)');
+  await page.getByRole('textbox', { name: 'Your answer' }).fill('Lyon, please');
+  await page.getByRole('button', { name: 'Send answer' }).click();
+  await waitEvent(page, 'answer-finished');
+  await snapshot(page, gen, 'task-question-answered', 'the same task after the reply, finished with an answer quoting it');
+
+  await askFromHome(page, 'Book dinner #scenario:task-confirm');
+  await waitEvent(page, 'waiting');
+  await snapshot(page, gen, 'task-confirm', 'computer task waiting on a confirmation (Approve / Deny)');
+}
+
 async function main(): Promise<void> {
+  const tasksOnly = process.argv.includes('--tasks-only');
   fs.mkdirSync(OUT, { recursive: true });
   const browser = await chromium.launch({
     executablePath: process.env.CHROMIUM_PATH || '/usr/bin/chromium',
@@ -149,7 +166,8 @@ async function main(): Promise<void> {
       await routeSim(context, site);
       const page = await context.newPage();
       page.on('pageerror', (e) => console.error(`page error (${gen}):`, e.message));
-      await savePages(gen, site, page);
+      if (!tasksOnly) await savePages(gen, site, page);
+      await saveTaskPages(gen, page);
       await context.close();
     }
   } finally {

@@ -7,13 +7,16 @@
  * gets that scenario; otherwise the site's current scenario (option `scenario`, or `setScenario`).
  * An unknown name in a prompt falls back to the site's scenario.
  *
- * Extension point (computer-mode tasks, not built yet): add entries to SCENARIOS (e.g. 'task-question',
- * 'task-confirm', 'task-sign-in', 'task-sleep', 'task-fail', 'task-files') whose `build` emits new
- * ScriptEvent kinds (declared in types.ts) and render them in client/thread.ts `applyEvent`. `ctx.mode`
- * tells a builder whether the ask was made in computer mode.
+ * Computer-mode tasks: 'task-question' and 'task-confirm' emit an `interaction` event (types.ts) where
+ * the turn pauses until the person replies (POST /_sim/api/reply); the scenario's `resume` then builds
+ * what follows, with times counted from the reply, and the server appends it to the turn's script.
+ *
+ * Extension point (more computer-mode tasks, not built yet): 'task-sign-in', 'task-sleep', 'task-fail',
+ * 'task-files' would add ScriptEvent kinds (declared in types.ts) rendered in client/thread.ts `apply`.
+ * `ctx.mode` tells a builder whether the ask was made in computer mode.
  */
 import { answerTokens } from './answer';
-import type { Block, Inline, ModeId, ScriptEvent, Source, TurnScript } from './types';
+import type { Block, Inline, ModeId, ScriptEvent, Source, TurnReply, TurnScript } from './types';
 
 export interface ScenarioContext {
   query: string;
@@ -23,6 +26,11 @@ export interface ScenarioContext {
 export interface ScenarioDef {
   description: string;
   build(ctx: ScenarioContext): TurnScript;
+  /**
+   * For scenarios that pause on an `interaction` event: what happens after the reply. Event times
+   * count from the reply; the answer and sources replace the turn's.
+   */
+  resume?(ctx: ScenarioContext, reply: TurnReply): TurnScript;
 }
 
 // ---------------------------------------------------------------------------------------------------
@@ -67,6 +75,14 @@ class Timeline {
     this.events.push({ t, type: 'finish' });
     return this;
   }
+  ask(t: number, prompt: string, options?: string[]): this {
+    this.events.push({ t, type: 'interaction', kind: 'ask_user_question', prompt, ...(options ? { options } : {}) });
+    return this;
+  }
+  confirm(t: number, prompt: string): this {
+    this.events.push({ t, type: 'interaction', kind: 'confirm_action', prompt });
+    return this;
+  }
   error(t: number, message: string): this {
     this.events.push({ t, type: 'error', message });
     return this;
@@ -82,6 +98,7 @@ const I = {
   blocks: 'pplx-icon-blocks',
   worldSearch: 'pplx-icon-world-search',
   bolt: 'pplx-icon-bolt',
+  click: 'pplx-icon-click',
 };
 
 export function stripScenarioTag(query: string): string {
@@ -338,6 +355,63 @@ function groupedCitationsScenario(ctx: ScenarioContext): TurnScript {
   return { events: tl.events, answer, sources };
 }
 
+// Computer-mode tasks that wait on the person
+
+const TASK_QUESTION = 'Which city should I plan this for?';
+const TASK_QUESTION_OPTIONS = ['Paris', 'Lyon', 'Marseille'];
+export const TASK_CONFIRM = 'Book the table at Chez Nous for 2 on Friday 19:30?';
+
+function taskQuestionScenario(ctx: ScenarioContext): TurnScript {
+  const tl = new Timeline();
+  tl.step(0, I.prepare, 'Preparing to assist…')
+    .step(150, I.blocks, `Planning "${shortQuery(ctx.query)}"`)
+    .step(300, I.worldSearch, 'Opening a browser')
+    .step(450, I.bolt, 'Asking you a question')
+    .ask(550, TASK_QUESTION, TASK_QUESTION_OPTIONS);
+  return { events: tl.events, answer: [], sources: [] };
+}
+
+function taskQuestionResume(ctx: ScenarioContext, reply: TurnReply): TurnScript {
+  const text = reply.kind === 'answer' ? reply.text : reply.kind;
+  const sources = [POOL.wikipedia, POOL.nytimes];
+  const answer: Block[] = [
+    p(`You answered “${text}”, so the plan for “${shortQuery(ctx.query)}” is for ${text}.`, { cite: [0] }),
+    {
+      type: 'ul',
+      items: [[`Day 1: walk the old town of ${text}.`], [`Day 2: museums and markets in ${text}.`, { cite: [1] }]],
+    },
+    p('The task is complete.'),
+  ];
+  const tl = new Timeline();
+  tl.step(0, I.found, `Got your answer: ${text}`)
+    .step(150, I.worldSearch, `Searching "${text} itinerary"`)
+    .step(300, I.read, 'Reading nytimes.com');
+  tl.stream(400, 900, 0, answerTokens(answer), 5).finish(900);
+  return { events: tl.events, answer, sources };
+}
+
+function taskConfirmScenario(_ctx: ScenarioContext): TurnScript {
+  const tl = new Timeline();
+  tl.step(0, I.prepare, 'Preparing to assist…')
+    .step(150, I.worldSearch, 'Opening chez-nous.example')
+    .step(300, I.read, 'Checking availability for Friday')
+    .step(450, I.found, 'Found a table for 2 at 19:30')
+    .confirm(550, TASK_CONFIRM);
+  return { events: tl.events, answer: [], sources: [] };
+}
+
+function taskConfirmResume(_ctx: ScenarioContext, reply: TurnReply): TurnScript {
+  const approved = reply.kind === 'approve';
+  const answer: Block[] = approved
+    ? [p('I booked the table at Chez Nous for 2 on Friday at 19:30.'), p('Your confirmation number is CN-4821.')]
+    : [p('I did not book the table at Chez Nous: you denied the action, so nothing was reserved.')];
+  const tl = new Timeline();
+  if (approved) tl.step(0, I.found, 'You approved the booking').step(150, I.click, 'Booking the table').step(300, I.found, 'Booking confirmed');
+  else tl.step(0, I.found, 'You denied the booking');
+  tl.stream(400, 800, 0, answerTokens(answer), 4).finish(800);
+  return { events: tl.events, answer, sources: [] };
+}
+
 export const SCENARIOS: Record<string, ScenarioDef> = {
   short: { description: 'A few sentences with 3 citations (one grouped), ~1 s at speed 1.', build: shortScenario },
   long: { description: 'A 50,000+ character report with headings, lists, a code block and a nested prose block.', build: longScenario },
@@ -347,6 +421,16 @@ export const SCENARIOS: Record<string, ScenarioDef> = {
   stopped: { description: 'Streams part of an answer, then works forever: only Stop ends it.', build: stoppedScenario },
   'deep-research': { description: '20 deep-research steps (blocks / world-search / bolt icons), then a report with code.', build: deepResearchScenario },
   'grouped-citations': { description: 'Several grouped name+N citations, overlapping URLs, a title-only entry.', build: groupedCitationsScenario },
+  'task-question': {
+    description: 'Computer task: 4 steps, then asks a question (free text or 3 suggested answers) and waits; the answer quotes the reply.',
+    build: taskQuestionScenario,
+    resume: taskQuestionResume,
+  },
+  'task-confirm': {
+    description: 'Computer task: 4 steps, then asks to confirm a booking (Approve / Deny) and waits; finishes either way.',
+    build: taskConfirmScenario,
+    resume: taskConfirmResume,
+  },
 };
 
 export const SCENARIO_NAMES = Object.keys(SCENARIOS);
@@ -360,6 +444,15 @@ export function scenarioFromPrompt(query: string): string | null {
 
 export function resolveScenario(query: string, siteScenario: string): string {
   return scenarioFromPrompt(query) ?? siteScenario;
+}
+
+/** A scenario's continuation after a reply, its times divided by `speed` and shifted by `offset` ms. */
+export function buildResume(name: string, ctx: ScenarioContext, reply: TurnReply, speed: number, offset: number): TurnScript | null {
+  const def = SCENARIOS[name];
+  if (!def?.resume) return null;
+  const script = def.resume(ctx, reply);
+  const k = speed > 0 ? 1 / speed : 1;
+  return { ...script, events: script.events.map((e) => ({ ...e, t: offset + Math.round(e.t * k) })) };
 }
 
 /** Builds a scenario's script with its times divided by `speed`. */

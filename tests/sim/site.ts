@@ -10,7 +10,7 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import { answerPlainText } from './answer';
 import { clientBundle } from './bundle';
 import { spriteHtml } from './icons';
-import { SCENARIO_NAMES, SCENARIOS, buildScript, resolveScenario, stripScenarioTag } from './scenarios';
+import { SCENARIO_NAMES, SCENARIOS, buildResume, buildScript, resolveScenario, stripScenarioTag } from './scenarios';
 import { CSS } from './styles';
 import type {
   AskRequest,
@@ -23,6 +23,7 @@ import type {
   ThreadKind,
   ThreadSummary,
   TurnData,
+  TurnReply,
 } from './types';
 
 export type { Generation } from './types';
@@ -321,6 +322,33 @@ export function createSimSite(options: SimOptions = {}): SimSite {
     return json(200, { ok: true, stoppedAfter: turn.stoppedAfter });
   }
 
+  /**
+   * The person's reply to a turn's interaction (question or confirmation): the turn's continuation is
+   * built now and appended to its script, timed from now. A second reply to the same turn is refused.
+   */
+  function reply(body: string | undefined): SimResponse {
+    let req: { thread?: string; turn?: number; reply?: TurnReply };
+    try {
+      req = JSON.parse(body ?? '') as typeof req;
+    } catch {
+      return json(400, { error: 'body must be JSON' });
+    }
+    const thread = req.thread ? findThread(req.thread) : undefined;
+    const turn = thread?.turns[req.turn ?? -1];
+    if (!thread || !turn) return json(404, { error: 'no such turn' });
+    const r = req.reply;
+    const valid = r && (r.kind === 'approve' || r.kind === 'deny' || (r.kind === 'answer' && typeof r.text === 'string' && r.text.trim() !== ''));
+    if (!valid) return json(400, { error: 'reply must be {kind:"answer",text} | {kind:"approve"} | {kind:"deny"}' });
+    if (turn.reply || turn.stoppedAfter !== null) return json(409, { error: 'this turn is not waiting for a reply' });
+    const now = Date.now();
+    const rest = buildResume(turn.scenario, { query: turn.query, mode: turn.mode }, r, speed, now - turn.startedAt);
+    if (!rest) return json(409, { error: 'this turn never asks anything' });
+    turn.script = { events: [...turn.script.events, ...rest.events], answer: rest.answer, sources: rest.sources };
+    turn.reply = { ...r, at: now };
+    thread.updatedAt = now;
+    return json(200, { turn });
+  }
+
   async function handle(req: SimRequest): Promise<SimResponse> {
     let url: URL;
     try {
@@ -342,6 +370,7 @@ export function createSimSite(options: SimOptions = {}): SimSite {
       const api = path.slice('/_sim/api/'.length);
       if (api === 'ask' && method === 'POST') return ask(req.body);
       if (api === 'stop' && method === 'POST') return stop(req.body);
+      if (api === 'reply' && method === 'POST') return reply(req.body);
       if (api === 'threads' && method === 'GET') {
         // Slow enough that the sidebar's skeleton loaders are visible for a moment.
         await sleep(300 / speed);

@@ -121,6 +121,13 @@ main.main{flex:1;min-width:0;display:flex;flex-direction:column;min-height:100vh
 .ml-xs{margin-left:2px}
 .caret{display:inline-block;width:8px;height:16px;background:#20808d;border-radius:2px;vertical-align:-2px;margin-left:2px}
 .answer-tools{display:flex;align-items:center;gap:4px;margin-top:8px;color:#64645f}
+.task-interaction{display:flex;flex-direction:column;gap:10px;margin:12px 0;padding:14px;border-radius:12px;border:1px solid #e5e5df;background:#fafaf7}
+.interaction-head{display:flex;align-items:center;gap:8px;font-size:13px;color:#6b6b66}
+.interaction-prompt{font-size:15px;font-weight:500}
+.interaction-options,.interaction-actions{display:flex;flex-wrap:wrap;gap:8px}
+.interaction-reply{display:flex;gap:8px;align-items:flex-end}
+.interaction-field{flex:1;resize:none;padding:8px 10px;border-radius:10px;border:1px solid #e5e5df;font:inherit}
+.pill-btn.primary{background:#1f6f6b;color:#fff;border-color:#1f6f6b}
 .error-box{display:flex;align-items:center;gap:10px;padding:12px 14px;border-radius:12px;background:#fdf0ee;color:#b42318;font-size:14.5px}
 .sources-list{display:flex;flex-direction:column;gap:8px}
 .source-card{display:block;border:1px solid #ececE6;border-radius:10px;padding:8px 12px;background:#fff}

@@ -41,7 +41,26 @@ export type ScriptEvent =
   | { t: number; type: 'step'; icon: string; text: string }
   | { t: number; type: 'tokens'; upto: number }
   | { t: number; type: 'finish' }
-  | { t: number; type: 'error'; message: string };
+  | { t: number; type: 'error'; message: string }
+  /**
+   * Computer mode: the agent asks the person something and pauses until the reply arrives (POST
+   * /_sim/api/reply). What follows comes from the scenario's `resume`, appended at reply time.
+   * Named after the Perplexity Computer server's events `ask_user_question` / `confirm_action`.
+   */
+  | InteractionEvent;
+
+export interface InteractionEvent {
+  t: number;
+  type: 'interaction';
+  kind: 'ask_user_question' | 'confirm_action';
+  /** The question, or the action to confirm. */
+  prompt: string;
+  /** Suggested answers of a question (each a button that sends it). */
+  options?: string[];
+}
+
+/** The person's reply to a turn's interaction. */
+export type TurnReply = { kind: 'answer'; text: string } | { kind: 'approve' } | { kind: 'deny' };
 
 export interface TurnScript {
   events: ScriptEvent[];
@@ -60,6 +79,8 @@ export interface TurnData {
   script: TurnScript;
   /** Set when the user pressed Stop: how many script events had been applied. */
   stoppedAfter: number | null;
+  /** The reply to the turn's interaction, once given (its continuation is already in `script`). */
+  reply?: TurnReply & { at: number };
 }
 
 export type ThreadKind = 'search' | 'copilot' | 'computer';
@@ -124,7 +145,7 @@ export interface AskResponse {
 
 /** Window hook for tests and benchmarks (never used by the extension, which reads only the DOM). */
 export interface SimEvent {
-  type: 'turn-started' | 'step' | 'answer-finished' | 'stopped' | 'error';
+  type: 'turn-started' | 'step' | 'answer-finished' | 'stopped' | 'error' | 'waiting' | 'replied';
   turn: number;
   at: number;
 }

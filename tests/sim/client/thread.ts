@@ -6,8 +6,8 @@
  * Each turn plays its server-built script with one timer at a time; nothing runs when nothing streams.
  */
 import { blockHtml, blockTokens, citationGroups, esc, iconHtml } from '../answer';
-import type { Block, ScriptEvent, Source, ThreadData, TurnData } from '../types';
-import { app, emit, fromHtml, h, icon, radixId } from './dom';
+import type { Block, InteractionEvent, ScriptEvent, Source, ThreadData, TurnData, TurnReply } from '../types';
+import { api, app, emit, fromHtml, h, icon, radixId } from './dom';
 
 type Status = 'working' | 'finished' | 'stopped' | 'error';
 
@@ -32,6 +32,7 @@ interface View {
   prose: HTMLElement | null;
   doneBlocks: number;
   partialEl: Element | null;
+  askSlot: HTMLElement;
   endSlot: HTMLElement;
 }
 
@@ -39,6 +40,8 @@ export interface ThreadHost {
   onWorkingChange(working: boolean): void;
   onStop(turn: TurnCtl): void;
   retry(query: string): void;
+  /** Sends the person's reply to the turn's interaction; resolves with the turn as the server now has it. */
+  reply(turn: TurnCtl, reply: TurnReply): Promise<TurnData>;
 }
 
 export class TurnCtl {
@@ -52,6 +55,9 @@ export class TurnCtl {
   queryOpen = false;
   tab: 'answer' | 'links' = 'answer';
   view: View | null = null;
+  /** The interaction the turn waits on (computer mode); the script is paused while it is set. */
+  pending: InteractionEvent | null = null;
+  private sending = false;
   private timer: ReturnType<typeof setTimeout> | null = null;
   private readonly starts: number[] = [];
   private readonly ends: number[] = [];
@@ -61,8 +67,14 @@ export class TurnCtl {
     private readonly host: ThreadHost,
   ) {
     this.el = h('div', { 'data-workflow-entry': String(data.index), class: 'turn' });
+    this.measure();
+  }
+
+  private measure(): void {
+    this.starts.length = 0;
+    this.ends.length = 0;
     let n = 0;
-    for (const b of data.script.answer) {
+    for (const b of this.data.script.answer) {
       this.starts.push(n);
       n += blockTokens(b);
       this.ends.push(n);
@@ -85,7 +97,7 @@ export class TurnCtl {
       return;
     }
     const elapsed = Date.now() - this.data.startedAt;
-    while (this.applied < evs.length && (evs[this.applied] as ScriptEvent).t <= elapsed) {
+    while (!this.pending && this.applied < evs.length && (evs[this.applied] as ScriptEvent).t <= elapsed) {
       this.apply(evs[this.applied] as ScriptEvent, live);
     }
     this.schedule();
@@ -93,7 +105,7 @@ export class TurnCtl {
 
   private schedule(): void {
     const next = this.data.script.events[this.applied];
-    if (!next || this.status !== 'working') return;
+    if (!next || this.status !== 'working' || this.pending) return;
     const delay = Math.max(0, this.data.startedAt + next.t - Date.now());
     this.timer = setTimeout(() => this.tick(), delay);
   }
@@ -102,7 +114,7 @@ export class TurnCtl {
     this.timer = null;
     const evs = this.data.script.events;
     const elapsed = Date.now() - this.data.startedAt;
-    while (this.status === 'working' && this.applied < evs.length && (evs[this.applied] as ScriptEvent).t <= elapsed) {
+    while (this.status === 'working' && !this.pending && this.applied < evs.length && (evs[this.applied] as ScriptEvent).t <= elapsed) {
       this.apply(evs[this.applied] as ScriptEvent, true);
     }
     this.schedule();
@@ -131,20 +143,52 @@ export class TurnCtl {
         this.end('error');
         if (live) emit('error', this.index);
         break;
+      case 'interaction':
+        // Answered already (a reload after the reply): its continuation follows in the script.
+        if (this.data.reply) break;
+        this.pending = ev;
+        this.renderSteps();
+        this.renderInteraction();
+        if (live) emit('waiting', this.index);
+        break;
       default:
         // Event kinds from future scenarios (computer-mode tasks) are ignored until rendered here.
         break;
     }
   }
 
+  /** The person answered: the server appends the continuation, and the script plays on from it. */
+  private async send(reply: TurnReply): Promise<void> {
+    if (!this.pending || this.sending) return;
+    this.sending = true;
+    this.renderInteraction();
+    try {
+      const turn = await this.host.reply(this, reply);
+      this.data.script = turn.script;
+      if (turn.reply) this.data.reply = turn.reply;
+      this.measure();
+      this.pending = null;
+      emit('replied', this.index);
+    } catch {
+      // The box stays; the person can try again.
+    } finally {
+      this.sending = false;
+    }
+    this.renderSteps();
+    this.renderInteraction();
+    this.tick();
+  }
+
   private end(status: Status): void {
     this.status = status;
+    this.pending = null;
     this.stepsOpen = false;
     if (this.timer) clearTimeout(this.timer);
     this.timer = null;
     if (this.view) {
       this.renderSteps();
       this.renderAnswer();
+      this.renderInteraction();
       this.renderEnd();
     }
     this.host.onWorkingChange(false);
@@ -236,13 +280,15 @@ export class TurnCtl {
     linksTab.addEventListener('click', () => select('links'));
 
     const stepsBox = h('div', { class: 'contents' });
+    const askSlot = h('div', {});
     const endSlot = h('div', {});
-    answerPanel.append(stepsBox, endSlot);
+    answerPanel.append(stepsBox, askSlot, endSlot);
     this.el.replaceChildren(queryBlock, tablist, answerPanel, linksPanel);
-    this.view = { stepsBox, answerPanel, linksPanel, answerTab, linksTab, prose: null, doneBlocks: 0, partialEl: null, endSlot };
+    this.view = { stepsBox, answerPanel, linksPanel, answerTab, linksTab, prose: null, doneBlocks: 0, partialEl: null, askSlot, endSlot };
     this.paintTabs();
     this.renderSteps();
     this.renderAnswer();
+    this.renderInteraction();
     this.renderEnd();
   }
 
@@ -292,7 +338,7 @@ export class TurnCtl {
     const v = this.view;
     if (!v) return;
     const n = this.steps.length;
-    const working = this.status === 'working';
+    const working = this.status === 'working' && !this.pending;
     const label =
       this.status === 'working'
         ? (this.steps[n - 1]?.text ?? 'Working…')
@@ -302,7 +348,9 @@ export class TurnCtl {
     const head = h(
       'button',
       { type: 'button', class: 'flex items-center gap-2 flex-1', 'aria-expanded': String(this.stepsOpen) },
-      working ? h('span', { class: 'spinner animate-spin', 'aria-hidden': 'true' }) : icon('pplx-icon-circle-check'),
+      working
+        ? h('span', { class: 'spinner animate-spin', 'aria-hidden': 'true' })
+        : icon(this.pending ? 'pplx-icon-message-question' : 'pplx-icon-circle-check'),
       h('span', { class: working ? 'animate-pulse' : '' }, label),
     );
     head.addEventListener('click', () => {
@@ -310,7 +358,7 @@ export class TurnCtl {
       this.renderSteps();
     });
     const headRow = h('div', { class: 'steps-head' }, head);
-    if (working && app.generation === 'B') {
+    if (this.status === 'working' && app.generation === 'B') {
       const cancel = h('button', { type: 'button', class: 'cancel', 'aria-label': 'Cancel' }, 'Cancel');
       cancel.addEventListener('click', () => this.host.onStop(this));
       headRow.append(cancel);
@@ -329,6 +377,70 @@ export class TurnCtl {
       return;
     }
     v.stepsBox.replaceChildren(box);
+  }
+
+  /**
+   * What the paused task waits on, inside the turn: a question (prompt, suggested answers, a text field
+   * and Send) or a confirmation (prompt, Approve / Deny). Gone once answered, stopped or finished.
+   */
+  private renderInteraction(): void {
+    const v = this.view;
+    if (!v) return;
+    const ev = this.pending;
+    if (!ev) {
+      v.askSlot.replaceChildren();
+      return;
+    }
+    const question = ev.kind === 'ask_user_question';
+    const head = question ? 'Waiting for your input' : 'Waiting for your confirmation';
+    const box = h(
+      'div',
+      {
+        class: 'task-interaction',
+        role: 'group',
+        'aria-label': head,
+        'data-testid': question ? 'ask-user-question' : 'confirm-action',
+      },
+      h('div', { class: 'interaction-head' }, icon(question ? 'pplx-icon-message-question' : 'pplx-icon-hand-stop', 'icon icon-sm'), h('span', {}, head)),
+      h('div', { class: 'interaction-prompt select-text' }, ev.prompt),
+    );
+    const busy = this.sending;
+    const btn = (label: string, cls: string, onClick: () => void, aria = label) => {
+      const b = h('button', { type: 'button', class: cls, 'aria-label': aria }, label);
+      if (busy) b.setAttribute('disabled', '');
+      b.addEventListener('click', onClick);
+      return b;
+    };
+    if (question) {
+      if (ev.options?.length) {
+        const opts = h('div', { class: 'interaction-options', role: 'group', 'aria-label': 'Suggested answers' });
+        for (const o of ev.options) opts.append(btn(o, 'pill-btn', () => void this.send({ kind: 'answer', text: o })));
+        box.append(opts);
+      }
+      const field = h('textarea', { class: 'interaction-field', rows: '2', placeholder: 'Type your answer…', 'aria-label': 'Your answer' }) as HTMLTextAreaElement;
+      if (busy) field.setAttribute('disabled', '');
+      const sendBtn = btn('Send', 'pill-btn primary', () => {
+        const text = field.value.trim();
+        if (text) void this.send({ kind: 'answer', text });
+      }, 'Send answer');
+      field.addEventListener('keydown', (e) => {
+        if (e.key === 'Enter' && !e.shiftKey) {
+          e.preventDefault();
+          sendBtn.click();
+        }
+      });
+      box.append(h('div', { class: 'interaction-reply' }, field, sendBtn));
+    } else {
+      box.append(
+        h(
+          'div',
+          { class: 'interaction-actions' },
+          btn('Approve', 'pill-btn primary', () => void this.send({ kind: 'approve' })),
+          btn('Deny', 'pill-btn', () => void this.send({ kind: 'deny' })),
+        ),
+      );
+    }
+    v.askSlot.replaceChildren(box);
   }
 
   /** Brings the answer DOM up to `tokens`, appending completed blocks and redrawing only the last one. */
@@ -409,7 +521,7 @@ export class ThreadView {
   /** `liveTurn`: index of a turn just asked in this page (its events are reported as they happen). */
   constructor(
     readonly thread: ThreadData,
-    private readonly host: ThreadHost,
+    private readonly host: Omit<ThreadHost, 'reply'>,
     liveTurn = -1,
   ) {
     this.list = h('div', { class: 'flex flex-col' });
@@ -435,6 +547,7 @@ export class ThreadView {
       onWorkingChange: () => this.host.onWorkingChange(this.working),
       onStop: (x) => this.host.onStop(x),
       retry: (q) => this.host.retry(q),
+      reply: async (x, r) => (await api<{ turn: TurnData }>('reply', { thread: this.thread.id, turn: x.index, reply: r })).turn,
     });
     this.turns.push(t);
     this.list.append(t.el);
