@@ -1,9 +1,11 @@
 import { RelayError } from '../protocol/errors';
+import type { ThreadReply } from '../protocol/watch';
 import { chooseSelectorSet, chromeMajorFrom, type Mode, type ProbeReport, type SelectorSet } from '../selectors';
 import { ask, type AskHandle, type StopResult, stop } from './actions';
 import { pageContent, type PageContent } from './content';
 import type { PageContext } from './context';
 import { type Conversation, listConversations } from './conversations';
+import { respond } from './interactions';
 import { getMode, type ModeRead, type ModeSwitch, setMode } from './mode';
 import { PageWatcher, type WaitOutcome, waitForAnswer } from './observer';
 import { poll, type PollResult, readTurn, turnsOf } from './reader';
@@ -40,6 +42,8 @@ export interface PageDriver {
   sources(params?: { expand?: boolean; openTab?: boolean }): Promise<SourcesResult>;
   conversations(): Promise<{ conversations: Conversation[] }>;
   content(params?: { maxLength?: number }): Promise<PageContent>;
+  /** Answers what a paused task waits on (question, confirmation), for the side panel. */
+  respond(params: { interactionId: string; reply: ThreadReply }): Promise<{ ok: boolean }>;
   /** For tests and the side panel: the page watcher (events, active state). */
   readonly watcher: PageWatcher;
 }
@@ -128,5 +132,6 @@ export function createPageDriver(win: Window): PageDriver {
     sources: (params = {}) => guard('reading sources', () => readSources(ctx(), params)),
     conversations: () => guard('listing conversations', () => ({ conversations: listConversations(ctx()) })),
     content: (params = {}) => guard('reading the page', () => pageContent(ctx(), params.maxLength)),
+    respond: ({ interactionId, reply }) => guard('answering the page', () => respond(ctx(), interactionId, reply)),
   };
 }

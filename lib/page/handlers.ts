@@ -1,4 +1,5 @@
 import { chooseSelectorSet, chromeMajorFrom, type Mode } from '../selectors';
+import type { ThreadReply } from '../protocol/watch';
 import { createPageDriver, type PageDriver, type WaitCallParams } from './driver';
 import { watchPage } from './watch';
 
@@ -32,6 +33,7 @@ export function pageHandlers(win: Window): PageHandlers {
     'page.sources': async (params: { expand?: boolean; openTab?: boolean }) => page().sources(params),
     'page.conversations': async () => page().conversations(),
     'page.watch': async (_params: Record<string, never>, context: HandlerContext) => watchPage(win, page(), context),
+    'page.respond': async (params: { interactionId: string; reply: ThreadReply }) => page().respond(params),
   };
 }
 

@@ -2,6 +2,7 @@ import { RelayError } from '../protocol/errors';
 import type { SelectorSet } from '../selectors';
 import type { WaitFor } from './context';
 import { all, closest, outermost, union } from './dom';
+import { readInteractions } from './interactions';
 import { hasSpinner, isPlaceholder, readError, readSteps, stopButton, turnsOf } from './reader';
 
 /**
@@ -26,6 +27,15 @@ export interface Snapshot {
   answerLength: number;
   error?: string;
   placeholder: boolean;
+  /** Computer mode: the first thing the current turn waits on the person for (question, confirmation). */
+  waitingFor?: WaitingFor;
+}
+
+/** What a paused task asks the person (from the page's interaction box). */
+export interface WaitingFor {
+  type: string;
+  text: string;
+  options?: string[];
 }
 
 export type PageEvent =
@@ -71,6 +81,7 @@ export function takeSnapshot(doc: Document, set: SelectorSet): Snapshot {
   );
   const answerLength = (prose.length ? prose : answers).reduce((n, p) => n + (p.textContent ?? '').trim().length, 0);
   const error = readError(turn, set);
+  const pending = readInteractions(doc, set)[0];
   return {
     ...base,
     hasStopButton: hasStop,
@@ -81,6 +92,7 @@ export function takeSnapshot(doc: Document, set: SelectorSet): Snapshot {
     answerLength,
     ...(error ? { error } : {}),
     placeholder: isPlaceholder(turn, set),
+    ...(pending ? { waitingFor: { type: pending.type, text: pending.text, ...(pending.options ? { options: pending.options } : {}) } } : {}),
   };
 }
 
@@ -226,7 +238,8 @@ export class PageWatcher {
 
 // ---------------------------------------------------------------- waiting for an answer
 
-export type WaitStatus = 'completed' | 'timeout' | 'stalled' | 'error' | 'stopped';
+/** `waiting`: the agent paused on a question or confirmation for the person (computer mode). */
+export type WaitStatus = 'completed' | 'timeout' | 'stalled' | 'error' | 'stopped' | 'waiting';
 
 export interface WaitParams {
   /** Only a turn with index >= afterTurn counts (the turn count captured before submitting). */
@@ -252,6 +265,8 @@ export interface WaitOutcome {
   totalLength: number;
   hasStopButton: boolean;
   error?: string;
+  /** With status `waiting`: what the agent asks the person. */
+  waitingFor?: WaitingFor;
   url: string;
   elapsedMs: number;
 }
@@ -316,6 +331,7 @@ export function waitForAnswer(
             currentStep: status === 'completed' ? '' : (steps.at(-1) ?? ''),
             hasStopButton: snap.hasStopButton,
             ...(error ? { error } : {}),
+            ...(status === 'waiting' && snap.waitingFor ? { waitingFor: snap.waitingFor } : {}),
             url: snap.url,
             elapsedMs: Date.now() - started,
           });
@@ -350,6 +366,8 @@ export function waitForAnswer(
         for (const text of fresh) params.onStep?.(text, snap.steps);
       }
       if (snap.error) return finish('error', snap);
+      // Paused on the person: waiting longer would only run into the timeout.
+      if (snap.waitingFor) return finish('waiting', snap);
       // Once we saw it work, the stop button and spinners going away is the page saying "done",
       // even with nothing to show (→ "completed with no visible response").
       const finished = looksFinished(snap) || (sawWorking && !snap.hasStopButton && !snap.hasLoadingSpinner && !snap.placeholder);

@@ -2,6 +2,7 @@ import type { WatchSnapshot, WatchStatus } from '../protocol/watch';
 import { type Mode, SELECTOR_SETS, type SelectorSet } from '../selectors';
 import { listConversations } from './conversations';
 import { first } from './dom';
+import { readInteractions } from './interactions';
 import type { PageDriver } from './driver';
 import { modeOf } from './mode';
 import { looksFinished, type Snapshot } from './observer';
@@ -44,6 +45,7 @@ export function visibleMode(doc: Document, set: SelectorSet): Mode | null {
 export function watchStatus(s: Snapshot): WatchStatus {
   if (s.turnIndex < 0) return 'idle';
   if (s.error) return 'error';
+  if (s.waitingFor) return 'waiting';
   if (s.hasStopButton || s.hasLoadingSpinner) return 'working';
   if (looksFinished(s) || s.placeholder) return 'done';
   return 'working';
@@ -67,7 +69,7 @@ export function watchSnapshot(win: Window, set: SelectorSet, snap: Snapshot, dri
     latestStep: snap.steps.at(-1) ?? '',
     question: turn ? readQuestionNow(turn, set) : '',
     ...(snap.error ? { error: snap.error } : {}),
-    interactions: [],
+    interactions: turn ? readInteractions(doc, set) : [],
     conversations: listConversations({ win, doc, set, waitFor: driver.watcher.waitFor }),
   };
 }

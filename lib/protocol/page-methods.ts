@@ -45,7 +45,8 @@ export const AskResult = z.object({
   via: z.enum(['button', 'enter']),
 });
 
-export const WaitStatus = z.enum(['completed', 'timeout', 'stalled', 'error', 'stopped']);
+/** `waiting`: the agent (computer mode) paused on a question or confirmation for the person. */
+export const WaitStatus = z.enum(['completed', 'timeout', 'stalled', 'error', 'stopped', 'waiting']);
 
 export const WaitResult = z.object({
   status: WaitStatus,
@@ -60,6 +61,10 @@ export const WaitResult = z.object({
   totalLength: Count,
   hasStopButton: z.boolean(),
   error: z.string().optional(),
+  /** With status `waiting`: what the agent asks the person (kind named like the Computer server's events). */
+  waitingFor: z
+    .object({ type: z.string(), text: z.string(), options: z.array(z.string()).optional() })
+    .optional(),
   url: z.string(),
   elapsedMs: z.number().min(0),
 });
@@ -144,6 +149,17 @@ export function formatWaitText(r: WaitResult): string {
   }
   if (r.status === 'error') {
     return `Agent error: ${r.error ?? 'the page shows an error'}${r.response ? `\n\nPartial response:\n${r.response}${cut}` : ''}`;
+  }
+  if (r.status === 'waiting') {
+    const asked = r.waitingFor?.text || r.currentStep || 'a question on the page';
+    const options = r.waitingFor?.options?.length ? `\nSuggested answers: ${r.waitingFor.options.join(' | ')}` : '';
+    const what = r.waitingFor?.type === 'confirm_action' ? 'approve or deny it' : 'answer it';
+    const steps = r.steps.length ? `\n\nSteps so far:\n${bullets(r.steps)}` : '';
+    const partial = r.response ? `\n\nPartial response:\n${r.response}${cut}` : '';
+    return (
+      `Agent is waiting for your input: ${asked}${options}\n\n` +
+      `Ask the person to ${what} in the comet-relay side panel (or in the Perplexity tab), then call comet_wait again.${steps}${partial}`
+    );
   }
   const head =
     r.status === 'timeout'

@@ -53,8 +53,8 @@ export type WatchSnapshot = z.infer<typeof WatchSnapshot>;
 export const watchMethods = {
   'page.watch': { params: z.object({}).strict(), result: z.object({ ended: z.string() }) },
   /**
-   * Answers an interaction from the side panel. Sent to the page with this shape; the page
-   * handler arrives with the thread tools.
+   * Answers an interaction from the side panel (worker-only, like page.watch): the page types the
+   * answer or clicks Approve / Deny, and resolves once the question is gone (lib/page/interactions.ts).
    */
   'page.respond': {
     params: z.object({

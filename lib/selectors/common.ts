@@ -111,6 +111,14 @@ export const common = {
   modelPicker: ['button[aria-haspopup="menu"][aria-label]'],
   modelCheckedIcon: '#pplx-icon-check',
 
+  interactionBox: ['[data-testid="ask-user-question"]', '[data-testid="confirm-action"]', '.task-interaction'],
+  interactionPrompt: ['.interaction-prompt', '[data-testid="interaction-prompt"]'],
+  interactionOption: ['[role="group"][aria-label="Suggested answers"] button', '.interaction-options button'],
+  interactionField: ['textarea[aria-label="Your answer"]', 'textarea', 'input[type="text"]'],
+  interactionSend: ['button[aria-label="Send answer"]', 'button[aria-label="Send"]', 'button[type="submit"]'],
+  interactionApprove: ['button[aria-label="Approve"]', 'button[aria-label="Confirm"]'],
+  interactionDeny: ['button[aria-label="Deny"]', 'button[aria-label="Cancel action"]'],
+
   conversationLink: ['a[href*="/search/"]', 'a[href*="/copilot/"]', 'a[href*="/computer/tasks/"]'],
   watchAttributes: [
     'class',

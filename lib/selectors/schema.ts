@@ -89,6 +89,18 @@ export const SelectorSetSchema = z
     modelPicker: Candidates,
     modelCheckedIcon: z.string(),
 
+    /**
+     * Computer mode: what a paused task waits on, inside the current turn. A box with a text field is
+     * a question; one with Approve is a confirmation. Options are suggested answers (each sends itself).
+     */
+    interactionBox: Candidates,
+    interactionPrompt: Candidates,
+    interactionOption: Candidates,
+    interactionField: Candidates,
+    interactionSend: Candidates,
+    interactionApprove: Candidates,
+    interactionDeny: Candidates,
+
     conversationLink: Candidates,
     /** Attributes whose changes the page watcher must see (others, e.g. style, are noise). */
     watchAttributes: z.array(z.string()).readonly(),

@@ -124,7 +124,8 @@ export class ThreadBook {
       if (!event.ok) return false; // a failed wait says nothing about the thread itself
       if (isConversation(result?.url) && !thread.url) this.bind(thread, result.url);
       const status = result?.status;
-      thread.status = status === 'completed' || status === 'stopped' ? 'done' : status === 'error' ? 'error' : 'working';
+      thread.status =
+        status === 'completed' || status === 'stopped' ? 'done' : status === 'error' ? 'error' : status === 'waiting' ? 'waiting' : 'working';
       if (status === 'error') thread.error = result?.error;
       const step = result?.currentStep || result?.steps?.at(-1);
       if (status === 'stopped') thread.latestStep = 'Stopped';

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { answerPlainText, answerTokens, blockHtml, citationGroups } from '../sim/answer';
-import { SCENARIO_NAMES, buildScript, resolveScenario, scenarioFromPrompt } from '../sim/scenarios';
+import { SCENARIO_NAMES, buildResume, buildScript, resolveScenario, scenarioFromPrompt } from '../sim/scenarios';
 import { type SimSite, createSimSite } from '../sim/site';
 import type { AskResponse, BootData, ThreadSummary } from '../sim/types';
 
@@ -170,7 +170,15 @@ describe('sim scenarios', () => {
       expect(times, name).toEqual([...times].sort((a, b) => a - b));
       if (name === 'error') expect(last?.type).toBe('error');
       else if (name === 'stopped') expect(s.events.some((e) => e.type === 'finish')).toBe(false);
-      else {
+      else if (name.startsWith('task-')) {
+        // Computer tasks pause on the person; the reply's continuation (built at reply time) finishes.
+        expect(last?.type, name).toBe('interaction');
+        for (const reply of [{ kind: 'answer', text: 'Lyon' }, { kind: 'approve' }, { kind: 'deny' }] as const) {
+          const rest = buildResume(name, ctx, reply, 1, 5000);
+          expect(rest?.events.at(-1)?.type, name).toBe('finish');
+          expect(rest?.events[0]?.t, name).toBe(5000);
+        }
+      } else {
         expect(last?.type, name).toBe('finish');
         const tokens = s.events.filter((e) => e.type === 'tokens');
         const lastTokens = tokens[tokens.length - 1];

@@ -1,0 +1,114 @@
+// @vitest-environment happy-dom
+import { afterEach, describe, expect, it } from 'vitest';
+import { createPageDriver } from '../../lib/page/driver';
+import { readInteractions, respond } from '../../lib/page/interactions';
+import { takeSnapshot, waitForAnswer } from '../../lib/page/observer';
+import { watchSnapshot } from '../../lib/page/watch';
+import { formatWaitText } from '../../lib/protocol/page-methods';
+import { generationA, generationB, type SelectorSet } from '../../lib/selectors';
+import { loadFixture } from '../fixtures/reader/load';
+
+/** The interaction reader on the simulated site's saved computer-task pages (questions, confirmations). */
+afterEach(() => {
+  document.body.innerHTML = '';
+});
+
+const SETS: [string, SelectorSet][] = [
+  ['A', generationA],
+  ['B', generationB],
+];
+
+describe.each(SETS)('interactions, generation %s', (gen, set) => {
+  const load = (name: string) => loadFixture(`${gen}-${name}.html`, 'https://www.perplexity.ai/computer/tasks/8c0d3f4e-task', 'pages');
+
+  it('reads a pending question: text, suggested answers, a stable id', () => {
+    load('task-question');
+    const [q, ...rest] = readInteractions(document, set);
+    expect(rest).toEqual([]);
+    expect(q).toMatchObject({ type: 'ask_user_question', text: 'Which city should I plan this for?', options: ['Paris', 'Lyon', 'Marseille'] });
+    expect(q?.id).toMatch(/^t0-ask_user_question-[0-9a-f]{8}$/);
+    expect(readInteractions(document, set)[0]?.id).toBe(q?.id);
+  });
+
+  it('reads a pending confirmation without options', () => {
+    load('task-confirm');
+    expect(readInteractions(document, set)).toEqual([
+      { type: 'confirm_action', id: expect.stringMatching(/^t0-confirm_action-/), text: 'Book the table at Chez Nous for 2 on Friday 19:30?' },
+    ]);
+  });
+
+  it('sees nothing once the question was answered, or on an ordinary answer', () => {
+    load('task-question-answered');
+    expect(readInteractions(document, set)).toEqual([]);
+    loadFixture(`${gen}-thread-short.html`, 'https://www.perplexity.ai/search/short-1', 'pages');
+    expect(readInteractions(document, set)).toEqual([]);
+  });
+
+  it('the watch snapshot says waiting and carries the interaction', () => {
+    load('task-question');
+    const snap = takeSnapshot(document, set);
+    expect(snap.waitingFor?.text).toBe('Which city should I plan this for?');
+    const driver = createPageDriver(window);
+    const w = watchSnapshot(window, set, snap, driver);
+    expect(w.status).toBe('waiting');
+    expect(w.interactions).toHaveLength(1);
+  });
+
+  it('page.wait returns waiting at once, with the question and the steps so far', async () => {
+    load('task-question');
+    const driver = createPageDriver(window);
+    const out = await waitForAnswer(driver.watcher, async () => ({ response: '', steps: ['Asking you a question'], currentStep: '', turnIndex: 0, questionText: 'q', truncated: false, totalLength: 0 }), {
+      afterTurn: 0,
+      timeoutMs: 5000,
+    });
+    expect(out.status).toBe('waiting');
+    expect(out.waitingFor).toMatchObject({ type: 'ask_user_question', text: 'Which city should I plan this for?' });
+    const text = formatWaitText({ ...out, elapsedMs: 1 });
+    expect(text).toMatch(/^Agent is waiting for your input: Which city should I plan this for\?\nSuggested answers: Paris \| Lyon \| Marseille/);
+    expect(text).toContain('Steps so far:\n  - Asking you a question');
+  });
+
+  it('respond types a free answer and clicks Send; a suggested one is clicked; Approve is clicked', async () => {
+    load('task-question');
+    const ctx = { win: window, doc: document, set, waitFor: createPageDriver(window).watcher.waitFor };
+    const [q] = readInteractions(document, set);
+    const box = document.querySelector('.task-interaction') as HTMLElement;
+    let sent = '';
+    box.querySelector('button[aria-label="Send answer"]')?.addEventListener('click', () => {
+      sent = (box.querySelector('textarea') as HTMLTextAreaElement).value;
+      box.remove(); // what the page does once it has the reply
+    });
+    await expect(respond(ctx, q?.id ?? '', { kind: 'answer', text: 'Somewhere sunny' })).resolves.toEqual({ ok: true });
+    expect(sent).toBe('Somewhere sunny');
+    await expect(respond(ctx, q?.id ?? '', { kind: 'answer', text: 'again' })).rejects.toThrow(/no longer waiting/);
+
+    load('task-question');
+    let clicked = '';
+    for (const b of document.querySelectorAll('[aria-label="Suggested answers"] button')) {
+      b.addEventListener('click', () => {
+        clicked = b.textContent ?? '';
+        document.querySelector('.task-interaction')?.remove();
+      });
+    }
+    await respond(ctx, readInteractions(document, set)[0]?.id ?? '', { kind: 'answer', text: 'lyon' });
+    expect(clicked).toBe('Lyon');
+
+    load('task-confirm');
+    const c = readInteractions(document, set)[0];
+    await expect(respond(ctx, c?.id ?? '', { kind: 'answer', text: 'yes' })).rejects.toThrow(/approve or deny/);
+    let approved = false;
+    document.querySelector('button[aria-label="Approve"]')?.addEventListener('click', () => {
+      approved = true;
+      document.querySelector('.task-interaction')?.remove();
+    });
+    await respond(ctx, c?.id ?? '', { kind: 'approve', reason: 'ok' });
+    expect(approved).toBe(true);
+  });
+
+  it('respond fails clearly when the page does not take the reply', async () => {
+    load('task-confirm');
+    const ctx = { win: window, doc: document, set, waitFor: createPageDriver(window).watcher.waitFor };
+    const c = readInteractions(document, set)[0];
+    await expect(respond(ctx, c?.id ?? '', { kind: 'deny', reason: 'no' }, 100)).rejects.toThrow(/did not take the reply/);
+  });
+});
