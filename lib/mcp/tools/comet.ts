@@ -145,7 +145,7 @@ const wait = defineTool({
   name: 'comet_wait',
   title: 'Wait for the answer',
   description:
-    'Wait until the agent finishes answering the prompt sent by comet_ask and return the full response with its steps. Sends each new step as a progress notification.',
+    'Wait until the agent finishes answering the prompt sent by comet_ask and return the full response with its steps. Sends each new step as a progress notification. If the agent stops to ask the person something (a computer task), it returns at once with "Agent is waiting for your input: …": ask the person to answer in the comet-relay side panel, then call comet_wait again.',
   inputSchema: {
     timeout: z.number().int().min(0).max(3_600_000).default(120_000).describe('Maximum wait time in ms'),
     maxLength: z.number().int().min(1).optional().describe('Cut the response to this many characters (the text then says so). Default: no cut.'),
