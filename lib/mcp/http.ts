@@ -2,6 +2,7 @@ import { createHash, randomUUID, timingSafeEqual } from 'node:crypto';
 import http from 'node:http';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
+import { RelayError } from '../protocol/errors';
 import { EXTENSION_ORIGIN } from '../protocol/identity';
 import { BrowserGateway, type GatewayOptions } from './gateway';
 import { createSessionServer } from './server';
@@ -95,9 +96,16 @@ export async function startHttpServer(options: HttpOptions): Promise<RunningHttp
   }
 
   await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
+    const onError = (error: NodeJS.ErrnoException) => {
+      if (error.code === 'EADDRINUSE') {
+        reject(new RelayError('CONFIG_ERROR', `Port ${options.port} on ${bindHost} is already in use (another comet-relay serve?). Stop that one or pick another port with --port.`));
+      } else if (error.code === 'EACCES') {
+        reject(new RelayError('CONFIG_ERROR', `Not allowed to listen on port ${options.port}: pick a port above 1023 with --port.`));
+      } else reject(error);
+    };
+    server.once('error', onError);
     server.listen(options.port, bindHost, () => {
-      server.off('error', reject);
+      server.off('error', onError);
       resolve();
     });
   });

@@ -73,3 +73,16 @@ describe('file logger', () => {
     expect(() => log.error('still fine')).not.toThrow();
   });
 });
+
+describe('serve', () => {
+  it('says which port is taken and what to do', async () => {
+    const { startHttpServer } = await import('../../lib/mcp/http');
+    const options = { home: os.tmpdir(), settings: readSettings({}), tools: allTools, token: 'x'.repeat(43) };
+    const first = await startHttpServer({ ...options, port: 0 });
+    await expect(startHttpServer({ ...options, port: first.port })).rejects.toMatchObject({
+      code: 'CONFIG_ERROR',
+      message: expect.stringMatching(new RegExp(`Port ${first.port} .* already in use.*--port`)),
+    });
+    await first.close();
+  });
+});
