@@ -1,0 +1,17 @@
+import { execFile } from 'node:child_process';
+import path from 'node:path';
+import { promisify } from 'node:util';
+import { expect, test } from '@playwright/test';
+import { ROOT } from '../support/harness';
+
+/** `npm run demo` is the README's main job: keep it working. */
+test('the demo drives the whole chain and prints the answer and its sources', async () => {
+  const tsx = path.join(ROOT, 'node_modules', '.bin', 'tsx');
+  const { stdout } = await promisify(execFile)(tsx, ['tests/demo/run.ts'], { cwd: ROOT, timeout: 90_000 });
+  expect(stdout).toContain('tools/list');
+  expect(stdout).toMatch(/comet_connect \{\}.*\n {4}Connected to /);
+  expect(stdout).toContain('Prompt submitted successfully.');
+  expect(stdout).toMatch(/comet_wait \{\}.*\n {4}On “What is the Model Context Protocol\?”/);
+  expect(stdout).toMatch(/Sources \(\d+\):/);
+  expect(stdout).toContain('Done. Every call above went');
+});
