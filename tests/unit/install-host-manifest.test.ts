@@ -3,7 +3,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { buildManifest, launcherPath, launcherScript, parseLauncher, shUnquote, writeLauncher } from '../../lib/install/host-manifest';
+import { buildManifest, HOST_NODE_FLAGS, launcherPath, launcherScript, parseLauncher, shUnquote, writeLauncher } from '../../lib/install/host-manifest';
 import { EXTENSION_ORIGIN, NATIVE_HOST_NAME } from '../../lib/protocol/identity';
 
 const temps: string[] = [];
@@ -106,7 +106,7 @@ describe('bat launcher', () => {
     expect(lines[0]).toBe('@echo off');
     expect(lines).toContain('set "COMET_RELAY_HOME=D:\\tmp\\100%% home"');
     expect(lines).toContain('set "CR_NODE=C:\\Program Files\\nodejs\\node.exe"');
-    expect(lines).toContain('"%CR_NODE%" "%CR_CLI%" host %*');
+    expect(lines).toContain(`"%CR_NODE%" ${HOST_NODE_FLAGS} "%CR_CLI%" host %*`);
     expect(parseLauncher(text)).toEqual({
       kind: 'bat',
       nodePath: 'C:\\Program Files\\nodejs\\node.exe',
