@@ -160,7 +160,7 @@ export const COMMANDS: Record<string, Command> = {
           home: values.home,
           cliPath: defaultCliPath(),
           httpUrl: `http://127.0.0.1:${parsePort(values.port, 7777)}/mcp`,
-          token: client === 'http' ? readToken(values.home ?? stateDir()) : undefined,
+          token: client === 'http' ? readToken(resolveState({ home: values.home }).stateDir) : undefined,
         });
       } catch (error) {
         throw new RelayError('CONFIG_ERROR', (error as Error).message);
