@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { BrowserInfo, ProfileInfo } from './messages';
 import { pageMethods } from './page-methods';
+import { threadMethods } from './threads';
 import { TAB_CATEGORY_ORDER } from './urls';
 
 /**
@@ -68,6 +69,7 @@ export const methods = {
     result: z.object({ title: z.string(), text: z.string(), totalLength: z.number().int(), truncated: z.boolean() }),
   },
   ...pageMethods,
+  ...threadMethods,
 } as const;
 
 export type MethodName = keyof typeof methods;

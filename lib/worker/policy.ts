@@ -33,6 +33,17 @@ export const METHOD_ACCESS = {
   'page.stop': 'act',
   /** Reading the mode is a read; passing a mode switches it. */
   'page.mode': (params) => (params.mode ? 'act' : 'read'),
+  /** Thread reads may open the thread's tab in the background, but never change the thread. */
+  'threads.start': 'act',
+  'threads.send': 'act',
+  'threads.respond': 'act',
+  'threads.wait': 'read',
+  'threads.state': 'read',
+  'threads.read': 'read',
+  'threads.assets': 'read',
+  'threads.assetDownload': 'read',
+  'account.models': 'read',
+  'account.projects': 'read',
 } satisfies Record<MethodName, Rule>;
 
 export function accessOf(method: string, params: Params = {}): Access {
