@@ -5,6 +5,7 @@ import type { PageContext } from './context';
 import { all, cleanText, first, isHidden, matches, outermost, spokenText, union } from './dom';
 import { indicators, readAnswer, readError, readQuestionNow, readSteps, turnsOf } from './reader';
 import { fromInlineCitations, fromLinks, mergeSources } from './sources';
+import { renderText } from './text';
 import type { CheckpointEvent, Interaction, ThreadReading, TurnReading } from './thread-model';
 
 /**
@@ -139,6 +140,16 @@ function sourcesOf(turn: Element, set: SelectorSet, base: string): ThreadSource[
   return merged.filter((s) => s.url).map((s) => ({ title: s.title || null, url: s.url as string, domain: domain(s.url as string), snippet: null }));
 }
 
+/** A notice's words, one line per block, as one line ("Insufficient credits. Add credits…"). */
+function noticeText(el: Element): string {
+  return renderText(el, { skip: [], markdown: false })
+    .split('\n')
+    .map((l) => l.trim())
+    .filter(Boolean)
+    .map((l) => (/[.!?:]$/.test(l) ? l : `${l}.`))
+    .join(' ');
+}
+
 export interface TurnContext {
   /** The current (last) turn: the working indicators of the page are its own. */
   current: boolean;
@@ -179,13 +190,13 @@ export function readTurnDom(ctx: PageContext, r: ThreadPageReader, turn: Element
   let wakeAt: string | undefined;
   if (credits && !isHidden(credits)) {
     event = 'insufficient_credits';
-    notice = spokenText(credits, false);
+    notice = noticeText(credits);
     const billing = absolute(first(credits, r.billingLink)?.getAttribute('href'), base);
     const reset = first(credits, r.quotaReset)?.getAttribute('datetime') ?? undefined;
     account = { reason: attr(credits, r.creditsReason) ?? 'insufficient_credits', ...(billing ? { billingUrl: billing } : {}), ...(reset ? { quotaResetDate: reset } : {}) };
   } else if (denied && !isHidden(denied)) {
     event = 'access_denied';
-    notice = spokenText(denied, true);
+    notice = noticeText(denied);
     account = { reason: 'access_denied' };
   } else if (error) event = 'error';
   else if (tc.stopped || steps.stopped) event = 'cancelled';
@@ -193,10 +204,10 @@ export function readTurnDom(ctx: PageContext, r: ThreadPageReader, turn: Element
   else if (sleeping && !isHidden(sleeping)) {
     event = 'sleep';
     wakeAt = first(sleeping, r.wakeTime)?.getAttribute('datetime') ?? undefined;
-    notice = spokenText(sleeping, true).replace(/^Sleeping until\s+\S+\s*/i, '');
+    notice = cleanText(first(sleeping, r.sleepReason)) || undefined;
   } else if (waiting && !isHidden(waiting) && !ind.hasStopButton) {
     event = 'waiting';
-    notice = spokenText(waiting, true);
+    notice = noticeText(waiting);
   } else if (!ind.hasStopButton && !ind.hasLoadingSpinner && (answered || steps.finished)) event = 'complete';
 
   return {

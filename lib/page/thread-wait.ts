@@ -77,7 +77,9 @@ export function waitForCheckpoint(session: ThreadSession, watcher: PageWatcher, 
         interactions: [],
         optionalAuth: [],
       };
-      resolve(checkpointOf(reading, forceNull ? { ...t, event: null, interactions: [] } : t));
+      // Steps the page folded away once done are still the ones this wait saw.
+      const steps = t.steps.length > 0 ? t.steps : [...reported];
+      resolve(checkpointOf(reading, { ...t, steps, ...(forceNull ? { event: null, interactions: [] } : {}) }));
     };
 
     /** The target turn as the page shows it; `light` while only classifying. */

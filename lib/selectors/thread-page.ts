@@ -47,6 +47,7 @@ export const threadPage2026: ThreadPageReader = {
 
   sleeping: ['[data-testid="task-sleeping"]'],
   wakeTime: ['time[datetime]'],
+  sleepReason: ['.task-notice'],
   waiting: ['[data-testid="task-waiting"]'],
   insufficientCredits: ['[data-testid="insufficient-credits"]'],
   billingLink: ['a[data-testid="add-credits"]', 'a[href*="/account/usage"]', 'a[href*="billing"]'],

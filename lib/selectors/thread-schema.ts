@@ -57,8 +57,9 @@ export const ThreadPageReaderSchema = z.looseObject({
   formLink: Candidates,
 
   sleeping: Candidates,
-  /** Inside the sleep notice: the time it wakes (an element with a datetime). */
+  /** Inside the sleep notice: the time it wakes (an element with a datetime), and why it sleeps. */
   wakeTime: Candidates,
+  sleepReason: Candidates,
   waiting: Candidates,
   insufficientCredits: Candidates,
   billingLink: Candidates,
