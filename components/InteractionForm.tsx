@@ -41,19 +41,19 @@ export function InteractionForm({
         {questions.map((q) => (
           <fieldset key={q.id} class="stack bare">
             <legend class="small">{q.text}</legend>
-            <div class="row wrap" role="radiogroup" aria-label={q.text}>
+            <div class="row wrap">
               {(q.options ?? []).map((option) => (
-                <button
-                  key={option}
-                  type="button"
-                  role="radio"
-                  aria-checked={chosen[q.id] === option}
-                  class={chosen[q.id] === option ? 'primary' : undefined}
-                  disabled={busy}
-                  onClick={() => setChosen({ ...chosen, [q.id]: option })}
-                >
+                <label key={option} class="row small">
+                  <input
+                    type="radio"
+                    name={`${promptId}-${q.id}`}
+                    value={option}
+                    checked={chosen[q.id] === option}
+                    disabled={busy}
+                    onChange={() => setChosen({ ...chosen, [q.id]: option })}
+                  />
                   {option}
-                </button>
+                </label>
               ))}
             </div>
           </fieldset>

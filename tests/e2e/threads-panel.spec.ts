@@ -98,8 +98,8 @@ test('Deep Research that asks first: comet_wait and comet_poll report the questi
 
   const thread = panel.getByTestId('thread').filter({ hasText: 'The state of browser agents' }).first();
   const form = thread.getByTestId('interaction');
-  await form.getByRole('radiogroup', { name: 'Which time range should the research cover?' }).getByRole('radio', { name: 'Last 5 years' }).click();
-  await form.getByRole('radiogroup', { name: 'Who is the report for?' }).getByRole('radio', { name: 'Executives' }).click();
+  await form.getByRole('group', { name: 'Which time range should the research cover?' }).getByRole('radio', { name: 'Last 5 years' }).check();
+  await form.getByRole('group', { name: 'Who is the report for?' }).getByRole('radio', { name: 'Executives' }).check();
   await form.getByRole('button', { name: 'Send answers' }).click();
   await expect(thread.getByTestId('interaction')).toHaveCount(0);
   const report = await mcpCall('comet_wait', { timeout: 60_000 });
