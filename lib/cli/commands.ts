@@ -1,21 +1,25 @@
 import type { Settings } from '../config/settings';
 import {
   browserExecutableCandidates,
+  checkExtensionFolder,
   clientConfig,
   defaultCliPath,
   doctor,
   ensureToken,
   formatDoctor,
   install,
+  packageCopy,
   parseBrowsers,
   readToken,
   resolveState,
   uninstall,
+  volatileCopyNote,
 } from '../install';
 import { startHttpServer } from '../mcp/http';
 import { runStdio } from '../mcp/stdio';
 import { selectTools } from '../mcp/tools';
 import { RelayError } from '../protocol/errors';
+import { EXTENSION_ID } from '../protocol/identity';
 import { RelayClient } from '../relay/client';
 import { listHosts } from '../relay/discovery';
 import { createFileLogger } from '../relay/logger';
@@ -96,8 +100,42 @@ export const COMMANDS: Record<string, Command> = {
         home: values.home,
         cliPath: defaultCliPath(),
       });
-      process.stdout.write(`${report.lines.join('\n')}\n`);
+      const note = volatileCopyNote(packageCopy());
+      process.stdout.write(`${[...report.lines, ...(note ? [note] : [])].join('\n')}\n`);
       return report.ok ? 0 : 1;
+    },
+  },
+
+  extension: {
+    summary: 'Print the folder of the built extension to load unpacked, its pinned ID, and the steps (--path: only the folder).',
+    usage: 'comet-relay extension [--path]',
+    async run(args) {
+      const { values } = parseFlags('extension', args, { path: { type: 'boolean' } });
+      const copy = packageCopy();
+      const folder = checkExtensionFolder(copy);
+      if (!folder.ok) throw new RelayError('CONFIG_ERROR', `${folder.problem}. Fix: ${folder.fix}.`);
+      if (values.path) {
+        process.stdout.write(`${folder.dir}\n`);
+        return 0;
+      }
+      const note = volatileCopyNote(copy);
+      process.stdout.write(
+        [
+          `comet-relay extension ${folder.version ?? ''}`.trimEnd(),
+          `  folder  ${folder.dir}`,
+          `  ID      ${EXTENSION_ID} (pinned by the manifest's key: the same wherever the folder is; the native host admits only this ID)`,
+          '',
+          'Load it unpacked in Comet, Chrome, Chromium, Brave or Edge:',
+          '  1. Open the extensions page: chrome://extensions (Comet: comet://extensions, Brave: brave://extensions, Edge: edge://extensions).',
+          '  2. Turn on Developer mode.',
+          '  3. Click "Load unpacked" and choose the folder above (in the file dialog, Ctrl+L on Linux or Cmd+Shift+G on macOS lets you paste the path).',
+          '  4. Register the native host if you have not: npx comet-relay install   (then reload the extension).',
+          '  5. Click the comet-relay toolbar icon: the side panel says Connected. If not: npx comet-relay doctor',
+          ...(note ? ['', note] : []),
+          '',
+        ].join('\n'),
+      );
+      return 0;
     },
   },
 
