@@ -305,15 +305,15 @@ function serveTools(values: { tools?: string; 'read-only'?: boolean; 'allow-acti
 function publicWarning(publicUrl: PublicUrl, tools: ToolDefinition[], tokenFile: string, port: number): string {
   const reading = tools.filter((t) => t.access === 'read');
   const acting = tools.filter((t) => t.access !== 'read');
-  const describe = (list: ToolDefinition[]) => list.map((t) => `${t.name} (${t.title})`).join(', ');
+  const named = (list: ToolDefinition[]) => list.map((t) => `${t.name} (${t.title})`).join(', ');
   return [
     '',
     `WARNING: ${publicUrl.mcpUrl} is public. Requests your tunnel forwards to 127.0.0.1:${port} with Host "${publicUrl.host}" are accepted,`,
     `so anyone on the internet who can reach that address and holds the token in ${tokenFile} can use this browser profile's Perplexity.`,
     'The Perplexity Agent API is such a caller: it runs from Perplexity\'s servers and runs every tool call without asking you.',
-    `They can read: ${describe(reading) || 'nothing'}.`,
+    `They can read: ${named(reading) || 'nothing'}.`,
     acting.length > 0
-      ? `They can also ACT in your browser (--allow-acting): ${describe(acting)}.`
+      ? `They can also ACT in your browser (--allow-acting): ${named(acting)}.`
       : 'Nothing that acts on your page or browser is served (add --allow-acting to change that, with care).',
     'Stop the tunnel or this process to end the exposure; `npx comet-relay config agent-api` prints the Agent API entry.',
     '',
