@@ -214,7 +214,7 @@ export const COMMANDS: Record<string, Command> = {
           token: client === 'http' ? readToken(resolveState({ home: values.home }).stateDir) : undefined,
         });
       } catch (error) {
-        throw new RelayError('CONFIG_ERROR', (error as Error).message);
+        throw new RelayError('CONFIG_ERROR', `${(error as Error).message} For the Perplexity Agent API: comet-relay config agent-api.`);
       }
       process.stdout.write(`${config.text}\n`);
       return 0;
