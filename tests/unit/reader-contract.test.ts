@@ -76,16 +76,11 @@ describe('comet_wait texts from a wait result', () => {
 });
 
 describe('content-script weight', () => {
+  const bundle = (entry: string) =>
+    build({ entryPoints: [join(import.meta.dirname, entry)], bundle: true, minify: true, format: 'esm', write: false, platform: 'browser', metafile: true });
+
   it('the driver bundles without zod, well under the 30 kB gzip budget', async () => {
-    const out = await build({
-      entryPoints: [join(import.meta.dirname, '../../lib/page/driver.ts')],
-      bundle: true,
-      minify: true,
-      format: 'esm',
-      write: false,
-      platform: 'browser',
-      metafile: true,
-    });
+    const out = await bundle('../../lib/page/driver.ts');
     const inputs = Object.keys(out.metafile.inputs);
     expect(inputs.filter((i) => i.includes('node_modules'))).toEqual([]);
     const gz = gzipSync(out.outputFiles[0]?.contents ?? new Uint8Array()).length;
@@ -95,15 +90,7 @@ describe('content-script weight', () => {
   });
 
   it('the whole page script, thread methods included, stays under the 30 kB budget with room for the framework', async () => {
-    const out = await build({
-      entryPoints: [join(import.meta.dirname, '../../lib/page/handlers.ts')],
-      bundle: true,
-      minify: true,
-      format: 'esm',
-      write: false,
-      platform: 'browser',
-      metafile: true,
-    });
+    const out = await bundle('../../lib/page/handlers.ts');
     expect(Object.keys(out.metafile.inputs).filter((i) => i.includes('node_modules'))).toEqual([]);
     // WXT's wrapper and the webextension-polyfill add about 2.6 kB gzip to this in the built file.
     expect(gzipSync(out.outputFiles[0]?.contents ?? new Uint8Array()).length).toBeLessThan(27_400);

@@ -30,11 +30,9 @@ function button(label: string, cls: string, busy: boolean, onClick: () => void, 
   return b;
 }
 
-/** One question (suggested answers, free text, Send): the markup task-question has always had. */
-function questionBox(turn: TurnData, ev: InteractionEvent, busy: boolean, send: Send): HTMLElement {
-  const question = ev.questions?.[0];
-  const options = ev.options ?? question?.options ?? [];
-  const box = h(
+/** The box of a question (one, or several answered together), with its head and prompt. */
+function questionShell(turn: TurnData, ev: InteractionEvent, attrs: Record<string, string | undefined>): HTMLElement {
+  return h(
     'div',
     {
       class: 'task-interaction',
@@ -42,11 +40,18 @@ function questionBox(turn: TurnData, ev: InteractionEvent, busy: boolean, send: 
       'aria-label': 'Waiting for your input',
       'data-testid': 'ask-user-question',
       'data-followup-uuid': interactionId(turn, ev),
-      'data-question-id': question?.id,
+      ...attrs,
     },
     head('pplx-icon-message-question', 'Waiting for your input'),
     h('div', { class: 'interaction-prompt select-text' }, ev.prompt),
   );
+}
+
+/** One question (suggested answers, free text, Send): the markup task-question has always had. */
+function questionBox(turn: TurnData, ev: InteractionEvent, busy: boolean, send: Send): HTMLElement {
+  const question = ev.questions?.[0];
+  const options = ev.options ?? question?.options ?? [];
+  const box = questionShell(turn, ev, { 'data-question-id': question?.id });
   if (options.length) {
     const opts = h('div', { class: 'interaction-options', role: 'group', 'aria-label': 'Suggested answers' });
     for (const o of options) opts.append(button(o, 'pill-btn', busy, () => send(ev, { kind: 'answer', text: o })));
@@ -81,19 +86,7 @@ function questionBox(turn: TurnData, ev: InteractionEvent, busy: boolean, send: 
 function questionsBox(turn: TurnData, ev: InteractionEvent, busy: boolean, send: Send): HTMLElement {
   const chosen = new Map<string, string>();
   const expires = ev.expiresInMs !== undefined ? turn.startedAt + ev.t + ev.expiresInMs : undefined;
-  const box = h(
-    'div',
-    {
-      class: 'task-interaction',
-      role: 'group',
-      'aria-label': 'Waiting for your input',
-      'data-testid': 'ask-user-question',
-      'data-followup-uuid': interactionId(turn, ev),
-      'data-expires-at': expires !== undefined ? new Date(expires).toISOString() : undefined,
-    },
-    head('pplx-icon-message-question', 'Waiting for your input'),
-    h('div', { class: 'interaction-prompt select-text' }, ev.prompt),
-  );
+  const box = questionShell(turn, ev, { 'data-expires-at': expires !== undefined ? new Date(expires).toISOString() : undefined });
   const submit = button('Submit', 'pill-btn primary', true, () => send(ev, { kind: 'answers', answers: Object.fromEntries(chosen) }), 'Submit answers');
   const questions = ev.questions ?? [];
   const refresh = () => {
