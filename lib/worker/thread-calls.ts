@@ -16,7 +16,7 @@ import {
   threadPathFrom,
   transcriptFrom,
 } from './thread-results';
-import { checkThreadId, type ThreadTabs } from './thread-tabs';
+import { checkThreadId, type ThreadTabs, threadOfUrl } from './thread-tabs';
 
 /**
  * Routes the `threads.*` and `account.*` methods: each thread call goes to the tab that shows the
@@ -108,7 +108,7 @@ export class ThreadCalls {
   /** A new thread: a background tab at home (or the Project's page), set up and submitted there. */
   private async start(params: Params, cap: number, signal: AbortSignal, progress: ProgressSink): Promise<unknown> {
     const project = typeof params.projectUuid === 'string' ? params.projectUuid : undefined;
-    if (project !== undefined) checkThreadId(project);
+    if (project !== undefined) checkThreadId(project, 'project_uuid', 'projects_list');
     const url = project ? new URL(this.reader.projectPath.replace('{uuid}', encodeURIComponent(project)), PERPLEXITY_HOME).href : PERPLEXITY_HOME;
     const tabId = await this.deps.tabs.open(url, cap);
     try {
@@ -122,8 +122,7 @@ export class ThreadCalls {
       return result;
     } catch (error) {
       // Nothing was started unless the tab now shows a thread: then it stays, found by its URL.
-      const shown = this.deps.pages.state(tabId)?.url;
-      if (!shown || !/\/(computer\/tasks|search)\//.test(new URL(shown).pathname)) await this.deps.tabs.discard(tabId);
+      if (!threadOfUrl(this.deps.pages.state(tabId)?.url)) await this.deps.tabs.discard(tabId);
       const e = RelayError.from(error);
       if (project && e.code === 'SELECTOR_NOT_FOUND') {
         throw new RelayError('INVALID_PARAMS', `project_uuid "${project}" matches no Project of this account (its page ${url} has no composer; projects_list lists them).`);

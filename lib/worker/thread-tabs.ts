@@ -37,11 +37,11 @@ export interface OwnedTab {
 /** Thread ids are URL path segments: letters, digits and `-_.~` (never `/`, `%`, `..`). */
 const THREAD_ID = /^[A-Za-z0-9][A-Za-z0-9_.~-]{0,199}$/;
 
-export function checkThreadId(threadId: string): void {
+export function checkThreadId(threadId: string, field = 'thread_id', from = 'call_perplexity_computer'): void {
   if (!THREAD_ID.test(threadId) || threadId.includes('..')) {
     throw new RelayError(
       'INVALID_PARAMS',
-      `thread_id "${threadId.slice(0, 80)}" is not a Perplexity thread id (letters, digits, "-", "_", "." or "~", as returned by call_perplexity_computer).`,
+      `${field} "${threadId.slice(0, 80)}" is not a Perplexity id (letters, digits, "-", "_", "." or "~", as returned by ${from}).`,
     );
   }
 }

@@ -204,7 +204,7 @@ test('unknown threads are an error naming the thread_id; a bad one never reaches
   const unknown = await call('threads.state', { threadId: '00000000-0000-4000-8000-00000000dead' }).catch((e: unknown) => e);
   expect(unknown).toMatchObject({ code: 'THREAD_NOT_FOUND' });
   expect(String((unknown as Error).message)).toMatch(/thread_id "00000000-0000-4000-8000-00000000dead" matches no Perplexity thread/);
-  await expect(call('threads.read', { threadId: '../account' })).rejects.toThrow(/thread_id "..\/account" is not a Perplexity thread id/);
+  await expect(call('threads.read', { threadId: '../account' })).rejects.toThrow(/thread_id "..\/account" is not a Perplexity id/);
   expect((await tabs()).some((t) => t.url.includes('dead'))).toBe(false);
 });
 

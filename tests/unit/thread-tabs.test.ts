@@ -39,7 +39,7 @@ describe('thread tabs', () => {
   });
 
   it('refuses thread ids that are not one path segment, naming the thread_id', () => {
-    for (const bad of ['../account', 'a/b', '%2e%2e', '', 'a b', 'x'.repeat(201)]) expect(() => checkThreadId(bad), bad).toThrow(/thread_id ".*" is not a Perplexity thread id/);
+    for (const bad of ['../account', 'a/b', '%2e%2e', '', 'a b', 'x'.repeat(201)]) expect(() => checkThreadId(bad), bad).toThrow(/thread_id ".*" is not a Perplexity id/);
     expect(() => checkThreadId('7d8b35e7-c3b9-4bc4-82c6-c343d20e0288')).not.toThrow();
   });
 
