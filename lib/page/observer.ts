@@ -1,4 +1,5 @@
 import { RelayError } from '../protocol/errors';
+import type { ThreadInteraction } from '../protocol/watch';
 import type { SelectorSet } from '../selectors';
 import type { WaitFor } from './context';
 import { all, closest, outermost, union } from './dom';
@@ -43,7 +44,7 @@ export interface WaitingFor {
 }
 
 /** The first interaction of the turn, as page.wait and page.poll report it. */
-export function waitingFor(pending: import('../protocol/watch').ThreadInteraction | undefined): WaitingFor | undefined {
+export function waitingFor(pending: ThreadInteraction | undefined): WaitingFor | undefined {
   if (!pending) return undefined;
   return {
     type: pending.type,

@@ -329,6 +329,7 @@ export async function poll(ctx: PageContext, opts: ReadOptions = {}): Promise<Po
   const current = turnsOf(doc, set).at(-1) ?? null;
   const ind = indicators(doc, set, current);
   const status = statusOf(ind, state);
+  const pending = waitingFor(readInteractions(doc, set)[0]);
   return {
     status,
     steps: state?.steps ?? [],
@@ -344,10 +345,6 @@ export async function poll(ctx: PageContext, opts: ReadOptions = {}): Promise<Po
     totalLength: state?.totalLength ?? 0,
     ...(state?.error ? { error: state.error } : {}),
     ...(state?.stepsStopped && status !== 'working' ? { stopped: true } : {}),
-    ...withWaiting(waitingFor(readInteractions(doc, set)[0])),
+    ...(pending ? { waitingFor: pending } : {}),
   };
-}
-
-function withWaiting(w: WaitingFor | undefined): { waitingFor?: WaitingFor } {
-  return w ? { waitingFor: w } : {};
 }

@@ -117,3 +117,67 @@ describe('ThreadBook', () => {
     expect(copy.list()).toMatchObject([{ title: 'kept', startedBy: 'claude-code' }]);
   });
 });
+
+describe('ThreadBook, Computer threads', () => {
+  const agentOrigin = { clientId: 'c2', clientName: 'codex', tool: 'call_perplexity_computer', summary: '' };
+  const req = (id: string, method: string, params: unknown): Request => ({ kind: 'request', id, method, params, origin: agentOrigin });
+  const url = `${HOME}computer/tasks/t-1`;
+  const checkpoint = (over: Record<string, unknown>) => ({
+    threadId: 't-1',
+    url,
+    title: 'Write the report',
+    turn: 0,
+    event: null,
+    text: '',
+    steps: ['Opening a browser'],
+    sources: [],
+    files: [],
+    interactions: [],
+    optionalAuth: [],
+    source: 'json',
+    ...over,
+  });
+
+  it('lists a task as it starts, then follows its steps, checkpoints and answers', () => {
+    const book = new ThreadBook();
+    const start = req('s1', 'threads.start', { message: 'Write the report' });
+    book.onCall({ phase: 'start', request: start, at: 1 });
+    expect(book.list()[0]).toMatchObject({ key: 'start:s1', status: 'working', latestStep: 'Starting a Computer task…', startedBy: 'codex' });
+    book.onCall({ phase: 'end', request: start, at: 2, ok: true, result: { threadId: 't-1', url, turn: 0 } });
+    expect(book.list()[0]).toMatchObject({ key: url, url, threadId: 't-1' });
+    expect(book.onThreadStep('t-1', 'Opening a browser', 3)).toBe(true);
+    const wait = req('w1', 'threads.wait', { threadId: 't-1', turn: 0 });
+    book.onCall({ phase: 'start', request: wait, at: 4 });
+    book.onCall({
+      phase: 'end',
+      request: wait,
+      at: 5,
+      ok: true,
+      result: checkpoint({
+        event: 'ask_user_question',
+        interactions: [{ type: 'ask_user_question', followupUuid: 'f1', text: 'Which format?', questions: [{ id: 'q1', text: 'Which format?', options: ['PDF', 'DOCX'] }], requiresUserResponse: true }],
+      }),
+    });
+    expect(book.list()[0]).toMatchObject({ status: 'waiting', event: 'ask_user_question', latestStep: 'Asks you a question' });
+    expect(book.interactionsOf(url)).toEqual([{ type: 'ask_user_question', id: 'f1', text: 'Which format?', options: ['PDF', 'DOCX'] }]);
+    expect(book.threadIdOf(url)).toBe('t-1');
+    const respond = req('r1', 'threads.respond', { threadId: 't-1', reply: { kind: 'answers', answers: { x: 'PDF' } } });
+    book.onCall({ phase: 'start', request: respond, at: 6 });
+    book.onCall({ phase: 'end', request: respond, at: 7, ok: true, result: { threadId: 't-1', url, turn: 0 } });
+    expect(book.list()[0]).toMatchObject({ status: 'working', latestStep: 'Answer sent', interactions: [] });
+    book.onCheckpoint(checkpoint({ event: 'complete', text: 'Done' }) as never, 8);
+    expect(book.list()[0]).toMatchObject({ status: 'done', event: 'complete', latestStep: 'Done' });
+  });
+
+  it('a start the page refused stays listed as an error; a failed one goes', () => {
+    const book = new ThreadBook();
+    const refused = req('s2', 'threads.start', { message: 'Research' });
+    book.onCall({ phase: 'start', request: refused, at: 1 });
+    book.onCall({ phase: 'end', request: refused, at: 2, ok: true, result: { notSent: true, event: 'insufficient_credits', text: 'Insufficient credits', account: { reason: 'insufficient_credits' } } });
+    expect(book.list()[0]).toMatchObject({ status: 'error', error: 'Insufficient credits' });
+    const failed = req('s3', 'threads.start', { message: 'Other' });
+    book.onCall({ phase: 'start', request: failed, at: 3 });
+    book.onCall({ phase: 'end', request: failed, at: 4, ok: false, error: '[AGENT_ERROR] x' });
+    expect(book.list().map((t) => t.key)).toEqual(['start:s2']);
+  });
+});
