@@ -23,6 +23,8 @@ export const ERROR_CODES = [
   'PERMISSION_DENIED',
   'MESSAGE_TOO_LARGE',
   'PROTOCOL_ERROR',
+  /** A thread_id that names no Perplexity conversation this account can open. */
+  'THREAD_NOT_FOUND',
   'INTERNAL',
 ] as const;
 

@@ -13,6 +13,9 @@ import { z } from 'zod';
  * decides how long to hold a call. Method names start with `threads.` or `account.`: the worker
  * routes them to the thread's own tab (opening it in the background when needed), never to the
  * tab the comet_* tools drive.
+ *
+ * A threadId that names no conversation the account can open fails with [THREAD_NOT_FOUND]; a
+ * followupUuid that matches no waiting prompt of the thread fails with [INVALID_PARAMS] naming it.
  */
 
 // ── events and their MCP Tasks state ─────────────────────────────────────────
@@ -223,6 +226,23 @@ export const SubmittedTurn = z.object({
   turn: z.number().int().min(0),
 });
 
+/**
+ * The page refused before anything was sent: the account's credit check failed, or Computer is not
+ * available to the account. Nothing reached the thread (the seed's "before a message is sent" case:
+ * the result then has no thread_id and no task_status). threads.start / send / respond may answer
+ * this instead of a SubmittedTurn.
+ */
+export const TurnNotSent = z.object({
+  notSent: z.literal(true),
+  event: z.enum(['insufficient_credits', 'access_denied']),
+  /** What the page says, as Markdown. */
+  text: z.string(),
+  account: AccountBlock,
+});
+export type TurnNotSent = z.infer<typeof TurnNotSent>;
+export const TurnSubmission = z.union([SubmittedTurn, TurnNotSent]);
+export type TurnSubmission = z.infer<typeof TurnSubmission>;
+
 export const ThreadReply = z.discriminatedUnion('kind', [
   /** Keys are question ids or question texts; a single waiting question takes a single answer under any key. */
   z.object({ kind: z.literal('answers'), answers: z.record(z.string(), z.string().max(10_000)) }),
@@ -279,7 +299,7 @@ export const threadMethods = {
       /** COMET_THREAD_TABS: tabs we opened for threads are capped; the least recently used idle one closes. */
       tabCap: z.number().int().min(1).max(50).default(6),
     }),
-    result: SubmittedTurn,
+    result: TurnSubmission,
   },
   /** A follow-up in an existing thread (its tab found by URL or reopened in the background). */
   'threads.send': {
@@ -290,7 +310,7 @@ export const threadMethods = {
       settings: TurnSettings.default({}),
       tabCap: z.number().int().min(1).max(50).default(6),
     }),
-    result: SubmittedTurn,
+    result: TurnSubmission,
   },
   /** Answers, approves, denies or reports a sign-in done, then returns the turn that continues. */
   'threads.respond': {
@@ -301,7 +321,7 @@ export const threadMethods = {
       attachments: Attachments,
       tabCap: z.number().int().min(1).max(50).default(6),
     }),
-    result: SubmittedTurn,
+    result: TurnSubmission,
   },
   /**
    * Resolves at the first checkpoint of turn `turn` (or of the latest turn), event-driven; sends
