@@ -125,9 +125,10 @@ function writeFile(stream: BusboyFileStream, claim: ClaimedUpload, limit: number
       if (over) return;
       over = true;
       stream.unpipe(out);
-      out.destroy();
       stream.resume();
-      reject(error);
+      // Rejected only once the file is closed, so the caller's abort() really removes it.
+      out.once('close', () => reject(error));
+      out.destroy();
     };
     const tooLarge = () =>
       giveUp(new UploadRefused(413, `The file is larger than ${limit} bytes: its envelope allows size_bytes ${claim.meta.declaredBytes}, and COMET_ATTACHMENT_MAX_BYTES is the most any envelope allows.`));
