@@ -136,6 +136,8 @@ export const ThreadStateSource = z.enum(['json', 'page']);
 export const ThreadCheckpoint = z.object({
   threadId: z.string().min(1),
   url: z.string(),
+  /** The thread's title as the page shows it, when known (for progress lines and the side panel). */
+  title: z.string().optional(),
   /** Index of the turn this describes (0-based, in the thread). */
   turn: z.number().int().min(0),
   /** The page's own id of that turn (the JSON's entry uuid) when known. */
@@ -325,8 +327,9 @@ export const threadMethods = {
   },
   /**
    * Resolves at the first checkpoint of turn `turn` (or of the latest turn), event-driven; sends
-   * each new step as progress. `timeoutMs` ends the wait with `event: null` (the Node side says
-   * timeout). `quietMs`, when given, ends it early after that long without any change.
+   * each new step as progress (the progress message is the step's text, one message per step).
+   * `timeoutMs` ends the wait with `event: null` (the Node side says timeout). `quietMs`, when
+   * given, ends it early after that long without any change.
    */
   'threads.wait': {
     params: z.object({
@@ -364,9 +367,14 @@ export const threadMethods = {
     params: z.object({ threadId: ThreadId, assetId: z.string().min(1).max(200), tabCap: z.number().int().min(1).max(50).default(6) }),
     result: z.object({ asset_id: z.string(), url: z.string(), expires_in_seconds: z.number().int().nullable() }),
   },
-  'account.models': { params: z.object({}).strict(), result: ModelsList },
+  /** Read in any Perplexity tab (a background one is opened, within the cap, when none is open). */
+  'account.models': { params: z.object({ tabCap: z.number().int().min(1).max(50).default(6) }).strict(), result: ModelsList },
   'account.projects': {
-    params: z.object({ searchTerm: z.string().max(500).optional(), cursor: z.string().max(200).optional() }),
+    params: z.object({
+      searchTerm: z.string().max(500).optional(),
+      cursor: z.string().max(200).optional(),
+      tabCap: z.number().int().min(1).max(50).default(6),
+    }),
     result: ProjectsPage,
   },
 } as const;
