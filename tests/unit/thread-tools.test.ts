@@ -292,7 +292,7 @@ describe('reading tools pass the browser side through in the seed shapes', () =>
     expect((await call(browser, 'read_thread', { thread_id: THREAD }).done).structured).toEqual({ thread_id: THREAD, event: 'transcript', status: 'idle', text: 'transcript', web_state: null, web_state_error: 'later' });
     expect((await call(browser, 'models_list', {}).done).structured).toEqual(MODELS);
     expect((await call(browser, 'projects_list', { search_term: 'tax', cursor: 'c1' }).done).structured).toEqual({ projects: [], next_cursor: null });
-    expect(browser.calls.at(-1)?.params).toEqual({ searchTerm: 'tax', cursor: 'c1' });
+    expect(browser.calls.at(-1)?.params).toEqual({ searchTerm: 'tax', cursor: 'c1', tabCap: 6 });
     expect((await call(browser, 'list_thread_assets', { thread_id: THREAD, entry_id: 'e1', cursor: 'c1' }).done).structured).toEqual({ assets: [], next_cursor: 'c2' });
     expect(browser.calls.at(-1)?.params).toMatchObject({ threadId: THREAD, entryId: 'e1', cursor: 'c1' });
     expect((await call(browser, 'create_asset_download', { thread_id: THREAD, asset_id: 'a1' }).done).structured).toMatchObject({ expires_in_seconds: 3600 });

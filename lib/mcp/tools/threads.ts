@@ -66,7 +66,7 @@ const callComputer = defineTool({
     const problem = turnArgsProblem(args, args.attachment_urls?.length ?? 0);
     if (problem) return invalid(problem);
     if (args.mode !== undefined || args.model !== undefined) {
-      const models = await context.browser.call('account.models', {}, { signal: context.signal, timeoutMs: 30_000 });
+      const models = await context.browser.call('account.models', { tabCap: context.settings.COMET_THREAD_TABS }, { signal: context.signal, timeoutMs: 30_000 });
       const choice = accountChoiceProblem(args, models);
       if (choice) return invalid(choice);
     }
@@ -232,7 +232,7 @@ const modelsList = defineTool({
   outputSchema: ModelsList.shape,
   access: 'read',
   async handler(_args, context) {
-    return jsonResult(await context.browser.call('account.models', {}, { signal: context.signal, timeoutMs: READ_TIMEOUT_MS }));
+    return jsonResult(await context.browser.call('account.models', { tabCap: context.settings.COMET_THREAD_TABS }, { signal: context.signal, timeoutMs: READ_TIMEOUT_MS }));
   },
 });
 
@@ -248,7 +248,7 @@ const projectsList = defineTool({
   access: 'read',
   summarize: ({ search_term }) => search_term ?? '',
   async handler({ search_term, cursor }, context) {
-    return jsonResult(await context.browser.call('account.projects', { searchTerm: search_term, cursor }, { signal: context.signal, timeoutMs: READ_TIMEOUT_MS }));
+    return jsonResult(await context.browser.call('account.projects', { searchTerm: search_term, cursor, tabCap: context.settings.COMET_THREAD_TABS }, { signal: context.signal, timeoutMs: READ_TIMEOUT_MS }));
   },
 });
 
