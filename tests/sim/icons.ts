@@ -42,6 +42,17 @@ const ICONS: Record<string, string> = {
   'message-question': `<path ${S} d="M4 4h16v12H9l-5 4zM10 8a2 2 0 1 1 3 1.7c-.6.4-1 .8-1 1.3M12 13.5h.01"/>`,
   'hand-stop': `<path ${S} d="M8 13V5a1.5 1.5 0 0 1 3 0v6M11 11V4a1.5 1.5 0 0 1 3 0v7M14 11V5a1.5 1.5 0 0 1 3 0v8a7 7 0 0 1-12 5l-2-4a1.5 1.5 0 0 1 2.5-1.5L8 15"/>`,
   mic: `<path ${S} d="M9 4a3 3 0 0 1 6 0v7a3 3 0 0 1-6 0zM5 11a7 7 0 0 0 14 0M12 18v3"/>`,
+  // Computer tasks (client/task.ts)
+  moon: `<path ${S} d="M20 14A8 8 0 1 1 10 4a6 6 0 0 0 10 10z"/>`,
+  plug: `<path ${S} d="M9 3v5M15 3v5M6 8h12v3a6 6 0 0 1-12 0zM12 17v4"/>`,
+  lock: `<path ${S} d="M6 11h12v10H6zM8 11V7a4 4 0 0 1 8 0v4"/>`,
+  hourglass: `<path ${S} d="M6 3h12M6 21h12M7 3c0 6 10 6 10 9s-10 3-10 9M17 3c0 6-10 6-10 9"/>`,
+  forms: `<path ${S} d="M5 4h14v16H5zM8 8h8M8 12h8M8 16h4"/>`,
+  'credit-card': `<path ${S} d="M3 6h18v12H3zM3 10h18M7 15h3"/>`,
+  photo: `<path ${S} d="M4 5h16v14H4zM4 16l5-5 4 4 3-3 4 4M15 9h.01"/>`,
+  chart: `<path ${S} d="M4 20V10M10 20V4M16 20v-7M3 20h18"/>`,
+  adjustments: `<path ${S} d="M4 6h10M18 6h2M4 12h4M12 12h8M4 18h12M20 18h0M14 4v4M8 10v4M16 16v4"/>`,
+  circle: `<circle ${S} cx="12" cy="12" r="8"/>`,
 };
 
 export function spriteHtml(): string {

@@ -8,7 +8,7 @@ export async function routeSim(context: BrowserContext, site: SimSite): Promise<
   const handler = async (route: Route): Promise<void> => {
     const req = route.request();
     try {
-      const res = await site.handle({ method: req.method(), url: req.url(), body: req.postData() ?? undefined });
+      const res = await site.handle({ method: req.method(), url: req.url(), body: req.postData() ?? undefined, headers: await req.allHeaders() });
       await route.fulfill({ status: res.status, contentType: res.contentType, body: res.body, headers: res.headers });
     } catch (err) {
       // The page or context may be gone by the time a delayed response is ready.

@@ -16,11 +16,19 @@
  * `ctx.mode` tells a builder whether the ask was made in computer mode.
  */
 import { answerTokens } from './answer';
-import type { Block, Inline, ModeId, ScriptEvent, Source, TurnReply, TurnScript } from './types';
+import { TASK_SCENARIOS } from './tasks';
+import { I, p, Timeline } from './timeline';
+import type { Block, ModeId, Source, TurnReply, TurnScript } from './types';
 
 export interface ScenarioContext {
   query: string;
   mode: ModeId;
+  /** Fresh ids for the page's own objects (question ids, assets…). Default: random UUIDs. */
+  newId?: () => string;
+  /** Speed the script is built for (builders that want a wall-clock length multiply by it). */
+  speed?: number;
+  /** computer-long: how long the task runs, in wall-clock ms. */
+  longTaskMs?: number;
 }
 
 export interface ScenarioDef {
@@ -28,9 +36,12 @@ export interface ScenarioDef {
   build(ctx: ScenarioContext): TurnScript;
   /**
    * For scenarios that pause on an `interaction` event: what happens after the reply. Event times
-   * count from the reply; the answer and sources replace the turn's.
+   * count from the reply; the answer and sources replace the turn's. When several interactions
+   * waited at once, `replies` holds each one's reply by id and `reply` is the last.
    */
-  resume?(ctx: ScenarioContext, reply: TurnReply): TurnScript;
+  resume?(ctx: ScenarioContext, reply: TurnReply, replies: Record<string, TurnReply>): TurnScript;
+  /** The scenario an untagged follow-up in the same thread gets (a task continued after a block). */
+  followUp?: string;
 }
 
 // ---------------------------------------------------------------------------------------------------
@@ -54,53 +65,6 @@ const POOL = {
 /** A source with no URL (an uploaded file): its title is all there is. */
 export const TITLE_ONLY_SOURCE: Source = { title: 'Team notes, October planning (uploaded file)', name: 'notes' };
 
-// ---------------------------------------------------------------------------------------------------
-// Timeline helpers
-
-class Timeline {
-  readonly events: ScriptEvent[] = [];
-  step(t: number, icon: string, text: string): this {
-    this.events.push({ t, type: 'step', icon, text });
-    return this;
-  }
-  /** Reveal tokens from..to in `chunks` equal chunks spread over [t0, t1]. */
-  stream(t0: number, t1: number, from: number, to: number, chunks: number): this {
-    for (let i = 1; i <= chunks; i++) {
-      const upto = Math.round(from + ((to - from) * i) / chunks);
-      this.events.push({ t: Math.round(t0 + ((t1 - t0) * i) / chunks), type: 'tokens', upto });
-    }
-    return this;
-  }
-  finish(t: number): this {
-    this.events.push({ t, type: 'finish' });
-    return this;
-  }
-  ask(t: number, prompt: string, options?: string[]): this {
-    this.events.push({ t, type: 'interaction', kind: 'ask_user_question', prompt, ...(options ? { options } : {}) });
-    return this;
-  }
-  confirm(t: number, prompt: string): this {
-    this.events.push({ t, type: 'interaction', kind: 'confirm_action', prompt });
-    return this;
-  }
-  error(t: number, message: string): this {
-    this.events.push({ t, type: 'error', message });
-    return this;
-  }
-}
-
-const I = {
-  prepare: 'pplx-icon-sparkles',
-  search: 'pplx-icon-search',
-  review: 'pplx-icon-list',
-  read: 'pplx-icon-file-text',
-  found: 'pplx-icon-circle-check',
-  blocks: 'pplx-icon-blocks',
-  worldSearch: 'pplx-icon-world-search',
-  bolt: 'pplx-icon-bolt',
-  click: 'pplx-icon-click',
-};
-
 export function stripScenarioTag(query: string): string {
   return query.replace(/\s*#scenario:[a-z0-9-]+/gi, '').trim();
 }
@@ -120,10 +84,6 @@ function searchSteps(tl: Timeline, query: string, sources: Source[], gap = 130):
     .step(gap * 3, I.read, `Reading ${host}`)
     .step(gap * 4, I.found, `Found ${sources.length} sources`);
   return gap * 4 + 60;
-}
-
-function p(...inlines: Inline[]): Block {
-  return { type: 'p', inlines };
 }
 
 // ---------------------------------------------------------------------------------------------------
@@ -433,6 +393,8 @@ export const SCENARIOS: Record<string, ScenarioDef> = {
   },
 };
 
+Object.assign(SCENARIOS, TASK_SCENARIOS);
+
 export const SCENARIO_NAMES = Object.keys(SCENARIOS);
 
 /** `#scenario:<name>` in a prompt, if it names a known scenario. */
@@ -442,24 +404,54 @@ export function scenarioFromPrompt(query: string): string | null {
   return name && name in SCENARIOS ? name : null;
 }
 
-export function resolveScenario(query: string, siteScenario: string): string {
-  return scenarioFromPrompt(query) ?? siteScenario;
+/** Computer tasks and the research that asks first: a computer-mode ask gets one of these by default. */
+export function isTaskScenario(name: string): boolean {
+  return name.startsWith('computer-') || name.startsWith('task-');
+}
+
+/**
+ * The scenario of an ask: the prompt's tag; else, in a thread whose last turn says how an untagged
+ * follow-up continues, that; else the site's scenario, except that computer-mode asks get
+ * `computer-complete` while the site's scenario is a search one.
+ */
+export function resolveScenario(query: string, siteScenario: string, mode: ModeId = 'standard', previous?: string): string {
+  const tagged = scenarioFromPrompt(query);
+  if (tagged) return tagged;
+  const next = previous ? SCENARIOS[previous]?.followUp : undefined;
+  if (next) return next;
+  if (mode === 'computer' && !isTaskScenario(siteScenario)) return 'computer-complete';
+  return siteScenario;
+}
+
+/** Times (and the durations inside events) divided by `speed`, then shifted by `offset` ms. */
+function scaled(script: TurnScript, speed: number, offset = 0): TurnScript {
+  const k = speed > 0 ? 1 / speed : 1;
+  const events = script.events.map((e) => {
+    const out = { ...e, t: offset + Math.round(e.t * k) };
+    if (out.type === 'sleep') out.wakeInMs = Math.round(out.wakeInMs * k);
+    if (out.type === 'interaction' && out.expiresInMs !== undefined) out.expiresInMs = Math.round(out.expiresInMs * k);
+    return out;
+  });
+  return { ...script, events };
 }
 
 /** A scenario's continuation after a reply, its times divided by `speed` and shifted by `offset` ms. */
-export function buildResume(name: string, ctx: ScenarioContext, reply: TurnReply, speed: number, offset: number): TurnScript | null {
+export function buildResume(
+  name: string,
+  ctx: ScenarioContext,
+  reply: TurnReply,
+  speed: number,
+  offset: number,
+  replies: Record<string, TurnReply> = {},
+): TurnScript | null {
   const def = SCENARIOS[name];
   if (!def?.resume) return null;
-  const script = def.resume(ctx, reply);
-  const k = speed > 0 ? 1 / speed : 1;
-  return { ...script, events: script.events.map((e) => ({ ...e, t: offset + Math.round(e.t * k) })) };
+  return scaled(def.resume({ speed, ...ctx }, reply, replies), speed, offset);
 }
 
 /** Builds a scenario's script with its times divided by `speed`. */
 export function buildScript(name: string, ctx: ScenarioContext, speed: number): TurnScript {
   const def = SCENARIOS[name];
   if (!def) throw new Error(`unknown scenario "${name}" (known: ${SCENARIO_NAMES.join(', ')})`);
-  const script = def.build(ctx);
-  const k = speed > 0 ? 1 / speed : 1;
-  return { ...script, events: script.events.map((e) => ({ ...e, t: Math.round(e.t * k) })) };
+  return scaled(def.build({ speed, ...ctx }), speed);
 }

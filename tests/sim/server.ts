@@ -74,7 +74,12 @@ export async function startSimServer(options: SimServerOptions = {}): Promise<Si
       const host = (req.headers.host ?? 'www.perplexity.ai').replace(/:\d+$/, '');
       const url = `https://${host}${req.url ?? '/'}`;
       site
-        .handle({ method: req.method ?? 'GET', url, body: chunks.length ? Buffer.concat(chunks).toString('utf8') : undefined })
+        .handle({
+          method: req.method ?? 'GET',
+          url,
+          body: chunks.length ? Buffer.concat(chunks).toString('utf8') : undefined,
+          headers: Object.fromEntries(Object.entries(req.headers).map(([k, v]) => [k, Array.isArray(v) ? v.join(', ') : (v ?? '')])),
+        })
         .then((r) => {
           res.writeHead(r.status, { 'content-type': r.contentType, ...(r.headers ?? {}) });
           res.end(req.method === 'HEAD' ? undefined : r.body);

@@ -12,6 +12,9 @@ import { clientBundle } from './bundle';
 import { spriteHtml } from './icons';
 import { SCENARIO_NAMES, SCENARIOS, buildResume, buildScript, resolveScenario, stripScenarioTag } from './scenarios';
 import { CSS } from './styles';
+import { TASK_CSS } from './task-styles';
+import { interactionIdOf } from './task-paths';
+import { type RateLimit, taskRoutes } from './task-routes';
 import type {
   AskRequest,
   AskResponse,
@@ -37,6 +40,14 @@ export interface SimOptions {
   speed?: number;
   /** Start with a few existing conversations in the sidebar and library. Default true. */
   seedThreads?: boolean;
+  /** The site's clock (server side). Default Date.now; tests move it to see a task at any moment. */
+  clock?: () => number;
+  /** computer-long's wall-clock length in ms (default 150 000: longer than any hold). */
+  longTaskMs?: number;
+  /** The thread JSON's rate limit (default 150 requests per 5 minutes, as peers saw). */
+  jsonRateLimit?: RateLimit;
+  /** Entries per page of the thread JSON (default 20). */
+  jsonPageSize?: number;
 }
 
 export interface SimRequest {
@@ -44,6 +55,8 @@ export interface SimRequest {
   /** A path (`/search/x?y`) or an absolute URL (`https://perplexity.ai/…` redirects to www). */
   url: string;
   body?: string;
+  /** Request headers, names in lower case (the thread JSON checks the app's headers). */
+  headers?: Record<string, string>;
 }
 
 export interface SimResponse {
@@ -65,6 +78,8 @@ export interface SimSite {
   threads(): ThreadData[];
   /** A thread by slug, id or path. */
   thread(ref: string): ThreadData | undefined;
+  /** The web app's thread JSON: break it, rate-limit it, count its requests (task-routes.ts). */
+  readonly json: import('./task-routes').JsonControls;
 }
 
 export const SIM_ORIGIN = 'https://www.perplexity.ai';
@@ -122,6 +137,8 @@ export function pageTitle(page: PageData): string {
       return 'Library - Perplexity';
     case 'static':
       return `${page.title} - Perplexity`;
+    case 'project':
+      return `${page.project.name} - Perplexity`;
     case 'not-found':
       return 'Page not found - Perplexity';
   }
@@ -131,6 +148,7 @@ export function createSimSite(options: SimOptions = {}): SimSite {
   let generation: Generation = options.generation ?? 'B';
   let scenario = options.scenario ?? 'short';
   let speed = options.speed ?? 1;
+  const now = options.clock ?? Date.now;
   if (!(scenario in SCENARIOS)) throw new Error(`unknown scenario "${scenario}" (known: ${SCENARIO_NAMES.join(', ')})`);
   if (!(speed > 0)) throw new Error(`speed must be a positive number, got ${speed}`);
 
@@ -146,8 +164,9 @@ export function createSimSite(options: SimOptions = {}): SimSite {
       mode,
       model,
       startedAt,
-      script: buildScript(scen, { query, mode }, speed),
+      script: buildScript(scen, { query, mode, longTaskMs: options.longTaskMs }, speed),
       stoppedAfter: null,
+      uuid: randomUUID(),
     };
   }
 
@@ -159,7 +178,7 @@ export function createSimSite(options: SimOptions = {}): SimSite {
 
   function seed(): void {
     const day = 24 * 3600 * 1000;
-    const now = Date.now();
+    const seededAt = now();
     const mk = (
       id: string,
       slug: string,
@@ -169,7 +188,7 @@ export function createSimSite(options: SimOptions = {}): SimSite {
       mode: ModeId,
       dbl: boolean,
     ): void => {
-      const t0 = now - ageDays * day;
+      const t0 = seededAt - ageDays * day;
       const t: ThreadData = {
         id,
         slug,
@@ -221,7 +240,7 @@ export function createSimSite(options: SimOptions = {}): SimSite {
   }
 
   /** What a path shows; null = not a page (404). */
-  function pageFor(pathname: string): PageData | null {
+  function pageFor(pathname: string, url: URL = new URL(pathname, SIM_ORIGIN)): PageData | null {
     const p = pathname.length > 1 ? pathname.replace(/\/+$/, '') : pathname;
     if (p === '/') return { kind: 'home' };
     let m = /^\/(search|copilot)\/([^/]+)$/.exec(p);
@@ -246,6 +265,8 @@ export function createSimSite(options: SimOptions = {}): SimSite {
       const t = findThread(decodeURIComponent(m[1] as string));
       return t ? { kind: 'thread', thread: t } : { kind: 'not-found' };
     }
+    const taskPage = tasks.pageFor(p, url);
+    if (taskPage) return taskPage;
     const statics: Record<string, [string, string]> = {
       '/spaces': ['Spaces', 'Organize your threads and files into Spaces. You have no Spaces yet.'],
       '/projects': ['Projects', 'No projects yet.'],
@@ -261,7 +282,7 @@ export function createSimSite(options: SimOptions = {}): SimSite {
   }
 
   function boot(page: PageData): BootData {
-    return { generation, scenario, speed, now: Date.now(), page };
+    return { generation, scenario, speed, now: now(), page };
   }
 
   function htmlPage(page: PageData): string {
@@ -270,7 +291,7 @@ export function createSimSite(options: SimOptions = {}): SimSite {
       '<!DOCTYPE html><html lang="en" class="light"><head><meta charset="utf-8">' +
       '<meta name="viewport" content="width=device-width, initial-scale=1">' +
       `<title>${escHtml(pageTitle(page))}</title><link rel="icon" href="data:,">` +
-      `<style>${CSS}</style></head><body>${spriteHtml()}<div id="__next"></div>` +
+      `<style>${CSS}${TASK_CSS}</style></head><body>${spriteHtml()}<div id="__next"></div>` +
       `<script id="__SIM_BOOT__" type="application/json">${safeJsonForScript(data)}</script>` +
       '<script src="/_sim/app.js"></script></body></html>'
     );
@@ -290,21 +311,23 @@ export function createSimSite(options: SimOptions = {}): SimSite {
     await sleep(150 / speed);
     let thread = req.thread ? findThread(req.thread) : undefined;
     if (req.thread && !thread) return json(404, { error: `no thread "${req.thread}"` });
-    const now = Date.now();
+    const at = now();
     if (!thread) {
       const id = randomUUID();
       const kind: ThreadKind = mode === 'computer' ? 'computer' : 'search';
       const slug = slugify(titleOf(req.query));
-      thread = { id, slug, kind, path: pathFor(kind, slug, id, !!req.sidecar), title: titleOf(req.query), createdAt: now, updatedAt: now, turns: [] };
+      thread = { id, slug, kind, path: pathFor(kind, slug, id, !!req.sidecar), title: titleOf(req.query), createdAt: at, updatedAt: at, turns: [] };
+      if (req.project) Object.assign(thread, tasks.projectOf(req.project));
       threads.set(id, thread);
       created += 1;
       if (created % 2 === 0) doubled.add(id);
     }
-    const scen = resolveScenario(req.query, scenario);
-    const turn = makeTurn(thread.turns.length, req.query, mode, model, scen, now);
+    const scen = resolveScenario(req.query, scenario, mode, thread.turns.at(-1)?.scenario);
+    const turn = makeTurn(thread.turns.length, req.query, mode, model, scen, at);
+    tasks.prepareTurn(turn, req);
     thread.turns.push(turn);
-    thread.updatedAt = now;
-    const res: AskResponse = { thread, turn, siteScenario: scenario, now: Date.now() };
+    thread.updatedAt = at;
+    const res: AskResponse = { thread, turn, siteScenario: scenario, now: now() };
     return json(200, res);
   }
 
@@ -327,7 +350,7 @@ export function createSimSite(options: SimOptions = {}): SimSite {
    * built now and appended to its script, timed from now. A second reply to the same turn is refused.
    */
   function reply(body: string | undefined): SimResponse {
-    let req: { thread?: string; turn?: number; reply?: TurnReply };
+    let req: { thread?: string; turn?: number; interaction?: string; reply?: TurnReply };
     try {
       req = JSON.parse(body ?? '') as typeof req;
     } catch {
@@ -337,17 +360,49 @@ export function createSimSite(options: SimOptions = {}): SimSite {
     const turn = thread?.turns[req.turn ?? -1];
     if (!thread || !turn) return json(404, { error: 'no such turn' });
     const r = req.reply;
-    const valid = r && (r.kind === 'approve' || r.kind === 'deny' || (r.kind === 'answer' && typeof r.text === 'string' && r.text.trim() !== ''));
-    if (!valid) return json(400, { error: 'reply must be {kind:"answer",text} | {kind:"approve"} | {kind:"deny"}' });
-    if (turn.reply || turn.stoppedAfter !== null) return json(409, { error: 'this turn is not waiting for a reply' });
-    const now = Date.now();
-    const rest = buildResume(turn.scenario, { query: turn.query, mode: turn.mode }, r, speed, now - turn.startedAt);
-    if (!rest) return json(409, { error: 'this turn never asks anything' });
-    turn.script = { events: [...turn.script.events, ...rest.events], answer: rest.answer, sources: rest.sources };
-    turn.reply = { ...r, at: now };
-    thread.updatedAt = now;
-    return json(200, { turn });
+    if (!r || !validReply(r)) {
+      return json(400, { error: 'reply must be {kind:"answer",text} | {kind:"answers",answers} | {kind:"approve"} | {kind:"deny"} | {kind:"connected"} | {kind:"skip"}' });
+    }
+    const result = takeReply(thread, turn, r, req.interaction, now());
+    return json(result.status, result.status === 200 ? { turn } : { error: result.error });
   }
+
+  /**
+   * Records a reply to one of the interactions the turn waits on. Once every one of them has its
+   * reply, the continuation is built and appended, timed from `at`.
+   */
+  function takeReply(thread: ThreadData, turn: TurnData, r: TurnReply, interaction: string | undefined, at: number) {
+    const waiting = tasks.pendingOf(turn, at);
+    if (r.kind === 'skip' && turn.reply?.kind === 'skip') return { status: 200 as const };
+    if (waiting.length === 0 || turn.stoppedAfter !== null) return { status: 409 as const, error: 'this turn is not waiting for a reply' };
+    const idOf = (w: (typeof waiting)[number]) => interactionIdOf(turn, w);
+    const target = interaction ? waiting.find((w) => idOf(w) === interaction) : waiting[0];
+    if (!target) return { status: 409 as const, error: `no interaction "${interaction}" is waiting in this turn` };
+    const stamped = { ...r, at };
+    turn.replies = { ...turn.replies, [idOf(target)]: stamped };
+    if (waiting.some((w) => !turn.replies?.[idOf(w)])) {
+      thread.updatedAt = at;
+      return { status: 200 as const };
+    }
+    const replies = Object.fromEntries(Object.entries(turn.replies ?? {}).map(([k, v]) => [k, v as TurnReply]));
+    const rest = buildResume(turn.scenario, { query: turn.query, mode: turn.mode }, r, speed, at - turn.startedAt, replies);
+    if (!rest) return { status: 409 as const, error: 'this turn never asks anything' };
+    turn.script = { events: [...turn.script.events, ...rest.events], answer: rest.answer, sources: rest.sources };
+    turn.reply = stamped;
+    thread.updatedAt = at;
+    return { status: 200 as const };
+  }
+
+  const tasks = taskRoutes({
+    now,
+    speed: () => speed,
+    origin: SIM_ORIGIN,
+    threads: () => sortedThreads(),
+    findThread,
+    takeReply,
+    rateLimit: options.jsonRateLimit,
+    pageSize: options.jsonPageSize,
+  });
 
   async function handle(req: SimRequest): Promise<SimResponse> {
     let url: URL;
@@ -366,6 +421,8 @@ export function createSimSite(options: SimOptions = {}): SimSite {
     if (path === '/_sim/app.js') {
       return { status: 200, contentType: 'text/javascript; charset=utf-8', body: await clientBundle(), headers: { 'cache-control': 'no-cache' } };
     }
+    const task = await tasks.handle(method, url, req);
+    if (task) return task;
     if (path.startsWith('/_sim/api/')) {
       const api = path.slice('/_sim/api/'.length);
       if (api === 'ask' && method === 'POST') return ask(req.body);
@@ -377,7 +434,8 @@ export function createSimSite(options: SimOptions = {}): SimSite {
         return json(200, { threads: summaries() });
       }
       if (api === 'page' && method === 'GET') {
-        const page = pageFor(url.searchParams.get('path') ?? '/') ?? { kind: 'not-found' as const };
+        const target = new URL(url.searchParams.get('path') ?? '/', SIM_ORIGIN);
+        const page = pageFor(target.pathname, target) ?? { kind: 'not-found' as const };
         return json(200, { title: pageTitle(page), boot: boot(page) });
       }
       if (api === 'state' && method === 'GET') return json(200, { generation, scenario, speed, threads: sortedThreads() });
@@ -386,7 +444,7 @@ export function createSimSite(options: SimOptions = {}): SimSite {
     if (path === '/favicon.ico') return { status: 204, contentType: 'image/x-icon', body: '' };
     if (method !== 'GET' && method !== 'HEAD') return { status: 405, contentType: 'text/plain', body: 'method not allowed' };
 
-    const page = pageFor(path);
+    const page = pageFor(path, url);
     const status = !page || page.kind === 'not-found' ? 404 : 200;
     return {
       status,
@@ -421,5 +479,22 @@ export function createSimSite(options: SimOptions = {}): SimSite {
     },
     threads: () => sortedThreads(),
     thread: (ref: string) => findThread(ref),
+    json: tasks.controls,
   };
+}
+
+function validReply(r: TurnReply): boolean {
+  switch (r.kind) {
+    case 'approve':
+    case 'deny':
+    case 'connected':
+    case 'skip':
+      return true;
+    case 'answer':
+      return typeof r.text === 'string' && r.text.trim() !== '';
+    case 'answers':
+      return typeof r.answers === 'object' && r.answers !== null && Object.values(r.answers).every((v) => typeof v === 'string');
+    default:
+      return false;
+  }
 }

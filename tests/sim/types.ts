@@ -2,6 +2,9 @@
  * Data shared by the simulated perplexity.ai's server side (site.ts, scenarios.ts) and its page
  * script (client/*). Pure types: nothing here may import Node or DOM code.
  */
+import type { ConnectorSpec, QuestionSpec, TaskEvent, TurnAttachment, TurnSettings } from './task-types';
+
+export type { AssetSpec, BlockSpec, ConnectorSpec, QuestionSpec, TaskEvent, TurnAttachment, TurnSettings } from './task-types';
 
 export type Generation = 'A' | 'B';
 
@@ -47,20 +50,41 @@ export type ScriptEvent =
    * /_sim/api/reply). What follows comes from the scenario's `resume`, appended at reply time.
    * Named after the Perplexity Computer server's events `ask_user_question` / `confirm_action`.
    */
-  | InteractionEvent;
+  | InteractionEvent
+  /** Computer tasks (plan, files, sleep, the blocks a turn can end on): declared in task-types.ts. */
+  | TaskEvent;
 
 export interface InteractionEvent {
   t: number;
   type: 'interaction';
-  kind: 'ask_user_question' | 'confirm_action';
-  /** The question, or the action to confirm. */
+  kind: 'ask_user_question' | 'confirm_action' | 'auth_required';
+  /** The question, or the action to confirm, or what the sign-in is for. */
   prompt: string;
   /** Suggested answers of a question (each a button that sends it). */
   options?: string[];
+  /** The page's own id of this prompt (the Computer server's followup_uuid). Set by task scenarios. */
+  id?: string;
+  /** Several questions in one box (answered together with one Submit); `prompt` is then the box's title. */
+  questions?: QuestionSpec[];
+  /** auth_required: the connector and its sign-in URL. */
+  connector?: ConnectorSpec;
+  /** Offered but not waited on (an optional sign-in): shown, but the script does not pause. */
+  optional?: boolean;
+  /** The service skips the question by itself after this long (ms, already scaled by speed). */
+  expiresInMs?: number;
 }
 
 /** The person's reply to a turn's interaction. */
-export type TurnReply = { kind: 'answer'; text: string } | { kind: 'approve' } | { kind: 'deny' };
+export type TurnReply =
+  | { kind: 'answer'; text: string }
+  | { kind: 'approve' }
+  | { kind: 'deny' }
+  /** Answers to a box of several questions, by question id. */
+  | { kind: 'answers'; answers: Record<string, string> }
+  /** "I've connected": the sign-in is done. */
+  | { kind: 'connected' }
+  /** The question expired and the service went on without an answer. */
+  | { kind: 'skip' };
 
 export interface TurnScript {
   events: ScriptEvent[];
@@ -81,6 +105,14 @@ export interface TurnData {
   stoppedAfter: number | null;
   /** The reply to the turn's interaction, once given (its continuation is already in `script`). */
   reply?: TurnReply & { at: number };
+  /** Replies by interaction id, while several interactions wait at once (the continuation comes with the last). */
+  replies?: Record<string, TurnReply & { at: number }>;
+  /** Files attached in the composer for this turn (what the server received). */
+  attachments?: TurnAttachment[];
+  /** Computer settings chosen for this turn (mode, or model and effort). */
+  settings?: TurnSettings;
+  /** Stable id of the turn (the thread JSON's entry uuid). */
+  uuid?: string;
 }
 
 export type ThreadKind = 'search' | 'copilot' | 'computer';
@@ -95,6 +127,9 @@ export interface ThreadData {
   createdAt: number;
   updatedAt: number;
   turns: TurnData[];
+  /** Started inside a Project (projects_list's project_uuid), and who may see it. */
+  projectUuid?: string;
+  projectVisibility?: 'private' | 'project';
 }
 
 export interface ThreadSummary {
@@ -112,7 +147,10 @@ export type PageData =
   | { kind: 'thread'; thread: ThreadData }
   | { kind: 'library'; threads: ThreadSummary[] }
   | { kind: 'sidecar'; thread: ThreadData | null }
-  | { kind: 'static'; title: string; text: string }
+  /** `broadcast`: a message the page posts on BroadcastChannel('pplx-sim') (a connector sign-in tells the task's page). */
+  | { kind: 'static'; title: string; text: string; broadcast?: unknown }
+  /** A Project's page: a composer whose asks start threads inside the project. */
+  | { kind: 'project'; project: { uuid: string; name: string; description: string } }
   | { kind: 'not-found' };
 
 export interface BootData {
@@ -133,6 +171,11 @@ export interface AskRequest {
   thread?: string;
   /** Asked from the sidecar: the new thread lives under /sidecar/… */
   sidecar?: boolean;
+  /** Ids of files uploaded through the composer's file input (POST /_sim/api/upload). */
+  attachments?: string[];
+  settings?: TurnSettings;
+  /** Asked from a Project's page. */
+  project?: { uuid: string; visibility: 'private' | 'project' };
 }
 
 export interface AskResponse {
@@ -145,7 +188,7 @@ export interface AskResponse {
 
 /** Window hook for tests and benchmarks (never used by the extension, which reads only the DOM). */
 export interface SimEvent {
-  type: 'turn-started' | 'step' | 'answer-finished' | 'stopped' | 'error' | 'waiting' | 'replied';
+  type: 'turn-started' | 'step' | 'answer-finished' | 'stopped' | 'error' | 'waiting' | 'replied' | 'sleeping' | 'blocked' | 'files';
   turn: number;
   at: number;
 }

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { answerPlainText, answerTokens, blockHtml, citationGroups } from '../sim/answer';
-import { SCENARIO_NAMES, buildResume, buildScript, resolveScenario, scenarioFromPrompt } from '../sim/scenarios';
+import { SCENARIO_NAMES, SCENARIOS, buildResume, buildScript, resolveScenario, scenarioFromPrompt } from '../sim/scenarios';
 import { type SimSite, createSimSite } from '../sim/site';
 import type { AskResponse, BootData, ThreadSummary } from '../sim/types';
 
@@ -168,16 +168,27 @@ describe('sim scenarios', () => {
       const last = s.events[s.events.length - 1];
       const times = s.events.map((e) => e.t);
       expect(times, name).toEqual([...times].sort((a, b) => a - b));
-      if (name === 'error') expect(last?.type).toBe('error');
+      if (name === 'error' || name === 'computer-error') expect(last?.type).toBe('error');
       else if (name === 'stopped') expect(s.events.some((e) => e.type === 'finish')).toBe(false);
-      else if (name.startsWith('task-')) {
+      else if (SCENARIOS[name]?.resume) {
         // Computer tasks pause on the person; the reply's continuation (built at reply time) finishes.
         expect(last?.type, name).toBe('interaction');
-        for (const reply of [{ kind: 'answer', text: 'Lyon' }, { kind: 'approve' }, { kind: 'deny' }] as const) {
+        const replies = [
+          { kind: 'answer', text: 'Lyon' },
+          { kind: 'approve' },
+          { kind: 'deny' },
+          { kind: 'answers', answers: { a: 'Lyon' } },
+          { kind: 'connected' },
+          { kind: 'skip' },
+        ] as const;
+        for (const reply of replies) {
           const rest = buildResume(name, ctx, reply, 1, 5000);
           expect(rest?.events.at(-1)?.type, name).toBe('finish');
           expect(rest?.events[0]?.t, name).toBe(5000);
         }
+      } else if (last?.type === 'block') {
+        // Tasks that end on a block: a follow-up continues them, or (no access) nothing can.
+        expect(SCENARIOS[name]?.followUp ?? (last.block.kind === 'access_denied' ? 'none' : undefined), name).toBeDefined();
       } else {
         expect(last?.type, name).toBe('finish');
         const tokens = s.events.filter((e) => e.type === 'tokens');

@@ -11,6 +11,7 @@ import { esc } from '../answer';
 import type { ModeId } from '../types';
 import { A_MODES, B_MODES, MODELS, type ModeInfo, app, h, icon, modeState } from './dom';
 import { radixDropdown } from './menus';
+import { Attachments, computerSettingsButton } from './task-composer';
 
 export interface ComposerOptions {
   placeholder: string;
@@ -40,6 +41,8 @@ export class Composer {
   private left: HTMLElement;
   private typeahead: HTMLElement | null = null;
   private highlighted = 0;
+  /** Files attached through the paperclip (client/task-composer.ts). */
+  readonly files: Attachments;
 
   constructor(private readonly opts: ComposerOptions) {
     this.editor = h('div', {
@@ -58,11 +61,13 @@ export class Composer {
     this.placeholderEl = h('div', { class: 'placeholder', 'aria-hidden': 'true' }, opts.placeholder);
     this.left = h('div', { class: 'left' });
     this.submitSlot = h('div', { class: 'flex items-center gap-2' });
+    this.files = new Attachments(() => this.renderButtons());
     const right = h(
       'div',
       { class: 'right' },
       ...(app.generation === 'B' ? [this.modelPicker()] : []),
-      h('button', { type: 'button', class: 'icon-btn', 'aria-label': 'Attach files' }, icon('pplx-icon-paperclip')),
+      this.files.button,
+      this.files.input,
       h('button', { type: 'button', class: 'icon-btn', 'aria-label': 'Dictation' }, icon('pplx-icon-mic')),
       this.submitSlot,
     );
@@ -71,6 +76,7 @@ export class Composer {
       'div',
       { class: opts.menusBelow ? 'composer menus-below' : 'composer' },
       h('div', { class: 'relative' }, this.editor, this.placeholderEl),
+      this.files.chips,
       h('div', { class: 'toolbar' }, this.left, right),
     );
     this.renderLeft();
@@ -177,7 +183,7 @@ export class Composer {
 
   submit(): void {
     const q = this.text.trim();
-    if (!q || this.working || this.busy) return;
+    if (!q || this.working || this.busy || this.files.uploading) return;
     this.closeTypeahead();
     this.setText('');
     this.opts.onSubmit(q);
@@ -205,7 +211,7 @@ export class Composer {
         type: 'button',
         class: 'submit-btn',
         'aria-label': 'Submit',
-        disabled: app.generation === 'B' && (!hasText || this.working || this.busy),
+        disabled: app.generation === 'B' && (!hasText || this.working || this.busy || this.files.uploading),
       },
       icon('pplx-icon-arrow-up'),
     );
@@ -231,11 +237,13 @@ export class Composer {
         );
         pill.addEventListener('click', () => this.setModeA('standard'));
         this.left.append(pill);
+        if (mode.id === 'computer') this.left.append(computerSettingsButton(() => this.renderLeft()));
       } else {
         this.left.append(h('span', { class: 'text-xs text-quiet' }, 'Type / for modes and shortcuts'));
       }
     } else {
       this.left.append(this.modeChip(), this.computerToggle());
+      if (modeState.computer) this.left.append(computerSettingsButton(() => this.renderLeft()));
     }
   }
 

@@ -7,6 +7,8 @@ import type { AskResponse, BootData, PageData, ThreadData } from '../types';
 import { Sidebar, libraryPage, notFoundPage, staticPage, topbar } from './chrome';
 import { Composer } from './composer';
 import { api, app, h, icon, initHook, modeState } from './dom';
+import { taskTopbarButtons } from './task';
+import { computerSettings } from './task-composer';
 import { ThreadView, type TurnCtl } from './thread';
 
 initHook();
@@ -31,7 +33,14 @@ function stopTurn(view: ThreadView, t: TurnCtl): void {
 /** A thread (or an empty sidecar / home) with its composer; asks go through the server. */
 function conversation(
   thread: ThreadData | null,
-  opts: { sidecar: boolean; placeholder: string; liveTurn?: number; menusBelow?: boolean },
+  opts: {
+    sidecar: boolean;
+    placeholder: string;
+    liveTurn?: number;
+    menusBelow?: boolean;
+    /** Asked from a Project's page: the visibility toggle's state at ask time. */
+    project?: () => { uuid: string; visibility: 'private' | 'project' };
+  },
 ) {
   let view: ThreadView | null = null;
   const composer: Composer = new Composer({
@@ -53,13 +62,17 @@ function conversation(
   async function ask(query: string): Promise<void> {
     composer.setBusy(true);
     let res: AskResponse;
+    const mode = modeState.effective(app.generation);
     try {
       res = await api<AskResponse>('ask', {
         query,
-        mode: modeState.effective(app.generation),
+        mode,
         model: modeState.model,
         thread: view?.thread.id,
         sidecar: opts.sidecar,
+        attachments: composer.files.ids(),
+        ...(mode === 'computer' ? { settings: computerSettings() } : {}),
+        ...(opts.project && !view ? { project: opts.project() } : {}),
       });
     } catch (e) {
       composer.setBusy(false);
@@ -67,6 +80,7 @@ function conversation(
       return;
     }
     composer.setBusy(false);
+    composer.files.clear();
     window.__sim.scenario = res.siteScenario;
     if (view) {
       view.thread.turns.push(res.turn);
@@ -86,6 +100,7 @@ function conversation(
 function renderPage(page: PageData, liveTurn = -1): void {
   disposeCurrent?.();
   disposeCurrent = null;
+  listenForSignIns(null);
   for (const n of document.querySelectorAll('[data-radix-popper-content-wrapper]')) n.remove();
   window.scrollTo(0, 0);
 
@@ -125,14 +140,18 @@ function renderPage(page: PageData, liveTurn = -1): void {
       break;
     }
     case 'thread': {
-      const c = conversation(page.thread, { sidecar: false, placeholder: 'Ask a follow-up', liveTurn });
+      // Computer task pages: an h1 title, Usage / Todo in the top bar, "Type a command..." (docs: task pages).
+      const task = page.thread.kind === 'computer';
+      const c = conversation(page.thread, { sidecar: false, placeholder: task ? 'Type a command...' : 'Ask a follow-up', liveTurn });
       disposeCurrent = c.dispose;
       const share = h('button', { type: 'button', class: 'pill-btn', 'aria-label': 'Share' }, icon('pplx-icon-share', 'icon icon-sm'), 'Share');
+      const extra = task ? [...taskTopbarButtons(() => c.view?.current?.plan ?? []), share] : [share];
       main.replaceChildren(
-        topbar(page.thread.title, [share]),
-        h('div', { class: 'thread-scroll' }, c.view?.el ?? null),
-        h('div', { class: 'follow-up' }, c.composer.el),
+        topbar(page.thread.title, extra),
+        h('div', { class: 'thread-scroll' }, task ? h('h1', { class: 'task-title' }, page.thread.title) : null, c.view?.el ?? null),
+        h('div', { class: 'follow-up', ...(task ? { 'data-ask-input-container': '' } : {}) }, c.composer.el),
       );
+      listenForSignIns(c.view);
       const last = c.view?.current;
       if (last) scrollToTurn(last);
       break;
@@ -142,11 +161,64 @@ function renderPage(page: PageData, liveTurn = -1): void {
       break;
     case 'static':
       main.replaceChildren(topbar(page.title), staticPage(page.title, page.text));
+      if (page.broadcast !== undefined) channel()?.postMessage(page.broadcast);
       break;
+    case 'project': {
+      const visibility = h(
+        'button',
+        { type: 'button', class: 'pill-btn', 'data-testid': 'project-visibility', 'aria-pressed': 'false', 'aria-label': 'Visible to project members' },
+        'Share with project members',
+      );
+      visibility.addEventListener('click', () => visibility.setAttribute('aria-pressed', String(visibility.getAttribute('aria-pressed') !== 'true')));
+      const project = () => ({ uuid: page.project.uuid, visibility: visibility.getAttribute('aria-pressed') === 'true' ? ('project' as const) : ('private' as const) });
+      const c = conversation(null, { sidecar: false, placeholder: `Ask in ${page.project.name}…`, menusBelow: true, project });
+      disposeCurrent = c.dispose;
+      main.replaceChildren(
+        topbar(page.project.name),
+        h(
+          'div',
+          { class: 'home' },
+          h('h1', { class: 'page-h1' }, page.project.name),
+          h('p', { class: 'text-quiet' }, page.project.description),
+          h('div', { class: 'composer-wrap' }, c.composer.el, visibility),
+        ),
+      );
+      c.composer.focus();
+      break;
+    }
     case 'not-found':
       main.replaceChildren(topbar(null), notFoundPage());
       break;
   }
+}
+
+function channel(): BroadcastChannel | null {
+  try {
+    return new BroadcastChannel('pplx-sim');
+  } catch {
+    return null;
+  }
+}
+
+let signIns: BroadcastChannel | null = null;
+
+/** A connector signed in from another tab: the thread's waiting turn takes the server's new script. */
+function listenForSignIns(view: ThreadView | null): void {
+  signIns?.close();
+  signIns = view ? channel() : null;
+  if (!signIns || !view) return;
+  signIns.onmessage = (e: MessageEvent) => {
+    const msg = e.data as { type?: string; resumed?: { thread: string; turn: number }[] };
+    if (msg?.type !== 'connector-connected') return;
+    for (const r of msg.resumed ?? []) {
+      if (r.thread !== view.thread.id) continue;
+      void api<{ title: string; boot: BootData }>(`page?path=${encodeURIComponent(location.pathname)}`).then(({ boot }) => {
+        const fresh = boot.page.kind === 'thread' ? boot.page.thread.turns[r.turn] : undefined;
+        const turn = view.turns[r.turn];
+        if (fresh && turn) turn.adopt(fresh);
+      });
+    }
+  };
 }
 
 async function navigate(path: string, push: boolean): Promise<void> {

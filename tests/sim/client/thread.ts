@@ -6,10 +6,13 @@
  * Each turn plays its server-built script with one timer at a time; nothing runs when nothing streams.
  */
 import { blockHtml, blockTokens, citationGroups, esc, iconHtml } from '../answer';
-import type { Block, InteractionEvent, ScriptEvent, Source, ThreadData, TurnData, TurnReply } from '../types';
+import { blockId } from '../task-paths';
+import type { AssetSpec, Block, BlockSpec, InteractionEvent, ScriptEvent, Source, ThreadData, TurnData, TurnReply } from '../types';
 import { api, app, emit, fromHtml, h, icon, radixId } from './dom';
+import { blockCard, filesCard, interactionBoxes, interactionId, sleepCard, suggestionCard } from './task';
 
-type Status = 'working' | 'finished' | 'stopped' | 'error';
+/** `blocked`: a computer task ended on something the person must clear (task.ts draws it). */
+type Status = 'working' | 'finished' | 'stopped' | 'error' | 'blocked';
 
 const FOLD_CHARS = 300;
 const FOLD_LINES = 6;
@@ -33,6 +36,7 @@ interface View {
   doneBlocks: number;
   partialEl: Element | null;
   askSlot: HTMLElement;
+  taskSlot: HTMLElement;
   endSlot: HTMLElement;
 }
 
@@ -40,8 +44,8 @@ export interface ThreadHost {
   onWorkingChange(working: boolean): void;
   onStop(turn: TurnCtl): void;
   retry(query: string): void;
-  /** Sends the person's reply to the turn's interaction; resolves with the turn as the server now has it. */
-  reply(turn: TurnCtl, reply: TurnReply): Promise<TurnData>;
+  /** Sends the person's reply to one of the turn's interactions; resolves with the turn as the server now has it. */
+  reply(turn: TurnCtl, reply: TurnReply, interaction: string): Promise<TurnData>;
 }
 
 export class TurnCtl {
@@ -55,9 +59,18 @@ export class TurnCtl {
   queryOpen = false;
   tab: 'answer' | 'links' = 'answer';
   view: View | null = null;
-  /** The interaction the turn waits on (computer mode); the script is paused while it is set. */
-  pending: InteractionEvent | null = null;
-  private sending = false;
+  /** What the turn waits on (computer mode): the script is paused while any is set. */
+  pending: InteractionEvent[] = [];
+  /** Interactions whose reply is in flight. */
+  private readonly sending = new Set<string>();
+  /** Computer task state (client/task.ts draws it). */
+  plan: { text: string; done: boolean }[] = [];
+  assets: AssetSpec[] = [];
+  offered: InteractionEvent[] = [];
+  sleep: { wakeAt: number; reason: string } | null = null;
+  block: BlockSpec | null = null;
+  /** A question that expires: the service skips it by itself at that time. */
+  private expiry: ReturnType<typeof setTimeout> | null = null;
   private timer: ReturnType<typeof setTimeout> | null = null;
   private readonly starts: number[] = [];
   private readonly ends: number[] = [];
@@ -65,6 +78,7 @@ export class TurnCtl {
   constructor(
     readonly data: TurnData,
     private readonly host: ThreadHost,
+    private readonly threadId = '',
   ) {
     this.el = h('div', { 'data-workflow-entry': String(data.index), class: 'turn' });
     this.measure();
@@ -97,15 +111,21 @@ export class TurnCtl {
       return;
     }
     const elapsed = Date.now() - this.data.startedAt;
-    while (!this.pending && this.applied < evs.length && (evs[this.applied] as ScriptEvent).t <= elapsed) {
+    while (this.status === 'working' && this.applied < evs.length && this.canApply(evs[this.applied] as ScriptEvent) && (evs[this.applied] as ScriptEvent).t <= elapsed) {
       this.apply(evs[this.applied] as ScriptEvent, live);
     }
     this.schedule();
   }
 
+  /** A paused turn takes only the other interactions asked at the same moment. */
+  private canApply(ev: ScriptEvent): boolean {
+    const first = this.pending[0];
+    return !first || (ev.type === 'interaction' && ev.t === first.t);
+  }
+
   private schedule(): void {
     const next = this.data.script.events[this.applied];
-    if (!next || this.status !== 'working' || this.pending) return;
+    if (!next || this.status !== 'working' || this.pending.length > 0) return;
     const delay = Math.max(0, this.data.startedAt + next.t - Date.now());
     this.timer = setTimeout(() => this.tick(), delay);
   }
@@ -114,7 +134,7 @@ export class TurnCtl {
     this.timer = null;
     const evs = this.data.script.events;
     const elapsed = Date.now() - this.data.startedAt;
-    while (this.status === 'working' && !this.pending && this.applied < evs.length && (evs[this.applied] as ScriptEvent).t <= elapsed) {
+    while (this.status === 'working' && this.applied < evs.length && this.canApply(evs[this.applied] as ScriptEvent) && (evs[this.applied] as ScriptEvent).t <= elapsed) {
       this.apply(evs[this.applied] as ScriptEvent, true);
     }
     this.schedule();
@@ -123,6 +143,10 @@ export class TurnCtl {
   /** Applies one script event to the model and, if mounted, to the DOM. */
   private apply(ev: ScriptEvent, live: boolean): void {
     this.applied += 1;
+    if (this.sleep && ev.type !== 'sleep') {
+      this.sleep = null; // the agent woke up
+      this.renderTask();
+    }
     switch (ev.type) {
       case 'step':
         this.steps.push({ icon: ev.icon, text: ev.text });
@@ -144,35 +168,87 @@ export class TurnCtl {
         if (live) emit('error', this.index);
         break;
       case 'interaction':
+        if (ev.optional) {
+          this.offered.push(ev);
+          this.renderTask();
+          break;
+        }
         // Answered already (a reload after the reply): its continuation follows in the script.
-        if (this.data.reply) break;
-        this.pending = ev;
+        if (this.data.reply || this.data.replies?.[interactionId(this.data, ev)]) break;
+        this.pending.push(ev);
+        if (ev.expiresInMs !== undefined) {
+          const due = this.data.startedAt + ev.t + ev.expiresInMs - Date.now();
+          this.expiry = setTimeout(() => void this.send(ev, { kind: 'skip' }), Math.max(0, due));
+        }
         this.renderSteps();
         this.renderInteraction();
-        if (live) emit('waiting', this.index);
+        if (live && this.pending.length === 1) emit('waiting', this.index);
+        break;
+      case 'plan':
+        this.plan = ev.goals.map((text) => ({ text, done: false }));
+        break;
+      case 'goal-done': {
+        const goal = this.plan[ev.index];
+        if (goal) goal.done = true;
+        break;
+      }
+      case 'files':
+        this.assets.push(...ev.assets);
+        this.renderTask();
+        if (live) emit('files', this.index);
+        break;
+      case 'sleep':
+        this.sleep = { wakeAt: this.data.startedAt + ev.t + ev.wakeInMs, reason: ev.reason };
+        this.renderSteps();
+        this.renderTask();
+        if (live) emit('sleeping', this.index);
+        break;
+      case 'block':
+        this.block = ev.block;
+        this.end('blocked');
+        if (live) emit('blocked', this.index);
         break;
       default:
-        // Event kinds from future scenarios (computer-mode tasks) are ignored until rendered here.
+        // Event kinds of future scenarios are ignored until rendered here.
         break;
     }
   }
 
-  /** The person answered: the server appends the continuation, and the script plays on from it. */
-  private async send(reply: TurnReply): Promise<void> {
-    if (!this.pending || this.sending) return;
-    this.sending = true;
+  /** The server now holds a newer script for this turn (a reply made elsewhere): play on from it. */
+  adopt(turn: TurnData): void {
+    this.data.script = turn.script;
+    if (turn.reply) this.data.reply = turn.reply;
+    if (turn.replies) this.data.replies = turn.replies;
+    this.measure();
+    this.pending = this.pending.filter((ev) => !this.data.reply && !this.data.replies?.[interactionId(this.data, ev)]);
+    this.renderSteps();
+    this.renderInteraction();
+    this.tick();
+  }
+
+  /**
+   * The person answered one interaction: once every waiting one has its reply, the server appends
+   * the continuation and the script plays on from it.
+   */
+  private async send(ev: InteractionEvent, reply: TurnReply): Promise<void> {
+    const id = interactionId(this.data, ev);
+    if (!this.pending.includes(ev) || this.sending.has(id)) return;
+    this.sending.add(id);
+    if (this.expiry) clearTimeout(this.expiry);
+    this.expiry = null;
     this.renderInteraction();
     try {
-      const turn = await this.host.reply(this, reply);
+      const turn = await this.host.reply(this, reply, id);
       this.data.script = turn.script;
       if (turn.reply) this.data.reply = turn.reply;
+      if (turn.replies) this.data.replies = turn.replies;
       this.measure();
-      this.pending = null;
+      this.pending = turn.reply ? [] : this.pending.filter((p) => p !== ev);
       emit('replied', this.index);
     } catch {
       // The box stays; the person can try again.
     } finally {
-      this.sending = false;
+      this.sending.delete(id);
     }
     this.renderSteps();
     this.renderInteraction();
@@ -181,7 +257,10 @@ export class TurnCtl {
 
   private end(status: Status): void {
     this.status = status;
-    this.pending = null;
+    this.pending = [];
+    this.sleep = null;
+    if (this.expiry) clearTimeout(this.expiry);
+    this.expiry = null;
     this.stepsOpen = false;
     if (this.timer) clearTimeout(this.timer);
     this.timer = null;
@@ -189,6 +268,7 @@ export class TurnCtl {
       this.renderSteps();
       this.renderAnswer();
       this.renderInteraction();
+      this.renderTask();
       this.renderEnd();
     }
     this.host.onWorkingChange(false);
@@ -204,6 +284,8 @@ export class TurnCtl {
   dispose(): void {
     if (this.timer) clearTimeout(this.timer);
     this.timer = null;
+    if (this.expiry) clearTimeout(this.expiry);
+    this.expiry = null;
   }
 
   // -------------------------------------------------------------------------------------------------
@@ -281,14 +363,16 @@ export class TurnCtl {
 
     const stepsBox = h('div', { class: 'contents' });
     const askSlot = h('div', {});
+    const taskSlot = h('div', {});
     const endSlot = h('div', {});
-    answerPanel.append(stepsBox, askSlot, endSlot);
+    answerPanel.append(stepsBox, askSlot, taskSlot, endSlot);
     this.el.replaceChildren(queryBlock, tablist, answerPanel, linksPanel);
-    this.view = { stepsBox, answerPanel, linksPanel, answerTab, linksTab, prose: null, doneBlocks: 0, partialEl: null, askSlot, endSlot };
+    this.view = { stepsBox, answerPanel, linksPanel, answerTab, linksTab, prose: null, doneBlocks: 0, partialEl: null, askSlot, taskSlot, endSlot };
     this.paintTabs();
     this.renderSteps();
     this.renderAnswer();
     this.renderInteraction();
+    this.renderTask();
     this.renderEnd();
   }
 
@@ -338,7 +422,7 @@ export class TurnCtl {
     const v = this.view;
     if (!v) return;
     const n = this.steps.length;
-    const working = this.status === 'working' && !this.pending;
+    const working = this.status === 'working' && this.pending.length === 0 && !this.sleep;
     const label =
       this.status === 'working'
         ? (this.steps[n - 1]?.text ?? 'Working…')
@@ -350,7 +434,7 @@ export class TurnCtl {
       { type: 'button', class: 'flex items-center gap-2 flex-1', 'aria-expanded': String(this.stepsOpen) },
       working
         ? h('span', { class: 'spinner animate-spin', 'aria-hidden': 'true' })
-        : icon(this.pending ? 'pplx-icon-message-question' : 'pplx-icon-circle-check'),
+        : icon(this.pending.length ? 'pplx-icon-message-question' : this.sleep ? 'pplx-icon-moon' : 'pplx-icon-circle-check'),
       h('span', { class: working ? 'animate-pulse' : '' }, label),
     );
     head.addEventListener('click', () => {
@@ -368,7 +452,9 @@ export class TurnCtl {
       const rows = h('div', { class: 'step-rows' });
       this.steps.forEach((s, i) => {
         const current = working && i === n - 1;
-        rows.append(h('div', { class: `step-row${current ? ' animate-pulse' : ''}` }, icon(s.icon), h('span', {}, s.text)));
+        // Computer tasks draw each tool step as a `group/tool-wrapper` row (docs: task pages).
+        const tool = this.data.mode === 'computer' ? ' group/tool-wrapper' : '';
+        rows.append(h('div', { class: `step-row${tool}${current ? ' animate-pulse' : ''}` }, icon(s.icon), h('span', {}, s.text)));
       });
       box.append(rows);
     }
@@ -380,67 +466,25 @@ export class TurnCtl {
   }
 
   /**
-   * What the paused task waits on, inside the turn: a question (prompt, suggested answers, a text field
-   * and Send) or a confirmation (prompt, Approve / Deny). Gone once answered, stopped or finished.
+   * What the paused task waits on, inside the turn (client/task.ts draws each kind). Gone once
+   * answered, stopped or finished.
    */
   private renderInteraction(): void {
     const v = this.view;
     if (!v) return;
-    const ev = this.pending;
-    if (!ev) {
-      v.askSlot.replaceChildren();
-      return;
-    }
-    const question = ev.kind === 'ask_user_question';
-    const head = question ? 'Waiting for your input' : 'Waiting for your confirmation';
-    const box = h(
-      'div',
-      {
-        class: 'task-interaction',
-        role: 'group',
-        'aria-label': head,
-        'data-testid': question ? 'ask-user-question' : 'confirm-action',
-      },
-      h('div', { class: 'interaction-head' }, icon(question ? 'pplx-icon-message-question' : 'pplx-icon-hand-stop', 'icon icon-sm'), h('span', {}, head)),
-      h('div', { class: 'interaction-prompt select-text' }, ev.prompt),
-    );
-    const busy = this.sending;
-    const btn = (label: string, cls: string, onClick: () => void, aria = label) => {
-      const b = h('button', { type: 'button', class: cls, 'aria-label': aria }, label);
-      if (busy) b.setAttribute('disabled', '');
-      b.addEventListener('click', onClick);
-      return b;
-    };
-    if (question) {
-      if (ev.options?.length) {
-        const opts = h('div', { class: 'interaction-options', role: 'group', 'aria-label': 'Suggested answers' });
-        for (const o of ev.options) opts.append(btn(o, 'pill-btn', () => void this.send({ kind: 'answer', text: o })));
-        box.append(opts);
-      }
-      const field = h('textarea', { class: 'interaction-field', rows: '2', placeholder: 'Type your answer…', 'aria-label': 'Your answer' }) as HTMLTextAreaElement;
-      if (busy) field.setAttribute('disabled', '');
-      const sendBtn = btn('Send', 'pill-btn primary', () => {
-        const text = field.value.trim();
-        if (text) void this.send({ kind: 'answer', text });
-      }, 'Send answer');
-      field.addEventListener('keydown', (e) => {
-        if (e.key === 'Enter' && !e.shiftKey) {
-          e.preventDefault();
-          sendBtn.click();
-        }
-      });
-      box.append(h('div', { class: 'interaction-reply' }, field, sendBtn));
-    } else {
-      box.append(
-        h(
-          'div',
-          { class: 'interaction-actions' },
-          btn('Approve', 'pill-btn primary', () => void this.send({ kind: 'approve' })),
-          btn('Deny', 'pill-btn', () => void this.send({ kind: 'deny' })),
-        ),
-      );
-    }
-    v.askSlot.replaceChildren(box);
+    v.askSlot.replaceChildren(...interactionBoxes(this.data, this.pending, this.sending, (ev, reply) => void this.send(ev, reply)));
+  }
+
+  /** Files, a sleep, sign-ins offered: what a computer task shows besides steps and answer. */
+  private renderTask(): void {
+    const v = this.view;
+    if (!v) return;
+    const parts = [
+      ...(this.status === 'working' ? this.offered.map((ev) => suggestionCard(this.data, ev)) : []),
+      this.sleep ? sleepCard(this.sleep.wakeAt, this.sleep.reason) : null,
+      filesCard(this.threadId, this.assets),
+    ].filter((x): x is HTMLElement => x !== null);
+    v.taskSlot.replaceChildren(...parts);
   }
 
   /** Brings the answer DOM up to `tokens`, appending completed blocks and redrawing only the last one. */
@@ -476,6 +520,10 @@ export class TurnCtl {
     const v = this.view;
     if (!v) return;
     v.endSlot.replaceChildren();
+    if (this.status === 'blocked' && this.block) {
+      v.endSlot.append(blockCard(this.data, this.block, blockId(this.data, this.block)));
+      return;
+    }
     if (this.status === 'error') {
       const retry = h('button', { type: 'button', class: 'pill-btn' }, icon('pplx-icon-rewrite', 'icon icon-sm'), 'Retry');
       retry.addEventListener('click', () => this.host.retry(this.data.query));
@@ -547,8 +595,9 @@ export class ThreadView {
       onWorkingChange: () => this.host.onWorkingChange(this.working),
       onStop: (x) => this.host.onStop(x),
       retry: (q) => this.host.retry(q),
-      reply: async (x, r) => (await api<{ turn: TurnData }>('reply', { thread: this.thread.id, turn: x.index, reply: r })).turn,
-    });
+      reply: async (x, r, interaction) =>
+        (await api<{ turn: TurnData }>('reply', { thread: this.thread.id, turn: x.index, interaction, reply: r })).turn,
+    }, this.thread.id);
     this.turns.push(t);
     this.list.append(t.el);
     t.mount();

@@ -1,0 +1,304 @@
+/**
+ * How a computer task looks in the simulated page, beside the turn markup of thread.ts: what the
+ * task waits on the person for (questions, confirmations, sign-ins), the files it produced, its
+ * sleep, the blocks a turn can end on (2FA, a form, credits, no access, an external wait), its Todo
+ * list, and the task page's top bar.
+ *
+ * The public record does not show how these look (README.md, "Computer tasks"): each one is drawn
+ * by exactly one function below, so a change seen on the real page is one edit here and one in
+ * the extension's reader data (lib/selectors/thread-page.ts).
+ */
+import { assetPathOf, interactionIdOf } from '../task-paths';
+import type { AssetSpec, BlockSpec, InteractionEvent, TurnData, TurnReply } from '../types';
+import { h, icon } from './dom';
+
+export type Send = (event: InteractionEvent, reply: TurnReply) => void;
+
+const clock = (ms: number) => new Date(ms).toLocaleTimeString('en-GB', { hour: '2-digit', minute: '2-digit', second: '2-digit' });
+
+/** The page's id of an interaction (the thread JSON uses the same). */
+export const interactionId = (turn: TurnData, ev: InteractionEvent): string => interactionIdOf(turn, ev);
+
+function head(iconName: string, label: string): HTMLElement {
+  return h('div', { class: 'interaction-head' }, icon(iconName, 'icon icon-sm'), h('span', {}, label));
+}
+
+function button(label: string, cls: string, busy: boolean, onClick: () => void, aria = label): HTMLElement {
+  const b = h('button', { type: 'button', class: cls, 'aria-label': aria }, label);
+  if (busy) b.setAttribute('disabled', '');
+  b.addEventListener('click', onClick);
+  return b;
+}
+
+/** One question (suggested answers, free text, Send): the markup task-question has always had. */
+function questionBox(turn: TurnData, ev: InteractionEvent, busy: boolean, send: Send): HTMLElement {
+  const question = ev.questions?.[0];
+  const options = ev.options ?? question?.options ?? [];
+  const box = h(
+    'div',
+    {
+      class: 'task-interaction',
+      role: 'group',
+      'aria-label': 'Waiting for your input',
+      'data-testid': 'ask-user-question',
+      'data-followup-uuid': interactionId(turn, ev),
+      'data-question-id': question?.id,
+    },
+    head('pplx-icon-message-question', 'Waiting for your input'),
+    h('div', { class: 'interaction-prompt select-text' }, ev.prompt),
+  );
+  if (options.length) {
+    const opts = h('div', { class: 'interaction-options', role: 'group', 'aria-label': 'Suggested answers' });
+    for (const o of options) opts.append(button(o, 'pill-btn', busy, () => send(ev, { kind: 'answer', text: o })));
+    box.append(opts);
+  }
+  const field = h('textarea', { class: 'interaction-field', rows: '2', placeholder: 'Type your answer…', 'aria-label': 'Your answer' }) as HTMLTextAreaElement;
+  if (busy) field.setAttribute('disabled', '');
+  const sendBtn = button(
+    'Send',
+    'pill-btn primary',
+    busy,
+    () => {
+      const text = field.value.trim();
+      if (text) send(ev, { kind: 'answer', text });
+    },
+    'Send answer',
+  );
+  field.addEventListener('keydown', (e) => {
+    if (e.key === 'Enter' && !e.shiftKey) {
+      e.preventDefault();
+      sendBtn.click();
+    }
+  });
+  box.append(h('div', { class: 'interaction-reply' }, field, sendBtn));
+  return box;
+}
+
+/**
+ * Several multiple-choice questions in one box, answered together (Deep Research's clarifying
+ * questions): each a radio group; Submit once every question has a choice; Skip; an expiry.
+ */
+function questionsBox(turn: TurnData, ev: InteractionEvent, busy: boolean, send: Send): HTMLElement {
+  const chosen = new Map<string, string>();
+  const expires = ev.expiresInMs !== undefined ? turn.startedAt + ev.t + ev.expiresInMs : undefined;
+  const box = h(
+    'div',
+    {
+      class: 'task-interaction',
+      role: 'group',
+      'aria-label': 'Waiting for your input',
+      'data-testid': 'ask-user-question',
+      'data-followup-uuid': interactionId(turn, ev),
+      'data-expires-at': expires !== undefined ? new Date(expires).toISOString() : undefined,
+    },
+    head('pplx-icon-message-question', 'Waiting for your input'),
+    h('div', { class: 'interaction-prompt select-text' }, ev.prompt),
+  );
+  const submit = button('Submit', 'pill-btn primary', true, () => send(ev, { kind: 'answers', answers: Object.fromEntries(chosen) }), 'Submit answers');
+  const questions = ev.questions ?? [];
+  const refresh = () => {
+    if (!busy && questions.every((q) => chosen.has(q.id))) submit.removeAttribute('disabled');
+  };
+  for (const q of questions) {
+    const group = h('div', { class: 'interaction-choices', role: 'radiogroup', 'aria-label': q.text });
+    for (const o of q.options ?? []) {
+      const choice = button(o, 'pill-btn', busy, () => {
+        chosen.set(q.id, o);
+        for (const other of group.querySelectorAll('[role="radio"]')) other.setAttribute('aria-checked', String(other === choice));
+        refresh();
+      });
+      choice.setAttribute('role', 'radio');
+      choice.setAttribute('aria-checked', 'false');
+      group.append(choice);
+    }
+    box.append(h('fieldset', { class: 'interaction-question', 'data-question-id': q.id }, h('legend', { class: 'question-text' }, q.text), group));
+  }
+  const foot = h('div', { class: 'interaction-actions' });
+  if (expires !== undefined) {
+    foot.append(h('span', { class: 'text-xs text-quiet flex-1' }, 'These questions expire at ', h('time', { datetime: new Date(expires).toISOString() }, clock(expires))));
+  }
+  foot.append(button('Skip', 'pill-btn', busy, () => send(ev, { kind: 'skip' })), submit);
+  box.append(foot);
+  return box;
+}
+
+function confirmBox(turn: TurnData, ev: InteractionEvent, busy: boolean, send: Send): HTMLElement {
+  return h(
+    'div',
+    {
+      class: 'task-interaction',
+      role: 'group',
+      'aria-label': 'Waiting for your confirmation',
+      'data-testid': 'confirm-action',
+      'data-followup-uuid': interactionId(turn, ev),
+    },
+    head('pplx-icon-hand-stop', 'Waiting for your confirmation'),
+    h('div', { class: 'interaction-prompt select-text' }, ev.prompt),
+    h(
+      'div',
+      { class: 'interaction-actions' },
+      button('Approve', 'pill-btn primary', busy, () => send(ev, { kind: 'approve' })),
+      button('Deny', 'pill-btn', busy, () => send(ev, { kind: 'deny' })),
+    ),
+  );
+}
+
+/** A connector sign-in the task waits on: the sign-in link, and "I've connected". */
+function authBox(turn: TurnData, ev: InteractionEvent, busy: boolean, send: Send): HTMLElement {
+  const c = ev.connector;
+  return h(
+    'div',
+    {
+      class: 'task-interaction',
+      role: 'group',
+      'aria-label': 'Sign-in needed',
+      'data-testid': 'connector-auth',
+      'data-followup-uuid': interactionId(turn, ev),
+      'data-connector': c?.id,
+    },
+    head('pplx-icon-plug', `Sign-in needed: ${c?.name ?? 'a connector'}`),
+    h('div', { class: 'interaction-prompt select-text' }, c?.title ?? ev.prompt),
+    h('div', { class: 'interaction-description text-sm text-quiet' }, c?.description ?? ''),
+    h(
+      'div',
+      { class: 'interaction-actions' },
+      h('a', { class: 'pill-btn primary', href: c?.authUrl ?? '#', target: '_blank', rel: 'noopener', 'data-testid': 'connector-auth-link' }, `Connect ${c?.name ?? ''}`.trim()),
+      button("I've connected", 'pill-btn', busy, () => send(ev, { kind: 'connected' })),
+    ),
+  );
+}
+
+/** What the paused turn waits on, one box per interaction. */
+export function interactionBoxes(turn: TurnData, pending: InteractionEvent[], sending: Set<string>, send: Send): HTMLElement[] {
+  return pending.map((ev) => {
+    const busy = sending.has(interactionId(turn, ev));
+    if (ev.kind === 'confirm_action') return confirmBox(turn, ev, busy, send);
+    if (ev.kind === 'auth_required') return authBox(turn, ev, busy, send);
+    return (ev.questions?.length ?? 0) > 1 ? questionsBox(turn, ev, busy, send) : questionBox(turn, ev, busy, send);
+  });
+}
+
+/** A sign-in offered but not waited on (the task goes on without it). */
+export function suggestionCard(turn: TurnData, ev: InteractionEvent): HTMLElement {
+  const c = ev.connector;
+  return h(
+    'div',
+    { class: 'connector-suggestion', 'data-testid': 'connector-suggestion', 'data-followup-uuid': interactionId(turn, ev), 'data-connector': c?.id },
+    icon('pplx-icon-plug', 'icon icon-sm'),
+    h('span', { class: 'flex-1' }, h('strong', {}, c?.title ?? 'Connect'), ` ${c?.description ?? ev.prompt}`),
+    h('a', { class: 'pill-btn', href: c?.authUrl ?? '#', target: '_blank', rel: 'noopener', 'data-testid': 'connector-auth-link' }, 'Connect'),
+  );
+}
+
+/** Files the task produced: the latest version of each file, as download links. */
+export function filesCard(threadId: string, assets: AssetSpec[]): HTMLElement | null {
+  if (!assets.length) return null;
+  const superseded = new Set(assets.map((a) => a.parentId).filter(Boolean));
+  const latest = assets.filter((a) => !superseded.has(a.id));
+  const versionOf = (a: AssetSpec) => assets.filter((x) => (x.rootId ?? x.id) === (a.rootId ?? a.id)).indexOf(a) + 1;
+  return h(
+    'div',
+    { class: 'task-files', 'data-testid': 'task-files' },
+    ...latest.map((a) =>
+      h(
+        'div',
+        {
+          class: 'asset-card',
+          'data-testid': 'asset-card',
+          'data-asset-id': a.id,
+          'data-root-asset-id': a.rootId,
+          'data-parent-asset-id': a.parentId,
+        },
+        icon(a.mediaType.startsWith('image/') ? 'pplx-icon-photo' : 'pplx-icon-file-text'),
+        h('a', { href: assetPathOf(threadId, a), download: a.filename, type: a.mediaType, 'data-testid': 'asset-card-open-button' }, a.filename),
+        h('span', { class: 'text-xs text-quiet' }, `${a.mediaType.split('/')[1]?.toUpperCase() ?? ''} · version ${versionOf(a)}`),
+      ),
+    ),
+  );
+}
+
+/** The agent paused itself until a time. */
+export function sleepCard(wakeAt: number, reason: string): HTMLElement {
+  return h(
+    'div',
+    { class: 'task-status', 'data-testid': 'task-sleeping', role: 'status' },
+    icon('pplx-icon-moon', 'icon icon-sm'),
+    h('span', {}, 'Sleeping until ', h('time', { datetime: new Date(wakeAt).toISOString() }, clock(wakeAt))),
+    h('span', { class: 'text-sm text-quiet' }, reason),
+  );
+}
+
+/** The block a turn ended on. */
+export function blockCard(turn: TurnData, block: BlockSpec, id: string): HTMLElement {
+  switch (block.kind) {
+    case 'waiting':
+      return h('div', { class: 'task-status', 'data-testid': 'task-waiting', role: 'status' }, icon('pplx-icon-hourglass', 'icon icon-sm'), h('span', {}, block.text));
+    case 'two_factor_required':
+      return h(
+        'div',
+        { class: 'task-interaction', role: 'group', 'aria-label': 'Two-factor authentication', 'data-testid': 'two-factor-required', 'data-followup-uuid': id },
+        head('pplx-icon-lock', 'Two-factor authentication'),
+        h('div', { class: 'interaction-prompt select-text' }, block.text),
+      );
+    case 'interaction_required':
+      return h(
+        'div',
+        { class: 'task-interaction', role: 'group', 'aria-label': 'Action needed in Perplexity', 'data-testid': 'form-required', 'data-followup-uuid': id },
+        head('pplx-icon-forms', block.title ?? 'Form'),
+        h('div', { class: 'interaction-prompt select-text' }, block.text),
+        h('div', { class: 'interaction-actions' }, h('a', { class: 'pill-btn primary', href: block.url ?? '#', target: '_blank', rel: 'noopener', 'data-testid': 'form-link' }, `Open ${block.title ?? 'the form'}`)),
+      );
+    case 'insufficient_credits':
+      return h(
+        'div',
+        { class: 'error-box', role: 'alert', 'data-testid': 'insufficient-credits', 'data-reason': block.reason },
+        icon('pplx-icon-credit-card'),
+        h(
+          'div',
+          { class: 'flex-1' },
+          h('div', { class: 'font-medium' }, 'Insufficient credits'),
+          h('div', { class: 'text-sm' }, block.text.replace(/^Insufficient credits\.\s*/, '')),
+          block.quotaResetDate
+            ? h('div', { class: 'text-xs text-quiet' }, 'Quota resets ', h('time', { datetime: block.quotaResetDate }, block.quotaResetDate.slice(0, 10)))
+            : null,
+        ),
+        h('a', { class: 'pill-btn primary', href: block.url ?? '#', target: '_blank', rel: 'noopener', 'data-testid': 'add-credits' }, 'Add credits to continue'),
+      );
+    case 'access_denied':
+      return h('div', { class: 'error-box', role: 'alert', 'data-testid': 'access-denied' }, icon('pplx-icon-lock'), h('span', { class: 'flex-1' }, block.text));
+  }
+  return h('div', {}, turn.query);
+}
+
+/** The Todo button of a task page's top bar: a popover with the current turn's plan. */
+export function todoButton(plan: () => { text: string; done: boolean }[]): HTMLElement {
+  const id = `todo-${Math.random().toString(36).slice(2, 8)}`;
+  const btn = h('button', { type: 'button', class: 'pill-btn', 'aria-label': 'Todo', 'aria-haspopup': 'dialog', 'aria-expanded': 'false', 'aria-controls': id, 'data-state': 'closed' }, icon('pplx-icon-list', 'icon icon-sm'), 'Todo');
+  let pop: HTMLElement | null = null;
+  const close = () => {
+    pop?.remove();
+    pop = null;
+    btn.setAttribute('aria-expanded', 'false');
+    btn.setAttribute('data-state', 'closed');
+  };
+  btn.addEventListener('click', () => {
+    if (pop) return close();
+    const items = plan();
+    pop = h(
+      'div',
+      { id, role: 'dialog', class: 'popover todo-popover', 'data-state': 'open', 'aria-label': 'Todo' },
+      ...(items.length
+        ? items.map((g) => h('div', { class: 'todo-item', 'data-state': g.done ? 'done' : 'open' }, icon(g.done ? 'pplx-icon-check' : 'pplx-icon-circle', 'icon icon-sm'), h('span', {}, g.text)))
+        : [h('div', { class: 'text-quiet' }, 'No plan yet')]),
+    );
+    document.body.append(h('div', { 'data-radix-popper-content-wrapper': '' }, pop));
+    btn.setAttribute('aria-expanded', 'true');
+    btn.setAttribute('data-state', 'open');
+  });
+  return btn;
+}
+
+/** A task page's top-bar buttons (besides Share): Usage and Todo. */
+export function taskTopbarButtons(plan: () => { text: string; done: boolean }[]): HTMLElement[] {
+  return [h('button', { type: 'button', class: 'pill-btn', 'aria-label': 'Usage' }, icon('pplx-icon-chart', 'icon icon-sm'), 'Usage'), todoButton(plan)];
+}
