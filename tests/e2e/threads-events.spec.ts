@@ -11,7 +11,8 @@ test.setTimeout(120_000);
 
 let world: ThreadWorld;
 test.beforeAll(async () => {
-  world = await ThreadWorld.start({ generation: 'B' });
+  // computer-long runs 15 s of wall clock: longer than the short hold, short enough to see it finish.
+  world = await ThreadWorld.start({ generation: 'B', longTaskMs: 15_000 });
 });
 test.afterAll(async () => world?.close());
 

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { expect, test } from '@playwright/test';
 import { ElicitRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 import { listHosts } from '../../lib/relay/discovery';
@@ -26,7 +27,8 @@ test('walkthrough: "Summarize the top 5 stories…", then "Turn that into a PDF 
   walkthroughThread = first.result.thread_id as string;
   expect(first.progress[0]).toContain(`thread_id ${walkthroughThread}`);
 
-  const second = await world.call('call_perplexity_computer', { message: 'Turn that into a PDF report', thread_id: walkthroughThread });
+  // The tag picks the simulated site's file-producing task for this turn.
+  const second = await world.call('call_perplexity_computer', { message: 'Turn that into a PDF report #scenario:computer-files', thread_id: walkthroughThread });
   expect(second.result).toMatchObject({ thread_id: walkthroughThread, event: 'complete' });
   const files = second.result.files as { filename: string; media_type: string | null; url: string }[];
   expect(files.some((f) => f.filename.endsWith('.pdf') && f.url.startsWith('https://'))).toBe(true);
@@ -50,19 +52,23 @@ test('assets out: list_thread_assets pages the files, create_asset_download give
   expect(download.expires_in_seconds === null || Number(download.expires_in_seconds) > 0).toBe(true);
 });
 
+const sha256 = (text: string) => createHash('sha256').update(text).digest('hex');
+
 test('an attachment in: envelope over stdio, multipart upload, attachment_urls puts it in the turn', async () => {
+  const bytes = 'Risk 1: the moon is cheese.';
   const envelope = (await world.call('create_attachment_upload', { filename: 'risks.txt', mime_type: 'text/plain', size_bytes: 27 })).result as {
     attachment_url: string;
     upload_url: string;
     upload_fields: Record<string, string>;
   };
   expect(envelope.upload_url).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/attachments\/upload$/);
-  expect(await uploadTo(envelope, 'Risk 1: the moon is cheese.', 'risks.txt')).toBe(204);
+  expect(await uploadTo(envelope, bytes, 'risks.txt')).toBe(204);
   expect(await uploadTo(envelope, 'again', 'risks.txt')).toBe(409);
   const { result } = await world.call('call_perplexity_computer', { message: 'Summarize this file and pull out the key risks.', attachment_urls: [envelope.attachment_url] });
   expect(result.event).toBe('complete');
-  const transcript = await world.call('read_thread', { thread_id: result.thread_id });
-  expect(transcript.result.text).toContain('risks.txt');
+  // The page's composer uploaded exactly these bytes with the turn.
+  const turn = world.site.thread(result.thread_id as string)?.turns.at(-1);
+  expect(turn?.attachments).toEqual([expect.objectContaining({ filename: 'risks.txt', mimeType: 'text/plain', size: bytes.length, sha256: sha256(bytes) })]);
 });
 
 test('an attachment in over serve: the envelope is served beside /mcp and usable from another client', async () => {
@@ -74,6 +80,7 @@ test('an attachment in over serve: the envelope is served beside /mcp and usable
   expect(await uploadTo(envelope, '# Notes here', 'notes.md')).toBe(204);
   const { result } = await world.call('call_perplexity_computer', { message: 'Read my notes.', attachment_urls: [envelope.attachment_url] });
   expect(result.event).toBe('complete');
+  expect(world.site.thread(result.thread_id as string)?.turns.at(-1)?.attachments?.[0]).toMatchObject({ filename: 'notes.md', sha256: sha256('# Notes here') });
 });
 
 test('elicitation: a client that declared it answers the question inside the call, which goes on to complete', async () => {
