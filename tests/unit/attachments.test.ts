@@ -157,3 +157,29 @@ describe('create_attachment_upload envelopes', () => {
     expect(await status('/attachments/upload', `127.0.0.1:${port}`)).toBe(405);
   });
 });
+
+describe('attachments beside /mcp in comet-relay serve', () => {
+  it('an envelope from the MCP endpoint is uploaded to the same server without the bearer token; other hosts are refused', async () => {
+    const { startHttpServer } = await import('../../lib/mcp/http');
+    const { readSettings } = await import('../../lib/config/settings');
+    const { allTools } = await import('../../lib/mcp/tools');
+    const { Client } = await import('@modelcontextprotocol/sdk/client/index.js');
+    const { StreamableHTTPClientTransport } = await import('@modelcontextprotocol/sdk/client/streamableHttp.js');
+    const token = 't'.repeat(43);
+    const serve = await startHttpServer({ home, settings: readSettings({}), tools: allTools, token, port: 0 });
+    const client = new Client({ name: 'unit-http', version: '1' });
+    try {
+      await client.connect(new StreamableHTTPClientTransport(new URL(serve.url), { requestInit: { headers: { Authorization: `Bearer ${token}` } } }));
+      const raw = await client.callTool({ name: 'create_attachment_upload', arguments: { filename: 'n.md', mime_type: 'text/markdown', size_bytes: 3 } });
+      const envelope = raw.structuredContent as { upload_url: string; attachment_url: string; upload_fields: Record<string, string> };
+      expect(envelope.upload_url).toBe(`http://127.0.0.1:${serve.port}/attachments/upload`);
+      expect(await upload(envelope.upload_url, form(envelope.upload_fields, { bytes: 'abc' }))).toMatchObject({ status: 204 });
+      expect(fs.readFileSync(path.join(home, 'attachments', envelope.upload_fields.key as string, 'data'), 'utf8')).toBe('abc');
+      const evil = await fetch(envelope.attachment_url, { headers: { Origin: 'https://evil.example' } });
+      expect(evil.status).toBe(403);
+    } finally {
+      await client.close();
+      await serve.close();
+    }
+  });
+});
