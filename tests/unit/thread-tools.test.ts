@@ -154,6 +154,14 @@ describe('call_perplexity_computer: holding the call', () => {
     expect(world.progress).toHaveLength(count);
   });
 
+  it('a wait that breaks after the turn was sent (host gone) is a timeout that keeps the thread_id', async () => {
+    const browser = new FakeBrowser().on('threads.start', submitted).fail('threads.wait', 'HOST_DISCONNECTED', 'The comet-relay host went away.');
+    const { structured, isError } = await call(browser, 'call_perplexity_computer', { message: 'x' }).done;
+    expect(isError).toBe(false);
+    expect(structured).toMatchObject({ thread_id: THREAD, event: 'timeout', task_status: 'working' });
+    expect(structured?.text).toMatch(/stopped waiting for this task: \[HOST_DISCONNECTED\] The comet-relay host went away\. .*read_thread with thread_id/);
+  });
+
   it("the client's cancellation stops the wait (and its heartbeat); nothing keeps waiting", async () => {
     vi.useFakeTimers();
     const browser = new FakeBrowser().on('threads.start', submitted).on('threads.wait', () => new Promise(() => {}));

@@ -1,7 +1,8 @@
 import type { ElicitRequestFormParams, ElicitResult } from '@modelcontextprotocol/sdk/types.js';
 import type { ThreadCheckpoint, ThreadCheckpointInteraction, ThreadReply } from '../../protocol/threads';
+import { RelayError } from '../../protocol/errors';
 import type { ToolBrowser } from '../gateway';
-import { checkpointResult, notSentResult, questionText, type ThreadResult } from './result';
+import { checkpointResult, notSentResult, questionText, stoppedWaitingResult, type ThreadResult } from './result';
 
 /**
  * Holding a thread call: after a turn is submitted, wait (event-driven, through threads.wait) for
@@ -34,6 +35,17 @@ export async function holdThread(options: HoldOptions, submitted: { threadId: st
   const answered = new Set<string>();
   let turn = submitted.turn;
   try {
+    return await holdLoop();
+  } catch (error) {
+    const cause = RelayError.from(error);
+    // The caller is gone: nobody to answer. Anything else ends the wait, not the task.
+    if (options.signal.aborted || cause.code === 'CANCELLED') throw error;
+    return stoppedWaitingResult(threadId, cause);
+  } finally {
+    beat.stop();
+  }
+
+  async function holdLoop(): Promise<ThreadResult> {
     for (;;) {
       const started = Date.now();
       const checkpoint = await options.browser.call(
@@ -56,8 +68,6 @@ export async function holdThread(options: HoldOptions, submitted: { threadId: st
       if ('notSent' in next) return notSentResult(next);
       turn = next.turn;
     }
-  } finally {
-    beat.stop();
   }
 }
 

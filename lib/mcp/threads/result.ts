@@ -174,6 +174,21 @@ export function notSentResult(refusal: TurnNotSent): ThreadResult {
   return { event: refusal.event, text: refusal.text || defaultAccountText(refusal.event), interactive: accountInteractive(refusal.event, refusal.account) };
 }
 
+/**
+ * The wait broke (the browser or the host went away, a reply could not be sent) after the turn
+ * was submitted: the task itself keeps running, so this is the seed's `timeout`, with the reason.
+ */
+export function stoppedWaitingResult(threadId: string, cause: { code: string; message: string }): ThreadResult {
+  return {
+    thread_id: threadId,
+    event: 'timeout',
+    task_status: 'working',
+    text:
+      `comet-relay stopped waiting for this task: [${cause.code}] ${cause.message} ` +
+      `The task keeps running in Perplexity: call read_thread with thread_id ${threadId} to check on it.`,
+  };
+}
+
 function defaultAccountText(event: 'insufficient_credits' | 'access_denied'): string {
   return event === 'insufficient_credits'
     ? 'Your Perplexity account has insufficient credits: nothing was sent. Top up or change the spending limit, then send the message again.'
