@@ -60,3 +60,9 @@ export function textResult(text: string): CallToolResult {
 export function errorText(text: string): CallToolResult {
   return { content: [{ type: 'text', text }], isError: true };
 }
+
+/** One line of at most `max` characters (whitespace folded), for summaries and messages. */
+export function clip(text: string, max: number): string {
+  const flat = text.replace(/\s+/g, ' ').trim();
+  return flat.length > max ? `${flat.slice(0, max - 1)}…` : flat;
+}

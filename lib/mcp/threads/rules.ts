@@ -1,4 +1,5 @@
 import type { ModelsList, ThreadCheckpoint, ThreadCheckpointInteraction } from '../../protocol/threads';
+import { clip } from '../tool';
 
 /**
  * The Computer MCP server's parameter rules, as pure checks. Each returns undefined when the input
@@ -8,7 +9,7 @@ import type { ModelsList, ThreadCheckpoint, ThreadCheckpointInteraction } from '
 /** A thread id is a Perplexity conversation id (uuid, slug or the 22-character task id): URL-safe. */
 export function threadIdProblem(threadId: string): string | undefined {
   if (/^[A-Za-z0-9][A-Za-z0-9._-]{0,199}$/.test(threadId) && !threadId.includes('..')) return undefined;
-  return `thread_id "${clip(threadId)}" is not a thread id: pass the thread_id a previous call_perplexity_computer result returned.`;
+  return `thread_id "${short(threadId)}" is not a thread id: pass the thread_id a previous call_perplexity_computer result returned.`;
 }
 
 export interface TurnArgs {
@@ -53,7 +54,7 @@ export function accountChoiceProblem(args: TurnArgs, models: ModelsList): string
   }
   if (args.model !== undefined) {
     const model = models.models.find((m) => m.id === args.model);
-    if (!model) return `model "${clip(args.model)}" is not available to this account; models_list offers: ${list(models.models.map((m) => m.id))}.`;
+    if (!model) return `model "${short(args.model)}" is not available to this account; models_list offers: ${list(models.models.map((m) => m.id))}.`;
     if (args.effort !== undefined && !model.efforts.includes(args.effort)) {
       return `effort "${args.effort}" is not one of model "${model.id}"'s efforts: ${list(model.efforts)}.`;
     }
@@ -76,7 +77,7 @@ export function pickInteraction(
   const described = waiting.length ? waiting.map((i) => `${i.type} (followup_uuid ${i.followupUuid})`).join(', ') : 'nothing';
   if (followupUuid !== undefined) {
     const named = waiting.find((i) => i.followupUuid === followupUuid);
-    if (!named) return { problem: `followup_uuid "${clip(followupUuid)}" matches nothing thread ${checkpoint.threadId} waits on; it waits on ${described}. Call read_thread to see what is waiting.` };
+    if (!named) return { problem: `followup_uuid "${short(followupUuid)}" matches nothing thread ${checkpoint.threadId} waits on; it waits on ${described}. Call read_thread to see what is waiting.` };
     if (named.type !== wanted) return { problem: `followup_uuid "${followupUuid}" is a ${named.type}, not a ${wanted}: answer it with ${responderHint(named.type)}.` };
     return { interaction: named };
   }
@@ -119,13 +120,13 @@ export function resolveAnswers(
     const question =
       questions.find((q) => q.id === key) ?? questions.find((q) => normalize(q.text) === normalize(key));
     if (!question) {
-      return { problem: `answers key "${clip(key)}" matches no waiting question; the questions are: ${questions.map((q) => `${q.id} ("${clip(q.text)}")`).join(', ')}.` };
+      return { problem: `answers key "${short(key)}" matches no waiting question; the questions are: ${questions.map((q) => `${q.id} ("${short(q.text)}")`).join(', ')}.` };
     }
     byId[question.id] = answer;
   }
   const missing = questions.filter((q) => byId[q.id] === undefined);
   if (missing.length) {
-    return { problem: `answers leaves out ${missing.map((q) => `${q.id} ("${clip(q.text)}")`).join(', ')}: answer every waiting question.` };
+    return { problem: `answers leaves out ${missing.map((q) => `${q.id} ("${short(q.text)}")`).join(', ')}: answer every waiting question.` };
   }
   return { answers: byId };
 }
@@ -138,6 +139,7 @@ function list(values: readonly string[]): string {
   return values.length ? values.join(', ') : '(none)';
 }
 
-function clip(text: string, max = 80): string {
-  return text.length > max ? `${text.slice(0, max - 1)}…` : text;
+/** A value quoted back in a message, kept to one short line. */
+function short(text: string): string {
+  return clip(text, 80);
 }

@@ -5,7 +5,7 @@ import { COMPUTER_MODES, EFFORTS, ModelsList, ProjectsPage, ThreadAsset, type Th
 import { holdThread } from '../threads/hold';
 import { jsonResult, notSentResult, ThreadResultShape, TranscriptShape, transcriptResult } from '../threads/result';
 import { accountChoiceProblem, type InteractionType, pickInteraction, resolveAnswers, threadIdProblem, turnArgsProblem } from '../threads/rules';
-import { defineTool, errorText, type ToolContext, type ToolDefinition } from '../tool';
+import { clip, defineTool, errorText, type ToolContext, type ToolDefinition } from '../tool';
 
 /**
  * The thread family: the eleven tools of Perplexity's Computer MCP server, with its parameters,
@@ -211,16 +211,15 @@ const readThread = defineTool({
   access: 'read',
   summarize: ({ thread_id }) => thread_id,
   async handler({ thread_id }, context) {
-    const idProblem = threadIdProblem(thread_id);
-    if (idProblem) return invalid(idProblem);
-    return onThread(thread_id, async () => {
-      const transcript = await context.browser.call(
-        'threads.read',
-        { threadId: thread_id, tabCap: context.settings.COMET_THREAD_TABS },
-        { signal: context.signal, timeoutMs: READ_TIMEOUT_MS },
-      );
-      return jsonResult(transcriptResult(transcript));
-    });
+    return readOf(thread_id, async () =>
+      transcriptResult(
+        await context.browser.call(
+          'threads.read',
+          { threadId: thread_id, tabCap: context.settings.COMET_THREAD_TABS },
+          { signal: context.signal, timeoutMs: READ_TIMEOUT_MS },
+        ),
+      ),
+    );
   },
 });
 
@@ -266,15 +265,11 @@ const listAssets = defineTool({
   access: 'read',
   summarize: ({ thread_id }) => thread_id,
   async handler({ thread_id, entry_id, cursor }, context) {
-    const idProblem = threadIdProblem(thread_id);
-    if (idProblem) return invalid(idProblem);
-    return onThread(thread_id, async () =>
-      jsonResult(
-        await context.browser.call(
-          'threads.assets',
-          { threadId: thread_id, entryId: entry_id, cursor, tabCap: context.settings.COMET_THREAD_TABS },
-          { signal: context.signal, timeoutMs: READ_TIMEOUT_MS },
-        ),
+    return readOf(thread_id, () =>
+      context.browser.call(
+        'threads.assets',
+        { threadId: thread_id, entryId: entry_id, cursor, tabCap: context.settings.COMET_THREAD_TABS },
+        { signal: context.signal, timeoutMs: READ_TIMEOUT_MS },
       ),
     );
   },
@@ -293,15 +288,11 @@ const assetDownload = defineTool({
   access: 'read',
   summarize: ({ thread_id, asset_id }) => `${thread_id} ${asset_id}`,
   async handler({ thread_id, asset_id }, context) {
-    const idProblem = threadIdProblem(thread_id);
-    if (idProblem) return invalid(idProblem);
-    return onThread(thread_id, async () =>
-      jsonResult(
-        await context.browser.call(
-          'threads.assetDownload',
-          { threadId: thread_id, assetId: asset_id, tabCap: context.settings.COMET_THREAD_TABS },
-          { signal: context.signal, timeoutMs: READ_TIMEOUT_MS },
-        ),
+    return readOf(thread_id, () =>
+      context.browser.call(
+        'threads.assetDownload',
+        { threadId: thread_id, assetId: asset_id, tabCap: context.settings.COMET_THREAD_TABS },
+        { signal: context.signal, timeoutMs: READ_TIMEOUT_MS },
       ),
     );
   },
@@ -369,6 +360,13 @@ async function runTurn(context: ToolContext, knownThreadId: string | undefined, 
   });
 }
 
+/** A read of one thread: its id checked, an unknown thread named, the answer as JSON. */
+async function readOf(threadId: string, read: () => Promise<object>): Promise<CallToolResult> {
+  const idProblem = threadIdProblem(threadId);
+  if (idProblem) return invalid(idProblem);
+  return onThread(threadId, async () => jsonResult(await read()));
+}
+
 /** Names thread_id when the browser says the thread does not exist. */
 async function onThread(id: string | undefined, work: () => Promise<CallToolResult>): Promise<CallToolResult> {
   try {
@@ -382,11 +380,6 @@ async function onThread(id: string | undefined, work: () => Promise<CallToolResu
 
 function invalid(problem: string): CallToolResult {
   return errorText(`[INVALID_PARAMS] ${problem}`);
-}
-
-function clip(text: string, max: number): string {
-  const flat = text.replace(/\s+/g, ' ').trim();
-  return flat.length > max ? `${flat.slice(0, max - 1)}…` : flat;
 }
 
 
