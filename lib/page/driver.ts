@@ -46,6 +46,8 @@ export interface PageDriver {
   respond(params: { interactionId: string; reply: ThreadReply }): Promise<{ ok: boolean }>;
   /** For tests and the side panel: the page watcher (events, active state). */
   readonly watcher: PageWatcher;
+  /** The page, its selector set and the watcher's waitFor, for the thread methods (thread-handlers.ts). */
+  context(): PageContext;
 }
 
 const MODES: readonly Mode[] = ['standard', 'deep-research', 'model-council', 'create', 'learn', 'review', 'computer'];
@@ -77,6 +79,7 @@ export function createPageDriver(win: Window): PageDriver {
 
   return {
     watcher,
+    context: ctx,
     selectorSet() {
       const c = choose();
       return { name: c.set.name, probe: c.probe };

@@ -1,6 +1,7 @@
 import { chooseSelectorSet, chromeMajorFrom, type Mode } from '../selectors';
 import type { ThreadReply } from '../protocol/watch';
 import { createPageDriver, type PageDriver, type WaitCallParams } from './driver';
+import { threadHandlers } from './thread-handlers';
 import { watchPage } from './watch';
 
 /**
@@ -34,6 +35,7 @@ export function pageHandlers(win: Window): PageHandlers {
     'page.conversations': async () => page().conversations(),
     'page.watch': async (_params: Record<string, never>, context: HandlerContext) => watchPage(win, page(), context),
     'page.respond': async (params: { interactionId: string; reply: ThreadReply }) => page().respond(params),
+    ...threadHandlers(win, page),
   };
 }
 

@@ -11,6 +11,7 @@ import { PanelService } from './panel-service';
 import { Router } from './router';
 import { saveProfileLabel } from './settings';
 import { TabService } from './tabs';
+import { startThreadCalls } from './thread-wiring';
 
 /**
  * Wires the service worker: native link ⇄ router ⇄ pages, and the side panel hub. Listeners are
@@ -25,7 +26,8 @@ export function startWorker(): void {
   let clients: AttachedClient[] = [];
 
   const pages = new PageHub(() => panels.onPageChange());
-  const tabs = new TabService(pages);
+  const threads = startThreadCalls(pages);
+  const tabs = new TabService(pages, (tabId) => threads.tabs.isOwned(tabId));
   const restored = tabs.restore().catch(() => {});
 
   const status = async (): Promise<BrowserStatus> => {
@@ -48,6 +50,7 @@ export function startWorker(): void {
   const router: Router = new Router({
     tabs,
     pages,
+    threads: threads.calls,
     status,
     onCall: (event) => panels.onCall(event),
     authorize: (...args) => panels.authorize(...args),

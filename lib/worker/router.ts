@@ -5,6 +5,7 @@ import { extractVisibleText } from '../page/visible-text';
 import { browser } from './ext';
 import type { PageHub } from './pages';
 import type { TabService } from './tabs';
+import type { ThreadCalls } from './thread-calls';
 
 /**
  * Answers requests that arrive from the host: tab and browser calls here in the worker, `page.*`
@@ -17,6 +18,8 @@ export type ProgressSink = (message: string, holdMs?: number) => void;
 export interface RouterDeps {
   tabs: TabService;
   pages: PageHub;
+  /** `threads.*` / `account.*`: each thread in its own tab (lib/worker/thread-calls.ts). */
+  threads?: ThreadCalls;
   status(): Promise<unknown>;
   /** Told about every call from start to end (the side panel's activity feed, threads). */
   onCall?(event: CallEvent): void;
@@ -98,6 +101,7 @@ export class Router {
       case 'page.content':
         return this.pageContent(params.maxLength as number, signal, progress);
       default: {
+        if (this.deps.threads?.handles(method)) return this.deps.threads.call(method, params, signal, progress);
         const tabId = await tabs.pageTab();
         return pages.request(tabId, method, params, signal, progress);
       }

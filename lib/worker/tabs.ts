@@ -26,7 +26,11 @@ export function toTabInfo(tab: Tabs.Tab): TabInfo {
 export class TabService {
   private driven?: number;
 
-  constructor(private readonly pages: PageHub) {}
+  /** `isThreadTab`: tabs the thread family opened, which the comet_* tools never pick. */
+  constructor(
+    private readonly pages: PageHub,
+    private readonly isThreadTab: (tabId: number) => boolean = () => false,
+  ) {}
 
   async restore(): Promise<void> {
     const stored = await browser.storage.session.get(DRIVEN_KEY);
@@ -123,7 +127,9 @@ export class TabService {
   }
 
   private async bestPerplexityTab(): Promise<Tabs.Tab | undefined> {
-    const tabs = (await browser.tabs.query({})).filter((tab) => categorizeTab(tab.url ?? '') === 'Main');
+    const tabs = (await browser.tabs.query({})).filter(
+      (tab) => categorizeTab(tab.url ?? '') === 'Main' && (tab.id === undefined || !this.isThreadTab(tab.id)),
+    );
     const withScript = tabs.filter((tab) => tab.id !== undefined && this.pages.state(tab.id));
     const pool = withScript.length > 0 ? withScript : tabs;
     return pool.find((tab) => tab.active) ?? pool.sort((a, b) => (b.lastAccessed ?? 0) - (a.lastAccessed ?? 0))[0];

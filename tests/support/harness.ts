@@ -26,6 +26,11 @@ export interface HarnessOptions {
   /** Skip registering the native host (to test what a missing host looks like). */
   registerHost?: boolean;
   extraEnv?: Record<string, string>;
+  /**
+   * More Chromium flags: `--host-resolver-rules` of a standalone simulated site (tests/sim/server.ts)
+   * reach tabs the extension opens itself, which Playwright's routing does not intercept in time.
+   */
+  browserArgs?: string[];
 }
 
 export class Harness {
@@ -54,7 +59,7 @@ export class Harness {
       executablePath: findChromium(),
       headless: true,
       viewport: { width: 1100, height: 800 },
-      args: [`--disable-extensions-except=${EXTENSION_DIR}`, `--load-extension=${EXTENSION_DIR}`, ...QUIET_FLAGS],
+      args: [`--disable-extensions-except=${EXTENSION_DIR}`, `--load-extension=${EXTENSION_DIR}`, ...QUIET_FLAGS, ...(options.browserArgs ?? [])],
     });
     await options.site?.(context);
     const worker = context.serviceWorkers()[0] ?? (await context.waitForEvent('serviceworker'));

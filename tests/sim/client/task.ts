@@ -224,7 +224,7 @@ export function sleepCard(wakeAt: number, reason: string): HTMLElement {
     { class: 'task-status', 'data-testid': 'task-sleeping', role: 'status' },
     icon('pplx-icon-moon', 'icon icon-sm'),
     h('span', {}, 'Sleeping until ', h('time', { datetime: new Date(wakeAt).toISOString() }, clock(wakeAt))),
-    h('span', { class: 'text-sm text-quiet' }, reason),
+    h('div', { class: 'task-notice text-sm text-quiet' }, reason),
   );
 }
 

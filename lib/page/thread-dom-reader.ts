@@ -1,0 +1,260 @@
+import type { ThreadFile, ThreadSource } from '../protocol/threads';
+import type { SelectorSet } from '../selectors';
+import type { ThreadPageReader } from '../selectors/thread-schema';
+import type { PageContext } from './context';
+import { all, cleanText, first, isHidden, matches, outermost, spokenText, union } from './dom';
+import { indicators, readAnswer, readError, readQuestionNow, readSteps, turnsOf } from './reader';
+import { fromInlineCitations, fromLinks, mergeSources } from './sources';
+import { renderText } from './text';
+import type { CheckpointEvent, Interaction, ThreadReading, TurnReading } from './thread-model';
+
+/**
+ * Reads a Computer thread's state from the page: the selector set finds turns, steps and answers;
+ * the page reader (lib/selectors/thread-page.ts) finds what a task waits on, its sleep, its blocks
+ * and its files. Never clicks, types or scrolls: a background tab stays as it is.
+ */
+
+/** FNV-1a, 32 bits, hex: a short, stable id for a box the page gives no id. */
+export function hash(text: string): string {
+  let h = 0x811c9dc5;
+  for (let i = 0; i < text.length; i++) {
+    h ^= text.charCodeAt(i);
+    h = Math.imul(h, 0x01000193);
+  }
+  return (h >>> 0).toString(16).padStart(8, '0');
+}
+
+function attr(el: Element, names: readonly string[]): string | undefined {
+  for (const name of names) {
+    const v = el.getAttribute(name);
+    if (v) return v;
+  }
+  return undefined;
+}
+
+function absolute(href: string | null | undefined, base: string): string | undefined {
+  if (!href) return undefined;
+  try {
+    return new URL(href, base).href;
+  } catch {
+    return undefined;
+  }
+}
+
+export interface Box {
+  interaction: Interaction;
+  box: Element;
+}
+
+const BOX_KINDS = ['ask_user_question', 'confirm_action', 'auth_required', 'two_factor_required', 'interaction_required'] as const;
+
+/** The kind a box stands for: the reader's own candidates first, then what it holds (older markup). */
+function kindOf(box: Element, set: SelectorSet, r: ThreadPageReader): Interaction['type'] {
+  for (const kind of BOX_KINDS) if (matches(box, r.boxes[kind])) return kind;
+  if (first(box, set.interactionApprove)) return 'confirm_action';
+  if (first(box, set.interactionField) || first(box, set.interactionOption)) return 'ask_user_question';
+  return 'interaction_required';
+}
+
+function questionsOf(box: Element, promptText: string, fallbackId: string, set: SelectorSet, r: ThreadPageReader) {
+  const choices = (root: Element) => union(root, r.questionChoice).map((o) => cleanText(o)).filter(Boolean);
+  const groups = all(box, r.question).filter((q) => first(q, r.questionText));
+  if (groups.length > 0) {
+    return groups.map((q) => {
+      const text = cleanText(first(q, r.questionText));
+      const options = choices(q);
+      return { id: attr(q, r.questionId) ?? `${fallbackId}-q${hash(text)}`, text, ...(options.length ? { options } : {}) };
+    });
+  }
+  const options = [...new Set([...choices(box), ...all(box, set.interactionOption).map((o) => cleanText(o)).filter(Boolean)])];
+  return [{ id: attr(box, r.questionId) ?? `${fallbackId}-q`, text: promptText, ...(options.length ? { options } : {}) }];
+}
+
+/** One box inside a turn, as an interaction; `index` is the turn's, for derived ids. */
+export function boxInteraction(box: Element, index: number, ctx: Pick<PageContext, 'doc' | 'set'>, r: ThreadPageReader, required = true): Interaction {
+  const { set } = ctx;
+  const base = ctx.doc.location?.href ?? '';
+  const type = required ? kindOf(box, set, r) : 'auth_required';
+  const promptEl = first(box, r.boxPrompt) ?? first(box, set.interactionPrompt);
+  const text = promptEl ? cleanText(promptEl) : spokenText(box, true);
+  const followupUuid = attr(box, r.boxId) ?? `t${index}-${type}-${hash(text)}`;
+  const expiresAt = attr(box, r.expiresAt);
+  const out: Interaction = { type, followupUuid, text, ...(expiresAt ? { expiresAt } : {}), requiresUserResponse: required };
+  if (type === 'ask_user_question') {
+    out.questions = questionsOf(box, text, followupUuid, set, r);
+  } else if (type === 'auth_required') {
+    const link = first(box, r.authLink);
+    const connector = attr(box, r.connectorId);
+    const description = cleanText(first(box, r.authDescription));
+    const name = cleanText(link).replace(/^Connect\s+/i, '');
+    const authUrl = absolute(link?.getAttribute('href'), base);
+    Object.assign(out, {
+      ...(connector ? { connector } : {}),
+      ...(name ? { displayName: name } : {}),
+      title: text,
+      ...(description ? { description } : {}),
+      ...(authUrl ? { authUrl } : {}),
+    });
+  } else if (type === 'interaction_required') {
+    const link = first(box, r.formLink);
+    const url = absolute(link?.getAttribute('href'), base);
+    const title = cleanText(link).replace(/^Open\s+/i, '');
+    Object.assign(out, { ...(url ? { url } : {}), ...(title ? { title } : {}) });
+  }
+  return out;
+}
+
+/** Boxes of a turn the task waits on, in page order (hidden ones left out). */
+export function boxesOf(turn: Element, index: number, ctx: Pick<PageContext, 'doc' | 'set'>, r: ThreadPageReader): Box[] {
+  const candidates = [...BOX_KINDS.flatMap((k) => r.boxes[k]), ...ctx.set.interactionBox];
+  return outermost(union(turn, candidates))
+    .filter((box) => !isHidden(box) && !matches(box, r.optionalAuth))
+    .map((box) => ({ box, interaction: boxInteraction(box, index, ctx, r) }));
+}
+
+function filesOf(turn: Element, base: string, r: ThreadPageReader): ThreadFile[] {
+  return union(turn, r.asset).flatMap((card): ThreadFile[] => {
+    const link = first(card, r.assetLink);
+    const url = absolute(link?.getAttribute('href'), base);
+    if (!url) return [];
+    const type = link?.getAttribute('type');
+    return [{ filename: link?.getAttribute('download') || cleanText(link) || 'file', media_type: type || null, size_bytes: null, url }];
+  });
+}
+
+function domain(url: string): string {
+  try {
+    return new URL(url).hostname.replace(/^www\./, '');
+  } catch {
+    return '';
+  }
+}
+
+function sourcesOf(turn: Element, set: SelectorSet, base: string): ThreadSource[] {
+  const answers = outermost(union(turn, set.answer));
+  const scope = answers.length > 0 ? answers : [turn];
+  const merged = mergeSources(
+    scope.flatMap((a) => fromInlineCitations(a, set, base)),
+    fromLinks(scope, set, base),
+  );
+  return merged.filter((s) => s.url).map((s) => ({ title: s.title || null, url: s.url as string, domain: domain(s.url as string), snippet: null }));
+}
+
+/** A notice's words, one line per block, as one line ("Insufficient credits. Add credits…"). */
+function noticeText(el: Element): string {
+  return renderText(el, { skip: [], markdown: false })
+    .split('\n')
+    .map((l) => l.trim())
+    .filter(Boolean)
+    .map((l) => (/[.!?:]$/.test(l) ? l : `${l}.`))
+    .join(' ');
+}
+
+export interface TurnContext {
+  /** The current (last) turn: the working indicators of the page are its own. */
+  current: boolean;
+  /** Our watcher or the page saw the user stop this turn. */
+  stopped: boolean;
+  /**
+   * Classify only (what a wait does on every change): the answer is not rendered to Markdown
+   * (its presence is enough), sources and files are not gathered.
+   */
+  light?: boolean;
+}
+
+function hasAnswerText(turn: Element, set: SelectorSet): boolean {
+  return outermost(union(turn, set.answer)).some((a) => (a.textContent ?? '').trim() !== '');
+}
+
+/** A rendered turn, read without touching it. */
+export function readTurnDom(ctx: PageContext, r: ThreadPageReader, turn: Element, index: number, tc: TurnContext): TurnReading {
+  const { doc, set } = ctx;
+  const base = doc.location?.href ?? '';
+  const answer = tc.light ? '' : readAnswer(turn, set);
+  const answered = tc.light ? hasAnswerText(turn, set) : answer.length > 0;
+  const steps = readSteps(turn, set);
+  const boxes = boxesOf(turn, index, ctx, r);
+  const optionalAuth = union(turn, r.optionalAuth)
+    .filter((b) => !isHidden(b))
+    .map((b) => boxInteraction(b, index, ctx, r, false));
+  const ind = tc.current ? indicators(doc, set, turn) : { hasStopButton: false, hasLoadingSpinner: false };
+  const credits = first(turn, r.insufficientCredits);
+  const denied = first(turn, r.accessDenied);
+  const sleeping = first(turn, r.sleeping);
+  const waiting = first(turn, r.waiting);
+  const error = readError(turn, set);
+
+  let event: CheckpointEvent | null = null;
+  let notice: string | undefined;
+  let account: TurnReading['account'];
+  let wakeAt: string | undefined;
+  if (credits && !isHidden(credits)) {
+    event = 'insufficient_credits';
+    notice = noticeText(credits);
+    const billing = absolute(first(credits, r.billingLink)?.getAttribute('href'), base);
+    const reset = first(credits, r.quotaReset)?.getAttribute('datetime') ?? undefined;
+    account = { reason: attr(credits, r.creditsReason) ?? 'insufficient_credits', ...(billing ? { billingUrl: billing } : {}), ...(reset ? { quotaResetDate: reset } : {}) };
+  } else if (denied && !isHidden(denied)) {
+    event = 'access_denied';
+    notice = noticeText(denied);
+    account = { reason: 'access_denied' };
+  } else if (error) event = 'error';
+  else if (tc.stopped || steps.stopped) event = 'cancelled';
+  else if (boxes.length > 0) event = (boxes[0] as Box).interaction.type;
+  else if (sleeping && !isHidden(sleeping)) {
+    event = 'sleep';
+    wakeAt = first(sleeping, r.wakeTime)?.getAttribute('datetime') ?? undefined;
+    notice = cleanText(first(sleeping, r.sleepReason)) || undefined;
+  } else if (waiting && !isHidden(waiting) && !ind.hasStopButton) {
+    event = 'waiting';
+    notice = noticeText(waiting);
+  } else if (!ind.hasStopButton && !ind.hasLoadingSpinner && (answered || steps.finished)) event = 'complete';
+
+  return {
+    index,
+    query: readQuestionNow(turn, set),
+    event,
+    entryStatus: event === null || event === 'sleep' || boxes.length > 0 ? 'PENDING' : 'COMPLETED',
+    answer,
+    ...(error ? { errorMessage: error } : {}),
+    ...(notice ? { notice } : {}),
+    steps: steps.steps,
+    sources: tc.light ? [] : sourcesOf(turn, set, base),
+    files: tc.light ? [] : filesOf(turn, base, r),
+    ...(wakeAt ? { wakeAt } : {}),
+    // Only when the turn waits on them: a credits block or an error outranks a box still drawn.
+    interactions: event !== null && event === boxes[0]?.interaction.type ? boxes.map((b) => b.interaction) : [],
+    optionalAuth,
+    ...(account ? { account } : {}),
+  };
+}
+
+/** The page says there is no such thread (a 404 page). */
+export function pageSaysNotFound(doc: Document, r: ThreadPageReader): boolean {
+  const re = new RegExp(r.notFound.pattern, 'i');
+  return union(doc, r.notFound.scope).some((el) => re.test(cleanText(el)));
+}
+
+export function pageTitle(doc: Document, r: ThreadPageReader): string | undefined {
+  const h = first(doc, r.title);
+  const title = cleanText(h) || (doc.title ?? '').replace(/\s+[-–|]\s+Perplexity.*$/, '').trim();
+  return title && title !== 'Perplexity' ? title : undefined;
+}
+
+/**
+ * The thread as the page shows it. Turns that are virtualized placeholders read as what the
+ * page holds of them (their query may be empty); the latest turn is always rendered.
+ */
+export function readThreadDom(ctx: PageContext, r: ThreadPageReader, info: { threadId: string; stopped(index: number): boolean }): ThreadReading {
+  const turns = turnsOf(ctx.doc, ctx.set);
+  const readings = turns.map((el, i) => readTurnDom(ctx, r, el, i, { current: i === turns.length - 1, stopped: info.stopped(i) }));
+  const title = pageTitle(ctx.doc, r);
+  return {
+    source: 'page',
+    threadId: info.threadId,
+    url: ctx.doc.location?.href ?? '',
+    ...(title ? { title } : {}),
+    turnCount: turns.length,
+    turns: readings,
+  };
+}

@@ -1,0 +1,171 @@
+import { RelayError } from '../protocol/errors';
+import type { ThreadCheckpoint } from '../protocol/threads';
+import type { PageWatcher } from './observer';
+import { checkpointOf, type ThreadReading, type TurnReading } from './thread-model';
+import type { ThreadSession } from './thread-session';
+
+/**
+ * `threads.wait`: resolves at the first checkpoint of one turn, driven by the page's own mutations
+ * (the shared MutationObserver), never by a polling loop.
+ *
+ * On each change the page is classified cheaply. When it shows a checkpoint (or cannot find the
+ * turn), the thread JSON is asked, if the per-thread interval allows, and preferred: a JSON that
+ * says "still running" is asked again when the interval allows. When the JSON may not be asked
+ * now, is rate-limited, broken or moved, the page answers (`source: 'page'`). Timers: the
+ * deadline, the quiet timer, and at most one timer for the next allowed JSON read; all cleared,
+ * the fetch aborted and the observer released, however the wait ends.
+ */
+export interface ThreadWaitParams {
+  /** The turn to wait for (from threads.start / send / respond); default the latest. */
+  turn?: number;
+  timeoutMs: number;
+  quietMs?: number;
+}
+
+export interface ThreadWaitOptions {
+  signal?: AbortSignal;
+  onProgress?: (step: string) => void;
+}
+
+/** Steps already sent as progress, per turn, for this page: each step goes out once. */
+const reportedSteps = new WeakMap<ThreadSession, Map<number, Set<string>>>();
+
+export function waitForCheckpoint(session: ThreadSession, watcher: PageWatcher, params: ThreadWaitParams, options: ThreadWaitOptions = {}): Promise<ThreadCheckpoint> {
+  return new Promise<ThreadCheckpoint>((resolve, reject) => {
+    if (options.signal?.aborted) return reject(new RelayError('CANCELLED', 'The wait was cancelled.'));
+    const startCount = session.latestFromPage(true).reading.turnCount;
+    const target = params.turn ?? Math.max(0, startCount - 1);
+    let done = false;
+    let fetching: AbortController | undefined;
+    let retry: ReturnType<typeof setTimeout> | undefined;
+    let quiet: ReturnType<typeof setTimeout> | undefined;
+    /** The page state at which the JSON said "still running": wait for the JSON again, not the page. */
+    let jsonDisagreedAt: string | undefined;
+    let unsubscribe = () => {};
+
+    const perTurn = reportedSteps.get(session) ?? new Map<number, Set<string>>();
+    reportedSteps.set(session, perTurn);
+    const reported = perTurn.get(target) ?? new Set<string>();
+    perTurn.set(target, reported);
+
+    const cleanup = () => {
+      done = true;
+      clearTimeout(deadline);
+      clearTimeout(retry);
+      clearTimeout(quiet);
+      fetching?.abort();
+      unsubscribe();
+      options.signal?.removeEventListener('abort', onAbort);
+    };
+    const fail = (error: RelayError) => {
+      if (done) return;
+      cleanup();
+      reject(error);
+    };
+    const finish = (reading: ThreadReading, turn: TurnReading | undefined, forceNull = false) => {
+      if (done) return;
+      cleanup();
+      const t: TurnReading = turn ?? {
+        index: target,
+        query: '',
+        event: null,
+        entryStatus: 'PENDING',
+        answer: '',
+        steps: [],
+        sources: [],
+        files: [],
+        interactions: [],
+        optionalAuth: [],
+      };
+      // Steps the page folded away once done are still the ones this wait saw.
+      const steps = t.steps.length > 0 ? t.steps : [...reported];
+      resolve(checkpointOf(reading, { ...t, steps, ...(forceNull ? { event: null, interactions: [] } : {}) }));
+    };
+
+    /** The target turn as the page shows it; `light` while only classifying. */
+    const pageTurn = (light: boolean): { reading: ThreadReading; turn?: TurnReading } => {
+      const latest = session.latestFromPage(light);
+      if (latest.turn?.index === target || latest.reading.turnCount <= target) return latest;
+      const full = session.pageReading();
+      return { reading: full, turn: full.turns[target] };
+    };
+
+    /** The page's full reading of the target turn (answer, sources, files), to return. */
+    const fromPage = () => {
+      const { reading, turn } = pageTurn(false);
+      finish(reading, turn);
+    };
+
+    const askJson = () => {
+      if (done || fetching) return;
+      const controller = new AbortController();
+      fetching = controller;
+      const at = session.pageSignature();
+      session
+        .fetchJson(controller.signal)
+        .then((outcome) => {
+          fetching = undefined;
+          if (done) return;
+          if (outcome.ok && session.usable(outcome.reading, Date.now())) {
+            const turn = outcome.reading.turns[target];
+            if (turn?.event) return finish(outcome.reading, turn);
+            jsonDisagreedAt = at;
+            return check();
+          }
+          if (!outcome.ok && outcome.problem.kind === 'missing' && session.notFound()) {
+            return fail(new RelayError('INVALID_PARAMS', `thread_id "${session.threadId}" matches no Perplexity thread of this account.`));
+          }
+          jsonDisagreedAt = undefined;
+          check();
+        })
+        .catch((e: unknown) => {
+          fetching = undefined;
+          if (!done) fail(RelayError.from(e, 'EVALUATION_FAILED'));
+        });
+    };
+
+    const check = () => {
+      if (done || fetching) return;
+      if (session.notFound()) return fail(new RelayError('INVALID_PARAMS', `thread_id "${session.threadId}" matches no Perplexity thread (the page says it does not exist).`));
+      const { turn } = pageTurn(true);
+      for (const step of turn?.steps ?? []) {
+        if (reported.has(step)) continue;
+        reported.add(step);
+        options.onProgress?.(step);
+      }
+      const pageSays = Boolean(turn?.event);
+      if (!pageSays) return;
+      if (session.mayFetch()) return askJson();
+      if (jsonDisagreedAt === session.pageSignature()) {
+        // The JSON said "still running" for what the page shows now: ask it again when allowed.
+        clearTimeout(retry);
+        retry = setTimeout(check, session.nextFetchIn() + 10);
+        return;
+      }
+      fromPage();
+    };
+
+    const armQuiet = () => {
+      if (params.quietMs === undefined) return;
+      clearTimeout(quiet);
+      quiet = setTimeout(() => {
+        const { reading, turn } = pageTurn(false);
+        finish(session.cached() ?? reading, turn, true);
+      }, params.quietMs);
+    };
+
+    const onAbort = () => fail(new RelayError('CANCELLED', 'The wait was cancelled.'));
+    options.signal?.addEventListener('abort', onAbort, { once: true });
+    const deadline = setTimeout(() => {
+      const cached = session.cached();
+      const { reading, turn } = pageTurn(false);
+      finish(cached ?? reading, cached?.turns[target] ?? turn, true);
+    }, params.timeoutMs);
+    armQuiet();
+    unsubscribe = watcher.subscribe((events) => {
+      if (events.length > 0) armQuiet();
+      check();
+    });
+    check();
+  });
+}

@@ -1,0 +1,77 @@
+import type { ThreadPageReader } from './thread-schema';
+
+/**
+ * Where a Computer thread's state shows in Perplexity's page (beside the selector set of the UI
+ * generation, which finds turns, steps and answers). Checked 2026-12-01 against the simulated site.
+ *
+ * What the public record shows (docs gathered April–August 2026): task pages under
+ * /computer/tasks/{id} with an h1 title, "Todo" / "Usage" / "Share" in the top bar, tool steps in
+ * `group/tool-wrapper` rows, "Insufficient credits" with "Add credits to continue", files offered
+ * as download links on the turn, Deep Research's `asset-card-open-button`.
+ *
+ * What it does not show: how a question, a confirmation, a connector sign-in, a two-factor
+ * prompt, a form link, a sleep, an external wait, a "no access" notice, the attachment chips,
+ * the Computer settings and a Project's page look. Every one of those below is our guess (the
+ * simulated site draws the same guess in tests/sim/client/task.ts); each is one entry here, so a
+ * change seen on the real page is one edit, and a reader loaded at run time can replace it.
+ */
+export const threadPage2026: ThreadPageReader = {
+  name: 'thread-page-2026-12',
+  version: 1,
+  checked: '2026-12-01 (simulated site; the guesses are marked in the comment above)',
+  title: ['h1.task-title', 'main h1'],
+  notFound: { scope: ['main h1', 'h1'], pattern: 'could not be found|not found|doesn.t exist' },
+
+  boxes: {
+    ask_user_question: ['[data-testid="ask-user-question"]'],
+    confirm_action: ['[data-testid="confirm-action"]'],
+    auth_required: ['[data-testid="connector-auth"]'],
+    two_factor_required: ['[data-testid="two-factor-required"]'],
+    interaction_required: ['[data-testid="form-required"]'],
+  },
+  optionalAuth: ['[data-testid="connector-suggestion"]'],
+  boxId: ['data-followup-uuid', 'data-interaction-id'],
+  boxPrompt: ['.interaction-prompt', '[data-testid="interaction-prompt"]'],
+  question: ['[data-question-id]', 'fieldset'],
+  questionId: ['data-question-id'],
+  questionText: ['legend', '.question-text'],
+  questionChoice: ['[role="radio"]', '[role="checkbox"]', '[role="group"][aria-label="Suggested answers"] button', '.interaction-options button'],
+  questionsSubmit: ['button[aria-label="Submit answers"]', 'button[type="submit"]'],
+  questionsSkip: ['button[aria-label="Skip"]'],
+  expiresAt: ['data-expires-at'],
+  connectorId: ['data-connector'],
+  authDescription: ['.interaction-description'],
+  authLink: ['a[data-testid="connector-auth-link"]', 'a[href*="/authorize"]'],
+  authDone: ['button[aria-label="I\'ve connected"]', 'button[aria-label="Continue"]'],
+  formLink: ['a[data-testid="form-link"]', 'a[href*="/computer/forms/"]'],
+
+  sleeping: ['[data-testid="task-sleeping"]'],
+  wakeTime: ['time[datetime]'],
+  sleepReason: ['.task-notice'],
+  waiting: ['[data-testid="task-waiting"]'],
+  insufficientCredits: ['[data-testid="insufficient-credits"]'],
+  billingLink: ['a[data-testid="add-credits"]', 'a[href*="/account/usage"]', 'a[href*="billing"]'],
+  quotaReset: ['time[datetime]'],
+  creditsReason: ['data-reason'],
+  accessDenied: ['[data-testid="access-denied"]'],
+
+  asset: ['[data-testid="asset-card"]'],
+  assetLink: ['a[data-testid="asset-card-open-button"]', 'a[download]', 'a[href]'],
+  assetId: ['data-asset-id'],
+  assetRootId: ['data-root-asset-id'],
+  assetParentId: ['data-parent-asset-id'],
+
+  fileInput: ['input[type="file"]'],
+  attachmentChip: ['[data-testid="attachment-chip"]'],
+  attachmentState: { attribute: 'data-state', ready: 'ready', failed: 'failed' },
+
+  settingsButton: ['[data-testid="computer-settings"]', 'button[aria-label^="Computer settings"]'],
+  settingsMode: '[role="menuitemradio"][data-computer-mode="{value}"]',
+  settingsModel: '[role="menuitemradio"][data-model-id="{value}"]',
+  settingsEffort: '[role="menuitemradio"][data-effort="{value}"]',
+  projectVisibility: ['[data-testid="project-visibility"]'],
+  projectPath: '/projects/{uuid}',
+};
+
+/** Built-in page readers, newest first. */
+export const THREAD_PAGE_READERS: readonly ThreadPageReader[] = [threadPage2026];

@@ -1,0 +1,231 @@
+import { z } from 'zod';
+
+/**
+ * The shapes of the two thread readers, kept as data like the selector sets (schema.ts):
+ *
+ * - a page reader (`ThreadPageReader`): where a thread's state shows in the DOM, beside the
+ *   selector set of the UI generation (turns, steps and answers come from the set);
+ * - a JSON reader (`ThreadJsonReader`): how to ask the web app's own thread data and where in it
+ *   each fact sits, as candidate paths tried in order (the answer moved three times in 2026).
+ *
+ * Page code imports only the types (erased at build time), so the content script carries no zod;
+ * these schemas check the built-in readers in unit tests and can check readers loaded as JSON.
+ * Unknown keys are allowed, so a newer reader file still loads in an older build.
+ */
+
+const Candidates = z.array(z.string().min(1)).min(1).readonly();
+/** Attribute names, tried in order. */
+const Attributes = z.array(z.string().min(1)).min(1).readonly();
+const Name = z.string().regex(/^thread-(page|json)-\d{4}-\d{2}$/);
+
+export const INTERACTION_KINDS = ['ask_user_question', 'confirm_action', 'auth_required', 'interaction_required', 'two_factor_required'] as const;
+export const InteractionKind = z.enum(INTERACTION_KINDS);
+
+export const ThreadPageReaderSchema = z.looseObject({
+  name: Name,
+  version: z.number().int().min(1),
+  /** When the facts below were last checked against a page, and against which (ISO date). */
+  checked: z.string(),
+  /** The thread's title on a task page. */
+  title: Candidates,
+  /** The page says the thread does not exist (its text, case-insensitive). */
+  notFound: z.object({ scope: Candidates, pattern: z.string() }),
+
+  /** Boxes inside the current turn, by the event they stand for. */
+  boxes: z.record(InteractionKind, Candidates),
+  /** A sign-in offered but not waited on. */
+  optionalAuth: Candidates,
+  /** Attributes that carry a box's own id (the Computer server's followup_uuid). */
+  boxId: Attributes,
+  boxPrompt: Candidates,
+  /** Inside a box of several questions: one element per question. */
+  question: Candidates,
+  questionId: Attributes,
+  questionText: Candidates,
+  /** A question's choices (radio or checkbox items). */
+  questionChoice: Candidates,
+  /** Submit / Skip of a box of several questions. */
+  questionsSubmit: Candidates,
+  questionsSkip: Candidates,
+  /** When the box's questions expire (an attribute holding an ISO time). */
+  expiresAt: Attributes,
+  connectorId: Attributes,
+  authDescription: Candidates,
+  authLink: Candidates,
+  /** "I've connected": tells the task the sign-in is done. */
+  authDone: Candidates,
+  formLink: Candidates,
+
+  sleeping: Candidates,
+  /** Inside the sleep notice: the time it wakes (an element with a datetime), and why it sleeps. */
+  wakeTime: Candidates,
+  sleepReason: Candidates,
+  waiting: Candidates,
+  insufficientCredits: Candidates,
+  billingLink: Candidates,
+  quotaReset: Candidates,
+  /** Attribute with the reason for the credit block (`quota_exhausted`, …). */
+  creditsReason: Attributes,
+  accessDenied: Candidates,
+
+  /** Files the task produced: one card each, its link, and attributes with its ids. */
+  asset: Candidates,
+  assetLink: Candidates,
+  assetId: Attributes,
+  assetRootId: Attributes,
+  assetParentId: Attributes,
+
+  /** The composer's file input, and the chip each attached file shows. */
+  fileInput: Candidates,
+  attachmentChip: Candidates,
+  /** Attribute of a chip saying its upload state, and the value that means done / failed. */
+  attachmentState: z.object({ attribute: z.string(), ready: z.string(), failed: z.string() }),
+
+  /** The Computer settings control and its items (`{value}` is replaced by the mode/model/effort). */
+  settingsButton: Candidates,
+  settingsMode: z.string().includes('{value}'),
+  settingsModel: z.string().includes('{value}'),
+  settingsEffort: z.string().includes('{value}'),
+  /** On a Project's page: the "visible to project members" toggle (aria-pressed). */
+  projectVisibility: Candidates,
+  /** A Project's page, from its uuid (`{uuid}`). */
+  projectPath: z.string().includes('{uuid}'),
+});
+export type ThreadPageReader = z.infer<typeof ThreadPageReaderSchema>;
+
+/** Candidate paths in the JSON (see lib/page/json-path.ts for the path language). */
+const Paths = z.array(z.string().min(1)).min(1).readonly();
+
+export const ThreadJsonReaderSchema = z.looseObject({
+  name: Name,
+  version: z.number().int().min(1),
+  checked: z.string(),
+  request: z.object({
+    /** `{id}` is the thread's uuid or slug, URL-encoded. */
+    path: z.string().startsWith('/').includes('{id}'),
+    query: z.record(z.string(), z.string()),
+    headers: z.record(z.string(), z.string()),
+    cursorParam: z.string(),
+    /** Never ask for one thread more often than this (the endpoint rate-limits). */
+    minIntervalMs: z.number().int().min(1000),
+    /** After an empty body (rate limited), wait this long before asking again. */
+    emptyBackoffMs: z.number().int().min(1000),
+    /** Pages followed at most for one reading. */
+    maxPages: z.number().int().min(1).max(50),
+  }),
+  listRecent: z.object({
+    path: z.string().startsWith('/'),
+    threads: Paths,
+    uuid: Paths,
+    slug: Paths,
+    modeType: Paths,
+    /** A thread's page by its mode type, with `{uuid}` / `{slug}` (to find a thread given by either). */
+    threadPath: z.record(z.string(), z.string().startsWith('/')),
+  }),
+  thread: z.object({
+    entries: Paths,
+    nextCursor: Paths,
+    title: Paths,
+    uuid: Paths,
+    slug: Paths,
+    modeType: Paths,
+    lockedReason: Paths,
+    billingUrl: Paths,
+    quotaResetDate: Paths,
+  }),
+  /** Relative to one entry. */
+  entry: z.object({
+    id: Paths,
+    query: Paths,
+    status: Paths,
+    /** Where the answer Markdown sits, newest location first. */
+    answer: Paths,
+    /** Answer chunks to join when no candidate above holds the answer. */
+    answerChunks: Paths,
+    steps: Paths,
+    workflowStatus: Paths,
+    wakeAt: Paths,
+    waitingReason: Paths,
+    errorMessage: Paths,
+    sources: Paths,
+    userResponses: Paths,
+    assets: Paths,
+  }),
+  source: z.object({ title: Paths, url: Paths, snippet: Paths }),
+  /** Relative to one user-response item. */
+  userResponse: z.object({
+    id: Paths,
+    kind: Paths,
+    prompt: Paths,
+    required: Paths,
+    responses: Paths,
+    expiresAt: Paths,
+    questions: Paths,
+    questionId: Paths,
+    questionText: Paths,
+    questionOptions: Paths,
+    questionMultiple: Paths,
+    connectorId: Paths,
+    connectorName: Paths,
+    authUrl: Paths,
+    title: Paths,
+    description: Paths,
+    formTitle: Paths,
+    formUrl: Paths,
+  }),
+  /** Relative to one asset. */
+  asset: z.object({
+    id: Paths,
+    type: Paths,
+    primary: Paths,
+    rootId: Paths,
+    parentId: Paths,
+    createdAt: Paths,
+    publishedUrl: Paths,
+    url: Paths,
+    filename: Paths,
+    size: Paths,
+    mediaType: Paths,
+    expiresAt: Paths,
+  }),
+  /** Values the page's data uses, mapped to ours. */
+  values: z.object({
+    entryRunning: z.array(z.string()).readonly(),
+    workflow: z.object({
+      complete: z.array(z.string()).readonly(),
+      error: z.array(z.string()).readonly(),
+      cancelled: z.array(z.string()).readonly(),
+      /** The workflow waits: on the person (pending user responses), a wake time, or something else. */
+      awaiting: z.array(z.string()).readonly(),
+    }),
+    userResponseKinds: z.record(InteractionKind, z.array(z.string()).readonly()),
+    lockedReasons: z.object({ insufficient_credits: z.array(z.string()).readonly(), access_denied: z.array(z.string()).readonly() }),
+  }),
+  /** The account's Computer options and Projects (the Computer server's models_list / projects_list). */
+  models: z.object({
+    path: z.string().startsWith('/'),
+    defaultMode: Paths,
+    modes: Paths,
+    mode: z.object({ mode: Paths, model: Paths, effort: Paths }),
+    models: Paths,
+    model: z.object({ id: Paths, label: Paths, description: Paths, fast: Paths, efforts: Paths, defaultEffort: Paths }),
+    defaultModel: Paths,
+  }),
+  projects: z.object({
+    path: z.string().startsWith('/'),
+    searchParam: z.string(),
+    cursorParam: z.string(),
+    list: Paths,
+    nextCursor: Paths,
+    project: z.object({
+      uuid: Paths,
+      url: Paths,
+      name: Paths,
+      description: Paths,
+      role: Paths,
+      landingCategory: Paths,
+      knowledgeEnabled: Paths,
+    }),
+  }),
+});
+export type ThreadJsonReader = z.infer<typeof ThreadJsonReaderSchema>;

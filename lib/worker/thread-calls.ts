@@ -1,0 +1,125 @@
+import { RelayError } from '../protocol/errors';
+import type { ThreadPageReader } from '../selectors/thread-schema';
+import { THREAD_PAGE_READERS } from '../selectors/thread-page';
+import { PERPLEXITY_HOME } from '../protocol/urls';
+import type { ProgressSink } from './router';
+import { checkThreadId, type ThreadTabs } from './thread-tabs';
+
+/**
+ * Routes the `threads.*` and `account.*` methods: each thread call goes to the tab that shows the
+ * thread (found by URL, or opened in the background), never to the tab the comet_* tools drive.
+ * Calls on different threads run at the same time; on one thread, acting calls run one at a time
+ * (ThreadTabs.serialise). Unknown threads fail with an error naming the thread_id.
+ */
+export interface PageRequests {
+  whenReady(tabId: number, timeoutMs: number): Promise<void>;
+  state(tabId: number): { url: string } | undefined;
+  request(tabId: number, method: string, params: unknown, signal: AbortSignal, onProgress: (message: string) => void): Promise<unknown>;
+}
+
+export interface ThreadCallDeps {
+  tabs: ThreadTabs;
+  pages: PageRequests;
+  /** Loads a URL in a tab of ours (a thread found at another path). */
+  navigate(tabId: number, url: string): Promise<void>;
+  /** Tabs with our page script, any of them (account reads need only the origin). */
+  connectedTabs(): number[];
+  reader?: ThreadPageReader;
+}
+
+const READY_MS = 20_000;
+const ACTING = new Set(['threads.send', 'threads.respond']);
+
+type Params = Record<string, unknown>;
+
+export class ThreadCalls {
+  private readonly reader: ThreadPageReader;
+
+  constructor(private readonly deps: ThreadCallDeps) {
+    this.reader = deps.reader ?? (THREAD_PAGE_READERS[0] as ThreadPageReader);
+  }
+
+  handles(method: string): boolean {
+    return method.startsWith('threads.') || method.startsWith('account.');
+  }
+
+  async call(method: string, params: Params, signal: AbortSignal, progress: ProgressSink): Promise<unknown> {
+    const cap = typeof params.tabCap === 'number' ? params.tabCap : 6;
+    const { tabCap: _cap, ...forPage } = params;
+    if (method === 'threads.start') return this.start(forPage, cap, signal, progress);
+    if (method.startsWith('account.')) {
+      const tabId = await this.anyTab(cap);
+      return this.deps.tabs.use(tabId, () => this.deps.pages.request(tabId, method, forPage, signal, progress));
+    }
+    const threadId = String(params.threadId ?? '');
+    checkThreadId(threadId);
+    const acts = ACTING.has(method);
+    return this.deps.tabs.serialise(threadId, acts, async () => {
+      if (signal.aborted) throw new RelayError('CANCELLED', 'The call was cancelled.');
+      const tabId = await this.tabFor(threadId, cap, acts, signal);
+      return this.deps.tabs.use(tabId, () => this.deps.pages.request(tabId, method, forPage, signal, progress));
+    });
+  }
+
+  /** A new thread: a background tab at home (or the Project's page), set up and submitted there. */
+  private async start(params: Params, cap: number, signal: AbortSignal, progress: ProgressSink): Promise<unknown> {
+    const project = typeof params.projectUuid === 'string' ? params.projectUuid : undefined;
+    if (project !== undefined) checkThreadId(project);
+    const url = project ? new URL(this.reader.projectPath.replace('{uuid}', encodeURIComponent(project)), PERPLEXITY_HOME).href : PERPLEXITY_HOME;
+    const tabId = await this.deps.tabs.open(url, cap);
+    try {
+      await this.deps.pages.whenReady(tabId, READY_MS);
+      const result = (await this.deps.tabs.use(tabId, () => this.deps.pages.request(tabId, 'threads.start', params, signal, progress))) as { threadId: string };
+      this.deps.tabs.assign(tabId, result.threadId);
+      return result;
+    } catch (error) {
+      // Nothing was started unless the tab now shows a thread: then it stays, found by its URL.
+      const shown = this.deps.pages.state(tabId)?.url;
+      if (!shown || !/\/(computer\/tasks|search)\//.test(new URL(shown).pathname)) await this.deps.tabs.discard(tabId);
+      const e = RelayError.from(error);
+      if (project && e.code === 'SELECTOR_NOT_FOUND') {
+        throw new RelayError('INVALID_PARAMS', `project_uuid "${project}" matches no Project of this account (its page ${url} has no composer; projects_list lists them).`);
+      }
+      throw e;
+    }
+  }
+
+  /** The tab for a thread: one that shows it (ours first; acting calls only in ours), else a new one of ours. */
+  private async tabFor(threadId: string, cap: number, acts: boolean, signal: AbortSignal): Promise<number> {
+    const { tabs, pages } = this.deps;
+    for (const tab of await tabs.showing(threadId)) {
+      const id = tab.id as number;
+      if (acts && !tabs.isOwned(id)) continue;
+      await pages.whenReady(id, READY_MS);
+      return id;
+    }
+    const url = new URL(`/computer/tasks/${encodeURIComponent(threadId)}`, PERPLEXITY_HOME).href;
+    const tabId = await tabs.open(url, cap, threadId);
+    try {
+      await pages.whenReady(tabId, READY_MS);
+      const where = (await pages.request(tabId, 'threads.locate', { threadId }, signal, () => {})) as { found: boolean; path?: string };
+      if (!where.found && where.path) {
+        await this.deps.navigate(tabId, new URL(where.path, PERPLEXITY_HOME).href);
+        await pages.whenReady(tabId, READY_MS);
+      } else if (!where.found) {
+        throw new RelayError('INVALID_PARAMS', `thread_id "${threadId}" matches no Perplexity thread of this account (not at ${url}, not among the recent threads).`);
+      }
+      return tabId;
+    } catch (error) {
+      await tabs.discard(tabId);
+      throw error;
+    }
+  }
+
+  /** Any tab with our script for account reads; a background tab of ours at home when there is none. */
+  private async anyTab(cap: number): Promise<number> {
+    const { tabs, pages } = this.deps;
+    const connected = this.deps.connectedTabs();
+    const pick = connected.find((id) => tabs.isOwned(id)) ?? connected[0];
+    if (pick !== undefined) return pick;
+    const tabId = await tabs.open(PERPLEXITY_HOME, cap);
+    await pages.whenReady(tabId, READY_MS);
+    return tabId;
+  }
+}
+

@@ -1,0 +1,192 @@
+import { RelayError } from '../protocol/errors';
+import { isPerplexityHost } from '../protocol/urls';
+
+/**
+ * The tabs threads live in. Each thread has its own tab, opened in the background so the person's
+ * focus and tabs are never disturbed, and found again by its URL after any restart. Tabs we opened
+ * are remembered (in storage.session: a restarted worker keeps them, a restarted browser owns
+ * none) and capped: the least recently used idle one is closed first. A tab we did not open is
+ * never closed; a tab of ours the person switches to becomes theirs.
+ */
+
+export interface TabLike {
+  id?: number;
+  url?: string;
+  pendingUrl?: string;
+  active?: boolean;
+}
+
+/** The browser calls this module needs (chrome.tabs and storage.session in the worker; fakes in tests). */
+export interface TabsApi {
+  query(): Promise<TabLike[]>;
+  get(tabId: number): Promise<TabLike | undefined>;
+  /** Opens a tab in the background (active: false). */
+  create(url: string): Promise<TabLike>;
+  remove(tabId: number): Promise<void>;
+  load(): Promise<unknown>;
+  save(value: unknown): Promise<void>;
+}
+
+export interface OwnedTab {
+  tabId: number;
+  /** The thread it shows, once known. */
+  threadId?: string;
+  lastUsed: number;
+}
+
+/** Thread ids are URL path segments: letters, digits and `-_.~` (never `/`, `%`, `..`). */
+const THREAD_ID = /^[A-Za-z0-9][A-Za-z0-9_.~-]{0,199}$/;
+
+export function checkThreadId(threadId: string): void {
+  if (!THREAD_ID.test(threadId) || threadId.includes('..')) {
+    throw new RelayError(
+      'INVALID_PARAMS',
+      `thread_id "${threadId.slice(0, 80)}" is not a Perplexity thread id (letters, digits, "-", "_", "." or "~", as returned by call_perplexity_computer).`,
+    );
+  }
+}
+
+/** The thread a tab shows: the last segment of an https perplexity.ai /computer/tasks/, /search/ or /copilot/ path. */
+export function threadOfUrl(raw: string | undefined): string | undefined {
+  if (!raw) return undefined;
+  try {
+    const url = new URL(raw);
+    if (url.protocol !== 'https:' || !isPerplexityHost(url.hostname)) return undefined;
+    const m = /^\/(?:computer\/tasks|search|copilot)\/([^/]+)\/?$/.exec(url.pathname);
+    return m?.[1] ? decodeURIComponent(m[1]) : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+export class ThreadTabs {
+  private owned = new Map<number, OwnedTab>();
+  private readonly busy = new Map<number, number>();
+  private readonly acts = new Map<string, Promise<unknown>>();
+  private readonly restored: Promise<void>;
+
+  constructor(
+    private readonly tabs: TabsApi,
+    private readonly now: () => number = Date.now,
+  ) {
+    this.restored = this.restore();
+  }
+
+  private async restore(): Promise<void> {
+    const saved = await this.tabs.load().catch(() => undefined);
+    if (!Array.isArray(saved)) return;
+    const open = new Set((await this.tabs.query()).map((t) => t.id));
+    for (const t of saved as OwnedTab[]) {
+      if (typeof t?.tabId === 'number' && open.has(t.tabId) && !this.owned.has(t.tabId)) this.owned.set(t.tabId, t);
+    }
+  }
+
+  private persist(): void {
+    void this.tabs.save([...this.owned.values()]).catch(() => {});
+  }
+
+  isOwned(tabId: number): boolean {
+    return this.owned.has(tabId);
+  }
+
+  ownedTabs(): OwnedTab[] {
+    return [...this.owned.values()];
+  }
+
+  /** The tab was closed. */
+  forgetTab(tabId: number): void {
+    if (this.owned.delete(tabId)) this.persist();
+    this.busy.delete(tabId);
+  }
+
+  /** The person switched to one of our tabs: it is theirs now, never closed by the cap. */
+  adoptedByPerson(tabId: number): void {
+    if (this.owned.delete(tabId)) this.persist();
+  }
+
+  /** Marks the tab busy for the duration of `fn` (busy tabs are never closed by the cap). */
+  async use<T>(tabId: number, fn: () => Promise<T>): Promise<T> {
+    this.busy.set(tabId, (this.busy.get(tabId) ?? 0) + 1);
+    const owned = this.owned.get(tabId);
+    if (owned) owned.lastUsed = this.now();
+    try {
+      return await fn();
+    } finally {
+      const n = (this.busy.get(tabId) ?? 1) - 1;
+      if (n > 0) this.busy.set(tabId, n);
+      else this.busy.delete(tabId);
+      const after = this.owned.get(tabId);
+      if (after) after.lastUsed = this.now();
+      this.persist();
+    }
+  }
+
+  /**
+   * Calls that change a thread (send, answer) run one at a time per thread; a read waits for an
+   * acting call in progress, so it sees what that call did, but reads never wait for each other.
+   */
+  async serialise<T>(threadId: string, acts: boolean, fn: () => Promise<T>): Promise<T> {
+    const before = this.acts.get(threadId) ?? Promise.resolve();
+    if (!acts) {
+      await before.catch(() => {});
+      return fn();
+    }
+    const run = before.catch(() => {}).then(fn);
+    const tail = run.catch(() => {});
+    this.acts.set(threadId, tail);
+    void tail.then(() => {
+      if (this.acts.get(threadId) === tail) this.acts.delete(threadId);
+    });
+    return run;
+  }
+
+  /** Open tabs that show the thread, ours first, then the most recently used. */
+  async showing(threadId: string): Promise<TabLike[]> {
+    await this.restored;
+    const tabs = (await this.tabs.query()).filter((t) => t.id !== undefined && threadOfUrl(t.url ?? t.pendingUrl) === threadId);
+    return tabs.sort((a, b) => Number(this.isOwned(b.id as number)) - Number(this.isOwned(a.id as number)));
+  }
+
+  /** Makes room for one more tab of ours: closes the least recently used idle one while at the cap. */
+  private async makeRoom(cap: number): Promise<void> {
+    const live = new Set((await this.tabs.query()).map((t) => t.id));
+    for (const id of [...this.owned.keys()]) if (!live.has(id)) this.owned.delete(id);
+    while (this.owned.size >= cap) {
+      const idle = [...this.owned.values()].filter((t) => !this.busy.has(t.tabId)).sort((a, b) => a.lastUsed - b.lastUsed)[0];
+      if (!idle) {
+        throw new RelayError(
+          'AGENT_ERROR',
+          `All ${this.owned.size} thread tabs are busy (COMET_THREAD_TABS is ${cap}); wait for a call to finish, or raise COMET_THREAD_TABS.`,
+        );
+      }
+      this.owned.delete(idle.tabId);
+      await this.tabs.remove(idle.tabId).catch(() => {});
+    }
+  }
+
+  /** Opens `url` in a new background tab of ours, within the cap. */
+  async open(url: string, cap: number, threadId?: string): Promise<number> {
+    await this.restored;
+    await this.makeRoom(cap);
+    const tab = await this.tabs.create(url);
+    if (tab.id === undefined) throw new RelayError('TAB_NOT_FOUND', 'The browser gave the new thread tab no id.');
+    this.owned.set(tab.id, { tabId: tab.id, ...(threadId ? { threadId } : {}), lastUsed: this.now() });
+    this.persist();
+    return tab.id;
+  }
+
+  /** Records which thread a tab of ours now shows (after a start). */
+  assign(tabId: number, threadId: string): void {
+    const owned = this.owned.get(tabId);
+    if (!owned) return;
+    owned.threadId = threadId;
+    this.persist();
+  }
+
+  /** Closes a tab of ours (a start that never made a thread). Never closes anyone else's tab. */
+  async discard(tabId: number): Promise<void> {
+    if (!this.owned.delete(tabId)) return;
+    this.persist();
+    await this.tabs.remove(tabId).catch(() => {});
+  }
+}

@@ -1,0 +1,31 @@
+import { browser } from './ext';
+import { type PageRequests, ThreadCalls } from './thread-calls';
+import { ThreadTabs } from './thread-tabs';
+
+/**
+ * The thread family's tabs and calls in the service worker: chrome.tabs for the tabs, storage.session
+ * for which tabs are ours, and the listeners that keep that list true (closed, taken over by the person).
+ */
+export function startThreadCalls(pages: PageRequests & { forget(tabId: number): void; connectedTabs(): number[] }): { tabs: ThreadTabs; calls: ThreadCalls } {
+  const KEY = 'threadTabs';
+  const tabs = new ThreadTabs({
+    query: () => browser.tabs.query({}),
+    get: (tabId) => browser.tabs.get(tabId).catch(() => undefined),
+    create: (url) => browser.tabs.create({ url, active: false }),
+    remove: (tabId) => browser.tabs.remove(tabId),
+    load: async () => (await browser.storage.session.get(KEY))[KEY],
+    save: (value) => browser.storage.session.set({ [KEY]: value }),
+  });
+  browser.tabs.onRemoved.addListener((tabId) => tabs.forgetTab(tabId));
+  browser.tabs.onActivated.addListener(({ tabId }) => tabs.adoptedByPerson(tabId));
+  const calls = new ThreadCalls({
+    tabs,
+    pages,
+    navigate: async (tabId, url) => {
+      pages.forget(tabId);
+      await browser.tabs.update(tabId, { url });
+    },
+    connectedTabs: () => pages.connectedTabs(),
+  });
+  return { tabs, calls };
+}

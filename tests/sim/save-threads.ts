@@ -1,0 +1,113 @@
+/**
+ * Saves, for every computer-task scenario, what both thread readers see at the moment the task
+ * reaches its checkpoint: the page (a DOM snapshot, scripts removed, like save-pages.ts) and the
+ * web app's thread JSON fetched at the same moment with the app's headers:
+ *
+ *   tests/fixtures/threads/{A|B}-{scenario}.html   and   .json
+ *
+ *   npm run sim:save-threads        (needs Chromium: CHROMIUM_PATH or /usr/bin/chromium)
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { chromium, type Page } from 'playwright-core';
+import { routeSim } from './playwright';
+import { createSimSite, type Generation } from './site';
+import { REQUIRED_HEADERS } from './thread-json';
+
+const OUT = fileURLToPath(new URL('../fixtures/threads/', import.meta.url));
+const ORIGIN = 'https://www.perplexity.ai';
+
+/** Scenario → the page-script event that marks its checkpoint (window.__sim). */
+export const THREAD_FIXTURES: { scenario: string; until: string; mode?: 'research'; name?: string; then?: (page: Page) => Promise<void> }[] = [
+  { scenario: 'computer-complete', until: 'answer-finished' },
+  { scenario: 'computer-files', until: 'answer-finished' },
+  { scenario: 'computer-question', until: 'waiting' },
+  { scenario: 'computer-questions', until: 'waiting' },
+  { scenario: 'computer-confirm', until: 'waiting' },
+  { scenario: 'computer-auth', until: 'waiting' },
+  { scenario: 'computer-2fa', until: 'blocked' },
+  { scenario: 'computer-form', until: 'blocked' },
+  { scenario: 'computer-sleep', until: 'sleeping' },
+  { scenario: 'computer-waiting', until: 'blocked' },
+  { scenario: 'computer-error', until: 'error' },
+  { scenario: 'computer-credits', until: 'blocked' },
+  { scenario: 'computer-denied', until: 'blocked' },
+  { scenario: 'computer-long', until: 'step', name: 'computer-running' },
+  {
+    scenario: 'computer-long',
+    until: 'step',
+    name: 'computer-cancelled',
+    then: async (page) => {
+      await page.locator('button[aria-label="Stop"]').click();
+      await page.waitForFunction(() => window.__sim.events.some((e) => e.type === 'stopped'));
+    },
+  },
+  { scenario: 'research-clarify', until: 'waiting', mode: 'research' },
+];
+
+async function dom(page: Page): Promise<string> {
+  return page.evaluate(() => {
+    const clone = document.documentElement.cloneNode(true) as HTMLElement;
+    for (const s of clone.querySelectorAll('script')) s.remove();
+    return clone.outerHTML;
+  });
+}
+
+async function threadJson(page: Page): Promise<string> {
+  const id = new URL(page.url()).pathname.split('/').pop() ?? '';
+  return page.evaluate(
+    async ([ref, headers]) => (await fetch(`/rest/thread/${ref}?version=2.18&source=default`, { headers })).text(),
+    [id, REQUIRED_HEADERS] as const,
+  );
+}
+
+async function chooseMode(page: Page, gen: Generation, mode: 'computer' | 'research'): Promise<void> {
+  if (gen === 'B' && mode === 'computer') {
+    if ((await page.locator('button[aria-label="Computer"]').getAttribute('aria-pressed')) !== 'true') await page.locator('button[aria-label="Computer"]').click();
+    return;
+  }
+  if (gen === 'B') {
+    await page.locator('[data-testid="ask-input-mode-toggle-width-wrapper"] button').click();
+    await page.locator('[role="menuitemradio"]', { hasText: 'Deep research' }).click();
+    return;
+  }
+  await page.locator('#ask-input').click();
+  await page.keyboard.type(mode === 'computer' ? '/Computer' : '/Deep');
+  await page.keyboard.press('Enter');
+}
+
+async function main(): Promise<void> {
+  fs.mkdirSync(OUT, { recursive: true });
+  const browser = await chromium.launch({ executablePath: process.env.CHROMIUM_PATH || '/usr/bin/chromium', headless: true, args: ['--no-sandbox', '--disable-gpu'] });
+  try {
+    for (const gen of ['A', 'B'] as const) {
+      for (const f of THREAD_FIXTURES) {
+        const site = createSimSite({ generation: gen, speed: 4, seedThreads: false, longTaskMs: 60_000 });
+        const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
+        await routeSim(context, site);
+        const page = await context.newPage();
+        page.on('pageerror', (e) => console.error(`page error (${gen} ${f.scenario}):`, e.message));
+        await page.goto(`${ORIGIN}/`);
+        await chooseMode(page, gen, f.mode ?? 'computer');
+        await page.locator('#ask-input').click();
+        await page.keyboard.type(`Task for the fixtures #scenario:${f.scenario}`);
+        await page.keyboard.press('Enter');
+        await page.waitForFunction((t) => window.__sim.events.some((e) => e.type === t), f.until, { timeout: 30_000 });
+        await page.waitForTimeout(100);
+        await f.then?.(page);
+        const name = `${gen}-${f.name ?? f.scenario}`;
+        const header = `<!DOCTYPE html>\n<!-- simulated perplexity.ai, generation ${gen}: ${f.name ?? f.scenario} at its checkpoint. URL: ${new URL(page.url()).pathname}. Saved by tests/sim/save-threads.ts -->\n`;
+        fs.writeFileSync(path.join(OUT, `${name}.html`), `${header}${await dom(page)}\n`);
+        const json = JSON.parse(await threadJson(page)) as unknown;
+        fs.writeFileSync(path.join(OUT, `${name}.json`), `${JSON.stringify({ url: page.url(), savedAt: new Date().toISOString(), body: json }, null, 1)}\n`);
+        console.log(`${name}: saved`);
+        await context.close();
+      }
+    }
+  } finally {
+    await browser.close();
+  }
+}
+
+if (process.argv[1] && import.meta.url === new URL(`file://${path.resolve(process.argv[1])}`).href) await main();

@@ -1,0 +1,166 @@
+import { describe, expect, it } from 'vitest';
+import { evalPath, pick } from '../../lib/page/json-path';
+import { assignAnswers, targetsOf } from '../../lib/page/thread-actions';
+import type { Box } from '../../lib/page/thread-dom-reader';
+import { checkpointText, type ThreadReading, transcriptOf, type TurnReading, webStateOf } from '../../lib/page/thread-model';
+import { THREAD_JSON_READERS, threadJson2026 } from '../../lib/selectors/thread-json';
+import { THREAD_PAGE_READERS, threadPage2026 } from '../../lib/selectors/thread-page';
+import { ThreadJsonReaderSchema, ThreadPageReaderSchema } from '../../lib/selectors/thread-schema';
+
+describe('thread readers as data', () => {
+  it('the built-in readers validate, and survive a JSON round trip (loadable like selector sets)', () => {
+    for (const r of THREAD_PAGE_READERS) expect(ThreadPageReaderSchema.parse(JSON.parse(JSON.stringify(r)))).toEqual(r);
+    for (const r of THREAD_JSON_READERS) expect(ThreadJsonReaderSchema.parse(JSON.parse(JSON.stringify(r)))).toEqual(r);
+  });
+
+  it('a reader from a newer build with extra keys still loads; a broken one names what is wrong', () => {
+    expect(() => ThreadJsonReaderSchema.parse({ ...threadJson2026, futureField: { x: 1 } })).not.toThrow();
+    const broken = ThreadJsonReaderSchema.safeParse({ ...threadJson2026, request: { ...threadJson2026.request, minIntervalMs: 10 } });
+    expect(broken.success).toBe(false);
+    expect(broken.error?.issues[0]?.path.join('.')).toBe('request.minIntervalMs');
+    const noBoxes = ThreadPageReaderSchema.safeParse({ ...threadPage2026, boxes: { ask_user_question: ['x'] } });
+    expect(noBoxes.success).toBe(false);
+    expect(ThreadPageReaderSchema.safeParse({ ...threadPage2026, name: 'gen-b-2026-10' }).success).toBe(false);
+  });
+
+  it('asks the JSON with the app headers and at most every 3 s by default', () => {
+    expect(threadJson2026.request.headers).toEqual({ 'x-app-apiclient': 'default', 'x-app-apiversion': '2.18' });
+    expect(threadJson2026.request.query).toEqual({ version: '2.18', source: 'default' });
+    expect(threadJson2026.request.minIntervalMs).toBeGreaterThanOrEqual(3000);
+  });
+
+  it('every JSON path of the built-in reader parses', () => {
+    const paths: string[] = [];
+    const walk = (v: unknown) => {
+      if (Array.isArray(v)) for (const x of v) if (typeof x === 'string' && /^[a-z_[]/.test(x) && !x.startsWith('/')) paths.push(x);
+      if (v && typeof v === 'object') for (const x of Object.values(v)) walk(x);
+    };
+    walk({ thread: threadJson2026.thread, entry: threadJson2026.entry, userResponse: threadJson2026.userResponse, asset: threadJson2026.asset });
+    expect(paths.length).toBeGreaterThan(40);
+    for (const p of paths) expect(() => evalPath({}, p), p).not.toThrow();
+  });
+});
+
+describe('the JSON path language', () => {
+  const data = {
+    blocks: [
+      { intended_usage: 'ask_text', markdown_block: { answer: 'A', chunks: ['x', 'y'] } },
+      { intended_usage: 'workflow_root', workflow_block: { steps: [{ items: [{ type: 'T', p: { variant: 'answer', text: 'W' } }, { type: 'U' }] }] } },
+    ],
+    list: [1, 2, 3],
+    none: null,
+  };
+
+  it('fields, spreads, indexes and filters', () => {
+    expect(evalPath(data, 'blocks[intended_usage=ask_text].markdown_block.answer')).toEqual(['A']);
+    expect(evalPath(data, 'blocks[].markdown_block.chunks[]')).toEqual(['x', 'y']);
+    expect(evalPath(data, 'blocks[].workflow_block.steps[].items[type=T].p[variant=answer].text')).toEqual(['W']);
+    expect(evalPath(data, 'blocks[].workflow_block.steps[].items[type=T].p[variant=progress].text')).toEqual([]);
+    expect(evalPath(data, 'list[-1]')).toEqual([3]);
+    expect(evalPath(data, 'list[0]')).toEqual([1]);
+    expect(evalPath(data, 'blocks[intended_usage=ask_text|workflow_root]')).toHaveLength(2);
+    expect(evalPath(data, 'none.x')).toEqual([]);
+    expect(evalPath([5, 6], '[]')).toEqual([5, 6]);
+    expect(pick(data, ['missing.path', 'list[]'])).toEqual({ values: [1, 2, 3], path: 'list[]' });
+    expect(() => evalPath(data, 'a[=x]')).toThrow(/bad filter/);
+  });
+});
+
+const turn = (over: Partial<TurnReading>): TurnReading => ({
+  index: 0,
+  query: 'q',
+  event: 'complete',
+  entryStatus: 'COMPLETED',
+  answer: 'The answer.',
+  steps: [],
+  sources: [],
+  files: [],
+  interactions: [],
+  optionalAuth: [],
+  ...over,
+});
+
+describe('checkpoints, web_state and transcripts', () => {
+  it("words each event's text the way the seed shows it", () => {
+    const question = turn({
+      event: 'ask_user_question',
+      interactions: [{ type: 'ask_user_question', followupUuid: 'f', text: 'Which format?', questions: [{ id: 'q', text: 'Which format?', options: ['PDF', 'DOCX'] }], requiresUserResponse: true }],
+    });
+    expect(checkpointText(question)).toBe('Which format?\n1. PDF\n2. DOCX');
+    expect(checkpointText(turn({ event: 'sleep', wakeAt: '2026-12-01T10:00:00Z', answer: '' }))).toBe('Sleeping until 2026-12-01T10:00:00Z.');
+    expect(checkpointText(turn({ event: 'error', errorMessage: 'Boom', answer: 'half' }))).toBe('Boom\n\nPartial answer:\n\nhalf');
+  });
+
+  it('web_state sorts what waits into interactions, auth_requests and form_links', () => {
+    const reading: ThreadReading = {
+      source: 'json',
+      threadId: 't',
+      url: 'u',
+      turnCount: 1,
+      turns: [
+        turn({
+          event: 'auth_required',
+          entryId: 'e1',
+          entryStatus: 'PENDING',
+          interactions: [
+            { type: 'auth_required', followupUuid: 'a', text: 'Connect Slack', connector: 'slack', requiresUserResponse: true },
+            { type: 'interaction_required', followupUuid: 'b', text: 'Fill the form', url: 'https://www.perplexity.ai/computer/forms/x', title: 'Form', requiresUserResponse: true },
+            { type: 'confirm_action', followupUuid: 'c', text: 'Send?', requiresUserResponse: true },
+          ],
+          optionalAuth: [{ type: 'auth_required', followupUuid: 'd', text: 'Drive', requiresUserResponse: false }],
+        }),
+      ],
+    };
+    const ws = webStateOf(reading);
+    expect(ws.thread_status).toBe('waiting_for_user');
+    expect(ws.entries).toEqual([{ entry_id: 'e1', status: 'PENDING' }]);
+    expect(ws.interactions.map((i) => i.followupUuid)).toEqual(['c']);
+    expect(ws.auth_requests.map((i) => i.followupUuid)).toEqual(['a', 'd']);
+    expect(ws.form_links).toEqual([{ title: 'Form', url: 'https://www.perplexity.ai/computer/forms/x' }]);
+  });
+
+  it('a long transcript keeps the most recent turns and says it cut', () => {
+    const turns = Array.from({ length: 30 }, (_, i) => turn({ index: i, query: `Question ${i}`, answer: `Answer ${i} `.repeat(40) }));
+    const reading: ThreadReading = { source: 'page', threadId: 't', url: 'u', turnCount: 30, turns };
+    const all = transcriptOf(reading, 1_000_000);
+    expect(all.truncated).toBe(false);
+    expect(all.text.startsWith('**User:** Question 0')).toBe(true);
+    const cut = transcriptOf(reading, 2000);
+    expect(cut.truncated).toBe(true);
+    expect(cut.text).toContain('Question 29');
+    expect(cut.text).not.toContain('Question 0\n');
+    expect(cut.text).toMatch(/^\[\d+ earlier turn\(s\) left out\]/);
+  });
+});
+
+describe('matching a reply to what waits', () => {
+  const box = (interaction: Box['interaction']): Box => ({ interaction, box: {} as Element });
+  const q1 = box({ type: 'ask_user_question', followupUuid: 'f1', text: 'City?', questions: [{ id: 'c', text: 'City?', options: ['Paris'] }], requiresUserResponse: true });
+  const q2 = box({ type: 'ask_user_question', followupUuid: 'f2', text: 'Nights?', questions: [{ id: 'n', text: 'Nights?' }], requiresUserResponse: true });
+  const confirm = box({ type: 'confirm_action', followupUuid: 'f3', text: 'Send?', requiresUserResponse: true });
+
+  it('a single question takes a single answer under any key', () => {
+    const map = assignAnswers([q1], { whatever: 'Paris' });
+    expect([...map.values()]).toEqual(['Paris']);
+  });
+
+  it('several questions: by id, by text, or by followup_uuid; unknown keys are named', () => {
+    const map = assignAnswers([q1, q2], { c: 'Paris', 'nights?': '2' });
+    expect([...map.entries()].map(([s, v]) => [s.id, v])).toEqual([
+      ['c', 'Paris'],
+      ['n', '2'],
+    ]);
+    expect(() => assignAnswers([q1, q2], { c: 'Paris', size: 'L' })).toThrow(/"size" that match no waiting question; the questions are "c" \(City\?\), "n" \(Nights\?\)/);
+    expect(() => assignAnswers([q1], {})).toThrow(/answers is empty/);
+  });
+
+  it('picks the boxes by followup_uuid or by kind, and says what to call otherwise', () => {
+    expect(targetsOf([q1, confirm], { kind: 'approve', reason: '' }, undefined, 't')).toEqual([confirm]);
+    expect(targetsOf([q1, q2], { kind: 'answers', answers: {} }, 'f2', 't')).toEqual([q2]);
+    expect(() => targetsOf([q1], { kind: 'approve', reason: '' }, 'nope', 't')).toThrow(/followup_uuid "nope" matches nothing waiting in thread "t"; waiting: ask_user_question "f1"/);
+    expect(() => targetsOf([q1], { kind: 'approve', reason: '' }, 'f1', 't')).toThrow(/is a ask_user_question: answer it with answer_question/);
+    expect(() => targetsOf([q1], { kind: 'connected', message: '' }, undefined, 't')).toThrow(/not on a auth_required: use answer_question/);
+    expect(() => targetsOf([], { kind: 'approve', reason: '' }, undefined, 't')).toThrow(/thread "t" has nothing waiting/);
+    expect(() => targetsOf([confirm, box({ ...confirm.interaction, followupUuid: 'f4' })], { kind: 'deny', reason: '' }, undefined, 't')).toThrow(/pass followup_uuid/);
+  });
+});

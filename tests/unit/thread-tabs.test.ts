@@ -1,0 +1,126 @@
+import { describe, expect, it } from 'vitest';
+import { checkThreadId, type TabLike, ThreadTabs, type TabsApi, threadOfUrl } from '../../lib/worker/thread-tabs';
+
+/** A browser with tabs in memory: what chrome.tabs and storage.session do, for the thread tabs. */
+function fakeBrowser(initial: TabLike[] = [], stored?: unknown) {
+  const tabs: TabLike[] = [...initial];
+  let next = 100;
+  let saved = stored;
+  const api: TabsApi = {
+    query: async () => tabs.map((t) => ({ ...t })),
+    get: async (id) => tabs.find((t) => t.id === id),
+    create: async (url) => {
+      const tab = { id: next++, url, active: false };
+      tabs.push(tab);
+      return tab;
+    },
+    remove: async (id) => {
+      const i = tabs.findIndex((t) => t.id === id);
+      if (i >= 0) tabs.splice(i, 1);
+    },
+    load: async () => saved,
+    save: async (value) => {
+      saved = value;
+    },
+  };
+  return { api, tabs, saved: () => saved };
+}
+
+const TASK = (id: string) => `https://www.perplexity.ai/computer/tasks/${id}`;
+
+describe('thread tabs', () => {
+  it('finds a thread by its URL exactly, on perplexity.ai only', () => {
+    expect(threadOfUrl(TASK('abc-123'))).toBe('abc-123');
+    expect(threadOfUrl('https://www.perplexity.ai/search/rust-vs-go-Xq7')).toBe('rust-vs-go-Xq7');
+    expect(threadOfUrl('https://perplexity.ai.evil.example/computer/tasks/abc-123')).toBeUndefined();
+    expect(threadOfUrl('http://www.perplexity.ai/computer/tasks/abc-123')).toBeUndefined();
+    expect(threadOfUrl('https://www.perplexity.ai/computer/tasks/abc-123/extra')).toBeUndefined();
+    expect(threadOfUrl('https://www.perplexity.ai/library?x=/computer/tasks/abc-123')).toBeUndefined();
+  });
+
+  it('refuses thread ids that are not one path segment, naming the thread_id', () => {
+    for (const bad of ['../account', 'a/b', '%2e%2e', '', 'a b', 'x'.repeat(201)]) expect(() => checkThreadId(bad), bad).toThrow(/thread_id ".*" is not a Perplexity thread id/);
+    expect(() => checkThreadId('7d8b35e7-c3b9-4bc4-82c6-c343d20e0288')).not.toThrow();
+  });
+
+  it('caps its own tabs: the least recently used idle one closes first, a person\'s tab never does', async () => {
+    let clock = 1000;
+    const b = fakeBrowser([{ id: 1, url: TASK('users-own'), active: true }]);
+    const tabs = new ThreadTabs(b.api, () => clock);
+    const a = await tabs.open(TASK('a'), 2, 'a');
+    clock += 10;
+    const c = await tabs.open(TASK('c'), 2, 'c');
+    clock += 10;
+    await tabs.use(a, async () => {}); // a is now the most recently used
+    clock += 10;
+    const d = await tabs.open(TASK('d'), 2, 'd');
+    expect(b.tabs.map((t) => t.id)).toEqual([1, a, d]);
+    expect(tabs.ownedTabs().map((t) => t.tabId).sort()).toEqual([a, d].sort());
+    expect(c).not.toBe(d);
+    // Both of ours busy: the cap says so instead of closing anything.
+    let release = () => {};
+    const busy = new Promise<void>((r) => {
+      release = r;
+    });
+    const holdA = tabs.use(a, () => busy);
+    const holdD = tabs.use(d, () => busy);
+    await expect(tabs.open(TASK('e'), 2, 'e')).rejects.toThrow(/All 2 thread tabs are busy \(COMET_THREAD_TABS is 2\)/);
+    release();
+    await Promise.all([holdA, holdD]);
+    expect(b.tabs.some((t) => t.id === 1)).toBe(true);
+  });
+
+  it('a tab of ours the person switches to is theirs; a closed one is forgotten', async () => {
+    const b = fakeBrowser();
+    const tabs = new ThreadTabs(b.api);
+    const a = await tabs.open(TASK('a'), 1, 'a');
+    tabs.adoptedByPerson(a);
+    await tabs.open(TASK('b'), 1, 'b');
+    expect(b.tabs.map((t) => t.url)).toEqual([TASK('a'), TASK('b')]);
+    const [ours] = tabs.ownedTabs();
+    if (ours) {
+      await b.api.remove(ours.tabId);
+      tabs.forgetTab(ours.tabId);
+    }
+    expect(tabs.ownedTabs()).toEqual([]);
+  });
+
+  it('remembers its tabs across a worker restart, and owns none after a browser restart', async () => {
+    const b = fakeBrowser();
+    const first = new ThreadTabs(b.api);
+    const a = await first.open(TASK('a'), 6, 'a');
+    const again = new ThreadTabs(b.api);
+    expect((await again.showing('a')).map((t) => t.id)).toEqual([a]);
+    expect(again.isOwned(a)).toBe(true);
+    // A new browser session: storage.session is empty, the restored tab shows the thread but is not ours.
+    const restarted = new ThreadTabs(fakeBrowser([{ id: 7, url: TASK('a') }], undefined).api);
+    expect((await restarted.showing('a')).map((t) => t.id)).toEqual([7]);
+    expect(restarted.isOwned(7)).toBe(false);
+  });
+
+  it('serialises acting calls per thread; reads wait for an act in progress, not for each other', async () => {
+    const tabs = new ThreadTabs(fakeBrowser().api);
+    const log: string[] = [];
+    let release = () => {};
+    const gate = new Promise<void>((r) => {
+      release = r;
+    });
+    const act1 = tabs.serialise('t', true, async () => {
+      log.push('act1 start');
+      await gate;
+      log.push('act1 end');
+    });
+    const act2 = tabs.serialise('t', true, async () => log.push('act2'));
+    const read = tabs.serialise('t', false, async () => log.push('read'));
+    const other = tabs.serialise('u', true, async () => log.push('other thread'));
+    await other;
+    expect(log).toEqual(['act1 start', 'other thread']);
+    release();
+    await Promise.all([act1, act2, read]);
+    expect(log.indexOf('act1 end')).toBeLessThan(log.indexOf('act2'));
+    expect(log.indexOf('act1 end')).toBeLessThan(log.indexOf('read'));
+    // A failed act does not block the next one.
+    await expect(tabs.serialise('t', true, async () => Promise.reject(new Error('x')))).rejects.toThrow('x');
+    await expect(tabs.serialise('t', true, async () => 'ok')).resolves.toBe('ok');
+  });
+});
