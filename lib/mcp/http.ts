@@ -6,13 +6,15 @@ import { RelayError } from '../protocol/errors';
 import { EXTENSION_ORIGIN } from '../protocol/identity';
 import { ATTACHMENTS_PREFIX, Attachments, attachmentStore, handleAttachmentRequest } from './attachments/http';
 import { BrowserGateway, type GatewayOptions } from './gateway';
+import { isPublicHost, type PublicUrl } from './public-url';
 import { createSessionServer } from './server';
 import type { ToolDefinition } from './tool';
 
 /**
  * `comet-relay serve`: Streamable HTTP at http://127.0.0.1:PORT/mcp. Loopback only, a bearer token
  * compared in constant time, Host and Origin checked against DNS rebinding, one McpServer (and
- * one relay connection) per MCP session.
+ * one relay connection) per MCP session. With a public URL (a tunnel in front), that one Host is
+ * accepted too; it still listens on loopback only.
  */
 export interface HttpOptions extends Omit<GatewayOptions, 'transport'> {
   tools: ToolDefinition[];
@@ -20,12 +22,8 @@ export interface HttpOptions extends Omit<GatewayOptions, 'transport'> {
   token: string;
   /** Bind address; loopback by default and by design. */
   bindHost?: string;
-  /**
-   * The public address that reaches this endpoint (a tunnel the user runs), e.g.
-   * https://example.trycloudflare.com/mcp: attachment envelopes are then issued under it, so a
-   * client in the cloud can upload. Without it they point at the loopback address.
-   */
-  publicUrl?: string;
+  /** `--public-url`: also accept requests a tunnel forwards with this Host (the token is still required). */
+  publicUrl?: PublicUrl;
 }
 
 export interface RunningHttpServer {
@@ -48,7 +46,8 @@ export async function startHttpServer(options: HttpOptions): Promise<RunningHttp
   const tokenDigest = digest(options.token);
   let port = options.port;
   const store = attachmentStore(options);
-  const publicBase = options.publicUrl ? options.publicUrl.replace(/\/+$/, '').replace(/\/mcp$/, '') : undefined;
+  // Behind --public-url a client in the cloud uploads through the tunnel, so envelopes name it.
+  const publicBase = options.publicUrl?.mcpUrl.replace(/\/mcp$/, '');
   const attachments = new Attachments({ store, publicBase, base: async () => publicBase ?? `http://${bindHost}:${port}` });
 
   const server = http.createServer((req, res) => {
@@ -59,8 +58,9 @@ export async function startHttpServer(options: HttpOptions): Promise<RunningHttp
 
   async function handle(req: http.IncomingMessage, res: http.ServerResponse): Promise<void> {
     const url = new URL(req.url ?? '/', 'http://localhost');
-    if (!allowedHost(req.headers.host, port)) {
-      return reply(res, 403, -32000, `Host "${req.headers.host}" is not allowed: connect to 127.0.0.1:${port} or localhost:${port}.`);
+    if (!allowedHost(req.headers.host, port, options.publicUrl)) {
+      const publicName = options.publicUrl ? `, localhost:${port} or ${options.publicUrl.mcpUrl}` : ` or localhost:${port}`;
+      return reply(res, 403, -32000, `Host "${req.headers.host}" is not allowed: connect to 127.0.0.1:${port}${publicName}.`);
     }
     const origin = req.headers.origin;
     if (origin !== undefined && !allowedOrigin(origin, port)) {
@@ -147,8 +147,9 @@ export function authorized(header: string | undefined, expected: Buffer): boolea
   return timingSafeEqual(digest(token), expected);
 }
 
-export function allowedHost(host: string | undefined, port: number): boolean {
+export function allowedHost(host: string | undefined, port: number, publicUrl?: PublicUrl): boolean {
   if (!host) return false;
+  if (publicUrl && isPublicHost(host, publicUrl)) return true;
   return [`127.0.0.1:${port}`, `localhost:${port}`, `[::1]:${port}`].includes(host.toLowerCase());
 }
 

@@ -3,6 +3,7 @@ import { PROTOCOL_VERSION } from '../protocol/identity';
 import type { Envelope, Hello } from '../protocol/messages';
 import type { AttachedClient, BrowserStatus } from '../protocol/methods';
 import { PAGE_PORT, PANEL_PORT } from '../protocol/ports';
+import { ActionIndicator } from './action-state';
 import { browser, chromeExtras, lastErrorMessage } from './ext';
 import { detectBrowser, loadProfile } from './identity';
 import { NativeLink, RECONNECT_ALARM } from './native-link';
@@ -47,6 +48,8 @@ export function startWorker(): void {
     };
   };
 
+  const toolbar = new ActionIndicator(browser.action);
+
   const router: Router = new Router({
     tabs,
     pages,
@@ -78,6 +81,7 @@ export function startWorker(): void {
       onMessage: (message) => onHostMessage(message),
       onStatus: (linkStatus) => {
         if (linkStatus.state !== 'connected') clients = [];
+        toolbar.show(linkStatus);
         panels.push();
       },
     },
