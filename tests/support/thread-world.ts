@@ -1,7 +1,7 @@
 import { Client, type ClientOptions } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import type { Page } from 'playwright-core';
-import { routeSim } from '../sim/playwright';
+import { type SimServer, startSimServer } from '../sim/server';
 import { createSimSite, type SimOptions, type SimSite } from '../sim/site';
 import { CLI, Harness, textOf } from './harness';
 
@@ -25,6 +25,7 @@ export interface ThreadCall {
 export class ThreadWorld {
   private constructor(
     readonly harness: Harness,
+    private readonly server: SimServer,
     readonly site: SimSite,
     readonly page: Page,
     readonly client: Client,
@@ -33,15 +34,17 @@ export class ThreadWorld {
 
   static async start(options: Partial<SimOptions> = {}): Promise<ThreadWorld> {
     const site = createSimSite({ generation: 'B', scenario: 'short', speed: 4, ...options });
+    // A standalone server (not Playwright routing): it also reaches the tabs the extension opens itself.
+    const server = await startSimServer({ port: 0, site });
     const harness = await Harness.start({
-      site: (context) => routeSim(context, site),
+      browserArgs: server.chromiumArgs,
       extraEnv: { COMET_THREAD_HOLD_MS: String(LONG_HOLD_MS), COMET_THREAD_PROGRESS_MS: '1000' },
     });
     await harness.waitForHost();
     const page = await harness.openPerplexity();
     const client = await spawnClient(harness, 'threads-agent');
     const quick = await spawnClient(harness, 'threads-quick', { env: { COMET_THREAD_HOLD_MS: String(SHORT_HOLD_MS) } });
-    return new ThreadWorld(harness, site, page, client, quick);
+    return new ThreadWorld(harness, server, site, page, client, quick);
   }
 
   /** One tool call with progress collected; generous client timeout (the hold is what ends it). */
@@ -65,8 +68,9 @@ export class ThreadWorld {
     return this.harness.context.pages().find((p) => p.url().includes(threadId));
   }
 
-  close(): Promise<void> {
-    return this.harness.close();
+  async close(): Promise<void> {
+    await this.harness.close();
+    await this.server.close();
   }
 }
 
