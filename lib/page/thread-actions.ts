@@ -303,7 +303,14 @@ export async function answerBoxes(ctx: PageContext, r: ThreadPageReader, targets
     }
     pointerClick(button);
   }
-  const gone = await ctx.waitFor(() => targets.every((t) => !t.box.isConnected || isHidden(t.box)), timeoutMs);
+  // By id, not by element: the page may redraw the box (disabled while the reply travels).
+  const ids = new Set(targets.map((t) => t.interaction.followupUuid));
+  const waitingNow = () => {
+    const turns = turnsOf(ctx.doc, ctx.set);
+    const last = turns.at(-1);
+    return last ? boxesOf(last, turns.length - 1, ctx, r).some((b) => ids.has(b.interaction.followupUuid)) : false;
+  };
+  const gone = await ctx.waitFor(() => !waitingNow(), timeoutMs);
   if (!gone) throw new RelayError('TIMEOUT', `the page did not take the reply within ${timeoutMs / 1000} s (it still shows the question on ${url})`);
 }
 

@@ -85,7 +85,9 @@ export function waitForCheckpoint(session: ThreadSession, watcher: PageWatcher, 
     /** The target turn as the page shows it; `light` while only classifying. */
     const pageTurn = (light: boolean): { reading: ThreadReading; turn?: TurnReading } => {
       const latest = session.latestFromPage(light);
-      if (latest.turn?.index === target || latest.reading.turnCount <= target) return latest;
+      // Not on the page yet (a follow-up still on its way): no turn, never an earlier one.
+      if (latest.reading.turnCount <= target) return { reading: latest.reading };
+      if (latest.turn?.index === target) return latest;
       const full = session.pageReading();
       return { reading: full, turn: full.turns[target] };
     };

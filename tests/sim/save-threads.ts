@@ -19,7 +19,7 @@ const OUT = fileURLToPath(new URL('../fixtures/threads/', import.meta.url));
 const ORIGIN = 'https://www.perplexity.ai';
 
 /** Scenario → the page-script event that marks its checkpoint (window.__sim). */
-export const THREAD_FIXTURES: { scenario: string; until: string; mode?: 'research'; name?: string; then?: (page: Page) => Promise<void> }[] = [
+export const THREAD_FIXTURES: { scenario: string; until: string; mode?: 'research'; name?: string; afterwards?: (page: Page) => Promise<void> }[] = [
   { scenario: 'computer-complete', until: 'answer-finished' },
   { scenario: 'computer-files', until: 'answer-finished' },
   { scenario: 'computer-question', until: 'waiting' },
@@ -38,7 +38,7 @@ export const THREAD_FIXTURES: { scenario: string; until: string; mode?: 'researc
     scenario: 'computer-long',
     until: 'step',
     name: 'computer-cancelled',
-    then: async (page) => {
+    afterwards: async (page) => {
       await page.locator('button[aria-label="Stop"]').click();
       await page.waitForFunction(() => window.__sim.events.some((e) => e.type === 'stopped'));
     },
@@ -95,7 +95,7 @@ async function main(): Promise<void> {
         await page.keyboard.press('Enter');
         await page.waitForFunction((t) => window.__sim.events.some((e) => e.type === t), f.until, { timeout: 30_000 });
         await page.waitForTimeout(100);
-        await f.then?.(page);
+        await f.afterwards?.(page);
         const name = `${gen}-${f.name ?? f.scenario}`;
         const header = `<!DOCTYPE html>\n<!-- simulated perplexity.ai, generation ${gen}: ${f.name ?? f.scenario} at its checkpoint. URL: ${new URL(page.url()).pathname}. Saved by tests/sim/save-threads.ts -->\n`;
         fs.writeFileSync(path.join(OUT, `${name}.html`), `${header}${await dom(page)}\n`);
