@@ -120,16 +120,14 @@ test('timeout after the hold while the task keeps running; read_thread then sees
 });
 
 test('cancelled: the person stops the task in its tab while a call is held', async () => {
-  const calling = start('Another long job #scenario:computer-long');
+  const calling = world.begin('call_perplexity_computer', { message: 'Another long job #scenario:computer-long' });
+  // The first progress notification names the thread: that is how a client finds it while held.
   let threadId: string | undefined;
-  await expect.poll(() => {
-    threadId = world.harness.context.pages().map((p) => /\/computer\/tasks\/([^/?#]+)/.exec(p.url())?.[1]).find(Boolean);
-    return threadId && world.threadPage(threadId) ? 'open' : undefined;
-  }).toBe('open');
+  await expect.poll(() => (threadId = /^thread_id (\S+):/.exec(calling.progress[0] ?? '')?.[1])).toBeTruthy();
   const tab = world.threadPage(threadId as string);
   await tab?.locator('button[aria-label="Stop"]').first().click();
-  const { result } = await calling;
-  expect(result).toMatchObject({ event: 'cancelled', task_status: 'cancelled' });
+  const { result } = await calling.done;
+  expect(result).toMatchObject({ thread_id: threadId, event: 'cancelled', task_status: 'cancelled' });
 });
 
 test('every parameter rule is an isError result naming the field', async () => {

@@ -49,18 +49,25 @@ export class ThreadWorld {
 
   /** One tool call with progress collected; generous client timeout (the hold is what ends it). */
   async call(name: string, args: Record<string, unknown> = {}, client: Client = this.client): Promise<ThreadCall> {
+    return this.begin(name, args, client).done;
+  }
+
+  /** Starts a call; `progress` fills while it is held. */
+  begin(name: string, args: Record<string, unknown> = {}, client: Client = this.client): { progress: string[]; done: Promise<ThreadCall> } {
     const progress: string[] = [];
-    const raw = await client.callTool({ name, arguments: args }, undefined, {
-      timeout: LONG_HOLD_MS + 60_000,
-      onprogress: (p) => progress.push(p.message ?? ''),
-    });
-    return {
-      raw,
-      text: textOf(raw),
-      isError: Boolean(raw.isError),
-      result: (raw.structuredContent ?? {}) as ThreadCall['result'],
-      progress,
-    };
+    const done = client
+      .callTool({ name, arguments: args }, undefined, {
+        timeout: LONG_HOLD_MS + 60_000,
+        onprogress: (p) => progress.push(p.message ?? ''),
+      })
+      .then((raw) => ({
+        raw,
+        text: textOf(raw),
+        isError: Boolean(raw.isError),
+        result: (raw.structuredContent ?? {}) as ThreadCall['result'],
+        progress,
+      }));
+    return { progress, done };
   }
 
   /** The background tab a thread lives in. */
