@@ -108,6 +108,8 @@ test('timeout after the hold while the task keeps running; read_thread then sees
   const held = await world.call('call_perplexity_computer', { message: 'A long job #scenario:computer-long' }, world.quick);
   expect(held.result).toMatchObject({ event: 'timeout', task_status: 'working' });
   expect(String(held.result.text)).toContain('read_thread');
+  // While held, a beat goes out at least every COMET_THREAD_PROGRESS_MS (1 s here), each naming the thread.
+  expect(held.progress.filter((m) => m.startsWith(`thread_id ${held.result.thread_id}: still working`)).length).toBeGreaterThanOrEqual(1);
   const threadId = held.result.thread_id as string;
   const reading = await world.call('read_thread', { thread_id: threadId });
   expect(reading.result).toMatchObject({ thread_id: threadId, event: 'transcript' });

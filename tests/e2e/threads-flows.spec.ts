@@ -34,6 +34,24 @@ test('walkthrough: "Summarize the top 5 stories…", then "Turn that into a PDF 
   expect(files.some((f) => f.filename.endsWith('.pdf') && f.url.startsWith('https://'))).toBe(true);
 });
 
+test('a model with an effort, a mode on a follow-up, and a start inside a Project reach the page', async () => {
+  const models = (await world.call('models_list')).result as { models: { id: string; efforts: string[] }[] };
+  const model = models.models.find((m) => m.efforts.length > 1) ?? (models.models[0] as { id: string; efforts: string[] });
+  const effort = model.efforts.at(-1) as string;
+  const first = await world.call('call_perplexity_computer', { message: 'Review this contract', model: model.id, effort });
+  expect(first.result.event).toBe('complete');
+  const follow = await world.call('call_perplexity_computer', { message: 'Now quickly', thread_id: first.result.thread_id, mode: 'light' });
+  expect(follow.result.event).toBe('complete');
+  const turns = world.site.thread(first.result.thread_id as string)?.turns ?? [];
+  expect(turns.map((t) => t.settings)).toEqual([expect.objectContaining({ model: model.id, effort }), expect.objectContaining({ mode: 'light' })]);
+
+  const projects = (await world.call('projects_list')).result as { projects: { project_uuid: string }[] };
+  const project = projects.projects[0]?.project_uuid as string;
+  const inProject = await world.call('call_perplexity_computer', { message: 'Plan the offsite', project_uuid: project, project_visibility: 'project' });
+  expect(inProject.result.event).toBe('complete');
+  expect(world.site.thread(inProject.result.thread_id as string)).toMatchObject({ projectUuid: project, projectVisibility: 'project' });
+});
+
 test('assets out: list_thread_assets pages the files, create_asset_download gives a fresh URL', async () => {
   const assets: { asset_id: string; filename: string | null }[] = [];
   let cursor: string | null | undefined;
