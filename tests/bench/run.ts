@@ -17,6 +17,7 @@ import { measureActivity } from './page-idle';
 import { hostOnlyRoundTrips, mcpPingRoundTrips, pollRoundTrips, withSessionStorageWritesOff } from './round-trip';
 import { kB, MB, median, ms, percentile } from './stats';
 import { FAILS, INFO, renderTable, type Row, verdict } from './table';
+import { ThreadWorld } from '../support/thread-world';
 import { measureCheckpointLatency, parallelThreads } from './threads';
 import { measureOurWait } from './wait-latency';
 
@@ -42,6 +43,8 @@ const log = (text: string) => process.stderr.write(`[bench ${((Date.now() - T0) 
 
 interface Bench {
   world: SimWorld;
+  /** For (g) and (h): a site the extension's own background tabs reach (a standalone simulated server). */
+  threads(): Promise<ThreadWorld>;
   cdp: CDPSession;
   notes: string[];
   /** The host's memory before any measurement. */
@@ -66,10 +69,15 @@ async function main(): Promise<void> {
   const only = onlyArg();
   log('starting Chromium with the extension, the host and an MCP client');
   const world = await startSimWorld({ generation: 'B', scenario: 'short', speed: SPEED, clientName: 'bench' });
+  let threadWorld: Promise<ThreadWorld> | undefined;
   try {
     const cdp = await world.harness.context.newCDPSession(world.page);
     const { product } = await cdp.send('Browser.getVersion');
-    const bench: Bench = { world, cdp, notes: [], startMemory: hostMemory(world.harness.home) };
+    const threads = () => {
+      threadWorld ??= ThreadWorld.start({ generation: 'B', speed: SPEED });
+      return threadWorld;
+    };
+    const bench: Bench = { world, cdp, notes: [], startMemory: hostMemory(world.harness.home), threads };
     const byName = new Map<string, Row[]>();
     for (const [name, phase] of PHASES) if (!only || only.has(name)) byName.set(name, await phase(bench));
     const rows = [...byName].sort(([a], [b]) => a.localeCompare(b)).flatMap(([, r]) => r);
@@ -83,6 +91,7 @@ async function main(): Promise<void> {
     for (const note of bench.notes) console.log(`- ${note}`);
   } finally {
     await world.harness.close();
+    await threadWorld?.then((w) => w.close()).catch(() => {});
   }
 }
 
@@ -320,9 +329,9 @@ async function pageIdlePhase({ world, cdp }: Bench): Promise<Row[]> {
 
 // ── (g) ───────────────────────────────────────────────────────────────────────
 
-async function threadCheckpointPhase({ world }: Bench): Promise<Row[]> {
+async function threadCheckpointPhase({ threads }: Bench): Promise<Row[]> {
   log(`(g) ${THREAD_ROUNDS} rounds on one thread: a question checkpoint, then answer_question until complete`);
-  const { question, complete } = await measureCheckpointLatency(world, THREAD_ROUNDS);
+  const { question, complete } = await measureCheckpointLatency(await threads(), THREAD_ROUNDS);
   const all = [...question, ...complete];
   return [
     {
@@ -339,9 +348,9 @@ async function threadCheckpointPhase({ world }: Bench): Promise<Row[]> {
 
 // ── (h) ───────────────────────────────────────────────────────────────────────
 
-async function parallelThreadsPhase({ world }: Bench): Promise<Row[]> {
+async function parallelThreadsPhase({ threads }: Bench): Promise<Row[]> {
   log('(h) four computer tasks in four new threads: at once, then one after another');
-  const { parallelMs, sequentialMs } = await parallelThreads(world);
+  const { parallelMs, sequentialMs } = await parallelThreads(await threads());
   return [
     {
       measure: '(h) 4 threads at once (wall)',

@@ -1,5 +1,6 @@
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { Page } from 'playwright-core';
-import type { SimWorld } from '../support/sim-harness';
+import type { Harness } from '../support/harness';
 
 /**
  * (g) a thread checkpoint appearing in the page → its held call returned in this process, and
@@ -7,6 +8,10 @@ import type { SimWorld } from '../support/sim-harness';
  * both sides (same machine); the page's side is the simulator's `window.__sim.events` in the
  * thread's own background tab.
  */
+export interface ThreadBenchWorld {
+  harness: Harness;
+  client: Client;
+}
 interface SimEvent {
   type: string;
   turn: number;
@@ -15,14 +20,14 @@ interface SimEvent {
 
 type Structured = { thread_id?: string; event?: string };
 
-async function callThreadTool(world: SimWorld, name: string, args: Record<string, unknown>): Promise<{ result: Structured; returnedAt: number }> {
+async function callThreadTool(world: ThreadBenchWorld, name: string, args: Record<string, unknown>): Promise<{ result: Structured; returnedAt: number }> {
   const raw = await world.client.callTool({ name, arguments: args }, undefined, { timeout: 180_000 });
   const returnedAt = Date.now();
   if (raw.isError) throw new Error(`${name} failed: ${JSON.stringify(raw.content).slice(0, 300)}`);
   return { result: raw.structuredContent as Structured, returnedAt };
 }
 
-function threadPage(world: SimWorld, threadId: string): Page {
+function threadPage(world: ThreadBenchWorld, threadId: string): Page {
   const page = world.harness.context.pages().find((p) => p.url().includes(threadId));
   if (!page) throw new Error(`no tab shows thread ${threadId}`);
   return page;
@@ -45,7 +50,7 @@ export interface CheckpointLatencies {
  * Each round on one thread: a computer-question turn (held until the question shows: `waiting`),
  * then answer_question (held until the answer finishes: `answer-finished`).
  */
-export async function measureCheckpointLatency(world: SimWorld, rounds: number): Promise<CheckpointLatencies> {
+export async function measureCheckpointLatency(world: ThreadBenchWorld, rounds: number): Promise<CheckpointLatencies> {
   const out: CheckpointLatencies = { question: [], complete: [] };
   let threadId: string | undefined;
   for (let i = 0; i < rounds; i++) {
@@ -71,7 +76,7 @@ export interface ParallelThreads {
 }
 
 /** Four computer-complete tasks, each in its own new thread: all at once, then one after another. */
-export async function parallelThreads(world: SimWorld): Promise<ParallelThreads> {
+export async function parallelThreads(world: ThreadBenchWorld): Promise<ParallelThreads> {
   const run = (label: string, i: number) => callThreadTool(world, 'call_perplexity_computer', { message: `Bench ${label} ${i} #scenario:computer-complete` });
   const t0 = Date.now();
   await Promise.all([1, 2, 3, 4].map((i) => run('parallel', i)));

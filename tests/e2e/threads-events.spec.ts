@@ -11,8 +11,8 @@ test.setTimeout(120_000);
 
 let world: ThreadWorld;
 test.beforeAll(async () => {
-  // computer-long runs 15 s of wall clock: longer than the short hold, short enough to see it finish.
-  world = await ThreadWorld.start({ generation: 'B', longTaskMs: 15_000 });
+  // computer-long runs 10 s of wall clock: longer than the short hold, short enough to see it finish.
+  world = await ThreadWorld.start({ generation: 'B', longTaskMs: 10_000 });
 });
 test.afterAll(async () => world?.close());
 
