@@ -74,6 +74,14 @@ describe('call_perplexity_computer: the seed rules, each named in an isError res
     expect(text).toMatch(/^\[THREAD_NOT_FOUND\] thread_id "AbCdEfGhIjKlMnOpQrStUv" names no Perplexity thread/);
   });
 
+  it('a follow-up the page refuses as invalid stays a plain [INVALID_PARAMS] error', async () => {
+    const browser = new FakeBrowser().fail('threads.send', 'INVALID_PARAMS', 'Perplexity takes files with a message.');
+    await expect(call(browser, 'call_perplexity_computer', { message: 'More', thread_id: THREAD }).done).rejects.toMatchObject({
+      code: 'INVALID_PARAMS',
+      message: 'Perplexity takes files with a message.',
+    });
+  });
+
   it('a follow-up that could not be sent keeps the thread_id and leaves out task_status', async () => {
     const browser = new FakeBrowser().fail('threads.send', 'SELECTOR_NOT_FOUND', 'No composer on the thread page.');
     const { structured, isError } = await call(browser, 'call_perplexity_computer', { message: 'More', thread_id: THREAD }).done;

@@ -338,7 +338,8 @@ async function runTurn(context: ToolContext, knownThreadId: string | undefined, 
       submitted = await submit();
     } catch (error) {
       const cause = RelayError.from(error);
-      if (knownThreadId === undefined || cause.code === 'THREAD_NOT_FOUND' || cause.code === 'CANCELLED') throw cause;
+      // A refused request (bad input, unknown thread, the client gone) is an error, not a failed send.
+      if (knownThreadId === undefined || ['THREAD_NOT_FOUND', 'INVALID_PARAMS', 'CANCELLED'].includes(cause.code)) throw cause;
       // The seed: when a follow-up could not be sent, the result has no task_status.
       return jsonResult({ thread_id: knownThreadId, event: 'error', text: `[${cause.code}] The message could not be sent: ${cause.message}` }, true);
     }
