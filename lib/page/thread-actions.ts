@@ -8,7 +8,7 @@ import { all, cleanText, first, isDisabled, isHidden, pointerClick } from './dom
 import { setMode } from './mode';
 import type { PageWatcher } from './observer';
 import { stopButton, turnsOf } from './reader';
-import { type Box, boxesOf } from './thread-dom-reader';
+import { type Box, boxesOf, refusalOf } from './thread-dom-reader';
 import type { Interaction } from './thread-model';
 import { threadIdOf, type ThreadSession } from './thread-session';
 
@@ -107,8 +107,16 @@ export interface Submitted {
   turn: number;
 }
 
+/** Nothing was sent: the page refused at once (the contract's TurnNotSent). */
+export type NotSent = NonNullable<ReturnType<typeof refusalOf>> & { notSent: true };
+
+function refused(ctx: PageContext, r: ThreadPageReader): NotSent | undefined {
+  const refusal = refusalOf(ctx, r);
+  return refusal ? { notSent: true, ...refusal } : undefined;
+}
+
 /** Starts a Computer task from the page this tab shows (home, or a Project's page). */
-export async function startThread(ctx: PageContext, watcher: PageWatcher, r: ThreadPageReader, params: StartParams, timeoutMs = 20_000): Promise<Submitted> {
+export async function startThread(ctx: PageContext, watcher: PageWatcher, r: ThreadPageReader, params: StartParams, timeoutMs = 20_000): Promise<Submitted | NotSent> {
   if (!onStartPage(ctx)) {
     throw new RelayError('AGENT_ERROR', `a new thread starts on the Perplexity home page or a Project's page, and this tab shows ${ctx.doc.location.href}`);
   }
@@ -122,7 +130,9 @@ export async function startThread(ctx: PageContext, watcher: PageWatcher, r: Thr
   }
   await attachFiles(ctx, r, params.attachments);
   await ask(ctx, watcher, { prompt: params.message });
-  const url = await ctx.waitFor(() => (threadIdOf(ctx.doc.location.href) ? ctx.doc.location.href : null), timeoutMs);
+  const outcome = await ctx.waitFor(() => refused(ctx, r) ?? (threadIdOf(ctx.doc.location.href) ? ctx.doc.location.href : null), timeoutMs);
+  if (outcome && typeof outcome === 'object') return outcome;
+  const url = outcome || undefined;
   const threadId = url ? threadIdOf(url) : undefined;
   if (!url || !threadId) {
     throw new RelayError('AGENT_ERROR', `the prompt was sent but Perplexity did not open a thread within ${timeoutMs / 1000} s (the tab shows ${ctx.doc.location.href})`);
@@ -137,7 +147,8 @@ export async function sendFollowUp(
   session: ThreadSession,
   r: ThreadPageReader,
   params: Omit<StartParams, 'projectVisibility'>,
-): Promise<Submitted> {
+  timeoutMs = 20_000,
+): Promise<Submitted | NotSent> {
   const threadId = session.threadId;
   if (!threadId) throw new RelayError('AGENT_ERROR', `this tab shows no thread (${ctx.doc.location.href})`);
   if (!params.message.trim()) throw new RelayError('INVALID_PARAMS', 'message is empty: say what Computer should do next');
@@ -155,6 +166,9 @@ export async function sendFollowUp(
   await attachFiles(ctx, r, params.attachments);
   const handle = await ask(ctx, watcher, { prompt: params.message });
   session.acted();
+  // The new turn, or the page saying it did not send: either shows after the server's answer.
+  const outcome = await ctx.waitFor(() => refused(ctx, r) ?? (turnsOf(ctx.doc, ctx.set).length > handle.afterTurn ? 'sent' : null), timeoutMs);
+  if (outcome && typeof outcome === 'object') return outcome;
   return { threadId, url: ctx.doc.location.href, turn: handle.afterTurn };
 }
 

@@ -258,3 +258,25 @@ export function readThreadDom(ctx: PageContext, r: ThreadPageReader, info: { thr
     turns: readings,
   };
 }
+
+/**
+ * The page refused a message before sending it (the account's credit check, or no Computer):
+ * an account notice outside every turn, near the composer.
+ */
+export function refusalOf(ctx: Pick<PageContext, 'doc' | 'set'>, r: ThreadPageReader): { event: 'insufficient_credits' | 'access_denied'; text: string; account: { reason: string; billingUrl?: string } } | undefined {
+  const base = ctx.doc.location?.href ?? '';
+  const outside = (el: Element) => !isHidden(el) && !closestTurn(el, ctx.set);
+  const credits = union(ctx.doc, r.insufficientCredits).find(outside);
+  if (credits) {
+    const billingUrl = absolute(first(credits, r.billingLink)?.getAttribute('href'), base);
+    return { event: 'insufficient_credits', text: noticeText(credits), account: { reason: attr(credits, r.creditsReason) ?? 'insufficient_credits', ...(billingUrl ? { billingUrl } : {}) } };
+  }
+  const denied = union(ctx.doc, r.accessDenied).find(outside);
+  if (denied) return { event: 'access_denied', text: noticeText(denied), account: { reason: 'access_denied' } };
+  return undefined;
+}
+
+function closestTurn(el: Element, set: SelectorSet): Element | null {
+  for (let cur: Element | null = el; cur; cur = cur.parentElement) if (matches(cur, set.turn)) return cur;
+  return null;
+}

@@ -37,7 +37,7 @@ export function threadHandlers(win: Window, driver: () => PageDriver, readers: {
     if (s.threadId !== threadId) {
       throw new RelayError('TAB_NOT_FOUND', `This tab shows ${win.location.href}, not thread "${threadId}"; call again (the thread's tab is looked up anew).`);
     }
-    if (s.notFound()) throw new RelayError('INVALID_PARAMS', `thread_id "${threadId}" matches no Perplexity thread (${win.location.href} says it does not exist).`);
+    if (s.notFound()) throw new RelayError('THREAD_NOT_FOUND', `thread_id "${threadId}" matches no Perplexity thread (${win.location.href} says it does not exist).`);
     return s;
   };
 

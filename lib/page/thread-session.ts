@@ -190,7 +190,7 @@ export class ThreadSession {
       const outcome = await this.fetchJson(options.signal);
       if (outcome.ok && this.usable(outcome.reading, this.now())) return outcome.reading;
       if (!outcome.ok && outcome.problem.kind === 'missing' && this.latestFromPage().reading.turnCount === 0) {
-        throw new RelayError('INVALID_PARAMS', `thread_id "${this.threadId}" matches no Perplexity thread of this account (${outcome.problem.message}).`);
+        throw new RelayError('THREAD_NOT_FOUND', `thread_id "${this.threadId}" matches no Perplexity thread of this account (${outcome.problem.message}).`);
       }
     } else {
       const cached = this.cached();

@@ -115,7 +115,7 @@ export function waitForCheckpoint(session: ThreadSession, watcher: PageWatcher, 
             return check();
           }
           if (!outcome.ok && outcome.problem.kind === 'missing' && session.notFound()) {
-            return fail(new RelayError('INVALID_PARAMS', `thread_id "${session.threadId}" matches no Perplexity thread of this account.`));
+            return fail(new RelayError('THREAD_NOT_FOUND', `thread_id "${session.threadId}" matches no Perplexity thread of this account.`));
           }
           jsonDisagreedAt = undefined;
           check();
@@ -128,7 +128,7 @@ export function waitForCheckpoint(session: ThreadSession, watcher: PageWatcher, 
 
     const check = () => {
       if (done || fetching) return;
-      if (session.notFound()) return fail(new RelayError('INVALID_PARAMS', `thread_id "${session.threadId}" matches no Perplexity thread (the page says it does not exist).`));
+      if (session.notFound()) return fail(new RelayError('THREAD_NOT_FOUND', `thread_id "${session.threadId}" matches no Perplexity thread (the page says it does not exist).`));
       const { turn } = pageTurn(true);
       for (const step of turn?.steps ?? []) {
         if (reported.has(step)) continue;

@@ -69,8 +69,12 @@ export class ThreadCalls {
     const tabId = await this.deps.tabs.open(url, cap);
     try {
       await this.deps.pages.whenReady(tabId, READY_MS);
-      const result = (await this.deps.tabs.use(tabId, () => this.deps.pages.request(tabId, 'threads.start', params, signal, progress))) as { threadId: string };
-      this.deps.tabs.assign(tabId, result.threadId);
+      const result = (await this.deps.tabs.use(tabId, () => this.deps.pages.request(tabId, 'threads.start', params, signal, progress))) as
+        | { threadId: string }
+        | { notSent: true };
+      // Refused before sending (credits, no access): no thread, so no tab to keep.
+      if ('notSent' in result) await this.deps.tabs.discard(tabId);
+      else this.deps.tabs.assign(tabId, result.threadId);
       return result;
     } catch (error) {
       // Nothing was started unless the tab now shows a thread: then it stays, found by its URL.
@@ -102,7 +106,7 @@ export class ThreadCalls {
         await this.deps.navigate(tabId, new URL(where.path, PERPLEXITY_HOME).href);
         await pages.whenReady(tabId, READY_MS);
       } else if (!where.found) {
-        throw new RelayError('INVALID_PARAMS', `thread_id "${threadId}" matches no Perplexity thread of this account (not at ${url}, not among the recent threads).`);
+        throw new RelayError('THREAD_NOT_FOUND', `thread_id "${threadId}" matches no Perplexity thread of this account (not at ${url}, not among the recent threads).`);
       }
       return tabId;
     } catch (error) {

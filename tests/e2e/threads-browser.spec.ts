@@ -3,6 +3,9 @@ import type { Page } from 'playwright-core';
 import { RelayError } from '../../lib/protocol/errors';
 import type { MethodName, MethodParams, MethodResult } from '../../lib/protocol/methods';
 import { RelayClient } from '../../lib/relay/client';
+import type { TurnSubmission } from '../../lib/protocol/threads';
+
+type SubmittedTurn = Exclude<TurnSubmission, { notSent: true }>;
 import { startSimServer, type SimServer } from '../sim/server';
 import { Harness } from '../support/harness';
 
@@ -33,9 +36,27 @@ async function tabs(): Promise<{ id: number; url: string; active: boolean }[]> {
   return harness.worker.evaluate(async () => (await chrome.tabs.query({})).map((t) => ({ id: t.id as number, url: t.url ?? t.pendingUrl ?? '', active: t.active })));
 }
 
+/** A turn the page took (not refused before sending). */
+function sent(result: TurnSubmission): SubmittedTurn {
+  if ('notSent' in result) throw new Error(`the page refused to send: ${result.text}`);
+  return result;
+}
+
+async function start(params: MethodParams<'threads.start'>): Promise<SubmittedTurn> {
+  return sent(await call('threads.start', params));
+}
+
+async function send(params: MethodParams<'threads.send'>): Promise<SubmittedTurn> {
+  return sent(await call('threads.send', params));
+}
+
+async function respond(params: MethodParams<'threads.respond'>): Promise<SubmittedTurn> {
+  return sent(await call('threads.respond', params));
+}
+
 /** Starts a task and waits for its first checkpoint. */
 async function run(scenario: string, extra: Partial<MethodParams<'threads.start'>> = {}) {
-  const started = await call('threads.start', { message: `Task ${scenario} #scenario:${scenario}`, tabCap: 20, ...extra });
+  const started = await start({ message: `Task ${scenario} #scenario:${scenario}`, tabCap: 20, ...extra });
   const checkpoint = await call('threads.wait', { threadId: started.threadId, turn: started.turn, timeoutMs: 45_000, tabCap: 20 });
   return { started, checkpoint };
 }
@@ -73,7 +94,7 @@ test.afterAll(async () => {
 test('a thread starts in a background tab: the tab the person is on stays in front', async () => {
   const before = await tabs();
   const steps: string[] = [];
-  const started = await call('threads.start', { message: 'Summarize the top 5 stories on Hacker News right now' });
+  const started = await start({ message: 'Summarize the top 5 stories on Hacker News right now' });
   expect(started).toMatchObject({ turn: 0, url: `https://www.perplexity.ai/computer/tasks/${started.threadId}` });
   const done = await call('threads.wait', { threadId: started.threadId, turn: 0, timeoutMs: 45_000 }, (m) => steps.push(m));
   expect(done).toMatchObject({ event: 'complete', source: 'json', threadId: started.threadId });
@@ -87,7 +108,7 @@ test('a thread starts in a background tab: the tab the person is on stays in fro
   expect(userPage.url()).toBe('https://www.perplexity.ai/');
 
   // The seed's walkthrough: a follow-up in the same thread produces files.
-  const next = await call('threads.send', { threadId: started.threadId, message: 'Turn that into a PDF report #scenario:computer-files' });
+  const next = await send({ threadId: started.threadId, message: 'Turn that into a PDF report #scenario:computer-files' });
   expect(next.turn).toBe(1);
   const files = await call('threads.wait', { threadId: started.threadId, turn: 1, timeoutMs: 45_000 });
   expect(files.event).toBe('complete');
@@ -149,7 +170,7 @@ test('answering: a question, two at once, a confirmation, a sign-in; a follow-up
   await expect(call('threads.respond', { threadId: question.started.threadId, followupUuid: 'no-such-prompt', reply: { kind: 'answers', answers: { x: 'PDF' } } })).rejects.toThrow(
     /followup_uuid "no-such-prompt" matches nothing waiting/,
   );
-  const going = await call('threads.respond', { threadId: question.started.threadId, followupUuid: asked?.followupUuid, reply: { kind: 'answers', answers: { anything: 'DOCX' } } });
+  const going = await respond({ threadId: question.started.threadId, followupUuid: asked?.followupUuid, reply: { kind: 'answers', answers: { anything: 'DOCX' } } });
   expect(going.turn).toBe(0);
   const answered = await call('threads.wait', { threadId: question.started.threadId, turn: going.turn, timeoutMs: 45_000 });
   expect(answered.event).toBe('complete');
@@ -172,7 +193,7 @@ test('answering: a question, two at once, a confirmation, a sign-in; a follow-up
   expect(sent).toMatchObject({ event: 'complete', text: 'Done! Sent the summary to your email.' });
 
   const twoFactor = await run('computer-2fa');
-  const follow = await call('threads.send', { threadId: twoFactor.started.threadId, message: '123456' });
+  const follow = await send({ threadId: twoFactor.started.threadId, message: '123456' });
   expect(follow.turn).toBe(1);
   const continued = await call('threads.wait', { threadId: twoFactor.started.threadId, turn: 1, timeoutMs: 45_000 });
   expect(continued.event).toBe('complete');
@@ -180,15 +201,15 @@ test('answering: a question, two at once, a confirmation, a sign-in; a follow-up
 });
 
 test('unknown threads are an error naming the thread_id; a bad one never reaches a URL', async () => {
-  await expect(call('threads.state', { threadId: '00000000-0000-4000-8000-00000000dead' })).rejects.toThrow(
-    /thread_id "00000000-0000-4000-8000-00000000dead" matches no Perplexity thread/,
-  );
+  const unknown = await call('threads.state', { threadId: '00000000-0000-4000-8000-00000000dead' }).catch((e: unknown) => e);
+  expect(unknown).toMatchObject({ code: 'THREAD_NOT_FOUND' });
+  expect(String((unknown as Error).message)).toMatch(/thread_id "00000000-0000-4000-8000-00000000dead" matches no Perplexity thread/);
   await expect(call('threads.read', { threadId: '../account' })).rejects.toThrow(/thread_id "..\/account" is not a Perplexity thread id/);
   expect((await tabs()).some((t) => t.url.includes('dead'))).toBe(false);
 });
 
 test('two threads at once: a wait held on one does not hold the other', async () => {
-  const long = await call('threads.start', { message: 'Compare everything #scenario:computer-long', tabCap: 20 });
+  const long = await start({ message: 'Compare everything #scenario:computer-long', tabCap: 20 });
   const held = call('threads.wait', { threadId: long.threadId, turn: 0, timeoutMs: 45_000, tabCap: 20 });
   const { checkpoint } = await run('computer-complete');
   expect(checkpoint.event).toBe('complete');
@@ -229,7 +250,7 @@ test('read_thread, assets and a fresh download link, models and projects, files 
   const found = await call('account.projects', { searchTerm: 'travel' });
   expect(found.projects.map((p) => p.name)).toEqual(['Travel planning']);
 
-  const inProject = await call('threads.start', {
+  const inProject = await start({
     message: 'Plan the offsite #scenario:computer-complete',
     projectUuid: found.projects[0]?.project_uuid,
     projectVisibility: 'project',
@@ -289,8 +310,22 @@ test('generation A: the slash typeahead switches to Computer for a new thread', 
   }
 });
 
-test('errors keep the [CODE] message form', async () => {
+test('refused before sending: no credits or no Computer, nothing sent, no thread, no tab left', async () => {
+  const { started } = await run('computer-complete');
+  const before = (await tabs()).length;
+  srv.site.account.set('out-of-credits');
+  try {
+    const refused = await call('threads.start', { message: 'Research the market' });
+    expect(refused).toMatchObject({ notSent: true, event: 'insufficient_credits', account: { billingUrl: 'https://www.perplexity.ai/account/usage' } });
+    expect((await tabs()).length).toBe(before);
+    srv.site.account.set('no-computer');
+    const denied = await call('threads.send', { threadId: started.threadId, message: 'One more thing' });
+    expect(denied).toMatchObject({ notSent: true, event: 'access_denied' });
+    expect(srv.site.thread(started.threadId)?.turns).toHaveLength(1);
+  } finally {
+    srv.site.account.set('ok');
+  }
   const error = await call('threads.send', { threadId: 'not-a-thread-anywhere', message: 'hi' }).catch((e: unknown) => e);
   expect(error).toBeInstanceOf(RelayError);
-  expect((error as RelayError).code).toBe('INVALID_PARAMS');
+  expect((error as RelayError).code).toBe('THREAD_NOT_FOUND');
 });

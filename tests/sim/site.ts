@@ -80,6 +80,8 @@ export interface SimSite {
   thread(ref: string): ThreadData | undefined;
   /** The web app's thread JSON: break it, rate-limit it, count its requests (task-routes.ts). */
   readonly json: import('./task-routes').JsonControls;
+  /** Whether the account may run Computer tasks (task-routes.ts). */
+  readonly account: import('./task-routes').AccountControls;
 }
 
 export const SIM_ORIGIN = 'https://www.perplexity.ai';
@@ -309,6 +311,8 @@ export function createSimSite(options: SimOptions = {}): SimSite {
     const model = typeof req.model === 'string' && req.model ? req.model : 'Best';
     // The server round trip: for this long the previous answer is still the last one on the page.
     await sleep(150 / speed);
+    const refused = tasks.refusal(mode);
+    if (refused) return refused;
     let thread = req.thread ? findThread(req.thread) : undefined;
     if (req.thread && !thread) return json(404, { error: `no thread "${req.thread}"` });
     const at = now();
@@ -480,6 +484,7 @@ export function createSimSite(options: SimOptions = {}): SimSite {
     threads: () => sortedThreads(),
     thread: (ref: string) => findThread(ref),
     json: tasks.controls,
+    account: tasks.account,
   };
 }
 

@@ -13,6 +13,7 @@
  */
 import { modelsJson, projectsJson, SIM_PROJECTS } from './account';
 import { assetBytes, Uploads } from './files';
+import { BILLING_URL } from './tasks';
 import { turnStateAt } from './task-state';
 import {
   JsonGate,
@@ -37,6 +38,15 @@ export interface JsonControls {
   stats(): { requests: number; limited: number };
 }
 
+/** The account as Computer sees it: able to run tasks, out of credits, or without Computer. */
+export type AccountState = 'ok' | 'out-of-credits' | 'no-computer';
+
+export interface AccountControls {
+  /** Refuse every computer-mode ask before anything is sent (the credit check, or no access). */
+  set(state: AccountState): void;
+  readonly state: AccountState;
+}
+
 export interface TaskRouteDeps {
   now(): number;
   speed(): number;
@@ -58,6 +68,7 @@ export function taskRoutes(deps: TaskRouteDeps) {
   const gate = new JsonGate(deps.rateLimit ?? DEFAULT_LIMIT);
   const uploads = new Uploads();
   let mode: JsonMode = 'ok';
+  let account: AccountState = 'ok';
 
   /** A question nobody answered in time is skipped by the service itself, at its expiry time. */
   function settle(thread: ThreadData, at: number): void {
@@ -146,6 +157,22 @@ export function taskRoutes(deps: TaskRouteDeps) {
       },
       stats: () => ({ requests: gate.requests, limited: gate.limited }),
     } satisfies JsonControls,
+
+    account: {
+      set(state: AccountState) {
+        account = state;
+      },
+      get state() {
+        return account;
+      },
+    } satisfies AccountControls,
+
+    /** A computer-mode ask the account cannot make: refused before a thread or turn exists. */
+    refusal(mode: string): SimResponse | null {
+      if (mode !== 'computer' || account === 'ok') return null;
+      if (account === 'no-computer') return jsonResponse(403, { error_code: 'COMPUTER_NOT_ENABLED', reason: 'access_denied' });
+      return jsonResponse(402, { error_code: 'INSUFFICIENT_CREDITS', reason: 'insufficient_credits', billing_url: BILLING_URL, quota_reset_date: null });
+    },
 
     pendingOf(turn: TurnData, at: number): InteractionEvent[] {
       const thread = deps.threads().find((t) => t.turns.includes(turn));

@@ -145,6 +145,6 @@ export async function api<T>(path: string, body?: unknown): Promise<T> {
     headers: body === undefined ? undefined : { 'content-type': 'application/json' },
     body: body === undefined ? undefined : JSON.stringify(body),
   });
-  if (!res.ok) throw new Error(`${path}: HTTP ${res.status}`);
+  if (!res.ok) throw Object.assign(new Error(`${path}: HTTP ${res.status}`), { status: res.status, body: await res.json().catch(() => null) });
   return (await res.json()) as T;
 }

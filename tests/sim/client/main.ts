@@ -7,7 +7,7 @@ import type { AskResponse, BootData, PageData, ThreadData } from '../types';
 import { Sidebar, libraryPage, notFoundPage, staticPage, topbar } from './chrome';
 import { Composer } from './composer';
 import { api, app, h, icon, initHook, modeState } from './dom';
-import { taskTopbarButtons } from './task';
+import { refusalCard, taskTopbarButtons } from './task';
 import { computerSettings } from './task-composer';
 import { ThreadView, type TurnCtl } from './thread';
 
@@ -76,9 +76,12 @@ function conversation(
       });
     } catch (e) {
       composer.setBusy(false);
-      console.error('[sim] ask failed', e);
+      const refused = refusalCard((e as { status?: number; body?: unknown }).status, (e as { body?: unknown }).body);
+      if (refused) composer.el.before(refused);
+      else console.error('[sim] ask failed', e);
       return;
     }
+    for (const old of document.querySelectorAll('[data-scope="composer"]')) old.remove();
     composer.setBusy(false);
     composer.files.clear();
     window.__sim.scenario = res.siteScenario;

@@ -302,3 +302,26 @@ export function todoButton(plan: () => { text: string; done: boolean }[]): HTMLE
 export function taskTopbarButtons(plan: () => { text: string; done: boolean }[]): HTMLElement[] {
   return [h('button', { type: 'button', class: 'pill-btn', 'aria-label': 'Usage' }, icon('pplx-icon-chart', 'icon icon-sm'), 'Usage'), todoButton(plan)];
 }
+
+/** The account may not run this ask (HTTP 402 / 403 from the ask): shown at the composer, nothing sent. */
+export function refusalCard(status: number | undefined, body: unknown): HTMLElement | null {
+  const b = (body ?? {}) as { billing_url?: string };
+  if (status === 402) {
+    return h(
+      'div',
+      { class: 'error-box', role: 'alert', 'data-testid': 'insufficient-credits', 'data-reason': 'insufficient_credits', 'data-scope': 'composer' },
+      icon('pplx-icon-credit-card'),
+      h('div', { class: 'flex-1' }, h('div', { class: 'font-medium' }, 'Insufficient credits'), h('div', { class: 'text-sm' }, 'Your message was not sent.')),
+      h('a', { class: 'pill-btn primary', href: b.billing_url ?? '#', target: '_blank', rel: 'noopener', 'data-testid': 'add-credits' }, 'Add credits to continue'),
+    );
+  }
+  if (status === 403) {
+    return h(
+      'div',
+      { class: 'error-box', role: 'alert', 'data-testid': 'access-denied', 'data-scope': 'composer' },
+      icon('pplx-icon-lock'),
+      h('span', { class: 'flex-1' }, "Computer is not available for your account. Ask your organization's administrator to enable Computer access."),
+    );
+  }
+  return null;
+}
