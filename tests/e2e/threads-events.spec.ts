@@ -56,6 +56,28 @@ for (const [scenario, event, status, check] of simple) {
   });
 }
 
+test('refused before a message is sent (credit check, no Computer): no thread_id, no task_status; nothing sent', async () => {
+  const before = world.site.threads().length;
+  const existing = (await start('A thread to follow up #scenario:computer-complete')).result.thread_id as string;
+  try {
+    world.site.account.set('out-of-credits');
+    const refused = await start('Plan my week');
+    expect(refused.isError).toBe(false);
+    expect(refused.result).toMatchObject({ event: 'insufficient_credits', interactive: { type: 'insufficient_credits', billing_url: expect.stringMatching(/^https:\/\//) } });
+    expect(refused.result).not.toHaveProperty('thread_id');
+    expect(refused.result).not.toHaveProperty('task_status');
+    const followUp = await world.call('call_perplexity_computer', { message: 'And more', thread_id: existing });
+    expect(followUp.result).toMatchObject({ event: 'insufficient_credits' });
+    expect(followUp.result).not.toHaveProperty('task_status');
+    world.site.account.set('no-computer');
+    expect((await start('Plan my week')).result).toMatchObject({ event: 'access_denied', interactive: { type: 'access_denied' } });
+  } finally {
+    world.site.account.set('ok');
+  }
+  expect(world.site.threads().length).toBe(before + 1);
+  expect(world.site.thread(existing)?.turns).toHaveLength(1);
+});
+
 test('the sign-in walkthrough: auth_required → notify_connected → complete, on one thread_id', async () => {
   const first = await start('Email me a summary of my unread Slack messages #scenario:computer-auth');
   expect(first.result).toMatchObject({ event: 'auth_required', task_status: 'input_required' });
