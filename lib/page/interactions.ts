@@ -1,16 +1,20 @@
 import { RelayError } from '../protocol/errors';
+import type { ThreadReply as ThreadMethodReply } from '../protocol/threads';
 import type { ThreadInteraction, ThreadReply } from '../protocol/watch';
 import type { SelectorSet } from '../selectors';
-import { typeInto } from './composer';
+import { THREAD_PAGE_READERS } from '../selectors/thread-page';
+import type { ThreadPageReader } from '../selectors/thread-schema';
 import type { PageContext } from './context';
-import { all, cleanText, first, isDisabled, isHidden, outermost, pointerClick, spokenText, union } from './dom';
+import { answerBoxes } from './thread-actions';
+import { type Box, boxesOf } from './thread-dom-reader';
 import { turnsOf } from './reader';
 
 /**
- * What a computer-mode task waits on the person for, read from the current (last) turn: a
- * question (a box with a text field and/or suggested answers) or a confirmation (a box with
- * Approve / Deny). Named like the Perplexity Computer server's events (`ask_user_question`,
- * `confirm_action`). All selectors come from the set (interaction*).
+ * What a paused task (or a Deep Research answer asking first) waits on the person for, in the
+ * current (last) turn, as the side panel and comet_wait show it: a question (one, or several in one
+ * box), a confirmation, a sign-in, a form or a two-factor prompt. Named like the Perplexity Computer
+ * server's events. The boxes are found by the thread page reader (lib/selectors/thread-page.ts)
+ * and the selector set's interaction* candidates, in one place: thread-dom-reader.ts.
  *
  * The id is the page's own when it has one; otherwise it is derived from the turn's index, the kind
  * and a hash of the prompt, so it stays the same for as long as the question is shown.
@@ -18,63 +22,52 @@ import { turnsOf } from './reader';
 
 export interface PendingInteraction {
   interaction: ThreadInteraction;
-  box: Element;
+  box: Box;
 }
 
-/** FNV-1a, 32 bits, hex: short and stable. */
-function hash(text: string): string {
-  let h = 0x811c9dc5;
-  for (let i = 0; i < text.length; i++) {
-    h ^= text.charCodeAt(i);
-    h = Math.imul(h, 0x01000193);
-  }
-  return (h >>> 0).toString(16).padStart(8, '0');
-}
+const reader = (): ThreadPageReader => THREAD_PAGE_READERS[0] as ThreadPageReader;
 
-function kindOf(box: Element, set: SelectorSet): ThreadInteraction['type'] {
-  if (first(box, set.interactionApprove)) return 'confirm_action';
-  if (first(box, set.interactionField) || first(box, set.interactionOption)) return 'ask_user_question';
-  return 'interaction_required';
+function asWatched(b: Box): ThreadInteraction {
+  const i = b.interaction;
+  const questions = i.questions ?? [];
+  const single = questions.length === 1 ? questions[0] : undefined;
+  const url = i.authUrl ?? i.url;
+  return {
+    type: i.type,
+    id: i.followupUuid,
+    text: i.text,
+    ...(single?.options?.length ? { options: single.options } : {}),
+    ...(questions.length > 1 ? { questions: questions.map((q) => ({ id: q.id, text: q.text, ...(q.options?.length ? { options: q.options } : {}) })) } : {}),
+    ...(url ? { url } : {}),
+    ...(i.expiresAt ? { expiresAt: i.expiresAt } : {}),
+  };
 }
 
 /** Pending interactions of the current turn, in page order. */
-export function pendingInteractions(doc: Document, set: SelectorSet): PendingInteraction[] {
+export function pendingInteractions(doc: Document, set: SelectorSet, r: ThreadPageReader = reader()): PendingInteraction[] {
   const turns = turnsOf(doc, set);
   const turn = turns.at(-1);
   if (!turn) return [];
-  const index = turns.length - 1;
-  return outermost(union(turn, set.interactionBox))
-    .filter((box) => !isHidden(box))
-    .map((box) => {
-      const type = kindOf(box, set);
-      const promptEl = first(box, set.interactionPrompt);
-      const text = promptEl ? cleanText(promptEl) : spokenText(box, true);
-      const options = type === 'ask_user_question' ? all(box, set.interactionOption).map((o) => cleanText(o)).filter(Boolean) : [];
-      const own = box.getAttribute('data-followup-uuid') ?? box.getAttribute('data-interaction-id');
-      const interaction: ThreadInteraction = {
-        type,
-        id: own || `t${index}-${type}-${hash(text)}`,
-        text,
-        ...(options.length ? { options } : {}),
-      };
-      return { interaction, box };
-    });
+  return boxesOf(turn, turns.length - 1, { doc, set }, r).map((box) => ({ interaction: asWatched(box), box }));
 }
 
 export function readInteractions(doc: Document, set: SelectorSet): ThreadInteraction[] {
   return pendingInteractions(doc, set).map((p) => p.interaction);
 }
 
-const norm = (s: string) => s.replace(/\s+/g, ' ').trim().toLowerCase();
-
-function clickable(el: Element | null): el is HTMLElement {
-  return !!el && !isDisabled(el) && !isHidden(el);
+/** The panel's words for a reply that does not fit what waits. */
+function check(kind: ThreadInteraction['type'], reply: ThreadReply): void {
+  const text = reply.kind === 'answer' || reply.kind === 'answers';
+  if (kind === 'ask_user_question' && !text) throw new RelayError('INVALID_PARAMS', 'This is a question: answer it with text, not approve/deny.');
+  if (kind === 'confirm_action' && reply.kind !== 'approve' && reply.kind !== 'deny') throw new RelayError('INVALID_PARAMS', 'This is a confirmation: approve or deny it.');
+  if (kind === 'auth_required' && reply.kind !== 'connected') throw new RelayError('INVALID_PARAMS', 'This is a sign-in: open its link, sign in, then say it is done.');
+  if (kind === 'interaction_required' || kind === 'two_factor_required') throw new RelayError('INVALID_PARAMS', 'Only Perplexity can complete this step: open the Perplexity tab.');
 }
 
 /**
- * Answers one pending interaction: a suggested answer is clicked, any other text is typed into the
- * box's field and sent; a confirmation gets Approve or Deny. Resolves once the page took it (the
- * interaction is gone from the turn).
+ * Answers one pending interaction from the side panel or page.respond: a suggested answer is
+ * clicked, other text is typed and sent, several questions are chosen and submitted together, a
+ * confirmation gets Approve or Deny, a sign-in "I've connected". Resolves once the page took it.
  */
 export async function respond(ctx: PageContext, interactionId: string, reply: ThreadReply, timeoutMs = 5000): Promise<{ ok: boolean }> {
   const url = ctx.doc.location?.href ?? '';
@@ -82,34 +75,13 @@ export async function respond(ctx: PageContext, interactionId: string, reply: Th
   if (!pending) {
     throw new RelayError('INVALID_PARAMS', `That question is no longer waiting for an answer on ${url} (id ${interactionId}).`);
   }
-  const { box, interaction } = pending;
-  if (interaction.type === 'ask_user_question') {
-    if (reply.kind !== 'answer') throw new RelayError('INVALID_PARAMS', 'This is a question: answer it with text, not approve/deny.');
-    const option = all(box, ctx.set.interactionOption).find((o) => norm(cleanText(o)) === norm(reply.text));
-    if (clickable(option ?? null)) {
-      pointerClick(option as HTMLElement);
-    } else {
-      const field = first(box, ctx.set.interactionField) as HTMLElement | null;
-      if (!field) throw new RelayError('SELECTOR_NOT_FOUND', `the answer field of the question was not found on ${url} (selector set ${ctx.set.name})`);
-      typeInto(ctx, field, reply.text);
-      const send = await ctx.waitFor(() => {
-        const b = first(box, ctx.set.interactionSend);
-        return clickable(b) ? b : null;
-      }, 1000);
-      if (!send) throw new RelayError('SELECTOR_NOT_FOUND', `the question's Send button was not found or stayed disabled on ${url} (selector set ${ctx.set.name})`);
-      pointerClick(send);
-    }
-  } else if (interaction.type === 'confirm_action') {
-    if (reply.kind === 'answer') throw new RelayError('INVALID_PARAMS', 'This is a confirmation: approve or deny it.');
-    const button = first(box, reply.kind === 'approve' ? ctx.set.interactionApprove : ctx.set.interactionDeny);
-    if (!clickable(button)) {
-      throw new RelayError('SELECTOR_NOT_FOUND', `the ${reply.kind === 'approve' ? 'Approve' : 'Deny'} button was not found or is disabled on ${url} (selector set ${ctx.set.name})`);
-    }
-    pointerClick(button);
-  } else {
-    throw new RelayError('INVALID_PARAMS', 'Only Perplexity can complete this step: open the Perplexity tab.');
-  }
-  const gone = await ctx.waitFor(() => !pendingInteractions(ctx.doc, ctx.set).some((p) => p.interaction.id === interactionId), timeoutMs);
-  if (!gone) throw new RelayError('TIMEOUT', `The page did not take the reply within ${timeoutMs} ms (the question is still shown on ${url}).`);
+  check(pending.interaction.type, reply);
+  const asThread: ThreadMethodReply =
+    reply.kind === 'answer'
+      ? { kind: 'answers', answers: { [pending.box.interaction.questions?.[0]?.id ?? interactionId]: reply.text } }
+      : reply.kind === 'connected'
+        ? { kind: 'connected', message: '' }
+        : reply;
+  await answerBoxes(ctx, reader(), [pending.box], asThread, timeoutMs);
   return { ok: true };
 }

@@ -36,6 +36,22 @@ export interface WaitingFor {
   type: string;
   text: string;
   options?: string[];
+  /** Several questions answered together (Deep Research's clarifying questions), with their choices. */
+  questions?: { id: string; text: string; options?: string[] }[];
+  /** When the service skips the questions by itself (ISO), if the page says. */
+  expiresAt?: string;
+}
+
+/** The first interaction of the turn, as page.wait and page.poll report it. */
+export function waitingFor(pending: import('../protocol/watch').ThreadInteraction | undefined): WaitingFor | undefined {
+  if (!pending) return undefined;
+  return {
+    type: pending.type,
+    text: pending.text,
+    ...(pending.options ? { options: pending.options } : {}),
+    ...(pending.questions ? { questions: pending.questions } : {}),
+    ...(pending.expiresAt ? { expiresAt: pending.expiresAt } : {}),
+  };
 }
 
 export type PageEvent =
@@ -81,7 +97,7 @@ export function takeSnapshot(doc: Document, set: SelectorSet): Snapshot {
   );
   const answerLength = (prose.length ? prose : answers).reduce((n, p) => n + (p.textContent ?? '').trim().length, 0);
   const error = readError(turn, set);
-  const pending = readInteractions(doc, set)[0];
+  const pending = waitingFor(readInteractions(doc, set)[0]);
   return {
     ...base,
     hasStopButton: hasStop,
@@ -92,7 +108,7 @@ export function takeSnapshot(doc: Document, set: SelectorSet): Snapshot {
     answerLength,
     ...(error ? { error } : {}),
     placeholder: isPlaceholder(turn, set),
-    ...(pending ? { waitingFor: { type: pending.type, text: pending.text, ...(pending.options ? { options: pending.options } : {}) } } : {}),
+    ...(pending ? { waitingFor: pending } : {}),
   };
 }
 

@@ -1,6 +1,8 @@
 import type { SelectorSet } from '../selectors';
 import type { PageContext } from './context';
 import { all, cleanText, closest, first, isHidden, outermost, pointerClick, spokenText, union } from './dom';
+import { readInteractions } from './interactions';
+import { type WaitingFor, waitingFor } from './observer';
 import { renderText } from './text';
 
 /**
@@ -48,6 +50,8 @@ export interface PollResult extends Indicators {
   error?: string;
   /** The user stopped the agent on this turn (status is then completed or idle). */
   stopped?: boolean;
+  /** What the agent waits on the person for (a computer task's question, Deep Research asking first). */
+  waitingFor?: WaitingFor;
 }
 
 // ---------------------------------------------------------------- locating things
@@ -340,5 +344,10 @@ export async function poll(ctx: PageContext, opts: ReadOptions = {}): Promise<Po
     totalLength: state?.totalLength ?? 0,
     ...(state?.error ? { error: state.error } : {}),
     ...(state?.stepsStopped && status !== 'working' ? { stopped: true } : {}),
+    ...withWaiting(waitingFor(readInteractions(doc, set)[0])),
   };
+}
+
+function withWaiting(w: WaitingFor | undefined): { waitingFor?: WaitingFor } {
+  return w ? { waitingFor: w } : {};
 }

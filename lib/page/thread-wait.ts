@@ -1,7 +1,6 @@
 import { RelayError } from '../protocol/errors';
-import type { ThreadCheckpoint } from '../protocol/threads';
 import type { PageWatcher } from './observer';
-import { checkpointOf, type ThreadReading, type TurnReading } from './thread-model';
+import type { ThreadReading, TurnReading } from './thread-model';
 import type { ThreadSession } from './thread-session';
 
 /**
@@ -30,8 +29,14 @@ export interface ThreadWaitOptions {
 /** Steps already sent as progress, per turn, for this page: each step goes out once. */
 const reportedSteps = new WeakMap<ThreadSession, Map<number, Set<string>>>();
 
-export function waitForCheckpoint(session: ThreadSession, watcher: PageWatcher, params: ThreadWaitParams, options: ThreadWaitOptions = {}): Promise<ThreadCheckpoint> {
-  return new Promise<ThreadCheckpoint>((resolve, reject) => {
+/** The reading that answered and the turn it is about (the worker makes the checkpoint of it). */
+export interface WaitOutcome {
+  reading: ThreadReading;
+  turn: TurnReading;
+}
+
+export function waitForCheckpoint(session: ThreadSession, watcher: PageWatcher, params: ThreadWaitParams, options: ThreadWaitOptions = {}): Promise<WaitOutcome> {
+  return new Promise<WaitOutcome>((resolve, reject) => {
     if (options.signal?.aborted) return reject(new RelayError('CANCELLED', 'The wait was cancelled.'));
     const startCount = session.latestFromPage(true).reading.turnCount;
     const target = params.turn ?? Math.max(0, startCount - 1);
@@ -79,7 +84,7 @@ export function waitForCheckpoint(session: ThreadSession, watcher: PageWatcher, 
       };
       // Steps the page folded away once done are still the ones this wait saw.
       const steps = t.steps.length > 0 ? t.steps : [...reported];
-      resolve(checkpointOf(reading, { ...t, steps, ...(forceNull ? { event: null, interactions: [] } : {}) }));
+      resolve({ reading, turn: { ...t, steps, ...(forceNull ? { event: null, interactions: [] } : {}) } });
     };
 
     /** The target turn as the page shows it; `light` while only classifying. */

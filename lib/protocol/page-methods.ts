@@ -14,6 +14,17 @@ const Empty = z.object({}).strict();
 const Count = z.number().int().min(0);
 const MaxLength = z.number().int().min(1).optional().describe('Cut the response to this many characters (then truncated: true)');
 
+/** What a paused agent asks the person (kind named like the Computer server's events). */
+export const WaitingFor = z.object({
+  type: z.string(),
+  text: z.string(),
+  options: z.array(z.string()).optional(),
+  /** Several questions answered together (Deep Research's clarifying questions), each with its choices. */
+  questions: z.array(z.object({ id: z.string(), text: z.string(), options: z.array(z.string()).optional() })).optional(),
+  /** When the service skips the questions by itself (ISO), if the page says. */
+  expiresAt: z.string().optional(),
+});
+
 /** comet_poll's fields, name for name, then ours. */
 export const PollResult = z.object({
   status: z.enum(['working', 'idle', 'completed']),
@@ -33,6 +44,8 @@ export const PollResult = z.object({
   totalLength: Count,
   /** The error the current turn shows, if any. */
   error: z.string().optional(),
+  /** What the agent waits on the person for (a computer task's question, Deep Research asking first). */
+  waitingFor: WaitingFor.optional(),
 });
 export type PollResult = z.infer<typeof PollResult>;
 
@@ -62,9 +75,7 @@ export const WaitResult = z.object({
   hasStopButton: z.boolean(),
   error: z.string().optional(),
   /** With status `waiting`: what the agent asks the person (kind named like the Computer server's events). */
-  waitingFor: z
-    .object({ type: z.string(), text: z.string(), options: z.array(z.string()).optional() })
-    .optional(),
+  waitingFor: WaitingFor.optional(),
   url: z.string(),
   elapsedMs: z.number().min(0),
 });
@@ -152,12 +163,18 @@ export function formatWaitText(r: WaitResult): string {
   }
   if (r.status === 'waiting') {
     const asked = r.waitingFor?.text || r.currentStep || 'a question on the page';
-    const options = r.waitingFor?.options?.length ? `\nSuggested answers: ${r.waitingFor.options.join(' | ')}` : '';
+    const several = (r.waitingFor?.questions?.length ?? 0) > 1;
+    const options = several
+      ? `\n${(r.waitingFor?.questions ?? []).map((q, i) => `${i + 1}. ${q.text}${q.options?.length ? ` (choices: ${q.options.join(' | ')})` : ''}`).join('\n')}`
+      : r.waitingFor?.options?.length
+        ? `\nSuggested answers: ${r.waitingFor.options.join(' | ')}`
+        : '';
+    const expires = r.waitingFor?.expiresAt ? `\nUnanswered, the questions are skipped at ${r.waitingFor.expiresAt}.` : '';
     const what = r.waitingFor?.type === 'confirm_action' ? 'approve or deny it' : 'answer it';
     const steps = r.steps.length ? `\n\nSteps so far:\n${bullets(r.steps)}` : '';
     const partial = r.response ? `\n\nPartial response:\n${r.response}${cut}` : '';
     return (
-      `Agent is waiting for your input: ${asked}${options}\n\n` +
+      `Agent is waiting for your input: ${asked}${options}${expires}\n\n` +
       `Ask the person to ${what} in the comet-relay side panel (or in the Perplexity tab), then call comet_wait again.${steps}${partial}`
     );
   }

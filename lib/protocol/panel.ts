@@ -127,8 +127,10 @@ export const panelMethods = {
       interactionId: z.string().min(1).max(200),
       reply: z.discriminatedUnion('kind', [
         z.object({ kind: z.literal('answer'), text: z.string().trim().min(1).max(10_000) }),
+        z.object({ kind: z.literal('answers'), answers: z.record(z.string().max(10_000), z.string().trim().min(1).max(10_000)) }),
         z.object({ kind: z.literal('approve'), reason: z.string().max(2000) }),
         z.object({ kind: z.literal('deny'), reason: z.string().max(2000) }),
+        z.object({ kind: z.literal('connected') }),
       ]),
     }),
     result: Empty,

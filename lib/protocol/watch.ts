@@ -17,15 +17,22 @@ import { PageMode } from './page-methods';
  * `interaction_required`), so the thread tools can hand the same object to MCP clients.
  */
 export const ThreadInteraction = z.object({
-  type: z.enum(['ask_user_question', 'confirm_action', 'auth_required', 'interaction_required']),
+  type: z.enum(['ask_user_question', 'confirm_action', 'auth_required', 'interaction_required', 'two_factor_required']),
   /** The page's own id for this prompt (its followup_uuid when it has one). */
   id: z.string().min(1).max(200),
   /** The question, or the action the agent wants to take. */
   text: z.string().max(10_000),
   /** Choices offered for a question, in the page's order. */
   options: z.array(z.string().max(1000)).max(50).optional(),
+  /** Several questions answered together (Deep Research asks this way), each with its choices. */
+  questions: z
+    .array(z.object({ id: z.string().max(200), text: z.string().max(10_000), options: z.array(z.string().max(1000)).max(50).optional() }))
+    .max(20)
+    .optional(),
   /** Sign-in or form link (auth_required, interaction_required). */
   url: z.string().optional(),
+  /** When the service skips the question by itself (ISO), if the page says. */
+  expiresAt: z.string().optional(),
 });
 export type ThreadInteraction = z.infer<typeof ThreadInteraction>;
 
@@ -61,8 +68,12 @@ export const watchMethods = {
       interactionId: z.string().min(1).max(200),
       reply: z.discriminatedUnion('kind', [
         z.object({ kind: z.literal('answer'), text: z.string().min(1).max(10_000) }),
+        /** Several questions at once, by question id (or text). */
+        z.object({ kind: z.literal('answers'), answers: z.record(z.string().max(10_000), z.string().min(1).max(10_000)) }),
         z.object({ kind: z.literal('approve'), reason: z.string().max(2000) }),
         z.object({ kind: z.literal('deny'), reason: z.string().max(2000) }),
+        /** The person signed in (a connector's auth_required). */
+        z.object({ kind: z.literal('connected') }),
       ]),
     }),
     result: z.object({ ok: z.boolean() }),

@@ -19,8 +19,7 @@ import type { ThreadJsonReader } from './thread-schema';
  *
  * Our guesses (checked 2026-12-01 only against the simulated site): the user-response kinds and
  * their fields, `wake_at`, `waiting_reason`, `error_message`, FAILED, the assets block's fields
- * beyond `download_info`, `expires_at`, the other locked reasons, the cursor's place, and the
- * models / projects endpoints with their shapes.
+ * beyond `download_info`, `expires_at`, the other locked reasons and the cursor's place.
  */
 export const threadJson2026: ThreadJsonReader = {
   name: 'thread-json-2026-08',
@@ -34,14 +33,6 @@ export const threadJson2026: ThreadJsonReader = {
     minIntervalMs: 3000,
     emptyBackoffMs: 30_000,
     maxPages: 10,
-  },
-  listRecent: {
-    path: '/rest/thread/list_recent',
-    threads: ['threads[]', '[]'],
-    uuid: ['uuid'],
-    slug: ['slug'],
-    modeType: ['mode_type'],
-    threadPath: { computer: '/computer/tasks/{uuid}', search: '/search/{slug}' },
   },
   thread: {
     entries: ['entries'],
@@ -125,38 +116,6 @@ export const threadJson2026: ThreadJsonReader = {
     lockedReasons: {
       insufficient_credits: ['insufficient_credits', 'quota_exhausted', 'spending_limit_exceeded'],
       access_denied: ['access_denied', 'computer_not_enabled'],
-    },
-  },
-  models: {
-    path: '/rest/computer/models',
-    defaultMode: ['default_computer_mode', 'default_mode'],
-    modes: ['computer_modes[]', 'modes[]'],
-    mode: { mode: ['id', 'mode'], model: ['model_id', 'model'], effort: ['reasoning_effort', 'effort'] },
-    models: ['models[]'],
-    model: {
-      id: ['model_id', 'id'],
-      label: ['display_name', 'label'],
-      description: ['subtitle', 'description'],
-      fast: ['is_fast', 'fast'],
-      efforts: ['supported_efforts[]', 'efforts[]'],
-      defaultEffort: ['default_effort'],
-    },
-    defaultModel: ['default_model_id', 'default_model'],
-  },
-  projects: {
-    path: '/rest/projects',
-    searchParam: 'search_term',
-    cursorParam: 'cursor',
-    list: ['projects[]'],
-    nextCursor: ['next_cursor'],
-    project: {
-      uuid: ['uuid', 'project_uuid'],
-      url: ['url', 'project_url'],
-      name: ['title', 'name'],
-      description: ['description'],
-      role: ['user_role', 'role'],
-      landingCategory: ['landing_category'],
-      knowledgeEnabled: ['knowledge_enabled'],
     },
   },
 };

@@ -16,7 +16,7 @@ import { z } from 'zod';
 const Candidates = z.array(z.string().min(1)).min(1).readonly();
 /** Attribute names, tried in order. */
 const Attributes = z.array(z.string().min(1)).min(1).readonly();
-const Name = z.string().regex(/^thread-(page|json)-\d{4}-\d{2}$/);
+const Name = z.string().regex(/^(thread-page|thread-json|account-json)-\d{4}-\d{2}$/);
 
 export const INTERACTION_KINDS = ['ask_user_question', 'confirm_action', 'auth_required', 'interaction_required', 'two_factor_required'] as const;
 export const InteractionKind = z.enum(INTERACTION_KINDS);
@@ -113,15 +113,6 @@ export const ThreadJsonReaderSchema = z.looseObject({
     /** Pages followed at most for one reading. */
     maxPages: z.number().int().min(1).max(50),
   }),
-  listRecent: z.object({
-    path: z.string().startsWith('/'),
-    threads: Paths,
-    uuid: Paths,
-    slug: Paths,
-    modeType: Paths,
-    /** A thread's page by its mode type, with `{uuid}` / `{slug}` (to find a thread given by either). */
-    threadPath: z.record(z.string(), z.string().startsWith('/')),
-  }),
   thread: z.object({
     entries: Paths,
     nextCursor: Paths,
@@ -201,6 +192,28 @@ export const ThreadJsonReaderSchema = z.looseObject({
     userResponseKinds: z.record(InteractionKind, z.array(z.string()).readonly()),
     lockedReasons: z.object({ insufficient_credits: z.array(z.string()).readonly(), access_denied: z.array(z.string()).readonly() }),
   }),
+});
+export type ThreadJsonReader = z.infer<typeof ThreadJsonReaderSchema>;
+
+/**
+ * The account's side of the web app's JSON, read by the service worker from what a Perplexity tab
+ * fetched: Computer's modes and models (models_list), Projects (projects_list), and the recent
+ * threads (to find a thread given by uuid or slug). Kept apart from the thread reader so the page
+ * carries only what it interprets itself.
+ */
+export const AccountJsonReaderSchema = z.looseObject({
+  name: Name,
+  version: z.number().int().min(1),
+  checked: z.string(),
+  listRecent: z.object({
+    path: z.string().startsWith('/'),
+    threads: Paths,
+    uuid: Paths,
+    slug: Paths,
+    modeType: Paths,
+    /** A thread's page by its mode type, with `{uuid}` / `{slug}` (to find a thread given by either). */
+    threadPath: z.record(z.string(), z.string().startsWith('/')),
+  }),
   /** The account's Computer options and Projects (the Computer server's models_list / projects_list). */
   models: z.object({
     path: z.string().startsWith('/'),
@@ -228,4 +241,4 @@ export const ThreadJsonReaderSchema = z.looseObject({
     }),
   }),
 });
-export type ThreadJsonReader = z.infer<typeof ThreadJsonReaderSchema>;
+export type AccountJsonReader = z.infer<typeof AccountJsonReaderSchema>;

@@ -1,8 +1,21 @@
 import { RelayError } from '../protocol/errors';
-import type { ThreadPageReader } from '../selectors/thread-schema';
+import type { ThreadReading } from '../page/thread-model';
+import { ACCOUNT_JSON_READERS } from '../selectors/account-json';
+import type { AccountJsonReader, ThreadPageReader } from '../selectors/thread-schema';
 import { THREAD_PAGE_READERS } from '../selectors/thread-page';
 import { PERPLEXITY_HOME } from '../protocol/urls';
 import type { ProgressSink } from './router';
+import {
+  accountBody,
+  assetsOf,
+  checkpointFrom,
+  downloadFrom,
+  modelsFrom,
+  pageAssets,
+  projectsFrom,
+  threadPathFrom,
+  transcriptFrom,
+} from './thread-results';
 import { checkThreadId, type ThreadTabs } from './thread-tabs';
 
 /**
@@ -25,6 +38,7 @@ export interface ThreadCallDeps {
   /** Tabs with our page script, any of them (account reads need only the origin). */
   connectedTabs(): number[];
   reader?: ThreadPageReader;
+  account?: AccountJsonReader;
 }
 
 const READY_MS = 20_000;
@@ -34,9 +48,11 @@ type Params = Record<string, unknown>;
 
 export class ThreadCalls {
   private readonly reader: ThreadPageReader;
+  private readonly account: AccountJsonReader;
 
   constructor(private readonly deps: ThreadCallDeps) {
     this.reader = deps.reader ?? (THREAD_PAGE_READERS[0] as ThreadPageReader);
+    this.account = deps.account ?? (ACCOUNT_JSON_READERS[0] as AccountJsonReader);
   }
 
   handles(method: string): boolean {
@@ -47,18 +63,40 @@ export class ThreadCalls {
     const cap = typeof params.tabCap === 'number' ? params.tabCap : 6;
     const { tabCap: _cap, ...forPage } = params;
     if (method === 'threads.start') return this.start(forPage, cap, signal, progress);
-    if (method.startsWith('account.')) {
-      const tabId = await this.anyTab(cap);
-      return this.deps.tabs.use(tabId, () => this.deps.pages.request(tabId, method, forPage, signal, progress));
+    if (method === 'account.models') return modelsFrom(await this.accountJson(this.account.models.path, {}, 'the Computer models', cap, signal), this.account);
+    if (method === 'account.projects') {
+      const p = this.account.projects;
+      const query = { [p.searchParam]: String(params.searchTerm ?? ''), [p.cursorParam]: String(params.cursor ?? '') };
+      return projectsFrom(await this.accountJson(p.path, query, 'the Projects', cap, signal), this.account, PERPLEXITY_HOME);
     }
     const threadId = String(params.threadId ?? '');
     checkThreadId(threadId);
     const acts = ACTING.has(method);
-    return this.deps.tabs.serialise(threadId, acts, async () => {
+    const result = await this.deps.tabs.serialise(threadId, acts, async () => {
       if (signal.aborted) throw new RelayError('CANCELLED', 'The call was cancelled.');
       const tabId = await this.tabFor(threadId, cap, acts, signal);
       return this.deps.tabs.use(tabId, () => this.deps.pages.request(tabId, method, forPage, signal, progress));
     });
+    switch (method) {
+      case 'threads.wait':
+      case 'threads.state':
+        return checkpointFrom(result);
+      case 'threads.read':
+        return transcriptFrom(result, threadId, Number(params.maxChars ?? 100_000));
+      case 'threads.assets':
+        return pageAssets(assetsOf((result as { reading: ThreadReading }).reading), params as { entryId?: string; cursor?: string });
+      case 'threads.assetDownload':
+        return downloadFrom(result, threadId, String(params.assetId ?? ''));
+      default:
+        return result;
+    }
+  }
+
+  /** The account's JSON, fetched by any Perplexity tab (a background one of ours when none is open). */
+  private async accountJson(path: string, query: Record<string, string>, what: string, cap: number, signal: AbortSignal): Promise<unknown> {
+    const tabId = await this.anyTab(cap);
+    const fetched = await this.deps.tabs.use(tabId, () => this.deps.pages.request(tabId, 'threads.fetch', { path, query }, signal, () => {}));
+    return accountBody(fetched, what, this.account);
   }
 
   /** A new thread: a background tab at home (or the Project's page), set up and submitted there. */
@@ -101,9 +139,11 @@ export class ThreadCalls {
     const tabId = await tabs.open(url, cap, threadId);
     try {
       await pages.whenReady(tabId, READY_MS);
-      const where = (await pages.request(tabId, 'threads.locate', { threadId }, signal, () => {})) as { found: boolean; path?: string };
-      if (!where.found && where.path) {
-        await this.deps.navigate(tabId, new URL(where.path, PERPLEXITY_HOME).href);
+      const where = (await pages.request(tabId, 'threads.locate', { threadId }, signal, () => {})) as { found: boolean };
+      // Not a task id: the recent threads may know it by uuid or slug, and which page shows it.
+      const path = where.found ? undefined : await this.pathOf(tabId, threadId, signal);
+      if (path && path !== new URL(url).pathname) {
+        await this.deps.navigate(tabId, new URL(path, PERPLEXITY_HOME).href);
         await pages.whenReady(tabId, READY_MS);
       } else if (!where.found) {
         throw new RelayError('THREAD_NOT_FOUND', `thread_id "${threadId}" matches no Perplexity thread of this account (not at ${url}, not among the recent threads).`);
@@ -112,6 +152,15 @@ export class ThreadCalls {
     } catch (error) {
       await tabs.discard(tabId);
       throw error;
+    }
+  }
+
+  private async pathOf(tabId: number, threadId: string, signal: AbortSignal): Promise<string | undefined> {
+    const fetched = await this.deps.pages.request(tabId, 'threads.fetch', { path: this.account.listRecent.path, query: {} }, signal, () => {});
+    try {
+      return threadPathFrom(accountBody(fetched, 'the recent threads', this.account), this.account, threadId);
+    } catch {
+      return undefined; // the list could not be read: the thread is reported unknown
     }
   }
 

@@ -89,6 +89,23 @@ describe('content-script weight', () => {
     const inputs = Object.keys(out.metafile.inputs);
     expect(inputs.filter((i) => i.includes('node_modules'))).toEqual([]);
     const gz = gzipSync(out.outputFiles[0]?.contents ?? new Uint8Array()).length;
-    expect(gz).toBeLessThan(15_000);
+    // 15 kB until the driver learnt to read and answer Computer tasks' prompts (several questions,
+    // sign-ins, two-factor, forms: lib/page/thread-dom-reader.ts and its reader data), 16.8 kB then.
+    expect(gz).toBeLessThan(18_000);
+  });
+
+  it('the whole page script, thread methods included, stays under the 30 kB budget with room for the framework', async () => {
+    const out = await build({
+      entryPoints: [join(import.meta.dirname, '../../lib/page/handlers.ts')],
+      bundle: true,
+      minify: true,
+      format: 'esm',
+      write: false,
+      platform: 'browser',
+      metafile: true,
+    });
+    expect(Object.keys(out.metafile.inputs).filter((i) => i.includes('node_modules'))).toEqual([]);
+    // WXT's wrapper and the webextension-polyfill add about 2.6 kB gzip to this in the built file.
+    expect(gzipSync(out.outputFiles[0]?.contents ?? new Uint8Array()).length).toBeLessThan(27_400);
   });
 });

@@ -5,12 +5,16 @@ import type { Box } from '../../lib/page/thread-dom-reader';
 import { checkpointText, type ThreadReading, transcriptOf, type TurnReading, webStateOf } from '../../lib/page/thread-model';
 import { THREAD_JSON_READERS, threadJson2026 } from '../../lib/selectors/thread-json';
 import { THREAD_PAGE_READERS, threadPage2026 } from '../../lib/selectors/thread-page';
-import { ThreadJsonReaderSchema, ThreadPageReaderSchema } from '../../lib/selectors/thread-schema';
+import { ACCOUNT_JSON_READERS, accountJson2026 } from '../../lib/selectors/account-json';
+import { AccountJsonReaderSchema, ThreadJsonReaderSchema, ThreadPageReaderSchema } from '../../lib/selectors/thread-schema';
+import { modelsFrom, pageAssets, projectsFrom, threadPathFrom } from '../../lib/worker/thread-results';
+import { modelsJson, projectsJson } from '../sim/account';
 
 describe('thread readers as data', () => {
   it('the built-in readers validate, and survive a JSON round trip (loadable like selector sets)', () => {
     for (const r of THREAD_PAGE_READERS) expect(ThreadPageReaderSchema.parse(JSON.parse(JSON.stringify(r)))).toEqual(r);
     for (const r of THREAD_JSON_READERS) expect(ThreadJsonReaderSchema.parse(JSON.parse(JSON.stringify(r)))).toEqual(r);
+    for (const r of ACCOUNT_JSON_READERS) expect(AccountJsonReaderSchema.parse(JSON.parse(JSON.stringify(r)))).toEqual(r);
   });
 
   it('a reader from a newer build with extra keys still loads; a broken one names what is wrong', () => {
@@ -162,5 +166,55 @@ describe('matching a reply to what waits', () => {
     expect(() => targetsOf([q1], { kind: 'connected', message: '' }, undefined, 't')).toThrow(/not on a auth_required: use answer_question/);
     expect(() => targetsOf([], { kind: 'approve', reason: '' }, undefined, 't')).toThrow(/thread "t" has nothing waiting/);
     expect(() => targetsOf([confirm, box({ ...confirm.interaction, followupUuid: 'f4' })], { kind: 'deny', reason: '' }, undefined, 't')).toThrow(/pass followup_uuid/);
+  });
+});
+
+describe("the account's JSON, as the worker reads it", () => {
+  it('models_list from the web app\'s shape (modes, models with efforts, defaults)', () => {
+    const list = modelsFrom(modelsJson(), accountJson2026);
+    expect(list.default_mode).toBe('standard');
+    expect(list.default_model).toBe('claude-sonnet-4.5');
+    expect(list.modes).toContainEqual({ mode: 'ultra', model: 'claude-opus-4.1-thinking', effort: 'max' });
+    expect(list.models.find((m) => m.id === 'sonar-fast')).toEqual({ id: 'sonar-fast', label: 'Sonar Fast', description: 'Quick answers', fast: true, efforts: ['none'], default_effort: 'none' });
+    expect(() => modelsFrom({ moved: true }, accountJson2026)).toThrow(/no list at models\[\] \(reader account-json-2026-12\)/);
+  });
+
+  it('projects_list pages 50 at a time, with absolute project URLs', () => {
+    const first = projectsFrom(projectsJson(null, null), accountJson2026, 'https://www.perplexity.ai/');
+    expect(first.projects).toHaveLength(50);
+    expect(first.next_cursor).toBe('50');
+    expect(first.projects[0]).toMatchObject({ name: 'Market research', role: 'owner', landing_category: 'pinned', knowledge_enabled: true });
+    expect(first.projects[0]?.project_url).toBe(`https://www.perplexity.ai/projects/${first.projects[0]?.project_uuid}`);
+    const rest = projectsFrom(projectsJson(null, '50'), accountJson2026, 'https://www.perplexity.ai/');
+    expect(rest).toMatchObject({ next_cursor: null });
+    expect(rest.projects).toHaveLength(5);
+    expect(projectsFrom({ projects: [] }, accountJson2026, 'https://www.perplexity.ai/')).toEqual({ projects: [], next_cursor: null });
+  });
+
+  it('finds a thread\'s page from the recent threads by uuid or slug', () => {
+    const recent = { threads: [{ uuid: 'u-1', slug: 'rust-vs-go-x', mode_type: 'search' }, { uuid: 'u-2', slug: 'task-y', mode_type: 'computer' }] };
+    expect(threadPathFrom(recent, accountJson2026, 'rust-vs-go-x')).toBe('/search/rust-vs-go-x');
+    expect(threadPathFrom(recent, accountJson2026, 'u-2')).toBe('/computer/tasks/u-2');
+    expect(threadPathFrom(recent, accountJson2026, 'nope')).toBeUndefined();
+  });
+
+  it('pages assets with an offset cursor; a filtered page can be empty while more follow', () => {
+    const assets = Array.from({ length: 45 }, (_, i) => ({
+      asset_id: `a${i}`,
+      entry_id: i < 40 ? 'e1' : 'e2',
+      filename: null,
+      mime_type: null,
+      size_bytes: null,
+      asset_type: 'file',
+      created_at: 0,
+      is_primary_asset: null,
+      root_asset_id: null,
+      parent_asset_id: null,
+      published_url: null,
+    }));
+    const p1 = pageAssets(assets, { entryId: 'e2' });
+    expect(p1).toEqual({ assets: [], next_cursor: '20' });
+    expect(pageAssets(assets, { entryId: 'e2', cursor: '40' }).assets.map((a) => a.asset_id)).toEqual(['a40', 'a41', 'a42', 'a43', 'a44']);
+    expect(() => pageAssets(assets, { cursor: 'x' })).toThrow(/cursor "x" is not a next_cursor/);
   });
 });
