@@ -140,6 +140,18 @@ describe('create_attachment_upload envelopes', () => {
     expect(fs.readdirSync(path.join(root, used.upload_fields.key as string))).toEqual(['user-file']);
   });
 
+  it('behind --public-url envelopes name the public address, and only it (or loopback) is accepted back', async () => {
+    const published = new Attachments({ store, publicBase: 'https://relay.example.com', base: async () => 'https://relay.example.com' });
+    const envelope = await published.envelope({ filename: 'a.txt', mimeType: 'text/plain', sizeBytes: 3 });
+    expect(envelope.upload_url).toBe('https://relay.example.com/attachments/upload');
+    expect(await upload(`${listener.base}/attachments/upload`, form(envelope.upload_fields, { bytes: 'abc' }))).toMatchObject({ status: 204 });
+    expect(published.payloads([envelope.attachment_url])[0]?.data).toBe(Buffer.from('abc').toString('base64'));
+    const id = envelope.upload_fields.key;
+    expect(published.payloads([`${listener.base}/attachments/${id}/a.txt`])).toHaveLength(1);
+    expect(() => published.payloads([`https://relay.example.com.evil.example/attachments/${id}/a.txt`])).toThrow(/not an attachment_url this comet-relay issued/);
+    expect(() => published.payloads([`http://relay.example.com/attachments/${id}/a.txt`])).toThrow(/not an attachment_url this comet-relay issued/);
+  });
+
   it('the listener answers only its own Host and only /attachments/', async () => {
     const port = new URL(listener.base).port;
     const http = await import('node:http');
