@@ -246,6 +246,22 @@ describe('answer_question, confirm_action_*, notify_connected', () => {
     expect(structured).toMatchObject({ event: 'complete' });
   });
 
+  it('two prompts waiting: one call answers both by question text (no followup_uuid), or one prompt with its followup_uuid', async () => {
+    const city = question({ followupUuid: 'fu-city', questions: [{ id: 'q-city', text: 'Which city?' }] });
+    const nights = question({ followupUuid: 'fu-nights', questions: [{ id: 'q-nights', text: 'How many nights?' }] });
+    const both = new FakeBrowser().on('threads.state', waitingOn(city, nights)).on('threads.respond', submitted).on('threads.wait', checkpoint({ turn: 1 }));
+    await call(both, 'answer_question', { thread_id: THREAD, answers: { 'Which city?': 'Lyon', 'How many nights?': 2 } }).done;
+    expect(both.calls[1]?.params).toMatchObject({ followupUuid: undefined, reply: { kind: 'answers', answers: { 'q-city': 'Lyon', 'q-nights': '2' } } });
+
+    const one = new FakeBrowser().on('threads.state', waitingOn(city, nights)).on('threads.respond', submitted).on('threads.wait', checkpoint({ turn: 1 }));
+    await call(one, 'answer_question', { thread_id: THREAD, answers: { x: '3' }, followup_uuid: 'fu-nights' }).done;
+    expect(one.calls[1]?.params).toMatchObject({ followupUuid: 'fu-nights', reply: { kind: 'answers', answers: { 'q-nights': '3' } } });
+
+    const partial = new FakeBrowser().on('threads.state', waitingOn(city, nights));
+    const refused = await call(partial, 'answer_question', { thread_id: THREAD, answers: { 'Which city?': 'Lyon' } }).done;
+    expect(refused.text).toMatch(/answers leaves out q-nights \("How many nights\?"\): answer every waiting question \(or pass followup_uuid to answer one prompt\)/);
+  });
+
   it('when a single question waits, a single answer under any key is its answer', async () => {
     const browser = new FakeBrowser().on('threads.state', waitingOn(question())).on('threads.respond', submitted).on('threads.wait', checkpoint({ turn: 1 }));
     await call(browser, 'answer_question', { thread_id: THREAD, answers: { answer: 'DOCX' } }).done;

@@ -65,27 +65,28 @@ export function accountChoiceProblem(args: TurnArgs, models: ModelsList): string
 export type InteractionType = ThreadCheckpointInteraction['type'];
 
 /**
- * The waiting interaction a reply is for: the one `followup_uuid` names, else the first of the
- * wanted type. The problem names followup_uuid or thread_id and says what the thread waits on.
+ * The waiting interactions a reply is for: the one `followup_uuid` names; else, for answers, every
+ * waiting question (they can be answered at once), and for the others the first of the wanted
+ * type. The problem names followup_uuid or thread_id and says what the thread waits on.
  */
-export function pickInteraction(
+export function pickInteractions(
   checkpoint: ThreadCheckpoint,
   wanted: InteractionType,
   followupUuid: string | undefined,
-): { interaction: ThreadCheckpointInteraction } | { problem: string } {
+): { interactions: ThreadCheckpointInteraction[] } | { problem: string } {
   const waiting = checkpoint.interactions.filter((i) => i.requiresUserResponse);
   const described = waiting.length ? waiting.map((i) => `${i.type} (followup_uuid ${i.followupUuid})`).join(', ') : 'nothing';
   if (followupUuid !== undefined) {
     const named = waiting.find((i) => i.followupUuid === followupUuid);
     if (!named) return { problem: `followup_uuid "${short(followupUuid)}" matches nothing thread ${checkpoint.threadId} waits on; it waits on ${described}. Call read_thread to see what is waiting.` };
     if (named.type !== wanted) return { problem: `followup_uuid "${followupUuid}" is a ${named.type}, not a ${wanted}: answer it with ${responderHint(named.type)}.` };
-    return { interaction: named };
+    return { interactions: [named] };
   }
-  const first = waiting.find((i) => i.type === wanted);
-  if (!first) {
+  const fitting = waiting.filter((i) => i.type === wanted);
+  if (fitting.length === 0) {
     return { problem: `thread_id ${checkpoint.threadId} is not waiting on a ${wanted}; it waits on ${described}${checkpoint.event ? ` (event: ${checkpoint.event})` : ' (it is still working)'}. Call read_thread to see its state.` };
   }
-  return { interaction: first };
+  return { interactions: wanted === 'ask_user_question' ? fitting : fitting.slice(0, 1) };
 }
 
 function responderHint(type: InteractionType): string {
@@ -102,16 +103,17 @@ function responderHint(type: InteractionType): string {
 }
 
 /**
- * Maps `answers` (keyed by question id or question text) to question ids. When a single question
- * waits, a single answer under any key is its answer. Every waiting question must be answered.
+ * Maps `answers` (keyed by question id or question text) to question ids, over every question the
+ * given interactions ask. When a single question waits, a single answer under any key is its
+ * answer. Every one of those questions must be answered.
  */
 export function resolveAnswers(
-  interaction: ThreadCheckpointInteraction,
+  interactions: ThreadCheckpointInteraction[],
   answers: Record<string, string>,
 ): { answers: Record<string, string> } | { problem: string } {
   const entries = Object.entries(answers);
   if (entries.length === 0) return { problem: 'answers is empty: map each question (its id or its text, as interactive.questions lists them) to your answer.' };
-  const questions = interaction.questions?.length ? interaction.questions : [{ id: interaction.followupUuid, text: interaction.text }];
+  const questions = interactions.flatMap((i) => (i.questions?.length ? i.questions : [{ id: i.followupUuid, text: i.text }]));
   if (questions.length === 1 && entries.length === 1) {
     return { answers: { [(questions[0] as { id: string }).id]: (entries[0] as [string, string])[1] } };
   }
@@ -126,7 +128,7 @@ export function resolveAnswers(
   }
   const missing = questions.filter((q) => byId[q.id] === undefined);
   if (missing.length) {
-    return { problem: `answers leaves out ${missing.map((q) => `${q.id} ("${short(q.text)}")`).join(', ')}: answer every waiting question.` };
+    return { problem: `answers leaves out ${missing.map((q) => `${q.id} ("${short(q.text)}")`).join(', ')}: answer every waiting question (or pass followup_uuid to answer one prompt).` };
   }
   return { answers: byId };
 }

@@ -1,10 +1,10 @@
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
 import { RelayError } from '../../protocol/errors';
-import { COMPUTER_MODES, EFFORTS, ModelsList, ProjectsPage, ThreadAsset, type ThreadReply, type TurnSubmission } from '../../protocol/threads';
+import { COMPUTER_MODES, EFFORTS, ModelsList, ProjectsPage, ThreadAsset, type ThreadCheckpointInteraction, type ThreadReply, type TurnSubmission } from '../../protocol/threads';
 import { holdThread } from '../threads/hold';
 import { jsonResult, notSentResult, ThreadResultShape, TranscriptShape, transcriptResult } from '../threads/result';
-import { accountChoiceProblem, type InteractionType, pickInteraction, resolveAnswers, threadIdProblem, turnArgsProblem } from '../threads/rules';
+import { accountChoiceProblem, type InteractionType, pickInteractions, resolveAnswers, threadIdProblem, turnArgsProblem } from '../threads/rules';
 import { clip, defineTool, errorText, type ToolContext, type ToolDefinition } from '../tool';
 
 /**
@@ -103,22 +103,24 @@ async function reply(
   context: ToolContext,
   args: ReplyArgs,
   wanted: InteractionType,
-  build: (interaction: Parameters<typeof resolveAnswers>[0]) => ThreadReply | { problem: string },
+  build: (interactions: ThreadCheckpointInteraction[]) => ThreadReply | { problem: string },
 ): Promise<CallToolResult> {
   const idProblem = threadIdProblem(args.thread_id);
   if (idProblem) return invalid(idProblem);
   const tabCap = context.settings.COMET_THREAD_TABS;
   return onThread(args.thread_id, async () => {
     const state = await context.browser.call('threads.state', { threadId: args.thread_id, tabCap }, { signal: context.signal, timeoutMs: READ_TIMEOUT_MS });
-    const picked = pickInteraction(state, wanted, args.followup_uuid);
+    const picked = pickInteractions(state, wanted, args.followup_uuid);
     if ('problem' in picked) return invalid(picked.problem);
-    const built = build(picked.interaction);
+    const built = build(picked.interactions);
     if ('problem' in built) return invalid(built.problem);
     const attachments = context.attachments.payloads(args.attachment_urls);
+    // Several questions answered at once go without a followup_uuid: the page routes them by question.
+    const followupUuid = picked.interactions.length === 1 ? picked.interactions[0]?.followupUuid : undefined;
     return runTurn(context, args.thread_id, () =>
       context.browser.call(
         'threads.respond',
-        { threadId: args.thread_id, followupUuid: picked.interaction.followupUuid, reply: built, attachments, tabCap },
+        { threadId: args.thread_id, followupUuid, reply: built, attachments, tabCap },
         { signal: context.signal, timeoutMs: SUBMIT_TIMEOUT_MS },
       ),
     );
@@ -145,8 +147,8 @@ const answerQuestion = defineTool({
   summarize: ({ thread_id, answers }) => `[${thread_id}] ${clip(Object.values(answers).map(String).join(' / '), 80)}`,
   async handler(args, context) {
     const answers = Object.fromEntries(Object.entries(args.answers).map(([key, value]) => [key, Array.isArray(value) ? value.join(', ') : String(value)]));
-    return reply(context, args, 'ask_user_question', (interaction) => {
-      const resolved = resolveAnswers(interaction, answers);
+    return reply(context, args, 'ask_user_question', (interactions) => {
+      const resolved = resolveAnswers(interactions, answers);
       return 'problem' in resolved ? resolved : { kind: 'answers', answers: resolved.answers };
     });
   },
