@@ -1,5 +1,7 @@
 import { useState } from 'preact/hooks';
 import type { PanelConnection } from '../lib/panel/connection';
+import { formatClock } from '../lib/panel/view';
+import type { PanelParams } from '../lib/protocol/panel';
 import type { ThreadInteraction } from '../lib/protocol/watch';
 import { useAction } from './useAction';
 
@@ -17,13 +19,54 @@ export function InteractionForm({
   connection: PanelConnection;
 }) {
   const [text, setText] = useState('');
+  const [chosen, setChosen] = useState<Record<string, string>>({});
   const { busy, error, run } = useAction();
   const promptId = `interaction-${interaction.id.replace(/[^A-Za-z0-9_-]/g, '_')}`;
-  const reply = (value: { kind: 'answer'; text: string } | { kind: 'approve' | 'deny'; reason: string }) =>
+  const reply = (value: PanelParams<'panel.respond'>['reply']) =>
     run(() => connection.request('panel.respond', { threadKey, interactionId: interaction.id, reply: value }));
+  const questions = interaction.questions ?? [];
 
   let controls: preact.JSX.Element;
-  if (interaction.type === 'ask_user_question') {
+  if (interaction.type === 'ask_user_question' && questions.length > 1) {
+    // Several questions answered together (Deep Research asks this way): one choice each, then Send.
+    const complete = questions.every((q) => chosen[q.id]);
+    controls = (
+      <form
+        class="stack"
+        onSubmit={(e) => {
+          e.preventDefault();
+          if (complete) void reply({ kind: 'answers', answers: chosen });
+        }}
+      >
+        {questions.map((q) => (
+          <fieldset key={q.id} class="stack bare">
+            <legend class="small">{q.text}</legend>
+            <div class="row wrap">
+              {(q.options ?? []).map((option) => (
+                <label key={option} class="row small">
+                  <input
+                    type="radio"
+                    name={`${promptId}-${q.id}`}
+                    value={option}
+                    checked={chosen[q.id] === option}
+                    disabled={busy}
+                    onChange={() => setChosen({ ...chosen, [q.id]: option })}
+                  />
+                  {option}
+                </label>
+              ))}
+            </div>
+          </fieldset>
+        ))}
+        <div class="row">
+          <button type="submit" class="primary" disabled={busy || !complete}>
+            Send answers
+          </button>
+          {interaction.expiresAt ? <span class="muted small">Skipped by Perplexity at {formatClock(Date.parse(interaction.expiresAt))}</span> : null}
+        </div>
+      </form>
+    );
+  } else if (interaction.type === 'ask_user_question') {
     controls = (
       <form
         class="stack"
@@ -64,13 +107,27 @@ export function InteractionForm({
         </button>
       </div>
     );
+  } else if (interaction.type === 'auth_required') {
+    // Sign in where Perplexity says, then tell the task it can go on.
+    controls = (
+      <div class="row">
+        {interaction.url ? (
+          <a href={interaction.url} target="_blank" rel="noreferrer" aria-describedby={promptId}>
+            Sign in
+          </a>
+        ) : null}
+        <button type="button" disabled={busy} aria-describedby={promptId} onClick={() => void reply({ kind: 'connected' })}>
+          I've signed in
+        </button>
+      </div>
+    );
   } else {
     controls = interaction.url ? (
       <a href={interaction.url} target="_blank" rel="noreferrer" aria-describedby={promptId}>
-        {interaction.type === 'auth_required' ? 'Sign in' : 'Open in Perplexity'}
+        Open in Perplexity
       </a>
     ) : (
-      <span class="muted small">Answer it in the Perplexity tab.</span>
+      <span class="muted small">{interaction.type === 'two_factor_required' ? 'Send the code as a new message in the thread.' : 'Answer it in the Perplexity tab.'}</span>
     );
   }
   return (

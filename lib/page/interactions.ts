@@ -7,6 +7,7 @@ import type { ThreadPageReader } from '../selectors/thread-schema';
 import type { PageContext } from './context';
 import { answerBoxes } from './thread-actions';
 import { type Box, boxesOf } from './thread-dom-reader';
+import { toWatched } from './thread-model';
 import { turnsOf } from './reader';
 
 /**
@@ -27,28 +28,12 @@ export interface PendingInteraction {
 
 const reader = (): ThreadPageReader => THREAD_PAGE_READERS[0] as ThreadPageReader;
 
-function asWatched(b: Box): ThreadInteraction {
-  const i = b.interaction;
-  const questions = i.questions ?? [];
-  const single = questions.length === 1 ? questions[0] : undefined;
-  const url = i.authUrl ?? i.url;
-  return {
-    type: i.type,
-    id: i.followupUuid,
-    text: i.text,
-    ...(single?.options?.length ? { options: single.options } : {}),
-    ...(questions.length > 1 ? { questions: questions.map((q) => ({ id: q.id, text: q.text, ...(q.options?.length ? { options: q.options } : {}) })) } : {}),
-    ...(url ? { url } : {}),
-    ...(i.expiresAt ? { expiresAt: i.expiresAt } : {}),
-  };
-}
-
 /** Pending interactions of the current turn, in page order. */
 export function pendingInteractions(doc: Document, set: SelectorSet, r: ThreadPageReader = reader()): PendingInteraction[] {
   const turns = turnsOf(doc, set);
   const turn = turns.at(-1);
   if (!turn) return [];
-  return boxesOf(turn, turns.length - 1, { doc, set }, r).map((box) => ({ interaction: asWatched(box), box }));
+  return boxesOf(turn, turns.length - 1, { doc, set }, r).map((box) => ({ interaction: toWatched(box.interaction), box }));
 }
 
 export function readInteractions(doc: Document, set: SelectorSet): ThreadInteraction[] {

@@ -8,6 +8,7 @@ import type {
   ThreadSource,
   ThreadWebState,
 } from '../protocol/threads';
+import type { ThreadInteraction } from '../protocol/watch';
 import type { z } from 'zod';
 
 /**
@@ -164,4 +165,23 @@ export function transcriptOf(reading: ThreadReading, maxChars: number): { text: 
   const truncated = kept.length < parts.length || (parts.length > 0 && (parts.at(-1)?.length ?? 0) > maxChars);
   const note = kept.length < parts.length ? `[${parts.length - kept.length} earlier turn(s) left out]\n\n---\n\n` : '';
   return { text: note + kept.join('\n\n---\n\n'), truncated };
+}
+
+/**
+ * One waiting prompt as the side panel and comet_wait show it (lib/protocol/watch.ts): its id is
+ * the followup_uuid; a single question's choices are its options; several questions stay apart.
+ */
+export function toWatched(i: Interaction): ThreadInteraction {
+  const questions = i.questions ?? [];
+  const single = questions.length === 1 ? questions[0] : undefined;
+  const url = i.authUrl ?? i.url;
+  return {
+    type: i.type,
+    id: i.followupUuid,
+    text: i.text,
+    ...(single?.options?.length ? { options: single.options } : {}),
+    ...(questions.length > 1 ? { questions: questions.map((q) => ({ id: q.id, text: q.text, ...(q.options?.length ? { options: q.options } : {}) })) } : {}),
+    ...(url ? { url } : {}),
+    ...(i.expiresAt ? { expiresAt: i.expiresAt } : {}),
+  };
 }

@@ -78,6 +78,9 @@ export const ThreadEntry = z.object({
   /** Open in the driven Perplexity tab right now. */
   current: z.boolean(),
   interactions: z.array(ThreadInteraction),
+  /** Computer threads (the threads.* family): the thread's id and its latest event (`complete`, `ask_user_question`, …). */
+  threadId: z.string().optional(),
+  event: z.string().optional(),
 });
 export type ThreadEntry = z.infer<typeof ThreadEntry>;
 

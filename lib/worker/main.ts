@@ -27,7 +27,7 @@ export function startWorker(): void {
   let clients: AttachedClient[] = [];
 
   const pages = new PageHub(() => panels.onPageChange());
-  const threads = startThreadCalls(pages);
+  const threads = startThreadCalls(pages, (threadId, step) => panels.onThreadStep(threadId, step));
   const tabs = new TabService(pages, (tabId) => threads.tabs.isOwned(tabId));
   const restored = tabs.restore().catch(() => {});
 

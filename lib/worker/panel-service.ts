@@ -2,7 +2,8 @@ import type { Runtime } from 'webextension-polyfill';
 import { RelayError } from '../protocol/errors';
 import type { ProfileInfo, Request } from '../protocol/messages';
 import type { AttachedClient, BrowserStatus } from '../protocol/methods';
-import type { ActivityEntry, PanelState } from '../protocol/panel';
+import type { ActivityEntry, PanelParams, PanelState } from '../protocol/panel';
+import type { ThreadCheckpoint } from '../protocol/threads';
 import { checkPerplexityUrl } from '../protocol/urls';
 import type { WatchSnapshot } from '../protocol/watch';
 import { ActivityLog } from './activity';
@@ -138,6 +139,38 @@ export class PanelService {
     this.push();
   };
 
+  /** A Computer thread's wait streamed a step (lib/worker/thread-calls.ts). */
+  onThreadStep = (threadId: string, step: string) => {
+    if (!this.threads.onThreadStep(threadId, step, Date.now())) return;
+    this.saveThreads();
+    this.push();
+  };
+
+  /**
+   * The person answers a Computer thread's prompt from the panel: the same threads.respond an agent
+   * sends, then a wait (bounded) so the panel shows the thread's next checkpoint without an agent.
+   */
+  private async respondInThread(threadId: string, interactionId: string, reply: PanelReply): Promise<void> {
+    const asThread =
+      reply.kind === 'answer'
+        ? { kind: 'answers' as const, answers: { [interactionId]: reply.text } }
+        : reply.kind === 'connected'
+          ? { kind: 'connected' as const, message: 'Signed in from the comet-relay side panel' }
+          : reply;
+    const router = this.deps.router();
+    const turn = (await router.local('threads.respond', { threadId, followupUuid: interactionId, reply: asThread })) as { turn?: number };
+    this.threads.onThreadStep(threadId, 'Answer sent', Date.now());
+    this.push();
+    void router
+      .local('threads.wait', { threadId, ...(typeof turn.turn === 'number' ? { turn: turn.turn } : {}), timeoutMs: FOLLOW_MS })
+      .then((checkpoint) => {
+        this.threads.onCheckpoint(checkpoint as ThreadCheckpoint, Date.now());
+        this.saveThreads();
+        this.push();
+      })
+      .catch(() => {});
+  }
+
   private onSnapshot(tabId: number, value: WatchSnapshot): void {
     this.snapshot = { tabId, value };
     this.mode.fromSnapshot(value);
@@ -221,9 +254,14 @@ export class PanelService {
         }
         return {};
       },
-      'panel.respond': async (params: { threadKey: string; interactionId: string; reply: unknown }) => {
+      'panel.respond': async (params: { threadKey: string; interactionId: string; reply: PanelReply }) => {
         const waiting = this.threads.interactionsOf(params.threadKey).some((i) => i.id === params.interactionId);
         if (!waiting) throw new RelayError('INVALID_PARAMS', 'That question is no longer waiting for an answer.');
+        const threadId = this.threads.threadIdOf(params.threadKey);
+        if (threadId) {
+          await this.respondInThread(threadId, params.interactionId, params.reply);
+          return {};
+        }
         const tabId = await deps.tabs.pageTab();
         await deps.pages.request(tabId, 'page.respond', { interactionId: params.interactionId, reply: params.reply }, new AbortController().signal, () => {});
         return {};
@@ -238,6 +276,11 @@ export class PanelService {
     };
   }
 }
+
+/** How long the panel follows a Computer thread after answering it (no agent may be waiting on it). */
+const FOLLOW_MS = 120_000;
+
+type PanelReply = PanelParams<'panel.respond'>['reply'];
 
 /** A number on the toolbar icon while calls wait for approval, so a closed panel still tells. */
 async function showBadge(waiting: number): Promise<void> {

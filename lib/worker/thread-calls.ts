@@ -37,6 +37,8 @@ export interface ThreadCallDeps {
   navigate(tabId: number, url: string): Promise<void>;
   /** Tabs with our page script, any of them (account reads need only the origin). */
   connectedTabs(): number[];
+  /** Each step a thread's wait streams (the side panel shows it live). */
+  onStep?(threadId: string, step: string): void;
   reader?: ThreadPageReader;
   account?: AccountJsonReader;
 }
@@ -75,7 +77,11 @@ export class ThreadCalls {
     const result = await this.deps.tabs.serialise(threadId, acts, async () => {
       if (signal.aborted) throw new RelayError('CANCELLED', 'The call was cancelled.');
       const tabId = await this.tabFor(threadId, cap, acts, signal);
-      return this.deps.tabs.use(tabId, () => this.deps.pages.request(tabId, method, forPage, signal, progress));
+      const tap = (message: string) => {
+        this.deps.onStep?.(threadId, message);
+        progress(message);
+      };
+      return this.deps.tabs.use(tabId, () => this.deps.pages.request(tabId, method, forPage, signal, tap));
     });
     switch (method) {
       case 'threads.wait':

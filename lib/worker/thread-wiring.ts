@@ -6,7 +6,10 @@ import { ThreadTabs } from './thread-tabs';
  * The thread family's tabs and calls in the service worker: chrome.tabs for the tabs, storage.session
  * for which tabs are ours, and the listeners that keep that list true (closed, taken over by the person).
  */
-export function startThreadCalls(pages: PageRequests & { forget(tabId: number): void; connectedTabs(): number[] }): { tabs: ThreadTabs; calls: ThreadCalls } {
+export function startThreadCalls(
+  pages: PageRequests & { forget(tabId: number): void; connectedTabs(): number[] },
+  onStep?: (threadId: string, step: string) => void,
+): { tabs: ThreadTabs; calls: ThreadCalls } {
   const KEY = 'threadTabs';
   const tabs = new ThreadTabs({
     query: () => browser.tabs.query({}),
@@ -26,6 +29,7 @@ export function startThreadCalls(pages: PageRequests & { forget(tabId: number): 
       await browser.tabs.update(tabId, { url });
     },
     connectedTabs: () => pages.connectedTabs(),
+    ...(onStep ? { onStep } : {}),
   });
   return { tabs, calls };
 }

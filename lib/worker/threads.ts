@@ -1,6 +1,8 @@
 import type { ThreadEntry, ThreadStatus } from '../protocol/panel';
+import type { ThreadCheckpoint } from '../protocol/threads';
 import { isConversationPath } from '../protocol/urls';
-import type { WatchSnapshot, WatchStatus } from '../protocol/watch';
+import type { ThreadInteraction, WatchSnapshot, WatchStatus } from '../protocol/watch';
+import { toWatched } from '../page/thread-model';
 import type { CallEvent } from './router';
 
 /**
@@ -22,6 +24,10 @@ export interface AgentThread {
   error?: string;
   startedBy: string;
   updatedAt: number;
+  /** Threads of the Computer family (threads.*): the thread's id, its latest event and what it waits on. */
+  threadId?: string;
+  event?: string;
+  interactions?: ThreadInteraction[];
 }
 
 const MAX_AGENT_THREADS = 50;
@@ -83,6 +89,7 @@ export class ThreadBook {
   /** Feeds router call events; returns true when the list changed. */
   onCall(event: CallEvent): boolean {
     const { request } = event;
+    if (request.method.startsWith('threads.')) return this.onThreadCall(event);
     if (!request.origin?.tool) return false;
     const params = (request.params ?? {}) as Record<string, unknown>;
     if (request.method === 'page.ask') {
@@ -136,6 +143,94 @@ export class ThreadBook {
     return false;
   }
 
+  /**
+   * The Computer thread family: a threads.start lists the task at once and binds it to its thread
+   * once started; waits and reads bring its event, status and what it waits on; an answer or a
+   * follow-up sets it working again. Threads agents use that this worker never saw start (after a
+   * restart) are listed from their first call.
+   */
+  private onThreadCall(event: CallEvent): boolean {
+    const { request } = event;
+    const params = (request.params ?? {}) as Record<string, unknown>;
+    const by = request.origin?.clientName;
+    if (request.method === 'threads.start') {
+      if (event.phase === 'start') {
+        if (!request.origin?.tool) return false;
+        this.agent.unshift({
+          key: `start:${request.id}`,
+          askId: request.id,
+          title: clip(String(params.message ?? 'Computer task')),
+          newChat: true,
+          status: 'working',
+          latestStep: 'Starting a Computer task…',
+          startedBy: by ?? 'An MCP client',
+          updatedAt: event.at,
+        });
+        if (this.agent.length > MAX_AGENT_THREADS) this.agent.length = MAX_AGENT_THREADS;
+        return true;
+      }
+      const started = this.agent.find((t) => t.askId === request.id && !t.threadId);
+      if (!started) return false;
+      started.updatedAt = event.at;
+      const result = (event.ok ? event.result : undefined) as { threadId?: string; url?: string; notSent?: boolean; text?: string } | undefined;
+      if (!event.ok) this.agent = this.agent.filter((t) => t !== started);
+      else if (result?.notSent) Object.assign(started, { status: 'error', latestStep: 'Not sent', error: result.text });
+      else if (result?.threadId && result.url) {
+        started.threadId = result.threadId;
+        started.latestStep = 'Started';
+        this.bind(started, result.url);
+      }
+      return true;
+    }
+    const threadId = typeof params.threadId === 'string' ? params.threadId : '';
+    if (!threadId) return false;
+    let thread = this.agent.find((t) => t.threadId === threadId);
+    if (!thread) {
+      if (!request.origin?.tool || event.phase !== 'start') return false;
+      thread = { key: `thread:${threadId}`, askId: request.id, title: threadId, newChat: false, status: 'unknown', latestStep: '', startedBy: by ?? 'An MCP client', threadId, updatedAt: event.at };
+      this.agent.unshift(thread);
+    }
+    thread.updatedAt = event.at;
+    if (event.phase === 'start') {
+      if (request.method !== 'threads.send') return true;
+      Object.assign(thread, { status: 'working', latestStep: 'Sending a follow-up…', interactions: [], event: undefined, error: undefined });
+      return true;
+    }
+    if (!event.ok) return true;
+    if (request.method === 'threads.respond') Object.assign(thread, { status: 'working', latestStep: 'Answer sent', interactions: [], event: undefined });
+    if (request.method === 'threads.wait' || request.method === 'threads.state') this.onCheckpoint(event.result as ThreadCheckpoint, event.at);
+    return true;
+  }
+
+  /** A thread of the Computer family reached a checkpoint (or a read of it came back). */
+  onCheckpoint(checkpoint: ThreadCheckpoint, at: number): void {
+    const thread = this.agent.find((t) => t.threadId === checkpoint.threadId);
+    if (!thread) return;
+    if (!thread.url && checkpoint.url) this.bind(thread, checkpoint.url);
+    if (checkpoint.title) thread.title = clip(checkpoint.title);
+    thread.event = checkpoint.event ?? undefined;
+    thread.status = statusOfEvent(checkpoint.event);
+    thread.interactions = checkpoint.interactions.map(toWatched);
+    thread.latestStep = describeEvent(checkpoint);
+    thread.error = thread.status === 'error' ? checkpoint.text.slice(0, 500) : undefined;
+    thread.updatedAt = Math.max(thread.updatedAt, at);
+  }
+
+  /** A new step of a Computer thread, as its wait streams it. */
+  onThreadStep(threadId: string, step: string, at: number): boolean {
+    const thread = this.agent.find((t) => t.threadId === threadId);
+    if (!thread) return false;
+    thread.latestStep = step;
+    if (thread.status !== 'waiting') thread.status = 'working';
+    thread.updatedAt = Math.max(thread.updatedAt, at);
+    return true;
+  }
+
+  /** The Computer thread listed under this key, if it is one. */
+  threadIdOf(key: string): string | undefined {
+    return this.agent.find((t) => t.key === key)?.threadId;
+  }
+
   /** An agent's ask is held for the person's approval (true) or the hold ended (false). */
   awaitingApproval(askId: string, waiting: boolean): void {
     const thread = this.agent.find((t) => t.askId === askId && !t.url);
@@ -185,7 +280,9 @@ export class ThreadBook {
       startedBy: t.startedBy,
       updatedAt: t.updatedAt,
       current: t.key === currentKey,
-      interactions: t.key === currentKey && snap ? snap.interactions : [],
+      ...(t.event ? { event: t.event } : {}),
+      ...(t.threadId ? { threadId: t.threadId } : {}),
+      interactions: t.interactions ?? (t.key === currentKey && snap ? snap.interactions : []),
     }));
     const seen = new Set(entries.map((e) => e.key));
     if (snap && currentKey && !seen.has(currentKey)) {
@@ -212,7 +309,7 @@ export class ThreadBook {
     return entries.slice(0, MAX_LISTED);
   }
 
-  /** Interactions waiting in the thread with this key (only the open thread can have them). */
+  /** Interactions waiting in the thread with this key (the open thread's, or a Computer thread's last checkpoint's). */
   interactionsOf(key: string): WatchSnapshot['interactions'] {
     return this.list().find((t) => t.key === key)?.interactions ?? [];
   }
@@ -244,4 +341,34 @@ export class ThreadBook {
     thread.url = url;
     return thread;
   }
+}
+
+const INPUT_REQUIRED = new Set(['ask_user_question', 'confirm_action', 'auth_required', 'interaction_required', 'two_factor_required', 'insufficient_credits']);
+
+/** The panel's status for a Computer event (null: still running). */
+export function statusOfEvent(event: string | null): ThreadStatus {
+  if (event === null || event === 'sleep' || event === 'waiting' || event === 'timeout') return 'working';
+  if (event === 'complete' || event === 'cancelled') return 'done';
+  if (event === 'error' || event === 'access_denied') return 'error';
+  return INPUT_REQUIRED.has(event) ? 'waiting' : 'unknown';
+}
+
+const EVENT_WORDS: Record<string, string> = {
+  complete: 'Done',
+  cancelled: 'Cancelled',
+  sleep: 'Sleeping',
+  waiting: 'Waiting on something outside Perplexity',
+  ask_user_question: 'Asks you a question',
+  confirm_action: 'Asks you to approve an action',
+  auth_required: 'Needs you to sign in',
+  interaction_required: 'Needs a form filled in Perplexity',
+  two_factor_required: 'Needs a two-factor code',
+  insufficient_credits: 'Out of credits',
+  access_denied: 'Computer is not available for this account',
+};
+
+function describeEvent(c: ThreadCheckpoint): string {
+  if (c.event === null) return c.steps.at(-1) ?? 'Working';
+  if (c.event === 'sleep' && c.wakeAt) return `Sleeping until ${c.wakeAt}`;
+  return EVENT_WORDS[c.event] ?? c.event;
 }

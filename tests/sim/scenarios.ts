@@ -11,9 +11,9 @@
  * the turn pauses until the person replies (POST /_sim/api/reply); the scenario's `resume` then builds
  * what follows, with times counted from the reply, and the server appends it to the turn's script.
  *
- * Extension point (more computer-mode tasks, not built yet): 'task-sign-in', 'task-sleep', 'task-fail',
- * 'task-files' would add ScriptEvent kinds (declared in types.ts) rendered in client/thread.ts `apply`.
- * `ctx.mode` tells a builder whether the ask was made in computer mode.
+ * The computer-task scenarios of the Computer server's events (`computer-*`, `research-clarify`) live in
+ * tasks.ts; their event kinds (plan, files, sleep, block) in task-types.ts. `ctx.mode` tells a builder
+ * whether the ask was made in computer mode.
  */
 import { answerTokens } from './answer';
 import { TASK_SCENARIOS } from './tasks';

@@ -33,12 +33,8 @@ export type Block =
 
 /**
  * What happens in a turn, in time order. `t` is milliseconds after the turn started, already divided by
- * the site's speed. The client plays these with one timer at a time and nothing when idle.
- *
- * Extension point: computer-mode task scenarios (the agent asks a question, asks for confirmation or a
- * sign-in, sleeps, fails, produces files) will add event kinds here (e.g. `{ type: 'ask' … }`,
- * `{ type: 'confirm' … }`, `{ type: 'files' … }`) plus their rendering in client/thread.ts
- * (`applyEvent`, which ignores kinds it does not know) and their builders in scenarios.ts.
+ * the site's speed. The client plays these with one timer at a time and nothing when idle. Computer
+ * tasks add their kinds (task-types.ts), drawn by client/task.ts and built in tasks.ts.
  */
 export type ScriptEvent =
   | { t: number; type: 'step'; icon: string; text: string }
