@@ -24,6 +24,18 @@ const SettingsSchema = z.object({
   COMET_RELAY_PROFILE: z.string().optional(),
   /** How long a call waits for a host to (re)appear before saying no browser is connected, in ms. */
   COMET_HOST_WAIT: int(0, 600_000).default(3000),
+  /** How long a thread call (call_perplexity_computer, answer/confirm/notify) holds before `timeout`, in ms. */
+  COMET_THREAD_HOLD_MS: int(100, 3_600_000).default(120_000),
+  /** The same for a client that runs the call as an MCP task: no checkpoint for this long ends the wait. */
+  COMET_THREAD_TASK_HOLD_MS: int(100, 24 * 3_600_000).default(1_200_000),
+  /** While a thread call is held, a progress notification goes out at least this often, in ms. */
+  COMET_THREAD_PROGRESS_MS: int(100, 15_000).default(10_000),
+  /** Tabs comet-relay opens for threads; past this the least recently used idle one is closed. */
+  COMET_THREAD_TABS: int(1, 50).default(6),
+  /** Largest file create_attachment_upload accepts, in bytes (25 MB). */
+  COMET_ATTACHMENT_MAX_BYTES: int(1, 200 * 1024 * 1024).default(25 * 1024 * 1024),
+  /** How long an attachment's upload envelope and its stored file live, in ms (an hour). */
+  COMET_ATTACHMENT_TTL_MS: int(10_000, 7 * 24 * 3_600_000).default(3_600_000),
 });
 
 export type Settings = z.infer<typeof SettingsSchema>;

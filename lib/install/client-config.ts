@@ -14,6 +14,37 @@ export const DEFAULT_HTTP_URL = 'http://127.0.0.1:7777/mcp';
 /** Shown instead of the token when the caller does not pass one. */
 export const TOKEN_PLACEHOLDER = '<TOKEN: run npx comet-relay token>';
 
+/**
+ * How long a client should let one tool call run. Thread calls (call_perplexity_computer, …) hold
+ * up to two minutes (COMET_THREAD_HOLD_MS) and may wait for the person's answer to a question
+ * asked inside the call; comet_wait may be asked to wait five minutes. Ten minutes covers both.
+ */
+export const TOOL_TIMEOUT_MS = 600_000;
+
+/**
+ * What each client calls its tool-call timeout (looked up 2026-12-01 in the clients' docs and
+ * issue trackers). Claude Code reads MCP_TOOL_TIMEOUT (ms) from its environment or from the "env"
+ * of ~/.claude/settings.json; Codex reads tool_timeout_sec per server. Claude Desktop, Cursor,
+ * VS Code and Windsurf have no such setting: they rely on the progress notifications a held call
+ * sends (at least every COMET_THREAD_PROGRESS_MS) and, when they give up anyway, on read_thread.
+ */
+export const TOOL_TIMEOUT_SETTING: Record<McpClientName, string | null> = {
+  'claude-code': 'MCP_TOOL_TIMEOUT',
+  'claude-desktop': null,
+  codex: 'tool_timeout_sec',
+  cursor: null,
+  vscode: null,
+  windsurf: null,
+  http: null,
+};
+
+function noTimeoutSetting(name: string): string {
+  return (
+    ` ${name} has no setting for how long a tool call may run: a held call_perplexity_computer returns within two minutes (timeout while the task keeps running) ` +
+    'and sends progress meanwhile; if the client gives up first, call read_thread with the thread_id from the first progress message.'
+  );
+}
+
 export interface StdioCommand {
   command: string;
   args: string[];
@@ -98,8 +129,16 @@ export function clientConfig(client: string, options: ClientConfigOptions = {}):
       snippets = [
         { label: 'Command line', format: 'shell', content: `claude mcp add ${SERVER_NAME}${envFlags} -- ${commandLine}` },
         { label: 'Or the project file .mcp.json', format: 'json', content: mcpServers(entry), file: '.mcp.json' },
+        {
+          label: 'Allow long tool calls: merge into ~/.claude/settings.json',
+          format: 'json',
+          content: json({ env: { MCP_TOOL_TIMEOUT: String(TOOL_TIMEOUT_MS) } }),
+          file: '~/.claude/settings.json',
+        },
       ];
-      hint = `Run the command in a terminal (add --scope user before -- to use it in every project), or merge the JSON into .mcp.json at your project's root.${npxNote}`;
+      hint =
+        `Run the command in a terminal (add --scope user before -- to use it in every project), or merge the JSON into .mcp.json at your project's root. ` +
+        `Merge the "env" entry into ~/.claude/settings.json (or export MCP_TOOL_TIMEOUT=${TOOL_TIMEOUT_MS}) so Claude Code lets a Perplexity task run ten minutes.${npxNote}`;
       break;
     }
     case 'claude-desktop': {
@@ -110,7 +149,7 @@ export function clientConfig(client: string, options: ClientConfigOptions = {}):
             ? '%APPDATA%\\Claude\\claude_desktop_config.json'
             : '~/.config/Claude/claude_desktop_config.json';
       snippets = [{ label: `File ${file}`, format: 'json', content: mcpServers(entry), file }];
-      hint = `Merge the "${SERVER_NAME}" entry into "mcpServers" of ${file} (Settings → Developer → Edit Config), then quit and reopen Claude Desktop.${npxNote}`;
+      hint = `Merge the "${SERVER_NAME}" entry into "mcpServers" of ${file} (Settings → Developer → Edit Config), then quit and reopen Claude Desktop.${npxNote}${noTimeoutSetting('Claude Desktop')}`;
       break;
     }
     case 'codex': {
@@ -119,8 +158,8 @@ export function clientConfig(client: string, options: ClientConfigOptions = {}):
         `[mcp_servers.${SERVER_NAME}]`,
         `command = ${tomlString(command)}`,
         `args = [${args.map(tomlString).join(', ')}]`,
-        '# comet_wait may be asked to wait up to 5 minutes for an answer: allow long tool calls.',
-        'tool_timeout_sec = 600',
+        '# Thread calls hold up to 2 minutes and may wait for your answer; comet_wait up to 5: allow long tool calls.',
+        `tool_timeout_sec = ${TOOL_TIMEOUT_MS / 1000}`,
       ];
       if (env) lines.push('', `[mcp_servers.${SERVER_NAME}.env]`, `COMET_RELAY_HOME = ${tomlString(env.COMET_RELAY_HOME)}`);
       const envFlags = env ? ` --env ${q(`COMET_RELAY_HOME=${env.COMET_RELAY_HOME}`)}` : '';
@@ -133,7 +172,7 @@ export function clientConfig(client: string, options: ClientConfigOptions = {}):
     }
     case 'cursor': {
       snippets = [{ label: 'File .cursor/mcp.json (this project) or ~/.cursor/mcp.json (every project)', format: 'json', content: mcpServers(entry), file: '.cursor/mcp.json' }];
-      hint = `Merge into .cursor/mcp.json in your project, or ~/.cursor/mcp.json for all projects; Cursor lists the server under Settings → MCP.${npxNote}`;
+      hint = `Merge into .cursor/mcp.json in your project, or ~/.cursor/mcp.json for all projects; Cursor lists the server under Settings → MCP.${npxNote}${noTimeoutSetting('Cursor')}`;
       break;
     }
     case 'vscode': {
@@ -142,13 +181,13 @@ export function clientConfig(client: string, options: ClientConfigOptions = {}):
         { label: 'File .vscode/mcp.json', format: 'json', content: json({ servers: { [SERVER_NAME]: vsEntry } }), file: '.vscode/mcp.json' },
         { label: 'Or the command line', format: 'shell', content: `code --add-mcp ${q(JSON.stringify({ name: SERVER_NAME, ...vsEntry }))}` },
       ];
-      hint = `Merge into .vscode/mcp.json in your workspace (note: "servers", not "mcpServers"), or run the command to add it to your user profile; then start it from the MCP view.${npxNote}`;
+      hint = `Merge into .vscode/mcp.json in your workspace (note: "servers", not "mcpServers"), or run the command to add it to your user profile; then start it from the MCP view.${npxNote}${noTimeoutSetting('VS Code')}`;
       break;
     }
     case 'windsurf': {
       const file = home('~/.codeium/windsurf/mcp_config.json', '%USERPROFILE%\\.codeium\\windsurf\\mcp_config.json');
       snippets = [{ label: `File ${file}`, format: 'json', content: mcpServers(entry), file }];
-      hint = `Merge into ${file} (Windsurf Settings → Cascade → MCP servers → View raw config), then refresh the server list.${npxNote}`;
+      hint = `Merge into ${file} (Windsurf Settings → Cascade → MCP servers → View raw config), then refresh the server list.${npxNote}${noTimeoutSetting('Windsurf')}`;
       break;
     }
     case 'http': {
@@ -161,7 +200,8 @@ export function clientConfig(client: string, options: ClientConfigOptions = {}):
       ];
       hint =
         `Start the endpoint with: npx comet-relay serve (it listens on 127.0.0.1 only and requires this token; keep it secret). ` +
-        'For the Perplexity Agent API, which calls from Perplexity\'s servers through a tunnel, run: npx comet-relay config agent-api';
+        'For the Perplexity Agent API, which calls from Perplexity\'s servers through a tunnel, run: npx comet-relay config agent-api. ' +
+        `Claude Code over HTTP: set MCP_TOOL_TIMEOUT=${TOOL_TIMEOUT_MS} (its environment, or "env" in ~/.claude/settings.json) so long tool calls are not cut off.`;
       break;
     }
   }

@@ -4,6 +4,7 @@ import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/
 import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
 import { RelayError } from '../protocol/errors';
 import { EXTENSION_ORIGIN } from '../protocol/identity';
+import { ATTACHMENTS_PREFIX, Attachments, attachmentStore, handleAttachmentRequest } from './attachments/http';
 import { BrowserGateway, type GatewayOptions } from './gateway';
 import { isPublicHost, type PublicUrl } from './public-url';
 import { createSessionServer } from './server';
@@ -44,6 +45,10 @@ export async function startHttpServer(options: HttpOptions): Promise<RunningHttp
   const bindHost = options.bindHost ?? '127.0.0.1';
   const tokenDigest = digest(options.token);
   let port = options.port;
+  const store = attachmentStore(options);
+  // Behind --public-url a client in the cloud uploads through the tunnel, so envelopes name it.
+  const publicBase = options.publicUrl?.mcpUrl.replace(/\/mcp$/, '');
+  const attachments = new Attachments({ store, publicBase, base: async () => publicBase ?? `http://${bindHost}:${port}` });
 
   const server = http.createServer((req, res) => {
     void handle(req, res).catch((error) => {
@@ -61,6 +66,8 @@ export async function startHttpServer(options: HttpOptions): Promise<RunningHttp
     if (origin !== undefined && !allowedOrigin(origin, port)) {
       return reply(res, 403, -32000, `Origin "${origin}" is not allowed to use this MCP server.`);
     }
+    // Uploads carry their own one-time token (like an S3 presigned POST), not the bearer token.
+    if (url.pathname.startsWith(ATTACHMENTS_PREFIX)) return handleAttachmentRequest(store, req, res, url.pathname);
     if (url.pathname !== '/mcp') return reply(res, 404, -32000, `Nothing at ${url.pathname}: the MCP endpoint is /mcp.`);
     if (!authorized(req.headers.authorization, tokenDigest)) {
       res.setHeader('WWW-Authenticate', 'Bearer realm="comet-relay"');
@@ -95,7 +102,7 @@ export async function startHttpServer(options: HttpOptions): Promise<RunningHttp
       if (transport.sessionId) sessions.delete(transport.sessionId);
       gateway.close();
     };
-    const mcp = createSessionServer({ tools: options.tools, settings: options.settings, gateway });
+    const mcp = createSessionServer({ tools: options.tools, settings: options.settings, gateway, attachments });
     await mcp.connect(transport);
     await transport.handleRequest(req, res, body);
   }

@@ -1,33 +1,109 @@
+import { InMemoryTaskStore } from '@modelcontextprotocol/sdk/experimental/tasks/stores/in-memory.js';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
-import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import type { RequestHandlerExtra, RequestTaskStore } from '@modelcontextprotocol/sdk/shared/protocol.js';
+import {
+  type CallToolResult,
+  CallToolRequestSchema,
+  ElicitResultSchema,
+  ErrorCode,
+  McpError,
+  type ServerNotification,
+  type ServerRequest,
+  type Task,
+} from '@modelcontextprotocol/sdk/types.js';
+import { z } from 'zod';
 import type { Settings } from '../config/settings';
 import { RelayError } from '../protocol/errors';
 import { VERSION } from '../relay/version';
+import type { AttachmentAccess } from './attachments/http';
 import type { BrowserGateway } from './gateway';
 import type { SessionMemory, ToolContext, ToolDefinition } from './tool';
 
 /**
  * One McpServer per client session, each with its own gateway (its own relay connection), so
  * sessions never see each other's calls. tools/list needs no browser.
+ *
+ * tools/call is dispatched here rather than by McpServer so that a plain call and a task-augmented
+ * call (MCP tasks) run the same handler: the SDK's own path for task-capable tools would answer a
+ * plain call by polling its task store every few seconds, which a held thread call cannot afford.
  */
 export interface SessionOptions {
   tools: ToolDefinition[];
   settings: Settings;
   gateway: BrowserGateway;
+  attachments: AttachmentAccess;
 }
 
 const INSTRUCTIONS =
-  'comet-relay drives Perplexity in the user\'s own browser. Typical use: comet_ask, then comet_wait for the answer, then comet_get_sources. If a tool says no browser is connected, ask the user to open their browser with the comet-relay extension.';
+  'comet-relay drives Perplexity in the user\'s own browser. Typical use: comet_ask, then comet_wait for the answer, then comet_get_sources. ' +
+  'For long multi-step work hand a task to Perplexity Computer with call_perplexity_computer and keep its thread_id for follow-ups. ' +
+  'If a tool says no browser is connected, ask the user to open their browser with the comet-relay extension.';
 
-export function createSessionServer({ tools, settings, gateway }: SessionOptions): McpServer {
+type Extra = RequestHandlerExtra<ServerRequest, ServerNotification>;
+
+/** How long a finished MCP task's result is kept when the client names no ttl. */
+const DEFAULT_TASK_TTL_MS = 3_600_000;
+/** How long a question asked inside a call may wait for the person, at the least. */
+const MIN_ELICIT_WAIT_MS = 300_000;
+
+export function createSessionServer({ tools, settings, gateway, attachments }: SessionOptions): McpServer {
   const session: SessionMemory = {};
-  const server = new McpServer({ name: 'comet-relay', version: VERSION }, { instructions: INSTRUCTIONS });
+  const tasks = new SessionTasks();
+  const offersTasks = tools.some((tool) => tool.taskSupport);
+  const server = new McpServer(
+    { name: 'comet-relay', version: VERSION },
+    {
+      instructions: INSTRUCTIONS,
+      ...(offersTasks ? { capabilities: { tasks: { list: {}, cancel: {}, requests: { tools: { call: {} } } } }, taskStore: tasks.store } : {}),
+    },
+  );
   server.server.oninitialized = () => {
     const client = server.server.getClientVersion();
     gateway.identify({ name: client?.name ?? 'unknown client', version: client?.version });
   };
+  server.server.onclose = () => tasks.abortAll();
+
+  const canElicit = () => {
+    const elicitation = server.server.getClientCapabilities()?.elicitation;
+    return elicitation !== undefined && (elicitation.form !== undefined || Object.keys(elicitation).length === 0);
+  };
+
+  async function run(tool: ToolDefinition, args: Record<string, unknown>, extra: Extra, signal: AbortSignal, asTask: boolean): Promise<CallToolResult> {
+    let step = 0;
+    const progressToken = extra._meta?.progressToken;
+    const context: ToolContext = {
+      browser: gateway.scoped({ tool: tool.name, summary: tool.summarize?.(args as never) }),
+      session,
+      settings,
+      signal,
+      attachments,
+      asTask,
+      progress(message) {
+        if (progressToken === undefined) return;
+        void extra
+          .sendNotification({ method: 'notifications/progress', params: { progressToken, progress: ++step, message } })
+          .catch(() => {});
+      },
+      elicit:
+        !asTask && canElicit()
+          ? (params, elicitSignal) =>
+              extra.sendRequest({ method: 'elicitation/create', params }, ElicitResultSchema, {
+                signal: elicitSignal,
+                timeout: Math.max(settings.COMET_THREAD_HOLD_MS, MIN_ELICIT_WAIT_MS),
+              })
+          : undefined,
+    };
+    try {
+      return await tool.handler(args as never, context);
+    } catch (error) {
+      return errorResult(error);
+    }
+  }
+
+  const byName = new Map<string, { tool: ToolDefinition; input: z.ZodObject<z.ZodRawShape> }>();
   for (const tool of tools) {
-    server.registerTool(
+    byName.set(tool.name, { tool, input: z.object(tool.inputSchema) });
+    const registered = server.registerTool(
       tool.name,
       {
         title: tool.title,
@@ -41,30 +117,74 @@ export function createSessionServer({ tools, settings, gateway }: SessionOptions
           openWorldHint: true,
         },
       },
-      async (args: Record<string, unknown>, extra): Promise<CallToolResult> => {
-        let step = 0;
-        const progressToken = extra._meta?.progressToken;
-        const context: ToolContext = {
-          browser: gateway.scoped({ tool: tool.name, summary: tool.summarize?.(args as never) }),
-          session,
-          settings,
-          signal: extra.signal,
-          progress(message) {
-            if (progressToken === undefined) return;
-            void extra
-              .sendNotification({ method: 'notifications/progress', params: { progressToken, progress: ++step, message } })
-              .catch(() => {});
-          },
-        };
-        try {
-          return await tool.handler(args as never, context);
-        } catch (error) {
-          return errorResult(error);
-        }
-      },
+      (args: Record<string, unknown>, extra) => run(tool, args, extra, extra.signal, false),
     );
+    if (tool.taskSupport) registered.execution = { taskSupport: tool.taskSupport };
   }
+
+  server.server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
+    const entry = byName.get(request.params.name);
+    if (!entry) throw new McpError(ErrorCode.InvalidParams, `Tool ${request.params.name} not found`);
+    const parsed = entry.input.safeParse(request.params.arguments ?? {});
+    if (!parsed.success) return invalidArguments(entry.tool.name, parsed.error);
+    if (!request.params.task) return run(entry.tool, parsed.data, extra, extra.signal, false);
+    if (!entry.tool.taskSupport) {
+      throw new McpError(ErrorCode.InvalidParams, `Tool ${entry.tool.name} does not run as an MCP task: call it without "task".`);
+    }
+    const taskStore = extra.taskStore;
+    if (!taskStore) throw new McpError(ErrorCode.InternalError, 'No task store in this session.');
+    const task = await taskStore.createTask({ ttl: extra.taskRequestedTtl ?? DEFAULT_TASK_TTL_MS, pollInterval: 1000 });
+    const signal = tasks.track(task.taskId);
+    void run(entry.tool, parsed.data, extra, signal, true).then((result) => tasks.finish(task.taskId, result, taskStore));
+    // The SDK's CallTool wrapper validates a task-augmented call's answer as a CreateTaskResult.
+    return { task } as unknown as CallToolResult;
+  });
   return server;
+}
+
+/**
+ * The MCP tasks of one session: the SDK's in-memory store, plus an abort signal per running task,
+ * so tasks/cancel and the session's end stop the wait (the thread itself keeps running in Perplexity).
+ */
+class SessionTasks {
+  private readonly running = new Map<string, AbortController>();
+  readonly store: InMemoryTaskStore;
+
+  constructor() {
+    const running = this.running;
+    this.store = new (class extends InMemoryTaskStore {
+      override async updateTaskStatus(taskId: string, status: Task['status'], message?: string, sessionId?: string) {
+        await super.updateTaskStatus(taskId, status, message, sessionId);
+        if (status === 'cancelled') running.get(taskId)?.abort();
+      }
+    })();
+  }
+
+  track(taskId: string): AbortSignal {
+    const controller = new AbortController();
+    this.running.set(taskId, controller);
+    return controller.signal;
+  }
+
+  /** Stores the result through the request's view of the store, which also tells the client the new status. */
+  async finish(taskId: string, result: CallToolResult, store: Pick<RequestTaskStore, 'storeTaskResult'>): Promise<void> {
+    const controller = this.running.get(taskId);
+    this.running.delete(taskId);
+    if (controller?.signal.aborted) return;
+    await store.storeTaskResult(taskId, result.isError ? 'failed' : 'completed', result).catch(() => {});
+  }
+
+  abortAll(): void {
+    for (const controller of this.running.values()) controller.abort();
+    this.running.clear();
+    this.store.cleanup();
+  }
+}
+
+/** "[INVALID_PARAMS] …" naming every field the schema refused. */
+function invalidArguments(toolName: string, error: z.ZodError): CallToolResult {
+  const problems = error.issues.map((issue) => `${issue.path.length ? issue.path.join('.') : '(arguments)'}: ${issue.message}`);
+  return { content: [{ type: 'text', text: `[INVALID_PARAMS] Invalid arguments for ${toolName}: ${problems.join('; ')}.` }], isError: true };
 }
 
 /** "[CODE] message" for our typed errors, "Error: message" for anything unexpected (the reference's forms). */

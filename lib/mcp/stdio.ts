@@ -1,4 +1,5 @@
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
+import { onDemandAttachments } from './attachments/http';
 import { BrowserGateway, type GatewayOptions } from './gateway';
 import { createSessionServer } from './server';
 import type { ToolDefinition } from './tool';
@@ -6,7 +7,8 @@ import type { ToolDefinition } from './tool';
 /** `comet-relay mcp`: one MCP session on stdin/stdout, for desktop and CLI clients. */
 export async function runStdio(options: Omit<GatewayOptions, 'transport'> & { tools: ToolDefinition[] }): Promise<void> {
   const gateway = new BrowserGateway({ ...options, transport: 'stdio' });
-  const server = createSessionServer({ tools: options.tools, settings: options.settings, gateway });
+  const uploads = onDemandAttachments(options);
+  const server = createSessionServer({ tools: options.tools, settings: options.settings, gateway, attachments: uploads.attachments });
   const transport = new StdioServerTransport();
   const closed = new Promise<void>((resolve) => {
     transport.onclose = () => resolve();
@@ -16,4 +18,5 @@ export async function runStdio(options: Omit<GatewayOptions, 'transport'> & { to
   await closed;
   gateway.close();
   await server.close().catch(() => {});
+  await uploads.close();
 }

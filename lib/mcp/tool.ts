@@ -1,7 +1,9 @@
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import type { z } from 'zod';
 import type { Settings } from '../config/settings';
+import type { AttachmentAccess } from './attachments/http';
 import type { ToolBrowser } from './gateway';
+import type { Elicit } from './threads/hold';
 
 /**
  * A tool is a small declarative object: what it is called, what it takes, whether it only reads
@@ -21,6 +23,12 @@ export interface ToolContext {
   signal: AbortSignal;
   /** Sends an MCP progress notification when the client asked for progress; otherwise a no-op. */
   progress(message: string): void;
+  /** Upload envelopes, and attachment_urls turned into files for the page. */
+  attachments: AttachmentAccess;
+  /** The client runs this call as an MCP task (task-augmented tools/call): it is not held to the short hold. */
+  asTask: boolean;
+  /** Asks the person through the client (MCP elicitation, form mode); absent when the client cannot. */
+  elicit?: Elicit;
 }
 
 export interface ToolDefinition<Shape extends z.ZodRawShape = z.ZodRawShape> {
@@ -33,6 +41,8 @@ export interface ToolDefinition<Shape extends z.ZodRawShape = z.ZodRawShape> {
   access: ToolAccess;
   /** Acting tools that can lose the user's work (stopping an answer, navigating away). */
   destructive?: boolean;
+  /** A client may run this tool as an MCP task (task-augmented tools/call). */
+  taskSupport?: 'optional';
   /** One line for the side panel's activity feed. */
   summarize?(args: z.infer<z.ZodObject<Shape>>): string;
   handler(args: z.infer<z.ZodObject<Shape>>, context: ToolContext): Promise<CallToolResult>;
@@ -49,4 +59,10 @@ export function textResult(text: string): CallToolResult {
 /** A failure the tool reports as a normal sentence (the reference prints some failures this way). */
 export function errorText(text: string): CallToolResult {
   return { content: [{ type: 'text', text }], isError: true };
+}
+
+/** One line of at most `max` characters (whitespace folded), for summaries and messages. */
+export function clip(text: string, max: number): string {
+  const flat = text.replace(/\s+/g, ' ').trim();
+  return flat.length > max ? `${flat.slice(0, max - 1)}…` : flat;
 }

@@ -25,6 +25,8 @@ export const hostsDir = (home: string) => path.join(home, 'hosts');
 export const hostRecordPath = (home: string, profileId: string) => path.join(hostsDir(home), `${profileId}.json`);
 export const logsDir = (home: string) => path.join(home, 'logs');
 export const tokenPath = (home: string) => path.join(home, 'token');
+/** Files MCP clients uploaded for create_attachment_upload, one folder per upload. */
+export const attachmentsDir = (home: string) => path.join(home, 'attachments');
 
 /** Unix socket paths are limited to ~104 bytes (macOS) / 108 (Linux); stay well below. */
 const MAX_SOCKET_PATH = 100;

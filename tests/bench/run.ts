@@ -4,7 +4,7 @@
  * baseline that reads the same page the way the CDP-based server does. Prints a markdown table.
  * A missed target is reported, not fatal: the process fails only if the bench itself broke.
  *
- * `npm run bench -- --only a,b` runs some of the measurements (a–f) while working on one.
+ * `npm run bench -- --only a,b` runs some of the measurements (a–h) while working on one.
  */
 import type { CDPSession } from 'playwright-core';
 import { startSimWorld, type SimWorld } from '../support/sim-harness';
@@ -17,6 +17,8 @@ import { measureActivity } from './page-idle';
 import { hostOnlyRoundTrips, mcpPingRoundTrips, pollRoundTrips, withSessionStorageWritesOff } from './round-trip';
 import { kB, MB, median, ms, percentile } from './stats';
 import { FAILS, INFO, renderTable, type Row, verdict } from './table';
+import { ThreadWorld } from '../support/thread-world';
+import { measureCheckpointLatency, parallelThreads } from './threads';
 import { measureOurWait } from './wait-latency';
 
 /** The simulated site's speed: a `short` answer streams for 0.5 s instead of 1 s. Latency is measured from its finish. */
@@ -33,12 +35,16 @@ const BASELINE_FAILURE_ASKS = 1;
 const BASELINE_CAP_MS = 15_000;
 const POLLS = 500;
 const IDLE_WINDOW_MS = 3000;
+/** (g): each round is a question checkpoint and, after the answer, a complete one. */
+const THREAD_ROUNDS = 10;
 
 const T0 = Date.now();
 const log = (text: string) => process.stderr.write(`[bench ${((Date.now() - T0) / 1000).toFixed(1)} s] ${text}\n`);
 
 interface Bench {
   world: SimWorld;
+  /** For (g) and (h): a site the extension's own background tabs reach (a standalone simulated server). */
+  threads(): Promise<ThreadWorld>;
   cdp: CDPSession;
   notes: string[];
   /** The host's memory before any measurement. */
@@ -54,6 +60,8 @@ const PHASES: [string, Phase][] = [
   ['b', roundTripPhase],
   ['e', fanOutPhase],
   ['f', pageIdlePhase],
+  ['g', threadCheckpointPhase],
+  ['h', parallelThreadsPhase],
   ['c', memoryPhase],
 ];
 
@@ -61,10 +69,15 @@ async function main(): Promise<void> {
   const only = onlyArg();
   log('starting Chromium with the extension, the host and an MCP client');
   const world = await startSimWorld({ generation: 'B', scenario: 'short', speed: SPEED, clientName: 'bench' });
+  let threadWorld: Promise<ThreadWorld> | undefined;
   try {
     const cdp = await world.harness.context.newCDPSession(world.page);
     const { product } = await cdp.send('Browser.getVersion');
-    const bench: Bench = { world, cdp, notes: [], startMemory: hostMemory(world.harness.home) };
+    const threads = () => {
+      threadWorld ??= ThreadWorld.start({ generation: 'B', speed: SPEED });
+      return threadWorld;
+    };
+    const bench: Bench = { world, cdp, notes: [], startMemory: hostMemory(world.harness.home), threads };
     const byName = new Map<string, Row[]>();
     for (const [name, phase] of PHASES) if (!only || only.has(name)) byName.set(name, await phase(bench));
     const rows = [...byName].sort(([a], [b]) => a.localeCompare(b)).flatMap(([, r]) => r);
@@ -78,6 +91,7 @@ async function main(): Promise<void> {
     for (const note of bench.notes) console.log(`- ${note}`);
   } finally {
     await world.harness.close();
+    await threadWorld?.then((w) => w.close()).catch(() => {});
   }
 }
 
@@ -309,6 +323,43 @@ async function pageIdlePhase({ world, cdp }: Bench): Promise<Row[]> {
         `renderer main thread: tasks ${ms(idle.taskMs)}, script ${ms(idle.scriptMs)}, ${idle.layouts} layouts, ${idle.styleRecalcs} style recalcs; ` +
         `control, 20 comet_poll: ours ${ms(control.ourMs)} in ${control.ourSamples} of ${control.jsSamples} JS samples, script ${ms(control.scriptMs)}` +
         (seen ? '' : ' (the control saw nothing: unverified)'),
+    },
+  ];
+}
+
+// ── (g) ───────────────────────────────────────────────────────────────────────
+
+async function threadCheckpointPhase({ threads }: Bench): Promise<Row[]> {
+  log(`(g) ${THREAD_ROUNDS} rounds on one thread: a question checkpoint, then answer_question until complete`);
+  const { question, complete } = await measureCheckpointLatency(await threads(), THREAD_ROUNDS);
+  const all = [...question, ...complete];
+  return [
+    {
+      measure: '(g) thread checkpoint in the page → held call returned',
+      n: String(all.length),
+      median: ms(median(all)),
+      tail: `p95 ${ms(percentile(all, 95))}`,
+      target: '< 50 ms median',
+      mark: verdict(median(all) < 50),
+      note: `question shown → call_perplexity_computer: median ${ms(median(question))}; answer finished → answer_question: median ${ms(median(complete))}; in the thread's background tab`,
+    },
+  ];
+}
+
+// ── (h) ───────────────────────────────────────────────────────────────────────
+
+async function parallelThreadsPhase({ threads }: Bench): Promise<Row[]> {
+  log('(h) four computer tasks in four new threads: at once, then one after another');
+  const { parallelMs, sequentialMs } = await parallelThreads(await threads());
+  return [
+    {
+      measure: '(h) 4 threads at once (wall)',
+      n: '4',
+      median: ms(parallelMs),
+      tail: `one after another ${ms(sequentialMs)}`,
+      target: '< one after another',
+      mark: verdict(parallelMs < sequentialMs),
+      note: `${(sequentialMs / parallelMs).toFixed(1)}× faster at once; each thread in its own background tab, one MCP client`,
     },
   ];
 }

@@ -15,10 +15,13 @@ test.afterAll(async () => harness?.close());
 test('tools/list still answers, and a browser tool says no browser is connected and what to do', async () => {
   const client = await harness.stdioClient('broken-setup');
   const { tools } = await client.listTools();
-  expect(tools.length).toBe(13);
-  const result = await client.callTool({ name: 'comet_list_tabs', arguments: {} });
-  expect(result.isError).toBe(true);
-  expect(textOf(result)).toMatch(/^\[EXTENSION_NOT_CONNECTED\] No browser with the comet-relay extension is connected\..*comet-relay doctor/);
+  // The 13 comet_* tools and the eleven thread tools.
+  expect(tools.length).toBe(24);
+  for (const name of ['comet_list_tabs', 'models_list']) {
+    const result = await client.callTool({ name, arguments: {} });
+    expect(result.isError, name).toBe(true);
+    expect(textOf(result), name).toMatch(/^\[EXTENSION_NOT_CONNECTED\] No browser with the comet-relay extension is connected\..*comet-relay doctor/);
+  }
 });
 
 test('the extension reports the missing host with the install hint', async () => {

@@ -80,7 +80,8 @@ test('npm pack makes a lean tarball: the CLI, the built extension, and nothing o
   const meta = JSON.parse(fs.readFileSync(path.join(installedRoot, 'package.json'), 'utf8'));
   expect(meta.private).toBeUndefined();
   expect(meta.bin).toEqual({ 'comet-relay': 'dist/cli.js' });
-  expect(Object.keys(meta.dependencies).sort()).toEqual(['@modelcontextprotocol/sdk', 'zod']);
+  // Runtime dependencies the CLI imports (the multipart parser of attachment uploads among them).
+  expect(Object.keys(meta.dependencies).sort()).toEqual(['@fastify/busboy', '@modelcontextprotocol/sdk', 'zod']);
   expect(meta.engines.node).toBeTruthy();
 });
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { CLIENTS, clientConfig, DEFAULT_HTTP_URL, stdioCommand, TOKEN_PLACEHOLDER, tomlString } from '../../lib/install/client-config';
+import { CLIENTS, clientConfig, DEFAULT_HTTP_URL, stdioCommand, TOKEN_PLACEHOLDER, TOOL_TIMEOUT_SETTING, tomlString } from '../../lib/install/client-config';
 
 const base = { nodePath: '/usr/bin/node', cliPath: '/opt/comet relay/dist/cli.js', platform: 'linux' as const };
 const json = (client: string, index = 0, options: Parameters<typeof clientConfig>[1] = base) => {
@@ -53,6 +53,18 @@ describe('client configs', () => {
     expect(config.snippets[0]?.content).toBe("claude mcp add comet-relay -- /usr/bin/node '/opt/comet relay/dist/cli.js' mcp");
     expect(json('claude-code')).toEqual({ mcpServers: { 'comet-relay': { command: '/usr/bin/node', args: ['/opt/comet relay/dist/cli.js', 'mcp'] } } });
     expect(clientConfig('claude-code', { ...base, npx: true }).snippets[0]?.content).toBe('claude mcp add comet-relay -- npx comet-relay mcp');
+  });
+
+  it("sets each client's tool-call timeout where it has one, and says so where it has none", () => {
+    expect(json('claude-code', 1)).toEqual({ env: { MCP_TOOL_TIMEOUT: '600000' } });
+    expect(clientConfig('claude-code', base).snippets[2]?.file).toBe('~/.claude/settings.json');
+    expect(clientConfig('codex', base).snippets[0]?.content).toContain('tool_timeout_sec = 600');
+    for (const client of CLIENTS) {
+      const hint = clientConfig(client, base).hint;
+      if (TOOL_TIMEOUT_SETTING[client]) expect(clientConfig(client, base).text, client).toContain(TOOL_TIMEOUT_SETTING[client] as string);
+      else if (client !== 'http') expect(hint, client).toMatch(/has no setting for how long a tool call may run: .* read_thread/);
+    }
+    expect(clientConfig('http', base).hint).toContain('MCP_TOOL_TIMEOUT=600000');
   });
 
   it('claude-desktop, cursor, windsurf: mcpServers entries, with the file per OS', () => {

@@ -17,6 +17,18 @@ describe('COMET_* settings', () => {
     });
   });
 
+  it('holds thread calls two minutes, with a progress beat of at most 15 s, and takes 25 MB attachments', () => {
+    expect(readSettings({})).toMatchObject({
+      COMET_THREAD_HOLD_MS: 120_000,
+      COMET_THREAD_TASK_HOLD_MS: 1_200_000,
+      COMET_THREAD_PROGRESS_MS: 10_000,
+      COMET_THREAD_TABS: 6,
+      COMET_ATTACHMENT_MAX_BYTES: 25 * 1024 * 1024,
+    });
+    expect(readSettings({ COMET_THREAD_HOLD_MS: '3000' }).COMET_THREAD_HOLD_MS).toBe(3000);
+    expect(() => readSettings({ COMET_THREAD_PROGRESS_MS: '20000' })).toThrow(/COMET_THREAD_PROGRESS_MS="20000" is not valid/);
+  });
+
   it('names the variable and the problem when a value is bad', () => {
     expect(() => readSettings({ COMET_SCREENSHOT_QUALITY: '180' })).toThrow(/COMET_SCREENSHOT_QUALITY="180" is not valid: .*Fix or unset it/);
     expect(() => readSettings({ COMET_SCREENSHOT_FORMAT: 'gif' })).toThrow(/COMET_SCREENSHOT_FORMAT/);
@@ -25,7 +37,7 @@ describe('COMET_* settings', () => {
 });
 
 describe('tool selection', () => {
-  it('offers the 13 comet_* tools, each with a title and a description', () => {
+  it('offers the 13 comet_* tools, then the eleven thread tools, each with a title and a description', () => {
     expect(allTools.map((t) => t.name)).toEqual([
       'comet_connect',
       'comet_ask',
@@ -40,6 +52,17 @@ describe('tool selection', () => {
       'comet_list_conversations',
       'comet_open_conversation',
       'comet_get_page_content',
+      'call_perplexity_computer',
+      'read_thread',
+      'answer_question',
+      'confirm_action_approve',
+      'confirm_action_deny',
+      'notify_connected',
+      'models_list',
+      'projects_list',
+      'list_thread_assets',
+      'create_asset_download',
+      'create_attachment_upload',
     ]);
     for (const tool of allTools) expect(tool.title && tool.description).toBeTruthy();
   });
@@ -50,6 +73,10 @@ describe('tool selection', () => {
     expect(readOnly).toContain('comet_poll');
     expect(readOnly).not.toContain('comet_ask');
     expect(readOnly).not.toContain('comet_stop');
+    expect(readOnly).toEqual(expect.arrayContaining(['read_thread', 'models_list', 'projects_list', 'list_thread_assets', 'create_asset_download']));
+    for (const acting of ['call_perplexity_computer', 'answer_question', 'confirm_action_approve', 'confirm_action_deny', 'notify_connected', 'create_attachment_upload']) {
+      expect(readOnly).not.toContain(acting);
+    }
   });
 
   it('rejects an unknown tool name, listing the known ones', () => {

@@ -4,7 +4,7 @@ import type { TabInfo } from '../../protocol/methods';
 import { formatWaitText, PageMode, PollResult } from '../../protocol/page-methods';
 import { checkPerplexityUrl, PERPLEXITY_HOME, TAB_CATEGORY_ORDER } from '../../protocol/urls';
 import type { ToolBrowser } from '../gateway';
-import { defineTool, errorText, textResult, type ToolDefinition } from '../tool';
+import { clip, defineTool, errorText, textResult, type ToolDefinition } from '../tool';
 
 /**
  * The comet_* family: the 13 tools of the CDP-based MCP Comet server, with its names, parameters,
@@ -284,11 +284,6 @@ const openConversation = defineTool({
 
 function numbered(entries: [string, string | undefined][]): string {
   return entries.map(([title, url], i) => `${i + 1}. ${title}${url ? `\n   ${url}` : ''}`).join('\n\n');
-}
-
-function clip(text: string, max: number): string {
-  const flat = text.replace(/\s+/g, ' ').trim();
-  return flat.length > max ? `${flat.slice(0, max - 1)}…` : flat;
 }
 
 export const cometTools: ToolDefinition[] = [

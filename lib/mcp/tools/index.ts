@@ -1,9 +1,10 @@
 import { RelayError } from '../../protocol/errors';
 import type { ToolDefinition } from '../tool';
 import { cometTools } from './comet';
+import { threadTools } from './threads';
 
 /** Every tool family, in the order tools/list shows them. A new family is one file plus one line here. */
-export const allTools: ToolDefinition[] = [...cometTools];
+export const allTools: ToolDefinition[] = [...cometTools, ...threadTools];
 
 export interface ToolSelection {
   /** Allowlist of tool names (like the Agent API's allowed_tools); empty or absent means all. */

@@ -1,0 +1,292 @@
+import fs from 'node:fs';
+import http from 'node:http';
+import { Busboy, type BusboyFileStream, type BusboyInstance } from '@fastify/busboy';
+import type { Settings } from '../../config/settings';
+import { RelayError } from '../../protocol/errors';
+import type { AttachmentPayload } from '../../protocol/threads';
+import { AttachmentStore, type ClaimedUpload, type Envelope, type EnvelopeRequest, filenameProblem, mimeTypeProblem, UploadRefused } from './store';
+
+/**
+ * The HTTP side of attachments: `POST {base}/attachments/upload` takes a multipart form (the
+ * envelope's `key` and `token` fields, then a `file` part) the way an S3 presigned POST does, and
+ * answers 204; `GET {base}/attachments/{id}/{name}` gives the file back. `comet-relay serve` mounts
+ * this beside /mcp; `comet-relay mcp` opens a loopback listener for it the first time a client asks
+ * for an envelope. Multipart parsing is @fastify/busboy's: streaming, with limits on parts, fields
+ * and file size, so an oversized body is cut off instead of buffered.
+ */
+
+export const ATTACHMENTS_PREFIX = '/attachments/';
+
+/** Handles a request under {base}/attachments/; `subpath` is what follows the base. */
+export function handleAttachmentRequest(store: AttachmentStore, req: http.IncomingMessage, res: http.ServerResponse, subpath: string): void {
+  if (subpath === `${ATTACHMENTS_PREFIX}upload`) {
+    if (req.method === 'POST') void receiveUpload(store, req, res);
+    else respond(res, 405, 'POST the multipart form to this URL.');
+    return;
+  }
+  const download = /^\/attachments\/([0-9a-f-]{36})\/[^/]+$/.exec(subpath);
+  if (download && (req.method === 'GET' || req.method === 'HEAD')) {
+    const stored = store.file(download[1] as string);
+    if (!stored) {
+      respond(res, 404, 'No such attachment (never uploaded, or expired).');
+      return;
+    }
+    res.writeHead(200, {
+      'Content-Type': 'application/octet-stream',
+      'Content-Length': String(stored.meta.sizeBytes ?? 0),
+      'Content-Disposition': `attachment; filename*=UTF-8''${encodeURIComponent(stored.meta.filename)}`,
+      'X-Content-Type-Options': 'nosniff',
+      'Cache-Control': 'no-store',
+    });
+    if (req.method === 'HEAD') res.end();
+    else fs.createReadStream(stored.path).pipe(res);
+    return;
+  }
+  respond(res, 404, `Nothing at ${subpath}: uploads go to ${ATTACHMENTS_PREFIX}upload.`);
+}
+
+async function receiveUpload(store: AttachmentStore, req: http.IncomingMessage, res: http.ServerResponse): Promise<void> {
+  const contentType = req.headers['content-type'];
+  if (!contentType || !/^multipart\/form-data\b/i.test(contentType)) {
+    return refuse(req, res, new UploadRefused(415, 'Send multipart/form-data: every field of upload_fields, then the file under a part named "file".'));
+  }
+  let parser: BusboyInstance;
+  try {
+    parser = new Busboy({
+      headers: { ...req.headers, 'content-type': contentType },
+      limits: { fields: 16, fieldSize: 4096, files: 1, parts: 20, fileSize: store.maxBytes },
+    });
+  } catch (error) {
+    return refuse(req, res, new UploadRefused(400, `Unreadable multipart form: ${(error as Error).message}`));
+  }
+
+  const stop = new AbortController();
+  const refusal = await new Promise<UploadRefused | undefined>((settle) => {
+    const fields: Record<string, string> = {};
+    let file: 'none' | 'writing' | 'stored' = 'none';
+    let parsed = false;
+    const fail = (error: unknown) => settle(error instanceof UploadRefused ? error : new UploadRefused(400, `Unreadable multipart form: ${(error as Error).message}`));
+    parser.on('field', (name, value) => {
+      fields[name] = value;
+    });
+    parser.on('file', (name, stream) => {
+      if (file !== 'none' || name !== 'file') {
+        stream.resume();
+        return fail(new UploadRefused(400, 'Send exactly one file part, named "file".'));
+      }
+      file = 'writing';
+      let claim: ClaimedUpload;
+      try {
+        claim = store.claim(fields.key, fields.token);
+      } catch (error) {
+        stream.resume();
+        return fail(error);
+      }
+      writeFile(stream, claim, Math.min(claim.meta.declaredBytes, store.maxBytes), stop.signal).then(
+        () => {
+          file = 'stored';
+          if (parsed) settle(undefined);
+        },
+        (error: unknown) => {
+          claim.abort();
+          fail(error);
+        },
+      );
+    });
+    parser.on('partsLimit', () => fail(new UploadRefused(400, 'Too many parts: send the upload_fields and one file.')));
+    parser.on('error', fail);
+    parser.on('finish', () => {
+      parsed = true;
+      if (file === 'none') fail(new UploadRefused(400, 'The form had no part named "file".'));
+      else if (file === 'stored') settle(undefined);
+    });
+    req.on('error', fail);
+    req.pipe(parser);
+  });
+  if (refusal) {
+    stop.abort();
+    req.unpipe(parser);
+    return refuse(req, res, refusal);
+  }
+  res.writeHead(204);
+  res.end();
+}
+
+/**
+ * Streams one file part to disk, refusing it past `limit` bytes (its envelope's size_bytes, at most
+ * the setting). The part's stream is never destroyed here: busboy keeps parsing the rest.
+ */
+function writeFile(stream: BusboyFileStream, claim: ClaimedUpload, limit: number, signal: AbortSignal): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const out = fs.createWriteStream(claim.partialPath, { flags: 'wx', mode: 0o600 });
+    let size = 0;
+    let over = false;
+    const giveUp = (error: Error) => {
+      if (over) return;
+      over = true;
+      stream.unpipe(out);
+      stream.resume();
+      // Rejected only once the file is closed, so the caller's abort() really removes it.
+      out.once('close', () => reject(error));
+      out.destroy();
+    };
+    const tooLarge = () =>
+      giveUp(new UploadRefused(413, `The file is larger than ${limit} bytes: its envelope allows size_bytes ${claim.meta.declaredBytes}, and COMET_ATTACHMENT_MAX_BYTES is the most any envelope allows.`));
+    signal.addEventListener('abort', () => giveUp(new UploadRefused(400, 'The upload was refused before the file was complete.')), { once: true });
+    stream.on('data', (chunk: Buffer) => {
+      size += chunk.length;
+      if (size > limit) tooLarge();
+    });
+    stream.once('limit', tooLarge);
+    out.once('error', (error) => {
+      if (!over) reject(error);
+    });
+    out.once('finish', () => {
+      if (over) return;
+      claim.commit(size);
+      resolve();
+    });
+    stream.pipe(out);
+  });
+}
+
+/** Answers a refusal and stops reading: what is left of the body is drained, up to a bound. */
+function refuse(req: http.IncomingMessage, res: http.ServerResponse, refusal: UploadRefused): void {
+  let drained = 0;
+  req.on('data', (chunk: Buffer) => {
+    drained += chunk.length;
+    if (drained > 1024 * 1024) req.destroy();
+  });
+  req.resume();
+  res.setHeader('Connection', 'close');
+  respond(res, refusal.status, refusal.message);
+}
+
+function respond(res: http.ServerResponse, status: number, message: string): void {
+  if (res.headersSent) return;
+  res.writeHead(status, { 'Content-Type': 'text/plain; charset=utf-8', 'Cache-Control': 'no-store' });
+  res.end(`${message}\n`);
+}
+
+// ── what the tools see ────────────────────────────────────────────────────────
+
+/** The attachment side of a session: make envelopes, and turn attachment_urls into payloads for the page. */
+export interface AttachmentAccess {
+  envelope(request: EnvelopeRequest): Promise<Envelope>;
+  /** Throws [INVALID_PARAMS] naming `attachment_urls[i]` for a URL that is not an upload of ours. */
+  payloads(urls: readonly string[] | undefined): AttachmentPayload[];
+}
+
+const LOOPBACK_HOSTS = new Set(['127.0.0.1', 'localhost', '[::1]']);
+
+export interface AttachmentsOptions {
+  store: AttachmentStore;
+  /** The base (origin + path, no trailing slash) envelopes are issued under; may start a listener. */
+  base(): Promise<string>;
+  /** A public base (`serve --public-url`) whose URLs are accepted besides loopback ones. */
+  publicBase?: string;
+}
+
+export class Attachments implements AttachmentAccess {
+  constructor(private readonly options: AttachmentsOptions) {}
+
+  async envelope(request: EnvelopeRequest): Promise<Envelope> {
+    const problem =
+      fieldProblem('filename', filenameProblem(request.filename)) ??
+      fieldProblem('mime_type', mimeTypeProblem(request.mimeType)) ??
+      (request.sizeBytes > this.options.store.maxBytes
+        ? `size_bytes ${request.sizeBytes} is over the limit of ${this.options.store.maxBytes} bytes (COMET_ATTACHMENT_MAX_BYTES).`
+        : undefined);
+    if (problem) throw new RelayError('INVALID_PARAMS', problem);
+    return this.options.store.create(request, await this.options.base());
+  }
+
+  payloads(urls: readonly string[] | undefined): AttachmentPayload[] {
+    if (!urls?.length) return [];
+    if (urls.length > 10) throw new RelayError('INVALID_PARAMS', `attachment_urls has ${urls.length} URLs; at most 10 go with one turn.`);
+    this.options.store.sweep();
+    return urls.map((url, index) => {
+      try {
+        return this.options.store.payloadFor(url, (candidate) => this.accepted(candidate));
+      } catch (error) {
+        const cause = RelayError.from(error);
+        throw new RelayError('INVALID_PARAMS', `attachment_urls[${index}] (${url}) ${cause.message}.`);
+      }
+    });
+  }
+
+  private accepted(candidate: URL): boolean {
+    const base = candidate.pathname.slice(0, candidate.pathname.lastIndexOf(ATTACHMENTS_PREFIX));
+    if (candidate.protocol === 'http:' && LOOPBACK_HOSTS.has(candidate.hostname) && base === '') return true;
+    const publicBase = this.options.publicBase;
+    if (!publicBase) return false;
+    const expected = new URL(publicBase);
+    return candidate.origin === expected.origin && base === expected.pathname.replace(/\/$/, '');
+  }
+}
+
+function fieldProblem(field: string, problem: string | undefined): string | undefined {
+  return problem ? `${field} ${problem}.` : undefined;
+}
+
+/**
+ * `comet-relay mcp`'s loopback listener for uploads, opened on first use: 127.0.0.1 on a free
+ * port, Host checked (DNS rebinding), nothing but /attachments/ served. It does not keep the
+ * process alive.
+ */
+export async function startAttachmentListener(store: AttachmentStore): Promise<{ base: string; close(): Promise<void> }> {
+  let port = 0;
+  const server = http.createServer((req, res) => {
+    const host = (req.headers.host ?? '').toLowerCase();
+    if (host !== `127.0.0.1:${port}` && host !== `localhost:${port}`) {
+      req.resume();
+      return respond(res, 403, `Host "${req.headers.host}" is not allowed: use 127.0.0.1:${port}.`);
+    }
+    const pathname = new URL(req.url ?? '/', 'http://localhost').pathname;
+    if (!pathname.startsWith(ATTACHMENTS_PREFIX)) {
+      req.resume();
+      return respond(res, 404, 'This listener only takes attachment uploads.');
+    }
+    handleAttachmentRequest(store, req, res, pathname);
+  });
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => resolve());
+  });
+  server.unref();
+  port = (server.address() as { port: number }).port;
+  return {
+    base: `http://127.0.0.1:${port}`,
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
+}
+
+export interface LocalAttachmentsOptions {
+  home: string;
+  settings: Pick<Settings, 'COMET_ATTACHMENT_MAX_BYTES' | 'COMET_ATTACHMENT_TTL_MS'>;
+}
+
+/** The store under COMET_RELAY_HOME with the limits the settings give. */
+export function attachmentStore({ home, settings }: LocalAttachmentsOptions): AttachmentStore {
+  return new AttachmentStore({ home, maxBytes: settings.COMET_ATTACHMENT_MAX_BYTES, ttlMs: settings.COMET_ATTACHMENT_TTL_MS });
+}
+
+/** `comet-relay mcp`: envelopes point at a loopback listener opened the first time one is asked for. */
+export function onDemandAttachments(options: LocalAttachmentsOptions): { attachments: Attachments; close(): Promise<void> } {
+  const store = attachmentStore(options);
+  let listener: ReturnType<typeof startAttachmentListener> | undefined;
+  const base = async () => {
+    listener ??= startAttachmentListener(store);
+    return (await listener).base;
+  };
+  return {
+    attachments: new Attachments({ store, base }),
+    close: async () => {
+      if (listener) await (await listener).close();
+    },
+  };
+}

@@ -1,0 +1,252 @@
+import { createHash, randomBytes, randomUUID, timingSafeEqual } from 'node:crypto';
+import fs from 'node:fs';
+import path from 'node:path';
+import { z } from 'zod';
+import { RelayError } from '../../protocol/errors';
+import type { AttachmentPayload } from '../../protocol/threads';
+import { attachmentsDir } from '../../relay/paths';
+
+/**
+ * Files an MCP client uploads for create_attachment_upload, kept under COMET_RELAY_HOME/attachments:
+ * one folder per envelope, named by a random uuid, holding `meta.json` (which marks the folder as
+ * ours), `claimed` (the one-time token was used), and the bytes in `data`. The client's filename
+ * is only ever data in meta.json, never part of a path. Cleanup removes only expired folders whose
+ * meta.json says we made them, and only the files we write there.
+ */
+
+const MARKER = 'comet-relay-attachment';
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
+const OUR_FILES = ['data', 'data.partial', 'claimed', 'meta.json', 'meta.json.tmp'];
+
+const Meta = z.object({
+  kind: z.literal(MARKER),
+  id: z.string().regex(UUID),
+  filename: z.string(),
+  mimeType: z.string(),
+  declaredBytes: z.number().int().min(0),
+  tokenSha256: z.string().length(64),
+  createdAt: z.number(),
+  /** The envelope's deadline; once uploaded, when the file goes. */
+  expiresAt: z.number(),
+  uploadedAt: z.number().optional(),
+  sizeBytes: z.number().int().min(0).optional(),
+});
+type Meta = z.infer<typeof Meta>;
+
+export interface EnvelopeRequest {
+  filename: string;
+  mimeType: string;
+  sizeBytes: number;
+}
+
+/** What create_attachment_upload returns: the seed's three fields, plus when it expires and the limit. */
+export interface Envelope {
+  attachment_url: string;
+  upload_url: string;
+  upload_fields: Record<string, string>;
+  expires_at: string;
+  max_bytes: number;
+}
+
+export interface StoreOptions {
+  home: string;
+  maxBytes: number;
+  ttlMs: number;
+  now?: () => number;
+}
+
+/** An upload whose token was just claimed: write to `partialPath`, then commit or abort. */
+export interface ClaimedUpload {
+  meta: Meta;
+  partialPath: string;
+  commit(sizeBytes: number): void;
+  abort(): void;
+}
+
+/** Why an upload was refused, with the HTTP status that says it. */
+export class UploadRefused extends Error {
+  constructor(
+    readonly status: number,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+/** Checks a filename before it is accepted into an envelope; returns what is wrong, or undefined. */
+export function filenameProblem(filename: string): string | undefined {
+  if (filename.length === 0 || filename.length > 255) return 'must be 1 to 255 characters';
+  if (filename === '.' || filename === '..') return 'must be a file name, not "." or ".."';
+  if (/[/\\\u0000-\u001f\u007f]/.test(filename)) return 'must not contain a path separator or control characters (pass only the name, e.g. report.pdf)';
+  if (/[<>:"|?*]/.test(filename)) return 'must not contain any of < > : " | ? *';
+  if (filename.trim() !== filename) return 'must not start or end with spaces';
+  return undefined;
+}
+
+export function mimeTypeProblem(mimeType: string): string | undefined {
+  if (!/^[a-z0-9][a-z0-9!#$&^_.+-]{0,126}\/[a-z0-9][a-z0-9!#$&^_.+-]{0,126}$/i.test(mimeType)) {
+    return 'must be a content type such as application/pdf or image/png';
+  }
+  return undefined;
+}
+
+const digest = (value: string) => createHash('sha256').update(value).digest('hex');
+
+export class AttachmentStore {
+  readonly dir: string;
+  readonly maxBytes: number;
+  private readonly ttlMs: number;
+  private readonly now: () => number;
+
+  constructor(options: StoreOptions) {
+    this.dir = attachmentsDir(options.home);
+    this.maxBytes = options.maxBytes;
+    this.ttlMs = options.ttlMs;
+    this.now = options.now ?? Date.now;
+  }
+
+  /** Makes an envelope: a folder with meta.json and a fresh one-time token. `base` has no trailing slash. */
+  create(request: EnvelopeRequest, base: string): Envelope {
+    this.sweep();
+    const id = randomUUID();
+    const token = randomBytes(32).toString('base64url');
+    const createdAt = this.now();
+    const meta: Meta = {
+      kind: MARKER,
+      id,
+      filename: request.filename,
+      mimeType: request.mimeType,
+      declaredBytes: request.sizeBytes,
+      tokenSha256: digest(token),
+      createdAt,
+      expiresAt: createdAt + this.ttlMs,
+    };
+    fs.mkdirSync(this.dir, { recursive: true, mode: 0o700 });
+    const folder = path.join(this.dir, id);
+    fs.mkdirSync(folder, { mode: 0o700 });
+    this.writeMeta(meta);
+    return {
+      attachment_url: `${base}/attachments/${id}/${encodeURIComponent(request.filename)}`,
+      upload_url: `${base}/attachments/upload`,
+      upload_fields: { key: id, token },
+      expires_at: new Date(meta.expiresAt).toISOString(),
+      max_bytes: Math.min(request.sizeBytes, this.maxBytes),
+    };
+  }
+
+  /** Checks key and token and uses the token up (once, across processes), or refuses. */
+  claim(key: string | undefined, token: string | undefined): ClaimedUpload {
+    if (!key || !token) throw new UploadRefused(400, 'Send the "key" and "token" fields of upload_fields before the file part.');
+    const meta = this.meta(key);
+    if (!meta || !timingSafeEqual(Buffer.from(digest(token)), Buffer.from(meta.tokenSha256))) {
+      throw new UploadRefused(403, 'Unknown key or wrong token: use the upload_fields that create_attachment_upload returned.');
+    }
+    if (meta.uploadedAt === undefined && meta.expiresAt < this.now()) {
+      throw new UploadRefused(410, 'This upload envelope has expired: request a new one with create_attachment_upload.');
+    }
+    const folder = path.join(this.dir, meta.id);
+    try {
+      fs.writeFileSync(path.join(folder, 'claimed'), String(this.now()), { flag: 'wx', mode: 0o600 });
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === 'EEXIST') {
+        throw new UploadRefused(409, 'This upload envelope was already used: request a new one with create_attachment_upload.');
+      }
+      throw error;
+    }
+    const partialPath = path.join(folder, 'data.partial');
+    return {
+      meta,
+      partialPath,
+      commit: (sizeBytes) => {
+        fs.renameSync(partialPath, path.join(folder, 'data'));
+        const uploadedAt = this.now();
+        this.writeMeta({ ...meta, uploadedAt, sizeBytes, expiresAt: uploadedAt + this.ttlMs });
+      },
+      abort: () => fs.rmSync(partialPath, { force: true }),
+    };
+  }
+
+  /** The stored file behind an id, when it is uploaded and not expired. */
+  file(id: string): { meta: Meta; path: string } | undefined {
+    const meta = this.meta(id);
+    if (!meta || meta.uploadedAt === undefined || meta.expiresAt < this.now()) return undefined;
+    return { meta, path: path.join(this.dir, meta.id, 'data') };
+  }
+
+  /**
+   * Reads the upload behind an attachment_url for the page. `accepted` lists the URL bases
+   * (origin + path) the envelope may have been issued under; the url must be exactly
+   * `{base}/attachments/{id}/{filename}`.
+   */
+  payloadFor(url: string, accepted: (candidate: URL) => boolean): AttachmentPayload {
+    let parsed: URL;
+    try {
+      parsed = new URL(url);
+    } catch {
+      throw new RelayError('INVALID_PARAMS', 'is not a URL: pass an attachment_url from create_attachment_upload');
+    }
+    const match = /^(.*)\/attachments\/([0-9a-f-]{36})\/([^/]+)$/.exec(parsed.pathname);
+    if (!match || parsed.search || parsed.hash || parsed.username || parsed.password || !accepted(parsed)) {
+      throw new RelayError('INVALID_PARAMS', 'is not an attachment_url this comet-relay issued: upload the file with create_attachment_upload first');
+    }
+    const [, , id, name] = match as unknown as [string, string, string, string];
+    const meta = this.meta(id);
+    if (!meta || encodeURIComponent(meta.filename) !== name) {
+      throw new RelayError('INVALID_PARAMS', 'names no upload here (wrong id or file name): pass the attachment_url exactly as create_attachment_upload returned it');
+    }
+    const stored = this.file(id);
+    if (!stored) {
+      const why = meta.uploadedAt === undefined ? 'was never uploaded: POST the file to upload_url with upload_fields first' : 'has expired: upload it again';
+      throw new RelayError('INVALID_PARAMS', why);
+    }
+    return { filename: meta.filename, mimeType: meta.mimeType, data: fs.readFileSync(stored.path).toString('base64') };
+  }
+
+  /** Removes expired uploads: only folders named like ours whose meta.json is ours, only our files. */
+  sweep(): void {
+    let names: string[];
+    try {
+      names = fs.readdirSync(this.dir);
+    } catch {
+      return;
+    }
+    const now = this.now();
+    for (const name of names) {
+      if (!UUID.test(name)) continue;
+      const folder = path.join(this.dir, name);
+      const meta = this.meta(name);
+      if (!meta || meta.expiresAt >= now || !fs.lstatSync(folder).isDirectory()) continue;
+      for (const file of OUR_FILES) {
+        const target = path.join(folder, file);
+        try {
+          if (fs.lstatSync(target).isFile()) fs.unlinkSync(target);
+        } catch {
+          // not there
+        }
+      }
+      try {
+        fs.rmdirSync(folder);
+      } catch {
+        // something we did not write is in there: leave it
+      }
+    }
+  }
+
+  private meta(id: string): Meta | undefined {
+    if (!UUID.test(id)) return undefined;
+    try {
+      const parsed = Meta.safeParse(JSON.parse(fs.readFileSync(path.join(this.dir, id, 'meta.json'), 'utf8')));
+      return parsed.success && parsed.data.id === id ? parsed.data : undefined;
+    } catch {
+      return undefined;
+    }
+  }
+
+  private writeMeta(meta: Meta): void {
+    const target = path.join(this.dir, meta.id, 'meta.json');
+    // One writer per folder at a time: create() makes it, commit() runs once after an exclusive claim.
+    const temp = `${target}.tmp`;
+    fs.writeFileSync(temp, JSON.stringify(meta), { mode: 0o600 });
+    fs.renameSync(temp, target);
+  }
+}

@@ -1,0 +1,165 @@
+import type { ElicitRequestFormParams, ElicitResult } from '@modelcontextprotocol/sdk/types.js';
+import type { ThreadCheckpoint, ThreadCheckpointInteraction, ThreadReply } from '../../protocol/threads';
+import { RelayError } from '../../protocol/errors';
+import type { ToolBrowser } from '../gateway';
+import { checkpointResult, notSentResult, questionText, stoppedWaitingResult, type ThreadResult } from './result';
+
+/**
+ * Holding a thread call: after a turn is submitted, wait (event-driven, through threads.wait) for
+ * the first final state or actionable checkpoint, up to the hold, and return the seed's result —
+ * `timeout` when the hold ran out while the task keeps running. While held, every new step goes
+ * out as a progress notification, and one goes out at least every `progressMs`; the first names the
+ * thread_id, so a client that gives up early can still read_thread. A client that declared
+ * elicitation answers questions and confirmations inside the call, which then goes on waiting.
+ */
+
+export type Elicit = (request: ElicitRequestFormParams, signal: AbortSignal) => Promise<ElicitResult>;
+
+export interface HoldOptions {
+  browser: ToolBrowser;
+  signal: AbortSignal;
+  progress(message: string): void;
+  holdMs: number;
+  progressMs: number;
+  tabCap: number;
+  /** Present when the client declared elicitation (and the call is not an MCP task). */
+  elicit?: Elicit;
+}
+
+/** Extra time the relay allows a threads.wait beyond its own timeout before giving up on the browser. */
+const WAIT_GRACE_MS = 30_000;
+
+export async function holdThread(options: HoldOptions, submitted: { threadId: string; turn: number }): Promise<ThreadResult> {
+  const { threadId } = submitted;
+  const beat = heartbeat(options, threadId);
+  const answered = new Set<string>();
+  let turn = submitted.turn;
+  try {
+    return await holdLoop();
+  } catch (error) {
+    const cause = RelayError.from(error);
+    // The caller is gone: nobody to answer. Anything else ends the wait, not the task.
+    if (options.signal.aborted || cause.code === 'CANCELLED') throw error;
+    return stoppedWaitingResult(threadId, cause);
+  } finally {
+    beat.stop();
+  }
+
+  async function holdLoop(): Promise<ThreadResult> {
+    for (;;) {
+      const started = Date.now();
+      const checkpoint = await options.browser.call(
+        'threads.wait',
+        { threadId, turn, timeoutMs: options.holdMs, tabCap: options.tabCap },
+        { signal: options.signal, timeoutMs: options.holdMs + WAIT_GRACE_MS, onProgress: beat.step },
+      );
+      const heldMs = Date.now() - started;
+      const interaction = options.elicit ? elicitable(checkpoint, answered) : undefined;
+      if (!interaction || !options.elicit) return checkpointResult(checkpoint, heldMs);
+      const reply = await askThePerson(options.elicit, threadId, interaction, options.signal);
+      if (!reply) return checkpointResult(checkpoint, heldMs);
+      answered.add(interaction.followupUuid);
+      beat.step(`answered in the call: ${interaction.type}`);
+      const next = await options.browser.call(
+        'threads.respond',
+        { threadId, followupUuid: interaction.followupUuid, reply, tabCap: options.tabCap },
+        { signal: options.signal, timeoutMs: 60_000 },
+      );
+      if ('notSent' in next) return notSentResult(next);
+      turn = next.turn;
+    }
+  }
+}
+
+function heartbeat(options: HoldOptions, threadId: string) {
+  const since = Date.now();
+  let latest = '';
+  options.progress(`thread_id ${threadId}: working. If this call is cut off, call read_thread with this thread_id.`);
+  const timer = setInterval(() => {
+    const seconds = Math.round((Date.now() - since) / 1000);
+    options.progress(`thread_id ${threadId}: still working (${seconds} s)${latest ? `; latest step: ${latest}` : ''}`);
+  }, options.progressMs);
+  return {
+    step(text: string) {
+      latest = text;
+      options.progress(`thread_id ${threadId}: ${text}`);
+    },
+    stop() {
+      clearInterval(timer);
+    },
+  };
+}
+
+/** A question or confirmation the person can answer in the client, not answered yet in this call. */
+function elicitable(checkpoint: ThreadCheckpoint, answered: Set<string>): ThreadCheckpointInteraction | undefined {
+  if (checkpoint.event !== 'ask_user_question' && checkpoint.event !== 'confirm_action') return undefined;
+  return checkpoint.interactions.find(
+    (i) => i.requiresUserResponse && (i.type === 'ask_user_question' || i.type === 'confirm_action') && !answered.has(i.followupUuid),
+  );
+}
+
+async function askThePerson(elicit: Elicit, threadId: string, interaction: ThreadCheckpointInteraction, signal: AbortSignal): Promise<ThreadReply | undefined> {
+  let result: ElicitResult;
+  try {
+    result = await elicit(elicitationFor(threadId, interaction), signal);
+  } catch (error) {
+    if (signal.aborted) throw error;
+    // The client could not ask (or gave up): the agent gets the checkpoint and answers with a tool.
+    return undefined;
+  }
+  return replyFromElicitation(interaction, result);
+}
+
+/** The form the client shows the person: one text field per question, or approve/deny with a reason. */
+export function elicitationFor(threadId: string, interaction: ThreadCheckpointInteraction): ElicitRequestFormParams {
+  if (interaction.type === 'confirm_action') {
+    return {
+      mode: 'form',
+      message: `Perplexity Computer (thread ${threadId}) asks for your confirmation:\n\n${interaction.text}`,
+      requestedSchema: {
+        type: 'object',
+        properties: {
+          decision: { type: 'string', title: 'Your decision', enum: ['approve', 'deny'], enumNames: ['Approve', 'Deny'] },
+          reason: { type: 'string', title: 'Reason (optional)' },
+        },
+        required: ['decision'],
+      },
+    };
+  }
+  const questions = questionsOf(interaction);
+  const properties: Record<string, { type: 'string'; title: string; description?: string }> = {};
+  questions.forEach((question, index) => {
+    properties[`answer_${index + 1}`] = {
+      type: 'string',
+      title: question.text || `Question ${index + 1}`,
+      ...(question.options?.length ? { description: `Suggested: ${question.options.join(' · ')}` } : {}),
+    };
+  });
+  return {
+    mode: 'form',
+    message: `Perplexity Computer (thread ${threadId}) asks:\n\n${questionText(interaction)}`,
+    requestedSchema: { type: 'object', properties, required: Object.keys(properties) },
+  };
+}
+
+/** The person's answer as a thread reply; undefined when they declined or cancelled. */
+export function replyFromElicitation(interaction: ThreadCheckpointInteraction, result: ElicitResult): ThreadReply | undefined {
+  if (result.action !== 'accept' || !result.content) return undefined;
+  const content = result.content;
+  if (interaction.type === 'confirm_action') {
+    const reason = typeof content.reason === 'string' && content.reason.trim() ? content.reason.trim() : undefined;
+    if (content.decision === 'approve') return { kind: 'approve', reason: reason ?? 'Approved by the person in the MCP client.' };
+    if (content.decision === 'deny') return { kind: 'deny', reason: reason ?? 'Denied by the person in the MCP client.' };
+    return undefined;
+  }
+  const answers: Record<string, string> = {};
+  questionsOf(interaction).forEach((question, index) => {
+    const value = content[`answer_${index + 1}`];
+    if (value !== undefined) answers[question.id] = Array.isArray(value) ? value.join(', ') : String(value);
+  });
+  return Object.keys(answers).length ? { kind: 'answers', answers } : undefined;
+}
+
+function questionsOf(interaction: ThreadCheckpointInteraction) {
+  return interaction.questions?.length ? interaction.questions : [{ id: interaction.followupUuid, text: interaction.text, options: undefined }];
+}

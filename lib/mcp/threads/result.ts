@@ -1,0 +1,271 @@
+import { z } from 'zod';
+import {
+  TASK_STATUS_OF,
+  THREAD_EVENTS,
+  TaskStatus,
+  type ThreadCheckpoint,
+  type ThreadCheckpointInteraction,
+  ThreadFile,
+  ThreadSource,
+  type ThreadTranscript,
+  type TurnNotSent,
+} from '../../protocol/threads';
+
+/**
+ * What the thread tools return, in the Computer MCP server's shapes: a checkpoint the browser
+ * classified becomes the seed's result object (snake_case, optional fields left out when empty).
+ * Pure functions, so every event's mapping is unit-tested without a browser.
+ */
+
+// ── the seed's objects ────────────────────────────────────────────────────────
+
+const Question = z.object({
+  id: z.string(),
+  text: z.string(),
+  options: z.array(z.string()).optional(),
+  multiple: z.boolean().optional(),
+});
+
+/** `interactive`: what the task waits on, and which tool answers it. Fields depend on `type`. */
+export const Interactive = z.object({
+  type: z.string(),
+  thread_id: z.string().optional(),
+  respond_with_tool: z.string().optional(),
+  /** confirm_action: the tool that denies (respond_with_tool approves). */
+  deny_with_tool: z.string().optional(),
+  followup_uuid: z.string().optional(),
+  text: z.string().optional(),
+  questions: z.array(Question).optional(),
+  expires_at: z.string().optional(),
+  connector: z.string().optional(),
+  display_name: z.string().optional(),
+  title: z.string().optional(),
+  description: z.string().optional(),
+  auth_url: z.string().optional(),
+  url: z.string().optional(),
+  requires_user_response: z.boolean().optional(),
+  reason: z.string().optional(),
+  billing_url: z.string().optional(),
+  quota_reset_date: z.string().optional(),
+});
+export type Interactive = z.infer<typeof Interactive>;
+
+/** The task tools' result (call_perplexity_computer, answer_question, confirm_*, notify_connected). */
+export const ThreadResultShape = {
+  thread_id: z.string().optional().describe('Pass back as thread_id to continue this conversation. Absent when nothing was sent.'),
+  event: z.enum(THREAD_EVENTS).describe('What happened; see the tool description for what to do next.'),
+  text: z.string().describe('Markdown: the answer, the question, the action to confirm, or why it stopped.'),
+  task_status: TaskStatus.optional().describe('The MCP Tasks state of the Computer task itself.'),
+  sources: z.array(ThreadSource).optional(),
+  files: z.array(ThreadFile).optional(),
+  wake_at: z.string().optional(),
+  interactive: Interactive.optional(),
+  pending_interactions: z.array(Interactive).optional(),
+  optional_auth_requests: z.array(Interactive).optional(),
+};
+const ThreadResult = z.object(ThreadResultShape);
+export type ThreadResult = z.infer<typeof ThreadResult>;
+
+/** read_thread's result. */
+export const TranscriptShape = {
+  thread_id: z.string(),
+  event: z.literal('transcript'),
+  status: z.string(),
+  text: z.string(),
+  truncated: z.boolean().optional(),
+  web_state: z
+    .object({
+      thread_status: z.string(),
+      wake_at: z.string().nullable(),
+      entries: z.array(z.object({ entry_id: z.string().nullable(), status: z.string() })),
+      interactions: z.array(Interactive.extend({ request: z.object({ answer_submission_uuid: z.string() }).optional() })),
+      auth_requests: z.array(Interactive),
+      form_links: z.array(z.object({ title: z.string(), url: z.string() })),
+      source: z.string(),
+    })
+    .nullable(),
+  web_state_error: z.string().optional(),
+};
+export type TranscriptResult = z.infer<z.ZodObject<typeof TranscriptShape>>;
+
+// ── checkpoint → result ───────────────────────────────────────────────────────
+
+/** Which tool answers each waiting interaction type. */
+const RESPONDER: Record<ThreadCheckpointInteraction['type'], string> = {
+  ask_user_question: 'answer_question',
+  confirm_action: 'confirm_action_approve',
+  auth_required: 'notify_connected',
+  interaction_required: 'call_perplexity_computer',
+  two_factor_required: 'call_perplexity_computer',
+};
+
+/** One waiting (or optional) interaction in the seed's `interactive` shape. */
+export function toInteractive(threadId: string, interaction: ThreadCheckpointInteraction): Interactive {
+  const base: Interactive = { type: interaction.type, thread_id: threadId };
+  if (interaction.requiresUserResponse) {
+    base.respond_with_tool = RESPONDER[interaction.type];
+    if (interaction.type === 'confirm_action') base.deny_with_tool = 'confirm_action_deny';
+    base.followup_uuid = interaction.followupUuid;
+  }
+  if (interaction.text) base.text = interaction.text;
+  if (interaction.questions?.length) {
+    base.questions = interaction.questions.map((q) => ({
+      id: q.id,
+      text: q.text,
+      ...(q.options?.length ? { options: q.options } : {}),
+      ...(q.multiple !== undefined ? { multiple: q.multiple } : {}),
+    }));
+  }
+  if (interaction.expiresAt) base.expires_at = interaction.expiresAt;
+  if (interaction.type === 'auth_required') {
+    Object.assign(base, {
+      connector: interaction.connector,
+      display_name: interaction.displayName,
+      title: interaction.title,
+      description: interaction.description,
+      auth_url: interaction.authUrl,
+    });
+  }
+  if (interaction.url) base.url = interaction.url;
+  base.requires_user_response = interaction.requiresUserResponse;
+  return dropUndefined(base);
+}
+
+function accountInteractive(event: 'insufficient_credits' | 'access_denied', account: ThreadCheckpoint['account']): Interactive {
+  return dropUndefined({
+    type: event,
+    reason: account?.reason ?? event,
+    billing_url: account?.billingUrl,
+    quota_reset_date: account?.quotaResetDate,
+  });
+}
+
+/** The seed's result for a classified checkpoint (`event: null` means the hold ended: timeout). */
+export function checkpointResult(checkpoint: ThreadCheckpoint, heldMs?: number): ThreadResult {
+  const threadId = checkpoint.threadId;
+  const waiting = checkpoint.interactions.filter((i) => i.requiresUserResponse);
+  const event = checkpoint.event ?? 'timeout';
+  let taskStatus: TaskStatus = TASK_STATUS_OF[event];
+  // The seed: "A complete result whose answer is waiting on the user reports input_required."
+  if (event === 'complete' && waiting.length > 0) taskStatus = 'input_required';
+
+  const result: ThreadResult = { thread_id: threadId, event, text: resultText(checkpoint, event, heldMs), task_status: taskStatus };
+  if (checkpoint.sources.length) result.sources = checkpoint.sources.slice(0, 50);
+  if (checkpoint.files.length) result.files = checkpoint.files;
+  if (event === 'sleep' && checkpoint.wakeAt) result.wake_at = checkpoint.wakeAt;
+
+  if (event === 'insufficient_credits' || event === 'access_denied') {
+    result.interactive = accountInteractive(event, checkpoint.account);
+  } else if (event !== 'timeout' && waiting.length > 0) {
+    // The interaction of the checkpoint's own type leads; the others wait behind it.
+    const ordered = [...waiting.filter((i) => i.type === event), ...waiting.filter((i) => i.type !== event)];
+    result.interactive = toInteractive(threadId, ordered[0] as ThreadCheckpointInteraction);
+    if (ordered.length > 1) result.pending_interactions = ordered.map((i) => toInteractive(threadId, i));
+  } else if (event === 'timeout' && waiting.length > 1) {
+    result.pending_interactions = waiting.map((i) => toInteractive(threadId, i));
+  }
+  const optional = checkpoint.optionalAuth.filter((i) => !i.requiresUserResponse);
+  if (optional.length) result.optional_auth_requests = optional.map((i) => toInteractive(threadId, i));
+  return result;
+}
+
+/** The seed's "before a message is sent" result: no thread_id, no task_status. */
+export function notSentResult(refusal: TurnNotSent): ThreadResult {
+  return { event: refusal.event, text: refusal.text || defaultAccountText(refusal.event), interactive: accountInteractive(refusal.event, refusal.account) };
+}
+
+/**
+ * The wait broke (the browser or the host went away, a reply could not be sent) after the turn
+ * was submitted: the task itself keeps running, so this is the seed's `timeout`, with the reason.
+ */
+export function stoppedWaitingResult(threadId: string, cause: { code: string; message: string }): ThreadResult {
+  return {
+    thread_id: threadId,
+    event: 'timeout',
+    task_status: 'working',
+    text:
+      `comet-relay stopped waiting for this task: [${cause.code}] ${cause.message} ` +
+      `The task keeps running in Perplexity: call read_thread with thread_id ${threadId} to check on it.`,
+  };
+}
+
+function defaultAccountText(event: 'insufficient_credits' | 'access_denied'): string {
+  return event === 'insufficient_credits'
+    ? 'Your Perplexity account has insufficient credits: nothing was sent. Top up or change the spending limit, then send the message again.'
+    : 'Computer is not available for this Perplexity account: nothing was sent.';
+}
+
+function resultText(checkpoint: ThreadCheckpoint, event: ThreadResult['event'], heldMs?: number): string {
+  if (event === 'timeout') {
+    const seconds = heldMs === undefined ? '' : ` after ${Math.round(heldMs / 1000)} s`;
+    const latest = checkpoint.steps.at(-1);
+    const progress = checkpoint.steps.length ? ` So far ${checkpoint.steps.length} step(s); latest: ${latest}.` : '';
+    return (
+      `Computer is still working; this call stopped waiting${seconds}.${progress} ` +
+      `The task keeps running in Perplexity: call read_thread with thread_id ${checkpoint.threadId} to check on it ` +
+      '(do not call call_perplexity_computer just to check: that sends a new message).'
+    );
+  }
+  if (checkpoint.text.trim()) return checkpoint.text;
+  const first = checkpoint.interactions[0];
+  if (event === 'ask_user_question' && first) return questionText(first);
+  if (first?.text) return first.text;
+  if ((event === 'insufficient_credits' || event === 'access_denied') && checkpoint.account) return defaultAccountText(event);
+  return '';
+}
+
+/** "Which format should I use?\n1. PDF\n2. DOCX": the seed's way of putting a question in `text`. */
+export function questionText(interaction: ThreadCheckpointInteraction): string {
+  const questions = interaction.questions ?? [];
+  if (questions.length === 0) return interaction.text;
+  return questions
+    .map((q) => [q.text, ...(q.options ?? []).map((option, i) => `${i + 1}. ${option}`)].join('\n'))
+    .join('\n\n');
+}
+
+// ── transcript → read_thread ──────────────────────────────────────────────────
+
+export function transcriptResult(transcript: ThreadTranscript): TranscriptResult {
+  const threadId = transcript.threadId;
+  const web = transcript.webState;
+  const result: TranscriptResult = {
+    thread_id: threadId,
+    event: 'transcript',
+    status: transcript.status,
+    text: transcript.text,
+    web_state: web
+      ? {
+          thread_status: web.thread_status,
+          wake_at: web.wake_at,
+          entries: web.entries,
+          interactions: web.interactions.map((i) => ({
+            ...toInteractive(threadId, i),
+            request: { answer_submission_uuid: i.followupUuid },
+          })),
+          auth_requests: web.auth_requests.map((i) => toInteractive(threadId, i)),
+          form_links: web.form_links,
+          source: web.source,
+        }
+      : null,
+  };
+  if (transcript.truncated) result.truncated = true;
+  if (transcript.webStateError) result.web_state_error = transcript.webStateError;
+  return result;
+}
+
+/** structuredContent plus the same object as JSON text, as the seed's clients read either. */
+export function jsonResult<T extends object>(value: T, isError = false) {
+  return {
+    content: [{ type: 'text' as const, text: JSON.stringify(value, null, 2) }],
+    structuredContent: value as Record<string, unknown>,
+    ...(isError ? { isError: true } : {}),
+  };
+}
+
+function dropUndefined<T extends object>(value: T): T {
+  return Object.fromEntries(Object.entries(value).filter(([, v]) => v !== undefined)) as T;
+}
+
+export function parseThreadResult(value: unknown): ThreadResult {
+  return ThreadResult.parse(value);
+}

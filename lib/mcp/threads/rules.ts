@@ -1,0 +1,147 @@
+import type { ModelsList, ThreadCheckpoint, ThreadCheckpointInteraction } from '../../protocol/threads';
+import { clip } from '../tool';
+
+/**
+ * The Computer MCP server's parameter rules, as pure checks. Each returns undefined when the input
+ * is fine, or one sentence that names the offending field and says what to do instead.
+ */
+
+/** A thread id is a Perplexity conversation id (uuid, slug or the 22-character task id): URL-safe. */
+export function threadIdProblem(threadId: string): string | undefined {
+  if (/^[A-Za-z0-9][A-Za-z0-9._-]{0,199}$/.test(threadId) && !threadId.includes('..')) return undefined;
+  return `thread_id "${short(threadId)}" is not a thread id: pass the thread_id a previous call_perplexity_computer result returned.`;
+}
+
+export interface TurnArgs {
+  message?: string;
+  thread_id?: string;
+  project_uuid?: string;
+  project_visibility?: 'private' | 'project';
+  mode?: string;
+  model?: string;
+  effort?: string;
+}
+
+/** The rules that need nothing but the arguments. */
+export function turnArgsProblem(args: TurnArgs, attachments: number): string | undefined {
+  if (args.thread_id !== undefined) {
+    const problem = threadIdProblem(args.thread_id);
+    if (problem) return problem;
+  }
+  if (args.thread_id === undefined && !args.message?.trim() && attachments === 0) {
+    return 'message is required to start a new thread: say what Computer should do (or pass thread_id to continue one).';
+  }
+  if (args.mode !== undefined && args.model !== undefined) {
+    return 'mode and model cannot be used together: pass a mode, or a model (with an optional effort) — see models_list.';
+  }
+  if (args.effort !== undefined && args.model === undefined) {
+    return 'effort requires model: pass the model whose efforts include it (see models_list), or leave effort out.';
+  }
+  if (args.project_uuid !== undefined && args.thread_id !== undefined) {
+    return 'project_uuid only applies to a new conversation, so it cannot be combined with thread_id: leave one out.';
+  }
+  if (args.project_visibility !== undefined && args.project_uuid === undefined) {
+    return 'project_visibility requires project_uuid: pass the project (see projects_list), or leave project_visibility out.';
+  }
+  return undefined;
+}
+
+/** The rules that need the account's models_list: only values offered there are accepted. */
+export function accountChoiceProblem(args: TurnArgs, models: ModelsList): string | undefined {
+  if (args.mode !== undefined) {
+    const modes = models.modes.map((m) => m.mode);
+    if (!modes.includes(args.mode)) return `mode "${args.mode}" is not available to this account; models_list offers: ${list(modes)}.`;
+  }
+  if (args.model !== undefined) {
+    const model = models.models.find((m) => m.id === args.model);
+    if (!model) return `model "${short(args.model)}" is not available to this account; models_list offers: ${list(models.models.map((m) => m.id))}.`;
+    if (args.effort !== undefined && !model.efforts.includes(args.effort)) {
+      return `effort "${args.effort}" is not one of model "${model.id}"'s efforts: ${list(model.efforts)}.`;
+    }
+  }
+  return undefined;
+}
+
+export type InteractionType = ThreadCheckpointInteraction['type'];
+
+/**
+ * The waiting interactions a reply is for: the one `followup_uuid` names; else, for answers, every
+ * waiting question (they can be answered at once), and for the others the first of the wanted
+ * type. The problem names followup_uuid or thread_id and says what the thread waits on.
+ */
+export function pickInteractions(
+  checkpoint: ThreadCheckpoint,
+  wanted: InteractionType,
+  followupUuid: string | undefined,
+): { interactions: ThreadCheckpointInteraction[] } | { problem: string } {
+  const waiting = checkpoint.interactions.filter((i) => i.requiresUserResponse);
+  const described = waiting.length ? waiting.map((i) => `${i.type} (followup_uuid ${i.followupUuid})`).join(', ') : 'nothing';
+  if (followupUuid !== undefined) {
+    const named = waiting.find((i) => i.followupUuid === followupUuid);
+    if (!named) return { problem: `followup_uuid "${short(followupUuid)}" matches nothing thread ${checkpoint.threadId} waits on; it waits on ${described}. Call read_thread to see what is waiting.` };
+    if (named.type !== wanted) return { problem: `followup_uuid "${followupUuid}" is a ${named.type}, not a ${wanted}: answer it with ${responderHint(named.type)}.` };
+    return { interactions: [named] };
+  }
+  const fitting = waiting.filter((i) => i.type === wanted);
+  if (fitting.length === 0) {
+    return { problem: `thread_id ${checkpoint.threadId} is not waiting on a ${wanted}; it waits on ${described}${checkpoint.event ? ` (event: ${checkpoint.event})` : ' (it is still working)'}. Call read_thread to see its state.` };
+  }
+  return { interactions: wanted === 'ask_user_question' ? fitting : fitting.slice(0, 1) };
+}
+
+function responderHint(type: InteractionType): string {
+  switch (type) {
+    case 'ask_user_question':
+      return 'answer_question';
+    case 'confirm_action':
+      return 'confirm_action_approve or confirm_action_deny';
+    case 'auth_required':
+      return 'notify_connected after signing in';
+    default:
+      return 'call_perplexity_computer after completing it in Perplexity';
+  }
+}
+
+/**
+ * Maps `answers` (keyed by question id or question text) to question ids, over every question the
+ * given interactions ask. When a single question waits, a single answer under any key is its
+ * answer. Every one of those questions must be answered.
+ */
+export function resolveAnswers(
+  interactions: ThreadCheckpointInteraction[],
+  answers: Record<string, string>,
+): { answers: Record<string, string> } | { problem: string } {
+  const entries = Object.entries(answers);
+  if (entries.length === 0) return { problem: 'answers is empty: map each question (its id or its text, as interactive.questions lists them) to your answer.' };
+  const questions = interactions.flatMap((i) => (i.questions?.length ? i.questions : [{ id: i.followupUuid, text: i.text }]));
+  if (questions.length === 1 && entries.length === 1) {
+    return { answers: { [(questions[0] as { id: string }).id]: (entries[0] as [string, string])[1] } };
+  }
+  const byId: Record<string, string> = {};
+  for (const [key, answer] of entries) {
+    const question =
+      questions.find((q) => q.id === key) ?? questions.find((q) => normalize(q.text) === normalize(key));
+    if (!question) {
+      return { problem: `answers key "${short(key)}" matches no waiting question; the questions are: ${questions.map((q) => `${q.id} ("${short(q.text)}")`).join(', ')}.` };
+    }
+    byId[question.id] = answer;
+  }
+  const missing = questions.filter((q) => byId[q.id] === undefined);
+  if (missing.length) {
+    return { problem: `answers leaves out ${missing.map((q) => `${q.id} ("${short(q.text)}")`).join(', ')}: answer every waiting question (or pass followup_uuid to answer one prompt).` };
+  }
+  return { answers: byId };
+}
+
+function normalize(text: string): string {
+  return text.replace(/\s+/g, ' ').trim().toLowerCase();
+}
+
+function list(values: readonly string[]): string {
+  return values.length ? values.join(', ') : '(none)';
+}
+
+/** A value quoted back in a message, kept to one short line. */
+function short(text: string): string {
+  return clip(text, 80);
+}

@@ -1,0 +1,87 @@
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import type { Page } from 'playwright-core';
+import type { Harness } from '../support/harness';
+
+/**
+ * (g) a thread checkpoint appearing in the page → its held call returned in this process, and
+ * (h) four threads at once against the same four one after another. The clock is Date.now() on
+ * both sides (same machine); the page's side is the simulator's `window.__sim.events` in the
+ * thread's own background tab.
+ */
+export interface ThreadBenchWorld {
+  harness: Harness;
+  client: Client;
+}
+interface SimEvent {
+  type: string;
+  turn: number;
+  at: number;
+}
+
+type Structured = { thread_id?: string; event?: string };
+
+async function callThreadTool(world: ThreadBenchWorld, name: string, args: Record<string, unknown>): Promise<{ result: Structured; returnedAt: number }> {
+  const raw = await world.client.callTool({ name, arguments: args }, undefined, { timeout: 180_000 });
+  const returnedAt = Date.now();
+  if (raw.isError) throw new Error(`${name} failed: ${JSON.stringify(raw.content).slice(0, 300)}`);
+  return { result: raw.structuredContent as Structured, returnedAt };
+}
+
+function threadPage(world: ThreadBenchWorld, threadId: string): Page {
+  const page = world.harness.context.pages().find((p) => p.url().includes(threadId));
+  if (!page) throw new Error(`no tab shows thread ${threadId}`);
+  return page;
+}
+
+/** The `at` of the first event of `type` at or after `since` in the thread's tab. */
+async function eventAt(page: Page, type: string, since: number): Promise<number> {
+  const events = await page.evaluate(() => (window as unknown as { __sim?: { events: SimEvent[] } }).__sim?.events ?? []);
+  const hit = events.find((e) => e.type === type && e.at >= since);
+  if (!hit) throw new Error(`no ${type} event in ${page.url()} since ${since}`);
+  return hit.at;
+}
+
+export interface CheckpointLatencies {
+  question: number[];
+  complete: number[];
+}
+
+/**
+ * Each round on one thread: a computer-question turn (held until the question shows: `waiting`),
+ * then answer_question (held until the answer finishes: `answer-finished`).
+ */
+export async function measureCheckpointLatency(world: ThreadBenchWorld, rounds: number): Promise<CheckpointLatencies> {
+  const out: CheckpointLatencies = { question: [], complete: [] };
+  let threadId: string | undefined;
+  for (let i = 0; i < rounds; i++) {
+    let since = Date.now();
+    const message = `Bench thread round ${i + 1} #scenario:computer-question`;
+    const asked = await callThreadTool(world, 'call_perplexity_computer', { message, ...(threadId ? { thread_id: threadId } : {}) });
+    if (asked.result.event !== 'ask_user_question') throw new Error(`expected ask_user_question, got ${asked.result.event}`);
+    threadId = asked.result.thread_id as string;
+    const page = threadPage(world, threadId);
+    out.question.push(asked.returnedAt - (await eventAt(page, 'waiting', since)));
+
+    since = Date.now();
+    const answered = await callThreadTool(world, 'answer_question', { thread_id: threadId, answers: { answer: 'PDF' } });
+    if (answered.result.event !== 'complete') throw new Error(`expected complete, got ${answered.result.event}`);
+    out.complete.push(answered.returnedAt - (await eventAt(page, 'answer-finished', since)));
+  }
+  return out;
+}
+
+export interface ParallelThreads {
+  parallelMs: number;
+  sequentialMs: number;
+}
+
+/** Four computer-complete tasks, each in its own new thread: all at once, then one after another. */
+export async function parallelThreads(world: ThreadBenchWorld): Promise<ParallelThreads> {
+  const run = (label: string, i: number) => callThreadTool(world, 'call_perplexity_computer', { message: `Bench ${label} ${i} #scenario:computer-complete` });
+  const t0 = Date.now();
+  await Promise.all([1, 2, 3, 4].map((i) => run('parallel', i)));
+  const parallelMs = Date.now() - t0;
+  const t1 = Date.now();
+  for (const i of [1, 2, 3, 4]) await run('sequential', i);
+  return { parallelMs, sequentialMs: Date.now() - t1 };
+}

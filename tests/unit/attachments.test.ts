@@ -1,0 +1,197 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { Attachments, startAttachmentListener } from '../../lib/mcp/attachments/http';
+import { AttachmentStore, filenameProblem } from '../../lib/mcp/attachments/store';
+
+/** Upload envelopes on a real loopback listener: multipart POSTs, one-time tokens, limits, expiry, cleanup. */
+
+let home: string;
+let now: number;
+let store: AttachmentStore;
+let listener: Awaited<ReturnType<typeof startAttachmentListener>>;
+let attachments: Attachments;
+
+beforeEach(async () => {
+  home = fs.mkdtempSync(path.join(os.tmpdir(), 'cr-attach-'));
+  now = Date.parse('2026-12-01T10:00:00Z');
+  store = new AttachmentStore({ home, maxBytes: 1000, ttlMs: 60_000, now: () => now });
+  listener = await startAttachmentListener(store);
+  attachments = new Attachments({ store, base: async () => listener.base });
+});
+afterEach(async () => {
+  await listener.close();
+  fs.rmSync(home, { recursive: true, force: true });
+});
+
+function form(fields: Record<string, string>, file?: { name?: string; bytes: Uint8Array<ArrayBuffer> | string; filename?: string }): FormData {
+  const body = new FormData();
+  for (const [key, value] of Object.entries(fields)) body.append(key, value);
+  if (file) body.append(file.name ?? 'file', new Blob([file.bytes]), file.filename ?? 'upload.bin');
+  return body;
+}
+
+async function upload(url: string, body: FormData | string, headers: Record<string, string> = {}) {
+  const response = await fetch(url, { method: 'POST', body, headers });
+  return { status: response.status, text: await response.text() };
+}
+
+describe('create_attachment_upload envelopes', () => {
+  it('a multipart POST with the envelope fields stores the file; attachment_urls then reads it for the page', async () => {
+    const envelope = await attachments.envelope({ filename: 'report v2.pdf', mimeType: 'application/pdf', sizeBytes: 11 });
+    expect(envelope.upload_url).toBe(`${listener.base}/attachments/upload`);
+    expect(envelope.attachment_url).toMatch(new RegExp(`^${listener.base}/attachments/[0-9a-f-]{36}/report%20v2\\.pdf$`));
+    expect(Object.keys(envelope.upload_fields)).toEqual(['key', 'token']);
+    expect(envelope.max_bytes).toBe(11);
+
+    const stored = await upload(envelope.upload_url, form(envelope.upload_fields, { bytes: 'hello world' }));
+    expect(stored.status).toBe(204);
+    expect(attachments.payloads([envelope.attachment_url])).toEqual([
+      { filename: 'report v2.pdf', mimeType: 'application/pdf', data: Buffer.from('hello world').toString('base64') },
+    ]);
+    const back = await fetch(envelope.attachment_url);
+    expect(back.status).toBe(200);
+    expect(await back.text()).toBe('hello world');
+    expect(back.headers.get('x-content-type-options')).toBe('nosniff');
+    const folder = path.join(home, 'attachments', envelope.upload_fields.key as string);
+    expect(fs.readdirSync(folder).sort()).toEqual(['claimed', 'data', 'meta.json']);
+    expect(fs.statSync(path.join(folder, 'data')).mode & 0o777).toBe(0o600);
+  });
+
+  it('refuses a wrong token, a reused token, a file before the fields, an over-size file, and a non-multipart body', async () => {
+    const envelope = await attachments.envelope({ filename: 'a.txt', mimeType: 'text/plain', sizeBytes: 5 });
+    const url = envelope.upload_url;
+    expect(await upload(url, form({ ...envelope.upload_fields, token: 'guess' }, { bytes: 'abc' }))).toMatchObject({ status: 403, text: expect.stringMatching(/wrong token/) });
+    expect(await upload(url, 'key=x', { 'Content-Type': 'application/x-www-form-urlencoded' })).toMatchObject({ status: 415 });
+
+    const fileFirst = new FormData();
+    fileFirst.append('file', new Blob(['abc']), 'a.txt');
+    fileFirst.append('key', envelope.upload_fields.key as string);
+    expect(await upload(url, fileFirst)).toMatchObject({ status: 400, text: expect.stringMatching(/before the file part/) });
+
+    expect(await upload(url, form(envelope.upload_fields, { bytes: 'abcdef' }))).toMatchObject({ status: 413, text: expect.stringMatching(/larger than 5 bytes/) });
+    // The token was used by the refused upload: it never works twice.
+    expect(await upload(url, form(envelope.upload_fields, { bytes: 'abc' }))).toMatchObject({ status: 409, text: expect.stringMatching(/already used/) });
+    expect(fs.existsSync(path.join(home, 'attachments', envelope.upload_fields.key as string, 'data.partial'))).toBe(false);
+
+    const fresh = await attachments.envelope({ filename: 'a.txt', mimeType: 'text/plain', sizeBytes: 3 });
+    expect(await upload(url, form(fresh.upload_fields, { bytes: 'abc' }))).toMatchObject({ status: 204 });
+    expect(await upload(url, form(fresh.upload_fields, { bytes: 'abc' }))).toMatchObject({ status: 409 });
+  });
+
+  it('refuses more than the configured limit whatever the envelope declared, and an envelope over the limit', async () => {
+    await expect(attachments.envelope({ filename: 'big.bin', mimeType: 'application/octet-stream', sizeBytes: 1001 })).rejects.toThrow(/size_bytes 1001 is over the limit of 1000 bytes/);
+    const envelope = await attachments.envelope({ filename: 'big.bin', mimeType: 'application/octet-stream', sizeBytes: 1000 });
+    const result = await upload(envelope.upload_url, form(envelope.upload_fields, { bytes: new Uint8Array(4000) }));
+    expect(result.status).toBe(413);
+  });
+
+  it.each([
+    ['../../etc/passwd', /path separator/],
+    ['a\\b.txt', /path separator/],
+    ['..', /not "\." or "\.\."/],
+    ['x\u0000.pdf', /control characters/],
+    ['', /1 to 255/],
+    ['con:1.txt', /must not contain any of/],
+  ])('refuses the filename %j', async (filename, message) => {
+    expect(filenameProblem(filename)).toMatch(message);
+    await expect(attachments.envelope({ filename, mimeType: 'text/plain', sizeBytes: 1 })).rejects.toThrow(/^filename /);
+  });
+
+  it('only attachment URLs of this relay are read: other hosts, paths, query strings, wrong names, missing uploads', async () => {
+    const envelope = await attachments.envelope({ filename: 'a.txt', mimeType: 'text/plain', sizeBytes: 3 });
+    const id = envelope.upload_fields.key;
+    const bad = [
+      `https://evil.example/attachments/${id}/a.txt`,
+      `http://127.0.0.1.evil.example/attachments/${id}/a.txt`,
+      `http://127.0.0.1:9/x/attachments/${id}/a.txt`,
+      `${envelope.attachment_url}?x=1`,
+      `http://user:pw@127.0.0.1:9/attachments/${id}/a.txt`,
+      'file:///etc/passwd',
+      'not a url',
+    ];
+    for (const url of bad) expect(() => attachments.payloads([url]), url).toThrow(/is not (an attachment_url this comet-relay issued|a URL)/);
+    expect(() => attachments.payloads([envelope.attachment_url.replace('a.txt', 'b.txt')])).toThrow(/names no upload here/);
+    expect(() => attachments.payloads([envelope.attachment_url])).toThrow(/attachment_urls\[0\] .* was never uploaded/);
+  });
+
+  it('expires envelopes and files, and cleans up only folders it made, only its own files', async () => {
+    const unused = await attachments.envelope({ filename: 'a.txt', mimeType: 'text/plain', sizeBytes: 3 });
+    const used = await attachments.envelope({ filename: 'b.txt', mimeType: 'text/plain', sizeBytes: 3 });
+    expect(await upload(used.upload_url, form(used.upload_fields, { bytes: 'abc' }))).toMatchObject({ status: 204 });
+    const root = path.join(home, 'attachments');
+    const foreign = path.join(root, '11111111-2222-4333-8444-555555555555');
+    fs.mkdirSync(foreign);
+    fs.writeFileSync(path.join(foreign, 'meta.json'), '{"kind":"someone else"}');
+    const notOurs = path.join(root, 'notes.txt');
+    fs.writeFileSync(notOurs, 'keep me');
+    const extra = path.join(root, used.upload_fields.key as string, 'user-file');
+    fs.writeFileSync(extra, 'keep me too');
+
+    now += 61_000;
+    expect(await upload(unused.upload_url, form(unused.upload_fields, { bytes: 'abc' }))).toMatchObject({ status: 410 });
+    expect(() => attachments.payloads([used.attachment_url])).toThrow(/names no upload here|expired/);
+    store.sweep();
+    expect(fs.existsSync(path.join(root, unused.upload_fields.key as string))).toBe(false);
+    expect(fs.existsSync(foreign)).toBe(true);
+    expect(fs.readFileSync(notOurs, 'utf8')).toBe('keep me');
+    expect(fs.readFileSync(extra, 'utf8')).toBe('keep me too');
+    expect(fs.readdirSync(path.join(root, used.upload_fields.key as string))).toEqual(['user-file']);
+  });
+
+  it('behind --public-url envelopes name the public address, and only it (or loopback) is accepted back', async () => {
+    const published = new Attachments({ store, publicBase: 'https://relay.example.com', base: async () => 'https://relay.example.com' });
+    const envelope = await published.envelope({ filename: 'a.txt', mimeType: 'text/plain', sizeBytes: 3 });
+    expect(envelope.upload_url).toBe('https://relay.example.com/attachments/upload');
+    expect(await upload(`${listener.base}/attachments/upload`, form(envelope.upload_fields, { bytes: 'abc' }))).toMatchObject({ status: 204 });
+    expect(published.payloads([envelope.attachment_url])[0]?.data).toBe(Buffer.from('abc').toString('base64'));
+    const id = envelope.upload_fields.key;
+    expect(published.payloads([`${listener.base}/attachments/${id}/a.txt`])).toHaveLength(1);
+    expect(() => published.payloads([`https://relay.example.com.evil.example/attachments/${id}/a.txt`])).toThrow(/not an attachment_url this comet-relay issued/);
+    expect(() => published.payloads([`http://relay.example.com/attachments/${id}/a.txt`])).toThrow(/not an attachment_url this comet-relay issued/);
+  });
+
+  it('the listener answers only its own Host and only /attachments/', async () => {
+    const port = new URL(listener.base).port;
+    const http = await import('node:http');
+    const status = (pathname: string, host: string) =>
+      new Promise<number>((resolve, reject) => {
+        const req = http.request({ host: '127.0.0.1', port, path: pathname, headers: { Host: host } }, (res) => {
+          res.resume();
+          resolve(res.statusCode ?? 0);
+        });
+        req.on('error', reject);
+        req.end();
+      });
+    expect(await status('/attachments/upload', `evil.example:${port}`)).toBe(403);
+    expect(await status('/mcp', `127.0.0.1:${port}`)).toBe(404);
+    expect(await status('/attachments/upload', `127.0.0.1:${port}`)).toBe(405);
+  });
+});
+
+describe('attachments beside /mcp in comet-relay serve', () => {
+  it('an envelope from the MCP endpoint is uploaded to the same server without the bearer token; other hosts are refused', async () => {
+    const { startHttpServer } = await import('../../lib/mcp/http');
+    const { readSettings } = await import('../../lib/config/settings');
+    const { allTools } = await import('../../lib/mcp/tools');
+    const { Client } = await import('@modelcontextprotocol/sdk/client/index.js');
+    const { StreamableHTTPClientTransport } = await import('@modelcontextprotocol/sdk/client/streamableHttp.js');
+    const token = 't'.repeat(43);
+    const serve = await startHttpServer({ home, settings: readSettings({}), tools: allTools, token, port: 0 });
+    const client = new Client({ name: 'unit-http', version: '1' });
+    try {
+      await client.connect(new StreamableHTTPClientTransport(new URL(serve.url), { requestInit: { headers: { Authorization: `Bearer ${token}` } } }));
+      const raw = await client.callTool({ name: 'create_attachment_upload', arguments: { filename: 'n.md', mime_type: 'text/markdown', size_bytes: 3 } });
+      const envelope = raw.structuredContent as { upload_url: string; attachment_url: string; upload_fields: Record<string, string> };
+      expect(envelope.upload_url).toBe(`http://127.0.0.1:${serve.port}/attachments/upload`);
+      expect(await upload(envelope.upload_url, form(envelope.upload_fields, { bytes: 'abc' }))).toMatchObject({ status: 204 });
+      expect(fs.readFileSync(path.join(home, 'attachments', envelope.upload_fields.key as string, 'data'), 'utf8')).toBe('abc');
+      const evil = await fetch(envelope.attachment_url, { headers: { Origin: 'https://evil.example' } });
+      expect(evil.status).toBe(403);
+    } finally {
+      await client.close();
+      await serve.close();
+    }
+  });
+});

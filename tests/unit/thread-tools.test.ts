@@ -1,0 +1,396 @@
+import { afterAll, afterEach, describe, expect, it, vi } from 'vitest';
+import { threadTools } from '../../lib/mcp/tools/threads';
+import type { ModelsList } from '../../lib/protocol/threads';
+import { accessOf } from '../../lib/worker/policy';
+import { FakeBrowser, fakeContext, removeFakeHomes, runTool } from '../support/fake-browser';
+import { checkpoint, confirmation, question, signIn, THREAD } from '../support/thread-fixtures';
+
+const MODELS: ModelsList = {
+  default_mode: 'standard',
+  modes: [
+    { mode: 'light', model: 'sonar-fast', effort: 'low' },
+    { mode: 'standard', model: 'sonar-pro', effort: 'high' },
+  ],
+  models: [
+    { id: 'sonar-pro', label: 'Sonar Pro', description: 'Thorough', fast: false, efforts: ['low', 'medium', 'high'], default_effort: 'high' },
+    { id: 'sonar-fast', label: 'Sonar Fast', description: 'Quick', fast: true, efforts: ['low'], default_effort: 'low' },
+  ],
+  default_model: 'sonar-pro',
+};
+
+const submitted = { threadId: THREAD, url: `https://www.perplexity.ai/computer/tasks/${THREAD}`, turn: 1 };
+const call = (browser: FakeBrowser, name: string, args: Record<string, unknown>, extra?: Parameters<typeof fakeContext>[1], env?: Record<string, string>) => {
+  const world = fakeContext(browser, extra, env);
+  return { world, done: runTool(threadTools, name, args, world.context) };
+};
+
+afterEach(() => {
+  vi.useRealTimers();
+});
+afterAll(removeFakeHomes);
+
+describe('call_perplexity_computer: the seed rules, each named in an isError result before anything is sent', () => {
+  const cases: [string, Record<string, unknown>, RegExp][] = [
+    ['mode with model', { message: 'Plan my week', mode: 'light', model: 'sonar-pro' }, /mode and model cannot be used together/],
+    ['effort without model', { message: 'Plan my week', effort: 'high' }, /effort requires model/],
+    ['project_uuid with thread_id', { message: 'More', thread_id: THREAD, project_uuid: 'p-1' }, /project_uuid .* cannot be combined with thread_id/],
+    ['project_visibility without project_uuid', { message: 'Plan', project_visibility: 'project' }, /project_visibility requires project_uuid/],
+    ['a new thread without a message', { message: '  ' }, /message is required to start a new thread/],
+    ['a thread_id that is no id', { message: 'x', thread_id: '../../etc/passwd' }, /thread_id "\.\.\/\.\.\/etc\/passwd" is not a thread id/],
+  ];
+  it.each(cases)('%s', async (_name, args, message) => {
+    const browser = new FakeBrowser();
+    const { text, isError } = await call(browser, 'call_perplexity_computer', args).done;
+    expect(isError).toBe(true);
+    expect(text).toMatch(/^\[INVALID_PARAMS\] /);
+    expect(text).toMatch(message);
+    expect(browser.methods()).toEqual([]);
+  });
+
+  const accountCases: [string, Record<string, unknown>, RegExp][] = [
+    ['a mode the account does not offer', { message: 'x', mode: 'ultra' }, /mode "ultra" is not available to this account; models_list offers: light, standard/],
+    ['a model the account does not offer', { message: 'x', model: 'gpt-9' }, /model "gpt-9" is not available to this account; models_list offers: sonar-pro, sonar-fast/],
+    ["an effort outside the model's efforts", { message: 'x', model: 'sonar-fast', effort: 'high' }, /effort "high" is not one of model "sonar-fast"'s efforts: low/],
+  ];
+  it.each(accountCases)('%s (checked against account.models)', async (_name, args, message) => {
+    const browser = new FakeBrowser().on('account.models', MODELS);
+    const { text, isError } = await call(browser, 'call_perplexity_computer', args).done;
+    expect(isError).toBe(true);
+    expect(text).toMatch(message);
+    expect(browser.methods()).toEqual(['account.models']);
+  });
+
+  it('accepts a model with one of its efforts and passes the settings on', async () => {
+    const browser = new FakeBrowser().on('account.models', MODELS).on('threads.start', submitted).on('threads.wait', checkpoint({ turn: 1 }));
+    const { isError } = await call(browser, 'call_perplexity_computer', { message: 'Review this contract', model: 'sonar-pro', effort: 'medium' }).done;
+    expect(isError).toBe(false);
+    expect(browser.calls[1]?.params).toMatchObject({ settings: { model: 'sonar-pro', effort: 'medium' }, tabCap: 6 });
+  });
+
+  it('an unknown thread_id is named', async () => {
+    const browser = new FakeBrowser().fail('threads.send', 'THREAD_NOT_FOUND', 'The conversation does not exist.');
+    const { text, isError } = await call(browser, 'call_perplexity_computer', { message: 'More', thread_id: 'AbCdEfGhIjKlMnOpQrStUv' }).done;
+    expect(isError).toBe(true);
+    expect(text).toMatch(/^\[THREAD_NOT_FOUND\] thread_id "AbCdEfGhIjKlMnOpQrStUv" names no Perplexity thread/);
+  });
+
+  it('a follow-up the page refuses as invalid stays a plain [INVALID_PARAMS] error', async () => {
+    const browser = new FakeBrowser().fail('threads.send', 'INVALID_PARAMS', 'Perplexity takes files with a message.');
+    await expect(call(browser, 'call_perplexity_computer', { message: 'More', thread_id: THREAD }).done).rejects.toMatchObject({
+      code: 'INVALID_PARAMS',
+      message: 'Perplexity takes files with a message.',
+    });
+  });
+
+  it('a follow-up that could not be sent keeps the thread_id and leaves out task_status', async () => {
+    const browser = new FakeBrowser().fail('threads.send', 'SELECTOR_NOT_FOUND', 'No composer on the thread page.');
+    const { structured, isError } = await call(browser, 'call_perplexity_computer', { message: 'More', thread_id: THREAD }).done;
+    expect(isError).toBe(true);
+    expect(structured).toEqual({ thread_id: THREAD, event: 'error', text: '[SELECTOR_NOT_FOUND] The message could not be sent: No composer on the thread page.' });
+  });
+});
+
+describe('call_perplexity_computer: holding the call', () => {
+  it('starts a thread, waits on its turn for the hold, and returns the result as JSON text and structuredContent', async () => {
+    const files = [{ filename: 'report.pdf', media_type: 'application/pdf', size_bytes: 1234, url: 'https://pplx-res.cloudinary.com/report.pdf' }];
+    const browser = new FakeBrowser().on('threads.start', submitted).on('threads.wait', checkpoint({ turn: 1, files }));
+    const { world, done } = call(browser, 'call_perplexity_computer', { message: 'Summarize the top 5 stories on Hacker News right now.' });
+    const { text, structured } = await done;
+    expect(browser.calls[0]?.params).toEqual({ message: 'Summarize the top 5 stories on Hacker News right now.', attachments: [], settings: {}, projectUuid: undefined, projectVisibility: undefined, tabCap: 6 });
+    expect(browser.calls[1]?.params).toEqual({ threadId: THREAD, turn: 1, timeoutMs: 5000, tabCap: 6 });
+    expect(browser.calls[1]?.options.signal).toBe(world.context.signal);
+    expect(structured).toMatchObject({ thread_id: THREAD, event: 'complete', task_status: 'completed', files });
+    expect(JSON.parse(text)).toEqual(structured);
+    expect(world.progress[0]).toMatch(new RegExp(`^thread_id ${THREAD}: working.*read_thread`));
+  });
+
+  it('a follow-up goes to threads.send on the same thread; no message means "Continue."', async () => {
+    const browser = new FakeBrowser().on('threads.send', submitted).on('threads.wait', checkpoint({ turn: 1 }));
+    await call(browser, 'call_perplexity_computer', { thread_id: THREAD }).done;
+    expect(browser.calls[0]).toMatchObject({ method: 'threads.send', params: { threadId: THREAD, message: 'Continue.' } });
+  });
+
+  it('no checkpoint within the hold: timeout, task still working', async () => {
+    const browser = new FakeBrowser().on('threads.start', submitted).on('threads.wait', checkpoint({ turn: 1, event: null, text: '' }));
+    const { structured } = await call(browser, 'call_perplexity_computer', { message: 'Long job' }).done;
+    expect(structured).toMatchObject({ event: 'timeout', task_status: 'working', thread_id: THREAD });
+  });
+
+  it('as an MCP task the hold is the twenty-minute no-checkpoint rule', async () => {
+    const browser = new FakeBrowser().on('threads.start', submitted).on('threads.wait', checkpoint({ turn: 1 }));
+    await call(browser, 'call_perplexity_computer', { message: 'Long job' }, { asTask: true }).done;
+    expect(browser.calls[1]?.params.timeoutMs).toBe(1_200_000);
+  });
+
+  it('the page refusing before sending gives no thread_id and no task_status', async () => {
+    const browser = new FakeBrowser().on('threads.start', {
+      notSent: true,
+      event: 'insufficient_credits',
+      text: 'Insufficient credits. Add credits to continue.',
+      account: { reason: 'insufficient_credits', billingUrl: 'https://www.perplexity.ai/account/usage' },
+    });
+    const { structured, isError } = await call(browser, 'call_perplexity_computer', { message: 'x' }).done;
+    expect(isError).toBe(false);
+    expect(structured).toEqual({
+      event: 'insufficient_credits',
+      text: 'Insufficient credits. Add credits to continue.',
+      interactive: { type: 'insufficient_credits', reason: 'insufficient_credits', billing_url: 'https://www.perplexity.ai/account/usage' },
+    });
+    expect(browser.methods()).toEqual(['threads.start']);
+  });
+
+  it('each step goes out as progress, and a beat at least every COMET_THREAD_PROGRESS_MS while nothing happens', async () => {
+    vi.useFakeTimers();
+    let finish: (value: ReturnType<typeof checkpoint>) => void = () => {};
+    const browser = new FakeBrowser().on('threads.start', submitted).on('threads.wait', (_params, options) => {
+      options.onProgress?.('Searching Hacker News');
+      return new Promise((resolve) => {
+        finish = resolve;
+      });
+    });
+    const { world, done } = call(browser, 'call_perplexity_computer', { message: 'x' }, {}, { COMET_THREAD_PROGRESS_MS: '10000' });
+    await vi.advanceTimersByTimeAsync(35_000);
+    finish(checkpoint({ turn: 1 }));
+    await done;
+    expect(world.progress[0]).toContain(`thread_id ${THREAD}`);
+    expect(world.progress[1]).toBe(`thread_id ${THREAD}: Searching Hacker News`);
+    const beats = world.progress.filter((m) => m.includes('still working'));
+    expect(beats).toHaveLength(3);
+    expect(beats[0]).toContain('latest step: Searching Hacker News');
+    const count = world.progress.length;
+    await vi.advanceTimersByTimeAsync(60_000);
+    expect(world.progress).toHaveLength(count);
+  });
+
+  it('a wait that breaks after the turn was sent (host gone) is a timeout that keeps the thread_id', async () => {
+    const browser = new FakeBrowser().on('threads.start', submitted).fail('threads.wait', 'HOST_DISCONNECTED', 'The comet-relay host went away.');
+    const { structured, isError } = await call(browser, 'call_perplexity_computer', { message: 'x' }).done;
+    expect(isError).toBe(false);
+    expect(structured).toMatchObject({ thread_id: THREAD, event: 'timeout', task_status: 'working' });
+    expect(structured?.text).toMatch(/stopped waiting for this task: \[HOST_DISCONNECTED\] The comet-relay host went away\. .*read_thread with thread_id/);
+  });
+
+  it("the client's cancellation stops the wait (and its heartbeat); nothing keeps waiting", async () => {
+    vi.useFakeTimers();
+    const browser = new FakeBrowser().on('threads.start', submitted).on('threads.wait', () => new Promise(() => {}));
+    const { world, done } = call(browser, 'call_perplexity_computer', { message: 'x' }, {}, { COMET_THREAD_PROGRESS_MS: '1000' });
+    await vi.advanceTimersByTimeAsync(2500);
+    world.controller.abort();
+    await expect(done).rejects.toThrow(/cancelled/);
+    const count = world.progress.length;
+    await vi.advanceTimersByTimeAsync(10_000);
+    expect(world.progress).toHaveLength(count);
+  });
+});
+
+describe('elicitation inside the call', () => {
+  it('a question is asked of the person, answered, and the call goes on to the next checkpoint', async () => {
+    const browser = new FakeBrowser()
+      .on('threads.start', submitted)
+      .on('threads.wait', checkpoint({ turn: 1, event: 'ask_user_question', interactions: [question()] }))
+      .on('threads.wait', checkpoint({ turn: 1, text: 'Here is the PDF.' }))
+      .on('threads.respond', submitted);
+    const asked: unknown[] = [];
+    const elicit = vi.fn(async (request: unknown) => {
+      asked.push(request);
+      return { action: 'accept' as const, content: { answer_1: 'PDF' } };
+    });
+    const { structured } = await call(browser, 'call_perplexity_computer', { message: 'Make a report' }, { elicit }).done;
+    expect(asked[0]).toMatchObject({ mode: 'form', requestedSchema: { properties: { answer_1: { type: 'string', title: 'Which format should I use?', description: 'Suggested: PDF · DOCX' } }, required: ['answer_1'] } });
+    expect(browser.calls.find((c) => c.method === 'threads.respond')?.params).toMatchObject({ followupUuid: 'fu-question-1', reply: { kind: 'answers', answers: { 'q-format': 'PDF' } } });
+    expect(structured).toMatchObject({ event: 'complete', text: 'Here is the PDF.' });
+  });
+
+  it('a confirmation becomes approve/deny with the reason', async () => {
+    const browser = new FakeBrowser()
+      .on('threads.start', submitted)
+      .on('threads.wait', checkpoint({ turn: 1, event: 'confirm_action', interactions: [confirmation()] }))
+      .on('threads.wait', checkpoint({ turn: 1, text: 'Not sent.' }))
+      .on('threads.respond', submitted);
+    const elicit = async () => ({ action: 'accept' as const, content: { decision: 'deny', reason: 'Not today' } });
+    await call(browser, 'call_perplexity_computer', { message: 'Email it' }, { elicit }).done;
+    expect(browser.calls.find((c) => c.method === 'threads.respond')?.params.reply).toEqual({ kind: 'deny', reason: 'Not today' });
+  });
+
+  it('a declined form returns the checkpoint to the agent; a prompt already answered is not asked again', async () => {
+    const waiting = checkpoint({ turn: 1, event: 'ask_user_question', interactions: [question()] });
+    const declined = new FakeBrowser().on('threads.start', submitted).on('threads.wait', waiting);
+    const first = await call(declined, 'call_perplexity_computer', { message: 'x' }, { elicit: async () => ({ action: 'decline' as const }) }).done;
+    expect(first.structured).toMatchObject({ event: 'ask_user_question', interactive: { followup_uuid: 'fu-question-1' } });
+
+    const stuck = new FakeBrowser().on('threads.start', submitted).on('threads.wait', waiting).on('threads.respond', submitted);
+    const elicit = vi.fn(async () => ({ action: 'accept' as const, content: { answer_1: 'PDF' } }));
+    const second = await call(stuck, 'call_perplexity_computer', { message: 'x' }, { elicit }).done;
+    expect(elicit).toHaveBeenCalledTimes(1);
+    expect(second.structured).toMatchObject({ event: 'ask_user_question' });
+  });
+
+  it('sign-ins are never elicited: the agent gets auth_required', async () => {
+    const browser = new FakeBrowser().on('threads.start', submitted).on('threads.wait', checkpoint({ turn: 1, event: 'auth_required', interactions: [signIn()] }));
+    const elicit = vi.fn();
+    const { structured } = await call(browser, 'call_perplexity_computer', { message: 'x' }, { elicit }).done;
+    expect(elicit).not.toHaveBeenCalled();
+    expect(structured).toMatchObject({ event: 'auth_required' });
+  });
+});
+
+describe('answer_question, confirm_action_*, notify_connected', () => {
+  const waitingOn = (...interactions: ReturnType<typeof question>[]) =>
+    checkpoint({ event: interactions[0]?.type ?? 'complete', interactions });
+
+  it('answers keyed by question id, or by question text, reach the page by id', async () => {
+    const two = question({ questions: [{ id: 'q-format', text: 'Which format?' }, { id: 'q-len', text: 'How long?' }] });
+    const browser = new FakeBrowser().on('threads.state', waitingOn(two)).on('threads.respond', submitted).on('threads.wait', checkpoint({ turn: 1 }));
+    const { structured } = await call(browser, 'answer_question', { thread_id: THREAD, answers: { 'q-format': 'PDF', ' how LONG? ': 2 } }).done;
+    expect(browser.calls[1]?.params).toMatchObject({ threadId: THREAD, followupUuid: 'fu-question-1', reply: { kind: 'answers', answers: { 'q-format': 'PDF', 'q-len': '2' } } });
+    expect(structured).toMatchObject({ event: 'complete' });
+  });
+
+  it('two prompts waiting: one call answers both by question text (no followup_uuid), or one prompt with its followup_uuid', async () => {
+    const city = question({ followupUuid: 'fu-city', questions: [{ id: 'q-city', text: 'Which city?' }] });
+    const nights = question({ followupUuid: 'fu-nights', questions: [{ id: 'q-nights', text: 'How many nights?' }] });
+    const both = new FakeBrowser().on('threads.state', waitingOn(city, nights)).on('threads.respond', submitted).on('threads.wait', checkpoint({ turn: 1 }));
+    await call(both, 'answer_question', { thread_id: THREAD, answers: { 'Which city?': 'Lyon', 'How many nights?': 2 } }).done;
+    expect(both.calls[1]?.params).toMatchObject({ followupUuid: undefined, reply: { kind: 'answers', answers: { 'q-city': 'Lyon', 'q-nights': '2' } } });
+
+    const one = new FakeBrowser().on('threads.state', waitingOn(city, nights)).on('threads.respond', submitted).on('threads.wait', checkpoint({ turn: 1 }));
+    await call(one, 'answer_question', { thread_id: THREAD, answers: { x: '3' }, followup_uuid: 'fu-nights' }).done;
+    expect(one.calls[1]?.params).toMatchObject({ followupUuid: 'fu-nights', reply: { kind: 'answers', answers: { 'q-nights': '3' } } });
+
+    const partial = new FakeBrowser().on('threads.state', waitingOn(city, nights));
+    const refused = await call(partial, 'answer_question', { thread_id: THREAD, answers: { 'Which city?': 'Lyon' } }).done;
+    expect(refused.text).toMatch(/answers leaves out q-nights \("How many nights\?"\): answer every waiting question \(or pass followup_uuid to answer one prompt\)/);
+  });
+
+  it('when a single question waits, a single answer under any key is its answer', async () => {
+    const browser = new FakeBrowser().on('threads.state', waitingOn(question())).on('threads.respond', submitted).on('threads.wait', checkpoint({ turn: 1 }));
+    await call(browser, 'answer_question', { thread_id: THREAD, answers: { answer: 'DOCX' } }).done;
+    expect(browser.calls[1]?.params.reply).toEqual({ kind: 'answers', answers: { 'q-format': 'DOCX' } });
+  });
+
+  const problems: [string, Record<string, unknown>, ReturnType<typeof checkpoint>, RegExp][] = [
+    ['a followup_uuid that matches nothing', { answers: { a: 'b' }, followup_uuid: 'fu-gone' }, waitingOn(question()), /followup_uuid "fu-gone" matches nothing thread .* waits on; it waits on ask_user_question \(followup_uuid fu-question-1\)/],
+    ['a followup_uuid of a confirmation', { answers: { a: 'b' }, followup_uuid: 'fu-confirm-1' }, waitingOn(confirmation()), /followup_uuid "fu-confirm-1" is a confirm_action, not a ask_user_question: answer it with confirm_action_approve or confirm_action_deny/],
+    ['a thread not waiting on a question', { answers: { a: 'b' } }, checkpoint({ event: null }), /thread_id .* is not waiting on a ask_user_question; it waits on nothing \(it is still working\)/],
+    ['an answer key that matches no question', { answers: { 'q-format': 'PDF', colour: 'red' } }, waitingOn(question({ questions: [{ id: 'q-format', text: 'Format?' }, { id: 'q-len', text: 'Length?' }] })), /answers key "colour" matches no waiting question; the questions are: q-format \("Format\?"\), q-len \("Length\?"\)/],
+    ['a question left unanswered', { answers: { 'q-format': 'PDF', 'Format?': 'PDF' } }, waitingOn(question({ questions: [{ id: 'q-format', text: 'Format?' }, { id: 'q-len', text: 'Length?' }] })), /answers leaves out q-len \("Length\?"\)/],
+    ['no answers', { answers: {} }, waitingOn(question()), /answers is empty/],
+  ];
+  it.each(problems)('%s is refused, naming the field', async (_name, args, state, message) => {
+    const browser = new FakeBrowser().on('threads.state', state);
+    const { text, isError } = await call(browser, 'answer_question', { thread_id: THREAD, ...args }).done;
+    expect(isError).toBe(true);
+    expect(text).toMatch(/^\[INVALID_PARAMS\] /);
+    expect(text).toMatch(message);
+    expect(browser.methods()).toEqual(['threads.state']);
+  });
+
+  it('an unknown thread_id is named', async () => {
+    const browser = new FakeBrowser().fail('threads.state', 'THREAD_NOT_FOUND', 'No such conversation.');
+    const { text } = await call(browser, 'answer_question', { thread_id: 'nope', answers: { a: 'b' } }).done;
+    expect(text).toMatch(/^\[THREAD_NOT_FOUND\] thread_id "nope"/);
+  });
+
+  it.each([
+    ['confirm_action_approve', 'approve'],
+    ['confirm_action_deny', 'deny'],
+  ] as const)('%s sends %s with the reason to the confirmation followup_uuid names', async (tool, kind) => {
+    const other = confirmation({ followupUuid: 'fu-confirm-2' });
+    const browser = new FakeBrowser().on('threads.state', waitingOn(confirmation(), other)).on('threads.respond', submitted).on('threads.wait', checkpoint({ turn: 1 }));
+    await call(browser, tool, { thread_id: THREAD, result: 'Go ahead', followup_uuid: 'fu-confirm-2' }).done;
+    expect(browser.calls[1]?.params).toMatchObject({ followupUuid: 'fu-confirm-2', reply: { kind, reason: 'Go ahead' } });
+  });
+
+  it('notify_connected resumes a required sign-in, and refuses when only optional sign-ins are offered', async () => {
+    const browser = new FakeBrowser().on('threads.state', waitingOn(signIn())).on('threads.respond', submitted).on('threads.wait', checkpoint({ turn: 1, text: 'Done! Sent the summary to your email.' }));
+    const { structured } = await call(browser, 'notify_connected', { thread_id: THREAD, message: 'Slack connected' }).done;
+    expect(browser.calls[1]?.params).toMatchObject({ followupUuid: 'fu-auth-1', reply: { kind: 'connected', message: 'Slack connected' } });
+    expect(structured).toMatchObject({ thread_id: THREAD, event: 'complete', text: 'Done! Sent the summary to your email.' });
+
+    const optionalOnly = new FakeBrowser().on('threads.state', checkpoint({ optionalAuth: [signIn({ requiresUserResponse: false })] }));
+    const refused = await call(optionalOnly, 'notify_connected', { thread_id: THREAD, message: 'Slack connected' }).done;
+    expect(refused.text).toMatch(/not waiting on a auth_required/);
+  });
+});
+
+describe('reading tools pass the browser side through in the seed shapes', () => {
+  it('read_thread, models_list, projects_list, list_thread_assets, create_asset_download', async () => {
+    const browser = new FakeBrowser()
+      .on('threads.read', { threadId: THREAD, url: 'u', status: 'idle', text: 'transcript', truncated: false, webState: null, webStateError: 'later' })
+      .on('account.models', MODELS)
+      .on('account.projects', { projects: [], next_cursor: null })
+      .on('threads.assets', { assets: [], next_cursor: 'c2' })
+      .on('threads.assetDownload', { asset_id: 'a1', url: 'https://pplx-res.cloudinary.com/a1', expires_in_seconds: 3600 });
+    expect((await call(browser, 'read_thread', { thread_id: THREAD }).done).structured).toEqual({ thread_id: THREAD, event: 'transcript', status: 'idle', text: 'transcript', web_state: null, web_state_error: 'later' });
+    expect((await call(browser, 'models_list', {}).done).structured).toEqual(MODELS);
+    expect((await call(browser, 'projects_list', { search_term: 'tax', cursor: 'c1' }).done).structured).toEqual({ projects: [], next_cursor: null });
+    expect(browser.calls.at(-1)?.params).toEqual({ searchTerm: 'tax', cursor: 'c1', tabCap: 6 });
+    expect((await call(browser, 'list_thread_assets', { thread_id: THREAD, entry_id: 'e1', cursor: 'c1' }).done).structured).toEqual({ assets: [], next_cursor: 'c2' });
+    expect(browser.calls.at(-1)?.params).toMatchObject({ threadId: THREAD, entryId: 'e1', cursor: 'c1' });
+    expect((await call(browser, 'create_asset_download', { thread_id: THREAD, asset_id: 'a1' }).done).structured).toMatchObject({ expires_in_seconds: 3600 });
+  });
+});
+
+describe('attachments in the tools', () => {
+  it('create_attachment_upload names a bad filename, mime_type or size_bytes', async () => {
+    const browser = new FakeBrowser();
+    const bad: [Record<string, unknown>, RegExp][] = [
+      [{ filename: '../report.pdf', mime_type: 'application/pdf', size_bytes: 10 }, /filename must not contain a path separator/],
+      [{ filename: 'report.pdf', mime_type: 'pdf', size_bytes: 10 }, /mime_type must be a content type/],
+      [{ filename: 'report.pdf', mime_type: 'application/pdf', size_bytes: 26 * 1024 * 1024 }, /size_bytes 27262976 is over the limit of 26214400 bytes/],
+    ];
+    for (const [args, message] of bad) {
+      const { world, done } = call(browser, 'create_attachment_upload', args);
+      await expect(done).rejects.toThrow(message);
+      expect(world.context.signal.aborted).toBe(false);
+    }
+  });
+
+  it('an attachment_url that is not an upload of ours is refused, naming attachment_urls[i]', async () => {
+    const browser = new FakeBrowser();
+    const { done } = call(browser, 'call_perplexity_computer', { message: 'x', attachment_urls: ['https://evil.example/attachments/x/report.pdf'] });
+    await expect(done).rejects.toThrow(/attachment_urls\[0\] \(https:\/\/evil\.example\/attachments\/x\/report\.pdf\) is not an attachment_url this comet-relay issued/);
+    expect(browser.methods()).toEqual([]);
+  });
+});
+
+describe('read or act, consistently with the worker policy', () => {
+  it('a thread tool acts exactly when a browser method it calls acts (create_attachment_upload acts by choice)', async () => {
+    const scripted = () =>
+      new FakeBrowser()
+        .on('threads.start', submitted)
+        .on('threads.send', submitted)
+        .on('threads.respond', submitted)
+        .on('threads.wait', checkpoint({ turn: 1 }))
+        .on('threads.read', { threadId: THREAD, url: 'u', status: 'idle', text: '', truncated: false, webState: null })
+        .on('account.models', MODELS)
+        .on('account.projects', { projects: [], next_cursor: null })
+        .on('threads.assets', { assets: [], next_cursor: null })
+        .on('threads.assetDownload', { asset_id: 'a', url: 'https://x', expires_in_seconds: 1 });
+    const happy: Record<string, [Record<string, unknown>, ReturnType<typeof checkpoint>?]> = {
+      call_perplexity_computer: [{ message: 'x', model: 'sonar-pro' }],
+      read_thread: [{ thread_id: THREAD }],
+      answer_question: [{ thread_id: THREAD, answers: { a: 'PDF' } }, checkpoint({ event: 'ask_user_question', interactions: [question()] })],
+      confirm_action_approve: [{ thread_id: THREAD, result: 'ok' }, checkpoint({ event: 'confirm_action', interactions: [confirmation()] })],
+      confirm_action_deny: [{ thread_id: THREAD, result: 'no' }, checkpoint({ event: 'confirm_action', interactions: [confirmation()] })],
+      notify_connected: [{ thread_id: THREAD, message: 'ok' }, checkpoint({ event: 'auth_required', interactions: [signIn()] })],
+      models_list: [{}],
+      projects_list: [{}],
+      list_thread_assets: [{ thread_id: THREAD }],
+      create_asset_download: [{ thread_id: THREAD, asset_id: 'a' }],
+    };
+    for (const tool of threadTools) {
+      if (tool.name === 'create_attachment_upload') {
+        expect(tool.access).toBe('act');
+        continue;
+      }
+      const [args, state] = happy[tool.name] ?? [{}];
+      const browser = scripted();
+      if (state) browser.on('threads.state', state);
+      const { isError } = await call(browser, tool.name, args).done;
+      expect(isError, tool.name).toBe(false);
+      const acts = browser.calls.some((c) => accessOf(c.method, c.params) === 'act');
+      expect(tool.access, tool.name).toBe(acts ? 'act' : 'read');
+    }
+  });
+});
