@@ -99,6 +99,8 @@ export class RelayClient {
   private async request(method: string, params: unknown, options: CallOptions): Promise<unknown> {
     if (options.signal?.aborted) throw new RelayError('CANCELLED', 'The call was cancelled before it started.');
     const connection = await this.ensureConnection(this.options.hostWaitMs ?? 3000);
+    // Finding the host can take seconds (a browser starting): a caller that gave up meanwhile is not sent.
+    if (options.signal?.aborted) throw new RelayError('CANCELLED', 'The call was cancelled before it reached the browser.');
     const id = `r${++this.sequence}`;
     return new Promise<unknown>((resolve, reject) => {
       let timer: NodeJS.Timeout | undefined;

@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
@@ -56,6 +57,11 @@ export class NativeHost {
   private socketFile?: string;
   private socketInode?: number;
   private sequence = 0;
+  /**
+   * Prefixes every client id of this host, so no id it forwards can equal one a previous host of the
+   * same profile forwarded: an orphan's late reply then matches nothing here and is dropped.
+   */
+  private readonly lifetime = randomBytes(6).toString('base64url');
   private readonly startedAt = new Date().toISOString();
   private stopped = false;
   readonly done: Promise<void>;
@@ -71,6 +77,11 @@ export class NativeHost {
       onClose: () => void this.stop('the browser closed the native messaging port'),
     });
     options.logger.info('host started', { caller: options.callerOrigin, version: VERSION });
+  }
+
+  /** Calls forwarded to the browser and not yet answered, cancelled or abandoned (for tests and status). */
+  get openCallCount(): number {
+    return this.pending.size;
   }
 
   private get log(): Logger {
@@ -145,11 +156,8 @@ export class NativeHost {
 
   private routeReply(message: Extract<Envelope, { kind: 'result' | 'error' | 'progress' }>): void {
     const call = this.pending.get(message.id);
-    if (!call) return; // the client left or cancelled; the answer has nobody to go to
-    if (message.kind !== 'progress') {
-      this.pending.delete(message.id);
-      call.client.pending.delete(message.id);
-    }
+    if (!call) return; // the client left or cancelled, or an older host sent it: nobody to go to
+    if (message.kind !== 'progress') this.forgetCall(message.id);
     call.client.connection.send({ ...message, id: call.originalId });
   }
 
@@ -236,7 +244,7 @@ export class NativeHost {
       socket.end();
       return undefined;
     }
-    const clientId = `k${++this.sequence}`;
+    const clientId = `${this.lifetime}.k${++this.sequence}`;
     const session: ClientSession = {
       info: {
         clientId,
@@ -266,8 +274,11 @@ export class NativeHost {
         this.forward(session, message);
         return;
       case 'cancel': {
+        // The caller has given up: forget the call now (its late reply will match nothing and be
+        // dropped) and tell the browser to stop working on it.
         const hostId = `${session.info.clientId}:${message.id}`;
-        if (this.pending.has(hostId)) this.toExtension({ ...message, id: hostId });
+        if (!this.forgetCall(hostId)) return;
+        this.toExtension({ ...message, id: hostId });
         return;
       }
       case 'ping':
@@ -295,6 +306,15 @@ export class NativeHost {
       id: hostId,
       origin: { ...request.origin, clientId: session.info.clientId, clientName: session.info.name },
     });
+  }
+
+  /** Removes an open call from both books; false when it was not open (answered or unknown). */
+  private forgetCall(hostId: string): boolean {
+    const call = this.pending.get(hostId);
+    if (!call) return false;
+    this.pending.delete(hostId);
+    call.client.pending.delete(hostId);
+    return true;
   }
 
   private dropClient(session: ClientSession): void {

@@ -87,6 +87,7 @@ export class PageHub {
     if (!port) {
       return Promise.reject(new RelayError('NO_PERPLEXITY_TAB', `Tab ${tabId} has no comet-relay page script. Open or reload a perplexity.ai tab.`));
     }
+    if (signal.aborted) return Promise.reject(new RelayError('CANCELLED', 'The call was cancelled.'));
     const id = `p${++this.sequence}`;
     return new Promise((resolve, reject) => {
       const onAbort = () => {

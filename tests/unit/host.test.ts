@@ -239,3 +239,66 @@ describe('host process', () => {
     fs.rmSync(processHome, { recursive: true, force: true });
   });
 });
+
+describe('calls that end early (fault 2) and ids across host lifetimes (fault 1)', () => {
+  it('a cancelled call leaves no entry in the host, and its late reply goes nowhere', async () => {
+    await connected();
+    const iota = client('iota');
+    const controller = new AbortController();
+    const call = iota.call('page.poll', {}, { signal: controller.signal });
+    const request = (await extension.next('request')) as { id: string };
+    controller.abort();
+    await expect(call).rejects.toMatchObject({ code: 'CANCELLED' });
+    await extension.next('cancel', (m) => m.kind === 'cancel' && m.id === request.id);
+    expect(host.openCallCount).toBe(0);
+    // The browser answers anyway (it was already done): the reply matches nothing and is dropped.
+    extension.send({ kind: 'result', id: request.id, result: { late: true } });
+    expect((await iota.hostStatus()).profile.id).toBe('testprofile01');
+  });
+
+  it('a timed-out call leaves no entry in the host', async () => {
+    await connected();
+    const kappa = client('kappa');
+    await expect(kappa.call('tabs.list', {}, { timeoutMs: 50 })).rejects.toMatchObject({ code: 'TIMEOUT' });
+    await extension.next('cancel');
+    expect(host.openCallCount).toBe(0);
+  });
+
+  it('request ids forwarded by a new host never repeat those of the host before it', async () => {
+    await connected();
+    const first = client('lambda');
+    void first.call('page.poll', {}).catch(() => {});
+    const before = (await extension.next('request')) as { id: string };
+    await host.stop('the browser restarted the host');
+    first.close();
+
+    extension = new FakeExtension();
+    host = new NativeHost({ home, input: extension.toHost, output: extension.fromHost, logger: silentLogger });
+    await connected();
+    const second = client('lambda');
+    void second.call('page.poll', {}).catch(() => {});
+    const after = (await extension.next('request')) as { id: string };
+    expect(after.id).not.toBe(before.id);
+    // An orphan of the old host answering late reaches nobody.
+    extension.send({ kind: 'result', id: before.id, result: { stale: true } });
+    const reply = second.call('tabs.list', {});
+    const next = (await extension.next('request', (m) => m.kind === 'request' && m.method === 'tabs.list')) as { id: string };
+    extension.send({ kind: 'result', id: next.id, result: { tabs: [] } });
+    await expect(reply).resolves.toEqual({ tabs: [] });
+  });
+});
+
+describe('early cancellation on the client hop (fault 2)', () => {
+  it('a call aborted while the client is still finding its host is never sent', async () => {
+    const pending = new RelayClient({ home, client: { name: 'early' }, transport: 'stdio', hostWaitMs: 5000 });
+    clients.push(pending);
+    const controller = new AbortController();
+    const call = pending.call('page.poll', {}, { signal: controller.signal });
+    setTimeout(() => controller.abort(), 20);
+    setTimeout(() => extension.hello(), 150); // the host appears after the abort
+    await expect(call).rejects.toMatchObject({ code: 'CANCELLED' });
+    await extension.next('welcome');
+    await pending.hostStatus();
+    expect(extension.received.filter((m) => m.kind === 'request')).toEqual([]);
+  });
+});
