@@ -45,6 +45,8 @@ const DISCOVERY_INTERVAL_MS = 100;
 
 export class RelayClient {
   private connection?: FramedConnection;
+  /** The socket of a connect still in its handshake, so close() can end it too. */
+  private opening?: net.Socket;
   private connecting?: Promise<FramedConnection>;
   private host?: HostRecord;
   private readonly pending = new Map<string, PendingCall>();
@@ -94,6 +96,7 @@ export class RelayClient {
   close(): void {
     this.closed = true;
     this.connection?.close();
+    this.opening?.destroy(); // a connect in progress must not leave its socket open behind us
   }
 
   private async request(method: string, params: unknown, options: CallOptions): Promise<unknown> {
@@ -146,7 +149,7 @@ export class RelayClient {
 
   private async ensureConnection(waitMs: number): Promise<FramedConnection> {
     if (this.connection && !this.connection.isClosed) return this.connection;
-    if (this.closed) throw new RelayError('CANCELLED', 'This relay client was closed.');
+    if (this.closed) throw closedError();
     this.connecting ??= this.connect(waitMs).finally(() => {
       this.connecting = undefined;
     });
@@ -156,14 +159,25 @@ export class RelayClient {
   private async connect(waitMs: number): Promise<FramedConnection> {
     const deadline = Date.now() + waitMs;
     let host = pickHost(listHosts(this.options.home), this.options.profile);
-    while (!host && Date.now() < deadline) {
+    while (!host && Date.now() < deadline && !this.closed) {
       await new Promise((r) => setTimeout(r, DISCOVERY_INTERVAL_MS));
       host = pickHost(listHosts(this.options.home), this.options.profile);
     }
     if (!host) throw this.noHostError();
+    if (this.closed) throw closedError();
     const socket = net.connect(host.socketPath);
+    this.opening = socket;
+    try {
+      return await this.handshakeOn(socket, host);
+    } finally {
+      this.opening = undefined;
+    }
+  }
+
+  private async handshakeOn(socket: net.Socket, host: HostRecord): Promise<FramedConnection> {
     await new Promise<void>((resolve, reject) => {
       socket.once('connect', resolve);
+      socket.once('close', () => reject(closedError())); // destroyed by close() before it connected
       socket.once('error', (error) =>
         reject(new RelayError('EXTENSION_NOT_CONNECTED', `The comet-relay host for profile "${host.profileLabel}" did not accept a connection (${error.message}). Reload the extension or restart the browser; \`npx comet-relay doctor\` shows what is wrong.`)),
       );
@@ -196,6 +210,7 @@ export class RelayClient {
     });
     try {
       await welcomed;
+      if (this.closed) throw closedError();
     } catch (error) {
       socket.destroy();
       throw error;
@@ -254,4 +269,8 @@ export class RelayClient {
       'No browser with the comet-relay extension is connected. Open Comet or Chrome with the extension installed and enabled; if it is open, run `npx comet-relay doctor` to see which link is broken.',
     );
   }
+}
+
+function closedError(): RelayError {
+  return new RelayError('CANCELLED', 'This relay client was closed.');
 }

@@ -302,3 +302,18 @@ describe('early cancellation on the client hop (fault 2)', () => {
     expect(extension.received.filter((m) => m.kind === 'request')).toEqual([]);
   });
 });
+
+describe('RelayClient.close during a connect (fault 6)', () => {
+  it('leaves no socket open at the host', async () => {
+    await connected();
+    const watcher = client('watcher');
+    await watcher.hostStatus();
+    const leaving = new RelayClient({ home, client: { name: 'leaving' }, transport: 'stdio', hostWaitMs: 2000 });
+    const attached = leaving.attach(); // finds the host and starts opening its socket
+    leaving.close();
+    expect(await attached).toBe(false);
+    await new Promise((r) => setTimeout(r, 200));
+    const { clients: attachedClients } = await watcher.hostStatus();
+    expect(attachedClients.map((c) => c.name)).toEqual(['watcher']);
+  });
+});

@@ -148,6 +148,74 @@ describe('NativeLink', () => {
   });
 });
 
+describe('NativeLink after a teardown (fault 6)', () => {
+  it('a hello that resolves after the port was torn down is not posted, and nothing rejects unhandled', async () => {
+    const unhandled: unknown[] = [];
+    const onUnhandled = (reason: unknown) => unhandled.push(reason);
+    process.on('unhandledRejection', onUnhandled);
+    try {
+      let releaseHello!: () => void;
+      const helloGate = new Promise<void>((r) => (releaseHello = r));
+      const link = new NativeLink(
+        {
+          connectNative: () => {
+            // Chromium throws when a disconnected port is used.
+            const port = new FakePort();
+            const post = port.postMessage.bind(port);
+            port.postMessage = (m: unknown) => {
+              if (port.disconnected) throw new Error('Attempting to use a disconnected port object');
+              post(m);
+            };
+            ports.push(port);
+            return port;
+          },
+          lastError: () => undefined,
+          scheduleAlarm() {},
+          clearAlarm() {},
+        },
+        async () => {
+          await helloGate; // identity still loading
+          return { kind: 'hello', role: 'extension', protocolVersion: 1, version: '0.1.0' };
+        },
+        { onMessage() {}, onStatus() {} },
+      );
+      link.start();
+      link.restart(); // the person renamed the profile: the first port is torn down mid-connect
+      releaseHello();
+      await vi.advanceTimersByTimeAsync(0);
+      await vi.advanceTimersByTimeAsync(0);
+      expect(ports[0]?.sent).toEqual([]);
+      expect(ports[1]?.sent[0]).toMatchObject({ kind: 'hello' });
+      expect(unhandled).toEqual([]);
+    } finally {
+      process.off('unhandledRejection', onUnhandled);
+    }
+  });
+
+  it('a hello that cannot be built fails the attempt instead of rejecting into the void', async () => {
+    const link = new NativeLink(
+      {
+        connectNative: () => {
+          const port = new FakePort();
+          ports.push(port);
+          return port;
+        },
+        lastError: () => undefined,
+        scheduleAlarm() {},
+        clearAlarm() {},
+      },
+      async () => {
+        throw new Error('storage is unavailable');
+      },
+      { onMessage() {}, onStatus: (s) => statuses.push({ ...s }) },
+    );
+    link.start();
+    await vi.advanceTimersByTimeAsync(0);
+    expect(link.current).toMatchObject({ state: 'disconnected', detail: expect.stringContaining('storage is unavailable') });
+    expect(ports[0]?.disconnected).toBe(true);
+  });
+});
+
 describe('disconnect reasons', () => {
   it('turn Chromium\'s terse errors into what to do', () => {
     expect(describeDisconnect('Specified native messaging host not found.')).toMatch(/npx comet-relay install/);
