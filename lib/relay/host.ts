@@ -6,7 +6,8 @@ import type { Readable, Writable } from 'node:stream';
 import { RelayError } from '../protocol/errors';
 import { splitIntoChunks } from '../protocol/framing';
 import { PROTOCOL_VERSION } from '../protocol/identity';
-import type { BrowserInfo, Envelope, Hello, ProfileInfo, Request } from '../protocol/messages';
+import { MAX_PARAMS_DEPTH, nestsDeeperThan } from '../protocol/limits';
+import { type BrowserInfo, type Envelope, type Hello, type ProfileInfo, type Request, RequestId } from '../protocol/messages';
 import type { AttachedClient } from '../protocol/methods';
 import { FramedConnection } from './connection';
 import { removeHostRecord, writeHostRecord } from './discovery';
@@ -158,7 +159,7 @@ export class NativeHost {
     const call = this.pending.get(message.id);
     if (!call) return; // the client left or cancelled, or an older host sent it: nobody to go to
     if (message.kind !== 'progress') this.forgetCall(message.id);
-    call.client.connection.send({ ...message, id: call.originalId });
+    this.reply(call.client.connection, { ...message, id: call.originalId });
   }
 
   // ── client side ─────────────────────────────────────────────────────────────
@@ -213,9 +214,17 @@ export class NativeHost {
         }
         this.fromClient(session, message);
       },
-      onInvalid: (problem) => {
+      onInvalid: (problem, value) => {
         this.log.warn('rejected a frame from a client', { problem });
-        connection.send({ kind: 'event', event: 'protocol.invalid', data: { problem } });
+        // Every frame gets an answer: an error under the frame's own id when it has a usable one,
+        // so a caller waiting on that id is not left waiting forever.
+        // (An id of a call still running is not answered for: that would end the running call.)
+        const id = RequestId.safeParse((value as { id?: unknown } | null | undefined)?.id);
+        if (session && id.success && !session.pending.has(`${session.info.clientId}:${id.data}`)) {
+          connection.send({ kind: 'error', id: id.data, error: { code: 'PROTOCOL_ERROR', message: `The host refused this message: ${problem}.` } });
+        } else {
+          connection.send({ kind: 'event', event: 'protocol.invalid', data: { problem } });
+        }
       },
       onClose: () => {
         if (session) this.dropClient(session);
@@ -286,6 +295,25 @@ export class NativeHost {
         return;
       default:
         this.log.warn('ignored a message from a client', { kind: message.kind });
+        session.connection.send({
+          kind: 'event',
+          event: 'protocol.invalid',
+          data: { problem: `a client may send request, cancel or ping after its hello, not "${message.kind}"` },
+        });
+    }
+  }
+
+  /** Sends to a client; a reply that cannot be serialised becomes an error under the same id. */
+  private reply(connection: FramedConnection, message: Envelope): void {
+    try {
+      connection.send(message);
+    } catch (error) {
+      if (!('id' in message)) return;
+      connection.send({
+        kind: 'error',
+        id: message.id,
+        error: { code: 'PROTOCOL_ERROR', message: `The host could not pass on the browser's answer: ${(error as Error).message}` },
+      });
     }
   }
 
@@ -298,14 +326,28 @@ export class NativeHost {
       });
       return;
     }
+    const refuse = (code: 'INVALID_PARAMS' | 'PROTOCOL_ERROR', message: string): void => {
+      session.connection.send({ kind: 'error', id: request.id, error: { code, message } });
+    };
     const hostId = `${session.info.clientId}:${request.id}`;
+    if (this.pending.has(hostId)) {
+      return refuse('PROTOCOL_ERROR', `Request id "${request.id}" is already in use by a call still running; use a new id for each call.`);
+    }
+    if (nestsDeeperThan(request.params, MAX_PARAMS_DEPTH)) {
+      return refuse('INVALID_PARAMS', `${request.method}: params nest deeper than ${MAX_PARAMS_DEPTH} levels; no method takes that.`);
+    }
     this.pending.set(hostId, { client: session, originalId: request.id });
     session.pending.add(hostId);
-    this.toExtension({
-      ...request,
-      id: hostId,
-      origin: { ...request.origin, clientId: session.info.clientId, clientName: session.info.name },
-    });
+    try {
+      this.toExtension({
+        ...request,
+        id: hostId,
+        origin: { ...request.origin, clientId: session.info.clientId, clientName: session.info.name },
+      });
+    } catch (error) {
+      this.forgetCall(hostId);
+      refuse('PROTOCOL_ERROR', `The host could not forward ${request.method} to the browser: ${(error as Error).message}`);
+    }
   }
 
   /** Removes an open call from both books; false when it was not open (answered or unknown). */

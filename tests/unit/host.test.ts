@@ -317,3 +317,62 @@ describe('RelayClient.close during a connect (fault 6)', () => {
     expect(attachedClients.map((c) => c.name)).toEqual(['watcher']);
   });
 });
+
+describe('a request the host cannot serialise (fault 8)', () => {
+  it('params nested 10,000 levels deep get an error reply, and the host goes on', async () => {
+    await connected();
+    const deep = client('deep');
+    // Sent raw: the client's own JSON.stringify would fail the same way the host's did.
+    const [record] = listHosts(home);
+    const socket = net.connect(record!.socketPath);
+    const decoder = new FrameDecoder();
+    const replies: Envelope[] = [];
+    socket.on('data', (chunk) => {
+      for (const frame of decoder.push(chunk)) if (frame.ok) replies.push(frame.value as Envelope);
+    });
+    const frame = (json: string) => {
+      const body = Buffer.from(json);
+      const header = Buffer.alloc(4);
+      header.writeUInt32LE(body.length);
+      socket.write(Buffer.concat([header, body]));
+    };
+    frame(JSON.stringify({ kind: 'hello', role: 'client', protocolVersion: PROTOCOL_VERSION, version: '0.1.0', client: { name: 'deep' } }));
+    frame(`{"kind":"request","id":"d1","method":"tabs.list","params":${'{"a":'.repeat(10_000)}1${'}'.repeat(10_000)}}`);
+    await expect.poll(() => replies.find((m) => m.kind === 'error')).toMatchObject({ id: 'd1', error: { code: 'INVALID_PARAMS' } });
+    socket.destroy();
+    expect((await deep.hostStatus()).profile.id).toBe('testprofile01');
+    expect(host.openCallCount).toBe(0);
+  });
+
+  it('a request with a wrong field is answered under its id, a stray kind with an event, a reused id with an error', async () => {
+    await connected();
+    const raw = await rawClient();
+    raw.send({ kind: 'request', id: 'w1', method: 42, params: {} });
+    await expect.poll(() => raw.replies.find((m) => m.kind === 'error' && m.id === 'w1')).toMatchObject({
+      error: { code: 'PROTOCOL_ERROR', message: expect.stringContaining('method') },
+    });
+    raw.send({ kind: 'result', id: 'x', result: 1 });
+    await expect.poll(() => raw.replies.find((m) => m.kind === 'event')).toMatchObject({ event: 'protocol.invalid' });
+    raw.send({ kind: 'request', id: 'same', method: 'page.poll', params: {} });
+    raw.send({ kind: 'request', id: 'same', method: 'page.poll', params: {} });
+    await expect.poll(() => raw.replies.find((m) => m.kind === 'error' && m.id === 'same')).toMatchObject({
+      error: { code: 'PROTOCOL_ERROR', message: expect.stringContaining('already in use') },
+    });
+    raw.close();
+  });
+});
+
+/** A client on the host socket that speaks raw frames, for inputs RelayClient would never send. */
+async function rawClient() {
+  const [record] = listHosts(home);
+  const socket = net.connect(record!.socketPath);
+  const decoder = new FrameDecoder();
+  const replies: Envelope[] = [];
+  socket.on('data', (chunk) => {
+    for (const frame of decoder.push(chunk)) if (frame.ok) replies.push(frame.value as Envelope);
+  });
+  const send = (value: unknown) => socket.write(encodeFrame(value));
+  send({ kind: 'hello', role: 'client', protocolVersion: PROTOCOL_VERSION, version: '0.1.0', client: { name: 'raw' } });
+  await expect.poll(() => replies.some((m) => m.kind === 'welcome')).toBe(true);
+  return { send, replies, close: () => socket.destroy() };
+}
