@@ -331,10 +331,12 @@ export class NativeHost {
     };
     const hostId = `${session.info.clientId}:${request.id}`;
     if (this.pending.has(hostId)) {
-      return refuse('PROTOCOL_ERROR', `Request id "${request.id}" is already in use by a call still running; use a new id for each call.`);
+      refuse('PROTOCOL_ERROR', `Request id "${request.id}" is already in use by a call still running; use a new id for each call.`);
+      return;
     }
     if (nestsDeeperThan(request.params, MAX_PARAMS_DEPTH)) {
-      return refuse('INVALID_PARAMS', `${request.method}: params nest deeper than ${MAX_PARAMS_DEPTH} levels; no method takes that.`);
+      refuse('INVALID_PARAMS', `${request.method}: params nest deeper than ${MAX_PARAMS_DEPTH} levels; no method takes that.`);
+      return;
     }
     this.pending.set(hostId, { client: session, originalId: request.id });
     session.pending.add(hostId);
