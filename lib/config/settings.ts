@@ -24,6 +24,13 @@ const SettingsSchema = z.object({
   COMET_RELAY_PROFILE: z.string().optional(),
   /** How long a call waits for a host to (re)appear before saying no browser is connected, in ms. */
   COMET_HOST_WAIT: int(0, 600_000).default(3000),
+  /**
+   * `serve`: a session with no request open for this long ends (its relay connection closes and it
+   * leaves the side panel), in ms. A client holding its event stream open is in use, not idle.
+   */
+  COMET_SESSION_IDLE_TIMEOUT: int(1000, 86_400_000).default(3_600_000),
+  /** `serve`: at most this many sessions at once; a new one ends the longest idle one, if any. */
+  COMET_MAX_SESSIONS: int(1, 10_000).default(64),
 });
 
 export type Settings = z.infer<typeof SettingsSchema>;

@@ -2,7 +2,6 @@ import fs from 'node:fs';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
-import { PassThrough } from 'node:stream';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { encodeFrame, FrameDecoder } from '../../lib/protocol/framing';
 import { PROTOCOL_VERSION } from '../../lib/protocol/identity';
@@ -11,50 +10,13 @@ import { RelayClient } from '../../lib/relay/client';
 import { listHosts } from '../../lib/relay/discovery';
 import { NativeHost } from '../../lib/relay/host';
 import { silentLogger } from '../../lib/relay/logger';
+import { FakeExtension } from '../support/fake-extension';
 import { CLI } from '../support/harness';
 
 /**
  * The native host with a fake extension on its stdin/stdout and real relay clients on its
  * socket: id renumbering, isolation between clients, cancellation, bad frames, handshake.
  */
-class FakeExtension {
-  readonly toHost = new PassThrough();
-  readonly fromHost = new PassThrough();
-  readonly received: Envelope[] = [];
-  private readonly decoder = new FrameDecoder();
-  private waiters: Array<() => void> = [];
-
-  constructor() {
-    this.fromHost.on('data', (chunk: Buffer) => {
-      for (const frame of this.decoder.push(chunk)) if (frame.ok) this.received.push(frame.value as Envelope);
-      for (const w of this.waiters.splice(0)) w();
-    });
-  }
-
-  send(message: unknown): void {
-    this.toHost.write(encodeFrame(message));
-  }
-
-  hello(protocolVersion = PROTOCOL_VERSION): void {
-    this.send({
-      kind: 'hello',
-      role: 'extension',
-      protocolVersion,
-      version: '0.1.0',
-      profile: { id: 'testprofile01', label: 'Test profile' },
-      browser: { name: 'Chromium', version: '156.0.0.1', userAgent: 'ua' },
-    });
-  }
-
-  async next(kind: Envelope['kind'], predicate: (m: Envelope) => boolean = () => true): Promise<Envelope> {
-    for (;;) {
-      const index = this.received.findIndex((m) => m.kind === kind && predicate(m));
-      if (index >= 0) return this.received.splice(index, 1)[0] as Envelope;
-      await new Promise<void>((resolve) => this.waiters.push(resolve));
-    }
-  }
-}
-
 let home: string;
 let extension: FakeExtension;
 let host: NativeHost;
