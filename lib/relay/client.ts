@@ -6,6 +6,7 @@ import { hostMethods, type MethodName, type MethodParams, type MethodResult, met
 import { FramedConnection } from './connection';
 import { type HostRecord, listHosts, pickHost } from './discovery';
 import { type Logger, silentLogger } from './logger';
+import { checkSocketOwner } from './private-dir';
 import { VERSION } from './version';
 
 /**
@@ -165,6 +166,7 @@ export class RelayClient {
     }
     if (!host) throw this.noHostError();
     if (this.closed) throw closedError();
+    checkSocketOwner(host.socketPath);
     const socket = net.connect(host.socketPath);
     this.opening = socket;
     try {

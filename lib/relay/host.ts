@@ -13,6 +13,7 @@ import { FramedConnection } from './connection';
 import { removeHostRecord, writeHostRecord } from './discovery';
 import type { Logger } from './logger';
 import { socketPath } from './paths';
+import { ensurePrivateDir } from './private-dir';
 import { VERSION } from './version';
 
 /**
@@ -168,21 +169,26 @@ export class NativeHost {
     if (this.server) return;
     const file = socketPath(this.options.home, profileId);
     if (process.platform !== 'win32') {
-      fs.mkdirSync(path.dirname(file), { recursive: true, mode: 0o700 });
+      // Owner-only from the first instant: the socket is made inside a folder checked to be ours
+      // and 0700 (the state folder, or our /tmp fallback), and under a umask that leaves it 0600.
+      ensurePrivateDir(this.options.home);
+      ensurePrivateDir(path.dirname(file));
       fs.rmSync(file, { force: true }); // a crashed or retiring host for this profile left it
     }
     const server = net.createServer((socket) => this.acceptClient(socket));
     await new Promise<void>((resolve, reject) => {
       server.once('error', reject);
-      server.listen(file, () => {
+      server.once('listening', () => {
         server.off('error', reject);
         resolve();
       });
+      withOwnerOnlyUmask(() => server.listen(file)); // binds synchronously, so the umask covers it
     });
     server.on('error', (error) => this.log.error('socket server error', { error: String(error) }));
     if (process.platform !== 'win32') {
-      fs.chmodSync(file, 0o600);
-      this.socketInode = fs.statSync(file).ino;
+      const stat = fs.statSync(file);
+      if ((stat.mode & 0o077) !== 0) throw new Error(`the socket ${file} came out with mode ${(stat.mode & 0o777).toString(8)}, not 600`);
+      this.socketInode = stat.ino;
     }
     this.server = server;
     this.socketFile = file;
@@ -438,5 +444,19 @@ export class NativeHost {
     } catch {
       return false;
     }
+  }
+}
+
+/** Runs `listen` with a umask that creates files 0600 (a unix socket takes 0777 minus the umask). */
+function withOwnerOnlyUmask(listen: () => void): void {
+  if (process.platform === 'win32') {
+    listen();
+    return;
+  }
+  const previous = process.umask(0o177);
+  try {
+    listen();
+  } finally {
+    process.umask(previous);
   }
 }
