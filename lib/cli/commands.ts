@@ -19,7 +19,7 @@ import { RelayError } from '../protocol/errors';
 import { RelayClient } from '../relay/client';
 import { listHosts } from '../relay/discovery';
 import { createFileLogger } from '../relay/logger';
-import { logsDir, stateDir, tokenPath } from '../relay/paths';
+import { type LogName, logsDir, stateDir, tokenPath } from '../relay/paths';
 import { parseFlags, parsePort, parseToolList } from './args';
 
 /** The subcommands, each a small declarative entry: what it does, how to call it, and its runner. */
@@ -41,7 +41,7 @@ const toolFlags = {
   profile: { type: 'string' },
 } as const;
 
-function sessionOptions(values: { tools?: string; 'read-only'?: boolean; profile?: string }, settings: Settings, logName: string) {
+function sessionOptions(values: { tools?: string; 'read-only'?: boolean; profile?: string }, settings: Settings, logName: LogName) {
   const home = stateDir();
   return {
     home,

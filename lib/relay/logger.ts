@@ -1,5 +1,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
+import type { LogName } from './paths';
 import { ensurePrivateDir } from './private-dir';
 
 /**
@@ -14,7 +15,8 @@ export interface Logger {
 
 export interface FileLoggerOptions {
   dir: string;
-  name: string;
+  /** One of the names `uninstall --purge` knows (paths.ts), so it can remove the file later. */
+  name: LogName;
   maxBytes?: number;
   keep?: number;
 }
