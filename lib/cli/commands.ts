@@ -47,6 +47,7 @@ function sessionOptions(values: { tools?: string; 'read-only'?: boolean; profile
     home,
     settings: { ...settings, COMET_RELAY_PROFILE: values.profile ?? settings.COMET_RELAY_PROFILE },
     tools: selectTools({ allow: parseToolList(values.tools), readOnly: values['read-only'] }),
+    readOnly: values['read-only'],
     logger: createFileLogger({ dir: logsDir(home), name: logName }),
     browserCandidates: () => browserExecutableCandidates('comet'),
   };

@@ -4,7 +4,7 @@ import type { Settings } from '../config/settings';
 import { RelayError } from '../protocol/errors';
 import { VERSION } from '../relay/version';
 import type { BrowserGateway } from './gateway';
-import type { SessionMemory, ToolContext, ToolDefinition } from './tool';
+import { type SessionMemory, type ToolContext, type ToolDefinition, toolAccess } from './tool';
 
 /**
  * One McpServer per client session, each with its own gateway (its own relay connection), so
@@ -36,8 +36,8 @@ export function createSessionServer({ tools, settings, gateway }: SessionOptions
         outputSchema: tool.outputSchema,
         annotations: {
           title: tool.title,
-          readOnlyHint: tool.access === 'read',
-          destructiveHint: tool.access === 'act' ? Boolean(tool.destructive) : undefined,
+          readOnlyHint: toolAccess(tool) === 'read',
+          destructiveHint: toolAccess(tool) === 'act' ? Boolean(tool.destructive) : undefined,
           openWorldHint: true,
         },
       },
@@ -45,7 +45,7 @@ export function createSessionServer({ tools, settings, gateway }: SessionOptions
         let step = 0;
         const progressToken = extra._meta?.progressToken;
         const context: ToolContext = {
-          browser: gateway.scoped({ tool: tool.name, summary: tool.summarize?.(args as never) }),
+          browser: gateway.scoped({ tool: tool.name, summary: tool.summarize?.(args as never) }, tool.uses),
           session,
           settings,
           signal: extra.signal,
