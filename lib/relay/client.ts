@@ -4,7 +4,7 @@ import { PROTOCOL_VERSION } from '../protocol/identity';
 import type { CallOrigin, Envelope } from '../protocol/messages';
 import { hostMethods, type MethodName, type MethodParams, type MethodResult, methods } from '../protocol/methods';
 import { FramedConnection } from './connection';
-import { type HostRecord, listHosts, pickHost } from './discovery';
+import { type HostRecord, listHosts, pickHost, removeHostRecord } from './discovery';
 import { type Logger, silentLogger } from './logger';
 import { checkSocketOwner } from './private-dir';
 import { VERSION } from './version';
@@ -159,20 +159,28 @@ export class RelayClient {
 
   private async connect(waitMs: number): Promise<FramedConnection> {
     const deadline = Date.now() + waitMs;
-    let host = pickHost(listHosts(this.options.home), this.options.profile);
-    while (!host && Date.now() < deadline && !this.closed) {
-      await new Promise((r) => setTimeout(r, DISCOVERY_INTERVAL_MS));
-      host = pickHost(listHosts(this.options.home), this.options.profile);
-    }
-    if (!host) throw this.noHostError();
-    if (this.closed) throw closedError();
-    checkSocketOwner(host.socketPath);
-    const socket = net.connect(host.socketPath);
-    this.opening = socket;
-    try {
-      return await this.handshakeOn(socket, host);
-    } finally {
-      this.opening = undefined;
+    for (;;) {
+      let host = pickHost(listHosts(this.options.home), this.options.profile);
+      while (!host && Date.now() < deadline && !this.closed) {
+        await new Promise((r) => setTimeout(r, DISCOVERY_INTERVAL_MS));
+        host = pickHost(listHosts(this.options.home), this.options.profile);
+      }
+      if (!host) throw this.noHostError();
+      if (this.closed) throw closedError();
+      checkSocketOwner(host.socketPath);
+      const socket = net.connect(host.socketPath);
+      this.opening = socket;
+      try {
+        return await this.handshakeOn(socket, host);
+      } catch (error) {
+        // A host that crashed can leave its record behind with a pid the system gave to another
+        // process since: nobody listens at its socket. Forget that record and look again.
+        if (!(error instanceof DeadSocketError)) throw error;
+        this.log.warn('removed the record of a host that no longer listens', { profile: host.profileId, pid: host.pid });
+        removeHostRecord(this.options.home, host.profileId, host.pid);
+      } finally {
+        this.opening = undefined;
+      }
     }
   }
 
@@ -180,9 +188,10 @@ export class RelayClient {
     await new Promise<void>((resolve, reject) => {
       socket.once('connect', resolve);
       socket.once('close', () => reject(closedError())); // destroyed by close() before it connected
-      socket.once('error', (error) =>
-        reject(new RelayError('EXTENSION_NOT_CONNECTED', `The comet-relay host for profile "${host.profileLabel}" did not accept a connection (${error.message}). Reload the extension or restart the browser; \`npx comet-relay doctor\` shows what is wrong.`)),
-      );
+      socket.once('error', (error: NodeJS.ErrnoException) => {
+        if (error.code === 'ECONNREFUSED' || error.code === 'ENOENT') reject(new DeadSocketError(error.message));
+        else reject(new RelayError('EXTENSION_NOT_CONNECTED', `The comet-relay host for profile "${host.profileLabel}" did not accept a connection (${error.message}). Reload the extension or restart the browser; \`npx comet-relay doctor\` shows what is wrong.`));
+      });
     });
     const welcomed = new Promise<void>((resolve, reject) => {
       const timer = setTimeout(() => reject(new RelayError('EXTENSION_NOT_CONNECTED', 'The comet-relay host did not answer the handshake.')), HELLO_TIMEOUT_MS);
@@ -276,3 +285,6 @@ export class RelayClient {
 function closedError(): RelayError {
   return new RelayError('CANCELLED', 'This relay client was closed.');
 }
+
+/** Nobody listens at a host record's socket (the host crashed and left its record). */
+class DeadSocketError extends Error {}

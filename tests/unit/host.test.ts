@@ -7,7 +7,7 @@ import { encodeFrame, FrameDecoder } from '../../lib/protocol/framing';
 import { PROTOCOL_VERSION } from '../../lib/protocol/identity';
 import type { Envelope } from '../../lib/protocol/messages';
 import { RelayClient } from '../../lib/relay/client';
-import { listHosts } from '../../lib/relay/discovery';
+import { listHosts, writeHostRecord } from '../../lib/relay/discovery';
 import { NativeHost } from '../../lib/relay/host';
 import { silentLogger } from '../../lib/relay/logger';
 import { FakeExtension } from '../support/fake-extension';
@@ -338,3 +338,21 @@ async function rawClient() {
   await expect.poll(() => replies.some((m) => m.kind === 'welcome')).toBe(true);
   return { send, replies, close: () => socket.destroy() };
 }
+
+describe('a crashed host left its record behind', () => {
+  it('a record whose pid lives on in another process but whose socket is dead is dropped, and the live host is used', async () => {
+    await connected();
+    const [live] = listHosts(home);
+    // A newer record (so it is picked first) whose pid is alive (ours) but whose socket nobody serves.
+    writeHostRecord(home, {
+      ...live!,
+      profileId: 'crashedprofile',
+      profileLabel: 'Crashed',
+      socketPath: path.join(home, 'run', 'crashedprofile.sock'),
+      connectedAt: new Date(Date.now() + 60_000).toISOString(),
+    });
+    const survivor = client('survivor');
+    expect((await survivor.hostStatus()).profile.id).toBe('testprofile01');
+    expect(listHosts(home).map((h) => h.profileId)).toEqual(['testprofile01']);
+  });
+});
