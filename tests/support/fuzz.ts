@@ -211,7 +211,12 @@ async function session(host: RunningHost, seed: number, index: number, framesLef
   if (greeted) {
     const deadline = Date.now() + 10_000;
     // welcome + one answer per frame
-    while (replies.length < expected + 1 && Date.now() < deadline) await new Promise<void>((r) => ((notify = r), setTimeout(r, 200)));
+    while (replies.length < expected + 1 && Date.now() < deadline) {
+      await new Promise<void>((resolve) => {
+        notify = resolve;
+        setTimeout(resolve, 200);
+      });
+    }
     const missing = expected + 1 - replies.length;
     if (missing > 0) {
       result.unanswered += missing;
