@@ -11,7 +11,7 @@ import { startSimWorld, type SimWorld } from '../support/sim-harness';
 import { gzipSize } from './bundle-size';
 import { type BaselineAsk, baselineAsk, type Detector } from './cdp-baseline';
 import { environmentLines } from './env';
-import { fanOut } from './fan-out';
+import { fanOut } from '../support/fan-out';
 import { type HostMemory, hostMemory } from './memory';
 import { measureActivity } from './page-idle';
 import { hostOnlyRoundTrips, mcpPingRoundTrips, pollRoundTrips, withSessionStorageWritesOff } from './round-trip';

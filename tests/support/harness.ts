@@ -26,6 +26,8 @@ export interface HarnessOptions {
   /** Skip registering the native host (to test what a missing host looks like). */
   registerHost?: boolean;
   extraEnv?: Record<string, string>;
+  /** Share another harness's COMET_RELAY_HOME (two browsers, two hosts, one discovery folder). */
+  home?: string;
 }
 
 export class Harness {
@@ -44,7 +46,7 @@ export class Harness {
     for (const built of [CLI, path.join(EXTENSION_DIR, 'manifest.json')]) {
       if (!fs.existsSync(built)) throw new Error(`${built} is missing: run \`npm run build\` first.`);
     }
-    const home = fs.mkdtempSync(path.join(os.tmpdir(), 'cr-home-'));
+    const home = options.home ?? fs.mkdtempSync(path.join(os.tmpdir(), 'cr-home-'));
     const userDataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'cr-profile-'));
     const env = { ...process.env, COMET_RELAY_HOME: home, ...options.extraEnv };
     if (options.registerHost !== false) {
