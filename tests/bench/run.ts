@@ -4,7 +4,8 @@
  * baseline that reads the same page the way the CDP-based server does. Prints a markdown table.
  * A missed target is reported, not fatal: the process fails only if the bench itself broke.
  *
- * `npm run bench -- --only a,b` runs some of the measurements (a–f) while working on one.
+ * `npm run bench -- --only a,b` runs some of the measurements (a–h) while working on one.
+ * `--soak-seconds N` shortens the soak (h; 600 s by default), `--fuzz-frames N` the fuzz (g; 100,000).
  */
 import type { CDPSession } from 'playwright-core';
 import { startSimWorld, type SimWorld } from '../support/sim-harness';
@@ -12,6 +13,8 @@ import { gzipSize } from './bundle-size';
 import { type BaselineAsk, baselineAsk, type Detector } from './cdp-baseline';
 import { environmentLines } from './env';
 import { fanOut } from '../support/fan-out';
+import { fuzzHost, startHostProcess } from '../support/fuzz';
+import { soak } from '../support/soak';
 import { type HostMemory, hostMemory } from './memory';
 import { measureActivity } from './page-idle';
 import { hostOnlyRoundTrips, mcpPingRoundTrips, pollRoundTrips, withSessionStorageWritesOff } from './round-trip';
@@ -47,7 +50,7 @@ interface Bench {
 
 type Phase = (bench: Bench) => Promise<Row[]>;
 
-/** In the order they run; (c) last so its peak covers everything before it. */
+/** In the order they run; (c) after the measurements so its peak covers them, before the soak and the fuzz. */
 const PHASES: [string, Phase][] = [
   ['d', bundlePhase],
   ['a', answerLatencyPhase],
@@ -55,6 +58,8 @@ const PHASES: [string, Phase][] = [
   ['e', fanOutPhase],
   ['f', pageIdlePhase],
   ['c', memoryPhase],
+  ['h', soakPhase],
+  ['g', fuzzPhase],
 ];
 
 async function main(): Promise<void> {
@@ -84,6 +89,13 @@ async function main(): Promise<void> {
 function onlyArg(): Set<string> | undefined {
   const i = process.argv.indexOf('--only');
   return i > 0 ? new Set((process.argv[i + 1] ?? '').split(',').map((s) => s.trim())) : undefined;
+}
+
+function numberArg(name: string, fallback: number): number {
+  const i = process.argv.indexOf(name);
+  const value = i > 0 ? Number(process.argv[i + 1]) : fallback;
+  if (!Number.isFinite(value) || value <= 0) throw new Error(`${name} takes a positive number, got "${process.argv[i + 1]}"`);
+  return value;
 }
 
 // ── (d) ───────────────────────────────────────────────────────────────────────
@@ -331,6 +343,53 @@ async function memoryPhase({ world, startMemory }: Bench): Promise<Row[]> {
         : 'no host found in the discovery directory',
     },
   ];
+}
+
+// ── (h) ───────────────────────────────────────────────────────────────────────
+
+async function soakPhase({ world }: Bench): Promise<Row[]> {
+  const seconds = numberArg('--soak-seconds', 600);
+  log(`(h) soak: ${seconds} s of mixed calls from 4 clients and the bench client, asks and waits in a loop, a client coming and going every 2 s`);
+  const result = await soak(world, { seconds });
+  const memory = `host resident ${result.hostRssStart ? MB(result.hostRssStart) : 'n/a'} at start, ${result.hostRssEnd ? MB(result.hostRssEnd) : 'n/a'} at end (peak ${result.hostPeak ? MB(result.hostPeak) : 'n/a'})`;
+  if (result.firstError) log(`(h) first error: ${result.firstError}`);
+  return [
+    {
+      measure: `(h) soak, ${seconds} s`,
+      n: String(result.calls),
+      median: `${result.callsPerSecond.toFixed(0)} calls/s`,
+      tail: `${result.errors} errors`,
+      target: 'no errors, memory flat',
+      mark: verdict(result.errors === 0),
+      note: `${result.asks} asks answered, ${result.churned} clients came and went; ${memory}`,
+    },
+  ];
+}
+
+// ── (g) ───────────────────────────────────────────────────────────────────────
+
+async function fuzzPhase(): Promise<Row[]> {
+  const frames = numberArg('--fuzz-frames', 100_000);
+  log(`(g) fuzz: ${frames} hostile frames on the real host socket, 8 connections at once`);
+  const host = await startHostProcess();
+  try {
+    const result = await fuzzHost(host, { seed: 20261130, frames });
+    const ok = !result.hostExited && result.healthyAfter && result.unanswered === 0 && result.misrouted === 0;
+    if (result.firstProblem) log(`(g) first problem: ${result.firstProblem}`);
+    return [
+      {
+        measure: `(g) fuzz of the host socket (seed 20261130)`,
+        n: String(result.frames),
+        median: `${Math.round(result.frames / (result.wallMs / 1000))} frames/s`,
+        tail: `${result.unanswered} unanswered`,
+        target: 'no crash, no wedge, all answered',
+        mark: verdict(ok),
+        note: `${result.sessions} connections, ${result.misrouted} misrouted, host ${result.hostExited ? 'EXITED' : 'alive'}, ${result.healthyAfter ? 'answers a normal client after' : 'NOT answering after'}; host resident ${result.hostRssStart ? MB(result.hostRssStart) : 'n/a'} → ${result.hostRssEnd ? MB(result.hostRssEnd) : 'n/a'}`,
+      },
+    ];
+  } finally {
+    await host.close();
+  }
 }
 
 main().then(

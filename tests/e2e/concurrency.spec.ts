@@ -5,14 +5,15 @@ import { fanOut } from '../support/fan-out';
 import { CLI, Harness, textOf } from '../support/harness';
 import { routePlaceholder } from '../support/placeholder-site';
 import { startSimWorld } from '../support/sim-harness';
+import { soak } from '../support/soak';
 
 /**
- * Many at once (issue 8, proof 2): 8 MCP client processes × 200 mixed calls, every reply to the
- * client and call that asked; and two browser profiles, two hosts, clients pinned with --profile,
- * no crosstalk between them.
+ * Many at once (issue 8, proofs 2 and 5): 8 MCP client processes × 200 mixed calls, every reply to
+ * the client and call that asked, then the soak in its short form; and two browser profiles, two
+ * hosts, clients pinned with --profile, no crosstalk between them.
  */
 
-test('8 clients × 200 mixed calls at once: every reply reaches the call that asked', async () => {
+test('8 clients × 200 mixed calls at once, then a short soak: every reply reaches the call that asked, no errors', async () => {
   test.setTimeout(120_000);
   const world = await startSimWorld({ generation: 'B', speed: 10, clientName: 'fan-out' });
   try {
@@ -25,6 +26,13 @@ test('8 clients × 200 mixed calls at once: every reply reaches the call that as
     console.log(`fan-out: ${result.ok} ok, ${result.errors} errors, ${result.crossed} crossed in ${Math.round(result.wallMs)} ms`);
     expect(result.firstProblem).toBeUndefined();
     expect(result).toMatchObject({ ok: 1600, errors: 0, crossed: 0 });
+
+    // The bench's soak in its short form (npm run bench runs it for 10 minutes).
+    const soaked = await soak(world, { seconds: Number(process.env.SOAK_SECONDS ?? 6) });
+    console.log(`soak: ${soaked.calls} calls, ${soaked.callsPerSecond.toFixed(0)}/s, ${soaked.errors} errors, ${soaked.asks} asks, ${soaked.churned} clients came and went`);
+    expect(soaked.firstError).toBeUndefined();
+    expect(soaked.calls).toBeGreaterThan(50);
+    expect(soaked.asks).toBeGreaterThan(0);
   } finally {
     await world.harness.close();
   }
