@@ -4,13 +4,14 @@
  * baseline that reads the same page the way the CDP-based server does. Prints a markdown table.
  * A missed target is reported, not fatal: the process fails only if the bench itself broke.
  *
- * `npm run bench -- --only a,b` runs some of the measurements (a–h) while working on one.
+ * `npm run bench -- --only a,b` runs some of the measurements (a–i) while working on one.
  * `--soak-seconds N` shortens the soak (h; 600 s by default), `--fuzz-frames N` the fuzz (g; 100,000).
  */
 import type { CDPSession } from 'playwright-core';
 import { startSimWorld, type SimWorld } from '../support/sim-harness';
 import { gzipSize } from './bundle-size';
 import { type BaselineAsk, baselineAsk, type Detector } from './cdp-baseline';
+import { APPLICABLE_SCENARIOS, CONFORMANCE, conformanceAgainstServe, ensureTools, INSPECTOR, inspectorAgainstMcp } from './conformance';
 import { environmentLines } from './env';
 import { fanOut } from '../support/fan-out';
 import { fuzzHost, startHostProcess } from '../support/fuzz';
@@ -58,6 +59,7 @@ const PHASES: [string, Phase][] = [
   ['e', fanOutPhase],
   ['f', pageIdlePhase],
   ['c', memoryPhase],
+  ['i', conformancePhase],
   ['h', soakPhase],
   ['g', fuzzPhase],
 ];
@@ -341,6 +343,39 @@ async function memoryPhase({ world, startMemory }: Bench): Promise<Row[]> {
       note: memory
         ? `pid ${memory.pid}: resident now ${memory.currentBytes !== undefined ? MB(memory.currentBytes) : 'n/a'}${atStart}; peak read after all other phases`
         : 'no host found in the discovery directory',
+    },
+  ];
+}
+
+// ── (i) ───────────────────────────────────────────────────────────────────────
+
+async function conformancePhase({ world, notes }: Bench): Promise<Row[]> {
+  const tools = await ensureTools(log);
+  log(`(i) ${CONFORMANCE} against comet-relay serve: ${APPLICABLE_SCENARIOS.join(', ')}`);
+  const scenarios = await conformanceAgainstServe(tools.conformance, world.harness.env, world.harness.home);
+  log(`(i) ${INSPECTOR} --cli against comet-relay mcp`);
+  const inspector = await inspectorAgainstMcp(tools.inspector, world.harness.env);
+  for (const s of scenarios) if (s.passed !== s.total || s.total === 0) notes.push(`(i) ${s.scenario}: ${s.passed}/${s.total}${s.failure ? ` — ${s.failure}` : ''}`);
+  for (const c of inspector) if (!c.ok) notes.push(`(i) inspector ${c.what}: ${c.detail}`);
+  const passed = scenarios.filter((s) => s.total > 0 && s.passed === s.total);
+  return [
+    {
+      measure: '(i) MCP conformance suite vs comet-relay serve',
+      n: String(scenarios.length),
+      median: `${passed.length}/${scenarios.length} pass`,
+      tail: `${scenarios.reduce((n, s) => n + s.passed, 0)}/${scenarios.reduce((n, s) => n + s.total, 0)} checks`,
+      target: 'every applicable scenario',
+      mark: verdict(passed.length === scenarios.length),
+      note: `${CONFORMANCE}: ${scenarios.map((s) => `${s.scenario} ${s.passed}/${s.total}`).join(', ')}`,
+    },
+    {
+      measure: '(i) MCP Inspector CLI vs comet-relay mcp',
+      n: String(inspector.length),
+      median: `${inspector.filter((c) => c.ok).length}/${inspector.length} pass`,
+      tail: '',
+      target: 'all',
+      mark: verdict(inspector.every((c) => c.ok)),
+      note: inspector.map((c) => `${c.what}: ${c.detail.replace(/\|/g, '/')}`).join('; '),
     },
   ];
 }
