@@ -284,24 +284,11 @@ describe('a request the host cannot serialise (fault 8)', () => {
   it('params nested 10,000 levels deep get an error reply, and the host goes on', async () => {
     await connected();
     const deep = client('deep');
-    // Sent raw: the client's own JSON.stringify would fail the same way the host's did.
-    const [record] = listHosts(home);
-    const socket = net.connect(record!.socketPath);
-    const decoder = new FrameDecoder();
-    const replies: Envelope[] = [];
-    socket.on('data', (chunk) => {
-      for (const frame of decoder.push(chunk)) if (frame.ok) replies.push(frame.value as Envelope);
-    });
-    const frame = (json: string) => {
-      const body = Buffer.from(json);
-      const header = Buffer.alloc(4);
-      header.writeUInt32LE(body.length);
-      socket.write(Buffer.concat([header, body]));
-    };
-    frame(JSON.stringify({ kind: 'hello', role: 'client', protocolVersion: PROTOCOL_VERSION, version: '0.1.0', client: { name: 'deep' } }));
-    frame(`{"kind":"request","id":"d1","method":"tabs.list","params":${'{"a":'.repeat(10_000)}1${'}'.repeat(10_000)}}`);
-    await expect.poll(() => replies.find((m) => m.kind === 'error')).toMatchObject({ id: 'd1', error: { code: 'INVALID_PARAMS' } });
-    socket.destroy();
+    const raw = await rawClient();
+    // Sent as text: the client's own JSON.stringify would fail the same way the host's did.
+    raw.sendText(`{"kind":"request","id":"d1","method":"tabs.list","params":${'{"a":'.repeat(10_000)}1${'}'.repeat(10_000)}}`);
+    await expect.poll(() => raw.replies.find((m) => m.kind === 'error')).toMatchObject({ id: 'd1', error: { code: 'INVALID_PARAMS' } });
+    raw.close();
     expect((await deep.hostStatus()).profile.id).toBe('testprofile01');
     expect(host.openCallCount).toBe(0);
   });
@@ -333,10 +320,16 @@ async function rawClient() {
   socket.on('data', (chunk) => {
     for (const frame of decoder.push(chunk)) if (frame.ok) replies.push(frame.value as Envelope);
   });
+  const sendText = (json: string) => {
+    const body = Buffer.from(json);
+    const header = Buffer.alloc(4);
+    header.writeUInt32LE(body.length);
+    socket.write(Buffer.concat([header, body]));
+  };
   const send = (value: unknown) => socket.write(encodeFrame(value));
   send({ kind: 'hello', role: 'client', protocolVersion: PROTOCOL_VERSION, version: '0.1.0', client: { name: 'raw' } });
   await expect.poll(() => replies.some((m) => m.kind === 'welcome')).toBe(true);
-  return { send, replies, close: () => socket.destroy() };
+  return { send, sendText, replies, close: () => socket.destroy() };
 }
 
 describe('a crashed host left its record behind', () => {
