@@ -3,6 +3,7 @@ import { PROTOCOL_VERSION } from '../protocol/identity';
 import type { Envelope, Hello } from '../protocol/messages';
 import type { AttachedClient, BrowserStatus } from '../protocol/methods';
 import { PAGE_PORT, PANEL_PORT } from '../protocol/ports';
+import { ActionIndicator } from './action-state';
 import { browser, chromeExtras, lastErrorMessage } from './ext';
 import { detectBrowser, loadProfile } from './identity';
 import { NativeLink, RECONNECT_ALARM } from './native-link';
@@ -45,6 +46,8 @@ export function startWorker(): void {
     };
   };
 
+  const toolbar = new ActionIndicator(browser.action);
+
   const router: Router = new Router({
     tabs,
     pages,
@@ -79,6 +82,7 @@ export function startWorker(): void {
           // Every caller was on the host that went away: stop their calls (held approvals included).
           router.abortAll(`the link to the comet-relay host dropped (${linkStatus.detail ?? linkStatus.state})`);
         }
+        toolbar.show(linkStatus);
         panels.push();
       },
     },
