@@ -1,6 +1,7 @@
 import { RelayError } from '../protocol/errors';
 import type { Envelope, Request } from '../protocol/messages';
 import { isMethodName, methods } from '../protocol/methods';
+import { categorizeTab } from '../protocol/urls';
 import { extractVisibleText } from '../page/visible-text';
 import { browser } from './ext';
 import type { PageHub } from './pages';
@@ -122,11 +123,20 @@ export class Router {
     }
   }
 
-  /** Perplexity tabs answer through their content script; any other tab through an injected function. */
+  /**
+   * Perplexity tabs answer through their content script; any other tab through an injected function.
+   * Which one is decided by the tab's URL, not by whether the script is ready this instant: a
+   * Perplexity tab between two pages (a new chat, a reload) is waited for, since a reader injected
+   * into the frame that is going away fails ("Frame with ID 0 was removed").
+   */
   private async pageContent(maxLength: number, signal: AbortSignal, progress: ProgressSink): Promise<unknown> {
     const tab = await this.deps.tabs.drivenTab();
     if (tab?.id === undefined) throw new RelayError('TAB_NOT_FOUND', 'No tab is selected. Call comet_connect or comet_switch_tab first.');
     if (this.deps.pages.state(tab.id)) return this.deps.pages.request(tab.id, 'page.content', { maxLength }, signal, progress);
+    if (categorizeTab(tab.url ?? '') === 'Main') {
+      const tabId = await this.deps.tabs.pageTab(); // waits for its script to say ready
+      return this.deps.pages.request(tabId, 'page.content', { maxLength }, signal, progress);
+    }
     try {
       const [injection] = await browser.scripting.executeScript({ target: { tabId: tab.id }, func: extractVisibleText, args: [maxLength] });
       return injection?.result;

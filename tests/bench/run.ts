@@ -382,12 +382,12 @@ async function conformancePhase({ world, notes }: Bench): Promise<Row[]> {
 
 // ── (h) ───────────────────────────────────────────────────────────────────────
 
-async function soakPhase({ world }: Bench): Promise<Row[]> {
+async function soakPhase({ world, notes }: Bench): Promise<Row[]> {
   const seconds = numberArg('--soak-seconds', 600);
   log(`(h) soak: ${seconds} s of mixed calls from 4 clients and the bench client, asks and waits in a loop, a client coming and going every 2 s`);
   const result = await soak(world, { seconds });
   const memory = `host resident ${result.hostRssStart ? MB(result.hostRssStart) : 'n/a'} at start, ${result.hostRssEnd ? MB(result.hostRssEnd) : 'n/a'} at end (peak ${result.hostPeak ? MB(result.hostPeak) : 'n/a'})`;
-  if (result.firstError) log(`(h) first error: ${result.firstError}`);
+  for (const [kind, count] of result.errorKinds) notes.push(`(h) ${count}× ${kind}`);
   return [
     {
       measure: `(h) soak, ${seconds} s`,

@@ -20,6 +20,8 @@ export interface SoakResult {
   hostRssEnd?: number;
   hostPeak?: number;
   firstError?: string;
+  /** Errors by tool and the start of their text, most frequent first. */
+  errorKinds: [string, number][];
 }
 
 const READS: [string, Record<string, unknown>][] = [
@@ -32,22 +34,23 @@ const READS: [string, Record<string, unknown>][] = [
 export async function soak(world: SimWorld, options: { seconds: number; clients?: number }): Promise<SoakResult> {
   const count = options.clients ?? 4;
   const readers: Client[] = await Promise.all(Array.from({ length: count }, (_, i) => world.harness.stdioClient(`soak-${i + 1}`)));
-  const result: SoakResult = { seconds: options.seconds, calls: 0, errors: 0, asks: 0, churned: 0, callsPerSecond: 0, hostRssStart: hostMemory(world.harness.home)?.currentBytes };
-  const deadline = Date.now() + options.seconds * 1000;
-  const record = (raw: unknown, what: string) => {
-    result.calls += 1;
-    if ((raw as { isError?: boolean }).isError) {
-      result.errors += 1;
-      result.firstError ??= `${what}: ${textOf(raw).slice(0, 200)}`;
-    }
+  const result: SoakResult = { seconds: options.seconds, calls: 0, errors: 0, asks: 0, churned: 0, callsPerSecond: 0, hostRssStart: hostMemory(world.harness.home)?.currentBytes, errorKinds: [] };
+  const kinds = new Map<string, number>();
+  const failed = (what: string, text: string) => {
+    result.errors += 1;
+    result.firstError ??= `${what}: ${text.slice(0, 200)}`;
+    // Ids, tab numbers and URLs vary; the words before them say what kind of failure it was.
+    const kind = `${what}: ${text.replace(/https?:\/\/\S+/g, 'URL').replace(/\d+/g, 'N').slice(0, 90)}`;
+    kinds.set(kind, (kinds.get(kind) ?? 0) + 1);
   };
+  const deadline = Date.now() + options.seconds * 1000;
   const call = async (client: Client, name: string, args: Record<string, unknown>) => {
+    result.calls += 1;
     try {
-      record(await client.callTool({ name, arguments: args }, undefined, { timeout: 60_000 }), name);
+      const raw = await client.callTool({ name, arguments: args }, undefined, { timeout: 60_000 });
+      if ((raw as { isError?: boolean }).isError) failed(name, textOf(raw));
     } catch (error) {
-      result.calls += 1;
-      result.errors += 1;
-      result.firstError ??= `${name}: ${(error as Error).message}`;
+      failed(name, (error as Error).message);
     }
   };
 
@@ -78,6 +81,7 @@ export async function soak(world: SimWorld, options: { seconds: number; clients?
   await Promise.all([...readers.map((c, i) => reader(c, i)), asker(), churn()]);
   const elapsed = (Date.now() - started) / 1000;
   result.callsPerSecond = result.calls / elapsed;
+  result.errorKinds = [...kinds].sort((a, b) => b[1] - a[1]);
   const end = hostMemory(world.harness.home);
   result.hostRssEnd = end?.currentBytes;
   result.hostPeak = end?.peakBytes;

@@ -88,3 +88,28 @@ describe('Router: the host link drops (fault 1)', () => {
     expect(seen[0]?.aborted).toBe(true);
   });
 });
+
+describe('Router: page content while the Perplexity tab is between pages (found by the soak)', () => {
+  it('waits for the page script of a Perplexity tab instead of injecting a reader into a frame that is going away', async () => {
+    let ready!: () => void;
+    const whenReady = new Promise<void>((r) => (ready = r));
+    const pages = {
+      state: () => undefined, // the page is navigating: its script has not said ready yet
+      whenReady: vi.fn(() => whenReady),
+      request: vi.fn(async () => ({ title: 'Perplexity', text: 'answer', totalLength: 6, truncated: false })),
+    } as unknown as PageHub;
+    const tabs = {
+      drivenTab: async () => ({ id: 7, url: 'https://www.perplexity.ai/search/next-question-abc' }),
+      pageTab: async () => {
+        await pages.whenReady(7, 5000);
+        return 7;
+      },
+    } as unknown as TabService;
+    const router = new Router({ tabs, pages, status: async () => ({}) });
+    const replies: Envelope[] = [];
+    const handled = router.handle({ kind: 'request', id: 'c1', method: 'page.content', params: { maxLength: 100 } }, (m) => replies.push(m));
+    setTimeout(ready, 20);
+    await handled;
+    expect(replies[0]).toMatchObject({ kind: 'result', result: { text: 'answer' } });
+  });
+});
