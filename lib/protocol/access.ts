@@ -56,19 +56,18 @@ export const LOCAL_ACCESS = {
 /** Anything a tool may declare it uses (lib/mcp/tool.ts `uses`). */
 export type Operation = MethodName | keyof typeof LOCAL_ACCESS;
 
+function ruleOf(operation: string): Rule | undefined {
+  return (METHOD_ACCESS as Record<string, Rule | undefined>)[operation] ?? (LOCAL_ACCESS as Record<string, Access | undefined>)[operation];
+}
+
 /** The access of one call. A name in neither table counts as acting (fail closed). */
 export function accessOf(operation: string, params: Params = {}): Access {
-  const rule = (METHOD_ACCESS as Record<string, Rule | undefined>)[operation] ?? (LOCAL_ACCESS as Record<string, Access | undefined>)[operation];
+  const rule = ruleOf(operation);
   if (rule === undefined) return 'act';
   return typeof rule === 'function' ? rule(params) : rule;
 }
 
 /** A set of operations only reads when every one of them always reads (whatever its params). */
 export function accessOfAll(operations: readonly string[]): Access {
-  return operations.every((operation) => {
-    const rule = (METHOD_ACCESS as Record<string, Rule | undefined>)[operation] ?? (LOCAL_ACCESS as Record<string, Access | undefined>)[operation];
-    return rule === 'read';
-  })
-    ? 'read'
-    : 'act';
+  return operations.every((operation) => ruleOf(operation) === 'read') ? 'read' : 'act';
 }
