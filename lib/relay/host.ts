@@ -187,7 +187,10 @@ export class NativeHost {
     server.on('error', (error) => this.log.error('socket server error', { error: String(error) }));
     if (process.platform !== 'win32') {
       const stat = fs.statSync(file);
-      if ((stat.mode & 0o077) !== 0) throw new Error(`the socket ${file} came out with mode ${(stat.mode & 0o777).toString(8)}, not 600`);
+      if ((stat.mode & 0o077) !== 0) {
+        server.close();
+        throw new Error(`the socket ${file} came out with mode ${(stat.mode & 0o777).toString(8)}, not 600`);
+      }
       this.socketInode = stat.ino;
     }
     this.server = server;

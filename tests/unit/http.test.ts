@@ -153,8 +153,9 @@ describe('serve: abandoned sessions end (fault 7)', () => {
       return process.memoryUsage().heapUsed;
     };
     const warm = await round(20);
-    const after = await round(200);
-    expect(after - warm).toBeLessThan(8 * 1024 * 1024);
+    const after = await round(300);
+    // Kept alive, 200 of them measured 14 MB; ended, the heap stays within a few MB of where it was.
+    expect(after - warm).toBeLessThan(10 * 1024 * 1024);
   }, 60_000);
 });
 
