@@ -18,7 +18,7 @@ import {
 } from '../install';
 import { startHttpServer } from '../mcp/http';
 import { type PublicUrl, parsePublicUrl } from '../mcp/public-url';
-import type { ToolDefinition } from '../mcp/tool';
+import { type ToolDefinition, toolAccess } from '../mcp/tool';
 import { runStdio } from '../mcp/stdio';
 import { selectTools } from '../mcp/tools';
 import { RelayError } from '../protocol/errors';
@@ -26,7 +26,7 @@ import { EXTENSION_ID } from '../protocol/identity';
 import { RelayClient } from '../relay/client';
 import { listHosts } from '../relay/discovery';
 import { createFileLogger } from '../relay/logger';
-import { logsDir, stateDir, tokenPath } from '../relay/paths';
+import { type LogName, logsDir, stateDir, tokenPath } from '../relay/paths';
 import { parseFlags, parsePort, parseToolList } from './args';
 
 /** The subcommands, each a small declarative entry: what it does, how to call it, and its runner. */
@@ -48,12 +48,20 @@ const toolFlags = {
   profile: { type: 'string' },
 } as const;
 
-function sessionOptions(values: { tools?: string; 'read-only'?: boolean; profile?: string }, settings: Settings, logName: string, tools?: ToolDefinition[]) {
+/** `selection`: tools and read-only decided by the caller (serve with --public-url), else by the flags. */
+function sessionOptions(
+  values: { tools?: string; 'read-only'?: boolean; profile?: string },
+  settings: Settings,
+  logName: LogName,
+  selection?: { tools: ToolDefinition[]; readOnly: boolean },
+) {
   const home = stateDir();
   return {
     home,
     settings: { ...settings, COMET_RELAY_PROFILE: values.profile ?? settings.COMET_RELAY_PROFILE },
-    tools: tools ?? selectTools({ allow: parseToolList(values.tools), readOnly: values['read-only'] }),
+    tools: selection?.tools ?? selectTools({ allow: parseToolList(values.tools), readOnly: values['read-only'] }),
+    // The gateway refuses acting calls at run time too (lib/protocol/access.ts), whatever a tool declares.
+    readOnly: selection?.readOnly ?? Boolean(values['read-only']),
     logger: createFileLogger({ dir: logsDir(home), name: logName }),
     browserCandidates: () => browserExecutableCandidates('comet'),
   };
@@ -76,8 +84,7 @@ export const COMMANDS: Record<string, Command> = {
     async run(args, settings) {
       const { values } = parseFlags('serve', args, { ...toolFlags, port: { type: 'string' }, 'public-url': { type: 'string' }, 'allow-acting': { type: 'boolean' } });
       const publicUrl = values['public-url'] === undefined ? undefined : parsePublicUrl(values['public-url']);
-      const tools = serveTools(values, publicUrl);
-      const options = sessionOptions(values, settings, 'serve', tools);
+      const options = sessionOptions(values, settings, 'serve', serveTools(values, publicUrl));
       const token = ensureToken(options.home);
       const server = await startHttpServer({ ...options, port: parsePort(values.port, 7777), token, publicUrl });
       process.stderr.write(
@@ -281,13 +288,13 @@ export const COMMANDS: Record<string, Command> = {
  * reaches the tunnel with the token (the Agent API runs every call unasked) must not type into the
  * person's Perplexity or drive their browser by default.
  */
-function serveTools(values: { tools?: string; 'read-only'?: boolean; 'allow-acting'?: boolean }, publicUrl: PublicUrl | undefined): ToolDefinition[] {
+function serveTools(values: { tools?: string; 'read-only'?: boolean; 'allow-acting'?: boolean }, publicUrl: PublicUrl | undefined): { tools: ToolDefinition[]; readOnly: boolean } {
   const allow = parseToolList(values.tools);
   if (values['allow-acting'] && !publicUrl) {
     throw new RelayError('CONFIG_ERROR', '--allow-acting only matters with --public-url: on 127.0.0.1 every tool is served unless you pass --read-only.');
   }
   if (values['allow-acting'] && values['read-only']) throw new RelayError('CONFIG_ERROR', '--allow-acting and --read-only contradict each other: pick one.');
-  const readOnly = values['read-only'] || (publicUrl !== undefined && !values['allow-acting']);
+  const readOnly = Boolean(values['read-only'] || (publicUrl !== undefined && !values['allow-acting']));
   const tools = selectTools({ allow, readOnly });
   if (publicUrl && readOnly && allow?.length) {
     const acting = selectTools({ allow }).filter((tool) => !tools.includes(tool));
@@ -298,13 +305,13 @@ function serveTools(values: { tools?: string; 'read-only'?: boolean; 'allow-acti
       );
     }
   }
-  return tools;
+  return { tools, readOnly };
 }
 
 /** What a public endpoint exposes, and to whom, said on stderr every time it starts. */
 function publicWarning(publicUrl: PublicUrl, tools: ToolDefinition[], tokenFile: string, port: number): string {
-  const reading = tools.filter((t) => t.access === 'read');
-  const acting = tools.filter((t) => t.access !== 'read');
+  const reading = tools.filter((t) => toolAccess(t) === 'read');
+  const acting = tools.filter((t) => toolAccess(t) !== 'read');
   const named = (list: ToolDefinition[]) => list.map((t) => `${t.name} (${t.title})`).join(', ');
   return [
     '',

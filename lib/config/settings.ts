@@ -36,6 +36,13 @@ const SettingsSchema = z.object({
   COMET_ATTACHMENT_MAX_BYTES: int(1, 200 * 1024 * 1024).default(25 * 1024 * 1024),
   /** How long an attachment's upload envelope and its stored file live, in ms (an hour). */
   COMET_ATTACHMENT_TTL_MS: int(10_000, 7 * 24 * 3_600_000).default(3_600_000),
+  /**
+   * `serve`: a session with no request open for this long ends (its relay connection closes and it
+   * leaves the side panel), in ms. A client holding its event stream open is in use, not idle.
+   */
+  COMET_SESSION_IDLE_TIMEOUT: int(1000, 86_400_000).default(3_600_000),
+  /** `serve`: at most this many sessions at once; a new one ends the longest idle one, if any. */
+  COMET_MAX_SESSIONS: int(1, 10_000).default(64),
 });
 
 export type Settings = z.infer<typeof SettingsSchema>;

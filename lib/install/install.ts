@@ -1,5 +1,5 @@
 import { NATIVE_HOST_NAME } from '../protocol/identity';
-import { stateDir as defaultStateDir } from '../relay/paths';
+import { stateDir as defaultStateDir, OWN_STATE_FILES } from '../relay/paths';
 import { BROWSER_DATA, BROWSERS, type Browser, isBrowserInstalled, MANIFEST_FILE_NAME, registryKey, userDataDirs } from './browsers';
 import { buildManifest, launcherPath, manifestText, writeLauncherWith } from './host-manifest';
 import { deleteRegistryKey, queryRegistry, registerManifest } from './registry';
@@ -420,16 +420,24 @@ export async function uninstall(options: UninstallOptions = {}): Promise<Uninsta
   }
 
   if (options.purge) {
+    // Only files comet-relay creates, by name; a folder goes only once nothing else is in it, so a
+    // --home shared with other things (even one with a bin/ of its own) loses nothing else.
     removeFile(sys.path.join(stateDir, 'token'));
-    for (const dir of ['logs', 'hosts', 'run', 'NativeMessagingHosts', 'bin']) {
+    for (const { dir, name } of OWN_STATE_FILES) {
       const full = sys.path.join(stateDir, dir);
-      if (!sys.fs.existsSync(full)) continue;
+      let entries: string[] = [];
       try {
-        sys.fs.rmSync(full, { recursive: true, force: true });
-        removed.push(full);
-      } catch (error) {
-        problems.push(`could not remove ${full}: ${errorMessage(error)}`);
+        entries = sys.fs.readdirSync(full);
+      } catch {
+        continue;
       }
+      for (const entry of entries) if (name.test(entry)) removeFile(sys.path.join(full, entry));
+      removeEmptyDir(sys, full);
+    }
+    for (const dir of [...OWN_STATE_FILES.map((f) => f.dir), 'bin', 'NativeMessagingHosts']) {
+      const full = sys.path.join(stateDir, dir);
+      removeEmptyDir(sys, full); // NativeMessagingHosts/ once its per-browser folders went
+      if (sys.fs.existsSync(full)) kept.push(`${tildify(sys, full)} (holds files not created by comet-relay)`);
     }
     removeEmptyDir(sys, stateDir);
   } else if (sys.fs.existsSync(sys.path.join(stateDir, 'token'))) {

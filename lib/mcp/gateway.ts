@@ -1,6 +1,7 @@
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import type { Settings } from '../config/settings';
+import { accessOf, type Operation } from '../protocol/access';
 import { RelayError } from '../protocol/errors';
 import type { MethodName, MethodParams, MethodResult } from '../protocol/methods';
 import { type CallOptions, RelayClient } from '../relay/client';
@@ -17,6 +18,8 @@ export interface GatewayOptions {
   logger?: Logger;
   /** Browser executables to try when no browser is connected and COMET_PATH is unset. */
   browserCandidates?: () => string[];
+  /** `--read-only`: refuse every acting operation (lib/protocol/access.ts), whichever tool asks. */
+  readOnly?: boolean;
 }
 
 export interface ToolBrowser {
@@ -41,12 +44,32 @@ export class BrowserGateway {
     return this.client().call(method, params, options);
   }
 
-  /** The view one tool call gets: every browser call carries which tool asked and why. */
-  scoped(origin: NonNullable<CallOptions['origin']>): ToolBrowser {
+  /**
+   * The view one tool call gets: every browser call carries which tool asked and why, and may only
+   * be an operation the tool declared (`uses`); with --read-only, only one that reads.
+   */
+  scoped(origin: NonNullable<CallOptions['origin']>, uses: readonly Operation[]): ToolBrowser {
+    const allow = async (operation: Operation, params: Record<string, unknown> = {}) => {
+      if (!uses.includes(operation)) {
+        throw new RelayError('INTERNAL', `The tool ${origin.tool} called ${operation}, which it does not declare in its \`uses\`; this is a bug in comet-relay.`);
+      }
+      if (this.options.readOnly && accessOf(operation, params) === 'act') {
+        throw new RelayError('PERMISSION_DENIED', `comet-relay was started with --read-only, so ${origin.tool} may not ${operation === 'browser.launch' ? 'start a browser' : `run ${operation}`}. Start it without --read-only to allow acting tools.`);
+      }
+    };
     return {
-      call: (method, params, options) => this.call(method, params, { ...options, origin }),
-      hostStatus: (options) => this.hostStatus({ ...options, origin }),
-      ensureBrowser: (signal) => this.ensureBrowser(signal),
+      call: async (method, params, options) => {
+        await allow(method, params as Record<string, unknown>);
+        return this.call(method, params, { ...options, origin });
+      },
+      hostStatus: async (options) => {
+        await allow('host.status');
+        return this.hostStatus({ ...options, origin });
+      },
+      ensureBrowser: async (signal) => {
+        await allow('browser.launch');
+        return this.ensureBrowser(signal);
+      },
     };
   }
 

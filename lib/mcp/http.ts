@@ -35,13 +35,8 @@ export interface RunningHttpServer {
 
 const MAX_BODY_BYTES = 4 * 1024 * 1024;
 
-interface Session {
-  transport: StreamableHTTPServerTransport;
-  gateway: BrowserGateway;
-}
-
 export async function startHttpServer(options: HttpOptions): Promise<RunningHttpServer> {
-  const sessions = new Map<string, Session>();
+  const sessions = new SessionBook(options.settings.COMET_SESSION_IDLE_TIMEOUT, options.settings.COMET_MAX_SESSIONS);
   const bindHost = options.bindHost ?? '127.0.0.1';
   const tokenDigest = digest(options.token);
   let port = options.port;
@@ -75,7 +70,7 @@ export async function startHttpServer(options: HttpOptions): Promise<RunningHttp
     }
 
     const sessionId = req.headers['mcp-session-id'];
-    const existing = typeof sessionId === 'string' ? sessions.get(sessionId) : undefined;
+    const existing = typeof sessionId === 'string' ? sessions.use(sessionId, res) : undefined;
     if (req.method !== 'POST') {
       if (!existing) return reply(res, 404, -32000, 'Unknown or missing Mcp-Session-Id: initialize a new session first.');
       return existing.transport.handleRequest(req, res);
@@ -88,18 +83,23 @@ export async function startHttpServer(options: HttpOptions): Promise<RunningHttp
       return reply(res, (error as { status?: number }).status ?? 400, -32700, (error as Error).message);
     }
     if (existing) return existing.transport.handleRequest(req, res, body);
-    if (typeof sessionId === 'string') return reply(res, 404, -32000, `Session ${sessionId} is unknown (it ended or the server restarted): initialize a new session.`);
+    if (typeof sessionId === 'string') {
+      return reply(res, 404, -32000, `Session ${sessionId} is unknown (it ended, was idle for too long, or the server restarted): initialize a new session.`);
+    }
     if (!isInitializeRequest(body)) return reply(res, 400, -32600, 'No Mcp-Session-Id header: the first request of a session must be initialize.');
+    if (!sessions.makeRoom()) {
+      return reply(res, 503, -32000, `All ${sessions.cap} sessions are busy with calls (COMET_MAX_SESSIONS): try again when one ends, or raise the cap.`);
+    }
 
     const gateway = new BrowserGateway({ ...options, transport: 'http' });
     const transport: StreamableHTTPServerTransport = new StreamableHTTPServerTransport({
       sessionIdGenerator: randomUUID,
       onsessioninitialized: (id) => {
-        sessions.set(id, { transport, gateway });
+        sessions.add(id, { transport, gateway }, res);
       },
     });
     transport.onclose = () => {
-      if (transport.sessionId) sessions.delete(transport.sessionId);
+      if (transport.sessionId) sessions.remove(transport.sessionId);
       gateway.close();
     };
     const mcp = createSessionServer({ tools: options.tools, settings: options.settings, gateway, attachments });
@@ -129,7 +129,7 @@ export async function startHttpServer(options: HttpOptions): Promise<RunningHttp
     port,
     sessions: () => sessions.size,
     async close() {
-      for (const session of sessions.values()) await session.transport.close().catch(() => {});
+      await sessions.closeAll();
       server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));
     },
@@ -174,5 +174,90 @@ async function readJson(req: http.IncomingMessage): Promise<unknown> {
     return JSON.parse(Buffer.concat(chunks).toString('utf8'));
   } catch {
     throw Object.assign(new Error('Parse error: the request body is not JSON.'), { status: 400 });
+  }
+}
+
+interface Session {
+  transport: StreamableHTTPServerTransport;
+  gateway: BrowserGateway;
+}
+
+interface Entry extends Session {
+  /** HTTP requests of this session still open (a POST being answered, a GET event stream). */
+  open: number;
+  lastUsed: number;
+  idleTimer?: NodeJS.Timeout;
+}
+
+/**
+ * The live MCP sessions. A session is in use while any of its HTTP requests is open; once the last
+ * one closes, it may stay idle for `idleMs` and then ends, closing its relay connection (so it
+ * leaves the side panel). At most `cap` sessions live at once: a new one ends the longest idle one.
+ */
+class SessionBook {
+  private readonly entries = new Map<string, Entry>();
+
+  constructor(
+    private readonly idleMs: number,
+    readonly cap: number,
+  ) {}
+
+  get size(): number {
+    return this.entries.size;
+  }
+
+  /** The session for an incoming request, counted as in use until `res` closes. */
+  use(id: string, res: http.ServerResponse): Session | undefined {
+    const entry = this.entries.get(id);
+    if (entry) this.track(id, entry, res);
+    return entry;
+  }
+
+  add(id: string, session: Session, res: http.ServerResponse): void {
+    const entry: Entry = { ...session, open: 0, lastUsed: Date.now() };
+    this.entries.set(id, entry);
+    this.track(id, entry, res);
+  }
+
+  remove(id: string): void {
+    const entry = this.entries.get(id);
+    if (entry?.idleTimer) clearTimeout(entry.idleTimer);
+    this.entries.delete(id);
+  }
+
+  /** Ends the longest idle session if the book is full. False when full of sessions in use. */
+  makeRoom(): boolean {
+    if (this.entries.size < this.cap) return true;
+    let oldest: [string, Entry] | undefined;
+    for (const pair of this.entries) if (pair[1].open === 0 && (!oldest || pair[1].lastUsed < oldest[1].lastUsed)) oldest = pair;
+    if (!oldest) return false;
+    this.end(oldest[0], oldest[1]);
+    return true;
+  }
+
+  async closeAll(): Promise<void> {
+    for (const [id, entry] of [...this.entries]) {
+      this.remove(id);
+      await entry.transport.close().catch(() => {});
+    }
+  }
+
+  private track(id: string, entry: Entry, res: http.ServerResponse): void {
+    entry.open += 1;
+    entry.lastUsed = Date.now();
+    if (entry.idleTimer) clearTimeout(entry.idleTimer);
+    entry.idleTimer = undefined;
+    res.once('close', () => {
+      entry.open -= 1;
+      entry.lastUsed = Date.now();
+      if (entry.open > 0 || this.entries.get(id) !== entry) return;
+      entry.idleTimer = setTimeout(() => this.end(id, entry), this.idleMs);
+      entry.idleTimer.unref();
+    });
+  }
+
+  private end(id: string, entry: Entry): void {
+    this.remove(id);
+    void entry.transport.close().catch(() => {}); // its onclose closes the gateway
   }
 }

@@ -17,7 +17,7 @@ import { RelayError } from '../protocol/errors';
 import { VERSION } from '../relay/version';
 import type { AttachmentAccess } from './attachments/http';
 import type { BrowserGateway } from './gateway';
-import type { SessionMemory, ToolContext, ToolDefinition } from './tool';
+import { type SessionMemory, type ToolContext, type ToolDefinition, toolAccess } from './tool';
 
 /**
  * One McpServer per client session, each with its own gateway (its own relay connection), so
@@ -72,7 +72,7 @@ export function createSessionServer({ tools, settings, gateway, attachments }: S
     let step = 0;
     const progressToken = extra._meta?.progressToken;
     const context: ToolContext = {
-      browser: gateway.scoped({ tool: tool.name, summary: tool.summarize?.(args as never) }),
+      browser: gateway.scoped({ tool: tool.name, summary: tool.summarize?.(args as never) }, tool.uses),
       session,
       settings,
       signal,
@@ -112,8 +112,8 @@ export function createSessionServer({ tools, settings, gateway, attachments }: S
         outputSchema: tool.outputSchema,
         annotations: {
           title: tool.title,
-          readOnlyHint: tool.access === 'read',
-          destructiveHint: tool.access === 'act' ? Boolean(tool.destructive) : undefined,
+          readOnlyHint: toolAccess(tool) === 'read',
+          destructiveHint: toolAccess(tool) === 'act' ? Boolean(tool.destructive) : undefined,
           openWorldHint: true,
         },
       },

@@ -2,14 +2,15 @@ import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import type { z } from 'zod';
 import type { Settings } from '../config/settings';
 import type { AttachmentAccess } from './attachments/http';
+import { type Access, accessOfAll, type Operation } from '../protocol/access';
 import type { ToolBrowser } from './gateway';
 import type { Elicit } from './threads/hold';
 
 /**
- * A tool is a small declarative object: what it is called, what it takes, whether it only reads
- * or acts on the browser, and a handler. Families (one file each) are listed in tools/index.ts.
+ * A tool is a small declarative object: what it is called, what it takes, which operations it
+ * uses (and so whether it only reads or acts), and a handler. Families (one file each) are listed
+ * in tools/index.ts.
  */
-export type ToolAccess = 'read' | 'act';
 
 /** What one MCP session remembers between tool calls (comet_wait binds to this session's comet_ask). */
 export interface SessionMemory {
@@ -37,8 +38,12 @@ export interface ToolDefinition<Shape extends z.ZodRawShape = z.ZodRawShape> {
   description: string;
   inputSchema: Shape;
   outputSchema?: z.ZodRawShape;
-  /** `read` tools never change the page or the browser; the read-only preset keeps only these. */
-  access: ToolAccess;
+  /**
+   * Every browser method (and local operation) the handler may call. Required, so no tool exists
+   * unclassified: its access is derived from lib/protocol/access.ts (`toolAccess`), the table the
+   * worker's Read-only uses too, and the gateway refuses any call the tool did not declare here.
+   */
+  uses: readonly Operation[];
   /** Acting tools that can lose the user's work (stopping an answer, navigating away). */
   destructive?: boolean;
   /** A client may run this tool as an MCP task (task-augmented tools/call). */
@@ -50,6 +55,11 @@ export interface ToolDefinition<Shape extends z.ZodRawShape = z.ZodRawShape> {
 
 export function defineTool<Shape extends z.ZodRawShape>(tool: ToolDefinition<Shape>): ToolDefinition {
   return tool as unknown as ToolDefinition;
+}
+
+/** `read` when every operation the tool uses always reads: only those tools never change the page or the browser. */
+export function toolAccess(tool: Pick<ToolDefinition, 'uses'>): Access {
+  return accessOfAll(tool.uses);
 }
 
 export function textResult(text: string): CallToolResult {

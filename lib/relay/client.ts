@@ -4,8 +4,9 @@ import { PROTOCOL_VERSION } from '../protocol/identity';
 import type { CallOrigin, Envelope } from '../protocol/messages';
 import { hostMethods, type MethodName, type MethodParams, type MethodResult, methods } from '../protocol/methods';
 import { FramedConnection } from './connection';
-import { type HostRecord, listHosts, pickHost } from './discovery';
+import { type HostRecord, listHosts, pickHost, removeHostRecord } from './discovery';
 import { type Logger, silentLogger } from './logger';
+import { checkSocketOwner } from './private-dir';
 import { VERSION } from './version';
 
 /**
@@ -45,6 +46,8 @@ const DISCOVERY_INTERVAL_MS = 100;
 
 export class RelayClient {
   private connection?: FramedConnection;
+  /** The socket of a connect still in its handshake, so close() can end it too. */
+  private opening?: net.Socket;
   private connecting?: Promise<FramedConnection>;
   private host?: HostRecord;
   private readonly pending = new Map<string, PendingCall>();
@@ -94,11 +97,14 @@ export class RelayClient {
   close(): void {
     this.closed = true;
     this.connection?.close();
+    this.opening?.destroy(); // a connect in progress must not leave its socket open behind us
   }
 
   private async request(method: string, params: unknown, options: CallOptions): Promise<unknown> {
     if (options.signal?.aborted) throw new RelayError('CANCELLED', 'The call was cancelled before it started.');
     const connection = await this.ensureConnection(this.options.hostWaitMs ?? 3000);
+    // Finding the host can take seconds (a browser starting): a caller that gave up meanwhile is not sent.
+    if (options.signal?.aborted) throw new RelayError('CANCELLED', 'The call was cancelled before it reached the browser.');
     const id = `r${++this.sequence}`;
     return new Promise<unknown>((resolve, reject) => {
       let timer: NodeJS.Timeout | undefined;
@@ -144,7 +150,7 @@ export class RelayClient {
 
   private async ensureConnection(waitMs: number): Promise<FramedConnection> {
     if (this.connection && !this.connection.isClosed) return this.connection;
-    if (this.closed) throw new RelayError('CANCELLED', 'This relay client was closed.');
+    if (this.closed) throw closedError();
     this.connecting ??= this.connect(waitMs).finally(() => {
       this.connecting = undefined;
     });
@@ -153,18 +159,39 @@ export class RelayClient {
 
   private async connect(waitMs: number): Promise<FramedConnection> {
     const deadline = Date.now() + waitMs;
-    let host = pickHost(listHosts(this.options.home), this.options.profile);
-    while (!host && Date.now() < deadline) {
-      await new Promise((r) => setTimeout(r, DISCOVERY_INTERVAL_MS));
-      host = pickHost(listHosts(this.options.home), this.options.profile);
+    for (;;) {
+      let host = pickHost(listHosts(this.options.home), this.options.profile);
+      while (!host && Date.now() < deadline && !this.closed) {
+        await new Promise((r) => setTimeout(r, DISCOVERY_INTERVAL_MS));
+        host = pickHost(listHosts(this.options.home), this.options.profile);
+      }
+      if (!host) throw this.noHostError();
+      if (this.closed) throw closedError();
+      checkSocketOwner(host.socketPath);
+      const socket = net.connect(host.socketPath);
+      this.opening = socket;
+      try {
+        return await this.handshakeOn(socket, host);
+      } catch (error) {
+        // A host that crashed can leave its record behind with a pid the system gave to another
+        // process since: nobody listens at its socket. Forget that record and look again.
+        if (!(error instanceof DeadSocketError)) throw error;
+        this.log.warn('removed the record of a host that no longer listens', { profile: host.profileId, pid: host.pid });
+        removeHostRecord(this.options.home, host.profileId, host.pid);
+      } finally {
+        this.opening = undefined;
+      }
     }
-    if (!host) throw this.noHostError();
-    const socket = net.connect(host.socketPath);
+  }
+
+  private async handshakeOn(socket: net.Socket, host: HostRecord): Promise<FramedConnection> {
     await new Promise<void>((resolve, reject) => {
       socket.once('connect', resolve);
-      socket.once('error', (error) =>
-        reject(new RelayError('EXTENSION_NOT_CONNECTED', `The comet-relay host for profile "${host.profileLabel}" did not accept a connection (${error.message}). Reload the extension or restart the browser; \`npx comet-relay doctor\` shows what is wrong.`)),
-      );
+      socket.once('close', () => reject(closedError())); // destroyed by close() before it connected
+      socket.once('error', (error: NodeJS.ErrnoException) => {
+        if (error.code === 'ECONNREFUSED' || error.code === 'ENOENT') reject(new DeadSocketError(error.message));
+        else reject(new RelayError('EXTENSION_NOT_CONNECTED', `The comet-relay host for profile "${host.profileLabel}" did not accept a connection (${error.message}). Reload the extension or restart the browser; \`npx comet-relay doctor\` shows what is wrong.`));
+      });
     });
     const welcomed = new Promise<void>((resolve, reject) => {
       const timer = setTimeout(() => reject(new RelayError('EXTENSION_NOT_CONNECTED', 'The comet-relay host did not answer the handshake.')), HELLO_TIMEOUT_MS);
@@ -194,6 +221,7 @@ export class RelayClient {
     });
     try {
       await welcomed;
+      if (this.closed) throw closedError();
     } catch (error) {
       socket.destroy();
       throw error;
@@ -253,3 +281,10 @@ export class RelayClient {
     );
   }
 }
+
+function closedError(): RelayError {
+  return new RelayError('CANCELLED', 'This relay client was closed.');
+}
+
+/** Nobody listens at a host record's socket (the host crashed and left its record). */
+class DeadSocketError extends Error {}

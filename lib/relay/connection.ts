@@ -8,7 +8,8 @@ import { type Envelope, parseEnvelope } from '../protocol/messages';
  */
 export interface ConnectionHandlers {
   onMessage(envelope: Envelope): void;
-  onInvalid?(problem: string): void;
+  /** `value` is the decoded JSON when the frame was JSON but no valid envelope. */
+  onInvalid?(problem: string, value?: unknown): void;
   onClose?(): void;
 }
 
@@ -63,8 +64,13 @@ export class FramedConnection {
         continue;
       }
       const parsed = parseEnvelope(frame.value);
-      if (parsed.ok) this.handlers.onMessage(parsed.envelope);
-      else this.handlers.onInvalid?.(`unrecognised message (${parsed.error})`);
+      try {
+        if (parsed.ok) this.handlers.onMessage(parsed.envelope);
+        else this.handlers.onInvalid?.(`unrecognised message (${parsed.error})`, frame.value);
+      } catch (error) {
+        // One frame whose handling failed must not cost the frames behind it in the same chunk.
+        this.handlers.onInvalid?.(`handling failed (${(error as Error).message})`, frame.value);
+      }
     }
   }
 }

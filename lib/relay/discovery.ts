@@ -1,6 +1,7 @@
 import fs from 'node:fs';
 import { z } from 'zod';
 import { hostRecordPath, hostsDir } from './paths';
+import { ensurePrivateDir, ownedByUs } from './private-dir';
 
 /**
  * One JSON file per running host (one per browser profile), so any number of clients can find
@@ -20,7 +21,7 @@ export const HostRecord = z.object({
 export type HostRecord = z.infer<typeof HostRecord>;
 
 export function writeHostRecord(home: string, record: HostRecord): void {
-  fs.mkdirSync(hostsDir(home), { recursive: true, mode: 0o700 });
+  ensurePrivateDir(hostsDir(home));
   const file = hostRecordPath(home, record.profileId);
   const temp = `${file}.${process.pid}.tmp`;
   fs.writeFileSync(temp, `${JSON.stringify(record, null, 2)}\n`, { mode: 0o600 });
@@ -56,6 +57,7 @@ export function listHosts(home: string, alive: (pid: number) => boolean = isProc
   for (const name of names) {
     if (!name.endsWith('.json')) continue;
     const file = `${hostsDir(home)}/${name}`;
+    if (!ownedByUs(file)) continue; // not ours to trust, nor to delete
     const record = readRecord(file);
     if (record && alive(record.pid)) hosts.push(record);
     else fs.rmSync(file, { force: true });

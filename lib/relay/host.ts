@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
@@ -5,12 +6,14 @@ import type { Readable, Writable } from 'node:stream';
 import { RelayError } from '../protocol/errors';
 import { splitIntoChunks } from '../protocol/framing';
 import { PROTOCOL_VERSION } from '../protocol/identity';
-import type { BrowserInfo, Envelope, Hello, ProfileInfo, Request } from '../protocol/messages';
+import { MAX_PARAMS_DEPTH, nestsDeeperThan } from '../protocol/limits';
+import { type BrowserInfo, type Envelope, type Hello, type ProfileInfo, type Request, RequestId } from '../protocol/messages';
 import type { AttachedClient } from '../protocol/methods';
 import { FramedConnection } from './connection';
 import { removeHostRecord, writeHostRecord } from './discovery';
 import type { Logger } from './logger';
 import { socketPath } from './paths';
+import { ensurePrivateDir } from './private-dir';
 import { VERSION } from './version';
 
 /**
@@ -56,6 +59,11 @@ export class NativeHost {
   private socketFile?: string;
   private socketInode?: number;
   private sequence = 0;
+  /**
+   * Prefixes every client id of this host, so no id it forwards can equal one a previous host of the
+   * same profile forwarded: an orphan's late reply then matches nothing here and is dropped.
+   */
+  private readonly lifetime = randomBytes(6).toString('base64url');
   private readonly startedAt = new Date().toISOString();
   private stopped = false;
   readonly done: Promise<void>;
@@ -71,6 +79,11 @@ export class NativeHost {
       onClose: () => void this.stop('the browser closed the native messaging port'),
     });
     options.logger.info('host started', { caller: options.callerOrigin, version: VERSION });
+  }
+
+  /** Calls forwarded to the browser and not yet answered, cancelled or abandoned (for tests and status). */
+  get openCallCount(): number {
+    return this.pending.size;
   }
 
   private get log(): Logger {
@@ -145,12 +158,9 @@ export class NativeHost {
 
   private routeReply(message: Extract<Envelope, { kind: 'result' | 'error' | 'progress' }>): void {
     const call = this.pending.get(message.id);
-    if (!call) return; // the client left or cancelled; the answer has nobody to go to
-    if (message.kind !== 'progress') {
-      this.pending.delete(message.id);
-      call.client.pending.delete(message.id);
-    }
-    call.client.connection.send({ ...message, id: call.originalId });
+    if (!call) return; // the client left or cancelled, or an older host sent it: nobody to go to
+    if (message.kind !== 'progress') this.forgetCall(message.id);
+    this.reply(call.client.connection, { ...message, id: call.originalId });
   }
 
   // ── client side ─────────────────────────────────────────────────────────────
@@ -159,21 +169,29 @@ export class NativeHost {
     if (this.server) return;
     const file = socketPath(this.options.home, profileId);
     if (process.platform !== 'win32') {
-      fs.mkdirSync(path.dirname(file), { recursive: true, mode: 0o700 });
+      // Owner-only from the first instant: the socket is made inside a folder checked to be ours
+      // and 0700 (the state folder, or our /tmp fallback), and under a umask that leaves it 0600.
+      ensurePrivateDir(this.options.home);
+      ensurePrivateDir(path.dirname(file));
       fs.rmSync(file, { force: true }); // a crashed or retiring host for this profile left it
     }
     const server = net.createServer((socket) => this.acceptClient(socket));
     await new Promise<void>((resolve, reject) => {
       server.once('error', reject);
-      server.listen(file, () => {
+      server.once('listening', () => {
         server.off('error', reject);
         resolve();
       });
+      withOwnerOnlyUmask(() => server.listen(file)); // binds synchronously, so the umask covers it
     });
     server.on('error', (error) => this.log.error('socket server error', { error: String(error) }));
     if (process.platform !== 'win32') {
-      fs.chmodSync(file, 0o600);
-      this.socketInode = fs.statSync(file).ino;
+      const stat = fs.statSync(file);
+      if ((stat.mode & 0o077) !== 0) {
+        server.close();
+        throw new Error(`the socket ${file} came out with mode ${(stat.mode & 0o777).toString(8)}, not 600`);
+      }
+      this.socketInode = stat.ino;
     }
     this.server = server;
     this.socketFile = file;
@@ -205,9 +223,17 @@ export class NativeHost {
         }
         this.fromClient(session, message);
       },
-      onInvalid: (problem) => {
+      onInvalid: (problem, value) => {
         this.log.warn('rejected a frame from a client', { problem });
-        connection.send({ kind: 'event', event: 'protocol.invalid', data: { problem } });
+        // Every frame gets an answer: an error under the frame's own id when it has a usable one,
+        // so a caller waiting on that id is not left waiting forever.
+        // (An id of a call still running is not answered for: that would end the running call.)
+        const id = RequestId.safeParse((value as { id?: unknown } | null | undefined)?.id);
+        if (session && id.success && !session.pending.has(`${session.info.clientId}:${id.data}`)) {
+          connection.send({ kind: 'error', id: id.data, error: { code: 'PROTOCOL_ERROR', message: `The host refused this message: ${problem}.` } });
+        } else {
+          connection.send({ kind: 'event', event: 'protocol.invalid', data: { problem } });
+        }
       },
       onClose: () => {
         if (session) this.dropClient(session);
@@ -236,7 +262,7 @@ export class NativeHost {
       socket.end();
       return undefined;
     }
-    const clientId = `k${++this.sequence}`;
+    const clientId = `${this.lifetime}.k${++this.sequence}`;
     const session: ClientSession = {
       info: {
         clientId,
@@ -266,8 +292,11 @@ export class NativeHost {
         this.forward(session, message);
         return;
       case 'cancel': {
+        // The caller has given up: forget the call now (its late reply will match nothing and be
+        // dropped) and tell the browser to stop working on it.
         const hostId = `${session.info.clientId}:${message.id}`;
-        if (this.pending.has(hostId)) this.toExtension({ ...message, id: hostId });
+        if (!this.forgetCall(hostId)) return;
+        this.toExtension({ ...message, id: hostId });
         return;
       }
       case 'ping':
@@ -275,6 +304,25 @@ export class NativeHost {
         return;
       default:
         this.log.warn('ignored a message from a client', { kind: message.kind });
+        session.connection.send({
+          kind: 'event',
+          event: 'protocol.invalid',
+          data: { problem: `a client may send request, cancel or ping after its hello, not "${message.kind}"` },
+        });
+    }
+  }
+
+  /** Sends to a client; a reply that cannot be serialised becomes an error under the same id. */
+  private reply(connection: FramedConnection, message: Envelope): void {
+    try {
+      connection.send(message);
+    } catch (error) {
+      if (!('id' in message)) return;
+      connection.send({
+        kind: 'error',
+        id: message.id,
+        error: { code: 'PROTOCOL_ERROR', message: `The host could not pass on the browser's answer: ${(error as Error).message}` },
+      });
     }
   }
 
@@ -287,14 +335,39 @@ export class NativeHost {
       });
       return;
     }
+    const refuse = (code: 'INVALID_PARAMS' | 'PROTOCOL_ERROR', message: string): void => {
+      session.connection.send({ kind: 'error', id: request.id, error: { code, message } });
+    };
     const hostId = `${session.info.clientId}:${request.id}`;
+    if (this.pending.has(hostId)) {
+      refuse('PROTOCOL_ERROR', `Request id "${request.id}" is already in use by a call still running; use a new id for each call.`);
+      return;
+    }
+    if (nestsDeeperThan(request.params, MAX_PARAMS_DEPTH)) {
+      refuse('INVALID_PARAMS', `${request.method}: params nest deeper than ${MAX_PARAMS_DEPTH} levels; no method takes that.`);
+      return;
+    }
     this.pending.set(hostId, { client: session, originalId: request.id });
     session.pending.add(hostId);
-    this.toExtension({
-      ...request,
-      id: hostId,
-      origin: { ...request.origin, clientId: session.info.clientId, clientName: session.info.name },
-    });
+    try {
+      this.toExtension({
+        ...request,
+        id: hostId,
+        origin: { ...request.origin, clientId: session.info.clientId, clientName: session.info.name },
+      });
+    } catch (error) {
+      this.forgetCall(hostId);
+      refuse('PROTOCOL_ERROR', `The host could not forward ${request.method} to the browser: ${(error as Error).message}`);
+    }
+  }
+
+  /** Removes an open call from both books; false when it was not open (answered or unknown). */
+  private forgetCall(hostId: string): boolean {
+    const call = this.pending.get(hostId);
+    if (!call) return false;
+    this.pending.delete(hostId);
+    call.client.pending.delete(hostId);
+    return true;
   }
 
   private dropClient(session: ClientSession): void {
@@ -374,5 +447,19 @@ export class NativeHost {
     } catch {
       return false;
     }
+  }
+}
+
+/** Runs `listen` with a umask that creates files 0600 (a unix socket takes 0777 minus the umask). */
+function withOwnerOnlyUmask(listen: () => void): void {
+  if (process.platform === 'win32') {
+    listen();
+    return;
+  }
+  const previous = process.umask(0o177);
+  try {
+    listen();
+  } finally {
+    process.umask(previous);
   }
 }

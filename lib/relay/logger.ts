@@ -1,5 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
+import type { LogName } from './paths';
+import { ensurePrivateDir } from './private-dir';
 
 /**
  * A small rotating file log. The host's stdout belongs to native messaging, so nothing may ever
@@ -13,7 +15,8 @@ export interface Logger {
 
 export interface FileLoggerOptions {
   dir: string;
-  name: string;
+  /** One of the names `uninstall --purge` knows (paths.ts), so it can remove the file later. */
+  name: LogName;
   maxBytes?: number;
   keep?: number;
 }
@@ -24,7 +27,7 @@ export function createFileLogger({ dir, name, maxBytes = 1024 * 1024, keep = 3 }
   const write = (level: string, message: string, fields?: Record<string, unknown>) => {
     try {
       if (size < 0) {
-        fs.mkdirSync(dir, { recursive: true, mode: 0o700 });
+        ensurePrivateDir(dir); // what agents asked ends up here: only this user may read it
         size = fs.existsSync(file) ? fs.statSync(file).size : 0;
       }
       const line = `${new Date().toISOString()} ${level} [${process.pid}] ${message}${fields ? ` ${safeJson(fields)}` : ''}\n`;

@@ -22,6 +22,22 @@ export function stateDir({ env = process.env, platform = process.platform, homed
 }
 
 export const hostsDir = (home: string) => path.join(home, 'hosts');
+
+/** The logs comet-relay writes (`<home>/logs/<name>.log`, rotated to `.1`, `.2`…). */
+export const LOG_NAMES = ['host', 'mcp', 'serve'] as const;
+export type LogName = (typeof LOG_NAMES)[number];
+
+/**
+ * Every file comet-relay creates in its state folder, by folder and name, so `uninstall --purge`
+ * removes exactly these and nothing a shared `--home` holds besides. (The token and the launcher
+ * are removed by their own exact paths.)
+ */
+export const OWN_STATE_FILES: readonly { dir: string; name: RegExp }[] = [
+  { dir: 'logs', name: new RegExp(`^(${LOG_NAMES.join('|')})\\.log(\\.\\d+)?$`) },
+  // Discovery records, and the temp file one is written through: <profileId>.json.<pid>.tmp
+  { dir: 'hosts', name: /^[A-Za-z0-9_-]{8,64}\.json(\.\d+\.tmp)?$/ },
+  { dir: 'run', name: /^[A-Za-z0-9_-]{8,64}\.sock$/ },
+];
 export const hostRecordPath = (home: string, profileId: string) => path.join(hostsDir(home), `${profileId}.json`);
 export const logsDir = (home: string) => path.join(home, 'logs');
 export const tokenPath = (home: string) => path.join(home, 'token');

@@ -80,7 +80,11 @@ export function startWorker(): void {
     {
       onMessage: (message) => onHostMessage(message),
       onStatus: (linkStatus) => {
-        if (linkStatus.state !== 'connected') clients = [];
+        if (linkStatus.state !== 'connected') {
+          clients = [];
+          // Every caller was on the host that went away: stop their calls (held approvals included).
+          router.abortAll(`the link to the comet-relay host dropped (${linkStatus.detail ?? linkStatus.state})`);
+        }
         toolbar.show(linkStatus);
         panels.push();
       },
@@ -90,7 +94,8 @@ export function startWorker(): void {
   const onHostMessage = (message: Envelope) => {
     switch (message.kind) {
       case 'request':
-        void restored.then(() => router.handle(message, (reply) => link.send(reply)));
+        // Registered at once (a cancel right behind it must find it), run once tabs are restored.
+        void router.handle(message, (reply) => link.send(reply), restored);
         return;
       case 'cancel':
         router.cancel(message.id);

@@ -69,8 +69,12 @@ export class NativeLink {
 
   send(message: Envelope): boolean {
     if (!this.port || this.status.state !== 'connected') return false;
-    this.port.postMessage(message);
-    return true;
+    try {
+      this.port.postMessage(message);
+      return true;
+    } catch {
+      return false; // the port died a moment ago; its onDisconnect is on the way
+    }
   }
 
   /** Drops the current connection and connects again at once (the panel's "Reconnect"). */
@@ -102,7 +106,24 @@ export class NativeLink {
       this.teardown(port);
       this.failed('the host did not answer the handshake within 5 s');
     }, HANDSHAKE_TIMEOUT_MS);
-    port.postMessage(await this.hello());
+    let hello: Hello;
+    try {
+      hello = await this.hello();
+    } catch (error) {
+      if (this.port !== port) return;
+      this.teardown(port);
+      this.failed(`could not prepare the handshake: ${(error as Error).message}`);
+      return;
+    }
+    // A restart or a disconnect while the hello was being built: this port is gone, and using a
+    // disconnected port throws. The newer attempt (if any) sends its own hello.
+    if (this.port !== port) return;
+    try {
+      port.postMessage(hello);
+    } catch (error) {
+      this.teardown(port);
+      this.failed(`the host port closed before the handshake: ${(error as Error).message}`);
+    }
   }
 
   private receive(port: NativePort, raw: unknown): void {

@@ -13,7 +13,8 @@ export interface PageState extends PageReady {
 }
 
 interface OpenRequest {
-  tabId: number;
+  /** The port the request went out on: only that port can answer it. */
+  port: Runtime.Port;
   onProgress(message: string): void;
   resolve(value: unknown): void;
   reject(error: RelayError): void;
@@ -34,20 +35,30 @@ export class PageHub {
       port.disconnect();
       return;
     }
-    this.ports.get(tabId)?.disconnect();
+    const replaced = this.ports.get(tabId);
+    if (replaced) {
+      // Disconnecting our own end fires no onDisconnect here: fail its open requests ourselves.
+      replaced.disconnect();
+      this.failOpen(replaced, 'The Perplexity page reloaded or reconnected during the call. Call again.');
+    }
     this.ports.set(tabId, port);
-    port.onMessage.addListener((raw: unknown) => this.receive(tabId, raw));
+    port.onMessage.addListener((raw: unknown) => this.receive(tabId, port, raw));
     port.onDisconnect.addListener(() => {
+      this.failOpen(port, 'The Perplexity page was closed or reloaded during the call. Call again.');
       if (this.ports.get(tabId) !== port) return;
       this.ports.delete(tabId);
       this.states.delete(tabId);
-      for (const [id, request] of this.open) {
-        if (request.tabId !== tabId) continue;
-        this.open.delete(id);
-        request.reject(new RelayError('NO_PERPLEXITY_TAB', 'The Perplexity page was closed or reloaded during the call. Call again.'));
-      }
       this.onChange(tabId);
     });
+  }
+
+  /** Rejects every request still waiting on `port`, which will never answer them. */
+  private failOpen(port: Runtime.Port, message: string): void {
+    for (const [id, request] of this.open) {
+      if (request.port !== port) continue;
+      this.open.delete(id);
+      request.reject(new RelayError('NO_PERPLEXITY_TAB', message));
+    }
   }
 
   /** Before a full navigation: the old page's state must not answer for the new one. */
@@ -87,6 +98,7 @@ export class PageHub {
     if (!port) {
       return Promise.reject(new RelayError('NO_PERPLEXITY_TAB', `Tab ${tabId} has no comet-relay page script. Open or reload a perplexity.ai tab.`));
     }
+    if (signal.aborted) return Promise.reject(new RelayError('CANCELLED', 'The call was cancelled.'));
     const id = `p${++this.sequence}`;
     return new Promise((resolve, reject) => {
       const onAbort = () => {
@@ -99,7 +111,7 @@ export class PageHub {
         signal.removeEventListener('abort', onAbort);
       };
       this.open.set(id, {
-        tabId,
+        port,
         onProgress,
         resolve: (value) => {
           finish();
@@ -115,19 +127,22 @@ export class PageHub {
     });
   }
 
-  private receive(tabId: number, raw: unknown): void {
+  private receive(tabId: number, port: Runtime.Port, raw: unknown): void {
     const parsed = parseEnvelope(raw);
     if (!parsed.ok) return;
     const message = parsed.envelope;
+    // A reply answers only a request that went out on the same port; anything else is dropped.
+    const request = 'id' in message ? this.open.get(message.id) : undefined;
+    const mine = request?.port === port ? request : undefined;
     switch (message.kind) {
       case 'result':
-        this.open.get(message.id)?.resolve(message.result);
+        mine?.resolve(message.result);
         return;
       case 'error':
-        this.open.get(message.id)?.reject(new RelayError(message.error.code, message.error.message));
+        mine?.reject(new RelayError(message.error.code, message.error.message));
         return;
       case 'progress':
-        this.open.get(message.id)?.onProgress(message.message);
+        mine?.onProgress(message.message);
         return;
       case 'event':
         if (message.event === 'page.ready' || message.event === 'page.navigated') {

@@ -1,56 +1,14 @@
+import { accessOf } from '../protocol/access';
 import { RelayError } from '../protocol/errors';
-import type { MethodName } from '../protocol/methods';
 import type { PAGE_MODES } from '../protocol/page-methods';
 import type { ControlSettings } from '../protocol/panel';
 
 /**
- * Which browser methods only read and which act, in one place, and what the person's settings
- * (read-only, require approval) make of a call. The worker applies this to every request from the
- * host before it runs; the side panel only displays it.
+ * What the person's settings (read-only, require approval) make of a call. Whether a method reads or
+ * acts is decided once, in lib/protocol/access.ts, for the worker and the MCP tools alike. The worker
+ * applies this to every request from the host before it runs; the side panel only displays it.
  */
-export type Access = 'read' | 'act';
 type Params = Record<string, unknown>;
-type Rule = Access | ((params: Params) => Access);
-
-/**
- * Every method of the host's table must be classified here: `satisfies` makes a new method a
- * type error until someone decides whether it acts. A name not in the table counts as acting.
- */
-export const METHOD_ACCESS = {
-  'browser.status': 'read',
-  'tabs.list': 'read',
-  'tabs.capture': 'read',
-  'tabs.switch': 'act',
-  'tabs.ensurePerplexity': 'act',
-  'tabs.navigate': 'act',
-  'page.content': 'read',
-  'page.probe': 'read',
-  'page.poll': 'read',
-  'page.wait': 'read',
-  'page.sources': 'read',
-  'page.conversations': 'read',
-  'page.ask': 'act',
-  'page.stop': 'act',
-  /** Reading the mode is a read; passing a mode switches it. */
-  'page.mode': (params) => (params.mode ? 'act' : 'read'),
-  /** Thread reads may open the thread's tab in the background, but never change the thread. */
-  'threads.start': 'act',
-  'threads.send': 'act',
-  'threads.respond': 'act',
-  'threads.wait': 'read',
-  'threads.state': 'read',
-  'threads.read': 'read',
-  'threads.assets': 'read',
-  'threads.assetDownload': 'read',
-  'account.models': 'read',
-  'account.projects': 'read',
-} satisfies Record<MethodName, Rule>;
-
-export function accessOf(method: string, params: Params = {}): Access {
-  const rule = (METHOD_ACCESS as Record<string, Rule | undefined>)[method];
-  if (rule === undefined) return 'act';
-  return typeof rule === 'function' ? rule(params) : rule;
-}
 
 const MODE_LABELS: Record<(typeof PAGE_MODES)[number], string> = {
   standard: 'Standard',

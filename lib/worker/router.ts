@@ -1,6 +1,7 @@
 import { RelayError } from '../protocol/errors';
 import type { Envelope, Request } from '../protocol/messages';
 import { isMethodName, methods } from '../protocol/methods';
+import { categorizeTab } from '../protocol/urls';
 import { extractVisibleText } from '../page/visible-text';
 import { browser } from './ext';
 import type { PageHub } from './pages';
@@ -39,11 +40,17 @@ export class Router {
 
   constructor(private readonly deps: RouterDeps) {}
 
-  async handle(request: Request, reply: (message: Envelope) => void): Promise<void> {
+  /**
+   * Runs one request from the host. The call is registered at once, before `ready` (the worker's
+   * start-up) settles, so a cancel that arrives meanwhile finds it and stops it before it starts.
+   */
+  async handle(request: Request, reply: (message: Envelope) => void, ready?: Promise<unknown>): Promise<void> {
     const controller = new AbortController();
+    this.running.get(request.id)?.abort(); // ids are unique per host lifetime; never let two share one
     this.running.set(request.id, controller);
     this.deps.onCall?.({ phase: 'start', request, at: Date.now() });
     try {
+      await ready;
       const result = await this.dispatch(request, controller.signal, (message, holdMs) =>
         reply({ kind: 'progress', id: request.id, message, ...(holdMs ? { holdMs } : {}) }),
       );
@@ -54,12 +61,21 @@ export class Router {
       if (!controller.signal.aborted) reply({ kind: 'error', id: request.id, error: relayError.toPayload() });
       this.deps.onCall?.({ phase: 'end', request, at: Date.now(), ok: false, error: `[${relayError.code}] ${relayError.message}` });
     } finally {
-      this.running.delete(request.id);
+      if (this.running.get(request.id) === controller) this.running.delete(request.id);
     }
   }
 
   cancel(id: string): void {
     this.running.get(id)?.abort();
+  }
+
+  /**
+   * The host link dropped: every caller is gone, so nothing may go on in their name (a held prompt
+   * must not be approved and submitted with nobody waiting). Replies could not be delivered anyway.
+   */
+  abortAll(reason: string): void {
+    for (const controller of this.running.values()) controller.abort(new RelayError('HOST_DISCONNECTED', reason));
+    this.running.clear();
   }
 
   /**
@@ -83,7 +99,10 @@ export class Router {
       throw new RelayError('INVALID_PARAMS', `${method}: ${issue?.path.join('.') || 'params'}: ${issue?.message}`);
     }
     const params = parsed.data as Record<string, unknown>;
+    throwIfCancelled(signal);
     if (!trusted) await this.deps.authorize?.(request, params, signal, progress);
+    // An approval can land in the same instant as a cancel or a dropped link: the cancel wins.
+    throwIfCancelled(signal);
     const { tabs, pages } = this.deps;
     switch (method) {
       case 'browser.status':
@@ -108,11 +127,20 @@ export class Router {
     }
   }
 
-  /** Perplexity tabs answer through their content script; any other tab through an injected function. */
+  /**
+   * Perplexity tabs answer through their content script; any other tab through an injected function.
+   * Which one is decided by the tab's URL, not by whether the script is ready this instant: a
+   * Perplexity tab between two pages (a new chat, a reload) is waited for, since a reader injected
+   * into the frame that is going away fails ("Frame with ID 0 was removed").
+   */
   private async pageContent(maxLength: number, signal: AbortSignal, progress: ProgressSink): Promise<unknown> {
     const tab = await this.deps.tabs.drivenTab();
     if (tab?.id === undefined) throw new RelayError('TAB_NOT_FOUND', 'No tab is selected. Call comet_connect or comet_switch_tab first.');
     if (this.deps.pages.state(tab.id)) return this.deps.pages.request(tab.id, 'page.content', { maxLength }, signal, progress);
+    if (categorizeTab(tab.url ?? '') === 'Main') {
+      const tabId = await this.deps.tabs.pageTab(); // waits for its script to say ready
+      return this.deps.pages.request(tabId, 'page.content', { maxLength }, signal, progress);
+    }
     try {
       const [injection] = await browser.scripting.executeScript({ target: { tabId: tab.id }, func: extractVisibleText, args: [maxLength] });
       return injection?.result;
@@ -120,4 +148,8 @@ export class Router {
       throw new RelayError('EVALUATION_FAILED', `Could not read tab ${tab.id} (${tab.url}): ${(error as Error).message}`);
     }
   }
+}
+
+function throwIfCancelled(signal: AbortSignal): void {
+  if (signal.aborted) throw RelayError.from(signal.reason ?? new RelayError('CANCELLED', 'The call was cancelled.'), 'CANCELLED');
 }

@@ -4,14 +4,18 @@
  * baseline that reads the same page the way the CDP-based server does. Prints a markdown table.
  * A missed target is reported, not fatal: the process fails only if the bench itself broke.
  *
- * `npm run bench -- --only a,b` runs some of the measurements (a–h) while working on one.
+ * `npm run bench -- --only a,b` runs some of the measurements (a–k) while working on one.
+ * `--soak-seconds N` shortens the soak (h; 600 s by default), `--fuzz-frames N` the fuzz (g; 100,000).
  */
 import type { CDPSession } from 'playwright-core';
 import { startSimWorld, type SimWorld } from '../support/sim-harness';
 import { gzipSize } from './bundle-size';
 import { type BaselineAsk, baselineAsk, type Detector } from './cdp-baseline';
+import { APPLICABLE_SCENARIOS, CONFORMANCE, conformanceAgainstServe, ensureTools, INSPECTOR, inspectorAgainstMcp } from './conformance';
 import { environmentLines } from './env';
-import { fanOut } from './fan-out';
+import { fanOut } from '../support/fan-out';
+import { fuzzHost, startHostProcess } from '../support/fuzz';
+import { soak } from '../support/soak';
 import { type HostMemory, hostMemory } from './memory';
 import { measureActivity } from './page-idle';
 import { hostOnlyRoundTrips, mcpPingRoundTrips, pollRoundTrips, withSessionStorageWritesOff } from './round-trip';
@@ -35,7 +39,7 @@ const BASELINE_FAILURE_ASKS = 1;
 const BASELINE_CAP_MS = 15_000;
 const POLLS = 500;
 const IDLE_WINDOW_MS = 3000;
-/** (g): each round is a question checkpoint and, after the answer, a complete one. */
+/** (j): each round is a question checkpoint and, after the answer, a complete one. */
 const THREAD_ROUNDS = 10;
 
 const T0 = Date.now();
@@ -43,7 +47,7 @@ const log = (text: string) => process.stderr.write(`[bench ${((Date.now() - T0) 
 
 interface Bench {
   world: SimWorld;
-  /** For (g) and (h): a site the extension's own background tabs reach (a standalone simulated server). */
+  /** For (j) and (k): a site the extension's own background tabs reach (a standalone simulated server). */
   threads(): Promise<ThreadWorld>;
   cdp: CDPSession;
   notes: string[];
@@ -53,16 +57,19 @@ interface Bench {
 
 type Phase = (bench: Bench) => Promise<Row[]>;
 
-/** In the order they run; (c) last so its peak covers everything before it. */
+/** In the order they run; (c) after the measurements so its peak covers them, before the soak and the fuzz. */
 const PHASES: [string, Phase][] = [
   ['d', bundlePhase],
   ['a', answerLatencyPhase],
   ['b', roundTripPhase],
   ['e', fanOutPhase],
   ['f', pageIdlePhase],
-  ['g', threadCheckpointPhase],
-  ['h', parallelThreadsPhase],
+  ['j', threadCheckpointPhase],
+  ['k', parallelThreadsPhase],
   ['c', memoryPhase],
+  ['i', conformancePhase],
+  ['h', soakPhase],
+  ['g', fuzzPhase],
 ];
 
 async function main(): Promise<void> {
@@ -98,6 +105,13 @@ async function main(): Promise<void> {
 function onlyArg(): Set<string> | undefined {
   const i = process.argv.indexOf('--only');
   return i > 0 ? new Set((process.argv[i + 1] ?? '').split(',').map((s) => s.trim())) : undefined;
+}
+
+function numberArg(name: string, fallback: number): number {
+  const i = process.argv.indexOf(name);
+  const value = i > 0 ? Number(process.argv[i + 1]) : fallback;
+  if (!Number.isFinite(value) || value <= 0) throw new Error(`${name} takes a positive number, got "${process.argv[i + 1]}"`);
+  return value;
 }
 
 // ── (d) ───────────────────────────────────────────────────────────────────────
@@ -327,15 +341,15 @@ async function pageIdlePhase({ world, cdp }: Bench): Promise<Row[]> {
   ];
 }
 
-// ── (g) ───────────────────────────────────────────────────────────────────────
+// ── (j) ───────────────────────────────────────────────────────────────────────
 
 async function threadCheckpointPhase({ threads }: Bench): Promise<Row[]> {
-  log(`(g) ${THREAD_ROUNDS} rounds on one thread: a question checkpoint, then answer_question until complete`);
+  log(`(j) ${THREAD_ROUNDS} rounds on one thread: a question checkpoint, then answer_question until complete`);
   const { question, complete } = await measureCheckpointLatency(await threads(), THREAD_ROUNDS);
   const all = [...question, ...complete];
   return [
     {
-      measure: '(g) thread checkpoint in the page → held call returned',
+      measure: '(j) thread checkpoint in the page → held call returned',
       n: String(all.length),
       median: ms(median(all)),
       tail: `p95 ${ms(percentile(all, 95))}`,
@@ -346,14 +360,14 @@ async function threadCheckpointPhase({ threads }: Bench): Promise<Row[]> {
   ];
 }
 
-// ── (h) ───────────────────────────────────────────────────────────────────────
+// ── (k) ───────────────────────────────────────────────────────────────────────
 
 async function parallelThreadsPhase({ threads }: Bench): Promise<Row[]> {
-  log('(h) four computer tasks in four new threads: at once, then one after another');
+  log('(k) four computer tasks in four new threads: at once, then one after another');
   const { parallelMs, sequentialMs } = await parallelThreads(await threads());
   return [
     {
-      measure: '(h) 4 threads at once (wall)',
+      measure: '(k) 4 threads at once (wall)',
       n: '4',
       median: ms(parallelMs),
       tail: `one after another ${ms(sequentialMs)}`,
@@ -382,6 +396,86 @@ async function memoryPhase({ world, startMemory }: Bench): Promise<Row[]> {
         : 'no host found in the discovery directory',
     },
   ];
+}
+
+// ── (i) ───────────────────────────────────────────────────────────────────────
+
+async function conformancePhase({ world, notes }: Bench): Promise<Row[]> {
+  const tools = await ensureTools(log);
+  log(`(i) ${CONFORMANCE} against comet-relay serve: ${APPLICABLE_SCENARIOS.join(', ')}`);
+  const scenarios = await conformanceAgainstServe(tools.conformance, world.harness.env, world.harness.home);
+  log(`(i) ${INSPECTOR} --cli against comet-relay mcp`);
+  const inspector = await inspectorAgainstMcp(tools.inspector, world.harness.env);
+  for (const s of scenarios) if (s.passed !== s.total || s.total === 0) notes.push(`(i) ${s.scenario}: ${s.passed}/${s.total}${s.failure ? ` — ${s.failure}` : ''}`);
+  for (const c of inspector) if (!c.ok) notes.push(`(i) inspector ${c.what}: ${c.detail}`);
+  const passed = scenarios.filter((s) => s.total > 0 && s.passed === s.total);
+  return [
+    {
+      measure: '(i) MCP conformance suite vs comet-relay serve',
+      n: String(scenarios.length),
+      median: `${passed.length}/${scenarios.length} pass`,
+      tail: `${scenarios.reduce((n, s) => n + s.passed, 0)}/${scenarios.reduce((n, s) => n + s.total, 0)} checks`,
+      target: 'every applicable scenario',
+      mark: verdict(passed.length === scenarios.length),
+      note: `${CONFORMANCE}: ${scenarios.map((s) => `${s.scenario} ${s.passed}/${s.total}`).join(', ')}`,
+    },
+    {
+      measure: '(i) MCP Inspector CLI vs comet-relay mcp',
+      n: String(inspector.length),
+      median: `${inspector.filter((c) => c.ok).length}/${inspector.length} pass`,
+      tail: '',
+      target: 'all',
+      mark: verdict(inspector.every((c) => c.ok)),
+      note: inspector.map((c) => `${c.what}: ${c.detail.replace(/\|/g, '/')}`).join('; '),
+    },
+  ];
+}
+
+// ── (h) ───────────────────────────────────────────────────────────────────────
+
+async function soakPhase({ world, notes }: Bench): Promise<Row[]> {
+  const seconds = numberArg('--soak-seconds', 600);
+  log(`(h) soak: ${seconds} s of mixed calls from 4 clients and the bench client, asks and waits in a loop, a client coming and going every 2 s`);
+  const result = await soak(world, { seconds });
+  const memory = `host resident ${result.hostRssStart ? MB(result.hostRssStart) : 'n/a'} at start, ${result.hostRssEnd ? MB(result.hostRssEnd) : 'n/a'} at end (peak ${result.hostPeak ? MB(result.hostPeak) : 'n/a'})`;
+  for (const [kind, count] of result.errorKinds) notes.push(`(h) ${count}× ${kind}`);
+  return [
+    {
+      measure: `(h) soak, ${seconds} s`,
+      n: String(result.calls),
+      median: `${result.callsPerSecond.toFixed(0)} calls/s`,
+      tail: `${result.errors} errors`,
+      target: 'no errors, memory flat',
+      mark: verdict(result.errors === 0),
+      note: `${result.asks} asks answered, ${result.churned} clients came and went; ${memory}`,
+    },
+  ];
+}
+
+// ── (g) ───────────────────────────────────────────────────────────────────────
+
+async function fuzzPhase(): Promise<Row[]> {
+  const frames = numberArg('--fuzz-frames', 100_000);
+  log(`(g) fuzz: ${frames} hostile frames on the real host socket, 8 connections at once`);
+  const host = await startHostProcess();
+  try {
+    const result = await fuzzHost(host, { seed: 20261130, frames });
+    const ok = !result.hostExited && result.healthyAfter && result.unanswered === 0 && result.misrouted === 0;
+    if (result.firstProblem) log(`(g) first problem: ${result.firstProblem}`);
+    return [
+      {
+        measure: `(g) fuzz of the host socket (seed 20261130)`,
+        n: String(result.frames),
+        median: `${Math.round(result.frames / (result.wallMs / 1000))} frames/s`,
+        tail: `${result.unanswered} unanswered`,
+        target: 'no crash, no wedge, all answered',
+        mark: verdict(ok),
+        note: `${result.sessions} connections, ${result.misrouted} misrouted, host ${result.hostExited ? 'EXITED' : 'alive'}, ${result.healthyAfter ? 'answers a normal client after' : 'NOT answering after'}; host resident ${result.hostRssStart ? MB(result.hostRssStart) : 'n/a'} → ${result.hostRssEnd ? MB(result.hostRssEnd) : 'n/a'}`,
+      },
+    ];
+  } finally {
+    await host.close();
+  }
 }
 
 main().then(

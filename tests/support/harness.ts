@@ -31,6 +31,8 @@ export interface HarnessOptions {
    * reach tabs the extension opens itself, which Playwright's routing does not intercept in time.
    */
   browserArgs?: string[];
+  /** Share another harness's COMET_RELAY_HOME (two browsers, two hosts, one discovery folder). */
+  home?: string;
   /** The comet-relay CLI to install and run (default: this repository's dist/cli.js). */
   cli?: string;
   /** The extension folder Chromium loads (default: this repository's build). */
@@ -56,7 +58,7 @@ export class Harness {
     for (const built of [cli, path.join(extensionDir, 'manifest.json')]) {
       if (!fs.existsSync(built)) throw new Error(`${built} is missing: run \`npm run build\` first.`);
     }
-    const home = fs.mkdtempSync(path.join(os.tmpdir(), 'cr-home-'));
+    const home = options.home ?? fs.mkdtempSync(path.join(os.tmpdir(), 'cr-home-'));
     const userDataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'cr-profile-'));
     const env = { ...process.env, COMET_RELAY_HOME: home, ...options.extraEnv };
     if (options.registerHost !== false) {

@@ -6,6 +6,7 @@ import { describe, expect, it } from 'vitest';
 import { agentApiConfig, PUBLIC_URL_PLACEHOLDER } from '../../lib/install/agent-api';
 import { allowedHost } from '../../lib/mcp/http';
 import { isPublicHost, parsePublicUrl } from '../../lib/mcp/public-url';
+import { toolAccess } from '../../lib/mcp/tool';
 import { allTools, selectTools } from '../../lib/mcp/tools';
 import { RelayError } from '../../lib/protocol/errors';
 
@@ -60,7 +61,7 @@ describe('--public-url', () => {
 
 describe('config agent-api', () => {
   const readTools = selectTools({ readOnly: true }).map((t) => t.name);
-  const acting = allTools.filter((t) => t.access !== 'read').map((t) => t.name);
+  const acting = allTools.filter((t) => toolAccess(t) !== 'read').map((t) => t.name);
 
   it('suggests exactly the tools classified as read, and the token from the environment', () => {
     const { entry, text } = agentApiConfig({ serverUrl: 'https://relay.example.com/mcp', allowedTools: readTools, actingTools: acting });

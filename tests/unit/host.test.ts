@@ -2,59 +2,21 @@ import fs from 'node:fs';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
-import { PassThrough } from 'node:stream';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { encodeFrame, FrameDecoder } from '../../lib/protocol/framing';
 import { PROTOCOL_VERSION } from '../../lib/protocol/identity';
 import type { Envelope } from '../../lib/protocol/messages';
 import { RelayClient } from '../../lib/relay/client';
-import { listHosts } from '../../lib/relay/discovery';
+import { listHosts, writeHostRecord } from '../../lib/relay/discovery';
 import { NativeHost } from '../../lib/relay/host';
 import { silentLogger } from '../../lib/relay/logger';
+import { FakeExtension } from '../support/fake-extension';
 import { CLI } from '../support/harness';
 
 /**
  * The native host with a fake extension on its stdin/stdout and real relay clients on its
  * socket: id renumbering, isolation between clients, cancellation, bad frames, handshake.
  */
-class FakeExtension {
-  readonly toHost = new PassThrough();
-  readonly fromHost = new PassThrough();
-  readonly received: Envelope[] = [];
-  private readonly decoder = new FrameDecoder();
-  private waiters: Array<() => void> = [];
-
-  constructor() {
-    this.fromHost.on('data', (chunk: Buffer) => {
-      for (const frame of this.decoder.push(chunk)) if (frame.ok) this.received.push(frame.value as Envelope);
-      for (const w of this.waiters.splice(0)) w();
-    });
-  }
-
-  send(message: unknown): void {
-    this.toHost.write(encodeFrame(message));
-  }
-
-  hello(protocolVersion = PROTOCOL_VERSION): void {
-    this.send({
-      kind: 'hello',
-      role: 'extension',
-      protocolVersion,
-      version: '0.1.0',
-      profile: { id: 'testprofile01', label: 'Test profile' },
-      browser: { name: 'Chromium', version: '156.0.0.1', userAgent: 'ua' },
-    });
-  }
-
-  async next(kind: Envelope['kind'], predicate: (m: Envelope) => boolean = () => true): Promise<Envelope> {
-    for (;;) {
-      const index = this.received.findIndex((m) => m.kind === kind && predicate(m));
-      if (index >= 0) return this.received.splice(index, 1)[0] as Envelope;
-      await new Promise<void>((resolve) => this.waiters.push(resolve));
-    }
-  }
-}
-
 let home: string;
 let extension: FakeExtension;
 let host: NativeHost;
@@ -237,5 +199,153 @@ describe('host process', () => {
     expect(await exited).toBe(0);
     attached.close();
     fs.rmSync(processHome, { recursive: true, force: true });
+  });
+});
+
+describe('calls that end early (fault 2) and ids across host lifetimes (fault 1)', () => {
+  it('a cancelled call leaves no entry in the host, and its late reply goes nowhere', async () => {
+    await connected();
+    const iota = client('iota');
+    const controller = new AbortController();
+    const call = iota.call('page.poll', {}, { signal: controller.signal });
+    const request = (await extension.next('request')) as { id: string };
+    controller.abort();
+    await expect(call).rejects.toMatchObject({ code: 'CANCELLED' });
+    await extension.next('cancel', (m) => m.kind === 'cancel' && m.id === request.id);
+    expect(host.openCallCount).toBe(0);
+    // The browser answers anyway (it was already done): the reply matches nothing and is dropped.
+    extension.send({ kind: 'result', id: request.id, result: { late: true } });
+    expect((await iota.hostStatus()).profile.id).toBe('testprofile01');
+  });
+
+  it('a timed-out call leaves no entry in the host', async () => {
+    await connected();
+    const kappa = client('kappa');
+    await expect(kappa.call('tabs.list', {}, { timeoutMs: 50 })).rejects.toMatchObject({ code: 'TIMEOUT' });
+    await extension.next('cancel');
+    expect(host.openCallCount).toBe(0);
+  });
+
+  it('request ids forwarded by a new host never repeat those of the host before it', async () => {
+    await connected();
+    const first = client('lambda');
+    void first.call('page.poll', {}).catch(() => {});
+    const before = (await extension.next('request')) as { id: string };
+    await host.stop('the browser restarted the host');
+    first.close();
+
+    extension = new FakeExtension();
+    host = new NativeHost({ home, input: extension.toHost, output: extension.fromHost, logger: silentLogger });
+    await connected();
+    const second = client('lambda');
+    void second.call('page.poll', {}).catch(() => {});
+    const after = (await extension.next('request')) as { id: string };
+    expect(after.id).not.toBe(before.id);
+    // An orphan of the old host answering late reaches nobody.
+    extension.send({ kind: 'result', id: before.id, result: { stale: true } });
+    const reply = second.call('tabs.list', {});
+    const next = (await extension.next('request', (m) => m.kind === 'request' && m.method === 'tabs.list')) as { id: string };
+    extension.send({ kind: 'result', id: next.id, result: { tabs: [] } });
+    await expect(reply).resolves.toEqual({ tabs: [] });
+  });
+});
+
+describe('early cancellation on the client hop (fault 2)', () => {
+  it('a call aborted while the client is still finding its host is never sent', async () => {
+    const pending = new RelayClient({ home, client: { name: 'early' }, transport: 'stdio', hostWaitMs: 5000 });
+    clients.push(pending);
+    const controller = new AbortController();
+    const call = pending.call('page.poll', {}, { signal: controller.signal });
+    setTimeout(() => controller.abort(), 20);
+    setTimeout(() => extension.hello(), 150); // the host appears after the abort
+    await expect(call).rejects.toMatchObject({ code: 'CANCELLED' });
+    await extension.next('welcome');
+    await pending.hostStatus();
+    expect(extension.received.filter((m) => m.kind === 'request')).toEqual([]);
+  });
+});
+
+describe('RelayClient.close during a connect (fault 6)', () => {
+  it('leaves no socket open at the host', async () => {
+    await connected();
+    const watcher = client('watcher');
+    await watcher.hostStatus();
+    const leaving = new RelayClient({ home, client: { name: 'leaving' }, transport: 'stdio', hostWaitMs: 2000 });
+    const attached = leaving.attach(); // finds the host and starts opening its socket
+    leaving.close();
+    expect(await attached).toBe(false);
+    await new Promise((r) => setTimeout(r, 200));
+    const { clients: attachedClients } = await watcher.hostStatus();
+    expect(attachedClients.map((c) => c.name)).toEqual(['watcher']);
+  });
+});
+
+describe('a request the host cannot serialise (fault 8)', () => {
+  it('params nested 10,000 levels deep get an error reply, and the host goes on', async () => {
+    await connected();
+    const deep = client('deep');
+    const raw = await rawClient();
+    // Sent as text: the client's own JSON.stringify would fail the same way the host's did.
+    raw.sendText(`{"kind":"request","id":"d1","method":"tabs.list","params":${'{"a":'.repeat(10_000)}1${'}'.repeat(10_000)}}`);
+    await expect.poll(() => raw.replies.find((m) => m.kind === 'error')).toMatchObject({ id: 'd1', error: { code: 'INVALID_PARAMS' } });
+    raw.close();
+    expect((await deep.hostStatus()).profile.id).toBe('testprofile01');
+    expect(host.openCallCount).toBe(0);
+  });
+
+  it('a request with a wrong field is answered under its id, a stray kind with an event, a reused id with an error', async () => {
+    await connected();
+    const raw = await rawClient();
+    raw.send({ kind: 'request', id: 'w1', method: 42, params: {} });
+    await expect.poll(() => raw.replies.find((m) => m.kind === 'error' && m.id === 'w1')).toMatchObject({
+      error: { code: 'PROTOCOL_ERROR', message: expect.stringContaining('method') },
+    });
+    raw.send({ kind: 'result', id: 'x', result: 1 });
+    await expect.poll(() => raw.replies.find((m) => m.kind === 'event')).toMatchObject({ event: 'protocol.invalid' });
+    raw.send({ kind: 'request', id: 'same', method: 'page.poll', params: {} });
+    raw.send({ kind: 'request', id: 'same', method: 'page.poll', params: {} });
+    await expect.poll(() => raw.replies.find((m) => m.kind === 'error' && m.id === 'same')).toMatchObject({
+      error: { code: 'PROTOCOL_ERROR', message: expect.stringContaining('already in use') },
+    });
+    raw.close();
+  });
+});
+
+/** A client on the host socket that speaks raw frames, for inputs RelayClient would never send. */
+async function rawClient() {
+  const [record] = listHosts(home);
+  const socket = net.connect(record!.socketPath);
+  const decoder = new FrameDecoder();
+  const replies: Envelope[] = [];
+  socket.on('data', (chunk) => {
+    for (const frame of decoder.push(chunk)) if (frame.ok) replies.push(frame.value as Envelope);
+  });
+  const sendText = (json: string) => {
+    const body = Buffer.from(json);
+    const header = Buffer.alloc(4);
+    header.writeUInt32LE(body.length);
+    socket.write(Buffer.concat([header, body]));
+  };
+  const send = (value: unknown) => socket.write(encodeFrame(value));
+  send({ kind: 'hello', role: 'client', protocolVersion: PROTOCOL_VERSION, version: '0.1.0', client: { name: 'raw' } });
+  await expect.poll(() => replies.some((m) => m.kind === 'welcome')).toBe(true);
+  return { send, sendText, replies, close: () => socket.destroy() };
+}
+
+describe('a crashed host left its record behind', () => {
+  it('a record whose pid lives on in another process but whose socket is dead is dropped, and the live host is used', async () => {
+    await connected();
+    const [live] = listHosts(home);
+    // A newer record (so it is picked first) whose pid is alive (ours) but whose socket nobody serves.
+    writeHostRecord(home, {
+      ...live!,
+      profileId: 'crashedprofile',
+      profileLabel: 'Crashed',
+      socketPath: path.join(home, 'run', 'crashedprofile.sock'),
+      connectedAt: new Date(Date.now() + 60_000).toISOString(),
+    });
+    const survivor = client('survivor');
+    expect((await survivor.hostStatus()).profile.id).toBe('testprofile01');
+    expect(listHosts(home).map((h) => h.profileId)).toEqual(['testprofile01']);
   });
 });

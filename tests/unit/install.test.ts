@@ -260,6 +260,30 @@ describe('uninstall on Linux', () => {
     expect(fs.readFileSync(path.join(report.stateDir, 'notes.txt'), 'utf8')).toBe('not ours');
   });
 
+  it('--purge with a --home that holds other files removes only what comet-relay created there', async () => {
+    const setup = linuxSetup();
+    const report = await install({ ...setup, browsers: ['chromium'] });
+    const state = report.stateDir;
+    const put = (relative: string, text = 'x') => {
+      fs.mkdirSync(path.dirname(path.join(state, relative)), { recursive: true });
+      fs.writeFileSync(path.join(state, relative), text);
+    };
+    // Ours: logs (rotated too), a discovery record and its temp file, a socket file, the token.
+    for (const ours of ['logs/host.log', 'logs/host.log.2', 'logs/mcp.log', 'logs/serve.log.1', 'hosts/0123456789abcdef.json', 'hosts/0123456789abcdef.json.4242.tmp', 'run/0123456789abcdef.sock']) put(ours);
+    // Not ours, in the same folders: a --home shared with other tools (a bin/ of the user's own!).
+    const theirs = ['bin/my-script.sh', 'logs/nginx.log', 'logs/host.log.backup', 'hosts/known_hosts', 'run/postgres.pid', 'NativeMessagingHosts/other.json', 'notes.txt'];
+    for (const file of theirs) put(file, 'not ours');
+
+    const purge = await uninstall({ ...setup, purge: true });
+    expect(purge.ok).toBe(true);
+    for (const ours of ['token', 'logs/host.log', 'logs/host.log.2', 'logs/mcp.log', 'logs/serve.log.1', 'hosts/0123456789abcdef.json', 'hosts/0123456789abcdef.json.4242.tmp', 'run/0123456789abcdef.sock']) {
+      expect(fs.existsSync(path.join(state, ours)), ours).toBe(false);
+    }
+    for (const file of theirs) expect(fs.readFileSync(path.join(state, file), 'utf8'), file).toBe('not ours');
+    expect(fs.existsSync(report.launcherPath)).toBe(false);
+    expect(purge.lines.join('\n')).toMatch(/kept .*bin .*not created by comet-relay/);
+  });
+
   it('says so when there is nothing to remove', async () => {
     const setup = linuxSetup();
     const result = await uninstall({ ...setup, browsers: ['edge'] });

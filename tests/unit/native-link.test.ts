@@ -1,39 +1,21 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { DEFAULT_BACKOFF, nextAttempt } from '../../lib/worker/backoff';
-import { describeDisconnect, type LinkStatus, NativeLink, type NativePort, RECONNECT_ALARM } from '../../lib/worker/native-link';
+import { describeDisconnect, type LinkStatus, NativeLink, RECONNECT_ALARM } from '../../lib/worker/native-link';
+import { FakePort } from '../support/fake-port';
 
 /** The worker's link to the host with a fake port: handshake, honest status, backoff, alarms. */
-class FakePort implements NativePort {
-  sent: unknown[] = [];
-  private messageListeners: ((m: unknown) => void)[] = [];
-  private disconnectListeners: (() => void)[] = [];
-  disconnected = false;
-  postMessage(message: unknown) {
-    this.sent.push(message);
-  }
-  disconnect() {
-    this.disconnected = true;
-  }
-  onMessage = { addListener: (l: (m: unknown) => void) => this.messageListeners.push(l) };
-  onDisconnect = { addListener: (l: () => void) => this.disconnectListeners.push(l) };
-  deliver(message: unknown) {
-    for (const l of this.messageListeners) l(message);
-  }
-  drop() {
-    for (const l of this.disconnectListeners) l();
-  }
-}
-
 let ports: FakePort[];
 let alarms: string[];
 let statuses: LinkStatus[];
 let lastError: string | undefined;
 
-function makeLink() {
+const HELLO = { kind: 'hello', role: 'extension', protocolVersion: 1, version: '0.1.0' } as const;
+
+function makeLink(options: { hello?: () => Promise<typeof HELLO>; onMessage?: (m: unknown) => void; newPort?: () => FakePort } = {}) {
   return new NativeLink(
     {
       connectNative: () => {
-        const port = new FakePort();
+        const port = options.newPort?.() ?? new FakePort();
         ports.push(port);
         return port;
       },
@@ -41,8 +23,8 @@ function makeLink() {
       scheduleAlarm: (name) => alarms.push(name),
       clearAlarm: (name) => alarms.push(`clear:${name}`),
     },
-    async () => ({ kind: 'hello', role: 'extension', protocolVersion: 1, version: '0.1.0' }),
-    { onMessage: () => {}, onStatus: (s) => statuses.push({ ...s }) },
+    options.hello ?? (async () => HELLO),
+    { onMessage: options.onMessage ?? (() => {}), onStatus: (s) => statuses.push({ ...s }) },
   );
 }
 
@@ -125,26 +107,63 @@ describe('NativeLink', () => {
 
   it('reassembles chunked messages from the host', async () => {
     const received: unknown[] = [];
-    const link = new NativeLink(
-      {
-        connectNative: () => {
-          const port = new FakePort();
-          ports.push(port);
-          return port;
-        },
-        lastError: () => undefined,
-        scheduleAlarm() {},
-        clearAlarm() {},
-      },
-      async () => ({ kind: 'hello', role: 'extension', protocolVersion: 1, version: '0.1.0' }),
-      { onMessage: (m) => received.push(m), onStatus() {} },
-    );
+    const link = makeLink({ onMessage: (m) => received.push(m) });
     link.start();
     await vi.advanceTimersByTimeAsync(0);
     const whole = JSON.stringify({ kind: 'request', id: 'h1', method: 'page.ask', params: { prompt: 'x'.repeat(10) } });
     ports[0]?.deliver({ kind: 'chunk', chunkId: 'c', index: 1, count: 2, data: whole.slice(20) });
     ports[0]?.deliver({ kind: 'chunk', chunkId: 'c', index: 0, count: 2, data: whole.slice(0, 20) });
     expect(received).toEqual([JSON.parse(whole)]);
+  });
+});
+
+describe('NativeLink after a teardown (fault 6)', () => {
+  it('a hello that resolves after the port was torn down is not posted, and nothing rejects unhandled', async () => {
+    const unhandled: unknown[] = [];
+    const onUnhandled = (reason: unknown) => unhandled.push(reason);
+    process.on('unhandledRejection', onUnhandled);
+    try {
+      let releaseHello!: () => void;
+      const helloGate = new Promise<void>((r) => (releaseHello = r));
+      const link = makeLink({
+        // Chromium throws when a disconnected port is used.
+        newPort: () => {
+          const port = new FakePort();
+          const post = port.postMessage.bind(port);
+          port.postMessage = (m: unknown) => {
+            if (port.disconnected) throw new Error('Attempting to use a disconnected port object');
+            post(m);
+          };
+          return port;
+        },
+        hello: async () => {
+          await helloGate; // identity still loading
+          return HELLO;
+        },
+      });
+      link.start();
+      link.restart(); // the person renamed the profile: the first port is torn down mid-connect
+      releaseHello();
+      await vi.advanceTimersByTimeAsync(0);
+      await vi.advanceTimersByTimeAsync(0);
+      expect(ports[0]?.sent).toEqual([]);
+      expect(ports[1]?.sent[0]).toMatchObject({ kind: 'hello' });
+      expect(unhandled).toEqual([]);
+    } finally {
+      process.off('unhandledRejection', onUnhandled);
+    }
+  });
+
+  it('a hello that cannot be built fails the attempt instead of rejecting into the void', async () => {
+    const link = makeLink({
+      hello: async () => {
+        throw new Error('storage is unavailable');
+      },
+    });
+    link.start();
+    await vi.advanceTimersByTimeAsync(0);
+    expect(link.current).toMatchObject({ state: 'disconnected', detail: expect.stringContaining('storage is unavailable') });
+    expect(ports[0]?.disconnected).toBe(true);
   });
 });
 

@@ -3,7 +3,8 @@ import type { RelayError } from '../../lib/protocol/errors';
 import { methods } from '../../lib/protocol/methods';
 import { DEFAULT_SETTINGS } from '../../lib/protocol/panel';
 import { ApprovalQueue } from '../../lib/worker/approvals';
-import { accessOf, approvalSubject, decide, METHOD_ACCESS } from '../../lib/worker/policy';
+import { accessOf, METHOD_ACCESS } from '../../lib/protocol/access';
+import { approvalSubject, decide } from '../../lib/worker/policy';
 import { normalizeSettings } from '../../lib/worker/settings';
 
 const open = DEFAULT_SETTINGS;

@@ -1,7 +1,8 @@
 import { afterAll, afterEach, describe, expect, it, vi } from 'vitest';
 import { threadTools } from '../../lib/mcp/tools/threads';
 import type { ModelsList } from '../../lib/protocol/threads';
-import { accessOf } from '../../lib/worker/policy';
+import { toolAccess } from '../../lib/mcp/tool';
+import { accessOf } from '../../lib/protocol/access';
 import { FakeBrowser, fakeContext, removeFakeHomes, runTool } from '../support/fake-browser';
 import { checkpoint, confirmation, question, signIn, THREAD } from '../support/thread-fixtures';
 
@@ -381,7 +382,7 @@ describe('read or act, consistently with the worker policy', () => {
     };
     for (const tool of threadTools) {
       if (tool.name === 'create_attachment_upload') {
-        expect(tool.access).toBe('act');
+        expect(toolAccess(tool)).toBe('act');
         continue;
       }
       const [args, state] = happy[tool.name] ?? [{}];
@@ -390,7 +391,7 @@ describe('read or act, consistently with the worker policy', () => {
       const { isError } = await call(browser, tool.name, args).done;
       expect(isError, tool.name).toBe(false);
       const acts = browser.calls.some((c) => accessOf(c.method, c.params) === 'act');
-      expect(tool.access, tool.name).toBe(acts ? 'act' : 'read');
+      expect(toolAccess(tool), tool.name).toBe(acts ? 'act' : 'read');
     }
   });
 });

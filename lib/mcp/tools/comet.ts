@@ -19,7 +19,7 @@ const connect = defineTool({
   inputSchema: {
     port: z.number().int().min(1).max(65535).optional().describe('Ignored: comet-relay needs no debug port. Kept so existing prompts still work.'),
   },
-  access: 'act',
+  uses: ['browser.launch', 'tabs.ensurePerplexity', 'browser.status', 'page.probe'],
   async handler({ port }, { browser, signal }) {
     await browser.ensureBrowser(signal);
     const { tab } = await browser.call('tabs.ensurePerplexity', {}, { signal, timeoutMs: 20_000 });
@@ -40,7 +40,7 @@ const listTabs = defineTool({
   title: 'List tabs',
   description: 'List all browser tabs categorized by role (Main, Sidecar, Agent Browsing, Overlay, Other).',
   inputSchema: {},
-  access: 'read',
+  uses: ['tabs.list'],
   async handler(_args, { browser, signal }) {
     const { tabs } = await browser.call('tabs.list', {}, { signal, timeoutMs: 10_000 });
     return textResult(formatTabList(tabs));
@@ -68,7 +68,7 @@ const switchTab = defineTool({
     tabId: z.string().optional().describe('Exact tab ID to switch to (as listed by comet_list_tabs)'),
     title: z.string().optional().describe('Substring of the tab title to match'),
   },
-  access: 'act',
+  uses: ['tabs.list', 'tabs.switch'],
   summarize: ({ tabId, title }) => (tabId ? `tab ${tabId}` : `title "${title}"`),
   async handler({ tabId, title }, { browser, signal }) {
     if (tabId === undefined && title === undefined) {
@@ -91,7 +91,7 @@ const getPageContent = defineTool({
   inputSchema: {
     maxLength: z.number().int().min(1).max(10_000_000).default(10_000).describe('Maximum characters of page text to extract'),
   },
-  access: 'read',
+  uses: ['page.content'],
   summarize: ({ maxLength }) => `maxLength ${maxLength}`,
   async handler({ maxLength }, { browser, signal }) {
     const page = await browser.call('page.content', { maxLength }, { signal, timeoutMs: 30_000 });
@@ -113,7 +113,7 @@ const ask = defineTool({
     prompt: z.string().min(1).describe('The question or instruction to send'),
     newChat: z.boolean().default(false).describe('Start a fresh chat before sending the prompt'),
   },
-  access: 'act',
+  uses: ['tabs.navigate', 'page.ask'],
   summarize: ({ prompt, newChat }) => `${newChat ? '[new chat] ' : ''}${clip(prompt, 80)}`,
   async handler({ prompt, newChat }, { browser, signal, session }) {
     if (newChat) await browser.call('tabs.navigate', { url: PERPLEXITY_HOME }, { signal, timeoutMs: 30_000 });
@@ -134,7 +134,7 @@ const poll = defineTool({
     maxLength: z.number().int().min(1).optional().describe('Cut the response to this many characters (the result then says truncated: true). Default: no cut.'),
   },
   outputSchema: pollOutput,
-  access: 'read',
+  uses: ['page.poll'],
   async handler({ maxLength }, { browser, signal }) {
     const snapshot = await browser.call('page.poll', { maxLength }, { signal, timeoutMs: 15_000 });
     return { content: [{ type: 'text', text: JSON.stringify(snapshot, null, 2) }], structuredContent: snapshot };
@@ -150,7 +150,7 @@ const wait = defineTool({
     timeout: z.number().int().min(0).max(3_600_000).default(120_000).describe('Maximum wait time in ms'),
     maxLength: z.number().int().min(1).optional().describe('Cut the response to this many characters (the text then says so). Default: no cut.'),
   },
-  access: 'read',
+  uses: ['page.wait'],
   summarize: ({ timeout }) => `timeout ${timeout} ms`,
   async handler({ timeout, maxLength }, { browser, signal, session, settings, progress }) {
     const result = await browser.call(
@@ -174,7 +174,7 @@ const stopAgent = defineTool({
   title: 'Stop the agent',
   description: 'Stop the currently running agent by clicking the stop/cancel button.',
   inputSchema: {},
-  access: 'act',
+  uses: ['page.stop'],
   destructive: true,
   async handler(_args, { browser, signal }) {
     const result = await browser.call('page.stop', {}, { signal, timeoutMs: 15_000 });
@@ -189,7 +189,7 @@ const screenshot = defineTool({
   inputSchema: {
     format: z.enum(['png', 'jpeg']).optional().describe('Image format: "png" or "jpeg" (default COMET_SCREENSHOT_FORMAT, else png)'),
   },
-  access: 'read',
+  uses: ['tabs.capture'],
   summarize: ({ format }) => format ?? '',
   async handler({ format }, { browser, signal, settings }) {
     const chosen = format ?? settings.COMET_SCREENSHOT_FORMAT;
@@ -207,7 +207,7 @@ const mode = defineTool({
   inputSchema: {
     mode: PageMode.nullable().optional().describe('Mode to switch to. Omit or set to null to query the current mode.'),
   },
-  access: 'act',
+  uses: ['page.mode', 'tabs.navigate'],
   summarize: ({ mode: wanted }) => (wanted ? `switch to ${wanted}` : 'read'),
   async handler({ mode: wanted }, { browser, signal }) {
     if (!wanted) {
@@ -243,7 +243,7 @@ const getSources = defineTool({
   description:
     'List the sources cited by the current answer: grouped citations (like "wsj+3") are expanded and merged, deduplicated by URL, title-only entries kept, Perplexity\'s own links left out.',
   inputSchema: {},
-  access: 'read',
+  uses: ['page.sources'],
   async handler(_args, { browser, signal }) {
     const { sources } = await browser.call('page.sources', {}, { signal, timeoutMs: 60_000 });
     if (sources.length === 0) return textResult('No sources found on the current page.');
@@ -256,7 +256,7 @@ const listConversations = defineTool({
   title: 'List conversations',
   description: 'List recent conversation links visible on the page (sidebar, home or library), with absolute URLs.',
   inputSchema: {},
-  access: 'read',
+  uses: ['page.conversations'],
   async handler(_args, { browser, signal }) {
     const { conversations } = await browser.call('page.conversations', {}, { signal, timeoutMs: 15_000 });
     if (conversations.length === 0) return textResult('No conversation links found on the current page.');
@@ -271,7 +271,7 @@ const openConversation = defineTool({
   inputSchema: {
     url: z.string().describe('Full URL of the conversation to open'),
   },
-  access: 'act',
+  uses: ['tabs.navigate'],
   destructive: true,
   summarize: ({ url }) => clip(url, 100),
   async handler({ url }, { browser, signal }) {

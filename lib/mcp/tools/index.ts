@@ -1,5 +1,5 @@
 import { RelayError } from '../../protocol/errors';
-import type { ToolDefinition } from '../tool';
+import { type ToolDefinition, toolAccess } from '../tool';
 import { cometTools } from './comet';
 import { threadTools } from './threads';
 
@@ -9,7 +9,7 @@ export const allTools: ToolDefinition[] = [...cometTools, ...threadTools];
 export interface ToolSelection {
   /** Allowlist of tool names (like the Agent API's allowed_tools); empty or absent means all. */
   allow?: string[];
-  /** Keep only tools that never change the page or the browser. */
+  /** Keep only tools whose every operation reads (lib/protocol/access.ts). */
   readOnly?: boolean;
 }
 
@@ -19,5 +19,5 @@ export function selectTools({ allow, readOnly }: ToolSelection, tools: ToolDefin
   if (unknown.length > 0) {
     throw new RelayError('CONFIG_ERROR', `Unknown tool name(s) in --tools: ${unknown.join(', ')}. Known tools: ${[...names].join(', ')}.`);
   }
-  return tools.filter((tool) => (!allow?.length || allow.includes(tool.name)) && (!readOnly || tool.access === 'read'));
+  return tools.filter((tool) => (!allow?.length || allow.includes(tool.name)) && (!readOnly || toolAccess(tool) === 'read'));
 }

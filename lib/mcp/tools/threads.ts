@@ -59,7 +59,7 @@ const callComputer = defineTool({
     effort: z.enum(EFFORTS).optional().describe("One of the model's efforts (models_list). Requires model; default: the model's default_effort."),
   },
   outputSchema: ThreadResultShape,
-  access: 'act',
+  uses: ['account.models', 'threads.start', 'threads.send', 'threads.wait', 'threads.respond'],
   taskSupport: 'optional',
   summarize: ({ message, thread_id }) => `${thread_id ? `[${thread_id}] ` : ''}${clip(message ?? '', 80)}`,
   async handler(args, context) {
@@ -91,6 +91,9 @@ const callComputer = defineTool({
 });
 
 // ── answering what a thread waits on ─────────────────────────────────────────
+
+/** What every reply tool does: read what waits, reply, then hold for the next checkpoint. */
+const REPLY_USES = ['threads.state', 'threads.respond', 'threads.wait'] as const;
 
 interface ReplyArgs {
   thread_id: string;
@@ -142,7 +145,7 @@ const answerQuestion = defineTool({
     followup_uuid: followupUuid,
   },
   outputSchema: ThreadResultShape,
-  access: 'act',
+  uses: REPLY_USES,
   taskSupport: 'optional',
   summarize: ({ thread_id, answers }) => `[${thread_id}] ${clip(Object.values(answers).map(String).join(' / '), 80)}`,
   async handler(args, context) {
@@ -169,7 +172,7 @@ function confirmTool(decision: 'approve' | 'deny'): ToolDefinition {
       followup_uuid: followupUuid,
     },
     outputSchema: ThreadResultShape,
-    access: 'act',
+    uses: REPLY_USES,
     // Approving lets the agent send, buy or deploy what it asked about.
     destructive: approve,
     taskSupport: 'optional',
@@ -192,7 +195,7 @@ const notifyConnected = defineTool({
     attachment_urls: attachmentUrls,
   },
   outputSchema: ThreadResultShape,
-  access: 'act',
+  uses: REPLY_USES,
   taskSupport: 'optional',
   summarize: ({ thread_id, message }) => `[${thread_id}] ${clip(message, 80)}`,
   async handler(args, context) {
@@ -210,7 +213,7 @@ const readThread = defineTool({
     'Use it after a timeout, a dropped connection or a sleep. idle or no interactions does not prove the task is finished; web_state.entries shows each turn\'s status.',
   inputSchema: { thread_id: threadId },
   outputSchema: TranscriptShape,
-  access: 'read',
+  uses: ['threads.read'],
   summarize: ({ thread_id }) => thread_id,
   async handler({ thread_id }, context) {
     return readOf(thread_id, async () =>
@@ -231,7 +234,7 @@ const modelsList = defineTool({
   description: 'List the modes, models and efforts this account may choose for call_perplexity_computer (use a model\'s id as model, and one of its efforts as effort).',
   inputSchema: {},
   outputSchema: ModelsList.shape,
-  access: 'read',
+  uses: ['account.models'],
   async handler(_args, context) {
     return jsonResult(await context.browser.call('account.models', { tabCap: context.settings.COMET_THREAD_TABS }, { signal: context.signal, timeoutMs: READ_TIMEOUT_MS }));
   },
@@ -246,7 +249,7 @@ const projectsList = defineTool({
     cursor: z.string().max(200).optional().describe('next_cursor from a previous page.'),
   },
   outputSchema: ProjectsPage.shape,
-  access: 'read',
+  uses: ['account.projects'],
   summarize: ({ search_term }) => search_term ?? '',
   async handler({ search_term, cursor }, context) {
     return jsonResult(await context.browser.call('account.projects', { searchTerm: search_term, cursor, tabCap: context.settings.COMET_THREAD_TABS }, { signal: context.signal, timeoutMs: READ_TIMEOUT_MS }));
@@ -264,7 +267,7 @@ const listAssets = defineTool({
     cursor: z.string().max(200).optional().describe('next_cursor from a previous page.'),
   },
   outputSchema: { assets: z.array(ThreadAsset), next_cursor: z.string().nullable() },
-  access: 'read',
+  uses: ['threads.assets'],
   summarize: ({ thread_id }) => thread_id,
   async handler({ thread_id, entry_id, cursor }, context) {
     return readOf(thread_id, () =>
@@ -287,7 +290,7 @@ const assetDownload = defineTool({
     asset_id: z.string().min(1).max(200).describe('An asset_id from list_thread_assets.'),
   },
   outputSchema: { asset_id: z.string(), url: z.string(), expires_in_seconds: z.number().int().nullable() },
-  access: 'read',
+  uses: ['threads.assetDownload'],
   summarize: ({ thread_id, asset_id }) => `${thread_id} ${asset_id}`,
   async handler({ thread_id, asset_id }, context) {
     return readOf(thread_id, () =>
@@ -320,7 +323,7 @@ const attachmentUpload = defineTool({
     max_bytes: z.number().int(),
   },
   // It writes files that only acting tools can use: the read-only preset leaves it out.
-  access: 'act',
+  uses: ['attachments.store'],
   summarize: ({ filename, size_bytes }) => `${filename} (${size_bytes} bytes)`,
   async handler({ filename, mime_type, size_bytes }, context) {
     return jsonResult(await context.attachments.envelope({ filename, mimeType: mime_type, sizeBytes: size_bytes }));

@@ -1,7 +1,7 @@
 import { performance } from 'node:perf_hooks';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import type { Harness } from '../support/harness';
-import { textOf } from '../support/harness';
+import type { Harness } from './harness';
+import { textOf } from './harness';
 
 /**
  * (e) 8 stdio MCP clients (8 `comet-relay mcp` processes) × 200 calls at once, `inFlight` calls per

@@ -1,0 +1,24 @@
+/**
+ * Limits every process applies to what it accepts, so hostile or broken input is refused with an
+ * answer instead of exhausting a stack or the memory of the process that handles it.
+ */
+
+/**
+ * How deep request params may nest. Our own methods need fewer than ten levels; serialising
+ * ten thousand levels overflows V8's stack (JSON.stringify recurses), so the host refuses
+ * anything deeper than this before it tries.
+ */
+export const MAX_PARAMS_DEPTH = 64;
+
+/** True when `value` nests arrays/objects more than `max` levels deep. Iterative: never recurses. */
+export function nestsDeeperThan(value: unknown, max: number): boolean {
+  const stack: [unknown, number][] = [[value, 0]];
+  while (stack.length > 0) {
+    const [current, depth] = stack.pop() as [unknown, number];
+    if (current === null || typeof current !== 'object') continue;
+    if (depth >= max) return true;
+    const children = Array.isArray(current) ? current : Object.values(current);
+    for (const child of children) if (child !== null && typeof child === 'object') stack.push([child, depth + 1]);
+  }
+  return false;
+}

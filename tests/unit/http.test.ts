@@ -1,0 +1,194 @@
+import fs from 'node:fs';
+import http from 'node:http';
+import os from 'node:os';
+import path from 'node:path';
+import v8 from 'node:v8';
+import vm from 'node:vm';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { readSettings, type Settings } from '../../lib/config/settings';
+import { type RunningHttpServer, startHttpServer } from '../../lib/mcp/http';
+import { allTools } from '../../lib/mcp/tools';
+import { RelayClient } from '../../lib/relay/client';
+import { NativeHost } from '../../lib/relay/host';
+import { silentLogger } from '../../lib/relay/logger';
+import { FakeExtension } from '../support/fake-extension';
+
+/**
+ * `comet-relay serve` on a real port, with a real host behind it (a fake extension on the host's
+ * stdin/stdout): the HTTP door's answers, and sessions that end when abandoned or crowded out.
+ */
+const TOKEN = 'T'.repeat(43);
+
+let home: string;
+let extension: FakeExtension;
+let host: NativeHost;
+let server: RunningHttpServer | undefined;
+let observer: RelayClient;
+
+beforeEach(async () => {
+  home = fs.mkdtempSync(path.join(os.tmpdir(), 'cr-http-'));
+  extension = new FakeExtension();
+  host = new NativeHost({ home, input: extension.toHost, output: extension.fromHost, logger: silentLogger });
+  extension.hello();
+  await extension.next('welcome');
+  observer = new RelayClient({ home, client: { name: 'observer' }, transport: 'stdio', hostWaitMs: 2000 });
+});
+
+afterEach(async () => {
+  observer.close();
+  await server?.close();
+  server = undefined;
+  await host.stop('test over');
+  fs.rmSync(home, { recursive: true, force: true });
+});
+
+async function serve(settings: Partial<Settings> = {}): Promise<RunningHttpServer> {
+  server = await startHttpServer({ home, settings: { ...readSettings({}), ...settings }, tools: allTools, token: TOKEN, port: 0 });
+  return server;
+}
+
+interface Answer {
+  status: number;
+  headers: http.IncomingHttpHeaders;
+  body: string;
+}
+
+/** A raw HTTP request, so that Host, Origin and oversized bodies can be sent as an attacker would. */
+function send(target: RunningHttpServer, options: { method?: string; headers?: Record<string, string>; body?: string | Buffer }): Promise<Answer> {
+  return new Promise((resolve, reject) => {
+    const req = http.request(
+      {
+        host: '127.0.0.1',
+        port: target.port,
+        path: '/mcp',
+        method: options.method ?? 'POST',
+        headers: {
+          Host: `127.0.0.1:${target.port}`,
+          Authorization: `Bearer ${TOKEN}`,
+          'Content-Type': 'application/json',
+          Accept: 'application/json, text/event-stream',
+          ...options.headers,
+        },
+      },
+      (res) => {
+        let body = '';
+        res.on('data', (chunk) => (body += chunk));
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body }));
+      },
+    );
+    req.on('error', reject);
+    req.end(options.body);
+  });
+}
+
+const initialize = (name: string) =>
+  JSON.stringify({
+    jsonrpc: '2.0',
+    id: 1,
+    method: 'initialize',
+    params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name, version: '1' } },
+  });
+
+/** initialize + initialized: the session attaches to the host under `name`. Returns its session id. */
+async function openSession(target: RunningHttpServer, name: string): Promise<string> {
+  const init = await send(target, { body: initialize(name) });
+  expect(init.status).toBe(200);
+  const id = String(init.headers['mcp-session-id']);
+  const done = await send(target, { headers: { 'Mcp-Session-Id': id, 'Mcp-Protocol-Version': '2025-06-18' }, body: JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' }) });
+  expect(done.status).toBe(202);
+  return id;
+}
+
+const attachedNames = async () => (await observer.hostStatus()).clients.map((c) => c.name).filter((n) => n !== 'observer').sort();
+
+describe('serve: abandoned sessions end (fault 7)', () => {
+  it('an idle session expires: it leaves the host (and so the panel) and its id is unknown afterwards', async () => {
+    const target = await serve({ COMET_SESSION_IDLE_TIMEOUT: 300 });
+    const id = await openSession(target, 'forgetful-agent');
+    await expect.poll(attachedNames).toEqual(['forgetful-agent']);
+    await expect.poll(() => target.sessions(), { timeout: 5000 }).toBe(0);
+    await expect.poll(attachedNames).toEqual([]);
+    const late = await send(target, { headers: { 'Mcp-Session-Id': id }, body: JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'tools/list' }) });
+    expect(late.status).toBe(404);
+    expect(late.body).toMatch(/initialize a new session/);
+  });
+
+  it('a session in use does not expire, however long its call runs', async () => {
+    const target = await serve({ COMET_SESSION_IDLE_TIMEOUT: 200 });
+    const id = await openSession(target, 'busy-agent');
+    // A GET stream held open counts as use (a live client keeps one).
+    const stream = http.get({
+      host: '127.0.0.1',
+      port: target.port,
+      path: '/mcp',
+      headers: { Host: `127.0.0.1:${target.port}`, Authorization: `Bearer ${TOKEN}`, Accept: 'text/event-stream', 'Mcp-Session-Id': id },
+    });
+    await new Promise((r) => setTimeout(r, 600));
+    expect(target.sessions()).toBe(1);
+    stream.destroy();
+    await expect.poll(() => target.sessions(), { timeout: 5000 }).toBe(0);
+  });
+
+  it('at the cap, the longest idle session makes room for a new one', async () => {
+    const target = await serve({ COMET_MAX_SESSIONS: 2 });
+    const first = await openSession(target, 'agent-1');
+    await openSession(target, 'agent-2');
+    await openSession(target, 'agent-3');
+    expect(target.sessions()).toBe(2);
+    await expect.poll(attachedNames).toEqual(['agent-2', 'agent-3']);
+    const evicted = await send(target, { headers: { 'Mcp-Session-Id': first }, body: JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'tools/list' }) });
+    expect(evicted.status).toBe(404);
+  });
+
+  it('abandoned sessions do not grow memory', async () => {
+    const target = await serve({ COMET_SESSION_IDLE_TIMEOUT: 100 });
+    v8.setFlagsFromString('--expose-gc');
+    const gc = vm.runInNewContext('gc') as () => void;
+    const round = async (count: number) => {
+      for (let i = 0; i < count; i++) await openSession(target, `abandoned-${i}`);
+      await expect.poll(() => target.sessions(), { timeout: 10_000 }).toBe(0);
+      await expect.poll(attachedNames, { timeout: 10_000 }).toEqual([]);
+      await new Promise((r) => setTimeout(r, 50));
+      gc();
+      return process.memoryUsage().heapUsed;
+    };
+    const warm = await round(20);
+    const after = await round(300);
+    // Kept alive, 200 of them measured 14 MB; ended, the heap stays within a few MB of where it was.
+    expect(after - warm).toBeLessThan(10 * 1024 * 1024);
+  }, 60_000);
+});
+
+describe('serve: the HTTP door', () => {
+  it('401 without the token or with a wrong one, naming how to get it', async () => {
+    const target = await serve();
+    const missing = await send(target, { headers: { Authorization: '' }, body: initialize('x') });
+    expect(missing.status).toBe(401);
+    expect(missing.headers['www-authenticate']).toMatch(/Bearer/);
+    expect(missing.body).toMatch(/comet-relay token/);
+    expect((await send(target, { headers: { Authorization: `Bearer ${'W'.repeat(43)}` }, body: initialize('x') })).status).toBe(401);
+  });
+
+  it('403 for a foreign Host or Origin (DNS rebinding), before the token is even looked at', async () => {
+    const target = await serve();
+    expect((await send(target, { headers: { Host: `evil.example:${target.port}` }, body: initialize('x') })).status).toBe(403);
+    expect((await send(target, { headers: { Origin: 'https://evil.example' }, body: initialize('x') })).status).toBe(403);
+    expect((await send(target, { headers: { Origin: `http://localhost:${target.port}` }, body: initialize('x') })).status).toBe(200);
+  });
+
+  it('413 for a body over the limit', async () => {
+    const target = await serve();
+    const huge = Buffer.alloc(5 * 1024 * 1024, 0x20);
+    const answer = await send(target, { body: huge });
+    expect(answer.status).toBe(413);
+    expect(answer.body).toMatch(/exceeds/);
+  });
+
+  it('404 for an unknown session, 400 for a first request that is not initialize', async () => {
+    const target = await serve();
+    const unknown = await send(target, { headers: { 'Mcp-Session-Id': 'no-such-session' }, body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' }) });
+    expect(unknown.status).toBe(404);
+    expect((await send(target, { method: 'GET', headers: { 'Mcp-Session-Id': 'no-such-session' } })).status).toBe(404);
+    expect((await send(target, { body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' }) })).status).toBe(400);
+  });
+});

@@ -1,0 +1,115 @@
+import { describe, expect, it, vi } from 'vitest';
+import type { Envelope, Request } from '../../lib/protocol/messages';
+import { ApprovalQueue } from '../../lib/worker/approvals';
+import type { PageHub } from '../../lib/worker/pages';
+import { Router, type RouterDeps } from '../../lib/worker/router';
+import type { TabService } from '../../lib/worker/tabs';
+
+vi.mock('wxt/browser', () => ({ browser: {} }));
+
+/**
+ * The worker's router with fake tabs and pages: a call whose caller is gone (cancelled, or the host
+ * link dropped) never reaches the page, however early or late the news arrives.
+ */
+function world(authorize?: RouterDeps['authorize']) {
+  const pageCalls: string[] = [];
+  const pages = {
+    request: vi.fn(async (_tab: number, method: string) => {
+      pageCalls.push(method);
+      return { ok: true };
+    }),
+    state: () => undefined,
+  } as unknown as PageHub;
+  const tabs = { pageTab: async () => 7 } as unknown as TabService;
+  const router = new Router({ tabs, pages, status: async () => ({}), authorize });
+  const replies: Envelope[] = [];
+  return { router, pageCalls, replies, reply: (m: Envelope) => replies.push(m) };
+}
+
+const ask = (id: string): Request => ({ kind: 'request', id, method: 'page.ask', params: { prompt: 'hello' } });
+const tick = () => new Promise((r) => setTimeout(r, 0));
+
+describe('Router: a cancel that arrives before its request is handled (fault 2)', () => {
+  it('is kept, and the request never reaches the page', async () => {
+    const { router, pageCalls, replies, reply } = world();
+    let ready!: () => void;
+    const handled = router.handle(ask('h1:k1:r1'), reply, new Promise<void>((r) => (ready = r)));
+    router.cancel('h1:k1:r1');
+    ready();
+    await handled;
+    expect(pageCalls).toEqual([]);
+    expect(replies).toEqual([]); // the host forgot the call when it forwarded the cancel
+  });
+});
+
+describe('Router: the host link drops (fault 1)', () => {
+  it('a prompt held for approval is cancelled, never approved and submitted with nobody waiting', async () => {
+    const approvals = new ApprovalQueue(() => {});
+    const { router, pageCalls, reply } = world(async (request, _params, signal) => {
+      await approvals.request({ id: request.id, clientName: 'agent', method: request.method, what: 'send the prompt' }, 60_000, signal);
+    });
+    const handled = router.handle(ask('h1:k1:r2'), reply);
+    await tick();
+    expect(approvals.pending()).toHaveLength(1);
+    router.abortAll('the host link dropped');
+    await handled;
+    expect(approvals.pending()).toEqual([]);
+    expect(approvals.decide('h1:k1:r2', true)).toBe(false); // too late to approve
+    expect(pageCalls).toEqual([]);
+  });
+
+  it('an approval that lands just as the link drops does not submit the prompt', async () => {
+    let approve!: () => void;
+    const { router, pageCalls, reply } = world(() => new Promise<void>((r) => (approve = r)));
+    const handled = router.handle(ask('h1:k1:r3'), reply);
+    await tick();
+    router.abortAll('the host link dropped');
+    approve(); // the person clicked Approve in the same instant
+    await handled;
+    expect(pageCalls).toEqual([]);
+  });
+
+  it('calls running in the page are told to stop', async () => {
+    const { router, reply } = world();
+    const seen: AbortSignal[] = [];
+    const pages = (router as unknown as { deps: { pages: { request: ReturnType<typeof vi.fn> } } }).deps.pages;
+    pages.request.mockImplementation(
+      (_tab: number, _method: string, _params: unknown, signal: AbortSignal) =>
+        new Promise((_resolve, reject) => {
+          seen.push(signal);
+          signal.addEventListener('abort', () => reject(new Error('aborted')));
+        }),
+    );
+    const handled = router.handle({ kind: 'request', id: 'h1:k1:r4', method: 'page.wait', params: {} }, reply);
+    await tick();
+    await tick();
+    router.abortAll('the host link dropped');
+    await handled;
+    expect(seen[0]?.aborted).toBe(true);
+  });
+});
+
+describe('Router: page content while the Perplexity tab is between pages (found by the soak)', () => {
+  it('waits for the page script of a Perplexity tab instead of injecting a reader into a frame that is going away', async () => {
+    let ready!: () => void;
+    const whenReady = new Promise<void>((r) => (ready = r));
+    const pages = {
+      state: () => undefined, // the page is navigating: its script has not said ready yet
+      whenReady: vi.fn(() => whenReady),
+      request: vi.fn(async () => ({ title: 'Perplexity', text: 'answer', totalLength: 6, truncated: false })),
+    } as unknown as PageHub;
+    const tabs = {
+      drivenTab: async () => ({ id: 7, url: 'https://www.perplexity.ai/search/next-question-abc' }),
+      pageTab: async () => {
+        await pages.whenReady(7, 5000);
+        return 7;
+      },
+    } as unknown as TabService;
+    const router = new Router({ tabs, pages, status: async () => ({}) });
+    const replies: Envelope[] = [];
+    const handled = router.handle({ kind: 'request', id: 'c1', method: 'page.content', params: { maxLength: 100 } }, (m) => replies.push(m));
+    setTimeout(ready, 20);
+    await handled;
+    expect(replies[0]).toMatchObject({ kind: 'result', result: { text: 'answer' } });
+  });
+});
