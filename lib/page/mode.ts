@@ -1,4 +1,5 @@
 import { RelayError } from '../protocol/errors';
+import { isComputerPath } from '../protocol/urls';
 import type { Mode, SelectorSet } from '../selectors';
 import { composerOf, composerText, typeInto } from './composer';
 import type { PageContext } from './context';
@@ -44,8 +45,7 @@ export function modeOf(el: Element, set: SelectorSet): Mode | null {
 }
 
 function urlMode(ctx: PageContext): Mode | null {
-  const path = ctx.doc.location.pathname;
-  return path.startsWith('/computer/tasks/') || path.startsWith('/copilot/') ? 'computer' : null;
+  return isComputerPath(ctx.doc.location.pathname) ? 'computer' : null;
 }
 
 function isOn(el: Element): boolean {

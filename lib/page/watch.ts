@@ -1,3 +1,4 @@
+import { isComputerPath } from '../protocol/urls';
 import type { WatchSnapshot, WatchStatus } from '../protocol/watch';
 import { type Mode, SELECTOR_SETS, type SelectorSet } from '../selectors';
 import { listConversations } from './conversations';
@@ -33,8 +34,7 @@ function isOn(el: Element): boolean {
 
 /** The mode when the page shows it without being touched; null otherwise. */
 export function visibleMode(doc: Document, set: SelectorSet): Mode | null {
-  const path = doc.location?.pathname ?? '';
-  if (path.startsWith('/computer/tasks/') || path.startsWith('/copilot/')) return 'computer';
+  if (isComputerPath(doc.location?.pathname ?? '')) return 'computer';
   if (set.modeUi !== 'chip') return null;
   const toggle = first(doc, set.computerToggle);
   if (toggle && isOn(toggle)) return 'computer';

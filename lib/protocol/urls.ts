@@ -45,14 +45,34 @@ export function categorizeTab(rawUrl: string): TabCategory {
     return 'Other';
   }
   if (url.protocol === 'https:' || url.protocol === 'http:') {
-    if (isPerplexityHost(url.hostname)) return rawUrl.includes('sidecar') ? 'Sidecar' : 'Main';
+    if (isPerplexityHost(url.hostname)) return isSidecarPath(url.pathname) ? 'Sidecar' : 'Main';
     return 'Agent Browsing';
   }
   if (url.protocol === 'chrome-extension:') return 'Overlay';
   return 'Other';
 }
 
+/**
+ * The non-empty segments of a URL path. Every rule below compares whole segments: a word that merely
+ * appears in a URL (a thread titled "how sidecars work", a query, a fragment) never changes what a page is.
+ */
+export function pathSegments(pathname: string): string[] {
+  return pathname.split('/').filter((segment) => segment !== '');
+}
+
+/** Comet's sidecar (assistant pane): `/sidecar` and everything under it, nothing else. */
+export function isSidecarPath(pathname: string): boolean {
+  return pathSegments(pathname)[0] === 'sidecar';
+}
+
+/** A computer task (`/computer/tasks/{id}`) or a copilot thread (`/copilot/{slug}`): the page is in computer mode. */
+export function isComputerPath(pathname: string): boolean {
+  const [first, second, third] = pathSegments(pathname);
+  return (first === 'computer' && second === 'tasks' && third !== undefined) || (first === 'copilot' && second !== undefined);
+}
+
 /** A Perplexity page where a conversation is open (as opposed to home, library, settings…). */
 export function isConversationPath(pathname: string): boolean {
-  return /^\/(search|copilot)\/[^/]+|^\/computer\/tasks\/[^/]+/.test(pathname);
+  const [first, second] = pathSegments(pathname);
+  return (first === 'search' && second !== undefined) || isComputerPath(pathname);
 }
