@@ -62,7 +62,7 @@ export const methods = {
   },
   /** Picks the Perplexity tab to drive (opening one if there is none) and makes it the driven tab. */
   'tabs.ensurePerplexity': { params: Empty, result: z.object({ tab: TabInfo, created: z.boolean() }) },
-  /** Opens a URL in the driven tab (the caller has already checked it is Perplexity's). */
+  /** Opens a Perplexity URL in the driven tab; the worker refuses any other URL itself, whoever sends it. */
   'tabs.navigate': { params: z.object({ url: z.string() }), result: z.object({ url: z.string() }) },
   'page.content': {
     params: z.object({ maxLength: z.number().int().min(1) }),
