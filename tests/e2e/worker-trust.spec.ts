@@ -1,6 +1,8 @@
 import { expect, test } from '@playwright/test';
 import type { RelayError } from '../../lib/protocol/errors';
 import { RelayClient } from '../../lib/relay/client';
+import { PANEL_PORT } from '../../lib/protocol/ports';
+import { evaluateInContentScript } from '../support/content-world';
 import { HOSTILE_URLS } from '../support/hostile-urls';
 import { startSimWorld, type SimWorld } from '../support/sim-harness';
 
@@ -36,4 +38,25 @@ test('a raw tabs.navigate with a hostile URL is refused by the worker itself; th
   const ok = await raw.call('tabs.navigate', { url: 'https://www.perplexity.ai/library' }, { timeoutMs: 20_000 });
   expect(ok.url).toBe('https://www.perplexity.ai/library');
   await expect(world.page).toHaveURL('https://www.perplexity.ai/library');
+});
+
+test('the panel port refuses a content script: it gets no state and cannot change the settings', async () => {
+  const outcome = await evaluateInContentScript<{ seen: string[]; disconnected: boolean }>(
+    world.page,
+    `new Promise((resolve) => {
+      const port = chrome.runtime.connect({ name: ${JSON.stringify(PANEL_PORT)} });
+      const seen = [];
+      port.onMessage.addListener((m) => seen.push(m.kind + ':' + (m.event || m.id)));
+      port.onDisconnect.addListener(() => resolve({ seen, disconnected: true }));
+      port.postMessage({ kind: 'request', id: 'evil-1', method: 'panel.setSettings', params: { readOnly: true, requireApproval: true } });
+      setTimeout(() => resolve({ seen, disconnected: false }), 2000);
+    })`,
+  );
+  expect(outcome).toEqual({ seen: [], disconnected: true });
+  const stored = await world.harness.worker.evaluate("chrome.storage.local.get('settings').then((r) => r.settings ?? null)");
+  expect(stored).toBeNull();
+  // The real panel still connects and gets its state.
+  const panel = await world.harness.openPanel();
+  await expect(panel.getByTestId('link-state')).toHaveAttribute('data-state', 'connected');
+  await panel.close();
 });
