@@ -64,9 +64,18 @@ export const methods = {
   'tabs.ensurePerplexity': { params: Empty, result: z.object({ tab: TabInfo, created: z.boolean() }) },
   /** Opens a Perplexity URL in the driven tab; the worker refuses any other URL itself, whoever sends it. */
   'tabs.navigate': { params: z.object({ url: z.string() }), result: z.object({ url: z.string() }) },
+  /** The driven tab's visible text: a Perplexity page through its content script, any other tab only if the person allows it. */
   'page.content': {
     params: z.object({ maxLength: z.number().int().min(1) }),
-    result: z.object({ title: z.string(), text: z.string(), totalLength: z.number().int(), truncated: z.boolean() }),
+    result: z.object({
+      title: z.string(),
+      text: z.string(),
+      totalLength: z.number().int(),
+      truncated: z.boolean(),
+      url: z.string(),
+      /** `other-tab`: words of an arbitrary web page, which the MCP tool fences off from its own. */
+      source: z.enum(['perplexity', 'other-tab']),
+    }),
   },
   ...pageMethods,
   ...threadMethods,

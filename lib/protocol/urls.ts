@@ -2,11 +2,26 @@
 
 export const PERPLEXITY_MATCHES = ['https://www.perplexity.ai/*', 'https://perplexity.ai/*'];
 export const PERPLEXITY_HOME = 'https://www.perplexity.ai/';
+/**
+ * The optional host permission the person grants from the side panel ("Let agents read other tabs"):
+ * reading tabs that are not Perplexity, and any screenshot (Chromium's captureVisibleTab wants it too).
+ */
+export const OTHER_TABS_ORIGINS = ['<all_urls>'];
 
 /** True for perplexity.ai and its subdomains, compared on the parsed, punycode-normalised hostname. */
 export function isPerplexityHost(hostname: string): boolean {
   const host = hostname.toLowerCase();
   return host === 'perplexity.ai' || host.endsWith('.perplexity.ai');
+}
+
+/** An https page on perplexity.ai or a subdomain: where our content script runs. */
+export function isPerplexityUrl(rawUrl: string): boolean {
+  try {
+    const url = new URL(rawUrl);
+    return url.protocol === 'https:' && isPerplexityHost(url.hostname);
+  } catch {
+    return false;
+  }
 }
 
 export type UrlCheck = { ok: true; url: string } | { ok: false; reason: string };

@@ -51,6 +51,7 @@ export function startWorker(): void {
     status,
     onCall: (event) => panels.onCall(event),
     authorize: (...args) => panels.authorize(...args),
+    authorizeOtherTab: (...args) => panels.authorizeOtherTab(...args),
   });
 
   const link = new NativeLink(

@@ -2,17 +2,18 @@ import type { Runtime } from 'webextension-polyfill';
 import { RelayError } from '../protocol/errors';
 import type { ProfileInfo, Request } from '../protocol/messages';
 import type { AttachedClient, BrowserStatus } from '../protocol/methods';
-import type { ActivityEntry, PanelState } from '../protocol/panel';
+import type { ActivityEntry, ControlSettings, PanelState } from '../protocol/panel';
 import { checkPerplexityUrl } from '../protocol/urls';
 import type { WatchSnapshot } from '../protocol/watch';
 import { ActivityLog } from './activity';
 import { ApprovalQueue } from './approvals';
 import { browser } from './ext';
 import type { LinkStatus } from './native-link';
+import { otherTabsAllowed } from './other-tabs';
 import { ModeState, PageWatch } from './page-watch';
 import type { PageHub } from './pages';
 import { PanelHub } from './panels';
-import { decide } from './policy';
+import { type Decision, decide, decideOtherTab } from './policy';
 import type { CallEvent, ProgressSink, Router } from './router';
 import { coalescedSaver, sessionValue } from './session-store';
 import { SettingsStore } from './settings';
@@ -83,6 +84,9 @@ export class PanelService {
         this.push();
       },
     });
+    // The person grants or withdraws access to other tabs from the panel (or chrome://extensions).
+    browser.permissions.onAdded.addListener(() => this.push());
+    browser.permissions.onRemoved.addListener(() => this.push());
     this.hub = new PanelHub(() => this.state(), this.handlers(), (count) => this.watch.setWanted(count > 0));
   }
 
@@ -103,7 +107,17 @@ export class PanelService {
   /** Router hook: the person's policy, before any agent's call runs. */
   authorize = async (request: Request, params: Record<string, unknown>, signal: AbortSignal, progress: ProgressSink) => {
     const settings = await this.settings.load();
-    const decision = decide(request.method, params, settings);
+    await this.enforce(decide(request.method, params, settings), request, settings, signal, progress);
+  };
+
+  /** Router hook: reading or capturing a tab that is not Perplexity. */
+  authorizeOtherTab = async (request: Request, what: string, signal: AbortSignal, progress: ProgressSink) => {
+    const settings = await this.settings.load();
+    await this.enforce(decideOtherTab(what, settings), request, settings, signal, progress);
+  };
+
+  /** Lets the call run, refuses it, or holds it until the person approves (or the time runs out). */
+  private async enforce(decision: Decision, request: Request, settings: ControlSettings, signal: AbortSignal, progress: ProgressSink): Promise<void> {
     if (decision.kind === 'allow') return;
     if (decision.kind === 'deny') throw decision.error;
     progress(`Waiting up to ${settings.approvalTimeoutSec} s for the person at the browser to approve: ${decision.what}.`, settings.approvalTimeoutSec * 1000);
@@ -120,7 +134,7 @@ export class PanelService {
     } finally {
       this.threads.awaitingApproval(request.id, false);
     }
-  };
+  }
 
   /** Router hook: every call's start and end. */
   onCall = (event: CallEvent) => {
@@ -174,6 +188,7 @@ export class PanelService {
       threads: this.threads.list(),
       activity: this.activity.entries(),
       settings: this.settings.current,
+      otherTabs: { allowed: await otherTabsAllowed() },
       approvals: this.approvals.pending(),
     };
   }

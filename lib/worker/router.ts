@@ -1,8 +1,11 @@
 import { RelayError } from '../protocol/errors';
 import type { Envelope, Request } from '../protocol/messages';
 import { isMethodName, methods } from '../protocol/methods';
+import type { Tabs } from 'webextension-polyfill';
 import { extractVisibleText } from '../page/visible-text';
+import { isPerplexityUrl } from '../protocol/urls';
 import { browser } from './ext';
+import { describeTabUse, otherTabsAllowed, otherTabsRefused, screenshotsRefused } from './other-tabs';
 import type { PageHub } from './pages';
 import type { TabService } from './tabs';
 
@@ -25,6 +28,8 @@ export interface RouterDeps {
    * from the host once its params are parsed. Throws to refuse; may wait for an approval.
    */
   authorize?(request: Request, params: Record<string, unknown>, signal: AbortSignal, progress: ProgressSink): Promise<void>;
+  /** The person's policy for reading or capturing a tab that is not Perplexity (`what` says which). */
+  authorizeOtherTab?(request: Request, what: string, signal: AbortSignal, progress: ProgressSink): Promise<void>;
 }
 
 export type CallEvent =
@@ -94,9 +99,9 @@ export class Router {
       case 'tabs.navigate':
         return { url: await tabs.navigate(String(params.url)) };
       case 'tabs.capture':
-        return tabs.capture(params.format as 'png' | 'jpeg', params.quality as number | undefined);
+        return this.capture(request, params.format as 'png' | 'jpeg', params.quality as number | undefined, signal, progress, trusted);
       case 'page.content':
-        return this.pageContent(params.maxLength as number, signal, progress);
+        return this.pageContent(request, params.maxLength as number, signal, progress, trusted);
       default: {
         const tabId = await tabs.pageTab();
         return pages.request(tabId, method, params, signal, progress);
@@ -104,16 +109,55 @@ export class Router {
     }
   }
 
-  /** Perplexity tabs answer through their content script; any other tab through an injected function. */
-  private async pageContent(maxLength: number, signal: AbortSignal, progress: ProgressSink): Promise<unknown> {
+  private async drivenTabOrFail(): Promise<Tabs.Tab & { id: number }> {
     const tab = await this.deps.tabs.drivenTab();
     if (tab?.id === undefined) throw new RelayError('TAB_NOT_FOUND', 'No tab is selected. Call comet_connect or comet_switch_tab first.');
-    if (this.deps.pages.state(tab.id)) return this.deps.pages.request(tab.id, 'page.content', { maxLength }, signal, progress);
+    return tab as Tabs.Tab & { id: number };
+  }
+
+  /** A tab that is not Perplexity: only with the person's permission, and under their policy. */
+  private async admitOtherTab(request: Request, what: string, signal: AbortSignal, progress: ProgressSink, trusted: boolean): Promise<void> {
+    if (!(await otherTabsAllowed())) throw otherTabsRefused(what);
+    if (!trusted) await this.deps.authorizeOtherTab?.(request, what, signal, progress);
+  }
+
+  /**
+   * Perplexity tabs answer through their content script; any other tab through an injected
+   * function, once admitted. The result says which, so the MCP tool can fence a web page's words.
+   */
+  private async pageContent(request: Request, maxLength: number, signal: AbortSignal, progress: ProgressSink, trusted: boolean): Promise<unknown> {
+    const tab = await this.drivenTabOrFail();
+    const url = tab.url ?? '';
+    const perplexity = isPerplexityUrl(url);
+    if (perplexity && this.deps.pages.state(tab.id)) {
+      const page = (await this.deps.pages.request(tab.id, 'page.content', { maxLength }, signal, progress)) as object;
+      return { ...page, url, source: 'perplexity' };
+    }
+    if (!perplexity) await this.admitOtherTab(request, describeTabUse('read', tab), signal, progress, trusted);
     try {
       const [injection] = await browser.scripting.executeScript({ target: { tabId: tab.id }, func: extractVisibleText, args: [maxLength] });
-      return injection?.result;
+      return { ...(injection?.result as object), url, source: perplexity ? 'perplexity' : 'other-tab' };
     } catch (error) {
-      throw new RelayError('EVALUATION_FAILED', `Could not read tab ${tab.id} (${tab.url}): ${(error as Error).message}`);
+      throw new RelayError('EVALUATION_FAILED', `Could not read tab ${tab.id} (${url}): ${(error as Error).message}`);
     }
+  }
+
+  /** Chromium captures any tab only with the optional all-sites permission; other tabs are also under the person's policy. */
+  private async capture(
+    request: Request,
+    format: 'png' | 'jpeg',
+    quality: number | undefined,
+    signal: AbortSignal,
+    progress: ProgressSink,
+    trusted: boolean,
+  ): Promise<unknown> {
+    const tab = await this.deps.tabs.drivenTab();
+    if (tab?.id === undefined) return this.deps.tabs.capture(tab, format, quality);
+    if (isPerplexityUrl(tab.url ?? '')) {
+      if (!(await otherTabsAllowed())) throw screenshotsRefused();
+    } else {
+      await this.admitOtherTab(request, describeTabUse('capture', tab), signal, progress, trusted);
+    }
+    return this.deps.tabs.capture(tab, format, quality);
   }
 }

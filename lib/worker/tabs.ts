@@ -112,11 +112,10 @@ export class TabService {
   }
 
   /**
-   * A screenshot of the driven tab even when another tab is in front: bring it forward for the
+   * A screenshot of `tab` (the driven tab) even when another tab is in front: bring it forward for the
    * capture, then give the window back to the tab the person was looking at.
    */
-  async capture(format: 'png' | 'jpeg', quality?: number): Promise<{ data: string; mimeType: string }> {
-    const tab = await this.drivenTab();
+  async capture(tab: Tabs.Tab | undefined, format: 'png' | 'jpeg', quality?: number): Promise<{ data: string; mimeType: string }> {
     if (tab?.id === undefined || tab.windowId === undefined) {
       throw new RelayError('NO_PERPLEXITY_TAB', 'There is no tab to capture. Call comet_connect first.');
     }
