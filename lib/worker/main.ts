@@ -84,7 +84,7 @@ export function startWorker(): void {
   const onHostMessage = (message: Envelope) => {
     switch (message.kind) {
       case 'request':
-        void restored.then(() => router.handle(message, (reply) => link.send(reply)));
+        void router.handle(message, (reply) => link.send(reply), restored);
         return;
       case 'cancel':
         router.cancel(message.id);

@@ -41,9 +41,19 @@ export class Router {
 
   constructor(private readonly deps: RouterDeps) {}
 
-  async handle(request: Request, reply: (message: Envelope) => void): Promise<void> {
+  /**
+   * Runs one request from the host. It is registered (and so cancellable) at once, before
+   * `startup` (the worker's restored state) is awaited: a cancel that arrives meanwhile stops it
+   * before it runs instead of finding nothing to cancel.
+   */
+  async handle(request: Request, reply: (message: Envelope) => void, startup: Promise<unknown> = Promise.resolve()): Promise<void> {
     const controller = new AbortController();
     this.running.set(request.id, controller);
+    await startup.catch(() => {});
+    if (controller.signal.aborted) {
+      this.running.delete(request.id);
+      return;
+    }
     this.deps.onCall?.({ phase: 'start', request, at: Date.now() });
     try {
       const result = await this.dispatch(request, controller.signal, (message, holdMs) =>
