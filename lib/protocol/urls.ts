@@ -91,3 +91,13 @@ export function isConversationPath(pathname: string): boolean {
   const [first, second] = pathSegments(pathname);
   return (first === 'search' && second !== undefined) || isComputerPath(pathname);
 }
+
+/** origin + path: the identity of a conversation (query and hash vary). */
+export function conversationKey(url: string): string {
+  try {
+    const u = new URL(url);
+    return u.origin + u.pathname;
+  } catch {
+    return url;
+  }
+}

@@ -22,6 +22,23 @@ afterEach(() => {
   exec = null;
 });
 
+/** What the page shows after taking a question: a thread with a turn that shows it, after a round trip. */
+function showTurn(question: string): void {
+  setTimeout(() => {
+    let thread = document.querySelector('.max-w-threadContentWidth');
+    if (!thread) {
+      thread = document.createElement('div');
+      thread.className = 'max-w-threadContentWidth';
+      document.querySelector('main')?.prepend(thread);
+    }
+    const turn = document.createElement('div');
+    turn.setAttribute('data-workflow-entry', String(thread.children.length));
+    turn.innerHTML = '<div class="group/query"><div class="whitespace-pre-line select-text"></div></div>';
+    (turn.querySelector('.select-text') as HTMLElement).textContent = question;
+    thread.append(turn);
+  }, 3);
+}
+
 /** A home page whose Submit appears a render after text arrives, and whose answer comes after a round trip. */
 function wireHome(): { submits: string[] } {
   const submits: string[] = [];
@@ -35,6 +52,7 @@ function wireHome(): { submits: string[] } {
       if (!has) btn?.remove();
       toolbar.querySelector('button')?.addEventListener('click', () => {
         submits.push(composer.textContent ?? '');
+        showTurn(composer.textContent ?? '');
         composer.textContent = '';
         toolbar.innerHTML = '';
       });
@@ -104,7 +122,7 @@ describe('ask', () => {
     const driver = createPageDriver(window);
     const handle = await driver.ask({ prompt: 'Explain MCP' });
     expect(submits).toEqual(['Explain MCP']);
-    expect(handle).toMatchObject({ afterTurn: 0, baselineUrl: 'https://www.perplexity.ai/', via: 'button' });
+    expect(handle).toMatchObject({ afterTurn: 0, baselineUrl: 'https://www.perplexity.ai/', via: 'button', turnIndex: 0, questionKey: 'Explain MCP' });
     expect(driver.watcher.active).toBe(false);
   });
 
@@ -115,7 +133,9 @@ describe('ask', () => {
     const enters: KeyboardEvent[] = [];
     composer.addEventListener('keydown', (e) => {
       enters.push(e);
-      if (e.key === 'Enter') composer.textContent = '';
+      if (e.key !== 'Enter') return;
+      showTurn(composer.textContent ?? '');
+      composer.textContent = '';
     });
     const handle = await createPageDriver(window).ask({ prompt: 'via enter' });
     expect(handle.via).toBe('enter');
@@ -127,7 +147,7 @@ describe('ask', () => {
     exec = installExecCommand();
     const { ctx, watcher } = context();
     const { ask } = await import('../../lib/page/actions');
-    await expect(ask(ctx, watcher, { prompt: 'ignored' }, 50)).rejects.toMatchObject({ code: 'AGENT_ERROR' });
+    await expect(ask(ctx, watcher, { prompt: 'ignored' }, { confirmMs: 50 })).rejects.toMatchObject({ code: 'AGENT_ERROR' });
   });
 });
 

@@ -17,7 +17,10 @@ function fakePort(tabId = 7) {
     onMessage: { addListener: (f: (m: unknown) => void) => listeners.message.push(f) },
     onDisconnect: { addListener: (f: () => void) => listeners.disconnect.push(f) },
   };
-  return { port, posted, emit: (m: unknown) => listeners.message.forEach((f) => f(m)) };
+  const emit = (m: unknown) => {
+    for (const f of listeners.message) f(m);
+  };
+  return { port, posted, emit };
 }
 
 describe('page hop', () => {

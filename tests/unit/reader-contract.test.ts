@@ -31,6 +31,11 @@ describe('driver results match the page-method schemas', () => {
     const composer = document.getElementById('ask-input') as HTMLElement;
     composer.addEventListener('keydown', () => {
       composer.textContent = '';
+      // The page takes it: a thread with the new turn showing the question.
+      document.querySelector('main')?.insertAdjacentHTML(
+        'afterbegin',
+        '<div class="max-w-threadContentWidth"><div data-workflow-entry="0"><div class="group/query"><div class="select-text">x</div></div></div></div>',
+      );
     });
     pageMethods['page.ask'].result.parse(await createPageDriver(window).ask({ prompt: 'x' }));
     exec.uninstall();
@@ -89,6 +94,7 @@ describe('content-script weight', () => {
     const inputs = Object.keys(out.metafile.inputs);
     expect(inputs.filter((i) => i.includes('node_modules'))).toEqual([]);
     const gz = gzipSync(out.outputFiles[0]?.contents ?? new Uint8Array()).length;
-    expect(gz).toBeLessThan(15_000);
+    // 15 kB until 2026-12: binding waits to their turn, cancellable asks and the mode pill took ~1.5 kB.
+    expect(gz).toBeLessThan(17_000);
   });
 });

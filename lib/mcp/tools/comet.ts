@@ -118,11 +118,12 @@ const ask = defineTool({
   },
   access: 'act',
   summarize: ({ prompt, newChat }) => `${newChat ? '[new chat] ' : ''}${clip(prompt, 80)}`,
-  async handler({ prompt, newChat }, { browser, signal, session }) {
+  async handler({ prompt, newChat }, { browser, signal, session, progress }) {
     if (newChat) await browser.call('tabs.navigate', { url: PERPLEXITY_HOME }, { signal, timeoutMs: 30_000 });
-    // Long enough for a person to answer an approval prompt in the side panel.
-    const handle = await browser.call('page.ask', { prompt, newChat: false }, { signal, timeoutMs: 180_000 });
-    session.lastAsk = { afterTurn: handle.afterTurn, baselineUrl: handle.baselineUrl };
+    // Long enough for a person to answer an approval prompt, or for an earlier answer to end (the
+    // page says so in a progress note).
+    const handle = await browser.call('page.ask', { prompt, newChat: false }, { signal, timeoutMs: 180_000, onProgress: progress });
+    session.lastAsk = { turnIndex: handle.turnIndex, conversationUrl: handle.conversationUrl, questionKey: handle.questionKey };
     return textResult('Prompt submitted successfully. Use comet_poll to track status or comet_wait to block until completion.');
   },
 });
@@ -162,8 +163,7 @@ const wait = defineTool({
         timeoutMs: timeout,
         // The reference gives up after 10 polls without growth; we keep that span, measured in time.
         stallMs: Math.max(100, settings.COMET_POLL_INTERVAL * 10),
-        afterTurn: session.lastAsk?.afterTurn,
-        baselineUrl: session.lastAsk?.baselineUrl,
+        ...session.lastAsk,
         maxLength,
       },
       { signal, timeoutMs: timeout + 15_000, onProgress: progress },
