@@ -158,8 +158,8 @@ export class PanelService {
     this.threads.onSnapshot(value, Date.now());
     this.saveThreads();
     this.push();
-    // Generation A shows its mode only inside the slash menu: ask the page once per load, when
-    // nobody is working it (reading types "/" into the composer and puts the draft back).
+    // The page shows no mode we can name (generation A with a pill this version does not know):
+    // ask once per load, when nobody works the page (page.mode types "/" only into an empty composer).
     if (!value.mode && !this.mode.read && value.status !== 'working' && this.pageCalls === 0) {
       this.mode.read = true;
       void this.deps

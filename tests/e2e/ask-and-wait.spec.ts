@@ -50,6 +50,26 @@ for (const generation of ['A', 'B'] as const) {
       expect(world.site.threads()[0]?.turns.map((turn) => turn.query)).toEqual(sent);
     });
 
+    test('reading the mode never types into what the person is typing', async () => {
+      await world.call('comet_mode', { mode: 'learn' });
+      const composer = world.page.locator('#ask-input');
+      await composer.click();
+      await world.page.keyboard.type('half a question');
+      const edits = await world.page.evaluate(() => {
+        const counter = { n: 0 };
+        document.getElementById('ask-input')?.addEventListener('input', () => counter.n++);
+        (window as unknown as { __edits: typeof counter }).__edits = counter;
+        return counter.n;
+      });
+      expect((await world.call('comet_mode')).text).toBe('Current mode: learn');
+      expect(await world.page.evaluate(() => (window as unknown as { __edits: { n: number } }).__edits.n)).toBe(edits);
+      expect((await composer.innerText()).trim()).toBe('half a question');
+      await world.call('comet_mode', { mode: 'standard' });
+      await composer.click();
+      await world.page.keyboard.press('ControlOrMeta+A');
+      await world.page.keyboard.press('Delete');
+    });
+
     if (generation === 'A') return;
 
     test('two sessions asking in one tab each get their own answer', async () => {
