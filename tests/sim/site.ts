@@ -19,6 +19,7 @@ import type {
   Generation,
   ModeId,
   PageData,
+  PageVariants,
   ThreadData,
   ThreadKind,
   ThreadSummary,
@@ -37,6 +38,8 @@ export interface SimOptions {
   speed?: number;
   /** Start with a few existing conversations in the sidebar and library. Default true. */
   seedThreads?: boolean;
+  /** Page variants (types.ts PageVariants); none by default. */
+  variants?: PageVariants;
 }
 
 export interface SimRequest {
@@ -261,7 +264,7 @@ export function createSimSite(options: SimOptions = {}): SimSite {
   }
 
   function boot(page: PageData): BootData {
-    return { generation, scenario, speed, now: Date.now(), page };
+    return { generation, scenario, speed, now: Date.now(), page, ...(options.variants ? { variants: options.variants } : {}) };
   }
 
   function htmlPage(page: PageData): string {
