@@ -2,6 +2,7 @@ import type { Runtime } from 'webextension-polyfill';
 import { PROTOCOL_VERSION } from '../protocol/identity';
 import type { Envelope, Hello } from '../protocol/messages';
 import type { AttachedClient, BrowserStatus } from '../protocol/methods';
+import { ActionIndicator } from './action-state';
 import { browser, chromeExtras, lastErrorMessage } from './ext';
 import { detectBrowser, loadProfile } from './identity';
 import { NativeLink, RECONNECT_ALARM } from './native-link';
@@ -45,6 +46,8 @@ export function startWorker(): void {
     };
   };
 
+  const toolbar = new ActionIndicator(browser.action);
+
   const router: Router = new Router({
     tabs,
     pages,
@@ -76,6 +79,7 @@ export function startWorker(): void {
       onMessage: (message) => onHostMessage(message),
       onStatus: (linkStatus) => {
         if (linkStatus.state !== 'connected') clients = [];
+        toolbar.show(linkStatus);
         panels.push();
       },
     },
