@@ -76,18 +76,20 @@ for (const generation of ['A', 'B'] as const) {
       const one = world.client;
       const two = await world.harness.stdioClient('second-session');
       await call(two, 'comet_connect');
-      expect((await call(one, 'comet_ask', { prompt: 'Session one wants the slow one #scenario:slow' })).isError).toBe(false);
-      // The page takes no prompt while it answers: session two's ask waits for that answer, then sends its own.
+      expect((await call(one, 'comet_ask', { prompt: 'Session one keeps it busy #scenario:stopped' })).isError).toBe(false);
+      // The page takes no prompt while it answers: session two's ask waits for that answer to end.
       const progress: string[] = [];
-      const second = await two.callTool({ name: 'comet_ask', arguments: { prompt: 'Session two asks about tides' } }, undefined, {
+      const second = two.callTool({ name: 'comet_ask', arguments: { prompt: 'Session two asks about tides' } }, undefined, {
         timeout: 120_000,
         onprogress: (p) => progress.push(String(p.message)),
       });
-      expect(textOf(second)).toMatch(/^Prompt submitted successfully/);
-      expect(progress.join('\n')).toMatch(/still answering/);
-      // Session one waits after session two's turn exists: it still gets its own answer.
+      await expect.poll(() => progress.join('\n')).toMatch(/still answering/);
+      expect(world.site.threads()[0]?.turns.map((turn) => turn.query)).not.toContain('Session two asks about tides');
+      expect((await call(one, 'comet_stop')).text).toBe('Agent stopped.');
+      expect(textOf(await second)).toMatch(/^Prompt submitted successfully/);
+      // Session one waits after session two's turn exists (and is the last): it still gets its own answer.
       const first = await call(one, 'comet_wait');
-      expect(first.text).toContain('Answering “Session one wants the slow one”');
+      expect(first.text).toContain('Answering “Session one keeps it busy”');
       expect(first.text).not.toContain('tides');
       const own = await call(two, 'comet_wait');
       expect(own.text).toContain('Here is a short answer to “Session two asks about tides”');
@@ -95,11 +97,10 @@ for (const generation of ['A', 'B'] as const) {
     });
 
     test('a tab navigated away mid-wait gives a clear error at once, never the other conversation\'s answer; back there, the right answer', async () => {
-      await world.call('comet_ask', { prompt: 'Navigation victim #scenario:slow', newChat: true });
+      await world.call('comet_ask', { prompt: 'Navigation victim #scenario:stopped', newChat: true });
       const conversation = JSON.parse((await world.call('comet_poll')).text).url as string;
       expect(conversation).toMatch(/\/search\//);
       const waiting = world.call('comet_wait', { timeout: 60_000 });
-      await expect.poll(async () => JSON.parse((await world.call('comet_poll')).text).status).toBe('working');
       // The person clicks another conversation in the sidebar (an in-page navigation).
       await world.page.locator('nav a[href^="/search/rust-vs-go"], aside a[href^="/search/rust-vs-go"]').first().click();
       await expect(world.page).toHaveURL(/rust-vs-go/);
@@ -109,6 +110,7 @@ for (const generation of ['A', 'B'] as const) {
       expect(result.text).toContain(conversation);
       expect(result.text).not.toMatch(/Rust|memory safety/);
       await world.call('comet_open_conversation', { url: conversation });
+      expect((await world.call('comet_stop')).text).toBe('Agent stopped.');
       const back = await world.call('comet_wait');
       expect(back.isError).toBe(false);
       expect(back.text).toContain('Answering “Navigation victim”');

@@ -157,10 +157,11 @@ describe('fault 5: ask succeeds only when the page took this prompt', () => {
     // The page takes the text away but what appears is another question (say the person's own).
     page.composer.addEventListener('input', () => {
       if (page.composer.textContent !== 'Mine') return;
-      setTimeout(() => {
+      // Before the page's own Submit renders (a timer), so the outcome never depends on timer order.
+      queueMicrotask(() => {
         page.composer.textContent = '';
         page.addTurn('Somebody else asked this');
-      }, 1);
+      });
     });
     const handlers = pageHandlers(window);
     const err = await handlers['page.ask']!({ prompt: 'Mine', confirmMs: 80 } as never, { signal: new AbortController().signal, progress: () => {} }).catch(
