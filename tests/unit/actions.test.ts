@@ -7,7 +7,7 @@ import { createPageDriver } from '../../lib/page/driver';
 import { PageWatcher } from '../../lib/page/observer';
 import { RelayError } from '../../lib/protocol/errors';
 import { chooseSelectorSet } from '../../lib/selectors';
-import { installExecCommand } from '../fixtures/reader/fake-page';
+import { appendTurn, installExecCommand } from '../fixtures/reader/fake-page';
 import { loadFixture, loadHtml } from '../fixtures/reader/load';
 
 function context(): { ctx: PageContext; watcher: PageWatcher } {
@@ -24,19 +24,7 @@ afterEach(() => {
 
 /** What the page shows after taking a question: a thread with a turn that shows it, after a round trip. */
 function showTurn(question: string): void {
-  setTimeout(() => {
-    let thread = document.querySelector('.max-w-threadContentWidth');
-    if (!thread) {
-      thread = document.createElement('div');
-      thread.className = 'max-w-threadContentWidth';
-      document.querySelector('main')?.prepend(thread);
-    }
-    const turn = document.createElement('div');
-    turn.setAttribute('data-workflow-entry', String(thread.children.length));
-    turn.innerHTML = '<div class="group/query"><div class="whitespace-pre-line select-text"></div></div>';
-    (turn.querySelector('.select-text') as HTMLElement).textContent = question;
-    thread.append(turn);
-  }, 3);
+  setTimeout(() => appendTurn(question), 3);
 }
 
 /** A home page whose Submit appears a render after text arrives, and whose answer comes after a round trip. */

@@ -2,7 +2,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { pageHandlers } from '../../lib/page/handlers';
 import { RelayError } from '../../lib/protocol/errors';
-import { installExecCommand } from '../fixtures/reader/fake-page';
+import { appendTurn, installExecCommand } from '../fixtures/reader/fake-page';
 import { loadHtml } from '../fixtures/reader/load';
 
 /**
@@ -28,19 +28,7 @@ function fakePage(): FakePage {
   const composer = document.getElementById('ask-input') as HTMLElement;
   const toolbar = document.querySelector('.toolbar') as HTMLElement;
   let working = false;
-  let thread: HTMLElement | null = null;
-  const addTurn = (question: string) => {
-    if (!thread) {
-      thread = document.createElement('div');
-      thread.className = 'max-w-threadContentWidth';
-      document.querySelector('main')?.prepend(thread);
-    }
-    const turn = document.createElement('div');
-    turn.setAttribute('data-workflow-entry', String(thread.children.length));
-    turn.innerHTML = '<div class="group/query"><div class="whitespace-pre-line select-text"></div></div>';
-    (turn.querySelector('.select-text') as HTMLElement).textContent = question;
-    thread.append(turn);
-  };
+  const addTurn = (question: string) => void appendTurn(question);
   const render = () => {
     const has = (composer.textContent ?? '').trim() !== '';
     toolbar.innerHTML = working ? '<button aria-label="Stop">■</button>' : has ? '<button aria-label="Submit">Go</button>' : '';
