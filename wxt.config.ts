@@ -1,7 +1,7 @@
 import preact from '@preact/preset-vite';
 import { defineConfig } from 'wxt';
 import { EXTENSION_PUBLIC_KEY } from './lib/protocol/identity';
-import { PERPLEXITY_MATCHES } from './lib/protocol/urls';
+import { OTHER_TABS_ORIGINS, PERPLEXITY_MATCHES } from './lib/protocol/urls';
 
 export default defineConfig({
   modules: ['@wxt-dev/webextension-polyfill'],
@@ -12,8 +12,10 @@ export default defineConfig({
     key: EXTENSION_PUBLIC_KEY,
     minimum_chrome_version: '116',
     permissions: ['nativeMessaging', 'tabs', 'storage', 'alarms', 'sidePanel', 'scripting'],
-    // <all_urls> is what tabs.captureVisibleTab requires (comet_screenshot) without a user gesture.
-    host_permissions: [...PERPLEXITY_MATCHES, '<all_urls>'],
+    host_permissions: [...PERPLEXITY_MATCHES],
+    // Other tabs (reading them, and every screenshot: captureVisibleTab requires <all_urls>) only once
+    // the person allows it from the side panel; see lib/worker/other-tabs.ts.
+    optional_host_permissions: [...OTHER_TABS_ORIGINS],
     action: { default_title: 'comet-relay' },
   },
 });

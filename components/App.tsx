@@ -21,7 +21,7 @@ export function App({ connection }: { connection: PanelConnection }) {
       <ModeCard state={state} connection={connection} />
       <ThreadsCard threads={state.threads} connection={connection} />
       <ActivityCard activity={state.activity} approvals={state.approvals} connection={connection} />
-      <ControlCard settings={state.settings} connection={connection} />
+      <ControlCard settings={state.settings} otherTabs={state.otherTabs} connection={connection} />
     </main>
   );
 }

@@ -1,12 +1,17 @@
 import { useEffect, useState } from 'preact/hooks';
 import type { PanelConnection } from '../lib/panel/connection';
 import type { ControlSettings } from '../lib/protocol/panel';
+import { OtherTabsControl } from './OtherTabsControl';
 import { useAction } from './useAction';
 
 const TIMEOUTS = [30, 60, 120, 300, 600];
 
 /** The person's control over agents: approvals for prompts and mode switches, and read-only. */
-export function ControlCard({ settings: pushed, connection }: { settings: ControlSettings; connection: PanelConnection }) {
+export function ControlCard({
+  settings: pushed,
+  otherTabs,
+  connection,
+}: { settings: ControlSettings; otherTabs: { allowed: boolean }; connection: PanelConnection }) {
   const { busy, error, run } = useAction();
   // What the person just chose shows at once; the worker's push then confirms it (or, on an
   // error, the pushed value comes back).
@@ -34,7 +39,7 @@ export function ControlCard({ settings: pushed, connection }: { settings: Contro
         <span>Require approval</span>
       </label>
       <p id="approval-help" class="muted small help">
-        An agent's prompt or mode switch waits until you approve it here.
+        An agent's prompt, mode switch or reading of another tab waits until you approve it here.
       </p>
       <label class="row select">
         <span>Approval waits</span>
@@ -61,8 +66,9 @@ export function ControlCard({ settings: pushed, connection }: { settings: Contro
         <span>Read-only</span>
       </label>
       <p id="readonly-help" class="muted small help">
-        Agents can read pages but every acting tool (ask, stop, mode, tabs, navigation) is refused.
+        Agents can read Perplexity but every acting tool (ask, stop, mode, tabs, navigation) and reading other tabs is refused.
       </p>
+      <OtherTabsControl allowed={otherTabs.allowed} />
       {error ? (
         <p class="error" role="alert">
           {error}

@@ -14,7 +14,8 @@ import type { Elicit } from './threads/hold';
 
 /** What one MCP session remembers between tool calls (comet_wait binds to this session's comet_ask). */
 export interface SessionMemory {
-  lastAsk?: { afterTurn: number; baselineUrl: string };
+  /** This session's last question: comet_wait follows its turn, never another session's. */
+  lastAsk?: { turnIndex: number; conversationUrl: string; questionKey: string };
 }
 
 export interface ToolContext {

@@ -1,10 +1,11 @@
 import { RelayError } from '../protocol/errors';
-import { isConversationPath } from '../protocol/urls';
-import { composerText, submit, typePrompt } from './composer';
+import { conversationKey, isConversationPath } from '../protocol/urls';
+import { composerOf, composerText, submit, typeInto } from './composer';
 import type { PageContext } from './context';
 import { first, notFound, pointerClick } from './dom';
-import type { PageWatcher } from './observer';
-import { readAnswer, stopButton, turnsOf } from './reader';
+import type { PageWatcher, Snapshot } from './observer';
+import { questionKey, questionMatch } from './question';
+import { isPlaceholder, readAnswer, readQuestionNow, stopButton, turnsOf } from './reader';
 
 export { typePrompt, submit } from './composer';
 export { expandCitations } from './citations';
@@ -12,18 +13,33 @@ export { listConversations } from './conversations';
 export { getMode, setMode } from './mode';
 
 /**
- * What a later wait needs to bind to the question just asked (failure mode 5): the thread's turn
- * count and last answer *before* submitting. After Submit the new turn appears only after a
- * server round trip; until then the previous answer is still the last one on the page.
+ * What a later wait binds to (fault 3): the turn this ask created, the conversation it is in and
+ * its question's key. `afterTurn` and `baselineUrl` (the state before submitting) stay for
+ * callers that bind the old way.
  */
 export interface AskHandle {
   afterTurn: number;
   baselineUrl: string;
+  turnIndex: number;
+  conversationUrl: string;
+  questionKey: string;
   /** Length and head of the previous last answer, for diagnostics. */
   previousAnswerKey: string;
   submittedAt: number;
   via: 'button' | 'enter';
 }
+
+export interface AskOptions {
+  signal?: AbortSignal;
+  onProgress?: (message: string) => void;
+  /** How long an earlier answer still being written may delay the typing. */
+  busyWaitMs?: number;
+  /** How long the page has to show the new turn after Submit. */
+  confirmMs?: number;
+}
+
+const BUSY_WAIT_MS = 90_000;
+const CONFIRM_MS = 10_000;
 
 function answerKey(ctx: PageContext): string {
   const last = turnsOf(ctx.doc, ctx.set).at(-1);
@@ -32,54 +48,131 @@ function answerKey(ctx: PageContext): string {
   return `${text.length}:${text.slice(0, 64)}`;
 }
 
+function cancelledAsk(): RelayError {
+  return new RelayError('CANCELLED', 'The ask was cancelled; nothing was typed or submitted after the cancel.');
+}
+
+function throwIfCancelled(signal: AbortSignal | undefined): void {
+  if (signal?.aborted) throw cancelledAsk();
+}
+
 /** Goes to an empty thread inside the page (SPA link), never by reloading: that would end us. */
-async function openNewThread(ctx: PageContext): Promise<void> {
+async function openNewThread(ctx: PageContext, signal?: AbortSignal): Promise<void> {
   const onEmptyHome = () => turnsOf(ctx.doc, ctx.set).length === 0 && !isConversationPath(ctx.doc.location.pathname);
   if (onEmptyHome()) return;
   const link = first(ctx.doc, ctx.set.newThread) as HTMLElement | null;
   if (!link) throw notFound(ctx.set, 'newThread', ctx.doc.location.href);
   link.click();
-  const ok = await ctx.waitFor(() => onEmptyHome() && first(ctx.doc, ctx.set.composer), 5000);
+  const ok = await ctx.waitFor(() => onEmptyHome() && first(ctx.doc, ctx.set.composer), 5000, signal);
   if (!ok) throw new RelayError('TIMEOUT', `a new thread did not open within 5 s on ${ctx.doc.location.href}`);
 }
 
+function answering(ctx: PageContext): boolean {
+  return stopButton(ctx.doc, ctx.set, turnsOf(ctx.doc, ctx.set).at(-1) ?? null) !== null;
+}
+
+/**
+ * The page takes no prompt while it writes an answer (its Submit is gone or disabled, Enter does
+ * nothing): typing then would only leave the prompt in the composer (fault 5). Wait for it to end.
+ */
+async function untilPageTakesPrompts(ctx: PageContext, options: AskOptions): Promise<void> {
+  if (!answering(ctx)) return;
+  const waitMs = options.busyWaitMs ?? BUSY_WAIT_MS;
+  options.onProgress?.(`Perplexity is still answering in this tab; the prompt will be typed once that answer ends (waiting up to ${Math.round(waitMs / 1000)} s).`);
+  const free = await ctx.waitFor(() => !answering(ctx), waitMs, options.signal);
+  if (!free) {
+    throw new RelayError(
+      'AGENT_ERROR',
+      `Perplexity is still answering the previous question in this tab after ${Math.round(waitMs / 1000)} s, and it takes no new prompt until that ends; nothing was typed. ` +
+        'Wait for that answer (comet_wait) or stop it (comet_stop), then ask again.',
+    );
+  }
+}
+
+/**
+ * The turn this ask created: after the turns that were there (or anywhere, if the page moved to a
+ * new conversation), showing this question. A turn whose question cannot be read (virtualized, or
+ * folded to a few short lines) counts only once the page also emptied the composer.
+ */
+function askedTurn(ctx: PageContext, before: Snapshot, key: string, composer: HTMLElement): number | null {
+  const turns = turnsOf(ctx.doc, ctx.set);
+  const moved = conversationKey(ctx.doc.location.href) !== conversationKey(before.url);
+  const from = moved ? 0 : before.turnCount;
+  const emptied = !composer.isConnected || composerText(composer).trim() === '';
+  for (let i = turns.length - 1; i >= from; i--) {
+    const turn = turns[i] as Element;
+    const match = isPlaceholder(turn, ctx.set) ? 'unknown' : questionMatch(readQuestionNow(turn, ctx.set), key);
+    if (match === 'same' || (match === 'unknown' && emptied && i === turns.length - 1)) return i;
+  }
+  return null;
+}
+
+/** Puts back what the composer held, if it still holds what we typed (a cancelled or refused ask). */
+function restoreComposer(ctx: PageContext, composer: HTMLElement, held: string, typed: string): void {
+  if (!composer.isConnected || questionKey(composerText(composer)) !== questionKey(typed)) return;
+  try {
+    typeInto(ctx, composer, held.replace(/\n+$/, ''));
+  } catch {
+    // the editor refused; leaving our text is the lesser harm than failing the report
+  }
+}
+
+/**
+ * Types the prompt and submits it, once the page takes prompts, and confirms the page took *this*
+ * prompt: a new turn showing this question (fault 5). A cancel stops it at every step: nothing is
+ * typed or submitted after it, and text typed before it is replaced by what the composer held.
+ */
 export async function ask(
   ctx: PageContext,
   watcher: PageWatcher,
   params: { prompt: string; newChat?: boolean },
-  confirmMs = 5000,
+  options: AskOptions = {},
 ): Promise<AskHandle> {
+  const { signal } = options;
   if (!params.prompt.trim()) throw new RelayError('INVALID_PARAMS', 'prompt is empty');
-  if (params.newChat) await openNewThread(ctx);
+  throwIfCancelled(signal);
+  if (params.newChat) await openNewThread(ctx, signal);
+  await untilPageTakesPrompts(ctx, options);
+  throwIfCancelled(signal);
 
   const before = watcher.snapshot();
-  const handle = {
-    afterTurn: before.turnCount,
-    baselineUrl: before.url,
-    previousAnswerKey: answerKey(ctx),
-    submittedAt: Date.now(),
-  };
-  const composer = typePrompt(ctx, params.prompt);
-  const via = await submit(ctx, composer);
+  const key = questionKey(params.prompt);
+  const previousAnswerKey = answerKey(ctx);
+  const submittedAt = Date.now();
+  const composer = composerOf(ctx);
+  const held = composerText(composer);
+  typeInto(ctx, composer, params.prompt);
+  let via: 'button' | 'enter';
+  try {
+    throwIfCancelled(signal);
+    via = await submit(ctx, composer, 1000, signal);
+  } catch (error) {
+    restoreComposer(ctx, composer, held, params.prompt);
+    throw RelayError.from(error).code === 'CANCELLED' ? cancelledAsk() : error;
+  }
 
-  // Confirm the page took it: a new turn, a stop button, a new URL, or the composer emptied.
-  const taken = await ctx.waitFor(() => {
-    const snap = watcher.snapshot();
-    return (
-      snap.turnCount > before.turnCount ||
-      snap.hasStopButton ||
-      snap.url !== before.url ||
-      !composer.isConnected ||
-      composerText(composer).trim() === ''
-    );
-  }, confirmMs);
-  if (!taken) {
+  const confirmMs = options.confirmMs ?? CONFIRM_MS;
+  const found = await ctx.waitFor(() => {
+    const index = askedTurn(ctx, before, key, composer);
+    return index === null ? null : { index };
+  }, confirmMs, signal);
+  if (!found) {
+    restoreComposer(ctx, composer, held, params.prompt);
     throw new RelayError(
       'AGENT_ERROR',
-      `the prompt was typed but the page did not take it within ${confirmMs / 1000} s (no new turn, no stop button, composer still full) on ${ctx.doc.location.href}`,
+      `the prompt was typed and submitted but the page did not take it within ${confirmMs / 1000} s (no new turn showing this question) on ${ctx.doc.location.href}`,
     );
   }
-  return { ...handle, via };
+  return {
+    afterTurn: before.turnCount,
+    baselineUrl: before.url,
+    turnIndex: found.index,
+    conversationUrl: ctx.doc.location.href,
+    questionKey: key,
+    previousAnswerKey,
+    submittedAt,
+    via,
+  };
 }
 
 export interface StopResult {

@@ -1,11 +1,12 @@
 import type { PageContext } from './context';
 import { all, closest, isHidden, pointerClick, pressKey, union } from './dom';
 import { turnsOf } from './reader';
-import { fromEntries, groupedCount, type Source } from './sources';
+import { fromBadges, fromEntries, groupedCount, type Source } from './sources';
 
 /**
  * Opens each grouped citation ("reuters+2") of the current answer one at a time, reads the
- * popover's entries (title and URL, or title alone), and closes it again. Hover events come
+ * popover's entries (title and URL, or title alone) or the badges it expanded in place, and
+ * closes or folds it again. Hover events come
  * first because some popovers open on hover, and a real pointer always hovers before it clicks.
  */
 
@@ -66,6 +67,21 @@ export interface Expansion {
   expanded: number;
 }
 
+/**
+ * Some grouped citations open nothing: they expand in place, putting their sources' link badges
+ * into the answer (generation A, fault 9). Those are the badges that were not there before the click.
+ */
+function badgesIn(ctx: PageContext, scope: Element): Element[] {
+  return union(scope, ctx.set.citationBadge);
+}
+
+/** Folds an in-place expansion back (the trigger toggles), so the answer looks as it did. */
+async function foldInPlace(ctx: PageContext, trigger: Element, fresh: Element[]): Promise<void> {
+  if (!trigger.isConnected) return;
+  clickWithoutFollowingLinks(ctx, trigger);
+  await ctx.waitFor(() => fresh.every((badge) => !badge.isConnected), 500);
+}
+
 export async function expandCitations(ctx: PageContext, perPopoverMs = 1500): Promise<Expansion> {
   const turn = turnsOf(ctx.doc, ctx.set).at(-1);
   const scope = turn ?? ctx.doc.body;
@@ -77,16 +93,28 @@ export async function expandCitations(ctx: PageContext, perPopoverMs = 1500): Pr
     const stale = openPopover(ctx);
     if (stale) await closePopover(ctx, citation);
     const trigger = citation;
+    const before = new Set(badgesIn(ctx, scope));
     hover(trigger, ctx);
     clickWithoutFollowingLinks(ctx, trigger);
-    const popover = await ctx.waitFor(() => openPopover(ctx), perPopoverMs);
-    if (!popover) {
+    const shown = await ctx.waitFor(() => {
+      const popover = openPopover(ctx);
+      if (popover) return { popover };
+      const fresh = badgesIn(ctx, scope).filter((badge) => !before.has(badge));
+      return fresh.length > 0 ? { fresh } : null;
+    }, perPopoverMs);
+    if (!shown) {
       unhover(trigger, ctx);
       continue;
     }
     expanded++;
-    sources.push(...fromEntries(popover, ctx.set, base));
-    await closePopover(ctx, trigger);
+    if (shown.popover) {
+      sources.push(...fromEntries(shown.popover, ctx.set, base));
+      await closePopover(ctx, trigger);
+    } else if (shown.fresh) {
+      sources.push(...fromBadges(shown.fresh, base));
+      unhover(trigger, ctx);
+      await foldInPlace(ctx, trigger, shown.fresh);
+    }
   }
   return { sources, grouped: grouped.length, expanded };
 }

@@ -64,6 +64,21 @@ function insertByEvents(ctx: PageContext, el: HTMLElement, text: string): void {
   }
 }
 
+/**
+ * Types `text` over the current selection. A line break goes in as the editor's own line break
+ * (Shift+Enter, `insertLineBreak`): a "\n" inside insertText becomes a new paragraph, which the
+ * page reads back as a blank line, so a multi-line prompt would arrive with its lines doubled.
+ */
+function insertLines(doc: Document, text: string): boolean {
+  const lines = text.split(/\r\n|\r|\n/);
+  let ok = lines[0] === '' ? exec(doc, 'delete') : exec(doc, 'insertText', lines[0]);
+  for (const line of lines.slice(1)) {
+    ok &&= exec(doc, 'insertLineBreak');
+    if (line !== '') ok &&= exec(doc, 'insertText', line);
+  }
+  return ok;
+}
+
 /** Replaces the composer's content with `text` and checks that it landed. */
 export function typeInto(ctx: PageContext, el: HTMLElement, text: string): void {
   if (isTextField(el)) {
@@ -71,7 +86,7 @@ export function typeInto(ctx: PageContext, el: HTMLElement, text: string): void 
     setFieldValue(ctx, el, text);
   } else {
     selectAllIn(ctx, el);
-    const ok = text === '' ? exec(ctx.doc, 'delete') : exec(ctx.doc, 'insertText', text);
+    const ok = insertLines(ctx.doc, text);
     if (!ok || norm(composerText(el)) !== norm(text)) insertByEvents(ctx, el, text);
   }
   if (norm(composerText(el)) !== norm(text)) {
@@ -101,12 +116,14 @@ export function submitButton(ctx: PageContext, composer: Element): HTMLElement |
  * Clicks Submit once it exists and is enabled (it appears only when the composer holds text, a
  * render after typing); otherwise presses Enter in the composer.
  */
-export async function submit(ctx: PageContext, composer: HTMLElement, waitMs = 1000): Promise<'button' | 'enter'> {
+export async function submit(ctx: PageContext, composer: HTMLElement, waitMs = 1000, signal?: AbortSignal): Promise<'button' | 'enter'> {
   const ready = () => {
     const btn = submitButton(ctx, composer);
     return btn && !isDisabled(btn) && !isHidden(btn) ? btn : null;
   };
-  const btn = await ctx.waitFor(ready, waitMs);
+  const btn = await ctx.waitFor(ready, waitMs, signal);
+  // A cancel that arrived while Submit rendered: nothing may be sent after it.
+  if (signal?.aborted) throw new RelayError('CANCELLED', 'The call was cancelled before the prompt was submitted.');
   if (btn) {
     btn.click();
     return 'button';

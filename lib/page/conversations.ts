@@ -1,4 +1,4 @@
-import { isPerplexityHost } from '../protocol/urls';
+import { isConversationPath, isPerplexityHost } from '../protocol/urls';
 import type { PageContext } from './context';
 import { cleanText, first, spokenText, union } from './dom';
 
@@ -47,8 +47,8 @@ export function listConversations(ctx: PageContext): Conversation[] {
     } catch {
       continue;
     }
-    // "/search/" also appears in other sites' URLs: only Perplexity's own pages are conversations.
-    if (url.protocol !== 'https:' || !isPerplexityHost(url.hostname)) continue;
+    // The selectors match "/search/" anywhere in an href: only Perplexity's own conversation paths count.
+    if (url.protocol !== 'https:' || !isPerplexityHost(url.hostname) || !isConversationPath(url.pathname)) continue;
     url.hash = '';
     const title = undoubleTitle(titleOf(a, ctx)) || a.getAttribute('title') || a.getAttribute('aria-label') || '';
     const key = url.origin + url.pathname;

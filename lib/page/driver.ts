@@ -7,7 +7,7 @@ import type { PageContext } from './context';
 import { type Conversation, listConversations } from './conversations';
 import { respond } from './interactions';
 import { getMode, type ModeRead, type ModeSwitch, setMode } from './mode';
-import { PageWatcher, type WaitOutcome, waitForAnswer } from './observer';
+import { PageWatcher, type WaitBinding, type WaitOutcome, waitForAnswer } from './observer';
 import { poll, type PollResult, readTurn, turnsOf } from './reader';
 import { readSources, type SourcesResult } from './source-reader';
 
@@ -20,10 +20,21 @@ import { readSources, type SourcesResult } from './source-reader';
 export interface WaitCallParams {
   timeoutMs?: number;
   stallMs?: number;
-  /** Bind to turns after this count (from page.ask's result). Defaults to the last ask's. */
+  /** Bind to the turn an ask created (page.ask's turnIndex, conversationUrl, questionKey). */
+  turnIndex?: number;
+  conversationUrl?: string;
+  questionKey?: string;
+  /** The older binding: turns after this count. Without any binding, the last ask made here. */
   afterTurn?: number;
   baselineUrl?: string;
   maxLength?: number;
+}
+
+export interface AskCallParams {
+  prompt: string;
+  newChat?: boolean;
+  busyWaitMs?: number;
+  confirmMs?: number;
 }
 
 export interface WaitCallOptions {
@@ -34,7 +45,8 @@ export interface WaitCallOptions {
 export interface PageDriver {
   selectorSet(): { name: string; probe: ProbeReport };
   poll(params?: { maxLength?: number }): Promise<PollResult>;
-  ask(params: { prompt: string; newChat?: boolean }): Promise<AskHandle>;
+  /** One ask at a time per page (two sessions in one tab must not type into each other's prompt). */
+  ask(params: AskCallParams, options?: { signal?: AbortSignal; onProgress?: (message: string) => void }): Promise<AskHandle>;
   wait(params?: WaitCallParams, options?: WaitCallOptions): Promise<WaitOutcome>;
   stop(): Promise<StopResult>;
   getMode(): Promise<ModeRead>;
@@ -66,6 +78,8 @@ export function createPageDriver(win: Window): PageDriver {
   const watcher = new PageWatcher(win, set);
   const ctx = (): PageContext => ({ win, doc, set: set(), waitFor: watcher.waitFor });
   let lastAsk: AskHandle | null = null;
+  /** Settles when the ask in progress (and every one queued before it) is done. */
+  let askQueue: Promise<void> = Promise.resolve();
 
   const guard = async <T>(what: string, run: () => Promise<T> | T): Promise<T> => {
     try {
@@ -85,10 +99,26 @@ export function createPageDriver(win: Window): PageDriver {
       return { name: c.set.name, probe: c.probe };
     },
     poll: (params = {}) => guard('poll', () => poll(ctx(), params)),
-    ask: (params) =>
+    ask: (params, options = {}) =>
       guard('ask', async () => {
-        lastAsk = await ask(ctx(), watcher, params);
-        return lastAsk;
+        const previous = askQueue;
+        let release = () => {};
+        askQueue = new Promise<void>((resolve) => {
+          release = resolve;
+        });
+        try {
+          await untilSettled(previous, options.signal, () => options.onProgress?.('Another prompt is being sent in this tab; this one follows it.'));
+          const { busyWaitMs, confirmMs, ...what } = params;
+          lastAsk = await ask(ctx(), watcher, what, {
+            ...options,
+            ...(busyWaitMs === undefined ? {} : { busyWaitMs }),
+            ...(confirmMs === undefined ? {} : { confirmMs }),
+          });
+          return lastAsk;
+        } finally {
+          // A cancelled waiter still holds its place until the asks before it are done.
+          void previous.then(release);
+        }
       }),
     wait: (params = {}, options = {}) =>
       guard('wait', () => {
@@ -98,6 +128,7 @@ export function createPageDriver(win: Window): PageDriver {
         const current = turnsOf(c.doc, c.set).length;
         const afterTurn = params.afterTurn ?? lastAsk?.afterTurn ?? Math.max(0, current - 1);
         const baselineUrl = params.baselineUrl ?? (params.afterTurn === undefined ? lastAsk?.baselineUrl : undefined);
+        const binding = bindingOf(params, lastAsk);
         return waitForAnswer(
           watcher,
           async (turnIndex, maxLength) => {
@@ -116,6 +147,7 @@ export function createPageDriver(win: Window): PageDriver {
           },
           {
             afterTurn,
+            ...(binding ? { binding } : {}),
             ...(baselineUrl ? { baselineUrl } : {}),
             timeoutMs: params.timeoutMs ?? 120000,
             stallMs: params.stallMs ?? 10000,
@@ -137,4 +169,34 @@ export function createPageDriver(win: Window): PageDriver {
     content: (params = {}) => guard('reading the page', () => pageContent(ctx(), params.maxLength)),
     respond: ({ interactionId, reply }) => guard('answering the page', () => respond(ctx(), interactionId, reply)),
   };
+}
+
+/** The turn a wait follows: the caller's binding, or (with no binding of any kind) the last ask made here. */
+function bindingOf(params: WaitCallParams, lastAsk: AskHandle | null): WaitBinding | undefined {
+  if (params.turnIndex !== undefined && params.conversationUrl !== undefined && params.questionKey !== undefined) {
+    return { turnIndex: params.turnIndex, conversationUrl: params.conversationUrl, questionKey: params.questionKey };
+  }
+  if (params.afterTurn !== undefined || !lastAsk) return undefined;
+  return { turnIndex: lastAsk.turnIndex, conversationUrl: lastAsk.conversationUrl, questionKey: lastAsk.questionKey };
+}
+
+/** Resolves once `previous` settles; rejects with CANCELLED if the signal fires first. */
+function untilSettled(previous: Promise<void>, signal: AbortSignal | undefined, onQueued: () => void): Promise<void> {
+  if (signal?.aborted) return Promise.reject(new RelayError('CANCELLED', 'The ask was cancelled before it started.'));
+  let settled = false;
+  const done = previous.then(() => {
+    settled = true;
+  });
+  queueMicrotask(() => {
+    if (!settled) onQueued();
+  });
+  if (!signal) return done;
+  return new Promise<void>((resolve, reject) => {
+    const onAbort = () => reject(new RelayError('CANCELLED', 'The ask was cancelled while another prompt was being sent in this tab; nothing was typed.'));
+    signal.addEventListener('abort', onAbort, { once: true });
+    void done.then(() => {
+      signal.removeEventListener('abort', onAbort);
+      resolve();
+    });
+  });
 }

@@ -1,6 +1,6 @@
 import { chooseSelectorSet, chromeMajorFrom, type Mode } from '../selectors';
 import type { ThreadReply } from '../protocol/watch';
-import { createPageDriver, type PageDriver, type WaitCallParams } from './driver';
+import { type AskCallParams, createPageDriver, type PageDriver, type WaitCallParams } from './driver';
 import { threadHandlers } from './thread-handlers';
 import { watchPage } from './watch';
 
@@ -26,7 +26,7 @@ export function pageHandlers(win: Window): PageHandlers {
     'page.content': async ({ maxLength }: { maxLength: number }) => page().content({ maxLength }),
     'page.probe': async () => page().selectorSet(),
     'page.poll': async (params: { maxLength?: number }) => page().poll(params),
-    'page.ask': async (params: { prompt: string; newChat?: boolean }) => page().ask(params),
+    'page.ask': async (params: AskCallParams, { signal, progress }: HandlerContext) => page().ask(params, { signal, onProgress: progress }),
     'page.wait': async (params: WaitCallParams, { signal, progress }: HandlerContext) =>
       page().wait(params, { signal, onProgress: ({ message }) => progress(message) }),
     'page.stop': async () => page().stop(),

@@ -1,4 +1,5 @@
 import { RelayError } from '../protocol/errors';
+import { isComputerPath } from '../protocol/urls';
 import type { Mode, SelectorSet } from '../selectors';
 import { composerOf, composerText, typeInto } from './composer';
 import type { PageContext } from './context';
@@ -10,7 +11,7 @@ import { all, cleanText, first, iconsIn, isHidden, matches, notFound, pointerCli
  * `#pplx-icon-custom-computer` is `create`, not `computer`), then by English label.
  */
 
-export type ModeSource = 'url' | 'toggle' | 'chip' | 'menu' | 'typeahead' | 'unavailable';
+export type ModeSource = 'url' | 'toggle' | 'chip' | 'menu' | 'pill' | 'typeahead' | 'unavailable';
 
 export interface ModeRead {
   mode: Mode | null;
@@ -44,8 +45,7 @@ export function modeOf(el: Element, set: SelectorSet): Mode | null {
 }
 
 function urlMode(ctx: PageContext): Mode | null {
-  const path = ctx.doc.location.pathname;
-  return path.startsWith('/computer/tasks/') || path.startsWith('/copilot/') ? 'computer' : null;
+  return isComputerPath(ctx.doc.location.pathname) ? 'computer' : null;
 }
 
 function isOn(el: Element): boolean {
@@ -194,10 +194,31 @@ function unavailable(ctx: PageContext): ModeRead {
   };
 }
 
+/** Generation A names the chosen mode in a pill beside the composer; no pill is plain search. */
+export function pillMode(doc: Document, set: SelectorSet): Mode | null {
+  const pill = first(doc, set.modePill);
+  return pill ? modeOf(pill, set) : 'standard';
+}
+
+/**
+ * Reading is not acting: the mode comes from what the page shows (the open typeahead, the pill).
+ * Only a pill it cannot name sends it to the typeahead, which means typing "/": then only into an
+ * empty composer, which is emptied again afterwards (fault 5).
+ */
 async function readModeA(ctx: PageContext): Promise<ModeRead> {
   const open = typeaheadOpen(ctx);
   if (open) return { mode: activeMode(ctx, open), source: 'typeahead' };
-  if (!first(ctx.doc, ctx.set.composer)) return unavailable(ctx);
+  const composer = first(ctx.doc, ctx.set.composer);
+  if (!composer) return unavailable(ctx);
+  const shown = pillMode(ctx.doc, ctx.set);
+  if (shown) return { mode: shown, source: 'pill' };
+  if (composerText(composer).trim() !== '') {
+    return {
+      mode: null,
+      source: 'unavailable',
+      detail: `the mode pill on ${ctx.doc.location.href} is not one this version knows, and the composer holds text; reading the mode from the slash menu would mean typing into it, so it was not read`,
+    };
+  }
   try {
     return { mode: await withTypeahead(ctx, (menu) => activeMode(ctx, menu)), source: 'typeahead' };
   } catch (e) {

@@ -1,9 +1,11 @@
 import { RelayError } from '../protocol/errors';
 import type { ThreadInteraction } from '../protocol/watch';
+import { conversationKey, isConversationPath } from '../protocol/urls';
 import type { SelectorSet } from '../selectors';
 import type { WaitFor } from './context';
 import { all, closest, outermost, union } from './dom';
 import { readInteractions } from './interactions';
+import { questionMatch } from './question';
 import { hasSpinner, isPlaceholder, readError, readSteps, stopButton, turnsOf } from './reader';
 
 /**
@@ -74,11 +76,18 @@ export function looksFinished(s: Snapshot): boolean {
   return s.turnIndex >= 0 && !s.placeholder && !s.hasStopButton && !s.hasLoadingSpinner && (s.answerLength > 0 || s.stepsFinished || s.stepsStopped);
 }
 
-export function takeSnapshot(doc: Document, set: SelectorSet): Snapshot {
+/**
+ * The state of one turn, the current (last) one unless `index` names another. Only the current
+ * turn can have the page's Stop button or what a paused task waits on.
+ */
+export function takeSnapshot(doc: Document, set: SelectorSet, index?: number): Snapshot {
   const turns = turnsOf(doc, set);
-  const turn = turns.at(-1) ?? null;
-  const base = { url: doc.location?.href ?? '', turnCount: turns.length, turnIndex: turns.length - 1 };
-  const hasStop = stopButton(doc, set, turn) !== null;
+  const last = turns.length - 1;
+  const i = index ?? last;
+  const turn = turns[i] ?? null;
+  const current = i === last;
+  const base = { url: doc.location?.href ?? '', turnCount: turns.length, turnIndex: turn ? i : -1 };
+  const hasStop = current && stopButton(doc, set, turn) !== null;
   if (!turn) {
     return {
       ...base,
@@ -98,7 +107,7 @@ export function takeSnapshot(doc: Document, set: SelectorSet): Snapshot {
   );
   const answerLength = (prose.length ? prose : answers).reduce((n, p) => n + (p.textContent ?? '').trim().length, 0);
   const error = readError(turn, set);
-  const pending = waitingFor(readInteractions(doc, set)[0]);
+  const pending = current ? waitingFor(readInteractions(doc, set)[0]) : undefined;
   return {
     ...base,
     hasStopButton: hasStop,
@@ -149,6 +158,11 @@ export class PageWatcher {
 
   snapshot(): Snapshot {
     return takeSnapshot(this.win.document, this.getSet());
+  }
+
+  /** The state of turn `index` (a turn an ask created, which may no longer be the last). */
+  snapshotOf(index: number): Snapshot {
+    return takeSnapshot(this.win.document, this.getSet(), index);
   }
 
   subscribe(listener: Listener): () => void {
@@ -258,9 +272,23 @@ export class PageWatcher {
 /** `waiting`: the agent paused on a question or confirmation for the person (computer mode). */
 export type WaitStatus = 'completed' | 'timeout' | 'stalled' | 'error' | 'stopped' | 'waiting';
 
+/**
+ * What a wait is bound to when the caller asked the question (fault 3): the turn its ask created,
+ * in the conversation it was created in, holding its question. Another session's later turn in
+ * the same tab, or any turn of another conversation, is never this wait's answer.
+ */
+export interface WaitBinding {
+  turnIndex: number;
+  conversationUrl: string;
+  /** lib/page/question.ts questionKey of the prompt. */
+  questionKey: string;
+}
+
 export interface WaitParams {
   /** Only a turn with index >= afterTurn counts (the turn count captured before submitting). */
   afterTurn: number;
+  /** Bind to one turn instead (afterTurn and baselineUrl are then ignored). */
+  binding?: WaitBinding;
   /** The URL at submit time: on another conversation the count starts again from zero. */
   baselineUrl?: string;
   timeoutMs: number;
@@ -288,13 +316,29 @@ export interface WaitOutcome {
   elapsedMs: number;
 }
 
-function conversationKey(url: string): string {
+function pathOf(url: string): string {
   try {
-    const u = new URL(url);
-    return u.origin + u.pathname;
+    return new URL(url).pathname;
   } catch {
-    return url;
+    return '';
   }
+}
+
+/** The tab left the conversation a bound wait follows: say so at once, never read the other one. */
+function leftConversation(boundUrl: string, now: string): RelayError {
+  return new RelayError(
+    'AGENT_ERROR',
+    `The Perplexity tab left the conversation of your question while comet_wait waited (it was ${boundUrl}, it is now ${now}). ` +
+      `Nothing from the other page is returned. Open your conversation again with comet_open_conversation("${boundUrl}") and call comet_wait.`,
+  );
+}
+
+function notYourQuestion(turnIndex: number, shown: string, url: string): RelayError {
+  return new RelayError(
+    'AGENT_ERROR',
+    `Turn ${turnIndex + 1} on ${url} no longer shows your question (it shows "${shown.slice(0, 80)}"), so its answer is not returned. ` +
+      'Call comet_poll to see what the tab shows, or ask again.',
+  );
 }
 
 /**
@@ -309,6 +353,7 @@ export function waitForAnswer(
 ): Promise<WaitOutcome> {
   const started = Date.now();
   const stallMs = params.stallMs ?? 10000;
+  const { binding } = params;
   return new Promise<WaitOutcome>((resolve, reject) => {
     if (params.signal?.aborted) return reject(new RelayError('CANCELLED', 'The wait was cancelled.'));
     let done = false;
@@ -317,10 +362,26 @@ export function waitForAnswer(
     let deadline: ReturnType<typeof setTimeout> | undefined;
     let stall: ReturnType<typeof setTimeout> | undefined;
     let unsubscribe = () => {};
+    /** A question asked from the home page gets its conversation URL a moment later: adopted once. */
+    let boundUrl = binding?.conversationUrl ?? '';
 
     const threshold = (snap: Snapshot) =>
       params.baselineUrl && conversationKey(snap.url) !== conversationKey(params.baselineUrl) ? 0 : params.afterTurn;
-    const isOurs = (snap: Snapshot) => snap.turnIndex >= 0 && snap.turnIndex >= threshold(snap);
+    const isOurs = (snap: Snapshot) =>
+      binding
+        ? snap.turnIndex === binding.turnIndex && conversationKey(snap.url) === conversationKey(boundUrl)
+        : snap.turnIndex >= 0 && snap.turnIndex >= threshold(snap);
+    /** The snapshot this wait cares about: its bound turn, or the page's current turn. */
+    const observe = () => (binding ? watcher.snapshotOf(binding.turnIndex) : watcher.snapshot());
+    /** False once the tab is on another conversation than the bound one (the wait then fails). */
+    const stillInConversation = (snap: Snapshot): boolean => {
+      if (!binding || conversationKey(snap.url) === conversationKey(boundUrl)) return true;
+      if (!isConversationPath(pathOf(boundUrl)) && isConversationPath(pathOf(snap.url)) && snap.turnIndex === binding.turnIndex) {
+        boundUrl = snap.url;
+        return true;
+      }
+      return false;
+    };
 
     const cleanup = () => {
       done = true;
@@ -338,6 +399,10 @@ export function waitForAnswer(
       const empty: Body = { response: '', steps: [], currentStep: '', turnIndex: -1, questionText: '', truncated: false, totalLength: 0 };
       (turnIndex >= 0 ? read(turnIndex, params.maxLength) : Promise.resolve(empty))
         .then((body) => {
+          if (binding && turnIndex >= 0 && questionMatch(body.questionText, binding.questionKey) === 'different') {
+            reject(notYourQuestion(turnIndex, body.questionText, snap.url));
+            return;
+          }
           const error = status === 'error' ? (snap.error ?? body.error) : body.error;
           // Steps reported while streaming stay in the result even if the page folded them away.
           const steps = [...body.steps, ...reported.filter((s) => !body.steps.includes(s))];
@@ -362,10 +427,16 @@ export function waitForAnswer(
       reject(new RelayError('CANCELLED', 'The wait was cancelled.'));
     };
 
+    const leave = (snap: Snapshot) => {
+      if (done) return;
+      cleanup();
+      reject(leftConversation(boundUrl, snap.url));
+    };
+
     const armStall = () => {
       clearTimeout(stall);
       stall = setTimeout(() => {
-        const snap = watcher.snapshot();
+        const snap = observe();
         // A visible stop button means the agent says it is still at work: keep waiting.
         if (snap.hasStopButton) armStall();
         else finish('stalled', snap);
@@ -375,7 +446,13 @@ export function waitForAnswer(
     const check = (snap: Snapshot, changed: boolean) => {
       if (done) return;
       if (changed) armStall();
+      if (!stillInConversation(snap)) return leave(snap);
       if (!isOurs(snap)) return;
+      // A later turn exists: the page took a new prompt, so the bound turn has ended.
+      if (binding && snap.turnIndex < snap.turnCount - 1) {
+        if (snap.error) return finish('error', snap);
+        return finish(snap.stepsStopped || watcher.wasStopped(snap.url, snap.turnIndex) ? 'stopped' : 'completed', snap);
+      }
       if (snap.hasStopButton || snap.hasLoadingSpinner) sawWorking = true;
       const fresh = snap.steps.filter((s) => !reported.includes(s));
       if (fresh.length > 0) {
@@ -392,12 +469,13 @@ export function waitForAnswer(
     };
 
     params.signal?.addEventListener('abort', onAbort, { once: true });
-    deadline = setTimeout(() => finish('timeout', watcher.snapshot()), params.timeoutMs);
+    deadline = setTimeout(() => finish('timeout', observe()), params.timeoutMs);
     armStall();
-    const initial = watcher.snapshot();
+    const initial = observe();
     let lastStop = initial.hasStopButton;
     let lastSpin = initial.hasLoadingSpinner;
-    unsubscribe = watcher.subscribe((events, snap) => {
+    unsubscribe = watcher.subscribe((events, current) => {
+      const snap = binding ? observe() : current;
       // Any event for the current turn, or a change in the working indicators, is progress.
       check(snap, events.length > 0 || snap.hasStopButton !== lastStop || snap.hasLoadingSpinner !== lastSpin);
       lastStop = snap.hasStopButton;

@@ -30,23 +30,43 @@ function panelFor(ctx: PageContext, tab: Element): Element | null {
   );
 }
 
+const hasLinks = (ctx: PageContext, panel: Element | null): panel is Element => panel !== null && all(panel, ctx.set.link).length > 0;
+
+/**
+ * Shown panels with links that are not the answer's own panel: where a tab's content is when the
+ * page does not say which panel belongs to which tab. The turn's own panels first, then the page's.
+ */
+function panelsWithSources(ctx: PageContext, turn: Element | undefined): Element[] {
+  const scopes: ParentNode[] = turn ? [turn, ctx.doc] : [ctx.doc];
+  for (const scope of scopes) {
+    const found = union(scope, ctx.set.sourcesPanel).filter((p) => !isHidden(p) && hasLinks(ctx, p) && union(p, ctx.set.answer).length === 0);
+    if (found.length > 0) return found;
+  }
+  return [];
+}
+
 /**
  * Reads the Sources tab. If its panel is not rendered, selects the tab, reads, and selects the
- * tab that was active before, so the user's view is left as it was.
+ * tab that was active before, so the user's view is left as it was. The panel is the one the tab
+ * names (aria-controls / aria-labelledby) or, when the page links none, the one that appears on
+ * the click (fault 9).
  */
 async function readSourcesTab(ctx: PageContext, turn: Element | undefined, openTab: boolean): Promise<Source[] | null> {
   const tab = sourcesTab(ctx, turn);
   if (!tab) return null;
   const base = ctx.doc.location.href;
-  const rendered = panelFor(ctx, tab);
-  if (rendered && all(rendered, ctx.set.link).length > 0) return fromEntries(rendered, ctx.set, base);
+  const selected = tab.getAttribute('aria-selected') === 'true';
+  const rendered = panelFor(ctx, tab) ?? (selected ? (panelsWithSources(ctx, turn)[0] ?? null) : null);
+  if (hasLinks(ctx, rendered)) return fromEntries(rendered, ctx.set, base);
   if (!openTab) return null;
   const tabList = tab.parentElement ?? turn ?? ctx.doc; // the tab's own tab list
   const previous = union(tabList, ctx.set.sourcesTab).find((t) => t.getAttribute('aria-selected') === 'true') ?? null;
+  const before = new Set(panelsWithSources(ctx, turn));
   pointerClick(tab);
   const panel = await ctx.waitFor(() => {
-    const p = panelFor(ctx, tab);
-    return p && all(p, ctx.set.link).length > 0 ? p : null;
+    const named = panelFor(ctx, tab);
+    if (hasLinks(ctx, named)) return named;
+    return panelsWithSources(ctx, turn).find((p) => !before.has(p)) ?? null;
   }, 1500);
   const found = panel ? fromEntries(panel, ctx.set, base) : null;
   if (previous && previous !== tab && previous.isConnected) pointerClick(previous);

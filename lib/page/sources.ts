@@ -60,17 +60,23 @@ export function fromInlineCitations(root: ParentNode, set: SelectorSet, base: st
   return out;
 }
 
-/** Generation A's `<a href>` badges, and any other link inside the answer. */
-export function fromLinks(roots: Element[], set: SelectorSet, base: string): Source[] {
+/** Link badges (generation A's `<a href>` citations): URL, and the full title from aria-label or title. */
+export function fromBadges(badges: Element[], base: string): Source[] {
   const out: Source[] = [];
-  for (const root of roots) {
-    for (const a of all(root, set.citationBadge)) {
-      const url = absolute(a.getAttribute('href') ?? '', base);
-      // Generation A puts the full title in the badge's aria-label; its text is the short name.
-      if (url) out.push({ title: a.getAttribute('aria-label') || a.getAttribute('title') || cleanText(a), url: url.href });
-    }
+  for (const a of badges) {
+    const url = absolute(a.getAttribute('href') ?? '', base);
+    // Generation A puts the full title in the badge's aria-label; its text is the short name.
+    if (url) out.push({ title: a.getAttribute('aria-label') || a.getAttribute('title') || cleanText(a), url: url.href });
   }
   return out;
+}
+
+/** Generation A's `<a href>` badges, and any other link inside the answer. */
+export function fromLinks(roots: Element[], set: SelectorSet, base: string): Source[] {
+  return fromBadges(
+    roots.flatMap((root) => all(root, set.citationBadge)),
+    base,
+  );
 }
 
 const URLISH = /^(https?:\/\/)?[\w-]+(\.[\w-]+)+(\/\S*)?$/;

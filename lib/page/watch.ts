@@ -1,10 +1,11 @@
+import { isComputerPath } from '../protocol/urls';
 import type { WatchSnapshot, WatchStatus } from '../protocol/watch';
 import { type Mode, SELECTOR_SETS, type SelectorSet } from '../selectors';
 import { listConversations } from './conversations';
 import { first } from './dom';
 import { readInteractions } from './interactions';
 import type { PageDriver } from './driver';
-import { modeOf } from './mode';
+import { modeOf, pillMode } from './mode';
 import { looksFinished, type Snapshot } from './observer';
 import { readQuestionNow, turnsOf } from './reader';
 
@@ -33,9 +34,8 @@ function isOn(el: Element): boolean {
 
 /** The mode when the page shows it without being touched; null otherwise. */
 export function visibleMode(doc: Document, set: SelectorSet): Mode | null {
-  const path = doc.location?.pathname ?? '';
-  if (path.startsWith('/computer/tasks/') || path.startsWith('/copilot/')) return 'computer';
-  if (set.modeUi !== 'chip') return null;
+  if (isComputerPath(doc.location?.pathname ?? '')) return 'computer';
+  if (set.modeUi !== 'chip') return first(doc, set.composer) ? pillMode(doc, set) : null;
   const toggle = first(doc, set.computerToggle);
   if (toggle && isOn(toggle)) return 'computer';
   const chip = first(doc, set.modeChip);

@@ -62,11 +62,20 @@ export const methods = {
   },
   /** Picks the Perplexity tab to drive (opening one if there is none) and makes it the driven tab. */
   'tabs.ensurePerplexity': { params: Empty, result: z.object({ tab: TabInfo, created: z.boolean() }) },
-  /** Opens a URL in the driven tab (the caller has already checked it is Perplexity's). */
+  /** Opens a Perplexity URL in the driven tab; the worker refuses any other URL itself, whoever sends it. */
   'tabs.navigate': { params: z.object({ url: z.string() }), result: z.object({ url: z.string() }) },
+  /** The driven tab's visible text: a Perplexity page through its content script, any other tab only if the person allows it. */
   'page.content': {
     params: z.object({ maxLength: z.number().int().min(1) }),
-    result: z.object({ title: z.string(), text: z.string(), totalLength: z.number().int(), truncated: z.boolean() }),
+    result: z.object({
+      title: z.string(),
+      text: z.string(),
+      totalLength: z.number().int(),
+      truncated: z.boolean(),
+      url: z.string(),
+      /** `other-tab`: words of an arbitrary web page, which the MCP tool fences off from its own. */
+      source: z.enum(['perplexity', 'other-tab']),
+    }),
   },
   ...pageMethods,
   ...threadMethods,

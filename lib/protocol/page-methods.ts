@@ -49,10 +49,15 @@ export const PollResult = z.object({
 });
 export type PollResult = z.infer<typeof PollResult>;
 
-/** What page.ask hands back: pass afterTurn/baselineUrl to page.wait to bind it to this question. */
+/** What page.ask hands back: pass turnIndex, conversationUrl and questionKey to page.wait to bind it to this question. */
 export const AskResult = z.object({
   afterTurn: Count,
   baselineUrl: z.string(),
+  /** The turn this prompt created, in the conversation at conversationUrl. */
+  turnIndex: Count,
+  conversationUrl: z.string(),
+  /** The question's head in the canonical form the page reader compares (lib/page/question.ts). */
+  questionKey: z.string(),
   previousAnswerKey: z.string(),
   submittedAt: z.number(),
   via: z.enum(['button', 'enter']),
@@ -85,7 +90,7 @@ export const ModeResult = z.object({
   /** null when it cannot be read without leaving the page (see detail). */
   mode: PageMode.nullable(),
   /** Where it was read; 'switched' for the result of a switch. */
-  source: z.enum(['url', 'toggle', 'chip', 'menu', 'typeahead', 'unavailable', 'switched']),
+  source: z.enum(['url', 'toggle', 'chip', 'menu', 'pill', 'typeahead', 'unavailable', 'switched']),
   detail: z.string().optional(),
   /** Only for a switch. */
   previous: PageMode.nullable().optional(),
@@ -109,7 +114,14 @@ export const pageMethods = {
   'page.probe': { params: Empty, result: z.object({ name: z.string(), probe: ProbeReport }) },
   'page.poll': { params: z.object({ maxLength: MaxLength }), result: PollResult },
   'page.ask': {
-    params: z.object({ prompt: z.string().min(1).max(100_000), newChat: z.boolean().default(false) }),
+    params: z.object({
+      prompt: z.string().min(1).max(100_000),
+      newChat: z.boolean().default(false),
+      /** How long an answer still being written may delay the typing (default 90 s). */
+      busyWaitMs: z.number().int().min(0).max(600_000).optional(),
+      /** How long the page has to show the new turn after Submit (default 10 s). */
+      confirmMs: z.number().int().min(50).max(120_000).optional(),
+    }),
     result: AskResult,
   },
   'page.wait': {
@@ -117,7 +129,11 @@ export const pageMethods = {
       timeoutMs: z.number().int().min(0).max(3_600_000).default(120_000),
       /** COMET_STALL_MS: no change this long while no stop button is visible → stalled. */
       stallMs: z.number().int().min(100).max(3_600_000).default(10_000),
-      /** From page.ask's result; without it the wait binds to the last ask made in that tab. */
+      /** From page.ask's result: the wait follows that turn of that conversation, and no other. */
+      turnIndex: Count.optional(),
+      conversationUrl: z.string().max(4000).optional(),
+      questionKey: z.string().max(1000).optional(),
+      /** The older binding (turns after this count); without any, the wait binds to the last ask made in that tab. */
       afterTurn: Count.optional(),
       baselineUrl: z.string().optional(),
       maxLength: MaxLength,

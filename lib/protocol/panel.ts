@@ -108,6 +108,8 @@ export const PanelState = z.object({
   threads: z.array(ThreadEntry),
   activity: z.array(ActivityEntry),
   settings: ControlSettings,
+  /** The optional permission to read and capture tabs that are not Perplexity ("Let agents read other tabs"). */
+  otherTabs: z.object({ allowed: z.boolean() }),
   approvals: z.array(PendingApproval),
 });
 export type PanelState = z.infer<typeof PanelState>;

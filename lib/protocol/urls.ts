@@ -2,11 +2,26 @@
 
 export const PERPLEXITY_MATCHES = ['https://www.perplexity.ai/*', 'https://perplexity.ai/*'];
 export const PERPLEXITY_HOME = 'https://www.perplexity.ai/';
+/**
+ * The optional host permission the person grants from the side panel ("Let agents read other tabs"):
+ * reading tabs that are not Perplexity, and any screenshot (Chromium's captureVisibleTab wants it too).
+ */
+export const OTHER_TABS_ORIGINS = ['<all_urls>'];
 
 /** True for perplexity.ai and its subdomains, compared on the parsed, punycode-normalised hostname. */
 export function isPerplexityHost(hostname: string): boolean {
   const host = hostname.toLowerCase();
   return host === 'perplexity.ai' || host.endsWith('.perplexity.ai');
+}
+
+/** An https page on perplexity.ai or a subdomain: where our content script runs. */
+export function isPerplexityUrl(rawUrl: string): boolean {
+  try {
+    const url = new URL(rawUrl);
+    return url.protocol === 'https:' && isPerplexityHost(url.hostname);
+  } catch {
+    return false;
+  }
 }
 
 export type UrlCheck = { ok: true; url: string } | { ok: false; reason: string };
@@ -45,14 +60,44 @@ export function categorizeTab(rawUrl: string): TabCategory {
     return 'Other';
   }
   if (url.protocol === 'https:' || url.protocol === 'http:') {
-    if (isPerplexityHost(url.hostname)) return rawUrl.includes('sidecar') ? 'Sidecar' : 'Main';
+    if (isPerplexityHost(url.hostname)) return isSidecarPath(url.pathname) ? 'Sidecar' : 'Main';
     return 'Agent Browsing';
   }
   if (url.protocol === 'chrome-extension:') return 'Overlay';
   return 'Other';
 }
 
+/**
+ * The non-empty segments of a URL path. Every rule below compares whole segments: a word that merely
+ * appears in a URL (a thread titled "how sidecars work", a query, a fragment) never changes what a page is.
+ */
+export function pathSegments(pathname: string): string[] {
+  return pathname.split('/').filter((segment) => segment !== '');
+}
+
+/** Comet's sidecar (assistant pane): `/sidecar` and everything under it, nothing else. */
+export function isSidecarPath(pathname: string): boolean {
+  return pathSegments(pathname)[0] === 'sidecar';
+}
+
+/** A computer task (`/computer/tasks/{id}`) or a copilot thread (`/copilot/{slug}`): the page is in computer mode. */
+export function isComputerPath(pathname: string): boolean {
+  const [first, second, third] = pathSegments(pathname);
+  return (first === 'computer' && second === 'tasks' && third !== undefined) || (first === 'copilot' && second !== undefined);
+}
+
 /** A Perplexity page where a conversation is open (as opposed to home, library, settings…). */
 export function isConversationPath(pathname: string): boolean {
-  return /^\/(search|copilot)\/[^/]+|^\/computer\/tasks\/[^/]+/.test(pathname);
+  const [first, second] = pathSegments(pathname);
+  return (first === 'search' && second !== undefined) || isComputerPath(pathname);
+}
+
+/** origin + path: the identity of a conversation (query and hash vary). */
+export function conversationKey(url: string): string {
+  try {
+    const u = new URL(url);
+    return u.origin + u.pathname;
+  } catch {
+    return url;
+  }
 }

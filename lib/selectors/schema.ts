@@ -76,6 +76,8 @@ export const SelectorSetSchema = z
     typeaheadItem: Candidates,
     typeaheadShortcut: Candidates,
     typeaheadActive: Candidates,
+    /** Generation A: the removable pill that names the chosen mode beside the composer (none = standard). */
+    modePill: Candidates,
     modeChip: Candidates,
     modeMenu: Candidates,
     modeMenuItem: Candidates,

@@ -2,13 +2,13 @@ import type { Runtime } from 'webextension-polyfill';
 import { PROTOCOL_VERSION } from '../protocol/identity';
 import type { Envelope, Hello } from '../protocol/messages';
 import type { AttachedClient, BrowserStatus } from '../protocol/methods';
-import { PAGE_PORT, PANEL_PORT } from '../protocol/ports';
 import { ActionIndicator } from './action-state';
 import { browser, chromeExtras, lastErrorMessage } from './ext';
 import { detectBrowser, loadProfile } from './identity';
 import { NativeLink, RECONNECT_ALARM } from './native-link';
 import { PageHub } from './pages';
 import { PanelService } from './panel-service';
+import { admitPort } from './port-guard';
 import { Router } from './router';
 import { saveProfileLabel } from './settings';
 import { TabService } from './tabs';
@@ -57,6 +57,7 @@ export function startWorker(): void {
     status,
     onCall: (event) => panels.onCall(event),
     authorize: (...args) => panels.authorize(...args),
+    authorizeOtherTab: (...args) => panels.authorizeOtherTab(...args),
   });
 
   const link = new NativeLink(
@@ -129,8 +130,10 @@ export function startWorker(): void {
   });
 
   browser.runtime.onConnect.addListener((port: Runtime.Port) => {
-    if (port.name === PAGE_PORT) pages.accept(port);
-    else if (port.name === PANEL_PORT) panels.accept(port);
+    const role = admitPort(port.name, port.sender, { id: browser.runtime.id, origin: browser.runtime.getURL('/') });
+    if (role === 'page') pages.accept(port);
+    else if (role === 'panel') panels.accept(port);
+    else port.disconnect();
   });
   browser.alarms.onAlarm.addListener((alarm) => {
     if (alarm.name === RECONNECT_ALARM) link.start();

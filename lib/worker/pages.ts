@@ -98,6 +98,7 @@ export class PageHub {
     if (!port) {
       return Promise.reject(new RelayError('NO_PERPLEXITY_TAB', `Tab ${tabId} has no comet-relay page script. Open or reload a perplexity.ai tab.`));
     }
+    // Cancelled while the worker looked for the tab or waited for its script: never start it.
     if (signal.aborted) return Promise.reject(new RelayError('CANCELLED', 'The call was cancelled.'));
     const id = `p${++this.sequence}`;
     return new Promise((resolve, reject) => {

@@ -2,7 +2,7 @@ import type { Runtime } from 'webextension-polyfill';
 import { RelayError } from '../protocol/errors';
 import type { ProfileInfo, Request } from '../protocol/messages';
 import type { AttachedClient, BrowserStatus } from '../protocol/methods';
-import type { ActivityEntry, PanelParams, PanelState } from '../protocol/panel';
+import type { ActivityEntry, ControlSettings, PanelParams, PanelState } from '../protocol/panel';
 import type { ThreadCheckpoint } from '../protocol/threads';
 import { checkPerplexityUrl } from '../protocol/urls';
 import type { WatchSnapshot } from '../protocol/watch';
@@ -10,10 +10,11 @@ import { ActivityLog } from './activity';
 import { ApprovalQueue } from './approvals';
 import { browser } from './ext';
 import type { LinkStatus } from './native-link';
+import { otherTabsAllowed } from './other-tabs';
 import { ModeState, PageWatch } from './page-watch';
 import type { PageHub } from './pages';
 import { PanelHub } from './panels';
-import { decide } from './policy';
+import { type Decision, decide, decideOtherTab } from './policy';
 import type { CallEvent, ProgressSink, Router } from './router';
 import { coalescedSaver, sessionValue } from './session-store';
 import { SettingsStore } from './settings';
@@ -84,6 +85,9 @@ export class PanelService {
         this.push();
       },
     });
+    // The person grants or withdraws access to other tabs from the panel (or chrome://extensions).
+    browser.permissions.onAdded.addListener(() => this.push());
+    browser.permissions.onRemoved.addListener(() => this.push());
     this.hub = new PanelHub(() => this.state(), this.handlers(), (count) => this.watch.setWanted(count > 0));
   }
 
@@ -104,7 +108,17 @@ export class PanelService {
   /** Router hook: the person's policy, before any agent's call runs. */
   authorize = async (request: Request, params: Record<string, unknown>, signal: AbortSignal, progress: ProgressSink) => {
     const settings = await this.settings.load();
-    const decision = decide(request.method, params, settings);
+    await this.enforce(decide(request.method, params, settings), request, settings, signal, progress);
+  };
+
+  /** Router hook: reading or capturing a tab that is not Perplexity. */
+  authorizeOtherTab = async (request: Request, what: string, signal: AbortSignal, progress: ProgressSink) => {
+    const settings = await this.settings.load();
+    await this.enforce(decideOtherTab(what, settings), request, settings, signal, progress);
+  };
+
+  /** Lets the call run, refuses it, or holds it until the person approves (or the time runs out). */
+  private async enforce(decision: Decision, request: Request, settings: ControlSettings, signal: AbortSignal, progress: ProgressSink): Promise<void> {
     if (decision.kind === 'allow') return;
     if (decision.kind === 'deny') throw decision.error;
     progress(`Waiting up to ${settings.approvalTimeoutSec} s for the person at the browser to approve: ${decision.what}.`, settings.approvalTimeoutSec * 1000);
@@ -121,7 +135,7 @@ export class PanelService {
     } finally {
       this.threads.awaitingApproval(request.id, false);
     }
-  };
+  }
 
   /** Router hook: every call's start and end. */
   onCall = (event: CallEvent) => {
@@ -177,8 +191,8 @@ export class PanelService {
     this.threads.onSnapshot(value, Date.now());
     this.saveThreads();
     this.push();
-    // Generation A shows its mode only inside the slash menu: ask the page once per load, when
-    // nobody is working it (reading types "/" into the composer and puts the draft back).
+    // The page shows no mode we can name (generation A with a pill this version does not know):
+    // ask once per load, when nobody works the page (page.mode types "/" only into an empty composer).
     if (!value.mode && !this.mode.read && value.status !== 'working' && this.pageCalls === 0) {
       this.mode.read = true;
       void this.deps
@@ -207,6 +221,7 @@ export class PanelService {
       threads: this.threads.list(),
       activity: this.activity.entries(),
       settings: this.settings.current,
+      otherTabs: { allowed: await otherTabsAllowed() },
       approvals: this.approvals.pending(),
     };
   }

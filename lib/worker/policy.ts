@@ -75,6 +75,24 @@ export function decide(method: string, params: Params, settings: ControlSettings
   return what ? { kind: 'approve', what } : { kind: 'allow' };
 }
 
+/**
+ * Reading or capturing a tab that is not Perplexity (once the person has allowed it at all): an
+ * arbitrary web page is the person's, so Read-only refuses it and Require approval holds it.
+ */
+export function decideOtherTab(what: string, settings: ControlSettings): Decision {
+  if (settings.readOnly) {
+    return {
+      kind: 'deny',
+      error: new RelayError(
+        'PERMISSION_DENIED',
+        `comet-relay is read-only, which lets agents read only Perplexity, so the request to ${what} was refused. ` +
+          'To allow it, turn off "Read-only" under Control in the comet-relay side panel.',
+      ),
+    };
+  }
+  return settings.requireApproval ? { kind: 'approve', what } : { kind: 'allow' };
+}
+
 export function deniedError(what: string): RelayError {
   return new RelayError(
     'PERMISSION_DENIED',

@@ -1,9 +1,11 @@
 import { RelayError } from '../protocol/errors';
 import type { Envelope, Request } from '../protocol/messages';
 import { isMethodName, methods } from '../protocol/methods';
-import { categorizeTab } from '../protocol/urls';
+import type { Tabs } from 'webextension-polyfill';
 import { extractVisibleText } from '../page/visible-text';
+import { categorizeTab, isPerplexityUrl } from '../protocol/urls';
 import { browser } from './ext';
+import { describeTabUse, otherTabsAllowed, otherTabsRefused, screenshotsRefused } from './other-tabs';
 import type { PageHub } from './pages';
 import type { TabService } from './tabs';
 import type { ThreadCalls } from './thread-calls';
@@ -29,6 +31,8 @@ export interface RouterDeps {
    * from the host once its params are parsed. Throws to refuse; may wait for an approval.
    */
   authorize?(request: Request, params: Record<string, unknown>, signal: AbortSignal, progress: ProgressSink): Promise<void>;
+  /** The person's policy for reading or capturing a tab that is not Perplexity (`what` says which). */
+  authorizeOtherTab?(request: Request, what: string, signal: AbortSignal, progress: ProgressSink): Promise<void>;
 }
 
 export type CallEvent =
@@ -41,16 +45,21 @@ export class Router {
   constructor(private readonly deps: RouterDeps) {}
 
   /**
-   * Runs one request from the host. The call is registered at once, before `ready` (the worker's
-   * start-up) settles, so a cancel that arrives meanwhile finds it and stops it before it starts.
+   * Runs one request from the host. It is registered (and so cancellable) at once, before
+   * `startup` (the worker's restored state) is awaited: a cancel that arrives meanwhile stops it
+   * before it runs instead of finding nothing to cancel.
    */
-  async handle(request: Request, reply: (message: Envelope) => void, ready?: Promise<unknown>): Promise<void> {
+  async handle(request: Request, reply: (message: Envelope) => void, startup: Promise<unknown> = Promise.resolve()): Promise<void> {
     const controller = new AbortController();
     this.running.get(request.id)?.abort(); // ids are unique per host lifetime; never let two share one
     this.running.set(request.id, controller);
+    await startup.catch(() => {});
+    if (controller.signal.aborted) {
+      if (this.running.get(request.id) === controller) this.running.delete(request.id);
+      return;
+    }
     this.deps.onCall?.({ phase: 'start', request, at: Date.now() });
     try {
-      await ready;
       const result = await this.dispatch(request, controller.signal, (message, holdMs) =>
         reply({ kind: 'progress', id: request.id, message, ...(holdMs ? { holdMs } : {}) }),
       );
@@ -116,9 +125,9 @@ export class Router {
       case 'tabs.navigate':
         return { url: await tabs.navigate(String(params.url)) };
       case 'tabs.capture':
-        return tabs.capture(params.format as 'png' | 'jpeg', params.quality as number | undefined);
+        return this.capture(request, params.format as 'png' | 'jpeg', params.quality as number | undefined, signal, progress, trusted);
       case 'page.content':
-        return this.pageContent(params.maxLength as number, signal, progress);
+        return this.pageContent(request, params.maxLength as number, signal, progress, trusted);
       default: {
         if (this.deps.threads?.handles(method)) return this.deps.threads.call(method, params, signal, progress);
         const tabId = await tabs.pageTab();
@@ -127,26 +136,60 @@ export class Router {
     }
   }
 
-  /**
-   * Perplexity tabs answer through their content script; any other tab through an injected function.
-   * Which one is decided by the tab's URL, not by whether the script is ready this instant: a
-   * Perplexity tab between two pages (a new chat, a reload) is waited for, since a reader injected
-   * into the frame that is going away fails ("Frame with ID 0 was removed").
-   */
-  private async pageContent(maxLength: number, signal: AbortSignal, progress: ProgressSink): Promise<unknown> {
+  private async drivenTabOrFail(): Promise<Tabs.Tab & { id: number }> {
     const tab = await this.deps.tabs.drivenTab();
     if (tab?.id === undefined) throw new RelayError('TAB_NOT_FOUND', 'No tab is selected. Call comet_connect or comet_switch_tab first.');
-    if (this.deps.pages.state(tab.id)) return this.deps.pages.request(tab.id, 'page.content', { maxLength }, signal, progress);
-    if (categorizeTab(tab.url ?? '') === 'Main') {
-      const tabId = await this.deps.tabs.pageTab(); // waits for its script to say ready
-      return this.deps.pages.request(tabId, 'page.content', { maxLength }, signal, progress);
+    return tab as Tabs.Tab & { id: number };
+  }
+
+  /** A tab that is not Perplexity: only with the person's permission, and under their policy. */
+  private async admitOtherTab(request: Request, what: string, signal: AbortSignal, progress: ProgressSink, trusted: boolean): Promise<void> {
+    if (!(await otherTabsAllowed())) throw otherTabsRefused(what);
+    if (!trusted) await this.deps.authorizeOtherTab?.(request, what, signal, progress);
+  }
+
+  /**
+   * Perplexity tabs answer through their content script; any other tab through an injected
+   * function, once admitted. Which one is decided by the tab's URL, not by whether the script is
+   * ready this instant: a Perplexity tab between two pages (a new chat, a reload) is waited for,
+   * since a reader injected into the frame that is going away fails ("Frame with ID 0 was removed").
+   * The result says which answered, so the MCP tool can fence a web page's words.
+   */
+  private async pageContent(request: Request, maxLength: number, signal: AbortSignal, progress: ProgressSink, trusted: boolean): Promise<unknown> {
+    const tab = await this.drivenTabOrFail();
+    const url = tab.url ?? '';
+    const perplexity = isPerplexityUrl(url);
+    if (perplexity && (this.deps.pages.state(tab.id) || categorizeTab(url) === 'Main')) {
+      const tabId = this.deps.pages.state(tab.id) ? tab.id : await this.deps.tabs.pageTab(); // waits for its script to say ready
+      const page = (await this.deps.pages.request(tabId, 'page.content', { maxLength }, signal, progress)) as object;
+      return { ...page, url, source: 'perplexity' };
     }
+    if (!perplexity) await this.admitOtherTab(request, describeTabUse('read', tab), signal, progress, trusted);
     try {
       const [injection] = await browser.scripting.executeScript({ target: { tabId: tab.id }, func: extractVisibleText, args: [maxLength] });
-      return injection?.result;
+      return { ...(injection?.result as object), url, source: perplexity ? 'perplexity' : 'other-tab' };
     } catch (error) {
-      throw new RelayError('EVALUATION_FAILED', `Could not read tab ${tab.id} (${tab.url}): ${(error as Error).message}`);
+      throw new RelayError('EVALUATION_FAILED', `Could not read tab ${tab.id} (${url}): ${(error as Error).message}`);
     }
+  }
+
+  /** Chromium captures any tab only with the optional all-sites permission; other tabs are also under the person's policy. */
+  private async capture(
+    request: Request,
+    format: 'png' | 'jpeg',
+    quality: number | undefined,
+    signal: AbortSignal,
+    progress: ProgressSink,
+    trusted: boolean,
+  ): Promise<unknown> {
+    const tab = await this.deps.tabs.drivenTab();
+    if (tab?.id === undefined) return this.deps.tabs.capture(tab, format, quality);
+    if (isPerplexityUrl(tab.url ?? '')) {
+      if (!(await otherTabsAllowed())) throw screenshotsRefused();
+    } else {
+      await this.admitOtherTab(request, describeTabUse('capture', tab), signal, progress, trusted);
+    }
+    return this.deps.tabs.capture(tab, format, quality);
   }
 }
 

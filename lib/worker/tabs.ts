@@ -1,7 +1,7 @@
 import type { Tabs } from 'webextension-polyfill';
 import { RelayError } from '../protocol/errors';
 import type { TabInfo } from '../protocol/methods';
-import { categorizeTab, PERPLEXITY_HOME } from '../protocol/urls';
+import { categorizeTab, checkPerplexityUrl, PERPLEXITY_HOME } from '../protocol/urls';
 import { browser } from './ext';
 import type { PageHub } from './pages';
 
@@ -94,8 +94,20 @@ export class TabService {
     return toTabInfo(await browser.tabs.get(tab.id));
   }
 
-  /** Loads `url` in the driven Perplexity tab and resolves once its page script is ready again. */
-  async navigate(url: string, timeoutMs = 20_000): Promise<string> {
+  /**
+   * Loads `url` in the driven Perplexity tab and resolves once its page script is ready again.
+   * The worker is the trust boundary: whatever the caller checked, the URL is checked here again
+   * (any process on the host socket can send this request).
+   */
+  async navigate(rawUrl: string, timeoutMs = 20_000): Promise<string> {
+    const checked = checkPerplexityUrl(rawUrl);
+    if (!checked.ok) {
+      throw new RelayError(
+        'INVALID_URL',
+        `The extension only opens https pages on perplexity.ai in the Perplexity tab; "${rawUrl.slice(0, 200)}" is refused because ${checked.reason}.`,
+      );
+    }
+    const url = checked.url;
     const tabId = await this.pageTab().catch(async () => Number((await this.ensurePerplexity(timeoutMs)).tab.id));
     this.pages.forget(tabId);
     await browser.tabs.update(tabId, { url });
@@ -104,11 +116,10 @@ export class TabService {
   }
 
   /**
-   * A screenshot of the driven tab even when another tab is in front: bring it forward for the
+   * A screenshot of `tab` (the driven tab) even when another tab is in front: bring it forward for the
    * capture, then give the window back to the tab the person was looking at.
    */
-  async capture(format: 'png' | 'jpeg', quality?: number): Promise<{ data: string; mimeType: string }> {
-    const tab = await this.drivenTab();
+  async capture(tab: Tabs.Tab | undefined, format: 'png' | 'jpeg', quality?: number): Promise<{ data: string; mimeType: string }> {
     if (tab?.id === undefined || tab.windowId === undefined) {
       throw new RelayError('NO_PERPLEXITY_TAB', 'There is no tab to capture. Call comet_connect first.');
     }

@@ -1,6 +1,6 @@
 import type { ThreadEntry, ThreadStatus } from '../protocol/panel';
 import type { ThreadCheckpoint } from '../protocol/threads';
-import { isConversationPath } from '../protocol/urls';
+import { conversationKey, isConversationPath } from '../protocol/urls';
 import type { ThreadInteraction, WatchSnapshot, WatchStatus } from '../protocol/watch';
 import { toWatched } from '../page/thread-model';
 import type { CallEvent } from './router';
@@ -33,15 +33,7 @@ export interface AgentThread {
 const MAX_AGENT_THREADS = 50;
 const MAX_LISTED = 80;
 
-/** origin + path: the identity of a conversation (query and hash vary). */
-export function conversationKey(url: string): string {
-  try {
-    const u = new URL(url);
-    return u.origin + u.pathname;
-  } catch {
-    return url;
-  }
-}
+export { conversationKey };
 
 function isConversation(url: string | undefined): url is string {
   if (!url) return false;

@@ -1,4 +1,5 @@
 import { expect, test } from '@playwright/test';
+import { allowOtherTabsFromPanel } from '../support/other-tabs';
 import { startSimWorld, type SimWorld } from '../support/sim-harness';
 
 /**
@@ -114,6 +115,11 @@ export function defineCometToolSuite(generation: 'A' | 'B'): void {
     });
 
     test('comet_screenshot returns the Perplexity tab as PNG or JPEG even when another tab is in front', async () => {
+      // Chromium captures tabs only with the optional all-sites permission, which the person grants in the panel.
+      const refused = await world.call('comet_screenshot');
+      expect(refused.isError).toBe(true);
+      expect(refused.text).toMatch(/^\[PERMISSION_DENIED\] Screenshots are off.*“Let agents read other tabs”/);
+      await allowOtherTabsFromPanel(world.harness);
       const other = await world.harness.context.newPage();
       await other.goto('about:blank');
       await other.bringToFront();

@@ -3,7 +3,9 @@ import fs from 'node:fs';
 import http from 'node:http';
 import { expect, test } from '@playwright/test';
 import { CLI, Harness, textOf } from '../support/harness';
+import { allowOtherTabsFromPanel } from '../support/other-tabs';
 import { routePlaceholder } from '../support/placeholder-site';
+import { pageContentMarkers } from '../../lib/mcp/fence';
 import { EXTENSION_ID } from '../../lib/protocol/identity';
 import { listHosts } from '../../lib/relay/discovery';
 
@@ -54,8 +56,13 @@ test('comet_switch_tab and comet_get_page_content act on the chosen tab', async 
   const client = await harness.stdioClient('switch-client');
   const switched = textOf(await client.callTool({ name: 'comet_switch_tab', arguments: { title: 'Example' } }));
   expect(switched).toMatch(/^Switched to tab \[\d+\] Example Domain — https:\/\/example\.com\/article$/);
+  // Another tab is the person's: refused until they allow it in the side panel, then fenced.
+  expect(textOf(await client.callTool({ name: 'comet_get_page_content', arguments: {} }))).toMatch(/^\[PERMISSION_DENIED\] Reading tabs other than Perplexity is off/);
+  await allowOtherTabsFromPanel(harness);
   const content = textOf(await client.callTool({ name: 'comet_get_page_content', arguments: {} }));
-  expect(content).toBe('Title: Example Domain\n\nAn agent browsing page.');
+  const nonce = /<<<BEGIN PAGE CONTENT nonce=([0-9a-f]{32})>>>/.exec(content)?.[1];
+  const { begin, end } = pageContentMarkers(nonce ?? 'missing');
+  expect(content).toContain(`${begin}\nURL: https://example.com/article\nTitle: Example Domain\n\nAn agent browsing page.\n${end}`);
   const missing = await client.callTool({ name: 'comet_switch_tab', arguments: { tabId: '999999' } });
   expect(missing.isError).toBe(true);
   expect(textOf(missing)).toBe('Tab not found matching ID "999999"');

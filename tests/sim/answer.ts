@@ -61,22 +61,33 @@ export function citationLabel(group: number[], sources: Source[]): string {
 export interface RenderCtx {
   generation: Generation;
   sources: Source[];
+  /** PageVariants.groupedBadges */
+  groupedBadges?: boolean;
+}
+
+/** One generation-A badge per source, wrapped in <a href> (title-only sources get no link). */
+export function sourceBadgesHtml(group: number[], sources: Source[]): string {
+  return group
+    .map((idx) => {
+      const s = sources[idx];
+      if (!s) return '';
+      const badge = `<span class="citation-badge">${esc(s.name)}</span>`;
+      return s.url
+        ? `<a href="${esc(s.url)}" target="_blank" rel="noopener" class="citation ml-xs inline" aria-label="${esc(s.title)}">${badge}</a>`
+        : `<span class="citation ml-xs inline">${badge}</span>`;
+    })
+    .join('');
 }
 
 function citationHtml(group: number[], ctx: RenderCtx): string {
-  if (ctx.generation === 'A') {
-    // Generation A: one badge per source, each wrapped in <a href> (title-only sources get no link).
-    return group
-      .map((idx) => {
-        const s = ctx.sources[idx];
-        if (!s) return '';
-        const badge = `<span class="citation-badge">${esc(s.name)}</span>`;
-        return s.url
-          ? `<a href="${esc(s.url)}" target="_blank" rel="noopener" class="citation ml-xs inline" aria-label="${esc(s.title)}">${badge}</a>`
-          : `<span class="citation ml-xs inline">${badge}</span>`;
-      })
-      .join('');
+  if (ctx.generation === 'A' && ctx.groupedBadges && group.length > 1) {
+    // One badge for the group, no URL of its own: it expands in place when clicked (client/variants.ts).
+    return (
+      `<span class="citation ml-xs inline" role="button" tabindex="0" aria-expanded="false" data-citation-group="${group.join(',')}">` +
+      `<span class="citation-badge">${esc(citationLabel(group, ctx.sources))}</span></span>`
+    );
   }
+  if (ctx.generation === 'A') return sourceBadgesHtml(group, ctx.sources);
   // Generation B: no <a href> in the answer; the URL of the first source lives in a data attribute.
   const first = ctx.sources[group[0] ?? 0];
   return (

@@ -132,9 +132,13 @@ function parseArgs(argv: string[]): SimServerOptions {
       case '--no-seed':
         out.seedThreads = false;
         break;
+      case '--variants':
+        // e.g. --variants groupedBadges,unlinkedTabs (types.ts PageVariants)
+        out.variants = Object.fromEntries(value().split(',').filter(Boolean).map((name) => [name.trim(), true]));
+        break;
       case '--help':
       case '-h':
-        console.log('usage: npm run sim -- [--port 8443] [--generation A|B] [--scenario NAME] [--speed N] [--no-seed]');
+        console.log('usage: npm run sim -- [--port 8443] [--generation A|B] [--scenario NAME] [--speed N] [--no-seed] [--variants a,b]');
         process.exit(0);
         break;
       default:

@@ -22,6 +22,7 @@ import type {
   Generation,
   ModeId,
   PageData,
+  PageVariants,
   ThreadData,
   ThreadKind,
   ThreadSummary,
@@ -48,6 +49,8 @@ export interface SimOptions {
   jsonRateLimit?: RateLimit;
   /** Entries per page of the thread JSON (default 20). */
   jsonPageSize?: number;
+  /** Page variants (types.ts PageVariants); none by default. */
+  variants?: PageVariants;
 }
 
 export interface SimRequest {
@@ -284,7 +287,7 @@ export function createSimSite(options: SimOptions = {}): SimSite {
   }
 
   function boot(page: PageData): BootData {
-    return { generation, scenario, speed, now: now(), page };
+    return { generation, scenario, speed, now: now(), page, ...(options.variants ? { variants: options.variants } : {}) };
   }
 
   function htmlPage(page: PageData): string {

@@ -149,8 +149,24 @@ export type PageData =
   | { kind: 'project'; project: { uuid: string; name: string; description: string } }
   | { kind: 'not-found' };
 
+/**
+ * Variants of a page that the real site has shown, each off by default and switched on per site
+ * (SimOptions.variants). Rendering code asks for them through client/variants.ts.
+ */
+export interface PageVariants {
+  /**
+   * Generation A: a citation of several sources is one badge ("reuters+3") with no URL of its own;
+   * clicking it expands its sources in place, as `<a href>` badges right after it (click again folds them).
+   */
+  groupedBadges?: boolean;
+  /** The Answer / Sources tabs and their panels carry no ids: no `aria-controls`, no `aria-labelledby`. */
+  unlinkedTabs?: boolean;
+}
+
 export interface BootData {
   generation: Generation;
+  /** Page variants in effect (absent: none). */
+  variants?: PageVariants;
   /** The site's current default scenario (what an ask without `#scenario:` gets). */
   scenario: string;
   speed: number;

@@ -2,7 +2,7 @@
 import { describe, expect, it } from 'vitest';
 import { undoubleTitle } from '../../lib/page/conversations';
 import { createPageDriver } from '../../lib/page/driver';
-import { loadFixture } from '../fixtures/reader/load';
+import { loadFixture, loadHtml } from '../fixtures/reader/load';
 
 describe('conversations', () => {
   it('absolute URLs, each once, doubled titles fixed ("Rust vs GoRust vs Go")', async () => {
@@ -22,6 +22,16 @@ describe('conversations', () => {
       { title: 'Alpha', url: 'https://www.perplexity.ai/search/alpha-1' },
       { title: 'Beta release notes', url: 'https://www.perplexity.ai/search/beta-2' },
     ]);
+  });
+
+  it('a Perplexity link that only mentions /search/ somewhere in its path is not a conversation', async () => {
+    loadHtml(
+      '<nav><a href="/search/real-1">Real</a><a href="/hub/search/tips">Tips</a><a href="/help/copilot/">Help</a>' +
+        '<a href="/computer/tasks/">Tasks</a></nav><div id="ask-input" contenteditable="true"></div>',
+      'https://www.perplexity.ai/',
+    );
+    const { conversations } = await createPageDriver(window).conversations();
+    expect(conversations).toEqual([{ title: 'Real', url: 'https://www.perplexity.ai/search/real-1' }]);
   });
 
   it('only exact repetitions are undone', () => {

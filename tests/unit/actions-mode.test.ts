@@ -71,7 +71,49 @@ describe('mode on generation B (chip)', () => {
 });
 
 describe('mode on generation A (slash typeahead)', () => {
-  it('failure mode 6: reads the mode without navigating; create is create; the draft is put back', async () => {
+  /** The removable pill generation A shows next to the composer while a mode is chosen. */
+  const pill = (label: string, icon: string) =>
+    `<button type="button" class="mode-pill" aria-label="Remove mode: ${label}"><svg><use href="${icon}"></use></svg><span>${label}</span></button>`;
+
+  it('fault 5: reads the mode from the pill without typing anything, whatever the composer holds', async () => {
+    loadFixture('A-home.html', 'https://www.perplexity.ai/');
+    exec = installExecCommand();
+    document.querySelector('.toolbar')?.insertAdjacentHTML('afterbegin', pill('Learn step by step', '#pplx-icon-book'));
+    const composer = document.getElementById('ask-input') as HTMLElement;
+    composer.textContent = 'what the person is typi';
+    const edits: string[] = [];
+    composer.addEventListener('input', () => edits.push(composer.textContent ?? ''));
+    expect(await createPageDriver(window).getMode()).toEqual({ mode: 'learn', source: 'pill' });
+    expect(edits).toEqual([]);
+    expect(exec.calls).toEqual([]);
+    expect(composer.textContent).toBe('what the person is typi');
+  });
+
+  it('no pill is plain search, read without typing', async () => {
+    loadFixture('A-home.html', 'https://www.perplexity.ai/');
+    exec = installExecCommand();
+    expect(await createPageDriver(window).getMode()).toEqual({ mode: 'standard', source: 'pill' });
+    expect(exec.calls).toEqual([]);
+  });
+
+  it('a pill it cannot name is read through the typeahead only in an empty composer, never over the person\'s text', async () => {
+    loadFixture('A-home.html', 'https://www.perplexity.ai/');
+    exec = installExecCommand();
+    wireTypeahead('review');
+    document.querySelector('.toolbar')?.insertAdjacentHTML('afterbegin', pill('Relire des documents', '#pplx-icon-unknown'));
+    const composer = document.getElementById('ask-input') as HTMLElement;
+    composer.textContent = 'brouillon';
+    const refused = await createPageDriver(window).getMode();
+    expect(refused).toMatchObject({ mode: null, source: 'unavailable' });
+    expect(refused.detail).toMatch(/holds text/);
+    expect(exec.calls).toEqual([]);
+    expect(composer.textContent).toBe('brouillon');
+    composer.textContent = '';
+    expect(await createPageDriver(window).getMode()).toEqual({ mode: 'review', source: 'typeahead' });
+    expect(composer.textContent).toBe('');
+  });
+
+  it('failure mode 6: reads the mode without navigating; create is create; the draft is untouched', async () => {
     loadFixture('A-home.html', 'https://www.perplexity.ai/');
     exec = installExecCommand();
     wireTypeahead('create');
@@ -79,7 +121,7 @@ describe('mode on generation A (slash typeahead)', () => {
     composer.textContent = 'my draft';
     const before = location.href;
     const r = await createPageDriver(window).getMode();
-    expect(r).toEqual({ mode: 'create', source: 'typeahead' });
+    expect(r).toEqual({ mode: 'create', source: 'pill' });
     expect(location.href).toBe(before);
     expect(composer.textContent).toBe('my draft');
     expect(document.querySelector('[aria-label="Typeahead menu"]')).toBeNull();
@@ -89,7 +131,7 @@ describe('mode on generation A (slash typeahead)', () => {
     loadFixture('A-home.html', 'https://www.perplexity.ai/');
     exec = installExecCommand();
     wireTypeahead('standard');
-    expect(await createPageDriver(window).getMode()).toEqual({ mode: 'standard', source: 'typeahead' });
+    expect(await createPageDriver(window).getMode()).toEqual({ mode: 'standard', source: 'pill' });
   });
 
   it('sets every mode through the typeahead, icons matched exactly', async () => {

@@ -7,7 +7,7 @@ import { createPageDriver } from '../../lib/page/driver';
 import { PageWatcher } from '../../lib/page/observer';
 import { RelayError } from '../../lib/protocol/errors';
 import { chooseSelectorSet } from '../../lib/selectors';
-import { installExecCommand } from '../fixtures/reader/fake-page';
+import { appendTurn, installExecCommand } from '../fixtures/reader/fake-page';
 import { loadFixture, loadHtml } from '../fixtures/reader/load';
 
 function context(): { ctx: PageContext; watcher: PageWatcher } {
@@ -22,6 +22,11 @@ afterEach(() => {
   exec = null;
 });
 
+/** What the page shows after taking a question: a thread with a turn that shows it, after a round trip. */
+function showTurn(question: string): void {
+  setTimeout(() => appendTurn(question), 3);
+}
+
 /** A home page whose Submit appears a render after text arrives, and whose answer comes after a round trip. */
 function wireHome(): { submits: string[] } {
   const submits: string[] = [];
@@ -35,6 +40,7 @@ function wireHome(): { submits: string[] } {
       if (!has) btn?.remove();
       toolbar.querySelector('button')?.addEventListener('click', () => {
         submits.push(composer.textContent ?? '');
+        showTurn(composer.textContent ?? '');
         composer.textContent = '';
         toolbar.innerHTML = '';
       });
@@ -104,7 +110,7 @@ describe('ask', () => {
     const driver = createPageDriver(window);
     const handle = await driver.ask({ prompt: 'Explain MCP' });
     expect(submits).toEqual(['Explain MCP']);
-    expect(handle).toMatchObject({ afterTurn: 0, baselineUrl: 'https://www.perplexity.ai/', via: 'button' });
+    expect(handle).toMatchObject({ afterTurn: 0, baselineUrl: 'https://www.perplexity.ai/', via: 'button', turnIndex: 0, questionKey: 'Explain MCP' });
     expect(driver.watcher.active).toBe(false);
   });
 
@@ -115,7 +121,9 @@ describe('ask', () => {
     const enters: KeyboardEvent[] = [];
     composer.addEventListener('keydown', (e) => {
       enters.push(e);
-      if (e.key === 'Enter') composer.textContent = '';
+      if (e.key !== 'Enter') return;
+      showTurn(composer.textContent ?? '');
+      composer.textContent = '';
     });
     const handle = await createPageDriver(window).ask({ prompt: 'via enter' });
     expect(handle.via).toBe('enter');
@@ -127,7 +135,7 @@ describe('ask', () => {
     exec = installExecCommand();
     const { ctx, watcher } = context();
     const { ask } = await import('../../lib/page/actions');
-    await expect(ask(ctx, watcher, { prompt: 'ignored' }, 50)).rejects.toMatchObject({ code: 'AGENT_ERROR' });
+    await expect(ask(ctx, watcher, { prompt: 'ignored' }, { confirmMs: 50 })).rejects.toMatchObject({ code: 'AGENT_ERROR' });
   });
 });
 

@@ -272,3 +272,72 @@ describe('waitForAnswer', () => {
     expect(await waiting).toMatchObject({ status: 'completed', response: 'fresh', turnIndex: 0 });
   });
 });
+
+describe('fault 3: a wait follows the turn its ask created', () => {
+  const here = 'https://www.perplexity.ai/search/x';
+  const bound = (turnIndex: number, questionKey: string, conversationUrl = here) => ({ turnIndex, conversationUrl, questionKey, timeoutMs: 5000 });
+
+  it('two sessions asking in one tab each get their own answer, whichever is last', async () => {
+    loadFixture('A-thread.html');
+    const driver = createPageDriver(window);
+    const one = addWorkingTurn(2, 'Question of session one');
+    stream(one, '<p>answer one</p>');
+    finish(one, 1);
+    const two = addWorkingTurn(3, 'Question of session two');
+    stream(two, '<p>answer two, still streaming</p>');
+    const first = await driver.wait(bound(2, 'Question of session one'));
+    expect(first).toMatchObject({ status: 'completed', turnIndex: 2, response: 'answer one', questionText: 'Question of session one' });
+    const waiting = driver.wait(bound(3, 'Question of session two'));
+    await sleep(20);
+    stream(two, '<p>answer two</p>');
+    finish(two, 1);
+    expect(await waiting).toMatchObject({ status: 'completed', turnIndex: 3, response: 'answer two' });
+    expect(live).toBe(0);
+  });
+
+  it('the tab moving to another conversation mid-wait is a clear error, never that conversation\'s answer', async () => {
+    loadFixture('A-thread.html');
+    const driver = createPageDriver(window);
+    const mine = addWorkingTurn(2, 'Mine');
+    stream(mine, '<p>my answer so far</p>');
+    const waiting = driver.wait(bound(2, 'Mine'));
+    await sleep(10);
+    // An SPA navigation: another conversation, whose third turn is finished.
+    setUrl('https://www.perplexity.ai/search/theirs');
+    thread().innerHTML = '';
+    for (const [n, q] of ['a', 'b', 'Theirs'].entries()) {
+      const turn = addWorkingTurn(n, q);
+      stream(turn, `<p>their answer ${n}</p>`);
+      finish(turn, 1);
+    }
+    window.dispatchEvent(new PopStateEvent('popstate'));
+    const err = await waiting.catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(RelayError);
+    expect((err as RelayError).code).toBe('AGENT_ERROR');
+    expect((err as RelayError).message).toMatch(/left the conversation.*search\/x.*comet_open_conversation/);
+    expect(live).toBe(0);
+  });
+
+  it('a question asked on the home page is followed into the conversation the page creates for it', async () => {
+    loadFixture('A-thread.html', 'https://www.perplexity.ai/');
+    thread().innerHTML = '';
+    const driver = createPageDriver(window);
+    const waiting = driver.wait(bound(0, 'Brand new question', 'https://www.perplexity.ai/'));
+    await sleep(10);
+    setUrl('https://www.perplexity.ai/search/brand-new-1');
+    const turn = addWorkingTurn(0, 'Brand new question');
+    await sleep(10);
+    stream(turn, '<p>fresh answer</p>');
+    finish(turn, 1);
+    expect(await waiting).toMatchObject({ status: 'completed', turnIndex: 0, response: 'fresh answer', url: 'https://www.perplexity.ai/search/brand-new-1' });
+  });
+
+  it('a bound turn that shows another question is not answered for', async () => {
+    loadFixture('A-thread.html');
+    const turn = addWorkingTurn(2, 'Somebody else\'s question');
+    stream(turn, '<p>not yours</p>');
+    finish(turn, 1);
+    const err = await createPageDriver(window).wait(bound(2, 'Mine')).catch((e: unknown) => e);
+    expect((err as RelayError).message).toMatch(/no longer shows your question/);
+  });
+});

@@ -77,9 +77,11 @@ describe('visibleMode', () => {
     expect(document.querySelector('[role="menu"]')).toBeNull();
   });
 
-  it('leaves generation A to page.mode (its mode hides in the slash menu) unless the URL says computer', () => {
+  it('reads generation A from its mode pill (none: standard), so the panel never has to type "/" to know', () => {
     loadFixture('A-home.html', 'https://www.perplexity.ai/', 'pages');
-    expect(visibleMode(document, generationA)).toBeNull();
+    expect(visibleMode(document, generationA)).toBe('standard');
+    loadFixture('A-home-mode-menu-active.html', 'https://www.perplexity.ai/', 'pages');
+    expect(visibleMode(document, generationA)).toBe('deep-research');
     loadFixture('A-home.html', 'https://www.perplexity.ai/computer/tasks/abc', 'pages');
     expect(visibleMode(document, generationA)).toBe('computer');
   });

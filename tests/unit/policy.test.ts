@@ -4,7 +4,7 @@ import { methods } from '../../lib/protocol/methods';
 import { DEFAULT_SETTINGS } from '../../lib/protocol/panel';
 import { ApprovalQueue } from '../../lib/worker/approvals';
 import { accessOf, METHOD_ACCESS } from '../../lib/protocol/access';
-import { approvalSubject, decide } from '../../lib/worker/policy';
+import { approvalSubject, decide, decideOtherTab } from '../../lib/worker/policy';
 import { normalizeSettings } from '../../lib/worker/settings';
 
 const open = DEFAULT_SETTINGS;
@@ -144,5 +144,16 @@ describe('stored settings', () => {
     expect(normalizeSettings(undefined)).toEqual(DEFAULT_SETTINGS);
     expect(normalizeSettings({ readOnly: true, requireApproval: 'yes', approvalTimeoutSec: 2 })).toEqual({ ...DEFAULT_SETTINGS, readOnly: true });
     expect(normalizeSettings({ requireApproval: true, approvalTimeoutSec: 30, extra: 1 })).toEqual({ readOnly: false, requireApproval: true, approvalTimeoutSec: 30 });
+  });
+});
+
+describe('reading or capturing a tab that is not Perplexity', () => {
+  const what = 'read the tab “Recipes” (https://other.example/)';
+  it('is refused in read-only mode, held under Require approval, and allowed otherwise', () => {
+    const denied = decideOtherTab(what, { ...DEFAULT_SETTINGS, readOnly: true });
+    expect(denied.kind).toBe('deny');
+    if (denied.kind === 'deny') expect(denied.error.message).toMatch(/read-only.*read the tab “Recipes”.*turn off "Read-only"/);
+    expect(decideOtherTab(what, { ...DEFAULT_SETTINGS, requireApproval: true })).toEqual({ kind: 'approve', what });
+    expect(decideOtherTab(what, DEFAULT_SETTINGS)).toEqual({ kind: 'allow' });
   });
 });

@@ -4,7 +4,7 @@ import { RelayError } from '../../lib/protocol/errors';
 import { EXTENSION_ID, EXTENSION_PUBLIC_KEY } from '../../lib/protocol/identity';
 import { parseEnvelope } from '../../lib/protocol/messages';
 import { methods } from '../../lib/protocol/methods';
-import { categorizeTab, checkPerplexityUrl } from '../../lib/protocol/urls';
+import { categorizeTab, checkPerplexityUrl, isComputerPath, isConversationPath } from '../../lib/protocol/urls';
 
 describe('identity', () => {
   it('derives the pinned extension ID from the manifest key', () => {
@@ -65,6 +65,15 @@ describe('tab categories', () => {
     ['https://www.perplexity.ai/', 'Main'],
     ['https://www.perplexity.ai/search/abc', 'Main'],
     ['https://www.perplexity.ai/sidecar?x=1', 'Sidecar'],
+    ['https://www.perplexity.ai/sidecar', 'Sidecar'],
+    ['https://www.perplexity.ai/sidecar/search/why-x-1', 'Sidecar'],
+    // Fault 4: a conversation *about* sidecars is still the main page; only the path's first segment decides.
+    ['https://www.perplexity.ai/search/how-do-motorcycle-sidecars-work-Ab1', 'Main'],
+    ['https://www.perplexity.ai/search/x?q=sidecar', 'Main'],
+    ['https://www.perplexity.ai/#sidecar', 'Main'],
+    ['https://www.perplexity.ai/sidecars-explained', 'Main'],
+    ['https://sidecar.perplexity.ai/', 'Main'],
+    ['https://www.perplexity.ai/computer/tasks/sidecar-1', 'Main'],
     ['https://en.wikipedia.org/wiki/X', 'Agent Browsing'],
     ['http://example.com/', 'Agent Browsing'],
     ['https://perplexity.ai.evil.com/', 'Agent Browsing'],
@@ -74,6 +83,23 @@ describe('tab categories', () => {
     ['', 'Other'],
   ])('%s → %s', (url, category) => {
     expect(categorizeTab(url)).toBe(category);
+  });
+});
+
+describe('path rules compare whole segments', () => {
+  it.each([
+    ['/search/x-1', true, false],
+    ['/computer/tasks/abc', true, true],
+    ['/copilot/slug', true, true],
+    ['/search/', false, false],
+    ['/computer/tasks/', false, false],
+    ['/hub/search/tips', false, false],
+    ['/searches/x', false, false],
+    ['/computer/artifacts', false, false],
+    ['/', false, false],
+  ])('%s: conversation %s, computer %s', (path, conversation, computer) => {
+    expect(isConversationPath(path)).toBe(conversation);
+    expect(isComputerPath(path)).toBe(computer);
   });
 });
 

@@ -31,6 +31,11 @@ describe('driver results match the page-method schemas', () => {
     const composer = document.getElementById('ask-input') as HTMLElement;
     composer.addEventListener('keydown', () => {
       composer.textContent = '';
+      // The page takes it: a thread with the new turn showing the question.
+      document.querySelector('main')?.insertAdjacentHTML(
+        'afterbegin',
+        '<div class="max-w-threadContentWidth"><div data-workflow-entry="0"><div class="group/query"><div class="select-text">x</div></div></div></div>',
+      );
     });
     pageMethods['page.ask'].result.parse(await createPageDriver(window).ask({ prompt: 'x' }));
     exec.uninstall();
@@ -85,8 +90,9 @@ describe('content-script weight', () => {
     expect(inputs.filter((i) => i.includes('node_modules'))).toEqual([]);
     const gz = gzipSync(out.outputFiles[0]?.contents ?? new Uint8Array()).length;
     // 15 kB until the driver learnt to read and answer Computer tasks' prompts (several questions,
-    // sign-ins, two-factor, forms: lib/page/thread-dom-reader.ts and its reader data), 16.8 kB then.
-    expect(gz).toBeLessThan(18_000);
+    // sign-ins, two-factor, forms: lib/page/thread-dom-reader.ts and its reader data), 16.8 kB then;
+    // binding waits to their turn, cancellable asks and the mode pill took ~1.5 kB more (2026-12).
+    expect(gz).toBeLessThan(19_500);
   });
 
   it('the whole page script, thread methods included, stays under the 30 kB budget with room for the framework', async () => {

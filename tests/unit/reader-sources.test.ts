@@ -117,3 +117,79 @@ describe('sources', () => {
     expect(merged).toEqual([{ title: 'Site', url: 'https://site.org/' }, { title: 'Note' }]);
   });
 });
+
+/**
+ * Fault 9, generation A: a grouped badge with no URL of its own that expands in place when
+ * clicked, and a Sources tab that names no panel (no aria-controls, no ids): the panel just
+ * appears (Radix renders an inactive panel empty).
+ */
+const UNLINKED = `
+<div class="max-w-threadContentWidth"><div data-workflow-entry="0">
+  <div class="group/query"><div class="whitespace-pre-line select-text">Who covered it?</div></div>
+  <div role="tablist"><button role="tab" aria-selected="true" data-state="active">Answer</button><button role="tab" aria-selected="false">Sources 5</button></div>
+  <div role="tabpanel" class="answer-panel"><div data-workflow-final-text class="group/final-text"><div class="prose" data-renderer="lm">
+    <p>Everyone covered it.<span class="citation ml-xs inline" role="button" aria-expanded="false"><span class="citation-badge">reuters+3</span></span>
+    And one more.<a href="https://example.org/solo" class="citation ml-xs inline" aria-label="Solo report"><span class="citation-badge">solo</span></a></p>
+  </div></div></div>
+  <div role="tabpanel" class="links-panel" hidden></div>
+</div></div>
+<form><div><div id="ask-input" contenteditable="true" role="textbox"></div></div></form>`;
+
+const GROUP = [
+  ['https://www.reuters.com/a', 'Reuters: the launch'],
+  ['https://apnews.com/b', 'AP: launch day'],
+  ['https://www.bbc.co.uk/c', 'BBC: a new browser'],
+  ['https://www.theverge.com/d', 'The Verge: hands-on'],
+];
+const badges = (list: string[][]) =>
+  list.map(([url, title]) => `<a href="${url}" class="citation ml-xs inline" aria-label="${title}"><span class="citation-badge">x</span></a>`).join('');
+
+function wireUnlinkedPage(): { expansions: () => number } {
+  loadHtml(UNLINKED, 'https://www.perplexity.ai/search/who-covered-it-1');
+  let expansions = 0;
+  const badge = document.querySelector('[aria-expanded]') as HTMLElement;
+  badge.addEventListener('click', () => {
+    const open = badge.nextElementSibling?.classList.contains('citation-expansion') ? badge.nextElementSibling : null;
+    if (open) {
+      open.remove();
+      return;
+    }
+    expansions++;
+    setTimeout(() => badge.insertAdjacentHTML('afterend', `<span class="citation-expansion">${badges(GROUP)}</span>`), 3);
+  });
+  const [answerTab, sourcesTab] = Array.from(document.querySelectorAll('[role="tab"]')) as HTMLElement[];
+  const answerPanel = document.querySelector('.answer-panel') as HTMLElement;
+  const linksPanel = document.querySelector('.links-panel') as HTMLElement;
+  const select = (links: boolean) => {
+    answerTab?.setAttribute('aria-selected', String(!links));
+    sourcesTab?.setAttribute('aria-selected', String(links));
+    answerPanel.hidden = links;
+    linksPanel.hidden = !links;
+    linksPanel.innerHTML = links ? `<div class="sources-list">${GROUP.concat([['https://example.org/solo', 'Solo report']]).map(([url, title]) => `<a href="${url}" class="source-card"><div class="font-medium">${title}</div></a>`).join('')}</div>` : '';
+  };
+  sourcesTab?.addEventListener('click', () => setTimeout(() => select(true), 3));
+  answerTab?.addEventListener('click', () => select(false));
+  return { expansions: () => expansions };
+}
+
+describe('fault 9: sources behind a badge that expands in place and a tab that names no panel', () => {
+  const all = ['https://example.org/solo', ...GROUP.map(([url]) => url)].sort();
+
+  it('the Sources tab is read from the panel that appears, and the Answer tab comes back', async () => {
+    wireUnlinkedPage();
+    const r = await createPageDriver(window).sources({ expand: false });
+    expect(r.fromTab).toBe(true);
+    expect(r.sources.map((s) => s.url).sort()).toEqual(all);
+    expect(r.sources.find((s) => s.url === 'https://apnews.com/b')?.title).toBe('AP: launch day');
+    expect(document.querySelector('[role="tab"][aria-selected="true"]')?.textContent).toBe('Answer');
+  });
+
+  it('a grouped badge that expands in place is read in place, and folded again', async () => {
+    const page = wireUnlinkedPage();
+    const r = await createPageDriver(window).sources({ openTab: false });
+    expect(page.expansions()).toBe(1);
+    expect(r).toMatchObject({ grouped: 1, expanded: 1 });
+    expect(r.sources.map((s) => s.url).sort()).toEqual(all);
+    expect(document.querySelector('.citation-expansion')).toBeNull();
+  });
+});

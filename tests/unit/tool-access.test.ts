@@ -76,8 +76,8 @@ describe('the gateway holds a tool to what it declared', () => {
 function minimalArgs(shape: z.ZodRawShape): Record<string, unknown> {
   const args: Record<string, unknown> = {};
   for (const [key, schema] of Object.entries(shape)) {
-    if (schema.safeParse(undefined).success) continue;
-    args[key] = ['x', 1, { x: 'x' }, ['x']].find((value) => schema.safeParse(value).success);
+    if (z.safeParse(schema, undefined).success) continue;
+    args[key] = ['x', 1, { x: 'x' }, ['x']].find((value) => z.safeParse(schema, value).success);
   }
   return args;
 }

@@ -10,6 +10,7 @@ import { blockId } from '../task-paths';
 import type { AssetSpec, Block, BlockSpec, InteractionEvent, ScriptEvent, Source, ThreadData, TurnData, TurnReply } from '../types';
 import { api, app, emit, fromHtml, h, icon, radixId } from './dom';
 import { blockCard, filesCard, interactionBoxes, interactionId, sleepCard, suggestionCard } from './task';
+import { tabLinks, toggleGroupedBadge, variant } from './variants';
 
 /** `blocked`: a computer task ended on something the person must clear (task.ts draws it). */
 type Status = 'working' | 'finished' | 'stopped' | 'error' | 'blocked';
@@ -340,20 +341,20 @@ export class TurnCtl {
     const linksLabel = gen === 'B' ? 'Links' : 'Sources';
     const answerTab = h(
       'button',
-      { type: 'button', role: 'tab', id: `${base}-tab-answer`, 'aria-controls': `${base}-panel-answer`, 'data-state': 'active' },
+      { type: 'button', role: 'tab', ...tabLinks({ id: `${base}-tab-answer`, 'aria-controls': `${base}-panel-answer` }), 'data-state': 'active' },
       icon('pplx-icon-sparkles', 'icon icon-sm'),
       'Answer',
     );
     const linksTab = h(
       'button',
-      { type: 'button', role: 'tab', id: `${base}-tab-links`, 'aria-controls': `${base}-panel-links` },
+      { type: 'button', role: 'tab', ...tabLinks({ id: `${base}-tab-links`, 'aria-controls': `${base}-panel-links` }) },
       icon('pplx-icon-globe', 'icon icon-sm'),
       linksLabel,
       h('span', { class: 'text-xs text-quiet' }, String(d.script.sources.length)),
     );
     const tablist = h('div', { role: 'tablist', 'aria-orientation': 'horizontal', class: 'tabs' }, answerTab, linksTab);
-    const answerPanel = h('div', { role: 'tabpanel', id: `${base}-panel-answer`, 'aria-labelledby': answerTab.id });
-    const linksPanel = h('div', { role: 'tabpanel', id: `${base}-panel-links`, 'aria-labelledby': linksTab.id });
+    const answerPanel = h('div', { role: 'tabpanel', ...tabLinks({ id: `${base}-panel-answer`, 'aria-labelledby': `${base}-tab-answer` }) });
+    const linksPanel = h('div', { role: 'tabpanel', ...tabLinks({ id: `${base}-panel-links`, 'aria-labelledby': `${base}-tab-links` }) });
     const select = (tab: 'answer' | 'links') => {
       this.tab = tab;
       this.paintTabs();
@@ -497,7 +498,7 @@ export class TurnCtl {
       const final = h('div', { 'data-workflow-final-text': '', class: 'group/final-text relative' }, v.prose);
       v.stepsBox.after(final);
     }
-    const ctx = { generation: app.generation, sources: this.data.script.sources };
+    const ctx = { generation: app.generation, sources: this.data.script.sources, groupedBadges: variant('groupedBadges') };
     const prose = v.prose;
     while (v.doneBlocks < blocks.length && (this.ends[v.doneBlocks] as number) <= this.tokens) {
       const el = fromHtml(blockHtml(blocks[v.doneBlocks] as Block, Number.POSITIVE_INFINITY, ctx));
@@ -626,7 +627,12 @@ export class ThreadView {
   // Citation popover (generation B)
 
   private onClick(e: Event): void {
-    if (app.generation !== 'B') return;
+    if (app.generation !== 'B') {
+      const turnEl = (e.target as Element).closest('[data-workflow-entry]');
+      const turn = this.turns.find((t) => t.el === turnEl);
+      if (turn) toggleGroupedBadge(e.target as Element, turn.sources);
+      return;
+    }
     const cite = (e.target as Element).closest('.citation');
     if (!cite) return;
     const turnEl = cite.closest('[data-workflow-entry]');

@@ -1,0 +1,31 @@
+/**
+ * Recognising a question on the page again (the turn an ask created, the turn a wait is bound
+ * to). The page may show it with whitespace collapsed, invisible and control characters dropped,
+ * line breaks changed, and folded to a head followed by "…"; both sides are compared in one
+ * canonical form, on a head of at most KEY_LENGTH characters.
+ */
+const KEY_LENGTH = 200;
+/** A folded question shorter than this (a few short lines) proves nothing. */
+const MIN_FOLDED = 24;
+
+export function questionKey(text: string): string {
+  return text
+    .replace(/\s+/g, ' ')
+    .replace(/[\p{Cc}\p{Cf}]/gu, '')
+    .replace(/ {2,}/g, ' ')
+    .trim()
+    .slice(0, KEY_LENGTH);
+}
+
+/**
+ * Whether `shown` (a turn's question as the page renders it) is the question whose key is `key`:
+ * `same`, `different`, or `unknown` when the page shows too little to tell (nothing, or a fold
+ * that stops after a few short lines) and the caller must decide from other evidence.
+ */
+export function questionMatch(shown: string, key: string): 'same' | 'different' | 'unknown' {
+  const visible = questionKey(shown.replace(/\s*…\s*$/, ''));
+  if (!visible || !key) return 'unknown';
+  if (visible.length >= key.length) return visible.startsWith(key) ? 'same' : 'different';
+  if (!key.startsWith(visible)) return 'different';
+  return visible.length >= Math.min(key.length, MIN_FOLDED) ? 'same' : 'unknown';
+}

@@ -1,0 +1,138 @@
+import { expect, test } from '@playwright/test';
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { textOf } from '../support/harness';
+import { startSimWorld, type SimWorld } from '../support/sim-harness';
+
+/**
+ * Asking and waiting under pressure, through the whole chain: hostile prompts arrive as sent, a
+ * session's wait is bound to its own question (two sessions in one tab, a tab that navigates
+ * away), and a cancelled ask never types after the cancel.
+ */
+
+/** What the page receives for `prompt`: the site trims it, and its editor has one kind of line break. */
+const asReceived = (prompt: string) => prompt.replace(/\r\n?/g, '\n').trim();
+
+const HOSTILE_PROMPTS: Record<string, string> = {
+  emoji: 'Emoji 👩‍👩‍👧‍👦 🇫🇷 𝔘𝔫𝔦𝔠𝔬𝔡𝔢, a combining é (e\u0301) and a lone 🙂.',
+  'right-to-left': 'مرحبا بالعالم — שלום עולם, mixed with English \u200f and an override \u202eevil\u202c here.',
+  'control characters': 'ctrl: tab[\t] nul[\u0000] bell[\u0007] esc[\u001b] vt[\u000b] del[\u007f] zwsp[\u200b] bom[\ufeff] end.',
+  'line breaks': 'line one\nline two\r\nline three after CRLF\n\nafter a blank line\n    indented',
+  '100,000 characters': `${'The quick brown fox jumps over the lazy dog. '.repeat(2223)}END`.slice(-100_000),
+};
+
+async function call(client: Client, name: string, args: Record<string, unknown> = {}) {
+  const raw = await client.callTool({ name, arguments: args }, undefined, { timeout: 120_000 });
+  return { text: textOf(raw), isError: Boolean((raw as { isError?: boolean }).isError) };
+}
+
+for (const generation of ['A', 'B'] as const) {
+  test.describe(`asking on generation ${generation}`, () => {
+    test.describe.configure({ mode: 'serial' });
+    let world: SimWorld;
+    test.beforeAll(async () => {
+      world = await startSimWorld({ generation, speed: 4 });
+    });
+    test.afterAll(async () => world?.harness.close());
+
+    test('prompts of 100,000 characters, emoji, right-to-left text and control characters reach the page intact', async () => {
+      expect(HOSTILE_PROMPTS['100,000 characters']).toHaveLength(100_000);
+      const sent: string[] = [];
+      for (const [what, prompt] of Object.entries(HOSTILE_PROMPTS)) {
+        const asked = await world.call('comet_ask', { prompt });
+        expect(asked.text, what).toBe('Prompt submitted successfully. Use comet_poll to track status or comet_wait to block until completion.');
+        sent.push(asReceived(prompt));
+        const received = world.site.threads()[0]?.turns.map((turn) => turn.query) ?? [];
+        expect(received.at(-1) === sent.at(-1), `${what}: the page received ${JSON.stringify(received.at(-1)?.slice(0, 200))}`).toBe(true);
+        const waited = await world.call('comet_wait');
+        expect(waited.isError, what).toBe(false);
+      }
+      // One conversation, each question once, in order.
+      expect(world.site.threads()[0]?.turns.map((turn) => turn.query)).toEqual(sent);
+    });
+
+    test('reading the mode never types into what the person is typing', async () => {
+      await world.call('comet_mode', { mode: 'learn' });
+      const composer = world.page.locator('#ask-input');
+      await composer.click();
+      await world.page.keyboard.type('half a question');
+      const edits = await world.page.evaluate(() => {
+        const counter = { n: 0 };
+        document.getElementById('ask-input')?.addEventListener('input', () => counter.n++);
+        (window as unknown as { __edits: typeof counter }).__edits = counter;
+        return counter.n;
+      });
+      expect((await world.call('comet_mode')).text).toBe('Current mode: learn');
+      expect(await world.page.evaluate(() => (window as unknown as { __edits: { n: number } }).__edits.n)).toBe(edits);
+      expect((await composer.innerText()).trim()).toBe('half a question');
+      await world.call('comet_mode', { mode: 'standard' });
+      await composer.click();
+      await world.page.keyboard.press('ControlOrMeta+A');
+      await world.page.keyboard.press('Delete');
+    });
+
+    if (generation === 'A') return;
+
+    test('two sessions asking in one tab each get their own answer', async () => {
+      const one = world.client;
+      const two = await world.harness.stdioClient('second-session');
+      await call(two, 'comet_connect');
+      expect((await call(one, 'comet_ask', { prompt: 'Session one keeps it busy #scenario:stopped' })).isError).toBe(false);
+      // The page takes no prompt while it answers: session two's ask waits for that answer to end.
+      const progress: string[] = [];
+      const second = two.callTool({ name: 'comet_ask', arguments: { prompt: 'Session two asks about tides' } }, undefined, {
+        timeout: 120_000,
+        onprogress: (p) => progress.push(String(p.message)),
+      });
+      await expect.poll(() => progress.join('\n')).toMatch(/still answering/);
+      expect(world.site.threads()[0]?.turns.map((turn) => turn.query)).not.toContain('Session two asks about tides');
+      expect((await call(one, 'comet_stop')).text).toBe('Agent stopped.');
+      expect(textOf(await second)).toMatch(/^Prompt submitted successfully/);
+      // Session one waits after session two's turn exists (and is the last): it still gets its own answer.
+      const first = await call(one, 'comet_wait');
+      expect(first.text).toContain('Answering “Session one keeps it busy”');
+      expect(first.text).not.toContain('tides');
+      const own = await call(two, 'comet_wait');
+      expect(own.text).toContain('Here is a short answer to “Session two asks about tides”');
+      expect(own.text).not.toContain('Session one');
+    });
+
+    test('a tab navigated away mid-wait gives a clear error at once, never the other conversation\'s answer; back there, the right answer', async () => {
+      await world.call('comet_ask', { prompt: 'Navigation victim #scenario:stopped', newChat: true });
+      const conversation = JSON.parse((await world.call('comet_poll')).text).url as string;
+      expect(conversation).toMatch(/\/search\//);
+      const waiting = world.call('comet_wait', { timeout: 60_000 });
+      // The person clicks another conversation in the sidebar (an in-page navigation).
+      await world.page.locator('nav a[href^="/search/rust-vs-go"], aside a[href^="/search/rust-vs-go"]').first().click();
+      await expect(world.page).toHaveURL(/rust-vs-go/);
+      const result = await waiting;
+      expect(result.isError).toBe(true);
+      expect(result.text).toMatch(/left the conversation of your question/);
+      expect(result.text).toContain(conversation);
+      expect(result.text).not.toMatch(/Rust|memory safety/);
+      await world.call('comet_open_conversation', { url: conversation });
+      expect((await world.call('comet_stop')).text).toBe('Agent stopped.');
+      const back = await world.call('comet_wait');
+      expect(back.isError).toBe(false);
+      expect(back.text).toContain('Answering “Navigation victim”');
+    });
+
+    test('a cancelled comet_ask never types or submits after the cancel', async () => {
+      await world.call('comet_ask', { prompt: 'Keeps the page busy #scenario:stopped' });
+      const controller = new AbortController();
+      const queued: string[] = [];
+      const asked = world.client.callTool({ name: 'comet_ask', arguments: { prompt: 'Cancelled before it could be typed' } }, undefined, {
+        signal: controller.signal,
+        onprogress: (p) => queued.push(String(p.message)),
+      });
+      await expect.poll(() => queued.join(' ')).toMatch(/still answering/);
+      controller.abort();
+      await expect(asked).rejects.toThrow();
+      expect((await world.call('comet_stop')).text).toBe('Agent stopped.');
+      // The page is free again: give a late typist every chance to show up.
+      await world.page.waitForTimeout(1000);
+      expect((await world.page.locator('#ask-input').innerText()).trim()).toBe('');
+      const queries = world.site.threads().flatMap((thread) => thread.turns.map((turn) => turn.query));
+      expect(queries).not.toContain('Cancelled before it could be typed');
+    });
+  });
+}

@@ -1,0 +1,48 @@
+import { expect } from '@playwright/test';
+import type { Harness } from './harness';
+
+/**
+ * Granting the extension's optional access to other tabs (`<all_urls>`) the way a person does: a
+ * click on "Let agents read other tabs" in the side panel, which calls `permissions.request`.
+ *
+ * Chromium answers that call with a confirmation dialog, which headless Chromium cannot show or
+ * click. It skips the dialog when the person has already allowed the extension on all sites in
+ * chrome://extensions (its "Site access" control), so the harness does that first, through the
+ * same private API that page uses. The grant itself still comes from the panel click.
+ */
+export async function allowAllSitesInExtensionsPage(harness: Harness): Promise<void> {
+  const page = await harness.context.newPage();
+  try {
+    await page.goto('chrome://extensions/');
+    const outcome = await page.evaluate(
+      `new Promise((resolve) => chrome.developerPrivate.addHostPermission(${JSON.stringify(harness.extensionId)}, '<all_urls>', () =>
+        resolve(chrome.runtime.lastError ? chrome.runtime.lastError.message : 'ok')))`,
+    );
+    expect(outcome).toBe('ok');
+  } finally {
+    await page.close();
+  }
+}
+
+/** Clicks "Let agents read other tabs" in a fresh side panel and waits until the worker says it is allowed. */
+export async function allowOtherTabsFromPanel(harness: Harness): Promise<void> {
+  await allowAllSitesInExtensionsPage(harness);
+  const panel = await harness.openPanel();
+  try {
+    await panel.getByRole('button', { name: 'Let agents read other tabs' }).click();
+    await expect(panel.getByTestId('other-tabs')).toHaveAttribute('data-allowed', 'true');
+  } finally {
+    await panel.close();
+  }
+}
+
+/** Clicks "Stop letting agents read other tabs" and waits until the worker says it is off. */
+export async function revokeOtherTabsFromPanel(harness: Harness): Promise<void> {
+  const panel = await harness.openPanel();
+  try {
+    await panel.getByRole('button', { name: 'Stop letting agents read other tabs' }).click();
+    await expect(panel.getByTestId('other-tabs')).toHaveAttribute('data-allowed', 'false');
+  } finally {
+    await panel.close();
+  }
+}

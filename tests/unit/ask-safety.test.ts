@@ -1,0 +1,161 @@
+// @vitest-environment happy-dom
+import { afterEach, describe, expect, it } from 'vitest';
+import { pageHandlers } from '../../lib/page/handlers';
+import { RelayError } from '../../lib/protocol/errors';
+import { appendTurn, installExecCommand } from '../fixtures/reader/fake-page';
+import { loadHtml } from '../fixtures/reader/load';
+
+/**
+ * page.ask against a small fake Perplexity page: a Lexical-like composer, a Submit button that
+ * renders a moment after text arrives, a server round trip, then a new turn showing the question.
+ * The page refuses prompts while an answer is being written (its Stop button is up), like the site.
+ */
+const HOME = '<main><div class="composer"><div id="ask-input" contenteditable="true" role="textbox"></div><div class="toolbar"></div></div></main>';
+
+interface FakePage {
+  /** Questions the page took (what reached its "server"). */
+  submitted: string[];
+  composer: HTMLElement;
+  /** Shows or removes the Stop button of an answer in progress. */
+  setWorking(working: boolean): void;
+  /** Adds a turn for a question nobody here typed (another session, or the person). */
+  addTurn(question: string): void;
+}
+
+function fakePage(): FakePage {
+  loadHtml(HOME, 'https://www.perplexity.ai/');
+  const submitted: string[] = [];
+  const composer = document.getElementById('ask-input') as HTMLElement;
+  const toolbar = document.querySelector('.toolbar') as HTMLElement;
+  let working = false;
+  const addTurn = (question: string) => void appendTurn(question);
+  const render = () => {
+    const has = (composer.textContent ?? '').trim() !== '';
+    toolbar.innerHTML = working ? '<button aria-label="Stop">■</button>' : has ? '<button aria-label="Submit">Go</button>' : '';
+    toolbar.querySelector('[aria-label="Submit"]')?.addEventListener('click', () => {
+      if (working) return; // the page ignores a prompt while it answers
+      const question = composer.textContent ?? '';
+      submitted.push(question);
+      composer.textContent = '';
+      render();
+      setTimeout(() => addTurn(question), 5); // the server round trip
+    });
+  };
+  composer.addEventListener('input', () => setTimeout(render, 2));
+  render();
+  return {
+    submitted,
+    composer,
+    addTurn,
+    setWorking(value) {
+      working = value;
+      render();
+    },
+  };
+}
+
+let exec: ReturnType<typeof installExecCommand> | null = null;
+afterEach(() => {
+  exec?.uninstall();
+  exec = null;
+});
+
+function ask(prompt: string, signal: AbortSignal, progress: string[] = []) {
+  const handlers = pageHandlers(window);
+  return handlers['page.ask']!({ prompt } as never, { signal, progress: (m) => progress.push(m) });
+}
+
+describe('fault 2: a cancelled ask never types or submits after the cancel', () => {
+  it('a cancel that arrived before the page started: nothing is typed', async () => {
+    const page = fakePage();
+    exec = installExecCommand();
+    page.composer.textContent = 'my own draft';
+    const controller = new AbortController();
+    controller.abort();
+    await expect(ask('Should never be sent', controller.signal)).rejects.toMatchObject({ code: 'CANCELLED' });
+    await new Promise((r) => setTimeout(r, 30));
+    expect(page.submitted).toEqual([]);
+    expect(page.composer.textContent).toBe('my own draft');
+  });
+
+  it('cancelled while waiting for a busy page: nothing is typed when the page frees up', async () => {
+    const page = fakePage();
+    exec = installExecCommand();
+    page.setWorking(true);
+    const controller = new AbortController();
+    const asked = ask('Queued then cancelled', controller.signal);
+    await new Promise((r) => setTimeout(r, 20));
+    controller.abort();
+    await expect(asked).rejects.toMatchObject({ code: 'CANCELLED' });
+    page.setWorking(false);
+    await new Promise((r) => setTimeout(r, 30));
+    expect(page.submitted).toEqual([]);
+    expect(page.composer.textContent).toBe('');
+  });
+
+  it('cancelled between typing and submitting: not submitted, and the composer gets back what it held', async () => {
+    const page = fakePage();
+    exec = installExecCommand();
+    page.composer.textContent = 'draft';
+    const controller = new AbortController();
+    page.composer.addEventListener('input', () => {
+      if (page.composer.textContent === 'Typed then cancelled') controller.abort();
+    });
+    await expect(ask('Typed then cancelled', controller.signal)).rejects.toMatchObject({ code: 'CANCELLED' });
+    await new Promise((r) => setTimeout(r, 30));
+    expect(page.submitted).toEqual([]);
+    expect(page.composer.textContent).toBe('draft');
+  });
+});
+
+describe('fault 5: ask succeeds only when the page took this prompt', () => {
+  it('an earlier answer still streaming: the ask waits for it to end, then submits', async () => {
+    const page = fakePage();
+    exec = installExecCommand();
+    page.addTurn('Earlier question');
+    page.setWorking(true);
+    const progress: string[] = [];
+    const asked = ask('Second question', new AbortController().signal, progress);
+    await new Promise((r) => setTimeout(r, 40));
+    expect(page.submitted).toEqual([]);
+    expect(progress.join(' ')).toMatch(/still answering/);
+    page.setWorking(false);
+    const handle = (await asked) as { turnIndex: number; afterTurn: number };
+    expect(page.submitted).toEqual(['Second question']);
+    expect(handle).toMatchObject({ afterTurn: 1, turnIndex: 1 });
+  });
+
+  it('the page never frees up: a clear error, not "submitted successfully"', async () => {
+    const page = fakePage();
+    exec = installExecCommand();
+    page.addTurn('Earlier question');
+    page.setWorking(true);
+    const handlers = pageHandlers(window);
+    const err = await handlers['page.ask']!({ prompt: 'Ignored', busyWaitMs: 60 } as never, { signal: new AbortController().signal, progress: () => {} }).catch(
+      (e: unknown) => e,
+    );
+    expect(err).toBeInstanceOf(RelayError);
+    expect((err as RelayError).message).toMatch(/still answering.*comet_wait.*comet_stop/);
+    expect(page.submitted).toEqual([]);
+  });
+
+  it('a new turn with someone else\'s question is not ours', async () => {
+    const page = fakePage();
+    exec = installExecCommand();
+    // The page takes the text away but what appears is another question (say the person's own).
+    page.composer.addEventListener('input', () => {
+      if (page.composer.textContent !== 'Mine') return;
+      // Before the page's own Submit renders (a timer), so the outcome never depends on timer order.
+      queueMicrotask(() => {
+        page.composer.textContent = '';
+        page.addTurn('Somebody else asked this');
+      });
+    });
+    const handlers = pageHandlers(window);
+    const err = await handlers['page.ask']!({ prompt: 'Mine', confirmMs: 80 } as never, { signal: new AbortController().signal, progress: () => {} }).catch(
+      (e: unknown) => e,
+    );
+    expect((err as RelayError).code).toBe('AGENT_ERROR');
+    expect((err as RelayError).message).toMatch(/did not take it/);
+  });
+});
