@@ -170,6 +170,17 @@ export const COMMANDS: Record<string, Command> = {
     },
   },
 
+  selectors: {
+    summary: 'Add, list, remove or show the selector sets that teach comet-relay a changed Perplexity page (no rebuild, no reload).',
+    usage: 'comet-relay selectors add FILE | list [--json] | remove NAME | show NAME [--home DIR]',
+    async run(args) {
+      const { values, positionals } = parseFlags('selectors', args, { home: { type: 'string' }, json: { type: 'boolean' } });
+      const { runSelectors } = await import('./selectors-command');
+      const home = resolveState({ home: values.home }).stateDir;
+      return runSelectors(home, positionals, { json: values.json }, { out: (text) => process.stdout.write(text) });
+    },
+  },
+
   token: {
     summary: 'Print the bearer token `serve` requires (created if missing). Only the token goes to stdout.',
     usage: 'comet-relay token [--home DIR]',

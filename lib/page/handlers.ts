@@ -1,4 +1,5 @@
 import { chooseSelectorSet, chromeMajorFrom, type Mode } from '../selectors';
+import type { SelectorCatalog } from '../selectors/catalog';
 import type { ThreadReply } from '../protocol/watch';
 import { createPageDriver, type PageDriver, type WaitCallParams } from './driver';
 import { watchPage } from './watch';
@@ -15,10 +16,10 @@ export interface HandlerContext {
 
 export type PageHandlers = Record<string, (params: never, context: HandlerContext) => Promise<unknown>>;
 
-export function pageHandlers(win: Window): PageHandlers {
+export function pageHandlers(win: Window, catalog: SelectorCatalog): PageHandlers {
   let driver: PageDriver | undefined;
   const page = () => {
-    driver ??= createPageDriver(win);
+    driver ??= createPageDriver(win, catalog);
     return driver;
   };
   return {
@@ -37,8 +38,8 @@ export function pageHandlers(win: Window): PageHandlers {
   };
 }
 
-/** The selector set the page matches, for the worker's status; null until the page is recognisable. */
-export function selectorSetName(win: Window): string | null {
-  const { set, probe } = chooseSelectorSet(win.document, chromeMajorFrom(win.navigator.userAgent));
-  return probe.confident ? set.name : null;
+/** The selector set the page matches and where it came from, for the worker's status; null until the page is recognisable. */
+export function recognisedSet(win: Window, catalog: SelectorCatalog): { name: string; source: string } | null {
+  const { set, probe } = chooseSelectorSet(win.document, chromeMajorFrom(win.navigator.userAgent), catalog.sets());
+  return probe.confident ? { name: set.name, source: catalog.sourceOf(set) } : null;
 }

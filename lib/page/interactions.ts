@@ -3,7 +3,7 @@ import type { ThreadInteraction, ThreadReply } from '../protocol/watch';
 import type { SelectorSet } from '../selectors';
 import { typeInto } from './composer';
 import type { PageContext } from './context';
-import { all, cleanText, first, isDisabled, isHidden, outermost, pointerClick, spokenText, union } from './dom';
+import { all, cleanText, first, isDisabled, isHidden, outermost, pointerClick, probeMiss, spokenText, union } from './dom';
 import { turnsOf } from './reader';
 
 /**
@@ -90,20 +90,23 @@ export async function respond(ctx: PageContext, interactionId: string, reply: Th
       pointerClick(option as HTMLElement);
     } else {
       const field = first(box, ctx.set.interactionField) as HTMLElement | null;
-      if (!field) throw new RelayError('SELECTOR_NOT_FOUND', `the answer field of the question was not found on ${url} (selector set ${ctx.set.name})`);
+      if (!field) throw probeMiss(ctx.set, 'interactionField', url, { within: ' inside the question box', hint: 'answer it in the Perplexity tab' });
       typeInto(ctx, field, reply.text);
       const send = await ctx.waitFor(() => {
         const b = first(box, ctx.set.interactionSend);
         return clickable(b) ? b : null;
       }, 1000);
-      if (!send) throw new RelayError('SELECTOR_NOT_FOUND', `the question's Send button was not found or stayed disabled on ${url} (selector set ${ctx.set.name})`);
+      if (!send) {
+        throw probeMiss(ctx.set, 'interactionSend', url, { within: ' as an enabled button inside the question box', hint: 'answer it in the Perplexity tab' });
+      }
       pointerClick(send);
     }
   } else if (interaction.type === 'confirm_action') {
     if (reply.kind === 'answer') throw new RelayError('INVALID_PARAMS', 'This is a confirmation: approve or deny it.');
     const button = first(box, reply.kind === 'approve' ? ctx.set.interactionApprove : ctx.set.interactionDeny);
     if (!clickable(button)) {
-      throw new RelayError('SELECTOR_NOT_FOUND', `the ${reply.kind === 'approve' ? 'Approve' : 'Deny'} button was not found or is disabled on ${url} (selector set ${ctx.set.name})`);
+      const key = reply.kind === 'approve' ? 'interactionApprove' : 'interactionDeny';
+      throw probeMiss(ctx.set, key, url, { within: ' as an enabled button inside the confirmation box', hint: 'answer it in the Perplexity tab' });
     }
     pointerClick(button);
   } else {

@@ -24,6 +24,11 @@ export const ERROR_CODES = [
   'MESSAGE_TOO_LARGE',
   'PROTOCOL_ERROR',
   'INTERNAL',
+  /**
+   * The page was not understood: a probe of the selector set in use matched nothing. The message
+   * starts with the probe's name (`composer: none of … matched on https://…`).
+   */
+  'SELECTOR_MISS',
 ] as const;
 
 export type ErrorCode = (typeof ERROR_CODES)[number];

@@ -36,6 +36,8 @@ export const PerplexityTabStatus = z.object({
   title: z.string(),
   /** Name of the selector set chosen by probing the page, or null when none matched yet. */
   selectorSet: z.string().nullable(),
+  /** Where that set came from: `built-in`, or the path of the file it was added from. */
+  selectorSource: z.string().optional(),
 });
 
 export const BrowserStatus = z.object({

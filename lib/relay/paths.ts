@@ -25,6 +25,8 @@ export const hostsDir = (home: string) => path.join(home, 'hosts');
 export const hostRecordPath = (home: string, profileId: string) => path.join(hostsDir(home), `${profileId}.json`);
 export const logsDir = (home: string) => path.join(home, 'logs');
 export const tokenPath = (home: string) => path.join(home, 'token');
+/** Data packs a person added (`comet-relay selectors add`): selector sets, later thread readers. */
+export const packsDir = (home: string) => path.join(home, 'selectors');
 
 /** Unix socket paths are limited to ~104 bytes (macOS) / 108 (Linux); stay well below. */
 const MAX_SOCKET_PATH = 100;

@@ -2,14 +2,17 @@ import type { Runtime } from 'webextension-polyfill';
 import { PROTOCOL_VERSION } from '../protocol/identity';
 import type { Envelope, Hello } from '../protocol/messages';
 import type { AttachedClient, BrowserStatus } from '../protocol/methods';
+import { PACKS_CHANGED_EVENT } from '../protocol/packs';
 import { PAGE_PORT, PANEL_PORT } from '../protocol/ports';
 import { browser, chromeExtras, lastErrorMessage } from './ext';
 import { detectBrowser, loadProfile } from './identity';
 import { NativeLink, RECONNECT_ALARM } from './native-link';
+import { PackStore } from './packs';
 import { PageHub } from './pages';
 import { PanelService } from './panel-service';
 import { Router } from './router';
 import { saveProfileLabel } from './settings';
+import { sessionValue } from './session-store';
 import { TabService } from './tabs';
 
 /**
@@ -25,6 +28,8 @@ export function startWorker(): void {
   let clients: AttachedClient[] = [];
 
   const pages = new PageHub(() => panels.onPageChange());
+  const packs = new PackStore({ broadcast: (message) => pages.broadcast(message), onChange: (itemsChanged) => panels.onPacksChanged(itemsChanged), store: sessionValue('packs') });
+  void packs.restore();
   const tabs = new TabService(pages);
   const restored = tabs.restore().catch(() => {});
 
@@ -39,7 +44,13 @@ export function startWorker(): void {
       extensionVersion: browser.runtime.getManifest().version,
       perplexityTab:
         tab?.id !== undefined && page
-          ? { tabId: String(tab.id), url: page.url, title: page.title, selectorSet: page.selectorSet }
+          ? {
+              tabId: String(tab.id),
+              url: page.url,
+              title: page.title,
+              selectorSet: page.selectorSet,
+              ...(page.selectorSet && page.selectorSource ? { selectorSource: page.selectorSource } : {}),
+            }
           : null,
       tabCount: (await browser.tabs.query({})).length,
     };
@@ -92,6 +103,8 @@ export function startWorker(): void {
         if (message.event === 'host.clients') {
           clients = (message.data as { clients: AttachedClient[] }).clients;
           panels.push();
+        } else if (message.event === PACKS_CHANGED_EVENT) {
+          packs.receive(message.data);
         }
         return;
       default:
@@ -114,10 +127,16 @@ export function startWorker(): void {
     link: () => link.current,
     restartLink: () => link.restart(),
     clients: () => clients,
+    packs: () => packs.summary(),
   });
 
   browser.runtime.onConnect.addListener((port: Runtime.Port) => {
-    if (port.name === PAGE_PORT) pages.accept(port);
+    if (port.name === PAGE_PORT) {
+      pages.accept(port);
+      // Before any request can reach it, the page learns the added selector sets.
+      const tabId = port.sender?.tab?.id;
+      if (tabId !== undefined) pages.send(tabId, packs.message());
+    }
     else if (port.name === PANEL_PORT) panels.accept(port);
   });
   browser.alarms.onAlarm.addListener((alarm) => {

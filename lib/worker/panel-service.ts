@@ -2,7 +2,7 @@ import type { Runtime } from 'webextension-polyfill';
 import { RelayError } from '../protocol/errors';
 import type { ProfileInfo, Request } from '../protocol/messages';
 import type { AttachedClient, BrowserStatus } from '../protocol/methods';
-import type { ActivityEntry, PanelState } from '../protocol/panel';
+import type { ActivityEntry, PackView, PanelState } from '../protocol/panel';
 import { checkPerplexityUrl } from '../protocol/urls';
 import type { WatchSnapshot } from '../protocol/watch';
 import { ActivityLog } from './activity';
@@ -12,6 +12,7 @@ import type { LinkStatus } from './native-link';
 import { ModeState, PageWatch } from './page-watch';
 import type { PageHub } from './pages';
 import { PanelHub } from './panels';
+import { SelectorMissLog } from './selector-miss';
 import { decide } from './policy';
 import type { CallEvent, ProgressSink, Router } from './router';
 import { coalescedSaver, sessionValue } from './session-store';
@@ -35,6 +36,8 @@ export interface PanelServiceDeps {
   link(): LinkStatus;
   restartLink(): void;
   clients(): AttachedClient[];
+  /** Selector sets added as files, and files that could not be used. */
+  packs(): PackView;
 }
 
 export class PanelService {
@@ -43,6 +46,7 @@ export class PanelService {
   readonly activity: ActivityLog;
   readonly threads = new ThreadBook();
   readonly mode = new ModeState();
+  readonly misses = new SelectorMissLog();
   readonly hub: PanelHub;
   private readonly watch: PageWatch;
   private snapshot?: { tabId: number; value: WatchSnapshot };
@@ -94,6 +98,12 @@ export class PanelService {
     this.hub.push();
   }
 
+  /** Added selector sets changed: a miss seen with the old ones may be fixed now. */
+  onPacksChanged(itemsChanged: boolean): void {
+    if (itemsChanged) this.misses.clear();
+    this.push();
+  }
+
   /** A page connected, navigated or went away, or tabs changed. */
   onPageChange(): void {
     this.watch.refresh();
@@ -126,6 +136,7 @@ export class PanelService {
   onCall = (event: CallEvent) => {
     const { request } = event;
     this.activity.record(event);
+    this.misses.onCall(event);
     if (this.threads.onCall(event)) this.saveThreads();
     if (request.method.startsWith('page.')) this.pageCalls += event.phase === 'start' ? 1 : -1;
     if (request.method === 'page.mode') {
@@ -175,6 +186,8 @@ export class PanelService {
       activity: this.activity.entries(),
       settings: this.settings.current,
       approvals: this.approvals.pending(),
+      packs: this.deps.packs(),
+      pageProblem: this.misses.current(),
     };
   }
 

@@ -89,6 +89,7 @@ describe('content-script weight', () => {
     const inputs = Object.keys(out.metafile.inputs);
     expect(inputs.filter((i) => i.includes('node_modules'))).toEqual([]);
     const gz = gzipSync(out.outputFiles[0]?.contents ?? new Uint8Array()).length;
-    expect(gz).toBeLessThan(15_000);
+    // 15 kB until the built-in sets learnt French and Arabic words (+1 kB): still half the budget.
+    expect(gz).toBeLessThan(16_500);
   });
 });

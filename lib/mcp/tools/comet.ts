@@ -229,7 +229,7 @@ async function switchMode(browser: ToolBrowser, wanted: z.infer<typeof PageMode>
   try {
     return await browser.call('page.mode', { mode: wanted }, { signal, timeoutMs: 20_000 });
   } catch (error) {
-    if (RelayError.from(error).code !== 'SELECTOR_NOT_FOUND') throw error;
+    if (RelayError.from(error).code !== 'SELECTOR_MISS') throw error;
     await browser.call('tabs.navigate', { url: PERPLEXITY_HOME }, { signal, timeoutMs: 30_000 });
     return browser.call('page.mode', { mode: wanted }, { signal, timeoutMs: 20_000 });
   }
