@@ -9,6 +9,8 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import { answerPlainText } from './answer';
 import { clientBundle } from './bundle';
+import { SIM_HOOKS, type SimHooksName } from './hooks';
+import { isSimLanguage, SIM_LANGUAGES, type SimLanguage } from './locales';
 import { spriteHtml } from './icons';
 import { SCENARIO_NAMES, SCENARIOS, buildResume, buildScript, resolveScenario, stripScenarioTag } from './scenarios';
 import { CSS } from './styles';
@@ -37,6 +39,10 @@ export interface SimOptions {
   speed?: number;
   /** Start with a few existing conversations in the sidebar and library. Default true. */
   seedThreads?: boolean;
+  /** The language of the page's labels: 'en', 'fr' or 'ar' (right to left). Default 'en'. */
+  language?: SimLanguage;
+  /** 'renamed': the composer and mode chip carry hooks no built-in selector set knows (hooks.ts). Default 'standard'. */
+  hooks?: SimHooksName;
 }
 
 export interface SimRequest {
@@ -59,6 +65,7 @@ export interface SimSite {
   setGeneration(g: Generation): void;
   setSpeed(speed: number): void;
   readonly generation: Generation;
+  readonly language: SimLanguage;
   readonly scenario: string;
   readonly speed: number;
   /** Snapshot of all threads, newest first. */
@@ -131,6 +138,10 @@ export function createSimSite(options: SimOptions = {}): SimSite {
   let generation: Generation = options.generation ?? 'B';
   let scenario = options.scenario ?? 'short';
   let speed = options.speed ?? 1;
+  const language = options.language ?? 'en';
+  const hooks = options.hooks ?? 'standard';
+  if (!isSimLanguage(language)) throw new Error(`unknown language "${String(language)}" (known: ${Object.keys(SIM_LANGUAGES).join(', ')})`);
+  if (!Object.hasOwn(SIM_HOOKS, hooks)) throw new Error(`unknown hooks "${String(hooks)}" (known: ${Object.keys(SIM_HOOKS).join(', ')})`);
   if (!(scenario in SCENARIOS)) throw new Error(`unknown scenario "${scenario}" (known: ${SCENARIO_NAMES.join(', ')})`);
   if (!(speed > 0)) throw new Error(`speed must be a positive number, got ${speed}`);
 
@@ -261,13 +272,13 @@ export function createSimSite(options: SimOptions = {}): SimSite {
   }
 
   function boot(page: PageData): BootData {
-    return { generation, scenario, speed, now: Date.now(), page };
+    return { generation, language, hooks, scenario, speed, now: Date.now(), page };
   }
 
   function htmlPage(page: PageData): string {
     const data = boot(page);
     return (
-      '<!DOCTYPE html><html lang="en" class="light"><head><meta charset="utf-8">' +
+      `<!DOCTYPE html><html lang="${SIM_LANGUAGES[language].lang}" dir="${SIM_LANGUAGES[language].dir}" class="light"><head><meta charset="utf-8">` +
       '<meta name="viewport" content="width=device-width, initial-scale=1">' +
       `<title>${escHtml(pageTitle(page))}</title><link rel="icon" href="data:,">` +
       `<style>${CSS}</style></head><body>${spriteHtml()}<div id="__next"></div>` +
@@ -412,6 +423,9 @@ export function createSimSite(options: SimOptions = {}): SimSite {
     },
     get generation() {
       return generation;
+    },
+    get language() {
+      return language;
     },
     get scenario() {
       return scenario;

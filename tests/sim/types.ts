@@ -3,6 +3,9 @@
  * script (client/*). Pure types: nothing here may import Node or DOM code.
  */
 
+import type { SimHooksName } from './hooks';
+import type { SimLanguage } from './locales';
+
 export type Generation = 'A' | 'B';
 
 /** Locale-independent mode ids, as the comet_* tools name them. `standard` = no mode chosen. */
@@ -117,6 +120,10 @@ export type PageData =
 
 export interface BootData {
   generation: Generation;
+  /** The language of the page's labels (locales/). */
+  language: SimLanguage;
+  /** Which names the page's main hooks have (hooks.ts). */
+  hooks: SimHooksName;
   /** The site's current default scenario (what an ask without `#scenario:` gets). */
   scenario: string;
   speed: number;
