@@ -6,6 +6,7 @@ import {
   doctor,
   ensureToken,
   formatDoctor,
+  formatPageReport,
   install,
   parseBrowsers,
   readToken,
@@ -119,9 +120,9 @@ export const COMMANDS: Record<string, Command> = {
 
   doctor: {
     summary: 'Check every link (manifest, launcher, node, host, extension, Perplexity tab) and say how to fix what is broken.',
-    usage: 'comet-relay doctor [--browser B|all] [--user-data-dir DIR] [--home DIR]',
+    usage: 'comet-relay doctor [--page] [--browser B|all] [--user-data-dir DIR] [--home DIR]',
     async run(args, settings) {
-      const { values } = parseFlags('doctor', args, setupFlags);
+      const { values } = parseFlags('doctor', args, { ...setupFlags, page: { type: 'boolean' } });
       const home = resolveState({ home: values.home }).stateDir;
       const probe = new RelayClient({
         home,
@@ -139,7 +140,18 @@ export const COMMANDS: Record<string, Command> = {
           queryStatus: () => probe.call('browser.status', {}, { timeoutMs: 5000 }),
         });
         process.stdout.write(`${formatDoctor(report)}\n`);
-        return report.exitCode;
+        if (!values.page) return report.exitCode;
+        // --page: every probe of the selector set in use, on the live Perplexity tab (read-only).
+        process.stdout.write('\n');
+        try {
+          const page = formatPageReport(await probe.call('page.diagnose', {}, { timeoutMs: 10_000 }));
+          process.stdout.write(`${page.text}\n`);
+          return page.ok ? report.exitCode : 1;
+        } catch (error) {
+          const e = RelayError.from(error);
+          process.stdout.write(`✘ page probes — could not ask the Perplexity tab: [${e.code}] ${e.message}\n`);
+          return 1;
+        }
       } finally {
         probe.close();
       }
@@ -167,6 +179,27 @@ export const COMMANDS: Record<string, Command> = {
       }
       process.stdout.write(`${config.text}\n`);
       return 0;
+    },
+  },
+
+  capture: {
+    summary: 'Save the Perplexity tab as a sanitized HTML fixture for a bug report (texts replaced, URLs cut to their host).',
+    usage: 'comet-relay capture [--out FILE] [--profile ID|LABEL]',
+    async run(args, settings) {
+      const { values } = parseFlags('capture', args, { out: { type: 'string' }, profile: { type: 'string' } });
+      const { runCapture } = await import('./capture-command');
+      const client = new RelayClient({
+        home: stateDir(),
+        profile: values.profile ?? settings.COMET_RELAY_PROFILE,
+        client: { name: 'comet-relay capture' },
+        transport: 'stdio',
+        hostWaitMs: settings.COMET_HOST_WAIT,
+      });
+      try {
+        return await runCapture(client, values.out, { out: (text) => process.stdout.write(text) });
+      } finally {
+        client.close();
+      }
     },
   },
 

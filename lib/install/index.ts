@@ -30,5 +30,6 @@ export {
   uninstall,
 } from './install';
 export { defaultCliPath, type ExecFn, type ExecResult, type FsLike, type SystemOptions } from './system';
+export { formatPageReport } from './page-report';
 export { ensureToken, readToken, rotateToken } from './token';
 export { type ManifestCheck, verifyManifest } from './verify';

@@ -1,6 +1,8 @@
 import { chooseSelectorSet, chromeMajorFrom, type Mode } from '../selectors';
 import type { SelectorCatalog } from '../selectors/catalog';
 import type { ThreadReply } from '../protocol/watch';
+import { captureDom } from './capture';
+import { diagnosePage } from './diagnose';
 import { createPageDriver, type PageDriver, type WaitCallParams } from './driver';
 import { watchPage } from './watch';
 
@@ -25,6 +27,12 @@ export function pageHandlers(win: Window, catalog: SelectorCatalog): PageHandler
   return {
     'page.content': async ({ maxLength }: { maxLength: number }) => page().content({ maxLength }),
     'page.probe': async () => page().selectorSet(),
+    'page.diagnose': async () => diagnosePage(win.document, page().activeSet(), page().selectorSet()),
+    'page.capture': async () => {
+      const { name, source } = page().selectorSet();
+      const capture = captureDom(win.document, page().activeSet(), { setName: name, setSource: source, capturedAt: new Date().toISOString() });
+      return { ...capture, set: { name, source } };
+    },
     'page.poll': async (params: { maxLength?: number }) => page().poll(params),
     'page.ask': async (params: { prompt: string; newChat?: boolean }) => page().ask(params),
     'page.wait': async (params: WaitCallParams, { signal, progress }: HandlerContext) =>

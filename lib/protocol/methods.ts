@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { BrowserInfo, ProfileInfo } from './messages';
+import { diagnosticMethods } from './page-diagnostics';
 import { pageMethods } from './page-methods';
 import { threadMethods } from './threads';
 import { TAB_CATEGORY_ORDER } from './urls';
@@ -71,6 +72,7 @@ export const methods = {
     result: z.object({ title: z.string(), text: z.string(), totalLength: z.number().int(), truncated: z.boolean() }),
   },
   ...pageMethods,
+  ...diagnosticMethods,
   ...threadMethods,
 } as const;
 

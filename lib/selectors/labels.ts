@@ -1,4 +1,4 @@
-import type { Mode, SelectorSet } from './schema';
+import type { ElementKey, Mode, SelectorSet } from './schema';
 
 /**
  * Words are a selector set's last resort (after test ids, icons and structure), and Perplexity shows
@@ -28,6 +28,11 @@ export const PATTERN_KEYS = [
 
 /** List fields that are not selectors (attribute names), left as they are. */
 const NOT_SELECTORS: ReadonlySet<string> = new Set(['watchAttributes']);
+
+/** The probes of a set: every field that is a list of candidate selectors. */
+export function probeKeys(set: SelectorSet): ElementKey[] {
+  return Object.keys(set).filter((key) => Array.isArray(set[key as keyof SelectorSet]) && !NOT_SELECTORS.has(key)) as ElementKey[];
+}
 
 export function placeholdersIn(text: string): string[] {
   return [...text.matchAll(PLACEHOLDER)].map((m) => m[1] as string);

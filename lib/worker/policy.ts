@@ -25,6 +25,9 @@ export const METHOD_ACCESS = {
   'tabs.navigate': 'act',
   'page.content': 'read',
   'page.probe': 'read',
+  /** Diagnostics only query the page (doctor --page, capture). */
+  'page.diagnose': 'read',
+  'page.capture': 'read',
   'page.poll': 'read',
   'page.wait': 'read',
   'page.sources': 'read',

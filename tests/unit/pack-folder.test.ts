@@ -3,7 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { runSelectors } from '../../lib/cli/selectors-command';
-import { RelayError } from '../../lib/protocol/errors';
+import type { RelayError } from '../../lib/protocol/errors';
 import type { PacksChanged } from '../../lib/protocol/packs';
 import { type Logger, silentLogger } from '../../lib/relay/logger';
 import { PackFeed, readPackFolder } from '../../lib/relay/pack-folder';
@@ -15,7 +15,11 @@ const pack = (set: Partial<SelectorSet>) => JSON.stringify({ kind: 'selector-set
 let home: string;
 let dir: string;
 let output: string;
-const io = { out: (text: string) => void (output += text) };
+const io = {
+  out: (text: string) => {
+    output += text;
+  },
+};
 const selectors = (...args: string[]) => runSelectors(home, args, {}, io);
 
 beforeEach(() => {
