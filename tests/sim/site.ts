@@ -3,7 +3,7 @@
  * requests to it (playwright.ts) and the standalone server (server.ts) wraps it in HTTPS.
  *
  * Pages are an HTML shell with the page's data as JSON; the page script (client/, bundled at
- * /_sim/app.js) builds the DOM described in docs/perplexity-dom.md. Threads live here, server side, so
+ * /_sim/app.js) builds the DOM described in lib/selectors/README.md. Threads live here, server side, so
  * home → /search/{slug} → /library stay consistent across SPA navigation and full page loads.
  */
 import { randomBytes, randomUUID } from 'node:crypto';

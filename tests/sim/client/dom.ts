@@ -122,7 +122,7 @@ export interface ModeInfo {
   desc: string;
 }
 
-/** Generation A typeahead rows (icons per docs/perplexity-dom.md). */
+/** Generation A typeahead rows (icons as lib/selectors/README.md records them). */
 const mode = (id: ModeId, icon: string): ModeInfo => ({ id, icon, ...tr.modes[id] });
 
 export const A_MODES: ModeInfo[] = [
