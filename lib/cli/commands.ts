@@ -260,7 +260,8 @@ export const COMMANDS: Record<string, Command> = {
         process.stdout.write(`${host.profileLabel} (${host.profileId}) — ${host.browser.name} ${host.browser.version}, host pid ${host.pid}\n`);
         if ('error' in row) process.stdout.write(`  not answering: ${row.error}\n`);
         else {
-          process.stdout.write(`  Perplexity tab: ${row.tab ? `${row.tab.url} (selector set ${row.tab.selectorSet ?? 'none yet'})` : 'none open'}\n`);
+          const source = row.tab?.selectorSource && row.tab.selectorSource !== 'built-in' ? `, from ${row.tab.selectorSource}` : '';
+          process.stdout.write(`  Perplexity tab: ${row.tab ? `${row.tab.url} (selector set ${row.tab.selectorSet ?? 'none yet'}${source})` : 'none open'}\n`);
           process.stdout.write(`  MCP clients: ${row.clients.length ? row.clients.map((c) => `${c.name} (${c.transport ?? '?'})`).join(', ') : 'none'}\n`);
         }
       }

@@ -25,7 +25,8 @@ const connect = defineTool({
     const { tab } = await browser.call('tabs.ensurePerplexity', {}, { signal, timeoutMs: 20_000 });
     const status = await browser.call('browser.status', {}, { signal, timeoutMs: 5000 });
     const probe = await browser.call('page.probe', {}, { signal, timeoutMs: 5000 });
-    const selectorSet = probe.probe.confident ? probe.name : `${probe.name} (unconfirmed: the page does not look like Perplexity yet)`;
+    const origin = probe.source && probe.source !== 'built-in' ? ` (added from ${probe.source})` : '';
+    const selectorSet = probe.probe.confident ? `${probe.name}${origin}` : `${probe.name} (unconfirmed: the page does not look like Perplexity yet)`;
     const portNote =
       port !== undefined ? `\nThe port parameter (${port}) is ignored: comet-relay talks to its extension over native messaging.` : '';
     return textResult(
