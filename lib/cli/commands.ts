@@ -1,6 +1,8 @@
 import type { Settings } from '../config/settings';
 import {
+  agentApiConfig,
   browserExecutableCandidates,
+  checkExtensionFolder,
   clientConfig,
   defaultCliPath,
   doctor,
@@ -8,15 +10,20 @@ import {
   formatDoctor,
   formatPageReport,
   install,
+  packageCopy,
   parseBrowsers,
   readToken,
   resolveState,
   uninstall,
+  volatileCopyNote,
 } from '../install';
 import { startHttpServer } from '../mcp/http';
+import { type PublicUrl, parsePublicUrl } from '../mcp/public-url';
+import type { ToolDefinition } from '../mcp/tool';
 import { runStdio } from '../mcp/stdio';
 import { selectTools } from '../mcp/tools';
 import { RelayError } from '../protocol/errors';
+import { EXTENSION_ID } from '../protocol/identity';
 import { RelayClient } from '../relay/client';
 import { listHosts } from '../relay/discovery';
 import { createFileLogger } from '../relay/logger';
@@ -42,12 +49,12 @@ const toolFlags = {
   profile: { type: 'string' },
 } as const;
 
-function sessionOptions(values: { tools?: string; 'read-only'?: boolean; profile?: string }, settings: Settings, logName: string) {
+function sessionOptions(values: { tools?: string; 'read-only'?: boolean; profile?: string }, settings: Settings, logName: string, tools?: ToolDefinition[]) {
   const home = stateDir();
   return {
     home,
     settings: { ...settings, COMET_RELAY_PROFILE: values.profile ?? settings.COMET_RELAY_PROFILE },
-    tools: selectTools({ allow: parseToolList(values.tools), readOnly: values['read-only'] }),
+    tools: tools ?? selectTools({ allow: parseToolList(values.tools), readOnly: values['read-only'] }),
     logger: createFileLogger({ dir: logsDir(home), name: logName }),
     browserCandidates: () => browserExecutableCandidates('comet'),
   };
@@ -65,17 +72,20 @@ export const COMMANDS: Record<string, Command> = {
   },
 
   serve: {
-    summary: 'Serve MCP over Streamable HTTP at http://127.0.0.1:PORT/mcp (bearer token required).',
-    usage: 'comet-relay serve [--port 7777] [--tools a,b] [--read-only] [--profile ID|LABEL]',
+    summary: 'Serve MCP over Streamable HTTP at http://127.0.0.1:PORT/mcp (bearer token required); --public-url for a tunnel (read-only unless --allow-acting).',
+    usage: 'comet-relay serve [--port 7777] [--tools a,b] [--read-only] [--profile ID|LABEL] [--public-url https://NAME [--allow-acting]]',
     async run(args, settings) {
-      const { values } = parseFlags('serve', args, { ...toolFlags, port: { type: 'string' } });
-      const options = sessionOptions(values, settings, 'serve');
+      const { values } = parseFlags('serve', args, { ...toolFlags, port: { type: 'string' }, 'public-url': { type: 'string' }, 'allow-acting': { type: 'boolean' } });
+      const publicUrl = values['public-url'] === undefined ? undefined : parsePublicUrl(values['public-url']);
+      const tools = serveTools(values, publicUrl);
+      const options = sessionOptions(values, settings, 'serve', tools);
       const token = ensureToken(options.home);
-      const server = await startHttpServer({ ...options, port: parsePort(values.port, 7777), token });
+      const server = await startHttpServer({ ...options, port: parsePort(values.port, 7777), token, publicUrl });
       process.stderr.write(
-        `comet-relay serving MCP at ${server.url}\n` +
-          `Send "Authorization: Bearer <token>"; the token is in ${tokenPath(options.home)} (\`npx comet-relay token\` prints it).\n` +
-          `Tools: ${options.tools.map((t) => t.name).join(', ')}\n`,
+        `comet-relay serving MCP at ${server.url}${publicUrl ? ` and, through your tunnel, at ${publicUrl.mcpUrl}` : ''}\n` +
+          `Send "Authorization: Bearer <token>" (or the raw token); the token is in ${tokenPath(options.home)} (\`npx comet-relay token\` prints it).\n` +
+          `Tools: ${options.tools.map((t) => t.name).join(', ')}\n` +
+          (publicUrl ? publicWarning(publicUrl, options.tools, tokenPath(options.home), server.port) : ''),
       );
       await new Promise<void>((resolve) => {
         process.once('SIGINT', resolve);
@@ -97,8 +107,42 @@ export const COMMANDS: Record<string, Command> = {
         home: values.home,
         cliPath: defaultCliPath(),
       });
-      process.stdout.write(`${report.lines.join('\n')}\n`);
+      const note = volatileCopyNote(packageCopy());
+      process.stdout.write(`${[...report.lines, ...(note ? [note] : [])].join('\n')}\n`);
       return report.ok ? 0 : 1;
+    },
+  },
+
+  extension: {
+    summary: 'Print the folder of the built extension to load unpacked, its pinned ID, and the steps (--path: only the folder).',
+    usage: 'comet-relay extension [--path]',
+    async run(args) {
+      const { values } = parseFlags('extension', args, { path: { type: 'boolean' } });
+      const copy = packageCopy();
+      const folder = checkExtensionFolder(copy);
+      if (!folder.ok) throw new RelayError('CONFIG_ERROR', `${folder.problem}. Fix: ${folder.fix}.`);
+      if (values.path) {
+        process.stdout.write(`${folder.dir}\n`);
+        return 0;
+      }
+      const note = volatileCopyNote(copy);
+      process.stdout.write(
+        [
+          `comet-relay extension ${folder.version ?? ''}`.trimEnd(),
+          `  folder  ${folder.dir}`,
+          `  ID      ${EXTENSION_ID} (pinned by the manifest's key: the same wherever the folder is; the native host admits only this ID)`,
+          '',
+          'Load it unpacked in Comet, Chrome, Chromium, Brave or Edge:',
+          '  1. Open the extensions page: chrome://extensions (Comet: comet://extensions, Brave: brave://extensions, Edge: edge://extensions).',
+          '  2. Turn on Developer mode.',
+          '  3. Click "Load unpacked" and choose the folder above (in the file dialog, Ctrl+L on Linux or Cmd+Shift+G on macOS lets you paste the path).',
+          '  4. Register the native host if you have not: npx comet-relay install   (then reload the extension).',
+          '  5. Click the comet-relay toolbar icon: the side panel says Connected. If not: npx comet-relay doctor',
+          ...(note ? ['', note] : []),
+          '',
+        ].join('\n'),
+      );
+      return 0;
     },
   },
 
@@ -159,12 +203,19 @@ export const COMMANDS: Record<string, Command> = {
   },
 
   config: {
-    summary: 'Print the ready-to-paste MCP configuration for a client.',
-    usage: 'comet-relay config claude-code|claude-desktop|codex|cursor|vscode|windsurf|http [--npx] [--home DIR]',
+    summary: 'Print the ready-to-paste MCP configuration for a client, or the Perplexity Agent API tool entry (agent-api).',
+    usage: 'comet-relay config claude-code|claude-desktop|codex|cursor|vscode|windsurf|http [--npx] [--home DIR] | agent-api [--public-url https://NAME]',
     async run(args) {
-      const { values, positionals } = parseFlags('config', args, { npx: { type: 'boolean' }, home: { type: 'string' }, port: { type: 'string' } });
+      const { values, positionals } = parseFlags('config', args, { npx: { type: 'boolean' }, home: { type: 'string' }, port: { type: 'string' }, 'public-url': { type: 'string' } });
       const client = positionals[0];
-      if (!client) throw new RelayError('CONFIG_ERROR', 'Name the client: comet-relay config claude-code|claude-desktop|codex|cursor|vscode|windsurf|http.');
+      if (!client) throw new RelayError('CONFIG_ERROR', 'Name the client: comet-relay config claude-code|claude-desktop|codex|cursor|vscode|windsurf|http|agent-api.');
+      if (client === 'agent-api') {
+        const publicUrl = values['public-url'] === undefined ? undefined : parsePublicUrl(values['public-url']);
+        const readTools = selectTools({ readOnly: true }).map((t) => t.name);
+        const actingTools = selectTools({}).map((t) => t.name).filter((name) => !readTools.includes(name));
+        process.stdout.write(agentApiConfig({ serverUrl: publicUrl?.mcpUrl, allowedTools: readTools, actingTools }).text);
+        return 0;
+      }
       let config: ReturnType<typeof clientConfig>;
       try {
         config = clientConfig(client, {
@@ -175,7 +226,7 @@ export const COMMANDS: Record<string, Command> = {
           token: client === 'http' ? readToken(resolveState({ home: values.home }).stateDir) : undefined,
         });
       } catch (error) {
-        throw new RelayError('CONFIG_ERROR', (error as Error).message);
+        throw new RelayError('CONFIG_ERROR', `${(error as Error).message} For the Perplexity Agent API: comet-relay config agent-api.`);
       }
       process.stdout.write(`${config.text}\n`);
       return 0;
@@ -269,6 +320,50 @@ export const COMMANDS: Record<string, Command> = {
     },
   },
 };
+
+/**
+ * The tools `serve` offers. Behind --public-url it is read-only unless --allow-acting: whatever
+ * reaches the tunnel with the token (the Agent API runs every call unasked) must not type into the
+ * person's Perplexity or drive their browser by default.
+ */
+function serveTools(values: { tools?: string; 'read-only'?: boolean; 'allow-acting'?: boolean }, publicUrl: PublicUrl | undefined): ToolDefinition[] {
+  const allow = parseToolList(values.tools);
+  if (values['allow-acting'] && !publicUrl) {
+    throw new RelayError('CONFIG_ERROR', '--allow-acting only matters with --public-url: on 127.0.0.1 every tool is served unless you pass --read-only.');
+  }
+  if (values['allow-acting'] && values['read-only']) throw new RelayError('CONFIG_ERROR', '--allow-acting and --read-only contradict each other: pick one.');
+  const readOnly = values['read-only'] || (publicUrl !== undefined && !values['allow-acting']);
+  const tools = selectTools({ allow, readOnly });
+  if (publicUrl && readOnly && allow?.length) {
+    const acting = selectTools({ allow }).filter((tool) => !tools.includes(tool));
+    if (acting.length > 0) {
+      throw new RelayError(
+        'CONFIG_ERROR',
+        `--tools names tools that act on your browser (${acting.map((t) => t.name).join(', ')}), but --public-url serves only reading tools unless you add --allow-acting.`,
+      );
+    }
+  }
+  return tools;
+}
+
+/** What a public endpoint exposes, and to whom, said on stderr every time it starts. */
+function publicWarning(publicUrl: PublicUrl, tools: ToolDefinition[], tokenFile: string, port: number): string {
+  const reading = tools.filter((t) => t.access === 'read');
+  const acting = tools.filter((t) => t.access !== 'read');
+  const named = (list: ToolDefinition[]) => list.map((t) => `${t.name} (${t.title})`).join(', ');
+  return [
+    '',
+    `WARNING: ${publicUrl.mcpUrl} is public. Requests your tunnel forwards to 127.0.0.1:${port} with Host "${publicUrl.host}" are accepted,`,
+    `so anyone on the internet who can reach that address and holds the token in ${tokenFile} can use this browser profile's Perplexity.`,
+    'The Perplexity Agent API is such a caller: it runs from Perplexity\'s servers and runs every tool call without asking you.',
+    `They can read: ${named(reading) || 'nothing'}.`,
+    acting.length > 0
+      ? `They can also ACT in your browser (--allow-acting): ${named(acting)}.`
+      : 'Nothing that acts on your page or browser is served (add --allow-acting to change that, with care).',
+    'Stop the tunnel or this process to end the exposure; `npx comet-relay config agent-api` prints the Agent API entry.',
+    '',
+  ].join('\n');
+}
 
 export function usage(): string {
   const lines = Object.entries(COMMANDS).map(([name, command]) => `  ${name.padEnd(10)} ${command.summary}\n  ${''.padEnd(10)} ${command.usage}`);

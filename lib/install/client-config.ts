@@ -155,21 +155,13 @@ export function clientConfig(client: string, options: ClientConfigOptions = {}):
       const url = options.httpUrl ?? DEFAULT_HTTP_URL;
       const token = options.token ?? TOKEN_PLACEHOLDER;
       const httpEntry = { type: 'http', url, headers: { Authorization: `Bearer ${token}` } };
-      const agentTool = {
-        type: 'mcp',
-        server_label: SERVER_NAME,
-        server_url: 'https://YOUR-PUBLIC-HTTPS-ADDRESS/mcp',
-        authorization: token,
-        allowed_tools: ['comet_ask', 'comet_wait', 'comet_get_sources'],
-      };
       snippets = [
         { label: 'Generic Streamable HTTP entry (Claude Code .mcp.json, Cursor, Windsurf, …)', format: 'json', content: mcpServers(httpEntry) },
         { label: 'Claude Code command line', format: 'shell', content: `claude mcp add --transport http ${SERVER_NAME} ${q(url)} --header ${q(`Authorization: Bearer ${token}`)}` },
-        { label: 'Perplexity Agent API: one entry of "tools"', format: 'json', content: json(agentTool) },
       ];
       hint =
         `Start the endpoint with: npx comet-relay serve (it listens on 127.0.0.1 only and requires this token; keep it secret). ` +
-        'The Agent API calls server_url from Perplexity\'s servers, so it must be a public HTTPS address that reaches this endpoint (a tunnel you trust); "authorization" takes the raw token, and "allowed_tools" limits what the model may call.';
+        'For the Perplexity Agent API, which calls from Perplexity\'s servers through a tunnel, run: npx comet-relay config agent-api';
       break;
     }
   }

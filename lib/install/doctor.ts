@@ -9,6 +9,7 @@ import { BROWSER_DATA, BROWSERS, type Browser, registryKey } from './browsers';
 import { hostLogPath } from './host-manifest';
 import { ALWAYS_FOR_ALL, installCommand, type ManifestLocation, manifestLocations, type Resolved, resolveState, type StateOptions, userDataDirLocation } from './install';
 import { queryRegistry } from './registry';
+import { type CopyKind, checkExtensionFolder, type PackageCopy, packageCopy, rebuildHint, volatileCopyNote } from './package-copy';
 import { defaultCliPath, errorMessage, type ExecFn, isFile, realExec, type ResolvedSystem, tildify } from './system';
 import { verifyManifest } from './verify';
 
@@ -76,10 +77,12 @@ export async function doctor(options: DoctorOptions = {}): Promise<DoctorReport>
     add({ name: 'node', ok: true, detail: `node ${nodeVersion} at ${nodePath}` });
   }
 
-  // (b) CLI built
-  const cliPath = sys.path.resolve(options.cliPath ?? defaultCliPath());
-  if (isFile(sys, cliPath)) add({ name: 'CLI built', ok: true, detail: tildify(sys, cliPath) });
-  else add({ name: 'CLI built', ok: false, detail: `${tildify(sys, cliPath)} does not exist`, fix: 'run: npm run build (in the comet-relay folder)' });
+  // (b) CLI built, and the extension folder beside it (a repository build or an installed package)
+  const copy = packageCopy({ ...options, cliPath: options.cliPath ?? defaultCliPath() });
+  const copyName = COPY_NAMES[copy.kind];
+  if (isFile(sys, copy.cliPath)) add({ name: 'CLI built', ok: true, detail: `${tildify(sys, copy.cliPath)} (${copyName} ${VERSION})` });
+  else add({ name: 'CLI built', ok: false, detail: `${tildify(sys, copy.cliPath)} does not exist (${copyName})`, fix: rebuildHint(copy, sys) });
+  checks.push(extensionFolderCheck(copy, sys));
 
   // (c) one manifest per browser
   checks.push(...(await manifestChecks(options, resolved)));
@@ -293,6 +296,21 @@ function packsCheck(sys: ResolvedSystem, report: FolderReport): DoctorCheck {
   }
   if (added.length === 0) return { name: 'selector sets', ok: true, detail: `built-in only (none added in ${folder})` };
   return { name: 'selector sets', ok: true, detail: `built-in, and added in ${folder}: ${added.join(', ')}` };
+}
+
+const COPY_NAMES: Record<CopyKind, string> = { checkout: 'repository build', installed: 'installed package', 'npx-cache': "npx's cache" };
+
+/**
+ * Where to load the extension from. Informational: an extension loaded from elsewhere (another
+ * build, a store) is fine, and the "extension connected" check says whether one is talking to us.
+ */
+function extensionFolderCheck(copy: PackageCopy, sys: ResolvedSystem): DoctorCheck {
+  const folder = checkExtensionFolder(copy, sys);
+  const note = volatileCopyNote(copy, sys);
+  if (folder.ok) {
+    return { name: 'extension folder', ok: true, detail: `load it unpacked from ${tildify(sys, folder.dir)} (ID ${folder.id}, version ${folder.version ?? '?'})${note ? `. ${note}` : ''}` };
+  }
+  return { name: 'extension folder', ok: true, skipped: true, detail: `skipped: ${folder.problem}; only needed to load the extension from this copy (${folder.fix})` };
 }
 
 function tokenCheck(sys: ResolvedSystem, stateDir: string): DoctorCheck {

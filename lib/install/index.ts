@@ -10,8 +10,11 @@
  *   uninstall [--browser B|all] [--user-data-dir DIR] [--home DIR] [--purge] → uninstall(...)
  *   doctor    [--browser B|all] [--user-data-dir DIR] [--home DIR]  → doctor({ ..., queryStatus }); print formatDoctor(r); exit r.exitCode
  *   config <client> [--npx] [--home DIR]                             → clientConfig(client, { npx, home, token }).text
+ *   config agent-api [--public-url URL]                              → agentApiConfig({ serverUrl, allowedTools, actingTools }).text
  *   token                                                            → ensureToken(stateDir)
+ *   extension [--path]                                               → checkExtensionFolder(packageCopy())
  */
+export { type AgentApiConfig, type AgentApiOptions, agentApiConfig, PUBLIC_URL_PLACEHOLDER } from './agent-api';
 export { BROWSER_DATA, BROWSERS, type Browser, browserExecutableCandidates, findBrowserExecutable, isBrowser, isBrowserInstalled, parseBrowsers, registryKey, userDataDirs } from './browsers';
 export { CLIENTS, type ClientConfig, type ClientConfigOptions, type ConfigSnippet, clientConfig, DEFAULT_HTTP_URL, isClientName, type McpClientName, type StdioCommand, stdioCommand } from './client-config';
 export { type DoctorCheck, type DoctorOptions, type DoctorReport, doctor, formatDoctor } from './doctor';
@@ -29,6 +32,7 @@ export {
   type UninstallReport,
   uninstall,
 } from './install';
+export { type CopyKind, checkExtensionFolder, type ExtensionFolder, extensionIdFromKey, type PackageCopy, packageCopy, rebuildHint, volatileCopyNote } from './package-copy';
 export { defaultCliPath, type ExecFn, type ExecResult, type FsLike, type SystemOptions } from './system';
 export { formatPageReport } from './page-report';
 export { ensureToken, readToken, rotateToken } from './token';

@@ -320,7 +320,7 @@ function formatInstallReport(r: InstallReport, sys: ResolvedSystem): string[] {
   }
   if (r.token) lines.push(`  token     ${t(r.token.path)} (${r.token.created ? 'created' : 'kept'}; for "comet-relay serve", show it with: npx comet-relay token)`);
   if (r.ok) {
-    lines.push('Done. Load the comet-relay extension (or reload it) so it connects now, then check everything with: npx comet-relay doctor');
+    lines.push('Done. Load the comet-relay extension (`npx comet-relay extension` shows its folder and the steps) or reload it so it connects now, then check everything with: npx comet-relay doctor');
   } else {
     lines.push('Some parts failed: fix the lines marked ✘ and run the install again, or run: npx comet-relay doctor');
   }

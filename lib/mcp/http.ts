@@ -5,13 +5,15 @@ import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
 import { RelayError } from '../protocol/errors';
 import { EXTENSION_ORIGIN } from '../protocol/identity';
 import { BrowserGateway, type GatewayOptions } from './gateway';
+import { isPublicHost, type PublicUrl } from './public-url';
 import { createSessionServer } from './server';
 import type { ToolDefinition } from './tool';
 
 /**
  * `comet-relay serve`: Streamable HTTP at http://127.0.0.1:PORT/mcp. Loopback only, a bearer token
  * compared in constant time, Host and Origin checked against DNS rebinding, one McpServer (and
- * one relay connection) per MCP session.
+ * one relay connection) per MCP session. With a public URL (a tunnel in front), that one Host is
+ * accepted too; it still listens on loopback only.
  */
 export interface HttpOptions extends Omit<GatewayOptions, 'transport'> {
   tools: ToolDefinition[];
@@ -19,6 +21,8 @@ export interface HttpOptions extends Omit<GatewayOptions, 'transport'> {
   token: string;
   /** Bind address; loopback by default and by design. */
   bindHost?: string;
+  /** `--public-url`: also accept requests a tunnel forwards with this Host (the token is still required). */
+  publicUrl?: PublicUrl;
 }
 
 export interface RunningHttpServer {
@@ -49,8 +53,9 @@ export async function startHttpServer(options: HttpOptions): Promise<RunningHttp
 
   async function handle(req: http.IncomingMessage, res: http.ServerResponse): Promise<void> {
     const url = new URL(req.url ?? '/', 'http://localhost');
-    if (!allowedHost(req.headers.host, port)) {
-      return reply(res, 403, -32000, `Host "${req.headers.host}" is not allowed: connect to 127.0.0.1:${port} or localhost:${port}.`);
+    if (!allowedHost(req.headers.host, port, options.publicUrl)) {
+      const publicName = options.publicUrl ? `, localhost:${port} or ${options.publicUrl.mcpUrl}` : ` or localhost:${port}`;
+      return reply(res, 403, -32000, `Host "${req.headers.host}" is not allowed: connect to 127.0.0.1:${port}${publicName}.`);
     }
     const origin = req.headers.origin;
     if (origin !== undefined && !allowedOrigin(origin, port)) {
@@ -135,8 +140,9 @@ export function authorized(header: string | undefined, expected: Buffer): boolea
   return timingSafeEqual(digest(token), expected);
 }
 
-export function allowedHost(host: string | undefined, port: number): boolean {
+export function allowedHost(host: string | undefined, port: number, publicUrl?: PublicUrl): boolean {
   if (!host) return false;
+  if (publicUrl && isPublicHost(host, publicUrl)) return true;
   return [`127.0.0.1:${port}`, `localhost:${port}`, `[::1]:${port}`].includes(host.toLowerCase());
 }
 

@@ -4,6 +4,7 @@ import type { Envelope, Hello } from '../protocol/messages';
 import type { AttachedClient, BrowserStatus } from '../protocol/methods';
 import { PACKS_CHANGED_EVENT } from '../protocol/packs';
 import { PAGE_PORT, PANEL_PORT } from '../protocol/ports';
+import { ActionIndicator } from './action-state';
 import { browser, chromeExtras, lastErrorMessage } from './ext';
 import { detectBrowser, loadProfile } from './identity';
 import { NativeLink, RECONNECT_ALARM } from './native-link';
@@ -56,6 +57,8 @@ export function startWorker(): void {
     };
   };
 
+  const toolbar = new ActionIndicator(browser.action);
+
   const router: Router = new Router({
     tabs,
     pages,
@@ -86,6 +89,7 @@ export function startWorker(): void {
       onMessage: (message) => onHostMessage(message),
       onStatus: (linkStatus) => {
         if (linkStatus.state !== 'connected') clients = [];
+        toolbar.show(linkStatus);
         panels.push();
       },
     },

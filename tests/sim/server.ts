@@ -30,8 +30,8 @@ export interface SimServer {
   close(): Promise<void>;
 }
 
-/** Creates a throwaway self-signed certificate for www.perplexity.ai with openssl. */
-function makeCertificate(): { key: Buffer; cert: Buffer; dir: string } {
+/** Creates a throwaway self-signed certificate (default: for www.perplexity.ai) with openssl; also valid for 127.0.0.1. */
+export function makeCertificate(names: string[] = ['www.perplexity.ai', 'perplexity.ai']): { key: Buffer; cert: Buffer; dir: string } {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'comet-relay-sim-'));
   const keyPath = path.join(dir, 'key.pem');
   const certPath = path.join(dir, 'cert.pem');
@@ -41,8 +41,8 @@ function makeCertificate(): { key: Buffer; cert: Buffer; dir: string } {
       [
         'req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-sha256', '-days', '2',
         '-keyout', keyPath, '-out', certPath,
-        '-subj', '/CN=www.perplexity.ai',
-        '-addext', 'subjectAltName=DNS:www.perplexity.ai,DNS:perplexity.ai,IP:127.0.0.1',
+        '-subj', `/CN=${names[0]}`,
+        '-addext', `subjectAltName=${names.map((name) => `DNS:${name}`).join(',')},IP:127.0.0.1`,
       ],
       { stdio: ['ignore', 'ignore', 'pipe'] },
     );
@@ -50,7 +50,7 @@ function makeCertificate(): { key: Buffer; cert: Buffer; dir: string } {
     fs.rmSync(dir, { recursive: true, force: true });
     const e = err as NodeJS.ErrnoException & { stderr?: Buffer };
     if (e.code === 'ENOENT') {
-      throw new Error('The simulated perplexity.ai needs `openssl` to make its certificate, and it is not on PATH (Debian: apt-get install openssl).');
+      throw new Error('The simulated sites need `openssl` to make their certificates, and it is not on PATH (Debian: apt-get install openssl).');
     }
     throw new Error(`openssl failed to create a certificate: ${e.stderr?.toString().trim() || e.message}`);
   }

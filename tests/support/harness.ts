@@ -26,6 +26,10 @@ export interface HarnessOptions {
   /** Skip registering the native host (to test what a missing host looks like). */
   registerHost?: boolean;
   extraEnv?: Record<string, string>;
+  /** The comet-relay CLI to install and run (default: this repository's dist/cli.js). */
+  cli?: string;
+  /** The extension folder Chromium loads (default: this repository's build). */
+  extensionDir?: string;
 }
 
 export class Harness {
@@ -38,27 +42,30 @@ export class Harness {
     readonly userDataDir: string,
     readonly worker: Worker,
     readonly env: NodeJS.ProcessEnv,
+    readonly cli: string,
   ) {}
 
   static async start(options: HarnessOptions = {}): Promise<Harness> {
-    for (const built of [CLI, path.join(EXTENSION_DIR, 'manifest.json')]) {
+    const cli = options.cli ?? CLI;
+    const extensionDir = options.extensionDir ?? EXTENSION_DIR;
+    for (const built of [cli, path.join(extensionDir, 'manifest.json')]) {
       if (!fs.existsSync(built)) throw new Error(`${built} is missing: run \`npm run build\` first.`);
     }
     const home = fs.mkdtempSync(path.join(os.tmpdir(), 'cr-home-'));
     const userDataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'cr-profile-'));
     const env = { ...process.env, COMET_RELAY_HOME: home, ...options.extraEnv };
     if (options.registerHost !== false) {
-      execFileSync(process.execPath, [CLI, 'install', '--user-data-dir', userDataDir, '--home', home], { env, stdio: 'pipe' });
+      execFileSync(process.execPath, [cli, 'install', '--user-data-dir', userDataDir, '--home', home], { env, stdio: 'pipe' });
     }
     const context = await chromium.launchPersistentContext(userDataDir, {
       executablePath: findChromium(),
       headless: true,
       viewport: { width: 1100, height: 800 },
-      args: [`--disable-extensions-except=${EXTENSION_DIR}`, `--load-extension=${EXTENSION_DIR}`, ...QUIET_FLAGS],
+      args: [`--disable-extensions-except=${extensionDir}`, `--load-extension=${extensionDir}`, ...QUIET_FLAGS],
     });
     await options.site?.(context);
     const worker = context.serviceWorkers()[0] ?? (await context.waitForEvent('serviceworker'));
-    return new Harness(context, home, userDataDir, worker, env);
+    return new Harness(context, home, userDataDir, worker, env, cli);
   }
 
   get extensionId(): string {
@@ -92,7 +99,7 @@ export class Harness {
   async stdioClient(name = 'e2e-stdio', args: string[] = []): Promise<Client> {
     const transport = new StdioClientTransport({
       command: process.execPath,
-      args: [CLI, 'mcp', ...args],
+      args: [this.cli, 'mcp', ...args],
       env: this.env as Record<string, string>,
       stderr: 'pipe',
     });
@@ -102,12 +109,12 @@ export class Harness {
     return client;
   }
 
-  /** Starts `comet-relay serve` on a free port and returns its URL and token. */
-  async startServe(args: string[] = []): Promise<{ url: string; token: string; process: ChildProcess }> {
-    const child = spawn(process.execPath, [CLI, 'serve', '--port', '0', ...args], { env: this.env, stdio: ['ignore', 'pipe', 'pipe'] });
+  /** Starts `comet-relay serve` on a free port and returns its URL and token (and what it printed on stderr so far). */
+  async startServe(args: string[] = []): Promise<{ url: string; token: string; process: ChildProcess; stderr: () => string }> {
+    const child = spawn(process.execPath, [this.cli, 'serve', '--port', '0', ...args], { env: this.env, stdio: ['ignore', 'pipe', 'pipe'] });
     this.children.push(child);
+    let output = '';
     const url = await new Promise<string>((resolve, reject) => {
-      let output = '';
       const timer = setTimeout(() => reject(new Error(`serve did not start: ${output}`)), 10_000);
       child.stderr?.on('data', (chunk: Buffer) => {
         output += chunk.toString();
@@ -119,8 +126,8 @@ export class Harness {
       });
       child.once('exit', (code) => reject(new Error(`serve exited with ${code}: ${output}`)));
     });
-    const token = execFileSync(process.execPath, [CLI, 'token'], { env: this.env }).toString().trim();
-    return { url, token, process: child };
+    const token = execFileSync(process.execPath, [this.cli, 'token'], { env: this.env }).toString().trim();
+    return { url, token, process: child, stderr: () => output };
   }
 
   async httpClient(url: string, token: string, name = 'e2e-http'): Promise<Client> {

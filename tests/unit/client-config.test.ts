@@ -85,16 +85,14 @@ describe('client configs', () => {
     expect(clientConfig('claude-code', { ...base, home: '/tmp/h' }).snippets[0]?.content).toContain('-e COMET_RELAY_HOME=/tmp/h --');
   });
 
-  it('http: Streamable HTTP entry with the bearer header, and the Agent API mcp tool', () => {
+  it('http: Streamable HTTP entry with the bearer header, and a pointer to the Agent API recipe', () => {
     const entry = json('http', 0, { ...base, token: 'tok_123' }).mcpServers['comet-relay'];
     expect(entry).toEqual({ type: 'http', url: DEFAULT_HTTP_URL, headers: { Authorization: 'Bearer tok_123' } });
-    const agent = json('http', 1, { ...base, token: 'tok_123' });
-    expect(agent).toMatchObject({ type: 'mcp', server_label: 'comet-relay', authorization: 'tok_123', allowed_tools: expect.arrayContaining(['comet_ask']) });
-    expect(agent.server_url.startsWith('https://')).toBe(true);
-    expect(agent.server_label).toMatch(/^[a-zA-Z0-9_-]{1,64}$/);
     const config = clientConfig('http', { ...base, token: 'tok_123', httpUrl: 'http://127.0.0.1:9000/mcp' });
     expect(config.snippets[1]?.content).toBe("claude mcp add --transport http comet-relay http://127.0.0.1:9000/mcp --header 'Authorization: Bearer tok_123'");
-    expect(config.hint).toContain('public HTTPS address');
+    // The Agent API entry lives in `config agent-api` (tests/unit/agent-api.test.ts), with a derived read-only allowlist.
+    expect(config.snippets).toHaveLength(2);
+    expect(config.hint).toContain('npx comet-relay config agent-api');
     expect(json('http').mcpServers['comet-relay'].headers.Authorization).toBe(`Bearer ${TOKEN_PLACEHOLDER}`);
   });
 

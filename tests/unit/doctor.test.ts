@@ -64,6 +64,7 @@ describe('doctor', () => {
     expect(report.checks.map((c) => c.name)).toEqual([
       'node',
       'CLI built',
+      'extension folder',
       'manifest (chrome)',
       'manifest (chromium)',
       'manifest (brave)',
@@ -141,10 +142,14 @@ describe('doctor', () => {
     const s = setup();
     await install({ ...s, browsers: ['chromium'] });
     fs.chmodSync(path.join(s.homedir, '.local', 'state', 'comet-relay', 'token'), 0o644);
-    const report = await doctor({ ...s, nodeVersion: '18.19.0', cliPath: path.join(s.homedir, 'nope.js'), listHosts: () => [] });
+    // A repository checkout (its sources are there) whose CLI was never built.
+    const repo = path.join(s.homedir, 'checkout');
+    fs.mkdirSync(path.join(repo, 'lib', 'cli'), { recursive: true });
+    fs.writeFileSync(path.join(repo, 'lib', 'cli', 'main.ts'), '');
+    const report = await doctor({ ...s, nodeVersion: '18.19.0', cliPath: path.join(repo, 'dist', 'cli.js'), listHosts: () => [] });
     expect(check(report, 'node')).toMatchObject({ ok: false, detail: expect.stringContaining('node 18.19.0 at') });
     expect(check(report, 'node').fix).toContain('install Node.js 20+');
-    expect(check(report, 'CLI built')).toMatchObject({ ok: false, fix: 'run: npm run build (in the comet-relay folder)' });
+    expect(check(report, 'CLI built')).toMatchObject({ ok: false, detail: expect.stringContaining('(repository build)'), fix: 'run: npm run build (in ~/checkout)' });
     expect(check(report, 'HTTP token')).toMatchObject({ ok: false, detail: expect.stringContaining('readable by others (mode 0644)') });
   });
 

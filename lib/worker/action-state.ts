@@ -1,0 +1,78 @@
+import type { LinkStatus } from './native-link';
+
+/**
+ * The toolbar icon tells the connection to the native host at a glance: a status dot on the
+ * icon (green connected, amber connecting, red not connected), a red "!" badge when something
+ * needs the person, and a tooltip that says what is going on in words.
+ */
+export type ActionState = 'connected' | 'connecting' | 'disconnected';
+
+export interface ActionLook {
+  state: ActionState;
+  /** Icon paths per size, inside the extension (files drawn into public/action/). */
+  icon: Record<'16' | '32', string>;
+  title: string;
+  badgeText: string;
+  badgeColor: string;
+}
+
+const ERROR_RED = '#D93025';
+const TITLE_DETAIL_MAX = 300;
+
+function iconFor(state: ActionState): ActionLook['icon'] {
+  return { '16': `/action/${state}-16.png`, '32': `/action/${state}-32.png` };
+}
+
+function clip(text: string): string {
+  return text.length > TITLE_DETAIL_MAX ? `${text.slice(0, TITLE_DETAIL_MAX - 1)}…` : text;
+}
+
+export function actionLook(status: LinkStatus): ActionLook {
+  const look = (state: ActionState, title: string, badgeText = ''): ActionLook => ({
+    state,
+    icon: iconFor(state),
+    title: `comet-relay — ${title}`,
+    badgeText,
+    badgeColor: ERROR_RED,
+  });
+  switch (status.state) {
+    case 'connected':
+      return look('connected', `connected to the host${status.hostVersion ? ` ${status.hostVersion}` : ''}. Click to open the side panel.`);
+    case 'connecting':
+      // A retry after a failure is still "not connected": the icon must not blink amber each attempt.
+      return status.failures > 0
+        ? look('disconnected', `not connected; retrying (attempt ${status.failures + 1}). Click for details.`, '!')
+        : look('connecting', 'connecting to the host…');
+    case 'incompatible':
+      return look('disconnected', clip(status.detail ?? 'the host speaks another protocol version.'), '!');
+    case 'disconnected':
+      return look('disconnected', `not connected: ${clip(status.detail ?? 'the host is not running.')}`, '!');
+  }
+}
+
+/** The part of chrome.action we use; `browser.action` satisfies it. */
+export interface ActionApi {
+  setIcon(details: { path: Record<string, string> }): Promise<void>;
+  setTitle(details: { title: string }): Promise<void>;
+  setBadgeText(details: { text: string }): Promise<void>;
+  setBadgeBackgroundColor(details: { color: string }): Promise<void>;
+}
+
+/** Applies the look for each link status, skipping calls when nothing visible changed. */
+export class ActionIndicator {
+  private shown?: ActionLook;
+
+  constructor(private readonly api: ActionApi) {}
+
+  show(status: LinkStatus): void {
+    const next = actionLook(status);
+    const prev = this.shown;
+    this.shown = next;
+    // The toolbar is cosmetic: a failed update (sync or async) must never break the link.
+    const apply = (update: () => Promise<void>) => void Promise.resolve().then(update).catch(() => {});
+    if (prev?.state !== next.state) apply(() => this.api.setIcon({ path: next.icon }));
+    if (prev?.title !== next.title) apply(() => this.api.setTitle({ title: next.title }));
+    if (prev?.badgeColor !== next.badgeColor) apply(() => this.api.setBadgeBackgroundColor({ color: next.badgeColor }));
+    if (prev?.badgeText !== next.badgeText) apply(() => this.api.setBadgeText({ text: next.badgeText }));
+  }
+}

@@ -1,0 +1,224 @@
+import { execFileSync } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { expect, test } from '@playwright/test';
+import type { Page } from 'playwright-core';
+import { parseLauncher } from '../../lib/install/host-manifest';
+import { EXTENSION_ID, NATIVE_HOST_NAME } from '../../lib/protocol/identity';
+import { VERSION } from '../../lib/relay/version';
+import { routeSim } from '../sim/playwright';
+import { createSimSite } from '../sim/site';
+import { Harness, ROOT, textOf } from '../support/harness';
+import { startTunnel, type Tunnel } from '../support/tunnel';
+
+/**
+ * The package as a user gets it: `npm pack`, installed into an empty prefix, and the whole chain
+ * run from that installed copy — host registered by the installed CLI, Chromium loading the
+ * installed extension folder, MCP clients on the installed `comet-relay mcp` and `serve` (the
+ * latter behind an HTTPS tunnel, driven the way the Perplexity Agent API drives a remote server).
+ * Nothing here runs from the repository except the test itself.
+ */
+test.describe.configure({ mode: 'serial' });
+
+const PUBLIC_HOST = 'relay.test';
+let work: string;
+let packed: { filename: string; size: number; unpackedSize: number; files: { path: string }[] };
+let installedRoot: string;
+let installedCli: string;
+let bin: string;
+let harness: Harness;
+let page: Page;
+
+const run = (args: string[]) => execFileSync(bin, args, { env: harness.env, encoding: 'utf8' });
+const worker = () => harness.worker;
+const toolbar = () =>
+  worker().evaluate(async () => {
+    const action = (globalThis as unknown as { chrome: { action: { getTitle(d: object): Promise<string>; getBadgeText(d: object): Promise<string> } } }).chrome.action;
+    return { title: await action.getTitle({}), badge: await action.getBadgeText({}) };
+  });
+
+test.beforeAll(async () => {
+  test.setTimeout(180_000);
+  for (const built of ['dist/cli.js', 'dist/extension/manifest.json']) {
+    if (!fs.existsSync(path.join(ROOT, built))) throw new Error(`${built} is missing: run \`npm run build\` first.`);
+  }
+  work = fs.mkdtempSync(path.join(os.tmpdir(), 'cr-package-'));
+  // --ignore-scripts: `npm test` built already, and prepack's rebuild would replace dist/ under the
+  // e2e files running beside this one.
+  const json = execFileSync('npm', ['pack', '--ignore-scripts', '--json', '--pack-destination', work], { cwd: ROOT, encoding: 'utf8' });
+  packed = JSON.parse(json)[0];
+  const prefix = path.join(work, 'prefix');
+  fs.mkdirSync(prefix);
+  execFileSync('npm', ['install', '--prefix', prefix, path.join(work, packed.filename), '--prefer-offline', '--no-audit', '--no-fund', '--loglevel=error'], {
+    cwd: work,
+    stdio: 'pipe',
+    timeout: 150_000,
+  });
+  installedRoot = path.join(prefix, 'node_modules', 'comet-relay');
+  installedCli = fs.realpathSync(path.join(installedRoot, 'dist', 'cli.js'));
+  bin = path.join(prefix, 'node_modules', '.bin', 'comet-relay');
+  const extensionDir = execFileSync(bin, ['extension', '--path'], { encoding: 'utf8' }).trim();
+  const site = createSimSite({ generation: 'B', scenario: 'short', speed: 4 });
+  harness = await Harness.start({ site: (context) => routeSim(context, site), cli: installedCli, extensionDir });
+});
+
+test.afterAll(async () => {
+  await harness?.close();
+  if (work) fs.rmSync(work, { recursive: true, force: true });
+});
+
+test('npm pack makes a lean tarball: the CLI, the built extension, and nothing of the repository', () => {
+  const files = packed.files.map((f) => f.path);
+  test.info().annotations.push({ type: 'tarball', description: `${packed.filename}: ${packed.size} bytes packed, ${packed.unpackedSize} unpacked, ${files.length} files` });
+  expect(files).toEqual(expect.arrayContaining(['package.json', 'README.md', 'LICENSE', 'dist/cli.js', 'dist/extension/manifest.json', 'dist/extension/background.js', 'dist/extension/icon/128.png', 'dist/extension/action/disconnected-16.png']));
+  expect(files.filter((f) => !f.startsWith('dist/') && !['package.json', 'README.md', 'LICENSE'].includes(f))).toEqual([]);
+  expect(files.filter((f) => f.endsWith('.map') || f.endsWith('.ts'))).toEqual([]);
+  expect(packed.size).toBeLessThan(400_000);
+  const meta = JSON.parse(fs.readFileSync(path.join(installedRoot, 'package.json'), 'utf8'));
+  expect(meta.private).toBeUndefined();
+  expect(meta.bin).toEqual({ 'comet-relay': 'dist/cli.js' });
+  expect(Object.keys(meta.dependencies).sort()).toEqual(['@modelcontextprotocol/sdk', 'zod']);
+  expect(meta.engines.node).toBeTruthy();
+});
+
+test('the installed `comet-relay extension` prints the installed folder, the pinned ID and the steps', () => {
+  const out = run(['extension']);
+  expect(out).toContain(`  folder  ${path.join(installedRoot, 'dist', 'extension')}`);
+  expect(out).toContain(`  ID      ${EXTENSION_ID}`);
+  expect(out).toMatch(/Load unpacked/);
+  expect(harness.extensionId).toBe(EXTENSION_ID);
+});
+
+test('the host is registered from the installed CLI: absolute node, the installed dist/cli.js, not the repository', () => {
+  const manifest = JSON.parse(fs.readFileSync(path.join(harness.userDataDir, 'NativeMessagingHosts', `${NATIVE_HOST_NAME}.json`), 'utf8'));
+  expect(manifest.allowed_origins).toEqual([`chrome-extension://${EXTENSION_ID}/`]);
+  const launcher = parseLauncher(fs.readFileSync(manifest.path, 'utf8'));
+  expect(path.isAbsolute(launcher.nodePath ?? '')).toBe(true);
+  expect(launcher.cliPath).toBe(installedCli);
+  expect(launcher.cliPath?.startsWith(ROOT)).toBe(false);
+});
+
+test('Chromium runs the installed extension and host; an MCP client on the installed `comet-relay mcp` asks and gets the answer', async () => {
+  const host = await harness.waitForHost();
+  expect(fs.readFileSync(`/proc/${host.pid}/cmdline`, 'utf8').split('\0')).toContain(installedCli);
+  expect(host.hostVersion).toBe(VERSION);
+  page = await harness.openPerplexity();
+  const client = await harness.stdioClient('installed-mcp');
+  const call = async (name: string, args: Record<string, unknown> = {}) => textOf(await client.callTool({ name, arguments: args }, undefined, { timeout: 60_000 }));
+  expect(await call('comet_connect')).toMatch(/^Connected to /);
+  expect(await call('comet_ask', { prompt: 'What is the capital of France?' })).toMatch(/^Prompt submitted successfully/);
+  expect(await call('comet_wait')).toMatch(/which ends the answer\./);
+});
+
+test('the installed doctor names the installed copy and finds every link working', () => {
+  const out = run(['doctor', '--user-data-dir', harness.userDataDir]);
+  expect(out).toContain(`✔ CLI built — ${installedCli} (installed package ${VERSION})`);
+  expect(out).toContain(`✔ extension folder — load it unpacked from ${path.join(installedRoot, 'dist', 'extension')} (ID ${EXTENSION_ID}`);
+  expect(out).toMatch(/✔ extension connected/);
+  expect(out).toMatch(/Everything checked is working\.$/m);
+});
+
+test('the toolbar icon says connected, with the host version', async () => {
+  await expect.poll(toolbar).toEqual({ title: `comet-relay — connected to the host ${VERSION}. Click to open the side panel.`, badge: '' });
+});
+
+test.describe('the Perplexity Agent API, through an HTTPS tunnel to the installed `serve --public-url`', () => {
+  let tunnel: Tunnel;
+  let token: string;
+  let loopbackUrl: string;
+  let stderr: () => string;
+
+  test.beforeAll(async () => {
+    const served = await harness.startServe(['--public-url', `https://${PUBLIC_HOST}`]);
+    ({ token, stderr } = served);
+    loopbackUrl = served.url;
+    tunnel = await startTunnel(loopbackUrl, PUBLIC_HOST);
+  });
+  test.afterAll(async () => tunnel?.close());
+
+  /** What the Agent API does with a `tools: [{ type: "mcp", … }]` entry, as a real MCP client. */
+  async function agentClient(headers: Record<string, string>): Promise<Client> {
+    const transport = new StreamableHTTPClientTransport(new URL(`${tunnel.origin}/mcp`), { fetch: tunnel.fetch, requestInit: { headers } });
+    const client = new Client({ name: 'agent-api-e2e', version: '1.0.0' });
+    await client.connect(transport);
+    harness.clients.push(client);
+    return client;
+  }
+
+  test('serve warns on stderr what is public and to whom, and serves only the tools that read', async () => {
+    expect(stderr()).toContain(`WARNING: https://${PUBLIC_HOST}/mcp is public`);
+    expect(stderr()).toMatch(/They can read: comet_poll \(/);
+    expect(stderr()).toContain('Nothing that acts on your page or browser is served');
+  });
+
+  test('raw token in Authorization, extra headers, allowed_tools from `config agent-api`: only listed tools are called, and they work', async () => {
+    const recipe = run(['config', 'agent-api', '--public-url', `https://${PUBLIC_HOST}`]);
+    const curlBody = recipe.slice(recipe.indexOf("-d '") + 4, recipe.lastIndexOf("'")).replaceAll(`'"$COMET_RELAY_TOKEN"'`, token).replaceAll(`'"$PERPLEXITY_MODEL"'`, 'model');
+    const entry = JSON.parse(curlBody).tools[0] as { server_url: string; authorization: string; allowed_tools: string[] };
+    expect(entry.server_url).toBe(`https://${PUBLIC_HOST}/mcp`);
+
+    // The Agent API sends `authorization` raw and `headers` as given.
+    const client = await agentClient({ Authorization: entry.authorization, 'X-Agent-Run': 'e2e-run-1' });
+    const { tools } = await client.listTools(); // mcp_list_tools
+    const listed = tools.map((t) => t.name);
+    expect(listed.sort()).toEqual([...entry.allowed_tools].sort()); // serve is read-only: the suggestion is exactly what it offers
+    const exposed = listed.filter((name) => entry.allowed_tools.includes(name));
+    expect(exposed).toContain('comet_poll');
+
+    // The "model" calls two exposed tools; each is an mcp_call.
+    const poll = JSON.parse(textOf(await client.callTool({ name: 'comet_poll', arguments: {} })));
+    expect(poll).toMatchObject({ status: 'completed' });
+    expect(poll.response).toContain('which ends the answer');
+    expect(textOf(await client.callTool({ name: 'comet_list_tabs', arguments: {} }))).toContain('=== Main (1) ===');
+
+    const calls = tunnel.seen.filter((s) => s.call.startsWith('tools/call ')).map((s) => s.call.slice('tools/call '.length));
+    expect(calls).toEqual(['comet_poll', 'comet_list_tabs']);
+    expect(calls.every((name) => entry.allowed_tools.includes(name))).toBe(true);
+    expect(tunnel.seen.length).toBeGreaterThanOrEqual(4); // initialize, initialized, tools/list, two calls
+    for (const { headers } of tunnel.seen) {
+      expect(headers.authorization).toBe(token); // raw, no "Bearer"
+      expect(headers['x-agent-run']).toBe('e2e-run-1');
+    }
+
+    // A tool outside the allowlist that acts is not even served: the server refuses it too.
+    const refused = await client.callTool({ name: 'comet_ask', arguments: { prompt: 'hi' } }).catch((error: Error) => ({ isError: true, content: [{ type: 'text', text: error.message }] }));
+    expect(refused.isError).toBe(true);
+    expect(textOf(refused)).toContain('comet_ask');
+  });
+
+  test('through the tunnel: a wrong token is refused, a foreign Host is refused; the loopback name still works', async () => {
+    const initialize = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'probe', version: '1' } } });
+    const post = (fetcher: typeof fetch, url: string, authorization: string) =>
+      fetcher(url, { method: 'POST', headers: { authorization, 'content-type': 'application/json', accept: 'application/json, text/event-stream' }, body: initialize });
+
+    expect((await post(tunnel.fetch, `${tunnel.origin}/mcp`, 'not-the-token')).status).toBe(401);
+    tunnel.forwardHost = 'evil.test';
+    try {
+      const foreign = await post(tunnel.fetch, `${tunnel.origin}/mcp`, token);
+      expect(foreign.status).toBe(403);
+      expect(await foreign.text()).toContain('Host \\"evil.test\\" is not allowed');
+    } finally {
+      tunnel.forwardHost = PUBLIC_HOST;
+    }
+    const local = await post(fetch, loopbackUrl, `Bearer ${token}`);
+    expect(local.status).toBe(200);
+    await local.body?.cancel();
+  });
+});
+
+test('the toolbar icon turns to "not connected" with a "!" badge when the host dies and cannot come back, and recovers after install', async () => {
+  const host = await harness.waitForHost();
+  run(['uninstall', '--user-data-dir', harness.userDataDir, '--home', harness.home]);
+  process.kill(host.pid, 'SIGKILL');
+  await expect.poll(toolbar, { timeout: 15_000 }).toMatchObject({ title: expect.stringMatching(/^comet-relay — not connected/), badge: '!' });
+
+  run(['install', '--user-data-dir', harness.userDataDir, '--home', harness.home]);
+  const panel = await harness.openPanel();
+  const reconnect = panel.getByRole('button', { name: /reconnect/i });
+  if (await reconnect.isVisible()) await reconnect.click();
+  await expect.poll(toolbar, { timeout: 40_000 }).toEqual({ title: `comet-relay — connected to the host ${VERSION}. Click to open the side panel.`, badge: '' });
+  await page.close();
+});

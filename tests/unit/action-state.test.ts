@@ -1,0 +1,111 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { ActionIndicator, type ActionApi, actionLook } from '../../lib/worker/action-state';
+import type { LinkStatus } from '../../lib/worker/native-link';
+import { decodePng, iconFiles } from '../support/icons';
+
+const PUBLIC = path.resolve(import.meta.dirname, '../../public');
+const status = (over: Partial<LinkStatus>): LinkStatus => ({ state: 'disconnected', since: 0, failures: 0, ...over });
+
+describe('toolbar icon: connection state → look', () => {
+  it('connected: green dot, no badge, the host version in the tooltip', () => {
+    expect(actionLook(status({ state: 'connected', hostVersion: '0.1.0' }))).toEqual({
+      state: 'connected',
+      icon: { '16': '/action/connected-16.png', '32': '/action/connected-32.png' },
+      title: 'comet-relay — connected to the host 0.1.0. Click to open the side panel.',
+      badgeText: '',
+      badgeColor: '#D93025',
+    });
+  });
+
+  it('connecting for the first time: amber dot, no badge', () => {
+    expect(actionLook(status({ state: 'connecting' }))).toMatchObject({ state: 'connecting', badgeText: '', title: 'comet-relay — connecting to the host…' });
+  });
+
+  it('disconnected: red dot, "!" badge, and the reason in the tooltip', () => {
+    const look = actionLook(status({ state: 'disconnected', failures: 1, detail: 'Specified native messaging host not found. run `npx comet-relay install`' }));
+    expect(look).toMatchObject({ state: 'disconnected', badgeText: '!', icon: { '16': '/action/disconnected-16.png' } });
+    expect(look.title).toBe('comet-relay — not connected: Specified native messaging host not found. run `npx comet-relay install`');
+  });
+
+  it('a retry after a failure stays "not connected" instead of blinking amber', () => {
+    expect(actionLook(status({ state: 'connecting', failures: 3 }))).toMatchObject({ state: 'disconnected', badgeText: '!', title: expect.stringContaining('retrying (attempt 4)') });
+  });
+
+  it('an incompatible host is an error, and a long reason is cut for the tooltip', () => {
+    const look = actionLook(status({ state: 'incompatible', detail: `Protocol mismatch ${'x'.repeat(400)}` }));
+    expect(look).toMatchObject({ state: 'disconnected', badgeText: '!' });
+    expect(look.title.length).toBeLessThan(330);
+    expect(look.title.endsWith('…')).toBe(true);
+  });
+
+  it('every icon the looks name is in public/, exactly as tests/support/icons.ts draws it', () => {
+    const named = (['connected', 'connecting', 'disconnected'] as const).flatMap((state) =>
+      Object.entries(actionLook(status(state === 'connecting' ? { state } : { state, failures: 1 })).icon),
+    );
+    expect(named).toHaveLength(6);
+    for (const [size, icon] of named) {
+      const { width, height } = decodePng(fs.readFileSync(path.join(PUBLIC, icon)));
+      expect([width, height]).toEqual([Number(size), Number(size)]);
+    }
+    for (const { file, size, rgba } of iconFiles()) {
+      const png = decodePng(fs.readFileSync(path.join(PUBLIC, file)));
+      expect([file, png.width, png.height]).toEqual([file, size, size]);
+      expect(png.rgba.equals(rgba()), `${file} differs from what \`npm run icons\` draws: run it again`).toBe(true);
+    }
+  });
+
+  it('the extension icons follow WXT conventions (public/icon/<size>.png) at the sizes Chromium uses', () => {
+    expect(fs.readdirSync(path.join(PUBLIC, 'icon')).sort()).toEqual(['128.png', '16.png', '32.png', '48.png']);
+  });
+});
+
+describe('ActionIndicator', () => {
+  function fakeApi() {
+    const calls: string[] = [];
+    const api: ActionApi = {
+      setIcon: async (d) => void calls.push(`icon ${d.path['16']}`),
+      setTitle: async (d) => void calls.push(`title ${d.title}`),
+      setBadgeText: async (d) => void calls.push(`badge "${d.text}"`),
+      setBadgeBackgroundColor: async (d) => void calls.push(`color ${d.color}`),
+    };
+    return { api, calls };
+  }
+
+  it('updates only what changed', async () => {
+    const { api, calls } = fakeApi();
+    const indicator = new ActionIndicator(api);
+    indicator.show(status({ state: 'connecting' }));
+    indicator.show(status({ state: 'connected', hostVersion: '0.1.0' }));
+    indicator.show(status({ state: 'connected', hostVersion: '0.1.0' }));
+    indicator.show(status({ state: 'disconnected', failures: 1, detail: 'the host exited' }));
+    await new Promise((r) => setTimeout(r, 0));
+    expect(calls).toEqual([
+      'icon /action/connecting-16.png',
+      'title comet-relay — connecting to the host…',
+      'color #D93025',
+      'badge ""',
+      'icon /action/connected-16.png',
+      'title comet-relay — connected to the host 0.1.0. Click to open the side panel.',
+      'icon /action/disconnected-16.png',
+      'title comet-relay — not connected: the host exited',
+      'badge "!"',
+    ]);
+  });
+
+  it('a failing action API (sync or async) never throws into the link', async () => {
+    const api: ActionApi = {
+      setIcon: () => {
+        throw new Error('no action');
+      },
+      setTitle: async () => {
+        throw new Error('gone');
+      },
+      setBadgeText: async () => {},
+      setBadgeBackgroundColor: async () => {},
+    };
+    expect(() => new ActionIndicator(api).show(status({ state: 'connected' }))).not.toThrow();
+    await new Promise((r) => setTimeout(r, 0));
+  });
+});
