@@ -38,7 +38,8 @@ export function readPackFolder(home: string): FolderReport {
   }
   for (const name of names) {
     const source = path.join(dir, name);
-    const skip = (reason: string) => report.skipped.push({ source, reason });
+    // Clipped to what the extension accepts (lib/protocol/packs.ts), so one long reason cannot void the offer.
+    const skip = (reason: string) => report.skipped.push({ source, reason: reason.length > 2000 ? `${reason.slice(0, 1999)}…` : reason });
     let text: string;
     try {
       const stat = fs.lstatSync(source);
