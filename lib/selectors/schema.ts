@@ -41,7 +41,7 @@ export const SelectorSetShape = z
     /** Only orders the candidates when probing; the page itself decides. */
     minChromeMajor: z.number().int().min(0),
     /** Elements whose presence says "this is my generation" / "this is not". */
-    signature: z.object({ present: Candidates, absent: z.array(z.string()).readonly() }),
+    signature: z.object({ present: Candidates, absent: z.array(z.string().min(1).max(2000)).max(64).readonly() }),
 
     composer: Candidates,
     submit: Candidates,
