@@ -6,6 +6,7 @@ import { Approvals } from './Approvals';
 import { ConnectionCard } from './ConnectionCard';
 import { ControlCard } from './ControlCard';
 import { ModeCard } from './ModeCard';
+import { SelectorsCard } from './SelectorsCard';
 import { ThreadsCard } from './ThreadsCard';
 
 /** The side panel: renders the state the worker pushes; every action is a request back to it. */
@@ -18,6 +19,7 @@ export function App({ connection }: { connection: PanelConnection }) {
       <h1 class="visually-hidden">comet-relay</h1>
       <Approvals approvals={state.approvals} connection={connection} />
       <ConnectionCard state={state} connection={connection} />
+      <SelectorsCard packs={state.packs} problem={state.pageProblem} />
       <ModeCard state={state} connection={connection} />
       <ThreadsCard threads={state.threads} connection={connection} />
       <ActivityCard activity={state.activity} approvals={state.approvals} connection={connection} />

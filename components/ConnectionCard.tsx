@@ -54,6 +54,12 @@ export function ConnectionCard({ state, connection }: { state: PanelState; conne
               <br />
               <span class="muted">selector set </span>
               <code data-testid="selector-set">{perplexityTab.selectorSet ?? 'not chosen yet'}</code>
+              {perplexityTab.selectorSet ? (
+                <span class="muted" data-testid="selector-source">
+                  {' '}
+                  · {perplexityTab.selectorSource && perplexityTab.selectorSource !== 'built-in' ? `from ${perplexityTab.selectorSource}` : 'built-in'}
+                </span>
+              ) : null}
             </>
           ) : (
             'none open'

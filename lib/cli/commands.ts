@@ -8,6 +8,7 @@ import {
   doctor,
   ensureToken,
   formatDoctor,
+  formatPageReport,
   install,
   packageCopy,
   parseBrowsers,
@@ -170,9 +171,9 @@ export const COMMANDS: Record<string, Command> = {
 
   doctor: {
     summary: 'Check every link (manifest, launcher, node, host, extension, Perplexity tab) and say how to fix what is broken.',
-    usage: 'comet-relay doctor [--browser B|all] [--user-data-dir DIR] [--home DIR]',
+    usage: 'comet-relay doctor [--page] [--browser B|all] [--user-data-dir DIR] [--home DIR]',
     async run(args, settings) {
-      const { values } = parseFlags('doctor', args, setupFlags);
+      const { values } = parseFlags('doctor', args, { ...setupFlags, page: { type: 'boolean' } });
       const home = resolveState({ home: values.home }).stateDir;
       const probe = new RelayClient({
         home,
@@ -190,7 +191,18 @@ export const COMMANDS: Record<string, Command> = {
           queryStatus: () => probe.call('browser.status', {}, { timeoutMs: 5000 }),
         });
         process.stdout.write(`${formatDoctor(report)}\n`);
-        return report.exitCode;
+        if (!values.page) return report.exitCode;
+        // --page: every probe of the selector set in use, on the live Perplexity tab (read-only).
+        process.stdout.write('\n');
+        try {
+          const page = formatPageReport(await probe.call('page.diagnose', {}, { timeoutMs: 10_000 }));
+          process.stdout.write(`${page.text}\n`);
+          return page.ok ? report.exitCode : 1;
+        } catch (error) {
+          const e = RelayError.from(error);
+          process.stdout.write(`✘ page probes — could not ask the Perplexity tab: [${e.code}] ${e.message}\n`);
+          return 1;
+        }
       } finally {
         probe.close();
       }
@@ -225,6 +237,38 @@ export const COMMANDS: Record<string, Command> = {
       }
       process.stdout.write(`${config.text}\n`);
       return 0;
+    },
+  },
+
+  capture: {
+    summary: 'Save the Perplexity tab as a sanitized HTML fixture for a bug report (texts replaced, URLs cut to their host).',
+    usage: 'comet-relay capture [--out FILE] [--profile ID|LABEL]',
+    async run(args, settings) {
+      const { values } = parseFlags('capture', args, { out: { type: 'string' }, profile: { type: 'string' } });
+      const { runCapture } = await import('./capture-command');
+      const client = new RelayClient({
+        home: stateDir(),
+        profile: values.profile ?? settings.COMET_RELAY_PROFILE,
+        client: { name: 'comet-relay capture' },
+        transport: 'stdio',
+        hostWaitMs: settings.COMET_HOST_WAIT,
+      });
+      try {
+        return await runCapture(client, values.out, { out: (text) => process.stdout.write(text) });
+      } finally {
+        client.close();
+      }
+    },
+  },
+
+  selectors: {
+    summary: 'Add, list, remove or show the selector sets that teach comet-relay a changed Perplexity page (no rebuild, no reload).',
+    usage: 'comet-relay selectors add FILE | list [--json] | remove NAME | show NAME [--home DIR]',
+    async run(args) {
+      const { values, positionals } = parseFlags('selectors', args, { home: { type: 'string' }, json: { type: 'boolean' } });
+      const { runSelectors } = await import('./selectors-command');
+      const home = resolveState({ home: values.home }).stateDir;
+      return runSelectors(home, positionals, { json: values.json }, { out: (text) => process.stdout.write(text) });
     },
   },
 
@@ -274,7 +318,8 @@ export const COMMANDS: Record<string, Command> = {
         process.stdout.write(`${host.profileLabel} (${host.profileId}) — ${host.browser.name} ${host.browser.version}, host pid ${host.pid}\n`);
         if ('error' in row) process.stdout.write(`  not answering: ${row.error}\n`);
         else {
-          process.stdout.write(`  Perplexity tab: ${row.tab ? `${row.tab.url} (selector set ${row.tab.selectorSet ?? 'none yet'})` : 'none open'}\n`);
+          const source = row.tab?.selectorSource && row.tab.selectorSource !== 'built-in' ? `, from ${row.tab.selectorSource}` : '';
+          process.stdout.write(`  Perplexity tab: ${row.tab ? `${row.tab.url} (selector set ${row.tab.selectorSet ?? 'none yet'}${source})` : 'none open'}\n`);
           process.stdout.write(`  MCP clients: ${row.clients.length ? row.clients.map((c) => `${c.name} (${c.transport ?? '?'})`).join(', ') : 'none'}\n`);
         }
       }

@@ -2,6 +2,7 @@ import { RelayError } from '../protocol/errors';
 import { EXTENSION_ORIGIN } from '../protocol/identity';
 import type { BrowserStatus } from '../protocol/methods';
 import { type HostRecord, listHosts as realListHosts } from '../relay/discovery';
+import { type FolderReport, readPackFolder } from '../relay/pack-folder';
 import { stateDir as defaultStateDir } from '../relay/paths';
 import { VERSION } from '../relay/version';
 import { BROWSER_DATA, BROWSERS, type Browser, registryKey } from './browsers';
@@ -53,6 +54,8 @@ export interface DoctorOptions extends StateOptions {
   queryStatus?: () => Promise<BrowserStatus>;
   /** How long to wait for queryStatus. Default 5000 ms. */
   statusTimeoutMs?: number;
+  /** Reads the selector sets folder. Default: lib/relay/pack-folder readPackFolder. */
+  readPacks?: (stateDir: string) => FolderReport;
 }
 
 const MIN_NODE_MAJOR = 20;
@@ -86,6 +89,9 @@ export async function doctor(options: DoctorOptions = {}): Promise<DoctorReport>
 
   // token (only serve needs it)
   checks.push(tokenCheck(sys, stateDir));
+
+  // selector sets added as files
+  checks.push(packsCheck(sys, (options.readPacks ?? readPackFolder)(stateDir)));
 
   // (d) a host is running
   const log = tildify(sys, hostLogPath(stateDir, sys.platform));
@@ -152,10 +158,11 @@ export async function doctor(options: DoctorOptions = {}): Promise<DoctorReport>
           name: 'Perplexity tab',
           ok: false,
           detail: `"${tab.title}" (${tab.url}) is open, but its page was not recognised (no selector set matched)`,
-          fix: 'wait for the page to load or reload the tab; if it persists, Perplexity changed its page: update comet-relay',
+          fix: 'wait for the page to load or reload the tab; if it persists, Perplexity changed its page: `comet-relay doctor --page` shows which probes miss, `comet-relay capture` saves the page for a bug report, `comet-relay selectors add FILE` installs a fixed set',
         });
       } else {
-        add({ name: 'Perplexity tab', ok: true, detail: `"${tab.title}" (${tab.url}), page layout ${tab.selectorSet}` });
+        const origin = tab.selectorSource && tab.selectorSource !== 'built-in' ? `from ${tab.selectorSource}` : 'built-in';
+        add({ name: 'Perplexity tab', ok: true, detail: `"${tab.title}" (${tab.url}), page layout ${tab.selectorSet} (${origin})` });
       }
     }
   }
@@ -273,6 +280,22 @@ async function manifestChecks(options: DoctorOptions, resolved: Resolved): Promi
     });
   }
   return out;
+}
+
+function packsCheck(sys: ResolvedSystem, report: FolderReport): DoctorCheck {
+  const folder = tildify(sys, report.dir);
+  const added = report.packs.map((p) => `${p.name} (${sys.path.basename(p.source)})`);
+  if (report.skipped.length > 0) {
+    const skipped = report.skipped.map((s) => `${sys.path.basename(s.source)}: ${s.reason}`).join('; ');
+    return {
+      name: 'selector sets',
+      ok: false,
+      detail: `${added.length ? `added: ${added.join(', ')}; ` : ''}skipped ${report.skipped.length} file${report.skipped.length === 1 ? '' : 's'} in ${folder}: ${skipped}`,
+      fix: 'fix a file and install it with `comet-relay selectors add FILE` (it says what is wrong), or remove it with `comet-relay selectors remove FILENAME`',
+    };
+  }
+  if (added.length === 0) return { name: 'selector sets', ok: true, detail: `built-in only (none added in ${folder})` };
+  return { name: 'selector sets', ok: true, detail: `built-in, and added in ${folder}: ${added.join(', ')}` };
 }
 
 const COPY_NAMES: Record<CopyKind, string> = { checkout: 'repository build', installed: 'installed package', 'npx-cache': "npx's cache" };

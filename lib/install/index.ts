@@ -34,5 +34,6 @@ export {
 } from './install';
 export { type CopyKind, checkExtensionFolder, type ExtensionFolder, extensionIdFromKey, type PackageCopy, packageCopy, rebuildHint, volatileCopyNote } from './package-copy';
 export { defaultCliPath, type ExecFn, type ExecResult, type FsLike, type SystemOptions } from './system';
+export { formatPageReport } from './page-report';
 export { ensureToken, readToken, rotateToken } from './token';
 export { type ManifestCheck, verifyManifest } from './verify';

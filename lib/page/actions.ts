@@ -2,7 +2,7 @@ import { RelayError } from '../protocol/errors';
 import { conversationKey, isConversationPath } from '../protocol/urls';
 import { composerOf, composerText, submit, typeInto } from './composer';
 import type { PageContext } from './context';
-import { first, notFound, pointerClick } from './dom';
+import { first, pointerClick, probeMiss } from './dom';
 import type { PageWatcher, Snapshot } from './observer';
 import { questionKey, questionMatch } from './question';
 import { isPlaceholder, readAnswer, readQuestionNow, stopButton, turnsOf } from './reader';
@@ -61,7 +61,7 @@ async function openNewThread(ctx: PageContext, signal?: AbortSignal): Promise<vo
   const onEmptyHome = () => turnsOf(ctx.doc, ctx.set).length === 0 && !isConversationPath(ctx.doc.location.pathname);
   if (onEmptyHome()) return;
   const link = first(ctx.doc, ctx.set.newThread) as HTMLElement | null;
-  if (!link) throw notFound(ctx.set, 'newThread', ctx.doc.location.href);
+  if (!link) throw probeMiss(ctx.set, 'newThread', ctx.doc.location.href);
   link.click();
   const ok = await ctx.waitFor(() => onEmptyHome() && first(ctx.doc, ctx.set.composer), 5000, signal);
   if (!ok) throw new RelayError('TIMEOUT', `a new thread did not open within 5 s on ${ctx.doc.location.href}`);

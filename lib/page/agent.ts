@@ -2,19 +2,25 @@ import { browser } from 'wxt/browser';
 import { RelayError } from '../protocol/errors';
 import type { Envelope } from '../protocol/messages';
 import { PAGE_PORT, type PageReady } from '../protocol/ports';
-import { pageHandlers, type PageHandlers, selectorSetName } from './handlers';
+import { SelectorCatalog } from '../selectors/catalog';
+import { pageHandlers, type PageHandlers, recognisedSet } from './handlers';
+import { applyPacks, selectorSetApplier } from './packs';
 
 /**
  * The content script's side of the page port: says which page this is, runs the worker's
  * requests through the page handlers with cancellation and progress, and reports navigation.
  * Nothing here runs while nobody asks, apart from the SPA navigation hook.
  */
-export function startPageAgent(handlers: PageHandlers = pageHandlers(window)): void {
+export function startPageAgent(catalog = new SelectorCatalog(), handlers: PageHandlers = pageHandlers(window, catalog)): void {
   let port: ReturnType<typeof browser.runtime.connect> | undefined;
   const running = new Map<string, AbortController>();
   let lastUrl = location.href;
+  const appliers = { 'selector-set': selectorSetApplier(catalog) };
 
-  const ready = (): PageReady => ({ url: location.href, title: document.title, selectorSet: selectorSetName(window) });
+  const ready = (): PageReady => {
+    const recognised = recognisedSet(window, catalog);
+    return { url: location.href, title: document.title, selectorSet: recognised?.name ?? null, selectorSource: recognised?.source };
+  };
   const send = (message: Envelope) => {
     try {
       port?.postMessage(message);
@@ -43,6 +49,12 @@ export function startPageAgent(handlers: PageHandlers = pageHandlers(window)): v
   const onMessage = async (message: Envelope) => {
     if (message.kind === 'cancel') {
       running.get(message.id)?.abort();
+      return;
+    }
+    if (message.kind === 'event') {
+      // New selector sets (the worker validated them): used from the next call on, and the worker
+      // hears at once which set the page now matches.
+      if (applyPacks(appliers, message)) send({ kind: 'event', event: 'page.ready', data: ready() });
       return;
     }
     if (message.kind !== 'request') return;

@@ -157,21 +157,7 @@ export function pressKey(target: Element | Document, key: string, extra: Keyboar
   return notCancelled;
 }
 
-/** How each element is called in error messages. */
-const ELEMENT_NAMES: Partial<Record<ElementKey, string>> = {
-  composer: 'the composer',
-  submit: 'the Submit button',
-  stopButton: 'the stop button',
-  turn: 'a conversation turn',
-  answer: 'the answer',
-  modeChip: 'the mode chip',
-  modeMenu: 'the mode menu',
-  typeahead: 'the typeahead menu',
-  computerToggle: 'the Computer toggle',
-  newThread: 'the New Thread button',
-  citationPopover: 'the citation popover',
-};
-
+/** What a person can do when a probe misses because the page is not the right one. */
 const HINTS: Partial<Record<ElementKey, string>> = {
   composer: 'open a Perplexity home or thread page',
   turn: 'open a Perplexity thread page',
@@ -181,18 +167,32 @@ const HINTS: Partial<Record<ElementKey, string>> = {
   newThread: 'navigate to https://www.perplexity.ai/ first',
 };
 
-export function notFound(set: SelectorSet, key: ElementKey, url: string, extra = ''): RelayError {
-  const name = ELEMENT_NAMES[key] ?? key;
-  const hint = HINTS[key];
+export interface MissDetail {
+  /** Where the probe looked, when not the whole page (" inside the question box"). */
+  within?: string;
+  /** What was tried first (" after clicking the mode chip twice"). */
+  after?: string;
+  /** Overrides the probe's own hint. */
+  hint?: string;
+}
+
+/**
+ * SELECTOR_MISS naming the probe that matched nothing, every candidate it tried, and the page:
+ * `composer: none of `#ask-input`, … matched on https://…`. The driver adds which selector set
+ * (and where it came from) to every miss that leaves it.
+ */
+export function probeMiss(set: SelectorSet, key: ElementKey, url: string, detail: MissDetail = {}): RelayError {
+  const tried = set[key].map((selector) => `\`${selector}\``).join(', ');
+  const hint = detail.hint ?? HINTS[key];
   return new RelayError(
-    'SELECTOR_NOT_FOUND',
-    `${name} (${set[key][0]}) was not found on ${url}${extra}${hint ? ` — ${hint}` : ''} (selector set ${set.name})`,
+    'SELECTOR_MISS',
+    `${key}: none of ${tried} matched${detail.within ?? ''} on ${url}${detail.after ?? ''}${hint ? ` — ${hint}` : ''}`,
   );
 }
 
-/** Finds an element or throws SELECTOR_NOT_FOUND naming the element and the page. */
+/** Finds an element or throws SELECTOR_MISS naming the probe and the page. */
 export function requireEl(root: Root, set: SelectorSet, key: ElementKey, url: string): Element {
   const el = first(root, set[key]);
-  if (!el) throw notFound(set, key, url);
+  if (!el) throw probeMiss(set, key, url);
   return el;
 }

@@ -1,6 +1,7 @@
 import { RelayError } from '../protocol/errors';
 import type { ThreadReply } from '../protocol/watch';
 import { chooseSelectorSet, chromeMajorFrom, type Mode, type ProbeReport, type SelectorSet } from '../selectors';
+import { SelectorCatalog } from '../selectors/catalog';
 import { ask, type AskHandle, type StopResult, stop } from './actions';
 import { pageContent, type PageContent } from './content';
 import type { PageContext } from './context';
@@ -43,7 +44,10 @@ export interface WaitCallOptions {
 }
 
 export interface PageDriver {
-  selectorSet(): { name: string; probe: ProbeReport };
+  /** The set in use, where it came from (`built-in` or a file path), and the probe's evidence. */
+  selectorSet(): { name: string; source: string; probe: ProbeReport };
+  /** The set in use itself, for page code outside the driver (the panel's watch). */
+  activeSet(): SelectorSet;
   poll(params?: { maxLength?: number }): Promise<PollResult>;
   /** One ask at a time per page (two sessions in one tab must not type into each other's prompt). */
   ask(params: AskCallParams, options?: { signal?: AbortSignal; onProgress?: (message: string) => void }): Promise<AskHandle>;
@@ -64,14 +68,19 @@ export interface PageDriver {
 
 const MODES: readonly Mode[] = ['standard', 'deep-research', 'model-council', 'create', 'learn', 'review', 'computer'];
 
-export function createPageDriver(win: Window): PageDriver {
+export function createPageDriver(win: Window, catalog: SelectorCatalog = new SelectorCatalog()): PageDriver {
   const doc = win.document;
   const chromeMajor = chromeMajorFrom(win.navigator?.userAgent ?? '');
-  let chosen: { set: SelectorSet; probe: ProbeReport } | null = null;
+  let chosen: { set: SelectorSet; probe: ProbeReport; version: number } | null = null;
 
-  /** Probes until a set is recognised with confidence, then keeps it (a generation never changes in place). */
+  /**
+   * Probes until a set is recognised with confidence, then keeps it (a generation never changes in
+   * place) until the catalog changes: a set added while the page is open is used at the next call.
+   */
   const choose = () => {
-    if (!chosen || !chosen.probe.confident) chosen = chooseSelectorSet(doc, chromeMajor);
+    if (!chosen?.probe.confident || chosen.version !== catalog.version) {
+      chosen = { ...chooseSelectorSet(doc, chromeMajor, catalog.sets()), version: catalog.version };
+    }
     return chosen;
   };
   const set = () => choose().set;
@@ -86,9 +95,16 @@ export function createPageDriver(win: Window): PageDriver {
       return await run();
     } catch (e) {
       const err = RelayError.from(e, 'EVALUATION_FAILED');
+      // A miss keeps its probe first and says which set missed, and where that set came from.
+      if (err.code === 'SELECTOR_MISS') throw new RelayError(err.code, `${err.message} (selector set ${describeSet()})`);
       if (err === e) throw err;
       throw new RelayError(err.code, `${what} failed: ${err.message}`);
     }
+  };
+  const describeSet = () => {
+    const { set } = choose();
+    const source = catalog.sourceOf(set);
+    return `${set.name}, ${source === 'built-in' ? 'built-in' : `from ${source}`}`;
   };
 
   return {
@@ -96,8 +112,9 @@ export function createPageDriver(win: Window): PageDriver {
     context: ctx,
     selectorSet() {
       const c = choose();
-      return { name: c.set.name, probe: c.probe };
+      return { name: c.set.name, source: catalog.sourceOf(c.set), probe: c.probe };
     },
+    activeSet: set,
     poll: (params = {}) => guard('poll', () => poll(ctx(), params)),
     ask: (params, options = {}) =>
       guard('ask', async () => {

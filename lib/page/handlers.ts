@@ -1,5 +1,8 @@
 import { chooseSelectorSet, chromeMajorFrom, type Mode } from '../selectors';
+import { SelectorCatalog } from '../selectors/catalog';
 import type { ThreadReply } from '../protocol/watch';
+import { captureDom } from './capture';
+import { diagnosePage } from './diagnose';
 import { type AskCallParams, createPageDriver, type PageDriver, type WaitCallParams } from './driver';
 import { threadHandlers } from './thread-handlers';
 import { watchPage } from './watch';
@@ -16,15 +19,21 @@ export interface HandlerContext {
 
 export type PageHandlers = Record<string, (params: never, context: HandlerContext) => Promise<unknown>>;
 
-export function pageHandlers(win: Window): PageHandlers {
+export function pageHandlers(win: Window, catalog: SelectorCatalog = new SelectorCatalog()): PageHandlers {
   let driver: PageDriver | undefined;
   const page = () => {
-    driver ??= createPageDriver(win);
+    driver ??= createPageDriver(win, catalog);
     return driver;
   };
   return {
     'page.content': async ({ maxLength }: { maxLength: number }) => page().content({ maxLength }),
     'page.probe': async () => page().selectorSet(),
+    'page.diagnose': async () => diagnosePage(win.document, page().activeSet(), page().selectorSet()),
+    'page.capture': async () => {
+      const { name, source } = page().selectorSet();
+      const capture = captureDom(win.document, page().activeSet(), { setName: name, setSource: source, capturedAt: new Date().toISOString() });
+      return { ...capture, set: { name, source } };
+    },
     'page.poll': async (params: { maxLength?: number }) => page().poll(params),
     'page.ask': async (params: AskCallParams, { signal, progress }: HandlerContext) => page().ask(params, { signal, onProgress: progress }),
     'page.wait': async (params: WaitCallParams, { signal, progress }: HandlerContext) =>
@@ -39,8 +48,8 @@ export function pageHandlers(win: Window): PageHandlers {
   };
 }
 
-/** The selector set the page matches, for the worker's status; null until the page is recognisable. */
-export function selectorSetName(win: Window): string | null {
-  const { set, probe } = chooseSelectorSet(win.document, chromeMajorFrom(win.navigator.userAgent));
-  return probe.confident ? set.name : null;
+/** The selector set the page matches and where it came from, for the worker's status; null until the page is recognisable. */
+export function recognisedSet(win: Window, catalog: SelectorCatalog): { name: string; source: string } | null {
+  const { set, probe } = chooseSelectorSet(win.document, chromeMajorFrom(win.navigator.userAgent), catalog.sets());
+  return probe.confident ? { name: set.name, source: catalog.sourceOf(set) } : null;
 }

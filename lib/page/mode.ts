@@ -1,14 +1,16 @@
 import { RelayError } from '../protocol/errors';
 import { isComputerPath } from '../protocol/urls';
 import type { Mode, SelectorSet } from '../selectors';
+import { modeWords } from '../selectors/labels';
 import { composerOf, composerText, typeInto } from './composer';
 import type { PageContext } from './context';
-import { all, cleanText, first, iconsIn, isHidden, matches, notFound, pointerClick, pressKey } from './dom';
+import { all, cleanText, first, iconsIn, isHidden, matches, pointerClick, probeMiss, pressKey } from './dom';
 
 /**
  * Reading and switching the mode on both generations without leaving the page (failure mode 6).
  * Modes are recognised by icon first (locale-independent, exact match so that
- * `#pplx-icon-custom-computer` is `create`, not `computer`), then by English label.
+ * `#pplx-icon-custom-computer` is `create`, not `computer`), then by the mode names of the set's
+ * labels, in any of its languages.
  */
 
 export type ModeSource = 'url' | 'toggle' | 'chip' | 'menu' | 'pill' | 'typeahead' | 'unavailable';
@@ -37,11 +39,13 @@ export function modeOf(el: Element, set: SelectorSet): Mode | null {
     if (m) return m;
   }
   const label = cleanText(el);
-  if (set.modeLabels[label]) return set.modeLabels[label] ?? null;
+  const words = modeWords(set);
+  const exact = words.get(label);
+  if (exact) return exact;
   // Labels may carry a description line: match the longest known label the text starts with.
-  const known = Object.keys(set.modeLabels).sort((a, b) => b.length - a.length);
+  const known = [...words.keys()].sort((a, b) => b.length - a.length);
   const hit = known.find((k) => label.startsWith(k));
-  return hit ? (set.modeLabels[hit] ?? null) : null;
+  return hit ? (words.get(hit) ?? null) : null;
 }
 
 function urlMode(ctx: PageContext): Mode | null {
@@ -60,7 +64,7 @@ function isOn(el: Element): boolean {
 
 function chipOf(ctx: PageContext): HTMLElement {
   const chip = first(ctx.doc, ctx.set.modeChip);
-  if (!chip) throw notFound(ctx.set, 'modeChip', ctx.doc.location.href);
+  if (!chip) throw probeMiss(ctx.set, 'modeChip', ctx.doc.location.href);
   return chip as HTMLElement;
 }
 
@@ -79,7 +83,7 @@ async function openChipMenu(ctx: PageContext, chip: HTMLElement): Promise<Elemen
     const menu = await ctx.waitFor(() => openMenuOf(ctx, chip), OPEN_MS);
     if (menu) return menu;
   }
-  throw notFound(ctx.set, 'modeMenu', ctx.doc.location.href, ' after clicking the mode chip twice');
+  throw probeMiss(ctx.set, 'modeMenu', ctx.doc.location.href, { after: ' after clicking the mode chip twice' });
 }
 
 async function closeChipMenu(ctx: PageContext, chip: HTMLElement): Promise<void> {
@@ -116,7 +120,7 @@ async function readModeB(ctx: PageContext): Promise<ModeRead> {
 async function setModeB(ctx: PageContext, mode: Mode): Promise<void> {
   const toggle = first(ctx.doc, ctx.set.computerToggle) as HTMLElement | null;
   if (mode === 'computer') {
-    if (!toggle) throw notFound(ctx.set, 'computerToggle', ctx.doc.location.href);
+    if (!toggle) throw probeMiss(ctx.set, 'computerToggle', ctx.doc.location.href);
     if (!isOn(toggle)) {
       pointerClick(toggle);
       await ctx.waitFor(() => isOn(toggle), OPEN_MS);
@@ -133,7 +137,10 @@ async function setModeB(ctx: PageContext, mode: Mode): Promise<void> {
   const item = all(menu, ctx.set.modeMenuItem).find((i) => modeOf(i, ctx.set) === mode);
   if (!item) {
     await closeChipMenu(ctx, chip);
-    throw new RelayError('SELECTOR_NOT_FOUND', `the mode menu has no item for "${mode}" on ${ctx.doc.location.href}`);
+    throw probeMiss(ctx.set, 'modeMenuItem', ctx.doc.location.href, {
+      within: ` for the mode "${mode}" (by icon in modeIcons or by word in labels) inside the open mode menu`,
+      hint: 'the menu changed: `comet-relay doctor --page` shows what the page has',
+    });
   }
   pointerClick(item);
   await ctx.waitFor(() => !openMenuOf(ctx, chip) || modeOf(chipOf(ctx), ctx.set) === mode, OPEN_MS);
@@ -178,7 +185,7 @@ async function withTypeahead<T>(ctx: PageContext, use: (menu: Element) => Promis
       typeInto(ctx, composer, '/');
       menu = await ctx.waitFor(() => typeaheadOpen(ctx), OPEN_MS);
     }
-    if (!menu) throw notFound(ctx.set, 'typeahead', ctx.doc.location.href, ' after typing "/" three times');
+    if (!menu) throw probeMiss(ctx.set, 'typeahead', ctx.doc.location.href, { after: ' after typing "/" three times' });
     return await use(menu);
   } finally {
     await restore();
@@ -222,7 +229,7 @@ async function readModeA(ctx: PageContext): Promise<ModeRead> {
   try {
     return { mode: await withTypeahead(ctx, (menu) => activeMode(ctx, menu)), source: 'typeahead' };
   } catch (e) {
-    if (e instanceof RelayError && e.code === 'SELECTOR_NOT_FOUND') {
+    if (e instanceof RelayError && e.code === 'SELECTOR_MISS') {
       return { mode: null, source: 'unavailable', detail: `${e.message}; the mode typeahead opens on the home page or a new thread` };
     }
     throw e;
@@ -239,7 +246,12 @@ async function setModeA(ctx: PageContext, mode: Mode): Promise<void> {
       mode === 'standard'
         ? rows.find((r) => first(r, ctx.set.typeaheadActive))
         : rows.find((r) => modeOf(r, ctx.set) === mode);
-    if (!row) throw new RelayError('SELECTOR_NOT_FOUND', `the typeahead menu has no row for "${mode}" on ${ctx.doc.location.href}`);
+    if (!row) {
+      throw probeMiss(ctx.set, 'typeaheadItem', ctx.doc.location.href, {
+        within: ` for the mode "${mode}" (by icon in modeIcons or by word in labels) inside the open typeahead`,
+        hint: 'the menu changed: `comet-relay doctor --page` shows what the page has',
+      });
+    }
     pointerClick(row);
     await ctx.waitFor(() => !typeaheadOpen(ctx), OPEN_MS);
   });

@@ -1,6 +1,6 @@
 import { isComputerPath } from '../protocol/urls';
 import type { WatchSnapshot, WatchStatus } from '../protocol/watch';
-import { type Mode, SELECTOR_SETS, type SelectorSet } from '../selectors';
+import type { Mode, SelectorSet } from '../selectors';
 import { listConversations } from './conversations';
 import { first } from './dom';
 import { readInteractions } from './interactions';
@@ -75,13 +75,9 @@ export function watchSnapshot(win: Window, set: SelectorSet, snap: Snapshot, dri
 }
 
 export function watchPage(win: Window, driver: PageDriver, context: WatchContext): Promise<{ ended: string }> {
-  const setOf = (): SelectorSet => {
-    const name = driver.selectorSet().name;
-    return SELECTOR_SETS.find((s) => s.name === name) ?? (SELECTOR_SETS[0] as SelectorSet);
-  };
   let last = '';
   const send = (snap: Snapshot) => {
-    const json = JSON.stringify(watchSnapshot(win, setOf(), snap, driver));
+    const json = JSON.stringify(watchSnapshot(win, driver.activeSet(), snap, driver));
     if (json === last) return;
     last = json;
     context.progress(json);

@@ -24,6 +24,9 @@ export const METHOD_ACCESS = {
   'tabs.navigate': 'act',
   'page.content': 'read',
   'page.probe': 'read',
+  /** Diagnostics only query the page (doctor --page, capture). */
+  'page.diagnose': 'read',
+  'page.capture': 'read',
   'page.poll': 'read',
   'page.wait': 'read',
   /** Expands grouped citations and opens the Sources tab to read them; the previous tab is restored. */

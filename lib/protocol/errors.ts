@@ -26,6 +26,11 @@ export const ERROR_CODES = [
   /** A thread_id that names no Perplexity conversation this account can open. */
   'THREAD_NOT_FOUND',
   'INTERNAL',
+  /**
+   * The page was not understood: a probe of the selector set in use matched nothing. The message
+   * starts with the probe's name (`composer: none of … matched on https://…`).
+   */
+  'SELECTOR_MISS',
 ] as const;
 
 export type ErrorCode = (typeof ERROR_CODES)[number];

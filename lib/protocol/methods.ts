@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { BrowserInfo, ProfileInfo } from './messages';
+import { diagnosticMethods } from './page-diagnostics';
 import { pageMethods } from './page-methods';
 import { threadMethods } from './threads';
 import { TAB_CATEGORY_ORDER } from './urls';
@@ -36,6 +37,8 @@ export const PerplexityTabStatus = z.object({
   title: z.string(),
   /** Name of the selector set chosen by probing the page, or null when none matched yet. */
   selectorSet: z.string().nullable(),
+  /** Where that set came from: `built-in`, or the path of the file it was added from. */
+  selectorSource: z.string().optional(),
 });
 
 export const BrowserStatus = z.object({
@@ -78,6 +81,7 @@ export const methods = {
     }),
   },
   ...pageMethods,
+  ...diagnosticMethods,
   ...threadMethods,
 } as const;
 

@@ -111,7 +111,7 @@ export const ProbeReport = z.object({
 
 export const pageMethods = {
   /** Which selector set the page matched, and the evidence. */
-  'page.probe': { params: Empty, result: z.object({ name: z.string(), probe: ProbeReport }) },
+  'page.probe': { params: Empty, result: z.object({ name: z.string(), source: z.string().optional(), probe: ProbeReport }) },
   'page.poll': { params: z.object({ maxLength: MaxLength }), result: PollResult },
   'page.ask': {
     params: z.object({

@@ -96,6 +96,24 @@ export const ModeView = z.object({
 });
 export type ModeView = z.infer<typeof ModeView>;
 
+/** The last call that failed because a probe of the selector set matched nothing. */
+export const PageProblem = z.object({
+  method: z.string(),
+  /** The probe that missed (`composer`), from the message. */
+  probe: z.string(),
+  /** `composer: none of … matched on https://… (selector set …)`. */
+  message: z.string(),
+  at: z.number(),
+});
+export type PageProblem = z.infer<typeof PageProblem>;
+
+/** Selector sets (and later other data packs) added as files, and the files that could not be used. */
+export const PackView = z.object({
+  added: z.array(z.object({ kind: z.string(), name: z.string(), source: z.string() })),
+  problems: z.array(z.object({ source: z.string(), reason: z.string() })),
+});
+export type PackView = z.infer<typeof PackView>;
+
 export const PanelState = z.object({
   link: LinkStatus,
   profile: ProfileInfo,
@@ -111,6 +129,8 @@ export const PanelState = z.object({
   /** The optional permission to read and capture tabs that are not Perplexity ("Let agents read other tabs"). */
   otherTabs: z.object({ allowed: z.boolean() }),
   approvals: z.array(PendingApproval),
+  packs: PackView,
+  pageProblem: PageProblem.nullable(),
 });
 export type PanelState = z.infer<typeof PanelState>;
 

@@ -7,4 +7,25 @@ export interface PageReady {
   url: string;
   title: string;
   selectorSet: string | null;
+  /** Where that set came from: `built-in` or the path of the file it was added from. */
+  selectorSource?: string;
+}
+
+/**
+ * The worker → content script push of data packs it has validated (lib/protocol/packs.ts): every
+ * kind's whole list, whenever it changes. Types only here: the content script carries no zod.
+ */
+export const PACKS_APPLY_EVENT = 'packs.apply';
+
+export interface AppliedPack {
+  kind: string;
+  name: string;
+  /** `built-in` never: the path of the file it was added from. */
+  source: string;
+  /** The validated item (for `selector-set`, a SelectorSet). */
+  item: unknown;
+}
+
+export interface PacksApply {
+  packs: AppliedPack[];
 }

@@ -9,7 +9,7 @@ import { z } from 'zod';
  * thread data; never a counter of ours, so a thread can be found again after any restart.
  *
  * The browser side reads what the thread shows and classifies it into one of the Computer MCP
- * server's events (below); the Node side turns a checkpoint into the seed's result object and
+ * server's events (below); the Node side turns a checkpoint into that server's result object and
  * decides how long to hold a call. Method names start with `threads.` or `account.`: the worker
  * routes them to the thread's own tab (opening it in the background when needed), never to the
  * tab the comet_* tools drive.
@@ -43,7 +43,7 @@ export const TASK_STATUSES = ['working', 'input_required', 'completed', 'failed'
 export const TaskStatus = z.enum(TASK_STATUSES);
 export type TaskStatus = z.infer<typeof TaskStatus>;
 
-/** The seed's mapping of events to MCP Tasks states, exactly. */
+/** The Computer MCP server's mapping of events to MCP Tasks states, exactly. */
 export const TASK_STATUS_OF: Record<ThreadEvent, TaskStatus> = {
   complete: 'completed',
   error: 'failed',
@@ -79,7 +79,7 @@ export type ThreadQuestion = z.infer<typeof ThreadQuestion>;
 
 /**
  * Something the thread waits on (or offers to) the person. `followupUuid` is the page's own id of
- * the prompt (the seed's `followup_uuid`); answers and confirmations are sent back to it.
+ * the prompt (the Computer MCP server's `followup_uuid`); answers and confirmations are sent back to it.
  */
 export const ThreadCheckpointInteraction = z.object({
   type: z.enum(['ask_user_question', 'confirm_action', 'auth_required', 'interaction_required', 'two_factor_required']),
@@ -152,7 +152,7 @@ export const ThreadCheckpoint = z.object({
   wakeAt: z.string().optional(),
   /** Waiting interactions in page order; more than one means `pending_interactions`. */
   interactions: z.array(ThreadCheckpointInteraction),
-  /** Sign-ins offered but not waited on (the seed's optional_auth_requests). */
+  /** Sign-ins offered but not waited on (the Computer MCP server's optional_auth_requests). */
   optionalAuth: z.array(ThreadCheckpointInteraction),
   account: AccountBlock.optional(),
   source: ThreadStateSource,

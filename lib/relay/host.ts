@@ -12,6 +12,8 @@ import type { AttachedClient } from '../protocol/methods';
 import { FramedConnection } from './connection';
 import { removeHostRecord, writeHostRecord } from './discovery';
 import type { Logger } from './logger';
+import { PackFeed } from './pack-folder';
+import { PACKS_CHANGED_EVENT } from '../protocol/packs';
 import { socketPath } from './paths';
 import { ensurePrivateDir } from './private-dir';
 import { VERSION } from './version';
@@ -66,6 +68,8 @@ export class NativeHost {
   private readonly lifetime = randomBytes(6).toString('base64url');
   private readonly startedAt = new Date().toISOString();
   private stopped = false;
+  /** The selector sets folder, offered to the extension at the handshake and on every change. */
+  private packFeed?: PackFeed;
   readonly done: Promise<void>;
   private resolveDone!: () => void;
 
@@ -147,6 +151,8 @@ export class NativeHost {
       return;
     }
     this.toExtension({ kind: 'welcome', protocolVersion: PROTOCOL_VERSION, version: VERSION, pid: process.pid });
+    this.packFeed ??= new PackFeed(this.options.home, this.log, (offer) => this.toExtension({ kind: 'event', event: PACKS_CHANGED_EVENT, data: offer }));
+    this.packFeed.start();
     this.publishClients();
     this.log.info('extension connected', { profile: hello.profile, browser: hello.browser.version });
   }
@@ -419,6 +425,7 @@ export class NativeHost {
     if (this.stopped) return;
     this.stopped = true;
     this.log.info('host stopping', { reason });
+    this.packFeed?.stop();
     for (const session of this.clients.values()) {
       for (const hostId of session.pending) {
         const call = this.pending.get(hostId);

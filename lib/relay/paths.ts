@@ -43,6 +43,8 @@ export const logsDir = (home: string) => path.join(home, 'logs');
 export const tokenPath = (home: string) => path.join(home, 'token');
 /** Files MCP clients uploaded for create_attachment_upload, one folder per upload. */
 export const attachmentsDir = (home: string) => path.join(home, 'attachments');
+/** Data packs a person added (`comet-relay selectors add`): selector sets, later thread readers. */
+export const packsDir = (home: string) => path.join(home, 'selectors');
 
 /** Unix socket paths are limited to ~104 bytes (macOS) / 108 (Linux); stay well below. */
 const MAX_SOCKET_PATH = 100;

@@ -1,8 +1,11 @@
 import type { Mode } from './schema';
+import { LABELS } from './words';
 
 /**
- * Facts both UI generations share (docs/perplexity-dom.md, "A thread page"). Each generation's
+ * Facts both UI generations share (lib/selectors/README.md, "A thread page"). Each generation's
  * set spreads these and overrides what differs, so a change seen on the live site is one edit.
+ * In every list, test ids, icons and structure come first; words (`{placeholder}`, by language in
+ * words.ts) come last.
  */
 export const modeIcons: Record<string, Mode> = {
   '#pplx-icon-telescope': 'deep-research',
@@ -15,30 +18,16 @@ export const modeIcons: Record<string, Mode> = {
   '#pplx-icon-search': 'standard',
 };
 
-export const modeLabels: Record<string, Mode> = {
-  Search: 'standard',
-  'Deep research': 'deep-research',
-  Research: 'deep-research',
-  'Model council': 'model-council',
-  'Create files and apps': 'create',
-  Create: 'create',
-  'Learn step by step': 'learn',
-  Learn: 'learn',
-  'Review documents': 'review',
-  Review: 'review',
-  Computer: 'computer',
-};
-
 export const common = {
-  composer: ['#ask-input', 'textarea[placeholder*="Ask"]', 'textarea[placeholder*="Search"]'],
-  submit: ['button[aria-label="Submit"]'],
-  // Only labelled buttons count: an svg <rect> says nothing (failure mode 2).
-  stopButton: ['button[aria-label*="Stop"]', 'button[aria-label*="Cancel"]'],
+  composer: ['#ask-input', 'textarea[placeholder*="{askPlaceholder}"]'],
+  submit: ['[data-testid="submit-button"]', 'button[aria-label="{submit}"]'],
+  // Only marked or labelled buttons count: an svg <rect> says nothing (failure mode 2).
+  stopButton: ['[data-testid="stop-generating-response-button"]', 'button[aria-label*="{stop}"]', 'button[aria-label*="{cancel}"]'],
   spinner: ['.animate-spin', '.animate-pulse'],
   newThread: [
     '[data-testid="sidebar-new-thread"]',
-    'a[aria-label="New Thread"]',
-    'button[aria-label="New Thread"]',
+    'a[aria-label="{newThread}"]',
+    'button[aria-label="{newThread}"]',
     // Any in-app link home opens an empty thread through the SPA router.
     'aside a[href="/"]',
     'nav a[href="/"]',
@@ -54,9 +43,9 @@ export const common = {
   stepsBlock: ['[data-testid="workflow-steps"]', 'div.contents'],
   stepRow: ['[data-testid="workflow-step"]', '[data-step]'],
   stepsToggle: ['button[aria-expanded]'],
-  stepsHeaderPattern: '^\\s*(Finished|Stopped after|Working)\\b',
-  stepsFinishedPattern: '^\\s*Finished\\b',
-  stepsStoppedPattern: '^\\s*Stopped\\b',
+  stepsHeaderPattern: '^\\s*(?:{stepsFinished}|{stepsStopped}|{stepsWorking})',
+  stepsFinishedPattern: '^\\s*(?:{stepsFinished})',
+  stepsStoppedPattern: '^\\s*(?:{stepsStopped})',
   answer: ['[data-workflow-final-text]', '[class~="group/final-text"]'],
   prose: ['div.prose[data-renderer="lm"]', '.prose'],
   codeBlock: ['pre'],
@@ -89,10 +78,10 @@ export const common = {
   link: ['a[href]'],
   sourcesTab: ['[role="tab"]'],
   // No \\b: the tab's text runs into its count ("Links5").
-  sourcesTabPattern: '^\\s*(Sources|Links)',
+  sourcesTabPattern: '^\\s*(?:{sourcesTab})',
   sourcesPanel: ['[role="tabpanel"]'],
 
-  typeahead: ['[role="listbox"][aria-label="Typeahead menu"]'],
+  typeahead: ['[role="listbox"][aria-label="{typeahead}"]'],
   typeaheadItem: ['[role="menuitem"]'],
   typeaheadShortcut: ['.shortcut-typeahead-option'],
   typeaheadActive: ['.bg-subtle'],
@@ -103,11 +92,11 @@ export const common = {
   modeMenuItem: ['[role="menuitemradio"]'],
   computerToggle: [
     '[data-testid="ask-input-computer-toggle"]',
-    'button[aria-label="Computer"]',
-    'button[aria-pressed][aria-label*="Computer"]',
+    'button[aria-label="{computer}"]',
+    'button[aria-pressed][aria-label*="{computer}"]',
   ],
   modeIcons,
-  modeLabels,
+  labels: LABELS,
   iconUse: ['use'],
 
   modelPicker: ['button[aria-haspopup="menu"][aria-label]'],
@@ -115,11 +104,11 @@ export const common = {
 
   interactionBox: ['[data-testid="ask-user-question"]', '[data-testid="confirm-action"]', '.task-interaction'],
   interactionPrompt: ['.interaction-prompt', '[data-testid="interaction-prompt"]'],
-  interactionOption: ['[role="group"][aria-label="Suggested answers"] button', '.interaction-options button'],
-  interactionField: ['textarea[aria-label="Your answer"]', 'textarea', 'input[type="text"]'],
-  interactionSend: ['button[aria-label="Send answer"]', 'button[aria-label="Send"]', 'button[type="submit"]'],
-  interactionApprove: ['button[aria-label="Approve"]', 'button[aria-label="Confirm"]'],
-  interactionDeny: ['button[aria-label="Deny"]', 'button[aria-label="Cancel action"]'],
+  interactionOption: ['.interaction-options button', '[role="group"][aria-label="{suggestedAnswers}"] button'],
+  interactionField: ['textarea[aria-label="{yourAnswer}"]', 'textarea', 'input[type="text"]'],
+  interactionSend: ['button[aria-label="{sendAnswer}"]', 'button[type="submit"]'],
+  interactionApprove: ['button[aria-label="{approve}"]'],
+  interactionDeny: ['button[aria-label="{deny}"]'],
 
   conversationLink: ['a[href*="/search/"]', 'a[href*="/copilot/"]', 'a[href*="/computer/tasks/"]'],
   watchAttributes: [

@@ -9,7 +9,7 @@ export const generationA: SelectorSet = {
   minChromeMajor: 120,
   signature: {
     // The composer plus, when open, the typeahead; what rules gen A out is the gen-B chip.
-    present: ['#ask-input', '[role="listbox"][aria-label="Typeahead menu"]', 'textarea[placeholder*="Ask"]'],
+    present: ['#ask-input', '[role="listbox"][aria-label="{typeahead}"]', 'textarea[placeholder*="{askPlaceholder}"]'],
     absent: ['[data-testid="ask-input-mode-toggle-width-wrapper"]'],
   },
   modeUi: 'typeahead',

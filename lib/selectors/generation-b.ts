@@ -12,7 +12,7 @@ export const generationB: SelectorSet = {
       '[data-testid="ask-input-mode-toggle-width-wrapper"]',
       '[data-testid="ask-input-mode-toggle-width-wrapper"] button[data-state]',
     ],
-    absent: ['[role="listbox"][aria-label="Typeahead menu"]'],
+    absent: ['[role="listbox"][aria-label="{typeahead}"]'],
   },
   modeUi: 'chip',
 };

@@ -1,11 +1,20 @@
-import { generationA } from './generation-a';
-import { generationB } from './generation-b';
+import { generationA as sourceA } from './generation-a';
+import { generationB as sourceB } from './generation-b';
+import { expandLabels } from './labels';
 import type { SelectorSet } from './schema';
 
 export type { ElementKey, Mode, SelectorSet } from './schema';
-export { generationA, generationB };
 
-/** Every known set, newest first. */
+/**
+ * The built-in sets as written, placeholders and all: what `comet-relay selectors show` prints for
+ * a person to copy and fix. Readers use the expanded sets below.
+ */
+export const BUILT_IN_SOURCES: readonly SelectorSet[] = [sourceB, sourceA];
+
+export const generationA = expandLabels(sourceA);
+export const generationB = expandLabels(sourceB);
+
+/** Every built-in set, expanded, newest first. */
 export const SELECTOR_SETS: readonly SelectorSet[] = [generationB, generationA];
 
 export interface ProbeCandidate {
@@ -39,20 +48,17 @@ export function chromeMajorFrom(userAgent: string): number | null {
 }
 
 /**
- * Picks the set whose distinctive elements are on the page. The Chrome major only orders the
- * candidates (newest applicable first), which decides ties such as a page with no composer.
+ * Picks the set whose distinctive elements are on the page. Ties (such as a page with no composer)
+ * go to the earlier set: first those the browser's Chrome major admits, then in the order given —
+ * the catalog's order, added sets before built-in ones, built-in ones newest first.
  */
 export function chooseSelectorSet(
   doc: Document,
   chromeMajor: number | null = null,
   sets: readonly SelectorSet[] = SELECTOR_SETS,
 ): { set: SelectorSet; probe: ProbeReport } {
-  const ordered = [...sets].sort((a, b) => {
-    const aOk = chromeMajor === null || chromeMajor >= a.minChromeMajor;
-    const bOk = chromeMajor === null || chromeMajor >= b.minChromeMajor;
-    if (aOk !== bOk) return aOk ? -1 : 1;
-    return b.minChromeMajor - a.minChromeMajor;
-  });
+  const admits = (set: SelectorSet) => chromeMajor === null || chromeMajor >= set.minChromeMajor;
+  const ordered = [...sets.filter(admits), ...sets.filter((set) => !admits(set))];
   const candidates = ordered.map((set): ProbeCandidate => {
     const present = set.signature.present.filter((s) => exists(doc, s));
     const conflicting = set.signature.absent.filter((s) => exists(doc, s));

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { expandPattern, PATTERN_KEYS, placeholdersIn } from './labels';
 
 /**
  * The shape of a selector set: every page fact the reader and actions rely on, as data.
@@ -8,20 +9,39 @@ import { z } from 'zod';
  * A `Candidates` list is tried in order; the first selector that matches wins. Keeping several
  * candidates per element is how a set survives small markup changes between site deployments.
  */
-const Candidates = z.array(z.string().min(1)).min(1).readonly();
+export const Candidates = z.array(z.string().min(1).max(2000)).min(1).max(64).readonly();
+/** A regular expression, as a string; may name words of `labels` by placeholder. Checked to compile. */
+export const Pattern = z.string().max(2000);
 
 export const MODES = ['standard', 'deep-research', 'model-council', 'create', 'learn', 'review', 'computer'] as const;
 export const ModeSchema = z.enum(MODES);
 export type Mode = (typeof MODES)[number];
 
-export const SelectorSetSchema = z
+/** A BCP 47 language tag as pages write it in `<html lang>`: `en`, `fr`, `ar`, `pt-BR`. */
+const LanguageTag = z.string().regex(/^[a-z]{2,3}(-[A-Za-z0-9]{2,8})*$/, 'a language tag such as "en", "fr" or "pt-BR"');
+
+/** The words of one language: placeholders' words, and mode names as the page shows them. */
+const LanguageLabels = z
   .object({
-    name: z.string().regex(/^gen-[a-z]-\d{4}-\d{2}$/),
+    /** Placeholder name → the words the page uses for it (`submit: ["Envoyer"]`). */
+    words: z.record(z.string().regex(/^[A-Za-z]+$/, 'letters only'), z.array(z.string().min(1).max(200)).min(1).max(16)),
+    /** Mode name as written on the page → mode; the fallback when an item has no known icon. */
+    modes: z.record(z.string().min(1).max(200), ModeSchema),
+  })
+  .strict();
+
+export const SelectorSetShape = z
+  .object({
+    /** `gen-<letter>-<year>-<month the page was seen>`, optionally a suffix: `gen-b-2026-12`, `gen-b-2026-10-fix2`. */
+    name: z
+      .string()
+      .max(64)
+      .regex(/^gen-[a-z]-\d{4}-\d{2}(-[a-z0-9]+)*$/, 'a name like "gen-b-2026-12" (gen-, a letter, the year and month the page was seen, optionally -suffix)'),
     generation: z.enum(['A', 'B']),
     /** Only orders the candidates when probing; the page itself decides. */
     minChromeMajor: z.number().int().min(0),
     /** Elements whose presence says "this is my generation" / "this is not". */
-    signature: z.object({ present: Candidates, absent: z.array(z.string()).readonly() }),
+    signature: z.object({ present: Candidates, absent: z.array(z.string().min(1).max(2000)).max(64).readonly() }),
 
     composer: Candidates,
     submit: Candidates,
@@ -40,11 +60,11 @@ export const SelectorSetSchema = z
     /** The button that folds/unfolds the step rows (they fold once the agent is done). */
     stepsToggle: Candidates,
     /** Header lines that are not steps ("Finished 3 steps", "Stopped after 2 steps", "Working…"). */
-    stepsHeaderPattern: z.string(),
+    stepsHeaderPattern: Pattern,
     /** Header once the agent is done; a secondary signal only (the stop button decides). */
-    stepsFinishedPattern: z.string(),
+    stepsFinishedPattern: Pattern,
     /** Header once the user stopped the agent. */
-    stepsStoppedPattern: z.string(),
+    stepsStoppedPattern: Pattern,
     answer: Candidates,
     prose: Candidates,
     codeBlock: Candidates,
@@ -58,7 +78,7 @@ export const SelectorSetSchema = z
     citationInline: Candidates,
     citationUrlAttr: z.string(),
     /** Visible text of a grouped citation, e.g. "reuters+2". */
-    citationGroupPattern: z.string(),
+    citationGroupPattern: Pattern,
     citationBadge: Candidates,
     citationPopover: Candidates,
     citationPopoverEntry: Candidates,
@@ -67,7 +87,7 @@ export const SelectorSetSchema = z
     link: Candidates,
     sourcesTab: Candidates,
     /** Text of the tab that lists sources; tabs are otherwise indistinguishable. */
-    sourcesTabPattern: z.string(),
+    sourcesTabPattern: Pattern,
     sourcesPanel: Candidates,
 
     /** Generation A: slash typeahead. Generation B: mode chip + menu + computer toggle. */
@@ -84,8 +104,11 @@ export const SelectorSetSchema = z
     computerToggle: Candidates,
     /** Icon fragment (`#pplx-icon-…`) → mode. Locale-independent. */
     modeIcons: z.record(z.string().startsWith('#'), ModeSchema),
-    /** English labels → mode, the fallback when an item has no known icon. */
-    modeLabels: z.record(z.string(), ModeSchema),
+    /**
+     * Words the page shows, by language (lib/selectors/labels.ts): the last resort behind test ids,
+     * icons and structure. Selectors and patterns name them by placeholder (`{submit}`).
+     */
+    labels: z.record(LanguageTag, LanguageLabels),
     iconUse: Candidates,
 
     modelPicker: Candidates,
@@ -105,11 +128,43 @@ export const SelectorSetSchema = z
 
     conversationLink: Candidates,
     /** Attributes whose changes the page watcher must see (others, e.g. style, are noise). */
-    watchAttributes: z.array(z.string()).readonly(),
+    watchAttributes: z.array(z.string().min(1).max(200)).max(64).readonly(),
   })
   .strict();
 
-export type SelectorSet = z.infer<typeof SelectorSetSchema>;
+export type SelectorSet = z.infer<typeof SelectorSetShape>;
+
+/**
+ * The shape, plus what a shape cannot say: every placeholder names a word some language defines,
+ * and every pattern compiles once its placeholders are expanded. A set from a file that passes this
+ * cannot make the reader throw.
+ */
+export const SelectorSetSchema = SelectorSetShape.superRefine((set, ctx) => {
+  const defined = new Set(Object.values(set.labels).flatMap((language) => Object.keys(language.words)));
+  const check = (path: (string | number)[], text: string) => {
+    for (const name of placeholdersIn(text)) {
+      if (!defined.has(name)) {
+        ctx.addIssue({ code: 'custom', path, message: `uses the placeholder {${name}}, but no language in labels defines words.${name}` });
+      }
+    }
+  };
+  const lists: [(string | number)[], readonly string[]][] = [
+    ...Object.entries(set).flatMap(([key, value]) => (Array.isArray(value) ? [[[key], value] as [string[], string[]]] : [])),
+    [['signature', 'present'], set.signature.present],
+    [['signature', 'absent'], set.signature.absent],
+  ];
+  for (const [path, list] of lists) {
+    for (const [i, selector] of list.entries()) check([...path, i], selector);
+  }
+  for (const key of PATTERN_KEYS) {
+    check([key], set[key]);
+    try {
+      new RegExp(expandPattern(set, set[key]), 'i');
+    } catch (error) {
+      ctx.addIssue({ code: 'custom', path: [key], message: `is not a valid regular expression (${(error as Error).message})` });
+    }
+  }
+});
 /** Keys whose values are candidate lists (usable with the query helpers). */
 export type ElementKey = {
   [K in keyof SelectorSet]: SelectorSet[K] extends readonly string[] ? K : never;

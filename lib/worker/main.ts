@@ -2,15 +2,18 @@ import type { Runtime } from 'webextension-polyfill';
 import { PROTOCOL_VERSION } from '../protocol/identity';
 import type { Envelope, Hello } from '../protocol/messages';
 import type { AttachedClient, BrowserStatus } from '../protocol/methods';
+import { PACKS_CHANGED_EVENT } from '../protocol/packs';
 import { ActionIndicator } from './action-state';
 import { browser, chromeExtras, lastErrorMessage } from './ext';
 import { detectBrowser, loadProfile } from './identity';
 import { NativeLink, RECONNECT_ALARM } from './native-link';
+import { PackStore } from './packs';
 import { PageHub } from './pages';
 import { PanelService } from './panel-service';
 import { admitPort } from './port-guard';
 import { Router } from './router';
 import { saveProfileLabel } from './settings';
+import { sessionValue } from './session-store';
 import { TabService } from './tabs';
 import { startThreadCalls } from './thread-wiring';
 
@@ -28,6 +31,8 @@ export function startWorker(): void {
 
   const pages = new PageHub(() => panels.onPageChange());
   const threads = startThreadCalls(pages, (threadId, step) => panels.onThreadStep(threadId, step));
+  const packs = new PackStore({ broadcast: (message) => pages.broadcast(message), onChange: (itemsChanged) => panels.onPacksChanged(itemsChanged), store: sessionValue('packs') });
+  void packs.restore();
   const tabs = new TabService(pages, (tabId) => threads.tabs.isOwned(tabId));
   const restored = tabs.restore().catch(() => {});
 
@@ -42,7 +47,13 @@ export function startWorker(): void {
       extensionVersion: browser.runtime.getManifest().version,
       perplexityTab:
         tab?.id !== undefined && page
-          ? { tabId: String(tab.id), url: page.url, title: page.title, selectorSet: page.selectorSet }
+          ? {
+              tabId: String(tab.id),
+              url: page.url,
+              title: page.title,
+              selectorSet: page.selectorSet,
+              ...(page.selectorSet && page.selectorSource ? { selectorSource: page.selectorSource } : {}),
+            }
           : null,
       tabCount: (await browser.tabs.query({})).length,
     };
@@ -105,6 +116,8 @@ export function startWorker(): void {
         if (message.event === 'host.clients') {
           clients = (message.data as { clients: AttachedClient[] }).clients;
           panels.push();
+        } else if (message.event === PACKS_CHANGED_EVENT) {
+          packs.receive(message.data);
         }
         return;
       default:
@@ -127,12 +140,17 @@ export function startWorker(): void {
     link: () => link.current,
     restartLink: () => link.restart(),
     clients: () => clients,
+    packs: () => packs.summary(),
   });
 
   browser.runtime.onConnect.addListener((port: Runtime.Port) => {
     const role = admitPort(port.name, port.sender, { id: browser.runtime.id, origin: browser.runtime.getURL('/') });
-    if (role === 'page') pages.accept(port);
-    else if (role === 'panel') panels.accept(port);
+    if (role === 'page') {
+      pages.accept(port);
+      // Before any request can reach it, the page learns the added selector sets.
+      const tabId = port.sender?.tab?.id;
+      if (tabId !== undefined) pages.send(tabId, packs.message());
+    } else if (role === 'panel') panels.accept(port);
     else port.disconnect();
   });
   browser.alarms.onAlarm.addListener((alarm) => {

@@ -74,6 +74,20 @@ export class PageHub {
     return [...this.ports.keys()];
   }
 
+  /** A push to one page (a page that just went away misses it, which is fine: it is gone). */
+  send(tabId: number, message: Envelope): void {
+    try {
+      this.ports.get(tabId)?.postMessage(message);
+    } catch {
+      // disconnected meanwhile; its onDisconnect cleans up
+    }
+  }
+
+  /** A push to every connected page. */
+  broadcast(message: Envelope): void {
+    for (const tabId of this.ports.keys()) this.send(tabId, message);
+  }
+
   /** Resolves once the tab's content script has said it is ready (or rejects after `timeoutMs`). */
   async whenReady(tabId: number, timeoutMs: number): Promise<void> {
     if (this.states.has(tabId)) return;

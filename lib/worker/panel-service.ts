@@ -2,7 +2,7 @@ import type { Runtime } from 'webextension-polyfill';
 import { RelayError } from '../protocol/errors';
 import type { ProfileInfo, Request } from '../protocol/messages';
 import type { AttachedClient, BrowserStatus } from '../protocol/methods';
-import type { ActivityEntry, ControlSettings, PanelParams, PanelState } from '../protocol/panel';
+import type { ActivityEntry, ControlSettings, PackView, PanelParams, PanelState } from '../protocol/panel';
 import type { ThreadCheckpoint } from '../protocol/threads';
 import { checkPerplexityUrl } from '../protocol/urls';
 import type { WatchSnapshot } from '../protocol/watch';
@@ -15,6 +15,7 @@ import { ModeState, PageWatch } from './page-watch';
 import type { PageHub } from './pages';
 import { PanelHub } from './panels';
 import { type Decision, decide, decideOtherTab } from './policy';
+import { SelectorMissLog } from './selector-miss';
 import type { CallEvent, ProgressSink, Router } from './router';
 import { coalescedSaver, sessionValue } from './session-store';
 import { SettingsStore } from './settings';
@@ -37,6 +38,8 @@ export interface PanelServiceDeps {
   link(): LinkStatus;
   restartLink(): void;
   clients(): AttachedClient[];
+  /** Selector sets added as files, and files that could not be used. */
+  packs(): PackView;
 }
 
 export class PanelService {
@@ -45,6 +48,7 @@ export class PanelService {
   readonly activity: ActivityLog;
   readonly threads = new ThreadBook();
   readonly mode = new ModeState();
+  readonly misses = new SelectorMissLog();
   readonly hub: PanelHub;
   private readonly watch: PageWatch;
   private snapshot?: { tabId: number; value: WatchSnapshot };
@@ -99,6 +103,12 @@ export class PanelService {
     this.hub.push();
   }
 
+  /** Added selector sets changed: a miss seen with the old ones may be fixed now. */
+  onPacksChanged(itemsChanged: boolean): void {
+    if (itemsChanged) this.misses.clear();
+    this.push();
+  }
+
   /** A page connected, navigated or went away, or tabs changed. */
   onPageChange(): void {
     this.watch.refresh();
@@ -141,6 +151,7 @@ export class PanelService {
   onCall = (event: CallEvent) => {
     const { request } = event;
     this.activity.record(event);
+    this.misses.onCall(event);
     if (this.threads.onCall(event)) this.saveThreads();
     if (request.method.startsWith('page.')) this.pageCalls += event.phase === 'start' ? 1 : -1;
     if (request.method === 'page.mode') {
@@ -223,6 +234,8 @@ export class PanelService {
       settings: this.settings.current,
       otherTabs: { allowed: await otherTabsAllowed() },
       approvals: this.approvals.pending(),
+      packs: this.deps.packs(),
+      pageProblem: this.misses.current(),
     };
   }
 

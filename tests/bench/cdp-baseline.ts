@@ -5,7 +5,7 @@ import { sleep } from './stats';
 
 /**
  * The baseline: the existing CDP-based MCP Comet server's comet_wait, re-implemented from its tool
- * reference (seeds/004) and docs/perplexity-dom.md, run from the bench over a DevTools session on the
+ * reference and the page facts in lib/selectors/README.md, run from the bench over a DevTools session on the
  * same tab our extension drives. Nothing of ours is used to read the page; comet_ask (ours) only
  * submits the question.
  *
@@ -31,7 +31,7 @@ import { sleep } from './stats';
  *   to ensure the response has finished rendering". We compare each settle poll with the previous
  *   reading, the first one with the poll that saw idle, so a finished answer costs one settle poll
  *   (+1 s) and a still-changing one up to five (+5 s). That is the most favourable reading that still
- *   does what the text says, and matches architecture.md's "1–6 s".
+ *   does what the text says, and matches the "1–6 s" that design implies (1 s poll + up to 5 settle polls).
  *
  * Two detectors run on the same stream of readings (one evaluation per tick feeds both; ticks are
  * 1 s apart in both the poll and the settle phase, so sharing them changes nothing):

@@ -1,18 +1,21 @@
 import { expect, test } from '@playwright/test';
 import { allowOtherTabsFromPanel } from '../support/other-tabs';
+import type { SimLanguage } from '../sim/locales';
 import { startSimWorld, type SimWorld } from '../support/sim-harness';
 
 /**
  * Every comet_* tool through the real chain (MCP client → comet-relay → host → worker → content
- * script → simulated perplexity.ai), for one UI generation. Response texts are the reference's.
+ * script → simulated perplexity.ai), for one UI generation and one language of the page's labels.
+ * Response texts are the reference's; the answers are the scenarios' (English) content.
  */
-export function defineCometToolSuite(generation: 'A' | 'B'): void {
-  test.describe(`comet_* tools on generation ${generation}`, () => {
+export function defineCometToolSuite(generation: 'A' | 'B', language: SimLanguage = 'en'): void {
+  const where = language === 'en' ? '' : ` in ${language}`;
+  test.describe(`comet_* tools on generation ${generation}${where}`, () => {
     test.describe.configure({ mode: 'serial' });
     let world: SimWorld;
 
     test.beforeAll(async () => {
-      world = await startSimWorld({ generation });
+      world = await startSimWorld({ generation, language, clientName: `e2e-${generation}-${language}` });
     });
     test.afterAll(async () => world?.harness.close());
 

@@ -5,7 +5,7 @@ import { HOSTILE_URLS } from '../support/hostile-urls';
 import { startSimWorld, type SimWorld } from '../support/sim-harness';
 
 /**
- * The twelve ways the CDP-based server goes wrong (docs/perplexity-dom.md, last section), each as
+ * The twelve ways the CDP-based server goes wrong (lib/selectors/README.md, last section), each as
  * a named test that the old approach fails and ours passes, through the whole chain.
  */
 test.describe.configure({ mode: 'serial' });

@@ -5,7 +5,7 @@ import { routeSim } from '../sim/playwright';
 import { createSimSite } from '../sim/site';
 
 /**
- * Issue 4, item 3: a computer-mode task that waits on a question or a confirmation is answered from
+ * A computer-mode task that waits on a question or a confirmation is answered from
  * the side panel. A real MCP client asks (comet_ask), comet_wait comes back at once saying the agent
  * waits for the person, the panel (opened as a tab) shows the thread as "Waiting for you" with the
  * question, the person answers there, and the next comet_wait returns the finished answer.

@@ -1,7 +1,7 @@
 /**
  * Standalone HTTPS server for the simulated perplexity.ai (demo, manual checks, benchmarks).
  *
- *   npm run sim -- --port 8443 --generation B --scenario short --speed 1 [--no-seed]
+ *   npm run sim -- --port 8443 --generation B --language fr --scenario short --speed 1 [--no-seed]
  *
  * Point Chromium at it with the flags it prints:
  *   --host-resolver-rules="MAP www.perplexity.ai 127.0.0.1:PORT, MAP perplexity.ai 127.0.0.1:PORT" --ignore-certificate-errors
@@ -136,9 +136,15 @@ function parseArgs(argv: string[]): SimServerOptions {
         // e.g. --variants groupedBadges,unlinkedTabs (types.ts PageVariants)
         out.variants = Object.fromEntries(value().split(',').filter(Boolean).map((name) => [name.trim(), true]));
         break;
+      case '--language':
+        out.language = value() as SimServerOptions['language'];
+        break;
+      case '--hooks':
+        out.hooks = value() as SimServerOptions['hooks'];
+        break;
       case '--help':
       case '-h':
-        console.log('usage: npm run sim -- [--port 8443] [--generation A|B] [--scenario NAME] [--speed N] [--no-seed] [--variants a,b]');
+        console.log('usage: npm run sim -- [--port 8443] [--generation A|B] [--language en|fr|ar] [--hooks standard|renamed] [--scenario NAME] [--speed N] [--no-seed] [--variants a,b]');
         process.exit(0);
         break;
       default:
@@ -151,7 +157,7 @@ function parseArgs(argv: string[]): SimServerOptions {
 if (process.argv[1] && import.meta.url === pathToFileURL(path.resolve(process.argv[1])).href) {
   try {
     const srv = await startSimServer(parseArgs(process.argv.slice(2)));
-    console.log(`Simulated perplexity.ai (generation ${srv.site.generation}, scenario ${srv.site.scenario}) on https://127.0.0.1:${srv.port}`);
+    console.log(`Simulated perplexity.ai (generation ${srv.site.generation}, language ${srv.site.language}, scenario ${srv.site.scenario}) on https://127.0.0.1:${srv.port}`);
     console.log('Start Chromium with:');
     console.log(`  --host-resolver-rules="MAP www.perplexity.ai 127.0.0.1:${srv.port}, MAP perplexity.ai 127.0.0.1:${srv.port}" --ignore-certificate-errors`);
     console.log('then open https://www.perplexity.ai/  (Ctrl+C to stop)');

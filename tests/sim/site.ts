@@ -3,12 +3,14 @@
  * requests to it (playwright.ts) and the standalone server (server.ts) wraps it in HTTPS.
  *
  * Pages are an HTML shell with the page's data as JSON; the page script (client/, bundled at
- * /_sim/app.js) builds the DOM described in docs/perplexity-dom.md. Threads live here, server side, so
+ * /_sim/app.js) builds the DOM described in lib/selectors/README.md. Threads live here, server side, so
  * home → /search/{slug} → /library stay consistent across SPA navigation and full page loads.
  */
 import { randomBytes, randomUUID } from 'node:crypto';
 import { answerPlainText } from './answer';
 import { clientBundle } from './bundle';
+import { SIM_HOOKS, type SimHooksName } from './hooks';
+import { isSimLanguage, SIM_LANGUAGES, type SimLanguage } from './locales';
 import { spriteHtml } from './icons';
 import { SCENARIO_NAMES, SCENARIOS, buildResume, buildScript, resolveScenario, stripScenarioTag } from './scenarios';
 import { CSS } from './styles';
@@ -51,6 +53,10 @@ export interface SimOptions {
   jsonPageSize?: number;
   /** Page variants (types.ts PageVariants); none by default. */
   variants?: PageVariants;
+  /** The language of the page's labels: 'en', 'fr' or 'ar' (right to left). Default 'en'. */
+  language?: SimLanguage;
+  /** 'renamed': the composer and mode chip carry hooks no built-in selector set knows (hooks.ts). Default 'standard'. */
+  hooks?: SimHooksName;
 }
 
 export interface SimRequest {
@@ -75,6 +81,7 @@ export interface SimSite {
   setGeneration(g: Generation): void;
   setSpeed(speed: number): void;
   readonly generation: Generation;
+  readonly language: SimLanguage;
   readonly scenario: string;
   readonly speed: number;
   /** Snapshot of all threads, newest first. */
@@ -154,6 +161,10 @@ export function createSimSite(options: SimOptions = {}): SimSite {
   let scenario = options.scenario ?? 'short';
   let speed = options.speed ?? 1;
   const now = options.clock ?? Date.now;
+  const language = options.language ?? 'en';
+  const hooks = options.hooks ?? 'standard';
+  if (!isSimLanguage(language)) throw new Error(`unknown language "${String(language)}" (known: ${Object.keys(SIM_LANGUAGES).join(', ')})`);
+  if (!Object.hasOwn(SIM_HOOKS, hooks)) throw new Error(`unknown hooks "${String(hooks)}" (known: ${Object.keys(SIM_HOOKS).join(', ')})`);
   if (!(scenario in SCENARIOS)) throw new Error(`unknown scenario "${scenario}" (known: ${SCENARIO_NAMES.join(', ')})`);
   if (!(speed > 0)) throw new Error(`speed must be a positive number, got ${speed}`);
 
@@ -287,13 +298,13 @@ export function createSimSite(options: SimOptions = {}): SimSite {
   }
 
   function boot(page: PageData): BootData {
-    return { generation, scenario, speed, now: now(), page, ...(options.variants ? { variants: options.variants } : {}) };
+    return { generation, language, hooks, scenario, speed, now: now(), page, ...(options.variants ? { variants: options.variants } : {}) };
   }
 
   function htmlPage(page: PageData): string {
     const data = boot(page);
     return (
-      '<!DOCTYPE html><html lang="en" class="light"><head><meta charset="utf-8">' +
+      `<!DOCTYPE html><html lang="${SIM_LANGUAGES[language].lang}" dir="${SIM_LANGUAGES[language].dir}" class="light"><head><meta charset="utf-8">` +
       '<meta name="viewport" content="width=device-width, initial-scale=1">' +
       `<title>${escHtml(pageTitle(page))}</title><link rel="icon" href="data:,">` +
       `<style>${CSS}${TASK_CSS}</style></head><body>${spriteHtml()}<div id="__next"></div>` +
@@ -477,6 +488,9 @@ export function createSimSite(options: SimOptions = {}): SimSite {
     },
     get generation() {
       return generation;
+    },
+    get language() {
+      return language;
     },
     get scenario() {
       return scenario;

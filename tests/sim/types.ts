@@ -6,6 +6,9 @@ import type { ConnectorSpec, QuestionSpec, TaskEvent, TurnAttachment, TurnSettin
 
 export type { AssetSpec, BlockSpec, ConnectorSpec, QuestionSpec, TaskEvent, TurnAttachment, TurnSettings } from './task-types';
 
+import type { SimHooksName } from './hooks';
+import type { SimLanguage } from './locales';
+
 export type Generation = 'A' | 'B';
 
 /** Locale-independent mode ids, as the comet_* tools name them. `standard` = no mode chosen. */
@@ -167,6 +170,10 @@ export interface BootData {
   generation: Generation;
   /** Page variants in effect (absent: none). */
   variants?: PageVariants;
+  /** The language of the page's labels (locales/). */
+  language: SimLanguage;
+  /** Which names the page's main hooks have (hooks.ts). */
+  hooks: SimHooksName;
   /** The site's current default scenario (what an ask without `#scenario:` gets). */
   scenario: string;
   speed: number;

@@ -100,7 +100,8 @@ describe('mode on generation A (slash typeahead)', () => {
     loadFixture('A-home.html', 'https://www.perplexity.ai/');
     exec = installExecCommand();
     wireTypeahead('review');
-    document.querySelector('.toolbar')?.insertAdjacentHTML('afterbegin', pill('Relire des documents', '#pplx-icon-unknown'));
+    // German: a language no built-in set has words for.
+    document.querySelector('.toolbar')?.insertAdjacentHTML('afterbegin', pill('Dokumente prüfen', '#pplx-icon-unknown'));
     const composer = document.getElementById('ask-input') as HTMLElement;
     composer.textContent = 'brouillon';
     const refused = await createPageDriver(window).getMode();

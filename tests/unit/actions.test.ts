@@ -91,13 +91,13 @@ describe('typing', () => {
     expect(() => typePrompt(context().ctx, 'nope')).toThrow(/did not accept the text/);
   });
 
-  it('no composer: SELECTOR_NOT_FOUND names the element and the page', async () => {
+  it('no composer: SELECTOR_MISS names the probe, every selector it tried, the page and the set', async () => {
     loadFixture('library.html', 'https://www.perplexity.ai/library');
     const err = await createPageDriver(window).ask({ prompt: 'hi' }).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(RelayError);
-    expect((err as RelayError).code).toBe('SELECTOR_NOT_FOUND');
+    expect((err as RelayError).code).toBe('SELECTOR_MISS');
     expect((err as RelayError).message).toMatch(
-      /^the composer \(#ask-input\) was not found on https:\/\/www\.perplexity\.ai\/library — open a Perplexity home or thread page/,
+      /^composer: none of `#ask-input`, `textarea\[placeholder\*="Ask"\], textarea\[placeholder\*="Search"\], .*` matched on https:\/\/www\.perplexity\.ai\/library — open a Perplexity home or thread page \(selector set gen-[ab]-\d{4}-\d{2}, built-in\)$/,
     );
   });
 });

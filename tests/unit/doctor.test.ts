@@ -3,10 +3,12 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { type DoctorReport, doctor, formatDoctor } from '../../lib/install/doctor';
+import { formatPageReport } from '../../lib/install/page-report';
 import { install } from '../../lib/install/install';
 import { RelayError } from '../../lib/protocol/errors';
 import { EXTENSION_ORIGIN } from '../../lib/protocol/identity';
 import type { BrowserStatus } from '../../lib/protocol/methods';
+import type { PageDiagnosis } from '../../lib/protocol/page-diagnostics';
 import type { HostRecord } from '../../lib/relay/discovery';
 import { VERSION } from '../../lib/relay/version';
 import { fakeReg, memoryFs } from './install-memfs';
@@ -69,6 +71,7 @@ describe('doctor', () => {
       'manifest (edge)',
       'manifest (comet)',
       'HTTP token',
+      'selector sets',
       'host running',
       'extension connected',
       'Perplexity tab',
@@ -77,7 +80,8 @@ describe('doctor', () => {
     expect(check(report, 'manifest (chromium)')).toMatchObject({ ok: true });
     // Chrome is not installed here: skipped, not failed.
     expect(check(report, 'manifest (chrome)')).toMatchObject({ ok: true, skipped: true });
-    expect(check(report, 'Perplexity tab').detail).toContain('page layout generation-b');
+    expect(check(report, 'Perplexity tab').detail).toContain('page layout generation-b (built-in)');
+    expect(check(report, 'selector sets')).toMatchObject({ ok: true, detail: expect.stringMatching(/^built-in only \(none added in .*selectors\)$/) });
     const text = formatDoctor(report);
     expect(text).toContain('✔ manifest (chromium) — ~/.config/chromium/NativeMessagingHosts/com.comet_relay.host.json');
     expect(text).toContain('- manifest (chrome) — skipped: Google Chrome not found');
@@ -183,6 +187,27 @@ describe('doctor', () => {
     expect(check(report, 'host running').detail).toContain(`is version 0.0.1, but this comet-relay is ${VERSION}`);
   });
 
+  it('names the file a selector set came from, and a skipped selector set file is a problem with its fix', async () => {
+    const s = setup();
+    await install({ ...s, browsers: ['chromium'] });
+    const folder = (dir: string, skipped: { source: string; reason: string }[]) => () => ({
+      dir: `${dir}/selectors`,
+      packs: [{ source: `${dir}/selectors/selector-set.gen-b-2026-12.json`, kind: 'selector-set', name: 'gen-b-2026-12', pack: { kind: 'selector-set' } }],
+      skipped,
+    });
+    const tab = { tabId: '1', url: 'https://www.perplexity.ai/', title: 'P', selectorSet: 'gen-b-2026-12', selectorSource: '/h/selectors/selector-set.gen-b-2026-12.json' };
+    let report = await doctor({ ...s, listHosts: () => [host()], queryStatus: async () => status({ perplexityTab: tab }), readPacks: folder('/h', []) });
+    expect(check(report, 'Perplexity tab').detail).toContain('page layout gen-b-2026-12 (from /h/selectors/selector-set.gen-b-2026-12.json)');
+    expect(check(report, 'selector sets')).toMatchObject({ ok: true, detail: 'built-in, and added in /h/selectors: gen-b-2026-12 (selector-set.gen-b-2026-12.json)' });
+    report = await doctor({ ...s, listHosts: () => [host()], queryStatus: async () => status(), readPacks: folder('/h', [{ source: '/h/selectors/bad.json', reason: 'set.turn: Too small' }]) });
+    expect(check(report, 'selector sets')).toMatchObject({
+      ok: false,
+      detail: expect.stringContaining('skipped 1 file in /h/selectors: bad.json: set.turn: Too small'),
+      fix: expect.stringContaining('comet-relay selectors add FILE'),
+    });
+    expect(report.exitCode).toBe(1);
+  });
+
   it('--user-data-dir checks only that profile', async () => {
     const s = setup();
     const profile = path.join(s.homedir, 'p');
@@ -219,5 +244,47 @@ describe('doctor', () => {
     fs.rmSync(path.join(s.homedir, '.config'), { recursive: true });
     const report = await doctor({ ...s, listHosts: () => [] });
     expect(check(report, 'browser')).toMatchObject({ ok: false, detail: expect.stringContaining('no supported browser found') });
+  });
+});
+
+describe('doctor --page', () => {
+  const diagnosis = (probes: PageDiagnosis['probes'], over: Partial<PageDiagnosis> = {}): PageDiagnosis => ({
+    url: 'https://www.perplexity.ai/search/x',
+    title: 'X - Perplexity',
+    set: { name: 'gen-b-2026-10', source: 'built-in' },
+    confident: true,
+    candidates: [{ name: 'gen-b-2026-10', score: 2, present: [], conflicting: [] }],
+    probes,
+    ...over,
+  });
+
+  it('lists each probe with its count; a miss that only happens in some states is not a breakage', () => {
+    const { text, ok } = formatPageReport(
+      diagnosis([
+        { probe: 'composer', matched: true, count: 1, selector: '#ask-input' },
+        { probe: 'turn', matched: true, count: 3, selector: '[data-workflow-entry]' },
+        { probe: 'stopButton', matched: false, count: 0, tried: ['button[aria-label*="Stop"]'] },
+      ]),
+    );
+    expect(ok).toBe(true);
+    expect(text).toContain('Selector set gen-b-2026-10 (built-in)');
+    expect(text).toContain('✔ composer — 1 element (#ask-input)');
+    expect(text).toContain('✔ turn — 3 elements ([data-workflow-entry])');
+    expect(text).toContain('· stopButton — no match (expected only while an answer is being written): tried `button[aria-label*="Stop"]`');
+    expect(text).toContain('2 of 3 probes match.');
+  });
+
+  it('a missed essential probe, or no recognised set, fails and says how to report it', () => {
+    const { text, ok } = formatPageReport(
+      diagnosis([{ probe: 'composer', matched: false, count: 0, tried: ['#ask-input'], invalid: ['a[[x'] }], {
+        confident: false,
+        set: { name: 'gen-b-2026-12', source: '/h/selectors/x.json' },
+      }),
+    );
+    expect(ok).toBe(false);
+    expect(text).toContain('Selector set gen-b-2026-12 (from /h/selectors/x.json) — NOT recognised');
+    expect(text).toContain('✘ composer — no match: tried `#ask-input`');
+    expect(text).toContain('not a valid selector in this browser: `a[[x`');
+    expect(text).toContain('The page is not understood (composer missed). Save a sanitized copy with `comet-relay capture`');
   });
 });

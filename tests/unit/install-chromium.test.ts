@@ -10,7 +10,7 @@ import { EXTENSION_ID, EXTENSION_ORIGIN, EXTENSION_PUBLIC_KEY, NATIVE_HOST_NAME 
  * The one check that the real browser accepts what install writes: a probe extension with our
  * pinned key sends a native message; the launcher must start node with our "CLI" (a stand-in that
  * answers one message) and COMET_RELAY_HOME. Paths contain spaces and quotes on purpose.
- * Skipped where there is no Chromium (see docs/platform.md for installing it).
+ * Skipped where there is no Chromium (the README's "Set-up" says how to install one).
  */
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 

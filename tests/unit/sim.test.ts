@@ -33,6 +33,26 @@ describe('sim site routes', () => {
     expect(boot).toMatchObject({ generation: 'A', scenario: 'short', speed: 50, page: { kind: 'home' } });
   });
 
+  it('serves its labels in a language (Arabic right to left) and its hooks renamed, on request', async () => {
+    const ar = await get(createSimSite({ language: 'ar' }), '/');
+    expect(ar.text).toMatch(/^<!DOCTYPE html><html lang="ar" dir="rtl"/);
+    expect(bootOf(ar.text)).toMatchObject({ language: 'ar', hooks: 'standard' });
+    const fr = await get(createSimSite({ language: 'fr', hooks: 'renamed' }), '/');
+    expect(fr.text).toMatch(/<html lang="fr" dir="ltr"/);
+    expect(bootOf(fr.text)).toMatchObject({ language: 'fr', hooks: 'renamed' });
+    expect(() => createSimSite({ language: 'xx' as never })).toThrow(/unknown language "xx" \(known: en, fr, ar\)/);
+    expect(() => createSimSite({ hooks: 'other' as never })).toThrow(/unknown hooks "other"/);
+  });
+
+  it('every language has every label (a missing one would show "undefined" on the page)', async () => {
+    const { SIM_LANGUAGES } = await import('../sim/locales');
+    const keys = Object.keys(SIM_LANGUAGES.en).sort();
+    for (const [name, labels] of Object.entries(SIM_LANGUAGES)) {
+      expect(Object.keys(labels).sort(), name).toEqual(keys);
+      expect(Object.keys(labels.modes).sort(), name).toEqual(Object.keys(SIM_LANGUAGES.en.modes).sort());
+    }
+  });
+
   it('bundles the page script', async () => {
     const res = await get(createSimSite(), '/_sim/app.js');
     expect(res.status).toBe(200);

@@ -26,7 +26,8 @@ const connect = defineTool({
     const { tab } = await browser.call('tabs.ensurePerplexity', {}, { signal, timeoutMs: 20_000 });
     const status = await browser.call('browser.status', {}, { signal, timeoutMs: 5000 });
     const probe = await browser.call('page.probe', {}, { signal, timeoutMs: 5000 });
-    const selectorSet = probe.probe.confident ? probe.name : `${probe.name} (unconfirmed: the page does not look like Perplexity yet)`;
+    const origin = probe.source && probe.source !== 'built-in' ? ` (added from ${probe.source})` : '';
+    const selectorSet = probe.probe.confident ? `${probe.name}${origin}` : `${probe.name} (unconfirmed: the page does not look like Perplexity yet)`;
     const portNote =
       port !== undefined ? `\nThe port parameter (${port}) is ignored: comet-relay talks to its extension over native messaging.` : '';
     return textResult(
@@ -233,7 +234,7 @@ async function switchMode(browser: ToolBrowser, wanted: z.infer<typeof PageMode>
   try {
     return await browser.call('page.mode', { mode: wanted }, { signal, timeoutMs: 20_000 });
   } catch (error) {
-    if (RelayError.from(error).code !== 'SELECTOR_NOT_FOUND') throw error;
+    if (RelayError.from(error).code !== 'SELECTOR_MISS') throw error;
     await browser.call('tabs.navigate', { url: PERPLEXITY_HOME }, { signal, timeoutMs: 30_000 });
     return browser.call('page.mode', { mode: wanted }, { signal, timeoutMs: 20_000 });
   }

@@ -1,13 +1,13 @@
 /** Page furniture: the sidebar of conversations (with its skeleton loaders), top bars, library, static pages. */
 import type { ThreadSummary } from '../types';
-import { api, h, icon } from './dom';
+import { api, h, icon, tr } from './dom';
 
 function timeAgo(ts: number): string {
   const s = Math.max(0, (Date.now() - ts) / 1000);
-  if (s < 60) return 'just now';
-  if (s < 3600) return `${Math.floor(s / 60)}m ago`;
-  if (s < 86400) return `${Math.floor(s / 3600)}h ago`;
-  return `${Math.floor(s / 86400)}d ago`;
+  if (s < 60) return tr.justNow;
+  if (s < 3600) return tr.minutesAgo(Math.floor(s / 60));
+  if (s < 86400) return tr.hoursAgo(Math.floor(s / 3600));
+  return tr.daysAgo(Math.floor(s / 86400));
 }
 
 /** A conversation link. Some rows render the title twice (a hover duplicate), so innerText doubles it. */
@@ -29,19 +29,19 @@ export class Sidebar {
       h('a', { href, class: 'nav-link' }, icon(ic), h('span', {}, label));
     this.el = h(
       'aside',
-      { class: 'sidebar', 'aria-label': 'Sidebar' },
+      { class: 'sidebar', 'aria-label': tr.sidebar },
       h('a', { href: '/', class: 'logo', 'aria-label': 'Perplexity' }, h('span', { class: 'logo-mark' }, '✳'), 'perplexity'),
-      h('a', { href: '/', class: 'new-thread' }, icon('pplx-icon-plus'), h('span', { class: 'flex-1' }, 'New Thread'), h('span', { class: 'text-xs text-quiet' }, 'Ctrl I')),
+      h('a', { href: '/', class: 'new-thread' }, icon('pplx-icon-plus'), h('span', { class: 'flex-1' }, tr.newThread), h('span', { class: 'text-xs text-quiet' }, 'Ctrl I')),
       h(
         'nav',
         { class: 'flex flex-col gap-1' },
-        nav('/', 'pplx-icon-home', 'Home'),
-        nav('/discover', 'pplx-icon-compass', 'Discover'),
-        nav('/spaces', 'pplx-icon-layers', 'Spaces'),
-        nav('/library', 'pplx-icon-library', 'Library'),
-        nav('/computer/artifacts', 'pplx-icon-custom-computer', 'Artifacts'),
+        nav('/', 'pplx-icon-home', tr.home),
+        nav('/discover', 'pplx-icon-compass', tr.discover),
+        nav('/spaces', 'pplx-icon-layers', tr.spaces),
+        nav('/library', 'pplx-icon-library', tr.library),
+        nav('/computer/artifacts', 'pplx-icon-custom-computer', tr.artifacts),
       ),
-      h('div', { class: 'recent-title' }, 'Recent'),
+      h('div', { class: 'recent-title' }, tr.recent),
       this.recent,
       h('div', { class: 'sidebar-foot' }, h('span', { class: 'avatar' }, 'S'), h('span', {}, 'sim-user')),
     );
@@ -56,14 +56,14 @@ export class Sidebar {
       if (ticket !== this.loading) return;
       this.recent.replaceChildren(...threads.slice(0, 12).map((t) => threadLink(t)));
     } catch {
-      if (ticket === this.loading) this.recent.replaceChildren(h('div', { class: 'text-xs text-quiet' }, 'Could not load threads'));
+      if (ticket === this.loading) this.recent.replaceChildren(h('div', { class: 'text-xs text-quiet' }, tr.couldNotLoadThreads));
     }
   }
 }
 
 /** The "Expand pane" button: an SVG with a <rect> (a trap for readers that call any such button Stop). */
 export function expandPaneButton(): HTMLElement {
-  const b = h('button', { type: 'button', class: 'icon-btn', 'aria-label': 'Expand pane' });
+  const b = h('button', { type: 'button', class: 'icon-btn', 'aria-label': tr.expandPane });
   b.innerHTML =
     '<svg class="icon" viewBox="0 0 24 24" fill="none" stroke="currentColor" stroke-width="1.8" aria-hidden="true"><rect x="3" y="4" width="18" height="16" rx="2"></rect><path d="M15 4v16"></path></svg>';
   return b;
@@ -86,12 +86,12 @@ export function libraryPage(threads: ThreadSummary[]): HTMLElement {
     a.append(h('div', { class: 'lib-snippet' }, t.snippet), h('div', { class: 'lib-meta' }, timeAgo(t.updatedAt)));
     list.append(a);
   }
-  if (!threads.length) list.append(h('div', { class: 'text-quiet' }, 'No threads yet. Ask something to start one.'));
+  if (!threads.length) list.append(h('div', { class: 'text-quiet' }, tr.noThreads));
   return h(
     'div',
     { class: 'page-pad' },
-    h('h1', { class: 'page-h1 flex items-center gap-2' }, icon('pplx-icon-library'), 'Library'),
-    h('div', { class: 'text-sm text-quiet', style: 'margin-bottom:8px' }, `${threads.length} threads`),
+    h('h1', { class: 'page-h1 flex items-center gap-2' }, icon('pplx-icon-library'), tr.library),
+    h('div', { class: 'text-sm text-quiet', style: 'margin-bottom:8px' }, tr.threadsCount(threads.length)),
     list,
   );
 }
@@ -104,8 +104,8 @@ export function notFoundPage(): HTMLElement {
   return h(
     'div',
     { class: 'page-pad' },
-    h('h1', { class: 'page-h1' }, 'This page could not be found'),
-    h('p', { class: 'text-quiet' }, 'The thread may have been deleted, or the link is wrong.'),
-    h('a', { href: '/', class: 'pill-btn' }, 'Go home'),
+    h('h1', { class: 'page-h1' }, tr.notFoundTitle),
+    h('p', { class: 'text-quiet' }, tr.notFoundText),
+    h('a', { href: '/', class: 'pill-btn' }, tr.goHome),
   );
 }

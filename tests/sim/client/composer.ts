@@ -9,7 +9,7 @@
  */
 import { esc } from '../answer';
 import type { ModeId } from '../types';
-import { A_MODES, B_MODES, MODELS, type ModeInfo, app, h, icon, modeState } from './dom';
+import { A_MODES, B_MODES, MODELS, type ModeInfo, app, h, hooks, icon, modeState, tr } from './dom';
 import { radixDropdown } from './menus';
 import { Attachments, computerSettingsButton } from './task-composer';
 
@@ -46,7 +46,7 @@ export class Composer {
 
   constructor(private readonly opts: ComposerOptions) {
     this.editor = h('div', {
-      id: 'ask-input',
+      id: hooks.composerId,
       contenteditable: 'true',
       role: 'textbox',
       'aria-multiline': 'true',
@@ -68,7 +68,7 @@ export class Composer {
       ...(app.generation === 'B' ? [this.modelPicker()] : []),
       this.files.button,
       this.files.input,
-      h('button', { type: 'button', class: 'icon-btn', 'aria-label': 'Dictation' }, icon('pplx-icon-mic')),
+      h('button', { type: 'button', class: 'icon-btn', 'aria-label': tr.dictation }, icon('pplx-icon-mic')),
       this.submitSlot,
     );
     // Submit sits a few levels above the editor: composer > toolbar > right > slot > button.
@@ -197,7 +197,7 @@ export class Composer {
     const slot = this.submitSlot;
     slot.replaceChildren();
     if (this.working) {
-      const stop = h('button', { type: 'button', class: 'stop-btn', 'aria-label': 'Stop' }, icon('pplx-icon-player-stop-filled'));
+      const stop = h('button', { type: 'button', class: 'stop-btn', 'aria-label': tr.stop }, icon('pplx-icon-player-stop-filled'));
       stop.addEventListener('click', () => this.opts.onStop());
       slot.append(stop);
     }
@@ -210,7 +210,7 @@ export class Composer {
       {
         type: 'button',
         class: 'submit-btn',
-        'aria-label': 'Submit',
+        'aria-label': tr.submit,
         disabled: app.generation === 'B' && (!hasText || this.working || this.busy || this.files.uploading),
       },
       icon('pplx-icon-arrow-up'),
@@ -230,7 +230,7 @@ export class Composer {
         // The way back to standard (besides clicking the active typeahead row again): remove the pill.
         const pill = h(
           'button',
-          { type: 'button', class: 'mode-pill', 'aria-label': `Remove mode: ${mode.label}` },
+          { type: 'button', class: 'mode-pill', 'aria-label': tr.removeMode(mode.label) },
           icon(mode.icon, 'icon icon-sm'),
           h('span', {}, mode.label),
           icon('pplx-icon-x', 'icon icon-sm'),
@@ -239,7 +239,7 @@ export class Composer {
         this.left.append(pill);
         if (mode.id === 'computer') this.left.append(computerSettingsButton(() => this.renderLeft()));
       } else {
-        this.left.append(h('span', { class: 'text-xs text-quiet' }, 'Type / for modes and shortcuts'));
+        this.left.append(h('span', { class: 'text-xs text-quiet' }, tr.slashHint));
       }
     } else {
       this.left.append(this.modeChip(), this.computerToggle());
@@ -276,11 +276,11 @@ export class Composer {
       this.closeTypeahead();
       return;
     }
-    const list = h('div', { role: 'listbox', 'aria-label': 'Typeahead menu', class: 'typeahead', id: 'typeahead-menu' });
+    const list = h('div', { role: 'listbox', 'aria-label': tr.typeaheadMenu, class: 'typeahead', id: 'typeahead-menu' });
     list.addEventListener('mousedown', (e) => e.preventDefault()); // keep focus in the editor
-    if (modes.length) list.append(h('div', { class: 'group-label' }, 'Modes'));
+    if (modes.length) list.append(h('div', { class: 'group-label' }, tr.modesGroup));
     for (const m of modes) list.append(this.modeRow(m));
-    if (shortcuts.length) list.append(h('div', { class: 'group-label' }, 'Shortcuts'));
+    if (shortcuts.length) list.append(h('div', { class: 'group-label' }, tr.shortcutsGroup));
     for (const s of shortcuts) {
       const row = h(
         'div',
@@ -362,7 +362,7 @@ export class Composer {
         menu.append(item);
       }
     });
-    return h('div', { 'data-testid': 'ask-input-mode-toggle-width-wrapper', class: 'inline-flex' }, trigger);
+    return h('div', { 'data-testid': hooks.modeChipTestId, class: 'inline-flex' }, trigger);
   }
 
   private computerToggle(): HTMLElement {
@@ -372,12 +372,12 @@ export class Composer {
       {
         type: 'button',
         class: 'computer-toggle',
-        'aria-label': 'Computer',
+        'aria-label': tr.computer,
         'aria-pressed': on ? 'true' : 'false',
         'data-state': on ? 'on' : 'off',
       },
       icon('pplx-icon-click', 'icon icon-sm'),
-      h('span', {}, 'Computer'),
+      h('span', {}, tr.computer),
     );
     btn.addEventListener('click', () => {
       modeState.computer = !modeState.computer;

@@ -1,5 +1,7 @@
 /** Small DOM helpers and the page-wide state of the simulated site's page script. */
 import { iconHtml } from '../answer';
+import { SIM_HOOKS } from '../hooks';
+import { SIM_LANGUAGES, type SimLabels } from '../locales';
 import type { BootData, Generation, ModeId, SimEvent, SimHook } from '../types';
 
 type Attr = string | number | boolean | null | undefined;
@@ -41,6 +43,12 @@ export const app = {
     return this.boot.generation;
   },
 };
+
+/** The page's words, in the language it was served in. */
+export const tr: SimLabels = SIM_LANGUAGES[app.boot.language] ?? SIM_LANGUAGES.en;
+
+/** The names of the page's main hooks (standard, or renamed as by a redesign). */
+export const hooks = SIM_HOOKS[app.boot.hooks] ?? SIM_HOOKS.standard;
 
 declare global {
   interface Window {
@@ -114,21 +122,20 @@ export interface ModeInfo {
   desc: string;
 }
 
-/** Generation A typeahead rows (icons per docs/perplexity-dom.md). */
+/** Generation A typeahead rows (icons as lib/selectors/README.md records them). */
+const mode = (id: ModeId, icon: string): ModeInfo => ({ id, icon, ...tr.modes[id] });
+
 export const A_MODES: ModeInfo[] = [
-  { id: 'deep-research', icon: 'pplx-icon-telescope', label: 'Deep research', desc: 'In-depth reports on complex topics' },
-  { id: 'model-council', icon: 'pplx-icon-gavel', label: 'Model council', desc: 'Several models answer, one judges' },
-  { id: 'create', icon: 'pplx-icon-custom-computer', label: 'Create files and apps', desc: 'Docs, slides, dashboards and apps' },
-  { id: 'learn', icon: 'pplx-icon-book', label: 'Learn step by step', desc: 'Guided explanations' },
-  { id: 'review', icon: 'pplx-icon-file-check', label: 'Review documents', desc: 'Check files against your criteria' },
-  { id: 'computer', icon: 'pplx-icon-click', label: 'Computer', desc: 'Let the assistant use the browser' },
+  mode('deep-research', 'pplx-icon-telescope'),
+  mode('model-council', 'pplx-icon-gavel'),
+  mode('create', 'pplx-icon-custom-computer'),
+  mode('learn', 'pplx-icon-book'),
+  mode('review', 'pplx-icon-file-check'),
+  mode('computer', 'pplx-icon-click'),
 ];
 
 /** Generation B chip menu (Computer is a separate toggle there). */
-export const B_MODES: ModeInfo[] = [
-  { id: 'standard', icon: 'pplx-icon-search', label: 'Search', desc: 'Fast answers to everyday questions' },
-  ...A_MODES.filter((m) => m.id !== 'computer'),
-];
+export const B_MODES: ModeInfo[] = [mode('standard', 'pplx-icon-search'), ...A_MODES.filter((m) => m.id !== 'computer')];
 
 export const MODELS = ['Best', 'Sonar', 'Claude Sonnet 4.5', 'Claude Opus 4.1 Thinking', 'GPT-5', 'Gemini 2.5 Pro', 'Grok 4'];
 

@@ -6,7 +6,7 @@
 import type { AskResponse, BootData, PageData, ThreadData } from '../types';
 import { Sidebar, libraryPage, notFoundPage, staticPage, topbar } from './chrome';
 import { Composer } from './composer';
-import { api, app, h, icon, initHook, modeState } from './dom';
+import { api, app, h, icon, initHook, modeState, tr } from './dom';
 import { refusalCard, taskTopbarButtons } from './task';
 import { computerSettings } from './task-composer';
 import { ThreadView, type TurnCtl } from './thread';
@@ -110,13 +110,13 @@ function renderPage(page: PageData, liveTurn = -1): void {
   if (page.kind === 'sidecar') {
     sidebar = null;
     mainEl = null;
-    const c = conversation(page.thread, { sidecar: true, placeholder: page.thread ? 'Ask a follow-up' : 'Ask about this page…', liveTurn });
+    const c = conversation(page.thread, { sidecar: true, placeholder: page.thread ? tr.askFollowUp : tr.askAboutPage, liveTurn });
     disposeCurrent = c.dispose;
     const body = c.view
       ? h('div', { class: 'thread-scroll' }, c.view.el)
-      : h('div', { class: 'page-pad' }, h('h1', { class: 'page-h1' }, 'Assistant'), h('p', { class: 'text-quiet' }, 'Ask anything about the page you are on.'));
+      : h('div', { class: 'page-pad' }, h('h1', { class: 'page-h1' }, tr.assistant), h('p', { class: 'text-quiet' }, tr.assistantHint));
     root.replaceChildren(
-      h('div', { class: 'sidecar' }, topbar('Assistant'), body, h('div', { class: 'follow-up' }, c.composer.el)),
+      h('div', { class: 'sidecar' }, topbar(tr.assistant), body, h('div', { class: 'follow-up' }, c.composer.el)),
     );
     const last = c.view?.current;
     if (last) scrollToTurn(last);
@@ -133,7 +133,7 @@ function renderPage(page: PageData, liveTurn = -1): void {
 
   switch (page.kind) {
     case 'home': {
-      const c = conversation(null, { sidecar: false, placeholder: 'Ask anything…', menusBelow: true });
+      const c = conversation(null, { sidecar: false, placeholder: tr.askAnything, menusBelow: true });
       disposeCurrent = c.dispose;
       main.replaceChildren(
         topbar(null),
@@ -145,9 +145,9 @@ function renderPage(page: PageData, liveTurn = -1): void {
     case 'thread': {
       // Computer task pages: an h1 title, Usage / Todo in the top bar, "Type a command..." (docs: task pages).
       const task = page.thread.kind === 'computer';
-      const c = conversation(page.thread, { sidecar: false, placeholder: task ? 'Type a command...' : 'Ask a follow-up', liveTurn });
+      const c = conversation(page.thread, { sidecar: false, placeholder: task ? 'Type a command...' : tr.askFollowUp, liveTurn });
       disposeCurrent = c.dispose;
-      const share = h('button', { type: 'button', class: 'pill-btn', 'aria-label': 'Share' }, icon('pplx-icon-share', 'icon icon-sm'), 'Share');
+      const share = h('button', { type: 'button', class: 'pill-btn', 'aria-label': tr.share }, icon('pplx-icon-share', 'icon icon-sm'), tr.share);
       const extra = task ? [...taskTopbarButtons(() => c.view?.current?.plan ?? []), share] : [share];
       main.replaceChildren(
         topbar(page.thread.title, extra),
@@ -160,7 +160,7 @@ function renderPage(page: PageData, liveTurn = -1): void {
       break;
     }
     case 'library':
-      main.replaceChildren(topbar('Library'), libraryPage(page.threads));
+      main.replaceChildren(topbar(tr.library), libraryPage(page.threads));
       break;
     case 'static':
       main.replaceChildren(topbar(page.title), staticPage(page.title, page.text));

@@ -5,7 +5,7 @@
  * (pointerdown, mousedown, pointerup, mouseup, click) or from the keyboard (Enter, Space, ArrowDown).
  * A bare `el.click()` or a lone synthetic click event does nothing. Items select on any click.
  */
-import { h, radixId } from './dom';
+import { h, radixId, tr } from './dom';
 
 const FULL_SEQUENCE = 'pointerdown,mousedown,pointerup,mouseup';
 
@@ -61,14 +61,14 @@ export function radixDropdown(
       'data-side': 'bottom',
       'data-align': align,
       tabindex: '-1',
-      dir: 'ltr',
+      dir: tr.dir,
       class: 'menu',
     });
     build(menu, () => {
       close();
       trigger.focus();
     });
-    wrapper = h('div', { 'data-radix-popper-content-wrapper': '', dir: 'ltr' }, menu);
+    wrapper = h('div', { 'data-radix-popper-content-wrapper': '', dir: tr.dir }, menu);
     document.body.append(wrapper);
     const r = trigger.getBoundingClientRect();
     const below = r.bottom + 6;

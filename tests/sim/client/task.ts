@@ -10,7 +10,7 @@
  */
 import { assetPathOf, interactionIdOf } from '../task-paths';
 import type { AssetSpec, BlockSpec, InteractionEvent, TurnData, TurnReply } from '../types';
-import { h, icon } from './dom';
+import { h, icon, tr } from './dom';
 
 export type Send = (event: InteractionEvent, reply: TurnReply) => void;
 
@@ -37,12 +37,12 @@ function questionShell(turn: TurnData, ev: InteractionEvent, attrs: Record<strin
     {
       class: 'task-interaction',
       role: 'group',
-      'aria-label': 'Waiting for your input',
+      'aria-label': tr.waitingForInput,
       'data-testid': 'ask-user-question',
       'data-followup-uuid': interactionId(turn, ev),
       ...attrs,
     },
-    head('pplx-icon-message-question', 'Waiting for your input'),
+    head('pplx-icon-message-question', tr.waitingForInput),
     h('div', { class: 'interaction-prompt select-text' }, ev.prompt),
   );
 }
@@ -53,21 +53,21 @@ function questionBox(turn: TurnData, ev: InteractionEvent, busy: boolean, send: 
   const options = ev.options ?? question?.options ?? [];
   const box = questionShell(turn, ev, { 'data-question-id': question?.id });
   if (options.length) {
-    const opts = h('div', { class: 'interaction-options', role: 'group', 'aria-label': 'Suggested answers' });
+    const opts = h('div', { class: 'interaction-options', role: 'group', 'aria-label': tr.suggestedAnswers });
     for (const o of options) opts.append(button(o, 'pill-btn', busy, () => send(ev, { kind: 'answer', text: o })));
     box.append(opts);
   }
-  const field = h('textarea', { class: 'interaction-field', rows: '2', placeholder: 'Type your answer…', 'aria-label': 'Your answer' }) as HTMLTextAreaElement;
+  const field = h('textarea', { class: 'interaction-field', rows: '2', placeholder: tr.typeYourAnswer, 'aria-label': tr.yourAnswer }) as HTMLTextAreaElement;
   if (busy) field.setAttribute('disabled', '');
   const sendBtn = button(
-    'Send',
+    tr.send,
     'pill-btn primary',
     busy,
     () => {
       const text = field.value.trim();
       if (text) send(ev, { kind: 'answer', text });
     },
-    'Send answer',
+    tr.sendAnswer,
   );
   field.addEventListener('keydown', (e) => {
     if (e.key === 'Enter' && !e.shiftKey) {
@@ -121,17 +121,17 @@ function confirmBox(turn: TurnData, ev: InteractionEvent, busy: boolean, send: S
     {
       class: 'task-interaction',
       role: 'group',
-      'aria-label': 'Waiting for your confirmation',
+      'aria-label': tr.waitingForConfirmation,
       'data-testid': 'confirm-action',
       'data-followup-uuid': interactionId(turn, ev),
     },
-    head('pplx-icon-hand-stop', 'Waiting for your confirmation'),
+    head('pplx-icon-hand-stop', tr.waitingForConfirmation),
     h('div', { class: 'interaction-prompt select-text' }, ev.prompt),
     h(
       'div',
       { class: 'interaction-actions' },
-      button('Approve', 'pill-btn primary', busy, () => send(ev, { kind: 'approve' })),
-      button('Deny', 'pill-btn', busy, () => send(ev, { kind: 'deny' })),
+      button(tr.approve, 'pill-btn primary', busy, () => send(ev, { kind: 'approve' })),
+      button(tr.deny, 'pill-btn', busy, () => send(ev, { kind: 'deny' })),
     ),
   );
 }

@@ -8,7 +8,7 @@
 import { blockHtml, blockTokens, citationGroups, esc, iconHtml } from '../answer';
 import { blockId } from '../task-paths';
 import type { AssetSpec, Block, BlockSpec, InteractionEvent, ScriptEvent, Source, ThreadData, TurnData, TurnReply } from '../types';
-import { api, app, emit, fromHtml, h, icon, radixId } from './dom';
+import { api, app, emit, fromHtml, h, icon, radixId, tr } from './dom';
 import { blockCard, filesCard, interactionBoxes, interactionId, sleepCard, suggestionCard } from './task';
 import { tabLinks, toggleGroupedBadge, variant } from './variants';
 
@@ -310,21 +310,21 @@ export class TurnCtl {
       toggle = h(
         'button',
         { type: 'button', class: 'expand-q', 'data-testid': 'toggle-query-expand-button', 'aria-expanded': String(this.queryOpen) },
-        this.queryOpen ? 'Show less' : 'Show more',
+        this.queryOpen ? tr.showLess : tr.showMore,
       );
       toggle.addEventListener('click', () => {
         this.queryOpen = !this.queryOpen;
         setQuery();
         toggle?.setAttribute('aria-expanded', String(this.queryOpen));
-        if (toggle) toggle.textContent = this.queryOpen ? 'Show less' : 'Show more';
+        if (toggle) toggle.textContent = this.queryOpen ? tr.showLess : tr.showMore;
       });
     }
     // The look-alike: an element whose class merely mentions user-bubble (hover tools), placed first.
     const hoverTools = h(
       'div',
       { class: 'query-tools opacity-0 group-hover/user-bubble:opacity-100 transition-opacity' },
-      h('button', { type: 'button', class: 'icon-btn', 'aria-label': 'Edit query' }, icon('pplx-icon-rewrite')),
-      h('button', { type: 'button', class: 'icon-btn', 'aria-label': 'Copy query' }, icon('pplx-icon-copy')),
+      h('button', { type: 'button', class: 'icon-btn', 'aria-label': tr.editQuery }, icon('pplx-icon-rewrite')),
+      h('button', { type: 'button', class: 'icon-btn', 'aria-label': tr.copyQuery }, icon('pplx-icon-copy')),
     );
     const queryBlock =
       gen === 'B'
@@ -338,12 +338,12 @@ export class TurnCtl {
 
     // Tabs
     const base = `turn-${d.index}-${radixId().replace(/[^a-z0-9]/g, '')}`;
-    const linksLabel = gen === 'B' ? 'Links' : 'Sources';
+    const linksLabel = gen === 'B' ? tr.linksTab : tr.sourcesTab;
     const answerTab = h(
       'button',
       { type: 'button', role: 'tab', ...tabLinks({ id: `${base}-tab-answer`, 'aria-controls': `${base}-panel-answer` }), 'data-state': 'active' },
       icon('pplx-icon-sparkles', 'icon icon-sm'),
-      'Answer',
+      tr.answerTab,
     );
     const linksTab = h(
       'button',
@@ -408,7 +408,7 @@ export class TurnCtl {
       const body = [
         h('div', { class: 'text-xs text-quiet' }, `${i + 1}. ${s.name}`),
         h('div', { class: 'font-medium' }, s.title),
-        h('div', { class: 'url' }, s.url ? hostOf(s.url) : 'Uploaded file'),
+        h('div', { class: 'url' }, s.url ? hostOf(s.url) : tr.uploadedFile),
       ];
       list.append(
         s.url
@@ -426,10 +426,10 @@ export class TurnCtl {
     const working = this.status === 'working' && this.pending.length === 0 && !this.sleep;
     const label =
       this.status === 'working'
-        ? (this.steps[n - 1]?.text ?? 'Working…')
+        ? (this.steps[n - 1]?.text ?? tr.working)
         : this.status === 'stopped'
-          ? `Stopped after ${n} step${n === 1 ? '' : 's'}`
-          : `Finished ${n} step${n === 1 ? '' : 's'}`;
+          ? tr.stepsStopped(n)
+          : tr.stepsFinished(n);
     const head = h(
       'button',
       { type: 'button', class: 'flex items-center gap-2 flex-1', 'aria-expanded': String(this.stepsOpen) },
@@ -444,7 +444,7 @@ export class TurnCtl {
     });
     const headRow = h('div', { class: 'steps-head' }, head);
     if (this.status === 'working' && app.generation === 'B') {
-      const cancel = h('button', { type: 'button', class: 'cancel', 'aria-label': 'Cancel' }, 'Cancel');
+      const cancel = h('button', { type: 'button', class: 'cancel', 'aria-label': tr.cancel }, tr.cancel);
       cancel.addEventListener('click', () => this.host.onStop(this));
       headRow.append(cancel);
     }
@@ -526,7 +526,7 @@ export class TurnCtl {
       return;
     }
     if (this.status === 'error') {
-      const retry = h('button', { type: 'button', class: 'pill-btn' }, icon('pplx-icon-rewrite', 'icon icon-sm'), 'Retry');
+      const retry = h('button', { type: 'button', class: 'pill-btn' }, icon('pplx-icon-rewrite', 'icon icon-sm'), tr.retry);
       retry.addEventListener('click', () => this.host.retry(this.data.query));
       v.endSlot.append(
         h('div', { class: 'error-box', role: 'alert' }, icon('pplx-icon-alert-triangle'), h('span', { class: 'flex-1' }, this.errorMessage), retry),
@@ -537,12 +537,12 @@ export class TurnCtl {
     const tools = h(
       'div',
       { class: 'answer-tools' },
-      h('button', { type: 'button', class: 'icon-btn', 'aria-label': 'Share' }, icon('pplx-icon-share')),
-      h('button', { type: 'button', class: 'icon-btn', 'aria-label': 'Rewrite' }, icon('pplx-icon-rewrite')),
-      h('button', { type: 'button', class: 'icon-btn', 'aria-label': 'Copy' }, icon('pplx-icon-copy')),
+      h('button', { type: 'button', class: 'icon-btn', 'aria-label': tr.share }, icon('pplx-icon-share')),
+      h('button', { type: 'button', class: 'icon-btn', 'aria-label': tr.rewrite }, icon('pplx-icon-rewrite')),
+      h('button', { type: 'button', class: 'icon-btn', 'aria-label': tr.copy }, icon('pplx-icon-copy')),
       h('span', { class: 'flex-1' }),
-      h('button', { type: 'button', class: 'icon-btn', 'aria-label': 'Helpful' }, icon('pplx-icon-thumb-up')),
-      h('button', { type: 'button', class: 'icon-btn', 'aria-label': 'More' }, icon('pplx-icon-dots')),
+      h('button', { type: 'button', class: 'icon-btn', 'aria-label': tr.helpful }, icon('pplx-icon-thumb-up')),
+      h('button', { type: 'button', class: 'icon-btn', 'aria-label': tr.more }, icon('pplx-icon-dots')),
     );
     v.endSlot.append(tools);
   }
@@ -657,7 +657,7 @@ export class ThreadView {
         : `<div class="entry"><div class="entry-title">${esc(s.title)}</div></div>`,
     );
     const dialog = fromHtml(
-      `<div role="dialog" data-state="open" class="popover"><div class="flex items-center gap-2 text-xs text-quiet" style="padding:4px 8px">${iconHtml('pplx-icon-globe', 'icon icon-sm')}${sources.length} sources</div>${entries.join('')}</div>`,
+      `<div role="dialog" data-state="open" class="popover"><div class="flex items-center gap-2 text-xs text-quiet" style="padding:4px 8px">${iconHtml('pplx-icon-globe', 'icon icon-sm')}${esc(tr.sourcesCount(sources.length))}</div>${entries.join('')}</div>`,
     ) as HTMLElement;
     const wrapper = h('div', { 'data-radix-popper-content-wrapper': '' }, dialog);
     document.body.append(wrapper);

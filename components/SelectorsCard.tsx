@@ -1,0 +1,43 @@
+import { formatClock } from '../lib/panel/view';
+import type { PackView, PageProblem } from '../lib/protocol/panel';
+
+/**
+ * What the page was not understood by (the probe of the last call that missed), the selector sets
+ * added as files, and the files that could not be used. Shown only when there is something to say.
+ */
+export function SelectorsCard({ packs, problem }: { packs: PackView; problem: PageProblem | null }) {
+  if (!problem && packs.added.length === 0 && packs.problems.length === 0) return null;
+  return (
+    <section class="card" aria-labelledby="selectors-heading">
+      <h2 id="selectors-heading">Selector sets</h2>
+      {problem ? (
+        <div class="detail" role="alert" data-testid="page-problem" data-probe={problem.probe}>
+          <strong>The page was not understood</strong> ({problem.method}, {formatClock(problem.at)}): <code>{problem.message}</code>
+          <br />
+          <span class="muted">
+            <code>comet-relay doctor --page</code> lists every probe; <code>comet-relay capture</code> saves the page for a bug report;{' '}
+            <code>comet-relay selectors add FILE</code> installs a fixed set, no reload needed.
+          </span>
+        </div>
+      ) : null}
+      {packs.added.length > 0 ? (
+        <ul class="plain small" data-testid="added-sets">
+          {packs.added.map((pack) => (
+            <li key={`${pack.kind}:${pack.name}`}>
+              <code>{pack.name}</code> <span class="muted">from {pack.source}</span>
+            </li>
+          ))}
+        </ul>
+      ) : null}
+      {packs.problems.length > 0 ? (
+        <ul class="plain small error" data-testid="skipped-sets">
+          {packs.problems.map((p) => (
+            <li key={p.source}>
+              Skipped <code>{p.source}</code>: {p.reason}
+            </li>
+          ))}
+        </ul>
+      ) : null}
+    </section>
+  );
+}

@@ -1,0 +1,73 @@
+import type { PageDiagnosis } from '../protocol/page-diagnostics';
+
+/**
+ * `comet-relay doctor --page`: what the selector set in use finds on the live Perplexity tab, probe
+ * by probe. Some probes only match in some states of the page (a stop button while an answer is
+ * written); those are marked as such, so a miss among them is not read as a breakage.
+ */
+const ONLY_WHEN: Record<string, string> = {
+  stopButton: 'while an answer is being written',
+  spinner: 'while an answer is being written',
+  submit: 'on some pages only once the composer holds text',
+  typeahead: 'while the slash menu is open',
+  typeaheadItem: 'while the slash menu is open',
+  typeaheadShortcut: 'while the slash menu is open',
+  typeaheadActive: 'while the slash menu is open and a mode is on',
+  modeMenu: 'while the mode menu is open',
+  modeMenuItem: 'while the mode menu is open',
+  modelPicker: 'in generation B',
+  modeChip: 'in generation B',
+  computerToggle: 'in generation B',
+  citationPopover: 'while a citation popover is open',
+  citationPopoverEntry: 'while a citation popover is open',
+  queryExpand: 'on long questions',
+  codeBlock: 'when an answer holds code',
+  codeLanguage: 'when an answer holds code',
+  errorMessage: 'when an answer failed',
+  stepRow: 'while the steps are unfolded',
+  sourcesPanel: 'while the sources tab is open',
+  interactionBox: 'while a computer task waits on you',
+  interactionPrompt: 'while a computer task waits on you',
+  interactionOption: 'while a computer task waits on you',
+  interactionField: 'while a computer task waits on you',
+  interactionSend: 'while a computer task waits on you',
+  interactionApprove: 'while a computer task waits on you',
+  interactionDeny: 'while a computer task waits on you',
+};
+
+/** Probes a thread page always shows; on the home page only the composer is certain. */
+const ESSENTIAL = ['composer', 'turn', 'userBubble', 'answer', 'prose'];
+
+export function formatPageReport(d: PageDiagnosis): { text: string; ok: boolean } {
+  const origin = d.set.source === 'built-in' ? 'built-in' : `from ${d.set.source}`;
+  const lines = [
+    `Page probes on ${d.url} ("${d.title}")`,
+    `Selector set ${d.set.name} (${origin})${d.confident ? '' : ' — NOT recognised: no set found its signature on this page'}`,
+    `  candidates: ${d.candidates.map((c) => `${c.name} score ${c.score}`).join(', ')}`,
+  ];
+  const isThread = /\/(search|copilot|computer\/tasks)\//.test(d.url);
+  const missedEssential: string[] = [];
+  for (const p of d.probes) {
+    const when = ONLY_WHEN[p.probe];
+    if (p.matched) {
+      lines.push(`✔ ${p.probe} — ${p.count} element${p.count === 1 ? '' : 's'} (${p.selector})`);
+    } else {
+      const essential = p.probe === 'composer' || (isThread && ESSENTIAL.includes(p.probe));
+      if (essential) missedEssential.push(p.probe);
+      const mark = essential ? '✘' : '·';
+      const tried = (p.tried ?? []).map((s) => `\`${s}\``).join(', ');
+      lines.push(`${mark} ${p.probe} — no match${when ? ` (expected only ${when})` : ''}: tried ${tried}`);
+    }
+    if (p.invalid?.length) lines.push(`    not a valid selector in this browser: ${p.invalid.map((s) => `\`${s}\``).join(', ')}`);
+  }
+  const matched = d.probes.filter((p) => p.matched).length;
+  lines.push(`${matched} of ${d.probes.length} probes match.`);
+  const ok = d.confident && missedEssential.length === 0;
+  if (!ok) {
+    lines.push(
+      `The page is not understood${missedEssential.length ? ` (${missedEssential.join(', ')} missed)` : ''}. ` +
+        'Save a sanitized copy with `comet-relay capture` and attach it to a bug report; to try a fixed selector set, `comet-relay selectors add FILE`.',
+    );
+  }
+  return { text: lines.join('\n'), ok };
+}

@@ -1,0 +1,26 @@
+import type { Envelope } from '../protocol/messages';
+import { type AppliedPack, PACKS_APPLY_EVENT, type PacksApply } from '../protocol/ports';
+import type { SelectorSet } from '../selectors';
+import type { CatalogEntry, SelectorCatalog } from '../selectors/catalog';
+
+/**
+ * The page's end of data packs: the worker has validated them (lib/worker/packs.ts), so each is
+ * handed as it is to whatever uses its kind. Selector sets go to the catalog the driver probes
+ * among; another kind (thread readers) adds its own entry to `appliers`.
+ */
+export type PackApplier = (packs: AppliedPack[]) => void;
+
+export function selectorSetApplier(catalog: SelectorCatalog): PackApplier {
+  return (packs) => catalog.replaceAdded(packs.map((p): CatalogEntry => ({ set: p.item as SelectorSet, source: p.source })));
+}
+
+/**
+ * Applies a `packs.apply` event; false for any other message. Every kind gets its whole list, an
+ * empty one included (a removed file is gone at once).
+ */
+export function applyPacks(appliers: Readonly<Record<string, PackApplier>>, message: Extract<Envelope, { kind: 'event' }>): boolean {
+  if (message.event !== PACKS_APPLY_EVENT) return false;
+  const { packs } = message.data as PacksApply;
+  for (const [kind, apply] of Object.entries(appliers)) apply(packs.filter((p) => p.kind === kind));
+  return true;
+}

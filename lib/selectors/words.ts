@@ -1,0 +1,102 @@
+import type { SelectorSet } from './schema';
+
+/**
+ * The words Perplexity's page shows, by language: what the built-in sets fall back on when no test
+ * id, icon or structure says the same thing (lib/selectors/labels.ts explains the placeholders).
+ * English is what was seen on the live site (lib/selectors/README.md dates each fact). French and
+ * Arabic are the words of the simulated localized pages: a start for a person who sees other words,
+ * who can add or fix a language with `comet-relay selectors add` without a rebuild.
+ */
+export const LABELS: SelectorSet['labels'] = {
+  en: {
+    words: {
+      submit: ['Submit'],
+      stop: ['Stop'],
+      cancel: ['Cancel'],
+      newThread: ['New Thread'],
+      computer: ['Computer'],
+      typeahead: ['Typeahead menu'],
+      askPlaceholder: ['Ask', 'Search'],
+      suggestedAnswers: ['Suggested answers'],
+      yourAnswer: ['Your answer'],
+      sendAnswer: ['Send answer', 'Send'],
+      approve: ['Approve', 'Confirm'],
+      deny: ['Deny', 'Cancel action'],
+      stepsFinished: ['Finished'],
+      stepsStopped: ['Stopped'],
+      stepsWorking: ['Working'],
+      sourcesTab: ['Sources', 'Links'],
+    },
+    modes: {
+      Search: 'standard',
+      'Deep research': 'deep-research',
+      Research: 'deep-research',
+      'Model council': 'model-council',
+      'Create files and apps': 'create',
+      Create: 'create',
+      'Learn step by step': 'learn',
+      Learn: 'learn',
+      'Review documents': 'review',
+      Review: 'review',
+      Computer: 'computer',
+    },
+  },
+  fr: {
+    words: {
+      submit: ['Envoyer'],
+      stop: ['Arrêter'],
+      cancel: ['Annuler'],
+      newThread: ['Nouveau fil'],
+      computer: ['Ordinateur'],
+      typeahead: ['Menu de suggestions'],
+      askPlaceholder: ['Demander', 'Rechercher'],
+      suggestedAnswers: ['Réponses suggérées'],
+      yourAnswer: ['Votre réponse'],
+      sendAnswer: ['Envoyer la réponse'],
+      approve: ['Approuver'],
+      deny: ['Refuser'],
+      stepsFinished: ['Terminé'],
+      stepsStopped: ['Arrêté'],
+      stepsWorking: ['En cours'],
+      sourcesTab: ['Sources', 'Liens'],
+    },
+    modes: {
+      Recherche: 'standard',
+      'Recherche approfondie': 'deep-research',
+      'Conseil de modèles': 'model-council',
+      'Créer des fichiers et des apps': 'create',
+      'Apprendre pas à pas': 'learn',
+      'Relire des documents': 'review',
+      Ordinateur: 'computer',
+    },
+  },
+  ar: {
+    words: {
+      submit: ['إرسال'],
+      stop: ['إيقاف'],
+      cancel: ['إلغاء'],
+      newThread: ['محادثة جديدة'],
+      computer: ['الحاسوب'],
+      typeahead: ['قائمة الاقتراحات'],
+      askPlaceholder: ['اسأل', 'ابحث'],
+      suggestedAnswers: ['إجابات مقترحة'],
+      yourAnswer: ['إجابتك'],
+      sendAnswer: ['إرسال الإجابة'],
+      approve: ['موافقة'],
+      deny: ['رفض'],
+      stepsFinished: ['اكتمل'],
+      stepsStopped: ['توقف'],
+      stepsWorking: ['جارٍ العمل'],
+      sourcesTab: ['المصادر', 'الروابط'],
+    },
+    modes: {
+      بحث: 'standard',
+      'بحث معمّق': 'deep-research',
+      'مجلس النماذج': 'model-council',
+      'إنشاء ملفات وتطبيقات': 'create',
+      'تعلّم خطوة بخطوة': 'learn',
+      'مراجعة المستندات': 'review',
+      الحاسوب: 'computer',
+    },
+  },
+};

@@ -1,0 +1,6 @@
+import { defineCometToolSuite } from './comet-tools.suite';
+
+// The comet_* suite on pages whose labels are in Arabic, written right to left: the selector sets find their way by test
+// ids, icons and structure, and by the words of each language (lib/selectors/words.ts) as a last resort.
+defineCometToolSuite('A', 'ar');
+defineCometToolSuite('B', 'ar');

@@ -1,0 +1,106 @@
+// @vitest-environment happy-dom
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { captureDom, placeholderText, reduceUrl } from '../../lib/page/capture';
+import { indicators, proseCount, readTurnNow, statusOf, turnsOf } from '../../lib/page/reader';
+import { fromInlineCitations } from '../../lib/page/sources';
+import { chooseSelectorSet, generationB } from '../../lib/selectors';
+import { fixtureHtml, loadHtml } from '../fixtures/reader/load';
+
+/**
+ * The bug-report loop, second half: a page saved by `comet-relay capture` (tests/e2e/capture.spec.ts
+ * captured this one from the simulated site; `UPDATE_FIXTURES=1` refreshes it) is a fixture the
+ * reader reads like the live page: same status, same counts, same lengths, same source hosts.
+ */
+const captures = join(import.meta.dirname, '../fixtures/captures');
+
+/** What the reader makes of the page now loaded in the test document. */
+function readPage() {
+  const set = generationB;
+  const turns = turnsOf(document, set);
+  const last = turns.at(-1) ?? null;
+  const turn = last ? readTurnNow(last, turns.length - 1, set) : null;
+  return {
+    set: chooseSelectorSet(document, null).set.name,
+    status: statusOf(indicators(document, set, last), turn),
+    turnCount: turns.length,
+    proseCount: proseCount(document, set),
+    responseLength: turn?.response.length ?? 0,
+    questionLength: turn?.question.length ?? 0,
+    citationHosts: [...new Set(fromInlineCitations(document.body, set, location.href).map((s) => new URL(s.url ?? '').host))],
+    response: turn?.response ?? '',
+  };
+}
+
+describe('a page captured from the simulated site, read by the reader', () => {
+  const html = readFileSync(join(captures, 'B-grouped-citations.html'), 'utf8');
+  const expected = JSON.parse(readFileSync(join(captures, 'B-grouped-citations.expected.json'), 'utf8'));
+
+  it('reads as the live page read: status, counts, lengths, citation hosts', () => {
+    loadHtml(html, 'https://www.perplexity.ai/search/x');
+    const read = readPage();
+    expect(read.set).toBe('gen-b-2026-10');
+    expect(read).toMatchObject(expected);
+    // Placeholder text, not the answer's.
+    expect(read.response).toMatch(/^[A-Za-z ,.;:?!'"’()+\-\d[\]\n*#`]+$/);
+    expect(read.response).not.toMatch(/reuters|wikipedia|the answer/i);
+  });
+
+  it('holds nothing that runs and no full URL', () => {
+    expect(html).not.toMatch(/<script|<style|\son[a-z]+=|\svalue=/i);
+    for (const [, url] of html.matchAll(/(?:href|src|data-pplx-citation-url)="(https?:[^"]*)"/g)) {
+      expect(new URL(url as string).pathname, url).toBe('/');
+    }
+  });
+});
+
+describe('capture', () => {
+  it('replaces text by placeholder text of the same length, keeping spaces and punctuation', () => {
+    expect(placeholderText('Hello, World 42!')).toBe('Lorem, Ipsum do!');
+    expect(placeholderText('مرحبا بكم')).toHaveLength('مرحبا بكم'.length);
+    expect(placeholderText('a\n  b')).toBe('l\n  o');
+  });
+
+  it('cuts URLs to their host; Perplexity’s own keep the kind of page; scripts and other schemes go', () => {
+    const base = 'https://www.perplexity.ai/search/abc';
+    expect(reduceUrl('https://www.reuters.com/markets/x?y=1#z', base)).toBe('https://www.reuters.com/');
+    expect(reduceUrl('/search/rust-vs-go-Xq7', base)).toBe('/search/lore-mi-ps-Umd');
+    expect(reduceUrl('https://www.perplexity.ai/computer/tasks/abc-123', base)).toBe('https://www.perplexity.ai/computer/tasks/lor-emi');
+    expect(reduceUrl('#pplx-icon-search', base)).toBe('#pplx-icon-search');
+    expect(reduceUrl('javascript:alert(1)', base)).toBeNull();
+    expect(reduceUrl('data:text/html,hi', base)).toBeNull();
+  });
+
+  it('a page captured here reads like the page itself; the person’s and the answer’s words are gone', () => {
+    const original = fixtureHtml('B-thread-grouped-citations.html', 'pages');
+    loadHtml(original, 'https://www.perplexity.ai/search/sources-please-x');
+    document.body.insertAdjacentHTML(
+      'beforeend',
+      '<script>steal()</script><button onclick="steal()" aria-label="Submit">go</button><input value="secret draft"><textarea>my private draft</textarea>',
+    );
+    const before = readPage();
+    expect(before).toMatchObject({ status: 'completed', turnCount: 1, responseLength: expect.any(Number) });
+    expect(before.responseLength).toBeGreaterThan(100);
+    expect(before.citationHosts.length).toBeGreaterThanOrEqual(3);
+    const question = turnsOf(document, generationB)[0]?.querySelector('.select-text')?.textContent ?? '';
+    const capture = captureDom(document, generationB, { setName: 'gen-b-2026-10', setSource: 'built-in', capturedAt: '2026-12-01T00:00:00Z' });
+    expect(capture.truncated).toBe(false);
+    expect(capture.url).toMatch(/^https:\/\/www\.perplexity\.ai\/search\/[A-Za-z-]+$/);
+    for (const gone of ['steal()', 'onclick', 'secret draft', 'my private draft', question.slice(0, 20), before.response.slice(0, 40), 'reuters.com/markets']) {
+      expect(capture.html, gone).not.toContain(gone);
+    }
+    expect(capture.html).toContain('aria-label="Submit"');
+    loadHtml(capture.html, 'https://www.perplexity.ai/search/x');
+    const after = readPage();
+    expect({ ...after, response: undefined }).toEqual({ ...before, response: undefined });
+  });
+
+  it('stops at the size limit and says so', () => {
+    loadHtml(`<div>${'<p>word</p>'.repeat(2000)}</div>`);
+    const capture = captureDom(document, generationB, { setName: 's', setSource: 'built-in', capturedAt: 'now' }, 5000);
+    expect(capture.truncated).toBe(true);
+    expect(capture.html).toContain('larger than the capture limit');
+    expect(capture.bytes).toBeLessThan(6000);
+  });
+});
