@@ -36,6 +36,11 @@ export interface AskOptions {
   busyWaitMs?: number;
   /** How long the page has to show the new turn after Submit. */
   confirmMs?: number;
+  /**
+   * The page may answer a submit without a turn (a Computer task refused before sending: no
+   * credits, no access). True ends the confirmation at once; the handle's turnIndex is then -1.
+   */
+  answeredOtherwise?: () => boolean;
 }
 
 const BUSY_WAIT_MS = 90_000;
@@ -153,6 +158,7 @@ export async function ask(
 
   const confirmMs = options.confirmMs ?? CONFIRM_MS;
   const found = await ctx.waitFor(() => {
+    if (options.answeredOtherwise?.()) return { index: -1 };
     const index = askedTurn(ctx, before, key, composer);
     return index === null ? null : { index };
   }, confirmMs, signal);

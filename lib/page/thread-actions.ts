@@ -129,7 +129,7 @@ export async function startThread(ctx: PageContext, watcher: PageWatcher, r: Thr
     if (toggle.getAttribute('aria-pressed') !== 'true') pointerClick(toggle);
   }
   await attachFiles(ctx, r, params.attachments);
-  await ask(ctx, watcher, { prompt: params.message });
+  await ask(ctx, watcher, { prompt: params.message }, { answeredOtherwise: () => refused(ctx, r) !== undefined });
   const outcome = await ctx.waitFor(() => refused(ctx, r) ?? (threadIdOf(ctx.doc.location.href) ? ctx.doc.location.href : null), timeoutMs);
   if (outcome && typeof outcome === 'object') return outcome;
   const url = outcome || undefined;
@@ -164,7 +164,7 @@ export async function sendFollowUp(
   }
   await applySettings(ctx, r, params.settings);
   await attachFiles(ctx, r, params.attachments);
-  const handle = await ask(ctx, watcher, { prompt: params.message });
+  const handle = await ask(ctx, watcher, { prompt: params.message }, { answeredOtherwise: () => refused(ctx, r) !== undefined });
   session.acted();
   // The new turn, or the page saying it did not send: either shows after the server's answer.
   const outcome = await ctx.waitFor(() => refused(ctx, r) ?? (turnsOf(ctx.doc, ctx.set).length > handle.afterTurn ? 'sent' : null), timeoutMs);

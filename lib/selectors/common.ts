@@ -85,8 +85,8 @@ export const common = {
   typeaheadItem: ['[role="menuitem"]'],
   typeaheadShortcut: ['.shortcut-typeahead-option'],
   typeaheadActive: ['.bg-subtle'],
-  // 2026-12, simulated site: a chosen mode shows as "Remove mode: <label>" with the mode's icon.
-  modePill: ['button[aria-label^="Remove mode"]'],
+  // 2026-12, simulated site: a chosen mode shows as a `.mode-pill` button "Remove mode: <label>" with the mode's icon.
+  modePill: ['button.mode-pill', 'button[aria-label^="{removeMode}"]'],
   modeChip: ['[data-testid="ask-input-mode-toggle-width-wrapper"] button[data-state]'],
   modeMenu: ['[role="menu"]'],
   modeMenuItem: ['[role="menuitemradio"]'],

@@ -26,6 +26,7 @@ export const LABELS: SelectorSet['labels'] = {
       stepsStopped: ['Stopped'],
       stepsWorking: ['Working'],
       sourcesTab: ['Sources', 'Links'],
+      removeMode: ['Remove mode'],
     },
     modes: {
       Search: 'standard',
@@ -59,6 +60,7 @@ export const LABELS: SelectorSet['labels'] = {
       stepsStopped: ['Arrêté'],
       stepsWorking: ['En cours'],
       sourcesTab: ['Sources', 'Liens'],
+      removeMode: ['Retirer le mode'],
     },
     modes: {
       Recherche: 'standard',
@@ -88,6 +90,7 @@ export const LABELS: SelectorSet['labels'] = {
       stepsStopped: ['توقف'],
       stepsWorking: ['جارٍ العمل'],
       sourcesTab: ['المصادر', 'الروابط'],
+      removeMode: ['إزالة الوضع'],
     },
     modes: {
       بحث: 'standard',

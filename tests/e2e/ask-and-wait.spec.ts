@@ -85,6 +85,8 @@ for (const generation of ['A', 'B'] as const) {
       });
       await expect.poll(() => progress.join('\n')).toMatch(/still answering/);
       expect(world.site.threads()[0]?.turns.map((turn) => turn.query)).not.toContain('Session two asks about tides');
+      // Stop once session one's answer has begun, so the stopped turn has words of its own to return.
+      await expect.poll(() => world.page.locator('[data-workflow-entry]').last().innerText()).toContain('Answering “Session one keeps it busy”');
       expect((await call(one, 'comet_stop')).text).toBe('Agent stopped.');
       expect(textOf(await second)).toMatch(/^Prompt submitted successfully/);
       // Session one waits after session two's turn exists (and is the last): it still gets its own answer.
