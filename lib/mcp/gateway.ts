@@ -48,7 +48,7 @@ export class BrowserGateway {
    * The view one tool call gets: every browser call carries which tool asked and why, and may only
    * be an operation the tool declared (`uses`); with --read-only, only one that reads.
    */
-  scoped(origin: NonNullable<CallOptions['origin']>, uses: readonly Operation[]): ToolBrowser {
+  scoped(origin: NonNullable<CallOptions['origin']>, uses: readonly Operation[], trace?: CallOptions['trace']): ToolBrowser {
     const allow = async (operation: Operation, params: Record<string, unknown> = {}) => {
       if (!uses.includes(operation)) {
         throw new RelayError('INTERNAL', `The tool ${origin.tool} called ${operation}, which it does not declare in its \`uses\`; this is a bug in comet-relay.`);
@@ -60,7 +60,7 @@ export class BrowserGateway {
     return {
       call: async (method, params, options) => {
         await allow(method, params as Record<string, unknown>);
-        return this.call(method, params, { ...options, origin });
+        return this.call(method, params, { ...options, origin, ...(trace ? { trace } : {}) });
       },
       hostStatus: async (options) => {
         await allow('host.status');

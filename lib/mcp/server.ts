@@ -41,6 +41,13 @@ const INSTRUCTIONS =
 
 type Extra = RequestHandlerExtra<ServerRequest, ServerNotification>;
 
+/**
+ * A tools/call whose `_meta` holds this key (true) comes back with the same key in its result's
+ * `_meta`: the milliseconds each hop held the call (lib/protocol/messages.ts Trace) and this
+ * process's own (`mcp`). The bench's profile of a round trip; nothing else asks for it.
+ */
+export const TRACE_META = 'comet-relay/trace';
+
 /** How long a finished MCP task's result is kept when the client names no ttl. */
 const DEFAULT_TASK_TTL_MS = 3_600_000;
 /** How long a question asked inside a call may wait for the person, at the least. */
@@ -71,8 +78,10 @@ export function createSessionServer({ tools, settings, gateway, attachments }: S
   async function run(tool: ToolDefinition, args: Record<string, unknown>, extra: Extra, signal: AbortSignal, asTask: boolean): Promise<CallToolResult> {
     let step = 0;
     const progressToken = extra._meta?.progressToken;
+    const trace = extra._meta?.[TRACE_META] === true ? {} : undefined;
+    const started = trace ? performance.now() : 0;
     const context: ToolContext = {
-      browser: gateway.scoped({ tool: tool.name, summary: tool.summarize?.(args as never) }, tool.uses),
+      browser: gateway.scoped({ tool: tool.name, summary: tool.summarize?.(args as never) }, tool.uses, trace),
       session,
       settings,
       signal,
@@ -94,7 +103,8 @@ export function createSessionServer({ tools, settings, gateway, attachments }: S
           : undefined,
     };
     try {
-      return await tool.handler(args as never, context);
+      const result = await tool.handler(args as never, context);
+      return trace ? { ...result, _meta: { ...result._meta, [TRACE_META]: { ...trace, mcp: performance.now() - started } } } : result;
     } catch (error) {
       return errorResult(error);
     }

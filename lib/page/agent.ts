@@ -60,6 +60,7 @@ export function startPageAgent(catalog = new SelectorCatalog(), handlers: PageHa
     if (message.kind !== 'request') return;
     const controller = new AbortController();
     running.set(message.id, controller);
+    const started = message.trace ? performance.now() : 0;
     try {
       const handler = handlers[message.method];
       if (!handler) throw new RelayError('INVALID_PARAMS', `The page script has no method "${message.method}".`);
@@ -67,7 +68,8 @@ export function startPageAgent(catalog = new SelectorCatalog(), handlers: PageHa
         signal: controller.signal,
         progress: (text) => send({ kind: 'progress', id: message.id, message: text }),
       });
-      if (!controller.signal.aborted) send({ kind: 'result', id: message.id, result });
+      const trace = message.trace ? { trace: { page: performance.now() - started } } : {};
+      if (!controller.signal.aborted) send({ kind: 'result', id: message.id, result, ...trace });
     } catch (error) {
       if (!controller.signal.aborted) send({ kind: 'error', id: message.id, error: RelayError.from(error, 'EVALUATION_FAILED').toPayload() });
     } finally {

@@ -23,15 +23,24 @@ export const CallOrigin = z.object({
 });
 export type CallOrigin = z.infer<typeof CallOrigin>;
 
+/**
+ * Where a call's time went, for the bench's profile: each hop the call passed adds the
+ * milliseconds it held the call (`page`, `port`, `worker`, `host`, `relay`, `mcp`) to the result
+ * on its way back, and only when the request asked for it with `trace: true`.
+ */
+export const Trace = z.record(z.string().max(40), z.number());
+export type Trace = z.infer<typeof Trace>;
+
 export const Request = z.object({
   kind: z.literal('request'),
   id: RequestId,
   method: z.string().min(1),
   params: z.unknown(),
   origin: CallOrigin.optional(),
+  trace: z.literal(true).optional(),
 });
 
-export const Result = z.object({ kind: z.literal('result'), id: RequestId, result: z.unknown() });
+export const Result = z.object({ kind: z.literal('result'), id: RequestId, result: z.unknown(), trace: Trace.optional() });
 export const Failure = z.object({ kind: z.literal('error'), id: RequestId, error: ErrorPayload });
 export const Cancel = z.object({ kind: z.literal('cancel'), id: RequestId, reason: z.string().optional() });
 

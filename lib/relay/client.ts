@@ -1,7 +1,7 @@
 import net from 'node:net';
 import { RelayError } from '../protocol/errors';
 import { PROTOCOL_VERSION } from '../protocol/identity';
-import type { CallOrigin, Envelope } from '../protocol/messages';
+import type { CallOrigin, Envelope, Trace } from '../protocol/messages';
 import { hostMethods, type MethodName, type MethodParams, type MethodResult, methods } from '../protocol/methods';
 import { FramedConnection } from './connection';
 import { type HostRecord, listHosts, pickHost, removeHostRecord } from './discovery';
@@ -30,11 +30,13 @@ export interface CallOptions {
   timeoutMs?: number;
   onProgress?: (message: string) => void;
   origin?: Pick<CallOrigin, 'tool' | 'summary'>;
+  /** Asks every hop for its time (the bench's profile); filled in with theirs and ours (`relay`), in ms. */
+  trace?: Trace;
 }
 
 interface PendingCall {
   method: string;
-  resolve(value: unknown): void;
+  resolve(value: unknown, trace?: Trace): void;
   reject(error: RelayError): void;
   onProgress?: (message: string) => void;
   /** The browser asked for more time (an approval is pending): restart the deadline. */
@@ -106,6 +108,7 @@ export class RelayClient {
     // Finding the host can take seconds (a browser starting): a caller that gave up meanwhile is not sent.
     if (options.signal?.aborted) throw new RelayError('CANCELLED', 'The call was cancelled before it reached the browser.');
     const id = `r${++this.sequence}`;
+    const started = options.trace ? performance.now() : 0;
     return new Promise<unknown>((resolve, reject) => {
       let timer: NodeJS.Timeout | undefined;
       const arm = (ms: number) => {
@@ -132,8 +135,9 @@ export class RelayClient {
         extendDeadline: (holdMs) => {
           if (options.timeoutMs !== undefined) arm(holdMs + options.timeoutMs);
         },
-        resolve: (value) => {
+        resolve: (value, trace) => {
           cleanup();
+          if (options.trace) Object.assign(options.trace, trace, { relay: performance.now() - started });
           resolve(value);
         },
         reject: (error) => {
@@ -144,7 +148,7 @@ export class RelayClient {
       options.signal?.addEventListener('abort', onAbort, { once: true });
       if (options.timeoutMs !== undefined) arm(options.timeoutMs);
       const origin = options.origin ? { clientId: '', clientName: '', ...options.origin } : undefined;
-      connection.send({ kind: 'request', id, method, params, origin });
+      connection.send({ kind: 'request', id, method, params, origin, ...(options.trace ? { trace: true as const } : {}) });
     });
   }
 
@@ -242,7 +246,7 @@ export class RelayClient {
         this.handshake?.reject(new RelayError('VERSION_MISMATCH', message.message));
         return;
       case 'result':
-        this.pending.get(message.id)?.resolve(message.result);
+        this.pending.get(message.id)?.resolve(message.result, message.trace);
         return;
       case 'error':
         this.pending.get(message.id)?.reject(new RelayError(message.error.code, message.error.message));

@@ -43,6 +43,8 @@ interface ClientSession {
 interface PendingCall {
   client: ClientSession;
   originalId: string;
+  /** When a traced request (the bench's profile) arrived: its result then says how long we held it. */
+  tracedAt?: number;
 }
 
 interface ExtensionState {
@@ -166,6 +168,10 @@ export class NativeHost {
     const call = this.pending.get(message.id);
     if (!call) return; // the client left or cancelled, or an older host sent it: nobody to go to
     if (message.kind !== 'progress') this.forgetCall(message.id);
+    if (call.tracedAt !== undefined && message.kind === 'result') {
+      this.reply(call.client.connection, { ...message, id: call.originalId, trace: { ...message.trace, host: performance.now() - call.tracedAt } });
+      return;
+    }
     this.reply(call.client.connection, { ...message, id: call.originalId });
   }
 
@@ -353,7 +359,7 @@ export class NativeHost {
       refuse('INVALID_PARAMS', `${request.method}: params nest deeper than ${MAX_PARAMS_DEPTH} levels; no method takes that.`);
       return;
     }
-    this.pending.set(hostId, { client: session, originalId: request.id });
+    this.pending.set(hostId, { client: session, originalId: request.id, ...(request.trace ? { tracedAt: performance.now() } : {}) });
     session.pending.add(hostId);
     try {
       this.toExtension({

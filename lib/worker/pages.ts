@@ -1,6 +1,6 @@
 import type { Runtime } from 'webextension-polyfill';
 import { RelayError } from '../protocol/errors';
-import { type Envelope, parseEnvelope } from '../protocol/messages';
+import { type Envelope, parseEnvelope, type Trace } from '../protocol/messages';
 import type { PageReady } from '../protocol/ports';
 
 /**
@@ -16,7 +16,7 @@ interface OpenRequest {
   /** The port the request went out on: only that port can answer it. */
   port: Runtime.Port;
   onProgress(message: string): void;
-  resolve(value: unknown): void;
+  resolve(value: unknown, trace?: Trace): void;
   reject(error: RelayError): void;
 }
 
@@ -107,7 +107,8 @@ export class PageHub {
     });
   }
 
-  request(tabId: number, method: string, params: unknown, signal: AbortSignal, onProgress: (message: string) => void): Promise<unknown> {
+  /** `trace`, when given, receives the page's own time and this port's round trip (`port`), in ms. */
+  request(tabId: number, method: string, params: unknown, signal: AbortSignal, onProgress: (message: string) => void, trace?: Trace): Promise<unknown> {
     const port = this.ports.get(tabId);
     if (!port) {
       return Promise.reject(new RelayError('NO_PERPLEXITY_TAB', `Tab ${tabId} has no comet-relay page script. Open or reload a perplexity.ai tab.`));
@@ -115,6 +116,7 @@ export class PageHub {
     // Cancelled while the worker looked for the tab or waited for its script: never start it.
     if (signal.aborted) return Promise.reject(new RelayError('CANCELLED', 'The call was cancelled.'));
     const id = `p${++this.sequence}`;
+    const started = trace ? performance.now() : 0;
     return new Promise((resolve, reject) => {
       const onAbort = () => {
         port.postMessage({ kind: 'cancel', id } satisfies Envelope);
@@ -128,8 +130,9 @@ export class PageHub {
       this.open.set(id, {
         port,
         onProgress,
-        resolve: (value) => {
+        resolve: (value, pageTrace) => {
           finish();
+          if (trace) Object.assign(trace, pageTrace, { port: performance.now() - started });
           resolve(value);
         },
         reject: (error) => {
@@ -138,7 +141,7 @@ export class PageHub {
         },
       });
       signal.addEventListener('abort', onAbort, { once: true });
-      port.postMessage({ kind: 'request', id, method, params } satisfies Envelope);
+      port.postMessage({ kind: 'request', id, method, params, ...(trace ? { trace: true as const } : {}) } satisfies Envelope);
     });
   }
 
@@ -151,7 +154,7 @@ export class PageHub {
     const mine = request?.port === port ? request : undefined;
     switch (message.kind) {
       case 'result':
-        mine?.resolve(message.result);
+        mine?.resolve(message.result, message.trace);
         return;
       case 'error':
         mine?.reject(new RelayError(message.error.code, message.error.message));

@@ -1,5 +1,5 @@
 import { RelayError } from '../protocol/errors';
-import type { Envelope, Request } from '../protocol/messages';
+import type { Envelope, Request, Trace } from '../protocol/messages';
 import { isMethodName, methods } from '../protocol/methods';
 import type { Tabs } from 'webextension-polyfill';
 import { extractVisibleText } from '../page/visible-text';
@@ -59,11 +59,19 @@ export class Router {
       return;
     }
     this.deps.onCall?.({ phase: 'start', request, at: Date.now() });
+    // Asked for by the bench's profile only: the page's and the port's times, and ours around them.
+    const trace: Trace | undefined = request.trace ? {} : undefined;
+    const started = trace ? performance.now() : 0;
     try {
-      const result = await this.dispatch(request, controller.signal, (message, holdMs) =>
-        reply({ kind: 'progress', id: request.id, message, ...(holdMs ? { holdMs } : {}) }),
+      const result = await this.dispatch(
+        request,
+        controller.signal,
+        (message, holdMs) => reply({ kind: 'progress', id: request.id, message, ...(holdMs ? { holdMs } : {}) }),
+        false,
+        trace,
       );
-      if (!controller.signal.aborted) reply({ kind: 'result', id: request.id, result });
+      const traced = trace ? { trace: { ...trace, worker: performance.now() - started } } : {};
+      if (!controller.signal.aborted) reply({ kind: 'result', id: request.id, result, ...traced });
       this.deps.onCall?.({ phase: 'end', request, at: Date.now(), ok: true, result });
     } catch (error) {
       const relayError = RelayError.from(error, 'EVALUATION_FAILED');
@@ -97,7 +105,7 @@ export class Router {
 
   private localSequence = 0;
 
-  private async dispatch(request: Request, signal: AbortSignal, progress: ProgressSink, trusted = false): Promise<unknown> {
+  private async dispatch(request: Request, signal: AbortSignal, progress: ProgressSink, trusted = false, trace?: Trace): Promise<unknown> {
     const { method } = request;
     if (!isMethodName(method)) {
       throw new RelayError('INVALID_PARAMS', `The extension has no method "${method}". Are the extension and comet-relay the same version?`);
@@ -127,11 +135,11 @@ export class Router {
       case 'tabs.capture':
         return this.capture(request, params.format as 'png' | 'jpeg', params.quality as number | undefined, signal, progress, trusted);
       case 'page.content':
-        return this.pageContent(request, params.maxLength as number, signal, progress, trusted);
+        return this.pageContent(request, params.maxLength as number, signal, progress, trusted, trace);
       default: {
         if (this.deps.threads?.handles(method)) return this.deps.threads.call(method, params, signal, progress);
         const tabId = await tabs.pageTab();
-        return pages.request(tabId, method, params, signal, progress);
+        return pages.request(tabId, method, params, signal, progress, trace);
       }
     }
   }
@@ -155,13 +163,13 @@ export class Router {
    * since a reader injected into the frame that is going away fails ("Frame with ID 0 was removed").
    * The result says which answered, so the MCP tool can fence a web page's words.
    */
-  private async pageContent(request: Request, maxLength: number, signal: AbortSignal, progress: ProgressSink, trusted: boolean): Promise<unknown> {
+  private async pageContent(request: Request, maxLength: number, signal: AbortSignal, progress: ProgressSink, trusted: boolean, trace?: Trace): Promise<unknown> {
     const tab = await this.drivenTabOrFail();
     const url = tab.url ?? '';
     const perplexity = isPerplexityUrl(url);
     if (perplexity && (this.deps.pages.state(tab.id) || categorizeTab(url) === 'Main')) {
       const tabId = this.deps.pages.state(tab.id) ? tab.id : await this.deps.tabs.pageTab(); // waits for its script to say ready
-      const page = (await this.deps.pages.request(tabId, 'page.content', { maxLength }, signal, progress)) as object;
+      const page = (await this.deps.pages.request(tabId, 'page.content', { maxLength }, signal, progress, trace)) as object;
       return { ...page, url, source: 'perplexity' };
     }
     if (!perplexity) await this.admitOtherTab(request, describeTabUse('read', tab), signal, progress, trusted);

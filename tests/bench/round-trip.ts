@@ -1,7 +1,9 @@
 import { performance } from 'node:perf_hooks';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { Worker } from 'playwright-core';
+import { TRACE_META } from '../../lib/mcp/server';
 import { RelayClient } from '../../lib/relay/client';
+import { median } from './stats';
 
 /**
  * (b) Round trips, one call at a time, after a warm-up:
@@ -65,4 +67,48 @@ export async function withSessionStorageWritesOff<T>(worker: Worker, fn: () => P
       delete session.__benchSet;
     });
   }
+}
+
+/** The hops of a round trip, in the order a call passes them, and how each is derived from the trace. */
+type Hops = Record<'total' | 'mcp' | 'relay' | 'host' | 'worker' | 'port' | 'page', number>;
+
+const HOPS: [string, (t: Hops) => number][] = [
+  ['client ↔ mcp (stdio, both SDKs)', (t) => t.total - t.mcp],
+  ['mcp process', (t) => t.mcp - t.relay],
+  ['socket ↔ host', (t) => t.relay - t.host],
+  ['native messaging (browser process)', (t) => t.host - t.worker],
+  ['worker', (t) => t.worker - t.port],
+  ['worker ↔ page port', (t) => t.port - t.page],
+  ['page read', (t) => t.page],
+];
+
+export interface PollProfile {
+  totals: number[];
+  /** Median milliseconds per hop, in the order the call passes them. */
+  hops: [string, number][];
+}
+
+/**
+ * comet_poll with the trace asked for (lib/mcp/server.ts TRACE_META): every hop reports how long it
+ * held the call, measured on its own clock, so no clocks are compared across processes. The
+ * difference between two nested hops is the time spent between them.
+ */
+export async function pollProfile(client: Client, count = 200, warmUp = 20): Promise<PollProfile> {
+  const traces: Hops[] = [];
+  const totals = await timeCalls(count, warmUp, async () => {
+    const t = performance.now();
+    const result = (await client.callTool({ name: 'comet_poll', arguments: {}, _meta: { [TRACE_META]: true } })) as { _meta?: Record<string, unknown> };
+    const total = performance.now() - t;
+    const trace = result._meta?.[TRACE_META] as Record<string, number> | undefined;
+    for (const key of ['mcp', 'relay', 'host', 'worker', 'port', 'page']) {
+      if (typeof trace?.[key] !== 'number') throw new Error(`the traced comet_poll came back without "${key}": ${JSON.stringify(result._meta)}`);
+    }
+    traces.push({ ...(trace as Hops), total });
+  });
+  const hops = HOPS.map(([name, of]): [string, number] => [name, median(traces.slice(-count).map(of))]);
+  return { totals, hops };
+}
+
+export function profileLine(profile: PollProfile): string {
+  return profile.hops.map(([name, value]) => `${name} ${value.toFixed(2)}`).join(' → ');
 }

@@ -4,25 +4,30 @@
  * baseline that reads the same page the way the CDP-based server does. Prints a markdown table.
  * A missed target is reported, not fatal: the process fails only if the bench itself broke.
  *
- * `npm run bench -- --only a,b` runs some of the measurements (a–k) while working on one.
+ * `npm run bench -- --only a,b` runs some of the measurements (a–m) while working on one.
+ * Every row prints beside the figure the previous run measured for it (.cache/bench-last.json).
  * `--soak-seconds N` shortens the soak (h; 600 s by default), `--fuzz-frames N` the fuzz (g; 100,000).
  */
+import path from 'node:path';
 import type { CDPSession } from 'playwright-core';
 import { startSimWorld, type SimWorld } from '../support/sim-harness';
 import { gzipSize } from './bundle-size';
 import { type BaselineAsk, baselineAsk, type Detector } from './cdp-baseline';
 import { APPLICABLE_SCENARIOS, CONFORMANCE, conformanceAgainstServe, ensureTools, INSPECTOR, inspectorAgainstMcp } from './conformance';
-import { environmentLines } from './env';
+import { measureColdStart } from './cold-start';
+import { commitLabel, environmentLines, loadLine } from './env';
+import { loadHistory, previousFigure, saveHistory } from './history';
 import { fanOut } from '../support/fan-out';
 import { fuzzHost, startHostProcess } from '../support/fuzz';
 import { soak } from '../support/soak';
 import { type HostMemory, hostMemory } from './memory';
 import { measureActivity } from './page-idle';
-import { hostOnlyRoundTrips, mcpPingRoundTrips, pollRoundTrips, withSessionStorageWritesOff } from './round-trip';
+import { hostOnlyRoundTrips, mcpPingRoundTrips, pollProfile, pollRoundTrips, profileLine, withSessionStorageWritesOff } from './round-trip';
 import { kB, MB, median, ms, percentile } from './stats';
 import { FAILS, INFO, renderTable, type Row, verdict } from './table';
 import { ThreadWorld } from '../support/thread-world';
 import { measureCheckpointLatency, parallelThreads } from './threads';
+import { measureReconnect } from './reconnect';
 import { measureOurWait } from './wait-latency';
 
 /** The simulated site's speed: a `short` answer streams for 0.5 s instead of 1 s. Latency is measured from its finish. */
@@ -57,7 +62,10 @@ interface Bench {
 
 type Phase = (bench: Bench) => Promise<Row[]>;
 
-/** In the order they run; (c) after the measurements so its peak covers them, before the soak and the fuzz. */
+/**
+ * In the order they run; (c) after the measurements so its peak covers them, before (m) kills the
+ * host and before the soak and the fuzz.
+ */
 const PHASES: [string, Phase][] = [
   ['d', bundlePhase],
   ['a', answerLatencyPhase],
@@ -67,6 +75,8 @@ const PHASES: [string, Phase][] = [
   ['j', threadCheckpointPhase],
   ['k', parallelThreadsPhase],
   ['c', memoryPhase],
+  ['l', coldStartPhase],
+  ['m', reconnectPhase],
   ['i', conformancePhase],
   ['h', soakPhase],
   ['g', fuzzPhase],
@@ -74,8 +84,11 @@ const PHASES: [string, Phase][] = [
 
 async function main(): Promise<void> {
   const only = onlyArg();
-  log('starting Chromium with the extension, the host and an MCP client');
-  const world = await startSimWorld({ generation: 'B', scenario: 'short', speed: SPEED, clientName: 'bench' });
+  const loadAtStart = loadLine();
+  log(`load average ${loadAtStart}; starting Chromium with the extension, the host and an MCP client`);
+  const build = buildArg();
+  if (build) log(`measuring the build in ${build.cli} and ${build.extensionDir} (--build)`);
+  const world = await startSimWorld({ generation: 'B', scenario: 'short', speed: SPEED, clientName: 'bench', ...(build ? { build } : {}) });
   let threadWorld: Promise<ThreadWorld> | undefined;
   try {
     const cdp = await world.harness.context.newCDPSession(world.page);
@@ -87,13 +100,16 @@ async function main(): Promise<void> {
     const bench: Bench = { world, cdp, notes: [], startMemory: hostMemory(world.harness.home), threads };
     const byName = new Map<string, Row[]>();
     for (const [name, phase] of PHASES) if (!only || only.has(name)) byName.set(name, await phase(bench));
-    const rows = [...byName].sort(([a], [b]) => a.localeCompare(b)).flatMap(([, r]) => r);
+    const history = loadHistory();
+    const rows = [...byName].sort(([a], [b]) => a.localeCompare(b)).flatMap(([, r]) => r).map((row) => ({ ...row, before: previousFigure(history, row) }));
+    if (!build) saveHistory(history, rows, commitLabel());
 
     console.log('## comet-relay bench\n');
-    console.log(environmentLines(product.replace('/', ' ')).join('\n'));
+    console.log(environmentLines(product.replace('/', ' '), loadAtStart).join('\n'));
     console.log(`- simulated perplexity.ai, generation B, speed ${SPEED}; whole run ${((Date.now() - T0) / 1000).toFixed(0)} s${only ? ` (only ${[...only].join(', ')})` : ''}\n`);
     console.log(renderTable(rows));
     console.log('\n(a) is Date.now() when the call resolved in the bench process minus `answer-finished.at` in the page.');
+    console.log('"before" is what the previous run measured for the row (.cache/bench-last.json), "—" when none did.');
     console.log('Percentiles are nearest-rank. ✅ target met, ❌ missed, ℹ️ no target, ⚠️ a failure mode of the CDP approach.');
     for (const note of bench.notes) console.log(`- ${note}`);
   } finally {
@@ -105,6 +121,18 @@ async function main(): Promise<void> {
 function onlyArg(): Set<string> | undefined {
   const i = process.argv.indexOf('--only');
   return i > 0 ? new Set((process.argv[i + 1] ?? '').split(',').map((s) => s.trim())) : undefined;
+}
+
+/**
+ * `--build DIR`: measure another build, e.g. a copy of the one before a change, for a before/after
+ * on the same machine minutes apart (DIR/dist/cli.js and DIR/chrome-mv3). DIR must sit inside this
+ * repository so the CLI finds its node_modules.
+ */
+function buildArg(): { cli: string; extensionDir: string } | undefined {
+  const i = process.argv.indexOf('--build');
+  if (i < 0) return undefined;
+  const dir = path.resolve(process.argv[i + 1] ?? '');
+  return { cli: path.join(dir, 'dist', 'cli.js'), extensionDir: path.join(dir, 'chrome-mv3') };
 }
 
 function numberArg(name: string, fallback: number): number {
@@ -173,8 +201,8 @@ async function answerLatencyPhase({ world, cdp }: Bench): Promise<Row[]> {
       n: String(ours.length),
       median: ms(median(ours)),
       tail: `p95 ${ms(percentile(ours, 95))}`,
-      target: '< 300 ms median',
-      mark: verdict(median(ours) < 300),
+      target: '≤ 5 ms, p95 ≤ 10 ms',
+      mark: verdict(median(ours) <= 5 && percentile(ours, 95) <= 10),
       note: `min ${ms(Math.min(...ours))}, max ${ms(Math.max(...ours))}; a new chat every 5 asks`,
     },
     {
@@ -231,7 +259,7 @@ function failureRow(measure: string, asks: BaselineAsk[], detector: Detector, wh
 
 // ── (b) ───────────────────────────────────────────────────────────────────────
 
-async function roundTripPhase({ world }: Bench): Promise<Row[]> {
+async function roundTripPhase({ world, notes }: Bench): Promise<Row[]> {
   // A light poll: a fresh chat holding one short answer.
   await world.call('comet_ask', { prompt: 'Bench round trips', newChat: true });
   await world.call('comet_wait');
@@ -240,14 +268,19 @@ async function roundTripPhase({ world }: Bench): Promise<Row[]> {
   const pings = await mcpPingRoundTrips(world.client);
   const hostOnly = await hostOnlyRoundTrips(world.harness.home);
   const unsaved = await withSessionStorageWritesOff(world.harness.worker, () => pollRoundTrips(world.client, 100, 10)).catch(() => undefined);
+  const profile = await pollProfile(world.client).catch((error: Error) => {
+    notes.push(`(b) no profile: ${error.message} (a build from before the trace)`);
+    return undefined;
+  });
+  if (profile) notes.push(`(b) where a comet_poll goes, median ms per hop: ${profileLine(profile)}`);
   return [
     {
       measure: '(b) comet_poll round trip, whole chain',
       n: String(polls.length),
       median: ms(median(polls)),
       tail: `p99 ${ms(percentile(polls, 99))}`,
-      target: '< 10 ms, p99 < 30 ms',
-      mark: verdict(median(polls) < 10 && percentile(polls, 99) < 30),
+      target: '≤ 3 ms, p99 ≤ 10 ms',
+      mark: verdict(median(polls) <= 3 && percentile(polls, 99) <= 10),
       note: 'client → mcp → host → worker → page → back, one at a time, thread of one short answer',
     },
     {
@@ -268,6 +301,19 @@ async function roundTripPhase({ world }: Bench): Promise<Row[]> {
       mark: INFO,
       note: 'from the bench process to the host and back, no browser',
     },
+    ...(profile
+      ? [
+          {
+            measure: '(b) … the same, each hop timing itself (profile)',
+            n: String(profile.totals.length),
+            median: ms(median(profile.totals)),
+            tail: `p99 ${ms(percentile(profile.totals, 99))}`,
+            target: '',
+            mark: INFO,
+            note: `median ms per hop: ${profileLine(profile)}`,
+          },
+        ]
+      : []),
     ...(unsaved
       ? [
           {
@@ -297,16 +343,17 @@ async function fanOutPhase({ world, notes }: Bench): Promise<Row[]> {
   log('(e) 8 clients × 200 calls at once');
   const fan = await fanOut(world.harness, total);
   const calls = fan.clients * fan.perClient;
+  const perSecond = Math.round(calls / (fan.wallMs / 1000));
   if (fan.firstProblem) notes.push(`(e) first problem: ${fan.firstProblem}`);
   return [
     {
       measure: `(e) ${fan.clients} clients × ${fan.perClient} calls at once`,
       n: String(calls),
-      median: ms(median(fan.latencies)),
-      tail: `p99 ${ms(percentile(fan.latencies, 99))}`,
-      target: 'none lost or crossed',
-      mark: verdict(fan.errors === 0 && fan.crossed === 0 && fan.ok === calls),
-      note: `${fan.ok} ok, ${fan.errors} errors/lost, ${fan.crossed} crossed; wall ${ms(fan.wallMs)} (${Math.round(calls / (fan.wallMs / 1000))} calls/s), 4 in flight per client`,
+      median: `${perSecond} calls/s`,
+      tail: `${fan.errors + fan.crossed} lost/crossed`,
+      target: '≥ 1000 calls/s, none lost or crossed',
+      mark: verdict(fan.errors === 0 && fan.crossed === 0 && fan.ok === calls && perSecond >= 1000),
+      note: `${fan.ok} ok, ${fan.errors} errors/lost, ${fan.crossed} crossed; wall ${ms(fan.wallMs)}; per call median ${ms(median(fan.latencies))}, p99 ${ms(percentile(fan.latencies, 99))}; 4 in flight per client`,
     },
   ];
 }
@@ -389,11 +436,51 @@ async function memoryPhase({ world, startMemory }: Bench): Promise<Row[]> {
       n: '1',
       median: memory?.peakBytes !== undefined ? MB(memory.peakBytes) : 'n/a',
       tail: '',
-      target: '< 60 MB',
-      mark: memory?.peakBytes !== undefined ? verdict(memory.peakBytes < 60 * 1024 * 1024) : INFO,
+      target: '≤ 45 MB',
+      mark: memory?.peakBytes !== undefined ? verdict(memory.peakBytes <= 45 * 1024 * 1024) : INFO,
       note: memory
         ? `pid ${memory.pid}: resident now ${memory.currentBytes !== undefined ? MB(memory.currentBytes) : 'n/a'}${atStart}; peak read after all other phases`
         : 'no host found in the discovery directory',
+    },
+  ];
+}
+
+// ── (l) ───────────────────────────────────────────────────────────────────────
+
+/** The cold start may take at most this many bare `node -e 0` starts. */
+const COLD_START_RATIO = 2.8;
+
+async function coldStartPhase({ world }: Bench): Promise<Row[]> {
+  log('(l) cold start: spawn comet-relay mcp → initialize → tools/list, beside node -e 0');
+  const cold = await measureColdStart(world.harness.cli, world.harness.env);
+  const ratio = median(cold.mcp) / median(cold.bare);
+  return [
+    {
+      measure: '(l) cold start: spawn `comet-relay mcp` → first tools/list reply',
+      n: String(cold.mcp.length),
+      median: ms(median(cold.mcp)),
+      tail: `${ratio.toFixed(2)}× node -e 0`,
+      target: `≤ ${COLD_START_RATIO}× node -e 0`,
+      mark: verdict(ratio <= COLD_START_RATIO),
+      note: `a bare \`node -e 0\` (spawn → exit), alternating with it: median ${ms(median(cold.bare))}; mcp p95 ${ms(percentile(cold.mcp, 95))}; ${cold.tools} tools listed; a host is connected`,
+    },
+  ];
+}
+
+// ── (m) ───────────────────────────────────────────────────────────────────────
+
+async function reconnectPhase({ world }: Bench): Promise<Row[]> {
+  log('(m) the host killed, then comet_poll until one succeeds');
+  const reconnect = await measureReconnect(world);
+  return [
+    {
+      measure: '(m) host killed → next call succeeds',
+      n: String(reconnect.latencies.length),
+      median: ms(median(reconnect.latencies)),
+      tail: `max ${ms(Math.max(...reconnect.latencies))}`,
+      target: '≤ 400 ms',
+      mark: verdict(median(reconnect.latencies) <= 400),
+      note: `SIGKILL of the host → comet_poll answered by the page through the new host; ${reconnect.failedCalls} calls failed on the way (said so at once)`,
     },
   ];
 }

@@ -9,12 +9,14 @@ export interface Row {
   /** ✅ met, ❌ missed, ℹ️ informative (no target), ⚠️ a baseline failure mode. */
   mark: string;
   note?: string;
+  /** The previous run's "median · tail" (tests/bench/history.ts), "—" when there is none. */
+  before?: string;
 }
 
-const HEADERS = ['Measurement', 'n', 'median', 'tail', 'target', '', 'notes'];
+const HEADERS = ['Measurement', 'n', 'median', 'tail', 'before', 'target', '', 'notes'];
 
 export function renderTable(rows: readonly Row[]): string {
-  const cells = rows.map((r) => [r.measure, r.n, r.median, r.tail, r.target, r.mark, r.note ?? '']);
+  const cells = rows.map((r) => [r.measure, r.n, r.median, r.tail, r.before ?? '—', r.target, r.mark, r.note ?? '']);
   const widths = HEADERS.map((h, i) => Math.max(width(h), ...cells.map((c) => width(c[i] as string))));
   const line = (values: string[]) => `| ${values.map((v, i) => pad(v, widths[i] as number)).join(' | ')} |`;
   return [line(HEADERS), line(widths.map((w) => '-'.repeat(w))), ...cells.map(line)].join('\n');

@@ -1,6 +1,6 @@
 import { createSimSite, type SimOptions, type SimSite } from '../sim/site';
 import { routeSim } from '../sim/playwright';
-import { Harness, textOf } from './harness';
+import { Harness, type HarnessOptions, textOf } from './harness';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { Page } from 'playwright-core';
 
@@ -13,12 +13,15 @@ export interface SimWorld {
   call(name: string, args?: Record<string, unknown>): Promise<{ text: string; isError: boolean; raw: unknown }>;
 }
 
-export async function startSimWorld(options: Partial<SimOptions> & { clientName?: string } = {}): Promise<SimWorld> {
-  const site = createSimSite({ generation: 'B', scenario: 'short', speed: 4, ...options });
-  const harness = await Harness.start({ site: (context) => routeSim(context, site) });
+export async function startSimWorld(
+  options: Partial<SimOptions> & { clientName?: string; build?: Pick<HarnessOptions, 'cli' | 'extensionDir'> } = {},
+): Promise<SimWorld> {
+  const { build, clientName, ...simOptions } = options;
+  const site = createSimSite({ generation: 'B', scenario: 'short', speed: 4, ...simOptions });
+  const harness = await Harness.start({ site: (context) => routeSim(context, site), ...build });
   await harness.waitForHost();
   const page = await harness.openPerplexity();
-  const client = await harness.stdioClient(options.clientName ?? `e2e-${site.generation}`);
+  const client = await harness.stdioClient(clientName ?? `e2e-${site.generation}`);
   const call = async (name: string, args: Record<string, unknown> = {}) => {
     const raw = await client.callTool({ name, arguments: args }, undefined, { timeout: 120_000 });
     return { text: textOf(raw), isError: Boolean((raw as { isError?: boolean }).isError), raw };
