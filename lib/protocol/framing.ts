@@ -28,9 +28,15 @@ export type FrameResult = { ok: true; value: unknown } | { ok: false; error: str
  * Incremental decoder: feed it whatever the stream delivers (half a header, three frames at once)
  * and it hands back each complete frame. A frame that is too big is skipped, not buffered; a frame
  * that is not JSON is reported; either way the stream stays usable for the next frame.
+ *
+ * The pieces of a frame still arriving are kept as they came and joined once, when the frame is
+ * whole: a 30 MB frame in 64 kB pieces is copied once, not once per piece.
  */
 export class FrameDecoder {
-  private buffer: Uint8Array = new Uint8Array(0);
+  private pieces: Uint8Array[] = [];
+  private buffered = 0;
+  /** Bytes the frame being received needs in all, header included (4 while its header is unknown). */
+  private needed = 4;
   private skipping = 0;
 
   constructor(private readonly maxFrameBytes = MAX_FRAME_BYTES) {}
@@ -43,10 +49,17 @@ export class FrameDecoder {
       this.skipping -= skip;
       data = data.subarray(skip);
     }
-    this.buffer = this.buffer.length ? concat(this.buffer, data) : data.slice();
+    if (data.length === 0) return results;
+    this.pieces.push(data);
+    this.buffered += data.length;
+    if (this.buffered < this.needed) return results;
+    const buffer = this.pieces.length === 1 ? data : concat(this.pieces, this.buffered);
+    this.pieces = [];
+    this.buffered = 0;
+    this.needed = 4;
     let offset = 0;
-    while (this.buffer.length - offset >= 4) {
-      const length = new DataView(this.buffer.buffer, this.buffer.byteOffset + offset, 4).getUint32(0, true);
+    while (buffer.length - offset >= 4) {
+      const length = new DataView(buffer.buffer, buffer.byteOffset + offset, 4).getUint32(0, true);
       if (length === 0) {
         results.push({ ok: false, error: 'empty frame (length 0)' });
         offset += 4;
@@ -54,24 +67,32 @@ export class FrameDecoder {
       }
       if (length > this.maxFrameBytes) {
         results.push({ ok: false, error: `frame of ${length} bytes exceeds the limit of ${this.maxFrameBytes} bytes; skipped` });
-        const available = this.buffer.length - offset - 4;
+        const available = buffer.length - offset - 4;
         const skip = Math.min(length, available);
         this.skipping = length - skip;
         offset += 4 + skip;
         continue;
       }
-      if (this.buffer.length - offset - 4 < length) break;
-      const body = this.buffer.subarray(offset + 4, offset + 4 + length);
+      if (buffer.length - offset - 4 < length) {
+        this.needed = 4 + length;
+        break;
+      }
+      const body = buffer.subarray(offset + 4, offset + 4 + length);
       offset += 4 + length;
       results.push(parseBody(body));
     }
-    this.buffer = offset === this.buffer.length ? new Uint8Array(0) : this.buffer.slice(offset);
+    if (offset < buffer.length) {
+      // A copy of the rest only: a view would keep the whole chunk (or joined buffer) alive.
+      const rest = buffer.slice(offset);
+      this.pieces = [rest];
+      this.buffered = rest.length;
+    }
     return results;
   }
 
   /** Bytes of an incomplete frame still waiting for the rest. */
   get pending(): number {
-    return this.buffer.length;
+    return this.buffered;
   }
 }
 
@@ -89,10 +110,13 @@ function parseBody(body: Uint8Array): FrameResult {
   }
 }
 
-function concat(a: Uint8Array, b: Uint8Array): Uint8Array {
-  const out = new Uint8Array(a.length + b.length);
-  out.set(a, 0);
-  out.set(b, a.length);
+function concat(pieces: readonly Uint8Array[], length: number): Uint8Array {
+  const out = new Uint8Array(length);
+  let at = 0;
+  for (const piece of pieces) {
+    out.set(piece, at);
+    at += piece.length;
+  }
   return out;
 }
 
@@ -105,7 +129,8 @@ export function utf8Length(text: string): number {
  * bytes, or returns it whole when it already fits.
  */
 export function splitIntoChunks(json: string, chunkId: string, limit = MAX_TO_EXTENSION_BYTES): string[] {
-  if (utf8Length(json) <= limit) return [json];
+  // A UTF-16 code unit is at most 3 UTF-8 bytes: most messages fit without encoding them to count.
+  if (json.length * 3 <= limit || utf8Length(json) <= limit) return [json];
   const pieces: string[] = [];
   let start = 0;
   let size = Math.floor(limit / 3);

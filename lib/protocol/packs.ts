@@ -6,7 +6,7 @@ import { z } from 'zod';
  * whenever the folder changes); the worker validates each pack again and hands the page the valid
  * ones (event `packs.apply`, ports.ts, when the page connects and whenever they change).
  */
-export const PACKS_CHANGED_EVENT = 'packs.changed';
+export { PACKS_CHANGED_EVENT } from './pack-events';
 
 /** Most packs one folder may offer; more are skipped with a reason. */
 export const MAX_PACKS = 32;

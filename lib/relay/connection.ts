@@ -1,10 +1,12 @@
 import type { Readable, Writable } from 'node:stream';
-import { encodeFrame, FrameDecoder } from '../protocol/framing';
-import { type Envelope, parseEnvelope } from '../protocol/messages';
+import { checkEnvelope } from '../protocol/envelope-check';
+import { FrameDecoder } from '../protocol/framing';
+import type { Envelope } from '../protocol/messages';
 
 /**
  * One framed, typed, bidirectional channel over a byte stream (stdin/stdout of the native host,
- * or a local socket). Invalid frames are reported to `onInvalid` and never end the channel.
+ * or a local socket). Invalid frames are reported to `onInvalid` and never end the channel. Envelopes
+ * are checked without zod (lib/protocol/envelope-check.ts), which keeps it out of the host.
  */
 export interface ConnectionHandlers {
   onMessage(envelope: Envelope): void;
@@ -37,16 +39,17 @@ export class FramedConnection {
 
   send(envelope: Envelope): boolean {
     if (this.closed) return false;
-    return this.output.write(encodeFrame(envelope));
+    return this.sendRaw(JSON.stringify(envelope));
   }
 
-  /** Writes an already-serialised envelope (used when chunking toward the extension). */
+  /** Writes an already-serialised envelope (used when chunking toward the extension): one buffer, header and body. */
   sendRaw(json: string): boolean {
     if (this.closed) return false;
-    const body = Buffer.from(json, 'utf8');
-    const header = Buffer.alloc(4);
-    header.writeUInt32LE(body.length, 0);
-    return this.output.write(Buffer.concat([header, body]));
+    const length = Buffer.byteLength(json, 'utf8');
+    const frame = Buffer.allocUnsafe(4 + length);
+    frame.writeUInt32LE(length, 0);
+    frame.write(json, 4, 'utf8');
+    return this.output.write(frame);
   }
 
   /** Ends the channel: a socket is destroyed so it no longer keeps the process alive. */
@@ -63,7 +66,7 @@ export class FramedConnection {
         this.handlers.onInvalid?.(frame.error);
         continue;
       }
-      const parsed = parseEnvelope(frame.value);
+      const parsed = checkEnvelope(frame.value);
       try {
         if (parsed.ok) this.handlers.onMessage(parsed.envelope);
         else this.handlers.onInvalid?.(`unrecognised message (${parsed.error})`, frame.value);

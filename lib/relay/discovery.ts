@@ -1,24 +1,47 @@
 import fs from 'node:fs';
-import { z } from 'zod';
 import { hostRecordPath, hostsDir } from './paths';
 import { ensurePrivateDir, ownedByUs } from './private-dir';
 
 /**
  * One JSON file per running host (one per browser profile), so any number of clients can find
  * every profile without a fixed port. Records of hosts that died are ignored and removed.
+ * Checked by hand, not with zod: the host writes and removes these and loads no zod.
  */
-export const HostRecord = z.object({
-  profileId: z.string(),
-  profileLabel: z.string(),
-  browser: z.object({ name: z.string(), version: z.string() }),
-  extensionVersion: z.string(),
-  hostVersion: z.string(),
-  socketPath: z.string(),
-  pid: z.number().int(),
-  startedAt: z.string(),
-  connectedAt: z.string(),
-});
-export type HostRecord = z.infer<typeof HostRecord>;
+export interface HostRecord {
+  profileId: string;
+  profileLabel: string;
+  browser: { name: string; version: string };
+  extensionVersion: string;
+  hostVersion: string;
+  socketPath: string;
+  pid: number;
+  startedAt: string;
+  connectedAt: string;
+}
+
+const TEXT_FIELDS = ['profileId', 'profileLabel', 'extensionVersion', 'hostVersion', 'socketPath', 'startedAt', 'connectedAt'] as const;
+
+/** The record with only its known fields, or undefined when a field is missing or of the wrong type. */
+export function asHostRecord(value: unknown): HostRecord | undefined {
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) return undefined;
+  const v = value as Record<string, unknown>;
+  const browser = v.browser as Record<string, unknown> | null | undefined;
+  if (typeof browser !== 'object' || browser === null || Array.isArray(browser)) return undefined;
+  if (typeof browser.name !== 'string' || typeof browser.version !== 'string') return undefined;
+  if (!Number.isSafeInteger(v.pid)) return undefined;
+  for (const field of TEXT_FIELDS) if (typeof v[field] !== 'string') return undefined;
+  return {
+    profileId: v.profileId as string,
+    profileLabel: v.profileLabel as string,
+    browser: { name: browser.name, version: browser.version },
+    extensionVersion: v.extensionVersion as string,
+    hostVersion: v.hostVersion as string,
+    socketPath: v.socketPath as string,
+    pid: v.pid as number,
+    startedAt: v.startedAt as string,
+    connectedAt: v.connectedAt as string,
+  };
+}
 
 export function writeHostRecord(home: string, record: HostRecord): void {
   ensurePrivateDir(hostsDir(home));
@@ -79,8 +102,7 @@ export function pickHost(hosts: HostRecord[], profile?: string): HostRecord | un
 
 function readRecord(file: string): HostRecord | undefined {
   try {
-    const parsed = HostRecord.safeParse(JSON.parse(fs.readFileSync(file, 'utf8')));
-    return parsed.success ? parsed.data : undefined;
+    return asHostRecord(JSON.parse(fs.readFileSync(file, 'utf8')));
   } catch {
     return undefined;
   }

@@ -1,4 +1,3 @@
-import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
@@ -7,13 +6,14 @@ import { RelayError } from '../protocol/errors';
 import { splitIntoChunks } from '../protocol/framing';
 import { PROTOCOL_VERSION } from '../protocol/identity';
 import { MAX_PARAMS_DEPTH, nestsDeeperThan } from '../protocol/limits';
-import { type BrowserInfo, type Envelope, type Hello, type ProfileInfo, type Request, RequestId } from '../protocol/messages';
+import { isRequestId } from '../protocol/envelope-check';
+import type { BrowserInfo, Envelope, Hello, ProfileInfo, Request } from '../protocol/messages';
 import type { AttachedClient } from '../protocol/methods';
 import { FramedConnection } from './connection';
 import { removeHostRecord, writeHostRecord } from './discovery';
 import type { Logger } from './logger';
-import { PackFeed } from './pack-folder';
-import { PACKS_CHANGED_EVENT } from '../protocol/packs';
+import { PackFeed } from './pack-feed';
+import { PACKS_CHANGED_EVENT } from '../protocol/pack-events';
 import { socketPath } from './paths';
 import { ensurePrivateDir } from './private-dir';
 import { VERSION } from './version';
@@ -65,9 +65,10 @@ export class NativeHost {
   private sequence = 0;
   /**
    * Prefixes every client id of this host, so no id it forwards can equal one a previous host of the
-   * same profile forwarded: an orphan's late reply then matches nothing here and is dropped.
+   * same profile forwarded: an orphan's late reply then matches nothing here and is dropped. The
+   * pid and start time make it unique; nothing about it is secret (so no node:crypto in the host).
    */
-  private readonly lifetime = randomBytes(6).toString('base64url');
+  private readonly lifetime = `${process.pid.toString(36)}${Date.now().toString(36)}${Math.random().toString(36).slice(2, 6)}`;
   private readonly startedAt = new Date().toISOString();
   private stopped = false;
   /** The selector sets folder, offered to the extension at the handshake and on every change. */
@@ -240,9 +241,9 @@ export class NativeHost {
         // Every frame gets an answer: an error under the frame's own id when it has a usable one,
         // so a caller waiting on that id is not left waiting forever.
         // (An id of a call still running is not answered for: that would end the running call.)
-        const id = RequestId.safeParse((value as { id?: unknown } | null | undefined)?.id);
-        if (session && id.success && !session.pending.has(`${session.info.clientId}:${id.data}`)) {
-          connection.send({ kind: 'error', id: id.data, error: { code: 'PROTOCOL_ERROR', message: `The host refused this message: ${problem}.` } });
+        const id = (value as { id?: unknown } | null | undefined)?.id;
+        if (session && isRequestId(id) && !session.pending.has(`${session.info.clientId}:${id}`)) {
+          connection.send({ kind: 'error', id, error: { code: 'PROTOCOL_ERROR', message: `The host refused this message: ${problem}.` } });
         } else {
           connection.send({ kind: 'event', event: 'protocol.invalid', data: { problem } });
         }

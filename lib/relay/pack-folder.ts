@@ -2,14 +2,13 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { MAX_PACK_BYTES, parsePackText } from '../packs/parse';
 import { MAX_PACKS, type PacksChanged, type SkippedPack } from '../protocol/packs';
-import type { Logger } from './logger';
-import { packsDir } from './paths';
+import { isPackFileName, packsDir } from './paths';
 
 /**
  * The packs folder (`<home>/selectors/`): every `*.json` file in it is a data pack. Reading it never
  * throws and never stops at a bad file: a file that is not a valid pack, is too big, is not a plain
  * file, or adds a name another file already adds, is skipped with its reason, and the rest are used.
- * The host, `selectors list` and `doctor` all read it through here.
+ * The host (through pack-feed.ts), `selectors list` and `doctor` all read it through here.
  */
 export interface FolderPack {
   /** Absolute path of the file. */
@@ -31,7 +30,7 @@ export function readPackFolder(home: string): FolderReport {
   const report: FolderReport = { dir, packs: [], skipped: [] };
   let names: string[];
   try {
-    names = fs.readdirSync(dir).filter((n) => n.endsWith('.json') && !n.startsWith('.')).sort();
+    names = fs.readdirSync(dir).filter(isPackFileName).sort();
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code !== 'ENOENT') report.skipped.push({ source: dir, reason: `the folder cannot be read: ${(error as Error).message}` });
     return report;
@@ -78,93 +77,4 @@ export function readPackFolder(home: string): FolderReport {
 /** What the host offers the extension: the packs (the worker validates them again) and the skipped files. */
 export function packOffer(report: FolderReport): PacksChanged {
   return { packs: report.packs.map(({ source, pack }) => ({ source, pack })), skipped: report.skipped };
-}
-
-const SETTLE_MS = 150;
-
-/**
- * Watches the packs folder and calls `send` with the whole offer at start and after every change
- * that changes it (editors save in several steps: changes settle for a moment first). Logs every
- * file it skips, once per reason.
- */
-export class PackFeed {
-  private watcher?: fs.FSWatcher;
-  private watching?: string;
-  private timer?: NodeJS.Timeout;
-  private last = '';
-  private logged = new Set<string>();
-  private stopped = false;
-
-  constructor(
-    private readonly home: string,
-    private readonly logger: Logger,
-    private readonly send: (offer: PacksChanged) => void,
-  ) {}
-
-  /** Sends the folder's packs now (again, for a new handshake) and keeps watching. */
-  start(): void {
-    this.stopped = false;
-    try {
-      fs.mkdirSync(packsDir(this.home), { recursive: true, mode: 0o700 });
-    } catch (error) {
-      this.logger.warn('cannot create the selector sets folder', { error: String(error) });
-    }
-    this.last = '';
-    this.refresh();
-  }
-
-  stop(): void {
-    this.stopped = true;
-    clearTimeout(this.timer);
-    this.watcher?.close();
-    this.watcher = undefined;
-    this.watching = undefined;
-  }
-
-  private refresh(): void {
-    if (this.stopped) return;
-    const report = readPackFolder(this.home);
-    this.arm();
-    const seen = new Set<string>();
-    for (const { source, reason } of report.skipped) {
-      const key = `${source}\0${reason}`;
-      seen.add(key);
-      if (!this.logged.has(key)) this.logger.warn('skipped a selector set file', { file: source, reason });
-    }
-    this.logged = seen;
-    const offer = packOffer(report);
-    const json = JSON.stringify(offer);
-    if (json === this.last) return;
-    this.last = json;
-    this.logger.info('selector sets offered to the extension', { packs: report.packs.map((p) => `${p.kind} ${p.name}`), skipped: report.skipped.length });
-    this.send(offer);
-  }
-
-  /** Watches the folder, or, while it does not exist, its parent (to see it come back). */
-  private arm(): void {
-    const dir = packsDir(this.home);
-    const target = fs.existsSync(dir) ? dir : this.home;
-    if (this.watching === target && this.watcher) return;
-    this.watcher?.close();
-    this.watcher = undefined;
-    this.watching = undefined;
-    try {
-      const watcher = fs.watch(target, { persistent: false }, () => this.schedule());
-      watcher.on('error', () => {
-        if (this.watcher !== watcher) return;
-        watcher.close();
-        this.watcher = undefined;
-        this.schedule();
-      });
-      this.watcher = watcher;
-      this.watching = target;
-    } catch (error) {
-      this.logger.warn('cannot watch the selector sets folder; changes need a browser restart', { folder: target, error: String(error) });
-    }
-  }
-
-  private schedule(): void {
-    clearTimeout(this.timer);
-    this.timer = setTimeout(() => this.refresh(), SETTLE_MS);
-  }
 }

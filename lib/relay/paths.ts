@@ -1,4 +1,3 @@
-import { createHash } from 'node:crypto';
 import os from 'node:os';
 import path from 'node:path';
 
@@ -37,21 +36,37 @@ export const OWN_STATE_FILES: readonly { dir: string; name: RegExp }[] = [
   // Discovery records, and the temp file one is written through: <profileId>.json.<pid>.tmp
   { dir: 'hosts', name: /^[A-Za-z0-9_-]{8,64}\.json(\.\d+\.tmp)?$/ },
   { dir: 'run', name: /^[A-Za-z0-9_-]{8,64}\.sock$/ },
+  // V8 code caches of the CLI's bundles (lib/cli/compile-cache.ts CACHE_FILE)
+  { dir: 'cache', name: /^[a-z-]+-[0-9a-f]{16}\.v8cache(\.\d+\.tmp)?$/ },
 ];
 export const hostRecordPath = (home: string, profileId: string) => path.join(hostsDir(home), `${profileId}.json`);
 export const logsDir = (home: string) => path.join(home, 'logs');
+/** V8 code caches of the CLI's bundles, so MCP processes start without compiling them again. */
+export const compileCacheDir = (home: string) => path.join(home, 'cache');
 export const tokenPath = (home: string) => path.join(home, 'token');
 /** Files MCP clients uploaded for create_attachment_upload, one folder per upload. */
 export const attachmentsDir = (home: string) => path.join(home, 'attachments');
 /** Data packs a person added (`comet-relay selectors add`): selector sets, later thread readers. */
 export const packsDir = (home: string) => path.join(home, 'selectors');
+/** Which files of that folder are packs: `*.json`, not hidden (an editor's swap or temporary files are). */
+export const isPackFileName = (name: string) => name.endsWith('.json') && !name.startsWith('.');
 
 /** Unix socket paths are limited to ~104 bytes (macOS) / 108 (Linux); stay well below. */
 const MAX_SOCKET_PATH = 100;
 
+/**
+ * A short stable name for a text (16 hex digits, FNV-1a 64): for file and pipe names, never for
+ * anything secret. Not node:crypto, which would cost the host ~2 MB of resident memory to load.
+ */
+export function shortHash(text: string): string {
+  let hash = 0xcbf29ce484222325n;
+  for (const byte of new TextEncoder().encode(text)) hash = ((hash ^ BigInt(byte)) * 0x100000001b3n) & 0xffffffffffffffffn;
+  return hash.toString(16).padStart(16, '0');
+}
+
 /** The host's local socket for one browser profile: owner-only, named by the profile id. */
 export function socketPath(home: string, profileId: string, platform: NodeJS.Platform = process.platform): string {
-  const tag = createHash('sha256').update(`${home}\0${profileId}`).digest('hex').slice(0, 16);
+  const tag = shortHash(`${home}\0${profileId}`);
   if (platform === 'win32') return `\\\\.\\pipe\\comet-relay-${tag}`;
   const preferred = path.join(home, 'run', `${profileId}.sock`);
   if (preferred.length <= MAX_SOCKET_PATH) return preferred;

@@ -3,6 +3,7 @@ import fs from 'node:fs';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
+import { HOST_NODE_FLAGS } from '../../lib/install/host-manifest';
 import { FrameDecoder } from '../../lib/protocol/framing';
 import { PROTOCOL_VERSION } from '../../lib/protocol/identity';
 import { type Envelope, parseEnvelope } from '../../lib/protocol/messages';
@@ -143,7 +144,7 @@ export interface RunningHost {
 /** Starts the built `comet-relay host` with a fake extension that answers every request. */
 export async function startHostProcess(): Promise<RunningHost> {
   const home = fs.mkdtempSync(path.join(os.tmpdir(), 'cr-fuzz-'));
-  const child = spawn(process.execPath, ['--jitless', CLI, 'host', 'chrome-extension://fuzz/'], {
+  const child = spawn(process.execPath, [...HOST_NODE_FLAGS.split(' '), CLI, 'host', 'chrome-extension://fuzz/'], {
     env: { ...process.env, COMET_RELAY_HOME: home },
     stdio: ['pipe', 'pipe', 'ignore'],
   });

@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { type HostRecord, listHosts, pickHost, removeHostRecord, writeHostRecord } from '../../lib/relay/discovery';
+import { asHostRecord, type HostRecord, listHosts, pickHost, removeHostRecord, writeHostRecord } from '../../lib/relay/discovery';
 import { hostRecordPath, socketPath, stateDir } from '../../lib/relay/paths';
 
 let home: string;
@@ -73,5 +73,34 @@ describe('discovery records', () => {
 
   it('returns nothing when the state directory does not exist yet', () => {
     expect(listHosts(path.join(home, 'missing'))).toEqual([]);
+  });
+});
+
+describe('host records are checked field by field', () => {
+  it('keeps a whole record and drops unknown fields', () => {
+    const whole = record('p1', '2026-12-01T00:00:00.000Z');
+    expect(asHostRecord({ ...whole, extra: 1 })).toEqual(whole);
+  });
+
+  it('refuses a record with any field missing or of another type', () => {
+    const whole = record('p1', '2026-12-01T00:00:00.000Z') as unknown as Record<string, unknown>;
+    for (const key of Object.keys(whole)) {
+      const { [key]: _gone, ...missing } = whole;
+      expect(asHostRecord(missing), `without ${key}`).toBeUndefined();
+      for (const wrong of [null, 5, 'x', [], {}]) {
+        if (typeof wrong === typeof whole[key] && !Array.isArray(wrong)) continue;
+        expect(asHostRecord({ ...whole, [key]: wrong }), `${key}: ${JSON.stringify(wrong)}`).toBeUndefined();
+      }
+    }
+    expect(asHostRecord({ ...whole, pid: 1.5 })).toBeUndefined();
+    expect(asHostRecord({ ...whole, browser: { name: 'Chromium' } })).toBeUndefined();
+    for (const value of [null, [], 'record', 3]) expect(asHostRecord(value)).toBeUndefined();
+  });
+
+  it('a damaged record file is ignored and removed', () => {
+    writeHostRecord(home, record('p1', '2026-12-01T00:00:00.000Z'));
+    fs.writeFileSync(hostRecordPath(home, 'p1'), JSON.stringify({ ...record('p1', 'x'), pid: 'not a pid' }));
+    expect(listHosts(home)).toEqual([]);
+    expect(fs.existsSync(hostRecordPath(home, 'p1'))).toBe(false);
   });
 });

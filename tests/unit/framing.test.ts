@@ -35,6 +35,35 @@ describe('FrameDecoder', () => {
     expect(results.map((r) => (r.ok ? (r.value as { i: number }).i : -1))).toEqual(frames.map((_, i) => i));
   });
 
+  it('decodes a stream of frames cut into random pieces the same as whole, and joins a big frame once', () => {
+    let seed = 7;
+    const random = () => {
+      seed = (seed * 1103515245 + 12345) % 2 ** 31;
+      return seed / 2 ** 31;
+    };
+    const values = Array.from({ length: 60 }, (_, i) => ({ i, pad: 'é✓x'.repeat(Math.floor(random() * (i % 10 === 0 ? 30_000 : 40))) }));
+    const stream = new Uint8Array(values.reduce((n, v) => n + frameOf(v).length, 0));
+    let at = 0;
+    for (const v of values) {
+      const f = frameOf(v);
+      stream.set(f, at);
+      at += f.length;
+    }
+    const largest = Math.max(...values.map((v) => frameOf(v).length));
+    for (let round = 0; round < 20; round++) {
+      const decoder = new FrameDecoder();
+      const out: unknown[] = [];
+      for (let start = 0; start < stream.length; ) {
+        const size = 1 + Math.floor(random() * (random() < 0.3 ? 5 : 9000));
+        for (const r of decoder.push(stream.subarray(start, start + size))) out.push(r.ok ? r.value : r.error);
+        start += size;
+        expect(decoder.pending).toBeLessThan(largest + 9000); // never more than a frame and a piece
+      }
+      expect(out).toEqual(values);
+      expect(decoder.pending).toBe(0);
+    }
+  });
+
   it('reads a little-endian length', () => {
     const frame = frameOf({ a: 'x'.repeat(300) });
     const length = new DataView(frame.buffer).getUint32(0, true);

@@ -6,7 +6,8 @@ import { runSelectors } from '../../lib/cli/selectors-command';
 import type { RelayError } from '../../lib/protocol/errors';
 import type { PacksChanged } from '../../lib/protocol/packs';
 import { type Logger, silentLogger } from '../../lib/relay/logger';
-import { PackFeed, readPackFolder } from '../../lib/relay/pack-folder';
+import { PackFeed } from '../../lib/relay/pack-feed';
+import { readPackFolder } from '../../lib/relay/pack-folder';
 import { BUILT_IN_SOURCES, type SelectorSet } from '../../lib/selectors';
 
 const sourceB = BUILT_IN_SOURCES.find((s) => s.name === 'gen-b-2026-10') as SelectorSet;
