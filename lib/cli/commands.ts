@@ -1,35 +1,17 @@
 import type { Settings } from '../config/settings';
-import {
-  agentApiConfig,
-  browserExecutableCandidates,
-  checkExtensionFolder,
-  clientConfig,
-  defaultCliPath,
-  doctor,
-  ensureToken,
-  formatDoctor,
-  formatPageReport,
-  install,
-  packageCopy,
-  parseBrowsers,
-  readToken,
-  resolveState,
-  uninstall,
-  volatileCopyNote,
-} from '../install';
-import { startHttpServer } from '../mcp/http';
-import { type PublicUrl, parsePublicUrl } from '../mcp/public-url';
+import type { PublicUrl } from '../mcp/public-url';
 import { type ToolDefinition, toolAccess } from '../mcp/tool';
-import { runStdio } from '../mcp/stdio';
-import { selectTools } from '../mcp/tools';
 import { RelayError } from '../protocol/errors';
 import { EXTENSION_ID } from '../protocol/identity';
-import { RelayClient } from '../relay/client';
-import { listHosts } from '../relay/discovery';
-import { createFileLogger } from '../relay/logger';
 import { type LogName, logsDir, stateDir, tokenPath } from '../relay/paths';
 import { parseFlags, parsePort, parseToolList } from './args';
 
+/*
+ * Every command loads what it needs when it runs (`await import`): in the built bundle
+ * (dist/commands.js) a module's code runs only once imported, so `comet-relay mcp` never starts the
+ * HTTP server's modules, the installer or the doctor, and `install` never builds the MCP SDK's
+ * schemas (issue 10: cold start).
+ */
 /** The subcommands, each a small declarative entry: what it does, how to call it, and its runner. */
 export interface Command {
   summary: string;
@@ -50,13 +32,18 @@ const toolFlags = {
 } as const;
 
 /** `selection`: tools and read-only decided by the caller (serve with --public-url), else by the flags. */
-function sessionOptions(
+async function sessionOptions(
   values: { tools?: string; 'read-only'?: boolean; profile?: string },
   settings: Settings,
   logName: LogName,
   selection?: { tools: ToolDefinition[]; readOnly: boolean },
 ) {
   const home = stateDir();
+  const [{ selectTools }, { createFileLogger }, { browserExecutableCandidates }] = await Promise.all([
+    import('../mcp/tools'),
+    import('../relay/logger'),
+    import('../install/browsers'),
+  ]);
   return {
     home,
     settings: { ...settings, COMET_RELAY_PROFILE: values.profile ?? settings.COMET_RELAY_PROFILE },
@@ -74,7 +61,8 @@ export const COMMANDS: Record<string, Command> = {
     usage: 'comet-relay mcp [--tools a,b] [--read-only] [--profile ID|LABEL]',
     async run(args, settings) {
       const { values } = parseFlags('mcp', args, toolFlags);
-      await runStdio(sessionOptions(values, settings, 'mcp'));
+      const { runStdio } = await import('../mcp/stdio');
+      await runStdio(await sessionOptions(values, settings, 'mcp'));
       return 0;
     },
   },
@@ -84,8 +72,9 @@ export const COMMANDS: Record<string, Command> = {
     usage: 'comet-relay serve [--port 7777] [--tools a,b] [--read-only] [--profile ID|LABEL] [--public-url https://NAME [--allow-acting]]',
     async run(args, settings) {
       const { values } = parseFlags('serve', args, { ...toolFlags, port: { type: 'string' }, 'public-url': { type: 'string' }, 'allow-acting': { type: 'boolean' } });
+      const [{ parsePublicUrl }, { startHttpServer }, { ensureToken }] = await Promise.all([import('../mcp/public-url'), import('../mcp/http'), import('../install/token')]);
       const publicUrl = values['public-url'] === undefined ? undefined : parsePublicUrl(values['public-url']);
-      const options = sessionOptions(values, settings, 'serve', serveTools(values, publicUrl));
+      const options = await sessionOptions(values, settings, 'serve', await serveTools(values, publicUrl));
       const token = ensureToken(options.home);
       const server = await startHttpServer({ ...options, port: parsePort(values.port, 7777), token, publicUrl });
       process.stderr.write(
@@ -108,6 +97,7 @@ export const COMMANDS: Record<string, Command> = {
     usage: 'comet-relay install [--browser chrome|chromium|brave|edge|comet|all] [--user-data-dir DIR] [--home DIR]',
     async run(args) {
       const { values } = parseFlags('install', args, setupFlags);
+      const { defaultCliPath, install, packageCopy, parseBrowsers, volatileCopyNote } = await import('../install');
       const report = await install({
         browsers: parseBrowsers(values.browser ?? 'all'),
         userDataDir: values['user-data-dir'],
@@ -125,6 +115,7 @@ export const COMMANDS: Record<string, Command> = {
     usage: 'comet-relay extension [--path]',
     async run(args) {
       const { values } = parseFlags('extension', args, { path: { type: 'boolean' } });
+      const { checkExtensionFolder, packageCopy, volatileCopyNote } = await import('../install');
       const copy = packageCopy();
       const folder = checkExtensionFolder(copy);
       if (!folder.ok) throw new RelayError('CONFIG_ERROR', `${folder.problem}. Fix: ${folder.fix}.`);
@@ -158,6 +149,7 @@ export const COMMANDS: Record<string, Command> = {
     usage: 'comet-relay uninstall [--browser B|all] [--user-data-dir DIR] [--home DIR] [--purge]',
     async run(args) {
       const { values } = parseFlags('uninstall', args, { ...setupFlags, purge: { type: 'boolean' } });
+      const { parseBrowsers, uninstall } = await import('../install');
       const report = await uninstall({
         browsers: parseBrowsers(values.browser ?? 'all'),
         userDataDir: values['user-data-dir'],
@@ -174,6 +166,10 @@ export const COMMANDS: Record<string, Command> = {
     usage: 'comet-relay doctor [--page] [--browser B|all] [--user-data-dir DIR] [--home DIR]',
     async run(args, settings) {
       const { values } = parseFlags('doctor', args, { ...setupFlags, page: { type: 'boolean' } });
+      const [{ defaultCliPath, doctor, formatDoctor, formatPageReport, parseBrowsers, resolveState }, { RelayClient }] = await Promise.all([
+        import('../install'),
+        import('../relay/client'),
+      ]);
       const home = resolveState({ home: values.home }).stateDir;
       const probe = new RelayClient({
         home,
@@ -216,6 +212,11 @@ export const COMMANDS: Record<string, Command> = {
       const { values, positionals } = parseFlags('config', args, { npx: { type: 'boolean' }, home: { type: 'string' }, port: { type: 'string' }, 'public-url': { type: 'string' } });
       const client = positionals[0];
       if (!client) throw new RelayError('CONFIG_ERROR', 'Name the client: comet-relay config claude-code|claude-desktop|codex|cursor|vscode|windsurf|http|agent-api.');
+      const [{ agentApiConfig, clientConfig, defaultCliPath, readToken, resolveState }, { selectTools }, { parsePublicUrl }] = await Promise.all([
+        import('../install'),
+        import('../mcp/tools'),
+        import('../mcp/public-url'),
+      ]);
       if (client === 'agent-api') {
         const publicUrl = values['public-url'] === undefined ? undefined : parsePublicUrl(values['public-url']);
         const readTools = selectTools({ readOnly: true }).map((t) => t.name);
@@ -245,7 +246,7 @@ export const COMMANDS: Record<string, Command> = {
     usage: 'comet-relay capture [--out FILE] [--profile ID|LABEL]',
     async run(args, settings) {
       const { values } = parseFlags('capture', args, { out: { type: 'string' }, profile: { type: 'string' } });
-      const { runCapture } = await import('./capture-command');
+      const [{ runCapture }, { RelayClient }] = await Promise.all([import('./capture-command'), import('../relay/client')]);
       const client = new RelayClient({
         home: stateDir(),
         profile: values.profile ?? settings.COMET_RELAY_PROFILE,
@@ -266,7 +267,7 @@ export const COMMANDS: Record<string, Command> = {
     usage: 'comet-relay selectors add FILE | list [--json] | remove NAME | show NAME [--home DIR]',
     async run(args) {
       const { values, positionals } = parseFlags('selectors', args, { home: { type: 'string' }, json: { type: 'boolean' } });
-      const { runSelectors } = await import('./selectors-command');
+      const [{ runSelectors }, { resolveState }] = await Promise.all([import('./selectors-command'), import('../install')]);
       const home = resolveState({ home: values.home }).stateDir;
       return runSelectors(home, positionals, { json: values.json }, { out: (text) => process.stdout.write(text) });
     },
@@ -277,6 +278,7 @@ export const COMMANDS: Record<string, Command> = {
     usage: 'comet-relay token [--home DIR]',
     async run(args) {
       const { values } = parseFlags('token', args, { home: { type: 'string' } });
+      const { ensureToken, resolveState } = await import('../install');
       const home = resolveState({ home: values.home }).stateDir;
       process.stdout.write(`${ensureToken(home)}\n`);
       return 0;
@@ -288,6 +290,7 @@ export const COMMANDS: Record<string, Command> = {
     usage: 'comet-relay status [--json]',
     async run(args) {
       const { values } = parseFlags('status', args, { json: { type: 'boolean' } });
+      const [{ listHosts }, { RelayClient }] = await Promise.all([import('../relay/discovery'), import('../relay/client')]);
       const home = stateDir();
       const hosts = listHosts(home);
       const rows = [];
@@ -333,7 +336,11 @@ export const COMMANDS: Record<string, Command> = {
  * reaches the tunnel with the token (the Agent API runs every call unasked) must not type into the
  * person's Perplexity or drive their browser by default.
  */
-function serveTools(values: { tools?: string; 'read-only'?: boolean; 'allow-acting'?: boolean }, publicUrl: PublicUrl | undefined): { tools: ToolDefinition[]; readOnly: boolean } {
+async function serveTools(
+  values: { tools?: string; 'read-only'?: boolean; 'allow-acting'?: boolean },
+  publicUrl: PublicUrl | undefined,
+): Promise<{ tools: ToolDefinition[]; readOnly: boolean }> {
+  const { selectTools } = await import('../mcp/tools');
   const allow = parseToolList(values.tools);
   if (values['allow-acting'] && !publicUrl) {
     throw new RelayError('CONFIG_ERROR', '--allow-acting only matters with --public-url: on 127.0.0.1 every tool is served unless you pass --read-only.');
@@ -375,4 +382,22 @@ function publicWarning(publicUrl: PublicUrl, tools: ToolDefinition[], tokenFile:
 export function usage(): string {
   const lines = Object.entries(COMMANDS).map(([name, command]) => `  ${name.padEnd(10)} ${command.summary}\n  ${''.padEnd(10)} ${command.usage}`);
   return `comet-relay — use Perplexity in your own browser from any MCP client.\n\nCommands:\n${lines.join('\n')}\n\nThe browser starts \`comet-relay host\` itself through native messaging.\n`;
+}
+
+/**
+ * Runs the subcommand `name` (main.ts hands every command but the host here): help and unknown
+ * names included, with the settings read from the environment.
+ */
+export async function runCommand(name: string | undefined, args: string[]): Promise<number> {
+  if (name === undefined || name === 'help' || name === '--help' || name === '-h') {
+    process.stdout.write(usage());
+    return name === undefined ? 1 : 0;
+  }
+  const command = Object.hasOwn(COMMANDS, name) ? COMMANDS[name] : undefined;
+  if (!command) {
+    process.stderr.write(`comet-relay: unknown command "${name}".\n\n${usage()}`);
+    return 2;
+  }
+  const { readSettings } = await import('../config/settings');
+  return command.run(args, readSettings());
 }

@@ -1,14 +1,21 @@
-import { RelayError } from '../protocol/errors';
+import fs from 'node:fs';
+import path from 'node:path';
+import { isErrorPayload } from '../protocol/errors';
 import { EXTENSION_ORIGIN } from '../protocol/identity';
+import { compileCacheDir, stateDir } from '../relay/paths';
 import { VERSION } from '../relay/version';
+import { requireWithCodeCache } from './compile-cache';
 
 /**
  * Entry point of the `comet-relay` command. The browser starts us with our extension's origin as
  * the first argument; everything else is a subcommand. Every failure prints what was wrong and
  * what to do, and exits non-zero; it never prints a stack trace at the user.
  *
- * Commands are loaded on demand (the build splits them into chunks): the host, which runs for as
- * long as the browser does, never loads the MCP SDK or the HTTP server.
+ * The build (package.json `build:cli`) makes CommonJS bundles side by side in dist/: this file
+ * (cli.js), host-command.js, commands.js and pack-folder.js, each loading the next by file when
+ * needed. The host, which runs for as long as the browser does, never reads the MCP SDK, zod or
+ * the HTTP server; commands.js is loaded with V8's code cache (compile-cache.ts), so an MCP
+ * client's `comet-relay mcp` starts without compiling them again.
  */
 async function main(argv: string[]): Promise<number> {
   const [first, ...rest] = argv;
@@ -17,22 +24,25 @@ async function main(argv: string[]): Promise<number> {
     const origin = first === 'host' ? rest.find((a) => a.startsWith('chrome-extension://')) : first;
     return runHostCommand(origin ?? EXTENSION_ORIGIN);
   }
-  const { COMMANDS, usage } = await import('./commands');
-  if (first === undefined || first === 'help' || first === '--help' || first === '-h') {
-    process.stdout.write(usage());
-    return first === undefined ? 1 : 0;
-  }
   if (first === '--version' || first === 'version') {
     process.stdout.write(`${VERSION}\n`);
     return 0;
   }
-  const command = COMMANDS[first];
-  if (!command) {
-    process.stderr.write(`comet-relay: unknown command "${first}".\n\n${usage()}`);
-    return 2;
+  const { runCommand } = await loadCommands();
+  return runCommand(first, rest);
+}
+
+/** The commands bundle beside this file, through the code cache; from sources (tsx), the module. */
+async function loadCommands(): Promise<typeof import('./commands')> {
+  const bundle = typeof __filename === 'string' && __filename.endsWith('.js') ? path.join(path.dirname(__filename), 'commands.js') : undefined;
+  if (!bundle || !fs.existsSync(bundle)) return import('./commands');
+  let dir: string | undefined;
+  try {
+    dir = compileCacheDir(stateDir());
+  } catch {
+    dir = undefined; // no state folder to be found: run without a cache
   }
-  const { readSettings } = await import('../config/settings');
-  return command.run(rest, readSettings());
+  return requireWithCodeCache(bundle, { dir, version: VERSION }).exports as typeof import('./commands');
 }
 
 main(process.argv.slice(2)).then(
@@ -40,7 +50,8 @@ main(process.argv.slice(2)).then(
     process.exitCode = code;
   },
   (error: unknown) => {
-    const message = error instanceof RelayError ? `[${error.code}] ${error.message}` : `Error: ${(error as Error)?.message ?? String(error)}`;
+    // A RelayError from another bundle (commands.js) is another class: recognised by its shape.
+    const message = isErrorPayload(error) ? `[${error.code}] ${error.message}` : `Error: ${(error as Error)?.message ?? String(error)}`;
     process.stderr.write(`comet-relay: ${message}\n`);
     process.exitCode = 1;
   },

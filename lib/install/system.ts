@@ -121,12 +121,17 @@ export function errorMessage(error: unknown): string {
 }
 
 /**
- * The built CLI the launcher and client configs should run. Inside the bundle that is
- * `dist/cli.js`, beside whichever of its chunks this code landed in; from sources (tsx, vitest)
+ * The built CLI the launcher and client configs should run. Inside the build that is
+ * `dist/cli.js`, beside whichever of its bundles this code landed in; from sources (tsx, vitest)
  * it is `<repo>/dist/cli.js`.
  */
-export function defaultCliPath(moduleUrl: string = import.meta.url): string {
-  const self = fileURLToPath(moduleUrl);
+export function defaultCliPath(moduleUrl?: string): string {
+  const self = moduleUrl ? fileURLToPath(moduleUrl) : ownFile();
   if (/\.(c|m)?js$/.test(self)) return path.join(path.dirname(self), 'cli.js');
   return path.resolve(path.dirname(self), '..', '..', 'dist', 'cli.js');
+}
+
+/** This module's file: the built CLI is CommonJS (`__filename`), the sources are ES modules (`import.meta.url`). */
+function ownFile(): string {
+  return typeof __filename === 'string' ? __filename : fileURLToPath(import.meta.url);
 }

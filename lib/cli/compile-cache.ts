@@ -1,0 +1,92 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import vm from 'node:vm';
+import { createRequire, wrap } from 'node:module';
+import { shortHash } from '../relay/paths';
+import { ensurePrivateDir } from '../relay/private-dir';
+
+/**
+ * Loads one of our CommonJS bundles with V8's code cache, so a `comet-relay mcp` started by an MCP
+ * client does not compile the MCP SDK and zod again every time. Node 22.1+ has this built in
+ * (`module.enableCompileCache`); Node 20 has only the pieces: `vm.Script` accepts `cachedData` and
+ * produces it with `createCachedData()`, which is what this uses (issue 10: cold start).
+ *
+ * The cache lives in `<state>/cache/` (owner-only, like the rest of the state folder; `uninstall
+ * --purge` removes it). V8 checks a cache against the source's length, its own version and flags
+ * only, so the file name carries what identifies the source: its path, size and modification
+ * time, our version, and Node's. A cache V8 rejects is written again; any failure to read or
+ * write one only costs the time it would have saved.
+ */
+export interface CacheOptions {
+  /** The folder for cache files; undefined runs without a cache. */
+  dir: string | undefined;
+  /** Our version, part of the key (a release's files carry a fixed mtime). */
+  version: string;
+  /** How long after loading the cache is written: long enough for the first requests to have compiled their code. */
+  writeAfterMs?: number;
+}
+
+export function cacheKey(file: string, stat: { size: number; mtimeMs: number }, version: string): string {
+  const identity = [file, stat.size, stat.mtimeMs, version, process.version, process.arch].join('\0');
+  return `${path.basename(file, '.js')}-${shortHash(identity)}.v8cache`;
+}
+
+export interface Loaded {
+  exports: unknown;
+  /** `used`: compiled from the cache; `scheduled`: none (or a rejected one), one is written soon; `off`: no cache folder. */
+  cache: 'used' | 'scheduled' | 'off';
+}
+
+export function requireWithCodeCache(file: string, options: CacheOptions): Loaded {
+  const source = fs.readFileSync(file, 'utf8').replace(/^#!.*/, ''); // the shebang line stays, empty: line numbers hold
+  const cacheFile = options.dir ? path.join(options.dir, cacheKey(file, fs.statSync(file), options.version)) : undefined;
+  let cachedData: Buffer | undefined;
+  try {
+    if (cacheFile) cachedData = fs.readFileSync(cacheFile);
+  } catch {
+    // no cache yet
+  }
+  const script = new vm.Script(wrap(source), { filename: file, ...(cachedData ? { cachedData } : {}) });
+  const compiled = script.runInThisContext() as (exports: unknown, require: NodeRequire, module: unknown, filename: string, dirname: string) => void;
+  const module = { exports: {} as unknown, filename: file, id: file, loaded: false };
+  compiled.call(module.exports, module.exports, createRequire(file), module, file, path.dirname(file));
+  module.loaded = true;
+  if (!cacheFile || !options.dir) return { exports: module.exports, cache: 'off' };
+  if (cachedData && !script.cachedDataRejected) return { exports: module.exports, cache: 'used' };
+  // Once the first requests have compiled their code, or at exit if that comes first (a client
+  // that only lists the tools), whichever is first.
+  const dir = options.dir;
+  let written = false;
+  const write = () => {
+    if (written) return;
+    written = true;
+    process.off('exit', write);
+    writeCache(script, dir, cacheFile);
+  };
+  setTimeout(write, options.writeAfterMs ?? 1500).unref();
+  process.once('exit', write);
+  return { exports: module.exports, cache: 'scheduled' };
+}
+
+/** Cache file names: `<bundle>-<16 hex>.v8cache` (uninstall --purge knows them by this, lib/relay/paths.ts). */
+export const CACHE_FILE = /^([a-z-]+)-[0-9a-f]{16}\.v8cache(\.\d+\.tmp)?$/;
+
+/** Writes the cache and removes this bundle's caches for other sources (an older version or build). */
+function writeCache(script: vm.Script, dir: string, cacheFile: string): void {
+  const temp = `${cacheFile}.${process.pid}.tmp`;
+  try {
+    ensurePrivateDir(dir);
+    fs.writeFileSync(temp, script.createCachedData(), { mode: 0o600 });
+    fs.renameSync(temp, cacheFile);
+    const bundle = CACHE_FILE.exec(path.basename(cacheFile))?.[1];
+    for (const name of fs.readdirSync(dir)) {
+      if (name !== path.basename(cacheFile) && CACHE_FILE.exec(name)?.[1] === bundle && !name.endsWith('.tmp')) fs.rmSync(path.join(dir, name), { force: true });
+    }
+  } catch {
+    try {
+      fs.rmSync(temp, { force: true });
+    } catch {
+      // the folder itself is unusable: nothing was written
+    }
+  }
+}

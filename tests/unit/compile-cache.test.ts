@@ -1,0 +1,80 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { CACHE_FILE, cacheKey, requireWithCodeCache } from '../../lib/cli/compile-cache';
+import { OWN_STATE_FILES } from '../../lib/relay/paths';
+
+let dir: string;
+let cacheDir: string;
+beforeEach(() => {
+  dir = fs.mkdtempSync(path.join(os.tmpdir(), 'cr-compile-cache-'));
+  cacheDir = path.join(dir, 'state', 'cache');
+});
+afterEach(() => fs.rmSync(dir, { recursive: true, force: true }));
+
+const bundle = (name: string, body: string) => {
+  const file = path.join(dir, name);
+  fs.writeFileSync(file, `#!/usr/bin/env node\n${body}`);
+  return file;
+};
+const settle = () => new Promise((r) => setTimeout(r, 50));
+const cacheFiles = () => (fs.existsSync(cacheDir) ? fs.readdirSync(cacheDir).sort() : []);
+
+describe('the commands bundle with V8 code cache', () => {
+  it('runs the bundle, writes a cache, and compiles from it the next time', async () => {
+    const file = bundle('commands.js', 'const helper = () => 41; module.exports = { answer: helper() + 1, dir: __dirname, req: typeof require };');
+    const first = requireWithCodeCache(file, { dir: cacheDir, version: '1.0.0', writeAfterMs: 0 });
+    expect(first.exports).toEqual({ answer: 42, dir, req: 'function' });
+    expect(first.cache).toBe('scheduled');
+    await settle();
+    expect(cacheFiles()).toEqual([cacheKey(file, fs.statSync(file), '1.0.0')]);
+    expect(cacheFiles()[0]).toMatch(CACHE_FILE);
+    expect((fs.statSync(cacheDir).mode & 0o777).toString(8)).toBe('700');
+
+    const second = requireWithCodeCache(file, { dir: cacheDir, version: '1.0.0', writeAfterMs: 0 });
+    expect(second).toEqual({ exports: first.exports, cache: 'used' });
+  });
+
+  it('keys the cache by the source, our version and Node, and drops the caches of older sources', async () => {
+    const file = bundle('commands.js', 'module.exports = 1;');
+    requireWithCodeCache(file, { dir: cacheDir, version: '1.0.0', writeAfterMs: 0 });
+    await settle();
+    const old = cacheFiles();
+    // A rebuild (another size and mtime) or another version: another key, the old cache goes.
+    fs.writeFileSync(file, 'module.exports = 22;');
+    const rebuilt = requireWithCodeCache(file, { dir: cacheDir, version: '1.0.0', writeAfterMs: 0 });
+    expect(rebuilt).toEqual({ exports: 22, cache: 'scheduled' });
+    await settle();
+    expect(cacheFiles()).toHaveLength(1);
+    expect(cacheFiles()).not.toEqual(old);
+    expect(cacheKey(file, fs.statSync(file), '1.0.1')).not.toBe(cacheFiles()[0]);
+  });
+
+  it('a damaged cache is rejected by V8 and written again; the bundle still runs', async () => {
+    const file = bundle('commands.js', 'module.exports = "ok";');
+    fs.mkdirSync(cacheDir, { recursive: true, mode: 0o700 });
+    const key = cacheKey(file, fs.statSync(file), '1.0.0');
+    fs.writeFileSync(path.join(cacheDir, key), Buffer.from('not a code cache at all, just bytes'));
+    const loaded = requireWithCodeCache(file, { dir: cacheDir, version: '1.0.0', writeAfterMs: 0 });
+    expect(loaded).toEqual({ exports: 'ok', cache: 'scheduled' });
+    await settle();
+    expect(requireWithCodeCache(file, { dir: cacheDir, version: '1.0.0' }).cache).toBe('used');
+  });
+
+  it('without a cache folder, or with one it cannot write, it only runs slower', async () => {
+    const file = bundle('commands.js', 'module.exports = 3;');
+    expect(requireWithCodeCache(file, { dir: undefined, version: '1.0.0' })).toEqual({ exports: 3, cache: 'off' });
+    fs.writeFileSync(path.join(dir, 'state'), 'a file where the folder would be');
+    expect(requireWithCodeCache(file, { dir: cacheDir, version: '1.0.0', writeAfterMs: 0 }).exports).toBe(3);
+    await settle();
+    expect(fs.readFileSync(path.join(dir, 'state'), 'utf8')).toBe('a file where the folder would be');
+  });
+
+  it('uninstall --purge knows the cache files by name', () => {
+    const own = OWN_STATE_FILES.find((f) => f.dir === 'cache');
+    expect(own?.name.test('commands-0123456789abcdef.v8cache')).toBe(true);
+    expect(own?.name.test('commands-0123456789abcdef.v8cache.123.tmp')).toBe(true);
+    expect(own?.name.test('notes.txt')).toBe(false);
+  });
+});
