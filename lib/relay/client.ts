@@ -1,3 +1,4 @@
+import fs from 'node:fs';
 import net from 'node:net';
 import { RelayError } from '../protocol/errors';
 import { PROTOCOL_VERSION } from '../protocol/identity';
@@ -6,6 +7,7 @@ import { hostMethods, type MethodName, type MethodParams, type MethodResult, met
 import { FramedConnection } from './connection';
 import { type HostRecord, listHosts, pickHost, removeHostRecord } from './discovery';
 import { type Logger, silentLogger } from './logger';
+import { hostsDir } from './paths';
 import { checkSocketOwner } from './private-dir';
 import { VERSION } from './version';
 
@@ -166,7 +168,7 @@ export class RelayClient {
     for (;;) {
       let host = pickHost(listHosts(this.options.home), this.options.profile);
       while (!host && Date.now() < deadline && !this.closed) {
-        await new Promise((r) => setTimeout(r, DISCOVERY_INTERVAL_MS));
+        await changeIn(hostsDir(this.options.home), Math.min(DISCOVERY_INTERVAL_MS, Math.max(0, deadline - Date.now())));
         host = pickHost(listHosts(this.options.home), this.options.profile);
       }
       if (!host) throw this.noHostError();
@@ -177,6 +179,12 @@ export class RelayClient {
       try {
         return await this.handshakeOn(socket, host);
       } catch (error) {
+        if (error instanceof ClosedDuringHandshake && Date.now() < deadline && !this.closed) {
+          // A host dying this instant (killed, its browser closing) still accepts a connection
+          // and drops it: wait for its record to go or a new host to replace it, within our wait.
+          await changeIn(hostsDir(this.options.home), DISCOVERY_INTERVAL_MS);
+          continue;
+        }
         // A host that crashed can leave its record behind with a pid the system gave to another
         // process since: nobody listens at its socket. Forget that record and look again.
         if (!(error instanceof DeadSocketError)) throw error;
@@ -267,7 +275,7 @@ export class RelayClient {
 
   private onDisconnect(connection: FramedConnection): void {
     if (this.connection === connection) this.connection = undefined;
-    this.handshake?.reject(new RelayError('EXTENSION_NOT_CONNECTED', 'The comet-relay host closed the connection during the handshake.'));
+    this.handshake?.reject(new ClosedDuringHandshake());
     for (const call of [...this.pending.values()]) {
       call.reject(new RelayError('HOST_DISCONNECTED', `The browser's comet-relay host went away during ${call.method} (browser closed, extension reloaded or host restarted). Call again: the next call reconnects.`));
     }
@@ -286,9 +294,39 @@ export class RelayClient {
   }
 }
 
+/**
+ * Resolves as soon as something in `dir` changes (a host writing its record: a new host is used
+ * within a few ms of its handshake, not at the next poll), or after `ms` at the latest (no folder
+ * yet, or a change that came before the watch began).
+ */
+function changeIn(dir: string, ms: number): Promise<void> {
+  return new Promise((resolve) => {
+    let watcher: fs.FSWatcher | undefined;
+    const done = () => {
+      clearTimeout(timer);
+      watcher?.close();
+      resolve();
+    };
+    const timer = setTimeout(done, ms);
+    try {
+      watcher = fs.watch(dir, { persistent: false }, done);
+      watcher.on('error', done);
+    } catch {
+      // no hosts folder yet: the timer alone
+    }
+  });
+}
+
 function closedError(): RelayError {
   return new RelayError('CANCELLED', 'This relay client was closed.');
 }
 
 /** Nobody listens at a host record's socket (the host crashed and left its record). */
 class DeadSocketError extends Error {}
+
+/** The host accepted the connection and closed it before its welcome (it is going away). */
+class ClosedDuringHandshake extends RelayError {
+  constructor() {
+    super('EXTENSION_NOT_CONNECTED', 'The comet-relay host closed the connection during the handshake.');
+  }
+}

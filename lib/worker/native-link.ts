@@ -35,6 +35,13 @@ export interface LinkStatus {
 }
 
 export const RECONNECT_ALARM = 'comet-relay-reconnect';
+/**
+ * A link that was up for this long and dropped (the host crashed or was killed) is tried again at
+ * once, not after the backoff's first delay: the browser starts a new host in ~100 ms, and an
+ * agent's next call is waiting on it (issue 10: host killed → next call). A host that dies sooner
+ * after its handshake gets the backoff, so a broken host cannot make a spawn loop.
+ */
+export const QUICK_RETRY_AFTER_UP_MS = 1000;
 const HANDSHAKE_TIMEOUT_MS = 5000;
 const HEARTBEAT_INTERVAL_MS = 20_000;
 const HEARTBEAT_TIMEOUT_MS = 10_000;
@@ -187,6 +194,14 @@ export class NativeLink {
   }
 
   private failed(detail: string): void {
+    if (this.status.state === 'connected' && Date.now() - this.status.since >= QUICK_RETRY_AFTER_UP_MS) {
+      this.setStatus({ state: 'disconnected', detail });
+      this.retryTimer = setTimeout(() => {
+        this.retryTimer = undefined;
+        this.start();
+      }, 0);
+      return;
+    }
     const failures = this.status.failures + 1;
     this.setStatus({ state: 'disconnected', detail, failures });
     const next = nextAttempt(failures, this.policy);

@@ -79,6 +79,37 @@ describe('NativeLink', () => {
     expect(ports.length).toBe(7);
   });
 
+  it('a link that was up a while and dropped is tried again at once, then with backoff; one that dies at once gets the backoff', async () => {
+    const link = makeLink();
+    const welcome = (port: FakePort | undefined) => port?.deliver({ kind: 'welcome', protocolVersion: 1, version: '0.1.0', pid: 7 });
+    link.start();
+    await vi.advanceTimersByTimeAsync(0);
+    welcome(ports[0]);
+    await vi.advanceTimersByTimeAsync(5000);
+    ports[0]?.drop(); // the host crashed after five seconds of work
+    await vi.advanceTimersByTimeAsync(0);
+    expect(ports.length).toBe(2); // no 250 ms wait
+    expect(link.current).toMatchObject({ state: 'connecting', failures: 0 });
+    ports[1]?.drop(); // the new host did not start either: the backoff as before
+    await vi.advanceTimersByTimeAsync(249);
+    expect(ports.length).toBe(2);
+    await vi.advanceTimersByTimeAsync(1);
+    expect(ports.length).toBe(3);
+    await vi.advanceTimersByTimeAsync(0);
+    welcome(ports[2]);
+    ports[2]?.drop(); // a host that dies right after its handshake: no spawn loop
+    await vi.advanceTimersByTimeAsync(0);
+    expect(ports.length).toBe(3);
+    await vi.advanceTimersByTimeAsync(250);
+    expect(ports.length).toBe(4);
+    await vi.advanceTimersByTimeAsync(0);
+    welcome(ports[3]);
+    await vi.advanceTimersByTimeAsync(1000);
+    ports[3]?.drop(); // up a second again: at once
+    await vi.advanceTimersByTimeAsync(0);
+    expect(ports.length).toBe(5);
+  });
+
   it('gives up a handshake nobody answers, and a host that stops answering heartbeats', async () => {
     const link = makeLink();
     link.start();
