@@ -8,10 +8,13 @@ export interface PageContent {
   truncated: boolean;
 }
 
-/** comet_get_page_content: title and visible body text, without scripts, styles or hidden parts. */
-export function pageContent(ctx: PageContext, maxLength = 10000): PageContent {
+/** comet_get_page_content: the page's whole title and visible body text, without scripts, styles or hidden parts; cutContent cuts it. */
+export function wholePageContent(ctx: PageContext): { title: string; text: string } {
   const body = ctx.doc.body;
-  const text = body ? renderText(body, { skip: [], markdown: false, computedVisibility: true }) : '';
+  return { title: ctx.doc.title, text: body ? renderText(body, { skip: [], markdown: false, computedVisibility: true }) : '' };
+}
+
+export function cutContent({ title, text }: { title: string; text: string }, maxLength = 10000): PageContent {
   const truncated = text.length > maxLength;
-  return { title: ctx.doc.title, text: truncated ? text.slice(0, maxLength) : text, totalLength: text.length, truncated };
+  return { title, text: truncated ? text.slice(0, maxLength) : text, totalLength: text.length, truncated };
 }

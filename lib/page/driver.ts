@@ -3,13 +3,14 @@ import type { ThreadReply } from '../protocol/watch';
 import { chooseSelectorSet, chromeMajorFrom, type Mode, type ProbeReport, type SelectorSet } from '../selectors';
 import { SelectorCatalog } from '../selectors/catalog';
 import { ask, type AskHandle, type StopResult, stop } from './actions';
-import { pageContent, type PageContent } from './content';
+import { cutContent, type PageContent, wholePageContent } from './content';
 import type { PageContext } from './context';
 import { type Conversation, listConversations } from './conversations';
 import { respond } from './interactions';
 import { getMode, type ModeRead, type ModeSwitch, setMode } from './mode';
 import { PageWatcher, type WaitBinding, type WaitOutcome, waitForAnswer } from './observer';
-import { poll, type PollResult, readTurn, turnsOf } from './reader';
+import { cutPoll, poll, type PollResult, readTurn, turnsOf } from './reader';
+import { ReadCache } from './read-cache';
 import { readSources, type SourcesResult } from './source-reader';
 
 /**
@@ -85,6 +86,8 @@ export function createPageDriver(win: Window, catalog: SelectorCatalog = new Sel
   };
   const set = () => choose().set;
   const watcher = new PageWatcher(win, set);
+  /** comet_poll's and comet_get_page_content's last whole reads, kept while the page holds still. */
+  const reads = new ReadCache(win);
   const ctx = (): PageContext => ({ win, doc, set: set(), waitFor: watcher.waitFor });
   let lastAsk: AskHandle | null = null;
   /** Settles when the ask in progress (and every one queued before it) is done. */
@@ -115,7 +118,7 @@ export function createPageDriver(win: Window, catalog: SelectorCatalog = new Sel
       return { name: c.set.name, source: catalog.sourceOf(c.set), probe: c.probe };
     },
     activeSet: set,
-    poll: (params = {}) => guard('poll', () => poll(ctx(), params)),
+    poll: (params = {}) => guard('poll', async () => cutPoll(await reads.read('poll', set(), () => poll(ctx())), params.maxLength)),
     ask: (params, options = {}) =>
       guard('ask', async () => {
         const previous = askQueue;
@@ -183,7 +186,7 @@ export function createPageDriver(win: Window, catalog: SelectorCatalog = new Sel
       }),
     sources: (params = {}) => guard('reading sources', () => readSources(ctx(), params)),
     conversations: () => guard('listing conversations', () => ({ conversations: listConversations(ctx()) })),
-    content: (params = {}) => guard('reading the page', () => pageContent(ctx(), params.maxLength)),
+    content: (params = {}) => guard('reading the page', async () => cutContent(await reads.read('content', set(), () => wholePageContent(ctx())), params.maxLength)),
     respond: ({ interactionId, reply }) => guard('answering the page', () => respond(ctx(), interactionId, reply)),
   };
 }

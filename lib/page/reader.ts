@@ -322,10 +322,20 @@ async function readStepsUnfolded(ctx: PageContext, turn: Element, timeoutMs: num
 
 /** comet_poll's snapshot of the latest turn, plus our extra fields. */
 export async function poll(ctx: PageContext, opts: ReadOptions = {}): Promise<PollResult> {
+  return cutPoll(await pollWhole(ctx), opts.maxLength);
+}
+
+/** A poll's response cut to `maxLength` (what poll with that maxLength returns), so one whole poll serves every cut. */
+export function cutPoll(whole: PollResult, maxLength?: number): PollResult {
+  if (maxLength === undefined || whole.response.length <= maxLength) return whole;
+  return { ...whole, response: whole.response.slice(0, maxLength), truncated: true };
+}
+
+async function pollWhole(ctx: PageContext): Promise<PollResult> {
   const { doc, set } = ctx;
   const turns = turnsOf(doc, set);
   // No clicking from a poll except to unfold steps the page folded and we never saw.
-  const state = turns.length > 0 ? await readTurn(ctx, -1, { ...opts, expandQuestion: false }) : null;
+  const state = turns.length > 0 ? await readTurn(ctx, -1, { expandQuestion: false }) : null;
   const current = turnsOf(doc, set).at(-1) ?? null;
   const ind = indicators(doc, set, current);
   const status = statusOf(ind, state);

@@ -92,8 +92,9 @@ describe('content-script weight', () => {
     // 15 kB until the driver learnt to read and answer Computer tasks' prompts (several questions,
     // sign-ins, two-factor, forms: lib/page/thread-dom-reader.ts and its reader data), 16.8 kB then;
     // binding waits to their turn, cancellable asks and the mode pill took ~1.5 kB more (2026-12);
-    // the built-in sets' French and Arabic words took ~1 kB.
-    expect(gz).toBeLessThan(20_500);
+    // the built-in sets' French and Arabic words took ~1 kB; the read cache (comet_poll and page
+    // content served again while the page holds still: lib/page/read-cache.ts) 0.46 kB (2026-12-01).
+    expect(gz).toBeLessThan(21_000);
   });
 
   it('the whole page script, thread methods included, stays under the 30 kB budget with room for the framework', async () => {
