@@ -164,6 +164,11 @@ export class Router {
    * The result says which answered, so the MCP tool can fence a web page's words.
    */
   private async pageContent(request: Request, maxLength: number, signal: AbortSignal, progress: ProgressSink, trusted: boolean, trace?: Trace): Promise<unknown> {
+    const connected = this.deps.tabs.connectedDrivenTab();
+    if (connected && categorizeTab(connected.url) === 'Main') {
+      const page = (await this.deps.pages.request(connected.id, 'page.content', { maxLength }, signal, progress, trace)) as object;
+      return { ...page, url: connected.url, source: 'perplexity' };
+    }
     const tab = await this.drivenTabOrFail();
     const url = tab.url ?? '';
     const perplexity = isPerplexityUrl(url);

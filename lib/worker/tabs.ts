@@ -59,8 +59,22 @@ export class TabService {
     return candidate;
   }
 
+  /**
+   * The driven tab as its own page script describes it, when that script is connected: the tab
+   * exists (its port would have closed) and its URL is the one the script last reported (it
+   * reports every SPA navigation; a full one replaces the script). Saves asking the browser for
+   * the tab on every call: ~0.5 ms of a 4 ms comet_poll round trip (bench profile, 2026-12-01).
+   */
+  connectedDrivenTab(): { id: number; url: string } | undefined {
+    if (this.driven === undefined) return undefined;
+    const page = this.pages.state(this.driven);
+    return page ? { id: this.driven, url: page.url } : undefined;
+  }
+
   /** The tab a page call goes to: the driven tab, which must be a Perplexity page with our script. */
   async pageTab(timeoutMs = 5000): Promise<number> {
+    const connected = this.connectedDrivenTab();
+    if (connected && categorizeTab(connected.url) === 'Main') return connected.id;
     const tab = await this.drivenTab();
     if (tab?.id === undefined || categorizeTab(tab.url ?? '') !== 'Main') {
       throw new RelayError('NO_PERPLEXITY_TAB', 'No Perplexity tab is open in this browser. Call comet_connect (it opens one) or open https://www.perplexity.ai/.');

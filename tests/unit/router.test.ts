@@ -99,6 +99,7 @@ describe('Router: page content while the Perplexity tab is between pages (found 
       request: vi.fn(async () => ({ title: 'Perplexity', text: 'answer', totalLength: 6, truncated: false })),
     } as unknown as PageHub;
     const tabs = {
+      connectedDrivenTab: () => undefined, // no page script connected (pages.state says none)
       drivenTab: async () => ({ id: 7, url: 'https://www.perplexity.ai/search/next-question-abc' }),
       pageTab: async () => {
         await pages.whenReady(7, 5000);
