@@ -2,9 +2,10 @@ import { ERROR_CODES } from './errors';
 import type { Envelope } from './messages';
 
 /**
- * The envelope check of the Node processes that speak framing (the host and its clients), written
- * without zod: loading zod costs the host ~10 MB of its ~50 MB resident memory and a few ms per
- * message under `--jitless`, for a host that otherwise only passes messages along.
+ * The envelope check of every hop a call passes (the host, its clients, the worker's native link
+ * and page ports), written without zod: loading zod costs the host ~10 MB of its ~50 MB resident
+ * memory, for a host that otherwise only passes messages along, and this check is a third of
+ * zod's time per message (0.2 vs 0.6 µs, JIT-compiled), on the path of every call.
  *
  * `Envelope` in messages.ts (zod) stays the definition: this accepts exactly what it accepts and
  * returns what it returns (known fields only, unknown ones dropped). tests/unit/envelope-check.test.ts

@@ -1,6 +1,7 @@
 import { ChunkAssembler } from '../protocol/framing';
 import { NATIVE_HOST_NAME } from '../protocol/identity';
-import { type Envelope, type Hello, parseEnvelope } from '../protocol/messages';
+import { checkEnvelope } from '../protocol/envelope-check';
+import type { Envelope, Hello } from '../protocol/messages';
 import { type BackoffPolicy, DEFAULT_BACKOFF, nextAttempt } from './backoff';
 
 /**
@@ -136,14 +137,14 @@ export class NativeLink {
   private receive(port: NativePort, raw: unknown): void {
     if (this.port !== port) return;
     let value = raw;
-    const parsed = parseEnvelope(value);
+    const parsed = checkEnvelope(value);
     if (!parsed.ok) return; // a host of another version may send shapes we do not know; ignore them
     let message = parsed.envelope;
     if (message.kind === 'chunk') {
       const whole = this.assembler.add(message);
       if (!whole?.ok) return;
       value = whole.value;
-      const inner = parseEnvelope(value);
+      const inner = checkEnvelope(value);
       if (!inner.ok) return;
       message = inner.envelope;
     }

@@ -1,6 +1,7 @@
 import type { Runtime } from 'webextension-polyfill';
 import { RelayError } from '../protocol/errors';
-import { type Envelope, parseEnvelope, type Trace } from '../protocol/messages';
+import { checkEnvelope } from '../protocol/envelope-check';
+import type { Envelope, Trace } from '../protocol/messages';
 import type { PageReady } from '../protocol/ports';
 
 /**
@@ -146,7 +147,7 @@ export class PageHub {
   }
 
   private receive(tabId: number, port: Runtime.Port, raw: unknown): void {
-    const parsed = parseEnvelope(raw);
+    const parsed = checkEnvelope(raw);
     if (!parsed.ok) return;
     const message = parsed.envelope;
     // A reply answers only a request that went out on the same port; anything else is dropped.
