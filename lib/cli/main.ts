@@ -4,7 +4,6 @@ import { isErrorPayload } from '../protocol/errors';
 import { EXTENSION_ORIGIN } from '../protocol/identity';
 import { compileCacheDir, stateDir } from '../relay/paths';
 import { VERSION } from '../relay/version';
-import { requireWithCodeCache } from './compile-cache';
 
 /**
  * Entry point of the `comet-relay` command. The browser starts us with our extension's origin as
@@ -42,6 +41,8 @@ async function loadCommands(): Promise<typeof import('./commands')> {
   } catch {
     dir = undefined; // no state folder to be found: run without a cache
   }
+  // Imported here, not at the top: the host, started through this file too, has no use for node:vm.
+  const { requireWithCodeCache } = await import('./compile-cache');
   return requireWithCodeCache(bundle, { dir, version: VERSION }).exports as typeof import('./commands');
 }
 

@@ -44,7 +44,7 @@ interface PendingCall {
   client: ClientSession;
   originalId: string;
   /** When a traced request (the bench's profile) arrived: its result then says how long we held it. */
-  tracedAt?: number;
+  tracedAt?: bigint;
 }
 
 interface ExtensionState {
@@ -170,7 +170,7 @@ export class NativeHost {
     if (!call) return; // the client left or cancelled, or an older host sent it: nobody to go to
     if (message.kind !== 'progress') this.forgetCall(message.id);
     if (call.tracedAt !== undefined && message.kind === 'result') {
-      this.reply(call.client.connection, { ...message, id: call.originalId, trace: { ...message.trace, host: performance.now() - call.tracedAt } });
+      this.reply(call.client.connection, { ...message, id: call.originalId, trace: { ...message.trace, host: msSince(call.tracedAt) } });
       return;
     }
     this.reply(call.client.connection, { ...message, id: call.originalId });
@@ -360,7 +360,7 @@ export class NativeHost {
       refuse('INVALID_PARAMS', `${request.method}: params nest deeper than ${MAX_PARAMS_DEPTH} levels; no method takes that.`);
       return;
     }
-    this.pending.set(hostId, { client: session, originalId: request.id, ...(request.trace ? { tracedAt: performance.now() } : {}) });
+    this.pending.set(hostId, { client: session, originalId: request.id, ...(request.trace ? { tracedAt: process.hrtime.bigint() } : {}) });
     session.pending.add(hostId);
     try {
       this.toExtension({
@@ -462,6 +462,14 @@ export class NativeHost {
       return false;
     }
   }
+}
+
+/**
+ * Milliseconds since an hrtime stamp. Not `performance.now()`: its first use loads perf_hooks, half
+ * a megabyte of the host's resident memory.
+ */
+function msSince(start: bigint): number {
+  return Number(process.hrtime.bigint() - start) / 1e6;
 }
 
 /** Runs `listen` with a umask that creates files 0600 (a unix socket takes 0777 minus the umask). */
