@@ -8,6 +8,7 @@
  * Every row prints beside the figure the previous run measured for it (.cache/bench-last.json).
  * `--soak-seconds N` shortens the soak (h; 600 s by default), `--fuzz-frames N` the fuzz (g; 100,000).
  */
+import os from 'node:os';
 import path from 'node:path';
 import type { CDPSession } from 'playwright-core';
 import { startSimWorld, type SimWorld } from '../support/sim-harness';
@@ -15,6 +16,7 @@ import { gzipSize } from './bundle-size';
 import { type BaselineAsk, baselineAsk, type Detector } from './cdp-baseline';
 import { APPLICABLE_SCENARIOS, CONFORMANCE, conformanceAgainstServe, ensureTools, INSPECTOR, inspectorAgainstMcp } from './conformance';
 import { measureColdStart } from './cold-start';
+import { type CpuSampler, sampleCpu } from './cpu';
 import { commitLabel, environmentLines, loadLine } from './env';
 import { loadHistory, previousFigure, saveHistory } from './history';
 import { fanOut } from '../support/fan-out';
@@ -341,10 +343,24 @@ async function fanOutPhase({ world, notes }: Bench): Promise<Row[]> {
   const probe = await world.call('comet_get_page_content', { maxLength: 1 });
   const total = Number(/showing 1 of (\d+) characters/.exec(probe.text)?.[1] ?? 0);
   log('(e) 8 clients × 200 calls at once');
-  const fan = await fanOut(world.harness, total);
+  let cpu: CpuSampler | undefined;
+  let cpuByRole: [string, number][] = [];
+  const fan = await fanOut(world.harness, total, undefined, undefined, undefined, {
+    started: () => {
+      cpu = sampleCpu(world.harness);
+    },
+    finished: () => {
+      cpuByRole = cpu?.stop() ?? [];
+    },
+  });
   const calls = fan.clients * fan.perClient;
   const perSecond = Math.round(calls / (fan.wallMs / 1000));
   if (fan.firstProblem) notes.push(`(e) first problem: ${fan.firstProblem}`);
+  if (cpuByRole.length > 0) {
+    const perCall = cpuByRole.map(([role, msTotal]) => `${role} ${(msTotal / calls).toFixed(2)}`).join(', ');
+    const sum = cpuByRole.reduce((n, [, msTotal]) => n + msTotal, 0) / calls;
+    notes.push(`(e) CPU ms per call while it ran: ${perCall}; ${sum.toFixed(2)} in all, on ${os.cpus().length} cores`);
+  }
   return [
     {
       measure: `(e) ${fan.clients} clients × ${fan.perClient} calls at once`,

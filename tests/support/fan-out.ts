@@ -24,7 +24,13 @@ export interface FanOutResult {
   firstProblem?: string;
 }
 
-export async function fanOut(harness: Harness, pageTextLength: number, clients = 8, perClient = 200, inFlight = 4): Promise<FanOutResult> {
+/** Told when every client is connected and the calls begin, and when the last call has ended (before the clients close). */
+export interface FanOutHooks {
+  started?(): void;
+  finished?(): void;
+}
+
+export async function fanOut(harness: Harness, pageTextLength: number, clients = 8, perClient = 200, inFlight = 4, hooks: FanOutHooks = {}): Promise<FanOutResult> {
   const distinct = clients * Math.ceil((perClient * 3) / 4);
   if (pageTextLength <= distinct) {
     throw new Error(`the page text (${pageTextLength} chars) is too short to give each of ${distinct} calls its own maxLength`);
@@ -64,6 +70,7 @@ export async function fanOut(harness: Harness, pageTextLength: number, clients =
     result.latencies.push(performance.now() - t);
   };
 
+  hooks.started?.();
   const start = performance.now();
   await Promise.all(
     sessions.map(async (client, c) => {
@@ -75,6 +82,7 @@ export async function fanOut(harness: Harness, pageTextLength: number, clients =
     }),
   );
   result.wallMs = performance.now() - start;
+  hooks.finished?.();
   await Promise.all(sessions.map((s) => s.close().catch(() => {})));
   return result;
 }
