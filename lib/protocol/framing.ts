@@ -1,3 +1,4 @@
+import { MAX_PARAMS_DEPTH } from './limits';
 import type { Chunk } from './messages';
 
 /**
@@ -22,7 +23,19 @@ export function encodeFrame(value: unknown): Uint8Array {
   return frame;
 }
 
-export type FrameResult = { ok: true; value: unknown } | { ok: false; error: string };
+/**
+ * A frame's JSON, or why there is none. `tooDeep`: the frame nests deeper than any message may
+ * (MAX_FRAME_DEPTH), refused before JSON.parse built it, with the top-level `id` when it had one
+ * so the sender can be answered under it.
+ */
+export type FrameResult = { ok: true; value: unknown } | { ok: false; error: string; tooDeep?: { id?: string } };
+
+/**
+ * How deep a frame may nest: an envelope's own levels (request → params) plus MAX_PARAMS_DEPTH.
+ * Deeper JSON is refused before parsing: parsed, 50,000 levels are 100,000 objects, and a burst of
+ * such frames raised the host's peak to 122 MB (bench g, 2026-12-01).
+ */
+export const MAX_FRAME_DEPTH = MAX_PARAMS_DEPTH + 8;
 
 /**
  * Incremental decoder: feed it whatever the stream delivers (half a header, three frames at once)
@@ -103,11 +116,51 @@ function parseBody(body: Uint8Array): FrameResult {
   } catch {
     return { ok: false, error: 'frame is not valid UTF-8' };
   }
+  const deep = nestsTooDeep(text, MAX_FRAME_DEPTH);
+  if (deep) return { ok: false, error: `frame nests deeper than ${MAX_FRAME_DEPTH} levels`, tooDeep: deep };
   try {
     return { ok: true, value: JSON.parse(text) };
   } catch (error) {
     return { ok: false, error: `frame is not JSON (${(error as Error).message})` };
   }
+}
+
+const TOP_LEVEL_ID = /\s*:\s*"([^"\\]{1,200})"/y;
+
+/**
+ * Whether JSON text opens more than `limit` objects or arrays at once, found without parsing it:
+ * outside strings every character counts, a string is skipped to its closing quote by indexOf
+ * (an attachment's megabytes of base64 cost one native search). Stops at the first level too
+ * many, so a hostile frame costs a few hundred characters. Returns the top-level "id" string seen
+ * before that point, if any. Malformed text is left for JSON.parse to report.
+ */
+export function nestsTooDeep(text: string, limit: number): { id?: string } | undefined {
+  let depth = 0;
+  let id: string | undefined;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (c === 0x22) {
+      let end = i;
+      for (;;) {
+        end = text.indexOf('"', end + 1);
+        if (end < 0) return undefined;
+        let backslashes = 0;
+        while (text.charCodeAt(end - 1 - backslashes) === 0x5c) backslashes++;
+        if (backslashes % 2 === 0) break;
+      }
+      if (depth === 1 && id === undefined && end === i + 3 && text.startsWith('id', i + 1)) {
+        TOP_LEVEL_ID.lastIndex = end + 1;
+        const value = TOP_LEVEL_ID.exec(text);
+        if (value) id = value[1];
+      }
+      i = end;
+    } else if (c === 0x7b || c === 0x5b) {
+      if (++depth > limit) return id === undefined ? {} : { id };
+    } else if (c === 0x7d || c === 0x5d) {
+      depth--;
+    }
+  }
+  return undefined;
 }
 
 function concat(pieces: readonly Uint8Array[], length: number): Uint8Array {

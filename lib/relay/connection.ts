@@ -10,8 +10,11 @@ import type { Envelope } from '../protocol/messages';
  */
 export interface ConnectionHandlers {
   onMessage(envelope: Envelope): void;
-  /** `value` is the decoded JSON when the frame was JSON but no valid envelope. */
-  onInvalid?(problem: string, value?: unknown): void;
+  /**
+   * `value` is the decoded JSON when the frame was JSON but no valid envelope; for a frame refused
+   * as nested too deep (never parsed), `{ id }` with the top-level id it had, and `tooDeep` is set.
+   */
+  onInvalid?(problem: string, value?: unknown, tooDeep?: boolean): void;
   onClose?(): void;
 }
 
@@ -63,7 +66,8 @@ export class FramedConnection {
   private receive(chunk: Buffer): void {
     for (const frame of this.decoder.push(chunk)) {
       if (!frame.ok) {
-        this.handlers.onInvalid?.(frame.error);
+        if (frame.tooDeep) this.handlers.onInvalid?.(frame.error, frame.tooDeep, true);
+        else this.handlers.onInvalid?.(frame.error);
         continue;
       }
       const parsed = checkEnvelope(frame.value);

@@ -3,7 +3,7 @@ import net from 'node:net';
 import path from 'node:path';
 import type { Readable, Writable } from 'node:stream';
 import { RelayError } from '../protocol/errors';
-import { splitIntoChunks } from '../protocol/framing';
+import { MAX_FRAME_DEPTH, splitIntoChunks } from '../protocol/framing';
 import { PROTOCOL_VERSION } from '../protocol/identity';
 import { MAX_PARAMS_DEPTH, nestsDeeperThan } from '../protocol/limits';
 import { isRequestId } from '../protocol/envelope-check';
@@ -236,14 +236,17 @@ export class NativeHost {
         }
         this.fromClient(session, message);
       },
-      onInvalid: (problem, value) => {
+      onInvalid: (problem, value, tooDeep) => {
         this.log.warn('rejected a frame from a client', { problem });
         // Every frame gets an answer: an error under the frame's own id when it has a usable one,
         // so a caller waiting on that id is not left waiting forever.
         // (An id of a call still running is not answered for: that would end the running call.)
         const id = (value as { id?: unknown } | null | undefined)?.id;
         if (session && isRequestId(id) && !session.pending.has(`${session.info.clientId}:${id}`)) {
-          connection.send({ kind: 'error', id, error: { code: 'PROTOCOL_ERROR', message: `The host refused this message: ${problem}.` } });
+          const error = tooDeep
+            ? { code: 'INVALID_PARAMS' as const, message: `The message nests deeper than ${MAX_FRAME_DEPTH} levels; params may nest at most ${MAX_PARAMS_DEPTH}, and no method takes more.` }
+            : { code: 'PROTOCOL_ERROR' as const, message: `The host refused this message: ${problem}.` };
+          connection.send({ kind: 'error', id, error });
         } else {
           connection.send({ kind: 'event', event: 'protocol.invalid', data: { problem } });
         }

@@ -573,7 +573,7 @@ async function fuzzPhase(): Promise<Row[]> {
         tail: `${result.unanswered} unanswered`,
         target: 'no crash, no wedge, all answered',
         mark: verdict(ok),
-        note: `${result.sessions} connections, ${result.misrouted} misrouted, host ${result.hostExited ? 'EXITED' : 'alive'}, ${result.healthyAfter ? 'answers a normal client after' : 'NOT answering after'}; host resident ${result.hostRssStart ? MB(result.hostRssStart) : 'n/a'} → ${result.hostRssEnd ? MB(result.hostRssEnd) : 'n/a'}`,
+        note: `${result.sessions} connections, ${result.misrouted} misrouted, host ${result.hostExited ? 'EXITED' : 'alive'}, ${result.healthyAfter ? 'answers a normal client after' : 'NOT answering after'}; host resident ${result.hostRssStart ? MB(result.hostRssStart) : 'n/a'} → ${result.hostRssEnd ? MB(result.hostRssEnd) : 'n/a'} (peak ${result.hostPeak ? MB(result.hostPeak) : 'n/a'})`,
       },
     ];
   } finally {

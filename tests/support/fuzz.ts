@@ -130,6 +130,8 @@ export interface FuzzResult {
   wallMs: number;
   hostRssStart?: number;
   hostRssEnd?: number;
+  /** The host's peak resident memory over its life (VmHWM). */
+  hostPeak?: number;
   firstProblem?: string;
 }
 
@@ -171,10 +173,10 @@ export async function startHostProcess(): Promise<RunningHost> {
   };
 }
 
-function rssOf(pid: number | undefined): number | undefined {
+function rssOf(pid: number | undefined, field: 'VmRSS' | 'VmHWM' = 'VmRSS'): number | undefined {
   try {
     const status = fs.readFileSync(`/proc/${pid}/status`, 'utf8');
-    const kb = /^VmRSS:\s+(\d+) kB/m.exec(status)?.[1];
+    const kb = new RegExp(`^${field}:\\s+(\\d+) kB`, 'm').exec(status)?.[1];
     return kb ? Number(kb) * 1024 : undefined;
   } catch {
     return undefined;
@@ -270,6 +272,7 @@ export async function fuzzHost(host: RunningHost, options: { seed: number; frame
   result.wallMs = Date.now() - started;
   result.hostExited = host.child.exitCode !== null;
   result.hostRssEnd = rssOf(host.child.pid);
+  result.hostPeak = rssOf(host.child.pid, 'VmHWM');
   const client = new RelayClient({ home: host.home, client: { name: 'after the fuzz' }, transport: 'stdio', hostWaitMs: 2000 });
   try {
     const status = await client.hostStatus({ timeoutMs: 5000 });

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ChunkAssembler, encodeFrame, FrameDecoder, splitIntoChunks, utf8Length } from '../../lib/protocol/framing';
+import { ChunkAssembler, encodeFrame, FrameDecoder, MAX_FRAME_DEPTH, nestsTooDeep, splitIntoChunks, utf8Length } from '../../lib/protocol/framing';
 import { parseEnvelope } from '../../lib/protocol/messages';
 
 const frameOf = (value: unknown) => encodeFrame(value);
@@ -62,6 +62,28 @@ describe('FrameDecoder', () => {
       expect(out).toEqual(values);
       expect(decoder.pending).toBe(0);
     }
+  });
+
+  it('refuses JSON nested deeper than any message before parsing it, keeping the top-level id', () => {
+    const nest = (n: number) => `${'{"a":['.repeat(n)}1${']}'.repeat(n)}`;
+    const decoder = new FrameDecoder();
+    const [deep] = decoder.push(rawFrame(`{"kind":"request","id":"d1","method":"tabs.list","params":${nest(50_000)}}`));
+    expect(deep).toEqual({ ok: false, error: `frame nests deeper than ${MAX_FRAME_DEPTH} levels`, tooDeep: { id: 'd1' } });
+    const [anonymous] = decoder.push(rawFrame(nest(1000)));
+    expect(anonymous).toMatchObject({ ok: false, tooDeep: {} });
+    // At the limit it is parsed (and the host's own params check answers it).
+    const [allowed] = decoder.push(rawFrame(`[${'['.repeat(MAX_FRAME_DEPTH - 1)}${']'.repeat(MAX_FRAME_DEPTH - 1)}]`));
+    expect(allowed?.ok).toBe(true);
+  });
+
+  it('counts only brackets outside strings, escaped quotes included, and a nested or escaped "id" is no id', () => {
+    const brackets = '[[[[{{{{'.repeat(200);
+    expect(nestsTooDeep(JSON.stringify({ id: 'x', text: brackets, more: `a\\"${brackets}` }), 10)).toBeUndefined();
+    expect(nestsTooDeep(`{"x":"\\\\"${'['.repeat(20)}`, 10)).toEqual({});
+    expect(nestsTooDeep(`{"outer":{"id":"inner"},"deep":${'['.repeat(20)}`, 10)).toEqual({});
+    expect(nestsTooDeep(`{"id":"a\\"b","deep":${'['.repeat(20)}`, 10)).toEqual({});
+    expect(nestsTooDeep(`{ "id" : "r7" , "deep":${'['.repeat(20)}`, 10)).toEqual({ id: 'r7' });
+    expect(nestsTooDeep('"unterminated [[[[[[[[[[[[', 3)).toBeUndefined(); // JSON.parse says what is wrong
   });
 
   it('reads a little-endian length', () => {
