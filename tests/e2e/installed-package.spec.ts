@@ -76,12 +76,15 @@ test('npm pack makes a lean tarball: the CLI, the built extension, and nothing o
   expect(files).toEqual(expect.arrayContaining(['package.json', 'README.md', 'LICENSE', 'dist/cli.js', 'dist/extension/manifest.json', 'dist/extension/background.js', 'dist/extension/icon/128.png', 'dist/extension/action/disconnected-16.png']));
   expect(files.filter((f) => !f.startsWith('dist/') && !['package.json', 'README.md', 'LICENSE'].includes(f))).toEqual([]);
   expect(files.filter((f) => f.endsWith('.map') || f.endsWith('.ts'))).toEqual([]);
-  expect(packed.size).toBeLessThan(400_000);
+  // The MCP SDK, zod and busboy are bundled into dist/ (CommonJS, loaded from V8's code cache:
+  // issue 10's cold start), so the tarball carries them and installs nothing else: 626 kB packed
+  // (2026-12-01), where before 250 kB pulled the SDK's own dependency tree from the registry.
+  expect(packed.size).toBeLessThan(700_000);
   const meta = JSON.parse(fs.readFileSync(path.join(installedRoot, 'package.json'), 'utf8'));
   expect(meta.private).toBeUndefined();
   expect(meta.bin).toEqual({ 'comet-relay': 'dist/cli.js' });
-  // Runtime dependencies the CLI imports (the multipart parser of attachment uploads among them).
-  expect(Object.keys(meta.dependencies).sort()).toEqual(['@fastify/busboy', '@modelcontextprotocol/sdk', 'zod']);
+  // No runtime dependencies: everything the CLI runs is in its bundles.
+  expect(meta.dependencies).toBeUndefined();
   expect(meta.engines.node).toBeTruthy();
 });
 
