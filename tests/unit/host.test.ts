@@ -351,15 +351,20 @@ describe('a crashed host left its record behind', () => {
 });
 
 describe('a host going away while a client connects (issue 10: host killed → next call)', () => {
-  it('a socket that accepts and drops the connection is waited past, and the host that replaces it answers', async () => {
+  /** A dying host: its socket still accepts, then closes without a welcome. Its record is the newest. */
+  async function dyingHost(): Promise<net.Server> {
     await connected();
     const [live] = listHosts(home);
-    // A dying host: its socket still accepts, then closes without a welcome. Its record is newest.
     const dyingSocket = path.join(home, 'run', 'dying.sock');
     const dying = net.createServer((socket) => socket.destroy());
     await new Promise<void>((resolve) => dying.listen(dyingSocket, resolve));
+    writeHostRecord(home, { ...live!, profileId: 'dyingprofile01', socketPath: dyingSocket, connectedAt: new Date(Date.now() + 60_000).toISOString() });
+    return dying;
+  }
+
+  it('a socket that accepts and drops the connection is waited past, and the host that replaces it answers', async () => {
+    const dying = await dyingHost();
     try {
-      writeHostRecord(home, { ...live!, profileId: 'dyingprofile01', socketPath: dyingSocket, connectedAt: new Date(Date.now() + 60_000).toISOString() });
       const caller = client('after-the-crash');
       const answered = caller.hostStatus();
       await new Promise((r) => setTimeout(r, 150));
@@ -372,13 +377,8 @@ describe('a host going away while a client connects (issue 10: host killed → n
   });
 
   it('says no browser is connected once its wait is over', async () => {
-    await connected();
-    const [live] = listHosts(home);
-    const dyingSocket = path.join(home, 'run', 'dying.sock');
-    const dying = net.createServer((socket) => socket.destroy());
-    await new Promise<void>((resolve) => dying.listen(dyingSocket, resolve));
+    const dying = await dyingHost();
     try {
-      writeHostRecord(home, { ...live!, profileId: 'dyingprofile01', socketPath: dyingSocket, connectedAt: new Date(Date.now() + 60_000).toISOString() });
       const impatient = new RelayClient({ home, client: { name: 'impatient' }, transport: 'stdio', hostWaitMs: 300 });
       clients.push(impatient);
       await expect(impatient.hostStatus()).rejects.toMatchObject({ code: 'EXTENSION_NOT_CONNECTED', message: expect.stringMatching(/closed the connection during the handshake/) });
