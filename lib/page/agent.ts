@@ -1,17 +1,25 @@
 import { browser } from 'wxt/browser';
 import { RelayError } from '../protocol/errors';
 import type { Envelope } from '../protocol/messages';
+import { kitOf } from '../protocol/page-kits';
 import { PAGE_PORT, type PageReady } from '../protocol/ports';
 import { SelectorCatalog } from '../selectors/catalog';
-import { pageHandlers, type PageHandlers, recognisedSet } from './handlers';
+import { lazyDriver, pageHandlers, recognisedSet } from './handlers';
+import { offerKitHook } from './kits';
 import { applyPacks, selectorSetApplier } from './packs';
 
 /**
- * The content script's side of the page port: says which page this is, runs the worker's
- * requests through the page handlers with cancellation and progress, and reports navigation.
- * Nothing here runs while nobody asks, apart from the SPA navigation hook.
+ * The content script's side of the page port: says which page this is (and which kits it holds),
+ * runs the worker's requests through the page handlers with cancellation and progress, and
+ * reports navigation. Kits the worker injects add their methods (kits.ts). Nothing here runs
+ * while nobody asks, apart from the SPA navigation hook.
  */
-export function startPageAgent(catalog = new SelectorCatalog(), handlers: PageHandlers = pageHandlers(window, catalog)): void {
+export function startPageAgent(catalog = new SelectorCatalog()): void {
+  const driver = lazyDriver(window, catalog);
+  const handlers = new Map(Object.entries(pageHandlers(window, catalog, driver)));
+  const kits = offerKitHook(globalThis, { win: window, driver, catalog }, (more) => {
+    for (const [method, handler] of Object.entries(more)) handlers.set(method, handler);
+  });
   let port: ReturnType<typeof browser.runtime.connect> | undefined;
   const running = new Map<string, AbortController>();
   let lastUrl = location.href;
@@ -19,7 +27,7 @@ export function startPageAgent(catalog = new SelectorCatalog(), handlers: PageHa
 
   const ready = (): PageReady => {
     const recognised = recognisedSet(window, catalog);
-    return { url: location.href, title: document.title, selectorSet: recognised?.name ?? null, selectorSource: recognised?.source };
+    return { url: location.href, title: document.title, selectorSet: recognised?.name ?? null, selectorSource: recognised?.source, kits: kits() };
   };
   const send = (message: Envelope) => {
     try {
@@ -61,8 +69,8 @@ export function startPageAgent(catalog = new SelectorCatalog(), handlers: PageHa
     const controller = new AbortController();
     running.set(message.id, controller);
     try {
-      const handler = handlers[message.method];
-      if (!handler) throw new RelayError('INVALID_PARAMS', `The page script has no method "${message.method}".`);
+      const handler = handlers.get(message.method);
+      if (!handler) throw missing(message.method);
       const result = await handler(message.params as never, {
         signal: controller.signal,
         progress: (text) => send({ kind: 'progress', id: message.id, message: text }),
@@ -84,6 +92,13 @@ export function startPageAgent(catalog = new SelectorCatalog(), handlers: PageHa
   window.addEventListener('popstate', onNavigate);
   window.navigation?.addEventListener?.('currententrychange', onNavigate);
   connect();
+}
+
+/** A method this page cannot answer: not ours at all, or one whose kit was not loaded here. */
+function missing(method: string): RelayError {
+  const kit = kitOf(method);
+  if (!kit) return new RelayError('INVALID_PARAMS', `The page script has no method "${method}".`);
+  return new RelayError('EVALUATION_FAILED', `The page has not loaded comet-relay's ${kit.what} (${kit.file}) that "${method}" needs; call again (the extension loads it first).`);
 }
 
 declare global {

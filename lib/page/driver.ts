@@ -1,12 +1,10 @@
 import { RelayError } from '../protocol/errors';
-import type { ThreadReply } from '../protocol/watch';
 import { chooseSelectorSet, chromeMajorFrom, type Mode, type ProbeReport, type SelectorSet } from '../selectors';
 import { SelectorCatalog } from '../selectors/catalog';
 import { ask, type AskHandle, type StopResult, stop } from './actions';
 import { pageContent, type PageContent } from './content';
 import type { PageContext } from './context';
 import { type Conversation, listConversations } from './conversations';
-import { respond } from './interactions';
 import { getMode, type ModeRead, type ModeSwitch, setMode } from './mode';
 import { PageWatcher, type WaitBinding, type WaitOutcome, waitForAnswer } from './observer';
 import { poll, type PollResult, readTurn, turnsOf } from './reader';
@@ -58,11 +56,9 @@ export interface PageDriver {
   sources(params?: { expand?: boolean; openTab?: boolean }): Promise<SourcesResult>;
   conversations(): Promise<{ conversations: Conversation[] }>;
   content(params?: { maxLength?: number }): Promise<PageContent>;
-  /** Answers what a paused task waits on (question, confirmation), for the side panel. */
-  respond(params: { interactionId: string; reply: ThreadReply }): Promise<{ ok: boolean }>;
   /** For tests and the side panel: the page watcher (events, active state). */
   readonly watcher: PageWatcher;
-  /** The page, its selector set and the watcher's waitFor, for the thread methods (thread-handlers.ts). */
+  /** The page, its selector set and the watcher's waitFor, for the kits' methods (kits.ts). */
   context(): PageContext;
 }
 
@@ -184,7 +180,6 @@ export function createPageDriver(win: Window, catalog: SelectorCatalog = new Sel
     sources: (params = {}) => guard('reading sources', () => readSources(ctx(), params)),
     conversations: () => guard('listing conversations', () => ({ conversations: listConversations(ctx()) })),
     content: (params = {}) => guard('reading the page', () => pageContent(ctx(), params.maxLength)),
-    respond: ({ interactionId, reply }) => guard('answering the page', () => respond(ctx(), interactionId, reply)),
   };
 }
 

@@ -3,29 +3,29 @@ import type { AttachmentPayload, ThreadReply } from '../protocol/threads';
 import { THREAD_JSON_READERS } from '../selectors/thread-json';
 import { THREAD_PAGE_READERS } from '../selectors/thread-page';
 import type { ThreadJsonReader, ThreadPageReader } from '../selectors/thread-schema';
-import type { PageDriver } from './driver';
+import type { ThreadReply as PanelReply } from '../protocol/watch';
 import type { HandlerContext } from './handlers';
-import { respondInThread, sendFollowUp, startThread, type TurnSettings } from './thread-actions';
+import type { KitHandlers, PageKitHost } from './kits';
+import { sendFollowUp, startThread, type TurnSettings } from './thread-actions';
+import { respond, respondInThread } from './thread-answers';
 import { ThreadSession } from './thread-session';
 import { waitForCheckpoint } from './thread-wait';
 
 /**
- * The content script's side of the `threads.*` and `account.*` methods. The worker has parsed the
- * params (lib/protocol/threads.ts) and routed the call to the tab that shows the thread; every
- * method checks that this tab does show it. Reads answer with the thread's *reading* (from the
- * JSON or the page, saying which); the worker makes the contract's results of it
+ * The threads kit (lib/protocol/page-kits.ts): the content script's side of the `threads.*`
+ * methods, and `page.respond` (the side panel answering what a task waits on), loaded into a tab
+ * the first time one of them is asked there. The worker has parsed the params
+ * (lib/protocol/threads.ts) and routed the call to the tab that shows the thread; every method
+ * checks that this tab does show it. Reads answer with the thread's *reading* (from the JSON or
+ * the page, saying which); the worker makes the contract's results of it
  * (lib/worker/thread-results.ts). Readers are the built-in ones (newest first).
  */
-type Handler = (params: never, context: HandlerContext) => Promise<unknown>;
 
 interface ThreadParams {
   threadId: string;
 }
 
-/** Same-origin paths only (the worker asks for the account's JSON endpoints). */
-const SAFE_PATH = /^\/(?!\/)[A-Za-z0-9/_.~-]*$/;
-
-export function threadHandlers(win: Window, driver: () => PageDriver, readers: { json?: ThreadJsonReader; page?: ThreadPageReader } = {}): Record<string, Handler> {
+export function threadHandlers({ win, driver }: PageKitHost, readers: { json?: ThreadJsonReader; page?: ThreadPageReader } = {}): KitHandlers {
   const json = readers.json ?? (THREAD_JSON_READERS[0] as ThreadJsonReader);
   const page = readers.page ?? (THREAD_PAGE_READERS[0] as ThreadPageReader);
   let session: ThreadSession | undefined;
@@ -86,17 +86,7 @@ export function threadHandlers(win: Window, driver: () => PageDriver, readers: {
       const s = threads();
       return { found: s.threadId === params.threadId && !s.notFound() };
     },
-    /** Worker-only: a same-origin JSON read with the app's headers (account.models / projects, recent threads). */
-    'threads.fetch': async (params: { path: string; query: Record<string, string> }) => {
-      if (!SAFE_PATH.test(params.path)) throw new RelayError('INVALID_PARAMS', `not a same-origin path: ${params.path}`);
-      const url = new URL(params.path, win.location.origin);
-      for (const [k, v] of Object.entries(params.query)) if (v !== '') url.searchParams.set(k, v);
-      try {
-        const res = await win.fetch(url.href, { headers: json.request.headers, credentials: 'include', cache: 'no-store' });
-        return { status: res.status, body: await res.text(), path: url.pathname };
-      } catch (e) {
-        throw new RelayError('EVALUATION_FAILED', `Could not read ${url.pathname} (${(e as Error).message}).`);
-      }
-    },
+    /** The side panel answers what the current turn waits on (a task's question, a research answer's). */
+    'page.respond': async (params: { interactionId: string; reply: PanelReply }) => respond(driver().context(), params.interactionId, params.reply, 5000, page),
   };
 }

@@ -205,6 +205,8 @@ export const AccountJsonReaderSchema = z.looseObject({
   name: Name,
   version: z.number().int().min(1),
   checked: z.string(),
+  /** Headers the web app sends with these requests (without them lists come back empty or cut). */
+  headers: z.record(z.string(), z.string()),
   listRecent: z.object({
     path: z.string().startsWith('/'),
     threads: Paths,

@@ -101,7 +101,7 @@ export class ThreadCalls {
   /** The account's JSON, fetched by any Perplexity tab (a background one of ours when none is open). */
   private async accountJson(path: string, query: Record<string, string>, what: string, cap: number, signal: AbortSignal): Promise<unknown> {
     const tabId = await this.anyTab(cap);
-    const fetched = await this.deps.tabs.use(tabId, () => this.deps.pages.request(tabId, 'threads.fetch', { path, query }, signal, () => {}));
+    const fetched = await this.deps.tabs.use(tabId, () => this.deps.pages.request(tabId, 'threads.fetch', { path, query, headers: this.account.headers }, signal, () => {}));
     return accountBody(fetched, what, this.account);
   }
 
@@ -161,7 +161,7 @@ export class ThreadCalls {
   }
 
   private async pathOf(tabId: number, threadId: string, signal: AbortSignal): Promise<string | undefined> {
-    const fetched = await this.deps.pages.request(tabId, 'threads.fetch', { path: this.account.listRecent.path, query: {} }, signal, () => {});
+    const fetched = await this.deps.pages.request(tabId, 'threads.fetch', { path: this.account.listRecent.path, query: {}, headers: this.account.headers }, signal, () => {});
     try {
       return threadPathFrom(accountBody(fetched, 'the recent threads', this.account), this.account, threadId);
     } catch {

@@ -1,7 +1,8 @@
 // @vitest-environment happy-dom
 import { afterEach, describe, expect, it } from 'vitest';
 import { createPageDriver } from '../../lib/page/driver';
-import { readInteractions, respond } from '../../lib/page/interactions';
+import { readInteractions } from '../../lib/page/interactions';
+import { respond } from '../../lib/page/thread-answers';
 import { takeSnapshot, waitForAnswer } from '../../lib/page/observer';
 import { watchSnapshot } from '../../lib/page/watch';
 import { formatWaitText } from '../../lib/protocol/page-methods';
