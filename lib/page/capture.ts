@@ -218,10 +218,11 @@ export function captureDom(doc: Document, set: SelectorSet, meta: CaptureMeta, m
 /** The capture kit (lib/protocol/page-kits.ts): `page.capture`, loaded into a tab only when asked. */
 export function captureKit({ win, driver }: PageKitHost): KitHandlers {
   return {
-    'page.capture': async () => {
-      const { name, source } = driver().selectorSet();
-      const capture = captureDom(win.document, driver().activeSet(), { setName: name, setSource: source, capturedAt: new Date().toISOString() });
-      return { ...capture, set: { name, source } };
-    },
+    'page.capture': async () =>
+      driver().run('capturing the page', () => {
+        const { name, source } = driver().selectorSet();
+        const capture = captureDom(win.document, driver().activeSet(), { setName: name, setSource: source, capturedAt: new Date().toISOString() });
+        return { ...capture, set: { name, source } };
+      }),
   };
 }

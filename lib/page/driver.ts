@@ -1,4 +1,4 @@
-import { RelayError } from '../protocol/errors';
+import { isErrorPayload, RelayError } from '../protocol/errors';
 import { chooseSelectorSet, chromeMajorFrom, type Mode, type ProbeReport, type SelectorSet } from '../selectors';
 import { SelectorCatalog } from '../selectors/catalog';
 import { ask, type AskHandle, type StopResult, stop } from './actions';
@@ -8,7 +8,6 @@ import { type Conversation, listConversations } from './conversations';
 import { getMode, type ModeRead, type ModeSwitch, setMode } from './mode';
 import { PageWatcher, type WaitBinding, type WaitOutcome, waitForAnswer } from './observer';
 import { poll, type PollResult, readTurn, turnsOf } from './reader';
-import { readSources, type SourcesResult } from './source-reader';
 
 /**
  * The content script's whole view of the page: one object, one watcher, lazily chosen selector
@@ -53,11 +52,15 @@ export interface PageDriver {
   stop(): Promise<StopResult>;
   getMode(): Promise<ModeRead>;
   setMode(mode: Mode): Promise<ModeSwitch>;
-  sources(params?: { expand?: boolean; openTab?: boolean }): Promise<SourcesResult>;
   conversations(): Promise<{ conversations: Conversation[] }>;
   content(params?: { maxLength?: number }): Promise<PageContent>;
   /** For tests and the side panel: the page watcher (events, active state). */
   readonly watcher: PageWatcher;
+  /**
+   * Runs page code with the driver's error shaping (a miss names the selector set in use and where
+   * it came from; anything unexpected says what failed), for the kits' methods (kits.ts).
+   */
+  run<T>(what: string, work: () => Promise<T> | T): Promise<T>;
   /** The page, its selector set and the watcher's waitFor, for the kits' methods (kits.ts). */
   context(): PageContext;
 }
@@ -93,7 +96,8 @@ export function createPageDriver(win: Window, catalog: SelectorCatalog = new Sel
       const err = RelayError.from(e, 'EVALUATION_FAILED');
       // A miss keeps its probe first and says which set missed, and where that set came from.
       if (err.code === 'SELECTOR_MISS') throw new RelayError(err.code, `${err.message} (selector set ${describeSet()})`);
-      if (err === e) throw err;
+      // Ours already, from this script or a kit's copy of the same code: it says what failed.
+      if (err === e || isErrorPayload(e)) throw err;
       throw new RelayError(err.code, `${what} failed: ${err.message}`);
     }
   };
@@ -106,6 +110,7 @@ export function createPageDriver(win: Window, catalog: SelectorCatalog = new Sel
   return {
     watcher,
     context: ctx,
+    run: guard,
     selectorSet() {
       const c = choose();
       return { name: c.set.name, source: catalog.sourceOf(c.set), probe: c.probe };
@@ -177,7 +182,6 @@ export function createPageDriver(win: Window, catalog: SelectorCatalog = new Sel
         if (!MODES.includes(mode)) throw new RelayError('INVALID_PARAMS', `unknown mode "${mode}"; one of ${MODES.join(', ')}`);
         return setMode(ctx(), mode);
       }),
-    sources: (params = {}) => guard('reading sources', () => readSources(ctx(), params)),
     conversations: () => guard('listing conversations', () => ({ conversations: listConversations(ctx()) })),
     content: (params = {}) => guard('reading the page', () => pageContent(ctx(), params.maxLength)),
   };

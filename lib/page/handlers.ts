@@ -8,8 +8,9 @@ import { watchPage } from './watch';
 /**
  * The methods every Perplexity page answers, by name, each a thin call into the page driver. The
  * worker has already validated params against lib/protocol/page-methods.ts. The driver is made
- * on the first request, so a tab nobody asks about does no work at all. Methods only some tabs
- * need (Computer threads, capture) come with kits (kits.ts), loaded when first asked.
+ * on the first request, so a tab nobody asks about does no work at all. Methods only some tabs or
+ * some calls need (Computer threads, sources, capture) come with kits (kits.ts), loaded when first
+ * asked.
  */
 export interface HandlerContext {
   signal: AbortSignal;
@@ -41,7 +42,6 @@ export function pageHandlers(win: Window, catalog: SelectorCatalog = new Selecto
       page().wait(params, { signal, onProgress: ({ message }) => progress(message) }),
     'page.stop': async () => page().stop(),
     'page.mode': async ({ mode }: { mode?: Mode | null }) => (mode ? page().setMode(mode) : page().getMode()),
-    'page.sources': async (params: { expand?: boolean; openTab?: boolean }) => page().sources(params),
     'page.conversations': async () => page().conversations(),
     'page.watch': async (_params: Record<string, never>, context: HandlerContext) => watchPage(win, page(), context),
     /**

@@ -26,6 +26,8 @@ export type KitFactory = (host: PageKitHost) => KitHandlers;
 
 interface KitHook {
   register(name: string, api: number, factory: KitFactory): KitLoad['status'];
+  /** The kits registered so far (what page.ready reports; tests read it in the isolated world). */
+  loaded(): string[];
 }
 
 /**
@@ -42,9 +44,10 @@ export function offerKitHook(world: object, host: PageKitHost, add: (handlers: K
       loaded.add(name);
       return 'registered';
     },
+    loaded: () => [...loaded],
   };
   Object.defineProperty(world, PAGE_KIT_HOOK, { value: hook, configurable: true });
-  return () => [...loaded];
+  return hook.loaded;
 }
 
 /**
@@ -55,6 +58,16 @@ export function registerKit(name: PageKitName, factory: KitFactory, world: objec
   const hook = (world as Record<string, unknown>)[PAGE_KIT_HOOK] as KitHook | undefined;
   if (!hook) return { kit: name, status: 'no-page-script' };
   return { kit: name, status: hook.register(name, PAGE_KIT_API, factory) };
+}
+
+/**
+ * A kit's methods run through the driver's error shaping, like the page script's own: a miss names
+ * the selector set in use, an unexpected failure says which method failed.
+ */
+export function guarded(driver: () => PageDriver, handlers: KitHandlers): KitHandlers {
+  return Object.fromEntries(
+    Object.entries(handlers).map(([method, handler]) => [method, (params: never, context: HandlerContext) => driver().run(method, () => handler(params, context))]),
+  );
 }
 
 /** The methods a kit must answer (a unit test holds each kit's factory to its entry in the table). */

@@ -5,7 +5,7 @@ import { THREAD_PAGE_READERS } from '../selectors/thread-page';
 import type { ThreadJsonReader, ThreadPageReader } from '../selectors/thread-schema';
 import type { ThreadReply as PanelReply } from '../protocol/watch';
 import type { HandlerContext } from './handlers';
-import type { KitHandlers, PageKitHost } from './kits';
+import { guarded, type KitHandlers, type PageKitHost } from './kits';
 import { sendFollowUp, startThread, type TurnSettings } from './thread-actions';
 import { respond, respondInThread } from './thread-answers';
 import { ThreadSession } from './thread-session';
@@ -49,7 +49,7 @@ export function threadHandlers({ win, driver }: PageKitHost, readers: { json?: T
     return { reading, ...(reading.source === 'page' && s.lastProblem ? { problem: s.lastProblem } : {}) };
   };
 
-  return {
+  return guarded(driver, {
     'threads.start': async (params: { message: string; attachments: AttachmentPayload[]; settings: TurnSettings; projectVisibility?: 'private' | 'project' }) => {
       const d = driver();
       return startThread(d.context(), d.watcher, page, params);
@@ -88,5 +88,5 @@ export function threadHandlers({ win, driver }: PageKitHost, readers: { json?: T
     },
     /** The side panel answers what the current turn waits on (a task's question, a research answer's). */
     'page.respond': async (params: { interactionId: string; reply: PanelReply }) => respond(driver().context(), params.interactionId, params.reply, 5000, page),
-  };
+  });
 }

@@ -1,7 +1,7 @@
 /**
  * The content script's on-demand parts ("kits"). What runs in every Perplexity page is kept small
- * (the comet_* methods and the panel's watch); code only some tabs need lives in scripts of its
- * own (WXT unlisted scripts, `entrypoints/page-*.ts`), which the service worker injects into the
+ * (reading, asking, waiting, modes, and the panel's watch); code only some tabs or some calls need
+ * lives in scripts of its own (WXT unlisted scripts, `entrypoints/page-*.ts`), which the service worker injects into the
  * isolated world of one page, with `scripting.executeScript`, the first time a call there needs
  * one. The script finds the page script already running in that world (they share its globals)
  * and adds its methods to it.
@@ -29,6 +29,8 @@ export const PAGE_KITS = {
       'page.respond',
     ],
   },
+  /** comet_get_sources: citations, grouped badges opened one by one, the Sources tab (lib/page/source-reader.ts). */
+  sources: { file: '/page-sources.js', what: 'source-reading code', methods: ['page.sources'] },
   /** `comet-relay capture`: the page as a sanitized fixture (lib/page/capture.ts). */
   capture: { file: '/page-capture.js', what: 'page-capture code', methods: ['page.capture'] },
 } as const satisfies Record<string, { file: string; what: string; methods: readonly string[] }>;

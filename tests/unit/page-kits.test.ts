@@ -3,6 +3,7 @@ import { describe, expect, it, vi } from 'vitest';
 import { captureKit } from '../../lib/page/capture';
 import { lazyDriver } from '../../lib/page/handlers';
 import { kitMethods, offerKitHook, type PageKitHost, registerKit } from '../../lib/page/kits';
+import { sourcesKit } from '../../lib/page/source-reader';
 import { threadHandlers } from '../../lib/page/thread-handlers';
 import { kitOf, PAGE_KIT_API, PAGE_KIT_HOOK, PAGE_KITS } from '../../lib/protocol/page-kits';
 import { SelectorCatalog } from '../../lib/selectors/catalog';
@@ -39,13 +40,15 @@ describe('page kits', () => {
   it("each kit answers exactly the methods the worker's table sends it", () => {
     expect(Object.keys(threadHandlers(host())).sort()).toEqual([...kitMethods('threads')].sort());
     expect(Object.keys(captureKit(host())).sort()).toEqual([...kitMethods('capture')].sort());
-    expect(Object.keys(PAGE_KITS).sort()).toEqual(['capture', 'threads']);
+    expect(Object.keys(sourcesKit(host())).sort()).toEqual([...kitMethods('sources')].sort());
+    expect(Object.keys(PAGE_KITS).sort()).toEqual(['capture', 'sources', 'threads']);
   });
 
   it('the table tells the worker which kit a method needs', () => {
     expect(kitOf('threads.wait')).toMatchObject({ name: 'threads', file: '/page-threads.js' });
     expect(kitOf('page.respond')?.name).toBe('threads');
     expect(kitOf('page.capture')?.name).toBe('capture');
+    expect(kitOf('page.sources')).toMatchObject({ name: 'sources', file: '/page-sources.js' });
     expect(kitOf('page.poll')).toBeUndefined();
     expect(kitOf('threads.fetch')).toBeUndefined(); // account reads run in any tab without a kit
   });
