@@ -1,4 +1,4 @@
-import type { ThreadFile, ThreadSource } from '../protocol/threads';
+import type { ThreadAsset, ThreadFile, ThreadSource } from '../protocol/threads';
 import type { SelectorSet } from '../selectors';
 import type { ThreadPageReader } from '../selectors/thread-schema';
 import type { PageContext } from './context';
@@ -15,14 +15,52 @@ import type { CheckpointEvent, ThreadReading, TurnReading } from './thread-model
  * and its files. Never clicks, types or scrolls: a background tab stays as it is.
  */
 
-function filesOf(turn: Element, base: string, r: ThreadPageReader): ThreadFile[] {
-  return union(turn, r.asset).flatMap((card): ThreadFile[] => {
+/** One file card of a turn: the asset it stands for, and the link it holds. */
+export interface PageAsset {
+  asset: ThreadAsset;
+  url: string;
+}
+
+/**
+ * The files a turn offers. A card's own id (the reader's assetId attributes) is the asset's id, the
+ * same one the thread JSON gives, so a listed asset stays the same asset whichever source answers;
+ * a card without one stands for its link.
+ */
+function cardsOf(turn: Element, entryId: string, base: string, r: ThreadPageReader): PageAsset[] {
+  return union(turn, r.asset).flatMap((card): PageAsset[] => {
     const link = first(card, r.assetLink);
     const url = absolute(link?.getAttribute('href'), base);
     if (!url) return [];
     const type = link?.getAttribute('type');
-    return [{ filename: link?.getAttribute('download') || cleanText(link) || 'file', media_type: type || null, size_bytes: null, url }];
+    return [
+      {
+        url,
+        asset: {
+          asset_id: attr(card, r.assetId) ?? url,
+          entry_id: entryId,
+          filename: link?.getAttribute('download') || cleanText(link) || 'file',
+          mime_type: type || null,
+          size_bytes: null,
+          asset_type: 'file',
+          created_at: 0,
+          is_primary_asset: null,
+          root_asset_id: attr(card, r.assetRootId) ?? null,
+          parent_asset_id: attr(card, r.assetParentId) ?? null,
+          published_url: null,
+        },
+      },
+    ];
   });
+}
+
+function filesOf(turn: Element, base: string, r: ThreadPageReader): ThreadFile[] {
+  return cardsOf(turn, '', base, r).map(({ asset, url }) => ({ filename: asset.filename ?? 'file', media_type: asset.mime_type, size_bytes: null, url }));
+}
+
+/** Every file card of the thread's turns, in page order (entry ids are the turns' `turn-N`). */
+export function pageAssets(ctx: Pick<PageContext, 'doc' | 'set'>, r: ThreadPageReader): PageAsset[] {
+  const base = ctx.doc.location?.href ?? '';
+  return turnsOf(ctx.doc, ctx.set).flatMap((turn, i) => cardsOf(turn, `turn-${i}`, base, r));
 }
 
 function domain(url: string): string {
@@ -159,6 +197,7 @@ export function readThreadDom(ctx: PageContext, r: ThreadPageReader, info: { thr
     ...(title ? { title } : {}),
     turnCount: turns.length,
     turns: readings,
+    assets: pageAssets(ctx, r).map((a) => a.asset),
   };
 }
 

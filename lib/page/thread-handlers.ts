@@ -8,6 +8,7 @@ import type { HandlerContext } from './handlers';
 import { guarded, type KitHandlers, type PageKitHost } from './kits';
 import { sendFollowUp, startThread, type TurnSettings } from './thread-actions';
 import { respond, respondInThread } from './thread-answers';
+import { pageAssets } from './thread-dom-reader';
 import { ThreadSession } from './thread-session';
 import { waitForCheckpoint } from './thread-wait';
 
@@ -76,10 +77,14 @@ export function threadHandlers({ win, driver }: PageKitHost, readers: { json?: T
     'threads.read': async (params: ThreadParams) => full(own(params.threadId)),
     'threads.assets': async (params: ThreadParams) => full(own(params.threadId)),
     'threads.assetDownload': async (params: ThreadParams) => {
-      // Signed download links come with the thread JSON: the reading asks it when allowed.
+      // Signed download links come with the thread JSON (the reading asks it when allowed); the
+      // page's cards give theirs. Both, so an id listed from either source can be resolved.
       const s = own(params.threadId);
       const { reading } = await full(s);
-      return { reading, links: Object.fromEntries(s.lastAssetLinks()) };
+      const cards = Object.fromEntries(pageAssets(driver().context(), page).map(({ asset, url }) => [asset.asset_id, { url }]));
+      const signed = Object.fromEntries(s.lastAssetLinks());
+      // The source that answered gives the link; the other's are there to resolve its ids.
+      return { reading, links: reading.source === 'json' ? { ...cards, ...signed } : { ...signed, ...cards } };
     },
     /** Worker-only: does this tab show the thread, or does its page say "not found"? */
     'threads.locate': async (params: ThreadParams) => {

@@ -1,8 +1,13 @@
 // @vitest-environment happy-dom
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { createPageDriver } from '../../lib/page/driver';
+import { type HandlerContext, lazyDriver } from '../../lib/page/handlers';
+import { threadHandlers } from '../../lib/page/thread-handlers';
+import type { ThreadReading } from '../../lib/page/thread-model';
+import { SelectorCatalog } from '../../lib/selectors/catalog';
+import { assetsOf, downloadFrom } from '../../lib/worker/thread-results';
 import { ThreadSession } from '../../lib/page/thread-session';
 import { waitForCheckpoint } from '../../lib/page/thread-wait';
 import { threadJson2026 } from '../../lib/selectors/thread-json';
@@ -120,5 +125,69 @@ describe('threads.wait in the page', () => {
     const { session, driver } = setup('B-computer-complete', []);
     const out = await waitForCheckpoint(session, driver.watcher, { turn: 1, timeoutMs: 50 });
     expect(out.turn).toMatchObject({ index: 1, event: null });
+  });
+});
+
+describe('asset ids hold whichever source listed them', () => {
+  /** The kit's methods on the loaded page, and the worker's results of them. */
+  const kit = () => {
+    const catalog = new SelectorCatalog();
+    return threadHandlers({ win: window, driver: lazyDriver(window, catalog), catalog });
+  };
+  const call = (handlers: ReturnType<typeof kit>, method: string, params: object) =>
+    (handlers[method] as (p: never, c: HandlerContext) => Promise<unknown>)(params as never, { signal: new AbortController().signal, progress: () => {} });
+  const broken = () => ({ status: 200, body: JSON.stringify({ moved: true }) });
+  /** A page whose file cards carry no id of their own (the ids the page gives are their links). */
+  const withoutCardIds = () => {
+    for (const card of document.querySelectorAll('[data-asset-id]')) card.removeAttribute('data-asset-id');
+  };
+  afterEach(() => vi.useRealTimers());
+
+  it('listed from the page (card ids), downloaded while the JSON answers: the same ids', async () => {
+    const { session } = setup('B-computer-files', [broken]);
+    const threadId = session.threadId ?? '';
+    const listed = await call(kit(), 'threads.assets', { threadId });
+    const fromPage = assetsOf((listed as { reading: ThreadReading }).reading);
+    expect((listed as { reading: ThreadReading }).reading.source).toBe('page');
+    expect(fromPage.length).toBeGreaterThan(1);
+    const next = kit(); // the JSON answers now (a new session: no interval to wait out)
+    const json = assetsOf(((await call(next, 'threads.assets', { threadId })) as { reading: ThreadReading }).reading);
+    expect(json.map((a) => a.asset_id)).toEqual(expect.arrayContaining(fromPage.map((a) => a.asset_id)));
+  });
+
+  it('listed from the page by link, downloaded through the JSON: resolved to the signed link of the same file', async () => {
+    const { session } = setup('B-computer-files', [broken]);
+    withoutCardIds();
+    const threadId = session.threadId ?? '';
+    const listed = (await call(kit(), 'threads.assets', { threadId })) as { reading: ThreadReading };
+    expect(listed.reading.source).toBe('page');
+    const [first] = assetsOf(listed.reading);
+    expect(first?.asset_id).toMatch(/^https:\/\//);
+    const result = (await call(kit(), 'threads.assetDownload', { threadId })) as { reading: ThreadReading };
+    expect(result.reading.source).toBe('json');
+    const download = downloadFrom(result, threadId, first?.asset_id ?? '');
+    expect(download.asset_id).toBe(first?.asset_id);
+    expect(download.url).toMatch(/signature=sim/);
+    expect(download.expires_in_seconds).not.toBeNull(); // a signed link says when it expires (this saved one already has)
+  });
+
+  it('listed from the JSON, downloaded while only the page answers: resolved through the links the JSON gave', async () => {
+    vi.useFakeTimers({ toFake: ['Date'] });
+    const { session } = setup('B-computer-files', []);
+    const threadId = session.threadId ?? '';
+    const handlers = kit();
+    const listed = (await call(handlers, 'threads.assets', { threadId })) as { reading: ThreadReading };
+    expect(listed.reading.source).toBe('json');
+    const uuid = assetsOf(listed.reading)[0]?.asset_id ?? '';
+    expect(uuid).not.toMatch(/^https:/);
+    withoutCardIds();
+    Object.defineProperty(window, 'fetch', { value: async () => ({ status: 200, text: async () => broken().body }), configurable: true });
+    vi.setSystemTime(Date.now() + 60_000);
+    const result = (await call(handlers, 'threads.assetDownload', { threadId })) as { reading: ThreadReading };
+    expect(result.reading.source).toBe('page');
+    const download = downloadFrom(result, threadId, uuid);
+    expect(download).toMatchObject({ asset_id: uuid, expires_in_seconds: null });
+    expect(new URL(download.url).pathname).toContain('/_sim/assets/');
+    expect(() => downloadFrom(result, threadId, 'not-an-asset')).toThrow(/asset_id "not-an-asset" is not an asset/);
   });
 });
