@@ -7,6 +7,7 @@ import { all, cleanText, first, pointerClick } from './dom';
 import { setMode } from './mode';
 import type { PageWatcher } from './observer';
 import { stopButton, turnsOf } from './reader';
+import { readerMiss } from './thread-boxes';
 import { refusalOf } from './thread-dom-reader';
 import { threadIdOf, type ThreadSession } from './thread-session';
 
@@ -27,7 +28,7 @@ export interface TurnSettings {
 async function pickSetting(ctx: PageContext, r: ThreadPageReader, template: string, value: string): Promise<void> {
   const url = ctx.doc.location.href;
   const button = first(ctx.doc, r.settingsButton);
-  if (!button) throw new RelayError('SELECTOR_NOT_FOUND', `the Computer settings control (${r.settingsButton[0]}) was not found on ${url} (page reader ${r.name})`);
+  if (!button) throw readerMiss(r, 'settingsButton', url, { hint: 'Computer settings show in the composer once Computer mode is on' });
   const selector = template.replace('{value}', value.replace(/["\\]/g, ''));
   pointerClick(button);
   const item = await ctx.waitFor(() => ctx.doc.querySelector(selector), 1500);
@@ -62,7 +63,7 @@ export async function attachFiles(ctx: PageContext, r: ThreadPageReader, files: 
   if (files.length === 0) return;
   const url = ctx.doc.location.href;
   const input = first(ctx.doc, r.fileInput) as HTMLInputElement | null;
-  if (!input) throw new RelayError('SELECTOR_NOT_FOUND', `the composer's file input (${r.fileInput[0]}) was not found on ${url} (page reader ${r.name})`);
+  if (!input) throw readerMiss(r, 'fileInput', url, { hint: "the composer's file input, where attachments go" });
   const view = ctx.win as Window & typeof globalThis;
   const transfer = new view.DataTransfer();
   for (const f of files) transfer.items.add(new view.File([bytesOf(ctx.win, f.data)], f.filename, { type: f.mimeType }));
@@ -118,7 +119,7 @@ export async function startThread(ctx: PageContext, watcher: PageWatcher, r: Thr
   await applySettings(ctx, r, params.settings);
   if (params.projectVisibility === 'project') {
     const toggle = first(ctx.doc, r.projectVisibility);
-    if (!toggle) throw new RelayError('SELECTOR_NOT_FOUND', `the project visibility toggle (${r.projectVisibility[0]}) was not found on ${ctx.doc.location.href}`);
+    if (!toggle) throw readerMiss(r, 'projectVisibility', ctx.doc.location.href, { hint: "the Project page's visible-to-members toggle" });
     if (toggle.getAttribute('aria-pressed') !== 'true') pointerClick(toggle);
   }
   await attachFiles(ctx, r, params.attachments);

@@ -4,10 +4,10 @@ import type { ThreadInteraction, ThreadReply as PanelReply } from '../protocol/w
 import type { ThreadPageReader } from '../selectors/thread-schema';
 import { typeInto } from './composer';
 import type { PageContext } from './context';
-import { all, cleanText, first, isDisabled, isHidden, pointerClick } from './dom';
+import { all, cleanText, first, isDisabled, isHidden, pointerClick, probeMiss } from './dom';
 import { pageReader, pendingInteractions } from './interactions';
 import { turnsOf } from './reader';
-import { type Box, boxesOf } from './thread-boxes';
+import { type Box, boxesOf, readerMiss } from './thread-boxes';
 import type { Interaction } from './thread-model';
 import type { Submitted } from './thread-actions';
 import type { ThreadSession } from './thread-session';
@@ -23,6 +23,14 @@ const norm = (s: string) => s.replace(/\s+/g, ' ').trim().toLowerCase();
 
 function clickable(el: Element | null): el is HTMLElement {
   return !!el && !isDisabled(el) && !isHidden(el);
+}
+
+const INSIDE = { within: ' inside the box that waits' };
+
+/** A control that is not there is a miss naming its probe; one that is there but stays disabled is the page refusing. */
+function missingOrDisabled(found: Element | null, what: string, url: string, miss: () => RelayError): RelayError {
+  if (!found) return miss();
+  return new RelayError('AGENT_ERROR', `${what} stayed ${isHidden(found) ? 'hidden' : 'disabled'} on ${url}: Perplexity did not take the reply; read_thread shows what waits now.`);
 }
 
 const KIND_FOR: Record<ThreadReply['kind'], Interaction['type']> = {
@@ -127,7 +135,7 @@ async function answerQuestionBox(ctx: PageContext, r: ThreadPageReader, box: Box
       const b = first(box.box, r.questionsSubmit);
       return clickable(b) ? b : null;
     }, 1500);
-    if (!submit) throw new RelayError('SELECTOR_NOT_FOUND', `the questions' Submit button (${r.questionsSubmit[0]}) was not found or stayed disabled on ${url}`);
+    if (!submit) throw missingOrDisabled(first(box.box, r.questionsSubmit), "the questions' Submit button", url, () => readerMiss(r, 'questionsSubmit', url, INSIDE));
     pointerClick(submit);
     return;
   }
@@ -138,13 +146,13 @@ async function answerQuestionBox(ctx: PageContext, r: ThreadPageReader, box: Box
     return;
   }
   const field = first(box.box, ctx.set.interactionField) as HTMLElement | null;
-  if (!field) throw new RelayError('SELECTOR_NOT_FOUND', `the answer field of the question was not found on ${url} (selector set ${ctx.set.name})`);
+  if (!field) throw probeMiss(ctx.set, 'interactionField', url, INSIDE);
   typeInto(ctx, field, value);
   const send = await ctx.waitFor(() => {
     const b = first(box.box, ctx.set.interactionSend);
     return clickable(b) ? b : null;
   }, 1000);
-  if (!send) throw new RelayError('SELECTOR_NOT_FOUND', `the question's Send button was not found or stayed disabled on ${url} (selector set ${ctx.set.name})`);
+  if (!send) throw missingOrDisabled(first(box.box, ctx.set.interactionSend), "the question's Send button", url, () => probeMiss(ctx.set, 'interactionSend', url, INSIDE));
   pointerClick(send);
 }
 
@@ -164,7 +172,11 @@ export async function answerBoxes(ctx: PageContext, r: ThreadPageReader, targets
     const candidates = reply.kind === 'connected' ? r.authDone : reply.kind === 'approve' ? ctx.set.interactionApprove : ctx.set.interactionDeny;
     const button = first(box.box, candidates);
     if (!clickable(button)) {
-      throw new RelayError('SELECTOR_NOT_FOUND', `the ${reply.kind === 'connected' ? "I've connected" : reply.kind === 'approve' ? 'Approve' : 'Deny'} button (${candidates[0]}) was not found or is disabled on ${url}`);
+      const miss = () =>
+        reply.kind === 'connected'
+          ? readerMiss(r, 'authDone', url, INSIDE)
+          : probeMiss(ctx.set, reply.kind === 'approve' ? 'interactionApprove' : 'interactionDeny', url, INSIDE);
+      throw missingOrDisabled(button, `the ${reply.kind === 'connected' ? "I've connected" : reply.kind === 'approve' ? 'Approve' : 'Deny'} button`, url, miss);
     }
     pointerClick(button);
   }

@@ -1,7 +1,8 @@
 import type { SelectorSet } from '../selectors';
 import type { ThreadPageReader } from '../selectors/thread-schema';
 import type { PageContext } from './context';
-import { all, cleanText, first, isHidden, matches, outermost, spokenText, union } from './dom';
+import type { RelayError } from '../protocol/errors';
+import { all, candidatesMiss, cleanText, first, isHidden, type MissDetail, matches, outermost, spokenText, union } from './dom';
 import type { Interaction } from './thread-model';
 
 /**
@@ -108,4 +109,12 @@ export function boxesOf(turn: Element, index: number, ctx: Pick<PageContext, 'do
   return outermost(union(turn, candidates))
     .filter((box) => !isHidden(box) && !matches(box, r.optionalAuth))
     .map((box) => ({ box, interaction: boxInteraction(box, index, ctx, r) }));
+}
+
+/** The thread page reader's controls an action needs (lists of CSS candidates, so they can miss). */
+export type ReaderProbe = 'settingsButton' | 'fileInput' | 'projectVisibility' | 'questionsSubmit' | 'authDone';
+
+/** SELECTOR_MISS for a field of the thread page reader, naming it, its candidates, the page and the reader. */
+export function readerMiss(r: ThreadPageReader, key: ReaderProbe, url: string, detail: MissDetail = {}): RelayError {
+  return candidatesMiss(key, r[key], url, { ...detail, after: `${detail.after ?? ''} (thread page reader ${r.name})` });
 }

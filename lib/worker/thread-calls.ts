@@ -124,8 +124,9 @@ export class ThreadCalls {
       // Nothing was started unless the tab now shows a thread: then it stays, found by its URL.
       if (!threadOfUrl(this.deps.pages.state(tabId)?.url)) await this.deps.tabs.discard(tabId);
       const e = RelayError.from(error);
-      if (project && e.code === 'SELECTOR_NOT_FOUND') {
-        throw new RelayError('INVALID_PARAMS', `project_uuid "${project}" matches no Project of this account (its page ${url} has no composer; projects_list lists them).`);
+      // A Project's page the page script cannot work in: most likely no such Project (the miss says what was looked for).
+      if (project && e.code === 'SELECTOR_MISS') {
+        throw new RelayError('INVALID_PARAMS', `project_uuid "${project}" matches no Project of this account, or its page ${url} is not one comet-relay can start a task on (${e.message}); projects_list lists them.`);
       }
       throw e;
     }
