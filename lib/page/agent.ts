@@ -1,12 +1,13 @@
 import { browser } from 'wxt/browser';
 import { RelayError } from '../protocol/errors';
 import type { Envelope } from '../protocol/messages';
-import { kitOf } from '../protocol/page-kits';
-import { PAGE_PORT, type PageReady } from '../protocol/ports';
+import { PAGE_PORT, type PageReady, SELECTOR_SET_KIND } from '../protocol/ports';
 import { SelectorCatalog } from '../selectors/catalog';
+import { THREAD_JSON_READER_KIND, THREAD_PAGE_READER_KIND } from '../selectors/reader-shelf';
 import { lazyDriver, pageHandlers, recognisedSet } from './handlers';
 import { offerKitHook } from './kits';
-import { applyPacks, selectorSetApplier } from './packs';
+import { applyPacks, readerApplier, selectorSetApplier } from './packs';
+import { threadReaders } from './thread-readers';
 
 /**
  * The content script's side of the page port: says which page this is (and which kits it holds),
@@ -17,13 +18,17 @@ import { applyPacks, selectorSetApplier } from './packs';
 export function startPageAgent(catalog = new SelectorCatalog()): void {
   const driver = lazyDriver(window, catalog);
   const handlers = new Map(Object.entries(pageHandlers(window, catalog, driver)));
-  const kits = offerKitHook(globalThis, { win: window, driver, catalog }, (more) => {
+  const kits = offerKitHook(globalThis, { win: window, driver, catalog, readers: threadReaders }, (more) => {
     for (const [method, handler] of Object.entries(more)) handlers.set(method, handler);
   });
   let port: ReturnType<typeof browser.runtime.connect> | undefined;
   const running = new Map<string, AbortController>();
   let lastUrl = location.href;
-  const appliers = { 'selector-set': selectorSetApplier(catalog) };
+  const appliers = {
+    [SELECTOR_SET_KIND]: selectorSetApplier(catalog),
+    [THREAD_PAGE_READER_KIND]: readerApplier(threadReaders, THREAD_PAGE_READER_KIND),
+    [THREAD_JSON_READER_KIND]: readerApplier(threadReaders, THREAD_JSON_READER_KIND),
+  };
 
   const ready = (): PageReady => {
     const recognised = recognisedSet(window, catalog);
@@ -60,8 +65,8 @@ export function startPageAgent(catalog = new SelectorCatalog()): void {
       return;
     }
     if (message.kind === 'event') {
-      // New selector sets (the worker validated them): used from the next call on, and the worker
-      // hears at once which set the page now matches.
+      // New selector sets and thread readers (the worker validated them): used from the next call
+      // on, and the worker hears at once which set the page now matches.
       if (applyPacks(appliers, message)) send({ kind: 'event', event: 'page.ready', data: ready() });
       return;
     }
@@ -94,11 +99,13 @@ export function startPageAgent(catalog = new SelectorCatalog()): void {
   connect();
 }
 
-/** A method this page cannot answer: not ours at all, or one whose kit was not loaded here. */
+/**
+ * A method this page cannot answer: not ours, or one whose kit is not loaded here (the worker loads
+ * it before such a call, so this means the page was replaced meanwhile). The kit table stays out of
+ * the page script: it would only serve this message.
+ */
 function missing(method: string): RelayError {
-  const kit = kitOf(method);
-  if (!kit) return new RelayError('INVALID_PARAMS', `The page script has no method "${method}".`);
-  return new RelayError('EVALUATION_FAILED', `The page has not loaded comet-relay's ${kit.what} (${kit.file}) that "${method}" needs; call again (the extension loads it first).`);
+  return new RelayError('EVALUATION_FAILED', `The page script has no method "${method}" (not loaded in this page, or not one of ours); call again.`);
 }
 
 declare global {

@@ -1,5 +1,6 @@
 import { type KitLoad, PAGE_KIT_API, PAGE_KIT_HOOK, PAGE_KITS, type PageKitName } from '../protocol/page-kits';
 import type { SelectorCatalog } from '../selectors/catalog';
+import type { ReaderShelf } from '../selectors/reader-shelf';
 import type { PageDriver } from './driver';
 import type { HandlerContext } from './handlers';
 
@@ -8,7 +9,7 @@ import type { HandlerContext } from './handlers';
  *
  * The page script (always loaded) offers a hook in its isolated world; a kit's script, injected
  * into the same world by the worker, hands the hook a factory, which the page script calls once
- * with what a kit may use (the page, its driver, its selector sets) and whose methods it adds to
+ * with what a kit may use (the page, its driver, its selector sets and readers) and whose methods it adds to
  * its own. Registering twice does nothing: the second script run reports `already`.
  */
 export type KitHandler = (params: never, context: HandlerContext) => Promise<unknown>;
@@ -20,6 +21,8 @@ export interface PageKitHost {
   /** The page's one driver (made on first use): its context, watcher and asks are the page's own. */
   driver(): PageDriver;
   catalog: SelectorCatalog;
+  /** The thread readers in use (built-in, or added as files), the page script's own. */
+  readers: ReaderShelf;
 }
 
 export type KitFactory = (host: PageKitHost) => KitHandlers;

@@ -5,9 +5,8 @@ import type { ThreadPageReader } from '../selectors/thread-schema';
 import { typeInto } from './composer';
 import type { PageContext } from './context';
 import { all, cleanText, first, isDisabled, isHidden, pointerClick, probeMiss } from './dom';
-import { pageReader, pendingInteractions } from './interactions';
 import { turnsOf } from './reader';
-import { type Box, boxesOf, readerMiss } from './thread-boxes';
+import { type Box, boxesOf, pendingInteractions, readerMiss } from './thread-boxes';
 import type { Interaction } from './thread-model';
 import type { Submitted } from './thread-actions';
 import type { ThreadSession } from './thread-session';
@@ -230,7 +229,7 @@ function check(kind: ThreadInteraction['type'], reply: PanelReply): void {
  * submitted together, a confirmation gets Approve or Deny, a sign-in "I've connected". Resolves
  * once the page took it.
  */
-export async function respond(ctx: PageContext, interactionId: string, reply: PanelReply, timeoutMs = 5000, r: ThreadPageReader = pageReader()): Promise<{ ok: boolean }> {
+export async function respond(ctx: PageContext, r: ThreadPageReader, interactionId: string, reply: PanelReply, timeoutMs = 5000): Promise<{ ok: boolean }> {
   const url = ctx.doc.location?.href ?? '';
   const pending = pendingInteractions(ctx.doc, ctx.set, r).find((p) => p.interaction.id === interactionId);
   if (!pending) {

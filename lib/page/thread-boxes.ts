@@ -1,9 +1,11 @@
+import type { RelayError } from '../protocol/errors';
+import type { ThreadInteraction } from '../protocol/watch';
 import type { SelectorSet } from '../selectors';
 import type { ThreadPageReader } from '../selectors/thread-schema';
 import type { PageContext } from './context';
-import type { RelayError } from '../protocol/errors';
 import { all, candidatesMiss, cleanText, first, isHidden, type MissDetail, matches, outermost, spokenText, union } from './dom';
-import type { Interaction } from './thread-model';
+import { turnsOf } from './reader';
+import { type Interaction, toWatched } from './thread-model';
 
 /**
  * The boxes a task (or a Deep Research answer asking first) waits on in a turn — questions,
@@ -117,4 +119,21 @@ export type ReaderProbe = 'settingsButton' | 'fileInput' | 'projectVisibility' |
 /** SELECTOR_MISS for a field of the thread page reader, naming it, its candidates, the page and the reader. */
 export function readerMiss(r: ThreadPageReader, key: ReaderProbe, url: string, detail: MissDetail = {}): RelayError {
   return candidatesMiss(key, r[key], url, { ...detail, after: `${detail.after ?? ''} (thread page reader ${r.name})` });
+}
+
+export interface PendingInteraction {
+  interaction: ThreadInteraction;
+  box: Box;
+}
+
+/**
+ * What the current (last) turn waits on, in page order, as the side panel and comet_wait show it.
+ * The id is the page's own when it has one; otherwise it is derived from the turn's index, the kind
+ * and a hash of the prompt, so it stays the same for as long as the question is shown.
+ */
+export function pendingInteractions(doc: Document, set: SelectorSet, r: ThreadPageReader): PendingInteraction[] {
+  const turns = turnsOf(doc, set);
+  const turn = turns.at(-1);
+  if (!turn) return [];
+  return boxesOf(turn, turns.length - 1, { doc, set }, r).map((box) => ({ interaction: toWatched(box.interaction), box }));
 }

@@ -2,8 +2,9 @@ import { RelayError } from '../protocol/errors';
 import type { AttachmentPayload, ThreadReply } from '../protocol/threads';
 import { THREAD_JSON_READERS } from '../selectors/thread-json';
 import { THREAD_PAGE_READERS } from '../selectors/thread-page';
-import type { ThreadJsonReader, ThreadPageReader } from '../selectors/thread-schema';
 import type { ThreadReply as PanelReply } from '../protocol/watch';
+import { THREAD_JSON_READER_KIND, THREAD_PAGE_READER_KIND } from '../selectors/reader-shelf';
+import type { ThreadJsonReader, ThreadPageReader } from '../selectors/thread-schema';
 import type { HandlerContext } from './handlers';
 import { guarded, type KitHandlers, type PageKitHost } from './kits';
 import { sendFollowUp, startThread, type TurnSettings } from './thread-actions';
@@ -19,19 +20,20 @@ import { waitForCheckpoint } from './thread-wait';
  * (lib/protocol/threads.ts) and routed the call to the tab that shows the thread; every method
  * checks that this tab does show it. Reads answer with the thread's *reading* (from the JSON or
  * the page, saying which); the worker makes the contract's results of it
- * (lib/worker/thread-results.ts). Readers are the built-in ones (newest first).
+ * (lib/worker/thread-results.ts). The readers are the page script's (host.readers): the built-in
+ * ones, or those added as files, looked up at every call so an added one is used at once.
  */
 
 interface ThreadParams {
   threadId: string;
 }
 
-export function threadHandlers({ win, driver }: PageKitHost, readers: { json?: ThreadJsonReader; page?: ThreadPageReader } = {}): KitHandlers {
-  const json = readers.json ?? (THREAD_JSON_READERS[0] as ThreadJsonReader);
-  const page = readers.page ?? (THREAD_PAGE_READERS[0] as ThreadPageReader);
+export function threadHandlers({ win, driver, readers }: PageKitHost): KitHandlers {
+  const json = () => readers.pick(THREAD_JSON_READER_KIND, THREAD_JSON_READERS[0] as ThreadJsonReader).reader;
+  const pageReader = () => readers.pick(THREAD_PAGE_READER_KIND, THREAD_PAGE_READERS[0] as ThreadPageReader).reader;
   let session: ThreadSession | undefined;
   const threads = () => {
-    session ??= new ThreadSession({ ctx: () => driver().context(), watcher: driver().watcher, json, page });
+    session ??= new ThreadSession({ ctx: () => driver().context(), watcher: driver().watcher, json, page: pageReader });
     return session;
   };
 
@@ -53,17 +55,17 @@ export function threadHandlers({ win, driver }: PageKitHost, readers: { json?: T
   return guarded(driver, {
     'threads.start': async (params: { message: string; attachments: AttachmentPayload[]; settings: TurnSettings; projectVisibility?: 'private' | 'project' }) => {
       const d = driver();
-      return startThread(d.context(), d.watcher, page, params);
+      return startThread(d.context(), d.watcher, pageReader(), params);
     },
     'threads.send': async (params: ThreadParams & { message: string; attachments: AttachmentPayload[]; settings: TurnSettings }) => {
       const d = driver();
-      return sendFollowUp(d.context(), d.watcher, own(params.threadId), page, params);
+      return sendFollowUp(d.context(), d.watcher, own(params.threadId), pageReader(), params);
     },
     'threads.respond': async (params: ThreadParams & { followupUuid?: string; reply: ThreadReply; attachments: AttachmentPayload[] }) => {
       if (params.attachments.length > 0) {
         throw new RelayError('INVALID_PARAMS', 'Perplexity takes files with a message, not with an answer: send them with call_perplexity_computer on the same thread_id.');
       }
-      return respondInThread(driver().context(), own(params.threadId), page, params);
+      return respondInThread(driver().context(), own(params.threadId), pageReader(), params);
     },
     'threads.wait': async (params: ThreadParams & { turn?: number; timeoutMs: number; quietMs?: number }, { signal, progress }: HandlerContext) =>
       waitForCheckpoint(own(params.threadId), driver().watcher, params, { signal, onProgress: progress }),
@@ -81,7 +83,7 @@ export function threadHandlers({ win, driver }: PageKitHost, readers: { json?: T
       // page's cards give theirs. Both, so an id listed from either source can be resolved.
       const s = own(params.threadId);
       const { reading } = await full(s);
-      const cards = Object.fromEntries(pageAssets(driver().context(), page).map(({ asset, url }) => [asset.asset_id, { url }]));
+      const cards = Object.fromEntries(pageAssets(driver().context(), pageReader()).map(({ asset, url }) => [asset.asset_id, { url }]));
       const signed = Object.fromEntries(s.lastAssetLinks());
       // The source that answered gives the link; the other's are there to resolve its ids.
       return { reading, links: reading.source === 'json' ? { ...cards, ...signed } : { ...signed, ...cards } };
@@ -92,6 +94,6 @@ export function threadHandlers({ win, driver }: PageKitHost, readers: { json?: T
       return { found: s.threadId === params.threadId && !s.notFound() };
     },
     /** The side panel answers what the current turn waits on (a task's question, a research answer's). */
-    'page.respond': async (params: { interactionId: string; reply: PanelReply }) => respond(driver().context(), params.interactionId, params.reply, 5000, page),
+    'page.respond': async (params: { interactionId: string; reply: PanelReply }) => respond(driver().context(), pageReader(), params.interactionId, params.reply),
   });
 }

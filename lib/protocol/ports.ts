@@ -19,6 +19,9 @@ export interface PageReady {
  */
 export const PACKS_APPLY_EVENT = 'packs.apply';
 
+/** The kind of a selector-set pack (lib/packs/kinds.ts; the reader kinds are in lib/selectors/reader-shelf.ts). */
+export const SELECTOR_SET_KIND = 'selector-set';
+
 export interface AppliedPack {
   kind: string;
   name: string;

@@ -43,7 +43,11 @@ export function startWorker(): void {
   let clients: AttachedClient[] = [];
 
   const pages = new PageHub(() => panels.onPageChange(), injectKit);
-  const threads = startThreadCalls(pages, (threadId, step) => panels.onThreadStep(threadId, step));
+  const threads = startThreadCalls(
+    pages,
+    (threadId, step) => panels.onThreadStep(threadId, step),
+    () => packs.added(),
+  );
   const packs = new PackStore({ broadcast: (message) => pages.broadcast(message), onChange: (itemsChanged) => panels.onPacksChanged(itemsChanged), store: sessionValue('packs') });
   void packs.restore();
   const tabs = new TabService(pages, (tabId) => threads.tabs.isOwned(tabId));

@@ -39,8 +39,8 @@ export interface ThreadCallDeps {
   connectedTabs(): number[];
   /** Each step a thread's wait streams (the side panel shows it live). */
   onStep?(threadId: string, step: string): void;
-  reader?: ThreadPageReader;
-  account?: AccountJsonReader;
+  /** The readers in use (built-in, or added as files), asked at each call. Default: the built-in ones. */
+  readers?(): { page: ThreadPageReader; account: AccountJsonReader };
 }
 
 const READY_MS = 20_000;
@@ -49,12 +49,14 @@ const ACTING = new Set(['threads.send', 'threads.respond']);
 type Params = Record<string, unknown>;
 
 export class ThreadCalls {
-  private readonly reader: ThreadPageReader;
-  private readonly account: AccountJsonReader;
+  constructor(private readonly deps: ThreadCallDeps) {}
 
-  constructor(private readonly deps: ThreadCallDeps) {
-    this.reader = deps.reader ?? (THREAD_PAGE_READERS[0] as ThreadPageReader);
-    this.account = deps.account ?? (ACCOUNT_JSON_READERS[0] as AccountJsonReader);
+  private get reader(): ThreadPageReader {
+    return this.deps.readers?.().page ?? (THREAD_PAGE_READERS[0] as ThreadPageReader);
+  }
+
+  private get account(): AccountJsonReader {
+    return this.deps.readers?.().account ?? (ACCOUNT_JSON_READERS[0] as AccountJsonReader);
   }
 
   handles(method: string): boolean {

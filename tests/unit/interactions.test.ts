@@ -81,9 +81,9 @@ describe.each(SETS)('interactions, generation %s', (gen, set) => {
       sent = (box.querySelector('textarea') as HTMLTextAreaElement).value;
       box.remove(); // what the page does once it has the reply
     });
-    await expect(respond(ctx, q?.id ?? '', { kind: 'answer', text: 'Somewhere sunny' })).resolves.toEqual({ ok: true });
+    await expect(respond(ctx, threadPage2026, q?.id ?? '', { kind: 'answer', text: 'Somewhere sunny' })).resolves.toEqual({ ok: true });
     expect(sent).toBe('Somewhere sunny');
-    await expect(respond(ctx, q?.id ?? '', { kind: 'answer', text: 'again' })).rejects.toThrow(/no longer waiting/);
+    await expect(respond(ctx, threadPage2026, q?.id ?? '', { kind: 'answer', text: 'again' })).rejects.toThrow(/no longer waiting/);
 
     load('task-question');
     let clicked = '';
@@ -93,18 +93,18 @@ describe.each(SETS)('interactions, generation %s', (gen, set) => {
         document.querySelector('.task-interaction')?.remove();
       });
     }
-    await respond(ctx, readInteractions(document, set)[0]?.id ?? '', { kind: 'answer', text: 'lyon' });
+    await respond(ctx, threadPage2026, readInteractions(document, set)[0]?.id ?? '', { kind: 'answer', text: 'lyon' });
     expect(clicked).toBe('Lyon');
 
     load('task-confirm');
     const c = readInteractions(document, set)[0];
-    await expect(respond(ctx, c?.id ?? '', { kind: 'answer', text: 'yes' })).rejects.toThrow(/approve or deny/);
+    await expect(respond(ctx, threadPage2026, c?.id ?? '', { kind: 'answer', text: 'yes' })).rejects.toThrow(/approve or deny/);
     let approved = false;
     document.querySelector('button[aria-label="Approve"]')?.addEventListener('click', () => {
       approved = true;
       document.querySelector('.task-interaction')?.remove();
     });
-    await respond(ctx, c?.id ?? '', { kind: 'approve', reason: 'ok' });
+    await respond(ctx, threadPage2026, c?.id ?? '', { kind: 'approve', reason: 'ok' });
     expect(approved).toBe(true);
   });
 
@@ -112,7 +112,7 @@ describe.each(SETS)('interactions, generation %s', (gen, set) => {
     load('task-confirm');
     const ctx = { win: window, doc: document, set, waitFor: createPageDriver(window).watcher.waitFor };
     const c = readInteractions(document, set)[0];
-    await expect(respond(ctx, c?.id ?? '', { kind: 'deny', reason: 'no' }, 100)).rejects.toThrow(/did not take the reply/);
+    await expect(respond(ctx, threadPage2026, c?.id ?? '', { kind: 'deny', reason: 'no' }, 100)).rejects.toThrow(/did not take the reply/);
   });
 
   it('a control that is not there is a SELECTOR_MISS naming its probe; one that stays disabled is the page refusing', async () => {
@@ -121,9 +121,9 @@ describe.each(SETS)('interactions, generation %s', (gen, set) => {
     const c = readInteractions(document, set)[0];
     const approve = document.querySelector('button[aria-label="Approve"]') as HTMLElement;
     approve.setAttribute('disabled', '');
-    await expect(respond(ctx, c?.id ?? '', { kind: 'approve', reason: 'ok' })).rejects.toMatchObject({ code: 'AGENT_ERROR', message: expect.stringMatching(/Approve button stayed disabled/) });
+    await expect(respond(ctx, threadPage2026, c?.id ?? '', { kind: 'approve', reason: 'ok' })).rejects.toMatchObject({ code: 'AGENT_ERROR', message: expect.stringMatching(/Approve button stayed disabled/) });
     approve.remove();
-    await expect(respond(ctx, c?.id ?? '', { kind: 'approve', reason: 'ok' })).rejects.toMatchObject({
+    await expect(respond(ctx, threadPage2026, c?.id ?? '', { kind: 'approve', reason: 'ok' })).rejects.toMatchObject({
       code: 'SELECTOR_MISS',
       message: expect.stringMatching(/^interactionApprove: none of `.+` matched inside the box that waits on https:\/\/www\.perplexity\.ai\//),
     });

@@ -7,11 +7,12 @@ import { sourcesKit } from '../../lib/page/source-reader';
 import { threadHandlers } from '../../lib/page/thread-handlers';
 import { kitOf, PAGE_KIT_API, PAGE_KIT_HOOK, PAGE_KITS } from '../../lib/protocol/page-kits';
 import { SelectorCatalog } from '../../lib/selectors/catalog';
+import { ReaderShelf } from '../../lib/selectors/reader-shelf';
 
 /** The page's end of the on-demand parts: a kit registers with the page script of its world, once. */
 const host = (): PageKitHost => {
   const catalog = new SelectorCatalog();
-  return { win: window, driver: lazyDriver(window, catalog), catalog };
+  return { win: window, driver: lazyDriver(window, catalog), catalog, readers: new ReaderShelf() };
 };
 
 describe('page kits', () => {

@@ -135,6 +135,16 @@ describe('content-script weight', () => {
     expect(gzip(out)).toBeLessThan(19_700);
   });
 
+  it("the threads kit runs on the page script's readers, never a shelf of its own", async () => {
+    // A kit carries its own copy of shared code; a module-level reader shelf copied into it would be
+    // an empty second shelf that ignores the readers added as files (lib/page/thread-readers.ts).
+    const out = await bundle('../../entrypoints/page-threads.ts');
+    const output = Object.values(out.metafile.outputs)[0];
+    const used = (file: string) => output?.inputs[file]?.bytesInOutput ?? 0;
+    expect(used('lib/page/thread-readers.ts')).toBe(0);
+    expect(used('lib/page/interactions.ts')).toBe(0);
+  });
+
   it('the on-demand kits stay near their measured sizes', async () => {
     // Regression guards set just above the sizes measured 2026-12-01 (threads 20.2 kB, sources
     // 3.8 kB, capture 2.6 kB): each is loaded once into a tab that needs it, so not budgeted like

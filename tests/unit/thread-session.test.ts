@@ -7,12 +7,18 @@ import { type HandlerContext, lazyDriver } from '../../lib/page/handlers';
 import { threadHandlers } from '../../lib/page/thread-handlers';
 import type { ThreadReading } from '../../lib/page/thread-model';
 import { SelectorCatalog } from '../../lib/selectors/catalog';
+import { ReaderShelf, THREAD_JSON_READER_KIND, THREAD_PAGE_READER_KIND } from '../../lib/selectors/reader-shelf';
+import { readInteractions } from '../../lib/page/interactions';
+import { readerApplier } from '../../lib/page/packs';
+import { threadReaders } from '../../lib/page/thread-readers';
+import { generationB } from '../../lib/selectors';
+import { movedJson, movedShapeReader } from '../sim/thread-json';
 import { assetsOf, downloadFrom } from '../../lib/worker/thread-results';
 import { ThreadSession } from '../../lib/page/thread-session';
 import { waitForCheckpoint } from '../../lib/page/thread-wait';
 import { threadJson2026 } from '../../lib/selectors/thread-json';
 import { threadPage2026 } from '../../lib/selectors/thread-page';
-import { loadHtml } from '../fixtures/reader/load';
+import { loadFixture, loadHtml } from '../fixtures/reader/load';
 
 /**
  * How a tab asks the thread JSON (never in a loop: on a change, at most every few seconds per
@@ -36,7 +42,7 @@ function setup(name: string, bodies: (() => { status: number; body: string })[])
   };
   Object.defineProperty(window, 'fetch', { value: fetch, configurable: true });
   const driver = createPageDriver(window);
-  const session = new ThreadSession({ ctx: () => driver.context(), watcher: driver.watcher, json: threadJson2026, page: threadPage2026, now: () => now });
+  const session = new ThreadSession({ ctx: () => driver.context(), watcher: driver.watcher, json: () => threadJson2026, page: () => threadPage2026, now: () => now });
   return { session, driver, requests, saved };
 }
 
@@ -132,7 +138,7 @@ describe('asset ids hold whichever source listed them', () => {
   /** The kit's methods on the loaded page, and the worker's results of them. */
   const kit = () => {
     const catalog = new SelectorCatalog();
-    return threadHandlers({ win: window, driver: lazyDriver(window, catalog), catalog });
+    return threadHandlers({ win: window, driver: lazyDriver(window, catalog), catalog, readers: new ReaderShelf() });
   };
   const call = (handlers: ReturnType<typeof kit>, method: string, params: object) =>
     (handlers[method] as (p: never, c: HandlerContext) => Promise<unknown>)(params as never, { signal: new AbortController().signal, progress: () => {} });
@@ -189,5 +195,48 @@ describe('asset ids hold whichever source listed them', () => {
     expect(download).toMatchObject({ asset_id: uuid, expires_in_seconds: null });
     expect(new URL(download.url).pathname).toContain('/_sim/assets/');
     expect(() => downloadFrom(result, threadId, 'not-an-asset')).toThrow(/asset_id "not-an-asset" is not an asset/);
+  });
+});
+
+describe('thread readers added as files (data packs) are used at once', () => {
+  it('a JSON body in a shape no built-in reader knows: the page answers, naming the reader; a reader added for it reads it from the next read', async () => {
+    const { saved } = setup('B-computer-complete', []);
+    Object.defineProperty(window, 'fetch', { value: async () => ({ status: 200, text: async () => JSON.stringify(movedJson(saved)) }), configurable: true });
+    const shelf = new ReaderShelf();
+    const driver = createPageDriver(window);
+    const session = new ThreadSession({
+      ctx: () => driver.context(),
+      watcher: driver.watcher,
+      json: () => shelf.pick(THREAD_JSON_READER_KIND, threadJson2026).reader,
+      page: () => threadPage2026,
+      now: () => now,
+    });
+    const before = await session.reading();
+    expect(before.source).toBe('page');
+    expect(session.lastProblem).toMatch(/no list of entries at entries \(reader thread-json-2026-08\)/);
+    shelf.replace(THREAD_JSON_READER_KIND, [{ item: movedShapeReader(), source: '/h/selectors/thread-json-reader.thread-json-2027-01.json' }]);
+    now += threadJson2026.request.minIntervalMs;
+    const after = await session.reading();
+    expect(after.source).toBe('json');
+    expect(after.turns.at(-1)?.event).toBe('complete');
+    expect(after.title).toBeTruthy();
+    shelf.replace(THREAD_JSON_READER_KIND, []); // removed: the built-in one again
+    now += threadJson2026.request.minIntervalMs;
+    expect((await session.reading()).source).toBe('page');
+  });
+
+  it("the page script's applier puts an added page reader to use for what comet_wait and the panel read", () => {
+    loadFixture('B-task-confirm.html', 'https://www.perplexity.ai/computer/tasks/8c0d3f4e-task', 'pages');
+    const box = document.querySelector('.task-interaction') as HTMLElement;
+    box.setAttribute('data-prompt-id', 'confirm-42');
+    expect(readInteractions(document, generationB)[0]?.id).toMatch(/^t0-confirm_action-/);
+    const apply = readerApplier(threadReaders, THREAD_PAGE_READER_KIND);
+    try {
+      apply([{ kind: THREAD_PAGE_READER_KIND, name: 'thread-page-2027-01', source: '/h/p.json', item: { ...threadPage2026, name: 'thread-page-2027-01', boxId: ['data-prompt-id'] } }]);
+      expect(readInteractions(document, generationB)[0]?.id).toBe('confirm-42');
+    } finally {
+      apply([]);
+    }
+    expect(readInteractions(document, generationB)[0]?.id).toMatch(/^t0-confirm_action-/);
   });
 });
