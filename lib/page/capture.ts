@@ -1,7 +1,6 @@
 import { isPerplexityHost } from '../protocol/urls';
 import type { SelectorSet } from '../selectors';
 import { PATTERN_KEYS } from '../selectors/labels';
-import type { KitHandlers, PageKitHost } from './kits';
 
 /**
  * `page.capture` (`comet-relay capture`): the Perplexity tab's DOM as an HTML fixture a person can
@@ -213,16 +212,4 @@ export function captureDom(doc: Document, set: SelectorSet, meta: CaptureMeta, m
   push('</html>\n');
   const out = parts.join('');
   return { html: out, url, bytes: out.length, truncated };
-}
-
-/** The capture kit (lib/protocol/page-kits.ts): `page.capture`, loaded into a tab only when asked. */
-export function captureKit({ win, driver }: PageKitHost): KitHandlers {
-  return {
-    'page.capture': async () =>
-      driver().run('capturing the page', () => {
-        const { name, source } = driver().selectorSet();
-        const capture = captureDom(win.document, driver().activeSet(), { setName: name, setSource: source, capturedAt: new Date().toISOString() });
-        return { ...capture, set: { name, source } };
-      }),
-  };
 }

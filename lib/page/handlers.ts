@@ -1,7 +1,6 @@
 import { RelayError } from '../protocol/errors';
 import { chooseSelectorSet, chromeMajorFrom, type Mode } from '../selectors';
 import { SelectorCatalog } from '../selectors/catalog';
-import { diagnosePage } from './diagnose';
 import { type AskCallParams, createPageDriver, type PageDriver, type WaitCallParams } from './driver';
 import { watchPage } from './watch';
 
@@ -9,7 +8,7 @@ import { watchPage } from './watch';
  * The methods every Perplexity page answers, by name, each a thin call into the page driver. The
  * worker has already validated params against lib/protocol/page-methods.ts. The driver is made
  * on the first request, so a tab nobody asks about does no work at all. Methods only some tabs or
- * some calls need (Computer threads, sources, capture) come with kits (kits.ts), loaded when first
+ * some calls need (Computer threads, sources, diagnostics) come with kits (kits.ts), loaded when first
  * asked.
  */
 export interface HandlerContext {
@@ -35,7 +34,6 @@ export function pageHandlers(win: Window, catalog: SelectorCatalog = new Selecto
   return {
     'page.content': async ({ maxLength }: { maxLength: number }) => page().content({ maxLength }),
     'page.probe': async () => page().selectorSet(),
-    'page.diagnose': async () => diagnosePage(win.document, page().activeSet(), page().selectorSet()),
     'page.poll': async (params: { maxLength?: number }) => page().poll(params),
     'page.ask': async (params: AskCallParams, { signal, progress }: HandlerContext) => page().ask(params, { signal, onProgress: progress }),
     'page.wait': async (params: WaitCallParams, { signal, progress }: HandlerContext) =>

@@ -31,8 +31,8 @@ export const PAGE_KITS = {
   },
   /** comet_get_sources: citations, grouped badges opened one by one, the Sources tab (lib/page/source-reader.ts). */
   sources: { file: '/page-sources.js', what: 'source-reading code', methods: ['page.sources'] },
-  /** `comet-relay capture`: the page as a sanitized fixture (lib/page/capture.ts). */
-  capture: { file: '/page-capture.js', what: 'page-capture code', methods: ['page.capture'] },
+  /** `comet-relay doctor --page` (every probe tried) and `comet-relay capture` (the page as a sanitized fixture). */
+  diagnostics: { file: '/page-diagnostics.js', what: 'page-diagnostics code', methods: ['page.diagnose', 'page.capture'] },
 } as const satisfies Record<string, { file: string; what: string; methods: readonly string[] }>;
 
 export type PageKitName = keyof typeof PAGE_KITS;

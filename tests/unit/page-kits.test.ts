@@ -1,6 +1,6 @@
 // @vitest-environment happy-dom
 import { describe, expect, it, vi } from 'vitest';
-import { captureKit } from '../../lib/page/capture';
+import { diagnosticsKit } from '../../lib/page/diagnostics-kit';
 import { lazyDriver } from '../../lib/page/handlers';
 import { kitMethods, offerKitHook, type PageKitHost, registerKit } from '../../lib/page/kits';
 import { sourcesKit } from '../../lib/page/source-reader';
@@ -21,11 +21,11 @@ describe('page kits', () => {
     const added: string[][] = [];
     const loaded = offerKitHook(world, host(), (handlers) => added.push(Object.keys(handlers)));
     const factory = vi.fn(() => ({ 'page.capture': async () => 'x' }));
-    expect(registerKit('capture', factory, world)).toEqual({ kit: 'capture', status: 'registered' });
-    expect(registerKit('capture', factory, world)).toEqual({ kit: 'capture', status: 'already' });
+    expect(registerKit('diagnostics', factory, world)).toEqual({ kit: 'diagnostics', status: 'registered' });
+    expect(registerKit('diagnostics', factory, world)).toEqual({ kit: 'diagnostics', status: 'already' });
     expect(factory).toHaveBeenCalledTimes(1);
     expect(added).toEqual([['page.capture']]);
-    expect(loaded()).toEqual(['capture']);
+    expect(loaded()).toEqual(['diagnostics']);
   });
 
   it('no page script in the world, or one of another build: nothing registers, and the result says why', () => {
@@ -40,15 +40,16 @@ describe('page kits', () => {
 
   it("each kit answers exactly the methods the worker's table sends it", () => {
     expect(Object.keys(threadHandlers(host())).sort()).toEqual([...kitMethods('threads')].sort());
-    expect(Object.keys(captureKit(host())).sort()).toEqual([...kitMethods('capture')].sort());
+    expect(Object.keys(diagnosticsKit(host())).sort()).toEqual([...kitMethods('diagnostics')].sort());
     expect(Object.keys(sourcesKit(host())).sort()).toEqual([...kitMethods('sources')].sort());
-    expect(Object.keys(PAGE_KITS).sort()).toEqual(['capture', 'sources', 'threads']);
+    expect(Object.keys(PAGE_KITS).sort()).toEqual(['diagnostics', 'sources', 'threads']);
   });
 
   it('the table tells the worker which kit a method needs', () => {
     expect(kitOf('threads.wait')).toMatchObject({ name: 'threads', file: '/page-threads.js' });
     expect(kitOf('page.respond')?.name).toBe('threads');
-    expect(kitOf('page.capture')?.name).toBe('capture');
+    expect(kitOf('page.capture')?.name).toBe('diagnostics');
+    expect(kitOf('page.diagnose')?.name).toBe('diagnostics');
     expect(kitOf('page.sources')).toMatchObject({ name: 'sources', file: '/page-sources.js' });
     expect(kitOf('page.poll')).toBeUndefined();
     expect(kitOf('threads.fetch')).toBeUndefined(); // account reads run in any tab without a kit

@@ -78,7 +78,7 @@ describe('PageHub loads the on-demand parts of the page script (lib/protocol/pag
   });
 
   it('a reloaded page (a new document, a new port) gets the kit again; a page that says it holds one does not', async () => {
-    const inject = vi.fn(async () => ({ kit: 'capture', status: 'registered' }));
+    const inject = vi.fn(async () => ({ kit: 'diagnostics', status: 'registered' }));
     const hub = new PageHub(() => {}, inject);
     hub.accept(asPort(docPage(8, 'DOC-1')));
     fire(hub.request(8, 'page.capture', {}, new AbortController().signal, () => {}));
@@ -95,7 +95,7 @@ describe('PageHub loads the on-demand parts of the page script (lib/protocol/pag
     const restarted = new PageHub(() => {}, inject);
     const port = docPage(9, 'DOC-3');
     restarted.accept(asPort(port));
-    port.deliver({ kind: 'event', event: 'page.ready', data: { url: 'https://www.perplexity.ai/', title: 'P', selectorSet: null, kits: ['capture'] } });
+    port.deliver({ kind: 'event', event: 'page.ready', data: { url: 'https://www.perplexity.ai/', title: 'P', selectorSet: null, kits: ['diagnostics'] } });
     fire(restarted.request(9, 'page.capture', {}, new AbortController().signal, () => {}));
     await flush();
     expect(inject).toHaveBeenCalledTimes(2);
