@@ -1,11 +1,14 @@
-import { routeSim } from '../sim/playwright';
+import { startSimServer } from '../sim/server';
 import { createSimSite } from '../sim/site';
 import { Harness, textOf } from '../support/harness';
 
 /**
  * `npm run demo`: the whole chain against the simulated perplexity.ai, for a machine with no
  * Perplexity account. Headless Chromium with the built extension, the real native host registered
- * into a throwaway profile, and a real MCP client talking to `comet-relay mcp` over stdio.
+ * into a throwaway profile, and a real MCP client talking to `comet-relay mcp` over stdio: first the
+ * comet_* tools on the tab you look at, then the seed's Computer walkthrough on a thread of its own.
+ * The site is served standalone (not by Playwright's routing) so the background tabs the extension
+ * opens for threads reach it too.
  */
 const QUESTION = process.argv.slice(2).join(' ') || 'What is the Model Context Protocol? #scenario:grouped-citations';
 
@@ -22,7 +25,11 @@ function show(title: string, body: string, maxLines = 14): void {
 async function main(): Promise<void> {
   const site = createSimSite({ generation: 'B', scenario: 'short', speed: 2 });
   console.log(dim('Starting headless Chromium with the comet-relay extension and a simulated perplexity.ai…'));
-  const harness = await Harness.start({ site: (context) => routeSim(context, site) });
+  const server = await startSimServer({ port: 0, site });
+  const harness = await Harness.start({ browserArgs: server.chromiumArgs }).catch(async (error) => {
+    await server.close();
+    throw error;
+  });
   try {
     const host = await harness.waitForHost();
     console.log(dim(`The browser started comet-relay host (pid ${host.pid}) for profile "${host.profileLabel}".\n`));
@@ -44,9 +51,24 @@ async function main(): Promise<void> {
     await call('comet_wait', {}, 24);
     await call('comet_get_sources', {}, 30);
     await call('comet_list_tabs');
-    console.log(dim('Done. Every call above went MCP client → comet-relay mcp → host → extension → page and back.'));
+
+    console.log(dim('Perplexity Computer, the seed\'s walkthrough: a task, then a follow-up on the same thread_id.\n'));
+    const structured = async (name: string, args: Record<string, unknown>) => {
+      const started = Date.now();
+      const result = await client.callTool({ name, arguments: args }, undefined, { timeout: 180_000 });
+      const object = (result.structuredContent ?? {}) as { thread_id?: string; event?: string; files?: { filename: string; url: string }[] };
+      show(`${name} ${JSON.stringify(args)} ${dim(`(${Date.now() - started} ms)`)}`, textOf(result), 16);
+      return object;
+    };
+    const first = await structured('call_perplexity_computer', { message: 'Summarize the top 5 stories on Hacker News right now.' });
+    if (!first.thread_id) throw new Error(`call_perplexity_computer returned no thread_id (event ${first.event ?? 'none'})`);
+    // The tag picks the simulated site's file-producing task for this turn.
+    const second = await structured('call_perplexity_computer', { message: 'Turn that into a PDF report #scenario:computer-files', thread_id: first.thread_id });
+    for (const file of second.files ?? []) console.log(`    file: ${file.filename} — ${file.url}`);
+    console.log(dim('\nDone. Every call above went MCP client → comet-relay mcp → host → extension → page and back.'));
   } finally {
     await harness.close();
+    await server.close();
   }
 }
 

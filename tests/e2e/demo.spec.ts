@@ -5,7 +5,7 @@ import { expect, test } from '@playwright/test';
 import { ROOT } from '../support/harness';
 
 /** `npm run demo` is the README's main job: keep it working. */
-test('the demo drives the whole chain and prints the answer and its sources', async () => {
+test('the demo drives the whole chain: an answer and its sources, then a Computer task and its follow-up with a file', async () => {
   const tsx = path.join(ROOT, 'node_modules', '.bin', 'tsx');
   const { stdout } = await promisify(execFile)(tsx, ['tests/demo/run.ts'], { cwd: ROOT, timeout: 90_000 });
   expect(stdout).toContain('tools/list');
@@ -13,5 +13,7 @@ test('the demo drives the whole chain and prints the answer and its sources', as
   expect(stdout).toContain('Prompt submitted successfully.');
   expect(stdout).toMatch(/comet_wait \{\}.*\n {4}On “What is the Model Context Protocol\?”/);
   expect(stdout).toMatch(/Sources \(\d+\):/);
+  expect(stdout).toMatch(/call_perplexity_computer \{"message":"Summarize the top 5 stories[^\n]*\n {4}\{\n {6}"thread_id": "[^"]+",\n {6}"event": "complete"/);
+  expect(stdout).toMatch(/file: report\.pdf — https:\/\//);
   expect(stdout).toContain('Done. Every call above went');
 });
