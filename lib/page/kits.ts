@@ -9,8 +9,8 @@ import type { HandlerContext } from './handlers';
  *
  * The page script (always loaded) offers a hook in its isolated world; a kit's script, injected
  * into the same world by the worker, hands the hook a factory, which the page script calls once
- * with what a kit may use (the page, its driver, its selector sets and readers) and whose methods it adds to
- * its own. Registering twice does nothing: the second script run reports `already`.
+ * with what a kit may use (the page, its driver, its selector sets and readers) and whose methods
+ * it adds to its own. Registering twice does nothing: the second script run reports `already`.
  */
 export type KitHandler = (params: never, context: HandlerContext) => Promise<unknown>;
 export type KitHandlers = Record<string, KitHandler>;

@@ -11,8 +11,9 @@ import type { CheckpointEvent, ThreadReading, TurnReading } from './thread-model
 
 /**
  * Reads a Computer thread's state from the page: the selector set finds turns, steps and answers;
- * the page reader (lib/selectors/thread-page.ts) finds what a task waits on, its sleep, its blocks
- * and its files. Never clicks, types or scrolls: a background tab stays as it is.
+ * the page reader (lib/selectors/thread-page.ts) finds its sleep, its blocks and its files, and
+ * what a task waits on (thread-boxes.ts, shared with what every page runs). Part of the threads
+ * kit. Never clicks, types or scrolls: a background tab stays as it is.
  */
 
 /** One file card of a turn: the asset it stands for, and the link it holds. */
