@@ -1,3 +1,4 @@
+import { fileURLToPath } from 'node:url';
 import preact from '@preact/preset-vite';
 import { defineConfig } from 'wxt';
 import { EXTENSION_PUBLIC_KEY } from './lib/protocol/identity';
@@ -6,6 +7,16 @@ import { OTHER_TABS_ORIGINS, PERPLEXITY_MATCHES } from './lib/protocol/urls';
 export default defineConfig({
   modules: ['@wxt-dev/webextension-polyfill'],
   vite: () => ({ plugins: [preact()] }),
+  hooks: {
+    // Content scripts get Chromium's own API, not the polyfill (see lib/page/native-browser.ts).
+    'vite:build:extendConfig': (entrypoints, config) => {
+      if (!entrypoints.every((e) => e.type === 'content-script')) return;
+      const alias = { find: /^wxt\/browser$/, replacement: fileURLToPath(new URL('./lib/page/native-browser.ts', import.meta.url)) };
+      const current = config.resolve?.alias;
+      const list = Array.isArray(current) ? current : Object.entries(current ?? {}).map(([find, replacement]) => ({ find, replacement: String(replacement) }));
+      config.resolve = { ...config.resolve, alias: [alias, ...list] };
+    },
+  },
   manifest: {
     name: 'comet-relay',
     description: 'Lets your MCP clients use Perplexity in this browser, and shows what they do.',

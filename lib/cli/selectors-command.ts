@@ -8,9 +8,10 @@ import { type FolderReport, readPackFolder } from '../relay/pack-folder';
 import { packsDir } from '../relay/paths';
 
 /**
- * `comet-relay selectors add FILE | list | remove NAME | show NAME`: the person's side of data packs.
- * A pack is checked with the same schema the extension uses before it goes into the folder; the
- * running hosts see the folder change and hand the new sets to the browser, which uses them at once.
+ * `comet-relay selectors add FILE | list | remove NAME | show NAME`: the person's side of data packs
+ * (selector sets and thread readers). A pack is checked with the same schema the extension uses
+ * before it goes into the folder; the running hosts see the folder change and hand the new packs to
+ * the browser, which uses them at once.
  */
 export interface SelectorsIo {
   out(text: string): void;
@@ -59,10 +60,10 @@ function add(home: string, file: string, io: SelectorsIo): number {
   if (!checked.ok) {
     throw new RelayError(
       'CONFIG_ERROR',
-      `${file} was not added: it is not a valid data pack (the built-in selector sets keep working).\n` +
+      `${file} was not added: it is not a valid data pack (the built-in selector sets and readers keep working).\n` +
         checked.problems.map((p) => `  ${p}`).join('\n') +
         `\nFix ${checked.problems.length === 1 ? 'that field' : 'those fields'} and run \`comet-relay selectors add ${file}\` again; ` +
-        '`comet-relay selectors show gen-b-2026-10` prints a valid set to start from.',
+        '`comet-relay selectors show gen-b-2026-10` prints a valid set to start from (`selectors list` names the built-in readers to start a reader from).',
     );
   }
   const kind = kindOf(checked.kind) as PackKind;
@@ -86,15 +87,10 @@ function add(home: string, file: string, io: SelectorsIo): number {
   fs.renameSync(temp, target);
 
   const builtIn = kind.builtInNames().includes(checked.name);
-  const lines = [
-    `${replacing ? 'Updated' : 'Added'} the ${kind.noun} ${checked.name}: ${target}`,
-    builtIn
-      ? `It replaces the built-in ${kind.noun} of the same name (remove it to go back to the built-in one).`
-      : `It competes with the built-in ${kind.noun}s when a page is probed, and wins ties.`,
-  ];
+  const lines = [`${replacing ? 'Updated' : 'Added'} the ${kind.noun} ${checked.name}: ${target}`, kind.afterAdd(checked.name, builtIn)];
   lines.push(
     listHosts(home).length > 0
-      ? 'Connected browsers use it from their next call, without a reload; `comet-relay doctor --page` shows the set the Perplexity tab uses.'
+      ? `Connected browsers use it from their next call, without a reload; \`comet-relay ${checked.kind === 'selector-set' ? 'doctor --page` shows the set the Perplexity tab uses' : 'doctor` names the readers in use'}.`
       : 'No browser is connected now; the next one that connects gets it.',
   );
   io.out(`${lines.join('\n')}\n`);
@@ -115,10 +111,13 @@ function list(home: string, json: boolean, io: SelectorsIo): number {
     io.out(`${JSON.stringify({ folder: report.dir, packs: rows, skipped: report.skipped }, null, 2)}\n`);
     return report.skipped.length > 0 ? 1 : 0;
   }
-  io.out(`Selector sets, in the order a page is probed (added ones first; folder ${report.dir}):\n`);
-  for (const row of rows) {
-    const origin = row.source === 'built-in' ? ('replacedBy' in row && row.replacedBy ? `built-in, replaced by ${row.replacedBy}` : 'built-in') : row.source;
-    io.out(`  ${row.name.padEnd(18)} ${row.about}\n  ${''.padEnd(18)} ${origin}\n`);
+  io.out(`Data packs added in ${report.dir}, and the built-in ones:\n`);
+  for (const kind of Object.values(PACK_KINDS)) {
+    io.out(`${kind.listHeading}:\n`);
+    for (const row of rows.filter((r) => r.kind === kind.kind)) {
+      const origin = row.source === 'built-in' ? ('replacedBy' in row && row.replacedBy ? `built-in, replaced by ${row.replacedBy}` : 'built-in') : row.source;
+      io.out(`  ${row.name.padEnd(20)} ${row.about}\n  ${''.padEnd(20)} ${origin}\n`);
+    }
   }
   io.out(skippedText(report));
   return report.skipped.length > 0 ? 1 : 0;
@@ -142,12 +141,12 @@ function remove(home: string, name: string, io: SelectorsIo): number {
   const byFile = path.basename(name) === name && report.skipped.some((s) => s.source === path.join(dir, name)) ? [path.join(dir, name)] : [];
   const files = [...new Set([...byName, ...byFile])];
   if (files.length === 0) {
-    const builtIn = Object.values(PACK_KINDS).some((k) => k.builtInNames().includes(name));
+    const builtIn = Object.values(PACK_KINDS).find((k) => k.builtInNames().includes(name));
     throw new RelayError(
       'CONFIG_ERROR',
       builtIn
-        ? `"${name}" is a built-in selector set: it cannot be removed, only replaced by adding a set of the same name.`
-        : `No added selector set or skipped file is named "${name}" in ${dir}; \`comet-relay selectors list\` shows them.`,
+        ? `"${name}" is a built-in ${builtIn.noun}: it cannot be removed, only replaced by adding one of the same name.`
+        : `No added selector set, reader or skipped file is named "${name}" in ${dir}; \`comet-relay selectors list\` shows them.`,
     );
   }
   for (const file of files) {
@@ -161,7 +160,7 @@ function remove(home: string, name: string, io: SelectorsIo): number {
 function show(home: string, name: string, io: SelectorsIo): number {
   const added = readPackFolder(home).packs.find((p) => p.name === name);
   const pack = added?.pack ?? Object.values(PACK_KINDS).map((k) => k.builtInPack(name)).find(Boolean);
-  if (!pack) throw new RelayError('CONFIG_ERROR', `No selector set is named "${name}"; \`comet-relay selectors list\` shows them.`);
+  if (!pack) throw new RelayError('CONFIG_ERROR', `No selector set or reader is named "${name}"; \`comet-relay selectors list\` shows them.`);
   io.out(`${JSON.stringify(pack, null, 2)}\n`);
   return 0;
 }

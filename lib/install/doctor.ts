@@ -2,6 +2,7 @@ import { RelayError } from '../protocol/errors';
 import { EXTENSION_ORIGIN } from '../protocol/identity';
 import type { BrowserStatus } from '../protocol/methods';
 import { type HostRecord, listHosts as realListHosts } from '../relay/discovery';
+import { readersInUse, SELECTOR_SET_KIND } from '../packs/kinds';
 import { type FolderReport, readPackFolder } from '../relay/pack-folder';
 import { stateDir as defaultStateDir } from '../relay/paths';
 import { VERSION } from '../relay/version';
@@ -91,7 +92,8 @@ export async function doctor(options: DoctorOptions = {}): Promise<DoctorReport>
   checks.push(tokenCheck(sys, stateDir));
 
   // selector sets added as files
-  checks.push(packsCheck(sys, (options.readPacks ?? readPackFolder)(stateDir)));
+  const packs = (options.readPacks ?? readPackFolder)(stateDir);
+  checks.push(packsCheck(sys, packs), readersCheck(sys, packs));
 
   // (d) a host is running
   const log = tildify(sys, hostLogPath(stateDir, sys.platform));
@@ -282,9 +284,15 @@ async function manifestChecks(options: DoctorOptions, resolved: Resolved): Promi
   return out;
 }
 
+/** Which thread reader of each kind the tabs use: built-in, or the file it was added from (the rule of lib/selectors/reader-shelf.ts). */
+function readersCheck(sys: ResolvedSystem, report: FolderReport): DoctorCheck {
+  const inUse = readersInUse(report.packs).map((r) => `${r.noun} ${r.name} (${r.source === 'built-in' ? 'built-in' : `from ${tildify(sys, r.source)}`})`);
+  return { name: 'thread readers', ok: true, detail: inUse.join('; ') };
+}
+
 function packsCheck(sys: ResolvedSystem, report: FolderReport): DoctorCheck {
   const folder = tildify(sys, report.dir);
-  const added = report.packs.map((p) => `${p.name} (${sys.path.basename(p.source)})`);
+  const added = report.packs.filter((p) => p.kind === SELECTOR_SET_KIND).map((p) => `${p.name} (${sys.path.basename(p.source)})`);
   if (report.skipped.length > 0) {
     const skipped = report.skipped.map((s) => `${sys.path.basename(s.source)}: ${s.reason}`).join('; ');
     return {

@@ -1,25 +1,38 @@
 import { browser } from 'wxt/browser';
 import { RelayError } from '../protocol/errors';
 import type { Envelope } from '../protocol/messages';
-import { PAGE_PORT, type PageReady } from '../protocol/ports';
+import { PAGE_PORT, type PageReady, SELECTOR_SET_KIND } from '../protocol/ports';
 import { SelectorCatalog } from '../selectors/catalog';
-import { pageHandlers, type PageHandlers, recognisedSet } from './handlers';
-import { applyPacks, selectorSetApplier } from './packs';
+import { THREAD_JSON_READER_KIND, THREAD_PAGE_READER_KIND } from '../selectors/reader-shelf';
+import { lazyDriver, pageHandlers, recognisedSet } from './handlers';
+import { offerKitHook } from './kits';
+import { applyPacks, readerApplier, selectorSetApplier } from './packs';
+import { threadReaders } from './thread-readers';
 
 /**
- * The content script's side of the page port: says which page this is, runs the worker's
- * requests through the page handlers with cancellation and progress, and reports navigation.
- * Nothing here runs while nobody asks, apart from the SPA navigation hook.
+ * The content script's side of the page port: says which page this is (and which kits it holds),
+ * runs the worker's requests through the page handlers with cancellation and progress, and
+ * reports navigation. Kits the worker injects add their methods (kits.ts). Nothing here runs
+ * while nobody asks, apart from the SPA navigation hook.
  */
-export function startPageAgent(catalog = new SelectorCatalog(), handlers: PageHandlers = pageHandlers(window, catalog)): void {
+export function startPageAgent(catalog = new SelectorCatalog()): void {
+  const driver = lazyDriver(window, catalog);
+  const handlers = new Map(Object.entries(pageHandlers(window, catalog, driver)));
+  const kits = offerKitHook(globalThis, { win: window, driver, catalog, readers: threadReaders }, (more) => {
+    for (const [method, handler] of Object.entries(more)) handlers.set(method, handler);
+  });
   let port: ReturnType<typeof browser.runtime.connect> | undefined;
   const running = new Map<string, AbortController>();
   let lastUrl = location.href;
-  const appliers = { 'selector-set': selectorSetApplier(catalog) };
+  const appliers = {
+    [SELECTOR_SET_KIND]: selectorSetApplier(catalog),
+    [THREAD_PAGE_READER_KIND]: readerApplier(threadReaders, THREAD_PAGE_READER_KIND),
+    [THREAD_JSON_READER_KIND]: readerApplier(threadReaders, THREAD_JSON_READER_KIND),
+  };
 
   const ready = (): PageReady => {
     const recognised = recognisedSet(window, catalog);
-    return { url: location.href, title: document.title, selectorSet: recognised?.name ?? null, selectorSource: recognised?.source };
+    return { url: location.href, title: document.title, selectorSet: recognised?.name ?? null, selectorSource: recognised?.source, kits: kits() };
   };
   const send = (message: Envelope) => {
     try {
@@ -52,8 +65,8 @@ export function startPageAgent(catalog = new SelectorCatalog(), handlers: PageHa
       return;
     }
     if (message.kind === 'event') {
-      // New selector sets (the worker validated them): used from the next call on, and the worker
-      // hears at once which set the page now matches.
+      // New selector sets and thread readers (the worker validated them): used from the next call
+      // on, and the worker hears at once which set the page now matches.
       if (applyPacks(appliers, message)) send({ kind: 'event', event: 'page.ready', data: ready() });
       return;
     }
@@ -62,8 +75,8 @@ export function startPageAgent(catalog = new SelectorCatalog(), handlers: PageHa
     running.set(message.id, controller);
     const started = message.trace ? performance.now() : 0;
     try {
-      const handler = handlers[message.method];
-      if (!handler) throw new RelayError('INVALID_PARAMS', `The page script has no method "${message.method}".`);
+      const handler = handlers.get(message.method);
+      if (!handler) throw missing(message.method);
       const result = await handler(message.params as never, {
         signal: controller.signal,
         progress: (text) => send({ kind: 'progress', id: message.id, message: text }),
@@ -86,6 +99,15 @@ export function startPageAgent(catalog = new SelectorCatalog(), handlers: PageHa
   window.addEventListener('popstate', onNavigate);
   window.navigation?.addEventListener?.('currententrychange', onNavigate);
   connect();
+}
+
+/**
+ * A method this page cannot answer: not ours, or one whose kit is not loaded here (the worker loads
+ * it before such a call, so this means the page was replaced meanwhile). The kit table stays out of
+ * the page script: it would only serve this message.
+ */
+function missing(method: string): RelayError {
+  return new RelayError('EVALUATION_FAILED', `The page script has no method "${method}" (not loaded in this page, or not one of ours); call again.`);
 }
 
 declare global {

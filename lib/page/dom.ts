@@ -182,11 +182,15 @@ export interface MissDetail {
  * (and where it came from) to every miss that leaves it.
  */
 export function probeMiss(set: SelectorSet, key: ElementKey, url: string, detail: MissDetail = {}): RelayError {
-  const tried = set[key].map((selector) => `\`${selector}\``).join(', ');
-  const hint = detail.hint ?? HINTS[key];
+  return candidatesMiss(key, set[key], url, { ...detail, hint: detail.hint ?? HINTS[key] });
+}
+
+/** The same for any named list of candidates: a selector set's probe, a thread reader's field. */
+export function candidatesMiss(probe: string, candidates: readonly string[], url: string, detail: MissDetail = {}): RelayError {
+  const tried = candidates.map((selector) => `\`${selector}\``).join(', ');
   return new RelayError(
     'SELECTOR_MISS',
-    `${key}: none of ${tried} matched${detail.within ?? ''} on ${url}${detail.after ?? ''}${hint ? ` — ${hint}` : ''}`,
+    `${probe}: none of ${tried} matched${detail.within ?? ''} on ${url}${detail.after ?? ''}${detail.hint ? ` — ${detail.hint}` : ''}`,
   );
 }
 

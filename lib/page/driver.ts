@@ -1,17 +1,14 @@
-import { RelayError } from '../protocol/errors';
-import type { ThreadReply } from '../protocol/watch';
+import { isErrorPayload, RelayError } from '../protocol/errors';
 import { chooseSelectorSet, chromeMajorFrom, type Mode, type ProbeReport, type SelectorSet } from '../selectors';
 import { SelectorCatalog } from '../selectors/catalog';
 import { ask, type AskHandle, type StopResult, stop } from './actions';
 import { cutContent, type PageContent, wholePageContent } from './content';
 import type { PageContext } from './context';
 import { type Conversation, listConversations } from './conversations';
-import { respond } from './interactions';
 import { getMode, type ModeRead, type ModeSwitch, setMode } from './mode';
 import { PageWatcher, type WaitBinding, type WaitOutcome, waitForAnswer } from './observer';
 import { cutPoll, poll, type PollResult, readTurn, turnsOf } from './reader';
 import { ReadCache } from './read-cache';
-import { readSources, type SourcesResult } from './source-reader';
 
 /**
  * The content script's whole view of the page: one object, one watcher, lazily chosen selector
@@ -56,14 +53,16 @@ export interface PageDriver {
   stop(): Promise<StopResult>;
   getMode(): Promise<ModeRead>;
   setMode(mode: Mode): Promise<ModeSwitch>;
-  sources(params?: { expand?: boolean; openTab?: boolean }): Promise<SourcesResult>;
   conversations(): Promise<{ conversations: Conversation[] }>;
   content(params?: { maxLength?: number }): Promise<PageContent>;
-  /** Answers what a paused task waits on (question, confirmation), for the side panel. */
-  respond(params: { interactionId: string; reply: ThreadReply }): Promise<{ ok: boolean }>;
   /** For tests and the side panel: the page watcher (events, active state). */
   readonly watcher: PageWatcher;
-  /** The page, its selector set and the watcher's waitFor, for the thread methods (thread-handlers.ts). */
+  /**
+   * Runs page code with the driver's error shaping (a miss names the selector set in use and where
+   * it came from; anything unexpected says what failed), for the kits' methods (kits.ts).
+   */
+  run<T>(what: string, work: () => Promise<T> | T): Promise<T>;
+  /** The page, its selector set and the watcher's waitFor, for the kits' methods (kits.ts). */
   context(): PageContext;
 }
 
@@ -100,7 +99,8 @@ export function createPageDriver(win: Window, catalog: SelectorCatalog = new Sel
       const err = RelayError.from(e, 'EVALUATION_FAILED');
       // A miss keeps its probe first and says which set missed, and where that set came from.
       if (err.code === 'SELECTOR_MISS') throw new RelayError(err.code, `${err.message} (selector set ${describeSet()})`);
-      if (err === e) throw err;
+      // Ours already, from this script or a kit's copy of the same code: it says what failed.
+      if (err === e || isErrorPayload(e)) throw err;
       throw new RelayError(err.code, `${what} failed: ${err.message}`);
     }
   };
@@ -113,6 +113,7 @@ export function createPageDriver(win: Window, catalog: SelectorCatalog = new Sel
   return {
     watcher,
     context: ctx,
+    run: guard,
     selectorSet() {
       const c = choose();
       return { name: c.set.name, source: catalog.sourceOf(c.set), probe: c.probe };
@@ -184,10 +185,8 @@ export function createPageDriver(win: Window, catalog: SelectorCatalog = new Sel
         if (!MODES.includes(mode)) throw new RelayError('INVALID_PARAMS', `unknown mode "${mode}"; one of ${MODES.join(', ')}`);
         return setMode(ctx(), mode);
       }),
-    sources: (params = {}) => guard('reading sources', () => readSources(ctx(), params)),
     conversations: () => guard('listing conversations', () => ({ conversations: listConversations(ctx()) })),
     content: (params = {}) => guard('reading the page', async () => cutContent(await reads.read('content', set(), () => wholePageContent(ctx())), params.maxLength)),
-    respond: ({ interactionId, reply }) => guard('answering the page', () => respond(ctx(), interactionId, reply)),
   };
 }
 

@@ -1,16 +1,15 @@
+import { RelayError } from '../protocol/errors';
 import { chooseSelectorSet, chromeMajorFrom, type Mode } from '../selectors';
 import { SelectorCatalog } from '../selectors/catalog';
-import type { ThreadReply } from '../protocol/watch';
-import { captureDom } from './capture';
-import { diagnosePage } from './diagnose';
 import { type AskCallParams, createPageDriver, type PageDriver, type WaitCallParams } from './driver';
-import { threadHandlers } from './thread-handlers';
 import { watchPage } from './watch';
 
 /**
- * The methods the content script answers, by name, each a thin call into the page driver. The
+ * The methods every Perplexity page answers, by name, each a thin call into the page driver. The
  * worker has already validated params against lib/protocol/page-methods.ts. The driver is made
- * on the first request, so a tab nobody asks about does no work at all.
+ * on the first request, so a tab nobody asks about does no work at all. Methods only some tabs or
+ * some calls need (Computer threads, sources, diagnostics) come with kits (kits.ts), loaded when first
+ * asked.
  */
 export interface HandlerContext {
   signal: AbortSignal;
@@ -19,32 +18,46 @@ export interface HandlerContext {
 
 export type PageHandlers = Record<string, (params: never, context: HandlerContext) => Promise<unknown>>;
 
-export function pageHandlers(win: Window, catalog: SelectorCatalog = new SelectorCatalog()): PageHandlers {
+/** The page's one driver, made on first use. */
+export function lazyDriver(win: Window, catalog: SelectorCatalog): () => PageDriver {
   let driver: PageDriver | undefined;
-  const page = () => {
+  return () => {
     driver ??= createPageDriver(win, catalog);
     return driver;
   };
+}
+
+/** Same-origin paths only (the worker asks for the account's JSON endpoints). */
+const SAFE_PATH = /^\/(?!\/)[A-Za-z0-9/_.~-]*$/;
+
+export function pageHandlers(win: Window, catalog: SelectorCatalog = new SelectorCatalog(), page: () => PageDriver = lazyDriver(win, catalog)): PageHandlers {
   return {
     'page.content': async ({ maxLength }: { maxLength: number }) => page().content({ maxLength }),
     'page.probe': async () => page().selectorSet(),
-    'page.diagnose': async () => diagnosePage(win.document, page().activeSet(), page().selectorSet()),
-    'page.capture': async () => {
-      const { name, source } = page().selectorSet();
-      const capture = captureDom(win.document, page().activeSet(), { setName: name, setSource: source, capturedAt: new Date().toISOString() });
-      return { ...capture, set: { name, source } };
-    },
     'page.poll': async (params: { maxLength?: number }) => page().poll(params),
     'page.ask': async (params: AskCallParams, { signal, progress }: HandlerContext) => page().ask(params, { signal, onProgress: progress }),
     'page.wait': async (params: WaitCallParams, { signal, progress }: HandlerContext) =>
       page().wait(params, { signal, onProgress: ({ message }) => progress(message) }),
     'page.stop': async () => page().stop(),
     'page.mode': async ({ mode }: { mode?: Mode | null }) => (mode ? page().setMode(mode) : page().getMode()),
-    'page.sources': async (params: { expand?: boolean; openTab?: boolean }) => page().sources(params),
     'page.conversations': async () => page().conversations(),
     'page.watch': async (_params: Record<string, never>, context: HandlerContext) => watchPage(win, page(), context),
-    'page.respond': async (params: { interactionId: string; reply: ThreadReply }) => page().respond(params),
-    ...threadHandlers(win, page),
+    /**
+     * Worker-only: a same-origin JSON read with the app's headers (the account's models and
+     * projects, the recent threads). Here, not in the thread kit, so an account read in the
+     * person's own tab loads nothing more into it.
+     */
+    'threads.fetch': async (params: { path: string; query: Record<string, string>; headers: Record<string, string> }) => {
+      if (!SAFE_PATH.test(params.path)) throw new RelayError('INVALID_PARAMS', `not a same-origin path: ${params.path}`);
+      const url = new URL(params.path, win.location.origin);
+      for (const [k, v] of Object.entries(params.query)) if (v !== '') url.searchParams.set(k, v);
+      try {
+        const res = await win.fetch(url.href, { headers: params.headers, credentials: 'include', cache: 'no-store' });
+        return { status: res.status, body: await res.text(), path: url.pathname };
+      } catch (e) {
+        throw new RelayError('EVALUATION_FAILED', `Could not read ${url.pathname} (${(e as Error).message}).`);
+      }
+    },
   };
 }
 

@@ -2,16 +2,21 @@ import type { Envelope } from '../protocol/messages';
 import { type AppliedPack, PACKS_APPLY_EVENT, type PacksApply } from '../protocol/ports';
 import type { SelectorSet } from '../selectors';
 import type { CatalogEntry, SelectorCatalog } from '../selectors/catalog';
+import type { ReaderKind, ReaderShelf } from '../selectors/reader-shelf';
 
 /**
  * The page's end of data packs: the worker has validated them (lib/worker/packs.ts), so each is
- * handed as it is to whatever uses its kind. Selector sets go to the catalog the driver probes
- * among; another kind (thread readers) adds its own entry to `appliers`.
+ * handed as it is to whatever uses its kind: selector sets to the catalog the driver probes among,
+ * thread readers to the page script's reader shelf.
  */
 export type PackApplier = (packs: AppliedPack[]) => void;
 
 export function selectorSetApplier(catalog: SelectorCatalog): PackApplier {
   return (packs) => catalog.replaceAdded(packs.map((p): CatalogEntry => ({ set: p.item as SelectorSet, source: p.source })));
+}
+
+export function readerApplier(shelf: ReaderShelf, kind: ReaderKind): PackApplier {
+  return (packs) => shelf.replace(kind, packs);
 }
 
 /**

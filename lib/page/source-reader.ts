@@ -1,5 +1,7 @@
 import { expandCitations } from './citations';
 import type { PageContext } from './context';
+import type { PageDriver } from './driver';
+import type { KitHandlers, PageKitHost } from './kits';
 import { all, cleanText, isHidden, outermost, pointerClick, union } from './dom';
 import { turnsOf } from './reader';
 import { fromEntries, fromInlineCitations, fromLinks, mergeSources, type Source } from './sources';
@@ -89,4 +91,14 @@ export async function readSources(ctx: PageContext, opts: { expand?: boolean; op
     expanded: expansion.expanded,
     fromTab: tab !== null,
   };
+}
+
+/** comet_get_sources through the page's driver (its selector set, its error shaping). */
+export function sourcesThrough(driver: PageDriver, params: { expand?: boolean; openTab?: boolean } = {}): Promise<SourcesResult> {
+  return driver.run('reading sources', () => readSources(driver.context(), params));
+}
+
+/** The sources kit (lib/protocol/page-kits.ts): `page.sources`, loaded into a tab the first time it is asked. */
+export function sourcesKit({ driver }: PageKitHost): KitHandlers {
+  return { 'page.sources': async (params: { expand?: boolean; openTab?: boolean }) => sourcesThrough(driver(), params) };
 }

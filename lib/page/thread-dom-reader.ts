@@ -1,125 +1,67 @@
-import type { ThreadFile, ThreadSource } from '../protocol/threads';
+import type { ThreadAsset, ThreadFile, ThreadSource } from '../protocol/threads';
 import type { SelectorSet } from '../selectors';
 import type { ThreadPageReader } from '../selectors/thread-schema';
 import type { PageContext } from './context';
-import { all, cleanText, first, isHidden, matches, outermost, spokenText, union } from './dom';
+import { cleanText, first, isHidden, matches, outermost, union } from './dom';
+import { absolute, attr, type Box, boxesOf, boxInteraction } from './thread-boxes';
 import { indicators, readAnswer, readError, readQuestionNow, readSteps, turnsOf } from './reader';
 import { fromInlineCitations, fromLinks, mergeSources } from './sources';
 import { renderText } from './text';
-import type { CheckpointEvent, Interaction, ThreadReading, TurnReading } from './thread-model';
+import type { CheckpointEvent, ThreadReading, TurnReading } from './thread-model';
 
 /**
  * Reads a Computer thread's state from the page: the selector set finds turns, steps and answers;
- * the page reader (lib/selectors/thread-page.ts) finds what a task waits on, its sleep, its blocks
- * and its files. Never clicks, types or scrolls: a background tab stays as it is.
+ * the page reader (lib/selectors/thread-page.ts) finds its sleep, its blocks and its files, and
+ * what a task waits on (thread-boxes.ts, shared with what every page runs). Part of the threads
+ * kit. Never clicks, types or scrolls: a background tab stays as it is.
  */
 
-/** FNV-1a, 32 bits, hex: a short, stable id for a box the page gives no id. */
-export function hash(text: string): string {
-  let h = 0x811c9dc5;
-  for (let i = 0; i < text.length; i++) {
-    h ^= text.charCodeAt(i);
-    h = Math.imul(h, 0x01000193);
-  }
-  return (h >>> 0).toString(16).padStart(8, '0');
+/** One file card of a turn: the asset it stands for, and the link it holds. */
+export interface PageAsset {
+  asset: ThreadAsset;
+  url: string;
 }
 
-function attr(el: Element, names: readonly string[]): string | undefined {
-  for (const name of names) {
-    const v = el.getAttribute(name);
-    if (v) return v;
-  }
-  return undefined;
-}
-
-function absolute(href: string | null | undefined, base: string): string | undefined {
-  if (!href) return undefined;
-  try {
-    return new URL(href, base).href;
-  } catch {
-    return undefined;
-  }
-}
-
-export interface Box {
-  interaction: Interaction;
-  box: Element;
-}
-
-const BOX_KINDS = ['ask_user_question', 'confirm_action', 'auth_required', 'two_factor_required', 'interaction_required'] as const;
-
-/** The kind a box stands for: the reader's own candidates first, then what it holds (older markup). */
-function kindOf(box: Element, set: SelectorSet, r: ThreadPageReader): Interaction['type'] {
-  for (const kind of BOX_KINDS) if (matches(box, r.boxes[kind])) return kind;
-  if (first(box, set.interactionApprove)) return 'confirm_action';
-  if (first(box, set.interactionField) || first(box, set.interactionOption)) return 'ask_user_question';
-  return 'interaction_required';
-}
-
-function questionsOf(box: Element, promptText: string, fallbackId: string, set: SelectorSet, r: ThreadPageReader) {
-  const choices = (root: Element) => union(root, r.questionChoice).map((o) => cleanText(o)).filter(Boolean);
-  const groups = all(box, r.question).filter((q) => first(q, r.questionText));
-  if (groups.length > 0) {
-    return groups.map((q) => {
-      const text = cleanText(first(q, r.questionText));
-      const options = choices(q);
-      return { id: attr(q, r.questionId) ?? `${fallbackId}-q${hash(text)}`, text, ...(options.length ? { options } : {}) };
-    });
-  }
-  const options = [...new Set([...choices(box), ...all(box, set.interactionOption).map((o) => cleanText(o)).filter(Boolean)])];
-  return [{ id: attr(box, r.questionId) ?? `${fallbackId}-q`, text: promptText, ...(options.length ? { options } : {}) }];
-}
-
-/** One box inside a turn, as an interaction; `index` is the turn's, for derived ids. */
-export function boxInteraction(box: Element, index: number, ctx: Pick<PageContext, 'doc' | 'set'>, r: ThreadPageReader, required = true): Interaction {
-  const { set } = ctx;
-  const base = ctx.doc.location?.href ?? '';
-  const type = required ? kindOf(box, set, r) : 'auth_required';
-  const promptEl = first(box, r.boxPrompt) ?? first(box, set.interactionPrompt);
-  const text = promptEl ? cleanText(promptEl) : spokenText(box, true);
-  const followupUuid = attr(box, r.boxId) ?? `t${index}-${type}-${hash(text)}`;
-  const expiresAt = attr(box, r.expiresAt);
-  const out: Interaction = { type, followupUuid, text, ...(expiresAt ? { expiresAt } : {}), requiresUserResponse: required };
-  if (type === 'ask_user_question') {
-    out.questions = questionsOf(box, text, followupUuid, set, r);
-  } else if (type === 'auth_required') {
-    const link = first(box, r.authLink);
-    const connector = attr(box, r.connectorId);
-    const description = cleanText(first(box, r.authDescription));
-    const name = cleanText(link).replace(/^Connect\s+/i, '');
-    const authUrl = absolute(link?.getAttribute('href'), base);
-    Object.assign(out, {
-      ...(connector ? { connector } : {}),
-      ...(name ? { displayName: name } : {}),
-      title: text,
-      ...(description ? { description } : {}),
-      ...(authUrl ? { authUrl } : {}),
-    });
-  } else if (type === 'interaction_required') {
-    const link = first(box, r.formLink);
-    const url = absolute(link?.getAttribute('href'), base);
-    const title = cleanText(link).replace(/^Open\s+/i, '');
-    Object.assign(out, { ...(url ? { url } : {}), ...(title ? { title } : {}) });
-  }
-  return out;
-}
-
-/** Boxes of a turn the task waits on, in page order (hidden ones left out). */
-export function boxesOf(turn: Element, index: number, ctx: Pick<PageContext, 'doc' | 'set'>, r: ThreadPageReader): Box[] {
-  const candidates = [...BOX_KINDS.flatMap((k) => r.boxes[k]), ...ctx.set.interactionBox];
-  return outermost(union(turn, candidates))
-    .filter((box) => !isHidden(box) && !matches(box, r.optionalAuth))
-    .map((box) => ({ box, interaction: boxInteraction(box, index, ctx, r) }));
-}
-
-function filesOf(turn: Element, base: string, r: ThreadPageReader): ThreadFile[] {
-  return union(turn, r.asset).flatMap((card): ThreadFile[] => {
+/**
+ * The files a turn offers. A card's own id (the reader's assetId attributes) is the asset's id, the
+ * same one the thread JSON gives, so a listed asset stays the same asset whichever source answers;
+ * a card without one stands for its link.
+ */
+function cardsOf(turn: Element, entryId: string, base: string, r: ThreadPageReader): PageAsset[] {
+  return union(turn, r.asset).flatMap((card): PageAsset[] => {
     const link = first(card, r.assetLink);
     const url = absolute(link?.getAttribute('href'), base);
     if (!url) return [];
     const type = link?.getAttribute('type');
-    return [{ filename: link?.getAttribute('download') || cleanText(link) || 'file', media_type: type || null, size_bytes: null, url }];
+    return [
+      {
+        url,
+        asset: {
+          asset_id: attr(card, r.assetId) ?? url,
+          entry_id: entryId,
+          filename: link?.getAttribute('download') || cleanText(link) || 'file',
+          mime_type: type || null,
+          size_bytes: null,
+          asset_type: 'file',
+          created_at: 0,
+          is_primary_asset: null,
+          root_asset_id: attr(card, r.assetRootId) ?? null,
+          parent_asset_id: attr(card, r.assetParentId) ?? null,
+          published_url: null,
+        },
+      },
+    ];
   });
+}
+
+function filesOf(turn: Element, base: string, r: ThreadPageReader): ThreadFile[] {
+  return cardsOf(turn, '', base, r).map(({ asset, url }) => ({ filename: asset.filename ?? 'file', media_type: asset.mime_type, size_bytes: null, url }));
+}
+
+/** Every file card of the thread's turns, in page order (entry ids are the turns' `turn-N`). */
+export function pageAssets(ctx: Pick<PageContext, 'doc' | 'set'>, r: ThreadPageReader): PageAsset[] {
+  const base = ctx.doc.location?.href ?? '';
+  return turnsOf(ctx.doc, ctx.set).flatMap((turn, i) => cardsOf(turn, `turn-${i}`, base, r));
 }
 
 function domain(url: string): string {
@@ -256,6 +198,7 @@ export function readThreadDom(ctx: PageContext, r: ThreadPageReader, info: { thr
     ...(title ? { title } : {}),
     turnCount: turns.length,
     turns: readings,
+    assets: pageAssets(ctx, r).map((a) => a.asset),
   };
 }
 

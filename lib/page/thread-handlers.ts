@@ -2,35 +2,38 @@ import { RelayError } from '../protocol/errors';
 import type { AttachmentPayload, ThreadReply } from '../protocol/threads';
 import { THREAD_JSON_READERS } from '../selectors/thread-json';
 import { THREAD_PAGE_READERS } from '../selectors/thread-page';
+import type { ThreadReply as PanelReply } from '../protocol/watch';
+import { THREAD_JSON_READER_KIND, THREAD_PAGE_READER_KIND } from '../selectors/reader-shelf';
 import type { ThreadJsonReader, ThreadPageReader } from '../selectors/thread-schema';
-import type { PageDriver } from './driver';
 import type { HandlerContext } from './handlers';
-import { respondInThread, sendFollowUp, startThread, type TurnSettings } from './thread-actions';
+import { guarded, type KitHandlers, type PageKitHost } from './kits';
+import { sendFollowUp, startThread, type TurnSettings } from './thread-actions';
+import { respond, respondInThread } from './thread-answers';
+import { pageAssets } from './thread-dom-reader';
 import { ThreadSession } from './thread-session';
 import { waitForCheckpoint } from './thread-wait';
 
 /**
- * The content script's side of the `threads.*` and `account.*` methods. The worker has parsed the
- * params (lib/protocol/threads.ts) and routed the call to the tab that shows the thread; every
- * method checks that this tab does show it. Reads answer with the thread's *reading* (from the
- * JSON or the page, saying which); the worker makes the contract's results of it
- * (lib/worker/thread-results.ts). Readers are the built-in ones (newest first).
+ * The threads kit (lib/protocol/page-kits.ts): the content script's side of the `threads.*`
+ * methods, and `page.respond` (the side panel answering what a task waits on), loaded into a tab
+ * the first time one of them is asked there. The worker has parsed the params
+ * (lib/protocol/threads.ts) and routed the call to the tab that shows the thread; every method
+ * checks that this tab does show it. Reads answer with the thread's *reading* (from the JSON or
+ * the page, saying which); the worker makes the contract's results of it
+ * (lib/worker/thread-results.ts). The readers are the page script's (host.readers): the built-in
+ * ones, or those added as files, looked up at every call so an added one is used at once.
  */
-type Handler = (params: never, context: HandlerContext) => Promise<unknown>;
 
 interface ThreadParams {
   threadId: string;
 }
 
-/** Same-origin paths only (the worker asks for the account's JSON endpoints). */
-const SAFE_PATH = /^\/(?!\/)[A-Za-z0-9/_.~-]*$/;
-
-export function threadHandlers(win: Window, driver: () => PageDriver, readers: { json?: ThreadJsonReader; page?: ThreadPageReader } = {}): Record<string, Handler> {
-  const json = readers.json ?? (THREAD_JSON_READERS[0] as ThreadJsonReader);
-  const page = readers.page ?? (THREAD_PAGE_READERS[0] as ThreadPageReader);
+export function threadHandlers({ win, driver, readers }: PageKitHost): KitHandlers {
+  const json = () => readers.pick(THREAD_JSON_READER_KIND, THREAD_JSON_READERS[0] as ThreadJsonReader).reader;
+  const pageReader = () => readers.pick(THREAD_PAGE_READER_KIND, THREAD_PAGE_READERS[0] as ThreadPageReader).reader;
   let session: ThreadSession | undefined;
   const threads = () => {
-    session ??= new ThreadSession({ ctx: () => driver().context(), watcher: driver().watcher, json, page });
+    session ??= new ThreadSession({ ctx: () => driver().context(), watcher: driver().watcher, json, page: pageReader });
     return session;
   };
 
@@ -49,20 +52,20 @@ export function threadHandlers(win: Window, driver: () => PageDriver, readers: {
     return { reading, ...(reading.source === 'page' && s.lastProblem ? { problem: s.lastProblem } : {}) };
   };
 
-  return {
+  return guarded(driver, {
     'threads.start': async (params: { message: string; attachments: AttachmentPayload[]; settings: TurnSettings; projectVisibility?: 'private' | 'project' }) => {
       const d = driver();
-      return startThread(d.context(), d.watcher, page, params);
+      return startThread(d.context(), d.watcher, pageReader(), params);
     },
     'threads.send': async (params: ThreadParams & { message: string; attachments: AttachmentPayload[]; settings: TurnSettings }) => {
       const d = driver();
-      return sendFollowUp(d.context(), d.watcher, own(params.threadId), page, params);
+      return sendFollowUp(d.context(), d.watcher, own(params.threadId), pageReader(), params);
     },
     'threads.respond': async (params: ThreadParams & { followupUuid?: string; reply: ThreadReply; attachments: AttachmentPayload[] }) => {
       if (params.attachments.length > 0) {
         throw new RelayError('INVALID_PARAMS', 'Perplexity takes files with a message, not with an answer: send them with call_perplexity_computer on the same thread_id.');
       }
-      return respondInThread(driver().context(), own(params.threadId), page, params);
+      return respondInThread(driver().context(), own(params.threadId), pageReader(), params);
     },
     'threads.wait': async (params: ThreadParams & { turn?: number; timeoutMs: number; quietMs?: number }, { signal, progress }: HandlerContext) =>
       waitForCheckpoint(own(params.threadId), driver().watcher, params, { signal, onProgress: progress }),
@@ -76,27 +79,21 @@ export function threadHandlers(win: Window, driver: () => PageDriver, readers: {
     'threads.read': async (params: ThreadParams) => full(own(params.threadId)),
     'threads.assets': async (params: ThreadParams) => full(own(params.threadId)),
     'threads.assetDownload': async (params: ThreadParams) => {
-      // Signed download links come with the thread JSON: the reading asks it when allowed.
+      // Signed download links come with the thread JSON (the reading asks it when allowed); the
+      // page's cards give theirs. Both, so an id listed from either source can be resolved.
       const s = own(params.threadId);
       const { reading } = await full(s);
-      return { reading, links: Object.fromEntries(s.lastAssetLinks()) };
+      const cards = Object.fromEntries(pageAssets(driver().context(), pageReader()).map(({ asset, url }) => [asset.asset_id, { url }]));
+      const signed = Object.fromEntries(s.lastAssetLinks());
+      // The source that answered gives the link; the other's are there to resolve its ids.
+      return { reading, links: reading.source === 'json' ? { ...cards, ...signed } : { ...signed, ...cards } };
     },
     /** Worker-only: does this tab show the thread, or does its page say "not found"? */
     'threads.locate': async (params: ThreadParams) => {
       const s = threads();
       return { found: s.threadId === params.threadId && !s.notFound() };
     },
-    /** Worker-only: a same-origin JSON read with the app's headers (account.models / projects, recent threads). */
-    'threads.fetch': async (params: { path: string; query: Record<string, string> }) => {
-      if (!SAFE_PATH.test(params.path)) throw new RelayError('INVALID_PARAMS', `not a same-origin path: ${params.path}`);
-      const url = new URL(params.path, win.location.origin);
-      for (const [k, v] of Object.entries(params.query)) if (v !== '') url.searchParams.set(k, v);
-      try {
-        const res = await win.fetch(url.href, { headers: json.request.headers, credentials: 'include', cache: 'no-store' });
-        return { status: res.status, body: await res.text(), path: url.pathname };
-      } catch (e) {
-        throw new RelayError('EVALUATION_FAILED', `Could not read ${url.pathname} (${(e as Error).message}).`);
-      }
-    },
-  };
+    /** The side panel answers what the current turn waits on (a task's question, a research answer's). */
+    'page.respond': async (params: { interactionId: string; reply: PanelReply }) => respond(driver().context(), pageReader(), params.interactionId, params.reply),
+  });
 }

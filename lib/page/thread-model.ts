@@ -51,7 +51,10 @@ export interface ThreadReading {
   turnCount: number;
   /** JSON: every turn read; page: the turns it could read (at least the latest). */
   turns: TurnReading[];
-  /** JSON only: every file the thread produced, versions included. */
+  /**
+   * Every file the thread produced. JSON: versions included. Page (full readings): what its file
+   * cards show, by the card's id (the JSON's id) when it carries one, else by its link.
+   */
   assets?: ThreadAsset[];
 }
 

@@ -17,8 +17,9 @@ import type { PageWatcher } from './observer';
 export interface SessionDeps {
   ctx(): PageContext;
   watcher: PageWatcher;
-  json: ThreadJsonReader;
-  page: ThreadPageReader;
+  /** The readers in use, asked at each use: a reader added as a file is used from the next read on. */
+  json(): ThreadJsonReader;
+  page(): ThreadPageReader;
   now?: () => number;
 }
 
@@ -76,7 +77,7 @@ export class ThreadSession {
   pageReading(): ThreadReading {
     const ctx = this.deps.ctx();
     const url = ctx.doc.location?.href ?? '';
-    return readThreadDom(ctx, this.deps.page, { threadId: this.threadId ?? '', stopped: (i) => this.deps.watcher.wasStopped(url, i) });
+    return readThreadDom(ctx, this.deps.page(), { threadId: this.threadId ?? '', stopped: (i) => this.deps.watcher.wasStopped(url, i) });
   }
 
   /** Only the latest turn from the page; `light` classifies without rendering the answer (a wait's every change). */
@@ -87,7 +88,7 @@ export class ThreadSession {
     const url = ctx.doc.location?.href ?? '';
     const el = turns[index];
     const stopped = this.deps.watcher.wasStopped(url, index);
-    const turn = el ? readTurnDom(ctx, this.deps.page, el, index, { current: true, stopped, light }) : undefined;
+    const turn = el ? readTurnDom(ctx, this.deps.page(), el, index, { current: true, stopped, light }) : undefined;
     return {
       reading: { source: 'page', threadId: this.threadId ?? '', url, turnCount: turns.length, turns: turn ? [turn] : [] },
       ...(turn ? { turn } : {}),
@@ -97,26 +98,26 @@ export class ThreadSession {
 
   notFound(): boolean {
     const { doc, set } = this.deps.ctx();
-    return turnsOf(doc, set).length === 0 && pageSaysNotFound(doc, this.deps.page);
+    return turnsOf(doc, set).length === 0 && pageSaysNotFound(doc, this.deps.page());
   }
 
   /** Can the JSON be asked now (interval, back-off)? */
   mayFetch(): boolean {
     const now = this.now();
-    return now >= this.backoffUntil && now - this.lastFetchAt >= this.deps.json.request.minIntervalMs;
+    return now >= this.backoffUntil && now - this.lastFetchAt >= this.deps.json().request.minIntervalMs;
   }
 
   /** When the JSON may be asked next (ms from now). */
   nextFetchIn(): number {
     const now = this.now();
-    return Math.max(0, this.backoffUntil - now, this.lastFetchAt + this.deps.json.request.minIntervalMs - now);
+    return Math.max(0, this.backoffUntil - now, this.lastFetchAt + this.deps.json().request.minIntervalMs - now);
   }
 
   /** Fetches every page of the thread's JSON (following the cursor) and reads it. */
   async fetchJson(signal?: AbortSignal): Promise<JsonOutcome> {
     const id = this.threadId;
     if (!id) return { ok: false, problem: { kind: 'invalid', message: 'this tab shows no thread yet' } };
-    const r = this.deps.json;
+    const r = this.deps.json();
     const { doc, win } = this.deps.ctx();
     const pages: unknown[] = [];
     let cursor: string | undefined;
@@ -195,7 +196,7 @@ export class ThreadSession {
     } else {
       const cached = this.cached();
       if (cached) return cached;
-      if (!this.lastProblem) this.lastProblem = `the thread JSON was read less than ${Math.round(this.deps.json.request.minIntervalMs / 1000)} s ago`;
+      if (!this.lastProblem) this.lastProblem = `the thread JSON was read less than ${Math.round(this.deps.json().request.minIntervalMs / 1000)} s ago`;
     }
     return options.full ? this.pageReading() : this.latestFromPage().reading;
   }

@@ -107,9 +107,10 @@ export const PageProblem = z.object({
 });
 export type PageProblem = z.infer<typeof PageProblem>;
 
-/** Selector sets (and later other data packs) added as files, and the files that could not be used. */
+/** Data packs (selector sets, thread readers) added as files, the readers in use, and the files that could not be used. */
 export const PackView = z.object({
   added: z.array(z.object({ kind: z.string(), name: z.string(), source: z.string() })),
+  readers: z.array(z.object({ kind: z.string(), noun: z.string(), name: z.string(), source: z.string() })),
   problems: z.array(z.object({ source: z.string(), reason: z.string() })),
 });
 export type PackView = z.infer<typeof PackView>;

@@ -9,6 +9,8 @@ export interface PageReady {
   selectorSet: string | null;
   /** Where that set came from: `built-in` or the path of the file it was added from. */
   selectorSource?: string;
+  /** The on-demand parts this page holds (lib/protocol/page-kits.ts). */
+  kits?: string[];
 }
 
 /**
@@ -16,6 +18,9 @@ export interface PageReady {
  * kind's whole list, whenever it changes. Types only here: the content script carries no zod.
  */
 export const PACKS_APPLY_EVENT = 'packs.apply';
+
+/** The kind of a selector-set pack (lib/packs/kinds.ts; the reader kinds are in lib/selectors/reader-shelf.ts). */
+export const SELECTOR_SET_KIND = 'selector-set';
 
 export interface AppliedPack {
   kind: string;

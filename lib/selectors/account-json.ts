@@ -10,6 +10,7 @@ export const accountJson2026: AccountJsonReader = {
   name: 'account-json-2026-12',
   version: 1,
   checked: '2026-12-01 (simulated site; list_recent from unofficial clients up to 2026-08)',
+  headers: { 'x-app-apiclient': 'default', 'x-app-apiversion': '2.18' },
   listRecent: {
     path: '/rest/thread/list_recent',
     threads: ['threads[]', '[]'],

@@ -13,9 +13,12 @@ import { z } from 'zod';
  * Unknown keys are allowed, so a newer reader file still loads in an older build.
  */
 
-const Candidates = z.array(z.string().min(1)).min(1).readonly();
+/** CSS selectors, tried in order (exported so a pack's wrong field can be explained: lib/packs/kinds.ts). */
+export const ReaderCandidates = z.array(z.string().min(1)).min(1).readonly();
+const Candidates = ReaderCandidates;
 /** Attribute names, tried in order. */
-const Attributes = z.array(z.string().min(1)).min(1).readonly();
+export const ReaderAttributes = z.array(z.string().min(1)).min(1).readonly();
+const Attributes = ReaderAttributes;
 const Name = z.string().regex(/^(thread-page|thread-json|account-json)-\d{4}-\d{2}$/);
 
 export const INTERACTION_KINDS = ['ask_user_question', 'confirm_action', 'auth_required', 'interaction_required', 'two_factor_required'] as const;
@@ -94,7 +97,8 @@ export const ThreadPageReaderSchema = z.looseObject({
 export type ThreadPageReader = z.infer<typeof ThreadPageReaderSchema>;
 
 /** Candidate paths in the JSON (see lib/page/json-path.ts for the path language). */
-const Paths = z.array(z.string().min(1)).min(1).readonly();
+export const ReaderPaths = z.array(z.string().min(1)).min(1).readonly();
+const Paths = ReaderPaths;
 
 export const ThreadJsonReaderSchema = z.looseObject({
   name: Name,
@@ -205,6 +209,8 @@ export const AccountJsonReaderSchema = z.looseObject({
   name: Name,
   version: z.number().int().min(1),
   checked: z.string(),
+  /** Headers the web app sends with these requests (without them lists come back empty or cut). */
+  headers: z.record(z.string(), z.string()),
   listRecent: z.object({
     path: z.string().startsWith('/'),
     threads: Paths,

@@ -18,6 +18,19 @@ import { TabService } from './tabs';
 import { startThreadCalls } from './thread-wiring';
 
 /**
+ * Runs an on-demand part of the page script (lib/protocol/page-kits.ts) in the isolated world of one
+ * document, the world our content script runs in (executeScript's default world).
+ */
+async function injectKit(target: { tabId: number; documentId?: string }, file: string): Promise<unknown> {
+  const [injection] = await browser.scripting.executeScript({
+    target: target.documentId ? ({ tabId: target.tabId, documentIds: [target.documentId] } as { tabId: number }) : { tabId: target.tabId, frameIds: [0] },
+    // The kit table names files WXT builds from entrypoints/page-*.ts (tests/e2e load them for real).
+    files: [file as never],
+  });
+  return injection?.result;
+}
+
+/**
  * Wires the service worker: native link ⇄ router ⇄ pages, and the side panel hub. Listeners are
  * registered synchronously at start-up (MV3 requires it to be woken by them); identity is loaded
  * once and awaited where needed.
@@ -29,8 +42,12 @@ export function startWorker(): void {
   })();
   let clients: AttachedClient[] = [];
 
-  const pages = new PageHub(() => panels.onPageChange());
-  const threads = startThreadCalls(pages, (threadId, step) => panels.onThreadStep(threadId, step));
+  const pages = new PageHub(() => panels.onPageChange(), injectKit);
+  const threads = startThreadCalls(
+    pages,
+    (threadId, step) => panels.onThreadStep(threadId, step),
+    () => packs.added(),
+  );
   const packs = new PackStore({ broadcast: (message) => pages.broadcast(message), onChange: (itemsChanged) => panels.onPacksChanged(itemsChanged), store: sessionValue('packs') });
   void packs.restore();
   const tabs = new TabService(pages, (tabId) => threads.tabs.isOwned(tabId));

@@ -1,3 +1,4 @@
+import { type ReaderInUse, readersInUse } from '../packs/kinds';
 import { parsePack } from '../packs/parse';
 import type { Envelope } from '../protocol/messages';
 import { PacksChanged, type SkippedPack } from '../protocol/packs';
@@ -13,6 +14,8 @@ import type { SessionValue } from './session-store';
  */
 export interface PackSummary {
   added: { kind: string; name: string; source: string }[];
+  /** The thread readers the tabs use (built-in, or added). */
+  readers: ReaderInUse[];
   /** Files the host skipped, and packs this worker refused. */
   problems: SkippedPack[];
 }
@@ -59,7 +62,12 @@ export class PackStore {
   }
 
   summary(): PackSummary {
-    return { added: this.packs.map(({ kind, name, source }) => ({ kind, name, source })), problems: this.problems };
+    return { added: this.packs.map(({ kind, name, source }) => ({ kind, name, source })), readers: readersInUse(this.packs), problems: this.problems };
+  }
+
+  /** Every valid pack, in order (the worker picks its own readers among them: reader-shelf.ts). */
+  added(): readonly AppliedPack[] {
+    return this.packs;
   }
 
   private accept(data: PacksChanged, save: boolean): void {

@@ -2,15 +2,31 @@ import type { Runtime } from 'webextension-polyfill';
 import { RelayError } from '../protocol/errors';
 import { checkEnvelope } from '../protocol/envelope-check';
 import type { Envelope, Trace } from '../protocol/messages';
+import { type KitLoad, kitOf, type PageKit } from '../protocol/page-kits';
 import type { PageReady } from '../protocol/ports';
 
 /**
  * The content scripts of Perplexity tabs, each connected by its own runtime port. Requests to a
  * page get their own ids on this hop; cancellations follow them; a page that goes away fails its
- * open requests instead of leaving them hanging.
+ * open requests instead of leaving them hanging. A request whose method lives in an on-demand
+ * part of the page script (lib/protocol/page-kits.ts) first loads that part into the very
+ * document behind the port, once.
  */
 export interface PageState extends PageReady {
   tabId: number;
+}
+
+/** Runs a kit's script in the isolated world of one document (scripting.executeScript); resolves with its completion value. */
+export type KitInjector = (target: { tabId: number; documentId?: string }, file: string) => Promise<unknown>;
+
+/** What the hub knows of the document behind one port. */
+interface PageDocument {
+  /** The browser's id of the document whose script opened the port (Chrome 106+). */
+  documentId?: string;
+  /** Kits its page script holds. */
+  kits: Set<string>;
+  /** Kits being loaded now: concurrent calls share one injection. */
+  loading: Map<string, Promise<void>>;
 }
 
 interface OpenRequest {
@@ -26,9 +42,13 @@ export class PageHub {
   private readonly states = new Map<number, PageState>();
   private readonly open = new Map<string, OpenRequest>();
   private readonly waiters = new Set<{ tabId: number; resolve(): void }>();
+  private readonly documents = new WeakMap<Runtime.Port, PageDocument>();
   private sequence = 0;
 
-  constructor(private readonly onChange: (tabId: number) => void) {}
+  constructor(
+    private readonly onChange: (tabId: number) => void,
+    private readonly inject?: KitInjector,
+  ) {}
 
   accept(port: Runtime.Port): void {
     const tabId = port.sender?.tab?.id;
@@ -43,6 +63,8 @@ export class PageHub {
       this.failOpen(replaced, 'The Perplexity page reloaded or reconnected during the call. Call again.');
     }
     this.ports.set(tabId, port);
+    const documentId = (port.sender as { documentId?: unknown } | undefined)?.documentId;
+    this.documents.set(port, { ...(typeof documentId === 'string' ? { documentId } : {}), kits: new Set(), loading: new Map() });
     port.onMessage.addListener((raw: unknown) => this.receive(tabId, port, raw));
     port.onDisconnect.addListener(() => {
       this.failOpen(port, 'The Perplexity page was closed or reloaded during the call. Call again.');
@@ -109,13 +131,64 @@ export class PageHub {
   }
 
   /** `trace`, when given, receives the page's own time and this port's round trip (`port`), in ms. */
-  request(tabId: number, method: string, params: unknown, signal: AbortSignal, onProgress: (message: string) => void, trace?: Trace): Promise<unknown> {
+  async request(tabId: number, method: string, params: unknown, signal: AbortSignal, onProgress: (message: string) => void, trace?: Trace): Promise<unknown> {
     const port = this.ports.get(tabId);
-    if (!port) {
-      return Promise.reject(new RelayError('NO_PERPLEXITY_TAB', `Tab ${tabId} has no comet-relay page script. Open or reload a perplexity.ai tab.`));
+    if (!port) throw new RelayError('NO_PERPLEXITY_TAB', `Tab ${tabId} has no comet-relay page script. Open or reload a perplexity.ai tab.`);
+    const kit = kitOf(method);
+    if (kit) {
+      await this.ensureKit(tabId, port, kit);
+      if (this.ports.get(tabId) !== port) {
+        throw new RelayError('NO_PERPLEXITY_TAB', `The Perplexity page in tab ${tabId} reloaded while comet-relay loaded its ${kit.what} into it. Call again.`);
+      }
     }
     // Cancelled while the worker looked for the tab or waited for its script: never start it.
-    if (signal.aborted) return Promise.reject(new RelayError('CANCELLED', 'The call was cancelled.'));
+    if (signal.aborted) throw new RelayError('CANCELLED', 'The call was cancelled.');
+    return this.post(port, method, params, signal, onProgress, trace);
+  }
+
+  /**
+   * Loads a kit into the document behind `port` unless its page script holds it already. The
+   * injection targets that document by id, so it can never land in the page that replaced it
+   * (that one gets its own when asked); one injection serves every call waiting for it.
+   */
+  private async ensureKit(tabId: number, port: Runtime.Port, kit: PageKit): Promise<void> {
+    const doc = this.documents.get(port);
+    if (!doc || doc.kits.has(kit.name)) return;
+    let loading = doc.loading.get(kit.name);
+    if (!loading) {
+      loading = this.loadKit(tabId, doc, kit).finally(() => doc.loading.delete(kit.name));
+      doc.loading.set(kit.name, loading);
+    }
+    await loading;
+  }
+
+  private async loadKit(tabId: number, doc: PageDocument, kit: PageKit): Promise<void> {
+    const where = `its ${kit.what} (${kit.file}) into the Perplexity page in tab ${tabId}`;
+    if (!this.inject) throw new RelayError('INTERNAL', `comet-relay cannot load ${where}: this worker has no script injector.`);
+    let outcome: unknown;
+    try {
+      outcome = await this.inject({ tabId, ...(doc.documentId ? { documentId: doc.documentId } : {}) }, kit.file);
+    } catch (error) {
+      throw new RelayError(
+        'NO_PERPLEXITY_TAB',
+        `comet-relay could not load ${where}: ${(error as Error).message}. The page was probably reloaded or closed meanwhile; call again.`,
+      );
+    }
+    const load = outcome as Partial<KitLoad> | undefined;
+    if (load?.kit === kit.name && (load.status === 'registered' || load.status === 'already')) {
+      doc.kits.add(kit.name);
+      return;
+    }
+    const why =
+      load?.status === 'no-page-script'
+        ? 'the page has no comet-relay page script any more (it is being reloaded)'
+        : load?.status === 'version-mismatch'
+          ? 'the page still runs the page script of an earlier version of the extension; reload the tab'
+          : `the script reported ${JSON.stringify(outcome ?? null)}`;
+    throw new RelayError('NO_PERPLEXITY_TAB', `comet-relay could not load ${where}: ${why}. Call again.`);
+  }
+
+  private post(port: Runtime.Port, method: string, params: unknown, signal: AbortSignal, onProgress: (message: string) => void, trace?: Trace): Promise<unknown> {
     const id = `p${++this.sequence}`;
     const started = trace ? performance.now() : 0;
     return new Promise((resolve, reject) => {
@@ -166,6 +239,9 @@ export class PageHub {
       case 'event':
         if (message.event === 'page.ready' || message.event === 'page.navigated') {
           this.states.set(tabId, { tabId, ...(message.data as PageReady) });
+          // A worker that restarted learns what this document already holds.
+          const kits = (message.data as PageReady).kits;
+          if (Array.isArray(kits)) for (const k of kits) if (typeof k === 'string') this.documents.get(port)?.kits.add(k);
           for (const waiter of [...this.waiters]) {
             if (waiter.tabId !== tabId) continue;
             this.waiters.delete(waiter);

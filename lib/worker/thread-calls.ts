@@ -39,8 +39,8 @@ export interface ThreadCallDeps {
   connectedTabs(): number[];
   /** Each step a thread's wait streams (the side panel shows it live). */
   onStep?(threadId: string, step: string): void;
-  reader?: ThreadPageReader;
-  account?: AccountJsonReader;
+  /** The readers in use (built-in, or added as files), asked at each call. Default: the built-in ones. */
+  readers?(): { page: ThreadPageReader; account: AccountJsonReader };
 }
 
 const READY_MS = 20_000;
@@ -49,12 +49,14 @@ const ACTING = new Set(['threads.send', 'threads.respond']);
 type Params = Record<string, unknown>;
 
 export class ThreadCalls {
-  private readonly reader: ThreadPageReader;
-  private readonly account: AccountJsonReader;
+  constructor(private readonly deps: ThreadCallDeps) {}
 
-  constructor(private readonly deps: ThreadCallDeps) {
-    this.reader = deps.reader ?? (THREAD_PAGE_READERS[0] as ThreadPageReader);
-    this.account = deps.account ?? (ACCOUNT_JSON_READERS[0] as AccountJsonReader);
+  private get reader(): ThreadPageReader {
+    return this.deps.readers?.().page ?? (THREAD_PAGE_READERS[0] as ThreadPageReader);
+  }
+
+  private get account(): AccountJsonReader {
+    return this.deps.readers?.().account ?? (ACCOUNT_JSON_READERS[0] as AccountJsonReader);
   }
 
   handles(method: string): boolean {
@@ -101,7 +103,7 @@ export class ThreadCalls {
   /** The account's JSON, fetched by any Perplexity tab (a background one of ours when none is open). */
   private async accountJson(path: string, query: Record<string, string>, what: string, cap: number, signal: AbortSignal): Promise<unknown> {
     const tabId = await this.anyTab(cap);
-    const fetched = await this.deps.tabs.use(tabId, () => this.deps.pages.request(tabId, 'threads.fetch', { path, query }, signal, () => {}));
+    const fetched = await this.deps.tabs.use(tabId, () => this.deps.pages.request(tabId, 'threads.fetch', { path, query, headers: this.account.headers }, signal, () => {}));
     return accountBody(fetched, what, this.account);
   }
 
@@ -124,8 +126,9 @@ export class ThreadCalls {
       // Nothing was started unless the tab now shows a thread: then it stays, found by its URL.
       if (!threadOfUrl(this.deps.pages.state(tabId)?.url)) await this.deps.tabs.discard(tabId);
       const e = RelayError.from(error);
-      if (project && e.code === 'SELECTOR_NOT_FOUND') {
-        throw new RelayError('INVALID_PARAMS', `project_uuid "${project}" matches no Project of this account (its page ${url} has no composer; projects_list lists them).`);
+      // A Project's page the page script cannot work in: most likely no such Project (the miss says what was looked for).
+      if (project && e.code === 'SELECTOR_MISS') {
+        throw new RelayError('INVALID_PARAMS', `project_uuid "${project}" matches no Project of this account, or its page ${url} is not one comet-relay can start a task on (${e.message}); projects_list lists them.`);
       }
       throw e;
     }
@@ -161,7 +164,7 @@ export class ThreadCalls {
   }
 
   private async pathOf(tabId: number, threadId: string, signal: AbortSignal): Promise<string | undefined> {
-    const fetched = await this.deps.pages.request(tabId, 'threads.fetch', { path: this.account.listRecent.path, query: {} }, signal, () => {});
+    const fetched = await this.deps.pages.request(tabId, 'threads.fetch', { path: this.account.listRecent.path, query: {}, headers: this.account.headers }, signal, () => {});
     try {
       return threadPathFrom(accountBody(fetched, 'the recent threads', this.account), this.account, threadId);
     } catch {

@@ -38,11 +38,12 @@ export function transcriptFrom(result: unknown, threadId: string, maxChars: numb
 }
 
 /**
- * Every file a thread produced. From the JSON: ids, versions, sizes, times. From the page (the
- * JSON unavailable): its download links, each link standing for its own id.
+ * Every file a thread produced. From the JSON: ids, versions, sizes, times. From the page: its file
+ * cards, by the card's id (the JSON's) when it has one; a reading without assets (an older tab)
+ * lists its turns' download links, each link standing for its own id.
  */
 export function assetsOf(reading: ThreadReading): ThreadAsset[] {
-  if (reading.source === 'json') return reading.assets ?? [];
+  if (reading.assets) return reading.assets;
   return reading.turns.flatMap((t) =>
     t.files.map((f) => ({
       asset_id: f.url,
@@ -58,6 +59,33 @@ export function assetsOf(reading: ThreadReading): ThreadAsset[] {
       published_url: null,
     })),
   );
+}
+
+type Links = Record<string, { url: string; expiresAt?: number }>;
+
+/** Where a link points, without its query (signed links differ in their signature, not their file). */
+function fileKey(url: string | undefined): string | undefined {
+  if (!url) return undefined;
+  try {
+    const u = new URL(url);
+    return u.protocol === 'https:' || u.protocol === 'http:' ? `${u.origin}${u.pathname}` : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * The asset an id names, whichever source listed it: the same id, or (an id from the other source:
+ * a page card's link, or a JSON uuid whose link an earlier read gave) the asset whose link points at
+ * the same file.
+ */
+export function resolveAsset(assets: ThreadAsset[], links: Links, assetId: string): ThreadAsset | undefined {
+  const same = assets.find((a) => a.asset_id === assetId);
+  if (same) return same;
+  const wanted = fileKey(links[assetId]?.url) ?? fileKey(assetId);
+  if (!wanted) return undefined;
+  const hits = assets.filter((a) => fileKey(links[a.asset_id]?.url ?? a.asset_id) === wanted);
+  return hits.length === 1 ? hits[0] : undefined;
 }
 
 export const ASSETS_PAGE = 20;
@@ -76,13 +104,15 @@ export function pageAssets(assets: ThreadAsset[], params: { entryId?: string; cu
   };
 }
 
-/** A fresh download URL for one asset, from a tab's reading and the links its last JSON read gave. */
+/**
+ * A fresh download URL for one asset, from a tab's reading and the links it has (the last JSON
+ * read's signed links and the page's cards). The id may come from either source's listing.
+ */
 export function downloadFrom(result: unknown, threadId: string, assetId: string, nowSeconds = Date.now() / 1000) {
-  const { reading, links } = result as { reading: ThreadReading; links: Record<string, { url: string; expiresAt?: number }> };
-  const asset = assetsOf(reading).find((a) => a.asset_id === assetId);
+  const { reading, links } = result as { reading: ThreadReading; links: Links };
+  const asset = resolveAsset(assetsOf(reading), links, assetId);
   if (!asset) throw new RelayError('INVALID_PARAMS', `asset_id "${assetId}" is not an asset of thread "${threadId}" (list_thread_assets lists them).`);
-  if (reading.source === 'page') return { asset_id: assetId, url: assetId, expires_in_seconds: null };
-  const link = links[assetId];
+  const link = links[asset.asset_id] ?? (fileKey(asset.asset_id) ? { url: asset.asset_id } : undefined);
   if (!link) throw new RelayError('AGENT_ERROR', `Perplexity gives no download link for asset "${assetId}" right now; try again in a few seconds.`);
   return { asset_id: assetId, url: link.url, expires_in_seconds: link.expiresAt !== undefined ? Math.max(0, Math.round(link.expiresAt - nowSeconds)) : null };
 }

@@ -1,3 +1,7 @@
+import { ACCOUNT_JSON_READERS } from '../selectors/account-json';
+import { ACCOUNT_JSON_READER_KIND, type AddedReader, readerInUse, THREAD_PAGE_READER_KIND } from '../selectors/reader-shelf';
+import { THREAD_PAGE_READERS } from '../selectors/thread-page';
+import type { AccountJsonReader, ThreadPageReader } from '../selectors/thread-schema';
 import { browser } from './ext';
 import { type PageRequests, ThreadCalls } from './thread-calls';
 import { ThreadTabs } from './thread-tabs';
@@ -9,6 +13,7 @@ import { ThreadTabs } from './thread-tabs';
 export function startThreadCalls(
   pages: PageRequests & { forget(tabId: number): void; connectedTabs(): number[] },
   onStep?: (threadId: string, step: string) => void,
+  added: () => readonly AddedReader[] = () => [],
 ): { tabs: ThreadTabs; calls: ThreadCalls } {
   const KEY = 'threadTabs';
   const tabs = new ThreadTabs({
@@ -30,6 +35,11 @@ export function startThreadCalls(
     },
     connectedTabs: () => pages.connectedTabs(),
     ...(onStep ? { onStep } : {}),
+    // The readers added as files (validated by the PackStore) win over the built-in ones.
+    readers: () => ({
+      page: readerInUse(THREAD_PAGE_READER_KIND, added(), THREAD_PAGE_READERS[0] as ThreadPageReader).reader,
+      account: readerInUse(ACCOUNT_JSON_READER_KIND, added(), ACCOUNT_JSON_READERS[0] as AccountJsonReader).reader,
+    }),
   });
   return { tabs, calls };
 }

@@ -171,6 +171,8 @@ test('every parameter rule is an isError result naming the field', async () => {
     [{ message: 'x', project_uuid: 'p', thread_id: 'abc' }, /project_uuid .* cannot be combined with thread_id/],
     [{ message: 'x', project_visibility: 'project' }, /project_visibility requires project_uuid/],
     [{ message: 'x', attachment_urls: ['https://example.com/a.pdf'] }, /attachment_urls\[0\]/],
+    // Its page is a "not found" page: the miss there is reported as the project_uuid, with the probe that missed.
+    [{ message: 'x', project_uuid: 'no-such-project' }, /project_uuid "no-such-project" matches no Project of this account.*: none of `/],
   ];
   if (outside) cases.push([{ message: 'x', model: model.id, effort: outside }, new RegExp(`effort "${outside}" is not one of model "${model.id}"'s efforts`)]);
   for (const [args, message] of cases) {

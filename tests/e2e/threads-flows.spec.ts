@@ -1,7 +1,10 @@
 import { createHash } from 'node:crypto';
 import { expect, test } from '@playwright/test';
 import { ElicitRequestSchema } from '@modelcontextprotocol/sdk/types.js';
+import type { Page } from 'playwright-core';
+import { PAGE_KIT_HOOK } from '../../lib/protocol/page-kits';
 import { listHosts } from '../../lib/relay/discovery';
+import { evaluateInContentScript } from '../support/content-world';
 import { textOf } from '../support/harness';
 import { spawnClient, ThreadWorld, uploadTo } from '../support/thread-world';
 
@@ -162,4 +165,19 @@ test('a thread is read again by a new client, and after the host was killed', as
   expect((after.structuredContent as { thread_id: string }).thread_id).toBe(walkthroughThread);
   const assets = await fresh.callTool({ name: 'list_thread_assets', arguments: { thread_id: walkthroughThread } });
   expect(JSON.stringify(assets.structuredContent)).toContain('.pdf');
+});
+
+test('thread code goes only into thread tabs, and comes back into a thread tab that was reloaded', async () => {
+  const kitsIn = (page: Page) => evaluateInContentScript<string[]>(page, `globalThis.${PAGE_KIT_HOOK}.loaded()`);
+  // The person's own Perplexity tab answered account reads (models_list) but never a thread call.
+  expect(await kitsIn(world.page)).not.toContain('threads');
+  const tab = world.threadPage(walkthroughThread);
+  if (!tab) throw new Error('the walkthrough thread has no tab');
+  expect(await kitsIn(tab)).toContain('threads');
+  await tab.reload();
+  await expect.poll(() => kitsIn(tab).catch(() => ['not yet']), { timeout: 15_000 }).toEqual([]);
+  const again = await world.call('read_thread', { thread_id: walkthroughThread });
+  expect(again.isError, again.text).toBe(false);
+  expect(again.text).toContain('Hacker News');
+  expect(await kitsIn(tab)).toEqual(['threads']);
 });

@@ -51,6 +51,8 @@ export interface SimOptions {
   jsonRateLimit?: RateLimit;
   /** Entries per page of the thread JSON (default 20). */
   jsonPageSize?: number;
+  /** The thread JSON at start: `ok` (default), or `moved` (a shape no built-in reader knows), `empty`, `malformed`, `error`. */
+  jsonMode?: import('./thread-json').JsonMode;
   /** Page variants (types.ts PageVariants); none by default. */
   variants?: PageVariants;
   /** The language of the page's labels: 'en', 'fr' or 'ar' (right to left). Default 'en'. */
@@ -420,6 +422,7 @@ export function createSimSite(options: SimOptions = {}): SimSite {
     takeReply,
     rateLimit: options.jsonRateLimit,
     pageSize: options.jsonPageSize,
+    ...(options.jsonMode ? { jsonMode: options.jsonMode } : {}),
   });
 
   async function handle(req: SimRequest): Promise<SimResponse> {

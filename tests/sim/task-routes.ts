@@ -56,6 +56,8 @@ export interface TaskRouteDeps {
   takeReply(thread: ThreadData, turn: TurnData, reply: TurnReply, interaction: string | undefined, at: number): { status: number; error?: string };
   rateLimit?: RateLimit;
   pageSize?: number;
+  /** The thread JSON's shape or breakage at start (default `ok`); `site.json.setMode` changes it. */
+  jsonMode?: JsonMode;
 }
 
 const DEFAULT_LIMIT: RateLimit = { max: 150, windowMs: 5 * 60_000 };
@@ -67,7 +69,7 @@ function jsonResponse(status: number, value: unknown): SimResponse {
 export function taskRoutes(deps: TaskRouteDeps) {
   const gate = new JsonGate(deps.rateLimit ?? DEFAULT_LIMIT);
   const uploads = new Uploads();
-  let mode: JsonMode = 'ok';
+  let mode: JsonMode = deps.jsonMode ?? 'ok';
   let account: AccountState = 'ok';
 
   /** A question nobody answered in time is skipped by the service itself, at its expiry time. */

@@ -12,6 +12,8 @@
  * one file (see README.md, "Computer tasks"): the user-response item kinds, `wake_at`, the
  * assets block's intended_usage, the page size and cursor, FAILED for errors.
  */
+import { threadJson2026 } from '../../lib/selectors/thread-json';
+import type { ThreadJsonReader } from '../../lib/selectors/thread-schema';
 import { blockTokens } from './answer';
 import { ASSET_URL_TTL_S, assetBytes } from './files';
 import { assetPathOf, blockId } from './task-paths';
@@ -325,8 +327,33 @@ export function threadJson(thread: ThreadData, now: number, origin: string, q: T
 
 /** The same data after a redesign moved the lists (a reader must notice and fall back). */
 export function movedJson(value: unknown): unknown {
-  const v = value as { entries?: unknown; thread_metadata?: unknown };
-  return { status: 'success', data: { thread: v.thread_metadata, turns: v.entries } };
+  const v = value as { entries?: unknown; thread_metadata?: unknown; next_cursor?: unknown };
+  return { status: 'success', data: { thread: v.thread_metadata, turns: v.entries, cursor: v.next_cursor ?? null } };
+}
+
+/**
+ * A thread JSON reader that knows the `moved` shape: what a person (or a maintainer) would write
+ * and install with `comet-relay selectors add` once the real page moved like that. Built from the
+ * built-in reader, with the thread-level paths moved; entries read as before.
+ */
+export function movedShapeReader(name = 'thread-json-2027-01'): ThreadJsonReader {
+  const r = threadJson2026;
+  return {
+    ...r,
+    name,
+    checked: '2026-12-01 (the simulated site, jsonMode "moved")',
+    thread: {
+      entries: ['data.turns'],
+      nextCursor: ['data.cursor'],
+      title: ['data.thread.title'],
+      uuid: ['data.thread.uuid'],
+      slug: ['data.thread.slug'],
+      modeType: ['data.thread.mode_type'],
+      lockedReason: ['data.thread.locked_reason'],
+      billingUrl: ['data.thread.billing_url'],
+      quotaResetDate: ['data.thread.quota_reset_date'],
+    },
+  };
 }
 
 export function listRecentJson(threads: ThreadData[], now: number, authorized: boolean): unknown {

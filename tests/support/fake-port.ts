@@ -9,13 +9,13 @@ export class FakePort {
   private readonly messageListeners: ((m: unknown) => void)[] = [];
   private readonly disconnectListeners: (() => void)[] = [];
 
-  constructor(readonly init: { name?: string; sender?: { tab: { id: number } } } = {}) {}
+  constructor(readonly init: { name?: string; sender?: { tab: { id: number }; documentId?: string } } = {}) {}
 
   get name(): string | undefined {
     return this.init.name;
   }
 
-  get sender(): { tab: { id: number } } | undefined {
+  get sender(): { tab: { id: number }; documentId?: string } | undefined {
     return this.init.sender;
   }
 

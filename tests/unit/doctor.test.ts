@@ -72,6 +72,7 @@ describe('doctor', () => {
       'manifest (comet)',
       'HTTP token',
       'selector sets',
+      'thread readers',
       'host running',
       'extension connected',
       'Perplexity tab',
@@ -206,6 +207,27 @@ describe('doctor', () => {
       fix: expect.stringContaining('comet-relay selectors add FILE'),
     });
     expect(report.exitCode).toBe(1);
+  });
+
+  it('names the thread readers in use: built-in, or the file one was added from', async () => {
+    const s = setup();
+    await install({ ...s, browsers: ['chromium'] });
+    const json = '/h/selectors/thread-json-reader.thread-json-2027-01.json';
+    const readPacks = () => ({
+      dir: '/h/selectors',
+      packs: [
+        { source: '/h/selectors/selector-set.gen-b-2026-12.json', kind: 'selector-set', name: 'gen-b-2026-12', pack: { kind: 'selector-set' } },
+        { source: json, kind: 'thread-json-reader', name: 'thread-json-2027-01', pack: { kind: 'thread-json-reader' } },
+      ],
+      skipped: [],
+    });
+    const report = await doctor({ ...s, listHosts: () => [host()], queryStatus: async () => status(), readPacks });
+    expect(check(report, 'thread readers')).toMatchObject({
+      ok: true,
+      detail: `thread page reader thread-page-2026-12 (built-in); thread JSON reader thread-json-2027-01 (from ${json}); account JSON reader account-json-2026-12 (built-in)`,
+    });
+    // The selector sets line lists only selector sets.
+    expect(check(report, 'selector sets').detail).toBe('built-in, and added in /h/selectors: gen-b-2026-12 (selector-set.gen-b-2026-12.json)');
   });
 
   it('--user-data-dir checks only that profile', async () => {

@@ -1,7 +1,10 @@
 // @vitest-environment happy-dom
 import { afterEach, describe, expect, it } from 'vitest';
 import { createPageDriver } from '../../lib/page/driver';
-import { readInteractions, respond } from '../../lib/page/interactions';
+import { readInteractions } from '../../lib/page/interactions';
+import { attachFiles } from '../../lib/page/thread-actions';
+import { respond } from '../../lib/page/thread-answers';
+import { threadPage2026 } from '../../lib/selectors/thread-page';
 import { takeSnapshot, waitForAnswer } from '../../lib/page/observer';
 import { watchSnapshot } from '../../lib/page/watch';
 import { formatWaitText } from '../../lib/protocol/page-methods';
@@ -78,9 +81,9 @@ describe.each(SETS)('interactions, generation %s', (gen, set) => {
       sent = (box.querySelector('textarea') as HTMLTextAreaElement).value;
       box.remove(); // what the page does once it has the reply
     });
-    await expect(respond(ctx, q?.id ?? '', { kind: 'answer', text: 'Somewhere sunny' })).resolves.toEqual({ ok: true });
+    await expect(respond(ctx, threadPage2026, q?.id ?? '', { kind: 'answer', text: 'Somewhere sunny' })).resolves.toEqual({ ok: true });
     expect(sent).toBe('Somewhere sunny');
-    await expect(respond(ctx, q?.id ?? '', { kind: 'answer', text: 'again' })).rejects.toThrow(/no longer waiting/);
+    await expect(respond(ctx, threadPage2026, q?.id ?? '', { kind: 'answer', text: 'again' })).rejects.toThrow(/no longer waiting/);
 
     load('task-question');
     let clicked = '';
@@ -90,18 +93,18 @@ describe.each(SETS)('interactions, generation %s', (gen, set) => {
         document.querySelector('.task-interaction')?.remove();
       });
     }
-    await respond(ctx, readInteractions(document, set)[0]?.id ?? '', { kind: 'answer', text: 'lyon' });
+    await respond(ctx, threadPage2026, readInteractions(document, set)[0]?.id ?? '', { kind: 'answer', text: 'lyon' });
     expect(clicked).toBe('Lyon');
 
     load('task-confirm');
     const c = readInteractions(document, set)[0];
-    await expect(respond(ctx, c?.id ?? '', { kind: 'answer', text: 'yes' })).rejects.toThrow(/approve or deny/);
+    await expect(respond(ctx, threadPage2026, c?.id ?? '', { kind: 'answer', text: 'yes' })).rejects.toThrow(/approve or deny/);
     let approved = false;
     document.querySelector('button[aria-label="Approve"]')?.addEventListener('click', () => {
       approved = true;
       document.querySelector('.task-interaction')?.remove();
     });
-    await respond(ctx, c?.id ?? '', { kind: 'approve', reason: 'ok' });
+    await respond(ctx, threadPage2026, c?.id ?? '', { kind: 'approve', reason: 'ok' });
     expect(approved).toBe(true);
   });
 
@@ -109,6 +112,33 @@ describe.each(SETS)('interactions, generation %s', (gen, set) => {
     load('task-confirm');
     const ctx = { win: window, doc: document, set, waitFor: createPageDriver(window).watcher.waitFor };
     const c = readInteractions(document, set)[0];
-    await expect(respond(ctx, c?.id ?? '', { kind: 'deny', reason: 'no' }, 100)).rejects.toThrow(/did not take the reply/);
+    await expect(respond(ctx, threadPage2026, c?.id ?? '', { kind: 'deny', reason: 'no' }, 100)).rejects.toThrow(/did not take the reply/);
+  });
+
+  it('a control that is not there is a SELECTOR_MISS naming its probe; one that stays disabled is the page refusing', async () => {
+    load('task-confirm');
+    const ctx = { win: window, doc: document, set, waitFor: createPageDriver(window).watcher.waitFor };
+    const c = readInteractions(document, set)[0];
+    const approve = document.querySelector('button[aria-label="Approve"]') as HTMLElement;
+    approve.setAttribute('disabled', '');
+    await expect(respond(ctx, threadPage2026, c?.id ?? '', { kind: 'approve', reason: 'ok' })).rejects.toMatchObject({ code: 'AGENT_ERROR', message: expect.stringMatching(/Approve button stayed disabled/) });
+    approve.remove();
+    await expect(respond(ctx, threadPage2026, c?.id ?? '', { kind: 'approve', reason: 'ok' })).rejects.toMatchObject({
+      code: 'SELECTOR_MISS',
+      message: expect.stringMatching(/^interactionApprove: none of `.+` matched inside the box that waits on https:\/\/www\.perplexity\.ai\//),
+    });
+  });
+});
+
+describe('thread actions name the reader probe that missed', () => {
+  it("files for a composer that has no file input: the reader's fileInput probe, its candidates, the page and the reader", async () => {
+    loadFixture('A-home.html', 'https://www.perplexity.ai/projects/p-1');
+    for (const input of document.querySelectorAll('input[type="file"]')) input.remove();
+    const driver = createPageDriver(window);
+    const miss = await attachFiles(driver.context(), threadPage2026, [{ filename: 'a.txt', mimeType: 'text/plain', data: 'eA==' }]).catch((e: unknown) => e);
+    expect(miss).toMatchObject({
+      code: 'SELECTOR_MISS',
+      message: 'fileInput: none of `input[type="file"]` matched on https://www.perplexity.ai/projects/p-1 (thread page reader thread-page-2026-12) — the composer\'s file input, where attachments go',
+    });
   });
 });

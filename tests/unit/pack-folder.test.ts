@@ -91,7 +91,7 @@ describe('comet-relay selectors', () => {
     fs.writeFileSync(file, pack({ name: 'gen-b-2026-12', composer: [] as never }));
     const error = caught(() => selectors('add', file));
     expect(error.code).toBe('CONFIG_ERROR');
-    expect(error.message).toContain(`${file} was not added: it is not a valid data pack (the built-in selector sets keep working).`);
+    expect(error.message).toContain(`${file} was not added: it is not a valid data pack (the built-in selector sets and readers keep working).`);
     expect(error.message).toContain('  set.composer: Too small: expected array to have >=1 items; it is [] (expected a list of 1 to 64 CSS selectors');
     expect(error.message).toContain(`Fix that field and run \`comet-relay selectors add ${file}\` again`);
     expect(fs.existsSync(dir)).toBe(false);
@@ -127,14 +127,35 @@ describe('comet-relay selectors', () => {
     expect(selectors('remove', 'broken.json')).toBe(0);
     expect(fs.readdirSync(dir)).toEqual([]);
     expect(fs.existsSync(kept)).toBe(true);
-    expect(caught(() => selectors('remove', '../outside.json')).message).toMatch(/No added selector set or skipped file is named/);
+    expect(caught(() => selectors('remove', '../outside.json')).message).toMatch(/No added selector set, reader or skipped file is named/);
     expect(caught(() => selectors('remove', 'gen-b-2026-10')).message).toMatch(/is a built-in selector set: it cannot be removed, only replaced/);
   });
 
   it('show prints a set as a pack file to start from', () => {
     expect(selectors('show', 'gen-a-2026-04')).toBe(0);
     expect(JSON.parse(output)).toMatchObject({ kind: 'selector-set', set: { name: 'gen-a-2026-04', labels: { fr: expect.any(Object) } } });
-    expect(caught(() => selectors('show', 'nope')).message).toMatch(/No selector set is named "nope"/);
+    expect(caught(() => selectors('show', 'nope')).message).toMatch(/No selector set or reader is named "nope"/);
+  });
+
+  it('thread readers are packs too: show one to start from, add it fixed, list it under its kind; a wrong field is named', () => {
+    expect(selectors('show', 'thread-json-2026-08')).toBe(0);
+    const builtIn = JSON.parse(output) as { kind: string; reader: { name: string; thread: Record<string, unknown> } };
+    expect(builtIn).toMatchObject({ kind: 'thread-json-reader', reader: { name: 'thread-json-2026-08' } });
+    const file = path.join(home, 'reader.json');
+    fs.writeFileSync(file, JSON.stringify({ ...builtIn, reader: { ...builtIn.reader, name: 'thread-json-2027-01', thread: { ...builtIn.reader.thread, entries: 'data.turns' } } }));
+    const error = caught(() => selectors('add', file));
+    expect(error.message).toContain('reader.thread.entries: Invalid input: expected array, received string; it is "data.turns" (expected a list of 1 or more JSON paths');
+    fs.writeFileSync(file, JSON.stringify({ ...builtIn, reader: { ...builtIn.reader, name: 'thread-json-2027-01', thread: { ...builtIn.reader.thread, entries: ['data.turns'] } } }));
+    output = '';
+    expect(selectors('add', file)).toBe(0);
+    expect(output).toContain(`Added the thread JSON reader thread-json-2027-01: ${path.join(dir, 'thread-json-reader.thread-json-2027-01.json')}`);
+    expect(output).toContain('Thread tabs use it instead of the built-in thread JSON reader from their next read');
+    output = '';
+    selectors('list');
+    const section = output.slice(output.indexOf('Thread JSON readers (the first one is used'));
+    expect(section.indexOf('thread-json-2027-01')).toBeLessThan(section.indexOf('thread-json-2026-08'));
+    expect(caught(() => selectors('remove', 'thread-page-2026-12')).message).toMatch(/is a built-in thread page reader: it cannot be removed/);
+    expect(selectors('remove', 'thread-json-2027-01')).toBe(0);
   });
 });
 

@@ -91,7 +91,9 @@ describe('data packs', () => {
   it('an unknown kind, a non-object and broken JSON are refused in words', () => {
     expect(parsePack({ kind: 'thread-reader' })).toEqual({
       ok: false,
-      problems: ['kind: kind is "thread-reader"; a data pack is a JSON object whose "kind" is one of "selector-set"'],
+      problems: [
+        'kind: kind is "thread-reader"; a data pack is a JSON object whose "kind" is one of "selector-set", "thread-page-reader", "thread-json-reader", "account-json-reader"',
+      ],
     });
     expect(parsePack([1])).toMatchObject({ ok: false, problems: [expect.stringContaining('the file is not a JSON object')] });
     expect(parsePackText('{"kind": ')).toMatchObject({ ok: false, problems: [expect.stringMatching(/^not valid JSON: /)] });
@@ -163,6 +165,11 @@ describe('the worker’s pack store (the trust boundary)', () => {
     });
     expect(packs.summary()).toEqual({
       added: [{ kind: 'selector-set', name: 'gen-b-2026-12', source: '/s/good.json' }],
+      readers: [
+        { kind: 'thread-page-reader', noun: 'thread page reader', name: 'thread-page-2026-12', source: 'built-in' },
+        { kind: 'thread-json-reader', noun: 'thread JSON reader', name: 'thread-json-2026-08', source: 'built-in' },
+        { kind: 'account-json-reader', noun: 'account JSON reader', name: 'account-json-2026-12', source: 'built-in' },
+      ],
       problems: [
         { source: '/s/broken.json', reason: 'not valid JSON' },
         { source: '/s/bad.json', reason: expect.stringMatching(/^set\.turn: /) },

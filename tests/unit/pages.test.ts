@@ -43,3 +43,105 @@ describe('PageHub (fault 6)', () => {
     expect(port.sent).toEqual([]);
   });
 });
+
+describe('PageHub loads the on-demand parts of the page script (lib/protocol/page-kits.ts)', () => {
+  const docPage = (tab: number, documentId: string) => new FakePort({ name: 'comet-relay/page', sender: { tab: { id: tab }, documentId } });
+  const answer = (port: FakePort, index: number, result: unknown = { ok: true }) => {
+    const { id } = port.sent[index] as { id: string };
+    port.deliver({ kind: 'result', id, result });
+  };
+  const flush = () => new Promise((r) => setTimeout(r, 0));
+  /** A call whose outcome this test does not follow (a later reload may fail it). */
+  const fire = (call: Promise<unknown>) => void call.catch(() => {});
+
+  it('a thread method loads the threads kit into the very document behind the port, once for any number of calls', async () => {
+    const inject = vi.fn(async (_target: { tabId: number; documentId?: string }, file: string) => ({ kit: 'threads', status: 'registered', file }));
+    const hub = new PageHub(() => {}, inject);
+    const port = docPage(7, 'DOC-1');
+    hub.accept(asPort(port));
+    const signal = new AbortController().signal;
+    const a = hub.request(7, 'threads.read', { threadId: 't' }, signal, () => {});
+    const b = hub.request(7, 'threads.state', { threadId: 't' }, signal, () => {});
+    expect(port.sent).toEqual([]); // nothing reaches the page before its kit is there
+    await flush();
+    expect(inject).toHaveBeenCalledTimes(1);
+    expect(inject).toHaveBeenCalledWith({ tabId: 7, documentId: 'DOC-1' }, '/page-threads.js');
+    expect(port.sent).toMatchObject([{ method: 'threads.read' }, { method: 'threads.state' }]);
+    answer(port, 0);
+    answer(port, 1);
+    await Promise.all([a, b]);
+    fire(hub.request(7, 'page.respond', {}, signal, () => {}));
+    await flush();
+    expect(inject).toHaveBeenCalledTimes(1); // same kit, same document
+    fire(hub.request(7, 'page.poll', {}, signal, () => {}));
+    expect(inject).toHaveBeenCalledTimes(1); // the always-loaded script answers this one
+  });
+
+  it('a reloaded page (a new document, a new port) gets the kit again; a page that says it holds one does not', async () => {
+    const inject = vi.fn(async () => ({ kit: 'diagnostics', status: 'registered' }));
+    const hub = new PageHub(() => {}, inject);
+    hub.accept(asPort(docPage(8, 'DOC-1')));
+    fire(hub.request(8, 'page.capture', {}, new AbortController().signal, () => {}));
+    await flush();
+    const reloaded = docPage(8, 'DOC-2');
+    hub.accept(asPort(reloaded));
+    fire(hub.request(8, 'page.capture', {}, new AbortController().signal, () => {}));
+    await flush();
+    expect(inject.mock.calls.map((c) => (c as unknown[])[0])).toEqual([
+      { tabId: 8, documentId: 'DOC-1' },
+      { tabId: 8, documentId: 'DOC-2' },
+    ]);
+    // A worker that restarted meets a page that already holds the kit: it is not injected again.
+    const restarted = new PageHub(() => {}, inject);
+    const port = docPage(9, 'DOC-3');
+    restarted.accept(asPort(port));
+    port.deliver({ kind: 'event', event: 'page.ready', data: { url: 'https://www.perplexity.ai/', title: 'P', selectorSet: null, kits: ['diagnostics'] } });
+    fire(restarted.request(9, 'page.capture', {}, new AbortController().signal, () => {}));
+    await flush();
+    expect(inject).toHaveBeenCalledTimes(2);
+    expect(port.sent).toMatchObject([{ method: 'page.capture' }]);
+  });
+
+  it('a failed injection fails the call naming the script and why, sends nothing, and the next call tries again', async () => {
+    const inject = vi.fn().mockRejectedValueOnce(new Error('No document with id DOC-1 in tab 5')).mockResolvedValue({ kit: 'threads', status: 'registered' });
+    const hub = new PageHub(() => {}, inject);
+    const port = docPage(5, 'DOC-1');
+    hub.accept(asPort(port));
+    const signal = new AbortController().signal;
+    await expect(hub.request(5, 'threads.wait', {}, signal, () => {})).rejects.toMatchObject({
+      code: 'NO_PERPLEXITY_TAB',
+      message: expect.stringMatching(/could not load its Computer-thread code \(\/page-threads\.js\) into the Perplexity page in tab 5: No document with id DOC-1.*call again/),
+    });
+    expect(port.sent).toEqual([]);
+    fire(hub.request(5, 'threads.wait', {}, signal, () => {}));
+    await flush();
+    expect(inject).toHaveBeenCalledTimes(2);
+    expect(port.sent).toMatchObject([{ method: 'threads.wait' }]);
+  });
+
+  it('a page script of another build, or none, is named as such', async () => {
+    const signal = new AbortController().signal;
+    const stale = new PageHub(() => {}, async () => ({ kit: 'threads', status: 'version-mismatch' }));
+    stale.accept(asPort(docPage(1, 'D')));
+    await expect(stale.request(1, 'threads.read', {}, signal, () => {})).rejects.toThrow(/earlier version of the extension; reload the tab/);
+    const gone = new PageHub(() => {}, async () => ({ kit: 'threads', status: 'no-page-script' }));
+    gone.accept(asPort(docPage(1, 'D')));
+    await expect(gone.request(1, 'threads.read', {}, signal, () => {})).rejects.toThrow(/no comet-relay page script any more/);
+    const odd = new PageHub(() => {}, async () => undefined);
+    odd.accept(asPort(docPage(1, 'D')));
+    await expect(odd.request(1, 'threads.read', {}, signal, () => {})).rejects.toThrow(/the script reported null/);
+  });
+
+  it('a page reloaded while its kit was loading fails the call instead of sending it to the new page', async () => {
+    let finish: (v: unknown) => void = () => {};
+    const hub = new PageHub(() => {}, () => new Promise((resolve) => (finish = resolve)));
+    const first = docPage(2, 'DOC-1');
+    hub.accept(asPort(first));
+    const call = hub.request(2, 'threads.read', {}, new AbortController().signal, () => {});
+    const second = docPage(2, 'DOC-2');
+    hub.accept(asPort(second));
+    finish({ kit: 'threads', status: 'registered' });
+    await expect(call).rejects.toMatchObject({ code: 'NO_PERPLEXITY_TAB', message: expect.stringMatching(/reloaded while comet-relay loaded/) });
+    expect(second.sent).toEqual([]);
+  });
+});

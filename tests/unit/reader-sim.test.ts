@@ -3,6 +3,7 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { createPageDriver } from '../../lib/page/driver';
+import { sourcesThrough } from '../../lib/page/source-reader';
 import { isPlaceholder, turnsOf } from '../../lib/page/reader';
 import { generationA, generationB } from '../../lib/selectors';
 import { fixtureHtml, loadHtml } from '../fixtures/reader/load';
@@ -89,7 +90,7 @@ describe.runIf(have).each(['A', 'B'] as const)('simulated site, generation %s', 
   });
 
   it('Links/Sources tab: full titles, external only, title-only entry kept', async () => {
-    const r = await load(`${g}-thread-links-tab.html`).sources({ expand: false });
+    const r = await sourcesThrough(load(`${g}-thread-links-tab.html`), { expand: false });
     expect(r.fromTab).toBe(true);
     expect(r.sources.find((s) => s.url?.includes('reuters.com'))?.title).toBe('Markets wrap: stocks edge higher as investors weigh data');
     expect(r.sources.filter((s) => !s.url).map((s) => s.title)).toEqual(['Team notes, October planning (uploaded file)']);
@@ -119,13 +120,13 @@ describe.runIf(have)('simulated site, details', () => {
 
   it('failure mode 8: generation B citation URLs come from data attributes', async () => {
     const d = load('B-thread-grouped-citations.html');
-    const r = await d.sources({ expand: false, openTab: false });
+    const r = await sourcesThrough(d, { expand: false, openTab: false });
     expect(r.sources.length).toBeGreaterThanOrEqual(3);
     expect(r.sources.every((s) => s.url?.startsWith('https://'))).toBe(true);
   });
 
   it('generation A badges: full titles from aria-label', async () => {
-    const r = await load('A-thread-short.html').sources({ expand: false, openTab: false });
+    const r = await sourcesThrough(load('A-thread-short.html'), { expand: false, openTab: false });
     expect(r.sources.length).toBeGreaterThan(0);
     expect(r.sources.every((s) => s.title.length > 0 && s.url)).toBe(true);
   });

@@ -1,6 +1,7 @@
 // @vitest-environment happy-dom
 import { describe, expect, it } from 'vitest';
 import { createPageDriver } from '../../lib/page/driver';
+import { sourcesThrough } from '../../lib/page/source-reader';
 import { mergeSources, normalizeUrl } from '../../lib/page/sources';
 import { loadFixture, loadHtml } from '../fixtures/reader/load';
 
@@ -45,7 +46,7 @@ function wireSourcesTab(entries: string): void {
 describe('sources', () => {
   it('failure mode 8: inline citation URLs come from data attributes, not "collapsed" links', async () => {
     loadFixture('B-thread-citations.html');
-    const r = await createPageDriver(window).sources({ expand: false, openTab: false });
+    const r = await sourcesThrough(createPageDriver(window), { expand: false, openTab: false });
     expect(r.sources).toEqual([
       { title: 'reuters', url: 'https://www.reuters.com/markets/stocks-rise/?utm_source=pplx' },
       { title: 'bbc', url: 'https://www.bbc.com/news/business-1' },
@@ -63,7 +64,7 @@ describe('sources', () => {
       <a href="https://www.ft.com/content/abc">FT: markets wrap</a>
       <a href="https://www.perplexity.ai/discover">Discover on Perplexity</a>
       <a href="https://docs.perplexity.ai/x">Perplexity docs</a>`);
-    const r = await createPageDriver(window).sources();
+    const r = await sourcesThrough(createPageDriver(window));
     expect(pop.opened()).toBe(1);
     expect(r.grouped).toBe(1);
     expect(r.expanded).toBe(1);
@@ -83,7 +84,7 @@ describe('sources', () => {
 
   it('generation A: <a href> badges are sources; Perplexity links are not', async () => {
     loadFixture('A-thread.html');
-    const r = await createPageDriver(window).sources();
+    const r = await sourcesThrough(createPageDriver(window));
     expect(r.sources).toEqual([
       { title: 'go.dev', url: 'https://go.dev/doc/' },
       { title: 'rust-lang', url: 'https://www.rust-lang.org/learn' },
@@ -98,7 +99,7 @@ describe('sources', () => {
       if (!e.defaultPrevented) followed++;
     });
     wirePopover(`<li><a href="https://example.com/b">B page</a></li>`);
-    const r = await createPageDriver(window).sources({ openTab: false });
+    const r = await sourcesThrough(createPageDriver(window), { openTab: false });
     expect(followed).toBe(0);
     expect(r.sources.map((s) => s.url)).toEqual(['https://example.com/a', 'https://example.com/b']);
   });
@@ -177,7 +178,7 @@ describe('fault 9: sources behind a badge that expands in place and a tab that n
 
   it('the Sources tab is read from the panel that appears, and the Answer tab comes back', async () => {
     wireUnlinkedPage();
-    const r = await createPageDriver(window).sources({ expand: false });
+    const r = await sourcesThrough(createPageDriver(window), { expand: false });
     expect(r.fromTab).toBe(true);
     expect(r.sources.map((s) => s.url).sort()).toEqual(all);
     expect(r.sources.find((s) => s.url === 'https://apnews.com/b')?.title).toBe('AP: launch day');
@@ -186,7 +187,7 @@ describe('fault 9: sources behind a badge that expands in place and a tab that n
 
   it('a grouped badge that expands in place is read in place, and folded again', async () => {
     const page = wireUnlinkedPage();
-    const r = await createPageDriver(window).sources({ openTab: false });
+    const r = await sourcesThrough(createPageDriver(window), { openTab: false });
     expect(page.expansions()).toBe(1);
     expect(r).toMatchObject({ grouped: 1, expanded: 1 });
     expect(r.sources.map((s) => s.url).sort()).toEqual(all);

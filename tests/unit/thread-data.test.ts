@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { evalPath, pick } from '../../lib/page/json-path';
-import { assignAnswers, targetsOf } from '../../lib/page/thread-actions';
-import type { Box } from '../../lib/page/thread-dom-reader';
+import { assignAnswers, targetsOf } from '../../lib/page/thread-answers';
+import type { Box } from '../../lib/page/thread-boxes';
 import { checkpointText, type ThreadReading, transcriptOf, type TurnReading, webStateOf } from '../../lib/page/thread-model';
 import { THREAD_JSON_READERS, threadJson2026 } from '../../lib/selectors/thread-json';
 import { THREAD_PAGE_READERS, threadPage2026 } from '../../lib/selectors/thread-page';

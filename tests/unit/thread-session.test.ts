@@ -1,13 +1,24 @@
 // @vitest-environment happy-dom
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { createPageDriver } from '../../lib/page/driver';
+import { type HandlerContext, lazyDriver } from '../../lib/page/handlers';
+import { threadHandlers } from '../../lib/page/thread-handlers';
+import type { ThreadReading } from '../../lib/page/thread-model';
+import { SelectorCatalog } from '../../lib/selectors/catalog';
+import { ReaderShelf, THREAD_JSON_READER_KIND, THREAD_PAGE_READER_KIND } from '../../lib/selectors/reader-shelf';
+import { readInteractions } from '../../lib/page/interactions';
+import { readerApplier } from '../../lib/page/packs';
+import { threadReaders } from '../../lib/page/thread-readers';
+import { generationB } from '../../lib/selectors';
+import { movedJson, movedShapeReader } from '../sim/thread-json';
+import { assetsOf, downloadFrom } from '../../lib/worker/thread-results';
 import { ThreadSession } from '../../lib/page/thread-session';
 import { waitForCheckpoint } from '../../lib/page/thread-wait';
 import { threadJson2026 } from '../../lib/selectors/thread-json';
 import { threadPage2026 } from '../../lib/selectors/thread-page';
-import { loadHtml } from '../fixtures/reader/load';
+import { loadFixture, loadHtml } from '../fixtures/reader/load';
 
 /**
  * How a tab asks the thread JSON (never in a loop: on a change, at most every few seconds per
@@ -31,7 +42,7 @@ function setup(name: string, bodies: (() => { status: number; body: string })[])
   };
   Object.defineProperty(window, 'fetch', { value: fetch, configurable: true });
   const driver = createPageDriver(window);
-  const session = new ThreadSession({ ctx: () => driver.context(), watcher: driver.watcher, json: threadJson2026, page: threadPage2026, now: () => now });
+  const session = new ThreadSession({ ctx: () => driver.context(), watcher: driver.watcher, json: () => threadJson2026, page: () => threadPage2026, now: () => now });
   return { session, driver, requests, saved };
 }
 
@@ -120,5 +131,112 @@ describe('threads.wait in the page', () => {
     const { session, driver } = setup('B-computer-complete', []);
     const out = await waitForCheckpoint(session, driver.watcher, { turn: 1, timeoutMs: 50 });
     expect(out.turn).toMatchObject({ index: 1, event: null });
+  });
+});
+
+describe('asset ids hold whichever source listed them', () => {
+  /** The kit's methods on the loaded page, and the worker's results of them. */
+  const kit = () => {
+    const catalog = new SelectorCatalog();
+    return threadHandlers({ win: window, driver: lazyDriver(window, catalog), catalog, readers: new ReaderShelf() });
+  };
+  const call = (handlers: ReturnType<typeof kit>, method: string, params: object) =>
+    (handlers[method] as (p: never, c: HandlerContext) => Promise<unknown>)(params as never, { signal: new AbortController().signal, progress: () => {} });
+  const broken = () => ({ status: 200, body: JSON.stringify({ moved: true }) });
+  /** A page whose file cards carry no id of their own (the ids the page gives are their links). */
+  const withoutCardIds = () => {
+    for (const card of document.querySelectorAll('[data-asset-id]')) card.removeAttribute('data-asset-id');
+  };
+  afterEach(() => vi.useRealTimers());
+
+  it('listed from the page (card ids), downloaded while the JSON answers: the same ids', async () => {
+    const { session } = setup('B-computer-files', [broken]);
+    const threadId = session.threadId ?? '';
+    const listed = await call(kit(), 'threads.assets', { threadId });
+    const fromPage = assetsOf((listed as { reading: ThreadReading }).reading);
+    expect((listed as { reading: ThreadReading }).reading.source).toBe('page');
+    expect(fromPage.length).toBeGreaterThan(1);
+    const next = kit(); // the JSON answers now (a new session: no interval to wait out)
+    const json = assetsOf(((await call(next, 'threads.assets', { threadId })) as { reading: ThreadReading }).reading);
+    expect(json.map((a) => a.asset_id)).toEqual(expect.arrayContaining(fromPage.map((a) => a.asset_id)));
+  });
+
+  it('listed from the page by link, downloaded through the JSON: resolved to the signed link of the same file', async () => {
+    const { session } = setup('B-computer-files', [broken]);
+    withoutCardIds();
+    const threadId = session.threadId ?? '';
+    const listed = (await call(kit(), 'threads.assets', { threadId })) as { reading: ThreadReading };
+    expect(listed.reading.source).toBe('page');
+    const [first] = assetsOf(listed.reading);
+    expect(first?.asset_id).toMatch(/^https:\/\//);
+    const result = (await call(kit(), 'threads.assetDownload', { threadId })) as { reading: ThreadReading };
+    expect(result.reading.source).toBe('json');
+    const download = downloadFrom(result, threadId, first?.asset_id ?? '');
+    expect(download.asset_id).toBe(first?.asset_id);
+    expect(download.url).toMatch(/signature=sim/);
+    expect(download.expires_in_seconds).not.toBeNull(); // a signed link says when it expires (this saved one already has)
+  });
+
+  it('listed from the JSON, downloaded while only the page answers: resolved through the links the JSON gave', async () => {
+    vi.useFakeTimers({ toFake: ['Date'] });
+    const { session } = setup('B-computer-files', []);
+    const threadId = session.threadId ?? '';
+    const handlers = kit();
+    const listed = (await call(handlers, 'threads.assets', { threadId })) as { reading: ThreadReading };
+    expect(listed.reading.source).toBe('json');
+    const uuid = assetsOf(listed.reading)[0]?.asset_id ?? '';
+    expect(uuid).not.toMatch(/^https:/);
+    withoutCardIds();
+    Object.defineProperty(window, 'fetch', { value: async () => ({ status: 200, text: async () => broken().body }), configurable: true });
+    vi.setSystemTime(Date.now() + 60_000);
+    const result = (await call(handlers, 'threads.assetDownload', { threadId })) as { reading: ThreadReading };
+    expect(result.reading.source).toBe('page');
+    const download = downloadFrom(result, threadId, uuid);
+    expect(download).toMatchObject({ asset_id: uuid, expires_in_seconds: null });
+    expect(new URL(download.url).pathname).toContain('/_sim/assets/');
+    expect(() => downloadFrom(result, threadId, 'not-an-asset')).toThrow(/asset_id "not-an-asset" is not an asset/);
+  });
+});
+
+describe('thread readers added as files (data packs) are used at once', () => {
+  it('a JSON body in a shape no built-in reader knows: the page answers, naming the reader; a reader added for it reads it from the next read', async () => {
+    const { saved } = setup('B-computer-complete', []);
+    Object.defineProperty(window, 'fetch', { value: async () => ({ status: 200, text: async () => JSON.stringify(movedJson(saved)) }), configurable: true });
+    const shelf = new ReaderShelf();
+    const driver = createPageDriver(window);
+    const session = new ThreadSession({
+      ctx: () => driver.context(),
+      watcher: driver.watcher,
+      json: () => shelf.pick(THREAD_JSON_READER_KIND, threadJson2026).reader,
+      page: () => threadPage2026,
+      now: () => now,
+    });
+    const before = await session.reading();
+    expect(before.source).toBe('page');
+    expect(session.lastProblem).toMatch(/no list of entries at entries \(reader thread-json-2026-08\)/);
+    shelf.replace(THREAD_JSON_READER_KIND, [{ item: movedShapeReader(), source: '/h/selectors/thread-json-reader.thread-json-2027-01.json' }]);
+    now += threadJson2026.request.minIntervalMs;
+    const after = await session.reading();
+    expect(after.source).toBe('json');
+    expect(after.turns.at(-1)?.event).toBe('complete');
+    expect(after.title).toBeTruthy();
+    shelf.replace(THREAD_JSON_READER_KIND, []); // removed: the built-in one again
+    now += threadJson2026.request.minIntervalMs;
+    expect((await session.reading()).source).toBe('page');
+  });
+
+  it("the page script's applier puts an added page reader to use for what comet_wait and the panel read", () => {
+    loadFixture('B-task-confirm.html', 'https://www.perplexity.ai/computer/tasks/8c0d3f4e-task', 'pages');
+    const box = document.querySelector('.task-interaction') as HTMLElement;
+    box.setAttribute('data-prompt-id', 'confirm-42');
+    expect(readInteractions(document, generationB)[0]?.id).toMatch(/^t0-confirm_action-/);
+    const apply = readerApplier(threadReaders, THREAD_PAGE_READER_KIND);
+    try {
+      apply([{ kind: THREAD_PAGE_READER_KIND, name: 'thread-page-2027-01', source: '/h/p.json', item: { ...threadPage2026, name: 'thread-page-2027-01', boxId: ['data-prompt-id'] } }]);
+      expect(readInteractions(document, generationB)[0]?.id).toBe('confirm-42');
+    } finally {
+      apply([]);
+    }
+    expect(readInteractions(document, generationB)[0]?.id).toMatch(/^t0-confirm_action-/);
   });
 });

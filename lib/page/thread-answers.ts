@@ -1,0 +1,247 @@
+import { RelayError } from '../protocol/errors';
+import type { ThreadReply } from '../protocol/threads';
+import type { ThreadInteraction, ThreadReply as PanelReply } from '../protocol/watch';
+import type { ThreadPageReader } from '../selectors/thread-schema';
+import { typeInto } from './composer';
+import type { PageContext } from './context';
+import { all, cleanText, first, isDisabled, isHidden, pointerClick, probeMiss } from './dom';
+import { turnsOf } from './reader';
+import { type Box, boxesOf, pendingInteractions, readerMiss } from './thread-boxes';
+import type { Interaction } from './thread-model';
+import type { Submitted } from './thread-actions';
+import type { ThreadSession } from './thread-session';
+
+/**
+ * Answering what a task waits on, in the page: which box a reply is for (by followup_uuid or by
+ * kind), which question each answer is for, then the clicks and typing a person would do, until
+ * the page took it. Used by `threads.respond` (the answer/confirm/notify tools) and by
+ * `page.respond` (the side panel, and a Deep Research answer's questions).
+ */
+
+const norm = (s: string) => s.replace(/\s+/g, ' ').trim().toLowerCase();
+
+function clickable(el: Element | null): el is HTMLElement {
+  return !!el && !isDisabled(el) && !isHidden(el);
+}
+
+const INSIDE = { within: ' inside the box that waits' };
+
+/** A control that is not there is a miss naming its probe; one that is there but stays disabled is the page refusing. */
+function missingOrDisabled(found: Element | null, what: string, url: string, miss: () => RelayError): RelayError {
+  if (!found) return miss();
+  return new RelayError('AGENT_ERROR', `${what} stayed ${isHidden(found) ? 'hidden' : 'disabled'} on ${url}: Perplexity did not take the reply; read_thread shows what waits now.`);
+}
+
+const KIND_FOR: Record<ThreadReply['kind'], Interaction['type']> = {
+  answers: 'ask_user_question',
+  approve: 'confirm_action',
+  deny: 'confirm_action',
+  connected: 'auth_required',
+};
+
+const TOOL_FOR: Record<Interaction['type'], string> = {
+  ask_user_question: 'answer_question',
+  confirm_action: 'confirm_action_approve or confirm_action_deny',
+  auth_required: 'notify_connected (after signing in)',
+  interaction_required: 'nothing here: complete it in Perplexity, then continue the thread with a new message',
+  two_factor_required: 'nothing here: follow its instructions and continue the thread with a new message',
+};
+
+function listWaiting(boxes: Box[]): string {
+  return boxes.map((b) => `${b.interaction.type} "${b.interaction.followupUuid}"`).join(', ');
+}
+
+/** The boxes a reply is for: by followup_uuid (page id, else the JSON's id matched by text), else by kind. */
+export function targetsOf(boxes: Box[], reply: ThreadReply, followupUuid: string | undefined, threadId: string, jsonText?: string): Box[] {
+  if (boxes.length === 0) throw new RelayError('INVALID_PARAMS', `thread "${threadId}" has nothing waiting for an answer now (read_thread shows its state).`);
+  if (followupUuid) {
+    const hit =
+      boxes.find((b) => b.interaction.followupUuid === followupUuid) ??
+      (jsonText !== undefined ? boxes.find((b) => norm(b.interaction.text) === norm(jsonText)) : undefined);
+    if (!hit) throw new RelayError('INVALID_PARAMS', `followup_uuid "${followupUuid}" matches nothing waiting in thread "${threadId}"; waiting: ${listWaiting(boxes)}.`);
+    if (hit.interaction.type !== KIND_FOR[reply.kind]) {
+      throw new RelayError('INVALID_PARAMS', `followup_uuid "${followupUuid}" is a ${hit.interaction.type}: answer it with ${TOOL_FOR[hit.interaction.type]}.`);
+    }
+    return [hit];
+  }
+  const kind = KIND_FOR[reply.kind];
+  const fitting = boxes.filter((b) => b.interaction.type === kind);
+  if (fitting.length === 0) {
+    const [first] = boxes as [Box];
+    throw new RelayError('INVALID_PARAMS', `thread "${threadId}" waits on ${listWaiting(boxes)}, not on a ${kind}: use ${TOOL_FOR[first.interaction.type]}.`);
+  }
+  if (fitting.length > 1 && reply.kind !== 'answers') {
+    throw new RelayError('INVALID_PARAMS', `thread "${threadId}" has ${fitting.length} of those waiting (${listWaiting(fitting)}): pass followup_uuid to say which.`);
+  }
+  return fitting;
+}
+
+interface QuestionSlot {
+  box: Box;
+  id: string;
+  text: string;
+  options: string[];
+}
+
+/** Which question each answer is for (keys: question ids or texts; one question takes one answer under any key). */
+export function assignAnswers(targets: Box[], answers: Record<string, string>): Map<QuestionSlot, string> {
+  const slots: QuestionSlot[] = targets.flatMap((box) =>
+    (box.interaction.questions ?? [{ id: box.interaction.followupUuid, text: box.interaction.text }]).map((q) => ({
+      box,
+      id: q.id,
+      text: q.text,
+      options: 'options' in q && q.options ? q.options : [],
+    })),
+  );
+  const entries = Object.entries(answers).filter(([, v]) => v.trim() !== '');
+  if (entries.length === 0) throw new RelayError('INVALID_PARAMS', 'answers is empty: give an answer for each question.');
+  const out = new Map<QuestionSlot, string>();
+  if (slots.length === 1 && entries.length === 1) {
+    out.set(slots[0] as QuestionSlot, (entries[0] as [string, string])[1]);
+    return out;
+  }
+  const unknown: string[] = [];
+  for (const [key, value] of entries) {
+    const slot = slots.find((s) => s.id === key || s.box.interaction.followupUuid === key || norm(s.text) === norm(key));
+    if (slot) out.set(slot, value);
+    else unknown.push(key);
+  }
+  if (unknown.length) {
+    const known = slots.map((s) => `"${s.id}" (${s.text})`).join(', ');
+    throw new RelayError('INVALID_PARAMS', `answers has key(s) ${unknown.map((k) => `"${k}"`).join(', ')} that match no waiting question; the questions are ${known}.`);
+  }
+  return out;
+}
+
+async function answerQuestionBox(ctx: PageContext, r: ThreadPageReader, box: Box, values: Map<QuestionSlot, string>): Promise<void> {
+  const url = ctx.doc.location.href;
+  const slots = [...values.keys()].filter((s) => s.box === box);
+  const questionCount = box.interaction.questions?.length ?? 1;
+  const groups = all(box.box, r.question).filter((q) => first(q, r.questionText));
+  if (groups.length > 1 || questionCount > 1) {
+    const missing = (box.interaction.questions ?? []).filter((q) => !slots.some((s) => s.id === q.id));
+    if (missing.length) throw new RelayError('INVALID_PARAMS', `these questions need an answer too (they are answered together): ${missing.map((q) => `"${q.id}" (${q.text})`).join(', ')}.`);
+    for (const slot of slots) {
+      const value = values.get(slot) as string;
+      const group = groups.find((g) => r.questionId.some((a) => g.getAttribute(a) === slot.id)) ?? groups.find((g) => norm(cleanText(first(g, r.questionText))) === norm(slot.text));
+      const choice = group ? all(group, r.questionChoice).find((c) => norm(cleanText(c)) === norm(value)) : undefined;
+      if (!clickable(choice ?? null)) {
+        throw new RelayError('INVALID_PARAMS', `"${value}" is not one of the choices for "${slot.text}": ${slot.options.join(', ') || 'none shown'}.`);
+      }
+      pointerClick(choice as HTMLElement);
+    }
+    const submit = await ctx.waitFor(() => {
+      const b = first(box.box, r.questionsSubmit);
+      return clickable(b) ? b : null;
+    }, 1500);
+    if (!submit) throw missingOrDisabled(first(box.box, r.questionsSubmit), "the questions' Submit button", url, () => readerMiss(r, 'questionsSubmit', url, INSIDE));
+    pointerClick(submit);
+    return;
+  }
+  const value = values.get(slots[0] as QuestionSlot) as string;
+  const option = all(box.box, r.questionChoice).find((o) => norm(cleanText(o)) === norm(value));
+  if (clickable(option ?? null)) {
+    pointerClick(option as HTMLElement);
+    return;
+  }
+  const field = first(box.box, ctx.set.interactionField) as HTMLElement | null;
+  if (!field) throw probeMiss(ctx.set, 'interactionField', url, INSIDE);
+  typeInto(ctx, field, value);
+  const send = await ctx.waitFor(() => {
+    const b = first(box.box, ctx.set.interactionSend);
+    return clickable(b) ? b : null;
+  }, 1000);
+  if (!send) throw missingOrDisabled(first(box.box, ctx.set.interactionSend), "the question's Send button", url, () => probeMiss(ctx.set, 'interactionSend', url, INSIDE));
+  pointerClick(send);
+}
+
+/**
+ * Answers the boxes a reply is for, then waits until the page took it (the boxes are gone).
+ * The page has no place for an approval's reason or a sign-in message: those are not typed.
+ */
+export async function answerBoxes(ctx: PageContext, r: ThreadPageReader, targets: Box[], reply: ThreadReply, timeoutMs = 8000): Promise<void> {
+  const url = ctx.doc.location.href;
+  if (reply.kind === 'answers') {
+    const values = assignAnswers(targets, reply.answers);
+    const boxes = targets.filter((b) => [...values.keys()].some((s) => s.box === b));
+    for (const box of boxes) await answerQuestionBox(ctx, r, box, values);
+    targets = boxes;
+  } else {
+    const [box] = targets as [Box];
+    const candidates = reply.kind === 'connected' ? r.authDone : reply.kind === 'approve' ? ctx.set.interactionApprove : ctx.set.interactionDeny;
+    const button = first(box.box, candidates);
+    if (!clickable(button)) {
+      const miss = () =>
+        reply.kind === 'connected'
+          ? readerMiss(r, 'authDone', url, INSIDE)
+          : probeMiss(ctx.set, reply.kind === 'approve' ? 'interactionApprove' : 'interactionDeny', url, INSIDE);
+      throw missingOrDisabled(button, `the ${reply.kind === 'connected' ? "I've connected" : reply.kind === 'approve' ? 'Approve' : 'Deny'} button`, url, miss);
+    }
+    pointerClick(button);
+  }
+  // By id, not by element: the page may redraw the box (disabled while the reply travels).
+  const ids = new Set(targets.map((t) => t.interaction.followupUuid));
+  const waitingNow = () => {
+    const turns = turnsOf(ctx.doc, ctx.set);
+    const last = turns.at(-1);
+    return last ? boxesOf(last, turns.length - 1, ctx, r).some((b) => ids.has(b.interaction.followupUuid)) : false;
+  };
+  const gone = await ctx.waitFor(() => !waitingNow(), timeoutMs);
+  if (!gone) throw new RelayError('TIMEOUT', `the page did not take the reply within ${timeoutMs / 1000} s (it still shows the question on ${url})`);
+}
+
+/** `threads.respond` in the page: finds what the reply is for, answers it, says which turn goes on. */
+export async function respondInThread(
+  ctx: PageContext,
+  session: ThreadSession,
+  r: ThreadPageReader,
+  params: { followupUuid?: string; reply: ThreadReply },
+): Promise<Submitted> {
+  const threadId = session.threadId ?? '';
+  const turns = turnsOf(ctx.doc, ctx.set);
+  const index = turns.length - 1;
+  const turn = turns[index];
+  const boxes = turn ? boxesOf(turn, index, ctx, r) : [];
+  let jsonText: string | undefined;
+  if (params.followupUuid && !boxes.some((b) => b.interaction.followupUuid === params.followupUuid)) {
+    // An id from the thread JSON the page does not carry: find its question's text there.
+    const reading = session.cached() ?? (session.mayFetch() ? await session.reading() : undefined);
+    jsonText = reading?.source === 'json' ? reading.turns.at(-1)?.interactions.find((i) => i.followupUuid === params.followupUuid)?.text : undefined;
+  }
+  const targets = targetsOf(boxes, params.reply, params.followupUuid, threadId, jsonText);
+  await answerBoxes(ctx, r, targets, params.reply);
+  for (const t of targets) session.acted(t.interaction.followupUuid);
+  return { threadId, url: ctx.doc.location.href, turn: Math.max(0, index) };
+}
+
+/** The panel's words for a reply that does not fit what waits. */
+function check(kind: ThreadInteraction['type'], reply: PanelReply): void {
+  const text = reply.kind === 'answer' || reply.kind === 'answers';
+  if (kind === 'ask_user_question' && !text) throw new RelayError('INVALID_PARAMS', 'This is a question: answer it with text, not approve/deny.');
+  if (kind === 'confirm_action' && reply.kind !== 'approve' && reply.kind !== 'deny') throw new RelayError('INVALID_PARAMS', 'This is a confirmation: approve or deny it.');
+  if (kind === 'auth_required' && reply.kind !== 'connected') throw new RelayError('INVALID_PARAMS', 'This is a sign-in: open its link, sign in, then say it is done.');
+  if (kind === 'interaction_required' || kind === 'two_factor_required') throw new RelayError('INVALID_PARAMS', 'Only Perplexity can complete this step: open the Perplexity tab.');
+}
+
+/**
+ * `page.respond`: answers one pending interaction of the current turn from the side panel: a
+ * suggested answer is clicked, other text is typed and sent, several questions are chosen and
+ * submitted together, a confirmation gets Approve or Deny, a sign-in "I've connected". Resolves
+ * once the page took it.
+ */
+export async function respond(ctx: PageContext, r: ThreadPageReader, interactionId: string, reply: PanelReply, timeoutMs = 5000): Promise<{ ok: boolean }> {
+  const url = ctx.doc.location?.href ?? '';
+  const pending = pendingInteractions(ctx.doc, ctx.set, r).find((p) => p.interaction.id === interactionId);
+  if (!pending) {
+    throw new RelayError('INVALID_PARAMS', `That question is no longer waiting for an answer on ${url} (id ${interactionId}).`);
+  }
+  check(pending.interaction.type, reply);
+  const asThread: ThreadReply =
+    reply.kind === 'answer'
+      ? { kind: 'answers', answers: { [pending.box.interaction.questions?.[0]?.id ?? interactionId]: reply.text } }
+      : reply.kind === 'connected'
+        ? { kind: 'connected', message: '' }
+        : reply;
+  await answerBoxes(ctx, r, [pending.box], asThread, timeoutMs);
+  return { ok: true };
+}

@@ -1,0 +1,57 @@
+// @vitest-environment happy-dom
+import { describe, expect, it, vi } from 'vitest';
+import { diagnosticsKit } from '../../lib/page/diagnostics-kit';
+import { lazyDriver } from '../../lib/page/handlers';
+import { kitMethods, offerKitHook, type PageKitHost, registerKit } from '../../lib/page/kits';
+import { sourcesKit } from '../../lib/page/source-reader';
+import { threadHandlers } from '../../lib/page/thread-handlers';
+import { kitOf, PAGE_KIT_API, PAGE_KIT_HOOK, PAGE_KITS } from '../../lib/protocol/page-kits';
+import { SelectorCatalog } from '../../lib/selectors/catalog';
+import { ReaderShelf } from '../../lib/selectors/reader-shelf';
+
+/** The page's end of the on-demand parts: a kit registers with the page script of its world, once. */
+const host = (): PageKitHost => {
+  const catalog = new SelectorCatalog();
+  return { win: window, driver: lazyDriver(window, catalog), catalog, readers: new ReaderShelf() };
+};
+
+describe('page kits', () => {
+  it('a kit registers once with the page script of its world; running its script again does nothing', () => {
+    const world = {};
+    const added: string[][] = [];
+    const loaded = offerKitHook(world, host(), (handlers) => added.push(Object.keys(handlers)));
+    const factory = vi.fn(() => ({ 'page.capture': async () => 'x' }));
+    expect(registerKit('diagnostics', factory, world)).toEqual({ kit: 'diagnostics', status: 'registered' });
+    expect(registerKit('diagnostics', factory, world)).toEqual({ kit: 'diagnostics', status: 'already' });
+    expect(factory).toHaveBeenCalledTimes(1);
+    expect(added).toEqual([['page.capture']]);
+    expect(loaded()).toEqual(['diagnostics']);
+  });
+
+  it('no page script in the world, or one of another build: nothing registers, and the result says why', () => {
+    expect(registerKit('threads', () => ({}), {})).toEqual({ kit: 'threads', status: 'no-page-script' });
+    const world = {};
+    offerKitHook(world, host(), () => {
+      throw new Error('must not be called');
+    });
+    const hook = (world as Record<string, { register(n: string, api: number, f: () => object): string }>)[PAGE_KIT_HOOK];
+    expect(hook?.register('threads', PAGE_KIT_API + 1, () => ({}))).toBe('version-mismatch');
+  });
+
+  it("each kit answers exactly the methods the worker's table sends it", () => {
+    expect(Object.keys(threadHandlers(host())).sort()).toEqual([...kitMethods('threads')].sort());
+    expect(Object.keys(diagnosticsKit(host())).sort()).toEqual([...kitMethods('diagnostics')].sort());
+    expect(Object.keys(sourcesKit(host())).sort()).toEqual([...kitMethods('sources')].sort());
+    expect(Object.keys(PAGE_KITS).sort()).toEqual(['diagnostics', 'sources', 'threads']);
+  });
+
+  it('the table tells the worker which kit a method needs', () => {
+    expect(kitOf('threads.wait')).toMatchObject({ name: 'threads', file: '/page-threads.js' });
+    expect(kitOf('page.respond')?.name).toBe('threads');
+    expect(kitOf('page.capture')?.name).toBe('diagnostics');
+    expect(kitOf('page.diagnose')?.name).toBe('diagnostics');
+    expect(kitOf('page.sources')).toMatchObject({ name: 'sources', file: '/page-sources.js' });
+    expect(kitOf('page.poll')).toBeUndefined();
+    expect(kitOf('threads.fetch')).toBeUndefined(); // account reads run in any tab without a kit
+  });
+});
