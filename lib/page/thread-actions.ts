@@ -24,26 +24,38 @@ export interface TurnSettings {
   effort?: string;
 }
 
+/**
+ * Throws CANCELLED once the caller is gone. Checked before every step that changes the page (a
+ * click, a file, the prompt): a cancelled call never goes on to start, continue or answer a task.
+ */
+export function stopIfCancelled(signal: AbortSignal | undefined): void {
+  if (signal?.aborted) throw new RelayError('CANCELLED', 'The call was cancelled; nothing more was done in the page after the cancel.');
+}
+
 /** Picks one item of the Computer settings menu (opened afresh each time: items close it). */
-async function pickSetting(ctx: PageContext, r: ThreadPageReader, template: string, value: string): Promise<void> {
+async function pickSetting(ctx: PageContext, r: ThreadPageReader, template: string, value: string, signal?: AbortSignal): Promise<void> {
+  stopIfCancelled(signal);
   const url = ctx.doc.location.href;
   const button = first(ctx.doc, r.settingsButton);
   if (!button) throw readerMiss(r, 'settingsButton', url, { hint: 'Computer settings show in the composer once Computer mode is on' });
   const selector = template.replace('{value}', value.replace(/["\\]/g, ''));
   pointerClick(button);
-  const item = await ctx.waitFor(() => ctx.doc.querySelector(selector), 1500);
+  const item = await ctx.waitFor(() => ctx.doc.querySelector(selector), 1500, signal).catch((error: unknown) => {
+    pointerClick(button); // cancelled with the menu open: close it again
+    throw error;
+  });
   if (!item) {
     pointerClick(button);
     throw new RelayError('INVALID_PARAMS', `Computer settings on ${url} offer no "${value}" (looked for ${selector}); use a value from models_list.`);
   }
   pointerClick(item);
-  await ctx.waitFor(() => !ctx.doc.querySelector(selector), 1500);
+  await ctx.waitFor(() => !ctx.doc.querySelector(selector), 1500, signal);
 }
 
-export async function applySettings(ctx: PageContext, r: ThreadPageReader, settings: TurnSettings): Promise<void> {
-  if (settings.mode) await pickSetting(ctx, r, r.settingsMode, settings.mode);
-  if (settings.model) await pickSetting(ctx, r, r.settingsModel, settings.model);
-  if (settings.effort) await pickSetting(ctx, r, r.settingsEffort, settings.effort);
+export async function applySettings(ctx: PageContext, r: ThreadPageReader, settings: TurnSettings, signal?: AbortSignal): Promise<void> {
+  if (settings.mode) await pickSetting(ctx, r, r.settingsMode, settings.mode, signal);
+  if (settings.model) await pickSetting(ctx, r, r.settingsModel, settings.model, signal);
+  if (settings.effort) await pickSetting(ctx, r, r.settingsEffort, settings.effort, signal);
 }
 
 function bytesOf(win: Window, base64: string): Uint8Array<ArrayBuffer> {
@@ -59,8 +71,9 @@ function bytesOf(win: Window, base64: string): Uint8Array<ArrayBuffer> {
 }
 
 /** Puts files into the composer's file input, the way a person's file picker does, and waits for their chips. */
-export async function attachFiles(ctx: PageContext, r: ThreadPageReader, files: AttachmentPayload[], timeoutMs = 30_000): Promise<void> {
+export async function attachFiles(ctx: PageContext, r: ThreadPageReader, files: AttachmentPayload[], timeoutMs = 30_000, signal?: AbortSignal): Promise<void> {
   if (files.length === 0) return;
+  stopIfCancelled(signal);
   const url = ctx.doc.location.href;
   const input = first(ctx.doc, r.fileInput) as HTMLInputElement | null;
   if (!input) throw readerMiss(r, 'fileInput', url, { hint: "the composer's file input, where attachments go" });
@@ -77,7 +90,7 @@ export async function attachFiles(ctx: PageContext, r: ThreadPageReader, files: 
     if (named.some((c) => !c)) return null;
     const states = named.map((c) => c?.getAttribute(state.attribute));
     return states.every((s) => s === state.ready || s === state.failed) ? states : null;
-  }, timeoutMs);
+  }, timeoutMs, signal);
   if (!settled) throw new RelayError('TIMEOUT', `the page did not show ${files.length} attached file(s) as uploaded within ${timeoutMs / 1000} s on ${url}`);
   const failed = files.filter((_, i) => settled[i] === state.failed).map((f) => f.filename);
   if (failed.length) throw new RelayError('AGENT_ERROR', `Perplexity did not take the attachment(s) ${failed.join(', ')} on ${url}`);
@@ -95,6 +108,12 @@ export interface StartParams {
   projectVisibility?: 'private' | 'project';
 }
 
+/** The caller's signal (a cancel stops the call before its next step in the page), and how long to wait for the page. */
+export interface TurnOptions {
+  signal?: AbortSignal;
+  timeoutMs?: number;
+}
+
 export interface Submitted {
   threadId: string;
   url: string;
@@ -110,21 +129,24 @@ function refused(ctx: PageContext, r: ThreadPageReader): NotSent | undefined {
 }
 
 /** Starts a Computer task from the page this tab shows (home, or a Project's page). */
-export async function startThread(ctx: PageContext, watcher: PageWatcher, r: ThreadPageReader, params: StartParams, timeoutMs = 20_000): Promise<Submitted | NotSent> {
+export async function startThread(ctx: PageContext, watcher: PageWatcher, r: ThreadPageReader, params: StartParams, options: TurnOptions = {}): Promise<Submitted | NotSent> {
+  const { signal, timeoutMs = 20_000 } = options;
+  stopIfCancelled(signal);
   if (!onStartPage(ctx)) {
     throw new RelayError('AGENT_ERROR', `a new thread starts on the Perplexity home page or a Project's page, and this tab shows ${ctx.doc.location.href}`);
   }
   if (!params.message.trim()) throw new RelayError('INVALID_PARAMS', 'message is empty: say what Computer should do');
   await setMode(ctx, 'computer');
-  await applySettings(ctx, r, params.settings);
+  await applySettings(ctx, r, params.settings, signal);
+  stopIfCancelled(signal);
   if (params.projectVisibility === 'project') {
     const toggle = first(ctx.doc, r.projectVisibility);
     if (!toggle) throw readerMiss(r, 'projectVisibility', ctx.doc.location.href, { hint: "the Project page's visible-to-members toggle" });
     if (toggle.getAttribute('aria-pressed') !== 'true') pointerClick(toggle);
   }
-  await attachFiles(ctx, r, params.attachments);
-  await ask(ctx, watcher, { prompt: params.message }, { answeredOtherwise: () => refused(ctx, r) !== undefined });
-  const outcome = await ctx.waitFor(() => refused(ctx, r) ?? (threadIdOf(ctx.doc.location.href) ? ctx.doc.location.href : null), timeoutMs);
+  await attachFiles(ctx, r, params.attachments, undefined, signal);
+  await ask(ctx, watcher, { prompt: params.message }, { answeredOtherwise: () => refused(ctx, r) !== undefined, ...(signal ? { signal } : {}) });
+  const outcome = await ctx.waitFor(() => refused(ctx, r) ?? (threadIdOf(ctx.doc.location.href) ? ctx.doc.location.href : null), timeoutMs, signal);
   if (outcome && typeof outcome === 'object') return outcome;
   const url = outcome || undefined;
   const threadId = url ? threadIdOf(url) : undefined;
@@ -141,8 +163,10 @@ export async function sendFollowUp(
   session: ThreadSession,
   r: ThreadPageReader,
   params: Omit<StartParams, 'projectVisibility'>,
-  timeoutMs = 20_000,
+  options: TurnOptions = {},
 ): Promise<Submitted | NotSent> {
+  const { signal, timeoutMs = 20_000 } = options;
+  stopIfCancelled(signal);
   const threadId = session.threadId;
   if (!threadId) throw new RelayError('AGENT_ERROR', `this tab shows no thread (${ctx.doc.location.href})`);
   if (!params.message.trim()) throw new RelayError('INVALID_PARAMS', 'message is empty: say what Computer should do next');
@@ -156,12 +180,12 @@ export async function sendFollowUp(
         : `thread "${threadId}" is still working on its latest turn; wait for it (read_thread shows its progress) before sending a new message`,
     );
   }
-  await applySettings(ctx, r, params.settings);
-  await attachFiles(ctx, r, params.attachments);
-  const handle = await ask(ctx, watcher, { prompt: params.message }, { answeredOtherwise: () => refused(ctx, r) !== undefined });
+  await applySettings(ctx, r, params.settings, signal);
+  await attachFiles(ctx, r, params.attachments, undefined, signal);
+  const handle = await ask(ctx, watcher, { prompt: params.message }, { answeredOtherwise: () => refused(ctx, r) !== undefined, ...(signal ? { signal } : {}) });
   session.acted();
   // The new turn, or the page saying it did not send: either shows after the server's answer.
-  const outcome = await ctx.waitFor(() => refused(ctx, r) ?? (turnsOf(ctx.doc, ctx.set).length > handle.afterTurn ? 'sent' : null), timeoutMs);
+  const outcome = await ctx.waitFor(() => refused(ctx, r) ?? (turnsOf(ctx.doc, ctx.set).length > handle.afterTurn ? 'sent' : null), timeoutMs, signal);
   if (outcome && typeof outcome === 'object') return outcome;
   return { threadId, url: ctx.doc.location.href, turn: handle.afterTurn };
 }

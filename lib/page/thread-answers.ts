@@ -8,7 +8,7 @@ import { all, cleanText, first, isDisabled, isHidden, pointerClick, probeMiss } 
 import { turnsOf } from './reader';
 import { type Box, boxesOf, pendingInteractions, readerMiss } from './thread-boxes';
 import type { Interaction } from './thread-model';
-import type { Submitted } from './thread-actions';
+import { stopIfCancelled, type Submitted } from './thread-actions';
 import type { ThreadSession } from './thread-session';
 
 /**
@@ -113,7 +113,8 @@ export function assignAnswers(targets: Box[], answers: Record<string, string>): 
   return out;
 }
 
-async function answerQuestionBox(ctx: PageContext, r: ThreadPageReader, box: Box, values: Map<QuestionSlot, string>): Promise<void> {
+async function answerQuestionBox(ctx: PageContext, r: ThreadPageReader, box: Box, values: Map<QuestionSlot, string>, signal?: AbortSignal): Promise<void> {
+  stopIfCancelled(signal);
   const url = ctx.doc.location.href;
   const slots = [...values.keys()].filter((s) => s.box === box);
   const questionCount = box.interaction.questions?.length ?? 1;
@@ -133,7 +134,7 @@ async function answerQuestionBox(ctx: PageContext, r: ThreadPageReader, box: Box
     const submit = await ctx.waitFor(() => {
       const b = first(box.box, r.questionsSubmit);
       return clickable(b) ? b : null;
-    }, 1500);
+    }, 1500, signal);
     if (!submit) throw missingOrDisabled(first(box.box, r.questionsSubmit), "the questions' Submit button", url, () => readerMiss(r, 'questionsSubmit', url, INSIDE));
     pointerClick(submit);
     return;
@@ -150,7 +151,7 @@ async function answerQuestionBox(ctx: PageContext, r: ThreadPageReader, box: Box
   const send = await ctx.waitFor(() => {
     const b = first(box.box, ctx.set.interactionSend);
     return clickable(b) ? b : null;
-  }, 1000);
+  }, 1000, signal);
   if (!send) throw missingOrDisabled(first(box.box, ctx.set.interactionSend), "the question's Send button", url, () => probeMiss(ctx.set, 'interactionSend', url, INSIDE));
   pointerClick(send);
 }
@@ -159,12 +160,13 @@ async function answerQuestionBox(ctx: PageContext, r: ThreadPageReader, box: Box
  * Answers the boxes a reply is for, then waits until the page took it (the boxes are gone).
  * The page has no place for an approval's reason or a sign-in message: those are not typed.
  */
-export async function answerBoxes(ctx: PageContext, r: ThreadPageReader, targets: Box[], reply: ThreadReply, timeoutMs = 8000): Promise<void> {
+export async function answerBoxes(ctx: PageContext, r: ThreadPageReader, targets: Box[], reply: ThreadReply, timeoutMs = 8000, signal?: AbortSignal): Promise<void> {
+  stopIfCancelled(signal);
   const url = ctx.doc.location.href;
   if (reply.kind === 'answers') {
     const values = assignAnswers(targets, reply.answers);
     const boxes = targets.filter((b) => [...values.keys()].some((s) => s.box === b));
-    for (const box of boxes) await answerQuestionBox(ctx, r, box, values);
+    for (const box of boxes) await answerQuestionBox(ctx, r, box, values, signal);
     targets = boxes;
   } else {
     const [box] = targets as [Box];
@@ -196,7 +198,9 @@ export async function respondInThread(
   session: ThreadSession,
   r: ThreadPageReader,
   params: { followupUuid?: string; reply: ThreadReply },
+  signal?: AbortSignal,
 ): Promise<Submitted> {
+  stopIfCancelled(signal);
   const threadId = session.threadId ?? '';
   const turns = turnsOf(ctx.doc, ctx.set);
   const index = turns.length - 1;
@@ -209,7 +213,7 @@ export async function respondInThread(
     jsonText = reading?.source === 'json' ? reading.turns.at(-1)?.interactions.find((i) => i.followupUuid === params.followupUuid)?.text : undefined;
   }
   const targets = targetsOf(boxes, params.reply, params.followupUuid, threadId, jsonText);
-  await answerBoxes(ctx, r, targets, params.reply);
+  await answerBoxes(ctx, r, targets, params.reply, undefined, signal);
   for (const t of targets) session.acted(t.interaction.followupUuid);
   return { threadId, url: ctx.doc.location.href, turn: Math.max(0, index) };
 }

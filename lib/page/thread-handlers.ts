@@ -53,19 +53,23 @@ export function threadHandlers({ win, driver, readers }: PageKitHost): KitHandle
   };
 
   return guarded(driver, {
-    'threads.start': async (params: { message: string; attachments: AttachmentPayload[]; settings: TurnSettings; projectVisibility?: 'private' | 'project' }) => {
+    // The acting methods take the caller's signal: a cancelled call stops before its next step in the page.
+    'threads.start': async (
+      params: { message: string; attachments: AttachmentPayload[]; settings: TurnSettings; projectVisibility?: 'private' | 'project' },
+      { signal }: HandlerContext,
+    ) => {
       const d = driver();
-      return startThread(d.context(), d.watcher, pageReader(), params);
+      return startThread(d.context(), d.watcher, pageReader(), params, { signal });
     },
-    'threads.send': async (params: ThreadParams & { message: string; attachments: AttachmentPayload[]; settings: TurnSettings }) => {
+    'threads.send': async (params: ThreadParams & { message: string; attachments: AttachmentPayload[]; settings: TurnSettings }, { signal }: HandlerContext) => {
       const d = driver();
-      return sendFollowUp(d.context(), d.watcher, own(params.threadId), pageReader(), params);
+      return sendFollowUp(d.context(), d.watcher, own(params.threadId), pageReader(), params, { signal });
     },
-    'threads.respond': async (params: ThreadParams & { followupUuid?: string; reply: ThreadReply; attachments: AttachmentPayload[] }) => {
+    'threads.respond': async (params: ThreadParams & { followupUuid?: string; reply: ThreadReply; attachments: AttachmentPayload[] }, { signal }: HandlerContext) => {
       if (params.attachments.length > 0) {
         throw new RelayError('INVALID_PARAMS', 'Perplexity takes files with a message, not with an answer: send them with call_perplexity_computer on the same thread_id.');
       }
-      return respondInThread(driver().context(), own(params.threadId), pageReader(), params);
+      return respondInThread(driver().context(), own(params.threadId), pageReader(), params, signal);
     },
     'threads.wait': async (params: ThreadParams & { turn?: number; timeoutMs: number; quietMs?: number }, { signal, progress }: HandlerContext) =>
       waitForCheckpoint(own(params.threadId), driver().watcher, params, { signal, onProgress: progress }),
