@@ -21,6 +21,16 @@ export const ReaderAttributes = z.array(z.string().min(1)).min(1).readonly();
 const Attributes = ReaderAttributes;
 const Name = z.string().regex(/^(thread-page|thread-json|account-json)-\d{4}-\d{2}$/);
 
+/**
+ * A path on perplexity.ai: the worker opens thread tabs at these and the page fetches them with the
+ * account's cookies, so a reader file must not be able to point them at another host. One leading
+ * "/" and no second one or backslash after it (`//host/…` and `/\host/…` leave the origin), and no
+ * control characters (the URL parser drops tabs and newlines, so `/<tab>/host` would become `//host`).
+ */
+export const SameOriginPath = z
+  .string()
+  .regex(/^\/(?![/\\])[^\\\u0000-\u001f\u007f]*$/, 'must be a path on perplexity.ai: one leading "/" (not "//"), no backslash or control character');
+
 export const INTERACTION_KINDS = ['ask_user_question', 'confirm_action', 'auth_required', 'interaction_required', 'two_factor_required'] as const;
 export const InteractionKind = z.enum(INTERACTION_KINDS);
 
@@ -92,7 +102,7 @@ export const ThreadPageReaderSchema = z.looseObject({
   /** On a Project's page: the "visible to project members" toggle (aria-pressed). */
   projectVisibility: Candidates,
   /** A Project's page, from its uuid (`{uuid}`). */
-  projectPath: z.string().includes('{uuid}'),
+  projectPath: SameOriginPath.includes('{uuid}'),
 });
 export type ThreadPageReader = z.infer<typeof ThreadPageReaderSchema>;
 
@@ -106,7 +116,7 @@ export const ThreadJsonReaderSchema = z.looseObject({
   checked: z.string(),
   request: z.object({
     /** `{id}` is the thread's uuid or slug, URL-encoded. */
-    path: z.string().startsWith('/').includes('{id}'),
+    path: SameOriginPath.includes('{id}'),
     query: z.record(z.string(), z.string()),
     headers: z.record(z.string(), z.string()),
     cursorParam: z.string(),
@@ -212,17 +222,17 @@ export const AccountJsonReaderSchema = z.looseObject({
   /** Headers the web app sends with these requests (without them lists come back empty or cut). */
   headers: z.record(z.string(), z.string()),
   listRecent: z.object({
-    path: z.string().startsWith('/'),
+    path: SameOriginPath,
     threads: Paths,
     uuid: Paths,
     slug: Paths,
     modeType: Paths,
     /** A thread's page by its mode type, with `{uuid}` / `{slug}` (to find a thread given by either). */
-    threadPath: z.record(z.string(), z.string().startsWith('/')),
+    threadPath: z.record(z.string(), SameOriginPath),
   }),
   /** The account's Computer options and Projects (the Computer server's models_list / projects_list). */
   models: z.object({
-    path: z.string().startsWith('/'),
+    path: SameOriginPath,
     defaultMode: Paths,
     modes: Paths,
     mode: z.object({ mode: Paths, model: Paths, effort: Paths }),
@@ -231,7 +241,7 @@ export const AccountJsonReaderSchema = z.looseObject({
     defaultModel: Paths,
   }),
   projects: z.object({
-    path: z.string().startsWith('/'),
+    path: SameOriginPath,
     searchParam: z.string(),
     cursorParam: z.string(),
     list: Paths,

@@ -3,7 +3,7 @@ import type { ThreadReading } from '../page/thread-model';
 import { ACCOUNT_JSON_READERS } from '../selectors/account-json';
 import type { AccountJsonReader, ThreadPageReader } from '../selectors/thread-schema';
 import { THREAD_PAGE_READERS } from '../selectors/thread-page';
-import { PERPLEXITY_HOME } from '../protocol/urls';
+import { checkPerplexityUrl, PERPLEXITY_HOME } from '../protocol/urls';
 import type { ProgressSink } from './router';
 import {
   accountBody,
@@ -17,6 +17,25 @@ import {
   transcriptFrom,
 } from './thread-results';
 import { checkThreadId, type ThreadTabs, threadOfUrl } from './thread-tabs';
+
+/**
+ * A perplexity.ai page from a path a reader gave (readers can be files a person added). Whatever the
+ * reader says, a thread tab is never opened or navigated off perplexity.ai.
+ */
+function readerPage(path: string, field: string): string {
+  let url: string;
+  try {
+    url = new URL(path, PERPLEXITY_HOME).href;
+  } catch {
+    url = path;
+  }
+  const check = checkPerplexityUrl(url);
+  if (check.ok) return check.url;
+  throw new RelayError(
+    'CONFIG_ERROR',
+    `${field} leads to ${url}, and ${check.reason}: thread tabs open on perplexity.ai only. Fix or remove the reader added as a file (comet-relay selectors list).`,
+  );
+}
 
 /**
  * Routes the `threads.*` and `account.*` methods: each thread call goes to the tab that shows the
@@ -111,7 +130,7 @@ export class ThreadCalls {
   private async start(params: Params, cap: number, signal: AbortSignal, progress: ProgressSink): Promise<unknown> {
     const project = typeof params.projectUuid === 'string' ? params.projectUuid : undefined;
     if (project !== undefined) checkThreadId(project, 'project_uuid', 'projects_list');
-    const url = project ? new URL(this.reader.projectPath.replace('{uuid}', encodeURIComponent(project)), PERPLEXITY_HOME).href : PERPLEXITY_HOME;
+    const url = project ? readerPage(this.reader.projectPath.replace('{uuid}', encodeURIComponent(project)), `${this.reader.name} projectPath`) : PERPLEXITY_HOME;
     const tabId = await this.deps.tabs.open(url, cap);
     try {
       await this.deps.pages.whenReady(tabId, READY_MS);
@@ -151,7 +170,7 @@ export class ThreadCalls {
       // Not a task id: the recent threads may know it by uuid or slug, and which page shows it.
       const path = where.found ? undefined : await this.pathOf(tabId, threadId, signal);
       if (path && path !== new URL(url).pathname) {
-        await this.deps.navigate(tabId, new URL(path, PERPLEXITY_HOME).href);
+        await this.deps.navigate(tabId, readerPage(path, `${this.account.name} listRecent.threadPath`));
         await pages.whenReady(tabId, READY_MS);
       } else if (!where.found) {
         throw new RelayError('THREAD_NOT_FOUND', `thread_id "${threadId}" matches no Perplexity thread of this account (not at ${url}, not among the recent threads).`);

@@ -1,5 +1,5 @@
 import { RelayError } from '../protocol/errors';
-import { isPerplexityHost } from '../protocol/urls';
+import { checkPerplexityUrl, isPerplexityHost } from '../protocol/urls';
 
 /**
  * The tabs threads live in. Each thread has its own tab, opened in the background so the person's
@@ -164,8 +164,10 @@ export class ThreadTabs {
     }
   }
 
-  /** Opens `url` in a new background tab of ours, within the cap. */
+  /** Opens `url` in a new background tab of ours, within the cap: a perplexity.ai page, nothing else. */
   async open(url: string, cap: number, threadId?: string): Promise<number> {
+    const check = checkPerplexityUrl(url);
+    if (!check.ok) throw new RelayError('INVALID_URL', `comet-relay opens thread tabs on perplexity.ai only, and ${url} is not one: ${check.reason}.`);
     await this.restored;
     await this.makeRoom(cap);
     const tab = await this.tabs.create(url);
