@@ -12,10 +12,13 @@ import { ensurePrivateDir } from '../relay/private-dir';
  * produces it with `createCachedData()`, which is what this uses (issue 10: cold start).
  *
  * The cache lives in `<state>/cache/` (owner-only, like the rest of the state folder; `uninstall
- * --purge` removes it). V8 checks a cache against the source's length, its own version and flags
- * only, so the file name carries what identifies the source: its path, size and modification
- * time, our version, and Node's. A cache V8 rejects is written again; any failure to read or
- * write one only costs the time it would have saved.
+ * --purge` removes it). A cache is code: V8 checks it against the source's length, its own version
+ * and flags only, and runs the cached functions of a different source of the same length (tested).
+ * So the file name carries what identifies this very file: its path, size, modification time, and
+ * its inode and change time (which no rewrite or `touch` can keep: a release's files all carry one
+ * fixed mtime, and a rebuilt file can keep its size), our version and Node's; and a cache is read
+ * only from a folder and a file that are ours and that nobody else may write. A cache V8 rejects is
+ * written again; any failure to read or write one only costs the time it would have saved.
  */
 export interface CacheOptions {
   /** The folder for cache files; undefined runs without a cache. */
@@ -24,11 +27,42 @@ export interface CacheOptions {
   version: string;
   /** How long after loading the cache is written: long enough for the first requests to have compiled their code. */
   writeAfterMs?: number;
+  /** The user the cache folder and file must belong to (default: this process's); for tests. */
+  uid?: number;
+  platform?: NodeJS.Platform;
 }
 
-export function cacheKey(file: string, stat: { size: number; mtimeMs: number }, version: string): string {
-  const identity = [file, stat.size, stat.mtimeMs, version, process.version, process.arch].join('\0');
+export function cacheKey(file: string, stat: { size: number; mtimeMs: number; ctimeMs: number; ino: number }, version: string): string {
+  const identity = [file, stat.size, stat.mtimeMs, stat.ctimeMs, stat.ino, version, process.version, process.arch].join('\0');
   return `${path.basename(file, '.js')}-${shortHash(identity)}.v8cache`;
+}
+
+const currentUid = () => (typeof process.getuid === 'function' ? process.getuid() : -1);
+
+/** Owned by `uid` and writable by nobody else: what another user or process cannot have put there. */
+function oursAlone(stat: fs.Stats, uid: number): boolean {
+  return stat.uid === uid && (stat.mode & 0o022) === 0;
+}
+
+/**
+ * The cache's bytes, only from a real folder and a plain file that belong to this user alone
+ * (checked on the open file, so nothing can be swapped in between); undefined otherwise.
+ */
+function readOwnCache(dir: string, file: string, { uid = currentUid(), platform = process.platform }: Pick<CacheOptions, 'uid' | 'platform'>): Buffer | undefined {
+  let fd: number | undefined;
+  try {
+    const checks = platform !== 'win32'; // Windows keeps the state folder in the user's own profile
+    const folder = fs.lstatSync(dir);
+    if (!folder.isDirectory() || (checks && !oursAlone(folder, uid))) return undefined;
+    fd = fs.openSync(file, fs.constants.O_RDONLY | (fs.constants.O_NOFOLLOW ?? 0));
+    const stat = fs.fstatSync(fd);
+    if (!stat.isFile() || (checks && !oursAlone(stat, uid))) return undefined;
+    return fs.readFileSync(fd);
+  } catch {
+    return undefined; // no cache yet, or one we will not use
+  } finally {
+    if (fd !== undefined) fs.closeSync(fd);
+  }
 }
 
 export interface Loaded {
@@ -40,12 +74,7 @@ export interface Loaded {
 export function requireWithCodeCache(file: string, options: CacheOptions): Loaded {
   const source = fs.readFileSync(file, 'utf8').replace(/^#!.*/, ''); // the shebang line stays, empty: line numbers hold
   const cacheFile = options.dir ? path.join(options.dir, cacheKey(file, fs.statSync(file), options.version)) : undefined;
-  let cachedData: Buffer | undefined;
-  try {
-    if (cacheFile) cachedData = fs.readFileSync(cacheFile);
-  } catch {
-    // no cache yet
-  }
+  const cachedData = cacheFile && options.dir ? readOwnCache(options.dir, cacheFile, options) : undefined;
   const script = new vm.Script(wrap(source), { filename: file, ...(cachedData ? { cachedData } : {}) });
   const compiled = script.runInThisContext() as (exports: unknown, require: NodeRequire, module: unknown, filename: string, dirname: string) => void;
   const module = { exports: {} as unknown, filename: file, id: file, loaded: false };
