@@ -178,12 +178,18 @@ export class Router {
       return { ...page, url, source: 'perplexity' };
     }
     if (!perplexity) await this.admitOtherTab(request, describeTabUse('read', tab), signal, progress, trusted);
+    let read: ReturnType<typeof extractVisibleText> | undefined;
     try {
       const [injection] = await browser.scripting.executeScript({ target: { tabId: tab.id }, func: extractVisibleText, args: [maxLength] });
-      return { ...(injection?.result as object), url, source: perplexity ? 'perplexity' : 'other-tab' };
+      read = injection?.result as typeof read;
     } catch (error) {
       throw new RelayError('EVALUATION_FAILED', `Could not read tab ${tab.id} (${url}): ${(error as Error).message}`);
     }
+    // What was decided on (and approved, which can take minutes) is the page at `url`: a tab that
+    // moved on meanwhile shows someone else's page, which nobody allowed to be read.
+    if (!read || !samePage(read.url, url)) throw tabMoved('read', url, read?.url);
+    const { url: _readFrom, ...page } = read;
+    return { ...page, url, source: perplexity ? 'perplexity' : 'other-tab' };
   }
 
   /** Chromium captures any tab only with the optional all-sites permission; other tabs are also under the person's policy. */
@@ -197,13 +203,35 @@ export class Router {
   ): Promise<unknown> {
     const tab = await this.deps.tabs.drivenTab();
     if (tab?.id === undefined) return this.deps.tabs.capture(tab, format, quality);
-    if (isPerplexityUrl(tab.url ?? '')) {
+    const url = tab.url ?? '';
+    if (isPerplexityUrl(url)) {
       if (!(await otherTabsAllowed())) throw screenshotsRefused();
     } else {
       await this.admitOtherTab(request, describeTabUse('capture', tab), signal, progress, trusted);
+      // The approval named this page; the tab may show another one by now.
+      const now = await browser.tabs.get(tab.id).catch(() => undefined);
+      if (!now || !samePage(now.url ?? '', url)) throw tabMoved('capture', url, now?.url);
     }
     return this.deps.tabs.capture(tab, format, quality);
   }
+}
+
+/** The same page: origin, path and query (a fragment moves within a page). */
+function samePage(a: string, b: string): boolean {
+  try {
+    const x = new URL(a);
+    const y = new URL(b);
+    return x.origin === y.origin && x.pathname === y.pathname && x.search === y.search;
+  } catch {
+    return false;
+  }
+}
+
+function tabMoved(verb: 'read' | 'capture', decided: string, now: string | undefined): RelayError {
+  return new RelayError(
+    'PERMISSION_DENIED',
+    `The tab went from ${decided} to ${now ?? 'another page (or closed)'} before it could be ${verb === 'read' ? 'read' : 'captured'}, so nothing was ${verb === 'read' ? 'read' : 'captured'}: what was allowed was the page at ${decided}. Call again for the page it shows now.`,
+  );
 }
 
 function throwIfCancelled(signal: AbortSignal): void {
