@@ -150,7 +150,14 @@ export class RelayClient {
       options.signal?.addEventListener('abort', onAbort, { once: true });
       if (options.timeoutMs !== undefined) arm(options.timeoutMs);
       const origin = options.origin ? { clientId: '', clientName: '', ...options.origin } : undefined;
-      connection.send({ kind: 'request', id, method, params, origin, ...(options.trace ? { trace: true as const } : {}) });
+      try {
+        connection.send({ kind: 'request', id, method, params, origin, ...(options.trace ? { trace: true as const } : {}) });
+      } catch (error) {
+        // Nothing was sent (too large to send, or params that cannot be serialised): say so now.
+        cleanup();
+        const cause = RelayError.from(error, 'INVALID_PARAMS');
+        reject(new RelayError(cause.code, `${method} was not sent: ${cause.message}`));
+      }
     });
   }
 

@@ -1,6 +1,7 @@
 import type { Readable, Writable } from 'node:stream';
 import { checkEnvelope } from '../protocol/envelope-check';
-import { FrameDecoder } from '../protocol/framing';
+import { RelayError } from '../protocol/errors';
+import { FrameDecoder, MAX_FRAME_BYTES } from '../protocol/framing';
 import type { Envelope } from '../protocol/messages';
 
 /**
@@ -26,7 +27,8 @@ export class FramedConnection {
     private readonly input: Readable,
     private readonly output: Writable,
     private readonly handlers: ConnectionHandlers,
-    maxFrameBytes?: number,
+    /** The largest frame either side accepts (the other end's decoder skips a larger one unread). */
+    private readonly maxFrameBytes = MAX_FRAME_BYTES,
   ) {
     this.decoder = new FrameDecoder(maxFrameBytes);
     input.on('data', (chunk: Buffer) => this.receive(chunk));
@@ -45,10 +47,17 @@ export class FramedConnection {
     return this.sendRaw(JSON.stringify(envelope));
   }
 
-  /** Writes an already-serialised envelope (used when chunking toward the extension): one buffer, header and body. */
+  /**
+   * Writes an already-serialised envelope (used when chunking toward the extension): one buffer,
+   * header and body. Throws MESSAGE_TOO_LARGE for a frame the other end would skip unread (it
+   * could never answer it: it never sees the id), so the sender can answer its caller at once.
+   */
   sendRaw(json: string): boolean {
     if (this.closed) return false;
     const length = Buffer.byteLength(json, 'utf8');
+    if (length > this.maxFrameBytes) {
+      throw new RelayError('MESSAGE_TOO_LARGE', `The message is ${length} bytes; one message between comet-relay's processes may be at most ${this.maxFrameBytes} bytes.`);
+    }
     const frame = Buffer.allocUnsafe(4 + length);
     frame.writeUInt32LE(length, 0);
     frame.write(json, 4, 'utf8');

@@ -185,7 +185,15 @@ export interface AttachmentsOptions {
   base(): Promise<string>;
   /** A public base (`serve --public-url`) whose URLs are accepted besides loopback ones. */
   publicBase?: string;
+  /** Most bytes of files one turn takes (default MAX_TURN_ATTACHMENT_BYTES). */
+  maxTurnBytes?: number;
 }
+
+/**
+ * Most bytes of files that go with one turn, all files together: they travel to the browser inside
+ * one message, as base64 (4/3 of their size), and a message may be at most 64 MB (framing.ts).
+ */
+export const MAX_TURN_ATTACHMENT_BYTES = 40 * 1024 * 1024;
 
 export class Attachments implements AttachmentAccess {
   constructor(private readonly options: AttachmentsOptions) {}
@@ -205,14 +213,24 @@ export class Attachments implements AttachmentAccess {
     if (!urls?.length) return [];
     if (urls.length > 10) throw new RelayError('INVALID_PARAMS', `attachment_urls has ${urls.length} URLs; at most 10 go with one turn.`);
     this.options.store.sweep();
-    return urls.map((url, index) => {
+    const uploads = urls.map((url, index) => {
       try {
-        return this.options.store.payloadFor(url, (candidate) => this.accepted(candidate));
+        return this.options.store.uploadFor(url, (candidate) => this.accepted(candidate));
       } catch (error) {
         const cause = RelayError.from(error);
         throw new RelayError('INVALID_PARAMS', `attachment_urls[${index}] (${url}) ${cause.message}.`);
       }
     });
+    // Checked before any file is read: the files travel to the browser in one message.
+    const limit = this.options.maxTurnBytes ?? MAX_TURN_ATTACHMENT_BYTES;
+    const total = uploads.reduce((sum, upload) => sum + upload.sizeBytes, 0);
+    if (total > limit) {
+      throw new RelayError(
+        'INVALID_PARAMS',
+        `attachment_urls: the files come to ${total} bytes together; at most ${limit} bytes go with one turn. Send the rest with a follow-up message on the same thread_id.`,
+      );
+    }
+    return uploads.map((upload) => this.options.store.payloadOf(upload));
   }
 
   private accepted(candidate: URL): boolean {

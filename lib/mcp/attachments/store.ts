@@ -63,6 +63,13 @@ export interface ClaimedUpload {
   abort(): void;
 }
 
+/** An uploaded file found for an attachment_url. */
+export interface StoredUpload {
+  meta: Meta;
+  path: string;
+  sizeBytes: number;
+}
+
 /** Why an upload was refused, with the HTTP status that says it. */
 export class UploadRefused extends Error {
   constructor(
@@ -174,11 +181,11 @@ export class AttachmentStore {
   }
 
   /**
-   * Reads the upload behind an attachment_url for the page. `accepted` lists the URL bases
+   * The upload behind an attachment_url, checked but not read yet. `accepted` lists the URL bases
    * (origin + path) the envelope may have been issued under; the url must be exactly
    * `{base}/attachments/{id}/{filename}`.
    */
-  payloadFor(url: string, accepted: (candidate: URL) => boolean): AttachmentPayload {
+  uploadFor(url: string, accepted: (candidate: URL) => boolean): StoredUpload {
     let parsed: URL;
     try {
       parsed = new URL(url);
@@ -199,7 +206,12 @@ export class AttachmentStore {
       const why = meta.uploadedAt === undefined ? 'was never uploaded: POST the file to upload_url with upload_fields first' : 'has expired: upload it again';
       throw new RelayError('INVALID_PARAMS', why);
     }
-    return { filename: meta.filename, mimeType: meta.mimeType, data: fs.readFileSync(stored.path).toString('base64') };
+    return { ...stored, sizeBytes: meta.sizeBytes ?? 0 };
+  }
+
+  /** An upload's bytes for the page. */
+  payloadOf(upload: StoredUpload): AttachmentPayload {
+    return { filename: upload.meta.filename, mimeType: upload.meta.mimeType, data: fs.readFileSync(upload.path).toString('base64') };
   }
 
   /** Removes expired uploads: only folders named like ours whose meta.json is ours, only our files. */
