@@ -1,5 +1,5 @@
 import { NATIVE_HOST_NAME } from '../protocol/identity';
-import { stateDir as defaultStateDir, OWN_STATE_FILES } from '../relay/paths';
+import { ATTACHMENT_FILES, attachmentsDir, isOwnAttachmentMeta, packsDir, stateDir as defaultStateDir, OWN_STATE_FILES } from '../relay/paths';
 import { BROWSER_DATA, BROWSERS, type Browser, isBrowserInstalled, MANIFEST_FILE_NAME, registryKey, userDataDirs } from './browsers';
 import { buildManifest, launcherPath, manifestText, writeLauncherWith } from './host-manifest';
 import { deleteRegistryKey, queryRegistry, registerManifest } from './registry';
@@ -332,7 +332,7 @@ export interface UninstallOptions extends StateOptions {
   browsers?: Browser[] | 'all';
   /** Remove only `<userDataDir>/NativeMessagingHosts/com.comet_relay.host.json` (and, on Windows, the selected keys pointing at it). */
   userDataDir?: string;
-  /** Also remove the token, logs, discovery records and sockets (`--purge`). */
+  /** Also remove the token, logs, discovery records, sockets, code cache and uploaded attachments (`--purge`). */
   purge?: boolean;
   exec?: ExecFn;
 }
@@ -434,11 +434,40 @@ export async function uninstall(options: UninstallOptions = {}): Promise<Uninsta
       for (const entry of entries) if (name.test(entry)) removeFile(sys.path.join(full, entry));
       removeEmptyDir(sys, full);
     }
-    for (const dir of [...OWN_STATE_FILES.map((f) => f.dir), 'bin', 'NativeMessagingHosts']) {
+    // Uploads (a person's documents, copied for Computer): each folder whose meta.json says we made it.
+    const uploads = attachmentsDir(stateDir);
+    let folders: string[] = [];
+    try {
+      folders = sys.fs.readdirSync(uploads);
+    } catch {
+      // none
+    }
+    for (const folder of folders) {
+      const full = sys.path.join(uploads, folder);
+      let meta: string;
+      try {
+        meta = sys.fs.readFileSync(sys.path.join(full, 'meta.json'), 'utf8');
+      } catch {
+        continue;
+      }
+      if (!isOwnAttachmentMeta(meta, folder)) continue;
+      try {
+        for (const file of ATTACHMENT_FILES) sys.fs.rmSync(sys.path.join(full, file), { force: true });
+        removed.push(full);
+      } catch (error) {
+        problems.push(`could not remove ${full}: ${errorMessage(error)}`);
+      }
+      removeEmptyDir(sys, full);
+    }
+    for (const dir of [...OWN_STATE_FILES.map((f) => f.dir), 'attachments', 'bin', 'NativeMessagingHosts']) {
       const full = sys.path.join(stateDir, dir);
       removeEmptyDir(sys, full); // NativeMessagingHosts/ once its per-browser folders went
       if (sys.fs.existsSync(full)) kept.push(`${tildify(sys, full)} (holds files not created by comet-relay)`);
     }
+    // Data packs are the person's own files (`selectors add`): kept, and said so; the empty folder the host makes goes.
+    const packs = packsDir(stateDir);
+    removeEmptyDir(sys, packs);
+    if (sys.fs.existsSync(packs)) kept.push(`${tildify(sys, packs)} (selector sets and readers you added; \`comet-relay selectors remove NAME\` removes one)`);
     removeEmptyDir(sys, stateDir);
   } else if (sys.fs.existsSync(sys.path.join(stateDir, 'token'))) {
     kept.push(`${tildify(sys, sys.path.join(stateDir, 'token'))} and ${tildify(sys, sys.path.join(stateDir, 'logs'))} (remove them with --purge)`);

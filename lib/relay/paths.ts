@@ -46,6 +46,22 @@ export const compileCacheDir = (home: string) => path.join(home, 'cache');
 export const tokenPath = (home: string) => path.join(home, 'token');
 /** Files MCP clients uploaded for create_attachment_upload, one folder per upload. */
 export const attachmentsDir = (home: string) => path.join(home, 'attachments');
+/** An upload's folder is named by its random uuid (lib/mcp/attachments/store.ts). */
+export const ATTACHMENT_FOLDER = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
+/** The only files comet-relay writes in an upload's folder: expiry and `uninstall --purge` remove these, nothing else. */
+export const ATTACHMENT_FILES: readonly string[] = ['data', 'data.partial', 'claimed', 'meta.json', 'meta.json.tmp'];
+/** What a meta.json of ours says it is. */
+export const ATTACHMENT_MARKER = 'comet-relay-attachment';
+
+/** Whether the text of `<folder>/meta.json` marks `folder` (its name) as an upload comet-relay made. */
+export function isOwnAttachmentMeta(text: string, folder: string): boolean {
+  try {
+    const meta = JSON.parse(text) as { kind?: unknown; id?: unknown } | null;
+    return meta?.kind === ATTACHMENT_MARKER && meta.id === folder && ATTACHMENT_FOLDER.test(folder);
+  } catch {
+    return false;
+  }
+}
 /** Data packs a person added (`comet-relay selectors add`): selector sets, later thread readers. */
 export const packsDir = (home: string) => path.join(home, 'selectors');
 /** Which files of that folder are packs: `*.json`, not hidden (an editor's swap or temporary files are). */

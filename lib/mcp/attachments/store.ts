@@ -4,7 +4,7 @@ import path from 'node:path';
 import { z } from 'zod';
 import { RelayError } from '../../protocol/errors';
 import type { AttachmentPayload } from '../../protocol/threads';
-import { attachmentsDir } from '../../relay/paths';
+import { ATTACHMENT_FILES, ATTACHMENT_FOLDER, ATTACHMENT_MARKER, attachmentsDir } from '../../relay/paths';
 
 /**
  * Files an MCP client uploads for create_attachment_upload, kept under COMET_RELAY_HOME/attachments:
@@ -14,9 +14,9 @@ import { attachmentsDir } from '../../relay/paths';
  * meta.json says we made them, and only the files we write there.
  */
 
-const MARKER = 'comet-relay-attachment';
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
-const OUR_FILES = ['data', 'data.partial', 'claimed', 'meta.json', 'meta.json.tmp'];
+const MARKER = ATTACHMENT_MARKER;
+const UUID = ATTACHMENT_FOLDER;
+const OUR_FILES = ATTACHMENT_FILES;
 
 const Meta = z.object({
   kind: z.literal(MARKER),
