@@ -1,4 +1,5 @@
 import type { z } from 'zod';
+import { nestsDeeperThan } from '../protocol/limits';
 import { PACK_KINDS, type PackKind } from './kinds';
 
 /**
@@ -25,7 +26,17 @@ export interface InvalidPack {
 /** Pack files larger than this are refused unread (a selector set is about 10 kB). */
 export const MAX_PACK_BYTES = 256 * 1024;
 
+/**
+ * How deep a pack may nest (the built-in ones nest 5 levels). Reader packs keep unknown keys, so
+ * without this a key nested ~10,000 deep would pass the schema and then break every hop that
+ * serialises the pack (JSON.stringify recurses): the host's offer of the whole folder, the worker.
+ */
+export const MAX_PACK_DEPTH = 32;
+
 export function parsePack(raw: unknown): ValidPack | InvalidPack {
+  if (nestsDeeperThan(raw, MAX_PACK_DEPTH)) {
+    return { ok: false, problems: [`(the pack): it nests deeper than ${MAX_PACK_DEPTH} levels; no field of a data pack needs that (start again from \`comet-relay selectors show NAME\`)`] };
+  }
   const kindName = typeof raw === 'object' && raw !== null ? (raw as { kind?: unknown }).kind : undefined;
   const known = Object.keys(PACK_KINDS);
   if (typeof kindName !== 'string' || !Object.hasOwn(PACK_KINDS, kindName)) {
