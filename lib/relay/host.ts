@@ -124,6 +124,7 @@ export class NativeHost {
   }
 
   private async onExtensionHello(hello: Hello): Promise<void> {
+    if (this.stopped) return; // its socket path and record may belong to a newer host already
     if (hello.role !== 'extension' || !hello.profile || !hello.browser) {
       this.log.warn('extension hello lacks profile or browser', { role: hello.role });
       return;
@@ -145,6 +146,7 @@ export class NativeHost {
     try {
       await this.listen(hello.profile.id);
     } catch (error) {
+      if (this.stopped) return;
       this.log.error('could not open the local socket', { error: String(error) });
       this.toExtension({
         kind: 'event',
@@ -153,6 +155,9 @@ export class NativeHost {
       });
       return;
     }
+    // The port closed while the socket opened (a Reconnect, a restart of the worker): a newer
+    // host may serve this profile by now, so this one announces nothing (see listen).
+    if (this.stopped) return;
     this.toExtension({ kind: 'welcome', protocolVersion: PROTOCOL_VERSION, version: VERSION, pid: process.pid });
     this.packFeed ??= new PackFeed(this.options.home, this.log, (offer) => this.toExtension({ kind: 'event', event: PACKS_CHANGED_EVENT, data: offer }));
     this.packFeed.start();
@@ -208,6 +213,14 @@ export class NativeHost {
     }
     this.server = server;
     this.socketFile = file;
+    // stop() ran while the socket opened: it found no record to remove and no server to close.
+    // Writing the record now would outlive this host and could overwrite the record of the host
+    // that replaces it (which then looks dead to every client): close instead, and write nothing.
+    if (this.stopped) {
+      if (this.socketIsOurs()) server.close();
+      this.log.info('the browser closed the port during the handshake: no socket, no record');
+      return;
+    }
     this.writeRecord();
   }
 

@@ -2,13 +2,14 @@ import fs from 'node:fs';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { encodeFrame, FrameDecoder } from '../../lib/protocol/framing';
 import { PROTOCOL_VERSION } from '../../lib/protocol/identity';
 import type { Envelope } from '../../lib/protocol/messages';
 import { RelayClient } from '../../lib/relay/client';
 import { listHosts, writeHostRecord } from '../../lib/relay/discovery';
 import { NativeHost } from '../../lib/relay/host';
+import { socketPath } from '../../lib/relay/paths';
 import { silentLogger } from '../../lib/relay/logger';
 import { FakeExtension } from '../support/fake-extension';
 import { CLI } from '../support/harness';
@@ -138,6 +139,32 @@ describe('native host', () => {
     extension.toHost.end();
     await expect(call).rejects.toMatchObject({ code: 'HOST_DISCONNECTED' });
     expect(listHosts(home)).toEqual([]);
+  });
+});
+
+describe('a port that closes during the handshake (a Reconnect while connecting)', () => {
+  it('the retiring host writes no record and keeps no socket; the host after it is the one found', async () => {
+    const notes: string[] = [];
+    const retiringExtension = new FakeExtension();
+    const retiring = new NativeHost({
+      home,
+      input: retiringExtension.toHost,
+      output: retiringExtension.fromHost,
+      logger: { ...silentLogger, info: (message) => void notes.push(message) },
+    });
+    retiringExtension.hello();
+    retiringExtension.toHost.end();
+    await retiring.done;
+    // Its socket finishes opening after the stop: it must then close it and write nothing.
+    const leftAlone = 'the browser closed the port during the handshake: no socket, no record';
+    await vi.waitFor(() => expect(notes.includes(leftAlone) || listHosts(home, () => true).length > 0).toBe(true));
+    expect(listHosts(home, () => true)).toEqual([]);
+    expect(fs.existsSync(socketPath(home, 'testprofile01'))).toBe(false);
+    expect(retiringExtension.received.map((m) => m.kind)).not.toContain('welcome');
+
+    await connected();
+    expect(await client('after').hostStatus()).toMatchObject({ pid: process.pid });
+    expect(listHosts(home)).toHaveLength(1);
   });
 });
 
