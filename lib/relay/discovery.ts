@@ -17,6 +17,8 @@ export interface HostRecord {
   pid: number;
   startedAt: string;
   connectedAt: string;
+  /** The hello's portOpenedAt: which of two hosts of one profile the browser opened last. */
+  portOpenedAt?: number;
 }
 
 const TEXT_FIELDS = ['profileId', 'profileLabel', 'extensionVersion', 'hostVersion', 'socketPath', 'startedAt', 'connectedAt'] as const;
@@ -40,6 +42,7 @@ export function asHostRecord(value: unknown): HostRecord | undefined {
     pid: v.pid as number,
     startedAt: v.startedAt as string,
     connectedAt: v.connectedAt as string,
+    ...(Number.isFinite(v.portOpenedAt) ? { portOpenedAt: v.portOpenedAt as number } : {}),
   };
 }
 
@@ -51,9 +54,12 @@ export function writeHostRecord(home: string, record: HostRecord): void {
   fs.renameSync(temp, file);
 }
 
-/** Removes the record only if it is still ours: a newer host for the same profile may own it now. */
-export function removeHostRecord(home: string, profileId: string, pid = process.pid): void {
-  removeIfStill(hostRecordPath(home, profileId), (current) => !current || current.pid === pid);
+/**
+ * Removes the record only if it is still the one `owner` wrote (same pid, same port): a newer host
+ * for the same profile may own it now.
+ */
+export function removeHostRecord(home: string, profileId: string, owner: Pick<HostRecord, 'pid' | 'portOpenedAt'> = { pid: process.pid }): void {
+  removeIfStill(hostRecordPath(home, profileId), (current) => !current || (current.pid === owner.pid && current.portOpenedAt === owner.portOpenedAt));
 }
 
 /**
@@ -78,6 +84,11 @@ function removeIfStill(file: string, unwanted: (record: HostRecord | undefined) 
   } finally {
     fs.rmSync(aside, { force: true });
   }
+}
+
+/** The record of one profile's host as it is on disk now (alive or not). */
+export function readHostRecord(home: string, profileId: string): HostRecord | undefined {
+  return readRecord(hostRecordPath(home, profileId));
 }
 
 export function isProcessAlive(pid: number): boolean {

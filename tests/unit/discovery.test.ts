@@ -83,9 +83,11 @@ describe('discovery records', () => {
 
   it('leaves a record alone that a newer host for the same profile wrote', () => {
     writeHostRecord(home, record('aaaaaaaa1', '1', 1));
-    removeHostRecord(home, 'aaaaaaaa1', 2);
+    removeHostRecord(home, 'aaaaaaaa1', { pid: 2 });
     expect(fs.existsSync(hostRecordPath(home, 'aaaaaaaa1'))).toBe(true);
-    removeHostRecord(home, 'aaaaaaaa1', 1);
+    removeHostRecord(home, 'aaaaaaaa1', { pid: 1, portOpenedAt: 5 });
+    expect(fs.existsSync(hostRecordPath(home, 'aaaaaaaa1'))).toBe(true);
+    removeHostRecord(home, 'aaaaaaaa1', { pid: 1 });
     expect(fs.existsSync(hostRecordPath(home, 'aaaaaaaa1'))).toBe(false);
   });
 
