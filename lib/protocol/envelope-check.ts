@@ -161,6 +161,7 @@ const KINDS: Record<string, (o: Obj) => Obj> = {
     optional(out, o, 'browser', () => browser(o.browser));
     optional(out, o, 'client', () => client(o.client));
     optional(out, o, 'transport', () => oneOf(o, 'transport', '', ['stdio', 'http']));
+    optional(out, o, 'portOpenedAt', () => number(o, 'portOpenedAt', ''));
     return out;
   },
   welcome(o) {

@@ -79,6 +79,12 @@ export const Hello = z.object({
   browser: BrowserInfo.optional(),
   client: ClientInfo.optional(),
   transport: z.enum(['stdio', 'http']).optional(),
+  /**
+   * The extension's: when its worker opened this native port (ms since the epoch, later for every
+   * port it opens). Of two hosts of one profile alive at once, the later port is the browser's: the
+   * other was abandoned during its handshake and must not take the socket or the record.
+   */
+  portOpenedAt: z.number().optional(),
 });
 
 export const Welcome = z.object({

@@ -196,7 +196,7 @@ export class RelayClient {
         // process since: nobody listens at its socket. Forget that record and look again.
         if (!(error instanceof DeadSocketError)) throw error;
         this.log.warn('removed the record of a host that no longer listens', { profile: host.profileId, pid: host.pid });
-        removeHostRecord(this.options.home, host.profileId, host.pid);
+        removeHostRecord(this.options.home, host.profileId, host);
       } finally {
         this.opening = undefined;
       }

@@ -17,6 +17,8 @@ export interface HostRecord {
   pid: number;
   startedAt: string;
   connectedAt: string;
+  /** The hello's portOpenedAt: which of two hosts of one profile the browser opened last. */
+  portOpenedAt?: number;
 }
 
 const TEXT_FIELDS = ['profileId', 'profileLabel', 'extensionVersion', 'hostVersion', 'socketPath', 'startedAt', 'connectedAt'] as const;
@@ -40,6 +42,7 @@ export function asHostRecord(value: unknown): HostRecord | undefined {
     pid: v.pid as number,
     startedAt: v.startedAt as string,
     connectedAt: v.connectedAt as string,
+    ...(Number.isFinite(v.portOpenedAt) ? { portOpenedAt: v.portOpenedAt as number } : {}),
   };
 }
 
@@ -51,12 +54,41 @@ export function writeHostRecord(home: string, record: HostRecord): void {
   fs.renameSync(temp, file);
 }
 
-/** Removes the record only if it is still ours: a newer host for the same profile may own it now. */
-export function removeHostRecord(home: string, profileId: string, pid = process.pid): void {
-  const file = hostRecordPath(home, profileId);
-  const current = readRecord(file);
-  if (current && current.pid !== pid) return;
-  fs.rmSync(file, { force: true });
+/**
+ * Removes the record only if it is still the one `owner` wrote (same pid, same port): a newer host
+ * for the same profile may own it now.
+ */
+export function removeHostRecord(home: string, profileId: string, owner: Pick<HostRecord, 'pid' | 'portOpenedAt'> = { pid: process.pid }): void {
+  removeIfStill(hostRecordPath(home, profileId), (current) => !current || (current.pid === owner.pid && current.portOpenedAt === owner.portOpenedAt));
+}
+
+/**
+ * Deletes a record file if what it holds at the moment of deletion is `unwanted`. A record read,
+ * judged, then deleted by path would take with it a record that a new host of the same profile
+ * renamed into place in between: that host then runs unseen by every client, though its browser
+ * shows it connected. So the file is first taken aside by rename (atomic), judged there, and a
+ * record that turns out wanted goes back with link(), which never overwrites a newer one.
+ */
+function removeIfStill(file: string, unwanted: (record: HostRecord | undefined) => boolean): void {
+  const aside = `${file}.${process.pid}.gone`;
+  try {
+    fs.renameSync(file, aside);
+  } catch {
+    return; // gone already
+  }
+  try {
+    if (unwanted(readRecord(aside))) return;
+    fs.linkSync(aside, file);
+  } catch {
+    // EEXIST: a newer record landed meanwhile, and it wins
+  } finally {
+    fs.rmSync(aside, { force: true });
+  }
+}
+
+/** The record of one profile's host as it is on disk now (alive or not). */
+export function readHostRecord(home: string, profileId: string): HostRecord | undefined {
+  return readRecord(hostRecordPath(home, profileId));
 }
 
 export function isProcessAlive(pid: number): boolean {
@@ -83,7 +115,7 @@ export function listHosts(home: string, alive: (pid: number) => boolean = isProc
     if (!ownedByUs(file)) continue; // not ours to trust, nor to delete
     const record = readRecord(file);
     if (record && alive(record.pid)) hosts.push(record);
-    else fs.rmSync(file, { force: true });
+    else removeIfStill(file, (current) => !current || !alive(current.pid));
   }
   return hosts.sort((a, b) => b.connectedAt.localeCompare(a.connectedAt));
 }

@@ -10,7 +10,7 @@ import { isRequestId } from '../protocol/envelope-check';
 import type { BrowserInfo, Envelope, Hello, ProfileInfo, Request } from '../protocol/messages';
 import type { AttachedClient } from '../protocol/methods';
 import { FramedConnection } from './connection';
-import { removeHostRecord, writeHostRecord } from './discovery';
+import { isProcessAlive, readHostRecord, removeHostRecord, writeHostRecord } from './discovery';
 import type { Logger } from './logger';
 import { PackFeed } from './pack-feed';
 import { PACKS_CHANGED_EVENT } from '../protocol/pack-events';
@@ -52,6 +52,7 @@ interface ExtensionState {
   browser: BrowserInfo;
   version: string;
   connectedAt: string;
+  portOpenedAt?: number;
 }
 
 export class NativeHost {
@@ -124,6 +125,7 @@ export class NativeHost {
   }
 
   private async onExtensionHello(hello: Hello): Promise<void> {
+    if (this.stopped) return; // its socket path and record may belong to a newer host already
     if (hello.role !== 'extension' || !hello.profile || !hello.browser) {
       this.log.warn('extension hello lacks profile or browser', { role: hello.role });
       return;
@@ -141,10 +143,12 @@ export class NativeHost {
       browser: hello.browser,
       version: hello.version,
       connectedAt: new Date().toISOString(),
+      ...(hello.portOpenedAt !== undefined ? { portOpenedAt: hello.portOpenedAt } : {}),
     };
     try {
       await this.listen(hello.profile.id);
     } catch (error) {
+      if (this.stopped) return;
       this.log.error('could not open the local socket', { error: String(error) });
       this.toExtension({
         kind: 'event',
@@ -153,6 +157,9 @@ export class NativeHost {
       });
       return;
     }
+    // The port closed while the socket opened, or a newer host had it (see listen): this one
+    // announces nothing.
+    if (this.stopped) return;
     this.toExtension({ kind: 'welcome', protocolVersion: PROTOCOL_VERSION, version: VERSION, pid: process.pid });
     this.packFeed ??= new PackFeed(this.options.home, this.log, (offer) => this.toExtension({ kind: 'event', event: PACKS_CHANGED_EVENT, data: offer }));
     this.packFeed.start();
@@ -180,6 +187,7 @@ export class NativeHost {
 
   private async listen(profileId: string): Promise<void> {
     if (this.server) return;
+    if (this.yieldsToNewerHost(profileId)) return;
     const file = socketPath(this.options.home, profileId);
     if (process.platform !== 'win32') {
       // Owner-only from the first instant: the socket is made inside a folder checked to be ours
@@ -208,7 +216,34 @@ export class NativeHost {
     }
     this.server = server;
     this.socketFile = file;
+    // stop() ran while the socket opened: it found no record to remove and no server to close.
+    // Writing the record now would outlive this host and could overwrite the record of the host
+    // that replaces it (which then looks dead to every client): close instead, and write nothing.
+    if (this.stopped) {
+      if (this.socketIsOurs()) server.close();
+      this.log.info('the browser closed the port during the handshake: no socket, no record');
+      return;
+    }
+    if (this.yieldsToNewerHost(profileId)) return; // its stop() closes the socket if it is still ours
     this.writeRecord();
+  }
+
+  /**
+   * Whether a live host of this profile serves a port the browser opened after ours, and this host
+   * then stops instead of taking the socket and the record. The worker holds one port at a time,
+   * so ours was abandoned during its handshake (a Reconnect while connecting) and its hello, read
+   * late by a host slow to start, came after the newer host's: taking over would leave the host the
+   * browser talks to with no socket and no record, and the retiring one exits moments later.
+   * Checked right before the socket path is taken and again before the record is written.
+   */
+  private yieldsToNewerHost(profileId: string): boolean {
+    const mine = this.state?.portOpenedAt;
+    if (mine === undefined) return false;
+    const current = readHostRecord(this.options.home, profileId);
+    if (current?.portOpenedAt === undefined || current.portOpenedAt <= mine || !isProcessAlive(current.pid)) return false;
+    this.log.info('a newer host serves this profile: this one steps aside', { newer: current.pid });
+    void this.stop('the browser opened a newer port for this profile');
+    return true;
   }
 
   private writeRecord(): void {
@@ -223,6 +258,7 @@ export class NativeHost {
       pid: process.pid,
       startedAt: this.startedAt,
       connectedAt: this.state.connectedAt,
+      ...(this.state.portOpenedAt !== undefined ? { portOpenedAt: this.state.portOpenedAt } : {}),
     });
   }
 
@@ -449,7 +485,7 @@ export class NativeHost {
       session.socket.end();
     }
     this.pending.clear();
-    if (this.state) removeHostRecord(this.options.home, this.state.profile.id);
+    if (this.state) removeHostRecord(this.options.home, this.state.profile.id, { pid: process.pid, portOpenedAt: this.state.portOpenedAt });
     // Node unlinks a unix socket's path when its server closes. A newer host for the same profile
     // may already listen at that path, so close (and unlink) only if the file is still ours;
     // otherwise leave the server to die with this process.

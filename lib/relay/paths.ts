@@ -33,8 +33,9 @@ export type LogName = (typeof LOG_NAMES)[number];
  */
 export const OWN_STATE_FILES: readonly { dir: string; name: RegExp }[] = [
   { dir: 'logs', name: new RegExp(`^(${LOG_NAMES.join('|')})\\.log(\\.\\d+)?$`) },
-  // Discovery records, and the temp file one is written through: <profileId>.json.<pid>.tmp
-  { dir: 'hosts', name: /^[A-Za-z0-9_-]{8,64}\.json(\.\d+\.tmp)?$/ },
+  // Discovery records, the temp file one is written through (<profileId>.json.<pid>.tmp), and
+  // the name a stale one is judged under before it is deleted (<profileId>.json.<pid>.gone)
+  { dir: 'hosts', name: /^[A-Za-z0-9_-]{8,64}\.json(\.\d+\.(tmp|gone))?$/ },
   { dir: 'run', name: /^[A-Za-z0-9_-]{8,64}\.sock$/ },
   // V8 code caches of the CLI's bundles (lib/cli/compile-cache.ts CACHE_FILE)
   { dir: 'cache', name: /^[a-z-]+-[0-9a-f]{16}\.v8cache(\.\d+\.tmp)?$/ },

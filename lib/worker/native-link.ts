@@ -54,6 +54,8 @@ export class NativeLink {
   private handshakeTimer?: ReturnType<typeof setTimeout>;
   private heartbeatTimer?: ReturnType<typeof setInterval>;
   private lastPong = 0;
+  /** Stamps every port's hello, later for each port, so the host can tell which of two is the browser's. */
+  private lastPortOpenedAt = 0;
   private readonly assembler = new ChunkAssembler();
 
   constructor(
@@ -102,6 +104,8 @@ export class NativeLink {
       return;
     }
     this.port = port;
+    this.lastPortOpenedAt = Math.max(Date.now(), this.lastPortOpenedAt + 1);
+    const portOpenedAt = this.lastPortOpenedAt;
     port.onMessage.addListener((raw) => this.receive(port, raw));
     port.onDisconnect.addListener(() => {
       if (this.port !== port) return;
@@ -127,7 +131,7 @@ export class NativeLink {
     // disconnected port throws. The newer attempt (if any) sends its own hello.
     if (this.port !== port) return;
     try {
-      port.postMessage(hello);
+      port.postMessage({ ...hello, portOpenedAt } satisfies Hello);
     } catch (error) {
       this.teardown(port);
       this.failed(`the host port closed before the handshake: ${(error as Error).message}`);

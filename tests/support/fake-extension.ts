@@ -38,7 +38,8 @@ export class FakeExtension {
     this.toHost.write(encodeFrame(message));
   }
 
-  hello(protocolVersion = PROTOCOL_VERSION): void {
+  /** `portOpenedAt`: when the worker opened this port (which of two hosts of one profile is the browser's). */
+  hello(protocolVersion = PROTOCOL_VERSION, portOpenedAt?: number): void {
     this.send({
       kind: 'hello',
       role: 'extension',
@@ -46,6 +47,7 @@ export class FakeExtension {
       version: '0.1.0',
       profile: this.profile,
       browser: { name: 'Chromium', version: '156.0.0.1', userAgent: 'ua' },
+      ...(portOpenedAt !== undefined ? { portOpenedAt } : {}),
     });
   }
 

@@ -1,4 +1,5 @@
 import fs from 'node:fs';
+import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -150,6 +151,50 @@ describe('create_attachment_upload envelopes', () => {
     expect(published.payloads([`${listener.base}/attachments/${id}/a.txt`])).toHaveLength(1);
     expect(() => published.payloads([`https://relay.example.com.evil.example/attachments/${id}/a.txt`])).toThrow(/not an attachment_url this comet-relay issued/);
     expect(() => published.payloads([`http://relay.example.com/attachments/${id}/a.txt`])).toThrow(/not an attachment_url this comet-relay issued/);
+  });
+
+  it('a refusal decided before the body is all sent is answered after it: the client hears 409, not EPIPE', async () => {
+    const envelope = await attachments.envelope({ filename: 'a.txt', mimeType: 'text/plain', sizeBytes: 3 });
+    expect(await upload(envelope.upload_url, form(envelope.upload_fields, { bytes: 'abc' }))).toMatchObject({ status: 204 });
+    // The same token again, sent the way fetch sends a form: in pieces. The server refuses at the file
+    // part's first byte; the rest of the body is still on its way.
+    const boundary = 'comet-relay-test';
+    const fields = Object.entries(envelope.upload_fields).map(([name, value]) => `--${boundary}\r\nContent-Disposition: form-data; name="${name}"\r\n\r\n${value}\r\n`);
+    const head = `${fields.join('')}--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="a.txt"\r\n\r\na`;
+    const rest = ['b', `c\r\n--${boundary}--\r\n`];
+    let claimed!: () => void;
+    const claim = new Promise<void>((resolve) => {
+      claimed = resolve;
+    });
+    const realClaim = store.claim.bind(store);
+    store.claim = (key, token) => {
+      claimed();
+      return realClaim(key, token);
+    };
+    const url = new URL(envelope.upload_url);
+    const socket = net.connect({ host: url.hostname, port: Number(url.port), allowHalfOpen: true });
+    let answer = '';
+    socket.on('data', (chunk: Buffer) => {
+      answer += chunk.toString();
+    });
+    const closed = new Promise<string | undefined>((resolve) => {
+      socket.on('error', (error: NodeJS.ErrnoException) => resolve(error.code));
+      socket.on('close', () => resolve(undefined));
+    });
+    const contentLength = Buffer.byteLength(head + rest.join(''));
+    socket.write(`POST /attachments/upload HTTP/1.1\r\nHost: ${url.host}\r\nContent-Type: multipart/form-data; boundary=${boundary}\r\nContent-Length: ${contentLength}\r\n\r\n${head}`);
+    await claim;
+    // Room for an early answer (the bug) to arrive before the rest of the body goes out.
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    const answeredEarly = answer.length > 0;
+    for (const piece of rest) {
+      socket.write(piece);
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+    socket.end();
+    expect(await closed).toBeUndefined();
+    expect(answeredEarly).toBe(false);
+    expect(answer).toMatch(/^HTTP\/1\.1 409 [\s\S]*already used/);
   });
 
   it('the listener answers only its own Host and only /attachments/', async () => {

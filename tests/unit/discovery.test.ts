@@ -55,6 +55,24 @@ describe('discovery records', () => {
     expect(fs.readdirSync(path.join(home, 'hosts'))).toEqual([]);
   });
 
+  it('a record that lands while a stale one is judged survives: a killed host\'s successor stays findable', () => {
+    const dead = 999_999_991;
+    const successor = 999_999_992;
+    writeHostRecord(home, record('aaaaaaaa1', '2026-01-01T00:00:00.000Z', dead));
+    let landed = false;
+    // The new host renames its record into place between the listing's read and its delete.
+    const alive = (pid: number) => {
+      if (pid === dead && !landed) {
+        landed = true;
+        writeHostRecord(home, record('aaaaaaaa1', '2026-01-01T00:00:01.000Z', successor));
+      }
+      return pid === successor;
+    };
+    expect(listHosts(home, alive)).toEqual([]);
+    expect(listHosts(home, alive).map((h) => h.pid)).toEqual([successor]);
+    expect(fs.readdirSync(path.join(home, 'hosts'))).toEqual(['aaaaaaaa1.json']);
+  });
+
   it('picks by id, then by label, else the newest', () => {
     const hosts = [record('bbbbbbbb2', '2', process.pid, 'Work'), record('aaaaaaaa1', '1', process.pid, 'Personal')];
     expect(pickHost(hosts)?.profileId).toBe('bbbbbbbb2');
@@ -65,9 +83,11 @@ describe('discovery records', () => {
 
   it('leaves a record alone that a newer host for the same profile wrote', () => {
     writeHostRecord(home, record('aaaaaaaa1', '1', 1));
-    removeHostRecord(home, 'aaaaaaaa1', 2);
+    removeHostRecord(home, 'aaaaaaaa1', { pid: 2 });
     expect(fs.existsSync(hostRecordPath(home, 'aaaaaaaa1'))).toBe(true);
-    removeHostRecord(home, 'aaaaaaaa1', 1);
+    removeHostRecord(home, 'aaaaaaaa1', { pid: 1, portOpenedAt: 5 });
+    expect(fs.existsSync(hostRecordPath(home, 'aaaaaaaa1'))).toBe(true);
+    removeHostRecord(home, 'aaaaaaaa1', { pid: 1 });
     expect(fs.existsSync(hostRecordPath(home, 'aaaaaaaa1'))).toBe(false);
   });
 

@@ -2,13 +2,14 @@ import fs from 'node:fs';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { encodeFrame, FrameDecoder } from '../../lib/protocol/framing';
 import { PROTOCOL_VERSION } from '../../lib/protocol/identity';
 import type { Envelope } from '../../lib/protocol/messages';
 import { RelayClient } from '../../lib/relay/client';
 import { listHosts, writeHostRecord } from '../../lib/relay/discovery';
 import { NativeHost } from '../../lib/relay/host';
+import { socketPath } from '../../lib/relay/paths';
 import { silentLogger } from '../../lib/relay/logger';
 import { FakeExtension } from '../support/fake-extension';
 import { CLI } from '../support/harness';
@@ -141,6 +142,49 @@ describe('native host', () => {
   });
 });
 
+describe('a port that closes during the handshake (a Reconnect while connecting)', () => {
+  it('the retiring host writes no record and keeps no socket; the host after it is the one found', async () => {
+    const notes: string[] = [];
+    const retiringExtension = new FakeExtension();
+    const retiring = new NativeHost({
+      home,
+      input: retiringExtension.toHost,
+      output: retiringExtension.fromHost,
+      logger: { ...silentLogger, info: (message) => void notes.push(message) },
+    });
+    retiringExtension.hello();
+    retiringExtension.toHost.end();
+    await retiring.done;
+    // Its socket finishes opening after the stop: it must then close it and write nothing.
+    const leftAlone = 'the browser closed the port during the handshake: no socket, no record';
+    await vi.waitFor(() => expect(notes.includes(leftAlone) || listHosts(home, () => true).length > 0).toBe(true));
+    expect(listHosts(home, () => true)).toEqual([]);
+    expect(fs.existsSync(socketPath(home, 'testprofile01'))).toBe(false);
+    expect(retiringExtension.received.map((m) => m.kind)).not.toContain('welcome');
+
+    await connected();
+    expect(await client('after').hostStatus()).toMatchObject({ pid: process.pid });
+    expect(listHosts(home)).toHaveLength(1);
+  });
+
+  it('a host that reads its hello after the host of a newer port took over steps aside', async () => {
+    // The browser's current port (opened at 2) has its host connected; the abandoned one (opened
+    // at 1) was slow to start and reads its hello only now.
+    extension.hello(PROTOCOL_VERSION, 2);
+    await extension.next('welcome');
+    const socket = fs.statSync(socketPath(home, 'testprofile01')).ino;
+    const abandonedExtension = new FakeExtension();
+    const abandoned = new NativeHost({ home, input: abandonedExtension.toHost, output: abandonedExtension.fromHost, logger: silentLogger });
+    abandonedExtension.hello(PROTOCOL_VERSION, 1);
+    await abandoned.done;
+    expect(abandonedExtension.received.map((m) => m.kind)).not.toContain('welcome');
+    expect(fs.statSync(socketPath(home, 'testprofile01')).ino).toBe(socket);
+    expect(listHosts(home)).toMatchObject([{ portOpenedAt: 2 }]);
+    extension.answerRequests(() => ({ tabs: [] }));
+    expect(await client('after').call('tabs.list', {})).toEqual({ tabs: [] });
+  });
+});
+
 describe('relay client without a host', () => {
   it('says no browser is connected and what to do', async () => {
     const lonely = new RelayClient({ home: fs.mkdtempSync(path.join(os.tmpdir(), 'cr-empty-')), client: { name: 'x' }, transport: 'stdio', hostWaitMs: 0 });
@@ -199,6 +243,41 @@ describe('host process', () => {
     expect(await exited).toBe(0);
     attached.close();
     fs.rmSync(processHome, { recursive: true, force: true });
+  });
+
+  // The broken-setup flake: Reconnect while connecting abandons a port whose host is still starting;
+  // the browser starts another at once, and the first one to start is not always the first spawned.
+  it.skipIf(!fs.existsSync(CLI))('the host of an abandoned port, reading its hello after its successor, leaves the successor findable', async () => {
+    const { spawn } = await import('node:child_process');
+    const processHome = fs.mkdtempSync(path.join(os.tmpdir(), 'cr-hostproc-'));
+    const start = () =>
+      spawn(process.execPath, [CLI, 'chrome-extension://test/'], { env: { ...process.env, COMET_RELAY_HOME: processHome }, stdio: ['pipe', 'pipe', 'ignore'] });
+    const hello = (portOpenedAt: number) =>
+      encodeFrame({
+        kind: 'hello',
+        role: 'extension',
+        protocolVersion: PROTOCOL_VERSION,
+        version: '0.1.0',
+        profile: { id: 'processprofile', label: 'p' },
+        browser: { name: 'Chromium', version: '1', userAgent: 'u' },
+        portOpenedAt,
+      });
+    const abandoned = start();
+    const current = start();
+    const welcomed = new Promise((resolve) => current.stdout.once('data', resolve));
+    current.stdin.write(hello(2));
+    await welcomed;
+    const abandonedExited = new Promise((resolve) => abandoned.once('exit', resolve));
+    abandoned.stdin.end(hello(1));
+    await abandonedExited;
+    const attached = new RelayClient({ home: processHome, client: { name: 'after' }, transport: 'stdio', hostWaitMs: 2000 });
+    try {
+      expect(await attached.hostStatus()).toMatchObject({ pid: current.pid });
+    } finally {
+      attached.close();
+      current.kill();
+      fs.rmSync(processHome, { recursive: true, force: true });
+    }
   });
 });
 

@@ -59,6 +59,17 @@ describe('NativeLink', () => {
     expect(alarms).toContain(`clear:${RECONNECT_ALARM}`);
   });
 
+  it('stamps each port\'s hello with a later portOpenedAt, even within one millisecond', async () => {
+    const link = makeLink();
+    link.start();
+    await vi.advanceTimersByTimeAsync(0);
+    link.restart(); // the panel's Reconnect while connecting: the first port is abandoned mid-handshake
+    await vi.advanceTimersByTimeAsync(0);
+    const [first, second] = ports.map((port) => (port.sent[0] as { portOpenedAt: number }).portOpenedAt);
+    expect(first).toBeGreaterThan(0);
+    expect(second).toBeGreaterThan(first as number);
+  });
+
   it('reconnects after a disconnect with backoff, then on an alarm once the burst is spent', async () => {
     lastError = 'Specified native messaging host not found.';
     const link = makeLink();

@@ -150,16 +150,30 @@ function writeFile(stream: BusboyFileStream, claim: ClaimedUpload, limit: number
   });
 }
 
-/** Answers a refusal and stops reading: what is left of the body is drained, up to a bound. */
+/** How much of a refused body is read before answering; a client sending more has its connection cut. */
+const REFUSED_BODY_DRAIN_BYTES = 1024 * 1024;
+
+/**
+ * Answers a refusal once the client has sent its whole body. A refusal is often decided early (the
+ * token is checked at the file part's first bytes), and a server that answers and closes while the
+ * client is still sending resets the connection: the client's next write fails with EPIPE, or the
+ * reset discards the answer, and it never hears why. A body past the bound is not waited for: the
+ * answer goes out at once and the connection closes behind it.
+ */
 function refuse(req: http.IncomingMessage, res: http.ServerResponse, refusal: UploadRefused): void {
+  res.setHeader('Connection', 'close');
+  const answer = () => respond(res, refusal.status, refusal.message);
+  if (req.readableEnded) {
+    answer();
+    return;
+  }
   let drained = 0;
   req.on('data', (chunk: Buffer) => {
     drained += chunk.length;
-    if (drained > 1024 * 1024) req.destroy();
+    if (drained > REFUSED_BODY_DRAIN_BYTES) answer();
   });
+  req.once('end', answer);
   req.resume();
-  res.setHeader('Connection', 'close');
-  respond(res, refusal.status, refusal.message);
 }
 
 function respond(res: http.ServerResponse, status: number, message: string): void {
