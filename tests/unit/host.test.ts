@@ -218,6 +218,18 @@ describe('deadlines and approvals', () => {
 });
 
 describe('host process', () => {
+  /** The extension's hello as a real host reads it from stdin. */
+  const extensionHello = (portOpenedAt?: number) =>
+    encodeFrame({
+      kind: 'hello',
+      role: 'extension',
+      protocolVersion: PROTOCOL_VERSION,
+      version: '0.1.0',
+      profile: { id: 'processprofile', label: 'p' },
+      browser: { name: 'Chromium', version: '1', userAgent: 'u' },
+      ...(portOpenedAt !== undefined ? { portOpenedAt } : {}),
+    });
+
   // Needs the built CLI (`npm test` builds before running the unit tests).
   it.skipIf(!fs.existsSync(CLI))('exits when the browser closes its stdin, with a client attached', async () => {
     const { spawn } = await import('node:child_process');
@@ -226,16 +238,7 @@ describe('host process', () => {
       env: { ...process.env, COMET_RELAY_HOME: processHome },
       stdio: ['pipe', 'pipe', 'ignore'],
     });
-    child.stdin.write(
-      encodeFrame({
-        kind: 'hello',
-        role: 'extension',
-        protocolVersion: PROTOCOL_VERSION,
-        version: '0.1.0',
-        profile: { id: 'processprofile', label: 'p' },
-        browser: { name: 'Chromium', version: '1', userAgent: 'u' },
-      }),
-    );
+    child.stdin.write(extensionHello());
     const attached = new RelayClient({ home: processHome, client: { name: 'clingy' }, transport: 'stdio', hostWaitMs: 5000 });
     await attached.hostStatus();
     const exited = new Promise<number | null>((resolve) => child.once('exit', resolve));
@@ -252,23 +255,13 @@ describe('host process', () => {
     const processHome = fs.mkdtempSync(path.join(os.tmpdir(), 'cr-hostproc-'));
     const start = () =>
       spawn(process.execPath, [CLI, 'chrome-extension://test/'], { env: { ...process.env, COMET_RELAY_HOME: processHome }, stdio: ['pipe', 'pipe', 'ignore'] });
-    const hello = (portOpenedAt: number) =>
-      encodeFrame({
-        kind: 'hello',
-        role: 'extension',
-        protocolVersion: PROTOCOL_VERSION,
-        version: '0.1.0',
-        profile: { id: 'processprofile', label: 'p' },
-        browser: { name: 'Chromium', version: '1', userAgent: 'u' },
-        portOpenedAt,
-      });
     const abandoned = start();
     const current = start();
     const welcomed = new Promise((resolve) => current.stdout.once('data', resolve));
-    current.stdin.write(hello(2));
+    current.stdin.write(extensionHello(2));
     await welcomed;
     const abandonedExited = new Promise((resolve) => abandoned.once('exit', resolve));
-    abandoned.stdin.end(hello(1));
+    abandoned.stdin.end(extensionHello(1));
     await abandonedExited;
     const attached = new RelayClient({ home: processHome, client: { name: 'after' }, transport: 'stdio', hostWaitMs: 2000 });
     try {
