@@ -135,6 +135,7 @@ export function createPageDriver(win: Window, catalog: SelectorCatalog = new Sel
             ...(busyWaitMs === undefined ? {} : { busyWaitMs }),
             ...(confirmMs === undefined ? {} : { confirmMs }),
           });
+          if (lastAsk.turnIndex >= 0) watcher.follow(lastAsk.turnIndex);
           return lastAsk;
         } finally {
           // A cancelled waiter still holds its place until the asks before it are done.

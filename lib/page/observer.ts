@@ -67,6 +67,9 @@ export type PageEvent =
 
 export type Listener = (events: PageEvent[], snap: Snapshot) => void;
 
+/** How long an asked turn is followed at most while nobody waits on it (PageWatcher.follow). */
+const FOLLOW_MS = 30 * 60_000;
+
 /**
  * Finished = the page's own "done": no stop button and no spinner in the current turn, and
  * something to show for it (answer text or a "Finished" steps header). While the stop button is
@@ -172,6 +175,32 @@ export class PageWatcher {
       if (this.listeners.delete(listener) && this.listeners.size === 0) this.stop();
     };
   }
+
+  /**
+   * Keeps the observer on while a turn an ask started runs, though no call waits on it. The page
+   * folds a turn's step rows away when it ends ("Finished N steps"), so a step is only known if a
+   * read saw it while it showed (reader.ts seenSteps): an agent that asks and waits later would get
+   * the first step or two. Read-only, and bounded: it ends when the page's current turn ends or is
+   * an older one than asked (another conversation), when a newer ask follows its own turn, or after
+   * `maxMs` (a turn paused on the person changes nothing and costs nothing meanwhile).
+   */
+  follow(turnIndex: number, maxMs = FOLLOW_MS): void {
+    this.unfollow();
+    const ended = (snap: Snapshot | null) => !snap || snap.turnIndex < turnIndex || looksFinished(snap);
+    const unsubscribe = this.subscribe((_events, snap) => {
+      if (ended(snap)) end();
+    });
+    const timer = setTimeout(() => end(), maxMs);
+    const end = () => {
+      clearTimeout(timer);
+      unsubscribe();
+      if (this.unfollow === end) this.unfollow = () => {};
+    };
+    this.unfollow = end;
+    if (ended(this.last)) end();
+  }
+
+  private unfollow: () => void = () => {};
 
   markStopped(url: string, turnIndex: number): void {
     this.stopped.set(url, turnIndex);

@@ -70,6 +70,22 @@ for (const generation of ['A', 'B'] as const) {
       await world.page.keyboard.press('Delete');
     });
 
+    test('steps shown and folded away while no call watched are still reported by comet_wait and comet_poll', async () => {
+      // An agent that asks, then waits only after the answer ended: the page folds the step rows
+      // away at the end ("Finished N steps"), so only what the content script saw while they showed is left.
+      await world.call('comet_ask', { prompt: 'Steps nobody waited for' });
+      await expect(world.page.locator('[data-workflow-entry]').last().locator('.steps button[aria-expanded="false"]')).toBeVisible();
+      const steps = ['Preparing to assist…', 'Searching "Steps nobody waited for"', 'Reviewing sources', /^Reading /, /^Found \d+ sources$/];
+      const waited = await world.call('comet_wait');
+      expect(waited.isError).toBe(false);
+      const listed = waited.text.split('\n\nSteps:\n')[1]?.split('\n').map((line) => line.replace(/^ {2}- /, '')) ?? [];
+      const polled = JSON.parse((await world.call('comet_poll')).text).steps as string[];
+      for (const got of [listed, polled]) {
+        expect(got).toHaveLength(steps.length);
+        steps.forEach((step, i) => expect(got[i]).toMatch(step));
+      }
+    });
+
     if (generation === 'A') return;
 
     test('two sessions asking in one tab each get their own answer', async () => {

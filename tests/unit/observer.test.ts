@@ -113,6 +113,43 @@ describe('PageWatcher', () => {
   });
 });
 
+describe('PageWatcher.follow: a turn asked with nobody waiting', () => {
+  const lastIndex = () => document.querySelectorAll('[data-workflow-entry]').length - 1;
+
+  it('sees steps that show and are folded away before anyone reads, and stops observing when the turn ends', async () => {
+    loadFixture('A-thread.html');
+    const set = chooseSelectorSet(document).set;
+    const w = new PageWatcher(window, () => set);
+    const turn = addWorkingTurn(lastIndex() + 2, 'Asked, then left alone');
+    w.follow(lastIndex());
+    expect(live).toBe(1);
+    for (const step of ['Searching the web', 'Reading sources']) {
+      addStep(turn, step);
+      await sleep(1);
+    }
+    // The site folds the rows away as it finishes.
+    for (const row of Array.from(turn.querySelectorAll('.contents > div'))) row.remove();
+    stream(turn, '<p>The answer.</p>');
+    finish(turn, 3);
+    await sleep(5);
+    expect(live).toBe(0);
+    expect(w.snapshot().steps).toEqual(['Preparing to assist…', 'Searching the web', 'Reading sources']);
+  });
+
+  it('ends after its bound on a turn that never ends, and a newer ask takes the place of an older one', async () => {
+    loadFixture('A-thread.html');
+    const set = chooseSelectorSet(document).set;
+    const w = new PageWatcher(window, () => set);
+    addWorkingTurn(lastIndex() + 2, 'First');
+    w.follow(lastIndex(), 60_000);
+    addWorkingTurn(lastIndex() + 2, 'Second');
+    w.follow(lastIndex(), 30);
+    expect(live).toBe(1);
+    await sleep(60);
+    expect(live).toBe(0);
+  });
+});
+
 describe('waitForAnswer', () => {
   it('failure mode 5: a wait right after ask ignores the previous answer and binds to the new turn', async () => {
     loadFixture('A-thread.html');
