@@ -82,7 +82,7 @@ for (const generation of ['A', 'B'] as const) {
       const polled = JSON.parse((await world.call('comet_poll')).text).steps as string[];
       for (const got of [listed, polled]) {
         expect(got).toHaveLength(steps.length);
-        steps.forEach((step, i) => expect(got[i]).toMatch(step));
+        for (const [i, step] of steps.entries()) expect(got[i]).toMatch(step);
       }
     });
 
