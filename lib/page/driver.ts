@@ -66,6 +66,9 @@ export interface PageDriver {
   context(): PageContext;
 }
 
+/** How a wait can end while its turn goes on. */
+const UNFINISHED: ReadonlySet<string> = new Set(['timeout', 'stalled', 'waiting']);
+
 const MODES: readonly Mode[] = ['standard', 'deep-research', 'model-council', 'create', 'learn', 'review', 'computer'];
 
 export function createPageDriver(win: Window, catalog: SelectorCatalog = new SelectorCatalog()): PageDriver {
@@ -151,6 +154,8 @@ export function createPageDriver(win: Window, catalog: SelectorCatalog = new Sel
         const afterTurn = params.afterTurn ?? lastAsk?.afterTurn ?? Math.max(0, current - 1);
         const baselineUrl = params.baselineUrl ?? (params.afterTurn === undefined ? lastAsk?.baselineUrl : undefined);
         const binding = bindingOf(params, lastAsk);
+        // The wait watches from here, for its caller only: cancelled, nothing is left watching.
+        const handedOver = watcher.stopFollowing();
         return waitForAnswer(
           watcher,
           async (turnIndex, maxLength) => {
@@ -177,7 +182,11 @@ export function createPageDriver(win: Window, catalog: SelectorCatalog = new Sel
             ...(params.maxLength !== undefined ? { maxLength: params.maxLength } : {}),
             onStep: (text, steps) => options.onProgress?.({ message: text, steps }),
           },
-        );
+        ).then((outcome) => {
+          // Its caller got an answer while the asked turn goes on (a loop of short waits): follow it again.
+          if (UNFINISHED.has(outcome.status) && handedOver !== undefined && outcome.turnIndex === handedOver) watcher.follow(handedOver);
+          return outcome;
+        });
       }),
     stop: () => guard('stop', () => stop(ctx(), watcher)),
     getMode: () => guard('reading the mode', () => getMode(ctx())),

@@ -177,15 +177,16 @@ export class PageWatcher {
   }
 
   /**
-   * Keeps the observer on while a turn an ask started runs, though no call waits on it. The page
-   * folds a turn's step rows away when it ends ("Finished N steps"), so a step is only known if a
-   * read saw it while it showed (reader.ts seenSteps): an agent that asks and waits later would get
-   * the first step or two. Read-only, and bounded: it ends when the page's current turn ends or is
-   * an older one than asked (another conversation), when a newer ask follows its own turn, or after
-   * `maxMs` (a turn paused on the person changes nothing and costs nothing meanwhile).
+   * Keeps the observer on while a turn an ask started runs and no wait watches it. The page folds a
+   * turn's step rows away when it ends ("Finished N steps"), so a step is only known if a read saw
+   * it while it showed (reader.ts seenSteps): an agent that asks and waits later would get the
+   * first step or two. Read-only, and bounded: it ends when the page's current turn ends or is an
+   * older one than asked (another conversation), when a wait takes over (stopFollowing), when a
+   * newer ask follows its own turn, or after `maxMs` (a turn paused on the person changes nothing
+   * and costs nothing meanwhile).
    */
   follow(turnIndex: number, maxMs = FOLLOW_MS): void {
-    this.unfollow();
+    this.stopFollowing();
     const ended = (snap: Snapshot | null) => !snap || snap.turnIndex < turnIndex || looksFinished(snap);
     const unsubscribe = this.subscribe((_events, snap) => {
       if (ended(snap)) end();
@@ -194,13 +195,23 @@ export class PageWatcher {
     const end = () => {
       clearTimeout(timer);
       unsubscribe();
-      if (this.unfollow === end) this.unfollow = () => {};
+      if (this.followed?.end === end) this.followed = undefined;
     };
-    this.unfollow = end;
+    this.followed = { turnIndex, end };
     if (ended(this.last)) end();
   }
 
-  private unfollow: () => void = () => {};
+  private followed?: { turnIndex: number; end: () => void };
+
+  /**
+   * Ends what follow() started, if anything, and says which turn it followed: a wait watches that
+   * turn now, for a caller of its own.
+   */
+  stopFollowing(): number | undefined {
+    const followed = this.followed;
+    followed?.end();
+    return followed?.turnIndex;
+  }
 
   markStopped(url: string, turnIndex: number): void {
     this.stopped.set(url, turnIndex);

@@ -148,6 +148,26 @@ describe('PageWatcher.follow: a turn asked with nobody waiting', () => {
     await sleep(60);
     expect(live).toBe(0);
   });
+
+  it('a wait takes over: cancelled, nothing is left watching; timed out with the asked turn going on, it is followed again', async () => {
+    loadFixture('A-thread.html');
+    const driver = createPageDriver(window);
+    const turn = addWorkingTurn(lastIndex() + 2, 'Watched by a wait');
+    driver.watcher.follow(lastIndex());
+    const controller = new AbortController();
+    const cancelled = driver.wait({ afterTurn: lastIndex(), timeoutMs: 5000 }, { signal: controller.signal });
+    controller.abort();
+    await expect(cancelled).rejects.toMatchObject({ code: 'CANCELLED' });
+    expect(live).toBe(0);
+    driver.watcher.follow(lastIndex());
+    const timedOut = await driver.wait({ afterTurn: lastIndex(), timeoutMs: 20 });
+    expect(timedOut.status).toBe('timeout');
+    expect(live).toBe(1);
+    stream(turn, '<p>done</p>');
+    finish(turn, 1);
+    await sleep(5);
+    expect(live).toBe(0);
+  });
 });
 
 describe('waitForAnswer', () => {
