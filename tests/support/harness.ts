@@ -1,4 +1,4 @@
-import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
+import { type ChildProcess, execFileSync, spawn, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -62,7 +62,10 @@ export class Harness {
     const userDataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'cr-profile-'));
     const env = { ...process.env, COMET_RELAY_HOME: home, ...options.extraEnv };
     if (options.registerHost !== false) {
-      execFileSync(process.execPath, [cli, 'install', '--user-data-dir', userDataDir, '--home', home], { env, stdio: 'pipe' });
+      const installed = spawnSync(process.execPath, [cli, 'install', '--user-data-dir', userDataDir, '--home', home], { env, encoding: 'utf8' });
+      if (installed.status !== 0) {
+        throw new Error(`comet-relay install exited with ${installed.status ?? installed.signal}:\n${installed.stdout}${installed.stderr}`);
+      }
     }
     const context = await chromium.launchPersistentContext(userDataDir, {
       executablePath: findChromium(),
