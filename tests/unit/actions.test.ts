@@ -111,6 +111,12 @@ describe('ask', () => {
     const handle = await driver.ask({ prompt: 'Explain MCP' });
     expect(submits).toEqual(['Explain MCP']);
     expect(handle).toMatchObject({ afterTurn: 0, baselineUrl: 'https://www.perplexity.ai/', via: 'button', turnIndex: 0, questionKey: 'Explain MCP' });
+    // The asked turn is followed (its steps must be seen before the page folds them) until it ends.
+    expect(driver.watcher.active).toBe(true);
+    document
+      .querySelector('[data-workflow-entry="0"]')
+      ?.insertAdjacentHTML('beforeend', '<div data-workflow-final-text><div class="prose" data-renderer="lm">MCP is a protocol.</div></div>');
+    await new Promise((resolve) => setTimeout(resolve, 5));
     expect(driver.watcher.active).toBe(false);
   });
 
