@@ -8,7 +8,6 @@ import { questionKey, questionMatch } from './question';
 import { isPlaceholder, readAnswer, readQuestionNow, stopButton, turnsOf } from './reader';
 
 export { typePrompt, submit } from './composer';
-export { listConversations } from './conversations';
 export { getMode, setMode } from './mode';
 
 /**

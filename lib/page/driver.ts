@@ -4,7 +4,6 @@ import { SelectorCatalog } from '../selectors/catalog';
 import { ask, type AskHandle, type StopResult, stop } from './actions';
 import { cutContent, type PageContent, wholePageContent } from './content';
 import type { PageContext } from './context';
-import { type Conversation, listConversations } from './conversations';
 import { getMode, type ModeRead, type ModeSwitch, setMode } from './mode';
 import { PageWatcher, type WaitBinding, type WaitOutcome, waitForAnswer } from './observer';
 import { cutPoll, poll, type PollResult, readTurn, turnsOf } from './reader';
@@ -53,7 +52,6 @@ export interface PageDriver {
   stop(): Promise<StopResult>;
   getMode(): Promise<ModeRead>;
   setMode(mode: Mode): Promise<ModeSwitch>;
-  conversations(): Promise<{ conversations: Conversation[] }>;
   content(params?: { maxLength?: number }): Promise<PageContent>;
   /** For tests and the side panel: the page watcher (events, active state). */
   readonly watcher: PageWatcher;
@@ -195,7 +193,6 @@ export function createPageDriver(win: Window, catalog: SelectorCatalog = new Sel
         if (!MODES.includes(mode)) throw new RelayError('INVALID_PARAMS', `unknown mode "${mode}"; one of ${MODES.join(', ')}`);
         return setMode(ctx(), mode);
       }),
-    conversations: () => guard('listing conversations', () => ({ conversations: listConversations(ctx()) })),
     content: (params = {}) => guard('reading the page', async () => cutContent(await reads.read('content', set(), () => wholePageContent(ctx())), params.maxLength)),
   };
 }

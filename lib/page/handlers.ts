@@ -2,13 +2,12 @@ import { RelayError } from '../protocol/errors';
 import { chooseSelectorSet, chromeMajorFrom, type Mode } from '../selectors';
 import { SelectorCatalog } from '../selectors/catalog';
 import { type AskCallParams, createPageDriver, type PageDriver, type WaitCallParams } from './driver';
-import { watchPage } from './watch';
 
 /**
  * The methods every Perplexity page answers, by name, each a thin call into the page driver. The
  * worker has already validated params against lib/protocol/page-methods.ts. The driver is made
  * on the first request, so a tab nobody asks about does no work at all. Methods only some tabs or
- * some calls need (Computer threads, sources, diagnostics) come with kits (kits.ts), loaded when first
+ * some calls need (Computer threads, sources, the side panel's view, diagnostics) come with kits (kits.ts), loaded when first
  * asked.
  */
 export interface HandlerContext {
@@ -40,8 +39,6 @@ export function pageHandlers(win: Window, catalog: SelectorCatalog = new Selecto
       page().wait(params, { signal, onProgress: ({ message }) => progress(message) }),
     'page.stop': async () => page().stop(),
     'page.mode': async ({ mode }: { mode?: Mode | null }) => (mode ? page().setMode(mode) : page().getMode()),
-    'page.conversations': async () => page().conversations(),
-    'page.watch': async (_params: Record<string, never>, context: HandlerContext) => watchPage(win, page(), context),
     /**
      * Worker-only: a same-origin JSON read with the app's headers (the account's models and
      * projects, the recent threads). Here, not in the thread kit, so an account read in the

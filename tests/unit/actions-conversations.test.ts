@@ -3,11 +3,12 @@ import { describe, expect, it } from 'vitest';
 import { undoubleTitle } from '../../lib/page/conversations';
 import { createPageDriver } from '../../lib/page/driver';
 import { loadFixture, loadHtml } from '../fixtures/reader/load';
+import { conversationsThrough } from '../../lib/page/panel-kit';
 
 describe('conversations', () => {
   it('absolute URLs, each once, doubled titles fixed ("Rust vs GoRust vs Go")', async () => {
     loadFixture('A-thread.html', 'https://www.perplexity.ai/search/x');
-    const { conversations } = await createPageDriver(window).conversations();
+    const { conversations } = await conversationsThrough(createPageDriver(window));
     expect(conversations).toEqual([
       { title: 'Rust vs Go', url: 'https://www.perplexity.ai/search/rust-vs-go-abc123' },
       { title: 'Quantum computing advances', url: 'https://www.perplexity.ai/search/quantum-computing-xyz' },
@@ -17,7 +18,7 @@ describe('conversations', () => {
 
   it('library page: other sites\' /search/ links are not conversations', async () => {
     loadFixture('library.html', 'https://www.perplexity.ai/library');
-    const { conversations } = await createPageDriver(window).conversations();
+    const { conversations } = await conversationsThrough(createPageDriver(window));
     expect(conversations).toEqual([
       { title: 'Alpha', url: 'https://www.perplexity.ai/search/alpha-1' },
       { title: 'Beta release notes', url: 'https://www.perplexity.ai/search/beta-2' },
@@ -30,7 +31,7 @@ describe('conversations', () => {
         '<a href="/computer/tasks/">Tasks</a></nav><div id="ask-input" contenteditable="true"></div>',
       'https://www.perplexity.ai/',
     );
-    const { conversations } = await createPageDriver(window).conversations();
+    const { conversations } = await conversationsThrough(createPageDriver(window));
     expect(conversations).toEqual([{ title: 'Real', url: 'https://www.perplexity.ai/search/real-1' }]);
   });
 

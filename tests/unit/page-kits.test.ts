@@ -3,6 +3,7 @@ import { describe, expect, it, vi } from 'vitest';
 import { diagnosticsKit } from '../../lib/page/diagnostics-kit';
 import { lazyDriver } from '../../lib/page/handlers';
 import { kitMethods, offerKitHook, type PageKitHost, registerKit } from '../../lib/page/kits';
+import { panelKit } from '../../lib/page/panel-kit';
 import { sourcesKit } from '../../lib/page/source-reader';
 import { threadHandlers } from '../../lib/page/thread-handlers';
 import { kitOf, PAGE_KIT_API, PAGE_KIT_HOOK, PAGE_KITS } from '../../lib/protocol/page-kits';
@@ -42,7 +43,8 @@ describe('page kits', () => {
     expect(Object.keys(threadHandlers(host())).sort()).toEqual([...kitMethods('threads')].sort());
     expect(Object.keys(diagnosticsKit(host())).sort()).toEqual([...kitMethods('diagnostics')].sort());
     expect(Object.keys(sourcesKit(host())).sort()).toEqual([...kitMethods('sources')].sort());
-    expect(Object.keys(PAGE_KITS).sort()).toEqual(['diagnostics', 'sources', 'threads']);
+    expect(Object.keys(panelKit(host())).sort()).toEqual([...kitMethods('panel')].sort());
+    expect(Object.keys(PAGE_KITS).sort()).toEqual(['diagnostics', 'panel', 'sources', 'threads']);
   });
 
   it('the table tells the worker which kit a method needs', () => {

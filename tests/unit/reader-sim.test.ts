@@ -7,6 +7,7 @@ import { sourcesThrough } from '../../lib/page/source-reader';
 import { isPlaceholder, turnsOf } from '../../lib/page/reader';
 import { generationA, generationB } from '../../lib/selectors';
 import { fixtureHtml, loadHtml } from '../fixtures/reader/load';
+import { conversationsThrough } from '../../lib/page/panel-kit';
 
 /**
  * The simulated site's saved pages (tests/fixtures/pages, written by tests/sim). Static: no page
@@ -99,7 +100,7 @@ describe.runIf(have).each(['A', 'B'] as const)('simulated site, generation %s', 
   });
 
   it('library: conversation titles without doubles, snippets or times; absolute URLs', async () => {
-    const { conversations } = await load(`${g}-library.html`).conversations();
+    const { conversations } = await conversationsThrough(load(`${g}-library.html`));
     expect(conversations.length).toBeGreaterThan(3);
     for (const c of conversations) {
       expect(c.url).toMatch(/^https:\/\/www\.perplexity\.ai\/(search|copilot|computer\/tasks)\//);
