@@ -187,7 +187,7 @@ export class PageWatcher {
    */
   follow(turnIndex: number, maxMs = FOLLOW_MS): void {
     this.stopFollowing();
-    const ended = (snap: Snapshot | null) => !snap || snap.turnIndex < turnIndex || looksFinished(snap);
+    const ended = (snap: Snapshot) => snap.turnIndex < turnIndex || looksFinished(snap);
     const unsubscribe = this.subscribe((_events, snap) => {
       if (ended(snap)) end();
     });
@@ -198,7 +198,8 @@ export class PageWatcher {
       if (this.followed?.end === end) this.followed = undefined;
     };
     this.followed = { turnIndex, end };
-    if (ended(this.last)) end();
+    // Read now, not from the last batch's snapshot: with another listener on, that may predate the ask.
+    if (ended(this.snapshot())) end();
   }
 
   private followed?: { turnIndex: number; end: () => void };
