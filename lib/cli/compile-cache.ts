@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import vm from 'node:vm';
 import { createRequire, wrap } from 'node:module';
-import { shortHash } from '../relay/paths';
+import { CODE_CACHE_FILE, shortHash } from '../relay/paths';
 import { ensurePrivateDir } from '../relay/private-dir';
 
 /**
@@ -97,8 +97,6 @@ export function requireWithCodeCache(file: string, options: CacheOptions): Loade
   return { exports: module.exports, cache: 'scheduled' };
 }
 
-/** Cache file names: `<bundle>-<16 hex>.v8cache` (uninstall --purge knows them by this, lib/relay/paths.ts). */
-export const CACHE_FILE = /^([a-z-]+)-[0-9a-f]{16}\.v8cache(\.\d+\.tmp)?$/;
 
 /** Writes the cache and removes this bundle's caches for other sources (an older version or build). */
 function writeCache(script: vm.Script, dir: string, cacheFile: string): void {
@@ -107,9 +105,9 @@ function writeCache(script: vm.Script, dir: string, cacheFile: string): void {
     ensurePrivateDir(dir);
     fs.writeFileSync(temp, script.createCachedData(), { mode: 0o600 });
     fs.renameSync(temp, cacheFile);
-    const bundle = CACHE_FILE.exec(path.basename(cacheFile))?.[1];
+    const bundle = CODE_CACHE_FILE.exec(path.basename(cacheFile))?.[1];
     for (const name of fs.readdirSync(dir)) {
-      if (name !== path.basename(cacheFile) && CACHE_FILE.exec(name)?.[1] === bundle && !name.endsWith('.tmp')) fs.rmSync(path.join(dir, name), { force: true });
+      if (name !== path.basename(cacheFile) && CODE_CACHE_FILE.exec(name)?.[1] === bundle && !name.endsWith('.tmp')) fs.rmSync(path.join(dir, name), { force: true });
     }
   } catch {
     try {

@@ -75,8 +75,7 @@ export class FramedConnection {
   private receive(chunk: Buffer): void {
     for (const frame of this.decoder.push(chunk)) {
       if (!frame.ok) {
-        if (frame.tooDeep) this.handlers.onInvalid?.(frame.error, frame.tooDeep, true);
-        else this.handlers.onInvalid?.(frame.error);
+        this.handlers.onInvalid?.(frame.error, frame.tooDeep, frame.tooDeep !== undefined);
         continue;
       }
       const parsed = checkEnvelope(frame.value);

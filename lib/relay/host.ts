@@ -176,11 +176,8 @@ export class NativeHost {
     const call = this.pending.get(message.id);
     if (!call) return; // the client left or cancelled, or an older host sent it: nobody to go to
     if (message.kind !== 'progress') this.forgetCall(message.id);
-    if (call.tracedAt !== undefined && message.kind === 'result') {
-      this.reply(call.client.connection, { ...message, id: call.originalId, trace: { ...message.trace, host: msSince(call.tracedAt) } });
-      return;
-    }
-    this.reply(call.client.connection, { ...message, id: call.originalId });
+    const traced = call.tracedAt !== undefined && message.kind === 'result' ? { trace: { ...message.trace, host: msSince(call.tracedAt) } } : {};
+    this.reply(call.client.connection, { ...message, id: call.originalId, ...traced });
   }
 
   // ── client side ─────────────────────────────────────────────────────────────

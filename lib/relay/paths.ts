@@ -31,14 +31,16 @@ export type LogName = (typeof LOG_NAMES)[number];
  * removes exactly these and nothing a shared `--home` holds besides. (The token and the launcher
  * are removed by their own exact paths.)
  */
+/** V8 code caches of the CLI's bundles (lib/cli/compile-cache.ts): `<bundle>-<16 hex>.v8cache`, and the temp file one is written through. */
+export const CODE_CACHE_FILE = /^([a-z-]+)-[0-9a-f]{16}\.v8cache(\.\d+\.tmp)?$/;
+
 export const OWN_STATE_FILES: readonly { dir: string; name: RegExp }[] = [
   { dir: 'logs', name: new RegExp(`^(${LOG_NAMES.join('|')})\\.log(\\.\\d+)?$`) },
   // Discovery records, the temp file one is written through (<profileId>.json.<pid>.tmp), and
   // the name a stale one is judged under before it is deleted (<profileId>.json.<pid>.gone)
   { dir: 'hosts', name: /^[A-Za-z0-9_-]{8,64}\.json(\.\d+\.(tmp|gone))?$/ },
   { dir: 'run', name: /^[A-Za-z0-9_-]{8,64}\.sock$/ },
-  // V8 code caches of the CLI's bundles (lib/cli/compile-cache.ts CACHE_FILE)
-  { dir: 'cache', name: /^[a-z-]+-[0-9a-f]{16}\.v8cache(\.\d+\.tmp)?$/ },
+  { dir: 'cache', name: CODE_CACHE_FILE },
 ];
 export const hostRecordPath = (home: string, profileId: string) => path.join(hostsDir(home), `${profileId}.json`);
 export const logsDir = (home: string) => path.join(home, 'logs');

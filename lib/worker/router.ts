@@ -164,18 +164,18 @@ export class Router {
    * The result says which answered, so the MCP tool can fence a web page's words.
    */
   private async pageContent(request: Request, maxLength: number, signal: AbortSignal, progress: ProgressSink, trusted: boolean, trace?: Trace): Promise<unknown> {
+    const fromPageScript = async (tabId: number, url: string) => {
+      const page = (await this.deps.pages.request(tabId, 'page.content', { maxLength }, signal, progress, trace)) as object;
+      return { ...page, url, source: 'perplexity' };
+    };
     const connected = this.deps.tabs.connectedDrivenTab();
-    if (connected && categorizeTab(connected.url) === 'Main') {
-      const page = (await this.deps.pages.request(connected.id, 'page.content', { maxLength }, signal, progress, trace)) as object;
-      return { ...page, url: connected.url, source: 'perplexity' };
-    }
+    if (connected && categorizeTab(connected.url) === 'Main') return fromPageScript(connected.id, connected.url);
     const tab = await this.drivenTabOrFail();
     const url = tab.url ?? '';
     const perplexity = isPerplexityUrl(url);
     if (perplexity && (this.deps.pages.state(tab.id) || categorizeTab(url) === 'Main')) {
-      const tabId = this.deps.pages.state(tab.id) ? tab.id : await this.deps.tabs.pageTab(); // waits for its script to say ready
-      const page = (await this.deps.pages.request(tabId, 'page.content', { maxLength }, signal, progress, trace)) as object;
-      return { ...page, url, source: 'perplexity' };
+      // A tab whose script has not said ready yet is waited for (pageTab).
+      return fromPageScript(this.deps.pages.state(tab.id) ? tab.id : await this.deps.tabs.pageTab(), url);
     }
     if (!perplexity) await this.admitOtherTab(request, describeTabUse('read', tab), signal, progress, trusted);
     let read: ReturnType<typeof extractVisibleText> | undefined;

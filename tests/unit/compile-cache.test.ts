@@ -2,7 +2,8 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { CACHE_FILE, cacheKey, requireWithCodeCache } from '../../lib/cli/compile-cache';
+import { cacheKey, requireWithCodeCache } from '../../lib/cli/compile-cache';
+import { CODE_CACHE_FILE } from '../../lib/relay/paths';
 import { OWN_STATE_FILES } from '../../lib/relay/paths';
 
 let dir: string;
@@ -29,7 +30,7 @@ describe('the commands bundle with V8 code cache', () => {
     expect(first.cache).toBe('scheduled');
     await settle();
     expect(cacheFiles()).toEqual([cacheKey(file, fs.statSync(file), '1.0.0')]);
-    expect(cacheFiles()[0]).toMatch(CACHE_FILE);
+    expect(cacheFiles()[0]).toMatch(CODE_CACHE_FILE);
     expect((fs.statSync(cacheDir).mode & 0o777).toString(8)).toBe('700');
 
     const second = requireWithCodeCache(file, { dir: cacheDir, version: '1.0.0', writeAfterMs: 0 });

@@ -14,13 +14,10 @@ import { ATTACHMENT_FILES, ATTACHMENT_FOLDER, ATTACHMENT_MARKER, attachmentsDir 
  * meta.json says we made them, and only the files we write there.
  */
 
-const MARKER = ATTACHMENT_MARKER;
-const UUID = ATTACHMENT_FOLDER;
-const OUR_FILES = ATTACHMENT_FILES;
 
 const Meta = z.object({
-  kind: z.literal(MARKER),
-  id: z.string().regex(UUID),
+  kind: z.literal(ATTACHMENT_MARKER),
+  id: z.string().regex(ATTACHMENT_FOLDER),
   filename: z.string(),
   mimeType: z.string(),
   declaredBytes: z.number().int().min(0),
@@ -119,7 +116,7 @@ export class AttachmentStore {
     const token = randomBytes(32).toString('base64url');
     const createdAt = this.now();
     const meta: Meta = {
-      kind: MARKER,
+      kind: ATTACHMENT_MARKER,
       id,
       filename: request.filename,
       mimeType: request.mimeType,
@@ -224,11 +221,11 @@ export class AttachmentStore {
     }
     const now = this.now();
     for (const name of names) {
-      if (!UUID.test(name)) continue;
+      if (!ATTACHMENT_FOLDER.test(name)) continue;
       const folder = path.join(this.dir, name);
       const meta = this.meta(name);
       if (!meta || meta.expiresAt >= now || !fs.lstatSync(folder).isDirectory()) continue;
-      for (const file of OUR_FILES) {
+      for (const file of ATTACHMENT_FILES) {
         const target = path.join(folder, file);
         try {
           if (fs.lstatSync(target).isFile()) fs.unlinkSync(target);
@@ -245,7 +242,7 @@ export class AttachmentStore {
   }
 
   private meta(id: string): Meta | undefined {
-    if (!UUID.test(id)) return undefined;
+    if (!ATTACHMENT_FOLDER.test(id)) return undefined;
     try {
       const parsed = Meta.safeParse(JSON.parse(fs.readFileSync(path.join(this.dir, id, 'meta.json'), 'utf8')));
       return parsed.success && parsed.data.id === id ? parsed.data : undefined;
