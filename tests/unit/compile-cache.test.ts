@@ -3,8 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { cacheKey, requireWithCodeCache } from '../../lib/cli/compile-cache';
-import { CODE_CACHE_FILE } from '../../lib/relay/paths';
-import { OWN_STATE_FILES } from '../../lib/relay/paths';
+import { CODE_CACHE_FILE, OWN_STATE_FILES } from '../../lib/relay/paths';
 
 let dir: string;
 let cacheDir: string;
