@@ -3,10 +3,10 @@ import http from 'node:http';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
 import { RelayError } from '../protocol/errors';
-import { EXTENSION_ORIGIN } from '../protocol/identity';
 import { ATTACHMENTS_PREFIX, Attachments, attachmentStore, handleAttachmentRequest } from './attachments/http';
 import { BrowserGateway, type GatewayOptions } from './gateway';
 import { isPublicHost, type PublicUrl } from './public-url';
+import { allowedOrigin } from './origin';
 import { createSessionServer } from './server';
 import type { ToolDefinition } from './tool';
 
@@ -121,6 +121,8 @@ export async function startHttpServer(options: HttpOptions): Promise<RunningHttp
       resolve();
     });
   });
+  // A listening server's own errors are told, never thrown: its sessions live on.
+  server.on('error', (error) => process.stderr.write(`comet-relay serve: ${error.message}\n`));
   const address = server.address();
   if (address && typeof address === 'object') port = address.port;
 
@@ -151,10 +153,6 @@ export function allowedHost(host: string | undefined, port: number, publicUrl?: 
   if (!host) return false;
   if (publicUrl && isPublicHost(host, publicUrl)) return true;
   return [`127.0.0.1:${port}`, `localhost:${port}`, `[::1]:${port}`].includes(host.toLowerCase());
-}
-
-export function allowedOrigin(origin: string, port: number): boolean {
-  return [`http://127.0.0.1:${port}`, `http://localhost:${port}`, EXTENSION_ORIGIN.replace(/\/$/, '')].includes(origin.toLowerCase());
 }
 
 function reply(res: http.ServerResponse, status: number, code: number, message: string): void {

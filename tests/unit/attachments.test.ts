@@ -240,3 +240,91 @@ describe('attachments beside /mcp in comet-relay serve', () => {
     }
   });
 });
+
+/**
+ * Starts a multipart upload by hand and stops after the file's first bytes, so a test can act
+ * while the file is still arriving. `finish()` sends the rest and resolves with the raw answer.
+ */
+async function partialUpload(envelope: { upload_url: string; upload_fields: Record<string, string> }, first: string, rest: string) {
+  const boundary = 'comet-relay-slow';
+  const fields = Object.entries(envelope.upload_fields).map(([name, value]) => `--${boundary}\r\nContent-Disposition: form-data; name="${name}"\r\n\r\n${value}\r\n`);
+  const head = `${fields.join('')}--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="a.bin"\r\n\r\n${first}`;
+  const tail = `${rest}\r\n--${boundary}--\r\n`;
+  const url = new URL(envelope.upload_url);
+  const socket = net.connect({ host: url.hostname, port: Number(url.port) });
+  let answer = '';
+  socket.on('data', (chunk: Buffer) => {
+    answer += chunk.toString();
+  });
+  const closed = new Promise<void>((resolve) => {
+    socket.on('close', () => resolve());
+    socket.on('error', () => resolve());
+  });
+  const length = Buffer.byteLength(head + tail);
+  socket.write(`POST /attachments/upload HTTP/1.1\r\nHost: ${url.host}\r\nContent-Type: multipart/form-data; boundary=${boundary}\r\nContent-Length: ${length}\r\nConnection: close\r\n\r\n${head}`);
+  const partial = path.join(home, 'attachments', envelope.upload_fields.key as string, 'data.partial');
+  // The file is arriving once its first bytes are on disk.
+  for (let i = 0; i < 200 && !(fs.existsSync(partial) && fs.statSync(partial).size >= first.length); i++) await new Promise((r) => setTimeout(r, 10));
+  return {
+    async finish() {
+      socket.write(tail);
+      await closed;
+      return answer;
+    },
+  };
+}
+
+describe('uploads in flight, downloads that fail, and cleanup', () => {
+  it('a sweep never removes an upload still arriving when its envelope expires: the file is stored and readable', async () => {
+    const envelope = await attachments.envelope({ filename: 'slow.bin', mimeType: 'application/octet-stream', sizeBytes: 600 });
+    const slow = await partialUpload(envelope, 'a'.repeat(300), 'b'.repeat(300));
+    now += 61_000; // past expires_at while the bytes keep coming
+    store.sweep();
+    expect(fs.existsSync(path.join(home, 'attachments', envelope.upload_fields.key as string))).toBe(true);
+    expect(await slow.finish()).toMatch(/^HTTP\/1\.1 204 /);
+    expect(attachments.payloads([envelope.attachment_url])[0]?.data).toBe(Buffer.from('a'.repeat(300) + 'b'.repeat(300)).toString('base64'));
+  });
+
+  it('an upload whose folder vanished while it arrived (a purge, a tmp cleaner) is refused with 410; the process lives on', async () => {
+    const envelope = await attachments.envelope({ filename: 'gone.bin', mimeType: 'application/octet-stream', sizeBytes: 600 });
+    const slow = await partialUpload(envelope, 'a'.repeat(300), 'b'.repeat(300));
+    fs.rmSync(path.join(home, 'attachments', envelope.upload_fields.key as string), { recursive: true, force: true });
+    expect(await slow.finish()).toMatch(/^HTTP\/1\.1 410 [\s\S]*removed while the file was arriving[\s\S]*create_attachment_upload/);
+    // Still answering.
+    expect((await fetch(`${listener.base}/attachments/upload`)).status).toBe(405);
+  });
+
+  it('a download whose file cannot be read answers 404 (or cuts the body) instead of killing the process', async () => {
+    const envelope = await attachments.envelope({ filename: 'a.txt', mimeType: 'text/plain', sizeBytes: 5 });
+    expect(await upload(envelope.upload_url, form(envelope.upload_fields, { bytes: 'hello' }))).toMatchObject({ status: 204 });
+    fs.rmSync(path.join(home, 'attachments', envelope.upload_fields.key as string, 'data'));
+    const gone = await fetch(envelope.attachment_url);
+    expect(gone.status).toBe(404);
+    expect(await gone.text()).toMatch(/could not be read.*upload it again/);
+    // A directory where the file should be: open succeeds, read fails (EISDIR) after the headers.
+    const other = await attachments.envelope({ filename: 'b.txt', mimeType: 'text/plain', sizeBytes: 5 });
+    expect(await upload(other.upload_url, form(other.upload_fields, { bytes: 'hello' }))).toMatchObject({ status: 204 });
+    const data = path.join(home, 'attachments', other.upload_fields.key as string, 'data');
+    fs.rmSync(data);
+    fs.mkdirSync(data);
+    const broken = await fetch(other.attachment_url).then(
+      async (response) => ({ status: response.status, body: await response.text().catch(() => 'cut') }),
+      () => ({ status: 0, body: 'cut' }),
+    );
+    expect(broken.status === 404 || broken.body === 'cut').toBe(true);
+    expect((await fetch(`${listener.base}/attachments/upload`)).status).toBe(405);
+  });
+
+  it('a download must name the file it was issued for', async () => {
+    const envelope = await attachments.envelope({ filename: 'a.txt', mimeType: 'text/plain', sizeBytes: 5 });
+    expect(await upload(envelope.upload_url, form(envelope.upload_fields, { bytes: 'hello' }))).toMatchObject({ status: 204 });
+    expect((await fetch(envelope.attachment_url.replace(/a\.txt$/, 'whatever'))).status).toBe(404);
+  });
+
+  it('the mcp upload listener refuses a foreign Origin, like serve', async () => {
+    const envelope = await attachments.envelope({ filename: 'a.txt', mimeType: 'text/plain', sizeBytes: 3 });
+    const refused = await upload(envelope.upload_url, form(envelope.upload_fields, { bytes: 'abc' }), { Origin: 'https://evil.example' });
+    expect(refused).toMatchObject({ status: 403, text: expect.stringMatching(/Origin "https:\/\/evil\.example" is not allowed/) });
+    expect(await upload(envelope.upload_url, form(envelope.upload_fields, { bytes: 'abc' }), { Origin: new URL(listener.base).origin })).toMatchObject({ status: 204 });
+  });
+});

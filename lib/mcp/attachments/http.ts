@@ -4,6 +4,7 @@ import { Busboy, type BusboyFileStream, type BusboyInstance } from '@fastify/bus
 import type { Settings } from '../../config/settings';
 import { RelayError } from '../../protocol/errors';
 import type { AttachmentPayload } from '../../protocol/threads';
+import { allowedOrigin } from '../origin';
 import { AttachmentStore, type ClaimedUpload, type Envelope, type EnvelopeRequest, filenameProblem, mimeTypeProblem, UploadRefused } from './store';
 
 /**
@@ -24,25 +25,47 @@ export function handleAttachmentRequest(store: AttachmentStore, req: http.Incomi
     else respond(res, 405, 'POST the multipart form to this URL.');
     return;
   }
-  const download = /^\/attachments\/([0-9a-f-]{36})\/[^/]+$/.exec(subpath);
+  const download = /^\/attachments\/([0-9a-f-]{36})\/([^/]+)$/.exec(subpath);
   if (download && (req.method === 'GET' || req.method === 'HEAD')) {
     const stored = store.file(download[1] as string);
-    if (!stored) {
-      respond(res, 404, 'No such attachment (never uploaded, or expired).');
+    if (!stored || encodeURIComponent(stored.meta.filename) !== download[2]) {
+      respond(res, 404, 'No such attachment (never uploaded, expired, or another file name).');
       return;
     }
-    res.writeHead(200, {
-      'Content-Type': 'application/octet-stream',
-      'Content-Length': String(stored.meta.sizeBytes ?? 0),
-      'Content-Disposition': `attachment; filename*=UTF-8''${encodeURIComponent(stored.meta.filename)}`,
-      'X-Content-Type-Options': 'nosniff',
-      'Cache-Control': 'no-store',
-    });
-    if (req.method === 'HEAD') res.end();
-    else fs.createReadStream(stored.path).pipe(res);
+    sendFile(req, res, stored);
     return;
   }
   respond(res, 404, `Nothing at ${subpath}: uploads go to ${ATTACHMENTS_PREFIX}upload.`);
+}
+
+/**
+ * Streams a stored file. The headers go out once the file is open, so a file removed meanwhile
+ * (a sweep in another process, a purge, a tmp cleaner) is a 404; a read that fails later cuts
+ * the connection, which the client sees as a short body. Either way the process lives on.
+ */
+function sendFile(req: http.IncomingMessage, res: http.ServerResponse, stored: { meta: { filename: string; sizeBytes?: number }; path: string }): void {
+  const headers = {
+    'Content-Type': 'application/octet-stream',
+    'Content-Length': String(stored.meta.sizeBytes ?? 0),
+    'Content-Disposition': `attachment; filename*=UTF-8''${encodeURIComponent(stored.meta.filename)}`,
+    'X-Content-Type-Options': 'nosniff',
+    'Cache-Control': 'no-store',
+  };
+  if (req.method === 'HEAD') {
+    res.writeHead(200, headers);
+    res.end();
+    return;
+  }
+  const file = fs.createReadStream(stored.path);
+  file.once('open', () => {
+    res.writeHead(200, headers);
+    file.pipe(res);
+  });
+  file.once('error', () => {
+    if (res.headersSent) res.destroy();
+    else respond(res, 404, 'This attachment could not be read (it was removed or is unreadable): upload it again with create_attachment_upload.');
+  });
+  res.once('close', () => file.destroy());
 }
 
 async function receiveUpload(store: AttachmentStore, req: http.IncomingMessage, res: http.ServerResponse): Promise<void> {
@@ -139,12 +162,16 @@ function writeFile(stream: BusboyFileStream, claim: ClaimedUpload, limit: number
     });
     stream.once('limit', tooLarge);
     out.once('error', (error) => {
-      if (!over) reject(error);
+      if (!over) reject(new UploadRefused(500, `comet-relay could not store the file (${error.message}): check the free space and permissions of COMET_RELAY_HOME/attachments, then request a new envelope.`));
     });
     out.once('finish', () => {
       if (over) return;
-      claim.commit(size);
-      resolve();
+      try {
+        claim.commit(size);
+        resolve();
+      } catch (error) {
+        reject(error);
+      }
     });
     stream.pipe(out);
   });
@@ -274,6 +301,11 @@ export async function startAttachmentListener(store: AttachmentStore): Promise<{
       req.resume();
       return respond(res, 403, `Host "${req.headers.host}" is not allowed: use 127.0.0.1:${port}.`);
     }
+    const origin = req.headers.origin;
+    if (origin !== undefined && !allowedOrigin(origin, port)) {
+      req.resume();
+      return respond(res, 403, `Origin "${origin}" is not allowed to upload here.`);
+    }
     const pathname = new URL(req.url ?? '/', 'http://localhost').pathname;
     if (!pathname.startsWith(ATTACHMENTS_PREFIX)) {
       req.resume();
@@ -283,8 +315,13 @@ export async function startAttachmentListener(store: AttachmentStore): Promise<{
   });
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => resolve());
+    server.listen(0, '127.0.0.1', () => {
+      server.off('error', reject);
+      resolve();
+    });
   });
+  // A listening server's own errors are told, never thrown: the MCP session beside it lives on.
+  server.on('error', (error) => process.stderr.write(`comet-relay: the upload listener failed: ${error.message}\n`));
   server.unref();
   port = (server.address() as { port: number }).port;
   return {

@@ -11,7 +11,8 @@ import { ATTACHMENT_FILES, ATTACHMENT_FOLDER, ATTACHMENT_MARKER, attachmentsDir 
  * one folder per envelope, named by a random uuid, holding `meta.json` (which marks the folder as
  * ours), `claimed` (the one-time token was used), and the bytes in `data`. The client's filename
  * is only ever data in meta.json, never part of a path. Cleanup removes only expired folders whose
- * meta.json says we made them, and only the files we write there.
+ * meta.json says we made them, and only the files we write there; an upload still arriving is
+ * never removed under its writer.
  */
 
 
@@ -49,6 +50,10 @@ export interface StoreOptions {
   home: string;
   maxBytes: number;
   ttlMs: number;
+  /** Most envelopes alive at once (waiting for a file, arriving, or stored). */
+  maxFiles?: number;
+  /** Most bytes the live envelopes may hold together, counted at what each allows. */
+  maxTotalBytes?: number;
   now?: () => number;
 }
 
@@ -100,18 +105,28 @@ export class AttachmentStore {
   readonly dir: string;
   readonly maxBytes: number;
   private readonly ttlMs: number;
+  private readonly maxFiles: number;
+  private readonly maxTotalBytes: number;
   private readonly now: () => number;
 
   constructor(options: StoreOptions) {
     this.dir = attachmentsDir(options.home);
     this.maxBytes = options.maxBytes;
     this.ttlMs = options.ttlMs;
+    this.maxFiles = options.maxFiles ?? Number.POSITIVE_INFINITY;
+    this.maxTotalBytes = options.maxTotalBytes ?? Number.POSITIVE_INFINITY;
     this.now = options.now ?? Date.now;
   }
 
-  /** Makes an envelope: a folder with meta.json and a fresh one-time token. `base` has no trailing slash. */
+  /**
+   * Makes an envelope: a folder with meta.json and a fresh one-time token. `base` has no trailing
+   * slash. Refused, naming the setting, when the live envelopes are at COMET_ATTACHMENT_MAX_FILES, or would hold more than
+   * COMET_ATTACHMENT_MAX_TOTAL_BYTES. Each process counts the folder as it finds it, so two
+   * processes creating at the same instant can pass one envelope over the cap, never more.
+   */
   create(request: EnvelopeRequest, base: string): Envelope {
     this.sweep();
+    this.checkRoom(Math.min(request.sizeBytes, this.maxBytes));
     const id = randomUUID();
     const token = randomBytes(32).toString('base64url');
     const createdAt = this.now();
@@ -162,7 +177,12 @@ export class AttachmentStore {
       meta,
       partialPath,
       commit: (sizeBytes) => {
-        fs.renameSync(partialPath, path.join(folder, 'data'));
+        try {
+          fs.renameSync(partialPath, path.join(folder, 'data'));
+        } catch (error) {
+          if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
+          throw new UploadRefused(410, 'The upload envelope was removed while the file was arriving (cleaned up or purged): request a new one with create_attachment_upload and send the file again.');
+        }
         const uploadedAt = this.now();
         this.writeMeta({ ...meta, uploadedAt, sizeBytes, expiresAt: uploadedAt + this.ttlMs });
       },
@@ -211,20 +231,22 @@ export class AttachmentStore {
     return { filename: upload.meta.filename, mimeType: upload.meta.mimeType, data: fs.readFileSync(upload.path).toString('base64') };
   }
 
-  /** Removes expired uploads: only folders named like ours whose meta.json is ours, only our files. */
+  /**
+   * Removes expired uploads: only folders named like ours whose meta.json is ours, only our files.
+   * An upload claimed before its envelope expired may still be arriving: its folder is kept for one
+   * more COMET_ATTACHMENT_TTL_MS past the expiry (a writer that died leaves it for that long). Any
+   * one folder that cannot be read or removed (another process got there first) is skipped.
+   */
   sweep(): void {
-    let names: string[];
-    try {
-      names = fs.readdirSync(this.dir);
-    } catch {
-      return;
-    }
     const now = this.now();
-    for (const name of names) {
-      if (!ATTACHMENT_FOLDER.test(name)) continue;
+    for (const { name, meta } of this.entries()) {
+      if (meta.expiresAt >= now || this.arriving(name, meta, now)) continue;
       const folder = path.join(this.dir, name);
-      const meta = this.meta(name);
-      if (!meta || meta.expiresAt >= now || !fs.lstatSync(folder).isDirectory()) continue;
+      try {
+        if (!fs.lstatSync(folder).isDirectory()) continue;
+      } catch {
+        continue; // removed meanwhile
+      }
       for (const file of ATTACHMENT_FILES) {
         const target = path.join(folder, file);
         try {
@@ -238,6 +260,61 @@ export class AttachmentStore {
       } catch {
         // something we did not write is in there: leave it
       }
+    }
+  }
+
+  /**
+   * Sweeps now and then every `intervalMs` until stopped, so expired files go without waiting for
+   * the next attachment call. The timer never keeps the process alive.
+   */
+  sweepEvery(intervalMs: number): () => void {
+    const sweep = () => {
+      try {
+        this.sweep();
+      } catch {
+        // the folder is unreadable now; the next round tries again
+      }
+    };
+    sweep();
+    const timer = setInterval(sweep, intervalMs);
+    timer.unref();
+    return () => clearInterval(timer);
+  }
+
+  /** Claimed, not yet committed, and within one ttl past its envelope's expiry: a writer may still be at work. */
+  private arriving(name: string, meta: Meta, now: number): boolean {
+    return meta.uploadedAt === undefined && now < meta.expiresAt + this.ttlMs && fs.existsSync(path.join(this.dir, name, 'claimed'));
+  }
+
+  /** Our envelopes in the folder, with their meta. */
+  private entries(): { name: string; meta: Meta }[] {
+    let names: string[];
+    try {
+      names = fs.readdirSync(this.dir);
+    } catch {
+      return [];
+    }
+    return names.flatMap((name) => {
+      const meta = ATTACHMENT_FOLDER.test(name) ? this.meta(name) : undefined;
+      return meta ? [{ name, meta }] : [];
+    });
+  }
+
+  private checkRoom(bytes: number): void {
+    const now = this.now();
+    const live = this.entries().filter(({ name, meta }) => meta.expiresAt >= now || this.arriving(name, meta, now));
+    if (live.length >= this.maxFiles) {
+      throw new RelayError(
+        'INVALID_PARAMS',
+        `${live.length} uploads are already kept (COMET_ATTACHMENT_MAX_FILES is ${this.maxFiles}): wait until older ones expire (COMET_ATTACHMENT_TTL_MS), or raise the cap.`,
+      );
+    }
+    const held = live.reduce((sum, { meta }) => sum + (meta.sizeBytes ?? Math.min(meta.declaredBytes, this.maxBytes)), 0);
+    if (held + bytes > this.maxTotalBytes) {
+      throw new RelayError(
+        'INVALID_PARAMS',
+        `size_bytes ${bytes} does not fit: the kept uploads hold ${held} of ${this.maxTotalBytes} bytes (COMET_ATTACHMENT_MAX_TOTAL_BYTES). Wait until older ones expire (COMET_ATTACHMENT_TTL_MS), or raise the cap.`,
+      );
     }
   }
 
