@@ -62,12 +62,17 @@ export async function startHttpServer(options: HttpOptions): Promise<RunningHttp
       return reply(res, 403, -32000, `Origin "${origin}" is not allowed to use this MCP server.`);
     }
     // Uploads carry their own one-time token (like an S3 presigned POST), not the bearer token.
-    if (url.pathname.startsWith(ATTACHMENTS_PREFIX)) return handleAttachmentRequest(store, req, res, url.pathname);
-    if (url.pathname !== '/mcp') return reply(res, 404, -32000, `Nothing at ${url.pathname}: the MCP endpoint is /mcp.`);
+    // Downloads need the bearer: the file is a person's document, and its URL travels in
+    // transcripts (and through the tunnel with --public-url); the relay itself never fetches it.
+    const upload = url.pathname === `${ATTACHMENTS_PREFIX}upload`;
+    if (upload) return handleAttachmentRequest(store, req, res, url.pathname);
+    const download = url.pathname.startsWith(ATTACHMENTS_PREFIX);
+    if (!download && url.pathname !== '/mcp') return reply(res, 404, -32000, `Nothing at ${url.pathname}: the MCP endpoint is /mcp.`);
     if (!authorized(req.headers.authorization, tokenDigest)) {
       res.setHeader('WWW-Authenticate', 'Bearer realm="comet-relay"');
       return reply(res, 401, -32001, 'Missing or wrong bearer token. Send "Authorization: Bearer <token>"; `npx comet-relay token` prints the token.');
     }
+    if (download) return handleAttachmentRequest(store, req, res, url.pathname);
 
     const sessionId = req.headers['mcp-session-id'];
     const existing = typeof sessionId === 'string' ? sessions.use(sessionId, res) : undefined;

@@ -328,3 +328,25 @@ describe('uploads in flight, downloads that fail, and cleanup', () => {
     expect(await upload(envelope.upload_url, form(envelope.upload_fields, { bytes: 'abc' }), { Origin: new URL(listener.base).origin })).toMatchObject({ status: 204 });
   });
 });
+
+describe('downloads from comet-relay serve', () => {
+  it('GET attachment_url needs the bearer token (the file is a person\'s document, and the URL travels in transcripts); the upload does not', async () => {
+    const { startHttpServer } = await import('../../lib/mcp/http');
+    const { readSettings } = await import('../../lib/config/settings');
+    const token = 't'.repeat(43);
+    const serve = await startHttpServer({ home, settings: readSettings({}), tools: [], token, port: 0 });
+    try {
+      const served = new Attachments({ store: new AttachmentStore({ home, maxBytes: 1000, ttlMs: 60_000 }), base: async () => `http://127.0.0.1:${serve.port}` });
+      const envelope = await served.envelope({ filename: 'n.md', mimeType: 'text/markdown', sizeBytes: 3 });
+      expect(await upload(envelope.upload_url, form(envelope.upload_fields, { bytes: 'abc' }))).toMatchObject({ status: 204 });
+      const anonymous = await fetch(envelope.attachment_url);
+      expect(anonymous.status).toBe(401);
+      expect(await anonymous.text()).toMatch(/bearer token/);
+      const withToken = await fetch(envelope.attachment_url, { headers: { Authorization: `Bearer ${token}` } });
+      expect(withToken.status).toBe(200);
+      expect(await withToken.text()).toBe('abc');
+    } finally {
+      await serve.close();
+    }
+  });
+});
