@@ -36,6 +36,10 @@ const SettingsSchema = z.object({
   COMET_ATTACHMENT_MAX_BYTES: int(1, 200 * 1024 * 1024).default(25 * 1024 * 1024),
   /** How long an attachment's upload envelope and its stored file live, in ms (an hour). */
   COMET_ATTACHMENT_TTL_MS: int(10_000, 7 * 24 * 3_600_000).default(3_600_000),
+  /** Most uploads kept at once (waiting for their file, arriving, or stored) under COMET_RELAY_HOME/attachments. */
+  COMET_ATTACHMENT_MAX_FILES: int(1, 10_000).default(200),
+  /** Most bytes those uploads may hold together, counted at what each envelope allows (1 GB). */
+  COMET_ATTACHMENT_MAX_TOTAL_BYTES: int(1, 100 * 1024 * 1024 * 1024).default(1024 * 1024 * 1024),
   /**
    * `serve`: a session with no request open for this long ends (its relay connection closes and it
    * leaves the side panel), in ms. A client holding its event stream open is in use, not idle.

@@ -3,7 +3,7 @@ import http from 'node:http';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
 import { RelayError } from '../protocol/errors';
-import { ATTACHMENTS_PREFIX, Attachments, attachmentStore, handleAttachmentRequest } from './attachments/http';
+import { ATTACHMENTS_PREFIX, Attachments, attachmentStore, handleAttachmentRequest, sweepIntervalMs } from './attachments/http';
 import { BrowserGateway, type GatewayOptions } from './gateway';
 import { isPublicHost, type PublicUrl } from './public-url';
 import { allowedOrigin } from './origin';
@@ -130,12 +130,14 @@ export async function startHttpServer(options: HttpOptions): Promise<RunningHttp
   server.on('error', (error) => process.stderr.write(`comet-relay serve: ${error.message}\n`));
   const address = server.address();
   if (address && typeof address === 'object') port = address.port;
+  const stopSweeping = store.sweepEvery(sweepIntervalMs(options.settings));
 
   return {
     url: `http://${bindHost}:${port}/mcp`,
     port,
     sessions: () => sessions.size,
     async close() {
+      stopSweeping();
       await sessions.closeAll();
       server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));

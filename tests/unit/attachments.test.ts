@@ -2,8 +2,8 @@ import fs from 'node:fs';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { Attachments, startAttachmentListener } from '../../lib/mcp/attachments/http';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { Attachments, attachmentStore, startAttachmentListener } from '../../lib/mcp/attachments/http';
 import { AttachmentStore, filenameProblem } from '../../lib/mcp/attachments/store';
 
 /** Upload envelopes on a real loopback listener: multipart POSTs, one-time tokens, limits, expiry, cleanup. */
@@ -348,5 +348,55 @@ describe('downloads from comet-relay serve', () => {
     } finally {
       await serve.close();
     }
+  });
+});
+
+describe('upload cleanup and caps', () => {
+  it('expired files go on a timer, without another attachment call', async () => {
+    vi.useFakeTimers({ toFake: ['setInterval', 'clearInterval'] });
+    try {
+      const envelope = await attachments.envelope({ filename: 'a.txt', mimeType: 'text/plain', sizeBytes: 3 });
+      expect(await upload(envelope.upload_url, form(envelope.upload_fields, { bytes: 'abc' }))).toMatchObject({ status: 204 });
+      const folder = path.join(home, 'attachments', envelope.upload_fields.key as string);
+      const stop = store.sweepEvery(60_000);
+      now += 61_000;
+      expect(fs.existsSync(folder)).toBe(true);
+      vi.advanceTimersByTime(60_000);
+      expect(fs.existsSync(folder)).toBe(false);
+      stop();
+    } finally {
+      vi.useRealTimers();
+    }
+  });
+
+  it('the settings cap how many uploads and how many bytes are kept, and the refusal names the cap', async () => {
+    const { readSettings } = await import('../../lib/config/settings');
+    const capped = attachmentStore({ home, settings: readSettings({ COMET_ATTACHMENT_MAX_FILES: '2', COMET_ATTACHMENT_MAX_TOTAL_BYTES: '1500', COMET_ATTACHMENT_MAX_BYTES: '1000' }) });
+    const some = new Attachments({ store: capped, base: async () => listener.base });
+    await some.envelope({ filename: 'a.bin', mimeType: 'application/octet-stream', sizeBytes: 1000 });
+    await expect(some.envelope({ filename: 'b.bin', mimeType: 'application/octet-stream', sizeBytes: 600 })).rejects.toThrow(
+      /size_bytes 600 does not fit: the kept uploads hold 1000 of 1500 bytes \(COMET_ATTACHMENT_MAX_TOTAL_BYTES\)/,
+    );
+    await some.envelope({ filename: 'b.bin', mimeType: 'application/octet-stream', sizeBytes: 500 });
+    await expect(some.envelope({ filename: 'c.bin', mimeType: 'application/octet-stream', sizeBytes: 1 })).rejects.toThrow(/2 uploads are already kept \(COMET_ATTACHMENT_MAX_FILES is 2\)/);
+  });
+
+  it('serve and mcp sweep when they start, and then on their timer', async () => {
+    const { startHttpServer } = await import('../../lib/mcp/http');
+    const { onDemandAttachments } = await import('../../lib/mcp/attachments/http');
+    const { readSettings } = await import('../../lib/config/settings');
+    const expiredEnvelope = () => {
+      const old = new AttachmentStore({ home, maxBytes: 1000, ttlMs: 10_000, now: () => Date.now() - 3_600_000 });
+      const envelope = old.create({ filename: 'old.txt', mimeType: 'text/plain', sizeBytes: 1 }, 'http://127.0.0.1:1');
+      return path.join(home, 'attachments', envelope.upload_fields.key as string);
+    };
+    const first = expiredEnvelope();
+    const serve = await startHttpServer({ home, settings: readSettings({}), tools: [], token: 't'.repeat(43), port: 0 });
+    await serve.close();
+    expect(fs.existsSync(first)).toBe(false);
+    const second = expiredEnvelope();
+    const local = onDemandAttachments({ home, settings: readSettings({}) });
+    await local.close();
+    expect(fs.existsSync(second)).toBe(false);
   });
 });

@@ -336,17 +336,29 @@ export async function startAttachmentListener(store: AttachmentStore): Promise<{
 
 export interface LocalAttachmentsOptions {
   home: string;
-  settings: Pick<Settings, 'COMET_ATTACHMENT_MAX_BYTES' | 'COMET_ATTACHMENT_TTL_MS'>;
+  settings: Pick<Settings, 'COMET_ATTACHMENT_MAX_BYTES' | 'COMET_ATTACHMENT_TTL_MS' | 'COMET_ATTACHMENT_MAX_FILES' | 'COMET_ATTACHMENT_MAX_TOTAL_BYTES'>;
 }
 
 /** The store under COMET_RELAY_HOME with the limits the settings give. */
 export function attachmentStore({ home, settings }: LocalAttachmentsOptions): AttachmentStore {
-  return new AttachmentStore({ home, maxBytes: settings.COMET_ATTACHMENT_MAX_BYTES, ttlMs: settings.COMET_ATTACHMENT_TTL_MS });
+  return new AttachmentStore({
+    home,
+    maxBytes: settings.COMET_ATTACHMENT_MAX_BYTES,
+    ttlMs: settings.COMET_ATTACHMENT_TTL_MS,
+    maxFiles: settings.COMET_ATTACHMENT_MAX_FILES,
+    maxTotalBytes: settings.COMET_ATTACHMENT_MAX_TOTAL_BYTES,
+  });
+}
+
+/** How often a running serve or mcp removes expired uploads (more often when they live less). */
+export function sweepIntervalMs(settings: Pick<Settings, 'COMET_ATTACHMENT_TTL_MS'>): number {
+  return Math.min(60_000, settings.COMET_ATTACHMENT_TTL_MS);
 }
 
 /** `comet-relay mcp`: envelopes point at a loopback listener opened the first time one is asked for. */
 export function onDemandAttachments(options: LocalAttachmentsOptions): { attachments: Attachments; close(): Promise<void> } {
   const store = attachmentStore(options);
+  const stopSweeping = store.sweepEvery(sweepIntervalMs(options.settings));
   let listener: ReturnType<typeof startAttachmentListener> | undefined;
   const base = async () => {
     listener ??= startAttachmentListener(store);
@@ -355,6 +367,7 @@ export function onDemandAttachments(options: LocalAttachmentsOptions): { attachm
   return {
     attachments: new Attachments({ store, base }),
     close: async () => {
+      stopSweeping();
       if (listener) await (await listener).close();
     },
   };
