@@ -50,6 +50,13 @@ export const TRACE_META = 'comet-relay/trace';
 
 /** How long a finished MCP task's result is kept when the client names no ttl. */
 const DEFAULT_TASK_TTL_MS = 3_600_000;
+/**
+ * What a task lives beyond its hold, at the least: the turn's submit (up to 90 s), the relay's grace
+ * on the wait (30 s), and time for the client to fetch the result. The SDK's store deletes a task
+ * `ttl` after its creation whatever its status, so a ttl shorter than this would drop the result
+ * of a task still held; MCP lets the receiver choose the actual ttl, and the task says it.
+ */
+const TASK_TTL_MARGIN_MS = 300_000;
 /** How long a question asked inside a call may wait for the person, at the least. */
 const MIN_ELICIT_WAIT_MS = 300_000;
 
@@ -143,7 +150,8 @@ export function createSessionServer({ tools, settings, gateway, attachments }: S
     }
     const taskStore = extra.taskStore;
     if (!taskStore) throw new McpError(ErrorCode.InternalError, 'No task store in this session.');
-    const task = await taskStore.createTask({ ttl: extra.taskRequestedTtl ?? DEFAULT_TASK_TTL_MS, pollInterval: 1000 });
+    const ttl = Math.max(extra.taskRequestedTtl ?? DEFAULT_TASK_TTL_MS, settings.COMET_THREAD_TASK_HOLD_MS + TASK_TTL_MARGIN_MS);
+    const task = await taskStore.createTask({ ttl, pollInterval: 1000 });
     const signal = tasks.track(task.taskId);
     void run(entry.tool, parsed.data, extra, signal, true).then((result) => tasks.finish(task.taskId, result, taskStore));
     // The SDK's CallTool wrapper validates a task-augmented call's answer as a CreateTaskResult.

@@ -111,6 +111,23 @@ describe('thread tools in the session server', () => {
     expect(result).toMatchObject({ structuredContent: { thread_id: THREAD, event: 'complete', text: 'Finished the report.' } });
   });
 
+  it('a client ttl shorter than the hold is raised to outlive it: the task and its result are still there when the thread finishes', async () => {
+    const wait = heldWait();
+    const browser = new FakeBrowser().on('threads.start', submitted).on('threads.wait', wait.answer);
+    const { client, settings } = await connect(browser);
+    const stream = client.experimental.tasks.callToolStream({ name: 'call_perplexity_computer', arguments: { message: 'Long job' } }, undefined, { task: { ttl: 300 } });
+    const first = await stream.next();
+    const task = first.value?.type === 'taskCreated' ? first.value.task : undefined;
+    expect(task?.ttl).toBeGreaterThan(settings.COMET_THREAD_TASK_HOLD_MS);
+    while (!browser.calls.some((c) => c.method === 'threads.wait')) await new Promise((r) => setTimeout(r, 10));
+    await new Promise((r) => setTimeout(r, 600)); // twice the ttl the client asked for
+    expect((await client.experimental.tasks.getTask(task?.taskId ?? '')).status).toBe('working');
+    wait.release(checkpoint({ turn: 1, text: 'Finished the report.' }));
+    let result: unknown;
+    for await (const message of stream) if (message.type === 'result') result = message.result;
+    expect(result).toMatchObject({ structuredContent: { thread_id: THREAD, event: 'complete' } });
+  });
+
   it("tasks/cancel stops the task's wait (the thread keeps running in Perplexity)", async () => {
     const wait = heldWait();
     const browser = new FakeBrowser().on('threads.start', submitted).on('threads.wait', wait.answer);
