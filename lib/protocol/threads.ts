@@ -210,6 +210,12 @@ export const AttachmentPayload = z.object({
 });
 export type AttachmentPayload = z.infer<typeof AttachmentPayload>;
 
+/**
+ * Most bytes of files that go with one turn, all files together: they travel to the browser inside
+ * one message, as base64 (4/3 of their size), and a message may be at most 64 MB (framing.ts).
+ */
+export const MAX_TURN_ATTACHMENT_BYTES = 40 * 1024 * 1024;
+
 export const COMPUTER_MODES = ['light', 'standard', 'high', 'ultra'] as const;
 export const EFFORTS = ['none', 'minimal', 'low', 'medium', 'high', 'xhigh', 'max'] as const;
 
@@ -289,6 +295,13 @@ export const ProjectsPage = z.object({
   next_cursor: z.string().nullable(),
 });
 
+/** The longest one threads.wait may hold (and so the longest thread hold a setting may ask). */
+export const MAX_THREAD_WAIT_MS = 3_600_000;
+/** The most tabs comet-relay may keep open for threads (COMET_THREAD_TABS). */
+export const MAX_THREAD_TABS = 50;
+/** COMET_THREAD_TABS: tabs we opened for threads are capped; the least recently used idle one closes. */
+const TabCap = z.number().int().min(1).max(MAX_THREAD_TABS).default(6);
+
 export const threadMethods = {
   /** Opens a background tab, sets up the turn (computer, project, settings, files) and submits. */
   'threads.start': {
@@ -298,8 +311,7 @@ export const threadMethods = {
       settings: TurnSettings.default({}),
       projectUuid: z.string().min(1).max(200).optional(),
       projectVisibility: z.enum(['private', 'project']).optional(),
-      /** COMET_THREAD_TABS: tabs we opened for threads are capped; the least recently used idle one closes. */
-      tabCap: z.number().int().min(1).max(50).default(6),
+      tabCap: TabCap,
     }),
     result: TurnSubmission,
   },
@@ -310,7 +322,7 @@ export const threadMethods = {
       message: z.string().max(100_000),
       attachments: Attachments,
       settings: TurnSettings.default({}),
-      tabCap: z.number().int().min(1).max(50).default(6),
+      tabCap: TabCap,
     }),
     result: TurnSubmission,
   },
@@ -321,7 +333,7 @@ export const threadMethods = {
       followupUuid: z.string().min(1).max(200).optional(),
       reply: ThreadReply,
       attachments: Attachments,
-      tabCap: z.number().int().min(1).max(50).default(6),
+      tabCap: TabCap,
     }),
     result: TurnSubmission,
   },
@@ -335,22 +347,22 @@ export const threadMethods = {
     params: z.object({
       threadId: ThreadId,
       turn: z.number().int().min(0).optional(),
-      timeoutMs: z.number().int().min(0).max(3_600_000),
-      quietMs: z.number().int().min(1000).max(3_600_000).optional(),
-      tabCap: z.number().int().min(1).max(50).default(6),
+      timeoutMs: z.number().int().min(0).max(MAX_THREAD_WAIT_MS),
+      quietMs: z.number().int().min(1000).max(MAX_THREAD_WAIT_MS).optional(),
+      tabCap: TabCap,
     }),
     result: ThreadCheckpoint,
   },
   /** The latest turn's checkpoint without waiting (what the panel and read_thread show). */
   'threads.state': {
-    params: z.object({ threadId: ThreadId, tabCap: z.number().int().min(1).max(50).default(6) }),
+    params: z.object({ threadId: ThreadId, tabCap: TabCap }),
     result: ThreadCheckpoint,
   },
   'threads.read': {
     params: z.object({
       threadId: ThreadId,
       maxChars: z.number().int().min(1000).max(10_000_000).default(100_000),
-      tabCap: z.number().int().min(1).max(50).default(6),
+      tabCap: TabCap,
     }),
     result: ThreadTranscript,
   },
@@ -359,21 +371,21 @@ export const threadMethods = {
       threadId: ThreadId,
       entryId: z.string().max(200).optional(),
       cursor: z.string().max(200).optional(),
-      tabCap: z.number().int().min(1).max(50).default(6),
+      tabCap: TabCap,
     }),
     result: z.object({ assets: z.array(ThreadAsset), next_cursor: z.string().nullable() }),
   },
   'threads.assetDownload': {
-    params: z.object({ threadId: ThreadId, assetId: z.string().min(1).max(200), tabCap: z.number().int().min(1).max(50).default(6) }),
+    params: z.object({ threadId: ThreadId, assetId: z.string().min(1).max(200), tabCap: TabCap }),
     result: z.object({ asset_id: z.string(), url: z.string(), expires_in_seconds: z.number().int().nullable() }),
   },
   /** Read in any Perplexity tab (a background one is opened, within the cap, when none is open). */
-  'account.models': { params: z.object({ tabCap: z.number().int().min(1).max(50).default(6) }).strict(), result: ModelsList },
+  'account.models': { params: z.object({ tabCap: TabCap }).strict(), result: ModelsList },
   'account.projects': {
     params: z.object({
       searchTerm: z.string().max(500).optional(),
       cursor: z.string().max(200).optional(),
-      tabCap: z.number().int().min(1).max(50).default(6),
+      tabCap: TabCap,
     }),
     result: ProjectsPage,
   },

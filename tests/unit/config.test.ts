@@ -2,7 +2,11 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { readSettings } from '../../lib/config/settings';
+import { readSettings, SETTING_RANGES } from '../../lib/config/settings';
+import { MAX_TURN_ATTACHMENT_BYTES } from '../../lib/mcp/attachments/http';
+import { methods } from '../../lib/protocol/methods';
+import { pageMethods } from '../../lib/protocol/page-methods';
+import { threadMethods } from '../../lib/protocol/threads';
 import { allTools, selectTools } from '../../lib/mcp/tools';
 import { createFileLogger } from '../../lib/relay/logger';
 
@@ -111,5 +115,66 @@ describe('serve', () => {
       message: expect.stringMatching(new RegExp(`Port ${first.port} .* already in use.*--port`)),
     });
     await first.close();
+  });
+});
+
+describe('every limit setting accepts only what the code behind it can do', () => {
+  /**
+   * What consumes each numeric setting, as the consumer checks it: a setting's largest (and
+   * smallest) value must pass there. A setting whose consumer has no limit of its own says so
+   * with `undefined`; a new setting fails this test until it is listed.
+   */
+  const consumers: Record<string, ((value: number) => boolean) | undefined> = {
+    COMET_PORT: undefined, // kept for compatibility, used by nothing
+    COMET_TIMEOUT: undefined, // a timer
+    COMET_POLL_INTERVAL: (v) => pageMethods['page.wait'].params.safeParse({ stallMs: Math.max(100, v * 10) }).success,
+    COMET_MAX_RECONNECT: undefined,
+    COMET_RECONNECT_DELAY: undefined,
+    COMET_SCREENSHOT_QUALITY: (v) => methods['tabs.capture'].params.safeParse({ format: 'jpeg', quality: v }).success,
+    COMET_HOST_WAIT: undefined,
+    COMET_THREAD_HOLD_MS: (v) => threadMethods['threads.wait'].params.safeParse({ threadId: 'abc', timeoutMs: v }).success,
+    COMET_THREAD_TASK_HOLD_MS: (v) => threadMethods['threads.wait'].params.safeParse({ threadId: 'abc', timeoutMs: v }).success,
+    COMET_THREAD_PROGRESS_MS: undefined,
+    COMET_THREAD_TABS: (v) =>
+      (['threads.start', 'threads.send', 'threads.respond', 'threads.wait', 'threads.state'] as const).every(
+        (m) => threadMethods[m].params.safeParse({ threadId: 'abc', message: 'x', reply: { kind: 'connected', message: '' }, timeoutMs: 1, tabCap: v }).success,
+      ),
+    // An upload larger than one turn takes could never go with any turn.
+    COMET_ATTACHMENT_MAX_BYTES: (v) => v <= MAX_TURN_ATTACHMENT_BYTES,
+    COMET_ATTACHMENT_TTL_MS: (v) => v <= 2 ** 31 - 1,
+    COMET_ATTACHMENT_MAX_FILES: undefined,
+    COMET_ATTACHMENT_MAX_TOTAL_BYTES: undefined,
+    COMET_SESSION_IDLE_TIMEOUT: (v) => v <= 2 ** 31 - 1, // setTimeout's largest delay
+    COMET_MAX_SESSIONS: undefined,
+  };
+
+  /** Settings another setting's range depends on, set so that the walk can reach the edges. */
+  const companions: Record<string, Record<string, string>> = { COMET_ATTACHMENT_MAX_TOTAL_BYTES: { COMET_ATTACHMENT_MAX_BYTES: '1' } };
+
+  it('lists every numeric setting with its range, and nothing else', () => {
+    expect(Object.keys(SETTING_RANGES).sort()).toEqual(Object.keys(consumers).sort());
+  });
+
+  it.each(Object.entries(SETTING_RANGES))('%s: its whole range works where it is used, and a value outside is refused naming the range', (name, range) => {
+    const check = consumers[name];
+    for (const value of [range.min, range.max]) {
+      expect(readSettings({ ...companions[name], [name]: String(value) })[name as keyof ReturnType<typeof readSettings>], `${name}=${value}`).toBe(value);
+      if (check) expect(check(value), `${name}=${value} where it is used`).toBe(true);
+    }
+    const words = new RegExp(`${name}="[^"]*" is not valid: must be a whole number from ${range.min} to ${range.max}\\b`);
+    expect(() => readSettings({ ...companions[name], [name]: String(range.min - 1) })).toThrow(words);
+    expect(() => readSettings({ ...companions[name], [name]: String(range.max + 1) })).toThrow(words);
+    expect(() => readSettings({ ...companions[name], [name]: 'soon' })).toThrow(words);
+    expect(() => readSettings({ ...companions[name], [name]: '1.5' })).toThrow(words);
+  });
+
+  it('settings that depend on each other are checked together', () => {
+    expect(() => readSettings({ COMET_ATTACHMENT_MAX_BYTES: '2000', COMET_ATTACHMENT_MAX_TOTAL_BYTES: '1000' })).toThrow(
+      /COMET_ATTACHMENT_MAX_TOTAL_BYTES="1000" is not valid: must be at least COMET_ATTACHMENT_MAX_BYTES \(2000\)/,
+    );
+  });
+
+  it('the task hold over an hour, which threads.wait refuses, is refused when read', () => {
+    expect(() => readSettings({ COMET_THREAD_TASK_HOLD_MS: '7200000' })).toThrow(/COMET_THREAD_TASK_HOLD_MS="7200000" is not valid: must be a whole number from 100 to 3600000/);
   });
 });

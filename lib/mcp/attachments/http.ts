@@ -3,7 +3,7 @@ import http from 'node:http';
 import { Busboy, type BusboyFileStream, type BusboyInstance } from '@fastify/busboy';
 import type { Settings } from '../../config/settings';
 import { RelayError } from '../../protocol/errors';
-import type { AttachmentPayload } from '../../protocol/threads';
+import { type AttachmentPayload, MAX_TURN_ATTACHMENT_BYTES } from '../../protocol/threads';
 import { allowedOrigin } from '../origin';
 import { AttachmentStore, type ClaimedUpload, type Envelope, type EnvelopeRequest, filenameProblem, mimeTypeProblem, UploadRefused } from './store';
 
@@ -230,11 +230,7 @@ export interface AttachmentsOptions {
   maxTurnBytes?: number;
 }
 
-/**
- * Most bytes of files that go with one turn, all files together: they travel to the browser inside
- * one message, as base64 (4/3 of their size), and a message may be at most 64 MB (framing.ts).
- */
-export const MAX_TURN_ATTACHMENT_BYTES = 40 * 1024 * 1024;
+export { MAX_TURN_ATTACHMENT_BYTES };
 
 export class Attachments implements AttachmentAccess {
   constructor(private readonly options: AttachmentsOptions) {}
