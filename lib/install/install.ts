@@ -380,21 +380,47 @@ export async function uninstall(options: UninstallOptions = {}): Promise<Uninsta
     }
   };
 
+  // Only registrations that name this install's launcher go; another install's (another --home)
+  // stay, and the report says whose they are.
+  const ours = (manifestPath: string, label: string): boolean => {
+    if (!sys.fs.existsSync(manifestPath)) return false;
+    const target = manifestLauncher(sys, manifestPath);
+    if (target !== undefined && samePath(sys, target, launcher)) return true;
+    kept.push(
+      target === undefined
+        ? `${tildify(sys, label)} (not a manifest comet-relay can read: remove it by hand if no other install uses it)`
+        : `${tildify(sys, label)} (points at ${tildify(sys, target)}, another install's launcher: uninstall with --home ${tildify(sys, sys.path.dirname(sys.path.dirname(target)))} to remove it)`,
+    );
+    return false;
+  };
+  const removeManifest = (manifestPath: string) => {
+    if (ours(manifestPath, manifestPath)) removeFile(manifestPath);
+  };
+  /** A key goes when it names our manifest, or a manifest that points at our launcher. */
+  const removeOurKey = async (key: string, ownManifest: string) => {
+    const value = await queryRegistry(exec, key);
+    if (value === undefined) return;
+    if (samePath(sys, value, ownManifest) || ours(value, key)) await removeKey(key);
+  };
+
   if (options.userDataDir) {
     const location = userDataDirLocation(options.userDataDir, resolved);
-    removeFile(location.manifestPath);
-    if (sys.platform === 'win32') {
+    const present = sys.fs.existsSync(location.manifestPath);
+    const mine = present && ours(location.manifestPath, location.manifestPath);
+    if (mine) removeFile(location.manifestPath);
+    // A key naming that file goes with it, or when the file is gone already (it can start nothing).
+    if (sys.platform === 'win32' && (mine || !present)) {
       for (const browser of selected) {
         const key = registryKey(browser);
         const value = await queryRegistry(exec, key);
-        if (value && value.toLowerCase() === location.manifestPath.toLowerCase()) await removeKey(key);
+        if (value && samePath(sys, value, location.manifestPath)) await removeKey(key);
       }
     }
   } else {
     for (const browser of selected) {
       for (const location of manifestLocations(browser, resolved)) {
-        if (location.registryKey) await removeKey(location.registryKey);
-        removeFile(location.manifestPath);
+        if (location.registryKey) await removeOurKey(location.registryKey, location.manifestPath);
+        removeManifest(location.manifestPath);
         if (sys.platform === 'win32') removeEmptyDir(sys, sys.path.dirname(location.manifestPath));
       }
     }
@@ -483,12 +509,22 @@ export async function uninstall(options: UninstallOptions = {}): Promise<Uninsta
 }
 
 function pointsAt(sys: ResolvedSystem, manifestPath: string, launcher: string): boolean {
+  const target = manifestLauncher(sys, manifestPath);
+  return target !== undefined && samePath(sys, target, launcher);
+}
+
+/** The launcher a host manifest names, or undefined when it cannot be read as one. */
+function manifestLauncher(sys: ResolvedSystem, manifestPath: string): string | undefined {
   try {
     const data = JSON.parse(sys.fs.readFileSync(manifestPath, 'utf8')) as { path?: unknown };
-    return typeof data.path === 'string' && (sys.platform === 'win32' ? data.path.toLowerCase() === launcher.toLowerCase() : data.path === launcher);
+    return typeof data.path === 'string' ? data.path : undefined;
   } catch {
-    return false;
+    return undefined;
   }
+}
+
+function samePath(sys: ResolvedSystem, a: string, b: string): boolean {
+  return sys.platform === 'win32' ? a.toLowerCase() === b.toLowerCase() : a === b;
 }
 
 function removeEmptyDir(sys: ResolvedSystem, dir: string): void {

@@ -237,6 +237,59 @@ describe('verification', () => {
   });
 });
 
+describe('uninstall leaves what another install registered', () => {
+  it('Linux: uninstall --home B keeps the manifest that points at home A\'s launcher, and says so', async () => {
+    const setup = linuxSetup();
+    const homeA = path.join(setup.homedir, 'home-a');
+    const homeB = path.join(setup.homedir, 'home-b');
+    const a = await install({ ...setup, home: homeA, browsers: ['chrome'] });
+    const manifest = a.targets[0]?.manifestPath as string;
+    const result = await uninstall({ ...setup, home: homeB, browsers: ['chrome'] });
+    expect(readJson(manifest).path).toBe(a.launcherPath);
+    expect(result.removed).toEqual([]);
+    expect(result.kept.join('\n')).toMatch(/com\.comet_relay\.host\.json \(points at .*home-a.*comet-relay-host, another install's launcher: uninstall with --home .*home-a to remove it\)/);
+    // Its own registration still goes.
+    const gone = await uninstall({ ...setup, home: homeA, browsers: ['chrome'] });
+    expect(gone.removed).toContain(manifest);
+    expect(fs.existsSync(manifest)).toBe(false);
+  });
+
+  it('Linux: --user-data-dir removes that profile\'s manifest only when it points at this install', async () => {
+    const setup = linuxSetup();
+    const profile = path.join(setup.homedir, 'profile');
+    fs.mkdirSync(profile);
+    const a = await install({ ...setup, home: path.join(setup.homedir, 'home-a'), userDataDir: profile });
+    const manifest = a.targets[0]?.manifestPath as string;
+    const result = await uninstall({ ...setup, home: path.join(setup.homedir, 'home-b'), userDataDir: profile });
+    expect(fs.existsSync(manifest)).toBe(true);
+    expect(result.kept.join('\n')).toMatch(/another install's launcher/);
+  });
+
+  it('Windows: uninstall --home B keeps the HKCU key and manifest of home A', async () => {
+    const fsw = memoryFs();
+    fsw.mkdirSync('C:\\Program Files\\nodejs', { recursive: true });
+    fsw.writeFileSync('C:\\Program Files\\nodejs\\node.exe', 'MZ');
+    fsw.mkdirSync('C:\\src\\comet-relay\\dist', { recursive: true });
+    fsw.writeFileSync('C:\\src\\comet-relay\\dist\\cli.js', '// built');
+    const reg = fakeReg();
+    const options = {
+      platform: 'win32' as const,
+      homedir: 'C:\\Users\\ann',
+      env: { LOCALAPPDATA: 'C:\\Users\\ann\\AppData\\Local' },
+      fs: fsw,
+      exec: reg.exec,
+      nodePath: 'C:\\Program Files\\nodejs\\node.exe',
+      cliPath: 'C:\\src\\comet-relay\\dist\\cli.js',
+    };
+    const a = await install({ ...options, home: 'C:\\relay-a', browsers: ['chrome'] });
+    const result = await uninstall({ ...options, home: 'C:\\relay-b', browsers: ['chrome'] });
+    expect(reg.values.get('hkcu\\software\\google\\chrome\\nativemessaginghosts\\com.comet_relay.host')).toBe(a.targets[0]?.manifestPath);
+    expect(reg.calls.filter((c) => c[1] === 'delete')).toEqual([]);
+    expect(fsw.existsSync(a.targets[0]?.manifestPath as string)).toBe(true);
+    expect(result.kept.join('\n')).toMatch(/HKCU\\Software\\Google\\Chrome\\NativeMessagingHosts\\com\.comet_relay\.host \(points at .*relay-a.*another install's launcher/i);
+  });
+});
+
 describe('uninstall on Linux', () => {
   it('keeps the launcher while another browser still uses it; --purge removes token, logs and records', async () => {
     const setup = linuxSetup();
