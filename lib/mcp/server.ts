@@ -82,7 +82,15 @@ export function createSessionServer({ tools, settings, gateway, attachments }: S
     return elicitation !== undefined && (elicitation.form !== undefined || Object.keys(elicitation).length === 0);
   };
 
-  async function run(tool: ToolDefinition, args: Record<string, unknown>, extra: Extra, signal: AbortSignal, asTask: boolean): Promise<CallToolResult> {
+  /**
+   * `taskId` when the call runs as an MCP task. Its request was answered (CreateTaskResult) at
+   * once, so its progress cannot ride on that request: over Streamable HTTP a notification related
+   * to an answered request has no stream and is dropped. A task's progress goes out unrelated (the
+   * session's event stream; MCP keeps the progress token valid until the task ends), and each
+   * message becomes the task's statusMessage, which a client polling tasks/get sees.
+   */
+  async function run(tool: ToolDefinition, args: Record<string, unknown>, extra: Extra, signal: AbortSignal, taskId?: string): Promise<CallToolResult> {
+    const asTask = taskId !== undefined;
     let step = 0;
     const progressToken = extra._meta?.progressToken;
     const trace = extra._meta?.[TRACE_META] === true ? {} : undefined;
@@ -95,10 +103,10 @@ export function createSessionServer({ tools, settings, gateway, attachments }: S
       attachments,
       asTask,
       progress(message) {
+        if (taskId !== undefined) void tasks.store.updateTaskStatus(taskId, 'working', message).catch(() => {});
         if (progressToken === undefined) return;
-        void extra
-          .sendNotification({ method: 'notifications/progress', params: { progressToken, progress: ++step, message } })
-          .catch(() => {});
+        const notification = { method: 'notifications/progress' as const, params: { progressToken, progress: ++step, message } };
+        void (asTask ? server.server.notification(notification) : extra.sendNotification(notification)).catch(() => {});
       },
       elicit:
         !asTask && canElicit()
@@ -134,7 +142,7 @@ export function createSessionServer({ tools, settings, gateway, attachments }: S
           openWorldHint: true,
         },
       },
-      (args: Record<string, unknown>, extra) => run(tool, args, extra, extra.signal, false),
+      (args: Record<string, unknown>, extra) => run(tool, args, extra, extra.signal),
     );
     if (tool.taskSupport) registered.execution = { taskSupport: tool.taskSupport };
   }
@@ -144,7 +152,7 @@ export function createSessionServer({ tools, settings, gateway, attachments }: S
     if (!entry) throw new McpError(ErrorCode.InvalidParams, `Tool ${request.params.name} not found`);
     const parsed = entry.input.safeParse(request.params.arguments ?? {});
     if (!parsed.success) return invalidArguments(entry.tool.name, parsed.error);
-    if (!request.params.task) return run(entry.tool, parsed.data, extra, extra.signal, false);
+    if (!request.params.task) return run(entry.tool, parsed.data, extra, extra.signal);
     if (!entry.tool.taskSupport) {
       throw new McpError(ErrorCode.InvalidParams, `Tool ${entry.tool.name} does not run as an MCP task: call it without "task".`);
     }
@@ -153,7 +161,7 @@ export function createSessionServer({ tools, settings, gateway, attachments }: S
     const ttl = Math.max(extra.taskRequestedTtl ?? DEFAULT_TASK_TTL_MS, settings.COMET_THREAD_TASK_HOLD_MS + TASK_TTL_MARGIN_MS);
     const task = await taskStore.createTask({ ttl, pollInterval: 1000 });
     const signal = tasks.track(task.taskId);
-    void run(entry.tool, parsed.data, extra, signal, true).then((result) => tasks.finish(task.taskId, result, taskStore));
+    void run(entry.tool, parsed.data, extra, signal, task.taskId).then((result) => tasks.finish(task.taskId, result, taskStore));
     // The SDK's CallTool wrapper validates a task-augmented call's answer as a CreateTaskResult.
     return { task } as unknown as CallToolResult;
   });

@@ -1,4 +1,8 @@
+import { randomUUID } from 'node:crypto';
+import http from 'node:http';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import { ElicitRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
@@ -27,6 +31,31 @@ async function connect(browser: FakeBrowser, options: { elicitation?: boolean; e
   open.push(client);
   return { client, server, settings: context.settings };
 }
+
+/** The same session server over real Streamable HTTP (one session), as `comet-relay serve` runs it. */
+async function connectHttp(browser: FakeBrowser) {
+  const { context } = fakeContext(browser, {}, { COMET_THREAD_PROGRESS_MS: '100' });
+  const gateway = { identify() {}, scoped: () => browser } as unknown as BrowserGateway;
+  const server = createSessionServer({ tools: allTools, settings: context.settings, gateway, attachments: context.attachments });
+  const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: randomUUID });
+  await server.connect(transport);
+  const listener = http.createServer((req, res) => void transport.handleRequest(req, res));
+  await new Promise<void>((resolve) => listener.listen(0, '127.0.0.1', () => resolve()));
+  const { port } = listener.address() as { port: number };
+  const client = new Client({ name: 'unit-http', version: '1.0.0' });
+  await client.connect(new StreamableHTTPClientTransport(new URL(`http://127.0.0.1:${port}/mcp`)));
+  closers.push(async () => {
+    await client.close();
+    await server.close();
+    listener.closeAllConnections();
+    await new Promise<void>((resolve) => listener.close(() => resolve()));
+  });
+  return { client };
+}
+const closers: (() => Promise<void>)[] = [];
+afterEach(async () => {
+  for (const close of closers.splice(0)) await close().catch(() => {});
+});
 
 /** A threads.wait that settles only when told, and says when its caller cancelled it. */
 function heldWait() {
@@ -122,6 +151,28 @@ describe('thread tools in the session server', () => {
     while (!browser.calls.some((c) => c.method === 'threads.wait')) await new Promise((r) => setTimeout(r, 10));
     await new Promise((r) => setTimeout(r, 600)); // twice the ttl the client asked for
     expect((await client.experimental.tasks.getTask(task?.taskId ?? '')).status).toBe('working');
+    wait.release(checkpoint({ turn: 1, text: 'Finished the report.' }));
+    let result: unknown;
+    for await (const message of stream) if (message.type === 'result') result = message.result;
+    expect(result).toMatchObject({ structuredContent: { thread_id: THREAD, event: 'complete' } });
+  });
+
+  it('task mode over Streamable HTTP: progress, the first carrying the thread_id, reaches the client, and tasks/get says it too', async () => {
+    const wait = heldWait();
+    const browser = new FakeBrowser().on('threads.start', submitted).on('threads.wait', wait.answer);
+    const { client } = await connectHttp(browser);
+    const messages: string[] = [];
+    const stream = client.experimental.tasks.callToolStream({ name: 'call_perplexity_computer', arguments: { message: 'Long job' } }, undefined, {
+      task: { ttl: 60_000 },
+      onprogress: (progress) => {
+        messages.push(progress.message ?? '');
+      },
+    });
+    const first = await stream.next();
+    const taskId = first.value?.type === 'taskCreated' ? first.value.task.taskId : '';
+    for (let i = 0; i < 300 && !messages.some((m) => m.includes(`thread_id ${THREAD}`)); i++) await new Promise((r) => setTimeout(r, 10));
+    expect(messages.find((m) => m.includes(THREAD))).toMatch(new RegExp(`thread_id ${THREAD}: .*read_thread`));
+    expect((await client.experimental.tasks.getTask(taskId)).statusMessage).toContain(`thread_id ${THREAD}`);
     wait.release(checkpoint({ turn: 1, text: 'Finished the report.' }));
     let result: unknown;
     for await (const message of stream) if (message.type === 'result') result = message.result;
