@@ -18,14 +18,15 @@ test.afterAll(async () => world?.close());
 
 const start = (message: string, extra: Record<string, unknown> = {}) => world.call('call_perplexity_computer', { message, ...extra });
 
-test('complete: text, sources, completed; the first progress notification carries the thread_id', async () => {
+test('complete: text, sources, completed; progress goes out while submitting, and the first once the thread exists carries the thread_id', async () => {
   const { result, text, progress } = await start('What changed in Rust 1.90? #scenario:computer-complete');
   expect(result).toMatchObject({ event: 'complete', task_status: 'completed' });
   expect(result.thread_id).toMatch(/^[A-Za-z0-9._-]+$/);
   expect(String(result.text).length).toBeGreaterThan(20);
   expect((result.sources as unknown[]).length).toBeGreaterThan(0);
   expect(JSON.parse(text)).toEqual(result);
-  expect(progress[0]).toContain(`thread_id ${result.thread_id}`);
+  expect(progress[0]).toMatch(/^new Computer task: /);
+  expect(progress.find((m) => m.startsWith('thread_id'))).toContain(`thread_id ${result.thread_id}`);
 });
 
 const simple: [string, string, string, (result: Record<string, unknown>) => void][] = [
@@ -151,9 +152,9 @@ test('timeout after the hold while the task keeps running; read_thread then sees
 
 test('cancelled: the person stops the task in its tab while a call is held', async () => {
   const calling = world.begin('call_perplexity_computer', { message: 'Another long job #scenario:computer-long' });
-  // The first progress notification names the thread: that is how a client finds it while held.
+  // The first progress notification once the thread exists names it: that is how a client finds it while held.
   let threadId: string | undefined;
-  await expect.poll(() => (threadId = /^thread_id (\S+):/.exec(calling.progress[0] ?? '')?.[1])).toBeTruthy();
+  await expect.poll(() => (threadId = calling.progress.map((m) => /^thread_id (\S+):/.exec(m)?.[1]).find(Boolean))).toBeTruthy();
   const tab = world.threadPage(threadId as string);
   await tab?.locator('button[aria-label="Stop"]').first().click();
   const { result } = await calling.done;

@@ -28,7 +28,7 @@ test('walkthrough: "Summarize the top 5 stories…", then "Turn that into a PDF 
   const first = await world.call('call_perplexity_computer', { message: 'Summarize the top 5 stories on Hacker News right now.' });
   expect(first.result).toMatchObject({ event: 'complete', task_status: 'completed' });
   walkthroughThread = first.result.thread_id as string;
-  expect(first.progress[0]).toContain(`thread_id ${walkthroughThread}`);
+  expect(first.progress.find((m) => m.startsWith('thread_id'))).toContain(`thread_id ${walkthroughThread}`);
 
   // The tag picks the simulated site's file-producing task for this turn.
   const second = await world.call('call_perplexity_computer', { message: 'Turn that into a PDF report #scenario:computer-files', thread_id: walkthroughThread });

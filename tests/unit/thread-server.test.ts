@@ -100,7 +100,7 @@ describe('thread tools in the session server', () => {
     expect(JSON.stringify(result.content)).toMatch(/\[INVALID_PARAMS\] Invalid arguments for call_perplexity_computer: mode: /);
   });
 
-  it('progress: the first notification carries the thread_id, steps and beats follow', async () => {
+  it('progress: the first notification once the thread exists carries the thread_id, steps and beats follow', async () => {
     const wait = heldWait();
     const browser = new FakeBrowser().on('threads.start', submitted).on('threads.wait', (params, options) => {
       options.onProgress?.('Searching Hacker News');
@@ -115,8 +115,52 @@ describe('thread tools in the session server', () => {
       },
     });
     expect((await result).structuredContent).toMatchObject({ event: 'complete' });
-    expect(messages[0]).toContain(`thread_id ${THREAD}`);
+    expect(messages.find((m) => m.startsWith('thread_id'))).toMatch(new RegExp(`^thread_id ${THREAD}: working.*read_thread`));
     expect(messages).toContain(`thread_id ${THREAD}: Searching Hacker News`);
+  });
+
+  it('progress from the first second: beats and the page\'s steps go out while the turn is submitted, then the thread_id', async () => {
+    const sent: string[] = [];
+    let release: () => void = () => {};
+    const browser = new FakeBrowser()
+      .on('threads.start', (_params, options) => {
+        options.onProgress?.('attaching 1 file');
+        return new Promise((resolve) => {
+          release = () => resolve(submitted);
+        });
+      })
+      .on('threads.wait', checkpoint({ turn: 1 }));
+    const { client } = await connect(browser);
+    const result = client.callTool({ name: 'call_perplexity_computer', arguments: { message: 'x' } }, undefined, {
+      onprogress: (progress) => {
+        sent.push(progress.message ?? '');
+        if (sent.some((m) => m.includes('still submitting'))) release();
+      },
+    });
+    expect((await result).structuredContent).toMatchObject({ event: 'complete' });
+    const known = sent.findIndex((m) => m.includes(`thread_id ${THREAD}`));
+    expect(sent[0]).toMatch(/^new Computer task: opening a background tab and submitting the prompt/);
+    expect(sent.slice(0, known)).toEqual(expect.arrayContaining(['new Computer task: attaching 1 file', expect.stringMatching(/^new Computer task: still submitting \(\d+ s\)/)]));
+    expect(sent[known]).toMatch(/read_thread/);
+  });
+
+  it('a follow-up names its thread_id in the first progress, before the message is even sent', async () => {
+    const sent: string[] = [];
+    let release: () => void = () => {};
+    const browser = new FakeBrowser()
+      .on('threads.send', () => new Promise((resolve) => {
+        release = () => resolve(submitted);
+      }))
+      .on('threads.wait', checkpoint({ turn: 1 }));
+    const { client } = await connect(browser);
+    const result = client.callTool({ name: 'call_perplexity_computer', arguments: { thread_id: THREAD, message: 'and then?' } }, undefined, {
+      onprogress: (progress) => {
+        sent.push(progress.message ?? '');
+        release();
+      },
+    });
+    await result;
+    expect(sent[0]).toMatch(new RegExp(`^thread_id ${THREAD}: sending\\. If this call is cut off, call read_thread with this thread_id`));
   });
 
   it('a task-augmented call returns a task at once, waits with the long hold, and delivers the seed result', async () => {

@@ -102,7 +102,9 @@ describe('call_perplexity_computer: holding the call', () => {
     expect(browser.calls[1]?.options.signal).toBe(world.context.signal);
     expect(structured).toMatchObject({ thread_id: THREAD, event: 'complete', task_status: 'completed', files });
     expect(JSON.parse(text)).toEqual(structured);
-    expect(world.progress[0]).toMatch(new RegExp(`^thread_id ${THREAD}: working.*read_thread`));
+    // The submit speaks first; the first message that can name the thread names it.
+    expect(world.progress[0]).toMatch(/^new Computer task: /);
+    expect(world.progress.find((m) => m.startsWith('thread_id'))).toMatch(new RegExp(`^thread_id ${THREAD}: working.*read_thread`));
   });
 
   it('a follow-up goes to threads.send on the same thread; no message means "Continue."', async () => {
@@ -153,8 +155,9 @@ describe('call_perplexity_computer: holding the call', () => {
     await vi.advanceTimersByTimeAsync(35_000);
     finish(checkpoint({ turn: 1 }));
     await done;
-    expect(world.progress[0]).toContain(`thread_id ${THREAD}`);
-    expect(world.progress[1]).toBe(`thread_id ${THREAD}: Searching Hacker News`);
+    const named = world.progress.findIndex((m) => m.startsWith('thread_id'));
+    expect(world.progress[named]).toContain(`thread_id ${THREAD}`);
+    expect(world.progress[named + 1]).toBe(`thread_id ${THREAD}: Searching Hacker News`);
     const beats = world.progress.filter((m) => m.includes('still working'));
     expect(beats).toHaveLength(3);
     expect(beats[0]).toContain('latest step: Searching Hacker News');

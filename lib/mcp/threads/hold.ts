@@ -31,7 +31,7 @@ const WAIT_GRACE_MS = 30_000;
 
 export async function holdThread(options: HoldOptions, submitted: { threadId: string; turn: number }): Promise<ThreadResult> {
   const { threadId } = submitted;
-  const beat = heartbeat(options, threadId);
+  const beat = heartbeat(options, `thread_id ${threadId}`, 'working. If this call is cut off, call read_thread with this thread_id.');
   const answered = new Set<string>();
   let turn = submitted.turn;
   try {
@@ -71,18 +71,24 @@ export async function holdThread(options: HoldOptions, submitted: { threadId: st
   }
 }
 
-function heartbeat(options: HoldOptions, threadId: string) {
+/**
+ * Progress for one phase of a call: `opening` at once, then each step, and a beat at least every
+ * `progressMs` (which keeps a client that resets its timeout on progress waiting). Every message
+ * starts with `label` (the thread_id once there is one), so any one of them tells the client
+ * what to read_thread if it gives up.
+ */
+export function heartbeat(options: Pick<HoldOptions, 'progress' | 'progressMs'>, label: string, opening: string, doing = 'working') {
   const since = Date.now();
   let latest = '';
-  options.progress(`thread_id ${threadId}: working. If this call is cut off, call read_thread with this thread_id.`);
+  options.progress(`${label}: ${opening}`);
   const timer = setInterval(() => {
     const seconds = Math.round((Date.now() - since) / 1000);
-    options.progress(`thread_id ${threadId}: still working (${seconds} s)${latest ? `; latest step: ${latest}` : ''}`);
+    options.progress(`${label}: still ${doing} (${seconds} s)${latest ? `; latest step: ${latest}` : ''}`);
   }, options.progressMs);
   return {
     step(text: string) {
       latest = text;
-      options.progress(`thread_id ${threadId}: ${text}`);
+      options.progress(`${label}: ${text}`);
     },
     stop() {
       clearInterval(timer);

@@ -2,7 +2,7 @@ import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
 import { RelayError } from '../../protocol/errors';
 import { COMPUTER_MODES, EFFORTS, ModelsList, ProjectsPage, ThreadAsset, type ThreadCheckpointInteraction, type ThreadReply, type TurnSubmission } from '../../protocol/threads';
-import { holdThread } from '../threads/hold';
+import { heartbeat, holdThread } from '../threads/hold';
 import { jsonResult, notSentResult, ThreadResultShape, TranscriptShape, transcriptResult } from '../threads/result';
 import { accountChoiceProblem, type InteractionType, pickInteractions, resolveAnswers, threadIdProblem, turnArgsProblem } from '../threads/rules';
 import { clip, defineTool, errorText, type ToolContext, type ToolDefinition } from '../tool';
@@ -73,18 +73,18 @@ const callComputer = defineTool({
     const attachments = context.attachments.payloads(args.attachment_urls);
     const settings = { mode: args.mode, model: args.model, effort: args.effort };
     const tabCap = context.settings.COMET_THREAD_TABS;
-    return runTurn(context, args.thread_id, () =>
+    return runTurn(context, args.thread_id, (onProgress) =>
       args.thread_id === undefined
         ? context.browser.call(
             'threads.start',
             { message: args.message ?? '', attachments, settings, projectUuid: args.project_uuid, projectVisibility: args.project_visibility, tabCap },
-            { signal: context.signal, timeoutMs: SUBMIT_TIMEOUT_MS },
+            { signal: context.signal, timeoutMs: SUBMIT_TIMEOUT_MS, onProgress },
           )
         : context.browser.call(
             'threads.send',
             // A follow-up with no message continues the thread (after `waiting`, a form or a sign-in).
             { threadId: args.thread_id, message: args.message?.trim() ? args.message : 'Continue.', attachments, settings, tabCap },
-            { signal: context.signal, timeoutMs: SUBMIT_TIMEOUT_MS },
+            { signal: context.signal, timeoutMs: SUBMIT_TIMEOUT_MS, onProgress },
           ),
     );
   },
@@ -120,11 +120,11 @@ async function reply(
     const attachments = context.attachments.payloads(args.attachment_urls);
     // Several questions answered at once go without a followup_uuid: the page routes them by question.
     const followupUuid = picked.interactions.length === 1 ? picked.interactions[0]?.followupUuid : undefined;
-    return runTurn(context, args.thread_id, () =>
+    return runTurn(context, args.thread_id, (onProgress) =>
       context.browser.call(
         'threads.respond',
         { threadId: args.thread_id, followupUuid, reply: built, attachments, tabCap },
-        { signal: context.signal, timeoutMs: SUBMIT_TIMEOUT_MS },
+        { signal: context.signal, timeoutMs: SUBMIT_TIMEOUT_MS, onProgress },
       ),
     );
   });
@@ -336,17 +336,31 @@ const SUBMIT_TIMEOUT_MS = 90_000;
 const READ_TIMEOUT_MS = 30_000;
 
 /** Submits a turn and holds the call for its first checkpoint; errors on a known thread keep its thread_id. */
-async function runTurn(context: ToolContext, knownThreadId: string | undefined, submit: () => Promise<TurnSubmission>): Promise<CallToolResult> {
+async function runTurn(
+  context: ToolContext,
+  knownThreadId: string | undefined,
+  submit: (onProgress: (step: string) => void) => Promise<TurnSubmission>,
+): Promise<CallToolResult> {
   return onThread(knownThreadId, async () => {
     let submitted: TurnSubmission;
+    // Progress from the first second: a submit may take up to SUBMIT_TIMEOUT_MS (tab, page, files,
+    // the URL), longer than a client's default timeout. A known thread is named at once.
+    const beat = heartbeat(
+      { progress: context.progress, progressMs: context.settings.COMET_THREAD_PROGRESS_MS },
+      knownThreadId === undefined ? 'new Computer task' : `thread_id ${knownThreadId}`,
+      knownThreadId === undefined ? 'opening a background tab and submitting the prompt' : 'sending. If this call is cut off, call read_thread with this thread_id.',
+      'submitting',
+    );
     try {
-      submitted = await submit();
+      submitted = await submit(beat.step);
     } catch (error) {
       const cause = RelayError.from(error);
       // A refused request (bad input, unknown thread, the client gone) is an error, not a failed send.
       if (knownThreadId === undefined || ['THREAD_NOT_FOUND', 'INVALID_PARAMS', 'CANCELLED'].includes(cause.code)) throw cause;
       // The seed: when a follow-up could not be sent, the result has no task_status.
       return jsonResult({ thread_id: knownThreadId, event: 'error', text: `[${cause.code}] The message could not be sent: ${cause.message}` }, true);
+    } finally {
+      beat.stop();
     }
     if ('notSent' in submitted) return jsonResult(notSentResult(submitted));
     const settings = context.settings;
