@@ -319,6 +319,8 @@ export const threadMethods = {
     params: z.object({
       threadId: ThreadId,
       followupUuid: z.string().min(1).max(200).optional(),
+      /** The prompt's words as the caller saw them: what *Require approval* shows the person. */
+      about: z.string().max(2000).optional(),
       reply: ThreadReply,
       attachments: Attachments,
       tabCap: z.number().int().min(1).max(50).default(6),
