@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { isThreadId } from './thread-ids';
 
 /**
  * The thread family's contract between the Node side (lib/mcp/tools/threads.ts) and the browser
@@ -254,7 +255,7 @@ export const ThreadReply = z.discriminatedUnion('kind', [
 ]);
 export type ThreadReply = z.infer<typeof ThreadReply>;
 
-const ThreadId = z.string().min(1).max(200);
+const ThreadId = z.string().refine(isThreadId, { message: 'not a Perplexity thread id (letters, digits, "-", "_", "." or "~")' });
 const Attachments = z.array(AttachmentPayload).max(10).default([]);
 
 export const ModelsList = z.object({

@@ -1,4 +1,5 @@
 import type { ModelsList, ThreadCheckpoint, ThreadCheckpointInteraction } from '../../protocol/threads';
+import { threadIdProblem } from '../../protocol/thread-ids';
 import { clip } from '../tool';
 
 /**
@@ -6,11 +7,7 @@ import { clip } from '../tool';
  * is fine, or one sentence that names the offending field and says what to do instead.
  */
 
-/** A thread id is a Perplexity conversation id (uuid, slug or the 22-character task id): URL-safe. */
-export function threadIdProblem(threadId: string): string | undefined {
-  if (/^[A-Za-z0-9][A-Za-z0-9._-]{0,199}$/.test(threadId) && !threadId.includes('..')) return undefined;
-  return `thread_id "${short(threadId)}" is not a thread id: pass the thread_id a previous call_perplexity_computer result returned.`;
-}
+export { threadIdProblem } from '../../protocol/thread-ids';
 
 export interface TurnArgs {
   message?: string;
