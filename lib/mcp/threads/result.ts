@@ -1,6 +1,6 @@
 import { z } from 'zod';
+import { taskStatusOf } from '../../protocol/thread-events';
 import {
-  TASK_STATUS_OF,
   THREAD_EVENTS,
   TaskStatus,
   type ThreadCheckpoint,
@@ -145,9 +145,7 @@ export function checkpointResult(checkpoint: ThreadCheckpoint, heldMs?: number):
   const threadId = checkpoint.threadId;
   const waiting = checkpoint.interactions.filter((i) => i.requiresUserResponse);
   const event = checkpoint.event ?? 'timeout';
-  let taskStatus: TaskStatus = TASK_STATUS_OF[event];
-  // The seed: "A complete result whose answer is waiting on the user reports input_required."
-  if (event === 'complete' && waiting.length > 0) taskStatus = 'input_required';
+  const taskStatus = taskStatusOf(checkpoint.event, waiting.length > 0);
 
   const result: ThreadResult = { thread_id: threadId, event, text: resultText(checkpoint, event, heldMs), task_status: taskStatus };
   if (checkpoint.sources.length) result.sources = checkpoint.sources.slice(0, 50);
