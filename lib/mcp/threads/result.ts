@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { taskStatusOf } from '../../protocol/thread-events';
+import { RESPONDER } from '../../protocol/thread-replies';
 import {
   THREAD_EVENTS,
   TaskStatus,
@@ -89,15 +90,6 @@ export const TranscriptShape = {
 export type TranscriptResult = z.infer<z.ZodObject<typeof TranscriptShape>>;
 
 // ── checkpoint → result ───────────────────────────────────────────────────────
-
-/** Which tool answers each waiting interaction type. */
-const RESPONDER: Record<ThreadCheckpointInteraction['type'], string> = {
-  ask_user_question: 'answer_question',
-  confirm_action: 'confirm_action_approve',
-  auth_required: 'notify_connected',
-  interaction_required: 'call_perplexity_computer',
-  two_factor_required: 'call_perplexity_computer',
-};
 
 /** One waiting (or optional) interaction in the seed's `interactive` shape. */
 export function toInteractive(threadId: string, interaction: ThreadCheckpointInteraction): Interactive {
