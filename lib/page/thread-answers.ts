@@ -8,7 +8,6 @@ import type { PageContext } from './context';
 import { all, cleanText, first, isDisabled, isHidden, pointerClick, probeMiss } from './dom';
 import { turnsOf } from './reader';
 import { type Box, boxesOf, pendingInteractions, readerMiss } from './thread-boxes';
-import type { Interaction } from './thread-model';
 import { stopIfCancelled, type Submitted } from './thread-actions';
 import type { ThreadSession } from './thread-session';
 

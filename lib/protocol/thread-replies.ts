@@ -54,7 +54,7 @@ interface Prompt {
 const norm = (s: string) => s.replace(/\s+/g, ' ').trim().toLowerCase();
 const clip = (s: string) => (s.length > 80 ? `${s.slice(0, 79)}…` : s);
 
-function describe(prompts: Prompt[]): string {
+function listed(prompts: Prompt[]): string {
   return prompts.length ? prompts.map((p) => `${p.type} (followup_uuid ${p.followupUuid})`).join(', ') : 'nothing';
 }
 
@@ -80,19 +80,19 @@ export function replyTargets<T extends Prompt>(
       const same = words === undefined ? [] : waiting.filter((p) => norm(p.text) === norm(words));
       if (same.length > 1) {
         return {
-          problem: `followup_uuid "${clip(followupUuid)}" is one of ${same.length} prompts with the same words in thread ${threadId} (${describe(same)}), and the page does not say which: answer it in Perplexity, or pass one of those followup_uuid values.`,
+          problem: `followup_uuid "${clip(followupUuid)}" is one of ${same.length} prompts with the same words in thread ${threadId} (${listed(same)}), and the page does not say which: answer it in Perplexity, or pass one of those followup_uuid values.`,
         };
       }
       named = same[0];
     }
-    if (!named) return { problem: `followup_uuid "${clip(followupUuid)}" matches nothing thread ${threadId} waits on; it waits on ${describe(waiting)}. Call read_thread to see what is waiting.` };
+    if (!named) return { problem: `followup_uuid "${clip(followupUuid)}" matches nothing thread ${threadId} waits on; it waits on ${listed(waiting)}. Call read_thread to see what is waiting.` };
     if (named.type !== wanted) return { problem: `followup_uuid "${clip(followupUuid)}" is a ${named.type}, not a ${wanted}: answer it with ${responderHint(named.type)}.` };
     return { targets: [named] };
   }
   const fitting = waiting.filter((p) => p.type === wanted);
-  if (fitting.length === 0) return { problem: `thread_id ${threadId} is not waiting on a ${wanted}; it waits on ${describe(waiting)}${state}. Call read_thread to see its state.` };
+  if (fitting.length === 0) return { problem: `thread_id ${threadId} is not waiting on a ${wanted}; it waits on ${listed(waiting)}${state}. Call read_thread to see its state.` };
   if (fitting.length > 1 && wanted !== 'ask_user_question') {
-    return { problem: `thread_id ${threadId} has ${fitting.length} of those waiting (${describe(fitting)}): pass followup_uuid to say which.` };
+    return { problem: `thread_id ${threadId} has ${fitting.length} of those waiting (${listed(fitting)}): pass followup_uuid to say which.` };
   }
   return { targets: fitting };
 }
