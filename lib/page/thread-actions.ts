@@ -9,7 +9,8 @@ import type { PageWatcher } from './observer';
 import { stopButton, turnsOf } from './reader';
 import { readerMiss } from './thread-boxes';
 import { refusalOf } from './thread-dom-reader';
-import { threadIdOf, type ThreadSession } from './thread-session';
+import type { ThreadSession } from './thread-session';
+import { threadIdOfUrl } from '../protocol/thread-ids';
 
 /**
  * What the thread methods do in the page: start a Computer task (mode, settings, project
@@ -98,7 +99,7 @@ export async function attachFiles(ctx: PageContext, r: ThreadPageReader, files: 
 
 /** The page has no turn yet: the home page or a Project's page, where a new thread starts. */
 function onStartPage(ctx: PageContext): boolean {
-  return turnsOf(ctx.doc, ctx.set).length === 0 && threadIdOf(ctx.doc.location.href) === undefined;
+  return turnsOf(ctx.doc, ctx.set).length === 0 && threadIdOfUrl(ctx.doc.location.href) === undefined;
 }
 
 export interface StartParams {
@@ -146,10 +147,10 @@ export async function startThread(ctx: PageContext, watcher: PageWatcher, r: Thr
   }
   await attachFiles(ctx, r, params.attachments, undefined, signal);
   await ask(ctx, watcher, { prompt: params.message }, { answeredOtherwise: () => refused(ctx, r) !== undefined, ...(signal ? { signal } : {}) });
-  const outcome = await ctx.waitFor(() => refused(ctx, r) ?? (threadIdOf(ctx.doc.location.href) ? ctx.doc.location.href : null), timeoutMs, signal);
+  const outcome = await ctx.waitFor(() => refused(ctx, r) ?? (threadIdOfUrl(ctx.doc.location.href) ? ctx.doc.location.href : null), timeoutMs, signal);
   if (outcome && typeof outcome === 'object') return outcome;
   const url = outcome || undefined;
-  const threadId = url ? threadIdOf(url) : undefined;
+  const threadId = url ? threadIdOfUrl(url) : undefined;
   if (!url || !threadId) {
     throw new RelayError('AGENT_ERROR', `the prompt was sent but Perplexity did not open a thread within ${timeoutMs / 1000} s (the tab shows ${ctx.doc.location.href})`);
   }

@@ -1,4 +1,5 @@
 import { RelayError } from '../protocol/errors';
+import { REPLY_KIND_FOR, replyTargets } from '../protocol/thread-replies';
 import type { ThreadReply } from '../protocol/threads';
 import type { ThreadInteraction, ThreadReply as PanelReply } from '../protocol/watch';
 import type { ThreadPageReader } from '../selectors/thread-schema';
@@ -7,7 +8,6 @@ import type { PageContext } from './context';
 import { all, cleanText, first, isDisabled, isHidden, pointerClick, probeMiss } from './dom';
 import { turnsOf } from './reader';
 import { type Box, boxesOf, pendingInteractions, readerMiss } from './thread-boxes';
-import type { Interaction } from './thread-model';
 import { stopIfCancelled, type Submitted } from './thread-actions';
 import type { ThreadSession } from './thread-session';
 
@@ -32,48 +32,17 @@ function missingOrDisabled(found: Element | null, what: string, url: string, mis
   return new RelayError('AGENT_ERROR', `${what} stayed ${isHidden(found) ? 'hidden' : 'disabled'} on ${url}: Perplexity did not take the reply; read_thread shows what waits now.`);
 }
 
-const KIND_FOR: Record<ThreadReply['kind'], Interaction['type']> = {
-  answers: 'ask_user_question',
-  approve: 'confirm_action',
-  deny: 'confirm_action',
-  connected: 'auth_required',
-};
-
-const TOOL_FOR: Record<Interaction['type'], string> = {
-  ask_user_question: 'answer_question',
-  confirm_action: 'confirm_action_approve or confirm_action_deny',
-  auth_required: 'notify_connected (after signing in)',
-  interaction_required: 'nothing here: complete it in Perplexity, then continue the thread with a new message',
-  two_factor_required: 'nothing here: follow its instructions and continue the thread with a new message',
-};
-
-function listWaiting(boxes: Box[]): string {
-  return boxes.map((b) => `${b.interaction.type} "${b.interaction.followupUuid}"`).join(', ');
-}
-
-/** The boxes a reply is for: by followup_uuid (page id, else the JSON's id matched by text), else by kind. */
+/**
+ * The boxes a reply is for, by the one rule of lib/protocol/thread-replies.ts (the MCP side applies
+ * the same one before it sends): by followup_uuid (the page's id, else the JSON's found by its words
+ * when exactly one box has them), else by kind.
+ */
 export function targetsOf(boxes: Box[], reply: ThreadReply, followupUuid: string | undefined, threadId: string, jsonText?: string): Box[] {
   if (boxes.length === 0) throw new RelayError('INVALID_PARAMS', `thread "${threadId}" has nothing waiting for an answer now (read_thread shows its state).`);
-  if (followupUuid) {
-    const hit =
-      boxes.find((b) => b.interaction.followupUuid === followupUuid) ??
-      (jsonText !== undefined ? boxes.find((b) => norm(b.interaction.text) === norm(jsonText)) : undefined);
-    if (!hit) throw new RelayError('INVALID_PARAMS', `followup_uuid "${followupUuid}" matches nothing waiting in thread "${threadId}"; waiting: ${listWaiting(boxes)}.`);
-    if (hit.interaction.type !== KIND_FOR[reply.kind]) {
-      throw new RelayError('INVALID_PARAMS', `followup_uuid "${followupUuid}" is a ${hit.interaction.type}: answer it with ${TOOL_FOR[hit.interaction.type]}.`);
-    }
-    return [hit];
-  }
-  const kind = KIND_FOR[reply.kind];
-  const fitting = boxes.filter((b) => b.interaction.type === kind);
-  if (fitting.length === 0) {
-    const [first] = boxes as [Box];
-    throw new RelayError('INVALID_PARAMS', `thread "${threadId}" waits on ${listWaiting(boxes)}, not on a ${kind}: use ${TOOL_FOR[first.interaction.type]}.`);
-  }
-  if (fitting.length > 1 && reply.kind !== 'answers') {
-    throw new RelayError('INVALID_PARAMS', `thread "${threadId}" has ${fitting.length} of those waiting (${listWaiting(fitting)}): pass followup_uuid to say which.`);
-  }
-  return fitting;
+  const prompts = boxes.map((box) => ({ ...box.interaction, box }));
+  const picked = replyTargets(prompts, REPLY_KIND_FOR[reply.kind], followupUuid, threadId, () => jsonText);
+  if ('problem' in picked) throw new RelayError('INVALID_PARAMS', picked.problem);
+  return picked.targets.map((t) => t.box);
 }
 
 interface QuestionSlot {
@@ -214,7 +183,9 @@ export async function respondInThread(
   }
   const targets = targetsOf(boxes, params.reply, params.followupUuid, threadId, jsonText);
   await answerBoxes(ctx, r, targets, params.reply, undefined, signal);
+  // Both ids: the page's, and the one the caller used (the JSON's), so a lagging JSON still listing it is not taken as current.
   for (const t of targets) session.acted(t.interaction.followupUuid);
+  if (params.followupUuid) session.acted(params.followupUuid);
   return { threadId, url: ctx.doc.location.href, turn: Math.max(0, index) };
 }
 

@@ -1,4 +1,5 @@
 import type { RelayError } from '../protocol/errors';
+import { derivedPromptId } from '../protocol/thread-replies';
 import type { ThreadInteraction } from '../protocol/watch';
 import type { SelectorSet } from '../selectors';
 import type { ThreadPageReader } from '../selectors/thread-schema';
@@ -72,13 +73,21 @@ function questionsOf(box: Element, promptText: string, fallbackId: string, set: 
 }
 
 /** One box inside a turn, as an interaction; `index` is the turn's, for derived ids. */
-export function boxInteraction(box: Element, index: number, ctx: Pick<PageContext, 'doc' | 'set'>, r: ThreadPageReader, required = true): Interaction {
+export function boxInteraction(
+  box: Element,
+  index: number,
+  ctx: Pick<PageContext, 'doc' | 'set'>,
+  r: ThreadPageReader,
+  required = true,
+  sameWordsBefore: (derived: string) => number = () => 0,
+): Interaction {
   const { set } = ctx;
   const base = ctx.doc.location?.href ?? '';
   const type = required ? kindOf(box, set, r) : 'auth_required';
   const promptEl = first(box, r.boxPrompt) ?? first(box, set.interactionPrompt);
   const text = promptEl ? cleanText(promptEl) : spokenText(box, true);
-  const followupUuid = attr(box, r.boxId) ?? `t${index}-${type}-${hash(text)}`;
+  const plain = derivedPromptId(index, type, hash(text), 0);
+  const followupUuid = attr(box, r.boxId) ?? derivedPromptId(index, type, hash(text), sameWordsBefore(plain));
   const expiresAt = attr(box, r.expiresAt);
   const out: Interaction = { type, followupUuid, text, ...(expiresAt ? { expiresAt } : {}), requiresUserResponse: required };
   if (type === 'ask_user_question') {
@@ -108,9 +117,20 @@ export function boxInteraction(box: Element, index: number, ctx: Pick<PageContex
 /** Boxes of a turn the task waits on, in page order (hidden ones left out). */
 export function boxesOf(turn: Element, index: number, ctx: Pick<PageContext, 'doc' | 'set'>, r: ThreadPageReader): Box[] {
   const candidates = [...BOX_KINDS.flatMap((k) => r.boxes[k]), ...ctx.set.interactionBox];
+  const before = sameWords();
   return outermost(union(turn, candidates))
     .filter((box) => !isHidden(box) && !matches(box, r.optionalAuth))
-    .map((box) => ({ box, interaction: boxInteraction(box, index, ctx, r) }));
+    .map((box) => ({ box, interaction: boxInteraction(box, index, ctx, r, true, before) }));
+}
+
+/** Counts, per derived id, the boxes of this turn before this one with the same type and words. */
+function sameWords(): (derived: string) => number {
+  const seen = new Map<string, number>();
+  return (derived) => {
+    const n = seen.get(derived) ?? 0;
+    seen.set(derived, n + 1);
+    return n;
+  };
 }
 
 /** The thread page reader's controls an action needs (lists of CSS candidates, so they can miss). */

@@ -31,10 +31,14 @@ interface ThreadParams {
 export function threadHandlers({ win, driver, readers }: PageKitHost): KitHandlers {
   const json = () => readers.pick(THREAD_JSON_READER_KIND, THREAD_JSON_READERS[0] as ThreadJsonReader).reader;
   const pageReader = () => readers.pick(THREAD_PAGE_READER_KIND, THREAD_PAGE_READERS[0] as ThreadPageReader).reader;
-  let session: ThreadSession | undefined;
+  // One session per thread the tab shows, not per document: what a session knows (prompts answered,
+  // when we last acted, cached JSON, asset links) is about one conversation, and a same-page
+  // navigation to another must not carry it over.
+  let session: { threadId: string | undefined; session: ThreadSession } | undefined;
   const threads = () => {
-    session ??= new ThreadSession({ ctx: () => driver().context(), watcher: driver().watcher, json, page: pageReader });
-    return session;
+    const fresh = new ThreadSession({ ctx: () => driver().context(), watcher: driver().watcher, json, page: pageReader });
+    if (!session || session.threadId !== fresh.threadId) session = { threadId: fresh.threadId, session: fresh };
+    return session.session;
   };
 
   /** This tab must show the thread the call is about. */

@@ -8,6 +8,7 @@ import type {
   ThreadSource,
   ThreadWebState,
 } from '../protocol/threads';
+import { threadStatusOf } from '../protocol/thread-events';
 import type { ThreadInteraction } from '../protocol/watch';
 import type { z } from 'zod';
 
@@ -117,24 +118,7 @@ export function checkpointOf(reading: ThreadReading, turn: TurnReading): ThreadC
 
 /** The thread's status in words (read_thread's `status`), from its latest turn. */
 export function threadStatus(turn: TurnReading | undefined): string {
-  if (!turn) return 'idle';
-  switch (turn.event) {
-    case null:
-      return 'running';
-    case 'sleep':
-      return 'sleeping';
-    case 'ask_user_question':
-    case 'confirm_action':
-    case 'auth_required':
-    case 'interaction_required':
-    case 'two_factor_required':
-    case 'insufficient_credits':
-      return 'waiting_for_user';
-    case 'waiting':
-      return 'waiting';
-    default:
-      return 'idle';
-  }
+  return threadStatusOf(turn ? turn.event : undefined);
 }
 
 export function webStateOf(reading: ThreadReading): ThreadWebState {

@@ -1,4 +1,5 @@
 import { RelayError } from '../protocol/errors';
+import { threadIdOfUrl } from '../protocol/thread-ids';
 import type { ThreadJsonReader, ThreadPageReader } from '../selectors/thread-schema';
 import type { PageContext } from './context';
 import { assetLinks, type JsonProblem, nextCursor, parseThreadBody, readThreadJson } from './thread-json-reader';
@@ -21,16 +22,6 @@ export interface SessionDeps {
   json(): ThreadJsonReader;
   page(): ThreadPageReader;
   now?: () => number;
-}
-
-/** The thread id of a conversation URL: the last path segment of /computer/tasks/… or /search/…. */
-export function threadIdOf(url: string): string | undefined {
-  try {
-    const m = /^\/(?:computer\/tasks|search|copilot)\/([^/]+)\/?$/.exec(new URL(url).pathname);
-    return m?.[1] ? decodeURIComponent(m[1]) : undefined;
-  } catch {
-    return undefined;
-  }
 }
 
 type JsonOutcome = { ok: true; reading: ThreadReading } | { ok: false; problem: JsonProblem };
@@ -64,7 +55,12 @@ export class ThreadSession {
   }
 
   get threadId(): string | undefined {
-    return threadIdOf(this.deps.ctx().doc.location?.href ?? '');
+    return threadIdOfUrl(this.url);
+  }
+
+  /** The address the tab shows now. */
+  get url(): string {
+    return this.deps.ctx().doc.location?.href ?? '';
   }
 
   /** We changed the thread (a follow-up, an answer): older JSON no longer holds. */

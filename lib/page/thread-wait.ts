@@ -1,4 +1,5 @@
 import { RelayError } from '../protocol/errors';
+import { threadMovedError } from '../protocol/thread-ids';
 import type { PageWatcher } from './observer';
 import type { ThreadReading, TurnReading } from './thread-model';
 import type { ThreadSession } from './thread-session';
@@ -15,6 +16,8 @@ import type { ThreadSession } from './thread-session';
  * the fetch aborted and the observer released, however the wait ends.
  */
 export interface ThreadWaitParams {
+  /** The thread the call is about: the wait fails the moment the tab shows another one. */
+  threadId: string;
   /** The turn to wait for (from threads.start / send / respond); default the latest. */
   turn?: number;
   timeoutMs: number;
@@ -28,6 +31,7 @@ export interface ThreadWaitOptions {
 
 /** Steps already sent as progress, per turn, for this page: each step goes out once. */
 const reportedSteps = new WeakMap<ThreadSession, Map<number, Set<string>>>();
+
 
 /** The reading that answered and the turn it is about (the worker makes the checkpoint of it). */
 export interface WaitOutcome {
@@ -67,8 +71,15 @@ export function waitForCheckpoint(session: ThreadSession, watcher: PageWatcher, 
       cleanup();
       reject(error);
     };
+    /** Whether the tab still shows the thread asked for; fails the wait when not. */
+    const stillThere = (): boolean => {
+      if (session.threadId === params.threadId) return true;
+      fail(threadMovedError(params.threadId, session.url, session.threadId));
+      return false;
+    };
     const finish = (reading: ThreadReading, turn: TurnReading | undefined, forceNull = false) => {
-      if (done) return;
+      if (done || !stillThere()) return;
+      if (reading.threadId !== params.threadId) return fail(threadMovedError(params.threadId, reading.url, reading.threadId));
       cleanup();
       const t: TurnReading = turn ?? {
         index: target,
@@ -132,7 +143,7 @@ export function waitForCheckpoint(session: ThreadSession, watcher: PageWatcher, 
     };
 
     const check = () => {
-      if (done || fetching) return;
+      if (done || fetching || !stillThere()) return;
       if (session.notFound()) return fail(new RelayError('THREAD_NOT_FOUND', `thread_id "${session.threadId}" matches no Perplexity thread (the page says it does not exist).`));
       const { turn } = pageTurn(true);
       for (const step of turn?.steps ?? []) {

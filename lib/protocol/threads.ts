@@ -1,4 +1,6 @@
 import { z } from 'zod';
+import { EVENT_TABLE } from './thread-events';
+import { isThreadId } from './thread-ids';
 
 /**
  * The thread family's contract between the Node side (lib/mcp/tools/threads.ts) and the browser
@@ -43,22 +45,8 @@ export const TASK_STATUSES = ['working', 'input_required', 'completed', 'failed'
 export const TaskStatus = z.enum(TASK_STATUSES);
 export type TaskStatus = z.infer<typeof TaskStatus>;
 
-/** The Computer MCP server's mapping of events to MCP Tasks states, exactly. */
-export const TASK_STATUS_OF: Record<ThreadEvent, TaskStatus> = {
-  complete: 'completed',
-  error: 'failed',
-  access_denied: 'failed',
-  cancelled: 'cancelled',
-  ask_user_question: 'input_required',
-  confirm_action: 'input_required',
-  auth_required: 'input_required',
-  interaction_required: 'input_required',
-  two_factor_required: 'input_required',
-  insufficient_credits: 'input_required',
-  sleep: 'working',
-  waiting: 'working',
-  timeout: 'working',
-};
+/** The Computer MCP server's mapping of events to MCP Tasks states, exactly (lib/protocol/thread-events.ts holds it). */
+export const TASK_STATUS_OF = Object.fromEntries(THREAD_EVENTS.map((e) => [e, EVENT_TABLE[e].taskStatus])) as Record<ThreadEvent, TaskStatus>;
 
 /** Events that end a held call: a final state or an actionable checkpoint (everything but timeout). */
 export const CHECKPOINT_EVENTS = THREAD_EVENTS.filter((event) => event !== 'timeout');
@@ -260,7 +248,7 @@ export const ThreadReply = z.discriminatedUnion('kind', [
 ]);
 export type ThreadReply = z.infer<typeof ThreadReply>;
 
-const ThreadId = z.string().min(1).max(200);
+const ThreadId = z.string().refine(isThreadId, { message: 'not a Perplexity thread id (letters, digits, "-", "_", "." or "~")' });
 const Attachments = z.array(AttachmentPayload).max(10).default([]);
 
 export const ModelsList = z.object({
@@ -331,6 +319,8 @@ export const threadMethods = {
     params: z.object({
       threadId: ThreadId,
       followupUuid: z.string().min(1).max(200).optional(),
+      /** The prompt's words as the caller saw them: what *Require approval* shows the person. */
+      about: z.string().max(2000).optional(),
       reply: ThreadReply,
       attachments: Attachments,
       tabCap: TabCap,

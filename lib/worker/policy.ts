@@ -29,14 +29,62 @@ function clip(text: string, max: number): string {
   return flat.length > max ? `${flat.slice(0, max - 1)}…` : flat;
 }
 
-/** The calls that wait for the person's click when "Require approval" is on, and what they do. */
-export function approvalSubject(method: string, params: Params): string | undefined {
-  if (method === 'page.ask') {
-    const fresh = params.newChat ? ' in a new thread' : '';
-    return `send the prompt “${clip(String(params.prompt ?? ''), 160)}”${fresh}`;
+function quote(text: unknown, max = 160): string {
+  return `“${clip(String(text ?? ''), max)}”`;
+}
+
+function filesOf(params: Params): string {
+  const n = Array.isArray(params.attachments) ? params.attachments.length : 0;
+  return n > 0 ? ` and ${n} file${n === 1 ? '' : 's'}` : '';
+}
+
+/**
+ * What a thread reply does, in words: which prompt (its words when the caller passed them as
+ * `about`, else its followup_uuid) and what the reply says.
+ */
+function replySubject(params: Params): string {
+  const thread = `thread ${clip(String(params.threadId ?? ''), 80)}`;
+  const about = typeof params.about === 'string' && params.about.trim() ? quote(params.about) : params.followupUuid ? `prompt ${clip(String(params.followupUuid), 80)}` : 'what it waits on';
+  const reply = (params.reply ?? {}) as { kind?: string; reason?: unknown; message?: unknown; answers?: Record<string, unknown> };
+  const reason = typeof reply.reason === 'string' && reply.reason.trim() ? ` (reason: ${quote(reply.reason, 120)})` : '';
+  switch (reply.kind) {
+    case 'answers':
+      return `answer ${about} in ${thread} with ${Object.values(reply.answers ?? {}).map((a) => quote(a, 80)).join(', ')}`;
+    case 'deny':
+      return `deny ${about} in ${thread}${reason}`;
+    case 'connected': {
+      const note = typeof reply.message === 'string' && reply.message.trim() ? ` (${quote(reply.message, 120)})` : '';
+      return `tell ${thread} the sign-in to ${about} is done${note}`;
+    }
+    default:
+      return `approve ${about} in ${thread}${reason}`;
   }
-  if (method === 'page.mode' && params.mode) return `switch the mode to ${modeLabel(String(params.mode))}`;
-  return undefined;
+}
+
+/**
+ * The calls that wait for the person's click when "Require approval" is on, and what they do: every
+ * call that sends something to Perplexity (a prompt, a Computer task, a follow-up, an answer, an
+ * approval or denial, a sign-in done) and every mode switch.
+ */
+export function approvalSubject(method: string, params: Params): string | undefined {
+  switch (method) {
+    case 'page.ask':
+      return `send the prompt ${quote(params.prompt)}${params.newChat ? ' in a new thread' : ''}`;
+    case 'page.mode':
+      return params.mode ? `switch the mode to ${modeLabel(String(params.mode))}` : undefined;
+    case 'threads.start': {
+      const project = params.projectUuid
+        ? `, in Project ${clip(String(params.projectUuid), 80)}${params.projectVisibility === 'project' ? ' (visible to its members)' : ''}`
+        : '';
+      return `start a Computer task with the prompt ${quote(params.message)}${filesOf(params)}${project}`;
+    }
+    case 'threads.send':
+      return `send the follow-up ${quote(params.message)}${filesOf(params)} to thread ${clip(String(params.threadId ?? ''), 80)}`;
+    case 'threads.respond':
+      return replySubject(params);
+    default:
+      return undefined;
+  }
 }
 
 /** What a refused acting call says it tried to do. */

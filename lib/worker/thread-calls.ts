@@ -16,7 +16,8 @@ import {
   threadPathFrom,
   transcriptFrom,
 } from './thread-results';
-import { checkThreadId, type ThreadTabs, threadOfUrl } from './thread-tabs';
+import { checkThreadId, threadIdOfUrl, threadMovedError } from '../protocol/thread-ids';
+import type { ThreadTabs } from './thread-tabs';
 
 /**
  * A perplexity.ai page from a path a reader gave (readers can be files a person added). Whatever the
@@ -104,6 +105,9 @@ export class ThreadCalls {
       };
       return this.deps.tabs.use(tabId, () => this.deps.pages.request(tabId, method, forPage, signal, tap));
     });
+    // Bound to the thread asked for to the end: a reading of another conversation is never its answer.
+    const reading = (result as { reading?: ThreadReading } | undefined)?.reading;
+    if (reading && reading.threadId !== threadId) throw threadMovedError(threadId, reading.url, reading.threadId);
     switch (method) {
       case 'threads.wait':
       case 'threads.state':
@@ -143,7 +147,7 @@ export class ThreadCalls {
       return result;
     } catch (error) {
       // Nothing was started unless the tab now shows a thread: then it stays, found by its URL.
-      if (!threadOfUrl(this.deps.pages.state(tabId)?.url)) await this.deps.tabs.discard(tabId);
+      if (!threadIdOfUrl(this.deps.pages.state(tabId)?.url)) await this.deps.tabs.discard(tabId);
       const e = RelayError.from(error);
       // A Project's page the page script cannot work in: most likely no such Project (the miss says what was looked for).
       if (project && e.code === 'SELECTOR_MISS') {

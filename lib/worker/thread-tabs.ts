@@ -1,5 +1,6 @@
 import { RelayError } from '../protocol/errors';
-import { checkPerplexityUrl, isPerplexityHost } from '../protocol/urls';
+import { threadIdOfUrl } from '../protocol/thread-ids';
+import { checkPerplexityUrl } from '../protocol/urls';
 
 /**
  * The tabs threads live in. Each thread has its own tab, opened in the background so the person's
@@ -32,31 +33,6 @@ export interface OwnedTab {
   /** The thread it shows, once known. */
   threadId?: string;
   lastUsed: number;
-}
-
-/** Thread ids are URL path segments: letters, digits and `-_.~` (never `/`, `%`, `..`). */
-const THREAD_ID = /^[A-Za-z0-9][A-Za-z0-9_.~-]{0,199}$/;
-
-export function checkThreadId(threadId: string, field = 'thread_id', from = 'call_perplexity_computer'): void {
-  if (!THREAD_ID.test(threadId) || threadId.includes('..')) {
-    throw new RelayError(
-      'INVALID_PARAMS',
-      `${field} "${threadId.slice(0, 80)}" is not a Perplexity id (letters, digits, "-", "_", "." or "~", as returned by ${from}).`,
-    );
-  }
-}
-
-/** The thread a tab shows: the last segment of an https perplexity.ai /computer/tasks/, /search/ or /copilot/ path. */
-export function threadOfUrl(raw: string | undefined): string | undefined {
-  if (!raw) return undefined;
-  try {
-    const url = new URL(raw);
-    if (url.protocol !== 'https:' || !isPerplexityHost(url.hostname)) return undefined;
-    const m = /^\/(?:computer\/tasks|search|copilot)\/([^/]+)\/?$/.exec(url.pathname);
-    return m?.[1] ? decodeURIComponent(m[1]) : undefined;
-  } catch {
-    return undefined;
-  }
 }
 
 export class ThreadTabs {
@@ -143,7 +119,7 @@ export class ThreadTabs {
   /** Open tabs that show the thread, ours first, then the most recently used. */
   async showing(threadId: string): Promise<TabLike[]> {
     await this.restored;
-    const tabs = (await this.tabs.query()).filter((t) => t.id !== undefined && threadOfUrl(t.url ?? t.pendingUrl) === threadId);
+    const tabs = (await this.tabs.query()).filter((t) => t.id !== undefined && threadIdOfUrl(t.url ?? t.pendingUrl) === threadId);
     return tabs.sort((a, b) => Number(this.isOwned(b.id as number)) - Number(this.isOwned(a.id as number)));
   }
 

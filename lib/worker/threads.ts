@@ -1,4 +1,5 @@
 import type { ThreadEntry, ThreadStatus } from '../protocol/panel';
+import { eventWords, panelStatusOf } from '../protocol/thread-events';
 import type { ThreadCheckpoint } from '../protocol/threads';
 import { conversationKey, isConversationPath } from '../protocol/urls';
 import type { ThreadInteraction, WatchSnapshot, WatchStatus } from '../protocol/watch';
@@ -201,7 +202,7 @@ export class ThreadBook {
     if (!thread.url && checkpoint.url) this.bind(thread, checkpoint.url);
     if (checkpoint.title) thread.title = clip(checkpoint.title);
     thread.event = checkpoint.event ?? undefined;
-    thread.status = statusOfEvent(checkpoint.event);
+    thread.status = panelStatusOf(checkpoint.event, checkpoint.interactions.some((i) => i.requiresUserResponse));
     thread.interactions = checkpoint.interactions.map(toWatched);
     thread.latestStep = describeEvent(checkpoint);
     thread.error = thread.status === 'error' ? checkpoint.text.slice(0, 500) : undefined;
@@ -335,32 +336,9 @@ export class ThreadBook {
   }
 }
 
-const INPUT_REQUIRED = new Set(['ask_user_question', 'confirm_action', 'auth_required', 'interaction_required', 'two_factor_required', 'insufficient_credits']);
-
-/** The panel's status for a Computer event (null: still running). */
-export function statusOfEvent(event: string | null): ThreadStatus {
-  if (event === null || event === 'sleep' || event === 'waiting' || event === 'timeout') return 'working';
-  if (event === 'complete' || event === 'cancelled') return 'done';
-  if (event === 'error' || event === 'access_denied') return 'error';
-  return INPUT_REQUIRED.has(event) ? 'waiting' : 'unknown';
-}
-
-const EVENT_WORDS: Record<string, string> = {
-  complete: 'Done',
-  cancelled: 'Cancelled',
-  sleep: 'Sleeping',
-  waiting: 'Waiting on something outside Perplexity',
-  ask_user_question: 'Asks you a question',
-  confirm_action: 'Asks you to approve an action',
-  auth_required: 'Needs you to sign in',
-  interaction_required: 'Needs a form filled in Perplexity',
-  two_factor_required: 'Needs a two-factor code',
-  insufficient_credits: 'Out of credits',
-  access_denied: 'Computer is not available for this account',
-};
 
 function describeEvent(c: ThreadCheckpoint): string {
   if (c.event === null) return c.steps.at(-1) ?? 'Working';
   if (c.event === 'sleep' && c.wakeAt) return `Sleeping until ${c.wakeAt}`;
-  return EVENT_WORDS[c.event] ?? c.event;
+  return eventWords(c.event);
 }

@@ -157,3 +157,52 @@ describe('reading or capturing a tab that is not Perplexity', () => {
     expect(decideOtherTab(what, DEFAULT_SETTINGS)).toEqual({ kind: 'allow' });
   });
 });
+
+describe('Require approval holds the whole thread family', () => {
+  it('a new Computer prompt and a follow-up show their message', () => {
+    expect(decide('threads.start', { message: 'Email my boss\nthe Q3 numbers', attachments: [], settings: {} }, approval)).toEqual({
+      kind: 'approve',
+      what: 'start a Computer task with the prompt “Email my boss the Q3 numbers”',
+    });
+    expect(decide('threads.start', { message: 'Summarise', attachments: [{}, {}], settings: {}, projectUuid: 'p-1', projectVisibility: 'project' }, approval)).toEqual({
+      kind: 'approve',
+      what: 'start a Computer task with the prompt “Summarise” and 2 files, in Project p-1 (visible to its members)',
+    });
+    expect(decide('threads.send', { threadId: 'T1', message: 'Now send it', attachments: [] }, approval)).toEqual({
+      kind: 'approve',
+      what: 'send the follow-up “Now send it” to thread T1',
+    });
+  });
+
+  it('answers, approvals, denials and sign-ins show what they answer, approve or deny', () => {
+    const respond = (reply: unknown, about?: string) => decide('threads.respond', { threadId: 'T1', followupUuid: 'F1', reply, attachments: [], ...(about ? { about } : {}) }, approval);
+    expect(respond({ kind: 'approve', reason: 'ok' }, 'Delete the repository acme/prod?')).toEqual({
+      kind: 'approve',
+      what: 'approve “Delete the repository acme/prod?” in thread T1 (reason: “ok”)',
+    });
+    expect(respond({ kind: 'deny', reason: 'no' }, 'Send the email?')).toEqual({ kind: 'approve', what: 'deny “Send the email?” in thread T1 (reason: “no”)' });
+    expect(respond({ kind: 'answers', answers: { q1: 'EU', q2: '10' } }, 'Which region? / How many?')).toEqual({
+      kind: 'approve',
+      what: 'answer “Which region? / How many?” in thread T1 with “EU”, “10”',
+    });
+    expect(respond({ kind: 'connected', message: 'Slack connected' }, 'Slack')).toEqual({
+      kind: 'approve',
+      what: 'tell thread T1 the sign-in to “Slack” is done (“Slack connected”)',
+    });
+    // Without the prompt's words the approval still names the prompt by its id.
+    expect(respond({ kind: 'approve', reason: '' })).toEqual({ kind: 'approve', what: 'approve prompt F1 in thread T1' });
+  });
+
+  it('thread reads are never held', () => {
+    for (const m of ['threads.wait', 'threads.state', 'threads.read', 'threads.assets', 'threads.assetDownload', 'account.models', 'account.projects']) {
+      expect(decide(m, { threadId: 'T1' }, approval), m).toEqual({ kind: 'allow' });
+    }
+  });
+
+  it('every acting thread method has an approval subject', () => {
+    for (const m of Object.keys(METHOD_ACCESS)) {
+      if (!m.startsWith('threads.') || accessOf(m) !== 'act') continue;
+      expect(approvalSubject(m, { threadId: 'T', message: 'x', reply: { kind: 'approve', reason: '' } }), m).toBeTruthy();
+    }
+  });
+});

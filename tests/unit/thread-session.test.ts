@@ -104,7 +104,7 @@ describe('asking the thread JSON', () => {
 describe('threads.wait in the page', () => {
   it('resolves at once on a checkpoint already shown, from the JSON, and releases the observer', async () => {
     const { session, driver } = setup('B-computer-confirm', []);
-    const out = await waitForCheckpoint(session, driver.watcher, { timeoutMs: 5000 });
+    const out = await waitForCheckpoint(session, driver.watcher, { threadId: session.threadId ?? '', timeoutMs: 5000 });
     expect(out.turn.event).toBe('confirm_action');
     expect(out.reading.source).toBe('json');
     expect(driver.watcher.active).toBe(false);
@@ -112,25 +112,52 @@ describe('threads.wait in the page', () => {
 
   it('a running turn: the timeout ends it with no event; cancellation rejects; nothing is left running', async () => {
     const { session, driver } = setup('B-computer-running', []);
-    const timedOut = await waitForCheckpoint(session, driver.watcher, { timeoutMs: 50 });
+    const timedOut = await waitForCheckpoint(session, driver.watcher, { threadId: session.threadId ?? '', timeoutMs: 50 });
     expect(timedOut.turn.event).toBeNull();
     expect(driver.watcher.active).toBe(false);
 
     const controller = new AbortController();
-    const waiting = waitForCheckpoint(session, driver.watcher, { timeoutMs: 60_000 }, { signal: controller.signal });
+    const waiting = waitForCheckpoint(session, driver.watcher, { threadId: session.threadId ?? '', timeoutMs: 60_000 }, { signal: controller.signal });
     expect(driver.watcher.active).toBe(true);
     controller.abort();
     await expect(waiting).rejects.toMatchObject({ code: 'CANCELLED' });
     expect(driver.watcher.active).toBe(false);
 
-    const quiet = await waitForCheckpoint(session, driver.watcher, { timeoutMs: 60_000, quietMs: 50 });
+    const quiet = await waitForCheckpoint(session, driver.watcher, { threadId: session.threadId ?? '', timeoutMs: 60_000, quietMs: 50 });
     expect(quiet.turn.event).toBeNull();
   });
 
   it('never answers for an earlier turn: a turn not on the page yet is waited for', async () => {
     const { session, driver } = setup('B-computer-complete', []);
-    const out = await waitForCheckpoint(session, driver.watcher, { turn: 1, timeoutMs: 50 });
+    const out = await waitForCheckpoint(session, driver.watcher, { threadId: session.threadId ?? '', turn: 1, timeoutMs: 50 });
     expect(out.turn).toMatchObject({ index: 1, event: null });
+  });
+});
+
+describe('a held wait is bound to its thread to the end', () => {
+  it('a tab that moves to another conversation mid-wait fails the wait naming both, never returns the other one', async () => {
+    const { session, driver } = setup('B-computer-running', [() => ({ status: 404, body: '' })]);
+    const asked = session.threadId ?? '';
+    const waiting = waitForCheckpoint(session, driver.watcher, { threadId: asked, timeoutMs: 5000 });
+    // The person clicks another conversation in the sidebar: same document, another thread, already complete.
+    const other = readFileSync(join(dir, 'B-computer-complete.html'), 'utf8');
+    const otherUrl = `https://www.perplexity.ai${/URL: (\S+?)\.? /.exec(other)?.[1]}`;
+    now += 10_000;
+    loadHtml(other, otherUrl);
+    const outcome = await waiting.then(
+      (out) => ({ resolved: out.reading.threadId }),
+      (e: { code: string; message: string }) => e,
+    );
+    expect(outcome).toMatchObject({ code: 'TAB_NOT_FOUND' });
+    expect((outcome as { message: string }).message).toContain(asked);
+    expect((outcome as { message: string }).message).toContain(session.threadId ?? '');
+    expect(driver.watcher.active).toBe(false);
+  });
+
+  it('a tab that already shows another thread when the deadline comes fails too', async () => {
+    const { session, driver } = setup('B-computer-running', [() => ({ status: 404, body: '' })]);
+    const waiting = waitForCheckpoint(session, driver.watcher, { threadId: 'some-other-thread', timeoutMs: 30 });
+    await expect(waiting).rejects.toMatchObject({ code: 'TAB_NOT_FOUND', message: expect.stringContaining('some-other-thread') });
   });
 });
 

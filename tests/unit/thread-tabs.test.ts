@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { checkThreadId, type TabLike, ThreadTabs, type TabsApi, threadOfUrl } from '../../lib/worker/thread-tabs';
+import { checkThreadId, threadIdOfUrl as threadOfUrl } from '../../lib/protocol/thread-ids';
+import { type TabLike, ThreadTabs, type TabsApi } from '../../lib/worker/thread-tabs';
 
 /** A browser with tabs in memory: what chrome.tabs and storage.session do, for the thread tabs. */
 function fakeBrowser(initial: TabLike[] = [], stored?: unknown) {

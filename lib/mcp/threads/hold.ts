@@ -2,6 +2,7 @@ import type { ElicitRequestFormParams, ElicitResult } from '@modelcontextprotoco
 import type { ThreadCheckpoint, ThreadCheckpointInteraction, ThreadReply } from '../../protocol/threads';
 import { RelayError } from '../../protocol/errors';
 import type { ToolBrowser } from '../gateway';
+import { clip } from '../tool';
 import { checkpointResult, notSentResult, questionText, stoppedWaitingResult, type ThreadResult } from './result';
 
 /**
@@ -62,7 +63,7 @@ export async function holdThread(options: HoldOptions, submitted: { threadId: st
       beat.step(`answered in the call: ${interaction.type}`);
       const next = await options.browser.call(
         'threads.respond',
-        { threadId, followupUuid: interaction.followupUuid, reply, tabCap: options.tabCap },
+        { threadId, followupUuid: interaction.followupUuid, about: clip(interaction.text, 2000), reply, tabCap: options.tabCap },
         { signal: options.signal, timeoutMs: 60_000 },
       );
       if ('notSent' in next) return notSentResult(next);

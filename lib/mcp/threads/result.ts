@@ -1,6 +1,7 @@
 import { z } from 'zod';
+import { taskStatusOf } from '../../protocol/thread-events';
+import { RESPONDER } from '../../protocol/thread-replies';
 import {
-  TASK_STATUS_OF,
   THREAD_EVENTS,
   TaskStatus,
   type ThreadCheckpoint,
@@ -90,15 +91,6 @@ export type TranscriptResult = z.infer<z.ZodObject<typeof TranscriptShape>>;
 
 // ── checkpoint → result ───────────────────────────────────────────────────────
 
-/** Which tool answers each waiting interaction type. */
-const RESPONDER: Record<ThreadCheckpointInteraction['type'], string> = {
-  ask_user_question: 'answer_question',
-  confirm_action: 'confirm_action_approve',
-  auth_required: 'notify_connected',
-  interaction_required: 'call_perplexity_computer',
-  two_factor_required: 'call_perplexity_computer',
-};
-
 /** One waiting (or optional) interaction in the seed's `interactive` shape. */
 export function toInteractive(threadId: string, interaction: ThreadCheckpointInteraction): Interactive {
   const base: Interactive = { type: interaction.type, thread_id: threadId };
@@ -145,9 +137,7 @@ export function checkpointResult(checkpoint: ThreadCheckpoint, heldMs?: number):
   const threadId = checkpoint.threadId;
   const waiting = checkpoint.interactions.filter((i) => i.requiresUserResponse);
   const event = checkpoint.event ?? 'timeout';
-  let taskStatus: TaskStatus = TASK_STATUS_OF[event];
-  // The seed: "A complete result whose answer is waiting on the user reports input_required."
-  if (event === 'complete' && waiting.length > 0) taskStatus = 'input_required';
+  const taskStatus = taskStatusOf(checkpoint.event, waiting.length > 0);
 
   const result: ThreadResult = { thread_id: threadId, event, text: resultText(checkpoint, event, heldMs), task_status: taskStatus };
   if (checkpoint.sources.length) result.sources = checkpoint.sources.slice(0, 50);

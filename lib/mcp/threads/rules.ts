@@ -1,4 +1,8 @@
+import { type InteractionType, replyTargets } from '../../protocol/thread-replies';
 import type { ModelsList, ThreadCheckpoint, ThreadCheckpointInteraction } from '../../protocol/threads';
+
+export type { InteractionType } from '../../protocol/thread-replies';
+import { threadIdProblem } from '../../protocol/thread-ids';
 import { clip } from '../tool';
 
 /**
@@ -6,11 +10,7 @@ import { clip } from '../tool';
  * is fine, or one sentence that names the offending field and says what to do instead.
  */
 
-/** A thread id is a Perplexity conversation id (uuid, slug or the 22-character task id): URL-safe. */
-export function threadIdProblem(threadId: string): string | undefined {
-  if (/^[A-Za-z0-9][A-Za-z0-9._-]{0,199}$/.test(threadId) && !threadId.includes('..')) return undefined;
-  return `thread_id "${short(threadId)}" is not a thread id: pass the thread_id a previous call_perplexity_computer result returned.`;
-}
+export { threadIdProblem } from '../../protocol/thread-ids';
 
 export interface TurnArgs {
   message?: string;
@@ -62,12 +62,10 @@ export function accountChoiceProblem(args: TurnArgs, models: ModelsList): string
   return undefined;
 }
 
-export type InteractionType = ThreadCheckpointInteraction['type'];
-
 /**
- * The waiting interactions a reply is for: the one `followup_uuid` names; else, for answers, every
- * waiting question (they can be answered at once), and for the others the first of the wanted
- * type. The problem names followup_uuid or thread_id and says what the thread waits on.
+ * The waiting interactions a reply is for, by the one rule of lib/protocol/thread-replies.ts (the
+ * page applies the same one). The problem names followup_uuid or thread_id and says what the
+ * thread waits on.
  */
 export function pickInteractions(
   checkpoint: ThreadCheckpoint,
@@ -75,31 +73,9 @@ export function pickInteractions(
   followupUuid: string | undefined,
 ): { interactions: ThreadCheckpointInteraction[] } | { problem: string } {
   const waiting = checkpoint.interactions.filter((i) => i.requiresUserResponse);
-  const described = waiting.length ? waiting.map((i) => `${i.type} (followup_uuid ${i.followupUuid})`).join(', ') : 'nothing';
-  if (followupUuid !== undefined) {
-    const named = waiting.find((i) => i.followupUuid === followupUuid);
-    if (!named) return { problem: `followup_uuid "${short(followupUuid)}" matches nothing thread ${checkpoint.threadId} waits on; it waits on ${described}. Call read_thread to see what is waiting.` };
-    if (named.type !== wanted) return { problem: `followup_uuid "${followupUuid}" is a ${named.type}, not a ${wanted}: answer it with ${responderHint(named.type)}.` };
-    return { interactions: [named] };
-  }
-  const fitting = waiting.filter((i) => i.type === wanted);
-  if (fitting.length === 0) {
-    return { problem: `thread_id ${checkpoint.threadId} is not waiting on a ${wanted}; it waits on ${described}${checkpoint.event ? ` (event: ${checkpoint.event})` : ' (it is still working)'}. Call read_thread to see its state.` };
-  }
-  return { interactions: wanted === 'ask_user_question' ? fitting : fitting.slice(0, 1) };
-}
-
-function responderHint(type: InteractionType): string {
-  switch (type) {
-    case 'ask_user_question':
-      return 'answer_question';
-    case 'confirm_action':
-      return 'confirm_action_approve or confirm_action_deny';
-    case 'auth_required':
-      return 'notify_connected after signing in';
-    default:
-      return 'call_perplexity_computer after completing it in Perplexity';
-  }
+  const state = checkpoint.event ? ` (event: ${checkpoint.event})` : ' (it is still working)';
+  const picked = replyTargets(waiting, wanted, followupUuid, checkpoint.threadId, undefined, state);
+  return 'targets' in picked ? { interactions: picked.targets } : picked;
 }
 
 /**

@@ -120,10 +120,12 @@ async function reply(
     const attachments = context.attachments.payloads(args.attachment_urls);
     // Several questions answered at once go without a followup_uuid: the page routes them by question.
     const followupUuid = picked.interactions.length === 1 ? picked.interactions[0]?.followupUuid : undefined;
+    // What *Require approval* shows the person: the prompt's own words.
+    const about = clip(picked.interactions.map((i) => (i.type === 'auth_required' ? (i.displayName ?? i.connector ?? i.text) : i.text)).join(' / '), 2000);
     return runTurn(context, args.thread_id, (onProgress) =>
       context.browser.call(
         'threads.respond',
-        { threadId: args.thread_id, followupUuid, reply: built, attachments, tabCap },
+        { threadId: args.thread_id, followupUuid, about, reply: built, attachments, tabCap },
         { signal: context.signal, timeoutMs: SUBMIT_TIMEOUT_MS, onProgress },
       ),
     );
