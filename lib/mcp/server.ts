@@ -5,6 +5,7 @@ import {
   type CallToolResult,
   CallToolRequestSchema,
   ElicitResultSchema,
+  ListToolsRequestSchema,
   ErrorCode,
   McpError,
   type ServerNotification,
@@ -18,6 +19,8 @@ import { VERSION } from '../relay/version';
 import type { AttachmentAccess } from './attachments/http';
 import type { BrowserGateway } from './gateway';
 import { type SessionMemory, type ToolContext, type ToolDefinition, toolAccess } from './tool';
+import { toolListing } from './tool-listing';
+import { EVENT_GUIDE } from './tools/threads';
 
 /**
  * One McpServer per client session, each with its own gateway (its own relay connection), so
@@ -34,10 +37,25 @@ export interface SessionOptions {
   attachments: AttachmentAccess;
 }
 
-const INSTRUCTIONS =
-  'comet-relay drives Perplexity in the user\'s own browser. Typical use: comet_ask, then comet_wait for the answer, then comet_get_sources. ' +
-  'For long multi-step work hand a task to Perplexity Computer with call_perplexity_computer and keep its thread_id for follow-ups. ' +
-  'If a tool says no browser is connected, ask the user to open their browser with the comet-relay extension.';
+/**
+ * What a client puts before the tools (MCP initialize): the way through them, and the thread
+ * family's event guide when that family is served. The guide is said here and in the one tool
+ * that starts threads; the tools that answer a thread point back to it.
+ */
+export function instructionsFor(tools: ToolDefinition[]): string {
+  const names = new Set(tools.map((tool) => tool.name));
+  return [
+    "comet-relay drives Perplexity in the user's own browser.",
+    names.has('comet_ask') ? 'Typical use: comet_ask, then comet_wait for the answer, then comet_get_sources.' : '',
+    names.has('call_perplexity_computer')
+      ? 'For long multi-step work hand a task to Perplexity Computer with call_perplexity_computer and keep its thread_id for follow-ups. ' +
+        `${EVENT_GUIDE} Progress notifications carry the thread_id from the first one on.`
+      : '',
+    'If a tool says no browser is connected, ask the user to open their browser with the comet-relay extension.',
+  ]
+    .filter(Boolean)
+    .join(' ');
+}
 
 type Extra = RequestHandlerExtra<ServerRequest, ServerNotification>;
 
@@ -67,7 +85,7 @@ export function createSessionServer({ tools, settings, gateway, attachments }: S
   const server = new McpServer(
     { name: 'comet-relay', version: VERSION },
     {
-      instructions: INSTRUCTIONS,
+      instructions: instructionsFor(tools),
       ...(offersTasks ? { capabilities: { tasks: { list: {}, cancel: {}, requests: { tools: { call: {} } } } }, taskStore: tasks.store } : {}),
     },
   );
@@ -146,6 +164,10 @@ export function createSessionServer({ tools, settings, gateway, attachments }: S
     );
     if (tool.taskSupport) registered.execution = { taskSupport: tool.taskSupport };
   }
+
+  // Our own listing (tool-listing.ts): lean, portable JSON Schemas instead of the SDK's conversion.
+  const listing = { tools: tools.map(toolListing) };
+  server.server.setRequestHandler(ListToolsRequestSchema, () => listing);
 
   server.server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
     const entry = byName.get(request.params.name);

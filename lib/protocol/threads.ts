@@ -184,7 +184,9 @@ export const ThreadAsset = z.object({
   root_asset_id: z.string().nullable(),
   parent_asset_id: z.string().nullable(),
   published_url: z.string().nullable(),
-});
+})
+  // Named: tools/list writes its fields under $defs (lib/mcp/tool-listing.ts); other nested parts are typed only.
+  .meta({ id: 'thread_asset' });
 export type ThreadAsset = z.infer<typeof ThreadAsset>;
 
 // ── what the Node side sends ─────────────────────────────────────────────────

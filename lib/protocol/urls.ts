@@ -3,10 +3,14 @@
 export const PERPLEXITY_MATCHES = ['https://www.perplexity.ai/*', 'https://perplexity.ai/*'];
 export const PERPLEXITY_HOME = 'https://www.perplexity.ai/';
 /**
- * The optional host permission the person grants from the side panel ("Let agents read other tabs"):
- * reading tabs that are not Perplexity, and any screenshot (Chromium's captureVisibleTab wants it too).
+ * The optional host permission the person grants from the side panel (TAB_ACCESS_GRANT): any
+ * screenshot, the Perplexity tab's included (Chromium's captureVisibleTab wants access to every
+ * site), and reading tabs that are not Perplexity.
  */
 export const OTHER_TABS_ORIGINS = ['<all_urls>'];
+
+/** That grant's name, named for both things it allows: the panel's button, refusals, doctor and tool texts say it so. */
+export const TAB_ACCESS_GRANT = 'Let agents take screenshots and read other tabs';
 
 /** True for perplexity.ai and its subdomains, compared on the parsed, punycode-normalised hostname. */
 export function isPerplexityHost(hostname: string): boolean {

@@ -4,7 +4,7 @@
  * baseline that reads the same page the way the CDP-based server does. Prints a markdown table.
  * A missed target is reported, not fatal: the process fails only if the bench itself broke.
  *
- * `npm run bench -- --only a,b` runs some of the measurements (a–m) while working on one.
+ * `npm run bench -- --only a,b` runs some of the measurements (a–n) while working on one.
  * Every row prints beside the figure the previous run measured for it (.cache/bench-last.json).
  * `--soak-seconds N` shortens the soak (h; 600 s by default), `--fuzz-frames N` the fuzz (g; 100,000).
  */
@@ -32,6 +32,8 @@ import { ThreadWorld } from '../support/thread-world';
 import { measureCheckpointLatency, parallelThreads } from './threads';
 import { measureReconnect } from './reconnect';
 import { measureOurWait } from './wait-latency';
+import { ourWeight, playwrightMcpWeight } from './tool-surface';
+import { MODEL_BYTES_BUDGET, WHOLE_BYTES_BUDGET } from '../support/tool-weight';
 
 /** The simulated site's speed: a `short` answer streams for 0.5 s instead of 1 s. Latency is measured from its finish. */
 const SPEED = 2;
@@ -71,6 +73,7 @@ type Phase = (bench: Bench) => Promise<Row[]>;
  */
 const PHASES: [string, Phase][] = [
   ['d', bundlePhase],
+  ['n', toolSurfacePhase],
   ['a', answerLatencyPhase],
   ['b', roundTripPhase],
   ['e', fanOutPhase],
@@ -174,6 +177,41 @@ async function bundlePhase(): Promise<Row[]> {
     });
   }
   return rows;
+}
+
+// ── (n) ───────────────────────────────────────────────────────────────────────
+
+/** What a model reads of our tools/list, and the whole list, from the real `comet-relay mcp`. */
+async function toolSurfacePhase({ world }: Bench): Promise<Row[]> {
+  log('(n) tools/list weight, ours and Playwright MCP\'s (when installed)');
+  const ours = await ourWeight(world.client);
+  const playwright = await playwrightMcpWeight().catch((error: Error) => {
+    log(`(n) Playwright MCP did not list its tools: ${error.message}`);
+    return undefined;
+  });
+  const beside = playwright
+    ? `Playwright MCP ${playwright.version}: ${kB(playwright.modelBytes)} for its ${playwright.tools} tools (${((ours.modelBytes / playwright.modelBytes) * 100).toFixed(0)} % of it), whole list ${kB(playwright.wholeBytes)}`
+    : 'Playwright MCP not installed (PLAYWRIGHT_MCP=folder of a scratch `npm i @playwright/mcp` to compare)';
+  return [
+    {
+      measure: '(n) tools/list: what a model reads (name, title, description, input schema)',
+      n: String(ours.tools),
+      median: kB(ours.modelBytes),
+      tail: '',
+      target: `≤ ${kB(MODEL_BYTES_BUDGET)}`,
+      mark: verdict(ours.modelBytes <= MODEL_BYTES_BUDGET),
+      note: beside,
+    },
+    {
+      measure: '(n) tools/list: the whole list (output schemas, annotations too)',
+      n: String(ours.tools),
+      median: kB(ours.wholeBytes),
+      tail: `${ours.findings} --strict findings`,
+      target: `≤ ${kB(WHOLE_BYTES_BUDGET)}, no findings`,
+      mark: verdict(ours.wholeBytes <= WHOLE_BYTES_BUDGET && ours.findings === 0),
+      note: 'compact JSON, UTF-8 bytes; findings: the MCP Inspector --strict rules (tests/support/tool-weight.ts)',
+    },
+  ];
 }
 
 // ── (a) ───────────────────────────────────────────────────────────────────────

@@ -87,10 +87,11 @@ describe('thread tools in the session server', () => {
       expect(byName.get(name)?.execution?.taskSupport, name).toBe('optional');
       expect(byName.get(name)?.outputSchema?.properties, name).toHaveProperty('task_status');
     }
-    expect(byName.get('read_thread')?.execution?.taskSupport).toBe('forbidden');
+    // No `execution` means taskSupport forbidden (the spec's default), so the list leaves it out.
+    expect(byName.get('read_thread')?.execution).toBeUndefined();
     expect(byName.get('read_thread')?.annotations?.readOnlyHint).toBe(true);
     expect(byName.get('confirm_action_approve')?.annotations?.destructiveHint).toBe(true);
-    expect(byName.get('comet_ask')?.execution?.taskSupport).toBe('forbidden');
+    expect(byName.get('comet_ask')?.execution).toBeUndefined();
   });
 
   it('a schema refusal names the field', async () => {

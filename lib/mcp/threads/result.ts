@@ -48,15 +48,26 @@ export const Interactive = z.object({
   reason: z.string().optional(),
   billing_url: z.string().optional(),
   quota_reset_date: z.string().optional(),
-});
+  /** read_thread only: the prompt's id under the seed's name for it there (the same as followup_uuid). */
+  request: z.object({ answer_submission_uuid: z.string() }).optional(),
+})
+  // Named: tools/list writes it once per schema, under $defs, with its fields (lib/mcp/tool-listing.ts).
+  .meta({ id: 'interactive' });
 export type Interactive = z.infer<typeof Interactive>;
 
-/** The task tools' result (call_perplexity_computer, answer_question, confirm_*, notify_connected). */
+/**
+ * The task tools' result (call_perplexity_computer, answer_question, confirm_*, notify_connected):
+ * one definition for the five. What each field means is said once, in call_perplexity_computer's
+ * description and the server's instructions (EVENT_GUIDE), not again here.
+ */
 export const ThreadResultShape = {
-  thread_id: z.string().optional().describe('Pass back as thread_id to continue this conversation. Absent when nothing was sent.'),
-  event: z.enum(THREAD_EVENTS).describe('What happened; see the tool description for what to do next.'),
-  text: z.string().describe('Markdown: the answer, the question, the action to confirm, or why it stopped.'),
-  task_status: TaskStatus.optional().describe('The MCP Tasks state of the Computer task itself.'),
+  /** Absent when nothing was sent. */
+  thread_id: z.string().optional(),
+  event: z.enum(THREAD_EVENTS),
+  /** Markdown: the answer, the question, the action to confirm, or why it stopped. */
+  text: z.string(),
+  /** The MCP Tasks state of the Computer task itself. */
+  task_status: TaskStatus.optional(),
   sources: z.array(ThreadSource).optional(),
   files: z.array(ThreadFile).optional(),
   wake_at: z.string().optional(),
@@ -79,11 +90,12 @@ export const TranscriptShape = {
       thread_status: z.string(),
       wake_at: z.string().nullable(),
       entries: z.array(z.object({ entry_id: z.string().nullable(), status: z.string() })),
-      interactions: z.array(Interactive.extend({ request: z.object({ answer_submission_uuid: z.string() }).optional() })),
+      interactions: z.array(Interactive),
       auth_requests: z.array(Interactive),
       form_links: z.array(z.object({ title: z.string(), url: z.string() })),
       source: z.string(),
     })
+    .meta({ id: 'web_state' })
     .nullable(),
   web_state_error: z.string().optional(),
 };

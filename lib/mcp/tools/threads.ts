@@ -13,31 +13,27 @@ import { clip, defineTool, errorText, type ToolContext, type ToolDefinition } fr
  * thread_id is the conversation's own id, so every tool works again after any restart.
  */
 
-const WHAT_TO_DO_NEXT =
-  'The result is a JSON object (also in structuredContent): thread_id (keep it), event, text, task_status, and sources / files / interactive when present. By event: ' +
-  'complete → done; error → read text; cancelled → start again or continue the thread; ' +
-  'ask_user_question → ask the user, then answer_question with interactive.followup_uuid; ' +
-  'confirm_action → ask the user, then confirm_action_approve or confirm_action_deny; ' +
-  'auth_required → have the user open interactive.auth_url and sign in, then notify_connected; ' +
-  'interaction_required → have the user complete interactive.url in Perplexity, then continue with call_perplexity_computer; ' +
-  'two_factor_required → follow text, then continue with the same thread_id; ' +
-  'sleep → nothing, it resumes at wake_at (read_thread to check); waiting → continue with call_perplexity_computer when ready; ' +
-  'insufficient_credits / access_denied → tell the user (interactive.billing_url); ' +
-  'timeout → still working: call read_thread with the thread_id, do NOT call call_perplexity_computer just to check (that sends a new message). ' +
-  'pending_interactions lists every waiting question when there are several. Progress notifications carry the thread_id from the first one on.';
+/**
+ * What to do after each event: said once, here, in the one tool that starts threads and in the
+ * server's instructions (lib/mcp/server.ts); the tools that answer a thread point back to it.
+ */
+export const EVENT_GUIDE =
+  'Returns thread_id (keep it), event, text, task_status and, when present, sources, files, interactive. By event: ' +
+  'complete: done. error: see text. cancelled: start again or continue. ' +
+  'ask_user_question: ask the user, then answer_question. confirm_action: ask the user, then confirm_action_approve or confirm_action_deny. ' +
+  'auth_required: the user signs in at interactive.auth_url, then notify_connected. ' +
+  'interaction_required (the user completes interactive.url), two_factor_required (follow text), waiting: then continue with thread_id. ' +
+  'sleep: resumes at wake_at. insufficient_credits, access_denied: tell the user (interactive.billing_url). ' +
+  'timeout: still working; check with read_thread, not by calling call_perplexity_computer (that sends a message). ' +
+  'Several prompts waiting: pending_interactions.';
 
-const threadId = z.string().min(1).max(200).describe('The thread_id a previous result returned.');
-const attachmentUrls = z
-  .array(z.string().max(4000))
-  .max(10)
-  .optional()
-  .describe('attachment_url values from create_attachment_upload (after uploading), for files to attach to this turn.');
-const followupUuid = z
-  .string()
-  .min(1)
-  .max(200)
-  .optional()
-  .describe('interactive.followup_uuid from the result (or request.answer_submission_uuid from read_thread). Pass it when present so the reply reaches the right prompt.');
+/** How a reply tool ends: the same hold and result as call_perplexity_computer. */
+const THEN_WAITS = 'Waits and returns like call_perplexity_computer.';
+
+// Named for what they take (a result's thread_id, create_attachment_upload's attachment_url, interactive.followup_uuid): no description needed.
+const threadId = z.string().min(1).max(200);
+const attachmentUrls = z.array(z.string().max(4000)).max(10).optional();
+const followupUuid = z.string().min(1).max(200).optional();
 
 // ── starting and continuing ──────────────────────────────────────────────────
 
@@ -45,18 +41,17 @@ const callComputer = defineTool({
   name: 'call_perplexity_computer',
   title: 'Call Perplexity Computer',
   description:
-    'Send a message to Perplexity Computer (a general-purpose agent: browsing, code, documents, connectors) to start a task, or continue a thread with thread_id. ' +
-    'The call waits until Computer finishes or needs you, for up to two minutes (longer when run as an MCP task), then returns. ' +
-    `Choose either mode, or model with an optional effort (see models_list). ${WHAT_TO_DO_NEXT}`,
+    'Send Perplexity Computer (an agent that browses, codes, writes documents, uses connectors) a new task, or a follow-up with thread_id; ' +
+    `waits up to 2 min (longer as an MCP task) for it to finish or need the user. ${EVENT_GUIDE}`,
   inputSchema: {
-    message: z.string().max(100_000).optional().describe('The task, or the follow-up message. Required for a new thread.'),
-    thread_id: threadId.optional().describe('Continue this thread (from a previous result). Omit to start a new one.'),
+    message: z.string().max(100_000).optional().describe('Required for a new thread.'),
+    thread_id: threadId.optional().describe('Continue this thread; omit to start one.'),
     attachment_urls: attachmentUrls,
-    project_uuid: z.string().min(1).max(200).optional().describe('Start the new conversation inside this Project (projects_list). Not with thread_id.'),
-    project_visibility: z.enum(['private', 'project']).optional().describe('private (default) or project (all Project members can view). Requires project_uuid.'),
-    mode: z.enum(COMPUTER_MODES).optional().describe('light, standard, high or ultra (as models_list offers). Not with model.'),
-    model: z.string().min(1).max(200).optional().describe('A model id from models_list. Not with mode.'),
-    effort: z.enum(EFFORTS).optional().describe("One of the model's efforts (models_list). Requires model; default: the model's default_effort."),
+    project_uuid: z.string().min(1).max(200).optional().describe('Start in this Project (projects_list); not with thread_id.'),
+    project_visibility: z.enum(['private', 'project']).optional().describe('Requires project_uuid. Default private; project: its members can view.'),
+    mode: z.enum(COMPUTER_MODES).optional().describe('As models_list offers; not with model.'),
+    model: z.string().min(1).max(200).optional().describe('An id from models_list; not with mode.'),
+    effort: z.enum(EFFORTS).optional().describe("One of the model's efforts; requires model. Default: its default_effort."),
   },
   outputSchema: ThreadResultShape,
   uses: ['account.models', 'threads.start', 'threads.send', 'threads.wait', 'threads.respond'],
@@ -137,12 +132,12 @@ const answerValue = z.union([z.string().max(10_000), z.number(), z.boolean(), z.
 const answerQuestion = defineTool({
   name: 'answer_question',
   title: 'Answer a question',
-  description:
-    "Answer Computer's question(s) after an ask_user_question event. answers maps each question (its id or its text, as interactive.questions lists them) to the user's answer; " +
-    `when a single question waits, a single answer under any key will do. Then waits like call_perplexity_computer. ${WHAT_TO_DO_NEXT}`,
+  description: `Give the user's answers to the question(s) of event ask_user_question. ${THEN_WAITS}`,
   inputSchema: {
     thread_id: threadId,
-    answers: z.record(z.string().max(10_000), answerValue).describe('Question id or question text → the answer (several choices as an array).'),
+    answers: z
+      .record(z.string().max(10_000), answerValue)
+      .describe('Question id or text (interactive.questions) → answer; several choices as an array. One question waiting: any key.'),
     attachment_urls: attachmentUrls,
     followup_uuid: followupUuid,
   },
@@ -164,12 +159,10 @@ function confirmTool(decision: 'approve' | 'deny'): ToolDefinition {
   return defineTool({
     name: approve ? 'confirm_action_approve' : 'confirm_action_deny',
     title: approve ? 'Approve an action' : 'Deny an action',
-    description:
-      `${approve ? 'Approve' : 'Deny'} the sensitive action Computer asked to confirm (a confirm_action event), only on the user's word. ` +
-      `result gives the reason. Then waits like call_perplexity_computer. ${WHAT_TO_DO_NEXT}`,
+    description: `${approve ? 'Approve' : 'Deny'} the action of event confirm_action, only on the user's word. ${THEN_WAITS}`,
     inputSchema: {
       thread_id: threadId,
-      result: z.string().max(5000).describe(approve ? 'Reason or message for the approval.' : 'Reason for denying the action.'),
+      result: z.string().max(5000).describe(approve ? 'Reason or message for the approval.' : 'Reason for denying it.'),
       attachment_urls: attachmentUrls,
       followup_uuid: followupUuid,
     },
@@ -188,12 +181,10 @@ function confirmTool(decision: 'approve' | 'deny'): ToolDefinition {
 const notifyConnected = defineTool({
   name: 'notify_connected',
   title: 'Sign-in done',
-  description:
-    'Resume a task after the user completed the sign-in of an auth_required event (opened interactive.auth_url and connected the service). ' +
-    `Not for optional_auth_requests. Then waits like call_perplexity_computer. ${WHAT_TO_DO_NEXT}`,
+  description: `Resume once the user finished the sign-in of event auth_required (not optional_auth_requests). ${THEN_WAITS}`,
   inputSchema: {
     thread_id: threadId,
-    message: z.string().max(5000).describe('A note about the completed connection, e.g. "Slack connected".'),
+    message: z.string().max(5000).describe('e.g. "Slack connected".'),
     attachment_urls: attachmentUrls,
   },
   outputSchema: ThreadResultShape,
@@ -211,8 +202,8 @@ const readThread = defineTool({
   name: 'read_thread',
   title: 'Read a thread',
   description:
-    "Read a thread's status, transcript (Markdown, most recent turns kept) and what it waits on (web_state: thread_status, wake_at, interactions, auth_requests, form_links) without sending anything. " +
-    'Use it after a timeout, a dropped connection or a sleep. idle or no interactions does not prove the task is finished; web_state.entries shows each turn\'s status.',
+    'Read a thread without sending anything: status, transcript (Markdown, latest turns kept), web_state (what it waits on). ' +
+    "Idle or no interactions does not mean finished: see each turn's status in web_state.entries.",
   inputSchema: { thread_id: threadId },
   outputSchema: TranscriptShape,
   uses: ['threads.read'],
@@ -233,7 +224,7 @@ const readThread = defineTool({
 const modelsList = defineTool({
   name: 'models_list',
   title: 'List modes and models',
-  description: 'List the modes, models and efforts this account may choose for call_perplexity_computer (use a model\'s id as model, and one of its efforts as effort).',
+  description: "List the modes, and the models with their efforts, this account offers call_perplexity_computer.",
   inputSchema: {},
   outputSchema: ModelsList.shape,
   uses: ['account.models'],
@@ -245,10 +236,10 @@ const modelsList = defineTool({
 const projectsList = defineTool({
   name: 'projects_list',
   title: 'List Projects',
-  description: 'List the Perplexity Projects you can access, 50 at a time, to find the project_uuid for call_perplexity_computer. Keep paging while next_cursor is not null.',
+  description: "List the user's Perplexity Projects (project_uuid), 50 a page; page on while next_cursor is not null.",
   inputSchema: {
-    search_term: z.string().max(500).optional().describe('Filter by a Project described in natural language.'),
-    cursor: z.string().max(200).optional().describe('next_cursor from a previous page.'),
+    search_term: z.string().max(500).optional().describe('A Project described in natural language.'),
+    cursor: z.string().max(200).optional(),
   },
   outputSchema: ProjectsPage.shape,
   uses: ['account.projects'],
@@ -261,12 +252,11 @@ const projectsList = defineTool({
 const listAssets = defineTool({
   name: 'list_thread_assets',
   title: 'List thread assets',
-  description:
-    'List the files (and apps, links) a thread produced, with asset_id for create_asset_download. Keep paging while next_cursor is not null, even when a filtered page is empty.',
+  description: 'List the files, apps and links a thread produced (asset_id); page on while next_cursor is not null, even past an empty page.',
   inputSchema: {
     thread_id: threadId,
-    entry_id: z.string().max(200).optional().describe('Only list assets from this turn.'),
-    cursor: z.string().max(200).optional().describe('next_cursor from a previous page.'),
+    entry_id: z.string().max(200).optional().describe("Only this turn's assets."),
+    cursor: z.string().max(200).optional(),
   },
   outputSchema: { assets: z.array(ThreadAsset), next_cursor: z.string().nullable() },
   uses: ['threads.assets'],
@@ -285,11 +275,10 @@ const listAssets = defineTool({
 const assetDownload = defineTool({
   name: 'create_asset_download',
   title: 'Asset download URL',
-  description:
-    'Create a fresh download URL for an asset of a thread (asset_id from list_thread_assets). expires_in_seconds says how long it lasts (null for hosted previews); call again for a new one.',
+  description: 'Make a fresh download URL for a thread asset; it lasts expires_in_seconds (null: hosted preview).',
   inputSchema: {
     thread_id: threadId,
-    asset_id: z.string().min(1).max(200).describe('An asset_id from list_thread_assets.'),
+    asset_id: z.string().min(1).max(200),
   },
   outputSchema: { asset_id: z.string(), url: z.string(), expires_in_seconds: z.number().int().nullable() },
   uses: ['threads.assetDownload'],
@@ -309,13 +298,12 @@ const attachmentUpload = defineTool({
   name: 'create_attachment_upload',
   title: 'Attachment upload envelope',
   description:
-    'Get an upload envelope for a file Computer should use: POST multipart/form-data to upload_url with every upload_fields entry as a field and the bytes as a part named "file" ' +
-    '(e.g. curl -F key=… -F token=… -F file=@report.pdf UPLOAD_URL; 204 means stored), then pass attachment_url in attachment_urls of a task tool. ' +
-    'The token works once and expires (expires_at); size_bytes must not exceed max_bytes of the setting (25 MB by default).',
+    'A one-use envelope to upload a file for Computer: before expires_at, POST multipart/form-data to upload_url, each upload_fields entry a field, the bytes part "file" ' +
+    '(204: stored); then pass attachment_url in attachment_urls. size_bytes ≤ max_bytes (25 MB default).',
   inputSchema: {
-    filename: z.string().max(255).describe('The file name with its extension, e.g. report.pdf (a name, not a path).'),
-    mime_type: z.string().max(255).describe('Content type, e.g. application/pdf or image/png.'),
-    size_bytes: z.number().int().min(0).describe('The file size in bytes.'),
+    filename: z.string().max(255).describe('A name with extension, not a path.'),
+    mime_type: z.string().max(255),
+    size_bytes: z.number().int().min(0),
   },
   outputSchema: {
     attachment_url: z.string(),
