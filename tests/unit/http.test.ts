@@ -141,7 +141,7 @@ describe('serve: abandoned sessions end (fault 7)', () => {
   });
 
   it('abandoned sessions do not grow memory', async () => {
-    const target = await serve({ COMET_SESSION_IDLE_TIMEOUT: 100 });
+    const target = await serve({ COMET_SESSION_IDLE_TIMEOUT: 400 });
     v8.setFlagsFromString('--expose-gc');
     const gc = vm.runInNewContext('gc') as () => void;
     const round = async (count: number) => {
