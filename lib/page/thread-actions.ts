@@ -129,6 +129,15 @@ function refused(ctx: PageContext, r: ThreadPageReader): NotSent | undefined {
   return refusal ? { notSent: true, ...refusal } : undefined;
 }
 
+/**
+ * Whether this document submitted a new task's prompt, and where: the worker asks it when a start
+ * failed, so a tab whose prompt went out (credits spent) is never closed as if nothing started.
+ */
+let submitted: { at: number; url: string } | undefined;
+export function lastSubmission(): { submitted: boolean; url: string } {
+  return { submitted: submitted !== undefined, url: submitted?.url ?? '' };
+}
+
 /** Starts a Computer task from the page this tab shows (home, or a Project's page). */
 export async function startThread(ctx: PageContext, watcher: PageWatcher, r: ThreadPageReader, params: StartParams, options: TurnOptions = {}): Promise<Submitted | NotSent> {
   const { signal, timeoutMs = 20_000 } = options;
@@ -147,6 +156,7 @@ export async function startThread(ctx: PageContext, watcher: PageWatcher, r: Thr
   }
   await attachFiles(ctx, r, params.attachments, undefined, signal);
   await ask(ctx, watcher, { prompt: params.message }, { answeredOtherwise: () => refused(ctx, r) !== undefined, ...(signal ? { signal } : {}) });
+  submitted = { at: Date.now(), url: ctx.doc.location.href };
   const outcome = await ctx.waitFor(() => refused(ctx, r) ?? (threadIdOfUrl(ctx.doc.location.href) ? ctx.doc.location.href : null), timeoutMs, signal);
   if (outcome && typeof outcome === 'object') return outcome;
   const url = outcome || undefined;

@@ -7,7 +7,7 @@ import { THREAD_JSON_READER_KIND, THREAD_PAGE_READER_KIND } from '../selectors/r
 import type { ThreadJsonReader, ThreadPageReader } from '../selectors/thread-schema';
 import type { HandlerContext } from './handlers';
 import { guarded, type KitHandlers, type PageKitHost } from './kits';
-import { sendFollowUp, startThread, type TurnSettings } from './thread-actions';
+import { lastSubmission, sendFollowUp, startThread, type TurnSettings } from './thread-actions';
 import { respond, respondInThread } from './thread-answers';
 import { pageAssets } from './thread-dom-reader';
 import { ThreadSession } from './thread-session';
@@ -96,6 +96,8 @@ export function threadHandlers({ win, driver, readers }: PageKitHost): KitHandle
       // The source that answered gives the link; the other's are there to resolve its ids.
       return { reading, links: reading.source === 'json' ? { ...cards, ...signed } : { ...signed, ...cards } };
     },
+    /** Worker-only: did a start in this tab submit its prompt (after a start failed)? */
+    'threads.submitted': async () => lastSubmission(),
     /** Worker-only: does this tab show the thread, or does its page say "not found"? */
     'threads.locate': async (params: ThreadParams) => {
       const s = threads();

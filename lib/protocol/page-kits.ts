@@ -26,6 +26,7 @@ export const PAGE_KITS = {
       'threads.assets',
       'threads.assetDownload',
       'threads.locate',
+      'threads.submitted',
       'page.respond',
     ],
   },

@@ -136,8 +136,10 @@ export class ThreadCalls {
     if (project !== undefined) checkThreadId(project, 'project_uuid', 'projects_list');
     const url = project ? readerPage(this.reader.projectPath.replace('{uuid}', encodeURIComponent(project)), `${this.reader.name} projectPath`) : PERPLEXITY_HOME;
     const tabId = await this.deps.tabs.open(url, cap);
+    let asked = false;
     try {
       await this.deps.pages.whenReady(tabId, READY_MS);
+      asked = true;
       const result = (await this.deps.tabs.use(tabId, () => this.deps.pages.request(tabId, 'threads.start', params, signal, progress))) as
         | { threadId: string }
         | { notSent: true };
@@ -146,14 +148,37 @@ export class ThreadCalls {
       else this.deps.tabs.assign(tabId, result.threadId);
       return result;
     } catch (error) {
-      // Nothing was started unless the tab now shows a thread: then it stays, found by its URL.
-      if (!threadIdOfUrl(this.deps.pages.state(tabId)?.url)) await this.deps.tabs.discard(tabId);
       const e = RelayError.from(error);
+      // A prompt that went out started a task (credits): its tab stays, and the caller is told not to resend.
+      if (asked && (await this.submittedIn(tabId))) {
+        if (e.code === 'CANCELLED') throw e;
+        throw new RelayError(
+          'AGENT_ERROR',
+          `The prompt was submitted in a background Perplexity tab, but comet-relay could not learn its thread_id (${e.message}). ` +
+            'Do not send it again: the task is running; its thread shows in the comet-relay side panel and in Perplexity\'s history (the tab stays open).',
+        );
+      }
+      await this.deps.tabs.discard(tabId);
       // A Project's page the page script cannot work in: most likely no such Project (the miss says what was looked for).
       if (project && e.code === 'SELECTOR_MISS') {
         throw new RelayError('INVALID_PARAMS', `project_uuid "${project}" matches no Project of this account, or its page ${url} is not one comet-relay can start a task on (${e.message}); projects_list lists them.`);
       }
       throw e;
+    }
+  }
+
+  /**
+   * Whether the start in this tab submitted its prompt: the tab shows a thread, or the page says it
+   * sent; when the page cannot say (it hangs, the call was cut off), it counts as sent — a tab left
+   * open costs less than a second task.
+   */
+  private async submittedIn(tabId: number): Promise<boolean> {
+    if (threadIdOfUrl(this.deps.pages.state(tabId)?.url)) return true;
+    try {
+      const said = (await this.deps.pages.request(tabId, 'threads.submitted', {}, AbortSignal.timeout(3000), () => {})) as { submitted?: boolean };
+      return said.submitted !== false;
+    } catch {
+      return true;
     }
   }
 

@@ -144,6 +144,17 @@ export class ThreadTabs {
   async open(url: string, cap: number, threadId?: string): Promise<number> {
     const check = checkPerplexityUrl(url);
     if (!check.ok) throw new RelayError('INVALID_URL', `comet-relay opens thread tabs on perplexity.ai only, and ${url} is not one: ${check.reason}.`);
+    // One open at a time: the cap's count and makeRoom's list of live tabs hold only while no other
+    // open is between its query and its create (concurrent opens overshot the cap, and a stale
+    // query dropped a just-opened tab from ours, so nothing ever closed it).
+    const run = this.opening.catch(() => {}).then(() => this.openNow(url, cap, threadId));
+    this.opening = run;
+    return run;
+  }
+
+  private opening: Promise<unknown> = Promise.resolve();
+
+  private async openNow(url: string, cap: number, threadId?: string): Promise<number> {
     await this.restored;
     await this.makeRoom(cap);
     const tab = await this.tabs.create(url);

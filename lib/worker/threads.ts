@@ -179,9 +179,11 @@ export class ThreadBook {
     if (!threadId) return false;
     let thread = this.agent.find((t) => t.threadId === threadId);
     if (!thread) {
-      if (!request.origin?.tool || event.phase !== 'start') return false;
+      // Listed once a call on it succeeded: an id that names no thread (a guess, a typo) never is.
+      if (!request.origin?.tool || event.phase !== 'end' || !event.ok) return false;
       thread = { key: `thread:${threadId}`, askId: request.id, title: threadId, newChat: false, status: 'unknown', latestStep: '', startedBy: by ?? 'An MCP client', threadId, updatedAt: event.at };
       this.agent.unshift(thread);
+      if (this.agent.length > MAX_AGENT_THREADS) this.agent.length = MAX_AGENT_THREADS;
     }
     thread.updatedAt = event.at;
     if (event.phase === 'start') {

@@ -181,3 +181,24 @@ describe('ThreadBook, Computer threads', () => {
     expect(book.list().map((t) => t.key)).toEqual(['start:s2']);
   });
 });
+
+describe('the thread list stays bounded', () => {
+  const origin = { clientId: 'c1', clientName: 'codex', tool: 'read_thread', summary: '' };
+  it('calls on threads that do not exist add nothing; calls that succeed add their thread, within the cap', () => {
+    const book = new ThreadBook();
+    for (let i = 0; i < 500; i++) {
+      const request = { kind: 'request' as const, id: `r${i}`, method: 'threads.read', params: { threadId: `no-such-thread-${i}` }, origin };
+      book.onCall({ phase: 'start', request, at: i });
+      book.onCall({ phase: 'end', request, at: i, ok: false, error: `[THREAD_NOT_FOUND] no-such-thread-${i}` });
+    }
+    expect(book.list().filter((t) => t.threadId?.startsWith('no-such-thread'))).toEqual([]);
+    for (let i = 0; i < 80; i++) {
+      const request = { kind: 'request' as const, id: `s${i}`, method: 'threads.read', params: { threadId: `t-${i}` }, origin };
+      book.onCall({ phase: 'start', request, at: 1000 + i });
+      book.onCall({ phase: 'end', request, at: 1000 + i, ok: true, result: {} });
+    }
+    const listed = book.list().filter((t) => t.threadId?.startsWith('t-'));
+    expect(listed.length).toBeLessThanOrEqual(50);
+    expect(listed[0]?.threadId).toBe('t-79');
+  });
+});

@@ -125,3 +125,30 @@ describe('thread tabs', () => {
     await expect(tabs.serialise('t', true, async () => 'ok')).resolves.toBe('ok');
   });
 });
+
+describe('thread tabs opened at the same time', () => {
+  /** A browser whose calls take a while, like chrome.tabs under load. */
+  function slowBrowser() {
+    const b = fakeBrowser();
+    const later = <T>(fn: () => Promise<T>, ms = 5) => new Promise<T>((resolve) => setTimeout(() => resolve(fn()), ms));
+    const { query, create } = b.api;
+    b.api.query = () => {
+      const snapshot = query();
+      return later(() => snapshot, 8);
+    };
+    b.api.create = (url) => later(() => create(url), 3);
+    return b;
+  }
+
+  it('never exceed the cap, and every tab we opened stays ours (closed by the cap, by discard)', async () => {
+    const b = slowBrowser();
+    const tabs = new ThreadTabs(b.api);
+    const opened = await Promise.all([tabs.open(TASK('a'), 2, 'a'), tabs.open(TASK('b'), 2, 'b'), tabs.open(TASK('c'), 2, 'c')]);
+    expect(new Set(opened).size).toBe(3);
+    const open = b.tabs.map((t) => t.id);
+    expect(open.length).toBeLessThanOrEqual(2);
+    expect(tabs.ownedTabs().map((t) => t.tabId).sort()).toEqual(open.sort());
+    for (const id of open) await tabs.discard(id as number);
+    expect(b.tabs).toEqual([]);
+  });
+});
