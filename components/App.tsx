@@ -5,6 +5,7 @@ import { ActivityCard } from './ActivityCard';
 import { Approvals } from './Approvals';
 import { ConnectionCard } from './ConnectionCard';
 import { ControlCard } from './ControlCard';
+import { FirstRunCard } from './FirstRunCard';
 import { ModeCard } from './ModeCard';
 import { SelectorsCard } from './SelectorsCard';
 import { ThreadsCard } from './ThreadsCard';
@@ -18,6 +19,7 @@ export function App({ connection }: { connection: PanelConnection }) {
     <main class="panel">
       <h1 class="visually-hidden">comet-relay</h1>
       <Approvals approvals={state.approvals} connection={connection} />
+      <FirstRunCard allowed={state.otherTabs.allowed} />
       <ConnectionCard state={state} connection={connection} />
       <SelectorsCard packs={state.packs} problem={state.pageProblem} />
       <ModeCard state={state} connection={connection} />

@@ -1,6 +1,7 @@
 import { RelayError } from '../protocol/errors';
 import { EXTENSION_ORIGIN } from '../protocol/identity';
 import type { BrowserStatus } from '../protocol/methods';
+import { TAB_ACCESS_GRANT } from '../protocol/urls';
 import { type HostRecord, listHosts as realListHosts } from '../relay/discovery';
 import { readersInUse, SELECTOR_SET_KIND } from '../packs/kinds';
 import { type FolderReport, readPackFolder } from '../relay/pack-folder';
@@ -21,8 +22,10 @@ export interface DoctorCheck {
   ok: boolean;
   /** The check did not apply here (browser not installed, nothing to ask without a host). */
   skipped?: boolean;
+  /** Working as the person chose, but something is off they may want on (screenshots not allowed); `fix` says how. */
+  off?: boolean;
   detail: string;
-  /** One line: what to do. Present on every failed check. */
+  /** One line: what to do. Present on every failed check, and on every `off` one. */
   fix?: string;
 }
 
@@ -166,11 +169,31 @@ export async function doctor(options: DoctorOptions = {}): Promise<DoctorReport>
         const origin = tab.selectorSource && tab.selectorSource !== 'built-in' ? `from ${tab.selectorSource}` : 'built-in';
         add({ name: 'Perplexity tab', ok: true, detail: `"${tab.title}" (${tab.url}), page layout ${tab.selectorSet} (${origin})` });
       }
+      add(screenshotsCheck(status));
     }
   }
 
   const ok = checks.every((c) => c.ok);
   return { checks, ok, exitCode: ok ? 0 : 1 };
+}
+
+/**
+ * Whether comet_screenshot (and reading other tabs) may run. Not a fault when off: the person
+ * chooses; the check says how to allow it, so that nobody has to decode a refusal first.
+ */
+function screenshotsCheck(status: BrowserStatus): DoctorCheck {
+  const how = `open the comet-relay side panel and click “${TAB_ACCESS_GRANT}” (under Control, or in its first-run card)`;
+  if (status.tabAccess === undefined) {
+    return { name: 'screenshots', ok: true, skipped: true, detail: `skipped: extension ${status.extensionVersion} does not say; to allow screenshots, ${how}` };
+  }
+  if (status.tabAccess) return { name: 'screenshots', ok: true, detail: `allowed: agents may take screenshots and read other tabs (“${TAB_ACCESS_GRANT}” is on)` };
+  return {
+    name: 'screenshots',
+    ok: true,
+    off: true,
+    detail: 'not allowed: comet_screenshot is refused, of the Perplexity tab too (the browser lets an extension capture a tab only with access to all sites), and so is reading other tabs',
+    fix: `to allow them, ${how}`,
+  };
 }
 
 async function manifestChecks(options: DoctorOptions, resolved: Resolved): Promise<DoctorCheck[]> {
@@ -369,9 +392,10 @@ function withTimeout<T>(promise: Promise<T>, ms: number): Promise<T> {
 export function formatDoctor(report: DoctorReport): string {
   const lines: string[] = [];
   for (const check of report.checks) {
-    const mark = check.skipped ? '-' : check.ok ? '✔' : '✘';
+    const mark = check.skipped ? '-' : check.off ? '○' : check.ok ? '✔' : '✘';
     lines.push(`${mark} ${check.name} — ${check.detail}`);
     if (!check.ok && check.fix) lines.push(`    fix: ${check.fix}`);
+    else if (check.off && check.fix) lines.push(`    ${check.fix}`);
   }
   const failed = report.checks.filter((c) => !c.ok);
   const first = failed[0];

@@ -47,6 +47,8 @@ export const BrowserStatus = z.object({
   extensionVersion: z.string(),
   perplexityTab: PerplexityTabStatus.nullable(),
   tabCount: z.number().int(),
+  /** Whether the person gave TAB_ACCESS_GRANT (screenshots, other tabs); absent from an extension older than this field. */
+  tabAccess: z.boolean().optional(),
 });
 export type BrowserStatus = z.infer<typeof BrowserStatus>;
 

@@ -127,7 +127,7 @@ export const PanelState = z.object({
   threads: z.array(ThreadEntry),
   activity: z.array(ActivityEntry),
   settings: ControlSettings,
-  /** The optional permission to read and capture tabs that are not Perplexity ("Let agents read other tabs"). */
+  /** The optional permission for screenshots and for reading tabs that are not Perplexity (TAB_ACCESS_GRANT in lib/protocol/urls.ts). */
   otherTabs: z.object({ allowed: z.boolean() }),
   approvals: z.array(PendingApproval),
   packs: PackView,

@@ -11,6 +11,7 @@ export const OTHER_TABS_ORIGINS = ['<all_urls>'];
 
 /** That grant's name, named for both things it allows: the panel's button, refusals, doctor and tool texts say it so. */
 export const TAB_ACCESS_GRANT = 'Let agents take screenshots and read other tabs';
+export const TAB_ACCESS_WITHDRAW = 'Stop agents taking screenshots and reading other tabs';
 
 /** True for perplexity.ai and its subdomains, compared on the parsed, punycode-normalised hostname. */
 export function isPerplexityHost(hostname: string): boolean {

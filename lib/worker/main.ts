@@ -7,6 +7,7 @@ import { ActionIndicator } from './action-state';
 import { browser, chromeExtras, lastErrorMessage } from './ext';
 import { detectBrowser, loadProfile } from './identity';
 import { NativeLink, RECONNECT_ALARM } from './native-link';
+import { otherTabsAllowed } from './other-tabs';
 import { PackStore } from './packs';
 import { PageHub } from './pages';
 import { PanelService } from './panel-service';
@@ -73,6 +74,7 @@ export function startWorker(): void {
             }
           : null,
       tabCount: (await browser.tabs.query({})).length,
+      tabAccess: await otherTabsAllowed(),
     };
   };
 

@@ -1,6 +1,6 @@
 import type { Tabs } from 'webextension-polyfill';
 import { RelayError } from '../protocol/errors';
-import { OTHER_TABS_ORIGINS } from '../protocol/urls';
+import { OTHER_TABS_ORIGINS, TAB_ACCESS_GRANT } from '../protocol/urls';
 import { browser } from './ext';
 
 /**
@@ -9,13 +9,12 @@ import { browser } from './ext';
  * also subject to Read-only and Require approval (lib/worker/policy.ts, decideOtherTab). Chromium
  * lets an extension capture any tab, Perplexity's included, only with that same permission.
  */
-export const ALLOW_OTHER_TABS = '“Let agents read other tabs”';
 
 export async function otherTabsAllowed(): Promise<boolean> {
   return browser.permissions.contains({ origins: [...OTHER_TABS_ORIGINS] }).catch(() => false);
 }
 
-const HOW_TO_ALLOW = `To allow it, open the comet-relay side panel and click ${ALLOW_OTHER_TABS} under Control.`;
+const HOW_TO_ALLOW = `To allow it, open the comet-relay side panel and click “${TAB_ACCESS_GRANT}” under Control.`;
 
 function clip(text: string, max: number): string {
   const flat = text.replace(/\s+/g, ' ').trim();
@@ -34,6 +33,6 @@ export function otherTabsRefused(what: string): RelayError {
 export function screenshotsRefused(): RelayError {
   return new RelayError(
     'PERMISSION_DENIED',
-    `Screenshots are off: the browser lets an extension capture a tab only once it may read every site. ${HOW_TO_ALLOW}`,
+    `Screenshots, the Perplexity tab's too, need the grant “${TAB_ACCESS_GRANT}”: the browser lets an extension capture a tab only once it may read every site. ${HOW_TO_ALLOW}`,
   );
 }

@@ -121,7 +121,7 @@ export function defineCometToolSuite(generation: 'A' | 'B', language: SimLanguag
       // Chromium captures tabs only with the optional all-sites permission, which the person grants in the panel.
       const refused = await world.call('comet_screenshot');
       expect(refused.isError).toBe(true);
-      expect(refused.text).toMatch(/^\[PERMISSION_DENIED\] Screenshots are off.*“Let agents read other tabs”/);
+      expect(refused.text).toMatch(/^\[PERMISSION_DENIED\] Screenshots, the Perplexity tab's too, need the grant “Let agents take screenshots and read other tabs”.*open the comet-relay side panel/);
       await allowOtherTabsFromPanel(world.harness);
       const other = await world.harness.context.newPage();
       await other.goto('about:blank');

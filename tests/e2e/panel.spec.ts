@@ -52,6 +52,23 @@ test.describe('side panel on generation B', () => {
   });
   test.afterAll(async () => world?.harness.close());
 
+  test("a new install's first-run card offers the screenshot grant once, by its name", async () => {
+    const { panel, harness } = world;
+    const card = panel.getByTestId('first-run');
+    await expect(card.getByRole('button', { name: 'Let agents take screenshots and read other tabs' })).toBeVisible();
+    await expect(card).toContainText('Screenshots, even of the Perplexity tab');
+    await card.getByRole('button', { name: 'Not now' }).click();
+    await expect(card).toHaveCount(0);
+    // Once: a new panel does not offer it again; Control still does.
+    const again = await harness.openPanel();
+    try {
+      await expect(again.getByTestId('other-tabs').getByRole('button', { name: 'Let agents take screenshots and read other tabs' })).toBeVisible();
+      await expect(again.getByTestId('first-run')).toHaveCount(0);
+    } finally {
+      await again.close();
+    }
+  });
+
   test('the connection card shows the host, the attached client and the selector set', async () => {
     const { panel } = world;
     await expect(panel.getByTestId('link-state')).toHaveAttribute('data-state', 'connected');

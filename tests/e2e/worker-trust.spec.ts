@@ -92,7 +92,7 @@ test('another tab is read only once the person allows it in the side panel, fenc
   for (const [tool, args] of [['comet_get_page_content', {}], ['comet_screenshot', {}]] as const) {
     const refused = await call(tool, args);
     expect(refused.isError, tool).toBe(true);
-    expect(refused.text, tool).toMatch(/^\[PERMISSION_DENIED\] .*“Let agents read other tabs”/);
+    expect(refused.text, tool).toMatch(/^\[PERMISSION_DENIED\] .*“Let agents take screenshots and read other tabs”/);
   }
 
   await allowOtherTabsFromPanel(harness);
@@ -135,7 +135,7 @@ test('another tab is read only once the person allows it in the side panel, fenc
   // Revoked from the panel: refused again.
   await revokeOtherTabsFromPanel(harness);
   await call('comet_switch_tab', { tabId: otherTab?.id });
-  expect((await call('comet_get_page_content', {})).text).toMatch(/^\[PERMISSION_DENIED\] .*“Let agents read other tabs”/);
+  expect((await call('comet_get_page_content', {})).text).toMatch(/^\[PERMISSION_DENIED\] .*“Let agents take screenshots and read other tabs”/);
   await call('comet_switch_tab', { tabId: perplexityTab?.id });
   await other.close();
 });

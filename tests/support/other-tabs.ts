@@ -1,9 +1,10 @@
 import { expect } from '@playwright/test';
+import { TAB_ACCESS_GRANT, TAB_ACCESS_WITHDRAW } from '../../lib/protocol/urls';
 import type { Harness } from './harness';
 
 /**
  * Granting the extension's optional access to other tabs (`<all_urls>`) the way a person does: a
- * click on "Let agents read other tabs" in the side panel, which calls `permissions.request`.
+ * click on TAB_ACCESS_GRANT ("Let agents take screenshots and read other tabs") in the side panel, which calls `permissions.request`.
  *
  * Chromium answers that call with a confirmation dialog, which headless Chromium cannot show or
  * click. It skips the dialog when the person has already allowed the extension on all sites in
@@ -24,23 +25,24 @@ export async function allowAllSitesInExtensionsPage(harness: Harness): Promise<v
   }
 }
 
-/** Clicks "Let agents read other tabs" in a fresh side panel and waits until the worker says it is allowed. */
+/** Clicks the grant under Control in a fresh side panel and waits until the worker says it is allowed. */
 export async function allowOtherTabsFromPanel(harness: Harness): Promise<void> {
   await allowAllSitesInExtensionsPage(harness);
   const panel = await harness.openPanel();
   try {
-    await panel.getByRole('button', { name: 'Let agents read other tabs' }).click();
+    // Under Control: a fresh profile's panel offers the same grant in its first-run card too.
+    await panel.getByTestId('other-tabs').getByRole('button', { name: TAB_ACCESS_GRANT }).click();
     await expect(panel.getByTestId('other-tabs')).toHaveAttribute('data-allowed', 'true');
   } finally {
     await panel.close();
   }
 }
 
-/** Clicks "Stop letting agents read other tabs" and waits until the worker says it is off. */
+/** Clicks the withdrawal under Control and waits until the worker says it is off. */
 export async function revokeOtherTabsFromPanel(harness: Harness): Promise<void> {
   const panel = await harness.openPanel();
   try {
-    await panel.getByRole('button', { name: 'Stop letting agents read other tabs' }).click();
+    await panel.getByTestId('other-tabs').getByRole('button', { name: TAB_ACCESS_WITHDRAW }).click();
     await expect(panel.getByTestId('other-tabs')).toHaveAttribute('data-allowed', 'false');
   } finally {
     await panel.close();

@@ -76,6 +76,7 @@ describe('doctor', () => {
       'host running',
       'extension connected',
       'Perplexity tab',
+      'screenshots',
     ]);
     expect(report.exitCode).toBe(0);
     expect(check(report, 'manifest (chromium)')).toMatchObject({ ok: true });
@@ -174,6 +175,28 @@ describe('doctor', () => {
     await install({ ...s, browsers: ['chromium'] });
     const report = await doctor({ ...s, listHosts: () => [host()], queryStatus: () => new Promise(() => {}), statusTimeoutMs: 20 });
     expect(check(report, 'extension connected').detail).toContain('did not answer within');
+  });
+
+  it('says whether screenshots are allowed and, when not, how to allow them, without calling it a problem', async () => {
+    const s = setup();
+    await install({ ...s, browsers: ['chromium'] });
+    let report = await doctor({ ...s, listHosts: () => [host()], queryStatus: async () => status({ tabAccess: false }) });
+    expect(check(report, 'screenshots')).toMatchObject({ ok: true, off: true, detail: expect.stringContaining('comet_screenshot is refused, of the Perplexity tab too') });
+    expect(check(report, 'screenshots').fix).toBe(
+      'to allow them, open the comet-relay side panel and click “Let agents take screenshots and read other tabs” (under Control, or in its first-run card)',
+    );
+    expect(report.exitCode).toBe(0);
+    const text = formatDoctor(report);
+    expect(text).toContain('○ screenshots — not allowed');
+    expect(text).toContain('\n    to allow them, open the comet-relay side panel');
+    expect(text.split('\n').at(-1)).toBe('Everything checked is working.');
+
+    report = await doctor({ ...s, listHosts: () => [host()], queryStatus: async () => status({ tabAccess: true }) });
+    expect(check(report, 'screenshots')).toMatchObject({ ok: true, detail: expect.stringMatching(/^allowed: agents may take screenshots and read other tabs/) });
+    expect(check(report, 'screenshots').off).toBeUndefined();
+    // An extension from before the field: doctor cannot tell, and says how to allow it anyway.
+    report = await doctor({ ...s, listHosts: () => [host()], queryStatus: async () => status() });
+    expect(check(report, 'screenshots')).toMatchObject({ ok: true, skipped: true, detail: expect.stringContaining('click “Let agents take screenshots and read other tabs”') });
   });
 
   it('no Perplexity tab, an unrecognised page, and a stale host version', async () => {

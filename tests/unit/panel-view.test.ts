@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { showFirstRun } from '../../lib/panel/first-run';
 import { activityOutcome, activityPhase, approvalSentence, formatDuration, MODE_OPTIONS, modeDisabledReason, modeName, shortUrl } from '../../lib/panel/view';
 import { PAGE_MODES } from '../../lib/protocol/page-methods';
 import type { ActivityEntry, PendingApproval } from '../../lib/protocol/panel';
@@ -46,5 +47,14 @@ describe('panel view helpers', () => {
     expect(approvalSentence(approval)).toBe('codex wants to send the prompt “hi”');
     expect(shortUrl('https://www.perplexity.ai/search/abc?x=1')).toBe('/search/abc?x=1');
     expect(shortUrl('not a url')).toBe('not a url');
+  });
+});
+
+describe('the first-run card', () => {
+  it('shows once storage said it was never finished, and never when the grant is already given', () => {
+    expect(showFirstRun(undefined, false)).toBe(false);
+    expect(showFirstRun(false, false)).toBe(true);
+    expect(showFirstRun(true, false)).toBe(false);
+    expect(showFirstRun(false, true)).toBe(false);
   });
 });
