@@ -110,8 +110,8 @@ function blocksOf(group: Group, others: Element[], set: SelectorSet): Element[] 
   const start = (group.question ?? group.answers[0]) as Element;
   if (group.question && group.answers.length > 0 && group.answers.every((a) => group.question?.contains(a))) return [group.question];
   const holdsOther = (el: Element) => others.some((o) => el.contains(o));
-  const stop = (el: Element) =>
-    holdsOther(el) || matchesAny(el, set.threadColumn) || first(el, set.composer) !== null || first(el, set.outsideThread) !== null;
+  // Not the thread column: the February layout puts that class on each turn's own wrappers too.
+  const stop = (el: Element) => holdsOther(el) || first(el, set.composer) !== null || first(el, set.outsideThread) !== null;
   let root = start;
   for (let p = root.parentElement; p && p !== root.ownerDocument.body && !stop(p); p = p.parentElement) root = p;
   const blocks = [root];
