@@ -1,6 +1,6 @@
 import { isPerplexityHost } from '../protocol/urls';
 import type { SelectorSet } from '../selectors';
-import { all, cleanText, first, matches, sortInDocumentOrder, spokenText, union } from './dom';
+import { all, cleanText, first, matches, outermost, type Scope, sortInDocumentOrder, spokenText, union } from './dom';
 
 /**
  * Sources of an answer, gathered from every place the page shows them and merged: inline
@@ -11,6 +11,11 @@ import { all, cleanText, first, matches, sortInDocumentOrder, spokenText, union 
 export interface Source {
   title: string;
   url?: string;
+  /**
+   * The page itself marks this URL as a citation (its URL attribute): kept even on Perplexity's own
+   * host (Deep Research cites its help pages), where a mere link is page chrome. Not returned.
+   */
+  cited?: true;
 }
 
 /** Canonical form for comparing: no scheme difference, no www., no fragment, no tracking, no trailing slash. */
@@ -48,14 +53,16 @@ export function groupedCount(text: string, set: SelectorSet): number {
   return m ? Number(m[2] ?? 0) : 0;
 }
 
-export function fromInlineCitations(root: ParentNode, set: SelectorSet, base: string): Source[] {
+/** Inline citations, outermost only: the live page nests a second citation span, with no URL, in each. */
+export function fromInlineCitations(root: Scope, set: SelectorSet, base: string): Source[] {
   const out: Source[] = [];
-  for (const el of union(root, set.citationInline)) {
+  for (const el of outermost(union(root, set.citationInline))) {
     const link = matches(el, set.link) ? el : first(el, set.link);
-    const raw = el.getAttribute(set.citationUrlAttr) ?? link?.getAttribute('href') ?? '';
+    const marked = el.getAttribute(set.citationUrlAttr);
+    const raw = marked ?? link?.getAttribute('href') ?? '';
     const title = citationName(cleanText(el), set);
     const url = raw ? absolute(raw, base) : null;
-    if (url) out.push({ title, url: url.href });
+    if (url) out.push({ title, url: url.href, ...(marked ? { cited: true as const } : {}) });
   }
   return out;
 }
@@ -72,7 +79,7 @@ export function fromBadges(badges: Element[], base: string): Source[] {
 }
 
 /** Generation A's `<a href>` badges, and any other link inside the answer. */
-export function fromLinks(roots: Element[], set: SelectorSet, base: string): Source[] {
+export function fromLinks(roots: readonly Scope[], set: SelectorSet, base: string): Source[] {
   return fromBadges(
     roots.flatMap((root) => all(root, set.citationBadge)),
     base,
@@ -141,7 +148,7 @@ export function mergeSources(...lists: Source[][]): Source[] {
   for (const list of lists) {
     for (const s of list) {
       if (s.url) {
-        if (!isExternal(s.url)) continue;
+        if (!s.cited && !isExternal(s.url)) continue;
         const key = normalizeUrl(s.url);
         if (!key) continue;
         const seen = byUrl.get(key);
