@@ -6,33 +6,53 @@
  *   a[]            every element of the array a
  *   a[0], a[-1]    one element (negative counts from the end)
  *   a[k=v]         the elements of a (or a itself, if an object) whose field k is "v"
- *   a[k=v|w]       … "v" or "w"
+ *   a[k=v|w]       … "v" or "w"; k may be a dotted path (`a[value.mode=asi]`)
+ *   a{}            every entry of the object a, as `{ key, value }` (the real models config is
+ *                  an object keyed by model id: `models{}[value.mode=asi]`, then `key`, `value.label`)
  *   []  [k=v]      the same, applied to the current value (a path may start with them)
  *
  * A path yields every value it reaches, in order; missing fields and nulls yield nothing.
  */
 
-type Step = { key?: string; spread?: boolean; index?: number; filter?: { key: string; values: string[] } };
+type Step = { key?: string; spread?: boolean; entries?: boolean; index?: number; filter?: { key: string[]; values: string[] } };
 
 const cache = new Map<string, Step[]>();
+
+/** The path split on the dots outside brackets (a filter's key may hold dots). */
+function segments(path: string): string[] {
+  const out: string[] = [];
+  let current = '';
+  let depth = 0;
+  for (const ch of path) {
+    if (ch === '[') depth += 1;
+    else if (ch === ']') depth -= 1;
+    if (ch === '.' && depth === 0) {
+      out.push(current);
+      current = '';
+    } else current += ch;
+  }
+  out.push(current);
+  return out;
+}
 
 function parse(path: string): Step[] {
   const known = cache.get(path);
   if (known) return known;
   const steps: Step[] = [];
-  for (const segment of path.split('.')) {
-    const m = /^([^[\]]*)(?:\[([^\]]*)\])?$/.exec(segment);
+  for (const segment of segments(path)) {
+    const m = /^([^[\]{}]*)(\{\})?(?:\[([^\]]*)\])?$/.exec(segment);
     if (!m) throw new Error(`bad JSON path segment "${segment}" in "${path}"`);
-    const [, key, bracket] = m;
+    const [, key, braces, bracket] = m;
     const step: Step = {};
     if (key) step.key = key;
+    if (braces) step.entries = true;
     if (bracket !== undefined) {
       if (bracket === '') step.spread = true;
       else if (/^-?\d+$/.test(bracket)) step.index = Number(bracket);
       else {
         const eq = bracket.indexOf('=');
         if (eq <= 0) throw new Error(`bad filter "[${bracket}]" in "${path}"`);
-        step.filter = { key: bracket.slice(0, eq), values: bracket.slice(eq + 1).split('|') };
+        step.filter = { key: bracket.slice(0, eq).split('.'), values: bracket.slice(eq + 1).split('|') };
       }
     }
     steps.push(step);
@@ -44,7 +64,9 @@ function parse(path: string): Step[] {
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
 function matches(v: unknown, filter: NonNullable<Step['filter']>): boolean {
-  return isObject(v) && filter.values.includes(String(v[filter.key]));
+  let field: unknown = v;
+  for (const k of filter.key) field = isObject(field) ? field[k] : undefined;
+  return field !== undefined && filter.values.includes(String(field));
 }
 
 export function evalPath(root: unknown, path: string): unknown[] {
@@ -54,7 +76,12 @@ export function evalPath(root: unknown, path: string): unknown[] {
     for (const value of current) {
       const v = step.key === undefined ? value : isObject(value) ? value[step.key] : undefined;
       if (v === undefined || v === null) continue;
-      if (step.spread) {
+      if (step.entries) {
+        if (isObject(v)) {
+          const entries = Object.entries(v).map(([key, value]) => ({ key, value }));
+          next.push(...(step.filter ? entries.filter((x) => matches(x, step.filter as NonNullable<Step['filter']>)) : entries));
+        }
+      } else if (step.spread) {
         if (Array.isArray(v)) next.push(...v);
       } else if (step.index !== undefined) {
         if (Array.isArray(v)) {

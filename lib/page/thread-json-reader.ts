@@ -60,11 +60,15 @@ function sourcesOf(entry: unknown, r: ThreadJsonReader): ThreadSource[] {
   return out;
 }
 
-function assetsOf(entry: unknown, entryId: string, r: ThreadJsonReader): ThreadAsset[] {
-  return pick(entry, r.entry.assets).values.map((a): ThreadAsset => {
+function assetsOf(entry: unknown, entryId: string, r: ThreadJsonReader, shared: unknown[] = []): ThreadAsset[] {
+  const seen = new Set<string>();
+  return [...pick(entry, r.entry.assets).values, ...shared].flatMap((a): ThreadAsset[] => {
+    const id = firstString(a, r.asset.id) ?? '';
+    if (id && seen.has(id)) return [];
+    seen.add(id);
     const size = firstNumber(a, r.asset.size);
-    return {
-      asset_id: firstString(a, r.asset.id) ?? '',
+    return [{
+      asset_id: id,
       entry_id: entryId,
       filename: firstString(a, r.asset.filename) ?? null,
       mime_type: firstString(a, r.asset.mediaType) ?? null,
@@ -75,20 +79,24 @@ function assetsOf(entry: unknown, entryId: string, r: ThreadJsonReader): ThreadA
       root_asset_id: firstString(a, r.asset.rootId) ?? null,
       parent_asset_id: firstString(a, r.asset.parentId) ?? null,
       published_url: firstString(a, r.asset.publishedUrl) ?? null,
-    };
+    }];
   });
+}
+
+/** The thread's files kept outside its entries (Computer's shared files). */
+function threadAssets(value: unknown, r: ThreadJsonReader): unknown[] {
+  return r.thread.assets ? pick(value, r.thread.assets).values : [];
 }
 
 /** The download URL (and its expiry, unix seconds) the JSON gives for each asset id. */
 export function assetLinks(value: unknown, r: ThreadJsonReader): Map<string, { url: string; expiresAt?: number }> {
   const out = new Map<string, { url: string; expiresAt?: number }>();
-  for (const entry of pick(value, r.thread.entries).values.flatMap((e) => (Array.isArray(e) ? e : []))) {
-    for (const a of pick(entry, r.entry.assets).values) {
-      const id = firstString(a, r.asset.id);
-      const url = firstString(a, r.asset.url);
-      const expiresAt = firstNumber(a, r.asset.expiresAt);
-      if (id && url) out.set(id, { url, ...(expiresAt !== undefined ? { expiresAt } : {}) });
-    }
+  const entries = pick(value, r.thread.entries).values.flatMap((e) => (Array.isArray(e) ? e : []));
+  for (const a of [...entries.flatMap((entry) => pick(entry, r.entry.assets).values), ...threadAssets(value, r)]) {
+    const id = firstString(a, r.asset.id);
+    const url = firstString(a, r.asset.url);
+    const expiresAt = firstNumber(a, r.asset.expiresAt);
+    if (id && url) out.set(id, { url, ...(expiresAt !== undefined ? { expiresAt } : {}) });
   }
   return out;
 }
@@ -143,27 +151,69 @@ function interactionOf(item: unknown, r: ThreadJsonReader): Interaction | undefi
   };
 }
 
-function isPending(item: unknown, r: ThreadJsonReader): boolean {
-  const responses = pick(item, r.userResponse.responses).values[0];
-  return !Array.isArray(responses) || responses.length === 0;
+/** Whether an item holds answers: its own `responses` (readers before 2026-12), or an answer item of the same id. */
+function answeredIn(item: unknown, answers: unknown[], r: ThreadJsonReader): unknown | undefined {
+  const u = r.userResponse;
+  const filled = (x: unknown) => {
+    const responses = pick(x, u.responses).values[0];
+    return Array.isArray(responses) && responses.length > 0;
+  };
+  if (filled(item)) return item;
+  const id = u.itemId ? firstString(item, u.itemId) : undefined;
+  return id === undefined ? undefined : answers.find((a) => firstString(a, u.itemId ?? []) === id && filled(a));
+}
+
+/** One item that asks the person something, with what they answered (none yet: `answers` empty). */
+export interface AskedItem {
+  interaction: Interaction;
+  answered: boolean;
+  answers: { question: string; answer: string }[];
+}
+
+/** Every item of an entry that asks the person something, answered or not, in order. */
+export function askedItems(entry: unknown, r: ThreadJsonReader): AskedItem[] {
+  const u = r.userResponse;
+  const answerItems = r.entry.userAnswers ? pick(entry, r.entry.userAnswers).values : [];
+  return pick(entry, r.entry.userResponses).values.flatMap((item) => {
+    const interaction = interactionOf(item, r);
+    if (!interaction) return [];
+    const answer = answeredIn(item, answerItems, r);
+    const answers = answer && u.answers
+      ? pick(answer, u.answers).values.map((a) => ({ question: firstString(a, u.answerQuestion ?? []) ?? '', answer: firstString(a, u.answerText ?? []) ?? '' }))
+      : [];
+    return [{ interaction, answered: answer !== undefined, answers }];
+  });
 }
 
 const has = (list: readonly string[], v: string | undefined) => v !== undefined && list.includes(v);
 
-function turnOf(entry: unknown, index: number, locked: ReturnType<typeof lockedOf>, isLast: boolean, r: ThreadJsonReader): TurnReading {
+/** What the thread-level part of the body says about its latest entry. */
+interface ThreadLevel {
+  locked: ReturnType<typeof lockedOf>;
+  wakeAt?: string;
+  /** The thread's own files (Computer's shared files), counted with its latest entry. */
+  assets: unknown[];
+}
+
+function turnOf(entry: unknown, index: number, thread: ThreadLevel, isLast: boolean, r: ThreadJsonReader): TurnReading {
+  const locked = thread.locked;
   const e = r.entry;
   const entryId = firstString(entry, e.id);
   const status = firstString(entry, e.status) ?? 'UNKNOWN';
   const answer = firstString(entry, e.answer) ?? strings(entry, e.answerChunks).join('');
   const workflow = firstString(entry, e.workflowStatus);
-  const items = pick(entry, e.userResponses).values;
-  const pending = items.filter((i) => isPending(i, r)).map((i) => interactionOf(i, r)).filter((i): i is Interaction => i !== undefined);
-  const required = pending.filter((i) => i.requiresUserResponse);
-  const optionalAuth = pending.filter((i) => !i.requiresUserResponse && i.type === 'auth_required');
-  const wakeAt = firstString(entry, e.wakeAt);
+  const w = r.values.workflow;
+  // Unanswered is not waiting: questions that time out stay unanswered while the work goes on (a
+  // research thread of 2026-07-31). The workflow's status says whether the person is waited on; a
+  // reader without that status falls back to "unanswered in a workflow that has not ended".
+  const ended = has(w.complete, workflow) || has(w.cancelled, workflow) || has(w.error, workflow);
+  const waitsOnPerson = w.awaitingUser ? has(w.awaitingUser, workflow) : !ended;
+  const unanswered = ended ? [] : askedItems(entry, r).filter((a) => !a.answered).map((a) => a.interaction);
+  const required = waitsOnPerson ? unanswered.filter((i) => i.requiresUserResponse) : [];
+  const optionalAuth = unanswered.filter((i) => !i.requiresUserResponse && i.type === 'auth_required');
+  const wakeAt = firstString(entry, e.wakeAt) ?? (isLast ? thread.wakeAt : undefined);
   const errorMessage = firstString(entry, e.errorMessage);
   const running = has(r.values.entryRunning, status);
-  const w = r.values.workflow;
 
   let event: CheckpointEvent | null = null;
   let notice: string | undefined;
@@ -174,14 +224,17 @@ function turnOf(entry: unknown, index: number, locked: ReturnType<typeof lockedO
   else if (has(w.cancelled, workflow)) event = 'cancelled';
   else if (required.length > 0) event = (required[0] as Interaction).type;
   else if (has(w.awaiting, workflow) && wakeAt) event = 'sleep';
+  // Waiting on the person with no question we can read: say nothing rather than guess.
+  else if (has(w.awaitingUser ?? [], workflow)) event = null;
   else if (has(w.awaiting, workflow)) {
     event = 'waiting';
     notice = firstString(entry, e.waitingReason);
   } else if (has(w.complete, workflow) || (!workflow && !running)) event = 'complete';
 
-  const assets = entryId ? assetsOf(entry, entryId, r) : [];
+  const shared = isLast ? thread.assets : [];
+  const assets = entryId ? assetsOf(entry, entryId, r, shared) : [];
   const links = new Map<string, { url: string }>();
-  for (const a of pick(entry, e.assets).values) {
+  for (const a of [...pick(entry, e.assets).values, ...shared]) {
     const id = firstString(a, r.asset.id);
     const url = firstString(a, r.asset.url);
     if (id && url) links.set(id, { url });
@@ -195,7 +248,7 @@ function turnOf(entry: unknown, index: number, locked: ReturnType<typeof lockedO
     answer,
     ...(errorMessage ? { errorMessage } : {}),
     ...(notice ? { notice } : {}),
-    steps: strings(entry, e.steps),
+    steps: strings(entry, e.steps).filter((step) => step.trim() !== ''),
     sources: sourcesOf(entry, r),
     files: filesOf(assets, links),
     ...(wakeAt && event === 'sleep' ? { wakeAt } : {}),
@@ -243,16 +296,22 @@ export function readThreadJson(pages: unknown[], r: ThreadJsonReader, ctx: JsonC
     const list = pick(p, r.thread.entries).values[0];
     return Array.isArray(list) ? list : [];
   });
-  const locked = lockedOf(first, r);
-  const turns = entries.map((entry, i) => turnOf(entry, i, locked, i === entries.length - 1, r));
+  const wakeAt = r.thread.wakeAt ? firstString(first, r.thread.wakeAt) : undefined;
+  // The thread's own list may repeat files its entries list (each is counted once, with its entry).
+  const own = new Set(entries.flatMap((entry) => pick(entry, r.entry.assets).values.map((a) => firstString(a, r.asset.id))));
+  const shared = pages.flatMap((p) => threadAssets(p, r)).filter((a) => !own.has(firstString(a, r.asset.id)));
+  const thread: ThreadLevel = { locked: lockedOf(first, r), ...(wakeAt ? { wakeAt } : {}), assets: shared };
+  const turns = entries.map((entry, i) => turnOf(entry, i, thread, i === entries.length - 1, r));
   const last = turns.at(-1);
   if (last?.event === 'complete' && !last.answer.trim() && last.files.length === 0) last.event = null;
-  const assets = entries.flatMap((entry) => {
+  const assets = entries.flatMap((entry, i) => {
     const id = firstString(entry, r.entry.id);
-    return id ? assetsOf(entry, id, r) : [];
+    return id ? assetsOf(entry, id, r, i === entries.length - 1 ? thread.assets : []) : [];
   });
+  const kind = threadKindOf(first, r);
   return {
     source: 'json',
+    ...(kind ? { kind } : {}),
     threadId: ctx.threadId,
     url: ctx.url,
     ...(firstString(first, r.thread.title) ? { title: firstString(first, r.thread.title) } : {}),
@@ -267,7 +326,15 @@ export function nextCursor(value: unknown, r: ThreadJsonReader): string | undefi
   return firstString(value, r.thread.nextCursor);
 }
 
+/** The thread's kind (`computer`, `research`, `search`) by the reader's table; undefined when the value is not in it. */
+export function threadKindOf(value: unknown, r: ThreadJsonReader): string | undefined {
+  const mode = firstString(value, r.thread.modeType);
+  if (mode === undefined) return undefined;
+  return Object.entries(r.values.threadKinds ?? {}).find(([, names]) => names.includes(mode))?.[0];
+}
+
 /** The thread's uuid, slug and kind as its JSON says (to find its page). */
-export function threadIdentity(value: unknown, r: ThreadJsonReader): { uuid?: string; slug?: string; modeType?: string } {
-  return { uuid: firstString(value, r.thread.uuid), slug: firstString(value, r.thread.slug), modeType: firstString(value, r.thread.modeType) };
+export function threadIdentity(value: unknown, r: ThreadJsonReader): { uuid?: string; slug?: string; modeType?: string; kind?: string } {
+  const kind = threadKindOf(value, r);
+  return { uuid: firstString(value, r.thread.uuid), slug: firstString(value, r.thread.slug), modeType: firstString(value, r.thread.modeType), ...(kind ? { kind } : {}) };
 }

@@ -46,6 +46,8 @@ export interface TurnReading {
 
 export interface ThreadReading {
   source: 'json' | 'page';
+  /** What the JSON says the thread is (`computer`, `research`, `search`), when the reader knows the value. */
+  kind?: string;
   threadId: string;
   url: string;
   title?: string;

@@ -26,6 +26,9 @@ export const WaitingFor = z.object({
 });
 
 /** comet_poll's fields, name for name, then ours. */
+/** Which source answered a finished turn: the thread JSON or the page (lib/page/json-answer.ts). */
+export const AnswerSource = z.enum(['json', 'page']);
+
 export const PollResult = z.object({
   status: z.enum(['working', 'idle', 'completed']),
   steps: z.array(z.string()),
@@ -46,6 +49,8 @@ export const PollResult = z.object({
   error: z.string().optional(),
   /** What the agent waits on the person for (a computer task's question, Deep Research asking first). */
   waitingFor: WaitingFor.optional(),
+  /** Which source gave `response`: the thread's own JSON (the finished answer as Markdown) or the page's text. */
+  answerSource: AnswerSource.optional(),
 });
 export type PollResult = z.infer<typeof PollResult>;
 
@@ -83,6 +88,8 @@ export const WaitResult = z.object({
   waitingFor: WaitingFor.optional(),
   url: z.string(),
   elapsedMs: z.number().min(0),
+  /** As in comet_poll's result (comet_wait's text does not show it). */
+  answerSource: AnswerSource.optional(),
 });
 export type WaitResult = z.infer<typeof WaitResult>;
 

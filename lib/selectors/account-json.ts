@@ -2,38 +2,46 @@ import type { AccountJsonReader } from './thread-schema';
 
 /**
  * The account's Computer options, its Projects and its recent threads, in the web app's own JSON
- * (fetched by a Perplexity tab, read by the service worker). `GET /rest/thread/list_recent` is on
- * the public record (it lists uuid, title, status, mode_type…); the models and projects endpoints
- * and every shape below are our guesses, checked 2026-12-01 only against the simulated site.
+ * (fetched by a Perplexity tab, read by the service worker).
+ *
+ * Version 2 reads the models from the real `GET /rest/models/config` (bodies captured 2026-07-14
+ * with `config_schema=v1` and 2026-08-01 from `/v2`; lib/selectors/README.md): `models` is an
+ * object keyed by model id, each with `label`, `description`, `mode` (`asi` for Computer's), and
+ * `default_models.asi` names Computer's default. Neither body holds Computer modes
+ * (light/standard/…) or reasoning efforts: those paths (`computer_modes`, `reasoning_efforts`) stay
+ * our guess, as do `is_fast` (the bodies show "fast" only in an id and label, `…_fast`, "… Fast"),
+ * the Projects endpoint and its shape.
+ * `GET /rest/thread/list_recent` is on the public record (no body seen).
  */
 export const accountJson2026: AccountJsonReader = {
   name: 'account-json-2026-12',
-  version: 1,
-  checked: '2026-12-01 (simulated site; list_recent from unofficial clients up to 2026-08)',
+  version: 2,
+  checked: '2026-12-01 (real /rest/models/config bodies of 2026-07-14 and 2026-08-01; the simulated site)',
   headers: { 'x-app-apiclient': 'default', 'x-app-apiversion': '2.18' },
   listRecent: {
     path: '/rest/thread/list_recent',
     threads: ['threads[]', '[]'],
     uuid: ['uuid'],
     slug: ['slug'],
-    modeType: ['mode_type'],
+    modeType: ['mode_type', 'mode'],
     threadPath: { computer: '/computer/tasks/{uuid}', search: '/search/{slug}' },
   },
   models: {
-    path: '/rest/computer/models',
-    defaultMode: ['default_computer_mode', 'default_mode'],
-    modes: ['computer_modes[]', 'modes[]'],
+    path: '/rest/models/config',
+    query: { config_schema: 'v1' },
+    defaultMode: ['default_computer_mode'],
+    modes: ['computer_modes[]'],
     mode: { mode: ['id', 'mode'], model: ['model_id', 'model'], effort: ['reasoning_effort', 'effort'] },
-    models: ['models[]'],
+    models: ['models{}[value.mode=asi]'],
     model: {
-      id: ['model_id', 'id'],
-      label: ['display_name', 'label'],
-      description: ['subtitle', 'description'],
-      fast: ['is_fast', 'fast'],
-      efforts: ['supported_efforts[]', 'efforts[]'],
-      defaultEffort: ['default_effort'],
+      id: ['key'],
+      label: ['value.label'],
+      description: ['value.description'],
+      fast: ['value.is_fast'],
+      efforts: ['value.reasoning_efforts[]'],
+      defaultEffort: ['value.default_reasoning_effort'],
     },
-    defaultModel: ['default_model_id', 'default_model'],
+    defaultModel: ['default_models.asi'],
   },
   projects: {
     path: '/rest/projects',

@@ -3,31 +3,51 @@ import type { ThreadJsonReader } from './thread-schema';
 /**
  * How to read the web app's own thread data (same origin, the user's cookies), and where in it
  * each fact sits. Paths use the small language of lib/page/json-path.ts (`a.b[]`, `a[k=v]`,
- * `a[0]`); each fact lists candidates, newest location first.
+ * `a[0]`, `a{}`); each fact lists candidates, newest location first. Every fact below is dated
+ * with the capture it was read from in lib/selectors/README.md ("The web app's JSON").
  *
- * Public record (unofficial clients, late 2025 – August 2026): `GET /rest/thread/{uuid or slug}
- * ?version=2.18&source=default` with `x-app-apiclient: default` and `x-app-apiversion: 2.18`
- * (without them lists come back empty or cut); `entries[]`, `background_entries[]`,
- * `thread_metadata`, a cursor; entry `status` PENDING / COMPLETED; blocks by `intended_usage`
- * (`ask_text` with `markdown_block.answer` or `chunks`, `web_results`, `workflow_root` with
- * `workflow_block.steps[].items[]` and the final answer in a `WORKFLOW_ITEM_TEXT` item of variant
- * `answer`, `plan_block`, assets with `download_info[]`); workflow statuses WORKFLOW_COMPLETED /
- * _AWAITING_NEXT_STEPS / _CANCELED / _ERROR; a research task asking questions stays PENDING with
- * a user-response item whose `responses` are empty; `locked_reason: "spending_limit_exceeded"`;
- * `GET /rest/thread/list_recent`; empty bodies once rate-limited (about 150 requests at one every
- * 5 s). The answer's location moved three times in mid-2026, hence the candidates.
+ * From real captures (`GET /rest/thread/…` bodies of 2026-07-31 and 2026-08-01, the ask stream of
+ * 2026-08-04) and what the client that captured them wrote down (2026-08-01): the frontend asks
+ * with `with_schematized_response=true` (bare, entries come back with no `blocks`), `version`,
+ * `source`, `limit`, `offset`, `from_first`; the answer sits in the `workflow_root` block as a
+ * `WORKFLOW_ITEM_TEXT` item whose `payload.text_payload` has variant `answer` (since 2026-08-04;
+ * before, an `ask_text` block's `markdown_block.answer`, which 2026-08-01 bodies still carry);
+ * step titles at `workflow_block.steps[].title`; questions as a `WORKFLOW_ITEM_USER_QUESTIONS`
+ * item (`payload.user_questions_payload`: `title`, `fields[]` with `field_name`, `options[].title`,
+ * `allow_multichoice`, `answer_submission_uuid`) and the person's answers as a
+ * `WORKFLOW_ITEM_USER_RESPONSE` item with the same `id` (`payload.user_response_payload.responses`,
+ * empty until answered, and left empty when the questions time out and the research goes on); the
+ * workflow is `WORKFLOW_AWAITING_USER` while questions are open; the thread's kind in
+ * `entries[].search_mode` (SEARCH, RESEARCH, … ASI for Computer) and `thread_metadata.mode` ("2"
+ * search and research, "4" Computer); `thread_metadata.wake_at` and `locked_reason`.
  *
- * Our guesses (checked 2026-12-01 only against the simulated site): the user-response kinds and
- * their fields, `wake_at`, `waiting_reason`, `error_message`, FAILED, the assets block's fields
- * beyond `download_info`, `expires_at`, the other locked reasons and the cursor's place.
+ * From bodies marked simulated by their authors (production-shaped Computer threads, ranked below
+ * the real captures): a Computer thread's files in `thread_metadata.workflow_snapshots
+ * .SHARED_FILES.shared_files.items[]`, each with `uuid`, `asset_type`, `download_info[]` (when it
+ * can be downloaded), `is_primary_asset`, `root_asset_id`, `parent_asset_id`; the credits block
+ * as `thread_status_summary_enum: "add_credits"`.
+ *
+ * Still our guesses (2026-12-01, the simulated site only; nothing public shows them): the kinds
+ * other than questions (confirm, connector sign-in, two-factor, form) as `WORKFLOW_ITEM_USER_INPUT`
+ * items with a `payload.user_input_payload`, question expiry, `waiting_reason`, `error_message`,
+ * FAILED, the per-entry assets block's fields beyond `download_info`, the other locked reasons,
+ * and paging by `next_cursor` (both real bodies say `has_next_page: false`, `next_cursor: null`).
  */
 export const threadJson2026: ThreadJsonReader = {
-  name: 'thread-json-2026-08',
+  name: 'thread-json-2026-12',
   version: 1,
-  checked: '2026-12-01 (simulated site; public facts from unofficial clients up to 2026-08)',
+  checked: '2026-12-01 (real thread bodies of 2026-07-31 and 2026-08-01, the ask stream of 2026-08-04; simulated Computer bodies; the simulated site)',
   request: {
     path: '/rest/thread/{id}',
-    query: { version: '2.18', source: 'default' },
+    query: {
+      with_parent_info: 'true',
+      with_schematized_response: 'true',
+      version: '2.18',
+      source: 'default',
+      limit: '10',
+      offset: '0',
+      from_first: 'true',
+    },
     headers: { 'x-app-apiclient': 'default', 'x-app-apiversion': '2.18' },
     cursorParam: 'cursor',
     minIntervalMs: 3000,
@@ -40,62 +60,72 @@ export const threadJson2026: ThreadJsonReader = {
     title: ['thread_metadata.title', 'entries[0].thread_title'],
     uuid: ['thread_metadata.uuid', 'entries[0].context_uuid'],
     slug: ['thread_metadata.slug', 'entries[0].thread_url_slug'],
-    modeType: ['thread_metadata.mode_type'],
-    lockedReason: ['thread_metadata.locked_reason', 'locked_reason'],
-    billingUrl: ['thread_metadata.billing_url', 'billing_url'],
-    quotaResetDate: ['thread_metadata.quota_reset_date', 'quota_reset_date'],
+    modeType: ['entries[-1].search_mode', 'thread_metadata.mode'],
+    lockedReason: ['thread_metadata.locked_reason', 'thread_metadata.thread_status_summary_enum'],
+    billingUrl: ['thread_metadata.billing_url'],
+    quotaResetDate: ['thread_metadata.quota_reset_date'],
+    wakeAt: ['thread_metadata.wake_at'],
+    assets: ['thread_metadata.workflow_snapshots.SHARED_FILES.shared_files.items[]'],
   },
   entry: {
     id: ['uuid', 'backend_uuid'],
-    query: ['query_str', 'query'],
+    query: ['query_str'],
     status: ['status'],
     answer: [
-      'blocks[].workflow_block.steps[].items[type=WORKFLOW_ITEM_TEXT].text_payload[variant=answer].text',
+      'blocks[intended_usage=workflow_root].workflow_block.steps[].items[type=WORKFLOW_ITEM_TEXT].payload.text_payload[variant=answer].text',
       'blocks[intended_usage=ask_text].markdown_block.answer',
     ],
-    answerChunks: ['blocks[intended_usage=ask_text].markdown_block.chunks[]'],
-    steps: ['blocks[].workflow_block.steps[].items[type=WORKFLOW_ITEM_TEXT].text_payload[variant=progress].text'],
-    workflowStatus: ['blocks[intended_usage=workflow_root].workflow_block.status', 'blocks[].workflow_block.status'],
-    wakeAt: ['blocks[].workflow_block.wake_at', 'blocks[].workflow_block.scheduled_wake_at'],
-    waitingReason: ['blocks[].workflow_block.waiting_reason'],
-    errorMessage: ['blocks[].workflow_block.error_message', 'error_message'],
-    sources: ['blocks[intended_usage=web_results].web_result_block.web_results[]', 'blocks[].web_result_block.web_results[]'],
-    userResponses: ['blocks[].workflow_block.steps[].items[type=WORKFLOW_ITEM_USER_RESPONSE]'],
-    assets: ['blocks[].assets_mode_block.assets[]'],
+    answerChunks: [
+      'blocks[intended_usage=workflow_root].workflow_block.steps[].items[type=WORKFLOW_ITEM_TEXT].payload.text_payload[variant=answer].chunks[]',
+      'blocks[intended_usage=ask_text].markdown_block.chunks[]',
+    ],
+    steps: ['blocks[intended_usage=workflow_root].workflow_block.steps[].title'],
+    workflowStatus: ['blocks[intended_usage=workflow_root].workflow_block.status'],
+    wakeAt: ['blocks[intended_usage=workflow_root].workflow_block.wake_at'],
+    waitingReason: ['blocks[intended_usage=workflow_root].workflow_block.waiting_reason'],
+    errorMessage: ['blocks[intended_usage=workflow_root].workflow_block.error_message', 'error_message'],
+    sources: ['blocks[intended_usage=web_results].web_result_block.web_results[]', 'blocks[intended_usage=sources_answer_mode].sources_mode_block.web_results[]'],
+    userResponses: ['blocks[intended_usage=workflow_root].workflow_block.steps[].items[type=WORKFLOW_ITEM_USER_QUESTIONS|WORKFLOW_ITEM_USER_INPUT]'],
+    userAnswers: ['blocks[intended_usage=workflow_root].workflow_block.steps[].items[type=WORKFLOW_ITEM_USER_RESPONSE]'],
+    assets: ['blocks[intended_usage=assets_answer_mode].assets_mode_block.assets[]'],
   },
   source: { title: ['name', 'title'], url: ['url'], snippet: ['snippet'] },
   userResponse: {
-    id: ['user_response_payload.answer_submission_uuid', 'uuid'],
-    kind: ['user_response_payload.kind'],
-    prompt: ['user_response_payload.prompt'],
-    required: ['user_response_payload.requires_user_response'],
-    responses: ['user_response_payload.responses'],
-    expiresAt: ['user_response_payload.expires_at'],
-    questions: ['user_response_payload.questions[]'],
-    questionId: ['id'],
-    questionText: ['text', 'question'],
-    questionOptions: ['options[].label', 'options[]'],
-    questionMultiple: ['multi_select'],
-    connectorId: ['user_response_payload.connector.id'],
-    connectorName: ['user_response_payload.connector.display_name'],
-    authUrl: ['user_response_payload.connector.auth_url', 'user_response_payload.auth_url'],
-    title: ['user_response_payload.connector.title', 'user_response_payload.title'],
-    description: ['user_response_payload.connector.description', 'user_response_payload.description'],
-    formTitle: ['user_response_payload.form.title'],
-    formUrl: ['user_response_payload.form.url'],
+    itemId: ['id'],
+    id: ['payload.user_questions_payload.answer_submission_uuid', 'payload.user_input_payload.answer_submission_uuid', 'id'],
+    kind: ['payload.user_input_payload.kind', 'type'],
+    prompt: ['payload.user_questions_payload.title', 'payload.user_input_payload.prompt'],
+    required: ['payload.user_input_payload.requires_user_response'],
+    responses: ['payload.user_response_payload.responses'],
+    answers: ['payload.user_response_payload.responses[]'],
+    answerQuestion: ['question'],
+    answerText: ['answer'],
+    expiresAt: ['payload.user_questions_payload.expires_at', 'payload.user_input_payload.expires_at'],
+    questions: ['payload.user_questions_payload.fields[]'],
+    questionId: ['field_id', 'field_name'],
+    questionText: ['field_name'],
+    questionOptions: ['options[].title'],
+    questionMultiple: ['allow_multichoice'],
+    connectorId: ['payload.user_input_payload.connector.id'],
+    connectorName: ['payload.user_input_payload.connector.display_name'],
+    authUrl: ['payload.user_input_payload.connector.auth_url'],
+    title: ['payload.user_input_payload.connector.title'],
+    description: ['payload.user_input_payload.connector.description'],
+    formTitle: ['payload.user_input_payload.form.title'],
+    formUrl: ['payload.user_input_payload.form.url'],
   },
   asset: {
     id: ['uuid', 'asset_id'],
     type: ['asset_type'],
-    primary: ['is_primary'],
-    rootId: ['root_asset_uuid'],
-    parentId: ['parent_asset_uuid'],
+    primary: ['is_primary_asset', 'is_primary'],
+    rootId: ['root_asset_id', 'root_asset_uuid'],
+    parentId: ['parent_asset_id', 'parent_asset_uuid'],
     createdAt: ['created_at'],
     publishedUrl: ['published_url'],
     url: ['download_info[0].url'],
-    filename: ['download_info[0].filename', 'filename'],
-    size: ['download_info[0].size'],
-    mediaType: ['download_info[0].media_type'],
+    filename: ['download_info[0].filename', 'pdf_file.filename', 'doc_file.filename', 'code_file.filename', 'filename'],
+    size: ['download_info[0].size', 'pdf_file.file_size'],
+    mediaType: ['download_info[0].media_type', 'preview_info[type=text].media_type'],
     expiresAt: ['download_info[0].expires_at'],
   },
   values: {
@@ -105,18 +135,20 @@ export const threadJson2026: ThreadJsonReader = {
       error: ['WORKFLOW_ERROR', 'WORKFLOW_FAILED'],
       cancelled: ['WORKFLOW_CANCELED', 'WORKFLOW_CANCELLED'],
       awaiting: ['WORKFLOW_AWAITING_NEXT_STEPS'],
+      awaitingUser: ['WORKFLOW_AWAITING_USER'],
     },
     userResponseKinds: {
-      ask_user_question: ['ASK_USER_QUESTION', 'CLARIFYING_QUESTIONS'],
+      ask_user_question: ['WORKFLOW_ITEM_USER_QUESTIONS'],
       confirm_action: ['CONFIRM_ACTION'],
       auth_required: ['CONNECTOR_AUTH'],
       two_factor_required: ['TWO_FACTOR'],
       interaction_required: ['FORM'],
     },
     lockedReasons: {
-      insufficient_credits: ['insufficient_credits', 'quota_exhausted', 'spending_limit_exceeded'],
+      insufficient_credits: ['spending_limit_exceeded', 'add_credits', 'insufficient_credits', 'quota_exhausted'],
       access_denied: ['access_denied', 'computer_not_enabled'],
     },
+    threadKinds: { computer: ['ASI', '4'], research: ['RESEARCH', 'AGENTIC_RESEARCH'], search: ['SEARCH', 'STUDIO', 'STUDY', '2'] },
   },
 };
 

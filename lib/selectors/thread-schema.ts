@@ -137,6 +137,10 @@ export const ThreadJsonReaderSchema = z.looseObject({
     lockedReason: Paths,
     billingUrl: Paths,
     quotaResetDate: Paths,
+    /** When a sleeping thread wakes (ISO). Optional here and below: readers written before 2026-12 load. */
+    wakeAt: Paths.optional(),
+    /** The thread's files, beside each entry's own (Computer's shared files). */
+    assets: Paths.optional(),
   }),
   /** Relative to one entry. */
   entry: z.object({
@@ -153,17 +157,27 @@ export const ThreadJsonReaderSchema = z.looseObject({
     waitingReason: Paths,
     errorMessage: Paths,
     sources: Paths,
+    /** Items that ask the person something (questions, a confirmation, a sign-in…). */
     userResponses: Paths,
+    /** Items that hold what the person answered, matched to their question item by `userResponse.itemId`. */
+    userAnswers: Paths.optional(),
     assets: Paths,
   }),
   source: z.object({ title: Paths, url: Paths, snippet: Paths }),
   /** Relative to one user-response item. */
   userResponse: z.object({
+    /** The item's own id, which its answer item shares. */
+    itemId: Paths.optional(),
+    /** The id an answer is submitted with (the Computer server's followup_uuid). */
     id: Paths,
     kind: Paths,
     prompt: Paths,
     required: Paths,
     responses: Paths,
+    /** In an answer item: each answer, its question and its text. */
+    answers: Paths.optional(),
+    answerQuestion: Paths.optional(),
+    answerText: Paths.optional(),
     expiresAt: Paths,
     questions: Paths,
     questionId: Paths,
@@ -202,9 +216,13 @@ export const ThreadJsonReaderSchema = z.looseObject({
       cancelled: z.array(z.string()).readonly(),
       /** The workflow waits: on the person (pending user responses), a wake time, or something else. */
       awaiting: z.array(z.string()).readonly(),
+      /** The workflow waits on the person's answer (questions open). */
+      awaitingUser: z.array(z.string()).readonly().optional(),
     }),
     userResponseKinds: z.record(InteractionKind, z.array(z.string()).readonly()),
     lockedReasons: z.object({ insufficient_credits: z.array(z.string()).readonly(), access_denied: z.array(z.string()).readonly() }),
+    /** The thread's kind (`computer`, `research`, `search`) by the value at `thread.modeType`. */
+    threadKinds: z.record(z.string(), z.array(z.string()).readonly()).optional(),
   }),
 });
 export type ThreadJsonReader = z.infer<typeof ThreadJsonReaderSchema>;
@@ -233,6 +251,8 @@ export const AccountJsonReaderSchema = z.looseObject({
   /** The account's Computer options and Projects (the Computer server's models_list / projects_list). */
   models: z.object({
     path: SameOriginPath,
+    /** Query parameters of the request (optional: readers written before 2026-12 have none). */
+    query: z.record(z.string(), z.string()).optional(),
     defaultMode: Paths,
     modes: Paths,
     mode: z.object({ mode: Paths, model: Paths, effort: Paths }),

@@ -87,7 +87,7 @@ export class ThreadCalls {
     const cap = typeof params.tabCap === 'number' ? params.tabCap : 6;
     const { tabCap: _cap, ...forPage } = params;
     if (method === 'threads.start') return this.start(forPage, cap, signal, progress);
-    if (method === 'account.models') return modelsFrom(await this.accountJson(this.account.models.path, {}, 'the Computer models', cap, signal), this.account);
+    if (method === 'account.models') return modelsFrom(await this.accountJson(this.account.models.path, this.account.models.query ?? {}, 'the Computer models', cap, signal), this.account);
     if (method === 'account.projects') {
       const p = this.account.projects;
       const query = { [p.searchParam]: String(params.searchTerm ?? ''), [p.cursorParam]: String(params.cursor ?? '') };

@@ -36,7 +36,7 @@ test('a moved thread JSON: the page answers and says why; a reader added for the
   const threadId = started.result.thread_id as string;
   const before = await world.call('read_thread', { thread_id: threadId });
   expect((before.result as unknown as Transcript).web_state.source).toBe('page');
-  expect((before.result as unknown as Transcript).web_state_error).toMatch(/no list of entries at entries \(reader thread-json-2026-08\)/);
+  expect((before.result as unknown as Transcript).web_state_error).toMatch(/no list of entries at entries \(reader thread-json-2026-12\)/);
 
   const tab = world.threadPage(threadId);
   if (!tab) throw new Error('the thread has no tab');
@@ -83,5 +83,5 @@ test('a reader file with a wrong field is refused naming it; the reader in use s
   expect(added.stderr).toContain('reader.request.minIntervalMs: Too small: expected number to be >=1000; it is 10');
   expect(fs.existsSync(path.join(world.harness.home, 'selectors', 'thread-json-reader.thread-json-2027-02.json'))).toBe(false);
   const doctor = cli('doctor', '--user-data-dir', world.harness.userDataDir, '--home', world.harness.home);
-  expect(doctor.stdout).toContain('thread JSON reader thread-json-2026-08 (built-in)');
+  expect(doctor.stdout).toContain('thread JSON reader thread-json-2026-12 (built-in)');
 });

@@ -1,11 +1,16 @@
 /**
  * The account's Computer options and Projects in the simulated perplexity.ai: what the page's
  * Computer settings menu offers (client/task-settings.ts) and what the web app's own JSON serves
- * (`GET /rest/computer/models`, `GET /rest/projects`). The public record says nothing about these
- * endpoints or their shapes: both are guesses, kept here in one place (see README.md).
+ * (`GET /rest/models/config`, `GET /rest/projects`).
+ *
+ * The models config has the shape of the real bodies (lib/selectors/README.md): `models` an
+ * object keyed by model id (`label`, `description`, `mode`, `provider`; Computer's have mode
+ * `asi`), a `config[]` of the search models menu, and `default_models` by mode. What no real body
+ * shows is our guess, marked below: Computer's modes and each model's reasoning efforts. The
+ * Projects endpoint and its shape are a guess as a whole.
  *
  * The shapes differ from the Computer MCP server's `models_list` / `projects_list` on purpose:
- * the extension's reader maps one to the other through data (lib/selectors/thread-json.ts).
+ * the extension's reader maps one to the other through data (lib/selectors/account-json.ts).
  */
 
 export interface SimModel {
@@ -41,20 +46,39 @@ export const SIM_MODES: { mode: string; label: string; model: string; effort: st
 export const DEFAULT_MODE = 'standard';
 export const DEFAULT_MODEL = 'claude-sonnet-4.5';
 
-/** `GET /rest/computer/models`. */
+/** Search models the menu offers too (mode `search`): the reader must leave them out of models_list. */
+const SEARCH_MODELS = [
+  { id: 'sim_best', label: 'Best', description: 'Picks a model for each question' },
+  { id: 'sim_sonar', label: 'Sonar', description: 'The in-house model' },
+];
+
+/** `GET /rest/models/config?config_schema=v1`. */
 export function modelsJson(): unknown {
   return {
+    config_schema: 'v1',
+    models: {
+      ...Object.fromEntries(SEARCH_MODELS.map((m) => [m.id, { label: m.label, description: m.description, mode: 'search', provider: 'PERPLEXITY' }])),
+      ...Object.fromEntries(
+        SIM_MODELS.map((m) => [
+          m.id,
+          {
+            label: m.label,
+            description: m.description,
+            mode: 'asi',
+            provider: 'PERPLEXITY',
+            // Our guesses (in no real body): how fast it is and which reasoning efforts it takes.
+            is_fast: m.fast,
+            reasoning_efforts: m.efforts,
+            default_reasoning_effort: m.defaultEffort,
+          },
+        ]),
+      ),
+    },
+    config: SEARCH_MODELS.map((m) => ({ label: m.label, description: m.description, subscription_tier: 'pro', non_reasoning_model: m.id, reasoning_model: null, is_default: m.id === 'sim_best' })),
+    default_models: { search: 'sim_best', research: 'sim_research', asi: DEFAULT_MODEL },
+    // Our guess (in no real body): Computer's modes, each a model and an effort.
     default_computer_mode: DEFAULT_MODE,
     computer_modes: SIM_MODES.map((m) => ({ id: m.mode, display_name: m.label, model_id: m.model, reasoning_effort: m.effort })),
-    models: SIM_MODELS.map((m) => ({
-      model_id: m.id,
-      display_name: m.label,
-      subtitle: m.description,
-      is_fast: m.fast,
-      supported_efforts: m.efforts,
-      default_effort: m.defaultEffort,
-    })),
-    default_model_id: DEFAULT_MODEL,
   };
 }
 

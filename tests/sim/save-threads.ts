@@ -13,6 +13,7 @@ import { fileURLToPath } from 'node:url';
 import { chromium, type Page } from 'playwright-core';
 import { routeSim } from './playwright';
 import { createSimSite, type Generation } from './site';
+import { threadJson2026 } from '../../lib/selectors/thread-json';
 import { REQUIRED_HEADERS } from './thread-json';
 
 const OUT = fileURLToPath(new URL('../fixtures/threads/', import.meta.url));
@@ -57,8 +58,8 @@ async function dom(page: Page): Promise<string> {
 async function threadJson(page: Page): Promise<string> {
   const id = new URL(page.url()).pathname.split('/').pop() ?? '';
   return page.evaluate(
-    async ([ref, headers]) => (await fetch(`/rest/thread/${ref}?version=2.18&source=default`, { headers })).text(),
-    [id, REQUIRED_HEADERS] as const,
+    async ([ref, headers, query]) => (await fetch(`/rest/thread/${ref}?${new URLSearchParams(query)}`, { headers })).text(),
+    [id, REQUIRED_HEADERS, threadJson2026.request.query] as const,
   );
 }
 

@@ -3,7 +3,7 @@
  *
  *   GET  /rest/thread/{uuid or slug}      the web app's thread JSON (thread-json.ts), rate-limited
  *   GET  /rest/thread/list_recent         recent threads
- *   GET  /rest/computer/models            Computer modes and models with efforts (account.ts)
+ *   GET  /rest/models/config              the models config: Computer's models, modes and efforts (account.ts)
  *   GET  /rest/projects                   Projects, 50 at a time (account.ts)
  *   POST /_sim/api/upload                 a file from the composer's file input (files.ts)
  *   GET  /_sim/assets/{thread}/{asset}/…  a file a task produced
@@ -102,8 +102,10 @@ export function taskRoutes(deps: TaskRouteDeps) {
     if (!thread) return jsonResponse(404, { status: 'failed', error_code: 'THREAD_NOT_FOUND' });
     settle(thread, deps.now());
     if (mode === 'malformed') return { status: 200, contentType: 'application/json; charset=utf-8', body: '{"entries": [ {"uuid": ' };
-    const limit = Math.min(100, Math.max(1, Number(url.searchParams.get('limit')) || deps.pageSize || 20));
-    const value = threadJson(thread, deps.now(), deps.origin, { cursor: url.searchParams.get('cursor'), limit, authorized: authorized(req) });
+    // A test's page size wins over the one asked for, so a short thread still spans pages.
+    const limit = Math.min(100, Math.max(1, deps.pageSize || Number(url.searchParams.get('limit')) || 20));
+    const schematized = url.searchParams.get('with_schematized_response') === 'true';
+    const value = threadJson(thread, deps.now(), deps.origin, { cursor: url.searchParams.get('cursor'), limit, authorized: authorized(req), schematized });
     return jsonResponse(200, mode === 'moved' ? movedJson(value) : value);
   }
 
@@ -212,7 +214,7 @@ export function taskRoutes(deps: TaskRouteDeps) {
       const path = url.pathname;
       const m = /^\/rest\/thread\/([^/]+)$/.exec(path);
       if (m && method === 'GET') return threadRoute(m[1] as string, url, req);
-      if (path === '/rest/computer/models' && method === 'GET') return jsonResponse(200, modelsJson());
+      if (path === '/rest/models/config' && method === 'GET') return jsonResponse(200, modelsJson());
       if (path === '/rest/projects' && method === 'GET') {
         return jsonResponse(200, projectsJson(url.searchParams.get('search_term'), url.searchParams.get('cursor')));
       }

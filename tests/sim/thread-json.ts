@@ -1,16 +1,21 @@
 /**
  * The web app's own thread data, as the simulated perplexity.ai serves it:
  *
- *   GET /rest/thread/{uuid or slug}?version=2.18&source=default[&cursor=N][&limit=N]
+ *   GET /rest/thread/{uuid or slug}?with_schematized_response=true&version=2.18&source=default[&cursor=N][&limit=N]
  *   GET /rest/thread/list_recent
  *
- * Both need the headers `x-app-apiclient: default` and `x-app-apiversion: 2.18`; without them lists
- * come back empty (what unofficial clients report of the real site). Too many requests in a window
- * get empty bodies (rate limiting). What is public (entries, background_entries, thread_metadata,
- * entry status PENDING / COMPLETED, blocks by intended_usage, workflow statuses, user-response
- * items, locked_reason) follows the public record; everything else here is our guess, kept in this
- * one file (see README.md, "Computer tasks"): the user-response item kinds, `wake_at`, the
- * assets block's intended_usage, the page size and cursor, FAILED for errors.
+ * Shaped like the bodies captured from the live site (lib/selectors/README.md, "The web app's
+ * JSON"), in our own words: `thread_metadata` (`title`, `mode` "2" / "4", `wake_at`,
+ * `locked_reason`, Computer's `workflow_snapshots.SHARED_FILES`), entries with `search_mode`,
+ * `query_str`, `status` PENDING / COMPLETED and blocks by `intended_usage`: `plan`, `workflow_root`
+ * (step titles, questions as `WORKFLOW_ITEM_USER_QUESTIONS` with their answer items, the answer
+ * as a `WORKFLOW_ITEM_TEXT` of variant "answer"; Deep Research keeps the older `ask_text` block),
+ * `web_results`. Without `with_schematized_response=true` entries come back with no `blocks`, as
+ * on the real site. Both requests need the headers `x-app-apiclient: default` and
+ * `x-app-apiversion: 2.18`; without them lists come back empty. Too many requests in a window get
+ * empty bodies (rate limiting). Our guesses, kept in this one file and marked where they are
+ * made: the non-question kinds (`WORKFLOW_ITEM_USER_INPUT`), question ids, expiry,
+ * `waiting_reason`, `error_message`, FAILED, the per-entry assets block, the page size and cursor.
  */
 import { threadJson2026 } from '../../lib/selectors/thread-json';
 import type { ThreadJsonReader } from '../../lib/selectors/thread-schema';
@@ -119,166 +124,237 @@ export function answerMarkdown(blocks: Block[], sources: Source[], tokens: numbe
 
 const iso = (ms: number) => new Date(ms).toISOString();
 
-const KIND_OF: Record<InteractionEvent['kind'], string> = {
-  ask_user_question: 'ASK_USER_QUESTION',
+/** Kinds other than questions: their item and payload are our guess (nothing public shows them). */
+const KIND_OF: Record<Exclude<InteractionEvent['kind'], 'ask_user_question'>, string> = {
   confirm_action: 'CONFIRM_ACTION',
   auth_required: 'CONNECTOR_AUTH',
 };
 
-function interactionItem(turn: TurnData, ev: InteractionEvent, answered: boolean, clarifying: boolean) {
+/** The person's reply as the answer item holds it: one `{ question, answer }` per question answered. */
+function responsesOf(reply: ReturnType<typeof replyFor>, questions: { id: string; text: string }[]): unknown[] {
+  if (!reply || reply.kind === 'skip') return [];
+  if (reply.kind === 'answers') return questions.filter((q) => q.id in reply.answers).map((q) => ({ question: q.text, answer: reply.answers[q.id] }));
+  if (reply.kind === 'answer') return [{ question: questions[0]?.text ?? '', answer: reply.text }];
+  return [{ question: '', answer: reply.kind.toUpperCase() }];
+}
+
+/**
+ * One thing the agent asks the person, as two items sharing an id: what it asks (questions as
+ * `WORKFLOW_ITEM_USER_QUESTIONS`, the real shape; anything else as our guessed
+ * `WORKFLOW_ITEM_USER_INPUT`) and what the person answered (`WORKFLOW_ITEM_USER_RESPONSE`, empty
+ * until then and left empty when the question times out).
+ */
+function interactionItems(turn: TurnData, ev: InteractionEvent, answered: boolean, clarifying: boolean): unknown[] {
   const id = ev.id ?? `${turn.uuid}-interaction`;
+  const itemId = `${id}:item:0`;
   const reply = answered ? replyFor(turn, ev) : undefined;
-  const questions = ev.questions ?? (ev.kind === 'ask_user_question' ? [{ id: `${id}-q`, text: ev.prompt, options: ev.options }] : undefined);
+  const questions = ev.questions ?? (ev.kind === 'ask_user_question' ? [{ id: `${id}-q`, text: ev.prompt, options: ev.options }] : []);
   const pausedAt = turn.startedAt + ev.t;
-  return {
-    type: 'WORKFLOW_ITEM_USER_RESPONSE',
-    uuid: id,
-    user_response_payload: {
-      kind: clarifying ? 'CLARIFYING_QUESTIONS' : KIND_OF[ev.kind],
-      answer_submission_uuid: id,
-      prompt: ev.prompt,
-      requires_user_response: !ev.optional,
-      ...(questions
-        ? {
-            questions: questions.map((q) => ({
-              id: q.id,
-              text: q.text,
-              options: (q.options ?? []).map((label) => ({ label })),
-              multi_select: Boolean(q.multiple),
-            })),
-          }
-        : {}),
-      ...(ev.connector
-        ? {
-            connector: {
-              id: ev.connector.id,
-              display_name: ev.connector.name,
-              auth_url: ev.connector.authUrl,
-              title: ev.connector.title ?? null,
-              description: ev.connector.description ?? null,
+  const expiresAt = ev.expiresInMs !== undefined ? iso(pausedAt + ev.expiresInMs) : null;
+  const asked =
+    ev.kind === 'ask_user_question'
+      ? {
+          id: itemId,
+          type: 'WORKFLOW_ITEM_USER_QUESTIONS',
+          payload: {
+            user_questions_payload: {
+              title: ev.prompt,
+              ...(ev.expiresInMs !== undefined ? { timeout_seconds: Math.round(ev.expiresInMs / 1000), expires_at: expiresAt } : {}),
+              fields: questions.map((q) => ({
+                // Our guess: the real fields are known by their text alone; the sim's page names them by id.
+                field_id: q.id,
+                field_name: q.text,
+                options: [
+                  ...(q.options ?? []).map((title) => ({ title, description: '', is_free_text_selection: false })),
+                  { is_free_text_selection: true, title_type: 'OTHER' },
+                ],
+                allow_multichoice: Boolean(q.multiple),
+                allow_free_text: true,
+              })),
+              answer_submission_uuid: id,
+              response_endpoint: clarifying ? 'handle_perplexity_research_clarifying_answers' : 'handle_asi_answers',
             },
-          }
-        : {}),
-      expires_at: ev.expiresInMs !== undefined ? iso(pausedAt + ev.expiresInMs) : null,
-      responses: reply ? [{ kind: reply.kind.toUpperCase(), submitted_at: reply.at ? iso(reply.at) : null }] : [],
-    },
-  };
-}
-
-function blockItem(turn: TurnData, block: BlockSpec) {
-  const kind = block.kind === 'two_factor_required' ? 'TWO_FACTOR' : 'FORM';
-  const id = blockId(turn, block);
-  return {
+          },
+        }
+      : {
+          id: itemId,
+          type: 'WORKFLOW_ITEM_USER_INPUT',
+          payload: {
+            user_input_payload: {
+              kind: KIND_OF[ev.kind],
+              answer_submission_uuid: id,
+              prompt: ev.prompt,
+              requires_user_response: !ev.optional,
+              ...(ev.connector
+                ? {
+                    connector: {
+                      id: ev.connector.id,
+                      display_name: ev.connector.name,
+                      auth_url: ev.connector.authUrl,
+                      title: ev.connector.title ?? null,
+                      description: ev.connector.description ?? null,
+                    },
+                  }
+                : {}),
+              expires_at: expiresAt,
+            },
+          },
+        };
+  const response = {
+    id: itemId,
     type: 'WORKFLOW_ITEM_USER_RESPONSE',
-    uuid: id,
-    user_response_payload: {
-      kind,
-      answer_submission_uuid: id,
-      prompt: block.text,
-      requires_user_response: true,
-      ...(block.kind === 'interaction_required' ? { form: { title: block.title ?? 'Form', url: block.url ?? '' } } : {}),
-      expires_at: null,
-      responses: [],
-    },
+    payload: { user_response_payload: { title: ev.prompt, responses: responsesOf(reply, questions) } },
   };
+  return [asked, response];
 }
 
-const text = (variant: string, value: string) => ({ type: 'WORKFLOW_ITEM_TEXT', text_payload: { variant, text: value } });
+/** A two-factor prompt or a form only the page can take (our guess, like the other non-question kinds). */
+function blockItems(turn: TurnData, block: BlockSpec): unknown[] {
+  const id = blockId(turn, block);
+  const itemId = `${id}:item:0`;
+  return [
+    {
+      id: itemId,
+      type: 'WORKFLOW_ITEM_USER_INPUT',
+      payload: {
+        user_input_payload: {
+          kind: block.kind === 'two_factor_required' ? 'TWO_FACTOR' : 'FORM',
+          answer_submission_uuid: id,
+          prompt: block.text,
+          requires_user_response: true,
+          ...(block.kind === 'interaction_required' ? { form: { title: block.title ?? 'Form', url: block.url ?? '' } } : {}),
+          expires_at: null,
+        },
+      },
+    },
+    { id: itemId, type: 'WORKFLOW_ITEM_USER_RESPONSE', payload: { user_response_payload: { title: block.text, responses: [] } } },
+  ];
+}
+
+/** The answer as the 2026-08-04 stream holds it: a text item of variant "answer" in the workflow. */
+const answerItem = (turn: TurnData, value: string, streaming: boolean) => ({
+  id: `${turn.uuid}-answer-item`,
+  type: 'WORKFLOW_ITEM_TEXT',
+  payload: { text_payload: { text: value, chunks: value ? [value] : [], variant: 'answer', is_streaming: streaming } },
+});
+
+const SEARCH_MODE: Record<string, string> = { computer: 'ASI', 'deep-research': 'RESEARCH' };
 
 function entryJson(thread: ThreadData, turn: TurnData, now: number, origin: string) {
   const st = turnStateAt(turn, now);
   const computer = turn.mode === 'computer';
   const clarifying = turn.scenario === 'research-clarify';
+  // Deep Research entries keep the answer where the 2026-07-31 bodies had it (an ask_text block);
+  // the others where the 2026-08-04 stream put it (a workflow text item). Both are real shapes.
+  const legacyAnswer = turn.mode === 'deep-research';
   const answer = st.tokens > 0 ? answerMarkdown(turn.script.answer, turn.script.sources, st.tokens) : '';
   const running = st.phase === 'working' || st.phase === 'paused' || st.phase === 'sleeping';
-  const workflowStatus = {
-    working: 'WORKFLOW_IN_PROGRESS',
-    paused: 'WORKFLOW_AWAITING_NEXT_STEPS',
-    sleeping: 'WORKFLOW_AWAITING_NEXT_STEPS',
-    blocked: 'WORKFLOW_AWAITING_NEXT_STEPS',
-    finished: 'WORKFLOW_COMPLETED',
-    stopped: 'WORKFLOW_CANCELED',
-    error: 'WORKFLOW_ERROR',
-  }[st.phase];
-  const steps: unknown[] = st.steps.map((s, i) => ({
-    uuid: `${turn.uuid}-step-${i}`,
-    status: i === st.steps.length - 1 && st.phase === 'working' ? 'IN_PROGRESS' : 'DONE',
-    items: [text('progress', s)],
-  }));
+  const asksPerson = st.phase === 'paused' || (st.phase === 'blocked' && (st.block?.kind === 'two_factor_required' || st.block?.kind === 'interaction_required'));
+  const workflowStatus = asksPerson
+    ? 'WORKFLOW_AWAITING_USER'
+    : {
+        working: 'WORKFLOW_IN_PROGRESS',
+        paused: 'WORKFLOW_AWAITING_USER',
+        sleeping: 'WORKFLOW_AWAITING_NEXT_STEPS',
+        blocked: 'WORKFLOW_AWAITING_NEXT_STEPS',
+        finished: 'WORKFLOW_COMPLETED',
+        stopped: 'WORKFLOW_CANCELED',
+        error: 'WORKFLOW_ERROR',
+      }[st.phase];
+  const stepStatus = (last: boolean) => (last && st.phase === 'working' ? 'WORKFLOW_IN_PROGRESS' : last && asksPerson ? 'WORKFLOW_AWAITING_USER' : 'WORKFLOW_COMPLETED');
+  const steps: unknown[] = st.steps.map((title, i) => ({ id: `${turn.uuid}-step-${i}`, status: stepStatus(i === st.steps.length - 1), title, items: [] }));
   const interactions = [
-    ...st.answered.map(({ event }) => interactionItem(turn, event, true, clarifying)),
-    ...st.optional.map((event) => interactionItem(turn, event, false, false)),
-    ...st.pending.map((event) => interactionItem(turn, event, false, clarifying)),
-    ...(st.block && (st.block.kind === 'two_factor_required' || st.block.kind === 'interaction_required') ? [blockItem(turn, st.block)] : []),
+    ...st.answered.flatMap(({ event }) => interactionItems(turn, event, true, clarifying)),
+    ...st.optional.flatMap((event) => interactionItems(turn, event, false, false)),
+    ...st.pending.flatMap((event) => interactionItems(turn, event, false, clarifying)),
+    ...(st.block && (st.block.kind === 'two_factor_required' || st.block.kind === 'interaction_required') ? blockItems(turn, st.block) : []),
   ];
-  if (interactions.length) steps.push({ uuid: `${turn.uuid}-ask`, status: st.pending.length ? 'IN_PROGRESS' : 'DONE', items: interactions });
-  if (computer && answer) steps.push({ uuid: `${turn.uuid}-answer`, status: st.phase === 'finished' ? 'DONE' : 'IN_PROGRESS', items: [text('answer', answer)] });
+  if (interactions.length) {
+    steps.push({
+      id: `${turn.uuid}-ask`,
+      status: st.pending.length ? 'WORKFLOW_AWAITING_USER' : 'WORKFLOW_COMPLETED',
+      title: '',
+      tool_name: computer ? 'ask_user_question' : 'clarifying_questions',
+      items: interactions,
+    });
+  }
+  if (answer && !legacyAnswer) {
+    steps.push({ id: `${turn.uuid}-answer`, status: st.phase === 'finished' ? 'WORKFLOW_COMPLETED' : 'WORKFLOW_IN_PROGRESS', title: '', items: [answerItem(turn, answer, st.phase !== 'finished')] });
+  }
 
   const blocks: unknown[] = [];
   if (st.plan.length) {
     blocks.push({
-      intended_usage: 'plan_block',
-      plan_block: { goals: st.plan.map((g) => ({ description: g.text, status: g.done ? 'DONE' : 'IN_PROGRESS' })) },
+      intended_usage: 'plan',
+      plan_block: {
+        progress: st.phase === 'finished' ? 'DONE' : 'IN_PROGRESS',
+        goals: st.plan.map((g, i) => ({ id: String(i), description: g.text, final: g.done, todo_task_status: g.done ? 'COMPLETE' : 'INCOMPLETE' })),
+      },
+    });
+  }
+  if (legacyAnswer) {
+    blocks.push({
+      intended_usage: 'ask_text',
+      markdown_block: { progress: st.phase === 'finished' ? 'DONE' : 'IN_PROGRESS', chunks: answer ? [answer] : [], chunk_starting_offset: 0, answer },
     });
   }
   blocks.push({
     intended_usage: 'workflow_root',
     workflow_block: {
+      version: '1.0',
       status: workflowStatus,
-      ...(st.wakeAt !== undefined ? { wake_at: iso(st.wakeAt) } : {}),
+      // Our guesses: why a task waits, and what an error says.
       ...(st.block?.kind === 'waiting' ? { waiting_reason: st.block.text } : {}),
       ...(st.error ? { error_message: st.error } : {}),
       steps,
     },
   });
-  if (!computer) {
-    blocks.push({
-      intended_usage: 'ask_text',
-      markdown_block: { progress: st.phase === 'finished' ? 'DONE' : 'IN_PROGRESS', answer, chunks: answer ? [answer] : [] },
-    });
-  }
   if (st.tokens > 0 && turn.script.sources.length) {
     blocks.push({
       intended_usage: 'web_results',
-      web_result_block: { web_results: turn.script.sources.map((s) => ({ name: s.title, url: s.url ?? null, snippet: s.snippet ?? null })) },
+      web_result_block: { progress: 'DONE', web_results: turn.script.sources.map((s) => ({ name: s.title, snippet: s.snippet ?? '', url: s.url ?? null })) },
     });
   }
-  if (st.assets.length) {
-    const expires = Math.floor(now / 1000) + ASSET_URL_TTL_S;
-    blocks.push({
-      intended_usage: 'assets_answer_mode',
-      assets_mode_block: {
-        assets: st.assets.map((a) => ({
-          uuid: a.id,
-          asset_type: 'FILE',
-          is_primary: a.primary,
-          root_asset_uuid: a.rootId ?? null,
-          parent_asset_uuid: a.parentId ?? null,
-          created_at: Math.floor(turn.startedAt / 1000),
-          download_info: [
-            {
-              url: `${origin}${assetPathOf(thread.id, a)}?expires=${expires}&signature=sim`,
-              filename: a.filename,
-              size: assetBytes(a).length,
-              media_type: a.mediaType,
-              expires_at: expires,
-            },
-          ],
-        })),
-      },
-    });
-  }
+  if (st.assets.length) blocks.push({ intended_usage: 'assets_answer_mode', assets_mode_block: { assets: st.assets.map((a) => assetJson(thread, turn, a, now, origin)) } });
   return {
     uuid: turn.uuid,
     backend_uuid: turn.uuid,
     context_uuid: thread.id,
+    thread_url_slug: thread.slug,
+    thread_title: thread.title,
     query_str: turn.query,
-    mode: computer ? 'AGENTIC' : turn.mode === 'deep-research' ? 'RESEARCH' : 'COPILOT',
+    mode: 'COPILOT',
+    search_mode: SEARCH_MODE[turn.mode ?? ''] ?? 'SEARCH',
+    // Our guess: a failed entry's status.
     status: running ? 'PENDING' : st.phase === 'error' ? 'FAILED' : 'COMPLETED',
-    created_datetime: iso(turn.startedAt),
+    entry_created_datetime: iso(turn.startedAt),
     attachments: (turn.attachments ?? []).map((a) => ({ filename: a.filename, size: a.size, media_type: a.mimeType })),
     ...(turn.settings ? { computer_settings: turn.settings } : {}),
     blocks,
+  };
+}
+
+type SimAsset = ReturnType<typeof turnStateAt>['assets'][number];
+
+/** A file as the simulated Computer bodies list them (`uuid`, `asset_type`, `download_info[]`, ids of its versions). */
+function assetJson(thread: ThreadData, turn: TurnData, a: SimAsset, now: number, origin: string) {
+  const expires = Math.floor(now / 1000) + ASSET_URL_TTL_S;
+  return {
+    uuid: a.id,
+    asset_type: 'FILE',
+    is_primary_asset: a.primary,
+    root_asset_id: a.rootId ?? null,
+    parent_asset_id: a.parentId ?? null,
+    created_at: String(Math.floor(turn.startedAt / 1000)),
+    download_info: [
+      {
+        url: `${origin}${assetPathOf(thread.id, a)}?expires=${expires}&signature=sim`,
+        filename: a.filename,
+        size: assetBytes(a).length,
+        media_type: a.mediaType,
+        expires_at: expires,
+      },
+    ],
   };
 }
 
@@ -298,27 +374,46 @@ export interface ThreadJsonQuery {
   limit: number;
   /** The app's headers were sent: without them, lists come back empty. */
   authorized: boolean;
+  /** `with_schematized_response=true` was asked: without it, entries come back with no `blocks` (as on the real site). */
+  schematized?: boolean;
 }
 
 export function threadJson(thread: ThreadData, now: number, origin: string, q: ThreadJsonQuery): unknown {
   const offset = Math.max(0, Number.parseInt(q.cursor ?? '0', 10) || 0);
   const turns = q.authorized ? thread.turns.slice(offset, offset + q.limit) : [];
   const more = q.authorized && offset + q.limit < thread.turns.length;
+  const last = thread.turns.at(-1);
+  const lastState = last ? turnStateAt(last, now) : undefined;
+  const computer = thread.kind === 'computer';
   return {
     status: 'success',
     thread_metadata: {
-      uuid: thread.id,
-      slug: thread.slug,
       title: thread.title,
-      mode_type: thread.kind === 'computer' ? 'computer' : 'search',
-      created_datetime: iso(thread.createdAt),
-      updated_datetime: iso(thread.updatedAt),
-      entry_count: thread.turns.length,
+      mode: computer ? '4' : '2',
+      created_at: iso(thread.createdAt),
+      updated_at: iso(thread.updatedAt),
+      thread_status: lastState && (lastState.phase === 'working' || lastState.phase === 'paused') ? 'running' : lastState?.phase === 'sleeping' ? 'sleeping' : 'completed',
+      wake_at: lastState?.wakeAt !== undefined ? iso(lastState.wakeAt) : null,
+      // Computer's files, all of the thread's turns (the simulated bodies' shape); each entry lists its own too.
+      workflow_snapshots: computer
+        ? {
+            SHARED_FILES: {
+              type: 'SHARED_FILES',
+              shared_files: { items: q.authorized ? thread.turns.flatMap((t) => turnStateAt(t, now).assets.map((a) => assetJson(thread, t, a, now, origin))) : [] },
+            },
+          }
+        : null,
+      // Our guesses: the project fields, billing_url and quota_reset_date beside locked_reason.
       project_uuid: thread.projectUuid ?? null,
       project_visibility: thread.projectVisibility ?? null,
       ...locked(thread, now),
     },
-    entries: turns.map((t) => entryJson(thread, t, now, origin)),
+    entries: turns.map((t) => {
+      const entry = entryJson(thread, t, now, origin);
+      if (q.schematized !== false) return entry;
+      const { blocks: _blocks, ...bare } = entry;
+      return bare;
+    }),
     background_entries: [],
     has_next_page: more,
     next_cursor: more ? String(offset + q.limit) : null,
@@ -352,6 +447,8 @@ export function movedShapeReader(name = 'thread-json-2027-01'): ThreadJsonReader
       lockedReason: ['data.thread.locked_reason'],
       billingUrl: ['data.thread.billing_url'],
       quotaResetDate: ['data.thread.quota_reset_date'],
+      wakeAt: ['data.thread.wake_at'],
+      assets: ['data.thread.workflow_snapshots.SHARED_FILES.shared_files.items[]'],
     },
   };
 }

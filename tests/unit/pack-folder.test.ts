@@ -138,9 +138,9 @@ describe('comet-relay selectors', () => {
   });
 
   it('thread readers are packs too: show one to start from, add it fixed, list it under its kind; a wrong field is named', () => {
-    expect(selectors('show', 'thread-json-2026-08')).toBe(0);
+    expect(selectors('show', 'thread-json-2026-12')).toBe(0);
     const builtIn = JSON.parse(output) as { kind: string; reader: { name: string; thread: Record<string, unknown> } };
-    expect(builtIn).toMatchObject({ kind: 'thread-json-reader', reader: { name: 'thread-json-2026-08' } });
+    expect(builtIn).toMatchObject({ kind: 'thread-json-reader', reader: { name: 'thread-json-2026-12' } });
     const file = path.join(home, 'reader.json');
     fs.writeFileSync(file, JSON.stringify({ ...builtIn, reader: { ...builtIn.reader, name: 'thread-json-2027-01', thread: { ...builtIn.reader.thread, entries: 'data.turns' } } }));
     const error = caught(() => selectors('add', file));
@@ -153,7 +153,7 @@ describe('comet-relay selectors', () => {
     output = '';
     selectors('list');
     const section = output.slice(output.indexOf('Thread JSON readers (the first one is used'));
-    expect(section.indexOf('thread-json-2027-01')).toBeLessThan(section.indexOf('thread-json-2026-08'));
+    expect(section.indexOf('thread-json-2027-01')).toBeLessThan(section.indexOf('thread-json-2026-12'));
     expect(caught(() => selectors('remove', 'thread-page-2026-12')).message).toMatch(/is a built-in thread page reader: it cannot be removed/);
     expect(selectors('remove', 'thread-json-2027-01')).toBe(0);
   });

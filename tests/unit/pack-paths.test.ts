@@ -33,7 +33,7 @@ describe('reader packs name same-origin paths only', () => {
     ['account-json-reader', 'account-json-2026-12', ['reader', 'listRecent', 'threadPath', 'computer'], '{uuid}'],
     ['account-json-reader', 'account-json-2026-12', ['reader', 'models', 'path'], ''],
     ['account-json-reader', 'account-json-2026-12', ['reader', 'projects', 'path'], ''],
-    ['thread-json-reader', 'thread-json-2026-08', ['reader', 'request', 'path'], '{id}'],
+    ['thread-json-reader', 'thread-json-2026-12', ['reader', 'request', 'path'], '{id}'],
   ];
 
   it('the built-in readers pass as packs', () => {

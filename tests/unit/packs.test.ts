@@ -167,7 +167,7 @@ describe('the worker’s pack store (the trust boundary)', () => {
       added: [{ kind: 'selector-set', name: 'gen-b-2026-12', source: '/s/good.json' }],
       readers: [
         { kind: 'thread-page-reader', noun: 'thread page reader', name: 'thread-page-2026-12', source: 'built-in' },
-        { kind: 'thread-json-reader', noun: 'thread JSON reader', name: 'thread-json-2026-08', source: 'built-in' },
+        { kind: 'thread-json-reader', noun: 'thread JSON reader', name: 'thread-json-2026-12', source: 'built-in' },
         { kind: 'account-json-reader', noun: 'account JSON reader', name: 'account-json-2026-12', source: 'built-in' },
       ],
       problems: [

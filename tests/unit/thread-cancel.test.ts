@@ -80,7 +80,7 @@ describe('a thread call cancelled in the page', () => {
   it('threads.respond (approve) cancelled while the thread JSON is read: Approve is never clicked', async () => {
     // The JSON names the confirmation by an id the page does not carry: the page looks it up there first.
     const jsonOnlyId = '0b0b0b0b-1111-4222-8333-444444444444';
-    const { call, threadId, release } = load('B-computer-confirm', (body) => body.replaceAll('65ccbebb-7dff-441c-821d-5d1135b18389', jsonOnlyId));
+    const { call, threadId, release } = load('B-computer-confirm', (body) => body.replaceAll('2164dcb6-6a92-4242-a779-db7bc45b104a', jsonOnlyId));
     let approved = false;
     document.querySelector('button[aria-label="Approve"]')?.addEventListener('click', () => {
       approved = true;

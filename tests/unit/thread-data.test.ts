@@ -29,7 +29,7 @@ describe('thread readers as data', () => {
 
   it('asks the JSON with the app headers and at most every 3 s by default', () => {
     expect(threadJson2026.request.headers).toEqual({ 'x-app-apiclient': 'default', 'x-app-apiversion': '2.18' });
-    expect(threadJson2026.request.query).toEqual({ version: '2.18', source: 'default' });
+    expect(threadJson2026.request.query).toMatchObject({ with_schematized_response: 'true', version: '2.18', source: 'default' });
     expect(threadJson2026.request.minIntervalMs).toBeGreaterThanOrEqual(3000);
   });
 
@@ -176,7 +176,9 @@ describe("the account's JSON, as the worker reads it", () => {
     expect(list.default_model).toBe('claude-sonnet-4.5');
     expect(list.modes).toContainEqual({ mode: 'ultra', model: 'claude-opus-4.1-thinking', effort: 'max' });
     expect(list.models.find((m) => m.id === 'sonar-fast')).toEqual({ id: 'sonar-fast', label: 'Sonar Fast', description: 'Quick answers', fast: true, efforts: ['none'], default_effort: 'none' });
-    expect(() => modelsFrom({ moved: true }, accountJson2026)).toThrow(/no list at models\[\] \(reader account-json-2026-12\)/);
+    // The models config also lists search models (mode "search"): models_list holds Computer's only.
+    expect(list.models.map((m) => m.id)).not.toContain('sim_best');
+    expect(() => modelsFrom({ moved: true }, accountJson2026)).toThrow(/no list at models\{\}\[value\.mode=asi\] \(reader account-json-2026-12\)/);
   });
 
   it('projects_list pages 50 at a time, with absolute project URLs', () => {

@@ -190,7 +190,7 @@ describe.runIf(have)('the thread JSON reader, when the JSON changes or fails', (
     const bad = parseThreadBody(200, '{"entries": [ {"uuid": ', threadJson2026);
     expect(bad.ok === false && bad.problem.message).toMatch(/does not parse/);
     const moved = parseThreadBody(200, JSON.stringify({ data: { turns: [] } }), threadJson2026);
-    expect(moved.ok === false && moved.problem.message).toMatch(/no list of entries at entries \(reader thread-json-2026-08\)/);
+    expect(moved.ok === false && moved.problem.message).toMatch(/no list of entries at entries \(reader thread-json-2026-12\)/);
   });
 
   it('finds the answer in each place it has lived (workflow item, markdown_block.answer, chunks)', () => {

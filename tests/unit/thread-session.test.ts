@@ -58,7 +58,7 @@ describe('asking the thread JSON', () => {
     expect(requests).toHaveLength(1);
     const url = new URL(requests[0]?.url ?? '');
     expect(url.pathname).toBe(`/rest/thread/${session.threadId}`);
-    expect(Object.fromEntries(url.searchParams)).toEqual({ version: '2.18', source: 'default' });
+    expect(Object.fromEntries(url.searchParams)).toMatchObject({ with_schematized_response: 'true', version: '2.18', source: 'default' });
     expect(requests[0]?.headers).toEqual({ 'x-app-apiclient': 'default', 'x-app-apiversion': '2.18' });
     now += 500;
     const again = await session.reading();
@@ -240,7 +240,7 @@ describe('thread readers added as files (data packs) are used at once', () => {
     });
     const before = await session.reading();
     expect(before.source).toBe('page');
-    expect(session.lastProblem).toMatch(/no list of entries at entries \(reader thread-json-2026-08\)/);
+    expect(session.lastProblem).toMatch(/no list of entries at entries \(reader thread-json-2026-12\)/);
     shelf.replace(THREAD_JSON_READER_KIND, [{ item: movedShapeReader(), source: '/h/selectors/thread-json-reader.thread-json-2027-01.json' }]);
     now += threadJson2026.request.minIntervalMs;
     const after = await session.reading();

@@ -1,0 +1,170 @@
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, test } from 'vitest';
+import { parseThreadBody, readThreadJson, askedItems, threadKindOf } from '../../lib/page/thread-json-reader';
+import { pick } from '../../lib/page/json-path';
+import { accountJson2026 } from '../../lib/selectors/account-json';
+import { threadJson2026 } from '../../lib/selectors/thread-json';
+import { modelsFrom } from '../../lib/worker/thread-results';
+
+/**
+ * The JSON readers against bodies captured from the live perplexity.ai by people outside this
+ * project. They are read from the folder named by COMET_REAL_PERPLEXITY and never copied into the
+ * repository; without the folder this suite says so and skips. What each body must read as is
+ * written here in our own words (counts, the opening words of an answer, one cited URL).
+ */
+const folder = process.env.COMET_REAL_PERPLEXITY ?? '';
+const present = folder !== '' && existsSync(join(folder, 'README.md'));
+if (!present) console.warn('real-json: COMET_REAL_PERPLEXITY names no folder of real perplexity.ai captures; skipping the tests against them.');
+
+const r = threadJson2026;
+const read = (name: string) => readFileSync(join(folder, name), 'utf8');
+const body = (name: string) => {
+  const parsed = parseThreadBody(200, read(name), r);
+  if (!parsed.ok) throw new Error(`${name}: ${parsed.problem.message}`);
+  return parsed.value;
+};
+const reading = (name: string) => readThreadJson([body(name)], r, { threadId: 't', url: 'https://www.perplexity.ai/search/t' });
+const entries = (name: string) => pick(body(name), r.thread.entries).values[0] as unknown[];
+
+/** The terminal `message` frame of an ask stream (`event: message` / `data: {…}`), as an entry. */
+function lastStreamEntry(name: string): unknown {
+  const frames = read(name)
+    .split(/\r?\n\r?\n/)
+    .map((f) => /^data: ?(.*)$/m.exec(f)?.[1])
+    .filter((d): d is string => d !== undefined && d !== '{}')
+    .map((d) => JSON.parse(d) as { final_sse_message?: boolean; blocks?: unknown[] });
+  const last = frames.filter((f) => f.final_sse_message).at(-1);
+  if (!last) throw new Error(`${name}: no final frame`);
+  return last;
+}
+
+describe.skipIf(!present)('thread JSON reader on real /rest/thread bodies', () => {
+  test('multi-turn search thread of 2026-08-01: two turns, each answered, sourced, complete', () => {
+    const got = reading('thread-json-perplexity-client-multiturn-2026-08-01.json');
+    expect(got.turnCount).toBe(2);
+    expect(got.title).toMatch(/^what is the capital of Australia/);
+    expect(got.kind).toBe('search');
+    const [first, second] = got.turns;
+    expect(first).toMatchObject({ event: 'complete', entryStatus: 'COMPLETED', query: expect.stringMatching(/capital of Australia/) });
+    expect(first?.answer).toMatch(/^The capital of Australia is \*\*Canberra\*\*/);
+    expect(first?.answer).toContain('[1]');
+    expect(first?.sources.map((s) => s.url)).toContain('https://en.wikipedia.org/wiki/Canberra');
+    expect(first?.sources.length).toBe(15);
+    expect(first?.steps).toEqual(['Searching the web']);
+    expect(second).toMatchObject({ event: 'complete', query: expect.stringMatching(/New Zealand/) });
+    expect(second?.answer).toMatch(/\*\*Wellington\*\*/);
+    expect(second?.sources.length).toBe(10);
+    expect(first?.interactions).toEqual([]);
+  });
+
+  test('Deep Research thread of 2026-07-31: its questions with their options, timed out unanswered; the report completes', () => {
+    const got = reading('thread-json-perplexity-client-research-resume-2026-07-31.json');
+    expect(got.turnCount).toBe(1);
+    expect(got.kind).toBe('research');
+    const turn = got.turns[0];
+    expect(turn?.event).toBe('complete');
+    expect(turn?.answer.length).toBeGreaterThan(10_000);
+    expect(turn?.sources.length).toBe(30);
+    expect(turn?.steps[0]).toMatch(/^Comparing Australia and New Zealand/);
+    // The questions ran out unanswered and the research went on: nothing waits on the person.
+    expect(turn?.interactions).toEqual([]);
+    const [asked] = askedItems(entries('thread-json-perplexity-client-research-resume-2026-07-31.json')[0], r);
+    expect(asked?.answered).toBe(false);
+    expect(asked?.interaction).toMatchObject({ type: 'ask_user_question', followupUuid: '3897e35c-ea9d-4ba7-98b5-00f109904294' });
+    expect(asked?.interaction.text).toMatch(/^Help me focus/);
+    const questions = asked?.interaction.questions ?? [];
+    expect(questions).toHaveLength(4);
+    expect(questions[0]?.text).toMatch(/^Which policy areas/);
+    // Four written choices and the free-text "Other" (which has no title).
+    expect(questions[0]?.options).toHaveLength(4);
+    expect(questions[0]?.options?.[1]).toBe('Monetary policy and interest rates');
+    expect(questions.every((q) => !q.multiple)).toBe(true);
+  });
+
+  test('the ask stream of 2026-08-04: the answer in the workflow text item, complete', () => {
+    const entry = lastStreamEntry('sse-perplexity-ask-perplexity-client-complete-2026-08-04.sse');
+    const got = readThreadJson([{ entries: [entry] }], r, { threadId: 't', url: 'u' });
+    const turn = got.turns[0];
+    expect(turn?.event).toBe('complete');
+    expect(turn?.answer).toMatch(/^The capital of Australia is \*\*Canberra\*\*\.\[1\]\[2\]\[3\]/);
+    expect(turn?.sources.length).toBe(10);
+    expect(turn?.steps).toEqual(['Searching the web']);
+  });
+
+  test('the ask stream of 2026-07-31: the answer in the ask_text block, complete', () => {
+    const entry = lastStreamEntry('sse-perplexity-ask-perplexity-client-complete-2026-07-31.sse');
+    const turn = readThreadJson([{ entries: [entry] }], r, { threadId: 't', url: 'u' }).turns[0];
+    expect(turn?.event).toBe('complete');
+    expect(turn?.answer.length).toBeGreaterThan(1000);
+  });
+
+  test('research clarify frames of 2026-08-01: questions open under WORKFLOW_AWAITING_USER, released under AWAITING_NEXT_STEPS', () => {
+    const frames = JSON.parse(read('sse-frames-research-clarify-perplexity-client-2026-08-01.json')) as Record<string, { blocks: { diff_block?: { patches: { path: string; value: unknown }[] } }[] }>;
+    const statusOf = (f: (typeof frames)[string]) => f.blocks.flatMap((b) => b.diff_block?.patches ?? []).find((p) => p.path === '/status')?.value;
+    expect(r.values.workflow.awaitingUser).toContain(statusOf(frames.asked as (typeof frames)[string]));
+    expect(r.values.workflow.awaiting).toContain(statusOf(frames.released as (typeof frames)[string]));
+    // The questions item the "asked" frame adds reads like the one in the thread body.
+    const item = (frames.asked?.blocks ?? []).flatMap((b) => b.diff_block?.patches ?? []).find((p) => p.path.endsWith('/items/0'))?.value;
+    const [asked] = askedItems({ blocks: [{ intended_usage: 'workflow_root', workflow_block: { status: 'WORKFLOW_AWAITING_USER', steps: [{ items: [item] }] } }] }, r);
+    expect(asked?.interaction.questions?.length).toBe(4);
+    const turn = readThreadJson([{ entries: [{ status: 'PENDING', blocks: [{ intended_usage: 'workflow_root', workflow_block: { status: 'WORKFLOW_AWAITING_USER', steps: [{ items: [item] }] } }] }] }], r, { threadId: 't', url: 'u' }).turns[0];
+    expect(turn?.event).toBe('ask_user_question');
+    expect(turn?.interactions[0]?.followupUuid).toBe('3897e35c-ea9d-4ba7-98b5-00f109904294');
+  });
+});
+
+describe.skipIf(!present)('thread JSON reader on the Computer bodies marked SIMULATED by their authors', () => {
+  test('a cancelled Computer task: kind computer, event cancelled, its shared files with their download links', () => {
+    const name = 'SIMULATED-computer-thread-json-canceled-pplx-tools.json';
+    const got = reading(name);
+    expect(got.kind).toBe('computer');
+    expect(threadKindOf(body(name), r)).toBe('computer');
+    const turn = got.turns[0];
+    expect(turn?.event).toBe('cancelled');
+    expect(turn?.answer).toBe('Answer skipped.');
+    expect(got.assets?.length).toBe(11);
+    expect(got.assets?.every((a) => a.asset_id !== '' && a.filename)).toBe(true);
+    // A file another one was edited from is not offered as a result; every offered file has a link.
+    expect(turn?.files.length).toBeGreaterThan(0);
+    expect(turn?.files.every((f) => f.url.startsWith('https://'))).toBe(true);
+    expect(turn?.files.filter((f) => f.filename.endsWith('.pdf')).length).toBe(7);
+  });
+
+  test('a Computer task that asked questions: answered ones carry their answers; nothing waits once the workflow completed', () => {
+    const name = 'SIMULATED-computer-thread-json-user-questions-pplx-tools.json';
+    const got = reading(name);
+    expect(got.kind).toBe('computer');
+    const asked = askedItems(entries(name)[0], r);
+    expect(asked).toHaveLength(2);
+    expect(asked[0]).toMatchObject({ answered: true, interaction: { type: 'ask_user_question', followupUuid: 'toolu_5crub0BxYdQ8ekSU36dDlhdK' } });
+    expect(asked[0]?.interaction.questions).toHaveLength(4);
+    expect(asked[0]?.interaction.questions?.[0]?.options).toHaveLength(4);
+    expect(asked[0]?.answers).toHaveLength(4);
+    expect(asked[0]?.answers[0]?.answer).not.toBe('');
+    expect(asked[1]).toMatchObject({ answered: false, interaction: { followupUuid: 'toolu_5crub0m5f0DPSUh2ickUiyUZ' } });
+    expect(asked[1]?.interaction.questions).toHaveLength(2);
+    const turn = got.turns[0];
+    expect(turn?.interactions).toEqual([]);
+    // A "thought" text is not the answer; with no answer and no downloadable file the page is asked instead.
+    expect(turn?.answer).toBe('');
+    expect(turn?.event).toBeNull();
+    expect(got.assets?.length).toBe(20);
+  });
+});
+
+describe.skipIf(!present)('account reader on real /rest/models/config bodies', () => {
+  for (const name of ['models-config-json-perplexity-web-mcp-2026-07-14.json', 'models-config-json-perplexity-client-2026-08-01.json']) {
+    test(`models_list from ${name}: Computer's models, its default`, () => {
+      const list = modelsFrom(JSON.parse(read(name)), accountJson2026);
+      expect(list.default_model).toBe('pplx_asi');
+      expect(list.models.map((m) => m.id)).toContain('pplx_asi');
+      expect(list.models.find((m) => m.id === 'pplx_asi')).toMatchObject({ label: 'Computer', description: expect.stringMatching(/^Computer/) });
+      expect(list.models.every((m) => m.id.startsWith('pplx_') && m.label !== '')).toBe(true);
+      expect(list.models.length).toBeGreaterThanOrEqual(15);
+      // Not in either body: said as absent, not made up.
+      expect(list.modes).toEqual([]);
+      expect(list.default_mode).toBeNull();
+    });
+  }
+});
