@@ -27,6 +27,8 @@ export const LABELS: SelectorSet['labels'] = {
       stepsWorking: ['Working'],
       sourcesTab: ['Sources', 'Links'],
       removeMode: ['Remove mode'],
+      model: ['Model'],
+      chooseModel: ['Choose a model'],
     },
     modes: {
       Search: 'standard',
@@ -61,6 +63,7 @@ export const LABELS: SelectorSet['labels'] = {
       stepsWorking: ['En cours'],
       sourcesTab: ['Sources', 'Liens'],
       removeMode: ['Retirer le mode'],
+      model: ['Modèle'],
     },
     modes: {
       Recherche: 'standard',
@@ -91,6 +94,7 @@ export const LABELS: SelectorSet['labels'] = {
       stepsWorking: ['جارٍ العمل'],
       sourcesTab: ['المصادر', 'الروابط'],
       removeMode: ['إزالة الوضع'],
+      model: ['النموذج'],
     },
     modes: {
       بحث: 'standard',
