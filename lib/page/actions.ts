@@ -111,11 +111,16 @@ function askedTurn(ctx: PageContext, before: Snapshot, key: string, composer: HT
   return null;
 }
 
-/** Puts back what the composer held, if it still holds what we typed (a cancelled or refused ask). */
-function restoreComposer(ctx: PageContext, composer: HTMLElement, held: string, typed: string): void {
-  if (!composer.isConnected || questionKey(composerText(composer)) !== questionKey(typed)) return;
+/**
+ * Puts back what the composer held, if it still holds what we typed (a cancelled or refused ask),
+ * or anything at all when the typing itself was cut short (`partial`: part of our text is there).
+ */
+async function restoreComposer(ctx: PageContext, composer: HTMLElement, held: string, typed: string, partial = false): Promise<void> {
+  if (!composer.isConnected) return;
+  const now = composerText(composer);
+  if (partial ? now === held : questionKey(now) !== questionKey(typed)) return;
   try {
-    typeInto(ctx, composer, held.replace(/\n+$/, ''));
+    await typeInto(ctx, composer, held.replace(/\n+$/, ''));
   } catch {
     // the editor refused; leaving our text is the lesser harm than failing the report
   }
@@ -145,13 +150,15 @@ export async function ask(
   const submittedAt = Date.now();
   const composer = composerOf(ctx);
   const held = composerText(composer);
-  typeInto(ctx, composer, params.prompt);
+  let typed = false;
   let via: 'button' | 'enter';
   try {
+    await typeInto(ctx, composer, params.prompt, signal);
+    typed = true;
     throwIfCancelled(signal);
     via = await submit(ctx, composer, 1000, signal);
   } catch (error) {
-    restoreComposer(ctx, composer, held, params.prompt);
+    await restoreComposer(ctx, composer, held, params.prompt, !typed);
     throw RelayError.from(error).code === 'CANCELLED' ? cancelledAsk() : error;
   }
 
@@ -162,7 +169,7 @@ export async function ask(
     return index === null ? null : { index };
   }, confirmMs, signal);
   if (!found) {
-    restoreComposer(ctx, composer, held, params.prompt);
+    await restoreComposer(ctx, composer, held, params.prompt);
     throw new RelayError(
       'AGENT_ERROR',
       `the prompt was typed and submitted but the page did not take it within ${confirmMs / 1000} s (no new turn showing this question) on ${ctx.doc.location.href}`,

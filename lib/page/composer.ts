@@ -3,8 +3,13 @@ import type { PageContext } from './context';
 import { first, isDisabled, isHidden, pressKey, requireEl } from './dom';
 
 /**
- * Putting text into the composer and submitting it. Lexical ignores synthetic key events on some
- * builds, so text goes in through the editing commands a paste would use; select-all goes through
+ * Putting text into the composer and submitting it. Perplexity's composer is a Lexical editor, which
+ * keeps its own state and renders the DOM from it. Some builds take no text from
+ * `document.execCommand('insertText')`: the DOM shows it, the state does not, and Enter sends
+ * nothing (lib/selectors/README.md, "The composer"). So text goes in through the events Lexical
+ * handles itself, first a paste carrying a DataTransfer, then `beforeinput`, and only where neither
+ * is handled (a plain contenteditable) through execCommand. An editor that handles an event cancels
+ * it, which is how each step knows whether the next one is needed. Select-all goes through
  * execCommand / the Selection API, which mean the same on every platform (failure mode 7).
  */
 
@@ -22,6 +27,9 @@ export function composerText(el: Element): string {
 }
 
 const norm = (s: string) => s.replace(/\s+/g, ' ').trim();
+
+/** How long an editor that took an event has to render it (Lexical commits in a microtask). */
+const RENDER_MS = 400;
 
 function exec(doc: Document, command: string, value?: string): boolean {
   const fn = (doc as Document & { execCommand?: Document['execCommand'] }).execCommand;
@@ -54,42 +62,76 @@ function setFieldValue(ctx: PageContext, el: HTMLTextAreaElement | HTMLInputElem
   el.dispatchEvent(new view.Event('change', { bubbles: true }));
 }
 
-/** Last resort for an editable that has no execCommand: beforeinput (Lexical's path), then DOM. */
-function insertByEvents(ctx: PageContext, el: HTMLElement, text: string): void {
-  const view = ctx.win as Window & typeof globalThis;
-  const before = new view.InputEvent('beforeinput', { bubbles: true, cancelable: true, inputType: 'insertText', data: text });
-  if (el.dispatchEvent(before)) {
-    el.textContent = text;
-    el.dispatchEvent(new view.InputEvent('input', { bubbles: true, inputType: 'insertText', data: text }));
-  }
+type View = Window & typeof globalThis;
+
+/** One way of putting a piece in: a line, "\n" (the editor's own line break) or "" (delete the selection). */
+type Way = (piece: string) => boolean;
+
+/**
+ * The ways text can go in, most faithful first; each says whether the editor took the piece (an
+ * untrusted event that no one cancels changes nothing). A line break goes in as the editor's own
+ * (`insertLineBreak`): a "\n" inside inserted text becomes a new paragraph, which the page reads
+ * back as a blank line, so a multi-line prompt would arrive with its lines doubled.
+ */
+function waysFor(view: View, el: HTMLElement, doc: Document, seen: { cancelled: boolean }): Way[] {
+  const fire = (event: Event) => {
+    const took = !el.dispatchEvent(event);
+    seen.cancelled ||= took;
+    return took;
+  };
+  const input = (inputType: string, data: string | null = null) =>
+    fire(new view.InputEvent('beforeinput', { bubbles: true, cancelable: true, composed: true, inputType, data }));
+  const paste = (text: string) => {
+    if (typeof view.ClipboardEvent !== 'function' || typeof view.DataTransfer !== 'function') return false;
+    const clipboardData = new view.DataTransfer();
+    clipboardData.setData('text/plain', text);
+    return fire(new view.ClipboardEvent('paste', { bubbles: true, cancelable: true, composed: true, clipboardData }));
+  };
+  const events: Way = (piece) =>
+    piece === '' ? input('deleteContentBackward') : piece === '\n' ? input('insertLineBreak') : input('insertText', piece);
+  return [
+    // Lexical's paste handler reads the DataTransfer into its state; an editor that pastes but takes
+    // no beforeinput gets a paragraph for a line break, the nearest it takes.
+    (piece) => (piece === '' ? events(piece) : piece === '\n' ? events(piece) || paste(piece) : paste(piece)),
+    // Lexical's beforeinput handler, for builds (or editors) that take no synthetic paste.
+    events,
+    // The browser's editing commands: what a plain contenteditable takes.
+    (piece) => exec(doc, piece === '' ? 'delete' : piece === '\n' ? 'insertLineBreak' : 'insertText', piece),
+  ];
+}
+
+function cancelledTyping(): RelayError {
+  return new RelayError('CANCELLED', 'The call was cancelled while typing; nothing more was typed.');
 }
 
 /**
- * Types `text` over the current selection. A line break goes in as the editor's own line break
- * (Shift+Enter, `insertLineBreak`): a "\n" inside insertText becomes a new paragraph, which the
- * page reads back as a blank line, so a multi-line prompt would arrive with its lines doubled.
+ * Replaces the composer's content with `text` and checks that it landed. A cancel stops it before
+ * the next event: nothing is typed after it (what was typed before stays for the caller to undo).
  */
-function insertLines(doc: Document, text: string): boolean {
-  const lines = text.split(/\r\n|\r|\n/);
-  let ok = lines[0] === '' ? exec(doc, 'delete') : exec(doc, 'insertText', lines[0]);
-  for (const line of lines.slice(1)) {
-    ok &&= exec(doc, 'insertLineBreak');
-    if (line !== '') ok &&= exec(doc, 'insertText', line);
-  }
-  return ok;
-}
-
-/** Replaces the composer's content with `text` and checks that it landed. */
-export function typeInto(ctx: PageContext, el: HTMLElement, text: string): void {
+export async function typeInto(ctx: PageContext, el: HTMLElement, text: string, signal?: AbortSignal): Promise<void> {
+  if (signal?.aborted) throw cancelledTyping();
+  const landed = () => norm(composerText(el)) === norm(text);
+  const view = ctx.win as View;
   if (isTextField(el)) {
     el.focus();
     setFieldValue(ctx, el, text);
   } else {
-    selectAllIn(ctx, el);
-    const ok = insertLines(ctx.doc, text);
-    if (!ok || norm(composerText(el)) !== norm(text)) insertByEvents(ctx, el, text);
+    const pieces = text === '' ? [''] : text.split(/(\r\n|\r|\n)/).map((p) => (/^[\r\n]+$/.test(p) ? '\n' : p)).filter(Boolean);
+    const seen = { cancelled: false };
+    for (const way of waysFor(view, el, ctx.doc, seen)) {
+      selectAllIn(ctx, el);
+      const took = pieces.every((piece) => !signal?.aborted && way(piece));
+      if (signal?.aborted) throw cancelledTyping();
+      // Taken: the editor renders from its state, a moment later. Not taken: nothing changed.
+      if (took && (landed() || (await ctx.waitFor(landed, RENDER_MS)))) break;
+    }
+    // A document without editing commands (a test page), whose editable refused no event.
+    if (!landed() && !seen.cancelled && typeof ctx.doc.execCommand !== 'function') {
+      el.textContent = text;
+      el.dispatchEvent(new view.InputEvent('input', { bubbles: true, inputType: 'insertText', data: text }));
+    }
   }
-  if (norm(composerText(el)) !== norm(text)) {
+  if (!landed()) {
     throw new RelayError(
       'EVALUATION_FAILED',
       `the composer did not accept the text (it holds ${JSON.stringify(composerText(el).slice(0, 80))}) on ${ctx.doc.location.href}`,
@@ -97,9 +139,9 @@ export function typeInto(ctx: PageContext, el: HTMLElement, text: string): void 
   }
 }
 
-export function typePrompt(ctx: PageContext, text: string): HTMLElement {
+export async function typePrompt(ctx: PageContext, text: string, signal?: AbortSignal): Promise<HTMLElement> {
   const el = composerOf(ctx);
-  typeInto(ctx, el, text);
+  await typeInto(ctx, el, text, signal);
   return el;
 }
 

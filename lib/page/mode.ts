@@ -7,13 +7,17 @@ import type { PageContext } from './context';
 import { all, cleanText, first, iconsIn, isHidden, matches, pointerClick, probeMiss, pressKey } from './dom';
 
 /**
- * Reading and switching the mode on both generations without leaving the page (failure mode 6).
- * Modes are recognised by icon first (locale-independent, exact match so that
- * `#pplx-icon-custom-computer` is `create`, not `computer`), then by the mode names of the set's
- * labels, in any of its languages.
+ * Reading and switching the mode without leaving the page (failure mode 6), through whichever mode
+ * control the page shows, probed in turn: the Computer toggle and the mode chip (Aug–Oct 2026), the
+ * radiogroup of modes (Feb 2026), the pill and slash menu (spring 2026). Modes are recognised by
+ * icon first (locale-independent, exact match so that a menu row's `#pplx-icon-custom-computer` is
+ * `create`, not `computer`), then by the mode names of the set's labels, in any of its languages.
+ * The Computer toggle is recognised by where it sits, never by its icon (that icon means Computer
+ * there). A control that is not seen is never taken for a value: the reader asks the page another
+ * way, or says what it could not see.
  */
 
-export type ModeSource = 'url' | 'toggle' | 'chip' | 'menu' | 'pill' | 'typeahead' | 'unavailable';
+export type ModeSource = 'url' | 'toggle' | 'chip' | 'menu' | 'radio' | 'pill' | 'typeahead' | 'unavailable';
 
 export interface ModeRead {
   mode: Mode | null;
@@ -38,7 +42,8 @@ export function modeOf(el: Element, set: SelectorSet): Mode | null {
     const m = set.modeIcons[icon];
     if (m) return m;
   }
-  const label = cleanText(el);
+  // An icon-only control (the Feb 2026 radios) names its mode in its label.
+  const label = cleanText(el) || (el.getAttribute('aria-label') ?? '').trim();
   const words = modeWords(set);
   const exact = words.get(label);
   if (exact) return exact;
@@ -52,7 +57,7 @@ function urlMode(ctx: PageContext): Mode | null {
   return isComputerPath(ctx.doc.location.pathname) ? 'computer' : null;
 }
 
-function isOn(el: Element): boolean {
+export function isOn(el: Element): boolean {
   return (
     el.getAttribute('aria-pressed') === 'true' ||
     el.getAttribute('aria-checked') === 'true' ||
@@ -98,11 +103,17 @@ function checkedItem(ctx: PageContext, menu: Element): Element | null {
   return all(menu, ctx.set.modeMenuItem).find((i) => i.getAttribute('aria-checked') === 'true') ?? null;
 }
 
-async function readModeB(ctx: PageContext): Promise<ModeRead> {
+function unseen(detail: string): ModeRead {
+  return { mode: null, source: 'unavailable', detail };
+}
+
+async function readModeB(ctx: PageContext, chip: HTMLElement): Promise<ModeRead> {
   const toggle = first(ctx.doc, ctx.set.computerToggle);
   if (toggle && isOn(toggle)) return { mode: 'computer', source: 'toggle' };
-  const chip = first(ctx.doc, ctx.set.modeChip) as HTMLElement | null;
-  if (!chip) return unavailable(ctx);
+  // The chip and the toggle are one segmented control: the chip says whether its mode is the one on.
+  if (!toggle && chip.getAttribute('aria-pressed') === 'false') {
+    return unseen(`the mode chip is not pressed (another mode is on), and ${probeMiss(ctx.set, 'computerToggle', ctx.doc.location.href).message}`);
+  }
   const open = openMenuOf(ctx, chip);
   const item = open ? checkedItem(ctx, open) : null;
   if (item) return { mode: modeOf(item, ctx.set), source: 'menu' };
@@ -112,9 +123,7 @@ async function readModeB(ctx: PageContext): Promise<ModeRead> {
   const menu = await openChipMenu(ctx, chip);
   const checked = checkedItem(ctx, menu);
   await closeChipMenu(ctx, chip);
-  return checked
-    ? { mode: modeOf(checked, ctx.set), source: 'menu' }
-    : { mode: null, source: 'unavailable', detail: 'the mode menu has no checked item' };
+  return checked ? { mode: modeOf(checked, ctx.set), source: 'menu' } : unseen('the mode menu has no checked item');
 }
 
 async function setModeB(ctx: PageContext, mode: Mode): Promise<void> {
@@ -147,6 +156,25 @@ async function setModeB(ctx: PageContext, mode: Mode): Promise<void> {
   await closeChipMenu(ctx, chip);
 }
 
+// ---------------------------------------------------------------- Feb 2026: a radiogroup of modes
+
+function radiosOf(ctx: PageContext): Element[] {
+  return all(ctx.doc, ctx.set.modeRadio).filter((r) => !isHidden(r));
+}
+
+function readModeRadio(ctx: PageContext, radios: Element[]): ModeRead {
+  const on = radios.find(isOn);
+  const mode = on && modeOf(on, ctx.set);
+  return mode ? { mode, source: 'radio' } : unseen(`the radiogroup of modes on ${ctx.doc.location.href} has no checked mode this version knows`);
+}
+
+async function setModeRadio(ctx: PageContext, radios: Element[], mode: Mode): Promise<void> {
+  const radio = radios.find((r) => modeOf(r, ctx.set) === mode) as HTMLElement | undefined;
+  if (!radio) throw probeMiss(ctx.set, 'modeRadio', ctx.doc.location.href, { within: ` for the mode "${mode}"`, hint: 'start a thread on the Perplexity home page' });
+  pointerClick(radio);
+  await ctx.waitFor(() => isOn(radio), OPEN_MS);
+}
+
 // ---------------------------------------------------------------- generation A: slash typeahead
 
 function typeaheadOpen(ctx: PageContext): Element | null {
@@ -157,10 +185,15 @@ function modeRows(ctx: PageContext, menu: Element): Element[] {
   return all(menu, ctx.set.typeaheadItem).filter((row) => !matches(row, ctx.set.typeaheadShortcut));
 }
 
-function activeMode(ctx: PageContext, menu: Element): Mode {
-  const active = modeRows(ctx, menu).find((row) => first(row, ctx.set.typeaheadActive));
-  // No active row = no mode chosen = plain search.
-  return active ? (modeOf(active, ctx.set) ?? 'standard') : 'standard';
+/**
+ * The menu's marked row; no marked row among rows it recognises is plain search (the menu has no
+ * row for it). A menu whose rows it cannot name says nothing.
+ */
+function activeMode(ctx: PageContext, menu: Element): Mode | null {
+  const rows = modeRows(ctx, menu);
+  const active = rows.find((row) => first(row, ctx.set.typeaheadActive));
+  if (active) return modeOf(active, ctx.set);
+  return rows.some((row) => modeOf(row, ctx.set) !== null) ? 'standard' : null;
 }
 
 /**
@@ -176,13 +209,13 @@ async function withTypeahead<T>(ctx: PageContext, use: (menu: Element) => Promis
       pressKey(composer, 'Escape');
       await ctx.waitFor(() => !typeaheadOpen(ctx), 500);
     }
-    if (composer.isConnected && composerText(composer).trim() !== draft) typeInto(ctx, composer, draft);
+    if (composer.isConnected && composerText(composer).trim() !== draft) await typeInto(ctx, composer, draft);
   };
   try {
     let menu = typeaheadOpen(ctx);
     for (let attempt = 0; !menu && attempt < 3; attempt++) {
-      typeInto(ctx, composer, '');
-      typeInto(ctx, composer, '/');
+      await typeInto(ctx, composer, '');
+      await typeInto(ctx, composer, '/');
       menu = await ctx.waitFor(() => typeaheadOpen(ctx), OPEN_MS);
     }
     if (!menu) throw probeMiss(ctx.set, 'typeahead', ctx.doc.location.href, { after: ' after typing "/" three times' });
@@ -194,46 +227,45 @@ async function withTypeahead<T>(ctx: PageContext, use: (menu: Element) => Promis
 
 /** Said instead of navigating away from the user's page (what the CDP server did). */
 function unavailable(ctx: PageContext): ModeRead {
-  return {
-    mode: null,
-    source: 'unavailable',
-    detail: `this page (${ctx.doc.location.href}) has no composer, and reading the mode here would mean navigating away; open the Perplexity home page to read it`,
-  };
+  return unseen(`this page (${ctx.doc.location.href}) has no composer, and reading the mode here would mean navigating away; open the Perplexity home page to read it`);
 }
 
-/** Generation A names the chosen mode in a pill beside the composer; no pill is plain search. */
+/**
+ * Generation A names the chosen mode in a pill beside the composer (simulated site, 2026-12). No
+ * pill found says nothing: the pill may be one this version does not know.
+ */
 export function pillMode(doc: Document, set: SelectorSet): Mode | null {
   const pill = first(doc, set.modePill);
-  return pill ? modeOf(pill, set) : 'standard';
+  return pill ? modeOf(pill, set) : null;
 }
 
 /**
  * Reading is not acting: the mode comes from what the page shows (the open typeahead, the pill).
- * Only a pill it cannot name sends it to the typeahead, which means typing "/": then only into an
+ * Only when no pill names it does it ask the slash menu, which means typing "/": then only into an
  * empty composer, which is emptied again afterwards (fault 5).
  */
 async function readModeA(ctx: PageContext): Promise<ModeRead> {
   const open = typeaheadOpen(ctx);
-  if (open) return { mode: activeMode(ctx, open), source: 'typeahead' };
+  if (open) return fromMenu(ctx, activeMode(ctx, open));
   const composer = first(ctx.doc, ctx.set.composer);
   if (!composer) return unavailable(ctx);
   const shown = pillMode(ctx.doc, ctx.set);
   if (shown) return { mode: shown, source: 'pill' };
   if (composerText(composer).trim() !== '') {
-    return {
-      mode: null,
-      source: 'unavailable',
-      detail: `the mode pill on ${ctx.doc.location.href} is not one this version knows, and the composer holds text; reading the mode from the slash menu would mean typing into it, so it was not read`,
-    };
+    return unseen(`no mode pill this version knows is on ${ctx.doc.location.href}, and the composer holds text: the slash menu would mean typing into it`);
   }
   try {
-    return { mode: await withTypeahead(ctx, (menu) => activeMode(ctx, menu)), source: 'typeahead' };
+    return fromMenu(ctx, await withTypeahead(ctx, (menu) => activeMode(ctx, menu)));
   } catch (e) {
     if (e instanceof RelayError && e.code === 'SELECTOR_MISS') {
-      return { mode: null, source: 'unavailable', detail: `${e.message}; the mode typeahead opens on the home page or a new thread` };
+      return unseen(`${e.message}; the mode typeahead opens on the home page or a new thread`);
     }
     throw e;
   }
+}
+
+function fromMenu(ctx: PageContext, mode: Mode | null): ModeRead {
+  return mode ? { mode, source: 'typeahead' } : unseen(`the slash menu on ${ctx.doc.location.href} shows no mode this version knows`);
 }
 
 async function setModeA(ctx: PageContext, mode: Mode): Promise<void> {
@@ -259,10 +291,24 @@ async function setModeA(ctx: PageContext, mode: Mode): Promise<void> {
 
 // ---------------------------------------------------------------- public
 
+/** The mode control the page shows, probed in turn (the Aug 2026 page has a chip and a slash menu). */
+type Control = { kind: 'chip'; chip: HTMLElement } | { kind: 'radio'; radios: Element[] } | { kind: 'typeahead' };
+
+function controlOf(ctx: PageContext): Control {
+  const chip = first(ctx.doc, ctx.set.modeChip) as HTMLElement | null;
+  if (chip) return { kind: 'chip', chip };
+  const radios = radiosOf(ctx);
+  if (radios.length > 0) return { kind: 'radio', radios };
+  return { kind: 'typeahead' };
+}
+
 export async function getMode(ctx: PageContext): Promise<ModeRead> {
   const fromUrl = urlMode(ctx);
   if (fromUrl) return { mode: fromUrl, source: 'url' };
-  return ctx.set.modeUi === 'chip' ? readModeB(ctx) : readModeA(ctx);
+  const control = controlOf(ctx);
+  if (control.kind === 'chip') return readModeB(ctx, control.chip);
+  if (control.kind === 'radio') return readModeRadio(ctx, control.radios);
+  return readModeA(ctx);
 }
 
 export async function setMode(ctx: PageContext, mode: Mode): Promise<ModeSwitch> {
@@ -274,14 +320,11 @@ export async function setMode(ctx: PageContext, mode: Mode): Promise<ModeSwitch>
       `this page (${ctx.doc.location.href}) is a computer task; start a new thread on the Perplexity home page to switch modes`,
     );
   }
-  if (ctx.set.modeUi === 'chip') await setModeB(ctx, mode);
+  const control = controlOf(ctx);
+  if (control.kind === 'chip') await setModeB(ctx, mode);
+  else if (control.kind === 'radio') await setModeRadio(ctx, control.radios, mode);
   else await setModeA(ctx, mode);
   const after = await getMode(ctx);
-  return {
-    mode: after.mode ?? mode,
-    source: 'switched',
-    previous: before.mode,
-    changed: after.mode !== before.mode,
-    verified: after.mode === mode,
-  };
+  // The page was not in `mode` (or did not say), and a switch was made: whether it took is `verified`.
+  return { mode: after.mode ?? mode, source: 'switched', previous: before.mode, changed: true, verified: after.mode === mode };
 }

@@ -116,7 +116,7 @@ async function answerQuestionBox(ctx: PageContext, r: ThreadPageReader, box: Box
   }
   const field = first(box.box, ctx.set.interactionField) as HTMLElement | null;
   if (!field) throw probeMiss(ctx.set, 'interactionField', url, INSIDE);
-  typeInto(ctx, field, value);
+  await typeInto(ctx, field, value, signal);
   const send = await ctx.waitFor(() => {
     const b = first(box.box, ctx.set.interactionSend);
     return clickable(b) ? b : null;

@@ -1,11 +1,11 @@
-import { isComputerPath } from '../protocol/urls';
 import type { WatchSnapshot, WatchStatus } from '../protocol/watch';
+import { isComputerPath } from '../protocol/urls';
 import type { Mode, SelectorSet } from '../selectors';
+import { all, first } from './dom';
 import { listConversations } from './conversations';
-import { first } from './dom';
 import { readInteractions } from './interactions';
 import type { PageDriver } from './driver';
-import { modeOf, pillMode } from './mode';
+import { isOn, modeOf, pillMode } from './mode';
 import { looksFinished, type Snapshot } from './observer';
 import { readQuestionNow, turnAt, turnsOf } from './reader';
 
@@ -24,24 +24,6 @@ export interface WatchContext {
   progress(message: string): void;
 }
 
-function isOn(el: Element): boolean {
-  return (
-    el.getAttribute('aria-pressed') === 'true' ||
-    el.getAttribute('aria-checked') === 'true' ||
-    ['on', 'checked', 'active'].includes(el.getAttribute('data-state') ?? '')
-  );
-}
-
-/** The mode when the page shows it without being touched; null otherwise. */
-export function visibleMode(doc: Document, set: SelectorSet): Mode | null {
-  if (isComputerPath(doc.location?.pathname ?? '')) return 'computer';
-  if (set.modeUi !== 'chip') return first(doc, set.composer) ? pillMode(doc, set) : null;
-  const toggle = first(doc, set.computerToggle);
-  if (toggle && isOn(toggle)) return 'computer';
-  const chip = first(doc, set.modeChip);
-  return chip ? modeOf(chip, set) : null;
-}
-
 export function watchStatus(s: Snapshot): WatchStatus {
   if (s.turnIndex < 0) return 'idle';
   if (s.error) return 'error';
@@ -56,6 +38,21 @@ function threadTitle(doc: Document, set: SelectorSet): string {
   if (title && title !== 'Perplexity') return title;
   const firstTurn = turnsOf(doc, set)[0];
   return firstTurn ? readQuestionNow(firstTurn, set) : title;
+}
+
+/**
+ * The mode when the page shows it without being touched; null otherwise (a mode only shown inside
+ * a menu, a control not seen). What the side panel's watch reads on every change.
+ */
+export function visibleMode(doc: Document, set: SelectorSet): Mode | null {
+  if (isComputerPath(doc.location?.pathname ?? '')) return 'computer';
+  const toggle = first(doc, set.computerToggle);
+  if (toggle && isOn(toggle)) return 'computer';
+  const chip = first(doc, set.modeChip);
+  if (chip) return !toggle && chip.getAttribute('aria-pressed') === 'false' ? null : modeOf(chip, set);
+  const radio = all(doc, set.modeRadio).find(isOn);
+  if (radio) return modeOf(radio, set);
+  return first(doc, set.composer) ? pillMode(doc, set) : null;
 }
 
 export function watchSnapshot(win: Window, set: SelectorSet, snap: Snapshot, driver: Pick<PageDriver, 'watcher'>): WatchSnapshot {

@@ -97,7 +97,7 @@ export const ModeResult = z.object({
   /** null when it cannot be read without leaving the page (see detail). */
   mode: PageMode.nullable(),
   /** Where it was read; 'switched' for the result of a switch. */
-  source: z.enum(['url', 'toggle', 'chip', 'menu', 'pill', 'typeahead', 'unavailable', 'switched']),
+  source: z.enum(['url', 'toggle', 'chip', 'menu', 'radio', 'pill', 'typeahead', 'unavailable', 'switched']),
   detail: z.string().optional(),
   /** Only for a switch. */
   previous: PageMode.nullable().optional(),

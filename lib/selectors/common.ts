@@ -1,4 +1,4 @@
-import type { Mode } from './schema';
+import { composerProbes } from './composer-2026-10';
 import { LABELS } from './words';
 
 /**
@@ -7,20 +7,8 @@ import { LABELS } from './words';
  * In every list, test ids, icons and structure come first; words (`{placeholder}`, by language in
  * words.ts) come last.
  */
-export const modeIcons: Record<string, Mode> = {
-  '#pplx-icon-telescope': 'deep-research',
-  '#pplx-icon-gavel': 'model-council',
-  // "Create files and apps": its icon says "computer", which is why matching must be exact.
-  '#pplx-icon-custom-computer': 'create',
-  '#pplx-icon-book': 'learn',
-  '#pplx-icon-file-check': 'review',
-  '#pplx-icon-click': 'computer',
-  '#pplx-icon-search': 'standard',
-};
-
 export const common = {
-  composer: ['#ask-input', 'textarea[placeholder*="{askPlaceholder}"]'],
-  submit: ['[data-testid="submit-button"]', 'button[aria-label="{submit}"]'],
+  ...composerProbes,
   // Only marked or labelled buttons count: an svg <rect> says nothing (failure mode 2).
   stopButton: ['[data-testid="stop-generating-response-button"]', 'button[aria-label*="{stop}"]', 'button[aria-label*="{cancel}"]'],
   spinner: ['.animate-spin', '.animate-pulse'],
@@ -81,26 +69,9 @@ export const common = {
   sourcesTabPattern: '^\\s*(?:{sourcesTab})',
   sourcesPanel: ['[role="tabpanel"]'],
 
-  typeahead: ['[role="listbox"][aria-label="{typeahead}"]'],
-  typeaheadItem: ['[role="menuitem"]'],
-  typeaheadShortcut: ['.shortcut-typeahead-option'],
-  typeaheadActive: ['.bg-subtle'],
-  // 2026-12, simulated site: a chosen mode shows as a `.mode-pill` button "Remove mode: <label>" with the mode's icon.
-  modePill: ['button.mode-pill', 'button[aria-label^="{removeMode}"]'],
-  modeChip: ['[data-testid="ask-input-mode-toggle-width-wrapper"] button[data-state]'],
-  modeMenu: ['[role="menu"]'],
-  modeMenuItem: ['[role="menuitemradio"]'],
-  computerToggle: [
-    '[data-testid="ask-input-computer-toggle"]',
-    'button[aria-label="{computer}"]',
-    'button[aria-pressed][aria-label*="{computer}"]',
-  ],
-  modeIcons,
   labels: LABELS,
   iconUse: ['use'],
 
-  modelPicker: ['button[aria-haspopup="menu"][aria-label]'],
-  modelCheckedIcon: '#pplx-icon-check',
 
   interactionBox: ['[data-testid="ask-user-question"]', '[data-testid="confirm-action"]', '.task-interaction'],
   interactionPrompt: ['.interaction-prompt', '[data-testid="interaction-prompt"]'],

@@ -126,6 +126,8 @@ export const SelectorSetShape = z
     modeMenu: Candidates,
     modeMenuItem: Candidates,
     computerToggle: Candidates,
+    /** Feb 2026: the modes as a radiogroup beside the composer, the checked one `aria-checked`. A set written before 2026-12 has none. */
+    modeRadio: Candidates.default(['[role="radiogroup"] button[role="radio"]']),
     /** Icon fragment (`#pplx-icon-…`) → mode. Locale-independent. */
     modeIcons: z.record(z.string().startsWith('#'), ModeSchema),
     /**

@@ -32,6 +32,8 @@ export const LABELS: SelectorSet['labels'] = {
       helpful: ['Helpful'],
       sourcesTab: ['Sources', 'Links'],
       removeMode: ['Remove mode'],
+      model: ['Model'],
+      chooseModel: ['Choose a model'],
     },
     modes: {
       Search: 'standard',
@@ -66,6 +68,7 @@ export const LABELS: SelectorSet['labels'] = {
       stepsWorking: ['En cours'],
       sourcesTab: ['Sources', 'Liens'],
       removeMode: ['Retirer le mode'],
+      model: ['Modèle'],
     },
     modes: {
       Recherche: 'standard',
@@ -96,6 +99,7 @@ export const LABELS: SelectorSet['labels'] = {
       stepsWorking: ['جارٍ العمل'],
       sourcesTab: ['المصادر', 'الروابط'],
       removeMode: ['إزالة الوضع'],
+      model: ['النموذج'],
     },
     modes: {
       بحث: 'standard',

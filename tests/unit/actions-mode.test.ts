@@ -2,7 +2,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { createPageDriver } from '../../lib/page/driver';
 import { installExecCommand, wireChip, wireTypeahead } from '../fixtures/reader/fake-page';
-import { loadFixture } from '../fixtures/reader/load';
+import { loadFixture, loadHtml } from '../fixtures/reader/load';
 
 let exec: ReturnType<typeof installExecCommand> | null = null;
 afterEach(() => {
@@ -89,11 +89,21 @@ describe('mode on generation A (slash typeahead)', () => {
     expect(composer.textContent).toBe('what the person is typi');
   });
 
-  it('no pill is plain search, read without typing', async () => {
+  it('no pill is not taken for plain search: the slash menu is asked, and the composer is left empty', async () => {
     loadFixture('A-home.html', 'https://www.perplexity.ai/');
     exec = installExecCommand();
-    expect(await createPageDriver(window).getMode()).toEqual({ mode: 'standard', source: 'pill' });
-    expect(exec.calls).toEqual([]);
+    wireTypeahead('standard');
+    expect(await createPageDriver(window).getMode()).toEqual({ mode: 'standard', source: 'typeahead' });
+    expect((document.getElementById('ask-input') as HTMLElement).textContent).toBe('');
+    expect(document.querySelector('[aria-label="Typeahead menu"]')).toBeNull();
+  });
+
+  it('no pill and no slash menu: it says it could not see the mode, never "standard"', async () => {
+    loadFixture('A-home.html', 'https://www.perplexity.ai/');
+    exec = installExecCommand();
+    const r = await createPageDriver(window).getMode();
+    expect(r).toMatchObject({ mode: null, source: 'unavailable' });
+    expect(r.detail).toMatch(/^typeahead: none of .* after typing "\/" three times/);
   });
 
   it('a pill it cannot name is read through the typeahead only in an empty composer, never over the person\'s text', async () => {
@@ -128,11 +138,11 @@ describe('mode on generation A (slash typeahead)', () => {
     expect(document.querySelector('[aria-label="Typeahead menu"]')).toBeNull();
   });
 
-  it('no active row is standard', async () => {
+  it('no active row among the modes the slash menu lists is standard', async () => {
     loadFixture('A-home.html', 'https://www.perplexity.ai/');
     exec = installExecCommand();
     wireTypeahead('standard');
-    expect(await createPageDriver(window).getMode()).toEqual({ mode: 'standard', source: 'pill' });
+    expect(await createPageDriver(window).getMode()).toEqual({ mode: 'standard', source: 'typeahead' });
   });
 
   it('sets every mode through the typeahead, icons matched exactly', async () => {
@@ -161,5 +171,61 @@ describe('mode on generation A (slash typeahead)', () => {
     expect(await createPageDriver(window).getMode()).toEqual({ mode: 'computer', source: 'url' });
     loadFixture('A-thread.html', 'https://www.perplexity.ai/copilot/abc');
     expect(await createPageDriver(window).getMode()).toEqual({ mode: 'computer', source: 'url' });
+  });
+});
+
+describe('no conclusion from absence', () => {
+  /** A generation-A page whose mode pill is markup this version does not know (it is there, unseen). */
+  function unknownPills(): void {
+    const swap = () => {
+      for (const pill of Array.from(document.querySelectorAll('.mode-pill'))) {
+        pill.outerHTML = `<span class="chosen-mode">${pill.textContent}</span>`;
+      }
+    };
+    swap();
+    new MutationObserver(swap).observe(document.body, { childList: true, subtree: true });
+  }
+
+  it('a pill our set does not find: the mode is read from the slash menu, and every switch is seen to take', async () => {
+    loadFixture('A-home.html', 'https://www.perplexity.ai/');
+    exec = installExecCommand();
+    const fake = wireTypeahead('standard');
+    unknownPills();
+    const driver = createPageDriver(window);
+    expect(await driver.getMode()).toEqual({ mode: 'standard', source: 'typeahead' });
+    // Before: "standard" from the missing pill, then "already deep-research (the page did not confirm it)".
+    expect(await driver.setMode('deep-research')).toEqual({ mode: 'deep-research', source: 'switched', previous: 'standard', changed: true, verified: true });
+    expect(fake.mode()).toBe('deep-research');
+    expect(document.querySelector('.chosen-mode')?.textContent).toBe('Deep research');
+    expect(await driver.getMode()).toEqual({ mode: 'deep-research', source: 'typeahead' });
+    expect(await driver.setMode('learn')).toMatchObject({ mode: 'learn', previous: 'deep-research', changed: true, verified: true });
+    expect(await driver.setMode('learn')).toMatchObject({ mode: 'learn', changed: false, verified: true });
+    expect((document.getElementById('ask-input') as HTMLElement).textContent).toBe('');
+  });
+
+  it('the same page with a draft in the composer: "could not see", not "standard", and the draft is untouched', async () => {
+    loadFixture('A-home.html', 'https://www.perplexity.ai/');
+    exec = installExecCommand();
+    wireTypeahead('review');
+    unknownPills();
+    const composer = document.getElementById('ask-input') as HTMLElement;
+    composer.textContent = 'a draft';
+    const r = await createPageDriver(window).getMode();
+    expect(r).toMatchObject({ mode: null, source: 'unavailable' });
+    expect(r.detail).toMatch(/no mode pill this version knows .* holds text/);
+    expect(exec.calls).toEqual([]);
+    expect(composer.textContent).toBe('a draft');
+  });
+
+  it('a mode chip that is not pressed beside a Computer toggle our set does not find: not the chip\'s mode', async () => {
+    loadHtml(
+      '<div data-ask-input-container="true"><div id="ask-input" contenteditable="true" role="textbox"></div>' +
+        '<span data-testid="ask-input-mode-toggle-width-wrapper"><button aria-pressed="false" aria-haspopup="menu" data-state="closed"><svg><use xlink:href="#pplx-icon-search"></use></svg>Search</button></span>' +
+        '<div class="some-new-toggle"><button role="switch" aria-checked="true">Computer</button></div></div>',
+      'https://www.perplexity.ai/',
+    );
+    const r = await createPageDriver(window).getMode();
+    expect(r).toMatchObject({ mode: null, source: 'unavailable' });
+    expect(r.detail).toMatch(/^the mode chip is not pressed \(another mode is on\), and computerToggle: none of /);
   });
 });

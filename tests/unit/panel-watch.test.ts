@@ -77,9 +77,9 @@ describe('visibleMode', () => {
     expect(document.querySelector('[role="menu"]')).toBeNull();
   });
 
-  it('reads generation A from its mode pill (none: standard), so the panel never has to type "/" to know', () => {
+  it('reads generation A from its mode pill without typing "/"; no pill says nothing (the worker asks page.mode)', () => {
     loadFixture('A-home.html', 'https://www.perplexity.ai/', 'pages');
-    expect(visibleMode(document, generationA)).toBe('standard');
+    expect(visibleMode(document, generationA)).toBeNull();
     loadFixture('A-home-mode-menu-active.html', 'https://www.perplexity.ai/', 'pages');
     expect(visibleMode(document, generationA)).toBe('deep-research');
     loadFixture('A-home.html', 'https://www.perplexity.ai/computer/tasks/abc', 'pages');

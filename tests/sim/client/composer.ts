@@ -3,11 +3,18 @@
  * of each generation (A: slash typeahead + removable mode pill; B: Radix mode chip, Computer toggle and
  * model picker).
  *
- * Like Lexical, the editor keeps its own text model and updates it only from `input` events (real typing,
- * `document.execCommand('insertText')`, paste). Changes made to the DOM behind its back (textContent =,
- * innerHTML =, synthetic keydown events that insert nothing) are reverted and never reach Submit.
+ * Like Perplexity's Lexical editor, it keeps its own text model and changes it only through its own
+ * handlers: `beforeinput` (real typing, and synthetic insertText / insertLineBreak / delete events) and a
+ * paste carrying a DataTransfer. It renders the DOM from the model. `document.execCommand('insertText')`
+ * changes the DOM text only: the text shows, the model does not take it, Submit does not appear and
+ * Enter sends nothing (the builds two maintained projects report, lib/selectors/README.md). Other changes
+ * made to the DOM behind its back (textContent =, innerHTML =) are reverted.
+ *
+ * The toolbar follows the Aug 2026 captures: the mode menu trigger and the Computer toggle in two
+ * mode-toggle wrappers (the toggle without aria-label, icon `#pplx-icon-custom-computer`), the model button
+ * labelled "Model", no Submit on the home composer until there is text (a thread's composer shows it
+ * disabled), and the Stop control in Submit's place while an answer is written.
  */
-import { esc } from '../answer';
 import type { ModeId } from '../types';
 import { A_MODES, B_MODES, MODELS, type ModeInfo, app, h, hooks, icon, modeState, tr } from './dom';
 import { radixDropdown } from './menus';
@@ -20,6 +27,9 @@ export interface ComposerOptions {
   onSubmit(text: string): void;
   onStop(): void;
 }
+
+/** The model button's label by page language (the live site translates its labels). */
+const MODEL_LABEL: Record<string, string> = { en: 'Model', fr: 'Modèle', ar: 'النموذج' };
 
 /** Generation A slash-command rows that are not modes. */
 const SHORTCUTS = [
@@ -74,7 +84,7 @@ export class Composer {
     // Submit sits a few levels above the editor: composer > toolbar > right > slot > button.
     this.el = h(
       'div',
-      { class: opts.menusBelow ? 'composer menus-below' : 'composer' },
+      { class: opts.menusBelow ? 'composer menus-below' : 'composer', 'data-ask-input-container': 'true' },
       h('div', { class: 'relative' }, this.editor, this.placeholderEl),
       this.files.chips,
       h('div', { class: 'toolbar' }, this.left, right),
@@ -108,20 +118,55 @@ export class Composer {
   // -------------------------------------------------------------------------------------------------
   // Editor
 
-  private readDom(): string {
-    // biome-ignore lint/performance/useDomNodeTextContent: innerText turns paragraphs into line breaks, as Lexical does
-    return this.editor.innerText.replace(/\n$/, '').replace(/\u00a0/g, ' ');
+  /** The model offset of a DOM point in the editor: each paragraph is a line. */
+  private offsetOf(node: Node, offset: number): number {
+    const lines = [...this.editor.children];
+    let line: Node | null = node;
+    while (line && line.parentNode !== this.editor) line = line.parentNode;
+    if (!line) return node === this.editor ? lines.slice(0, offset).reduce((n, p) => n + (p.textContent ?? '').length + 1, 0) : this.text.length;
+    const range = document.createRange();
+    range.selectNodeContents(line);
+    range.setEnd(node, offset);
+    const before = lines.slice(0, lines.indexOf(line as Element)).reduce((n, p) => n + (p.textContent ?? '').length + 1, 0);
+    return Math.min(this.text.length, before + range.toString().length);
   }
 
-  private setText(text: string): void {
+  /** The selection as model offsets (the end of the text when it is not in the editor). */
+  private selected(): [number, number] {
+    const sel = window.getSelection();
+    if (!sel || sel.rangeCount === 0 || !this.editor.contains(sel.anchorNode)) return [this.text.length, this.text.length];
+    const r = sel.getRangeAt(0);
+    // Everything selected (select-all), whatever the DOM shows after an edit the model did not take.
+    if (r.toString() === this.editor.textContent && this.editor.textContent !== '') return [0, this.text.length];
+    const a = this.offsetOf(r.startContainer, r.startOffset);
+    const b = this.offsetOf(r.endContainer, r.endOffset);
+    return [Math.min(a, b), Math.max(a, b)];
+  }
+
+  /** Replaces the selection with `insert` (a collapsed one first grows by a character to delete). */
+  private edit(insert: string, grow: -1 | 0 | 1 = 0): void {
+    let [a, b] = this.selected();
+    if (a === b && grow < 0) a = Math.max(0, a - 1);
+    if (a === b && grow > 0) b = Math.min(this.text.length, b + 1);
+    this.setText(this.text.slice(0, a) + insert + this.text.slice(b), a + insert.length);
+  }
+
+  private setText(text: string, caret = text.length): void {
     this.selfEdit = true;
     this.text = text;
-    const lines = text.split('\n');
-    this.editor.innerHTML = lines.map((l) => `<p>${l ? `<span data-lexical-text="true">${esc(l)}</span>` : '<br>'}</p>`).join('');
+    // Text nodes, not HTML: the model's characters reach the DOM as they are (an HTML parser drops a NUL).
+    this.editor.replaceChildren(
+      ...text.split('\n').map((line) => (line ? h('p', {}, h('span', { 'data-lexical-text': 'true' }, line)) : h('p', {}, h('br', {})))),
+    );
     if (document.activeElement === this.editor) {
+      // The caret after the edit: its line, and its place in that line's text.
+      const lineIndex = text.slice(0, caret).split('\n').length - 1;
+      const column = caret - text.slice(0, caret).lastIndexOf('\n') - 1;
+      const p = this.editor.children[lineIndex] as HTMLElement;
+      const textNode = p.querySelector('span')?.firstChild;
       const sel = window.getSelection();
-      sel?.selectAllChildren(this.editor);
-      sel?.collapseToEnd();
+      if (textNode) sel?.collapse(textNode, Math.min(column, textNode.textContent?.length ?? 0));
+      else sel?.collapse(p, 0);
     }
     this.changed();
   }
@@ -133,10 +178,23 @@ export class Composer {
   }
 
   private wireEditor(): void {
+    // Lexical's own handlers: the only way into the model.
+    this.editor.addEventListener('beforeinput', (e) => {
+      const { inputType, data } = e as InputEvent;
+      if (inputType === 'insertText' || inputType === 'insertReplacementText') this.edit(data ?? '');
+      else if (inputType === 'insertLineBreak' || inputType === 'insertParagraph') this.edit('\n');
+      else if (inputType.startsWith('delete')) this.edit('', inputType.includes('Backward') ? -1 : inputType.includes('Forward') ? 1 : 0);
+      else if (inputType !== 'insertFromPaste' && inputType !== 'insertFromDrop') return; // composition: left to the browser
+      e.preventDefault();
+    });
+    this.editor.addEventListener('paste', (e) => {
+      e.preventDefault();
+      const text = (e as ClipboardEvent).clipboardData?.getData('text/plain') ?? '';
+      if (text) this.edit(text.replace(/\r\n?/g, '\n'));
+    });
+    // What reaches the DOM without beforeinput (execCommand): shown, never taken into the model.
     this.editor.addEventListener('input', () => {
       this.inputSeen = true;
-      this.text = this.readDom();
-      this.changed();
     });
     new MutationObserver(() => {
       if (this.selfEdit) {
@@ -201,17 +259,16 @@ export class Composer {
       stop.addEventListener('click', () => this.opts.onStop());
       slot.append(stop);
     }
-    // A: Submit exists only while the composer holds text (and nothing is working).
-    // B: Submit is always there, disabled without text, while working or while the ask is in flight.
-    const show = app.generation === 'A' ? hasText && !this.working : true;
-    if (!show) return;
+    // The home composer shows no Submit until there is text (Aug 2026); a thread's composer shows it
+    // disabled while empty (Feb and Aug 2026). While an answer is written, Stop takes its place.
+    if (this.working || (this.opts.menusBelow && !hasText)) return;
     const btn = h(
       'button',
       {
         type: 'button',
         class: 'submit-btn',
         'aria-label': tr.submit,
-        disabled: app.generation === 'B' && (!hasText || this.working || this.busy || this.files.uploading),
+        disabled: !hasText || this.busy || this.files.uploading,
       },
       icon('pplx-icon-arrow-up'),
     );
@@ -242,7 +299,11 @@ export class Composer {
         this.left.append(h('span', { class: 'text-xs text-quiet' }, tr.slashHint));
       }
     } else {
-      this.left.append(this.modeChip(), this.computerToggle());
+      // One segmented control: two wrappers, the mode menu trigger and the Computer toggle.
+      const wrap = (...inner: Element[]) => h('span', { 'data-testid': hooks.modeChipTestId, class: 'inline-flex' }, h('span', { class: 'inline-flex w-max' }, ...inner));
+      this.left.append(
+        h('div', { class: 'mode-toggles relative flex items-center rounded-full' }, wrap(this.modeChip()), wrap(h('span', { class: 'inline-flex', 'data-state': 'closed' }, this.computerToggle()))),
+      );
       if (modeState.computer) this.left.append(computerSettingsButton(() => this.renderLeft()));
     }
   }
@@ -332,12 +393,12 @@ export class Composer {
 
   private modeChip(): HTMLElement {
     const current = B_MODES.find((m) => m.id === modeState.mode) ?? (B_MODES[0] as ModeInfo);
+    // Pressed while its mode is the one on, that is while Computer is off.
     const trigger = h(
       'button',
-      { class: 'mode-chip', type: 'button' },
+      { class: 'mode-chip', type: 'button', 'aria-pressed': modeState.computer ? 'false' : 'true' },
       icon(current.icon, 'icon icon-sm'),
       h('span', {}, current.label),
-      icon('pplx-icon-chevron-down', 'icon icon-sm'),
     );
     radixDropdown(trigger, (menu, close) => {
       for (const m of B_MODES) {
@@ -362,21 +423,15 @@ export class Composer {
         menu.append(item);
       }
     });
-    return h('div', { 'data-testid': hooks.modeChipTestId, class: 'inline-flex' }, trigger);
+    return trigger;
   }
 
+  /** No aria-label, no test id: a plain pressed/unpressed button whose icon is the custom computer. */
   private computerToggle(): HTMLElement {
-    const on = modeState.computer;
     const btn = h(
       'button',
-      {
-        type: 'button',
-        class: 'computer-toggle',
-        'aria-label': tr.computer,
-        'aria-pressed': on ? 'true' : 'false',
-        'data-state': on ? 'on' : 'off',
-      },
-      icon('pplx-icon-click', 'icon icon-sm'),
+      { type: 'button', class: 'computer-toggle', 'aria-pressed': modeState.computer ? 'true' : 'false' },
+      icon('pplx-icon-custom-computer', 'icon icon-sm'),
       h('span', {}, tr.computer),
     );
     btn.addEventListener('click', () => {
@@ -386,22 +441,24 @@ export class Composer {
     return btn;
   }
 
+  /** Labelled "Model" (in the page's language), its text the chosen model, a chevron. */
   private modelPicker(): HTMLElement {
-    const trigger = h('button', { class: 'icon-btn', type: 'button', 'aria-label': modeState.model }, icon('pplx-icon-cpu'));
+    const name = h('span', { class: 'pr-1' }, modeState.model);
+    const trigger = h('button', { class: 'model-btn', type: 'button', 'aria-label': MODEL_LABEL[tr.lang] ?? 'Model' }, name, icon('pplx-icon-chevron-down', 'icon icon-sm'));
     radixDropdown(
       trigger,
       (menu, close) => {
-        for (const name of MODELS) {
-          const checked = name === modeState.model;
+        for (const model of MODELS) {
+          const checked = model === modeState.model;
           const item = h(
             'div',
             { role: 'menuitem', tabindex: '-1' },
-            h('span', { class: 'flex-1' }, name),
+            h('span', { class: 'flex-1' }, model),
             checked ? h('span', { class: 'check' }, icon('pplx-icon-check', 'icon icon-sm')) : null,
           );
           item.addEventListener('click', () => {
-            modeState.model = name;
-            trigger.setAttribute('aria-label', name);
+            modeState.model = model;
+            name.textContent = model;
             close();
           });
           menu.append(item);

@@ -1,0 +1,159 @@
+// @vitest-environment happy-dom
+import { afterEach, describe, expect, it } from 'vitest';
+import { typePrompt } from '../../lib/page/composer';
+import { pageHandlers } from '../../lib/page/handlers';
+import { PageWatcher } from '../../lib/page/observer';
+import { chooseSelectorSet } from '../../lib/selectors';
+import { appendTurn, installExecCommand } from '../fixtures/reader/fake-page';
+import { loadHtml } from '../fixtures/reader/load';
+
+/**
+ * A composer like the Lexical build two maintained projects report (lib/selectors/README.md, "The
+ * composer"): its state changes only through its own handlers (a paste carrying a DataTransfer,
+ * `beforeinput`), and it renders the DOM from that state a microtask later. execCommand changes
+ * the DOM text only: the text shows, the state stays empty, Submit never appears, Enter sends
+ * nothing.
+ */
+interface Lexical {
+  el: HTMLElement;
+  /** What the editor's state holds (what Enter or Submit sends). */
+  state(): string;
+  submitted: string[];
+  events: string[];
+}
+
+function lexicalPage(held = ''): Lexical {
+  loadHtml(
+    '<main><div data-ask-input-container="true"><div id="ask-input" contenteditable="true" role="textbox" data-lexical-editor="true"></div><div class="toolbar"></div></div></main>',
+    'https://www.perplexity.ai/',
+  );
+  const el = document.getElementById('ask-input') as HTMLElement;
+  const toolbar = document.querySelector('.toolbar') as HTMLElement;
+  const submitted: string[] = [];
+  const events: string[] = [];
+  let state = held;
+  const send = () => {
+    if (!state.trim()) return;
+    const q = state;
+    submitted.push(q);
+    set('');
+    setTimeout(() => appendTurn(q), 3);
+  };
+  const render = () => {
+    el.innerHTML = state ? state.split('\n').map((line) => `<p>${line}</p>`).join('') : '<p><br></p>';
+    // No Submit until the state holds text (Aug 2026 capture).
+    toolbar.innerHTML = state.trim() ? '<button aria-label="Submit">Go</button>' : '';
+    toolbar.querySelector('button')?.addEventListener('click', send);
+  };
+  const set = (next: string) => {
+    state = next;
+    queueMicrotask(render);
+  };
+  /** The selection's text is replaced; typing always selects everything first. */
+  const replace = (text: string) => {
+    const selected = window.getSelection()?.toString() ?? '';
+    set(selected !== '' && selected === el.textContent ? text : state + text);
+  };
+  el.addEventListener('paste', (e) => {
+    events.push('paste');
+    e.preventDefault();
+    replace((e as ClipboardEvent).clipboardData?.getData('text/plain') ?? '');
+  });
+  el.addEventListener('beforeinput', (e) => {
+    const { inputType, data } = e as InputEvent;
+    events.push(inputType);
+    e.preventDefault();
+    if (inputType === 'insertText') replace(data ?? '');
+    else if (inputType === 'insertLineBreak') set(`${state}\n`);
+    else if (inputType === 'deleteContentBackward') replace('');
+  });
+  el.addEventListener('keydown', (e) => {
+    if (e.key === 'Enter') send();
+  });
+  render();
+  return { el, state: () => state, submitted, events };
+}
+
+let exec: ReturnType<typeof installExecCommand> | null = null;
+afterEach(() => {
+  exec?.uninstall();
+  exec = null;
+});
+
+function context() {
+  const set = chooseSelectorSet(document).set;
+  const watcher = new PageWatcher(window, () => set);
+  return { win: window, doc: document, set, waitFor: watcher.waitFor };
+}
+
+function ask(prompt: string, signal = new AbortController().signal) {
+  return pageHandlers(window)['page.ask']!({ prompt } as never, { signal, progress: () => {} });
+}
+
+describe('typing into a Lexical composer that ignores execCommand', () => {
+  it('the fake is faithful: execCommand shows the text but leaves the state empty', async () => {
+    const page = lexicalPage();
+    exec = installExecCommand();
+    page.el.focus();
+    document.execCommand('insertText', false, 'shown, not taken');
+    expect(page.el.textContent).toBe('shown, not taken');
+    expect(page.state()).toBe('');
+    expect(document.querySelector('[aria-label="Submit"]')).toBeNull();
+  });
+
+  it('the text reaches the state through a paste carrying a DataTransfer, and never through execCommand', async () => {
+    const page = lexicalPage('an old draft');
+    exec = installExecCommand();
+    await typePrompt(context(), 'What is new in Rust?');
+    expect(page.state()).toBe('What is new in Rust?');
+    expect(page.events).toEqual(['paste']);
+    expect(exec.calls.filter((c) => c !== 'selectAll')).toEqual([]);
+  });
+
+  it("a multi-line prompt keeps its lines: pasted line by line, with the editor's own line break between", async () => {
+    const page = lexicalPage();
+    exec = installExecCommand();
+    await typePrompt(context(), 'first line\nsecond line');
+    expect(page.state()).toBe('first line\nsecond line');
+    expect(page.events).toEqual(['paste', 'insertLineBreak', 'paste']);
+  });
+
+  it('an empty prompt clears the state through beforeinput', async () => {
+    const page = lexicalPage('a draft');
+    exec = installExecCommand();
+    await typePrompt(context(), '');
+    expect(page.state()).toBe('');
+  });
+
+  it('an editor that takes no paste gets beforeinput insertText', async () => {
+    const page = lexicalPage();
+    exec = installExecCommand();
+    // A build without the paste handler: the synthetic paste goes unhandled and changes nothing.
+    page.el.addEventListener('paste', (e) => e.stopImmediatePropagation(), { capture: true });
+    await typePrompt(context(), 'via beforeinput');
+    expect(page.state()).toBe('via beforeinput');
+    expect(page.events).toEqual(['insertText']);
+  });
+
+  it('comet_ask on it: the page sends the prompt', async () => {
+    const page = lexicalPage();
+    exec = installExecCommand();
+    const handle = (await ask('Explain MCP')) as { via: string; turnIndex: number };
+    expect(page.submitted).toEqual(['Explain MCP']);
+    expect(handle).toMatchObject({ via: 'button', turnIndex: 0 });
+  });
+
+  it('a cancel while typing: nothing more is typed, nothing is sent, and the composer gets back what it held', async () => {
+    const page = lexicalPage('my draft');
+    exec = installExecCommand();
+    const controller = new AbortController();
+    page.el.addEventListener('paste', () => controller.abort());
+    await expect(ask('first line\nsecond line', controller.signal)).rejects.toMatchObject({ code: 'CANCELLED' });
+    await new Promise((r) => setTimeout(r, 20));
+    expect(page.submitted).toEqual([]);
+    expect(page.state()).toBe('my draft');
+    // The first line went in before the cancel; its line break and the second line never did.
+    expect(page.events.slice(0, 1)).toEqual(['paste']);
+    expect(page.events).not.toContain('insertLineBreak');
+  });
+});
