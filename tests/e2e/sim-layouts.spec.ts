@@ -44,8 +44,13 @@ test('Aug–Oct 2026: question, steps, answer and action row are siblings; the a
   await expect(stop).toHaveAttribute('aria-label', /^Stop response/);
   await expect(page.locator('[data-workflow-text-footer]')).toHaveCount(0);
   await expect(page.locator('[data-ask-input-container] button[aria-label="Stop dictation"]')).toHaveCount(1);
+  // The stop control takes the send button's place; a "Stop response (Esc)" hint far from the composer is not it.
+  await expect(page.locator('[data-ask-input-container] button[aria-label="Submit"]')).toHaveCount(0);
+  await expect(page.locator('button[aria-label="Stop response (Esc)"]')).toHaveCount(1);
+  await expect(page.locator('[data-ask-input-container] button[aria-label="Stop response (Esc)"]')).toHaveCount(0);
   await finished(page, 1);
   await expect(stop).toHaveCount(0);
+  await expect(page.locator('button[aria-label="Stop response (Esc)"]')).toHaveCount(0);
   const order = await page.evaluate(() => {
     const entry = document.querySelector('[data-workflow-entry="0"]') as Element;
     const siblings: string[] = [];

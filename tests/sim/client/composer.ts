@@ -203,7 +203,8 @@ export class Composer {
     }
     // A: Submit exists only while the composer holds text (and nothing is working).
     // B: Submit is always there, disabled without text, while working or while the ask is in flight.
-    const show = app.generation === 'A' ? hasText && !this.working : true;
+    // Captured layouts (Aug–Oct 2026): the stop control takes the send button's place while an answer streams.
+    const show = app.generation === 'A' ? hasText && !this.working : !(this.working && capturedLayout());
     if (!show) return;
     const btn = h(
       'button',

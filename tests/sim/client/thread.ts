@@ -787,7 +787,7 @@ export class ThreadView {
     const t = new TurnCtl(
       d,
       {
-      onWorkingChange: () => this.host.onWorkingChange(this.working),
+      onWorkingChange: () => this.workingChanged(),
       onStop: (x) => this.host.onStop(x),
       retry: (q) => this.host.retry(q),
       reply: async (x, r, interaction) =>
@@ -808,8 +808,21 @@ export class ThreadView {
       for (const old of this.turns.slice(0, -MOUNTED_ANSWERS)) old.detach();
     }
     if (this.tab === 'links') this.paintLinks();
-    this.host.onWorkingChange(this.working);
+    this.workingChanged();
     return t;
+  }
+
+  /**
+   * The composer learns it; in the captured layouts the header also shows a "Stop response (Esc)" hint
+   * while an answer streams, far from the composer: a decoy that is not the stop control (readers were
+   * seen mistaking such a control for it, report of 2026-09).
+   */
+  private workingChanged(): void {
+    const working = this.working;
+    const header = this.el.querySelector('.thread-header');
+    header?.querySelector('.stop-hint')?.remove();
+    if (working && header) header.append(h('button', { type: 'button', class: 'icon-btn stop-hint', 'aria-label': lt.stopResponseHint }, icon('pplx-icon-x')));
+    this.host.onWorkingChange(working);
   }
 
   private tab: 'answer' | 'links' | 'images' = 'answer';

@@ -10,6 +10,8 @@ export interface LayoutLabels {
   /** Decoys that are not the stop control. */
   stopDictation: string;
   stopReadAloud: string;
+  /** A keyboard hint far from the composer. */
+  stopResponseHint: string;
   /** The thread header's tablist. */
   answerModeTabs: string;
   imagesTab: string;
@@ -28,6 +30,7 @@ export const LAYOUT_LABELS: Record<SimLanguage, LayoutLabels> = {
     stopResponse: 'Stop response',
     stopDictation: 'Stop dictation',
     stopReadAloud: 'Stop',
+    stopResponseHint: 'Stop response (Esc)',
     answerModeTabs: 'Answer mode tabs',
     imagesTab: 'Images',
     completedSteps: (n) => `Completed ${plural(n, 'step', 'steps')}`,
@@ -40,6 +43,7 @@ export const LAYOUT_LABELS: Record<SimLanguage, LayoutLabels> = {
     stopResponse: 'Arrêter la réponse',
     stopDictation: 'Arrêter la dictée',
     stopReadAloud: 'Arrêter',
+    stopResponseHint: 'Arrêter la réponse (Échap)',
     answerModeTabs: 'Onglets du mode réponse',
     imagesTab: 'Images',
     completedSteps: (n) => `${plural(n, 'étape terminée', 'étapes terminées')}`,
@@ -52,6 +56,7 @@ export const LAYOUT_LABELS: Record<SimLanguage, LayoutLabels> = {
     stopResponse: 'إيقاف الرد',
     stopDictation: 'إيقاف الإملاء',
     stopReadAloud: 'إيقاف',
+    stopResponseHint: 'إيقاف الرد (Esc)',
     answerModeTabs: 'علامات تبويب وضع الإجابة',
     imagesTab: 'الصور',
     completedSteps: (n) => `اكتملت ${n} خطوات`,
