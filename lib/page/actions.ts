@@ -5,7 +5,7 @@ import type { PageContext } from './context';
 import { first, pointerClick, probeMiss } from './dom';
 import type { PageWatcher, Snapshot } from './observer';
 import { questionKey, questionMatch } from './question';
-import { isPlaceholder, readAnswer, readQuestionNow, stopButton, turnsOf } from './reader';
+import { isPlaceholder, readAnswer, readQuestionNow, stopButton, type Turn, turnsOf } from './reader';
 
 export { typePrompt, submit } from './composer';
 export { getMode, setMode } from './mode';
@@ -102,10 +102,11 @@ function askedTurn(ctx: PageContext, before: Snapshot, key: string, composer: HT
   const moved = conversationKey(ctx.doc.location.href) !== conversationKey(before.url);
   const from = moved ? 0 : before.turnCount;
   const emptied = !composer.isConnected || composerText(composer).trim() === '';
-  for (let i = turns.length - 1; i >= from; i--) {
-    const turn = turns[i] as Element;
+  // By the page's own index: a long thread keeps only its latest turns mounted.
+  for (let i = turns.length - 1; i >= 0 && (turns[i] as Turn).index >= from; i--) {
+    const turn = turns[i] as Turn;
     const match = isPlaceholder(turn, ctx.set) ? 'unknown' : questionMatch(readQuestionNow(turn, ctx.set), key);
-    if (match === 'same' || (match === 'unknown' && emptied && i === turns.length - 1)) return i;
+    if (match === 'same' || (match === 'unknown' && emptied && i === turns.length - 1)) return turn.index;
   }
   return null;
 }

@@ -1,5 +1,5 @@
 import type { PageContext } from './context';
-import { all, closest, isHidden, pointerClick, pressKey, union } from './dom';
+import { all, closest, isHidden, outermost, pointerClick, pressKey, type Scope, union } from './dom';
 import { turnsOf } from './reader';
 import { fromBadges, fromEntries, groupedCount, type Source } from './sources';
 
@@ -71,7 +71,7 @@ export interface Expansion {
  * Some grouped citations open nothing: they expand in place, putting their sources' link badges
  * into the answer (generation A, fault 9). Those are the badges that were not there before the click.
  */
-function badgesIn(ctx: PageContext, scope: Element): Element[] {
+function badgesIn(ctx: PageContext, scope: Scope): Element[] {
   return union(scope, ctx.set.citationBadge);
 }
 
@@ -84,9 +84,10 @@ async function foldInPlace(ctx: PageContext, trigger: Element, fresh: Element[])
 
 export async function expandCitations(ctx: PageContext, perPopoverMs = 1500): Promise<Expansion> {
   const turn = turnsOf(ctx.doc, ctx.set).at(-1);
-  const scope = turn ?? ctx.doc.body;
+  const scope: Scope = turn ?? ctx.doc.body;
   const base = ctx.doc.location.href;
-  const grouped = union(scope, ctx.set.citationInline).filter((c) => groupedCount(c.textContent ?? '', ctx.set) > 0);
+  // Outermost: the live page nests a second citation span of the same text in each.
+  const grouped = outermost(union(scope, ctx.set.citationInline)).filter((c) => groupedCount(c.textContent ?? '', ctx.set) > 0);
   const sources: Source[] = [];
   let expanded = 0;
   for (const citation of grouped) {

@@ -6,7 +6,11 @@ import type { ElementKey, SelectorSet } from '../selectors';
  * the selector set; no module below lib/selectors spells out a selector of the site.
  */
 
-type Root = ParentNode & Node;
+/** What the query helpers search: the document, an element, or a turn made of sibling blocks (turns.ts). */
+export interface Scope {
+  querySelectorAll(selector: string): ArrayLike<Element>;
+}
+type Root = Scope;
 
 function safeAll(root: Root, selector: string): Element[] {
   try {
@@ -123,7 +127,7 @@ export function spokenText(el: Element | null | undefined, skipButtons = false):
 }
 
 /** Collapses whitespace; what a person would call "the text" of a short element. */
-export function cleanText(el: Element | null | undefined): string {
+export function cleanText(el: { textContent: string | null } | null | undefined): string {
   return (el?.textContent ?? '').replace(/\s+/g, ' ').trim();
 }
 

@@ -6,7 +6,7 @@ import { cutContent, type PageContent, wholePageContent } from './content';
 import type { PageContext } from './context';
 import { getMode, type ModeRead, type ModeSwitch, setMode } from './mode';
 import { PageWatcher, type WaitBinding, type WaitOutcome, waitForAnswer } from './observer';
-import { cutPoll, poll, type PollResult, readTurn, turnsOf } from './reader';
+import { cutPoll, poll, type PollResult, readTurn, requireTurns, turnCountOf, turnsOf } from './reader';
 import { ReadCache } from './read-cache';
 
 /**
@@ -129,6 +129,8 @@ export function createPageDriver(win: Window, catalog: SelectorCatalog = new Sel
           release = resolve;
         });
         try {
+          // A prompt sent on a page whose turns the set cannot see could never be confirmed: nothing is typed.
+          if (!params.newChat) requireTurns(doc, set());
           await untilSettled(previous, options.signal, () => options.onProgress?.('Another prompt is being sent in this tab; this one follows it.'));
           const { busyWaitMs, confirmMs, ...what } = params;
           lastAsk = await ask(ctx(), watcher, what, {
@@ -148,7 +150,9 @@ export function createPageDriver(win: Window, catalog: SelectorCatalog = new Sel
         const c = ctx();
         // Without an explicit binding, bind to the last question asked through us; with none,
         // to the turn on the page now (a wait for whatever the agent is doing).
-        const current = turnsOf(c.doc, c.set).length;
+        // A page whose turns the set cannot see fails here, not after the timeout as "still working".
+        requireTurns(c.doc, c.set);
+        const current = turnCountOf(turnsOf(c.doc, c.set));
         const afterTurn = params.afterTurn ?? lastAsk?.afterTurn ?? Math.max(0, current - 1);
         const baselineUrl = params.baselineUrl ?? (params.afterTurn === undefined ? lastAsk?.baselineUrl : undefined);
         const binding = bindingOf(params, lastAsk);

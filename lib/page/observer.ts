@@ -3,10 +3,10 @@ import type { ThreadInteraction } from '../protocol/watch';
 import { conversationKey, isConversationPath } from '../protocol/urls';
 import type { SelectorSet } from '../selectors';
 import type { WaitFor } from './context';
-import { all, closest, outermost, union } from './dom';
+import { all, closest, outermost } from './dom';
 import { readInteractions } from './interactions';
 import { questionMatch } from './question';
-import { hasSpinner, isPlaceholder, readError, readSteps, stopButton, turnsOf } from './reader';
+import { answerFooter, answersOf, hasSpinner, isPlaceholder, readError, readSteps, stopButton, turnAt, turnCountOf, turnsOf } from './reader';
 
 /**
  * One MutationObserver for the whole page, connected only while someone listens: no observer and
@@ -28,6 +28,11 @@ export interface Snapshot {
   stepsStopped: boolean;
   /** textContent length of the current answer: cheap, and enough to see growth. */
   answerLength: number;
+  /**
+   * The answer's action row is shown: the page's own "done" (its answer block mounts with the first
+   * token, so that block is no sign). Null when the selector set names no action row.
+   */
+  footer: boolean | null;
   error?: string;
   placeholder: boolean;
   /** Computer mode: the first thing the current turn waits on the person for (question, confirmation). */
@@ -69,6 +74,11 @@ export type Listener = (events: PageEvent[], snap: Snapshot) => void;
 
 /** How long an asked turn is followed at most while nobody waits on it (PageWatcher.follow). */
 const FOLLOW_MS = 30 * 60_000;
+/**
+ * Where the page shows an action row but has not yet: how long the answer's text must hold still
+ * after the stop control went away (the page clears it slightly before the last words land).
+ */
+export const SETTLE_MS = 400;
 
 /**
  * Finished = the page's own "done": no stop button and no spinner in the current turn, and
@@ -85,11 +95,12 @@ export function looksFinished(s: Snapshot): boolean {
  */
 export function takeSnapshot(doc: Document, set: SelectorSet, index?: number): Snapshot {
   const turns = turnsOf(doc, set);
-  const last = turns.length - 1;
+  // The page's own index of its latest turn: a long thread keeps only its latest answers mounted.
+  const last = turnCountOf(turns) - 1;
   const i = index ?? last;
-  const turn = turns[i] ?? null;
+  const turn = (i >= 0 ? turnAt(turns, i) : undefined) ?? null;
   const current = i === last;
-  const base = { url: doc.location?.href ?? '', turnCount: turns.length, turnIndex: turn ? i : -1 };
+  const base = { url: doc.location?.href ?? '', turnCount: last + 1, turnIndex: turn ? i : -1 };
   const hasStop = current && stopButton(doc, set, turn) !== null;
   if (!turn) {
     return {
@@ -100,11 +111,12 @@ export function takeSnapshot(doc: Document, set: SelectorSet, index?: number): S
       stepsFinished: false,
       stepsStopped: false,
       answerLength: 0,
+      footer: set.answerFooter ? false : null,
       placeholder: false,
     };
   }
   const { steps, finished, stopped } = readSteps(turn, set);
-  const answers = outermost(union(turn, set.answer));
+  const answers = answersOf(turn);
   const prose = outermost((answers.length ? answers : [turn]).flatMap((a) => all(a, set.prose))).filter(
     (p) => !closest(p, set.userBubble),
   );
@@ -119,6 +131,7 @@ export function takeSnapshot(doc: Document, set: SelectorSet, index?: number): S
     stepsFinished: finished,
     stepsStopped: stopped,
     answerLength,
+    footer: answerFooter(turn, set),
     ...(error ? { error } : {}),
     placeholder: isPlaceholder(turn, set),
     ...(pending ? { waitingFor: pending } : {}),
@@ -402,6 +415,8 @@ export function waitForAnswer(
     let reported: string[] = [];
     let deadline: ReturnType<typeof setTimeout> | undefined;
     let stall: ReturnType<typeof setTimeout> | undefined;
+    /** Armed while the turn looks done but its action row is not up: done once the text held still. */
+    let settle: { timer: ReturnType<typeof setTimeout>; length: number } | undefined;
     let unsubscribe = () => {};
     /** A question asked from the home page gets its conversation URL a moment later: adopted once. */
     let boundUrl = binding?.conversationUrl ?? '';
@@ -428,6 +443,7 @@ export function waitForAnswer(
       done = true;
       clearTimeout(deadline);
       clearTimeout(stall);
+      clearTimeout(settle?.timer);
       unsubscribe();
       params.signal?.removeEventListener('abort', onAbort);
     };
@@ -506,7 +522,26 @@ export function waitForAnswer(
       // Once we saw it work, the stop button and spinners going away is the page saying "done",
       // even with nothing to show (→ "completed with no visible response").
       const finished = looksFinished(snap) || (sawWorking && !snap.hasStopButton && !snap.hasLoadingSpinner && !snap.placeholder);
-      if (finished) finish(snap.stepsStopped || watcher.wasStopped(snap.url, snap.turnIndex) ? 'stopped' : 'completed', snap);
+      const stopped = snap.stepsStopped || watcher.wasStopped(snap.url, snap.turnIndex);
+      if (!finished || stopped || snap.footer !== false) {
+        clearTimeout(settle?.timer);
+        settle = undefined;
+        if (finished) finish(stopped ? 'stopped' : 'completed', snap);
+        return;
+      }
+      // The page has an action row and has not shown it: done when the text holds still.
+      if (settle?.length === snap.answerLength) return;
+      clearTimeout(settle?.timer);
+      settle = {
+        length: snap.answerLength,
+        timer: setTimeout(() => {
+          const held = settle?.length;
+          settle = undefined;
+          const now = observe();
+          if (now.answerLength === held && !now.hasStopButton && !now.hasLoadingSpinner) finish('completed', now);
+          else check(now, false);
+        }, SETTLE_MS),
+      };
     };
 
     params.signal?.addEventListener('abort', onAbort, { once: true });

@@ -1,9 +1,14 @@
+import type { RelayError } from '../protocol/errors';
+import { isConversationPath } from '../protocol/urls';
 import type { SelectorSet } from '../selectors';
 import type { PageContext } from './context';
-import { all, cleanText, closest, first, isHidden, outermost, pointerClick, spokenText, union } from './dom';
+import { all, candidatesMiss, cleanText, closest, first, iconsIn, isHidden, outermost, pointerClick, spokenText, union } from './dom';
 import { readInteractions } from './interactions';
 import { type WaitingFor, waitingFor } from './observer';
 import { renderText } from './text';
+import { type Turn, turnAt, turnCountOf, turnsOf } from './turns';
+
+export { type Turn, turnAt, turnCountOf, turnsOf } from './turns';
 
 /**
  * Reads turns of the open thread: question, steps, answer, error, and whether the agent is
@@ -20,6 +25,8 @@ export interface TurnState {
   stepsFinished: boolean;
   /** The page says the user stopped this turn ("Stopped after N steps"). */
   stepsStopped: boolean;
+  /** The steps' header as the page words it ("Reviewed 10 sources"), when it shows one. */
+  stepsHeader?: string;
   response: string;
   /** Length of the full response, also when `response` was cut to maxLength. */
   totalLength: number;
@@ -60,22 +67,26 @@ function outsideThread(el: Element, set: SelectorSet): boolean {
   return closest(el, set.outsideThread) !== null;
 }
 
-/** Turns of the thread in order (outermost `[data-workflow-entry]`, never in the sidebar). */
-export function turnsOf(doc: Document, set: SelectorSet): Element[] {
-  return outermost(all(doc, set.turn)).filter((t) => !outsideThread(t, set));
+/**
+ * The answer blocks a turn reads: those with text (a layout may mount an empty twin beside the
+ * real one), else all of them.
+ */
+export function answersOf(turn: Turn): Element[] {
+  const withText = turn.answers.filter((a) => (a.textContent ?? '').trim() !== '');
+  return withText.length > 0 ? withText : [...turn.answers];
 }
 
 /** Answer roots of a turn: outermost prose inside the answer container, so nesting counts once. */
-function proseRoots(turn: Element, set: SelectorSet): Element[] {
-  const answers = outermost(union(turn, set.answer));
-  const scope = answers.length > 0 ? answers : [turn];
+function proseRoots(turn: Turn, set: SelectorSet): Element[] {
+  const answers = answersOf(turn);
+  const scope: (Element | Turn)[] = answers.length > 0 ? answers : [turn];
   const prose = outermost(scope.flatMap((a) => all(a, set.prose))).filter((p) => !closest(p, set.userBubble));
   if (prose.length > 0) return prose;
   return answers;
 }
 
 /** The steps block: the first candidate that is neither in the answer nor in the user's bubble. */
-function stepsBlockOf(turn: Element, set: SelectorSet): Element | null {
+function stepsBlockOf(turn: Turn, set: SelectorSet): Element | null {
   for (const selector of set.stepsBlock) {
     for (const el of all(turn, [selector])) {
       if (!closest(el, set.answer) && !closest(el, set.userBubble)) return el;
@@ -84,7 +95,7 @@ function stepsBlockOf(turn: Element, set: SelectorSet): Element | null {
   return null;
 }
 
-export function isPlaceholder(turn: Element, set: SelectorSet): boolean {
+export function isPlaceholder(turn: Turn, set: SelectorSet): boolean {
   return !first(turn, set.userBubble) && !first(turn, set.answer) && !stepsBlockOf(turn, set) && cleanText(turn) === '';
 }
 
@@ -95,29 +106,48 @@ export function proseCount(doc: Document, set: SelectorSet): number {
 
 // ---------------------------------------------------------------- working indicators
 
+/** Buttons where the stop control lives that hold one of its icons (whatever their label says). */
+function stopByIcon(doc: Document, set: SelectorSet): Element[] {
+  const icons = set.stopIcons ?? [];
+  if (!set.stopControls || icons.length === 0) return [];
+  return union(doc, set.stopControls).filter((b) => iconsIn(b, set).some((icon) => icons.includes(icon)));
+}
+
 /**
- * A stop button counts when it is labelled as one (not "has an svg rect": failure mode 2),
- * visible, not in the sidebar, and not inside an earlier turn.
+ * A stop button counts when it is labelled or marked as one (not "has an svg rect": failure mode
+ * 2), visible, not in the sidebar, and not inside an earlier turn.
  */
-export function stopButton(doc: Document, set: SelectorSet, current: Element | null): Element | null {
+export function stopButton(doc: Document, set: SelectorSet, current: Turn | null): Element | null {
   const turns = turnsOf(doc, set);
-  for (const btn of union(doc, set.stopButton)) {
+  for (const btn of [...union(doc, set.stopButton), ...stopByIcon(doc, set)]) {
     // A hidden tab panel (the user is looking at Links) does not mean the agent stopped.
     if (isHidden(btn, set.sourcesPanel) || outsideThread(btn, set)) continue;
     const turn = turns.find((t) => t.contains(btn));
-    if (turn && turn !== current) continue;
+    if (turn && !turn.is(current)) continue;
     return btn;
   }
   return null;
 }
 
+/**
+ * The answer's action row (Copy / Share / Helpful) after its answer: the page's own "this answer
+ * is done". Null when the set names no action row (then only the stop control and the text say).
+ */
+export function answerFooter(turn: Turn | null, set: SelectorSet): boolean | null {
+  if (!set.answerFooter) return null;
+  if (!turn) return false;
+  const answer = answersOf(turn).at(-1);
+  if (!answer) return false;
+  return union(turn, set.answerFooter).some((el) => !answer.contains(el) && (answer.compareDocumentPosition(el) & 4) !== 0 && !isHidden(el, set.sourcesPanel));
+}
+
 /** Spinners only inside the current turn: the sidebar's skeleton loaders use the same classes. */
-export function hasSpinner(turn: Element | null, set: SelectorSet): boolean {
+export function hasSpinner(turn: Turn | null, set: SelectorSet): boolean {
   if (!turn) return false;
   return union(turn, set.spinner).some((s) => !isHidden(s, set.sourcesPanel) && !outsideThread(s, set));
 }
 
-export function indicators(doc: Document, set: SelectorSet, current: Element | null): Indicators {
+export function indicators(doc: Document, set: SelectorSet, current: Turn | null): Indicators {
   return { hasStopButton: stopButton(doc, set, current) !== null, hasLoadingSpinner: hasSpinner(current, set) };
 }
 
@@ -151,20 +181,38 @@ export interface StepsState {
   stopped: boolean;
   /** The rows are folded away (the block's toggle says collapsed). */
   folded: boolean;
+  /** The header line as the page words it ("Completed 3 steps"), when one was seen. */
+  header?: string;
 }
 
-export function readSteps(turn: Element, set: SelectorSet): StepsState {
+/** The steps' header where the page shows no steps block: an element outside question and answer whose text reads like one. */
+function stepsHeaderOf(turn: Turn, set: SelectorSet, header: RegExp): string | undefined {
+  if (!set.stepsHeader) return undefined;
+  for (const el of union(turn, set.stepsHeader)) {
+    if (closest(el, set.answer) || closest(el, set.userBubble)) continue;
+    const text = cleanText(el);
+    if (header.test(text)) return text;
+  }
+  return undefined;
+}
+
+export function readSteps(turn: Turn, set: SelectorSet): StepsState {
   const block = stepsBlockOf(turn, set);
-  const remembered = seenSteps.get(turn) ?? [];
-  if (!block) return { steps: [...remembered], finished: false, stopped: false, folded: false };
+  const remembered = seenSteps.get(turn.anchor) ?? [];
   const header = new RegExp(set.stepsHeaderPattern, 'i');
   const finishedRe = new RegExp(set.stepsFinishedPattern, 'i');
   const stoppedRe = new RegExp(set.stepsStoppedPattern, 'i');
+  if (!block) {
+    const line = stepsHeaderOf(turn, set, header);
+    if (!line) return { steps: [...remembered], finished: false, stopped: false, folded: false };
+    return { steps: [...remembered], finished: finishedRe.test(line), stopped: stoppedRe.test(line), folded: false, header: line };
+  }
   const marked = all(block, set.stepRow);
   const rows = marked.length > 0 ? marked : leafBlocks(block);
   const steps = [...remembered];
   let finished = finishedRe.test(cleanText(block));
   let stopped = stoppedRe.test(cleanText(block));
+  let headerLine: string | undefined;
   for (const row of rows) {
     const text = cleanText(row);
     if (!text) continue;
@@ -172,25 +220,26 @@ export function readSteps(turn: Element, set: SelectorSet): StepsState {
     // the current step as its label: reading it as a step would list every step twice.
     const isHeaderRow = Boolean(first(row, set.stepsToggle) ?? row.closest(set.stepsToggle.join(',')));
     if (isHeaderRow || header.test(text)) {
+      headerLine ??= text;
       finished ||= finishedRe.test(text);
       stopped ||= stoppedRe.test(text);
       continue; // a summary line is not a step
     }
     if (!steps.includes(text)) steps.push(text);
   }
-  if (steps.length > remembered.length) seenSteps.set(turn, steps);
+  if (steps.length > remembered.length) seenSteps.set(turn.anchor, steps);
   const toggle = first(block, set.stepsToggle);
-  return { steps, finished, stopped, folded: toggle?.getAttribute('aria-expanded') === 'false' };
+  return { steps, finished, stopped, folded: toggle?.getAttribute('aria-expanded') === 'false', ...(headerLine ? { header: headerLine } : {}) };
 }
 
-export function readQuestionNow(turn: Element, set: SelectorSet): string {
+export function readQuestionNow(turn: Turn, set: SelectorSet): string {
   const bubble = first(turn, set.userBubble);
   if (!bubble) return '';
   const text = first(bubble, set.queryText) ?? bubble;
   return renderText(text, { skip: [...set.answerChrome, ...set.queryExpand], markdown: false });
 }
 
-export function readAnswer(turn: Element, set: SelectorSet): string {
+export function readAnswer(turn: Turn, set: SelectorSet): string {
   const roots = proseRoots(turn, set);
   if (roots.length === 0) return '';
   return renderText(roots, {
@@ -201,7 +250,7 @@ export function readAnswer(turn: Element, set: SelectorSet): string {
   });
 }
 
-export function readError(turn: Element, set: SelectorSet): string | undefined {
+export function readError(turn: Turn, set: SelectorSet): string | undefined {
   for (const el of union(turn, set.errorMessage)) {
     if (closest(el, set.prose) || isHidden(el)) continue; // an alert quoted inside an answer is text
     const text = spokenText(el, true);
@@ -215,9 +264,9 @@ export interface ReadOptions {
 }
 
 /** Synchronous read of a rendered turn (no scrolling, no clicking). */
-export function readTurnNow(turn: Element, index: number, set: SelectorSet, opts: ReadOptions = {}): TurnState {
+export function readTurnNow(turn: Turn, index: number, set: SelectorSet, opts: ReadOptions = {}): TurnState {
   const full = readAnswer(turn, set);
-  const { steps, finished, stopped } = readSteps(turn, set);
+  const { steps, finished, stopped, header } = readSteps(turn, set);
   const cut = opts.maxLength !== undefined && full.length > opts.maxLength;
   const error = readError(turn, set);
   return {
@@ -226,6 +275,7 @@ export function readTurnNow(turn: Element, index: number, set: SelectorSet, opts
     steps,
     stepsFinished: finished,
     stepsStopped: stopped,
+    ...(header ? { stepsHeader: header } : {}),
     response: cut ? full.slice(0, opts.maxLength) : full,
     totalLength: full.length,
     truncated: cut,
@@ -259,27 +309,26 @@ export interface TurnReadOptions extends ReadOptions {
 }
 
 /**
- * Reads turn `index` (negative counts from the end; default the latest). An off-screen turn that
- * is an empty placeholder (failure mode 11) is scrolled into view, awaited through the page
- * watcher until it has content, read, and the scroll position is put back.
+ * Reads turn `index` (the page's index of the turn; negative counts from the end; default the
+ * latest). An off-screen turn that is an empty placeholder (failure mode 11) is scrolled into view,
+ * awaited through the page watcher until it has content, read, and the scroll position is put back.
  */
 export async function readTurn(ctx: PageContext, index = -1, opts: TurnReadOptions = {}): Promise<TurnState | null> {
   const { doc, set, win } = ctx;
   const timeout = opts.renderTimeoutMs ?? 3000;
-  const turns = turnsOf(doc, set);
-  const i = index < 0 ? turns.length + index : index;
-  let turn = turns[i];
+  let turn = turnAt(turnsOf(doc, set), index);
   if (!turn) return null;
+  const i = turn.index;
 
   let restore: (() => void) | null = null;
   if (isPlaceholder(turn, set)) {
-    restore = saveScroll(turn, win);
+    restore = saveScroll(turn.anchor, win);
     turn.scrollIntoView({ block: 'center' });
     const rendered = await ctx.waitFor(() => {
-      const t = turnsOf(doc, set)[i];
+      const t = turnAt(turnsOf(doc, set), i);
       return t && !isPlaceholder(t, set) ? t : null;
     }, timeout);
-    turn = rendered ?? turnsOf(doc, set)[i] ?? turn;
+    turn = rendered ?? turnAt(turnsOf(doc, set), i) ?? turn;
   }
   try {
     const state = readTurnNow(turn, i, set, opts);
@@ -292,7 +341,7 @@ export async function readTurn(ctx: PageContext, index = -1, opts: TurnReadOptio
 }
 
 /** Long questions fold behind a toggle; unfold, read, fold back so the page looks as it did. */
-async function readQuestionExpanded(ctx: PageContext, turn: Element, folded: string, timeoutMs: number): Promise<string> {
+async function readQuestionExpanded(ctx: PageContext, turn: Turn, folded: string, timeoutMs: number): Promise<string> {
   const bubble = first(turn, ctx.set.userBubble);
   const toggle = bubble ? first(bubble, ctx.set.queryExpand) : null;
   if (!toggle || toggle.getAttribute('aria-expanded') === 'true') return folded;
@@ -306,7 +355,7 @@ async function readQuestionExpanded(ctx: PageContext, turn: Element, folded: str
 }
 
 /** Unfolds a folded steps block, reads its rows, folds it back. */
-async function readStepsUnfolded(ctx: PageContext, turn: Element, timeoutMs: number): Promise<string[]> {
+async function readStepsUnfolded(ctx: PageContext, turn: Turn, timeoutMs: number): Promise<string[]> {
   const block = stepsBlockOf(turn, ctx.set);
   const toggle = block ? first(block, ctx.set.stepsToggle) : null;
   if (!toggle || toggle.getAttribute('aria-expanded') !== 'false') return [];
@@ -331,8 +380,30 @@ export function cutPoll(whole: PollResult, maxLength?: number): PollResult {
   return { ...whole, response: whole.response.slice(0, maxLength), truncated: true };
 }
 
+/**
+ * A conversation page that shows answer prose while no turn is recognised: the set does not know
+ * this page's markup. Every read says so rather than report "idle", "no answer" or "still working".
+ */
+export function unrecognisedTurns(doc: Document, set: SelectorSet): RelayError | null {
+  if (!isConversationPath(doc.location?.pathname ?? '')) return null;
+  if (turnsOf(doc, set).length > 0) return null;
+  const prose = outermost(all(doc, set.prose)).filter((p) => !outsideThread(p, set) && !isHidden(p) && cleanText(p) !== '');
+  if (prose.length === 0) return null;
+  return candidatesMiss('turn', [...set.turn, ...set.answer], doc.location?.href ?? '', {
+    after: ' (question blocks, then answer blocks), although answer prose is on the page',
+    hint: 'this page is laid out in a way the selector set does not know: add a set that reads it (comet-relay selectors add) or save the page with comet-relay capture and report it',
+  });
+}
+
+/** Throws the miss of unrecognisedTurns, if any. */
+export function requireTurns(doc: Document, set: SelectorSet): void {
+  const miss = unrecognisedTurns(doc, set);
+  if (miss) throw miss;
+}
+
 async function pollWhole(ctx: PageContext): Promise<PollResult> {
   const { doc, set } = ctx;
+  requireTurns(doc, set);
   const turns = turnsOf(doc, set);
   // No clicking from a poll except to unfold steps the page folded and we never saw.
   const state = turns.length > 0 ? await readTurn(ctx, -1, { expandQuestion: false }) : null;
@@ -347,8 +418,8 @@ async function pollWhole(ctx: PageContext): Promise<PollResult> {
     response: state?.response ?? '',
     ...ind,
     proseCount: proseCount(doc, set),
-    turnCount: turns.length,
-    lastTurnIndex: turns.length - 1,
+    turnCount: turnCountOf(turns),
+    lastTurnIndex: turnCountOf(turns) - 1,
     questionText: state?.question ?? '',
     url: doc.location?.href ?? '',
     truncated: state?.truncated ?? false,

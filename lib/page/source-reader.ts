@@ -2,8 +2,8 @@ import { expandCitations } from './citations';
 import type { PageContext } from './context';
 import type { PageDriver } from './driver';
 import type { KitHandlers, PageKitHost } from './kits';
-import { all, cleanText, isHidden, outermost, pointerClick, union } from './dom';
-import { turnsOf } from './reader';
+import { all, cleanText, isHidden, pointerClick, type Scope, union } from './dom';
+import { answersOf, requireTurns, type Turn, turnsOf } from './reader';
 import { fromEntries, fromInlineCitations, fromLinks, mergeSources, type Source } from './sources';
 
 export interface SourcesResult {
@@ -16,7 +16,7 @@ export interface SourcesResult {
 }
 
 /** Every turn has its own tab list: search the current turn first, the page only if it has none. */
-function sourcesTab(ctx: PageContext, turn: Element | undefined): Element | null {
+function sourcesTab(ctx: PageContext, turn: Turn | undefined): Element | null {
   const re = new RegExp(ctx.set.sourcesTabPattern, 'i');
   const inTurn = turn ? union(turn, ctx.set.sourcesTab).find((t) => re.test(cleanText(t))) : undefined;
   return inTurn ?? union(ctx.doc, ctx.set.sourcesTab).find((t) => re.test(cleanText(t))) ?? null;
@@ -38,8 +38,8 @@ const hasLinks = (ctx: PageContext, panel: Element | null): panel is Element => 
  * Shown panels with links that are not the answer's own panel: where a tab's content is when the
  * page does not say which panel belongs to which tab. The turn's own panels first, then the page's.
  */
-function panelsWithSources(ctx: PageContext, turn: Element | undefined): Element[] {
-  const scopes: ParentNode[] = turn ? [turn, ctx.doc] : [ctx.doc];
+function panelsWithSources(ctx: PageContext, turn: Turn | undefined): Element[] {
+  const scopes: Scope[] = turn ? [turn, ctx.doc] : [ctx.doc];
   for (const scope of scopes) {
     const found = union(scope, ctx.set.sourcesPanel).filter((p) => !isHidden(p) && hasLinks(ctx, p) && union(p, ctx.set.answer).length === 0);
     if (found.length > 0) return found;
@@ -53,7 +53,7 @@ function panelsWithSources(ctx: PageContext, turn: Element | undefined): Element
  * names (aria-controls / aria-labelledby) or, when the page links none, the one that appears on
  * the click (fault 9).
  */
-async function readSourcesTab(ctx: PageContext, turn: Element | undefined, openTab: boolean): Promise<Source[] | null> {
+async function readSourcesTab(ctx: PageContext, turn: Turn | undefined, openTab: boolean): Promise<Source[] | null> {
   const tab = sourcesTab(ctx, turn);
   if (!tab) return null;
   const base = ctx.doc.location.href;
@@ -78,9 +78,10 @@ async function readSourcesTab(ctx: PageContext, turn: Element | undefined, openT
 export async function readSources(ctx: PageContext, opts: { expand?: boolean; openTab?: boolean } = {}): Promise<SourcesResult> {
   const { doc, set } = ctx;
   const base = doc.location.href;
+  requireTurns(doc, set);
   const turn = turnsOf(doc, set).at(-1);
-  const answers = turn ? outermost(union(turn, set.answer)) : [];
-  const scope = answers.length > 0 ? answers : turn ? [turn] : [];
+  const answers = turn ? answersOf(turn) : [];
+  const scope: Scope[] = answers.length > 0 ? answers : turn ? [turn] : [];
   const inline = scope.flatMap((a) => fromInlineCitations(a, set, base));
   const links = fromLinks(scope, set, base);
   const expansion = opts.expand === false ? { sources: [], grouped: 0, expanded: 0 } : await expandCitations(ctx);

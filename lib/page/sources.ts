@@ -1,6 +1,6 @@
 import { isPerplexityHost } from '../protocol/urls';
 import type { SelectorSet } from '../selectors';
-import { all, cleanText, first, matches, sortInDocumentOrder, spokenText, union } from './dom';
+import { all, cleanText, first, matches, outermost, type Scope, sortInDocumentOrder, spokenText, union } from './dom';
 
 /**
  * Sources of an answer, gathered from every place the page shows them and merged: inline
@@ -48,9 +48,10 @@ export function groupedCount(text: string, set: SelectorSet): number {
   return m ? Number(m[2] ?? 0) : 0;
 }
 
-export function fromInlineCitations(root: ParentNode, set: SelectorSet, base: string): Source[] {
+/** Inline citations, outermost only: the live page nests a second citation span, with no URL, in each. */
+export function fromInlineCitations(root: Scope, set: SelectorSet, base: string): Source[] {
   const out: Source[] = [];
-  for (const el of union(root, set.citationInline)) {
+  for (const el of outermost(union(root, set.citationInline))) {
     const link = matches(el, set.link) ? el : first(el, set.link);
     const raw = el.getAttribute(set.citationUrlAttr) ?? link?.getAttribute('href') ?? '';
     const title = citationName(cleanText(el), set);
@@ -72,7 +73,7 @@ export function fromBadges(badges: Element[], base: string): Source[] {
 }
 
 /** Generation A's `<a href>` badges, and any other link inside the answer. */
-export function fromLinks(roots: Element[], set: SelectorSet, base: string): Source[] {
+export function fromLinks(roots: readonly Scope[], set: SelectorSet, base: string): Source[] {
   return fromBadges(
     roots.flatMap((root) => all(root, set.citationBadge)),
     base,

@@ -4,7 +4,7 @@ import type { SelectorSet } from '../selectors';
 import type { ThreadPageReader } from '../selectors/thread-schema';
 import type { PageContext } from './context';
 import { all, candidatesMiss, cleanText, first, isHidden, type MissDetail, matches, outermost, spokenText, union } from './dom';
-import { turnsOf } from './reader';
+import { type Turn, turnsOf } from './reader';
 import { type Interaction, toWatched } from './thread-model';
 
 /**
@@ -106,7 +106,7 @@ export function boxInteraction(box: Element, index: number, ctx: Pick<PageContex
 }
 
 /** Boxes of a turn the task waits on, in page order (hidden ones left out). */
-export function boxesOf(turn: Element, index: number, ctx: Pick<PageContext, 'doc' | 'set'>, r: ThreadPageReader): Box[] {
+export function boxesOf(turn: Turn, index: number, ctx: Pick<PageContext, 'doc' | 'set'>, r: ThreadPageReader): Box[] {
   const candidates = [...BOX_KINDS.flatMap((k) => r.boxes[k]), ...ctx.set.interactionBox];
   return outermost(union(turn, candidates))
     .filter((box) => !isHidden(box) && !matches(box, r.optionalAuth))

@@ -2,9 +2,9 @@ import type { ThreadAsset, ThreadFile, ThreadSource } from '../protocol/threads'
 import type { SelectorSet } from '../selectors';
 import type { ThreadPageReader } from '../selectors/thread-schema';
 import type { PageContext } from './context';
-import { cleanText, first, isHidden, matches, outermost, union } from './dom';
+import { cleanText, first, isHidden, matches, outermost, type Scope, union } from './dom';
 import { absolute, attr, type Box, boxesOf, boxInteraction } from './thread-boxes';
-import { indicators, readAnswer, readError, readQuestionNow, readSteps, turnsOf } from './reader';
+import { answersOf, indicators, readAnswer, readError, readQuestionNow, readSteps, type Turn, turnsOf } from './reader';
 import { fromInlineCitations, fromLinks, mergeSources } from './sources';
 import { renderText } from './text';
 import type { CheckpointEvent, ThreadReading, TurnReading } from './thread-model';
@@ -27,7 +27,7 @@ export interface PageAsset {
  * same one the thread JSON gives, so a listed asset stays the same asset whichever source answers;
  * a card without one stands for its link.
  */
-function cardsOf(turn: Element, entryId: string, base: string, r: ThreadPageReader): PageAsset[] {
+function cardsOf(turn: Turn, entryId: string, base: string, r: ThreadPageReader): PageAsset[] {
   return union(turn, r.asset).flatMap((card): PageAsset[] => {
     const link = first(card, r.assetLink);
     const url = absolute(link?.getAttribute('href'), base);
@@ -54,7 +54,7 @@ function cardsOf(turn: Element, entryId: string, base: string, r: ThreadPageRead
   });
 }
 
-function filesOf(turn: Element, base: string, r: ThreadPageReader): ThreadFile[] {
+function filesOf(turn: Turn, base: string, r: ThreadPageReader): ThreadFile[] {
   return cardsOf(turn, '', base, r).map(({ asset, url }) => ({ filename: asset.filename ?? 'file', media_type: asset.mime_type, size_bytes: null, url }));
 }
 
@@ -72,9 +72,9 @@ function domain(url: string): string {
   }
 }
 
-function sourcesOf(turn: Element, set: SelectorSet, base: string): ThreadSource[] {
-  const answers = outermost(union(turn, set.answer));
-  const scope = answers.length > 0 ? answers : [turn];
+function sourcesOf(turn: Turn, set: SelectorSet, base: string): ThreadSource[] {
+  const answers = answersOf(turn);
+  const scope: Scope[] = answers.length > 0 ? answers : [turn];
   const merged = mergeSources(
     scope.flatMap((a) => fromInlineCitations(a, set, base)),
     fromLinks(scope, set, base),
@@ -104,12 +104,12 @@ export interface TurnContext {
   light?: boolean;
 }
 
-function hasAnswerText(turn: Element, set: SelectorSet): boolean {
+function hasAnswerText(turn: Turn, set: SelectorSet): boolean {
   return outermost(union(turn, set.answer)).some((a) => (a.textContent ?? '').trim() !== '');
 }
 
 /** A rendered turn, read without touching it. */
-export function readTurnDom(ctx: PageContext, r: ThreadPageReader, turn: Element, index: number, tc: TurnContext): TurnReading {
+export function readTurnDom(ctx: PageContext, r: ThreadPageReader, turn: Turn, index: number, tc: TurnContext): TurnReading {
   const { doc, set } = ctx;
   const base = doc.location?.href ?? '';
   const answer = tc.light ? '' : readAnswer(turn, set);

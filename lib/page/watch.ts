@@ -7,7 +7,7 @@ import { readInteractions } from './interactions';
 import type { PageDriver } from './driver';
 import { modeOf, pillMode } from './mode';
 import { looksFinished, type Snapshot } from './observer';
-import { readQuestionNow, turnsOf } from './reader';
+import { readQuestionNow, turnAt, turnsOf } from './reader';
 
 /**
  * `page.watch` for the side panel: while the worker keeps this request open, every batch of page
@@ -60,7 +60,7 @@ function threadTitle(doc: Document, set: SelectorSet): string {
 
 export function watchSnapshot(win: Window, set: SelectorSet, snap: Snapshot, driver: Pick<PageDriver, 'watcher'>): WatchSnapshot {
   const doc = win.document;
-  const turn = snap.turnIndex >= 0 ? turnsOf(doc, set)[snap.turnIndex] : undefined;
+  const turn = snap.turnIndex >= 0 ? turnAt(turnsOf(doc, set), snap.turnIndex) : undefined;
   return {
     url: snap.url,
     title: threadTitle(doc, set),

@@ -1,6 +1,7 @@
 import { generationA as sourceA } from './generation-a';
 import { generationB as sourceB } from './generation-b';
 import { expandLabels } from './labels';
+import { live2026 as sourceLive } from './live-2026';
 import type { SelectorSet } from './schema';
 
 export type { ElementKey, Mode, SelectorSet } from './schema';
@@ -9,13 +10,18 @@ export type { ElementKey, Mode, SelectorSet } from './schema';
  * The built-in sets as written, placeholders and all: what `comet-relay selectors show` prints for
  * a person to copy and fix. Readers use the expanded sets below.
  */
-export const BUILT_IN_SOURCES: readonly SelectorSet[] = [sourceB, sourceA];
+export const BUILT_IN_SOURCES: readonly SelectorSet[] = [sourceB, sourceLive, sourceA];
 
 export const generationA = expandLabels(sourceA);
 export const generationB = expandLabels(sourceB);
+/** The live site as captured in 2026 (live-2026.ts). */
+export const live2026 = expandLabels(sourceLive);
 
-/** Every built-in set, expanded, newest first. */
-export const SELECTOR_SETS: readonly SelectorSet[] = [generationB, generationA];
+/**
+ * Every built-in set, expanded. The simulated generations' sets come first on ties (a page with
+ * none of the live site's hooks), the live site's set wins wherever its hooks are on the page.
+ */
+export const SELECTOR_SETS: readonly SelectorSet[] = [generationB, live2026, generationA];
 
 export interface ProbeCandidate {
   name: string;

@@ -26,8 +26,8 @@ export const PATTERN_KEYS = [
   'sourcesTabPattern',
 ] as const satisfies readonly (keyof SelectorSet)[];
 
-/** List fields that are not selectors (attribute names), left as they are. */
-const NOT_SELECTORS: ReadonlySet<string> = new Set(['watchAttributes']);
+/** List fields that are not selectors (attribute names, icon names, where a turn's number is), left as they are. */
+const NOT_SELECTORS: ReadonlySet<string> = new Set(['watchAttributes', 'stopIcons', 'turnNumber']);
 
 /** The probes of a set: every field that is a list of candidate selectors. */
 export function probeKeys(set: SelectorSet): ElementKey[] {

@@ -45,12 +45,26 @@ export const SelectorSetShape = z
 
     composer: Candidates,
     submit: Candidates,
+    /** Controls that stop the answer being written: labelled or marked ones only (an svg `<rect>` says nothing). */
     stopButton: Candidates,
+    /**
+     * Buttons where the stop control lives (the composer's own), and the icons that make one of
+     * them the stop control whatever its label says. Without them only `stopButton` counts.
+     */
+    stopControls: Candidates.optional(),
+    stopIcons: z.array(z.string().startsWith('#')).max(16).readonly().optional(),
     spinner: Candidates,
     newThread: Candidates,
 
     threadColumn: Candidates,
+    /**
+     * Blocks that begin a turn: the question's block, which in some layouts holds the whole turn.
+     * A turn is that block and the sibling blocks after it (steps, answer, action row) up to the
+     * next turn's; an answer whose question is not mounted begins a turn of its own (turns.ts).
+     */
     turn: Candidates,
+    /** Where a turn writes its own index (the page keeps only some turns mounted): the attribute, and a pattern whose group 1 is the number. */
+    turnNumber: z.array(z.object({ attr: z.string().min(1).max(200), pattern: Pattern }).strict()).max(8).readonly().optional(),
     userBubble: Candidates,
     queryText: Candidates,
     queryExpand: Candidates,
@@ -59,6 +73,11 @@ export const SelectorSetShape = z
     stepRow: Candidates,
     /** The button that folds/unfolds the step rows (they fold once the agent is done). */
     stepsToggle: Candidates,
+    /**
+     * Elements of the turn, outside question and answer, that may carry the steps header
+     * ("Reviewed 10 sources"): the first whose text fits stepsHeaderPattern is it.
+     */
+    stepsHeader: Candidates.optional(),
     /** Header lines that are not steps ("Finished 3 steps", "Stopped after 2 steps", "Working…"). */
     stepsHeaderPattern: Pattern,
     /** Header once the agent is done; a secondary signal only (the stop button decides). */
@@ -66,6 +85,11 @@ export const SelectorSetShape = z
     /** Header once the user stopped the agent. */
     stepsStoppedPattern: Pattern,
     answer: Candidates,
+    /**
+     * The answer's action row (Copy / Share / Helpful), after the answer: it appears when the answer
+     * is done. Without it, done means the stop control went away and the text held still.
+     */
+    answerFooter: Candidates.optional(),
     prose: Candidates,
     codeBlock: Candidates,
     codeLanguage: Candidates,
@@ -149,12 +173,21 @@ export const SelectorSetSchema = SelectorSetShape.superRefine((set, ctx) => {
     }
   };
   const lists: [(string | number)[], readonly string[]][] = [
-    ...Object.entries(set).flatMap(([key, value]) => (Array.isArray(value) ? [[[key], value] as [string[], string[]]] : [])),
+    ...Object.entries(set).flatMap(([key, value]) =>
+      Array.isArray(value) && value.every((v) => typeof v === 'string') ? [[[key], value] as [string[], string[]]] : [],
+    ),
     [['signature', 'present'], set.signature.present],
     [['signature', 'absent'], set.signature.absent],
   ];
   for (const [path, list] of lists) {
     for (const [i, selector] of list.entries()) check([...path, i], selector);
+  }
+  for (const [i, where] of (set.turnNumber ?? []).entries()) {
+    try {
+      new RegExp(where.pattern);
+    } catch (error) {
+      ctx.addIssue({ code: 'custom', path: ['turnNumber', i, 'pattern'], message: `is not a valid regular expression (${(error as Error).message})` });
+    }
   }
   for (const key of PATTERN_KEYS) {
     check([key], set[key]);
@@ -167,5 +200,5 @@ export const SelectorSetSchema = SelectorSetShape.superRefine((set, ctx) => {
 });
 /** Keys whose values are candidate lists (usable with the query helpers). */
 export type ElementKey = {
-  [K in keyof SelectorSet]: SelectorSet[K] extends readonly string[] ? K : never;
+  [K in keyof SelectorSet]-?: SelectorSet[K] extends readonly string[] ? K : never;
 }[keyof SelectorSet];

@@ -25,6 +25,11 @@ export const LABELS: SelectorSet['labels'] = {
       stepsFinished: ['Finished'],
       stepsStopped: ['Stopped'],
       stepsWorking: ['Working'],
+      // The live site's step headers (lib/selectors/README.md): "Reviewed 10 sources", "Completed 3 steps", "7 steps completed".
+      stepsDone: ['Reviewed', 'Completed'],
+      stepsDoneAfter: ['steps completed'],
+      stopResponse: ['Stop response'],
+      helpful: ['Helpful'],
       sourcesTab: ['Sources', 'Links'],
       removeMode: ['Remove mode'],
     },

@@ -83,7 +83,7 @@ describe('capture', () => {
     expect(before).toMatchObject({ status: 'completed', turnCount: 1, responseLength: expect.any(Number) });
     expect(before.responseLength).toBeGreaterThan(100);
     expect(before.citationHosts.length).toBeGreaterThanOrEqual(3);
-    const question = turnsOf(document, generationB)[0]?.querySelector('.select-text')?.textContent ?? '';
+    const question = turnsOf(document, generationB)[0]?.querySelectorAll('.select-text')[0]?.textContent ?? '';
     const capture = captureDom(document, generationB, { setName: 'gen-b-2026-10', setSource: 'built-in', capturedAt: '2026-12-01T00:00:00Z' });
     expect(capture.truncated).toBe(false);
     expect(capture.url).toMatch(/^https:\/\/www\.perplexity\.ai\/search\/[A-Za-z-]+$/);

@@ -1,0 +1,53 @@
+import { common } from './common';
+import type { SelectorSet } from './schema';
+
+/**
+ * The live perplexity.ai as pages captured from it show it, February to October 2026
+ * (lib/selectors/README.md, "The live site", dates each fact and names the capture or report).
+ * Its thread reading knows both layouts the site served side by side: question and answer as
+ * sibling blocks (Aug–Oct 2026) and one wrapper per turn with a `markdown-content-N` answer
+ * (Feb 2026); turns.ts tells them apart per turn. Composer and mode fields are gen B's.
+ */
+export const live2026: SelectorSet = {
+  ...common,
+  name: 'gen-b-2026-10-live',
+  generation: 'B',
+  minChromeMajor: 140,
+  signature: {
+    present: [
+      '[data-ask-input-container]',
+      '[data-ask-input-container] [data-lexical-editor]',
+      '[data-workflow-text-footer]',
+      'div[id^="markdown-content-"]',
+      '[data-testid="ask-input-mode-toggle-width-wrapper"]',
+    ],
+    // An answer inside its question's block is the older layout (the simulated generations), not this one.
+    absent: ['[data-workflow-entry] [data-workflow-final-text]'],
+  },
+  modeUi: 'chip',
+
+  // The control the composer shows instead of Submit while an answer is written. "Stop dictation",
+  // a read-aloud "Stop" and a "Stop response (Esc)" far from the composer are not it.
+  stopButton: ['[data-ask-input-container] button[aria-label^="{stopResponse}"]'],
+  stopControls: ['[data-ask-input-container] button'],
+  stopIcons: ['#pplx-icon-player-stop-filled'],
+
+  turn: ['[data-workflow-entry]', '[class~="group/user-bubble"]', '[class~="group/query"]'],
+  turnNumber: [
+    { attr: 'data-workflow-entry', pattern: '^(\\d+)$' },
+    { attr: 'id', pattern: '^markdown-content-(\\d+)$' },
+  ],
+  answer: ['[data-workflow-final-text]', '[class~="group/final-text"]', 'div[id^="markdown-content-"]'],
+  answerFooter: ['[data-workflow-text-footer]', 'button[aria-label="{helpful}"]'],
+  prose: ['.prose[data-renderer="lm"]', '.prose'],
+  // No capture shows the steps' container, only their header: read through stepsHeader.
+  stepsBlock: ['[data-testid="workflow-steps"]'],
+  stepsHeader: ['button'],
+  stepsHeaderPattern: '^\\s*(?:(?:{stepsFinished}|{stepsDone})\\s+\\d+|\\d+\\s+(?:{stepsDoneAfter})|{stepsStopped}|{stepsWorking})',
+  stepsFinishedPattern: '^\\s*(?:(?:{stepsFinished}|{stepsDone})\\s+\\d+|\\d+\\s+(?:{stepsDoneAfter}))',
+  codeLanguage: ['[data-testid="code-language-indicator"]', 'pre figcaption > span'],
+  answerChrome: [...common.answerChrome, 'figcaption', 'button'],
+
+  // The outer span carries the URL and wraps a second span of the same class with none.
+  citationInline: ['[data-pplx-citation-url]', '[data-pplx-citation]', 'span.citation'],
+};
