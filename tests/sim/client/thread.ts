@@ -367,7 +367,9 @@ export class TurnCtl {
   private mountCaptured(): void {
     const d = this.data;
     const { text, toggle } = this.queryParts();
-    const stepsBox = h('div', {});
+    // No capture shows the steps' container (only the February header button, folded): its test id is a
+    // guess the `live-2026` selector set shares, one entry on each side.
+    const stepsBox = h('div', { 'data-testid': 'workflow-steps' });
     const askSlot = h('div', {});
     const taskSlot = h('div', {});
     let sourcesPanel: HTMLElement | null = null;
