@@ -74,7 +74,8 @@ for (const generation of ['A', 'B'] as const) {
       // An agent that asks, then waits only after the answer ended: the page folds the step rows
       // away at the end ("Finished N steps"), so only what the content script saw while they showed is left.
       await world.call('comet_ask', { prompt: 'Steps nobody waited for' });
-      await expect(world.page.locator('[data-workflow-entry]').last().locator('.steps button[aria-expanded="false"]')).toBeVisible();
+      // The last turn's steps header (inside its entry, or its sibling in the Aug–Oct 2026 layout), folded.
+      await expect(world.page.locator('.steps button[aria-expanded="false"]').last()).toBeVisible();
       const steps = ['Preparing to assist…', 'Searching "Steps nobody waited for"', 'Reviewing sources', /^Reading /, /^Found \d+ sources$/];
       const waited = await world.call('comet_wait');
       expect(waited.isError).toBe(false);
@@ -102,7 +103,7 @@ for (const generation of ['A', 'B'] as const) {
       await expect.poll(() => progress.join('\n')).toMatch(/still answering/);
       expect(world.site.threads()[0]?.turns.map((turn) => turn.query)).not.toContain('Session two asks about tides');
       // Stop once session one's answer has begun, so the stopped turn has words of its own to return.
-      await expect.poll(() => world.page.locator('[data-workflow-entry]').last().innerText()).toContain('Answering “Session one keeps it busy”');
+      await expect.poll(() => world.page.locator('[data-workflow-final-text]').last().innerText()).toContain('Answering “Session one keeps it busy”');
       expect((await call(one, 'comet_stop')).text).toBe('Agent stopped.');
       expect(textOf(await second)).toMatch(/^Prompt submitted successfully/);
       // Session one waits after session two's turn exists (and is the last): it still gets its own answer.

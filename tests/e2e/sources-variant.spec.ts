@@ -10,7 +10,8 @@ test.describe.configure({ mode: 'serial' });
 
 let world: SimWorld;
 test.beforeAll(async () => {
-  world = await startSimWorld({ generation: 'A', speed: 4, variants: { groupedBadges: true, unlinkedTabs: true } });
+  // The variants are of the sim's pre-capture layout (per-turn tabs, generation A's linked badges).
+  world = await startSimWorld({ generation: 'A', speed: 4, layout: 'turn-2026-04', variants: { groupedBadges: true, unlinkedTabs: true } });
 });
 test.afterAll(async () => world?.harness.close());
 

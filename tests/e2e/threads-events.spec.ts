@@ -156,7 +156,8 @@ test('cancelled: the person stops the task in its tab while a call is held', asy
   let threadId: string | undefined;
   await expect.poll(() => (threadId = calling.progress.map((m) => /^thread_id (\S+):/.exec(m)?.[1]).find(Boolean))).toBeTruthy();
   const tab = world.threadPage(threadId as string);
-  await tab?.locator('button[aria-label="Stop"]').first().click();
+  // The composer's stop control (not a read-aloud "Stop" or "Stop dictation"): its icon, in the composer's box.
+  await tab?.locator('[data-ask-input-container] button:has(use[href="#pplx-icon-player-stop-filled"])').first().click();
   const { result } = await calling.done;
   expect(result).toMatchObject({ thread_id: threadId, event: 'cancelled', task_status: 'cancelled' });
 });

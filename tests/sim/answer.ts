@@ -3,7 +3,7 @@
  * renders as HTML, per UI generation. Pure string code shared by the server (token counts) and the page
  * script (rendering), so a finished answer renders identically whether streamed or loaded.
  */
-import type { Block, Generation, Inline, Source } from './types';
+import type { Block, Generation, Inline, Source, ThreadLayout } from './types';
 
 export function esc(s: string): string {
   return s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
@@ -58,8 +58,16 @@ export function citationLabel(group: number[], sources: Source[]): string {
   return group.length > 1 ? `${name}+${group.length - 1}` : name;
 }
 
+/** A grouped chip as the captured layouts write it, with a space: `dlapiper +2` (reported live 2026-09-21). */
+export function chipLabel(group: number[], sources: Source[]): string {
+  const name = sources[group[0] ?? 0]?.name ?? 'source';
+  return group.length > 1 ? `${name} +${group.length - 1}` : name;
+}
+
 export interface RenderCtx {
   generation: Generation;
+  /** Absent: turn-2026-04 (the citations then follow the generation). */
+  layout?: ThreadLayout;
   sources: Source[];
   /** PageVariants.groupedBadges */
   groupedBadges?: boolean;
@@ -80,6 +88,27 @@ export function sourceBadgesHtml(group: number[], sources: Source[]): string {
 }
 
 function citationHtml(group: number[], ctx: RenderCtx): string {
+  const first = ctx.sources[group[0] ?? 0];
+  if (ctx.layout === 'blocks-2026-08') {
+    // Aug–Oct 2026 (SaysWho's excerpt of 2026-08-11, a report of 2026-09-21): an outer span carrying the
+    // URL, a hover trigger, an inner span of the same class with no attributes; no <a href> anywhere.
+    return (
+      '<span class="citation-nbsp">&nbsp;</span>' +
+      `<span class="citation inline" data-pplx-citation="" data-pplx-citation-url="${esc(first?.url ?? '')}">` +
+      '<span class="group/trigger inline-flex" data-state="closed" role="button" tabindex="0">' +
+      `<span class="citation inline"><span class="relative">${esc(chipLabel(group, ctx.sources))}</span></span></span></span>`
+    );
+  }
+  if (ctx.layout === 'markdown-2026-02') {
+    // February 2026 (the obsidian-AI-exporter captures): the same outer span, wrapping an <a href> to the first source.
+    const label = `<span class="relative"><span>${esc(chipLabel(group, ctx.sources))}</span></span>`;
+    const inner = first?.url ? `<a href="${esc(first.url)}" target="_blank" rel="noopener">${label}</a>` : label;
+    return (
+      '<span class="citation-nbsp">&nbsp;</span>' +
+      `<span aria-label="${esc(first?.title ?? '')}" data-state="closed">` +
+      `<span class="citation inline" data-pplx-citation="" data-pplx-citation-url="${esc(first?.url ?? '')}">${inner}</span></span>`
+    );
+  }
   if (ctx.generation === 'A' && ctx.groupedBadges && group.length > 1) {
     // One badge for the group, no URL of its own: it expands in place when clicked (client/variants.ts).
     return (
@@ -89,7 +118,6 @@ function citationHtml(group: number[], ctx: RenderCtx): string {
   }
   if (ctx.generation === 'A') return sourceBadgesHtml(group, ctx.sources);
   // Generation B: no <a href> in the answer; the URL of the first source lives in a data attribute.
-  const first = ctx.sources[group[0] ?? 0];
   return (
     '<span class="citation-nbsp">&nbsp;</span>' +
     `<span class="citation inline" data-pplx-citation="" data-pplx-citation-url="${esc(first?.url ?? '')}">` +

@@ -17,6 +17,7 @@ import { CSS } from './styles';
 import { TASK_CSS } from './task-styles';
 import { interactionIdOf } from './task-paths';
 import { type RateLimit, taskRoutes } from './task-routes';
+import { SIM_LAYOUTS } from './types';
 import type {
   AskRequest,
   AskResponse,
@@ -25,7 +26,9 @@ import type {
   ModeId,
   PageData,
   PageVariants,
+  SimLayout,
   ThreadData,
+  ThreadLayout,
   ThreadKind,
   ThreadSummary,
   TurnData,
@@ -53,6 +56,12 @@ export interface SimOptions {
   jsonPageSize?: number;
   /** The thread JSON at start: `ok` (default), or `moved` (a shape no built-in reader knows), `empty`, `malformed`, `error`. */
   jsonMode?: import('./thread-json').JsonMode;
+  /**
+   * How thread pages lay their turns out (types.ts ThreadLayout), or `mixed-2026-08`: threads alternate
+   * between the August and the February layout, as the live site served them in August 2026. Default:
+   * the environment's COMET_SIM_LAYOUT, else DEFAULT_LAYOUT.
+   */
+  layout?: SimLayout;
   /** Page variants (types.ts PageVariants); none by default. */
   variants?: PageVariants;
   /** The language of the page's labels: 'en', 'fr' or 'ar' (right to left). Default 'en'. */
@@ -82,7 +91,10 @@ export interface SimSite {
   setScenario(name: string): void;
   setGeneration(g: Generation): void;
   setSpeed(speed: number): void;
+  /** The layout of threads created from now on (existing ones keep theirs). */
+  setLayout(layout: SimLayout): void;
   readonly generation: Generation;
+  readonly layout: SimLayout;
   readonly language: SimLanguage;
   readonly scenario: string;
   readonly speed: number;
@@ -97,6 +109,8 @@ export interface SimSite {
 }
 
 export const SIM_ORIGIN = 'https://www.perplexity.ai';
+/** The layout of a site created without one (and without COMET_SIM_LAYOUT). */
+export const DEFAULT_LAYOUT: SimLayout = 'turn-2026-04';
 export const MODE_IDS: ModeId[] = ['standard', 'deep-research', 'model-council', 'create', 'learn', 'review', 'computer'];
 export { SCENARIO_NAMES };
 
@@ -170,6 +184,17 @@ export function createSimSite(options: SimOptions = {}): SimSite {
   if (!(scenario in SCENARIOS)) throw new Error(`unknown scenario "${scenario}" (known: ${SCENARIO_NAMES.join(', ')})`);
   if (!(speed > 0)) throw new Error(`speed must be a positive number, got ${speed}`);
 
+  let layout: SimLayout = options.layout ?? ((process.env.COMET_SIM_LAYOUT || undefined) as SimLayout | undefined) ?? DEFAULT_LAYOUT;
+  if (!SIM_LAYOUTS.includes(layout)) throw new Error(`unknown layout "${String(layout)}" (known: ${SIM_LAYOUTS.join(', ')})`);
+  let laidOut = 0;
+  /** The next thread's layout: under `mixed-2026-08`, every other thread has the February one. */
+  function nextLayout(): ThreadLayout {
+    laidOut += 1;
+    if (layout !== 'mixed-2026-08') return layout;
+    return laidOut % 2 === 1 ? 'blocks-2026-08' : 'markdown-2026-02';
+  }
+  const pageLayout = (): ThreadLayout => (layout === 'mixed-2026-08' ? 'blocks-2026-08' : layout);
+
   const threads = new Map<string, ThreadData>(); // by id
   const doubled = new Set<string>(); // thread ids whose sidebar title renders twice
   let created = 0;
@@ -216,6 +241,7 @@ export function createSimSite(options: SimOptions = {}): SimSite {
         createdAt: t0,
         updatedAt: t0 + queries.length * 60_000,
         turns: queries.map((q, i) => makeTurn(i, q, mode, 'Best', 'short', t0 + i * 60_000)),
+        layout: nextLayout(),
       };
       threads.set(id, t);
       if (dbl) doubled.add(id);
@@ -300,7 +326,18 @@ export function createSimSite(options: SimOptions = {}): SimSite {
   }
 
   function boot(page: PageData): BootData {
-    return { generation, language, hooks, scenario, speed, now: now(), page, ...(options.variants ? { variants: options.variants } : {}) };
+    const threadLayout = page.kind === 'thread' || page.kind === 'sidecar' ? page.thread?.layout : undefined;
+    return {
+      generation,
+      layout: threadLayout ?? pageLayout(),
+      language,
+      hooks,
+      scenario,
+      speed,
+      now: now(),
+      page,
+      ...(options.variants ? { variants: options.variants } : {}),
+    };
   }
 
   function htmlPage(page: PageData): string {
@@ -336,7 +373,17 @@ export function createSimSite(options: SimOptions = {}): SimSite {
       const id = randomUUID();
       const kind: ThreadKind = mode === 'computer' ? 'computer' : 'search';
       const slug = slugify(titleOf(req.query));
-      thread = { id, slug, kind, path: pathFor(kind, slug, id, !!req.sidecar), title: titleOf(req.query), createdAt: at, updatedAt: at, turns: [] };
+      thread = {
+        id,
+        slug,
+        kind,
+        path: pathFor(kind, slug, id, !!req.sidecar),
+        title: titleOf(req.query),
+        createdAt: at,
+        updatedAt: at,
+        turns: [],
+        layout: nextLayout(),
+      };
       if (req.project) Object.assign(thread, tasks.projectOf(req.project));
       threads.set(id, thread);
       created += 1;
@@ -485,12 +532,19 @@ export function createSimSite(options: SimOptions = {}): SimSite {
       if (g !== 'A' && g !== 'B') throw new Error(`generation must be 'A' or 'B', got ${String(g)}`);
       generation = g;
     },
+    setLayout(l: SimLayout) {
+      if (!SIM_LAYOUTS.includes(l)) throw new Error(`unknown layout "${String(l)}" (known: ${SIM_LAYOUTS.join(', ')})`);
+      layout = l;
+    },
     setSpeed(s: number) {
       if (!(s > 0)) throw new Error(`speed must be a positive number, got ${s}`);
       speed = s;
     },
     get generation() {
       return generation;
+    },
+    get layout() {
+      return layout;
     },
     get language() {
       return language;

@@ -11,6 +11,25 @@ import type { SimLanguage } from './locales';
 
 export type Generation = 'A' | 'B';
 
+/**
+ * How a thread page lays its turns out (the composer is the generation's):
+ * - `blocks-2026-08`: Aug–Oct 2026, as the live site serves it (a WebMCP capture of August 2026 and reports
+ *   up to October): the question in its own `[data-workflow-entry]` block, the steps, the answer
+ *   `[data-workflow-final-text]` and its action row as *siblings* in one flat list; the answer block mounts
+ *   with the first token, the action row when it is done; one Answer / Links / Images tablist in the
+ *   thread header; only the latest five answers mounted.
+ * - `markdown-2026-02`: February 2026 (the obsidian-AI-exporter captures of 2 and 27 February): a
+ *   `group/query` question, a steps button, the answer in `div#markdown-content-N .prose`, citations
+ *   wrapping `<a href>`, the same header tablist.
+ * - `turn-2026-04`: what this sim served before the captures (the answer inside the turn element), kept
+ *   because no capture shows it and readers should not come to depend on it.
+ */
+export type ThreadLayout = 'blocks-2026-08' | 'markdown-2026-02' | 'turn-2026-04';
+/** A site's layouts: one for every thread, or `mixed-2026-08` (threads alternate blocks / markdown, as in August 2026). */
+export type SimLayout = ThreadLayout | 'mixed-2026-08';
+export const THREAD_LAYOUTS: readonly ThreadLayout[] = ['blocks-2026-08', 'markdown-2026-02', 'turn-2026-04'];
+export const SIM_LAYOUTS: readonly SimLayout[] = [...THREAD_LAYOUTS, 'mixed-2026-08'];
+
 /** Locale-independent mode ids, as the comet_* tools name them. `standard` = no mode chosen. */
 export type ModeId = 'standard' | 'deep-research' | 'model-council' | 'create' | 'learn' | 'review' | 'computer';
 
@@ -129,6 +148,8 @@ export interface ThreadData {
   /** Started inside a Project (projects_list's project_uuid), and who may see it. */
   projectUuid?: string;
   projectVisibility?: 'private' | 'project';
+  /** How its page lays the turns out (absent: the site's layout). */
+  layout?: ThreadLayout;
 }
 
 export interface ThreadSummary {
@@ -168,6 +189,8 @@ export interface PageVariants {
 
 export interface BootData {
   generation: Generation;
+  /** The layout of thread pages without one of their own (ThreadData.layout). Absent: turn-2026-04. */
+  layout?: ThreadLayout;
   /** Page variants in effect (absent: none). */
   variants?: PageVariants;
   /** The language of the page's labels (locales/). */

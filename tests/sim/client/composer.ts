@@ -16,7 +16,7 @@
  * disabled), and the Stop control in Submit's place while an answer is written.
  */
 import type { ModeId } from '../types';
-import { A_MODES, B_MODES, MODELS, type ModeInfo, app, h, hooks, icon, modeState, tr } from './dom';
+import { A_MODES, B_MODES, MODELS, type ModeInfo, app, capturedLayout, h, hooks, icon, lt, modeState, tr } from './dom';
 import { radixDropdown } from './menus';
 import { Attachments, computerSettingsButton } from './task-composer';
 
@@ -255,7 +255,7 @@ export class Composer {
     const slot = this.submitSlot;
     slot.replaceChildren();
     if (this.working) {
-      const stop = h('button', { type: 'button', class: 'stop-btn', 'aria-label': tr.stop }, icon('pplx-icon-player-stop-filled'));
+      const stop = h('button', { type: 'button', class: 'stop-btn', 'aria-label': capturedLayout() ? lt.stopResponse : tr.stop }, icon('pplx-icon-player-stop-filled'));
       stop.addEventListener('click', () => this.opts.onStop());
       slot.append(stop);
     }

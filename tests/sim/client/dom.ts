@@ -2,7 +2,8 @@
 import { iconHtml } from '../answer';
 import { SIM_HOOKS } from '../hooks';
 import { SIM_LANGUAGES, type SimLabels } from '../locales';
-import type { BootData, Generation, ModeId, SimEvent, SimHook } from '../types';
+import { LAYOUT_LABELS, type LayoutLabels } from '../locales/layout';
+import type { BootData, Generation, ModeId, SimEvent, SimHook, ThreadLayout } from '../types';
 
 type Attr = string | number | boolean | null | undefined;
 type Child = Node | string | null | undefined | false;
@@ -42,7 +43,18 @@ export const app = {
   get generation(): Generation {
     return this.boot.generation;
   },
+  /** The layout of the page on screen now (a thread's own, once one is shown; main.ts sets it). */
+  layout: 'turn-2026-04' as ThreadLayout,
 };
+app.layout = app.boot.layout ?? app.layout;
+
+/** Whether the page lays turns out as flat sibling blocks or February's markdown-content panels (not the sim's old turn). */
+export function capturedLayout(): boolean {
+  return app.layout !== 'turn-2026-04';
+}
+
+/** The words of the captured layouts, in the page's language. */
+export const lt: LayoutLabels = LAYOUT_LABELS[app.boot.language] ?? LAYOUT_LABELS.en;
 
 /** The page's words, in the language it was served in. */
 export const tr: SimLabels = SIM_LANGUAGES[app.boot.language] ?? SIM_LANGUAGES.en;

@@ -6,7 +6,7 @@
 import type { AskResponse, BootData, PageData, ThreadData } from '../types';
 import { Sidebar, libraryPage, notFoundPage, staticPage, topbar } from './chrome';
 import { Composer } from './composer';
-import { api, app, h, icon, initHook, modeState, tr } from './dom';
+import { api, app, capturedLayout, h, icon, initHook, lt, modeState, tr } from './dom';
 import { refusalCard, taskTopbarButtons } from './task';
 import { computerSettings } from './task-composer';
 import { ThreadView, type TurnCtl } from './thread';
@@ -100,7 +100,19 @@ function conversation(
   return { composer, view, dispose: () => view?.dispose() };
 }
 
+/**
+ * The box around the composer. In the captured layouts (and on Computer task pages) it is
+ * `[data-ask-input-container]`, where the stop control appears while an answer streams; beside the
+ * composer sits a "Stop dictation" button, a decoy that is not the stop control.
+ */
+function composerBox(cls: string, composer: Composer, task = false): HTMLElement {
+  const captured = capturedLayout();
+  const decoy = captured ? h('button', { type: 'button', class: 'icon-btn dictation-decoy', 'aria-label': lt.stopDictation }, icon('pplx-icon-microphone-off')) : null;
+  return h('div', { class: cls, ...(captured || task ? { 'data-ask-input-container': 'true' } : {}) }, composer.el, decoy);
+}
+
 function renderPage(page: PageData, liveTurn = -1): void {
+  app.layout = ((page.kind === 'thread' || page.kind === 'sidecar') && page.thread?.layout) || app.boot.layout || 'turn-2026-04';
   disposeCurrent?.();
   disposeCurrent = null;
   listenForSignIns(null);
@@ -116,7 +128,7 @@ function renderPage(page: PageData, liveTurn = -1): void {
       ? h('div', { class: 'thread-scroll' }, c.view.el)
       : h('div', { class: 'page-pad' }, h('h1', { class: 'page-h1' }, tr.assistant), h('p', { class: 'text-quiet' }, tr.assistantHint));
     root.replaceChildren(
-      h('div', { class: 'sidecar' }, topbar(tr.assistant), body, h('div', { class: 'follow-up' }, c.composer.el)),
+      h('div', { class: 'sidecar' }, topbar(tr.assistant), body, composerBox('follow-up', c.composer)),
     );
     const last = c.view?.current;
     if (last) scrollToTurn(last);
@@ -137,7 +149,7 @@ function renderPage(page: PageData, liveTurn = -1): void {
       disposeCurrent = c.dispose;
       main.replaceChildren(
         topbar(null),
-        h('div', { class: 'home' }, h('div', { class: 'wordmark' }, 'perplexity'), h('div', { class: 'composer-wrap' }, c.composer.el)),
+        h('div', { class: 'home' }, h('div', { class: 'wordmark' }, 'perplexity'), composerBox('composer-wrap', c.composer)),
       );
       c.composer.focus();
       break;
@@ -152,7 +164,7 @@ function renderPage(page: PageData, liveTurn = -1): void {
       main.replaceChildren(
         topbar(page.thread.title, extra),
         h('div', { class: 'thread-scroll' }, task ? h('h1', { class: 'task-title' }, page.thread.title) : null, c.view?.el ?? null),
-        h('div', { class: 'follow-up', ...(task ? { 'data-ask-input-container': '' } : {}) }, c.composer.el),
+        composerBox('follow-up', c.composer, task),
       );
       listenForSignIns(c.view);
       const last = c.view?.current;

@@ -7,10 +7,13 @@
  */
 import { blockHtml, blockTokens, citationGroups, esc, iconHtml } from '../answer';
 import { blockId } from '../task-paths';
-import type { AssetSpec, Block, BlockSpec, InteractionEvent, ScriptEvent, Source, ThreadData, TurnData, TurnReply } from '../types';
-import { api, app, emit, fromHtml, h, icon, radixId, tr } from './dom';
+import type { AssetSpec, Block, BlockSpec, InteractionEvent, ScriptEvent, Source, ThreadData, ThreadLayout, TurnData, TurnReply } from '../types';
+import { api, app, emit, fromHtml, h, icon, lt, radixId, tr } from './dom';
 import { blockCard, filesCard, interactionBoxes, interactionId, sleepCard, suggestionCard } from './task';
 import { tabLinks, toggleGroupedBadge, variant } from './variants';
+
+/** How many answers a long thread keeps mounted in the Aug–Oct 2026 layout (measured live 2026-09-18). */
+export const MOUNTED_ANSWERS = 5;
 
 /** `blocked`: a computer task ended on something the person must clear (task.ts draws it). */
 type Status = 'working' | 'finished' | 'stopped' | 'error' | 'blocked';
@@ -29,10 +32,12 @@ function hostOf(url: string): string {
 
 interface View {
   stepsBox: HTMLElement;
-  answerPanel: HTMLElement;
-  linksPanel: HTMLElement;
-  answerTab: HTMLElement;
-  linksTab: HTMLElement;
+  /** The turn's own tabs (turn-2026-04 only; the captured layouts have one tablist in the thread header). */
+  tabs: { answerPanel: HTMLElement; linksPanel: HTMLElement; answerTab: HTMLElement; linksTab: HTMLElement } | null;
+  /** February's per-turn sources panel, switched by the header tablist. */
+  sourcesPanel: HTMLElement | null;
+  /** The answer block (`[data-workflow-final-text]` or `#markdown-content-N`), once the first token came. */
+  final: HTMLElement | null;
   prose: HTMLElement | null;
   doneBlocks: number;
   partialEl: Element | null;
@@ -80,9 +85,25 @@ export class TurnCtl {
     readonly data: TurnData,
     private readonly host: ThreadHost,
     private readonly threadId = '',
+    readonly layout: ThreadLayout = 'turn-2026-04',
   ) {
-    this.el = h('div', { 'data-workflow-entry': String(data.index), class: 'turn' });
+    this.el =
+      layout === 'markdown-2026-02'
+        ? h('div', { class: 'turn', role: 'tabpanel', 'data-state': 'active', 'data-orientation': 'horizontal' })
+        : h('div', { 'data-workflow-entry': String(data.index), class: layout === 'turn-2026-04' ? 'turn' : 'entry' });
     this.measure();
+  }
+
+  /** The elements the turn puts in the thread's list: one, or (Aug–Oct 2026) the question and its siblings. */
+  get parts(): HTMLElement[] {
+    const v = this.view;
+    if (this.layout !== 'blocks-2026-08' || !v) return [this.el];
+    return [this.el, v.stepsBox, v.askSlot, v.taskSlot, ...(v.final ? [v.final] : []), v.endSlot];
+  }
+
+  /** Whether `node` is part of this turn on the page. */
+  owns(node: Node): boolean {
+    return this.parts.some((p) => p.contains(node));
   }
 
   private measure(): void {
@@ -293,11 +314,18 @@ export class TurnCtl {
   // Rendering
 
   mount(): void {
-    const d = this.data;
-    this.el.style.height = '';
-    const gen = app.generation;
+    if (this.layout === 'turn-2026-04') this.mountTurn();
+    else this.mountCaptured();
+    this.renderSteps();
+    this.renderAnswer();
+    this.renderInteraction();
+    this.renderTask();
+    this.renderEnd();
+  }
 
-    // Query
+  /** The query text, folded behind "Show more" when long. */
+  private queryParts(): { text: HTMLElement; toggle: HTMLElement | null } {
+    const d = this.data;
     const long = d.query.length > FOLD_CHARS || d.query.split('\n').length > FOLD_LINES;
     const queryText = h('div', { class: 'whitespace-pre-line break-words select-text [word-break:break-word]' });
     const setQuery = () => {
@@ -319,13 +347,93 @@ export class TurnCtl {
         if (toggle) toggle.textContent = this.queryOpen ? tr.showLess : tr.showMore;
       });
     }
-    // The look-alike: an element whose class merely mentions user-bubble (hover tools), placed first.
-    const hoverTools = h(
+    return { text: queryText, toggle };
+  }
+
+  private queryTools(cls: string): HTMLElement {
+    return h(
       'div',
-      { class: 'query-tools opacity-0 group-hover/user-bubble:opacity-100 transition-opacity' },
+      { class: cls },
       h('button', { type: 'button', class: 'icon-btn', 'aria-label': tr.editQuery }, icon('pplx-icon-rewrite')),
       h('button', { type: 'button', class: 'icon-btn', 'aria-label': tr.copyQuery }, icon('pplx-icon-copy')),
     );
+  }
+
+  /**
+   * The captured layouts. Aug–Oct 2026: the question block holds only the bubble; steps, answer and action
+   * row follow it as siblings in the thread's list. February 2026: one panel per turn holding a `group/query`
+   * question (a heading for the first turn), the steps button, `#markdown-content-N` and the action row.
+   */
+  private mountCaptured(): void {
+    const d = this.data;
+    const { text, toggle } = this.queryParts();
+    // No capture shows the steps' container (only the February header button, folded): its test id is a
+    // guess the `live-2026` selector set shares, one entry on each side.
+    const stepsBox = h('div', { 'data-testid': 'workflow-steps' });
+    const askSlot = h('div', {});
+    const taskSlot = h('div', {});
+    let sourcesPanel: HTMLElement | null = null;
+    if (this.layout === 'blocks-2026-08') {
+      // Hover tools first, then the bubble: the look-alike class `group-hover/user-bubble` stays a trap.
+      const bubble = h(
+        'div',
+        { class: 'group group/user-bubble flex items-start justify-end gap-2' },
+        this.queryTools('flex shrink-0 items-center gap-1 opacity-0 group-hover/user-bubble:opacity-100'),
+        h('div', { class: 'bubble bg-subtle rounded-2xl' }, h('span', { class: 'select-text break-words' }, text), toggle),
+      );
+      this.el.replaceChildren(h('div', { dir: 'auto', class: 'contents' }, bubble));
+      const endSlot = h('div', { dir: 'auto', class: 'contents' });
+      this.el.after(stepsBox, askSlot, taskSlot, endSlot);
+      this.view = { stepsBox, tabs: null, sourcesPanel, final: null, prose: null, doneBlocks: 0, partialEl: null, askSlot, taskSlot, endSlot };
+      return;
+    }
+    text.className = 'min-w-0 select-text break-words';
+    const query = h(
+      d.index === 0 ? 'h1' : 'div',
+      { class: 'group/query relative whitespace-pre-line break-words query-title' },
+      h('span', { class: 'min-w-0 select-text break-words' }, text.textContent ?? ''),
+    );
+    // The query text lives in the span; the fold toggle (if any) updates the span through `text`.
+    if (toggle) {
+      const span = query.firstElementChild as HTMLElement;
+      toggle.addEventListener('click', () => {
+        span.textContent = text.textContent;
+      });
+    }
+    const endSlot = h('div', {});
+    sourcesPanel = h('div', { role: 'tabpanel', 'data-state': 'inactive', 'data-orientation': 'horizontal', hidden: true });
+    this.el.replaceChildren(
+      h('div', { class: 'relative' }, this.queryTools('flex items-center gap-1'), h('div', { class: 'group/title relative inline-flex flex-col' }, query, toggle)),
+      stepsBox,
+      askSlot,
+      taskSlot,
+      endSlot,
+    );
+    this.view = { stepsBox, tabs: null, sourcesPanel, final: null, prose: null, doneBlocks: 0, partialEl: null, askSlot, taskSlot, endSlot };
+  }
+
+  /** The thread header's Links tab was chosen (or left): February's turns switch to their sources panel. */
+  showLinks(links: boolean): void {
+    const v = this.view;
+    if (!v?.sourcesPanel) return;
+    this.el.setAttribute('data-state', links ? 'inactive' : 'active');
+    for (const child of [...this.el.children]) if (child !== v.sourcesPanel) (child as HTMLElement).hidden = links;
+    v.sourcesPanel.hidden = !links;
+    v.sourcesPanel.setAttribute('data-state', links ? 'active' : 'inactive');
+    if (links) {
+      this.el.after(v.sourcesPanel);
+      v.sourcesPanel.replaceChildren(this.sourcesList());
+    } else v.sourcesPanel.replaceChildren();
+  }
+
+  /** The sim's own layout of before the captures: everything inside one `[data-workflow-entry]` element. */
+  private mountTurn(): void {
+    const d = this.data;
+    this.el.style.height = '';
+    const gen = app.generation;
+    const { text: queryText, toggle } = this.queryParts();
+    // The look-alike: an element whose class merely mentions user-bubble (hover tools), placed first.
+    const hoverTools = this.queryTools('query-tools opacity-0 group-hover/user-bubble:opacity-100 transition-opacity');
     const queryBlock =
       gen === 'B'
         ? h('div', { class: 'query-row' }, hoverTools, h('div', { class: 'group/user-bubble bubble relative' }, queryText, toggle))
@@ -368,13 +476,19 @@ export class TurnCtl {
     const endSlot = h('div', {});
     answerPanel.append(stepsBox, askSlot, taskSlot, endSlot);
     this.el.replaceChildren(queryBlock, tablist, answerPanel, linksPanel);
-    this.view = { stepsBox, answerPanel, linksPanel, answerTab, linksTab, prose: null, doneBlocks: 0, partialEl: null, askSlot, taskSlot, endSlot };
+    this.view = {
+      stepsBox,
+      tabs: { answerPanel, linksPanel, answerTab, linksTab },
+      sourcesPanel: null,
+      final: null,
+      prose: null,
+      doneBlocks: 0,
+      partialEl: null,
+      askSlot,
+      taskSlot,
+      endSlot,
+    };
     this.paintTabs();
-    this.renderSteps();
-    this.renderAnswer();
-    this.renderInteraction();
-    this.renderTask();
-    this.renderEnd();
   }
 
   unmount(): void {
@@ -385,8 +499,15 @@ export class TurnCtl {
     this.el.style.height = `${Math.round(height)}px`;
   }
 
+  /** Aug–Oct 2026: an answer beyond the latest five leaves the page altogether, question and all. */
+  detach(): void {
+    for (const p of this.parts) p.remove();
+    this.view?.sourcesPanel?.remove();
+    this.view = null;
+  }
+
   private paintTabs(): void {
-    const v = this.view;
+    const v = this.view?.tabs;
     if (!v) return;
     const links = this.tab === 'links';
     v.answerTab.setAttribute('aria-selected', String(!links));
@@ -402,7 +523,7 @@ export class TurnCtl {
     else v.linksPanel.replaceChildren();
   }
 
-  private sourcesList(): HTMLElement {
+  sourcesList(): HTMLElement {
     const list = h('div', { class: 'sources-list' });
     this.data.script.sources.forEach((s, i) => {
       const body = [
@@ -429,7 +550,7 @@ export class TurnCtl {
         ? (this.steps[n - 1]?.text ?? tr.working)
         : this.status === 'stopped'
           ? tr.stepsStopped(n)
-          : tr.stepsFinished(n);
+          : this.finishedLabel(n);
     const head = h(
       'button',
       { type: 'button', class: 'flex items-center gap-2 flex-1', 'aria-expanded': String(this.stepsOpen) },
@@ -443,7 +564,8 @@ export class TurnCtl {
       this.renderSteps();
     });
     const headRow = h('div', { class: 'steps-head' }, head);
-    if (this.status === 'working' && app.generation === 'B') {
+    if (this.layout === 'markdown-2026-02' || this.layout === 'blocks-2026-08') head.append(icon('pplx-icon-chevron-right', 'icon icon-sm'));
+    if (this.status === 'working' && app.generation === 'B' && this.layout === 'turn-2026-04') {
       const cancel = h('button', { type: 'button', class: 'cancel', 'aria-label': tr.cancel }, tr.cancel);
       cancel.addEventListener('click', () => this.host.onStop(this));
       headRow.append(cancel);
@@ -464,6 +586,18 @@ export class TurnCtl {
       return;
     }
     v.stepsBox.replaceChildren(box);
+  }
+
+  /**
+   * The steps header of a finished turn as each layout words it: "Completed N steps" (reported live
+   * 2026-09-21); February's "Reviewed N sources" (search) and "N steps completed" (Deep Research).
+   */
+  private finishedLabel(n: number): string {
+    if (this.layout === 'blocks-2026-08') return lt.completedSteps(n);
+    if (this.layout === 'markdown-2026-02') {
+      return this.data.mode === 'deep-research' ? lt.stepsCompleted(n) : lt.reviewedSources(this.data.script.sources.length);
+    }
+    return tr.stepsFinished(n);
   }
 
   /**
@@ -493,13 +627,8 @@ export class TurnCtl {
     const v = this.view;
     if (!v || this.tokens <= 0) return;
     const blocks = this.data.script.answer;
-    if (!v.prose) {
-      v.prose = h('div', { class: 'prose dark:prose-invert inline leading-relaxed break-words min-w-0', 'data-renderer': 'lm' });
-      const final = h('div', { 'data-workflow-final-text': '', class: 'group/final-text relative' }, v.prose);
-      v.stepsBox.after(final);
-    }
-    const ctx = { generation: app.generation, sources: this.data.script.sources, groupedBadges: variant('groupedBadges') };
-    const prose = v.prose;
+    const prose = v.prose ?? this.mountFinal(v);
+    const ctx = { generation: app.generation, layout: this.layout, sources: this.data.script.sources, groupedBadges: variant('groupedBadges') };
     while (v.doneBlocks < blocks.length && (this.ends[v.doneBlocks] as number) <= this.tokens) {
       const el = fromHtml(blockHtml(blocks[v.doneBlocks] as Block, Number.POSITIVE_INFINITY, ctx));
       if (v.partialEl) v.partialEl.replaceWith(el);
@@ -514,6 +643,30 @@ export class TurnCtl {
       else prose.append(el);
       v.partialEl = el;
     }
+  }
+
+  /** The answer block, mounted with the first token (in every layout: Aug–Oct 2026 measured it so). */
+  private mountFinal(v: View): HTMLElement {
+    const cls = 'prose dark:prose-invert inline leading-relaxed break-words min-w-0';
+    if (this.layout === 'turn-2026-04') {
+      const prose = h('div', { class: cls, 'data-renderer': 'lm' });
+      v.prose = prose;
+      v.final = h('div', { 'data-workflow-final-text': '', class: 'group/final-text relative' }, prose);
+      v.stepsBox.after(v.final);
+      return prose;
+    }
+    const prose = h('div', this.layout === 'blocks-2026-08' ? { class: cls, 'data-renderer': 'lm' } : { class: cls });
+    v.prose = prose;
+    v.final =
+      this.layout === 'blocks-2026-08'
+        ? h(
+            'div',
+            { class: 'group/final-text flex flex-col min-w-0 gap-4', 'data-workflow-final-text': '' },
+            h('div', {}, h('div', { dir: 'auto', class: 'contents' }, h('div', { class: 'break-words min-w-0 flex-1' }, h('div', {}, prose)))),
+          )
+        : h('div', { id: `markdown-content-${this.data.index}` }, h('div', {}, prose));
+    v.taskSlot.after(v.final);
+    return prose;
   }
 
   /** What follows the answer: tools when finished, the error box, nothing while working. */
@@ -534,6 +687,10 @@ export class TurnCtl {
       return;
     }
     if (this.status === 'working') return;
+    if (this.layout !== 'turn-2026-04') {
+      v.endSlot.append(this.actionRow());
+      return;
+    }
     const tools = h(
       'div',
       { class: 'answer-tools' },
@@ -545,6 +702,38 @@ export class TurnCtl {
       h('button', { type: 'button', class: 'icon-btn', 'aria-label': tr.more }, icon('pplx-icon-dots')),
     );
     v.endSlot.append(tools);
+  }
+
+  /**
+   * The action row of a finished answer. Aug–Oct 2026 (the WebMCP capture): `[data-workflow-text-footer]`
+   * with Copy / Share on the left, Helpful / Not helpful / More actions on the right; here also a read-aloud
+   * control that is playing (labelled "Stop"), a decoy for readers that take any "Stop" for the stop control.
+   * February 2026: Share / Copy / Rewrite, the sources count, Helpful / Not helpful / More actions.
+   */
+  private actionRow(): HTMLElement {
+    const btn = (label: string, name: string) => h('button', { type: 'button', class: 'icon-btn', 'aria-label': label, 'data-state': 'closed' }, icon(name));
+    const more = h('button', { type: 'button', class: 'icon-btn', 'aria-label': lt.moreActions, 'aria-haspopup': 'menu', 'aria-expanded': 'false', 'data-state': 'closed' }, icon('pplx-icon-dots'));
+    if (this.layout === 'blocks-2026-08') {
+      return h(
+        'div',
+        { class: 'answer-tools flex min-w-0 items-center justify-between', 'data-workflow-text-footer': '' },
+        h('div', { class: 'flex items-center gap-1' }, btn(tr.copy, 'pplx-icon-copy'), btn(tr.share, 'pplx-icon-share'), btn(lt.stopReadAloud, 'pplx-icon-player-stop')),
+        h('div', { class: 'ml-auto flex items-center gap-1' }, btn(tr.helpful, 'pplx-icon-thumb-up'), btn(lt.notHelpful, 'pplx-icon-thumb-down'), more),
+      );
+    }
+    return h(
+      'div',
+      { class: 'answer-tools flex items-center justify-between' },
+      h(
+        'div',
+        { class: 'flex items-center gap-1' },
+        btn(tr.share, 'pplx-icon-share'),
+        btn(tr.copy, 'pplx-icon-copy'),
+        btn(tr.rewrite, 'pplx-icon-rewrite'),
+        h('button', { type: 'button', class: 'pill-btn' }, tr.sourcesCount(this.data.script.sources.length)),
+      ),
+      h('div', { class: 'flex items-center gap-1' }, btn(tr.helpful, 'pplx-icon-thumb-up'), btn(lt.notHelpful, 'pplx-icon-thumb-down'), more),
+    );
   }
 
   /** Group of sources behind the n-th citation of this turn's answer. */
@@ -563,7 +752,10 @@ export class ThreadView {
   readonly el: HTMLElement;
   readonly list: HTMLElement;
   readonly turns: TurnCtl[] = [];
-  private readonly io: IntersectionObserver;
+  readonly layout: ThreadLayout;
+  private readonly io: IntersectionObserver | null;
+  /** The thread header's tablist (captured layouts) and the thread-level Links panel (Aug–Oct 2026). */
+  private header: { tabs: HTMLElement[]; linksPanel: HTMLElement | null } | null = null;
   private popover: HTMLElement | null = null;
   private popoverFor: Element | null = null;
 
@@ -573,9 +765,11 @@ export class ThreadView {
     private readonly host: Omit<ThreadHost, 'reply'>,
     liveTurn = -1,
   ) {
+    this.layout = thread.layout ?? app.layout;
     this.list = h('div', { class: 'flex flex-col' });
     this.el = h('div', { class: 'max-w-threadContentWidth' }, this.list);
-    this.io = new IntersectionObserver(
+    if (this.layout !== 'turn-2026-04') this.header = this.mountHeader();
+    this.io = this.layout !== 'turn-2026-04' ? null : new IntersectionObserver(
       (entries) => {
         for (const e of entries) {
           const t = this.turns.find((x) => x.el === e.target);
@@ -592,21 +786,114 @@ export class ThreadView {
 
   /** Adds a turn (from the page data or a new ask), plays it from where the clock says it is. */
   add(d: TurnData, live = false): TurnCtl {
-    const t = new TurnCtl(d, {
-      onWorkingChange: () => this.host.onWorkingChange(this.working),
+    const t = new TurnCtl(
+      d,
+      {
+      onWorkingChange: () => this.workingChanged(),
       onStop: (x) => this.host.onStop(x),
       retry: (q) => this.host.retry(q),
       reply: async (x, r, interaction) =>
         (await api<{ turn: TurnData }>('reply', { thread: this.thread.id, turn: x.index, interaction, reply: r })).turn,
-    }, this.thread.id);
+      },
+      this.thread.id,
+      this.layout,
+    );
     this.turns.push(t);
     this.list.append(t.el);
     t.mount();
+    if (this.tab === 'links') t.showLinks(true);
     if (live) emit('turn-started', d.index);
     t.start(live);
-    this.io.observe(t.el);
-    this.host.onWorkingChange(this.working);
+    this.io?.observe(t.el);
+    if (this.layout === 'blocks-2026-08') {
+      // A long thread keeps only its latest answers mounted and unmounts the oldest as a new one mounts.
+      for (const old of this.turns.slice(0, -MOUNTED_ANSWERS)) old.detach();
+    }
+    if (this.tab === 'links') this.paintLinks();
+    this.workingChanged();
     return t;
+  }
+
+  /**
+   * The composer learns it; in the captured layouts the header also shows a "Stop response (Esc)" hint
+   * while an answer streams, far from the composer: a decoy that is not the stop control (readers were
+   * seen mistaking such a control for it, report of 2026-09).
+   */
+  private workingChanged(): void {
+    const working = this.working;
+    const header = this.el.querySelector('.thread-header');
+    header?.querySelector('.stop-hint')?.remove();
+    if (working && header) header.append(h('button', { type: 'button', class: 'icon-btn stop-hint', 'aria-label': lt.stopResponseHint }, icon('pplx-icon-x')));
+    this.host.onWorkingChange(working);
+  }
+
+  private tab: 'answer' | 'links' | 'images' = 'answer';
+
+  /**
+   * One Answer / Links / Images tablist in the thread header (the February captures; reported for
+   * September 2026), not one per turn. February's turns each switch to their own sources panel; in the
+   * Aug–Oct layout one thread-level panel lists every mounted turn's sources under its question.
+   */
+  private mountHeader(): { tabs: HTMLElement[]; linksPanel: HTMLElement | null } {
+    const base = radixId().replace(/[^a-z0-9]/g, '');
+    const tab = (key: 'answer' | 'links' | 'images', iconName: string, label: string) => {
+      const el = h(
+        'button',
+        { type: 'button', role: 'tab', 'data-tab': key, ...tabLinks({ id: `${base}-trigger-${key}`, 'aria-controls': `${base}-content-${key}` }) },
+        icon(iconName, 'icon icon-sm'),
+        label,
+      );
+      el.addEventListener('click', () => this.selectTab(key));
+      return el;
+    };
+    const tabs = [tab('answer', 'pplx-icon-sparkles', tr.answerTab), tab('links', 'pplx-icon-globe', tr.linksTab), tab('images', 'pplx-icon-photo', lt.imagesTab)];
+    const tablist = h('div', { role: 'tablist', 'aria-label': lt.answerModeTabs, 'aria-orientation': 'horizontal', class: 'tabs' }, ...tabs);
+    const linksPanel =
+      this.layout === 'blocks-2026-08'
+        ? h('div', { role: 'tabpanel', 'data-state': 'inactive', hidden: true, ...tabLinks({ id: `${base}-content-links`, 'aria-labelledby': `${base}-trigger-links` }) })
+        : null;
+    this.el.prepend(h('div', { class: 'thread-header' }, tablist));
+    if (linksPanel) this.el.append(linksPanel);
+    const header = { tabs, linksPanel };
+    queueMicrotask(() => this.paintTabs());
+    return header;
+  }
+
+  private selectTab(key: 'answer' | 'links' | 'images'): void {
+    this.tab = key;
+    this.paintTabs();
+  }
+
+  private paintTabs(): void {
+    const hd = this.header;
+    if (!hd) return;
+    for (const t of hd.tabs) {
+      const on = t.getAttribute('data-tab') === this.tab;
+      t.setAttribute('aria-selected', String(on));
+      t.setAttribute('data-state', on ? 'active' : 'inactive');
+    }
+    const links = this.tab === 'links';
+    if (this.layout === 'markdown-2026-02') {
+      for (const t of this.turns) t.showLinks(links);
+      return;
+    }
+    this.list.hidden = this.tab !== 'answer';
+    this.paintLinks();
+  }
+
+  private paintLinks(): void {
+    const panel = this.header?.linksPanel;
+    if (!panel) return;
+    const links = this.tab === 'links';
+    panel.hidden = !links;
+    panel.setAttribute('data-state', links ? 'active' : 'inactive');
+    if (!links) {
+      panel.replaceChildren();
+      return;
+    }
+    panel.replaceChildren(
+      ...this.turns.filter((t) => t.view).map((t) => h('section', { class: 'links-group' }, h('h3', { class: 'text-sm font-medium' }, t.data.query), t.sourcesList())),
+    );
   }
 
   get working(): boolean {
@@ -618,7 +905,7 @@ export class ThreadView {
   }
 
   dispose(): void {
-    this.io.disconnect();
+    this.io?.disconnect();
     this.closePopover();
     for (const t of this.turns) t.dispose();
   }
@@ -627,6 +914,11 @@ export class ThreadView {
   // Citation popover (generation B)
 
   private onClick(e: Event): void {
+    if (this.layout === 'blocks-2026-08') {
+      this.onCapturedCitation(e);
+      return;
+    }
+    if (this.layout === 'markdown-2026-02') return; // February's chips are links to their source
     if (app.generation !== 'B') {
       const turnEl = (e.target as Element).closest('[data-workflow-entry]');
       const turn = this.turns.find((t) => t.el === turnEl);
@@ -647,6 +939,20 @@ export class ThreadView {
     const group = turn.citationGroup(ordinal);
     if (!group) return;
     this.openPopover(cite, group.map((i) => turn.sources[i]).filter((s): s is Source => !!s));
+  }
+
+  /** Aug–Oct 2026: a chip (the outer `[data-pplx-citation-url]` span) opens the popover of its group. */
+  private onCapturedCitation(e: Event): void {
+    const cite = (e.target as Element).closest('[data-pplx-citation-url]');
+    const turn = cite ? this.turns.find((t) => t.owns(cite)) : undefined;
+    const final = cite?.closest('[data-workflow-final-text]');
+    if (!cite || !turn || !final) return;
+    if (this.popoverFor === cite) {
+      this.closePopover();
+      return;
+    }
+    const group = turn.citationGroup([...final.querySelectorAll('[data-pplx-citation-url]')].indexOf(cite));
+    if (group) this.openPopover(cite, group.map((i) => turn.sources[i]).filter((s): s is Source => !!s));
   }
 
   private openPopover(anchor: Element, sources: Source[]): void {

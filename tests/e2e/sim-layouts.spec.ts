@@ -1,0 +1,140 @@
+import { expect, test } from '@playwright/test';
+import { type Browser, chromium, type Page } from 'playwright-core';
+import { routeSim } from '../sim/playwright';
+import { createSimSite, type SimSite } from '../sim/site';
+import type { SimLayout } from '../sim/types';
+import { findChromium, QUIET_FLAGS } from '../support/chromium';
+
+/**
+ * The simulated site's thread layouts hold the structure the 2026 captures show (tests/sim/README.md
+ * names the capture behind each): checked on the sim's own DOM, in plain Chromium, no extension.
+ */
+let browser: Browser;
+test.beforeAll(async () => {
+  browser = await chromium.launch({ executablePath: findChromium(), args: QUIET_FLAGS });
+});
+test.afterAll(async () => browser?.close());
+
+async function open(layout: SimLayout, seedThreads = false): Promise<{ site: SimSite; page: Page }> {
+  const site = createSimSite({ generation: 'B', scenario: 'short', speed: 4, layout, seedThreads });
+  const context = await browser.newContext();
+  await routeSim(context, site);
+  const page = await context.newPage();
+  await page.goto('https://www.perplexity.ai/');
+  return { site, page };
+}
+
+async function ask(page: Page, prompt: string): Promise<void> {
+  await page.locator('#ask-input').click();
+  await page.keyboard.type(prompt);
+  await page.keyboard.press('Enter');
+}
+
+const finished = (page: Page, n: number) =>
+  page.waitForFunction((count) => window.__sim.events.filter((e) => e.type === 'answer-finished').length >= count, n, { timeout: 30_000 });
+
+test('Aug–Oct 2026: question, steps, answer and action row are siblings; the answer mounts with the first token, the row when done', async () => {
+  const { page } = await open('blocks-2026-08');
+  await ask(page, 'Where is the answer? #scenario:slow');
+  const final = page.locator('[data-workflow-final-text]');
+  await expect(final).toHaveCount(1, { timeout: 15_000 });
+  // Streaming: the answer block is there, the composer's stop control too, no action row yet.
+  expect(await page.evaluate(() => window.__sim.events.some((e) => e.type === 'answer-finished'))).toBe(false);
+  const stop = page.locator('[data-ask-input-container] button:has(use[href="#pplx-icon-player-stop-filled"])');
+  await expect(stop).toHaveAttribute('aria-label', /^Stop response/);
+  await expect(page.locator('[data-workflow-text-footer]')).toHaveCount(0);
+  await expect(page.locator('[data-ask-input-container] button[aria-label="Stop dictation"]')).toHaveCount(1);
+  // The stop control takes the send button's place; a "Stop response (Esc)" hint far from the composer is not it.
+  await expect(page.locator('[data-ask-input-container] button[aria-label="Submit"]')).toHaveCount(0);
+  await expect(page.locator('button[aria-label="Stop response (Esc)"]')).toHaveCount(1);
+  await expect(page.locator('[data-ask-input-container] button[aria-label="Stop response (Esc)"]')).toHaveCount(0);
+  await finished(page, 1);
+  await expect(stop).toHaveCount(0);
+  await expect(page.locator('button[aria-label="Stop response (Esc)"]')).toHaveCount(0);
+  const order = await page.evaluate(() => {
+    const entry = document.querySelector('[data-workflow-entry="0"]') as Element;
+    const siblings: string[] = [];
+    for (let n = entry.nextElementSibling; n; n = n.nextElementSibling) {
+      if (n.matches('[data-workflow-final-text]')) siblings.push('final');
+      else if (n.querySelector('[data-workflow-text-footer]')) siblings.push('footer');
+      else if (/Completed \d+ steps/.test(n.textContent ?? '')) siblings.push('steps');
+    }
+    return { siblings, answerInsideEntry: entry.querySelector('[data-workflow-final-text]') !== null, bubble: entry.querySelector('[class~="group/user-bubble"]') !== null };
+  });
+  expect(order).toEqual({ siblings: ['steps', 'final', 'footer'], answerInsideEntry: false, bubble: true });
+  // The steps header is folded; a read-aloud "Stop" in the action row is not the stop control.
+  await expect(page.getByRole('button', { name: /^Completed \d+ steps$/ })).toHaveAttribute('aria-expanded', 'false');
+  await expect(page.locator('[data-workflow-text-footer] button[aria-label="Stop"]')).toHaveCount(1);
+  for (const label of ['Copy', 'Share', 'Helpful']) await expect(page.locator(`[data-workflow-text-footer] button[aria-label="${label}"]`)).toHaveCount(1);
+});
+
+test('Aug–Oct 2026: citations are nested spans with no anchors, grouped chips read "name +N", one tablist in the header', async () => {
+  const { page } = await open('blocks-2026-08');
+  await ask(page, 'Cite a lot #scenario:grouped-citations');
+  await finished(page, 1);
+  const facts = await page.evaluate(() => {
+    const final = document.querySelector('[data-workflow-final-text]') as Element;
+    const outer = [...final.querySelectorAll('span.citation.inline[data-pplx-citation-url]')];
+    return {
+      anchors: final.querySelectorAll('a[href]').length,
+      outer: outer.length,
+      nested: outer.every((o) => o.querySelector('span.citation.inline:not([data-pplx-citation-url])') !== null),
+      labels: outer.map((o) => o.textContent?.trim()),
+      tablists: document.querySelectorAll('[role="tablist"]').length,
+      tabs: [...document.querySelectorAll('[role="tablist"] [role="tab"]')].map((t) => t.textContent?.trim()),
+      tablistInTurn: document.querySelector('[data-workflow-entry] [role="tablist"]') !== null,
+    };
+  });
+  expect(facts.anchors).toBe(0);
+  expect(facts.outer).toBeGreaterThan(3);
+  expect(facts.nested).toBe(true);
+  expect(facts.labels).toContain('reuters +2');
+  expect(facts).toMatchObject({ tablists: 1, tabs: ['Answer', 'Links', 'Images'], tablistInTurn: false });
+  await page.getByRole('tab', { name: 'Links' }).click();
+  await expect(page.locator('[role="tabpanel"][data-state="active"] a[href^="https://www.reuters.com/"]').first()).toBeVisible();
+});
+
+test('Aug–Oct 2026: a long thread keeps only its latest five answers mounted; entries keep their index', async () => {
+  const { page } = await open('blocks-2026-08');
+  for (let i = 0; i < 7; i++) {
+    await ask(page, `Question number ${i}`);
+    await finished(page, i + 1);
+  }
+  const mounted = await page.evaluate(() => ({
+    answers: document.querySelectorAll('[data-workflow-final-text]').length,
+    entries: [...document.querySelectorAll('[data-workflow-entry]')].map((e) => e.getAttribute('data-workflow-entry')),
+  }));
+  expect(mounted).toEqual({ answers: 5, entries: ['2', '3', '4', '5', '6'] });
+});
+
+test('February 2026: group/query questions, answers in #markdown-content-N, citations wrapping links, "Reviewed N sources"', async () => {
+  const { page } = await open('markdown-2026-02');
+  await ask(page, 'An old-style page');
+  await finished(page, 1);
+  await ask(page, 'A follow-up');
+  await finished(page, 2);
+  const facts = await page.evaluate(() => ({
+    entries: document.querySelectorAll('[data-workflow-entry], [data-workflow-final-text]').length,
+    answers: [...document.querySelectorAll('div[id^="markdown-content-"]')].map((d) => d.id),
+    heading: document.querySelector('h1[class~="group/query"] span.select-text')?.textContent,
+    queries: document.querySelectorAll('[class~="group/query"]').length,
+    citedLinks: document.querySelectorAll('#markdown-content-1 span.citation.inline[data-pplx-citation-url] a[href]').length,
+    header: [...document.querySelectorAll('[role="tablist"][aria-label="Answer mode tabs"] [role="tab"]')].map((t) => t.textContent?.trim()),
+  }));
+  expect(facts).toMatchObject({ entries: 0, answers: ['markdown-content-0', 'markdown-content-1'], heading: 'An old-style page', queries: 2 });
+  expect(facts.citedLinks).toBeGreaterThan(0);
+  expect(facts.header).toEqual(['Answer', 'Links', 'Images']);
+  await expect(page.getByRole('button', { name: /^Reviewed \d+ sources$/ })).toHaveCount(2);
+});
+
+test('mixed-2026-08: two threads of one site served in the two layouts', async () => {
+  const { page } = await open('mixed-2026-08');
+  await ask(page, 'First thread');
+  await finished(page, 1);
+  await expect(page.locator('[data-workflow-final-text]')).toHaveCount(1);
+  await page.goto('https://www.perplexity.ai/');
+  await ask(page, 'Second thread');
+  await page.waitForURL(/\/search\//);
+  await expect(page.locator('div[id^="markdown-content-"]')).toHaveCount(1, { timeout: 15_000 });
+  await expect(page.locator('[data-workflow-final-text]')).toHaveCount(0);
+});
