@@ -61,7 +61,7 @@ function sendFile(req: http.IncomingMessage, res: http.ServerResponse, stored: {
     res.writeHead(200, headers);
     file.pipe(res);
   });
-  file.once('error', () => {
+  file.on('error', () => {
     if (res.headersSent) res.destroy();
     else respond(res, 404, 'This attachment could not be read (it was removed or is unreadable): upload it again with create_attachment_upload.');
   });
