@@ -298,6 +298,7 @@ describe('uploads in flight, downloads that fail, and cleanup', () => {
     const envelope = await attachments.envelope({ filename: 'a.txt', mimeType: 'text/plain', sizeBytes: 5 });
     expect(await upload(envelope.upload_url, form(envelope.upload_fields, { bytes: 'hello' }))).toMatchObject({ status: 204 });
     fs.rmSync(path.join(home, 'attachments', envelope.upload_fields.key as string, 'data'));
+    expect((await fetch(envelope.attachment_url, { method: 'HEAD' })).status).toBe(404);
     const gone = await fetch(envelope.attachment_url);
     expect(gone.status).toBe(404);
     expect(await gone.text()).toMatch(/could not be read.*upload it again/);

@@ -51,7 +51,9 @@ function sendFile(req: http.IncomingMessage, res: http.ServerResponse, stored: {
     'X-Content-Type-Options': 'nosniff',
     'Cache-Control': 'no-store',
   };
+  const unreadable = () => respond(res, 404, 'This attachment could not be read (it was removed or is unreadable): upload it again with create_attachment_upload.');
   if (req.method === 'HEAD') {
+    if (!fs.existsSync(stored.path)) return unreadable();
     res.writeHead(200, headers);
     res.end();
     return;
@@ -61,9 +63,9 @@ function sendFile(req: http.IncomingMessage, res: http.ServerResponse, stored: {
     res.writeHead(200, headers);
     file.pipe(res);
   });
-  file.once('error', () => {
+  file.on('error', () => {
     if (res.headersSent) res.destroy();
-    else respond(res, 404, 'This attachment could not be read (it was removed or is unreadable): upload it again with create_attachment_upload.');
+    else unreadable();
   });
   res.once('close', () => file.destroy());
 }

@@ -120,9 +120,9 @@ export class AttachmentStore {
 
   /**
    * Makes an envelope: a folder with meta.json and a fresh one-time token. `base` has no trailing
-   * slash. Refused, naming the setting, when the live envelopes are at COMET_ATTACHMENT_MAX_FILES, or would hold more than
-   * COMET_ATTACHMENT_MAX_TOTAL_BYTES. Each process counts the folder as it finds it, so two
-   * processes creating at the same instant can pass one envelope over the cap, never more.
+   * slash. Refused, naming the setting, when the live envelopes are at COMET_ATTACHMENT_MAX_FILES
+   * or would hold more than COMET_ATTACHMENT_MAX_TOTAL_BYTES. Each process counts the folder as it
+   * finds it: processes creating at the same instant may each pass, one envelope over apiece.
    */
   create(request: EnvelopeRequest, base: string): Envelope {
     this.sweep();

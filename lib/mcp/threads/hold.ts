@@ -75,8 +75,8 @@ export async function holdThread(options: HoldOptions, submitted: { threadId: st
 /**
  * Progress for one phase of a call: `opening` at once, then each step, and a beat at least every
  * `progressMs` (which keeps a client that resets its timeout on progress waiting). Every message
- * starts with `label` (the thread_id once there is one), so any one of them tells the client
- * what to read_thread if it gives up.
+ * starts with `label`: `thread_id …` once the thread is known, so a client that gives up after
+ * any of them knows what to read_thread.
  */
 export function heartbeat(options: Pick<HoldOptions, 'progress' | 'progressMs'>, label: string, opening: string, doing = 'working') {
   const since = Date.now();
