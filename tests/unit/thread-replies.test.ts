@@ -64,3 +64,24 @@ describe('derived prompt ids', () => {
     expect(read()).toEqual(ids);
   });
 });
+
+describe('the MCP rules refuse what the page would refuse after a tab was opened', () => {
+  it('a new thread with files but no message is refused before anything opens', async () => {
+    const { turnArgsProblem } = await import('../../lib/mcp/threads/rules');
+    expect(turnArgsProblem({ message: '  ' }, 2)).toMatch(/message is required to start a new thread/);
+    expect(turnArgsProblem({ message: 'Summarise these' }, 2)).toBeUndefined();
+    expect(turnArgsProblem({ thread_id: 't-1' }, 2)).toBeUndefined();
+  });
+});
+
+describe('pending_interactions', () => {
+  it('is listed only when more than one question or confirmation waits, not for a sign-in beside one question', async () => {
+    const { checkpointResult } = await import('../../lib/mcp/threads/result');
+    const { question, signIn } = await import('../support/thread-fixtures');
+    const one = checkpointResult(checkpoint({ event: 'ask_user_question', interactions: [question(), signIn()] }));
+    expect(one.interactive?.type).toBe('ask_user_question');
+    expect(one.pending_interactions).toBeUndefined();
+    const two = checkpointResult(checkpoint({ event: 'confirm_action', interactions: [question(), confirm('F2', 'Send?'), signIn()] }));
+    expect(two.pending_interactions?.map((i) => i.type)).toEqual(['confirm_action', 'ask_user_question']);
+  });
+});

@@ -28,7 +28,8 @@ export function turnArgsProblem(args: TurnArgs, attachments: number): string | u
     const problem = threadIdProblem(args.thread_id);
     if (problem) return problem;
   }
-  if (args.thread_id === undefined && !args.message?.trim() && attachments === 0) {
+  // Files alone do not start a thread: Perplexity's composer sends nothing without words.
+  if (args.thread_id === undefined && !args.message?.trim()) {
     return 'message is required to start a new thread: say what Computer should do (or pass thread_id to continue one).';
   }
   if (args.mode !== undefined && args.model !== undefined) {
