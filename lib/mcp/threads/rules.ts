@@ -22,8 +22,8 @@ export interface TurnArgs {
   effort?: string;
 }
 
-/** The rules that need nothing but the arguments. */
-export function turnArgsProblem(args: TurnArgs, attachments: number): string | undefined {
+/** The rules that need nothing but the arguments (the number of files does not change them: files never start a thread alone). */
+export function turnArgsProblem(args: TurnArgs, _attachments = 0): string | undefined {
   if (args.thread_id !== undefined) {
     const problem = threadIdProblem(args.thread_id);
     if (problem) return problem;
