@@ -85,3 +85,19 @@ describe('pending_interactions', () => {
     expect(two.pending_interactions?.map((i) => i.type)).toEqual(['confirm_action', 'ask_user_question']);
   });
 });
+
+describe('project_visibility', () => {
+  it('"private" (and nothing asked) turns a remembered visible-to-members toggle off; "project" turns it on', async () => {
+    const { setProjectVisibility } = await import('../../lib/page/thread-actions');
+    loadHtml('<main><button data-testid="project-visibility" aria-pressed="true">Visible to members</button></main>', 'https://www.perplexity.ai/spaces/p-1');
+    const toggle = document.querySelector('[data-testid="project-visibility"]') as HTMLElement;
+    toggle.addEventListener('click', () => toggle.setAttribute('aria-pressed', String(toggle.getAttribute('aria-pressed') !== 'true')));
+    const ctx = createPageDriver(window).context();
+    setProjectVisibility(ctx, threadPage2026, 'private');
+    expect(toggle.getAttribute('aria-pressed')).toBe('false');
+    setProjectVisibility(ctx, threadPage2026, 'project');
+    expect(toggle.getAttribute('aria-pressed')).toBe('true');
+    setProjectVisibility(ctx, threadPage2026, undefined);
+    expect(toggle.getAttribute('aria-pressed')).toBe('false');
+  });
+});
