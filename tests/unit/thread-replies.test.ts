@@ -101,3 +101,13 @@ describe('project_visibility', () => {
     expect(toggle.getAttribute('aria-pressed')).toBe('false');
   });
 });
+
+describe('a thread page reader added as a file', () => {
+  it('with a notFound.pattern that is no regular expression is refused at validation, naming the field', async () => {
+    const { ThreadPageReaderSchema } = await import('../../lib/selectors/thread-schema');
+    const bad = ThreadPageReaderSchema.safeParse({ ...threadPage2026, notFound: { ...threadPage2026.notFound, pattern: 'not found(' } });
+    expect(bad.success).toBe(false);
+    expect(bad.error?.issues[0]).toMatchObject({ path: ['notFound', 'pattern'], message: expect.stringMatching(/not a valid regular expression/) });
+    expect(ThreadPageReaderSchema.safeParse(threadPage2026).success).toBe(true);
+  });
+});
