@@ -138,6 +138,24 @@ export function lastSubmission(): { submitted: boolean; url: string } {
   return { submitted: submitted !== undefined, url: submitted?.url ?? '' };
 }
 
+/**
+ * A Project's visible-to-members toggle, set as asked: on for "project"; off for "private" (the
+ * seed's default) and when nothing was asked, so a page that remembers "visible" never shares a
+ * private task. Off the Project pages there is no toggle, and nothing to share with.
+ */
+export function setProjectVisibility(ctx: PageContext, r: ThreadPageReader, wanted: 'private' | 'project' | undefined): void {
+  const toggle = first(ctx.doc, r.projectVisibility);
+  if (!toggle) {
+    if (wanted === 'project') throw readerMiss(r, 'projectVisibility', ctx.doc.location.href, { hint: "the Project page's visible-to-members toggle" });
+    return;
+  }
+  const on = () => toggle.getAttribute('aria-pressed') === 'true';
+  if (on() !== (wanted === 'project')) pointerClick(toggle);
+  if (on() !== (wanted === 'project')) {
+    throw new RelayError('AGENT_ERROR', `the Project's visible-to-members toggle stayed ${on() ? 'on' : 'off'} on ${ctx.doc.location.href}, so nothing was sent (project_visibility "${wanted ?? 'private'}").`);
+  }
+}
+
 /** Starts a Computer task from the page this tab shows (home, or a Project's page). */
 export async function startThread(ctx: PageContext, watcher: PageWatcher, r: ThreadPageReader, params: StartParams, options: TurnOptions = {}): Promise<Submitted | NotSent> {
   const { signal, timeoutMs = 20_000 } = options;
@@ -149,11 +167,7 @@ export async function startThread(ctx: PageContext, watcher: PageWatcher, r: Thr
   await setMode(ctx, 'computer');
   await applySettings(ctx, r, params.settings, signal);
   stopIfCancelled(signal);
-  if (params.projectVisibility === 'project') {
-    const toggle = first(ctx.doc, r.projectVisibility);
-    if (!toggle) throw readerMiss(r, 'projectVisibility', ctx.doc.location.href, { hint: "the Project page's visible-to-members toggle" });
-    if (toggle.getAttribute('aria-pressed') !== 'true') pointerClick(toggle);
-  }
+  setProjectVisibility(ctx, r, params.projectVisibility);
   await attachFiles(ctx, r, params.attachments, undefined, signal);
   await ask(ctx, watcher, { prompt: params.message }, { answeredOtherwise: () => refused(ctx, r) !== undefined, ...(signal ? { signal } : {}) });
   submitted = { at: Date.now(), url: ctx.doc.location.href };

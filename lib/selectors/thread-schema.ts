@@ -42,7 +42,21 @@ export const ThreadPageReaderSchema = z.looseObject({
   /** The thread's title on a task page. */
   title: Candidates,
   /** The page says the thread does not exist (its text, case-insensitive). */
-  notFound: z.object({ scope: Candidates, pattern: z.string() }),
+  notFound: z.object({
+    scope: Candidates,
+    // Compiled here, as selector sets compile theirs: a bad pattern fails `selectors add`, not every thread call.
+    pattern: z.string().refine(
+      (p) => {
+        try {
+          new RegExp(p, 'i');
+          return true;
+        } catch {
+          return false;
+        }
+      },
+      { message: 'is not a valid regular expression' },
+    ),
+  }),
 
   /** Boxes inside the current turn, by the event they stand for. */
   boxes: z.record(InteractionKind, Candidates),

@@ -64,3 +64,50 @@ describe('derived prompt ids', () => {
     expect(read()).toEqual(ids);
   });
 });
+
+describe('the MCP rules refuse what the page would refuse after a tab was opened', () => {
+  it('a new thread with files but no message is refused before anything opens', async () => {
+    const { turnArgsProblem } = await import('../../lib/mcp/threads/rules');
+    expect(turnArgsProblem({ message: '  ' }, 2)).toMatch(/message is required to start a new thread/);
+    expect(turnArgsProblem({ message: 'Summarise these' }, 2)).toBeUndefined();
+    expect(turnArgsProblem({ thread_id: 't-1' }, 2)).toBeUndefined();
+  });
+});
+
+describe('pending_interactions', () => {
+  it('is listed only when more than one question or confirmation waits, not for a sign-in beside one question', async () => {
+    const { checkpointResult } = await import('../../lib/mcp/threads/result');
+    const { question, signIn } = await import('../support/thread-fixtures');
+    const one = checkpointResult(checkpoint({ event: 'ask_user_question', interactions: [question(), signIn()] }));
+    expect(one.interactive?.type).toBe('ask_user_question');
+    expect(one.pending_interactions).toBeUndefined();
+    const two = checkpointResult(checkpoint({ event: 'confirm_action', interactions: [question(), confirm('F2', 'Send?'), signIn()] }));
+    expect(two.pending_interactions?.map((i) => i.type)).toEqual(['confirm_action', 'ask_user_question']);
+  });
+});
+
+describe('project_visibility', () => {
+  it('"private" (and nothing asked) turns a remembered visible-to-members toggle off; "project" turns it on', async () => {
+    const { setProjectVisibility } = await import('../../lib/page/thread-actions');
+    loadHtml('<main><button data-testid="project-visibility" aria-pressed="true">Visible to members</button></main>', 'https://www.perplexity.ai/spaces/p-1');
+    const toggle = document.querySelector('[data-testid="project-visibility"]') as HTMLElement;
+    toggle.addEventListener('click', () => toggle.setAttribute('aria-pressed', String(toggle.getAttribute('aria-pressed') !== 'true')));
+    const ctx = createPageDriver(window).context();
+    setProjectVisibility(ctx, threadPage2026, 'private');
+    expect(toggle.getAttribute('aria-pressed')).toBe('false');
+    setProjectVisibility(ctx, threadPage2026, 'project');
+    expect(toggle.getAttribute('aria-pressed')).toBe('true');
+    setProjectVisibility(ctx, threadPage2026, undefined);
+    expect(toggle.getAttribute('aria-pressed')).toBe('false');
+  });
+});
+
+describe('a thread page reader added as a file', () => {
+  it('with a notFound.pattern that is no regular expression is refused at validation, naming the field', async () => {
+    const { ThreadPageReaderSchema } = await import('../../lib/selectors/thread-schema');
+    const bad = ThreadPageReaderSchema.safeParse({ ...threadPage2026, notFound: { ...threadPage2026.notFound, pattern: 'not found(' } });
+    expect(bad.success).toBe(false);
+    expect(bad.error?.issues[0]).toMatchObject({ path: ['notFound', 'pattern'], message: expect.stringMatching(/not a valid regular expression/) });
+    expect(ThreadPageReaderSchema.safeParse(threadPage2026).success).toBe(true);
+  });
+});

@@ -144,6 +144,11 @@ function accountInteractive(event: 'insufficient_credits' | 'access_denied', acc
   });
 }
 
+/** The seed: pending_interactions is "present when more than one question or confirmation is waiting". */
+function isQuestionOrConfirmation(i: ThreadCheckpointInteraction): boolean {
+  return i.type === 'ask_user_question' || i.type === 'confirm_action';
+}
+
 /** The seed's result for a classified checkpoint (`event: null` means the hold ended: timeout). */
 export function checkpointResult(checkpoint: ThreadCheckpoint, heldMs?: number): ThreadResult {
   const threadId = checkpoint.threadId;
@@ -162,9 +167,10 @@ export function checkpointResult(checkpoint: ThreadCheckpoint, heldMs?: number):
     // The interaction of the checkpoint's own type leads; the others wait behind it.
     const ordered = [...waiting.filter((i) => i.type === event), ...waiting.filter((i) => i.type !== event)];
     result.interactive = toInteractive(threadId, ordered[0] as ThreadCheckpointInteraction);
-    if (ordered.length > 1) result.pending_interactions = ordered.map((i) => toInteractive(threadId, i));
-  } else if (event === 'timeout' && waiting.length > 1) {
-    result.pending_interactions = waiting.map((i) => toInteractive(threadId, i));
+    const answerable = ordered.filter(isQuestionOrConfirmation);
+    if (answerable.length > 1) result.pending_interactions = answerable.map((i) => toInteractive(threadId, i));
+  } else if (event === 'timeout' && waiting.filter(isQuestionOrConfirmation).length > 1) {
+    result.pending_interactions = waiting.filter(isQuestionOrConfirmation).map((i) => toInteractive(threadId, i));
   }
   const optional = checkpoint.optionalAuth.filter((i) => !i.requiresUserResponse);
   if (optional.length) result.optional_auth_requests = optional.map((i) => toInteractive(threadId, i));

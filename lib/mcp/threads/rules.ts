@@ -22,13 +22,14 @@ export interface TurnArgs {
   effort?: string;
 }
 
-/** The rules that need nothing but the arguments. */
-export function turnArgsProblem(args: TurnArgs, attachments: number): string | undefined {
+/** The rules that need nothing but the arguments (the number of files does not change them: files never start a thread alone). */
+export function turnArgsProblem(args: TurnArgs, _attachments = 0): string | undefined {
   if (args.thread_id !== undefined) {
     const problem = threadIdProblem(args.thread_id);
     if (problem) return problem;
   }
-  if (args.thread_id === undefined && !args.message?.trim() && attachments === 0) {
+  // Files alone do not start a thread: Perplexity's composer sends nothing without words.
+  if (args.thread_id === undefined && !args.message?.trim()) {
     return 'message is required to start a new thread: say what Computer should do (or pass thread_id to continue one).';
   }
   if (args.mode !== undefined && args.model !== undefined) {
