@@ -3,7 +3,7 @@ import type { PublicUrl } from '../mcp/public-url';
 import { type ToolDefinition, toolAccess } from '../mcp/tool';
 import { RelayError } from '../protocol/errors';
 import { EXTENSION_ID } from '../protocol/identity';
-import { type LogName, logsDir, stateDir, tokenPath } from '../relay/paths';
+import { type LogName, logsDir, publicTokenPath, stateDir, tokenPath } from '../relay/paths';
 import { parseFlags, parsePort, parseToolList } from './args';
 
 /*
@@ -76,12 +76,14 @@ export const COMMANDS: Record<string, Command> = {
       const publicUrl = values['public-url'] === undefined ? undefined : parsePublicUrl(values['public-url']);
       const options = await sessionOptions(values, settings, 'serve', await serveTools(values, publicUrl));
       const token = ensureToken(options.home);
-      const server = await startHttpServer({ ...options, port: parsePort(values.port, 7777), token, publicUrl });
+      // The public address takes only its own token, made (once) for it.
+      const publicToken = publicUrl ? ensureToken(options.home, { kind: 'public' }) : undefined;
+      const server = await startHttpServer({ ...options, port: parsePort(values.port, 7777), token, publicUrl, publicToken });
       process.stderr.write(
         `comet-relay serving MCP at ${server.url}${publicUrl ? ` and, through your tunnel, at ${publicUrl.mcpUrl}` : ''}\n` +
           `Send "Authorization: Bearer <token>" (or the raw token); the token is in ${tokenPath(options.home)} (\`npx comet-relay token\` prints it).\n` +
           `Tools: ${options.tools.map((t) => t.name).join(', ')}\n` +
-          (publicUrl ? publicWarning(publicUrl, options.tools, tokenPath(options.home), server.port) : ''),
+          (publicUrl ? publicWarning(publicUrl, options.tools, publicTokenPath(options.home), server.port) : ''),
       );
       await new Promise<void>((resolve) => {
         process.once('SIGINT', resolve);
@@ -274,13 +276,19 @@ export const COMMANDS: Record<string, Command> = {
   },
 
   token: {
-    summary: 'Print the bearer token `serve` requires (created if missing). Only the token goes to stdout.',
-    usage: 'comet-relay token [--home DIR]',
+    summary:
+      'Print the bearer token `serve` requires (created if missing); --public the one only `serve --public-url`\'s public address takes; --rotate replaces it. Only the token goes to stdout.',
+    usage: 'comet-relay token [--public] [--rotate] [--home DIR]',
     async run(args) {
-      const { values } = parseFlags('token', args, { home: { type: 'string' } });
-      const { ensureToken, resolveState } = await import('../install');
+      const { values } = parseFlags('token', args, { home: { type: 'string' }, public: { type: 'boolean' }, rotate: { type: 'boolean' } });
+      const { ensureToken, rotateToken, resolveState } = await import('../install');
       const home = resolveState({ home: values.home }).stateDir;
-      process.stdout.write(`${ensureToken(home)}\n`);
+      const kind = values.public ? 'public' : 'local';
+      process.stdout.write(`${values.rotate ? rotateToken(home, { kind }) : ensureToken(home, { kind })}\n`);
+      if (values.rotate) {
+        const who = kind === 'public' ? 'what calls through the public address (the Agent API' : 'local HTTP clients (`comet-relay config http`';
+        process.stderr.write(`comet-relay: the ${kind} token was replaced; give ${who}) the new one. A running serve keeps the old one until it restarts.\n`);
+      }
       return 0;
     },
   },

@@ -1,18 +1,23 @@
 import { randomBytes } from 'node:crypto';
-import { tokenPath } from '../relay/paths';
+import { publicTokenPath, tokenPath } from '../relay/paths';
 import { errorMessage, type FsLike, resolveSystem } from './system';
 
 /**
- * The bearer token `comet-relay serve` requires on HTTP: 32 random bytes, base64url, in
- * `<home>/token` (mode 0600, folder 0700). These functions never log or print it; the caller
- * decides when a user asked to see it.
+ * The bearer tokens `comet-relay serve` requires on HTTP: 32 random bytes, base64url, mode 0600
+ * (folder 0700). Two of them, never interchangeable: `local` (`<home>/token`) for clients on this
+ * machine, and `public` (`<home>/public-token`) for what calls through `--public-url` (a cloud
+ * service such as the Perplexity Agent API), so that key can be revoked without touching local
+ * clients. These functions never log or print a token; the caller decides when a user asked to see it.
  */
+export type TokenKind = 'local' | 'public';
 
 export interface TokenOptions {
   /** Default `node:fs`. */
   fs?: FsLike;
   /** Default `process.platform` (file modes are not enforced on Windows). */
   platform?: NodeJS.Platform;
+  /** Which token. Default `local`. */
+  kind?: TokenKind;
 }
 
 /** A token we accept from the file: base64url, at least 32 characters (≈192 bits). */
@@ -22,16 +27,17 @@ export function generateToken(): string {
   return randomBytes(32).toString('base64url');
 }
 
-function tokenFile(home: string, platform: NodeJS.Platform | undefined): string {
+function tokenFile(home: string, platform: NodeJS.Platform | undefined, kind: TokenKind = 'local'): string {
   const sys = resolveSystem({ platform });
-  return sys.platform === 'win32' ? sys.path.join(home, 'token') : tokenPath(home);
+  if (sys.platform === 'win32') return sys.path.join(home, kind === 'public' ? 'public-token' : 'token');
+  return kind === 'public' ? publicTokenPath(home) : tokenPath(home);
 }
 
 /** The token in `<home>/token`, or undefined when the file is missing or does not hold a valid token. */
 export function readToken(home: string, options: TokenOptions = {}): string | undefined {
   const sys = resolveSystem(options);
   try {
-    const token = sys.fs.readFileSync(tokenFile(home, sys.platform), 'utf8').trim();
+    const token = sys.fs.readFileSync(tokenFile(home, sys.platform, options.kind), 'utf8').trim();
     return TOKEN_PATTERN.test(token) ? token : undefined;
   } catch {
     return undefined;
@@ -49,7 +55,7 @@ export function ensureToken(home: string, options: TokenOptions = {}): string {
 /** Like ensureToken, and also says whether the file was created and where it is. */
 export function ensureTokenFile(home: string, options: TokenOptions = {}): { token: string; created: boolean; path: string } {
   const sys = resolveSystem(options);
-  const file = tokenFile(home, sys.platform);
+  const file = tokenFile(home, sys.platform, options.kind);
   const existing = readToken(home, options);
   if (existing) {
     if (sys.platform !== 'win32') {
@@ -84,6 +90,6 @@ export function ensureTokenFile(home: string, options: TokenOptions = {}): { tok
 /** Replaces the token with a new one (clients configured with the old one must be updated). */
 export function rotateToken(home: string, options: TokenOptions = {}): string {
   const sys = resolveSystem(options);
-  sys.fs.rmSync(tokenFile(home, sys.platform), { force: true });
+  sys.fs.rmSync(tokenFile(home, sys.platform, options.kind), { force: true });
   return ensureToken(home, options);
 }

@@ -22,8 +22,13 @@ export interface HttpOptions extends Omit<GatewayOptions, 'transport'> {
   token: string;
   /** Bind address; loopback by default and by design. */
   bindHost?: string;
-  /** `--public-url`: also accept requests a tunnel forwards with this Host (the token is still required). */
+  /** `--public-url`: also accept requests a tunnel forwards with this Host, with `publicToken` only. */
   publicUrl?: PublicUrl;
+  /**
+   * The only token the public address takes (`comet-relay token --public`), never `token`; and the
+   * loopback names never take it. Required with `publicUrl`.
+   */
+  publicToken?: string;
 }
 
 export interface RunningHttpServer {
@@ -39,6 +44,13 @@ export async function startHttpServer(options: HttpOptions): Promise<RunningHttp
   const sessions = new SessionBook(options.settings.COMET_SESSION_IDLE_TIMEOUT, options.settings.COMET_MAX_SESSIONS);
   const bindHost = options.bindHost ?? '127.0.0.1';
   const tokenDigest = digest(options.token);
+  if (options.publicUrl && !options.publicToken) {
+    throw new RelayError('CONFIG_ERROR', 'A public URL needs its own token: run `comet-relay token --public` once, then start serve again.');
+  }
+  if (options.publicToken !== undefined && options.publicToken === options.token) {
+    throw new RelayError('CONFIG_ERROR', 'The public token must differ from the local one: run `comet-relay token --public --rotate`.');
+  }
+  const publicDigest = options.publicToken === undefined ? undefined : digest(options.publicToken);
   let port = options.port;
   const store = attachmentStore(options);
   // Behind --public-url a client in the cloud uploads through the tunnel, so envelopes name it.
@@ -68,9 +80,12 @@ export async function startHttpServer(options: HttpOptions): Promise<RunningHttp
     if (upload) return handleAttachmentRequest(store, req, res, url.pathname);
     const download = url.pathname.startsWith(ATTACHMENTS_PREFIX);
     if (!download && url.pathname !== '/mcp') return reply(res, 404, -32000, `Nothing at ${url.pathname}: the MCP endpoint is /mcp.`);
-    if (!authorized(req.headers.authorization, tokenDigest)) {
+    // Each door takes its own key: what a cloud service holds never opens the loopback door, and the
+    // local token never opens the public one, so either can be rotated without touching the other.
+    const viaPublic = options.publicUrl !== undefined && isPublicHost(req.headers.host ?? '', options.publicUrl);
+    if (!authorized(req.headers.authorization, viaPublic && publicDigest ? publicDigest : tokenDigest)) {
       res.setHeader('WWW-Authenticate', 'Bearer realm="comet-relay"');
-      return reply(res, 401, -32001, 'Missing or wrong bearer token. Send "Authorization: Bearer <token>"; `npx comet-relay token` prints the token.');
+      return reply(res, 401, -32001, refusal(req.headers.authorization, viaPublic, viaPublic ? tokenDigest : publicDigest));
     }
     if (download) return handleAttachmentRequest(store, req, res, url.pathname);
 
@@ -147,6 +162,19 @@ export async function startHttpServer(options: HttpOptions): Promise<RunningHttp
 
 function digest(value: string): Buffer {
   return createHash('sha256').update(value).digest();
+}
+
+/** Why a request was refused, naming the right token when it brought the other door's. */
+function refusal(header: string | undefined, viaPublic: boolean, otherDoor: Buffer | undefined): string {
+  const wrongDoor = otherDoor !== undefined && authorized(header, otherDoor);
+  if (viaPublic) {
+    return wrongDoor
+      ? 'This is the public address: it takes only the public token (`npx comet-relay token --public` prints it), never the local one.'
+      : 'Missing or wrong bearer token. Send "Authorization: Bearer <token>" (or the raw token); `npx comet-relay token --public` prints the public address\'s token.';
+  }
+  return wrongDoor
+    ? 'The public token works only through the public address: clients on this machine use the local token (`npx comet-relay token` prints it).'
+    : 'Missing or wrong bearer token. Send "Authorization: Bearer <token>"; `npx comet-relay token` prints the token.';
 }
 
 /** Accepts "Bearer <token>" and the raw token (the Agent API's `authorization` field sends it raw). */

@@ -47,6 +47,8 @@ export const logsDir = (home: string) => path.join(home, 'logs');
 /** V8 code caches of the CLI's bundles, so MCP processes start without compiling them again. */
 export const compileCacheDir = (home: string) => path.join(home, 'cache');
 export const tokenPath = (home: string) => path.join(home, 'token');
+/** The token only `serve --public-url`'s public address takes (lib/install/token.ts). */
+export const publicTokenPath = (home: string) => path.join(home, 'public-token');
 /** Files MCP clients uploaded for create_attachment_upload, one folder per upload. */
 export const attachmentsDir = (home: string) => path.join(home, 'attachments');
 /** An upload's folder is named by its random uuid (lib/mcp/attachments/store.ts). */

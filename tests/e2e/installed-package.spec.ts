@@ -131,13 +131,17 @@ test('the toolbar icon says connected, with the host version', async () => {
 
 test.describe('the Perplexity Agent API, through an HTTPS tunnel to the installed `serve --public-url`', () => {
   let tunnel: Tunnel;
+  /** What the Agent API holds: the public address's own token. */
   let token: string;
+  let localToken: string;
   let loopbackUrl: string;
   let stderr: () => string;
 
   test.beforeAll(async () => {
     const served = await harness.startServe(['--public-url', `https://${PUBLIC_HOST}`]);
-    ({ token, stderr } = served);
+    ({ token: localToken, stderr } = served);
+    token = run(['token', '--public']).trim();
+    expect(token).not.toBe(localToken);
     loopbackUrl = served.url;
     tunnel = await startTunnel(loopbackUrl, PUBLIC_HOST);
   });
@@ -193,12 +197,15 @@ test.describe('the Perplexity Agent API, through an HTTPS tunnel to the installe
     expect(textOf(refused)).toContain('comet_ask');
   });
 
-  test('through the tunnel: a wrong token is refused, a foreign Host is refused; the loopback name still works', async () => {
+  test('through the tunnel: a wrong token and the local token are refused, a foreign Host is refused; the loopback name takes only the local token', async () => {
     const initialize = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'probe', version: '1' } } });
     const post = (fetcher: typeof fetch, url: string, authorization: string) =>
       fetcher(url, { method: 'POST', headers: { authorization, 'content-type': 'application/json', accept: 'application/json, text/event-stream' }, body: initialize });
 
     expect((await post(tunnel.fetch, `${tunnel.origin}/mcp`, 'not-the-token')).status).toBe(401);
+    const localThroughTunnel = await post(tunnel.fetch, `${tunnel.origin}/mcp`, localToken);
+    expect(localThroughTunnel.status).toBe(401);
+    expect(await localThroughTunnel.text()).toContain('it takes only the public token');
     tunnel.forwardHost = 'evil.test';
     try {
       const foreign = await post(tunnel.fetch, `${tunnel.origin}/mcp`, token);
@@ -207,7 +214,8 @@ test.describe('the Perplexity Agent API, through an HTTPS tunnel to the installe
     } finally {
       tunnel.forwardHost = PUBLIC_HOST;
     }
-    const local = await post(fetch, loopbackUrl, `Bearer ${token}`);
+    expect((await post(fetch, loopbackUrl, `Bearer ${token}`)).status).toBe(401);
+    const local = await post(fetch, loopbackUrl, `Bearer ${localToken}`);
     expect(local.status).toBe(200);
     await local.body?.cancel();
   });

@@ -90,16 +90,29 @@ describe('config agent-api', () => {
     expect(text).toContain('config agent-api --public-url https://NAME');
   });
 
-  it.skipIf(!fs.existsSync(CLI))('the built CLI prints it without ever printing the token', () => {
+  it('has the public token exported, never the local one', () => {
+    const { text } = agentApiConfig({ serverUrl: 'https://relay.example.com/mcp', allowedTools: readTools, actingTools: acting });
+    expect(text).toContain('export COMET_RELAY_TOKEN="$(npx comet-relay token --public)"');
+    expect(text).not.toContain('$(npx comet-relay token)');
+    expect(text).toContain('npx comet-relay token --public --rotate');
+  });
+
+  it.skipIf(!fs.existsSync(CLI))('the built CLI prints it without ever printing either token', () => {
     const home = fs.mkdtempSync(path.join(os.tmpdir(), 'cr-agent-'));
     try {
       const token = execFileSync(process.execPath, [CLI, 'token', '--home', home], { encoding: 'utf8' }).trim();
+      const publicToken = execFileSync(process.execPath, [CLI, 'token', '--public', '--home', home], { encoding: 'utf8' }).trim();
+      expect(publicToken).not.toBe(token);
+      const rotated = execFileSync(process.execPath, [CLI, 'token', '--public', '--rotate', '--home', home], { encoding: 'utf8' }).trim();
+      expect(rotated).not.toBe(publicToken);
+      expect(execFileSync(process.execPath, [CLI, 'token', '--home', home], { encoding: 'utf8' }).trim()).toBe(token);
       const out = execFileSync(process.execPath, [CLI, 'config', 'agent-api', '--public-url', 'https://relay.example.com'], {
         encoding: 'utf8',
         env: { ...process.env, COMET_RELAY_HOME: home },
       });
       expect(out).toContain('"server_url": "https://relay.example.com/mcp"');
       expect(out).not.toContain(token);
+      expect(out).not.toContain(rotated);
     } finally {
       fs.rmSync(home, { recursive: true, force: true });
     }

@@ -7,6 +7,7 @@ import vm from 'node:vm';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { readSettings, type Settings } from '../../lib/config/settings';
 import { type RunningHttpServer, startHttpServer } from '../../lib/mcp/http';
+import { parsePublicUrl } from '../../lib/mcp/public-url';
 import { allTools } from '../../lib/mcp/tools';
 import { RelayClient } from '../../lib/relay/client';
 import { NativeHost } from '../../lib/relay/host';
@@ -18,6 +19,8 @@ import { FakeExtension } from '../support/fake-extension';
  * stdin/stdout): the HTTP door's answers, and sessions that end when abandoned or crowded out.
  */
 const TOKEN = 'T'.repeat(43);
+const PUBLIC_TOKEN = 'P'.repeat(43);
+const PUBLIC_HOST = 'relay.example.com';
 
 let home: string;
 let extension: FakeExtension;
@@ -42,8 +45,8 @@ afterEach(async () => {
   fs.rmSync(home, { recursive: true, force: true });
 });
 
-async function serve(settings: Partial<Settings> = {}): Promise<RunningHttpServer> {
-  server = await startHttpServer({ home, settings: { ...readSettings({}), ...settings }, tools: allTools, token: TOKEN, port: 0 });
+async function serve(settings: Partial<Settings> = {}, extra: Partial<Parameters<typeof startHttpServer>[0]> = {}): Promise<RunningHttpServer> {
+  server = await startHttpServer({ home, settings: { ...readSettings({}), ...settings }, tools: allTools, token: TOKEN, port: 0, ...extra });
   return server;
 }
 
@@ -174,6 +177,26 @@ describe('serve: the HTTP door', () => {
     expect((await send(target, { headers: { Host: `evil.example:${target.port}` }, body: initialize('x') })).status).toBe(403);
     expect((await send(target, { headers: { Origin: 'https://evil.example' }, body: initialize('x') })).status).toBe(403);
     expect((await send(target, { headers: { Origin: `http://localhost:${target.port}` }, body: initialize('x') })).status).toBe(200);
+  });
+
+  it('the public door takes only the public token, and the loopback door refuses it', async () => {
+    const target = await serve({}, { publicUrl: parsePublicUrl(`https://${PUBLIC_HOST}`), publicToken: PUBLIC_TOKEN });
+    const viaPublic = (authorization: string) => send(target, { headers: { Host: PUBLIC_HOST, Authorization: authorization }, body: initialize('cloud') });
+    const localThroughPublic = await viaPublic(`Bearer ${TOKEN}`);
+    expect(localThroughPublic.status).toBe(401);
+    expect(localThroughPublic.body).toContain('it takes only the public token (`npx comet-relay token --public` prints it), never the local one');
+    expect((await viaPublic(PUBLIC_TOKEN)).status).toBe(200); // raw, as the Agent API sends it
+
+    const publicOnLoopback = await send(target, { headers: { Authorization: `Bearer ${PUBLIC_TOKEN}` }, body: initialize('local') });
+    expect(publicOnLoopback.status).toBe(401);
+    expect(publicOnLoopback.body).toContain('The public token works only through the public address');
+    expect((await send(target, { body: initialize('local') })).status).toBe(200);
+  });
+
+  it('a public URL without its own token, or with the local one, does not start', async () => {
+    const publicUrl = parsePublicUrl(`https://${PUBLIC_HOST}`);
+    await expect(serve({}, { publicUrl })).rejects.toThrow('run `comet-relay token --public` once');
+    await expect(serve({}, { publicUrl, publicToken: TOKEN })).rejects.toThrow('must differ from the local one');
   });
 
   it('413 for a body over the limit', async () => {

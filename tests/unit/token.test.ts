@@ -44,6 +44,20 @@ describe('token', () => {
     expect(readToken(home)).toBe(token);
   });
 
+  it('keeps the public token apart: its own 0600 file, rotated alone', () => {
+    const home = tempHome();
+    const local = ensureToken(home);
+    const publicToken = ensureToken(home, { kind: 'public' });
+    expect(publicToken).toMatch(/^[A-Za-z0-9_-]{43}$/);
+    expect(publicToken).not.toBe(local);
+    expect(fs.readFileSync(path.join(home, 'public-token'), 'utf8')).toBe(publicToken);
+    expect(fs.statSync(path.join(home, 'public-token')).mode & 0o777).toBe(0o600);
+    const rotated = rotateToken(home, { kind: 'public' });
+    expect(rotated).not.toBe(publicToken);
+    expect(readToken(home, { kind: 'public' })).toBe(rotated);
+    expect(readToken(home)).toBe(local);
+  });
+
   it('rotates', () => {
     const home = tempHome();
     const first = ensureToken(home);
