@@ -1,5 +1,5 @@
 import type { SelectorSet } from '../selectors';
-import { closest, first, outermost, sortInDocumentOrder, union } from './dom';
+import { closest, first, matches, outermost, sortInDocumentOrder, union } from './dom';
 
 /**
  * A turn of the open thread, assembled from the blocks the page has. Perplexity has drawn a turn
@@ -116,20 +116,10 @@ function blocksOf(group: Group, others: Element[], set: SelectorSet): Element[] 
   for (let p = root.parentElement; p && p !== root.ownerDocument.body && !stop(p); p = p.parentElement) root = p;
   const blocks = [root];
   for (let s = root.nextElementSibling; s && !holdsOther(s); s = s.nextElementSibling) {
-    if (first(s, set.composer) || matchesAny(s, set.outsideThread) || first(s, set.outsideThread)) break;
+    if (first(s, set.composer) || matches(s, set.outsideThread) || first(s, set.outsideThread)) break;
     blocks.push(s);
   }
   return blocks;
-}
-
-function matchesAny(el: Element, candidates: readonly string[]): boolean {
-  return candidates.some((c) => {
-    try {
-      return el.matches(c);
-    } catch {
-      return false;
-    }
-  });
 }
 
 /**
