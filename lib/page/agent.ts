@@ -7,8 +7,7 @@ import { THREAD_JSON_READER_KIND, THREAD_PAGE_READER_KIND } from '../selectors/r
 import { lazyDriver, pageHandlers, recognisedSet } from './handlers';
 import { offerKitHook } from './kits';
 import { applyPacks, readerApplier, selectorSetApplier } from './packs';
-import { JsonAnswers } from './json-answer';
-import { jsonReader, threadReaders } from './thread-readers';
+import { threadReaders } from './thread-readers';
 
 /**
  * The content script's side of the page port: says which page this is (and which kits it holds),
@@ -17,8 +16,7 @@ import { jsonReader, threadReaders } from './thread-readers';
  * while nobody asks, apart from the SPA navigation hook.
  */
 export function startPageAgent(catalog = new SelectorCatalog()): void {
-  // A finished comet_poll / comet_wait answer comes from the thread JSON when it has it (json-answer.ts).
-  const driver = lazyDriver(window, catalog, { answers: new JsonAnswers(window, jsonReader) });
+  const driver = lazyDriver(window, catalog);
   const handlers = new Map(Object.entries(pageHandlers(window, catalog, driver)));
   const kits = offerKitHook(globalThis, { win: window, driver, catalog, readers: threadReaders }, (more) => {
     for (const [method, handler] of Object.entries(more)) handlers.set(method, handler);

@@ -3,7 +3,6 @@ import { chooseSelectorSet, chromeMajorFrom, type Mode, type ProbeReport, type S
 import { SelectorCatalog } from '../selectors/catalog';
 import { ask, type AskHandle, type StopResult, stop } from './actions';
 import { cutContent, type PageContent, wholePageContent } from './content';
-import type { JsonAnswers } from './json-answer';
 import type { PageContext } from './context';
 import { getMode, type ModeRead, type ModeSwitch, setMode } from './mode';
 import { PageWatcher, type WaitBinding, type WaitOutcome, waitForAnswer } from './observer';
@@ -70,13 +69,7 @@ const UNFINISHED: ReadonlySet<string> = new Set(['timeout', 'stalled', 'waiting'
 
 const MODES: readonly Mode[] = ['standard', 'deep-research', 'model-council', 'create', 'learn', 'review', 'computer'];
 
-export interface PageDriverOptions {
-  /** The thread JSON as a second source of a finished answer (json-answer.ts); without it the page's text answers. */
-  answers?: JsonAnswers;
-}
-
-export function createPageDriver(win: Window, catalog: SelectorCatalog = new SelectorCatalog(), driverOptions: PageDriverOptions = {}): PageDriver {
-  const { answers } = driverOptions;
+export function createPageDriver(win: Window, catalog: SelectorCatalog = new SelectorCatalog()): PageDriver {
   const doc = win.document;
   const chromeMajor = chromeMajorFrom(win.navigator?.userAgent ?? '');
   let chosen: { set: SelectorSet; probe: ProbeReport; version: number } | null = null;
@@ -127,11 +120,7 @@ export function createPageDriver(win: Window, catalog: SelectorCatalog = new Sel
       return { name: c.set.name, source: catalog.sourceOf(c.set), probe: c.probe };
     },
     activeSet: set,
-    poll: (params = {}) =>
-      guard('poll', async () => {
-        const read = cutPoll(await reads.read('poll', set(), () => poll(ctx())), params.maxLength);
-        return answers ? answers.answer(read, read.lastTurnIndex, params.maxLength) : read;
-      }),
+    poll: (params = {}) => guard('poll', async () => cutPoll(await reads.read('poll', set(), () => poll(ctx())), params.maxLength)),
     ask: (params, options = {}) =>
       guard('ask', async () => {
         const previous = askQueue;
@@ -198,7 +187,7 @@ export function createPageDriver(win: Window, catalog: SelectorCatalog = new Sel
         ).then((outcome) => {
           // Its caller got an answer while the asked turn goes on (a loop of short waits): follow it again.
           if (UNFINISHED.has(outcome.status) && handedOver !== undefined && outcome.turnIndex === handedOver) watcher.follow(handedOver);
-          return answers ? answers.answer(outcome, outcome.turnIndex, params.maxLength) : outcome;
+          return outcome;
         });
       }),
     stop: () => guard('stop', () => stop(ctx(), watcher)),

@@ -1,7 +1,7 @@
 import { RelayError } from '../protocol/errors';
 import { chooseSelectorSet, chromeMajorFrom, type Mode } from '../selectors';
 import { SelectorCatalog } from '../selectors/catalog';
-import { type AskCallParams, createPageDriver, type PageDriver, type PageDriverOptions, type WaitCallParams } from './driver';
+import { type AskCallParams, createPageDriver, type PageDriver, type WaitCallParams } from './driver';
 
 /**
  * The methods every Perplexity page answers, by name, each a thin call into the page driver. The
@@ -18,10 +18,10 @@ export interface HandlerContext {
 export type PageHandlers = Record<string, (params: never, context: HandlerContext) => Promise<unknown>>;
 
 /** The page's one driver, made on first use. */
-export function lazyDriver(win: Window, catalog: SelectorCatalog, options?: PageDriverOptions): () => PageDriver {
+export function lazyDriver(win: Window, catalog: SelectorCatalog): () => PageDriver {
   let driver: PageDriver | undefined;
   return () => {
-    driver ??= createPageDriver(win, catalog, options);
+    driver ??= createPageDriver(win, catalog);
     return driver;
   };
 }

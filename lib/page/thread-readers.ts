@@ -1,7 +1,6 @@
-import { THREAD_JSON_READERS } from '../selectors/thread-json';
 import { THREAD_PAGE_READERS } from '../selectors/thread-page';
-import { ReaderShelf, THREAD_JSON_READER_KIND, THREAD_PAGE_READER_KIND } from '../selectors/reader-shelf';
-import type { ThreadJsonReader, ThreadPageReader } from '../selectors/thread-schema';
+import { ReaderShelf, THREAD_PAGE_READER_KIND } from '../selectors/reader-shelf';
+import type { ThreadPageReader } from '../selectors/thread-schema';
 
 /**
  * The page script's thread readers: the built-in ones, or those added as data packs, which the worker
@@ -14,9 +13,4 @@ export const threadReaders = /* @__PURE__ */ new ReaderShelf();
 /** The thread page reader in use (what comet_wait and the panel find waiting boxes with). */
 export function pageReader(): ThreadPageReader {
   return threadReaders.pick(THREAD_PAGE_READER_KIND, THREAD_PAGE_READERS[0] as ThreadPageReader).reader;
-}
-
-/** The thread JSON reader in use (what comet_poll and comet_wait take a finished answer from: json-answer.ts). */
-export function jsonReader(): ThreadJsonReader {
-  return threadReaders.pick(THREAD_JSON_READER_KIND, THREAD_JSON_READERS[0] as ThreadJsonReader).reader;
 }

@@ -19,7 +19,8 @@ export const threadPage2026: ThreadPageReader = {
   name: 'thread-page-2026-12',
   version: 1,
   checked: '2026-12-01 (simulated site; the guesses are marked in the comment above)',
-  title: ['h1.task-title', 'main h1'],
+  // The title sits in the top bar's h1 (browser-use/browser-harness notes, April 2026), not always inside main.
+  title: ['h1.task-title', 'main h1', 'h1'],
   notFound: { scope: ['main h1', 'h1'], pattern: 'could not be found|not found|doesn.t exist' },
 
   boxes: {

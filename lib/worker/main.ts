@@ -17,6 +17,10 @@ import { saveProfileLabel } from './settings';
 import { sessionValue } from './session-store';
 import { TabService } from './tabs';
 import { startThreadCalls } from './thread-wiring';
+import { THREAD_JSON_READER_KIND, readerInUse } from '../selectors/reader-shelf';
+import { THREAD_JSON_READERS } from '../selectors/thread-json';
+import type { ThreadJsonReader } from '../selectors/thread-schema';
+import { JsonAnswers } from './json-answer';
 
 /**
  * Runs an on-demand part of the page script (lib/protocol/page-kits.ts) in the isolated world of one
@@ -84,6 +88,8 @@ export function startWorker(): void {
     tabs,
     pages,
     threads: threads.calls,
+    // The thread JSON reader in use (an added one wins over the built-in one), as the thread tabs use it.
+    answers: new JsonAnswers(() => readerInUse(THREAD_JSON_READER_KIND, packs.added(), THREAD_JSON_READERS[0] as ThreadJsonReader).reader),
     status,
     onCall: (event) => panels.onCall(event),
     authorize: (...args) => panels.authorize(...args),

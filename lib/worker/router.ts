@@ -8,6 +8,8 @@ import { browser } from './ext';
 import { describeTabUse, otherTabsAllowed, otherTabsRefused, screenshotsRefused } from './other-tabs';
 import type { PageHub } from './pages';
 import type { TabService } from './tabs';
+import type { PollResult, WaitResult } from '../protocol/page-methods';
+import type { JsonAnswers, TabFetch } from './json-answer';
 import type { ThreadCalls } from './thread-calls';
 
 /**
@@ -23,6 +25,8 @@ export interface RouterDeps {
   pages: PageHub;
   /** `threads.*` / `account.*`: each thread in its own tab (lib/worker/thread-calls.ts). */
   threads?: ThreadCalls;
+  /** comet_poll's and comet_wait's finished answer from the thread JSON (lib/worker/json-answer.ts); without it the page's text answers. */
+  answers?: JsonAnswers;
   status(): Promise<unknown>;
   /** Told about every call from start to end (the side panel's activity feed, threads). */
   onCall?(event: CallEvent): void;
@@ -139,7 +143,14 @@ export class Router {
       default: {
         if (this.deps.threads?.handles(method)) return this.deps.threads.call(method, params, signal, progress);
         const tabId = await tabs.pageTab();
-        return pages.request(tabId, method, params, signal, progress, trace);
+        const result = await pages.request(tabId, method, params, signal, progress, trace);
+        if (!this.deps.answers || (method !== 'page.poll' && method !== 'page.wait')) return result;
+        // The page said the turn finished: its thread JSON, fetched by the same tab, may hold the answer as written.
+        const read = result as PollResult | WaitResult;
+        const turnIndex = 'lastTurnIndex' in read ? read.lastTurnIndex : read.turnIndex;
+        const fetch: TabFetch = async (path, query, headers) =>
+          (await pages.request(tabId, 'threads.fetch', { path, query, headers }, signal, () => {}, trace)) as { status: number; body: string };
+        return this.deps.answers.answer(read, turnIndex, params.maxLength as number | undefined, fetch);
       }
     }
   }

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { JsonAnswers, linkCitations } from '../../lib/page/json-answer';
+import { JsonAnswers, linkCitations, type TabFetch } from '../../lib/worker/json-answer';
 import { threadJson2026 } from '../../lib/selectors/thread-json';
 
 /** A thread body in the shape of the 2026-08-04 capture (our own words): the answer as a workflow text item. */
@@ -26,20 +26,16 @@ function body(answer: string, status = 'COMPLETED', workflow = 'WORKFLOW_COMPLET
   };
 }
 
-function fakeWindow(reply: () => { status: number; body: string } | Error) {
+/** The tab's `threads.fetch`, answering with `reply`; records each request as a URL. */
+function tabFetch(reply: () => { status: number; body: string } | Error) {
   const asked: string[] = [];
-  const win = {
-    location: { origin: 'https://www.perplexity.ai' },
-    setTimeout: (f: () => void, ms: number) => setTimeout(f, ms),
-    clearTimeout: (t: ReturnType<typeof setTimeout>) => clearTimeout(t),
-    fetch: async (url: string) => {
-      asked.push(url);
-      const r = reply();
-      if (r instanceof Error) throw r;
-      return { ok: r.status < 400, status: r.status, text: async () => r.body };
-    },
-  } as unknown as Window;
-  return { win, asked };
+  const fetch: TabFetch = async (path, query) => {
+    asked.push(`https://www.perplexity.ai${path}?${new URLSearchParams(query)}`);
+    const r = reply();
+    if (r instanceof Error) throw r;
+    return r;
+  };
+  return { fetch, asked };
 }
 
 const page = {
@@ -53,27 +49,27 @@ const page = {
 
 describe('comet_poll / comet_wait: the finished answer from the thread JSON', () => {
   it('takes the Markdown with its citations linked, once per finished turn, and says so', async () => {
-    const { win, asked } = fakeWindow(() => ({ status: 200, body: JSON.stringify(body('The **Moon** pulls the sea.[1][2]')) }));
-    const answers = new JsonAnswers(win, () => threadJson2026);
-    const first = await answers.answer(page, 0);
+    const { fetch, asked } = tabFetch(() => ({ status: 200, body: JSON.stringify(body('The **Moon** pulls the sea.[1][2]')) }));
+    const answers = new JsonAnswers(() => threadJson2026);
+    const first = await answers.answer(page, 0, undefined, fetch);
     expect(first).toMatchObject({
       response: 'The **Moon** pulls the sea.[1](https://example.org/moon)[2](https://example.org/sea)',
       answerSource: 'json',
       truncated: false,
     });
     expect(first.totalLength).toBe(first.response.length);
-    await answers.answer(page, 0);
-    await answers.answer(page, 0, 10);
+    await answers.answer(page, 0, undefined, fetch);
+    await answers.answer(page, 0, 10, fetch);
     expect(asked).toHaveLength(1);
     expect(new URL(asked[0] as string).pathname).toBe('/rest/thread/tides-abc');
     expect(new URL(asked[0] as string).searchParams.get('with_schematized_response')).toBe('true');
-    expect(await answers.answer(page, 0, 10)).toMatchObject({ response: 'The **Moon', truncated: true, answerSource: 'json' });
+    expect(await answers.answer(page, 0, 10, fetch)).toMatchObject({ response: 'The **Moon', truncated: true, answerSource: 'json' });
   });
 
   it('the page answers while the turn runs, when the JSON fails, is not finished, or holds another question', async () => {
     const running = { ...page, status: 'working' };
-    const none = fakeWindow(() => ({ status: 200, body: '' }));
-    expect(await new JsonAnswers(none.win, () => threadJson2026).answer(running, 0)).toMatchObject({ response: page.response, answerSource: 'page' });
+    const none = tabFetch(() => ({ status: 200, body: '' }));
+    expect(await new JsonAnswers(() => threadJson2026).answer(running, 0, undefined, none.fetch)).toMatchObject({ response: page.response, answerSource: 'page' });
     expect(none.asked).toHaveLength(0);
     for (const reply of [
       () => ({ status: 200, body: '' }),
@@ -82,15 +78,28 @@ describe('comet_poll / comet_wait: the finished answer from the thread JSON', ()
       () => ({ status: 200, body: '{"entries": [' }),
       () => ({ status: 200, body: JSON.stringify(body('Half an ans', 'PENDING', 'WORKFLOW_IN_PROGRESS')) }),
     ]) {
-      const { win } = fakeWindow(reply);
-      expect(await new JsonAnswers(win, () => threadJson2026).answer(page, 0)).toMatchObject({ response: page.response, answerSource: 'page' });
+      const { fetch } = tabFetch(reply);
+      expect(await new JsonAnswers(() => threadJson2026).answer(page, 0, undefined, fetch)).toMatchObject({ response: page.response, answerSource: 'page' });
     }
-    const { win } = fakeWindow(() => ({ status: 200, body: JSON.stringify(body('The Moon.')) }));
+    const { fetch } = tabFetch(() => ({ status: 200, body: JSON.stringify(body('The Moon.')) }));
     const other = { ...page, questionText: 'What makes a rainbow' };
-    expect(await new JsonAnswers(win, () => threadJson2026).answer(other, 0)).toMatchObject({ answerSource: 'page' });
-    expect(await new JsonAnswers(win, () => threadJson2026).answer(page, 3)).toMatchObject({ answerSource: 'page' });
+    expect(await new JsonAnswers(() => threadJson2026).answer(other, 0, undefined, fetch)).toMatchObject({ answerSource: 'page' });
+    expect(await new JsonAnswers(() => threadJson2026).answer(page, 3, undefined, fetch)).toMatchObject({ answerSource: 'page' });
     const home = { ...page, url: 'https://www.perplexity.ai/' };
-    expect(await new JsonAnswers(win, () => threadJson2026).answer(home, 0)).toMatchObject({ answerSource: 'page' });
+    expect(await new JsonAnswers(() => threadJson2026).answer(home, 0, undefined, fetch)).toMatchObject({ answerSource: 'page' });
+  });
+
+  it('a failed read is tried again only after the reader\'s back-off', async () => {
+    let clock = 0;
+    let calls = 0;
+    const { fetch } = tabFetch(() => (++calls === 1 ? { status: 200, body: '' } : { status: 200, body: JSON.stringify(body('The Moon.')) }));
+    const answers = new JsonAnswers(() => threadJson2026, () => clock);
+    expect((await answers.answer(page, 0, undefined, fetch)).answerSource).toBe('page');
+    expect((await answers.answer(page, 0, undefined, fetch)).answerSource).toBe('page');
+    expect(calls).toBe(1);
+    clock += threadJson2026.request.emptyBackoffMs;
+    expect((await answers.answer(page, 0, undefined, fetch)).answerSource).toBe('json');
+    expect(calls).toBe(2);
   });
 
   it('links [n] to the n-th source and leaves linked or unknown citations as they are', () => {

@@ -162,10 +162,10 @@ describe('content-script weight', () => {
   it('the on-demand kits stay near their measured sizes', async () => {
     // Regression guards set just above the sizes measured 2026-12-01 (threads 20.5 kB, sources
     // 3.8 kB, diagnostics 2.9 kB, panel 5.8 kB, most of it its own copy of the turn reader): each is loaded once into a tab that needs it, so not budgeted like
-    // the page script, but growth should be a decision, not an accident.
-    // Threads +1.1 kB, sources +0.9 kB and panel +0.7 kB with the live site's turn reading, which
-    // each carries a copy of (21.6 / 5.0 / 6.5 kB, 2026-12-01).
-    const limits = { 'page-threads': 21_900, 'page-sources': 5_100, 'page-diagnostics': 3_200, 'page-panel': 6_800 };
+    // the page script, but growth should be a decision, not an accident. The live site's turn reading
+    // (each kit carries a copy) and the thread JSON reader on the real shapes (questions and their answer
+    // items, the thread's kind, wake time and shared files) grew them (2026-12-01).
+    const limits = { 'page-threads': 22_900, 'page-sources': 5_100, 'page-diagnostics': 3_200, 'page-panel': 6_800 };
     for (const [entry, limit] of Object.entries(limits)) {
       const out = await bundle(`../../entrypoints/${entry}.ts`);
       expect(inputs(out).filter((i) => i.includes('node_modules'))).toEqual([]);

@@ -1,8 +1,10 @@
 import type { ThreadJsonReader } from '../selectors/thread-schema';
-import { firstString, pick, strings } from './json-path';
+import { firstString, pick, strings } from '../page/json-path';
 
 /**
- * comet_poll's and comet_wait's second source for a finished answer: the page's own thread JSON,
+ * comet_poll's and comet_wait's second source for a finished answer: the page's own thread JSON
+ * (fetched by that tab, with its cookies, through the page script's `threads.fetch`; read here in
+ * the worker, so the script every Perplexity page runs stays within its budget),
  * which holds the answer as the Markdown the model wrote (headings, lists, `[n]` citations), where
  * the page shows rendered text. The page stays the source of liveness: only a turn the page
  * reader calls completed is looked up, once (the endpoint rate-limits: bodies come back empty
@@ -25,7 +27,8 @@ interface Known {
   retryAt: number;
 }
 
-const FETCH_TIMEOUT_MS = 4000;
+/** A same-origin JSON request made by the tab that answered the poll or wait. */
+export type TabFetch = (path: string, query: Record<string, string>, headers: Record<string, string>) => Promise<{ status: number; body: string }>;
 
 /** The thread's uuid or slug in a conversation URL (`/search/<slug>`, `/computer/tasks/<id>`). */
 export function threadRefOf(url: string): string | undefined {
@@ -68,25 +71,25 @@ export class JsonAnswers {
   requests = 0;
 
   constructor(
-    private readonly win: Window,
     private readonly reader: () => ThreadJsonReader,
+    private readonly now: () => number = Date.now,
   ) {}
 
-  /** The JSON's answer of a finished turn, or undefined (the page's text stands). */
-  answerOf(turn: FinishedTurn): Promise<string | undefined> {
+  /** The JSON's answer of a finished turn, or undefined (the page's text stands). Keyed by thread, not by tab. */
+  answerOf(turn: FinishedTurn, fetch: TabFetch): Promise<string | undefined> {
     const ref = threadRefOf(turn.url);
     if (!ref || turn.turnIndex < 0) return Promise.resolve(undefined);
     const key = `${ref}#${turn.turnIndex}#${squash(turn.questionText)}`;
     const known = this.known.get(key);
-    if (known && Date.now() < known.retryAt) return known.answer;
+    if (known && this.now() < known.retryAt) return known.answer;
     const entry: Known = { answer: Promise.resolve(undefined), retryAt: Number.POSITIVE_INFINITY };
-    entry.answer = this.read(ref, turn).then(
+    entry.answer = this.read(ref, turn, fetch).then(
       (answer) => {
-        if (answer === undefined) entry.retryAt = Date.now() + this.reader().request.emptyBackoffMs;
+        if (answer === undefined) entry.retryAt = this.now() + this.reader().request.emptyBackoffMs;
         return answer;
       },
       () => {
-        entry.retryAt = Date.now() + this.reader().request.emptyBackoffMs;
+        entry.retryAt = this.now() + this.reader().request.emptyBackoffMs;
         return undefined;
       },
     );
@@ -94,31 +97,21 @@ export class JsonAnswers {
     return entry.answer;
   }
 
-  private async read(ref: string, turn: FinishedTurn): Promise<string | undefined> {
+  private async read(ref: string, turn: FinishedTurn, fetch: TabFetch): Promise<string | undefined> {
     const r = this.reader();
+    const path = r.request.path.replace('{id}', encodeURIComponent(ref));
     const entries: unknown[] = [];
     let cursor: string | undefined;
     for (let page = 0; page < r.request.maxPages && entries.length <= turn.turnIndex; page++) {
-      const url = new URL(r.request.path.replace('{id}', encodeURIComponent(ref)), this.win.location.origin);
-      for (const [k, v] of Object.entries(r.request.query)) url.searchParams.set(k, v);
-      if (cursor) url.searchParams.set(r.request.cursorParam, cursor);
-      const controller = new AbortController();
-      const timer = this.win.setTimeout(() => controller.abort(), FETCH_TIMEOUT_MS);
       this.requests += 1;
-      try {
-        const res = await this.win.fetch(url.href, { headers: r.request.headers, credentials: 'include', cache: 'no-store', signal: controller.signal });
-        if (!res.ok) return undefined;
-        const body = await res.text();
-        if (!body.trim()) return undefined;
-        const value = JSON.parse(body) as unknown;
-        const list = pick(value, r.thread.entries).values[0];
-        if (!Array.isArray(list)) return undefined;
-        entries.push(...list);
-        cursor = firstString(value, r.thread.nextCursor);
-        if (!cursor) break;
-      } finally {
-        this.win.clearTimeout(timer);
-      }
+      const res = await fetch(path, { ...r.request.query, ...(cursor ? { [r.request.cursorParam]: cursor } : {}) }, r.request.headers);
+      if (res.status >= 400 || !res.body.trim()) return undefined;
+      const value = JSON.parse(res.body) as unknown;
+      const list = pick(value, r.thread.entries).values[0];
+      if (!Array.isArray(list)) return undefined;
+      entries.push(...list);
+      cursor = firstString(value, r.thread.nextCursor);
+      if (!cursor) break;
     }
     return finishedAnswer(entries, turn, r);
   }
@@ -130,10 +123,11 @@ export class JsonAnswers {
   async answer<T extends { status: string; response: string; truncated: boolean; totalLength: number; url: string; questionText: string }>(
     result: T,
     turnIndex: number,
-    maxLength?: number,
+    maxLength: number | undefined,
+    fetch: TabFetch,
   ): Promise<T & { answerSource: AnswerSource }> {
     if (result.status !== 'completed') return { ...result, answerSource: 'page' };
-    const markdown = await this.answerOf({ url: result.url, turnIndex, questionText: result.questionText });
+    const markdown = await this.answerOf({ url: result.url, turnIndex, questionText: result.questionText }, fetch);
     if (markdown === undefined) return { ...result, answerSource: 'page' };
     const cut = maxLength !== undefined && markdown.length > maxLength;
     return { ...result, response: cut ? markdown.slice(0, maxLength) : markdown, truncated: cut, totalLength: markdown.length, answerSource: 'json' };
