@@ -129,8 +129,10 @@ describe('content-script weight', () => {
     // sets' French and Arabic words took ~1 kB. Reading sources moved to a kit (lib/protocol/page-kits.ts),
     // the thread readers' shelf came in: 17.2 kB measured 2026-12-01; the read cache (comet_poll and
     // page content served again while the page holds still, lib/page/read-cache.ts) 0.46 kB more:
-    // 17.7 kB; the guard sits just above it.
-    expect(gzip(out)).toBeLessThan(18_000);
+    // 17.7 kB; typing through Lexical's own events and reading the mode through whichever control the
+    // page shows (chip, radiogroup, slash menu; lib/page/composer.ts, mode.ts) 0.5 kB more: 18.2 kB
+    // (2026-12-01); the guard sits just above it.
+    expect(gzip(out)).toBeLessThan(18_400);
   });
 
   it('what every Perplexity page runs carries no thread, sources, side-panel or diagnostics code and stays under its budget', async () => {
@@ -142,8 +144,9 @@ describe('content-script weight', () => {
     // seen and justified rather than found later. The read cache (lib/page/read-cache.ts) took
     // 0.46 kB of what was left: 19.5 kB; following an asked turn's steps (PageWatcher.follow) 0.2 kB,
     // and the side panel's view and the conversation list moved to a kit (lib/page/panel-kit.ts):
-    // 18.9 kB, 2026-12-01 (the built file 19.4 kB).
-    expect(gzip(out)).toBeLessThan(19_200);
+    // 18.9 kB, 2026-12-01 (the built file 19.4 kB). Typing through Lexical's own events and the mode
+    // read through whichever control the page shows: 19.6 kB (the built file 19.8 kB), 2026-12-01.
+    expect(gzip(out)).toBeLessThan(19_800);
   });
 
   it("the threads kit runs on the page script's readers, never a shelf of its own", async () => {
@@ -157,10 +160,10 @@ describe('content-script weight', () => {
   });
 
   it('the on-demand kits stay near their measured sizes', async () => {
-    // Regression guards set just above the sizes measured 2026-12-01 (threads 20.5 kB, sources
+    // Regression guards set just above the sizes measured 2026-12-01 (threads 20.5 kB, 21.3 kB with the composer's typing and mode controls, sources
     // 3.8 kB, diagnostics 2.9 kB, panel 5.8 kB, most of it its own copy of the turn reader): each is loaded once into a tab that needs it, so not budgeted like
     // the page script, but growth should be a decision, not an accident.
-    const limits = { 'page-threads': 20_800, 'page-sources': 4_100, 'page-diagnostics': 3_200, 'page-panel': 6_100 };
+    const limits = { 'page-threads': 21_500, 'page-sources': 4_100, 'page-diagnostics': 3_200, 'page-panel': 6_100 };
     for (const [entry, limit] of Object.entries(limits)) {
       const out = await bundle(`../../entrypoints/${entry}.ts`);
       expect(inputs(out).filter((i) => i.includes('node_modules'))).toEqual([]);
