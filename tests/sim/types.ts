@@ -185,6 +185,8 @@ export interface PageVariants {
   groupedBadges?: boolean;
   /** The Answer / Sources tabs and their panels carry no ids: no `aria-controls`, no `aria-labelledby`. */
   unlinkedTabs?: boolean;
+  /** Generation A: the chosen mode shows in markup no built-in set knows (a tag, not the removable pill). */
+  unknownModePill?: boolean;
 }
 
 export interface BootData {

@@ -130,8 +130,10 @@ describe('content-script weight', () => {
     // the thread readers' shelf came in: 17.2 kB measured 2026-12-01; the read cache (comet_poll and
     // page content served again while the page holds still, lib/page/read-cache.ts) 0.46 kB more:
     // 17.7 kB; reading the live site's layouts (lib/page/turns.ts, the live set, the composer's
-    // stop control, the action row): 19.3 kB, 2026-12-01. The guard sits just above it.
-    expect(gzip(out)).toBeLessThan(19_500);
+    // stop control, the action row): 19.3 kB; typing through Lexical's own events and reading the mode
+    // through whichever control the page shows (chip, radiogroup, slash menu): 20.0 kB, 2026-12-01.
+    // The guard sits just above it.
+    expect(gzip(out)).toBeLessThan(20_200);
   });
 
   it('what every Perplexity page runs carries no thread, sources, side-panel or diagnostics code and stays under its budget', async () => {
@@ -144,9 +146,10 @@ describe('content-script weight', () => {
     // 0.46 kB of what was left: 19.5 kB; following an asked turn's steps (PageWatcher.follow) 0.2 kB,
     // and the side panel's view and the conversation list moved to a kit (lib/page/panel-kit.ts):
     // 18.9 kB, 2026-12-01 (the built file 19.4 kB). Reading the live site (turns assembled from
-    // sibling blocks, lib/page/turns.ts; the live set; stop control, action row, step headers):
-    // 20.6 kB, the built file 20.8 kB — OVER the 20 kB budget, to be won back (2026-12-01).
-    expect(gzip(out)).toBeLessThan(20_800);
+    // sibling blocks, lib/page/turns.ts; the live set; stop control, action row, step headers) and
+    // typing through Lexical's own events with the mode read through whichever control the page
+    // shows: 21.4 kB — OVER the 20 kB budget, to be won back, 2026-12-01.
+    expect(gzip(out)).toBeLessThan(21_500);
   });
 
   it("the threads kit runs on the page script's readers, never a shelf of its own", async () => {
@@ -160,12 +163,13 @@ describe('content-script weight', () => {
   });
 
   it('the on-demand kits stay near their measured sizes', async () => {
-    // Regression guards set just above the sizes measured 2026-12-01 (threads 20.5 kB, sources
+    // Regression guards set just above the sizes measured 2026-12-01 (threads 20.5 kB, 21.3 kB with the composer's typing and mode controls, sources
     // 3.8 kB, diagnostics 2.9 kB, panel 5.8 kB, most of it its own copy of the turn reader): each is loaded once into a tab that needs it, so not budgeted like
     // the page script, but growth should be a decision, not an accident. The live site's turn reading
-    // (each kit carries a copy) and the thread JSON reader on the real shapes (questions and their answer
-    // items, the thread's kind, wake time and shared files) grew them (2026-12-01).
-    const limits = { 'page-threads': 22_900, 'page-sources': 5_100, 'page-diagnostics': 3_200, 'page-panel': 6_800 };
+    // (each kit carries a copy), the composer's typing and mode controls, and the thread JSON reader on
+    // the real shapes (questions and their answer items, the thread's kind, wake time and shared files)
+    // grew them (2026-12-01).
+    const limits = { 'page-threads': 23_900, 'page-sources': 5_100, 'page-diagnostics': 3_200, 'page-panel': 6_800 };
     for (const [entry, limit] of Object.entries(limits)) {
       const out = await bundle(`../../entrypoints/${entry}.ts`);
       expect(inputs(out).filter((i) => i.includes('node_modules'))).toEqual([]);

@@ -18,6 +18,7 @@
 import type { ModeId } from '../types';
 import { A_MODES, B_MODES, MODELS, type ModeInfo, app, capturedLayout, h, hooks, icon, lt, modeState, tr } from './dom';
 import { radixDropdown } from './menus';
+import { variant } from './variants';
 import { Attachments, computerSettingsButton } from './task-composer';
 
 export interface ComposerOptions {
@@ -283,7 +284,9 @@ export class Composer {
     this.left.replaceChildren();
     if (app.generation === 'A') {
       const mode = A_MODES.find((m) => m.id === modeState.mode);
-      if (mode) {
+      if (mode && variant('unknownModePill')) {
+        this.left.append(h('span', { class: 'chosen-mode text-xs' }, h('span', {}, mode.label)));
+      } else if (mode) {
         // The way back to standard (besides clicking the active typeahead row again): remove the pill.
         const pill = h(
           'button',
