@@ -66,6 +66,11 @@ export const LABELS: SelectorSet['labels'] = {
       stepsFinished: ['Terminé'],
       stepsStopped: ['Arrêté'],
       stepsWorking: ['En cours'],
+      // The simulated French pages of the captured layouts (tests/sim/locales/layout.ts).
+      stepsDone: ['Terminé'],
+      stepsDoneAfter: ['étapes terminées', 'étape terminée', 'sources consultées', 'source consultée'],
+      stopResponse: ['Arrêter la réponse'],
+      helpful: ['Utile'],
       sourcesTab: ['Sources', 'Liens'],
       removeMode: ['Retirer le mode'],
       model: ['Modèle'],
@@ -97,6 +102,10 @@ export const LABELS: SelectorSet['labels'] = {
       stepsFinished: ['اكتمل'],
       stepsStopped: ['توقف'],
       stepsWorking: ['جارٍ العمل'],
+      // The simulated Arabic pages of the captured layouts (tests/sim/locales/layout.ts).
+      stepsDone: ['اكتملت', 'تمت مراجعة'],
+      stopResponse: ['إيقاف الرد'],
+      helpful: ['مفيد'],
       sourcesTab: ['المصادر', 'الروابط'],
       removeMode: ['إزالة الوضع'],
       model: ['النموذج'],

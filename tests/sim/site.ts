@@ -59,7 +59,7 @@ export interface SimOptions {
   /**
    * How thread pages lay their turns out (types.ts ThreadLayout), or `mixed-2026-08`: threads alternate
    * between the August and the February layout, as the live site served them in August 2026. Default:
-   * the environment's COMET_SIM_LAYOUT, else DEFAULT_LAYOUT.
+   * the environment's COMET_SIM_LAYOUT, else defaultLayout(generation).
    */
   layout?: SimLayout;
   /** Page variants (types.ts PageVariants); none by default. */
@@ -109,8 +109,14 @@ export interface SimSite {
 }
 
 export const SIM_ORIGIN = 'https://www.perplexity.ai';
-/** The layout of a site created without one (and without COMET_SIM_LAYOUT). */
-export const DEFAULT_LAYOUT: SimLayout = 'turn-2026-04';
+/**
+ * The layout of a site created without one (and without COMET_SIM_LAYOUT): generation B serves the live
+ * layout of Aug–Oct 2026; generation A (the slash-typeahead composer, spring 2026) keeps the pre-capture
+ * layout until a selector set reads that composer beside the captured layouts.
+ */
+export function defaultLayout(generation: Generation): SimLayout {
+  return generation === 'B' ? 'blocks-2026-08' : 'turn-2026-04';
+}
 export const MODE_IDS: ModeId[] = ['standard', 'deep-research', 'model-council', 'create', 'learn', 'review', 'computer'];
 export { SCENARIO_NAMES };
 
@@ -184,7 +190,7 @@ export function createSimSite(options: SimOptions = {}): SimSite {
   if (!(scenario in SCENARIOS)) throw new Error(`unknown scenario "${scenario}" (known: ${SCENARIO_NAMES.join(', ')})`);
   if (!(speed > 0)) throw new Error(`speed must be a positive number, got ${speed}`);
 
-  let layout: SimLayout = options.layout ?? ((process.env.COMET_SIM_LAYOUT || undefined) as SimLayout | undefined) ?? DEFAULT_LAYOUT;
+  let layout: SimLayout = options.layout ?? ((process.env.COMET_SIM_LAYOUT || undefined) as SimLayout | undefined) ?? defaultLayout(generation);
   if (!SIM_LAYOUTS.includes(layout)) throw new Error(`unknown layout "${String(layout)}" (known: ${SIM_LAYOUTS.join(', ')})`);
   let laidOut = 0;
   /** The next thread's layout: under `mixed-2026-08`, every other thread has the February one. */
