@@ -56,7 +56,9 @@ describe('derived prompt ids', () => {
     const read = () => {
       const ctx = driver.context();
       const turns = turnsOf(ctx.doc, ctx.set);
-      return boxesOf(turns.at(-1) as Element, turns.length - 1, ctx, threadPage2026).map((b) => b.interaction.followupUuid);
+      const last = turns.at(-1);
+      if (!last) throw new Error('the fixture shows no turn');
+      return boxesOf(last, turns.length - 1, ctx, threadPage2026).map((b) => b.interaction.followupUuid);
     };
     const ids = read();
     expect(ids).toHaveLength(2);
