@@ -87,7 +87,8 @@ export class Composer {
     // Submit sits a few levels above the editor: composer > toolbar > right > slot > button.
     this.el = h(
       'div',
-      { class: opts.menusBelow ? 'composer menus-below' : 'composer', 'data-ask-input-container': 'true' },
+      // A redesign (the renamed hooks) renames the container's attribute too.
+      { class: opts.menusBelow ? 'composer menus-below' : 'composer', ...(app.boot.hooks === 'renamed' ? {} : { 'data-ask-input-container': 'true' }) },
       h('div', { class: 'relative' }, this.editor, this.placeholderEl),
       this.files.chips,
       h('div', { class: 'toolbar' }, this.left, right),
