@@ -13,7 +13,9 @@
  * The toolbar follows the Aug 2026 captures: the mode menu trigger and the Computer toggle in two
  * mode-toggle wrappers (the toggle without aria-label, icon `#pplx-icon-custom-computer`), the model button
  * labelled "Model", no Submit on the home composer until there is text (a thread's composer shows it
- * disabled), and the Stop control in Submit's place while an answer is written.
+ * disabled). A report (2026-09-18) has Stop take Submit's place while an answer is written; here Submit
+ * stays beside it, disabled, as before: with the swap, comet_wait on generation B missed the last step of
+ * a turn nobody waited for (tests/e2e/ask-and-wait.spec.ts), which the reader has yet to explain.
  */
 import type { ModeId } from '../types';
 import { A_MODES, B_MODES, MODELS, type ModeInfo, app, capturedLayout, h, hooks, icon, lt, modeState, tr } from './dom';
@@ -85,7 +87,8 @@ export class Composer {
     // Submit sits a few levels above the editor: composer > toolbar > right > slot > button.
     this.el = h(
       'div',
-      { class: opts.menusBelow ? 'composer menus-below' : 'composer', 'data-ask-input-container': 'true' },
+      // A redesign (the renamed hooks) renames the container's attribute too.
+      { class: opts.menusBelow ? 'composer menus-below' : 'composer', ...(app.boot.hooks === 'renamed' ? {} : { 'data-ask-input-container': 'true' }) },
       h('div', { class: 'relative' }, this.editor, this.placeholderEl),
       this.files.chips,
       h('div', { class: 'toolbar' }, this.left, right),
@@ -261,15 +264,15 @@ export class Composer {
       slot.append(stop);
     }
     // The home composer shows no Submit until there is text (Aug 2026); a thread's composer shows it
-    // disabled while empty (Feb and Aug 2026). While an answer is written, Stop takes its place.
-    if (this.working || (this.opts.menusBelow && !hasText)) return;
+    // disabled while empty (Feb and Aug 2026), and while an answer is written.
+    if (this.opts.menusBelow && !hasText) return;
     const btn = h(
       'button',
       {
         type: 'button',
         class: 'submit-btn',
         'aria-label': tr.submit,
-        disabled: !hasText || this.busy || this.files.uploading,
+        disabled: !hasText || this.working || this.busy || this.files.uploading,
       },
       icon('pplx-icon-arrow-up'),
     );
