@@ -152,6 +152,8 @@ export function waitForCheckpoint(session: ThreadSession, watcher: PageWatcher, 
         options.onProgress?.(step);
       }
       const pageSays = Boolean(turn?.event);
+      // The page shows no such turn (reader drift, or not drawn yet): the JSON may know it.
+      if (!turn && session.mayFetch()) return askJson();
       if (!pageSays) return;
       if (session.mayFetch()) return askJson();
       if (jsonDisagreedAt === session.pageSignature()) {

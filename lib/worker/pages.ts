@@ -112,18 +112,28 @@ export class PageHub {
   }
 
   /** Resolves once the tab's content script has said it is ready (or rejects after `timeoutMs`). */
-  async whenReady(tabId: number, timeoutMs: number): Promise<void> {
+  async whenReady(tabId: number, timeoutMs: number, signal?: AbortSignal): Promise<void> {
     if (this.states.has(tabId)) return;
+    if (signal?.aborted) throw new RelayError('CANCELLED', 'The call was cancelled.');
     await new Promise<void>((resolve, reject) => {
+      // A cancelled call stops waiting at once: no tab work after its caller is gone.
+      const onAbort = () => {
+        clearTimeout(timer);
+        this.waiters.delete(waiter);
+        reject(new RelayError('CANCELLED', 'The call was cancelled.'));
+      };
       const waiter = {
         tabId,
         resolve: () => {
           clearTimeout(timer);
+          signal?.removeEventListener('abort', onAbort);
           resolve();
         },
       };
+      signal?.addEventListener('abort', onAbort, { once: true });
       const timer = setTimeout(() => {
         this.waiters.delete(waiter);
+        signal?.removeEventListener('abort', onAbort);
         reject(new RelayError('NO_PERPLEXITY_TAB', `The Perplexity page in tab ${tabId} did not load its comet-relay script within ${timeoutMs} ms. Reload the tab.`));
       }, timeoutMs);
       this.waiters.add(waiter);

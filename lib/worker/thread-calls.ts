@@ -45,7 +45,8 @@ function readerPage(path: string, field: string): string {
  * (ThreadTabs.serialise). Unknown threads fail with an error naming the thread_id.
  */
 export interface PageRequests {
-  whenReady(tabId: number, timeoutMs: number): Promise<void>;
+  /** Resolves once the tab's page script is ready; rejects with CANCELLED as soon as `signal` aborts. */
+  whenReady(tabId: number, timeoutMs: number, signal?: AbortSignal): Promise<void>;
   state(tabId: number): { url: string } | undefined;
   request(tabId: number, method: string, params: unknown, signal: AbortSignal, onProgress: (message: string) => void): Promise<unknown>;
 }
@@ -53,6 +54,8 @@ export interface PageRequests {
 export interface ThreadCallDeps {
   tabs: ThreadTabs;
   pages: PageRequests;
+  /** Loads a tab again: one Chromium discarded or froze (Memory Saver) has no page script to answer. */
+  reload?(tabId: number): Promise<void>;
   /** Loads a URL in a tab of ours (a thread found at another path). */
   navigate(tabId: number, url: string): Promise<void>;
   /** Tabs with our page script, any of them (account reads need only the origin). */
@@ -125,7 +128,7 @@ export class ThreadCalls {
 
   /** The account's JSON, fetched by any Perplexity tab (a background one of ours when none is open). */
   private async accountJson(path: string, query: Record<string, string>, what: string, cap: number, signal: AbortSignal): Promise<unknown> {
-    const tabId = await this.anyTab(cap);
+    const tabId = await this.anyTab(cap, signal);
     const fetched = await this.deps.tabs.use(tabId, () => this.deps.pages.request(tabId, 'threads.fetch', { path, query, headers: this.account.headers }, signal, () => {}));
     return accountBody(fetched, what, this.account);
   }
@@ -138,7 +141,7 @@ export class ThreadCalls {
     const tabId = await this.deps.tabs.open(url, cap);
     let asked = false;
     try {
-      await this.deps.pages.whenReady(tabId, READY_MS);
+      await this.deps.pages.whenReady(tabId, READY_MS, signal);
       asked = true;
       const result = (await this.deps.tabs.use(tabId, () => this.deps.pages.request(tabId, 'threads.start', params, signal, progress))) as
         | { threadId: string }
@@ -188,19 +191,21 @@ export class ThreadCalls {
     for (const tab of await tabs.showing(threadId)) {
       const id = tab.id as number;
       if (acts && !tabs.isOwned(id)) continue;
-      await pages.whenReady(id, READY_MS);
+      // A discarded or frozen tab keeps its URL but runs no script: bring it back instead of waiting 20 s for nothing.
+      if ((tab.discarded || tab.frozen) && this.deps.reload) await this.deps.reload(id);
+      await pages.whenReady(id, READY_MS, signal);
       return id;
     }
     const url = new URL(`/computer/tasks/${encodeURIComponent(threadId)}`, PERPLEXITY_HOME).href;
     const tabId = await tabs.open(url, cap, threadId);
     try {
-      await pages.whenReady(tabId, READY_MS);
+      await pages.whenReady(tabId, READY_MS, signal);
       const where = (await pages.request(tabId, 'threads.locate', { threadId }, signal, () => {})) as { found: boolean };
       // Not a task id: the recent threads may know it by uuid or slug, and which page shows it.
       const path = where.found ? undefined : await this.pathOf(tabId, threadId, signal);
       if (path && path !== new URL(url).pathname) {
         await this.deps.navigate(tabId, readerPage(path, `${this.account.name} listRecent.threadPath`));
-        await pages.whenReady(tabId, READY_MS);
+        await pages.whenReady(tabId, READY_MS, signal);
       } else if (!where.found) {
         throw new RelayError('THREAD_NOT_FOUND', `thread_id "${threadId}" matches no Perplexity thread of this account (not at ${url}, not among the recent threads).`);
       }
@@ -221,13 +226,13 @@ export class ThreadCalls {
   }
 
   /** Any tab with our script for account reads; a background tab of ours at home when there is none. */
-  private async anyTab(cap: number): Promise<number> {
+  private async anyTab(cap: number, signal: AbortSignal): Promise<number> {
     const { tabs, pages } = this.deps;
     const connected = this.deps.connectedTabs();
     const pick = connected.find((id) => tabs.isOwned(id)) ?? connected[0];
     if (pick !== undefined) return pick;
     const tabId = await tabs.open(PERPLEXITY_HOME, cap);
-    await pages.whenReady(tabId, READY_MS);
+    await pages.whenReady(tabId, READY_MS, signal);
     return tabId;
   }
 }

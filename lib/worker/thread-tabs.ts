@@ -15,6 +15,9 @@ export interface TabLike {
   url?: string;
   pendingUrl?: string;
   active?: boolean;
+  /** Chromium unloaded it (Memory Saver) or froze it: no page script runs until it is loaded again. */
+  discarded?: boolean;
+  frozen?: boolean;
 }
 
 /** The browser calls this module needs (chrome.tabs and storage.session in the worker; fakes in tests). */

@@ -19,7 +19,12 @@ export function startThreadCalls(
   const tabs = new ThreadTabs({
     query: () => browser.tabs.query({}),
     get: (tabId) => browser.tabs.get(tabId).catch(() => undefined),
-    create: (url) => browser.tabs.create({ url, active: false }),
+    create: async (url) => {
+      const tab = await browser.tabs.create({ url, active: false });
+      // A thread tab holds a call or a task the person is waiting on: Memory Saver must not unload it.
+      if (tab.id !== undefined) await browser.tabs.update(tab.id, { autoDiscardable: false }).catch(() => {});
+      return tab;
+    },
     remove: (tabId) => browser.tabs.remove(tabId),
     load: async () => (await browser.storage.session.get(KEY))[KEY],
     save: (value) => browser.storage.session.set({ [KEY]: value }),
@@ -29,6 +34,10 @@ export function startThreadCalls(
   const calls = new ThreadCalls({
     tabs,
     pages,
+    reload: async (tabId) => {
+      pages.forget(tabId);
+      await browser.tabs.reload(tabId);
+    },
     navigate: async (tabId, url) => {
       pages.forget(tabId);
       await browser.tabs.update(tabId, { url });

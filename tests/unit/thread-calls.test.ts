@@ -9,7 +9,7 @@ import { type TabLike, ThreadTabs } from '../../lib/worker/thread-tabs';
  */
 type PageScript = (tabId: number, method: string, params: Record<string, unknown>) => Promise<unknown>;
 
-function world(page: PageScript, options: { initial?: TabLike[]; connected?: () => number[]; whenReady?: ThreadCallDeps['pages']['whenReady'] } = {}) {
+function world(page: PageScript, options: { initial?: TabLike[]; connected?: () => number[]; whenReady?: ThreadCallDeps['pages']['whenReady']; reload?: ThreadCallDeps['reload'] } = {}) {
   const tabs: TabLike[] = [...(options.initial ?? [])];
   let next = 100;
   const threadTabs = new ThreadTabs({
@@ -40,6 +40,7 @@ function world(page: PageScript, options: { initial?: TabLike[]; connected?: () 
     },
     navigate: async () => {},
     connectedTabs: options.connected ?? (() => []),
+    ...(options.reload ? { reload: options.reload } : {}),
   });
   return { calls, tabs, threadTabs, requests };
 }
@@ -78,5 +79,49 @@ describe('a task that was submitted keeps its tab', () => {
     });
     await expect(calls.call('threads.start', START, signal, () => {})).rejects.toMatchObject({ code: 'SELECTOR_MISS' });
     expect(tabs).toEqual([]);
+  });
+});
+
+const TASK = (id: string) => `https://www.perplexity.ai/computer/tasks/${id}`;
+const checkpointOf = (threadId: string) => ({
+  reading: { source: 'page', threadId, url: TASK(threadId), turnCount: 1, turns: [] },
+  turn: { index: 0, query: '', event: 'complete', entryStatus: 'COMPLETED', answer: 'Done', steps: [], sources: [], files: [], interactions: [], optionalAuth: [] },
+});
+
+describe('a thread tab Chromium discarded or froze', () => {
+  it('is reloaded, not waited on until "Reload the tab"', async () => {
+    const reloaded: number[] = [];
+    const { calls } = world(async (_tab, method, params) => (method === 'threads.state' ? checkpointOf(String(params.threadId)) : undefined), {
+      initial: [{ id: 7, url: TASK('t-1'), discarded: true }],
+      // The discarded tab's script never says ready until the tab is loaded again.
+      whenReady: async (tabId) => {
+        if (!reloaded.includes(tabId)) throw new RelayError('NO_PERPLEXITY_TAB', `The Perplexity page in tab ${tabId} did not load its comet-relay script within 20000 ms. Reload the tab.`);
+      },
+      reload: async (tabId) => {
+        reloaded.push(tabId);
+      },
+    });
+    const result = (await calls.call('threads.state', { threadId: 't-1', tabCap: 6 }, signal, () => {})) as { threadId: string; event: string };
+    expect(reloaded).toEqual([7]);
+    expect(result).toMatchObject({ threadId: 't-1', event: 'complete' });
+  });
+});
+
+describe('a cancelled call stops waiting for the tab', () => {
+  it('whenReady gets the caller\'s signal: a cancel ends the call at once, not after 20 s', async () => {
+    const { calls } = world(async () => undefined, {
+      initial: [{ id: 7, url: TASK('t-1') }],
+      whenReady: (_tabId, _ms, s) =>
+        new Promise<void>((_resolve, reject) => {
+          s?.addEventListener('abort', () => reject(new RelayError('CANCELLED', 'The call was cancelled.')), { once: true });
+          setTimeout(() => reject(new RelayError('NO_PERPLEXITY_TAB', 'timed out after 20 s')), 2000);
+        }),
+    });
+    const controller = new AbortController();
+    const started = Date.now();
+    const call = calls.call('threads.state', { threadId: 't-1', tabCap: 6 }, controller.signal, () => {});
+    setTimeout(() => controller.abort(), 20);
+    await expect(call).rejects.toMatchObject({ code: 'CANCELLED' });
+    expect(Date.now() - started).toBeLessThan(1000);
   });
 });

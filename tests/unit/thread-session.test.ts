@@ -134,6 +134,17 @@ describe('threads.wait in the page', () => {
   });
 });
 
+describe('a turn the page reader cannot find', () => {
+  it('is asked of the thread JSON, not waited on until the timeout', async () => {
+    const { session, driver } = setup('B-computer-complete', []);
+    // Page drift: the reader finds no turn at all, while the JSON still reads.
+    document.body.innerHTML = '<main><p>A page our reader no longer understands</p></main>';
+    const out = await waitForCheckpoint(session, driver.watcher, { threadId: session.threadId ?? '', turn: 0, timeoutMs: 300 });
+    expect(out.reading.source).toBe('json');
+    expect(out.turn.event).toBe('complete');
+  });
+});
+
 describe('a held wait is bound to its thread to the end', () => {
   it('a tab that moves to another conversation mid-wait fails the wait naming both, never returns the other one', async () => {
     const { session, driver } = setup('B-computer-running', [() => ({ status: 404, body: '' })]);
