@@ -201,7 +201,9 @@ export function clientConfig(client: string, options: ClientConfigOptions = {}):
         { label: `File ${file} (every project) or .gemini/settings.json (this one)`, format: 'json', content: mcpServers({ ...entry, timeout: TOOL_TIMEOUT_MS }), file },
         { label: 'Or the command line', format: 'shell', content: `gemini mcp add --scope user --timeout ${TOOL_TIMEOUT_MS}${envFlags} ${SERVER_NAME} ${commandLine}` },
       ];
-      hint = `Merge the "${SERVER_NAME}" entry into "mcpServers" of ${file} (or run the command), then check it with: gemini mcp list. "timeout" lets a Perplexity task run ten minutes.${npxNote}`;
+      hint =
+        `Merge the "${SERVER_NAME}" entry into "mcpServers" of ${file} (or run the command), then check it with: gemini mcp list. "timeout" lets a Perplexity task run ten minutes. ` +
+        `Gemini CLI starts MCP servers only in a folder you trust (it asks, or /permissions).${npxNote}`;
       break;
     }
     case 'opencode': {
