@@ -209,11 +209,11 @@ export const COMMANDS: Record<string, Command> = {
 
   config: {
     summary: 'Print the ready-to-paste MCP configuration for a client, or the Perplexity Agent API tool entry (agent-api).',
-    usage: 'comet-relay config claude-code|claude-desktop|codex|cursor|vscode|windsurf|http [--npx] [--home DIR] | agent-api [--public-url https://NAME]',
+    usage: 'comet-relay config claude-code|claude-desktop|codex|cursor|vscode|windsurf|gemini|opencode|http [--npx] [--home DIR] | agent-api [--public-url https://NAME]',
     async run(args) {
       const { values, positionals } = parseFlags('config', args, { npx: { type: 'boolean' }, home: { type: 'string' }, port: { type: 'string' }, 'public-url': { type: 'string' } });
       const client = positionals[0];
-      if (!client) throw new RelayError('CONFIG_ERROR', 'Name the client: comet-relay config claude-code|claude-desktop|codex|cursor|vscode|windsurf|http|agent-api.');
+      if (!client) throw new RelayError('CONFIG_ERROR', 'Name the client: comet-relay config claude-code|claude-desktop|codex|cursor|vscode|windsurf|gemini|opencode|http|agent-api.');
       const [{ agentApiConfig, clientConfig, defaultCliPath, readToken, resolveState }, { selectTools }, { parsePublicUrl }] = await Promise.all([
         import('../install'),
         import('../mcp/tools'),

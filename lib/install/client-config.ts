@@ -6,7 +6,7 @@ import { defaultCliPath, resolveSystem, type SystemOptions } from './system';
  * we print a snippet and say where it goes.
  */
 
-export const CLIENTS = ['claude-code', 'claude-desktop', 'codex', 'cursor', 'vscode', 'windsurf', 'http'] as const;
+export const CLIENTS = ['claude-code', 'claude-desktop', 'codex', 'cursor', 'vscode', 'windsurf', 'gemini', 'opencode', 'http'] as const;
 export type McpClientName = (typeof CLIENTS)[number];
 
 export const SERVER_NAME = 'comet-relay';
@@ -24,7 +24,9 @@ export const TOOL_TIMEOUT_MS = 600_000;
 /**
  * What each client calls its tool-call timeout (looked up 2026-12-01 in the clients' docs and
  * issue trackers). Claude Code reads MCP_TOOL_TIMEOUT (ms) from its environment or from the "env"
- * of ~/.claude/settings.json; Codex reads tool_timeout_sec per server. Claude Desktop, Cursor,
+ * of ~/.claude/settings.json; Codex reads tool_timeout_sec per server; Gemini CLI reads `timeout`
+ * (ms) per server in settings.json. Claude Desktop, Cursor, opencode (whose `timeout` bounds its
+ * start-up requests, not a tool call),
  * VS Code and Windsurf have no such setting: they rely on the progress notifications a held call
  * sends (at least every COMET_THREAD_PROGRESS_MS) and, when they give up anyway, on read_thread.
  */
@@ -35,6 +37,8 @@ export const TOOL_TIMEOUT_SETTING: Record<McpClientName, string | null> = {
   cursor: null,
   vscode: null,
   windsurf: null,
+  gemini: 'timeout',
+  opencode: null,
   http: null,
 };
 
@@ -188,6 +192,25 @@ export function clientConfig(client: string, options: ClientConfigOptions = {}):
       const file = home('~/.codeium/windsurf/mcp_config.json', '%USERPROFILE%\\.codeium\\windsurf\\mcp_config.json');
       snippets = [{ label: `File ${file}`, format: 'json', content: mcpServers(entry), file }];
       hint = `Merge into ${file} (Windsurf Settings → Cascade → MCP servers → View raw config), then refresh the server list.${npxNote}${noTimeoutSetting('Windsurf')}`;
+      break;
+    }
+    case 'gemini': {
+      const file = home('~/.gemini/settings.json', '%USERPROFILE%\\.gemini\\settings.json');
+      const envFlags = env ? ` -e ${q(`COMET_RELAY_HOME=${env.COMET_RELAY_HOME}`)}` : '';
+      snippets = [
+        { label: `File ${file} (every project) or .gemini/settings.json (this one)`, format: 'json', content: mcpServers({ ...entry, timeout: TOOL_TIMEOUT_MS }), file },
+        { label: 'Or the command line', format: 'shell', content: `gemini mcp add --scope user --timeout ${TOOL_TIMEOUT_MS}${envFlags} ${SERVER_NAME} ${commandLine}` },
+      ];
+      hint =
+        `Merge the "${SERVER_NAME}" entry into "mcpServers" of ${file} (or run the command), then check it with: gemini mcp list. "timeout" lets a Perplexity task run ten minutes. ` +
+        `Gemini CLI starts MCP servers only in a folder you trust (it asks, or /permissions).${npxNote}`;
+      break;
+    }
+    case 'opencode': {
+      const file = home('~/.config/opencode/opencode.json', '%USERPROFILE%\\.config\\opencode\\opencode.json');
+      const local = { type: 'local', command: [command, ...args], enabled: true, ...(env ? { environment: env } : {}) };
+      snippets = [{ label: `File opencode.json (this project) or ${file} (every project)`, format: 'json', content: json({ $schema: 'https://opencode.ai/config.json', mcp: { [SERVER_NAME]: local } }), file: 'opencode.json' }];
+      hint = `Merge the "${SERVER_NAME}" entry into "mcp" of opencode.json at your project's root or of ${file}, then check it with: opencode mcp list.${npxNote}${noTimeoutSetting('opencode')}`;
       break;
     }
     case 'http': {

@@ -33,6 +33,7 @@ import { measureCheckpointLatency, parallelThreads } from './threads';
 import { measureReconnect } from './reconnect';
 import { measureOurWait } from './wait-latency';
 import { ourWeight, playwrightMcpWeight } from './tool-surface';
+import { GEMINI_CLI, geminiAccepts } from './clients';
 import { MODEL_BYTES_BUDGET, WHOLE_BYTES_BUDGET } from '../support/tool-weight';
 
 /** The simulated site's speed: a `short` answer streams for 0.5 s instead of 1 s. Latency is measured from its finish. */
@@ -74,6 +75,7 @@ type Phase = (bench: Bench) => Promise<Row[]>;
 const PHASES: [string, Phase][] = [
   ['d', bundlePhase],
   ['n', toolSurfacePhase],
+  ['o', clientsPhase],
   ['a', answerLatencyPhase],
   ['b', roundTripPhase],
   ['e', fanOutPhase],
@@ -210,6 +212,26 @@ async function toolSurfacePhase({ world }: Bench): Promise<Row[]> {
       target: `≤ ${kB(WHOLE_BYTES_BUDGET)}, no findings`,
       mark: verdict(ours.wholeBytes <= WHOLE_BYTES_BUDGET && ours.findings === 0),
       note: 'compact JSON, UTF-8 bytes; findings: the MCP Inspector --strict rules (tests/support/tool-weight.ts)',
+    },
+  ];
+}
+
+// ── (o) ───────────────────────────────────────────────────────────────────────
+
+/** Opt-in (it installs client CLIs): runs only when named, `--only o`. */
+async function clientsPhase({ world }: Bench): Promise<Row[]> {
+  if (!onlyArg()?.has('o')) return [];
+  log(`(o) ${GEMINI_CLI}: config gemini, gemini mcp add, gemini mcp list`);
+  const gemini = await geminiAccepts(world.harness.env, log);
+  return [
+    {
+      measure: '(o) a client CLI accepts `comet-relay config` and connects',
+      n: '1',
+      median: gemini.ok ? 'connected' : 'failed',
+      tail: '',
+      target: 'connected',
+      mark: verdict(gemini.ok),
+      note: `${GEMINI_CLI}: ${gemini.detail.replace(/\|/g, '/')}`,
     },
   ];
 }

@@ -67,6 +67,24 @@ describe('client configs', () => {
     expect(clientConfig('http', base).hint).toContain('MCP_TOOL_TIMEOUT=600000');
   });
 
+  it("gemini: settings.json's mcpServers entry with its per-server timeout (ms), and the command line", () => {
+    expect(json('gemini')).toEqual({ mcpServers: { 'comet-relay': { command: '/usr/bin/node', args: ['/opt/comet relay/dist/cli.js', 'mcp'], timeout: 600_000 } } });
+    const config = clientConfig('gemini', { ...base, home: '/h' });
+    expect(config.snippets[0]?.file).toBe('~/.gemini/settings.json');
+    expect(JSON.parse(config.snippets[0]?.content ?? '')).toMatchObject({ mcpServers: { 'comet-relay': { env: { COMET_RELAY_HOME: '/h' } } } });
+    expect(config.snippets[1]?.content).toBe("gemini mcp add --scope user --timeout 600000 -e COMET_RELAY_HOME=/h comet-relay /usr/bin/node '/opt/comet relay/dist/cli.js' mcp");
+    expect(config.hint).toContain('gemini mcp list');
+  });
+
+  it("opencode: opencode.json's mcp entry, a local server with the command as one array", () => {
+    expect(json('opencode')).toEqual({
+      $schema: 'https://opencode.ai/config.json',
+      mcp: { 'comet-relay': { type: 'local', command: ['/usr/bin/node', '/opt/comet relay/dist/cli.js', 'mcp'], enabled: true } },
+    });
+    expect(json('opencode', 0, { ...base, home: '/h' }).mcp['comet-relay'].environment).toEqual({ COMET_RELAY_HOME: '/h' });
+    expect(clientConfig('opencode', base).hint).toContain('opencode mcp list');
+  });
+
   it('claude-desktop, cursor, windsurf: mcpServers entries, with the file per OS', () => {
     for (const client of ['claude-desktop', 'cursor', 'windsurf']) {
       expect(json(client).mcpServers['comet-relay']).toEqual({ command: '/usr/bin/node', args: ['/opt/comet relay/dist/cli.js', 'mcp'] });
