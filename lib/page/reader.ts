@@ -391,7 +391,7 @@ export function unrecognisedTurns(doc: Document, set: SelectorSet): RelayError |
   if (prose.length === 0) return null;
   return candidatesMiss('turn', [...set.turn, ...set.answer], doc.location?.href ?? '', {
     after: ' (question blocks, then answer blocks), although answer prose is on the page',
-    hint: 'this page is laid out in a way the selector set does not know: add a set that reads it (comet-relay selectors add) or save the page with comet-relay capture and report it',
+    hint: 'add a selector set that reads this page (comet-relay selectors add), or save it with comet-relay capture',
   });
 }
 

@@ -11,6 +11,11 @@ import { all, cleanText, first, matches, outermost, type Scope, sortInDocumentOr
 export interface Source {
   title: string;
   url?: string;
+  /**
+   * The page itself marks this URL as a citation (its URL attribute): kept even on Perplexity's own
+   * host (Deep Research cites its help pages), where a mere link is page chrome. Not returned.
+   */
+  cited?: true;
 }
 
 /** Canonical form for comparing: no scheme difference, no www., no fragment, no tracking, no trailing slash. */
@@ -53,10 +58,11 @@ export function fromInlineCitations(root: Scope, set: SelectorSet, base: string)
   const out: Source[] = [];
   for (const el of outermost(union(root, set.citationInline))) {
     const link = matches(el, set.link) ? el : first(el, set.link);
-    const raw = el.getAttribute(set.citationUrlAttr) ?? link?.getAttribute('href') ?? '';
+    const marked = el.getAttribute(set.citationUrlAttr);
+    const raw = marked ?? link?.getAttribute('href') ?? '';
     const title = citationName(cleanText(el), set);
     const url = raw ? absolute(raw, base) : null;
-    if (url) out.push({ title, url: url.href });
+    if (url) out.push({ title, url: url.href, ...(marked ? { cited: true as const } : {}) });
   }
   return out;
 }
@@ -142,7 +148,7 @@ export function mergeSources(...lists: Source[][]): Source[] {
   for (const list of lists) {
     for (const s of list) {
       if (s.url) {
-        if (!isExternal(s.url)) continue;
+        if (!s.cited && !isExternal(s.url)) continue;
         const key = normalizeUrl(s.url);
         if (!key) continue;
         const seen = byUrl.get(key);

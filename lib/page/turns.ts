@@ -1,5 +1,5 @@
 import type { SelectorSet } from '../selectors';
-import { closest, first, outermost, sortInDocumentOrder, union } from './dom';
+import { closest, first, matches, outermost, sortInDocumentOrder, union } from './dom';
 
 /**
  * A turn of the open thread, assembled from the blocks the page has. Perplexity has drawn a turn
@@ -110,26 +110,16 @@ function blocksOf(group: Group, others: Element[], set: SelectorSet): Element[] 
   const start = (group.question ?? group.answers[0]) as Element;
   if (group.question && group.answers.length > 0 && group.answers.every((a) => group.question?.contains(a))) return [group.question];
   const holdsOther = (el: Element) => others.some((o) => el.contains(o));
-  const stop = (el: Element) =>
-    holdsOther(el) || matchesAny(el, set.threadColumn) || first(el, set.composer) !== null || first(el, set.outsideThread) !== null;
+  // Not the thread column: the February layout puts that class on each turn's own wrappers too.
+  const stop = (el: Element) => holdsOther(el) || first(el, set.composer) !== null || first(el, set.outsideThread) !== null;
   let root = start;
   for (let p = root.parentElement; p && p !== root.ownerDocument.body && !stop(p); p = p.parentElement) root = p;
   const blocks = [root];
   for (let s = root.nextElementSibling; s && !holdsOther(s); s = s.nextElementSibling) {
-    if (first(s, set.composer) || matchesAny(s, set.outsideThread) || first(s, set.outsideThread)) break;
+    if (first(s, set.composer) || matches(s, set.outsideThread) || first(s, set.outsideThread)) break;
     blocks.push(s);
   }
   return blocks;
-}
-
-function matchesAny(el: Element, candidates: readonly string[]): boolean {
-  return candidates.some((c) => {
-    try {
-      return el.matches(c);
-    } catch {
-      return false;
-    }
-  });
 }
 
 /**

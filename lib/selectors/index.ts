@@ -10,7 +10,7 @@ export type { ElementKey, Mode, SelectorSet } from './schema';
  * The built-in sets as written, placeholders and all: what `comet-relay selectors show` prints for
  * a person to copy and fix. Readers use the expanded sets below.
  */
-export const BUILT_IN_SOURCES: readonly SelectorSet[] = [sourceB, sourceLive, sourceA];
+export const BUILT_IN_SOURCES: readonly SelectorSet[] = [sourceB, sourceA, sourceLive];
 
 export const generationA = expandLabels(sourceA);
 export const generationB = expandLabels(sourceB);
@@ -18,10 +18,11 @@ export const generationB = expandLabels(sourceB);
 export const live2026 = expandLabels(sourceLive);
 
 /**
- * Every built-in set, expanded. The simulated generations' sets come first on ties (a page with
- * none of the live site's hooks), the live site's set wins wherever its hooks are on the page.
+ * Every built-in set, expanded. The simulated generations' sets come first on ties (the simulated
+ * site shares the composer's hooks with the live one); the live site's set wins where the page
+ * shows what only it knows (an action row, a `markdown-content-N` answer).
  */
-export const SELECTOR_SETS: readonly SelectorSet[] = [generationB, live2026, generationA];
+export const SELECTOR_SETS: readonly SelectorSet[] = [generationB, generationA, live2026];
 
 export interface ProbeCandidate {
   name: string;

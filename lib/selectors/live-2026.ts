@@ -15,10 +15,11 @@ export const live2026: SelectorSet = {
   minChromeMajor: 140,
   signature: {
     present: [
-      '[data-ask-input-container]',
-      '[data-ask-input-container] [data-lexical-editor]',
       '[data-workflow-text-footer]',
+      // The February answer counts twice: on those pages it is what tells this set from gen A's `#ask-input`.
       'div[id^="markdown-content-"]',
+      '[id^="markdown-content-"] .prose',
+      '[data-ask-input-container] [data-lexical-editor]',
       '[data-testid="ask-input-mode-toggle-width-wrapper"]',
     ],
     // An answer inside its question's block is the older layout (the simulated generations), not this one.

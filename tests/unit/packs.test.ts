@@ -3,7 +3,7 @@ import { describe, expect, it, vi } from 'vitest';
 import { parsePack, parsePackText } from '../../lib/packs/parse';
 import { applyPacks, selectorSetApplier } from '../../lib/page/packs';
 import { PACKS_APPLY_EVENT } from '../../lib/protocol/ports';
-import { BUILT_IN_SOURCES, chooseSelectorSet, generationB, type SelectorSet } from '../../lib/selectors';
+import { BUILT_IN_SOURCES, chooseSelectorSet, generationB, SELECTOR_SETS, type SelectorSet } from '../../lib/selectors';
 import { SelectorCatalog } from '../../lib/selectors/catalog';
 import { expandLabels, expandPattern, expandSelector, modeWords } from '../../lib/selectors/labels';
 import { SelectorSetSchema } from '../../lib/selectors/schema';
@@ -106,13 +106,14 @@ describe('the page’s catalog of selector sets', () => {
     const listener = vi.fn();
     catalog.onChange(listener);
     catalog.replaceAdded([{ set: renamedSet(), source: '/home/me/selectors/a.json' }]);
-    expect(catalog.sets().map((s) => s.name)).toEqual(['gen-b-2026-12', 'gen-b-2026-10', 'gen-a-2026-04']);
+    expect(catalog.sets().map((s) => s.name)).toEqual(['gen-b-2026-12', 'gen-b-2026-10', 'gen-a-2026-04', 'gen-b-2026-10-live']);
     expect(catalog.version).toBe(1);
     expect(listener).toHaveBeenCalledTimes(1);
     catalog.replaceAdded([{ set: { ...sourceB, composer: ['#fixed'] }, source: '/home/me/selectors/b.json' }]);
     expect(catalog.entries().map((e) => [e.set.name, e.source])).toEqual([
       ['gen-b-2026-10', '/home/me/selectors/b.json'],
       ['gen-a-2026-04', 'built-in'],
+      ['gen-b-2026-10-live', 'built-in'],
     ]);
     // What arrives is expanded like the built-in sets.
     expect(catalog.sets()[0]?.stopButton.join(' ')).toContain('Arrêter');
@@ -134,9 +135,9 @@ describe('the page’s catalog of selector sets', () => {
     const event = (packs: unknown[]) => ({ kind: 'event' as const, event: PACKS_APPLY_EVENT, data: { packs } });
     expect(applyPacks(appliers, { kind: 'event', event: 'other', data: {} })).toBe(false);
     expect(applyPacks(appliers, event([{ kind: 'selector-set', name: 'gen-b-2026-12', source: '/x.json', item: renamedSet() }]))).toBe(true);
-    expect(catalog.sets()).toHaveLength(3);
+    expect(catalog.sets()).toHaveLength(SELECTOR_SETS.length + 1);
     applyPacks(appliers, event([]));
-    expect(catalog.sets()).toHaveLength(2);
+    expect(catalog.sets()).toHaveLength(SELECTOR_SETS.length);
   });
 });
 

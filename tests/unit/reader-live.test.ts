@@ -1,0 +1,112 @@
+// @vitest-environment happy-dom
+import { afterEach, describe, expect, it } from 'vitest';
+import { createPageDriver } from '../../lib/page/driver';
+import { takeSnapshot } from '../../lib/page/observer';
+import { stopButton, turnsOf } from '../../lib/page/reader';
+import { live2026 } from '../../lib/selectors';
+import { flush, loadHtml } from '../fixtures/reader/load';
+
+/**
+ * The reader on the live site's layout (lib/selectors/README.md, "The live site"), in markup of our
+ * own: question and answer as sibling blocks, the stop control in the composer, the action row as
+ * the "done" sign, and only the latest turns mounted.
+ */
+const question = (n: number, text: string) =>
+  `<div data-workflow-entry="${n}"><div class="group/user-bubble"><span class="whitespace-pre-line">${text}</span></div></div>`;
+const answer = (text: string) =>
+  `<div class="group/final-text" data-workflow-final-text=""><div class="prose" data-renderer="lm"><p>${text}</p></div></div>`;
+const footer = '<div class="contents"><div data-workflow-text-footer=""><button aria-label="Copy"></button><button aria-label="Helpful"></button></div></div>';
+const stop = '<button aria-label="Stop response"><svg><use xlink:href="#pplx-icon-player-stop-filled"></use></svg></button>';
+const page = (turns: string, composerButtons = '<button aria-label="Submit"></button>', elsewhere = '') => `
+  <main>${elsewhere}<div class="max-w-threadContentWidth"><div class="flex flex-col">${turns}</div></div>
+  <div data-ask-input-container="true"><div id="ask-input" contenteditable="true" data-lexical-editor="true"></div>
+  <span data-testid="ask-input-mode-toggle-width-wrapper"><button data-state="closed" aria-pressed="true">Search</button></span>${composerButtons}</div></main>`;
+
+afterEach(() => {
+  document.body.innerHTML = '';
+});
+
+describe('the live layout: sibling blocks', () => {
+  it('a question block and the answer and action row after it are one turn; each turn reads its own', () => {
+    loadHtml(page(question(0, 'first?') + answer('One.') + footer + question(1, 'second?') + answer('Two.') + footer));
+    const turns = turnsOf(document, live2026);
+    expect(turns.map((t) => t.index)).toEqual([0, 1]);
+    expect(turns[1]?.blocks).toHaveLength(3);
+    expect(takeSnapshot(document, live2026)).toMatchObject({ turnCount: 2, turnIndex: 1, footer: true, hasStopButton: false });
+  });
+
+  it('only the latest turns mounted: the latest is told by the page’s index, not by counting blocks', async () => {
+    const mounted = [5, 6, 7, 8, 9].map((n) => question(n, `q${n}`) + answer(`a${n}`) + footer).join('');
+    loadHtml(page(mounted));
+    const poll = await createPageDriver(window).poll();
+    expect(poll).toMatchObject({ turnCount: 10, lastTurnIndex: 9, questionText: 'q9', response: 'a9', status: 'completed' });
+  });
+
+  it('an answer whose question is not mounted is a turn of its own, numbered after the one before', () => {
+    loadHtml(page(question(3, 'q3') + answer('a3') + footer + answer('a4') + footer));
+    expect(turnsOf(document, live2026).map((t) => [t.index, t.question !== null])).toEqual([
+      [3, true],
+      [4, false],
+    ]);
+  });
+
+  it('an empty answer block mounted beside the real one does not split the turn', () => {
+    loadHtml(page(question(0, 'q') + '<div id="markdown-content-0"></div>' + answer('The answer.') + footer));
+    const turns = turnsOf(document, live2026);
+    expect(turns).toHaveLength(1);
+    expect(turns[0]?.answers[0]?.textContent).toBe('The answer.');
+  });
+});
+
+describe('liveness from the right signals', () => {
+  it('the stop control is the composer’s button with the stop icon or the "Stop response" label; dictation and read-aloud stops are not it', () => {
+    const decoys = '<button aria-label="Stop dictation"></button>';
+    const readAloud = '<div><button aria-label="Stop">read aloud</button><button aria-label="Stop response (Esc)">x</button></div>';
+    loadHtml(page(question(0, 'q') + answer('Partial'), decoys, readAloud));
+    expect(stopButton(document, live2026, turnsOf(document, live2026).at(-1) ?? null)).toBeNull();
+    loadHtml(page(question(0, 'q') + answer('Partial'), `${decoys}${stop}`, readAloud));
+    expect(stopButton(document, live2026, null)?.getAttribute('aria-label')).toBe('Stop response');
+    // Localized label: the icon still says it.
+    loadHtml(page(question(0, 'q') + answer('Partial'), '<button aria-label="Arrêter la réponse"><svg><use href="#pplx-icon-player-stop-filled"></use></svg></button>'));
+    expect(stopButton(document, live2026, null)).not.toBeNull();
+  });
+
+  it('the answer block mounted with its first token is not "done": the wait ends when the action row appears', async () => {
+    // A follow-up: the earlier turn's action row is what tells the live site's set from the simulated generation B's.
+    loadHtml(page(question(0, 'q') + answer('Earlier.') + footer + question(1, 'q') + answer('First words'), stop));
+    const driver = createPageDriver(window);
+    expect(driver.selectorSet().name).toBe(live2026.name);
+    const waiting = driver.wait({ afterTurn: 1, timeoutMs: 5000, stallMs: 5000 });
+    await flush();
+    expect((await driver.poll()).status).toBe('working');
+    const list = document.querySelector('.flex.flex-col') as Element;
+    document.querySelector('[data-ask-input-container] button[aria-label="Stop response"]')?.remove();
+    (list.querySelectorAll('.prose p')[1] as Element).textContent = 'First words, and the rest.';
+    list.insertAdjacentHTML('beforeend', footer);
+    const out = await waiting;
+    expect(out).toMatchObject({ status: 'completed', response: 'First words, and the rest.' });
+  });
+
+  it('where the row never comes, the text holding still after the stop control went away ends the wait', async () => {
+    loadHtml(page(question(0, 'q') + answer('Earlier.') + footer + question(1, 'q') + answer('Some'), stop));
+    const driver = createPageDriver(window);
+    expect(driver.selectorSet().name).toBe(live2026.name);
+    const started = Date.now();
+    const waiting = driver.wait({ afterTurn: 1, timeoutMs: 5000, stallMs: 5000 });
+    await flush();
+    document.querySelector('[aria-label="Stop response"]')?.remove();
+    await flush();
+    // The last words land just after the stop control went away: still the same wait.
+    (document.querySelectorAll('.prose p')[1] as Element).textContent = 'Some more words.';
+    const out = await waiting;
+    expect(out).toMatchObject({ status: 'completed', response: 'Some more words.' });
+    expect(Date.now() - started).toBeLessThan(4000);
+  });
+
+  it('step headers as the live site words them are "finished"', () => {
+    for (const header of ['Reviewed 10 sources', '7 steps completed', 'Completed 3 steps']) {
+      loadHtml(page(`${question(0, 'q')}<div><button type="button">${header}</button></div>${answer('A')}${footer}`));
+      expect(takeSnapshot(document, live2026)).toMatchObject({ stepsFinished: true });
+    }
+  });
+});

@@ -1,0 +1,133 @@
+// @vitest-environment happy-dom
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { createPageDriver } from '../../lib/page/driver';
+import { looksFinished, takeSnapshot } from '../../lib/page/observer';
+import { readTurnNow, turnsOf } from '../../lib/page/reader';
+import { readSources } from '../../lib/page/source-reader';
+import { fromInlineCitations, mergeSources, normalizeUrl } from '../../lib/page/sources';
+import { chooseSelectorSet, live2026 } from '../../lib/selectors';
+import { loadHtml } from '../fixtures/reader/load';
+
+/**
+ * The readers against pages other people saved from the live perplexity.ai (their folder is named
+ * by COMET_REAL_PERPLEXITY; .ci/run sets it when ../shared/real-perplexity exists). Nothing of them
+ * is copied here: what a test expects, it finds in the capture itself with a plain structural
+ * query, independent of the selector sets, and holds the reader's result against it.
+ */
+const folder = process.env.COMET_REAL_PERPLEXITY;
+const present = Boolean(folder && existsSync(folder));
+const title = present
+  ? `real perplexity.ai captures in ${folder}`
+  : 'real perplexity.ai captures — skipped: COMET_REAL_PERPLEXITY names no folder (set it to the real-perplexity captures folder to run these)';
+
+const THREAD_PAGES = [
+  'search-thread-page-WebMCP-2026-08.html',
+  'search-thread-page-obsidian-AI-exporter-2026-02-27.html',
+  'search-thread-page-obsidian-AI-exporter-2026-02-02.html',
+  'deep-research-thread-page-obsidian-AI-exporter-2026-02-27.html',
+  'deep-research-thread-page-obsidian-AI-exporter-2026-02-02.html',
+];
+const URL = 'https://www.perplexity.ai/search/a-captured-thread';
+
+const load = (name: string) => loadHtml(readFileSync(join(folder as string, name), 'utf8'), URL);
+const squash = (s: string) => s.replace(/\s+/g, ' ').trim();
+const after = (a: Node, b: Node) => (a.compareDocumentPosition(b) & Node.DOCUMENT_POSITION_FOLLOWING) !== 0;
+
+/** What the capture says, found without the selector sets: the last question, and what follows it. */
+function lastTurnByStructure() {
+  const questions = [...document.querySelectorAll('[class~="group/query"], [class~="group/user-bubble"]')];
+  const question = questions.at(-1) as Element;
+  const textOf = question.querySelector('[class*="whitespace-pre-line"], .select-text') ?? question;
+  const answers = [...document.querySelectorAll('[data-workflow-final-text], div[id^="markdown-content-"]')].filter(
+    (a) => after(question, a) && (a.textContent ?? '').trim() !== '',
+  );
+  const answer = answers.at(-1) as Element;
+  const headers = [...document.querySelectorAll('button')].filter(
+    (b) => after(question, b) && /^(Reviewed \d+ sources|\d+ steps completed|Completed \d+ steps)$/.test(squash(b.textContent ?? '')),
+  );
+  const cited = [...answer.querySelectorAll('[data-pplx-citation-url]')].map((c) => c.getAttribute('data-pplx-citation-url') as string);
+  // Every piece of text the answer shows, apart from buttons, icons and citation chips (checked as URLs).
+  const walker = document.createTreeWalker(answer, NodeFilter.SHOW_TEXT);
+  const pieces: string[] = [];
+  for (let n = walker.nextNode(); n; n = walker.nextNode()) {
+    if (n.parentElement?.closest('button, svg, figcaption, .citation, .citation-nbsp, style, script')) continue;
+    const t = squash(n.nodeValue ?? '');
+    if (t) pieces.push(t);
+  }
+  return { question: squash(textOf.textContent ?? ''), pieces, header: headers.at(-1) ? squash(headers.at(-1)?.textContent ?? '') : undefined, cited };
+}
+
+if (!present) console.warn(title);
+
+describe.skipIf(!present)(title, () => {
+  afterEach(() => {
+    document.body.innerHTML = '';
+  });
+
+  for (const name of THREAD_PAGES) {
+    describe(name, () => {
+      it('is recognised as the live site, and its last turn reads as the capture shows it', async () => {
+        load(name);
+        const expected = lastTurnByStructure();
+        expect(chooseSelectorSet(document, 150).set.name).toBe(live2026.name);
+        const poll = await createPageDriver(window).poll();
+        expect(expected.pieces.length).toBeGreaterThan(0);
+        const response = squash(poll.response);
+        for (const piece of expected.pieces) expect(response, piece).toContain(piece);
+        expect(squash(poll.questionText)).toBe(expected.question);
+        expect(response).not.toContain(expected.question);
+      });
+
+      it('reads the steps header of the last turn, or none where the capture shows none', () => {
+        load(name);
+        const expected = lastTurnByStructure();
+        const turns = turnsOf(document, live2026);
+        const last = turns.at(-1);
+        expect(last).toBeDefined();
+        const state = readTurnNow(last as NonNullable<typeof last>, 0, live2026);
+        expect(state.stepsHeader).toBe(expected.header);
+        if (expected.header) expect(state.stepsFinished).toBe(true);
+      });
+
+      it('finds every URL the last answer cites', async () => {
+        load(name);
+        const expected = [...new Set(lastTurnByStructure().cited.map((u) => normalizeUrl(u)))];
+        const read = await readSources({ win: window, doc: document, set: live2026, waitFor: async () => null }, { expand: false, openTab: false });
+        expect(read.sources.map((s) => normalizeUrl(s.url ?? '')).sort()).toEqual(expected.sort());
+      });
+
+      it('is not working: no stop control, a finished snapshot, and a wait that completes at once', async () => {
+        load(name);
+        const driver = createPageDriver(window);
+        const poll = await driver.poll();
+        expect(poll).toMatchObject({ status: 'completed', hasStopButton: false, hasLoadingSpinner: false });
+        expect(looksFinished(takeSnapshot(document, live2026))).toBe(true);
+        const wait = await driver.wait({ timeoutMs: 3000, stallMs: 3000 });
+        expect(wait.status).toBe('completed');
+        expect(squash(wait.response)).toBe(squash(poll.response));
+      });
+    });
+  }
+
+  describe('answer-citations-excerpt-SaysWho-2026-08-11.html (a bare .prose, cut down by its authors)', () => {
+    it('reads each nested citation once, by the URL its outer span carries', () => {
+      load('answer-citations-excerpt-SaysWho-2026-08-11.html');
+      const urls = new Set([...document.querySelectorAll('[data-pplx-citation-url]')].map((c) => c.getAttribute('data-pplx-citation-url')));
+      const prose = document.querySelector('.prose') as Element;
+      const read = mergeSources(fromInlineCitations(prose, live2026, URL));
+      expect(read.map((s) => s.url)).toEqual([...urls]);
+      expect(document.querySelectorAll('a[href]').length).toBe(1); // the page's own settings link only
+    });
+
+    it('answer prose no turn explains fails every read with SELECTOR_MISS turn, naming what was tried', async () => {
+      load('answer-citations-excerpt-SaysWho-2026-08-11.html');
+      const driver = createPageDriver(window);
+      const miss = /^turn: none of `\[data-workflow-entry\]`.* matched on https:\/\/www\.perplexity\.ai\/search\/\S+ \(question blocks, then answer blocks\), although answer prose is on the page/;
+      await expect(driver.poll()).rejects.toMatchObject({ code: 'SELECTOR_MISS', message: expect.stringMatching(miss) });
+      await expect(driver.wait({ timeoutMs: 500 })).rejects.toMatchObject({ code: 'SELECTOR_MISS', message: expect.stringMatching(miss) });
+      await expect(driver.run('reading sources', () => readSources(driver.context(), {}))).rejects.toMatchObject({ code: 'SELECTOR_MISS' });
+    });
+  });
+});
