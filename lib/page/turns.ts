@@ -130,24 +130,31 @@ function blocksOf(group: Group, others: Element[], set: SelectorSet): Element[] 
 export function turnsOf(doc: Document, set: SelectorSet): Turn[] {
   const questions = outermost(union(doc, set.turn)).filter((q) => !outsideThread(q, set));
   const answers = outermost(union(doc, set.answer)).filter((a) => !outsideThread(a, set) && !closest(a, set.userBubble));
+  const qs = new Set(questions);
+  // The question block an answer sits in, if any (the layout of one element per turn): up the tree, not across every block.
   const owner = new Map<Element, Element>();
   for (const a of answers) {
-    const q = questions.find((q) => q.contains(a));
-    if (q) owner.set(a, q);
+    for (let p = a.parentElement; p; p = p.parentElement) {
+      if (qs.has(p)) {
+        owner.set(a, p);
+        break;
+      }
+    }
   }
   const markers = sortInDocumentOrder([...questions, ...answers.filter((a) => !owner.has(a))]);
   const groups: Group[] = [];
-  const qs = new Set(questions);
   for (const m of markers) {
     const current = groups.at(-1);
     if (qs.has(m)) {
-      groups.push({ question: m, answers: answers.filter((a) => owner.get(a) === m) });
+      groups.push({ question: m, answers: [] });
     } else if (current && (!hasText(m) || !current.answers.some(hasText))) {
       current.answers.push(m);
     } else {
       groups.push({ question: null, answers: [m] });
     }
   }
+  const byQuestion = new Map(groups.map((g) => [g.question, g]));
+  for (const [a, q] of owner) byQuestion.get(q)?.answers.push(a);
   const indexes = indexesOf(groups, set);
   const markersOf = (g: Group) => [...(g.question ? [g.question] : []), ...g.answers];
   return groups.map((g, i) => {
