@@ -5,7 +5,8 @@ import { first, isDisabled, isHidden, pressKey, requireEl } from './dom';
 /**
  * Putting text into the composer and submitting it. Lexical ignores synthetic key events on some
  * builds, so text goes in through the editing commands a paste would use; select-all goes through
- * execCommand / the Selection API, which mean the same on every platform (failure mode 7).
+ * execCommand / the Selection API, which mean the same on every platform (a Meta+A key
+ * event selects nothing off macOS).
  */
 
 export function composerOf(ctx: PageContext): HTMLElement {

@@ -7,7 +7,7 @@ import type { PageContext } from './context';
 import { all, cleanText, first, iconsIn, isHidden, matches, pointerClick, probeMiss, pressKey } from './dom';
 
 /**
- * Reading and switching the mode on both generations without leaving the page (failure mode 6).
+ * Reading and switching the mode on both generations without ever navigating away.
  * Modes are recognised by icon first (locale-independent, exact match so that
  * `#pplx-icon-custom-computer` is `create`, not `computer`), then by the mode names of the set's
  * labels, in any of its languages.
@@ -79,7 +79,7 @@ async function openChipMenu(ctx: PageContext, chip: HTMLElement): Promise<Elemen
   for (let attempt = 0; attempt < 2; attempt++) {
     const open = openMenuOf(ctx, chip);
     if (open) return open;
-    pointerClick(chip); // a bare .click() does not open a Radix trigger (failure mode 9)
+    pointerClick(chip); // a bare .click() does not open a Radix trigger
     const menu = await ctx.waitFor(() => openMenuOf(ctx, chip), OPEN_MS);
     if (menu) return menu;
   }
@@ -210,7 +210,7 @@ export function pillMode(doc: Document, set: SelectorSet): Mode | null {
 /**
  * Reading is not acting: the mode comes from what the page shows (the open typeahead, the pill).
  * Only a pill it cannot name sends it to the typeahead, which means typing "/": then only into an
- * empty composer, which is emptied again afterwards (fault 5).
+ * empty composer, which is emptied again afterwards: a draft is never touched.
  */
 async function readModeA(ctx: PageContext): Promise<ModeRead> {
   const open = typeaheadOpen(ctx);

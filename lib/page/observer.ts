@@ -314,7 +314,7 @@ export class PageWatcher {
 export type WaitStatus = 'completed' | 'timeout' | 'stalled' | 'error' | 'stopped' | 'waiting';
 
 /**
- * What a wait is bound to when the caller asked the question (fault 3): the turn its ask created,
+ * What a wait is bound to when the caller asked the question: the turn its ask created,
  * in the conversation it was created in, holding its question. Another session's later turn in
  * the same tab, or any turn of another conversation, is never this wait's answer.
  */
@@ -383,8 +383,8 @@ function notYourQuestion(turnIndex: number, shown: string, url: string): RelayEr
 }
 
 /**
- * Resolves as soon as a turn created after `afterTurn` finishes (failure mode 5), from mutation
- * events rather than a polling loop (failure mode 10). Timers: one deadline, one stall timer
+ * Resolves as soon as a turn created after `afterTurn` finishes (not the previous), from mutation
+ * events rather than a polling loop (no settling delay). Timers: one deadline, one stall timer
  * re-armed on change; both cleared, and the observer released, however the wait ends.
  */
 export function waitForAnswer(

@@ -8,7 +8,7 @@ import { renderText } from './text';
 /**
  * Reads turns of the open thread: question, steps, answer, error, and whether the agent is
  * still working. Status comes from elements of the current turn (stop button, spinners, steps
- * header), never from words in the page text (failure mode 1).
+ * header), never from words in the page text (an answer may say "Searching").
  */
 
 export type Status = 'working' | 'idle' | 'completed';
@@ -96,7 +96,7 @@ export function proseCount(doc: Document, set: SelectorSet): number {
 // ---------------------------------------------------------------- working indicators
 
 /**
- * A stop button counts when it is labelled as one (not "has an svg rect": failure mode 2),
+ * A stop button counts when it is labelled as one (not "has an svg rect": Expand pane has one),
  * visible, not in the sidebar, and not inside an earlier turn.
  */
 export function stopButton(doc: Document, set: SelectorSet, current: Element | null): Element | null {
@@ -260,7 +260,7 @@ export interface TurnReadOptions extends ReadOptions {
 
 /**
  * Reads turn `index` (negative counts from the end; default the latest). An off-screen turn that
- * is an empty placeholder (failure mode 11) is scrolled into view, awaited through the page
+ * is an empty placeholder (virtualized) is scrolled into view, awaited through the page
  * watcher until it has content, read, and the scroll position is put back.
  */
 export async function readTurn(ctx: PageContext, index = -1, opts: TurnReadOptions = {}): Promise<TurnState | null> {

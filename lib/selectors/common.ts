@@ -21,7 +21,7 @@ export const modeIcons: Record<string, Mode> = {
 export const common = {
   composer: ['#ask-input', 'textarea[placeholder*="{askPlaceholder}"]'],
   submit: ['[data-testid="submit-button"]', 'button[aria-label="{submit}"]'],
-  // Only marked or labelled buttons count: an svg <rect> says nothing (failure mode 2).
+  // Only marked or labelled buttons count: an svg <rect> says nothing ("Expand pane" has one too).
   stopButton: ['[data-testid="stop-generating-response-button"]', 'button[aria-label*="{stop}"]', 'button[aria-label*="{cancel}"]'],
   spinner: ['.animate-spin', '.animate-pulse'],
   newThread: [
