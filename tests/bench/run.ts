@@ -1,5 +1,5 @@
 /**
- * `npm run bench`: the numbers the README's "Measured" table holds us to, measured in one run on the simulated
+ * `npm run bench`: the numbers docs/measured.md holds us to, measured in one run on the simulated
  * perplexity.ai (generation B) with the real extension, the real host and real MCP clients, beside a
  * baseline that reads the same page the way the CDP-based server does. Prints a markdown table.
  * A missed target is reported, not fatal: the process fails only if the bench itself broke.
