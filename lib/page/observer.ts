@@ -1,12 +1,13 @@
 import { RelayError } from '../protocol/errors';
-import type { ThreadInteraction } from '../protocol/watch';
 import { conversationKey, isConversationPath } from '../protocol/urls';
 import type { SelectorSet } from '../selectors';
 import type { WaitFor } from './context';
 import { all, closest, outermost, union } from './dom';
-import { readInteractions } from './interactions';
+import { readInteractions, type WaitingFor, waitingFor } from './interactions';
 import { questionMatch } from './question';
 import { hasSpinner, isPlaceholder, readError, readSteps, stopButton, turnsOf } from './reader';
+
+export { type WaitingFor, waitingFor } from './interactions';
 
 /**
  * One MutationObserver for the whole page, connected only while someone listens: no observer and
@@ -32,29 +33,6 @@ export interface Snapshot {
   placeholder: boolean;
   /** Computer mode: the first thing the current turn waits on the person for (question, confirmation). */
   waitingFor?: WaitingFor;
-}
-
-/** What a paused task asks the person (from the page's interaction box). */
-export interface WaitingFor {
-  type: string;
-  text: string;
-  options?: string[];
-  /** Several questions answered together (Deep Research's clarifying questions), with their choices. */
-  questions?: { id: string; text: string; options?: string[] }[];
-  /** When the service skips the questions by itself (ISO), if the page says. */
-  expiresAt?: string;
-}
-
-/** The first interaction of the turn, as page.wait and page.poll report it. */
-export function waitingFor(pending: ThreadInteraction | undefined): WaitingFor | undefined {
-  if (!pending) return undefined;
-  return {
-    type: pending.type,
-    text: pending.text,
-    ...(pending.options ? { options: pending.options } : {}),
-    ...(pending.questions ? { questions: pending.questions } : {}),
-    ...(pending.expiresAt ? { expiresAt: pending.expiresAt } : {}),
-  };
 }
 
 export type PageEvent =

@@ -1,9 +1,11 @@
 import type { SelectorSet } from '../selectors';
 import type { PageContext } from './context';
 import { all, cleanText, closest, first, isHidden, outermost, pointerClick, spokenText, union } from './dom';
-import { readInteractions } from './interactions';
-import { type WaitingFor, waitingFor } from './observer';
+import { readInteractions, type WaitingFor, waitingFor } from './interactions';
 import { renderText } from './text';
+import { outsideThread, turnsOf } from './turns';
+
+export { turnsOf } from './turns';
 
 /**
  * Reads turns of the open thread: question, steps, answer, error, and whether the agent is
@@ -55,15 +57,6 @@ export interface PollResult extends Indicators {
 }
 
 // ---------------------------------------------------------------- locating things
-
-function outsideThread(el: Element, set: SelectorSet): boolean {
-  return closest(el, set.outsideThread) !== null;
-}
-
-/** Turns of the thread in order (outermost `[data-workflow-entry]`, never in the sidebar). */
-export function turnsOf(doc: Document, set: SelectorSet): Element[] {
-  return outermost(all(doc, set.turn)).filter((t) => !outsideThread(t, set));
-}
 
 /** Answer roots of a turn: outermost prose inside the answer container, so nesting counts once. */
 function proseRoots(turn: Element, set: SelectorSet): Element[] {
