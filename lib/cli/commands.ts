@@ -10,7 +10,7 @@ import { parseFlags, parsePort, parseToolList } from './args';
  * Every command loads what it needs when it runs (`await import`): in the built bundle
  * (dist/commands.js) a module's code runs only once imported, so `comet-relay mcp` never starts the
  * HTTP server's modules, the installer or the doctor, and `install` never builds the MCP SDK's
- * schemas (issue 10: cold start).
+ * schemas (a short cold start for every command).
  */
 /** The subcommands, each a small declarative entry: what it does, how to call it, and its runner. */
 export interface Command {

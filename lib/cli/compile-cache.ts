@@ -9,7 +9,7 @@ import { ensurePrivateDir } from '../relay/private-dir';
  * Loads one of our CommonJS bundles with V8's code cache, so a `comet-relay mcp` started by an MCP
  * client does not compile the MCP SDK and zod again every time. Node 22.1+ has this built in
  * (`module.enableCompileCache`); Node 20 has only the pieces: `vm.Script` accepts `cachedData` and
- * produces it with `createCachedData()`, which is what this uses (issue 10: cold start).
+ * produces it with `createCachedData()`, which is what this uses (a short cold start).
  *
  * The cache lives in `<state>/cache/` (owner-only, like the rest of the state folder; `uninstall
  * --purge` removes it). A cache is code: V8 checks it against the source's length, its own version

@@ -11,7 +11,7 @@ export { typePrompt, submit } from './composer';
 export { getMode, setMode } from './mode';
 
 /**
- * What a later wait binds to (fault 3): the turn this ask created, the conversation it is in and
+ * What a later wait binds to: the turn this ask created, the conversation it is in and
  * its question's key. `afterTurn` and `baselineUrl` (the state before submitting) stay for
  * callers that bind the old way.
  */
@@ -76,7 +76,7 @@ function answering(ctx: PageContext): boolean {
 
 /**
  * The page takes no prompt while it writes an answer (its Submit is gone or disabled, Enter does
- * nothing): typing then would only leave the prompt in the composer (fault 5). Wait for it to end.
+ * nothing): typing then would only leave the prompt in the composer, unsent. Wait for it to end.
  */
 async function untilPageTakesPrompts(ctx: PageContext, options: AskOptions): Promise<void> {
   if (!answering(ctx)) return;
@@ -128,7 +128,7 @@ async function restoreComposer(ctx: PageContext, composer: HTMLElement, held: st
 
 /**
  * Types the prompt and submits it, once the page takes prompts, and confirms the page took *this*
- * prompt: a new turn showing this question (fault 5). A cancel stops it at every step: nothing is
+ * prompt: a new turn showing this question. A cancel stops it at every step: nothing is
  * typed or submitted after it, and text typed before it is replaced by what the composer held.
  */
 export async function ask(

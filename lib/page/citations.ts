@@ -69,7 +69,7 @@ export interface Expansion {
 
 /**
  * Some grouped citations open nothing: they expand in place, putting their sources' link badges
- * into the answer (generation A, fault 9). Those are the badges that were not there before the click.
+ * into the answer (generation A). Those are the badges that were not there before the click.
  */
 function badgesIn(ctx: PageContext, scope: Scope): Element[] {
   return union(scope, ctx.set.citationBadge);

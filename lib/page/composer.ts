@@ -10,7 +10,8 @@ import { first, isDisabled, isHidden, pressKey, requireEl } from './dom';
  * handles itself, first a paste carrying a DataTransfer, then `beforeinput`, and only where neither
  * is handled (a plain contenteditable) through execCommand. An editor that handles an event cancels
  * it, which is how each step knows whether the next one is needed. Select-all goes through
- * execCommand / the Selection API, which mean the same on every platform (failure mode 7).
+ * execCommand / the Selection API, which mean the same on every platform (a Meta+A key event
+ * selects nothing off macOS).
  */
 
 export function composerOf(ctx: PageContext): HTMLElement {

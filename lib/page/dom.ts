@@ -64,7 +64,7 @@ export function closest(el: Element, candidates: readonly string[]): Element | n
   return null;
 }
 
-/** Keeps only elements with no ancestor in the list (nested `.prose` counted once: failure mode 3). */
+/** Keeps only elements with no ancestor in the list (nested `.prose` counted once, not twice). */
 export function outermost(elements: Element[]): Element[] {
   const set = new Set(elements);
   return elements.filter((el) => {
@@ -133,7 +133,7 @@ export function cleanText(el: { textContent: string | null } | null | undefined)
 
 /**
  * The full pointer sequence a user's click produces. Radix triggers on Chromium 153+ open only on
- * it (failure mode 9); ordinary buttons are indifferent to the extra events.
+ * it, never on a bare `.click()`; ordinary buttons are indifferent to the extra events.
  */
 export function pointerClick(el: Element): void {
   const view = el.ownerDocument.defaultView as (Window & typeof globalThis) | null;

@@ -14,3 +14,26 @@ import { pageReader } from './thread-readers';
 export function readInteractions(doc: Document, set: SelectorSet): ThreadInteraction[] {
   return pendingInteractions(doc, set, pageReader()).map((p) => p.interaction);
 }
+
+/** What a paused task asks the person (from the page's interaction box). */
+export interface WaitingFor {
+  type: string;
+  text: string;
+  options?: string[];
+  /** Several questions answered together (Deep Research's clarifying questions), with their choices. */
+  questions?: { id: string; text: string; options?: string[] }[];
+  /** When the service skips the questions by itself (ISO), if the page says. */
+  expiresAt?: string;
+}
+
+/** The first interaction of the turn, as page.wait and page.poll report it. */
+export function waitingFor(pending: ThreadInteraction | undefined): WaitingFor | undefined {
+  if (!pending) return undefined;
+  return {
+    type: pending.type,
+    text: pending.text,
+    ...(pending.options ? { options: pending.options } : {}),
+    ...(pending.questions ? { questions: pending.questions } : {}),
+    ...(pending.expiresAt ? { expiresAt: pending.expiresAt } : {}),
+  };
+}

@@ -7,7 +7,7 @@ import type { PageContext } from './context';
 import { all, cleanText, first, iconsIn, isHidden, matches, pointerClick, probeMiss, pressKey } from './dom';
 
 /**
- * Reading and switching the mode without leaving the page (failure mode 6), through whichever mode
+ * Reading and switching the mode without ever navigating away, through whichever mode
  * control the page shows, probed in turn: the Computer toggle and the mode chip (Aug–Oct 2026), the
  * radiogroup of modes (Feb 2026), the pill and slash menu (spring 2026). Modes are recognised by
  * icon first (locale-independent, exact match so that a menu row's `#pplx-icon-custom-computer` is
@@ -84,7 +84,7 @@ async function openChipMenu(ctx: PageContext, chip: HTMLElement): Promise<Elemen
   for (let attempt = 0; attempt < 2; attempt++) {
     const open = openMenuOf(ctx, chip);
     if (open) return open;
-    pointerClick(chip); // a bare .click() does not open a Radix trigger (failure mode 9)
+    pointerClick(chip); // a bare .click() does not open a Radix trigger
     const menu = await ctx.waitFor(() => openMenuOf(ctx, chip), OPEN_MS);
     if (menu) return menu;
   }
@@ -242,7 +242,7 @@ export function pillMode(doc: Document, set: SelectorSet): Mode | null {
 /**
  * Reading is not acting: the mode comes from what the page shows (the open typeahead, the pill).
  * Only when no pill names it does it ask the slash menu, which means typing "/": then only into an
- * empty composer, which is emptied again afterwards (fault 5).
+ * empty composer, which is emptied again afterwards: a draft is never touched.
  */
 async function readModeA(ctx: PageContext): Promise<ModeRead> {
   const open = typeaheadOpen(ctx);

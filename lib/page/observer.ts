@@ -1,12 +1,13 @@
 import { RelayError } from '../protocol/errors';
-import type { ThreadInteraction } from '../protocol/watch';
 import { conversationKey, isConversationPath } from '../protocol/urls';
 import type { SelectorSet } from '../selectors';
 import type { WaitFor } from './context';
-import { all, closest, outermost } from './dom';
-import { readInteractions } from './interactions';
+import { all, closest, outermost, union } from './dom';
+import { readInteractions, type WaitingFor, waitingFor } from './interactions';
 import { questionMatch } from './question';
 import { answerFooter, answersOf, hasSpinner, isPlaceholder, readError, readSteps, stopButton, turnAt, turnCountOf, turnsOf } from './reader';
+
+export { type WaitingFor, waitingFor } from './interactions';
 
 /**
  * One MutationObserver for the whole page, connected only while someone listens: no observer and
@@ -37,29 +38,6 @@ export interface Snapshot {
   placeholder: boolean;
   /** Computer mode: the first thing the current turn waits on the person for (question, confirmation). */
   waitingFor?: WaitingFor;
-}
-
-/** What a paused task asks the person (from the page's interaction box). */
-export interface WaitingFor {
-  type: string;
-  text: string;
-  options?: string[];
-  /** Several questions answered together (Deep Research's clarifying questions), with their choices. */
-  questions?: { id: string; text: string; options?: string[] }[];
-  /** When the service skips the questions by itself (ISO), if the page says. */
-  expiresAt?: string;
-}
-
-/** The first interaction of the turn, as page.wait and page.poll report it. */
-export function waitingFor(pending: ThreadInteraction | undefined): WaitingFor | undefined {
-  if (!pending) return undefined;
-  return {
-    type: pending.type,
-    text: pending.text,
-    ...(pending.options ? { options: pending.options } : {}),
-    ...(pending.questions ? { questions: pending.questions } : {}),
-    ...(pending.expiresAt ? { expiresAt: pending.expiresAt } : {}),
-  };
 }
 
 export type PageEvent =
@@ -327,7 +305,7 @@ export class PageWatcher {
 export type WaitStatus = 'completed' | 'timeout' | 'stalled' | 'error' | 'stopped' | 'waiting';
 
 /**
- * What a wait is bound to when the caller asked the question (fault 3): the turn its ask created,
+ * What a wait is bound to when the caller asked the question: the turn its ask created,
  * in the conversation it was created in, holding its question. Another session's later turn in
  * the same tab, or any turn of another conversation, is never this wait's answer.
  */
@@ -396,8 +374,8 @@ function notYourQuestion(turnIndex: number, shown: string, url: string): RelayEr
 }
 
 /**
- * Resolves as soon as a turn created after `afterTurn` finishes (failure mode 5), from mutation
- * events rather than a polling loop (failure mode 10). Timers: one deadline, one stall timer
+ * Resolves as soon as a turn created after `afterTurn` finishes (not the previous), from mutation
+ * events rather than a polling loop (no settling delay). Timers: one deadline, one stall timer
  * re-armed on change; both cleared, and the observer released, however the wait ends.
  */
 export function waitForAnswer(

@@ -3,17 +3,16 @@ import { isConversationPath } from '../protocol/urls';
 import type { SelectorSet } from '../selectors';
 import type { PageContext } from './context';
 import { all, candidatesMiss, cleanText, closest, first, iconsIn, isHidden, outermost, pointerClick, spokenText, union } from './dom';
-import { readInteractions } from './interactions';
-import { type WaitingFor, waitingFor } from './observer';
+import { readInteractions, type WaitingFor, waitingFor } from './interactions';
 import { renderText } from './text';
-import { type Turn, turnAt, turnCountOf, turnsOf } from './turns';
+import { outsideThread, type Turn, turnAt, turnCountOf, turnsOf } from './turns';
 
 export { type Turn, turnAt, turnCountOf, turnsOf } from './turns';
 
 /**
  * Reads turns of the open thread: question, steps, answer, error, and whether the agent is
  * still working. Status comes from elements of the current turn (stop button, spinners, steps
- * header), never from words in the page text (failure mode 1).
+ * header), never from words in the page text (an answer may say "Searching").
  */
 
 export type Status = 'working' | 'idle' | 'completed';
@@ -63,10 +62,6 @@ export interface PollResult extends Indicators {
 
 // ---------------------------------------------------------------- locating things
 
-function outsideThread(el: Element, set: SelectorSet): boolean {
-  return closest(el, set.outsideThread) !== null;
-}
-
 /**
  * The answer blocks a turn reads: those with text (a layout may mount an empty twin beside the
  * real one), else all of them.
@@ -114,8 +109,8 @@ function stopByIcon(doc: Document, set: SelectorSet): Element[] {
 }
 
 /**
- * A stop button counts when it is labelled or marked as one (not "has an svg rect": failure mode
- * 2), visible, not in the sidebar, and not inside an earlier turn.
+ * A stop button counts when it is labelled or marked as one (not "has an svg rect": Expand pane
+ * has one), visible, not in the sidebar, and not inside an earlier turn.
  */
 export function stopButton(doc: Document, set: SelectorSet, current: Turn | null): Element | null {
   const turns = turnsOf(doc, set);
@@ -310,7 +305,7 @@ export interface TurnReadOptions extends ReadOptions {
 
 /**
  * Reads turn `index` (the page's index of the turn; negative counts from the end; default the
- * latest). An off-screen turn that is an empty placeholder (failure mode 11) is scrolled into view,
+ * latest). An off-screen turn that is an empty placeholder (virtualized) is scrolled into view,
  * awaited through the page watcher until it has content, read, and the scroll position is put back.
  */
 export async function readTurn(ctx: PageContext, index = -1, opts: TurnReadOptions = {}): Promise<TurnState | null> {

@@ -51,7 +51,7 @@ function panelsWithSources(ctx: PageContext, turn: Turn | undefined): Element[] 
  * Reads the Sources tab. If its panel is not rendered, selects the tab, reads, and selects the
  * tab that was active before, so the user's view is left as it was. The panel is the one the tab
  * names (aria-controls / aria-labelledby) or, when the page links none, the one that appears on
- * the click (fault 9).
+ * the click.
  */
 async function readSourcesTab(ctx: PageContext, turn: Turn | undefined, openTab: boolean): Promise<Source[] | null> {
   const tab = sourcesTab(ctx, turn);

@@ -4,7 +4,7 @@ import { all, cleanText, first, matches, outermost, type Scope, sortInDocumentOr
 
 /**
  * Sources of an answer, gathered from every place the page shows them and merged: inline
- * citations (URL in a data attribute: failure mode 8), `<a href>` badges (generation A), grouped
+ * citations (URL in a data attribute, not a link), `<a href>` badges (generation A), grouped
  * citation popovers, and the Sources tab. Deduplicated by normalised URL; external sites only;
  * entries with a title and no URL are kept.
  */

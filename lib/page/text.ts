@@ -3,7 +3,7 @@ import { matches } from './dom';
 /**
  * Turns a DOM subtree into text the way a reader sees it: paragraphs, headings, list items
  * ("- " / "1. ") and code blocks keep their line structure. Walking the live DOM avoids the
- * detached-clone `innerText` trap (no layout → no line breaks: failure mode 3).
+ * detached-clone `innerText` trap (no layout → no line breaks).
  */
 export interface RenderOptions {
   /** Subtrees that are page chrome, not text (copy buttons, spacers, icons, scripts). */

@@ -5,8 +5,8 @@ import type { SelectorSet } from '../selectors';
 import type { ThreadPageReader } from '../selectors/thread-schema';
 import type { PageContext } from './context';
 import { all, candidatesMiss, cleanText, first, isHidden, type MissDetail, matches, outermost, spokenText, union } from './dom';
-import { type Turn, turnsOf } from './reader';
 import { type Interaction, toWatched } from './thread-model';
+import { type Turn, turnsOf } from './turns';
 
 /**
  * The boxes a task (or a Deep Research answer asking first) waits on in a turn — questions,

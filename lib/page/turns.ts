@@ -59,7 +59,8 @@ export class Turn {
   }
 }
 
-function outsideThread(el: Element, set: SelectorSet): boolean {
+/** Whether an element sits outside the thread (the sidebar, the page's chrome). */
+export function outsideThread(el: Element, set: SelectorSet): boolean {
   return closest(el, set.outsideThread) !== null;
 }
 

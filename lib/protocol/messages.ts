@@ -135,6 +135,8 @@ export type Result = z.infer<typeof Result>;
 export type Failure = z.infer<typeof Failure>;
 export type Cancel = z.infer<typeof Cancel>;
 export type Progress = z.infer<typeof Progress>;
+/** How a handler sends interim news to its caller; `holdMs` says the call may now take that much longer. */
+export type ProgressSink = (message: string, holdMs?: number) => void;
 export type Event = z.infer<typeof Event>;
 export type Hello = z.infer<typeof Hello>;
 export type Welcome = z.infer<typeof Welcome>;

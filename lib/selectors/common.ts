@@ -9,7 +9,7 @@ import { LABELS } from './words';
  */
 export const common = {
   ...composerProbes,
-  // Only marked or labelled buttons count: an svg <rect> says nothing (failure mode 2).
+  // Only marked or labelled buttons count: an svg <rect> says nothing ("Expand pane" has one too).
   stopButton: ['[data-testid="stop-generating-response-button"]', 'button[aria-label*="{stop}"]', 'button[aria-label*="{cancel}"]'],
   spinner: ['.animate-spin', '.animate-pulse'],
   newThread: [

@@ -1,4 +1,7 @@
+import { expandPattern, PATTERN_KEYS, placeholdersIn, wordsFor } from './placeholders';
 import type { ElementKey, Mode, SelectorSet } from './schema';
+
+export { expandPattern, PATTERN_KEYS } from './placeholders';
 
 /**
  * Words are a selector set's last resort (after test ids, icons and structure), and Perplexity shows
@@ -14,18 +17,6 @@ import type { ElementKey, Mode, SelectorSet } from './schema';
  * Pure string work, no zod: the content script expands the sets it is given.
  */
 
-/** `{name}`: letters only, so a regex quantifier such as `\d{4}` is never taken for one. */
-export const PLACEHOLDER = /\{([A-Za-z]+)\}/g;
-
-/** Fields holding regular expressions (strings) rather than selectors. */
-export const PATTERN_KEYS = [
-  'stepsHeaderPattern',
-  'stepsFinishedPattern',
-  'stepsStoppedPattern',
-  'citationGroupPattern',
-  'sourcesTabPattern',
-] as const satisfies readonly (keyof SelectorSet)[];
-
 /** List fields that are not selectors (attribute names, icon names, where a turn's number is), left as they are. */
 const NOT_SELECTORS: ReadonlySet<string> = new Set(['watchAttributes', 'stopIcons', 'turnNumber']);
 
@@ -34,27 +25,9 @@ export function probeKeys(set: SelectorSet): ElementKey[] {
   return Object.keys(set).filter((key) => Array.isArray(set[key as keyof SelectorSet]) && !NOT_SELECTORS.has(key)) as ElementKey[];
 }
 
-export function placeholdersIn(text: string): string[] {
-  return [...text.matchAll(PLACEHOLDER)].map((m) => m[1] as string);
-}
-
-/** Every word of a placeholder, all languages together, each once, in table order. */
-export function wordsFor(set: Pick<SelectorSet, 'labels'>, key: string): string[] {
-  const out: string[] = [];
-  for (const language of Object.values(set.labels)) {
-    const words = Object.hasOwn(language.words, key) ? language.words[key] : undefined;
-    for (const word of words ?? []) if (!out.includes(word)) out.push(word);
-  }
-  return out;
-}
-
 /** A word inside a double-quoted CSS attribute value. */
 function cssString(word: string): string {
   return word.replace(/[\\"]/g, '\\$&').replace(/\n/g, '\\a ');
-}
-
-function regexLiteral(word: string): string {
-  return word.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&');
 }
 
 /** One candidate with placeholders → one selector list; null when a placeholder has no word at all. */
@@ -68,15 +41,6 @@ export function expandSelector(set: Pick<SelectorSet, 'labels'>, selector: strin
     variants = variants.flatMap((v) => words.map((w) => v.split(`{${key}}`).join(cssString(w))));
   }
   return variants.join(', ');
-}
-
-/** A pattern with placeholders → the same pattern with each one an alternation of its words. */
-export function expandPattern(set: Pick<SelectorSet, 'labels'>, pattern: string): string {
-  return pattern.replace(PLACEHOLDER, (_, key: string) => {
-    const words = wordsFor(set, key);
-    // No word: an alternation that matches nothing, never the literal placeholder.
-    return words.length ? `(?:${words.map(regexLiteral).join('|')})` : '(?!)';
-  });
 }
 
 const expanded = new WeakSet<SelectorSet>();

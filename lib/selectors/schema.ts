@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { expandPattern, PATTERN_KEYS, placeholdersIn } from './labels';
+import { expandPattern, PATTERN_KEYS, placeholdersIn } from './placeholders';
 
 /**
  * The shape of a selector set: every page fact the reader and actions rely on, as data.

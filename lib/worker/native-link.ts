@@ -39,7 +39,7 @@ export const RECONNECT_ALARM = 'comet-relay-reconnect';
 /**
  * A link that was up for this long and dropped (the host crashed or was killed) is tried again at
  * once, not after the backoff's first delay: the browser starts a new host in ~100 ms, and an
- * agent's next call is waiting on it (issue 10: host killed → next call). A host that dies sooner
+ * agent's next call is waiting on it (host killed → next call). A host that dies sooner
  * after its handshake gets the backoff, so a broken host cannot make a spawn loop.
  */
 export const QUICK_RETRY_AFTER_UP_MS = 1000;

@@ -1,5 +1,5 @@
 import { RelayError } from '../protocol/errors';
-import type { Envelope, Request, Trace } from '../protocol/messages';
+import type { Envelope, ProgressSink, Request, Trace } from '../protocol/messages';
 import { isMethodName, methods } from '../protocol/methods';
 import type { Tabs } from 'webextension-polyfill';
 import { extractVisibleText } from '../page/visible-text';
@@ -17,8 +17,8 @@ import type { ThreadCalls } from './thread-calls';
  * calls in the driven tab's content script. Params are parsed at this edge; every request can be
  * cancelled by id; every failure goes back as a typed error.
  */
-/** Interim news for the caller; `holdMs` says the call may now take that much longer. */
-export type ProgressSink = (message: string, holdMs?: number) => void;
+
+export type { ProgressSink } from '../protocol/messages';
 
 export interface RouterDeps {
   tabs: TabService;

@@ -1,10 +1,10 @@
 import { RelayError } from '../protocol/errors';
+import type { ProgressSink } from '../protocol/messages';
 import type { ThreadReading } from '../page/thread-model';
 import { ACCOUNT_JSON_READERS } from '../selectors/account-json';
 import type { AccountJsonReader, ThreadPageReader } from '../selectors/thread-schema';
 import { THREAD_PAGE_READERS } from '../selectors/thread-page';
 import { checkPerplexityUrl, PERPLEXITY_HOME } from '../protocol/urls';
-import type { ProgressSink } from './router';
 import {
   accountBody,
   assetsOf,

@@ -11,8 +11,8 @@ import { sleep } from './stats';
  *
  * Its status (getAgentStatus, one Runtime.evaluate in the page's main world):
  *   working   if the page text contains "Reading" / "Searching" / "Thinking" / "Preparing"
- *             (failure mode #1), or a stop button exists — where any button holding an
- *             `svg rect` counts as one (failure mode #2) — or an `animate-spin` / `animate-pulse`
+ *             (its words, even in an answer), or a stop button exists — where any button
+ *             holding an `svg rect` counts as one (Expand pane too) — or an `animate-spin` / `animate-pulse`
  *             spinner exists anywhere;
  *   completed if not working and the last `.prose` has text; idle otherwise.
  *   response  = innerText of the last `.prose`.
@@ -24,7 +24,7 @@ import { sleep } from './stats';
  *     what it has (we return at once, no settle: the kindest reading for the baseline);
  *   - when the status is idle/completed and the response is a new one (comet_ask captured the prose
  *     count and last prose text before sending; "new" = more prose elements or a different last
- *     text — without this check it would return the previous answer at once, failure mode #5),
+ *     text — without this check it would return the previous answer at once),
  *     it settles: up to 5 settle polls 1 s apart, stopping early as soon as a settle poll reads the
  *     same text as the reading before it.
  *   Reading of the settle rule: the reference says "performs up to 5 settle polls (1 second apart)
@@ -38,8 +38,8 @@ import { sleep } from './stats';
  *   - `as-shipped`: every rule above. The simulated topbar's "Expand pane" button has an svg rect,
  *     as the real one does, so this one sees "working" forever.
  *   - `no-rect`:   the same without the svg-rect rule (stop = `button[aria-label="Stop"|"Cancel"]`),
- *     i.e. failure mode #2 fixed, to time the poll-and-settle rule itself (failure mode #10) on an
- *     answer without the trigger words, and to show failure mode #1 on one with them.
+ *     i.e. the stop-button mistake fixed, to time the poll-and-settle rule itself on an answer
+ *     without the trigger words, and to show the trigger-word mistake on one with them.
  */
 
 export type Detector = 'as-shipped' | 'no-rect';

@@ -8,7 +8,7 @@ import { startSimWorld } from '../support/sim-harness';
 import { soak } from '../support/soak';
 
 /**
- * Many at once (issue 8, proofs 2 and 5): 8 MCP client processes × 200 mixed calls, every reply to
+ * Many at once: 8 MCP client processes × 200 mixed calls, every reply to
  * the client and call that asked, then the soak in its short form; and two browser profiles, two
  * hosts, clients pinned with --profile, no crosstalk between them.
  */

@@ -5,8 +5,13 @@ import { HOSTILE_URLS } from '../support/hostile-urls';
 import { startSimWorld, type SimWorld } from '../support/sim-harness';
 
 /**
- * The twelve ways the CDP-based server goes wrong (lib/selectors/README.md, last section), each as
- * a named test that the old approach fails and ours passes, through the whole chain.
+ * What the CDP-based server gets wrong (lib/selectors/README.md, last section), each as a named
+ * test that the old approach fails and ours passes, through the whole chain: "working" read from
+ * words in the answer; any button with an svg rect taken for Stop; nested `.prose` read twice and
+ * line breaks lost; long answers cut silently; a wait after an ask returning the previous answer;
+ * reading the mode navigating away and calling create computer; select-all as Meta+A everywhere;
+ * citation URLs in data attributes missed; generation B's Radix mode chip; a second of polling plus
+ * seconds of settling per answer; off-screen turns read as empty; a remote-debugging port.
  */
 test.describe.configure({ mode: 'serial' });
 
@@ -18,7 +23,7 @@ test.afterAll(async () => world?.harness.close());
 
 const poll = async () => JSON.parse((await world.call('comet_poll')).text);
 
-test('failure mode 1: an answer that contains "Reading" and "Searching" still completes', async () => {
+test('an answer that contains "Reading" and "Searching" still completes', async () => {
   await world.call('comet_ask', { prompt: 'Tell me about research habits #scenario:keywords' });
   const { text } = await world.call('comet_wait');
   expect(text).toMatch(/Reading is the first habit/);
@@ -26,14 +31,14 @@ test('failure mode 1: an answer that contains "Reading" and "Searching" still co
   expect((await poll()).status).toBe('completed');
 });
 
-test('failure mode 2: a button with an svg rect ("Expand pane") is not the stop button', async () => {
+test('a button with an svg rect ("Expand pane") is not the stop button', async () => {
   expect(await world.page.locator('button[aria-label="Expand pane"] svg rect').count()).toBeGreaterThan(0);
   const snapshot = await poll();
   expect(snapshot.hasStopButton).toBe(false);
   expect(snapshot.status).toBe('completed');
 });
 
-test('failure mode 3: nested .prose is read once, with its line breaks and list items', async () => {
+test('nested .prose is read once, with its line breaks and list items', async () => {
   await world.call('comet_ask', { prompt: 'Write the long report #scenario:long' });
   const { text } = await world.call('comet_wait');
   const lines = text.split('\n');
@@ -51,7 +56,7 @@ test('failure mode 3: nested .prose is read once, with its line breaks and list 
   expect(text.split(nested).length - 1).toBe(onPage);
 });
 
-test('failure mode 4: a 50,000-character answer comes back whole, and a cut says so', async () => {
+test('a 50,000-character answer comes back whole, and a cut says so', async () => {
   const { text } = await world.call('comet_wait');
   const response = text.split('\n\nSteps:\n')[0] ?? '';
   expect(response.length).toBeGreaterThanOrEqual(50_000);
@@ -60,7 +65,7 @@ test('failure mode 4: a 50,000-character answer comes back whole, and a cut says
   expect(cut.text).toMatch(/\[Truncated: showing 1000 of \d{5,} characters\.\]/);
 });
 
-test('failure mode 5: comet_wait right after comet_ask returns the answer to the new question', async () => {
+test('comet_wait right after comet_ask returns the answer to the new question', async () => {
   await world.call('comet_ask', { prompt: 'First question about apples #scenario:keywords' });
   await world.call('comet_wait');
   await world.call('comet_ask', { prompt: 'Second question about pears #scenario:keywords' });
@@ -69,7 +74,7 @@ test('failure mode 5: comet_wait right after comet_ask returns the answer to the
   expect(text).not.toContain('apples');
 });
 
-test('failure mode 6: reading the mode stays on the conversation; create is reported as create', async () => {
+test('reading the mode stays on the conversation; create is reported as create', async () => {
   const url = world.page.url();
   expect(url).toMatch(/\/search\//);
   expect((await world.call('comet_mode')).text).toMatch(/^Current mode: /);
@@ -80,7 +85,7 @@ test('failure mode 6: reading the mode stays on the conversation; create is repo
   await world.call('comet_mode', { mode: 'standard' });
 });
 
-test('failure mode 7: the prompt replaces a draft in the composer (select-all that works on this platform)', async () => {
+test('the prompt replaces a draft in the composer (select-all that works on this platform)', async () => {
   const composer = world.page.locator('#ask-input');
   await composer.click();
   await world.page.keyboard.type('a half-written draft');
@@ -90,7 +95,7 @@ test('failure mode 7: the prompt replaces a draft in the composer (select-all th
   expect(snapshot.questionText).toBe('Only this question #scenario:short');
 });
 
-test('failure mode 8: citation URLs come from data attributes; title-only sources are kept', async () => {
+test('citation URLs come from data attributes; title-only sources are kept', async () => {
   await world.call('comet_ask', { prompt: 'Cite your sources #scenario:grouped-citations' });
   await world.call('comet_wait');
   const fromAttributes = await world.page.evaluate(() => {
@@ -104,13 +109,13 @@ test('failure mode 8: citation URLs come from data attributes; title-only source
   expect(text).toMatch(/\n\n\d+\. [^\n]+(\n\n|$)/); // an entry with no URL line under it
 });
 
-test('failure mode 9: generation B\'s mode chip (Radix, full pointer sequence) switches modes', async () => {
+test('generation B\'s mode chip (Radix, full pointer sequence) switches modes', async () => {
   expect((await world.call('comet_mode', { mode: 'learn' })).text).toBe('Mode switch result: switched to learn');
   await expect(world.page.locator('[data-testid="ask-input-mode-toggle-width-wrapper"] button[data-state]')).toContainText(/learn/i);
   await world.call('comet_mode', { mode: 'standard' });
 });
 
-test('failure mode 10: comet_wait returns on the page\'s finish, not after a poll and settle seconds later', async () => {
+test('comet_wait returns on the page\'s finish, not after a poll and settle seconds later', async () => {
   world.site.setSpeed(1);
   await world.call('comet_ask', { prompt: 'A quick one #scenario:short' });
   await world.call('comet_wait');
@@ -125,7 +130,7 @@ test('failure mode 10: comet_wait returns on the page\'s finish, not after a pol
   expect(returnedAt - finishedAt).toBeLessThan(1000);
 });
 
-test('failure mode 11: an off-screen (virtualized) or unmounted turn does not hide the latest one', async () => {
+test('an off-screen (virtualized) or unmounted turn does not hide the latest one', async () => {
   const thread = 'https://www.perplexity.ai/search/rust-vs-go-Xq7Lr2TmQ1uV9cWzE0aB3g';
   await world.call('comet_open_conversation', { url: thread });
   if (world.site.thread('rust-vs-go-Xq7Lr2TmQ1uV9cWzE0aB3g')?.layout === 'turn-2026-04') {
@@ -151,7 +156,7 @@ test('failure mode 11: an off-screen (virtualized) or unmounted turn does not hi
   expect(snapshot.response).toContain('A sixth question');
 });
 
-test('failure mode 12: no debug port — the browser and the host listen on no TCP port', async () => {
+test('no debug port — the browser and the host listen on no TCP port', async () => {
   const host = listHosts(world.harness.home)[0]!;
   const socketInodes = new Set(
     fs

@@ -76,8 +76,8 @@ test('npm pack makes a lean tarball: the CLI, the built extension, and nothing o
   expect(files).toEqual(expect.arrayContaining(['package.json', 'README.md', 'LICENSE', 'dist/cli.js', 'dist/extension/manifest.json', 'dist/extension/background.js', 'dist/extension/icon/128.png', 'dist/extension/action/disconnected-16.png']));
   expect(files.filter((f) => !f.startsWith('dist/') && !['package.json', 'README.md', 'LICENSE'].includes(f))).toEqual([]);
   expect(files.filter((f) => f.endsWith('.map') || f.endsWith('.ts'))).toEqual([]);
-  // The MCP SDK, zod and busboy are bundled into dist/ (CommonJS, loaded from V8's code cache:
-  // issue 10's cold start), so the tarball carries them and installs nothing else: 626 kB packed
+  // The MCP SDK, zod and busboy are bundled into dist/ (CommonJS, loaded from V8's code cache
+  // for a short cold start), so the tarball carries them and installs nothing else: 626 kB packed
   // (2026-12-01), where before 250 kB pulled the SDK's own dependency tree from the registry.
   expect(packed.size).toBeLessThan(700_000);
   const meta = JSON.parse(fs.readFileSync(path.join(installedRoot, 'package.json'), 'utf8'));

@@ -6,7 +6,7 @@ import { mcpProcessId, type ObserverProbe, observerProbe, stopServiceWorker } fr
 import { startSimWorld, type SimWorld } from '../support/sim-harness';
 
 /**
- * Faults, for real (issue 8): the host killed, the service worker stopped, the tab closed or
+ * Faults, for real: the host killed, the service worker stopped, the tab closed or
  * navigated, a client cancelling or crashing, the browser closed — each mid-call. Every caller gets
  * a clear error instead of a hang, nothing keeps running in the page for a caller that is gone (the
  * content script's MutationObservers are counted over CDP), and everything reconnects by itself.

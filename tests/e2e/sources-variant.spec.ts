@@ -2,7 +2,7 @@ import { expect, test } from '@playwright/test';
 import { startSimWorld, type SimWorld } from '../support/sim-harness';
 
 /**
- * Fault 9: a generation-A page whose grouped citation badges have no URL of their own and expand
+ * A generation-A page whose grouped citation badges have no URL of their own and expand
  * in place when clicked, and whose Sources tab names no panel (tests/sim variants groupedBadges
  * and unlinkedTabs). comet_get_sources must still list every source the answer cites.
  */

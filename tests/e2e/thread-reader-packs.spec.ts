@@ -7,7 +7,7 @@ import { ThreadWorld } from '../support/thread-world';
 import { movedShapeReader } from '../sim/thread-json';
 
 /**
- * Issue 9 for the thread readers: the day Perplexity moves its thread JSON, survived without a
+ * Readers kept as data, for the thread readers: the day Perplexity moves its thread JSON, survived without a
  * rebuild. The simulated site serves the JSON in a shape no built-in reader knows (`jsonMode:
  * 'moved'`); thread calls still work, answered by the page (`source: 'page'`, with the reader that
  * did not fit named); `comet-relay selectors add` installs a reader for the new shape, and the same

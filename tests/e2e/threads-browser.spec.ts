@@ -10,7 +10,7 @@ import { startSimServer, type SimServer } from '../sim/server';
 import { Harness } from '../support/harness';
 
 /**
- * Issue 7, the browser side, through the real chain at the relay level: a RelayClient (what the
+ * The thread family, the browser side, through the real chain at the relay level: a RelayClient (what the
  * MCP tools use) → the real host → the extension's worker → thread tabs it opens in the
  * background → the content script's thread readers on the simulated site (served over HTTPS with
  * host-resolver rules, so tabs the extension opens itself reach it too).

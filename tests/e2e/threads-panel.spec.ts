@@ -7,7 +7,7 @@ import { startSimServer, type SimServer } from '../sim/server';
 import { Harness, textOf } from '../support/harness';
 
 /**
- * Issue 7, items 4 and 9: the side panel lists the Computer threads agents run, live, and answers
+ * The side panel lists the Computer threads agents run, live, and answers
  * them; a Deep Research answer that asks first is a checkpoint comet_wait and comet_poll report,
  * and the panel answers it. Real Chromium, the real host, a real MCP client for comet_*, and a
  * RelayClient for the thread methods (the MCP tools over them are built on the other side).

@@ -19,7 +19,7 @@ describe('mode on generation B (chip)', () => {
     expect(fake.chipEvents).toHaveLength(0);
   });
 
-  it('failure mode 9: setMode opens the Radix chip with the full pointer sequence', async () => {
+  it('setMode opens the Radix chip with the full pointer sequence', async () => {
     loadFixture('B-thread-streaming.html');
     const fake = wireChip('standard');
     const r = await createPageDriver(window).setMode('learn');
@@ -33,7 +33,7 @@ describe('mode on generation B (chip)', () => {
     expect(document.getElementById('mode-menu')).toBeNull();
   });
 
-  it('failure mode 6: create is reported as create, not computer', async () => {
+  it('create is reported as create, not computer', async () => {
     loadFixture('B-thread-streaming.html');
     wireChip('standard');
     const driver = createPageDriver(window);
@@ -75,7 +75,7 @@ describe('mode on generation A (slash typeahead)', () => {
   const pill = (label: string, icon: string) =>
     `<button type="button" class="mode-pill" aria-label="Remove mode: ${label}"><svg><use href="${icon}"></use></svg><span>${label}</span></button>`;
 
-  it('fault 5: reads the mode from the pill without typing anything, whatever the composer holds', async () => {
+  it('reads the mode from the pill without typing anything, whatever the composer holds', async () => {
     loadFixture('A-home.html', 'https://www.perplexity.ai/');
     exec = installExecCommand();
     document.querySelector('.toolbar')?.insertAdjacentHTML('afterbegin', pill('Learn step by step', '#pplx-icon-book'));
@@ -124,7 +124,7 @@ describe('mode on generation A (slash typeahead)', () => {
     expect(composer.textContent).toBe('');
   });
 
-  it('failure mode 6: reads the mode without navigating; create is create; the draft is untouched', async () => {
+  it('reads the mode without navigating; create is create; the draft is untouched', async () => {
     loadFixture('A-home.html', 'https://www.perplexity.ai/');
     exec = installExecCommand();
     wireTypeahead('create');

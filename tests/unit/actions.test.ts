@@ -50,7 +50,7 @@ function wireHome(): { submits: string[] } {
 }
 
 describe('typing', () => {
-  it('failure mode 7: select-all is platform-neutral (execCommand), never a Meta+A / Ctrl+A key event', async () => {
+  it('select-all is platform-neutral (execCommand), never a Meta+A / Ctrl+A key event', async () => {
     loadFixture('A-home.html', 'https://www.perplexity.ai/');
     exec = installExecCommand();
     const keys: KeyboardEvent[] = [];

@@ -65,7 +65,7 @@ function ask(prompt: string, signal: AbortSignal, progress: string[] = []) {
   return handlers['page.ask']!({ prompt } as never, { signal, progress: (m) => progress.push(m) });
 }
 
-describe('fault 2: a cancelled ask never types or submits after the cancel', () => {
+describe('a cancelled ask never types or submits after the cancel', () => {
   it('a cancel that arrived before the page started: nothing is typed', async () => {
     const page = fakePage();
     exec = installExecCommand();
@@ -108,7 +108,7 @@ describe('fault 2: a cancelled ask never types or submits after the cancel', () 
   });
 });
 
-describe('fault 5: ask succeeds only when the page took this prompt', () => {
+describe('ask succeeds only when the page took this prompt', () => {
   it('an earlier answer still streaming: the ask waits for it to end, then submits', async () => {
     const page = fakePage();
     exec = installExecCommand();

@@ -4,7 +4,7 @@ import { PageHub } from '../../lib/worker/pages';
 import { Router } from '../../lib/worker/router';
 import type { TabService } from '../../lib/worker/tabs';
 
-/** Cancellation on the worker's hops (fault 2): a cancel that arrives early is never lost. */
+/** Cancellation on the worker's hops: a cancel that arrives early is never lost. */
 
 function fakePort(tabId = 7) {
   const posted: Envelope[] = [];

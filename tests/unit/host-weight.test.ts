@@ -5,8 +5,8 @@ import { build, type Metafile } from 'esbuild';
 import { describe, expect, it } from 'vitest';
 
 /**
- * The host lives as long as the browser: what it loads at start stays resident (issue 10: at most
- * 45 MB, bare Node 20 being ~40 MB). Built the way `npm run build:cli` builds it (chunks split at
+ * The host lives as long as the browser: what it loads at start stays resident (the budget: at
+ * most 45 MB, bare Node 20 being ~40 MB). Built the way `npm run build:cli` builds it (chunks split at
  * every dynamic import), the code `comet-relay host` loads before anything asks for more must hold
  * no zod and no MCP SDK; zod comes in only with a selector set file (lib/relay/pack-feed.ts).
  */

@@ -274,7 +274,7 @@ describe('host process', () => {
   });
 });
 
-describe('calls that end early (fault 2) and ids across host lifetimes (fault 1)', () => {
+describe('calls that end early and ids across host lifetimes', () => {
   it('a cancelled call leaves no entry in the host, and its late reply goes nowhere', async () => {
     await connected();
     const iota = client('iota');
@@ -322,7 +322,7 @@ describe('calls that end early (fault 2) and ids across host lifetimes (fault 1)
   });
 });
 
-describe('early cancellation on the client hop (fault 2)', () => {
+describe('early cancellation on the client hop', () => {
   it('a call aborted while the client is still finding its host is never sent', async () => {
     const pending = new RelayClient({ home, client: { name: 'early' }, transport: 'stdio', hostWaitMs: 5000 });
     clients.push(pending);
@@ -337,7 +337,7 @@ describe('early cancellation on the client hop (fault 2)', () => {
   });
 });
 
-describe('RelayClient.close during a connect (fault 6)', () => {
+describe('RelayClient.close during a connect', () => {
   it('leaves no socket open at the host', async () => {
     await connected();
     const watcher = client('watcher');
@@ -352,7 +352,7 @@ describe('RelayClient.close during a connect (fault 6)', () => {
   });
 });
 
-describe('a request the host cannot serialise (fault 8)', () => {
+describe('a request the host cannot serialise', () => {
   it('params nested 10,000 levels deep get an error reply, and the host goes on', async () => {
     await connected();
     const deep = client('deep');
@@ -422,7 +422,7 @@ describe('a crashed host left its record behind', () => {
   });
 });
 
-describe('a host going away while a client connects (issue 10: host killed → next call)', () => {
+describe('a host going away while a client connects (host killed → next call)', () => {
   /** A dying host: its socket still accepts, then closes without a welcome. Its record is the newest. */
   async function dyingHost(): Promise<net.Server> {
     await connected();

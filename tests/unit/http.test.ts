@@ -104,7 +104,7 @@ async function openSession(target: RunningHttpServer, name: string): Promise<str
 
 const attachedNames = async () => (await observer.hostStatus()).clients.map((c) => c.name).filter((n) => n !== 'observer').sort();
 
-describe('serve: abandoned sessions end (fault 7)', () => {
+describe('serve: abandoned sessions end', () => {
   it('an idle session expires: it leaves the host (and so the panel) and its id is unknown afterwards', async () => {
     const target = await serve({ COMET_SESSION_IDLE_TIMEOUT: 300 });
     const id = await openSession(target, 'forgetful-agent');

@@ -159,7 +159,7 @@ describe('NativeLink', () => {
   });
 });
 
-describe('NativeLink after a teardown (fault 6)', () => {
+describe('NativeLink after a teardown', () => {
   it('a hello that resolves after the port was torn down is not posted, and nothing rejects unhandled', async () => {
     const unhandled: unknown[] = [];
     const onUnhandled = (reason: unknown) => unhandled.push(reason);

@@ -171,7 +171,7 @@ describe('PageWatcher.follow: a turn asked with nobody waiting', () => {
 });
 
 describe('waitForAnswer', () => {
-  it('failure mode 5: a wait right after ask ignores the previous answer and binds to the new turn', async () => {
+  it('a wait right after ask ignores the previous answer and binds to the new turn', async () => {
     loadFixture('A-thread.html');
     const driver = createPageDriver(window);
     const progress: string[] = [];
@@ -195,7 +195,7 @@ describe('waitForAnswer', () => {
     expect(live).toBe(0);
   });
 
-  it('failure mode 10: resolves on the page\'s own mutation, with no polling timer', async () => {
+  it('resolves on the page\'s own mutation, with no polling timer', async () => {
     loadFixture('A-thread.html');
     const intervals = vi.spyOn(globalThis, 'setInterval');
     const driver = createPageDriver(window);
@@ -330,7 +330,7 @@ describe('waitForAnswer', () => {
   });
 });
 
-describe('fault 3: a wait follows the turn its ask created', () => {
+describe('a wait follows the turn its ask created', () => {
   const here = 'https://www.perplexity.ai/search/x';
   const bound = (turnIndex: number, questionKey: string, conversationUrl = here) => ({ turnIndex, conversationUrl, questionKey, timeoutMs: 5000 });
 

@@ -9,7 +9,7 @@ vi.mock('wxt/browser', () => ({ browser: {} }));
 const page = (tab: number) => new FakePort({ name: 'comet-relay/page', sender: { tab: { id: tab } } });
 const asPort = (p: FakePort) => p as unknown as Runtime.Port;
 
-describe('PageHub (fault 6)', () => {
+describe('PageHub: a replaced or closed page port', () => {
   it('a page port replaced by a new one fails the requests still open on the old one at once', async () => {
     const hub = new PageHub(() => {});
     const first = page(3);

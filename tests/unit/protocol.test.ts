@@ -67,7 +67,7 @@ describe('tab categories', () => {
     ['https://www.perplexity.ai/sidecar?x=1', 'Sidecar'],
     ['https://www.perplexity.ai/sidecar', 'Sidecar'],
     ['https://www.perplexity.ai/sidecar/search/why-x-1', 'Sidecar'],
-    // Fault 4: a conversation *about* sidecars is still the main page; only the path's first segment decides.
+    // A conversation *about* sidecars is still the main page; only the path's first segment decides.
     ['https://www.perplexity.ai/search/how-do-motorcycle-sidecars-work-Ab1', 'Main'],
     ['https://www.perplexity.ai/search/x?q=sidecar', 'Main'],
     ['https://www.perplexity.ai/#sidecar', 'Main'],

@@ -141,7 +141,7 @@ describe('content-script weight', () => {
     expect(inputs(out).filter((i) => i.includes('node_modules'))).toEqual([]);
     expect(inputs(out).filter((i) => ON_DEMAND.some((name) => i.endsWith(`${name}.ts`)))).toEqual([]);
     // A regression guard just above the 19.0 kB measured 2026-12-01 (the built file, with WXT's
-    // wrapper: 19.4 kB; README "Measured"; the architecture's budget is 20 kB), so any growth is
+    // wrapper: 19.4 kB; docs/measured.md; the architecture's budget is 20 kB), so any growth is
     // seen and justified rather than found later. The read cache (lib/page/read-cache.ts) took
     // 0.46 kB of what was left: 19.5 kB; following an asked turn's steps (PageWatcher.follow) 0.2 kB,
     // and the side panel's view and the conversation list moved to a kit (lib/page/panel-kit.ts):

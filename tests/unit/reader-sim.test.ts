@@ -46,7 +46,7 @@ describe.runIf(have).each(['A', 'B'] as const)('simulated site, generation %s', 
     expect(p.steps.some((s) => /^(Finished|Working)/.test(s))).toBe(false);
   });
 
-  it('failure modes 1 and 2: keyword answer and the Expand pane rect button leave a finished turn completed', async () => {
+  it('keyword answer and the Expand pane rect button leave a finished turn completed', async () => {
     const d = load(`${g}-thread-keywords.html`);
     expect(document.querySelector('button[aria-label="Expand pane"] rect')).not.toBeNull();
     const p = await d.poll();
@@ -62,7 +62,7 @@ describe.runIf(have).each(['A', 'B'] as const)('simulated site, generation %s', 
     expect(p.status).toBe('completed');
   });
 
-  it('failure mode 3: nested .prose is read once, structure kept', async () => {
+  it('nested .prose is read once, structure kept', async () => {
     const p = await load(`${g}-thread-deep-research.html`).poll();
     expect(p.proseCount).toBe(1);
     expect(p.response).toMatch(/^## Overview\n\n/);
@@ -81,7 +81,7 @@ describe.runIf(have).each(['A', 'B'] as const)('simulated site, generation %s', 
     expect(p.hasStopButton).toBe(false);
   });
 
-  it('failure mode 11: virtualized turns are recognised as placeholders; the latest reads', async () => {
+  it('virtualized turns are recognised as placeholders; the latest reads', async () => {
     const d = load(`${g}-thread-virtualized.html`);
     const turns = turnsOf(document, set);
     expect(turns.some((t) => isPlaceholder(t, set))).toBe(true);
@@ -112,14 +112,14 @@ describe.runIf(have).each(['A', 'B'] as const)('simulated site, generation %s', 
 });
 
 describe.runIf(have)('simulated site, details', () => {
-  it('failure mode 4: a 50k-character answer comes back whole', async () => {
+  it('a 50k-character answer comes back whole', async () => {
     const p = await load('B-thread-long.html').poll();
     expect(p.response.length).toBeGreaterThan(50_000);
     expect(p.truncated).toBe(false);
     expect(p.response.trimEnd().endsWith('END OF LONG ANSWER.')).toBe(true);
   });
 
-  it('failure mode 8: generation B citation URLs come from data attributes', async () => {
+  it('generation B citation URLs come from data attributes', async () => {
     const d = load('B-thread-grouped-citations.html');
     const r = await sourcesThrough(d, { expand: false, openTab: false });
     expect(r.sources.length).toBeGreaterThanOrEqual(3);

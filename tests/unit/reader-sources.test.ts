@@ -44,7 +44,7 @@ function wireSourcesTab(entries: string): void {
 }
 
 describe('sources', () => {
-  it('failure mode 8: inline citation URLs come from data attributes, not "collapsed" links', async () => {
+  it('inline citation URLs come from data attributes, not "collapsed" links', async () => {
     loadFixture('B-thread-citations.html');
     const r = await sourcesThrough(createPageDriver(window), { expand: false, openTab: false });
     expect(r.sources).toEqual([
@@ -53,7 +53,7 @@ describe('sources', () => {
     ]);
   });
 
-  it('failure mode 8: grouped citations are expanded one by one, merged, deduped; title-only entries kept', async () => {
+  it('grouped citations are expanded one by one, merged, deduped; title-only entries kept', async () => {
     loadFixture('B-thread-citations.html');
     const pop = wirePopover(`
       <li><a href="https://www.reuters.com/markets/stocks-rise/">Stocks rise on jobs data - Reuters</a></li>
@@ -120,7 +120,7 @@ describe('sources', () => {
 });
 
 /**
- * Fault 9, generation A: a grouped badge with no URL of its own that expands in place when
+ * Generation A: a grouped badge with no URL of its own that expands in place when
  * clicked, and a Sources tab that names no panel (no aria-controls, no ids): the panel just
  * appears (Radix renders an inactive panel empty).
  */
@@ -173,7 +173,7 @@ function wireUnlinkedPage(): { expansions: () => number } {
   return { expansions: () => expansions };
 }
 
-describe('fault 9: sources behind a badge that expands in place and a tab that names no panel', () => {
+describe('sources behind a badge that expands in place and a tab that names no panel', () => {
   const all = ['https://example.org/solo', ...GROUP.map(([url]) => url)].sort();
 
   it('the Sources tab is read from the panel that appears, and the Answer tab comes back', async () => {

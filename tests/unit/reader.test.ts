@@ -29,7 +29,7 @@ describe('reader on a finished gen A thread', () => {
     expect(p.error).toBeUndefined();
   });
 
-  it('failure mode 3: keeps line breaks, headings, lists and code; nested .prose read and counted once', async () => {
+  it('keeps line breaks, headings, lists and code; nested .prose read and counted once', async () => {
     loadFixture('A-thread.html');
     const p = await driver().poll();
     expect(p.response).toBe(
@@ -62,7 +62,7 @@ describe('reader on a finished gen A thread', () => {
     expect(p.response).not.toContain('Copy');
   });
 
-  it('failure mode 4: no silent truncation; maxLength says truncated and the full length', async () => {
+  it('no silent truncation; maxLength says truncated and the full length', async () => {
     loadFixture('A-thread.html');
     const full = await driver().poll();
     expect(full.response.length).toBeGreaterThan(100);
@@ -81,14 +81,14 @@ describe('reader on a finished gen A thread', () => {
     expect(p.truncated).toBe(false);
   });
 
-  it('failure mode 1: "Reading"/"Searching" in an answer do not make it working', async () => {
+  it('"Reading"/"Searching" in an answer do not make it working', async () => {
     loadFixture('A-thread.html');
     const p = await driver().poll();
     expect(p.response).toContain('Reading the benchmarks and Searching');
     expect(p.status).toBe('completed');
   });
 
-  it('failure mode 2: a button with an svg rect ("Expand pane") is not a stop button', async () => {
+  it('a button with an svg rect ("Expand pane") is not a stop button', async () => {
     loadFixture('A-thread.html');
     expect(document.querySelector('button rect')).not.toBeNull();
     const p = await driver().poll();
@@ -185,7 +185,7 @@ describe('folded and virtualized turns', () => {
     expect(watcher.active).toBe(false);
   });
 
-  it('failure mode 11: an off-screen placeholder turn is scrolled in, awaited, read, and the scroll restored', async () => {
+  it('an off-screen placeholder turn is scrolled in, awaited, read, and the scroll restored', async () => {
     loadHtml(`<div id="scroller" style="overflow:auto"><div class="max-w-threadContentWidth">
       <div data-workflow-entry="0"></div>
       <div data-workflow-entry="1"><div class="group/query"><div class="select-text">q1</div></div>

@@ -29,7 +29,7 @@ function world(authorize?: RouterDeps['authorize']) {
 const ask = (id: string): Request => ({ kind: 'request', id, method: 'page.ask', params: { prompt: 'hello' } });
 const tick = () => new Promise((r) => setTimeout(r, 0));
 
-describe('Router: a cancel that arrives before its request is handled (fault 2)', () => {
+describe('Router: a cancel that arrives before its request is handled', () => {
   it('is kept, and the request never reaches the page', async () => {
     const { router, pageCalls, replies, reply } = world();
     let ready!: () => void;
@@ -42,7 +42,7 @@ describe('Router: a cancel that arrives before its request is handled (fault 2)'
   });
 });
 
-describe('Router: the host link drops (fault 1)', () => {
+describe('Router: the host link drops', () => {
   it('a prompt held for approval is cancelled, never approved and submitted with nobody waiting', async () => {
     const approvals = new ApprovalQueue(() => {});
     const { router, pageCalls, reply } = world(async (request, _params, signal) => {

@@ -22,7 +22,7 @@ describe('selector sets', () => {
     }
   });
 
-  it('icon map: create is create, computer is computer (failure mode 6)', () => {
+  it('icon map: create is create, computer is computer', () => {
     for (const set of SELECTOR_SETS) {
       expect(set.modeIcons['#pplx-icon-custom-computer']).toBe('create');
       expect(set.modeIcons['#pplx-icon-click']).toBe('computer');

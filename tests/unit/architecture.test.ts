@@ -1,0 +1,143 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import ts from 'typescript';
+import { describe, expect, it } from 'vitest';
+
+/**
+ * The house rules, read from the product's own imports (lib/, entrypoints/, components/; type
+ * imports, re-exports and dynamic imports included): no import circle, nothing importing a layer
+ * above its own, and rooms small enough to find one's way in. lib/README.md says the same in words.
+ */
+
+const ROOT = path.resolve(__dirname, '../..');
+const PRODUCT = ['lib', 'entrypoints', 'components'];
+
+/** lib's rooms, bottom to top: a room imports only rooms of a lower layer (or itself). */
+const LIB_LAYERS: Record<string, number> = {
+  'lib/protocol': 0,
+  'lib/selectors': 1,
+  'lib/config': 1,
+  'lib/packs': 2,
+  'lib/page': 3,
+  'lib/panel': 3,
+  'lib/worker': 4,
+  'lib/relay': 5,
+  'lib/mcp': 6,
+  'lib/install': 6,
+  'lib/cli': 7,
+};
+
+/** The side panel's components run in an extension page: they see the protocol and lib/panel only. */
+const COMPONENTS_MAY_IMPORT = ['components', 'lib/protocol', 'lib/panel'];
+
+function sourceFiles(dir: string): string[] {
+  const out: string[] = [];
+  for (const entry of fs.readdirSync(path.join(ROOT, dir), { withFileTypes: true })) {
+    const rel = `${dir}/${entry.name}`;
+    if (entry.isDirectory()) out.push(...sourceFiles(rel));
+    else if (/\.tsx?$/.test(entry.name) && !entry.name.endsWith('.d.ts')) out.push(rel);
+  }
+  return out;
+}
+
+const files = PRODUCT.flatMap(sourceFiles).sort();
+const known = new Set(files);
+
+function resolve(from: string, spec: string): string | null {
+  if (!spec.startsWith('.')) return null; // a package ('wxt/browser', 'zod'), not ours
+  const base = path.posix.normalize(path.posix.join(path.posix.dirname(from), spec));
+  for (const candidate of [base, `${base}.ts`, `${base}.tsx`, `${base}/index.ts`, `${base}/index.tsx`]) {
+    if (known.has(candidate)) return candidate;
+  }
+  return fs.existsSync(path.join(ROOT, base)) ? null : `${base} (no such file)`; // a JSON file is not a module of ours
+}
+
+/** Every file of ours each product file imports, by any form of import. */
+const graph = new Map<string, string[]>(
+  files.map((file) => {
+    const { importedFiles } = ts.preProcessFile(fs.readFileSync(path.join(ROOT, file), 'utf8'), true, true);
+    const targets = importedFiles.map((i) => resolve(file, i.fileName)).filter((t): t is string => t !== null);
+    return [file, [...new Set(targets)]];
+  }),
+);
+
+/** Strongly connected components with more than one file (or a file importing itself): the circles. */
+function circles(): string[][] {
+  let next = 0;
+  const index = new Map<string, number>();
+  const low = new Map<string, number>();
+  const stack: string[] = [];
+  const onStack = new Set<string>();
+  const found: string[][] = [];
+  const visit = (v: string) => {
+    index.set(v, next);
+    low.set(v, next);
+    next += 1;
+    stack.push(v);
+    onStack.add(v);
+    for (const w of graph.get(v) ?? []) {
+      if (!graph.has(w)) continue;
+      if (!index.has(w)) {
+        visit(w);
+        low.set(v, Math.min(low.get(v) as number, low.get(w) as number));
+      } else if (onStack.has(w)) low.set(v, Math.min(low.get(v) as number, index.get(w) as number));
+    }
+    if (low.get(v) === index.get(v)) {
+      const component: string[] = [];
+      let w: string;
+      do {
+        w = stack.pop() as string;
+        onStack.delete(w);
+        component.push(w);
+      } while (w !== v);
+      if (component.length > 1 || graph.get(v)?.includes(v)) found.push(component.sort());
+    }
+  };
+  for (const file of files) if (!index.has(file)) visit(file);
+  return found;
+}
+
+/** `lib/page/answer/reader.ts` → `lib/page`; `components/App.tsx` → `components`. */
+function topRoom(file: string): string {
+  const parts = file.split('/');
+  return parts[0] === 'lib' ? `lib/${parts[1]}` : (parts[0] as string);
+}
+
+function edges(): [string, string][] {
+  return [...graph].flatMap(([from, targets]) => targets.map((to) => [from, to] as [string, string]));
+}
+
+describe('the house: imports among the product files', () => {
+  it('reads the imports it judges (type imports, re-exports and dynamic imports included)', () => {
+    expect(files.length).toBeGreaterThan(100);
+    expect(graph.get('entrypoints/background.ts')).toContain('lib/worker/main.ts');
+    const all = edges();
+    expect(all.length).toBeGreaterThan(files.length);
+    expect(all.filter(([, to]) => to.endsWith('(no such file)'))).toEqual([]);
+  });
+
+  it('has no import circle, type imports included', () => {
+    expect(circles()).toEqual([]);
+  });
+
+  it('imports nothing from a layer above: protocol → selectors → page → worker → relay → mcp → cli', () => {
+    const upward = edges()
+      .filter(([from, to]) => topRoom(from) !== topRoom(to))
+      .filter(([from, to]) => {
+        const a = topRoom(from);
+        const b = topRoom(to);
+        if (a === 'entrypoints') return false;
+        if (a === 'components') return !COMPONENTS_MAY_IMPORT.includes(b);
+        const la = LIB_LAYERS[a];
+        const lb = LIB_LAYERS[b];
+        return la === undefined || lb === undefined || lb >= la;
+      })
+      .map(([from, to]) => `${from} → ${to}`);
+    expect(upward).toEqual([]);
+  });
+
+  it('knows every room under lib/', () => {
+    const rooms = new Set(files.filter((f) => f.startsWith('lib/')).map(topRoom));
+    expect([...rooms].filter((room) => LIB_LAYERS[room] === undefined)).toEqual([]);
+  });
+});
