@@ -1,10 +1,12 @@
-import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import type { CallToolResult, ElicitRequestFormParams, ElicitResult } from '@modelcontextprotocol/sdk/types.js';
 import type { z } from 'zod';
 import type { Settings } from '../config/settings';
 import type { AttachmentAccess } from './attachments/http';
 import { type Access, accessOfAll, type Operation } from '../protocol/access';
 import type { ToolBrowser } from './gateway';
-import type { Elicit } from './threads/hold';
+
+/** Asks the person through the client (MCP elicitation form mode); a thread call's hold uses it to answer a checkpoint inside the call. */
+export type Elicit = (request: ElicitRequestFormParams, signal: AbortSignal) => Promise<ElicitResult>;
 
 /**
  * A tool is a small declarative object: what it is called, what it takes, which operations it

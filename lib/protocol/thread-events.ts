@@ -1,4 +1,4 @@
-import type { TaskStatus, ThreadEvent } from './threads';
+import { type TaskStatus, THREAD_EVENTS, type ThreadEvent } from './threads';
 
 /**
  * What each Computer event means, in one table that every layer reads: the MCP result's
@@ -56,3 +56,6 @@ export function threadStatusOf(event: ThreadEvent | null | undefined): string {
 export function eventWords(event: ThreadEvent): string {
   return EVENT_TABLE[event].words;
 }
+
+/** The Computer MCP server's mapping of events to MCP Tasks states, exactly: EVENT_TABLE's column. */
+export const TASK_STATUS_OF = Object.fromEntries(THREAD_EVENTS.map((e) => [e, EVENT_TABLE[e].taskStatus])) as Record<ThreadEvent, TaskStatus>;

@@ -1,5 +1,4 @@
 import { z } from 'zod';
-import { EVENT_TABLE } from './thread-events';
 import { isThreadId } from './thread-ids';
 
 /**
@@ -45,8 +44,6 @@ export const TASK_STATUSES = ['working', 'input_required', 'completed', 'failed'
 export const TaskStatus = z.enum(TASK_STATUSES);
 export type TaskStatus = z.infer<typeof TaskStatus>;
 
-/** The Computer MCP server's mapping of events to MCP Tasks states, exactly (lib/protocol/thread-events.ts holds it). */
-export const TASK_STATUS_OF = Object.fromEntries(THREAD_EVENTS.map((e) => [e, EVENT_TABLE[e].taskStatus])) as Record<ThreadEvent, TaskStatus>;
 
 /** Events that end a held call: a final state or an actionable checkpoint (everything but timeout). */
 export const CHECKPOINT_EVENTS = THREAD_EVENTS.filter((event) => event !== 'timeout');

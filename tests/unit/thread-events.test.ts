@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { checkpointResult } from '../../lib/mcp/threads/result';
 import { threadStatus } from '../../lib/page/thread-model';
-import { EVENT_TABLE, panelStatusOf, taskStatusOf } from '../../lib/protocol/thread-events';
-import { TASK_STATUS_OF, THREAD_EVENTS, type ThreadEvent } from '../../lib/protocol/threads';
+import { EVENT_TABLE, panelStatusOf, TASK_STATUS_OF, taskStatusOf } from '../../lib/protocol/thread-events';
+import { THREAD_EVENTS, type ThreadEvent } from '../../lib/protocol/threads';
 import { ThreadBook } from '../../lib/worker/threads';
 import { checkpoint, question } from '../support/thread-fixtures';
 

@@ -53,7 +53,10 @@ function sendFile(req: http.IncomingMessage, res: http.ServerResponse, stored: {
   };
   const unreadable = () => respond(res, 404, 'This attachment could not be read (it was removed or is unreadable): upload it again with create_attachment_upload.');
   if (req.method === 'HEAD') {
-    if (!fs.existsSync(stored.path)) return unreadable();
+    if (!fs.existsSync(stored.path)) {
+      unreadable();
+      return;
+    }
     res.writeHead(200, headers);
     res.end();
     return;

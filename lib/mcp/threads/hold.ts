@@ -2,7 +2,7 @@ import type { ElicitRequestFormParams, ElicitResult } from '@modelcontextprotoco
 import type { ThreadCheckpoint, ThreadCheckpointInteraction, ThreadReply } from '../../protocol/threads';
 import { RelayError } from '../../protocol/errors';
 import type { ToolBrowser } from '../gateway';
-import { clip } from '../tool';
+import { clip, type Elicit } from '../tool';
 import { checkpointResult, notSentResult, questionText, stoppedWaitingResult, type ThreadResult } from './result';
 
 /**
@@ -13,8 +13,6 @@ import { checkpointResult, notSentResult, questionText, stoppedWaitingResult, ty
  * thread_id, so a client that gives up early can still read_thread. A client that declared
  * elicitation answers questions and confirmations inside the call, which then goes on waiting.
  */
-
-export type Elicit = (request: ElicitRequestFormParams, signal: AbortSignal) => Promise<ElicitResult>;
 
 export interface HoldOptions {
   browser: ToolBrowser;
