@@ -1,4 +1,4 @@
-import { type TaskStatus, THREAD_EVENTS, type ThreadEvent } from './threads';
+import type { TaskStatus, ThreadEvent } from './threads';
 
 /**
  * What each Computer event means, in one table that every layer reads: the MCP result's
@@ -58,4 +58,6 @@ export function eventWords(event: ThreadEvent): string {
 }
 
 /** The Computer MCP server's mapping of events to MCP Tasks states, exactly: EVENT_TABLE's column. */
-export const TASK_STATUS_OF = Object.fromEntries(THREAD_EVENTS.map((e) => [e, EVENT_TABLE[e].taskStatus])) as Record<ThreadEvent, TaskStatus>;
+// From the table's own rows, so that this file needs only types from threads.ts: its zod stays out of
+// the content script, which reads the table (lib/page/thread-model.ts).
+export const TASK_STATUS_OF = Object.fromEntries(Object.entries(EVENT_TABLE).map(([event, row]) => [event, row.taskStatus])) as Record<ThreadEvent, TaskStatus>;
