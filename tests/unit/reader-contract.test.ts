@@ -10,6 +10,7 @@ import { MODES } from '../../lib/selectors/schema';
 import { installExecCommand, wireChip } from '../fixtures/reader/fake-page';
 import { loadFixture } from '../fixtures/reader/load';
 import { conversationsThrough } from '../../lib/page/panel-kit';
+import { modeControl } from '../../lib/page/mode-kit';
 
 describe('driver results match the page-method schemas', () => {
   it('poll, wait, sources, conversations, mode, stop, probe', async () => {
@@ -18,8 +19,8 @@ describe('driver results match the page-method schemas', () => {
     const d = createPageDriver(window);
     pageMethods['page.poll'].result.parse(await d.poll());
     pageMethods['page.probe'].result.parse(d.selectorSet());
-    pageMethods['page.mode'].result.parse(await d.getMode());
-    pageMethods['page.mode'].result.parse(await d.setMode('create'));
+    pageMethods['page.mode'].result.parse(await modeControl(d).getMode());
+    pageMethods['page.mode'].result.parse(await modeControl(d).setMode('create'));
     pageMethods['page.sources'].result.parse(await sourcesThrough(d, { openTab: false }));
     pageMethods['page.conversations'].result.parse(await conversationsThrough(d));
     pageMethods['page.wait'].result.parse(await d.wait({ afterTurn: 1, timeoutMs: 20 }));
@@ -98,7 +99,7 @@ describe('content-script weight', () => {
     });
   const gzip = (out: Awaited<ReturnType<typeof bundle>>) => gzipSync(out.outputFiles[0]?.contents ?? new Uint8Array(), { level: 9 }).length;
   const inputs = (out: Awaited<ReturnType<typeof bundle>>) => Object.keys(out.metafile.inputs);
-  /** Code only thread tabs, the side panel (or a capture) need: it must never be in what every page runs. */
+  /** Code only thread tabs, the side panel, comet_mode (or a capture) need: it must never be in what every page runs. */
   const ON_DEMAND = [
     'panel-kit',
     'watch',
@@ -118,6 +119,8 @@ describe('content-script weight', () => {
     'capture',
     'diagnose',
     'diagnostics-kit',
+    'page/mode',
+    'mode-kit',
   ];
 
   it('the driver bundles without zod, well under the 30 kB gzip budget', async () => {
