@@ -8,7 +8,6 @@ import { questionKey, questionMatch } from './question';
 import { isPlaceholder, readAnswer, readQuestionNow, stopButton, type Turn, turnsOf } from './reader';
 
 export { typePrompt, submit } from './composer';
-export { getMode, setMode } from './mode';
 
 /**
  * What a later wait binds to: the turn this ask created, the conversation it is in and

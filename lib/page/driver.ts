@@ -1,10 +1,9 @@
 import { isErrorPayload, RelayError } from '../protocol/errors';
-import { chooseSelectorSet, chromeMajorFrom, type Mode, type ProbeReport, type SelectorSet } from '../selectors';
+import { chooseSelectorSet, chromeMajorFrom, type ProbeReport, type SelectorSet } from '../selectors';
 import { SelectorCatalog } from '../selectors/catalog';
 import { ask, type AskHandle, type StopResult, stop } from './actions';
 import { cutContent, type PageContent, wholePageContent } from './content';
 import type { PageContext } from './context';
-import { getMode, type ModeRead, type ModeSwitch, setMode } from './mode';
 import { PageWatcher, type WaitBinding, type WaitOutcome, waitForAnswer } from './observer';
 import { cutPoll, poll, type PollResult, readTurn, requireTurns, turnCountOf, turnsOf } from './reader';
 import { ReadCache } from './read-cache';
@@ -50,8 +49,6 @@ export interface PageDriver {
   ask(params: AskCallParams, options?: { signal?: AbortSignal; onProgress?: (message: string) => void }): Promise<AskHandle>;
   wait(params?: WaitCallParams, options?: WaitCallOptions): Promise<WaitOutcome>;
   stop(): Promise<StopResult>;
-  getMode(): Promise<ModeRead>;
-  setMode(mode: Mode): Promise<ModeSwitch>;
   content(params?: { maxLength?: number }): Promise<PageContent>;
   /** For tests and the side panel: the page watcher (events, active state). */
   readonly watcher: PageWatcher;
@@ -66,8 +63,6 @@ export interface PageDriver {
 
 /** How a wait can end while its turn goes on. */
 const UNFINISHED: ReadonlySet<string> = new Set(['timeout', 'stalled', 'waiting']);
-
-const MODES: readonly Mode[] = ['standard', 'deep-research', 'model-council', 'create', 'learn', 'review', 'computer'];
 
 export function createPageDriver(win: Window, catalog: SelectorCatalog = new SelectorCatalog()): PageDriver {
   const doc = win.document;
@@ -191,12 +186,6 @@ export function createPageDriver(win: Window, catalog: SelectorCatalog = new Sel
         });
       }),
     stop: () => guard('stop', () => stop(ctx(), watcher)),
-    getMode: () => guard('reading the mode', () => getMode(ctx())),
-    setMode: (mode) =>
-      guard('switching the mode', () => {
-        if (!MODES.includes(mode)) throw new RelayError('INVALID_PARAMS', `unknown mode "${mode}"; one of ${MODES.join(', ')}`);
-        return setMode(ctx(), mode);
-      }),
     content: (params = {}) => guard('reading the page', async () => cutContent(await reads.read('content', set(), () => wholePageContent(ctx())), params.maxLength)),
   };
 }

@@ -1,5 +1,5 @@
 import { RelayError } from '../protocol/errors';
-import { chooseSelectorSet, chromeMajorFrom, type Mode } from '../selectors';
+import { chooseSelectorSet, chromeMajorFrom } from '../selectors';
 import { SelectorCatalog } from '../selectors/catalog';
 import { type AskCallParams, createPageDriver, type PageDriver, type WaitCallParams } from './driver';
 
@@ -7,7 +7,7 @@ import { type AskCallParams, createPageDriver, type PageDriver, type WaitCallPar
  * The methods every Perplexity page answers, by name, each a thin call into the page driver. The
  * worker has already validated params against lib/protocol/page-methods.ts. The driver is made
  * on the first request, so a tab nobody asks about does no work at all. Methods only some tabs or
- * some calls need (Computer threads, sources, the side panel's view, diagnostics) come with kits (kits.ts), loaded when first
+ * some calls need (Computer threads, sources, modes, the side panel's view, diagnostics) come with kits (kits.ts), loaded when first
  * asked.
  */
 export interface HandlerContext {
@@ -38,7 +38,6 @@ export function pageHandlers(win: Window, catalog: SelectorCatalog = new Selecto
     'page.wait': async (params: WaitCallParams, { signal, progress }: HandlerContext) =>
       page().wait(params, { signal, onProgress: ({ message }) => progress(message) }),
     'page.stop': async () => page().stop(),
-    'page.mode': async ({ mode }: { mode?: Mode | null }) => (mode ? page().setMode(mode) : page().getMode()),
     /**
      * Worker-only: a same-origin JSON read with the app's headers (the account's models and
      * projects, the recent threads). Here, not in the thread kit, so an account read in the

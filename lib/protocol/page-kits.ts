@@ -1,6 +1,6 @@
 /**
  * The content script's on-demand parts ("kits"). What runs in every Perplexity page is kept small
- * (reading, asking, waiting, modes); code only some tabs or some calls need
+ * (reading, asking, waiting, stopping); code only some tabs or some calls need
  * lives in scripts of its own (WXT unlisted scripts, `entrypoints/page-*.ts`), which the service worker injects into the
  * isolated world of one page, with `scripting.executeScript`, the first time a call there needs
  * one. The script finds the page script already running in that world (they share its globals)
@@ -32,6 +32,11 @@ export const PAGE_KITS = {
   },
   /** comet_get_sources: citations, grouped badges opened one by one, the Sources tab (lib/page/source-reader.ts). */
   sources: { file: '/page-sources.js', what: 'source-reading code', methods: ['page.sources'] },
+  /**
+   * comet_mode and the panel's mode switch: reading the mode (it may open the mode menu or type "/")
+   * and switching it (lib/page/mode-kit.ts). A page that polls, waits and asks never needs it.
+   */
+  mode: { file: '/page-mode.js', what: 'mode code', methods: ['page.mode'] },
   /** The side panel's live view of the driven tab, and the sidebar's conversations (lib/page/panel-kit.ts). */
   panel: { file: '/page-panel.js', what: 'side-panel code', methods: ['page.watch', 'page.conversations'] },
   /** `comet-relay doctor --page` (every probe tried) and `comet-relay capture` (the page as a sanitized fixture). */

@@ -1,6 +1,7 @@
 // @vitest-environment happy-dom
 import { afterEach, describe, expect, it } from 'vitest';
 import { createPageDriver } from '../../lib/page/driver';
+import { modeControl } from '../../lib/page/mode-kit';
 import { installExecCommand, wireChip, wireTypeahead } from '../fixtures/reader/fake-page';
 import { loadFixture, loadHtml } from '../fixtures/reader/load';
 
@@ -14,7 +15,7 @@ describe('mode on generation B (chip)', () => {
   it('reads the chip text without opening anything', async () => {
     loadFixture('B-thread-streaming.html');
     const fake = wireChip('deep-research');
-    const r = await createPageDriver(window).getMode();
+    const r = await modeControl(createPageDriver(window)).getMode();
     expect(r).toEqual({ mode: 'deep-research', source: 'chip' });
     expect(fake.chipEvents).toHaveLength(0);
   });
@@ -22,7 +23,7 @@ describe('mode on generation B (chip)', () => {
   it('setMode opens the Radix chip with the full pointer sequence', async () => {
     loadFixture('B-thread-streaming.html');
     const fake = wireChip('standard');
-    const r = await createPageDriver(window).setMode('learn');
+    const r = await modeControl(createPageDriver(window)).setMode('learn');
     expect(r).toEqual({ mode: 'learn', source: 'switched', previous: 'standard', changed: true, verified: true });
     expect(fake.mode()).toBe('learn');
     expect(fake.chipEvents.map((e) => e.type)).toEqual(['pointerdown', 'mousedown', 'pointerup', 'mouseup', 'click']);
@@ -36,7 +37,7 @@ describe('mode on generation B (chip)', () => {
   it('create is reported as create, not computer', async () => {
     loadFixture('B-thread-streaming.html');
     wireChip('standard');
-    const driver = createPageDriver(window);
+    const driver = modeControl(createPageDriver(window));
     expect(await driver.setMode('create')).toMatchObject({ mode: 'create', verified: true });
     expect(await driver.getMode()).toEqual({ mode: 'create', source: 'chip' });
   });
@@ -44,7 +45,7 @@ describe('mode on generation B (chip)', () => {
   it('computer is the separate toggle, and leaving it goes back to the chip mode', async () => {
     loadFixture('B-thread-streaming.html');
     const fake = wireChip('deep-research');
-    const driver = createPageDriver(window);
+    const driver = modeControl(createPageDriver(window));
     expect(await driver.setMode('computer')).toMatchObject({ mode: 'computer', previous: 'deep-research', verified: true });
     expect(fake.computer()).toBe(true);
     expect(await driver.getMode()).toEqual({ mode: 'computer', source: 'toggle' });
@@ -55,7 +56,7 @@ describe('mode on generation B (chip)', () => {
   it('a chip label in another language is read from the menu\'s checked item icon, and the menu is closed again', async () => {
     loadFixture('B-thread-streaming.html');
     wireChip('model-council', { standard: 'Recherche', 'deep-research': 'Recherche approfondie', 'model-council': 'Conseil', create: 'Créer', learn: 'Apprendre', review: 'Réviser' });
-    const r = await createPageDriver(window).getMode();
+    const r = await modeControl(createPageDriver(window)).getMode();
     expect(r).toEqual({ mode: 'model-council', source: 'menu' });
     expect(document.getElementById('mode-menu')).toBeNull();
   });
@@ -63,7 +64,7 @@ describe('mode on generation B (chip)', () => {
   it('all seven modes can be set and read back', async () => {
     loadFixture('B-thread-streaming.html');
     wireChip('standard');
-    const driver = createPageDriver(window);
+    const driver = modeControl(createPageDriver(window));
     for (const mode of ['deep-research', 'model-council', 'create', 'learn', 'review', 'computer', 'standard'] as const) {
       expect(await driver.setMode(mode), mode).toMatchObject({ mode, verified: true });
     }
@@ -83,7 +84,7 @@ describe('mode on generation A (slash typeahead)', () => {
     composer.textContent = 'what the person is typi';
     const edits: string[] = [];
     composer.addEventListener('input', () => edits.push(composer.textContent ?? ''));
-    expect(await createPageDriver(window).getMode()).toEqual({ mode: 'learn', source: 'pill' });
+    expect(await modeControl(createPageDriver(window)).getMode()).toEqual({ mode: 'learn', source: 'pill' });
     expect(edits).toEqual([]);
     expect(exec.calls).toEqual([]);
     expect(composer.textContent).toBe('what the person is typi');
@@ -93,7 +94,7 @@ describe('mode on generation A (slash typeahead)', () => {
     loadFixture('A-home.html', 'https://www.perplexity.ai/');
     exec = installExecCommand();
     wireTypeahead('standard');
-    expect(await createPageDriver(window).getMode()).toEqual({ mode: 'standard', source: 'typeahead' });
+    expect(await modeControl(createPageDriver(window)).getMode()).toEqual({ mode: 'standard', source: 'typeahead' });
     expect((document.getElementById('ask-input') as HTMLElement).textContent).toBe('');
     expect(document.querySelector('[aria-label="Typeahead menu"]')).toBeNull();
   });
@@ -101,7 +102,7 @@ describe('mode on generation A (slash typeahead)', () => {
   it('no pill and no slash menu: it says it could not see the mode, never "standard"', async () => {
     loadFixture('A-home.html', 'https://www.perplexity.ai/');
     exec = installExecCommand();
-    const r = await createPageDriver(window).getMode();
+    const r = await modeControl(createPageDriver(window)).getMode();
     expect(r).toMatchObject({ mode: null, source: 'unavailable' });
     expect(r.detail).toMatch(/^typeahead: none of .* after typing "\/" three times/);
   });
@@ -114,13 +115,13 @@ describe('mode on generation A (slash typeahead)', () => {
     document.querySelector('.toolbar')?.insertAdjacentHTML('afterbegin', pill('Dokumente prüfen', '#pplx-icon-unknown'));
     const composer = document.getElementById('ask-input') as HTMLElement;
     composer.textContent = 'brouillon';
-    const refused = await createPageDriver(window).getMode();
+    const refused = await modeControl(createPageDriver(window)).getMode();
     expect(refused).toMatchObject({ mode: null, source: 'unavailable' });
     expect(refused.detail).toMatch(/holds text/);
     expect(exec.calls).toEqual([]);
     expect(composer.textContent).toBe('brouillon');
     composer.textContent = '';
-    expect(await createPageDriver(window).getMode()).toEqual({ mode: 'review', source: 'typeahead' });
+    expect(await modeControl(createPageDriver(window)).getMode()).toEqual({ mode: 'review', source: 'typeahead' });
     expect(composer.textContent).toBe('');
   });
 
@@ -131,7 +132,7 @@ describe('mode on generation A (slash typeahead)', () => {
     const composer = document.getElementById('ask-input') as HTMLElement;
     composer.textContent = 'my draft';
     const before = location.href;
-    const r = await createPageDriver(window).getMode();
+    const r = await modeControl(createPageDriver(window)).getMode();
     expect(r).toEqual({ mode: 'create', source: 'pill' });
     expect(location.href).toBe(before);
     expect(composer.textContent).toBe('my draft');
@@ -142,14 +143,14 @@ describe('mode on generation A (slash typeahead)', () => {
     loadFixture('A-home.html', 'https://www.perplexity.ai/');
     exec = installExecCommand();
     wireTypeahead('standard');
-    expect(await createPageDriver(window).getMode()).toEqual({ mode: 'standard', source: 'typeahead' });
+    expect(await modeControl(createPageDriver(window)).getMode()).toEqual({ mode: 'standard', source: 'typeahead' });
   });
 
   it('sets every mode through the typeahead, icons matched exactly', async () => {
     loadFixture('A-home.html', 'https://www.perplexity.ai/');
     exec = installExecCommand();
     const fake = wireTypeahead('standard');
-    const driver = createPageDriver(window);
+    const driver = modeControl(createPageDriver(window));
     for (const mode of ['deep-research', 'model-council', 'create', 'learn', 'review', 'computer', 'standard'] as const) {
       expect(await driver.setMode(mode), mode).toMatchObject({ mode, verified: true });
       expect(fake.mode()).toBe(mode);
@@ -159,7 +160,7 @@ describe('mode on generation A (slash typeahead)', () => {
 
   it('on a page without a composer it says it cannot read the mode, instead of navigating', async () => {
     loadFixture('library.html', 'https://www.perplexity.ai/library');
-    const r = await createPageDriver(window).getMode();
+    const r = await modeControl(createPageDriver(window)).getMode();
     expect(r.mode).toBeNull();
     expect(r.source).toBe('unavailable');
     expect(r.detail).toMatch(/open the Perplexity home page/);
@@ -168,9 +169,9 @@ describe('mode on generation A (slash typeahead)', () => {
 
   it('a computer task URL means computer, on either generation', async () => {
     loadFixture('A-thread.html', 'https://www.perplexity.ai/computer/tasks/abc');
-    expect(await createPageDriver(window).getMode()).toEqual({ mode: 'computer', source: 'url' });
+    expect(await modeControl(createPageDriver(window)).getMode()).toEqual({ mode: 'computer', source: 'url' });
     loadFixture('A-thread.html', 'https://www.perplexity.ai/copilot/abc');
-    expect(await createPageDriver(window).getMode()).toEqual({ mode: 'computer', source: 'url' });
+    expect(await modeControl(createPageDriver(window)).getMode()).toEqual({ mode: 'computer', source: 'url' });
   });
 });
 
@@ -191,7 +192,7 @@ describe('no conclusion from absence', () => {
     exec = installExecCommand();
     const fake = wireTypeahead('standard');
     unknownPills();
-    const driver = createPageDriver(window);
+    const driver = modeControl(createPageDriver(window));
     expect(await driver.getMode()).toEqual({ mode: 'standard', source: 'typeahead' });
     // Before: "standard" from the missing pill, then "already deep-research (the page did not confirm it)".
     expect(await driver.setMode('deep-research')).toEqual({ mode: 'deep-research', source: 'switched', previous: 'standard', changed: true, verified: true });
@@ -210,7 +211,7 @@ describe('no conclusion from absence', () => {
     unknownPills();
     const composer = document.getElementById('ask-input') as HTMLElement;
     composer.textContent = 'a draft';
-    const r = await createPageDriver(window).getMode();
+    const r = await modeControl(createPageDriver(window)).getMode();
     expect(r).toMatchObject({ mode: null, source: 'unavailable' });
     expect(r.detail).toMatch(/no mode pill this version knows .* holds text/);
     expect(exec.calls).toEqual([]);
@@ -224,7 +225,7 @@ describe('no conclusion from absence', () => {
         '<div class="some-new-toggle"><button role="switch" aria-checked="true">Computer</button></div></div>',
       'https://www.perplexity.ai/',
     );
-    const r = await createPageDriver(window).getMode();
+    const r = await modeControl(createPageDriver(window)).getMode();
     expect(r).toMatchObject({ mode: null, source: 'unavailable' });
     expect(r.detail).toMatch(/^the mode chip is not pressed \(another mode is on\), and computerToggle: none of /);
   });

@@ -3,6 +3,7 @@ import { describe, expect, it, vi } from 'vitest';
 import { diagnosticsKit } from '../../lib/page/diagnostics-kit';
 import { lazyDriver } from '../../lib/page/handlers';
 import { kitMethods, offerKitHook, type PageKitHost, registerKit } from '../../lib/page/kits';
+import { modeKit } from '../../lib/page/mode-kit';
 import { panelKit } from '../../lib/page/panel-kit';
 import { sourcesKit } from '../../lib/page/source-reader';
 import { threadHandlers } from '../../lib/page/thread-handlers';
@@ -44,7 +45,8 @@ describe('page kits', () => {
     expect(Object.keys(diagnosticsKit(host())).sort()).toEqual([...kitMethods('diagnostics')].sort());
     expect(Object.keys(sourcesKit(host())).sort()).toEqual([...kitMethods('sources')].sort());
     expect(Object.keys(panelKit(host())).sort()).toEqual([...kitMethods('panel')].sort());
-    expect(Object.keys(PAGE_KITS).sort()).toEqual(['diagnostics', 'panel', 'sources', 'threads']);
+    expect(Object.keys(modeKit(host())).sort()).toEqual([...kitMethods('mode')].sort());
+    expect(Object.keys(PAGE_KITS).sort()).toEqual(['diagnostics', 'mode', 'panel', 'sources', 'threads']);
   });
 
   it('the table tells the worker which kit a method needs', () => {
@@ -53,7 +55,10 @@ describe('page kits', () => {
     expect(kitOf('page.capture')?.name).toBe('diagnostics');
     expect(kitOf('page.diagnose')?.name).toBe('diagnostics');
     expect(kitOf('page.sources')).toMatchObject({ name: 'sources', file: '/page-sources.js' });
+    expect(kitOf('page.mode')).toMatchObject({ name: 'mode', file: '/page-mode.js' }); // reading and switching
     expect(kitOf('page.poll')).toBeUndefined();
+    expect(kitOf('page.ask')).toBeUndefined();
+    expect(kitOf('page.wait')).toBeUndefined();
     expect(kitOf('threads.fetch')).toBeUndefined(); // account reads run in any tab without a kit
   });
 });

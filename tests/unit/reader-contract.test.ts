@@ -10,6 +10,7 @@ import { MODES } from '../../lib/selectors/schema';
 import { installExecCommand, wireChip } from '../fixtures/reader/fake-page';
 import { loadFixture } from '../fixtures/reader/load';
 import { conversationsThrough } from '../../lib/page/panel-kit';
+import { modeControl } from '../../lib/page/mode-kit';
 
 describe('driver results match the page-method schemas', () => {
   it('poll, wait, sources, conversations, mode, stop, probe', async () => {
@@ -18,8 +19,8 @@ describe('driver results match the page-method schemas', () => {
     const d = createPageDriver(window);
     pageMethods['page.poll'].result.parse(await d.poll());
     pageMethods['page.probe'].result.parse(d.selectorSet());
-    pageMethods['page.mode'].result.parse(await d.getMode());
-    pageMethods['page.mode'].result.parse(await d.setMode('create'));
+    pageMethods['page.mode'].result.parse(await modeControl(d).getMode());
+    pageMethods['page.mode'].result.parse(await modeControl(d).setMode('create'));
     pageMethods['page.sources'].result.parse(await sourcesThrough(d, { openTab: false }));
     pageMethods['page.conversations'].result.parse(await conversationsThrough(d));
     pageMethods['page.wait'].result.parse(await d.wait({ afterTurn: 1, timeoutMs: 20 }));
@@ -98,7 +99,7 @@ describe('content-script weight', () => {
     });
   const gzip = (out: Awaited<ReturnType<typeof bundle>>) => gzipSync(out.outputFiles[0]?.contents ?? new Uint8Array(), { level: 9 }).length;
   const inputs = (out: Awaited<ReturnType<typeof bundle>>) => Object.keys(out.metafile.inputs);
-  /** Code only thread tabs, the side panel (or a capture) need: it must never be in what every page runs. */
+  /** Code only thread tabs, the side panel, comet_mode (or a capture) need: it must never be in what every page runs. */
   const ON_DEMAND = [
     'panel-kit',
     'watch',
@@ -118,6 +119,8 @@ describe('content-script weight', () => {
     'capture',
     'diagnose',
     'diagnostics-kit',
+    'page/mode',
+    'mode-kit',
   ];
 
   it('the driver bundles without zod, well under the 30 kB gzip budget', async () => {
@@ -132,11 +135,12 @@ describe('content-script weight', () => {
     // 17.7 kB; reading the live site's layouts (lib/page/turns.ts, the live set, the composer's
     // stop control, the action row): 19.3 kB; typing through Lexical's own events and reading the mode
     // through whichever control the page shows (chip, radiogroup, slash menu): 20.0 kB, 2026-12-01.
-    // The guard sits just above it.
-    expect(gzip(out)).toBeLessThan(20_200);
+    // Reading and switching the mode moved to the mode kit (lib/page/mode-kit.ts): 18.3 kB (18,262
+    // bytes), 2026-12-01. The guard sits just above it.
+    expect(gzip(out)).toBeLessThan(18_400);
   });
 
-  it('what every Perplexity page runs carries no thread, sources, side-panel or diagnostics code and stays under its budget', async () => {
+  it('what every Perplexity page runs carries no thread, sources, mode, side-panel or diagnostics code and stays under its budget', async () => {
     const out = await bundle('../../entrypoints/perplexity.content.ts');
     expect(inputs(out).filter((i) => i.includes('node_modules'))).toEqual([]);
     expect(inputs(out).filter((i) => ON_DEMAND.some((name) => i.endsWith(`${name}.ts`)))).toEqual([]);
@@ -148,8 +152,12 @@ describe('content-script weight', () => {
     // 18.9 kB, 2026-12-01 (the built file 19.4 kB). Reading the live site (turns assembled from
     // sibling blocks, lib/page/turns.ts; the live set; stop control, action row, step headers) and
     // typing through Lexical's own events with the mode read through whichever control the page
-    // shows: 21.4 kB — OVER the 20 kB budget, to be won back, 2026-12-01.
-    expect(gzip(out)).toBeLessThan(21_500);
+    // shows: 21.4 kB, over the 20 kB budget. Reading and switching the mode (comet_mode, the panel's
+    // switch) moved to the mode kit (lib/page/mode-kit.ts): 19.6 kB here (19,625 bytes), the built
+    // file .output/chrome-mv3/content-scripts/perplexity.js 19,974 bytes gzip -9, 2026-12-01. WXT's
+    // wrapper adds ~0.35 kB to the built file, so this guard is the budget itself: under 19,650 here
+    // keeps the built file under 20 kB. Code that grows it must push something else into a kit.
+    expect(gzip(out)).toBeLessThan(19_650);
   });
 
   it("the threads kit runs on the page script's readers, never a shelf of its own", async () => {
@@ -168,8 +176,10 @@ describe('content-script weight', () => {
     // the page script, but growth should be a decision, not an accident. The live site's turn reading
     // (each kit carries a copy), the composer's typing and mode controls, and the thread JSON reader on
     // the real shapes (questions and their answer items, the thread's kind, wake time and shared files)
-    // grew them (2026-12-01).
-    const limits = { 'page-threads': 23_900, 'page-sources': 5_100, 'page-diagnostics': 3_200, 'page-panel': 6_800 };
+    // grew them (2026-12-01). Measured 2026-12-01 after comet_mode's page side became the mode kit:
+    // threads 23.9 kB (23,935 bytes), sources 5.0 kB, diagnostics 2.9 kB, panel 6.7 kB, mode 4.8 kB
+    // (4,760: the mode code with its own copy of the composer's typing, for the slash menu).
+    const limits = { 'page-threads': 24_000, 'page-sources': 5_100, 'page-diagnostics': 3_000, 'page-panel': 6_800, 'page-mode': 4_900 };
     for (const [entry, limit] of Object.entries(limits)) {
       const out = await bundle(`../../entrypoints/${entry}.ts`);
       expect(inputs(out).filter((i) => i.includes('node_modules'))).toEqual([]);

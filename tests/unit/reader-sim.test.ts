@@ -3,6 +3,7 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { createPageDriver } from '../../lib/page/driver';
+import { modeControl } from '../../lib/page/mode-kit';
 import { sourcesThrough } from '../../lib/page/source-reader';
 import { isPlaceholder, turnsOf } from '../../lib/page/reader';
 import { generationA, generationB } from '../../lib/selectors';
@@ -133,9 +134,9 @@ describe.runIf(have)('simulated site, details', () => {
   });
 
   it('modes read from open menus, without typing or clicking', async () => {
-    expect(await load('A-home-mode-menu-active.html').getMode()).toEqual({ mode: 'deep-research', source: 'typeahead' });
-    expect(await load('A-home-mode-menu.html').getMode()).toEqual({ mode: 'standard', source: 'typeahead' });
-    expect(await load('B-home-mode-menu.html').getMode()).toEqual({ mode: 'standard', source: 'menu' });
-    expect(await load('B-home.html').getMode()).toEqual({ mode: 'standard', source: 'chip' });
+    expect(await modeControl(load('A-home-mode-menu-active.html')).getMode()).toEqual({ mode: 'deep-research', source: 'typeahead' });
+    expect(await modeControl(load('A-home-mode-menu.html')).getMode()).toEqual({ mode: 'standard', source: 'typeahead' });
+    expect(await modeControl(load('B-home-mode-menu.html')).getMode()).toEqual({ mode: 'standard', source: 'menu' });
+    expect(await modeControl(load('B-home.html')).getMode()).toEqual({ mode: 'standard', source: 'chip' });
   });
 });
