@@ -56,8 +56,3 @@ export function threadStatusOf(event: ThreadEvent | null | undefined): string {
 export function eventWords(event: ThreadEvent): string {
   return EVENT_TABLE[event].words;
 }
-
-/** The Computer MCP server's mapping of events to MCP Tasks states, exactly: EVENT_TABLE's column. */
-// From the table's own rows, so that this file needs only types from threads.ts: its zod stays out of
-// the content script, which reads the table (lib/page/thread-model.ts).
-export const TASK_STATUS_OF = Object.fromEntries(Object.entries(EVENT_TABLE).map(([event, row]) => [event, row.taskStatus])) as Record<ThreadEvent, TaskStatus>;

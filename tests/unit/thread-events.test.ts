@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { checkpointResult } from '../../lib/mcp/threads/result';
 import { threadStatus } from '../../lib/page/thread-model';
-import { EVENT_TABLE, panelStatusOf, TASK_STATUS_OF, taskStatusOf } from '../../lib/protocol/thread-events';
+import { EVENT_TABLE, panelStatusOf, taskStatusOf } from '../../lib/protocol/thread-events';
 import { THREAD_EVENTS, type ThreadEvent } from '../../lib/protocol/threads';
 import { ThreadBook } from '../../lib/worker/threads';
 import { checkpoint, question } from '../support/thread-fixtures';
@@ -29,7 +29,6 @@ describe('events → task_status, one table', () => {
     it(`${state}: ${events.join(', ')}`, () => {
       for (const event of events) {
         expect(EVENT_TABLE[event].taskStatus, event).toBe(state);
-        expect(TASK_STATUS_OF[event], event).toBe(state);
         expect(taskStatusOf(event === 'timeout' ? null : event), event).toBe(state);
         expect(checkpointResult(checkpoint({ event: event === 'timeout' ? null : event })).task_status, event).toBe(state);
       }
