@@ -165,9 +165,10 @@ async function claude(label: string, text: string, env: NodeJS.ProcessEnv, log: 
 }
 
 /**
- * Codex: the printed TOML as CODEX_HOME/config.toml, then `codex mcp get comet-relay --json` must
- * show it parsed, with tool_timeout_sec read. Codex's `mcp list`/`get` read the configuration only;
- * they do not start the server.
+ * Codex: the printed TOML as CODEX_HOME/config.toml; `codex mcp get comet-relay --json` must show it
+ * parsed, with tool_timeout_sec read. `mcp list`/`get` only read the configuration, so the
+ * connection is shown by Codex's own app-server (the JSON-RPC service behind its IDE extensions):
+ * `mcpServerStatus/list` starts the configured servers and returns the tools each one listed.
  */
 async function codex(env: NodeJS.ProcessEnv, log: (text: string) => void): Promise<ClientCheck> {
   const bin = await ensureClient('codex', log);
@@ -187,11 +188,62 @@ async function codex(env: NodeJS.ProcessEnv, log: (text: string) => void): Promi
     } catch {
       return check('Codex', version, 'codex mcp get comet-relay --json', false, `refused: ${got.out.slice(-300)}`);
     }
-    const ok = entry.tool_timeout_sec === 600 && entry.transport?.command === process.execPath && entry.transport.env?.COMET_RELAY_HOME === env.COMET_RELAY_HOME;
-    return check('Codex', version, 'codex mcp get comet-relay --json', ok, `parsed: command ${entry.transport?.command}, tool_timeout_sec ${entry.tool_timeout_sec}, env COMET_RELAY_HOME ${entry.transport?.env?.COMET_RELAY_HOME === env.COMET_RELAY_HOME ? 'set' : 'missing'}`);
+    const parsed = entry.tool_timeout_sec === 600 && entry.transport?.command === process.execPath && entry.transport.env?.COMET_RELAY_HOME === env.COMET_RELAY_HOME;
+    const parsedText = `tool_timeout_sec ${entry.tool_timeout_sec}, env COMET_RELAY_HOME ${entry.transport?.env?.COMET_RELAY_HOME === env.COMET_RELAY_HOME ? 'set' : 'missing'}`;
+    if (!parsed) return check('Codex', version, 'codex mcp get comet-relay --json', false, `parsed wrong: command ${entry.transport?.command}, ${parsedText}`);
+    const status = await codexServerStatus(bin, box.env, box.home);
+    const tools = Object.keys(status?.tools ?? {}).length;
+    return check(
+      'Codex',
+      version,
+      'codex mcp get comet-relay --json; codex app-server → mcpServerStatus/list',
+      tools > 0,
+      `${parsedText}; mcpServerStatus/list: ${status ? `${status.name} ${status.serverInfo?.version ?? '?'}, ${tools} tools` : 'no comet-relay entry'}`,
+    );
   } finally {
     box.done();
   }
+}
+
+interface CodexServerStatus {
+  name: string;
+  serverInfo?: { version?: string };
+  tools?: Record<string, unknown>;
+}
+
+/** Asks `codex app-server` (JSON lines on stdio) for the status of its MCP servers; comet-relay's entry, or undefined. */
+function codexServerStatus(bin: string, env: NodeJS.ProcessEnv, cwd: string): Promise<CodexServerStatus | undefined> {
+  return new Promise((resolve) => {
+    const child = spawn(bin, ['app-server'], { env, cwd, stdio: ['pipe', 'pipe', 'ignore'] });
+    const finish = (status: CodexServerStatus | undefined) => {
+      clearTimeout(timer);
+      child.kill();
+      resolve(status);
+    };
+    const timer = setTimeout(() => finish(undefined), 60_000);
+    const send = (message: object) => child.stdin.write(`${JSON.stringify({ jsonrpc: '2.0', ...message })}\n`);
+    child.on('error', () => finish(undefined));
+    child.stdin.on('error', () => {});
+    let buffer = '';
+    child.stdout.on('data', (chunk: Buffer) => {
+      buffer += chunk.toString();
+      for (let end = buffer.indexOf('\n'); end >= 0; end = buffer.indexOf('\n')) {
+        const line = buffer.slice(0, end);
+        buffer = buffer.slice(end + 1);
+        let message: { id?: number; result?: { data?: CodexServerStatus[] } };
+        try {
+          message = JSON.parse(line);
+        } catch {
+          continue;
+        }
+        if (message.id === 1) {
+          send({ method: 'initialized' });
+          send({ id: 2, method: 'mcpServerStatus/list', params: {} });
+        } else if (message.id === 2) finish(message.result?.data?.find((s) => s.name === 'comet-relay'));
+      }
+    });
+    send({ id: 1, method: 'initialize', params: { clientInfo: { name: 'comet-relay-bench', title: 'comet-relay bench', version: '1' } } });
+  });
 }
 
 /** opencode: the printed opencode.json in the project folder, then `opencode mcp list` → connected. */
