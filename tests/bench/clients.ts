@@ -246,7 +246,10 @@ function codexServerStatus(bin: string, env: NodeJS.ProcessEnv, cwd: string): Pr
   });
 }
 
-/** opencode: the printed opencode.json in the project folder, then `opencode mcp list` → connected. */
+/**
+ * opencode: the printed opencode.json in the project folder; `opencode mcp list` → connected, and
+ * `opencode debug config` (the configuration it resolved) still holds the tool-call timeout.
+ */
 async function opencode(env: NodeJS.ProcessEnv, log: (text: string) => void): Promise<ClientCheck> {
   const bin = await ensureClient('opencode', log);
   const box = scratch('cr-opencode-', env);
@@ -257,7 +260,14 @@ async function opencode(env: NodeJS.ProcessEnv, log: (text: string) => void): Pr
     fs.writeFileSync(path.join(project, 'opencode.json'), `${JSON.stringify(firstJson(await printed('opencode', env)), null, 2)}\n`);
     const listed = await run(bin, ['mcp', 'list', '--pure'], { env: box.env, cwd: project });
     const row = plain(listed.out).split('\n').find((l) => l.includes('comet-relay')) ?? listed.out.slice(-200);
-    return check('opencode', version, 'opencode mcp list --pure', /\bconnected\b/.test(row), row);
+    const resolved = await run(bin, ['debug', 'config', '--pure'], { env: box.env, cwd: project });
+    let timeout: unknown;
+    try {
+      timeout = (firstJson(resolved.out) as { mcp?: Record<string, { timeout?: number }> }).mcp?.['comet-relay']?.timeout;
+    } catch {
+      timeout = 'unreadable';
+    }
+    return check('opencode', version, 'opencode mcp list --pure; opencode debug config --pure', /\bconnected\b/.test(row) && timeout === 600_000, `${row}; resolved timeout ${timeout}`);
   } finally {
     box.done();
   }
