@@ -25,8 +25,9 @@ export const TOOL_TIMEOUT_MS = 600_000;
  * What each client calls its tool-call timeout (looked up 2026-12-01 in the clients' docs and
  * issue trackers). Claude Code reads MCP_TOOL_TIMEOUT (ms) from its environment or from the "env"
  * of ~/.claude/settings.json; Codex reads tool_timeout_sec per server; Gemini CLI reads `timeout`
- * (ms) per server in settings.json. Claude Desktop, Cursor, opencode (whose `timeout` bounds its
- * start-up requests, not a tool call),
+ * (ms) per server in settings.json. opencode reads `timeout` (ms) per server too: read in the
+ * opencode 1.18.33 binary on 2026-12-01, it passes that value to every tools/call (restarted by each
+ * progress notification) and otherwise leaves the MCP SDK's 60 s. Claude Desktop, Cursor,
  * VS Code and Windsurf have no such setting: they rely on the progress notifications a held call
  * sends (at least every COMET_THREAD_PROGRESS_MS) and, when they give up anyway, on read_thread.
  */
@@ -38,7 +39,7 @@ export const TOOL_TIMEOUT_SETTING: Record<McpClientName, string | null> = {
   vscode: null,
   windsurf: null,
   gemini: 'timeout',
-  opencode: null,
+  opencode: 'timeout',
   http: null,
 };
 
@@ -208,9 +209,9 @@ export function clientConfig(client: string, options: ClientConfigOptions = {}):
     }
     case 'opencode': {
       const file = home('~/.config/opencode/opencode.json', '%USERPROFILE%\\.config\\opencode\\opencode.json');
-      const local = { type: 'local', command: [command, ...args], enabled: true, ...(env ? { environment: env } : {}) };
+      const local = { type: 'local', command: [command, ...args], enabled: true, ...(env ? { environment: env } : {}), timeout: TOOL_TIMEOUT_MS };
       snippets = [{ label: `File opencode.json (this project) or ${file} (every project)`, format: 'json', content: json({ $schema: 'https://opencode.ai/config.json', mcp: { [SERVER_NAME]: local } }), file: 'opencode.json' }];
-      hint = `Merge the "${SERVER_NAME}" entry into "mcp" of opencode.json at your project's root or of ${file}, then check it with: opencode mcp list.${npxNote}${noTimeoutSetting('opencode')}`;
+      hint = `Merge the "${SERVER_NAME}" entry into "mcp" of opencode.json at your project's root or of ${file}, then check it with: opencode mcp list. "timeout" lets a Perplexity task run ten minutes.${npxNote}`;
       break;
     }
     case 'http': {

@@ -33,7 +33,7 @@ import { measureCheckpointLatency, parallelThreads } from './threads';
 import { measureReconnect } from './reconnect';
 import { measureOurWait } from './wait-latency';
 import { ourWeight, playwrightMcpWeight } from './tool-surface';
-import { GEMINI_CLI, geminiAccepts } from './clients';
+import { CLIENT_PACKAGES, clientChecks } from './clients';
 import { MODEL_BYTES_BUDGET, WHOLE_BYTES_BUDGET } from '../support/tool-weight';
 
 /** The simulated site's speed: a `short` answer streams for 0.5 s instead of 1 s. Latency is measured from its finish. */
@@ -218,22 +218,20 @@ async function toolSurfacePhase({ world }: Bench): Promise<Row[]> {
 
 // ── (o) ───────────────────────────────────────────────────────────────────────
 
-/** Opt-in (it installs client CLIs): runs only when named, `--only o`. */
+/** Opt-in (it installs client CLIs): runs only when named, `--only o`. One row per client. */
 async function clientsPhase({ world }: Bench): Promise<Row[]> {
   if (!onlyArg()?.has('o')) return [];
-  log(`(o) ${GEMINI_CLI}: config gemini, gemini mcp add, gemini mcp list`);
-  const gemini = await geminiAccepts(world.harness.env, log);
-  return [
-    {
-      measure: '(o) a client CLI accepts `comet-relay config` and connects',
-      n: '1',
-      median: gemini.ok ? 'connected' : 'failed',
-      tail: '',
-      target: 'connected',
-      mark: verdict(gemini.ok),
-      note: `${GEMINI_CLI}: ${gemini.detail.replace(/\|/g, '/')}`,
-    },
-  ];
+  log(`(o) ${Object.values(CLIENT_PACKAGES).map((p) => p.spec).join(', ')}: each takes what \`comet-relay config\` prints`);
+  const checks = await clientChecks(world.harness.env, log);
+  return checks.map((c) => ({
+    measure: `(o) ${c.client} accepts \`comet-relay config\``,
+    n: '1',
+    median: c.ok ? 'accepted' : 'failed',
+    tail: '',
+    target: 'accepted',
+    mark: verdict(c.ok),
+    note: `${c.version}: \`${c.command}\` → ${c.detail}`.replace(/\|/g, '/'),
+  }));
 }
 
 // ── (a) ───────────────────────────────────────────────────────────────────────

@@ -76,10 +76,10 @@ describe('client configs', () => {
     expect(config.hint).toContain('gemini mcp list');
   });
 
-  it("opencode: opencode.json's mcp entry, a local server with the command as one array", () => {
+  it("opencode: opencode.json's mcp entry, a local server with the command as one array and its per-server timeout (ms)", () => {
     expect(json('opencode')).toEqual({
       $schema: 'https://opencode.ai/config.json',
-      mcp: { 'comet-relay': { type: 'local', command: ['/usr/bin/node', '/opt/comet relay/dist/cli.js', 'mcp'], enabled: true } },
+      mcp: { 'comet-relay': { type: 'local', command: ['/usr/bin/node', '/opt/comet relay/dist/cli.js', 'mcp'], enabled: true, timeout: 600_000 } },
     });
     expect(json('opencode', 0, { ...base, home: '/h' }).mcp['comet-relay'].environment).toEqual({ COMET_RELAY_HOME: '/h' });
     expect(clientConfig('opencode', base).hint).toContain('opencode mcp list');
