@@ -5,7 +5,7 @@ import type { PageContext } from './context';
 import { all, candidatesMiss, cleanText, closest, first, iconsIn, isHidden, outermost, pointerClick, spokenText, union } from './dom';
 import { readInteractions } from './interactions';
 import { type WaitingFor, waitingFor } from './observer';
-import { renderText } from './text';
+import { mathOf, renderText } from './text';
 import { type Turn, turnAt, turnCountOf, turnsOf } from './turns';
 
 export { type Turn, turnAt, turnCountOf, turnsOf } from './turns';
@@ -246,6 +246,7 @@ export function readAnswer(turn: Turn, set: SelectorSet): string {
     skip: set.answerChrome,
     codeLanguage: set.codeLanguage,
     citation: set.citationInline,
+    math: mathOf(set),
     markdown: true,
   });
 }
