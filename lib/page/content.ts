@@ -1,5 +1,5 @@
 import type { PageContext } from './context';
-import { renderText } from './text';
+import { mathOf, renderText } from './text';
 
 export interface PageContent {
   title: string;
@@ -11,7 +11,7 @@ export interface PageContent {
 /** comet_get_page_content: the page's whole title and visible body text, without scripts, styles or hidden parts; cutContent cuts it. */
 export function wholePageContent(ctx: PageContext): { title: string; text: string } {
   const body = ctx.doc.body;
-  return { title: ctx.doc.title, text: body ? renderText(body, { skip: [], markdown: false, computedVisibility: true }) : '' };
+  return { title: ctx.doc.title, text: body ? renderText(body, { skip: [], markdown: false, computedVisibility: true, math: mathOf(ctx.set) }) : '' };
 }
 
 export function cutContent({ title, text }: { title: string; text: string }, maxLength = 10000): PageContent {

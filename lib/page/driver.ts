@@ -64,18 +64,29 @@ export interface PageDriver {
 /** How a wait can end while its turn goes on. */
 const UNFINISHED: ReadonlySet<string> = new Set(['timeout', 'stalled', 'waiting']);
 
+/** Whether another set scored as high as the chosen one: the page has not yet shown which it is. */
+function isTie(probe: ProbeReport): boolean {
+  const best = probe.candidates.find((c) => c.name === probe.chosen)?.score ?? 0;
+  return probe.candidates.filter((c) => c.score === best).length > 1;
+}
+
 export function createPageDriver(win: Window, catalog: SelectorCatalog = new SelectorCatalog()): PageDriver {
   const doc = win.document;
   const chromeMajor = chromeMajorFrom(win.navigator?.userAgent ?? '');
-  let chosen: { set: SelectorSet; probe: ProbeReport; version: number } | null = null;
+  let chosen: { set: SelectorSet; probe: ProbeReport; tied: boolean; version: number } | null = null;
 
   /**
-   * Probes until a set is recognised with confidence, then keeps it (a generation never changes in
-   * place) until the catalog changes: a set added while the page is open is used at the next call.
+   * Probes until one set is recognised with confidence and no other scores as high, then keeps it
+   * (a generation never changes in place) until the page moves to another URL or the catalog
+   * changes (a set added while the page is open is used at the next call). A tie is no choice: the
+   * live home page scores gen-b-2026-10 and gen-b-2026-10-live alike, and the thread it moves to by
+   * SPA navigation is only told apart once its turn shows (tests/unit/driver-probe.test.ts).
    */
   const choose = () => {
-    if (!chosen?.probe.confident || chosen.version !== catalog.version) {
-      chosen = { ...chooseSelectorSet(doc, chromeMajor, catalog.sets()), version: catalog.version };
+    const url = doc.location?.href ?? '';
+    if (!chosen?.probe.confident || chosen.tied || chosen.probe.url !== url || chosen.version !== catalog.version) {
+      const next = chooseSelectorSet(doc, chromeMajor, catalog.sets());
+      chosen = { ...next, tied: isTie(next.probe), version: catalog.version };
     }
     return chosen;
   };

@@ -4,7 +4,7 @@ import type { SelectorSet } from '../selectors';
 import type { PageContext } from './context';
 import { all, candidatesMiss, cleanText, closest, first, iconsIn, isHidden, outermost, pointerClick, spokenText, union } from './dom';
 import { readInteractions, type WaitingFor, waitingFor } from './interactions';
-import { renderText } from './text';
+import { mathOf, renderText } from './text';
 import { outsideThread, type Turn, turnAt, turnCountOf, turnsOf } from './turns';
 
 export { type Turn, turnAt, turnCountOf, turnsOf } from './turns';
@@ -241,6 +241,7 @@ export function readAnswer(turn: Turn, set: SelectorSet): string {
     skip: set.answerChrome,
     codeLanguage: set.codeLanguage,
     citation: set.citationInline,
+    math: mathOf(set),
     markdown: true,
   });
 }

@@ -1,4 +1,5 @@
-import { matches } from './dom';
+import type { SelectorSet } from '../selectors';
+import { first, matches } from './dom';
 
 /**
  * Turns a DOM subtree into text the way a reader sees it: paragraphs, headings, list items
@@ -12,6 +13,8 @@ export interface RenderOptions {
   codeLanguage?: readonly string[];
   /** Inline citations: printed as " [name+N]" in markdown mode. */
   citation?: readonly string[];
+  /** Typeset formulas, printed once as their TeX source (`$…$` in markdown mode), and where that source is. */
+  math?: { formula: readonly string[]; source: readonly string[]; display: readonly string[] };
   /** Markdown markers for headings, code and citations; plain text otherwise. */
   markdown: boolean;
   /** Also drop elements hidden by computed style (page content); answers only check markup. */
@@ -59,6 +62,11 @@ class Writer {
   hardBreak(): void {
     this.out = `${this.out.replace(/[ \t]+$/, '')}\n`;
   }
+}
+
+/** The set's formula selectors as renderText takes them, when it names them. */
+export function mathOf(set: SelectorSet): RenderOptions['math'] {
+  return set.mathFormula && set.mathSource ? { formula: set.mathFormula, source: set.mathSource, display: set.mathDisplay ?? [] } : undefined;
 }
 
 export function renderText(roots: Element | Element[], options: RenderOptions): string {
@@ -125,6 +133,16 @@ export function renderText(roots: Element | Element[], options: RenderOptions): 
       return;
     }
     if (skipped(el)) return;
+    if (options.math && matches(el, options.math.formula)) {
+      const tex = first(el, options.math.source)?.textContent?.trim();
+      if (tex) {
+        const display = el.parentElement !== null && matches(el.parentElement, options.math.display);
+        if (display) w.breaks(1);
+        w.text(options.markdown ? (display ? `$$${tex}$$` : `$${tex}$`) : tex);
+        if (display) w.breaks(1);
+        return;
+      }
+    }
 
     if (/^H[1-6]$/.test(tag)) {
       w.breaks(2);

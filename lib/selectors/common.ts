@@ -38,6 +38,10 @@ export const common = {
   prose: ['div.prose[data-renderer="lm"]', '.prose'],
   codeBlock: ['pre'],
   codeLanguage: ['[data-testid="code-language-indicator"]'],
+  // KaTeX, as the 2026-02-27 search capture shows it (lib/selectors/README.md, "Formulas").
+  mathFormula: ['.katex'],
+  mathSource: ['annotation[encoding="application/x-tex"]'],
+  mathDisplay: ['.katex-display'],
   answerChrome: [
     '[data-testid="copy-code-button"]',
     '[data-testid="code-language-indicator"]',

@@ -20,6 +20,9 @@ export const live2026: SelectorSet = {
       'div[id^="markdown-content-"]',
       '[id^="markdown-content-"] .prose',
       '[data-ask-input-container] [data-lexical-editor]',
+      // The stop control this layout shows in the composer while the first answer streams: before
+      // the action row, the one thing a new thread shows that gen-b-2026-10's pages do not.
+      '[data-ask-input-container] button[aria-label^="{stopResponse}"]',
       '[data-testid="ask-input-mode-toggle-width-wrapper"]',
     ],
     // An answer inside its question's block is the older layout (the simulated generations), not this one.

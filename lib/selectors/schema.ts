@@ -95,6 +95,14 @@ export const SelectorSetShape = z
     codeLanguage: Candidates,
     /** Chrome inside the answer that is not answer text (copy buttons, spacers, icons). */
     answerChrome: Candidates,
+    /**
+     * A typeset formula, read once as its source: the page draws each one twice (MathML for screen
+     * readers, glyphs for the eye) and keeps its TeX in a hidden annotation.
+     */
+    mathFormula: Candidates.optional(),
+    mathSource: Candidates.optional(),
+    /** A formula set on a line of its own (Markdown `$$…$$` rather than `$…$`). */
+    mathDisplay: Candidates.optional(),
     errorMessage: Candidates,
     /** Regions that are never "the current turn" (sidebar, its skeleton loaders). */
     outsideThread: Candidates,

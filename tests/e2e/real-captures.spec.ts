@@ -30,6 +30,8 @@ async function ownAnswer(page: Page): Promise<{ text: string; urls: string[] }> 
     for (const c of copy.querySelectorAll('.citation, .citation-nbsp')) c.replaceWith(' ');
     // Code captions name the language and hold buttons: a reader may render them as a fence instead.
     for (const c of copy.querySelectorAll('figcaption, button')) c.replaceWith(' ');
+    // A formula is drawn twice (MathML and glyphs) beside its hidden TeX: as words, it is its TeX once.
+    for (const c of copy.querySelectorAll('.katex')) c.replaceWith(` ${c.querySelector('annotation[encoding="application/x-tex"]')?.textContent ?? ''} `);
     return { text: copy.textContent ?? '', urls: urls.filter(Boolean) };
   });
 }

@@ -53,6 +53,8 @@ function lastTurnByStructure() {
   const pieces: string[] = [];
   for (let n = walker.nextNode(); n; n = walker.nextNode()) {
     if (n.parentElement?.closest('button, svg, figcaption, .citation, .citation-nbsp, style, script')) continue;
+    // A formula is drawn twice (MathML and glyphs) beside its hidden TeX: the answer holds it once, as TeX.
+    if (n.parentElement?.closest('.katex') && !n.parentElement.closest('annotation[encoding="application/x-tex"]')) continue;
     const t = squash(n.nodeValue ?? '');
     if (t) pieces.push(t);
   }
