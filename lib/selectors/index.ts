@@ -18,11 +18,12 @@ export const generationB = expandLabels(sourceB);
 export const live2026 = expandLabels(sourceLive);
 
 /**
- * Every built-in set, expanded. The simulated generations' sets come first on ties (the simulated
- * site shares the composer's hooks with the live one); the live site's set wins where the page
- * shows what only it knows (an action row, a `markdown-content-N` answer).
+ * Every built-in set, expanded. The live site's set comes first on ties: a page that shows nothing
+ * distinctive (the home page) is read with the newest facts, whose stop rule is the composer's
+ * "Stop response" and never a "Stop dictation" beside it; the older sets win where the page shows
+ * what only they know (an answer inside its question block).
  */
-export const SELECTOR_SETS: readonly SelectorSet[] = [generationB, generationA, live2026];
+export const SELECTOR_SETS: readonly SelectorSet[] = [live2026, generationB, generationA];
 
 export interface ProbeCandidate {
   name: string;

@@ -23,12 +23,12 @@ afterEach(() => {
 });
 
 describe('choosing the selector set', () => {
-  it('a tie on the home page is not kept: the first thread, reached by SPA navigation, is read with the live set and its stop rule', async () => {
+  it('a tie on the home page goes to the live set (the newest facts), and the first thread reached by SPA navigation is read with its stop rule', async () => {
     history.replaceState(null, '', '/');
     loadHtml(home);
     const driver = createPageDriver(window);
     const before = driver.selectorSet();
-    expect(before.name).toBe('gen-b-2026-10');
+    expect(before.name).toBe('gen-b-2026-10-live');
     const scores = before.probe.candidates.filter((c) => c.name.startsWith('gen-b')).map((c) => c.score);
     expect(new Set(scores).size).toBe(1); // the two gen-b sets tie here
     history.pushState(null, '', '/search/why-abc123');
@@ -46,6 +46,7 @@ describe('choosing the selector set', () => {
     document.body.innerHTML = home; // same URL: kept, even if the page now ties
     expect(driver.selectorSet().name).toBe('gen-b-2026-10-live');
     history.pushState(null, '', '/');
-    expect(driver.selectorSet().name).toBe('gen-b-2026-10');
+    // Probed again on the new URL: the home page ties, and a tie goes to the live set.
+    expect(new URL(driver.selectorSet().probe.url).pathname).toBe('/');
   });
 });
