@@ -318,10 +318,10 @@ export class ThreadCalls {
       });
       this.home = opening;
       // Once it answers (or fails), later reads look at the connected tabs again.
-      void opening.then(
-        () => (this.home === opening ? (this.home = undefined) : undefined),
-        () => (this.home === opening ? (this.home = undefined) : undefined),
-      );
+      const done = () => {
+        if (this.home === opening) this.home = undefined;
+      };
+      void opening.then(done, done);
     }
     const home = this.home;
     return new Promise<number>((resolve, reject) => {

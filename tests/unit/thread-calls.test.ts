@@ -176,7 +176,7 @@ describe('reads without a tab', () => {
   it('list_thread_assets and create_asset_download read the JSON through that tab too; models_list and projects_list already did', async () => {
     const withFile = (id: string) => {
       const b = threadBody(id);
-      (b.entries[0]?.blocks as unknown[]).push({
+      ((b.entries[0]?.blocks ?? []) as unknown[]).push({
         intended_usage: 'assets_answer_mode',
         assets_mode_block: { assets: [{ uuid: 'a-1', download_info: [{ filename: 'plan.md', url: 'https://pplx-res.cloudinary.com/plan.md?sig=1', expires_at: 4_000_000_000 }] }] },
       });
