@@ -103,11 +103,9 @@ export interface TablessReads {
  */
 export async function readsWithoutTabs(world: ThreadBenchWorld & { page: Page }, threads = 20): Promise<TablessReads> {
   const ids: string[] = [];
-  for (let i = 0; i < threads; i += 4) {
-    const batch = await Promise.all(
-      [0, 1, 2, 3].slice(0, threads - i).map((j) => callThreadTool(world, 'call_perplexity_computer', { message: `Tabless read ${i + j} #scenario:computer-complete` })),
-    );
-    ids.push(...batch.map((b) => b.result.thread_id as string));
+  for (let i = 0; i < threads; i++) {
+    const started = await callThreadTool(world, 'call_perplexity_computer', { message: `Tabless read ${i} #scenario:computer-complete` });
+    ids.push(started.result.thread_id as string);
   }
   for (const p of world.harness.context.pages()) if (p !== world.page && ids.some((id) => p.url().includes(id))) await p.close();
   const tabsBefore = world.harness.context.pages().length;
