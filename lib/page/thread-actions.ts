@@ -8,7 +8,7 @@ import { setMode } from './mode';
 import type { PageWatcher } from './observer';
 import { stopButton, turnsOf } from './reader';
 import { readerMiss } from './thread-boxes';
-import { refusalOf } from './thread-dom-reader';
+import { refusalNotices, refusalOf } from './thread-dom-reader';
 import type { ThreadSession } from './thread-session';
 import { threadIdOfUrl } from '../protocol/thread-ids';
 
@@ -124,9 +124,17 @@ export interface Submitted {
 /** Nothing was sent: the page refused at once (the contract's TurnNotSent). */
 export type NotSent = NonNullable<ReturnType<typeof refusalOf>> & { notSent: true };
 
-function refused(ctx: PageContext, r: ThreadPageReader): NotSent | undefined {
-  const refusal = refusalOf(ctx, r);
-  return refusal ? { notSent: true, ...refusal } : undefined;
+/**
+ * This submit's refusal, read fresh: a notice already showing before the submit (same element, same
+ * words) is an earlier refusal, and taking it for this one told the caller "nothing was sent" about
+ * a prompt that was typed and submitted, so the agent sent it twice.
+ */
+function refusalWatch(ctx: PageContext, r: ThreadPageReader): () => NotSent | undefined {
+  const before = refusalNotices(ctx, r);
+  return () => {
+    const refusal = refusalOf(ctx, r, (el) => before.get(el) === refusalNotices(ctx, r).get(el));
+    return refusal ? { notSent: true, ...refusal } : undefined;
+  };
 }
 
 /**
@@ -169,9 +177,10 @@ export async function startThread(ctx: PageContext, watcher: PageWatcher, r: Thr
   stopIfCancelled(signal);
   setProjectVisibility(ctx, r, params.projectVisibility);
   await attachFiles(ctx, r, params.attachments, undefined, signal);
-  await ask(ctx, watcher, { prompt: params.message }, { answeredOtherwise: () => refused(ctx, r) !== undefined, ...(signal ? { signal } : {}) });
+  const refused = refusalWatch(ctx, r);
+  await ask(ctx, watcher, { prompt: params.message }, { answeredOtherwise: () => refused() !== undefined, ...(signal ? { signal } : {}) });
   submitted = { at: Date.now(), url: ctx.doc.location.href };
-  const outcome = await ctx.waitFor(() => refused(ctx, r) ?? (threadIdOfUrl(ctx.doc.location.href) ? ctx.doc.location.href : null), timeoutMs, signal);
+  const outcome = await ctx.waitFor(() => refused() ?? (threadIdOfUrl(ctx.doc.location.href) ? ctx.doc.location.href : null), timeoutMs, signal);
   if (outcome && typeof outcome === 'object') return outcome;
   const url = outcome || undefined;
   const threadId = url ? threadIdOfUrl(url) : undefined;
@@ -207,10 +216,11 @@ export async function sendFollowUp(
   }
   await applySettings(ctx, r, params.settings, signal);
   await attachFiles(ctx, r, params.attachments, undefined, signal);
-  const handle = await ask(ctx, watcher, { prompt: params.message }, { answeredOtherwise: () => refused(ctx, r) !== undefined, ...(signal ? { signal } : {}) });
+  const refused = refusalWatch(ctx, r);
+  const handle = await ask(ctx, watcher, { prompt: params.message }, { answeredOtherwise: () => refused() !== undefined, ...(signal ? { signal } : {}) });
   session.acted();
   // The new turn, or the page saying it did not send: either shows after the server's answer.
-  const outcome = await ctx.waitFor(() => refused(ctx, r) ?? (turnsOf(ctx.doc, ctx.set).length > handle.afterTurn ? 'sent' : null), timeoutMs, signal);
+  const outcome = await ctx.waitFor(() => refused() ?? (turnsOf(ctx.doc, ctx.set).length > handle.afterTurn ? 'sent' : null), timeoutMs, signal);
   if (outcome && typeof outcome === 'object') return outcome;
   return { threadId, url: ctx.doc.location.href, turn: handle.afterTurn };
 }

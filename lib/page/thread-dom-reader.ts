@@ -206,9 +206,17 @@ export function readThreadDom(ctx: PageContext, r: ThreadPageReader, info: { thr
  * The page refused a message before sending it (the account's credit check, or no Computer):
  * an account notice outside every turn, near the composer.
  */
-export function refusalOf(ctx: Pick<PageContext, 'doc' | 'set'>, r: ThreadPageReader): { event: 'insufficient_credits' | 'access_denied'; text: string; account: { reason: string; billingUrl?: string } } | undefined {
+/**
+ * The credits or access notice the page shows outside its turns. `earlier` tells a notice that was
+ * already there (an earlier refusal, not this submit's) from a new one: it is skipped.
+ */
+export function refusalOf(
+  ctx: Pick<PageContext, 'doc' | 'set'>,
+  r: ThreadPageReader,
+  earlier: (el: Element) => boolean = () => false,
+): { event: 'insufficient_credits' | 'access_denied'; text: string; account: { reason: string; billingUrl?: string } } | undefined {
   const base = ctx.doc.location?.href ?? '';
-  const outside = (el: Element) => !isHidden(el) && !closestTurn(el, ctx.set);
+  const outside = (el: Element) => !isHidden(el) && !closestTurn(el, ctx.set) && !earlier(el);
   const credits = union(ctx.doc, r.insufficientCredits).find(outside);
   if (credits) {
     const billingUrl = absolute(first(credits, r.billingLink)?.getAttribute('href'), base);
@@ -217,6 +225,12 @@ export function refusalOf(ctx: Pick<PageContext, 'doc' | 'set'>, r: ThreadPageRe
   const denied = union(ctx.doc, r.accessDenied).find(outside);
   if (denied) return { event: 'access_denied', text: noticeText(denied), account: { reason: 'access_denied' } };
   return undefined;
+}
+
+/** Each credits or access notice showing outside the turns now, with its words (to tell a later one from it). */
+export function refusalNotices(ctx: Pick<PageContext, 'doc' | 'set'>, r: ThreadPageReader): Map<Element, string> {
+  const showing = [...union(ctx.doc, r.insufficientCredits), ...union(ctx.doc, r.accessDenied)].filter((el) => !isHidden(el) && !closestTurn(el, ctx.set));
+  return new Map(showing.map((el) => [el, noticeText(el)]));
 }
 
 function closestTurn(el: Element, set: SelectorSet): Element | null {

@@ -2,8 +2,10 @@ import { RelayError } from '../protocol/errors';
 import type { ProgressSink } from '../protocol/messages';
 import type { ThreadReading } from '../page/thread-model';
 import { ACCOUNT_JSON_READERS } from '../selectors/account-json';
-import type { AccountJsonReader, ThreadPageReader } from '../selectors/thread-schema';
+import type { AccountJsonReader, ThreadJsonReader, ThreadPageReader } from '../selectors/thread-schema';
+import { THREAD_JSON_READERS } from '../selectors/thread-json';
 import { THREAD_PAGE_READERS } from '../selectors/thread-page';
+import { assetLinks, nextCursor, parseThreadBody, readThreadJson, threadIdentity } from '../page/thread-json-reader';
 import { checkPerplexityUrl, PERPLEXITY_HOME } from '../protocol/urls';
 import {
   accountBody,
@@ -63,11 +65,27 @@ export interface ThreadCallDeps {
   /** Each step a thread's wait streams (the side panel shows it live). */
   onStep?(threadId: string, step: string): void;
   /** The readers in use (built-in, or added as files), asked at each call. Default: the built-in ones. */
-  readers?(): { page: ThreadPageReader; account: AccountJsonReader };
+  readers?(): { page: ThreadPageReader; account: AccountJsonReader; json?: ThreadJsonReader };
 }
 
 const READY_MS = 20_000;
+
+/** A tab's reading with why the JSON did not answer through another tab, when the page answered instead. */
+function withProblem(result: unknown, problem: string): unknown {
+  const r = result as { reading?: ThreadReading; problem?: string } | undefined;
+  if (!r?.reading || r.reading.source !== 'page' || r.problem) return result;
+  return { ...r, problem };
+}
 const ACTING = new Set(['threads.send', 'threads.respond']);
+/**
+ * Reads a thread's JSON answers whole: they go through any Perplexity tab already open (a
+ * same-origin fetch), so reading many threads opens no tab (each real one costs a renderer of a
+ * few hundred MB). Waits and state stay in the thread's tab: they follow the page live.
+ */
+const JSON_READS = new Set(['threads.read', 'threads.assets', 'threads.assetDownload']);
+
+/** A read answered from the JSON through another tab, or why it could not be (the thread's tab answers then). */
+type JsonRead = { ok: true; result: unknown } | { ok: false; problem: string };
 
 type Params = Record<string, unknown>;
 
@@ -80,6 +98,10 @@ export class ThreadCalls {
 
   private get account(): AccountJsonReader {
     return this.deps.readers?.().account ?? (ACCOUNT_JSON_READERS[0] as AccountJsonReader);
+  }
+
+  private get threadJson(): ThreadJsonReader {
+    return this.deps.readers?.().json ?? (THREAD_JSON_READERS[0] as ThreadJsonReader);
   }
 
   handles(method: string): boolean {
@@ -99,14 +121,22 @@ export class ThreadCalls {
     const threadId = String(params.threadId ?? '');
     checkThreadId(threadId);
     const acts = ACTING.has(method);
+    let jsonProblem: string | undefined;
     const result = await this.deps.tabs.serialise(threadId, acts, async () => {
       if (signal.aborted) throw new RelayError('CANCELLED', 'The call was cancelled.');
+      // A tab that shows the thread reads it best (it knows the page too); without one, the JSON through any tab.
+      if (JSON_READS.has(method) && (await this.deps.tabs.showing(threadId)).length === 0) {
+        const read = await this.readJson(method, threadId, cap, signal);
+        if (read.ok) return read.result;
+        jsonProblem = read.problem;
+      }
       const tabId = await this.tabFor(threadId, cap, acts, signal);
       const tap = (message: string) => {
         this.deps.onStep?.(threadId, message);
         progress(message);
       };
-      return this.deps.tabs.use(tabId, () => this.deps.pages.request(tabId, method, forPage, signal, tap));
+      const answered = await this.deps.tabs.use(tabId, () => this.deps.pages.request(tabId, method, forPage, signal, tap));
+      return jsonProblem ? withProblem(answered, jsonProblem) : answered;
     });
     // Bound to the thread asked for to the end: a reading of another conversation is never its answer.
     const reading = (result as { reading?: ThreadReading } | undefined)?.reading;
@@ -131,6 +161,51 @@ export class ThreadCalls {
     const tabId = await this.anyTab(cap, signal);
     const fetched = await this.deps.tabs.use(tabId, () => this.deps.pages.request(tabId, 'threads.fetch', { path, query, headers: this.account.headers }, signal, () => {}));
     return accountBody(fetched, what, this.account);
+  }
+
+  /**
+   * A thread read from its JSON, fetched by any Perplexity tab (one of ours at home when none is
+   * open), shaped as the thread's own tab answers. Whatever the JSON cannot answer (no such id at
+   * that endpoint, an empty or drifted body, a failed fetch) is said, and the thread's tab reads instead.
+   */
+  private async readJson(method: string, threadId: string, cap: number, signal: AbortSignal): Promise<JsonRead> {
+    const r = this.threadJson;
+    const tabId = await this.anyTab(cap, signal);
+    const pages: unknown[] = [];
+    let cursor: string | undefined;
+    for (let page = 0; page < r.request.maxPages; page++) {
+      const query = { ...r.request.query, ...(cursor ? { [r.request.cursorParam]: cursor } : {}) };
+      let fetched: { status: number; body: string };
+      try {
+        fetched = (await this.deps.tabs.use(tabId, () =>
+          this.deps.pages.request(tabId, 'threads.fetch', { path: r.request.path.replace('{id}', encodeURIComponent(threadId)), query, headers: r.request.headers }, signal, () => {}),
+        )) as { status: number; body: string };
+      } catch (error) {
+        const e = RelayError.from(error);
+        if (e.code === 'CANCELLED' || signal.aborted) throw new RelayError('CANCELLED', 'The call was cancelled.');
+        return { ok: false, problem: `the thread JSON could not be fetched through another Perplexity tab (${e.message})` };
+      }
+      const parsed = parseThreadBody(fetched.status, fetched.body, r);
+      if (!parsed.ok) return { ok: false, problem: parsed.problem.message };
+      pages.push(parsed.value);
+      cursor = nextCursor(parsed.value, r);
+      if (!cursor) break;
+    }
+    const reading = readThreadJson(pages, r, { threadId, url: this.threadUrl(pages[0], threadId) });
+    if (method !== 'threads.assetDownload') return { ok: true, result: { reading } };
+    const links = Object.fromEntries(pages.flatMap((p) => [...assetLinks(p, r)]));
+    return { ok: true, result: { reading, links } };
+  }
+
+  /** The thread's page, from what its JSON says it is (the recent threads' paths by kind). */
+  private threadUrl(body: unknown, threadId: string): string {
+    const { uuid, slug, kind } = threadIdentity(body, this.threadJson);
+    const paths = this.account.listRecent.threadPath;
+    const template = paths[kind ?? ''] ?? paths.search ?? '/search/{slug}';
+    const path = template.replace('{uuid}', encodeURIComponent(uuid ?? threadId)).replace('{slug}', encodeURIComponent(slug ?? threadId));
+    // A reader added as a file may place it anywhere: the address given back is perplexity.ai's, whatever it says.
+    const check = checkPerplexityUrl(new URL(path, PERPLEXITY_HOME).href);
+    return check.ok ? check.url : new URL(`/computer/tasks/${encodeURIComponent(threadId)}`, PERPLEXITY_HOME).href;
   }
 
   /** A new thread: a background tab at home (or the Project's page), set up and submitted there. */
@@ -225,15 +300,37 @@ export class ThreadCalls {
     }
   }
 
-  /** Any tab with our script for account reads; a background tab of ours at home when there is none. */
+  /**
+   * Any tab with our script, for reads by JSON: one of ours first (the person's tabs are left
+   * alone when we can), else theirs; when no Perplexity tab is open at all, one background tab of
+   * ours at home, opened once for every read waiting on it (reads start working at once, as the
+   * person expects, and twenty reads cost one tab, not twenty).
+   */
   private async anyTab(cap: number, signal: AbortSignal): Promise<number> {
     const { tabs, pages } = this.deps;
     const connected = this.deps.connectedTabs();
     const pick = connected.find((id) => tabs.isOwned(id)) ?? connected[0];
     if (pick !== undefined) return pick;
-    const tabId = await tabs.open(PERPLEXITY_HOME, cap);
-    await pages.whenReady(tabId, READY_MS, signal);
-    return tabId;
+    if (!this.home) {
+      const opening = tabs.open(PERPLEXITY_HOME, cap).then(async (tabId) => {
+        await pages.whenReady(tabId, READY_MS);
+        return tabId;
+      });
+      this.home = opening;
+      // Once it answers (or fails), later reads look at the connected tabs again.
+      const done = () => {
+        if (this.home === opening) this.home = undefined;
+      };
+      void opening.then(done, done);
+    }
+    const home = this.home;
+    return new Promise<number>((resolve, reject) => {
+      const cancel = () => reject(new RelayError('CANCELLED', 'The call was cancelled.'));
+      if (signal.aborted) return cancel();
+      signal.addEventListener('abort', cancel, { once: true });
+      home.then(resolve, reject).finally(() => signal.removeEventListener('abort', cancel));
+    });
   }
-}
 
+  private home?: Promise<number>;
+}

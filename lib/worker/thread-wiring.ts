@@ -1,7 +1,8 @@
 import { ACCOUNT_JSON_READERS } from '../selectors/account-json';
-import { ACCOUNT_JSON_READER_KIND, type AddedReader, readerInUse, THREAD_PAGE_READER_KIND } from '../selectors/reader-shelf';
+import { ACCOUNT_JSON_READER_KIND, type AddedReader, readerInUse, THREAD_JSON_READER_KIND, THREAD_PAGE_READER_KIND } from '../selectors/reader-shelf';
+import { THREAD_JSON_READERS } from '../selectors/thread-json';
 import { THREAD_PAGE_READERS } from '../selectors/thread-page';
-import type { AccountJsonReader, ThreadPageReader } from '../selectors/thread-schema';
+import type { AccountJsonReader, ThreadJsonReader, ThreadPageReader } from '../selectors/thread-schema';
 import { browser } from './ext';
 import { type PageRequests, ThreadCalls } from './thread-calls';
 import { ThreadTabs } from './thread-tabs';
@@ -48,6 +49,7 @@ export function startThreadCalls(
     readers: () => ({
       page: readerInUse(THREAD_PAGE_READER_KIND, added(), THREAD_PAGE_READERS[0] as ThreadPageReader).reader,
       account: readerInUse(ACCOUNT_JSON_READER_KIND, added(), ACCOUNT_JSON_READERS[0] as AccountJsonReader).reader,
+      json: readerInUse(THREAD_JSON_READER_KIND, added(), THREAD_JSON_READERS[0] as ThreadJsonReader).reader,
     }),
   });
   return { tabs, calls };

@@ -4,7 +4,7 @@
  * baseline that reads the same page the way the CDP-based server does. Prints a markdown table.
  * A missed target is reported, not fatal: the process fails only if the bench itself broke.
  *
- * `npm run bench -- --only a,b` runs some of the measurements (a–n) while working on one.
+ * `npm run bench -- --only a,b` runs some of the measurements (a–p) while working on one.
  * Every row prints beside the figure the previous run measured for it (.cache/bench-last.json).
  * `--soak-seconds N` shortens the soak (h; 600 s by default), `--fuzz-frames N` the fuzz (g; 100,000).
  */
@@ -29,7 +29,7 @@ import { hostOnlyRoundTrips, mcpPingRoundTrips, pollProfile, pollRoundTrips, pro
 import { kB, MB, median, ms, percentile } from './stats';
 import { FAILS, INFO, renderTable, type Row, verdict } from './table';
 import { ThreadWorld } from '../support/thread-world';
-import { measureCheckpointLatency, parallelThreads } from './threads';
+import { measureCheckpointLatency, parallelThreads, readsWithoutTabs } from './threads';
 import { measureReconnect } from './reconnect';
 import { measureOurWait } from './wait-latency';
 import { ourWeight, playwrightMcpWeight } from './tool-surface';
@@ -82,6 +82,7 @@ const PHASES: [string, Phase][] = [
   ['f', pageIdlePhase],
   ['j', threadCheckpointPhase],
   ['k', parallelThreadsPhase],
+  ['p', tablessReadsPhase],
   ['c', memoryPhase],
   ['l', coldStartPhase],
   ['m', reconnectPhase],
@@ -510,6 +511,26 @@ async function parallelThreadsPhase({ threads }: Bench): Promise<Row[]> {
       target: '< one after another',
       mark: verdict(parallelMs < sequentialMs),
       note: `${(sequentialMs / parallelMs).toFixed(1)}× faster at once; each thread in its own background tab, one MCP client`,
+    },
+  ];
+}
+
+// ── (p) ───────────────────────────────────────────────────────────────────────
+
+async function tablessReadsPhase({ threads }: Bench): Promise<Row[]> {
+  log('(p) 20 threads, their tabs closed, then read_thread on each, one after another');
+  const r = await readsWithoutTabs(await threads(), 20);
+  const opened = r.tabsAfter - r.tabsBefore;
+  const fetchMedian = median(r.jsonFetchMs);
+  return [
+    {
+      measure: '(p) 20 read_thread on 20 threads with no thread tab open',
+      n: String(r.readMs.length),
+      median: ms(median(r.readMs)),
+      tail: `p95 ${ms(percentile(r.readMs, 95))}; tabs opened ${opened}`,
+      target: '0 tabs; median ≤ 2× one JSON fetch',
+      mark: verdict(opened === 0 && median(r.readMs) <= 2 * fetchMedian),
+      note: `one thread JSON fetch from the person's tab: median ${ms(fetchMedian)}; the reads go through that tab, one after another`,
     },
   ];
 }

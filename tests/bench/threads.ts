@@ -85,3 +85,49 @@ export async function parallelThreads(world: ThreadBenchWorld): Promise<Parallel
   for (const i of [1, 2, 3, 4]) await run('sequential', i);
   return { parallelMs, sequentialMs: Date.now() - t1 };
 }
+
+export interface TablessReads {
+  /** Tabs the browser had before and after the reads (the person's Perplexity tab stays open). */
+  tabsBefore: number;
+  tabsAfter: number;
+  /** Each read_thread call's time, and one thread JSON fetch's from the person's tab. */
+  readMs: number[];
+  jsonFetchMs: number[];
+  text: string[];
+}
+
+/**
+ * (p) `threads` threads started (each in a background tab), their tabs closed, then one
+ * read_thread on each, one after another: the reads go through the person's Perplexity tab (the thread
+ * JSON, a same-origin fetch), so no tab opens. The reference is one such fetch made by that tab.
+ */
+export async function readsWithoutTabs(world: ThreadBenchWorld & { page: Page }, threads = 20): Promise<TablessReads> {
+  const ids: string[] = [];
+  for (let i = 0; i < threads; i++) {
+    const started = await callThreadTool(world, 'call_perplexity_computer', { message: `Tabless read ${i} #scenario:computer-complete` });
+    ids.push(started.result.thread_id as string);
+  }
+  for (const p of world.harness.context.pages()) if (p !== world.page && ids.some((id) => p.url().includes(id))) await p.close();
+  const tabsBefore = world.harness.context.pages().length;
+  const readMs: number[] = [];
+  const text: string[] = [];
+  // One after another: each call's time is then its own, not a queue's.
+  for (const id of ids) {
+    const t0 = Date.now();
+    const raw = await world.client.callTool({ name: 'read_thread', arguments: { thread_id: id } }, undefined, { timeout: 60_000 });
+    readMs.push(Date.now() - t0);
+    if (raw.isError) throw new Error(`read_thread ${id} failed: ${JSON.stringify(raw.content).slice(0, 300)}`);
+    text.push(JSON.stringify(raw.structuredContent));
+  }
+  const tabsAfter = world.harness.context.pages().length;
+  const jsonFetchMs = await world.page.evaluate(async (list: string[]) => {
+    const out: number[] = [];
+    for (const id of list) {
+      const t0 = performance.now();
+      await (await fetch(`/rest/thread/${id}?with_schematized_response=true&version=2.18&source=default`, { headers: { 'x-app-apiclient': 'default' } })).text();
+      out.push(performance.now() - t0);
+    }
+    return out;
+  }, ids.slice(0, 5));
+  return { tabsBefore, tabsAfter, readMs, jsonFetchMs, text };
+}

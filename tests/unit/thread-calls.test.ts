@@ -125,3 +125,108 @@ describe('a cancelled call stops waiting for the tab', () => {
     expect(Date.now() - started).toBeLessThan(1000);
   });
 });
+
+/** A thread body in the shape the built-in JSON reader reads (our own words): one finished answer, one file. */
+function threadBody(id: string) {
+  return {
+    thread_metadata: { title: `Thread ${id}`, uuid: id, slug: `slug-${id}`, mode: 'ASI' },
+    entries: [
+      {
+        uuid: `e-${id}`,
+        query_str: 'plan the offsite',
+        status: 'COMPLETED',
+        search_mode: 'ASI',
+        blocks: [
+          {
+            intended_usage: 'workflow_root',
+            workflow_block: {
+              status: 'WORKFLOW_COMPLETED',
+              steps: [{ title: '', items: [{ type: 'WORKFLOW_ITEM_TEXT', payload: { text_payload: { variant: 'answer', text: `The plan of ${id}` } } }] }],
+            },
+          },
+        ],
+      },
+    ],
+  };
+}
+
+describe('reads without a tab', () => {
+  const PERSON = { id: 1, url: 'https://www.perplexity.ai/' };
+  const fetchingPage = (bodyOf: (path: string) => { status: number; body: string }): PageScript => async (_tab, method, params) => {
+    if (method === 'threads.fetch') return { ...bodyOf(String(params.path)), path: String(params.path) };
+    if (method === 'threads.read' || method === 'threads.assets') return { reading: { ...checkpointOf('x').reading, threadId: String(params.threadId) } };
+    throw new Error(`unexpected ${method} in tab ${_tab}`);
+  };
+  const idOf = (path: string) => decodeURIComponent(path.split('/').at(-1) ?? '');
+
+  it('read_thread on 20 threads with one Perplexity tab open opens no tab: each reads its JSON through that tab', async () => {
+    const { calls, tabs, requests } = world(fetchingPage((path) => ({ status: 200, body: JSON.stringify(threadBody(idOf(path))) })), {
+      initial: [PERSON],
+      connected: () => [1],
+    });
+    const ids = Array.from({ length: 20 }, (_, i) => `t-${i}`);
+    const read = await Promise.all(ids.map((threadId) => calls.call('threads.read', { threadId, tabCap: 6 }, signal, () => {}) as Promise<{ threadId: string; text: string; webStateError?: string }>));
+    expect(tabs).toEqual([PERSON]);
+    expect(requests.every((r) => r.tabId === 1 && r.method === 'threads.fetch')).toBe(true);
+    expect(read.map((r) => r.threadId)).toEqual(ids);
+    expect(read[7]?.text).toContain('The plan of t-7');
+    expect(read.some((r) => r.webStateError)).toBe(false);
+  });
+
+  it('list_thread_assets and create_asset_download read the JSON through that tab too; models_list and projects_list already did', async () => {
+    const withFile = (id: string) => {
+      const b = threadBody(id);
+      ((b.entries[0]?.blocks ?? []) as unknown[]).push({
+        intended_usage: 'assets_answer_mode',
+        assets_mode_block: { assets: [{ uuid: 'a-1', download_info: [{ filename: 'plan.md', url: 'https://pplx-res.cloudinary.com/plan.md?sig=1', expires_at: 4_000_000_000 }] }] },
+      });
+      return b;
+    };
+    const { calls, tabs } = world(fetchingPage((path) => ({ status: 200, body: JSON.stringify(path.startsWith('/rest/thread/') ? withFile(idOf(path)) : { models: [] }) })), {
+      initial: [PERSON],
+      connected: () => [1],
+    });
+    const listed = (await calls.call('threads.assets', { threadId: 't-1', tabCap: 6 }, signal, () => {})) as { assets: { asset_id: string }[] };
+    expect(listed.assets.map((a) => a.asset_id)).toEqual(['a-1']);
+    const download = await calls.call('threads.assetDownload', { threadId: 't-1', assetId: 'a-1', tabCap: 6 }, signal, () => {});
+    expect(download).toMatchObject({ asset_id: 'a-1', url: 'https://pplx-res.cloudinary.com/plan.md?sig=1' });
+    await calls.call('account.models', { tabCap: 6 }, signal, () => {}).catch(() => undefined);
+    await calls.call('account.projects', { tabCap: 6 }, signal, () => {}).catch(() => undefined);
+    expect(tabs).toEqual([PERSON]);
+  });
+
+  it('with no Perplexity tab open, 20 reads open one background tab at home between them, not one each', async () => {
+    const connected: number[] = [];
+    const { calls, tabs } = world(fetchingPage((path) => ({ status: 200, body: JSON.stringify(threadBody(idOf(path))) })), {
+      connected: () => connected,
+      whenReady: async (tabId) => {
+        if (!connected.includes(tabId)) connected.push(tabId);
+      },
+    });
+    await Promise.all(Array.from({ length: 20 }, (_, i) => calls.call('threads.read', { threadId: `t-${i}`, tabCap: 6 }, signal, () => {})));
+    expect(tabs.map((t) => t.url)).toEqual(['https://www.perplexity.ai/']);
+  });
+
+  it('when the JSON cannot answer (the reader drifted), the thread\'s tab reads it, and web_state says why', async () => {
+    const withLocate = world(async (tabId, method, params) => {
+      if (method === 'threads.locate') return { found: true };
+      return fetchingPage(() => ({ status: 200, body: JSON.stringify({ items: [] }) }))(tabId, method, params);
+    }, { initial: [PERSON], connected: () => [1] });
+    const read = (await withLocate.calls.call('threads.read', { threadId: 't-1', tabCap: 6 }, signal, () => {})) as { webStateError?: string };
+    expect(withLocate.tabs.map((t) => t.url)).toEqual([PERSON.url, TASK('t-1')]);
+    expect(read.webStateError).toMatch(/Read from the page instead.*no list of entries at entries/);
+  });
+
+  it('a tab that already shows the thread answers the read, as before; acting calls still get a tab of ours', async () => {
+    const { calls, tabs, requests } = world(async (tabId, method, params) => {
+      if (method === 'threads.locate') return { found: true };
+      if (method === 'threads.send') return { threadId: params.threadId, turn: 1 };
+      return fetchingPage((path) => ({ status: 200, body: JSON.stringify(threadBody(idOf(path))) }))(tabId, method, params);
+    }, { initial: [PERSON, { id: 2, url: TASK('t-shown') }], connected: () => [1, 2] });
+    await calls.call('threads.read', { threadId: 't-shown', tabCap: 6 }, signal, () => {});
+    expect(requests.at(-1)).toEqual({ tabId: 2, method: 'threads.read' });
+    await calls.call('threads.send', { threadId: 't-1', message: 'and the budget?', attachments: [], settings: {}, tabCap: 6 }, signal, () => {});
+    expect(tabs.map((t) => t.url)).toEqual([PERSON.url, TASK('t-shown'), TASK('t-1')]);
+    expect(requests.at(-1)).toEqual({ tabId: 100, method: 'threads.send' });
+  });
+});

@@ -1,0 +1,77 @@
+// @vitest-environment happy-dom
+import { afterEach, describe, expect, it } from 'vitest';
+import type { PageContext } from '../../lib/page/context';
+import { PageWatcher } from '../../lib/page/observer';
+import { sendFollowUp } from '../../lib/page/thread-actions';
+import { ThreadSession } from '../../lib/page/thread-session';
+import { chooseSelectorSet } from '../../lib/selectors';
+import { threadJson2026 } from '../../lib/selectors/thread-json';
+import { threadPage2026 } from '../../lib/selectors/thread-page';
+import { appendTurn, installExecCommand } from '../fixtures/reader/fake-page';
+import { loadFixture } from '../fixtures/reader/load';
+
+/**
+ * A submit's refusal is this submit's: a credits notice the page already showed before the prompt
+ * was typed (an earlier refusal) never makes a message that went out count as "nothing was sent".
+ */
+const URL_ = 'https://www.perplexity.ai/search/the-thread';
+
+let exec: ReturnType<typeof installExecCommand> | null = null;
+afterEach(() => {
+  exec?.uninstall();
+  exec = null;
+});
+
+function notice(text: string): void {
+  document.body.insertAdjacentHTML('beforeend', `<div data-testid="insufficient-credits">${text}</div>`);
+}
+
+/** A thread page whose Submit takes the prompt: `answer` says what the page shows after it (a turn, or a refusal). */
+function wire(answer: (question: string) => void): { submits: string[] } {
+  const submits: string[] = [];
+  const composer = document.getElementById('ask-input') as HTMLElement;
+  const toolbar = document.querySelector('.toolbar') as HTMLElement;
+  composer.addEventListener('input', () => {
+    setTimeout(() => {
+      if ((composer.textContent ?? '').trim() === '' || toolbar.querySelector('button[aria-label="Submit"]')) return;
+      toolbar.innerHTML = '<button aria-label="Submit">Go</button>';
+      toolbar.querySelector('button')?.addEventListener('click', () => {
+        const question = composer.textContent ?? '';
+        submits.push(question);
+        composer.textContent = '';
+        toolbar.innerHTML = '';
+        setTimeout(() => answer(question), 3);
+      });
+    }, 2);
+  });
+  return { submits };
+}
+
+function follow(message: string) {
+  const set = chooseSelectorSet(document).set;
+  const watcher = new PageWatcher(window, () => set);
+  const ctx: PageContext = { win: window, doc: document, set, waitFor: watcher.waitFor };
+  const session = new ThreadSession({ ctx: () => ctx, watcher, json: () => threadJson2026, page: () => threadPage2026 });
+  return sendFollowUp(ctx, watcher, session, threadPage2026, { message, attachments: [], settings: {} }, { timeoutMs: 2000 });
+}
+
+describe('a refusal notice already on the page', () => {
+  it('is not this follow-up\'s refusal: the message that was typed and submitted is reported sent', async () => {
+    loadFixture('A-home.html', URL_);
+    exec = installExecCommand();
+    notice('You have run out of Computer credits.');
+    const { submits } = wire((q) => appendTurn(q));
+    const result = await follow('And the budget?');
+    expect(submits).toEqual(['And the budget?']);
+    expect(result).not.toHaveProperty('notSent');
+    expect(result).toMatchObject({ threadId: 'the-thread' });
+  });
+
+  it('a notice the page shows after this submit is its refusal: notSent', async () => {
+    loadFixture('A-home.html', URL_);
+    exec = installExecCommand();
+    wire(() => notice('You have run out of Computer credits.'));
+    const result = await follow('And the budget?');
+    expect(result).toMatchObject({ notSent: true, event: 'insufficient_credits' });
+  });
+});
