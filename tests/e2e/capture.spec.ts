@@ -19,7 +19,9 @@ let world: SimWorld;
 const cli = (...args: string[]) => spawnSync(process.execPath, [CLI, ...args], { env: world.harness.env, encoding: 'utf8', cwd: world.harness.home });
 
 test.beforeAll(async () => {
-  world = await startSimWorld({ generation: 'B', clientName: 'e2e-capture' });
+  // The sim's pre-capture layout, whose set (gen-b-2026-10) and probe names the checks below spell out;
+  // the live layouts' probes are held against the real captures in tests/unit/real-captures.test.ts.
+  world = await startSimWorld({ generation: 'B', layout: 'turn-2026-04', clientName: 'e2e-capture' });
   await world.call('comet_ask', { prompt: QUESTION });
   expect((await world.call('comet_wait')).isError).toBe(false);
 });
