@@ -54,7 +54,7 @@ const callComputer = defineTool({
     effort: z.enum(EFFORTS).optional().describe("One of the model's efforts; requires model. Default: its default_effort."),
   },
   outputSchema: ThreadResultShape,
-  uses: ['account.models', 'threads.start', 'threads.send', 'threads.wait', 'threads.respond'],
+  uses: ['account.models', 'threads.start', 'threads.send', 'threads.wait', 'threads.respond', 'threads.state'],
   taskSupport: 'optional',
   summarize: ({ message, thread_id }) => `${thread_id ? `[${thread_id}] ` : ''}${clip(message ?? '', 80)}`,
   async handler(args, context) {
