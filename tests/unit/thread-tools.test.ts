@@ -289,6 +289,22 @@ describe('answer_question, confirm_action_*, notify_connected', () => {
     expect(structured).toMatchObject({ event: 'complete' });
   });
 
+  it('several choices of a multi-select question reach the page as a list, from the tool and from the elicitation form', async () => {
+    const extras = question({ text: 'Extras?', questions: [{ id: 'q-extras', text: 'Extras?', options: ['Wifi', 'Meals', 'Parking'], multiple: true }] });
+    const browser = new FakeBrowser().on('threads.state', waitingOn(extras)).on('threads.respond', submitted).on('threads.wait', checkpoint({ turn: 1 }));
+    await call(browser, 'answer_question', { thread_id: THREAD, answers: { 'q-extras': ['Wifi', 'Parking'] } }).done;
+    expect(browser.calls.find((c) => c.method === 'threads.respond')?.params.reply).toEqual({ kind: 'answers', answers: { 'q-extras': ['Wifi', 'Parking'] } });
+
+    const held = new FakeBrowser()
+      .on('threads.start', submitted)
+      .on('threads.wait', checkpoint({ turn: 1, event: 'ask_user_question', interactions: [extras] }))
+      .on('threads.wait', checkpoint({ turn: 1 }))
+      .on('threads.respond', submitted);
+    const elicit = async () => ({ action: 'accept' as const, content: { answer_1: ['Meals', 'Wifi'] } });
+    await call(held, 'call_perplexity_computer', { message: 'Book a room' }, { elicit }).done;
+    expect(held.calls.find((c) => c.method === 'threads.respond')?.params.reply).toEqual({ kind: 'answers', answers: { 'q-extras': ['Meals', 'Wifi'] } });
+  });
+
   it('two prompts waiting: one call answers both by question text (no followup_uuid), or one prompt with its followup_uuid', async () => {
     const city = question({ followupUuid: 'fu-city', questions: [{ id: 'q-city', text: 'Which city?' }] });
     const nights = question({ followupUuid: 'fu-nights', questions: [{ id: 'q-nights', text: 'How many nights?' }] });

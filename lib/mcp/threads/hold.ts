@@ -1,5 +1,5 @@
 import type { ElicitRequestFormParams, ElicitResult } from '@modelcontextprotocol/sdk/types.js';
-import type { ThreadCheckpoint, ThreadCheckpointInteraction, ThreadReply } from '../../protocol/threads';
+import type { ThreadAnswer, ThreadCheckpoint, ThreadCheckpointInteraction, ThreadReply } from '../../protocol/threads';
 import { RelayError } from '../../protocol/errors';
 import type { ToolBrowser } from '../gateway';
 import { clip } from '../tool';
@@ -201,10 +201,13 @@ export function replyFromElicitation(interaction: ThreadCheckpointInteraction, r
     if (content.decision === 'deny') return { kind: 'deny', reason: reason ?? 'Denied by the person in the MCP client.' };
     return undefined;
   }
-  const answers: Record<string, string> = {};
+  const answers: Record<string, ThreadAnswer> = {};
   questionsOf(interaction).forEach((question, index) => {
     const value = content[`answer_${index + 1}`];
-    if (value !== undefined) answers[question.id] = Array.isArray(value) ? value.join(', ') : String(value);
+    // A multi-select's choices go as a list: the page picks each.
+    if (Array.isArray(value)) {
+      if (value.length) answers[question.id] = value.map(String);
+    } else if (value !== undefined) answers[question.id] = String(value);
   });
   return Object.keys(answers).length ? { kind: 'answers', answers } : undefined;
 }

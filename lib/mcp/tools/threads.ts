@@ -146,7 +146,8 @@ const answerQuestion = defineTool({
   taskSupport: 'optional',
   summarize: ({ thread_id, answers }) => `[${thread_id}] ${clip(Object.values(answers).map(String).join(' / '), 80)}`,
   async handler(args, context) {
-    const answers = Object.fromEntries(Object.entries(args.answers).map(([key, value]) => [key, Array.isArray(value) ? value.join(', ') : String(value)]));
+    // A list stays a list: the page picks each choice of a multi-select question.
+    const answers = Object.fromEntries(Object.entries(args.answers).map(([key, value]) => [key, Array.isArray(value) ? value : String(value)]));
     return reply(context, args, 'ask_user_question', (interactions) => {
       const resolved = resolveAnswers(interactions, answers);
       return 'problem' in resolved ? resolved : { kind: 'answers', answers: resolved.answers };
