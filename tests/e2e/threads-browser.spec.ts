@@ -287,7 +287,7 @@ test('the tab cap closes only tabs it opened, least recently used first', async 
   await own.goto(started.url);
   await userPage.bringToFront();
   const ours = async () =>
-    new Set(await harness.worker.evaluate(async () => ((await chrome.storage.session.get('threadTabs')).threadTabs as { tabId: number }[]).map((t) => t.tabId)));
+    new Set(await harness.worker.evaluate(async () => ((await chrome.storage.local.get('threadTabs')).threadTabs as { tabId: number }[]).map((t) => t.tabId)));
   const owned = await ours();
   const persons = (await tabs()).filter((t) => !owned.has(t.id)).map((t) => t.id);
   expect(persons.length).toBeGreaterThanOrEqual(2);
