@@ -74,16 +74,25 @@ export class ThreadTabs {
       const url = tab?.url ?? tab?.pendingUrl ?? '';
       // A tab id that now shows another page (the person navigated it away) is not ours.
       const same = t.threadId ? threadIdOfUrl(url) === t.threadId : checkPerplexityUrl(url).ok;
-      if (tab && same && !this.freshSession && !this.owned.has(t.tabId)) this.owned.set(t.tabId, t);
+      if (tab && same && !this.freshSession && !this.owned.has(t.tabId)) {
+        this.owned.set(t.tabId, t);
+        this.fromStore.add(t.tabId);
+      }
     }
   }
 
-  /** The browser started (runtime.onStartup): no stored tab is ours. */
+  /**
+   * The browser started (runtime.onStartup): no stored tab is ours. Tabs opened since this worker
+   * started stay ours: Chromium may deliver onStartup after the first call opened one.
+   */
   newBrowserSession(): void {
     this.freshSession = true;
-    this.owned.clear();
+    for (const id of this.fromStore) this.owned.delete(id);
+    this.fromStore.clear();
     this.persist();
   }
+
+  private readonly fromStore = new Set<number>();
 
   private persist(): void {
     void this.tabs.save([...this.owned.values()]).catch(() => {});

@@ -20,7 +20,7 @@ test.describe.configure({ mode: 'serial' });
 /** What these tests evaluate in the extension's service worker. */
 declare const chrome: {
   tabs: { query(q: object): Promise<{ id?: number; url?: string; pendingUrl?: string; active: boolean }[]>; remove(id: number): Promise<void> };
-  storage: { session: { get(key: string): Promise<Record<string, unknown>> } };
+  storage: { session: { get(key: string): Promise<Record<string, unknown>> }; local: { get(key: string): Promise<Record<string, unknown>> } };
 };
 
 let srv: SimServer;
