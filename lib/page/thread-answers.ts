@@ -1,6 +1,6 @@
 import { RelayError } from '../protocol/errors';
 import { REPLY_KIND_FOR, replyTargets } from '../protocol/thread-replies';
-import type { ThreadReply } from '../protocol/threads';
+import type { ThreadAnswer, ThreadReply } from '../protocol/threads';
 import type { ThreadInteraction, ThreadReply as PanelReply } from '../protocol/watch';
 import type { ThreadPageReader } from '../selectors/thread-schema';
 import { typeInto } from './composer';
@@ -53,7 +53,7 @@ interface QuestionSlot {
 }
 
 /** Which question each answer is for (keys: question ids or texts; one question takes one answer under any key). */
-export function assignAnswers(targets: Box[], answers: Record<string, string>): Map<QuestionSlot, string> {
+export function assignAnswers(targets: Box[], answers: Record<string, ThreadAnswer>): Map<QuestionSlot, ThreadAnswer> {
   const slots: QuestionSlot[] = targets.flatMap((box) =>
     (box.interaction.questions ?? [{ id: box.interaction.followupUuid, text: box.interaction.text }]).map((q) => ({
       box,
@@ -62,11 +62,13 @@ export function assignAnswers(targets: Box[], answers: Record<string, string>): 
       options: 'options' in q && q.options ? q.options : [],
     })),
   );
-  const entries = Object.entries(answers).filter(([, v]) => v.trim() !== '');
+  const entries = Object.entries(answers)
+    .map(([k, v]): [string, ThreadAnswer] => [k, Array.isArray(v) ? v.filter((c) => c.trim() !== '') : v])
+    .filter(([, v]) => (Array.isArray(v) ? v.length > 0 : v.trim() !== ''));
   if (entries.length === 0) throw new RelayError('INVALID_PARAMS', 'answers is empty: give an answer for each question.');
-  const out = new Map<QuestionSlot, string>();
+  const out = new Map<QuestionSlot, ThreadAnswer>();
   if (slots.length === 1 && entries.length === 1) {
-    out.set(slots[0] as QuestionSlot, (entries[0] as [string, string])[1]);
+    out.set(slots[0] as QuestionSlot, (entries[0] as [string, ThreadAnswer])[1]);
     return out;
   }
   const unknown: string[] = [];
@@ -82,7 +84,10 @@ export function assignAnswers(targets: Box[], answers: Record<string, string>): 
   return out;
 }
 
-async function answerQuestionBox(ctx: PageContext, r: ThreadPageReader, box: Box, values: Map<QuestionSlot, string>, signal?: AbortSignal): Promise<void> {
+/** The choices of one answer: each of a multi-select's, or the one answer. */
+const choicesOf = (value: ThreadAnswer): string[] => (Array.isArray(value) ? value : [value]);
+
+async function answerQuestionBox(ctx: PageContext, r: ThreadPageReader, box: Box, values: Map<QuestionSlot, ThreadAnswer>, signal?: AbortSignal): Promise<void> {
   stopIfCancelled(signal);
   const url = ctx.doc.location.href;
   const slots = [...values.keys()].filter((s) => s.box === box);
@@ -92,13 +97,8 @@ async function answerQuestionBox(ctx: PageContext, r: ThreadPageReader, box: Box
     const missing = (box.interaction.questions ?? []).filter((q) => !slots.some((s) => s.id === q.id));
     if (missing.length) throw new RelayError('INVALID_PARAMS', `these questions need an answer too (they are answered together): ${missing.map((q) => `"${q.id}" (${q.text})`).join(', ')}.`);
     for (const slot of slots) {
-      const value = values.get(slot) as string;
       const group = groups.find((g) => r.questionId.some((a) => g.getAttribute(a) === slot.id)) ?? groups.find((g) => norm(cleanText(first(g, r.questionText))) === norm(slot.text));
-      const choice = group ? all(group, r.questionChoice).find((c) => norm(cleanText(c)) === norm(value)) : undefined;
-      if (!clickable(choice ?? null)) {
-        throw new RelayError('INVALID_PARAMS', `"${value}" is not one of the choices for "${slot.text}": ${slot.options.join(', ') || 'none shown'}.`);
-      }
-      pointerClick(choice as HTMLElement);
+      clickChoices(group ? all(group, r.questionChoice) : [], choicesOf(values.get(slot) as ThreadAnswer), slot);
     }
     const submit = await ctx.waitFor(() => {
       const b = first(box.box, r.questionsSubmit);
@@ -108,7 +108,20 @@ async function answerQuestionBox(ctx: PageContext, r: ThreadPageReader, box: Box
     pointerClick(submit);
     return;
   }
-  const value = values.get(slots[0] as QuestionSlot) as string;
+  const slot = slots[0] as QuestionSlot;
+  const answer = values.get(slot) as ThreadAnswer;
+  if (Array.isArray(answer) && answer.length > 1) {
+    // Several choices of one question: each is picked, then the box's Submit sends them together.
+    clickChoices(all(box.box, r.questionChoice), answer, slot);
+    const submit = await ctx.waitFor(() => {
+      const b = first(box.box, r.questionsSubmit);
+      return clickable(b) ? b : null;
+    }, 1500, signal);
+    if (!submit) throw missingOrDisabled(first(box.box, r.questionsSubmit), "the question's Submit button", url, () => readerMiss(r, 'questionsSubmit', url, INSIDE));
+    pointerClick(submit);
+    return;
+  }
+  const value = choicesOf(answer)[0] as string;
   const option = all(box.box, r.questionChoice).find((o) => norm(cleanText(o)) === norm(value));
   if (clickable(option ?? null)) {
     pointerClick(option as HTMLElement);
@@ -123,6 +136,16 @@ async function answerQuestionBox(ctx: PageContext, r: ThreadPageReader, box: Box
   }, 1000, signal);
   if (!send) throw missingOrDisabled(first(box.box, ctx.set.interactionSend), "the question's Send button", url, () => probeMiss(ctx.set, 'interactionSend', url, INSIDE));
   pointerClick(send);
+}
+
+/** Clicks each wanted choice among `choices`, by its exact text; any that is not there is refused before a click. */
+function clickChoices(choices: Element[], wanted: string[], slot: QuestionSlot): void {
+  const picked = wanted.map((value) => {
+    const choice = choices.find((c) => norm(cleanText(c)) === norm(value));
+    if (!clickable(choice ?? null)) throw new RelayError('INVALID_PARAMS', `"${value}" is not one of the choices for "${slot.text}": ${slot.options.join(', ') || 'none shown'}.`);
+    return choice as HTMLElement;
+  });
+  for (const choice of picked) pointerClick(choice);
 }
 
 /**

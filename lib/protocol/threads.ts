@@ -238,9 +238,13 @@ export type TurnNotSent = z.infer<typeof TurnNotSent>;
 export const TurnSubmission = z.union([SubmittedTurn, TurnNotSent]);
 export type TurnSubmission = z.infer<typeof TurnSubmission>;
 
+/** One question's answer: its text, or for a multi-select question each chosen choice. */
+export const ThreadAnswer = z.union([z.string().max(10_000), z.array(z.string().max(1000)).min(1).max(50)]);
+export type ThreadAnswer = z.infer<typeof ThreadAnswer>;
+
 export const ThreadReply = z.discriminatedUnion('kind', [
   /** Keys are question ids or question texts; a single waiting question takes a single answer under any key. */
-  z.object({ kind: z.literal('answers'), answers: z.record(z.string(), z.string().max(10_000)) }),
+  z.object({ kind: z.literal('answers'), answers: z.record(z.string(), ThreadAnswer) }),
   z.object({ kind: z.literal('approve'), reason: z.string().max(5000) }),
   z.object({ kind: z.literal('deny'), reason: z.string().max(5000) }),
   z.object({ kind: z.literal('connected'), message: z.string().max(5000) }),

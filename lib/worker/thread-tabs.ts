@@ -5,10 +5,20 @@ import { checkPerplexityUrl } from '../protocol/urls';
 /**
  * The tabs threads live in. Each thread has its own tab, opened in the background so the person's
  * focus and tabs are never disturbed, and found again by its URL after any restart. Tabs we opened
- * are remembered (in storage.session: a restarted worker keeps them, a restarted browser owns
- * none) and capped: the least recently used idle one is closed first. A tab we did not open is
- * never closed; a tab of ours the person switches to becomes theirs.
+ * are remembered (in storage.local, so a restarted worker or a reloaded extension keeps them; a new
+ * browser session owns none, since its tab ids name other tabs) and capped: the least recently used
+ * idle one is closed first. A tab we did not open is never closed.
+ *
+ * A tab of ours becomes the person's when they switch to it and stay on it for ADOPT_AFTER_MS.
+ * An activation alone is not the person's choice: Chromium activates a neighbour when the person
+ * closes a tab, and a person cycling through tabs passes ours on the way; had either made the tab
+ * theirs for good, the cap would never close it and every acting call would open yet another.
  */
+
+/** How long the person stays on a tab of ours before it is theirs. */
+export const ADOPT_AFTER_MS = 10_000;
+/** An activation this soon after a tab of the same window closed is Chromium picking a neighbour. */
+const NEIGHBOUR_MS = 1000;
 
 export interface TabLike {
   id?: number;
@@ -43,6 +53,10 @@ export class ThreadTabs {
   private readonly busy = new Map<number, number>();
   private readonly acts = new Map<string, Promise<unknown>>();
   private readonly restored: Promise<void>;
+  private readonly adopting = new Map<number, ReturnType<typeof setTimeout>>();
+  private readonly closedAt = new Map<number, number>();
+  /** The browser started a new session: what is stored names tabs of the last one. */
+  private freshSession = false;
 
   constructor(
     private readonly tabs: TabsApi,
@@ -53,12 +67,32 @@ export class ThreadTabs {
 
   private async restore(): Promise<void> {
     const saved = await this.tabs.load().catch(() => undefined);
-    if (!Array.isArray(saved)) return;
-    const open = new Set((await this.tabs.query()).map((t) => t.id));
+    if (!Array.isArray(saved) || this.freshSession) return;
+    const open = new Map((await this.tabs.query()).map((t) => [t.id, t]));
     for (const t of saved as OwnedTab[]) {
-      if (typeof t?.tabId === 'number' && open.has(t.tabId) && !this.owned.has(t.tabId)) this.owned.set(t.tabId, t);
+      const tab = typeof t?.tabId === 'number' ? open.get(t.tabId) : undefined;
+      const url = tab?.url ?? tab?.pendingUrl ?? '';
+      // A tab id that now shows another page (the person navigated it away) is not ours.
+      const same = t.threadId ? threadIdOfUrl(url) === t.threadId : checkPerplexityUrl(url).ok;
+      if (tab && same && !this.freshSession && !this.owned.has(t.tabId)) {
+        this.owned.set(t.tabId, t);
+        this.fromStore.add(t.tabId);
+      }
     }
   }
+
+  /**
+   * The browser started (runtime.onStartup): no stored tab is ours. Tabs opened since this worker
+   * started stay ours: Chromium may deliver onStartup after the first call opened one.
+   */
+  newBrowserSession(): void {
+    this.freshSession = true;
+    for (const id of this.fromStore) this.owned.delete(id);
+    this.fromStore.clear();
+    this.persist();
+  }
+
+  private readonly fromStore = new Set<number>();
 
   private persist(): void {
     void this.tabs.save([...this.owned.values()]).catch(() => {});
@@ -72,13 +106,41 @@ export class ThreadTabs {
     return [...this.owned.values()];
   }
 
-  /** The tab was closed. */
-  forgetTab(tabId: number): void {
+  /** The tab was closed (in `windowId`, when known). */
+  forgetTab(tabId: number, windowId?: number): void {
+    if (windowId !== undefined) this.closedAt.set(windowId, this.now());
     if (this.owned.delete(tabId)) this.persist();
     this.busy.delete(tabId);
+    this.stopAdopting(tabId);
   }
 
-  /** The person switched to one of our tabs: it is theirs now, never closed by the cap. */
+  /**
+   * A tab became active in `windowId`. One of ours becomes the person's if it is still the active
+   * tab ADOPT_AFTER_MS later, unless Chromium activated it because its neighbour closed.
+   */
+  activated(tabId: number, windowId: number): void {
+    if (!this.owned.has(tabId)) return;
+    const closed = this.closedAt.get(windowId);
+    if (closed !== undefined && this.now() - closed < NEIGHBOUR_MS) return;
+    this.stopAdopting(tabId);
+    this.adopting.set(
+      tabId,
+      setTimeout(() => {
+        this.adopting.delete(tabId);
+        void this.tabs.get(tabId).then((tab) => {
+          if (tab?.active) this.adoptedByPerson(tabId);
+        });
+      }, ADOPT_AFTER_MS),
+    );
+  }
+
+  private stopAdopting(tabId: number): void {
+    const timer = this.adopting.get(tabId);
+    if (timer !== undefined) clearTimeout(timer);
+    this.adopting.delete(tabId);
+  }
+
+  /** The person stayed on one of our tabs: it is theirs now, never closed by the cap. */
   adoptedByPerson(tabId: number): void {
     if (this.owned.delete(tabId)) this.persist();
   }

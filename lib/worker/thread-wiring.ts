@@ -8,7 +8,7 @@ import { type PageRequests, ThreadCalls } from './thread-calls';
 import { ThreadTabs } from './thread-tabs';
 
 /**
- * The thread family's tabs and calls in the service worker: chrome.tabs for the tabs, storage.session
+ * The thread family's tabs and calls in the service worker: chrome.tabs for the tabs, storage.local
  * for which tabs are ours, and the listeners that keep that list true (closed, taken over by the person).
  */
 export function startThreadCalls(
@@ -27,11 +27,13 @@ export function startThreadCalls(
       return tab;
     },
     remove: (tabId) => browser.tabs.remove(tabId),
-    load: async () => (await browser.storage.session.get(KEY))[KEY],
-    save: (value) => browser.storage.session.set({ [KEY]: value }),
+    // storage.local: a reloaded extension (which empties storage.session) still knows its tabs.
+    load: async () => (await browser.storage.local.get(KEY))[KEY],
+    save: (value) => browser.storage.local.set({ [KEY]: value }),
   });
-  browser.tabs.onRemoved.addListener((tabId) => tabs.forgetTab(tabId));
-  browser.tabs.onActivated.addListener(({ tabId }) => tabs.adoptedByPerson(tabId));
+  browser.runtime.onStartup.addListener(() => tabs.newBrowserSession());
+  browser.tabs.onRemoved.addListener((tabId, { windowId }) => tabs.forgetTab(tabId, windowId));
+  browser.tabs.onActivated.addListener(({ tabId, windowId }) => tabs.activated(tabId, windowId));
   const calls = new ThreadCalls({
     tabs,
     pages,

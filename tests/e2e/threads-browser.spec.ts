@@ -20,7 +20,7 @@ test.describe.configure({ mode: 'serial' });
 /** What these tests evaluate in the extension's service worker. */
 declare const chrome: {
   tabs: { query(q: object): Promise<{ id?: number; url?: string; pendingUrl?: string; active: boolean }[]>; remove(id: number): Promise<void> };
-  storage: { session: { get(key: string): Promise<Record<string, unknown>> } };
+  storage: { session: { get(key: string): Promise<Record<string, unknown>> }; local: { get(key: string): Promise<Record<string, unknown>> } };
 };
 
 let srv: SimServer;
@@ -287,7 +287,7 @@ test('the tab cap closes only tabs it opened, least recently used first', async 
   await own.goto(started.url);
   await userPage.bringToFront();
   const ours = async () =>
-    new Set(await harness.worker.evaluate(async () => ((await chrome.storage.session.get('threadTabs')).threadTabs as { tabId: number }[]).map((t) => t.tabId)));
+    new Set(await harness.worker.evaluate(async () => ((await chrome.storage.local.get('threadTabs')).threadTabs as { tabId: number }[]).map((t) => t.tabId)));
   const owned = await ours();
   const persons = (await tabs()).filter((t) => !owned.has(t.id)).map((t) => t.id);
   expect(persons.length).toBeGreaterThanOrEqual(2);

@@ -113,7 +113,16 @@ export async function runTool(tools: ToolDefinition[], name: string, args: Recor
   const tool = tools.find((t) => t.name === name);
   if (!tool) throw new Error(`no tool ${name}`);
   const parsed = z.object(tool.inputSchema).parse(args);
-  const result = await tool.handler(parsed as never, context);
+  // Like the server's scoped gateway: a method the tool does not declare in `uses` is refused.
+  const browser = context.browser;
+  const scoped: typeof browser = {
+    ...browser,
+    call: ((method, params, options) => {
+      if (!(tool.uses as readonly string[]).includes(method)) throw new Error(`${name} called ${method}, which it does not declare in its uses`);
+      return browser.call(method, params, options);
+    }) as typeof browser.call,
+  };
+  const result = await tool.handler(parsed as never, { ...context, browser: scoped });
   const text = result.content.find((c) => c.type === 'text');
   return { result, text: text && 'text' in text ? text.text : '', isError: Boolean(result.isError), structured: result.structuredContent as Record<string, unknown> | undefined };
 }

@@ -3,7 +3,8 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { createPageDriver } from '../../lib/page/driver';
 import { readInteractions } from '../../lib/page/interactions';
 import { attachFiles } from '../../lib/page/thread-actions';
-import { respond } from '../../lib/page/thread-answers';
+import { answerBoxes, respond } from '../../lib/page/thread-answers';
+import { pendingInteractions } from '../../lib/page/thread-boxes';
 import { threadPage2026 } from '../../lib/selectors/thread-page';
 import { takeSnapshot, waitForAnswer } from '../../lib/page/observer';
 import { watchSnapshot } from '../../lib/page/watch';
@@ -140,5 +141,25 @@ describe('thread actions name the reader probe that missed', () => {
       code: 'SELECTOR_MISS',
       message: 'fileInput: none of `input[type="file"]` matched on https://www.perplexity.ai/projects/p-1 (thread page reader thread-page-2026-12) — the composer\'s file input, where attachments go',
     });
+  });
+});
+
+describe('a multi-select question', () => {
+  it('is answered with each of the chosen choices, then Submit', async () => {
+    loadFixture('A-task-question.html', 'https://www.perplexity.ai/computer/tasks/8c0d3f4e-task', 'pages');
+    const ctx = { win: window, doc: document, set: generationA, waitFor: createPageDriver(window).watcher.waitFor };
+    // The sim's single-choice box clicks send at once; a multi-select box toggles and has Submit.
+    const box = document.querySelector('.task-interaction') as HTMLElement;
+    const chosen: string[] = [];
+    for (const b of box.querySelectorAll('[aria-label="Suggested answers"] button')) b.addEventListener('click', () => chosen.push(b.textContent ?? ''));
+    const submit = document.createElement('button');
+    submit.setAttribute('aria-label', 'Submit answers');
+    submit.addEventListener('click', () => box.remove());
+    box.append(submit);
+    const [pending] = pendingInteractions(document, generationA, threadPage2026);
+    if (!pending) throw new Error('the fixture shows no question');
+    await answerBoxes(ctx, threadPage2026, [pending.box], { kind: 'answers', answers: { [pending.box.interaction.followupUuid]: ['Paris', 'Marseille'] } });
+    expect(chosen).toEqual(['Paris', 'Marseille']);
+    expect(document.querySelector('.task-interaction')).toBeNull();
   });
 });

@@ -1,6 +1,6 @@
-import { describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { checkThreadId, threadIdOfUrl as threadOfUrl } from '../../lib/protocol/thread-ids';
-import { type TabLike, ThreadTabs, type TabsApi } from '../../lib/worker/thread-tabs';
+import { ADOPT_AFTER_MS, type TabLike, ThreadTabs, type TabsApi } from '../../lib/worker/thread-tabs';
 
 /** A browser with tabs in memory: what chrome.tabs and storage.session do, for the thread tabs. */
 function fakeBrowser(initial: TabLike[] = [], stored?: unknown) {
@@ -150,5 +150,81 @@ describe('thread tabs opened at the same time', () => {
     expect(tabs.ownedTabs().map((t) => t.tabId).sort()).toEqual(open.sort());
     for (const id of open) await tabs.discard(id as number);
     expect(b.tabs).toEqual([]);
+  });
+});
+
+describe('when a thread tab becomes the person\'s', () => {
+  afterEach(() => {
+    vi.useRealTimers();
+  });
+  const activate = (b: ReturnType<typeof fakeBrowser>, id: number) => {
+    for (const t of b.tabs) t.active = t.id === id;
+  };
+
+  it('not on an activation alone: a neighbour Chromium activates when a tab closes, or a tab passed through, stays ours', async () => {
+    vi.useFakeTimers();
+    const b = fakeBrowser([{ id: 1, url: 'https://example.com/', active: true }]);
+    const tabs = new ThreadTabs(b.api);
+    const a = await tabs.open(TASK('a'), 6, 'a');
+    const c = await tabs.open(TASK('c'), 6, 'c');
+    // The person closes their tab 1; Chromium activates its neighbour, our tab a.
+    await b.api.remove(1);
+    tabs.forgetTab(1, 9);
+    activate(b, a);
+    tabs.activated(a, 9);
+    await vi.advanceTimersByTimeAsync(ADOPT_AFTER_MS * 2);
+    expect(tabs.isOwned(a)).toBe(true);
+    // The person passes through tab c on the way elsewhere.
+    activate(b, c);
+    tabs.activated(c, 9);
+    await vi.advanceTimersByTimeAsync(ADOPT_AFTER_MS / 2);
+    activate(b, a);
+    await vi.advanceTimersByTimeAsync(ADOPT_AFTER_MS);
+    expect(tabs.isOwned(c)).toBe(true);
+  });
+
+  it('when the person switches to it and stays on it', async () => {
+    vi.useFakeTimers();
+    const b = fakeBrowser();
+    const tabs = new ThreadTabs(b.api);
+    const a = await tabs.open(TASK('a'), 6, 'a');
+    await vi.advanceTimersByTimeAsync(5_000);
+    activate(b, a);
+    tabs.activated(a, 9);
+    await vi.advanceTimersByTimeAsync(ADOPT_AFTER_MS + 100);
+    expect(tabs.isOwned(a)).toBe(false);
+  });
+
+  it('ours survive an extension reload (what storage.local keeps), none survive a new browser session', async () => {
+    const b = fakeBrowser();
+    const first = new ThreadTabs(b.api);
+    const a = await first.open(TASK('a'), 6, 'a');
+    // A reloaded extension: a new ThreadTabs over the same stored list and the same open tabs.
+    const reloaded = new ThreadTabs(b.api);
+    await reloaded.showing('a');
+    expect(reloaded.isOwned(a)).toBe(true);
+    // The browser started again: the stored list is from another session (its tab ids mean other tabs).
+    const restarted = new ThreadTabs(b.api);
+    restarted.newBrowserSession();
+    await restarted.showing('a');
+    expect(restarted.isOwned(a)).toBe(false);
+    const later = new ThreadTabs(b.api);
+    await later.showing('a');
+    expect(later.isOwned(a)).toBe(false);
+    // Chromium may say the browser started after the first call already opened a tab: that one is ours.
+    const late = new ThreadTabs(fakeBrowser().api);
+    const opened = await late.open(TASK('b'), 6, 'b');
+    late.newBrowserSession();
+    expect(late.isOwned(opened)).toBe(true);
+  });
+
+  it('a stored tab id that now shows another page is not ours', async () => {
+    const b = fakeBrowser();
+    const a = await new ThreadTabs(b.api).open(TASK('a'), 6, 'a');
+    const tab = b.tabs.find((t) => t.id === a) as TabLike;
+    tab.url = 'https://example.com/mail';
+    const again = new ThreadTabs(b.api);
+    await again.showing('a');
+    expect(again.isOwned(a)).toBe(false);
   });
 });

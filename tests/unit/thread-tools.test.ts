@@ -1,5 +1,6 @@
 import { afterAll, afterEach, describe, expect, it, vi } from 'vitest';
 import { threadTools } from '../../lib/mcp/tools/threads';
+import { elicitationFor } from '../../lib/mcp/threads/hold';
 import type { ModelsList } from '../../lib/protocol/threads';
 import { toolAccess } from '../../lib/mcp/tool';
 import { accessOf } from '../../lib/protocol/access';
@@ -200,7 +201,7 @@ describe('elicitation inside the call', () => {
       return { action: 'accept' as const, content: { answer_1: 'PDF' } };
     });
     const { structured } = await call(browser, 'call_perplexity_computer', { message: 'Make a report' }, { elicit }).done;
-    expect(asked[0]).toMatchObject({ mode: 'form', requestedSchema: { properties: { answer_1: { type: 'string', title: 'Which format should I use?', description: 'Suggested: PDF · DOCX' } }, required: ['answer_1'] } });
+    expect(asked[0]).toMatchObject({ mode: 'form', requestedSchema: { properties: { answer_1: { type: 'string', title: 'Which format should I use?', enum: ['PDF', 'DOCX'] } }, required: ['answer_1'] } });
     expect(browser.calls.find((c) => c.method === 'threads.respond')?.params).toMatchObject({ followupUuid: 'fu-question-1', reply: { kind: 'answers', answers: { 'q-format': 'PDF' } } });
     expect(structured).toMatchObject({ event: 'complete', text: 'Here is the PDF.' });
   });
@@ -229,6 +230,44 @@ describe('elicitation inside the call', () => {
     expect(second.structured).toMatchObject({ event: 'ask_user_question' });
   });
 
+  it('an answer the page refuses returns the checkpoint, saying what was refused and why', async () => {
+    const grouped = question({
+      text: 'Region? / Seats?',
+      questions: [
+        { id: 'q1', text: 'Region?', options: ['EU', 'US'] },
+        { id: 'q2', text: 'Seats?', options: ['5', '10'] },
+      ],
+    });
+    const waiting = checkpoint({ turn: 1, event: 'ask_user_question', interactions: [grouped] });
+    const browser = new FakeBrowser()
+      .on('threads.start', submitted)
+      .on('threads.wait', waiting)
+      .fail('threads.respond', 'INVALID_PARAMS', '"Europe" is not one of the choices of "Region?": EU, US.')
+      .on('threads.state', waiting);
+    const elicit = async () => ({ action: 'accept' as const, content: { answer_1: 'Europe', answer_2: '10' } });
+    const { structured } = await call(browser, 'call_perplexity_computer', { message: 'Book seats' }, { elicit }).done;
+    expect(structured).toMatchObject({ event: 'ask_user_question', task_status: 'input_required', interactive: { followup_uuid: 'fu-question-1' } });
+    expect(structured?.text).toMatch(/refused/);
+    expect(structured?.text).toMatch(/"Europe" is not one of the choices/);
+    expect(structured?.text).toMatch(/Europe/);
+    expect(browser.methods()).toContain('threads.state');
+  });
+
+  it('choice questions are offered as enum fields; multi-select as a list of choices', async () => {
+    const form = elicitationFor(THREAD, question({
+      questions: [
+        { id: 'q1', text: 'Region?', options: ['EU', 'US'] },
+        { id: 'q2', text: 'Extras?', options: ['Wifi', 'Meals'], multiple: true },
+        { id: 'q3', text: 'Anything else?' },
+      ],
+    }));
+    expect(form.requestedSchema.properties).toEqual({
+      answer_1: { type: 'string', title: 'Region?', enum: ['EU', 'US'] },
+      answer_2: { type: 'array', title: 'Extras?', items: { type: 'string', enum: ['Wifi', 'Meals'] }, minItems: 1 },
+      answer_3: { type: 'string', title: 'Anything else?' },
+    });
+  });
+
   it('sign-ins are never elicited: the agent gets auth_required', async () => {
     const browser = new FakeBrowser().on('threads.start', submitted).on('threads.wait', checkpoint({ turn: 1, event: 'auth_required', interactions: [signIn()] }));
     const elicit = vi.fn();
@@ -248,6 +287,22 @@ describe('answer_question, confirm_action_*, notify_connected', () => {
     const { structured } = await call(browser, 'answer_question', { thread_id: THREAD, answers: { 'q-format': 'PDF', ' how LONG? ': 2 } }).done;
     expect(browser.calls[1]?.params).toMatchObject({ threadId: THREAD, followupUuid: 'fu-question-1', reply: { kind: 'answers', answers: { 'q-format': 'PDF', 'q-len': '2' } } });
     expect(structured).toMatchObject({ event: 'complete' });
+  });
+
+  it('several choices of a multi-select question reach the page as a list, from the tool and from the elicitation form', async () => {
+    const extras = question({ text: 'Extras?', questions: [{ id: 'q-extras', text: 'Extras?', options: ['Wifi', 'Meals', 'Parking'], multiple: true }] });
+    const browser = new FakeBrowser().on('threads.state', waitingOn(extras)).on('threads.respond', submitted).on('threads.wait', checkpoint({ turn: 1 }));
+    await call(browser, 'answer_question', { thread_id: THREAD, answers: { 'q-extras': ['Wifi', 'Parking'] } }).done;
+    expect(browser.calls.find((c) => c.method === 'threads.respond')?.params.reply).toEqual({ kind: 'answers', answers: { 'q-extras': ['Wifi', 'Parking'] } });
+
+    const held = new FakeBrowser()
+      .on('threads.start', submitted)
+      .on('threads.wait', checkpoint({ turn: 1, event: 'ask_user_question', interactions: [extras] }))
+      .on('threads.wait', checkpoint({ turn: 1 }))
+      .on('threads.respond', submitted);
+    const elicit = async () => ({ action: 'accept' as const, content: { answer_1: ['Meals', 'Wifi'] } });
+    await call(held, 'call_perplexity_computer', { message: 'Book a room' }, { elicit }).done;
+    expect(held.calls.find((c) => c.method === 'threads.respond')?.params.reply).toEqual({ kind: 'answers', answers: { 'q-extras': ['Meals', 'Wifi'] } });
   });
 
   it('two prompts waiting: one call answers both by question text (no followup_uuid), or one prompt with its followup_uuid', async () => {

@@ -1,5 +1,5 @@
 import type { ElicitRequestFormParams, ElicitResult } from '@modelcontextprotocol/sdk/types.js';
-import type { ThreadCheckpoint, ThreadCheckpointInteraction, ThreadReply } from '../../protocol/threads';
+import type { ThreadAnswer, ThreadCheckpoint, ThreadCheckpointInteraction, ThreadReply } from '../../protocol/threads';
 import { RelayError } from '../../protocol/errors';
 import type { ToolBrowser } from '../gateway';
 import { clip, type Elicit } from '../tool';
@@ -59,15 +59,52 @@ export async function holdThread(options: HoldOptions, submitted: { threadId: st
       if (!reply) return checkpointResult(checkpoint, heldMs);
       answered.add(interaction.followupUuid);
       beat.step(`answered in the call: ${interaction.type}`);
-      const next = await options.browser.call(
-        'threads.respond',
-        { threadId, followupUuid: interaction.followupUuid, about: clip(interaction.text, 2000), reply, tabCap: options.tabCap },
-        { signal: options.signal, timeoutMs: 60_000 },
-      );
+      let next: Awaited<ReturnType<typeof respond>>;
+      try {
+        next = await respond(interaction, reply);
+      } catch (error) {
+        const cause = RelayError.from(error);
+        if (options.signal.aborted || cause.code === 'CANCELLED') throw error;
+        return await refusedReplyResult(interaction, reply, cause);
+      }
       if ('notSent' in next) return notSentResult(next);
       turn = next.turn;
     }
   }
+
+  function respond(interaction: ThreadCheckpointInteraction, reply: ThreadReply) {
+    return options.browser.call(
+      'threads.respond',
+      { threadId, followupUuid: interaction.followupUuid, about: clip(interaction.text, 2000), reply, tabCap: options.tabCap },
+      { signal: options.signal, timeoutMs: 60_000 },
+    );
+  }
+
+  /**
+   * The page did not take the person's answer (not a choice it offers, the box answered
+   * meanwhile, the page too slow): the thread still waits on someone, so the agent gets what it
+   * waits on now, with the refusal and the person's own words, never a bare "still working".
+   */
+  async function refusedReplyResult(interaction: ThreadCheckpointInteraction, reply: ThreadReply, cause: RelayError): Promise<ThreadResult> {
+    const refusal =
+      `The page refused the person's ${interaction.type === 'confirm_action' ? 'decision' : 'answer'} given in the MCP client (${replyWords(reply)}): ` +
+      `[${cause.code}] ${cause.message}`;
+    let result: ThreadResult;
+    try {
+      result = checkpointResult(await options.browser.call('threads.state', { threadId, tabCap: options.tabCap }, { signal: options.signal, timeoutMs: 30_000 }));
+    } catch (error) {
+      if (options.signal.aborted) throw error;
+      result = stoppedWaitingResult(threadId, RelayError.from(error));
+    }
+    return { ...result, text: `${refusal}\n\n${result.text}` };
+  }
+}
+
+/** A reply as the person gave it, quoted back so it is not lost when the page refuses it. */
+function replyWords(reply: ThreadReply): string {
+  if (reply.kind === 'answers') return Object.entries(reply.answers).map(([id, answer]) => `${id}: ${JSON.stringify(answer)}`).join('; ');
+  if (reply.kind === 'connected') return reply.message;
+  return `${reply.kind}: ${JSON.stringify(reply.reason)}`;
 }
 
 /**
@@ -115,7 +152,10 @@ async function askThePerson(elicit: Elicit, threadId: string, interaction: Threa
   return replyFromElicitation(interaction, result);
 }
 
-/** The form the client shows the person: one text field per question, or approve/deny with a reason. */
+/**
+ * The form the client shows the person: per question a pick of its choices (several when it is
+ * multi-select) or a text field when it has none; or approve/deny with a reason.
+ */
 export function elicitationFor(threadId: string, interaction: ThreadCheckpointInteraction): ElicitRequestFormParams {
   if (interaction.type === 'confirm_action') {
     return {
@@ -131,14 +171,16 @@ export function elicitationFor(threadId: string, interaction: ThreadCheckpointIn
       },
     };
   }
-  const questions = questionsOf(interaction);
-  const properties: Record<string, { type: 'string'; title: string; description?: string }> = {};
-  questions.forEach((question, index) => {
-    properties[`answer_${index + 1}`] = {
-      type: 'string',
-      title: question.text || `Question ${index + 1}`,
-      ...(question.options?.length ? { description: `Suggested: ${question.options.join(' · ')}` } : {}),
-    };
+  const properties: ElicitRequestFormParams['requestedSchema']['properties'] = {};
+  questionsOf(interaction).forEach((question, index) => {
+    const title = question.text || `Question ${index + 1}`;
+    const options = question.options ?? [];
+    // The page takes only its own choices for a choice question: offer exactly those.
+    properties[`answer_${index + 1}`] = !options.length
+      ? { type: 'string', title }
+      : question.multiple
+        ? { type: 'array', title, items: { type: 'string', enum: options }, minItems: 1 }
+        : { type: 'string', title, enum: options };
   });
   return {
     mode: 'form',
@@ -157,10 +199,13 @@ export function replyFromElicitation(interaction: ThreadCheckpointInteraction, r
     if (content.decision === 'deny') return { kind: 'deny', reason: reason ?? 'Denied by the person in the MCP client.' };
     return undefined;
   }
-  const answers: Record<string, string> = {};
+  const answers: Record<string, ThreadAnswer> = {};
   questionsOf(interaction).forEach((question, index) => {
     const value = content[`answer_${index + 1}`];
-    if (value !== undefined) answers[question.id] = Array.isArray(value) ? value.join(', ') : String(value);
+    // A multi-select's choices go as a list: the page picks each.
+    if (Array.isArray(value)) {
+      if (value.length) answers[question.id] = value.map(String);
+    } else if (value !== undefined) answers[question.id] = String(value);
   });
   return Object.keys(answers).length ? { kind: 'answers', answers } : undefined;
 }

@@ -1,5 +1,5 @@
 import { type InteractionType, replyTargets } from '../../protocol/thread-replies';
-import type { ModelsList, ThreadCheckpoint, ThreadCheckpointInteraction } from '../../protocol/threads';
+import type { ModelsList, ThreadCheckpoint, ThreadAnswer, ThreadCheckpointInteraction } from '../../protocol/threads';
 
 export type { InteractionType } from '../../protocol/thread-replies';
 import { threadIdProblem } from '../../protocol/thread-ids';
@@ -86,15 +86,15 @@ export function pickInteractions(
  */
 export function resolveAnswers(
   interactions: ThreadCheckpointInteraction[],
-  answers: Record<string, string>,
-): { answers: Record<string, string> } | { problem: string } {
+  answers: Record<string, ThreadAnswer>,
+): { answers: Record<string, ThreadAnswer> } | { problem: string } {
   const entries = Object.entries(answers);
   if (entries.length === 0) return { problem: 'answers is empty: map each question (its id or its text, as interactive.questions lists them) to your answer.' };
   const questions = interactions.flatMap((i) => (i.questions?.length ? i.questions : [{ id: i.followupUuid, text: i.text }]));
   if (questions.length === 1 && entries.length === 1) {
-    return { answers: { [(questions[0] as { id: string }).id]: (entries[0] as [string, string])[1] } };
+    return { answers: { [(questions[0] as { id: string }).id]: (entries[0] as [string, ThreadAnswer])[1] } };
   }
-  const byId: Record<string, string> = {};
+  const byId: Record<string, ThreadAnswer> = {};
   for (const [key, answer] of entries) {
     const question =
       questions.find((q) => q.id === key) ?? questions.find((q) => normalize(q.text) === normalize(key));

@@ -54,7 +54,7 @@ const callComputer = defineTool({
     effort: z.enum(EFFORTS).optional().describe("One of the model's efforts; requires model. Default: its default_effort."),
   },
   outputSchema: ThreadResultShape,
-  uses: ['account.models', 'threads.start', 'threads.send', 'threads.wait', 'threads.respond'],
+  uses: ['account.models', 'threads.start', 'threads.send', 'threads.wait', 'threads.respond', 'threads.state'],
   taskSupport: 'optional',
   summarize: ({ message, thread_id }) => `${thread_id ? `[${thread_id}] ` : ''}${clip(message ?? '', 80)}`,
   async handler(args, context) {
@@ -146,7 +146,8 @@ const answerQuestion = defineTool({
   taskSupport: 'optional',
   summarize: ({ thread_id, answers }) => `[${thread_id}] ${clip(Object.values(answers).map(String).join(' / '), 80)}`,
   async handler(args, context) {
-    const answers = Object.fromEntries(Object.entries(args.answers).map(([key, value]) => [key, Array.isArray(value) ? value.join(', ') : String(value)]));
+    // A list stays a list: the page picks each choice of a multi-select question.
+    const answers = Object.fromEntries(Object.entries(args.answers).map(([key, value]) => [key, Array.isArray(value) ? value : String(value)]));
     return reply(context, args, 'ask_user_question', (interactions) => {
       const resolved = resolveAnswers(interactions, answers);
       return 'problem' in resolved ? resolved : { kind: 'answers', answers: resolved.answers };
