@@ -25,7 +25,7 @@ export default defineConfig({
     permissions: ['nativeMessaging', 'tabs', 'storage', 'alarms', 'sidePanel', 'scripting'],
     host_permissions: [...PERPLEXITY_MATCHES],
     // Other tabs (reading them, and every screenshot: captureVisibleTab requires <all_urls>) only once
-    // the person allows it from the side panel; see lib/worker/other-tabs.ts.
+    // the person allows it from the side panel; see lib/worker/calls/other-tabs.ts.
     optional_host_permissions: [...OTHER_TABS_ORIGINS],
     action: { default_title: 'comet-relay' },
   },

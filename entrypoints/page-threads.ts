@@ -1,5 +1,5 @@
-import { registerKit } from '../lib/page/kits';
-import { threadHandlers } from '../lib/page/thread-handlers';
+import { registerKit } from '../lib/page/kit-registry';
+import { threadHandlers } from '../lib/page/threads/thread-handlers';
 
-/** The Computer-thread methods, injected by the worker into a Perplexity tab that needs them (lib/protocol/page-kits.ts). */
+/** The Computer-thread methods, injected by the worker into a Perplexity tab that needs them (lib/protocol/page/page-kits.ts). */
 export default defineUnlistedScript(() => registerKit('threads', (host) => threadHandlers(host)));

@@ -5,7 +5,7 @@ import type { RelayClient } from '../relay/client';
 
 /**
  * `comet-relay capture [--out FILE]`: asks the Perplexity tab for a sanitized copy of its page
- * (lib/page/capture.ts says what is kept and what is replaced) and writes it to a new file. It
+ * (lib/page/kits/capture.ts says what is kept and what is replaced) and writes it to a new file. It
  * never overwrites a file: a report must not cost the person another file.
  */
 export async function runCapture(client: RelayClient, out: string | undefined, io: { out(text: string): void }): Promise<number> {

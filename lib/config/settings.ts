@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { RelayError } from '../protocol/errors';
-import { MAX_THREAD_TABS, MAX_THREAD_WAIT_MS, MAX_TURN_ATTACHMENT_BYTES } from '../protocol/threads';
+import { MAX_THREAD_TABS, MAX_THREAD_WAIT_MS, MAX_TURN_ATTACHMENT_BYTES } from '../protocol/threads/threads';
 
 /**
  * The COMET_* settings of the comet_* reference, with the meaning they keep here, plus ours.

@@ -1,4 +1,4 @@
-import type { PageDiagnosis } from '../protocol/page-diagnostics';
+import type { PageDiagnosis } from '../protocol/page/page-diagnostics';
 
 /**
  * `comet-relay doctor --page`: what the selector set in use finds on the live Perplexity tab, probe

@@ -5,9 +5,9 @@ import { PAGE_PORT, type PageReady, SELECTOR_SET_KIND } from '../protocol/ports'
 import { SelectorCatalog } from '../selectors/catalog';
 import { THREAD_JSON_READER_KIND, THREAD_PAGE_READER_KIND } from '../selectors/reader-shelf';
 import { lazyDriver, pageHandlers, recognisedSet } from './handlers';
-import { offerKitHook } from './kits';
+import { offerKitHook } from './kit-registry';
 import { applyPacks, readerApplier, selectorSetApplier } from './packs';
-import { threadReaders } from './thread-readers';
+import { threadReaders } from './checkpoints/thread-readers';
 
 /**
  * The content script's side of the page port: says which page this is (and which kits it holds),

@@ -1,17 +1,17 @@
 import { isErrorPayload, RelayError } from '../protocol/errors';
 import { chooseSelectorSet, chromeMajorFrom, type ProbeReport, type SelectorSet } from '../selectors';
 import { SelectorCatalog } from '../selectors/catalog';
-import { ask, type AskHandle, type StopResult, stop } from './actions';
-import { cutContent, type PageContent, wholePageContent } from './content';
-import type { PageContext } from './context';
-import { PageWatcher, type WaitBinding, type WaitOutcome, waitForAnswer } from './observer';
-import { cutPoll, poll, type PollResult, readTurn, requireTurns, turnCountOf, turnsOf } from './reader';
-import { ReadCache } from './read-cache';
+import { ask, type AskHandle, type StopResult, stop } from './composer/actions';
+import { cutContent, type PageContent, wholePageContent } from './answer/content';
+import type { PageContext } from './dom/context';
+import { PageWatcher, type WaitBinding, type WaitOutcome, waitForAnswer } from './answer/observer';
+import { cutPoll, poll, type PollResult, readTurn, requireTurns, turnCountOf, turnsOf } from './answer/reader';
+import { ReadCache } from './answer/read-cache';
 
 /**
  * The content script's whole view of the page: one object, one watcher, lazily chosen selector
  * set. Every failure is a RelayError with a code from errors.ts. Imports no zod: the worker
- * validates params and results with lib/protocol/page-methods.ts.
+ * validates params and results with lib/protocol/page/page-methods.ts.
  */
 
 export interface WaitCallParams {

@@ -5,7 +5,7 @@ import { type AskCallParams, createPageDriver, type PageDriver, type WaitCallPar
 
 /**
  * The methods every Perplexity page answers, by name, each a thin call into the page driver. The
- * worker has already validated params against lib/protocol/page-methods.ts. The driver is made
+ * worker has already validated params against lib/protocol/page/page-methods.ts. The driver is made
  * on the first request, so a tab nobody asks about does no work at all. Methods only some tabs or
  * some calls need (Computer threads, sources, modes, the side panel's view, diagnostics) come with kits (kits.ts), loaded when first
  * asked.

@@ -1,5 +1,5 @@
 import type { ActivityEntry, PanelState, PendingApproval, ThreadStatus } from '../protocol/panel';
-import type { PAGE_MODES } from '../protocol/page-methods';
+import type { PAGE_MODES } from '../protocol/page/page-methods';
 
 /** Pure helpers the panel's components share: labels, times, derived states. No DOM, no timers. */
 

@@ -1,8 +1,8 @@
 import { z } from 'zod';
 import { BrowserInfo, ProfileInfo } from './messages';
-import { diagnosticMethods } from './page-diagnostics';
-import { pageMethods } from './page-methods';
-import { threadMethods } from './threads';
+import { diagnosticMethods } from './page/page-diagnostics';
+import { pageMethods } from './page/page-methods';
+import { threadMethods } from './threads/threads';
 import { TAB_CATEGORY_ORDER } from './urls';
 
 /**

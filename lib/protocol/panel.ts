@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { BrowserInfo, ProfileInfo } from './messages';
 import { AttachedClient, PerplexityTabStatus } from './methods';
-import { PAGE_MODES, PageMode } from './page-methods';
+import { PAGE_MODES, PageMode } from './page/page-methods';
 import { ThreadInteraction, WatchStatus } from './watch';
 
 /**

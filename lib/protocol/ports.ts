@@ -9,7 +9,7 @@ export interface PageReady {
   selectorSet: string | null;
   /** Where that set came from: `built-in` or the path of the file it was added from. */
   selectorSource?: string;
-  /** The on-demand parts this page holds (lib/protocol/page-kits.ts). */
+  /** The on-demand parts this page holds (lib/protocol/page/page-kits.ts). */
   kits?: string[];
 }
 

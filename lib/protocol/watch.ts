@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { PageMode } from './page-methods';
+import { PageMode } from './page/page-methods';
 
 /**
  * `page.watch`: a long-lived request the service worker opens to the driven Perplexity tab while at
@@ -61,7 +61,7 @@ export const watchMethods = {
   'page.watch': { params: z.object({}).strict(), result: z.object({ ended: z.string() }) },
   /**
    * Answers an interaction from the side panel (worker-only, like page.watch): the page types the
-   * answer or clicks Approve / Deny, and resolves once the question is gone (lib/page/interactions.ts).
+   * answer or clicks Approve / Deny, and resolves once the question is gone (lib/page/checkpoints/interactions.ts).
    */
   'page.respond': {
     params: z.object({

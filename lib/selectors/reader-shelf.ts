@@ -1,6 +1,6 @@
 /**
  * The thread readers in use, built-in or added as data packs (`comet-relay selectors add`). No zod:
- * the page script keeps one (lib/page/thread-readers.ts) and hands it to the threads kit; the worker
+ * the page script keeps one (lib/page/checkpoints/thread-readers.ts) and hands it to the threads kit; the worker
  * and `doctor` apply the same rule to name what the tabs use.
  *
  * Rule: an added reader of a kind is used instead of the built-in one (the first added, in file-name

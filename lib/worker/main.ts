@@ -3,27 +3,27 @@ import { PROTOCOL_VERSION } from '../protocol/identity';
 import type { Envelope, Hello } from '../protocol/messages';
 import type { AttachedClient, BrowserStatus } from '../protocol/methods';
 import { PACKS_CHANGED_EVENT } from '../protocol/packs';
-import { ActionIndicator } from './action-state';
-import { browser, chromeExtras, lastErrorMessage } from './ext';
-import { detectBrowser, loadProfile } from './identity';
-import { NativeLink, RECONNECT_ALARM } from './native-link';
-import { otherTabsAllowed } from './other-tabs';
+import { ActionIndicator } from './link/action-state';
+import { browser, chromeExtras, lastErrorMessage } from './browser/ext';
+import { detectBrowser, loadProfile } from './browser/identity';
+import { NativeLink, RECONNECT_ALARM } from './link/native-link';
+import { otherTabsAllowed } from './calls/other-tabs';
 import { PackStore } from './packs';
-import { PageHub } from './pages';
-import { PanelService } from './panel-service';
-import { admitPort } from './port-guard';
-import { Router } from './router';
-import { saveProfileLabel } from './settings';
-import { sessionValue } from './session-store';
-import { TabService } from './tabs';
-import { startThreadCalls } from './thread-wiring';
+import { PageHub } from './calls/pages';
+import { PanelService } from './panel/panel-service';
+import { admitPort } from './calls/port-guard';
+import { Router } from './calls/router';
+import { saveProfileLabel } from './browser/settings';
+import { sessionValue } from './browser/session-store';
+import { TabService } from './calls/tabs';
+import { startThreadCalls } from './threads/thread-wiring';
 import { THREAD_JSON_READER_KIND, readerInUse } from '../selectors/reader-shelf';
 import { THREAD_JSON_READERS } from '../selectors/thread-json';
 import type { ThreadJsonReader } from '../selectors/thread-schema';
-import { JsonAnswers } from './json-answer';
+import { JsonAnswers } from './threads/json-answer';
 
 /**
- * Runs an on-demand part of the page script (lib/protocol/page-kits.ts) in the isolated world of one
+ * Runs an on-demand part of the page script (lib/protocol/page/page-kits.ts) in the isolated world of one
  * document, the world our content script runs in (executeScript's default world).
  */
 async function injectKit(target: { tabId: number; documentId?: string }, file: string): Promise<unknown> {

@@ -3,7 +3,7 @@ import { parsePack } from '../packs/parse';
 import type { Envelope } from '../protocol/messages';
 import { PacksChanged, type SkippedPack } from '../protocol/packs';
 import { type AppliedPack, PACKS_APPLY_EVENT } from '../protocol/ports';
-import type { SessionValue } from './session-store';
+import type { SessionValue } from './browser/session-store';
 
 /**
  * The worker's copy of the data packs the host offers. This is the trust boundary: whatever the host

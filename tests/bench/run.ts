@@ -13,7 +13,7 @@ import path from 'node:path';
 import type { CDPSession } from 'playwright-core';
 import { startSimWorld, type SimWorld } from '../support/sim-harness';
 import { gzipSize } from './bundle-size';
-import { PAGE_KITS } from '../../lib/protocol/page-kits';
+import { PAGE_KITS } from '../../lib/protocol/page/page-kits';
 import { type BaselineAsk, baselineAsk, type Detector } from './cdp-baseline';
 import { APPLICABLE_SCENARIOS, CONFORMANCE, conformanceAgainstServe, ensureTools, INSPECTOR, inspectorAgainstMcp } from './conformance';
 import { measureColdStart } from './cold-start';
@@ -166,7 +166,7 @@ async function bundlePhase(): Promise<Row[]> {
       note: `${kB(content.raw)} raw (.output/chrome-mv3/content-scripts/perplexity.js)`,
     },
   ];
-  // The on-demand parts (lib/protocol/page-kits.ts): injected only into a tab that needs them.
+  // The on-demand parts (lib/protocol/page/page-kits.ts): injected only into a tab that needs them.
   for (const [name, kit] of Object.entries(PAGE_KITS)) {
     const size = gzipSize(kit.file.slice(1));
     rows.push({

@@ -3,7 +3,7 @@ import type { Page } from 'playwright-core';
 import { RelayError } from '../../lib/protocol/errors';
 import type { MethodName, MethodParams, MethodResult } from '../../lib/protocol/methods';
 import { RelayClient } from '../../lib/relay/client';
-import type { TurnSubmission } from '../../lib/protocol/threads';
+import type { TurnSubmission } from '../../lib/protocol/threads/threads';
 
 type SubmittedTurn = Exclude<TurnSubmission, { notSent: true }>;
 import { startSimServer, type SimServer } from '../sim/server';

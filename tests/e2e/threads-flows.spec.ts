@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { expect, test } from '@playwright/test';
 import { ElicitRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 import type { Page } from 'playwright-core';
-import { PAGE_KIT_HOOK } from '../../lib/protocol/page-kits';
+import { PAGE_KIT_HOOK } from '../../lib/protocol/page/page-kits';
 import { listHosts } from '../../lib/relay/discovery';
 import { evaluateInContentScript } from '../support/content-world';
 import { textOf } from '../support/harness';

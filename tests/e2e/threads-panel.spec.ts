@@ -1,7 +1,7 @@
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { expect, type Page, test } from '@playwright/test';
 import type { MethodName, MethodParams, MethodResult } from '../../lib/protocol/methods';
-import type { TurnSubmission } from '../../lib/protocol/threads';
+import type { TurnSubmission } from '../../lib/protocol/threads/threads';
 import { RelayClient } from '../../lib/relay/client';
 import { startSimServer, type SimServer } from '../sim/server';
 import { Harness, textOf } from '../support/harness';

@@ -3,7 +3,7 @@
  * committed, and tests/unit/icons.test.ts checks they are still exactly what this draws).
  *
  *   public/icon/{16,32,48,128}.png          the extension's icon (WXT lists these in the manifest)
- *   public/action/{state}-{16,32}.png        the toolbar icon per connection state (lib/worker/action-state.ts)
+ *   public/action/{state}-{16,32}.png        the toolbar icon per connection state (lib/worker/link/action-state.ts)
  *
  * A teal tile with a white comet; the toolbar variants add a status dot. Drawn from shapes with
  * 4×4 supersampling and written by a minimal PNG encoder on node:zlib: a few dozen lines instead

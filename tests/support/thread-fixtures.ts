@@ -1,4 +1,4 @@
-import type { ThreadCheckpoint, ThreadCheckpointInteraction } from '../../lib/protocol/threads';
+import type { ThreadCheckpoint, ThreadCheckpointInteraction } from '../../lib/protocol/threads/threads';
 
 /** Checkpoints as the browser side reports them, for unit tests of the Node side. */
 export const THREAD = '123e4567-e89b-12d3-a456-426614174000';

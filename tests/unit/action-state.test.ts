@@ -1,8 +1,8 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { ActionIndicator, type ActionApi, actionLook } from '../../lib/worker/action-state';
-import type { LinkStatus } from '../../lib/worker/native-link';
+import { ActionIndicator, type ActionApi, actionLook } from '../../lib/worker/link/action-state';
+import type { LinkStatus } from '../../lib/worker/link/native-link';
 import { decodePng, iconFiles } from '../support/icons';
 
 const PUBLIC = path.resolve(import.meta.dirname, '../../public');

@@ -1,9 +1,9 @@
 // @vitest-environment happy-dom
 import { describe, expect, it } from 'vitest';
-import { undoubleTitle } from '../../lib/page/conversations';
+import { undoubleTitle } from '../../lib/page/kits/conversations';
 import { createPageDriver } from '../../lib/page/driver';
 import { loadFixture, loadHtml } from '../fixtures/reader/load';
-import { conversationsThrough } from '../../lib/page/panel-kit';
+import { conversationsThrough } from '../../lib/page/kits/panel-kit';
 
 describe('conversations', () => {
   it('absolute URLs, each once, doubled titles fixed ("Rust vs GoRust vs Go")', async () => {

@@ -1,7 +1,7 @@
 // @vitest-environment happy-dom
 import { afterEach, describe, expect, it } from 'vitest';
 import { createPageDriver } from '../../lib/page/driver';
-import { modeControl } from '../../lib/page/mode-kit';
+import { modeControl } from '../../lib/page/kits/mode-kit';
 import { installExecCommand, wireChip, wireTypeahead } from '../fixtures/reader/fake-page';
 import { loadFixture, loadHtml } from '../fixtures/reader/load';
 

@@ -1,10 +1,10 @@
 // @vitest-environment happy-dom
 import { afterEach, describe, expect, it } from 'vitest';
-import { stop } from '../../lib/page/actions';
-import { typePrompt } from '../../lib/page/composer';
-import type { PageContext } from '../../lib/page/context';
+import { stop } from '../../lib/page/composer/actions';
+import { typePrompt } from '../../lib/page/composer/composer';
+import type { PageContext } from '../../lib/page/dom/context';
 import { createPageDriver } from '../../lib/page/driver';
-import { PageWatcher } from '../../lib/page/observer';
+import { PageWatcher } from '../../lib/page/answer/observer';
 import { RelayError } from '../../lib/protocol/errors';
 import { chooseSelectorSet } from '../../lib/selectors';
 import { appendTurn, installExecCommand } from '../fixtures/reader/fake-page';
@@ -142,7 +142,7 @@ describe('ask', () => {
     loadFixture('A-home.html', 'https://www.perplexity.ai/');
     exec = installExecCommand();
     const { ctx, watcher } = context();
-    const { ask } = await import('../../lib/page/actions');
+    const { ask } = await import('../../lib/page/composer/actions');
     await expect(ask(ctx, watcher, { prompt: 'ignored' }, { confirmMs: 50 })).rejects.toMatchObject({ code: 'AGENT_ERROR' });
   });
 });

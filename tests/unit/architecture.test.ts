@@ -27,6 +27,12 @@ const LIB_LAYERS: Record<string, number> = {
   'lib/cli': 7,
 };
 
+/** Sub-rooms of lib/page and lib/worker, bottom to top ('.' is the folder itself); equal layers may not import each other. */
+const SUB_LAYERS: Record<string, Record<string, number>> = {
+  'lib/page': { dom: 0, checkpoints: 1, answer: 2, composer: 3, '.': 4, threads: 5, kits: 5 },
+  'lib/worker': { browser: 0, link: 1, threads: 1, calls: 2, panel: 3, '.': 4 },
+};
+
 /** The side panel's components run in an extension page: they see the protocol and lib/panel only. */
 const COMPONENTS_MAY_IMPORT = ['components', 'lib/protocol', 'lib/panel'];
 
@@ -139,5 +145,28 @@ describe('the house: imports among the product files', () => {
   it('knows every room under lib/', () => {
     const rooms = new Set(files.filter((f) => f.startsWith('lib/')).map(topRoom));
     expect([...rooms].filter((room) => LIB_LAYERS[room] === undefined)).toEqual([]);
+  });
+
+  it('imports nothing from a sub-room above in lib/page and lib/worker', () => {
+    const subRoom = (file: string) => {
+      const parts = file.split('/');
+      return parts.length > 3 ? (parts[2] as string) : '.';
+    };
+    const upward = edges()
+      .filter(([from, to]) => topRoom(from) === topRoom(to) && SUB_LAYERS[topRoom(from)] && subRoom(from) !== subRoom(to))
+      .filter(([from, to]) => {
+        const layers = SUB_LAYERS[topRoom(from)] as Record<string, number>;
+        const a = layers[subRoom(from)];
+        const b = layers[subRoom(to)];
+        return a === undefined || b === undefined || b >= a;
+      })
+      .map(([from, to]) => `${from} → ${to}`);
+    expect(upward).toEqual([]);
+  });
+
+  it('keeps every folder under lib/ at 16 source files of its own or fewer', () => {
+    const counts = new Map<string, number>();
+    for (const file of files.filter((f) => f.startsWith('lib/'))) counts.set(path.posix.dirname(file), (counts.get(path.posix.dirname(file)) ?? 0) + 1);
+    expect([...counts].filter(([, n]) => n > 16)).toEqual([]);
   });
 });

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import type { Envelope, Request } from '../../lib/protocol/messages';
-import { PageHub } from '../../lib/worker/pages';
-import { Router } from '../../lib/worker/router';
-import type { TabService } from '../../lib/worker/tabs';
+import { PageHub } from '../../lib/worker/calls/pages';
+import { Router } from '../../lib/worker/calls/router';
+import type { TabService } from '../../lib/worker/calls/tabs';
 
 /** Cancellation on the worker's hops: a cancel that arrives early is never lost. */
 

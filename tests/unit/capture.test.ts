@@ -2,9 +2,9 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { captureDom, placeholderText, reduceUrl } from '../../lib/page/capture';
-import { indicators, proseCount, readTurnNow, statusOf, turnsOf } from '../../lib/page/reader';
-import { fromInlineCitations } from '../../lib/page/sources';
+import { captureDom, placeholderText, reduceUrl } from '../../lib/page/kits/capture';
+import { indicators, proseCount, readTurnNow, statusOf, turnsOf } from '../../lib/page/answer/reader';
+import { fromInlineCitations } from '../../lib/page/answer/sources';
 import { chooseSelectorSet, generationB } from '../../lib/selectors';
 import { fixtureHtml, loadHtml } from '../fixtures/reader/load';
 

@@ -1,8 +1,8 @@
 // @vitest-environment happy-dom
 import { afterEach, describe, expect, it } from 'vitest';
-import { typePrompt } from '../../lib/page/composer';
+import { typePrompt } from '../../lib/page/composer/composer';
 import { pageHandlers } from '../../lib/page/handlers';
-import { PageWatcher } from '../../lib/page/observer';
+import { PageWatcher } from '../../lib/page/answer/observer';
 import { chooseSelectorSet } from '../../lib/selectors';
 import { appendTurn, installExecCommand } from '../fixtures/reader/fake-page';
 import { loadHtml } from '../fixtures/reader/load';

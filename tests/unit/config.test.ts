@@ -5,8 +5,8 @@ import { describe, expect, it } from 'vitest';
 import { readSettings, SETTING_RANGES } from '../../lib/config/settings';
 import { MAX_TURN_ATTACHMENT_BYTES } from '../../lib/mcp/attachments/http';
 import { methods } from '../../lib/protocol/methods';
-import { pageMethods } from '../../lib/protocol/page-methods';
-import { threadMethods } from '../../lib/protocol/threads';
+import { pageMethods } from '../../lib/protocol/page/page-methods';
+import { threadMethods } from '../../lib/protocol/threads/threads';
 import { allTools, selectTools } from '../../lib/mcp/tools';
 import { createFileLogger } from '../../lib/relay/logger';
 

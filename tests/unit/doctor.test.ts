@@ -8,7 +8,7 @@ import { install } from '../../lib/install/install';
 import { RelayError } from '../../lib/protocol/errors';
 import { EXTENSION_ORIGIN } from '../../lib/protocol/identity';
 import type { BrowserStatus } from '../../lib/protocol/methods';
-import type { PageDiagnosis } from '../../lib/protocol/page-diagnostics';
+import type { PageDiagnosis } from '../../lib/protocol/page/page-diagnostics';
 import type { HostRecord } from '../../lib/relay/discovery';
 import { VERSION } from '../../lib/relay/version';
 import { fakeReg, memoryFs } from './install-memfs';

@@ -1,14 +1,14 @@
 // @vitest-environment happy-dom
 import { afterEach, describe, expect, it } from 'vitest';
 import { createPageDriver } from '../../lib/page/driver';
-import { readInteractions } from '../../lib/page/interactions';
-import { attachFiles } from '../../lib/page/thread-actions';
-import { answerBoxes, respond } from '../../lib/page/thread-answers';
-import { pendingInteractions } from '../../lib/page/thread-boxes';
+import { readInteractions } from '../../lib/page/checkpoints/interactions';
+import { attachFiles } from '../../lib/page/threads/thread-actions';
+import { answerBoxes, respond } from '../../lib/page/threads/thread-answers';
+import { pendingInteractions } from '../../lib/page/checkpoints/thread-boxes';
 import { threadPage2026 } from '../../lib/selectors/thread-page';
-import { takeSnapshot, waitForAnswer } from '../../lib/page/observer';
-import { watchSnapshot } from '../../lib/page/watch';
-import { formatWaitText } from '../../lib/protocol/page-methods';
+import { takeSnapshot, waitForAnswer } from '../../lib/page/answer/observer';
+import { watchSnapshot } from '../../lib/page/kits/watch';
+import { formatWaitText } from '../../lib/protocol/page/page-methods';
 import { generationA, generationB, type SelectorSet } from '../../lib/selectors';
 import { loadFixture } from '../fixtures/reader/load';
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { JsonAnswers, linkCitations, type TabFetch } from '../../lib/worker/json-answer';
+import { JsonAnswers, linkCitations, type TabFetch } from '../../lib/worker/threads/json-answer';
 import { threadJson2026 } from '../../lib/selectors/thread-json';
 
 /** A thread body in the shape of the 2026-08-04 capture (our own words): the answer as a workflow text item. */

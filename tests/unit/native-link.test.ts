@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { DEFAULT_BACKOFF, nextAttempt } from '../../lib/worker/backoff';
-import { describeDisconnect, type LinkStatus, NativeLink, RECONNECT_ALARM } from '../../lib/worker/native-link';
+import { DEFAULT_BACKOFF, nextAttempt } from '../../lib/worker/link/backoff';
+import { describeDisconnect, type LinkStatus, NativeLink, RECONNECT_ALARM } from '../../lib/worker/link/native-link';
 import { FakePort } from '../support/fake-port';
 
 /** The worker's link to the host with a fake port: handshake, honest status, backoff, alarms. */

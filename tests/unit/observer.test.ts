@@ -1,7 +1,7 @@
 // @vitest-environment happy-dom
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { createPageDriver } from '../../lib/page/driver';
-import { type PageEvent, PageWatcher } from '../../lib/page/observer';
+import { type PageEvent, PageWatcher } from '../../lib/page/answer/observer';
 import { RelayError } from '../../lib/protocol/errors';
 import { chooseSelectorSet } from '../../lib/selectors';
 import { loadFixture, setUrl } from '../fixtures/reader/load';

@@ -1,8 +1,8 @@
 import { beforeEach, describe, expect, it, vi } from 'vitest';
 import type { Envelope, Request } from '../../lib/protocol/messages';
-import type { PageHub } from '../../lib/worker/pages';
-import { Router } from '../../lib/worker/router';
-import type { TabService } from '../../lib/worker/tabs';
+import type { PageHub } from '../../lib/worker/calls/pages';
+import { Router } from '../../lib/worker/calls/router';
+import type { TabService } from '../../lib/worker/calls/tabs';
 
 /**
  * Reading or capturing a tab that is not Perplexity waits for the person's approval, which names

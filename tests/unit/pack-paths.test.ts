@@ -4,8 +4,8 @@ import { parsePack } from '../../lib/packs/parse';
 import { accountJson2026 } from '../../lib/selectors/account-json';
 import { threadPage2026 } from '../../lib/selectors/thread-page';
 import type { AccountJsonReader, ThreadPageReader } from '../../lib/selectors/thread-schema';
-import { ThreadCalls } from '../../lib/worker/thread-calls';
-import { type TabLike, ThreadTabs } from '../../lib/worker/thread-tabs';
+import { ThreadCalls } from '../../lib/worker/threads/thread-calls';
+import { type TabLike, ThreadTabs } from '../../lib/worker/threads/thread-tabs';
 
 /**
  * Paths in thread readers added as files (data packs) are paths on perplexity.ai: the worker opens

@@ -1,13 +1,13 @@
 // @vitest-environment happy-dom
 import { describe, expect, it, vi } from 'vitest';
-import { diagnosticsKit } from '../../lib/page/diagnostics-kit';
+import { diagnosticsKit } from '../../lib/page/kits/diagnostics-kit';
 import { lazyDriver } from '../../lib/page/handlers';
-import { kitMethods, offerKitHook, type PageKitHost, registerKit } from '../../lib/page/kits';
-import { modeKit } from '../../lib/page/mode-kit';
-import { panelKit } from '../../lib/page/panel-kit';
-import { sourcesKit } from '../../lib/page/source-reader';
-import { threadHandlers } from '../../lib/page/thread-handlers';
-import { kitOf, PAGE_KIT_API, PAGE_KIT_HOOK, PAGE_KITS } from '../../lib/protocol/page-kits';
+import { kitMethods, offerKitHook, type PageKitHost, registerKit } from '../../lib/page/kit-registry';
+import { modeKit } from '../../lib/page/kits/mode-kit';
+import { panelKit } from '../../lib/page/kits/panel-kit';
+import { sourcesKit } from '../../lib/page/kits/source-reader';
+import { threadHandlers } from '../../lib/page/threads/thread-handlers';
+import { kitOf, PAGE_KIT_API, PAGE_KIT_HOOK, PAGE_KITS } from '../../lib/protocol/page/page-kits';
 import { SelectorCatalog } from '../../lib/selectors/catalog';
 import { ReaderShelf } from '../../lib/selectors/reader-shelf';
 

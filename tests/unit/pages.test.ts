@@ -1,6 +1,6 @@
 import type { Runtime } from 'webextension-polyfill';
 import { describe, expect, it, vi } from 'vitest';
-import { PageHub } from '../../lib/worker/pages';
+import { PageHub } from '../../lib/worker/calls/pages';
 import { FakePort } from '../support/fake-port';
 
 vi.mock('wxt/browser', () => ({ browser: {} }));
@@ -44,7 +44,7 @@ describe('PageHub: a replaced or closed page port', () => {
   });
 });
 
-describe('PageHub loads the on-demand parts of the page script (lib/protocol/page-kits.ts)', () => {
+describe('PageHub loads the on-demand parts of the page script (lib/protocol/page/page-kits.ts)', () => {
   const docPage = (tab: number, documentId: string) => new FakePort({ name: 'comet-relay/page', sender: { tab: { id: tab }, documentId } });
   const answer = (port: FakePort, index: number, result: unknown = { ok: true }) => {
     const { id } = port.sent[index] as { id: string };

@@ -1,9 +1,9 @@
 import { describe, expect, it, vi } from 'vitest';
 import type { Request } from '../../lib/protocol/messages';
 import type { ActivityEntry } from '../../lib/protocol/panel';
-import { ActivityLog, resultSummary } from '../../lib/worker/activity';
-import { ModeState } from '../../lib/worker/page-watch';
-import { SAVE_DELAY_MS } from '../../lib/worker/session-store';
+import { ActivityLog, resultSummary } from '../../lib/worker/panel/activity';
+import { ModeState } from '../../lib/worker/panel/page-watch';
+import { SAVE_DELAY_MS } from '../../lib/worker/browser/session-store';
 
 const call = (id: string, method: string, tool?: string): Request => ({
   kind: 'request',

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import type { Request } from '../../lib/protocol/messages';
 import type { WatchSnapshot } from '../../lib/protocol/watch';
-import type { CallEvent } from '../../lib/worker/router';
-import { ThreadBook } from '../../lib/worker/threads';
+import type { CallEvent } from '../../lib/worker/calls/router';
+import { ThreadBook } from '../../lib/worker/panel/threads';
 
 const HOME = 'https://www.perplexity.ai/';
 const origin = { clientId: 'c1', clientName: 'claude-code', tool: 'comet_ask', summary: '' };

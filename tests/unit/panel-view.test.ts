@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { showFirstRun } from '../../lib/panel/first-run';
 import { activityOutcome, activityPhase, approvalSentence, formatDuration, MODE_OPTIONS, modeDisabledReason, modeName, shortUrl } from '../../lib/panel/view';
-import { PAGE_MODES } from '../../lib/protocol/page-methods';
+import { PAGE_MODES } from '../../lib/protocol/page/page-methods';
 import type { ActivityEntry, PendingApproval } from '../../lib/protocol/panel';
 
 const entry = (patch: Partial<ActivityEntry> = {}): ActivityEntry => ({

@@ -1,7 +1,7 @@
 // @vitest-environment happy-dom
 import { afterEach, describe, expect, it } from 'vitest';
 import { createPageDriver } from '../../lib/page/driver';
-import { visibleMode, watchPage } from '../../lib/page/watch';
+import { visibleMode, watchPage } from '../../lib/page/kits/watch';
 import { parseWatchSnapshot, type WatchSnapshot } from '../../lib/protocol/watch';
 import { generationA, generationB } from '../../lib/selectors';
 import { flush, loadFixture } from '../fixtures/reader/load';

@@ -2,10 +2,10 @@ import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import type { RelayError } from '../../lib/protocol/errors';
 import { methods } from '../../lib/protocol/methods';
 import { DEFAULT_SETTINGS } from '../../lib/protocol/panel';
-import { ApprovalQueue } from '../../lib/worker/approvals';
+import { ApprovalQueue } from '../../lib/worker/panel/approvals';
 import { accessOf, METHOD_ACCESS } from '../../lib/protocol/access';
-import { approvalSubject, decide, decideOtherTab } from '../../lib/worker/policy';
-import { normalizeSettings } from '../../lib/worker/settings';
+import { approvalSubject, decide, decideOtherTab } from '../../lib/worker/panel/policy';
+import { normalizeSettings } from '../../lib/worker/browser/settings';
 
 const open = DEFAULT_SETTINGS;
 const readOnly = { ...DEFAULT_SETTINGS, readOnly: true };

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { PAGE_PORT, PANEL_PORT } from '../../lib/protocol/ports';
-import { admitPort, type PortSender } from '../../lib/worker/port-guard';
+import { admitPort, type PortSender } from '../../lib/worker/calls/port-guard';
 
 const self = { id: 'ecmkpcbekkgjknbkippgifninkcepnfa', origin: 'chrome-extension://ecmkpcbekkgjknbkippgifninkcepnfa/' };
 const panelPage: PortSender = { id: self.id, url: `${self.origin}sidepanel.html` };

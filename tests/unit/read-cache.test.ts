@@ -1,15 +1,15 @@
 // @vitest-environment happy-dom
 import { afterEach, describe, expect, it } from 'vitest';
-import { cutContent, wholePageContent } from '../../lib/page/content';
+import { cutContent, wholePageContent } from '../../lib/page/answer/content';
 import { createPageDriver, type PageDriver } from '../../lib/page/driver';
-import { ReadCache } from '../../lib/page/read-cache';
-import { poll } from '../../lib/page/reader';
+import { ReadCache } from '../../lib/page/answer/read-cache';
+import { poll } from '../../lib/page/answer/reader';
 import { rng } from '../support/fuzz';
 import { fixtureHtml, flush, loadHtml } from '../fixtures/reader/load';
 
 /**
  * comet_poll and comet_get_page_content serve their last whole read while the page holds still
- * (lib/page/read-cache.ts). Whatever the page does in between, a served read must be byte for
+ * (lib/page/answer/read-cache.ts). Whatever the page does in between, a served read must be byte for
  * byte what a fresh read returns at that moment.
  */
 
@@ -47,7 +47,7 @@ const CHANGES: readonly [string, (random: Random) => void][] = [
     if (el) el.style.display = 'none';
   }],
   // Inside answers only: a turn stripped of its question and answer reads as a virtualized
-  // placeholder, which a read waits 3 s to see rendered (lib/page/reader.ts readTurn).
+  // placeholder, which a read waits 3 s to see rendered (lib/page/answer/reader.ts readTurn).
   ['remove part of an answer', (random) => pick(random, Array.from(document.querySelectorAll('.prose *')))?.remove()],
   ['add a paragraph to the last answer', (random) => {
     const prose = Array.from(document.querySelectorAll('.prose')).at(-1);

@@ -4,13 +4,13 @@ import { join } from 'node:path';
 import { build } from 'esbuild';
 import { describe, expect, it } from 'vitest';
 import { createPageDriver } from '../../lib/page/driver';
-import { sourcesThrough } from '../../lib/page/source-reader';
-import { formatWaitText, PAGE_MODES, pageMethods, type WaitResult } from '../../lib/protocol/page-methods';
+import { sourcesThrough } from '../../lib/page/kits/source-reader';
+import { formatWaitText, PAGE_MODES, pageMethods, type WaitResult } from '../../lib/protocol/page/page-methods';
 import { MODES } from '../../lib/selectors/schema';
 import { installExecCommand, wireChip } from '../fixtures/reader/fake-page';
 import { loadFixture } from '../fixtures/reader/load';
-import { conversationsThrough } from '../../lib/page/panel-kit';
-import { modeControl } from '../../lib/page/mode-kit';
+import { conversationsThrough } from '../../lib/page/kits/panel-kit';
+import { modeControl } from '../../lib/page/kits/mode-kit';
 
 describe('driver results match the page-method schemas', () => {
   it('poll, wait, sources, conversations, mode, stop, probe', async () => {
@@ -127,15 +127,15 @@ describe('content-script weight', () => {
     const out = await bundle('../../lib/page/driver.ts');
     expect(inputs(out).filter((i) => i.includes('node_modules'))).toEqual([]);
     // 15 kB until the driver learnt to read Computer tasks' prompts (several questions, sign-ins,
-    // two-factor, forms: lib/page/thread-boxes.ts and its reader data), 16.8 kB then; binding waits
+    // two-factor, forms: lib/page/checkpoints/thread-boxes.ts and its reader data), 16.8 kB then; binding waits
     // to their turn, cancellable asks and the mode pill took ~1.5 kB more (2026-12); the built-in
-    // sets' French and Arabic words took ~1 kB. Reading sources moved to a kit (lib/protocol/page-kits.ts),
+    // sets' French and Arabic words took ~1 kB. Reading sources moved to a kit (lib/protocol/page/page-kits.ts),
     // the thread readers' shelf came in: 17.2 kB measured 2026-12-01; the read cache (comet_poll and
-    // page content served again while the page holds still, lib/page/read-cache.ts) 0.46 kB more:
-    // 17.7 kB; reading the live site's layouts (lib/page/turns.ts, the live set, the composer's
+    // page content served again while the page holds still, lib/page/answer/read-cache.ts) 0.46 kB more:
+    // 17.7 kB; reading the live site's layouts (lib/page/dom/turns.ts, the live set, the composer's
     // stop control, the action row): 19.3 kB; typing through Lexical's own events and reading the mode
     // through whichever control the page shows (chip, radiogroup, slash menu): 20.0 kB, 2026-12-01.
-    // Reading and switching the mode moved to the mode kit (lib/page/mode-kit.ts): 18.3 kB (18,262
+    // Reading and switching the mode moved to the mode kit (lib/page/kits/mode-kit.ts): 18.3 kB (18,262
     // bytes), 2026-12-01. The guard sits just above it.
     expect(gzip(out)).toBeLessThan(18_400);
   });
@@ -146,14 +146,14 @@ describe('content-script weight', () => {
     expect(inputs(out).filter((i) => ON_DEMAND.some((name) => i.endsWith(`${name}.ts`)))).toEqual([]);
     // A regression guard just above the 19.0 kB measured 2026-12-01 (the built file, with WXT's
     // wrapper: 19.4 kB; docs/measured.md; the architecture's budget is 20 kB), so any growth is
-    // seen and justified rather than found later. The read cache (lib/page/read-cache.ts) took
+    // seen and justified rather than found later. The read cache (lib/page/answer/read-cache.ts) took
     // 0.46 kB of what was left: 19.5 kB; following an asked turn's steps (PageWatcher.follow) 0.2 kB,
-    // and the side panel's view and the conversation list moved to a kit (lib/page/panel-kit.ts):
+    // and the side panel's view and the conversation list moved to a kit (lib/page/kits/panel-kit.ts):
     // 18.9 kB, 2026-12-01 (the built file 19.4 kB). Reading the live site (turns assembled from
-    // sibling blocks, lib/page/turns.ts; the live set; stop control, action row, step headers) and
+    // sibling blocks, lib/page/dom/turns.ts; the live set; stop control, action row, step headers) and
     // typing through Lexical's own events with the mode read through whichever control the page
     // shows: 21.4 kB, over the 20 kB budget. Reading and switching the mode (comet_mode, the panel's
-    // switch) moved to the mode kit (lib/page/mode-kit.ts): 19.6 kB here (19,625 bytes), the built
+    // switch) moved to the mode kit (lib/page/kits/mode-kit.ts): 19.6 kB here (19,625 bytes), the built
     // file .output/chrome-mv3/content-scripts/perplexity.js 19,974 bytes gzip -9, 2026-12-01. WXT's
     // wrapper adds ~0.35 kB to the built file, so this guard is the budget itself: under 19,650 here
     // keeps the built file under 20 kB. Code that grows it must push something else into a kit.
@@ -162,12 +162,12 @@ describe('content-script weight', () => {
 
   it("the threads kit runs on the page script's readers, never a shelf of its own", async () => {
     // A kit carries its own copy of shared code; a module-level reader shelf copied into it would be
-    // an empty second shelf that ignores the readers added as files (lib/page/thread-readers.ts).
+    // an empty second shelf that ignores the readers added as files (lib/page/checkpoints/thread-readers.ts).
     const out = await bundle('../../entrypoints/page-threads.ts');
     const output = Object.values(out.metafile.outputs)[0];
     const used = (file: string) => output?.inputs[file]?.bytesInOutput ?? 0;
-    expect(used('lib/page/thread-readers.ts')).toBe(0);
-    expect(used('lib/page/interactions.ts')).toBe(0);
+    expect(used('lib/page/checkpoints/thread-readers.ts')).toBe(0);
+    expect(used('lib/page/checkpoints/interactions.ts')).toBe(0);
   });
 
   it('the on-demand kits stay near their measured sizes', async () => {

@@ -1,8 +1,8 @@
 // @vitest-environment happy-dom
 import { afterEach, describe, expect, it } from 'vitest';
 import { createPageDriver } from '../../lib/page/driver';
-import { takeSnapshot } from '../../lib/page/observer';
-import { stopButton, turnsOf } from '../../lib/page/reader';
+import { takeSnapshot } from '../../lib/page/answer/observer';
+import { stopButton, turnsOf } from '../../lib/page/answer/reader';
 import { live2026 } from '../../lib/selectors';
 import { flush, loadHtml } from '../fixtures/reader/load';
 

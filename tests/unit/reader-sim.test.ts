@@ -3,12 +3,12 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { createPageDriver } from '../../lib/page/driver';
-import { modeControl } from '../../lib/page/mode-kit';
-import { sourcesThrough } from '../../lib/page/source-reader';
-import { isPlaceholder, turnsOf } from '../../lib/page/reader';
+import { modeControl } from '../../lib/page/kits/mode-kit';
+import { sourcesThrough } from '../../lib/page/kits/source-reader';
+import { isPlaceholder, turnsOf } from '../../lib/page/answer/reader';
 import { generationA, generationB } from '../../lib/selectors';
 import { fixtureHtml, loadHtml } from '../fixtures/reader/load';
-import { conversationsThrough } from '../../lib/page/panel-kit';
+import { conversationsThrough } from '../../lib/page/kits/panel-kit';
 
 /**
  * The simulated site's saved pages (tests/fixtures/pages, written by tests/sim). Static: no page

@@ -1,8 +1,8 @@
 // @vitest-environment happy-dom
 import { describe, expect, it } from 'vitest';
 import { createPageDriver } from '../../lib/page/driver';
-import { sourcesThrough } from '../../lib/page/source-reader';
-import { mergeSources, normalizeUrl } from '../../lib/page/sources';
+import { sourcesThrough } from '../../lib/page/kits/source-reader';
+import { mergeSources, normalizeUrl } from '../../lib/page/answer/sources';
 import { loadFixture, loadHtml } from '../fixtures/reader/load';
 
 /** Makes the fixture's grouped citation open a popover on click and close on Escape, like the site. */

@@ -2,8 +2,8 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { createPageDriver } from '../../lib/page/driver';
 import { chooseSelectorSet } from '../../lib/selectors';
-import { readTurn, turnsOf } from '../../lib/page/reader';
-import { PageWatcher } from '../../lib/page/observer';
+import { readTurn, turnsOf } from '../../lib/page/answer/reader';
+import { PageWatcher } from '../../lib/page/answer/observer';
 import { loadFixture, loadHtml } from '../fixtures/reader/load';
 
 const driver = () => createPageDriver(window);

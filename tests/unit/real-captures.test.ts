@@ -3,10 +3,10 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createPageDriver } from '../../lib/page/driver';
-import { looksFinished, takeSnapshot } from '../../lib/page/observer';
-import { readTurnNow, turnsOf } from '../../lib/page/reader';
-import { readSources } from '../../lib/page/source-reader';
-import { fromInlineCitations, mergeSources, normalizeUrl } from '../../lib/page/sources';
+import { looksFinished, takeSnapshot } from '../../lib/page/answer/observer';
+import { readTurnNow, turnsOf } from '../../lib/page/answer/reader';
+import { readSources } from '../../lib/page/kits/source-reader';
+import { fromInlineCitations, mergeSources, normalizeUrl } from '../../lib/page/answer/sources';
 import { chooseSelectorSet, live2026 } from '../../lib/selectors';
 import { loadHtml } from '../fixtures/reader/load';
 

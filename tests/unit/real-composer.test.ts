@@ -2,11 +2,11 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { composerOf, submitButton } from '../../lib/page/composer';
-import { first, iconsIn } from '../../lib/page/dom';
-import { PageWatcher } from '../../lib/page/observer';
-import { getMode } from '../../lib/page/mode';
-import { visibleMode } from '../../lib/page/watch';
+import { composerOf, submitButton } from '../../lib/page/composer/composer';
+import { first, iconsIn } from '../../lib/page/dom/dom';
+import { PageWatcher } from '../../lib/page/answer/observer';
+import { getMode } from '../../lib/page/composer/mode';
+import { visibleMode } from '../../lib/page/kits/watch';
 import { chooseSelectorSet } from '../../lib/selectors';
 import { loadHtml } from '../fixtures/reader/load';
 

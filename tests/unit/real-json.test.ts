@@ -1,11 +1,11 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, test } from 'vitest';
-import { parseThreadBody, readThreadJson, askedItems, threadKindOf } from '../../lib/page/thread-json-reader';
-import { pick } from '../../lib/page/json-path';
+import { parseThreadBody, readThreadJson, askedItems, threadKindOf } from '../../lib/page/threads/thread-json-reader';
+import { pick } from '../../lib/page/threads/json-path';
 import { accountJson2026 } from '../../lib/selectors/account-json';
 import { threadJson2026 } from '../../lib/selectors/thread-json';
-import { modelsFrom } from '../../lib/worker/thread-results';
+import { modelsFrom } from '../../lib/worker/threads/thread-results';
 
 /**
  * The JSON readers against bodies captured from the live perplexity.ai by people outside this

@@ -1,9 +1,9 @@
 import { describe, expect, it, vi } from 'vitest';
 import type { Envelope, Request } from '../../lib/protocol/messages';
-import { ApprovalQueue } from '../../lib/worker/approvals';
-import type { PageHub } from '../../lib/worker/pages';
-import { Router, type RouterDeps } from '../../lib/worker/router';
-import type { TabService } from '../../lib/worker/tabs';
+import { ApprovalQueue } from '../../lib/worker/panel/approvals';
+import type { PageHub } from '../../lib/worker/calls/pages';
+import { Router, type RouterDeps } from '../../lib/worker/calls/router';
+import type { TabService } from '../../lib/worker/calls/tabs';
 
 vi.mock('wxt/browser', () => ({ browser: {} }));
 

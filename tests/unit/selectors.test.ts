@@ -1,6 +1,6 @@
 // @vitest-environment happy-dom
 import { readdirSync, readFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { basename, join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { chooseSelectorSet, chromeMajorFrom, generationA, generationB, live2026, SELECTOR_SETS } from '../../lib/selectors';
 import { SelectorSetSchema } from '../../lib/selectors/schema';
@@ -65,7 +65,7 @@ describe('selector sets', () => {
 
   it('no site selector is spelled out in reader/actions code: they read from the set', () => {
     const dir = join(import.meta.dirname, '../../lib/page');
-    const mine = readdirSync(dir).filter((f) => f.endsWith('.ts') && !['agent.ts', 'handlers.ts', 'visible-text.ts'].includes(f));
+    const mine = readdirSync(dir, { recursive: true, encoding: 'utf8' }).filter((f) => f.endsWith('.ts') && !['agent.ts', 'handlers.ts', 'visible-text.ts'].includes(basename(f)));
     for (const file of mine) {
       const code = readFileSync(join(dir, file), 'utf8')
         .replace(/\/\*[\s\S]*?\*\//g, '')

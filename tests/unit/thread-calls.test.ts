@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { RelayError } from '../../lib/protocol/errors';
-import { ThreadCalls, type ThreadCallDeps } from '../../lib/worker/thread-calls';
-import { type TabLike, ThreadTabs } from '../../lib/worker/thread-tabs';
+import { ThreadCalls, type ThreadCallDeps } from '../../lib/worker/threads/thread-calls';
+import { type TabLike, ThreadTabs } from '../../lib/worker/threads/thread-tabs';
 
 /**
  * The worker's routing of thread calls to tabs, with fake tabs and a scripted page per method: what

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createPageDriver } from '../../lib/page/driver';
 import type { HandlerContext } from '../../lib/page/handlers';
-import { threadHandlers } from '../../lib/page/thread-handlers';
+import { threadHandlers } from '../../lib/page/threads/thread-handlers';
 import { SelectorCatalog } from '../../lib/selectors/catalog';
 import { ReaderShelf } from '../../lib/selectors/reader-shelf';
 import { flush, loadHtml } from '../fixtures/reader/load';

@@ -1,13 +1,13 @@
 import { describe, expect, it } from 'vitest';
-import { evalPath, pick } from '../../lib/page/json-path';
-import { assignAnswers, targetsOf } from '../../lib/page/thread-answers';
-import type { Box } from '../../lib/page/thread-boxes';
-import { checkpointText, type ThreadReading, transcriptOf, type TurnReading, webStateOf } from '../../lib/page/thread-model';
+import { evalPath, pick } from '../../lib/page/threads/json-path';
+import { assignAnswers, targetsOf } from '../../lib/page/threads/thread-answers';
+import type { Box } from '../../lib/page/checkpoints/thread-boxes';
+import { checkpointText, type ThreadReading, transcriptOf, type TurnReading, webStateOf } from '../../lib/page/checkpoints/thread-model';
 import { THREAD_JSON_READERS, threadJson2026 } from '../../lib/selectors/thread-json';
 import { THREAD_PAGE_READERS, threadPage2026 } from '../../lib/selectors/thread-page';
 import { ACCOUNT_JSON_READERS, accountJson2026 } from '../../lib/selectors/account-json';
 import { AccountJsonReaderSchema, ThreadJsonReaderSchema, ThreadPageReaderSchema } from '../../lib/selectors/thread-schema';
-import { modelsFrom, pageAssets, projectsFrom, threadPathFrom } from '../../lib/worker/thread-results';
+import { modelsFrom, pageAssets, projectsFrom, threadPathFrom } from '../../lib/worker/threads/thread-results';
 import { modelsJson, projectsJson } from '../sim/account';
 
 describe('thread readers as data', () => {

@@ -1,15 +1,15 @@
 import { describe, expect, it } from 'vitest';
 import { checkpointResult } from '../../lib/mcp/threads/result';
-import { threadStatus } from '../../lib/page/thread-model';
-import { EVENT_TABLE, panelStatusOf, taskStatusOf } from '../../lib/protocol/thread-events';
-import { THREAD_EVENTS, type ThreadEvent } from '../../lib/protocol/threads';
-import { ThreadBook } from '../../lib/worker/threads';
+import { threadStatus } from '../../lib/page/checkpoints/thread-model';
+import { EVENT_TABLE, panelStatusOf, taskStatusOf } from '../../lib/protocol/threads/thread-events';
+import { THREAD_EVENTS, type ThreadEvent } from '../../lib/protocol/threads/threads';
+import { ThreadBook } from '../../lib/worker/panel/threads';
 import { checkpoint, question } from '../support/thread-fixtures';
 
 /**
  * The seed "Perplexity Computer MCP Server", table "Events and MCP Tasks states", row by row as it
  * states them (MCP Tasks state → events), and every layer held to the one table in
- * lib/protocol/thread-events.ts.
+ * lib/protocol/threads/thread-events.ts.
  */
 const SEED_ROWS: [string, ThreadEvent[]][] = [
   ['completed', ['complete']],

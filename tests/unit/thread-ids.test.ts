@@ -1,12 +1,12 @@
 // @vitest-environment happy-dom
 import { describe, expect, it } from 'vitest';
 import { createPageDriver } from '../../lib/page/driver';
-import { ThreadSession } from '../../lib/page/thread-session';
+import { ThreadSession } from '../../lib/page/threads/thread-session';
 import { threadIdProblem as mcpThreadIdProblem } from '../../lib/mcp/threads/rules';
 import { methods } from '../../lib/protocol/methods';
 import { threadJson2026 } from '../../lib/selectors/thread-json';
 import { threadPage2026 } from '../../lib/selectors/thread-page';
-import { ThreadTabs, type TabsApi } from '../../lib/worker/thread-tabs';
+import { ThreadTabs, type TabsApi } from '../../lib/worker/threads/thread-tabs';
 import { setUrl } from '../fixtures/reader/load';
 
 /**

@@ -1,9 +1,9 @@
 // @vitest-environment happy-dom
 import { afterEach, describe, expect, it } from 'vitest';
-import type { PageContext } from '../../lib/page/context';
-import { PageWatcher } from '../../lib/page/observer';
-import { sendFollowUp } from '../../lib/page/thread-actions';
-import { ThreadSession } from '../../lib/page/thread-session';
+import type { PageContext } from '../../lib/page/dom/context';
+import { PageWatcher } from '../../lib/page/answer/observer';
+import { sendFollowUp } from '../../lib/page/threads/thread-actions';
+import { ThreadSession } from '../../lib/page/threads/thread-session';
 import { chooseSelectorSet } from '../../lib/selectors';
 import { threadJson2026 } from '../../lib/selectors/thread-json';
 import { threadPage2026 } from '../../lib/selectors/thread-page';

@@ -4,10 +4,10 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { pickInteractions } from '../../lib/mcp/threads/rules';
 import { createPageDriver } from '../../lib/page/driver';
-import { targetsOf } from '../../lib/page/thread-answers';
-import { type Box, boxesOf } from '../../lib/page/thread-boxes';
-import { turnsOf } from '../../lib/page/reader';
-import type { ThreadCheckpointInteraction } from '../../lib/protocol/threads';
+import { targetsOf } from '../../lib/page/threads/thread-answers';
+import { type Box, boxesOf } from '../../lib/page/checkpoints/thread-boxes';
+import { turnsOf } from '../../lib/page/answer/reader';
+import type { ThreadCheckpointInteraction } from '../../lib/protocol/threads/threads';
 import { threadPage2026 } from '../../lib/selectors/thread-page';
 import { loadHtml } from '../fixtures/reader/load';
 import { checkpoint } from '../support/thread-fixtures';
@@ -90,7 +90,7 @@ describe('pending_interactions', () => {
 
 describe('project_visibility', () => {
   it('"private" (and nothing asked) turns a remembered visible-to-members toggle off; "project" turns it on', async () => {
-    const { setProjectVisibility } = await import('../../lib/page/thread-actions');
+    const { setProjectVisibility } = await import('../../lib/page/threads/thread-actions');
     loadHtml('<main><button data-testid="project-visibility" aria-pressed="true">Visible to members</button></main>', 'https://www.perplexity.ai/spaces/p-1');
     const toggle = document.querySelector('[data-testid="project-visibility"]') as HTMLElement;
     toggle.addEventListener('click', () => toggle.setAttribute('aria-pressed', String(toggle.getAttribute('aria-pressed') !== 'true')));

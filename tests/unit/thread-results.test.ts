@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { THREAD_EVENTS, type ThreadEvent, type ThreadTranscript } from '../../lib/protocol/threads';
+import { THREAD_EVENTS, type ThreadEvent, type ThreadTranscript } from '../../lib/protocol/threads/threads';
 import { checkpointResult, notSentResult, questionText, ThreadResultShape, TranscriptShape, transcriptResult } from '../../lib/mcp/threads/result';
 import { checkpoint, confirmation, question, signIn, THREAD } from '../support/thread-fixtures';
 

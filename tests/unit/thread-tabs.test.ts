@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { checkThreadId, threadIdOfUrl as threadOfUrl } from '../../lib/protocol/thread-ids';
-import { ADOPT_AFTER_MS, type TabLike, ThreadTabs, type TabsApi } from '../../lib/worker/thread-tabs';
+import { checkThreadId, threadIdOfUrl as threadOfUrl } from '../../lib/protocol/threads/thread-ids';
+import { ADOPT_AFTER_MS, type TabLike, ThreadTabs, type TabsApi } from '../../lib/worker/threads/thread-tabs';
 
 /** A browser with tabs in memory: what chrome.tabs and storage.session do, for the thread tabs. */
 function fakeBrowser(initial: TabLike[] = [], stored?: unknown) {

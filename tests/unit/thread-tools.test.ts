@@ -1,7 +1,7 @@
 import { afterAll, afterEach, describe, expect, it, vi } from 'vitest';
 import { threadTools } from '../../lib/mcp/tools/threads';
 import { elicitationFor } from '../../lib/mcp/threads/hold';
-import type { ModelsList } from '../../lib/protocol/threads';
+import type { ModelsList } from '../../lib/protocol/threads/threads';
 import { toolAccess } from '../../lib/mcp/tool';
 import { accessOf } from '../../lib/protocol/access';
 import { FakeBrowser, fakeContext, removeFakeHomes, runTool } from '../support/fake-browser';

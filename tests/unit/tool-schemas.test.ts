@@ -7,7 +7,7 @@ import type { BrowserGateway } from '../../lib/mcp/gateway';
 import { createSessionServer, instructionsFor } from '../../lib/mcp/server';
 import { allTools, selectTools } from '../../lib/mcp/tools';
 import { EVENT_GUIDE } from '../../lib/mcp/tools/threads';
-import { THREAD_EVENTS } from '../../lib/protocol/threads';
+import { THREAD_EVENTS } from '../../lib/protocol/threads/threads';
 import { FakeBrowser, fakeContext, removeFakeHomes } from '../support/fake-browser';
 import { checkpoint, question, THREAD } from '../support/thread-fixtures';
 import { listWeight, MODEL_BYTES_BUDGET, schemaFindings, WHOLE_BYTES_BUDGET } from '../support/tool-weight';

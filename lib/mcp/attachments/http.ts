@@ -3,7 +3,7 @@ import http from 'node:http';
 import { Busboy, type BusboyFileStream, type BusboyInstance } from '@fastify/busboy';
 import type { Settings } from '../../config/settings';
 import { RelayError } from '../../protocol/errors';
-import { type AttachmentPayload, MAX_TURN_ATTACHMENT_BYTES } from '../../protocol/threads';
+import { type AttachmentPayload, MAX_TURN_ATTACHMENT_BYTES } from '../../protocol/threads/threads';
 import { allowedOrigin } from '../origin';
 import { AttachmentStore, type ClaimedUpload, type Envelope, type EnvelopeRequest, filenameProblem, mimeTypeProblem, UploadRefused } from './store';
 

@@ -3,7 +3,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { z } from 'zod';
 import { RelayError } from '../../protocol/errors';
-import type { AttachmentPayload } from '../../protocol/threads';
+import type { AttachmentPayload } from '../../protocol/threads/threads';
 import { ATTACHMENT_FILES, ATTACHMENT_FOLDER, ATTACHMENT_MARKER, attachmentsDir } from '../../relay/paths';
 
 /**

@@ -1,5 +1,5 @@
 import type { ElicitRequestFormParams, ElicitResult } from '@modelcontextprotocol/sdk/types.js';
-import type { ThreadAnswer, ThreadCheckpoint, ThreadCheckpointInteraction, ThreadReply } from '../../protocol/threads';
+import type { ThreadAnswer, ThreadCheckpoint, ThreadCheckpointInteraction, ThreadReply } from '../../protocol/threads/threads';
 import { RelayError } from '../../protocol/errors';
 import type { ToolBrowser } from '../gateway';
 import { clip, type Elicit } from '../tool';

@@ -1,6 +1,6 @@
 import { z } from 'zod';
-import { taskStatusOf } from '../../protocol/thread-events';
-import { RESPONDER } from '../../protocol/thread-replies';
+import { taskStatusOf } from '../../protocol/threads/thread-events';
+import { RESPONDER } from '../../protocol/threads/thread-replies';
 import {
   THREAD_EVENTS,
   TaskStatus,
@@ -10,7 +10,7 @@ import {
   ThreadSource,
   type ThreadTranscript,
   type TurnNotSent,
-} from '../../protocol/threads';
+} from '../../protocol/threads/threads';
 
 /**
  * What the thread tools return, in the Computer MCP server's shapes: a checkpoint the browser

@@ -1,8 +1,8 @@
-import { type InteractionType, replyTargets } from '../../protocol/thread-replies';
-import type { ModelsList, ThreadCheckpoint, ThreadAnswer, ThreadCheckpointInteraction } from '../../protocol/threads';
+import { type InteractionType, replyTargets } from '../../protocol/threads/thread-replies';
+import type { ModelsList, ThreadCheckpoint, ThreadAnswer, ThreadCheckpointInteraction } from '../../protocol/threads/threads';
 
-export type { InteractionType } from '../../protocol/thread-replies';
-import { threadIdProblem } from '../../protocol/thread-ids';
+export type { InteractionType } from '../../protocol/threads/thread-replies';
+import { threadIdProblem } from '../../protocol/threads/thread-ids';
 import { clip } from '../tool';
 
 /**
@@ -10,7 +10,7 @@ import { clip } from '../tool';
  * is fine, or one sentence that names the offending field and says what to do instead.
  */
 
-export { threadIdProblem } from '../../protocol/thread-ids';
+export { threadIdProblem } from '../../protocol/threads/thread-ids';
 
 export interface TurnArgs {
   message?: string;
@@ -64,7 +64,7 @@ export function accountChoiceProblem(args: TurnArgs, models: ModelsList): string
 }
 
 /**
- * The waiting interactions a reply is for, by the one rule of lib/protocol/thread-replies.ts (the
+ * The waiting interactions a reply is for, by the one rule of lib/protocol/threads/thread-replies.ts (the
  * page applies the same one). The problem names followup_uuid or thread_id and says what the
  * thread waits on.
  */

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { RelayError } from '../../protocol/errors';
 import type { TabInfo } from '../../protocol/methods';
-import { formatWaitText, PageMode, PollResult } from '../../protocol/page-methods';
+import { formatWaitText, PageMode, PollResult } from '../../protocol/page/page-methods';
 import { checkPerplexityUrl, PERPLEXITY_HOME, TAB_ACCESS_GRANT, TAB_CATEGORY_ORDER } from '../../protocol/urls';
 import { fencePageContent } from '../fence';
 import type { ToolBrowser } from '../gateway';

@@ -1,7 +1,7 @@
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
 import { RelayError } from '../../protocol/errors';
-import { COMPUTER_MODES, EFFORTS, ModelsList, ProjectsPage, ThreadAsset, type ThreadCheckpointInteraction, type ThreadReply, type TurnSubmission } from '../../protocol/threads';
+import { COMPUTER_MODES, EFFORTS, ModelsList, ProjectsPage, ThreadAsset, type ThreadCheckpointInteraction, type ThreadReply, type TurnSubmission } from '../../protocol/threads/threads';
 import { heartbeat, holdThread } from '../threads/hold';
 import { jsonResult, notSentResult, ThreadResultShape, TranscriptShape, transcriptResult } from '../threads/result';
 import { accountChoiceProblem, type InteractionType, pickInteractions, resolveAnswers, threadIdProblem, turnArgsProblem } from '../threads/rules';

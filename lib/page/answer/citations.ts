@@ -1,0 +1,121 @@
+import type { PageContext } from '../dom/context';
+import { all, closest, isHidden, outermost, pointerClick, pressKey, type Scope, union } from '../dom/dom';
+import { turnsOf } from './reader';
+import { fromBadges, fromEntries, groupedCount, type Source } from './sources';
+
+/**
+ * Opens each grouped citation ("reuters+2") of the current answer one at a time, reads the
+ * popover's entries (title and URL, or title alone) or the badges it expanded in place, and
+ * closes or folds it again. Hover events come
+ * first because some popovers open on hover, and a real pointer always hovers before it clicks.
+ */
+
+function openPopover(ctx: PageContext): Element | null {
+  return union(ctx.doc, ctx.set.citationPopover).find((p) => !isHidden(p) && all(p, ctx.set.citationPopoverEntry).length > 0) ?? null;
+}
+
+function hover(el: Element, ctx: PageContext): void {
+  const view = ctx.win as Window & typeof globalThis;
+  const PE = view.PointerEvent ?? view.MouseEvent;
+  el.dispatchEvent(new PE('pointerover', { bubbles: true, pointerId: 1, pointerType: 'mouse' }));
+  el.dispatchEvent(new PE('pointerenter', { bubbles: false, pointerId: 1, pointerType: 'mouse' }));
+  el.dispatchEvent(new view.MouseEvent('mouseover', { bubbles: true }));
+  el.dispatchEvent(new view.MouseEvent('mouseenter', { bubbles: false }));
+}
+
+function unhover(el: Element, ctx: PageContext): void {
+  const view = ctx.win as Window & typeof globalThis;
+  const PE = view.PointerEvent ?? view.MouseEvent;
+  el.dispatchEvent(new PE('pointerout', { bubbles: true, pointerId: 1, pointerType: 'mouse' }));
+  el.dispatchEvent(new PE('pointerleave', { bubbles: false, pointerId: 1, pointerType: 'mouse' }));
+  el.dispatchEvent(new view.MouseEvent('mouseout', { bubbles: true }));
+  el.dispatchEvent(new view.MouseEvent('mouseleave', { bubbles: false }));
+}
+
+/**
+ * Generation A wraps citations in `<a href>`: a synthetic click on it would navigate the tab away
+ * (and end this script). Cancel the link's default action for this one click; the page's own
+ * handlers still see the events and open the popover.
+ */
+function clickWithoutFollowingLinks(ctx: PageContext, el: Element): void {
+  const guard = (e: Event) => {
+    const target = e.target as Element | null;
+    if (target && closest(target, ctx.set.link)) e.preventDefault();
+  };
+  ctx.doc.addEventListener('click', guard, true);
+  try {
+    pointerClick(el);
+  } finally {
+    ctx.doc.removeEventListener('click', guard, true);
+  }
+}
+
+async function closePopover(ctx: PageContext, trigger: Element): Promise<void> {
+  const open = openPopover(ctx);
+  if (!open) return;
+  pressKey(open, 'Escape');
+  unhover(trigger, ctx);
+  if (await ctx.waitFor(() => !openPopover(ctx), 500)) return;
+  clickWithoutFollowingLinks(ctx, trigger); // a toggling popover closes on a second click
+  await ctx.waitFor(() => !openPopover(ctx), 500);
+}
+
+export interface Expansion {
+  sources: Source[];
+  /** Grouped citations found / opened successfully. */
+  grouped: number;
+  expanded: number;
+}
+
+/**
+ * Some grouped citations open nothing: they expand in place, putting their sources' link badges
+ * into the answer (generation A). Those are the badges that were not there before the click.
+ */
+function badgesIn(ctx: PageContext, scope: Scope): Element[] {
+  return union(scope, ctx.set.citationBadge);
+}
+
+/** Folds an in-place expansion back (the trigger toggles), so the answer looks as it did. */
+async function foldInPlace(ctx: PageContext, trigger: Element, fresh: Element[]): Promise<void> {
+  if (!trigger.isConnected) return;
+  clickWithoutFollowingLinks(ctx, trigger);
+  await ctx.waitFor(() => fresh.every((badge) => !badge.isConnected), 500);
+}
+
+export async function expandCitations(ctx: PageContext, perPopoverMs = 1500): Promise<Expansion> {
+  const turn = turnsOf(ctx.doc, ctx.set).at(-1);
+  const scope: Scope = turn ?? ctx.doc.body;
+  const base = ctx.doc.location.href;
+  // Outermost: the live page nests a second citation span of the same text in each.
+  const grouped = outermost(union(scope, ctx.set.citationInline)).filter((c) => groupedCount(c.textContent ?? '', ctx.set) > 0);
+  const sources: Source[] = [];
+  let expanded = 0;
+  for (const citation of grouped) {
+    const stale = openPopover(ctx);
+    if (stale) await closePopover(ctx, citation);
+    const trigger = citation;
+    const before = new Set(badgesIn(ctx, scope));
+    hover(trigger, ctx);
+    clickWithoutFollowingLinks(ctx, trigger);
+    const shown = await ctx.waitFor(() => {
+      const popover = openPopover(ctx);
+      if (popover) return { popover };
+      const fresh = badgesIn(ctx, scope).filter((badge) => !before.has(badge));
+      return fresh.length > 0 ? { fresh } : null;
+    }, perPopoverMs);
+    if (!shown) {
+      unhover(trigger, ctx);
+      continue;
+    }
+    expanded++;
+    if (shown.popover) {
+      sources.push(...fromEntries(shown.popover, ctx.set, base));
+      await closePopover(ctx, trigger);
+    } else if (shown.fresh) {
+      sources.push(...fromBadges(shown.fresh, base));
+      unhover(trigger, ctx);
+      await foldInPlace(ctx, trigger, shown.fresh);
+    }
+  }
+  return { sources, grouped: grouped.length, expanded };
+}

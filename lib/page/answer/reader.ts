@@ -1,0 +1,427 @@
+import type { RelayError } from '../../protocol/errors';
+import { isConversationPath } from '../../protocol/urls';
+import type { SelectorSet } from '../../selectors';
+import type { PageContext } from '../dom/context';
+import { all, candidatesMiss, cleanText, closest, first, iconsIn, isHidden, outermost, pointerClick, spokenText, union } from '../dom/dom';
+import { readInteractions, type WaitingFor, waitingFor } from '../checkpoints/interactions';
+import { mathOf, renderText } from '../dom/text';
+import { outsideThread, type Turn, turnAt, turnCountOf, turnsOf } from '../dom/turns';
+
+export { type Turn, turnAt, turnCountOf, turnsOf } from '../dom/turns';
+
+/**
+ * Reads turns of the open thread: question, steps, answer, error, and whether the agent is
+ * still working. Status comes from elements of the current turn (stop button, spinners, steps
+ * header), never from words in the page text (an answer may say "Searching").
+ */
+
+export type Status = 'working' | 'idle' | 'completed';
+
+export interface TurnState {
+  index: number;
+  question: string;
+  steps: string[];
+  stepsFinished: boolean;
+  /** The page says the user stopped this turn ("Stopped after N steps"). */
+  stepsStopped: boolean;
+  /** The steps' header as the page words it ("Reviewed 10 sources"), when it shows one. */
+  stepsHeader?: string;
+  response: string;
+  /** Length of the full response, also when `response` was cut to maxLength. */
+  totalLength: number;
+  truncated: boolean;
+  hasAnswer: boolean;
+  error?: string;
+  /** Still an empty virtualized placeholder after trying to scroll it into view. */
+  placeholder: boolean;
+}
+
+export interface Indicators {
+  hasStopButton: boolean;
+  hasLoadingSpinner: boolean;
+}
+
+export interface PollResult extends Indicators {
+  status: Status;
+  steps: string[];
+  currentStep: string;
+  response: string;
+  proseCount: number;
+  turnCount: number;
+  lastTurnIndex: number;
+  questionText: string;
+  url: string;
+  truncated: boolean;
+  totalLength: number;
+  error?: string;
+  /** The user stopped the agent on this turn (status is then completed or idle). */
+  stopped?: boolean;
+  /** What the agent waits on the person for (a computer task's question, Deep Research asking first). */
+  waitingFor?: WaitingFor;
+}
+
+// ---------------------------------------------------------------- locating things
+
+/**
+ * The answer blocks a turn reads: those with text (a layout may mount an empty twin beside the
+ * real one), else all of them.
+ */
+export function answersOf(turn: Turn): Element[] {
+  const withText = turn.answers.filter((a) => (a.textContent ?? '').trim() !== '');
+  return withText.length > 0 ? withText : [...turn.answers];
+}
+
+/** Answer roots of a turn: outermost prose inside the answer container, so nesting counts once. */
+function proseRoots(turn: Turn, set: SelectorSet): Element[] {
+  const answers = answersOf(turn);
+  const scope: (Element | Turn)[] = answers.length > 0 ? answers : [turn];
+  const prose = outermost(scope.flatMap((a) => all(a, set.prose))).filter((p) => !closest(p, set.userBubble));
+  if (prose.length > 0) return prose;
+  return answers;
+}
+
+/** The steps block: the first candidate that is neither in the answer nor in the user's bubble. */
+function stepsBlockOf(turn: Turn, set: SelectorSet): Element | null {
+  for (const selector of set.stepsBlock) {
+    for (const el of all(turn, [selector])) {
+      if (!closest(el, set.answer) && !closest(el, set.userBubble)) return el;
+    }
+  }
+  return null;
+}
+
+export function isPlaceholder(turn: Turn, set: SelectorSet): boolean {
+  return !first(turn, set.userBubble) && !first(turn, set.answer) && !stepsBlockOf(turn, set) && cleanText(turn) === '';
+}
+
+/** Outermost prose on the page, outside the sidebar: comet_poll's proseCount. */
+export function proseCount(doc: Document, set: SelectorSet): number {
+  return outermost(all(doc, set.prose)).filter((p) => !outsideThread(p, set)).length;
+}
+
+// ---------------------------------------------------------------- working indicators
+
+/** Buttons where the stop control lives that hold one of its icons (whatever their label says). */
+function stopByIcon(doc: Document, set: SelectorSet): Element[] {
+  const icons = set.stopIcons ?? [];
+  if (!set.stopControls || icons.length === 0) return [];
+  return union(doc, set.stopControls).filter((b) => iconsIn(b, set).some((icon) => icons.includes(icon)));
+}
+
+/**
+ * A stop button counts when it is labelled or marked as one (not "has an svg rect": Expand pane
+ * has one), visible, not in the sidebar, and not inside an earlier turn.
+ */
+export function stopButton(doc: Document, set: SelectorSet, current: Turn | null): Element | null {
+  const turns = turnsOf(doc, set);
+  for (const btn of [...union(doc, set.stopButton), ...stopByIcon(doc, set)]) {
+    // A hidden tab panel (the user is looking at Links) does not mean the agent stopped.
+    if (isHidden(btn, set.sourcesPanel) || outsideThread(btn, set)) continue;
+    const turn = turns.find((t) => t.contains(btn));
+    if (turn && !turn.is(current)) continue;
+    return btn;
+  }
+  return null;
+}
+
+/**
+ * The answer's action row (Copy / Share / Helpful) after its answer: the page's own "this answer
+ * is done". Null when the set names no action row (then only the stop control and the text say).
+ */
+export function answerFooter(turn: Turn | null, set: SelectorSet): boolean | null {
+  if (!set.answerFooter) return null;
+  if (!turn) return false;
+  const answer = answersOf(turn).at(-1);
+  if (!answer) return false;
+  return union(turn, set.answerFooter).some((el) => !answer.contains(el) && (answer.compareDocumentPosition(el) & 4) !== 0 && !isHidden(el, set.sourcesPanel));
+}
+
+/** Spinners only inside the current turn: the sidebar's skeleton loaders use the same classes. */
+export function hasSpinner(turn: Turn | null, set: SelectorSet): boolean {
+  if (!turn) return false;
+  return union(turn, set.spinner).some((s) => !isHidden(s, set.sourcesPanel) && !outsideThread(s, set));
+}
+
+export function indicators(doc: Document, set: SelectorSet, current: Turn | null): Indicators {
+  return { hasStopButton: stopButton(doc, set, current) !== null, hasLoadingSpinner: hasSpinner(current, set) };
+}
+
+export function statusOf(ind: Indicators, turn: TurnState | null): Status {
+  if (ind.hasStopButton || ind.hasLoadingSpinner) return 'working';
+  if (!turn) return 'idle';
+  if (turn.error && !turn.hasAnswer) return 'idle'; // failed: nothing completed (see `error`)
+  return turn.hasAnswer || turn.stepsFinished ? 'completed' : 'idle';
+}
+
+// ---------------------------------------------------------------- reading a turn
+
+/** Innermost text blocks: the rows of a steps block whose rows carry no marker of their own. */
+function leafBlocks(block: Element): Element[] {
+  const blocks = Array.from(block.querySelectorAll('div, li, p'));
+  const set = new Set(blocks);
+  const hasBlockChild = new Set<Element>();
+  for (const b of blocks) for (let p = b.parentElement; p && p !== block; p = p.parentElement) if (set.has(p)) hasBlockChild.add(p);
+  return blocks.filter((b) => !hasBlockChild.has(b));
+}
+
+/**
+ * Steps seen per turn. The site folds the rows away once the agent is done, leaving only
+ * "Finished N steps": what was seen while it worked stays readable afterwards.
+ */
+const seenSteps = new WeakMap<Element, string[]>();
+
+export interface StepsState {
+  steps: string[];
+  finished: boolean;
+  stopped: boolean;
+  /** The rows are folded away (the block's toggle says collapsed). */
+  folded: boolean;
+  /** The header line as the page words it ("Completed 3 steps"), when one was seen. */
+  header?: string;
+}
+
+/** The steps' header where the page shows no steps block: an element outside question and answer whose text reads like one. */
+function stepsHeaderOf(turn: Turn, set: SelectorSet, header: RegExp): string | undefined {
+  if (!set.stepsHeader) return undefined;
+  for (const el of union(turn, set.stepsHeader)) {
+    if (closest(el, set.answer) || closest(el, set.userBubble)) continue;
+    const text = cleanText(el);
+    if (header.test(text)) return text;
+  }
+  return undefined;
+}
+
+export function readSteps(turn: Turn, set: SelectorSet): StepsState {
+  const block = stepsBlockOf(turn, set);
+  const remembered = seenSteps.get(turn.anchor) ?? [];
+  const header = new RegExp(set.stepsHeaderPattern, 'i');
+  const finishedRe = new RegExp(set.stepsFinishedPattern, 'i');
+  const stoppedRe = new RegExp(set.stepsStoppedPattern, 'i');
+  if (!block) {
+    const line = stepsHeaderOf(turn, set, header);
+    if (!line) return { steps: [...remembered], finished: false, stopped: false, folded: false };
+    return { steps: [...remembered], finished: finishedRe.test(line), stopped: stoppedRe.test(line), folded: false, header: line };
+  }
+  const marked = all(block, set.stepRow);
+  const rows = marked.length > 0 ? marked : leafBlocks(block);
+  const steps = [...remembered];
+  let finished = finishedRe.test(cleanText(block));
+  let stopped = stoppedRe.test(cleanText(block));
+  let headerLine: string | undefined;
+  for (const row of rows) {
+    const text = cleanText(row);
+    if (!text) continue;
+    // The block's header row (it holds the fold toggle, and a Cancel button while working) repeats
+    // the current step as its label: reading it as a step would list every step twice.
+    const isHeaderRow = Boolean(first(row, set.stepsToggle) ?? row.closest(set.stepsToggle.join(',')));
+    if (isHeaderRow || header.test(text)) {
+      headerLine ??= text;
+      finished ||= finishedRe.test(text);
+      stopped ||= stoppedRe.test(text);
+      continue; // a summary line is not a step
+    }
+    if (!steps.includes(text)) steps.push(text);
+  }
+  if (steps.length > remembered.length) seenSteps.set(turn.anchor, steps);
+  const toggle = first(block, set.stepsToggle);
+  return { steps, finished, stopped, folded: toggle?.getAttribute('aria-expanded') === 'false', ...(headerLine ? { header: headerLine } : {}) };
+}
+
+export function readQuestionNow(turn: Turn, set: SelectorSet): string {
+  const bubble = first(turn, set.userBubble);
+  if (!bubble) return '';
+  const text = first(bubble, set.queryText) ?? bubble;
+  return renderText(text, { skip: [...set.answerChrome, ...set.queryExpand], markdown: false });
+}
+
+export function readAnswer(turn: Turn, set: SelectorSet): string {
+  const roots = proseRoots(turn, set);
+  if (roots.length === 0) return '';
+  return renderText(roots, {
+    skip: set.answerChrome,
+    codeLanguage: set.codeLanguage,
+    citation: set.citationInline,
+    math: mathOf(set),
+    markdown: true,
+  });
+}
+
+export function readError(turn: Turn, set: SelectorSet): string | undefined {
+  for (const el of union(turn, set.errorMessage)) {
+    if (closest(el, set.prose) || isHidden(el)) continue; // an alert quoted inside an answer is text
+    const text = spokenText(el, true);
+    if (text) return text;
+  }
+  return undefined;
+}
+
+export interface ReadOptions {
+  maxLength?: number;
+}
+
+/** Synchronous read of a rendered turn (no scrolling, no clicking). */
+export function readTurnNow(turn: Turn, index: number, set: SelectorSet, opts: ReadOptions = {}): TurnState {
+  const full = readAnswer(turn, set);
+  const { steps, finished, stopped, header } = readSteps(turn, set);
+  const cut = opts.maxLength !== undefined && full.length > opts.maxLength;
+  const error = readError(turn, set);
+  return {
+    index,
+    question: readQuestionNow(turn, set),
+    steps,
+    stepsFinished: finished,
+    stepsStopped: stopped,
+    ...(header ? { stepsHeader: header } : {}),
+    response: cut ? full.slice(0, opts.maxLength) : full,
+    totalLength: full.length,
+    truncated: cut,
+    hasAnswer: full.length > 0,
+    ...(error ? { error } : {}),
+    placeholder: isPlaceholder(turn, set),
+  };
+}
+
+// ---------------------------------------------------------------- async reads (virtualization, folding)
+
+/** Remembers scroll offsets of the element's scrollable ancestors and the window. */
+function saveScroll(el: Element, win: Window): () => void {
+  const saved: Array<[Element, number]> = [];
+  for (let p = el.parentElement; p; p = p.parentElement) if (p.scrollTop !== 0) saved.push([p, p.scrollTop]);
+  const x = win.scrollX;
+  const y = win.scrollY;
+  return () => {
+    for (const [p, top] of saved) p.scrollTop = top;
+    if (win.scrollX !== x || win.scrollY !== y) win.scrollTo(x, y);
+  };
+}
+
+export interface TurnReadOptions extends ReadOptions {
+  /** Click "show more" on a folded question and fold it back afterwards. Default true. */
+  expandQuestion?: boolean;
+  /** Unfold the steps block when its rows are folded away and unknown. Default true. */
+  expandSteps?: boolean;
+  /** How long to wait for a virtualized turn or a folded question to render. Default 3000 ms. */
+  renderTimeoutMs?: number;
+}
+
+/**
+ * Reads turn `index` (the page's index of the turn; negative counts from the end; default the
+ * latest). An off-screen turn that is an empty placeholder (virtualized) is scrolled into view,
+ * awaited through the page watcher until it has content, read, and the scroll position is put back.
+ */
+export async function readTurn(ctx: PageContext, index = -1, opts: TurnReadOptions = {}): Promise<TurnState | null> {
+  const { doc, set, win } = ctx;
+  const timeout = opts.renderTimeoutMs ?? 3000;
+  let turn = turnAt(turnsOf(doc, set), index);
+  if (!turn) return null;
+  const i = turn.index;
+
+  let restore: (() => void) | null = null;
+  if (isPlaceholder(turn, set)) {
+    restore = saveScroll(turn.anchor, win);
+    turn.scrollIntoView({ block: 'center' });
+    const rendered = await ctx.waitFor(() => {
+      const t = turnAt(turnsOf(doc, set), i);
+      return t && !isPlaceholder(t, set) ? t : null;
+    }, timeout);
+    turn = rendered ?? turnAt(turnsOf(doc, set), i) ?? turn;
+  }
+  try {
+    const state = readTurnNow(turn, i, set, opts);
+    if (opts.expandQuestion !== false) state.question = await readQuestionExpanded(ctx, turn, state.question, timeout);
+    if (opts.expandSteps !== false && state.steps.length === 0) state.steps = await readStepsUnfolded(ctx, turn, timeout);
+    return state;
+  } finally {
+    restore?.();
+  }
+}
+
+/** Long questions fold behind a toggle; unfold, read, fold back so the page looks as it did. */
+async function readQuestionExpanded(ctx: PageContext, turn: Turn, folded: string, timeoutMs: number): Promise<string> {
+  const bubble = first(turn, ctx.set.userBubble);
+  const toggle = bubble ? first(bubble, ctx.set.queryExpand) : null;
+  if (!toggle || toggle.getAttribute('aria-expanded') === 'true') return folded;
+  pointerClick(toggle);
+  const expanded = await ctx.waitFor(() => {
+    const now = readQuestionNow(turn, ctx.set);
+    return now !== folded || toggle.getAttribute('aria-expanded') === 'true' ? now : null;
+  }, Math.min(timeoutMs, 1000));
+  if (toggle.isConnected && toggle.getAttribute('aria-expanded') === 'true') pointerClick(toggle);
+  return expanded ?? folded;
+}
+
+/** Unfolds a folded steps block, reads its rows, folds it back. */
+async function readStepsUnfolded(ctx: PageContext, turn: Turn, timeoutMs: number): Promise<string[]> {
+  const block = stepsBlockOf(turn, ctx.set);
+  const toggle = block ? first(block, ctx.set.stepsToggle) : null;
+  if (!toggle || toggle.getAttribute('aria-expanded') !== 'false') return [];
+  pointerClick(toggle);
+  const steps = await ctx.waitFor(() => {
+    const read = readSteps(turn, ctx.set).steps;
+    return read.length > 0 ? read : null;
+  }, Math.min(timeoutMs, 1000));
+  const again = block ? first(block, ctx.set.stepsToggle) : null;
+  if (again?.isConnected && again.getAttribute('aria-expanded') === 'true') pointerClick(again);
+  return steps ?? [];
+}
+
+/** comet_poll's snapshot of the latest turn, plus our extra fields. */
+export async function poll(ctx: PageContext, opts: ReadOptions = {}): Promise<PollResult> {
+  return cutPoll(await pollWhole(ctx), opts.maxLength);
+}
+
+/** A poll's response cut to `maxLength` (what poll with that maxLength returns), so one whole poll serves every cut. */
+export function cutPoll(whole: PollResult, maxLength?: number): PollResult {
+  if (maxLength === undefined || whole.response.length <= maxLength) return whole;
+  return { ...whole, response: whole.response.slice(0, maxLength), truncated: true };
+}
+
+/**
+ * A conversation page that shows answer prose while no turn is recognised: the set does not know
+ * this page's markup. Every read says so rather than report "idle", "no answer" or "still working".
+ */
+export function unrecognisedTurns(doc: Document, set: SelectorSet): RelayError | null {
+  if (!isConversationPath(doc.location?.pathname ?? '')) return null;
+  if (turnsOf(doc, set).length > 0) return null;
+  const prose = outermost(all(doc, set.prose)).filter((p) => !outsideThread(p, set) && !isHidden(p) && cleanText(p) !== '');
+  if (prose.length === 0) return null;
+  return candidatesMiss('turn', [...set.turn, ...set.answer], doc.location?.href ?? '', {
+    after: ' (question blocks, then answer blocks), although answer prose is on the page',
+    hint: 'add a selector set that reads this page (comet-relay selectors add), or save it with comet-relay capture',
+  });
+}
+
+/** Throws the miss of unrecognisedTurns, if any. */
+export function requireTurns(doc: Document, set: SelectorSet): void {
+  const miss = unrecognisedTurns(doc, set);
+  if (miss) throw miss;
+}
+
+async function pollWhole(ctx: PageContext): Promise<PollResult> {
+  const { doc, set } = ctx;
+  requireTurns(doc, set);
+  const turns = turnsOf(doc, set);
+  // No clicking from a poll except to unfold steps the page folded and we never saw.
+  const state = turns.length > 0 ? await readTurn(ctx, -1, { expandQuestion: false }) : null;
+  const current = turnsOf(doc, set).at(-1) ?? null;
+  const ind = indicators(doc, set, current);
+  const status = statusOf(ind, state);
+  const pending = waitingFor(readInteractions(doc, set)[0]);
+  return {
+    status,
+    steps: state?.steps ?? [],
+    currentStep: status === 'working' ? (state?.steps.at(-1) ?? '') : '',
+    response: state?.response ?? '',
+    ...ind,
+    proseCount: proseCount(doc, set),
+    turnCount: turnCountOf(turns),
+    lastTurnIndex: turnCountOf(turns) - 1,
+    questionText: state?.question ?? '',
+    url: doc.location?.href ?? '',
+    truncated: state?.truncated ?? false,
+    totalLength: state?.totalLength ?? 0,
+    ...(state?.error ? { error: state.error } : {}),
+    ...(state?.stepsStopped && status !== 'working' ? { stopped: true } : {}),
+    ...(pending ? { waitingFor: pending } : {}),
+  };
+}

@@ -1,0 +1,209 @@
+import { RelayError } from '../../protocol/errors';
+import { conversationKey, isConversationPath } from '../../protocol/urls';
+import { composerOf, composerText, submit, typeInto } from './composer';
+import type { PageContext } from '../dom/context';
+import { first, pointerClick, probeMiss } from '../dom/dom';
+import type { PageWatcher, Snapshot } from '../answer/observer';
+import { questionKey, questionMatch } from '../answer/question';
+import { isPlaceholder, readAnswer, readQuestionNow, stopButton, type Turn, turnsOf } from '../answer/reader';
+
+export { typePrompt, submit } from './composer';
+
+/**
+ * What a later wait binds to: the turn this ask created, the conversation it is in and
+ * its question's key. `afterTurn` and `baselineUrl` (the state before submitting) stay for
+ * callers that bind the old way.
+ */
+export interface AskHandle {
+  afterTurn: number;
+  baselineUrl: string;
+  turnIndex: number;
+  conversationUrl: string;
+  questionKey: string;
+  /** Length and head of the previous last answer, for diagnostics. */
+  previousAnswerKey: string;
+  submittedAt: number;
+  via: 'button' | 'enter';
+}
+
+export interface AskOptions {
+  signal?: AbortSignal;
+  onProgress?: (message: string) => void;
+  /** How long an earlier answer still being written may delay the typing. */
+  busyWaitMs?: number;
+  /** How long the page has to show the new turn after Submit. */
+  confirmMs?: number;
+  /**
+   * The page may answer a submit without a turn (a Computer task refused before sending: no
+   * credits, no access). True ends the confirmation at once; the handle's turnIndex is then -1.
+   */
+  answeredOtherwise?: () => boolean;
+}
+
+const BUSY_WAIT_MS = 90_000;
+const CONFIRM_MS = 10_000;
+
+function answerKey(ctx: PageContext): string {
+  const last = turnsOf(ctx.doc, ctx.set).at(-1);
+  if (!last) return '';
+  const text = readAnswer(last, ctx.set);
+  return `${text.length}:${text.slice(0, 64)}`;
+}
+
+function cancelledAsk(): RelayError {
+  return new RelayError('CANCELLED', 'The ask was cancelled; nothing was typed or submitted after the cancel.');
+}
+
+function throwIfCancelled(signal: AbortSignal | undefined): void {
+  if (signal?.aborted) throw cancelledAsk();
+}
+
+/** Goes to an empty thread inside the page (SPA link), never by reloading: that would end us. */
+async function openNewThread(ctx: PageContext, signal?: AbortSignal): Promise<void> {
+  const onEmptyHome = () => turnsOf(ctx.doc, ctx.set).length === 0 && !isConversationPath(ctx.doc.location.pathname);
+  if (onEmptyHome()) return;
+  const link = first(ctx.doc, ctx.set.newThread) as HTMLElement | null;
+  if (!link) throw probeMiss(ctx.set, 'newThread', ctx.doc.location.href);
+  link.click();
+  const ok = await ctx.waitFor(() => onEmptyHome() && first(ctx.doc, ctx.set.composer), 5000, signal);
+  if (!ok) throw new RelayError('TIMEOUT', `a new thread did not open within 5 s on ${ctx.doc.location.href}`);
+}
+
+function answering(ctx: PageContext): boolean {
+  return stopButton(ctx.doc, ctx.set, turnsOf(ctx.doc, ctx.set).at(-1) ?? null) !== null;
+}
+
+/**
+ * The page takes no prompt while it writes an answer (its Submit is gone or disabled, Enter does
+ * nothing): typing then would only leave the prompt in the composer, unsent. Wait for it to end.
+ */
+async function untilPageTakesPrompts(ctx: PageContext, options: AskOptions): Promise<void> {
+  if (!answering(ctx)) return;
+  const waitMs = options.busyWaitMs ?? BUSY_WAIT_MS;
+  options.onProgress?.(`Perplexity is still answering in this tab; the prompt will be typed once that answer ends (waiting up to ${Math.round(waitMs / 1000)} s).`);
+  const free = await ctx.waitFor(() => !answering(ctx), waitMs, options.signal);
+  if (!free) {
+    throw new RelayError(
+      'AGENT_ERROR',
+      `Perplexity is still answering the previous question in this tab after ${Math.round(waitMs / 1000)} s, and it takes no new prompt until that ends; nothing was typed. ` +
+        'Wait for that answer (comet_wait) or stop it (comet_stop), then ask again.',
+    );
+  }
+}
+
+/**
+ * The turn this ask created: after the turns that were there (or anywhere, if the page moved to a
+ * new conversation), showing this question. A turn whose question cannot be read (virtualized, or
+ * folded to a few short lines) counts only once the page also emptied the composer.
+ */
+function askedTurn(ctx: PageContext, before: Snapshot, key: string, composer: HTMLElement): number | null {
+  const turns = turnsOf(ctx.doc, ctx.set);
+  const moved = conversationKey(ctx.doc.location.href) !== conversationKey(before.url);
+  const from = moved ? 0 : before.turnCount;
+  const emptied = !composer.isConnected || composerText(composer).trim() === '';
+  // By the page's own index: a long thread keeps only its latest turns mounted.
+  for (let i = turns.length - 1; i >= 0 && (turns[i] as Turn).index >= from; i--) {
+    const turn = turns[i] as Turn;
+    const match = isPlaceholder(turn, ctx.set) ? 'unknown' : questionMatch(readQuestionNow(turn, ctx.set), key);
+    if (match === 'same' || (match === 'unknown' && emptied && i === turns.length - 1)) return turn.index;
+  }
+  return null;
+}
+
+/**
+ * Puts back what the composer held, if it still holds what we typed (a cancelled or refused ask),
+ * or anything at all when the typing itself was cut short (`partial`: part of our text is there).
+ */
+async function restoreComposer(ctx: PageContext, composer: HTMLElement, held: string, typed: string, partial = false): Promise<void> {
+  if (!composer.isConnected) return;
+  const now = composerText(composer);
+  if (partial ? now === held : questionKey(now) !== questionKey(typed)) return;
+  try {
+    await typeInto(ctx, composer, held.replace(/\n+$/, ''));
+  } catch {
+    // the editor refused; leaving our text is the lesser harm than failing the report
+  }
+}
+
+/**
+ * Types the prompt and submits it, once the page takes prompts, and confirms the page took *this*
+ * prompt: a new turn showing this question. A cancel stops it at every step: nothing is
+ * typed or submitted after it, and text typed before it is replaced by what the composer held.
+ */
+export async function ask(
+  ctx: PageContext,
+  watcher: PageWatcher,
+  params: { prompt: string; newChat?: boolean },
+  options: AskOptions = {},
+): Promise<AskHandle> {
+  const { signal } = options;
+  if (!params.prompt.trim()) throw new RelayError('INVALID_PARAMS', 'prompt is empty');
+  throwIfCancelled(signal);
+  if (params.newChat) await openNewThread(ctx, signal);
+  await untilPageTakesPrompts(ctx, options);
+  throwIfCancelled(signal);
+
+  const before = watcher.snapshot();
+  const key = questionKey(params.prompt);
+  const previousAnswerKey = answerKey(ctx);
+  const submittedAt = Date.now();
+  const composer = composerOf(ctx);
+  const held = composerText(composer);
+  let typed = false;
+  let via: 'button' | 'enter';
+  try {
+    await typeInto(ctx, composer, params.prompt, signal);
+    typed = true;
+    throwIfCancelled(signal);
+    via = await submit(ctx, composer, 1000, signal);
+  } catch (error) {
+    await restoreComposer(ctx, composer, held, params.prompt, !typed);
+    throw RelayError.from(error).code === 'CANCELLED' ? cancelledAsk() : error;
+  }
+
+  const confirmMs = options.confirmMs ?? CONFIRM_MS;
+  const found = await ctx.waitFor(() => {
+    if (options.answeredOtherwise?.()) return { index: -1 };
+    const index = askedTurn(ctx, before, key, composer);
+    return index === null ? null : { index };
+  }, confirmMs, signal);
+  if (!found) {
+    await restoreComposer(ctx, composer, held, params.prompt);
+    throw new RelayError(
+      'AGENT_ERROR',
+      `the prompt was typed and submitted but the page did not take it within ${confirmMs / 1000} s (no new turn showing this question) on ${ctx.doc.location.href}`,
+    );
+  }
+  return {
+    afterTurn: before.turnCount,
+    baselineUrl: before.url,
+    turnIndex: found.index,
+    conversationUrl: ctx.doc.location.href,
+    questionKey: key,
+    previousAnswerKey,
+    submittedAt,
+    via,
+  };
+}
+
+export interface StopResult {
+  stopped: boolean;
+  /** The stop button went away after the click. */
+  confirmed: boolean;
+  message: string;
+}
+
+/**
+ * Clicks the stop button. The agent may not have started yet when asked to stop, so wait up to
+ * `appearMs` for the button (the reference retried 5 × 1 s); then confirm it disappeared.
+ */
+export async function stop(ctx: PageContext, watcher: PageWatcher, appearMs = 5000): Promise<StopResult> {
+  const current = () => turnsOf(ctx.doc, ctx.set).at(-1) ?? null;
+  const btn = await ctx.waitFor(() => stopButton(ctx.doc, ctx.set, current()), appearMs);
+  if (!btn) return { stopped: false, confirmed: false, message: 'No stop button found.' };
+  const snap = watcher.snapshot();
+  watcher.markStopped(snap.url, snap.turnIndex);
+  pointerClick(btn);
+  const gone = await ctx.waitFor(() => !stopButton(ctx.doc, ctx.set, current()), appearMs);
+  return { stopped: true, confirmed: gone === true, message: 'Agent stopped.' };
+}

@@ -1,0 +1,330 @@
+import { RelayError } from '../../protocol/errors';
+import { isComputerPath } from '../../protocol/urls';
+import type { Mode, SelectorSet } from '../../selectors';
+import { modeWords } from '../../selectors/labels';
+import { composerOf, composerText, typeInto } from './composer';
+import type { PageContext } from '../dom/context';
+import { all, cleanText, first, iconsIn, isHidden, matches, pointerClick, probeMiss, pressKey } from '../dom/dom';
+
+/**
+ * Reading and switching the mode without ever navigating away, through whichever mode
+ * control the page shows, probed in turn: the Computer toggle and the mode chip (Aug–Oct 2026), the
+ * radiogroup of modes (Feb 2026), the pill and slash menu (spring 2026). Modes are recognised by
+ * icon first (locale-independent, exact match so that a menu row's `#pplx-icon-custom-computer` is
+ * `create`, not `computer`), then by the mode names of the set's labels, in any of its languages.
+ * The Computer toggle is recognised by where it sits, never by its icon (that icon means Computer
+ * there). A control that is not seen is never taken for a value: the reader asks the page another
+ * way, or says what it could not see.
+ */
+
+export type ModeSource = 'url' | 'toggle' | 'chip' | 'menu' | 'radio' | 'pill' | 'typeahead' | 'unavailable';
+
+export interface ModeRead {
+  mode: Mode | null;
+  source: ModeSource;
+  /** Why the mode could not be read, when mode is null. */
+  detail?: string;
+}
+
+export interface ModeSwitch {
+  mode: Mode;
+  source: 'switched';
+  previous: Mode | null;
+  changed: boolean;
+  /** The page was re-read after switching and shows the requested mode. */
+  verified: boolean;
+}
+
+const OPEN_MS = 1500;
+
+export function modeOf(el: Element, set: SelectorSet): Mode | null {
+  for (const icon of iconsIn(el, set)) {
+    const m = set.modeIcons[icon];
+    if (m) return m;
+  }
+  // An icon-only control (the Feb 2026 radios) names its mode in its label.
+  const label = cleanText(el) || (el.getAttribute('aria-label') ?? '').trim();
+  const words = modeWords(set);
+  const exact = words.get(label);
+  if (exact) return exact;
+  // Labels may carry a description line: match the longest known label the text starts with.
+  const known = [...words.keys()].sort((a, b) => b.length - a.length);
+  const hit = known.find((k) => label.startsWith(k));
+  return hit ? (words.get(hit) ?? null) : null;
+}
+
+function urlMode(ctx: PageContext): Mode | null {
+  return isComputerPath(ctx.doc.location.pathname) ? 'computer' : null;
+}
+
+export function isOn(el: Element): boolean {
+  return (
+    el.getAttribute('aria-pressed') === 'true' ||
+    el.getAttribute('aria-checked') === 'true' ||
+    ['on', 'checked', 'active'].includes(el.getAttribute('data-state') ?? '')
+  );
+}
+
+// ---------------------------------------------------------------- generation B: chip + menu
+
+function chipOf(ctx: PageContext): HTMLElement {
+  const chip = first(ctx.doc, ctx.set.modeChip);
+  if (!chip) throw probeMiss(ctx.set, 'modeChip', ctx.doc.location.href);
+  return chip as HTMLElement;
+}
+
+function openMenuOf(ctx: PageContext, chip: Element): Element | null {
+  const id = chip.getAttribute('aria-controls');
+  const byId = id ? ctx.doc.getElementById(id) : null;
+  if (byId && !isHidden(byId) && all(byId, ctx.set.modeMenuItem).length > 0) return byId;
+  return all(ctx.doc, ctx.set.modeMenu).find((m) => !isHidden(m) && all(m, ctx.set.modeMenuItem).length > 0) ?? null;
+}
+
+async function openChipMenu(ctx: PageContext, chip: HTMLElement): Promise<Element> {
+  for (let attempt = 0; attempt < 2; attempt++) {
+    const open = openMenuOf(ctx, chip);
+    if (open) return open;
+    pointerClick(chip); // a bare .click() does not open a Radix trigger
+    const menu = await ctx.waitFor(() => openMenuOf(ctx, chip), OPEN_MS);
+    if (menu) return menu;
+  }
+  throw probeMiss(ctx.set, 'modeMenu', ctx.doc.location.href, { after: ' after clicking the mode chip twice' });
+}
+
+async function closeChipMenu(ctx: PageContext, chip: HTMLElement): Promise<void> {
+  if (!openMenuOf(ctx, chip)) return;
+  pressKey(openMenuOf(ctx, chip) ?? ctx.doc, 'Escape');
+  if (await ctx.waitFor(() => !openMenuOf(ctx, chip), 500)) return;
+  pointerClick(chip);
+  await ctx.waitFor(() => !openMenuOf(ctx, chip), 500);
+}
+
+function checkedItem(ctx: PageContext, menu: Element): Element | null {
+  return all(menu, ctx.set.modeMenuItem).find((i) => i.getAttribute('aria-checked') === 'true') ?? null;
+}
+
+function unseen(detail: string): ModeRead {
+  return { mode: null, source: 'unavailable', detail };
+}
+
+async function readModeB(ctx: PageContext, chip: HTMLElement): Promise<ModeRead> {
+  const toggle = first(ctx.doc, ctx.set.computerToggle);
+  if (toggle && isOn(toggle)) return { mode: 'computer', source: 'toggle' };
+  // The chip and the toggle are one segmented control: the chip says whether its mode is the one on.
+  if (!toggle && chip.getAttribute('aria-pressed') === 'false') {
+    return unseen(`the mode chip is not pressed (another mode is on), and ${probeMiss(ctx.set, 'computerToggle', ctx.doc.location.href).message}`);
+  }
+  const open = openMenuOf(ctx, chip);
+  const item = open ? checkedItem(ctx, open) : null;
+  if (item) return { mode: modeOf(item, ctx.set), source: 'menu' };
+  const fromChip = modeOf(chip, ctx.set);
+  if (fromChip) return { mode: fromChip, source: 'chip' };
+  // An unknown label (another locale): the menu's checked item carries the icon.
+  const menu = await openChipMenu(ctx, chip);
+  const checked = checkedItem(ctx, menu);
+  await closeChipMenu(ctx, chip);
+  return checked ? { mode: modeOf(checked, ctx.set), source: 'menu' } : unseen('the mode menu has no checked item');
+}
+
+async function setModeB(ctx: PageContext, mode: Mode): Promise<void> {
+  const toggle = first(ctx.doc, ctx.set.computerToggle) as HTMLElement | null;
+  if (mode === 'computer') {
+    if (!toggle) throw probeMiss(ctx.set, 'computerToggle', ctx.doc.location.href);
+    if (!isOn(toggle)) {
+      pointerClick(toggle);
+      await ctx.waitFor(() => isOn(toggle), OPEN_MS);
+    }
+    return;
+  }
+  if (toggle && isOn(toggle)) {
+    pointerClick(toggle);
+    await ctx.waitFor(() => !isOn(toggle), OPEN_MS);
+  }
+  const chip = chipOf(ctx);
+  if (modeOf(chip, ctx.set) === mode) return;
+  const menu = await openChipMenu(ctx, chip);
+  const item = all(menu, ctx.set.modeMenuItem).find((i) => modeOf(i, ctx.set) === mode);
+  if (!item) {
+    await closeChipMenu(ctx, chip);
+    throw probeMiss(ctx.set, 'modeMenuItem', ctx.doc.location.href, {
+      within: ` for the mode "${mode}" (by icon in modeIcons or by word in labels) inside the open mode menu`,
+      hint: 'the menu changed: `comet-relay doctor --page` shows what the page has',
+    });
+  }
+  pointerClick(item);
+  await ctx.waitFor(() => !openMenuOf(ctx, chip) || modeOf(chipOf(ctx), ctx.set) === mode, OPEN_MS);
+  await closeChipMenu(ctx, chip);
+}
+
+// ---------------------------------------------------------------- Feb 2026: a radiogroup of modes
+
+function radiosOf(ctx: PageContext): Element[] {
+  return all(ctx.doc, ctx.set.modeRadio).filter((r) => !isHidden(r));
+}
+
+function readModeRadio(ctx: PageContext, radios: Element[]): ModeRead {
+  const on = radios.find(isOn);
+  const mode = on && modeOf(on, ctx.set);
+  return mode ? { mode, source: 'radio' } : unseen(`the radiogroup of modes on ${ctx.doc.location.href} has no checked mode this version knows`);
+}
+
+async function setModeRadio(ctx: PageContext, radios: Element[], mode: Mode): Promise<void> {
+  const radio = radios.find((r) => modeOf(r, ctx.set) === mode) as HTMLElement | undefined;
+  if (!radio) throw probeMiss(ctx.set, 'modeRadio', ctx.doc.location.href, { within: ` for the mode "${mode}"`, hint: 'start a thread on the Perplexity home page' });
+  pointerClick(radio);
+  await ctx.waitFor(() => isOn(radio), OPEN_MS);
+}
+
+// ---------------------------------------------------------------- generation A: slash typeahead
+
+function typeaheadOpen(ctx: PageContext): Element | null {
+  return all(ctx.doc, ctx.set.typeahead).find((t) => !isHidden(t)) ?? null;
+}
+
+function modeRows(ctx: PageContext, menu: Element): Element[] {
+  return all(menu, ctx.set.typeaheadItem).filter((row) => !matches(row, ctx.set.typeaheadShortcut));
+}
+
+/**
+ * The menu's marked row; no marked row among rows it recognises is plain search (the menu has no
+ * row for it). A menu whose rows it cannot name says nothing.
+ */
+function activeMode(ctx: PageContext, menu: Element): Mode | null {
+  const rows = modeRows(ctx, menu);
+  const active = rows.find((row) => first(row, ctx.set.typeaheadActive));
+  if (active) return modeOf(active, ctx.set);
+  return rows.some((row) => modeOf(row, ctx.set) !== null) ? 'standard' : null;
+}
+
+/**
+ * Opens the typeahead by typing "/" in the composer, runs `use`, then closes it and puts back
+ * whatever the composer held before (a user's draft survives).
+ */
+async function withTypeahead<T>(ctx: PageContext, use: (menu: Element) => Promise<T> | T): Promise<T> {
+  const composer = composerOf(ctx);
+  // Compared trimmed: an empty Lexical editor reads as "\n", and typing that back adds paragraphs.
+  const draft = composerText(composer).trim();
+  const restore = async () => {
+    if (typeaheadOpen(ctx)) {
+      pressKey(composer, 'Escape');
+      await ctx.waitFor(() => !typeaheadOpen(ctx), 500);
+    }
+    if (composer.isConnected && composerText(composer).trim() !== draft) await typeInto(ctx, composer, draft);
+  };
+  try {
+    let menu = typeaheadOpen(ctx);
+    for (let attempt = 0; !menu && attempt < 3; attempt++) {
+      await typeInto(ctx, composer, '');
+      await typeInto(ctx, composer, '/');
+      menu = await ctx.waitFor(() => typeaheadOpen(ctx), OPEN_MS);
+    }
+    if (!menu) throw probeMiss(ctx.set, 'typeahead', ctx.doc.location.href, { after: ' after typing "/" three times' });
+    return await use(menu);
+  } finally {
+    await restore();
+  }
+}
+
+/** Said instead of navigating away from the user's page (what the CDP server did). */
+function unavailable(ctx: PageContext): ModeRead {
+  return unseen(`this page (${ctx.doc.location.href}) has no composer, and reading the mode here would mean navigating away; open the Perplexity home page to read it`);
+}
+
+/**
+ * Generation A names the chosen mode in a pill beside the composer (simulated site, 2026-12). No
+ * pill found says nothing: the pill may be one this version does not know.
+ */
+export function pillMode(doc: Document, set: SelectorSet): Mode | null {
+  const pill = first(doc, set.modePill);
+  return pill ? modeOf(pill, set) : null;
+}
+
+/**
+ * Reading is not acting: the mode comes from what the page shows (the open typeahead, the pill).
+ * Only when no pill names it does it ask the slash menu, which means typing "/": then only into an
+ * empty composer, which is emptied again afterwards: a draft is never touched.
+ */
+async function readModeA(ctx: PageContext): Promise<ModeRead> {
+  const open = typeaheadOpen(ctx);
+  if (open) return fromMenu(ctx, activeMode(ctx, open));
+  const composer = first(ctx.doc, ctx.set.composer);
+  if (!composer) return unavailable(ctx);
+  const shown = pillMode(ctx.doc, ctx.set);
+  if (shown) return { mode: shown, source: 'pill' };
+  if (composerText(composer).trim() !== '') {
+    return unseen(`no mode pill this version knows is on ${ctx.doc.location.href}, and the composer holds text: the slash menu would mean typing into it`);
+  }
+  try {
+    return fromMenu(ctx, await withTypeahead(ctx, (menu) => activeMode(ctx, menu)));
+  } catch (e) {
+    if (e instanceof RelayError && e.code === 'SELECTOR_MISS') {
+      return unseen(`${e.message}; the mode typeahead opens on the home page or a new thread`);
+    }
+    throw e;
+  }
+}
+
+function fromMenu(ctx: PageContext, mode: Mode | null): ModeRead {
+  return mode ? { mode, source: 'typeahead' } : unseen(`the slash menu on ${ctx.doc.location.href} shows no mode this version knows`);
+}
+
+async function setModeA(ctx: PageContext, mode: Mode): Promise<void> {
+  await withTypeahead(ctx, async (menu) => {
+    const current = activeMode(ctx, menu);
+    if (current === mode) return;
+    const rows = modeRows(ctx, menu);
+    // Plain search has no row: choosing the active mode's row again switches it off.
+    const row =
+      mode === 'standard'
+        ? rows.find((r) => first(r, ctx.set.typeaheadActive))
+        : rows.find((r) => modeOf(r, ctx.set) === mode);
+    if (!row) {
+      throw probeMiss(ctx.set, 'typeaheadItem', ctx.doc.location.href, {
+        within: ` for the mode "${mode}" (by icon in modeIcons or by word in labels) inside the open typeahead`,
+        hint: 'the menu changed: `comet-relay doctor --page` shows what the page has',
+      });
+    }
+    pointerClick(row);
+    await ctx.waitFor(() => !typeaheadOpen(ctx), OPEN_MS);
+  });
+}
+
+// ---------------------------------------------------------------- public
+
+/** The mode control the page shows, probed in turn (the Aug 2026 page has a chip and a slash menu). */
+type Control = { kind: 'chip'; chip: HTMLElement } | { kind: 'radio'; radios: Element[] } | { kind: 'typeahead' };
+
+function controlOf(ctx: PageContext): Control {
+  const chip = first(ctx.doc, ctx.set.modeChip) as HTMLElement | null;
+  if (chip) return { kind: 'chip', chip };
+  const radios = radiosOf(ctx);
+  if (radios.length > 0) return { kind: 'radio', radios };
+  return { kind: 'typeahead' };
+}
+
+export async function getMode(ctx: PageContext): Promise<ModeRead> {
+  const fromUrl = urlMode(ctx);
+  if (fromUrl) return { mode: fromUrl, source: 'url' };
+  const control = controlOf(ctx);
+  if (control.kind === 'chip') return readModeB(ctx, control.chip);
+  if (control.kind === 'radio') return readModeRadio(ctx, control.radios);
+  return readModeA(ctx);
+}
+
+export async function setMode(ctx: PageContext, mode: Mode): Promise<ModeSwitch> {
+  const before = await getMode(ctx);
+  if (before.mode === mode) return { mode, source: 'switched', previous: mode, changed: false, verified: true };
+  if (before.source === 'url') {
+    throw new RelayError(
+      'AGENT_ERROR',
+      `this page (${ctx.doc.location.href}) is a computer task; start a new thread on the Perplexity home page to switch modes`,
+    );
+  }
+  const control = controlOf(ctx);
+  if (control.kind === 'chip') await setModeB(ctx, mode);
+  else if (control.kind === 'radio') await setModeRadio(ctx, control.radios, mode);
+  else await setModeA(ctx, mode);
+  const after = await getMode(ctx);
+  // The page was not in `mode` (or did not say), and a switch was made: whether it took is `verified`.
+  return { mode: after.mode ?? mode, source: 'switched', previous: before.mode, changed: true, verified: after.mode === mode };
+}

@@ -1,0 +1,234 @@
+import type { SelectorSet } from '../../selectors';
+import { first, matches } from './dom';
+
+/**
+ * Turns a DOM subtree into text the way a reader sees it: paragraphs, headings, list items
+ * ("- " / "1. ") and code blocks keep their line structure. Walking the live DOM avoids the
+ * detached-clone `innerText` trap (no layout → no line breaks).
+ */
+export interface RenderOptions {
+  /** Subtrees that are page chrome, not text (copy buttons, spacers, icons, scripts). */
+  skip: readonly string[];
+  /** Where a code block's language label lives (read, not printed as text). */
+  codeLanguage?: readonly string[];
+  /** Inline citations: printed as " [name+N]" in markdown mode. */
+  citation?: readonly string[];
+  /** Typeset formulas, printed once as their TeX source (`$…$` in markdown mode), and where that source is. */
+  math?: { formula: readonly string[]; source: readonly string[]; display: readonly string[] };
+  /** Markdown markers for headings, code and citations; plain text otherwise. */
+  markdown: boolean;
+  /** Also drop elements hidden by computed style (page content); answers only check markup. */
+  computedVisibility?: boolean;
+}
+
+const PARAGRAPH = new Set(['P', 'BLOCKQUOTE', 'TABLE', 'FIGURE', 'SECTION', 'ARTICLE', 'HEADER', 'FOOTER', 'DL', 'MAIN', 'FORM']);
+const LINE = new Set(['DIV', 'TR', 'DT', 'DD', 'FIGCAPTION', 'NAV', 'ASIDE', 'CAPTION', 'ADDRESS', 'DETAILS', 'SUMMARY', 'LABEL']);
+const ALWAYS_SKIP = new Set(['SCRIPT', 'STYLE', 'NOSCRIPT', 'TEMPLATE', 'svg', 'SVG', 'IFRAME']);
+
+class Writer {
+  out = '';
+  indent = '';
+
+  private atLineStart(): boolean {
+    return this.out === '' || this.out.endsWith('\n');
+  }
+
+  text(t: string): void {
+    if (!t) return;
+    if (this.atLineStart()) {
+      t = t.replace(/^ +/, '');
+      if (!t) return;
+      this.out += this.indent + t;
+    } else {
+      if (this.out.endsWith(' ') && t.startsWith(' ')) t = t.slice(1);
+      this.out += t;
+    }
+  }
+
+  /** Preformatted lines (code), indented like the surrounding list item. */
+  raw(block: string): void {
+    const lines = block.split('\n');
+    this.out += lines.map((l) => (l ? this.indent + l : l)).join('\n');
+  }
+
+  /** Ensures the output ends with at least n line breaks (none at the very start). */
+  breaks(n: number): void {
+    this.out = this.out.replace(/[ \t]+$/, '');
+    if (this.out === '') return;
+    const trailing = /\n*$/.exec(this.out)?.[0].length ?? 0;
+    if (trailing < n) this.out += '\n'.repeat(n - trailing);
+  }
+
+  hardBreak(): void {
+    this.out = `${this.out.replace(/[ \t]+$/, '')}\n`;
+  }
+}
+
+/** The set's formula selectors as renderText takes them, when it names them. */
+export function mathOf(set: SelectorSet): RenderOptions['math'] {
+  return set.mathFormula && set.mathSource ? { formula: set.mathFormula, source: set.mathSource, display: set.mathDisplay ?? [] } : undefined;
+}
+
+export function renderText(roots: Element | Element[], options: RenderOptions): string {
+  const w = new Writer();
+  let listDepth = 0;
+
+  const skipped = (el: Element): boolean => {
+    if (ALWAYS_SKIP.has(el.tagName) || el.namespaceURI === 'http://www.w3.org/2000/svg') return true;
+    if (matches(el, options.skip)) return true;
+    if (el.hasAttribute('hidden')) return true;
+    const style = (el as HTMLElement).style;
+    if (style && (style.display === 'none' || style.visibility === 'hidden')) return true;
+    if (options.computedVisibility !== true) return false;
+    // Ancestors were checked on the way down; only this element's own computed style is new.
+    const cs = el.ownerDocument.defaultView?.getComputedStyle(el);
+    return cs !== undefined && (cs.display === 'none' || cs.visibility === 'hidden');
+  };
+
+  const children = (el: Element): void => {
+    for (const child of Array.from(el.childNodes)) visit(child);
+  };
+
+  const codeText = (el: Element): string => {
+    let s = '';
+    const walk = (n: Node): void => {
+      if (n.nodeType === 3) s += n.nodeValue ?? '';
+      else if (n.nodeType === 1) {
+        const e = n as Element;
+        if (e.tagName === 'BR') s += '\n';
+        else if (!skipped(e)) for (const c of Array.from(e.childNodes)) walk(c);
+      }
+    };
+    walk(el);
+    return s.replace(/\n+$/, '');
+  };
+
+  const codeLanguageOf = (pre: Element): string => {
+    const own = pre.querySelector('code[class*="language-"]')?.className.match(/language-([\w+#.-]+)/)?.[1];
+    if (own) return own;
+    if (!options.codeLanguage) return '';
+    // The label sits in a header beside the <pre>; climb until an ancestor holds it, but stop
+    // before an ancestor that holds other code blocks (their labels are not ours).
+    for (let anc = pre.parentElement, i = 0; anc && i < 4; anc = anc.parentElement, i++) {
+      if (anc.querySelectorAll('pre').length > 1) break;
+      for (const sel of options.codeLanguage) {
+        const label = anc.querySelector(sel);
+        if (label) return (label.textContent ?? '').trim();
+      }
+    }
+    return '';
+  };
+
+  const visit = (node: Node): void => {
+    if (node.nodeType === 3) {
+      w.text((node.nodeValue ?? '').replace(/[\s\u00a0]+/g, ' '));
+      return;
+    }
+    if (node.nodeType !== 1) return;
+    const el = node as Element;
+    const tag = el.tagName;
+    if (options.citation && matches(el, options.citation)) {
+      const label = (el.textContent ?? '').replace(/\s+/g, ' ').trim();
+      if (label) w.text(options.markdown ? ` [${label}]` : ` ${label}`);
+      return;
+    }
+    if (skipped(el)) return;
+    if (options.math && matches(el, options.math.formula)) {
+      const tex = first(el, options.math.source)?.textContent?.trim();
+      if (tex) {
+        const display = el.parentElement !== null && matches(el.parentElement, options.math.display);
+        if (display) w.breaks(1);
+        w.text(options.markdown ? (display ? `$$${tex}$$` : `$${tex}$`) : tex);
+        if (display) w.breaks(1);
+        return;
+      }
+    }
+
+    if (/^H[1-6]$/.test(tag)) {
+      w.breaks(2);
+      if (options.markdown) w.text(`${'#'.repeat(Number(tag[1]))} `);
+      children(el);
+      w.breaks(2);
+      return;
+    }
+    switch (tag) {
+      case 'BR':
+        w.hardBreak();
+        return;
+      case 'HR':
+        w.breaks(2);
+        w.text('---');
+        w.breaks(2);
+        return;
+      case 'PRE': {
+        w.breaks(listDepth > 0 ? 1 : 2);
+        const code = codeText(el);
+        w.raw(options.markdown ? `\`\`\`${codeLanguageOf(el)}\n${code}\n\`\`\`` : code);
+        w.breaks(listDepth > 0 ? 1 : 2);
+        return;
+      }
+      case 'CODE':
+        w.text(options.markdown ? `\`${(el.textContent ?? '').replace(/\s+/g, ' ')}\`` : (el.textContent ?? ''));
+        return;
+      case 'UL':
+      case 'OL': {
+        w.breaks(listDepth > 0 ? 1 : 2);
+        let n = tag === 'OL' ? Number(el.getAttribute('start') ?? '1') || 1 : 0;
+        listDepth++;
+        for (const child of Array.from(el.childNodes)) {
+          if (child.nodeType === 1 && (child as Element).tagName === 'LI' && !skipped(child as Element)) {
+            const marker = tag === 'OL' ? `${n++}. ` : '- ';
+            w.breaks(1);
+            w.text(marker);
+            const saved = w.indent;
+            w.indent += ' '.repeat(marker.length);
+            children(child as Element);
+            w.indent = saved;
+            w.breaks(1);
+          } else visit(child);
+        }
+        listDepth--;
+        w.breaks(listDepth > 0 ? 1 : 2);
+        return;
+      }
+      case 'TD':
+      case 'TH': {
+        const prev = el.previousElementSibling;
+        if (prev && (prev.tagName === 'TD' || prev.tagName === 'TH')) w.text(' | ');
+        children(el);
+        return;
+      }
+    }
+    if (PARAGRAPH.has(tag)) {
+      const n = listDepth > 0 ? 1 : 2;
+      w.breaks(n);
+      children(el);
+      w.breaks(n);
+      return;
+    }
+    // Page content: elements laid out as blocks by CSS (a flex nav link) also break lines.
+    if (options.computedVisibility && !LINE.has(tag) && tag !== 'LI') {
+      const display = el.ownerDocument.defaultView?.getComputedStyle(el).display ?? '';
+      if (/^(block|flex|grid|list-item|table)$/.test(display)) {
+        w.breaks(1);
+        children(el);
+        w.breaks(1);
+        return;
+      }
+    }
+    if (LINE.has(tag) || tag === 'LI') {
+      w.breaks(1);
+      children(el);
+      w.breaks(1);
+      return;
+    }
+    children(el);
+  };
+
+  for (const root of Array.isArray(roots) ? roots : [roots]) {
+    w.breaks(2);
+    visit(root);
+  }
+  // No global whitespace clean-up: it would also rewrite blank lines inside code blocks.
+  return w.out.replace(/^\n+|\s+$/g, '');
+}

@@ -1,0 +1,105 @@
+import { expandCitations } from '../answer/citations';
+import type { PageContext } from '../dom/context';
+import type { PageDriver } from '../driver';
+import type { KitHandlers, PageKitHost } from '../kit-registry';
+import { all, cleanText, isHidden, pointerClick, type Scope, union } from '../dom/dom';
+import { answersOf, requireTurns, type Turn, turnsOf } from '../answer/reader';
+import { fromEntries, fromInlineCitations, fromLinks, mergeSources, type Source } from '../answer/sources';
+
+export interface SourcesResult {
+  sources: Source[];
+  /** Grouped citations seen / popovers opened and read. */
+  grouped: number;
+  expanded: number;
+  /** The Sources tab panel was read. */
+  fromTab: boolean;
+}
+
+/** Every turn has its own tab list: search the current turn first, the page only if it has none. */
+function sourcesTab(ctx: PageContext, turn: Turn | undefined): Element | null {
+  const re = new RegExp(ctx.set.sourcesTabPattern, 'i');
+  const inTurn = turn ? union(turn, ctx.set.sourcesTab).find((t) => re.test(cleanText(t))) : undefined;
+  return inTurn ?? union(ctx.doc, ctx.set.sourcesTab).find((t) => re.test(cleanText(t))) ?? null;
+}
+
+function panelFor(ctx: PageContext, tab: Element): Element | null {
+  const id = tab.getAttribute('aria-controls');
+  const byId = id ? ctx.doc.getElementById(id) : null;
+  if (byId && !isHidden(byId)) return byId;
+  const tabId = tab.id;
+  return (
+    all(ctx.doc, ctx.set.sourcesPanel).find((p) => !isHidden(p) && tabId !== '' && p.getAttribute('aria-labelledby') === tabId) ?? null
+  );
+}
+
+const hasLinks = (ctx: PageContext, panel: Element | null): panel is Element => panel !== null && all(panel, ctx.set.link).length > 0;
+
+/**
+ * Shown panels with links that are not the answer's own panel: where a tab's content is when the
+ * page does not say which panel belongs to which tab. The turn's own panels first, then the page's.
+ */
+function panelsWithSources(ctx: PageContext, turn: Turn | undefined): Element[] {
+  const scopes: Scope[] = turn ? [turn, ctx.doc] : [ctx.doc];
+  for (const scope of scopes) {
+    const found = union(scope, ctx.set.sourcesPanel).filter((p) => !isHidden(p) && hasLinks(ctx, p) && union(p, ctx.set.answer).length === 0);
+    if (found.length > 0) return found;
+  }
+  return [];
+}
+
+/**
+ * Reads the Sources tab. If its panel is not rendered, selects the tab, reads, and selects the
+ * tab that was active before, so the user's view is left as it was. The panel is the one the tab
+ * names (aria-controls / aria-labelledby) or, when the page links none, the one that appears on
+ * the click.
+ */
+async function readSourcesTab(ctx: PageContext, turn: Turn | undefined, openTab: boolean): Promise<Source[] | null> {
+  const tab = sourcesTab(ctx, turn);
+  if (!tab) return null;
+  const base = ctx.doc.location.href;
+  const selected = tab.getAttribute('aria-selected') === 'true';
+  const rendered = panelFor(ctx, tab) ?? (selected ? (panelsWithSources(ctx, turn)[0] ?? null) : null);
+  if (hasLinks(ctx, rendered)) return fromEntries(rendered, ctx.set, base);
+  if (!openTab) return null;
+  const tabList = tab.parentElement ?? turn ?? ctx.doc; // the tab's own tab list
+  const previous = union(tabList, ctx.set.sourcesTab).find((t) => t.getAttribute('aria-selected') === 'true') ?? null;
+  const before = new Set(panelsWithSources(ctx, turn));
+  pointerClick(tab);
+  const panel = await ctx.waitFor(() => {
+    const named = panelFor(ctx, tab);
+    if (hasLinks(ctx, named)) return named;
+    return panelsWithSources(ctx, turn).find((p) => !before.has(p)) ?? null;
+  }, 1500);
+  const found = panel ? fromEntries(panel, ctx.set, base) : null;
+  if (previous && previous !== tab && previous.isConnected) pointerClick(previous);
+  return found;
+}
+
+export async function readSources(ctx: PageContext, opts: { expand?: boolean; openTab?: boolean } = {}): Promise<SourcesResult> {
+  const { doc, set } = ctx;
+  const base = doc.location.href;
+  requireTurns(doc, set);
+  const turn = turnsOf(doc, set).at(-1);
+  const answers = turn ? answersOf(turn) : [];
+  const scope: Scope[] = answers.length > 0 ? answers : turn ? [turn] : [];
+  const inline = scope.flatMap((a) => fromInlineCitations(a, set, base));
+  const links = fromLinks(scope, set, base);
+  const expansion = opts.expand === false ? { sources: [], grouped: 0, expanded: 0 } : await expandCitations(ctx);
+  const tab = await readSourcesTab(ctx, turn, opts.openTab !== false);
+  return {
+    sources: mergeSources(inline, links, expansion.sources, tab ?? []),
+    grouped: expansion.grouped,
+    expanded: expansion.expanded,
+    fromTab: tab !== null,
+  };
+}
+
+/** comet_get_sources through the page's driver (its selector set, its error shaping). */
+export function sourcesThrough(driver: PageDriver, params: { expand?: boolean; openTab?: boolean } = {}): Promise<SourcesResult> {
+  return driver.run('reading sources', () => readSources(driver.context(), params));
+}
+
+/** The sources kit (lib/protocol/page/page-kits.ts): `page.sources`, loaded into a tab the first time it is asked. */
+export function sourcesKit({ driver }: PageKitHost): KitHandlers {
+  return { 'page.sources': async (params: { expand?: boolean; openTab?: boolean }) => sourcesThrough(driver(), params) };
+}

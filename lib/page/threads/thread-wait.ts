@@ -1,0 +1,191 @@
+import { RelayError } from '../../protocol/errors';
+import { threadMovedError } from '../../protocol/threads/thread-ids';
+import type { PageWatcher } from '../answer/observer';
+import type { ThreadReading, TurnReading } from '../checkpoints/thread-model';
+import type { ThreadSession } from './thread-session';
+
+/**
+ * `threads.wait`: resolves at the first checkpoint of one turn, driven by the page's own mutations
+ * (the shared MutationObserver), never by a polling loop.
+ *
+ * On each change the page is classified cheaply. When it shows a checkpoint (or cannot find the
+ * turn), the thread JSON is asked, if the per-thread interval allows, and preferred: a JSON that
+ * says "still running" is asked again when the interval allows. When the JSON may not be asked
+ * now, is rate-limited, broken or moved, the page answers (`source: 'page'`). Timers: the
+ * deadline, the quiet timer, and at most one timer for the next allowed JSON read; all cleared,
+ * the fetch aborted and the observer released, however the wait ends.
+ */
+export interface ThreadWaitParams {
+  /** The thread the call is about: the wait fails the moment the tab shows another one. */
+  threadId: string;
+  /** The turn to wait for (from threads.start / send / respond); default the latest. */
+  turn?: number;
+  timeoutMs: number;
+  quietMs?: number;
+}
+
+export interface ThreadWaitOptions {
+  signal?: AbortSignal;
+  onProgress?: (step: string) => void;
+}
+
+/** Steps already sent as progress, per turn, for this page: each step goes out once. */
+const reportedSteps = new WeakMap<ThreadSession, Map<number, Set<string>>>();
+
+
+/** The reading that answered and the turn it is about (the worker makes the checkpoint of it). */
+export interface WaitOutcome {
+  reading: ThreadReading;
+  turn: TurnReading;
+}
+
+export function waitForCheckpoint(session: ThreadSession, watcher: PageWatcher, params: ThreadWaitParams, options: ThreadWaitOptions = {}): Promise<WaitOutcome> {
+  return new Promise<WaitOutcome>((resolve, reject) => {
+    if (options.signal?.aborted) return reject(new RelayError('CANCELLED', 'The wait was cancelled.'));
+    const startCount = session.latestFromPage(true).reading.turnCount;
+    const target = params.turn ?? Math.max(0, startCount - 1);
+    let done = false;
+    let fetching: AbortController | undefined;
+    let retry: ReturnType<typeof setTimeout> | undefined;
+    let quiet: ReturnType<typeof setTimeout> | undefined;
+    /** The page state at which the JSON said "still running": wait for the JSON again, not the page. */
+    let jsonDisagreedAt: string | undefined;
+    let unsubscribe = () => {};
+
+    const perTurn = reportedSteps.get(session) ?? new Map<number, Set<string>>();
+    reportedSteps.set(session, perTurn);
+    const reported = perTurn.get(target) ?? new Set<string>();
+    perTurn.set(target, reported);
+
+    const cleanup = () => {
+      done = true;
+      clearTimeout(deadline);
+      clearTimeout(retry);
+      clearTimeout(quiet);
+      fetching?.abort();
+      unsubscribe();
+      options.signal?.removeEventListener('abort', onAbort);
+    };
+    const fail = (error: RelayError) => {
+      if (done) return;
+      cleanup();
+      reject(error);
+    };
+    /** Whether the tab still shows the thread asked for; fails the wait when not. */
+    const stillThere = (): boolean => {
+      if (session.threadId === params.threadId) return true;
+      fail(threadMovedError(params.threadId, session.url, session.threadId));
+      return false;
+    };
+    const finish = (reading: ThreadReading, turn: TurnReading | undefined, forceNull = false) => {
+      if (done || !stillThere()) return;
+      if (reading.threadId !== params.threadId) return fail(threadMovedError(params.threadId, reading.url, reading.threadId));
+      cleanup();
+      const t: TurnReading = turn ?? {
+        index: target,
+        query: '',
+        event: null,
+        entryStatus: 'PENDING',
+        answer: '',
+        steps: [],
+        sources: [],
+        files: [],
+        interactions: [],
+        optionalAuth: [],
+      };
+      // Steps the page folded away once done are still the ones this wait saw.
+      const steps = t.steps.length > 0 ? t.steps : [...reported];
+      resolve({ reading, turn: { ...t, steps, ...(forceNull ? { event: null, interactions: [] } : {}) } });
+    };
+
+    /** The target turn as the page shows it; `light` while only classifying. */
+    const pageTurn = (light: boolean): { reading: ThreadReading; turn?: TurnReading } => {
+      const latest = session.latestFromPage(light);
+      // Not on the page yet (a follow-up still on its way): no turn, never an earlier one.
+      if (latest.reading.turnCount <= target) return { reading: latest.reading };
+      if (latest.turn?.index === target) return latest;
+      const full = session.pageReading();
+      return { reading: full, turn: full.turns[target] };
+    };
+
+    /** The page's full reading of the target turn (answer, sources, files), to return. */
+    const fromPage = () => {
+      const { reading, turn } = pageTurn(false);
+      finish(reading, turn);
+    };
+
+    const askJson = () => {
+      if (done || fetching) return;
+      const controller = new AbortController();
+      fetching = controller;
+      const at = session.pageSignature();
+      session
+        .fetchJson(controller.signal)
+        .then((outcome) => {
+          fetching = undefined;
+          if (done) return;
+          if (outcome.ok && session.usable(outcome.reading, Date.now())) {
+            const turn = outcome.reading.turns[target];
+            if (turn?.event) return finish(outcome.reading, turn);
+            jsonDisagreedAt = at;
+            return check();
+          }
+          if (!outcome.ok && outcome.problem.kind === 'missing' && session.notFound()) {
+            return fail(new RelayError('THREAD_NOT_FOUND', `thread_id "${session.threadId}" matches no Perplexity thread of this account.`));
+          }
+          jsonDisagreedAt = undefined;
+          check();
+        })
+        .catch((e: unknown) => {
+          fetching = undefined;
+          if (!done) fail(RelayError.from(e, 'EVALUATION_FAILED'));
+        });
+    };
+
+    const check = () => {
+      if (done || fetching || !stillThere()) return;
+      if (session.notFound()) return fail(new RelayError('THREAD_NOT_FOUND', `thread_id "${session.threadId}" matches no Perplexity thread (the page says it does not exist).`));
+      const { turn } = pageTurn(true);
+      for (const step of turn?.steps ?? []) {
+        if (reported.has(step)) continue;
+        reported.add(step);
+        options.onProgress?.(step);
+      }
+      const pageSays = Boolean(turn?.event);
+      // The page shows no such turn (reader drift, or not drawn yet): the JSON may know it.
+      if (!turn && session.mayFetch()) return askJson();
+      if (!pageSays) return;
+      if (session.mayFetch()) return askJson();
+      if (jsonDisagreedAt === session.pageSignature()) {
+        // The JSON said "still running" for what the page shows now: ask it again when allowed.
+        clearTimeout(retry);
+        retry = setTimeout(check, session.nextFetchIn() + 10);
+        return;
+      }
+      fromPage();
+    };
+
+    const armQuiet = () => {
+      if (params.quietMs === undefined) return;
+      clearTimeout(quiet);
+      quiet = setTimeout(() => {
+        const { reading, turn } = pageTurn(false);
+        finish(session.cached() ?? reading, turn, true);
+      }, params.quietMs);
+    };
+
+    const onAbort = () => fail(new RelayError('CANCELLED', 'The wait was cancelled.'));
+    options.signal?.addEventListener('abort', onAbort, { once: true });
+    const deadline = setTimeout(() => {
+      const cached = session.cached();
+      const { reading, turn } = pageTurn(false);
+      finish(cached ?? reading, cached?.turns[target] ?? turn, true);
+    }, params.timeoutMs);
+    armQuiet();
+    unsubscribe = watcher.subscribe((events) => {
+      if (events.length > 0) armQuiet();
+      check();
+    });
+    check();
+  });
+}

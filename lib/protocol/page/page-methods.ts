@@ -1,0 +1,211 @@
+import { z } from 'zod';
+
+/**
+ * Methods that run in the content script of the Perplexity tab (reader and actions), with the
+ * schemas of their params and results. methods.ts merges this map into the full method table.
+ * The worker parses params at its edge and the Node client parses results at its own; the
+ * content script itself imports none of this (it stays free of zod).
+ */
+
+export const PAGE_MODES = ['standard', 'deep-research', 'model-council', 'create', 'learn', 'review', 'computer'] as const;
+export const PageMode = z.enum(PAGE_MODES);
+
+const Empty = z.object({}).strict();
+const Count = z.number().int().min(0);
+const MaxLength = z.number().int().min(1).optional().describe('Cut the response to this many characters (then truncated: true)');
+
+/** What a paused agent asks the person (kind named like the Computer server's events). */
+export const WaitingFor = z.object({
+  type: z.string(),
+  text: z.string(),
+  options: z.array(z.string()).optional(),
+  /** Several questions answered together (Deep Research's clarifying questions), each with its choices. */
+  questions: z.array(z.object({ id: z.string(), text: z.string(), options: z.array(z.string()).optional() })).optional(),
+  /** When the service skips the questions by itself (ISO), if the page says. */
+  expiresAt: z.string().optional(),
+});
+
+/** comet_poll's fields, name for name, then ours. */
+/** Which source answered a finished turn: the thread JSON or the page (lib/worker/threads/json-answer.ts). */
+export const AnswerSource = z.enum(['json', 'page']);
+
+export const PollResult = z.object({
+  status: z.enum(['working', 'idle', 'completed']),
+  steps: z.array(z.string()),
+  currentStep: z.string(),
+  response: z.string(),
+  hasStopButton: z.boolean(),
+  hasLoadingSpinner: z.boolean(),
+  proseCount: Count,
+  turnCount: Count,
+  /** -1 when the page has no turn. */
+  lastTurnIndex: z.number().int().min(-1),
+  questionText: z.string(),
+  url: z.string(),
+  truncated: z.boolean(),
+  /** Length of the whole response, also when `response` was cut. */
+  totalLength: Count,
+  /** The error the current turn shows, if any. */
+  error: z.string().optional(),
+  /** What the agent waits on the person for (a computer task's question, Deep Research asking first). */
+  waitingFor: WaitingFor.optional(),
+  /** Which source gave `response`: the thread's own JSON (the finished answer as Markdown) or the page's text. */
+  answerSource: AnswerSource.optional(),
+});
+export type PollResult = z.infer<typeof PollResult>;
+
+/** What page.ask hands back: pass turnIndex, conversationUrl and questionKey to page.wait to bind it to this question. */
+export const AskResult = z.object({
+  afterTurn: Count,
+  baselineUrl: z.string(),
+  /** The turn this prompt created, in the conversation at conversationUrl. */
+  turnIndex: Count,
+  conversationUrl: z.string(),
+  /** The question's head in the canonical form the page reader compares (lib/page/answer/question.ts). */
+  questionKey: z.string(),
+  previousAnswerKey: z.string(),
+  submittedAt: z.number(),
+  via: z.enum(['button', 'enter']),
+});
+
+/** `waiting`: the agent (computer mode) paused on a question or confirmation for the person. */
+export const WaitStatus = z.enum(['completed', 'timeout', 'stalled', 'error', 'stopped', 'waiting']);
+
+export const WaitResult = z.object({
+  status: WaitStatus,
+  response: z.string(),
+  steps: z.array(z.string()),
+  /** The last step while unfinished; empty once completed. */
+  currentStep: z.string(),
+  /** Index of the turn read, -1 if no turn after afterTurn ever appeared. */
+  turnIndex: z.number().int().min(-1),
+  questionText: z.string(),
+  truncated: z.boolean(),
+  totalLength: Count,
+  hasStopButton: z.boolean(),
+  error: z.string().optional(),
+  /** With status `waiting`: what the agent asks the person (kind named like the Computer server's events). */
+  waitingFor: WaitingFor.optional(),
+  url: z.string(),
+  elapsedMs: z.number().min(0),
+  /** As in comet_poll's result (comet_wait's text does not show it). */
+  answerSource: AnswerSource.optional(),
+});
+export type WaitResult = z.infer<typeof WaitResult>;
+
+export const ModeResult = z.object({
+  /** null when it cannot be read without leaving the page (see detail). */
+  mode: PageMode.nullable(),
+  /** Where it was read; 'switched' for the result of a switch. */
+  source: z.enum(['url', 'toggle', 'chip', 'menu', 'radio', 'pill', 'typeahead', 'unavailable', 'switched']),
+  detail: z.string().optional(),
+  /** Only for a switch. */
+  previous: PageMode.nullable().optional(),
+  changed: z.boolean().optional(),
+  /** The page was re-read after switching and shows the requested mode. */
+  verified: z.boolean().optional(),
+});
+
+export const Source = z.object({ title: z.string(), url: z.string().optional() });
+
+export const ProbeReport = z.object({
+  chosen: z.string(),
+  confident: z.boolean(),
+  chromeMajor: z.number().int().nullable(),
+  url: z.string(),
+  candidates: z.array(z.object({ name: z.string(), score: z.number(), present: z.array(z.string()), conflicting: z.array(z.string()) })),
+});
+
+export const pageMethods = {
+  /** Which selector set the page matched, and the evidence. */
+  'page.probe': { params: Empty, result: z.object({ name: z.string(), source: z.string().optional(), probe: ProbeReport }) },
+  'page.poll': { params: z.object({ maxLength: MaxLength }), result: PollResult },
+  'page.ask': {
+    params: z.object({
+      prompt: z.string().min(1).max(100_000),
+      newChat: z.boolean().default(false),
+      /** How long an answer still being written may delay the typing (default 90 s). */
+      busyWaitMs: z.number().int().min(0).max(600_000).optional(),
+      /** How long the page has to show the new turn after Submit (default 10 s). */
+      confirmMs: z.number().int().min(50).max(120_000).optional(),
+    }),
+    result: AskResult,
+  },
+  'page.wait': {
+    params: z.object({
+      timeoutMs: z.number().int().min(0).max(3_600_000).default(120_000),
+      /** COMET_STALL_MS: no change this long while no stop button is visible → stalled. */
+      stallMs: z.number().int().min(100).max(3_600_000).default(10_000),
+      /** From page.ask's result: the wait follows that turn of that conversation, and no other. */
+      turnIndex: Count.optional(),
+      conversationUrl: z.string().max(4000).optional(),
+      questionKey: z.string().max(1000).optional(),
+      /** The older binding (turns after this count); without any, the wait binds to the last ask made in that tab. */
+      afterTurn: Count.optional(),
+      baselineUrl: z.string().optional(),
+      maxLength: MaxLength,
+    }),
+    result: WaitResult,
+  },
+  'page.stop': {
+    params: Empty,
+    result: z.object({ stopped: z.boolean(), confirmed: z.boolean(), message: z.string() }),
+  },
+  /** Reads the mode (mode omitted or null) or switches to it, like comet_mode. */
+  'page.mode': { params: z.object({ mode: PageMode.nullable().optional() }), result: ModeResult },
+  'page.sources': {
+    params: z.object({
+      /** Open grouped citations ("reuters+2") one by one and read their popovers. */
+      expand: z.boolean().default(true),
+      /** Select the Sources tab if its panel is not rendered (the previous tab is restored). */
+      openTab: z.boolean().default(true),
+    }),
+    result: z.object({ sources: z.array(Source), grouped: Count, expanded: Count, fromTab: z.boolean() }),
+  },
+  'page.conversations': {
+    params: Empty,
+    result: z.object({ conversations: z.array(z.object({ title: z.string(), url: z.string() })) }),
+  },
+} as const;
+
+const bullets = (steps: string[]) => steps.map((s) => `  - ${s}`).join('\n');
+
+/**
+ * comet_wait's response texts, from a page.wait result. Kept beside the schema so the fields
+ * and the texts cannot drift apart.
+ */
+export function formatWaitText(r: WaitResult): string {
+  const cut = r.truncated ? `\n\n[Truncated: showing ${r.response.length} of ${r.totalLength} characters.]` : '';
+  if (r.status === 'completed' || r.status === 'stopped') {
+    if (!r.response.trim()) return 'Agent completed with no visible response.';
+    const steps = r.steps.length ? `\n\nSteps:\n${bullets(r.steps)}` : '';
+    return `${r.response}${cut}${steps}`;
+  }
+  if (r.status === 'error') {
+    return `Agent error: ${r.error ?? 'the page shows an error'}${r.response ? `\n\nPartial response:\n${r.response}${cut}` : ''}`;
+  }
+  if (r.status === 'waiting') {
+    const asked = r.waitingFor?.text || r.currentStep || 'a question on the page';
+    const several = (r.waitingFor?.questions?.length ?? 0) > 1;
+    const options = several
+      ? `\n${(r.waitingFor?.questions ?? []).map((q, i) => `${i + 1}. ${q.text}${q.options?.length ? ` (choices: ${q.options.join(' | ')})` : ''}`).join('\n')}`
+      : r.waitingFor?.options?.length
+        ? `\nSuggested answers: ${r.waitingFor.options.join(' | ')}`
+        : '';
+    const expires = r.waitingFor?.expiresAt ? `\nUnanswered, the questions are skipped at ${r.waitingFor.expiresAt}.` : '';
+    const what = r.waitingFor?.type === 'confirm_action' ? 'approve or deny it' : 'answer it';
+    const steps = r.steps.length ? `\n\nSteps so far:\n${bullets(r.steps)}` : '';
+    const partial = r.response ? `\n\nPartial response:\n${r.response}${cut}` : '';
+    return (
+      `Agent is waiting for your input: ${asked}${options}${expires}\n\n` +
+      `Ask the person to ${what} in the comet-relay side panel (or in the Perplexity tab), then call comet_wait again.${steps}${partial}`
+    );
+  }
+  const head =
+    r.status === 'timeout'
+      ? 'Agent is still working after timeout.'
+      : 'Agent stopped making progress (no change on the page and no stop button).';
+  const steps = r.steps.length ? `\n\nSteps so far:\n${bullets(r.steps)}` : '';
+  const partial = r.response ? `\n\nPartial response:\n${r.response}${cut}` : '';
+  return `${head}${steps}${partial}`;
+}

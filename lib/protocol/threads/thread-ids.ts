@@ -1,0 +1,68 @@
+import { RelayError } from '../errors';
+import { isPerplexityHost } from '../urls';
+
+/**
+ * The one rule for thread ids, used by every layer: the MCP tools' input check, the worker's
+ * routing, the page's reading of its own URL, and the zod schemas of the thread methods.
+ *
+ * A thread id is the last path segment of a conversation's URL — `/computer/tasks/{id}`,
+ * `/search/{slug}` or `/copilot/{slug}` — or the uuid in the page's thread data. Perplexity's ids
+ * are uuids, 22-character task ids and slugs: URL-unreserved characters (RFC 3986: letters, digits,
+ * `-`, `.`, `_`, `~`). Anything else (`/`, `%`, spaces, `..`) is refused, so an id can never reach
+ * another path when it is put into one.
+ */
+export const THREAD_ID_PATTERN = /^[A-Za-z0-9][A-Za-z0-9._~-]{0,199}$/;
+
+/** The pages that show one conversation; the id is the segment after the prefix, and nothing follows it. */
+const CONVERSATION_PATH = /^\/(?:computer\/tasks|search|copilot)\/([^/]+)\/?$/;
+
+export function isThreadId(value: string): boolean {
+  return THREAD_ID_PATTERN.test(value) && !value.includes('..');
+}
+
+/** What is wrong with a thread id, in one sentence that names the field and says what to do; undefined when fine. */
+export function threadIdProblem(value: string, field = 'thread_id', from = 'call_perplexity_computer'): string | undefined {
+  if (isThreadId(value)) return undefined;
+  const shown = value.length > 80 ? `${value.slice(0, 79)}…` : value;
+  return `${field} "${shown}" is not a Perplexity id (letters, digits, "-", "_", "." or "~"): pass the ${field} a previous ${from} result returned.`;
+}
+
+/** Throws INVALID_PARAMS with threadIdProblem's sentence. */
+export function checkThreadId(value: string, field = 'thread_id', from = 'call_perplexity_computer'): void {
+  const problem = threadIdProblem(value, field, from);
+  if (problem) throw new RelayError('INVALID_PARAMS', problem);
+}
+
+/** The thread id in a conversation path, when the segment is a valid id. */
+export function threadIdOfPath(pathname: string): string | undefined {
+  const segment = CONVERSATION_PATH.exec(pathname)?.[1];
+  if (!segment) return undefined;
+  let id: string;
+  try {
+    id = decodeURIComponent(segment);
+  } catch {
+    return undefined;
+  }
+  return isThreadId(id) ? id : undefined;
+}
+
+/** The thread an https perplexity.ai URL shows; undefined for any other page or host. */
+export function threadIdOfUrl(raw: string | undefined): string | undefined {
+  if (!raw) return undefined;
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    return undefined;
+  }
+  if (url.protocol !== 'https:' || !isPerplexityHost(url.hostname)) return undefined;
+  return threadIdOfPath(url.pathname);
+}
+
+/** A tab that showed one thread now shows another page: never that page's result for this call. */
+export function threadMovedError(asked: string, url: string, now: string | undefined): RelayError {
+  return new RelayError(
+    'TAB_NOT_FOUND',
+    `The tab that showed thread "${asked}" now shows ${now ? `thread "${now}"` : 'another page'} (${url}), so the call on "${asked}" stopped and nothing of the other page is returned; call again (the thread's tab is looked up anew).`,
+  );
+}

@@ -1,0 +1,38 @@
+import type { Tabs } from 'webextension-polyfill';
+import { RelayError } from '../../protocol/errors';
+import { OTHER_TABS_ORIGINS, TAB_ACCESS_GRANT } from '../../protocol/urls';
+import { browser } from '../browser/ext';
+
+/**
+ * Tabs that are not Perplexity belong to the person: the extension reads or captures them only
+ * with the optional host permission the person grants from the side panel, and each such call is
+ * also subject to Read-only and Require approval (lib/worker/panel/policy.ts, decideOtherTab). Chromium
+ * lets an extension capture any tab, Perplexity's included, only with that same permission.
+ */
+
+export async function otherTabsAllowed(): Promise<boolean> {
+  return browser.permissions.contains({ origins: [...OTHER_TABS_ORIGINS] }).catch(() => false);
+}
+
+const HOW_TO_ALLOW = `To allow it, open the comet-relay side panel and click “${TAB_ACCESS_GRANT}” under Control.`;
+
+function clip(text: string, max: number): string {
+  const flat = text.replace(/\s+/g, ' ').trim();
+  return flat.length > max ? `${flat.slice(0, max - 1)}…` : flat;
+}
+
+/** "read the tab “Title” (url)": what a call wants, for refusals and the approval prompt. */
+export function describeTabUse(verb: 'read' | 'capture', tab: Tabs.Tab): string {
+  return `${verb} the tab “${clip(tab.title ?? '', 80)}” (${clip(tab.url ?? '', 160)})`;
+}
+
+export function otherTabsRefused(what: string): RelayError {
+  return new RelayError('PERMISSION_DENIED', `Reading tabs other than Perplexity is off, so the request to ${what} was refused. ${HOW_TO_ALLOW}`);
+}
+
+export function screenshotsRefused(): RelayError {
+  return new RelayError(
+    'PERMISSION_DENIED',
+    `Screenshots, the Perplexity tab's too, need the grant “${TAB_ACCESS_GRANT}”: the browser lets an extension capture a tab only once it may read every site. ${HOW_TO_ALLOW}`,
+  );
+}

@@ -1,0 +1,267 @@
+import type { Runtime } from 'webextension-polyfill';
+import { RelayError } from '../../protocol/errors';
+import { checkEnvelope } from '../../protocol/envelope-check';
+import type { Envelope, Trace } from '../../protocol/messages';
+import { type KitLoad, kitOf, type PageKit } from '../../protocol/page/page-kits';
+import type { PageReady } from '../../protocol/ports';
+
+/**
+ * The content scripts of Perplexity tabs, each connected by its own runtime port. Requests to a
+ * page get their own ids on this hop; cancellations follow them; a page that goes away fails its
+ * open requests instead of leaving them hanging. A request whose method lives in an on-demand
+ * part of the page script (lib/protocol/page/page-kits.ts) first loads that part into the very
+ * document behind the port, once.
+ */
+export interface PageState extends PageReady {
+  tabId: number;
+}
+
+/** Runs a kit's script in the isolated world of one document (scripting.executeScript); resolves with its completion value. */
+export type KitInjector = (target: { tabId: number; documentId?: string }, file: string) => Promise<unknown>;
+
+/** What the hub knows of the document behind one port. */
+interface PageDocument {
+  /** The browser's id of the document whose script opened the port (Chrome 106+). */
+  documentId?: string;
+  /** Kits its page script holds. */
+  kits: Set<string>;
+  /** Kits being loaded now: concurrent calls share one injection. */
+  loading: Map<string, Promise<void>>;
+}
+
+interface OpenRequest {
+  /** The port the request went out on: only that port can answer it. */
+  port: Runtime.Port;
+  onProgress(message: string): void;
+  resolve(value: unknown, trace?: Trace): void;
+  reject(error: RelayError): void;
+}
+
+export class PageHub {
+  private readonly ports = new Map<number, Runtime.Port>();
+  private readonly states = new Map<number, PageState>();
+  private readonly open = new Map<string, OpenRequest>();
+  private readonly waiters = new Set<{ tabId: number; resolve(): void }>();
+  private readonly documents = new WeakMap<Runtime.Port, PageDocument>();
+  private sequence = 0;
+
+  constructor(
+    private readonly onChange: (tabId: number) => void,
+    private readonly inject?: KitInjector,
+  ) {}
+
+  accept(port: Runtime.Port): void {
+    const tabId = port.sender?.tab?.id;
+    if (tabId === undefined) {
+      port.disconnect();
+      return;
+    }
+    const replaced = this.ports.get(tabId);
+    if (replaced) {
+      // Disconnecting our own end fires no onDisconnect here: fail its open requests ourselves.
+      replaced.disconnect();
+      this.failOpen(replaced, 'The Perplexity page reloaded or reconnected during the call. Call again.');
+    }
+    this.ports.set(tabId, port);
+    const documentId = (port.sender as { documentId?: unknown } | undefined)?.documentId;
+    this.documents.set(port, { ...(typeof documentId === 'string' ? { documentId } : {}), kits: new Set(), loading: new Map() });
+    port.onMessage.addListener((raw: unknown) => this.receive(tabId, port, raw));
+    port.onDisconnect.addListener(() => {
+      this.failOpen(port, 'The Perplexity page was closed or reloaded during the call. Call again.');
+      if (this.ports.get(tabId) !== port) return;
+      this.ports.delete(tabId);
+      this.states.delete(tabId);
+      this.onChange(tabId);
+    });
+  }
+
+  /** Rejects every request still waiting on `port`, which will never answer them. */
+  private failOpen(port: Runtime.Port, message: string): void {
+    for (const [id, request] of this.open) {
+      if (request.port !== port) continue;
+      this.open.delete(id);
+      request.reject(new RelayError('NO_PERPLEXITY_TAB', message));
+    }
+  }
+
+  /** Before a full navigation: the old page's state must not answer for the new one. */
+  forget(tabId: number): void {
+    this.states.delete(tabId);
+  }
+
+  state(tabId: number): PageState | undefined {
+    return this.states.get(tabId);
+  }
+
+  connectedTabs(): number[] {
+    return [...this.ports.keys()];
+  }
+
+  /** A push to one page (a page that just went away misses it, which is fine: it is gone). */
+  send(tabId: number, message: Envelope): void {
+    try {
+      this.ports.get(tabId)?.postMessage(message);
+    } catch {
+      // disconnected meanwhile; its onDisconnect cleans up
+    }
+  }
+
+  /** A push to every connected page. */
+  broadcast(message: Envelope): void {
+    for (const tabId of this.ports.keys()) this.send(tabId, message);
+  }
+
+  /** Resolves once the tab's content script has said it is ready (or rejects after `timeoutMs`). */
+  async whenReady(tabId: number, timeoutMs: number, signal?: AbortSignal): Promise<void> {
+    if (this.states.has(tabId)) return;
+    if (signal?.aborted) throw new RelayError('CANCELLED', 'The call was cancelled.');
+    await new Promise<void>((resolve, reject) => {
+      // A cancelled call stops waiting at once: no tab work after its caller is gone.
+      const onAbort = () => {
+        clearTimeout(timer);
+        this.waiters.delete(waiter);
+        reject(new RelayError('CANCELLED', 'The call was cancelled.'));
+      };
+      const waiter = {
+        tabId,
+        resolve: () => {
+          clearTimeout(timer);
+          signal?.removeEventListener('abort', onAbort);
+          resolve();
+        },
+      };
+      signal?.addEventListener('abort', onAbort, { once: true });
+      const timer = setTimeout(() => {
+        this.waiters.delete(waiter);
+        signal?.removeEventListener('abort', onAbort);
+        reject(new RelayError('NO_PERPLEXITY_TAB', `The Perplexity page in tab ${tabId} did not load its comet-relay script within ${timeoutMs} ms. Reload the tab.`));
+      }, timeoutMs);
+      this.waiters.add(waiter);
+    });
+  }
+
+  /** `trace`, when given, receives the page's own time and this port's round trip (`port`), in ms. */
+  async request(tabId: number, method: string, params: unknown, signal: AbortSignal, onProgress: (message: string) => void, trace?: Trace): Promise<unknown> {
+    const port = this.ports.get(tabId);
+    if (!port) throw new RelayError('NO_PERPLEXITY_TAB', `Tab ${tabId} has no comet-relay page script. Open or reload a perplexity.ai tab.`);
+    const kit = kitOf(method);
+    if (kit) {
+      await this.ensureKit(tabId, port, kit);
+      if (this.ports.get(tabId) !== port) {
+        throw new RelayError('NO_PERPLEXITY_TAB', `The Perplexity page in tab ${tabId} reloaded while comet-relay loaded its ${kit.what} into it. Call again.`);
+      }
+    }
+    // Cancelled while the worker looked for the tab or waited for its script: never start it.
+    if (signal.aborted) throw new RelayError('CANCELLED', 'The call was cancelled.');
+    return this.post(port, method, params, signal, onProgress, trace);
+  }
+
+  /**
+   * Loads a kit into the document behind `port` unless its page script holds it already. The
+   * injection targets that document by id, so it can never land in the page that replaced it
+   * (that one gets its own when asked); one injection serves every call waiting for it.
+   */
+  private async ensureKit(tabId: number, port: Runtime.Port, kit: PageKit): Promise<void> {
+    const doc = this.documents.get(port);
+    if (!doc || doc.kits.has(kit.name)) return;
+    let loading = doc.loading.get(kit.name);
+    if (!loading) {
+      loading = this.loadKit(tabId, doc, kit).finally(() => doc.loading.delete(kit.name));
+      doc.loading.set(kit.name, loading);
+    }
+    await loading;
+  }
+
+  private async loadKit(tabId: number, doc: PageDocument, kit: PageKit): Promise<void> {
+    const where = `its ${kit.what} (${kit.file}) into the Perplexity page in tab ${tabId}`;
+    if (!this.inject) throw new RelayError('INTERNAL', `comet-relay cannot load ${where}: this worker has no script injector.`);
+    let outcome: unknown;
+    try {
+      outcome = await this.inject({ tabId, ...(doc.documentId ? { documentId: doc.documentId } : {}) }, kit.file);
+    } catch (error) {
+      throw new RelayError(
+        'NO_PERPLEXITY_TAB',
+        `comet-relay could not load ${where}: ${(error as Error).message}. The page was probably reloaded or closed meanwhile; call again.`,
+      );
+    }
+    const load = outcome as Partial<KitLoad> | undefined;
+    if (load?.kit === kit.name && (load.status === 'registered' || load.status === 'already')) {
+      doc.kits.add(kit.name);
+      return;
+    }
+    const why =
+      load?.status === 'no-page-script'
+        ? 'the page has no comet-relay page script any more (it is being reloaded)'
+        : load?.status === 'version-mismatch'
+          ? 'the page still runs the page script of an earlier version of the extension; reload the tab'
+          : `the script reported ${JSON.stringify(outcome ?? null)}`;
+    throw new RelayError('NO_PERPLEXITY_TAB', `comet-relay could not load ${where}: ${why}. Call again.`);
+  }
+
+  private post(port: Runtime.Port, method: string, params: unknown, signal: AbortSignal, onProgress: (message: string) => void, trace?: Trace): Promise<unknown> {
+    const id = `p${++this.sequence}`;
+    const started = trace ? performance.now() : 0;
+    return new Promise((resolve, reject) => {
+      const onAbort = () => {
+        port.postMessage({ kind: 'cancel', id } satisfies Envelope);
+        finish();
+        reject(new RelayError('CANCELLED', 'The call was cancelled.'));
+      };
+      const finish = () => {
+        this.open.delete(id);
+        signal.removeEventListener('abort', onAbort);
+      };
+      this.open.set(id, {
+        port,
+        onProgress,
+        resolve: (value, pageTrace) => {
+          finish();
+          if (trace) Object.assign(trace, pageTrace, { port: performance.now() - started });
+          resolve(value);
+        },
+        reject: (error) => {
+          finish();
+          reject(error);
+        },
+      });
+      signal.addEventListener('abort', onAbort, { once: true });
+      port.postMessage({ kind: 'request', id, method, params, ...(trace ? { trace: true as const } : {}) } satisfies Envelope);
+    });
+  }
+
+  private receive(tabId: number, port: Runtime.Port, raw: unknown): void {
+    const parsed = checkEnvelope(raw);
+    if (!parsed.ok) return;
+    const message = parsed.envelope;
+    // A reply answers only a request that went out on the same port; anything else is dropped.
+    const request = 'id' in message ? this.open.get(message.id) : undefined;
+    const mine = request?.port === port ? request : undefined;
+    switch (message.kind) {
+      case 'result':
+        mine?.resolve(message.result, message.trace);
+        return;
+      case 'error':
+        mine?.reject(new RelayError(message.error.code, message.error.message));
+        return;
+      case 'progress':
+        mine?.onProgress(message.message);
+        return;
+      case 'event':
+        if (message.event === 'page.ready' || message.event === 'page.navigated') {
+          this.states.set(tabId, { tabId, ...(message.data as PageReady) });
+          // A worker that restarted learns what this document already holds.
+          const kits = (message.data as PageReady).kits;
+          if (Array.isArray(kits)) for (const k of kits) if (typeof k === 'string') this.documents.get(port)?.kits.add(k);
+          for (const waiter of [...this.waiters]) {
+            if (waiter.tabId !== tabId) continue;
+            this.waiters.delete(waiter);
+            waiter.resolve();
+          }
+        }
+        this.onChange(tabId);
+        return;
+      default:
+        return;
+    }
+  }
+}

@@ -1,0 +1,250 @@
+import { RelayError } from '../../protocol/errors';
+import type { Envelope, ProgressSink, Request, Trace } from '../../protocol/messages';
+import { isMethodName, methods } from '../../protocol/methods';
+import type { Tabs } from 'webextension-polyfill';
+import { extractVisibleText } from '../../page/dom/visible-text';
+import { categorizeTab, isPerplexityUrl } from '../../protocol/urls';
+import { browser } from '../browser/ext';
+import { describeTabUse, otherTabsAllowed, otherTabsRefused, screenshotsRefused } from './other-tabs';
+import type { PageHub } from './pages';
+import type { TabService } from './tabs';
+import type { PollResult, WaitResult } from '../../protocol/page/page-methods';
+import type { JsonAnswers, TabFetch } from '../threads/json-answer';
+import type { ThreadCalls } from '../threads/thread-calls';
+
+/**
+ * Answers requests that arrive from the host: tab and browser calls here in the worker, `page.*`
+ * calls in the driven tab's content script. Params are parsed at this edge; every request can be
+ * cancelled by id; every failure goes back as a typed error.
+ */
+
+export type { ProgressSink } from '../../protocol/messages';
+
+export interface RouterDeps {
+  tabs: TabService;
+  pages: PageHub;
+  /** `threads.*` / `account.*`: each thread in its own tab (lib/worker/threads/thread-calls.ts). */
+  threads?: ThreadCalls;
+  /** comet_poll's and comet_wait's finished answer from the thread JSON (lib/worker/threads/json-answer.ts); without it the page's text answers. */
+  answers?: JsonAnswers;
+  status(): Promise<unknown>;
+  /** Told about every call from start to end (the side panel's activity feed, threads). */
+  onCall?(event: CallEvent): void;
+  /**
+   * The person's policy (read-only, approvals; lib/worker/panel/policy.ts), applied to every request
+   * from the host once its params are parsed. Throws to refuse; may wait for an approval.
+   */
+  authorize?(request: Request, params: Record<string, unknown>, signal: AbortSignal, progress: ProgressSink): Promise<void>;
+  /** The person's policy for reading or capturing a tab that is not Perplexity (`what` says which). */
+  authorizeOtherTab?(request: Request, what: string, signal: AbortSignal, progress: ProgressSink): Promise<void>;
+}
+
+export type CallEvent =
+  | { phase: 'start'; request: Request; at: number }
+  | { phase: 'end'; request: Request; at: number; ok: boolean; result?: unknown; error?: string };
+
+export class Router {
+  private readonly running = new Map<string, AbortController>();
+
+  constructor(private readonly deps: RouterDeps) {}
+
+  /**
+   * Runs one request from the host. It is registered (and so cancellable) at once, before
+   * `startup` (the worker's restored state) is awaited: a cancel that arrives meanwhile stops it
+   * before it runs instead of finding nothing to cancel.
+   */
+  async handle(request: Request, reply: (message: Envelope) => void, startup: Promise<unknown> = Promise.resolve()): Promise<void> {
+    const controller = new AbortController();
+    this.running.get(request.id)?.abort(); // ids are unique per host lifetime; never let two share one
+    this.running.set(request.id, controller);
+    await startup.catch(() => {});
+    if (controller.signal.aborted) {
+      if (this.running.get(request.id) === controller) this.running.delete(request.id);
+      return;
+    }
+    this.deps.onCall?.({ phase: 'start', request, at: Date.now() });
+    // Asked for by the bench's profile only: the page's and the port's times, and ours around them.
+    const trace: Trace | undefined = request.trace ? {} : undefined;
+    const started = trace ? performance.now() : 0;
+    try {
+      const result = await this.dispatch(
+        request,
+        controller.signal,
+        (message, holdMs) => reply({ kind: 'progress', id: request.id, message, ...(holdMs ? { holdMs } : {}) }),
+        false,
+        trace,
+      );
+      const traced = trace ? { trace: { ...trace, worker: performance.now() - started } } : {};
+      if (!controller.signal.aborted) reply({ kind: 'result', id: request.id, result, ...traced });
+      this.deps.onCall?.({ phase: 'end', request, at: Date.now(), ok: true, result });
+    } catch (error) {
+      const relayError = RelayError.from(error, 'EVALUATION_FAILED');
+      if (!controller.signal.aborted) reply({ kind: 'error', id: request.id, error: relayError.toPayload() });
+      this.deps.onCall?.({ phase: 'end', request, at: Date.now(), ok: false, error: `[${relayError.code}] ${relayError.message}` });
+    } finally {
+      if (this.running.get(request.id) === controller) this.running.delete(request.id);
+    }
+  }
+
+  cancel(id: string): void {
+    this.running.get(id)?.abort();
+  }
+
+  /**
+   * The host link dropped: every caller is gone, so nothing may go on in their name (a held prompt
+   * must not be approved and submitted with nobody waiting). Replies could not be delivered anyway.
+   */
+  abortAll(reason: string): void {
+    for (const controller of this.running.values()) controller.abort(new RelayError('HOST_DISCONNECTED', reason));
+    this.running.clear();
+  }
+
+  /**
+   * A call the person makes from the side panel: the same parsing and the same path to the page
+   * as an agent's call, without the agent policy (the person is the one it protects).
+   */
+  local(method: string, params: unknown, signal: AbortSignal = new AbortController().signal): Promise<unknown> {
+    return this.dispatch({ kind: 'request', id: `local-${++this.localSequence}`, method, params }, signal, () => {}, true);
+  }
+
+  private localSequence = 0;
+
+  private async dispatch(request: Request, signal: AbortSignal, progress: ProgressSink, trusted = false, trace?: Trace): Promise<unknown> {
+    const { method } = request;
+    if (!isMethodName(method)) {
+      throw new RelayError('INVALID_PARAMS', `The extension has no method "${method}". Are the extension and comet-relay the same version?`);
+    }
+    const parsed = methods[method].params.safeParse(request.params ?? {});
+    if (!parsed.success) {
+      const issue = parsed.error.issues[0];
+      throw new RelayError('INVALID_PARAMS', `${method}: ${issue?.path.join('.') || 'params'}: ${issue?.message}`);
+    }
+    const params = parsed.data as Record<string, unknown>;
+    throwIfCancelled(signal);
+    if (!trusted) await this.deps.authorize?.(request, params, signal, progress);
+    // An approval can land in the same instant as a cancel or a dropped link: the cancel wins.
+    throwIfCancelled(signal);
+    const { tabs, pages } = this.deps;
+    switch (method) {
+      case 'browser.status':
+        return this.deps.status();
+      case 'tabs.list':
+        return { tabs: await tabs.list() };
+      case 'tabs.switch':
+        return { tab: await tabs.switchTo(String(params.tabId ?? '')) };
+      case 'tabs.ensurePerplexity':
+        return tabs.ensurePerplexity(15_000);
+      case 'tabs.navigate':
+        return { url: await tabs.navigate(String(params.url)) };
+      case 'tabs.capture':
+        return this.capture(request, params.format as 'png' | 'jpeg', params.quality as number | undefined, signal, progress, trusted);
+      case 'page.content':
+        return this.pageContent(request, params.maxLength as number, signal, progress, trusted, trace);
+      default: {
+        if (this.deps.threads?.handles(method)) return this.deps.threads.call(method, params, signal, progress);
+        const tabId = await tabs.pageTab();
+        const result = await pages.request(tabId, method, params, signal, progress, trace);
+        if (!this.deps.answers || (method !== 'page.poll' && method !== 'page.wait')) return result;
+        // The page said the turn finished: its thread JSON, fetched by the same tab, may hold the answer as written.
+        const read = result as PollResult | WaitResult;
+        const turnIndex = 'lastTurnIndex' in read ? read.lastTurnIndex : read.turnIndex;
+        const fetch: TabFetch = async (path, query, headers) =>
+          (await pages.request(tabId, 'threads.fetch', { path, query, headers }, signal, () => {}, trace)) as { status: number; body: string };
+        return this.deps.answers.answer(read, turnIndex, params.maxLength as number | undefined, fetch);
+      }
+    }
+  }
+
+  private async drivenTabOrFail(): Promise<Tabs.Tab & { id: number }> {
+    const tab = await this.deps.tabs.drivenTab();
+    if (tab?.id === undefined) throw new RelayError('TAB_NOT_FOUND', 'No tab is selected. Call comet_connect or comet_switch_tab first.');
+    return tab as Tabs.Tab & { id: number };
+  }
+
+  /** A tab that is not Perplexity: only with the person's permission, and under their policy. */
+  private async admitOtherTab(request: Request, what: string, signal: AbortSignal, progress: ProgressSink, trusted: boolean): Promise<void> {
+    if (!(await otherTabsAllowed())) throw otherTabsRefused(what);
+    if (!trusted) await this.deps.authorizeOtherTab?.(request, what, signal, progress);
+  }
+
+  /**
+   * Perplexity tabs answer through their content script; any other tab through an injected
+   * function, once admitted. Which one is decided by the tab's URL, not by whether the script is
+   * ready this instant: a Perplexity tab between two pages (a new chat, a reload) is waited for,
+   * since a reader injected into the frame that is going away fails ("Frame with ID 0 was removed").
+   * The result says which answered, so the MCP tool can fence a web page's words.
+   */
+  private async pageContent(request: Request, maxLength: number, signal: AbortSignal, progress: ProgressSink, trusted: boolean, trace?: Trace): Promise<unknown> {
+    const fromPageScript = async (tabId: number, url: string) => {
+      const page = (await this.deps.pages.request(tabId, 'page.content', { maxLength }, signal, progress, trace)) as object;
+      return { ...page, url, source: 'perplexity' };
+    };
+    const connected = this.deps.tabs.connectedDrivenTab();
+    if (connected && categorizeTab(connected.url) === 'Main') return fromPageScript(connected.id, connected.url);
+    const tab = await this.drivenTabOrFail();
+    const url = tab.url ?? '';
+    const perplexity = isPerplexityUrl(url);
+    if (perplexity && (this.deps.pages.state(tab.id) || categorizeTab(url) === 'Main')) {
+      // A tab whose script has not said ready yet is waited for (pageTab).
+      return fromPageScript(this.deps.pages.state(tab.id) ? tab.id : await this.deps.tabs.pageTab(), url);
+    }
+    if (!perplexity) await this.admitOtherTab(request, describeTabUse('read', tab), signal, progress, trusted);
+    let read: ReturnType<typeof extractVisibleText> | undefined;
+    try {
+      const [injection] = await browser.scripting.executeScript({ target: { tabId: tab.id }, func: extractVisibleText, args: [maxLength] });
+      read = injection?.result as typeof read;
+    } catch (error) {
+      throw new RelayError('EVALUATION_FAILED', `Could not read tab ${tab.id} (${url}): ${(error as Error).message}`);
+    }
+    // What was decided on (and approved, which can take minutes) is the page at `url`: a tab that
+    // moved on meanwhile shows someone else's page, which nobody allowed to be read.
+    if (!read || !samePage(read.url, url)) throw tabMoved('read', url, read?.url);
+    const { url: _readFrom, ...page } = read;
+    return { ...page, url, source: perplexity ? 'perplexity' : 'other-tab' };
+  }
+
+  /** Chromium captures any tab only with the optional all-sites permission; other tabs are also under the person's policy. */
+  private async capture(
+    request: Request,
+    format: 'png' | 'jpeg',
+    quality: number | undefined,
+    signal: AbortSignal,
+    progress: ProgressSink,
+    trusted: boolean,
+  ): Promise<unknown> {
+    const tab = await this.deps.tabs.drivenTab();
+    if (tab?.id === undefined) return this.deps.tabs.capture(tab, format, quality);
+    const url = tab.url ?? '';
+    if (isPerplexityUrl(url)) {
+      if (!(await otherTabsAllowed())) throw screenshotsRefused();
+    } else {
+      await this.admitOtherTab(request, describeTabUse('capture', tab), signal, progress, trusted);
+      // The approval named this page; the tab may show another one by now.
+      const now = await browser.tabs.get(tab.id).catch(() => undefined);
+      if (!now || !samePage(now.url ?? '', url)) throw tabMoved('capture', url, now?.url);
+    }
+    return this.deps.tabs.capture(tab, format, quality);
+  }
+}
+
+/** The same page: origin, path and query (a fragment moves within a page). */
+function samePage(a: string, b: string): boolean {
+  try {
+    const x = new URL(a);
+    const y = new URL(b);
+    return x.origin === y.origin && x.pathname === y.pathname && x.search === y.search;
+  } catch {
+    return false;
+  }
+}
+
+function tabMoved(verb: 'read' | 'capture', decided: string, now: string | undefined): RelayError {
+  return new RelayError(
+    'PERMISSION_DENIED',
+    `The tab went from ${decided} to ${now ?? 'another page (or closed)'} before it could be ${verb === 'read' ? 'read' : 'captured'}, so nothing was ${verb === 'read' ? 'read' : 'captured'}: what was allowed was the page at ${decided}. Call again for the page it shows now.`,
+  );
+}
+
+function throwIfCancelled(signal: AbortSignal): void {
+  if (signal.aborted) throw RelayError.from(signal.reason ?? new RelayError('CANCELLED', 'The call was cancelled.'), 'CANCELLED');
+}

@@ -1,0 +1,69 @@
+import { RelayError } from '../../protocol/errors';
+import type { PendingApproval } from '../../protocol/panel';
+import { approvalTimeoutError, deniedError } from './policy';
+
+/**
+ * Calls held until the person approves or denies them in the side panel. Each one ends exactly
+ * once: approved, denied, timed out, or cancelled by its caller; every ending removes it from the
+ * list and tells the panel.
+ */
+export interface ApprovalRequest {
+  id: string;
+  clientName: string;
+  tool?: string;
+  method: string;
+  what: string;
+}
+
+interface Held {
+  info: PendingApproval;
+  settle(error?: RelayError): void;
+}
+
+export class ApprovalQueue {
+  private readonly held = new Map<string, Held>();
+
+  constructor(
+    private readonly onChange: (pending: PendingApproval[]) => void,
+    private readonly now: () => number = Date.now,
+  ) {}
+
+  /** Resolves when approved; rejects with PERMISSION_DENIED, TIMEOUT or CANCELLED otherwise. */
+  request(request: ApprovalRequest, timeoutMs: number, signal?: AbortSignal): Promise<void> {
+    if (signal?.aborted) return Promise.reject(new RelayError('CANCELLED', 'The call was cancelled.'));
+    const at = this.now();
+    const info: PendingApproval = { ...request, requestedAt: at, expiresAt: at + timeoutMs };
+    return new Promise<void>((resolve, reject) => {
+      const onAbort = () => held.settle(new RelayError('CANCELLED', 'The call was cancelled while it waited for approval.'));
+      const timer = setTimeout(() => held.settle(approvalTimeoutError(request.what, Math.round(timeoutMs / 1000))), timeoutMs);
+      const held: Held = {
+        info,
+        settle: (error) => {
+          if (this.held.get(request.id) !== held) return;
+          this.held.delete(request.id);
+          clearTimeout(timer);
+          signal?.removeEventListener('abort', onAbort);
+          this.onChange(this.pending());
+          if (error) reject(error);
+          else resolve();
+        },
+      };
+      this.held.get(request.id)?.settle(new RelayError('CANCELLED', 'A newer call with the same id replaced this one.'));
+      this.held.set(request.id, held);
+      signal?.addEventListener('abort', onAbort, { once: true });
+      this.onChange(this.pending());
+    });
+  }
+
+  /** The person's click. False when nothing with that id is waiting (it timed out meanwhile). */
+  decide(id: string, approve: boolean): boolean {
+    const held = this.held.get(id);
+    if (!held) return false;
+    held.settle(approve ? undefined : deniedError(held.info.what));
+    return true;
+  }
+
+  pending(): PendingApproval[] {
+    return [...this.held.values()].map((h) => h.info).sort((a, b) => a.requestedAt - b.requestedAt);
+  }
+}

@@ -1,0 +1,132 @@
+import { RelayError } from '../../protocol/errors';
+import type { ModeView } from '../../protocol/panel';
+import { PageMode } from '../../protocol/page/page-methods';
+import { parseWatchSnapshot, type WatchSnapshot } from '../../protocol/watch';
+
+/**
+ * Live page state for the side panel. While at least one panel is open, one `page.watch` request
+ * stays open to the driven Perplexity tab and streams snapshots; when the last panel closes, or
+ * the driven tab changes, it is cancelled (and the page drops its observer). Nothing is polled.
+ */
+export interface WatchDeps {
+  /** The driven tab if its page script is connected, else undefined. */
+  watchableTab(): Promise<number | undefined>;
+  request(tabId: number, signal: AbortSignal, onProgress: (message: string) => void): Promise<unknown>;
+  onSnapshot(tabId: number, snapshot: WatchSnapshot): void;
+  /** The watch ended (tab closed, reloaded, panels gone). */
+  onEnd(tabId: number): void;
+}
+
+export class PageWatch {
+  private current?: { tabId: number; controller: AbortController };
+  private wanted = false;
+  private refreshing = Promise.resolve();
+
+  constructor(private readonly deps: WatchDeps) {}
+
+  get tabId(): number | undefined {
+    return this.current?.tabId;
+  }
+
+  /** Whether any panel is open; watches run only then. */
+  setWanted(wanted: boolean): void {
+    this.wanted = wanted;
+    this.refresh();
+  }
+
+  /** Re-evaluates which tab to watch (call on page connect/disconnect and tab changes). */
+  refresh(): void {
+    this.refreshing = this.refreshing.then(() => this.reconcile()).catch(() => {});
+  }
+
+  private async reconcile(): Promise<void> {
+    const target = this.wanted ? await this.deps.watchableTab().catch(() => undefined) : undefined;
+    if (this.current?.tabId === target) return;
+    this.stop();
+    if (target === undefined) return;
+    const controller = new AbortController();
+    const watch = { tabId: target, controller };
+    this.current = watch;
+    this.deps
+      .request(target, controller.signal, (message) => {
+        const snapshot = parseWatchSnapshot(message);
+        if (snapshot && this.current === watch) this.deps.onSnapshot(target, snapshot);
+      })
+      .catch(() => {})
+      .finally(() => {
+        if (this.current !== watch) return;
+        this.current = undefined;
+        this.deps.onEnd(target);
+      });
+  }
+
+  private stop(): void {
+    const old = this.current;
+    if (!old) return;
+    this.current = undefined;
+    old.controller.abort();
+    this.deps.onEnd(old.tabId);
+  }
+}
+
+/**
+ * What the panel's mode control shows: the mode the page shows (watch snapshots), else the last
+ * page.mode answer for this page load (an agent's or the panel's), plus a switch in flight.
+ */
+export class ModeState {
+  private current: ModeView['current'] = null;
+  private detail?: string;
+  private switching?: ModeView['switching'];
+  private error?: string;
+  /** A page.mode read was already asked for this page load. */
+  read = false;
+
+  view(): ModeView {
+    return {
+      current: this.current,
+      ...(this.detail && !this.current ? { detail: this.detail } : {}),
+      ...(this.switching ? { switching: this.switching } : {}),
+      ...(this.error ? { error: this.error } : {}),
+    };
+  }
+
+  /** A new page (load or reload) or another tab: what was known no longer holds. */
+  reset(): void {
+    this.current = null;
+    this.detail = undefined;
+    this.error = undefined;
+    this.read = false;
+  }
+
+  fromSnapshot(snapshot: WatchSnapshot): void {
+    if (snapshot.mode) {
+      this.current = snapshot.mode;
+      this.detail = undefined;
+    }
+  }
+
+  switchStarted(mode: string): void {
+    const parsed = PageMode.safeParse(mode);
+    this.switching = parsed.success ? parsed.data : undefined;
+    this.error = undefined;
+  }
+
+  /** The answer of any page.mode call, read or switch. */
+  fromResult(result: unknown): void {
+    const r = (result ?? {}) as { mode?: unknown; detail?: unknown };
+    const mode = PageMode.safeParse(r.mode);
+    if (mode.success) {
+      this.current = mode.data;
+      this.detail = undefined;
+    } else if (!this.current && typeof r.detail === 'string') {
+      this.detail = r.detail;
+    }
+    this.switching = undefined;
+  }
+
+  switchFailed(error: unknown): void {
+    const e = RelayError.from(error);
+    this.switching = undefined;
+    this.error = `[${e.code}] ${e.message}`;
+  }
+}

@@ -1,0 +1,322 @@
+import type { Runtime } from 'webextension-polyfill';
+import { RelayError } from '../../protocol/errors';
+import type { ProfileInfo, Request } from '../../protocol/messages';
+import type { AttachedClient, BrowserStatus } from '../../protocol/methods';
+import type { ActivityEntry, ControlSettings, PackView, PanelParams, PanelState } from '../../protocol/panel';
+import type { ThreadCheckpoint } from '../../protocol/threads/threads';
+import { checkPerplexityUrl } from '../../protocol/urls';
+import type { WatchSnapshot } from '../../protocol/watch';
+import { ActivityLog } from './activity';
+import { ApprovalQueue } from './approvals';
+import { browser } from '../browser/ext';
+import type { LinkStatus } from '../link/native-link';
+import { otherTabsAllowed } from '../calls/other-tabs';
+import { ModeState, PageWatch } from './page-watch';
+import type { PageHub } from '../calls/pages';
+import { PanelHub } from './panels';
+import { type Decision, decide, decideOtherTab } from './policy';
+import { SelectorMissLog } from './selector-miss';
+import type { CallEvent, ProgressSink, Router } from '../calls/router';
+import { coalescedSaver, sessionValue } from '../browser/session-store';
+import { SettingsStore } from '../browser/settings';
+import type { TabService } from '../calls/tabs';
+import { conversationKey, ThreadBook } from './threads';
+
+/**
+ * Everything the side panel needs from the worker, in one place: the person's settings and the
+ * policy they impose on agents' calls (read-only, approvals), the activity feed, the thread list,
+ * the live page watch and mode, and the panel's own requests. main.ts creates one and hooks it into
+ * the router (authorize, onCall) and the page hub (onPageChange).
+ */
+export interface PanelServiceDeps {
+  router(): Router;
+  tabs: TabService;
+  pages: PageHub;
+  status(): Promise<BrowserStatus>;
+  identity(): Promise<{ browser: PanelState['browser']; profile: ProfileInfo }>;
+  renameProfile(label: string): Promise<void>;
+  link(): LinkStatus;
+  restartLink(): void;
+  clients(): AttachedClient[];
+  /** Selector sets added as files, and files that could not be used. */
+  packs(): PackView;
+}
+
+export class PanelService {
+  readonly settings: SettingsStore;
+  readonly approvals: ApprovalQueue;
+  readonly activity: ActivityLog;
+  readonly threads = new ThreadBook();
+  readonly mode = new ModeState();
+  readonly misses = new SelectorMissLog();
+  readonly hub: PanelHub;
+  private readonly watch: PageWatch;
+  private snapshot?: { tabId: number; value: WatchSnapshot };
+  /** page.* calls of agents in flight: the panel never reads the mode while an agent works the page. */
+  private pageCalls = 0;
+  private readonly saveThreads: () => void;
+
+  constructor(private readonly deps: PanelServiceDeps) {
+    this.settings = new SettingsStore(() => this.push());
+    this.approvals = new ApprovalQueue((pending) => {
+      void showBadge(pending.length);
+      this.push();
+    });
+    void showBadge(0); // approvals do not outlive the worker; neither may their badge
+    this.activity = new ActivityLog(() => this.push(), sessionValue<ActivityEntry[]>('activity'));
+    const threadStore = sessionValue<unknown>('threads');
+    this.saveThreads = coalescedSaver(threadStore, () => this.threads.saved());
+    void this.activity.restore();
+    void threadStore
+      .load()
+      .then((saved) => {
+        this.threads.load(saved);
+        this.push();
+      })
+      .catch(() => {});
+
+    this.watch = new PageWatch({
+      watchableTab: async () => {
+        const tab = await deps.tabs.drivenTab();
+        return tab?.id !== undefined && deps.pages.state(tab.id) ? tab.id : undefined;
+      },
+      request: (tabId, signal, onProgress) => deps.pages.request(tabId, 'page.watch', {}, signal, onProgress),
+      onSnapshot: (tabId, value) => this.onSnapshot(tabId, value),
+      onEnd: () => {
+        this.snapshot = undefined;
+        this.threads.forgetPage();
+        this.mode.reset();
+        this.push();
+      },
+    });
+    // The person grants or withdraws access to other tabs from the panel (or chrome://extensions).
+    browser.permissions.onAdded.addListener(() => this.push());
+    browser.permissions.onRemoved.addListener(() => this.push());
+    this.hub = new PanelHub(() => this.state(), this.handlers(), (count) => this.watch.setWanted(count > 0));
+  }
+
+  accept(port: Runtime.Port): void {
+    this.hub.accept(port);
+  }
+
+  push(): void {
+    this.hub.push();
+  }
+
+  /** Added selector sets changed: a miss seen with the old ones may be fixed now. */
+  onPacksChanged(itemsChanged: boolean): void {
+    if (itemsChanged) this.misses.clear();
+    this.push();
+  }
+
+  /** A page connected, navigated or went away, or tabs changed. */
+  onPageChange(): void {
+    this.watch.refresh();
+    this.push();
+  }
+
+  /** Router hook: the person's policy, before any agent's call runs. */
+  authorize = async (request: Request, params: Record<string, unknown>, signal: AbortSignal, progress: ProgressSink) => {
+    const settings = await this.settings.load();
+    await this.enforce(decide(request.method, params, settings), request, settings, signal, progress);
+  };
+
+  /** Router hook: reading or capturing a tab that is not Perplexity. */
+  authorizeOtherTab = async (request: Request, what: string, signal: AbortSignal, progress: ProgressSink) => {
+    const settings = await this.settings.load();
+    await this.enforce(decideOtherTab(what, settings), request, settings, signal, progress);
+  };
+
+  /** Lets the call run, refuses it, or holds it until the person approves (or the time runs out). */
+  private async enforce(decision: Decision, request: Request, settings: ControlSettings, signal: AbortSignal, progress: ProgressSink): Promise<void> {
+    if (decision.kind === 'allow') return;
+    if (decision.kind === 'deny') throw decision.error;
+    progress(`Waiting up to ${settings.approvalTimeoutSec} s for the person at the browser to approve: ${decision.what}.`, settings.approvalTimeoutSec * 1000);
+    this.threads.awaitingApproval(request.id, true);
+    const held = {
+      id: request.id,
+      clientName: request.origin?.clientName || 'An MCP client',
+      ...(request.origin?.tool ? { tool: request.origin.tool } : {}),
+      method: request.method,
+      what: decision.what,
+    };
+    try {
+      await this.approvals.request(held, settings.approvalTimeoutSec * 1000, signal);
+    } finally {
+      this.threads.awaitingApproval(request.id, false);
+    }
+  }
+
+  /** Router hook: every call's start and end. */
+  onCall = (event: CallEvent) => {
+    const { request } = event;
+    this.activity.record(event);
+    this.misses.onCall(event);
+    if (this.threads.onCall(event)) this.saveThreads();
+    if (request.method.startsWith('page.')) this.pageCalls += event.phase === 'start' ? 1 : -1;
+    if (request.method === 'page.mode') {
+      const mode = (request.params as { mode?: string | null } | undefined)?.mode;
+      if (event.phase === 'start' && mode) this.mode.switchStarted(mode);
+      else if (event.phase === 'end' && event.ok) this.mode.fromResult(event.result);
+      else if (event.phase === 'end' && mode) this.mode.switchFailed(new RelayError('AGENT_ERROR', event.error ?? 'the switch failed'));
+    }
+    if (event.phase === 'end' && request.method.startsWith('tabs.')) this.watch.refresh();
+    this.push();
+  };
+
+  /** A Computer thread's wait streamed a step (lib/worker/threads/thread-calls.ts). */
+  onThreadStep = (threadId: string, step: string) => {
+    if (!this.threads.onThreadStep(threadId, step, Date.now())) return;
+    this.saveThreads();
+    this.push();
+  };
+
+  /**
+   * The person answers a Computer thread's prompt from the panel: the same threads.respond an agent
+   * sends, then a wait (bounded) so the panel shows the thread's next checkpoint without an agent.
+   */
+  private async respondInThread(threadId: string, interactionId: string, reply: PanelReply): Promise<void> {
+    const asThread =
+      reply.kind === 'answer'
+        ? { kind: 'answers' as const, answers: { [interactionId]: reply.text } }
+        : reply.kind === 'connected'
+          ? { kind: 'connected' as const, message: 'Signed in from the comet-relay side panel' }
+          : reply;
+    const router = this.deps.router();
+    const turn = (await router.local('threads.respond', { threadId, followupUuid: interactionId, reply: asThread })) as { turn?: number };
+    this.threads.onThreadStep(threadId, 'Answer sent', Date.now());
+    this.push();
+    void router
+      .local('threads.wait', { threadId, ...(typeof turn.turn === 'number' ? { turn: turn.turn } : {}), timeoutMs: FOLLOW_MS })
+      .then((checkpoint) => {
+        this.threads.onCheckpoint(checkpoint as ThreadCheckpoint, Date.now());
+        this.saveThreads();
+        this.push();
+      })
+      .catch(() => {});
+  }
+
+  private onSnapshot(tabId: number, value: WatchSnapshot): void {
+    this.snapshot = { tabId, value };
+    this.mode.fromSnapshot(value);
+    this.threads.onSnapshot(value, Date.now());
+    this.saveThreads();
+    this.push();
+    // The page shows no mode we can name (generation A with a pill this version does not know):
+    // ask once per load, when nobody works the page (page.mode types "/" only into an empty composer).
+    if (!value.mode && !this.mode.read && value.status !== 'working' && this.pageCalls === 0) {
+      this.mode.read = true;
+      void this.deps
+        .router()
+        .local('page.mode', {})
+        .then((result) => this.mode.fromResult(result))
+        .catch(() => {})
+        .finally(() => this.push());
+    }
+  }
+
+  private async state(): Promise<PanelState> {
+    const { browser: browserInfo, profile } = await this.deps.identity();
+    const current = await this.deps.status().catch(() => undefined);
+    const perplexityTab = current?.perplexityTab ?? null;
+    const live = perplexityTab && this.snapshot && String(this.snapshot.tabId) === perplexityTab.tabId ? this.snapshot.value : undefined;
+    return {
+      link: this.deps.link(),
+      profile,
+      browser: browserInfo,
+      extensionVersion: browser.runtime.getManifest().version,
+      clients: this.deps.clients(),
+      perplexityTab,
+      mode: perplexityTab ? this.mode.view() : { current: null },
+      pageStatus: live?.status ?? null,
+      threads: this.threads.list(),
+      activity: this.activity.entries(),
+      settings: this.settings.current,
+      otherTabs: { allowed: await otherTabsAllowed() },
+      approvals: this.approvals.pending(),
+      packs: this.deps.packs(),
+      pageProblem: this.misses.current(),
+    };
+  }
+
+  private handlers() {
+    const { deps } = this;
+    return {
+      'panel.reconnect': async () => {
+        deps.restartLink();
+        return {};
+      },
+      'panel.clearActivity': async () => {
+        this.activity.clear();
+        return {};
+      },
+      'panel.renameProfile': async ({ label }: { label: string }) => {
+        await deps.renameProfile(label);
+        this.push();
+        return {};
+      },
+      'panel.setMode': async ({ mode }: { mode: string }) => {
+        this.mode.switchStarted(mode);
+        this.push();
+        try {
+          const result = await deps.router().local('page.mode', { mode });
+          this.mode.fromResult(result);
+          return { mode: (result as { mode: string | null }).mode };
+        } catch (error) {
+          this.mode.switchFailed(error);
+          throw error;
+        } finally {
+          this.push();
+        }
+      },
+      'panel.openThread': async ({ url }: { url: string }) => {
+        const checked = checkPerplexityUrl(url);
+        if (!checked.ok) throw new RelayError('INVALID_URL', `Only perplexity.ai pages open from the panel; ${url} is refused because ${checked.reason}.`);
+        const tab = await deps.tabs.drivenTab();
+        const here = tab?.url && conversationKey(tab.url) === conversationKey(checked.url);
+        if (!here) await deps.router().local('tabs.navigate', { url: checked.url });
+        const shown = await deps.tabs.drivenTab();
+        if (shown?.id !== undefined) {
+          await browser.tabs.update(shown.id, { active: true });
+          if (shown.windowId !== undefined) await browser.windows.update(shown.windowId, { focused: true }).catch(() => {});
+        }
+        return {};
+      },
+      'panel.respond': async (params: { threadKey: string; interactionId: string; reply: PanelReply }) => {
+        const waiting = this.threads.interactionsOf(params.threadKey).some((i) => i.id === params.interactionId);
+        if (!waiting) throw new RelayError('INVALID_PARAMS', 'That question is no longer waiting for an answer.');
+        const threadId = this.threads.threadIdOf(params.threadKey);
+        if (threadId) {
+          await this.respondInThread(threadId, params.interactionId, params.reply);
+          return {};
+        }
+        const tabId = await deps.tabs.pageTab();
+        await deps.pages.request(tabId, 'page.respond', { interactionId: params.interactionId, reply: params.reply }, new AbortController().signal, () => {});
+        return {};
+      },
+      'panel.decide': async ({ id, approve }: { id: string; approve: boolean }) => {
+        if (!this.approvals.decide(id, approve)) {
+          throw new RelayError('INVALID_PARAMS', 'That call is no longer waiting (it timed out or its client gave up).');
+        }
+        return {};
+      },
+      'panel.setSettings': async (patch: Partial<PanelState['settings']>) => this.settings.update(patch),
+    };
+  }
+}
+
+/** How long the panel follows a Computer thread after answering it (no agent may be waiting on it). */
+const FOLLOW_MS = 120_000;
+
+type PanelReply = PanelParams<'panel.respond'>['reply'];
+
+/** A number on the toolbar icon while calls wait for approval, so a closed panel still tells. */
+async function showBadge(waiting: number): Promise<void> {
+  const action = browser.action;
+  if (!action) return;
+  await action.setBadgeText({ text: waiting > 0 ? String(waiting) : '' }).catch(() => {});
+  if (waiting > 0) await action.setBadgeBackgroundColor({ color: '#b7791f' }).catch(() => {});
+  await action
+    .setTitle({ title: waiting > 0 ? `comet-relay: ${waiting} call${waiting === 1 ? '' : 's'} waiting for your approval` : 'comet-relay' })
+    .catch(() => {});
+}

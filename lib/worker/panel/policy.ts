@@ -1,0 +1,156 @@
+import { accessOf } from '../../protocol/access';
+import { RelayError } from '../../protocol/errors';
+import type { PAGE_MODES } from '../../protocol/page/page-methods';
+import type { ControlSettings } from '../../protocol/panel';
+
+/**
+ * What the person's settings (read-only, require approval) make of a call. Whether a method reads or
+ * acts is decided once, in lib/protocol/access.ts, for the worker and the MCP tools alike. The worker
+ * applies this to every request from the host before it runs; the side panel only displays it.
+ */
+type Params = Record<string, unknown>;
+
+const MODE_LABELS: Record<(typeof PAGE_MODES)[number], string> = {
+  standard: 'Standard',
+  'deep-research': 'Deep research',
+  'model-council': 'Model council',
+  create: 'Create',
+  learn: 'Learn',
+  review: 'Review',
+  computer: 'Computer',
+};
+
+export function modeLabel(mode: string): string {
+  return (MODE_LABELS as Record<string, string | undefined>)[mode] ?? mode;
+}
+
+function clip(text: string, max: number): string {
+  const flat = text.replace(/\s+/g, ' ').trim();
+  return flat.length > max ? `${flat.slice(0, max - 1)}…` : flat;
+}
+
+function quote(text: unknown, max = 160): string {
+  return `“${clip(String(text ?? ''), max)}”`;
+}
+
+function filesOf(params: Params): string {
+  const n = Array.isArray(params.attachments) ? params.attachments.length : 0;
+  return n > 0 ? ` and ${n} file${n === 1 ? '' : 's'}` : '';
+}
+
+/**
+ * What a thread reply does, in words: which prompt (its words when the caller passed them as
+ * `about`, else its followup_uuid) and what the reply says.
+ */
+function replySubject(params: Params): string {
+  const thread = `thread ${clip(String(params.threadId ?? ''), 80)}`;
+  const about = typeof params.about === 'string' && params.about.trim() ? quote(params.about) : params.followupUuid ? `prompt ${clip(String(params.followupUuid), 80)}` : 'what it waits on';
+  const reply = (params.reply ?? {}) as { kind?: string; reason?: unknown; message?: unknown; answers?: Record<string, unknown> };
+  const reason = typeof reply.reason === 'string' && reply.reason.trim() ? ` (reason: ${quote(reply.reason, 120)})` : '';
+  switch (reply.kind) {
+    case 'answers':
+      return `answer ${about} in ${thread} with ${Object.values(reply.answers ?? {}).map((a) => quote(a, 80)).join(', ')}`;
+    case 'deny':
+      return `deny ${about} in ${thread}${reason}`;
+    case 'connected': {
+      const note = typeof reply.message === 'string' && reply.message.trim() ? ` (${quote(reply.message, 120)})` : '';
+      return `tell ${thread} the sign-in to ${about} is done${note}`;
+    }
+    default:
+      return `approve ${about} in ${thread}${reason}`;
+  }
+}
+
+/**
+ * The calls that wait for the person's click when "Require approval" is on, and what they do: every
+ * call that sends something to Perplexity (a prompt, a Computer task, a follow-up, an answer, an
+ * approval or denial, a sign-in done) and every mode switch.
+ */
+export function approvalSubject(method: string, params: Params): string | undefined {
+  switch (method) {
+    case 'page.ask':
+      return `send the prompt ${quote(params.prompt)}${params.newChat ? ' in a new thread' : ''}`;
+    case 'page.mode':
+      return params.mode ? `switch the mode to ${modeLabel(String(params.mode))}` : undefined;
+    case 'threads.start': {
+      const project = params.projectUuid
+        ? `, in Project ${clip(String(params.projectUuid), 80)}${params.projectVisibility === 'project' ? ' (visible to its members)' : ''}`
+        : '';
+      return `start a Computer task with the prompt ${quote(params.message)}${filesOf(params)}${project}`;
+    }
+    case 'threads.send':
+      return `send the follow-up ${quote(params.message)}${filesOf(params)} to thread ${clip(String(params.threadId ?? ''), 80)}`;
+    case 'threads.respond':
+      return replySubject(params);
+    default:
+      return undefined;
+  }
+}
+
+/** What a refused acting call says it tried to do. */
+function describeAct(method: string, params: Params): string {
+  const subject = approvalSubject(method, params);
+  if (subject) return subject;
+  switch (method) {
+    case 'tabs.switch':
+      return 'switch tabs';
+    case 'tabs.navigate':
+      return `open ${clip(String(params.url ?? ''), 120)}`;
+    case 'tabs.ensurePerplexity':
+      return 'choose or open the Perplexity tab';
+    case 'page.stop':
+      return 'stop the answer';
+    default:
+      return `run ${method}`;
+  }
+}
+
+export type Decision = { kind: 'allow' } | { kind: 'deny'; error: RelayError } | { kind: 'approve'; what: string };
+
+export function decide(method: string, params: Params, settings: ControlSettings): Decision {
+  if (accessOf(method, params) === 'read') return { kind: 'allow' };
+  if (settings.readOnly) {
+    return {
+      kind: 'deny',
+      error: new RelayError(
+        'PERMISSION_DENIED',
+        `comet-relay is read-only, so the request to ${describeAct(method, params)} (${method}) was refused. ` +
+          'To allow it, turn off "Read-only" under Control in the comet-relay side panel.',
+      ),
+    };
+  }
+  const what = settings.requireApproval ? approvalSubject(method, params) : undefined;
+  return what ? { kind: 'approve', what } : { kind: 'allow' };
+}
+
+/**
+ * Reading or capturing a tab that is not Perplexity (once the person has allowed it at all): an
+ * arbitrary web page is the person's, so Read-only refuses it and Require approval holds it.
+ */
+export function decideOtherTab(what: string, settings: ControlSettings): Decision {
+  if (settings.readOnly) {
+    return {
+      kind: 'deny',
+      error: new RelayError(
+        'PERMISSION_DENIED',
+        `comet-relay is read-only, which lets agents read only Perplexity, so the request to ${what} was refused. ` +
+          'To allow it, turn off "Read-only" under Control in the comet-relay side panel.',
+      ),
+    };
+  }
+  return settings.requireApproval ? { kind: 'approve', what } : { kind: 'allow' };
+}
+
+export function deniedError(what: string): RelayError {
+  return new RelayError(
+    'PERMISSION_DENIED',
+    `The person at the browser denied the request to ${what}. ("Require approval" is on under Control in the comet-relay side panel.)`,
+  );
+}
+
+export function approvalTimeoutError(what: string, seconds: number): RelayError {
+  return new RelayError(
+    'TIMEOUT',
+    `Nobody approved the request to ${what} within ${seconds} s. "Require approval" is on under Control in the comet-relay side panel: approve the call there, or turn the setting off.`,
+  );
+}

@@ -1,0 +1,346 @@
+import type { ThreadEntry, ThreadStatus } from '../../protocol/panel';
+import { eventWords, panelStatusOf } from '../../protocol/threads/thread-events';
+import type { ThreadCheckpoint } from '../../protocol/threads/threads';
+import { conversationKey, isConversationPath } from '../../protocol/urls';
+import type { ThreadInteraction, WatchSnapshot, WatchStatus } from '../../protocol/watch';
+import { toWatched } from '../../page/checkpoints/thread-model';
+import type { CallEvent } from '../calls/router';
+
+/**
+ * The side panel's thread list: threads agents started (from the page.ask / page.wait calls the
+ * router sees), the conversation open in the driven tab (from page.watch snapshots), and the
+ * conversations the page links to. An agent's ask has no URL until the page creates the thread;
+ * it is bound to the first new conversation the page then shows (or to the one it was asked in).
+ */
+export interface AgentThread {
+  key: string;
+  askId: string;
+  title: string;
+  url?: string;
+  /** Page URL when the prompt was submitted (from page.ask's result). */
+  baselineUrl?: string;
+  newChat: boolean;
+  status: ThreadStatus;
+  latestStep: string;
+  error?: string;
+  startedBy: string;
+  updatedAt: number;
+  /** Threads of the Computer family (threads.*): the thread's id, its latest event and what it waits on. */
+  threadId?: string;
+  event?: string;
+  interactions?: ThreadInteraction[];
+}
+
+const MAX_AGENT_THREADS = 50;
+const MAX_LISTED = 80;
+
+export { conversationKey };
+
+function isConversation(url: string | undefined): url is string {
+  if (!url) return false;
+  try {
+    return isConversationPath(new URL(url).pathname);
+  } catch {
+    return false;
+  }
+}
+
+function clip(text: string, max = 120): string {
+  const flat = text.replace(/\s+/g, ' ').trim();
+  return flat.length > max ? `${flat.slice(0, max - 1)}…` : flat;
+}
+
+const FROM_WATCH: Record<WatchStatus, ThreadStatus> = {
+  idle: 'unknown',
+  working: 'working',
+  waiting: 'waiting',
+  done: 'done',
+  error: 'error',
+};
+
+export function snapshotStatus(snap: WatchSnapshot): ThreadStatus {
+  return snap.interactions.length > 0 ? 'waiting' : FROM_WATCH[snap.status];
+}
+
+type WaitResultLike = { status?: string; url?: string; steps?: string[]; currentStep?: string; error?: string };
+
+export class ThreadBook {
+  private agent: AgentThread[] = [];
+  private page?: { snap: WatchSnapshot; at: number };
+
+  load(saved: unknown): void {
+    if (!Array.isArray(saved)) return;
+    const known = new Set(this.agent.map((t) => t.key));
+    const valid = saved.filter((t): t is AgentThread => t && typeof t.key === 'string' && typeof t.askId === 'string' && !known.has(t.key));
+    this.agent = [...this.agent, ...valid].slice(0, MAX_AGENT_THREADS);
+  }
+
+  saved(): AgentThread[] {
+    return this.agent.map((t) => ({ ...t }));
+  }
+
+  /** Feeds router call events; returns true when the list changed. */
+  onCall(event: CallEvent): boolean {
+    const { request } = event;
+    if (request.method.startsWith('threads.')) return this.onThreadCall(event);
+    if (!request.origin?.tool) return false;
+    const params = (request.params ?? {}) as Record<string, unknown>;
+    if (request.method === 'page.ask') {
+      if (event.phase === 'start') {
+        this.agent.unshift({
+          key: `ask:${request.id}`,
+          askId: request.id,
+          title: clip(String(params.prompt ?? 'Prompt')),
+          newChat: Boolean(params.newChat),
+          status: 'working',
+          latestStep: 'Sending the prompt…',
+          startedBy: request.origin.clientName,
+          updatedAt: event.at,
+        });
+        if (this.agent.length > MAX_AGENT_THREADS) this.agent.length = MAX_AGENT_THREADS;
+        return true;
+      }
+      const thread = this.agent.find((t) => t.askId === request.id);
+      if (!thread) return false;
+      thread.updatedAt = event.at;
+      if (!event.ok) {
+        // Never sent (refused, denied, no composer): no thread came of it; the feed shows why.
+        this.agent = this.agent.filter((t) => t !== thread);
+        return true;
+      }
+      const baselineUrl = (event.result as { baselineUrl?: string } | undefined)?.baselineUrl;
+      thread.baselineUrl = baselineUrl;
+      thread.latestStep = 'Prompt sent';
+      // A follow-up in an open conversation belongs to that conversation at once.
+      if (!thread.newChat && isConversation(baselineUrl)) this.bind(thread, baselineUrl);
+      else if (this.page) this.onSnapshot(this.page.snap, this.page.at);
+      return true;
+    }
+    if (request.method === 'page.wait' && event.phase === 'end') {
+      const result = (event.ok ? event.result : undefined) as WaitResultLike | undefined;
+      const thread = this.threadFor(result?.url, request.origin.clientName);
+      if (!thread) return false;
+      thread.updatedAt = event.at;
+      if (!event.ok) return false; // a failed wait says nothing about the thread itself
+      if (isConversation(result?.url) && !thread.url) this.bind(thread, result.url);
+      const status = result?.status;
+      thread.status =
+        status === 'completed' || status === 'stopped' ? 'done' : status === 'error' ? 'error' : status === 'waiting' ? 'waiting' : 'working';
+      if (status === 'error') thread.error = result?.error;
+      const step = result?.currentStep || result?.steps?.at(-1);
+      if (status === 'stopped') thread.latestStep = 'Stopped';
+      else if (step) thread.latestStep = step;
+      else if (status === 'completed') thread.latestStep = 'Answered';
+      return true;
+    }
+    return false;
+  }
+
+  /**
+   * The Computer thread family: a threads.start lists the task at once and binds it to its thread
+   * once started; waits and reads bring its event, status and what it waits on; an answer or a
+   * follow-up sets it working again. Threads agents use that this worker never saw start (after a
+   * restart) are listed from their first call.
+   */
+  private onThreadCall(event: CallEvent): boolean {
+    const { request } = event;
+    const params = (request.params ?? {}) as Record<string, unknown>;
+    const by = request.origin?.clientName;
+    if (request.method === 'threads.start') {
+      if (event.phase === 'start') {
+        if (!request.origin?.tool) return false;
+        this.agent.unshift({
+          key: `start:${request.id}`,
+          askId: request.id,
+          title: clip(String(params.message ?? 'Computer task')),
+          newChat: true,
+          status: 'working',
+          latestStep: 'Starting a Computer task…',
+          startedBy: by ?? 'An MCP client',
+          updatedAt: event.at,
+        });
+        if (this.agent.length > MAX_AGENT_THREADS) this.agent.length = MAX_AGENT_THREADS;
+        return true;
+      }
+      const started = this.agent.find((t) => t.askId === request.id && !t.threadId);
+      if (!started) return false;
+      started.updatedAt = event.at;
+      const result = (event.ok ? event.result : undefined) as { threadId?: string; url?: string; notSent?: boolean; text?: string } | undefined;
+      if (!event.ok) this.agent = this.agent.filter((t) => t !== started);
+      else if (result?.notSent) Object.assign(started, { status: 'error', latestStep: 'Not sent', error: result.text });
+      else if (result?.threadId && result.url) {
+        started.threadId = result.threadId;
+        started.latestStep = 'Started';
+        this.bind(started, result.url);
+      }
+      return true;
+    }
+    const threadId = typeof params.threadId === 'string' ? params.threadId : '';
+    if (!threadId) return false;
+    let thread = this.agent.find((t) => t.threadId === threadId);
+    if (!thread) {
+      // Listed once a call on it succeeded: an id that names no thread (a guess, a typo) never is.
+      if (!request.origin?.tool || event.phase !== 'end' || !event.ok) return false;
+      thread = { key: `thread:${threadId}`, askId: request.id, title: threadId, newChat: false, status: 'unknown', latestStep: '', startedBy: by ?? 'An MCP client', threadId, updatedAt: event.at };
+      this.agent.unshift(thread);
+      if (this.agent.length > MAX_AGENT_THREADS) this.agent.length = MAX_AGENT_THREADS;
+    }
+    thread.updatedAt = event.at;
+    if (event.phase === 'start') {
+      if (request.method !== 'threads.send') return true;
+      Object.assign(thread, { status: 'working', latestStep: 'Sending a follow-up…', interactions: [], event: undefined, error: undefined });
+      return true;
+    }
+    if (!event.ok) return true;
+    if (request.method === 'threads.respond') Object.assign(thread, { status: 'working', latestStep: 'Answer sent', interactions: [], event: undefined });
+    if (request.method === 'threads.wait' || request.method === 'threads.state') this.onCheckpoint(event.result as ThreadCheckpoint, event.at);
+    return true;
+  }
+
+  /** A thread of the Computer family reached a checkpoint (or a read of it came back). */
+  onCheckpoint(checkpoint: ThreadCheckpoint, at: number): void {
+    const thread = this.agent.find((t) => t.threadId === checkpoint.threadId);
+    if (!thread) return;
+    if (!thread.url && checkpoint.url) this.bind(thread, checkpoint.url);
+    if (checkpoint.title) thread.title = clip(checkpoint.title);
+    thread.event = checkpoint.event ?? undefined;
+    thread.status = panelStatusOf(checkpoint.event, checkpoint.interactions.some((i) => i.requiresUserResponse));
+    thread.interactions = checkpoint.interactions.map(toWatched);
+    thread.latestStep = describeEvent(checkpoint);
+    thread.error = thread.status === 'error' ? checkpoint.text.slice(0, 500) : undefined;
+    thread.updatedAt = Math.max(thread.updatedAt, at);
+  }
+
+  /** A new step of a Computer thread, as its wait streams it. */
+  onThreadStep(threadId: string, step: string, at: number): boolean {
+    const thread = this.agent.find((t) => t.threadId === threadId);
+    if (!thread) return false;
+    thread.latestStep = step;
+    if (thread.status !== 'waiting') thread.status = 'working';
+    thread.updatedAt = Math.max(thread.updatedAt, at);
+    return true;
+  }
+
+  /** The Computer thread listed under this key, if it is one. */
+  threadIdOf(key: string): string | undefined {
+    return this.agent.find((t) => t.key === key)?.threadId;
+  }
+
+  /** An agent's ask is held for the person's approval (true) or the hold ended (false). */
+  awaitingApproval(askId: string, waiting: boolean): void {
+    const thread = this.agent.find((t) => t.askId === askId && !t.url);
+    if (!thread) return;
+    thread.status = waiting ? 'waiting' : 'working';
+    thread.latestStep = waiting ? 'Waiting for your approval' : 'Sending the prompt…';
+  }
+
+  /** Feeds a page.watch snapshot of the driven tab. */
+  onSnapshot(snap: WatchSnapshot, at: number): void {
+    this.page = { snap, at };
+    if (!isConversation(snap.url)) return;
+    const key = conversationKey(snap.url);
+    let thread = this.agent.find((t) => t.key === key);
+    if (!thread) {
+      // The newest agent ask still without a URL, submitted elsewhere, takes this new conversation.
+      const pending = this.agent.find(
+        (t) => !t.url && t.baselineUrl !== undefined && t.status !== 'error' && conversationKey(t.baselineUrl) !== key,
+      );
+      if (pending) thread = this.bind(pending, snap.url);
+    }
+    if (!thread) return;
+    if (snap.title) thread.title = clip(snap.title);
+    const status = snapshotStatus(snap);
+    if (status !== 'unknown') thread.status = status;
+    if (snap.latestStep) thread.latestStep = snap.latestStep;
+    else if (status === 'done' && thread.latestStep.startsWith('Prompt')) thread.latestStep = 'Answered';
+    if (snap.error) thread.error = snap.error;
+    thread.updatedAt = Math.max(thread.updatedAt, at);
+  }
+
+  /** The driven tab is gone or changed: its live state no longer applies. */
+  forgetPage(): void {
+    this.page = undefined;
+  }
+
+  list(): ThreadEntry[] {
+    const snap = this.page?.snap;
+    const currentKey = snap && isConversation(snap.url) ? conversationKey(snap.url) : undefined;
+    const entries: ThreadEntry[] = this.agent.map((t) => ({
+      key: t.key,
+      title: t.title,
+      ...(t.url ? { url: t.url } : {}),
+      status: t.status,
+      latestStep: t.latestStep,
+      ...(t.error ? { error: t.error } : {}),
+      startedBy: t.startedBy,
+      updatedAt: t.updatedAt,
+      current: t.key === currentKey,
+      ...(t.event ? { event: t.event } : {}),
+      ...(t.threadId ? { threadId: t.threadId } : {}),
+      interactions: t.interactions ?? (t.key === currentKey && snap ? snap.interactions : []),
+    }));
+    const seen = new Set(entries.map((e) => e.key));
+    if (snap && currentKey && !seen.has(currentKey)) {
+      seen.add(currentKey);
+      entries.push({
+        key: currentKey,
+        title: clip(snap.title || snap.question || new URL(snap.url).pathname),
+        url: snap.url,
+        status: snapshotStatus(snap),
+        latestStep: snap.latestStep,
+        ...(snap.error ? { error: snap.error } : {}),
+        updatedAt: this.page?.at,
+        current: true,
+        interactions: snap.interactions,
+      });
+    }
+    entries.sort((a, b) => (b.updatedAt ?? 0) - (a.updatedAt ?? 0));
+    for (const c of snap?.conversations ?? []) {
+      const key = conversationKey(c.url);
+      if (seen.has(key) || !isConversation(c.url)) continue;
+      seen.add(key);
+      entries.push({ key, title: clip(c.title), url: c.url, status: 'unknown', latestStep: '', current: false, interactions: [] });
+    }
+    return entries.slice(0, MAX_LISTED);
+  }
+
+  /** Interactions waiting in the thread with this key (the open thread's, or a Computer thread's last checkpoint's). */
+  interactionsOf(key: string): WatchSnapshot['interactions'] {
+    return this.list().find((t) => t.key === key)?.interactions ?? [];
+  }
+
+  private threadFor(url: string | undefined, clientName: string): AgentThread | undefined {
+    if (isConversation(url)) {
+      const byUrl = this.agent.find((t) => t.key === conversationKey(url));
+      if (byUrl) return byUrl;
+    }
+    return this.agent.find((t) => t.startedBy === clientName && (!t.url || t.status === 'working'));
+  }
+
+  /** Gives a pending ask its conversation; a follow-up merges into the thread already listed. */
+  private bind(thread: AgentThread, url: string): AgentThread {
+    const key = conversationKey(url);
+    const existing = this.agent.find((t) => t.key === key && t !== thread);
+    if (existing) {
+      existing.status = thread.status;
+      existing.latestStep = thread.latestStep;
+      existing.updatedAt = Math.max(existing.updatedAt, thread.updatedAt);
+      existing.askId = thread.askId;
+      existing.startedBy = thread.startedBy;
+      existing.error = undefined;
+      this.agent = this.agent.filter((t) => t !== thread);
+      this.agent.sort((a, b) => b.updatedAt - a.updatedAt);
+      return existing;
+    }
+    thread.key = key;
+    thread.url = url;
+    return thread;
+  }
+}
+
+
+function describeEvent(c: ThreadCheckpoint): string {
+  if (c.event === null) return c.steps.at(-1) ?? 'Working';
+  if (c.event === 'sleep' && c.wakeAt) return `Sleeping until ${c.wakeAt}`;
+  return eventWords(c.event);
+}

@@ -1,0 +1,336 @@
+import { RelayError } from '../../protocol/errors';
+import type { ProgressSink } from '../../protocol/messages';
+import type { ThreadReading } from '../../page/checkpoints/thread-model';
+import { ACCOUNT_JSON_READERS } from '../../selectors/account-json';
+import type { AccountJsonReader, ThreadJsonReader, ThreadPageReader } from '../../selectors/thread-schema';
+import { THREAD_JSON_READERS } from '../../selectors/thread-json';
+import { THREAD_PAGE_READERS } from '../../selectors/thread-page';
+import { assetLinks, nextCursor, parseThreadBody, readThreadJson, threadIdentity } from '../../page/threads/thread-json-reader';
+import { checkPerplexityUrl, PERPLEXITY_HOME } from '../../protocol/urls';
+import {
+  accountBody,
+  assetsOf,
+  checkpointFrom,
+  downloadFrom,
+  modelsFrom,
+  pageAssets,
+  projectsFrom,
+  threadPathFrom,
+  transcriptFrom,
+} from './thread-results';
+import { checkThreadId, threadIdOfUrl, threadMovedError } from '../../protocol/threads/thread-ids';
+import type { ThreadTabs } from './thread-tabs';
+
+/**
+ * A perplexity.ai page from a path a reader gave (readers can be files a person added). Whatever the
+ * reader says, a thread tab is never opened or navigated off perplexity.ai.
+ */
+function readerPage(path: string, field: string): string {
+  let url: string;
+  try {
+    url = new URL(path, PERPLEXITY_HOME).href;
+  } catch {
+    url = path;
+  }
+  const check = checkPerplexityUrl(url);
+  if (check.ok) return check.url;
+  throw new RelayError(
+    'CONFIG_ERROR',
+    `${field} leads to ${url}, and ${check.reason}: thread tabs open on perplexity.ai only. Fix or remove the reader added as a file (comet-relay selectors list).`,
+  );
+}
+
+/**
+ * Routes the `threads.*` and `account.*` methods: each thread call goes to the tab that shows the
+ * thread (found by URL, or opened in the background), never to the tab the comet_* tools drive.
+ * Calls on different threads run at the same time; on one thread, acting calls run one at a time
+ * (ThreadTabs.serialise). Unknown threads fail with an error naming the thread_id.
+ */
+export interface PageRequests {
+  /** Resolves once the tab's page script is ready; rejects with CANCELLED as soon as `signal` aborts. */
+  whenReady(tabId: number, timeoutMs: number, signal?: AbortSignal): Promise<void>;
+  state(tabId: number): { url: string } | undefined;
+  request(tabId: number, method: string, params: unknown, signal: AbortSignal, onProgress: (message: string) => void): Promise<unknown>;
+}
+
+export interface ThreadCallDeps {
+  tabs: ThreadTabs;
+  pages: PageRequests;
+  /** Loads a tab again: one Chromium discarded or froze (Memory Saver) has no page script to answer. */
+  reload?(tabId: number): Promise<void>;
+  /** Loads a URL in a tab of ours (a thread found at another path). */
+  navigate(tabId: number, url: string): Promise<void>;
+  /** Tabs with our page script, any of them (account reads need only the origin). */
+  connectedTabs(): number[];
+  /** Each step a thread's wait streams (the side panel shows it live). */
+  onStep?(threadId: string, step: string): void;
+  /** The readers in use (built-in, or added as files), asked at each call. Default: the built-in ones. */
+  readers?(): { page: ThreadPageReader; account: AccountJsonReader; json?: ThreadJsonReader };
+}
+
+const READY_MS = 20_000;
+
+/** A tab's reading with why the JSON did not answer through another tab, when the page answered instead. */
+function withProblem(result: unknown, problem: string): unknown {
+  const r = result as { reading?: ThreadReading; problem?: string } | undefined;
+  if (!r?.reading || r.reading.source !== 'page' || r.problem) return result;
+  return { ...r, problem };
+}
+const ACTING = new Set(['threads.send', 'threads.respond']);
+/**
+ * Reads a thread's JSON answers whole: they go through any Perplexity tab already open (a
+ * same-origin fetch), so reading many threads opens no tab (each real one costs a renderer of a
+ * few hundred MB). Waits and state stay in the thread's tab: they follow the page live.
+ */
+const JSON_READS = new Set(['threads.read', 'threads.assets', 'threads.assetDownload']);
+
+/** A read answered from the JSON through another tab, or why it could not be (the thread's tab answers then). */
+type JsonRead = { ok: true; result: unknown } | { ok: false; problem: string };
+
+type Params = Record<string, unknown>;
+
+export class ThreadCalls {
+  constructor(private readonly deps: ThreadCallDeps) {}
+
+  private get reader(): ThreadPageReader {
+    return this.deps.readers?.().page ?? (THREAD_PAGE_READERS[0] as ThreadPageReader);
+  }
+
+  private get account(): AccountJsonReader {
+    return this.deps.readers?.().account ?? (ACCOUNT_JSON_READERS[0] as AccountJsonReader);
+  }
+
+  private get threadJson(): ThreadJsonReader {
+    return this.deps.readers?.().json ?? (THREAD_JSON_READERS[0] as ThreadJsonReader);
+  }
+
+  handles(method: string): boolean {
+    return method.startsWith('threads.') || method.startsWith('account.');
+  }
+
+  async call(method: string, params: Params, signal: AbortSignal, progress: ProgressSink): Promise<unknown> {
+    const cap = typeof params.tabCap === 'number' ? params.tabCap : 6;
+    const { tabCap: _cap, ...forPage } = params;
+    if (method === 'threads.start') return this.start(forPage, cap, signal, progress);
+    if (method === 'account.models') return modelsFrom(await this.accountJson(this.account.models.path, this.account.models.query ?? {}, 'the Computer models', cap, signal), this.account);
+    if (method === 'account.projects') {
+      const p = this.account.projects;
+      const query = { [p.searchParam]: String(params.searchTerm ?? ''), [p.cursorParam]: String(params.cursor ?? '') };
+      return projectsFrom(await this.accountJson(p.path, query, 'the Projects', cap, signal), this.account, PERPLEXITY_HOME);
+    }
+    const threadId = String(params.threadId ?? '');
+    checkThreadId(threadId);
+    const acts = ACTING.has(method);
+    let jsonProblem: string | undefined;
+    const result = await this.deps.tabs.serialise(threadId, acts, async () => {
+      if (signal.aborted) throw new RelayError('CANCELLED', 'The call was cancelled.');
+      // A tab that shows the thread reads it best (it knows the page too); without one, the JSON through any tab.
+      if (JSON_READS.has(method) && (await this.deps.tabs.showing(threadId)).length === 0) {
+        const read = await this.readJson(method, threadId, cap, signal);
+        if (read.ok) return read.result;
+        jsonProblem = read.problem;
+      }
+      const tabId = await this.tabFor(threadId, cap, acts, signal);
+      const tap = (message: string) => {
+        this.deps.onStep?.(threadId, message);
+        progress(message);
+      };
+      const answered = await this.deps.tabs.use(tabId, () => this.deps.pages.request(tabId, method, forPage, signal, tap));
+      return jsonProblem ? withProblem(answered, jsonProblem) : answered;
+    });
+    // Bound to the thread asked for to the end: a reading of another conversation is never its answer.
+    const reading = (result as { reading?: ThreadReading } | undefined)?.reading;
+    if (reading && reading.threadId !== threadId) throw threadMovedError(threadId, reading.url, reading.threadId);
+    switch (method) {
+      case 'threads.wait':
+      case 'threads.state':
+        return checkpointFrom(result);
+      case 'threads.read':
+        return transcriptFrom(result, threadId, Number(params.maxChars ?? 100_000));
+      case 'threads.assets':
+        return pageAssets(assetsOf((result as { reading: ThreadReading }).reading), params as { entryId?: string; cursor?: string });
+      case 'threads.assetDownload':
+        return downloadFrom(result, threadId, String(params.assetId ?? ''));
+      default:
+        return result;
+    }
+  }
+
+  /** The account's JSON, fetched by any Perplexity tab (a background one of ours when none is open). */
+  private async accountJson(path: string, query: Record<string, string>, what: string, cap: number, signal: AbortSignal): Promise<unknown> {
+    const tabId = await this.anyTab(cap, signal);
+    const fetched = await this.deps.tabs.use(tabId, () => this.deps.pages.request(tabId, 'threads.fetch', { path, query, headers: this.account.headers }, signal, () => {}));
+    return accountBody(fetched, what, this.account);
+  }
+
+  /**
+   * A thread read from its JSON, fetched by any Perplexity tab (one of ours at home when none is
+   * open), shaped as the thread's own tab answers. Whatever the JSON cannot answer (no such id at
+   * that endpoint, an empty or drifted body, a failed fetch) is said, and the thread's tab reads instead.
+   */
+  private async readJson(method: string, threadId: string, cap: number, signal: AbortSignal): Promise<JsonRead> {
+    const r = this.threadJson;
+    const tabId = await this.anyTab(cap, signal);
+    const pages: unknown[] = [];
+    let cursor: string | undefined;
+    for (let page = 0; page < r.request.maxPages; page++) {
+      const query = { ...r.request.query, ...(cursor ? { [r.request.cursorParam]: cursor } : {}) };
+      let fetched: { status: number; body: string };
+      try {
+        fetched = (await this.deps.tabs.use(tabId, () =>
+          this.deps.pages.request(tabId, 'threads.fetch', { path: r.request.path.replace('{id}', encodeURIComponent(threadId)), query, headers: r.request.headers }, signal, () => {}),
+        )) as { status: number; body: string };
+      } catch (error) {
+        const e = RelayError.from(error);
+        if (e.code === 'CANCELLED' || signal.aborted) throw new RelayError('CANCELLED', 'The call was cancelled.');
+        return { ok: false, problem: `the thread JSON could not be fetched through another Perplexity tab (${e.message})` };
+      }
+      const parsed = parseThreadBody(fetched.status, fetched.body, r);
+      if (!parsed.ok) return { ok: false, problem: parsed.problem.message };
+      pages.push(parsed.value);
+      cursor = nextCursor(parsed.value, r);
+      if (!cursor) break;
+    }
+    const reading = readThreadJson(pages, r, { threadId, url: this.threadUrl(pages[0], threadId) });
+    if (method !== 'threads.assetDownload') return { ok: true, result: { reading } };
+    const links = Object.fromEntries(pages.flatMap((p) => [...assetLinks(p, r)]));
+    return { ok: true, result: { reading, links } };
+  }
+
+  /** The thread's page, from what its JSON says it is (the recent threads' paths by kind). */
+  private threadUrl(body: unknown, threadId: string): string {
+    const { uuid, slug, kind } = threadIdentity(body, this.threadJson);
+    const paths = this.account.listRecent.threadPath;
+    const template = paths[kind ?? ''] ?? paths.search ?? '/search/{slug}';
+    const path = template.replace('{uuid}', encodeURIComponent(uuid ?? threadId)).replace('{slug}', encodeURIComponent(slug ?? threadId));
+    // A reader added as a file may place it anywhere: the address given back is perplexity.ai's, whatever it says.
+    const check = checkPerplexityUrl(new URL(path, PERPLEXITY_HOME).href);
+    return check.ok ? check.url : new URL(`/computer/tasks/${encodeURIComponent(threadId)}`, PERPLEXITY_HOME).href;
+  }
+
+  /** A new thread: a background tab at home (or the Project's page), set up and submitted there. */
+  private async start(params: Params, cap: number, signal: AbortSignal, progress: ProgressSink): Promise<unknown> {
+    const project = typeof params.projectUuid === 'string' ? params.projectUuid : undefined;
+    if (project !== undefined) checkThreadId(project, 'project_uuid', 'projects_list');
+    const url = project ? readerPage(this.reader.projectPath.replace('{uuid}', encodeURIComponent(project)), `${this.reader.name} projectPath`) : PERPLEXITY_HOME;
+    const tabId = await this.deps.tabs.open(url, cap);
+    let asked = false;
+    try {
+      await this.deps.pages.whenReady(tabId, READY_MS, signal);
+      asked = true;
+      const result = (await this.deps.tabs.use(tabId, () => this.deps.pages.request(tabId, 'threads.start', params, signal, progress))) as
+        | { threadId: string }
+        | { notSent: true };
+      // Refused before sending (credits, no access): no thread, so no tab to keep.
+      if ('notSent' in result) await this.deps.tabs.discard(tabId);
+      else this.deps.tabs.assign(tabId, result.threadId);
+      return result;
+    } catch (error) {
+      const e = RelayError.from(error);
+      // A prompt that went out started a task (credits): its tab stays, and the caller is told not to resend.
+      if (asked && (await this.submittedIn(tabId))) {
+        if (e.code === 'CANCELLED') throw e;
+        throw new RelayError(
+          'AGENT_ERROR',
+          `The prompt was submitted in a background Perplexity tab, but comet-relay could not learn its thread_id (${e.message}). ` +
+            'Do not send it again: the task is running; its thread shows in the comet-relay side panel and in Perplexity\'s history (the tab stays open).',
+        );
+      }
+      await this.deps.tabs.discard(tabId);
+      // A Project's page the page script cannot work in: most likely no such Project (the miss says what was looked for).
+      if (project && e.code === 'SELECTOR_MISS') {
+        throw new RelayError('INVALID_PARAMS', `project_uuid "${project}" matches no Project of this account, or its page ${url} is not one comet-relay can start a task on (${e.message}); projects_list lists them.`);
+      }
+      throw e;
+    }
+  }
+
+  /**
+   * Whether the start in this tab submitted its prompt: the tab shows a thread, or the page says it
+   * sent; when the page cannot say (it hangs, the call was cut off), it counts as sent — a tab left
+   * open costs less than a second task.
+   */
+  private async submittedIn(tabId: number): Promise<boolean> {
+    if (threadIdOfUrl(this.deps.pages.state(tabId)?.url)) return true;
+    try {
+      const said = (await this.deps.pages.request(tabId, 'threads.submitted', {}, AbortSignal.timeout(3000), () => {})) as { submitted?: boolean };
+      return said.submitted !== false;
+    } catch {
+      return true;
+    }
+  }
+
+  /** The tab for a thread: one that shows it (ours first; acting calls only in ours), else a new one of ours. */
+  private async tabFor(threadId: string, cap: number, acts: boolean, signal: AbortSignal): Promise<number> {
+    const { tabs, pages } = this.deps;
+    for (const tab of await tabs.showing(threadId)) {
+      const id = tab.id as number;
+      if (acts && !tabs.isOwned(id)) continue;
+      // A discarded or frozen tab keeps its URL but runs no script: bring it back instead of waiting 20 s for nothing.
+      if ((tab.discarded || tab.frozen) && this.deps.reload) await this.deps.reload(id);
+      await pages.whenReady(id, READY_MS, signal);
+      return id;
+    }
+    const url = new URL(`/computer/tasks/${encodeURIComponent(threadId)}`, PERPLEXITY_HOME).href;
+    const tabId = await tabs.open(url, cap, threadId);
+    try {
+      await pages.whenReady(tabId, READY_MS, signal);
+      const where = (await pages.request(tabId, 'threads.locate', { threadId }, signal, () => {})) as { found: boolean };
+      // Not a task id: the recent threads may know it by uuid or slug, and which page shows it.
+      const path = where.found ? undefined : await this.pathOf(tabId, threadId, signal);
+      if (path && path !== new URL(url).pathname) {
+        await this.deps.navigate(tabId, readerPage(path, `${this.account.name} listRecent.threadPath`));
+        await pages.whenReady(tabId, READY_MS, signal);
+      } else if (!where.found) {
+        throw new RelayError('THREAD_NOT_FOUND', `thread_id "${threadId}" matches no Perplexity thread of this account (not at ${url}, not among the recent threads).`);
+      }
+      return tabId;
+    } catch (error) {
+      await tabs.discard(tabId);
+      throw error;
+    }
+  }
+
+  private async pathOf(tabId: number, threadId: string, signal: AbortSignal): Promise<string | undefined> {
+    const fetched = await this.deps.pages.request(tabId, 'threads.fetch', { path: this.account.listRecent.path, query: {}, headers: this.account.headers }, signal, () => {});
+    try {
+      return threadPathFrom(accountBody(fetched, 'the recent threads', this.account), this.account, threadId);
+    } catch {
+      return undefined; // the list could not be read: the thread is reported unknown
+    }
+  }
+
+  /**
+   * Any tab with our script, for reads by JSON: one of ours first (the person's tabs are left
+   * alone when we can), else theirs; when no Perplexity tab is open at all, one background tab of
+   * ours at home, opened once for every read waiting on it (reads start working at once, as the
+   * person expects, and twenty reads cost one tab, not twenty).
+   */
+  private async anyTab(cap: number, signal: AbortSignal): Promise<number> {
+    const { tabs, pages } = this.deps;
+    const connected = this.deps.connectedTabs();
+    const pick = connected.find((id) => tabs.isOwned(id)) ?? connected[0];
+    if (pick !== undefined) return pick;
+    if (!this.home) {
+      const opening = tabs.open(PERPLEXITY_HOME, cap).then(async (tabId) => {
+        await pages.whenReady(tabId, READY_MS);
+        return tabId;
+      });
+      this.home = opening;
+      // Once it answers (or fails), later reads look at the connected tabs again.
+      const done = () => {
+        if (this.home === opening) this.home = undefined;
+      };
+      void opening.then(done, done);
+    }
+    const home = this.home;
+    return new Promise<number>((resolve, reject) => {
+      const cancel = () => reject(new RelayError('CANCELLED', 'The call was cancelled.'));
+      if (signal.aborted) return cancel();
+      signal.addEventListener('abort', cancel, { once: true });
+      home.then(resolve, reject).finally(() => signal.removeEventListener('abort', cancel));
+    });
+  }
+
+  private home?: Promise<number>;
+}
