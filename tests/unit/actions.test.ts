@@ -99,7 +99,7 @@ describe('typing', () => {
     expect(err).toBeInstanceOf(RelayError);
     expect((err as RelayError).code).toBe('SELECTOR_MISS');
     expect((err as RelayError).message).toMatch(
-      /^composer: none of `#ask-input`, `\[data-ask-input-container\] \[data-lexical-editor="true"\]`, `textarea\[placeholder\*="Ask"\], textarea\[placeholder\*="Search"\], .*` matched on https:\/\/www\.perplexity\.ai\/library — open a Perplexity home or thread page \(selector set gen-[ab]-\d{4}-\d{2}, built-in\)$/,
+      /^composer: none of `#ask-input`, `\[data-ask-input-container\] \[data-lexical-editor="true"\]`, `textarea\[placeholder\*="Ask"\], textarea\[placeholder\*="Search"\], .*` matched on https:\/\/www\.perplexity\.ai\/library — open a Perplexity home or thread page \(selector set gen-[ab]-\d{4}-\d{2}(-live)?, built-in\)$/,
     );
   });
 });

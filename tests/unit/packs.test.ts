@@ -106,14 +106,14 @@ describe('the page’s catalog of selector sets', () => {
     const listener = vi.fn();
     catalog.onChange(listener);
     catalog.replaceAdded([{ set: renamedSet(), source: '/home/me/selectors/a.json' }]);
-    expect(catalog.sets().map((s) => s.name)).toEqual(['gen-b-2026-12', 'gen-b-2026-10', 'gen-a-2026-04', 'gen-b-2026-10-live']);
+    expect(catalog.sets().map((s) => s.name)).toEqual(['gen-b-2026-12', 'gen-b-2026-10-live', 'gen-b-2026-10', 'gen-a-2026-04']);
     expect(catalog.version).toBe(1);
     expect(listener).toHaveBeenCalledTimes(1);
     catalog.replaceAdded([{ set: { ...sourceB, composer: ['#fixed'] }, source: '/home/me/selectors/b.json' }]);
     expect(catalog.entries().map((e) => [e.set.name, e.source])).toEqual([
       ['gen-b-2026-10', '/home/me/selectors/b.json'],
-      ['gen-a-2026-04', 'built-in'],
       ['gen-b-2026-10-live', 'built-in'],
+      ['gen-a-2026-04', 'built-in'],
     ]);
     // What arrives is expanded like the built-in sets.
     expect(catalog.sets()[0]?.stopButton.join(' ')).toContain('Arrêter');

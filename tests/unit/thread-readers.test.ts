@@ -9,6 +9,8 @@ import { checkpointOf, type ThreadReading } from '../../lib/page/checkpoints/thr
 import { threadJson2026 } from '../../lib/selectors/thread-json';
 import { threadPage2026 } from '../../lib/selectors/thread-page';
 import { loadHtml } from '../fixtures/reader/load';
+import { generationA, generationB } from '../../lib/selectors';
+import { SelectorCatalog } from '../../lib/selectors/catalog';
 
 /**
  * Both thread readers on what the simulated site shows at each checkpoint (saved by
@@ -21,7 +23,9 @@ function fromPage(name: string): ThreadReading {
   const html = readFileSync(join(dir, `${name}.html`), 'utf8');
   const path = /URL: (\S+?)\.? /.exec(html)?.[1] ?? '/';
   loadHtml(html, new URL(path, 'https://www.perplexity.ai').href);
-  const ctx = createPageDriver(window).context();
+  // The saved fixtures are pages of the sim's pre-capture layout, read with that layout's sets: a tie on a
+  // task page goes to the live site's set, which does not know that layout's steps block.
+  const ctx = createPageDriver(window, new SelectorCatalog([generationB, generationA])).context();
   return readThreadDom(ctx, threadPage2026, { threadId: path.split('/').pop() ?? '', stopped: () => false });
 }
 
