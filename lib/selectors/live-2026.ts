@@ -19,11 +19,12 @@ export const live2026: SelectorSet = {
       // The February answer counts twice: on those pages it is what tells this set from gen A's `#ask-input`.
       'div[id^="markdown-content-"]',
       '[id^="markdown-content-"] .prose',
-      '[data-ask-input-container] [data-lexical-editor]',
       // The stop control this layout shows in the composer while the first answer streams: before
       // the action row, the one thing a new thread shows that gen-b-2026-10's pages do not.
       '[data-ask-input-container] button[aria-label^="{stopResponse}"]',
       '[data-testid="ask-input-mode-toggle-width-wrapper"]',
+      // As many composer signs as gen-b-2026-10 has, so its home page ties and the tie goes to this set.
+      '[data-testid="ask-input-mode-toggle-width-wrapper"] button[data-state]',
     ],
     // An answer inside its question's block is the older layout (the simulated generations), not this one.
     absent: ['[data-workflow-entry] [data-workflow-final-text]'],

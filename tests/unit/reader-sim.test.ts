@@ -30,7 +30,9 @@ describe.runIf(have).each(['A', 'B'] as const)('simulated site, generation %s', 
   it('recognises its generation on home and thread pages', () => {
     for (const page of ['home', 'thread-short', 'thread-streaming']) {
       const { name, probe } = load(`${g}-${page}.html`).selectorSet();
-      expect(name, page).toBe(set.name);
+      // Generation B's home page shows nothing its set has and the live site's lacks: a tie, which goes to
+      // the live site's set (lib/selectors/index.ts); its turns then tell the two apart.
+      expect(name, page).toBe(g === 'B' && page === 'home' ? 'gen-b-2026-10-live' : set.name);
       expect(probe.confident).toBe(true);
     }
   });

@@ -266,6 +266,8 @@ export class Composer {
     // The home composer shows no Submit until there is text (Aug 2026); a thread's composer shows it
     // disabled while empty (Feb and Aug 2026), and while an answer is written.
     if (this.opts.menusBelow && !hasText) return;
+    // The captured layouts (Aug–Oct 2026): the stop control takes the send button's place while an answer streams.
+    if (this.working && capturedLayout()) return;
     const btn = h(
       'button',
       {
