@@ -268,8 +268,11 @@ describe('host process', () => {
       expect(await attached.hostStatus()).toMatchObject({ pid: current.pid });
     } finally {
       attached.close();
+      // The host writes its log until it exits: remove its home only then (a race that failed once, ENOTEMPTY).
+      const currentExited = new Promise((resolve) => current.once('exit', resolve));
       current.kill();
-      fs.rmSync(processHome, { recursive: true, force: true });
+      await currentExited;
+      fs.rmSync(processHome, { recursive: true, force: true, maxRetries: 5 });
     }
   });
 });
