@@ -10,7 +10,14 @@ import { LABELS } from './words';
 export const common = {
   ...composerProbes,
   // Only marked or labelled buttons count: an svg <rect> says nothing ("Expand pane" has one too).
-  stopButton: ['[data-testid="stop-generating-response-button"]', 'button[aria-label*="{stop}"]', 'button[aria-label*="{cancel}"]'],
+  // The label is "Stop" itself or starts "Stop response": "Stop dictation" sits beside the
+  // composer of the Aug–Oct 2026 page (perplexity-dom.md, Corrections) and is not the stop control.
+  stopButton: [
+    '[data-testid="stop-generating-response-button"]',
+    'button[aria-label^="{stopResponse}"]',
+    'button[aria-label="{stop}"]',
+    'button[aria-label*="{cancel}"]',
+  ],
   spinner: ['.animate-spin', '.animate-pulse'],
   newThread: [
     '[data-testid="sidebar-new-thread"]',

@@ -171,7 +171,7 @@ test('answering: a question, two at once, a confirmation, a sign-in; a follow-up
   const question = await run('computer-question');
   const asked = question.checkpoint.interactions[0];
   await expect(call('threads.respond', { threadId: question.started.threadId, followupUuid: 'no-such-prompt', reply: { kind: 'answers', answers: { x: 'PDF' } } })).rejects.toThrow(
-    /followup_uuid "no-such-prompt" matches nothing waiting/,
+    /followup_uuid "no-such-prompt" matches nothing thread \S+ waits on; it waits on ask_user_question/,
   );
   const going = await respond({ threadId: question.started.threadId, followupUuid: asked?.followupUuid, reply: { kind: 'answers', answers: { anything: 'DOCX' } } });
   expect(going.turn).toBe(0);
@@ -190,7 +190,7 @@ test('answering: a question, two at once, a confirmation, a sign-in; a follow-up
   expect((await call('threads.wait', { threadId: confirm.started.threadId, turn: 0, timeoutMs: 45_000 })).text).toContain('I did not send the email');
 
   const auth = await run('computer-auth');
-  await expect(call('threads.respond', { threadId: auth.started.threadId, reply: { kind: 'approve', reason: 'ok' } })).rejects.toThrow(/waits on auth_required .* use notify_connected/);
+  await expect(call('threads.respond', { threadId: auth.started.threadId, reply: { kind: 'approve', reason: 'ok' } })).rejects.toThrow(/waits on auth_required .*: answer it with notify_connected after signing in/);
   await call('threads.respond', { threadId: auth.started.threadId, reply: { kind: 'connected', message: 'Slack connected' } });
   const sent = await call('threads.wait', { threadId: auth.started.threadId, turn: 0, timeoutMs: 45_000 });
   expect(sent).toMatchObject({ event: 'complete', text: 'Done! Sent the summary to your email.' });

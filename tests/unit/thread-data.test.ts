@@ -163,7 +163,7 @@ describe('matching a reply to what waits', () => {
     expect(targetsOf([q1, q2], { kind: 'answers', answers: {} }, 'f2', 't')).toEqual([q2]);
     expect(() => targetsOf([q1], { kind: 'approve', reason: '' }, 'nope', 't')).toThrow(/followup_uuid "nope" matches nothing thread t waits on; it waits on ask_user_question \(followup_uuid f1\)/);
     expect(() => targetsOf([q1], { kind: 'approve', reason: '' }, 'f1', 't')).toThrow(/is a ask_user_question, not a confirm_action: answer it with answer_question/);
-    expect(() => targetsOf([q1], { kind: 'connected', message: '' }, undefined, 't')).toThrow(/thread_id t is not waiting on a auth_required; it waits on ask_user_question/);
+    expect(() => targetsOf([q1], { kind: 'connected', message: '' }, undefined, 't')).toThrow(/thread_id t is not waiting on a auth_required; it waits on ask_user_question \(followup_uuid f1\): answer it with answer_question/);
     expect(() => targetsOf([], { kind: 'approve', reason: '' }, undefined, 't')).toThrow(/thread "t" has nothing waiting/);
     expect(() => targetsOf([confirm, box({ ...confirm.interaction, followupUuid: 'f4' })], { kind: 'deny', reason: '' }, undefined, 't')).toThrow(/pass followup_uuid/);
   });

@@ -90,7 +90,12 @@ export function replyTargets<T extends Prompt>(
     return { targets: [named] };
   }
   const fitting = waiting.filter((p) => p.type === wanted);
-  if (fitting.length === 0) return { problem: `thread_id ${threadId} is not waiting on a ${wanted}; it waits on ${listed(waiting)}${state}. Call read_thread to see its state.` };
+  if (fitting.length === 0) {
+    // Say how to answer what it does wait on, when that is one kind of prompt.
+    const kinds = [...new Set(waiting.map((p) => p.type))];
+    const how = kinds.length === 1 ? `: answer it with ${responderHint(kinds[0] as InteractionType)}` : '. Call read_thread to see its state';
+    return { problem: `thread_id ${threadId} is not waiting on a ${wanted}; it waits on ${listed(waiting)}${state}${how}.` };
+  }
   if (fitting.length > 1 && wanted !== 'ask_user_question') {
     return { problem: `thread_id ${threadId} has ${fitting.length} of those waiting (${listed(fitting)}): pass followup_uuid to say which.` };
   }

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { isThreadId } from './thread-ids';
+import { threadIdProblem } from './thread-ids';
 
 /**
  * The thread family's contract between the Node side (lib/mcp/tools/threads.ts) and the browser
@@ -251,7 +251,11 @@ export const ThreadReply = z.discriminatedUnion('kind', [
 ]);
 export type ThreadReply = z.infer<typeof ThreadReply>;
 
-const ThreadId = z.string().refine(isThreadId, { message: 'not a Perplexity thread id (letters, digits, "-", "_", "." or "~")' });
+/** The thread-id rule's own sentence, so a refusal at this boundary reads like one from the tools. */
+const ThreadId = z.string().superRefine((value, ctx) => {
+  const problem = threadIdProblem(value);
+  if (problem) ctx.addIssue({ code: 'custom', message: problem });
+});
 const Attachments = z.array(AttachmentPayload).max(10).default([]);
 
 export const ModelsList = z.object({
