@@ -49,10 +49,7 @@ const simple: [string, string, string, (result: Record<string, unknown>) => void
   ],
 ];
 for (const [scenario, event, status, check] of simple) {
-  // Known bug (2026-12-01, after the last sim change): the access-denied start no longer returns its event
-  // in the clean-clone run; see the note on tests/e2e/threads-browser.spec.ts. To be fixed, not left.
-  const declare = scenario === 'computer-denied' ? test.fixme : test;
-  declare(`${scenario}: ${event} → ${status}`, async () => {
+  test(`${scenario}: ${event} → ${status}`, async () => {
     const { result } = await start(`Do the thing #scenario:${scenario}`);
     expect(result).toMatchObject({ event, task_status: status });
     expect(result.thread_id).toBeTruthy();

@@ -4,6 +4,7 @@ import type { PageContext } from '../../lib/page/dom/context';
 import { PageWatcher } from '../../lib/page/answer/observer';
 import { sendFollowUp } from '../../lib/page/threads/thread-actions';
 import { ThreadSession } from '../../lib/page/threads/thread-session';
+import { refusalOf } from '../../lib/page/threads/thread-dom-reader';
 import { chooseSelectorSet } from '../../lib/selectors';
 import { threadJson2026 } from '../../lib/selectors/thread-json';
 import { threadPage2026 } from '../../lib/selectors/thread-page';
@@ -73,5 +74,34 @@ describe('a refusal notice already on the page', () => {
     wire(() => notice('You have run out of Computer credits.'));
     const result = await follow('And the budget?');
     expect(result).toMatchObject({ notSent: true, event: 'insufficient_credits' });
+  });
+});
+
+/**
+ * In the Aug–Oct 2026 layout a task's own blocks are siblings of its question block: a task that
+ * stopped on credits in its first second shows its card beside the turn, not inside it. That card
+ * is the task's event, not a refusal of the prompt that started it.
+ */
+describe("a task's own credits card beside its question block", () => {
+  function creditsCardAfter(turn: HTMLElement): void {
+    turn.insertAdjacentHTML('afterend', '<div data-testid="insufficient-credits" role="alert">Insufficient credits. Add credits to continue.</div>');
+  }
+
+  it('belongs to the turn: refusalOf sees no refusal, and a composer-scoped notice still is one', () => {
+    loadFixture('A-home.html', URL_);
+    creditsCardAfter(appendTurn('Research the market'));
+    const set = chooseSelectorSet(document).set;
+    expect(refusalOf({ doc: document, set }, threadPage2026)).toBeUndefined();
+    notice('Your message was not sent.');
+    expect(refusalOf({ doc: document, set }, threadPage2026)).toMatchObject({ event: 'insufficient_credits' });
+  });
+
+  it('a follow-up whose new turn shows it was sent, not refused', async () => {
+    loadFixture('A-home.html', URL_);
+    exec = installExecCommand();
+    const { submits } = wire((q) => creditsCardAfter(appendTurn(q)));
+    const result = await follow('Now book it');
+    expect(submits).toEqual(['Now book it']);
+    expect(result).not.toHaveProperty('notSent');
   });
 });

@@ -180,7 +180,9 @@ export async function startThread(ctx: PageContext, watcher: PageWatcher, r: Thr
   const refused = refusalWatch(ctx, r);
   await ask(ctx, watcher, { prompt: params.message }, { answeredOtherwise: () => refused() !== undefined, ...(signal ? { signal } : {}) });
   submitted = { at: Date.now(), url: ctx.doc.location.href };
-  const outcome = await ctx.waitFor(() => refused() ?? (threadIdOfUrl(ctx.doc.location.href) ? ctx.doc.location.href : null), timeoutMs, signal);
+  // A thread in the URL means the prompt went out, whatever notice the new page shows (a task can
+  // stop on credits in its first second): only a page that stayed put was refused.
+  const outcome = await ctx.waitFor(() => (threadIdOfUrl(ctx.doc.location.href) ? ctx.doc.location.href : refused()), timeoutMs, signal);
   if (outcome && typeof outcome === 'object') return outcome;
   const url = outcome || undefined;
   const threadId = url ? threadIdOfUrl(url) : undefined;
@@ -220,7 +222,7 @@ export async function sendFollowUp(
   const handle = await ask(ctx, watcher, { prompt: params.message }, { answeredOtherwise: () => refused() !== undefined, ...(signal ? { signal } : {}) });
   session.acted();
   // The new turn, or the page saying it did not send: either shows after the server's answer.
-  const outcome = await ctx.waitFor(() => refused() ?? (turnsOf(ctx.doc, ctx.set).length > handle.afterTurn ? 'sent' : null), timeoutMs, signal);
+  const outcome = await ctx.waitFor(() => (turnsOf(ctx.doc, ctx.set).length > handle.afterTurn ? 'sent' : refused()), timeoutMs, signal);
   if (outcome && typeof outcome === 'object') return outcome;
   return { threadId, url: ctx.doc.location.href, turn: handle.afterTurn };
 }

@@ -2,7 +2,7 @@ import type { ThreadAsset, ThreadFile, ThreadSource } from '../../protocol/threa
 import type { SelectorSet } from '../../selectors';
 import type { ThreadPageReader } from '../../selectors/thread-schema';
 import type { PageContext } from '../dom/context';
-import { cleanText, first, isHidden, matches, outermost, type Scope, union } from '../dom/dom';
+import { cleanText, first, isHidden, outermost, type Scope, union } from '../dom/dom';
 import { absolute, attr, type Box, boxesOf, boxInteraction } from '../checkpoints/thread-boxes';
 import { answersOf, indicators, readAnswer, readError, readQuestionNow, readSteps, type Turn, turnsOf } from '../answer/reader';
 import { fromInlineCitations, fromLinks, mergeSources } from '../answer/sources';
@@ -216,7 +216,8 @@ export function refusalOf(
   earlier: (el: Element) => boolean = () => false,
 ): { event: 'insufficient_credits' | 'access_denied'; text: string; account: { reason: string; billingUrl?: string } } | undefined {
   const base = ctx.doc.location?.href ?? '';
-  const outside = (el: Element) => !isHidden(el) && !closestTurn(el, ctx.set) && !earlier(el);
+  const turns = turnsOf(ctx.doc, ctx.set);
+  const outside = (el: Element) => !isHidden(el) && !inTurn(el, turns) && !earlier(el);
   const credits = union(ctx.doc, r.insufficientCredits).find(outside);
   if (credits) {
     const billingUrl = absolute(first(credits, r.billingLink)?.getAttribute('href'), base);
@@ -229,11 +230,15 @@ export function refusalOf(
 
 /** Each credits or access notice showing outside the turns now, with its words (to tell a later one from it). */
 export function refusalNotices(ctx: Pick<PageContext, 'doc' | 'set'>, r: ThreadPageReader): Map<Element, string> {
-  const showing = [...union(ctx.doc, r.insufficientCredits), ...union(ctx.doc, r.accessDenied)].filter((el) => !isHidden(el) && !closestTurn(el, ctx.set));
+  const turns = turnsOf(ctx.doc, ctx.set);
+  const showing = [...union(ctx.doc, r.insufficientCredits), ...union(ctx.doc, r.accessDenied)].filter((el) => !isHidden(el) && !inTurn(el, turns));
   return new Map(showing.map((el) => [el, noticeText(el)]));
 }
 
-function closestTurn(el: Element, set: SelectorSet): Element | null {
-  for (let cur: Element | null = el; cur; cur = cur.parentElement) if (matches(cur, set.turn)) return cur;
-  return null;
+/**
+ * Whether a notice belongs to a turn: inside any of the blocks the turn is assembled from (in the
+ * Aug–Oct 2026 layout a task's own credits card is a sibling of its question block, not inside it).
+ */
+function inTurn(el: Element, turns: readonly Turn[]): boolean {
+  return turns.some((t) => t.contains(el));
 }
