@@ -9,10 +9,12 @@ export interface SimHooks {
   composerId: string;
   /** data-testid of the mode chip's wrapper (generation B). */
   modeChipTestId: string;
+  /** The attribute that marks the box around the composer (`data-ask-input-container` on the live site). */
+  composerBoxAttr: string;
 }
 
 export const SIM_HOOKS = {
-  standard: { composerId: 'ask-input', modeChipTestId: 'ask-input-mode-toggle-width-wrapper' },
-  renamed: { composerId: 'query-composer', modeChipTestId: 'query-mode-switcher' },
+  standard: { composerId: 'ask-input', modeChipTestId: 'ask-input-mode-toggle-width-wrapper', composerBoxAttr: 'data-ask-input-container' },
+  renamed: { composerId: 'query-composer', modeChipTestId: 'query-mode-switcher', composerBoxAttr: 'data-query-box' },
 } as const satisfies Record<string, SimHooks>;
 export type SimHooksName = keyof typeof SIM_HOOKS;

@@ -88,7 +88,7 @@ export class Composer {
     this.el = h(
       'div',
       // A redesign (the renamed hooks) renames the container's attribute too.
-      { class: opts.menusBelow ? 'composer menus-below' : 'composer', ...(app.boot.hooks === 'renamed' ? {} : { 'data-ask-input-container': 'true' }) },
+      { class: opts.menusBelow ? 'composer menus-below' : 'composer', [hooks.composerBoxAttr]: 'true' },
       h('div', { class: 'relative' }, this.editor, this.placeholderEl),
       this.files.chips,
       h('div', { class: 'toolbar' }, this.left, right),

@@ -6,7 +6,7 @@
 import type { AskResponse, BootData, PageData, ThreadData } from '../types';
 import { Sidebar, libraryPage, notFoundPage, staticPage, topbar } from './chrome';
 import { Composer } from './composer';
-import { api, app, capturedLayout, h, icon, initHook, lt, modeState, tr } from './dom';
+import { api, app, capturedLayout, h, hooks, icon, initHook, lt, modeState, tr } from './dom';
 import { refusalCard, taskTopbarButtons } from './task';
 import { computerSettings } from './task-composer';
 import { ThreadView, type TurnCtl } from './thread';
@@ -108,7 +108,7 @@ function conversation(
 function composerBox(cls: string, composer: Composer, task = false): HTMLElement {
   const captured = capturedLayout();
   const decoy = captured ? h('button', { type: 'button', class: 'icon-btn dictation-decoy', 'aria-label': lt.stopDictation }, icon('pplx-icon-microphone-off')) : null;
-  return h('div', { class: cls, ...(captured || task ? { 'data-ask-input-container': 'true' } : {}) }, composer.el, decoy);
+  return h('div', { class: cls, ...(captured || task ? { [hooks.composerBoxAttr]: 'true' } : {}) }, composer.el, decoy);
 }
 
 function renderPage(page: PageData, liveTurn = -1): void {
