@@ -152,8 +152,8 @@ export interface PendingInteraction {
  * and a hash of the prompt, so it stays the same for as long as the question is shown.
  */
 export function pendingInteractions(doc: Document, set: SelectorSet, r: ThreadPageReader): PendingInteraction[] {
-  const turns = turnsOf(doc, set);
-  const turn = turns.at(-1);
+  // The page's own index (as the thread readers use it), so a derived id is the same from both.
+  const turn = turnsOf(doc, set).at(-1);
   if (!turn) return [];
-  return boxesOf(turn, turns.length - 1, { doc, set }, r).map((box) => ({ interaction: toWatched(box.interaction), box }));
+  return boxesOf(turn, turn.index, { doc, set }, r).map((box) => ({ interaction: toWatched(box.interaction), box }));
 }

@@ -6,7 +6,7 @@ import type { PageContext } from '../dom/context';
 import { all, cleanText, first, pointerClick } from '../dom/dom';
 import { setMode } from '../composer/mode';
 import type { PageWatcher } from '../answer/observer';
-import { stopButton, turnsOf } from '../answer/reader';
+import { stopButton, turnCountOf, turnsOf } from '../answer/reader';
 import { readerMiss } from '../checkpoints/thread-boxes';
 import { refusalNotices, refusalOf } from './thread-dom-reader';
 import type { ThreadSession } from './thread-session';
@@ -221,8 +221,9 @@ export async function sendFollowUp(
   const refused = refusalWatch(ctx, r);
   const handle = await ask(ctx, watcher, { prompt: params.message }, { answeredOtherwise: () => refused() !== undefined, ...(signal ? { signal } : {}) });
   session.acted();
-  // The new turn, or the page saying it did not send: either shows after the server's answer.
-  const outcome = await ctx.waitFor(() => (turnsOf(ctx.doc, ctx.set).length > handle.afterTurn ? 'sent' : refused()), timeoutMs, signal);
+  // The new turn, or the page saying it did not send: either shows after the server's answer. Counted
+  // by the page's own index: a long thread unmounts its oldest turn as the new one mounts.
+  const outcome = await ctx.waitFor(() => (turnCountOf(turnsOf(ctx.doc, ctx.set)) > handle.afterTurn ? 'sent' : refused()), timeoutMs, signal);
   if (outcome && typeof outcome === 'object') return outcome;
   return { threadId, url: ctx.doc.location.href, turn: handle.afterTurn };
 }

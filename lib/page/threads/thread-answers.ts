@@ -178,7 +178,7 @@ export async function answerBoxes(ctx: PageContext, r: ThreadPageReader, targets
   const waitingNow = () => {
     const turns = turnsOf(ctx.doc, ctx.set);
     const last = turns.at(-1);
-    return last ? boxesOf(last, turns.length - 1, ctx, r).some((b) => ids.has(b.interaction.followupUuid)) : false;
+    return last ? boxesOf(last, last.index, ctx, r).some((b) => ids.has(b.interaction.followupUuid)) : false;
   };
   const gone = await ctx.waitFor(() => !waitingNow(), timeoutMs);
   if (!gone) throw new RelayError('TIMEOUT', `the page did not take the reply within ${timeoutMs / 1000} s (it still shows the question on ${url})`);
@@ -194,9 +194,9 @@ export async function respondInThread(
 ): Promise<Submitted> {
   stopIfCancelled(signal);
   const threadId = session.threadId ?? '';
-  const turns = turnsOf(ctx.doc, ctx.set);
-  const index = turns.length - 1;
-  const turn = turns[index];
+  // The page's own index of its latest turn (older turns of a long thread are unmounted).
+  const turn = turnsOf(ctx.doc, ctx.set).at(-1);
+  const index = turn?.index ?? -1;
   const boxes = turn ? boxesOf(turn, index, ctx, r) : [];
   let jsonText: string | undefined;
   if (params.followupUuid && !boxes.some((b) => b.interaction.followupUuid === params.followupUuid)) {

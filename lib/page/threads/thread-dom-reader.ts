@@ -4,7 +4,7 @@ import type { ThreadPageReader } from '../../selectors/thread-schema';
 import type { PageContext } from '../dom/context';
 import { cleanText, first, isHidden, outermost, type Scope, union } from '../dom/dom';
 import { absolute, attr, type Box, boxesOf, boxInteraction } from '../checkpoints/thread-boxes';
-import { answersOf, indicators, readAnswer, readError, readQuestionNow, readSteps, type Turn, turnsOf } from '../answer/reader';
+import { answersOf, indicators, readAnswer, readError, readQuestionNow, readSteps, type Turn, turnCountOf, turnsOf } from '../answer/reader';
 import { fromInlineCitations, fromLinks, mergeSources } from '../answer/sources';
 import { renderText } from '../dom/text';
 import type { CheckpointEvent, ThreadReading, TurnReading } from '../checkpoints/thread-model';
@@ -58,10 +58,10 @@ function filesOf(turn: Turn, base: string, r: ThreadPageReader): ThreadFile[] {
   return cardsOf(turn, '', base, r).map(({ asset, url }) => ({ filename: asset.filename ?? 'file', media_type: asset.mime_type, size_bytes: null, url }));
 }
 
-/** Every file card of the thread's turns, in page order (entry ids are the turns' `turn-N`). */
+/** Every file card of the thread's turns, in page order (entry ids are the turns' `turn-N`, N the page's own index). */
 export function pageAssets(ctx: Pick<PageContext, 'doc' | 'set'>, r: ThreadPageReader): PageAsset[] {
   const base = ctx.doc.location?.href ?? '';
-  return turnsOf(ctx.doc, ctx.set).flatMap((turn, i) => cardsOf(turn, `turn-${i}`, base, r));
+  return turnsOf(ctx.doc, ctx.set).flatMap((turn) => cardsOf(turn, `turn-${turn.index}`, base, r));
 }
 
 function domain(url: string): string {
@@ -185,18 +185,20 @@ export function pageTitle(doc: Document, r: ThreadPageReader): string | undefine
 
 /**
  * The thread as the page shows it. Turns that are virtualized placeholders read as what the
- * page holds of them (their query may be empty); the latest turn is always rendered.
+ * page holds of them (their query may be empty); the latest turn is always rendered. Each turn
+ * carries the page's own index: a long thread keeps only its latest answers mounted, so the
+ * mounted turns may be 5…9 of ten.
  */
 export function readThreadDom(ctx: PageContext, r: ThreadPageReader, info: { threadId: string; stopped(index: number): boolean }): ThreadReading {
   const turns = turnsOf(ctx.doc, ctx.set);
-  const readings = turns.map((el, i) => readTurnDom(ctx, r, el, i, { current: i === turns.length - 1, stopped: info.stopped(i) }));
+  const readings = turns.map((el, i) => readTurnDom(ctx, r, el, el.index, { current: i === turns.length - 1, stopped: info.stopped(el.index) }));
   const title = pageTitle(ctx.doc, r);
   return {
     source: 'page',
     threadId: info.threadId,
     url: ctx.doc.location?.href ?? '',
     ...(title ? { title } : {}),
-    turnCount: turns.length,
+    turnCount: turnCountOf(turns),
     turns: readings,
     assets: pageAssets(ctx, r).map((a) => a.asset),
   };

@@ -5,7 +5,7 @@ import type { PageContext } from '../dom/context';
 import { assetLinks, type JsonProblem, nextCursor, parseThreadBody, readThreadJson } from './thread-json-reader';
 import { readThreadDom, pageSaysNotFound, readTurnDom } from './thread-dom-reader';
 import type { ThreadReading, TurnReading } from '../checkpoints/thread-model';
-import { turnsOf } from '../answer/reader';
+import { turnCountOf, turnsOf } from '../answer/reader';
 import type { PageWatcher } from '../answer/observer';
 
 /**
@@ -80,13 +80,14 @@ export class ThreadSession {
   latestFromPage(light = false): { reading: ThreadReading; turn?: TurnReading; size: number } {
     const ctx = this.deps.ctx();
     const turns = turnsOf(ctx.doc, ctx.set);
-    const index = turns.length - 1;
+    // The page's own index: a long thread keeps only its latest answers mounted.
+    const count = turnCountOf(turns);
     const url = ctx.doc.location?.href ?? '';
-    const el = turns[index];
-    const stopped = this.deps.watcher.wasStopped(url, index);
-    const turn = el ? readTurnDom(ctx, this.deps.page(), el, index, { current: true, stopped, light }) : undefined;
+    const el = turns.at(-1);
+    const stopped = this.deps.watcher.wasStopped(url, count - 1);
+    const turn = el ? readTurnDom(ctx, this.deps.page(), el, el.index, { current: true, stopped, light }) : undefined;
     return {
-      reading: { source: 'page', threadId: this.threadId ?? '', url, turnCount: turns.length, turns: turn ? [turn] : [] },
+      reading: { source: 'page', threadId: this.threadId ?? '', url, turnCount: count, turns: turn ? [turn] : [] },
       ...(turn ? { turn } : {}),
       size: el?.textContent?.length ?? 0,
     };

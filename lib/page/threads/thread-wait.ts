@@ -33,6 +33,14 @@ export interface ThreadWaitOptions {
 const reportedSteps = new WeakMap<ThreadSession, Map<number, Set<string>>>();
 
 
+/**
+ * A reading's turn by its index: the page's own (a page reading may hold turns 5…9 of ten, the
+ * older ones unmounted), never its position in `turns`.
+ */
+function turnOf(reading: ThreadReading, index: number): TurnReading | undefined {
+  return reading.turns.find((t) => t.index === index);
+}
+
 /** The reading that answered and the turn it is about (the worker makes the checkpoint of it). */
 export interface WaitOutcome {
   reading: ThreadReading;
@@ -105,7 +113,7 @@ export function waitForCheckpoint(session: ThreadSession, watcher: PageWatcher, 
       if (latest.reading.turnCount <= target) return { reading: latest.reading };
       if (latest.turn?.index === target) return latest;
       const full = session.pageReading();
-      return { reading: full, turn: full.turns[target] };
+      return { reading: full, turn: turnOf(full, target) };
     };
 
     /** The page's full reading of the target turn (answer, sources, files), to return. */
@@ -125,7 +133,7 @@ export function waitForCheckpoint(session: ThreadSession, watcher: PageWatcher, 
           fetching = undefined;
           if (done) return;
           if (outcome.ok && session.usable(outcome.reading, Date.now())) {
-            const turn = outcome.reading.turns[target];
+            const turn = turnOf(outcome.reading, target);
             if (turn?.event) return finish(outcome.reading, turn);
             jsonDisagreedAt = at;
             return check();
@@ -179,7 +187,7 @@ export function waitForCheckpoint(session: ThreadSession, watcher: PageWatcher, 
     const deadline = setTimeout(() => {
       const cached = session.cached();
       const { reading, turn } = pageTurn(false);
-      finish(cached ?? reading, cached?.turns[target] ?? turn, true);
+      finish(cached ?? reading, (cached && turnOf(cached, target)) ?? turn, true);
     }, params.timeoutMs);
     armQuiet();
     unsubscribe = watcher.subscribe((events) => {
