@@ -37,6 +37,11 @@ export const common = {
   queryExpand: ['[data-testid="toggle-query-expand-button"]'],
   stepsBlock: ['[data-testid="workflow-steps"]', 'div.contents'],
   stepRow: ['[data-testid="workflow-step"]', '[data-step]'],
+  // Computer task pages (browser-use/browser-harness notes, 2026-04-23 … 05-02): each tool call is a row
+  // whose class holds `group/tool-wrapper`, its label the only button that is a direct child (beside it
+  // "Apr 17, 4:00 AM · 9s"). No container around the rows is recorded.
+  toolStep: ['[class*="group/tool-wrapper"]'],
+  toolStepLabel: [':scope>button'],
   stepsToggle: ['button[aria-expanded]'],
   stepsHeaderPattern: '^\\s*(?:{stepsFinished}|{stepsStopped}|{stepsWorking})',
   stepsFinishedPattern: '^\\s*(?:{stepsFinished})',

@@ -71,6 +71,13 @@ export const SelectorSetShape = z
     stepsBlock: Candidates,
     /** Step rows when marked; otherwise the reader takes the block's innermost text blocks. */
     stepRow: Candidates,
+    /**
+     * A Computer task's tool rows, one per tool call, wherever they sit in the turn (no steps block
+     * around them is known), and each row's label inside it (the rest of the row is its time and
+     * duration). Read by the threads kit; optional: sets written before 2026-12 load.
+     */
+    toolStep: Candidates.optional(),
+    toolStepLabel: Candidates.optional(),
     /** The button that folds/unfolds the step rows (they fold once the agent is done). */
     stepsToggle: Candidates,
     /**

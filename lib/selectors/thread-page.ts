@@ -2,12 +2,13 @@ import type { ThreadPageReader } from './thread-schema';
 
 /**
  * Where a Computer thread's state shows in Perplexity's page (beside the selector set of the UI
- * generation, which finds turns, steps and answers). Checked 2026-12-01 against the simulated site.
+ * generation, which finds turns, steps and answers, and the tool rows). Checked 2026-12-01 against
+ * the browser-use/browser-harness notes (April–May 2026) and the simulated site.
  *
- * What the public record shows (docs gathered April–August 2026): task pages under
- * /computer/tasks/{id} with an h1 title, "Todo" / "Usage" / "Share" in the top bar, tool steps in
- * `group/tool-wrapper` rows, "Insufficient credits" with "Add credits to continue", files offered
- * as download links on the turn, Deep Research's `asset-card-open-button`.
+ * What the public record shows (lib/selectors/README.md, "Computer task pages"): task pages under
+ * /computer/tasks/{id} with the top bar's h1 title, "Todo" / "Usage" / "Share" there, tool steps in
+ * `group/tool-wrapper` rows, "Insufficient credits" with "Add credits to continue" (no test id),
+ * files offered as download links on the turn, Deep Research's `asset-card-open-button`.
  *
  * What it does not show: how a question, a confirmation, a connector sign-in, a two-factor
  * prompt, a form link, a sleep, an external wait, a "no access" notice, the attachment chips,
@@ -19,8 +20,8 @@ export const threadPage2026: ThreadPageReader = {
   name: 'thread-page-2026-12',
   version: 1,
   checked: '2026-12-01 (simulated site; the guesses are marked in the comment above)',
-  // The title sits in the top bar's h1 (browser-use/browser-harness notes, April 2026), not always inside main.
-  title: ['h1.task-title', 'main h1', 'h1'],
+  // RECORDED: the title is the top bar's h1 (browser-use/browser-harness notes, April 2026), maybe outside main.
+  title: ['main h1', 'h1'],
   notFound: { scope: ['main h1', 'h1'], pattern: 'could not be found|not found|doesn.t exist' },
 
   boxes: {
@@ -50,8 +51,16 @@ export const threadPage2026: ThreadPageReader = {
   wakeTime: ['time[datetime]'],
   sleepReason: ['.task-notice'],
   waiting: ['[data-testid="task-waiting"]'],
+  // GUESS (no capture or report shows a test id on the credits notice): kept ahead of the words, as
+  // cheap as a selector, for a page that carries one.
   insufficientCredits: ['[data-testid="insufficient-credits"]'],
-  billingLink: ['a[data-testid="add-credits"]', 'a[href*="/account/usage"]', 'a[href*="billing"]'],
+  // RECORDED, browser-use/browser-harness (2026-04-23 … 05-02): the notice is known by its words only,
+  // the text "Insufficient credits" with the headline "Add credits to continue" (or an "Add credits"
+  // button). Both words, in either order; English only (no other language recorded).
+  insufficientCreditsWords: { scope: ['[role=alert]', 'div'], pattern: '^(?=.*insufficient credits)(?=.*add credits)' },
+  // The Computer server's documentation (seeds) gives billing_url as https://www.perplexity.ai/account/usage;
+  // "billing" is a guess. (An `add-credits` test id, our earlier guess, is dropped: nothing shows one.)
+  billingLink: ['a[href*="/account/usage"]', 'a[href*="billing"]'],
   quotaReset: ['time[datetime]'],
   creditsReason: ['data-reason'],
   accessDenied: ['[data-testid="access-denied"]'],

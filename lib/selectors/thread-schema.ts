@@ -34,6 +34,26 @@ export const SameOriginPath = z
 export const INTERACTION_KINDS = ['ask_user_question', 'confirm_action', 'auth_required', 'interaction_required', 'two_factor_required'] as const;
 export const InteractionKind = z.enum(INTERACTION_KINDS);
 
+/**
+ * An element known by its words: one in `scope` whose text matches `pattern` (case-insensitive).
+ * For what the public record shows only as text (a 404's title, the credits notice).
+ */
+const WordsProbe = z.object({
+  scope: Candidates,
+  // Compiled here, as selector sets compile theirs: a bad pattern fails `selectors add`, not every thread call.
+  pattern: z.string().refine(
+    (p) => {
+      try {
+        new RegExp(p, 'i');
+        return true;
+      } catch {
+        return false;
+      }
+    },
+    { message: 'is not a valid regular expression' },
+  ),
+});
+
 export const ThreadPageReaderSchema = z.looseObject({
   name: Name,
   version: z.number().int().min(1),
@@ -42,21 +62,7 @@ export const ThreadPageReaderSchema = z.looseObject({
   /** The thread's title on a task page. */
   title: Candidates,
   /** The page says the thread does not exist (its text, case-insensitive). */
-  notFound: z.object({
-    scope: Candidates,
-    // Compiled here, as selector sets compile theirs: a bad pattern fails `selectors add`, not every thread call.
-    pattern: z.string().refine(
-      (p) => {
-        try {
-          new RegExp(p, 'i');
-          return true;
-        } catch {
-          return false;
-        }
-      },
-      { message: 'is not a valid regular expression' },
-    ),
-  }),
+  notFound: WordsProbe,
 
   /** Boxes inside the current turn, by the event they stand for. */
   boxes: z.record(InteractionKind, Candidates),
@@ -89,6 +95,12 @@ export const ThreadPageReaderSchema = z.looseObject({
   sleepReason: Candidates,
   waiting: Candidates,
   insufficientCredits: Candidates,
+  /**
+   * The credits notice by its words, tried after `insufficientCredits`: the smallest element in scope
+   * whose own text (answers and questions quoting the words left out) matches. Optional: readers
+   * written before 2026-12 load.
+   */
+  insufficientCreditsWords: WordsProbe.optional(),
   billingLink: Candidates,
   quotaReset: Candidates,
   /** Attribute with the reason for the credit block (`quota_exhausted`, …). */

@@ -40,7 +40,8 @@ export const THREAD_FIXTURES: { scenario: string; until: string; mode?: 'researc
     until: 'step',
     name: 'computer-cancelled',
     afterwards: async (page) => {
-      await page.locator('button[aria-label="Stop"]').click();
+      // The composer's stop control, whatever its label in this layout ("Stop", "Stop response").
+      await page.locator('button.stop-btn').click();
       await page.waitForFunction(() => window.__sim.events.some((e) => e.type === 'stopped'));
     },
   },
@@ -65,11 +66,13 @@ async function threadJson(page: Page): Promise<string> {
 
 async function chooseMode(page: Page, gen: Generation, mode: 'computer' | 'research'): Promise<void> {
   if (gen === 'B' && mode === 'computer') {
-    if ((await page.locator('button[aria-label="Computer"]').getAttribute('aria-pressed')) !== 'true') await page.locator('button[aria-label="Computer"]').click();
+    // The toggle as the Aug 2026 captures show it: `button[aria-pressed]` reading "Computer", no aria-label.
+    const toggle = page.locator('button[aria-pressed]', { hasText: 'Computer' });
+    if ((await toggle.getAttribute('aria-pressed')) !== 'true') await toggle.click();
     return;
   }
   if (gen === 'B') {
-    await page.locator('[data-testid="ask-input-mode-toggle-width-wrapper"] button').click();
+    await page.locator('[data-testid="ask-input-mode-toggle-width-wrapper"] button[aria-haspopup="menu"]').click();
     await page.locator('[role="menuitemradio"]', { hasText: 'Deep research' }).click();
     return;
   }
@@ -84,7 +87,9 @@ async function main(): Promise<void> {
   try {
     for (const gen of ['A', 'B'] as const) {
       for (const f of THREAD_FIXTURES) {
-        const site = createSimSite({ generation: gen, speed: 4, seedThreads: false, longTaskMs: 60_000 });
+        // The pre-capture layout for both generations: what tests/unit/thread-readers.test.ts reads with the
+        // generations' own sets (generation B's default is now the live layout of Aug–Oct 2026).
+        const site = createSimSite({ generation: gen, layout: 'turn-2026-04', speed: 4, seedThreads: false, longTaskMs: 60_000 });
         const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
         await routeSim(context, site);
         const page = await context.newPage();

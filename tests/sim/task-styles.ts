@@ -1,6 +1,7 @@
 /** Styles of the computer-task parts of the simulated page (client/task.ts, client/task-composer.ts). */
 export const TASK_CSS = `
-.task-title{font-size:22px;font-weight:600;margin:8px 0 16px}
+.topbar h1{font-size:inherit;margin:0}
+
 .task-files{display:flex;flex-wrap:wrap;gap:8px;margin:12px 0}
 .asset-card{display:flex;align-items:center;gap:8px;padding:8px 12px;border:1px solid #e5e5df;border-radius:10px;background:#fff}
 .asset-card a{font-weight:500;color:inherit}
@@ -13,5 +14,4 @@ export const TASK_CSS = `
 .attachment-chip{display:inline-flex;align-items:center;gap:6px;padding:4px 8px;border-radius:8px;background:#f3f3ee;font-size:13px}
 .todo-popover{position:fixed;top:56px;right:24px;min-width:240px;display:flex;flex-direction:column;gap:6px;padding:10px}
 .todo-item{display:flex;align-items:center;gap:8px}
-.todo-item[data-state="done"]{color:#6b6b66;text-decoration:line-through}
 `;

@@ -80,7 +80,9 @@ describe('a thread call cancelled in the page', () => {
   it('threads.respond (approve) cancelled while the thread JSON is read: Approve is never clicked', async () => {
     // The JSON names the confirmation by an id the page does not carry: the page looks it up there first.
     const jsonOnlyId = '0b0b0b0b-1111-4222-8333-444444444444';
-    const { call, threadId, release } = load('B-computer-confirm', (body) => body.replaceAll('2164dcb6-6a92-4242-a779-db7bc45b104a', jsonOnlyId));
+    // The page's id of the confirmation, which the JSON shares (each saving of the fixtures makes a new one).
+    const pageId = () => document.querySelector('[data-testid="confirm-action"]')?.getAttribute('data-followup-uuid') ?? 'none';
+    const { call, threadId, release } = load('B-computer-confirm', (body) => body.replaceAll(pageId(), jsonOnlyId));
     let approved = false;
     document.querySelector('button[aria-label="Approve"]')?.addEventListener('click', () => {
       approved = true;

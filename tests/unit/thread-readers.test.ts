@@ -54,11 +54,11 @@ describe.runIf(have).each(['A', 'B'] as const)('thread readers on generation %s'
       expect(cp.sources.map((s) => s.domain), cp.source).toContain('news.ycombinator.com');
       expect(cp.title, cp.source).toBe('Task for the fixtures');
     }
-    // The page folds finished steps away and a read never clicks them open: only the JSON has them
-    // (a wait reports the steps it saw while they were shown).
+    // A Computer task's tool rows stay in the thread once it is done (browser-use/browser-harness notes,
+    // April 2026): the page lists each by its label, as the JSON does.
     const [json, page] = checkpoints(`${g}-computer-complete`);
     expect(json?.steps).toContain('Navigating to news.ycombinator.com');
-    expect(page?.steps).toEqual([]);
+    expect(page?.steps).toContain('Navigating to news.ycombinator.com');
   });
 
   it('files: the PDF and the latest version of the image', () => {

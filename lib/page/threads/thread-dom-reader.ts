@@ -2,7 +2,7 @@ import type { ThreadAsset, ThreadFile, ThreadSource } from '../../protocol/threa
 import type { SelectorSet } from '../../selectors';
 import type { ThreadPageReader } from '../../selectors/thread-schema';
 import type { PageContext } from '../dom/context';
-import { cleanText, first, isHidden, outermost, type Scope, union } from '../dom/dom';
+import { cleanText, closest, first, isHidden, outermost, type Scope, union } from '../dom/dom';
 import { absolute, attr, type Box, boxesOf, boxInteraction } from '../checkpoints/thread-boxes';
 import { answersOf, indicators, readAnswer, readError, readQuestionNow, readSteps, type Turn, turnCountOf, turnsOf } from '../answer/reader';
 import { fromInlineCitations, fromLinks, mergeSources } from '../answer/sources';
@@ -92,6 +92,49 @@ function noticeText(el: Element): string {
     .join(' ');
 }
 
+/**
+ * Elements the reader knows by their words (`insufficientCreditsWords`): the scope's candidates in
+ * order (an alert before any div), the first that has elements whose own text matches, the
+ * innermost of those. An answer, a question or the composer quoting the words is not the notice:
+ * their text is left out. One text read when the words are not there at all.
+ */
+function byWords(root: Turn | Element, probe: ThreadPageReader['insufficientCreditsWords'], set: SelectorSet): Element[] {
+  if (!probe) return [];
+  const re = new RegExp(probe.pattern, 'i');
+  if (!re.test(cleanText(root))) return [];
+  const quoting = [...set.prose, ...set.userBubble, '[contenteditable="true"]'];
+  for (const selector of probe.scope) {
+    const hits = union(root, [selector]).filter((el) => re.test(cleanText(el)) && !closest(el, quoting));
+    const innermost = hits.filter((el) => !hits.some((o) => o !== el && el.contains(o)));
+    // Only now the costlier read: a block around an answer that quotes the words is not the notice.
+    const found = innermost.filter((el) => re.test(renderText(el, { skip: quoting, markdown: false }).replace(/\s+/g, ' ')));
+    if (found.length > 0) return found;
+  }
+  return [];
+}
+
+/** The credits notices in `root`: by the reader's selectors, then by its words (each notice once). */
+function creditsNotices(root: Turn | Element, r: ThreadPageReader, set: SelectorSet): Element[] {
+  const marked = union(root, r.insufficientCredits);
+  const worded = byWords(root, r.insufficientCreditsWords, set).filter((el) => !marked.some((m) => m.contains(el) || el.contains(m)));
+  return [...marked, ...worded];
+}
+
+/**
+ * A Computer task's tool steps: one per tool row (the set's `toolStep`), its label only (`toolStepLabel`,
+ * not the time and duration beside it), in page order. Rows quoted inside the answer are not steps.
+ */
+export function toolSteps(turn: Turn, set: SelectorSet): string[] {
+  if (!set.toolStep) return [];
+  const out: string[] = [];
+  for (const row of outermost(union(turn, set.toolStep))) {
+    if (closest(row, set.prose)) continue;
+    const text = cleanText((set.toolStepLabel && first(row, set.toolStepLabel)) || row);
+    if (text && !out.includes(text)) out.push(text);
+  }
+  return out;
+}
+
 export interface TurnContext {
   /** The current (last) turn: the working indicators of the page are its own. */
   current: boolean;
@@ -115,12 +158,13 @@ export function readTurnDom(ctx: PageContext, r: ThreadPageReader, turn: Turn, i
   const answer = tc.light ? '' : readAnswer(turn, set);
   const answered = tc.light ? hasAnswerText(turn, set) : answer.length > 0;
   const steps = readSteps(turn, set);
+  const tools = toolSteps(turn, set);
   const boxes = boxesOf(turn, index, ctx, r);
   const optionalAuth = union(turn, r.optionalAuth)
     .filter((b) => !isHidden(b))
     .map((b) => boxInteraction(b, index, ctx, r, false));
   const ind = tc.current ? indicators(doc, set, turn) : { hasStopButton: false, hasLoadingSpinner: false };
-  const credits = first(turn, r.insufficientCredits);
+  const credits = creditsNotices(turn, r, set).find((el) => !isHidden(el));
   const denied = first(turn, r.accessDenied);
   const sleeping = first(turn, r.sleeping);
   const waiting = first(turn, r.waiting);
@@ -160,7 +204,7 @@ export function readTurnDom(ctx: PageContext, r: ThreadPageReader, turn: Turn, i
     answer,
     ...(error ? { errorMessage: error } : {}),
     ...(notice ? { notice } : {}),
-    steps: steps.steps,
+    steps: tools.length > 0 ? tools : steps.steps,
     sources: tc.light ? [] : sourcesOf(turn, set, base),
     files: tc.light ? [] : filesOf(turn, base, r),
     ...(wakeAt ? { wakeAt } : {}),
@@ -220,7 +264,7 @@ export function refusalOf(
   const base = ctx.doc.location?.href ?? '';
   const turns = turnsOf(ctx.doc, ctx.set);
   const outside = (el: Element) => !isHidden(el) && !inTurn(el, turns) && !earlier(el);
-  const credits = union(ctx.doc, r.insufficientCredits).find(outside);
+  const credits = creditsNotices(ctx.doc.body, r, ctx.set).find(outside);
   if (credits) {
     const billingUrl = absolute(first(credits, r.billingLink)?.getAttribute('href'), base);
     return { event: 'insufficient_credits', text: noticeText(credits), account: { reason: attr(credits, r.creditsReason) ?? 'insufficient_credits', ...(billingUrl ? { billingUrl } : {}) } };
@@ -233,7 +277,7 @@ export function refusalOf(
 /** Each credits or access notice showing outside the turns now, with its words (to tell a later one from it). */
 export function refusalNotices(ctx: Pick<PageContext, 'doc' | 'set'>, r: ThreadPageReader): Map<Element, string> {
   const turns = turnsOf(ctx.doc, ctx.set);
-  const showing = [...union(ctx.doc, r.insufficientCredits), ...union(ctx.doc, r.accessDenied)].filter((el) => !isHidden(el) && !inTurn(el, turns));
+  const showing = [...creditsNotices(ctx.doc.body, r, ctx.set), ...union(ctx.doc, r.accessDenied)].filter((el) => !isHidden(el) && !inTurn(el, turns));
   return new Map(showing.map((el) => [el, noticeText(el)]));
 }
 

@@ -69,11 +69,12 @@ export function expandPaneButton(): HTMLElement {
   return b;
 }
 
-export function topbar(title: string | null, extra: HTMLElement[] = []): HTMLElement {
+/** The page's top bar; a Computer task page's title is its `h1` (browser-use/browser-harness notes, April 2026). */
+export function topbar(title: string | null, extra: HTMLElement[] = [], heading = false): HTMLElement {
   return h(
     'div',
     { class: 'topbar' },
-    h('div', { class: 'truncate font-medium' }, title ?? ''),
+    h(heading ? 'h1' : 'div', { class: 'truncate font-medium' }, title ?? ''),
     h('div', { class: 'flex items-center gap-2' }, ...extra, expandPaneButton()),
   );
 }

@@ -155,15 +155,15 @@ function renderPage(page: PageData, liveTurn = -1): void {
       break;
     }
     case 'thread': {
-      // Computer task pages: an h1 title, Usage / Todo in the top bar, "Type a command..." (docs: task pages).
+      // Computer task pages: the top bar's h1 title, Usage / Todo / Share, "Type a command..." (docs: task pages).
       const task = page.thread.kind === 'computer';
       const c = conversation(page.thread, { sidecar: false, placeholder: task ? 'Type a command...' : tr.askFollowUp, liveTurn });
       disposeCurrent = c.dispose;
       const share = h('button', { type: 'button', class: 'pill-btn', 'aria-label': tr.share }, icon('pplx-icon-share', 'icon icon-sm'), tr.share);
-      const extra = task ? [...taskTopbarButtons(() => c.view?.current?.plan ?? []), share] : [share];
+      const extra = task ? [...taskTopbarButtons(() => page.thread.title, () => c.view?.current?.plan ?? []), share] : [share];
       main.replaceChildren(
-        topbar(page.thread.title, extra),
-        h('div', { class: 'thread-scroll' }, task ? h('h1', { class: 'task-title' }, page.thread.title) : null, c.view?.el ?? null),
+        topbar(page.thread.title, extra, task),
+        h('div', { class: 'thread-scroll' }, c.view?.el ?? null),
         composerBox('follow-up', c.composer, task),
       );
       listenForSignIns(c.view);

@@ -221,6 +221,31 @@ export function sleepCard(wakeAt: number, reason: string): HTMLElement {
   );
 }
 
+/**
+ * The credits notice in the words the public record gives it (browser-use/browser-harness notes,
+ * April 2026): the text "Insufficient credits", the headline "Add credits to continue" and an
+ * "Add credits" control. The record shows no test id, so none is drawn: readers find the notice by
+ * its words. Our guesses: `role="alert"`, the `data-reason` attribute, the quota line, and the
+ * control being a link to the billing page (the Computer server's billing_url).
+ */
+function creditsNotice(text: string, url: string | undefined, attrs: Record<string, string | undefined>, quotaResetDate?: string): HTMLElement {
+  const detail = text.replace(/^Insufficient credits\.\s*/, '').replace(/^Add credits to continue\.\s*/, '');
+  return h(
+    'div',
+    { class: 'error-box', role: 'alert', ...attrs },
+    icon('pplx-icon-credit-card'),
+    h(
+      'div',
+      { class: 'flex-1' },
+      h('div', { class: 'font-medium' }, 'Insufficient credits'),
+      h('div', { class: 'text-sm' }, 'Add credits to continue'),
+      detail ? h('div', { class: 'text-sm text-quiet' }, detail) : null,
+      quotaResetDate ? h('div', { class: 'text-xs text-quiet' }, 'Quota resets ', h('time', { datetime: quotaResetDate }, quotaResetDate.slice(0, 10))) : null,
+    ),
+    h('a', { class: 'pill-btn primary', href: url ?? '#', target: '_blank', rel: 'noopener' }, 'Add credits'),
+  );
+}
+
 /** The block a turn ended on. */
 export function blockCard(turn: TurnData, block: BlockSpec, id: string): HTMLElement {
   switch (block.kind) {
@@ -242,34 +267,50 @@ export function blockCard(turn: TurnData, block: BlockSpec, id: string): HTMLEle
         h('div', { class: 'interaction-actions' }, h('a', { class: 'pill-btn primary', href: block.url ?? '#', target: '_blank', rel: 'noopener', 'data-testid': 'form-link' }, `Open ${block.title ?? 'the form'}`)),
       );
     case 'insufficient_credits':
-      return h(
-        'div',
-        { class: 'error-box', role: 'alert', 'data-testid': 'insufficient-credits', 'data-reason': block.reason },
-        icon('pplx-icon-credit-card'),
-        h(
-          'div',
-          { class: 'flex-1' },
-          h('div', { class: 'font-medium' }, 'Insufficient credits'),
-          h('div', { class: 'text-sm' }, block.text.replace(/^Insufficient credits\.\s*/, '')),
-          block.quotaResetDate
-            ? h('div', { class: 'text-xs text-quiet' }, 'Quota resets ', h('time', { datetime: block.quotaResetDate }, block.quotaResetDate.slice(0, 10)))
-            : null,
-        ),
-        h('a', { class: 'pill-btn primary', href: block.url ?? '#', target: '_blank', rel: 'noopener', 'data-testid': 'add-credits' }, 'Add credits to continue'),
-      );
+      return creditsNotice(block.text, block.url, { 'data-reason': block.reason }, block.quotaResetDate);
     case 'access_denied':
       return h('div', { class: 'error-box', role: 'alert', 'data-testid': 'access-denied' }, icon('pplx-icon-lock'), h('span', { class: 'flex-1' }, block.text));
   }
   return h('div', {}, turn.query);
 }
 
-/** The Todo button of a task page's top bar: a popover with the current turn's plan. */
-export function todoButton(plan: () => { text: string; done: boolean }[]): HTMLElement {
-  const id = `todo-${Math.random().toString(36).slice(2, 8)}`;
-  const btn = h('button', { type: 'button', class: 'pill-btn', 'aria-label': 'Todo', 'aria-haspopup': 'dialog', 'aria-expanded': 'false', 'aria-controls': id, 'data-state': 'closed' }, icon('pplx-icon-list', 'icon icon-sm'), 'Todo');
+/** "Apr 17, 4:00 AM", as the record quotes a tool row's time. */
+const stamp = (ms: number) => new Date(ms).toLocaleString('en-US', { month: 'short', day: 'numeric', hour: 'numeric', minute: '2-digit' });
+
+/**
+ * One tool step of a Computer task, as the public record describes it (browser-use/browser-harness
+ * notes, April 2026): a wrapper whose class holds `group/tool-wrapper`, its only direct-child button
+ * the label ("Writing to chart.py"), beside it the time and duration ("Apr 17, 4:00 AM · 9s"), which
+ * stops growing when the tool is done. Our guesses: the icon inside the label, the classes, and
+ * that the row pulses while it runs.
+ */
+export function toolRow(step: { icon: string; text: string; at: number }, until: number, current: boolean): HTMLElement {
+  const seconds = Math.max(0, Math.round((until - step.at) / 1000));
+  return h(
+    'div',
+    { class: `group/tool-wrapper flex flex-col gap-0.5${current ? ' animate-pulse' : ''}` },
+    h('button', { type: 'button', class: 'tool-label flex items-center gap-2' }, icon(step.icon, 'icon icon-sm'), h('span', {}, step.text)),
+    h('span', { class: 'text-xs text-quiet' }, `${stamp(step.at)} · ${seconds}s`),
+  );
+}
+
+let radixIds = 0;
+
+/**
+ * The Todo button of a task page's top bar and its plan, as the public record describes them
+ * (browser-use/browser-harness notes, April 2026): a Radix trigger reading "Todo" with `data-state`
+ * closed/open, `aria-expanded` and `aria-controls` naming the panel, which is mounted as a portal whose
+ * `id` is that name; the plan's title at the top as plain text, then one row per item with one icon,
+ * `#pplx-icon-check` when done, an empty circle while pending. Our guesses: the panel's role and
+ * classes, the Radix-style id, and the title (the task's).
+ */
+export function todoButton(title: () => string, plan: () => { text: string; done: boolean }[]): HTMLElement {
+  radixIds += 1;
+  const id = `radix-:r${radixIds.toString(36)}:`;
+  const btn = h('button', { type: 'button', class: 'pill-btn', 'aria-haspopup': 'dialog', 'aria-expanded': 'false', 'aria-controls': id, 'data-state': 'closed' }, icon('pplx-icon-list', 'icon icon-sm'), 'Todo');
   let pop: HTMLElement | null = null;
   const close = () => {
-    pop?.remove();
+    pop?.parentElement?.remove();
     pop = null;
     btn.setAttribute('aria-expanded', 'false');
     btn.setAttribute('data-state', 'closed');
@@ -279,9 +320,10 @@ export function todoButton(plan: () => { text: string; done: boolean }[]): HTMLE
     const items = plan();
     pop = h(
       'div',
-      { id, role: 'dialog', class: 'popover todo-popover', 'data-state': 'open', 'aria-label': 'Todo' },
+      { id, role: 'dialog', class: 'popover todo-popover', 'data-state': 'open', tabindex: '-1' },
+      h('div', { class: 'font-medium' }, title()),
       ...(items.length
-        ? items.map((g) => h('div', { class: 'todo-item', 'data-state': g.done ? 'done' : 'open' }, icon(g.done ? 'pplx-icon-check' : 'pplx-icon-circle', 'icon icon-sm'), h('span', {}, g.text)))
+        ? items.map((g) => h('div', { class: 'todo-item' }, icon(g.done ? 'pplx-icon-check' : 'pplx-icon-circle', 'icon icon-sm'), h('span', {}, g.text)))
         : [h('div', { class: 'text-quiet' }, 'No plan yet')]),
     );
     document.body.append(h('div', { 'data-radix-popper-content-wrapper': '' }, pop));
@@ -292,21 +334,15 @@ export function todoButton(plan: () => { text: string; done: boolean }[]): HTMLE
 }
 
 /** A task page's top-bar buttons (besides Share): Usage and Todo. */
-export function taskTopbarButtons(plan: () => { text: string; done: boolean }[]): HTMLElement[] {
-  return [h('button', { type: 'button', class: 'pill-btn', 'aria-label': 'Usage' }, icon('pplx-icon-chart', 'icon icon-sm'), 'Usage'), todoButton(plan)];
+export function taskTopbarButtons(title: () => string, plan: () => { text: string; done: boolean }[]): HTMLElement[] {
+  return [h('button', { type: 'button', class: 'pill-btn' }, icon('pplx-icon-chart', 'icon icon-sm'), 'Usage'), todoButton(title, plan)];
 }
 
 /** The account may not run this ask (HTTP 402 / 403 from the ask): shown at the composer, nothing sent. */
 export function refusalCard(status: number | undefined, body: unknown): HTMLElement | null {
   const b = (body ?? {}) as { billing_url?: string };
   if (status === 402) {
-    return h(
-      'div',
-      { class: 'error-box', role: 'alert', 'data-testid': 'insufficient-credits', 'data-reason': 'insufficient_credits', 'data-scope': 'composer' },
-      icon('pplx-icon-credit-card'),
-      h('div', { class: 'flex-1' }, h('div', { class: 'font-medium' }, 'Insufficient credits'), h('div', { class: 'text-sm' }, 'Your message was not sent.')),
-      h('a', { class: 'pill-btn primary', href: b.billing_url ?? '#', target: '_blank', rel: 'noopener', 'data-testid': 'add-credits' }, 'Add credits to continue'),
-    );
+    return creditsNotice('Your message was not sent.', b.billing_url, { 'data-reason': 'insufficient_credits', 'data-scope': 'composer' });
   }
   if (status === 403) {
     return h(

@@ -9,7 +9,7 @@ import { blockHtml, blockTokens, citationGroups, esc, iconHtml } from '../answer
 import { blockId } from '../task-paths';
 import type { AssetSpec, Block, BlockSpec, InteractionEvent, ScriptEvent, Source, ThreadData, ThreadLayout, TurnData, TurnReply } from '../types';
 import { api, app, emit, fromHtml, h, icon, lt, radixId, tr } from './dom';
-import { blockCard, filesCard, interactionBoxes, interactionId, sleepCard, suggestionCard } from './task';
+import { blockCard, filesCard, interactionBoxes, interactionId, sleepCard, suggestionCard, toolRow } from './task';
 import { tabLinks, toggleGroupedBadge, variant } from './variants';
 
 /** How many answers a long thread keeps mounted in the Aug–Oct 2026 layout (measured live 2026-09-18). */
@@ -57,7 +57,8 @@ export interface ThreadHost {
 export class TurnCtl {
   readonly el: HTMLElement;
   applied = 0;
-  steps: { icon: string; text: string }[] = [];
+  /** Each step, with when it began (ms). */
+  steps: { icon: string; text: string; at: number }[] = [];
   tokens = 0;
   status: Status = 'working';
   errorMessage = '';
@@ -171,7 +172,7 @@ export class TurnCtl {
     }
     switch (ev.type) {
       case 'step':
-        this.steps.push({ icon: ev.icon, text: ev.text });
+        this.steps.push({ icon: ev.icon, text: ev.text, at: this.data.startedAt + ev.t });
         this.renderSteps();
         if (live) emit('step', this.index);
         break;
@@ -571,13 +572,15 @@ export class TurnCtl {
       headRow.append(cancel);
     }
     const box = h('div', { class: 'steps' }, headRow);
-    if (this.stepsOpen && n) {
+    // A Computer task shows its tool rows in the thread, running or done (client/task.ts, toolRow);
+    // other turns fold their rows away once done.
+    const task = this.data.mode === 'computer';
+    if ((this.stepsOpen || task) && n) {
       const rows = h('div', { class: 'step-rows' });
       this.steps.forEach((s, i) => {
         const current = working && i === n - 1;
-        // Computer tasks draw each tool step as a `group/tool-wrapper` row (docs: task pages).
-        const tool = this.data.mode === 'computer' ? ' group/tool-wrapper' : '';
-        rows.append(h('div', { class: `step-row${tool}${current ? ' animate-pulse' : ''}` }, icon(s.icon), h('span', {}, s.text)));
+        if (task) rows.append(toolRow(s, this.steps[i + 1]?.at ?? Date.now(), current));
+        else rows.append(h('div', { class: `step-row${current ? ' animate-pulse' : ''}` }, icon(s.icon), h('span', {}, s.text)));
       });
       box.append(rows);
     }
