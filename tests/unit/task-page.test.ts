@@ -1,11 +1,13 @@
 // @vitest-environment happy-dom
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { PageContext } from '../../lib/page/dom/context';
 import { readThreadDom, refusalOf } from '../../lib/page/threads/thread-dom-reader';
 import { chooseSelectorSet } from '../../lib/selectors';
 import { threadPage2026 } from '../../lib/selectors/thread-page';
 import { ThreadPageReaderSchema } from '../../lib/selectors/thread-schema';
-import { loadFixture } from '../fixtures/reader/load';
+import { loadFixture, loadHtml } from '../fixtures/reader/load';
 
 /**
  * A Computer task page as the public record shows it (browser-use/browser-harness notes, April–May
@@ -81,5 +83,34 @@ describe('tool steps, from the `group/tool-wrapper` rows', () => {
     const answer = `<div data-workflow-final-text="" class="group/final-text"><div class="prose" data-renderer="lm">Rows look like ${row('Writing to x', 'Apr 17 · 1s')}.</div></div>`;
     const turn = read(page(row('Researching: trains to Lyon', 'Apr 17, 4:00 AM · 3s') + answer));
     expect(turn?.steps).toEqual(['Researching: trains to Lyon']);
+  });
+});
+
+describe("the simulated site's task pages (as saved by npm run sim:save-threads) draw what the record shows", () => {
+  const load = (gen: 'A' | 'B', name: string) => loadHtml(readFileSync(join(import.meta.dirname, `../fixtures/threads/${gen}-${name}.html`), 'utf8'), URL_);
+
+  it.each(['A', 'B'] as const)('generation %s: top bar h1, Todo trigger and its panel, tool rows, the composer', (gen) => {
+    load(gen, 'computer-complete');
+    expect(document.querySelector('.topbar h1')?.textContent).toBe('Task for the fixtures');
+    const todo = [...document.querySelectorAll('button')].find((b) => b.textContent?.trim() === 'Todo');
+    expect(todo?.getAttribute('data-state')).toBe('closed');
+    expect(todo?.getAttribute('aria-expanded')).toBe('false');
+    expect(todo?.getAttribute('aria-controls')).toMatch(/\S/);
+    const rows = [...document.querySelectorAll('[class*="group/tool-wrapper"]')];
+    expect(rows.length).toBeGreaterThan(2);
+    for (const row of rows) {
+      expect(row.querySelectorAll(':scope > button')).toHaveLength(1);
+      expect(row.textContent).toMatch(/[A-Z][a-z]{2} \d{1,2}, \d{1,2}:\d\d [AP]M · \d+s$/);
+    }
+    const editor = document.querySelector('[data-ask-input-container] [data-lexical-editor="true"]');
+    expect(editor?.getAttribute('contenteditable')).toBe('true');
+    expect(editor?.getAttribute('aria-placeholder')).toBe('Type a command...');
+  });
+
+  it.each(['A', 'B'] as const)('generation %s: the credits notice in words, with no test id', (gen) => {
+    load(gen, 'computer-credits');
+    expect(document.querySelector('[data-testid="insufficient-credits"], [data-testid="add-credits"]')).toBeNull();
+    const alert = [...document.querySelectorAll('[role="alert"]')].find((el) => el.textContent?.includes('Insufficient credits'));
+    expect(alert?.textContent).toContain('Add credits to continue');
   });
 });
