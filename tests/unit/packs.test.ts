@@ -149,7 +149,8 @@ describe('the page’s catalog of selector sets', () => {
     expect(modeWords(catalog.sets()[0] as SelectorSet).get('بحث معمّق')).toBeUndefined();
     // What every page gets as it connects, with no pack installed.
     const connect = new PackStore({ broadcast: () => {}, onChange: () => {} }).message();
-    expect(connect.kind === 'event' && applyPacks(appliers, connect)).toBe(true);
+    if (connect.kind !== 'event') throw new Error(`the pack store sent a ${connect.kind}, not an event`);
+    expect(applyPacks(appliers, connect)).toBe(true);
     // A page that chose a set before probes again at its next call.
     expect(catalog.version).toBeGreaterThan(0);
     expect(catalog.sets()).toEqual(SELECTOR_SETS);
