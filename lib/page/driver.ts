@@ -1,6 +1,6 @@
 import { isErrorPayload, RelayError } from '../protocol/errors';
-import { chooseSelectorSet, chromeMajorFrom, type ProbeReport, type SelectorSet } from '../selectors';
-import { SelectorCatalog } from '../selectors/catalog';
+import type { ProbeReport, SelectorSet } from '../selectors';
+import { chooseSelectorSet, chromeMajorFrom, SelectorCatalog } from '../selectors/catalog';
 import { ask, type AskHandle, type StopResult, stop } from './composer/actions';
 import { cutContent, type PageContent, wholePageContent } from './answer/content';
 import type { PageContext } from './dom/context';

@@ -1,6 +1,5 @@
 import { RelayError } from '../protocol/errors';
-import { chooseSelectorSet, chromeMajorFrom } from '../selectors';
-import { SelectorCatalog } from '../selectors/catalog';
+import { chooseSelectorSet, chromeMajorFrom, SelectorCatalog } from '../selectors/catalog';
 import { type AskCallParams, createPageDriver, type PageDriver, type WaitCallParams } from './driver';
 
 /**

@@ -33,4 +33,9 @@ export interface AppliedPack {
 
 export interface PacksApply {
   packs: AppliedPack[];
+  /**
+   * The built-in selector sets' words in the languages beyond English (lib/selectors/words.ts: the
+   * page script carries English alone), in every event, so no request finds a page without them.
+   */
+  labels?: unknown;
 }

@@ -1,5 +1,5 @@
 import { composerProbes } from './composer-2026-10';
-import { LABELS } from './words';
+import { ENGLISH_LABELS } from './words';
 
 /**
  * Facts both UI generations share (lib/selectors/README.md, "A thread page"). Each generation's
@@ -85,7 +85,7 @@ export const common = {
   sourcesTabPattern: '^\\s*(?:{sourcesTab})',
   sourcesPanel: ['[role="tabpanel"]'],
 
-  labels: LABELS,
+  labels: ENGLISH_LABELS,
   iconUse: ['use'],
 
 

@@ -43,6 +43,14 @@ export function expandSelector(set: Pick<SelectorSet, 'labels'>, selector: strin
   return variants.join(', ');
 }
 
+/**
+ * The set with more languages' words beside its own (placeholders untouched: expand it after). The
+ * built-in sets get their French and Arabic this way (words.ts says why).
+ */
+export function withLabels(set: SelectorSet, labels: SelectorSet['labels']): SelectorSet {
+  return { ...set, labels: { ...set.labels, ...labels } };
+}
+
 const expanded = new WeakSet<SelectorSet>();
 
 /** The set with every placeholder replaced by the words of all its languages. Idempotent. */

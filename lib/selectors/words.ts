@@ -6,8 +6,15 @@ import type { SelectorSet } from './schema';
  * English is what was seen on the live site (lib/selectors/README.md dates each fact). French and
  * Arabic are the words of the simulated localized pages: a start for a person who sees other words,
  * who can add or fix a language with `comet-relay selectors add` without a rebuild.
+ *
+ * The sets are written with English alone (common.ts), and that is what the page script carries:
+ * the other languages weigh about 0.75 kB gzip, over the page script's budget. The worker hands them
+ * to every page with the data packs, before any request reaches it (lib/worker/packs.ts), and the
+ * page's catalog adds them to its built-in sets (lib/selectors/catalog.ts), so a French or Arabic
+ * page is read with nothing installed. Everywhere else (the CLI's `selectors show`, index.ts'
+ * sets) the built-in sets hold every language.
  */
-export const LABELS: SelectorSet['labels'] = {
+export const ENGLISH_LABELS: SelectorSet['labels'] = {
   en: {
     words: {
       submit: ['Submit'],
@@ -49,6 +56,10 @@ export const LABELS: SelectorSet['labels'] = {
       Computer: 'computer',
     },
   },
+};
+
+/** The built-in sets' other languages: the page gets them from the worker (see above). */
+export const MORE_LABELS: SelectorSet['labels'] = {
   fr: {
     words: {
       submit: ['Envoyer'],

@@ -2,7 +2,8 @@ import { type ReaderInUse, readersInUse } from '../packs/kinds';
 import { parsePack } from '../packs/parse';
 import type { Envelope } from '../protocol/messages';
 import { PacksChanged, type SkippedPack } from '../protocol/packs';
-import { type AppliedPack, PACKS_APPLY_EVENT } from '../protocol/ports';
+import { type AppliedPack, PACKS_APPLY_EVENT, type PacksApply } from '../protocol/ports';
+import { MORE_LABELS } from '../selectors/words';
 import type { SessionValue } from './browser/session-store';
 
 /**
@@ -56,9 +57,12 @@ export class PackStore {
     this.accept(parsed.data, true);
   }
 
-  /** The event that gives a page every valid pack. */
+  /**
+   * The event that gives a page every valid pack, and the built-in sets' words beyond English,
+   * which the page script does not carry (lib/selectors/words.ts).
+   */
   message(): Envelope {
-    return { kind: 'event', event: PACKS_APPLY_EVENT, data: { packs: this.packs } };
+    return { kind: 'event', event: PACKS_APPLY_EVENT, data: { packs: this.packs, labels: MORE_LABELS } satisfies PacksApply };
   }
 
   summary(): PackSummary {

@@ -16,7 +16,7 @@ test.describe.configure({ mode: 'serial' });
 
 // What a person writes on that day: the live site's set, with the hooks that were renamed renamed.
 const live = BUILT_IN_SOURCES.find((s) => s.name === 'gen-b-2026-10-live') as SelectorSet;
-const box = (selectors: string[] = []) => selectors.map((s) => s.replaceAll('[data-ask-input-container]', '[data-query-box]'));
+const box = (selectors: readonly string[] = []) => selectors.map((s) => s.replaceAll('[data-ask-input-container]', '[data-query-box]'));
 const rescue: SelectorSet = {
   ...live,
   name: 'gen-b-2026-12',

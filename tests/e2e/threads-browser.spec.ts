@@ -100,7 +100,10 @@ test('a thread starts in a background tab: the tab the person is on stays in fro
   expect(done).toMatchObject({ event: 'complete', source: 'json', threadId: started.threadId });
   expect(done.text).toContain("Here are today's top stories");
   expect(done.sources.map((s) => s.domain)).toContain('news.ycombinator.com');
-  expect(steps).toContain('Navigating to news.ycombinator.com');
+  // The steps come as progress while the wait is held, and with the result in any case (under load the
+  // task can finish before the wait is attached, and then no progress is due).
+  expect(done.steps).toContain('Navigating to news.ycombinator.com');
+  expect(steps.every((m) => m.trim() !== '')).toBe(true);
   const after = await tabs();
   const threadTab = after.find((t) => t.url === started.url);
   expect(threadTab?.active).toBe(false);

@@ -6,7 +6,8 @@ import type { PageContext } from '../../lib/page/dom/context';
 import { createPageDriver } from '../../lib/page/driver';
 import { PageWatcher } from '../../lib/page/answer/observer';
 import { RelayError } from '../../lib/protocol/errors';
-import { chooseSelectorSet } from '../../lib/selectors';
+import { chooseSelectorSet, SELECTOR_SETS } from '../../lib/selectors';
+import { SelectorCatalog } from '../../lib/selectors/catalog';
 import { appendTurn, installExecCommand } from '../fixtures/reader/fake-page';
 import { loadFixture, loadHtml } from '../fixtures/reader/load';
 
@@ -95,7 +96,8 @@ describe('typing', () => {
 
   it('no composer: SELECTOR_MISS names the probe, every selector it tried, the page and the set', async () => {
     loadFixture('library.html', 'https://www.perplexity.ai/library');
-    const err = await createPageDriver(window).ask({ prompt: 'hi' }).catch((e: unknown) => e);
+    // The sets with every language's words, as a page holds them once the worker's first event came.
+    const err = await createPageDriver(window, new SelectorCatalog(SELECTOR_SETS)).ask({ prompt: 'hi' }).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(RelayError);
     expect((err as RelayError).code).toBe('SELECTOR_MISS');
     expect((err as RelayError).message).toMatch(

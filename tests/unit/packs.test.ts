@@ -7,6 +7,7 @@ import { BUILT_IN_SOURCES, chooseSelectorSet, generationB, SELECTOR_SETS, type S
 import { SelectorCatalog } from '../../lib/selectors/catalog';
 import { expandLabels, expandPattern, expandSelector, modeWords } from '../../lib/selectors/labels';
 import { SelectorSetSchema } from '../../lib/selectors/schema';
+import { MORE_LABELS } from '../../lib/selectors/words';
 import { PackStore } from '../../lib/worker/packs';
 import { loadHtml } from '../fixtures/reader/load';
 
@@ -139,6 +140,29 @@ describe('the page’s catalog of selector sets', () => {
     applyPacks(appliers, event([]));
     expect(catalog.sets()).toHaveLength(SELECTOR_SETS.length);
   });
+
+  it("the page's built-in sets speak English until the worker's event hands them the other languages, then they are the built-in sets", () => {
+    const catalog = new SelectorCatalog();
+    const appliers = { 'selector-set': selectorSetApplier(catalog) };
+    expect(catalog.sets().map((s) => s.name)).toEqual(SELECTOR_SETS.map((s) => s.name));
+    expect(catalog.sets()[0]?.stopButton.join(' ')).not.toContain('Arrêter');
+    expect(modeWords(catalog.sets()[0] as SelectorSet).get('بحث معمّق')).toBeUndefined();
+    // What every page gets as it connects, with no pack installed.
+    const connect = new PackStore({ broadcast: () => {}, onChange: () => {} }).message();
+    if (connect.kind !== 'event') throw new Error(`the pack store sent a ${connect.kind}, not an event`);
+    expect(applyPacks(appliers, connect)).toBe(true);
+    // A page that chose a set before probes again at its next call.
+    expect(catalog.version).toBeGreaterThan(0);
+    expect(catalog.sets()).toEqual(SELECTOR_SETS);
+    expect(modeWords(catalog.sets()[0] as SelectorSet).get('بحث معمّق')).toBe('deep-research');
+    // An added set replaces its built-in namesake with the words of its own file, the built-in ones keep theirs.
+    applyPacks(appliers, { ...connect, data: { packs: [{ kind: 'selector-set', name: 'gen-b-2026-10', source: '/x.json', item: { ...renamedSet('gen-b-2026-10'), labels: { en: sourceB.labels.en } } }], labels: MORE_LABELS } } as typeof connect);
+    expect(catalog.entries().map((e) => [e.set.name, e.set.stopButton.join(' ').includes('Arrêter')])).toEqual([
+      ['gen-b-2026-10', false],
+      ['gen-b-2026-10-live', true],
+      ['gen-a-2026-04', true],
+    ]);
+  });
 });
 
 describe('the worker’s pack store (the trust boundary)', () => {
@@ -177,7 +201,9 @@ describe('the worker’s pack store (the trust boundary)', () => {
         { source: '/s/twin.json', reason: 'another file (/s/good.json) already adds the selector-set "gen-b-2026-12"' },
       ],
     });
-    expect(sent).toEqual([{ kind: 'event', event: PACKS_APPLY_EVENT, data: { packs: [expect.objectContaining({ name: 'gen-b-2026-12', source: '/s/good.json' })] } }]);
+    expect(sent).toEqual([
+      { kind: 'event', event: PACKS_APPLY_EVENT, data: { packs: [expect.objectContaining({ name: 'gen-b-2026-12', source: '/s/good.json' })], labels: MORE_LABELS } },
+    ]);
     expect(changes).toEqual([true]);
     // The same offer again changes nothing the pages see.
     packs.receive({ packs: [{ source: '/s/good.json', pack: pack(renamedSet()) }], skipped: [] });
