@@ -105,6 +105,9 @@ describe("the simulated site's task pages (as saved by npm run sim:save-threads)
     const editor = document.querySelector('[data-ask-input-container] [data-lexical-editor="true"]');
     expect(editor?.getAttribute('contenteditable')).toBe('true');
     expect(editor?.getAttribute('aria-placeholder')).toBe('Type a command...');
+    const send = [...(document.querySelector('[data-ask-input-container]')?.querySelectorAll('button') ?? [])].at(-1);
+    expect(send?.getAttribute('aria-label')).toBe('Submit');
+    expect(send?.hasAttribute('disabled')).toBe(true);
   });
 
   it.each(['A', 'B'] as const)('generation %s: the credits notice in words, with no test id', (gen) => {

@@ -108,7 +108,9 @@ function conversation(
 function composerBox(cls: string, composer: Composer, task = false): HTMLElement {
   const captured = capturedLayout();
   const decoy = captured ? h('button', { type: 'button', class: 'icon-btn dictation-decoy', 'aria-label': lt.stopDictation }, icon('pplx-icon-microphone-off')) : null;
-  return h('div', { class: cls, ...(captured || task ? { [hooks.composerBoxAttr]: 'true' } : {}) }, composer.el, decoy);
+  // On a task page the send button is the container's last button (browser-use/browser-harness notes, April 2026).
+  const parts = task ? [decoy, composer.el] : [composer.el, decoy];
+  return h('div', { class: cls, ...(captured || task ? { [hooks.composerBoxAttr]: 'true' } : {}) }, ...parts);
 }
 
 function renderPage(page: PageData, liveTurn = -1): void {
