@@ -151,8 +151,8 @@ export interface PendingInteraction {
  * The id is the page's own when it has one; otherwise it is derived from the turn's index, the kind
  * and a hash of the prompt, so it stays the same for as long as the question is shown.
  */
-export function pendingInteractions(doc: Document, set: SelectorSet, r: ThreadPageReader): PendingInteraction[] {
-  const turns = turnsOf(doc, set);
+export function pendingInteractions(doc: Document, set: SelectorSet, r: ThreadPageReader, known?: readonly Turn[]): PendingInteraction[] {
+  const turns = known ?? turnsOf(doc, set);
   const turn = turns.at(-1);
   if (!turn) return [];
   return boxesOf(turn, turns.length - 1, { doc, set }, r).map((box) => ({ interaction: toWatched(box.interaction), box }));
