@@ -25,7 +25,7 @@ import { fuzzHost, startHostProcess } from '../support/fuzz';
 import { soak } from '../support/soak';
 import { type HostMemory, hostMemory } from './memory';
 import { measureActivity } from './page-idle';
-import { hostOnlyRoundTrips, mcpPingRoundTrips, pollProfile, pollRoundTrips, profileLine, withSessionStorageWritesOff } from './round-trip';
+import { hopMedians, hostOnlyRoundTrips, mcpPingRoundTrips, pollProfile, pollRoundTrips, profileLine, withSessionStorageWritesOff } from './round-trip';
 import { kB, MB, median, ms, percentile } from './stats';
 import { FAILS, INFO, renderTable, type Row, verdict } from './table';
 import { spawnClient, ThreadWorld } from '../support/thread-world';
@@ -569,7 +569,9 @@ async function tablessReadsPhase({ threads }: Bench): Promise<Row[]> {
       tail: `${ratio.toFixed(2)}× the fetch; p95 ${ms(percentile(r.readMs, 95))}; tabs opened ${opened}`,
       target: `${tabTarget} tabs; median ≤ 2× one JSON fetch`,
       mark: verdict(opened <= tabTarget && ratio <= 2),
-      note: `the same thread's JSON fetched by a Perplexity tab right after each read: median ${ms(median(r.jsonFetchMs))}; ${how}`,
+      note:
+        `the same thread's JSON fetched by a Perplexity tab right after each read: median ${ms(median(r.jsonFetchMs))}; ${how}; ` +
+        `median ms per hop (traced): ${hopMedians(r.traces).map(([hop, v]) => `${hop} ${v.toFixed(2)}`).join(' → ') || 'no trace'} (page: the fetch in the tab)`,
     };
   };
   return [

@@ -1,6 +1,7 @@
 import { performance } from 'node:perf_hooks';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { Page } from 'playwright-core';
+import { TRACE_META } from '../../lib/mcp/server';
 import { THREAD_JSON_READERS } from '../../lib/selectors/thread-json';
 import type { ThreadJsonReader } from '../../lib/selectors/thread-schema';
 import type { Harness } from '../support/harness';
@@ -97,6 +98,8 @@ export interface TablessReads {
   readMs: number[];
   jsonFetchMs: number[];
   text: string[];
+  /** Each read's trace (lib/mcp/server.ts TRACE_META): what every hop held it, on its own clock. */
+  traces: Record<string, number>[];
 }
 
 /** One `GET /rest/thread/{id}` as the thread JSON reader asks it (same query and headers), timed in `page`. */
@@ -130,18 +133,20 @@ export async function readsWithoutTabs(world: ThreadBenchWorld & { page: Page },
   const readMs: number[] = [];
   const jsonFetchMs: number[] = [];
   const text: string[] = [];
+  const traces: Record<string, number>[] = [];
   // One after another: each call's time is then its own, not a queue's.
   for (const id of ids) {
     const t0 = performance.now();
-    const raw = await world.client.callTool({ name: 'read_thread', arguments: { thread_id: id } }, undefined, { timeout: 60_000 });
+    const raw = await world.client.callTool({ name: 'read_thread', arguments: { thread_id: id }, _meta: { [TRACE_META]: true } }, undefined, { timeout: 60_000 });
     readMs.push(performance.now() - t0);
+    traces.push({ ...((raw._meta?.[TRACE_META] as Record<string, number> | undefined) ?? {}), total: readMs.at(-1) as number });
     if (raw.isError) throw new Error(`read_thread ${id} failed: ${JSON.stringify(raw.content).slice(0, 300)}`);
     text.push(JSON.stringify(raw.structuredContent));
     const reader = options.noPerplexityTab ? context.pages().find(perplexity) : world.page;
     if (!reader) throw new Error('(p) no Perplexity tab is open after a read_thread to time the JSON fetch in');
     jsonFetchMs.push(await timedJsonFetch(reader, id));
   }
-  return { tabsBefore, tabsAfter: context.pages().length, readMs, jsonFetchMs, text };
+  return { tabsBefore, tabsAfter: context.pages().length, readMs, jsonFetchMs, text, traces };
 }
 
 /** (p) `count` computer-complete threads, started one after another (four at once hit the start limit on a loaded machine). */
