@@ -24,11 +24,14 @@ export interface WaitLatencies {
    * finished (its Markdown answer; the trace's `json`), when one was made.
    */
   jsonFetchMs: number[];
+  /** Each latency less its JSON fetch, for the asks that made one: the page's reader and the chain. */
+  lessJson: number[];
 }
 
 export async function measureOurWait(world: SimWorld, options: WaitLatencyOptions): Promise<WaitLatencies> {
   const latencies: number[] = [];
   const jsonFetchMs: number[] = [];
+  const lessJson: number[] = [];
   for (let i = 0; i < options.asks; i++) {
     const since = Date.now();
     const prompt = `${options.label} question ${i + 1} ${options.tag ?? ''}`.trim();
@@ -42,10 +45,13 @@ export async function measureOurWait(world: SimWorld, options: WaitLatencyOption
       throw new Error(`comet_wait returned an answer to another question:\n${text.slice(0, 300)}`);
     }
     const json = (raw._meta?.[TRACE_META] as Record<string, number> | undefined)?.json;
-    if (json !== undefined) jsonFetchMs.push(json);
     const finishedAt = await answerFinishedAt(world.page, since);
     if (finishedAt === undefined) throw new Error(`no answer-finished event in the page for "${prompt}"`);
     latencies.push(returnedAt - finishedAt);
+    if (json !== undefined) {
+      jsonFetchMs.push(json);
+      lessJson.push(returnedAt - finishedAt - json);
+    }
   }
-  return { latencies, jsonFetchMs };
+  return { latencies, jsonFetchMs, lessJson };
 }
