@@ -87,7 +87,8 @@ export async function heldThreadMemory(harness: Harness, client: Client, rounds:
         .callTool({ name: 'call_perplexity_computer', arguments: { message: `Held ${threads}.${i} #scenario:computer-long` } }, undefined, { signal: cancel.signal, timeout: 300_000 })
         .then(
           (raw) => `returned before it was measured: ${JSON.stringify(raw.structuredContent ?? raw.content).slice(0, 200)}`,
-          () => undefined,
+          // Cancelled by us once measured: the hold ended as meant. Anything else ended it early.
+          (error: Error) => (cancel.signal.aborted ? undefined : `failed before it was measured: ${error.message}`),
         ),
     );
     let early: string | undefined;
