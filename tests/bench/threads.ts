@@ -104,7 +104,7 @@ export interface TablessReads {
 
 /** One `GET /rest/thread/{id}` as the thread JSON reader asks it (same query and headers), timed in `page`. */
 async function timedJsonFetch(page: Page, id: string): Promise<number> {
-  const { path, query, headers } = THREAD_JSON_READERS[0]?.request as ThreadJsonReader['request'];
+  const { path, query, headers } = (THREAD_JSON_READERS[0] as ThreadJsonReader).request;
   const url = `${path.replace('{id}', encodeURIComponent(id))}?${new URLSearchParams(query)}`;
   return page.evaluate(
     async ([href, h]) => {
