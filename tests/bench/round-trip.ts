@@ -109,6 +109,12 @@ export async function pollProfile(client: Client, count = 200, warmUp = 20): Pro
   return { totals, hops };
 }
 
+/** Median ms per hop of traced calls (each with its client-side `total`); a hop a trace lacks is left out. */
+export function hopMedians(traces: readonly Record<string, number>[]): [string, number][] {
+  const full = traces.filter((t) => ['total', 'mcp', 'relay', 'host', 'worker', 'port', 'page'].every((k) => typeof t[k] === 'number')) as Hops[];
+  return full.length ? HOPS.map(([name, of]): [string, number] => [name, median(full.map(of))]) : [];
+}
+
 export function profileLine(profile: PollProfile): string {
   return profile.hops.map(([name, value]) => `${name} ${value.toFixed(2)}`).join(' → ');
 }

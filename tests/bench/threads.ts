@@ -1,5 +1,9 @@
+import { performance } from 'node:perf_hooks';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { Page } from 'playwright-core';
+import { TRACE_META } from '../../lib/mcp/server';
+import { THREAD_JSON_READERS } from '../../lib/selectors/thread-json';
+import type { ThreadJsonReader } from '../../lib/selectors/thread-schema';
 import type { Harness } from '../support/harness';
 
 /**
@@ -87,47 +91,70 @@ export async function parallelThreads(world: ThreadBenchWorld): Promise<Parallel
 }
 
 export interface TablessReads {
-  /** Tabs the browser had before and after the reads (the person's Perplexity tab stays open). */
+  /** Tabs the browser had before and after the reads. */
   tabsBefore: number;
   tabsAfter: number;
-  /** Each read_thread call's time, and one thread JSON fetch's from the person's tab. */
+  /** Each read_thread call's time, and beside each the same thread's JSON fetched by a Perplexity tab. */
   readMs: number[];
   jsonFetchMs: number[];
   text: string[];
+  /** Each read's trace (lib/mcp/server.ts TRACE_META): what every hop held it, on its own clock. */
+  traces: Record<string, number>[];
+}
+
+/** One `GET /rest/thread/{id}` as the thread JSON reader asks it (same query and headers), timed in `page`. */
+async function timedJsonFetch(page: Page, id: string): Promise<number> {
+  const { path, query, headers } = (THREAD_JSON_READERS[0] as ThreadJsonReader).request;
+  const url = `${path.replace('{id}', encodeURIComponent(id))}?${new URLSearchParams(query)}`;
+  return page.evaluate(
+    async ([href, h]) => {
+      const t0 = performance.now();
+      await (await fetch(href, { headers: h, credentials: 'include', cache: 'no-store' })).text();
+      return performance.now() - t0;
+    },
+    [url, headers] as const,
+  );
 }
 
 /**
- * (p) `threads` threads started (each in a background tab), their tabs closed, then one
- * read_thread on each, one after another: the reads go through the person's Perplexity tab (the thread
- * JSON, a same-origin fetch), so no tab opens. The reference is one such fetch made by that tab.
+ * (p) `threads` threads started one after another (each in a background tab), their tabs closed,
+ * then read_thread on each, one after another, each followed by the same thread's JSON fetched by a
+ * Perplexity tab (the reference: what a read costs at the least). The reads go through a Perplexity
+ * tab already open (a same-origin fetch of the thread JSON), so no tab opens.
+ *
+ * `noPerplexityTab`: every Perplexity tab is closed first, the person's too; the reads then share
+ * one background tab of ours at home, opened by the first (its time is in `readMs[0]`).
  */
-export async function readsWithoutTabs(world: ThreadBenchWorld & { page: Page }, threads = 20): Promise<TablessReads> {
-  const ids: string[] = [];
-  for (let i = 0; i < threads; i++) {
-    const started = await callThreadTool(world, 'call_perplexity_computer', { message: `Tabless read ${i} #scenario:computer-complete` });
-    ids.push(started.result.thread_id as string);
-  }
-  for (const p of world.harness.context.pages()) if (p !== world.page && ids.some((id) => p.url().includes(id))) await p.close();
-  const tabsBefore = world.harness.context.pages().length;
+export async function readsWithoutTabs(world: ThreadBenchWorld & { page: Page }, ids: string[], options: { noPerplexityTab?: boolean } = {}): Promise<TablessReads> {
+  const context = world.harness.context;
+  const perplexity = (p: Page) => /^https:\/\/(www\.)?perplexity\.ai\//.test(p.url());
+  for (const p of context.pages()) if (options.noPerplexityTab ? perplexity(p) : p !== world.page && ids.some((id) => p.url().includes(id))) await p.close();
+  const tabsBefore = context.pages().length;
   const readMs: number[] = [];
+  const jsonFetchMs: number[] = [];
   const text: string[] = [];
+  const traces: Record<string, number>[] = [];
   // One after another: each call's time is then its own, not a queue's.
   for (const id of ids) {
-    const t0 = Date.now();
-    const raw = await world.client.callTool({ name: 'read_thread', arguments: { thread_id: id } }, undefined, { timeout: 60_000 });
-    readMs.push(Date.now() - t0);
+    const t0 = performance.now();
+    const raw = await world.client.callTool({ name: 'read_thread', arguments: { thread_id: id }, _meta: { [TRACE_META]: true } }, undefined, { timeout: 60_000 });
+    readMs.push(performance.now() - t0);
+    traces.push({ ...((raw._meta?.[TRACE_META] as Record<string, number> | undefined) ?? {}), total: readMs.at(-1) as number });
     if (raw.isError) throw new Error(`read_thread ${id} failed: ${JSON.stringify(raw.content).slice(0, 300)}`);
     text.push(JSON.stringify(raw.structuredContent));
+    const reader = options.noPerplexityTab ? context.pages().find(perplexity) : world.page;
+    if (!reader) throw new Error('(p) no Perplexity tab is open after a read_thread to time the JSON fetch in');
+    jsonFetchMs.push(await timedJsonFetch(reader, id));
   }
-  const tabsAfter = world.harness.context.pages().length;
-  const jsonFetchMs = await world.page.evaluate(async (list: string[]) => {
-    const out: number[] = [];
-    for (const id of list) {
-      const t0 = performance.now();
-      await (await fetch(`/rest/thread/${id}?with_schematized_response=true&version=2.18&source=default`, { headers: { 'x-app-apiclient': 'default' } })).text();
-      out.push(performance.now() - t0);
-    }
-    return out;
-  }, ids.slice(0, 5));
-  return { tabsBefore, tabsAfter, readMs, jsonFetchMs, text };
+  return { tabsBefore, tabsAfter: context.pages().length, readMs, jsonFetchMs, text, traces };
+}
+
+/** (p) `count` computer-complete threads, started one after another (four at once hit the start limit on a loaded machine). */
+export async function startThreads(world: ThreadBenchWorld, count: number, label: string): Promise<string[]> {
+  const ids: string[] = [];
+  for (let i = 0; i < count; i++) {
+    const started = await callThreadTool(world, 'call_perplexity_computer', { message: `${label} ${i} #scenario:computer-complete` });
+    ids.push(started.result.thread_id as string);
+  }
+  return ids;
 }

@@ -71,6 +71,27 @@ describe('thread tabs', () => {
     expect(b.tabs.some((t) => t.id === 1)).toBe(true);
   });
 
+  it('a read through the person\'s tab writes nothing to storage; one through ours saves its last use', async () => {
+    let clock = 1000;
+    const b = fakeBrowser([{ id: 1, url: 'https://www.perplexity.ai/', active: true }]);
+    let saves = 0;
+    const save = b.api.save;
+    b.api.save = async (value) => {
+      saves += 1;
+      await save(value);
+    };
+    const tabs = new ThreadTabs(b.api, () => clock);
+    const ours = await tabs.open(TASK('a'), 2, 'a');
+    await new Promise((r) => setTimeout(r, 0));
+    const before = saves;
+    for (let i = 0; i < 20; i++) await tabs.use(1, async () => {});
+    expect(saves).toBe(before);
+    clock += 10;
+    await tabs.use(ours, async () => {});
+    expect(saves).toBe(before + 1);
+    expect(b.saved()).toEqual([expect.objectContaining({ tabId: ours, lastUsed: clock })]);
+  });
+
   it('a tab of ours the person switches to is theirs; a closed one is forgotten', async () => {
     const b = fakeBrowser();
     const tabs = new ThreadTabs(b.api);

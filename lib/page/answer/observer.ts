@@ -79,7 +79,7 @@ export function takeSnapshot(doc: Document, set: SelectorSet, index?: number): S
   const turn = (i >= 0 ? turnAt(turns, i) : undefined) ?? null;
   const current = i === last;
   const base = { url: doc.location?.href ?? '', turnCount: last + 1, turnIndex: turn ? i : -1 };
-  const hasStop = current && stopButton(doc, set, turn) !== null;
+  const hasStop = current && stopButton(doc, set, turn, turns) !== null;
   if (!turn) {
     return {
       ...base,
@@ -100,7 +100,7 @@ export function takeSnapshot(doc: Document, set: SelectorSet, index?: number): S
   );
   const answerLength = (prose.length ? prose : answers).reduce((n, p) => n + (p.textContent ?? '').trim().length, 0);
   const error = readError(turn, set);
-  const pending = current ? waitingFor(readInteractions(doc, set)[0]) : undefined;
+  const pending = current ? waitingFor(readInteractions(doc, set, turns)[0]) : undefined;
   return {
     ...base,
     hasStopButton: hasStop,
@@ -529,7 +529,8 @@ export function waitForAnswer(
     let lastStop = initial.hasStopButton;
     let lastSpin = initial.hasLoadingSpinner;
     unsubscribe = watcher.subscribe((events, current) => {
-      const snap = binding ? observe() : current;
+      // The batch's snapshot is of the last turn: the bound turn's own, when that is the one bound.
+      const snap = binding && binding.turnIndex !== current.turnIndex ? observe() : current;
       // Any event for the current turn, or a change in the working indicators, is progress.
       check(snap, events.length > 0 || snap.hasStopButton !== lastStop || snap.hasLoadingSpinner !== lastSpin);
       lastStop = snap.hasStopButton;

@@ -112,11 +112,13 @@ function stopByIcon(doc: Document, set: SelectorSet): Element[] {
  * A stop button counts when it is labelled or marked as one (not "has an svg rect": Expand pane
  * has one), visible, not in the sidebar, and not inside an earlier turn.
  */
-export function stopButton(doc: Document, set: SelectorSet, current: Turn | null): Element | null {
-  const turns = turnsOf(doc, set);
+export function stopButton(doc: Document, set: SelectorSet, current: Turn | null, known?: readonly Turn[]): Element | null {
+  let turns = known;
   for (const btn of [...union(doc, set.stopButton), ...stopByIcon(doc, set)]) {
     // A hidden tab panel (the user is looking at Links) does not mean the agent stopped.
     if (isHidden(btn, set.sourcesPanel) || outsideThread(btn, set)) continue;
+    // The turns only when there is a button to place (a snapshot passes the ones it assembled).
+    turns ??= turnsOf(doc, set);
     const turn = turns.find((t) => t.contains(btn));
     if (turn && !turn.is(current)) continue;
     return btn;

@@ -1,5 +1,6 @@
 import type { ThreadInteraction } from '../../protocol/watch';
 import type { SelectorSet } from '../../selectors';
+import type { Turn } from '../dom/turns';
 import { pendingInteractions } from './thread-boxes';
 import { pageReader } from './thread-readers';
 
@@ -9,10 +10,11 @@ import { pageReader } from './thread-readers';
  * box), a confirmation, a sign-in, a form or a two-factor prompt. Named like the Perplexity Computer
  * server's events. Found with the thread page reader in use (thread-readers.ts: built-in, or added
  * as a file) and the selector set's interaction* candidates (thread-boxes.ts). Answering them
- * (`page.respond`) is in thread-answers.ts, loaded on demand.
+ * (`page.respond`) is in thread-answers.ts, loaded on demand. `turns`: the page's turns when the
+ * caller has just assembled them (turnsOf).
  */
-export function readInteractions(doc: Document, set: SelectorSet): ThreadInteraction[] {
-  return pendingInteractions(doc, set, pageReader()).map((p) => p.interaction);
+export function readInteractions(doc: Document, set: SelectorSet, turns?: readonly Turn[]): ThreadInteraction[] {
+  return pendingInteractions(doc, set, pageReader(), turns).map((p) => p.interaction);
 }
 
 /** What a paused task asks the person (from the page's interaction box). */

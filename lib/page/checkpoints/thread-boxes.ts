@@ -151,9 +151,9 @@ export interface PendingInteraction {
  * The id is the page's own when it has one; otherwise it is derived from the turn's index, the kind
  * and a hash of the prompt, so it stays the same for as long as the question is shown.
  */
-export function pendingInteractions(doc: Document, set: SelectorSet, r: ThreadPageReader): PendingInteraction[] {
+export function pendingInteractions(doc: Document, set: SelectorSet, r: ThreadPageReader, known?: readonly Turn[]): PendingInteraction[] {
   // The page's own index (as the thread readers use it), so a derived id is the same from both.
-  const turn = turnsOf(doc, set).at(-1);
+  const turn = (known ?? turnsOf(doc, set)).at(-1);
   if (!turn) return [];
   return boxesOf(turn, turn.index, { doc, set }, r).map((box) => ({ interaction: toWatched(box.interaction), box }));
 }

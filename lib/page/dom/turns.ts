@@ -1,5 +1,5 @@
 import type { SelectorSet } from '../../selectors';
-import { closest, first, matches, outermost, sortInDocumentOrder, union } from './dom';
+import { closest, outermost, sortInDocumentOrder, union } from './dom';
 
 /**
  * A turn of the open thread, assembled from the blocks the page has. Perplexity has drawn a turn
@@ -103,23 +103,33 @@ function indexesOf(groups: Group[], set: SelectorSet): number[] {
 }
 
 /**
+ * Elements of the page a turn never holds (the composer, the page's chrome), matched once per
+ * turnsOf: asking each ancestor of each turn's marker for them measured ~80 % of a snapshot's time
+ * on the Aug–Oct 2026 layout, and a snapshot runs after every batch of DOM changes while an answer streams.
+ */
+interface Fences {
+  composer: readonly Element[];
+  outside: readonly Element[];
+}
+
+/** Whether `el` is or holds one of `els` (`matches` or `first` for the candidates they were matched by). */
+const holdsAny = (el: Element, els: readonly Element[]) => els.some((x) => el.contains(x));
+
+/**
  * The blocks of one turn: the highest ancestor of its first marker that holds no other turn's
  * marker, and that ancestor's next siblings up to the one holding the next turn's (in a layout of
  * one element per turn, that element alone). Never the composer or the page's chrome.
  */
-function blocksOf(group: Group, others: Element[], set: SelectorSet): Element[] {
+function blocksOf(group: Group, others: Element[], fences: Fences): Element[] {
   const start = (group.question ?? group.answers[0]) as Element;
   if (group.question && group.answers.length > 0 && group.answers.every((a) => group.question?.contains(a))) return [group.question];
-  const holdsOther = (el: Element) => others.some((o) => el.contains(o));
+  const holdsOther = (el: Element) => holdsAny(el, others);
   // Not the thread column: the February layout puts that class on each turn's own wrappers too.
-  const stop = (el: Element) => holdsOther(el) || first(el, set.composer) !== null || first(el, set.outsideThread) !== null;
+  const stop = (el: Element) => holdsOther(el) || holdsAny(el, fences.composer) || holdsAny(el, fences.outside);
   let root = start;
   for (let p = root.parentElement; p && p !== root.ownerDocument.body && !stop(p); p = p.parentElement) root = p;
   const blocks = [root];
-  for (let s = root.nextElementSibling; s && !holdsOther(s); s = s.nextElementSibling) {
-    if (first(s, set.composer) || matches(s, set.outsideThread) || first(s, set.outsideThread)) break;
-    blocks.push(s);
-  }
+  for (let s = root.nextElementSibling; s && !stop(s); s = s.nextElementSibling) blocks.push(s);
   return blocks;
 }
 
@@ -131,6 +141,7 @@ function blocksOf(group: Group, others: Element[], set: SelectorSet): Element[] 
 export function turnsOf(doc: Document, set: SelectorSet): Turn[] {
   const questions = outermost(union(doc, set.turn)).filter((q) => !outsideThread(q, set));
   const answers = outermost(union(doc, set.answer)).filter((a) => !outsideThread(a, set) && !closest(a, set.userBubble));
+  const fences: Fences = { composer: union(doc, set.composer), outside: union(doc, set.outsideThread) };
   const qs = new Set(questions);
   // The question block an answer sits in, if any (the layout of one element per turn): up the tree, not across every block.
   const owner = new Map<Element, Element>();
@@ -161,7 +172,7 @@ export function turnsOf(doc: Document, set: SelectorSet): Turn[] {
   return groups.map((g, i) => {
     const others = groups.flatMap((o, j) => (j === i ? [] : markersOf(o)));
     const ordered = [...g.answers.filter(hasText), ...g.answers.filter((a) => !hasText(a))];
-    return new Turn(blocksOf(g, others, set), g.question, ordered, indexes[i] as number);
+    return new Turn(blocksOf(g, others, fences), g.question, ordered, indexes[i] as number);
   });
 }
 

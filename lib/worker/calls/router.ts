@@ -141,16 +141,20 @@ export class Router {
       case 'page.content':
         return this.pageContent(request, params.maxLength as number, signal, progress, trusted, trace);
       default: {
-        if (this.deps.threads?.handles(method)) return this.deps.threads.call(method, params, signal, progress);
+        if (this.deps.threads?.handles(method)) return this.deps.threads.call(method, params, signal, progress, trace);
         const tabId = await tabs.pageTab();
         const result = await pages.request(tabId, method, params, signal, progress, trace);
         if (!this.deps.answers || (method !== 'page.poll' && method !== 'page.wait')) return result;
         // The page said the turn finished: its thread JSON, fetched by the same tab, may hold the answer as written.
         const read = result as PollResult | WaitResult;
         const turnIndex = 'lastTurnIndex' in read ? read.lastTurnIndex : read.turnIndex;
+        // Traced apart (`json`): the fetch's round trip, not the page's read of the turn.
+        const fetched: Trace | undefined = trace ? {} : undefined;
         const fetch: TabFetch = async (path, query, headers) =>
-          (await pages.request(tabId, 'threads.fetch', { path, query, headers }, signal, () => {}, trace)) as { status: number; body: string };
-        return this.deps.answers.answer(read, turnIndex, params.maxLength as number | undefined, fetch);
+          (await pages.request(tabId, 'threads.fetch', { path, query, headers }, signal, () => {}, fetched)) as { status: number; body: string };
+        const answered = await this.deps.answers.answer(read, turnIndex, params.maxLength as number | undefined, fetch);
+        if (trace && fetched?.port !== undefined) trace.json = fetched.port;
+        return answered;
       }
     }
   }

@@ -1,5 +1,5 @@
 import { RelayError } from '../../protocol/errors';
-import type { ProgressSink } from '../../protocol/messages';
+import type { ProgressSink, Trace } from '../../protocol/messages';
 import type { ThreadReading } from '../../page/checkpoints/thread-model';
 import { ACCOUNT_JSON_READERS } from '../../selectors/account-json';
 import type { AccountJsonReader, ThreadJsonReader, ThreadPageReader } from '../../selectors/thread-schema';
@@ -50,7 +50,7 @@ export interface PageRequests {
   /** Resolves once the tab's page script is ready; rejects with CANCELLED as soon as `signal` aborts. */
   whenReady(tabId: number, timeoutMs: number, signal?: AbortSignal): Promise<void>;
   state(tabId: number): { url: string } | undefined;
-  request(tabId: number, method: string, params: unknown, signal: AbortSignal, onProgress: (message: string) => void): Promise<unknown>;
+  request(tabId: number, method: string, params: unknown, signal: AbortSignal, onProgress: (message: string) => void, trace?: Trace): Promise<unknown>;
 }
 
 export interface ThreadCallDeps {
@@ -108,7 +108,8 @@ export class ThreadCalls {
     return method.startsWith('threads.') || method.startsWith('account.');
   }
 
-  async call(method: string, params: Params, signal: AbortSignal, progress: ProgressSink): Promise<unknown> {
+  /** `trace` (the bench's profile) receives the page's and the port's times of a read by JSON. */
+  async call(method: string, params: Params, signal: AbortSignal, progress: ProgressSink, trace?: Trace): Promise<unknown> {
     const cap = typeof params.tabCap === 'number' ? params.tabCap : 6;
     const { tabCap: _cap, ...forPage } = params;
     if (method === 'threads.start') return this.start(forPage, cap, signal, progress);
@@ -126,7 +127,7 @@ export class ThreadCalls {
       if (signal.aborted) throw new RelayError('CANCELLED', 'The call was cancelled.');
       // A tab that shows the thread reads it best (it knows the page too); without one, the JSON through any tab.
       if (JSON_READS.has(method) && (await this.deps.tabs.showing(threadId)).length === 0) {
-        const read = await this.readJson(method, threadId, cap, signal);
+        const read = await this.readJson(method, threadId, cap, signal, trace);
         if (read.ok) return read.result;
         jsonProblem = read.problem;
       }
@@ -168,7 +169,7 @@ export class ThreadCalls {
    * open), shaped as the thread's own tab answers. Whatever the JSON cannot answer (no such id at
    * that endpoint, an empty or drifted body, a failed fetch) is said, and the thread's tab reads instead.
    */
-  private async readJson(method: string, threadId: string, cap: number, signal: AbortSignal): Promise<JsonRead> {
+  private async readJson(method: string, threadId: string, cap: number, signal: AbortSignal, trace?: Trace): Promise<JsonRead> {
     const r = this.threadJson;
     const tabId = await this.anyTab(cap, signal);
     const pages: unknown[] = [];
@@ -178,7 +179,7 @@ export class ThreadCalls {
       let fetched: { status: number; body: string };
       try {
         fetched = (await this.deps.tabs.use(tabId, () =>
-          this.deps.pages.request(tabId, 'threads.fetch', { path: r.request.path.replace('{id}', encodeURIComponent(threadId)), query, headers: r.request.headers }, signal, () => {}),
+          this.deps.pages.request(tabId, 'threads.fetch', { path: r.request.path.replace('{id}', encodeURIComponent(threadId)), query, headers: r.request.headers }, signal, () => {}, trace),
         )) as { status: number; body: string };
       } catch (error) {
         const e = RelayError.from(error);

@@ -157,8 +157,11 @@ export class ThreadTabs {
       if (n > 0) this.busy.set(tabId, n);
       else this.busy.delete(tabId);
       const after = this.owned.get(tabId);
-      if (after) after.lastUsed = this.now();
-      this.persist();
+      // Only ours are saved: a read through the person's tab changes nothing worth a storage write.
+      if (after) {
+        after.lastUsed = this.now();
+        this.persist();
+      }
     }
   }
 
