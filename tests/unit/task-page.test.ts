@@ -3,8 +3,10 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { PageContext } from '../../lib/page/dom/context';
+import { readSteps } from '../../lib/page/answer/reader';
+import { turnsOf } from '../../lib/page/dom/turns';
 import { readThreadDom, refusalOf } from '../../lib/page/threads/thread-dom-reader';
-import { chooseSelectorSet } from '../../lib/selectors';
+import { chooseSelectorSet, SELECTOR_SETS } from '../../lib/selectors';
 import { threadPage2026 } from '../../lib/selectors/thread-page';
 import { ThreadPageReaderSchema } from '../../lib/selectors/thread-schema';
 import { loadFixture, loadHtml } from '../fixtures/reader/load';
@@ -83,6 +85,18 @@ describe('tool steps, from the `group/tool-wrapper` rows', () => {
     const answer = `<div data-workflow-final-text="" class="group/final-text"><div class="prose" data-renderer="lm">Rows look like ${row('Writing to x', 'Apr 17 · 1s')}.</div></div>`;
     const turn = read(page(row('Researching: trains to Lyon', 'Apr 17, 4:00 AM · 3s') + answer));
     expect(turn?.steps).toEqual(['Researching: trains to Lyon']);
+  });
+});
+
+describe("the page script's step list (comet_wait, comet_poll, the panel) on a task page", () => {
+  it('takes each tool row by its label, without the time and duration beside it', () => {
+    loadHtml(readFileSync(join(import.meta.dirname, '../fixtures/threads/B-computer-complete.html'), 'utf8'), URL_);
+    const set = chooseSelectorSet(document, null, SELECTOR_SETS).set;
+    const turn = turnsOf(document, set).at(-1);
+    if (!turn) throw new Error('the saved task page shows no turn');
+    const { steps } = readSteps(turn, set);
+    expect(steps).toContain('Navigating to news.ycombinator.com');
+    expect(steps.filter((s) => / · \d+s$|\d+s$/.test(s))).toEqual([]);
   });
 });
 

@@ -2,7 +2,7 @@ import type { RelayError } from '../../protocol/errors';
 import { isConversationPath } from '../../protocol/urls';
 import type { SelectorSet } from '../../selectors';
 import type { PageContext } from '../dom/context';
-import { all, candidatesMiss, cleanText, closest, first, iconsIn, isHidden, outermost, pointerClick, spokenText, union } from '../dom/dom';
+import { all, candidatesMiss, cleanText, closest, first, iconsIn, isHidden, matches, outermost, pointerClick, spokenText, union } from '../dom/dom';
 import { readInteractions, type WaitingFor, waitingFor } from '../checkpoints/interactions';
 import { mathOf, renderText } from '../dom/text';
 import { outsideThread, type Turn, turnAt, turnCountOf, turnsOf } from '../dom/turns';
@@ -211,7 +211,9 @@ export function readSteps(turn: Turn, set: SelectorSet): StepsState {
   let stopped = stoppedRe.test(cleanText(block));
   let headerLine: string | undefined;
   for (const row of rows) {
-    const text = cleanText(row);
+    // A Computer tool row's step is its label, not the time and duration written beside it.
+    const label = set.toolStep && set.toolStepLabel && matches(row, set.toolStep) ? first(row, set.toolStepLabel) : null;
+    const text = cleanText(label ?? row);
     if (!text) continue;
     // The block's header row (it holds the fold toggle, and a Cancel button while working) repeats
     // the current step as its label: reading it as a step would list every step twice.
