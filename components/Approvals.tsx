@@ -1,6 +1,7 @@
 import type { PanelConnection } from '../lib/panel/connection';
 import { approvalSentence, formatClock } from '../lib/panel/view';
 import type { PendingApproval } from '../lib/protocol/panel';
+import { ErrorLine } from './ErrorLine';
 import { useAction } from './useAction';
 
 /** Agents' calls held for the person's decision, at the top of the panel while any wait. */
@@ -37,11 +38,7 @@ function ApprovalItem({ approval, connection }: { approval: PendingApproval; con
           Deny
         </button>
       </div>
-      {error ? (
-        <p class="error" role="alert">
-          {error}
-        </p>
-      ) : null}
+      <ErrorLine error={error} />
     </li>
   );
 }

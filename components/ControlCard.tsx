@@ -1,6 +1,7 @@
 import { useEffect, useState } from 'preact/hooks';
 import type { PanelConnection } from '../lib/panel/connection';
 import type { ControlSettings } from '../lib/protocol/panel';
+import { ErrorLine } from './ErrorLine';
 import { OtherTabsControl } from './OtherTabsControl';
 import { useAction } from './useAction';
 
@@ -69,11 +70,7 @@ export function ControlCard({
         Agents can read Perplexity but every acting tool (ask, stop, mode, tabs, navigation) and reading other tabs is refused.
       </p>
       <OtherTabsControl allowed={otherTabs.allowed} />
-      {error ? (
-        <p class="error" role="alert">
-          {error}
-        </p>
-      ) : null}
+      <ErrorLine error={error} />
     </section>
   );
 }

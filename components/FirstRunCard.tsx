@@ -2,6 +2,7 @@ import { useEffect, useState } from 'preact/hooks';
 import { finishFirstRun, firstRunDone, showFirstRun } from '../lib/panel/first-run';
 import { allowOtherTabs } from '../lib/panel/other-tabs';
 import { TAB_ACCESS_GRANT } from '../lib/protocol/urls';
+import { ErrorLine } from './ErrorLine';
 import { useAction } from './useAction';
 
 /** Shown once in a new install: offers the one grant agents may need, named for both things it allows. */
@@ -32,11 +33,7 @@ export function FirstRunCard({ allowed }: { allowed: boolean }) {
           Not now
         </button>
       </div>
-      {error ? (
-        <p class="error" role="alert">
-          {error}
-        </p>
-      ) : null}
+      <ErrorLine error={error} />
     </section>
   );
 }

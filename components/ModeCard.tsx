@@ -1,6 +1,7 @@
 import type { PanelConnection } from '../lib/panel/connection';
 import { MODE_OPTIONS, modeDisabledReason, modeName } from '../lib/panel/view';
 import type { PanelState } from '../lib/protocol/panel';
+import { ErrorLine } from './ErrorLine';
 import { useAction } from './useAction';
 
 /**
@@ -45,11 +46,7 @@ export function ModeCard({ state, connection }: { state: PanelState; connection:
           {disabled}
         </p>
       ) : null}
-      {error || mode.error ? (
-        <p class="error" role="alert" data-testid="mode-error">
-          {error ?? mode.error}
-        </p>
-      ) : null}
+      <ErrorLine error={error || mode.error} testId="mode-error" />
     </section>
   );
 }

@@ -1,5 +1,6 @@
 import { allowOtherTabs, withdrawOtherTabs } from '../lib/panel/other-tabs';
 import { TAB_ACCESS_GRANT, TAB_ACCESS_WITHDRAW } from '../lib/protocol/urls';
+import { ErrorLine } from './ErrorLine';
 import { useAction } from './useAction';
 
 /** The optional permission for screenshots and for tabs that are not Perplexity (TAB_ACCESS_GRANT). */
@@ -22,11 +23,7 @@ export function OtherTabsControl({ allowed }: { allowed: boolean }) {
           ? 'Agents may take screenshots and read tabs that are not Perplexity; Read-only and Require approval still apply, and that text reaches agents marked as page content.'
           : 'Agents read only Perplexity and take no screenshots, not even of Perplexity: the browser allows captures only with access to all sites. The browser asks you to confirm.'}
       </p>
-      {error ? (
-        <p class="error" role="alert">
-          {error}
-        </p>
-      ) : null}
+      <ErrorLine error={error} />
     </div>
   );
 }

@@ -1,5 +1,6 @@
 import { useState } from 'preact/hooks';
 import type { PanelConnection } from '../lib/panel/connection';
+import { ErrorLine } from './ErrorLine';
 import { useAction } from './useAction';
 
 /** The profile's label, renamable in place (the worker reconnects so the host learns it). */
@@ -50,11 +51,7 @@ export function ProfileName({ label, connection }: { label: string; connection: 
       <button type="button" onClick={() => setEditing(false)}>
         Cancel
       </button>
-      {error ? (
-        <span class="error" role="alert">
-          {error}
-        </span>
-      ) : null}
+      <ErrorLine error={error} inline />
     </form>
   );
 }

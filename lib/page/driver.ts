@@ -5,7 +5,8 @@ import { ask, type AskHandle, type StopResult, stop } from './composer/actions';
 import { cutContent, type PageContent, wholePageContent } from './answer/content';
 import type { PageContext } from './dom/context';
 import { PageWatcher, type WaitBinding, type WaitOutcome, waitForAnswer } from './answer/observer';
-import { cutPoll, poll, type PollResult, readTurn, requireTurns, turnCountOf, turnsOf } from './answer/reader';
+import { cutPoll, poll, type PollResult, readTurn, requireTurns } from './answer/reader';
+import { turnCountOf, turnsOf } from './dom/turns';
 import { ReadCache } from './answer/read-cache';
 
 /**

@@ -1,8 +1,5 @@
-import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { expect, type Page, test } from '@playwright/test';
-import { Harness, textOf } from '../support/harness';
-import { routeSim } from '../sim/playwright';
-import { createSimSite } from '../sim/site';
+import { expect, test } from '@playwright/test';
+import { type PanelWorld, startPanelWorld } from '../support/sim-harness';
 
 /**
  * A computer-mode task that waits on a question or a confirmation is answered from
@@ -12,31 +9,8 @@ import { createSimSite } from '../sim/site';
  */
 test.describe.configure({ mode: 'serial' });
 
-interface World {
-  harness: Harness;
-  panel: Page;
-  client: Client;
-  call(name: string, args?: Record<string, unknown>): Promise<{ text: string; isError: boolean }>;
-}
-
-async function startWorld(generation: 'A' | 'B'): Promise<World> {
-  const site = createSimSite({ generation, scenario: 'short', speed: 4, seedThreads: true });
-  const harness = await Harness.start({ site: (context) => routeSim(context, site) });
-  await harness.waitForHost();
-  await harness.openPerplexity();
-  const client = await harness.stdioClient('task-agent');
-  const call = async (name: string, args: Record<string, unknown> = {}) => {
-    const raw = await client.callTool({ name, arguments: args }, undefined, { timeout: 120_000 });
-    return { text: textOf(raw), isError: Boolean((raw as { isError?: boolean }).isError) };
-  };
-  expect((await call('comet_connect')).isError).toBe(false);
-  const panel = await harness.openPanel();
-  await panel.setViewportSize({ width: 340, height: 1400 });
-  return { harness, panel, client, call };
-}
-
 /** Asks in computer mode and checks that comet_wait returns promptly with the waiting text. */
-async function askAndWait(world: World, prompt: string, question: string): Promise<string> {
+async function askAndWait(world: PanelWorld, prompt: string, question: string): Promise<string> {
   const { call } = world;
   const asked = await call('comet_ask', { prompt, newChat: true });
   expect(asked.isError, asked.text).toBe(false);
@@ -52,9 +26,9 @@ async function askAndWait(world: World, prompt: string, question: string): Promi
 
 for (const generation of ['B', 'A'] as const) {
   test.describe(`answering a waiting task from the side panel on generation ${generation}`, () => {
-    let world: World;
+    let world: PanelWorld;
     test.beforeAll(async () => {
-      world = await startWorld(generation);
+      world = await startPanelWorld({ generation, clientName: 'task-agent' });
       expect((await world.call('comet_mode', { mode: 'computer' })).text).toBe('Mode switch result: switched to computer');
     });
     test.afterAll(async () => world?.harness.close());

@@ -1,10 +1,8 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { expect, type Page, test } from '@playwright/test';
-import { Harness, textOf } from '../support/harness';
-import { routeSim } from '../sim/playwright';
-import { createSimSite } from '../sim/site';
+import { Harness } from '../support/harness';
+import { type PanelWorld, startPanelWorld } from '../support/sim-harness';
 
 /**
  * The side panel, for real: the panel page (opened as a tab) of the built extension, the real host,
@@ -19,36 +17,12 @@ const SCREENSHOTS = process.env.UPDATE_SCREENSHOTS
   ? path.join(import.meta.dirname, 'screenshots')
   : path.join(import.meta.dirname, '..', '..', 'test-results', 'screenshots');
 
-interface World {
-  harness: Harness;
-  perplexity: Page;
-  panel: Page;
-  client: Client;
-  call(name: string, args?: Record<string, unknown>): Promise<{ text: string; isError: boolean }>;
-}
-
-async function startWorld(generation: 'A' | 'B', clientName: string): Promise<World> {
-  const site = createSimSite({ generation, scenario: 'short', speed: 4, seedThreads: true });
-  const harness = await Harness.start({ site: (context) => routeSim(context, site) });
-  await harness.waitForHost();
-  const perplexity = await harness.openPerplexity();
-  const client = await harness.stdioClient(clientName);
-  const call = async (name: string, args: Record<string, unknown> = {}) => {
-    const raw = await client.callTool({ name, arguments: args }, undefined, { timeout: 120_000 });
-    return { text: textOf(raw), isError: Boolean((raw as { isError?: boolean }).isError) };
-  };
-  expect((await call('comet_connect')).isError).toBe(false);
-  const panel = await harness.openPanel();
-  await panel.setViewportSize({ width: 340, height: 1400 });
-  return { harness, perplexity, panel, client, call };
-}
-
 const modeButton = (panel: Page, name: string) => panel.getByRole('group', { name: 'Switch the Perplexity mode' }).getByRole('button', { name, exact: true });
 
 test.describe('side panel on generation B', () => {
-  let world: World;
+  let world: PanelWorld;
   test.beforeAll(async () => {
-    world = await startWorld('B', 'panel-agent');
+    world = await startPanelWorld({ generation: 'B', clientName: 'panel-agent' });
   });
   test.afterAll(async () => world?.harness.close());
 
@@ -118,7 +92,7 @@ test.describe('side panel on generation B', () => {
   });
 
   test('clicking a thread opens it in the Perplexity tab', async () => {
-    const { panel, perplexity } = world;
+    const { panel, page: perplexity } = world;
     const older = panel.getByTestId('thread').filter({ hasNotText: 'Why is the sky blue?' }).filter({ has: panel.getByRole('button') }).first();
     const key = await older.getAttribute('data-key');
     expect(key).toMatch(/^https:\/\/www\.perplexity\.ai\//);
@@ -240,9 +214,9 @@ test.describe('side panel on generation B', () => {
 });
 
 test.describe('side panel on generation A', () => {
-  let world: World;
+  let world: PanelWorld;
   test.beforeAll(async () => {
-    world = await startWorld('A', 'panel-agent-a');
+    world = await startPanelWorld({ generation: 'A', clientName: 'panel-agent-a' });
   });
   test.afterAll(async () => world?.harness.close());
 

@@ -404,8 +404,9 @@ export function createSimSite(options: SimOptions = {}): SimSite {
     return json(200, res);
   }
 
-  function stop(body: string | undefined): SimResponse {
-    let req: { thread?: string; turn?: number; applied?: number };
+  /** A request about one turn (`{ thread, turn, ... }`): the body, its thread and turn, or the 400/404 to answer. */
+  function turnRequest<R>(body: string | undefined): { req: R & { thread?: string; turn?: number }; thread: ThreadData; turn: TurnData } | SimResponse {
+    let req: R & { thread?: string; turn?: number };
     try {
       req = JSON.parse(body ?? '') as typeof req;
     } catch {
@@ -414,6 +415,13 @@ export function createSimSite(options: SimOptions = {}): SimSite {
     const thread = req.thread ? findThread(req.thread) : undefined;
     const turn = thread?.turns[req.turn ?? -1];
     if (!thread || !turn) return json(404, { error: 'no such turn' });
+    return { req, thread, turn };
+  }
+
+  function stop(body: string | undefined): SimResponse {
+    const found = turnRequest<{ applied?: number }>(body);
+    if (!('turn' in found)) return found;
+    const { req, turn } = found;
     if (turn.stoppedAfter === null) turn.stoppedAfter = Math.max(0, Math.floor(req.applied ?? 0));
     return json(200, { ok: true, stoppedAfter: turn.stoppedAfter });
   }
@@ -423,15 +431,9 @@ export function createSimSite(options: SimOptions = {}): SimSite {
    * built now and appended to its script, timed from now. A second reply to the same turn is refused.
    */
   function reply(body: string | undefined): SimResponse {
-    let req: { thread?: string; turn?: number; interaction?: string; reply?: TurnReply };
-    try {
-      req = JSON.parse(body ?? '') as typeof req;
-    } catch {
-      return json(400, { error: 'body must be JSON' });
-    }
-    const thread = req.thread ? findThread(req.thread) : undefined;
-    const turn = thread?.turns[req.turn ?? -1];
-    if (!thread || !turn) return json(404, { error: 'no such turn' });
+    const found = turnRequest<{ interaction?: string; reply?: TurnReply }>(body);
+    if (!('turn' in found)) return found;
+    const { req, thread, turn } = found;
     const r = req.reply;
     if (!r || !validReply(r)) {
       return json(400, { error: 'reply must be {kind:"answer",text} | {kind:"answers",answers} | {kind:"approve"} | {kind:"deny"} | {kind:"connected"} | {kind:"skip"}' });

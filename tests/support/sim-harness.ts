@@ -11,6 +11,8 @@ export interface SimWorld {
   page: Page;
   client: Client;
   call(name: string, args?: Record<string, unknown>): Promise<{ text: string; isError: boolean; raw: unknown }>;
+  /** What comet_connect said when the world started. */
+  connected: { text: string; isError: boolean };
 }
 
 export async function startSimWorld(
@@ -26,6 +28,20 @@ export async function startSimWorld(
     const raw = await client.callTool({ name, arguments: args }, undefined, { timeout: 120_000 });
     return { text: textOf(raw), isError: Boolean((raw as { isError?: boolean }).isError), raw };
   };
-  await call('comet_connect');
-  return { harness, site, page, client, call };
+  const connected = await call('comet_connect');
+  return { harness, site, page, client, call, connected };
+}
+
+export type PanelWorld = SimWorld & { panel: Page };
+
+/**
+ * A sim world with seeded threads and the side panel open (as a tab, at a side panel's width),
+ * connected: the panel shows what the worker pushes for the client named `clientName`.
+ */
+export async function startPanelWorld(options: Partial<SimOptions> & { clientName: string }): Promise<PanelWorld> {
+  const world = await startSimWorld({ seedThreads: true, ...options });
+  if (world.connected.isError) throw new Error(`comet_connect failed, so the panel has nothing to show: ${world.connected.text}`);
+  const panel = await world.harness.openPanel();
+  await panel.setViewportSize({ width: 340, height: 1400 });
+  return { ...world, panel };
 }

@@ -4,8 +4,8 @@ import { parsePack } from '../../lib/packs/parse';
 import { accountJson2026 } from '../../lib/selectors/account-json';
 import { threadPage2026 } from '../../lib/selectors/thread-page';
 import type { AccountJsonReader, ThreadPageReader } from '../../lib/selectors/thread-schema';
-import { ThreadCalls } from '../../lib/worker/threads/thread-calls';
-import { type TabLike, ThreadTabs } from '../../lib/worker/threads/thread-tabs';
+import { ThreadTabs } from '../../lib/worker/threads/thread-tabs';
+import { fakeTabs, fakeThreadCalls } from '../support/fake-tabs';
 
 /**
  * Paths in thread readers added as files (data packs) are paths on perplexity.ai: the worker opens
@@ -53,44 +53,14 @@ describe('reader packs name same-origin paths only', () => {
 
 describe('the worker opens thread tabs on perplexity.ai only', () => {
   function world(readers: { page: ThreadPageReader; account: AccountJsonReader }, recent: unknown = { threads: [] }) {
-    const tabs: TabLike[] = [];
-    const navigations: string[] = [];
-    let next = 10;
-    const threadTabs = new ThreadTabs({
-      query: async () => tabs,
-      get: async (id) => tabs.find((t) => t.id === id),
-      create: async (url) => {
-        const tab = { id: next++, url };
-        tabs.push(tab);
-        return tab;
+    return fakeThreadCalls(
+      async (_tabId, method) => {
+        if (method === 'threads.locate') return { found: false };
+        if (method === 'threads.fetch') return { status: 200, body: JSON.stringify(recent), path: '/rest/thread/list_recent' };
+        return { threadId: 'new-thread', url: 'https://www.perplexity.ai/computer/tasks/new-thread', turn: 0 };
       },
-      remove: async (id) => {
-        tabs.splice(
-          tabs.findIndex((t) => t.id === id),
-          1,
-        );
-      },
-      load: async () => undefined,
-      save: async () => {},
-    });
-    const calls = new ThreadCalls({
-      tabs: threadTabs,
-      pages: {
-        whenReady: async () => {},
-        state: (tabId) => ({ url: tabs.find((t) => t.id === tabId)?.url ?? '' }),
-        request: async (_tabId, method) => {
-          if (method === 'threads.locate') return { found: false };
-          if (method === 'threads.fetch') return { status: 200, body: JSON.stringify(recent), path: '/rest/thread/list_recent' };
-          return { threadId: 'new-thread', url: 'https://www.perplexity.ai/computer/tasks/new-thread', turn: 0 };
-        },
-      },
-      navigate: async (_tabId, url) => {
-        navigations.push(url);
-      },
-      connectedTabs: () => [],
-      readers: () => readers,
-    });
-    return { calls, tabs, navigations };
+      { readers: () => readers },
+    );
   }
   const signal = new AbortController().signal;
 
@@ -112,21 +82,11 @@ describe('the worker opens thread tabs on perplexity.ai only', () => {
   });
 
   it('ThreadTabs itself opens nothing but perplexity.ai pages', async () => {
-    const created: string[] = [];
-    const threadTabs = new ThreadTabs({
-      query: async () => [],
-      get: async () => undefined,
-      create: async (url) => {
-        created.push(url);
-        return { id: 1, url };
-      },
-      remove: async () => {},
-      load: async () => undefined,
-      save: async () => {},
-    });
+    const browser = fakeTabs();
+    const threadTabs = new ThreadTabs(browser.api);
     for (const url of ['https://evil.example/', 'javascript:alert(1)', 'http://www.perplexity.ai/', 'https://www.perplexity.ai.evil.example/']) {
       await expect(threadTabs.open(url, 6), url).rejects.toMatchObject({ code: 'INVALID_URL' });
     }
-    expect(created).toEqual([]);
+    expect(browser.opened).toEqual([]);
   });
 });

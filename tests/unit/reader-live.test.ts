@@ -2,7 +2,8 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { createPageDriver } from '../../lib/page/driver';
 import { takeSnapshot } from '../../lib/page/answer/observer';
-import { stopButton, turnsOf } from '../../lib/page/answer/reader';
+import { stopButton } from '../../lib/page/answer/reader';
+import { turnsOf } from '../../lib/page/dom/turns';
 import { live2026 } from '../../lib/selectors';
 import { flush, loadHtml } from '../fixtures/reader/load';
 

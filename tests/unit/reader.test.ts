@@ -2,7 +2,8 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { createPageDriver } from '../../lib/page/driver';
 import { chooseSelectorSet } from '../../lib/selectors';
-import { readTurn, turnsOf } from '../../lib/page/answer/reader';
+import { readTurn } from '../../lib/page/answer/reader';
+import { turnsOf } from '../../lib/page/dom/turns';
 import { PageWatcher } from '../../lib/page/answer/observer';
 import { loadFixture, loadHtml } from '../fixtures/reader/load';
 

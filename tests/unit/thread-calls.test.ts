@@ -1,56 +1,17 @@
 import { describe, expect, it } from 'vitest';
 import { RelayError } from '../../lib/protocol/errors';
-import { ThreadCalls, type ThreadCallDeps } from '../../lib/worker/threads/thread-calls';
-import { type TabLike, ThreadTabs } from '../../lib/worker/threads/thread-tabs';
+import { fakeThreadCalls, type PageScript } from '../support/fake-tabs';
 
 /**
  * The worker's routing of thread calls to tabs, with fake tabs and a scripted page per method: what
  * it opens, keeps and closes when a page call fails.
  */
-type PageScript = (tabId: number, method: string, params: Record<string, unknown>) => Promise<unknown>;
-
-function world(page: PageScript, options: { initial?: TabLike[]; connected?: () => number[]; whenReady?: ThreadCallDeps['pages']['whenReady']; reload?: ThreadCallDeps['reload'] } = {}) {
-  const tabs: TabLike[] = [...(options.initial ?? [])];
-  let next = 100;
-  const threadTabs = new ThreadTabs({
-    query: async () => tabs.map((t) => ({ ...t })),
-    get: async (id) => tabs.find((t) => t.id === id),
-    create: async (url) => {
-      const tab = { id: next++, url };
-      tabs.push(tab);
-      return tab;
-    },
-    remove: async (id) => {
-      const i = tabs.findIndex((t) => t.id === id);
-      if (i >= 0) tabs.splice(i, 1);
-    },
-    load: async () => undefined,
-    save: async () => {},
-  });
-  const requests: { tabId: number; method: string }[] = [];
-  const calls = new ThreadCalls({
-    tabs: threadTabs,
-    pages: {
-      whenReady: options.whenReady ?? (async () => {}),
-      state: (tabId) => ({ url: tabs.find((t) => t.id === tabId)?.url ?? '' }),
-      request: async (tabId, method, params) => {
-        requests.push({ tabId, method });
-        return page(tabId, method, params as Record<string, unknown>);
-      },
-    },
-    navigate: async () => {},
-    connectedTabs: options.connected ?? (() => []),
-    ...(options.reload ? { reload: options.reload } : {}),
-  });
-  return { calls, tabs, threadTabs, requests };
-}
-
 const signal = new AbortController().signal;
 const START = { message: 'Plan the offsite', attachments: [], settings: {}, tabCap: 6 };
 
 describe('a task that was submitted keeps its tab', () => {
   it('the page sent the prompt but no thread URL came: the tab stays ours, and the error says not to send it again', async () => {
-    const { calls, tabs, threadTabs } = world(async (_tab, method) => {
+    const { calls, tabs, threadTabs } = fakeThreadCalls(async (_tab, method) => {
       if (method === 'threads.start') throw new RelayError('AGENT_ERROR', 'the prompt was sent but Perplexity did not open a thread within 20 s (the tab shows https://www.perplexity.ai/)');
       if (method === 'threads.submitted') return { submitted: true, url: 'https://www.perplexity.ai/' };
       throw new Error(`unexpected ${method}`);
@@ -63,7 +24,7 @@ describe('a task that was submitted keeps its tab', () => {
   });
 
   it('the page could not say (the call was cut off mid-submit): the tab stays too', async () => {
-    const { calls, tabs } = world(async (_tab, method) => {
+    const { calls, tabs } = fakeThreadCalls(async (_tab, method) => {
       if (method === 'threads.start') throw new RelayError('TIMEOUT', 'threads.start took longer than 90 s');
       throw new RelayError('TIMEOUT', 'the page does not answer');
     });
@@ -72,7 +33,7 @@ describe('a task that was submitted keeps its tab', () => {
   });
 
   it('refused before anything was submitted: the tab is closed and the page error stands', async () => {
-    const { calls, tabs } = world(async (_tab, method) => {
+    const { calls, tabs } = fakeThreadCalls(async (_tab, method) => {
       if (method === 'threads.start') throw new RelayError('SELECTOR_MISS', 'composer: none of … matched');
       if (method === 'threads.submitted') return { submitted: false, url: 'https://www.perplexity.ai/' };
       throw new Error(`unexpected ${method}`);
@@ -91,7 +52,7 @@ const checkpointOf = (threadId: string) => ({
 describe('a thread tab Chromium discarded or froze', () => {
   it('is reloaded, not waited on until "Reload the tab"', async () => {
     const reloaded: number[] = [];
-    const { calls } = world(async (_tab, method, params) => (method === 'threads.state' ? checkpointOf(String(params.threadId)) : undefined), {
+    const { calls } = fakeThreadCalls(async (_tab, method, params) => (method === 'threads.state' ? checkpointOf(String(params.threadId)) : undefined), {
       initial: [{ id: 7, url: TASK('t-1'), discarded: true }],
       // The discarded tab's script never says ready until the tab is loaded again.
       whenReady: async (tabId) => {
@@ -109,7 +70,7 @@ describe('a thread tab Chromium discarded or froze', () => {
 
 describe('a cancelled call stops waiting for the tab', () => {
   it('whenReady gets the caller\'s signal: a cancel ends the call at once, not after 20 s', async () => {
-    const { calls } = world(async () => undefined, {
+    const { calls } = fakeThreadCalls(async () => undefined, {
       initial: [{ id: 7, url: TASK('t-1') }],
       whenReady: (_tabId, _ms, s) =>
         new Promise<void>((_resolve, reject) => {
@@ -160,7 +121,7 @@ describe('reads without a tab', () => {
   const idOf = (path: string) => decodeURIComponent(path.split('/').at(-1) ?? '');
 
   it('read_thread on 20 threads with one Perplexity tab open opens no tab: each reads its JSON through that tab', async () => {
-    const { calls, tabs, requests } = world(fetchingPage((path) => ({ status: 200, body: JSON.stringify(threadBody(idOf(path))) })), {
+    const { calls, tabs, requests } = fakeThreadCalls(fetchingPage((path) => ({ status: 200, body: JSON.stringify(threadBody(idOf(path))) })), {
       initial: [PERSON],
       connected: () => [1],
     });
@@ -182,7 +143,7 @@ describe('reads without a tab', () => {
       });
       return b;
     };
-    const { calls, tabs } = world(fetchingPage((path) => ({ status: 200, body: JSON.stringify(path.startsWith('/rest/thread/') ? withFile(idOf(path)) : { models: [] }) })), {
+    const { calls, tabs } = fakeThreadCalls(fetchingPage((path) => ({ status: 200, body: JSON.stringify(path.startsWith('/rest/thread/') ? withFile(idOf(path)) : { models: [] }) })), {
       initial: [PERSON],
       connected: () => [1],
     });
@@ -197,7 +158,7 @@ describe('reads without a tab', () => {
 
   it('with no Perplexity tab open, 20 reads open one background tab at home between them, not one each', async () => {
     const connected: number[] = [];
-    const { calls, tabs } = world(fetchingPage((path) => ({ status: 200, body: JSON.stringify(threadBody(idOf(path))) })), {
+    const { calls, tabs } = fakeThreadCalls(fetchingPage((path) => ({ status: 200, body: JSON.stringify(threadBody(idOf(path))) })), {
       connected: () => connected,
       whenReady: async (tabId) => {
         if (!connected.includes(tabId)) connected.push(tabId);
@@ -208,7 +169,7 @@ describe('reads without a tab', () => {
   });
 
   it('when the JSON cannot answer (the reader drifted), the thread\'s tab reads it, and web_state says why', async () => {
-    const withLocate = world(async (tabId, method, params) => {
+    const withLocate = fakeThreadCalls(async (tabId, method, params) => {
       if (method === 'threads.locate') return { found: true };
       return fetchingPage(() => ({ status: 200, body: JSON.stringify({ items: [] }) }))(tabId, method, params);
     }, { initial: [PERSON], connected: () => [1] });
@@ -218,7 +179,7 @@ describe('reads without a tab', () => {
   });
 
   it('a tab that already shows the thread answers the read, as before; acting calls still get a tab of ours', async () => {
-    const { calls, tabs, requests } = world(async (tabId, method, params) => {
+    const { calls, tabs, requests } = fakeThreadCalls(async (tabId, method, params) => {
       if (method === 'threads.locate') return { found: true };
       if (method === 'threads.send') return { threadId: params.threadId, turn: 1 };
       return fetchingPage((path) => ({ status: 200, body: JSON.stringify(threadBody(idOf(path))) }))(tabId, method, params);

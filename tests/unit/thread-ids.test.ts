@@ -6,8 +6,9 @@ import { threadIdProblem as mcpThreadIdProblem } from '../../lib/mcp/threads/rul
 import { methods } from '../../lib/protocol/methods';
 import { threadJson2026 } from '../../lib/selectors/thread-json';
 import { threadPage2026 } from '../../lib/selectors/thread-page';
-import { ThreadTabs, type TabsApi } from '../../lib/worker/threads/thread-tabs';
+import { ThreadTabs } from '../../lib/worker/threads/thread-tabs';
 import { setUrl } from '../fixtures/reader/load';
+import { fakeTabs } from '../support/fake-tabs';
 
 /**
  * One rule for thread ids, held at every layer's door: what the MCP tools accept, what the worker
@@ -23,15 +24,8 @@ function pageSays(url: string): string | undefined {
 }
 
 async function workerFinds(url: string, threadId: string): Promise<boolean> {
-  const api: TabsApi = {
-    query: async () => [{ id: 1, url }],
-    get: async () => undefined,
-    create: async () => ({}),
-    remove: async () => {},
-    load: async () => undefined,
-    save: async () => {},
-  };
-  return (await new ThreadTabs(api).showing(threadId)).length === 1;
+  const browser = fakeTabs([{ id: 1, url }]);
+  return (await new ThreadTabs(browser.api).showing(threadId)).length === 1;
 }
 
 describe('the thread-id rule is the same at every layer', () => {

@@ -6,7 +6,7 @@ import { pickInteractions } from '../../lib/mcp/threads/rules';
 import { createPageDriver } from '../../lib/page/driver';
 import { targetsOf } from '../../lib/page/threads/thread-answers';
 import { type Box, boxesOf } from '../../lib/page/checkpoints/thread-boxes';
-import { turnsOf } from '../../lib/page/answer/reader';
+import { turnsOf } from '../../lib/page/dom/turns';
 import type { ThreadCheckpointInteraction } from '../../lib/protocol/threads/threads';
 import { threadPage2026 } from '../../lib/selectors/thread-page';
 import { loadHtml } from '../fixtures/reader/load';

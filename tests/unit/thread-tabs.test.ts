@@ -1,31 +1,7 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { checkThreadId, threadIdOfUrl as threadOfUrl } from '../../lib/protocol/threads/thread-ids';
-import { ADOPT_AFTER_MS, type TabLike, ThreadTabs, type TabsApi } from '../../lib/worker/threads/thread-tabs';
-
-/** A browser with tabs in memory: what chrome.tabs and storage.session do, for the thread tabs. */
-function fakeBrowser(initial: TabLike[] = [], stored?: unknown) {
-  const tabs: TabLike[] = [...initial];
-  let next = 100;
-  let saved = stored;
-  const api: TabsApi = {
-    query: async () => tabs.map((t) => ({ ...t })),
-    get: async (id) => tabs.find((t) => t.id === id),
-    create: async (url) => {
-      const tab = { id: next++, url, active: false };
-      tabs.push(tab);
-      return tab;
-    },
-    remove: async (id) => {
-      const i = tabs.findIndex((t) => t.id === id);
-      if (i >= 0) tabs.splice(i, 1);
-    },
-    load: async () => saved,
-    save: async (value) => {
-      saved = value;
-    },
-  };
-  return { api, tabs, saved: () => saved };
-}
+import { ADOPT_AFTER_MS, type TabLike, ThreadTabs } from '../../lib/worker/threads/thread-tabs';
+import { fakeTabs } from '../support/fake-tabs';
 
 const TASK = (id: string) => `https://www.perplexity.ai/computer/tasks/${id}`;
 
@@ -46,7 +22,7 @@ describe('thread tabs', () => {
 
   it('caps its own tabs: the least recently used idle one closes first, a person\'s tab never does', async () => {
     let clock = 1000;
-    const b = fakeBrowser([{ id: 1, url: TASK('users-own'), active: true }]);
+    const b = fakeTabs([{ id: 1, url: TASK('users-own'), active: true }]);
     const tabs = new ThreadTabs(b.api, () => clock);
     const a = await tabs.open(TASK('a'), 2, 'a');
     clock += 10;
@@ -73,10 +49,10 @@ describe('thread tabs', () => {
 
   it('a read through the person\'s tab writes nothing to storage; one through ours saves its last use', async () => {
     let clock = 1000;
-    const b = fakeBrowser([{ id: 1, url: 'https://www.perplexity.ai/', active: true }]);
+    const b = fakeTabs([{ id: 1, url: 'https://www.perplexity.ai/', active: true }]);
     let saves = 0;
     const save = b.api.save;
-    b.api.save = async (value) => {
+    b.api.save = async (value: unknown) => {
       saves += 1;
       await save(value);
     };
@@ -93,7 +69,7 @@ describe('thread tabs', () => {
   });
 
   it('a tab of ours the person switches to is theirs; a closed one is forgotten', async () => {
-    const b = fakeBrowser();
+    const b = fakeTabs();
     const tabs = new ThreadTabs(b.api);
     const a = await tabs.open(TASK('a'), 1, 'a');
     tabs.adoptedByPerson(a);
@@ -108,20 +84,20 @@ describe('thread tabs', () => {
   });
 
   it('remembers its tabs across a worker restart, and owns none after a browser restart', async () => {
-    const b = fakeBrowser();
+    const b = fakeTabs();
     const first = new ThreadTabs(b.api);
     const a = await first.open(TASK('a'), 6, 'a');
     const again = new ThreadTabs(b.api);
     expect((await again.showing('a')).map((t) => t.id)).toEqual([a]);
     expect(again.isOwned(a)).toBe(true);
     // A new browser session: storage.session is empty, the restored tab shows the thread but is not ours.
-    const restarted = new ThreadTabs(fakeBrowser([{ id: 7, url: TASK('a') }], undefined).api);
+    const restarted = new ThreadTabs(fakeTabs([{ id: 7, url: TASK('a') }], undefined).api);
     expect((await restarted.showing('a')).map((t) => t.id)).toEqual([7]);
     expect(restarted.isOwned(7)).toBe(false);
   });
 
   it('serialises acting calls per thread; reads wait for an act in progress, not for each other', async () => {
-    const tabs = new ThreadTabs(fakeBrowser().api);
+    const tabs = new ThreadTabs(fakeTabs().api);
     const log: string[] = [];
     let release = () => {};
     const gate = new Promise<void>((r) => {
@@ -150,7 +126,7 @@ describe('thread tabs', () => {
 describe('thread tabs opened at the same time', () => {
   /** A browser whose calls take a while, like chrome.tabs under load. */
   function slowBrowser() {
-    const b = fakeBrowser();
+    const b = fakeTabs();
     const later = <T>(fn: () => Promise<T>, ms = 5) => new Promise<T>((resolve) => setTimeout(() => resolve(fn()), ms));
     const { query, create } = b.api;
     b.api.query = () => {
@@ -178,13 +154,13 @@ describe('when a thread tab becomes the person\'s', () => {
   afterEach(() => {
     vi.useRealTimers();
   });
-  const activate = (b: ReturnType<typeof fakeBrowser>, id: number) => {
+  const activate = (b: ReturnType<typeof fakeTabs>, id: number) => {
     for (const t of b.tabs) t.active = t.id === id;
   };
 
   it('not on an activation alone: a neighbour Chromium activates when a tab closes, or a tab passed through, stays ours', async () => {
     vi.useFakeTimers();
-    const b = fakeBrowser([{ id: 1, url: 'https://example.com/', active: true }]);
+    const b = fakeTabs([{ id: 1, url: 'https://example.com/', active: true }]);
     const tabs = new ThreadTabs(b.api);
     const a = await tabs.open(TASK('a'), 6, 'a');
     const c = await tabs.open(TASK('c'), 6, 'c');
@@ -206,7 +182,7 @@ describe('when a thread tab becomes the person\'s', () => {
 
   it('when the person switches to it and stays on it', async () => {
     vi.useFakeTimers();
-    const b = fakeBrowser();
+    const b = fakeTabs();
     const tabs = new ThreadTabs(b.api);
     const a = await tabs.open(TASK('a'), 6, 'a');
     await vi.advanceTimersByTimeAsync(5_000);
@@ -217,7 +193,7 @@ describe('when a thread tab becomes the person\'s', () => {
   });
 
   it('ours survive an extension reload (what storage.local keeps), none survive a new browser session', async () => {
-    const b = fakeBrowser();
+    const b = fakeTabs();
     const first = new ThreadTabs(b.api);
     const a = await first.open(TASK('a'), 6, 'a');
     // A reloaded extension: a new ThreadTabs over the same stored list and the same open tabs.
@@ -233,14 +209,14 @@ describe('when a thread tab becomes the person\'s', () => {
     await later.showing('a');
     expect(later.isOwned(a)).toBe(false);
     // Chromium may say the browser started after the first call already opened a tab: that one is ours.
-    const late = new ThreadTabs(fakeBrowser().api);
+    const late = new ThreadTabs(fakeTabs().api);
     const opened = await late.open(TASK('b'), 6, 'b');
     late.newBrowserSession();
     expect(late.isOwned(opened)).toBe(true);
   });
 
   it('a stored tab id that now shows another page is not ours', async () => {
-    const b = fakeBrowser();
+    const b = fakeTabs();
     const a = await new ThreadTabs(b.api).open(TASK('a'), 6, 'a');
     const tab = b.tabs.find((t) => t.id === a) as TabLike;
     tab.url = 'https://example.com/mail';

@@ -1,6 +1,6 @@
 import type { PageContext } from '../dom/context';
 import { all, closest, isHidden, outermost, pointerClick, pressKey, type Scope, union } from '../dom/dom';
-import { turnsOf } from './reader';
+import { turnsOf } from '../dom/turns';
 import { fromBadges, fromEntries, groupedCount, type Source } from './sources';
 
 /**

@@ -5,7 +5,8 @@ import type { WaitFor } from '../dom/context';
 import { all, closest, outermost, union } from '../dom/dom';
 import { readInteractions, type WaitingFor, waitingFor } from '../checkpoints/interactions';
 import { questionMatch } from './question';
-import { answerFooter, answersOf, hasSpinner, isPlaceholder, readError, readSteps, stopButton, turnAt, turnCountOf, turnsOf } from './reader';
+import { answerFooter, answersOf, hasSpinner, isPlaceholder, readError, readSteps, stopButton } from './reader';
+import { turnAt, turnCountOf, turnsOf } from '../dom/turns';
 
 export { type WaitingFor, waitingFor } from '../checkpoints/interactions';
 

@@ -7,8 +7,6 @@ import { readInteractions, type WaitingFor, waitingFor } from '../checkpoints/in
 import { mathOf, renderText } from '../dom/text';
 import { outsideThread, type Turn, turnAt, turnCountOf, turnsOf } from '../dom/turns';
 
-export { type Turn, turnAt, turnCountOf, turnsOf } from '../dom/turns';
-
 /**
  * Reads turns of the open thread: question, steps, answer, error, and whether the agent is
  * still working. Status comes from elements of the current turn (stop button, spinners, steps

@@ -5,7 +5,8 @@ import type { PageContext } from '../dom/context';
 import { first, pointerClick, probeMiss } from '../dom/dom';
 import type { PageWatcher, Snapshot } from '../answer/observer';
 import { questionKey, questionMatch } from '../answer/question';
-import { isPlaceholder, readAnswer, readQuestionNow, stopButton, type Turn, turnsOf } from '../answer/reader';
+import { isPlaceholder, readAnswer, readQuestionNow, stopButton } from '../answer/reader';
+import { type Turn, turnsOf } from '../dom/turns';
 
 export { typePrompt, submit } from './composer';
 

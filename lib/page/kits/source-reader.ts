@@ -3,7 +3,8 @@ import type { PageContext } from '../dom/context';
 import type { PageDriver } from '../driver';
 import type { KitHandlers, PageKitHost } from '../kit-registry';
 import { all, cleanText, isHidden, pointerClick, type Scope, union } from '../dom/dom';
-import { answersOf, requireTurns, type Turn, turnsOf } from '../answer/reader';
+import { answersOf, requireTurns } from '../answer/reader';
+import { type Turn, turnsOf } from '../dom/turns';
 import { fromEntries, fromInlineCitations, fromLinks, mergeSources, type Source } from '../answer/sources';
 
 export interface SourcesResult {

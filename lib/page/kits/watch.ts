@@ -7,7 +7,8 @@ import { readInteractions } from '../checkpoints/interactions';
 import type { PageDriver } from '../driver';
 import { isOn, modeOf, pillMode } from '../composer/mode';
 import { looksFinished, type Snapshot } from '../answer/observer';
-import { readQuestionNow, turnAt, turnsOf } from '../answer/reader';
+import { readQuestionNow } from '../answer/reader';
+import { turnAt, turnsOf } from '../dom/turns';
 
 /**
  * `page.watch` for the side panel: while the worker keeps this request open, every batch of page

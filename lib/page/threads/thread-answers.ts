@@ -6,7 +6,7 @@ import type { ThreadPageReader } from '../../selectors/thread-schema';
 import { typeInto } from '../composer/composer';
 import type { PageContext } from '../dom/context';
 import { all, cleanText, first, isDisabled, isHidden, pointerClick, probeMiss } from '../dom/dom';
-import { turnsOf } from '../answer/reader';
+import { turnsOf } from '../dom/turns';
 import { type Box, boxesOf, pendingInteractions, readerMiss } from '../checkpoints/thread-boxes';
 import { stopIfCancelled, type Submitted } from './thread-actions';
 import type { ThreadSession } from './thread-session';

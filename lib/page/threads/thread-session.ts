@@ -5,7 +5,7 @@ import type { PageContext } from '../dom/context';
 import { assetLinks, type JsonProblem, nextCursor, parseThreadBody, readThreadJson } from './thread-json-reader';
 import { readThreadDom, pageSaysNotFound, readTurnDom } from './thread-dom-reader';
 import type { ThreadReading, TurnReading } from '../checkpoints/thread-model';
-import { turnCountOf, turnsOf } from '../answer/reader';
+import { turnCountOf, turnsOf } from '../dom/turns';
 import type { PageWatcher } from '../answer/observer';
 
 /**
