@@ -3,7 +3,8 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ActionIndicator, type ActionApi, actionLook } from '../../lib/worker/link/action-state';
 import type { LinkStatus } from '../../lib/worker/link/native-link';
-import { decodePng, iconFiles } from '../support/icons';
+import { iconFiles } from '../support/icons';
+import { decodePng } from '../support/png';
 
 const PUBLIC = path.resolve(import.meta.dirname, '../../public');
 const status = (over: Partial<LinkStatus>): LinkStatus => ({ state: 'disconnected', since: 0, failures: 0, ...over });

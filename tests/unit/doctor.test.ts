@@ -1,7 +1,6 @@
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { type DoctorReport, doctor, formatDoctor } from '../../lib/install/doctor';
 import { formatPageReport } from '../../lib/install/page-report';
 import { install } from '../../lib/install/install';
@@ -11,21 +10,14 @@ import type { BrowserStatus } from '../../lib/protocol/methods';
 import type { PageDiagnosis } from '../../lib/protocol/page/page-diagnostics';
 import type { HostRecord } from '../../lib/relay/discovery';
 import { VERSION } from '../../lib/relay/version';
+import { linuxInstallHome } from '../support/install-home';
 import { fakeReg, memoryFs } from './install-memfs';
 
-const temps: string[] = [];
-afterEach(() => {
-  for (const dir of temps.splice(0)) fs.rmSync(dir, { recursive: true, force: true });
-});
-
+/** An install home where Chromium has a profile. */
 function setup() {
-  const homedir = fs.mkdtempSync(path.join(os.tmpdir(), 'cr-doctor-'));
-  temps.push(homedir);
-  const cliPath = path.join(homedir, 'repo', 'dist', 'cli.js');
-  fs.mkdirSync(path.dirname(cliPath), { recursive: true });
-  fs.writeFileSync(cliPath, '// built\n');
-  fs.mkdirSync(path.join(homedir, '.config', 'chromium'), { recursive: true });
-  return { homedir, cliPath, platform: 'linux' as const, env: {}, nodePath: process.execPath };
+  const home = linuxInstallHome('doctor');
+  fs.mkdirSync(path.join(home.homedir, '.config', 'chromium'), { recursive: true });
+  return home;
 }
 
 const host = (over: Partial<HostRecord> = {}): HostRecord => ({

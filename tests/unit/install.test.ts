@@ -1,29 +1,12 @@
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { install, uninstall } from '../../lib/install/install';
 import { EXTENSION_ORIGIN, NATIVE_HOST_NAME } from '../../lib/protocol/identity';
+import { linuxInstallHome } from '../support/install-home';
 import { fakeReg, memoryFs } from './install-memfs';
 
-const temps: string[] = [];
-const tempDir = () => {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'cr-install-'));
-  temps.push(dir);
-  return dir;
-};
-afterEach(() => {
-  for (const dir of temps.splice(0)) fs.rmSync(dir, { recursive: true, force: true });
-});
-
-/** A fake home with a built CLI; nothing outside it is touched. */
-function linuxSetup(extra: Record<string, string> = {}) {
-  const homedir = tempDir();
-  const cliPath = path.join(homedir, 'repo', 'dist', 'cli.js');
-  fs.mkdirSync(path.dirname(cliPath), { recursive: true });
-  fs.writeFileSync(cliPath, '// built\n');
-  return { homedir, cliPath, platform: 'linux' as const, env: { ...extra }, nodePath: process.execPath };
-}
+const linuxSetup = (env: Record<string, string> = {}) => linuxInstallHome('install', env);
 
 const readJson = (file: string) => JSON.parse(fs.readFileSync(file, 'utf8'));
 

@@ -1,29 +1,17 @@
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { install, uninstall } from '../../lib/install/install';
 import { Attachments } from '../../lib/mcp/attachments/http';
 import { AttachmentStore } from '../../lib/mcp/attachments/store';
+import { linuxInstallHome } from '../support/install-home';
 
 /**
  * `uninstall --purge` removes what comet-relay made, and only that. Files agents uploaded for
  * Computer (create_attachment_upload: a person's documents) are comet-relay's copies: they go too,
  * expired or not; a folder in attachments/ that is not one of ours stays, and what stays is named.
  */
-const temps: string[] = [];
-afterEach(() => {
-  for (const dir of temps.splice(0)) fs.rmSync(dir, { recursive: true, force: true });
-});
-
-function linuxSetup() {
-  const homedir = fs.mkdtempSync(path.join(os.tmpdir(), 'cr-purge-'));
-  temps.push(homedir);
-  const cliPath = path.join(homedir, 'repo', 'dist', 'cli.js');
-  fs.mkdirSync(path.dirname(cliPath), { recursive: true });
-  fs.writeFileSync(cliPath, '// built\n');
-  return { homedir, cliPath, platform: 'linux' as const, env: {}, nodePath: process.execPath };
-}
+const linuxSetup = () => linuxInstallHome('purge');
 
 describe('uninstall --purge and uploaded attachments', () => {
   it('removes every upload it made, and keeps (and names) what it did not make', async () => {
