@@ -8,7 +8,7 @@ import { refusalOf } from '../../lib/page/threads/thread-dom-reader';
 import { chooseSelectorSet } from '../../lib/selectors';
 import { threadJson2026 } from '../../lib/selectors/thread-json';
 import { threadPage2026 } from '../../lib/selectors/thread-page';
-import { appendTurn, installExecCommand } from '../fixtures/reader/fake-page';
+import { appendTurn, installExecCommand, wireSubmit } from '../fixtures/reader/fake-page';
 import { loadFixture } from '../fixtures/reader/load';
 
 /**
@@ -27,26 +27,6 @@ function notice(text: string): void {
   document.body.insertAdjacentHTML('beforeend', `<div data-testid="insufficient-credits">${text}</div>`);
 }
 
-/** A thread page whose Submit takes the prompt: `answer` says what the page shows after it (a turn, or a refusal). */
-function wire(answer: (question: string) => void): { submits: string[] } {
-  const submits: string[] = [];
-  const composer = document.getElementById('ask-input') as HTMLElement;
-  const toolbar = document.querySelector('.toolbar') as HTMLElement;
-  composer.addEventListener('input', () => {
-    setTimeout(() => {
-      if ((composer.textContent ?? '').trim() === '' || toolbar.querySelector('button[aria-label="Submit"]')) return;
-      toolbar.innerHTML = '<button aria-label="Submit">Go</button>';
-      toolbar.querySelector('button')?.addEventListener('click', () => {
-        const question = composer.textContent ?? '';
-        submits.push(question);
-        composer.textContent = '';
-        toolbar.innerHTML = '';
-        setTimeout(() => answer(question), 3);
-      });
-    }, 2);
-  });
-  return { submits };
-}
 
 function follow(message: string) {
   const set = chooseSelectorSet(document).set;
@@ -61,7 +41,7 @@ describe('a refusal notice already on the page', () => {
     loadFixture('A-home.html', URL_);
     exec = installExecCommand();
     notice('You have run out of Computer credits.');
-    const { submits } = wire((q) => appendTurn(q));
+    const { submits } = wireSubmit((q) => appendTurn(q));
     const result = await follow('And the budget?');
     expect(submits).toEqual(['And the budget?']);
     expect(result).not.toHaveProperty('notSent');
@@ -71,7 +51,7 @@ describe('a refusal notice already on the page', () => {
   it('a notice the page shows after this submit is its refusal: notSent', async () => {
     loadFixture('A-home.html', URL_);
     exec = installExecCommand();
-    wire(() => notice('You have run out of Computer credits.'));
+    wireSubmit(() => notice('You have run out of Computer credits.'));
     const result = await follow('And the budget?');
     expect(result).toMatchObject({ notSent: true, event: 'insufficient_credits' });
   });
@@ -99,7 +79,7 @@ describe("a task's own credits card beside its question block", () => {
   it('a follow-up whose new turn shows it was sent, not refused', async () => {
     loadFixture('A-home.html', URL_);
     exec = installExecCommand();
-    const { submits } = wire((q) => creditsCardAfter(appendTurn(q)));
+    const { submits } = wireSubmit((q) => creditsCardAfter(appendTurn(q)));
     const result = await follow('Now book it');
     expect(submits).toEqual(['Now book it']);
     expect(result).not.toHaveProperty('notSent');

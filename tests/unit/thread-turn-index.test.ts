@@ -9,7 +9,7 @@ import { waitForCheckpoint } from '../../lib/page/threads/thread-wait';
 import { chooseSelectorSet } from '../../lib/selectors';
 import { threadJson2026 } from '../../lib/selectors/thread-json';
 import { threadPage2026 } from '../../lib/selectors/thread-page';
-import { installExecCommand } from '../fixtures/reader/fake-page';
+import { installExecCommand, wireSubmit } from '../fixtures/reader/fake-page';
 import { loadFixture } from '../fixtures/reader/load';
 
 /**
@@ -82,22 +82,10 @@ describe('turns of a long thread by the page\'s own index', () => {
     const column = longThread();
     exec = installExecCommand();
     const { ctx, watcher, session } = context();
-    const composer = document.getElementById('ask-input') as HTMLElement;
-    const toolbar = document.querySelector('.toolbar') as HTMLElement;
-    composer.addEventListener('input', () => {
-      setTimeout(() => {
-        if ((composer.textContent ?? '').trim() === '' || toolbar.querySelector('button[aria-label="Submit"]')) return;
-        toolbar.innerHTML = '<button aria-label="Submit">Go</button>';
-        toolbar.querySelector('button')?.addEventListener('click', () => {
-          composer.textContent = '';
-          toolbar.innerHTML = '';
-          setTimeout(() => {
-            // The page mounts the new question and unmounts the oldest turn's blocks.
-            for (const el of Array.from(column.children).slice(0, 3)) el.remove();
-            column.insertAdjacentHTML('beforeend', turnHtml(10, false, 'And the budget?'));
-          }, 3);
-        });
-      }, 2);
+    wireSubmit(() => {
+      // The page mounts the new question and unmounts the oldest turn's blocks.
+      for (const el of Array.from(column.children).slice(0, 3)) el.remove();
+      column.insertAdjacentHTML('beforeend', turnHtml(10, false, 'And the budget?'));
     });
     const result = await sendFollowUp(ctx, watcher, session, threadPage2026, { message: 'And the budget?', attachments: [], settings: {} }, { timeoutMs: 60_000 });
     expect(result).toMatchObject({ turn: 10 });
