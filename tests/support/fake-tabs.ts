@@ -11,8 +11,13 @@ export function fakeTabs(initial: TabLike[] = [], stored?: unknown) {
   let next = 100;
   let saved = stored;
   const opened: string[] = [];
+  /** How often the worker asked the browser for its whole tab list. */
+  const calls = { query: 0 };
   const api: TabsApi = {
-    query: async () => tabs.map((t) => ({ ...t })),
+    query: async () => {
+      calls.query += 1;
+      return tabs.map((t) => ({ ...t }));
+    },
     get: async (id) => tabs.find((t) => t.id === id),
     create: async (url) => {
       opened.push(url);
@@ -29,7 +34,7 @@ export function fakeTabs(initial: TabLike[] = [], stored?: unknown) {
       saved = value;
     },
   };
-  return { api, tabs, opened, saved: () => saved };
+  return { api, tabs, opened, calls, saved: () => saved };
 }
 
 /** What a thread tab's page answers a worker request with, scripted per test. */
@@ -71,5 +76,5 @@ export function fakeThreadCalls(
     ...(options.reload ? { reload: options.reload } : {}),
     ...(options.readers ? { readers: options.readers } : {}),
   });
-  return { calls, tabs: browser.tabs, threadTabs, requests, navigations };
+  return { calls, tabs: browser.tabs, browserCalls: browser.calls, threadTabs, requests, navigations };
 }

@@ -156,6 +156,39 @@ describe('reads without a tab', () => {
     expect(tabs).toEqual([PERSON]);
   });
 
+  it('choosing where to read asks the browser for no tab list: the pages say what they show', async () => {
+    const { calls, browserCalls } = fakeThreadCalls(fetchingPage((path) => ({ status: 200, body: JSON.stringify(threadBody(idOf(path))) })), {
+      initial: [PERSON],
+      connected: () => [1],
+    });
+    for (let i = 0; i < 5; i++) await calls.call('threads.read', { threadId: `t-${i}`, tabCap: 6 }, signal, () => {});
+    expect(browserCalls.query).toBe(0);
+  });
+
+  it('a tab that shows the thread but was discarded is left asleep: the JSON through the open tab answers', async () => {
+    const reloaded: number[] = [];
+    const { calls, requests } = fakeThreadCalls(fetchingPage((path) => ({ status: 200, body: JSON.stringify(threadBody(idOf(path))) })), {
+      initial: [PERSON, { id: 7, url: TASK('t-1'), discarded: true }],
+      connected: () => [1],
+      reload: async (tabId) => {
+        reloaded.push(tabId);
+      },
+    });
+    const read = (await calls.call('threads.read', { threadId: 't-1', tabCap: 6 }, signal, () => {})) as { text: string };
+    expect(read.text).toContain('The plan of t-1');
+    expect(reloaded).toEqual([]);
+    expect(requests.map((r) => r.tabId)).toEqual([1]);
+  });
+
+  it('a live page that shows the thread reads it there (it knows the page too)', async () => {
+    const { calls, requests } = fakeThreadCalls(fetchingPage((path) => ({ status: 200, body: JSON.stringify(threadBody(idOf(path))) })), {
+      initial: [PERSON, { id: 7, url: TASK('t-1') }],
+      connected: () => [1, 7],
+    });
+    await calls.call('threads.read', { threadId: 't-1', tabCap: 6 }, signal, () => {});
+    expect(requests).toEqual([{ tabId: 7, method: 'threads.read' }]);
+  });
+
   it('with no Perplexity tab open, 20 reads open one background tab at home between them, not one each', async () => {
     const connected: number[] = [];
     const { calls, tabs } = fakeThreadCalls(fetchingPage((path) => ({ status: 200, body: JSON.stringify(threadBody(idOf(path))) })), {

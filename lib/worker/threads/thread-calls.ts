@@ -125,8 +125,8 @@ export class ThreadCalls {
     let jsonProblem: string | undefined;
     const result = await this.deps.tabs.serialise(threadId, acts, async () => {
       if (signal.aborted) throw new RelayError('CANCELLED', 'The call was cancelled.');
-      // A tab that shows the thread reads it best (it knows the page too); without one, the JSON through any tab.
-      if (JSON_READS.has(method) && (await this.deps.tabs.showing(threadId)).length === 0) {
+      // A live page that shows the thread reads it best (it knows the page too); without one, the JSON through any tab.
+      if (JSON_READS.has(method) && !this.shownInPage(threadId)) {
         const read = await this.readJson(method, threadId, cap, signal, trace);
         if (read.ok) return read.result;
         jsonProblem = read.problem;
@@ -290,6 +290,16 @@ export class ThreadCalls {
       await tabs.discard(tabId);
       throw error;
     }
+  }
+
+  /**
+   * Whether a tab with our page script shows the thread now, from what each page last told the
+   * hub (its URL at load and at every in-page navigation), so choosing where to read asks the
+   * browser nothing. A tab that shows it without a live script (loading, discarded, frozen) is
+   * passed over: the JSON through another tab answers without waking it.
+   */
+  private shownInPage(threadId: string): boolean {
+    return this.deps.connectedTabs().some((tabId) => threadIdOfUrl(this.deps.pages.state(tabId)?.url) === threadId);
   }
 
   private async pathOf(tabId: number, threadId: string, signal: AbortSignal): Promise<string | undefined> {
