@@ -52,7 +52,7 @@ describe('the live layout: sibling blocks', () => {
   });
 
   it('an empty answer block mounted beside the real one does not split the turn', () => {
-    loadHtml(page(question(0, 'q') + '<div id="markdown-content-0"></div>' + answer('The answer.') + footer));
+    loadHtml(page(`${question(0, 'q')}<div id="markdown-content-0"></div>${answer('The answer.')}${footer}`));
     const turns = turnsOf(document, live2026);
     expect(turns).toHaveLength(1);
     expect(turns[0]?.answers[0]?.textContent).toBe('The answer.');

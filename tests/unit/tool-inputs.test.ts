@@ -1,7 +1,7 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import { describe, expect, it } from 'vitest';
-import { z } from 'zod';
+import type { z } from 'zod';
 import { readSettings } from '../../lib/config/settings';
 import { BrowserGateway } from '../../lib/mcp/gateway';
 import { onDemandAttachments } from '../../lib/mcp/attachments/http';

@@ -2,7 +2,7 @@ import { RelayError } from '../../protocol/errors';
 import { conversationKey, isConversationPath } from '../../protocol/urls';
 import type { SelectorSet } from '../../selectors';
 import type { WaitFor } from '../dom/context';
-import { all, closest, outermost, union } from '../dom/dom';
+import { all, closest, outermost } from '../dom/dom';
 import { readInteractions, type WaitingFor, waitingFor } from '../checkpoints/interactions';
 import { questionMatch } from './question';
 import { answerFooter, answersOf, hasSpinner, isPlaceholder, readError, readSteps, stopButton } from './reader';

@@ -356,7 +356,7 @@ async function readQuestionExpanded(ctx: PageContext, turn: Turn, folded: string
 async function readStepsUnfolded(ctx: PageContext, turn: Turn, timeoutMs: number): Promise<string[]> {
   const block = stepsBlockOf(turn, ctx.set);
   const toggle = block ? first(block, ctx.set.stepsToggle) : null;
-  if (!toggle || toggle.getAttribute('aria-expanded') !== 'false') return [];
+  if (toggle?.getAttribute('aria-expanded') !== 'false') return [];
   pointerClick(toggle);
   const steps = await ctx.waitFor(() => {
     const read = readSteps(turn, ctx.set).steps;

@@ -47,7 +47,7 @@ function selectAllIn(ctx: PageContext, el: HTMLElement): void {
   if (exec(ctx.doc, 'selectAll')) {
     // execCommand selected inside the focused editable; make sure it did not select the page.
     const sel = ctx.win.getSelection();
-    if (sel && sel.anchorNode && el.contains(sel.anchorNode)) return;
+    if (sel?.anchorNode && el.contains(sel.anchorNode)) return;
   }
   ctx.win.getSelection()?.selectAllChildren(el);
 }

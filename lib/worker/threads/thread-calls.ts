@@ -73,7 +73,7 @@ const READY_MS = 20_000;
 /** A tab's reading with why the JSON did not answer through another tab, when the page answered instead. */
 function withProblem(result: unknown, problem: string): unknown {
   const r = result as { reading?: ThreadReading; problem?: string } | undefined;
-  if (!r?.reading || r.reading.source !== 'page' || r.problem) return result;
+  if (r?.reading?.source !== 'page' || r.problem) return result;
   return { ...r, problem };
 }
 const ACTING = new Set(['threads.send', 'threads.respond']);
