@@ -89,6 +89,22 @@ describe('comet_poll / comet_wait: the finished answer from the thread JSON', ()
     expect(await new JsonAnswers(() => threadJson2026).answer(home, 0, undefined, fetch)).toMatchObject({ answerSource: 'page' });
   });
 
+  it('asks only for a thread the one thread-id rule finds in the URL: never a path built from another host or a segment that is no id', async () => {
+    const { fetch, asked } = tabFetch(() => ({ status: 200, body: JSON.stringify(body('The Moon.')) }));
+    for (const url of [
+      'https://example.org/search/tides-abc',
+      'http://www.perplexity.ai/search/tides-abc',
+      'https://www.perplexity.ai/search/..',
+      'https://www.perplexity.ai/search/a%2Fb',
+      'https://www.perplexity.ai/search/tides-abc/extra',
+    ]) {
+      expect(await new JsonAnswers(() => threadJson2026).answer({ ...page, url }, 0, undefined, fetch)).toMatchObject({ answerSource: 'page' });
+    }
+    expect(asked).toEqual([]);
+    await new JsonAnswers(() => threadJson2026).answer({ ...page, url: 'https://www.perplexity.ai/computer/tasks/Ab3_x~1' }, 0, undefined, fetch);
+    expect(asked.map((u) => new URL(u as string).pathname)).toEqual(['/rest/thread/Ab3_x~1']);
+  });
+
   it('a failed read is tried again only after the reader\'s back-off', async () => {
     let clock = 0;
     let calls = 0;

@@ -1,5 +1,6 @@
 import type { ThreadJsonReader } from '../../selectors/thread-schema';
 import { firstString, pick, strings } from '../../page/threads/json-path';
+import { threadIdOfUrl } from '../../protocol/threads/thread-ids';
 
 /**
  * comet_poll's and comet_wait's second source for a finished answer: the page's own thread JSON
@@ -29,15 +30,6 @@ interface Known {
 
 /** A same-origin JSON request made by the tab that answered the poll or wait. */
 export type TabFetch = (path: string, query: Record<string, string>, headers: Record<string, string>) => Promise<{ status: number; body: string }>;
-
-/** The thread's uuid or slug in a conversation URL (`/search/<slug>`, `/computer/tasks/<id>`). */
-export function threadRefOf(url: string): string | undefined {
-  try {
-    return /^\/(?:search|computer\/tasks|copilot)\/([^/]+)\/?$/.exec(new URL(url).pathname)?.[1];
-  } catch {
-    return undefined;
-  }
-}
 
 const squash = (s: string) => s.toLowerCase().replace(/\s+/g, ' ').trim().slice(0, 40);
 
@@ -77,7 +69,8 @@ export class JsonAnswers {
 
   /** The JSON's answer of a finished turn, or undefined (the page's text stands). Keyed by thread, not by tab. */
   answerOf(turn: FinishedTurn, fetch: TabFetch): Promise<string | undefined> {
-    const ref = threadRefOf(turn.url);
+    // The thread-id rule every layer uses: only an https perplexity.ai conversation URL names one.
+    const ref = threadIdOfUrl(turn.url);
     if (!ref || turn.turnIndex < 0) return Promise.resolve(undefined);
     const key = `${ref}#${turn.turnIndex}#${squash(turn.questionText)}`;
     const known = this.known.get(key);
