@@ -16,6 +16,7 @@ import { movedJson, movedShapeReader } from '../sim/thread-json';
 import { assetsOf, downloadFrom } from '../../lib/worker/threads/thread-results';
 import { ThreadSession } from '../../lib/page/threads/thread-session';
 import { waitForCheckpoint } from '../../lib/page/threads/thread-wait';
+import { respondInThread } from '../../lib/page/threads/thread-answers';
 import { threadJson2026 } from '../../lib/selectors/thread-json';
 import { threadPage2026 } from '../../lib/selectors/thread-page';
 import { loadFixture, loadHtml } from '../fixtures/reader/load';
@@ -98,6 +99,26 @@ describe('asking the thread JSON', () => {
     session.acted(id);
     expect(session.usable(json, now - 1)).toBe(false);
     expect(session.usable(json, now + 1)).toBe(false); // still lists the prompt we answered
+  });
+});
+
+describe('a reply by the JSON\'s id to a prompt the page knows by another', () => {
+  it('records the id the caller used as answered, so JSON still listing it is not taken as current', async () => {
+    const PAGE_ID = 'c7f5d80c-834d-42c5-9d6f-33084edb22e5';
+    const { session, driver, saved } = setup('B-computer-confirm', []);
+    const jsonBody = JSON.stringify(saved).replaceAll(PAGE_ID, 'J-1');
+    Object.defineProperty(window, 'fetch', { value: async () => ({ status: 200, text: async () => jsonBody }) as Response, configurable: true });
+    const box = document.querySelector(`[data-followup-uuid="${PAGE_ID}"]`) as HTMLElement;
+    box.setAttribute('data-followup-uuid', 'P-1');
+    // The page takes the approval: the box goes away.
+    box.querySelector('button[aria-label="Approve"]')?.addEventListener('click', () => box.remove());
+    const json = await session.reading();
+    expect(json.turns.at(-1)?.interactions.map((i) => i.followupUuid)).toEqual(['J-1']);
+    now += 1;
+    await respondInThread(driver.context(), session, threadPage2026, { followupUuid: 'J-1', reply: { kind: 'approve', reason: '' } });
+    expect(document.querySelector('[data-followup-uuid="P-1"]')).toBeNull();
+    now += 1;
+    expect(session.usable(json, now)).toBe(false);
   });
 });
 
