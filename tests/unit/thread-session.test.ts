@@ -164,6 +164,35 @@ describe('a turn the page reader cannot find', () => {
     expect(out.reading.source).toBe('json');
     expect(out.turn.event).toBe('complete');
   });
+
+  it('on a page that changes no more, the JSON is asked again on a doubling timer until it says the turn ended', async () => {
+    const running = readFileSync(join(dir, 'B-computer-running.json'), 'utf8');
+    const runningBody = JSON.stringify((JSON.parse(running) as { body: unknown }).body);
+    const { session, driver, requests } = setup('B-computer-complete', [() => ({ status: 200, body: runningBody }), () => ({ status: 200, body: runningBody })]);
+    document.body.innerHTML = '<main><p>A page our reader no longer understands</p></main>';
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
+    try {
+      const waiting = waitForCheckpoint(session, driver.watcher, { threadId: session.threadId ?? '', turn: 0, timeoutMs: 60_000 });
+      const advance = async (ms: number) => {
+        now += ms;
+        await vi.advanceTimersByTimeAsync(ms);
+      };
+      await advance(100);
+      expect(requests).toHaveLength(1); // running
+      await advance(3100);
+      expect(requests).toHaveLength(2); // still running
+      await advance(3100);
+      expect(requests).toHaveLength(2); // the next one is 6 s later
+      await advance(3100);
+      expect(requests).toHaveLength(3); // complete
+      const out = await waiting;
+      expect(out.reading.source).toBe('json');
+      expect(out.turn.event).toBe('complete');
+      expect(driver.watcher.active).toBe(false);
+    } finally {
+      vi.useRealTimers();
+    }
+  });
 });
 
 describe('a held wait is bound to its thread to the end', () => {

@@ -29,9 +29,16 @@ export interface ThreadWaitOptions {
   onProgress?: (step: string) => void;
 }
 
+/**
+ * While the page shows no such turn, the JSON is asked again after 3 s, 6 s, 12 s… up to once a
+ * minute: about 6 reads in a two-minute hold, 64 in an hour, far from the ~150 after which the
+ * endpoint answers with empty bodies.
+ */
+const BLIND_RETRY_MS = 3000;
+const BLIND_RETRY_MAX_MS = 60_000;
+
 /** Steps already sent as progress, per turn, for this page: each step goes out once. */
 const reportedSteps = new WeakMap<ThreadSession, Map<number, Set<string>>>();
-
 
 /**
  * A reading's turn by its index: the page's own (a page reading may hold turns 5…9 of ten, the
@@ -58,6 +65,8 @@ export function waitForCheckpoint(session: ThreadSession, watcher: PageWatcher, 
     let quiet: ReturnType<typeof setTimeout> | undefined;
     /** The page state at which the JSON said "still running": wait for the JSON again, not the page. */
     let jsonDisagreedAt: string | undefined;
+    /** JSON reads asked on a timer while the page shows no such turn (the delay doubles with each). */
+    let blindRetries = 0;
     let unsubscribe = () => {};
 
     const perTurn = reportedSteps.get(session) ?? new Map<number, Set<string>>();
@@ -160,8 +169,16 @@ export function waitForCheckpoint(session: ThreadSession, watcher: PageWatcher, 
         options.onProgress?.(step);
       }
       const pageSays = Boolean(turn?.event);
-      // The page shows no such turn (reader drift, or not drawn yet): the JSON may know it.
-      if (!turn && session.mayFetch()) return askJson();
+      // The page shows no such turn (reader drift, or not drawn yet): the JSON may know it. A page
+      // that changes no more gives no other chance to ask, so the JSON is asked again on a timer,
+      // each time twice as late (never a tight loop on an endpoint that rate-limits).
+      if (!turn) {
+        if (session.mayFetch()) return askJson();
+        clearTimeout(retry);
+        retry = setTimeout(check, Math.max(session.nextFetchIn(), Math.min(BLIND_RETRY_MAX_MS, BLIND_RETRY_MS * 2 ** blindRetries++)) + 10);
+        return;
+      }
+      blindRetries = 0;
       if (!pageSays) return;
       if (session.mayFetch()) return askJson();
       if (jsonDisagreedAt === session.pageSignature()) {
