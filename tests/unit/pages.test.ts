@@ -44,6 +44,32 @@ describe('PageHub: a replaced or closed page port', () => {
   });
 });
 
+describe('PageHub.whenReady: a tab whose page script has not said ready', () => {
+  it('a cancel ends the wait at once, and a later ready wakes nobody', async () => {
+    const hub = new PageHub(() => {});
+    const controller = new AbortController();
+    const started = Date.now();
+    const waiting = hub.whenReady(9, 20_000, controller.signal);
+    setTimeout(() => controller.abort(), 10);
+    await expect(waiting).rejects.toMatchObject({ code: 'CANCELLED' });
+    expect(Date.now() - started).toBeLessThan(1000);
+    const port = page(9);
+    hub.accept(asPort(port));
+    port.deliver({ kind: 'event', event: 'page.ready', data: { url: 'https://www.perplexity.ai/', title: '' } });
+    expect(hub.state(9)?.url).toBe('https://www.perplexity.ai/');
+  });
+
+  it('resolves when the page says ready, and at once for a page that already did', async () => {
+    const hub = new PageHub(() => {});
+    const waiting = hub.whenReady(9, 20_000, new AbortController().signal);
+    const port = page(9);
+    hub.accept(asPort(port));
+    port.deliver({ kind: 'event', event: 'page.ready', data: { url: 'https://www.perplexity.ai/', title: '' } });
+    await expect(waiting).resolves.toBeUndefined();
+    await expect(hub.whenReady(9, 20_000)).resolves.toBeUndefined();
+  });
+});
+
 describe('PageHub loads the on-demand parts of the page script (lib/protocol/page/page-kits.ts)', () => {
   const docPage = (tab: number, documentId: string) => new FakePort({ name: 'comet-relay/page', sender: { tab: { id: tab }, documentId } });
   const answer = (port: FakePort, index: number, result: unknown = { ok: true }) => {

@@ -184,7 +184,7 @@ export class ThreadTabs {
     return run;
   }
 
-  /** Open tabs that show the thread, ours first, then the most recently used. */
+  /** Open tabs that show the thread, ours first (the browser knows no "last used" for the person's). */
   async showing(threadId: string): Promise<TabLike[]> {
     await this.restored;
     const tabs = (await this.tabs.query()).filter((t) => t.id !== undefined && threadIdOfUrl(t.url ?? t.pendingUrl) === threadId);
