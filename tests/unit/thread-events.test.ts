@@ -1,3 +1,5 @@
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { checkpointResult } from '../../lib/mcp/threads/result';
 import { threadStatus } from '../../lib/page/checkpoints/thread-model';
@@ -18,6 +20,39 @@ const SEED_ROWS: [string, ThreadEvent[]][] = [
   ['input_required', ['ask_user_question', 'confirm_action', 'auth_required', 'interaction_required', 'two_factor_required', 'insufficient_credits']],
   ['working', ['sleep', 'waiting', 'timeout']],
 ];
+
+/**
+ * The same rows read from the seed documents themselves, when COMET_SEEDS names their folder
+ * (.ci/run sets it when ../shared/seeds exists): the hand copy above cannot drift from the seed.
+ */
+const seeds = process.env.COMET_SEEDS;
+const seedsPresent = Boolean(seeds && existsSync(seeds));
+
+/** The rows of the seed's "MCP Tasks state → Events" table: one line per state, tab-separated, names in backticks. */
+function seedTable(folder: string): [string, string[]][] {
+  for (const name of readdirSync(folder).sort()) {
+    const lines = readFileSync(join(folder, name), 'utf8').split(/\r?\n/);
+    const head = lines.findIndex((line) => /^MCP Tasks state\tEvents\s*$/.test(line));
+    if (head < 0) continue;
+    const rows: [string, string[]][] = [];
+    for (const line of lines.slice(head + 1)) {
+      const [state, events] = line.split('\t');
+      if (!state?.trim() || events === undefined) break;
+      rows.push([state.replaceAll('`', '').trim(), events.split(',').map((e) => e.replaceAll('`', '').trim())]);
+    }
+    return rows;
+  }
+  throw new Error(`no seed document in ${folder} has the "MCP Tasks state<TAB>Events" table`);
+}
+
+describe.skipIf(!seedsPresent)(
+  seedsPresent ? `the seed's own table, read from ${seeds}` : "the seed's own table — skipped: COMET_SEEDS names no folder (set it to the seeds folder to run this)",
+  () => {
+    it('holds the same rows as the copy every layer is tested against', () => {
+      expect(seedTable(seeds as string)).toEqual(SEED_ROWS);
+    });
+  },
+);
 
 describe('events → task_status, one table', () => {
   it('covers every event exactly once, as the seed lists them', () => {
