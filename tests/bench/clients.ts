@@ -1,8 +1,9 @@
-import { type ChildProcess, execFile, spawn } from 'node:child_process';
+import { execFile, spawn } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { CLI, ROOT } from '../support/harness';
+import { startServe } from './conformance';
 
 /**
  * (o) Real MCP clients accept what `comet-relay config` prints for them, and connect: each client's
@@ -273,28 +274,6 @@ async function opencode(env: NodeJS.ProcessEnv, log: (text: string) => void): Pr
   }
 }
 
-/** Starts `comet-relay serve` on a free port; its port and a stop. */
-async function startServe(env: NodeJS.ProcessEnv): Promise<{ port: number; child: ChildProcess }> {
-  const child = spawn(process.execPath, [CLI, 'serve', '--port', '0'], { env, stdio: ['ignore', 'ignore', 'pipe'] });
-  const port = await new Promise<number>((resolve, reject) => {
-    let output = '';
-    const timer = setTimeout(() => reject(new Error(`serve did not start: ${output}`)), 10_000);
-    child.stderr?.on('data', (chunk: Buffer) => {
-      output += chunk.toString();
-      const match = /serving MCP at http:\/\/127\.0\.0\.1:(\d+)\/mcp/.exec(output);
-      if (match) {
-        clearTimeout(timer);
-        resolve(Number(match[1]));
-      }
-    });
-    child.once('exit', (code) => {
-      clearTimeout(timer);
-      reject(new Error(`serve exited with ${code}: ${output}`));
-    });
-  });
-  return { port, child };
-}
-
 /** mcp-remote's own client, with the url and header of `config http`, lists the tools of `serve`. */
 async function mcpRemote(text: string, env: NodeJS.ProcessEnv, log: (text: string) => void): Promise<ClientCheck> {
   const bin = await ensureClient('mcp-remote', log);
@@ -335,7 +314,7 @@ export async function clientChecks(env: NodeJS.ProcessEnv, log: (text: string) =
     results.push(await guarded('mcp-remote', () => mcpRemote(http, env, log)));
     results.push(await guarded('Claude Code (config http)', () => claude('Claude Code (config http)', http, env, log)));
   } finally {
-    serve.child.kill();
+    serve.stop();
   }
   return results;
 }

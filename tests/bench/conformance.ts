@@ -84,8 +84,11 @@ function tokenProxy(targetPort: number, token: string): Promise<{ url: string; c
   });
 }
 
-/** Starts `comet-relay serve` on a free port for `env`'s COMET_RELAY_HOME. */
-async function startServe(env: NodeJS.ProcessEnv): Promise<{ port: number; stop(): void }> {
+/**
+ * Starts `comet-relay serve` on a free port for `env`'s COMET_RELAY_HOME (the bench's conformance
+ * and clients rows); its port and a stop. Fails naming serve's output if it exits or stays silent.
+ */
+export async function startServe(env: NodeJS.ProcessEnv): Promise<{ port: number; stop(): void }> {
   const child = spawn(process.execPath, [CLI, 'serve', '--port', '0'], { env, stdio: ['ignore', 'ignore', 'pipe'] });
   const port = await new Promise<number>((resolve, reject) => {
     let output = '';
@@ -97,6 +100,10 @@ async function startServe(env: NodeJS.ProcessEnv): Promise<{ port: number; stop(
         clearTimeout(timer);
         resolve(Number(match[1]));
       }
+    });
+    child.once('exit', (code) => {
+      clearTimeout(timer);
+      reject(new Error(`serve exited with ${code}: ${output}`));
     });
   });
   return { port, stop: () => child.kill() };

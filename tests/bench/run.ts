@@ -37,6 +37,11 @@ import { ourWeight, playwrightMcpWeight } from './tool-surface';
 import { CLIENT_PACKAGES, clientChecks } from './clients';
 import { MODEL_BYTES_BUDGET, WHOLE_BYTES_BUDGET } from '../support/tool-weight';
 
+/** A row of timings: how many, their median and one percentile (95 or 99) as its tail. */
+function timingRow(measure: string, values: number[], pct: number, target: string, mark: string, note: string): Row {
+  return { measure, n: String(values.length), median: ms(median(values)), tail: `p${pct} ${ms(percentile(values, pct))}`, target, mark, note };
+}
+
 /** The simulated site's speed: a `short` answer streams for 0.5 s instead of 1 s. Latency is measured from its finish. */
 const SPEED = 2;
 const OUR_ASKS = 20;
@@ -274,44 +279,11 @@ async function answerLatencyPhase({ world, cdp }: Bench): Promise<Row[]> {
 
   const fairLatencies = settledLatencies([...fair, ...shipped], 'no-rect');
   return [
-    {
-      measure: '(a) answer finished → comet_wait returned, ours (short)',
-      n: String(ours.length),
-      median: ms(median(ours)),
-      tail: `p95 ${ms(percentile(ours, 95))}`,
-      target: '≤ 5 ms, p95 ≤ 10 ms',
-      mark: verdict(median(ours) <= 5 && percentile(ours, 95) <= 10),
-      note:
-        `min ${ms(Math.min(...ours))}, max ${ms(Math.max(...ours))}; a new chat every 5 asks; ` +
-        `of which the thread JSON fetch for the Markdown answer (worker → page → site → back): median ${ms(median(jsonFetchMs))} in ${jsonFetchMs.length} of ${ours.length}`,
-    },
-    {
-      measure: '(a) … the same less its thread JSON fetch (the page\'s reader and the chain)',
-      n: String(lessJson.length),
-      median: ms(median(lessJson)),
-      tail: `p95 ${ms(percentile(lessJson, 95))}`,
-      target: '',
-      mark: INFO,
-      note: 'each ask\'s latency minus its traced JSON fetch; on this bench\'s site (Playwright routing) that fetch is a round trip through the bench process',
-    },
-    {
-      measure: '(a) … ours (keywords: the answer says "Reading", "Searching"…)',
-      n: String(oursKeywords.length),
-      median: ms(median(oursKeywords)),
-      tail: `p95 ${ms(percentile(oursKeywords, 95))}`,
-      target: '< 300 ms median',
-      mark: verdict(median(oursKeywords) < 300),
-      note: 'no words in the answer read as working',
-    },
-    {
-      measure: '(a) … CDP baseline: 1 s poll + settle (short)',
-      n: String(fairLatencies.length),
-      median: ms(median(fairLatencies)),
-      tail: `p95 ${ms(percentile(fairLatencies, 95))}`,
-      target: '(its own design: 1–6 s)',
-      mark: INFO,
-      note: `its svg-rect rule left out so that it can finish at all (next row); answers of 0.5–1.4 s; ${(median(fairLatencies) / median(ours)).toFixed(0)}× ours at the median`,
-    },
+    timingRow('(a) answer finished → comet_wait returned, ours (short)', ours, 95, '≤ 5 ms, p95 ≤ 10 ms', verdict(median(ours) <= 5 && percentile(ours, 95) <= 10), `min ${ms(Math.min(...ours))}, max ${ms(Math.max(...ours))}; a new chat every 5 asks; ` +
+        `of which the thread JSON fetch for the Markdown answer (worker → page → site → back): median ${ms(median(jsonFetchMs))} in ${jsonFetchMs.length} of ${ours.length}`),
+    timingRow('(a) … the same less its thread JSON fetch (the page\'s reader and the chain)', lessJson, 95, '', INFO, 'each ask\'s latency minus its traced JSON fetch; on this bench\'s site (Playwright routing) that fetch is a round trip through the bench process'),
+    timingRow('(a) … ours (keywords: the answer says "Reading", "Searching"…)', oursKeywords, 95, '< 300 ms median', verdict(median(oursKeywords) < 300), 'no words in the answer read as working'),
+    timingRow('(a) … CDP baseline: 1 s poll + settle (short)', fairLatencies, 95, '(its own design: 1–6 s)', INFO, `its svg-rect rule left out so that it can finish at all (next row); answers of 0.5–1.4 s; ${(median(fairLatencies) / median(ours)).toFixed(0)}× ours at the median`),
     failureRow('(a) … CDP baseline as shipped (short)', shipped, 'as-shipped', 'the "Expand pane" button\'s svg rect reads as a Stop button: never idle'),
     failureRow('(a) … CDP baseline, svg-rect rule off (keywords)', keywords, 'no-rect', 'the answer\'s own words read as "working": never idle'),
   ];
@@ -363,33 +335,9 @@ async function roundTripPhase({ world, notes }: Bench): Promise<Row[]> {
   });
   if (profile) notes.push(`(b) where a comet_poll goes, median ms per hop: ${profileLine(profile)}`);
   return [
-    {
-      measure: '(b) comet_poll round trip, whole chain',
-      n: String(polls.length),
-      median: ms(median(polls)),
-      tail: `p99 ${ms(percentile(polls, 99))}`,
-      target: '≤ 3 ms, p99 ≤ 10 ms',
-      mark: verdict(median(polls) <= 3 && percentile(polls, 99) <= 10),
-      note: 'client → mcp → host → worker → page → back, one at a time, thread of one short answer',
-    },
-    {
-      measure: '(b) … of which MCP ping (client ↔ mcp)',
-      n: String(pings.length),
-      median: ms(median(pings)),
-      tail: `p99 ${ms(percentile(pings, 99))}`,
-      target: '',
-      mark: INFO,
-      note: 'stdio JSON-RPC to the comet-relay mcp process only',
-    },
-    {
-      measure: '(b) … of which host.status (socket ↔ host)',
-      n: String(hostOnly.length),
-      median: ms(median(hostOnly)),
-      tail: `p99 ${ms(percentile(hostOnly, 99))}`,
-      target: '',
-      mark: INFO,
-      note: 'from the bench process to the host and back, no browser',
-    },
+    timingRow('(b) comet_poll round trip, whole chain', polls, 99, '≤ 3 ms, p99 ≤ 10 ms', verdict(median(polls) <= 3 && percentile(polls, 99) <= 10), 'client → mcp → host → worker → page → back, one at a time, thread of one short answer'),
+    timingRow('(b) … of which MCP ping (client ↔ mcp)', pings, 99, '', INFO, 'stdio JSON-RPC to the comet-relay mcp process only'),
+    timingRow('(b) … of which host.status (socket ↔ host)', hostOnly, 99, '', INFO, 'from the bench process to the host and back, no browser'),
     ...(profile
       ? [
           {
@@ -498,15 +446,7 @@ async function threadCheckpointPhase({ threads }: Bench): Promise<Row[]> {
   const { question, complete } = await measureCheckpointLatency(await threads(), THREAD_ROUNDS);
   const all = [...question, ...complete];
   return [
-    {
-      measure: '(j) thread checkpoint in the page → held call returned',
-      n: String(all.length),
-      median: ms(median(all)),
-      tail: `p95 ${ms(percentile(all, 95))}`,
-      target: '< 50 ms median',
-      mark: verdict(median(all) < 50),
-      note: `question shown → call_perplexity_computer: median ${ms(median(question))}; answer finished → answer_question: median ${ms(median(complete))}; in the thread's background tab`,
-    },
+    timingRow('(j) thread checkpoint in the page → held call returned', all, 95, '< 50 ms median', verdict(median(all) < 50), `question shown → call_perplexity_computer: median ${ms(median(question))}; answer finished → answer_question: median ${ms(median(complete))}; in the thread's background tab`),
   ];
 }
 
