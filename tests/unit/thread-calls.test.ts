@@ -68,6 +68,18 @@ describe('a thread tab Chromium discarded or froze', () => {
   });
 });
 
+describe('a call is bound to the thread it asked for', () => {
+  it('a page that answers with another thread\'s reading fails the call naming both, and returns nothing of the other', async () => {
+    const { calls } = fakeThreadCalls(async (_tab, method) => (method === 'threads.state' ? checkpointOf('t-other') : undefined), {
+      initial: [{ id: 7, url: TASK('t-1') }],
+    });
+    const error = (await calls.call('threads.state', { threadId: 't-1', tabCap: 6 }, signal, () => {}).catch((e: RelayError) => e)) as RelayError;
+    expect(error).toMatchObject({ code: 'TAB_NOT_FOUND' });
+    expect(error.message).toContain('"t-1"');
+    expect(error.message).toContain('"t-other"');
+  });
+});
+
 describe('a cancelled call stops waiting for the tab', () => {
   it('whenReady gets the caller\'s signal: a cancel ends the call at once, not after 20 s', async () => {
     const { calls } = fakeThreadCalls(async () => undefined, {
