@@ -42,12 +42,13 @@ export function pageHandlers(win: Window, catalog: SelectorCatalog = new Selecto
      * projects, the recent threads). Here, not in the thread kit, so an account read in the
      * person's own tab loads nothing more into it.
      */
-    'threads.fetch': async (params: { path: string; query: Record<string, string>; headers: Record<string, string> }) => {
+    'threads.fetch': async (params: { path: string; query: Record<string, string>; headers: Record<string, string> }, { signal }: HandlerContext) => {
       if (!SAFE_PATH.test(params.path)) throw new RelayError('INVALID_PARAMS', `not a same-origin path: ${params.path}`);
       const url = new URL(params.path, win.location.origin);
       for (const [k, v] of Object.entries(params.query)) if (v !== '') url.searchParams.set(k, v);
       try {
-        const res = await win.fetch(url.href, { headers: params.headers, credentials: 'include', cache: 'no-store' });
+        // A cancelled call's read stops too (nobody is left to read it for).
+        const res = await win.fetch(url.href, { headers: params.headers, credentials: 'include', cache: 'no-store', signal });
         return { status: res.status, body: await res.text(), path: url.pathname };
       } catch (e) {
         throw new RelayError('EVALUATION_FAILED', `Could not read ${url.pathname} (${(e as Error).message}).`);

@@ -118,6 +118,24 @@ describe('comet_poll / comet_wait: the finished answer from the thread JSON', ()
     expect(calls).toBe(2);
   });
 
+  it('a JSON fetch that stalls does not hold the answer: the page answers within the budget, and the next read takes the JSON once it came', async () => {
+    let arrive: (r: { status: number; body: string }) => void = () => {};
+    let calls = 0;
+    const fetch: TabFetch = () => {
+      calls += 1;
+      return new Promise((resolve) => {
+        arrive = resolve;
+      });
+    };
+    const answers = new JsonAnswers(() => threadJson2026, Date.now, 30);
+    const started = Date.now();
+    expect(await answers.answer(page, 0, undefined, fetch)).toMatchObject({ response: page.response, answerSource: 'page' });
+    expect(Date.now() - started).toBeLessThan(1000);
+    arrive({ status: 200, body: JSON.stringify(body('The Moon.')) });
+    expect(await answers.answer(page, 0, undefined, fetch)).toMatchObject({ response: 'The Moon.', answerSource: 'json' });
+    expect(calls).toBe(1);
+  });
+
   it('links [n] to the n-th source and leaves linked or unknown citations as they are', () => {
     expect(linkCitations('a[1] b[2](x) c[9]', ['u1', 'u2'])).toBe('a[1](u1) b[2](x) c[9]');
   });

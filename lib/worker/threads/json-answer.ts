@@ -57,6 +57,14 @@ export function finishedAnswer(entries: unknown[], turn: FinishedTurn, r: Thread
   return linkCitations(answer, urls);
 }
 
+/**
+ * How long a finished poll or wait waits for the JSON before the page's text answers: a fetch that
+ * stalls (a challenge page that never completes, a slow network) must not hold an answer the page
+ * already shows until the client gives up and loses it. A fetch still running goes on and is kept:
+ * the next poll or wait of that turn answers from it.
+ */
+export const JSON_ANSWER_BUDGET_MS = 3000;
+
 export class JsonAnswers {
   private known = new Map<string, Known>();
   /** Requests made (for tests: one per finished turn). */
@@ -65,6 +73,7 @@ export class JsonAnswers {
   constructor(
     private readonly reader: () => ThreadJsonReader,
     private readonly now: () => number = Date.now,
+    private readonly budgetMs = JSON_ANSWER_BUDGET_MS,
   ) {}
 
   /** The JSON's answer of a finished turn, or undefined (the page's text stands). Keyed by thread, not by tab. */
@@ -120,9 +129,18 @@ export class JsonAnswers {
     fetch: TabFetch,
   ): Promise<T & { answerSource: AnswerSource }> {
     if (result.status !== 'completed') return { ...result, answerSource: 'page' };
-    const markdown = await this.answerOf({ url: result.url, turnIndex, questionText: result.questionText }, fetch);
+    const markdown = await withinBudget(this.answerOf({ url: result.url, turnIndex, questionText: result.questionText }, fetch), this.budgetMs);
     if (markdown === undefined) return { ...result, answerSource: 'page' };
     const cut = maxLength !== undefined && markdown.length > maxLength;
     return { ...result, response: cut ? markdown.slice(0, maxLength) : markdown, truncated: cut, totalLength: markdown.length, answerSource: 'json' };
   }
+}
+
+/** The promise's value, or undefined once `ms` passed first (the promise runs on). */
+function withinBudget<T>(promise: Promise<T | undefined>, ms: number): Promise<T | undefined> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const late = new Promise<undefined>((resolve) => {
+    timer = setTimeout(() => resolve(undefined), ms);
+  });
+  return Promise.race([promise, late]).finally(() => clearTimeout(timer));
 }
