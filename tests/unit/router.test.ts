@@ -114,3 +114,21 @@ describe('Router: page content while the Perplexity tab is between pages (found 
     expect(replies[0]).toMatchObject({ kind: 'result', result: { text: 'answer' } });
   });
 });
+
+describe('Router: who acts on a thread', () => {
+  it("the side panel's calls reach the thread family as the person's; an agent's from the host never do", async () => {
+    const seen: boolean[] = [];
+    const threads = {
+      handles: (method: string) => method.startsWith('threads.'),
+      call: vi.fn(async (_m: string, _p: unknown, _s: AbortSignal, _progress: unknown, _trace: unknown, byPerson?: boolean) => {
+        seen.push(byPerson === true);
+        return { threadId: 't-1', url: 'https://www.perplexity.ai/computer/tasks/t-1', turn: 0 };
+      }),
+    } as unknown as RouterDeps['threads'];
+    const router = new Router({ tabs: {} as TabService, pages: {} as PageHub, status: async () => ({}), threads });
+    const params = { threadId: 't-1', followupUuid: 'F-1', reply: { kind: 'approve', reason: '' } };
+    await router.local('threads.respond', params);
+    await router.handle({ kind: 'request', id: 'h1:k1:r9', method: 'threads.respond', params }, () => {});
+    expect(seen).toEqual([true, false]);
+  });
+});

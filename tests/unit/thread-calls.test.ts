@@ -80,6 +80,25 @@ describe('a call is bound to the thread it asked for', () => {
   });
 });
 
+describe('which tab an acting call takes', () => {
+  const respond = { threadId: 't-1', followupUuid: 'F-1', reply: { kind: 'approve', reason: '' }, tabCap: 6 };
+  const answering = async (_tab: number, method: string) => (method === 'threads.respond' ? { threadId: 't-1', url: TASK('t-1'), turn: 0 } : { found: true });
+
+  it("an agent's answer never goes into the person's tab that shows the thread: a tab of ours does it", async () => {
+    const { calls, tabs, requests } = fakeThreadCalls(answering, { initial: [{ id: 7, url: TASK('t-1') }] });
+    await calls.call('threads.respond', respond, signal, () => {});
+    expect(tabs.map((t) => t.id)).toEqual([7, 100]);
+    expect(requests.find((r) => r.method === 'threads.respond')?.tabId).toBe(100);
+  });
+
+  it('the person answering from the side panel uses their own tab that shows the thread, opening none', async () => {
+    const { calls, tabs, requests } = fakeThreadCalls(answering, { initial: [{ id: 7, url: TASK('t-1') }] });
+    await calls.call('threads.respond', respond, signal, () => {}, undefined, true);
+    expect(tabs.map((t) => t.id)).toEqual([7]);
+    expect(requests).toEqual([{ tabId: 7, method: 'threads.respond' }]);
+  });
+});
+
 describe('a cancelled call stops waiting for the tab', () => {
   it('whenReady gets the caller\'s signal: a cancel ends the call at once, not after 20 s', async () => {
     const { calls } = fakeThreadCalls(async () => undefined, {

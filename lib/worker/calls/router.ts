@@ -141,7 +141,7 @@ export class Router {
       case 'page.content':
         return this.pageContent(request, params.maxLength as number, signal, progress, trusted, trace);
       default: {
-        if (this.deps.threads?.handles(method)) return this.deps.threads.call(method, params, signal, progress, trace);
+        if (this.deps.threads?.handles(method)) return this.deps.threads.call(method, params, signal, progress, trace, trusted);
         const tabId = await tabs.pageTab();
         const result = await pages.request(tabId, method, params, signal, progress, trace);
         if (!this.deps.answers || (method !== 'page.poll' && method !== 'page.wait')) return result;

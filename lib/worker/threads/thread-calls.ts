@@ -108,8 +108,12 @@ export class ThreadCalls {
     return method.startsWith('threads.') || method.startsWith('account.');
   }
 
-  /** `trace` (the bench's profile) receives the page's and the port's times of a read by JSON. */
-  async call(method: string, params: Params, signal: AbortSignal, progress: ProgressSink, trace?: Trace): Promise<unknown> {
+  /**
+   * `trace` (the bench's profile) receives the page's and the port's times of a read by JSON.
+   * `byPerson`: the person acts from the side panel, so their own tab that shows the thread may
+   * take it (an agent's acting calls go only to tabs of ours, never into the person's).
+   */
+  async call(method: string, params: Params, signal: AbortSignal, progress: ProgressSink, trace?: Trace, byPerson = false): Promise<unknown> {
     const cap = typeof params.tabCap === 'number' ? params.tabCap : 6;
     const { tabCap: _cap, ...forPage } = params;
     if (method === 'threads.start') return this.start(forPage, cap, signal, progress);
@@ -131,7 +135,7 @@ export class ThreadCalls {
         if (read.ok) return read.result;
         jsonProblem = read.problem;
       }
-      const tabId = await this.tabFor(threadId, cap, acts, signal);
+      const tabId = await this.tabFor(threadId, cap, acts && !byPerson, signal);
       const tap = (message: string) => {
         this.deps.onStep?.(threadId, message);
         progress(message);
