@@ -67,6 +67,7 @@ export function waitForCheckpoint(session: ThreadSession, watcher: PageWatcher, 
     let jsonDisagreedAt: string | undefined;
     /** JSON reads asked on a timer while the page shows no such turn (the delay doubles with each). */
     let blindRetries = 0;
+    let blind: ReturnType<typeof setTimeout> | undefined;
     let unsubscribe = () => {};
 
     const perTurn = reportedSteps.get(session) ?? new Map<number, Set<string>>();
@@ -78,6 +79,7 @@ export function waitForCheckpoint(session: ThreadSession, watcher: PageWatcher, 
       done = true;
       clearTimeout(deadline);
       clearTimeout(retry);
+      clearTimeout(blind);
       clearTimeout(quiet);
       fetching?.abort();
       unsubscribe();
@@ -174,8 +176,16 @@ export function waitForCheckpoint(session: ThreadSession, watcher: PageWatcher, 
       // each time twice as late (never a tight loop on an endpoint that rate-limits).
       if (!turn) {
         if (session.mayFetch()) return askJson();
-        clearTimeout(retry);
-        retry = setTimeout(check, Math.max(session.nextFetchIn(), Math.min(BLIND_RETRY_MAX_MS, BLIND_RETRY_MS * 2 ** blindRetries++)) + 10);
+        // One timer at a time, and the delay grows only when it fires: a page that churns without
+        // showing the turn must not push the next read a minute away.
+        if (blind === undefined) {
+          const delay = Math.max(session.nextFetchIn(), Math.min(BLIND_RETRY_MAX_MS, BLIND_RETRY_MS * 2 ** blindRetries));
+          blind = setTimeout(() => {
+            blind = undefined;
+            blindRetries += 1;
+            check();
+          }, delay + 10);
+        }
         return;
       }
       blindRetries = 0;
