@@ -1,4 +1,5 @@
 import type { PageDiagnosis } from '../protocol/page/page-diagnostics';
+import { isConversationPath } from '../protocol/urls';
 
 /**
  * `comet-relay doctor --page`: what the selector set in use finds on the live Perplexity tab, probe
@@ -45,7 +46,8 @@ export function formatPageReport(d: PageDiagnosis): { text: string; ok: boolean 
     `Selector set ${d.set.name} (${origin})${d.confident ? '' : ' — NOT recognised: no set found its signature on this page'}`,
     `  candidates: ${d.candidates.map((c) => `${c.name} score ${c.score}`).join(', ')}`,
   ];
-  const isThread = /\/(search|copilot|computer\/tasks)\//.test(d.url);
+  // The one rule for a page that shows a conversation (lib/protocol/urls.ts), which is where the turn probes must match.
+  const isThread = conversationPage(d.url);
   const missedEssential: string[] = [];
   for (const p of d.probes) {
     const when = ONLY_WHEN[p.probe];
@@ -70,4 +72,12 @@ export function formatPageReport(d: PageDiagnosis): { text: string; ok: boolean 
     );
   }
   return { text: lines.join('\n'), ok };
+}
+
+function conversationPage(url: string): boolean {
+  try {
+    return isConversationPath(new URL(url).pathname);
+  } catch {
+    return false;
+  }
 }
