@@ -22,8 +22,10 @@ const SEED_ROWS: [string, ThreadEvent[]][] = [
 ];
 
 /**
- * The same rows read from the seed documents themselves, when COMET_SEEDS names their folder
- * (.ci/run sets it when ../shared/seeds exists): the hand copy above cannot drift from the seed.
+ * The same rows read from the specification documents themselves, when COMET_SEEDS names a folder
+ * of them (plain text files; the one that matters is the Perplexity Computer MCP server's, whose
+ * "MCP Tasks state<TAB>Events" table lists one state a line). `.ci/run` sets it when such a folder
+ * sits beside the checkout; without it this check says so and skips, and the copy above stands.
  */
 const seeds = process.env.COMET_SEEDS;
 const seedsPresent = Boolean(seeds && existsSync(seeds));
