@@ -25,12 +25,25 @@ const PARAGRAPH = new Set(['P', 'BLOCKQUOTE', 'TABLE', 'FIGURE', 'SECTION', 'ART
 const LINE = new Set(['DIV', 'TR', 'DT', 'DD', 'FIGCAPTION', 'NAV', 'ASIDE', 'CAPTION', 'ADDRESS', 'DETAILS', 'SUMMARY', 'LABEL']);
 const ALWAYS_SKIP = new Set(['SCRIPT', 'STYLE', 'NOSCRIPT', 'TEMPLATE', 'svg', 'SVG', 'IFRAME']);
 
+/**
+ * The output, kept as pieces so that every operation looks only at its end: re-scanning the whole
+ * text for trailing blanks on every block made a long answer quadratic (a 420 kB answer held the
+ * Perplexity tab for 13 s; review of 2026-12-02, #8). `tests/unit/render-cost.test.ts` holds the curve.
+ */
 class Writer {
-  out = '';
+  private readonly parts: string[] = [];
   indent = '';
 
+  get out(): string {
+    return this.parts.join('');
+  }
+
+  private last(): string {
+    return this.parts[this.parts.length - 1] ?? '';
+  }
+
   private atLineStart(): boolean {
-    return this.out === '' || this.out.endsWith('\n');
+    return this.parts.length === 0 || this.last().endsWith('\n');
   }
 
   text(t: string): void {
@@ -38,29 +51,59 @@ class Writer {
     if (this.atLineStart()) {
       t = t.replace(/^ +/, '');
       if (!t) return;
-      this.out += this.indent + t;
+      this.parts.push(this.indent + t);
     } else {
-      if (this.out.endsWith(' ') && t.startsWith(' ')) t = t.slice(1);
-      this.out += t;
+      if (this.last().endsWith(' ') && t.startsWith(' ')) t = t.slice(1);
+      if (t) this.parts.push(t);
     }
   }
 
   /** Preformatted lines (code), indented like the surrounding list item. */
   raw(block: string): void {
     const lines = block.split('\n');
-    this.out += lines.map((l) => (l ? this.indent + l : l)).join('\n');
+    const text = lines.map((l) => (l ? this.indent + l : l)).join('\n');
+    if (text) this.parts.push(text);
+  }
+
+  /** Drops spaces and tabs at the very end, looking back only as far as they go. */
+  private trimTrailingBlanks(): void {
+    while (this.parts.length > 0) {
+      const s = this.last();
+      let i = s.length;
+      while (i > 0 && (s[i - 1] === ' ' || s[i - 1] === '\t')) i--;
+      if (i === s.length) return;
+      if (i > 0) {
+        this.parts[this.parts.length - 1] = s.slice(0, i);
+        return;
+      }
+      this.parts.pop();
+    }
+  }
+
+  /** How many line breaks end the output, counted back from its end only. */
+  private trailingBreaks(): number {
+    let n = 0;
+    for (let p = this.parts.length - 1; p >= 0; p--) {
+      const s = this.parts[p];
+      let i = s.length;
+      while (i > 0 && s[i - 1] === '\n') i--;
+      n += s.length - i;
+      if (i > 0) break;
+    }
+    return n;
   }
 
   /** Ensures the output ends with at least n line breaks (none at the very start). */
   breaks(n: number): void {
-    this.out = this.out.replace(/[ \t]+$/, '');
-    if (this.out === '') return;
-    const trailing = /\n*$/.exec(this.out)?.[0].length ?? 0;
-    if (trailing < n) this.out += '\n'.repeat(n - trailing);
+    this.trimTrailingBlanks();
+    if (this.parts.length === 0) return;
+    const trailing = this.trailingBreaks();
+    if (trailing < n) this.parts.push('\n'.repeat(n - trailing));
   }
 
   hardBreak(): void {
-    this.out = `${this.out.replace(/[ \t]+$/, '')}\n`;
+    this.trimTrailingBlanks();
+    this.parts.push('\n');
   }
 }
 
@@ -230,5 +273,6 @@ export function renderText(roots: Element | Element[], options: RenderOptions): 
     visit(root);
   }
   // No global whitespace clean-up: it would also rewrite blank lines inside code blocks.
-  return w.out.replace(/^\n+|\s+$/g, '');
+  // trimEnd drops what `\s+$` would, without a regex that backtracks over every blank run.
+  return w.out.replace(/^\n+/, '').trimEnd();
 }
