@@ -5,7 +5,7 @@ import { PROTOCOL_VERSION } from '../protocol/identity';
 import type { CallOrigin, Envelope, Trace } from '../protocol/messages';
 import { hostMethods, type MethodName, type MethodParams, type MethodResult, methods } from '../protocol/methods';
 import { FramedConnection } from './connection';
-import { type HostRecord, listHosts, pickHost, removeHostRecord } from './discovery';
+import { describeProfiles, type HostRecord, listHosts, pickHost, removeHostRecord } from './discovery';
 import { type Logger, silentLogger } from './logger';
 import { hostsDir } from './paths';
 import { checkSocketOwner } from './private-dir';
@@ -173,11 +173,19 @@ export class RelayClient {
   private async connect(waitMs: number): Promise<FramedConnection> {
     const deadline = Date.now() + waitMs;
     for (;;) {
-      let host = pickHost(listHosts(this.options.home), this.options.profile);
-      while (!host && Date.now() < deadline && !this.closed) {
+      let pick = pickHost(listHosts(this.options.home), this.options.profile);
+      // A name that fits several profiles is the caller's to make exact; waiting would not change that.
+      while (!pick.host && pick.ambiguous.length === 0 && Date.now() < deadline && !this.closed) {
         await changeIn(hostsDir(this.options.home), Math.min(DISCOVERY_INTERVAL_MS, Math.max(0, deadline - Date.now())));
-        host = pickHost(listHosts(this.options.home), this.options.profile);
+        pick = pickHost(listHosts(this.options.home), this.options.profile);
       }
+      if (pick.ambiguous && pick.ambiguous.length > 0) {
+        throw new RelayError(
+          'CONFIG_ERROR',
+          `The profile name "${this.options.profile}" begins the names of ${pick.ambiguous.length} connected profiles: ${describeProfiles(pick.ambiguous)}. Name one exactly (its label or id) with --profile or COMET_RELAY_PROFILE.`,
+        );
+      }
+      const host = pick.host;
       if (!host) throw this.noHostError();
       if (this.closed) throw closedError();
       checkSocketOwner(host.socketPath);
@@ -291,8 +299,10 @@ export class RelayClient {
   private noHostError(): RelayError {
     const hosts = listHosts(this.options.home);
     if (this.options.profile && hosts.length > 0) {
-      const known = hosts.map((h) => `"${h.profileLabel}" (${h.profileId})`).join(', ');
-      return new RelayError('EXTENSION_NOT_CONNECTED', `No connected browser profile matches "${this.options.profile}". Connected profiles: ${known}.`);
+      return new RelayError(
+        'EXTENSION_NOT_CONNECTED',
+        `No connected browser profile is named "${this.options.profile}" or has a name beginning with it. Connected profiles: ${describeProfiles(hosts)}. Name one of them (its label or id) with --profile or COMET_RELAY_PROFILE.`,
+      );
     }
     return new RelayError(
       'EXTENSION_NOT_CONNECTED',

@@ -121,15 +121,25 @@ export function listHosts(home: string, alive: (pid: number) => boolean = isProc
 }
 
 /**
- * The host a client should talk to: by exact profile id, else by label substring
- * (case-insensitive), else the most recently connected one.
+ * The host a client should talk to: the most recently connected one when no profile is named; else the profile
+ * whose id or label is exactly the name (labels case-insensitive), else the one whose label begins with it. A name
+ * that begins several labels picks none: "Work" must never reach a more recently connected "Workshop" profile
+ * (another account) by guesswork (review of 2026-12-02, #12: a substring match picked "Homework").
  */
-export function pickHost(hosts: HostRecord[], profile?: string): HostRecord | undefined {
-  if (!profile) return hosts[0];
+export type HostPick = { host: HostRecord; ambiguous?: undefined } | { host?: undefined; ambiguous: HostRecord[] };
+
+export function pickHost(hosts: HostRecord[], profile?: string): HostPick {
+  if (!profile) return hosts[0] ? { host: hosts[0] } : { ambiguous: [] };
   const wanted = profile.toLowerCase();
-  return (
-    hosts.find((h) => h.profileId === profile) ?? hosts.find((h) => h.profileLabel.toLowerCase().includes(wanted))
-  );
+  const exact = hosts.find((h) => h.profileId === profile) ?? hosts.find((h) => h.profileLabel.toLowerCase() === wanted);
+  if (exact) return { host: exact };
+  const prefixed = hosts.filter((h) => h.profileLabel.toLowerCase().startsWith(wanted));
+  return prefixed.length === 1 ? { host: prefixed[0] } : { ambiguous: prefixed.length > 1 ? prefixed : [] };
+}
+
+/** How profiles are listed in a message: `"Work" (a1b2c3d4e), "Personal" (…)`. */
+export function describeProfiles(hosts: HostRecord[]): string {
+  return hosts.map((h) => `"${h.profileLabel}" (${h.profileId})`).join(', ');
 }
 
 function readRecord(file: string): HostRecord | undefined {

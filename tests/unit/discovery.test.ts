@@ -75,10 +75,24 @@ describe('discovery records', () => {
 
   it('picks by id, then by label, else the newest', () => {
     const hosts = [record('bbbbbbbb2', '2', process.pid, 'Work'), record('aaaaaaaa1', '1', process.pid, 'Personal')];
-    expect(pickHost(hosts)?.profileId).toBe('bbbbbbbb2');
-    expect(pickHost(hosts, 'aaaaaaaa1')?.profileId).toBe('aaaaaaaa1');
-    expect(pickHost(hosts, 'person')?.profileId).toBe('aaaaaaaa1');
-    expect(pickHost(hosts, 'nobody')).toBeUndefined();
+    expect(pickHost(hosts).host?.profileId).toBe('bbbbbbbb2');
+    expect(pickHost(hosts, 'aaaaaaaa1').host?.profileId).toBe('aaaaaaaa1');
+    expect(pickHost(hosts, 'person').host?.profileId).toBe('aaaaaaaa1');
+    expect(pickHost(hosts, 'nobody')).toEqual({ ambiguous: [] });
+  });
+
+  it('takes an exact name before a more recently connected profile whose name only contains it', () => {
+    const hosts = [record('cccccccc3', '3', process.pid, 'Homework'), record('dddddddd4', '2', process.pid, 'Work')];
+    expect(pickHost(hosts, 'Work').host?.profileId).toBe('dddddddd4');
+    expect(pickHost(hosts, 'work').host?.profileId).toBe('dddddddd4');
+    // Only "Homework" connected: "Work" is not a name of it, nor the start of one.
+    expect(pickHost(hosts.slice(0, 1), 'Work').host).toBeUndefined();
+  });
+
+  it('refuses a name that begins several profiles instead of picking the newest of them', () => {
+    const hosts = [record('eeeeeeee5', '5', process.pid, 'Work laptop'), record('ffffffff6', '4', process.pid, 'Work desktop')];
+    expect(pickHost(hosts, 'work').ambiguous?.map((h) => h.profileId)).toEqual(['eeeeeeee5', 'ffffffff6']);
+    expect(pickHost(hosts, 'work d').host?.profileId).toBe('ffffffff6');
   });
 
   it('leaves a record alone that a newer host for the same profile wrote', () => {

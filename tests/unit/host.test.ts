@@ -187,11 +187,35 @@ describe('a port that closes during the handshake (a Reconnect while connecting)
 
 describe('relay client without a host', () => {
   it('says no browser is connected and what to do', async () => {
-    const lonely = new RelayClient({ home: fs.mkdtempSync(path.join(os.tmpdir(), 'cr-empty-')), client: { name: 'x' }, transport: 'stdio', hostWaitMs: 0 });
-    await expect(lonely.call('tabs.list', {})).rejects.toMatchObject({
-      code: 'EXTENSION_NOT_CONNECTED',
-      message: expect.stringMatching(/Open Comet or Chrome with the extension installed.*comet-relay doctor/),
-    });
+    const empty = fs.mkdtempSync(path.join(os.tmpdir(), 'cr-empty-'));
+    const lonely = new RelayClient({ home: empty, client: { name: 'x' }, transport: 'stdio', hostWaitMs: 0 });
+    try {
+      await expect(lonely.call('tabs.list', {})).rejects.toMatchObject({
+        code: 'EXTENSION_NOT_CONNECTED',
+        message: expect.stringMatching(/Open Comet or Chrome with the extension installed.*comet-relay doctor/),
+      });
+    } finally {
+      lonely.close();
+      fs.rmSync(empty, { recursive: true, force: true });
+    }
+  });
+
+  it('refuses at once a profile name that begins several connected profiles, listing them', async () => {
+    const two = fs.mkdtempSync(path.join(os.tmpdir(), 'cr-profiles-'));
+    for (const [id, label, at] of [['aaaaaaaa1', 'Work laptop', '2026-12-02T10:00:00.000Z'], ['bbbbbbbb2', 'Work desktop', '2026-12-02T09:00:00.000Z']]) {
+      const socketPath = path.join(two, `${id}.sock`);
+      writeHostRecord(two, { profileId: id, profileLabel: label, browser: { name: 'Chromium', version: '156' }, extensionVersion: '0.1.0', hostVersion: '0.1.0', socketPath, pid: process.pid, startedAt: at, connectedAt: at });
+    }
+    const picky = new RelayClient({ home: two, client: { name: 'x' }, transport: 'stdio', hostWaitMs: 60_000, profile: 'work' });
+    try {
+      await expect(picky.call('tabs.list', {})).rejects.toMatchObject({
+        code: 'CONFIG_ERROR',
+        message: expect.stringMatching(/"work" begins the names of 2 connected profiles: "Work laptop" \(aaaaaaaa1\), "Work desktop" \(bbbbbbbb2\)\. Name one exactly/),
+      });
+    } finally {
+      picky.close();
+      fs.rmSync(two, { recursive: true, force: true });
+    }
   });
 });
 
