@@ -129,12 +129,14 @@ export function listHosts(home: string, alive: (pid: number) => boolean = isProc
 export type HostPick = { host: HostRecord; ambiguous?: undefined } | { host?: undefined; ambiguous: HostRecord[] };
 
 export function pickHost(hosts: HostRecord[], profile?: string): HostPick {
-  if (!profile) return hosts[0] ? { host: hosts[0] } : { ambiguous: [] };
+  const [newest] = hosts;
+  if (!profile) return newest ? { host: newest } : { ambiguous: [] };
   const wanted = profile.toLowerCase();
   const exact = hosts.find((h) => h.profileId === profile) ?? hosts.find((h) => h.profileLabel.toLowerCase() === wanted);
   if (exact) return { host: exact };
   const prefixed = hosts.filter((h) => h.profileLabel.toLowerCase().startsWith(wanted));
-  return prefixed.length === 1 ? { host: prefixed[0] } : { ambiguous: prefixed.length > 1 ? prefixed : [] };
+  const [only] = prefixed;
+  return only && prefixed.length === 1 ? { host: only } : { ambiguous: prefixed };
 }
 
 /** How profiles are listed in a message: `"Work" (a1b2c3d4e), "Personal" (…)`. */

@@ -202,7 +202,7 @@ describe('relay client without a host', () => {
 
   it('refuses at once a profile name that begins several connected profiles, listing them', async () => {
     const two = fs.mkdtempSync(path.join(os.tmpdir(), 'cr-profiles-'));
-    for (const [id, label, at] of [['aaaaaaaa1', 'Work laptop', '2026-12-02T10:00:00.000Z'], ['bbbbbbbb2', 'Work desktop', '2026-12-02T09:00:00.000Z']]) {
+    for (const [id, label, at] of [['aaaaaaaa1', 'Work laptop', '2026-12-02T10:00:00.000Z'], ['bbbbbbbb2', 'Work desktop', '2026-12-02T09:00:00.000Z']] as const) {
       const socketPath = path.join(two, `${id}.sock`);
       writeHostRecord(two, { profileId: id, profileLabel: label, browser: { name: 'Chromium', version: '156' }, extensionVersion: '0.1.0', hostVersion: '0.1.0', socketPath, pid: process.pid, startedAt: at, connectedAt: at });
     }

@@ -84,7 +84,7 @@ class Writer {
   private trailingBreaks(): number {
     let n = 0;
     for (let p = this.parts.length - 1; p >= 0; p--) {
-      const s = this.parts[p];
+      const s = this.parts[p] ?? '';
       let i = s.length;
       while (i > 0 && s[i - 1] === '\n') i--;
       n += s.length - i;
