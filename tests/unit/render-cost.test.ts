@@ -21,7 +21,7 @@ function answerOf(paragraphs: number): HTMLElement {
 
 function median(xs: number[]): number {
   const s = [...xs].sort((a, b) => a - b);
-  return s[Math.floor(s.length / 2)];
+  return s[Math.floor(s.length / 2)] ?? 0;
 }
 
 describe('renderText cost', () => {
