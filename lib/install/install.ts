@@ -1,5 +1,5 @@
 import { NATIVE_HOST_NAME } from '../protocol/identity';
-import { ATTACHMENT_FILES, attachmentsDir, isOwnAttachmentMeta, packsDir, stateDir as defaultStateDir, OWN_STATE_FILES } from '../relay/paths';
+import { ATTACHMENT_FILES, attachmentsDir, isOwnAttachmentMeta, packsDir, stateDir as defaultStateDir, OWN_STATE_FILES, publicTokenPath } from '../relay/paths';
 import { BROWSER_DATA, BROWSERS, type Browser, isBrowserInstalled, MANIFEST_FILE_NAME, registryKey, userDataDirs } from './browsers';
 import { buildManifest, launcherPath, manifestText, writeLauncherWith } from './host-manifest';
 import { deleteRegistryKey, queryRegistry, registerManifest } from './registry';
@@ -449,6 +449,8 @@ export async function uninstall(options: UninstallOptions = {}): Promise<Uninsta
     // Only files comet-relay creates, by name; a folder goes only once nothing else is in it, so a
     // --home shared with other things (even one with a bin/ of its own) loses nothing else.
     removeFile(sys.path.join(stateDir, 'token'));
+    // The public door's credential too: left behind, a later `serve --public-url` would take it up again.
+    removeFile(sys.path.join(stateDir, sys.path.basename(publicTokenPath(stateDir))));
     for (const { dir, name } of OWN_STATE_FILES) {
       const full = sys.path.join(stateDir, dir);
       let entries: string[] = [];
@@ -496,7 +498,9 @@ export async function uninstall(options: UninstallOptions = {}): Promise<Uninsta
     if (sys.fs.existsSync(packs)) kept.push(`${tildify(sys, packs)} (selector sets and readers you added; \`comet-relay selectors remove NAME\` removes one)`);
     removeEmptyDir(sys, stateDir);
   } else if (sys.fs.existsSync(sys.path.join(stateDir, 'token'))) {
-    kept.push(`${tildify(sys, sys.path.join(stateDir, 'token'))} and ${tildify(sys, sys.path.join(stateDir, 'logs'))} (remove them with --purge)`);
+    const publicToken = sys.path.join(stateDir, sys.path.basename(publicTokenPath(stateDir)));
+    const tokens = sys.fs.existsSync(publicToken) ? `${tildify(sys, sys.path.join(stateDir, 'token'))}, ${tildify(sys, publicToken)}` : tildify(sys, sys.path.join(stateDir, 'token'));
+    kept.push(`${tokens} and ${tildify(sys, sys.path.join(stateDir, 'logs'))} (remove them with --purge)`);
   }
 
   const lines: string[] = [];

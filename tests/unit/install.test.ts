@@ -304,20 +304,22 @@ describe('uninstall on Linux', () => {
       fs.mkdirSync(path.dirname(path.join(state, relative)), { recursive: true });
       fs.writeFileSync(path.join(state, relative), text);
     };
-    // Ours: logs (rotated too), a discovery record and its temp file, a socket file, the token.
-    for (const ours of ['logs/host.log', 'logs/host.log.2', 'logs/mcp.log', 'logs/serve.log.1', 'hosts/0123456789abcdef.json', 'hosts/0123456789abcdef.json.4242.tmp', 'run/0123456789abcdef.sock']) put(ours);
+    // Ours: logs (rotated too), a discovery record and its temp file, a socket file, the tokens (the public door's too).
+    for (const ours of ['public-token', 'logs/host.log', 'logs/host.log.2', 'logs/mcp.log', 'logs/serve.log.1', 'hosts/0123456789abcdef.json', 'hosts/0123456789abcdef.json.4242.tmp', 'run/0123456789abcdef.sock']) put(ours);
     // Not ours, in the same folders: a --home shared with other tools (a bin/ of the user's own!).
     const theirs = ['bin/my-script.sh', 'logs/nginx.log', 'logs/host.log.backup', 'hosts/known_hosts', 'run/postgres.pid', 'NativeMessagingHosts/other.json', 'notes.txt'];
     for (const file of theirs) put(file, 'not ours');
 
     const purge = await uninstall({ ...setup, purge: true });
     expect(purge.ok).toBe(true);
-    for (const ours of ['token', 'logs/host.log', 'logs/host.log.2', 'logs/mcp.log', 'logs/serve.log.1', 'hosts/0123456789abcdef.json', 'hosts/0123456789abcdef.json.4242.tmp', 'run/0123456789abcdef.sock']) {
+    for (const ours of ['token', 'public-token', 'logs/host.log', 'logs/host.log.2', 'logs/mcp.log', 'logs/serve.log.1', 'hosts/0123456789abcdef.json', 'hosts/0123456789abcdef.json.4242.tmp', 'run/0123456789abcdef.sock']) {
       expect(fs.existsSync(path.join(state, ours)), ours).toBe(false);
     }
     for (const file of theirs) expect(fs.readFileSync(path.join(state, file), 'utf8'), file).toBe('not ours');
     expect(fs.existsSync(report.launcherPath)).toBe(false);
     expect(purge.lines.join('\n')).toMatch(/kept .*bin .*not created by comet-relay/);
+    // What it removed is listed, the public door's credential by name.
+    expect(purge.lines.join('\n')).toMatch(/removed +\S*public-token/);
   });
 
   it('says so when there is nothing to remove', async () => {
