@@ -35,7 +35,8 @@ export type LogName = (typeof LOG_NAMES)[number];
 export const CODE_CACHE_FILE = /^([a-z-]+)-[0-9a-f]{16}\.v8cache(\.\d+\.tmp)?$/;
 
 export const OWN_STATE_FILES: readonly { dir: string; name: RegExp }[] = [
-  { dir: 'logs', name: new RegExp(`^(${LOG_NAMES.join('|')})\\.log(\\.\\d+)?$`) },
+  // Logs, rotated copies, and the lock one writer rotates them under (lib/relay/logger.ts)
+  { dir: 'logs', name: new RegExp(`^(${LOG_NAMES.join('|')})\\.log(\\.\\d+|\\.lock)?$`) },
   // Discovery records, the temp file one is written through (<profileId>.json.<pid>.tmp), and
   // the name a stale one is judged under before it is deleted (<profileId>.json.<pid>.gone)
   { dir: 'hosts', name: /^[A-Za-z0-9_-]{8,64}\.json(\.\d+\.(tmp|gone))?$/ },
