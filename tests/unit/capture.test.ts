@@ -57,6 +57,22 @@ describe('a page captured from the simulated site, read by the reader', () => {
 });
 
 describe('capture', () => {
+  it('keeps a step header only when all of it is the set’s words and counts, and no slug in an id or data value', () => {
+    loadHtml(
+      `<main><div class="steps"><button>Finished 5 steps</button><button>Working at Acme Corp today</button><span>Sources told me</span><span>Completed 3 steps</span></div>
+        <div id="jane-doe" data-slug="jane-doe-diary" data-testid="answer-footer" data-state="open" data-index="3" data-uuid="0f8fad5b-d9cb-469f-a165-70867728950e">x</div>
+        <div id="ask-input" contenteditable="true" role="textbox"></div><div id="markdown-content-2">y</div></main>`,
+      'https://www.perplexity.ai/search/x',
+    );
+    const { html } = captureDom(document, generationB, { setName: 'gen-b-2026-10', setSource: 'built-in', capturedAt: '2026-12-02T00:00:00Z' });
+    for (const gone of ['Acme', 'Sources told me', 'jane-doe', 'diary']) expect(html, gone).not.toContain(gone);
+    for (const kept of ['Finished 5 steps', 'data-testid="answer-footer"', 'data-state="open"', 'data-index="3"', '0f8fad5b-d9cb-469f-a165-70867728950e', 'id="ask-input"', 'id="markdown-content-2"']) {
+      expect(html, kept).toContain(kept);
+    }
+    // Same shape, other letters: a maintainer still sees that a slug was there and how long it was.
+    expect(html).toMatch(/id="[a-z]{4}-[a-z]{3}"/);
+  });
+
   it('replaces text by placeholder text of the same length, keeping spaces and punctuation', () => {
     expect(placeholderText('Hello, World 42!')).toBe('Lorem, Ipsum do!');
     expect(placeholderText('مرحبا بكم')).toHaveLength('مرحبا بكم'.length);

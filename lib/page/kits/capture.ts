@@ -94,11 +94,25 @@ function decodeURIComponentSafe(s: string): string {
   }
 }
 
+/**
+ * What a step header or tab name may hold besides the words it starts with: counts, durations and separators
+ * ("Finished 5 steps", "Researched 4s"). Anything else after the word is somebody's text ("Working at Acme"),
+ * so a header is kept only when all of it is the set's words and this (review of 2026-12-02, #17).
+ */
+const STRUCTURAL_REST = /^[\s\d.,:;·•()+\-–—%]*(?:[smh]\b[\s\d.,:;·•()+\-–—%smh]*)?$/;
+
 /** The words the selector sets look for, kept as they are. */
 function keeper(set: SelectorSet): (text: string) => string | null {
   const words = new Set<string>();
+  // Each word of a phrase too ("steps" of "steps completed"): what may follow a header's count.
+  const tokens = new Set<string>();
   for (const language of Object.values(set.labels)) {
-    for (const list of Object.values(language.words)) for (const w of list) words.add(w.toLowerCase());
+    for (const list of Object.values(language.words)) {
+      for (const w of list) {
+        words.add(w.toLowerCase());
+        for (const token of w.toLowerCase().split(/\s+/)) tokens.add(token);
+      }
+    }
     for (const mode of Object.keys(language.modes)) words.add(mode.toLowerCase());
   }
   const patterns = PATTERN_KEYS.filter((k) => k !== 'citationGroupPattern').flatMap((k) => {
@@ -114,11 +128,21 @@ function keeper(set: SelectorSet): (text: string) => string | null {
   } catch {
     group = null;
   }
+  const onlyWordsAndCounts = (rest: string): boolean =>
+    rest
+      .split(/\s+/)
+      .filter(Boolean)
+      .every((token) => STRUCTURAL_REST.test(token) || tokens.has(token.toLowerCase().replace(/[.,:;]$/, '')));
   return (text) => {
     const t = text.trim();
     if (!t || words.has(t.toLowerCase()) || /^\d{1,4}$/.test(t)) return text;
-    // A steps header or a tab name: short, and starting with a known word ("Finished 5 steps").
-    if (t.length <= 40 && patterns.some((p) => p.test(t))) return text;
+    // A steps header or a tab name: short, a known word, and nothing after it but counts and more known words.
+    if (t.length <= 40) {
+      for (const p of patterns) {
+        const m = p.exec(t);
+        if (m && m.index === 0 && onlyWordsAndCounts(t.slice(m[0].length))) return text;
+      }
+    }
     const grouped = group?.exec(t);
     if (grouped?.[2]) {
       // A grouped citation: its source name is the answer's, its "+N" is structure.
@@ -127,6 +151,32 @@ function keeper(set: SelectorSet): (text: string) => string | null {
     }
     return null;
   };
+}
+
+/**
+ * Ids and `data-*` values the page's own code sets are structure; a slug or a name in one ("jane-doe", a thread's
+ * title as its id) is somebody's text. Kept whole: values the selector set names (exactly, or as the prefix of an
+ * `^=` selector), numbers, states and machine tokens (uuids, hashes, Radix's `:r1:` ids), and every value of an
+ * attribute only developers write (`data-testid`, `data-state`). Everything else keeps its shape, not its letters.
+ */
+const MACHINE_TOKEN = /^(?:-?\d+(?:\.\d+)?|true|false|on|off|open|closed|checked|unchecked|active|inactive|visible|hidden|horizontal|vertical|top|bottom|left|right|start|end|center|[0-9a-f-]{8,}|:[\w-]*:|[\w-]*\d[\w-]*)$/i;
+const DEVELOPER_ATTRIBUTES = /^data-(?:testid|test-id|state|side|align|orientation|placement|radix-[\w-]+|lexical-[\w-]+)$/;
+
+function namedBySet(set: SelectorSet): (value: string) => boolean {
+  const text = JSON.stringify(set);
+  const exact = new Set<string>();
+  const prefixes: string[] = [];
+  for (const m of text.matchAll(/([\^~|*$]?)=\\"([^"\\]+)\\"/g)) {
+    if (m[1] === '^') prefixes.push(m[2] ?? '');
+    else exact.add(m[2] ?? '');
+  }
+  for (const m of text.matchAll(/#([A-Za-z][\w-]*)/g)) exact.add(m[1] ?? '');
+  return (value) => exact.has(value) || prefixes.some((p) => p !== '' && value.startsWith(p));
+}
+
+function structuralValue(value: string, named: (value: string) => boolean): boolean {
+  const v = value.trim();
+  return v === '' || MACHINE_TOKEN.test(v) || named(v) || v.split(/\s+/).every((token) => MACHINE_TOKEN.test(token) || named(token));
 }
 
 function isControl(el: Element): boolean {
@@ -141,7 +191,14 @@ function escapeAttribute(s: string): string {
   return s.replace(/&/g, '&amp;').replace(/"/g, '&quot;').replace(/</g, '&lt;');
 }
 
-function sanitizeAttribute(el: Element, name: string, value: string, base: string, keep: (text: string) => string | null): string | null {
+function sanitizeAttribute(
+  el: Element,
+  name: string,
+  value: string,
+  base: string,
+  keep: (text: string) => string | null,
+  named: (value: string) => boolean,
+): string | null {
   const lower = name.toLowerCase();
   if (lower.startsWith('on') || lower === 'value' || lower === 'srcset' || lower === 'aria-valuetext') return null;
   if (URL_ATTRIBUTES.has(lower)) return reduceUrl(value, base);
@@ -155,15 +212,18 @@ function sanitizeAttribute(el: Element, name: string, value: string, base: strin
   if (lower === 'style') return value.replace(/url\([^)]*\)/gi, 'none');
   if (lower.startsWith('data-') || lower.startsWith('aria-')) {
     if (/^[a-z][a-z0-9+.-]*:\/\//i.test(value.trim())) return reduceUrl(value, base);
-    // Ids, states and tokens stay; anything that reads like prose does not.
-    return value.length > 40 && /\s/.test(value) ? placeholderText(value) : value;
+    // aria-* states and references (aria-pressed, aria-controls) are the page's own; data-* may carry a slug.
+    if (lower.startsWith('aria-') || DEVELOPER_ATTRIBUTES.test(lower)) return value.length > 40 && /\s/.test(value) ? placeholderText(value) : value;
+    return structuralValue(value, named) ? value : placeholderText(value);
   }
+  if (lower === 'id') return structuralValue(value, named) ? value : placeholderText(value);
   return KEPT_ATTRIBUTES.has(lower) ? value : null;
 }
 
 export function captureDom(doc: Document, set: SelectorSet, meta: CaptureMeta, maxBytes = 8_000_000): Capture {
   const base = doc.location?.href ?? 'https://www.perplexity.ai/';
   const keep = keeper(set);
+  const named = namedBySet(set);
   const parts: string[] = [];
   let size = 0;
   let truncated = false;
@@ -187,7 +247,7 @@ export function captureDom(doc: Document, set: SelectorSet, meta: CaptureMeta, m
     if (DROPPED.has(tag)) return;
     const attributes: string[] = [];
     for (const attr of Array.from(el.attributes)) {
-      const value = sanitizeAttribute(el, attr.name, attr.value, base, keep);
+      const value = sanitizeAttribute(el, attr.name, attr.value, base, keep, named);
       if (value !== null) attributes.push(value === '' ? ` ${attr.name}` : ` ${attr.name}="${escapeAttribute(value)}"`);
     }
     push(`<${tag}${attributes.join('')}>`);
