@@ -1,4 +1,6 @@
+import nodeFs from 'node:fs';
 import { NATIVE_HOST_NAME } from '../protocol/identity';
+import { ensurePrivateDir } from '../relay/private-dir';
 import { ATTACHMENT_FILES, attachmentsDir, isOwnAttachmentMeta, packsDir, stateDir as defaultStateDir, OWN_STATE_FILES, publicTokenPath } from '../relay/paths';
 import { BROWSER_DATA, BROWSERS, type Browser, isBrowserInstalled, MANIFEST_FILE_NAME, registryKey, userDataDirs } from './browsers';
 import { buildManifest, launcherPath, manifestText, writeLauncherWith } from './host-manifest';
@@ -243,6 +245,12 @@ export async function install(options: InstallOptions): Promise<InstallReport> {
 
   let launcher: string;
   try {
+    // The browser runs the launcher from this folder: it gets the check the host applies to the same folder
+    // before the host ever starts (a real folder of ours, closed to others), not after the launcher ran.
+    if (sys.fs === (nodeFs as unknown)) {
+      ensurePrivateDir(stateDir, { platform: sys.platform });
+      ensurePrivateDir(sys.path.dirname(launcherPath(stateDir, sys.platform)), { platform: sys.platform });
+    }
     launcher = writeLauncherWith(sys, { stateDir, nodePath, cliPath, home: bakedHome });
   } catch (error) {
     problems.push({ message: `could not write the launcher in ${tildify(sys, stateDir)}: ${errorMessage(error)}`, fix: 'check that the folder is writable by you, or pass --home DIR' });

@@ -1,6 +1,7 @@
 import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, onTestFinished } from 'vitest';
 import { install, uninstall } from '../../lib/install/install';
 import { EXTENSION_ORIGIN, NATIVE_HOST_NAME } from '../../lib/protocol/identity';
 import { linuxInstallHome } from '../support/install-home';
@@ -11,6 +12,40 @@ const linuxSetup = (env: Record<string, string> = {}) => linuxInstallHome('insta
 const readJson = (file: string) => JSON.parse(fs.readFileSync(file, 'utf8'));
 
 describe('install on Linux', () => {
+  it('checks the folder it writes the launcher into as the host checks it: a real folder of yours, closed to others', async () => {
+    const setup = linuxSetup();
+    const state = path.join(setup.homedir, '.local', 'state', 'comet-relay');
+    fs.mkdirSync(state, { recursive: true, mode: 0o777 });
+    fs.chmodSync(state, 0o777);
+    const opened = await install({ ...setup, browsers: ['chromium'] });
+    expect(opened.ok).toBe(true);
+    expect(fs.statSync(state).mode & 0o777).toBe(0o700);
+    expect(fs.statSync(path.join(state, 'bin')).mode & 0o777).toBe(0o700);
+
+    // A symbolic link where the folder should be: whoever made it chose where the launcher goes.
+    const elsewhere = fs.mkdtempSync(path.join(os.tmpdir(), 'cr-elsewhere-'));
+    onTestFinished(() => fs.rmSync(elsewhere, { recursive: true, force: true }));
+    const linked = linuxSetup();
+    const linkedState = path.join(linked.homedir, '.local', 'state', 'comet-relay');
+    fs.mkdirSync(path.dirname(linkedState), { recursive: true });
+    fs.symlinkSync(elsewhere, linkedState);
+    const refused = await install({ ...linked, browsers: ['chromium'] });
+    expect(refused.ok).toBe(false);
+    expect(refused.lines.join('\n')).toMatch(/is a symbolic link/);
+    expect(fs.readdirSync(elsewhere)).toEqual([]);
+  });
+
+  it.skipIf(process.getuid?.() !== 0)('refuses a folder that belongs to another user before writing the launcher there', async () => {
+    const setup = linuxSetup();
+    const state = path.join(setup.homedir, '.local', 'state', 'comet-relay');
+    fs.mkdirSync(state, { recursive: true });
+    fs.chownSync(state, 4242, 4242);
+    const refused = await install({ ...setup, browsers: ['chromium'] });
+    expect(refused.ok).toBe(false);
+    expect(refused.lines.join('\n')).toMatch(/belongs to user 4242, not to you/);
+    expect(fs.existsSync(path.join(state, 'bin'))).toBe(false);
+  });
+
   it('--browser all: writes for browsers that exist plus Chrome and Chromium, and says which it skipped', async () => {
     const setup = linuxSetup();
     fs.mkdirSync(path.join(setup.homedir, '.config', 'BraveSoftware', 'Brave-Browser'), { recursive: true });
