@@ -25,6 +25,8 @@ export interface WaitCallParams {
   /** The older binding: turns after this count. Without any binding, the last ask made here. */
   afterTurn?: number;
   baselineUrl?: string;
+  /** The caller asked nothing here: the page's latest turn, never another caller's last ask. */
+  latest?: boolean;
   maxLength?: number;
 }
 
@@ -160,9 +162,11 @@ export function createPageDriver(win: Window, catalog: SelectorCatalog = new Sel
         // A page whose turns the set cannot see fails here, not after the timeout as "still working".
         requireTurns(c.doc, c.set);
         const current = turnCountOf(turnsOf(c.doc, c.set));
-        const afterTurn = params.afterTurn ?? lastAsk?.afterTurn ?? Math.max(0, current - 1);
-        const baselineUrl = params.baselineUrl ?? (params.afterTurn === undefined ? lastAsk?.baselineUrl : undefined);
-        const binding = bindingOf(params, lastAsk);
+        // A caller that asked nothing here is never bound to another caller's ask in this tab.
+        const ownAsk = params.latest ? null : lastAsk;
+        const afterTurn = params.afterTurn ?? ownAsk?.afterTurn ?? Math.max(0, current - 1);
+        const baselineUrl = params.baselineUrl ?? (params.afterTurn === undefined ? ownAsk?.baselineUrl : undefined);
+        const binding = bindingOf(params, ownAsk);
         // The wait watches from here, for its caller only: cancelled, nothing is left watching.
         const handedOver = watcher.stopFollowing();
         return waitForAnswer(

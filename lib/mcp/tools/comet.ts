@@ -163,14 +163,20 @@ const wait = defineTool({
         timeoutMs: timeout,
         // The reference gives up after 10 polls without growth; we keep that span, measured in time.
         stallMs: Math.max(100, settings.COMET_POLL_INTERVAL * 10),
-        ...session.lastAsk,
+        // Bound to this session's own ask; a session that asked nothing waits on the page's latest turn, and
+        // never on the ask another session made in the same tab.
+        ...(session.lastAsk ?? { latest: true }),
         maxLength,
       },
       { signal, timeoutMs: timeout + 15_000, onProgress: progress },
     );
-    return { content: [{ type: 'text', text: formatWaitText(result) }], isError: result.status === 'error' ? true : undefined };
+    const unasked = session.lastAsk ? '' : `${NOT_ASKED_NOTE}\n\n`;
+    return { content: [{ type: 'text', text: `${unasked}${formatWaitText(result)}` }], isError: result.status === 'error' ? true : undefined };
   },
 });
+
+/** comet_wait's first line in a session that has not asked: whose answer this is. */
+export const NOT_ASKED_NOTE = "(This session has not asked anything with comet_ask: this is the page's latest turn, whoever asked it.)";
 
 const stopAgent = defineTool({
   name: 'comet_stop',

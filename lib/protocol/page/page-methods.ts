@@ -142,6 +142,11 @@ export const pageMethods = {
       questionKey: z.string().max(1000).optional(),
       /** The older binding (turns after this count); without any, the wait binds to the last ask made in that tab. */
       afterTurn: Count.optional(),
+      /**
+       * The caller asked nothing through comet-relay: wait on the page's latest turn, never on the last ask
+       * another caller made in that tab (each MCP session's comet_wait is for its own comet_ask).
+       */
+      latest: z.boolean().optional(),
       baselineUrl: z.string().optional(),
       maxLength: MaxLength,
     }),

@@ -1,0 +1,45 @@
+import { z } from 'zod';
+import { describe, expect, it } from 'vitest';
+import { readSettings } from '../../lib/config/settings';
+import type { ToolBrowser } from '../../lib/mcp/gateway';
+import type { ToolContext } from '../../lib/mcp/tool';
+import { allTools } from '../../lib/mcp/tools';
+import { NOT_ASKED_NOTE } from '../../lib/mcp/tools/comet';
+
+/**
+ * comet_wait is for the answer to this session's own comet_ask (docs/tools.md): a session that asked nothing
+ * must not be bound to the ask another session made in the same tab (review of 2026-12-02, #18).
+ */
+const wait = allTools.find((t) => t.name === 'comet_wait');
+if (!wait) throw new Error('comet_wait is missing');
+
+async function callWait(session: ToolContext['session']) {
+  const sent: Record<string, unknown>[] = [];
+  const browser = {
+    call: async (_method: string, params: Record<string, unknown>) => {
+      sent.push(params);
+      return { status: 'completed', response: 'The answer.', steps: [], currentStep: '', turnIndex: 3, questionText: 'q', truncated: false, totalLength: 11 };
+    },
+  } as unknown as ToolBrowser;
+  const args = z.object(wait!.inputSchema).parse({});
+  const context = { browser, session, settings: readSettings({}), signal: new AbortController().signal, progress() {}, attachments: undefined as never, asTask: false } as ToolContext;
+  const result = (await wait!.handler(args, context)) as { content: { type: string; text: string }[] };
+  return { params: sent[0] ?? {}, text: result.content[0]?.text ?? '' };
+}
+
+describe('comet_wait binds to its own session only', () => {
+  it('a session that asked waits for the turn its ask made', async () => {
+    const { params, text } = await callWait({ lastAsk: { turnIndex: 2, conversationUrl: 'https://www.perplexity.ai/search/x', questionKey: 'k' } });
+    expect(params).toMatchObject({ turnIndex: 2, conversationUrl: 'https://www.perplexity.ai/search/x', questionKey: 'k' });
+    expect(params.latest).toBeUndefined();
+    expect(text).toBe('The answer.');
+  });
+
+  it('a session that never asked waits on the page’s latest turn, not on another session’s ask, and says so', async () => {
+    const { params, text } = await callWait({});
+    expect(params).toMatchObject({ latest: true });
+    expect(params.turnIndex).toBeUndefined();
+    expect(text.startsWith(NOT_ASKED_NOTE)).toBe(true);
+    expect(text).toContain('The answer.');
+  });
+});
