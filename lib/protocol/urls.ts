@@ -106,3 +106,14 @@ export function conversationKey(url: string): string {
     return url;
   }
 }
+
+/** The same page: origin, path and query (a fragment moves within a page). */
+export function samePage(a: string, b: string): boolean {
+  try {
+    const x = new URL(a);
+    const y = new URL(b);
+    return x.origin === y.origin && x.pathname === y.pathname && x.search === y.search;
+  } catch {
+    return false;
+  }
+}

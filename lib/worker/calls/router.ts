@@ -3,7 +3,7 @@ import type { Envelope, ProgressSink, Request, Trace } from '../../protocol/mess
 import { isMethodName, methods } from '../../protocol/methods';
 import type { Tabs } from 'webextension-polyfill';
 import { extractVisibleText } from '../../page/dom/visible-text';
-import { categorizeTab, isPerplexityUrl } from '../../protocol/urls';
+import { categorizeTab, isPerplexityUrl, samePage } from '../../protocol/urls';
 import { browser } from '../browser/ext';
 import { describeTabUse, otherTabsAllowed, otherTabsRefused, screenshotsRefused } from './other-tabs';
 import type { PageHub } from './pages';
@@ -228,17 +228,6 @@ export class Router {
       if (!now || !samePage(now.url ?? '', url)) throw tabMoved('capture', url, now?.url);
     }
     return this.deps.tabs.capture(tab, format, quality);
-  }
-}
-
-/** The same page: origin, path and query (a fragment moves within a page). */
-function samePage(a: string, b: string): boolean {
-  try {
-    const x = new URL(a);
-    const y = new URL(b);
-    return x.origin === y.origin && x.pathname === y.pathname && x.search === y.search;
-  } catch {
-    return false;
   }
 }
 

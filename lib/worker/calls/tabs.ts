@@ -1,7 +1,7 @@
 import type { Tabs } from 'webextension-polyfill';
 import { RelayError } from '../../protocol/errors';
 import type { TabInfo } from '../../protocol/methods';
-import { categorizeTab, checkPerplexityUrl, PERPLEXITY_HOME } from '../../protocol/urls';
+import { categorizeTab, checkPerplexityUrl, PERPLEXITY_HOME, samePage } from '../../protocol/urls';
 import { browser } from '../browser/ext';
 import type { PageHub } from './pages';
 
@@ -10,6 +10,10 @@ import type { PageHub } from './pages';
  * in session storage so a restarted service worker keeps driving the same tab.
  */
 const DRIVEN_KEY = 'drivenTabId';
+/** How long a tab just brought forward may take to paint before the capture goes on without its word. */
+const PRESENT_LIMIT_MS = 1_000;
+/** The pause instead, for a page that cannot be asked: about two frames at a slow refresh rate and then some. */
+const PRESENT_FALLBACK_MS = 120;
 
 export function toTabInfo(tab: Tabs.Tab): TabInfo {
   const url = tab.url ?? tab.pendingUrl ?? '';
@@ -130,25 +134,79 @@ export class TabService {
   }
 
   /**
-   * A screenshot of `tab` (the driven tab) even when another tab is in front: bring it forward for the
-   * capture, then give the window back to the tab the person was looking at.
+   * A screenshot of `tab` (the tab the call resolved) even when another tab is in front: bring it forward for the
+   * capture, then give the window back to the tab the person was looking at. `captureVisibleTab` takes whatever
+   * the window shows, so two captures at once in one window could return the person's other tab as this one (review
+   * of 2026-12-02, #2): captures are serialised per window, the frame is awaited after the switch (#28), and the
+   * window is checked to show this tab at this page both before and after, or nothing is returned.
    */
-  async capture(tab: Tabs.Tab | undefined, format: 'png' | 'jpeg', quality?: number): Promise<{ data: string; mimeType: string }> {
+  capture(tab: Tabs.Tab | undefined, format: 'png' | 'jpeg', quality?: number): Promise<{ data: string; mimeType: string }> {
     if (tab?.id === undefined || tab.windowId === undefined) {
-      throw new RelayError('NO_PERPLEXITY_TAB', 'There is no tab to capture. Call comet_connect first.');
+      return Promise.reject(new RelayError('NO_PERPLEXITY_TAB', 'There is no tab to capture. Call comet_connect first.'));
     }
-    const [front] = await browser.tabs.query({ active: true, windowId: tab.windowId });
-    const swap = front?.id !== undefined && front.id !== tab.id;
-    if (swap) await browser.tabs.update(tab.id, { active: true });
+    const { id, windowId } = tab;
+    const url = tab.url ?? '';
+    const previous = this.captures.get(windowId) ?? Promise.resolve();
+    const mine = previous.catch(() => {}).then(() => this.captureNow(id, windowId, url, format, quality));
+    const settled: Promise<void> = mine.then(
+      () => undefined,
+      () => undefined,
+    );
+    this.captures.set(windowId, settled);
+    void settled.then(() => {
+      if (this.captures.get(windowId) === settled) this.captures.delete(windowId);
+    });
+    return mine;
+  }
+
+  private readonly captures = new Map<number, Promise<void>>();
+
+  private async captureNow(tabId: number, windowId: number, url: string, format: 'png' | 'jpeg', quality?: number): Promise<{ data: string; mimeType: string }> {
+    const [front] = await browser.tabs.query({ active: true, windowId });
+    const swap = front?.id !== undefined && front.id !== tabId;
     try {
-      const dataUrl = await browser.tabs.captureVisibleTab(tab.windowId, { format, quality });
+      if (swap) {
+        await browser.tabs.update(tabId, { active: true });
+        await this.presented(tabId);
+      }
+      await this.showing(tabId, windowId, url);
+      let dataUrl: string;
+      try {
+        dataUrl = await browser.tabs.captureVisibleTab(windowId, { format, quality });
+      } catch (error) {
+        throw new RelayError('EVALUATION_FAILED', `The browser refused the screenshot: ${(error as Error).message}`);
+      }
+      // The person may have switched tabs during the capture: then the image may be of their tab, not ours.
+      await this.showing(tabId, windowId, url);
       const comma = dataUrl.indexOf(',');
       return { data: dataUrl.slice(comma + 1), mimeType: format === 'png' ? 'image/png' : 'image/jpeg' };
-    } catch (error) {
-      throw new RelayError('EVALUATION_FAILED', `The browser refused the screenshot: ${(error as Error).message}`);
     } finally {
       if (swap && front?.id !== undefined) await browser.tabs.update(front.id, { active: true }).catch(() => {});
     }
+  }
+
+  /** The window shows this tab, at the page the call resolved; else nothing is captured or returned. */
+  private async showing(tabId: number, windowId: number, url: string): Promise<void> {
+    const [front] = await browser.tabs.query({ active: true, windowId });
+    if (front?.id === tabId && (!url || samePage(front.url ?? '', url))) return;
+    throw new RelayError(
+      'TAB_NOT_FOUND',
+      `The window stopped showing the tab to capture (it shows ${front?.url || 'another tab'}), so no screenshot was returned: it could have been of another page. Call comet_screenshot again.`,
+    );
+  }
+
+  /**
+   * Waits until the tab just brought forward has drawn a frame: right after the switch, the window can still
+   * hold the previous tab's frame. Two animation frames in the page are the page having painted since; a page
+   * the extension may not script (another extension's, a blocked site) gets a fixed pause instead.
+   */
+  private async presented(tabId: number): Promise<void> {
+    const painted = browser.scripting
+      .executeScript({ target: { tabId }, func: () => new Promise<boolean>((done) => requestAnimationFrame(() => requestAnimationFrame(() => done(true)))) })
+      .then(() => true)
+      .catch(() => false);
+    const limit = new Promise<boolean>((done) => setTimeout(() => done(false), PRESENT_LIMIT_MS));
+    if (!(await Promise.race([painted, limit]))) await new Promise((done) => setTimeout(done, PRESENT_FALLBACK_MS));
   }
 
   private async bestPerplexityTab(): Promise<Tabs.Tab | undefined> {
