@@ -1,3 +1,4 @@
+import type { Tabs } from 'webextension-polyfill';
 import { beforeEach, describe, expect, it, vi } from 'vitest';
 import type { PageHub } from '../../lib/worker/calls/pages';
 import { TabService } from '../../lib/worker/calls/tabs';
@@ -41,7 +42,7 @@ vi.mock('wxt/browser', () => ({
 }));
 
 const service = () => new TabService({} as PageHub);
-const ours = { id: 7, windowId: 1, url: PERPLEXITY };
+const ours = { id: 7, windowId: 1, url: PERPLEXITY } as Tabs.Tab;
 
 beforeEach(() => {
   Object.assign(win, { active: 9, painted: 9, paintsOnSwitch: true });

@@ -84,9 +84,18 @@ export class PageHub {
     }
   }
 
-  /** Before a full navigation: the old page's state must not answer for the new one. */
-  forget(tabId: number): void {
+  /**
+   * Before a full navigation: the old page's state must not answer for the new one. Returns how to take that back
+   * when the document was not replaced after all ("Stay on page", a URL answered without a page): the page still
+   * connected on the same port is known again, instead of failing every call until it reloads.
+   */
+  forget(tabId: number): () => void {
+    const state = this.states.get(tabId);
+    const port = this.ports.get(tabId);
     this.states.delete(tabId);
+    return () => {
+      if (state && port && this.ports.get(tabId) === port && !this.states.has(tabId)) this.states.set(tabId, state);
+    };
   }
 
   state(tabId: number): PageState | undefined {

@@ -135,7 +135,7 @@ export class Router {
       case 'tabs.ensurePerplexity':
         return tabs.ensurePerplexity(15_000);
       case 'tabs.navigate':
-        return { url: await tabs.navigate(String(params.url)) };
+        return { url: await tabs.navigate(String(params.url), undefined, signal) };
       case 'tabs.capture':
         return this.capture(request, params.format as 'png' | 'jpeg', params.quality as number | undefined, signal, progress, trusted);
       case 'page.content':

@@ -117,7 +117,7 @@ export class TabService {
    * The worker is the trust boundary: whatever the caller checked, the URL is checked here again
    * (any process on the host socket can send this request).
    */
-  async navigate(rawUrl: string, timeoutMs = 20_000): Promise<string> {
+  async navigate(rawUrl: string, timeoutMs = 20_000, signal?: AbortSignal): Promise<string> {
     const checked = checkPerplexityUrl(rawUrl);
     if (!checked.ok) {
       throw new RelayError(
@@ -127,9 +127,25 @@ export class TabService {
     }
     const url = checked.url;
     const tabId = await this.pageTab().catch(async () => Number((await this.ensurePerplexity(timeoutMs)).tab.id));
-    this.pages.forget(tabId);
+    // Finding the tab can take seconds: a caller gone meanwhile moves nobody's tab (review of 2026-12-02, #21).
+    if (signal?.aborted) throw new RelayError('CANCELLED', 'The call was cancelled before the tab was navigated; it was left where it was.');
+    const before = (await browser.tabs.get(tabId).catch(() => undefined))?.url;
+    const takeBack = this.pages.forget(tabId);
     await browser.tabs.update(tabId, { url });
-    await this.pages.whenReady(tabId, timeoutMs);
+    try {
+      await this.pages.whenReady(tabId, timeoutMs, signal);
+    } catch (error) {
+      // The page that was there may still be there (the navigation never replaced it): know it again.
+      takeBack();
+      const now = (await browser.tabs.get(tabId).catch(() => undefined))?.url;
+      if (this.pages.state(tabId) && before && now && samePage(now, before) && !samePage(before, url)) {
+        throw new RelayError(
+          'TIMEOUT',
+          `The tab did not leave ${before} for ${url} (the page may have asked to stay, or the address gave no page); it is still driven there. Call again, or open the conversation yourself.`,
+        );
+      }
+      throw error;
+    }
     return url;
   }
 
