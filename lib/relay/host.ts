@@ -14,7 +14,7 @@ import { isProcessAlive, readHostRecord, removeHostRecord, writeHostRecord } fro
 import type { Logger } from './logger';
 import { PackFeed } from './pack-feed';
 import { PACKS_CHANGED_EVENT } from '../protocol/pack-events';
-import { socketPath } from './paths';
+import { pipeNonce, socketPath } from './paths';
 import { ensurePrivateDir } from './private-dir';
 import { VERSION } from './version';
 
@@ -185,7 +185,7 @@ export class NativeHost {
   private async listen(profileId: string): Promise<void> {
     if (this.server) return;
     if (this.yieldsToNewerHost(profileId)) return;
-    const file = socketPath(this.options.home, profileId);
+    const file = socketPath(this.options.home, profileId, process.platform, process.platform === 'win32' ? pipeNonce() : undefined);
     if (process.platform !== 'win32') {
       // Owner-only from the first instant: the socket is made inside a folder checked to be ours
       // and 0700 (the state folder, or our /tmp fallback), and under a umask that leaves it 0600.

@@ -86,12 +86,24 @@ export function shortHash(text: string): string {
   return hash.toString(16).padStart(16, '0');
 }
 
-/** The host's local socket for one browser profile: owner-only, named by the profile id. */
-export function socketPath(home: string, profileId: string, platform: NodeJS.Platform = process.platform): string {
+/**
+ * The host's local socket for one browser profile: owner-only, named by the profile id. On Windows a named pipe
+ * lives in one namespace for every user and Node cannot give it an owner-only ACL or tell its owner, so a fixed name
+ * could be taken first by another local user (review of 2026-12-02, #27): there the name also carries `nonce`, new
+ * for each host, and clients learn it only from the host's record in this user's own folder.
+ */
+export function socketPath(home: string, profileId: string, platform: NodeJS.Platform = process.platform, nonce?: string): string {
   const tag = shortHash(`${home}\0${profileId}`);
-  if (platform === 'win32') return `\\\\.\\pipe\\comet-relay-${tag}`;
+  if (platform === 'win32') return `\\\\.\\pipe\\comet-relay-${tag}${nonce ? `-${nonce}` : ''}`;
   const preferred = path.join(home, 'run', `${profileId}.sock`);
   if (preferred.length <= MAX_SOCKET_PATH) return preferred;
   const uid = typeof process.getuid === 'function' ? process.getuid() : 'user';
   return path.join(os.tmpdir(), `comet-relay-${uid}`, `${tag}.sock`);
+}
+
+/** 128 random bits as hex, for a name nobody else can guess (only used on Windows: see socketPath). */
+export function pipeNonce(): string {
+  const bytes = new Uint8Array(16);
+  globalThis.crypto.getRandomValues(bytes);
+  return Array.from(bytes, (b) => b.toString(16).padStart(2, '0')).join('');
 }

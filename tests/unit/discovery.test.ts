@@ -3,7 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { asHostRecord, type HostRecord, listHosts, pickHost, removeHostRecord, writeHostRecord } from '../../lib/relay/discovery';
-import { hostRecordPath, socketPath, stateDir } from '../../lib/relay/paths';
+import { hostRecordPath, pipeNonce, socketPath, stateDir } from '../../lib/relay/paths';
 
 let home: string;
 beforeEach(() => {
@@ -38,6 +38,13 @@ describe('state directory', () => {
     expect(socketPath('/tmp/h', 'abc').endsWith('run/abc.sock')).toBe(true);
     expect(socketPath(`/tmp/${'d'.repeat(120)}`, 'abc').length).toBeLessThanOrEqual(100);
     expect(socketPath('C:\\x', 'abc', 'win32')).toMatch(/^\\\\\.\\pipe\\comet-relay-[0-9a-f]{16}$/);
+  });
+
+  it('names a Windows pipe with a nonce nobody else can guess, new for each host', () => {
+    const a = socketPath('C:\\x', 'abc', 'win32', pipeNonce());
+    const b = socketPath('C:\\x', 'abc', 'win32', pipeNonce());
+    expect(a).toMatch(/^\\\\\.\\pipe\\comet-relay-[0-9a-f]{16}-[0-9a-f]{32}$/);
+    expect(a).not.toBe(b);
   });
 });
 
