@@ -1,5 +1,7 @@
 import { InMemoryTaskStore } from '@modelcontextprotocol/sdk/experimental/tasks/stores/in-memory.js';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import type { JsonSchemaType, JsonSchemaValidator, jsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/index.js';
+import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv-provider.js';
 import type { RequestHandlerExtra, RequestTaskStore } from '@modelcontextprotocol/sdk/shared/protocol.js';
 import {
   type CallToolResult,
@@ -86,6 +88,7 @@ export function createSessionServer({ tools, settings, gateway, attachments }: S
     { name: 'comet-relay', version: VERSION },
     {
       instructions: instructionsFor(tools),
+      jsonSchemaValidator: new WhenElicited(),
       ...(offersTasks ? { capabilities: { tasks: { list: {}, cancel: {}, requests: { tools: { call: {} } } } }, taskStore: tasks.store } : {}),
     },
   );
@@ -145,7 +148,7 @@ export function createSessionServer({ tools, settings, gateway, attachments }: S
 
   const byName = new Map<string, { tool: ToolDefinition; input: z.ZodObject<z.ZodRawShape> }>();
   for (const tool of tools) {
-    byName.set(tool.name, { tool, input: z.object(tool.inputSchema) });
+    byName.set(tool.name, { tool, input: inputOf(tool) });
     const registered = server.registerTool(
       tool.name,
       {
@@ -166,7 +169,7 @@ export function createSessionServer({ tools, settings, gateway, attachments }: S
   }
 
   // Our own listing (tool-listing.ts): lean, portable JSON Schemas instead of the SDK's conversion.
-  const listing = { tools: tools.map(toolListing) };
+  const listing = { tools: tools.map(listingOf) };
   server.server.setRequestHandler(ListToolsRequestSchema, () => listing);
 
   server.server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
@@ -188,6 +191,39 @@ export function createSessionServer({ tools, settings, gateway, attachments }: S
     return { task } as unknown as CallToolResult;
   });
   return server;
+}
+
+/**
+ * The SDK builds an Ajv instance for every session it serves, which it needs only to check an elicitation's answer:
+ * made on the first elicitation instead, and per session still (Ajv keeps every schema it compiled).
+ */
+class WhenElicited implements jsonSchemaValidator {
+  private inner?: AjvJsonSchemaValidator;
+
+  getValidator<T>(schema: JsonSchemaType): JsonSchemaValidator<T> {
+    this.inner ??= new AjvJsonSchemaValidator();
+    return this.inner.getValidator(schema);
+  }
+}
+
+/**
+ * What every session of a process derives alike from a tool, made once: `serve` makes a session per client (the
+ * Agent API one per call), and building each tool's schemas again for each was most of a session's cost and the
+ * garbage that grew serve's heap under churn (issue 23; bench (r)). Tool definitions are constants.
+ */
+const inputs = new WeakMap<ToolDefinition, z.ZodObject<z.ZodRawShape>>();
+const listings = new WeakMap<ToolDefinition, ReturnType<typeof toolListing>>();
+
+function inputOf(tool: ToolDefinition): z.ZodObject<z.ZodRawShape> {
+  const made = inputs.get(tool) ?? z.object(tool.inputSchema);
+  inputs.set(tool, made);
+  return made;
+}
+
+function listingOf(tool: ToolDefinition): ReturnType<typeof toolListing> {
+  const made = listings.get(tool) ?? toolListing(tool);
+  listings.set(tool, made);
+  return made;
 }
 
 /**

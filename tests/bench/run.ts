@@ -4,7 +4,7 @@
  * baseline that reads the same page the way the CDP-based server does. Prints a markdown table.
  * A missed target is reported, not fatal: the process fails only if the bench itself broke.
  *
- * `npm run bench -- --only a,b` runs some of the measurements (a–q) while working on one.
+ * `npm run bench -- --only a,b` runs some of the measurements (a–r) while working on one.
  * Every row prints beside the figure the previous run measured for it (.cache/bench-last.json).
  * `--soak-seconds N` shortens the soak (h; 600 s by default), `--fuzz-frames N` the fuzz (g; 100,000).
  */
@@ -32,6 +32,7 @@ import { spawnClient, ThreadWorld } from '../support/thread-world';
 import { heldThreadMemory } from './held-memory';
 import { measureCheckpointLatency, parallelThreads, readsWithoutTabs, startThreads, type TablessReads } from './threads';
 import { measureReconnect } from './reconnect';
+import { serveChurn } from './serve-churn';
 import { measureOurWait } from './wait-latency';
 import { ourWeight, playwrightMcpWeight } from './tool-surface';
 import { CLIENT_PACKAGES, clientChecks } from './clients';
@@ -91,6 +92,7 @@ const PHASES: [string, Phase][] = [
   ['q', heldMemoryPhase],
   ['p', tablessReadsPhase],
   ['c', memoryPhase],
+  ['r', serveChurnPhase],
   ['l', coldStartPhase],
   ['m', reconnectPhase],
   ['i', conformancePhase],
@@ -545,6 +547,30 @@ async function memoryPhase({ world, startMemory }: Bench): Promise<Row[]> {
       note: memory
         ? `pid ${memory.pid}: resident now ${memory.currentBytes !== undefined ? MB(memory.currentBytes) : 'n/a'}${atStart}; peak read after all other phases`
         : 'no host found in the discovery directory',
+    },
+  ];
+}
+
+// ── (r) ───────────────────────────────────────────────────────────────────────
+
+/** (r) what 1,000 more sessions, after a warm-up, may add to serve's resident memory. */
+const CHURN_SESSIONS = 1000;
+const CHURN_GROWTH_BUDGET = 15 * 1024 * 1024;
+
+async function serveChurnPhase(): Promise<Row[]> {
+  log(`(r) serve under churn: a warm-up, then ${CHURN_SESSIONS} sessions, half closed, half abandoned`);
+  const churn = await serveChurn(CHURN_SESSIONS);
+  const growth = churn.afterBytes - churn.warmBytes;
+  const ok = growth < CHURN_GROWTH_BUDGET && churn.answering && churn.failures.length === 0;
+  return [
+    {
+      measure: `(r) serve resident memory after ${CHURN_SESSIONS} more sessions (${churn.closed} closed, ${churn.abandoned} abandoned)`,
+      n: String(churn.sessions),
+      median: `+${MB(growth)}`,
+      tail: '',
+      target: '< +15 MB',
+      mark: verdict(ok),
+      note: `idle ${MB(churn.idleBytes)}, after warm-up ${MB(churn.warmBytes)}, after ${MB(churn.afterBytes)}; still answering: ${churn.answering}${churn.failures.length ? `; failures: ${churn.failures.join(', ')}` : ''}`,
     },
   ];
 }
