@@ -163,6 +163,25 @@ export const COMMANDS: Record<string, Command> = {
     },
   },
 
+  unblock: {
+    summary:
+      "Let comet-relay's extension alone run on perplexity.ai where the browser's policy blocks extensions there (Comet as it ships): adds its entry to the ExtensionSettings policy; --undo takes back exactly that.",
+    usage: 'comet-relay unblock [--browser comet|chrome|chromium|brave|edge] [--dry-run] [--undo] [--yes] [--all-extensions] [--home DIR] [--policy-dir DIR (Linux)]',
+    async run(args) {
+      const { values } = parseFlags('unblock', args, {
+        browser: { type: 'string' },
+        'dry-run': { type: 'boolean' },
+        undo: { type: 'boolean' },
+        yes: { type: 'boolean' },
+        'all-extensions': { type: 'boolean' },
+        home: { type: 'string' },
+        'policy-dir': { type: 'string' },
+      });
+      const { runUnblock } = await import('./unblock-command');
+      return runUnblock(values, { out: (text) => process.stdout.write(text) });
+    },
+  },
+
   doctor: {
     summary: 'Check every link (manifest, launcher, node, host, extension, Perplexity tab) and say how to fix what is broken.',
     usage: 'comet-relay doctor [--page] [--browser B|all] [--user-data-dir DIR] [--home DIR]',
