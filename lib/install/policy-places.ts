@@ -252,11 +252,14 @@ export function macPlace(browser: Browser, sys: ResolvedSystem, exec: ExecFn): P
     if (!isRecord(data)) throw new Error(`${file} is not a dictionary plist; comet-relay will not rewrite it.`);
     return data;
   };
-  const nextDocument = async (next: ExtensionSettings | undefined) => {
-    const rest = { ...(await readAll()) };
-    delete rest[POLICY_NAME];
-    return next === undefined ? rest : { ...rest, [POLICY_NAME]: next };
+  // The key keeps its place among the others: undo gives back the very file that was there.
+  const withValue = (doc: Record<string, unknown> | undefined, next: ExtensionSettings | undefined) => {
+    const out = { ...doc };
+    if (next === undefined) delete out[POLICY_NAME];
+    else out[POLICY_NAME] = next;
+    return out;
   };
+  const nextDocument = async (next: ExtensionSettings | undefined) => withValue(await readAll(), next);
   let last: Record<string, unknown> | undefined;
   return {
     browser,
@@ -268,10 +271,8 @@ export function macPlace(browser: Browser, sys: ResolvedSystem, exec: ExecFn): P
       return { current: value, base: value, notes: [] };
     },
     describe(next) {
-      const rest = { ...last };
-      delete rest[POLICY_NAME];
-      const doc = next === undefined ? rest : { ...rest, [POLICY_NAME]: next };
-      if (Object.keys(doc).length === 0) return [`sudo rm '${file}'`];
+      const doc = withValue(last, next);
+      if (Object.keys(doc).length === 0) return [`remove ${file} (as root)`];
       return [`write ${file} (owner root:wheel, mode 644), as root:`, ...indent(plistXml(doc))];
     },
     async apply(next) {
