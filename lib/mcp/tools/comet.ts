@@ -42,7 +42,7 @@ const connect = defineTool({
 const listTabs = defineTool({
   name: 'comet_list_tabs',
   title: 'List tabs',
-  description: 'List all browser tabs by role: Main, Sidecar, Agent Browsing, Overlay, Other.',
+  description: 'List all browser tabs by role: Main, Sidecar, New Tab, Agent Browsing, Overlay, Other.',
   inputSchema: {},
   uses: ['tabs.list'],
   async handler(_args, { browser, signal }) {
