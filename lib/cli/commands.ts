@@ -39,10 +39,11 @@ async function sessionOptions(
   selection?: { tools: ToolDefinition[]; readOnly: boolean },
 ) {
   const home = stateDir();
-  const [{ selectTools }, { createFileLogger }, { browserExecutableCandidates }] = await Promise.all([
+  const [{ selectTools }, { createFileLogger }, { browserExecutableCandidates }, { prepareCometStart }] = await Promise.all([
     import('../mcp/tools'),
     import('../relay/logger'),
     import('../install/browsers'),
+    import('../install/unblock'),
   ]);
   return {
     home,
@@ -52,6 +53,12 @@ async function sessionOptions(
     readOnly: selection?.readOnly ?? Boolean(values['read-only']),
     logger: createFileLogger({ dir: logsDir(home), name: logName }),
     browserCandidates: () => browserExecutableCandidates('comet'),
+    // Only when the browser comet-relay starts is Comet, and only after `unblock --browser comet` (prepareCometStart checks).
+    beforeLaunch: (executable: string) => {
+      if (!/comet[^/\\]*$/i.test(executable)) return undefined;
+      const result = prepareCometStart({ stateDir: home });
+      return result.outcome === 'off' ? undefined : result.message;
+    },
   };
 }
 

@@ -316,11 +316,10 @@ function setSwitch(node: unknown, name: string): 'set' | 'already' | 'absent' {
 }
 
 function lockPresent(sys: ResolvedSystem, file: string): boolean {
-  // SingletonLock is a symlink to "host-pid", which exists as no file: existsSync would say false.
+  // SingletonLock is a symlink to "host-pid", which exists as no file: existsSync would say false, so the folder is listed.
   try {
-    sys.fs.readdirSync(sys.path.dirname(file));
+    return sys.fs.readdirSync(sys.path.dirname(file)).includes(sys.path.basename(file));
   } catch {
     return false;
   }
-  return sys.fs.readdirSync(sys.path.dirname(file)).includes(sys.path.basename(file));
 }

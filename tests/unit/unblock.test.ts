@@ -5,7 +5,7 @@ import { runUnblock } from '../../lib/cli/unblock-command';
 import { uninstall } from '../../lib/install/install';
 import { LINUX_POLICY_FILE, plistXml, regPolicyArgs } from '../../lib/install/policy-places';
 import type { ExecFn, ExecResult } from '../../lib/install/system';
-import { entryFor, PERPLEXITY_HOSTS, undoUnblock, unblock } from '../../lib/install/unblock';
+import { entryFor, PERPLEXITY_HOSTS, prepareCometStart, undoUnblock, unblock } from '../../lib/install/unblock';
 import { EXTENSION_ID } from '../../lib/protocol/identity';
 import { linuxInstallHome } from '../support/install-home';
 import { memoryFs } from './install-memfs';
@@ -382,5 +382,60 @@ describe('unblock on macOS: the managed preferences plist', () => {
     await expect(unblock({ ...options, fs: denied, privilegedCommand: () => 'sudo /usr/local/bin/node cli.js unblock --browser comet --yes --home /Users/me/state' })).rejects.toThrow(
       /\/Library\/Managed Preferences is writable only by root .*Run it with sudo: sudo \/usr\/local\/bin\/node cli\.js unblock --browser comet --yes/,
     );
+  });
+});
+
+describe("Comet's Local State switch, before comet-relay starts Comet itself", () => {
+  const SWITCH = 'Allow-external-extensions-scripting-on-NTP';
+  /** A macOS home with Comet's profile folder and a Local State holding the switch where Comet put it. */
+  const cometHome = (value: boolean) => {
+    const setup = linuxInstallHome('comet-switch');
+    const profile = path.join(setup.homedir, 'Library', 'Application Support', 'Comet');
+    fs.mkdirSync(profile, { recursive: true });
+    const localState = path.join(profile, 'Local State');
+    fs.writeFileSync(localState, JSON.stringify({ browser: { x: 1 }, perplexity: { feature: { [SWITCH]: value, other: false } } }));
+    const stateDir = path.join(setup.homedir, 'state');
+    const options = { platform: 'darwin' as const, homedir: setup.homedir, env: {}, stateDir };
+    const optIn = () => {
+      fs.mkdirSync(path.join(stateDir, 'unblock'), { recursive: true });
+      fs.writeFileSync(path.join(stateDir, 'unblock', 'comet.json'), '{}');
+    };
+    return { profile, localState, options, optIn };
+  };
+
+  it('is left alone unless the person ran unblock --browser comet', () => {
+    const h = cometHome(false);
+    const before = fs.readFileSync(h.localState, 'utf8');
+    expect(prepareCometStart(h.options).outcome).toBe('off');
+    expect(fs.readFileSync(h.localState, 'utf8')).toBe(before);
+  });
+
+  it('after unblock: flips only that switch to true, keeping a backup of the file as it was', () => {
+    const h = cometHome(false);
+    h.optIn();
+    const before = fs.readFileSync(h.localState, 'utf8');
+    const result = prepareCometStart(h.options);
+    expect(result).toMatchObject({ outcome: 'set', message: expect.stringContaining('Comet resets it at each start') });
+    expect(JSON.parse(fs.readFileSync(h.localState, 'utf8'))).toEqual({ browser: { x: 1 }, perplexity: { feature: { [SWITCH]: true, other: false } } });
+    expect(fs.readFileSync(`${h.localState}.comet-relay-backup`, 'utf8')).toBe(before);
+    expect(prepareCometStart(h.options).outcome).toBe('already');
+  });
+
+  it('never while Comet runs on the profile (its SingletonLock, a dangling symlink, is there)', () => {
+    const h = cometHome(false);
+    h.optIn();
+    fs.symlinkSync('somehost-4242', path.join(h.profile, 'SingletonLock'));
+    const before = fs.readFileSync(h.localState, 'utf8');
+    expect(prepareCometStart(h.options)).toMatchObject({ outcome: 'running', message: expect.stringMatching(/seems to be running/) });
+    expect(fs.readFileSync(h.localState, 'utf8')).toBe(before);
+    expect(fs.existsSync(`${h.localState}.comet-relay-backup`)).toBe(false);
+  });
+
+  it('never adds the switch where Comet has not written it', () => {
+    const h = cometHome(false);
+    h.optIn();
+    fs.writeFileSync(h.localState, JSON.stringify({ browser: {} }));
+    expect(prepareCometStart(h.options).outcome).toBe('absent');
+    expect(JSON.parse(fs.readFileSync(h.localState, 'utf8'))).toEqual({ browser: {} });
   });
 });
