@@ -124,7 +124,7 @@ export const COMMANDS: Record<string, Command> = {
     usage: 'comet-relay extension [--path]',
     async run(args) {
       const { values } = parseFlags('extension', args, { path: { type: 'boolean' } });
-      const { checkExtensionFolder, packageCopy, volatileCopyNote } = await import('../install');
+      const { COMET_FACTS, checkExtensionFolder, packageCopy, volatileCopyNote } = await import('../install');
       const copy = packageCopy();
       const folder = checkExtensionFolder(copy);
       if (!folder.ok) throw new RelayError('CONFIG_ERROR', `${folder.problem}. Fix: ${folder.fix}.`);
@@ -145,6 +145,7 @@ export const COMMANDS: Record<string, Command> = {
           '  3. Click "Load unpacked" and choose the folder above (in the file dialog, Ctrl+L on Linux or Cmd+Shift+G on macOS lets you paste the path).',
           '  4. Register the native host if you have not: npx comet-relay install   (then reload the extension).',
           '  5. Click the comet-relay toolbar icon: the side panel says Connected. If not: npx comet-relay doctor',
+          `In Comet: Comet keeps extensions off perplexity.ai; \`npx comet-relay unblock\` lets this one in (it shows what it changes and asks first; --undo takes it back). comet-relay is a Manifest V3 extension (Comet turned Manifest V2 extensions off on ${COMET_FACTS.mv2Disabled.value}).`,
           ...(note ? ['', note] : []),
           '',
         ].join('\n'),

@@ -39,3 +39,4 @@ export { formatPageReport } from './page-report';
 export { ensureToken, readToken, rotateToken } from './token';
 export { type ManifestCheck, verifyManifest } from './verify';
 export { type CometSwitchResult, entryFor, PERPLEXITY_HOSTS, prepareCometStart, type UnblockOptions, type UnblockReport, unblock, undoUnblock } from './unblock';
+export { COMET_FACTS, FACTS_CHECKED, POLICY_PLACES } from './comet-facts';
