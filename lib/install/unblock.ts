@@ -161,8 +161,10 @@ export async function unblock(options: UnblockOptions): Promise<UnblockReport> {
     writtenAt: new Date().toISOString(),
   };
   const recordFile = unblockRecordPath(sys, options.stateDir, options.browser);
-  sys.fs.mkdirSync(sys.path.dirname(recordFile), { recursive: true, mode: 0o700 });
-  sys.fs.writeFileSync(recordFile, `${JSON.stringify(saved, null, 2)}\n`, { mode: 0o600 });
+  // Readable by all (it holds only policy values): a record written under sudo into the person's home must
+  // still be readable by their own `uninstall`, which then names the sudo command for the write it cannot do.
+  sys.fs.mkdirSync(sys.path.dirname(recordFile), { recursive: true, mode: 0o755 });
+  sys.fs.writeFileSync(recordFile, `${JSON.stringify(saved, null, 2)}\n`, { mode: 0o644 });
   lines.push(`  written; what was written is recorded in ${recordFile} so \`comet-relay unblock --undo --browser ${options.browser}\` takes back exactly that.`);
   lines.push(`Restart ${label} (quit it fully, then start it) for the policy to apply; chrome://policy${options.browser === 'comet' ? ' (in Comet: comet://policy)' : ''} shows it in force.`);
   if (options.browser === 'comet') lines.push(cometSwitchNote());
