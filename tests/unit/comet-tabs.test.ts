@@ -1,9 +1,11 @@
-import { beforeEach, describe, expect, it, vi } from 'vitest';
+import { afterAll, beforeEach, describe, expect, it, vi } from 'vitest';
+import { allTools } from '../../lib/mcp/tools';
 import { formatTabList } from '../../lib/mcp/tools/comet';
 import type { TabInfo } from '../../lib/protocol/methods';
 import { extensionsPage } from '../../lib/protocol/urls';
 import type { PageHub } from '../../lib/worker/calls/pages';
 import { TabService, toTabInfo } from '../../lib/worker/calls/tabs';
+import { FakeBrowser, fakeContext, removeFakeHomes } from '../support/fake-browser';
 
 /** The browser's tabs as Comet shows them: its assistant pane, its new-tab page, a site its agent browses. */
 const tabs: { id: number; url: string; title: string; active: boolean; lastAccessed: number }[] = [];
@@ -77,5 +79,32 @@ describe('the extensions page each browser names', () => {
     [undefined, 'chrome://extensions'],
   ])('%s → %s', (browser, page) => {
     expect(extensionsPage(browser)).toBe(page);
+  });
+});
+
+describe('comet_connect after starting Comet itself', () => {
+  afterAll(removeFakeHomes);
+
+  it("says what was done to Comet's Local State before the start", async () => {
+    class StartingBrowser extends FakeBrowser {
+      override async ensureBrowser() {
+        return { launched: true, note: "Set Comet's switch to true before starting Comet (backup: x); Comet resets it at each start." };
+      }
+    }
+    const tab = toTabInfo(MAIN as never);
+    const browser = new StartingBrowser()
+      .on('tabs.ensurePerplexity', { tab, created: false })
+      .on('browser.status', {
+        profile: { id: 'p1', label: 'Default' },
+        browser: { name: 'Comet', version: '142.0', userAgent: 'x' },
+        extensionVersion: '0.1.0',
+        perplexityTab: null,
+        tabCount: 1,
+      } as never)
+      .on('page.probe', { name: 'generation-b', probe: { chosen: 'generation-b', confident: true, chromeMajor: 142, url: MAIN.url, candidates: [] } });
+    const connect = allTools.find((t) => t.name === 'comet_connect');
+    const { context } = fakeContext(browser);
+    const result = (await connect?.handler({}, context as never)) as { content: { text: string }[] };
+    expect(result.content[0]?.text).toMatch(/^Connected to Comet on profile "Default"[\s\S]*\nSet Comet's switch to true before starting Comet \(backup: x\); Comet resets it at each start\.$/);
   });
 });
