@@ -39,10 +39,11 @@ async function sessionOptions(
   selection?: { tools: ToolDefinition[]; readOnly: boolean },
 ) {
   const home = stateDir();
-  const [{ selectTools }, { createFileLogger }, { browserExecutableCandidates }] = await Promise.all([
+  const [{ selectTools }, { createFileLogger }, { browserExecutableCandidates }, { prepareCometStart }] = await Promise.all([
     import('../mcp/tools'),
     import('../relay/logger'),
     import('../install/browsers'),
+    import('../install/unblock'),
   ]);
   return {
     home,
@@ -52,6 +53,12 @@ async function sessionOptions(
     readOnly: selection?.readOnly ?? Boolean(values['read-only']),
     logger: createFileLogger({ dir: logsDir(home), name: logName }),
     browserCandidates: () => browserExecutableCandidates('comet'),
+    // Only when the browser comet-relay starts is Comet, and only after `unblock --browser comet` (prepareCometStart checks).
+    beforeLaunch: (executable: string) => {
+      if (!/comet[^/\\]*$/i.test(executable)) return undefined;
+      const result = prepareCometStart({ stateDir: home });
+      return result.outcome === 'off' ? undefined : result.message;
+    },
   };
 }
 
@@ -117,7 +124,7 @@ export const COMMANDS: Record<string, Command> = {
     usage: 'comet-relay extension [--path]',
     async run(args) {
       const { values } = parseFlags('extension', args, { path: { type: 'boolean' } });
-      const { checkExtensionFolder, packageCopy, volatileCopyNote } = await import('../install');
+      const { COMET_FACTS, checkExtensionFolder, packageCopy, volatileCopyNote } = await import('../install');
       const copy = packageCopy();
       const folder = checkExtensionFolder(copy);
       if (!folder.ok) throw new RelayError('CONFIG_ERROR', `${folder.problem}. Fix: ${folder.fix}.`);
@@ -138,6 +145,7 @@ export const COMMANDS: Record<string, Command> = {
           '  3. Click "Load unpacked" and choose the folder above (in the file dialog, Ctrl+L on Linux or Cmd+Shift+G on macOS lets you paste the path).',
           '  4. Register the native host if you have not: npx comet-relay install   (then reload the extension).',
           '  5. Click the comet-relay toolbar icon: the side panel says Connected. If not: npx comet-relay doctor',
+          `In Comet: Comet keeps extensions off perplexity.ai; \`npx comet-relay unblock\` lets this one in (it shows what it changes and asks first; --undo takes it back). comet-relay is a Manifest V3 extension (Comet turned Manifest V2 extensions off on ${COMET_FACTS.mv2Disabled.value}).`,
           ...(note ? ['', note] : []),
           '',
         ].join('\n'),
@@ -160,6 +168,25 @@ export const COMMANDS: Record<string, Command> = {
       });
       process.stdout.write(`${report.lines.join('\n')}\n`);
       return report.ok ? 0 : 1;
+    },
+  },
+
+  unblock: {
+    summary:
+      "Let comet-relay's extension alone run on perplexity.ai where the browser's policy blocks extensions there (Comet as it ships): adds its entry to the ExtensionSettings policy; --undo takes back exactly that.",
+    usage: 'comet-relay unblock [--browser comet|chrome|chromium|brave|edge] [--dry-run] [--undo] [--yes] [--all-extensions] [--home DIR] [--policy-dir DIR (Linux)]',
+    async run(args) {
+      const { values } = parseFlags('unblock', args, {
+        browser: { type: 'string' },
+        'dry-run': { type: 'boolean' },
+        undo: { type: 'boolean' },
+        yes: { type: 'boolean' },
+        'all-extensions': { type: 'boolean' },
+        home: { type: 'string' },
+        'policy-dir': { type: 'string' },
+      });
+      const { runUnblock } = await import('./unblock-command');
+      return runUnblock(values, { out: (text) => process.stdout.write(text) });
     },
   },
 

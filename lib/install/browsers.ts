@@ -1,4 +1,5 @@
 import { NATIVE_HOST_NAME } from '../protocol/identity';
+import { COMET_FACTS } from './comet-facts';
 import { type InstallPlatform, isDirectory, isExecutableFile, type ResolvedSystem, resolveSystem, type SystemOptions } from './system';
 
 /**
@@ -115,12 +116,8 @@ export const BROWSER_DATA: Record<Browser, BrowserData> = {
   },
   comet: {
     label: 'Comet',
-    // macOS has two candidates: most installers use "Comet", some write "Perplexity/Comet".
-    userData: {
-      linux: [['$CONFIG', 'comet']],
-      darwin: [['$APP_SUPPORT', 'Comet'], ['$APP_SUPPORT', 'Perplexity', 'Comet']],
-      win32: [['%LOCALAPPDATA%', 'Perplexity', 'Comet', 'User Data']],
-    },
+    // Comet's profile folders are facts with a public source: comet-facts.ts holds them.
+    userData: COMET_FACTS.userData.value,
     registryKey: 'Software\\Perplexity\\Comet\\NativeMessagingHosts',
     executables: {
       linux: [['/usr/bin/comet'], ['/opt/perplexity/comet/comet'], ['/opt/comet/comet']],

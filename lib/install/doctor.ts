@@ -1,7 +1,7 @@
 import { RelayError } from '../protocol/errors';
 import { EXTENSION_ORIGIN } from '../protocol/identity';
 import type { BrowserStatus } from '../protocol/methods';
-import { TAB_ACCESS_GRANT } from '../protocol/urls';
+import { extensionsPage, TAB_ACCESS_GRANT } from '../protocol/urls';
 import { type HostRecord, listHosts as realListHosts } from '../relay/discovery';
 import { readersInUse, SELECTOR_SET_KIND } from '../packs/kinds';
 import { type FolderReport, readPackFolder } from '../relay/pack-folder';
@@ -148,7 +148,7 @@ export async function doctor(options: DoctorOptions = {}): Promise<DoctorReport>
         name: 'extension connected',
         ok: false,
         detail: `asking the browser for its status failed: ${relay ? `[${relay.code}] ` : ''}${errorMessage(error)}`,
-        fix: `open the browser's extensions page, check that comet-relay is enabled and reload it; the host log is ${log}`,
+        fix: `open the browser's extensions page (${[...new Set(hosts.map((h) => extensionsPage(h.browser.name)))].join(', ')}), check that comet-relay is enabled and reload it; the host log is ${log}`,
       });
       add({ name: 'Perplexity tab', ok: true, skipped: true, detail: 'skipped: the extension did not answer' });
     }

@@ -13,6 +13,7 @@
  *   config agent-api [--public-url URL]                              → agentApiConfig({ serverUrl, allowedTools, actingTools }).text
  *   token                                                            → ensureToken(stateDir)
  *   extension [--path]                                               → checkExtensionFolder(packageCopy())
+ *   unblock [--browser B] [--dry-run] [--undo] [--yes] [--all-extensions] → unblock(...) / undoUnblock(...) (lib/cli/unblock-command.ts)
  */
 export { type AgentApiConfig, type AgentApiOptions, agentApiConfig, PUBLIC_URL_PLACEHOLDER } from './agent-api';
 export { BROWSER_DATA, BROWSERS, type Browser, browserExecutableCandidates, findBrowserExecutable, isBrowser, isBrowserInstalled, parseBrowsers, registryKey, userDataDirs } from './browsers';
@@ -37,3 +38,5 @@ export { defaultCliPath, type ExecFn, type ExecResult, type FsLike, type SystemO
 export { formatPageReport } from './page-report';
 export { ensureToken, readToken, rotateToken } from './token';
 export { type ManifestCheck, verifyManifest } from './verify';
+export { type CometSwitchResult, entryFor, PERPLEXITY_HOSTS, prepareCometStart, type UnblockOptions, type UnblockReport, unblock, undoUnblock } from './unblock';
+export { COMET_FACTS, FACTS_CHECKED, POLICY_PLACES } from './comet-facts';

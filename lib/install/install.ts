@@ -5,8 +5,9 @@ import { ATTACHMENT_FILES, attachmentsDir, isOwnAttachmentMeta, packsDir, stateD
 import { BROWSER_DATA, BROWSERS, type Browser, isBrowserInstalled, MANIFEST_FILE_NAME, registryKey, userDataDirs } from './browsers';
 import { buildManifest, launcherPath, manifestText, writeLauncherWith } from './host-manifest';
 import { deleteRegistryKey, queryRegistry, registerManifest } from './registry';
-import { errorMessage, type ExecFn, isDirectory, isExecutableFile, isFile, realExec, type ResolvedSystem, resolveSystem, type SystemOptions, tildify } from './system';
+import { defaultCliPath, errorMessage, type ExecFn, isDirectory, isExecutableFile, isFile, realExec, type ResolvedSystem, resolveSystem, type SystemOptions, tildify } from './system';
 import { ensureTokenFile } from './token';
+import { undoUnblock, unblockedBrowsers } from './unblock';
 import { verifyManifest } from './verify';
 
 /** Browsers `--browser all` always writes for, installed or not (the ones tests and most users run). */
@@ -343,6 +344,8 @@ export interface UninstallOptions extends StateOptions {
   /** Also remove the token, logs, discovery records, sockets, code cache and uploaded attachments (`--purge`). */
   purge?: boolean;
   exec?: ExecFn;
+  /** Linux: the managed policy folder `unblock --policy-dir` wrote into, if not the browser's own. */
+  policyDir?: string;
 }
 
 export interface UninstallReport {
@@ -450,6 +453,21 @@ export async function uninstall(options: UninstallOptions = {}): Promise<Uninsta
     removeEmptyDir(sys, sys.path.dirname(launcher));
     if (users.length > 0) {
       problems.push(`the host manifests of ${[...new Set(users)].join(', ')} still point at the removed launcher; run: npx comet-relay uninstall --browser all`);
+    }
+  }
+
+  // What `unblock` wrote into a browser's policy goes too, exactly that (its record says what).
+  if (!options.userDataDir) {
+    for (const browser of unblockedBrowsers(sys, stateDir, selected)) {
+      try {
+        const privilegedCommand = (needs: 'root' | 'admin') =>
+          `${needs === 'root' ? 'sudo ' : ''}${process.execPath} ${defaultCliPath()} unblock --undo --browser ${browser} --yes --home ${stateDir}`;
+        const undone = await undoUnblock({ env: sys.env, platform: sys.platform, homedir: sys.homedir, fs: sys.fs, browser, stateDir, exec, policyDir: options.policyDir, privilegedCommand });
+        if (!undone.ok) problems.push(...undone.lines);
+        else if (undone.changed) removed.push(`comet-relay's entry in ${undone.where} (restart ${browser} for it to apply)`);
+      } catch (error) {
+        problems.push(`${browser}'s unblock was not taken back: ${errorMessage(error)} (then: npx comet-relay uninstall --browser ${browser})`);
+      }
     }
   }
 

@@ -20,12 +20,17 @@ export interface GatewayOptions {
   browserCandidates?: () => string[];
   /** `--read-only`: refuse every acting operation (lib/protocol/access.ts), whichever tool asks. */
   readOnly?: boolean;
+  /**
+   * Runs just before comet-relay starts a browser itself (Comet's Local State switch, lib/install/unblock.ts);
+   * what it did, if anything worth saying, is logged and told to the caller.
+   */
+  beforeLaunch?: (executable: string) => string | undefined;
 }
 
 export interface ToolBrowser {
   call<M extends MethodName>(method: M, params: MethodParams<M>, options?: CallOptions): Promise<MethodResult<M>>;
   hostStatus(options?: CallOptions): ReturnType<RelayClient['hostStatus']>;
-  ensureBrowser(signal?: AbortSignal): Promise<{ launched: boolean }>;
+  ensureBrowser(signal?: AbortSignal): Promise<{ launched: boolean; note?: string }>;
 }
 
 export class BrowserGateway {
@@ -81,7 +86,7 @@ export class BrowserGateway {
    * Makes sure a browser is connected, starting one (COMET_PATH, else a known Comet/Chromium
    * location) when none is, like the reference's launchOrConnect. Returns whether it launched.
    */
-  async ensureBrowser(signal?: AbortSignal): Promise<{ launched: boolean }> {
+  async ensureBrowser(signal?: AbortSignal): Promise<{ launched: boolean; note?: string }> {
     try {
       await this.client().hostStatus({ signal, timeoutMs: 5000 });
       return { launched: false };
@@ -90,6 +95,13 @@ export class BrowserGateway {
       if (relayError.code !== 'EXTENSION_NOT_CONNECTED') throw relayError;
       const executable = this.findExecutable();
       if (!executable) throw relayError;
+      let note: string | undefined;
+      try {
+        note = this.options.beforeLaunch?.(executable);
+      } catch (prepareError) {
+        note = `Comet's Local State was left alone: ${(prepareError as Error).message}`;
+      }
+      if (note) this.options.logger?.info('before starting the browser', { executable, note });
       this.launch(executable);
       const waiting = new RelayClient({ ...this.relayOptions(), hostWaitMs: this.options.settings.COMET_TIMEOUT });
       try {
@@ -103,7 +115,7 @@ export class BrowserGateway {
       } finally {
         waiting.close();
       }
-      return { launched: true };
+      return { launched: true, ...(note ? { note } : {}) };
     }
   }
 

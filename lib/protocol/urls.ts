@@ -53,8 +53,16 @@ export function checkPerplexityUrl(input: string): UrlCheck {
   return { ok: true, url: url.href };
 }
 
-export type TabCategory = 'Main' | 'Sidecar' | 'Agent Browsing' | 'Overlay' | 'Other';
-export const TAB_CATEGORY_ORDER: TabCategory[] = ['Main', 'Sidecar', 'Agent Browsing', 'Overlay', 'Other'];
+/**
+ * What a tab is to us. Comet has Perplexity tabs that are not the app a person asks in: its assistant
+ * pane (`/sidecar`) and its new-tab page (`/b/home`); the sites its agent browses are every other web
+ * tab. Only Main tabs are driven. Sources (2026-12-02): public Comet automation scripts open
+ * https://www.perplexity.ai/sidecar?copilot=true as the assistant; a public Comet Playwright helper
+ * (scripts/browser.py) notes "Comet's Perplexity sidecar injects tabs (perplexity.ai/sidecar,
+ * perplexity.ai/b/home)" and filters them out of the tab it drives.
+ */
+export type TabCategory = 'Main' | 'Sidecar' | 'New Tab' | 'Agent Browsing' | 'Overlay' | 'Other';
+export const TAB_CATEGORY_ORDER: TabCategory[] = ['Main', 'Sidecar', 'New Tab', 'Agent Browsing', 'Overlay', 'Other'];
 
 /** Categories as the comet_* reference defines them, decided by URL alone. */
 export function categorizeTab(rawUrl: string): TabCategory {
@@ -65,7 +73,7 @@ export function categorizeTab(rawUrl: string): TabCategory {
     return 'Other';
   }
   if (url.protocol === 'https:' || url.protocol === 'http:') {
-    if (isPerplexityHost(url.hostname)) return isSidecarPath(url.pathname) ? 'Sidecar' : 'Main';
+    if (isPerplexityHost(url.hostname)) return isSidecarPath(url.pathname) ? 'Sidecar' : isCometNewTabPath(url.pathname) ? 'New Tab' : 'Main';
     return 'Agent Browsing';
   }
   if (url.protocol === 'chrome-extension:') return 'Overlay';
@@ -83,6 +91,24 @@ export function pathSegments(pathname: string): string[] {
 /** Comet's sidecar (assistant pane): `/sidecar` and everything under it, nothing else. */
 export function isSidecarPath(pathname: string): boolean {
   return pathSegments(pathname)[0] === 'sidecar';
+}
+
+/** Comet's new-tab page, `/b/home` (and what is under it): Comet opens it in every new tab; nobody asks there through us. */
+export function isCometNewTabPath(pathname: string): boolean {
+  const [first, second] = pathSegments(pathname);
+  return first === 'b' && second === 'home';
+}
+
+/**
+ * The browser's extensions page, named the way that browser spells it (the browser's name as its
+ * host reports it: `Comet`, `Brave`, `Edge`, else Chrome's). Every message that sends a person there uses this.
+ */
+export function extensionsPage(browserName?: string): string {
+  const name = (browserName ?? '').toLowerCase();
+  if (name.includes('comet')) return 'comet://extensions';
+  if (name.includes('brave')) return 'brave://extensions';
+  if (name.includes('edge')) return 'edge://extensions';
+  return 'chrome://extensions';
 }
 
 /** A computer task (`/computer/tasks/{id}`) or a copilot thread (`/copilot/{slug}`): the page is in computer mode. */

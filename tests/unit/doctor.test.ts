@@ -160,6 +160,20 @@ describe('doctor', () => {
     expect(check(report, 'host running').ok).toBe(true);
     expect(check(report, 'extension connected')).toMatchObject({ ok: false, detail: 'asking the browser for its status failed: [EXTENSION_NOT_CONNECTED] The extension is not connected to the host.' });
     expect(check(report, 'Perplexity tab')).toMatchObject({ ok: true, skipped: true });
+    expect(check(report, 'extension connected').fix).toContain("open the browser's extensions page (chrome://extensions)");
+  });
+
+  it('sends a Comet user to comet://extensions', async () => {
+    const s = setup();
+    await install({ ...s, browsers: ['chromium'] });
+    const report = await doctor({
+      ...s,
+      listHosts: () => [host({ browser: { name: 'Comet', version: '142.0' } })],
+      queryStatus: async () => {
+        throw new RelayError('EXTENSION_NOT_CONNECTED', 'The extension is not connected to the host.');
+      },
+    });
+    expect(check(report, 'extension connected').fix).toContain("open the browser's extensions page (comet://extensions)");
   });
 
   it('times out a query that never answers', async () => {

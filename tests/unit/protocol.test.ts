@@ -74,6 +74,11 @@ describe('tab categories', () => {
     ['https://www.perplexity.ai/sidecars-explained', 'Main'],
     ['https://sidecar.perplexity.ai/', 'Main'],
     ['https://www.perplexity.ai/computer/tasks/sidecar-1', 'Main'],
+    // Comet's new-tab page is a Perplexity page nobody asks in: never the driven tab.
+    ['https://www.perplexity.ai/b/home', 'New Tab'],
+    ['https://www.perplexity.ai/b/home?from=newtab', 'New Tab'],
+    ['https://www.perplexity.ai/b/homework', 'Main'],
+    ['https://www.perplexity.ai/search/b-home-Ab1', 'Main'],
     ['https://en.wikipedia.org/wiki/X', 'Agent Browsing'],
     ['http://example.com/', 'Agent Browsing'],
     ['https://perplexity.ai.evil.com/', 'Agent Browsing'],

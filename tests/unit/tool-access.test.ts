@@ -1,3 +1,6 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import { z } from 'zod';
 import { describe, expect, it } from 'vitest';
 import { readSettings } from '../../lib/config/settings';
@@ -69,6 +72,33 @@ describe('the gateway holds a tool to what it declared', () => {
     await expect(connect.ensureBrowser()).rejects.toMatchObject({ code: 'PERMISSION_DENIED', message: expect.stringMatching(/start a browser/) });
     // A read gets through to the relay (which then finds no browser here).
     await expect(scoped.call('page.mode', {})).rejects.toMatchObject({ code: 'EXTENSION_NOT_CONNECTED' });
+  });
+});
+
+describe('the gateway starting a browser itself', () => {
+  it('runs beforeLaunch (Comet\'s Local State switch) with the executable, before the browser starts', async () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'cr-launch-'));
+    try {
+      const marker = path.join(dir, 'started');
+      const executable = path.join(dir, 'comet');
+      fs.writeFileSync(executable, `#!/bin/sh\ntouch '${marker}'\n`, { mode: 0o755 });
+      const seen: { executable: string; startedYet: boolean }[] = [];
+      const gateway = new BrowserGateway({
+        home: path.join(dir, 'home'),
+        settings: { ...readSettings({}), COMET_HOST_WAIT: 0, COMET_TIMEOUT: 1000, COMET_PATH: executable },
+        transport: 'stdio',
+        beforeLaunch: (file) => {
+          seen.push({ executable: file, startedYet: fs.existsSync(marker) });
+          return 'switch set';
+        },
+      });
+      // No extension ever connects here: the launch is reported as failed, after beforeLaunch ran first.
+      await expect(gateway.ensureBrowser()).rejects.toMatchObject({ code: 'COMET_LAUNCH_FAILED' });
+      expect(seen).toEqual([{ executable, startedYet: false }]);
+      gateway.close();
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
   });
 });
 

@@ -24,7 +24,7 @@ const connect = defineTool({
   },
   uses: ['browser.launch', 'tabs.ensurePerplexity', 'browser.status', 'page.probe'],
   async handler({ port }, { browser, signal }) {
-    await browser.ensureBrowser(signal);
+    const started = await browser.ensureBrowser(signal);
     const { tab } = await browser.call('tabs.ensurePerplexity', {}, { signal, timeoutMs: 20_000 });
     const status = await browser.call('browser.status', {}, { signal, timeoutMs: 5000 });
     const probe = await browser.call('page.probe', {}, { signal, timeoutMs: 5000 });
@@ -34,7 +34,7 @@ const connect = defineTool({
       port !== undefined ? `\nThe port parameter (${port}) is ignored: comet-relay talks to its extension over native messaging.` : '';
     return textResult(
       `Connected to ${status.browser.name} on profile "${status.profile.label}" (Chrome/${status.browser.version}), target tab ${tab.id}\n` +
-        `Tab: ${tab.title} — ${tab.url}\nSelector set: ${selectorSet}${portNote}`,
+        `Tab: ${tab.title} — ${tab.url}\nSelector set: ${selectorSet}${portNote}${started.note ? `\n${started.note}` : ''}`,
     );
   },
 });
@@ -42,7 +42,7 @@ const connect = defineTool({
 const listTabs = defineTool({
   name: 'comet_list_tabs',
   title: 'List tabs',
-  description: 'List all browser tabs by role: Main, Sidecar, Agent Browsing, Overlay, Other.',
+  description: 'List all browser tabs by role: Main, Sidecar, New Tab, Agent Browsing, Overlay, Other.',
   inputSchema: {},
   uses: ['tabs.list'],
   async handler(_args, { browser, signal }) {

@@ -1,0 +1,88 @@
+import { createInterface } from 'node:readline/promises';
+import { parseBrowsers } from '../install/browsers';
+import { resolveState } from '../install/install';
+import { defaultCliPath } from '../install/system';
+import { undoUnblock, unblock } from '../install/unblock';
+import { RelayError } from '../protocol/errors';
+
+export interface UnblockFlags {
+  browser?: string;
+  'dry-run'?: boolean;
+  undo?: boolean;
+  yes?: boolean;
+  'all-extensions'?: boolean;
+  home?: string;
+  'policy-dir'?: string;
+}
+
+export interface UnblockIo {
+  out(text: string): void;
+  /** Whether a person can answer on stdin. Default: process.stdin.isTTY. */
+  interactive?: boolean;
+  /** Asks one question on the terminal. Default: readline on stdin/stderr. */
+  ask?: (question: string) => Promise<string>;
+  platform?: NodeJS.Platform;
+  env?: NodeJS.ProcessEnv;
+  homedir?: string;
+  fs?: Parameters<typeof unblock>[0]['fs'];
+  exec?: Parameters<typeof unblock>[0]['exec'];
+}
+
+/**
+ * `comet-relay unblock`: one browser at a time (default Comet), asking before it writes unless
+ * --yes, and refusing to guess when nobody can answer. A write the person lacks the right for
+ * ends with the exact privileged command to run, with --home so the record lands in the same place.
+ */
+export async function runUnblock(flags: UnblockFlags, io: UnblockIo): Promise<number> {
+  const parsed = parseBrowsers(flags.browser ?? 'comet');
+  if (parsed === 'all' || parsed.length !== 1) throw new RelayError('CONFIG_ERROR', 'unblock writes one browser\'s policy at a time: pass --browser comet, chrome, chromium, brave or edge.');
+  const browser = parsed[0] as (typeof parsed)[number];
+  if (flags.undo && flags['all-extensions']) throw new RelayError('CONFIG_ERROR', '--undo takes back whatever unblock wrote (with or without --all-extensions): pass --undo alone.');
+  const system = { platform: io.platform, env: io.env, homedir: io.homedir, fs: io.fs };
+  const { sys, stateDir } = resolveState({ ...system, home: flags.home });
+  const interactive = io.interactive ?? Boolean(process.stdin.isTTY);
+  if (!flags.yes && !flags['dry-run'] && !interactive) {
+    throw new RelayError(
+      'CONFIG_ERROR',
+      `unblock changes ${browser}'s machine policy and asks first, but nobody can answer here (stdin is not a terminal). See the change with --dry-run, then run it again with --yes.`,
+    );
+  }
+  const ask =
+    io.ask ??
+    (async (question: string) => {
+      const rl = createInterface({ input: process.stdin, output: process.stderr });
+      try {
+        return await rl.question(question);
+      } finally {
+        rl.close();
+      }
+    });
+  const quote = (value: string) => (/^[\w@%+=:,./\\-]+$/.test(value) ? value : sys.platform === 'win32' ? `"${value}"` : `'${value.replace(/'/g, `'\\''`)}'`);
+  const privilegedCommand = (needs: 'root' | 'admin') => {
+    const parts = [quote(process.execPath), quote(defaultCliPath()), 'unblock', '--browser', browser];
+    if (flags.undo) parts.push('--undo');
+    if (flags['all-extensions']) parts.push('--all-extensions');
+    if (flags['policy-dir']) parts.push('--policy-dir', quote(flags['policy-dir']));
+    parts.push('--yes', '--home', quote(stateDir));
+    return `${needs === 'root' ? 'sudo ' : ''}${parts.join(' ')}`;
+  };
+  const options = {
+    ...system,
+    browser,
+    stateDir,
+    allExtensions: flags['all-extensions'],
+    dryRun: flags['dry-run'],
+    policyDir: flags['policy-dir'],
+    exec: io.exec,
+    privilegedCommand,
+    confirm: flags.yes ? undefined : async (question: string) => /^y(es)?$/i.test((await ask(question)).trim()),
+  };
+  try {
+    const report = flags.undo ? await undoUnblock(options) : await unblock(options);
+    io.out(`${report.lines.join('\n')}\n`);
+    return report.ok ? 0 : 1;
+  } catch (error) {
+    if (error instanceof RelayError) throw error;
+    throw new RelayError('CONFIG_ERROR', (error as Error).message);
+  }
+}
