@@ -57,6 +57,19 @@ async function typeDraft(page: Page, draft: string): Promise<void> {
   await expect.poll(() => model(page)).toBe(draft);
 }
 
+/** Records every text the composer shows from now on (Lexical renders its model to the DOM on every change). */
+async function recordComposer(page: Page): Promise<() => Promise<string[]>> {
+  await page.evaluate(() => {
+    const seen: string[] = [];
+    (window as unknown as { __seen: string[] }).__seen = seen;
+    new MutationObserver(() => {
+      const text = (document.getElementById('ask-input') as HTMLElement | null)?.innerText ?? '';
+      if (seen.at(-1) !== text) seen.push(text);
+    }).observe(document.body, { childList: true, subtree: true, characterData: true });
+  });
+  return () => page.evaluate(() => (window as unknown as { __seen: string[] }).__seen);
+}
+
 async function ask(opened: Opened, prompt: string): Promise<{ turnIndex?: number; error?: { code: string; message: string } }> {
   return opened.relay.run(`__relay.ask(${JSON.stringify(prompt)})`);
 }
@@ -89,9 +102,12 @@ for (const generation of ['A', 'B'] as const) {
   test(`generation ${generation}, over a person's draft: the prompt goes alone, and the draft comes back once it is sent (#19)`, async () => {
     const opened = await open(generation);
     await typeDraft(opened.page, 'my half-written draft, not to be sent');
+    const seen = await recordComposer(opened.page);
     const result = await ask(opened, 'What is new in Rust?');
     expect(result.error).toBeUndefined();
     expect(queries(opened.site)).toEqual(['What is new in Rust?']);
+    // Never appended to or merged with the draft, not even for a moment.
+    expect((await seen()).filter((text) => text.includes('draft') && text.includes('Rust'))).toEqual([]);
     // The new conversation's composer (mounted fresh) holds the draft again, in the editor's model.
     await expect.poll(() => model(opened.page)).toBe('my half-written draft, not to be sent');
   });
