@@ -114,7 +114,8 @@ function cancelledTyping(): RelayError {
  * show nothing. True once it is empty (at once when it already was).
  */
 async function cleared(ctx: PageContext, el: HTMLElement, way: Way): Promise<boolean> {
-  const empty = () => composerText(el).trim() === '';
+  // Line ends only: the empty editor's one paragraph (a draft of spaces is a draft).
+  const empty = () => composerText(el).replace(/\n/g, '') === '';
   if (empty()) {
     el.focus();
     return true;
