@@ -1,4 +1,4 @@
-/** Bundles the page script (client/main.ts) with esbuild on first request and caches it. */
+/** Bundles the page script (client/main.ts, with the real Lexical editor from npm) with esbuild on first request and caches it. */
 import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
 
@@ -14,6 +14,9 @@ export function clientBundle(): Promise<string> {
       target: 'chrome116',
       platform: 'browser',
       legalComments: 'none',
+      // Lexical's production build, as a site serves it (its entry picks dev or prod from NODE_ENV).
+      conditions: ['production'],
+      define: { 'process.env.NODE_ENV': '"production"' },
       logLevel: 'silent',
     }).then((r) => {
       const out = r.outputFiles[0];

@@ -241,4 +241,6 @@ export interface SimHook {
   generation: Generation;
   scenario: string;
   events: SimEvent[];
+  /** What the composer on screen holds in its editor's model (what Submit would send), for tests. */
+  composerText?: () => string;
 }

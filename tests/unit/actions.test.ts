@@ -51,7 +51,7 @@ function wireHome(): { submits: string[] } {
 }
 
 describe('typing', () => {
-  it('select-all is platform-neutral (execCommand), never a Meta+A / Ctrl+A key event', async () => {
+  it('select-all goes through the Selection API, never a Meta+A / Ctrl+A key event nor execCommand', async () => {
     loadFixture('A-home.html', 'https://www.perplexity.ai/');
     exec = installExecCommand();
     const keys: KeyboardEvent[] = [];
@@ -61,9 +61,9 @@ describe('typing', () => {
     const { ctx } = context();
     await typePrompt(ctx, 'What is new in Rust?');
     expect(composer.textContent).toBe('What is new in Rust?');
-    // A plain contenteditable takes neither the paste nor beforeinput: the editing command is the way in.
-    expect(exec.calls.filter((c) => c !== 'selectAll')).toEqual(['insertText:What is new in Rust?']);
-    expect(exec.calls[0]).toBe('selectAll');
+    // A plain contenteditable takes neither the paste nor beforeinput: the editing commands are the way
+    // in, the old text deleted first, the new typed into the emptied editor.
+    expect(exec.calls).toEqual(['delete:', 'insertText:What is new in Rust?']);
     expect(keys).toHaveLength(0);
   });
 

@@ -142,15 +142,17 @@ describe('ask succeeds only when the page took this prompt', () => {
   it('a new turn with someone else\'s question is not ours', async () => {
     const page = fakePage();
     exec = installExecCommand();
-    // The page takes the text away but what appears is another question (say the person's own).
-    page.composer.addEventListener('input', () => {
-      if (page.composer.textContent !== 'Mine') return;
-      // Before the page's own Submit renders (a timer), so the outcome never depends on timer order.
-      queueMicrotask(() => {
+    // The page takes the text away on Submit, but what appears is another question (say the person's own).
+    document.querySelector('.toolbar')?.addEventListener(
+      'click',
+      (e) => {
+        if (page.composer.textContent !== 'Mine') return;
+        e.stopImmediatePropagation();
         page.composer.textContent = '';
         page.addTurn('Somebody else asked this');
-      });
-    });
+      },
+      { capture: true },
+    );
     const handlers = pageHandlers(window);
     const err = await handlers['page.ask']!({ prompt: 'Mine', confirmMs: 80 } as never, { signal: new AbortController().signal, progress: () => {} }).catch(
       (e: unknown) => e,

@@ -12,7 +12,9 @@ import { loadHtml } from '../fixtures/reader/load';
  * composer"): its state changes only through its own handlers (a paste carrying a DataTransfer,
  * `beforeinput`), and it renders the DOM from that state a microtask later. execCommand changes
  * the DOM text only: the text shows, the state stays empty, Submit never appears, Enter sends
- * nothing.
+ * nothing. Like Lexical 0.52, it reads the DOM selection on `beforeinput` but a paste goes where it
+ * last saw the caret (after a person's draft: the end of it). The real library, in real Chromium:
+ * tests/e2e/composer-lexical.spec.ts.
  */
 interface Lexical {
   el: HTMLElement;
@@ -32,6 +34,8 @@ function lexicalPage(held = ''): Lexical {
   const submitted: string[] = [];
   const events: string[] = [];
   let state = held;
+  /** The selection as the editor last took it, in state offsets: the caret after the person's draft. */
+  let selection: [number, number] = [held.length, held.length];
   const send = () => {
     if (!state.trim()) return;
     const q = state;
@@ -45,14 +49,20 @@ function lexicalPage(held = ''): Lexical {
     toolbar.innerHTML = state.trim() ? '<button aria-label="Submit">Go</button>' : '';
     toolbar.querySelector('button')?.addEventListener('click', send);
   };
-  const set = (next: string) => {
+  const set = (next: string, caret = next.length) => {
     state = next;
+    selection = [caret, caret];
     queueMicrotask(render);
   };
-  /** The selection's text is replaced; typing always selects everything first. */
-  const replace = (text: string) => {
+  /** The DOM selection, read as the editor reads it on beforeinput (everything, or the caret at the end). */
+  const takeDomSelection = () => {
     const selected = window.getSelection()?.toString() ?? '';
-    set(selected !== '' && selected === el.textContent ? text : state + text);
+    selection = selected !== '' && selected === el.textContent ? [0, state.length] : [state.length, state.length];
+  };
+  /** Replaces the selection the editor holds with `text`. */
+  const replace = (text: string) => {
+    const [a, b] = selection;
+    set(state.slice(0, a) + text + state.slice(b), a + text.length);
   };
   el.addEventListener('paste', (e) => {
     events.push('paste');
@@ -63,9 +73,13 @@ function lexicalPage(held = ''): Lexical {
     const { inputType, data } = e as InputEvent;
     events.push(inputType);
     e.preventDefault();
+    takeDomSelection();
     if (inputType === 'insertText') replace(data ?? '');
-    else if (inputType === 'insertLineBreak') set(`${state}\n`);
-    else if (inputType === 'deleteContentBackward') replace('');
+    else if (inputType === 'insertLineBreak') replace('\n');
+    else if (inputType === 'deleteContentBackward') {
+      if (selection[0] === selection[1]) selection[0] = Math.max(0, selection[0] - 1);
+      replace('');
+    }
   });
   el.addEventListener('keydown', (e) => {
     if (e.key === 'Enter') send();
@@ -101,13 +115,23 @@ describe('typing into a Lexical composer that ignores execCommand', () => {
     expect(document.querySelector('[aria-label="Submit"]')).toBeNull();
   });
 
-  it('the text reaches the state through a paste carrying a DataTransfer, and never through execCommand', async () => {
+  it('the fake is faithful: a paste right after a select-all lands where the editor last saw the caret', async () => {
+    const page = lexicalPage('an old draft');
+    page.el.focus();
+    window.getSelection()?.selectAllChildren(page.el);
+    const clipboardData = new DataTransfer();
+    clipboardData.setData('text/plain', ' and more');
+    page.el.dispatchEvent(new ClipboardEvent('paste', { bubbles: true, cancelable: true, clipboardData }));
+    expect(page.state()).toBe('an old draft and more');
+  });
+
+  it('over a draft: the old text goes through a beforeinput delete, the new one through a paste, never through execCommand', async () => {
     const page = lexicalPage('an old draft');
     exec = installExecCommand();
     await typePrompt(context(), 'What is new in Rust?');
     expect(page.state()).toBe('What is new in Rust?');
-    expect(page.events).toEqual(['paste']);
-    expect(exec.calls.filter((c) => c !== 'selectAll')).toEqual([]);
+    expect(page.events).toEqual(['deleteContentBackward', 'paste']);
+    expect(exec.calls).toEqual([]);
   });
 
   it("a multi-line prompt keeps its lines: pasted line by line, with the editor's own line break between", async () => {
@@ -135,6 +159,29 @@ describe('typing into a Lexical composer that ignores execCommand', () => {
     expect(page.events).toEqual(['insertText']);
   });
 
+  it('comet_ask over a draft (review #19): the page sends exactly the prompt, and the draft is back once it is sent', async () => {
+    const page = lexicalPage('my half-written draft');
+    exec = installExecCommand();
+    await ask('Explain MCP');
+    expect(page.submitted).toEqual(['Explain MCP']);
+    expect(page.state()).toBe('my half-written draft');
+  });
+
+  it('comet_ask over a draft with execCommand throwing: the same, and execCommand is never called', async () => {
+    const page = lexicalPage('my half-written draft');
+    const calls: string[] = [];
+    const doc = document as unknown as { execCommand?: unknown };
+    doc.execCommand = (command: string) => {
+      calls.push(command);
+      throw new Error('execCommand is not available here');
+    };
+    exec = { calls, uninstall: () => void delete doc.execCommand };
+    await ask('Explain MCP\nin two lines');
+    expect(page.submitted).toEqual(['Explain MCP\nin two lines']);
+    expect(page.state()).toBe('my half-written draft');
+    expect(calls).toEqual([]);
+  });
+
   it('comet_ask on it: the page sends the prompt', async () => {
     const page = lexicalPage();
     exec = installExecCommand();
@@ -152,8 +199,8 @@ describe('typing into a Lexical composer that ignores execCommand', () => {
     await new Promise((r) => setTimeout(r, 20));
     expect(page.submitted).toEqual([]);
     expect(page.state()).toBe('my draft');
-    // The first line went in before the cancel; its line break and the second line never did.
-    expect(page.events.slice(0, 1)).toEqual(['paste']);
+    // The draft was deleted and the first line went in before the cancel; its line break and the second line never did.
+    expect(page.events.slice(0, 2)).toEqual(['deleteContentBackward', 'paste']);
     expect(page.events).not.toContain('insertLineBreak');
   });
 });

@@ -114,22 +114,56 @@ function askedTurn(ctx: PageContext, before: Snapshot, key: string, composer: HT
 /**
  * Puts back what the composer held, if it still holds what we typed (a cancelled or refused ask),
  * or anything at all when the typing itself was cut short (`partial`: part of our text is there).
+ * Says whether the composer holds the person's draft again.
  */
-async function restoreComposer(ctx: PageContext, composer: HTMLElement, held: string, typed: string, partial = false): Promise<void> {
-  if (!composer.isConnected) return;
+async function restoreComposer(ctx: PageContext, composer: HTMLElement, held: string, typed: string, partial = false): Promise<boolean> {
+  if (!composer.isConnected) return false;
   const now = composerText(composer);
-  if (partial ? now === held : questionKey(now) !== questionKey(typed)) return;
+  if (partial ? now === held : questionKey(now) !== questionKey(typed)) return partial;
   try {
-    await typeInto(ctx, composer, held.replace(/\n+$/, ''));
+    await typeInto(ctx, composer, draftOf(held));
+    return true;
   } catch {
     // the editor refused; leaving our text is the lesser harm than failing the report
+    return false;
+  }
+}
+
+/** A draft as it reads back, without the line ending an editor's last paragraph reads with. */
+const draftOf = (held: string) => held.replace(/\n+$/, '');
+
+/**
+ * After the page took the prompt: the person's unsent draft goes back into the composer (the page's
+ * own, which a new conversation mounts afresh), once the page has emptied it. What the person typed
+ * since is theirs too: a composer holding anything but nothing or our prompt is left alone.
+ */
+async function putBackDraft(ctx: PageContext, held: string, prompt: string, options: AskOptions): Promise<void> {
+  const draft = draftOf(held);
+  if (!draft.trim()) return;
+  const free = (el: HTMLElement) => {
+    const now = composerText(el).trim();
+    return now === '' || questionKey(now) === questionKey(prompt);
+  };
+  const composer = await ctx.waitFor(() => {
+    const el = first(ctx.doc, ctx.set.composer) as HTMLElement | null;
+    return el && free(el) ? el : null;
+  }, 2000);
+  const tell = (why: string) =>
+    options.onProgress?.(`The prompt was sent; your unsent draft in the composer (${draft.length} characters) could not be put back: ${why}.`);
+  if (!composer) return tell('the composer is gone or holds new text');
+  try {
+    await typeInto(ctx, composer, draft);
+  } catch (error) {
+    tell(RelayError.from(error).message);
   }
 }
 
 /**
  * Types the prompt and submits it, once the page takes prompts, and confirms the page took *this*
- * prompt: a new turn showing this question. A cancel stops it at every step: nothing is
- * typed or submitted after it, and text typed before it is replaced by what the composer held.
+ * prompt: a new turn showing this question. The composer sends exactly the prompt (typeInto checks
+ * it holds nothing else), and the person's unsent draft goes back into it afterwards. A cancel stops
+ * it at every step: nothing is typed or submitted after it, and text typed before it is replaced by
+ * what the composer held.
  */
 export async function ask(
   ctx: PageContext,
@@ -158,8 +192,12 @@ export async function ask(
     throwIfCancelled(signal);
     via = await submit(ctx, composer, 1000, signal);
   } catch (error) {
-    await restoreComposer(ctx, composer, held, params.prompt, !typed);
-    throw RelayError.from(error).code === 'CANCELLED' ? cancelledAsk() : error;
+    const restored = await restoreComposer(ctx, composer, held, params.prompt, !typed);
+    const relayError = RelayError.from(error);
+    if (relayError.code === 'CANCELLED') throw cancelledAsk();
+    // Nothing was sent: say so, and where the person's draft is.
+    const draft = !draftOf(held).trim() ? '' : restored ? ' Your draft in the composer was put back.' : ' Your draft in the composer could not be put back.';
+    throw new RelayError(relayError.code, `${relayError.message}. Nothing was sent.${draft}`);
   }
 
   const confirmMs = options.confirmMs ?? CONFIRM_MS;
@@ -175,6 +213,7 @@ export async function ask(
       `the prompt was typed and submitted but the page did not take it within ${confirmMs / 1000} s (no new turn showing this question) on ${ctx.doc.location.href}`,
     );
   }
+  await putBackDraft(ctx, held, params.prompt, options);
   return {
     afterTurn: before.turnCount,
     baselineUrl: before.url,

@@ -4,14 +4,16 @@ import { first, isDisabled, isHidden, pressKey, requireEl } from '../dom/dom';
 
 /**
  * Putting text into the composer and submitting it. Perplexity's composer is a Lexical editor, which
- * keeps its own state and renders the DOM from it. Some builds take no text from
- * `document.execCommand('insertText')`: the DOM shows it, the state does not, and Enter sends
- * nothing (lib/selectors/README.md, "The composer"). So text goes in through the events Lexical
- * handles itself, first a paste carrying a DataTransfer, then `beforeinput`, and only where neither
- * is handled (a plain contenteditable) through execCommand. An editor that handles an event cancels
- * it, which is how each step knows whether the next one is needed. Select-all goes through
- * execCommand / the Selection API, which mean the same on every platform (a Meta+A key event
- * selects nothing off macOS).
+ * keeps its own state and renders the DOM from it; this script runs in the page's isolated world and
+ * cannot reach the editor object, only its events. What Lexical 0.52 does with them (measured on the
+ * library itself, lib/selectors/README.md, "The composer"): it reads the DOM selection on `beforeinput`
+ * (and on `selectionchange`, which comes later, as a task), but a paste goes wherever it last saw the
+ * caret; so a paste right after a script selects all lands after a person's draft, not over it. Some
+ * builds take no text from `document.execCommand` at all (the DOM shows it, the state does not).
+ * So the old text goes first, through a `beforeinput` delete over the selection (read then and there),
+ * and the new text goes into the emptied editor as a paste carrying a DataTransfer, line by line with
+ * the editor's own line break between; execCommand is only the last way, for a plain contenteditable.
+ * An editor that handles an event cancels it, which is how each step knows whether it was taken.
  */
 
 export function composerOf(ctx: PageContext): HTMLElement {
@@ -32,23 +34,22 @@ const norm = (s: string) => s.replace(/\s+/g, ' ').trim();
 /** How long an editor that took an event has to render it (Lexical commits in a microtask). */
 const RENDER_MS = 400;
 
+/** How long a text the editor shows must stay before it counts as the editor's (Lexical puts back DOM changes it did not make). */
+const SETTLE_MS = 60;
+
 function exec(doc: Document, command: string, value?: string): boolean {
   const fn = (doc as Document & { execCommand?: Document['execCommand'] }).execCommand;
   if (typeof fn !== 'function') return false;
   try {
-    return fn.call(doc, command, false, value);
+    return fn.call(doc, command, false, value) === true;
   } catch {
     return false;
   }
 }
 
+/** Selects everything in the editor through the Selection API (no execCommand, no key event: both mean different things on different builds and platforms). */
 function selectAllIn(ctx: PageContext, el: HTMLElement): void {
   el.focus();
-  if (exec(ctx.doc, 'selectAll')) {
-    // execCommand selected inside the focused editable; make sure it did not select the page.
-    const sel = ctx.win.getSelection();
-    if (sel?.anchorNode && el.contains(sel.anchorNode)) return;
-  }
   ctx.win.getSelection()?.selectAllChildren(el);
 }
 
@@ -70,9 +71,11 @@ type Way = (piece: string) => boolean;
 
 /**
  * The ways text can go in, most faithful first; each says whether the editor took the piece (an
- * untrusted event that no one cancels changes nothing). A line break goes in as the editor's own
- * (`insertLineBreak`): a "\n" inside inserted text becomes a new paragraph, which the page reads
- * back as a blank line, so a multi-line prompt would arrive with its lines doubled.
+ * untrusted event that no one cancels changes nothing). "" deletes the selection, through
+ * `beforeinput` (Lexical reads the DOM selection for it, so a select-all just made is what goes). A
+ * line break goes in as the editor's own (`insertLineBreak`): a "\n" inside inserted text becomes a
+ * new paragraph, which the page reads back as a blank line, so a multi-line prompt would arrive with
+ * its lines doubled.
  */
 function waysFor(view: View, el: HTMLElement, doc: Document, seen: { cancelled: boolean }): Way[] {
   const fire = (event: Event) => {
@@ -91,8 +94,9 @@ function waysFor(view: View, el: HTMLElement, doc: Document, seen: { cancelled: 
   const events: Way = (piece) =>
     piece === '' ? input('deleteContentBackward') : piece === '\n' ? input('insertLineBreak') : input('insertText', piece);
   return [
-    // Lexical's paste handler reads the DataTransfer into its state; an editor that pastes but takes
-    // no beforeinput gets a paragraph for a line break, the nearest it takes.
+    // Lexical's paste handler reads the DataTransfer into its state, at its caret (in the emptied
+    // editor, the only place there is); an editor that pastes but takes no beforeinput gets a
+    // paragraph for a line break, the nearest it takes.
     (piece) => (piece === '' ? events(piece) : piece === '\n' ? events(piece) || paste(piece) : paste(piece)),
     // Lexical's beforeinput handler, for builds (or editors) that take no synthetic paste.
     events,
@@ -106,25 +110,45 @@ function cancelledTyping(): RelayError {
 }
 
 /**
- * Replaces the composer's content with `text` and checks that it landed. A cancel stops it before
- * the next event: nothing is typed after it (what was typed before stays for the caller to undo).
+ * Empties the editor by `way`: selects everything, deletes the selection, and waits for the editor to
+ * show nothing. True once it is empty (at once when it already was).
+ */
+async function cleared(ctx: PageContext, el: HTMLElement, way: Way): Promise<boolean> {
+  // Line ends only: the empty editor's one paragraph (a draft of spaces is a draft).
+  const empty = () => composerText(el).replace(/\n/g, '') === '';
+  if (empty()) {
+    el.focus();
+    return true;
+  }
+  selectAllIn(ctx, el);
+  return way('') && (empty() || (await ctx.waitFor(empty, RENDER_MS)) === true);
+}
+
+/**
+ * Replaces the composer's content with `text` and checks that the editor holds exactly it: the old
+ * text is deleted first and the new one typed into the emptied editor, so it can never be appended
+ * to or merged with what was there. A cancel stops it before the next event: nothing is typed after
+ * it (what was typed before stays for the caller to undo).
  */
 export async function typeInto(ctx: PageContext, el: HTMLElement, text: string, signal?: AbortSignal): Promise<void> {
   if (signal?.aborted) throw cancelledTyping();
   const landed = () => norm(composerText(el)) === norm(text);
+  // Shown, and still shown a moment later: an editor puts back the DOM changes it did not make.
+  const settled = async () => (landed() || (await ctx.waitFor(landed, RENDER_MS))) && !(await ctx.waitFor(() => !landed(), SETTLE_MS)) && landed();
   const view = ctx.win as View;
   if (isTextField(el)) {
     el.focus();
     setFieldValue(ctx, el, text);
   } else {
-    const pieces = text === '' ? [''] : text.split(/(\r\n|\r|\n)/).map((p) => (/^[\r\n]+$/.test(p) ? '\n' : p)).filter(Boolean);
+    const pieces = text.split(/(\r\n|\r|\n)/).map((p) => (/^[\r\n]+$/.test(p) ? '\n' : p)).filter(Boolean);
     const seen = { cancelled: false };
     for (const way of waysFor(view, el, ctx.doc, seen)) {
-      selectAllIn(ctx, el);
+      if (!(await cleared(ctx, el, way))) continue;
+      if (signal?.aborted) throw cancelledTyping();
       const took = pieces.every((piece) => !signal?.aborted && way(piece));
       if (signal?.aborted) throw cancelledTyping();
       // Taken: the editor renders from its state, a moment later. Not taken: nothing changed.
-      if (took && (landed() || (await ctx.waitFor(landed, RENDER_MS)))) break;
+      if (took && (await settled())) break;
     }
     // A document without editing commands (a test page), whose editable refused no event.
     if (!landed() && !seen.cancelled && typeof ctx.doc.execCommand !== 'function') {
@@ -135,7 +159,8 @@ export async function typeInto(ctx: PageContext, el: HTMLElement, text: string, 
   if (!landed()) {
     throw new RelayError(
       'EVALUATION_FAILED',
-      `the composer did not accept the text (it holds ${JSON.stringify(composerText(el).slice(0, 80))}) on ${ctx.doc.location.href}`,
+      `the composer did not accept the text: it holds ${JSON.stringify(composerText(el).slice(0, 80))} instead of the ${text.length} characters typed, on ${ctx.doc.location.href}. ` +
+        'Try again; if it keeps refusing, `comet-relay doctor --page` shows what the page has',
     );
   }
 }

@@ -1,14 +1,11 @@
 /**
- * The composer: `#ask-input`, a Lexical-like contenteditable, its toolbar, Submit / Stop, and the mode UI
- * of each generation (A: slash typeahead + removable mode pill; B: Radix mode chip, Computer toggle and
- * model picker).
+ * The composer: `#ask-input`, the real Lexical editor (client/editor.ts), its toolbar, Submit / Stop, and
+ * the mode UI of each generation (A: slash typeahead + removable mode pill; B: Radix mode chip, Computer
+ * toggle and model picker).
  *
- * Like Perplexity's Lexical editor, it keeps its own text model and changes it only through its own
- * handlers: `beforeinput` (real typing, and synthetic insertText / insertLineBreak / delete events) and a
- * paste carrying a DataTransfer. It renders the DOM from the model. `document.execCommand('insertText')`
- * changes the DOM text only: the text shows, the model does not take it, Submit does not appear and
- * Enter sends nothing (the builds two maintained projects report, lib/selectors/README.md). Other changes
- * made to the DOM behind its back (textContent =, innerHTML =) are reverted.
+ * The text is Lexical's: what Submit and Enter send is its model's text, whatever the DOM showed. How a
+ * script gets text into it (which synthetic events it takes, when it takes a selection) is the library's
+ * behaviour, not ours.
  *
  * The toolbar follows the Aug 2026 captures: the mode menu trigger and the Computer toggle in two
  * mode-toggle wrappers (the toggle without aria-label, icon `#pplx-icon-custom-computer`), the model button
@@ -22,6 +19,7 @@ import { A_MODES, B_MODES, MODELS, type ModeInfo, app, capturedLayout, h, hooks,
 import { radixDropdown } from './menus';
 import { variant } from './variants';
 import { Attachments, computerSettingsButton } from './task-composer';
+import { type MountedEditor, mountEditor } from './editor';
 
 export interface ComposerOptions {
   placeholder: string;
@@ -45,8 +43,7 @@ export class Composer {
   readonly el: HTMLElement;
   readonly editor: HTMLDivElement;
   private text = '';
-  private inputSeen = false;
-  private selfEdit = false;
+  private readonly lexical: MountedEditor;
   private working = false;
   private busy = false;
   private placeholderEl: HTMLElement;
@@ -70,7 +67,6 @@ export class Composer {
       translate: 'no',
       class: 'min-w-0 outline-none',
     });
-    this.editor.innerHTML = '<p><br></p>';
     this.placeholderEl = h('div', { class: 'placeholder', 'aria-hidden': 'true' }, opts.placeholder);
     this.left = h('div', { class: 'left' });
     this.submitSlot = h('div', { class: 'flex items-center gap-2' });
@@ -95,7 +91,16 @@ export class Composer {
     );
     this.renderLeft();
     this.renderButtons();
-    this.wireEditor();
+    this.lexical = mountEditor(
+      this.editor,
+      (text) => this.changed(text),
+      (e) => this.keyDown(e),
+    );
+  }
+
+  /** Unmounts the editor (the page is leaving this composer). */
+  dispose(): void {
+    this.lexical.dispose();
   }
 
   /** The text the editor's model holds (what Submit sends). */
@@ -122,125 +127,47 @@ export class Composer {
   // -------------------------------------------------------------------------------------------------
   // Editor
 
-  /** The model offset of a DOM point in the editor: each paragraph is a line. */
-  private offsetOf(node: Node, offset: number): number {
-    const lines = [...this.editor.children];
-    let line: Node | null = node;
-    while (line && line.parentNode !== this.editor) line = line.parentNode;
-    if (!line) return node === this.editor ? lines.slice(0, offset).reduce((n, p) => n + (p.textContent ?? '').length + 1, 0) : this.text.length;
-    const range = document.createRange();
-    range.selectNodeContents(line);
-    range.setEnd(node, offset);
-    const before = lines.slice(0, lines.indexOf(line as Element)).reduce((n, p) => n + (p.textContent ?? '').length + 1, 0);
-    return Math.min(this.text.length, before + range.toString().length);
+  private setText(text: string): void {
+    this.lexical.setText(text);
   }
 
-  /** The selection as model offsets (the end of the text when it is not in the editor). */
-  private selected(): [number, number] {
-    const sel = window.getSelection();
-    if (!sel || sel.rangeCount === 0 || !this.editor.contains(sel.anchorNode)) return [this.text.length, this.text.length];
-    const r = sel.getRangeAt(0);
-    // Everything selected (select-all), whatever the DOM shows after an edit the model did not take.
-    if (r.toString() === this.editor.textContent && this.editor.textContent !== '') return [0, this.text.length];
-    const a = this.offsetOf(r.startContainer, r.startOffset);
-    const b = this.offsetOf(r.endContainer, r.endOffset);
-    return [Math.min(a, b), Math.max(a, b)];
-  }
-
-  /** Replaces the selection with `insert` (a collapsed one first grows by a character to delete). */
-  private edit(insert: string, grow: -1 | 0 | 1 = 0): void {
-    let [a, b] = this.selected();
-    if (a === b && grow < 0) a = Math.max(0, a - 1);
-    if (a === b && grow > 0) b = Math.min(this.text.length, b + 1);
-    this.setText(this.text.slice(0, a) + insert + this.text.slice(b), a + insert.length);
-  }
-
-  private setText(text: string, caret = text.length): void {
-    this.selfEdit = true;
+  /** Lexical told us its text changed. */
+  private changed(text: string): void {
     this.text = text;
-    // Text nodes, not HTML: the model's characters reach the DOM as they are (an HTML parser drops a NUL).
-    this.editor.replaceChildren(
-      ...text.split('\n').map((line) => (line ? h('p', {}, h('span', { 'data-lexical-text': 'true' }, line)) : h('p', {}, h('br', {})))),
-    );
-    if (document.activeElement === this.editor) {
-      // The caret after the edit: its line, and its place in that line's text.
-      const lineIndex = text.slice(0, caret).split('\n').length - 1;
-      const column = caret - text.slice(0, caret).lastIndexOf('\n') - 1;
-      const p = this.editor.children[lineIndex] as HTMLElement;
-      const textNode = p.querySelector('span')?.firstChild;
-      const sel = window.getSelection();
-      if (textNode) sel?.collapse(textNode, Math.min(column, textNode.textContent?.length ?? 0));
-      else sel?.collapse(p, 0);
-    }
-    this.changed();
-  }
-
-  private changed(): void {
     this.placeholderEl.classList.toggle('hidden', this.text !== '');
     this.renderButtons();
     if (app.generation === 'A') this.updateTypeahead();
   }
 
-  private wireEditor(): void {
-    // Lexical's own handlers: the only way into the model.
-    this.editor.addEventListener('beforeinput', (e) => {
-      const { inputType, data } = e as InputEvent;
-      if (inputType === 'insertText' || inputType === 'insertReplacementText') this.edit(data ?? '');
-      else if (inputType === 'insertLineBreak' || inputType === 'insertParagraph') this.edit('\n');
-      else if (inputType.startsWith('delete')) this.edit('', inputType.includes('Backward') ? -1 : inputType.includes('Forward') ? 1 : 0);
-      else if (inputType !== 'insertFromPaste' && inputType !== 'insertFromDrop') return; // composition: left to the browser
-      e.preventDefault();
-    });
-    this.editor.addEventListener('paste', (e) => {
-      e.preventDefault();
-      const text = (e as ClipboardEvent).clipboardData?.getData('text/plain') ?? '';
-      if (text) this.edit(text.replace(/\r\n?/g, '\n'));
-    });
-    // What reaches the DOM without beforeinput (execCommand): shown, never taken into the model.
-    this.editor.addEventListener('input', () => {
-      this.inputSeen = true;
-    });
-    new MutationObserver(() => {
-      if (this.selfEdit) {
-        this.selfEdit = false;
-        this.inputSeen = false;
-        return;
-      }
-      if (!this.inputSeen) {
-        // Not from an input event: like Lexical, put back what the model holds.
-        this.setText(this.text);
-        this.selfEdit = true;
-        return;
-      }
-      this.inputSeen = false;
-    }).observe(this.editor, { childList: true, subtree: true, characterData: true });
-
-    this.editor.addEventListener('keydown', (e) => {
-      if (this.typeahead) {
-        const rows = this.typeaheadRows();
-        if (e.key === 'ArrowDown' || e.key === 'ArrowUp') {
-          e.preventDefault();
-          const n = rows.length;
-          this.highlighted = (this.highlighted + (e.key === 'ArrowDown' ? 1 : n - 1)) % n;
-          this.paintHighlight();
-          return;
-        }
-        if (e.key === 'Enter' || e.key === 'Tab') {
-          e.preventDefault();
-          rows[this.highlighted]?.click();
-          return;
-        }
-        if (e.key === 'Escape') {
-          e.preventDefault();
-          this.closeTypeahead();
-          return;
-        }
-      }
-      if (e.key === 'Enter' && !e.shiftKey && !e.isComposing) {
+  /** Keys before Lexical sees them: true when handled here (Lexical then leaves the key alone). */
+  private keyDown(e: KeyboardEvent): boolean {
+    if (this.typeahead) {
+      const rows = this.typeaheadRows();
+      if (e.key === 'ArrowDown' || e.key === 'ArrowUp') {
         e.preventDefault();
-        this.submit();
+        const n = rows.length;
+        this.highlighted = (this.highlighted + (e.key === 'ArrowDown' ? 1 : n - 1)) % n;
+        this.paintHighlight();
+        return true;
       }
-    });
+      if (e.key === 'Enter' || e.key === 'Tab') {
+        e.preventDefault();
+        rows[this.highlighted]?.click();
+        return true;
+      }
+      if (e.key === 'Escape') {
+        e.preventDefault();
+        this.closeTypeahead();
+        return true;
+      }
+    }
+    // Enter sends; Shift+Enter is Lexical's line break.
+    if (e.key === 'Enter' && !e.shiftKey && !e.isComposing) {
+      e.preventDefault();
+      this.submit();
+      return true;
+    }
+    return false;
   }
 
   submit(): void {
@@ -359,8 +286,8 @@ export class Composer {
       );
       row.addEventListener('click', () => {
         this.closeTypeahead();
-        this.setText(s.insert);
         this.editor.focus();
+        this.setText(s.insert);
       });
       list.append(row);
     }

@@ -58,6 +58,7 @@ function conversation(
     retry: (q: string) => void ask(q),
   };
   if (thread) view = new ThreadView(thread, host, opts.liveTurn);
+  window.__sim.composerText = () => composer.value;
 
   async function ask(query: string): Promise<void> {
     composer.setBusy(true);
@@ -97,7 +98,14 @@ function conversation(
     void sidebar?.refresh();
   }
 
-  return { composer, view, dispose: () => view?.dispose() };
+  return {
+    composer,
+    view,
+    dispose: () => {
+      view?.dispose();
+      composer.dispose();
+    },
+  };
 }
 
 /**
