@@ -32,7 +32,6 @@ export interface Command {
   run(args: string[], settings: Settings): Promise<number>;
 }
 
-const BROWSER_OPTION = ['--browser B', 'only this browser: chrome, chromium, brave, edge, comet, or all (the default: every browser found)'] as const;
 const USER_DATA_DIR_OPTION = ['--user-data-dir DIR', 'only the browser profile folder DIR (a browser started with --user-data-dir DIR)'] as const;
 const HOME_OPTION = ['--home DIR', 'the state folder (token, logs, launcher, selector sets); default COMET_RELAY_HOME or the per-user one'] as const;
 const TOOLS_OPTION = ['--tools a,b', "serve only these tools (an allowlist, like the Agent API's allowed_tools)"] as const;

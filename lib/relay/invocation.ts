@@ -20,6 +20,11 @@ export interface InvocationContext {
   /** This copy's `dist/cli.js` (the real file, links resolved). */
   cliPath: string;
   fs: Pick<typeof fs, 'existsSync' | 'readFileSync' | 'realpathSync'>;
+  /**
+   * For words kept after this process ends (a launcher, a client's config): a relative npx spec is
+   * said as the absolute file it names, since it holds only in the folder npx was run from.
+   */
+  lasting?: boolean;
 }
 
 /**
@@ -66,7 +71,7 @@ function computePrefix(ctx: InvocationContext): string {
   const p = ctx.platform === 'win32' ? path.win32 : path.posix;
   const q = (value: string) => quoteArg(value, ctx.platform);
   const root = p.dirname(p.dirname(ctx.cliPath));
-  const startedByNpx = ctx.env.npm_command === 'exec';
+  const startedByNpx = ctx.env.npm_command === 'exec' && !ctx.lasting;
 
   // 1. A copy npx unpacked into its cache: the spec it was fetched with, from the cache folder's
   //    own record (`_npx.packages`, written on every npx run).
