@@ -71,7 +71,10 @@ function computePrefix(ctx: InvocationContext): string {
   const p = ctx.platform === 'win32' ? path.win32 : path.posix;
   const q = (value: string) => quoteArg(value, ctx.platform);
   const root = p.dirname(p.dirname(ctx.cliPath));
-  const startedByNpx = ctx.env.npm_command === 'exec' && !ctx.lasting;
+  // npm's variables are inherited by everything npx starts (a browser, its host): only the process
+  // npx ran, in the folder it was run from, was started by npx.
+  const initCwd = ctx.env.INIT_CWD;
+  const startedByNpx = ctx.env.npm_command === 'exec' && (!initCwd || p.resolve(initCwd) === p.resolve(ctx.cwd)) && !ctx.lasting;
 
   // 1. A copy npx unpacked into its cache: the spec it was fetched with, from the cache folder's
   //    own record (`_npx.packages`, written on every npx run).
