@@ -27,7 +27,7 @@ test('tools/list still answers, and a browser tool says no browser is connected 
 test('the extension reports the missing host with the install hint', async () => {
   const panel = await harness.openPanel();
   await expect(panel.getByTestId('link-state')).toHaveAttribute('data-state', /disconnected|connecting/);
-  await expect(panel.getByTestId('link-detail')).toContainText('npx comet-relay install', { timeout: 15_000 });
+  await expect(panel.getByTestId('link-detail')).toContainText('run `comet-relay install` (run it the way you ran install', { timeout: 15_000 });
 });
 
 test('doctor names the broken link and exits non-zero', () => {

@@ -209,6 +209,13 @@ describe('what the docs say a command prints (README, docs/commands.md)', () => 
     expect(err).toContain('the local token was replaced');
   });
 
+  it('docs/commands.md names every command, with its help and exit codes', () => {
+    const doc = fs.readFileSync(path.join(import.meta.dirname, '..', '..', 'docs', 'commands.md'), 'utf8');
+    for (const name of Object.keys(COMMANDS)) expect(doc, name).toMatch(new RegExp(`\\\`comet-relay (?:[a-z /]+ )?${name}\\b`));
+    expect(doc).toContain('`comet-relay help [COMMAND]`, `COMMAND --help`, `COMMAND -h`');
+    expect(doc).toMatch(/\| 2 \| not understood/);
+  });
+
   it('`version` and `--version` print the version alone', async () => {
     expect((await run('version')).out).toBe(`${VERSION}\n`);
   });
