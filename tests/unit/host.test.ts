@@ -13,6 +13,7 @@ import { socketPath } from '../../lib/relay/paths';
 import { silentLogger } from '../../lib/relay/logger';
 import { FakeExtension } from '../support/fake-extension';
 import { CLI } from '../support/harness';
+import { cliCommand } from '../../lib/relay/invocation';
 
 /**
  * The native host with a fake extension on its stdin/stdout and real relay clients on its
@@ -190,7 +191,7 @@ describe('relay client without a host', () => {
     const lonely = new RelayClient({ home: fs.mkdtempSync(path.join(os.tmpdir(), 'cr-empty-')), client: { name: 'x' }, transport: 'stdio', hostWaitMs: 0 });
     await expect(lonely.call('tabs.list', {})).rejects.toMatchObject({
       code: 'EXTENSION_NOT_CONNECTED',
-      message: expect.stringMatching(/Open Comet or Chrome with the extension installed.*comet-relay doctor/),
+      message: expect.stringContaining(`Open Comet or Chrome with the extension installed and enabled; if it is open, run \`${cliCommand('doctor')}\``),
     });
   });
 });
