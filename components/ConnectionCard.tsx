@@ -28,7 +28,8 @@ export function ConnectionCard({ state, connection }: { state: PanelState; conne
           {link.detail}
           <br />
           <span class="muted">
-            Run <code>npx comet-relay doctor</code> to check every link.
+            Run <code>comet-relay doctor</code> (the way you ran install: <code>npx</code> with the same spec, or <code>node dist/cli.js</code> in a
+            clone) to check every link.
           </span>
         </p>
       ) : null}

@@ -1,7 +1,10 @@
 import { parseArgs } from 'node:util';
-import { RelayError } from '../protocol/errors';
+import { didYouMean, spoken, UsageError } from './usage';
 
-/** Parses one subcommand's flags; an unknown flag is a CONFIG_ERROR that lists the known ones. */
+/**
+ * Parses one subcommand's flags. An unknown flag, a flag missing its value or given one it does
+ * not take is a usage error (exit 2) that names the nearest known flag and where the list is.
+ */
 export function parseFlags<const T extends Record<string, { type: 'string' | 'boolean'; short?: string }>>(
   command: string,
   args: string[],
@@ -10,12 +13,19 @@ export function parseFlags<const T extends Record<string, { type: 'string' | 'bo
   try {
     return parseArgs({ args, options, allowPositionals: true, strict: true });
   } catch (error) {
-    const known = Object.keys(options)
-      .map((name) => `--${name}`)
-      .join(', ');
-    throw new RelayError('CONFIG_ERROR', `${(error as Error).message.replace(/\. To specify.*$/, '')} for \`comet-relay ${command}\`. Known options: ${known || 'none'}.`);
+    const known = [...Object.keys(options), 'help'].map((name) => `--${name}`);
+    const e = error as Error & { code?: string };
+    const named = `\`${spoken(`comet-relay ${command}`)}\``;
+    const where = `\`${spoken(`comet-relay ${command} --help`)}\` lists its options`;
+    if (e.code === 'ERR_PARSE_ARGS_UNKNOWN_OPTION') {
+      const typed = /'(-[^']*)'/.exec(e.message)?.[1] ?? e.message;
+      const flag = typed.split('=')[0] as string;
+      throw new UsageError(`Unknown option ${flag} for ${named}.${didYouMean(flag.replace(/^-+/, ''), known.map((k) => k.slice(2)), (n) => `--${n}`)} ${where}.`);
+    }
+    throw new UsageError(`${e.message.replace(/\. To specify.*$/s, '').replace(/\.$/, '')} for ${named}; ${where}.`);
   }
 }
+
 
 export function parseToolList(value: string | undefined): string[] | undefined {
   if (value === undefined) return undefined;
@@ -28,8 +38,8 @@ export function parseToolList(value: string | undefined): string[] | undefined {
 export function parsePort(value: string | undefined, fallback: number): number {
   if (value === undefined) return fallback;
   const port = Number(value);
-  if (!Number.isInteger(port) || port < 0 || port > 65535) {
-    throw new RelayError('CONFIG_ERROR', `--port ${value} is not a port number (0–65535).`);
+  if (!value.trim() || !Number.isInteger(port) || port < 0 || port > 65535) {
+    throw new UsageError(`--port ${value} is not a port number (0–65535).`);
   }
   return port;
 }

@@ -3,8 +3,11 @@ import type { PublicUrl } from '../mcp/public-url';
 import { type ToolDefinition, toolAccess } from '../mcp/tool';
 import { RelayError } from '../protocol/errors';
 import { EXTENSION_ID } from '../protocol/identity';
+import { cliCommand } from '../relay/invocation';
 import { type LogName, logsDir, publicTokenPath, stateDir, tokenPath } from '../relay/paths';
+import { VERSION } from '../relay/version';
 import { parseFlags, parsePort, parseToolList } from './args';
+import { didYouMean, EXIT_FAILED, EXIT_OK, EXIT_USAGE, exitCodeOf, formatCliError, spoken, UsageError } from './usage';
 
 /*
  * Every command loads what it needs when it runs (`await import`): in the built bundle
@@ -12,11 +15,47 @@ import { parseFlags, parsePort, parseToolList } from './args';
  * HTTP server's modules, the installer or the doctor, and `install` never builds the MCP SDK's
  * schemas (a short cold start for every command).
  */
-/** The subcommands, each a small declarative entry: what it does, how to call it, and its runner. */
+/**
+ * The subcommands, each a small declarative entry: what it does, how to call it, its help (as
+ * data: `comet-relay <cmd> --help` and `comet-relay help <cmd>` print it), and its runner. Command
+ * lines in `usage` and `examples` start with `comet-relay`; help says them the way this copy is run.
+ */
 export interface Command {
   summary: string;
   usage: string;
+  /** Each option as it is typed (`--port N`) and what it does; `--help` is added to every command. */
+  options?: readonly (readonly [flag: string, about: string])[];
+  /** Command lines to copy, at least one (tests/unit/cli.test.ts holds every command to it). */
+  examples?: readonly string[];
+  /** What else a person should know before running it. */
+  notes?: string;
   run(args: string[], settings: Settings): Promise<number>;
+}
+
+const USER_DATA_DIR_OPTION = ['--user-data-dir DIR', 'only the browser profile folder DIR (a browser started with --user-data-dir DIR)'] as const;
+const HOME_OPTION = ['--home DIR', 'the state folder (token, logs, launcher, selector sets); default COMET_RELAY_HOME or the per-user one'] as const;
+const TOOLS_OPTION = ['--tools a,b', "serve only these tools (an allowlist, like the Agent API's allowed_tools)"] as const;
+const READ_ONLY_OPTION = ['--read-only', 'serve only tools whose every operation reads; an acting call is refused at run time too'] as const;
+const PROFILE_OPTION = ['--profile ID|LABEL', 'the browser profile to drive when several are connected (default: the most recently connected; also COMET_RELAY_PROFILE)'] as const;
+
+/** A value the person typed that a lower layer refused (a CONFIG_ERROR): a usage error, exit 2. */
+function asUsage<T>(parse: () => T): T {
+  try {
+    return parse();
+  } catch (error) {
+    const e = RelayError.from(error, 'CONFIG_ERROR');
+    throw e.code === 'CONFIG_ERROR' ? new UsageError(e.message) : e;
+  }
+}
+
+/** `--browser` as typed: a name that is not a browser is a usage error. */
+async function browsersFlag(value: string | undefined) {
+  const { parseBrowsers } = await import('../install');
+  try {
+    return parseBrowsers(value ?? 'all');
+  } catch (error) {
+    throw new UsageError((error as Error).message);
+  }
 }
 
 const setupFlags = {
@@ -48,7 +87,7 @@ async function sessionOptions(
   return {
     home,
     settings: { ...settings, COMET_RELAY_PROFILE: values.profile ?? settings.COMET_RELAY_PROFILE },
-    tools: selection?.tools ?? selectTools({ allow: parseToolList(values.tools), readOnly: values['read-only'] }),
+    tools: selection?.tools ?? asUsage(() => selectTools({ allow: parseToolList(values.tools), readOnly: values['read-only'] })),
     // The gateway refuses acting calls at run time too (lib/protocol/access.ts), whatever a tool declares.
     readOnly: selection?.readOnly ?? Boolean(values['read-only']),
     logger: createFileLogger({ dir: logsDir(home), name: logName }),
@@ -66,6 +105,9 @@ export const COMMANDS: Record<string, Command> = {
   mcp: {
     summary: 'Serve MCP on stdin/stdout (for Claude Code, Claude Desktop, Codex, Cursor, VS Code, Windsurf).',
     usage: 'comet-relay mcp [--tools a,b] [--read-only] [--profile ID|LABEL]',
+    options: [TOOLS_OPTION, READ_ONLY_OPTION, PROFILE_OPTION],
+    examples: ['comet-relay mcp', 'comet-relay mcp --read-only --tools comet_ask,comet_wait,comet_get_sources'],
+    notes: 'Your MCP client starts it: `comet-relay config CLIENT` prints the entry that makes it do so.',
     async run(args, settings) {
       const { values } = parseFlags('mcp', args, toolFlags);
       const { runStdio } = await import('../mcp/stdio');
@@ -77,10 +119,20 @@ export const COMMANDS: Record<string, Command> = {
   serve: {
     summary: 'Serve MCP over Streamable HTTP at http://127.0.0.1:PORT/mcp (bearer token required); --public-url for a tunnel (read-only unless --allow-acting).',
     usage: 'comet-relay serve [--port 7777] [--tools a,b] [--read-only] [--profile ID|LABEL] [--public-url https://NAME [--allow-acting]]',
+    options: [
+      ['--port N', 'the port on 127.0.0.1 (default 7777; 0 picks a free one)'],
+      TOOLS_OPTION,
+      READ_ONLY_OPTION,
+      PROFILE_OPTION,
+      ['--public-url https://NAME', 'also take the requests a tunnel forwards for that address, with the public token only (`comet-relay token --public`); read-only unless --allow-acting'],
+      ['--allow-acting', 'with --public-url: serve the tools that act on your browser through the tunnel too'],
+    ],
+    examples: ['comet-relay serve', 'comet-relay serve --port 8080 --read-only', 'comet-relay serve --public-url https://relay.example.com'],
+    notes: 'Every request needs the bearer token `comet-relay token` prints; `comet-relay config http` prints a client entry with it. Stop it with Ctrl+C.',
     async run(args, settings) {
       const { values } = parseFlags('serve', args, { ...toolFlags, port: { type: 'string' }, 'public-url': { type: 'string' }, 'allow-acting': { type: 'boolean' } });
       const [{ parsePublicUrl }, { startHttpServer }, { ensureToken }] = await Promise.all([import('../mcp/public-url'), import('../mcp/http'), import('../install/token')]);
-      const publicUrl = values['public-url'] === undefined ? undefined : parsePublicUrl(values['public-url']);
+      const publicUrl = values['public-url'] === undefined ? undefined : asUsage(() => parsePublicUrl(values['public-url'] as string));
       const options = await sessionOptions(values, settings, 'serve', await serveTools(values, publicUrl));
       const token = ensureToken(options.home);
       // The public address takes only its own token, made (once) for it.
@@ -88,7 +140,7 @@ export const COMMANDS: Record<string, Command> = {
       const server = await startHttpServer({ ...options, port: parsePort(values.port, 7777), token, publicUrl, publicToken });
       process.stderr.write(
         `comet-relay serving MCP at ${server.url}${publicUrl ? ` and, through your tunnel, at ${publicUrl.mcpUrl}` : ''}\n` +
-          `Send "Authorization: Bearer <token>" (or the raw token); the token is in ${tokenPath(options.home)} (\`npx comet-relay token\` prints it).\n` +
+          `Send "Authorization: Bearer <token>" (or the raw token); the token is in ${tokenPath(options.home)} (\`${cliCommand('token')}\` prints it).\n` +
           `Tools: ${options.tools.map((t) => t.name).join(', ')}\n` +
           (publicUrl ? publicWarning(publicUrl, options.tools, publicTokenPath(options.home), server.port) : ''),
       );
@@ -104,11 +156,19 @@ export const COMMANDS: Record<string, Command> = {
   install: {
     summary: 'Register the native messaging host with your browsers (and create the HTTP token), then verify it.',
     usage: 'comet-relay install [--browser chrome|chromium|brave|edge|comet|all] [--user-data-dir DIR] [--home DIR]',
+    options: [
+      ['--browser B', 'only this browser, found or not: chrome, chromium, brave, edge, comet, or all (the default: every browser whose profile folder exists)'],
+      USER_DATA_DIR_OPTION,
+      ['--home DIR', 'the state folder (token, logs, launcher); baked into the launcher as COMET_RELAY_HOME'],
+    ],
+    examples: ['comet-relay install', 'comet-relay install --browser chrome'],
+    notes: 'It writes a launcher that runs this copy with its absolute node path, a host manifest for each browser, and the HTTP token; then it verifies what it wrote. Exits 1 when a part failed.',
     async run(args) {
       const { values } = parseFlags('install', args, setupFlags);
-      const { defaultCliPath, install, packageCopy, parseBrowsers, volatileCopyNote } = await import('../install');
+      const browsers = await browsersFlag(values.browser);
+      const { defaultCliPath, install, packageCopy, volatileCopyNote } = await import('../install');
       const report = await install({
-        browsers: parseBrowsers(values.browser ?? 'all'),
+        browsers,
         userDataDir: values['user-data-dir'],
         home: values.home,
         cliPath: defaultCliPath(),
@@ -122,6 +182,8 @@ export const COMMANDS: Record<string, Command> = {
   extension: {
     summary: 'Print the folder of the built extension to load unpacked, its pinned ID, and the steps (--path: only the folder).',
     usage: 'comet-relay extension [--path]',
+    options: [['--path', 'print only the folder']],
+    examples: ['comet-relay extension', 'comet-relay extension --path'],
     async run(args) {
       const { values } = parseFlags('extension', args, { path: { type: 'boolean' } });
       const { COMET_FACTS, checkExtensionFolder, packageCopy, volatileCopyNote } = await import('../install');
@@ -143,9 +205,9 @@ export const COMMANDS: Record<string, Command> = {
           '  1. Open the extensions page: chrome://extensions (Comet: comet://extensions, Brave: brave://extensions, Edge: edge://extensions).',
           '  2. Turn on Developer mode.',
           '  3. Click "Load unpacked" and choose the folder above (in the file dialog, Ctrl+L on Linux or Cmd+Shift+G on macOS lets you paste the path).',
-          '  4. Register the native host if you have not: npx comet-relay install   (then reload the extension).',
-          '  5. Click the comet-relay toolbar icon: the side panel says Connected. If not: npx comet-relay doctor',
-          `In Comet: Comet keeps extensions off perplexity.ai; \`npx comet-relay unblock\` lets this one in (it shows what it changes and asks first; --undo takes it back). comet-relay is a Manifest V3 extension (Comet turned Manifest V2 extensions off on ${COMET_FACTS.mv2Disabled.value}).`,
+          `  4. Register the native host if you have not: ${cliCommand('install')}   (then reload the extension).`,
+          `  5. Click the comet-relay toolbar icon: the side panel says Connected. If not: ${cliCommand('doctor')}`,
+          `In Comet: Comet keeps extensions off perplexity.ai; \`${cliCommand('unblock')}\` lets this one in (it shows what it changes and asks first; --undo takes it back). comet-relay is a Manifest V3 extension (Comet turned Manifest V2 extensions off on ${COMET_FACTS.mv2Disabled.value}).`,
           ...(note ? ['', note] : []),
           '',
         ].join('\n'),
@@ -157,11 +219,19 @@ export const COMMANDS: Record<string, Command> = {
   uninstall: {
     summary: 'Remove the native messaging registration (--purge also removes the token, logs and records).',
     usage: 'comet-relay uninstall [--browser B|all] [--user-data-dir DIR] [--home DIR] [--purge]',
+    options: [
+      ['--browser B', 'only this browser: chrome, chromium, brave, edge, comet, or all (the default: every place a manifest may be)'],
+      USER_DATA_DIR_OPTION,
+      HOME_OPTION,
+      ['--purge', 'also remove the token, logs, records, sockets, code cache and uploaded attachments (selector sets you added stay)'],
+    ],
+    examples: ['comet-relay uninstall', 'comet-relay uninstall --purge'],
     async run(args) {
       const { values } = parseFlags('uninstall', args, { ...setupFlags, purge: { type: 'boolean' } });
-      const { parseBrowsers, uninstall } = await import('../install');
+      const browsers = await browsersFlag(values.browser);
+      const { uninstall } = await import('../install');
       const report = await uninstall({
-        browsers: parseBrowsers(values.browser ?? 'all'),
+        browsers,
         userDataDir: values['user-data-dir'],
         home: values.home,
         purge: values.purge,
@@ -175,6 +245,17 @@ export const COMMANDS: Record<string, Command> = {
     summary:
       "Let comet-relay's extension alone run on perplexity.ai where the browser's policy blocks extensions there (Comet as it ships): adds its entry to the ExtensionSettings policy; --undo takes back exactly that.",
     usage: 'comet-relay unblock [--browser comet|chrome|chromium|brave|edge] [--dry-run] [--undo] [--yes] [--all-extensions] [--home DIR] [--policy-dir DIR (Linux)]',
+    options: [
+      ['--browser B', 'the browser whose policy to change: comet (the default), chrome, chromium, brave or edge'],
+      ['--dry-run', 'print exactly what it would write and where, and write nothing'],
+      ['--undo', 'take back exactly what an earlier unblock wrote, and nothing else'],
+      ['--yes', 'write without asking first (needed when there is no terminal to ask in)'],
+      ['--all-extensions', 'lift the block for every extension (the "*" form the public workarounds use), after saying what that opens'],
+      HOME_OPTION,
+      ['--policy-dir DIR', "Linux: the browser's managed policy folder, where it is not the usual one"],
+    ],
+    examples: ['comet-relay unblock --dry-run', 'comet-relay unblock --browser comet', 'comet-relay unblock --browser chromium --undo'],
+    notes: 'The policy lives where the browser reads it, outside your home folder, so writing it needs an administrator (the command says which sudo or elevated step). Restart the browser afterwards.',
     async run(args) {
       const { values } = parseFlags('unblock', args, {
         browser: { type: 'string' },
@@ -193,9 +274,18 @@ export const COMMANDS: Record<string, Command> = {
   doctor: {
     summary: 'Check every link (manifest, launcher, node, host, extension, Perplexity tab) and say how to fix what is broken.',
     usage: 'comet-relay doctor [--page] [--browser B|all] [--user-data-dir DIR] [--home DIR]',
+    options: [
+      ['--page', 'also try every probe of the selector set in use on the Perplexity tab (read-only)'],
+      ['--browser B', 'check only this browser: chrome, chromium, brave, edge, comet, or all (the default)'],
+      ['--user-data-dir DIR', 'check the manifest of the browser profile folder DIR'],
+      HOME_OPTION,
+    ],
+    examples: ['comet-relay doctor', 'comet-relay doctor --page'],
+    notes: 'One line per check, with the fix for each failure; exits 0 when everything checked works, 1 when something is broken.',
     async run(args, settings) {
       const { values } = parseFlags('doctor', args, { ...setupFlags, page: { type: 'boolean' } });
-      const [{ defaultCliPath, doctor, formatDoctor, formatPageReport, parseBrowsers, resolveState }, { RelayClient }] = await Promise.all([
+      const browsers = await browsersFlag(values.browser);
+      const [{ defaultCliPath, doctor, formatDoctor, formatPageReport, resolveState }, { RelayClient }] = await Promise.all([
         import('../install'),
         import('../relay/client'),
       ]);
@@ -209,7 +299,7 @@ export const COMMANDS: Record<string, Command> = {
       });
       try {
         const report = await doctor({
-          browsers: parseBrowsers(values.browser ?? 'all'),
+          browsers,
           userDataDir: values['user-data-dir'],
           home: values.home,
           cliPath: defaultCliPath(),
@@ -236,18 +326,30 @@ export const COMMANDS: Record<string, Command> = {
 
   config: {
     summary: 'Print the ready-to-paste MCP configuration for a client, or the Perplexity Agent API tool entry (agent-api).',
-    usage: 'comet-relay config claude-code|claude-desktop|codex|cursor|vscode|windsurf|gemini|opencode|http [--npx] [--home DIR] | agent-api [--public-url https://NAME]',
+    usage: 'comet-relay config claude-code|claude-desktop|codex|cursor|vscode|windsurf|gemini|opencode|http [--npx] [--home DIR] [--port 7777] | agent-api [--public-url https://NAME]',
+    options: [
+      ['--npx', 'start the server with `npx comet-relay mcp` instead of absolute paths (for when the package is on the npm registry)'],
+      ['--home DIR', 'the state folder the client must share with the browser (put in the entry as COMET_RELAY_HOME)'],
+      ['--port N', 'http only: the port `comet-relay serve --port N` listens on (default 7777)'],
+      ['--public-url https://NAME', 'agent-api only: the address your tunnel serves (otherwise a placeholder)'],
+    ],
+    examples: ['comet-relay config claude-code', 'comet-relay config http --port 8080', 'comet-relay config agent-api --public-url https://relay.example.com'],
+    notes:
+      'It prints text to paste and writes nothing. `http` includes the local bearer token; `agent-api` never prints a token: it prints the command that fetches the public one (`comet-relay token --public`).',
     async run(args) {
       const { values, positionals } = parseFlags('config', args, { npx: { type: 'boolean' }, home: { type: 'string' }, port: { type: 'string' }, 'public-url': { type: 'string' } });
       const client = positionals[0];
-      if (!client) throw new RelayError('CONFIG_ERROR', 'Name the client: comet-relay config claude-code|claude-desktop|codex|cursor|vscode|windsurf|gemini|opencode|http|agent-api.');
-      const [{ agentApiConfig, clientConfig, defaultCliPath, readToken, resolveState }, { selectTools }, { parsePublicUrl }] = await Promise.all([
+      const [{ agentApiConfig, CLIENTS, clientConfig, defaultCliPath, readToken, resolveState }, { selectTools }, { parsePublicUrl }] = await Promise.all([
         import('../install'),
         import('../mcp/tools'),
         import('../mcp/public-url'),
       ]);
+      const names = [...CLIENTS, 'agent-api'];
+      if (!client) throw new UsageError(`Name the client: ${spoken('comet-relay config')} ${names.join('|')}.`);
+      if (!names.includes(client)) throw new UsageError(`Unknown client "${client}".${didYouMean(client, names)} Known: ${names.join(', ')}.`);
+      if (positionals.length > 1) throw new UsageError(`\`comet-relay config\` takes one client, not "${positionals.slice(1).join(' ')}" too.`);
       if (client === 'agent-api') {
-        const publicUrl = values['public-url'] === undefined ? undefined : parsePublicUrl(values['public-url']);
+        const publicUrl = values['public-url'] === undefined ? undefined : asUsage(() => parsePublicUrl(values['public-url'] as string));
         const readTools = selectTools({ readOnly: true }).map((t) => t.name);
         const actingTools = selectTools({}).map((t) => t.name).filter((name) => !readTools.includes(name));
         process.stdout.write(agentApiConfig({ serverUrl: publicUrl?.mcpUrl, allowedTools: readTools, actingTools }).text);
@@ -263,7 +365,7 @@ export const COMMANDS: Record<string, Command> = {
           token: client === 'http' ? readToken(resolveState({ home: values.home }).stateDir) : undefined,
         });
       } catch (error) {
-        throw new RelayError('CONFIG_ERROR', `${(error as Error).message} For the Perplexity Agent API: comet-relay config agent-api.`);
+        throw RelayError.from(error, 'CONFIG_ERROR');
       }
       process.stdout.write(`${config.text}\n`);
       return 0;
@@ -273,6 +375,8 @@ export const COMMANDS: Record<string, Command> = {
   capture: {
     summary: 'Save the Perplexity tab as a sanitized HTML fixture for a bug report (texts replaced, URLs cut to their host).',
     usage: 'comet-relay capture [--out FILE] [--profile ID|LABEL]',
+    options: [['--out FILE', 'the file to write (never overwritten; default perplexity-capture-<time>.html here)'], PROFILE_OPTION],
+    examples: ['comet-relay capture', 'comet-relay capture --out perplexity-page.html'],
     async run(args, settings) {
       const { values } = parseFlags('capture', args, { out: { type: 'string' }, profile: { type: 'string' } });
       const [{ runCapture }, { RelayClient }] = await Promise.all([import('./capture-command'), import('../relay/client')]);
@@ -294,6 +398,9 @@ export const COMMANDS: Record<string, Command> = {
   selectors: {
     summary: 'Add, list, remove or show the selector sets that teach comet-relay a changed Perplexity page (no rebuild, no reload).',
     usage: 'comet-relay selectors add FILE | list [--json] | remove NAME | show NAME [--home DIR]',
+    options: [['--json', 'list: as JSON'], HOME_OPTION],
+    examples: ['comet-relay selectors list', 'comet-relay selectors show gen-b-2026-10', 'comet-relay selectors add my-set.json'],
+    notes: 'add checks a file with the schema the extension uses before it goes into the folder; list exits 1 when a file there is skipped.',
     async run(args) {
       const { values, positionals } = parseFlags('selectors', args, { home: { type: 'string' }, json: { type: 'boolean' } });
       const [{ runSelectors }, { resolveState }] = await Promise.all([import('./selectors-command'), import('../install')]);
@@ -306,6 +413,12 @@ export const COMMANDS: Record<string, Command> = {
     summary:
       'Print the bearer token `serve` requires (created if missing); --public the one only `serve --public-url`\'s public address takes; --rotate replaces it. Only the token goes to stdout.',
     usage: 'comet-relay token [--public] [--rotate] [--home DIR]',
+    options: [
+      ['--public', 'the token of `serve --public-url`\'s public address (the only one it takes)'],
+      ['--rotate', 'replace the token with a new one (a running serve keeps the old one until it restarts)'],
+      HOME_OPTION,
+    ],
+    examples: ['comet-relay token', 'comet-relay token --public --rotate'],
     async run(args) {
       const { values } = parseFlags('token', args, { home: { type: 'string' }, public: { type: 'boolean' }, rotate: { type: 'boolean' } });
       const { ensureToken, rotateToken, resolveState } = await import('../install');
@@ -323,6 +436,9 @@ export const COMMANDS: Record<string, Command> = {
   status: {
     summary: 'Show the connected browser profiles, their MCP clients and their Perplexity tab.',
     usage: 'comet-relay status [--json]',
+    options: [['--json', 'as JSON: one entry per connected profile ([] when none)']],
+    examples: ['comet-relay status', 'comet-relay status --json'],
+    notes: 'Exits 0 when a connected profile answered, 1 when none did (no browser connected, or none answering), with or without --json.',
     async run(args) {
       const { values } = parseFlags('status', args, { json: { type: 'boolean' } });
       const [{ listHosts }, { RelayClient }] = await Promise.all([import('../relay/discovery'), import('../relay/client')]);
@@ -343,13 +459,14 @@ export const COMMANDS: Record<string, Command> = {
           client.close();
         }
       }
+      const code = rows.some((row) => !('error' in row)) ? EXIT_OK : EXIT_FAILED;
       if (values.json) {
         process.stdout.write(`${JSON.stringify(rows, null, 2)}\n`);
-        return 0;
+        return code;
       }
       if (rows.length === 0) {
-        process.stdout.write('No browser is connected. Open Comet or Chrome with the comet-relay extension; `npx comet-relay doctor` checks the set-up.\n');
-        return 1;
+        process.stdout.write(`No browser is connected. Open Comet or Chrome with the comet-relay extension; \`${cliCommand('doctor')}\` checks the set-up.\n`);
+        return code;
       }
       for (const row of rows) {
         const { host } = row;
@@ -361,7 +478,29 @@ export const COMMANDS: Record<string, Command> = {
           process.stdout.write(`  MCP clients: ${row.clients.length ? row.clients.map((c) => `${c.name} (${c.transport ?? '?'})`).join(', ') : 'none'}\n`);
         }
       }
+      return code;
+    },
+  },
+
+  version: {
+    summary: 'Print the version of this copy.',
+    usage: 'comet-relay version',
+    examples: ['comet-relay --version'],
+    async run(args) {
+      parseFlags('version', args, {});
+      process.stdout.write(`${VERSION}\n`);
       return 0;
+    },
+  },
+
+  host: {
+    summary: 'The native messaging host: the browser starts it through the launcher `install` wrote; never run by hand.',
+    usage: 'comet-relay host',
+    examples: ['comet-relay status'],
+    notes: 'Run by hand it would wait for native messaging frames on stdin: `comet-relay status` and `comet-relay doctor` show the running hosts.',
+    async run() {
+      const { runHostCommand } = await import('./host-command');
+      return runHostCommand();
     },
   },
 };
@@ -378,16 +517,15 @@ async function serveTools(
   const { selectTools } = await import('../mcp/tools');
   const allow = parseToolList(values.tools);
   if (values['allow-acting'] && !publicUrl) {
-    throw new RelayError('CONFIG_ERROR', '--allow-acting only matters with --public-url: on 127.0.0.1 every tool is served unless you pass --read-only.');
+    throw new UsageError('--allow-acting only matters with --public-url: on 127.0.0.1 every tool is served unless you pass --read-only.');
   }
-  if (values['allow-acting'] && values['read-only']) throw new RelayError('CONFIG_ERROR', '--allow-acting and --read-only contradict each other: pick one.');
+  if (values['allow-acting'] && values['read-only']) throw new UsageError('--allow-acting and --read-only contradict each other: pick one.');
   const readOnly = Boolean(values['read-only'] || (publicUrl !== undefined && !values['allow-acting']));
-  const tools = selectTools({ allow, readOnly });
+  const tools = asUsage(() => selectTools({ allow, readOnly }));
   if (publicUrl && readOnly && allow?.length) {
     const acting = selectTools({ allow }).filter((tool) => !tools.includes(tool));
     if (acting.length > 0) {
-      throw new RelayError(
-        'CONFIG_ERROR',
+      throw new UsageError(
         `--tools names tools that act on your browser (${acting.map((t) => t.name).join(', ')}), but --public-url serves only reading tools unless you add --allow-acting.`,
       );
     }
@@ -409,30 +547,81 @@ function publicWarning(publicUrl: PublicUrl, tools: ToolDefinition[], tokenFile:
     acting.length > 0
       ? `They can also ACT in your browser (--allow-acting): ${named(acting)}.`
       : 'Nothing that acts on your page or browser is served (add --allow-acting to change that, with care).',
-    'Stop the tunnel or this process to end the exposure; `npx comet-relay config agent-api` prints the Agent API entry.',
+    `Stop the tunnel or this process to end the exposure; \`${cliCommand('config agent-api')}\` prints the Agent API entry.`,
     '',
   ].join('\n');
 }
 
+/** The global help: every command with what it does and how to call it. */
 export function usage(): string {
-  const lines = Object.entries(COMMANDS).map(([name, command]) => `  ${name.padEnd(10)} ${command.summary}\n  ${''.padEnd(10)} ${command.usage}`);
-  return `comet-relay — use Perplexity in your own browser from any MCP client.\n\nCommands:\n${lines.join('\n')}\n\nThe browser starts \`comet-relay host\` itself through native messaging.\n`;
+  const lines = Object.entries(COMMANDS).map(([name, command]) => `  ${name.padEnd(10)} ${command.summary}\n  ${''.padEnd(10)} ${spoken(command.usage)}`);
+  return (
+    `comet-relay ${VERSION} — use Perplexity in your own browser from any MCP client.\n\nCommands:\n${lines.join('\n')}\n\n` +
+    `${spoken('comet-relay help COMMAND')} (or ${spoken('comet-relay COMMAND --help')}) prints one command's options and an example.\n` +
+    'Exit codes: 0 done, 1 failed (the message says what to do), 2 not understood (an unknown command, option or argument).\n'
+  );
+}
+
+/** One command's help: usage, what it does, its options and examples. */
+export function commandHelp(name: string): string {
+  const command = COMMANDS[name] as Command;
+  const options = [...(command.options ?? []), ['-h, --help', 'print this help'] as const];
+  const width = Math.max(...options.map(([flag]) => flag.length));
+  return [
+    `Usage: ${spoken(command.usage)}`,
+    '',
+    command.summary,
+    ...(command.notes ? ['', command.notes.replace(/`comet-relay /g, `\`${spoken('comet-relay')} `)] : []),
+    '',
+    'Options:',
+    ...options.map(([flag, about]) => `  ${flag.padEnd(width)}  ${about}`),
+    '',
+    (command.examples?.length ?? 0) > 1 ? 'Examples:' : 'Example:',
+    ...(command.examples ?? []).map((line) => `  ${spoken(line)}`),
+    '',
+  ].join('\n');
+}
+
+const isHelpFlag = (arg: string) => arg === '--help' || arg === '-h';
+
+/** The command `name` names, or a usage error that suggests the nearest one. */
+function lookUp(name: string): Command {
+  const command = Object.hasOwn(COMMANDS, name) ? COMMANDS[name] : undefined;
+  if (command) return command;
+  const what = name.startsWith('-') ? `Unknown option ${name}` : `Unknown command "${name}"`;
+  const known = Object.keys(COMMANDS);
+  throw new UsageError(`${what}.${didYouMean(name.replace(/^-+/, ''), known)} \`${spoken('comet-relay help')}\` lists the commands.`);
 }
 
 /**
- * Runs the subcommand `name` (main.ts hands every command but the host here): help and unknown
- * names included, with the settings read from the environment.
+ * Runs the subcommand `name` (main.ts hands every command but the host here), help and unknown
+ * names included, with the settings read from the environment. Every failure is printed here in
+ * the one format, with its exit code (lib/cli/usage.ts).
  */
 export async function runCommand(name: string | undefined, args: string[]): Promise<number> {
-  if (name === undefined || name === 'help' || name === '--help' || name === '-h') {
-    process.stdout.write(usage());
-    return name === undefined ? 1 : 0;
+  try {
+    // Bare `comet-relay` is a question about what it does: the global help, exit 0.
+    if (name === undefined || isHelpFlag(name) || (name === 'help' && args.length === 0)) {
+      process.stdout.write(usage());
+      return EXIT_OK;
+    }
+    if (name === 'help') {
+      const [topic, ...extra] = args as [string, ...string[]];
+      lookUp(topic);
+      if (extra.length > 0) throw new UsageError(`\`comet-relay help\` takes one command, not "${extra.join(' ')}" too.`);
+      process.stdout.write(commandHelp(topic));
+      return EXIT_OK;
+    }
+    const command = lookUp(name);
+    const own = args.includes('--') ? args.slice(0, args.indexOf('--')) : args;
+    if (own.some(isHelpFlag)) {
+      process.stdout.write(commandHelp(name));
+      return EXIT_OK;
+    }
+    const { readSettings } = await import('../config/settings');
+    return await command.run(args, readSettings());
+  } catch (error) {
+    process.stderr.write(formatCliError(error));
+    return exitCodeOf(error) === EXIT_USAGE ? EXIT_USAGE : EXIT_FAILED;
   }
-  const command = Object.hasOwn(COMMANDS, name) ? COMMANDS[name] : undefined;
-  if (!command) {
-    process.stderr.write(`comet-relay: unknown command "${name}".\n\n${usage()}`);
-    return 2;
-  }
-  const { readSettings } = await import('../config/settings');
-  return command.run(args, readSettings());
 }

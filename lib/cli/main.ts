@@ -1,9 +1,9 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { isErrorPayload } from '../protocol/errors';
 import { EXTENSION_ORIGIN } from '../protocol/identity';
 import { compileCacheDir, stateDir } from '../relay/paths';
 import { VERSION } from '../relay/version';
+import { exitCodeOf, formatCliError } from './usage';
 
 /**
  * Entry point of the `comet-relay` command. The browser starts us with our extension's origin as
@@ -18,12 +18,13 @@ import { VERSION } from '../relay/version';
  */
 async function main(argv: string[]): Promise<number> {
   const [first, ...rest] = argv;
-  if (first?.startsWith('chrome-extension://') || first === 'host') {
+  const asksHelp = rest.includes('--help') || rest.includes('-h');
+  if (first?.startsWith('chrome-extension://') || (first === 'host' && !asksHelp)) {
     const { runHostCommand } = await import('./host-command');
     const origin = first === 'host' ? rest.find((a) => a.startsWith('chrome-extension://')) : first;
     return runHostCommand(origin ?? EXTENSION_ORIGIN);
   }
-  if (first === '--version' || first === 'version') {
+  if (first === '--version' || (first === 'version' && rest.length === 0)) {
     process.stdout.write(`${VERSION}\n`);
     return 0;
   }
@@ -51,9 +52,8 @@ main(process.argv.slice(2)).then(
     process.exitCode = code;
   },
   (error: unknown) => {
-    // A RelayError from another bundle (commands.js) is another class: recognised by its shape.
-    const message = isErrorPayload(error) ? `[${error.code}] ${error.message}` : `Error: ${(error as Error)?.message ?? String(error)}`;
-    process.stderr.write(`comet-relay: ${message}\n`);
-    process.exitCode = 1;
+    // runCommand prints its own failures; this is what fails before it (loading a bundle), in the same format.
+    process.stderr.write(formatCliError(error));
+    process.exitCode = exitCodeOf(error);
   },
 );

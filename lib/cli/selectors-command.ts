@@ -6,6 +6,7 @@ import { RelayError } from '../protocol/errors';
 import { listHosts } from '../relay/discovery';
 import { type FolderReport, readPackFolder } from '../relay/pack-folder';
 import { packsDir } from '../relay/paths';
+import { didYouMean, spoken, UsageError } from './usage';
 
 /**
  * `comet-relay selectors add FILE | list | remove NAME | show NAME`: the person's side of data packs
@@ -34,12 +35,12 @@ export function runSelectors(home: string, args: string[], options: { json?: boo
       if (!target) throw usageError('name the set: comet-relay selectors show NAME (`comet-relay selectors list` shows them)');
       return show(home, target, io);
     default:
-      throw usageError(`unknown action "${action}"`);
+      throw usageError(`unknown action "${action}"`, didYouMean(action, ['add', 'list', 'remove', 'show']));
   }
 }
 
-function usageError(problem: string): RelayError {
-  return new RelayError('CONFIG_ERROR', `${problem}. Usage: comet-relay selectors add FILE | list [--json] | remove NAME | show NAME.`);
+function usageError(problem: string, suggestion = ''): UsageError {
+  return new UsageError(`${problem}.${suggestion} Usage: ${spoken('comet-relay selectors')} add FILE | list [--json] | remove NAME | show NAME.`);
 }
 
 const kindOf = (kind: string): PackKind | undefined => (Object.hasOwn(PACK_KINDS, kind) ? PACK_KINDS[kind] : undefined);

@@ -1,4 +1,5 @@
 import { SERVER_NAME } from './client-config';
+import { cliCommand } from '../relay/invocation';
 
 /**
  * `comet-relay config agent-api`: the `mcp` tool entry for the Perplexity Agent API, as Python,
@@ -98,12 +99,12 @@ export function agentApiConfig(options: AgentApiOptions): AgentApiConfig {
   const text = [
     '# Perplexity Agent API → comet-relay. The Agent API calls MCP servers from Perplexity\'s cloud over HTTPS,',
     '# so `comet-relay serve` must be reachable at a public HTTPS address through a tunnel you trust, e.g.',
-    `#   npx comet-relay serve --public-url ${origin}      (read-only unless you add --allow-acting)`,
+    `#   ${cliCommand(`serve --public-url ${origin}`)}      (read-only unless you add --allow-acting)`,
     '#   cloudflared tunnel --url http://127.0.0.1:7777    or    tailscale funnel 7777',
-    ...(options.serverUrl ? [] : [`# Replace ${PUBLIC_URL_PLACEHOLDER} with that address (or run: npx comet-relay config agent-api --public-url https://NAME).`]),
+    ...(options.serverUrl ? [] : [`# Replace ${PUBLIC_URL_PLACEHOLDER} with that address (or run: ${cliCommand('config agent-api --public-url https://NAME')}).`]),
     '# The public address takes only its own token, never the local one; keep it out of your code:',
-    `#   export ${TOKEN_ENV}="$(npx comet-relay token --public)"   PERPLEXITY_API_KEY=…   PERPLEXITY_MODEL=<a model id from the Agent API's list>`,
-    '# To revoke what the Agent API holds without touching local clients: npx comet-relay token --public --rotate (then restart serve).',
+    `#   export ${TOKEN_ENV}="$(${cliCommand('token --public')})"   PERPLEXITY_API_KEY=…   PERPLEXITY_MODEL=<a model id from the Agent API's list>`,
+    `# To revoke what the Agent API holds without touching local clients: ${cliCommand('token --public --rotate')} (then restart serve).`,
     '# allowed_tools below are the tools that only read. The Agent API runs every call without asking you;',
     `# add acting tools (${options.actingTools.join(', ') || 'none'}) only together with serve --allow-acting, and only if you mean it.`,
     '',

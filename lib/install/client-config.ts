@@ -1,4 +1,5 @@
 import { defaultCliPath, resolveSystem, type SystemOptions } from './system';
+import { cliCommand } from '../relay/invocation';
 
 /**
  * Ready-to-paste MCP client configurations for `comet-relay mcp` (stdio) and `comet-relay serve`
@@ -12,7 +13,7 @@ export type McpClientName = (typeof CLIENTS)[number];
 export const SERVER_NAME = 'comet-relay';
 export const DEFAULT_HTTP_URL = 'http://127.0.0.1:7777/mcp';
 /** Shown instead of the token when the caller does not pass one. */
-export const TOKEN_PLACEHOLDER = '<TOKEN: run npx comet-relay token>';
+export const TOKEN_PLACEHOLDER = '<TOKEN: run comet-relay token>';
 
 /**
  * How long a client should let one tool call run. Thread calls (call_perplexity_computer, …) hold
@@ -223,8 +224,8 @@ export function clientConfig(client: string, options: ClientConfigOptions = {}):
         { label: 'Claude Code command line', format: 'shell', content: `claude mcp add --transport http ${SERVER_NAME} ${q(url)} --header ${q(`Authorization: Bearer ${token}`)}` },
       ];
       hint =
-        `Start the endpoint with: npx comet-relay serve (it listens on 127.0.0.1 only and requires this token; keep it secret). ` +
-        'For the Perplexity Agent API, which calls from Perplexity\'s servers through a tunnel, run: npx comet-relay config agent-api. ' +
+        `Start the endpoint with: ${cliCommand('serve')} (it listens on 127.0.0.1 only and requires this token; keep it secret). ` +
+        `For the Perplexity Agent API, which calls from Perplexity's servers through a tunnel, run: ${cliCommand('config agent-api')}. ` +
         `Claude Code over HTTP: set MCP_TOOL_TIMEOUT=${TOOL_TIMEOUT_MS} (its environment, or "env" in ~/.claude/settings.json) so long tool calls are not cut off.`;
       break;
     }

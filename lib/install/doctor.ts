@@ -9,7 +9,7 @@ import { stateDir as defaultStateDir } from '../relay/paths';
 import { VERSION } from '../relay/version';
 import { BROWSER_DATA, BROWSERS, type Browser, registryKey } from './browsers';
 import { hostLogPath } from './host-manifest';
-import { ALWAYS_FOR_ALL, installCommand, type ManifestLocation, manifestLocations, type Resolved, resolveState, type StateOptions, userDataDirLocation } from './install';
+import { installCommand, type ManifestLocation, manifestLocations, type Resolved, resolveState, type StateOptions, userDataDirLocation } from './install';
 import { queryRegistry } from './registry';
 import { type CopyKind, checkExtensionFolder, type PackageCopy, packageCopy, rebuildHint, volatileCopyNote } from './package-copy';
 import { defaultCliPath, errorMessage, type ExecFn, isFile, realExec, type ResolvedSystem, tildify } from './system';
@@ -238,7 +238,7 @@ async function manifestChecks(options: DoctorOptions, resolved: Resolved): Promi
     const location = userDataDirLocation(options.userDataDir, resolved);
     if (sys.platform === 'win32') {
       // Windows reads only the registry: check the selected browsers' keys.
-      const browsers = options.browsers && options.browsers !== 'all' ? options.browsers : BROWSERS.filter((b) => ALWAYS_FOR_ALL.includes(b) || manifestLocations(b, resolved).some((l) => l.browserFound));
+      const browsers = options.browsers && options.browsers !== 'all' ? options.browsers : BROWSERS.filter((b) => manifestLocations(b, resolved).some((l) => l.browserFound));
       const out: DoctorCheck[] = [];
       for (const browser of browsers) {
         const key = registryKey(browser);

@@ -1,5 +1,6 @@
 import { EXTENSION_ORIGIN, NATIVE_HOST_NAME } from '../protocol/identity';
 import { VERSION } from '../relay/version';
+import { packageCopy, rebuildHint } from './package-copy';
 import { type InstallPlatform, type ResolvedSystem, resolveSystem, type SystemOptions } from './system';
 
 /** The native messaging host manifest a Chromium-family browser reads to find our host. */
@@ -45,6 +46,8 @@ export interface LauncherOptions {
   home?: string;
   /** Default `process.platform`: `#!/bin/sh` script on Linux/macOS, `.bat` on Windows. */
   platform?: NodeJS.Platform;
+  /** What the log line says to do when node or the CLI is gone. Default: what brings this kind of copy back (`rebuildHint`). */
+  fix?: string;
 }
 
 /** The parts of a launcher `doctor` checks. */
@@ -90,6 +93,8 @@ export function launcherScript(options: LauncherOptions): string {
   }
   const log = hostLogPath(stateDir, sys.platform);
   const logs = sys.path.dirname(log);
+  // The CLI may be what is gone, so the fix is how to bring this copy back, in the words this copy is run with.
+  const fix = (options.fix ?? rebuildHint(packageCopy({ platform: sys.platform, cliPath }), sys)).replace(/[\r\n\0]/g, ' ');
   if (sys.platform === 'win32') {
     return [
       '@echo off',
@@ -100,13 +105,16 @@ export function launcherScript(options: LauncherOptions): string {
       `set "CR_CLI=${batValue(cliPath)}"`,
       `set "CR_LOGS=${batValue(logs)}"`,
       `set "CR_LOG=${batValue(log)}"`,
+      `set "CR_FIX=${batValue(fix.replace(/"/g, "'"))}"`,
       'if not exist "%CR_NODE%" goto missing',
       'if not exist "%CR_CLI%" goto missing',
       `"%CR_NODE%" ${HOST_NODE_FLAGS} "%CR_CLI%" host %*`,
       'exit /b %errorlevel%',
       ':missing',
       'if not exist "%CR_LOGS%\\" mkdir "%CR_LOGS%"',
-      'echo %date% %time% comet-relay launcher: cannot start the host: node "%CR_NODE%" or the CLI "%CR_CLI%" is missing. Run: npx comet-relay install>> "%CR_LOG%"',
+      // Delayed expansion: the fix is expanded after the line is parsed, so & | < > in it stay text.
+      'setlocal EnableDelayedExpansion',
+      'echo %date% %time% comet-relay launcher: cannot start the host: node "%CR_NODE%" or the CLI "%CR_CLI%" is missing. To fix: !CR_FIX!>> "%CR_LOG%"',
       'exit /b 127',
       '',
     ].join('\r\n');
@@ -120,9 +128,10 @@ export function launcherScript(options: LauncherOptions): string {
     `CR_NODE=${shQuote(nodePath)}`,
     `CR_CLI=${shQuote(cliPath)}`,
     `CR_LOG=${shQuote(log)}`,
+    `CR_FIX=${shQuote(fix)}`,
     'if [ ! -x "$CR_NODE" ] || [ ! -f "$CR_CLI" ]; then',
     `  (umask 077; mkdir -p ${shQuote(logs)}) 2>/dev/null`,
-    '  echo "$(date \'+%Y-%m-%dT%H:%M:%S\') comet-relay launcher: cannot start the host: node ($CR_NODE) or the CLI ($CR_CLI) is missing. Run: npx comet-relay install" >> "$CR_LOG"',
+    '  echo "$(date \'+%Y-%m-%dT%H:%M:%S\') comet-relay launcher: cannot start the host: node ($CR_NODE) or the CLI ($CR_CLI) is missing. To fix: $CR_FIX" >> "$CR_LOG"',
     '  exit 127',
     'fi',
     `exec "$CR_NODE" ${HOST_NODE_FLAGS} "$CR_CLI" host "$@"`,

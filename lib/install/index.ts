@@ -21,7 +21,6 @@ export { CLIENTS, type ClientConfig, type ClientConfigOptions, type ConfigSnippe
 export { type DoctorCheck, type DoctorOptions, type DoctorReport, doctor, formatDoctor } from './doctor';
 export { buildManifest, type HostManifest, hostLogPath, launcherPath, launcherScript, parseLauncher } from './host-manifest';
 export {
-  ALWAYS_FOR_ALL,
   type InstallOptions,
   type InstallReport,
   install,

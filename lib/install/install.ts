@@ -9,9 +9,7 @@ import { defaultCliPath, errorMessage, type ExecFn, isDirectory, isExecutableFil
 import { ensureTokenFile } from './token';
 import { undoUnblock, unblockedBrowsers } from './unblock';
 import { verifyManifest } from './verify';
-
-/** Browsers `--browser all` always writes for, installed or not (the ones tests and most users run). */
-export const ALWAYS_FOR_ALL: readonly Browser[] = ['chrome', 'chromium'];
+import { cliCommand } from '../relay/invocation';
 
 export interface StateOptions extends SystemOptions {
   /**
@@ -95,7 +93,7 @@ export function userDataDirLocation(userDataDir: string, resolved: Resolved): Ma
 /** The command line that (re)installs for one target; used in every "fix:" line. */
 export function installCommand(options: { browser?: Browser | 'all'; userDataDir?: string; home?: string; platform?: NodeJS.Platform } = {}): string {
   const q = (value: string) => quoteArg(value, options.platform ?? process.platform);
-  const parts = ['npx comet-relay install'];
+  const parts = [cliCommand('install')];
   if (options.browser) parts.push(`--browser ${options.browser}`);
   if (options.userDataDir) parts.push(`--user-data-dir ${q(options.userDataDir)}`);
   if (options.home) parts.push(`--home ${q(options.home)}`);
@@ -110,8 +108,8 @@ function quoteArg(value: string, platform: NodeJS.Platform): string {
 export interface InstallOptions extends StateOptions {
   /**
    * Which browsers to register with. `'all'` (the default) writes for every browser whose user
-   * data folder exists, and always for Chrome and Chromium; the others are reported as skipped.
-   * A list writes for exactly those browsers, installed or not.
+   * data folder exists, and only for those (a browser not found gets no folder made in its name);
+   * the others are reported as skipped. A list writes for exactly those browsers, found or not.
    */
   browsers?: Browser[] | 'all';
   /**
@@ -175,7 +173,7 @@ export function planTargets(options: { browsers?: Browser[] | 'all'; userDataDir
   if (options.userDataDir) {
     const location = userDataDirLocation(options.userDataDir, resolved);
     if (sys.platform !== 'win32') return { write: [location], skipped };
-    const browsers = all ? selected.filter((b) => ALWAYS_FOR_ALL.includes(b) || isBrowserInstalled(b, sys)) : selected;
+    const browsers = all ? selected.filter((b) => isBrowserInstalled(b, sys)) : selected;
     for (const browser of browsers) write.push({ ...location, target: browser, browser, registryKey: registryKey(browser) });
     return { write, skipped };
   }
@@ -183,7 +181,7 @@ export function planTargets(options: { browsers?: Browser[] | 'all'; userDataDir
   for (const browser of selected) {
     const locations = manifestLocations(browser, resolved);
     const found = locations.filter((l) => l.browserFound);
-    if (all && found.length === 0 && !ALWAYS_FOR_ALL.includes(browser)) {
+    if (all && found.length === 0) {
       const first = locations[0] as ManifestLocation;
       skipped.push({
         target: browser,
@@ -260,6 +258,12 @@ export async function install(options: InstallOptions): Promise<InstallReport> {
 
   const manifest = manifestText(buildManifest(launcher));
   const plan = planTargets(options, resolved);
+  if (plan.write.length === 0) {
+    problems.push({
+      message: `no browser was found (none of ${BROWSERS.map((b) => BROWSER_DATA[b].label).join(', ')} has a profile folder here), so nothing was registered`,
+      fix: `start your browser once so it makes its profile folder, then install again; or name it: ${installCommand({ browser: 'chrome', home: bakedHome, platform: sys.platform })} (or --user-data-dir DIR for a browser started with one)`,
+    });
+  }
   const written = new Set<string>();
   for (const location of plan.write) {
     const target: TargetReport = { target: location.target, browser: location.browser, manifestPath: location.manifestPath, registryKey: location.registryKey, ok: false };
@@ -327,11 +331,11 @@ function formatInstallReport(r: InstallReport, sys: ResolvedSystem): string[] {
     else if (target.ok) lines.push(`✔ ${target.target.padEnd(width)}  ${where}`);
     else lines.push(`✘ ${target.target.padEnd(width)}  ${where}: ${target.problem}`, `    fix: ${target.fix}`);
   }
-  if (r.token) lines.push(`  token     ${t(r.token.path)} (${r.token.created ? 'created' : 'kept'}; for "comet-relay serve", show it with: npx comet-relay token)`);
+  if (r.token) lines.push(`  token     ${t(r.token.path)} (${r.token.created ? 'created' : 'kept'}; for "comet-relay serve", show it with: ${cliCommand('token')})`);
   if (r.ok) {
-    lines.push('Done. Load the comet-relay extension (`npx comet-relay extension` shows its folder and the steps) or reload it so it connects now, then check everything with: npx comet-relay doctor');
+    lines.push(`Done. Load the comet-relay extension (\`${cliCommand('extension')}\` shows its folder and the steps) or reload it so it connects now, then check everything with: ${cliCommand('doctor')}`);
   } else {
-    lines.push('Some parts failed: fix the lines marked ✘ and run the install again, or run: npx comet-relay doctor');
+    lines.push(`Some parts failed: fix the lines marked ✘ and run the install again, or run: ${cliCommand('doctor')}`);
   }
   return lines;
 }
@@ -452,7 +456,7 @@ export async function uninstall(options: UninstallOptions = {}): Promise<Uninsta
     removeFile(launcher);
     removeEmptyDir(sys, sys.path.dirname(launcher));
     if (users.length > 0) {
-      problems.push(`the host manifests of ${[...new Set(users)].join(', ')} still point at the removed launcher; run: npx comet-relay uninstall --browser all`);
+      problems.push(`the host manifests of ${[...new Set(users)].join(', ')} still point at the removed launcher; run: ${cliCommand('uninstall --browser all')}`);
     }
   }
 
@@ -466,7 +470,7 @@ export async function uninstall(options: UninstallOptions = {}): Promise<Uninsta
         if (!undone.ok) problems.push(...undone.lines);
         else if (undone.changed) removed.push(`comet-relay's entry in ${undone.where} (restart ${browser} for it to apply)`);
       } catch (error) {
-        problems.push(`${browser}'s unblock was not taken back: ${errorMessage(error)} (then: npx comet-relay uninstall --browser ${browser})`);
+        problems.push(`${browser}'s unblock was not taken back: ${errorMessage(error)} (then: ${cliCommand(`uninstall --browser ${browser}`)})`);
       }
     }
   }

@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import { EXTENSION_ID } from '../protocol/identity';
+import { cliCommand, commandPrefix } from '../relay/invocation';
 import { VERSION } from '../relay/version';
 import { defaultCliPath, errorMessage, isFile, type ResolvedSystem, resolveSystem, type SystemOptions, tildify } from './system';
 
@@ -35,18 +36,31 @@ export function packageCopy(options: SystemOptions & { cliPath?: string } = {}):
   return { kind, root, cliPath, extensionDir: sys.path.join(dist, 'extension') };
 }
 
-/** What brings a missing or broken CLI back, for this kind of copy. */
+/**
+ * What brings a missing or broken CLI back, for this kind of copy. It is said where this copy may
+ * be gone (the launcher's log line), so never in words that run this copy: npx fetches its spec
+ * again, a clone builds, an installed package is installed again from where it came.
+ */
 export function rebuildHint(copy: PackageCopy, sys: ResolvedSystem = resolveSystem()): string {
   if (copy.kind === 'checkout') return `run: npm run build (in ${tildify(sys, copy.root)})`;
-  return `reinstall the package: npx comet-relay@${VERSION} install (or npm install -g comet-relay@${VERSION})`;
+  if (copy.kind === 'npx-cache') {
+    return `remove npx's copy (${tildify(sys, copy.root)}), then run: ${cliCommand('install', { cliPath: copy.cliPath, platform: sys.platform, lasting: true })}`;
+  }
+  return (
+    `reinstall the package: npm install -g ./comet-relay-${VERSION}.tgz from the release file (or, once it is on the npm registry, npm install -g comet-relay@${VERSION}), ` +
+    'then run: comet-relay install'
+  );
 }
 
 /** A note for copies that can vanish under the browser: npx's cache is npm's to clear. */
 export function volatileCopyNote(copy: PackageCopy, sys: ResolvedSystem = resolveSystem()): string | undefined {
   if (copy.kind !== 'npx-cache') return undefined;
+  // The spec this copy was fetched with: what `npm install -g` takes to make the same copy stay put.
+  const prefix = commandPrefix({ cliPath: copy.cliPath, platform: sys.platform });
+  const spec = prefix.startsWith('npx ') ? prefix.slice(4) : `comet-relay@${VERSION}`;
   return (
     `Note: this copy runs from npx's cache (${tildify(sys, copy.root)}), which npm may clear; the browser would then lose the host and the extension folder. ` +
-    `For a copy that stays put: npm install -g comet-relay@${VERSION}, then run \`comet-relay install\` and \`comet-relay extension\` from it.`
+    `For a copy that stays put: npm install -g ${spec}, then run \`comet-relay install\` and \`comet-relay extension\` from it.`
   );
 }
 

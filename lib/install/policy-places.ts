@@ -1,5 +1,6 @@
 import type { Browser } from './browsers';
 import { MAC_MANAGED_PREFERENCES, POLICY_PLACES } from './comet-facts';
+import { cliCommand } from '../relay/invocation';
 import { errorMessage, type ExecFn, type ResolvedSystem } from './system';
 
 /**
@@ -193,7 +194,7 @@ export async function windowsPlace(browser: Browser, exec: ExecFn): Promise<Poli
   const user = `HKCU\\${facts.windowsKey.value}`;
   for (const key of [machine, user]) {
     if ((await exec('reg', regPolicyArgs.querySubkey(key))).code === 0) {
-      throw new Error(`${key}\\ExtensionSettings is set as a registry key tree, not as one JSON value; comet-relay will not rewrite it. Add comet-relay's entry there by hand (see npx comet-relay unblock --dry-run), then restart the browser.`);
+      throw new Error(`${key}\\ExtensionSettings is set as a registry key tree, not as one JSON value; comet-relay will not rewrite it. Add comet-relay's entry there by hand (see ${cliCommand('unblock --dry-run')}), then restart the browser.`);
     }
   }
   const machineValue = await queryPolicyValue(exec, machine);

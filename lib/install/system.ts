@@ -2,7 +2,6 @@ import { execFile } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 
 /**
  * The few outside-world operations install/uninstall/doctor need, gathered in one place so tests
@@ -120,18 +119,5 @@ export function errorMessage(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
 }
 
-/**
- * The built CLI the launcher and client configs should run. Inside the build that is
- * `dist/cli.js`, beside whichever of its bundles this code landed in; from sources (tsx, vitest)
- * it is `<repo>/dist/cli.js`.
- */
-export function defaultCliPath(moduleUrl?: string): string {
-  const self = moduleUrl ? fileURLToPath(moduleUrl) : ownFile();
-  if (/\.(c|m)?js$/.test(self)) return path.join(path.dirname(self), 'cli.js');
-  return path.resolve(path.dirname(self), '..', '..', 'dist', 'cli.js');
-}
-
-/** This module's file: the built CLI is CommonJS (`__filename`), the sources are ES modules (`import.meta.url`). */
-function ownFile(): string {
-  return typeof __filename === 'string' ? __filename : fileURLToPath(import.meta.url);
-}
+/** Where the built CLI is: one rule, beside how this copy is run (lib/relay/invocation.ts). */
+export { defaultCliPath } from '../relay/invocation';

@@ -6,6 +6,7 @@ import { RelayError } from '../protocol/errors';
 import type { MethodName, MethodParams, MethodResult } from '../protocol/methods';
 import { type CallOptions, RelayClient } from '../relay/client';
 import type { Logger } from '../relay/logger';
+import { cliCommand } from '../relay/invocation';
 
 /**
  * What a tool sees of the browser: typed calls through this session's own relay connection.
@@ -110,7 +111,7 @@ export class BrowserGateway {
         const cause = RelayError.from(waitError);
         throw new RelayError(
           'COMET_LAUNCH_FAILED',
-          `Started ${executable}, but its comet-relay extension did not connect within ${this.options.settings.COMET_TIMEOUT} ms (${cause.message}). Is the extension installed in that browser? Run \`npx comet-relay doctor\`.`,
+          `Started ${executable}, but its comet-relay extension did not connect within ${this.options.settings.COMET_TIMEOUT} ms (${cause.message}). Is the extension installed in that browser? Run \`${cliCommand('doctor')}\`.`,
         );
       } finally {
         waiting.close();

@@ -9,6 +9,7 @@ import { isPublicHost, type PublicUrl } from './public-url';
 import { allowedOrigin } from './origin';
 import { createSessionServer } from './server';
 import type { ToolDefinition } from './tool';
+import { cliCommand } from '../relay/invocation';
 
 /**
  * `comet-relay serve`: Streamable HTTP at http://127.0.0.1:PORT/mcp. Loopback only, a bearer token
@@ -169,12 +170,12 @@ function refusal(header: string | undefined, viaPublic: boolean, otherDoor: Buff
   const wrongDoor = otherDoor !== undefined && authorized(header, otherDoor);
   if (viaPublic) {
     return wrongDoor
-      ? 'This is the public address: it takes only the public token (`npx comet-relay token --public` prints it), never the local one.'
-      : 'Missing or wrong bearer token. Send "Authorization: Bearer <token>" (or the raw token); `npx comet-relay token --public` prints the public address\'s token.';
+      ? `This is the public address: it takes only the public token (\`${cliCommand('token --public')}\` prints it), never the local one.`
+      : `Missing or wrong bearer token. Send "Authorization: Bearer <token>" (or the raw token); \`${cliCommand('token --public')}\` prints the public address's token.`;
   }
   return wrongDoor
-    ? 'The public token works only through the public address: clients on this machine use the local token (`npx comet-relay token` prints it).'
-    : 'Missing or wrong bearer token. Send "Authorization: Bearer <token>"; `npx comet-relay token` prints the token.';
+    ? `The public token works only through the public address: clients on this machine use the local token (\`${cliCommand('token')}\` prints it).`
+    : `Missing or wrong bearer token. Send "Authorization: Bearer <token>"; \`${cliCommand('token')}\` prints the token.`;
 }
 
 /** Accepts "Bearer <token>" and the raw token (the Agent API's `authorization` field sends it raw). */

@@ -10,6 +10,7 @@ import { type Logger, silentLogger } from './logger';
 import { hostsDir } from './paths';
 import { checkSocketOwner } from './private-dir';
 import { VERSION } from './version';
+import { cliCommand } from './invocation';
 
 /**
  * The MCP side's handle on one browser profile: finds the host through discovery, says hello,
@@ -217,7 +218,7 @@ export class RelayClient {
       socket.once('close', () => reject(closedError())); // destroyed by close() before it connected
       socket.once('error', (error: NodeJS.ErrnoException) => {
         if (error.code === 'ECONNREFUSED' || error.code === 'ENOENT') reject(new DeadSocketError(error.message));
-        else reject(new RelayError('EXTENSION_NOT_CONNECTED', `The comet-relay host for profile "${host.profileLabel}" did not accept a connection (${error.message}). Reload the extension or restart the browser; \`npx comet-relay doctor\` shows what is wrong.`));
+        else reject(new RelayError('EXTENSION_NOT_CONNECTED', `The comet-relay host for profile "${host.profileLabel}" did not accept a connection (${error.message}). Reload the extension or restart the browser; \`${cliCommand('doctor')}\` shows what is wrong.`));
       });
     });
     const welcomed = new Promise<void>((resolve, reject) => {
@@ -306,7 +307,7 @@ export class RelayClient {
     }
     return new RelayError(
       'EXTENSION_NOT_CONNECTED',
-      'No browser with the comet-relay extension is connected. Open Comet or Chrome with the extension installed and enabled; if it is open, run `npx comet-relay doctor` to see which link is broken.',
+      `No browser with the comet-relay extension is connected. Open Comet or Chrome with the extension installed and enabled; if it is open, run \`${cliCommand('doctor')}\` to see which link is broken.`,
     );
   }
 }

@@ -17,6 +17,7 @@ import { PACKS_CHANGED_EVENT } from '../protocol/pack-events';
 import { pipeNonce, socketPath } from './paths';
 import { ensurePrivateDir } from './private-dir';
 import { VERSION } from './version';
+import { cliCommand } from './invocation';
 
 /**
  * `comet-relay host`: started by the browser through native messaging, one per browser profile.
@@ -133,7 +134,7 @@ export class NativeHost {
     if (hello.protocolVersion !== PROTOCOL_VERSION) {
       const message =
         `The comet-relay host ${VERSION} speaks protocol ${PROTOCOL_VERSION}, but the extension ${hello.version} speaks protocol ${hello.protocolVersion}. ` +
-        'Install the same version of both: rebuild (npm run build), reload the extension, and run `npx comet-relay install` again.';
+        `Install the same version of both: rebuild (npm run build), reload the extension, and run \`${cliCommand('install')}\` again.`;
       this.log.error('version mismatch with the extension', { extension: hello.version });
       this.toExtension({ kind: 'incompatible', protocolVersion: PROTOCOL_VERSION, version: VERSION, message });
       return;

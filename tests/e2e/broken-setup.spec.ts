@@ -20,14 +20,15 @@ test('tools/list still answers, and a browser tool says no browser is connected 
   for (const name of ['comet_list_tabs', 'models_list']) {
     const result = await client.callTool({ name, arguments: {} });
     expect(result.isError, name).toBe(true);
-    expect(textOf(result), name).toMatch(/^\[EXTENSION_NOT_CONNECTED\] No browser with the comet-relay extension is connected\..*comet-relay doctor/);
+    // The MCP server runs as node + this clone's dist/cli.js: the hint says doctor in those words.
+    expect(textOf(result), name).toMatch(/^\[EXTENSION_NOT_CONNECTED\] No browser with the comet-relay extension is connected\..*run `node (?:dist\/cli\.js|\S+\/dist\/cli\.js) doctor` to see which link is broken\.$/);
   }
 });
 
 test('the extension reports the missing host with the install hint', async () => {
   const panel = await harness.openPanel();
   await expect(panel.getByTestId('link-state')).toHaveAttribute('data-state', /disconnected|connecting/);
-  await expect(panel.getByTestId('link-detail')).toContainText('npx comet-relay install', { timeout: 15_000 });
+  await expect(panel.getByTestId('link-detail')).toContainText('run `comet-relay install` (run it the way you ran install', { timeout: 15_000 });
 });
 
 test('doctor names the broken link and exits non-zero', () => {
@@ -40,7 +41,8 @@ test('doctor names the broken link and exits non-zero', () => {
     status = (error as { status: number }).status;
   }
   expect(status).not.toBe(0);
-  expect(output).toMatch(/✘ manifest[^\n]*\n\s+fix: .*comet-relay install --user-data-dir/);
+  // Run as `node <this clone's dist/cli.js>`: the fix says install in those words.
+  expect(output).toMatch(/✘ manifest[^\n]*\n\s+fix: run: node (?:dist\/cli\.js|\S+\/dist\/cli\.js) install --user-data-dir /);
   expect(output).toMatch(/✘ host running/);
 });
 

@@ -46,9 +46,9 @@ test.beforeAll(async () => {
     if (!fs.existsSync(path.join(ROOT, built))) throw new Error(`${built} is missing: run \`npm run build\` first.`);
   }
   work = fs.mkdtempSync(path.join(os.tmpdir(), 'cr-package-'));
-  // --ignore-scripts: `npm test` built already, and prepack's rebuild would replace dist/ under the
-  // e2e files running beside this one.
-  const json = execFileSync('npm', ['pack', '--ignore-scripts', '--json', '--pack-destination', work], { cwd: ROOT, encoding: 'utf8' });
+  // With its scripts: prepack writes the package.json a release carries (tests/support/release.ts)
+  // and builds nothing (`npm test` built already; `npm run release` builds, then packs).
+  const json = execFileSync('npm', ['pack', '--json', '--pack-destination', work], { cwd: ROOT, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
   packed = JSON.parse(json)[0];
   const prefix = path.join(work, 'prefix');
   fs.mkdirSync(prefix);
@@ -70,22 +70,108 @@ test.afterAll(async () => {
   if (work) fs.rmSync(work, { recursive: true, force: true });
 });
 
-test('npm pack makes a lean tarball: the CLI, the built extension, and nothing of the repository', () => {
+/** What the README and docs link to, as paths relative to the package (links to the web and anchors aside). */
+function localLinks(file: string): string[] {
+  const text = fs.readFileSync(file, 'utf8');
+  return [...text.matchAll(/\]\(([^)#\s]+)(?:#[^)]*)?\)/g)]
+    .map((m) => m[1] as string)
+    .filter((target) => !/^[a-z]+:/.test(target))
+    .map((target) => path.relative(installedRoot, path.resolve(path.dirname(file), target)));
+}
+
+const SHIPPED_DOCS = ['README.md', 'LICENSE', 'package.json', 'lib/README.md', 'lib/selectors/README.md', 'tests/sim/README.md', 'tests/e2e/screenshots/panel-light.png', 'tests/e2e/screenshots/panel-dark.png'];
+
+test('npm pack makes a lean tarball: the CLI, the built extension, what the README links, and no dev scripts', () => {
   const files = packed.files.map((f) => f.path);
   test.info().annotations.push({ type: 'tarball', description: `${packed.filename}: ${packed.size} bytes packed, ${packed.unpackedSize} unpacked, ${files.length} files` });
-  expect(files).toEqual(expect.arrayContaining(['package.json', 'README.md', 'LICENSE', 'dist/cli.js', 'dist/extension/manifest.json', 'dist/extension/background.js', 'dist/extension/icon/128.png', 'dist/extension/action/disconnected-16.png']));
-  expect(files.filter((f) => !f.startsWith('dist/') && !['package.json', 'README.md', 'LICENSE'].includes(f))).toEqual([]);
+  expect(files).toEqual(expect.arrayContaining(['package.json', 'README.md', 'LICENSE', 'dist/cli.js', 'dist/extension/manifest.json', 'dist/extension/background.js', 'dist/extension/icon/128.png', 'dist/extension/action/disconnected-16.png', 'docs/commands.md']));
+  expect(files.filter((f) => !f.startsWith('dist/') && !f.startsWith('docs/') && !SHIPPED_DOCS.includes(f))).toEqual([]);
   expect(files.filter((f) => f.endsWith('.map') || f.endsWith('.ts'))).toEqual([]);
   // The MCP SDK, zod and busboy are bundled into dist/ (CommonJS, loaded from V8's code cache
   // for a short cold start), so the tarball carries them and installs nothing else: 626 kB packed
-  // (2026-12-01), where before 250 kB pulled the SDK's own dependency tree from the registry.
-  expect(packed.size).toBeLessThan(700_000);
+  // (2026-12-01), where before 250 kB pulled the SDK's own dependency tree from the registry; the
+  // docs and the README's two screenshots (about 290 kB, PNG) make it about 1.0 MB (2026-12-02).
+  expect(packed.size).toBeLessThan(1_100_000);
   const meta = JSON.parse(fs.readFileSync(path.join(installedRoot, 'package.json'), 'utf8'));
   expect(meta.private).toBeUndefined();
   expect(meta.bin).toEqual({ 'comet-relay': 'dist/cli.js' });
   // No runtime dependencies: everything the CLI runs is in its bundles.
   expect(meta.dependencies).toBeUndefined();
   expect(meta.engines.node).toBeTruthy();
+  // What only a clone uses stays out: an installer meets no `prepare` (nor any script).
+  expect(meta.scripts).toBeUndefined();
+  expect(meta.devDependencies).toBeUndefined();
+  // The repository's own package.json is back, scripts and all.
+  expect(JSON.parse(fs.readFileSync(path.join(ROOT, 'package.json'), 'utf8')).scripts.prepare).toBeTruthy();
+  expect(fs.existsSync(path.join(ROOT, '.package.json.dev'))).toBe(false);
+});
+
+test("every link of the installed package's README and docs resolves inside the package", () => {
+  const pages = ['README.md', ...fs.readdirSync(path.join(installedRoot, 'docs')).map((f) => `docs/${f}`)];
+  const broken = pages.flatMap((page) => localLinks(path.join(installedRoot, page)).filter((target) => !fs.existsSync(path.join(installedRoot, target))).map((t) => `${page} → ${t}`));
+  expect(localLinks(path.join(installedRoot, 'README.md'))).toEqual(expect.arrayContaining(['tests/e2e/screenshots/panel-light.png', 'docs/commands.md']));
+  expect(broken).toEqual([]);
+});
+
+test.describe('installed the two ways a person runs a release file, each hint in its own words', () => {
+  let scratch: string;
+  /** A person's shell: a home of its own, and no npm variables from the test runner. */
+  let env: NodeJS.ProcessEnv;
+  test.beforeAll(() => {
+    scratch = fs.mkdtempSync(path.join(os.tmpdir(), 'cr-person-'));
+    env = Object.fromEntries(Object.entries(process.env).filter(([key]) => !/^(npm_|INIT_CWD$|COMET_RELAY_|XDG_)/.test(key)));
+    env.HOME = path.join(scratch, 'home');
+    fs.mkdirSync(env.HOME);
+    fs.copyFileSync(path.join(work, packed.filename), path.join(scratch, packed.filename));
+  });
+  test.afterAll(() => fs.rmSync(scratch, { recursive: true, force: true }));
+
+  const shell = (file: string, args: string[], extra: NodeJS.ProcessEnv = {}) => {
+    try {
+      return { code: 0, out: execFileSync(file, args, { cwd: scratch, env: { ...env, ...extra }, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'], timeout: 120_000 }) };
+    } catch (error) {
+      const e = error as { status: number; stdout: string; stderr: string };
+      return { code: e.status, out: `${e.stdout}${e.stderr}` };
+    }
+  };
+
+  test('npm install -g from the release file into a scratch prefix: --version, doctor, config, install and help, all saying `comet-relay`', () => {
+    const prefix = path.join(scratch, 'global');
+    expect(shell('npm', ['install', '-g', '--prefix', prefix, `./${packed.filename}`, '--prefer-offline', '--no-audit', '--no-fund', '--loglevel=error']).code).toBe(0);
+    const PATH = `${path.join(prefix, 'bin')}${path.delimiter}${env.PATH}`;
+    const cr = (...args: string[]) => shell('comet-relay', args, { PATH });
+    expect(cr('--version')).toEqual({ code: 0, out: `${VERSION}\n` });
+    const doctor = cr('doctor');
+    expect(doctor.code).toBe(1); // nothing registered in this home yet
+    expect(doctor.out).toContain(`✔ CLI built — ${path.join(prefix, 'lib', 'node_modules', 'comet-relay', 'dist', 'cli.js')}`);
+    expect(doctor.out).toMatch(/fix: .*comet-relay install/);
+    expect(doctor.out).not.toMatch(/npx comet-relay|node dist\/cli\.js/);
+    const config = cr('config', 'claude-code');
+    expect(config.code).toBe(0);
+    expect(config.out).toContain(path.join(prefix, 'lib', 'node_modules', 'comet-relay', 'dist', 'cli.js'));
+    // No browser in this home: nothing registered, no folder made in a browser's name, and how to name one.
+    const install = cr('install');
+    expect(install.code).toBe(1);
+    expect(install.out).toContain('no browser was found');
+    expect(install.out).toContain('comet-relay install --browser chrome');
+    expect(fs.existsSync(path.join(env.HOME as string, '.config', 'google-chrome'))).toBe(false);
+    expect(cr('install', '--help').out).toContain('Usage: comet-relay install [--browser');
+    expect(cr('nonesuch')).toEqual({ code: 2, out: 'comet-relay: [CONFIG_ERROR] Unknown command "nonesuch". `comet-relay help` lists the commands.\n' });
+  });
+
+  test('npx with the release file: every hint repeats the same spec', () => {
+    const npx = (...args: string[]) => shell('npx', ['--yes', '--cache', path.join(scratch, 'npm-cache'), '--prefer-offline', `./${packed.filename}`, ...args]);
+    const extension = npx('extension');
+    expect(extension.code).toBe(0);
+    expect(extension.out).toContain(`Register the native host if you have not: npx ./${packed.filename} install`);
+    expect(extension.out).toContain(`If not: npx ./${packed.filename} doctor`);
+    expect(extension.out).toContain(`npm install -g ./${packed.filename}`); // the note on npx's cache: the same file, installed to stay
+    expect(npx('--version').out.trim()).toBe(VERSION);
+    const doctor = npx('doctor');
+    expect(doctor.out).toMatch(new RegExp(`fix: .*npx \\./${packed.filename.replace(/\./g, '\\.')} install`));
+    expect(doctor.out).not.toContain('npx comet-relay ');
+    expect(npx('help', 'config').out).toContain(`Usage: npx ./${packed.filename} config`);
+  });
 });
 
 test('the installed `comet-relay extension` prints the installed folder, the pinned ID and the steps', () => {

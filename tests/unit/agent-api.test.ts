@@ -9,6 +9,7 @@ import { isPublicHost, parsePublicUrl } from '../../lib/mcp/public-url';
 import { toolAccess } from '../../lib/mcp/tool';
 import { allTools, selectTools } from '../../lib/mcp/tools';
 import { RelayError } from '../../lib/protocol/errors';
+import { cliCommand } from '../../lib/relay/invocation';
 
 const CLI = path.resolve(import.meta.dirname, '../../dist/cli.js');
 
@@ -74,7 +75,7 @@ describe('config agent-api', () => {
     expect(text).toContain('authorization: process.env.COMET_RELAY_TOKEN!');
     expect(text).toContain('# curl');
     expect(text).toContain('curl https://api.perplexity.ai/v1/agent');
-    expect(text).toContain('npx comet-relay serve --public-url https://relay.example.com ');
+    expect(text).toContain(`${cliCommand('serve --public-url https://relay.example.com')} `);
     expect(text).not.toContain(PUBLIC_URL_PLACEHOLDER);
   });
 
@@ -92,9 +93,9 @@ describe('config agent-api', () => {
 
   it('has the public token exported, never the local one', () => {
     const { text } = agentApiConfig({ serverUrl: 'https://relay.example.com/mcp', allowedTools: readTools, actingTools: acting });
-    expect(text).toContain('export COMET_RELAY_TOKEN="$(npx comet-relay token --public)"');
-    expect(text).not.toContain('$(npx comet-relay token)');
-    expect(text).toContain('npx comet-relay token --public --rotate');
+    expect(text).toContain(`export COMET_RELAY_TOKEN="$(${cliCommand('token --public')})"`);
+    expect(text).not.toContain(`$(${cliCommand('token')})`);
+    expect(text).toContain(cliCommand('token --public --rotate'));
   });
 
   it.skipIf(!fs.existsSync(CLI))('the built CLI prints it without ever printing either token', () => {

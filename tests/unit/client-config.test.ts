@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { CLIENTS, clientConfig, DEFAULT_HTTP_URL, stdioCommand, TOKEN_PLACEHOLDER, TOOL_TIMEOUT_SETTING, tomlString } from '../../lib/install/client-config';
+import { cliCommand } from '../../lib/relay/invocation';
 
 const base = { nodePath: '/usr/bin/node', cliPath: '/opt/comet relay/dist/cli.js', platform: 'linux' as const };
 const json = (client: string, index = 0, options: Parameters<typeof clientConfig>[1] = base) => {
@@ -122,7 +123,7 @@ describe('client configs', () => {
     expect(config.snippets[1]?.content).toBe("claude mcp add --transport http comet-relay http://127.0.0.1:9000/mcp --header 'Authorization: Bearer tok_123'");
     // The Agent API entry lives in `config agent-api` (tests/unit/agent-api.test.ts), with a derived read-only allowlist.
     expect(config.snippets).toHaveLength(2);
-    expect(config.hint).toContain('npx comet-relay config agent-api');
+    expect(config.hint).toContain(cliCommand('config agent-api'));
     expect(json('http').mcpServers['comet-relay'].headers.Authorization).toBe(`Bearer ${TOKEN_PLACEHOLDER}`);
   });
 

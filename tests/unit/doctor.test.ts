@@ -12,6 +12,7 @@ import type { HostRecord } from '../../lib/relay/discovery';
 import { VERSION } from '../../lib/relay/version';
 import { linuxInstallHome } from '../support/install-home';
 import { fakeReg, memoryFs } from './install-memfs';
+import { cliCommand } from '../../lib/relay/invocation';
 
 /** An install home where Chromium has a profile. */
 function setup() {
@@ -86,13 +87,13 @@ describe('doctor', () => {
     const s = setup();
     fs.mkdirSync(path.join(s.homedir, '.config', 'google-chrome'), { recursive: true });
     let report = await doctor({ ...s, listHosts: () => [] });
-    expect(check(report, 'manifest (chrome)')).toMatchObject({ ok: false, fix: 'run: npx comet-relay install --browser chrome' });
+    expect(check(report, 'manifest (chrome)')).toMatchObject({ ok: false, fix: `run: ${cliCommand('install --browser chrome')}` });
     expect(check(report, 'manifest (chromium)').detail).toContain('cannot start the host ("Specified native messaging host not found")');
 
     await install({ ...s, browsers: ['chromium'] });
     report = await doctor({ ...s, listHosts: () => [] });
     expect(check(report, 'manifest (chrome)')).toMatchObject({ ok: true, skipped: true });
-    expect(check(report, 'manifest (chrome)').detail).toContain('to use comet-relay there, run: npx comet-relay install --browser chrome');
+    expect(check(report, 'manifest (chrome)').detail).toContain(`to use comet-relay there, run: ${cliCommand('install --browser chrome')}`);
   });
 
   it('broken setup: names the wrong extension id, the non-executable launcher and the vanished node', async () => {
@@ -112,12 +113,12 @@ describe('doctor', () => {
     expect(broken.detail).toContain(`manifest admits extension chrome-extension://aaaabbbbccccddddeeeeffffgggghhhh/ but the installed comet-relay extension is ${EXTENSION_ORIGIN}`);
     expect(broken.detail).toContain('comet-relay-host is not executable');
     expect(broken.detail).toContain('the launcher runs node at /gone/node, which does not exist');
-    expect(broken.fix).toBe('run: npx comet-relay install --browser chromium');
+    expect(broken.fix).toBe(`run: ${cliCommand('install --browser chromium')}`);
     expect(report.exitCode).toBe(1);
 
     const text = formatDoctor(report);
     expect(text).toContain('✘ manifest (chromium) — ~/.config/chromium/NativeMessagingHosts/com.comet_relay.host.json: the manifest admits');
-    expect(text).toContain('\n    fix: run: npx comet-relay install --browser chromium');
+    expect(text).toContain(`\n    fix: run: ${cliCommand('install --browser chromium')}`);
     expect(text).toContain('✘ host running — No comet-relay host is running');
     expect(text).toContain(`check the host log at ~/.local/state/comet-relay/logs/host.log`);
     expect(text.split('\n').at(-1)).toBe('2 problems found; start with "manifest (chromium)".');
@@ -264,7 +265,7 @@ describe('doctor', () => {
     const profile = path.join(s.homedir, 'p');
     let report = await doctor({ ...s, userDataDir: profile, listHosts: () => [] });
     expect(report.checks.filter((c) => c.name.startsWith('manifest'))).toEqual([
-      expect.objectContaining({ name: 'manifest (--user-data-dir)', ok: false, fix: `run: npx comet-relay install --user-data-dir ${profile}` }),
+      expect.objectContaining({ name: 'manifest (--user-data-dir)', ok: false, fix: `run: ${cliCommand(`install --user-data-dir ${profile}`)}` }),
     ]);
     await install({ ...s, userDataDir: profile });
     report = await doctor({ ...s, userDataDir: profile, listHosts: () => [] });

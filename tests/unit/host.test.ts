@@ -13,6 +13,7 @@ import { socketPath } from '../../lib/relay/paths';
 import { silentLogger } from '../../lib/relay/logger';
 import { FakeExtension } from '../support/fake-extension';
 import { CLI } from '../support/harness';
+import { cliCommand } from '../../lib/relay/invocation';
 
 /**
  * The native host with a fake extension on its stdin/stdout and real relay clients on its
@@ -192,7 +193,7 @@ describe('relay client without a host', () => {
     try {
       await expect(lonely.call('tabs.list', {})).rejects.toMatchObject({
         code: 'EXTENSION_NOT_CONNECTED',
-        message: expect.stringMatching(/Open Comet or Chrome with the extension installed.*comet-relay doctor/),
+        message: expect.stringContaining(`Open Comet or Chrome with the extension installed and enabled; if it is open, run \`${cliCommand('doctor')}\``),
       });
     } finally {
       lonely.close();

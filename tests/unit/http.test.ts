@@ -13,6 +13,7 @@ import { RelayClient } from '../../lib/relay/client';
 import { NativeHost } from '../../lib/relay/host';
 import { silentLogger } from '../../lib/relay/logger';
 import { FakeExtension } from '../support/fake-extension';
+import { cliCommand } from '../../lib/relay/invocation';
 
 /**
  * `comet-relay serve` on a real port, with a real host behind it (a fake extension on the host's
@@ -168,7 +169,7 @@ describe('serve: the HTTP door', () => {
     const missing = await send(target, { headers: { Authorization: '' }, body: initialize('x') });
     expect(missing.status).toBe(401);
     expect(missing.headers['www-authenticate']).toMatch(/Bearer/);
-    expect(missing.body).toMatch(/comet-relay token/);
+    expect(missing.body).toContain(cliCommand('token'));
     expect((await send(target, { headers: { Authorization: `Bearer ${'W'.repeat(43)}` }, body: initialize('x') })).status).toBe(401);
   });
 
@@ -184,7 +185,7 @@ describe('serve: the HTTP door', () => {
     const viaPublic = (authorization: string) => send(target, { headers: { Host: PUBLIC_HOST, Authorization: authorization }, body: initialize('cloud') });
     const localThroughPublic = await viaPublic(`Bearer ${TOKEN}`);
     expect(localThroughPublic.status).toBe(401);
-    expect(localThroughPublic.body).toContain('it takes only the public token (`npx comet-relay token --public` prints it), never the local one');
+    expect(localThroughPublic.body).toContain(`it takes only the public token (\`${cliCommand('token --public')}\` prints it), never the local one`);
     expect((await viaPublic(PUBLIC_TOKEN)).status).toBe(200); // raw, as the Agent API sends it
 
     const publicOnLoopback = await send(target, { headers: { Authorization: `Bearer ${PUBLIC_TOKEN}` }, body: initialize('local') });

@@ -4,6 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { buildManifest, HOST_NODE_FLAGS, launcherPath, launcherScript, parseLauncher, shUnquote, writeLauncher } from '../../lib/install/host-manifest';
+import { packageCopy, rebuildHint } from '../../lib/install/package-copy';
 import { EXTENSION_ORIGIN, NATIVE_HOST_NAME } from '../../lib/protocol/identity';
 
 const temps: string[] = [];
@@ -74,7 +75,8 @@ describe('sh launcher', () => {
     expect(result.status).toBe(127);
     const log = fs.readFileSync(path.join(state, 'logs', 'host.log'), 'utf8');
     expect(log).toContain(`node (${path.join(dir, 'no-node')})`);
-    expect(log).toContain('Run: npx comet-relay install');
+    // The CLI may be what is gone: the fix brings this kind of copy back (here an installed package), not a command that runs it.
+    expect(log).toContain(`To fix: ${rebuildHint(packageCopy({ cliPath: cli }))}`);
   });
 
   it('refuses relative paths and line breaks', () => {

@@ -6,6 +6,7 @@ import { install, uninstall } from '../../lib/install/install';
 import { EXTENSION_ORIGIN, NATIVE_HOST_NAME } from '../../lib/protocol/identity';
 import { linuxInstallHome } from '../support/install-home';
 import { fakeReg, memoryFs } from './install-memfs';
+import { cliCommand } from '../../lib/relay/invocation';
 
 const linuxSetup = (env: Record<string, string> = {}) => linuxInstallHome('install', env);
 
@@ -46,9 +47,10 @@ describe('install on Linux', () => {
     expect(fs.existsSync(path.join(state, 'bin'))).toBe(false);
   });
 
-  it('--browser all: writes for browsers that exist plus Chrome and Chromium, and says which it skipped', async () => {
+  it('--browser all: writes only for the browsers that exist, makes no folder for the others, and says which it skipped', async () => {
     const setup = linuxSetup();
     fs.mkdirSync(path.join(setup.homedir, '.config', 'BraveSoftware', 'Brave-Browser'), { recursive: true });
+    fs.mkdirSync(path.join(setup.homedir, '.config', 'google-chrome'), { recursive: true });
     const report = await install({ ...setup, browsers: 'all' });
 
     expect(report.ok).toBe(true);
@@ -57,12 +59,15 @@ describe('install on Linux', () => {
     expect(report.launcherPath).toBe(path.join(state, 'bin', 'comet-relay-host'));
     const byTarget = Object.fromEntries(report.targets.map((t) => [t.target, t]));
     expect(Object.keys(byTarget).sort()).toEqual(['brave', 'chrome', 'chromium', 'comet', 'edge']);
-    for (const name of ['chrome', 'chromium', 'brave']) {
+    for (const name of ['chrome', 'brave']) {
       expect(byTarget[name]?.ok).toBe(true);
       expect(byTarget[name]?.skipped).toBeFalsy();
     }
+    // Chromium is not there: skipped like any other, and no profile folder is made in its name.
+    expect(byTarget.chromium).toMatchObject({ ok: true, skipped: true, problem: expect.stringContaining('Chromium not found') });
+    expect(fs.existsSync(path.join(setup.homedir, '.config', 'chromium'))).toBe(false);
     expect(byTarget.edge).toMatchObject({ ok: true, skipped: true, problem: expect.stringContaining('Microsoft Edge not found') });
-    expect(byTarget.edge?.fix).toContain('npx comet-relay install --browser edge');
+    expect(byTarget.edge?.fix).toContain(cliCommand('install --browser edge'));
     expect(byTarget.comet?.skipped).toBe(true);
 
     const manifestPath = path.join(setup.homedir, '.config', 'google-chrome', 'NativeMessagingHosts', `${NATIVE_HOST_NAME}.json`);
@@ -85,6 +90,17 @@ describe('install on Linux', () => {
     expect(text).toContain('✔ chrome');
     expect(text).toContain('- edge');
     expect(text).not.toContain(fs.readFileSync(path.join(state, 'token'), 'utf8'));
+  });
+
+  it('--browser all with no browser found registers nothing, fails, and says how to name one', async () => {
+    const setup = linuxSetup();
+    const report = await install({ ...setup, browsers: 'all' });
+    expect(report.ok).toBe(false);
+    expect(report.targets.every((t) => t.skipped)).toBe(true);
+    expect(report.problems[0]?.message).toContain('no browser was found');
+    expect(report.problems[0]?.fix).toContain(cliCommand('install --browser chrome'));
+    expect(fs.existsSync(path.join(setup.homedir, '.config', 'google-chrome'))).toBe(false);
+    expect(fs.existsSync(path.join(setup.homedir, '.config', 'chromium'))).toBe(false);
   });
 
   it('honours XDG_CONFIG_HOME and an explicit browser list (installed or not)', async () => {
@@ -193,9 +209,8 @@ describe('install on Windows', () => {
     expect(fs.readFileSync(report.launcherPath, 'utf8')).toContain('set "CR_NODE=C:\\Program Files\\nodejs\\node.exe"');
 
     const adds = reg.calls.filter((c) => c[1] === 'add');
+    // Only Comet's user data folder exists: Chrome and Chromium get no key and no folder.
     expect(adds).toEqual([
-      ['reg', 'add', 'HKCU\\Software\\Google\\Chrome\\NativeMessagingHosts\\com.comet_relay.host', '/ve', '/t', 'REG_SZ', '/d', `${state}\\NativeMessagingHosts\\chrome\\com.comet_relay.host.json`, '/f'],
-      ['reg', 'add', 'HKCU\\Software\\Chromium\\NativeMessagingHosts\\com.comet_relay.host', '/ve', '/t', 'REG_SZ', '/d', `${state}\\NativeMessagingHosts\\chromium\\com.comet_relay.host.json`, '/f'],
       ['reg', 'add', 'HKCU\\Software\\Perplexity\\Comet\\NativeMessagingHosts\\com.comet_relay.host', '/ve', '/t', 'REG_SZ', '/d', `${state}\\NativeMessagingHosts\\comet\\com.comet_relay.host.json`, '/f'],
     ]);
     const manifest = JSON.parse(fs.readFileSync(`${state}\\NativeMessagingHosts\\comet\\com.comet_relay.host.json`, 'utf8'));
@@ -209,7 +224,7 @@ describe('install on Windows', () => {
     const report = await install({ ...options, browsers: ['edge'], exec: async () => ({ code: 1, stdout: '', stderr: 'ERROR: Access is denied.' }) });
     expect(report.ok).toBe(false);
     expect(report.targets[0]?.problem).toContain('reg add HKCU\\Software\\Microsoft\\Edge\\NativeMessagingHosts\\com.comet_relay.host failed (exit 1): ERROR: Access is denied.');
-    expect(report.targets[0]?.fix).toContain('npx comet-relay install --browser edge');
+    expect(report.targets[0]?.fix).toContain(cliCommand('install --browser edge'));
   });
 
   it('uninstall deletes the keys, the manifests and the launcher, and keeps the token', async () => {

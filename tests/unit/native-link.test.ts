@@ -84,7 +84,7 @@ describe('NativeLink', () => {
     expect(ports.length).toBe(6);
     expect(alarms).toContain(RECONNECT_ALARM);
     expect(link.current.state).toBe('disconnected');
-    expect(link.current.detail).toMatch(/npx comet-relay install/);
+    expect(link.current.detail).toMatch(/`comet-relay install` \(run it the way you ran install/);
     link.start(); // what the alarm handler does
     await vi.advanceTimersByTimeAsync(0);
     expect(ports.length).toBe(7);
@@ -211,7 +211,11 @@ describe('NativeLink after a teardown', () => {
 
 describe('disconnect reasons', () => {
   it('turn Chromium\'s terse errors into what to do', () => {
-    expect(describeDisconnect('Specified native messaging host not found.')).toMatch(/npx comet-relay install/);
+    // No host is connected to say how comet-relay was installed: the command, and the ways to run it.
+    expect(describeDisconnect('Specified native messaging host not found.')).toBe(
+      'Specified native messaging host not found. The native host is not registered for this browser: run `comet-relay install` (run it the way you ran install: ' +
+        '`comet-relay`, `npx <the same spec>`, or `node dist/cli.js` in a clone), then `comet-relay doctor`.',
+    );
     expect(describeDisconnect('Access to the specified native messaging host is forbidden.')).toMatch(/does not admit this extension/);
     expect(describeDisconnect('Native host has exited.')).toMatch(/see its log/);
   });

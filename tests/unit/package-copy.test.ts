@@ -33,7 +33,10 @@ describe('which copy of comet-relay is running', () => {
     const copy = packageCopy({ cliPath: p.cliPath });
     expect(copy).toEqual({ kind: 'installed', root: p.root, cliPath: p.cliPath, extensionDir: path.join(p.root, 'dist', 'extension') });
     expect(checkExtensionFolder(copy)).toEqual({ ok: true, dir: copy.extensionDir, id: EXTENSION_ID, version: VERSION });
-    expect(rebuildHint(copy)).toBe(`reinstall the package: npx comet-relay@${VERSION} install (or npm install -g comet-relay@${VERSION})`);
+    // Installed from a release file today, from the registry once it is published: never an npx spec that 404s.
+    expect(rebuildHint(copy)).toBe(
+      `reinstall the package: npm install -g ./comet-relay-${VERSION}.tgz from the release file (or, once it is on the npm registry, npm install -g comet-relay@${VERSION}), then run: comet-relay install`,
+    );
     expect(volatileCopyNote(copy)).toBeUndefined();
   });
 
@@ -78,6 +81,6 @@ describe('which copy of comet-relay is running', () => {
     });
     fs.rmSync(p.cliPath);
     const broken = await doctor({ homedir: p.homedir, env: {}, platform: 'linux', cliPath: p.cliPath, listHosts: () => [] });
-    expect(broken.checks.find((c) => c.name === 'CLI built')).toMatchObject({ ok: false, fix: expect.stringContaining(`npx comet-relay@${VERSION} install`) });
+    expect(broken.checks.find((c) => c.name === 'CLI built')).toMatchObject({ ok: false, fix: expect.stringContaining(`npm install -g ./comet-relay-${VERSION}.tgz`) });
   });
 });

@@ -227,16 +227,25 @@ export class NativeLink {
   }
 }
 
+/**
+ * A comet-relay command as the extension can say it. No host is connected when these are shown,
+ * so nothing tells the extension how comet-relay was installed: it names the command and the
+ * three ways to run it (the Node side says the one way in use, lib/relay/invocation.ts).
+ */
+export function hostCommand(sub: string): string {
+  return `\`comet-relay ${sub}\` (run it the way you ran install: \`comet-relay\`, \`npx <the same spec>\`, or \`node dist/cli.js\` in a clone)`;
+}
+
 /** Turns Chromium's terse disconnect reasons into what the person should do. */
 export function describeDisconnect(reason: string): string {
   if (/not found/i.test(reason)) {
-    return `${reason} The native host is not registered for this browser: run \`npx comet-relay install\` (then \`npx comet-relay doctor\`).`;
+    return `${reason} The native host is not registered for this browser: run ${hostCommand('install')}, then \`comet-relay doctor\`.`;
   }
   if (/forbidden/i.test(reason)) {
-    return `${reason} The host manifest does not admit this extension's ID: run \`npx comet-relay install\` again.`;
+    return `${reason} The host manifest does not admit this extension's ID: run ${hostCommand('install')} again.`;
   }
   if (/exited|failed to start/i.test(reason)) {
-    return `${reason} The host stopped; see its log (\`npx comet-relay doctor\` prints where).`;
+    return `${reason} The host stopped; see its log (${hostCommand('doctor')} prints where).`;
   }
   return reason;
 }

@@ -1,0 +1,102 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { volatileCopyNote, packageCopy } from '../../lib/install/package-copy';
+import { cliCommand, commandPrefix, type InvocationContext } from '../../lib/relay/invocation';
+
+/**
+ * Every hint names a command the way this copy was started (lib/relay/invocation.ts): the global
+ * bin, npx with the very spec it was started with, or node and the CLI file from a clone. Each way
+ * is laid out on disk as npm lays it out (npm 11, 2026-12-02) and asked for its words.
+ */
+const made: string[] = [];
+afterEach(() => {
+  for (const dir of made.splice(0)) fs.rmSync(dir, { recursive: true, force: true });
+});
+
+function scratch(): string {
+  const dir = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'cr-invocation-')));
+  made.push(dir);
+  return dir;
+}
+
+/** A package folder with dist/cli.js, as npm unpacks it. */
+function packageIn(...parts: string[]): string {
+  const root = path.join(...parts);
+  fs.mkdirSync(path.join(root, 'dist'), { recursive: true });
+  fs.writeFileSync(path.join(root, 'dist', 'cli.js'), '// built\n', { mode: 0o755 });
+  return path.join(root, 'dist', 'cli.js');
+}
+
+const context = (over: Partial<InvocationContext>): Partial<InvocationContext> => ({ env: { PATH: '/usr/bin:/bin' }, cwd: '/', platform: 'linux', fs, ...over });
+
+describe('how this copy is run, said in every hint', () => {
+  it('the global bin: `comet-relay …` when the comet-relay on PATH is this copy', () => {
+    const prefix = scratch();
+    const cli = packageIn(prefix, 'lib', 'node_modules', 'comet-relay');
+    fs.mkdirSync(path.join(prefix, 'bin'));
+    fs.symlinkSync(path.relative(path.join(prefix, 'bin'), cli), path.join(prefix, 'bin', 'comet-relay'));
+    const bin = path.join(prefix, 'bin', 'comet-relay');
+    const env = { PATH: `${path.join(prefix, 'bin')}:/usr/bin` };
+    expect(cliCommand('doctor', context({ argv: ['/usr/bin/node', bin, 'install'], env, cliPath: cli }))).toBe('comet-relay doctor');
+    // An MCP client that starts it as node + the absolute file gets the same words: it is the one on PATH.
+    expect(cliCommand('doctor', context({ argv: ['/usr/bin/node', cli, 'mcp'], env, cliPath: cli }))).toBe('comet-relay doctor');
+    // Another comet-relay earlier on PATH is not this copy: this one is named by its bin.
+    const other = scratch();
+    packageIn(other, 'x');
+    fs.symlinkSync(path.join(other, 'x', 'dist', 'cli.js'), path.join(other, 'comet-relay'));
+    expect(cliCommand('doctor', context({ argv: ['/usr/bin/node', bin], env: { PATH: `${other}:${path.join(prefix, 'bin')}` }, cliPath: cli }))).toBe(`${bin} doctor`);
+  });
+
+  it('a bin not on PATH (npm install --prefix DIR): its absolute path', () => {
+    const prefix = scratch();
+    const cli = packageIn(prefix, 'node_modules', 'comet-relay');
+    const bin = path.join(prefix, 'node_modules', '.bin', 'comet-relay');
+    expect(commandPrefix(context({ argv: ['/usr/bin/node', bin], cliPath: cli }))).toBe(bin);
+  });
+
+  it('npx with a release file: the same spec, as typed in that run, and as the absolute file for what outlives it', () => {
+    const cache = scratch();
+    const hashDir = path.join(cache, '_npx', 'c2066b432aa7f6c1');
+    const cli = packageIn(hashDir, 'node_modules', 'comet-relay');
+    // What npm exec writes beside the copy on every run (libnpmexec: pkgJson.update({ _npx: { packages } })).
+    fs.writeFileSync(
+      path.join(hashDir, 'package.json'),
+      JSON.stringify({ dependencies: { 'comet-relay': 'file:../../work/comet-relay-0.1.0.tgz' }, _npx: { packages: ['./comet-relay-0.1.0.tgz'] } }),
+    );
+    const bin = path.join(hashDir, 'node_modules', '.bin', 'comet-relay');
+    const npxRun = context({ argv: ['/usr/bin/node', bin, 'install'], env: { npm_command: 'exec', PATH: '/usr/bin' }, cwd: path.join(cache, 'work'), cliPath: cli });
+    expect(cliCommand('extension', npxRun)).toBe('npx ./comet-relay-0.1.0.tgz extension');
+    // The launcher, a client config, the host: the relative spec holds only in that folder.
+    expect(cliCommand('install', { ...npxRun, lasting: true })).toBe(`npx ${path.join(cache, 'work', 'comet-relay-0.1.0.tgz')} install`);
+    expect(cliCommand('doctor', context({ argv: ['/usr/bin/node', cli, 'mcp'], cliPath: cli }))).toBe(`npx ${path.join(cache, 'work', 'comet-relay-0.1.0.tgz')} doctor`);
+    // The note on npx's cache offers the same spec for a copy that stays put.
+    expect(volatileCopyNote(packageCopy({ cliPath: cli }))).toContain('npm install -g ');
+  });
+
+  it('npx with a registry spec: that spec, version and all', () => {
+    const cache = scratch();
+    const hashDir = path.join(cache, '_npx', '9f1e');
+    const cli = packageIn(hashDir, 'node_modules', 'comet-relay');
+    fs.writeFileSync(path.join(hashDir, 'package.json'), JSON.stringify({ dependencies: { 'comet-relay': '^0.1.0' }, _npx: { packages: ['comet-relay@0.1.0'] } }));
+    const ctx = context({ argv: ['/usr/bin/node', path.join(hashDir, 'node_modules', '.bin', 'comet-relay')], env: { npm_command: 'exec' }, cliPath: cli });
+    expect(cliCommand('doctor --page', ctx)).toBe('npx comet-relay@0.1.0 doctor --page');
+  });
+
+  it('npx that found an installed bin (a project dependency): `npx comet-relay …`', () => {
+    const project = scratch();
+    const cli = packageIn(project, 'node_modules', 'comet-relay');
+    const ctx = context({ argv: ['/usr/bin/node', path.join(project, 'node_modules', '.bin', 'comet-relay')], env: { npm_command: 'exec' }, cwd: project, cliPath: cli });
+    expect(cliCommand('doctor', ctx)).toBe('npx comet-relay doctor');
+  });
+
+  it('a clone: `node dist/cli.js …` from its folder, the absolute file from anywhere else, quoted when it must be', () => {
+    const clone = path.join(scratch(), "my clone's copy");
+    const cli = packageIn(clone);
+    fs.mkdirSync(path.join(clone, 'lib', 'cli'), { recursive: true });
+    expect(cliCommand('install', context({ argv: ['/usr/bin/node', cli, 'install'], cwd: clone, cliPath: cli }))).toBe('node dist/cli.js install');
+    expect(cliCommand('install', context({ argv: ['/usr/bin/node', cli, 'install'], cwd: '/usr', cliPath: cli }))).toBe(`node '${cli.replace(/'/g, `'\\''`)}' install`);
+  });
+
+});
