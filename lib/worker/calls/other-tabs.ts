@@ -36,3 +36,13 @@ export function screenshotsRefused(): RelayError {
     `Screenshots, the Perplexity tab's too, need the grant “${TAB_ACCESS_GRANT}”: the browser lets an extension capture a tab only once it may read every site. ${HOW_TO_ALLOW}`,
   );
 }
+
+/** The panel's setting for screenshots through the public door (ControlSettings.publicScreenshots), in its words. */
+export const PUBLIC_SCREENSHOTS_SETTING = 'Screenshots through the public door';
+
+export function publicScreenshotsRefused(): RelayError {
+  return new RelayError(
+    'PERMISSION_DENIED',
+    `Screenshots through the public door (the Agent API, \`serve --public-url\`) are off, so this one was refused. To allow them, turn on “${PUBLIC_SCREENSHOTS_SETTING}” under Control in the comet-relay side panel.`,
+  );
+}
