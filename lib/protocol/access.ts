@@ -171,6 +171,9 @@ export const DOOR_SESSIONS = {
   public: { capSetting: 'COMET_MAX_PUBLIC_SESSIONS' },
 } as const satisfies Record<Door, { capSetting: string }>;
 
+/** The side panel's setting for screenshots through the public door (ControlSettings.publicScreenshots), in its words. */
+export const PUBLIC_SCREENSHOTS_SETTING = 'Screenshots through the public door';
+
 /** What each target is, in the words a refusal uses. */
 const TARGET_WORDS: Record<Target, string> = {
   perplexity: 'use Perplexity',

@@ -1,4 +1,5 @@
 import type { Tabs } from 'webextension-polyfill';
+import { PUBLIC_SCREENSHOTS_SETTING } from '../../protocol/access';
 import { RelayError } from '../../protocol/errors';
 import { OTHER_TABS_ORIGINS, TAB_ACCESS_GRANT } from '../../protocol/urls';
 import { browser } from '../browser/ext';
@@ -37,8 +38,6 @@ export function screenshotsRefused(): RelayError {
   );
 }
 
-/** The panel's setting for screenshots through the public door (ControlSettings.publicScreenshots), in its words. */
-export const PUBLIC_SCREENSHOTS_SETTING = 'Screenshots through the public door';
 
 export function publicScreenshotsRefused(): RelayError {
   return new RelayError(
