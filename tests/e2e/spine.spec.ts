@@ -42,7 +42,7 @@ test('tools/list answers over stdio, and comet_list_tabs reaches the browser', a
   expect(text).toMatch(/=== Main \(1\) ===\n {2}\[\d+\] Perplexity \/search\/spine-test — https:\/\/www\.perplexity\.ai\/search\/spine-test/);
   // Another tab's title and URL are the person's, as its text is: listed only once they allow reading other tabs.
   expect(text).not.toContain('example.com');
-  expect(text).toMatch(/\[1 other tab not listed: Reading tabs other than Perplexity is off/);
+  expect(text).toMatch(/\[\d+ other tabs? not listed: Reading tabs other than Perplexity is off/);
   await allowOtherTabsFromPanel(harness);
   const granted = textOf(await client.callTool({ name: 'comet_list_tabs', arguments: {} }));
   expect(granted).toMatch(/=== Agent Browsing \(1\) ===\n {2}\[\d+\] Example Domain — https:\/\/example\.com\/article/);
