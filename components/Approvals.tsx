@@ -1,5 +1,5 @@
 import type { PanelConnection } from '../lib/panel/connection';
-import { approvalSentence, formatClock } from '../lib/panel/view';
+import { approvalFacts, approvalSentence, characterCount, formatClock } from '../lib/panel/view';
 import type { PendingApproval } from '../lib/protocol/panel';
 import { ErrorLine } from './ErrorLine';
 import { useAction } from './useAction';
@@ -27,6 +27,22 @@ function ApprovalItem({ approval, connection }: { approval: PendingApproval; con
       <p id={textId} class="approval-text">
         {approvalSentence(approval)}
       </p>
+      {approval.text ? (
+        // All of it, never clipped: what is approved is what is read here (scrolls when long).
+        <figure class="approval-full" data-testid="approval-full">
+          <figcaption class="muted small">
+            {approval.text.label}, in full ({characterCount(approval.text.body)}):
+          </figcaption>
+          <pre>
+            {approval.text.body}
+          </pre>
+        </figure>
+      ) : null}
+      {approvalFacts(approval).map((fact) => (
+        <p key={fact} class="small approval-fact" data-testid="approval-fact">
+          {fact}
+        </p>
+      ))}
       <p class="muted small">
         {approval.tool ?? approval.method} · times out at {formatClock(approval.expiresAt)}
       </p>

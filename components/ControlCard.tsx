@@ -2,6 +2,7 @@ import { useEffect, useState } from 'preact/hooks';
 import type { PanelConnection } from '../lib/panel/connection';
 import type { ControlSettings } from '../lib/protocol/panel';
 import { ErrorLine } from './ErrorLine';
+import { PUBLIC_SCREENSHOTS_SETTING } from '../lib/protocol/access';
 import { OtherTabsControl } from './OtherTabsControl';
 import { useAction } from './useAction';
 
@@ -70,6 +71,20 @@ export function ControlCard({
         Agents can read Perplexity but every acting tool (ask, stop, mode, tabs, navigation) and reading other tabs is refused.
       </p>
       <OtherTabsControl allowed={otherTabs.allowed} />
+      <label class="check">
+        <input
+          type="checkbox"
+          checked={settings.publicScreenshots}
+          disabled={busy}
+          aria-describedby="public-screenshots-help"
+          data-testid="public-screenshots"
+          onChange={(e) => void set({ publicScreenshots: (e.target as HTMLInputElement).checked })}
+        />
+        <span>{PUBLIC_SCREENSHOTS_SETTING}</span>
+      </label>
+      <p id="public-screenshots-help" class="muted small help">
+        Callers through the public door (the Agent API, <code>serve --public-url</code>) may take screenshots of the Perplexity tab, once screenshots are allowed above. They never see the tab list or other tabs.
+      </p>
       <ErrorLine error={error} />
     </section>
   );

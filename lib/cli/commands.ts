@@ -1,6 +1,6 @@
 import type { Settings } from '../config/settings';
 import type { PublicUrl } from '../mcp/public-url';
-import { type ToolDefinition, toolAccess } from '../mcp/tool';
+import { offeredAt, type ToolDefinition, toolAccess } from '../mcp/tool';
 import { RelayError } from '../protocol/errors';
 import { EXTENSION_ID } from '../protocol/identity';
 import { cliCommand } from '../relay/invocation';
@@ -350,8 +350,10 @@ export const COMMANDS: Record<string, Command> = {
       if (positionals.length > 1) throw new UsageError(`\`comet-relay config\` takes one client, not "${positionals.slice(1).join(' ')}" too.`);
       if (client === 'agent-api') {
         const publicUrl = values['public-url'] === undefined ? undefined : asUsage(() => parsePublicUrl(values['public-url'] as string));
-        const readTools = selectTools({ readOnly: true }).map((t) => t.name);
-        const actingTools = selectTools({}).map((t) => t.name).filter((name) => !readTools.includes(name));
+        // Only what the public door offers (lib/protocol/access.ts): never the tab list.
+        const atPublicDoor = (tools: ToolDefinition[]) => tools.filter((t) => offeredAt(t, 'public')).map((t) => t.name);
+        const readTools = atPublicDoor(selectTools({ readOnly: true }));
+        const actingTools = atPublicDoor(selectTools({})).filter((name) => !readTools.includes(name));
         process.stdout.write(agentApiConfig({ serverUrl: publicUrl?.mcpUrl, allowedTools: readTools, actingTools }).text);
         return 0;
       }
@@ -534,7 +536,8 @@ async function serveTools(
 }
 
 /** What a public endpoint exposes, and to whom, said on stderr every time it starts. */
-function publicWarning(publicUrl: PublicUrl, tools: ToolDefinition[], tokenFile: string, port: number): string {
+function publicWarning(publicUrl: PublicUrl, served: ToolDefinition[], tokenFile: string, port: number): string {
+  const tools = served.filter((t) => offeredAt(t, 'public'));
   const reading = tools.filter((t) => toolAccess(t) === 'read');
   const acting = tools.filter((t) => toolAccess(t) !== 'read');
   const named = (list: ToolDefinition[]) => list.map((t) => `${t.name} (${t.title})`).join(', ');

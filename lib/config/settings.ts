@@ -45,6 +45,11 @@ export const SETTING_RANGES = {
   COMET_SESSION_IDLE_TIMEOUT: { min: 1000, max: 86_400_000, unit: 'ms' },
   /** `serve`: at most this many sessions at once; a new one ends the longest idle one, if any. */
   COMET_MAX_SESSIONS: { min: 1, max: 10_000, unit: '' },
+  /**
+   * `serve --public-url`: at most this many sessions through the public door, in a book of their
+   * own (lib/protocol/access.ts DOOR_SESSIONS): a full public book ends only public sessions.
+   */
+  COMET_MAX_PUBLIC_SESSIONS: { min: 1, max: 10_000, unit: '' },
 } as const satisfies Record<string, { min: number; max: number; unit: string }>;
 
 type RangedSetting = keyof typeof SETTING_RANGES;
@@ -82,6 +87,7 @@ const SettingsSchema = z
     COMET_ATTACHMENT_MAX_TOTAL_BYTES: int('COMET_ATTACHMENT_MAX_TOTAL_BYTES').default(1024 * 1024 * 1024),
     COMET_SESSION_IDLE_TIMEOUT: int('COMET_SESSION_IDLE_TIMEOUT').default(3_600_000),
     COMET_MAX_SESSIONS: int('COMET_MAX_SESSIONS').default(64),
+    COMET_MAX_PUBLIC_SESSIONS: int('COMET_MAX_PUBLIC_SESSIONS').default(16),
   })
   .superRefine((settings, context) => {
     // A store that cannot hold one largest file refuses every envelope of that size.

@@ -1,7 +1,8 @@
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import type { Settings } from '../config/settings';
-import { accessOf, type Operation } from '../protocol/access';
+import { accessOf, doorRefused, type Operation, reachableAt } from '../protocol/access';
+import type { Door } from '../protocol/doors';
 import { RelayError } from '../protocol/errors';
 import type { MethodName, MethodParams, MethodResult } from '../protocol/methods';
 import { type CallOptions, RelayClient } from '../relay/client';
@@ -26,6 +27,8 @@ export interface GatewayOptions {
    * what it did, if anything worth saying, is logged and told to the caller.
    */
   beforeLaunch?: (executable: string) => string | undefined;
+  /** The door this session came in by (lib/mcp/http.ts knows it from the Host and token); default loopback. */
+  door?: Door;
 }
 
 export interface ToolBrowser {
@@ -39,6 +42,10 @@ export class BrowserGateway {
   private clientInfo = { name: 'unknown client', version: undefined as string | undefined };
 
   constructor(private readonly options: GatewayOptions) {}
+
+  get door(): Door {
+    return this.options.door ?? 'loopback';
+  }
 
   /** Called when the MCP client's `initialize` arrives; attaches at once so the panel shows it. */
   identify(client: { name: string; version?: string }): void {
@@ -59,6 +66,8 @@ export class BrowserGateway {
       if (!uses.includes(operation)) {
         throw new RelayError('INTERNAL', `The tool ${origin.tool} called ${operation}, which it does not declare in its \`uses\`; this is a bug in comet-relay.`);
       }
+      // The worker refuses it too (it knows the door from the host); said here without a round trip.
+      if (!reachableAt(this.door, operation)) throw doorRefused(this.door, origin.tool, operation);
       if (this.options.readOnly && accessOf(operation, params) === 'act') {
         throw new RelayError('PERMISSION_DENIED', `comet-relay was started with --read-only, so ${origin.tool} may not ${operation === 'browser.launch' ? 'start a browser' : `run ${operation}`}. Start it without --read-only to allow acting tools.`);
       }
@@ -135,6 +144,7 @@ export class BrowserGateway {
       profile: this.options.settings.COMET_RELAY_PROFILE,
       client: this.clientInfo,
       transport: this.options.transport,
+      door: this.door,
       hostWaitMs: this.options.settings.COMET_HOST_WAIT,
       logger: this.options.logger,
     };

@@ -2,13 +2,15 @@ import { createHash, randomUUID, timingSafeEqual } from 'node:crypto';
 import http from 'node:http';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
+import { DOOR_SESSIONS } from '../protocol/access';
+import { DOORS, type Door } from '../protocol/doors';
 import { RelayError } from '../protocol/errors';
 import { ATTACHMENTS_PREFIX, Attachments, attachmentStore, handleAttachmentRequest, sweepIntervalMs } from './attachments/http';
 import { BrowserGateway, type GatewayOptions } from './gateway';
 import { isPublicHost, type PublicUrl } from './public-url';
 import { allowedOrigin } from './origin';
 import { createSessionServer } from './server';
-import type { ToolDefinition } from './tool';
+import { offeredAt, type ToolDefinition } from './tool';
 import { cliCommand } from '../relay/invocation';
 
 /**
@@ -35,14 +37,21 @@ export interface HttpOptions extends Omit<GatewayOptions, 'transport'> {
 export interface RunningHttpServer {
   url: string;
   port: number;
-  sessions(): number;
+  /** Live sessions of one door, or of both. */
+  sessions(door?: Door): number;
   close(): Promise<void>;
 }
 
 const MAX_BODY_BYTES = 4 * 1024 * 1024;
 
 export async function startHttpServer(options: HttpOptions): Promise<RunningHttpServer> {
-  const sessions = new SessionBook(options.settings.COMET_SESSION_IDLE_TIMEOUT, options.settings.COMET_MAX_SESSIONS);
+  // One book per door, each with its own cap (lib/protocol/access.ts DOOR_SESSIONS): a session is
+  // found only through the door that opened it, and a full book ends only its own door's sessions.
+  const books = Object.fromEntries(
+    DOORS.map((door) => [door, new SessionBook(options.settings.COMET_SESSION_IDLE_TIMEOUT, options.settings[DOOR_SESSIONS[door].capSetting])]),
+  ) as Record<Door, SessionBook>;
+  // What each door offers: a tool none of whose operations its door allows is not listed there.
+  const toolsAt = Object.fromEntries(DOORS.map((door) => [door, options.tools.filter((tool) => offeredAt(tool, door))])) as Record<Door, ToolDefinition[]>;
   const bindHost = options.bindHost ?? '127.0.0.1';
   const tokenDigest = digest(options.token);
   if (options.publicUrl && !options.publicToken) {
@@ -90,6 +99,8 @@ export async function startHttpServer(options: HttpOptions): Promise<RunningHttp
     }
     if (download) return handleAttachmentRequest(store, req, res, url.pathname);
 
+    const door: Door = viaPublic ? 'public' : 'loopback';
+    const sessions = books[door];
     const sessionId = req.headers['mcp-session-id'];
     const existing = typeof sessionId === 'string' ? sessions.use(sessionId, res) : undefined;
     if (req.method !== 'POST') {
@@ -109,10 +120,11 @@ export async function startHttpServer(options: HttpOptions): Promise<RunningHttp
     }
     if (!isInitializeRequest(body)) return reply(res, 400, -32600, 'No Mcp-Session-Id header: the first request of a session must be initialize.');
     if (!sessions.makeRoom()) {
-      return reply(res, 503, -32000, `All ${sessions.cap} sessions are busy with calls (COMET_MAX_SESSIONS): try again when one ends, or raise the cap.`);
+      const setting = DOOR_SESSIONS[door].capSetting;
+      return reply(res, 503, -32000, `All ${sessions.cap} sessions of the ${door} door are busy with calls (${setting}): try again when one ends, or raise the cap.`);
     }
 
-    const gateway = new BrowserGateway({ ...options, transport: 'http' });
+    const gateway = new BrowserGateway({ ...options, transport: 'http', door });
     const transport: StreamableHTTPServerTransport = new StreamableHTTPServerTransport({
       sessionIdGenerator: randomUUID,
       onsessioninitialized: (id) => {
@@ -123,7 +135,7 @@ export async function startHttpServer(options: HttpOptions): Promise<RunningHttp
       if (transport.sessionId) sessions.remove(transport.sessionId);
       gateway.close();
     };
-    const mcp = createSessionServer({ tools: options.tools, settings: options.settings, gateway, attachments });
+    const mcp = createSessionServer({ tools: toolsAt[door], settings: options.settings, gateway, attachments });
     await mcp.connect(transport);
     await transport.handleRequest(req, res, body);
   }
@@ -151,10 +163,10 @@ export async function startHttpServer(options: HttpOptions): Promise<RunningHttp
   return {
     url: `http://${bindHost}:${port}/mcp`,
     port,
-    sessions: () => sessions.size,
+    sessions: (door?: Door) => (door ? books[door].size : books.loopback.size + books.public.size),
     async close() {
       stopSweeping();
-      await sessions.closeAll();
+      for (const book of Object.values(books)) await book.closeAll();
       server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));
     },

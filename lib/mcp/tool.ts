@@ -2,7 +2,8 @@ import type { CallToolResult, ElicitRequestFormParams, ElicitResult } from '@mod
 import type { z } from 'zod';
 import type { Settings } from '../config/settings';
 import type { AttachmentAccess } from './attachments/http';
-import { type Access, accessOfAll, type Operation } from '../protocol/access';
+import { type Access, accessOfAll, type Operation, reachableAt } from '../protocol/access';
+import type { Door } from '../protocol/doors';
 import type { ToolBrowser } from './gateway';
 
 /** Asks the person through the client (MCP elicitation form mode); a thread call's hold uses it to answer a checkpoint inside the call. */
@@ -63,6 +64,14 @@ export function defineTool<Shape extends z.ZodRawShape>(tool: ToolDefinition<Sha
 /** `read` when every operation the tool uses always reads: only those tools never change the page or the browser. */
 export function toolAccess(tool: Pick<ToolDefinition, 'uses'>): Access {
   return accessOfAll(tool.uses);
+}
+
+/**
+ * Whether a door offers the tool: not when any operation it uses is one the door never allows
+ * (lib/protocol/access.ts): comet_list_tabs and comet_switch_tab (the tab list) at the public door.
+ */
+export function offeredAt(tool: Pick<ToolDefinition, 'uses'>, door: Door): boolean {
+  return tool.uses.every((operation) => reachableAt(door, operation));
 }
 
 export function textResult(text: string): CallToolResult {

@@ -70,6 +70,28 @@ export function approvalSentence(approval: PendingApproval): string {
   return `${approval.clientName} wants to ${approval.what}`;
 }
 
+/** "283 characters" (code points, as a person counts them; an emoji is one). */
+export function characterCount(text: string): string {
+  const n = [...text].length;
+  return `${n.toLocaleString('en-US')} character${n === 1 ? '' : 's'}`;
+}
+
+/** The approval card's facts under the sentence: where the call acts, and whether it opens a new chat. */
+export function approvalFacts(approval: PendingApproval): string[] {
+  const facts: string[] = [];
+  if (approval.target) facts.push(`Acts on: ${approval.target}`);
+  if (approval.newChat !== undefined) {
+    facts.push(
+      approval.newChat
+        ? approval.method === 'page.ask'
+          ? 'Opens a new chat: yes — the tab leaves the conversation it shows for the Perplexity home page, once you approve'
+          : 'Opens a new chat: yes'
+        : 'Opens a new chat: no — it goes into the conversation shown',
+    );
+  }
+  return facts;
+}
+
 /** Path of a perplexity.ai URL, for a thread without a title. */
 export function shortUrl(url: string): string {
   try {

@@ -1,3 +1,5 @@
+import type { Door } from './doors';
+import { RelayError } from './errors';
 import type { MethodName } from './methods';
 
 /**
@@ -75,4 +77,120 @@ export function accessOf(operation: string, params: Params = {}): Access {
 /** A set of operations only reads when every one of them always reads (whatever its params). */
 export function accessOfAll(operations: readonly string[]): Access {
   return operations.every((operation) => ruleOf(operation) === 'read') ? 'read' : 'act';
+}
+
+// ── doors: what a call may do depends on which way it came in ──────────────────
+
+/**
+ * What a call reaches, besides what its method does:
+ * - `perplexity`: the driven Perplexity tab and the person's Perplexity account (the default);
+ * - `tab-list`: the titles and URLs of the person's other tabs (tabs.list);
+ * - `other-tab`: a tab that is not Perplexity (read, captured or switched to);
+ * - `screenshot`: an image of the Perplexity tab (the browser allows it only with the other-tabs grant).
+ */
+export const TARGETS = ['perplexity', 'tab-list', 'other-tab', 'screenshot'] as const;
+export type Target = (typeof TARGETS)[number];
+
+/**
+ * What a call needs before it runs:
+ * - `open`: nothing;
+ * - `policy`: the person's Read-only (refuses) and Require approval (holds), under Control in the side panel;
+ * - `other-tabs`: the browser grant "Let agents take screenshots and read other tabs", then Read-only
+ *   refuses and Require approval holds;
+ * - `screenshots`: that browser grant;
+ * - `public-screenshots`: that grant and the panel's "Screenshots through the public door";
+ * - `never`: refused at this door, whatever the settings.
+ */
+export type Need = 'open' | 'policy' | 'other-tabs' | 'screenshots' | 'public-screenshots' | 'never';
+
+/**
+ * THE access table: door · target · read or act → need. The worker (lib/worker/calls/router.ts,
+ * lib/worker/panel/policy.ts) decides every call from the host with it; the MCP side offers a tool
+ * at a door only if none of its operations is `never` there (lib/mcp/tool.ts `offeredAt`), and
+ * `config agent-api` lists those. A tab list is other tabs' URLs and titles, so it needs what
+ * reading another tab needs (without it the worker lists only Perplexity tabs); the public door
+ * never sees another tab, and takes screenshots only when the person allows it for that door.
+ * Sessions are the fourth input: each door has its own session book (DOOR_SESSIONS), so a session
+ * is only ever reached through the door that opened it.
+ */
+export const DOOR_ACCESS = {
+  loopback: {
+    perplexity: { read: 'open', act: 'policy' },
+    'tab-list': { read: 'other-tabs', act: 'never' },
+    'other-tab': { read: 'other-tabs', act: 'policy' },
+    screenshot: { read: 'screenshots', act: 'never' },
+  },
+  public: {
+    perplexity: { read: 'open', act: 'policy' },
+    'tab-list': { read: 'never', act: 'never' },
+    'other-tab': { read: 'never', act: 'never' },
+    screenshot: { read: 'public-screenshots', act: 'never' },
+  },
+} as const satisfies Record<Door, Record<Target, Record<Access, Need>>>;
+
+/**
+ * The target that defines each method (what it hands out or changes). Besides it, the methods in
+ * OTHER_TAB_METHODS reach `other-tab` when the tab they resolve is not Perplexity.
+ */
+export const METHOD_TARGET: Partial<Record<MethodName, Target>> = {
+  'tabs.list': 'tab-list',
+  'tabs.capture': 'screenshot',
+};
+
+/** Methods whose tab may be one that is not Perplexity: they are judged again for `other-tab` once it is known. */
+export const OTHER_TAB_METHODS: readonly MethodName[] = ['tabs.capture', 'page.content', 'tabs.switch'];
+
+/** The target a method reaches before its tab is known. */
+export function targetOf(method: string): Target {
+  return (METHOD_TARGET as Record<string, Target | undefined>)[method] ?? 'perplexity';
+}
+
+/**
+ * The one decision point: what one call needs, from its door, its method (and params: whether it
+ * reads or acts) and the target it reaches. A target the method cannot reach is `never` (fail closed).
+ */
+export function accessNeed(call: { door: Door; method: string; params?: Params; target?: Target }): Need {
+  const target = call.target ?? targetOf(call.method);
+  const reachable = target === targetOf(call.method) || (target === 'other-tab' && (OTHER_TAB_METHODS as readonly string[]).includes(call.method));
+  if (!reachable) return 'never';
+  return DOOR_ACCESS[call.door][target][accessOf(call.method, call.params)];
+}
+
+/** Whether an operation (a browser method or a local one) can run at all at a door, before its tab is known. */
+export function reachableAt(door: Door, operation: string): boolean {
+  return accessNeed({ door, method: operation }) !== 'never';
+}
+
+/**
+ * Each door's own session book in `serve` (lib/mcp/http.ts): its cap is its own setting, and a
+ * full book ends only its own longest-idle session, so a public caller can neither end a local
+ * session nor fill the local door's slots.
+ */
+export const DOOR_SESSIONS = {
+  loopback: { capSetting: 'COMET_MAX_SESSIONS' },
+  public: { capSetting: 'COMET_MAX_PUBLIC_SESSIONS' },
+} as const satisfies Record<Door, { capSetting: string }>;
+
+/** The side panel's setting for screenshots through the public door (ControlSettings.publicScreenshots), in its words. */
+export const PUBLIC_SCREENSHOTS_SETTING = 'Screenshots through the public door';
+
+/** What each target is, in the words a refusal uses. */
+const TARGET_WORDS: Record<Target, string> = {
+  perplexity: 'use Perplexity',
+  'tab-list': "list the browser's tabs (their titles and URLs)",
+  'other-tab': 'reach a tab that is not Perplexity',
+  screenshot: 'take screenshots',
+};
+
+/**
+ * The refusal of a call its door never allows (`never` in DOOR_ACCESS), naming the door, what was
+ * refused and what to do instead.
+ */
+export function doorRefused(door: Door, tool: string | undefined, operation: string, target: Target = targetOf(operation)): RelayError {
+  const who = tool ? `${tool} (${operation})` : operation;
+  const instead =
+    door === 'public'
+      ? 'Callers through the public door (the Agent API, `serve --public-url`) never see other tabs or the tab list, whatever the settings; use a client on this machine for that.'
+      : 'No setting allows it at this door.';
+  return new RelayError('PERMISSION_DENIED', `${who} was refused: it would ${TARGET_WORDS[target]}, which the ${door} door does not allow. ${instead}`);
 }

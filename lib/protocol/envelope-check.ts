@@ -1,4 +1,5 @@
 import { ERROR_CODES } from './errors';
+import { DOORS } from './doors';
 import type { Envelope } from './messages';
 
 /**
@@ -82,6 +83,7 @@ function origin(value: unknown): Obj {
   const out: Obj = { clientId: string(o, 'clientId', 'origin.'), clientName: string(o, 'clientName', 'origin.') };
   optional(out, o, 'tool', () => string(o, 'tool', 'origin.'));
   optional(out, o, 'summary', () => string(o, 'summary', 'origin.'));
+  optional(out, o, 'door', () => oneOf(o, 'door', 'origin.', DOORS));
   return out;
 }
 
@@ -161,6 +163,7 @@ const KINDS: Record<string, (o: Obj) => Obj> = {
     optional(out, o, 'browser', () => browser(o.browser));
     optional(out, o, 'client', () => client(o.client));
     optional(out, o, 'transport', () => oneOf(o, 'transport', '', ['stdio', 'http']));
+    optional(out, o, 'door', () => oneOf(o, 'door', '', DOORS));
     optional(out, o, 'portOpenedAt', () => number(o, 'portOpenedAt', ''));
     return out;
   },

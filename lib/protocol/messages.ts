@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { DOORS } from './doors';
 import { ERROR_CODES } from './errors';
 
 /**
@@ -14,10 +15,15 @@ export const ErrorPayload = z.object({
   message: z.string(),
 });
 
+/** Which way a caller came in: lib/protocol/access.ts (DOORS) says who knows it and what each door may do. */
+export const Door = z.enum(DOORS);
+
 /** Who started a call: shown in the side panel's activity feed and used for approvals. */
 export const CallOrigin = z.object({
   clientId: z.string(),
   clientName: z.string(),
+  /** Stamped by the host from the client's hello; the worker takes a request without one as the public door's. */
+  door: Door.optional(),
   tool: z.string().optional(),
   summary: z.string().optional(),
 });
@@ -80,6 +86,8 @@ export const Hello = z.object({
   browser: BrowserInfo.optional(),
   client: ClientInfo.optional(),
   transport: z.enum(['stdio', 'http']).optional(),
+  /** A client's door, as the relay knows it; the host takes a client that names none as the public door's. */
+  door: Door.optional(),
   /**
    * The extension's: when its worker opened this native port (ms since the epoch, later for every
    * port it opens). Of two hosts of one profile alive at once, the later port is the browser's: the

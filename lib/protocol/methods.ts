@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { BrowserInfo, ProfileInfo } from './messages';
+import { BrowserInfo, Door, ProfileInfo } from './messages';
 import { diagnosticMethods } from './page/page-diagnostics';
 import { pageMethods } from './page/page-methods';
 import { threadMethods } from './threads/threads';
@@ -26,6 +26,8 @@ export const AttachedClient = z.object({
   name: z.string(),
   version: z.string().optional(),
   transport: z.enum(['stdio', 'http']).optional(),
+  /** The door it came in by, as the relay knows it (lib/protocol/doors.ts); `name` is then the door's for the public one. */
+  door: Door.optional(),
   since: z.string(),
 });
 export type AttachedClient = z.infer<typeof AttachedClient>;
@@ -56,7 +58,14 @@ const Empty = z.object({}).strict();
 
 export const methods = {
   'browser.status': { params: Empty, result: BrowserStatus },
-  'tabs.list': { params: Empty, result: z.object({ tabs: z.array(TabInfo) }) },
+  /**
+   * Perplexity tabs always; other tabs' titles and URLs only as reading another tab allows
+   * (lib/protocol/access.ts): else they are counted in `withheld`, with why.
+   */
+  'tabs.list': {
+    params: Empty,
+    result: z.object({ tabs: z.array(TabInfo), withheld: z.object({ count: z.number().int().min(1), reason: z.string() }).optional() }),
+  },
   'tabs.switch': {
     params: z.object({ tabId: z.string().optional(), title: z.string().optional() }),
     result: z.object({ tab: TabInfo }),

@@ -42,9 +42,14 @@ export const ControlSettings = z.object({
   readOnly: z.boolean(),
   /** How long an approval waits before the call fails with TIMEOUT. */
   approvalTimeoutSec: z.number().int().min(5).max(600),
+  /**
+   * Screenshots through the public door (the Agent API, `serve --public-url`), on top of the
+   * browser grant every screenshot needs; off unless the person turns it on (lib/protocol/access.ts).
+   */
+  publicScreenshots: z.boolean(),
 });
 export type ControlSettings = z.infer<typeof ControlSettings>;
-export const DEFAULT_SETTINGS: ControlSettings = { requireApproval: false, readOnly: false, approvalTimeoutSec: 120 };
+export const DEFAULT_SETTINGS: ControlSettings = { requireApproval: false, readOnly: false, approvalTimeoutSec: 120, publicScreenshots: false };
 
 /** An agent's call held until the person approves or denies it. */
 export const PendingApproval = z.object({
@@ -53,8 +58,17 @@ export const PendingApproval = z.object({
   clientName: z.string(),
   tool: z.string().optional(),
   method: z.string(),
-  /** What the call would do, in words ("send the prompt “…”", "switch the mode to Computer"). */
+  /** What the call would do, in words ("send the prompt “…”", "switch the mode to Computer"); a long text is clipped here. */
   what: z.string(),
+  /**
+   * The whole text the call would send (a prompt, a Computer task, a follow-up, a reply), never
+   * clipped: the person approves all of it, so the panel shows all of it (scrollable) with its length.
+   */
+  text: z.object({ label: z.string(), body: z.string() }).optional(),
+  /** The tab the call acts on, as it is when the call is held (or the thread, for a Computer thread). */
+  target: z.string().optional(),
+  /** Whether the call opens a new chat (and so leaves the conversation the tab shows). */
+  newChat: z.boolean().optional(),
   requestedAt: z.number(),
   expiresAt: z.number(),
 });

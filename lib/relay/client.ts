@@ -1,6 +1,7 @@
 import fs from 'node:fs';
 import net from 'node:net';
 import { RelayError } from '../protocol/errors';
+import type { Door } from '../protocol/doors';
 import { PROTOCOL_VERSION } from '../protocol/identity';
 import type { CallOrigin, Envelope, Trace } from '../protocol/messages';
 import { hostMethods, type MethodName, type MethodParams, type MethodResult, methods } from '../protocol/methods';
@@ -23,6 +24,11 @@ export interface RelayClientOptions {
   profile?: string;
   client: { name: string; version?: string };
   transport: 'stdio' | 'http';
+  /**
+   * The door this connection's calls came in by, as the relay knows it (never as the MCP client
+   * says): `serve` passes `public` for a session opened through the tunnel. Default: loopback.
+   */
+  door?: Door;
   /** How long a call waits for a host to appear (a browser starting, a host restarting). */
   hostWaitMs?: number;
   logger?: Logger;
@@ -246,6 +252,7 @@ export class RelayClient {
       version: VERSION,
       client: this.options.client,
       transport: this.options.transport,
+      door: this.options.door ?? 'loopback',
     });
     try {
       await welcomed;

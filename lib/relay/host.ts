@@ -7,6 +7,7 @@ import { MAX_FRAME_DEPTH, splitIntoChunks } from '../protocol/framing';
 import { PROTOCOL_VERSION } from '../protocol/identity';
 import { MAX_PARAMS_DEPTH, nestsDeeperThan } from '../protocol/limits';
 import { isRequestId } from '../protocol/envelope-check';
+import { callerName } from '../protocol/doors';
 import type { BrowserInfo, Envelope, Hello, ProfileInfo, Request } from '../protocol/messages';
 import type { AttachedClient } from '../protocol/methods';
 import { FramedConnection } from './connection';
@@ -313,12 +314,17 @@ export class NativeHost {
       return undefined;
     }
     const clientId = `${this.lifetime}.k${++this.sequence}`;
+    // The door is the relay's word (serve knows which way each of its sessions came in); a client
+    // that names none gets the public door's narrower grants. A public-door caller is shown by
+    // its door, never by the name its MCP client declares.
+    const door = message.door ?? 'public';
     const session: ClientSession = {
       info: {
         clientId,
-        name: message.client?.name || 'unknown client',
+        name: callerName({ door, clientName: message.client?.name || 'unknown client' }),
         version: message.client?.version,
         transport: message.transport,
+        door,
         since: new Date().toISOString(),
       },
       connection,
@@ -403,7 +409,8 @@ export class NativeHost {
       this.toExtension({
         ...request,
         id: hostId,
-        origin: { ...request.origin, clientId: session.info.clientId, clientName: session.info.name },
+        // Who and which door are the host's to say, whatever the request claims.
+        origin: { ...request.origin, clientId: session.info.clientId, clientName: session.info.name, door: session.info.door ?? 'public' },
       });
     } catch (error) {
       this.forgetCall(hostId);

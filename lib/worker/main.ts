@@ -93,7 +93,7 @@ export function startWorker(): void {
     status,
     onCall: (event) => panels.onCall(event),
     authorize: (...args) => panels.authorize(...args),
-    authorizeOtherTab: (...args) => panels.authorizeOtherTab(...args),
+    authorizeTarget: (...args) => panels.authorizeTarget(...args),
   });
 
   const link = new NativeLink(

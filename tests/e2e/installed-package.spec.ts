@@ -266,10 +266,13 @@ test.describe('the Perplexity Agent API, through an HTTPS tunnel to the installe
     const poll = JSON.parse(textOf(await client.callTool({ name: 'comet_poll', arguments: {} })));
     expect(poll).toMatchObject({ status: 'completed' });
     expect(poll.response).toContain('which ends the answer');
-    expect(textOf(await client.callTool({ name: 'comet_list_tabs', arguments: {} }))).toContain('=== Main (1) ===');
+    expect(textOf(await client.callTool({ name: 'comet_get_page_content', arguments: { maxLength: 200 } }))).toMatch(/^Title: /);
+    // The tab list is other tabs' titles and URLs: never offered through the public door, nor suggested.
+    expect(listed).not.toContain('comet_list_tabs');
+    expect(entry.allowed_tools).not.toContain('comet_list_tabs');
 
     const calls = tunnel.seen.filter((s) => s.call.startsWith('tools/call ')).map((s) => s.call.slice('tools/call '.length));
-    expect(calls).toEqual(['comet_poll', 'comet_list_tabs']);
+    expect(calls).toEqual(['comet_poll', 'comet_get_page_content']);
     expect(calls.every((name) => entry.allowed_tools.includes(name))).toBe(true);
     expect(tunnel.seen.length).toBeGreaterThanOrEqual(4); // initialize, initialized, tools/list, two calls
     for (const { headers } of tunnel.seen) {

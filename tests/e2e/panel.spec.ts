@@ -109,7 +109,12 @@ test.describe('side panel on generation B', () => {
 
     const asked = call('comet_ask', { prompt: 'Summarise the news about Mars', newChat: true });
     const held = panel.getByTestId('approval');
-    await expect(held).toContainText('panel-agent wants to send the prompt “Summarise the news about Mars”');
+    await expect(held).toContainText('panel-agent wants to send the prompt “Summarise the news about Mars” in a new thread');
+    // All of what is approved, with its length, the tab it goes to and the new chat it opens.
+    await expect(held.getByTestId('approval-full')).toContainText('Prompt, in full (29 characters)');
+    await expect(held.getByTestId('approval-full').locator('pre')).toHaveText('Summarise the news about Mars');
+    await expect(held.getByTestId('approval-fact').first()).toContainText(/Acts on: tab \d+: .*perplexity\.ai/);
+    await expect(held.getByTestId('approval-fact').nth(1)).toContainText('Opens a new chat: yes');
     await expect(panel.getByTestId('activity-entry').first()).toHaveAttribute('data-phase', 'approval');
     expect(await badgeText(harness)).toBe('1');
     let settled = false;

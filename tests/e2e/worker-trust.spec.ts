@@ -83,19 +83,23 @@ test('another tab is read only once the person allows it in the side panel, fenc
   await harness.context.route('https://other.example/**', (route) => route.fulfill({ contentType: 'text/html', body: HOSTILE_PAGE }));
   const other = await harness.context.newPage();
   await other.goto('https://other.example/recipes');
+  // Not allowed yet: another tab's title and URL are the person's as its text is, so the list
+  // withholds it (and says why), a switch cannot find it, and screenshots say how to allow them.
+  const before = await raw.call('tabs.list', {}, { timeoutMs: 10_000 });
+  expect(before.tabs.some((t) => t.url.includes('other.example'))).toBe(false);
+  expect(before.withheld?.reason).toMatch(/“Let agents take screenshots and read other tabs”/);
+  const unseen = await call('comet_switch_tab', { title: 'Weeknight' });
+  expect(unseen.isError).toBe(true);
+  expect(unseen.text).toMatch(/not Perplexity not searched: Reading tabs other than Perplexity is off/);
+  const noShot = await call('comet_screenshot', {});
+  expect(noShot.isError).toBe(true);
+  expect(noShot.text).toMatch(/^\[PERMISSION_DENIED\] .*“Let agents take screenshots and read other tabs”/);
+
+  await allowOtherTabsFromPanel(harness);
   const { tabs } = await raw.call('tabs.list', {}, { timeoutMs: 10_000 });
   const otherTab = tabs.find((t) => t.url === 'https://other.example/recipes');
   const perplexityTab = tabs.find((t) => t.url.startsWith('https://www.perplexity.ai/'));
   expect((await call('comet_switch_tab', { tabId: otherTab?.id })).isError).toBe(false);
-
-  // Not allowed yet: both reading and capturing say how to allow it.
-  for (const [tool, args] of [['comet_get_page_content', {}], ['comet_screenshot', {}]] as const) {
-    const refused = await call(tool, args);
-    expect(refused.isError, tool).toBe(true);
-    expect(refused.text, tool).toMatch(/^\[PERMISSION_DENIED\] .*“Let agents take screenshots and read other tabs”/);
-  }
-
-  await allowOtherTabsFromPanel(harness);
   const first = await call('comet_get_page_content', {});
   expect(first.isError).toBe(false);
   const fence = fenced(first.text);
@@ -134,7 +138,8 @@ test('another tab is read only once the person allows it in the side panel, fenc
 
   // Revoked from the panel: refused again.
   await revokeOtherTabsFromPanel(harness);
-  await call('comet_switch_tab', { tabId: otherTab?.id });
+  // comet_switch_tab no longer sees the tab in the list; the id it learned still switches.
+  await raw.call('tabs.switch', { tabId: otherTab?.id ?? '' }, { timeoutMs: 10_000 });
   expect((await call('comet_get_page_content', {})).text).toMatch(/^\[PERMISSION_DENIED\] .*“Let agents take screenshots and read other tabs”/);
   await call('comet_switch_tab', { tabId: perplexityTab?.id });
   await other.close();

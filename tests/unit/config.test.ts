@@ -146,6 +146,7 @@ describe('every limit setting accepts only what the code behind it can do', () =
     COMET_ATTACHMENT_MAX_TOTAL_BYTES: undefined,
     COMET_SESSION_IDLE_TIMEOUT: (v) => v <= 2 ** 31 - 1, // setTimeout's largest delay
     COMET_MAX_SESSIONS: undefined,
+    COMET_MAX_PUBLIC_SESSIONS: undefined,
   };
 
   /** Settings another setting's range depends on, set so that the walk can reach the edges. */

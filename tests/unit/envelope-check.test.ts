@@ -14,7 +14,7 @@ const WRONG: readonly unknown[] = [null, 0, -1, 1.5, 1e308, 2 ** 53, '', 'x', 'Ã
 
 /** Every kind with every optional field filled in. */
 const VALID: Record<string, unknown>[] = [
-  { kind: 'request', id: 'r1', method: 'page.poll', params: { maxLength: 5 }, origin: { clientId: 'c', clientName: 'n', tool: 't', summary: 's' }, trace: true },
+  { kind: 'request', id: 'r1', method: 'page.poll', params: { maxLength: 5 }, origin: { clientId: 'c', clientName: 'n', tool: 't', summary: 's', door: 'public' }, trace: true },
   { kind: 'request', id: 'r2', method: 'tabs.list', params: null },
   { kind: 'result', id: 'r1', result: { a: [1, { b: 'c' }] }, trace: { page: 0.25, host: 3 } },
   { kind: 'result', id: 'r1', result: null },
@@ -31,6 +31,7 @@ const VALID: Record<string, unknown>[] = [
     browser: { name: 'Chrome', version: '156', userAgent: 'UA' },
     client: { name: 'claude', version: '1.0' },
     transport: 'stdio',
+    door: 'loopback',
   },
   { kind: 'welcome', protocolVersion: 3, version: '0.1.0', pid: 42, clientId: 'k1' },
   { kind: 'incompatible', protocolVersion: 3, version: '0.1.0', message: 'no' },
@@ -53,6 +54,7 @@ const BOUNDS: Record<string, readonly unknown[]> = {
   code: ['TIMEOUT', 'NOT_A_CODE', 'timeout'],
   role: ['client', 'extension', 'other'],
   transport: ['http', 'ws'],
+  door: ['loopback', 'public', 'tunnel', 'Public'],
   trace: [true, false, {}, { ['k'.repeat(40)]: 1 }, { ['k'.repeat(41)]: 1 }, { a: 'x' }, { __proto__: 1 }],
 };
 

@@ -411,6 +411,24 @@ describe('a request the host cannot serialise', () => {
   });
 });
 
+describe('the door of a call is the host\'s to say (review 2026-12-02 #25)', () => {
+  it('a request claiming another door or name goes on with its client\'s door and the door\'s name', async () => {
+    await connected();
+    const raw = await rawClient(); // its hello names no door: the public door's narrower grants
+    raw.send({ kind: 'request', id: 'd1', method: 'tabs.list', params: {}, origin: { clientId: 'x', clientName: 'Claude Code', door: 'loopback', tool: 'comet_list_tabs' } });
+    const forwarded = (await extension.next('request')) as Extract<Envelope, { kind: 'request' }>;
+    expect(forwarded.origin).toMatchObject({ door: 'public', clientName: 'Agent API (public door)', tool: 'comet_list_tabs' });
+    raw.close();
+  });
+
+  it('a client saying it is the loopback door keeps its own name', async () => {
+    await connected();
+    const c = client('claude-code');
+    await c.attach();
+    await expect.poll(async () => (await c.hostStatus()).clients.map((k) => [k.name, k.door])).toEqual([['claude-code', 'loopback']]);
+  });
+});
+
 /** A client on the host socket that speaks raw frames, for inputs RelayClient would never send. */
 async function rawClient() {
   const [record] = listHosts(home);

@@ -12,6 +12,7 @@ import { allTools } from '../../lib/mcp/tools';
 import { RelayClient } from '../../lib/relay/client';
 import { NativeHost } from '../../lib/relay/host';
 import { silentLogger } from '../../lib/relay/logger';
+import type { Envelope } from '../../lib/protocol/messages';
 import { FakeExtension } from '../support/fake-extension';
 import { cliCommand } from '../../lib/relay/invocation';
 
@@ -214,5 +215,91 @@ describe('serve: the HTTP door', () => {
     expect(unknown.status).toBe(404);
     expect((await send(target, { method: 'GET', headers: { 'Mcp-Session-Id': 'no-such-session' } })).status).toBe(404);
     expect((await send(target, { body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' }) })).status).toBe(400);
+  });
+});
+
+describe('serve: every door its own (review 2026-12-02 #9, #25, #6)', () => {
+  const publicDoor = { publicUrl: parsePublicUrl(`https://${PUBLIC_HOST}`), publicToken: PUBLIC_TOKEN };
+  const viaPublic = { Host: PUBLIC_HOST, Authorization: PUBLIC_TOKEN };
+
+  /** initialize + initialized through the public door. */
+  async function openPublicSession(target: RunningHttpServer, name: string): Promise<string> {
+    const init = await send(target, { headers: viaPublic, body: initialize(name) });
+    expect(init.status).toBe(200);
+    const id = String(init.headers['mcp-session-id']);
+    const done = await send(target, {
+      headers: { ...viaPublic, 'Mcp-Session-Id': id, 'Mcp-Protocol-Version': '2025-06-18' },
+      body: JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' }),
+    });
+    expect(done.status).toBe(202);
+    return id;
+  }
+
+  const toolsList = JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'tools/list' });
+
+  it('public sessions never end a local one: each door has its own book and cap', async () => {
+    const target = await serve({ COMET_MAX_SESSIONS: 3, COMET_MAX_PUBLIC_SESSIONS: 2 }, publicDoor);
+    const local = await openSession(target, 'local-agent');
+    for (let i = 0; i < 3; i++) await openPublicSession(target, `cloud-${i}`);
+    expect(target.sessions('public')).toBe(2);
+    expect(target.sessions('loopback')).toBe(1);
+    const stillThere = await send(target, { headers: { 'Mcp-Session-Id': local }, body: toolsList });
+    expect(stillThere.status).toBe(200);
+  });
+
+  it('a public caller holding every public slot busy leaves the local door open', async () => {
+    const target = await serve({ COMET_MAX_PUBLIC_SESSIONS: 1 }, publicDoor);
+    const busy = await openPublicSession(target, 'cloud-busy');
+    const stream = http.get({
+      host: '127.0.0.1',
+      port: target.port,
+      path: '/mcp',
+      headers: { ...viaPublic, Accept: 'text/event-stream', 'Mcp-Session-Id': busy },
+    });
+    await expect.poll(async () => (await send(target, { headers: viaPublic, body: initialize('cloud-2') })).status).toBe(503);
+    const refused = await send(target, { headers: viaPublic, body: initialize('cloud-3') });
+    expect(refused.body).toContain('COMET_MAX_PUBLIC_SESSIONS');
+    expect((await send(target, { body: initialize('local-agent') })).status).toBe(200);
+    stream.destroy();
+  });
+
+  it('a session is found only through the door that opened it', async () => {
+    const target = await serve({}, publicDoor);
+    const local = await openSession(target, 'local-agent');
+    const borrowed = await send(target, { headers: { ...viaPublic, 'Mcp-Session-Id': local }, body: toolsList });
+    expect(borrowed.status).toBe(404);
+    const cloud = await openPublicSession(target, 'cloud');
+    expect((await send(target, { headers: { 'Mcp-Session-Id': cloud }, body: toolsList })).status).toBe(404);
+  });
+
+  it('a public-door caller is shown by its door, whatever its client calls itself, and its calls carry the door', async () => {
+    const target = await serve({}, publicDoor);
+    const cloud = await openPublicSession(target, 'Claude Code');
+    await openSession(target, 'local-agent');
+    await expect.poll(async () => (await observer.hostStatus()).clients.filter((c) => c.name !== 'observer').map((c) => [c.name, c.door]).sort()).toEqual([
+      ['Agent API (public door)', 'public'],
+      ['local-agent', 'loopback'],
+    ]);
+    const call = send(target, {
+      headers: { ...viaPublic, 'Mcp-Session-Id': cloud, 'Mcp-Protocol-Version': '2025-06-18' },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 3, method: 'tools/call', params: { name: 'comet_poll', arguments: {} } }),
+    });
+    const request = (await extension.next('request', (m) => m.kind === 'request' && m.method === 'page.poll')) as Extract<Envelope, { kind: 'request' }>;
+    expect(request.origin).toMatchObject({ door: 'public', clientName: 'Agent API (public door)', tool: 'comet_poll' });
+    extension.send({ kind: 'error', id: request.id, error: { code: 'NO_PERPLEXITY_TAB', message: 'none in this test' } });
+    expect((await call).status).toBe(200);
+  });
+
+  it('the public door does not offer the tab list; the loopback door does', async () => {
+    const target = await serve({}, publicDoor);
+    const cloud = await openPublicSession(target, 'cloud');
+    const local = await openSession(target, 'local-agent');
+    const publicList = await send(target, { headers: { ...viaPublic, 'Mcp-Session-Id': cloud, 'Mcp-Protocol-Version': '2025-06-18' }, body: toolsList });
+    const localList = await send(target, { headers: { 'Mcp-Session-Id': local, 'Mcp-Protocol-Version': '2025-06-18' }, body: toolsList });
+    expect(publicList.body).toContain('"comet_poll"');
+    expect(publicList.body).toContain('"comet_screenshot"');
+    expect(publicList.body).not.toContain('"comet_list_tabs"');
+    expect(publicList.body).not.toContain('"comet_switch_tab"');
+    expect(localList.body).toContain('"comet_list_tabs"');
   });
 });

@@ -52,13 +52,14 @@ function world() {
     tabs,
     pages,
     status: async () => ({}),
-    authorizeOtherTab: (_request, what) => {
+    authorizeTarget: (_request, _need, what) => {
       asked.push(what);
       return new Promise<void>((r) => (approve = r));
     },
   });
   const replies: Envelope[] = [];
-  const run = (request: Request) => router.handle(request, (m) => replies.push(m));
+  // A local client's call: the host stamps its door (the public door never reaches another tab).
+  const run = (request: Request) => router.handle({ ...request, origin: { clientId: 'k1', clientName: 'claude', door: 'loopback' } }, (m) => replies.push(m));
   return { run, replies, asked, captured, approve: () => approve() };
 }
 

@@ -10,7 +10,7 @@ const call = (id: string, method: string, tool?: string): Request => ({
   id,
   method,
   params: {},
-  origin: { clientId: 'c1', clientName: 'cursor', ...(tool ? { tool } : {}), summary: 'prompt "hello"' },
+  origin: { clientId: 'c1', clientName: 'cursor', door: 'loopback' as const, ...(tool ? { tool } : {}), summary: 'prompt "hello"' },
 });
 
 describe('ActivityLog', () => {

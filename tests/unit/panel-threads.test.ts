@@ -5,7 +5,7 @@ import type { CallEvent } from '../../lib/worker/calls/router';
 import { ThreadBook } from '../../lib/worker/panel/threads';
 
 const HOME = 'https://www.perplexity.ai/';
-const origin = { clientId: 'c1', clientName: 'claude-code', tool: 'comet_ask', summary: '' };
+const origin = { clientId: 'c1', clientName: 'claude-code', tool: 'comet_ask', summary: '', door: 'loopback' as const };
 
 function request(id: string, method: string, params: unknown): Request {
   return { kind: 'request', id, method, params, origin };
@@ -119,7 +119,7 @@ describe('ThreadBook', () => {
 });
 
 describe('ThreadBook, Computer threads', () => {
-  const agentOrigin = { clientId: 'c2', clientName: 'codex', tool: 'call_perplexity_computer', summary: '' };
+  const agentOrigin = { clientId: 'c2', clientName: 'codex', tool: 'call_perplexity_computer', summary: '', door: 'loopback' as const };
   const req = (id: string, method: string, params: unknown): Request => ({ kind: 'request', id, method, params, origin: agentOrigin });
   const url = `${HOME}computer/tasks/t-1`;
   const checkpoint = (over: Record<string, unknown>) => ({
@@ -183,7 +183,7 @@ describe('ThreadBook, Computer threads', () => {
 });
 
 describe('the thread list stays bounded', () => {
-  const origin = { clientId: 'c1', clientName: 'codex', tool: 'read_thread', summary: '' };
+  const origin = { clientId: 'c1', clientName: 'codex', tool: 'read_thread', summary: '', door: 'loopback' as const };
   it('calls on threads that do not exist add nothing; calls that succeed add their thread, within the cap', () => {
     const book = new ThreadBook();
     for (let i = 0; i < 500; i++) {

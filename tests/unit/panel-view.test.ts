@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { showFirstRun } from '../../lib/panel/first-run';
-import { activityOutcome, activityPhase, approvalSentence, formatDuration, MODE_OPTIONS, modeDisabledReason, modeName, shortUrl } from '../../lib/panel/view';
+import { activityOutcome, activityPhase, approvalFacts, approvalSentence, characterCount, formatDuration, MODE_OPTIONS, modeDisabledReason, modeName, shortUrl } from '../../lib/panel/view';
 import { PAGE_MODES } from '../../lib/protocol/page/page-methods';
 import type { ActivityEntry, PendingApproval } from '../../lib/protocol/panel';
 
@@ -41,6 +41,16 @@ describe('panel view helpers', () => {
     expect(activityOutcome(entry({ endedAt: 1200, ok: true, result: 'prompt submitted' }), 'ok')).toBe('200 ms · prompt submitted');
     expect(activityOutcome(entry({ endedAt: 3500, ok: false, error: '[TIMEOUT] nobody approved' }), 'error')).toBe('2.5 s · [TIMEOUT] nobody approved');
     expect(activityOutcome(entry(), 'approval')).toBe('waiting for your approval');
+  });
+
+  it('count an approval text as a person does, and say where a call acts and whether it opens a chat', () => {
+    expect(characterCount('a😀b')).toBe('3 characters');
+    expect(characterCount('x'.repeat(100_000))).toBe('100,000 characters');
+    expect(approvalFacts(approval)).toEqual([]);
+    expect(approvalFacts({ ...approval, method: 'threads.send', target: 'Computer thread t1', newChat: false })).toEqual([
+      'Acts on: Computer thread t1',
+      'Opens a new chat: no — it goes into the conversation shown',
+    ]);
   });
 
   it('say who wants what, and shorten URLs', () => {

@@ -132,3 +132,51 @@ describe('Router: who acts on a thread', () => {
     expect(seen).toEqual([true, false]);
   });
 });
+
+describe('Router: a new chat waits for its approval (review 2026-12-02 #15)', () => {
+  function newChatWorld(authorize: RouterDeps['authorize']) {
+    const order: string[] = [];
+    const pages = {
+      request: vi.fn(async (_tab: number, method: string, params: { newChat?: boolean }) => {
+        order.push(`${method} newChat=${params.newChat}`);
+        return { turnIndex: 0 };
+      }),
+      state: () => undefined,
+    } as unknown as PageHub;
+    const tabs = {
+      pageTab: async () => 7,
+      navigate: vi.fn(async (url: string) => {
+        order.push(`navigate ${url}`);
+        return url;
+      }),
+    } as unknown as TabService;
+    const router = new Router({
+      tabs,
+      pages,
+      status: async () => ({}),
+      authorize: async (request, params, signal, progress) => {
+        order.push(`authorize newChat=${params.newChat}`);
+        await authorize?.(request, params, signal, progress);
+      },
+    });
+    const replies: Envelope[] = [];
+    const newChat: Request = { kind: 'request', id: 'n1', method: 'page.ask', params: { prompt: 'hello', newChat: true } };
+    return { run: () => router.handle(newChat, (m) => replies.push(m)), order, replies };
+  }
+
+  it('a denied prompt leaves the tab where it was: nothing navigates', async () => {
+    const w = newChatWorld(async () => {
+      throw Object.assign(new Error('denied'), { code: 'PERMISSION_DENIED' });
+    });
+    await w.run();
+    expect(w.order).toEqual(['authorize newChat=true']); // the approval said "in a new thread"
+    expect(w.replies[0]).toMatchObject({ kind: 'error' });
+  });
+
+  it('an approved prompt opens the new chat, then types into it', async () => {
+    const w = newChatWorld(async () => {});
+    await w.run();
+    expect(w.order).toEqual(['authorize newChat=true', 'navigate https://www.perplexity.ai/', 'page.ask newChat=false']);
+    expect(w.replies[0]).toMatchObject({ kind: 'result' });
+  });
+});

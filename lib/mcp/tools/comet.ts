@@ -42,12 +42,14 @@ const connect = defineTool({
 const listTabs = defineTool({
   name: 'comet_list_tabs',
   title: 'List tabs',
-  description: 'List all browser tabs by role: Main, Sidecar, New Tab, Agent Browsing, Overlay, Other.',
+  description: `List browser tabs by role: Main, Sidecar, New Tab, Agent Browsing, Overlay, Other. Tabs that are not Perplexity are listed only with ${GRANT_QUOTED}, as reading them is.`,
   inputSchema: {},
   uses: ['tabs.list'],
-  async handler(_args, { browser, signal }) {
-    const { tabs } = await browser.call('tabs.list', {}, { signal, timeoutMs: 10_000 });
-    return textResult(formatTabList(tabs));
+  async handler(_args, { browser, signal, progress }) {
+    // An approval may hold it (Require approval and other tabs): as long as a prompt's.
+    const { tabs, withheld } = await browser.call('tabs.list', {}, { signal, timeoutMs: 180_000, onProgress: progress });
+    const note = withheld ? `\n\n[${withheld.count} other tab${withheld.count === 1 ? '' : 's'} not listed: ${withheld.reason}]` : '';
+    return textResult(`${formatTabList(tabs)}${note}`);
   },
 });
 
@@ -73,14 +75,15 @@ const switchTab = defineTool({
   },
   uses: ['tabs.list', 'tabs.switch'],
   summarize: ({ tabId, title }) => (tabId ? `tab ${tabId}` : `title "${title}"`),
-  async handler({ tabId, title }, { browser, signal }) {
+  async handler({ tabId, title }, { browser, signal, progress }) {
     if (tabId === undefined && title === undefined) {
       return errorText('[INVALID_PARAMS] At least one of tabId or title must be provided.');
     }
-    const { tabs } = await browser.call('tabs.list', {}, { signal, timeoutMs: 10_000 });
+    const { tabs, withheld } = await browser.call('tabs.list', {}, { signal, timeoutMs: 180_000, onProgress: progress });
     const match = tabId !== undefined ? tabs.find((tab) => tab.id === tabId) : tabs.find((tab) => tab.title.includes(title ?? ''));
     if (!match) {
-      return errorText(tabId !== undefined ? `Tab not found matching ID "${tabId}"` : `Tab not found matching title containing "${title}"`);
+      const hidden = withheld ? ` (${withheld.count} tab${withheld.count === 1 ? ' that is' : 's that are'} not Perplexity not searched: ${withheld.reason})` : '';
+      return errorText(`${tabId !== undefined ? `Tab not found matching ID "${tabId}"` : `Tab not found matching title containing "${title}"`}${hidden}`);
     }
     const { tab } = await browser.call('tabs.switch', { tabId: match.id }, { signal, timeoutMs: 10_000 });
     return textResult(`Switched to tab [${tab.id}] ${tab.title} — ${tab.url}`);
@@ -116,13 +119,14 @@ const ask = defineTool({
     prompt: z.string().min(1),
     newChat: z.boolean().default(false).describe('Start a fresh chat first.'),
   },
-  uses: ['tabs.navigate', 'page.ask'],
+  uses: ['page.ask'],
   summarize: ({ prompt, newChat }) => `${newChat ? '[new chat] ' : ''}${clip(prompt, 80)}`,
   async handler({ prompt, newChat }, { browser, signal, session, progress }) {
-    if (newChat) await browser.call('tabs.navigate', { url: PERPLEXITY_HOME }, { signal, timeoutMs: 30_000 });
+    // The worker opens the new chat itself, after the person's approval (which then says so):
+    // nothing leaves the person's conversation for a prompt they have not approved.
     // Long enough for a person to answer an approval prompt, or for an earlier answer to end (the
-    // page says so in a progress note).
-    const handle = await browser.call('page.ask', { prompt, newChat: false }, { signal, timeoutMs: 180_000, onProgress: progress });
+    // page says so in a progress note), and for a new chat's page to load.
+    const handle = await browser.call('page.ask', { prompt, newChat }, { signal, timeoutMs: 180_000, onProgress: progress });
     session.lastAsk = { turnIndex: handle.turnIndex, conversationUrl: handle.conversationUrl, questionKey: handle.questionKey };
     return textResult('Prompt submitted successfully. Use comet_poll to track status or comet_wait to block until completion.');
   },

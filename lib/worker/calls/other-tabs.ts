@@ -1,4 +1,5 @@
 import type { Tabs } from 'webextension-polyfill';
+import { PUBLIC_SCREENSHOTS_SETTING } from '../../protocol/access';
 import { RelayError } from '../../protocol/errors';
 import { OTHER_TABS_ORIGINS, TAB_ACCESS_GRANT } from '../../protocol/urls';
 import { browser } from '../browser/ext';
@@ -34,5 +35,13 @@ export function screenshotsRefused(): RelayError {
   return new RelayError(
     'PERMISSION_DENIED',
     `Screenshots, the Perplexity tab's too, need the grant “${TAB_ACCESS_GRANT}”: the browser lets an extension capture a tab only once it may read every site. ${HOW_TO_ALLOW}`,
+  );
+}
+
+
+export function publicScreenshotsRefused(): RelayError {
+  return new RelayError(
+    'PERMISSION_DENIED',
+    `Screenshots through the public door (the Agent API, \`serve --public-url\`) are off, so this one was refused. To allow them, turn on “${PUBLIC_SCREENSHOTS_SETTING}” under Control in the comet-relay side panel.`,
   );
 }

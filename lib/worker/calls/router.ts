@@ -1,11 +1,13 @@
 import { RelayError } from '../../protocol/errors';
 import type { Envelope, ProgressSink, Request, Trace } from '../../protocol/messages';
-import { isMethodName, methods } from '../../protocol/methods';
+import { isMethodName, type MethodResult, methods } from '../../protocol/methods';
 import type { Tabs } from 'webextension-polyfill';
 import { extractVisibleText } from '../../page/dom/visible-text';
-import { categorizeTab, isPerplexityUrl, samePage } from '../../protocol/urls';
+import { categorizeTab, isPerplexityUrl, PERPLEXITY_HOME, samePage } from '../../protocol/urls';
+import { accessNeed, doorRefused, type Need, type Target } from '../../protocol/access';
+import { doorOf } from '../../protocol/doors';
 import { browser } from '../browser/ext';
-import { describeTabUse, otherTabsAllowed, otherTabsRefused, screenshotsRefused } from './other-tabs';
+import { describeTabUse, otherTabsAllowed, otherTabsRefused, publicScreenshotsRefused, screenshotsRefused } from './other-tabs';
 import type { PageHub } from './pages';
 import type { TabService } from './tabs';
 import type { PollResult, WaitResult } from '../../protocol/page/page-methods';
@@ -35,8 +37,13 @@ export interface RouterDeps {
    * from the host once its params are parsed. Throws to refuse; may wait for an approval.
    */
   authorize?(request: Request, params: Record<string, unknown>, signal: AbortSignal, progress: ProgressSink): Promise<void>;
-  /** The person's policy for reading or capturing a tab that is not Perplexity (`what` says which). */
-  authorizeOtherTab?(request: Request, what: string, signal: AbortSignal, progress: ProgressSink): Promise<void>;
+  /**
+   * The person's settings for a need the access table gives a call's target once its tab is known
+   * (`other-tabs`: reading, capturing or listing tabs that are not Perplexity; `public-screenshots`),
+   * after the browser grant was checked here; `what` says what the call would do. Without this hook
+   * the defaults apply: other tabs are read unasked, the public door takes no screenshot.
+   */
+  authorizeTarget?(request: Request, need: Need, what: string, signal: AbortSignal, progress: ProgressSink): Promise<void>;
 }
 
 export type CallEvent =
@@ -121,7 +128,13 @@ export class Router {
     }
     const params = parsed.data as Record<string, unknown>;
     throwIfCancelled(signal);
-    if (!trusted) await this.deps.authorize?.(request, params, signal, progress);
+    if (!trusted) {
+      // The access table first (lib/protocol/access.ts): what the caller's door never allows is
+      // refused before the person's policy is asked (and before anything is held for approval).
+      const door = doorOf(request.origin);
+      if (accessNeed({ door, method, params }) === 'never') throw doorRefused(door, request.origin?.tool, method);
+      await this.deps.authorize?.(request, params, signal, progress);
+    }
     // An approval can land in the same instant as a cancel or a dropped link: the cancel wins.
     throwIfCancelled(signal);
     const { tabs, pages } = this.deps;
@@ -129,9 +142,15 @@ export class Router {
       case 'browser.status':
         return this.deps.status();
       case 'tabs.list':
-        return { tabs: await tabs.list() };
-      case 'tabs.switch':
-        return { tab: await tabs.switchTo(String(params.tabId ?? '')) };
+        return this.listTabs(request, signal, progress, trusted);
+      case 'tabs.switch': {
+        const tabId = String(params.tabId ?? '');
+        const tab = await browser.tabs.get(Number(tabId)).catch(() => undefined);
+        if (tab && !isPerplexityUrl(tab.url ?? tab.pendingUrl ?? '')) {
+          await this.admitTarget(request, 'other-tab', `switch to the tab “${tab.title ?? ''}” (${tab.url ?? ''})`, signal, progress, trusted);
+        }
+        return { tab: await tabs.switchTo(tabId) };
+      }
       case 'tabs.ensurePerplexity':
         return tabs.ensurePerplexity(15_000);
       case 'tabs.navigate':
@@ -142,8 +161,17 @@ export class Router {
         return this.pageContent(request, params.maxLength as number, signal, progress, trusted, trace);
       default: {
         if (this.deps.threads?.handles(method)) return this.deps.threads.call(method, params, signal, progress, trace, trusted);
+        let forward = params;
+        if (method === 'page.ask' && params.newChat) {
+          // A new chat leaves the conversation the tab shows: that happens here, after the
+          // approval (which says "in a new thread"), never before it. The page then types into
+          // the empty home page the navigation left.
+          await tabs.navigate(PERPLEXITY_HOME);
+          throwIfCancelled(signal);
+          forward = { ...params, newChat: false };
+        }
         const tabId = await tabs.pageTab();
-        const result = await pages.request(tabId, method, params, signal, progress, trace);
+        const result = await pages.request(tabId, method, forward, signal, progress, trace);
         if (!this.deps.answers || (method !== 'page.poll' && method !== 'page.wait')) return result;
         // The page said the turn finished: its thread JSON, fetched by the same tab, may hold the answer as written.
         const read = result as PollResult | WaitResult;
@@ -165,10 +193,39 @@ export class Router {
     return tab as Tabs.Tab & { id: number };
   }
 
-  /** A tab that is not Perplexity: only with the person's permission, and under their policy. */
-  private async admitOtherTab(request: Request, what: string, signal: AbortSignal, progress: ProgressSink, trusted: boolean): Promise<void> {
-    if (!(await otherTabsAllowed())) throw otherTabsRefused(what);
-    if (!trusted) await this.deps.authorizeOtherTab?.(request, what, signal, progress);
+  /**
+   * A target beyond Perplexity, once the call's tab is known: the access table's need at the
+   * caller's door (lib/protocol/access.ts), then the browser grant, then the person's settings.
+   * The person's own calls from the panel come through the loopback door.
+   */
+  private async admitTarget(request: Request, target: Target, what: string, signal: AbortSignal, progress: ProgressSink, trusted: boolean): Promise<void> {
+    const door = trusted ? 'loopback' : doorOf(request.origin);
+    const need = accessNeed({ door, method: request.method, target });
+    if (need === 'never') throw doorRefused(door, request.origin?.tool, request.method, target);
+    if (need === 'open' || need === 'policy') return; // decided at dispatch, with the call's own policy
+    if (!(await otherTabsAllowed())) throw target === 'screenshot' ? screenshotsRefused() : otherTabsRefused(what);
+    if (trusted) return;
+    if (this.deps.authorizeTarget) await this.deps.authorizeTarget(request, need, what, signal, progress);
+    else if (need === 'public-screenshots') throw publicScreenshotsRefused();
+  }
+
+  /**
+   * The tab list: Perplexity tabs always; the titles and URLs of other tabs only as reading another
+   * tab allows (the grant, Read-only, Require approval). Else they are withheld, counted, and why.
+   */
+  private async listTabs(request: Request, signal: AbortSignal, progress: ProgressSink, trusted: boolean): Promise<MethodResult<'tabs.list'>> {
+    const all = await this.deps.tabs.list();
+    const others = all.filter((tab) => !isPerplexityUrl(tab.url));
+    if (others.length === 0) return { tabs: all };
+    const what = `list the titles and URLs of ${others.length} tab${others.length === 1 ? '' : 's'} that ${others.length === 1 ? 'is' : 'are'} not Perplexity`;
+    try {
+      await this.admitTarget(request, 'tab-list', what, signal, progress, trusted);
+      return { tabs: all };
+    } catch (error) {
+      const refused = RelayError.from(error);
+      if (refused.code !== 'PERMISSION_DENIED' && refused.code !== 'TIMEOUT') throw refused;
+      return { tabs: all.filter((tab) => isPerplexityUrl(tab.url)), withheld: { count: others.length, reason: refused.message } };
+    }
   }
 
   /**
@@ -192,7 +249,7 @@ export class Router {
       // A tab whose script has not said ready yet is waited for (pageTab).
       return fromPageScript(this.deps.pages.state(tab.id) ? tab.id : await this.deps.tabs.pageTab(), url);
     }
-    if (!perplexity) await this.admitOtherTab(request, describeTabUse('read', tab), signal, progress, trusted);
+    if (!perplexity) await this.admitTarget(request, 'other-tab', describeTabUse('read', tab), signal, progress, trusted);
     let read: ReturnType<typeof extractVisibleText> | undefined;
     try {
       const [injection] = await browser.scripting.executeScript({ target: { tabId: tab.id }, func: extractVisibleText, args: [maxLength] });
@@ -220,9 +277,9 @@ export class Router {
     if (tab?.id === undefined) return this.deps.tabs.capture(tab, format, quality);
     const url = tab.url ?? '';
     if (isPerplexityUrl(url)) {
-      if (!(await otherTabsAllowed())) throw screenshotsRefused();
+      await this.admitTarget(request, 'screenshot', `capture the Perplexity tab (${url})`, signal, progress, trusted);
     } else {
-      await this.admitOtherTab(request, describeTabUse('capture', tab), signal, progress, trusted);
+      await this.admitTarget(request, 'other-tab', describeTabUse('capture', tab), signal, progress, trusted);
       // The approval named this page; the tab may show another one by now.
       const now = await browser.tabs.get(tab.id).catch(() => undefined);
       if (!now || !samePage(now.url ?? '', url)) throw tabMoved('capture', url, now?.url);

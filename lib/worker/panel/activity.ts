@@ -1,3 +1,4 @@
+import { callerName } from '../../protocol/doors';
 import type { ActivityEntry } from '../../protocol/panel';
 import type { CallEvent } from '../calls/router';
 import { coalescedSaver } from '../browser/session-store';
@@ -90,7 +91,8 @@ export class ActivityLog {
       this.list.unshift({
         id: request.id,
         clientId: request.origin.clientId || undefined,
-        clientName: request.origin.clientName,
+        // The door's name for a public-door caller, whatever its client declared (lib/protocol/doors.ts).
+        clientName: callerName(request.origin),
         tool: request.origin.tool,
         method: request.method,
         summary: clip(request.origin.summary, 200),

@@ -7,13 +7,7 @@ import { approvalTimeoutError, deniedError } from './policy';
  * once: approved, denied, timed out, or cancelled by its caller; every ending removes it from the
  * list and tells the panel.
  */
-export interface ApprovalRequest {
-  id: string;
-  clientName: string;
-  tool?: string;
-  method: string;
-  what: string;
-}
+export type ApprovalRequest = Omit<PendingApproval, 'requestedAt' | 'expiresAt'>;
 
 interface Held {
   info: PendingApproval;

@@ -2,7 +2,9 @@ import type { Runtime } from 'webextension-polyfill';
 import { RelayError } from '../../protocol/errors';
 import type { ProfileInfo, Request } from '../../protocol/messages';
 import type { AttachedClient, BrowserStatus } from '../../protocol/methods';
-import type { ActivityEntry, ControlSettings, PackView, PanelParams, PanelState } from '../../protocol/panel';
+import type { ActivityEntry, ControlSettings, PackView, PanelParams, PanelState, PendingApproval } from '../../protocol/panel';
+import type { Need } from '../../protocol/access';
+import { callerName } from '../../protocol/doors';
 import type { ThreadCheckpoint } from '../../protocol/threads/threads';
 import { checkPerplexityUrl } from '../../protocol/urls';
 import type { WatchSnapshot } from '../../protocol/watch';
@@ -14,7 +16,7 @@ import { otherTabsAllowed } from '../calls/other-tabs';
 import { ModeState, PageWatch } from './page-watch';
 import type { PageHub } from '../calls/pages';
 import { PanelHub } from './panels';
-import { type Decision, decide, decideOtherTab } from './policy';
+import { approvalDetail, type Decision, decide, decideNeed } from './policy';
 import { SelectorMissLog } from './selector-miss';
 import type { CallEvent, ProgressSink, Router } from '../calls/router';
 import { coalescedSaver, sessionValue } from '../browser/session-store';
@@ -115,30 +117,55 @@ export class PanelService {
     this.push();
   }
 
-  /** Router hook: the person's policy, before any agent's call runs. */
+  /** Router hook: the person's policy, before any agent's call runs (the router has applied the door's table). */
   authorize = async (request: Request, params: Record<string, unknown>, signal: AbortSignal, progress: ProgressSink) => {
     const settings = await this.settings.load();
-    await this.enforce(decide(request.method, params, settings), request, settings, signal, progress);
+    const decision = decide(request.method, params, settings);
+    // Held: the card shows all the call would send and where, read before anything runs or navigates.
+    const shown = decision.kind === 'approve' ? { ...approvalDetail(request.method, params), target: await this.targetOf(request.method, params) } : {};
+    await this.enforce(decision, request, settings, signal, progress, shown);
   };
 
-  /** Router hook: reading or capturing a tab that is not Perplexity. */
-  authorizeOtherTab = async (request: Request, what: string, signal: AbortSignal, progress: ProgressSink) => {
+  /** Router hook: a target's need that rests on the person's settings (other tabs, public-door screenshots). */
+  authorizeTarget = async (request: Request, need: Need, what: string, signal: AbortSignal, progress: ProgressSink) => {
     const settings = await this.settings.load();
-    await this.enforce(decideOtherTab(what, settings), request, settings, signal, progress);
+    await this.enforce(decideNeed(need, what, settings), request, settings, signal, progress);
   };
+
+  /**
+   * The tab or thread a held call acts on, as it is now, for the approval card: a prompt or a mode
+   * switch goes to the driven Perplexity tab; a Computer task opens its own thread.
+   */
+  private async targetOf(method: string, params: Record<string, unknown>): Promise<string | undefined> {
+    if (method === 'threads.start') return 'a new Computer thread, in a tab of its own';
+    if (method.startsWith('threads.')) return `Computer thread ${String(params.threadId ?? '')}`;
+    if (!method.startsWith('page.')) return undefined;
+    const tab = await this.deps.tabs.drivenTab().catch(() => undefined);
+    if (tab?.id === undefined) return 'the Perplexity tab comet-relay opens (none is open now)';
+    return `tab ${tab.id}: “${tab.title ?? ''}” (${tab.url ?? tab.pendingUrl ?? ''})`;
+  }
 
   /** Lets the call run, refuses it, or holds it until the person approves (or the time runs out). */
-  private async enforce(decision: Decision, request: Request, settings: ControlSettings, signal: AbortSignal, progress: ProgressSink): Promise<void> {
+  private async enforce(
+    decision: Decision,
+    request: Request,
+    settings: ControlSettings,
+    signal: AbortSignal,
+    progress: ProgressSink,
+    shown: Pick<PendingApproval, 'text' | 'target' | 'newChat'> = {},
+  ): Promise<void> {
     if (decision.kind === 'allow') return;
     if (decision.kind === 'deny') throw decision.error;
     progress(`Waiting up to ${settings.approvalTimeoutSec} s for the person at the browser to approve: ${decision.what}.`, settings.approvalTimeoutSec * 1000);
     this.threads.awaitingApproval(request.id, true);
     const held = {
       id: request.id,
-      clientName: request.origin?.clientName || 'An MCP client',
+      // The door's name for a public-door caller, never the name its client declares.
+      clientName: callerName(request.origin),
       ...(request.origin?.tool ? { tool: request.origin.tool } : {}),
       method: request.method,
       what: decision.what,
+      ...shown,
     };
     try {
       await this.approvals.request(held, settings.approvalTimeoutSec * 1000, signal);

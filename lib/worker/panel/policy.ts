@@ -1,4 +1,5 @@
-import { accessOf } from '../../protocol/access';
+import { accessOf, type Need } from '../../protocol/access';
+import { publicScreenshotsRefused } from '../calls/other-tabs';
 import { RelayError } from '../../protocol/errors';
 import type { PAGE_MODES } from '../../protocol/page/page-methods';
 import type { ControlSettings } from '../../protocol/panel';
@@ -84,6 +85,58 @@ export function approvalSubject(method: string, params: Params): string | undefi
       return replySubject(params);
     default:
       return undefined;
+  }
+}
+
+/**
+ * What the person sees in full beside the approval sentence: the whole text the call would send
+ * (the sentence quotes only its head), and whether it opens a new chat. Nothing here is clipped:
+ * Require approval is the one human check before a prompt or a Computer task, and an injected
+ * agent would put the harmless part first.
+ */
+export function approvalDetail(method: string, params: Params): { text?: { label: string; body: string }; newChat?: boolean } {
+  const text = (label: string, body: unknown) => (typeof body === 'string' && body.length > 0 ? { text: { label, body } } : {});
+  switch (method) {
+    case 'page.ask':
+      return { ...text('Prompt', params.prompt), newChat: Boolean(params.newChat) };
+    case 'threads.start':
+      return { ...text('Computer task', params.message), newChat: true };
+    case 'threads.send':
+      return { ...text('Follow-up', params.message), newChat: false };
+    case 'threads.respond': {
+      const reply = (params.reply ?? {}) as { kind?: string; reason?: unknown; message?: unknown; answers?: Record<string, unknown> };
+      const body =
+        reply.kind === 'answers'
+          ? Object.entries(reply.answers ?? {})
+              .map(([question, answer]) => `${question}: ${String(answer)}`)
+              .join('\n\n')
+          : typeof reply.reason === 'string'
+            ? reply.reason
+            : typeof reply.message === 'string'
+              ? reply.message
+              : '';
+      return { ...text(reply.kind === 'answers' ? 'Answers' : 'Reply', body), newChat: false };
+    }
+    default:
+      return {};
+  }
+}
+
+/**
+ * A need of the access table (lib/protocol/access.ts) that depends on the person's settings, once
+ * the browser grant is in place: other tabs under Read-only and Require approval; screenshots
+ * through the public door only when the person turned them on for that door.
+ */
+export function decideNeed(need: Need, what: string, settings: ControlSettings): Decision {
+  switch (need) {
+    case 'other-tabs':
+      return decideOtherTab(what, settings);
+    case 'public-screenshots':
+      return settings.publicScreenshots ? { kind: 'allow' } : { kind: 'deny', error: publicScreenshotsRefused() };
+    case 'never':
+      return { kind: 'deny', error: new RelayError('PERMISSION_DENIED', `The request to ${what} was refused: its door never allows it.`) };
+    default:
+      return { kind: 'allow' };
   }
 }
 

@@ -1,3 +1,4 @@
+import { callerName } from '../../protocol/doors';
 import type { ThreadEntry, ThreadStatus } from '../../protocol/panel';
 import { eventWords, panelStatusOf } from '../../protocol/threads/thread-events';
 import type { ThreadCheckpoint } from '../../protocol/threads/threads';
@@ -94,7 +95,7 @@ export class ThreadBook {
           newChat: Boolean(params.newChat),
           status: 'working',
           latestStep: 'Sending the prompt…',
-          startedBy: request.origin.clientName,
+          startedBy: callerName(request.origin),
           updatedAt: event.at,
         });
         if (this.agent.length > MAX_AGENT_THREADS) this.agent.length = MAX_AGENT_THREADS;
@@ -118,7 +119,7 @@ export class ThreadBook {
     }
     if (request.method === 'page.wait' && event.phase === 'end') {
       const result = (event.ok ? event.result : undefined) as WaitResultLike | undefined;
-      const thread = this.threadFor(result?.url, request.origin.clientName);
+      const thread = this.threadFor(result?.url, callerName(request.origin));
       if (!thread) return false;
       thread.updatedAt = event.at;
       if (!event.ok) return false; // a failed wait says nothing about the thread itself
@@ -145,7 +146,7 @@ export class ThreadBook {
   private onThreadCall(event: CallEvent): boolean {
     const { request } = event;
     const params = (request.params ?? {}) as Record<string, unknown>;
-    const by = request.origin?.clientName;
+    const by = request.origin ? callerName(request.origin) : undefined;
     if (request.method === 'threads.start') {
       if (event.phase === 'start') {
         if (!request.origin?.tool) return false;

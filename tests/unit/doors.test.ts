@@ -1,0 +1,234 @@
+import { beforeEach, describe, expect, it, vi } from 'vitest';
+import { offeredAt } from '../../lib/mcp/tool';
+import { allTools } from '../../lib/mcp/tools';
+import { accessNeed, LOCAL_ACCESS, METHOD_ACCESS, type Need, OTHER_TAB_METHODS, TARGETS } from '../../lib/protocol/access';
+import { callerName, DOORS, type Door, PUBLIC_DOOR_NAME } from '../../lib/protocol/doors';
+import { checkEnvelope } from '../../lib/protocol/envelope-check';
+import { parseEnvelope, type Envelope, type Request } from '../../lib/protocol/messages';
+import { type ControlSettings, DEFAULT_SETTINGS } from '../../lib/protocol/panel';
+import type { PageHub } from '../../lib/worker/calls/pages';
+import { Router } from '../../lib/worker/calls/router';
+import type { TabService } from '../../lib/worker/calls/tabs';
+import { decideNeed } from '../../lib/worker/panel/policy';
+
+/**
+ * The access table (lib/protocol/access.ts), door by door and method by method, and the worker
+ * holding to it: the public door never lists tabs or reaches another tab and takes screenshots
+ * only when the person allows it for that door; the loopback door lists other tabs only as it may
+ * read them (review 2026-12-02 #6, #9, #25).
+ */
+
+const browserState = { granted: false, tabs: new Map<number, { id: number; url: string; title: string }>() };
+
+vi.mock('wxt/browser', () => ({
+  browser: {
+    permissions: { contains: async () => browserState.granted },
+    tabs: { get: async (id: number) => browserState.tabs.get(id) ?? Promise.reject(new Error('no tab')) },
+  },
+}));
+
+/** What each method needs at its own target, written out: [loopback, public]. */
+const EXPECTED: Record<keyof typeof METHOD_ACCESS | keyof typeof LOCAL_ACCESS, [Need, Need]> = {
+  'browser.status': ['open', 'open'],
+  'tabs.list': ['other-tabs', 'never'],
+  'tabs.capture': ['screenshots', 'public-screenshots'],
+  'tabs.switch': ['policy', 'policy'],
+  'tabs.ensurePerplexity': ['policy', 'policy'],
+  'tabs.navigate': ['policy', 'policy'],
+  'page.content': ['open', 'open'],
+  'page.probe': ['open', 'open'],
+  'page.diagnose': ['open', 'open'],
+  'page.capture': ['open', 'open'],
+  'page.poll': ['open', 'open'],
+  'page.wait': ['open', 'open'],
+  'page.sources': ['open', 'open'],
+  'page.conversations': ['open', 'open'],
+  'page.ask': ['policy', 'policy'],
+  'page.stop': ['policy', 'policy'],
+  'page.mode': ['open', 'open'],
+  'threads.start': ['policy', 'policy'],
+  'threads.send': ['policy', 'policy'],
+  'threads.respond': ['policy', 'policy'],
+  'threads.wait': ['open', 'open'],
+  'threads.state': ['open', 'open'],
+  'threads.read': ['open', 'open'],
+  'threads.assets': ['open', 'open'],
+  'threads.assetDownload': ['open', 'open'],
+  'account.models': ['open', 'open'],
+  'account.projects': ['open', 'open'],
+  'host.status': ['open', 'open'],
+  'browser.launch': ['policy', 'policy'],
+  'attachments.store': ['policy', 'policy'],
+};
+
+/** Another tab, for the methods whose tab may be one: [loopback, public]. */
+const OTHER_TAB: Record<string, [Need, Need]> = {
+  'tabs.capture': ['other-tabs', 'never'],
+  'page.content': ['other-tabs', 'never'],
+  'tabs.switch': ['policy', 'never'],
+};
+
+describe('the access table, per door and method', () => {
+  const doorIndex = (door: Door) => DOORS.indexOf(door);
+
+  for (const method of Object.keys(EXPECTED) as (keyof typeof EXPECTED)[]) {
+    for (const door of DOORS) {
+      it(`${door} · ${method}`, () => {
+        expect(accessNeed({ door, method })).toBe(EXPECTED[method][doorIndex(door)]);
+        const otherTab = OTHER_TAB[method];
+        expect(accessNeed({ door, method, target: 'other-tab' })).toBe(otherTab ? otherTab[doorIndex(door)] : 'never');
+      });
+    }
+  }
+
+  it('covers every method and no other; a target a method cannot reach is never', () => {
+    expect(Object.keys(EXPECTED).sort()).toEqual([...Object.keys(METHOD_ACCESS), ...Object.keys(LOCAL_ACCESS)].sort());
+    expect(Object.keys(OTHER_TAB).sort()).toEqual([...OTHER_TAB_METHODS].sort());
+    for (const door of DOORS) {
+      expect(accessNeed({ door, method: 'page.poll', target: 'tab-list' })).toBe('never');
+      expect(accessNeed({ door, method: 'page.ask', target: 'screenshot' })).toBe('never');
+    }
+  });
+
+  it('a mode switch acts, a mode read reads, at either door', () => {
+    for (const door of DOORS) expect(accessNeed({ door, method: 'page.mode', params: { mode: 'computer' } })).toBe('policy');
+  });
+
+  it('an unknown method needs the person at the loopback door, and is never read as harmless', () => {
+    expect(accessNeed({ door: 'loopback', method: 'page.somethingNew' })).toBe('policy');
+    expect(TARGETS).toContain('perplexity');
+  });
+});
+
+describe('what each door offers of the MCP tools', () => {
+  it('the public door offers neither the tab list nor tab switching; the loopback door offers every tool', () => {
+    const publicNames = allTools.filter((tool) => offeredAt(tool, 'public')).map((tool) => tool.name);
+    expect(publicNames).not.toContain('comet_list_tabs');
+    expect(publicNames).not.toContain('comet_switch_tab');
+    expect(publicNames).toContain('comet_screenshot');
+    expect(publicNames).toContain('comet_get_page_content');
+    expect(allTools.every((tool) => offeredAt(tool, 'loopback'))).toBe(true);
+  });
+});
+
+describe('who a caller is', () => {
+  it('a public-door caller is named by its door, whatever its client calls itself; no door is the public one', () => {
+    expect(callerName({ door: 'public', clientName: 'Claude Code' })).toBe(PUBLIC_DOOR_NAME);
+    expect(callerName({ clientName: 'Claude Code' })).toBe(PUBLIC_DOOR_NAME);
+    expect(callerName({ door: 'loopback', clientName: 'Claude Code' })).toBe('Claude Code');
+  });
+
+  it('the door in an envelope is checked by the zod schema and by the host’s check alike', () => {
+    const request = { kind: 'request', id: 'r1', method: 'page.poll', params: {}, origin: { clientId: 'k', clientName: 'n', door: 'public' } };
+    expect(parseEnvelope(request)).toMatchObject({ ok: true, envelope: { origin: { door: 'public' } } });
+    expect(checkEnvelope(request)).toMatchObject({ ok: true, envelope: { origin: { door: 'public' } } });
+    const forged = { ...request, origin: { ...request.origin, door: 'admin' } };
+    expect(parseEnvelope(forged).ok).toBe(false);
+    expect(checkEnvelope(forged)).toMatchObject({ ok: false, error: expect.stringContaining('origin.door') });
+  });
+});
+
+// ── the worker holds to the table ───────────────────────────────────────────────
+
+const PERPLEXITY = { id: 7, windowId: 1, url: 'https://www.perplexity.ai/search/tides-abc', title: 'Tides' };
+const BANK = { id: 9, windowId: 1, url: 'https://bank.example/accounts?session=s3cr3t', title: 'Your accounts' };
+const info = (tab: typeof PERPLEXITY, category: string) => ({ id: String(tab.id), windowId: 1, title: tab.title, url: tab.url, active: false, category });
+
+function world(settings: ControlSettings = DEFAULT_SETTINGS) {
+  const calls: string[] = [];
+  const tabs = {
+    list: async () => [info(PERPLEXITY, 'Main'), info(BANK, 'Other')],
+    connectedDrivenTab: () => undefined,
+    drivenTab: async () => PERPLEXITY,
+    pageTab: async () => PERPLEXITY.id,
+    switchTo: async (id: string) => {
+      calls.push(`switch ${id}`);
+      return info(BANK, 'Other');
+    },
+    capture: async () => {
+      calls.push('capture');
+      return { data: 'png', mimeType: 'image/png' };
+    },
+  } as unknown as TabService;
+  const pages = { state: () => ({}), request: async (_tab: number, method: string) => calls.push(method) && { title: 'Tides', text: 'answer' } } as unknown as PageHub;
+  const router = new Router({
+    tabs,
+    pages,
+    status: async () => ({}),
+    authorizeTarget: async (_request, need, what) => {
+      const decision = decideNeed(need, what, settings);
+      if (decision.kind === 'deny') throw decision.error;
+    },
+  });
+  const call = async (door: Door | undefined, method: string, params: unknown = {}) => {
+    const replies: Envelope[] = [];
+    const request: Request = { kind: 'request', id: `r${Math.random()}`, method, params, ...(door ? { origin: { clientId: 'k1', clientName: 'Claude Code', tool: 't', door } } : {}) };
+    await router.handle(request, (m) => replies.push(m));
+    return replies.at(-1) as Envelope;
+  };
+  return { call, calls };
+}
+
+beforeEach(() => {
+  browserState.granted = false;
+  browserState.tabs = new Map([
+    [PERPLEXITY.id, PERPLEXITY],
+    [BANK.id, BANK],
+  ]);
+});
+
+describe('the tab list (review #6): other tabs are listed only as they may be read', () => {
+  it('without the grant, the loopback door lists Perplexity tabs and counts the others', async () => {
+    const reply = await world().call('loopback', 'tabs.list');
+    expect(reply).toMatchObject({ kind: 'result', result: { tabs: [{ id: '7' }], withheld: { count: 1, reason: expect.stringContaining('Let agents take screenshots and read other tabs') } } });
+    expect(JSON.stringify(reply)).not.toContain('bank.example');
+  });
+
+  it('with the grant, Read-only still withholds them (it lets agents read only Perplexity)', async () => {
+    browserState.granted = true;
+    const reply = await world({ ...DEFAULT_SETTINGS, readOnly: true }).call('loopback', 'tabs.list');
+    expect(reply).toMatchObject({ kind: 'result', result: { withheld: { count: 1, reason: expect.stringContaining('read-only') } } });
+    expect(JSON.stringify(reply)).not.toContain('bank.example');
+  });
+
+  it('with the grant and no Read-only, the loopback door lists every tab', async () => {
+    browserState.granted = true;
+    const reply = await world().call('loopback', 'tabs.list');
+    expect(reply).toMatchObject({ kind: 'result', result: { tabs: [{ id: '7' }, { id: '9', url: BANK.url }] } });
+  });
+
+  it('the public door never gets the list, grant or not; nor does a call that names no door', async () => {
+    browserState.granted = true;
+    for (const door of ['public', undefined] as const) {
+      const reply = await world().call(door, 'tabs.list');
+      expect(reply).toMatchObject({ kind: 'error', error: { code: 'PERMISSION_DENIED', message: expect.stringContaining('public door') } });
+      expect(JSON.stringify(reply)).not.toContain('bank.example');
+    }
+  });
+});
+
+describe('the public door and other tabs and screenshots', () => {
+  it('never reads or switches to another tab, grant or not', async () => {
+    browserState.granted = true;
+    const w = world();
+    expect(await w.call('public', 'tabs.switch', { tabId: '9' })).toMatchObject({ kind: 'error', error: { code: 'PERMISSION_DENIED' } });
+    expect(w.calls).toEqual([]);
+    expect(await w.call('loopback', 'tabs.switch', { tabId: '9' })).toMatchObject({ kind: 'result' });
+    expect(w.calls).toEqual(['switch 9']);
+  });
+
+  it('takes a screenshot only when the person allows it for that door, on top of the grant', async () => {
+    browserState.granted = true;
+    const off = world();
+    expect(await off.call('public', 'tabs.capture', { format: 'png' })).toMatchObject({
+      kind: 'error',
+      error: { code: 'PERMISSION_DENIED', message: expect.stringContaining('Screenshots through the public door') },
+    });
+    expect(off.calls).toEqual([]);
+    expect(await off.call('loopback', 'tabs.capture', { format: 'png' })).toMatchObject({ kind: 'result' });
+    const on = world({ ...DEFAULT_SETTINGS, publicScreenshots: true });
+    expect(await on.call('public', 'tabs.capture', { format: 'png' })).toMatchObject({ kind: 'result' });
+    browserState.granted = false;
+    expect(await on.call('public', 'tabs.capture', { format: 'png' })).toMatchObject({ kind: 'error', error: { code: 'PERMISSION_DENIED' } });
+  });
+});
