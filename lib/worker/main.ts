@@ -21,6 +21,7 @@ import { THREAD_JSON_READER_KIND, readerInUse } from '../selectors/reader-shelf'
 import { THREAD_JSON_READERS } from '../selectors/thread-json';
 import type { ThreadJsonReader } from '../selectors/thread-schema';
 import { JsonAnswers } from './threads/json-answer';
+import { Repairs } from './calls/repairs';
 
 /**
  * Runs an on-demand part of the page script (lib/protocol/page/page-kits.ts) in the isolated world of one
@@ -90,6 +91,7 @@ export function startWorker(): void {
     threads: threads.calls,
     // The thread JSON reader in use (an added one wins over the built-in one), as the thread tabs use it.
     answers: new JsonAnswers(() => readerInUse(THREAD_JSON_READER_KIND, packs.added(), THREAD_JSON_READERS[0] as ThreadJsonReader).reader),
+    repairs: new Repairs(() => readerInUse(THREAD_JSON_READER_KIND, packs.added(), THREAD_JSON_READERS[0] as ThreadJsonReader).reader),
     status,
     onCall: (event) => panels.onCall(event),
     authorize: (...args) => panels.authorize(...args),

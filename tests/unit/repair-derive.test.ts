@@ -88,7 +88,7 @@ describe.skipIf(!present)(title, () => {
       loadHtml(read(name), URL);
       const driver = createPageDriver(window, new SelectorCatalog());
       const kit = repairKit({ win: window, driver: () => driver, catalog: new SelectorCatalog(), readers: undefined as never });
-      expect(await kit['page.repair']?.({} as never, undefined as never)).toEqual({ status: 'fine' });
+      expect(await kit['page.repair']?.({} as never, undefined as never)).toEqual({ status: 'fine', url: URL });
     });
   }
 
@@ -100,7 +100,7 @@ describe.skipIf(!present)(title, () => {
     loadHtml(renameHooks(read(name)), URL);
     const driver = createPageDriver(window, new SelectorCatalog());
     const kit = repairKit({ win: window, driver: () => driver, catalog: new SelectorCatalog(), readers: undefined as never });
-    expect(await kit['page.repair']?.({} as never, undefined as never)).toEqual({ status: 'miss', probe: 'turn' });
+    expect(await kit['page.repair']?.({} as never, undefined as never)).toEqual({ status: 'miss', probe: 'turn', url: URL });
     const done = (await kit['page.repair']?.({ turns: json } as never, undefined as never)) as { status: string; repair: { replaced: Record<string, string> } };
     expect(done.status).toBe('repaired');
     expect(done.repair.replaced.citationUrlAttr).toBe('data-cite-href');

@@ -27,6 +27,7 @@ export interface RepairInfo {
 
 export interface RepairOutcome {
   status: 'miss' | 'fine' | 'tried' | 'repaired' | 'failed';
+  url?: string;
   probe?: string;
   reason?: string;
   repair?: RepairInfo;
@@ -38,6 +39,9 @@ export function repairNotice(info: Pick<RepairInfo, 'origin' | 'replaced'>): str
 }
 
 const NOTHING = ':not(*)';
+
+/** How long a conversation page with no turn is given to draw one before the reader's miss counts. */
+export const SETTLE_MS = 2000;
 
 /**
  * The derived set as the reader uses it: every control a read might click (steps and question
@@ -108,19 +112,27 @@ export function repairKit({ win, driver }: PageKitHost): KitHandlers {
   let inUse: RepairInfo | null = null;
   const current = () => (inUse && driver().repairInUse() ? inUse : null);
 
-  const repair = (params: { turns?: JsonTurn[]; probe?: string }): RepairOutcome => {
+  const repair = async (params: { turns?: JsonTurn[]; probe?: string }): Promise<RepairOutcome> => {
     const doc = win.document;
     const here = current();
     if (here) return { status: 'repaired', repair: here };
+    if (!params.turns && missOf(driver(), doc)) {
+      // A conversation page drawing its turns (just opened) is not a changed page: give it a moment to show one.
+      await driver()
+        .readingContext()
+        .waitFor(() => !missOf(driver(), doc), SETTLE_MS);
+    }
     const key = layoutKey(doc);
     const before = attempts.get(key);
+    // `tried` names the probe the reader misses, and why the repair failed (with the probe that failed it).
+    const tried = (probe: string, outcome: RepairOutcome): RepairOutcome => ({ status: 'tried', probe, reason: `${outcome.probe}: ${outcome.reason}` });
     if (!params.turns) {
       const probe = missOf(driver(), doc) ?? params.probe ?? null;
       if (!probe) return { status: 'fine' };
-      if (before) return { ...before, status: 'tried' };
+      if (before) return tried(probe, before);
       return { status: 'miss', probe };
     }
-    if (before) return { ...before, status: 'tried' };
+    if (before) return tried(params.probe ?? 'turn', before);
     const base = driver().context().set;
     const now = new Date();
     const url = doc.location?.href ?? '';
@@ -138,7 +150,8 @@ export function repairKit({ win, driver }: PageKitHost): KitHandlers {
   };
 
   return {
-    'page.repair': async (params: { turns?: JsonTurn[]; probe?: string }) => driver().run('repairing the reader', () => repair(params)),
+    'page.repair': async (params: { turns?: JsonTurn[]; probe?: string }) =>
+      driver().run('repairing the reader', async () => ({ ...(await repair(params)), url: win.document.location?.href ?? '' })),
     'page.repairState': async () => ({ repair: current() }),
     'page.repairUndo': async () => {
       const undone = current() !== null;

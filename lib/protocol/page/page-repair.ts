@@ -34,6 +34,7 @@ export const RepairTurn = z.object({
   answer: z.string().max(2_000_000),
   sources: z.array(z.string().max(4000)).max(500),
 });
+export type RepairTurn = z.infer<typeof RepairTurn>;
 
 export const RepairResult = z.object({
   /**
@@ -43,6 +44,8 @@ export const RepairResult = z.object({
    * `failed`: this attempt failed (`probe`, `reason`).
    */
   status: z.enum(['miss', 'fine', 'tried', 'repaired', 'failed']),
+  /** The page's URL when it answered. */
+  url: z.string().optional(),
   probe: z.string().optional(),
   reason: z.string().optional(),
   repair: RepairInfo.optional(),

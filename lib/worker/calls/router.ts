@@ -11,6 +11,7 @@ import type { TabService } from './tabs';
 import type { PollResult, WaitResult } from '../../protocol/page/page-methods';
 import type { JsonAnswers, TabFetch } from '../threads/json-answer';
 import type { ThreadCalls } from '../threads/thread-calls';
+import { REPAIRABLE, type Repairs } from './repairs';
 
 /**
  * Answers requests that arrive from the host: tab and browser calls here in the worker, `page.*`
@@ -27,6 +28,8 @@ export interface RouterDeps {
   threads?: ThreadCalls;
   /** comet_poll's and comet_wait's finished answer from the thread JSON (lib/worker/threads/json-answer.ts); without it the page's text answers. */
   answers?: JsonAnswers;
+  /** Finding the answer again from the thread JSON when the reader misses (lib/worker/calls/repairs.ts); without it a miss stays a miss. */
+  repairs?: Repairs;
   status(): Promise<unknown>;
   /** Told about every call from start to end (the side panel's activity feed, threads). */
   onCall?(event: CallEvent): void;
@@ -143,15 +146,19 @@ export class Router {
       default: {
         if (this.deps.threads?.handles(method)) return this.deps.threads.call(method, params, signal, progress, trace, trusted);
         const tabId = await tabs.pageTab();
-        const result = await pages.request(tabId, method, params, signal, progress, trace);
-        if (!this.deps.answers || (method !== 'page.poll' && method !== 'page.wait')) return result;
-        // The page said the turn finished: its thread JSON, fetched by the same tab, may hold the answer as written.
-        const read = result as PollResult | WaitResult;
-        const turnIndex = 'lastTurnIndex' in read ? read.lastTurnIndex : read.turnIndex;
         // Traced apart (`json`): the fetch's round trip, not the page's read of the turn.
         const fetched: Trace | undefined = trace ? {} : undefined;
         const fetch: TabFetch = async (path, query, headers) =>
           (await pages.request(tabId, 'threads.fetch', { path, query, headers }, signal, () => {}, fetched)) as { status: number; body: string };
+        const run = () => pages.request(tabId, method, params, signal, progress, trace);
+        const result =
+          this.deps.repairs && REPAIRABLE.has(method)
+            ? await this.deps.repairs.read(method, run, (m, p) => pages.request(tabId, m, p, signal, () => {}), fetch, { tabId, url: pages.state(tabId)?.url })
+            : await run();
+        if (!this.deps.answers || (method !== 'page.poll' && method !== 'page.wait')) return result;
+        // The page said the turn finished: its thread JSON, fetched by the same tab, may hold the answer as written.
+        const read = result as PollResult | WaitResult;
+        const turnIndex = 'lastTurnIndex' in read ? read.lastTurnIndex : read.turnIndex;
         const answered = await this.deps.answers.answer(read, turnIndex, params.maxLength as number | undefined, fetch);
         if (trace && fetched?.port !== undefined) trace.json = fetched.port;
         return answered;
