@@ -4,7 +4,9 @@ import { expect, test } from '@playwright/test';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { startSimServer, type SimServer } from '../sim/server';
 import { createSimSite, type SimSite } from '../sim/site';
-import { Harness, textOf } from '../support/harness';
+import { spawnSync } from 'node:child_process';
+import { parsePack } from '../../lib/packs/parse';
+import { CLI, Harness, textOf } from '../support/harness';
 import { realCapturesFolder } from '../support/real-captures';
 import { renameHooks, type ThreadTurn, threadJsonBody, threadTurnsByStructure } from '../support/repair-pages';
 
@@ -80,6 +82,7 @@ test.describe('a changed page read again through a repair verified against its t
       html(`/search/${slug}-unchanged`, bytes);
       html(`/search/${slug}`, renameHooks(bytes));
       html(`/search/${slug}-nowhere`, renameHooks(bytes));
+      html(`/search/${slug}-panel`, renameHooks(bytes));
       json(`${slug}-nowhere`, threadJsonBody([{ index: 0, question: 'What is the capital of Australia?', answer: 'Canberra is the capital of Australia [1].', sources: ['https://example.com/canberra'] }], `${slug}-nowhere`));
     }
     srv = await startSimServer({ port: 0, site: serving(createSimSite({ seedThreads: false }), routes) });
@@ -94,6 +97,7 @@ test.describe('a changed page read again through a repair verified against its t
       await page.close();
       json(slug, threadJsonBody(turns, slug));
       json(`${slug}-unchanged`, threadJsonBody(turns, `${slug}-unchanged`));
+      json(`${slug}-panel`, threadJsonBody(turns, `${slug}-panel`));
     }
   });
   test.afterAll(async () => {
@@ -151,4 +155,40 @@ test.describe('a changed page read again through a repair verified against its t
       }
     });
   }
+
+  test('the side panel shows the repair, exports it as the pack `selectors add` takes, and undoes it; doctor --page reports it', async () => {
+    test.setTimeout(120_000);
+    const slug = slugOf(PAGES[2] as string);
+    await open(`/search/${slug}-panel`);
+    const polled = await call('comet_poll');
+    expect(polled.isError, polled.text).toBe(false);
+    expect(JSON.parse(polled.text)).toHaveProperty('repair');
+
+    const doctor = spawnSync(process.execPath, [CLI, 'doctor', '--page', '--user-data-dir', harness.userDataDir, '--home', harness.home], {
+      env: harness.env,
+      encoding: 'utf8',
+      cwd: harness.home,
+    });
+    expect(doctor.stdout).toMatch(/Read through a repair: selectors for .* derived on \d{4}-\d{2}-\d{2} from https:\/\/www\.perplexity\.ai\/search\/.*-panel against its thread JSON/);
+    expect(doctor.stdout).toMatch(/ {2}✔ answer — 3 elements \(/);
+
+    const panel = await harness.openPanel();
+    const card = panel.getByTestId('repair');
+    await expect(card).toBeVisible();
+    await expect(card).toContainText(`/search/${slug}-panel against its thread JSON`);
+    await expect(panel.getByTestId('repair-probes')).toContainText('answer');
+    await expect(panel.getByTestId('repair-probes')).toContainText('citationInline');
+
+    const [download] = await Promise.all([panel.waitForEvent('download'), panel.getByTestId('repair-export').click()]);
+    const file = await download.path();
+    const pack = parsePack(JSON.parse(fs.readFileSync(file, 'utf8')));
+    expect(pack.ok ? pack.name : pack.problems).toMatch(/^gen-[a-z]-\d{4}-\d{2}-derived$/);
+
+    await panel.getByTestId('repair-undo').click();
+    await expect(card).toBeHidden();
+    const after = await call('comet_poll');
+    expect(after.isError).toBe(true);
+    expect(after.text).toMatch(/^\[SELECTOR_MISS\] turn: .*A repair from the thread JSON was tried on this page and failed \(turn: the repair derived on .* was undone in the side panel\)/);
+    await panel.close();
+  });
 });

@@ -68,10 +68,33 @@ export class Repairs {
     if (this.fine.size > 256) this.fine.delete(this.fine.values().next().value as string);
   }
 
+  /** The repair each tab reads through, as its page last reported it (the side panel shows the driven tab's). */
+  private inUse = new Map<number, RepairInfo>();
+
   constructor(
     private readonly reader: () => ThreadJsonReader,
     private readonly now: () => number = Date.now,
+    /** Told when a tab's repair is made or dropped. */
+    private readonly onChange: () => void = () => {},
   ) {}
+
+  /** The repair tab `tabId` reads through, if one was made there. */
+  of(tabId: number): (RepairInfo & { tabId: number }) | null {
+    const info = this.inUse.get(tabId);
+    return info ? { ...info, tabId } : null;
+  }
+
+  /** The tab's repair was undone (or the tab is gone). */
+  forget(tabId: number): void {
+    if (this.inUse.delete(tabId)) this.onChange();
+  }
+
+  private note(tabId: number | undefined, info: RepairInfo | 'fine' | null): void {
+    if (tabId === undefined || !isRepair(info)) return;
+    const known = this.inUse.get(tabId);
+    this.inUse.set(tabId, info);
+    if (known?.derivedAt !== info.derivedAt || known.url !== info.url) this.onChange();
+  }
 
   /**
    * Runs a reading page call with a repair around it: before comet_wait's and comet_get_sources'
@@ -81,7 +104,9 @@ export class Repairs {
     // Asked first only on a conversation page not yet seen read well: a tab that read fine keeps its URL's answer.
     const seen = where ? `${where.tabId} ${where.url ?? ''}` : '';
     if (method !== 'page.poll' && threadIdOfUrl(where?.url) && !this.fine.has(seen)) {
-      if ((await this.ensure(page, fetch)) === 'fine' && seen) this.remember(seen);
+      const outcome = await this.ensure(page, fetch);
+      if (outcome === 'fine' && seen) this.remember(seen);
+      this.note(where?.tabId, outcome);
     }
     let result: unknown;
     try {
@@ -90,12 +115,17 @@ export class Repairs {
       const err = RelayError.from(error);
       if (err.code !== 'SELECTOR_MISS' || method !== 'page.poll') throw error;
       // The page knows it misses (answer prose with no turn): a repair may still find the turns.
-      if (!isRepair(await this.ensure(page, fetch, probeOf(err.message), err))) throw error;
+      const outcome = await this.ensure(page, fetch, probeOf(err.message), err);
+      if (!isRepair(outcome)) throw error;
+      this.note(where?.tabId, outcome);
       return run();
     }
     const miss = method === 'page.poll' ? pollMiss(result) : null;
     if (!miss) return result;
-    return isRepair(await this.ensure(page, fetch, miss.probe, undefined, miss.turnIndex)) ? run() : result;
+    const outcome = await this.ensure(page, fetch, miss.probe, undefined, miss.turnIndex);
+    if (!isRepair(outcome)) return result;
+    this.note(where?.tabId, outcome);
+    return run();
   }
 
   /**
