@@ -77,6 +77,24 @@ describe('the worker end of a repair', () => {
     expect(r.calls).toEqual([]);
   });
 
+  it('a finished answer the page reads otherwise than the JSON tries a repair; one that agrees (chips and Markdown aside) does not', async () => {
+    const r = rig();
+    const repairs = new Repairs(() => reader);
+    const json = { response: 'Rayleigh **scattering** [1](https://example.com/a).', truncated: false, answerSource: 'json' };
+    expect(await repairs.onDisagreement({ response: 'Rayleigh scattering example +1', truncated: false }, json, 0, r.poll, r.page, r.fetch)).toBeNull();
+    expect(r.calls).toEqual([]);
+    const again = await repairs.onDisagreement({ response: 'Searching 4 sources', truncated: false }, json, 0, r.poll, r.page, r.fetch);
+    expect(again).toMatchObject({ repair: 'Read through a repair' });
+    expect(r.calls).toEqual(['page.repair', 'fetch', 'page.repair+turns']);
+  });
+
+  it('a disagreement no repair settles leaves the JSON\'s answer standing: nothing fails', async () => {
+    const r = rig({ derive: 'fail' });
+    const repairs = new Repairs(() => reader);
+    const json = { response: 'Rayleigh scattering [1].', truncated: false, answerSource: 'json' };
+    expect(await repairs.onDisagreement({ response: 'Searching 4 sources', truncated: false }, json, 0, r.poll, r.page, r.fetch)).toBeNull();
+  });
+
   const folder = process.env.COMET_REAL_PERPLEXITY;
   it.skipIf(!(folder && existsSync(folder)))('reads the finished turns of a real thread JSON (thread-json-perplexity-client-multiturn-2026-08-01.json)', () => {
     const body = JSON.parse(readFileSync(join(folder as string, 'thread-json-perplexity-client-multiturn-2026-08-01.json'), 'utf8')) as unknown;

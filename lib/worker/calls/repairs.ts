@@ -1,6 +1,7 @@
 import { RelayError } from '../../protocol/errors';
 import { type RepairInfo, RepairResult, type RepairTurn } from '../../protocol/page/page-repair';
 import { threadIdOfUrl } from '../../protocol/threads/thread-ids';
+import { markdownWords, showsExactly } from '../../page/kits/repair-text';
 import { firstString, pick, strings } from '../../page/threads/json-path';
 import type { ThreadJsonReader } from '../../selectors/thread-schema';
 import type { TabFetch } from '../threads/json-answer';
@@ -126,6 +127,32 @@ export class Repairs {
     if (!isRepair(outcome)) return result;
     this.note(where?.tabId, outcome);
     return run();
+  }
+
+  /**
+   * A finished answer the page reads otherwise than the thread JSON has it: a repair is tried, once
+   * per page load and layout like any other. Best effort: when none is made, the JSON's answer stands
+   * and nothing fails. Returns the call's result read through the repair, or null.
+   */
+  async onDisagreement(
+    read: { response: string; truncated: boolean; repair?: string },
+    answered: { response: string; truncated: boolean; answerSource: string },
+    turnIndex: number,
+    run: () => Promise<unknown>,
+    page: PageCall,
+    fetch: TabFetch,
+    where?: { tabId: number; url?: string },
+  ): Promise<unknown | null> {
+    if (answered.answerSource !== 'json' || read.repair || read.truncated || answered.truncated) return null;
+    if (showsExactly(markdownWords(answered.response), markdownWords(read.response).join(''))) return null;
+    try {
+      const outcome = await this.ensure(page, fetch, 'answer', undefined, turnIndex);
+      if (!isRepair(outcome)) return null;
+      this.note(where?.tabId, outcome);
+      return await run();
+    } catch {
+      return null;
+    }
   }
 
   /**

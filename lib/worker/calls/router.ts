@@ -151,15 +151,17 @@ export class Router {
         const fetch: TabFetch = async (path, query, headers) =>
           (await pages.request(tabId, 'threads.fetch', { path, query, headers }, signal, () => {}, fetched)) as { status: number; body: string };
         const run = () => pages.request(tabId, method, params, signal, progress, trace);
-        const result =
-          this.deps.repairs && REPAIRABLE.has(method)
-            ? await this.deps.repairs.read(method, run, (m, p) => pages.request(tabId, m, p, signal, () => {}), fetch, { tabId, url: pages.state(tabId)?.url })
-            : await run();
+        const pageCall = (m: string, p: Record<string, unknown>) => pages.request(tabId, m, p, signal, () => {});
+        const where = { tabId, url: pages.state(tabId)?.url };
+        const result = this.deps.repairs && REPAIRABLE.has(method) ? await this.deps.repairs.read(method, run, pageCall, fetch, where) : await run();
         if (!this.deps.answers || (method !== 'page.poll' && method !== 'page.wait')) return result;
         // The page said the turn finished: its thread JSON, fetched by the same tab, may hold the answer as written.
         const read = result as PollResult | WaitResult;
         const turnIndex = 'lastTurnIndex' in read ? read.lastTurnIndex : read.turnIndex;
-        const answered = await this.deps.answers.answer(read, turnIndex, params.maxLength as number | undefined, fetch);
+        let answered = await this.deps.answers.answer(read, turnIndex, params.maxLength as number | undefined, fetch);
+        // A finished answer the page reads otherwise than its JSON: the reader may have found the wrong element (issue 24).
+        const again = this.deps.repairs && (await this.deps.repairs.onDisagreement(read, answered, turnIndex, run, pageCall, fetch, where));
+        if (again) answered = await this.deps.answers.answer(again as PollResult | WaitResult, turnIndex, params.maxLength as number | undefined, fetch);
         if (trace && fetched?.port !== undefined) trace.json = fetched.port;
         return answered;
       }
