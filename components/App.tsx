@@ -7,6 +7,7 @@ import { ConnectionCard } from './ConnectionCard';
 import { ControlCard } from './ControlCard';
 import { FirstRunCard } from './FirstRunCard';
 import { ModeCard } from './ModeCard';
+import { RepairCard } from './RepairCard';
 import { SelectorsCard } from './SelectorsCard';
 import { ThreadsCard } from './ThreadsCard';
 
@@ -21,6 +22,7 @@ export function App({ connection }: { connection: PanelConnection }) {
       <Approvals approvals={state.approvals} connection={connection} />
       <FirstRunCard allowed={state.otherTabs.allowed} />
       <ConnectionCard state={state} connection={connection} />
+      <RepairCard repair={state.repair} connection={connection} />
       <SelectorsCard packs={state.packs} problem={state.pageProblem} />
       <ModeCard state={state} connection={connection} />
       <ThreadsCard threads={state.threads} connection={connection} />

@@ -64,6 +64,11 @@ export function formatPageReport(d: PageDiagnosis): { text: string; ok: boolean 
   }
   const matched = d.probes.filter((p) => p.matched).length;
   lines.push(`${matched} of ${d.probes.length} probes match.`);
+  if (d.repair) {
+    // What the tab reads through since the page changed: the derived probes, tried like the set's own.
+    lines.push(d.repair.notice, `  ${d.repair.name}, reading only:`);
+    for (const p of d.repair.probes) lines.push(`  ${p.matched ? '✔' : '✘'} ${p.probe} — ${p.matched ? `${p.count} element${p.count === 1 ? '' : 's'} (${p.selector})` : 'no match'}`);
+  }
   const ok = d.confident && missedEssential.length === 0;
   if (!ok) {
     lines.push(

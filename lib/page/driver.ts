@@ -62,6 +62,21 @@ export interface PageDriver {
   run<T>(what: string, work: () => Promise<T> | T): Promise<T>;
   /** The page, its selector set and the watcher's waitFor, for the kits' methods (kits.ts). */
   context(): PageContext;
+  /**
+   * The same for reading only: with a repair in use on this URL (lib/page/kits/repair-kit.ts), its
+   * derived set. Nothing that types or clicks is given it.
+   */
+  readingContext(): PageContext;
+  /** Puts a repair's set in use for reading `url` (null drops it); `notice` is the line every result read through it carries. */
+  useRepair(repair: ReadingRepair | null): void;
+  /** The repair in use on the page's current URL. */
+  repairInUse(): ReadingRepair | null;
+}
+
+export interface ReadingRepair {
+  set: SelectorSet;
+  url: string;
+  notice: string;
 }
 
 /** How a wait can end while its turn goes on. */
@@ -94,10 +109,20 @@ export function createPageDriver(win: Window, catalog: SelectorCatalog = new Sel
     return chosen;
   };
   const set = () => choose().set;
-  const watcher = new PageWatcher(win, set);
+  let repair: ReadingRepair | null = null;
+  // Only on the URL it was derived on: another thread (SPA navigation) is read with the set the page chose.
+  const repairHere = () => (repair && repair.url === doc.location?.href ? repair : null);
+  const readSet = () => repairHere()?.set ?? set();
+  const noted = <T extends object>(result: T): T => {
+    const here = repairHere();
+    return here ? { ...result, repair: here.notice } : result;
+  };
+  // The watcher reads (turns, answers, steps): with a repair, through it.
+  const watcher = new PageWatcher(win, readSet);
   /** comet_poll's and comet_get_page_content's last whole reads, kept while the page holds still. */
   const reads = new ReadCache(win);
   const ctx = (): PageContext => ({ win, doc, set: set(), waitFor: watcher.waitFor });
+  const readCtx = (): PageContext => ({ win, doc, set: readSet(), waitFor: watcher.waitFor });
   let lastAsk: AskHandle | null = null;
   /** Settles when the ask in progress (and every one queued before it) is done. */
   let askQueue: Promise<void> = Promise.resolve();
@@ -123,13 +148,18 @@ export function createPageDriver(win: Window, catalog: SelectorCatalog = new Sel
   return {
     watcher,
     context: ctx,
+    readingContext: readCtx,
+    useRepair: (next) => {
+      repair = next;
+    },
+    repairInUse: repairHere,
     run: guard,
     selectorSet() {
       const c = choose();
       return { name: c.set.name, source: catalog.sourceOf(c.set), probe: c.probe };
     },
     activeSet: set,
-    poll: (params = {}) => guard('poll', async () => cutPoll(await reads.read('poll', set(), () => poll(ctx())), params.maxLength)),
+    poll: (params = {}) => guard('poll', async () => noted(cutPoll(await reads.read('poll', readSet(), () => poll(readCtx())), params.maxLength))),
     ask: (params, options = {}) =>
       guard('ask', async () => {
         const previous = askQueue;
@@ -156,7 +186,7 @@ export function createPageDriver(win: Window, catalog: SelectorCatalog = new Sel
       }),
     wait: (params = {}, options = {}) =>
       guard('wait', () => {
-        const c = ctx();
+        const c = readCtx();
         // Without an explicit binding, bind to the last question asked through us; with none,
         // to the turn on the page now (a wait for whatever the agent is doing).
         // A page whose turns the set cannot see fails here, not after the timeout as "still working".
@@ -172,7 +202,7 @@ export function createPageDriver(win: Window, catalog: SelectorCatalog = new Sel
         return waitForAnswer(
           watcher,
           async (turnIndex, maxLength) => {
-            const t = await readTurn(ctx(), turnIndex, { expandQuestion: false, ...(maxLength === undefined ? {} : { maxLength }) });
+            const t = await readTurn(readCtx(), turnIndex, { expandQuestion: false, ...(maxLength === undefined ? {} : { maxLength }) });
             if (!t) return { response: '', steps: [], currentStep: '', turnIndex, questionText: '', truncated: false, totalLength: 0 };
             return {
               response: t.response,
@@ -198,7 +228,7 @@ export function createPageDriver(win: Window, catalog: SelectorCatalog = new Sel
         ).then((outcome) => {
           // Its caller got an answer while the asked turn goes on (a loop of short waits): follow it again.
           if (UNFINISHED.has(outcome.status) && handedOver !== undefined && outcome.turnIndex === handedOver) watcher.follow(handedOver);
-          return outcome;
+          return noted(outcome);
         });
       }),
     stop: () => guard('stop', () => stop(ctx(), watcher)),

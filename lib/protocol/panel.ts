@@ -1,3 +1,4 @@
+import { RepairInfo } from './page/page-repair';
 import { z } from 'zod';
 import { BrowserInfo, ProfileInfo } from './messages';
 import { AttachedClient, PerplexityTabStatus } from './methods';
@@ -129,6 +130,10 @@ export const PackView = z.object({
 });
 export type PackView = z.infer<typeof PackView>;
 
+/** A repair in use in the driven tab (lib/worker/calls/repairs.ts): what it replaced, on which page, and its pack. */
+export const RepairView = RepairInfo.extend({ tabId: z.number().int() });
+export type RepairView = z.infer<typeof RepairView>;
+
 export const PanelState = z.object({
   link: LinkStatus,
   profile: ProfileInfo,
@@ -146,6 +151,8 @@ export const PanelState = z.object({
   approvals: z.array(PendingApproval),
   packs: PackView,
   pageProblem: PageProblem.nullable(),
+  /** The repair the driven tab reads through, if any (issue 24). */
+  repair: RepairView.nullable().optional(),
 });
 export type PanelState = z.infer<typeof PanelState>;
 
@@ -178,6 +185,8 @@ export const panelMethods = {
   /** The person's decision on a held call. */
   'panel.decide': { params: z.object({ id: z.string(), approve: z.boolean() }), result: Empty },
   'panel.setSettings': { params: ControlSettings.partial().strict(), result: ControlSettings },
+  /** Drops the repair the driven tab reads through (the reader misses again, and no repair is tried again on that page load and layout). */
+  'panel.undoRepair': { params: Empty, result: z.object({ undone: z.boolean() }) },
 } as const;
 export type PanelMethod = keyof typeof panelMethods;
 export type PanelParams<M extends PanelMethod> = z.input<(typeof panelMethods)[M]['params']>;

@@ -21,6 +21,7 @@ import { THREAD_JSON_READER_KIND, readerInUse } from '../selectors/reader-shelf'
 import { THREAD_JSON_READERS } from '../selectors/thread-json';
 import type { ThreadJsonReader } from '../selectors/thread-schema';
 import { JsonAnswers } from './threads/json-answer';
+import { Repairs } from './calls/repairs';
 
 /**
  * Runs an on-demand part of the page script (lib/protocol/page/page-kits.ts) in the isolated world of one
@@ -84,12 +85,19 @@ export function startWorker(): void {
 
   const toolbar = new ActionIndicator(browser.action);
 
+  // The same reader for repairs (issue 24); the panel hears when a tab's repair is made.
+  const repairs = new Repairs(
+    () => readerInUse(THREAD_JSON_READER_KIND, packs.added(), THREAD_JSON_READERS[0] as ThreadJsonReader).reader,
+    Date.now,
+    () => panels.push(),
+  );
   const router: Router = new Router({
     tabs,
     pages,
     threads: threads.calls,
     // The thread JSON reader in use (an added one wins over the built-in one), as the thread tabs use it.
     answers: new JsonAnswers(() => readerInUse(THREAD_JSON_READER_KIND, packs.added(), THREAD_JSON_READERS[0] as ThreadJsonReader).reader),
+    repairs,
     status,
     onCall: (event) => panels.onCall(event),
     authorize: (...args) => panels.authorize(...args),
@@ -166,6 +174,17 @@ export function startWorker(): void {
     restartLink: () => link.restart(),
     clients: () => clients,
     packs: () => packs.summary(),
+    repair: () => {
+      const tabId = tabs.connectedDrivenTab()?.id;
+      return tabId === undefined ? null : repairs.of(tabId);
+    },
+    undoRepair: async () => {
+      const tabId = tabs.connectedDrivenTab()?.id;
+      if (tabId === undefined || !repairs.of(tabId)) return false;
+      const { undone } = (await pages.request(tabId, 'page.repairUndo', {}, new AbortController().signal, () => {})) as { undone: boolean };
+      repairs.forget(tabId);
+      return undone;
+    },
   });
 
   browser.runtime.onConnect.addListener((port: Runtime.Port) => {

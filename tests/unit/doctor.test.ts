@@ -326,6 +326,16 @@ describe('doctor --page', () => {
     expect(text).toContain('2 of 3 probes match.');
   });
 
+  it('a repair in use is reported with its one line and its own probes', () => {
+    const notice = 'Read through a repair: selectors for answer, prose derived on 2026-12-02 from https://www.perplexity.ai/search/x against its thread JSON; the side panel can undo it or export it as a pack.';
+    const { text } = formatPageReport({
+      ...diagnosis([{ probe: 'composer', matched: true, count: 1, selector: '#ask-input' }]),
+      repair: { notice, name: 'gen-b-2026-12-derived', probes: [{ probe: 'answer', matched: true, count: 2, selector: 'div[data-flow-final-text]' }] },
+    });
+    expect(text).toContain(notice);
+    expect(text).toContain('  gen-b-2026-12-derived, reading only:\n  ✔ answer — 2 elements (div[data-flow-final-text])');
+  });
+
   it('a missed essential probe, or no recognised set, fails and says how to report it', () => {
     const { text, ok } = formatPageReport(
       diagnosis([{ probe: 'composer', matched: false, count: 0, tried: ['#ask-input'], invalid: ['a[[x'] }], {

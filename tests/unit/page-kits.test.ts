@@ -4,6 +4,7 @@ import { diagnosticsKit } from '../../lib/page/kits/diagnostics-kit';
 import { lazyDriver } from '../../lib/page/handlers';
 import { kitMethods, offerKitHook, type PageKitHost, registerKit } from '../../lib/page/kit-registry';
 import { modeKit } from '../../lib/page/kits/mode-kit';
+import { repairKit } from '../../lib/page/kits/repair-kit';
 import { panelKit } from '../../lib/page/kits/panel-kit';
 import { sourcesKit } from '../../lib/page/kits/source-reader';
 import { threadHandlers } from '../../lib/page/threads/thread-handlers';
@@ -46,7 +47,8 @@ describe('page kits', () => {
     expect(Object.keys(sourcesKit(host())).sort()).toEqual([...kitMethods('sources')].sort());
     expect(Object.keys(panelKit(host())).sort()).toEqual([...kitMethods('panel')].sort());
     expect(Object.keys(modeKit(host())).sort()).toEqual([...kitMethods('mode')].sort());
-    expect(Object.keys(PAGE_KITS).sort()).toEqual(['diagnostics', 'mode', 'panel', 'sources', 'threads']);
+    expect(Object.keys(repairKit(host())).sort()).toEqual([...kitMethods('repair')].sort());
+    expect(Object.keys(PAGE_KITS).sort()).toEqual(['diagnostics', 'mode', 'panel', 'repair', 'sources', 'threads']);
   });
 
   it('the table tells the worker which kit a method needs', () => {

@@ -256,9 +256,10 @@ const getSources = defineTool({
   inputSchema: {},
   uses: ['page.sources'],
   async handler(_args, { browser, signal }) {
-    const { sources } = await browser.call('page.sources', {}, { signal, timeoutMs: 60_000 });
-    if (sources.length === 0) return textResult('No sources found on the current page.');
-    return textResult(`Sources (${sources.length}):\n\n${numbered(sources.map((s) => [s.title || s.url || '(untitled)', s.url]))}`);
+    const { sources, repair } = await browser.call('page.sources', {}, { signal, timeoutMs: 60_000 });
+    const notice = repair ? `\n\n${repair}` : '';
+    if (sources.length === 0) return textResult(`No sources found on the current page.${notice}`);
+    return textResult(`Sources (${sources.length}):\n\n${numbered(sources.map((s) => [s.title || s.url || '(untitled)', s.url]))}${notice}`);
   },
 });
 

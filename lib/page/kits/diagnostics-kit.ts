@@ -1,5 +1,5 @@
 import { captureDom } from './capture';
-import { diagnosePage } from './diagnose';
+import { checkProbes, diagnosePage } from './diagnose';
 import type { KitHandlers, PageKitHost } from '../kit-registry';
 
 /**
@@ -9,7 +9,16 @@ import type { KitHandlers, PageKitHost } from '../kit-registry';
  */
 export function diagnosticsKit({ win, driver }: PageKitHost): KitHandlers {
   return {
-    'page.diagnose': async () => driver().run('trying the probes', () => diagnosePage(win.document, driver().activeSet(), driver().selectorSet())),
+    'page.diagnose': async () =>
+      driver().run('trying the probes', () => {
+        const diagnosis = diagnosePage(win.document, driver().activeSet(), driver().selectorSet());
+        // A repair in use reads the page with probes of its own: they are tried too (lib/page/kits/repair-kit.ts).
+        const repair = driver().repairInUse();
+        if (!repair) return diagnosis;
+        const replaced = new Set(['turn', 'userBubble', 'queryText', 'answer', 'prose', 'citationInline']);
+        const probes = checkProbes(win.document, repair.set).filter((p) => replaced.has(p.probe));
+        return { ...diagnosis, repair: { notice: repair.notice, name: repair.set.name, probes } };
+      }),
     'page.capture': async () =>
       driver().run('capturing the page', () => {
         const { name, source } = driver().selectorSet();

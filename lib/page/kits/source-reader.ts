@@ -96,8 +96,13 @@ export async function readSources(ctx: PageContext, opts: { expand?: boolean; op
 }
 
 /** comet_get_sources through the page's driver (its selector set, its error shaping). */
-export function sourcesThrough(driver: PageDriver, params: { expand?: boolean; openTab?: boolean } = {}): Promise<SourcesResult> {
-  return driver.run('reading sources', () => readSources(driver.context(), params));
+export function sourcesThrough(driver: PageDriver, params: { expand?: boolean; openTab?: boolean } = {}): Promise<SourcesResult & { repair?: string }> {
+  return driver.run('reading sources', async () => {
+    const repair = driver.repairInUse();
+    if (!repair) return readSources(driver.context(), params);
+    // Through a repair, reading only: no citation is opened and no tab clicked by a derived selector.
+    return { ...(await readSources(driver.readingContext(), { expand: false, openTab: false })), repair: repair.notice };
+  });
 }
 
 /** The sources kit (lib/protocol/page/page-kits.ts): `page.sources`, loaded into a tab the first time it is asked. */

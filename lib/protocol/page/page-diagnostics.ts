@@ -26,6 +26,8 @@ export const PageDiagnosis = z.object({
   confident: z.boolean(),
   candidates: z.array(z.object({ name: z.string(), score: z.number(), present: z.array(z.string()), conflicting: z.array(z.string()) })),
   probes: z.array(ProbeCheck),
+  /** The repair the page reads through (issue 24): its one line, and its own probes tried on the page. */
+  repair: z.object({ notice: z.string(), name: z.string(), probes: z.array(ProbeCheck) }).optional(),
 });
 export type PageDiagnosis = z.infer<typeof PageDiagnosis>;
 

@@ -40,6 +40,12 @@ export const PAGE_KITS = {
   /** The side panel's live view of the driven tab, and the sidebar's conversations (lib/page/kits/panel-kit.ts). */
   panel: { file: '/page-panel.js', what: 'side-panel code', methods: ['page.watch', 'page.conversations'] },
   /** `comet-relay doctor --page` (every probe tried) and `comet-relay capture` (the page as a sanitized fixture). */
+  /**
+   * Finding the answer again from the thread JSON when the reader misses on a conversation page
+   * (lib/page/kits/repair-kit.ts, issue 24): loaded only into a tab whose reader missed, and by the
+   * side panel and `doctor --page` to show the repair in use.
+   */
+  repair: { file: '/page-repair.js', what: 'repair code', methods: ['page.repair', 'page.repairState', 'page.repairUndo'] },
   diagnostics: { file: '/page-diagnostics.js', what: 'page-diagnostics code', methods: ['page.diagnose', 'page.capture'] },
 } as const satisfies Record<string, { file: string; what: string; methods: readonly string[] }>;
 

@@ -51,6 +51,8 @@ export const PollResult = z.object({
   waitingFor: WaitingFor.optional(),
   /** Which source gave `response`: the thread's own JSON (the finished answer as Markdown) or the page's text. */
   answerSource: AnswerSource.optional(),
+  /** Set when the page was read through a repair (issue 24): the one line that says so. */
+  repair: z.string().optional(),
 });
 export type PollResult = z.infer<typeof PollResult>;
 
@@ -90,6 +92,8 @@ export const WaitResult = z.object({
   elapsedMs: z.number().min(0),
   /** As in comet_poll's result (comet_wait's text does not show it). */
   answerSource: AnswerSource.optional(),
+  /** As in comet_poll's result; comet_wait's text ends with it. */
+  repair: z.string().optional(),
 });
 export type WaitResult = z.infer<typeof WaitResult>;
 
@@ -165,7 +169,7 @@ export const pageMethods = {
       /** Select the Sources tab if its panel is not rendered (the previous tab is restored). */
       openTab: z.boolean().default(true),
     }),
-    result: z.object({ sources: z.array(Source), grouped: Count, expanded: Count, fromTab: z.boolean() }),
+    result: z.object({ sources: z.array(Source), grouped: Count, expanded: Count, fromTab: z.boolean(), repair: z.string().optional() }),
   },
   'page.conversations': {
     params: Empty,
@@ -180,6 +184,11 @@ const bullets = (steps: string[]) => steps.map((s) => `  - ${s}`).join('\n');
  * and the texts cannot drift apart.
  */
 export function formatWaitText(r: WaitResult): string {
+  const text = waitText(r);
+  return r.repair ? `${text}\n\n${r.repair}` : text;
+}
+
+function waitText(r: WaitResult): string {
   const cut = r.truncated ? `\n\n[Truncated: showing ${r.response.length} of ${r.totalLength} characters.]` : '';
   if (r.status === 'completed' || r.status === 'stopped') {
     if (!r.response.trim()) return 'Agent completed with no visible response.';

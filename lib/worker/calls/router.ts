@@ -13,6 +13,7 @@ import type { TabService } from './tabs';
 import type { PollResult, WaitResult } from '../../protocol/page/page-methods';
 import type { JsonAnswers, TabFetch } from '../threads/json-answer';
 import type { ThreadCalls } from '../threads/thread-calls';
+import { REPAIRABLE, type Repairs } from './repairs';
 
 /**
  * Answers requests that arrive from the host: tab and browser calls here in the worker, `page.*`
@@ -29,6 +30,8 @@ export interface RouterDeps {
   threads?: ThreadCalls;
   /** comet_poll's and comet_wait's finished answer from the thread JSON (lib/worker/threads/json-answer.ts); without it the page's text answers. */
   answers?: JsonAnswers;
+  /** Finding the answer again from the thread JSON when the reader misses (lib/worker/calls/repairs.ts); without it a miss stays a miss. */
+  repairs?: Repairs;
   status(): Promise<unknown>;
   /** Told about every call from start to end (the side panel's activity feed, threads). */
   onCall?(event: CallEvent): void;
@@ -166,21 +169,27 @@ export class Router {
           // A new chat leaves the conversation the tab shows: that happens here, after the
           // approval (which says "in a new thread"), never before it. The page then types into
           // the empty home page the navigation left.
-          await tabs.navigate(PERPLEXITY_HOME);
+          await tabs.navigate(PERPLEXITY_HOME, undefined, signal);
           throwIfCancelled(signal);
           forward = { ...params, newChat: false };
         }
         const tabId = await tabs.pageTab();
-        const result = await pages.request(tabId, method, forward, signal, progress, trace);
-        if (!this.deps.answers || (method !== 'page.poll' && method !== 'page.wait')) return result;
-        // The page said the turn finished: its thread JSON, fetched by the same tab, may hold the answer as written.
-        const read = result as PollResult | WaitResult;
-        const turnIndex = 'lastTurnIndex' in read ? read.lastTurnIndex : read.turnIndex;
         // Traced apart (`json`): the fetch's round trip, not the page's read of the turn.
         const fetched: Trace | undefined = trace ? {} : undefined;
         const fetch: TabFetch = async (path, query, headers) =>
           (await pages.request(tabId, 'threads.fetch', { path, query, headers }, signal, () => {}, fetched)) as { status: number; body: string };
-        const answered = await this.deps.answers.answer(read, turnIndex, params.maxLength as number | undefined, fetch);
+        const run = () => pages.request(tabId, method, forward, signal, progress, trace);
+        const pageCall = (m: string, p: Record<string, unknown>) => pages.request(tabId, m, p, signal, () => {});
+        const where = { tabId, url: pages.state(tabId)?.url };
+        const result = this.deps.repairs && REPAIRABLE.has(method) ? await this.deps.repairs.read(method, run, pageCall, fetch, where) : await run();
+        if (!this.deps.answers || (method !== 'page.poll' && method !== 'page.wait')) return result;
+        // The page said the turn finished: its thread JSON, fetched by the same tab, may hold the answer as written.
+        const read = result as PollResult | WaitResult;
+        const turnIndex = 'lastTurnIndex' in read ? read.lastTurnIndex : read.turnIndex;
+        let answered = await this.deps.answers.answer(read, turnIndex, params.maxLength as number | undefined, fetch);
+        // A finished answer the page reads otherwise than its JSON: the reader may have found the wrong element (issue 24).
+        const again = this.deps.repairs && (await this.deps.repairs.onDisagreement(read, answered, turnIndex, run, pageCall, fetch, where));
+        if (again) answered = await this.deps.answers.answer(again as PollResult | WaitResult, turnIndex, params.maxLength as number | undefined, fetch);
         if (trace && fetched?.port !== undefined) trace.json = fetched.port;
         return answered;
       }

@@ -2,7 +2,7 @@ import type { Runtime } from 'webextension-polyfill';
 import { RelayError } from '../../protocol/errors';
 import type { ProfileInfo, Request } from '../../protocol/messages';
 import type { AttachedClient, BrowserStatus } from '../../protocol/methods';
-import type { ActivityEntry, ControlSettings, PackView, PanelParams, PanelState, PendingApproval } from '../../protocol/panel';
+import type { ActivityEntry, ControlSettings, PackView, PanelParams, PanelState, PendingApproval, RepairView } from '../../protocol/panel';
 import type { Need } from '../../protocol/access';
 import { callerName } from '../../protocol/doors';
 import type { ThreadCheckpoint } from '../../protocol/threads/threads';
@@ -42,6 +42,9 @@ export interface PanelServiceDeps {
   clients(): AttachedClient[];
   /** Selector sets added as files, and files that could not be used. */
   packs(): PackView;
+  /** The repair the driven tab reads through, if any, and how to drop it (lib/worker/calls/repairs.ts). */
+  repair?(): RepairView | null;
+  undoRepair?(): Promise<boolean>;
 }
 
 export class PanelService {
@@ -263,7 +266,14 @@ export class PanelService {
       approvals: this.approvals.pending(),
       packs: this.deps.packs(),
       pageProblem: this.misses.current(),
+      repair: this.repairShown(perplexityTab),
     };
+  }
+
+  /** The repair of the driven tab, while that tab still shows the page it was derived on. */
+  private repairShown(tab: { tabId: string; url: string } | null): RepairView | null {
+    const repair = this.deps.repair?.() ?? null;
+    return repair && tab && String(repair.tabId) === tab.tabId && repair.url === tab.url ? repair : null;
   }
 
   private handlers() {
@@ -328,6 +338,11 @@ export class PanelService {
         return {};
       },
       'panel.setSettings': async (patch: Partial<PanelState['settings']>) => this.settings.update(patch),
+      'panel.undoRepair': async () => {
+        const undone = (await deps.undoRepair?.()) ?? false;
+        this.push();
+        return { undone };
+      },
     };
   }
 }

@@ -1,0 +1,221 @@
+import { RelayError } from '../../protocol/errors';
+import { type RepairInfo, RepairResult, type RepairTurn } from '../../protocol/page/page-repair';
+import { threadIdOfUrl } from '../../protocol/threads/thread-ids';
+import { markdownWords, showsExactly } from '../../page/kits/repair-text';
+import { firstString, pick, strings } from '../../page/threads/json-path';
+import type { ThreadJsonReader } from '../../selectors/thread-schema';
+import type { TabFetch } from '../threads/json-answer';
+
+/**
+ * The worker's end of a repair (issue 24; the page's end is lib/page/kits/repair-kit.ts). Around
+ * comet_poll's, comet_wait's and comet_get_sources' page calls: when the reader misses on a
+ * conversation page (no turn, or a finished turn with no answer), the thread JSON's finished turns
+ * are read through the same tab, once per attempt and within the endpoint's limits, and handed to
+ * the page, which derives, verifies and uses a reading set, or says why it could not. A page the
+ * reader reads costs nothing more than a poll did; a miss nobody could repair fails with
+ * `[SELECTOR_MISS]` naming the probe and why the repair failed.
+ */
+/** The page methods this wraps: they read, and may read through a repair. */
+export const REPAIRABLE = new Set(['page.poll', 'page.wait', 'page.sources']);
+
+/** A page call in the tab being read (the repair kit's methods go through it, and are loaded by it). */
+export type PageCall = (method: string, params: Record<string, unknown>) => Promise<unknown>;
+
+/** The thread JSON's finished turns with answer text, in the shape the page takes. */
+export function finishedTurns(entries: readonly unknown[], r: ThreadJsonReader): RepairTurn[] {
+  const out: RepairTurn[] = [];
+  for (const [index, entry] of entries.entries()) {
+    const status = firstString(entry, r.entry.status);
+    if (status !== undefined && r.values.entryRunning.includes(status)) continue;
+    const workflow = firstString(entry, r.entry.workflowStatus);
+    if (workflow !== undefined && !r.values.workflow.complete.includes(workflow)) continue;
+    // Positive evidence only: an entry that says nothing of its status is not taken as finished.
+    if (status === undefined && workflow === undefined) continue;
+    const answer = firstString(entry, r.entry.answer) ?? strings(entry, r.entry.answerChunks).join('');
+    if (!answer.trim()) continue;
+    const sources = pick(entry, r.entry.sources)
+      .values.map((s) => firstString(s, r.source.url))
+      .filter((u): u is string => typeof u === 'string' && u.length <= 4000)
+      .slice(0, 500);
+    out.push({ index, question: firstString(entry, r.entry.query) ?? '', answer, sources });
+  }
+  return out;
+}
+
+/** Whether a poll shows the reader's miss: a conversation page with no turn, or a finished turn with no answer. */
+function pollMiss(result: unknown): { probe: string; turnIndex: number } | null {
+  const poll = result as { url?: string; turnCount?: number; status?: string; response?: string; lastTurnIndex?: number; repair?: string };
+  if (!threadIdOfUrl(poll.url) || poll.repair) return null;
+  if (poll.turnCount === 0) return { probe: 'turn', turnIndex: -1 };
+  if (poll.status !== 'working' && poll.response === '' && (poll.lastTurnIndex ?? -1) >= 0) return { probe: 'answer', turnIndex: poll.lastTurnIndex as number };
+  return null;
+}
+
+/** The probe a `[SELECTOR_MISS]` names first (`turn: none of … matched …`). */
+function probeOf(message: string): string {
+  return /^([A-Za-z]+):/.exec(message)?.[1] ?? 'turn';
+}
+
+export class Repairs {
+  /** Thread → when its JSON may be asked again (ms since epoch). */
+  private nextAsk = new Map<string, number>();
+  /** JSON reads made (for tests: at most one per attempt). */
+  requests = 0;
+  /** `tab url` pairs whose page the reader read (most recent last, a few hundred at most). */
+  private fine = new Set<string>();
+
+  private remember(seen: string): void {
+    this.fine.add(seen);
+    if (this.fine.size > 256) this.fine.delete(this.fine.values().next().value as string);
+  }
+
+  /** The repair each tab reads through, as its page last reported it (the side panel shows the driven tab's). */
+  private inUse = new Map<number, RepairInfo>();
+
+  constructor(
+    private readonly reader: () => ThreadJsonReader,
+    private readonly now: () => number = Date.now,
+    /** Told when a tab's repair is made or dropped. */
+    private readonly onChange: () => void = () => {},
+  ) {}
+
+  /** The repair tab `tabId` reads through, if one was made there. */
+  of(tabId: number): (RepairInfo & { tabId: number }) | null {
+    const info = this.inUse.get(tabId);
+    return info ? { ...info, tabId } : null;
+  }
+
+  /** The tab's repair was undone (or the tab is gone). */
+  forget(tabId: number): void {
+    if (this.inUse.delete(tabId)) this.onChange();
+  }
+
+  private note(tabId: number | undefined, info: RepairInfo | 'fine' | null): void {
+    if (tabId === undefined || !isRepair(info)) return;
+    const known = this.inUse.get(tabId);
+    this.inUse.set(tabId, info);
+    if (known?.derivedAt !== info.derivedAt || known.url !== info.url) this.onChange();
+  }
+
+  /**
+   * Runs a reading page call with a repair around it: before comet_wait's and comet_get_sources'
+   * (a wait on a page whose turns cannot be seen would only time out), after comet_poll's.
+   */
+  async read(method: string, run: () => Promise<unknown>, page: PageCall, fetch: TabFetch, where?: { tabId: number; url?: string }): Promise<unknown> {
+    // Asked first only on a conversation page not yet seen read well: a tab that read fine keeps its URL's answer.
+    const seen = where ? `${where.tabId} ${where.url ?? ''}` : '';
+    if (method !== 'page.poll' && threadIdOfUrl(where?.url) && !this.fine.has(seen)) {
+      const outcome = await this.ensure(page, fetch);
+      if (outcome === 'fine' && seen) this.remember(seen);
+      this.note(where?.tabId, outcome);
+    }
+    let result: unknown;
+    try {
+      result = await run();
+    } catch (error) {
+      const err = RelayError.from(error);
+      if (err.code !== 'SELECTOR_MISS' || method !== 'page.poll') throw error;
+      // The page knows it misses (answer prose with no turn): a repair may still find the turns.
+      const outcome = await this.ensure(page, fetch, probeOf(err.message), err);
+      if (!isRepair(outcome)) throw error;
+      this.note(where?.tabId, outcome);
+      return run();
+    }
+    const miss = method === 'page.poll' ? pollMiss(result) : null;
+    if (!miss) return result;
+    const outcome = await this.ensure(page, fetch, miss.probe, undefined, miss.turnIndex);
+    if (!isRepair(outcome)) return result;
+    this.note(where?.tabId, outcome);
+    return run();
+  }
+
+  /**
+   * A finished answer the page reads otherwise than the thread JSON has it: a repair is tried, once
+   * per page load and layout like any other. Best effort: when none is made, the JSON's answer stands
+   * and nothing fails. Returns the call's result read through the repair, or null.
+   */
+  async onDisagreement(
+    read: { response: string; truncated: boolean; repair?: string },
+    answered: { response: string; truncated: boolean; answerSource: string },
+    turnIndex: number,
+    run: () => Promise<unknown>,
+    page: PageCall,
+    fetch: TabFetch,
+    where?: { tabId: number; url?: string },
+  ): Promise<unknown | null> {
+    if (answered.answerSource !== 'json' || read.repair || read.truncated || answered.truncated) return null;
+    if (showsExactly(markdownWords(answered.response), markdownWords(read.response).join(''))) return null;
+    try {
+      const outcome = await this.ensure(page, fetch, 'answer', undefined, turnIndex);
+      if (!isRepair(outcome)) return null;
+      this.note(where?.tabId, outcome);
+      return await run();
+    } catch {
+      return null;
+    }
+  }
+
+  /**
+   * A repair in use on the page, made now if the reader misses and one is due; null when the reader
+   * reads the page, or when nothing vouches that it should show more (the JSON has no finished turn
+   * there). Throws `[SELECTOR_MISS]` when a repair was tried and failed.
+   */
+  private async ensure(page: PageCall, fetch: TabFetch, probe?: string, original?: RelayError, turnIndex?: number): Promise<RepairInfo | 'fine' | null> {
+    const check = RepairResult.parse(await page('page.repair', probe ? { probe } : {}));
+    if (check.status === 'fine') return 'fine';
+    if (check.status === 'repaired') return check.repair ?? null;
+    if (check.status === 'tried' || check.status === 'failed') throw failed(check.probe ?? probe ?? 'turn', check.reason, check.url, original);
+    const missed = check.probe ?? probe ?? 'turn';
+    const url = check.url ?? '';
+    const ref = threadIdOfUrl(url);
+    if (!ref) return null;
+    const turns = await this.jsonTurns(ref, fetch);
+    // The JSON vouches for nothing on this page (no finished turn, or not the one that read empty): the page's own result stands.
+    if (!turns || turns.length === 0) return null;
+    if (turnIndex !== undefined && turnIndex >= 0 && !turns.some((t) => t.index === turnIndex)) return null;
+    const done = RepairResult.parse(await page('page.repair', { turns, probe: missed }));
+    if (done.status === 'repaired') return done.repair ?? null;
+    throw failed(missed, done.status === 'failed' ? `${done.probe}: ${done.reason}` : done.reason, url, original);
+  }
+
+  /** The thread JSON's finished turns, or undefined when it may not be asked yet, or could not be read. */
+  private async jsonTurns(ref: string, fetch: TabFetch): Promise<RepairTurn[] | undefined> {
+    const r = this.reader();
+    const now = this.now();
+    if (now < (this.nextAsk.get(ref) ?? 0)) return undefined;
+    this.nextAsk.set(ref, now + r.request.minIntervalMs);
+    const path = r.request.path.replace('{id}', encodeURIComponent(ref));
+    const entries: unknown[] = [];
+    let cursor: string | undefined;
+    try {
+      for (let n = 0; n < r.request.maxPages; n++) {
+        this.requests += 1;
+        const res = await fetch(path, { ...r.request.query, ...(cursor ? { [r.request.cursorParam]: cursor } : {}) }, r.request.headers);
+        if (res.status >= 400 || !res.body.trim()) throw new Error(`HTTP ${res.status}`);
+        const value = JSON.parse(res.body) as unknown;
+        const list = pick(value, r.thread.entries).values[0];
+        if (!Array.isArray(list)) throw new Error('no entries');
+        entries.push(...list);
+        cursor = firstString(value, r.thread.nextCursor);
+        if (!cursor) break;
+      }
+    } catch {
+      // The endpoint answers empty when asked too often: wait longer before the next attempt.
+      this.nextAsk.set(ref, now + r.request.emptyBackoffMs);
+      return undefined;
+    }
+    return finishedTurns(entries, r);
+  }
+}
+
+const isRepair = (outcome: RepairInfo | 'fine' | null): outcome is RepairInfo => outcome !== null && outcome !== 'fine';
+
+/** What the tools say when a repair was tried and failed: the probe the reader misses, that a repair was tried, and why it failed. */
+function failed(probe: string, reason: string | undefined, url: string | undefined, original?: RelayError): RelayError {
+  const what = original ? original.message.replace(/\.?$/, '') : `${probe}: the reader finds no ${probe === 'turn' ? 'turn' : 'answer'} on ${url || 'this conversation page'}`;
+  return new RelayError(
+    'SELECTOR_MISS',
+    `${what}. A repair from the thread JSON was tried on this page and failed (${reason ?? 'no reason given'}). ` +
+      'Add a selector set that reads this page (comet-relay selectors add), or save it with comet-relay capture and report it.',
+  );
+}
