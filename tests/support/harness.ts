@@ -37,6 +37,8 @@ export interface HarnessOptions {
   cli?: string;
   /** The extension folder Chromium loads (default: this repository's build). */
   extensionDir?: string;
+  /** The browser to start (default findChromium()); e.g. a ManagedPolicy's wrapper (tests/support/managed-policy.ts). */
+  executablePath?: string;
 }
 
 export class Harness {
@@ -68,7 +70,7 @@ export class Harness {
       }
     }
     const context = await chromium.launchPersistentContext(userDataDir, {
-      executablePath: findChromium(),
+      executablePath: options.executablePath ?? findChromium(),
       headless: true,
       viewport: { width: 1100, height: 800 },
       args: [`--disable-extensions-except=${extensionDir}`, `--load-extension=${extensionDir}`, ...QUIET_FLAGS, ...(options.browserArgs ?? [])],
