@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { BrowserInfo, ProfileInfo } from './messages';
 import { AttachedClient, PerplexityTabStatus } from './methods';
+import { PageAccessWords } from './page-access';
 import { PAGE_MODES, PageMode } from './page/page-methods';
 import { ThreadInteraction, WatchStatus } from './watch';
 
@@ -132,6 +133,8 @@ export const PanelState = z.object({
   approvals: z.array(PendingApproval),
   packs: PackView,
   pageProblem: PageProblem.nullable(),
+  /** Why the Perplexity tab has no comet-relay page script (a policy block, site access off, …), in the one set of words. */
+  pageAccess: PageAccessWords.nullable(),
 });
 export type PanelState = z.infer<typeof PanelState>;
 

@@ -236,6 +236,7 @@ export class PanelService {
       approvals: this.approvals.pending(),
       packs: this.deps.packs(),
       pageProblem: this.misses.current(),
+      pageAccess: current?.pageAccess ?? null,
     };
   }
 
