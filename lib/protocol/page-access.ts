@@ -153,7 +153,7 @@ export function pageAccessWords(verdict: PageAccessVerdict, context: PageAccessC
       };
     }
     case 'site-access-off': {
-      const fix = `open ${extensionsPage(browserName)}, comet-relay → Details → Site access, choose “On all sites” (or add https://www.perplexity.ai under “On specific sites”), or click “Allow on perplexity.ai” in comet-relay's side panel; then reload ${tab}`;
+      const fix = `open ${extensionsPage(browserName)}, comet-relay → Details → Site access, choose “On all sites” (or add https://www.perplexity.ai under “On specific sites”), or right-click comet-relay's toolbar icon and allow it on perplexity.ai; then reload ${tab}`;
       return {
         ...base,
         code: 'SITE_ACCESS_OFF',
