@@ -1,28 +1,36 @@
 import type { PanelConnection } from '../lib/panel/connection';
-import { formatClock } from '../lib/panel/view';
+import { connectionHeadline, formatClock } from '../lib/panel/view';
 import type { PanelState } from '../lib/protocol/panel';
 import { ProfileName } from './ProfileName';
 import { useAction } from './useAction';
-
-const LINK_LABEL: Record<PanelState['link']['state'], string> = {
-  connected: 'Connected to comet-relay',
-  connecting: 'Connecting…',
-  disconnected: 'Not connected',
-  incompatible: 'Version mismatch',
-};
 
 /** Whether the host is there (and why not), which profile this is, the tab, and who is attached. */
 export function ConnectionCard({ state, connection }: { state: PanelState; connection: PanelConnection }) {
   const { link, clients, profile, perplexityTab } = state;
   const reconnect = useAction();
+  const headline = connectionHeadline(state);
+  const access = state.pageAccess;
   return (
     <section class="card" aria-labelledby="connection-heading">
       <h2 id="connection-heading">Connection</h2>
-      <p class={`status status-${link.state}`} data-testid="link-state" data-state={link.state}>
+      <p class={`status status-${headline.look}`} data-testid="link-state" data-state={headline.state}>
         <span class="dot" aria-hidden="true" />
-        {LINK_LABEL[link.state]}
+        {headline.label}
         {link.hostVersion && link.state === 'connected' ? <span class="muted"> · host {link.hostVersion}</span> : null}
       </p>
+      {link.state === 'connected' && access ? (
+        <div class="detail" data-testid="page-access" data-state={access.state} role={headline.look === 'disconnected' ? 'alert' : undefined}>
+          <p>{access.message}</p>
+          {access.command ? (
+            <p>
+              <code data-testid="page-access-command">{access.command}</code>{' '}
+              <button type="button" onClick={() => void navigator.clipboard?.writeText(access.command ?? '').catch(() => {})}>
+                Copy
+              </button>
+            </p>
+          ) : null}
+        </div>
+      ) : null}
       {link.state !== 'connected' && link.detail ? (
         <p class="detail" data-testid="link-detail">
           {link.detail}

@@ -156,7 +156,10 @@ export async function doctor(options: DoctorOptions = {}): Promise<DoctorReport>
       const where = `${status.browser.name} ${status.browser.version}, profile "${status.profile.label}"`;
       add({ name: 'extension connected', ok: true, detail: `extension ${status.extensionVersion} in ${where}, ${status.tabCount} tab${status.tabCount === 1 ? '' : 's'}` });
       const tab = status.perplexityTab;
-      if (!tab) {
+      if (status.pageAccess) {
+        // The extension asked the browser why its page script is not in the tab: the same words as the tools and the panel.
+        add({ name: 'Perplexity tab', ok: false, detail: `[${status.pageAccess.code}] ${status.pageAccess.message}`, fix: status.pageAccess.fix });
+      } else if (!tab) {
         add({ name: 'Perplexity tab', ok: false, detail: `no Perplexity tab is open in ${where}`, fix: 'open https://www.perplexity.ai in that browser (or let a client call comet_connect)' });
       } else if (tab.selectorSet === null) {
         add({

@@ -1,3 +1,4 @@
+import { isPageAccessFault } from '../protocol/page-access';
 import type { ActivityEntry, PanelState, PendingApproval, ThreadStatus } from '../protocol/panel';
 import type { PAGE_MODES } from '../protocol/page/page-methods';
 
@@ -17,6 +18,24 @@ export const MODE_OPTIONS: readonly { value: PageModeName; label: string }[] = [
 
 export function modeName(mode: string | null | undefined): string {
   return MODE_OPTIONS.find((m) => m.value === mode)?.label ?? 'Unknown';
+}
+
+const LINK_LABEL: Record<PanelState['link']['state'], string> = {
+  connected: 'Connected to comet-relay',
+  connecting: 'Connecting…',
+  disconnected: 'Not connected',
+  incompatible: 'Version mismatch',
+};
+
+/**
+ * The connection line: the link to the host, unless the host is there and the browser keeps
+ * comet-relay out of the Perplexity page — never "Connected" with nothing working. `look` is the
+ * dot's colour class.
+ */
+export function connectionHeadline(state: Pick<PanelState, 'link' | 'pageAccess'>): { state: string; look: string; label: string } {
+  const access = state.pageAccess;
+  if (state.link.state === 'connected' && access && isPageAccessFault(access)) return { state: access.state, look: 'disconnected', label: access.title };
+  return { state: state.link.state, look: state.link.state, label: LINK_LABEL[state.link.state] };
 }
 
 /** Why the mode control is disabled, or undefined when it can be used. */

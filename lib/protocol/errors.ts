@@ -17,6 +17,10 @@ export const ERROR_CODES = [
   'HOST_DISCONNECTED',
   'VERSION_MISMATCH',
   'NO_PERPLEXITY_TAB',
+  /** An ExtensionSettings policy (Comet's own, or an administrator's) forbids extensions on perplexity.ai (lib/protocol/page-access.ts). */
+  'BROWSER_POLICY',
+  /** The extension's site access to perplexity.ai is turned off in the browser. */
+  'SITE_ACCESS_OFF',
   'INVALID_PARAMS',
   'INVALID_URL',
   'CANCELLED',

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { BrowserInfo, Door, ProfileInfo } from './messages';
+import { PageAccessWords } from './page-access';
 import { diagnosticMethods } from './page/page-diagnostics';
 import { pageMethods } from './page/page-methods';
 import { threadMethods } from './threads/threads';
@@ -51,6 +52,12 @@ export const BrowserStatus = z.object({
   tabCount: z.number().int(),
   /** Whether the person gave TAB_ACCESS_GRANT (screenshots, other tabs); absent from an extension older than this field. */
   tabAccess: z.boolean().optional(),
+  /**
+   * Why the driven Perplexity tab has no comet-relay page script, as the browser answered when asked
+   * (lib/protocol/page-access.ts); null when it has one or there is no such tab. Absent from an
+   * extension older than this field.
+   */
+  pageAccess: PageAccessWords.nullable().optional(),
 });
 export type BrowserStatus = z.infer<typeof BrowserStatus>;
 

@@ -2,6 +2,7 @@ import { RepairInfo } from './page/page-repair';
 import { z } from 'zod';
 import { BrowserInfo, ProfileInfo } from './messages';
 import { AttachedClient, PerplexityTabStatus } from './methods';
+import { PageAccessWords } from './page-access';
 import { PAGE_MODES, PageMode } from './page/page-methods';
 import { ThreadInteraction, WatchStatus } from './watch';
 
@@ -153,6 +154,8 @@ export const PanelState = z.object({
   pageProblem: PageProblem.nullable(),
   /** The repair the driven tab reads through, if any (issue 24). */
   repair: RepairView.nullable().optional(),
+  /** Why the Perplexity tab has no comet-relay page script (a policy block, site access off, …), in the one set of words. */
+  pageAccess: PageAccessWords.nullable(),
 });
 export type PanelState = z.infer<typeof PanelState>;
 

@@ -16,6 +16,9 @@ import { Router } from './calls/router';
 import { saveProfileLabel } from './browser/settings';
 import { sessionValue } from './browser/session-store';
 import { TabService } from './calls/tabs';
+import { PageAccessWatch } from './calls/page-access';
+import { PAGE_SCRIPT_GRACE_MS } from '../protocol/page-access';
+import { categorizeTab } from '../protocol/urls';
 import { startThreadCalls } from './threads/thread-wiring';
 import { THREAD_JSON_READER_KIND, readerInUse } from '../selectors/reader-shelf';
 import { THREAD_JSON_READERS } from '../selectors/thread-json';
@@ -48,7 +51,23 @@ export function startWorker(): void {
   })();
   let clients: AttachedClient[] = [];
 
-  const pages = new PageHub(() => panels.onPageChange(), injectKit);
+  // Why a Perplexity tab has no page script, as the browser answers (policy block, site access off, …):
+  // tool waits fail on it at once, and the toolbar icon and the side panel say it.
+  const access = new PageAccessWatch(
+    async () => (await identity).browser.name,
+    () => {
+      toolbar.showAccess(access.current());
+      panels.push();
+    },
+  );
+  const pages: PageHub = new PageHub(
+    (tabId) => {
+      if (pages.state(tabId)) access.clear(tabId);
+      panels.onPageChange();
+    },
+    injectKit,
+    (tabId, waitedMs) => access.check(tabId, waitedMs),
+  );
   const threads = startThreadCalls(
     pages,
     (threadId, step) => panels.onThreadStep(threadId, step),
@@ -64,6 +83,8 @@ export function startWorker(): void {
     await restored;
     const tab = await tabs.drivenTab();
     const page = tab?.id !== undefined ? pages.state(tab.id) : undefined;
+    // A Perplexity tab without our page script: ask the browser why (doctor and the panel show it).
+    const pageAccess = tab?.id !== undefined && !page && categorizeTab(tab.url ?? '') === 'Main' ? await access.check(tab.id).catch(() => null) : null;
     return {
       profile,
       browser: browserInfo,
@@ -80,6 +101,7 @@ export function startWorker(): void {
           : null,
       tabCount: (await browser.tabs.query({})).length,
       tabAccess: await otherTabsAllowed(),
+      pageAccess,
     };
   };
 
@@ -202,7 +224,18 @@ export function startWorker(): void {
   });
   browser.runtime.onStartup.addListener(() => link.start());
   browser.runtime.onInstalled.addListener(() => link.start());
-  browser.tabs.onRemoved.addListener(() => panels.onPageChange());
+  browser.tabs.onRemoved.addListener((tabId) => {
+    access.clear(tabId);
+    panels.onPageChange();
+  });
+  // A Perplexity tab that finished loading and still has no page script a grace later: ask why now,
+  // so the icon and the panel say it before any agent calls.
+  browser.tabs.onUpdated.addListener((tabId, change, tab) => {
+    if (change.status !== 'complete' || categorizeTab(tab.url ?? '') !== 'Main') return;
+    setTimeout(() => {
+      if (!pages.state(tabId)) void access.check(tabId).catch(() => {});
+    }, PAGE_SCRIPT_GRACE_MS + 500);
+  });
   void chromeExtras.sidePanel?.setPanelBehavior({ openPanelOnActionClick: true }).catch(() => {});
   link.start();
 }

@@ -1,6 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { pageAccessWords } from '../../lib/protocol/page-access';
 import { ActionIndicator, type ActionApi, actionLook } from '../../lib/worker/link/action-state';
 import type { LinkStatus } from '../../lib/worker/link/native-link';
 import { iconFiles } from '../support/icons';
@@ -8,6 +9,36 @@ import { decodePng } from '../support/png';
 
 const PUBLIC = path.resolve(import.meta.dirname, '../../public');
 const status = (over: Partial<LinkStatus>): LinkStatus => ({ state: 'disconnected', since: 0, failures: 0, ...over });
+
+describe('toolbar icon: connected to the host, but the browser keeps comet-relay out of the page', () => {
+  it('is never green: red dot, "!" badge, and the cause with its fix in the tooltip', () => {
+    const access = pageAccessWords({ state: 'blocked-by-policy', settled: true }, { browserName: 'Comet', tabId: 3 });
+    const look = actionLook(status({ state: 'connected', hostVersion: '0.1.0' }), access);
+    expect(look).toMatchObject({ state: 'disconnected', badgeText: '!' });
+    expect(look.title).toBe(
+      "comet-relay — Blocked on perplexity.ai by a browser policy. To fix it, run `npx comet-relay unblock --browser comet` (it lets comet-relay's extension alone in) and restart Comet.",
+    );
+  });
+
+  it('a page still loading leaves the icon connected, and the indicator follows the access as it changes', () => {
+    const loading = pageAccessWords({ state: 'loading', settled: false }, { browserName: 'Chromium', tabId: 3 });
+    expect(actionLook(status({ state: 'connected' }), loading).state).toBe('connected');
+    const calls: string[] = [];
+    const api: ActionApi = {
+      setIcon: async ({ path }) => void calls.push(`icon ${path['16']}`),
+      setTitle: async () => {},
+      setBadgeText: async ({ text }) => void calls.push(`badge ${text}`),
+      setBadgeBackgroundColor: async () => {},
+    };
+    const indicator = new ActionIndicator(api);
+    indicator.show(status({ state: 'connected' }));
+    indicator.showAccess(pageAccessWords({ state: 'site-access-off', settled: true }, { browserName: 'Chromium' }));
+    indicator.showAccess(null);
+    return Promise.resolve().then(() =>
+      expect(calls).toEqual(['icon /action/connected-16.png', 'badge ', 'icon /action/disconnected-16.png', 'badge !', 'icon /action/connected-16.png', 'badge ']),
+    );
+  });
+});
 
 describe('toolbar icon: connection state → look', () => {
   it('connected: green dot, no badge, the host version in the tooltip', () => {

@@ -9,6 +9,7 @@ import { EXTENSION_ORIGIN } from '../../lib/protocol/identity';
 import type { BrowserStatus } from '../../lib/protocol/methods';
 import type { PageDiagnosis } from '../../lib/protocol/page/page-diagnostics';
 import type { HostRecord } from '../../lib/relay/discovery';
+import { pageAccessWords } from '../../lib/protocol/page-access';
 import { VERSION } from '../../lib/relay/version';
 import { linuxInstallHome } from '../support/install-home';
 import { fakeReg, memoryFs } from './install-memfs';
@@ -182,6 +183,16 @@ describe('doctor', () => {
     await install({ ...s, browsers: ['chromium'] });
     const report = await doctor({ ...s, listHosts: () => [host()], queryStatus: () => new Promise(() => {}), statusTimeoutMs: 20 });
     expect(check(report, 'extension connected').detail).toContain('did not answer within');
+  });
+
+  it('a Perplexity tab the browser keeps comet-relay out of fails, in the extension’s words, and the exit is non-zero', async () => {
+    const s = setup();
+    await install({ ...s, browsers: ['chromium'] });
+    const access = pageAccessWords({ state: 'blocked-by-policy', settled: true, browserSaid: 'This page cannot be scripted due to an ExtensionsSettings policy.' }, { browserName: 'Chromium', tabId: 7 });
+    const report = await doctor({ ...s, listHosts: () => [host()], queryStatus: async () => status({ perplexityTab: null, pageAccess: access }) });
+    expect(check(report, 'Perplexity tab')).toMatchObject({ ok: false, detail: `[BROWSER_POLICY] ${access.message}`, fix: access.fix });
+    expect(check(report, 'Perplexity tab').fix).toContain('npx comet-relay unblock --browser chromium');
+    expect(report.exitCode).toBe(1);
   });
 
   it('says whether screenshots are allowed and, when not, how to allow them, without calling it a problem', async () => {

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { showFirstRun } from '../../lib/panel/first-run';
-import { activityOutcome, activityPhase, approvalFacts, approvalSentence, characterCount, formatDuration, MODE_OPTIONS, modeDisabledReason, modeName, shortUrl } from '../../lib/panel/view';
+import { activityOutcome, activityPhase, approvalFacts, approvalSentence, characterCount, connectionHeadline, formatDuration, MODE_OPTIONS, modeDisabledReason, modeName, shortUrl } from '../../lib/panel/view';
+import { pageAccessWords } from '../../lib/protocol/page-access';
 import { PAGE_MODES } from '../../lib/protocol/page/page-methods';
 import type { ActivityEntry, PendingApproval } from '../../lib/protocol/panel';
 
@@ -57,6 +58,24 @@ describe('panel view helpers', () => {
     expect(approvalSentence(approval)).toBe('codex wants to send the prompt “hi”');
     expect(shortUrl('https://www.perplexity.ai/search/abc?x=1')).toBe('/search/abc?x=1');
     expect(shortUrl('not a url')).toBe('not a url');
+  });
+});
+
+describe('the connection line', () => {
+  const link = { state: 'connected' as const, since: 0, failures: 0 };
+  it('is never "Connected" while the browser keeps comet-relay out of the Perplexity page', () => {
+    expect(connectionHeadline({ link, pageAccess: null })).toEqual({ state: 'connected', look: 'connected', label: 'Connected to comet-relay' });
+    const blocked = pageAccessWords({ state: 'blocked-by-policy', settled: true }, { browserName: 'Comet', tabId: 2 });
+    expect(connectionHeadline({ link, pageAccess: blocked })).toEqual({ state: 'blocked-by-policy', look: 'disconnected', label: 'Blocked on perplexity.ai by a browser policy' });
+    const off = pageAccessWords({ state: 'site-access-off', settled: true }, { browserName: 'Comet' });
+    expect(connectionHeadline({ link, pageAccess: off }).label).toBe('Site access to perplexity.ai is off');
+  });
+
+  it('a page still loading, or a link that is down, keeps the link words', () => {
+    const loading = pageAccessWords({ state: 'loading', settled: false }, { browserName: 'Comet' });
+    expect(connectionHeadline({ link, pageAccess: loading }).label).toBe('Connected to comet-relay');
+    const blocked = pageAccessWords({ state: 'blocked-by-policy', settled: true }, { browserName: 'Comet' });
+    expect(connectionHeadline({ link: { ...link, state: 'disconnected' }, pageAccess: blocked })).toEqual({ state: 'disconnected', look: 'disconnected', label: 'Not connected' });
   });
 });
 

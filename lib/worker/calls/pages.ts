@@ -3,6 +3,7 @@ import { RelayError } from '../../protocol/errors';
 import { checkEnvelope } from '../../protocol/envelope-check';
 import type { Envelope, Trace } from '../../protocol/messages';
 import { type KitLoad, kitOf, type PageKit } from '../../protocol/page/page-kits';
+import { PAGE_SCRIPT_GRACE_MS, type PageAccessWords } from '../../protocol/page-access';
 import type { PageReady } from '../../protocol/ports';
 
 /**
@@ -18,6 +19,15 @@ export interface PageState extends PageReady {
 
 /** Runs a kit's script in the isolated world of one document (scripting.executeScript); resolves with its completion value. */
 export type KitInjector = (target: { tabId: number; documentId?: string }, file: string) => Promise<unknown>;
+
+/**
+ * Asks the browser why `tabId` has no page script yet (lib/worker/calls/page-access.ts): a wait for a
+ * page script that the browser will never let in fails at once, in the words of that cause.
+ */
+export type PageAccessDiagnosis = (tabId: number, waitedMs: number) => Promise<PageAccessWords>;
+
+/** How often a wait for a page script asks the browser again. */
+const DIAGNOSE_EVERY_MS = 1000;
 
 /** What the hub knows of the document behind one port. */
 interface PageDocument {
@@ -48,6 +58,7 @@ export class PageHub {
   constructor(
     private readonly onChange: (tabId: number) => void,
     private readonly inject?: KitInjector,
+    private readonly diagnose?: PageAccessDiagnosis,
   ) {}
 
   accept(port: Runtime.Port): void {
@@ -120,32 +131,64 @@ export class PageHub {
     for (const tabId of this.ports.keys()) this.send(tabId, message);
   }
 
-  /** Resolves once the tab's content script has said it is ready (or rejects after `timeoutMs`). */
+  /**
+   * Resolves once the tab's content script has said it is ready. Meanwhile the browser is asked why
+   * it is not (when the hub has a diagnosis): a cause waiting cannot cure (a policy block, site access
+   * off, a loaded page without our script seen twice a grace apart) fails the wait at once; otherwise
+   * it fails after `timeoutMs` in the words of the last answer.
+   */
   async whenReady(tabId: number, timeoutMs: number, signal?: AbortSignal): Promise<void> {
     if (this.states.has(tabId)) return;
     if (signal?.aborted) throw new RelayError('CANCELLED', 'The call was cancelled.');
+    const started = Date.now();
     await new Promise<void>((resolve, reject) => {
-      // A cancelled call stops waiting at once: no tab work after its caller is gone.
-      const onAbort = () => {
+      let done = false;
+      let poll: ReturnType<typeof setTimeout> | undefined;
+      let missingSince: number | undefined;
+      const finish = () => {
+        done = true;
         clearTimeout(timer);
+        clearTimeout(poll);
         this.waiters.delete(waiter);
-        reject(new RelayError('CANCELLED', 'The call was cancelled.'));
+        signal?.removeEventListener('abort', onAbort);
       };
+      const fail = (error: RelayError) => {
+        if (done) return;
+        finish();
+        reject(error);
+      };
+      // A cancelled call stops waiting at once: no tab work after its caller is gone.
+      const onAbort = () => fail(new RelayError('CANCELLED', 'The call was cancelled.'));
       const waiter = {
         tabId,
         resolve: () => {
-          clearTimeout(timer);
-          signal?.removeEventListener('abort', onAbort);
+          if (done) return;
+          finish();
           resolve();
         },
       };
-      signal?.addEventListener('abort', onAbort, { once: true });
+      const timedOut = () => new RelayError('NO_PERPLEXITY_TAB', `The Perplexity page in tab ${tabId} did not load its comet-relay script within ${timeoutMs} ms. Reload the tab.`);
       const timer = setTimeout(() => {
-        this.waiters.delete(waiter);
-        signal?.removeEventListener('abort', onAbort);
-        reject(new RelayError('NO_PERPLEXITY_TAB', `The Perplexity page in tab ${tabId} did not load its comet-relay script within ${timeoutMs} ms. Reload the tab.`));
+        if (!this.diagnose) return fail(timedOut());
+        // The last word is the browser's, asked now: why the page script is still not there.
+        this.diagnose(tabId, timeoutMs).then(
+          (words) => fail(new RelayError(words.code, words.message)),
+          () => fail(timedOut()),
+        );
       }, timeoutMs);
+      const ask = async () => {
+        if (done || !this.diagnose) return;
+        const words = await this.diagnose(tabId, Date.now() - started).catch(() => undefined);
+        if (done) return;
+        if (words?.state === 'script-missing') missingSince ??= Date.now();
+        else missingSince = undefined;
+        const missingLong = missingSince !== undefined && Date.now() - missingSince >= PAGE_SCRIPT_GRACE_MS;
+        if (words && (words.settled || missingLong)) return fail(new RelayError(words.code, words.message));
+        poll = setTimeout(() => void ask(), DIAGNOSE_EVERY_MS);
+      };
+      signal?.addEventListener('abort', onAbort, { once: true });
       this.waiters.add(waiter);
+      void ask();
     });
   }
 

@@ -1,3 +1,4 @@
+import { isPageAccessFault, type PageAccessWords } from '../../protocol/page-access';
 import type { LinkStatus } from './native-link';
 
 /**
@@ -27,7 +28,11 @@ function clip(text: string): string {
   return text.length > TITLE_DETAIL_MAX ? `${text.slice(0, TITLE_DETAIL_MAX - 1)}…` : text;
 }
 
-export function actionLook(status: LinkStatus): ActionLook {
+/**
+ * `access`: why the Perplexity tab has no page script. Connected to the host with nothing working
+ * in the page is never shown as connected: the icon turns red with the "!" and the cause's words.
+ */
+export function actionLook(status: LinkStatus, access: PageAccessWords | null = null): ActionLook {
   const look = (state: ActionState, title: string, badgeText = ''): ActionLook => ({
     state,
     icon: iconFor(state),
@@ -37,6 +42,7 @@ export function actionLook(status: LinkStatus): ActionLook {
   });
   switch (status.state) {
     case 'connected':
+      if (access && isPageAccessFault(access)) return look('disconnected', clip(`${access.title}. To fix it, ${access.fix}.`), '!');
       return look('connected', `connected to the host${status.hostVersion ? ` ${status.hostVersion}` : ''}. Click to open the side panel.`);
     case 'connecting':
       // A retry after a failure is still "not connected": the icon must not blink amber each attempt.
@@ -61,11 +67,20 @@ export interface ActionApi {
 /** Applies the look for each link status, skipping calls when nothing visible changed. */
 export class ActionIndicator {
   private shown?: ActionLook;
+  private link?: LinkStatus;
+  private access: PageAccessWords | null = null;
 
   constructor(private readonly api: ActionApi) {}
 
+  /** The page script's problem changed (null: none). */
+  showAccess(access: PageAccessWords | null): void {
+    this.access = access;
+    if (this.link) this.show(this.link);
+  }
+
   show(status: LinkStatus): void {
-    const next = actionLook(status);
+    this.link = status;
+    const next = actionLook(status, this.access);
     const prev = this.shown;
     this.shown = next;
     // The toolbar is cosmetic: a failed update (sync or async) must never break the link.

@@ -267,6 +267,7 @@ export class PanelService {
       packs: this.deps.packs(),
       pageProblem: this.misses.current(),
       repair: this.repairShown(perplexityTab),
+      pageAccess: current?.pageAccess ?? null,
     };
   }
 

@@ -1,0 +1,73 @@
+import { classifyPageAccess, type PageAccessObservation, type PageAccessWords, pageAccessWords } from '../../protocol/page-access';
+import { PAGE_KIT_HOOK } from '../../protocol/page/page-kits';
+import { isPerplexityUrl, PERPLEXITY_MATCHES } from '../../protocol/urls';
+import { browser } from '../browser/ext';
+
+/**
+ * Asks the browser why a Perplexity tab has no page script (lib/protocol/page-access.ts has the
+ * classification and the words), and keeps the last answer for the side panel, the toolbar icon and
+ * `browser.status` (doctor). A tab whose page script connects clears it.
+ */
+export async function observePageAccess(tabId: number): Promise<PageAccessObservation> {
+  const siteAccess = await browser.permissions.contains({ origins: [...PERPLEXITY_MATCHES] }).catch(() => undefined);
+  const tab = await browser.tabs.get(tabId).catch(() => undefined);
+  const onPerplexity = isPerplexityUrl(tab?.url ?? '');
+  const base = { ...(siteAccess === undefined ? {} : { siteAccess }), onPerplexity, ...(tab?.status ? { tabStatus: tab.status } : {}) };
+  if (!onPerplexity) return { ...base, probe: { ok: false, error: 'the tab is not on perplexity.ai yet' } };
+  try {
+    const [injection] = await browser.scripting.executeScript({
+      target: { tabId, frameIds: [0] },
+      // Runs in our isolated world, where the page script offers its kit hook: the hook's presence
+      // says the page script is there.
+      func: (hook: string) => ({ readyState: document.readyState, pageScript: hook in globalThis }),
+      args: [PAGE_KIT_HOOK],
+    });
+    const result = injection?.result as { readyState?: unknown; pageScript?: unknown } | undefined;
+    if (typeof result?.readyState !== 'string') return { ...base, probe: { ok: false, error: 'the script in the tab returned nothing' } };
+    return { ...base, probe: { ok: true, readyState: result.readyState, pageScript: result.pageScript === true } };
+  } catch (error) {
+    return { ...base, probe: { ok: false, error: error instanceof Error ? error.message : String(error) } };
+  }
+}
+
+/** How long one answer stands for the same tab: a panel push does not re-ask the browser every time. */
+const FRESH_MS = 1000;
+
+export class PageAccessWatch {
+  private report: PageAccessWords | null = null;
+  private checkedAt = 0;
+
+  constructor(
+    private readonly browserName: () => Promise<string>,
+    private readonly onChange: () => void,
+    private readonly observe: (tabId: number) => Promise<PageAccessObservation> = observePageAccess,
+    private readonly now: () => number = Date.now,
+  ) {}
+
+  current(): PageAccessWords | null {
+    return this.report;
+  }
+
+  /** Asks the browser about `tabId` (a tab without a page script) and keeps the words. */
+  async check(tabId: number, waitedMs?: number): Promise<PageAccessWords> {
+    if (this.report?.tabId === String(tabId) && waitedMs === undefined && this.now() - this.checkedAt < FRESH_MS) return this.report;
+    const verdict = classifyPageAccess(await this.observe(tabId));
+    const words = pageAccessWords(verdict, { browserName: await this.browserName(), tabId, ...(waitedMs === undefined ? {} : { waitedMs }) });
+    this.checkedAt = this.now();
+    this.set(words);
+    return words;
+  }
+
+  /** The tab's page script connected (or the tab went away): its problem is over. */
+  clear(tabId?: number): void {
+    if (!this.report || (tabId !== undefined && this.report.tabId !== String(tabId))) return;
+    this.set(null);
+  }
+
+  private set(next: PageAccessWords | null): void {
+    // The state moved, not merely its words (a wait's "after N ms"): a push would ask again.
+    const changed = next?.state !== this.report?.state || next?.tabId !== this.report?.tabId;
+    this.report = next;
+    if (changed) this.onChange();
+  }
+}
