@@ -5,7 +5,7 @@ import { ask, type AskHandle, type StopResult, stop } from './composer/actions';
 import { cutContent, type PageContent, wholePageContent } from './answer/content';
 import type { PageContext } from './dom/context';
 import { PageWatcher, type WaitBinding, type WaitOutcome, waitForAnswer } from './answer/observer';
-import { cutPoll, poll, type PollResult, readTurn, requireTurns } from './answer/reader';
+import { cutPoll, poll, signMiss, type PollResult, readTurn, requireTurns } from './answer/reader';
 import { turnCountOf, turnsOf } from './dom/turns';
 import { ReadCache } from './answer/read-cache';
 
@@ -127,7 +127,12 @@ export function createPageDriver(win: Window, catalog: SelectorCatalog = new Sel
       return { name: c.set.name, source: catalog.sourceOf(c.set), probe: c.probe };
     },
     activeSet: set,
-    poll: (params = {}) => guard('poll', async () => cutPoll(await reads.read('poll', set(), () => poll(ctx())), params.maxLength)),
+    poll: (params = {}) =>
+      guard('poll', async () => {
+        const read = cutPoll(await reads.read('poll', set(), () => poll(ctx())), params.maxLength);
+        // A miss names the set that missed, like every SELECTOR_MISS that leaves the driver.
+        return read.unconfirmed ? { ...read, unconfirmed: `${read.unconfirmed} (selector set ${describeSet()})` } : read;
+      }),
     ask: (params, options = {}) =>
       guard('ask', async () => {
         const previous = askQueue;
@@ -190,6 +195,7 @@ export function createPageDriver(win: Window, catalog: SelectorCatalog = new Sel
             ...(options.signal ? { signal: options.signal } : {}),
             ...(params.maxLength !== undefined ? { maxLength: params.maxLength } : {}),
             onStep: (text, steps) => options.onProgress?.({ message: text, steps }),
+            missOf: (answer, url) => `${signMiss(set(), url, answer)} (selector set ${describeSet()})`,
           },
         ).then((outcome) => {
           // Its caller got an answer while the asked turn goes on (a loop of short waits): follow it again.

@@ -36,6 +36,9 @@ export const live2026: SelectorSet = {
   stopButton: ['[data-ask-input-container] button[aria-label^="{stopResponse}"]'],
   stopControls: ['[data-ask-input-container] button'],
   stopIcons: ['#pplx-icon-player-stop-filled'],
+  // Same icon, same box, not the answer's stop (NOTES.md §D of the captures, Sep 2026): the
+  // composer's dictation, as "Stop dictation" while it listens.
+  stopDecoys: ['button[aria-label*="{dictation}" i]'],
 
   turn: ['[data-workflow-entry]', '[class~="group/user-bubble"]', '[class~="group/query"]'],
   turnNumber: [

@@ -36,6 +36,8 @@ export const ENGLISH_LABELS: SelectorSet['labels'] = {
       stepsDone: ['Reviewed', 'Completed'],
       stepsDoneAfter: ['steps completed'],
       stopResponse: ['Stop response'],
+      // The composer's microphone, "Dictation" / "Stop dictation" (2026-09-26/27 captures).
+      dictation: ['dictation'],
       helpful: ['Helpful'],
       sourcesTab: ['Sources', 'Links'],
       removeMode: ['Remove mode'],
@@ -81,6 +83,8 @@ export const MORE_LABELS: SelectorSet['labels'] = {
       stepsDone: ['Terminé'],
       stepsDoneAfter: ['étapes terminées', 'étape terminée', 'sources consultées', 'source consultée'],
       stopResponse: ['Arrêter la réponse'],
+      // "Dictée" on the French page of 2026-09-27; "Arrêter la dictée" on the simulated one.
+      dictation: ['dictée'],
       helpful: ['Utile'],
       sourcesTab: ['Sources', 'Liens'],
       removeMode: ['Retirer le mode'],
@@ -116,6 +120,7 @@ export const MORE_LABELS: SelectorSet['labels'] = {
       // The simulated Arabic pages of the captured layouts (tests/sim/locales/layout.ts).
       stepsDone: ['اكتملت', 'تمت مراجعة'],
       stopResponse: ['إيقاف الرد'],
+      dictation: ['الإملاء', 'إملاء'],
       helpful: ['مفيد'],
       sourcesTab: ['المصادر', 'الروابط'],
       removeMode: ['إزالة الوضع'],

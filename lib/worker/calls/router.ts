@@ -143,18 +143,33 @@ export class Router {
       default: {
         if (this.deps.threads?.handles(method)) return this.deps.threads.call(method, params, signal, progress, trace, trusted);
         const tabId = await tabs.pageTab();
+        const started = Date.now();
         const result = await pages.request(tabId, method, params, signal, progress, trace);
-        if (!this.deps.answers || (method !== 'page.poll' && method !== 'page.wait')) return result;
-        // The page said the turn finished: its thread JSON, fetched by the same tab, may hold the answer as written.
-        const read = result as PollResult | WaitResult;
-        const turnIndex = 'lastTurnIndex' in read ? read.lastTurnIndex : read.turnIndex;
+        if (method !== 'page.poll' && method !== 'page.wait') return result;
+        let read = result as PollResult | WaitResult;
+        // A page that shows no sign of the turn's state the set knows, and no JSON to ask: the miss, never a guess.
+        if (!this.deps.answers) {
+          if (read.unconfirmed) throw new RelayError('SELECTOR_MISS', `${read.unconfirmed}: the page shows no sign of this turn's state the selector set knows, and no thread JSON reader is there to ask`);
+          return result;
+        }
         // Traced apart (`json`): the fetch's round trip, not the page's read of the turn.
         const fetched: Trace | undefined = trace ? {} : undefined;
         const fetch: TabFetch = async (path, query, headers) =>
           (await pages.request(tabId, 'threads.fetch', { path, query, headers }, signal, () => {}, fetched)) as { status: number; body: string };
-        const answered = await this.deps.answers.answer(read, turnIndex, params.maxLength as number | undefined, fetch);
-        if (trace && fetched?.port !== undefined) trace.json = fetched.port;
-        return answered;
+        const deadline = started + ((params.timeoutMs as number | undefined) ?? 0);
+        for (;;) {
+          const turnIndex = 'lastTurnIndex' in read ? read.lastTurnIndex : read.turnIndex;
+          // The page said the turn finished (or could not tell): its thread JSON, fetched by the same tab, may hold the answer as written.
+          const { stillRunning, ...answered } = await this.deps.answers.answer(read, turnIndex, params.maxLength as number | undefined, fetch);
+          if (trace && fetched?.port !== undefined) trace.json = fetched.port;
+          // The JSON says the turn still runs where the page showed no sign: a wait waits on, for the time its caller gave.
+          const left = deadline - Date.now();
+          if (!stillRunning || method !== 'page.wait' || left < 100) {
+            return method === 'page.wait' ? { ...answered, elapsedMs: Date.now() - started } : answered;
+          }
+          throwIfCancelled(signal);
+          read = (await pages.request(tabId, method, { ...params, timeoutMs: left }, signal, progress, trace)) as WaitResult;
+        }
       }
     }
   }
