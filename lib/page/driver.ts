@@ -127,12 +127,7 @@ export function createPageDriver(win: Window, catalog: SelectorCatalog = new Sel
       return { name: c.set.name, source: catalog.sourceOf(c.set), probe: c.probe };
     },
     activeSet: set,
-    poll: (params = {}) =>
-      guard('poll', async () => {
-        const read = cutPoll(await reads.read('poll', set(), () => poll(ctx())), params.maxLength);
-        // A miss names the set that missed, like every SELECTOR_MISS that leaves the driver.
-        return read.unconfirmed ? { ...read, unconfirmed: `${read.unconfirmed} (selector set ${describeSet()})` } : read;
-      }),
+    poll: (params = {}) => guard('poll', async () => cutPoll(await reads.read('poll', set(), () => poll(ctx())), params.maxLength)),
     ask: (params, options = {}) =>
       guard('ask', async () => {
         const previous = askQueue;
@@ -173,7 +168,7 @@ export function createPageDriver(win: Window, catalog: SelectorCatalog = new Sel
         return waitForAnswer(
           watcher,
           async (turnIndex, maxLength) => {
-            const t = await readTurn(ctx(), turnIndex, { expandQuestion: false, ...(maxLength === undefined ? {} : { maxLength }) });
+            const t = await readTurn(ctx(), turnIndex, maxLength === undefined ? {} : { maxLength });
             if (!t) return { response: '', steps: [], currentStep: '', turnIndex, questionText: '', truncated: false, totalLength: 0 };
             return {
               response: t.response,
@@ -195,7 +190,7 @@ export function createPageDriver(win: Window, catalog: SelectorCatalog = new Sel
             ...(options.signal ? { signal: options.signal } : {}),
             ...(params.maxLength !== undefined ? { maxLength: params.maxLength } : {}),
             onStep: (text, steps) => options.onProgress?.({ message: text, steps }),
-            missOf: (answer, url) => `${signMiss(set(), url, answer)} (selector set ${describeSet()})`,
+            missOf: (answer, url) => signMiss(set(), url, answer),
           },
         ).then((outcome) => {
           // Its caller got an answer while the asked turn goes on (a loop of short waits): follow it again.

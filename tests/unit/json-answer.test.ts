@@ -137,7 +137,7 @@ describe('comet_poll / comet_wait: the finished answer from the thread JSON', ()
   });
 
   it('a turn the page shows no sign of: the JSON entry decides, within its limits, and neither saying ends in the page\'s SELECTOR_MISS (#1)', async () => {
-    const miss = 'stopButton/answerFooter: none of `[data-workflow-text-footer]` matched on https://www.perplexity.ai/search/tides-abc for the latest turn, which has text';
+    const miss = 'stopButton/answerFooter: none of `[data-workflow-text-footer]` matched on https://www.perplexity.ai/search/tides-abc for a turn with text (selector set gen-b-2026-10-live)';
     const unsure = { ...page, status: 'working', lastTurnIndex: 0, unconfirmed: miss };
     const done = tabFetch(() => ({ status: 200, body: JSON.stringify(body('The Moon.')) }));
     const finished = await new JsonAnswers(() => threadJson2026).answer(unsure, 0, undefined, done.fetch);

@@ -2,7 +2,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { createPageDriver } from '../../lib/page/driver';
 import { takeSnapshot } from '../../lib/page/answer/observer';
-import { stopButton } from '../../lib/page/answer/reader';
+import { readTurnNow, stopButton } from '../../lib/page/answer/reader';
 import { turnsOf } from '../../lib/page/dom/turns';
 import { live2026 } from '../../lib/selectors';
 import { flush, loadHtml } from '../fixtures/reader/load';
@@ -99,7 +99,7 @@ describe('liveness from the right signals', () => {
     (document.querySelectorAll('.prose p')[1] as Element).textContent = 'Some more words.';
     const out = await waiting;
     expect(out.status).not.toBe('completed');
-    expect(out.unconfirmed).toMatch(/^stopButton\/answerFooter: none of .*\[data-workflow-text-footer\].* matched on https:\/\/www\.perplexity\.ai\/search\/x for the latest turn, which has text \(selector set gen-b-2026-10-live, built-in\)$/);
+    expect(out.unconfirmed).toMatch(/^stopButton\/answerFooter: none of .*\[data-workflow-text-footer\].* matched on https:\/\/www\.perplexity\.ai\/search\/x for a turn with text \(selector set gen-b-2026-10-live\)$/);
     const poll = await driver.poll();
     expect(poll).toMatchObject({ status: 'working', hasStopButton: false });
     expect(poll.unconfirmed).toContain('stopButton/answerFooter: none of');
@@ -153,6 +153,21 @@ describe('liveness from the right signals', () => {
     const { stop: stopAnswer } = await import('../../lib/page/composer/actions');
     expect(await stopAnswer(driver.context(), driver.watcher, 300)).toMatchObject({ stopped: false });
     expect(clicked).toBe(false);
+  });
+
+  it('a related-question button after the answer is no steps header (#24); the Sep 2026 headers above the prose are', () => {
+    const related = '<div><button type="button">Stopped trains: what to do</button><button type="button">Completed 3 marathons, what next?</button></div>';
+    loadHtml(page(question(0, 'q') + answer('A') + footer + related));
+    expect(takeSnapshot(document, live2026)).toMatchObject({ stepsFinished: false, stepsStopped: false });
+    for (const [header, words] of [
+      ['<button type="button" aria-expanded="false"><div>Researched</div>\n<div>4s</div></button>', 'Researched 4s'],
+      ['<div class="group/step-header"><div>Researched</div></div>', 'Researched'],
+    ] as const) {
+      loadHtml(page(`${question(0, 'q')}<div data-workflow-final-text="">${header}<div class="prose" data-renderer="lm"><p>A</p></div>${footer}</div>${related}`));
+      const last = turnsOf(document, live2026).at(-1);
+      expect(takeSnapshot(document, live2026)).toMatchObject({ stepsFinished: true, stepsStopped: false });
+      expect(last && readTurnNow(last, 0, live2026).stepsHeader).toBe(words);
+    }
   });
 
   it('step headers as the live site words them are "finished"', () => {

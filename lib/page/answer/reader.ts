@@ -185,11 +185,11 @@ export function statusOf(ind: Indicators, turn: TurnState | null, footer: boolea
  * script carries it; the worker adds what the thread JSON said and what to do.
  */
 export function signMiss(set: SelectorSet, url: string, answer = false): string {
+  // Named like every miss that leaves the driver: the set that missed.
+  const after = `${answer ? ' beside the action row' : ' for a turn with text'} (selector set ${set.name})`;
   return answer
-    ? candidatesMiss('answer', set.answer, url, { after: ' beside the action row' }).message
-    : candidatesMiss('stopButton/answerFooter', [...set.stopButton, ...(set.stopControls ?? []), ...(set.answerFooter ?? [])], url, {
-        after: ' for the latest turn, which has text',
-      }).message;
+    ? candidatesMiss('answer', set.answer, url, { after }).message
+    : candidatesMiss('stopButton/answerFooter', [...set.stopButton, ...(set.stopControls ?? []), ...(set.answerFooter ?? [])], url, { after }).message;
 }
 
 // ---------------------------------------------------------------- reading a turn
@@ -219,11 +219,21 @@ export interface StepsState {
   header?: string;
 }
 
-/** The steps' header where the page shows no steps block: an element outside question and answer whose text reads like one. */
+/**
+ * The steps' header where the page shows no steps block: an element outside the question and the
+ * prose whose text reads like one, *before* the answer's prose (Sep 2026 puts it inside the answer
+ * block, above the prose: captures `search-thread-one-turn-…-2026-09-26.html`,
+ * `thread-page-main-excerpt-…-2026-09-27.html`). Related questions and footers come after the
+ * answer: a button there reading "Completed 3 …" is no header (#24 of the 2026-12-02 review).
+ */
 function stepsHeaderOf(turn: Turn, set: SelectorSet, header: RegExp): string | undefined {
   if (!set.stepsHeader) return undefined;
+  const answer = answersOf(turn)[0];
+  const prose = answer ? first(answer, set.prose) : null;
+  const before = prose ?? answer;
   for (const el of union(turn, set.stepsHeader)) {
-    if (closest(el, set.answer) || closest(el, set.userBubble)) continue;
+    if (closest(el, set.prose) || closest(el, set.userBubble) || turn.question?.contains(el)) continue;
+    if (before && !(before.compareDocumentPosition(el) & 2) && !(prose === null && answer?.contains(el))) continue;
     const text = cleanText(el);
     if (header.test(text)) return text;
   }
@@ -269,7 +279,8 @@ export function readSteps(turn: Turn, set: SelectorSet): StepsState {
 }
 
 export function readQuestionNow(turn: Turn, set: SelectorSet): string {
-  const bubble = first(turn, set.userBubble);
+  // Sep 2026 pages without the site's classes: the question block itself is the bubble (when it holds no answer).
+  const bubble = first(turn, set.userBubble) ?? (turn.question && !turn.answers.some((a) => turn.question?.contains(a)) ? turn.question : null);
   if (!bubble) return '';
   const text = first(bubble, set.queryText) ?? bubble;
   return renderText(text, { skip: [...set.answerChrome, ...set.queryExpand], markdown: false });
@@ -337,8 +348,6 @@ function saveScroll(el: Element, win: Window): () => void {
 }
 
 export interface TurnReadOptions extends ReadOptions {
-  /** Click "show more" on a folded question and fold it back afterwards. Default true. */
-  expandQuestion?: boolean;
   /** Unfold the steps block when its rows are folded away and unknown. Default true. */
   expandSteps?: boolean;
   /** How long to wait for a virtualized turn or a folded question to render. Default 3000 ms. */
@@ -369,26 +378,11 @@ export async function readTurn(ctx: PageContext, index = -1, opts: TurnReadOptio
   }
   try {
     const state = readTurnNow(turn, i, set, opts);
-    if (opts.expandQuestion !== false) state.question = await readQuestionExpanded(ctx, turn, state.question, timeout);
     if (opts.expandSteps !== false && state.steps.length === 0) state.steps = await readStepsUnfolded(ctx, turn, timeout);
     return state;
   } finally {
     restore?.();
   }
-}
-
-/** Long questions fold behind a toggle; unfold, read, fold back so the page looks as it did. */
-async function readQuestionExpanded(ctx: PageContext, turn: Turn, folded: string, timeoutMs: number): Promise<string> {
-  const bubble = first(turn, ctx.set.userBubble);
-  const toggle = bubble ? first(bubble, ctx.set.queryExpand) : null;
-  if (!toggle || toggle.getAttribute('aria-expanded') === 'true') return folded;
-  pointerClick(toggle);
-  const expanded = await ctx.waitFor(() => {
-    const now = readQuestionNow(turn, ctx.set);
-    return now !== folded || toggle.getAttribute('aria-expanded') === 'true' ? now : null;
-  }, Math.min(timeoutMs, 1000));
-  if (toggle.isConnected && toggle.getAttribute('aria-expanded') === 'true') pointerClick(toggle);
-  return expanded ?? folded;
 }
 
 /** Unfolds a folded steps block, reads its rows, folds it back. */
@@ -443,7 +437,7 @@ async function pollWhole(ctx: PageContext): Promise<PollResult> {
   requireTurns(doc, set);
   const turns = turnsOf(doc, set);
   // No clicking from a poll except to unfold steps the page folded and we never saw.
-  const state = turns.length > 0 ? await readTurn(ctx, -1, { expandQuestion: false }) : null;
+  const state = turns.length > 0 ? await readTurn(ctx, -1) : null;
   const current = turnsOf(doc, set).at(-1) ?? null;
   const ind = indicators(doc, set, current);
   const footer = answerFooter(current, set);
