@@ -123,6 +123,8 @@ export const MORE_LABELS: SelectorSet['labels'] = {
       stepsWorking: ['جارٍ العمل'],
       // The simulated Arabic pages of the captured layouts (tests/sim/locales/layout.ts).
       stepsDone: ['اكتملت', 'تمت مراجعة'],
+      // The simulated Arabic page of the Sep–Oct 2026 layout (tests/sim/locales/layout.ts).
+      stepsResearched: ['اكتمل البحث'],
       stopResponse: ['إيقاف الرد'],
       dictation: ['الإملاء', 'إملاء'],
       helpful: ['مفيد'],
