@@ -5,7 +5,7 @@ import { ask, type AskHandle, type StopResult, stop } from './composer/actions';
 import { cutContent, type PageContent, wholePageContent } from './answer/content';
 import type { PageContext } from './dom/context';
 import { PageWatcher, type WaitBinding, type WaitOutcome, waitForAnswer } from './answer/observer';
-import { cutPoll, poll, type PollResult, readTurn, requireTurns } from './answer/reader';
+import { cutPoll, poll, signMiss, type PollResult, readTurn, requireTurns } from './answer/reader';
 import { turnCountOf, turnsOf } from './dom/turns';
 import { ReadCache } from './answer/read-cache';
 
@@ -202,7 +202,7 @@ export function createPageDriver(win: Window, catalog: SelectorCatalog = new Sel
         return waitForAnswer(
           watcher,
           async (turnIndex, maxLength) => {
-            const t = await readTurn(readCtx(), turnIndex, { expandQuestion: false, ...(maxLength === undefined ? {} : { maxLength }) });
+            const t = await readTurn(readCtx(), turnIndex, maxLength === undefined ? {} : { maxLength });
             if (!t) return { response: '', steps: [], currentStep: '', turnIndex, questionText: '', truncated: false, totalLength: 0 };
             return {
               response: t.response,
@@ -224,6 +224,7 @@ export function createPageDriver(win: Window, catalog: SelectorCatalog = new Sel
             ...(options.signal ? { signal: options.signal } : {}),
             ...(params.maxLength !== undefined ? { maxLength: params.maxLength } : {}),
             onStep: (text, steps) => options.onProgress?.({ message: text, steps }),
+            missOf: (answer, url) => signMiss(set(), url, answer),
           },
         ).then((outcome) => {
           // Its caller got an answer while the asked turn goes on (a loop of short waits): follow it again.

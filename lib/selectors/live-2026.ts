@@ -1,6 +1,9 @@
 import { common } from './common';
 import type { SelectorSet } from './schema';
 
+/** A steps header of a finished turn, as the live site words it (lib/selectors/README.md dates each). */
+const DONE = '(?:{stepsFinished}|{stepsDone})\\s+\\d+|\\d+\\s+(?:{stepsDoneAfter})|(?:{stepsResearched})(?:\\s*\\d+\\s*s)?\\s*$';
+
 /**
  * The live perplexity.ai as pages captured from it show it, February to October 2026
  * (lib/selectors/README.md, "The live site", dates each fact and names the capture or report).
@@ -36,8 +39,15 @@ export const live2026: SelectorSet = {
   stopButton: ['[data-ask-input-container] button[aria-label^="{stopResponse}"]'],
   stopControls: ['[data-ask-input-container] button'],
   stopIcons: ['#pplx-icon-player-stop-filled'],
+  // Same icon, same box, not the answer's stop (NOTES.md §D of the captures, Sep 2026): the
+  // composer's dictation, as "Stop dictation" while it listens.
+  stopDecoys: ['button[aria-label*="{dictation}" i]'],
 
   turn: ['[data-workflow-entry]', '[class~="group/user-bubble"]', '[class~="group/query"]'],
+  // Sep 2026: the question block starts with the time and the Edit query / Copy query buttons; the
+  // question itself is the rendered text after them (captures `search-thread-one-turn-…-2026-09-26.html`,
+  // `thread-page-main-excerpt-…-2026-09-27.html`: "26 sept., 23:39" is not part of the question).
+  queryText: [...common.queryText, '[data-renderer="lm"]'],
   turnNumber: [
     { attr: 'data-workflow-entry', pattern: '^(\\d+)$' },
     { attr: 'id', pattern: '^markdown-content-(\\d+)$' },
@@ -47,9 +57,12 @@ export const live2026: SelectorSet = {
   prose: ['.prose[data-renderer="lm"]', '.prose'],
   // No capture shows the steps' container, only their header: read through stepsHeader.
   stepsBlock: ['[data-testid="workflow-steps"]'],
-  stepsHeader: ['button'],
-  stepsHeaderPattern: '^\\s*(?:(?:{stepsFinished}|{stepsDone})\\s+\\d+|\\d+\\s+(?:{stepsDoneAfter})|{stepsStopped}|{stepsWorking})',
-  stepsFinishedPattern: '^\\s*(?:(?:{stepsFinished}|{stepsDone})\\s+\\d+|\\d+\\s+(?:{stepsDoneAfter}))',
+  // Sep 2026: `group/step-header` (French page, 2026-09-27), a folding button above the prose (2026-09-26);
+  // February: a plain button before the answer. Only one before the answer's prose counts (reader.ts).
+  stepsHeader: ['[class~="group/step-header"]', 'button[aria-expanded]', 'button'],
+  // "Researched", "Researched 4s", "Recherche terminée" (Sep 2026): done, with no count.
+  stepsHeaderPattern: `^\\s*(?:${DONE}|{stepsStopped}|{stepsWorking})`,
+  stepsFinishedPattern: `^\\s*(?:${DONE})`,
   codeLanguage: ['[data-testid="code-language-indicator"]', 'pre figcaption > span'],
   answerChrome: [...common.answerChrome, 'figcaption', 'button'],
 

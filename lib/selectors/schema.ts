@@ -53,6 +53,12 @@ export const SelectorSetShape = z
      */
     stopControls: Candidates.optional(),
     stopIcons: z.array(z.string().startsWith('#')).max(16).readonly().optional(),
+    /**
+     * Controls that carry the stop icon or a stop word but stop something else ("Stop dictation",
+     * a read-aloud "Stop"): never the stop control, whatever else matches them. Optional: sets
+     * written before 2026-12 load.
+     */
+    stopDecoys: Candidates.optional(),
     spinner: Candidates,
     newThread: Candidates,
 

@@ -35,7 +35,11 @@ export const ENGLISH_LABELS: SelectorSet['labels'] = {
       // The live site's step headers (lib/selectors/README.md): "Reviewed 10 sources", "Completed 3 steps", "7 steps completed".
       stepsDone: ['Reviewed', 'Completed'],
       stepsDoneAfter: ['steps completed'],
+      // A search answer's header, Sep 2026 ("Researched", "Researched 4s"; capture of 2026-09-26).
+      stepsResearched: ['Researched'],
       stopResponse: ['Stop response'],
+      // The composer's microphone, "Dictation" / "Stop dictation" (2026-09-26/27 captures).
+      dictation: ['dictation'],
       helpful: ['Helpful'],
       sourcesTab: ['Sources', 'Links'],
       removeMode: ['Remove mode'],
@@ -80,7 +84,11 @@ export const MORE_LABELS: SelectorSet['labels'] = {
       // The simulated French pages of the captured layouts (tests/sim/locales/layout.ts).
       stepsDone: ['Terminé'],
       stepsDoneAfter: ['étapes terminées', 'étape terminée', 'sources consultées', 'source consultée'],
+      // The French page of 2026-09-27.
+      stepsResearched: ['Recherche terminée'],
       stopResponse: ['Arrêter la réponse'],
+      // "Dictée" on the French page of 2026-09-27; "Arrêter la dictée" on the simulated one.
+      dictation: ['dictée'],
       helpful: ['Utile'],
       sourcesTab: ['Sources', 'Liens'],
       removeMode: ['Retirer le mode'],
@@ -115,7 +123,10 @@ export const MORE_LABELS: SelectorSet['labels'] = {
       stepsWorking: ['جارٍ العمل'],
       // The simulated Arabic pages of the captured layouts (tests/sim/locales/layout.ts).
       stepsDone: ['اكتملت', 'تمت مراجعة'],
+      // The simulated Arabic page of the Sep–Oct 2026 layout (tests/sim/locales/layout.ts).
+      stepsResearched: ['اكتمل البحث'],
       stopResponse: ['إيقاف الرد'],
+      dictation: ['الإملاء', 'إملاء'],
       helpful: ['مفيد'],
       sourcesTab: ['المصادر', 'الروابط'],
       removeMode: ['إزالة الوضع'],

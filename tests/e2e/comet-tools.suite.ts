@@ -1,6 +1,7 @@
 import { expect, test } from '@playwright/test';
 import { allowOtherTabsFromPanel } from '../support/other-tabs';
 import type { SimLanguage } from '../sim/locales';
+import type { ThreadLayout } from '../sim/types';
 import { startSimWorld, type SimWorld } from '../support/sim-harness';
 
 /**
@@ -8,14 +9,14 @@ import { startSimWorld, type SimWorld } from '../support/sim-harness';
  * script → simulated perplexity.ai), for one UI generation and one language of the page's labels.
  * Response texts are the reference's; the answers are the scenarios' (English) content.
  */
-export function defineCometToolSuite(generation: 'A' | 'B', language: SimLanguage = 'en'): void {
-  const where = language === 'en' ? '' : ` in ${language}`;
+export function defineCometToolSuite(generation: 'A' | 'B', language: SimLanguage = 'en', layout?: ThreadLayout): void {
+  const where = `${language === 'en' ? '' : ` in ${language}`}${layout ? `, ${layout} layout` : ''}`;
   test.describe(`comet_* tools on generation ${generation}${where}`, () => {
     test.describe.configure({ mode: 'serial' });
     let world: SimWorld;
 
     test.beforeAll(async () => {
-      world = await startSimWorld({ generation, language, clientName: `e2e-${generation}-${language}` });
+      world = await startSimWorld({ generation, language, ...(layout ? { layout } : {}), clientName: `e2e-${generation}-${language}` });
     });
     test.afterAll(async () => world?.harness.close());
 

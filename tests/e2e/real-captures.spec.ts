@@ -16,12 +16,16 @@ const folder = realCapturesFolder();
 const captures: RealCapture[] = 'dir' in folder ? realThreadPages(folder.dir) : [];
 
 /** What the page itself holds in its last answer block: the prose's words and the cited URLs. */
-async function ownAnswer(page: Page): Promise<{ text: string; urls: string[] }> {
+async function ownAnswer(page: Page): Promise<{ text: string; urls: string[]; row: boolean }> {
   return page.evaluate(() => {
     const blocks = [...document.querySelectorAll('[data-workflow-final-text], div[id^="markdown-content-"]')];
     const withText = blocks.filter((b) => (b.textContent ?? '').trim() !== '');
     const last = withText.at(-1);
-    if (!last) return { text: '', urls: [] };
+    if (!last) return { text: '', urls: [], row: false };
+    // The page's "done" sign: an action row after the answer's start (a trimmed capture may have lost it).
+    const row = [...document.querySelectorAll('[data-workflow-text-footer], button[aria-label="Helpful"]')].some(
+      (r) => last.contains(r) || (last.compareDocumentPosition(r) & Node.DOCUMENT_POSITION_FOLLOWING) !== 0,
+    );
     const urls = [...new Set([...last.querySelectorAll('[data-pplx-citation-url]')].map((e) => e.getAttribute('data-pplx-citation-url') ?? ''))];
     const prose = last.querySelector('.prose') ?? last;
     const copy = prose.cloneNode(true) as Element;
@@ -32,7 +36,7 @@ async function ownAnswer(page: Page): Promise<{ text: string; urls: string[] }> 
     for (const c of copy.querySelectorAll('figcaption, button')) c.replaceWith(' ');
     // A formula is drawn twice (MathML and glyphs) beside its hidden TeX: as words, it is its TeX once.
     for (const c of copy.querySelectorAll('.katex')) c.replaceWith(` ${c.querySelector('annotation[encoding="application/x-tex"]')?.textContent ?? ''} `);
-    return { text: copy.textContent ?? '', urls: urls.filter(Boolean) };
+    return { text: copy.textContent ?? '', urls: urls.filter(Boolean), row };
   });
 }
 
@@ -93,6 +97,14 @@ test.describe('real perplexity.ai captures through the whole chain', () => {
       expect(own.text.trim(), 'the capture has an answer block of its own').not.toBe('');
       expect((await call('comet_connect')).isError).toBe(false);
 
+      if (!own.row) {
+        // No sign either way on the page, and no thread JSON for a capture: the miss, never a plausible status.
+        const polled = await call('comet_poll');
+        expect(polled.isError, polled.text).toBe(true);
+        expect(polled.text).toContain('SELECTOR_MISS');
+        expect(polled.text).toContain('the thread JSON could not say either');
+        return;
+      }
       const polled = await call('comet_poll');
       expect.soft(polled.isError, polled.text).toBe(false);
       const snapshot = (polled.isError ? { status: '', response: '' } : JSON.parse(polled.text)) as { status: string; response: string };

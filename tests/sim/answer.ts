@@ -89,7 +89,7 @@ export function sourceBadgesHtml(group: number[], sources: Source[]): string {
 
 function citationHtml(group: number[], ctx: RenderCtx): string {
   const first = ctx.sources[group[0] ?? 0];
-  if (ctx.layout === 'blocks-2026-08') {
+  if (ctx.layout === 'blocks-2026-08' || ctx.layout === 'sessions-2026-09') {
     // Aug–Oct 2026 (SaysWho's excerpt of 2026-08-11, a report of 2026-09-21): an outer span carrying the
     // URL, a hover trigger, an inner span of the same class with no attributes; no <a href> anywhere.
     return (

@@ -21,13 +21,17 @@ export type Generation = 'A' | 'B';
  * - `markdown-2026-02`: February 2026 (the obsidian-AI-exporter captures of 2 and 27 February): a
  *   `group/query` question, a steps button, the answer in `div#markdown-content-N .prose`, citations
  *   wrapping `<a href>`, the same header tablist.
+ * - `sessions-2026-09`: Sep–Oct 2026 (the captures of 26 and 27 September): sibling blocks as in
+ *   `blocks-2026-08`, but the question block starts with the time and Edit/Copy query before the
+ *   question's rendered text, and the answer block holds the steps header ("Researched") above the prose
+ *   and the action row (with Fork and "N sources") below it.
  * - `turn-2026-04`: what this sim served before the captures (the answer inside the turn element), kept
  *   because no capture shows it and readers should not come to depend on it.
  */
-export type ThreadLayout = 'blocks-2026-08' | 'markdown-2026-02' | 'turn-2026-04';
+export type ThreadLayout = 'blocks-2026-08' | 'markdown-2026-02' | 'turn-2026-04' | 'sessions-2026-09';
 /** A site's layouts: one for every thread, or `mixed-2026-08` (threads alternate blocks / markdown, as in August 2026). */
 export type SimLayout = ThreadLayout | 'mixed-2026-08';
-export const THREAD_LAYOUTS: readonly ThreadLayout[] = ['blocks-2026-08', 'markdown-2026-02', 'turn-2026-04'];
+export const THREAD_LAYOUTS: readonly ThreadLayout[] = ['blocks-2026-08', 'markdown-2026-02', 'turn-2026-04', 'sessions-2026-09'];
 export const SIM_LAYOUTS: readonly SimLayout[] = [...THREAD_LAYOUTS, 'mixed-2026-08'];
 
 /** Locale-independent mode ids, as the comet_* tools name them. `standard` = no mode chosen. */

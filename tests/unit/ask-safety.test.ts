@@ -157,7 +157,24 @@ describe('ask succeeds only when the page took this prompt', () => {
     const err = await handlers['page.ask']!({ prompt: 'Mine', confirmMs: 80 } as never, { signal: new AbortController().signal, progress: () => {} }).catch(
       (e: unknown) => e,
     );
-    expect((err as RelayError).code).toBe('AGENT_ERROR');
-    expect((err as RelayError).message).toMatch(/did not take it/);
+    // The composer emptied: the page took a prompt, so the agent is never told to send it again.
+    expect((err as RelayError).code).toBe('TIMEOUT');
+    expect((err as RelayError).message).toMatch(/the page took the prompt .* do not send it again/);
+    expect((err as RelayError).message).not.toMatch(/did not take it/);
+  });
+
+  it('a prompt the page took (composer emptied) whose turn shows late is confirmed, never "not taken" (#11)', async () => {
+    const page = fakePage();
+    exec = installExecCommand();
+    page.composer.addEventListener('input', () => {
+      if (page.composer.textContent !== 'Slow to show') return;
+      queueMicrotask(() => {
+        page.composer.textContent = '';
+        setTimeout(() => page.addTurn('Slow to show'), 250);
+      });
+    });
+    const handlers = pageHandlers(window);
+    const handle = await handlers['page.ask']!({ prompt: 'Slow to show', confirmMs: 80 } as never, { signal: new AbortController().signal, progress: () => {} });
+    expect(handle).toMatchObject({ turnIndex: 0 });
   });
 });

@@ -136,6 +136,40 @@ describe('comet_poll / comet_wait: the finished answer from the thread JSON', ()
     expect(calls).toBe(1);
   });
 
+  it('a turn the page shows no sign of: the JSON entry decides, within its limits, and neither saying ends in the page\'s SELECTOR_MISS (#1)', async () => {
+    const miss = 'stopButton/answerFooter: none of `[data-workflow-text-footer]` matched on https://www.perplexity.ai/search/tides-abc for a turn with text (selector set gen-b-2026-10-live)';
+    const unsure = { ...page, status: 'working', lastTurnIndex: 0, unconfirmed: miss };
+    const done = tabFetch(() => ({ status: 200, body: JSON.stringify(body('The Moon.')) }));
+    const finished = await new JsonAnswers(() => threadJson2026).answer(unsure, 0, undefined, done.fetch);
+    expect(finished).toMatchObject({ status: 'completed', response: 'The Moon.', answerSource: 'json' });
+    expect(finished).not.toHaveProperty('unconfirmed');
+
+    let clock = 0;
+    const running = tabFetch(() => ({ status: 200, body: JSON.stringify(body('Half', 'PENDING', 'WORKFLOW_IN_PROGRESS')) }));
+    const answers = new JsonAnswers(() => threadJson2026, () => clock);
+    expect(await answers.answer(unsure, 0, undefined, running.fetch)).toMatchObject({ status: 'working', stillRunning: true, response: page.response });
+    // A wait (no lastTurnIndex) still running reads as its timeout; the router waits on while time is left.
+    const { lastTurnIndex: _, ...waitShaped } = unsure;
+    expect(await answers.answer(waitShaped, 0, undefined, running.fetch)).toMatchObject({ status: 'timeout', stillRunning: true });
+    expect(running.asked).toHaveLength(1);
+    clock += 5000;
+    await answers.answer(unsure, 0, undefined, running.fetch);
+    expect(running.asked).toHaveLength(2);
+
+    for (const reply of [() => ({ status: 200, body: '' }), () => ({ status: 429, body: 'slow down' }), () => new Error('offline')]) {
+      const { fetch } = tabFetch(reply);
+      await expect(new JsonAnswers(() => threadJson2026).answer(unsure, 0, undefined, fetch)).rejects.toMatchObject({
+        code: 'SELECTOR_MISS',
+        message: expect.stringMatching(/^stopButton\/answerFooter: none of .* the thread JSON could not say either \(.+\) — add a selector set/),
+      });
+    }
+    const other = tabFetch(() => ({ status: 200, body: JSON.stringify(body('The Moon.')) }));
+    await expect(new JsonAnswers(() => threadJson2026).answer({ ...unsure, questionText: 'What makes a rainbow' }, 0, undefined, other.fetch)).rejects.toMatchObject({
+      code: 'SELECTOR_MISS',
+      message: expect.stringContaining('is another question'),
+    });
+  });
+
   it('links [n] to the n-th source and leaves linked or unknown citations as they are', () => {
     expect(linkCitations('a[1] b[2](x) c[9]', ['u1', 'u2'])).toBe('a[1](u1) b[2](x) c[9]');
   });

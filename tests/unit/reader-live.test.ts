@@ -2,7 +2,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { createPageDriver } from '../../lib/page/driver';
 import { takeSnapshot } from '../../lib/page/answer/observer';
-import { stopButton } from '../../lib/page/answer/reader';
+import { readTurnNow, stopButton } from '../../lib/page/answer/reader';
 import { turnsOf } from '../../lib/page/dom/turns';
 import { live2026 } from '../../lib/selectors';
 import { flush, loadHtml } from '../fixtures/reader/load';
@@ -88,20 +88,86 @@ describe('liveness from the right signals', () => {
     expect(out).toMatchObject({ status: 'completed', response: 'First words, and the rest.' });
   });
 
-  it('where the row never comes, the text holding still after the stop control went away ends the wait', async () => {
+  it('where the row never comes, the text holding still is no "done": the wait hands the turn to the JSON, naming what it tried (#1)', async () => {
     loadHtml(page(question(0, 'q') + answer('Earlier.') + footer + question(1, 'q') + answer('Some'), stop));
     const driver = createPageDriver(window);
     expect(driver.selectorSet().name).toBe(live2026.name);
-    const started = Date.now();
-    const waiting = driver.wait({ afterTurn: 1, timeoutMs: 5000, stallMs: 5000 });
+    const waiting = driver.wait({ afterTurn: 1, timeoutMs: 8000, stallMs: 8000 });
     await flush();
     document.querySelector('[aria-label="Stop response"]')?.remove();
     await flush();
-    // The last words land just after the stop control went away: still the same wait.
     (document.querySelectorAll('.prose p')[1] as Element).textContent = 'Some more words.';
     const out = await waiting;
-    expect(out).toMatchObject({ status: 'completed', response: 'Some more words.' });
-    expect(Date.now() - started).toBeLessThan(4000);
+    expect(out.status).not.toBe('completed');
+    expect(out.unconfirmed).toMatch(/^stopButton\/answerFooter: none of .*\[data-workflow-text-footer\].* matched on https:\/\/www\.perplexity\.ai\/search\/x for a turn with text \(selector set gen-b-2026-10-live\)$/);
+    const poll = await driver.poll();
+    expect(poll).toMatchObject({ status: 'working', hasStopButton: false });
+    expect(poll.unconfirmed).toContain('stopButton/answerFooter: none of');
+  });
+
+  it('a stop control the set does not know leaves a streaming answer unconfirmed, never "completed" with part of it (#1)', async () => {
+    const unknownStop = '<button aria-label="Stop generating"><svg><use xlink:href="#pplx-icon-square"></use></svg></button>';
+    loadHtml(page(question(0, 'q') + answer('Earlier.') + footer + question(1, 'Tides?') + answer('Tides are caused by the Moon and'), unknownStop));
+    const driver = createPageDriver(window);
+    const poll = await driver.poll();
+    expect(poll.status).not.toBe('completed');
+    expect(poll.unconfirmed).toBeDefined();
+    const started = Date.now();
+    const out = await driver.wait({ afterTurn: 1, timeoutMs: 5000, stallMs: 5000 });
+    expect(out.status).not.toBe('completed');
+    expect(out.unconfirmed).toBeDefined();
+    expect(Date.now() - started).toBeGreaterThanOrEqual(1000);
+  });
+
+  it('an answer block renamed, its action row up: never idle or stalled, the answer miss named (#5)', async () => {
+    const renamed = '<div data-answer-v2=""><div class="markdown-v2"><p>The finished answer.</p></div></div>';
+    loadHtml(page(question(0, 'q') + answer('Earlier.') + footer + question(1, 'Why?') + renamed + footer));
+    const driver = createPageDriver(window);
+    const poll = await driver.poll();
+    expect(poll.status).not.toBe('idle');
+    expect(poll.unconfirmed).toMatch(/^answer: none of `\[data-workflow-final-text\]`.* beside the action row/);
+    const out = await driver.wait({ afterTurn: 1, timeoutMs: 3000, stallMs: 3000 });
+    expect(out.status).not.toBe('stalled');
+    expect(out.unconfirmed).toMatch(/^answer: none of/);
+  });
+
+  it('the action row inside the answer block after the prose (Sep 2026) is the "done" sign; one inside the prose is not', () => {
+    const block = (inProse: string, afterProse: string) =>
+      `<div data-workflow-final-text=""><div class="prose" data-renderer="lm"><p>Paris</p>${inProse}</div>${afterProse}</div>`;
+    loadHtml(page(question(0, 'q') + block('', footer)));
+    expect(takeSnapshot(document, live2026)).toMatchObject({ footer: true });
+    loadHtml(page(question(0, 'q') + block(footer, '')));
+    expect(takeSnapshot(document, live2026)).toMatchObject({ footer: false });
+  });
+
+  it('"Stop dictation" carries the stop icon in the composer’s box and is not the stop control; comet_stop never clicks it', async () => {
+    const dictating = '<button aria-label="Stop dictation"><svg><use xlink:href="#pplx-icon-player-stop-filled"></use></svg></button>';
+    loadHtml(page(question(0, 'q') + answer('Done.') + footer, dictating));
+    expect(stopButton(document, live2026, turnsOf(document, live2026).at(-1) ?? null)).toBeNull();
+    let clicked = false;
+    document.querySelector('[aria-label="Stop dictation"]')?.addEventListener('click', () => {
+      clicked = true;
+    });
+    const driver = createPageDriver(window);
+    expect((await driver.poll()).status).toBe('completed');
+    const { stop: stopAnswer } = await import('../../lib/page/composer/actions');
+    expect(await stopAnswer(driver.context(), driver.watcher, 300)).toMatchObject({ stopped: false });
+    expect(clicked).toBe(false);
+  });
+
+  it('a related-question button after the answer is no steps header (#24); the Sep 2026 headers above the prose are', () => {
+    const related = '<div><button type="button">Stopped trains: what to do</button><button type="button">Completed 3 marathons, what next?</button></div>';
+    loadHtml(page(question(0, 'q') + answer('A') + footer + related));
+    expect(takeSnapshot(document, live2026)).toMatchObject({ stepsFinished: false, stepsStopped: false });
+    for (const [header, words] of [
+      ['<button type="button" aria-expanded="false"><div>Researched</div>\n<div>4s</div></button>', 'Researched 4s'],
+      ['<div class="group/step-header"><div>Researched</div></div>', 'Researched'],
+    ] as const) {
+      loadHtml(page(`${question(0, 'q')}<div data-workflow-final-text="">${header}<div class="prose" data-renderer="lm"><p>A</p></div>${footer}</div>${related}`));
+      const last = turnsOf(document, live2026).at(-1);
+      expect(takeSnapshot(document, live2026)).toMatchObject({ stepsFinished: true, stepsStopped: false });
+      expect(last && readTurnNow(last, 0, live2026).stepsHeader).toBe(words);
+    }
   });
 
   it('step headers as the live site words them are "finished"', () => {

@@ -104,6 +104,29 @@ describe('sources', () => {
     expect(r.sources.map((s) => s.url)).toEqual(['https://example.com/a', 'https://example.com/b']);
   });
 
+  it('only the popover the citation opened is read and closed: a cookie banner shown already is neither (#16)', async () => {
+    loadFixture('B-thread-citations.html');
+    document.body.insertAdjacentHTML(
+      'beforeend',
+      '<div role="dialog" id="cookies"><ul><li><a href="https://cookie-consent.example/policy">Cookie policy</a></li><li><a href="https://cookie-consent.example/partners">Our 812 partners</a></li></ul></div>',
+    );
+    let escapes = 0;
+    document.getElementById('cookies')?.addEventListener('keydown', (e) => {
+      if (e.key === 'Escape') escapes++;
+    });
+    // The citation opens nothing here (its popover never comes): nothing of the banner is a source.
+    const idle = await sourcesThrough(createPageDriver(window), { openTab: false });
+    expect(idle.sources.map((s) => s.url)).not.toContain('https://cookie-consent.example/policy');
+    expect(escapes).toBe(0);
+    // With its own popover: that one, and the banner still there, untouched.
+    wirePopover('<li><a href="https://apnews.com/article/markets">AP: Wall Street climbs</a></li>');
+    const read = await sourcesThrough(createPageDriver(window), { openTab: false });
+    expect(read.sources.map((s) => s.url)).toContain('https://apnews.com/article/markets');
+    expect(read.sources.map((s) => s.url ?? '').filter((u) => u.includes('cookie'))).toEqual([]);
+    expect(escapes).toBe(0);
+    expect(document.getElementById('cookies')).not.toBeNull();
+  });
+
   it('normalises URLs for dedupe: scheme, www, fragment, tracking, trailing slash', () => {
     expect(normalizeUrl('https://www.Reuters.com/a/?utm_source=x#f')).toBe(normalizeUrl('http://reuters.com/a'));
     expect(normalizeUrl('https://a.com/a?id=1')).not.toBe(normalizeUrl('https://a.com/a?id=2'));

@@ -162,30 +162,6 @@ describe('reader on a streaming gen B thread', () => {
 });
 
 describe('folded and virtualized turns', () => {
-  it('unfolds a long question, reads it, and folds it back', async () => {
-    const full = `Long question ${'x'.repeat(50)} end`;
-    loadHtml(`<div data-workflow-entry="0"><div class="group/query"><div class="select-text">Long question…</div>
-      <button data-testid="toggle-query-expand-button" aria-expanded="false">more</button></div>
-      <div data-workflow-final-text><div class="prose"><p>a</p></div></div></div>`);
-    const btn = document.querySelector('[data-testid="toggle-query-expand-button"]') as HTMLElement;
-    const text = document.querySelector('.select-text') as HTMLElement;
-    btn.addEventListener('click', () => {
-      // the page re-renders a little later, like React would
-      setTimeout(() => {
-        const open = btn.getAttribute('aria-expanded') !== 'true';
-        btn.setAttribute('aria-expanded', String(open));
-        text.textContent = open ? full : 'Long question…';
-      }, 5);
-    });
-    const set = chooseSelectorSet(document).set;
-    const watcher = new PageWatcher(window, () => set);
-    const t = await readTurn({ win: window, doc: document, set, waitFor: watcher.waitFor }, 0);
-    expect(t?.question).toBe(full);
-    await new Promise((r) => setTimeout(r, 20));
-    expect(btn.getAttribute('aria-expanded')).toBe('false');
-    expect(watcher.active).toBe(false);
-  });
-
   it('an off-screen placeholder turn is scrolled in, awaited, read, and the scroll restored', async () => {
     loadHtml(`<div id="scroller" style="overflow:auto"><div class="max-w-threadContentWidth">
       <div data-workflow-entry="0"></div>

@@ -10,8 +10,22 @@ import { fromBadges, fromEntries, groupedCount, type Source } from './sources';
  * first because some popovers open on hover, and a real pointer always hovers before it clicks.
  */
 
-function openPopover(ctx: PageContext): Element | null {
-  return union(ctx.doc, ctx.set.citationPopover).find((p) => !isHidden(p) && all(p, ctx.set.citationPopoverEntry).length > 0) ?? null;
+/** Popovers shown now (visible, with entries): any dialog of the page may look like one. */
+function shownPopovers(ctx: PageContext): Element[] {
+  return union(ctx.doc, ctx.set.citationPopover).filter((p) => !isHidden(p) && all(p, ctx.set.citationPopoverEntry).length > 0);
+}
+
+/**
+ * The popover this citation opened, and no other (#16 of the 2026-12-02 review: a cookie banner's
+ * links are not the answer's sources): one that was not shown before the click and, where the
+ * trigger names what it controls (Radix's aria-controls / aria-describedby), that one.
+ */
+function openedBy(ctx: PageContext, trigger: Element, before: ReadonlySet<Element>): Element | null {
+  const ids = [trigger, ...Array.from(trigger.querySelectorAll('[aria-controls], [aria-describedby]'))]
+    .flatMap((e) => `${e.getAttribute('aria-controls') ?? ''} ${e.getAttribute('aria-describedby') ?? ''}`.split(/\s+/))
+    .filter(Boolean);
+  const named = (p: Element) => [p, ...Array.from(p.querySelectorAll('[id]'))].some((e) => ids.includes(e.id));
+  return shownPopovers(ctx).find((p) => !before.has(p) && (ids.length === 0 || named(p))) ?? null;
 }
 
 function hover(el: Element, ctx: PageContext): void {
@@ -50,14 +64,14 @@ function clickWithoutFollowingLinks(ctx: PageContext, el: Element): void {
   }
 }
 
-async function closePopover(ctx: PageContext, trigger: Element): Promise<void> {
-  const open = openPopover(ctx);
-  if (!open) return;
+/** Closes the popover this citation opened (never another dialog of the page). */
+async function closePopover(ctx: PageContext, trigger: Element, open: Element): Promise<void> {
+  const gone = () => !open.isConnected || isHidden(open);
   pressKey(open, 'Escape');
   unhover(trigger, ctx);
-  if (await ctx.waitFor(() => !openPopover(ctx), 500)) return;
+  if (await ctx.waitFor(gone, 500)) return;
   clickWithoutFollowingLinks(ctx, trigger); // a toggling popover closes on a second click
-  await ctx.waitFor(() => !openPopover(ctx), 500);
+  await ctx.waitFor(gone, 500);
 }
 
 export interface Expansion {
@@ -91,14 +105,14 @@ export async function expandCitations(ctx: PageContext, perPopoverMs = 1500): Pr
   const sources: Source[] = [];
   let expanded = 0;
   for (const citation of grouped) {
-    const stale = openPopover(ctx);
-    if (stale) await closePopover(ctx, citation);
     const trigger = citation;
     const before = new Set(badgesIn(ctx, scope));
+    // What was shown before the click (the person's own dialog, a banner) is never this citation's.
+    const shownBefore = new Set(shownPopovers(ctx));
     hover(trigger, ctx);
     clickWithoutFollowingLinks(ctx, trigger);
     const shown = await ctx.waitFor(() => {
-      const popover = openPopover(ctx);
+      const popover = openedBy(ctx, trigger, shownBefore);
       if (popover) return { popover };
       const fresh = badgesIn(ctx, scope).filter((badge) => !before.has(badge));
       return fresh.length > 0 ? { fresh } : null;
@@ -110,7 +124,7 @@ export async function expandCitations(ctx: PageContext, perPopoverMs = 1500): Pr
     expanded++;
     if (shown.popover) {
       sources.push(...fromEntries(shown.popover, ctx.set, base));
-      await closePopover(ctx, trigger);
+      await closePopover(ctx, trigger, shown.popover);
     } else if (shown.fresh) {
       sources.push(...fromBadges(shown.fresh, base));
       unhover(trigger, ctx);

@@ -35,6 +35,8 @@ export interface Snapshot {
    * token, so that block is no sign). Null when the selector set names no action row.
    */
   footer: boolean | null;
+  /** The action row is up but no answer block is recognised (#5 of the 2026-12-02 review). */
+  answerMissing?: boolean;
   error?: string;
   placeholder: boolean;
   /** Computer mode: the first thing the current turn waits on the person for (question, confirmation). */
@@ -54,19 +56,27 @@ export type Listener = (events: PageEvent[], snap: Snapshot) => void;
 /** How long an asked turn is followed at most while nobody waits on it (PageWatcher.follow). */
 const FOLLOW_MS = 30 * 60_000;
 /**
- * Where the page shows an action row but has not yet: how long the answer's text must hold still
- * after the stop control went away (the page clears it slightly before the last words land).
+ * How long a turn with text must hold still while the page shows neither its stop control nor its
+ * action row (signs the set does not know) before the wait hands it to the thread JSON: a pause in
+ * the stream is only a pause, and the JSON, not the quiet, says whether it ended.
  */
-export const SETTLE_MS = 400;
+export const NO_SIGN_MS = 1500;
 
 /**
- * Finished = the page's own "done": no stop button and no spinner in the current turn, and
- * something to show for it (answer text or a "Finished" steps header). While the stop button is
+ * Finished = the page's own "done". Where the set names an action row, that row (or a steps header
+ * that says the person stopped the turn); elsewhere (the simulated generations A and B) no stop
+ * button and no spinner in the current turn, and something to show for it. While the stop button is
  * up, a pause in the stream is only a pause.
  */
 export function looksFinished(s: Snapshot): boolean {
-  return s.turnIndex >= 0 && !s.placeholder && !s.hasStopButton && !s.hasLoadingSpinner && (s.answerLength > 0 || s.stepsFinished || s.stepsStopped);
+  if (s.turnIndex < 0 || s.placeholder || s.hasStopButton || s.hasLoadingSpinner) return false;
+  if (s.footer !== null) return s.footer || s.stepsStopped;
+  return s.answerLength > 0 || s.stepsFinished || s.stepsStopped;
 }
+
+/** A turn with something in it whose state the page shows no sign of: neither its stop control nor its action row. */
+const showsNoSign = (s: Snapshot) =>
+  s.turnIndex >= 0 && !s.placeholder && !s.hasStopButton && !s.hasLoadingSpinner && s.footer === false && (s.answerLength > 0 || s.stepsFinished);
 
 /**
  * The state of one turn, the current (last) one unless `index` names another. Only the current
@@ -102,6 +112,7 @@ export function takeSnapshot(doc: Document, set: SelectorSet, index?: number): S
   const answerLength = (prose.length ? prose : answers).reduce((n, p) => n + (p.textContent ?? '').trim().length, 0);
   const error = readError(turn, set);
   const pending = current ? waitingFor(readInteractions(doc, set, turns)[0]) : undefined;
+  const footer = answerFooter(turn, set);
   return {
     ...base,
     hasStopButton: hasStop,
@@ -110,7 +121,8 @@ export function takeSnapshot(doc: Document, set: SelectorSet, index?: number): S
     stepsFinished: finished,
     stepsStopped: stopped,
     answerLength,
-    footer: answerFooter(turn, set),
+    footer,
+    ...(footer && answers.length === 0 ? { answerMissing: true } : {}),
     ...(error ? { error } : {}),
     placeholder: isPlaceholder(turn, set),
     ...(pending ? { waitingFor: pending } : {}),
@@ -272,7 +284,8 @@ export class PageWatcher {
     const target = e.target as Element | null;
     if (!target || typeof target.closest !== 'function') return;
     const set = this.getSet();
-    if (closest(target, set.stopButton)) {
+    // Never a decoy such as "Stop dictation", which carries the same icon.
+    if (closest(target, set.stopButton) && !closest(target, set.stopDecoys ?? [])) {
       const snap = this.snapshot();
       this.markStopped(snap.url, snap.turnIndex);
     }
@@ -330,6 +343,12 @@ export interface WaitParams {
   signal?: AbortSignal;
   onStep?: (text: string, steps: string[]) => void;
   maxLength?: number;
+  /**
+   * The SELECTOR_MISS texts of a turn the page shows no sign of, or (`answer`) whose action row is
+   * up with no answer block recognised: the result carries it as `unconfirmed`, and the
+   * worker asks the thread JSON before it fails with it.
+   */
+  missOf?: (answer: boolean, url: string) => string;
 }
 
 export interface WaitOutcome {
@@ -345,6 +364,8 @@ export interface WaitOutcome {
   error?: string;
   /** With status `waiting`: what the agent asks the person. */
   waitingFor?: WaitingFor;
+  /** See WaitParams.missOf: the page could not tell, the JSON is asked; `status` is then a placeholder. */
+  unconfirmed?: string;
   url: string;
   elapsedMs: number;
 }
@@ -427,9 +448,10 @@ export function waitForAnswer(
       params.signal?.removeEventListener('abort', onAbort);
     };
 
-    const finish = (status: WaitStatus, snap: Snapshot) => {
+    const finish = (status: WaitStatus, snap: Snapshot, noSign = false) => {
       if (done) return;
       cleanup();
+      const unconfirmed = noSign || (status === 'completed' && snap.answerMissing) ? params.missOf?.(!noSign, snap.url) : undefined;
       const turnIndex = isOurs(snap) ? snap.turnIndex : -1;
       type Body = Omit<WaitOutcome, 'status' | 'elapsedMs' | 'url' | 'hasStopButton'>;
       const empty: Body = { response: '', steps: [], currentStep: '', turnIndex: -1, questionText: '', truncated: false, totalLength: 0 };
@@ -450,6 +472,7 @@ export function waitForAnswer(
             hasStopButton: snap.hasStopButton,
             ...(error ? { error } : {}),
             ...(status === 'waiting' && snap.waitingFor ? { waitingFor: snap.waitingFor } : {}),
+            ...(unconfirmed ? { unconfirmed } : {}),
             url: snap.url,
             elapsedMs: Date.now() - started,
           });
@@ -498,17 +521,26 @@ export function waitForAnswer(
       if (snap.error) return finish('error', snap);
       // Paused on the person: waiting longer would only run into the timeout.
       if (snap.waitingFor) return finish('waiting', snap);
-      // Once we saw it work, the stop button and spinners going away is the page saying "done",
-      // even with nothing to show (→ "completed with no visible response").
-      const finished = looksFinished(snap) || (sawWorking && !snap.hasStopButton && !snap.hasLoadingSpinner && !snap.placeholder);
+      // Where the set names no action row (the simulated generations), once we saw it work the stop
+      // button and spinners going away is the page saying "done", even with nothing to show
+      // (→ "completed with no visible response"). Where it names one, only that row says it.
+      const idleNow = !snap.hasStopButton && !snap.hasLoadingSpinner && !snap.placeholder;
+      const finished = looksFinished(snap) || (snap.footer === null && sawWorking && idleNow);
+      // Our own click on the stop control (or the person's), and the control gone: stopped, row or not.
       const stopped = snap.stepsStopped || watcher.wasStopped(snap.url, snap.turnIndex);
-      if (!finished || stopped || snap.footer !== false) {
+      if (finished || (stopped && idleNow && snap.turnIndex >= 0)) {
         clearTimeout(settle?.timer);
         settle = undefined;
-        if (finished) finish(stopped ? 'stopped' : 'completed', snap);
+        finish(stopped ? 'stopped' : 'completed', snap);
         return;
       }
-      // The page has an action row and has not shown it: done when the text holds still.
+      if (!showsNoSign(snap)) {
+        clearTimeout(settle?.timer);
+        settle = undefined;
+        return;
+      }
+      // Text, and neither the stop control nor the action row: once the text held still, the thread
+      // JSON decides (the worker asks it), never the quiet itself (#1 of the 2026-12-02 review).
       if (settle?.length === snap.answerLength) return;
       clearTimeout(settle?.timer);
       settle = {
@@ -517,9 +549,9 @@ export function waitForAnswer(
           const held = settle?.length;
           settle = undefined;
           const now = observe();
-          if (now.answerLength === held && !now.hasStopButton && !now.hasLoadingSpinner) finish('completed', now);
+          if (now.answerLength === held && showsNoSign(now)) finish('stalled', now, true);
           else check(now, false);
-        }, SETTLE_MS),
+        }, NO_SIGN_MS),
       };
     };
 

@@ -15,6 +15,7 @@ import { outsideThread, type Turn, turnAt, turnCountOf, turnsOf } from '../dom/t
 
 export type Status = 'working' | 'idle' | 'completed';
 
+
 export interface TurnState {
   index: number;
   question: string;
@@ -56,6 +57,12 @@ export interface PollResult extends Indicators {
   stopped?: boolean;
   /** What the agent waits on the person for (a computer task's question, Deep Research asking first). */
   waitingFor?: WaitingFor;
+  /**
+   * The page showed no sign the set knows of this turn's state (or its action row with no answer
+   * block): the SELECTOR_MISS text naming what was tried. The worker asks the thread JSON and fails
+   * with this text when the JSON cannot say either; `status` is then only a placeholder.
+   */
+  unconfirmed?: string;
 }
 
 // ---------------------------------------------------------------- locating things
@@ -112,7 +119,10 @@ function stopByIcon(doc: Document, set: SelectorSet): Element[] {
  */
 export function stopButton(doc: Document, set: SelectorSet, current: Turn | null, known?: readonly Turn[]): Element | null {
   let turns = known;
+  const decoys = set.stopDecoys ?? [];
   for (const btn of [...union(doc, set.stopButton), ...stopByIcon(doc, set)]) {
+    // "Stop dictation" carries the same icon in the same box: clicking it stops nothing we want.
+    if (decoys.length > 0 && matches(btn, decoys)) continue;
     // A hidden tab panel (the user is looking at Links) does not mean the agent stopped.
     if (isHidden(btn, set.sourcesPanel) || outsideThread(btn, set)) continue;
     // The turns only when there is a button to place (a snapshot passes the ones it assembled).
@@ -125,15 +135,24 @@ export function stopButton(doc: Document, set: SelectorSet, current: Turn | null
 }
 
 /**
- * The answer's action row (Copy / Share / Helpful) after its answer: the page's own "this answer
- * is done". Null when the set names no action row (then only the stop control and the text say).
+ * The answer's action row (Copy / Share / Helpful) of this turn: the page's own "this answer is
+ * done". August 2026 put it beside the answer block, September 2026 inside it after the prose
+ * (captures `search-thread-one-turn-…-2026-09-26.html`, `thread-page-main-excerpt-…-2026-09-27.html`):
+ * either counts, never a row inside the prose or the question. A turn whose answer block no
+ * candidate matches (#5 of the 2026-12-02 review) still shows its row: that is what tells "done,
+ * but unread" from "nothing yet". Null when the set names no action row.
  */
 export function answerFooter(turn: Turn | null, set: SelectorSet): boolean | null {
   if (!set.answerFooter) return null;
   if (!turn) return false;
   const answer = answersOf(turn).at(-1);
-  if (!answer) return false;
-  return union(turn, set.answerFooter).some((el) => !answer.contains(el) && (answer.compareDocumentPosition(el) & 4) !== 0 && !isHidden(el, set.sourcesPanel));
+  return union(turn, set.answerFooter).some(
+    (el) =>
+      !closest(el, set.prose) &&
+      !turn.question?.contains(el) &&
+      (!answer || answer.contains(el) || (answer.compareDocumentPosition(el) & 4) !== 0) &&
+      !isHidden(el, set.sourcesPanel),
+  );
 }
 
 /** Spinners only inside the current turn: the sidebar's skeleton loaders use the same classes. */
@@ -146,11 +165,31 @@ export function indicators(doc: Document, set: SelectorSet, current: Turn | null
   return { hasStopButton: stopButton(doc, set, current) !== null, hasLoadingSpinner: hasSpinner(current, set) };
 }
 
-export function statusOf(ind: Indicators, turn: TurnState | null): Status {
+/**
+ * From the page's signs only. Where the set names an action row: working while the stop control
+ * (or a spinner) shows, completed once the row shows; a turn with text and neither sign reads
+ * `working` and pollWhole marks it `unconfirmed` for the thread JSON to decide (#1 of the
+ * 2026-12-02 review: never "completed" from a stop control's absence). Where the set names no
+ * row (the simulated generations A and B), the stop control going away with text is their "done".
+ */
+export function statusOf(ind: Indicators, turn: TurnState | null, footer: boolean | null = null): Status {
   if (ind.hasStopButton || ind.hasLoadingSpinner) return 'working';
-  if (!turn) return 'idle';
-  if (turn.error && !turn.hasAnswer) return 'idle'; // failed: nothing completed (see `error`)
-  return turn.hasAnswer || turn.stepsFinished ? 'completed' : 'idle';
+  if (!turn || (turn.error && !turn.hasAnswer)) return 'idle'; // failed: nothing completed (see `error`)
+  if (footer) return 'completed';
+  return turn.hasAnswer || turn.stepsFinished ? (footer === null ? 'completed' : 'working') : 'idle';
+}
+
+/**
+ * The SELECTOR_MISS text of a turn the page shows no sign of (`answer`: its action row is up but no
+ * answer block is recognised, #5 of the 2026-12-02 review): every candidate tried. Short: the page
+ * script carries it; the worker adds what the thread JSON said and what to do.
+ */
+export function signMiss(set: SelectorSet, url: string, answer = false): string {
+  // Named like every miss that leaves the driver: the set that missed.
+  const after = `${answer ? ' beside the action row' : ' for a turn with text'} (selector set ${set.name})`;
+  return answer
+    ? candidatesMiss('answer', set.answer, url, { after }).message
+    : candidatesMiss('stopButton/answerFooter', [...set.stopButton, ...(set.stopControls ?? []), ...(set.answerFooter ?? [])], url, { after }).message;
 }
 
 // ---------------------------------------------------------------- reading a turn
@@ -180,11 +219,21 @@ export interface StepsState {
   header?: string;
 }
 
-/** The steps' header where the page shows no steps block: an element outside question and answer whose text reads like one. */
+/**
+ * The steps' header where the page shows no steps block: an element outside the question and the
+ * prose whose text reads like one, *before* the answer's prose (Sep 2026 puts it inside the answer
+ * block, above the prose: captures `search-thread-one-turn-…-2026-09-26.html`,
+ * `thread-page-main-excerpt-…-2026-09-27.html`). Related questions and footers come after the
+ * answer: a button there reading "Completed 3 …" is no header (#24 of the 2026-12-02 review).
+ */
 function stepsHeaderOf(turn: Turn, set: SelectorSet, header: RegExp): string | undefined {
   if (!set.stepsHeader) return undefined;
+  const answer = answersOf(turn)[0];
+  const prose = answer ? first(answer, set.prose) : null;
+  const before = prose ?? answer;
   for (const el of union(turn, set.stepsHeader)) {
-    if (closest(el, set.answer) || closest(el, set.userBubble)) continue;
+    if (closest(el, set.prose) || closest(el, set.userBubble) || turn.question?.contains(el)) continue;
+    if (before && !(before.compareDocumentPosition(el) & 2) && !(prose === null && answer?.contains(el))) continue;
     const text = cleanText(el);
     if (header.test(text)) return text;
   }
@@ -230,7 +279,8 @@ export function readSteps(turn: Turn, set: SelectorSet): StepsState {
 }
 
 export function readQuestionNow(turn: Turn, set: SelectorSet): string {
-  const bubble = first(turn, set.userBubble);
+  // Sep 2026 pages without the site's classes: the question block itself is the bubble (when it holds no answer).
+  const bubble = first(turn, set.userBubble) ?? (turn.question && !turn.answers.some((a) => turn.question?.contains(a)) ? turn.question : null);
   if (!bubble) return '';
   const text = first(bubble, set.queryText) ?? bubble;
   return renderText(text, { skip: [...set.answerChrome, ...set.queryExpand], markdown: false });
@@ -298,8 +348,6 @@ function saveScroll(el: Element, win: Window): () => void {
 }
 
 export interface TurnReadOptions extends ReadOptions {
-  /** Click "show more" on a folded question and fold it back afterwards. Default true. */
-  expandQuestion?: boolean;
   /** Unfold the steps block when its rows are folded away and unknown. Default true. */
   expandSteps?: boolean;
   /** How long to wait for a virtualized turn or a folded question to render. Default 3000 ms. */
@@ -330,26 +378,11 @@ export async function readTurn(ctx: PageContext, index = -1, opts: TurnReadOptio
   }
   try {
     const state = readTurnNow(turn, i, set, opts);
-    if (opts.expandQuestion !== false) state.question = await readQuestionExpanded(ctx, turn, state.question, timeout);
     if (opts.expandSteps !== false && state.steps.length === 0) state.steps = await readStepsUnfolded(ctx, turn, timeout);
     return state;
   } finally {
     restore?.();
   }
-}
-
-/** Long questions fold behind a toggle; unfold, read, fold back so the page looks as it did. */
-async function readQuestionExpanded(ctx: PageContext, turn: Turn, folded: string, timeoutMs: number): Promise<string> {
-  const bubble = first(turn, ctx.set.userBubble);
-  const toggle = bubble ? first(bubble, ctx.set.queryExpand) : null;
-  if (!toggle || toggle.getAttribute('aria-expanded') === 'true') return folded;
-  pointerClick(toggle);
-  const expanded = await ctx.waitFor(() => {
-    const now = readQuestionNow(turn, ctx.set);
-    return now !== folded || toggle.getAttribute('aria-expanded') === 'true' ? now : null;
-  }, Math.min(timeoutMs, 1000));
-  if (toggle.isConnected && toggle.getAttribute('aria-expanded') === 'true') pointerClick(toggle);
-  return expanded ?? folded;
 }
 
 /** Unfolds a folded steps block, reads its rows, folds it back. */
@@ -404,10 +437,18 @@ async function pollWhole(ctx: PageContext): Promise<PollResult> {
   requireTurns(doc, set);
   const turns = turnsOf(doc, set);
   // No clicking from a poll except to unfold steps the page folded and we never saw.
-  const state = turns.length > 0 ? await readTurn(ctx, -1, { expandQuestion: false }) : null;
+  const state = turns.length > 0 ? await readTurn(ctx, -1) : null;
   const current = turnsOf(doc, set).at(-1) ?? null;
   const ind = indicators(doc, set, current);
-  const status = statusOf(ind, state);
+  const footer = answerFooter(current, set);
+  const status = statusOf(ind, state, footer);
+  const url = doc.location?.href ?? '';
+  const unconfirmed =
+    status === 'working' && !ind.hasStopButton && !ind.hasLoadingSpinner
+      ? signMiss(set, url)
+      : footer && current && answersOf(current).length === 0
+        ? signMiss(set, url, true)
+        : undefined;
   const pending = waitingFor(readInteractions(doc, set)[0]);
   return {
     status,
@@ -419,11 +460,12 @@ async function pollWhole(ctx: PageContext): Promise<PollResult> {
     turnCount: turnCountOf(turns),
     lastTurnIndex: turnCountOf(turns) - 1,
     questionText: state?.question ?? '',
-    url: doc.location?.href ?? '',
+    url,
     truncated: state?.truncated ?? false,
     totalLength: state?.totalLength ?? 0,
     ...(state?.error ? { error: state.error } : {}),
     ...(state?.stepsStopped && status !== 'working' ? { stopped: true } : {}),
     ...(pending ? { waitingFor: pending } : {}),
+    ...(unconfirmed ? { unconfirmed } : {}),
   };
 }

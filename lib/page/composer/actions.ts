@@ -43,6 +43,8 @@ export interface AskOptions {
 
 const BUSY_WAIT_MS = 90_000;
 const CONFIRM_MS = 10_000;
+/** A prompt the page took (its composer emptied) has this many times confirmMs more to show its turn. */
+const TAKEN_FACTOR = 5;
 
 function answerKey(ctx: PageContext): string {
   const last = turnsOf(ctx.doc, ctx.set).at(-1);
@@ -201,11 +203,18 @@ export async function ask(
   }
 
   const confirmMs = options.confirmMs ?? CONFIRM_MS;
-  const found = await ctx.waitFor(() => {
+  const probe = () => {
     if (options.answeredOtherwise?.()) return { index: -1 };
     const index = askedTurn(ctx, before, key, composer);
     return index === null ? null : { index };
-  }, confirmMs, signal);
+  };
+  let found = await ctx.waitFor(probe, confirmMs, signal);
+  // The composer emptied: the page took the prompt and its turn is slow to show (#11 of the 2026-12-02
+  // review). Wait longer, and never say "not taken": the agent would send it twice.
+  if (!found && (!composer.isConnected || !composerText(composer).trim())) {
+    found = await ctx.waitFor(probe, confirmMs * TAKEN_FACTOR, signal);
+    if (!found) throw new RelayError('TIMEOUT', 'the page took the prompt (its composer emptied) but shows no turn for it yet; do not send it again: call comet_wait');
+  }
   if (!found) {
     await restoreComposer(ctx, composer, held, params.prompt);
     throw new RelayError(

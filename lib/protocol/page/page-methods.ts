@@ -53,6 +53,13 @@ export const PollResult = z.object({
   answerSource: AnswerSource.optional(),
   /** Set when the page was read through a repair (issue 24): the one line that says so. */
   repair: z.string().optional(),
+  /**
+   * From the page only, never in a tool's result: the page showed no sign the selector set knows of
+   * the turn's state (neither its stop control nor its action row), or its action row with no
+   * answer block recognised. The SELECTOR_MISS text naming what was tried; the worker asks the
+   * thread JSON, and fails with this text when the JSON cannot say either.
+   */
+  unconfirmed: z.string().max(8000).optional(),
 });
 export type PollResult = z.infer<typeof PollResult>;
 
@@ -94,6 +101,8 @@ export const WaitResult = z.object({
   answerSource: AnswerSource.optional(),
   /** As in comet_poll's result; comet_wait's text ends with it. */
   repair: z.string().optional(),
+  /** As in PollResult: from the page only; the worker resolves it from the JSON or fails with it. */
+  unconfirmed: z.string().max(8000).optional(),
 });
 export type WaitResult = z.infer<typeof WaitResult>;
 
@@ -190,10 +199,16 @@ export function formatWaitText(r: WaitResult): string {
 
 function waitText(r: WaitResult): string {
   const cut = r.truncated ? `\n\n[Truncated: showing ${r.response.length} of ${r.totalLength} characters.]` : '';
-  if (r.status === 'completed' || r.status === 'stopped') {
+  if (r.status === 'completed') {
     if (!r.response.trim()) return 'Agent completed with no visible response.';
     const steps = r.steps.length ? `\n\nSteps:\n${bullets(r.steps)}` : '';
     return `${r.response}${cut}${steps}`;
+  }
+  // A stopped answer is cut off where it was stopped: an agent must not take it for a whole one (#20 of the 2026-12-02 review).
+  if (r.status === 'stopped') {
+    const steps = r.steps.length ? `\n\nSteps before it was stopped:\n${bullets(r.steps)}` : '';
+    if (!r.response.trim()) return `Agent was stopped before it wrote an answer.${steps}`;
+    return `Agent was stopped: the answer below is cut off where it was stopped, not complete.\n\n${r.response}${cut}${steps}`;
   }
   if (r.status === 'error') {
     return `Agent error: ${r.error ?? 'the page shows an error'}${r.response ? `\n\nPartial response:\n${r.response}${cut}` : ''}`;

@@ -174,24 +174,44 @@ export class Router {
           forward = { ...params, newChat: false };
         }
         const tabId = await tabs.pageTab();
+        const started = Date.now();
         // Traced apart (`json`): the fetch's round trip, not the page's read of the turn.
         const fetched: Trace | undefined = trace ? {} : undefined;
         const fetch: TabFetch = async (path, query, headers) =>
           (await pages.request(tabId, 'threads.fetch', { path, query, headers }, signal, () => {}, fetched)) as { status: number; body: string };
-        const run = () => pages.request(tabId, method, forward, signal, progress, trace);
+        const run = (sent: Record<string, unknown> = forward) => pages.request(tabId, method, sent, signal, progress, trace);
         const pageCall = (m: string, p: Record<string, unknown>) => pages.request(tabId, m, p, signal, () => {});
         const where = { tabId, url: pages.state(tabId)?.url };
-        const result = this.deps.repairs && REPAIRABLE.has(method) ? await this.deps.repairs.read(method, run, pageCall, fetch, where) : await run();
-        if (!this.deps.answers || (method !== 'page.poll' && method !== 'page.wait')) return result;
-        // The page said the turn finished: its thread JSON, fetched by the same tab, may hold the answer as written.
-        const read = result as PollResult | WaitResult;
-        const turnIndex = 'lastTurnIndex' in read ? read.lastTurnIndex : read.turnIndex;
-        let answered = await this.deps.answers.answer(read, turnIndex, params.maxLength as number | undefined, fetch);
-        // A finished answer the page reads otherwise than its JSON: the reader may have found the wrong element (issue 24).
-        const again = this.deps.repairs && (await this.deps.repairs.onDisagreement(read, answered, turnIndex, run, pageCall, fetch, where));
-        if (again) answered = await this.deps.answers.answer(again as PollResult | WaitResult, turnIndex, params.maxLength as number | undefined, fetch);
-        if (trace && fetched?.port !== undefined) trace.json = fetched.port;
-        return answered;
+        const result = this.deps.repairs && REPAIRABLE.has(method) ? await this.deps.repairs.read(method, () => run(), pageCall, fetch, where) : await run();
+        if (method !== 'page.poll' && method !== 'page.wait') return result;
+        let read = result as PollResult | WaitResult;
+        // A page that shows no sign of the turn's state the set knows, and no JSON to ask: the miss, never a guess.
+        if (!this.deps.answers) {
+          if (read.unconfirmed) throw new RelayError('SELECTOR_MISS', `${read.unconfirmed}: the page shows no sign of this turn's state the selector set knows, and no thread JSON reader is there to ask`);
+          return result;
+        }
+        const maxLength = params.maxLength as number | undefined;
+        const deadline = started + ((params.timeoutMs as number | undefined) ?? 0);
+        for (;;) {
+          const turnIndex = 'lastTurnIndex' in read ? read.lastTurnIndex : read.turnIndex;
+          // The page said the turn finished (or could not tell): its thread JSON, fetched by the same tab, may hold the answer as written.
+          const { stillRunning, ...first } = await this.deps.answers.answer(read, turnIndex, maxLength, fetch);
+          let answered = first;
+          // A finished answer the page reads otherwise than its JSON: the reader may have found the wrong element (issue 24).
+          const again = !stillRunning && this.deps.repairs && (await this.deps.repairs.onDisagreement(read, answered, turnIndex, () => run(), pageCall, fetch, where));
+          if (again) {
+            const { stillRunning: _again, ...reread } = await this.deps.answers.answer(again as PollResult | WaitResult, turnIndex, maxLength, fetch);
+            answered = reread;
+          }
+          if (trace && fetched?.port !== undefined) trace.json = fetched.port;
+          // The JSON says the turn still runs where the page showed no sign: a wait waits on, for the time its caller gave.
+          const left = deadline - Date.now();
+          if (!stillRunning || method !== 'page.wait' || left < 100) {
+            return method === 'page.wait' ? { ...answered, elapsedMs: Date.now() - started } : answered;
+          }
+          throwIfCancelled(signal);
+          read = (await run({ ...forward, timeoutMs: left })) as WaitResult;
+        }
       }
     }
   }

@@ -1,5 +1,6 @@
 import type { ThreadJsonReader } from '../../selectors/thread-schema';
 import { firstString, pick, strings } from '../../page/threads/json-path';
+import { RelayError } from '../../protocol/errors';
 import { threadIdOfUrl } from '../../protocol/threads/thread-ids';
 
 /**
@@ -41,6 +42,29 @@ export function linkCitations(markdown: string, urls: readonly (string | undefin
   });
 }
 
+/**
+ * What the thread JSON says of one turn's entry, for a turn whose page shows no sign of its state
+ * (the page's PollResult.unconfirmed): finished with its answer, still running, or nothing to go on
+ * (and why, for the SELECTOR_MISS that follows).
+ */
+export type EntryState = { state: 'completed'; answer: string } | { state: 'running' } | { state: 'unknown'; why: string };
+
+export function entryStateOf(entries: unknown[], turn: FinishedTurn, r: ThreadJsonReader): EntryState {
+  const entry = entries[turn.turnIndex];
+  if (entry === undefined) return { state: 'unknown', why: `it has no entry ${turn.turnIndex + 1} (it holds ${entries.length})` };
+  const query = firstString(entry, r.entry.query) ?? '';
+  if (turn.questionText.trim() && !squash(query).startsWith(squash(turn.questionText).slice(0, 20))) {
+    return { state: 'unknown', why: `its entry ${turn.turnIndex + 1} is another question ("${query.slice(0, 60)}")` };
+  }
+  const status = firstString(entry, r.entry.status);
+  if (status !== undefined && r.values.entryRunning.includes(status)) return { state: 'running' };
+  const workflow = firstString(entry, r.entry.workflowStatus);
+  if (workflow !== undefined && !r.values.workflow.complete.includes(workflow)) return { state: 'running' };
+  const answer = finishedAnswer(entries, turn, r);
+  if (answer === undefined) return { state: 'unknown', why: `its entry ${turn.turnIndex + 1} has status ${status ?? 'none'} and no answer text` };
+  return { state: 'completed', answer };
+}
+
 /** The finished answer of entry `index` in the thread JSON pages, or undefined when it is not there, not finished or another question. */
 export function finishedAnswer(entries: unknown[], turn: FinishedTurn, r: ThreadJsonReader): string | undefined {
   const entry = entries[turn.turnIndex];
@@ -65,8 +89,15 @@ export function finishedAnswer(entries: unknown[], turn: FinishedTurn, r: Thread
  */
 export const JSON_ANSWER_BUDGET_MS = 3000;
 
+/**
+ * How soon a running entry is asked again, per turn: the endpoint answers empty bodies after about
+ * 150 requests at one every 5 s (NOTES.md of the captures), so never faster than that.
+ */
+export const RUNNING_RECHECK_MS = 5000;
+
 export class JsonAnswers {
   private known = new Map<string, Known>();
+  private states = new Map<string, { state: Promise<EntryState>; retryAt: number }>();
   /** Requests made (for tests: one per finished turn). */
   requests = 0;
 
@@ -99,7 +130,37 @@ export class JsonAnswers {
     return entry.answer;
   }
 
-  private async read(ref: string, turn: FinishedTurn, fetch: TabFetch): Promise<string | undefined> {
+  /**
+   * What the JSON says of a turn the page shows no sign of, within the endpoint's limits: a finished
+   * entry is kept, a running one asked again after RUNNING_RECHECK_MS, a failed read after the
+   * reader's emptyBackoffMs.
+   */
+  entryState(turn: FinishedTurn, fetch: TabFetch): Promise<EntryState> {
+    const ref = threadIdOfUrl(turn.url);
+    if (!ref) return Promise.resolve({ state: 'unknown', why: `${turn.url} names no thread to ask for` });
+    if (turn.turnIndex < 0) return Promise.resolve({ state: 'unknown', why: 'the page shows no turn' });
+    const key = `${ref}#${turn.turnIndex}#${squash(turn.questionText)}`;
+    const known = this.states.get(key);
+    if (known && this.now() < known.retryAt) return known.state;
+    const entry = { state: Promise.resolve<EntryState>({ state: 'unknown', why: 'not read yet' }), retryAt: Number.POSITIVE_INFINITY };
+    entry.state = this.entries(ref, turn, fetch).then(
+      (read) => {
+        const state = 'why' in read ? ({ state: 'unknown', why: read.why } as const) : entryStateOf(read.entries, turn, this.reader());
+        if (state.state === 'running') entry.retryAt = this.now() + RUNNING_RECHECK_MS;
+        else if (state.state === 'unknown') entry.retryAt = this.now() + this.reader().request.emptyBackoffMs;
+        return state;
+      },
+      (error: unknown) => {
+        entry.retryAt = this.now() + this.reader().request.emptyBackoffMs;
+        return { state: 'unknown', why: `the request failed (${error instanceof Error ? error.message : String(error)})` };
+      },
+    );
+    this.states.set(key, entry);
+    return entry.state;
+  }
+
+  /** The thread's entries up to the turn's, page by page, or why there are none. */
+  private async entries(ref: string, turn: FinishedTurn, fetch: TabFetch): Promise<{ entries: unknown[] } | { why: string }> {
     const r = this.reader();
     const path = r.request.path.replace('{id}', encodeURIComponent(ref));
     const entries: unknown[] = [];
@@ -107,33 +168,73 @@ export class JsonAnswers {
     for (let page = 0; page < r.request.maxPages && entries.length <= turn.turnIndex; page++) {
       this.requests += 1;
       const res = await fetch(path, { ...r.request.query, ...(cursor ? { [r.request.cursorParam]: cursor } : {}) }, r.request.headers);
-      if (res.status >= 400 || !res.body.trim()) return undefined;
+      if (res.status >= 400) return { why: `it answered HTTP ${res.status}` };
+      if (!res.body.trim()) return { why: 'it answered an empty body (rate-limited?)' };
       const value = JSON.parse(res.body) as unknown;
       const list = pick(value, r.thread.entries).values[0];
-      if (!Array.isArray(list)) return undefined;
+      if (!Array.isArray(list)) return { why: `it holds no entries where the reader ${r.name} looks` };
       entries.push(...list);
       cursor = firstString(value, r.thread.nextCursor);
       if (!cursor) break;
     }
-    return finishedAnswer(entries, turn, r);
+    return { entries };
+  }
+
+  private async read(ref: string, turn: FinishedTurn, fetch: TabFetch): Promise<string | undefined> {
+    const read = await this.entries(ref, turn, fetch);
+    return 'why' in read ? undefined : finishedAnswer(read.entries, turn, this.reader());
   }
 
   /**
    * A poll or wait result with the finished answer taken from the JSON when it has it, cut to
    * `maxLength` like the page's; `answerSource` says which answered.
    */
-  async answer<T extends { status: string; response: string; truncated: boolean; totalLength: number; url: string; questionText: string }>(
+  async answer<T extends { status: string; response: string; truncated: boolean; totalLength: number; url: string; questionText: string; unconfirmed?: string }>(
     result: T,
     turnIndex: number,
     maxLength: number | undefined,
     fetch: TabFetch,
-  ): Promise<T & { answerSource: AnswerSource }> {
+  ): Promise<T & { answerSource: AnswerSource; stillRunning?: true }> {
+    if (result.unconfirmed !== undefined) return this.confirm(result, turnIndex, maxLength, fetch);
     if (result.status !== 'completed') return { ...result, answerSource: 'page' };
     const markdown = await withinBudget(this.answerOf({ url: result.url, turnIndex, questionText: result.questionText }, fetch), this.budgetMs);
     if (markdown === undefined) return { ...result, answerSource: 'page' };
     const cut = maxLength !== undefined && markdown.length > maxLength;
     return { ...result, response: cut ? markdown.slice(0, maxLength) : markdown, truncated: cut, totalLength: markdown.length, answerSource: 'json' };
   }
+
+  /**
+   * A turn whose page showed no sign of its state: the JSON's entry decides. Finished: completed,
+   * with its answer. Running: still working (a wait's caller waits on; `stillRunning` says so).
+   * Neither: the page's SELECTOR_MISS, with what the JSON said — never a plausible status.
+   */
+  private async confirm<T extends { status: string; response: string; truncated: boolean; totalLength: number; url: string; questionText: string; unconfirmed?: string }>(
+    result: T,
+    turnIndex: number,
+    maxLength: number | undefined,
+    fetch: TabFetch,
+  ): Promise<T & { answerSource: AnswerSource; stillRunning?: true }> {
+    const { unconfirmed, ...rest } = result;
+    const turn = { url: result.url, turnIndex, questionText: result.questionText };
+    const state = (await withinBudget(this.entryState(turn, fetch), this.budgetMs)) ?? {
+      state: 'unknown' as const,
+      why: `it did not answer within ${this.budgetMs / 1000} s`,
+    };
+    if (state.state === 'completed') return { ...withAnswer(rest as unknown as T, state.answer, maxLength), status: 'completed', answerSource: 'json' };
+    // A poll has lastTurnIndex; a wait's caller ran out of page signs, not of time: the router waits on.
+    if (state.state === 'running') return { ...(rest as unknown as T), status: 'lastTurnIndex' in rest ? 'working' : 'timeout', answerSource: 'page', stillRunning: true };
+    throw new RelayError(
+      'SELECTOR_MISS',
+      `${unconfirmed}: the page shows neither that this turn is still written nor that it is done, and the thread JSON could not say either (${state.why}) — ` +
+        'add a selector set that knows this page (comet-relay selectors add), or save it with comet-relay capture and report it',
+    );
+  }
+}
+
+/** Sets the JSON's answer as the result's response, cut to `maxLength` like the page's. */
+function withAnswer<T extends { response: string; truncated: boolean; totalLength: number }>(result: T, markdown: string, maxLength: number | undefined): T {
+  const cut = maxLength !== undefined && markdown.length > maxLength;
+  return { ...result, response: cut ? markdown.slice(0, maxLength) : markdown, truncated: cut, totalLength: markdown.length };
 }
 
 /** The promise's value, or undefined once `ms` passed first (the promise runs on). */

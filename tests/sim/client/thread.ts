@@ -98,7 +98,7 @@ export class TurnCtl {
   /** The elements the turn puts in the thread's list: one, or (Aug–Oct 2026) the question and its siblings. */
   get parts(): HTMLElement[] {
     const v = this.view;
-    if (this.layout !== 'blocks-2026-08' || !v) return [this.el];
+    if ((this.layout !== 'blocks-2026-08' && this.layout !== 'sessions-2026-09') || !v) return [this.el];
     return [this.el, v.stepsBox, v.askSlot, v.taskSlot, ...(v.final ? [v.final] : []), v.endSlot];
   }
 
@@ -374,6 +374,18 @@ export class TurnCtl {
     const askSlot = h('div', {});
     const taskSlot = h('div', {});
     let sourcesPanel: HTMLElement | null = null;
+    if (this.layout === 'sessions-2026-09') {
+      // Sep 2026: the time and Edit / Copy query first, then the question as rendered text; no bubble class
+      // (one capture kept none), so a reader must take the text after the chrome, not the whole block.
+      const time = new Date().toISOString().slice(11, 16);
+      const tools = this.queryTools('query-tools flex items-center gap-1');
+      tools.prepend(h('span', { class: 'asked-at' }, time));
+      this.el.replaceChildren(h('div', { dir: 'auto' }, tools, h('div', { class: 'bubble' }, h('div', { 'data-renderer': 'lm' }, h('p', {}, text)), toggle)));
+      const endSlot = h('div', { class: 'answer-end' });
+      this.el.after(stepsBox, askSlot, taskSlot, endSlot);
+      this.view = { stepsBox, tabs: null, sourcesPanel, final: null, prose: null, doneBlocks: 0, partialEl: null, askSlot, taskSlot, endSlot };
+      return;
+    }
     if (this.layout === 'blocks-2026-08') {
       // Hover tools first, then the bubble: the look-alike class `group-hover/user-bubble` stays a trap.
       const bubble = h(
@@ -565,7 +577,7 @@ export class TurnCtl {
       this.renderSteps();
     });
     const headRow = h('div', { class: 'steps-head' }, head);
-    if (this.layout === 'markdown-2026-02' || this.layout === 'blocks-2026-08') head.append(icon('pplx-icon-chevron-right', 'icon icon-sm'));
+    if (this.layout !== 'turn-2026-04') head.append(icon('pplx-icon-chevron-right', 'icon icon-sm'));
     if (this.status === 'working' && app.generation === 'B' && this.layout === 'turn-2026-04') {
       const cancel = h('button', { type: 'button', class: 'cancel', 'aria-label': tr.cancel }, tr.cancel);
       cancel.addEventListener('click', () => this.host.onStop(this));
@@ -597,6 +609,7 @@ export class TurnCtl {
    */
   private finishedLabel(n: number): string {
     if (this.layout === 'blocks-2026-08') return lt.completedSteps(n);
+    if (this.layout === 'sessions-2026-09') return lt.researched;
     if (this.layout === 'markdown-2026-02') {
       return this.data.mode === 'deep-research' ? lt.stepsCompleted(n) : lt.reviewedSources(this.data.script.sources.length);
     }
@@ -658,8 +671,15 @@ export class TurnCtl {
       v.stepsBox.after(v.final);
       return prose;
     }
-    const prose = h('div', this.layout === 'blocks-2026-08' ? { class: cls, 'data-renderer': 'lm' } : { class: cls });
+    const prose = h('div', this.layout === 'markdown-2026-02' ? { class: cls } : { class: cls, 'data-renderer': 'lm' });
     v.prose = prose;
+    if (this.layout === 'sessions-2026-09') {
+      // Sep 2026: one answer block holding the steps header above the prose and the action row below it.
+      v.final = h('div', { 'data-workflow-final-text': '' });
+      v.taskSlot.after(v.final);
+      v.final.append(v.stepsBox, h('div', { dir: 'auto' }, h('div', {}, prose)), v.endSlot);
+      return prose;
+    }
     v.final =
       this.layout === 'blocks-2026-08'
         ? h(
@@ -716,6 +736,16 @@ export class TurnCtl {
   private actionRow(): HTMLElement {
     const btn = (label: string, name: string) => h('button', { type: 'button', class: 'icon-btn', 'aria-label': label, 'data-state': 'closed' }, icon(name));
     const more = h('button', { type: 'button', class: 'icon-btn', 'aria-label': lt.moreActions, 'aria-haspopup': 'menu', 'aria-expanded': 'false', 'data-state': 'closed' }, icon('pplx-icon-dots'));
+    if (this.layout === 'sessions-2026-09') {
+      // Sep 2026: Copy, Share, Helpful, Not helpful, Fork, the sources count, More actions.
+      const count = h('button', { type: 'button', class: 'pill-btn' }, tr.sourcesCount(this.data.script.sources.length));
+      return h(
+        'div',
+        { class: 'answer-tools flex min-w-0 items-center justify-between', 'data-workflow-text-footer': '' },
+        h('div', { class: 'flex items-center gap-1' }, btn(tr.copy, 'pplx-icon-copy'), btn(tr.share, 'pplx-icon-share'), btn(tr.helpful, 'pplx-icon-thumb-up'), btn(lt.notHelpful, 'pplx-icon-thumb-down'), btn(lt.fork, 'pplx-icon-arrow-fork'), count),
+        h('div', { class: 'ml-auto flex items-center gap-1' }, more),
+      );
+    }
     if (this.layout === 'blocks-2026-08') {
       return h(
         'div',
@@ -808,7 +838,7 @@ export class ThreadView {
     if (live) emit('turn-started', d.index);
     t.start(live);
     this.io?.observe(t.el);
-    if (this.layout === 'blocks-2026-08') {
+    if (this.layout === 'blocks-2026-08' || this.layout === 'sessions-2026-09') {
       // A long thread keeps only its latest answers mounted and unmounts the oldest as a new one mounts.
       for (const old of this.turns.slice(0, -MOUNTED_ANSWERS)) old.detach();
     }
@@ -852,7 +882,7 @@ export class ThreadView {
     const tabs = [tab('answer', 'pplx-icon-sparkles', tr.answerTab), tab('links', 'pplx-icon-globe', tr.linksTab), tab('images', 'pplx-icon-photo', lt.imagesTab)];
     const tablist = h('div', { role: 'tablist', 'aria-label': lt.answerModeTabs, 'aria-orientation': 'horizontal', class: 'tabs' }, ...tabs);
     const linksPanel =
-      this.layout === 'blocks-2026-08'
+      this.layout === 'blocks-2026-08' || this.layout === 'sessions-2026-09'
         ? h('div', { role: 'tabpanel', 'data-state': 'inactive', hidden: true, ...tabLinks({ id: `${base}-content-links`, 'aria-labelledby': `${base}-trigger-links` }) })
         : null;
     this.el.prepend(h('div', { class: 'thread-header' }, tablist));
@@ -917,7 +947,7 @@ export class ThreadView {
   // Citation popover (generation B)
 
   private onClick(e: Event): void {
-    if (this.layout === 'blocks-2026-08') {
+    if (this.layout === 'blocks-2026-08' || this.layout === 'sessions-2026-09') {
       this.onCapturedCitation(e);
       return;
     }

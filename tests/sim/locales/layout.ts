@@ -21,6 +21,9 @@ export interface LayoutLabels {
   reviewedSources(n: number): string;
   notHelpful: string;
   moreActions: string;
+  /** Sep–Oct 2026 (`sessions-2026-09`): a search answer's finished header, and the footer's Fork. */
+  researched: string;
+  fork: string;
 }
 
 const plural = (n: number, one: string, many: string) => `${n} ${n === 1 ? one : many}`;
@@ -38,6 +41,8 @@ export const LAYOUT_LABELS: Record<SimLanguage, LayoutLabels> = {
     reviewedSources: (n) => `Reviewed ${plural(n, 'source', 'sources')}`,
     notHelpful: 'Not helpful',
     moreActions: 'More actions',
+    researched: 'Researched',
+    fork: 'Fork',
   },
   fr: {
     stopResponse: 'Arrêter la réponse',
@@ -51,6 +56,8 @@ export const LAYOUT_LABELS: Record<SimLanguage, LayoutLabels> = {
     reviewedSources: (n) => `${plural(n, 'source consultée', 'sources consultées')}`,
     notHelpful: 'Pas utile',
     moreActions: 'Plus d’actions',
+    researched: 'Recherche terminée',
+    fork: 'Fork',
   },
   ar: {
     stopResponse: 'إيقاف الرد',
@@ -64,5 +71,7 @@ export const LAYOUT_LABELS: Record<SimLanguage, LayoutLabels> = {
     reviewedSources: (n) => `تمت مراجعة ${n} مصادر`,
     notHelpful: 'غير مفيد',
     moreActions: 'مزيد من الإجراءات',
+    researched: 'اكتمل البحث',
+    fork: 'تفرع',
   },
 };

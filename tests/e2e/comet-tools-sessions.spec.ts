@@ -1,0 +1,8 @@
+import { defineCometToolSuite } from './comet-tools.suite';
+
+/**
+ * The comet_* suite on the simulated Sep–Oct 2026 layout (tests/sim/README.md, `sessions-2026-09`): the
+ * question block starting with the time and Edit/Copy query, the steps header and the action row inside
+ * the answer block. Generation B's composer.
+ */
+defineCometToolSuite('B', 'en', 'sessions-2026-09');
