@@ -227,6 +227,6 @@ describe('no conclusion from absence', () => {
     );
     const r = await modeControl(createPageDriver(window)).getMode();
     expect(r).toMatchObject({ mode: null, source: 'unavailable' });
-    expect(r.detail).toMatch(/^the mode chip is not pressed \(another mode is on\), and computerToggle: none of /);
+    expect(r.detail).toMatch(/^the mode trigger on \S+ names standard but is not pressed \(another mode is on\), and the Computer toggle is not seen \(computerToggle: none of /);
   });
 });
