@@ -120,19 +120,16 @@ export function modeControls(doc: Document, set: SelectorSet): ModeControls {
   const trigger = (first(doc, set.modeChip) as HTMLElement | null) ?? null;
   let toggle = (first(doc, set.computerToggle) as HTMLElement | null) ?? null;
   let problem: string | undefined;
-  if (toggle && trigger && (toggle === trigger || trigger.contains(toggle) || toggle.contains(trigger))) {
-    problem = `the mode trigger and the Computer toggle are the same button on ${url}`;
-    toggle = null;
-  } else if (toggle && trigger && (trigger.compareDocumentPosition(toggle) & Node.DOCUMENT_POSITION_PRECEDING) !== 0) {
-    problem = `the button taken for the Computer toggle comes before the mode trigger on ${url}`;
+  const pos = trigger && toggle ? trigger.compareDocumentPosition(toggle) : Node.DOCUMENT_POSITION_FOLLOWING;
+  if (!(pos & Node.DOCUMENT_POSITION_FOLLOWING) || pos & Node.DOCUMENT_POSITION_CONTAINED_BY) {
+    problem = `the button taken for the Computer toggle is not after the mode trigger on ${url}`;
     toggle = null;
   } else if (toggle && !isComputerToggle(toggle, set)) {
-    problem = `the button where the Computer toggle sits is named "${nameOf(toggle)}", neither "${wordsFor(set, 'computer').join('" nor "')}" nor showing ${(set.computerToggleIcons ?? []).join(', ') || 'a Computer icon'}, on ${url}`;
+    problem = `the button where the Computer toggle sits is named "${nameOf(toggle)}" and shows no Computer icon, on ${url}`;
     toggle = null;
   }
   let triggerMode = trigger ? modeOf(trigger, set) : null;
   if (trigger && (triggerMode === 'computer' || isComputerToggle(trigger, set))) {
-    // The first wrapper's button names Computer: the controls are not in the order the captures show.
     problem = `the mode trigger on ${url} is named "${nameOf(trigger)}", the Computer toggle's name`;
     triggerMode = null;
   }
@@ -153,14 +150,13 @@ export function modeControls(doc: Document, set: SelectorSet): ModeControls {
  */
 export function controlsMode(c: ModeControls, set: SelectorSet, url: string): ModeRead {
   if (c.computer === true) return { mode: 'computer', source: 'toggle' };
-  if (!c.trigger) return unseen(c.problem ?? probeMiss(set, 'modeChip', url).message);
-  if (!c.triggerMode) {
-    return unseen(c.problem ?? `the mode trigger on ${url} is named "${nameOf(c.trigger)}", which is no mode this version knows`);
-  }
+  const missing = (key: 'modeChip' | 'computerToggle') => c.problem ?? `${key}: none of \`${set[key].join('`, `')}\` matched on ${url}`;
+  if (!c.trigger) return unseen(missing('modeChip'));
+  if (!c.triggerMode) return unseen(c.problem ?? `the mode trigger on ${url} is named "${nameOf(c.trigger)}", no mode this version knows`);
   if (c.triggerPressed === true || (c.triggerPressed === null && c.computer === false)) return { mode: c.triggerMode, source: 'chip' };
-  const toggleSays = c.toggle ? (c.computer === false ? 'says Computer is off' : 'shows no pressed state') : `is not seen (${c.problem ?? probeMiss(set, 'computerToggle', url).message})`;
-  const triggerSays = c.triggerPressed === false ? 'is not pressed (another mode is on)' : 'shows no pressed state';
-  return unseen(`the mode trigger on ${url} names ${c.triggerMode} but ${triggerSays}, and the Computer toggle ${toggleSays}: the page does not show which mode is on`);
+  const toggle = c.toggle ? (c.computer === false ? 'says Computer is off' : 'shows no pressed state') : `is not seen (${missing('computerToggle')})`;
+  const trigger = c.triggerPressed === false ? 'is not pressed (another mode is on)' : 'shows no pressed state';
+  return unseen(`the mode trigger on ${url} names ${c.triggerMode} but ${trigger}, and the Computer toggle ${toggle}: the page does not show which mode is on`);
 }
 
 function chipOf(ctx: PageContext): HTMLElement {
