@@ -296,22 +296,28 @@ function activeMode(ctx: PageContext, menu: Element): Mode | null {
 
 /**
  * Opens the typeahead by typing "/" in the composer, runs `use`, then closes it and puts back
- * whatever the composer held before (a user's draft survives).
+ * whatever the composer held before (a user's draft survives). What the person types meanwhile is
+ * theirs: the composer is typed into (a retry, the draft put back) only while it holds nothing but
+ * the draft or the "/" typed here (review 2026-12-02, #23).
  */
 async function withTypeahead<T>(ctx: PageContext, use: (menu: Element) => Promise<T> | T): Promise<T> {
   const composer = composerOf(ctx);
   // Compared trimmed: an empty Lexical editor reads as "\n", and typing that back adds paragraphs.
   const draft = composerText(composer).trim();
+  const ours = () => ['', '/', draft].includes(composerText(composer).trim());
   const restore = async () => {
     if (typeaheadOpen(ctx)) {
       pressKey(composer, 'Escape');
       await ctx.waitFor(() => !typeaheadOpen(ctx), 500);
     }
-    if (composer.isConnected && composerText(composer).trim() !== draft) await typeInto(ctx, composer, draft);
+    if (composer.isConnected && ours() && composerText(composer).trim() !== draft) await typeInto(ctx, composer, draft);
   };
   try {
     let menu = typeaheadOpen(ctx);
     for (let attempt = 0; !menu && attempt < 3; attempt++) {
+      if (!ours()) {
+        throw new RelayError('AGENT_ERROR', `the composer on ${ctx.doc.location.href} changed while its slash menu was being opened (the person is typing): nothing more was typed; try again once it is idle`);
+      }
       await typeInto(ctx, composer, '');
       await typeInto(ctx, composer, '/');
       menu = await ctx.waitFor(() => typeaheadOpen(ctx), OPEN_MS);
@@ -358,6 +364,7 @@ async function readModeA(ctx: PageContext): Promise<ModeRead> {
     if (e instanceof RelayError && e.code === 'SELECTOR_MISS') {
       return unseen(`${e.message}; the mode typeahead opens on the home page or a new thread`);
     }
+    if (e instanceof RelayError && e.code === 'AGENT_ERROR') return unseen(e.message);
     throw e;
   }
 }
