@@ -129,7 +129,8 @@ export function modeControls(doc: Document, set: SelectorSet): ModeControls {
     toggle = null;
   }
   let triggerMode = trigger ? modeOf(trigger, set) : null;
-  if (trigger && (triggerMode === 'computer' || isComputerToggle(trigger, set))) {
+  // By name only: in a mode menu `#pplx-icon-custom-computer` is "create" (modeIcons), not the toggle.
+  if (trigger && (triggerMode === 'computer' || wordsFor(set, 'computer').includes(nameOf(trigger)))) {
     problem = `the mode trigger on ${url} is named "${nameOf(trigger)}", the Computer toggle's name`;
     triggerMode = null;
   }
