@@ -122,6 +122,14 @@ describe("comet_ask keeps this session's mode", () => {
     expect(browser.methods()).toEqual(['page.mode', 'page.mode']);
   });
 
+  it('a page with no composer: the ask fails with the composer miss, as an ask there always did', async () => {
+    const miss = `composer: none of \`#ask-input\` matched on ${THREAD}`;
+    const browser = new FakeBrowser().on('page.mode', { mode: null, source: 'unavailable', detail: 'no composer' }).fail('page.mode', 'SELECTOR_MISS', miss);
+    const { context } = fakeContext(browser);
+    context.session.mode = 'learn';
+    await expect(runTool(cometTools, 'comet_ask', { prompt: 'hi' }, context)).rejects.toMatchObject({ code: 'SELECTOR_MISS', message: miss });
+  });
+
   it("the mode is this session's: another session's comet_ask does not set it", async () => {
     const chose = new FakeBrowser().on('page.mode', { mode: 'learn', source: 'switched', previous: 'standard', changed: true, verified: true });
     const first = fakeContext(chose).context;

@@ -147,7 +147,8 @@ async function keepSessionMode(browser: ToolBrowser, chosen: z.infer<typeof Page
     return `\nThe page was in ${shown ?? 'a mode it does not show'} (Perplexity goes back to Search after every navigation), so this session's mode, ${chosen}, was set again before sending${unconfirmed}.`;
   } catch (error) {
     const e = RelayError.from(error);
-    if (e.code === 'CANCELLED') throw e;
+    // No composer: the ask itself could not be sent either, and this miss is the one it would give.
+    if (e.code === 'CANCELLED' || (e.code === 'SELECTOR_MISS' && e.message.startsWith('composer: '))) throw e;
     throw new RelayError(
       e.code,
       `The prompt was not sent: this session chose ${chosen} mode with comet_mode, the page shows ${shown ?? 'no mode it can read'}, and setting ${chosen} again failed: ${e.message}. ` +
