@@ -5,6 +5,9 @@ import type { AttachmentAccess } from './attachments/http';
 import { type Access, accessOfAll, type Operation, reachableAt } from '../protocol/access';
 import type { Door } from '../protocol/doors';
 import type { ToolBrowser } from './gateway';
+import type { PAGE_MODES } from '../protocol/page/page-methods';
+
+type PageModeName = (typeof PAGE_MODES)[number];
 
 /** Asks the person through the client (MCP elicitation form mode); a thread call's hold uses it to answer a checkpoint inside the call. */
 export type Elicit = (request: ElicitRequestFormParams, signal: AbortSignal) => Promise<ElicitResult>;
@@ -19,6 +22,12 @@ export type Elicit = (request: ElicitRequestFormParams, signal: AbortSignal) => 
 export interface SessionMemory {
   /** This session's last question: comet_wait follows its turn, never another session's. */
   lastAsk?: { turnIndex: number; conversationUrl: string; questionKey: string };
+  /**
+   * The mode this session switched to with comet_mode. Perplexity goes back to Search after every
+   * navigation (lib/selectors/README.md, "Mode controls"): comet_ask sets it again when the page
+   * dropped it. Bound to the MCP session, not the tab: another session's choice is its own.
+   */
+  mode?: PageModeName;
 }
 
 export interface ToolContext {

@@ -41,13 +41,22 @@ export const composerProbes = {
   // 2026-12, simulated site only: a chosen mode shows as a removable pill. Not seeing one says nothing.
   modePill: ['button.mode-pill', 'button[aria-label^="{removeMode}"]'],
 
-  // Aug–Oct 2026: two wrappers side by side, the mode menu trigger and the Computer toggle, one
-  // segmented control (the trigger is `aria-pressed="false"` while Computer is on).
+  // Aug–Oct 2026: two wrappers side by side, the mode menu trigger first and the Computer toggle
+  // second (lib/selectors/README.md, "Mode controls"). Both buttons carry `aria-pressed` and a visible
+  // name in the Sep 2026 captures, and there the trigger has no `aria-haspopup`: they are told apart
+  // by order (the trigger is the first wrapper's button, which carries `data-state` itself, while
+  // the toggle's sits in a `span[data-state]`), and the toggle is confirmed by its name or icon
+  // (`computerToggleIcons`, the word `{computer}`); `aria-pressed` only says which of them is on.
   modeChip: [`${MODE_WRAPPER} button[aria-haspopup="menu"]`, `${MODE_WRAPPER} button[data-state]`],
-  modeMenu: ['[role="menu"]'],
+  // The menu is portalled to the end of <body> and stays there with `data-state="closed"` once shut
+  // (mode-menu-open-Perplexity-Comet-MCP-jcalderonzumba-2026-09-24): only an open one is read.
+  modeMenu: ['[role="menu"]:not([data-state="closed"])'],
   modeMenuItem: ['[role="menuitemradio"]'],
-  // The toggle has no aria-label and no test id of its own: the wrapper's button that opens no menu.
-  computerToggle: [`${MODE_WRAPPER} button[aria-pressed]:not([aria-haspopup])`, 'button[aria-pressed][aria-label="{computer}"]', 'button[aria-label="{computer}"]'],
+  // No aria-label and no test id of its own: the button of a wrapper that follows another wrapper.
+  computerToggle: [`${MODE_WRAPPER} ~ ${MODE_WRAPPER} button`, 'button[aria-pressed][aria-label="{computer}"]', 'button[aria-label="{computer}"]'],
+  // The toggle's icon where the capture kept icons (composer-zero-state-WebMCP-2026-08, the 2026-09-26/27
+  // thread pages); there it means Computer, in a mode menu's row it is "create" (modeIcons).
+  computerToggleIcons: ['#pplx-icon-custom-computer'],
   // Feb 2026: the modes as a Radix radiogroup, each radio icon-only with its mode in aria-label.
   modeRadio: ['[role="radiogroup"] button[role="radio"]'],
   modeIcons,

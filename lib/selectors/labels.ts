@@ -18,7 +18,7 @@ export { expandPattern, PATTERN_KEYS } from './placeholders';
  */
 
 /** List fields that are not selectors (attribute names, icon names, where a turn's number is), left as they are. */
-const NOT_SELECTORS: ReadonlySet<string> = new Set(['watchAttributes', 'stopIcons', 'turnNumber']);
+const NOT_SELECTORS: ReadonlySet<string> = new Set(['watchAttributes', 'stopIcons', 'computerToggleIcons', 'turnNumber']);
 
 /** The probes of a set: every field that is a list of candidate selectors. */
 export function probeKeys(set: SelectorSet): ElementKey[] {

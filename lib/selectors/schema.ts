@@ -147,6 +147,12 @@ export const SelectorSetShape = z
     modeMenu: Candidates,
     modeMenuItem: Candidates,
     computerToggle: Candidates,
+    /**
+     * Icons that confirm a `computerToggle` match is the Computer toggle (besides its name, the word
+     * `{computer}`): a button found where the toggle sits but showing neither is not taken for it.
+     * Optional: sets written before 2026-12 load, and confirm by name alone.
+     */
+    computerToggleIcons: z.array(z.string().startsWith('#')).max(16).readonly().optional(),
     /** Feb 2026: the modes as a radiogroup beside the composer, the checked one `aria-checked`. A set written before 2026-12 has none. */
     modeRadio: Candidates.default(['[role="radiogroup"] button[role="radio"]']),
     /** Icon fragment (`#pplx-icon-…`) → mode. Locale-independent. */

@@ -191,6 +191,12 @@ export interface PageVariants {
   unlinkedTabs?: boolean;
   /** Generation A: the chosen mode shows in markup no built-in set knows (a tag, not the removable pill). */
   unknownModePill?: boolean;
+  /**
+   * The mode goes back to Search at every page load, as on the live site after every navigation
+   * (jcalderonzumba/Perplexity-Comet-MCP, Sep 2026; lib/selectors/README.md, "Mode controls").
+   * Without it the sim keeps the mode for the tab, as it always did.
+   */
+  modeResets?: boolean;
 }
 
 export interface BootData {

@@ -125,6 +125,25 @@ describe('mode on generation A (slash typeahead)', () => {
     expect(composer.textContent).toBe('');
   });
 
+  it('what the person types while the slash menu is awaited is theirs: nothing more is typed, and it is not erased (review #23)', async () => {
+    loadFixture('A-home.html', 'https://www.perplexity.ai/');
+    exec = installExecCommand();
+    const composer = document.getElementById('ask-input') as HTMLElement;
+    // No slash menu opens on this page; the person starts typing just after the "/" went in.
+    const typing = () => {
+      if ((composer.textContent ?? '') !== '/') return;
+      composer.removeEventListener('input', typing);
+      setTimeout(() => {
+        composer.textContent = '/hello, what I was typing';
+      }, 20);
+    };
+    composer.addEventListener('input', typing);
+    const r = await modeControl(createPageDriver(window)).getMode();
+    expect(r).toMatchObject({ mode: null, source: 'unavailable' });
+    expect(r.detail).toMatch(/changed while its slash menu was being opened \(the person is typing\): nothing more was typed/);
+    expect(composer.textContent).toBe('/hello, what I was typing');
+  });
+
   it('reads the mode without navigating; create is create; the draft is untouched', async () => {
     loadFixture('A-home.html', 'https://www.perplexity.ai/');
     exec = installExecCommand();
@@ -227,6 +246,6 @@ describe('no conclusion from absence', () => {
     );
     const r = await modeControl(createPageDriver(window)).getMode();
     expect(r).toMatchObject({ mode: null, source: 'unavailable' });
-    expect(r.detail).toMatch(/^the mode chip is not pressed \(another mode is on\), and computerToggle: none of /);
+    expect(r.detail).toMatch(/^the mode trigger on \S+ names standard but is not pressed \(another mode is on\), and the Computer toggle is not seen \(computerToggle: none of /);
   });
 });

@@ -1,13 +1,13 @@
 // @vitest-environment happy-dom
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { composerOf, submitButton } from '../../lib/page/composer/composer';
 import { first, iconsIn } from '../../lib/page/dom/dom';
 import { PageWatcher } from '../../lib/page/answer/observer';
-import { getMode } from '../../lib/page/composer/mode';
+import { getMode, modeControls } from '../../lib/page/composer/mode';
 import { visibleMode } from '../../lib/page/kits/watch';
-import { chooseSelectorSet } from '../../lib/selectors';
+import { chooseSelectorSet, type Mode, SELECTOR_SETS } from '../../lib/selectors';
 import { loadHtml } from '../fixtures/reader/load';
 
 /**
@@ -26,7 +26,8 @@ if (missing) {
 
 function load(file: string, url = 'https://www.perplexity.ai/') {
   loadHtml(readFileSync(join(folder, file), 'utf8'), url);
-  const { set, probe } = chooseSelectorSet(document);
+  // Every language, as a page has them once the worker handed it the data packs (words.ts).
+  const { set, probe } = chooseSelectorSet(document, null, SELECTOR_SETS);
   const watcher = new PageWatcher(window, () => set);
   return { ctx: { win: window, doc: document, set, waitFor: watcher.waitFor }, probe };
 }
@@ -63,10 +64,12 @@ describe.skipIf(missing)('the composer on real captures (COMET_REAL_PERPLEXITY)'
       expect(await getMode(ctx)).toEqual({ mode: 'computer', source: 'toggle' });
     });
 
-    it('a Computer toggle this version cannot find is "could not see", never the chip\'s mode', async () => {
+    it('a button where the toggle sits that is neither named Computer nor shows its icon is not taken for it: "could not see", never the chip\'s mode', async () => {
       const { ctx } = load(file);
       const toggle = first(document, ctx.set.computerToggle) as HTMLElement;
-      toggle.setAttribute('aria-haspopup', 'dialog'); // markup a later build might serve
+      // Markup a later build might serve: another control in the toggle's place.
+      for (const use of toggle.querySelectorAll('use')) use.setAttribute('xlink:href', '#pplx-icon-sparkles');
+      (toggle.querySelector('span.whitespace-nowrap') as HTMLElement).textContent = 'Agent';
       toggle.setAttribute('aria-pressed', 'true');
       first(document, ctx.set.modeChip)?.setAttribute('aria-pressed', 'false');
       expect(visibleMode(document, ctx.set)).toBeNull();
@@ -134,5 +137,89 @@ describe.skipIf(missing)('the composer on real captures (COMET_REAL_PERPLEXITY)'
         expect(first(document, ctx.set.modelPicker)?.getAttribute('aria-label')).toBe(model);
       });
     }
+  });
+
+  /**
+   * Every HTML capture in the folder: the mode and the Computer toggle as the capture shows them, each
+   * read by hand from the file (the reason says what was read). `computer` is the toggle's own state:
+   * true/false from its `aria-pressed`, null where no toggle is shown or it shows no state. Before
+   * 2026-12-02 the reader took the first pressed wrapper button for the toggle and said "computer" on
+   * the four Sep 2026 pages whose trigger is pressed.
+   */
+  describe('every capture: the mode and the Computer toggle as shown', () => {
+    const EXPECTED: { file: string; mode: Mode | null; trigger: Mode | null; computer: boolean | null; why: string }[] = [
+      { file: 'composer-zero-state-WebMCP-2026-08.html', mode: 'standard', trigger: 'standard', computer: false,
+        why: 'first wrapper: aria-haspopup=menu, #pplx-icon-search, "Search", aria-pressed=true; second: #pplx-icon-custom-computer, "Computer", aria-pressed=false' },
+      { file: 'search-thread-page-WebMCP-2026-08.html', mode: 'standard', trigger: 'standard', computer: false,
+        why: 'first wrapper: aria-haspopup=menu, "Search", aria-pressed=true (no icon kept); second: "Computer", aria-pressed=false' },
+      { file: 'composer-home-typed-Perplexity-Comet-MCP-jcalderonzumba-2026-09-26.html', mode: null, trigger: 'standard', computer: null,
+        why: 'the trigger reads "Search" and the toggle "Computer", but the trimmed capture kept aria-pressed on neither (and no icon): nothing says which is on' },
+      { file: 'mode-menu-open-Perplexity-Comet-MCP-jcalderonzumba-2026-09-24.html', mode: 'standard', trigger: 'standard', computer: false,
+        why: 'first wrapper: "Search", aria-pressed=true, no aria-haspopup, data-state=open; second: "Computer", aria-pressed=false; the open menu checks Search' },
+      { file: 'composer-typed-excerpt-MrJ55-comet-mcp-2026-08-07.html', mode: null, trigger: null, computer: null,
+        why: 'the editor alone: no mode control is in the excerpt' },
+      { file: 'search-thread-one-turn-Perplexity-Comet-MCP-jcalderonzumba-2026-09-26.html', mode: 'standard', trigger: 'standard', computer: false,
+        why: 'first wrapper: #pplx-icon-search, "Search", aria-pressed=true, no aria-haspopup; second: #pplx-icon-custom-computer, "Computer", aria-pressed=false' },
+      { file: 'search-thread-several-turns-Perplexity-Comet-MCP-jcalderonzumba-2026-09-26.html', mode: 'deep-research', trigger: 'deep-research', computer: false,
+        why: 'first wrapper: #pplx-icon-telescope, "Deep research", aria-pressed=true; second: "Computer", aria-pressed=false' },
+      { file: 'thread-page-main-excerpt-AI-conversations-in-json-2026-09-27.html', mode: 'standard', trigger: 'standard', computer: false,
+        why: 'French page: first wrapper #pplx-icon-search, "Recherche", aria-pressed=true; second: #pplx-icon-custom-computer, "Computer" (not translated), aria-pressed=false' },
+      { file: 'search-thread-page-obsidian-AI-exporter-2026-02-02.html', mode: 'standard', trigger: null, computer: null,
+        why: 'Feb 2026: a radiogroup of modes, Search aria-checked=true; no Computer toggle' },
+      { file: 'search-thread-page-obsidian-AI-exporter-2026-02-27.html', mode: null, trigger: null, computer: null,
+        why: 'the follow-up composer shows no mode control' },
+      { file: 'deep-research-thread-page-obsidian-AI-exporter-2026-02-27.html', mode: null, trigger: null, computer: null,
+        why: 'the follow-up composer shows no mode control' },
+      { file: 'deep-research-thread-page-obsidian-AI-exporter-2026-02-02.html', mode: null, trigger: null, computer: null,
+        why: 'the report container only: no composer, no mode control' },
+      { file: 'answer-citation-excerpt-MrJ55-comet-mcp-2026-08-07.html', mode: null, trigger: null, computer: null, why: 'an answer excerpt: no composer' },
+      { file: 'answer-citations-excerpt-SaysWho-2026-08-11.html', mode: null, trigger: null, computer: null, why: 'an answer excerpt: no composer' },
+      { file: 'sidebar-top-excerpt-AI-conversations-in-json-2026-09-27.html', mode: null, trigger: null, computer: null, why: 'the sidebar: no composer' },
+    ];
+
+    it('names every HTML capture of the folder (a new capture gets its row here)', () => {
+      const files = readdirSync(folder).filter((f) => f.endsWith('.html')).sort();
+      expect(EXPECTED.map((e) => e.file).sort()).toEqual(files);
+    });
+
+    for (const { file, mode, trigger, computer, why } of EXPECTED) {
+      it(`${file}: mode ${mode ?? 'not shown'}, Computer toggle ${computer === null ? 'state not shown' : computer ? 'on' : 'off'} (${why})`, async () => {
+        const { ctx } = load(file, 'https://www.perplexity.ai/search/a-captured-thread');
+        const controls = modeControls(document, ctx.set);
+        expect(controls.problem).toBeUndefined();
+        expect(controls.triggerMode).toBe(trigger);
+        expect(controls.computer).toBe(computer);
+        if (controls.toggle) expect(controls.toggle.textContent?.trim()).toBe('Computer');
+        if (controls.trigger) expect(controls.trigger).not.toBe(controls.toggle);
+        expect(visibleMode(document, ctx.set)).toBe(mode);
+        // comet_mode's page side, where the page shows a mode control (elsewhere it would ask the slash menu).
+        if (controls.trigger || first(document, ctx.set.modeRadio)) {
+          const read = await getMode(ctx);
+          expect(read.mode).toBe(mode);
+          if (mode === null) expect(read.detail).toMatch(/names standard but shows no pressed state, and the Computer toggle shows no pressed state/);
+        }
+      });
+    }
+
+    it('the French page: with its icon gone, the trigger is read by its French name "Recherche"', async () => {
+      const { ctx } = load('thread-page-main-excerpt-AI-conversations-in-json-2026-09-27.html', 'https://www.perplexity.ai/search/x');
+      const controls = modeControls(document, ctx.set);
+      for (const use of controls.trigger?.querySelectorAll('use') ?? []) use.remove();
+      expect(controls.trigger?.textContent?.trim()).toBe('Recherche');
+      expect(await getMode(ctx)).toEqual({ mode: 'standard', source: 'chip' });
+    });
+
+    it('the mode menu is read only while open: a shut one left in the DOM (data-state="closed") is not read', async () => {
+      const { ctx } = load('mode-menu-open-Perplexity-Comet-MCP-jcalderonzumba-2026-09-24.html');
+      const trigger = modeControls(document, ctx.set).trigger as HTMLElement;
+      // A trigger name this version does not know: the mode comes from the open menu's checked row.
+      (trigger.querySelector('span:not([aria-hidden]) ') as HTMLElement).firstChild?.replaceWith('Zoeken');
+      expect(await getMode(ctx)).toEqual({ mode: 'standard', source: 'menu' });
+      // Shut as the live page leaves it: the menu stays, closed; the trigger loses aria-controls.
+      document.querySelector('[role="menu"]')?.setAttribute('data-state', 'closed');
+      trigger.setAttribute('data-state', 'closed');
+      trigger.removeAttribute('aria-controls');
+      await expect(getMode(ctx)).rejects.toMatchObject({ code: 'SELECTOR_MISS', message: expect.stringMatching(/^modeMenu: .* after clicking the mode chip twice/) });
+    });
   });
 });

@@ -119,18 +119,55 @@ const ask = defineTool({
     prompt: z.string().min(1),
     newChat: z.boolean().default(false).describe('Start a fresh chat first.'),
   },
-  uses: ['page.ask'],
+  uses: ['page.mode', 'page.ask'],
   summarize: ({ prompt, newChat }) => `${newChat ? '[new chat] ' : ''}${clip(prompt, 80)}`,
   async handler({ prompt, newChat }, { browser, signal, session, progress }) {
     // The worker opens the new chat itself, after the person's approval (which then says so):
-    // nothing leaves the person's conversation for a prompt they have not approved.
+    // nothing leaves the person's conversation for a prompt they have not approved. The session's mode is set
+    // again here only where the ask stays on this page; a new chat's page is loaded after the approval, in the
+    // mode the site starts it in, and the result says so.
+    const modeNote = newChat ? newChatModeNote(session.mode) : await keepSessionMode(browser, session.mode, signal);
     // Long enough for a person to answer an approval prompt, or for an earlier answer to end (the
     // page says so in a progress note), and for a new chat's page to load.
     const handle = await browser.call('page.ask', { prompt, newChat }, { signal, timeoutMs: 180_000, onProgress: progress });
     session.lastAsk = { turnIndex: handle.turnIndex, conversationUrl: handle.conversationUrl, questionKey: handle.questionKey };
-    return textResult('Prompt submitted successfully. Use comet_poll to track status or comet_wait to block until completion.');
+    return textResult(`Prompt submitted successfully. Use comet_poll to track status or comet_wait to block until completion.${modeNote}`);
   },
 });
+
+/** A new chat opens in the site's own default mode (Search): what the result says when this session chose another. */
+function newChatModeNote(chosen: z.infer<typeof PageMode> | undefined): string {
+  if (!chosen) return '';
+  return `\nThe new chat opened in the mode Perplexity starts new chats in; this session's mode, ${chosen}, was not set again there (the page loads only after your approval). Call comet_mode before asking in a new chat to keep it.`;
+}
+
+/**
+ * Perplexity goes back to Search after every navigation: before an ask, the mode this session chose
+ * with comet_mode is set again where the page dropped it (read first, so a page already in it costs
+ * no switch and no approval). Returns what the result says about it; a mode that cannot be set again
+ * sends nothing, since the prompt would go out in a mode the agent did not choose.
+ */
+async function keepSessionMode(browser: ToolBrowser, chosen: z.infer<typeof PageMode> | undefined, signal: AbortSignal): Promise<string> {
+  if (!chosen) return '';
+  let shown: string | null = null;
+  try {
+    shown = (await browser.call('page.mode', {}, { signal, timeoutMs: 15_000 })).mode;
+    if (shown === chosen) return '';
+    const result = await browser.call('page.mode', { mode: chosen }, { signal, timeoutMs: 20_000 });
+    if (result.changed === false) return '';
+    const unconfirmed = result.verified === false ? ' (the page did not confirm it)' : '';
+    return `\nThe page was in ${shown ?? 'a mode it does not show'} (Perplexity goes back to Search after every navigation), so this session's mode, ${chosen}, was set again before sending${unconfirmed}.`;
+  } catch (error) {
+    const e = RelayError.from(error);
+    // No composer: the ask itself could not be sent either, and this miss is the one it would give.
+    if (e.code === 'CANCELLED' || (e.code === 'SELECTOR_MISS' && e.message.startsWith('composer: '))) throw e;
+    throw new RelayError(
+      e.code,
+      `The prompt was not sent: this session chose ${chosen} mode with comet_mode, the page shows ${shown ?? 'no mode it can read'}, and setting ${chosen} again failed: ${e.message}. ` +
+        'Choose a mode this page offers with comet_mode, then ask again.',
+    );
+  }
+}
 
 const pollOutput = PollResult.shape;
 
@@ -215,35 +252,52 @@ const screenshot = defineTool({
 const mode = defineTool({
   name: 'comet_mode',
   title: 'Get or switch mode',
-  description: 'Read the current Perplexity mode without leaving the page, or switch to another.',
+  description: 'Read the current Perplexity mode without leaving the page, or switch to another (kept for this session: comet_ask sets it again after Perplexity drops it).',
   inputSchema: {
     mode: PageMode.nullable().optional().describe('Omit or null to read the current mode.'),
   },
   uses: ['page.mode', 'tabs.navigate'],
   summarize: ({ mode: wanted }) => (wanted ? `switch to ${wanted}` : 'read'),
-  async handler({ mode: wanted }, { browser, signal }) {
+  async handler({ mode: wanted }, { browser, signal, session }) {
     if (!wanted) {
       const current = await browser.call('page.mode', {}, { signal, timeoutMs: 15_000 });
       return textResult(`Current mode: ${current.mode ?? `unknown (${current.detail ?? 'not readable on this page'})`}`);
     }
     try {
-      const result = await switchMode(browser, wanted, signal);
+      const { result, movedFrom } = await switchMode(browser, wanted, signal);
+      session.mode = wanted;
       const how = result.changed === false ? `already ${wanted}` : `switched to ${wanted}`;
-      return textResult(`Mode switch result: ${how}${result.verified === false ? ' (the page did not confirm it)' : ''}`);
+      const moved = movedFrom ? ` (the page ${movedFrom} has no composer, so the tab was taken to ${PERPLEXITY_HOME} first)` : '';
+      return textResult(`Mode switch result: ${how}${result.verified === false ? ' (the page did not confirm it)' : ''}${moved}`);
     } catch (error) {
       return errorText(`Mode switch failed: ${RelayError.from(error).message}`);
     }
   },
 });
 
-/** Switches where the person is; only a page with no composer (library, settings) sends us home first. */
+/**
+ * Switches where the person is. Only a page with no composer at all (library, settings: the switch
+ * misses on the `composer` probe) sends the tab home first, and the result says so; any other miss
+ * (a menu that did not open, a mode the account's menu lacks, a changed toggle) is reported as it is,
+ * with the probe, and the tab stays on the person's conversation.
+ */
 async function switchMode(browser: ToolBrowser, wanted: z.infer<typeof PageMode>, signal: AbortSignal) {
   try {
-    return await browser.call('page.mode', { mode: wanted }, { signal, timeoutMs: 20_000 });
+    return { result: await browser.call('page.mode', { mode: wanted }, { signal, timeoutMs: 20_000 }) };
   } catch (error) {
-    if (RelayError.from(error).code !== 'SELECTOR_MISS') throw error;
+    const miss = RelayError.from(error);
+    if (miss.code !== 'SELECTOR_MISS') throw error;
+    if (!miss.message.startsWith('composer: ')) {
+      throw new RelayError(miss.code, `${miss.message}. The tab was not moved.`);
+    }
+    const movedFrom = / on (https?:\/\/\S+)/.exec(miss.message)?.[1] ?? 'the tab showed';
     await browser.call('tabs.navigate', { url: PERPLEXITY_HOME }, { signal, timeoutMs: 30_000 });
-    return browser.call('page.mode', { mode: wanted }, { signal, timeoutMs: 20_000 });
+    try {
+      return { result: await browser.call('page.mode', { mode: wanted }, { signal, timeoutMs: 20_000 }), movedFrom };
+    } catch (again) {
+      const e = RelayError.from(again);
+      throw new RelayError(e.code, `${e.message} (the page ${movedFrom} has no composer, so the tab was taken to ${PERPLEXITY_HOME} first, and is there now)`);
+    }
   }
 }
 

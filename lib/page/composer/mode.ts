@@ -2,6 +2,7 @@ import { RelayError } from '../../protocol/errors';
 import { isComputerPath } from '../../protocol/urls';
 import type { Mode, SelectorSet } from '../../selectors';
 import { modeWords } from '../../selectors/labels';
+import { wordsFor } from '../../selectors/placeholders';
 import { composerOf, composerText, typeInto } from './composer';
 import type { PageContext } from '../dom/context';
 import { all, cleanText, first, iconsIn, isHidden, matches, pointerClick, probeMiss, pressKey } from '../dom/dom';
@@ -67,17 +68,111 @@ export function isOn(el: Element): boolean {
 
 // ---------------------------------------------------------------- generation B: chip + menu
 
+/** On, off, or not shown (neither `aria-pressed`/`aria-checked` nor an on/off `data-state`). */
+export function pressedState(el: Element): boolean | null {
+  for (const attr of ['aria-pressed', 'aria-checked']) {
+    const v = el.getAttribute(attr);
+    if (v === 'true') return true;
+    if (v === 'false') return false;
+  }
+  const state = el.getAttribute('data-state') ?? '';
+  if (['on', 'checked', 'active'].includes(state)) return true;
+  if (['off', 'unchecked', 'inactive'].includes(state)) return false;
+  return null; // a menu trigger's data-state (open/closed) says nothing about its mode
+}
+
+/** A button's visible name: its text, else its aria-label. */
+function nameOf(el: Element): string {
+  return cleanText(el) || (el.getAttribute('aria-label') ?? '').trim();
+}
+
+/**
+ * The Computer toggle, confirmed: its name is the word `{computer}` (any language) or it shows one of
+ * `computerToggleIcons`. The captures name it "Computer" even on a French page (2026-09-27).
+ */
+function isComputerToggle(el: Element, set: SelectorSet): boolean {
+  const name = nameOf(el);
+  if (wordsFor(set, 'computer').includes(name)) return true;
+  const icons = set.computerToggleIcons ?? [];
+  return iconsIn(el, set).some((i) => icons.includes(i));
+}
+
+/**
+ * The Aug–Oct 2026 mode controls as the page shows them, read without touching anything: the mode
+ * menu trigger (first) and the Computer toggle (after it), told apart by order and by the toggle's
+ * name or icon, never by which one is pressed (both carry `aria-pressed` since Sep 2026).
+ */
+export interface ModeControls {
+  trigger: HTMLElement | null;
+  /** The mode the trigger names (icon, else its name in any language of the set), or null. */
+  triggerMode: Mode | null;
+  /** Whether the trigger says its mode is the one on (`aria-pressed`), or null where it does not say. */
+  triggerPressed: boolean | null;
+  toggle: HTMLElement | null;
+  /** Computer on or off as the toggle itself shows it; null when there is no toggle or it shows neither. */
+  computer: boolean | null;
+  /** Why a button found where a control sits was not taken for it. */
+  problem?: string;
+}
+
+export function modeControls(doc: Document, set: SelectorSet): ModeControls {
+  const url = doc.location?.href ?? '';
+  const trigger = (first(doc, set.modeChip) as HTMLElement | null) ?? null;
+  let toggle = (first(doc, set.computerToggle) as HTMLElement | null) ?? null;
+  let problem: string | undefined;
+  const pos = trigger && toggle ? trigger.compareDocumentPosition(toggle) : Node.DOCUMENT_POSITION_FOLLOWING;
+  if (!(pos & Node.DOCUMENT_POSITION_FOLLOWING) || pos & Node.DOCUMENT_POSITION_CONTAINED_BY) {
+    problem = `the button taken for the Computer toggle is not after the mode trigger on ${url}`;
+    toggle = null;
+  } else if (toggle && !isComputerToggle(toggle, set)) {
+    problem = `the button where the Computer toggle sits is named "${nameOf(toggle)}" and shows no Computer icon, on ${url}`;
+    toggle = null;
+  }
+  let triggerMode = trigger ? modeOf(trigger, set) : null;
+  // By name only: in a mode menu `#pplx-icon-custom-computer` is "create" (modeIcons), not the toggle.
+  if (trigger && (triggerMode === 'computer' || wordsFor(set, 'computer').includes(nameOf(trigger)))) {
+    problem = `the mode trigger on ${url} is named "${nameOf(trigger)}", the Computer toggle's name`;
+    triggerMode = null;
+  }
+  return {
+    trigger,
+    triggerMode,
+    triggerPressed: trigger ? pressedState(trigger) : null,
+    toggle,
+    computer: toggle ? pressedState(toggle) : null,
+    ...(problem ? { problem } : {}),
+  };
+}
+
+/**
+ * The mode the controls show: Computer only when the toggle itself is pressed; the trigger's mode
+ * when the trigger says it is the one on, or the toggle says Computer is off. Anything else is not
+ * a mode: `detail` says what was seen.
+ */
+export function controlsMode(c: ModeControls, set: SelectorSet, url: string): ModeRead {
+  if (c.computer === true) return { mode: 'computer', source: 'toggle' };
+  const missing = (key: 'modeChip' | 'computerToggle') => c.problem ?? `${key}: none of \`${set[key].join('`, `')}\` matched on ${url}`;
+  if (!c.trigger) return unseen(missing('modeChip'));
+  if (!c.triggerMode) return unseen(c.problem ?? `the mode trigger on ${url} is named "${nameOf(c.trigger)}", no mode this version knows`);
+  if (c.triggerPressed === true || (c.triggerPressed === null && c.computer === false)) return { mode: c.triggerMode, source: 'chip' };
+  const toggle = c.toggle ? (c.computer === false ? 'says Computer is off' : 'shows no pressed state') : `is not seen (${missing('computerToggle')})`;
+  const trigger = c.triggerPressed === false ? 'is not pressed (another mode is on)' : 'shows no pressed state';
+  return unseen(`the mode trigger on ${url} names ${c.triggerMode} but ${trigger}, and the Computer toggle ${toggle}: the page does not show which mode is on`);
+}
+
 function chipOf(ctx: PageContext): HTMLElement {
-  const chip = first(ctx.doc, ctx.set.modeChip);
+  const chip = modeControls(ctx.doc, ctx.set).trigger;
   if (!chip) throw probeMiss(ctx.set, 'modeChip', ctx.doc.location.href);
-  return chip as HTMLElement;
+  return chip;
 }
 
 function openMenuOf(ctx: PageContext, chip: Element): Element | null {
+  // A menu that is shut stays in the DOM (data-state="closed"): only one modeMenu matches is open.
+  const isOpenMenu = (m: Element) => matches(m, ctx.set.modeMenu) && !isHidden(m) && all(m, ctx.set.modeMenuItem).length > 0;
   const id = chip.getAttribute('aria-controls');
   const byId = id ? ctx.doc.getElementById(id) : null;
-  if (byId && !isHidden(byId) && all(byId, ctx.set.modeMenuItem).length > 0) return byId;
-  return all(ctx.doc, ctx.set.modeMenu).find((m) => !isHidden(m) && all(m, ctx.set.modeMenuItem).length > 0) ?? null;
+  if (byId && isOpenMenu(byId)) return byId;
+  return all(ctx.doc, ctx.set.modeMenu).find(isOpenMenu) ?? null;
 }
 
 async function openChipMenu(ctx: PageContext, chip: HTMLElement): Promise<Element> {
@@ -107,48 +202,52 @@ function unseen(detail: string): ModeRead {
   return { mode: null, source: 'unavailable', detail };
 }
 
-async function readModeB(ctx: PageContext, chip: HTMLElement): Promise<ModeRead> {
-  const toggle = first(ctx.doc, ctx.set.computerToggle);
-  if (toggle && isOn(toggle)) return { mode: 'computer', source: 'toggle' };
-  // The chip and the toggle are one segmented control: the chip says whether its mode is the one on.
-  if (!toggle && chip.getAttribute('aria-pressed') === 'false') {
-    return unseen(`the mode chip is not pressed (another mode is on), and ${probeMiss(ctx.set, 'computerToggle', ctx.doc.location.href).message}`);
-  }
+async function readModeB(ctx: PageContext): Promise<ModeRead> {
+  const controls = modeControls(ctx.doc, ctx.set);
+  const shown = controlsMode(controls, ctx.set, ctx.doc.location.href);
+  const chip = controls.trigger;
+  if (!chip || shown.mode || controls.triggerMode || controls.problem) return shown;
+  // The trigger's name is one this version does not know (another language): the open menu's
+  // checked item carries the icon. Its mode counts only where the controls say the trigger's mode is on.
+  if (controls.triggerPressed !== true && controls.computer !== false) return shown;
   const open = openMenuOf(ctx, chip);
-  const item = open ? checkedItem(ctx, open) : null;
-  if (item) return { mode: modeOf(item, ctx.set), source: 'menu' };
-  const fromChip = modeOf(chip, ctx.set);
-  if (fromChip) return { mode: fromChip, source: 'chip' };
-  // An unknown label (another locale): the menu's checked item carries the icon.
-  const menu = await openChipMenu(ctx, chip);
-  const checked = checkedItem(ctx, menu);
-  await closeChipMenu(ctx, chip);
-  return checked ? { mode: modeOf(checked, ctx.set), source: 'menu' } : unseen('the mode menu has no checked item');
+  let item = open ? checkedItem(ctx, open) : null;
+  if (!open) {
+    const menu = await openChipMenu(ctx, chip);
+    item = checkedItem(ctx, menu);
+    await closeChipMenu(ctx, chip);
+  }
+  const mode = item ? modeOf(item, ctx.set) : null;
+  return mode ? { mode, source: 'menu' } : unseen(item ? 'the mode menu\'s checked item names no mode this version knows' : 'the mode menu has no checked item');
 }
 
 async function setModeB(ctx: PageContext, mode: Mode): Promise<void> {
-  const toggle = first(ctx.doc, ctx.set.computerToggle) as HTMLElement | null;
+  const url = ctx.doc.location.href;
+  const controls = () => modeControls(ctx.doc, ctx.set);
+  const start = controls();
+  const toggle = start.toggle;
   if (mode === 'computer') {
-    if (!toggle) throw probeMiss(ctx.set, 'computerToggle', ctx.doc.location.href);
-    if (!isOn(toggle)) {
+    if (!toggle) throw start.problem ? new RelayError('SELECTOR_MISS', `computerToggle: ${start.problem}`) : probeMiss(ctx.set, 'computerToggle', url);
+    if (start.computer !== true) {
       pointerClick(toggle);
-      await ctx.waitFor(() => isOn(toggle), OPEN_MS);
+      await ctx.waitFor(() => controls().computer === true, OPEN_MS);
     }
     return;
   }
-  if (toggle && isOn(toggle)) {
+  if (toggle && start.computer === true) {
     pointerClick(toggle);
-    await ctx.waitFor(() => !isOn(toggle), OPEN_MS);
+    await ctx.waitFor(() => controls().computer === false, OPEN_MS);
   }
   const chip = chipOf(ctx);
-  if (modeOf(chip, ctx.set) === mode) return;
+  const now = controlsMode(controls(), ctx.set, url);
+  if (now.mode === mode) return;
   const menu = await openChipMenu(ctx, chip);
   const item = all(menu, ctx.set.modeMenuItem).find((i) => modeOf(i, ctx.set) === mode);
   if (!item) {
     await closeChipMenu(ctx, chip);
-    throw probeMiss(ctx.set, 'modeMenuItem', ctx.doc.location.href, {
+    throw probeMiss(ctx.set, 'modeMenuItem', url, {
       within: ` for the mode "${mode}" (by icon in modeIcons or by word in labels) inside the open mode menu`,
-      hint: 'the menu changed: `comet-relay doctor --page` shows what the page has',
+      hint: 'the menu changed, or this account is not offered that mode: `comet-relay doctor --page` shows what the page has',
     });
   }
   pointerClick(item);
@@ -198,22 +297,28 @@ function activeMode(ctx: PageContext, menu: Element): Mode | null {
 
 /**
  * Opens the typeahead by typing "/" in the composer, runs `use`, then closes it and puts back
- * whatever the composer held before (a user's draft survives).
+ * whatever the composer held before (a user's draft survives). What the person types meanwhile is
+ * theirs: the composer is typed into (a retry, the draft put back) only while it holds nothing but
+ * the draft or the "/" typed here (review 2026-12-02, #23).
  */
 async function withTypeahead<T>(ctx: PageContext, use: (menu: Element) => Promise<T> | T): Promise<T> {
   const composer = composerOf(ctx);
   // Compared trimmed: an empty Lexical editor reads as "\n", and typing that back adds paragraphs.
   const draft = composerText(composer).trim();
+  const ours = () => ['', '/', draft].includes(composerText(composer).trim());
   const restore = async () => {
     if (typeaheadOpen(ctx)) {
       pressKey(composer, 'Escape');
       await ctx.waitFor(() => !typeaheadOpen(ctx), 500);
     }
-    if (composer.isConnected && composerText(composer).trim() !== draft) await typeInto(ctx, composer, draft);
+    if (composer.isConnected && ours() && composerText(composer).trim() !== draft) await typeInto(ctx, composer, draft);
   };
   try {
     let menu = typeaheadOpen(ctx);
     for (let attempt = 0; !menu && attempt < 3; attempt++) {
+      if (!ours()) {
+        throw new RelayError('AGENT_ERROR', `the composer on ${ctx.doc.location.href} changed while its slash menu was being opened (the person is typing): nothing more was typed; try again once it is idle`);
+      }
       await typeInto(ctx, composer, '');
       await typeInto(ctx, composer, '/');
       menu = await ctx.waitFor(() => typeaheadOpen(ctx), OPEN_MS);
@@ -260,6 +365,7 @@ async function readModeA(ctx: PageContext): Promise<ModeRead> {
     if (e instanceof RelayError && e.code === 'SELECTOR_MISS') {
       return unseen(`${e.message}; the mode typeahead opens on the home page or a new thread`);
     }
+    if (e instanceof RelayError && e.code === 'AGENT_ERROR') return unseen(e.message);
     throw e;
   }
 }
@@ -292,11 +398,11 @@ async function setModeA(ctx: PageContext, mode: Mode): Promise<void> {
 // ---------------------------------------------------------------- public
 
 /** The mode control the page shows, probed in turn (the Aug 2026 page has a chip and a slash menu). */
-type Control = { kind: 'chip'; chip: HTMLElement } | { kind: 'radio'; radios: Element[] } | { kind: 'typeahead' };
+type Control = { kind: 'chip' } | { kind: 'radio'; radios: Element[] } | { kind: 'typeahead' };
 
 function controlOf(ctx: PageContext): Control {
-  const chip = first(ctx.doc, ctx.set.modeChip) as HTMLElement | null;
-  if (chip) return { kind: 'chip', chip };
+  // A Computer toggle without a trigger is still this control: never the slash menu's typing.
+  if (first(ctx.doc, ctx.set.modeChip) || first(ctx.doc, ctx.set.computerToggle)) return { kind: 'chip' };
   const radios = radiosOf(ctx);
   if (radios.length > 0) return { kind: 'radio', radios };
   return { kind: 'typeahead' };
@@ -306,7 +412,7 @@ export async function getMode(ctx: PageContext): Promise<ModeRead> {
   const fromUrl = urlMode(ctx);
   if (fromUrl) return { mode: fromUrl, source: 'url' };
   const control = controlOf(ctx);
-  if (control.kind === 'chip') return readModeB(ctx, control.chip);
+  if (control.kind === 'chip') return readModeB(ctx);
   if (control.kind === 'radio') return readModeRadio(ctx, control.radios);
   return readModeA(ctx);
 }

@@ -5,7 +5,7 @@ import { all, first } from '../dom/dom';
 import { listConversations } from './conversations';
 import { readInteractions } from '../checkpoints/interactions';
 import type { PageDriver } from '../driver';
-import { isOn, modeOf, pillMode } from '../composer/mode';
+import { controlsMode, isOn, modeControls, modeOf, pillMode } from '../composer/mode';
 import { looksFinished, type Snapshot } from '../answer/observer';
 import { readQuestionNow } from '../answer/reader';
 import { turnAt, turnsOf } from '../dom/turns';
@@ -47,10 +47,8 @@ function threadTitle(doc: Document, set: SelectorSet): string {
  */
 export function visibleMode(doc: Document, set: SelectorSet): Mode | null {
   if (isComputerPath(doc.location?.pathname ?? '')) return 'computer';
-  const toggle = first(doc, set.computerToggle);
-  if (toggle && isOn(toggle)) return 'computer';
-  const chip = first(doc, set.modeChip);
-  if (chip) return !toggle && chip.getAttribute('aria-pressed') === 'false' ? null : modeOf(chip, set);
+  const controls = modeControls(doc, set);
+  if (controls.trigger || controls.toggle) return controlsMode(controls, set, doc.location?.href ?? '').mode;
   const radio = all(doc, set.modeRadio).find(isOn);
   if (radio) return modeOf(radio, set);
   return first(doc, set.composer) ? pillMode(doc, set) : null;

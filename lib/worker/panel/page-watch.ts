@@ -78,8 +78,6 @@ export class ModeState {
   private detail?: string;
   private switching?: ModeView['switching'];
   private error?: string;
-  /** A page.mode read was already asked for this page load. */
-  read = false;
 
   view(): ModeView {
     return {
@@ -95,13 +93,19 @@ export class ModeState {
     this.current = null;
     this.detail = undefined;
     this.error = undefined;
-    this.read = false;
   }
 
+  /**
+   * What the page shows. A page that shows no mode leaves the last answer of a page.mode call (an
+   * agent's comet_mode, a panel switch) in place; without one, the panel says why it does not know.
+   * The panel never asks the page itself: on generation A that means typing "/" into the composer.
+   */
   fromSnapshot(snapshot: WatchSnapshot): void {
     if (snapshot.mode) {
       this.current = snapshot.mode;
       this.detail = undefined;
+    } else if (!this.current) {
+      this.detail = 'the page does not show it where it can be read without typing into the composer or opening a menu (comet_mode reads it, or choose one here)';
     }
   }
 

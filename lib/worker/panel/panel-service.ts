@@ -57,8 +57,6 @@ export class PanelService {
   readonly hub: PanelHub;
   private readonly watch: PageWatch;
   private snapshot?: { tabId: number; value: WatchSnapshot };
-  /** page.* calls of agents in flight: the panel never reads the mode while an agent works the page. */
-  private pageCalls = 0;
   private readonly saveThreads: () => void;
 
   constructor(private readonly deps: PanelServiceDeps) {
@@ -183,7 +181,6 @@ export class PanelService {
     this.activity.record(event);
     this.misses.onCall(event);
     if (this.threads.onCall(event)) this.saveThreads();
-    if (request.method.startsWith('page.')) this.pageCalls += event.phase === 'start' ? 1 : -1;
     if (request.method === 'page.mode') {
       const mode = (request.params as { mode?: string | null } | undefined)?.mode;
       if (event.phase === 'start' && mode) this.mode.switchStarted(mode);
@@ -232,17 +229,9 @@ export class PanelService {
     this.threads.onSnapshot(value, Date.now());
     this.saveThreads();
     this.push();
-    // The page shows no mode we can name (generation A with a pill this version does not know):
-    // ask once per load, when nobody works the page (page.mode types "/" only into an empty composer).
-    if (!value.mode && !this.mode.read && value.status !== 'working' && this.pageCalls === 0) {
-      this.mode.read = true;
-      void this.deps
-        .router()
-        .local('page.mode', {})
-        .then((result) => this.mode.fromResult(result))
-        .catch(() => {})
-        .finally(() => this.push());
-    }
+    // A mode the page does not show (generation A's slash menu hides it) stays unknown here: reading
+    // it would mean typing "/" into the person's composer (review 2026-12-02, #23). An agent's
+    // comet_mode, or a switch from the panel, names it (onCall).
   }
 
   private async state(): Promise<PanelState> {

@@ -358,6 +358,9 @@ export class Composer {
         menu.append(item);
       }
     });
+    // The Sep 2026 captures' trigger has no aria-haspopup (the Aug 2026 ones had it): both wrapper
+    // buttons carry aria-pressed and a name, and only order, name and icon tell them apart.
+    trigger.removeAttribute('aria-haspopup');
     return trigger;
   }
 

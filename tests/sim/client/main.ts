@@ -10,8 +10,13 @@ import { api, app, capturedLayout, h, hooks, icon, initHook, lt, modeState, tr }
 import { refusalCard, taskTopbarButtons } from './task';
 import { computerSettings } from './task-composer';
 import { ThreadView, type TurnCtl } from './thread';
+import { variant } from './variants';
 
 initHook();
+if (variant('modeResets')) {
+  modeState.mode = 'standard';
+  modeState.computer = false;
+}
 
 const root = document.getElementById('__next') as HTMLElement;
 let sidebar: Sidebar | null = null;

@@ -4,10 +4,18 @@
  * Like Radix on Chromium 153+, the trigger opens only after a full pointer sequence on it
  * (pointerdown, mousedown, pointerup, mouseup, click) or from the keyboard (Enter, Space, ArrowDown).
  * A bare `el.click()` or a lone synthetic click event does nothing. Items select on any click.
+ *
+ * As on the live page of Sep 2026 (lib/selectors/README.md, "Mode controls"; capture
+ * mode-menu-open-…-2026-09-24): the menu is portalled to the end of <body>, the trigger names it in
+ * `aria-controls` only while it is open, and a shut menu stays in the DOM, `data-state="closed"`
+ * (hidden), until the next opening replaces it: a reader must take only an open one.
  */
 import { h, radixId, tr } from './dom';
 
 const FULL_SEQUENCE = 'pointerdown,mousedown,pointerup,mouseup';
+
+/** The last menu shut, of any dropdown, left in the DOM as the live page leaves it (one at a time). */
+let shut: HTMLElement | null = null;
 
 export interface Dropdown {
   close(): void;
@@ -26,7 +34,6 @@ export function radixDropdown(
   trigger.setAttribute('aria-haspopup', 'menu');
   trigger.setAttribute('aria-expanded', 'false');
   trigger.setAttribute('data-state', 'closed');
-  trigger.setAttribute('aria-controls', menuId);
 
   let wrapper: HTMLElement | null = null;
   let seq: string[] = [];
@@ -39,10 +46,14 @@ export function radixDropdown(
 
   function close(): void {
     if (!wrapper) return;
-    wrapper.remove();
+    wrapper.querySelector('[role="menu"]')?.setAttribute('data-state', 'closed');
+    wrapper.hidden = true;
+    shut?.remove();
+    shut = wrapper;
     wrapper = null;
     trigger.setAttribute('aria-expanded', 'false');
     trigger.setAttribute('data-state', 'closed');
+    trigger.removeAttribute('aria-controls');
     document.removeEventListener('pointerdown', onOutside, true);
   }
 
@@ -68,8 +79,11 @@ export function radixDropdown(
       close();
       trigger.focus();
     });
+    shut?.remove();
+    shut = null;
     wrapper = h('div', { 'data-radix-popper-content-wrapper': '', dir: tr.dir }, menu);
     document.body.append(wrapper);
+    trigger.setAttribute('aria-controls', menuId);
     const r = trigger.getBoundingClientRect();
     const below = r.bottom + 6;
     const height = menu.offsetHeight;
