@@ -31,7 +31,9 @@ describe('one log, several writers', () => {
     const dir = logDir();
     const maxBytes = 2000;
     const writers = Array.from({ length: 4 }, () => createFileLogger({ dir, name: 'mcp', maxBytes, keep: 40 }));
-    for (let i = 0; i < 150; i++) writers.forEach((w, n) => w.info(`line ${n}-${i}`));
+    for (let i = 0; i < 150; i++) {
+      for (const [n, w] of writers.entries()) w.info(`line ${n}-${i}`);
+    }
     const lines = linesIn(dir);
     expect(lines).toHaveLength(600);
     expect(new Set(lines.map((l) => l.replace(/^.* (line \S+)$/, '$1'))).size).toBe(600);
