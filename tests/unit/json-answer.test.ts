@@ -174,3 +174,28 @@ describe('comet_poll / comet_wait: the finished answer from the thread JSON', ()
     expect(linkCitations('a[1] b[2](x) c[9]', ['u1', 'u2'])).toBe('a[1](u1) b[2](x) c[9]');
   });
 });
+
+describe('the JSON answer belongs to the entry that answered (review of 2026-12-02, #4 and #13)', () => {
+  it('a turn the person regenerated shows another answer at the same index and question: it is read again', async () => {
+    let answer = 'The **Moon** pulls the sea.';
+    const { fetch, asked } = tabFetch(() => ({ status: 200, body: JSON.stringify(body(answer)) }));
+    const answers = new JsonAnswers(() => threadJson2026);
+    expect(await answers.answer(page, 0, undefined, fetch)).toMatchObject({ response: 'The **Moon** pulls the sea.', answerSource: 'json' });
+    answer = 'Tides come from *two* bulges of water.';
+    const regenerated = { ...page, response: 'Tides come from two bulges of water.' };
+    expect(await answers.answer(regenerated, 0, undefined, fetch)).toMatchObject({ response: 'Tides come from *two* bulges of water.', answerSource: 'json' });
+    expect(asked).toHaveLength(2);
+  });
+
+  it('a question that differs only after its first words is another question; a turn with no question readable gets no JSON answer', async () => {
+    const { fetch } = tabFetch(() => ({ status: 200, body: JSON.stringify(body('The **Moon** pulls the sea.')) }));
+    const answers = new JsonAnswers(() => threadJson2026);
+    const templated = { ...page, questionText: 'why are there two tides a day in Brest' };
+    expect(await answers.answer(templated, 0, undefined, fetch)).toMatchObject({ response: page.response, answerSource: 'page' });
+    const unread = { ...page, questionText: '' };
+    expect(await answers.answer(unread, 0, undefined, fetch)).toMatchObject({ response: page.response, answerSource: 'page' });
+    // A question the page shows folded, its beginning and an ellipsis, is still that question.
+    const folded = { ...page, questionText: 'Why are there two tides…' };
+    expect(await answers.answer(folded, 0, undefined, fetch)).toMatchObject({ answerSource: 'json' });
+  });
+});

@@ -21,6 +21,12 @@ export interface FinishedTurn {
   url: string;
   turnIndex: number;
   questionText: string;
+  /**
+   * The answer as the page shows it now: which answer of this turn the JSON's must be. A turn the person
+   * regenerated (or edited) shows another text at the same index and question, and is read again (review of
+   * 2026-12-02, #4: the first answer kept coming back for the worker's life).
+   */
+  pageText?: string;
 }
 
 interface Known {
@@ -33,6 +39,17 @@ interface Known {
 export type TabFetch = (path: string, query: Record<string, string>, headers: Record<string, string>) => Promise<{ status: number; body: string }>;
 
 const squash = (s: string) => s.toLowerCase().replace(/\s+/g, ' ').trim().slice(0, 40);
+/** A question as compared with the JSON's: whole, any case and spacing, a fold's ellipsis dropped. */
+const wholeQuestion = (s: string) => s.toLowerCase().replace(/\s+/g, ' ').trim().replace(/(?:…|\.\.\.)$/, '').trim();
+/** The page's question is the JSON entry's question (the page may show only its beginning, folded). */
+function sameQuestion(pageQuestion: string, jsonQuery: string): boolean {
+  const page = wholeQuestion(pageQuestion);
+  return page !== '' && wholeQuestion(jsonQuery).startsWith(page);
+}
+/** Which of a turn's answers the page shows: its opening words, enough to tell a regenerated answer apart. */
+const fingerprint = (text: string | undefined) => (text ?? '').replace(/\s+/g, ' ').trim().slice(0, 160);
+/** The most turns whose answers are kept (one thread's few and a few more): the map stays small however long the worker lives. */
+const KEPT_ANSWERS = 200;
 
 /** `[n]` citations turned into Markdown links to the n-th source (citations already linked stay). */
 export function linkCitations(markdown: string, urls: readonly (string | undefined)[]): string {
@@ -53,7 +70,9 @@ export function entryStateOf(entries: unknown[], turn: FinishedTurn, r: ThreadJs
   const entry = entries[turn.turnIndex];
   if (entry === undefined) return { state: 'unknown', why: `it has no entry ${turn.turnIndex + 1} (it holds ${entries.length})` };
   const query = firstString(entry, r.entry.query) ?? '';
-  if (turn.questionText.trim() && !squash(query).startsWith(squash(turn.questionText).slice(0, 20))) {
+  // Only an entry known to be this turn's speaks for it: the page's whole question, not its first words (#13).
+  if (!turn.questionText.trim()) return { state: 'unknown', why: `the page shows no question for turn ${turn.turnIndex + 1} to find its entry by` };
+  if (!sameQuestion(turn.questionText, query)) {
     return { state: 'unknown', why: `its entry ${turn.turnIndex + 1} is another question ("${query.slice(0, 60)}")` };
   }
   const status = firstString(entry, r.entry.status);
@@ -70,7 +89,8 @@ export function finishedAnswer(entries: unknown[], turn: FinishedTurn, r: Thread
   const entry = entries[turn.turnIndex];
   if (entry === undefined) return undefined;
   const query = firstString(entry, r.entry.query) ?? '';
-  if (turn.questionText.trim() && !squash(query).startsWith(squash(turn.questionText).slice(0, 20))) return undefined;
+  // Templated prompts differ late ("Summarize this article: <url>"): the whole question, and none without one (#13).
+  if (!sameQuestion(turn.questionText, query)) return undefined;
   const status = firstString(entry, r.entry.status);
   if (status !== undefined && r.values.entryRunning.includes(status)) return undefined;
   const workflow = firstString(entry, r.entry.workflowStatus);
@@ -112,9 +132,10 @@ export class JsonAnswers {
     // The thread-id rule every layer uses: only an https perplexity.ai conversation URL names one.
     const ref = threadIdOfUrl(turn.url);
     if (!ref || turn.turnIndex < 0) return Promise.resolve(undefined);
-    const key = `${ref}#${turn.turnIndex}#${squash(turn.questionText)}`;
+    const key = `${ref}#${turn.turnIndex}#${squash(turn.questionText)}#${fingerprint(turn.pageText)}`;
     const known = this.known.get(key);
     if (known && this.now() < known.retryAt) return known.answer;
+    if (this.known.size >= KEPT_ANSWERS) this.known.delete(this.known.keys().next().value as string);
     const entry: Known = { answer: Promise.resolve(undefined), retryAt: Number.POSITIVE_INFINITY };
     entry.answer = this.read(ref, turn, fetch).then(
       (answer) => {
@@ -197,7 +218,7 @@ export class JsonAnswers {
   ): Promise<T & { answerSource: AnswerSource; stillRunning?: true }> {
     if (result.unconfirmed !== undefined) return this.confirm(result, turnIndex, maxLength, fetch);
     if (result.status !== 'completed') return { ...result, answerSource: 'page' };
-    const markdown = await withinBudget(this.answerOf({ url: result.url, turnIndex, questionText: result.questionText }, fetch), this.budgetMs);
+    const markdown = await withinBudget(this.answerOf({ url: result.url, turnIndex, questionText: result.questionText, pageText: result.response }, fetch), this.budgetMs);
     if (markdown === undefined) return { ...result, answerSource: 'page' };
     const cut = maxLength !== undefined && markdown.length > maxLength;
     return { ...result, response: cut ? markdown.slice(0, maxLength) : markdown, truncated: cut, totalLength: markdown.length, answerSource: 'json' };
