@@ -267,7 +267,8 @@ async function saveScreenshots(panel: Page): Promise<void> {
   if (process.env.UPDATE_SCREENSHOTS) fs.writeFileSync(committed, shown);
   else {
     const pictured = fs.existsSync(committed) ? fs.readFileSync(committed, 'utf8') : '(no panel.txt)';
-    expect(shown, 'the panel differs from the README\'s screenshots (tests/e2e/screenshots/panel.txt): run `npm run screenshots` and commit the pictures').toBe(pictured);
+    // Soft: the spec is serial, and a stale picture is no reason to skip the tests after this one.
+    expect.soft(shown, 'the panel differs from the README\'s screenshots (tests/e2e/screenshots/panel.txt): run `npm run screenshots` and commit the pictures').toBe(pictured);
   }
 }
 
