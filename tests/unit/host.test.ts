@@ -187,11 +187,16 @@ describe('a port that closes during the handshake (a Reconnect while connecting)
 
 describe('relay client without a host', () => {
   it('says no browser is connected and what to do', async () => {
-    const lonely = new RelayClient({ home: fs.mkdtempSync(path.join(os.tmpdir(), 'cr-empty-')), client: { name: 'x' }, transport: 'stdio', hostWaitMs: 0 });
-    await expect(lonely.call('tabs.list', {})).rejects.toMatchObject({
-      code: 'EXTENSION_NOT_CONNECTED',
-      message: expect.stringMatching(/Open Comet or Chrome with the extension installed.*comet-relay doctor/),
-    });
+    const empty = fs.mkdtempSync(path.join(os.tmpdir(), 'cr-empty-'));
+    try {
+      const lonely = new RelayClient({ home: empty, client: { name: 'x' }, transport: 'stdio', hostWaitMs: 0 });
+      await expect(lonely.call('tabs.list', {})).rejects.toMatchObject({
+        code: 'EXTENSION_NOT_CONNECTED',
+        message: expect.stringMatching(/Open Comet or Chrome with the extension installed.*comet-relay doctor/),
+      });
+    } finally {
+      fs.rmSync(empty, { recursive: true, force: true });
+    }
   });
 });
 
