@@ -8,7 +8,11 @@ import { ROOT } from '../support/harness';
 test('the demo drives the whole chain: an answer and its sources, then a Computer task and its follow-up with a file', async () => {
   const tsx = path.join(ROOT, 'node_modules', '.bin', 'tsx');
   const { stdout } = await promisify(execFile)(tsx, ['tests/demo/run.ts'], { cwd: ROOT, timeout: 90_000 });
-  expect(stdout).toContain('tools/list');
+  // Every tool listed, none cut off.
+  const toolList = /tools\/list \((\d+)\)[^\n]*\n((?: {4}\S+ — [^\n]*\n)*)/.exec(stdout);
+  expect(toolList, 'the tools/list block').not.toBeNull();
+  expect(toolList?.[2]?.trim().split('\n')).toHaveLength(Number(toolList?.[1]));
+  expect(stdout).not.toContain("the seed's walkthrough");
   expect(stdout).toMatch(/comet_connect \{\}.*\n {4}Connected to /);
   expect(stdout).toContain('Prompt submitted successfully.');
   expect(stdout).toMatch(/comet_wait \{\}.*\n {4}On “What is the Model Context Protocol\?”/);
