@@ -6,7 +6,7 @@ import { Harness, textOf } from '../support/harness';
  * `npm run demo`: the whole chain against the simulated perplexity.ai, for a machine with no
  * Perplexity account. Headless Chromium with the built extension, the real native host registered
  * into a throwaway profile, and a real MCP client talking to `comet-relay mcp` over stdio: first the
- * comet_* tools on the tab you look at, then the seed's Computer walkthrough on a thread of its own.
+ * comet_* tools on the tab you look at, then a Perplexity Computer task and its follow-up on a thread of its own.
  * The site is served standalone (not by Playwright's routing) so the background tabs the extension
  * opens for threads reach it too.
  */
@@ -36,7 +36,7 @@ async function main(): Promise<void> {
     await harness.openPerplexity();
     const client = await harness.stdioClient('comet-relay demo');
     const { tools } = await client.listTools();
-    show('tools/list', tools.map((tool) => `${tool.name} — ${tool.title ?? ''}`).join('\n'), 20);
+    show(`tools/list (${tools.length})`, tools.map((tool) => `${tool.name} — ${tool.title ?? ''}`).join('\n'), tools.length);
 
     const call = async (name: string, args: Record<string, unknown> = {}, maxLines?: number) => {
       const started = Date.now();
@@ -52,7 +52,7 @@ async function main(): Promise<void> {
     await call('comet_get_sources', {}, 30);
     await call('comet_list_tabs');
 
-    console.log(dim('Perplexity Computer, the seed\'s walkthrough: a task, then a follow-up on the same thread_id.\n'));
+    console.log(dim('Perplexity Computer: a task, then a follow-up on the same thread_id.\n'));
     const structured = async (name: string, args: Record<string, unknown>) => {
       const started = Date.now();
       const result = await client.callTool({ name, arguments: args }, undefined, { timeout: 180_000 });

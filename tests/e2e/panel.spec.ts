@@ -11,8 +11,12 @@ import { type PanelWorld, startPanelWorld } from '../support/sim-harness';
  */
 test.describe.configure({ mode: 'serial' });
 
-// The README shows the committed copies; `UPDATE_SCREENSHOTS=1 npm run test:e2e` refreshes them.
-// Other runs write to test-results/ so a test run leaves the work tree clean.
+// The README shows the committed copies; `npm run screenshots` (UPDATE_SCREENSHOTS=1 on this spec)
+// refreshes them and panel.txt, the panel's visible text they were taken of. Other runs write the
+// pictures to test-results/ (the work tree stays clean) and fail when the panel's text differs from
+// panel.txt: the committed pictures no longer show what the panel shows. Text, not pixels: fonts
+// and anti-aliasing differ from machine to machine, while what went stale before (a missing grant,
+// old wording, an old selector-set name) is all in the text.
 const SCREENSHOTS = process.env.UPDATE_SCREENSHOTS
   ? path.join(import.meta.dirname, 'screenshots')
   : path.join(import.meta.dirname, '..', '..', 'test-results', 'screenshots');
@@ -270,4 +274,34 @@ async function saveScreenshots(panel: Page): Promise<void> {
     await panel.screenshot({ path: path.join(SCREENSHOTS, `panel-${colorScheme}.png`), fullPage: true });
   }
   await panel.emulateMedia({ colorScheme: null });
+  const shown = panelText(await panel.locator('body').innerText());
+  const committed = path.join(import.meta.dirname, 'screenshots', 'panel.txt');
+  if (process.env.UPDATE_SCREENSHOTS) fs.writeFileSync(committed, shown);
+  else {
+    const pictured = fs.existsSync(committed) ? fs.readFileSync(committed, 'utf8') : '(no panel.txt)';
+    // Soft: the spec is serial, and a stale picture is no reason to skip the tests after this one.
+    expect.soft(shown, 'the panel differs from the README\'s screenshots (tests/e2e/screenshots/panel.txt): run `npm run screenshots` and commit the pictures').toBe(pictured);
+  }
+}
+
+/** The panel's visible text, one trimmed line each, with what changes from run to run (times, durations, ids, versions) masked. */
+function panelText(text: string): string {
+  return `${text
+    .split('\n')
+    .map((line) =>
+      line
+        .replace(/\b\d{1,2}:\d{2}(:\d{2})?(\s?[AP]M)?\b/gi, '<time>')
+        .replace(/\bprofile [0-9a-f]{4,}\b/g, 'profile <id>')
+        .replace(/\bChromium \d+\b/g, 'Chromium <n>')
+        .replace(/\btab \d+\b/g, 'tab <id>')
+        // A finished thread's last step depends on how far the simulated page got (timing), not on the panel.
+        .replace(/^(?!Waiting for).* · by (\S+) · <time>$/, '<step> · by $1 · <time>')
+        .replace(/\b\d+(\.\d+)?\s?(ms|s|min)\b/g, '<duration>')
+        .replace(/\bpid \d+/g, 'pid <n>')
+        .replace(/\b\d+\.\d+\.\d+\b/g, '<version>')
+        .replace(/\s+/g, ' ')
+        .trim(),
+    )
+    .filter(Boolean)
+    .join('\n')}\n`;
 }

@@ -30,6 +30,9 @@ test('comet_get_sources lists every source behind in-place badges and an unlinke
   const titleOnly = cited.find((s) => !s.url);
   expect(text).toContain(titleOnly?.title ?? 'a title-only source');
   expect(Number(/^Sources \((\d+)\):/.exec(text)?.[1])).toBe(cited.length);
+  // Numbered as the page and the answer's [n] number them (the thread's web_results order), title-only entries in place.
+  const listed = text.split('\n\n').slice(1).map((entry) => /^ {3}(https:\S+)$/m.exec(entry)?.[1] ?? entry.replace(/^\d+\. /, ''));
+  expect(listed).toEqual(cited.map((s) => s.url ?? s.title));
 
   // Every expansion folded back, the Answer tab selected again.
   await expect(page.locator('.citation-expansion')).toHaveCount(0);

@@ -2,7 +2,7 @@
  * Saves DOM snapshots of the simulated perplexity.ai at meaningful moments, for reader unit tests:
  * tests/fixtures/pages/{A|B}-{name}.html
  *
- *   npm run sim:save-pages            (needs Chromium: CHROMIUM_PATH or /usr/bin/chromium)
+ *   npm run sim:save-pages            (needs Chromium: CHROMIUM_PATH, /usr/bin/chromium or Playwright's)
  *   npm run sim:save-pages -- --tasks-only   (only the computer-task pages: questions, confirmations)
  *
  * A snapshot is `document.documentElement.outerHTML` with the page's <script> elements removed (the
@@ -15,6 +15,7 @@ import { fileURLToPath } from 'node:url';
 import { type Page, chromium } from 'playwright-core';
 import { routeSim } from './playwright';
 import { type Generation, type SimSite, createSimSite } from './site';
+import { findChromium } from '../support/chromium';
 
 const OUT = fileURLToPath(new URL('../fixtures/pages/', import.meta.url));
 const ORIGIN = 'https://www.perplexity.ai';
@@ -155,7 +156,7 @@ async function main(): Promise<void> {
   const tasksOnly = process.argv.includes('--tasks-only');
   fs.mkdirSync(OUT, { recursive: true });
   const browser = await chromium.launch({
-    executablePath: process.env.CHROMIUM_PATH || '/usr/bin/chromium',
+    executablePath: findChromium(),
     headless: true,
     args: ['--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--disable-quic'],
   });

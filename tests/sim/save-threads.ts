@@ -5,7 +5,7 @@
  *
  *   tests/fixtures/threads/{A|B}-{scenario}.html   and   .json
  *
- *   npm run sim:save-threads        (needs Chromium: CHROMIUM_PATH or /usr/bin/chromium)
+ *   npm run sim:save-threads        (needs Chromium: CHROMIUM_PATH, /usr/bin/chromium or Playwright's)
  */
 import fs from 'node:fs';
 import path from 'node:path';
@@ -15,6 +15,7 @@ import { routeSim } from './playwright';
 import { createSimSite, type Generation } from './site';
 import { threadJson2026 } from '../../lib/selectors/thread-json';
 import { REQUIRED_HEADERS } from './thread-json';
+import { findChromium } from '../support/chromium';
 
 const OUT = fileURLToPath(new URL('../fixtures/threads/', import.meta.url));
 const ORIGIN = 'https://www.perplexity.ai';
@@ -83,7 +84,7 @@ async function chooseMode(page: Page, gen: Generation, mode: 'computer' | 'resea
 
 async function main(): Promise<void> {
   fs.mkdirSync(OUT, { recursive: true });
-  const browser = await chromium.launch({ executablePath: process.env.CHROMIUM_PATH || '/usr/bin/chromium', headless: true, args: ['--no-sandbox', '--disable-gpu'] });
+  const browser = await chromium.launch({ executablePath: findChromium(), headless: true, args: ['--no-sandbox', '--disable-gpu'] });
   try {
     for (const gen of ['A', 'B'] as const) {
       for (const f of THREAD_FIXTURES) {

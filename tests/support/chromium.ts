@@ -2,11 +2,20 @@ import fs from 'node:fs';
 import { createRequire } from 'node:module';
 
 /**
- * Finds a Chromium to run: CHROMIUM_PATH, then Debian's /usr/bin/chromium, then Playwright's own
+ * Finds a Chromium to run: CHROMIUM_PATH when set (and an error when it names no file), else Debian's /usr/bin/chromium, then Playwright's own
  * download. Says how to get one when there is none.
  */
 export function findChromium(): string {
-  const candidates = [process.env.CHROMIUM_PATH, '/usr/bin/chromium', '/usr/bin/chromium-browser', playwrightChromium()].filter(
+  const chosen = process.env.CHROMIUM_PATH;
+  // A path the person chose that is not there is a mistake to report, not a reason to run another browser.
+  if (chosen) {
+    if (fs.existsSync(chosen) && fs.statSync(chosen).isFile()) return chosen;
+    throw new Error(
+      `CHROMIUM_PATH is set to "${chosen}", which is not a file. Point it at a Chromium or Chrome for Testing binary ` +
+        '(Debian/Ubuntu: /usr/bin/chromium), or unset it to use the first Chromium found.',
+    );
+  }
+  const candidates = ['/usr/bin/chromium', '/usr/bin/chromium-browser', playwrightChromium()].filter(
     (c): c is string => Boolean(c),
   );
   const found = candidates.find((candidate) => fs.existsSync(candidate));

@@ -3,7 +3,7 @@ import { wrap } from 'node:module';
 import os from 'node:os';
 import path from 'node:path';
 import vm from 'node:vm';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { cacheKey, requireWithCodeCache } from '../../lib/cli/compile-cache';
 
 /**
@@ -14,15 +14,24 @@ import { cacheKey, requireWithCodeCache } from '../../lib/cli/compile-cache';
  */
 let dir: string;
 let cacheDir: string;
+let exitListeners: Set<unknown>;
 beforeEach(() => {
   dir = fs.mkdtempSync(path.join(os.tmpdir(), 'cr-cache-trust-'));
   cacheDir = path.join(dir, 'state', 'cache');
+  // A scheduled cache write fires after its timer or at the process's exit, whichever is first:
+  // long after this test's folder is gone, which it would make again in the system temp folder.
+  vi.useFakeTimers({ toFake: ['setTimeout'] });
+  exitListeners = new Set(process.listeners('exit'));
 });
-afterEach(() => fs.rmSync(dir, { recursive: true, force: true }));
+afterEach(() => {
+  vi.clearAllTimers();
+  vi.useRealTimers();
+  for (const listener of process.listeners('exit')) if (!exitListeners.has(listener)) process.off('exit', listener);
+  fs.rmSync(dir, { recursive: true, force: true });
+});
 
 const HONEST = 'module.exports = { who: "honest bundle" };';
 const EVIL__ = 'module.exports = { who: "someone else!" };';
-const settle = () => new Promise((r) => setTimeout(r, 50));
 
 function bundle(body: string): string {
   const file = path.join(dir, 'commands.js');
@@ -77,12 +86,13 @@ describe('the code cache is trusted only when it is ours alone', () => {
     expect(requireWithCodeCache(file, { dir: cacheDir, version: '1.0.0', writeAfterMs: 60_000 }).exports).toEqual({ who: 'honest bundle' });
   });
 
-  it('a file rewritten in place with the same size and modification time does not run its old cache', async () => {
+  it('a file rewritten in place with the same size and modification time does not run its old cache', () => {
     const released = new Date('1985-10-26T08:15:00Z'); // npm gives every file of a package this mtime
     const file = bundle(EVIL__); // an earlier build at this path
     fs.utimesSync(file, released, released);
     requireWithCodeCache(file, { dir: cacheDir, version: '1.0.0', writeAfterMs: 0 });
-    await settle();
+    vi.runAllTimers(); // the cache is written
+    expect(fs.readdirSync(cacheDir)).toHaveLength(1);
     fs.writeFileSync(file, HONEST); // same length, same version: a rebuild or reinstall without a version bump
     fs.utimesSync(file, released, released);
     expect(requireWithCodeCache(file, { dir: cacheDir, version: '1.0.0', writeAfterMs: 60_000 }).exports).toEqual({ who: 'honest bundle' });

@@ -2,7 +2,7 @@
 import { describe, expect, it } from 'vitest';
 import { createPageDriver } from '../../lib/page/driver';
 import { sourcesThrough } from '../../lib/page/kits/source-reader';
-import { mergeSources, normalizeUrl } from '../../lib/page/answer/sources';
+import { mergeNumbered, mergeSources, normalizeUrl } from '../../lib/page/answer/sources';
 import { loadFixture, loadHtml } from '../fixtures/reader/load';
 
 /** Makes the fixture's grouped citation open a popover on click and close on Escape, like the site. */
@@ -69,17 +69,49 @@ describe('sources', () => {
     expect(r.grouped).toBe(1);
     expect(r.expanded).toBe(1);
     expect(r.fromTab).toBe(true);
+    // The Sources tab's entries lead, in its order (the page's numbering); what only the answer
+    // and the popover show follows.
     expect(r.sources).toEqual([
+      { title: 'AP: Wall Street climbs', url: 'https://apnews.com/article/markets#top' },
+      { title: 'FT: markets wrap', url: 'https://www.ft.com/content/abc' },
       { title: 'Stocks rise on jobs data - Reuters', url: 'https://www.reuters.com/markets/stocks-rise/?utm_source=pplx' },
       { title: 'bbc', url: 'https://www.bbc.com/news/business-1' },
-      { title: 'AP: Wall Street climbs', url: 'https://apnews.com/article/markets' },
-      { title: 'FT: markets wrap', url: 'https://www.ft.com/content/abc' },
       { title: 'Internal analyst note (PDF)' },
     ]);
     // the popover was closed and the previously selected tab restored
     expect(document.querySelector('[data-radix-popper-content-wrapper]')).toBeNull();
     expect(document.getElementById('tab-answer')?.getAttribute('aria-selected')).toBe('true');
     expect(createPageDriver(window).watcher.active).toBe(false);
+  });
+
+  it('the n-th source is the Sources tab\'s n-th entry, whatever order the answer cites them in', async () => {
+    // The answer cites reuters before bbc; the page numbers bbc 1, an uploaded file 2, reuters 3
+    // (its Sources tab, in the order of the thread's web_results, which the answer's [n] counts).
+    loadFixture('B-thread-citations.html');
+    wireSourcesTab(`<ul>
+      <li><span>1. bbc</span><a href="https://www.bbc.com/news/business-1">BBC: business</a></li>
+      <li><span>2. file</span><span>Analyst note (PDF)</span></li>
+      <li><span>3. reuters</span><a href="https://reuters.com/markets/stocks-rise">Reuters: stocks rise</a></li></ul>`);
+    const r = await sourcesThrough(createPageDriver(window), { expand: false });
+    expect(r.fromTab).toBe(true);
+    expect(r.sources.map((s) => s.url ?? s.title)).toEqual([
+      'https://www.bbc.com/news/business-1',
+      'Analyst note (PDF)',
+      'https://reuters.com/markets/stocks-rise',
+    ]);
+  });
+
+  it('mergeNumbered keeps each numbered entry at its place, title-only ones too, and adds the rest after', () => {
+    const merged = mergeNumbered(
+      [{ title: 'b', url: 'https://b.org/' }, { title: 'Upload.pdf' }, { title: 'a', url: 'https://a.org/x' }],
+      [{ title: 'A: the long title', url: 'https://www.a.org/x/' }, { title: 'c', url: 'https://c.org/' }, { title: 'upload.pdf' }],
+    );
+    expect(merged).toEqual([
+      { title: 'b', url: 'https://b.org/' },
+      { title: 'Upload.pdf' },
+      { title: 'A: the long title', url: 'https://a.org/x' },
+      { title: 'c', url: 'https://c.org/' },
+    ]);
   });
 
   it('generation A: <a href> badges are sources; Perplexity links are not', async () => {

@@ -157,7 +157,13 @@ describe('reads without a tab', () => {
       connected: () => [1],
     });
     const ids = Array.from({ length: 20 }, (_, i) => `t-${i}`);
-    const read = await Promise.all(ids.map((threadId) => calls.call('threads.read', { threadId, tabCap: 6 }, signal, () => {}) as Promise<{ threadId: string; text: string; webStateError?: string }>));
+    // Each call its own signal, as each relayed call has: 20 waits on one shared signal is not what runs (and warns of a listener leak).
+    const read = await Promise.all(
+      ids.map(
+        (threadId) =>
+          calls.call('threads.read', { threadId, tabCap: 6 }, new AbortController().signal, () => {}) as Promise<{ threadId: string; text: string; webStateError?: string }>,
+      ),
+    );
     expect(tabs).toEqual([PERSON]);
     expect(requests.every((r) => r.tabId === 1 && r.method === 'threads.fetch')).toBe(true);
     expect(read.map((r) => r.threadId)).toEqual(ids);
@@ -228,7 +234,8 @@ describe('reads without a tab', () => {
         if (!connected.includes(tabId)) connected.push(tabId);
       },
     });
-    await Promise.all(Array.from({ length: 20 }, (_, i) => calls.call('threads.read', { threadId: `t-${i}`, tabCap: 6 }, signal, () => {})));
+    // Each call its own signal, as each relayed call has.
+    await Promise.all(Array.from({ length: 20 }, (_, i) => calls.call('threads.read', { threadId: `t-${i}`, tabCap: 6 }, new AbortController().signal, () => {})));
     expect(tabs.map((t) => t.url)).toEqual(['https://www.perplexity.ai/']);
   });
 

@@ -142,26 +142,44 @@ export function isExternal(url: string): boolean {
 
 /** Merges lists in order. A later title replaces an earlier one when it says more (a full title over "reuters"). */
 export function mergeSources(...lists: Source[][]): Source[] {
+  return merge([], lists);
+}
+
+/**
+ * Merges lists with `numbered` leading, each of its entries kept at its own place, so that the
+ * n-th source returned is the page's n-th (the Sources tab numbers its entries "1. reuters" in the
+ * order of the thread's `web_results`, which is what the answer's `[n]` citations count). A
+ * title-only entry (an uploaded file) keeps its place too. A link to Perplexity's own pages is
+ * still dropped: in a sources panel that is page chrome, not an entry. What the other lists add
+ * comes after, as mergeSources orders it; their titles still improve the numbered entries'.
+ */
+export function mergeNumbered(numbered: Source[], ...others: Source[][]): Source[] {
+  return merge(numbered, others);
+}
+
+function merge(numbered: Source[], lists: Source[][]): Source[] {
   const byUrl = new Map<string, Source>();
   const titleOnly: Source[] = [];
   const order: Source[] = [];
-  for (const list of lists) {
-    for (const s of list) {
-      if (s.url) {
-        if (!s.cited && !isExternal(s.url)) continue;
-        const key = normalizeUrl(s.url);
-        if (!key) continue;
-        const seen = byUrl.get(key);
-        if (!seen) {
-          const copy = { title: s.title.trim(), url: s.url };
-          byUrl.set(key, copy);
-          order.push(copy);
-        } else if (s.title.trim().length > seen.title.length) seen.title = s.title.trim();
-      } else if (s.title.trim()) {
-        titleOnly.push({ title: s.title.trim() });
-      }
+  const add = (s: Source, placed: boolean) => {
+    if (s.url) {
+      if (!s.cited && !isExternal(s.url)) return;
+      const key = normalizeUrl(s.url);
+      if (!key) return;
+      const seen = byUrl.get(key);
+      if (!seen) {
+        const copy = { title: s.title.trim(), url: s.url };
+        byUrl.set(key, copy);
+        order.push(copy);
+      } else if (s.title.trim().length > seen.title.length) seen.title = s.title.trim();
+    } else if (s.title.trim()) {
+      // A numbered title-only entry holds its number; others are added at the end, once.
+      if (placed) order.push({ title: s.title.trim() });
+      else titleOnly.push({ title: s.title.trim() });
     }
-  }
+  };
+  for (const s of numbered) add(s, true);
+  for (const list of lists) for (const s of list) add(s, false);
   const titles = new Set(order.map((s) => s.title.toLowerCase()));
   for (const s of titleOnly) {
     const key = s.title.toLowerCase();

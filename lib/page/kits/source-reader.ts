@@ -5,7 +5,7 @@ import type { KitHandlers, PageKitHost } from '../kit-registry';
 import { all, cleanText, isHidden, pointerClick, type Scope, union } from '../dom/dom';
 import { answersOf, requireTurns } from '../answer/reader';
 import { type Turn, turnsOf } from '../dom/turns';
-import { fromEntries, fromInlineCitations, fromLinks, mergeSources, type Source } from '../answer/sources';
+import { fromEntries, fromInlineCitations, fromLinks, mergeNumbered, type Source } from '../answer/sources';
 
 export interface SourcesResult {
   sources: Source[];
@@ -88,7 +88,9 @@ export async function readSources(ctx: PageContext, opts: { expand?: boolean; op
   const expansion = opts.expand === false ? { sources: [], grouped: 0, expanded: 0 } : await expandCitations(ctx);
   const tab = await readSourcesTab(ctx, turn, opts.openTab !== false);
   return {
-    sources: mergeSources(inline, links, expansion.sources, tab ?? []),
+    // The Sources tab's order is the page's numbering, the one the answer's [n] counts: it leads.
+    // Without the tab, the citations' order of appearance is all there is.
+    sources: mergeNumbered(tab ?? [], inline, links, expansion.sources),
     grouped: expansion.grouped,
     expanded: expansion.expanded,
     fromTab: tab !== null,
