@@ -134,11 +134,15 @@ describe('Router: who acts on a thread', () => {
 });
 
 describe('Router: a new chat waits for its approval (review 2026-12-02 #15)', () => {
-  function newChatWorld(authorize: RouterDeps['authorize']) {
+  function newChatWorld(authorize: RouterDeps['authorize'], extra: Record<string, unknown> = {}) {
     const order: string[] = [];
     const pages = {
-      request: vi.fn(async (_tab: number, method: string, params: { newChat?: boolean }) => {
-        order.push(`${method} newChat=${params.newChat}`);
+      request: vi.fn(async (_tab: number, method: string, params: { newChat?: boolean; mode?: string; keepMode?: string }) => {
+        if (method === 'page.mode') {
+          order.push(`page.mode ${params.mode ?? 'read'}`);
+          return params.mode ? { mode: params.mode, source: 'switched', previous: 'standard', changed: true, verified: true } : { mode: 'standard', source: 'chip' };
+        }
+        order.push(`${method} newChat=${params.newChat}${params.keepMode ? ` keepMode=${params.keepMode}` : ''}`);
         return { turnIndex: 0 };
       }),
       state: () => undefined,
@@ -160,7 +164,7 @@ describe('Router: a new chat waits for its approval (review 2026-12-02 #15)', ()
       },
     });
     const replies: Envelope[] = [];
-    const newChat: Request = { kind: 'request', id: 'n1', method: 'page.ask', params: { prompt: 'hello', newChat: true } };
+    const newChat: Request = { kind: 'request', id: 'n1', method: 'page.ask', params: { prompt: 'hello', newChat: true, ...extra } };
     return { run: () => router.handle(newChat, (m) => replies.push(m)), order, replies };
   }
 
@@ -178,5 +182,12 @@ describe('Router: a new chat waits for its approval (review 2026-12-02 #15)', ()
     await w.run();
     expect(w.order).toEqual(['authorize newChat=true', 'navigate https://www.perplexity.ai/', 'page.ask newChat=false']);
     expect(w.replies[0]).toMatchObject({ kind: 'result' });
+  });
+
+  it("the session's mode is set again on the new chat's page, after the approval and before typing, and the result says so", async () => {
+    const w = newChatWorld(async () => {}, { keepMode: 'deep-research' });
+    await w.run();
+    expect(w.order).toEqual(['authorize newChat=true', 'navigate https://www.perplexity.ai/', 'page.mode read', 'page.mode deep-research', 'page.ask newChat=false']);
+    expect(w.replies[0]).toMatchObject({ kind: 'result', result: { modeNote: expect.stringContaining("this session's mode, deep-research, was set again") } });
   });
 });

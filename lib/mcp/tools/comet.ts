@@ -1,7 +1,7 @@
 import { z } from 'zod';
-import { RelayError } from '../../protocol/errors';
+import { type ErrorCode, RelayError } from '../../protocol/errors';
 import type { TabInfo } from '../../protocol/methods';
-import { formatWaitText, PageMode, PollResult } from '../../protocol/page/page-methods';
+import { formatWaitText, modeAgain, PageMode, PollResult } from '../../protocol/page/page-methods';
 import { checkPerplexityUrl, PERPLEXITY_HOME, TAB_ACCESS_GRANT, TAB_CATEGORY_ORDER } from '../../protocol/urls';
 import { fencePageContent } from '../fence';
 import type { ToolBrowser } from '../gateway';
@@ -122,52 +122,23 @@ const ask = defineTool({
   uses: ['page.mode', 'page.ask'],
   summarize: ({ prompt, newChat }) => `${newChat ? '[new chat] ' : ''}${clip(prompt, 80)}`,
   async handler({ prompt, newChat }, { browser, signal, session, progress }) {
-    // The worker opens the new chat itself, after the person's approval (which then says so):
-    // nothing leaves the person's conversation for a prompt they have not approved. The session's mode is set
-    // again here only where the ask stays on this page; a new chat's page is loaded after the approval, in the
-    // mode the site starts it in, and the result says so.
-    const modeNote = newChat ? newChatModeNote(session.mode) : await keepSessionMode(browser, session.mode, signal);
+    // The worker opens the new chat itself, after the person's approval (which then says so): nothing leaves the
+    // person's conversation for a prompt they have not approved. The session's mode is set again on this page
+    // here, and on a new chat's page by the worker once it has loaded (Perplexity opens it in Search).
+    const here = newChat
+      ? ''
+      : await modeAgain((params) => browser.call('page.mode', params, { signal, timeoutMs: 20_000 }), session.mode, (code, message) => new RelayError(code as ErrorCode, message));
     // Long enough for a person to answer an approval prompt, or for an earlier answer to end (the
     // page says so in a progress note), and for a new chat's page to load.
-    const handle = await browser.call('page.ask', { prompt, newChat }, { signal, timeoutMs: 180_000, onProgress: progress });
+    const handle = await browser.call(
+      'page.ask',
+      { prompt, newChat, ...(newChat && session.mode ? { keepMode: session.mode } : {}) },
+      { signal, timeoutMs: 180_000, onProgress: progress },
+    );
     session.lastAsk = { turnIndex: handle.turnIndex, conversationUrl: handle.conversationUrl, questionKey: handle.questionKey };
-    return textResult(`Prompt submitted successfully. Use comet_poll to track status or comet_wait to block until completion.${modeNote}`);
+    return textResult(`Prompt submitted successfully. Use comet_poll to track status or comet_wait to block until completion.${here}${handle.modeNote ?? ''}`);
   },
 });
-
-/** A new chat opens in the site's own default mode (Search): what the result says when this session chose another. */
-function newChatModeNote(chosen: z.infer<typeof PageMode> | undefined): string {
-  if (!chosen) return '';
-  return `\nThe new chat opened in the mode Perplexity starts new chats in; this session's mode, ${chosen}, was not set again there (the page loads only after your approval). Call comet_mode before asking in a new chat to keep it.`;
-}
-
-/**
- * Perplexity goes back to Search after every navigation: before an ask, the mode this session chose
- * with comet_mode is set again where the page dropped it (read first, so a page already in it costs
- * no switch and no approval). Returns what the result says about it; a mode that cannot be set again
- * sends nothing, since the prompt would go out in a mode the agent did not choose.
- */
-async function keepSessionMode(browser: ToolBrowser, chosen: z.infer<typeof PageMode> | undefined, signal: AbortSignal): Promise<string> {
-  if (!chosen) return '';
-  let shown: string | null = null;
-  try {
-    shown = (await browser.call('page.mode', {}, { signal, timeoutMs: 15_000 })).mode;
-    if (shown === chosen) return '';
-    const result = await browser.call('page.mode', { mode: chosen }, { signal, timeoutMs: 20_000 });
-    if (result.changed === false) return '';
-    const unconfirmed = result.verified === false ? ' (the page did not confirm it)' : '';
-    return `\nThe page was in ${shown ?? 'a mode it does not show'} (Perplexity goes back to Search after every navigation), so this session's mode, ${chosen}, was set again before sending${unconfirmed}.`;
-  } catch (error) {
-    const e = RelayError.from(error);
-    // No composer: the ask itself could not be sent either, and this miss is the one it would give.
-    if (e.code === 'CANCELLED' || (e.code === 'SELECTOR_MISS' && e.message.startsWith('composer: '))) throw e;
-    throw new RelayError(
-      e.code,
-      `The prompt was not sent: this session chose ${chosen} mode with comet_mode, the page shows ${shown ?? 'no mode it can read'}, and setting ${chosen} again failed: ${e.message}. ` +
-        'Choose a mode this page offers with comet_mode, then ask again.',
-    );
-  }
-}
 
 const pollOutput = PollResult.shape;
 

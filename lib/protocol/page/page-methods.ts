@@ -9,6 +9,7 @@ import { z } from 'zod';
 
 export const PAGE_MODES = ['standard', 'deep-research', 'model-council', 'create', 'learn', 'review', 'computer'] as const;
 export const PageMode = z.enum(PAGE_MODES);
+export type PageMode = z.infer<typeof PageMode>;
 
 const Empty = z.object({}).strict();
 const Count = z.number().int().min(0);
@@ -75,6 +76,8 @@ export const AskResult = z.object({
   previousAnswerKey: z.string(),
   submittedAt: z.number(),
   via: z.enum(['button', 'enter']),
+  /** A new chat's page was put back in the session's mode before typing (page.ask's `keepMode`): the line that says so. */
+  modeNote: z.string().optional(),
 });
 
 /** `waiting`: the agent (computer mode) paused on a question or confirmation for the person. */
@@ -118,6 +121,7 @@ export const ModeResult = z.object({
   /** The page was re-read after switching and shows the requested mode. */
   verified: z.boolean().optional(),
 });
+export type ModeResult = z.infer<typeof ModeResult>;
 
 export const Source = z.object({ title: z.string(), url: z.string().optional() });
 
@@ -137,6 +141,11 @@ export const pageMethods = {
     params: z.object({
       prompt: z.string().min(1).max(100_000),
       newChat: z.boolean().default(false),
+      /**
+       * With newChat: the mode this MCP session chose with comet_mode. Perplexity opens a new chat in Search; the
+       * worker loads it only after the person's approval, then sets this mode again before typing.
+       */
+      keepMode: PageMode.optional(),
       /** How long an answer still being written may delay the typing (default 90 s). */
       busyWaitMs: z.number().int().min(0).max(600_000).optional(),
       /** How long the page has to show the new turn after Submit (default 10 s). */
@@ -237,4 +246,39 @@ function waitText(r: WaitResult): string {
   const steps = r.steps.length ? `\n\nSteps so far:\n${bullets(r.steps)}` : '';
   const partial = r.response ? `\n\nPartial response:\n${r.response}${cut}` : '';
   return `${head}${steps}${partial}`;
+}
+
+/**
+ * Perplexity goes back to Search after every navigation: before an ask, the mode a session chose with comet_mode
+ * is set again where the page dropped it (read first, so a page already in it costs no switch). One rule for the
+ * tool (an ask on the page as it is) and the worker (an ask in a new chat, after the approval): returns the line
+ * the result adds, or '' when nothing was switched; throws when it cannot be set again, since the prompt would
+ * otherwise go out in a mode the agent did not choose.
+ */
+export async function modeAgain(
+  call: (params: { mode?: PageMode }) => Promise<ModeResult>,
+  chosen: PageMode | undefined,
+  fail: (code: string, message: string) => Error,
+): Promise<string> {
+  if (!chosen) return '';
+  let shown: string | null = null;
+  try {
+    shown = (await call({})).mode;
+    if (shown === chosen) return '';
+    const result = await call({ mode: chosen });
+    if (result.changed === false) return '';
+    const unconfirmed = result.verified === false ? ' (the page did not confirm it)' : '';
+    return `\nThe page was in ${shown ?? 'a mode it does not show'} (Perplexity goes back to Search after every navigation), so this session's mode, ${chosen}, was set again before sending${unconfirmed}.`;
+  } catch (error) {
+    const e = error as { code?: string; message?: string };
+    const code = e.code ?? 'INTERNAL';
+    const message = e.message ?? String(error);
+    // No composer: the ask itself could not be sent either, and this miss is the one it would give.
+    if (code === 'CANCELLED' || (code === 'SELECTOR_MISS' && message.startsWith('composer: '))) throw error;
+    throw fail(
+      code,
+      `The prompt was not sent: this session chose ${chosen} mode with comet_mode, the page shows ${shown ?? 'no mode it can read'}, and setting ${chosen} again failed: ${message}. ` +
+        'Choose a mode this page offers with comet_mode, then ask again.',
+    );
+  }
 }

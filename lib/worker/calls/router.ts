@@ -1,4 +1,4 @@
-import { RelayError } from '../../protocol/errors';
+import { type ErrorCode, RelayError } from '../../protocol/errors';
 import type { Envelope, ProgressSink, Request, Trace } from '../../protocol/messages';
 import { isMethodName, type MethodResult, methods } from '../../protocol/methods';
 import type { Tabs } from 'webextension-polyfill';
@@ -10,7 +10,7 @@ import { browser } from '../browser/ext';
 import { describeTabUse, otherTabsAllowed, otherTabsRefused, publicScreenshotsRefused, screenshotsRefused } from './other-tabs';
 import type { PageHub } from './pages';
 import type { TabService } from './tabs';
-import type { PollResult, WaitResult } from '../../protocol/page/page-methods';
+import { type ModeResult, modeAgain, type PageMode, type PollResult, type WaitResult } from '../../protocol/page/page-methods';
 import type { JsonAnswers, TabFetch } from '../threads/json-answer';
 import type { ThreadCalls } from '../threads/thread-calls';
 import { REPAIRABLE, type Repairs } from './repairs';
@@ -165,13 +165,21 @@ export class Router {
       default: {
         if (this.deps.threads?.handles(method)) return this.deps.threads.call(method, params, signal, progress, trace, trusted);
         let forward = params;
+        let modeNote = '';
         if (method === 'page.ask' && params.newChat) {
           // A new chat leaves the conversation the tab shows: that happens here, after the
           // approval (which says "in a new thread"), never before it. The page then types into
-          // the empty home page the navigation left.
+          // the empty home page the navigation left, in the mode this session chose (the site opens it in Search).
           await tabs.navigate(PERPLEXITY_HOME, undefined, signal);
           throwIfCancelled(signal);
-          forward = { ...params, newChat: false };
+          const { keepMode, ...rest } = params;
+          forward = { ...rest, newChat: false };
+          const home = await tabs.pageTab();
+          modeNote = await modeAgain(
+            (p) => pages.request(home, 'page.mode', p, signal, () => {}) as Promise<ModeResult>,
+            keepMode as PageMode | undefined,
+            (code, message) => new RelayError(code as ErrorCode, message),
+          );
         }
         const tabId = await tabs.pageTab();
         const started = Date.now();
@@ -183,6 +191,7 @@ export class Router {
         const pageCall = (m: string, p: Record<string, unknown>) => pages.request(tabId, m, p, signal, () => {});
         const where = { tabId, url: pages.state(tabId)?.url };
         const result = this.deps.repairs && REPAIRABLE.has(method) ? await this.deps.repairs.read(method, () => run(), pageCall, fetch, where) : await run();
+        if (modeNote) return { ...(result as object), modeNote };
         if (method !== 'page.poll' && method !== 'page.wait') return result;
         let read = result as PollResult | WaitResult;
         // A page that shows no sign of the turn's state the set knows, and no JSON to ask: the miss, never a guess.
