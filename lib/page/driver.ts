@@ -145,6 +145,17 @@ export function createPageDriver(win: Window, catalog: SelectorCatalog = new Sel
     return `${set.name}, ${source === 'built-in' ? 'built-in' : `from ${source}`}`;
   };
 
+  /**
+   * A turn we stopped ourselves (comet_stop clicked the page's stop control and saw it go) is finished and
+   * stopped: that click is the sign, even in the moment before the page draws its stopped header or its action
+   * row, when the page alone shows neither (and its thread JSON may still say running).
+   */
+  const stoppedHere = (result: PollResult): PollResult => {
+    if (result.status !== 'working' || result.hasStopButton || !watcher.wasStopped(result.url, result.lastTurnIndex)) return result;
+    const { unconfirmed: _unconfirmed, ...rest } = result;
+    return { ...rest, status: 'completed', stopped: true, currentStep: '' };
+  };
+
   return {
     watcher,
     context: ctx,
@@ -159,7 +170,7 @@ export function createPageDriver(win: Window, catalog: SelectorCatalog = new Sel
       return { name: c.set.name, source: catalog.sourceOf(c.set), probe: c.probe };
     },
     activeSet: set,
-    poll: (params = {}) => guard('poll', async () => noted(cutPoll(await reads.read('poll', readSet(), () => poll(readCtx())), params.maxLength))),
+    poll: (params = {}) => guard('poll', async () => noted(cutPoll(stoppedHere(await reads.read('poll', readSet(), () => poll(readCtx()))), params.maxLength))),
     ask: (params, options = {}) =>
       guard('ask', async () => {
         const previous = askQueue;

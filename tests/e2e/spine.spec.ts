@@ -90,7 +90,8 @@ test('over HTTP: 401 without the token, then the same tools with it', async () =
   const { url, token } = await harness.startServe();
   const bare = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' }, body: '{}' });
   expect(bare.status).toBe(401);
-  expect(await bare.text()).toMatch(/comet-relay token/);
+  // The hint names the command the way this copy runs (`node …/dist/cli.js token` from a clone).
+  expect(await bare.text()).toMatch(/(comet-relay|cli\.js) token/);
   // fetch may not set Host (a forbidden header), so send the rebinding attempt with node:http.
   const wrongHost = await rawPost(url, { host: 'evil.example:80', authorization: `Bearer ${token}` });
   expect(wrongHost).toBe(403);

@@ -166,7 +166,7 @@ describe('ask succeeds only when the page took this prompt', () => {
   it('a prompt the page took (composer emptied) whose turn shows late is confirmed, never "not taken" (#11)', async () => {
     // The page empties the composer on Submit, as it does when it takes a prompt, and shows the turn well after the
     // confirmation budget.
-    const page = fakePage(250);
+    fakePage(250);
     exec = installExecCommand();
     const handlers = pageHandlers(window);
     const handle = await handlers['page.ask']!({ prompt: 'Slow to show', confirmMs: 80 } as never, { signal: new AbortController().signal, progress: () => {} });

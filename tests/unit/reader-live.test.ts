@@ -105,6 +105,19 @@ describe('liveness from the right signals', () => {
     expect(poll.unconfirmed).toContain('stopButton/answerFooter: none of');
   });
 
+  it('a turn comet_stop stopped reads as stopped at once: our click on its stop control is the sign, before the page draws any other', async () => {
+    loadHtml(page(question(0, 'q') + answer('Earlier.') + footer + question(1, 'Write forever') + answer('Once upon a'), stop));
+    const driver = createPageDriver(window);
+    expect(await driver.poll()).toMatchObject({ status: 'working', hasStopButton: true });
+    const button = document.querySelector('[aria-label="Stop response"]');
+    button?.addEventListener('click', () => button.remove());
+    expect(await driver.stop()).toMatchObject({ stopped: true, message: 'Agent stopped.' });
+    // No stopped header, no action row yet: the page shows neither sign; our stop is the one.
+    const after = await driver.poll();
+    expect(after).toMatchObject({ status: 'completed', stopped: true, hasStopButton: false });
+    expect(after.unconfirmed).toBeUndefined();
+  });
+
   it('a stop control the set does not know leaves a streaming answer unconfirmed, never "completed" with part of it (#1)', async () => {
     const unknownStop = '<button aria-label="Stop generating"><svg><use xlink:href="#pplx-icon-square"></use></svg></button>';
     loadHtml(page(question(0, 'q') + answer('Earlier.') + footer + question(1, 'Tides?') + answer('Tides are caused by the Moon and'), unknownStop));
