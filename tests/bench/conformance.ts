@@ -88,7 +88,7 @@ function tokenProxy(targetPort: number, token: string): Promise<{ url: string; c
  * Starts `comet-relay serve` on a free port for `env`'s COMET_RELAY_HOME (the bench's conformance
  * and clients rows); its port and a stop. Fails naming serve's output if it exits or stays silent.
  */
-export async function startServe(env: NodeJS.ProcessEnv): Promise<{ port: number; stop(): void }> {
+export async function startServe(env: NodeJS.ProcessEnv): Promise<{ port: number; pid: number; stop(): void }> {
   const child = spawn(process.execPath, [CLI, 'serve', '--port', '0'], { env, stdio: ['ignore', 'ignore', 'pipe'] });
   const port = await new Promise<number>((resolve, reject) => {
     let output = '';
@@ -106,7 +106,7 @@ export async function startServe(env: NodeJS.ProcessEnv): Promise<{ port: number
       reject(new Error(`serve exited with ${code}: ${output}`));
     });
   });
-  return { port, stop: () => child.kill() };
+  return { port, pid: child.pid ?? -1, stop: () => child.kill() };
 }
 
 export async function conformanceAgainstServe(binary: string, env: NodeJS.ProcessEnv, home: string, scenarios = APPLICABLE_SCENARIOS): Promise<ScenarioResult[]> {

@@ -1,9 +1,8 @@
-import { type ChildProcess, spawn } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { readToken } from '../../lib/install/token';
-import { CLI } from '../support/harness';
+import { startServe } from './conformance';
 
 /**
  * (r) `comet-relay serve` under session churn: MCP clients that open a session, list the tools and close it, and
@@ -27,27 +26,6 @@ export interface ChurnResult {
 function rss(pid: number): number {
   const status = fs.readFileSync(`/proc/${pid}/status`, 'utf8');
   return Number(/^VmRSS:\s+(\d+) kB/m.exec(status)?.[1] ?? 0) * 1024;
-}
-
-async function startServe(home: string): Promise<{ child: ChildProcess; port: number }> {
-  const child = spawn(process.execPath, [CLI, 'serve', '--port', '0'], { env: { ...process.env, COMET_RELAY_HOME: home }, stdio: ['ignore', 'ignore', 'pipe'] });
-  const port = await new Promise<number>((resolve, reject) => {
-    let output = '';
-    const timer = setTimeout(() => reject(new Error(`serve did not start: ${output}`)), 15_000);
-    child.stderr?.on('data', (chunk: Buffer) => {
-      output += chunk.toString();
-      const match = /serving MCP at http:\/\/127\.0\.0\.1:(\d+)\/mcp/.exec(output);
-      if (match) {
-        clearTimeout(timer);
-        resolve(Number(match[1]));
-      }
-    });
-    child.once('exit', (code) => {
-      clearTimeout(timer);
-      reject(new Error(`serve exited with ${code}: ${output}`));
-    });
-  });
-  return { child, port };
 }
 
 /** One client's whole life: initialize, initialized, tools/list, and a DELETE when it closes properly. */
@@ -81,16 +59,17 @@ async function oneSession(port: number, token: string, close: boolean, failures:
 
 export async function serveChurn(sessions = 1000, warmUp = 200): Promise<ChurnResult> {
   const home = fs.mkdtempSync(path.join(os.tmpdir(), 'cr-churn-'));
-  const { child, port } = await startServe(home);
+  const serve = await startServe({ ...process.env, COMET_RELAY_HOME: home });
+  const { port, pid } = serve;
   const failures: string[] = [];
   try {
     const token = readToken(home);
     if (!token) throw new Error(`serve wrote no token in ${home}`);
     await new Promise((r) => setTimeout(r, 500));
-    const idleBytes = rss(child.pid as number);
+    const idleBytes = rss(pid);
     for (let i = 0; i < warmUp; i++) await oneSession(port, token, i % 2 === 0, failures);
     await new Promise((r) => setTimeout(r, 500));
-    const warmBytes = rss(child.pid as number);
+    const warmBytes = rss(pid);
     let closed = 0;
     let abandoned = 0;
     for (let i = 0; i < sessions; i++) {
@@ -98,11 +77,11 @@ export async function serveChurn(sessions = 1000, warmUp = 200): Promise<ChurnRe
       if (await oneSession(port, token, close, failures)) close ? closed++ : abandoned++;
     }
     await new Promise((r) => setTimeout(r, 500));
-    const afterBytes = rss(child.pid as number);
+    const afterBytes = rss(pid);
     const answering = await oneSession(port, token, true, failures);
     return { idleBytes, warmBytes, afterBytes, sessions, closed, abandoned, failures: [...new Set(failures)], answering };
   } finally {
-    child.kill();
+    serve.stop();
     fs.rmSync(home, { recursive: true, force: true });
   }
 }
