@@ -151,7 +151,9 @@ export function createPageDriver(win: Window, catalog: SelectorCatalog = new Sel
    * row, when the page alone shows neither (and its thread JSON may still say running).
    */
   const stoppedHere = (result: PollResult): PollResult => {
-    if (result.status !== 'working' || result.hasStopButton || !watcher.wasStopped(result.url, result.lastTurnIndex)) return result;
+    if (result.status !== 'working' || result.hasStopButton) return result;
+    const last = turnsOf(win.document, readSet()).at(-1);
+    if (!watcher.wasStopped(result.url, result.lastTurnIndex) && !watcher.stoppedTurn(last?.anchor)) return result;
     const { unconfirmed: _unconfirmed, ...rest } = result;
     return { ...rest, status: 'completed', stopped: true, currentStep: '' };
   };

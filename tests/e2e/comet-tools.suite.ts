@@ -52,8 +52,10 @@ export function defineCometToolSuite(generation: 'A' | 'B', language: SimLanguag
       const working = JSON.parse((await world.call('comet_poll')).text);
       expect(working.hasStopButton).toBe(true);
       expect((await world.call('comet_stop')).text).toBe('Agent stopped.');
+      // The page draws the stopped turn's end a moment after its stop control goes; until then it shows neither
+      // that it works nor that it is done, and the thread JSON may still say running: no status is made up meanwhile.
+      await expect.poll(async () => JSON.parse((await world.call('comet_poll')).text).status, { timeout: 15_000 }).not.toBe('working');
       const after = JSON.parse((await world.call('comet_poll')).text);
-      expect(after.status).not.toBe('working');
       expect(after.hasStopButton).toBe(false);
       expect((await world.call('comet_stop')).text).toBe('No stop button found.');
     });

@@ -183,7 +183,9 @@ test('answering: a question, two at once, a confirmation, a sign-in; a follow-up
   const [city, nights] = two.checkpoint.interactions.map((i) => i.questions?.[0]);
   await call('threads.respond', { threadId: two.started.threadId, reply: { kind: 'answers', answers: { [city?.text ?? '']: 'Lyon', [nights?.id ?? '']: '2' } } });
   const planned = await call('threads.wait', { threadId: two.started.threadId, turn: 0, timeoutMs: 45_000 });
-  expect(planned.text).toContain('You answered “Lyon” and “2”');
+  // Both answers reached the task; the simulated task lists them in the order they arrived, which two fields
+  // filled in one reply do not fix.
+  expect(planned.text).toMatch(/You answered “(?:Lyon” and “2|2” and “Lyon)”/);
 
   const confirm = await run('computer-confirm');
   await call('threads.respond', { threadId: confirm.started.threadId, reply: { kind: 'deny', reason: 'not now' } });

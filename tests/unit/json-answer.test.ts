@@ -199,3 +199,14 @@ describe('the JSON answer belongs to the entry that answered (review of 2026-12-
     expect(await answers.answer(folded, 0, undefined, fetch)).toMatchObject({ answerSource: 'json' });
   });
 });
+
+describe('a turn the JSON says was stopped', () => {
+  it('is stopped, never still running, whatever the page showed in the moment after the stop', async () => {
+    const { fetch } = tabFetch(() => ({ status: 200, body: JSON.stringify(body('', 'PENDING', 'WORKFLOW_CANCELED')) }));
+    const answers = new JsonAnswers(() => threadJson2026);
+    const unsure = { ...page, status: 'working', response: '', lastTurnIndex: 0, unconfirmed: 'stopButton/answerFooter: none of …' };
+    const out = await answers.answer(unsure, 0, undefined, fetch);
+    expect(out).toMatchObject({ status: 'completed', stopped: true, answerSource: 'page' });
+    expect(out.stillRunning).toBeUndefined();
+  });
+});

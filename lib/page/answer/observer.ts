@@ -218,13 +218,24 @@ export class PageWatcher {
     return followed?.turnIndex;
   }
 
-  markStopped(url: string, turnIndex: number): void {
+  markStopped(url: string, turnIndex: number, anchor?: Element): void {
     this.stopped.set(url, turnIndex);
+    if (anchor) this.stoppedTurns.add(anchor);
   }
 
   wasStopped(url: string, turnIndex: number): boolean {
     return this.stopped.get(url) === turnIndex;
   }
+
+  /**
+   * The turn whose stop control we clicked, known by its own element: a new thread's URL can change between the
+   * click and the next read (the page gives it its address a moment later), which the URL-keyed record misses.
+   */
+  stoppedTurn(anchor: Element | null | undefined): boolean {
+    return anchor != null && this.stoppedTurns.has(anchor);
+  }
+
+  private readonly stoppedTurns = new WeakSet<Element>();
 
   /** Resolves when the probe returns something truthy, re-checked after every mutation batch. */
   waitFor: WaitFor = (probe, timeoutMs, signal) =>

@@ -251,7 +251,7 @@ export async function stop(ctx: PageContext, watcher: PageWatcher, appearMs = 50
   const btn = await ctx.waitFor(() => stopButton(ctx.doc, ctx.set, current()), appearMs);
   if (!btn) return { stopped: false, confirmed: false, message: 'No stop button found.' };
   const snap = watcher.snapshot();
-  watcher.markStopped(snap.url, snap.turnIndex);
+  watcher.markStopped(snap.url, snap.turnIndex, current()?.anchor);
   pointerClick(btn);
   const gone = await ctx.waitFor(() => !stopButton(ctx.doc, ctx.set, current()), appearMs);
   return { stopped: true, confirmed: gone === true, message: 'Agent stopped.' };

@@ -64,7 +64,7 @@ export function linkCitations(markdown: string, urls: readonly (string | undefin
  * (the page's PollResult.unconfirmed): finished with its answer, still running, or nothing to go on
  * (and why, for the SELECTOR_MISS that follows).
  */
-export type EntryState = { state: 'completed'; answer: string } | { state: 'running' } | { state: 'unknown'; why: string };
+export type EntryState = { state: 'completed'; answer: string } | { state: 'stopped'; answer: string } | { state: 'running' } | { state: 'unknown'; why: string };
 
 export function entryStateOf(entries: unknown[], turn: FinishedTurn, r: ThreadJsonReader): EntryState {
   const entry = entries[turn.turnIndex];
@@ -76,8 +76,12 @@ export function entryStateOf(entries: unknown[], turn: FinishedTurn, r: ThreadJs
     return { state: 'unknown', why: `its entry ${turn.turnIndex + 1} is another question ("${query.slice(0, 60)}")` };
   }
   const status = firstString(entry, r.entry.status);
-  if (status !== undefined && r.values.entryRunning.includes(status)) return { state: 'running' };
   const workflow = firstString(entry, r.entry.workflowStatus);
+  // A cancelled workflow is a stopped turn (stopped before or while it wrote), never one still running.
+  if (workflow !== undefined && r.values.workflow.cancelled.includes(workflow)) {
+    return { state: 'stopped', answer: firstString(entry, r.entry.answer) ?? strings(entry, r.entry.answerChunks).join('') };
+  }
+  if (status !== undefined && r.values.entryRunning.includes(status)) return { state: 'running' };
   if (workflow !== undefined && !r.values.workflow.complete.includes(workflow)) return { state: 'running' };
   const answer = finishedAnswer(entries, turn, r);
   if (answer === undefined) return { state: 'unknown', why: `its entry ${turn.turnIndex + 1} has status ${status ?? 'none'} and no answer text` };
@@ -242,6 +246,12 @@ export class JsonAnswers {
       why: `it did not answer within ${this.budgetMs / 1000} s`,
     };
     if (state.state === 'completed') return { ...withAnswer(rest as unknown as T, state.answer, maxLength), status: 'completed', answerSource: 'json' };
+    if (state.state === 'stopped') {
+      // The JSON says the turn was stopped: a poll says so beside `completed` (its way), a wait says `stopped`.
+      const base = state.answer.trim() ? withAnswer(rest as unknown as T, state.answer, maxLength) : (rest as unknown as T);
+      const source: AnswerSource = state.answer.trim() ? 'json' : 'page';
+      return 'lastTurnIndex' in rest ? { ...base, status: 'completed', stopped: true, answerSource: source } : { ...base, status: 'stopped', answerSource: source };
+    }
     // A poll has lastTurnIndex; a wait's caller ran out of page signs, not of time: the router waits on.
     if (state.state === 'running') return { ...(rest as unknown as T), status: 'lastTurnIndex' in rest ? 'working' : 'timeout', answerSource: 'page', stillRunning: true };
     throw new RelayError(
