@@ -196,6 +196,7 @@ export function startWorker(): void {
     restartLink: () => link.restart(),
     clients: () => clients,
     packs: () => packs.summary(),
+    showWaiting: (waiting) => toolbar.showWaiting(waiting),
     repair: () => {
       const tabId = tabs.connectedDrivenTab()?.id;
       return tabId === undefined ? null : repairs.of(tabId);

@@ -93,6 +93,36 @@ describe('toolbar icon: connection state → look', () => {
   });
 });
 
+describe('toolbar icon: calls waiting for approval', () => {
+  it('the count takes the badge in amber, and the link\'s words stay in the tooltip', () => {
+    const look = actionLook(status({ state: 'connected', hostVersion: '0.1.0' }), null, 2);
+    expect(look).toMatchObject({ state: 'connected', badgeText: '2', badgeColor: '#B7791F' });
+    expect(look.title).toBe('comet-relay — 2 calls waiting for your approval; connected to the host 0.1.0. Click to open the side panel.');
+  });
+
+  it('approvals and a blocked page never wipe each other (they once had two writers: the last approval cleared the "!")', async () => {
+    const shown = { badge: '', title: '' };
+    const api: ActionApi = {
+      setIcon: async () => {},
+      setTitle: async ({ title }) => void (shown.title = title),
+      setBadgeText: async ({ text }) => void (shown.badge = text),
+      setBadgeBackgroundColor: async () => {},
+    };
+    const indicator = new ActionIndicator(api);
+    indicator.show(status({ state: 'connected' }));
+    indicator.showAccess(pageAccessWords({ state: 'blocked-by-policy', settled: true }, { browserName: 'Comet', tabId: 3 }));
+    indicator.showWaiting(1);
+    await Promise.resolve();
+    expect(shown).toMatchObject({ badge: '1' });
+    expect(shown.title).toContain('1 call waiting for your approval; Blocked on perplexity.ai by a browser policy.');
+    indicator.showWaiting(0);
+    await Promise.resolve();
+    expect(shown.badge).toBe('!');
+    expect(shown.title).toContain('Blocked on perplexity.ai by a browser policy.');
+    expect(shown.title).not.toContain('approval');
+  });
+});
+
 describe('ActionIndicator', () => {
   function fakeApi() {
     const calls: string[] = [];

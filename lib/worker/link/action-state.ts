@@ -4,7 +4,11 @@ import type { LinkStatus } from './native-link';
 /**
  * The toolbar icon tells the connection to the native host at a glance: a status dot on the
  * icon (green connected, amber connecting, red not connected), a red "!" badge when something
- * needs the person, and a tooltip that says what is going on in words.
+ * needs the person, and a tooltip that says what is going on in words. Calls waiting for the person's
+ * approval put their number on the badge (amber) instead, and say so first in the tooltip.
+ *
+ * This is the toolbar's one writer: the link, the page's access and the approval queue are its inputs,
+ * so none of them can wipe what another one showed.
  */
 export type ActionState = 'connected' | 'connecting' | 'disconnected';
 
@@ -18,6 +22,7 @@ export interface ActionLook {
 }
 
 const ERROR_RED = '#D93025';
+const WAITING_AMBER = '#B7791F';
 const TITLE_DETAIL_MAX = 300;
 
 function iconFor(state: ActionState): ActionLook['icon'] {
@@ -31,8 +36,16 @@ function clip(text: string): string {
 /**
  * `access`: why the Perplexity tab has no page script. Connected to the host with nothing working
  * in the page is never shown as connected: the icon turns red with the "!" and the cause's words.
+ * `waiting`: calls waiting for approval; their count takes the badge, the link's words stay in the tooltip.
  */
-export function actionLook(status: LinkStatus, access: PageAccessWords | null = null): ActionLook {
+export function actionLook(status: LinkStatus, access: PageAccessWords | null = null, waiting = 0): ActionLook {
+  const link = linkLook(status, access);
+  if (waiting <= 0) return link;
+  const calls = `${waiting} call${waiting === 1 ? '' : 's'} waiting for your approval`;
+  return { ...link, title: `comet-relay — ${calls}; ${link.title.slice('comet-relay — '.length)}`, badgeText: String(waiting), badgeColor: WAITING_AMBER };
+}
+
+function linkLook(status: LinkStatus, access: PageAccessWords | null): ActionLook {
   const look = (state: ActionState, title: string, badgeText = ''): ActionLook => ({
     state,
     icon: iconFor(state),
@@ -69,6 +82,7 @@ export class ActionIndicator {
   private shown?: ActionLook;
   private link?: LinkStatus;
   private access: PageAccessWords | null = null;
+  private waiting = 0;
 
   constructor(private readonly api: ActionApi) {}
 
@@ -78,9 +92,15 @@ export class ActionIndicator {
     if (this.link) this.show(this.link);
   }
 
+  /** How many calls wait for the person's approval (0: none). */
+  showWaiting(waiting: number): void {
+    this.waiting = waiting;
+    if (this.link) this.show(this.link);
+  }
+
   show(status: LinkStatus): void {
     this.link = status;
-    const next = actionLook(status, this.access);
+    const next = actionLook(status, this.access, this.waiting);
     const prev = this.shown;
     this.shown = next;
     // The toolbar is cosmetic: a failed update (sync or async) must never break the link.

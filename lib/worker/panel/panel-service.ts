@@ -42,6 +42,8 @@ export interface PanelServiceDeps {
   clients(): AttachedClient[];
   /** Selector sets added as files, and files that could not be used. */
   packs(): PackView;
+  /** The number of calls waiting for approval, for the toolbar icon (so a closed panel still tells). */
+  showWaiting?(waiting: number): void;
   /** The repair the driven tab reads through, if any, and how to drop it (lib/worker/calls/repairs.ts). */
   repair?(): RepairView | null;
   undoRepair?(): Promise<boolean>;
@@ -62,10 +64,9 @@ export class PanelService {
   constructor(private readonly deps: PanelServiceDeps) {
     this.settings = new SettingsStore(() => this.push());
     this.approvals = new ApprovalQueue((pending) => {
-      void showBadge(pending.length);
+      deps.showWaiting?.(pending.length);
       this.push();
     });
-    void showBadge(0); // approvals do not outlive the worker; neither may their badge
     this.activity = new ActivityLog(() => this.push(), sessionValue<ActivityEntry[]>('activity'));
     const threadStore = sessionValue<unknown>('threads');
     this.saveThreads = coalescedSaver(threadStore, () => this.threads.saved());
@@ -342,13 +343,3 @@ const FOLLOW_MS = 120_000;
 
 type PanelReply = PanelParams<'panel.respond'>['reply'];
 
-/** A number on the toolbar icon while calls wait for approval, so a closed panel still tells. */
-async function showBadge(waiting: number): Promise<void> {
-  const action = browser.action;
-  if (!action) return;
-  await action.setBadgeText({ text: waiting > 0 ? String(waiting) : '' }).catch(() => {});
-  if (waiting > 0) await action.setBadgeBackgroundColor({ color: '#b7791f' }).catch(() => {});
-  await action
-    .setTitle({ title: waiting > 0 ? `comet-relay: ${waiting} call${waiting === 1 ? '' : 's'} waiting for your approval` : 'comet-relay' })
-    .catch(() => {});
-}
