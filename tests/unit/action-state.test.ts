@@ -104,8 +104,12 @@ describe('toolbar icon: calls waiting for approval', () => {
     const shown = { badge: '', title: '' };
     const api: ActionApi = {
       setIcon: async () => {},
-      setTitle: async ({ title }) => void (shown.title = title),
-      setBadgeText: async ({ text }) => void (shown.badge = text),
+      setTitle: async ({ title }) => {
+        shown.title = title;
+      },
+      setBadgeText: async ({ text }) => {
+        shown.badge = text;
+      },
       setBadgeBackgroundColor: async () => {},
     };
     const indicator = new ActionIndicator(api);
