@@ -4,7 +4,7 @@ import type { Page } from 'playwright-core';
 import { startSimServer, type SimServer } from '../sim/server';
 import { createSimSite } from '../sim/site';
 import { Harness, textOf } from '../support/harness';
-import { type RealCapture, realCapturesFolder, realThreadPages, servingCaptures } from '../support/real-captures';
+import { inOrderShare, type RealCapture, realCapturesFolder, realThreadPages, servingCaptures } from '../support/real-captures';
 
 /**
  * The pages other people captured from the live perplexity.ai, served at perplexity.ai URLs through the
@@ -41,25 +41,6 @@ async function ownAnswer(page: Page): Promise<{ text: string; urls: string[]; ro
 }
 
 const words = (s: string) => s.split(/\s+/).filter(Boolean);
-
-/**
- * Share of `expected`'s words found in `actual` in the same order. Whitespace is ignored on the
- * actual side, so a reader that glues a citation marker to a word, or a language written without
- * spaces, still matches; a word is found from where the previous one ended.
- */
-function inOrderShare(expected: string[], actual: string): number {
-  if (expected.length === 0) return 1;
-  const flat = actual.replace(/\s+/g, '');
-  let at = 0;
-  let found = 0;
-  for (const word of expected) {
-    const i = flat.indexOf(word, at);
-    if (i < 0) continue;
-    found += 1;
-    at = i + word.length;
-  }
-  return found / expected.length;
-}
 
 test.describe('real perplexity.ai captures through the whole chain', () => {
   test.skip('skip' in folder, 'skip' in folder ? folder.skip : '');

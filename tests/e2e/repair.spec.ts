@@ -7,7 +7,7 @@ import { createSimSite, type SimSite } from '../sim/site';
 import { spawnSync } from 'node:child_process';
 import { parsePack } from '../../lib/packs/parse';
 import { CLI, Harness, textOf } from '../support/harness';
-import { realCapturesFolder } from '../support/real-captures';
+import { inOrderShare, realCapturesFolder } from '../support/real-captures';
 import { renameHooks, type ThreadTurn, threadJsonBody, threadTurnsByStructure } from '../support/repair-pages';
 
 /**
@@ -27,21 +27,8 @@ const wrap = (bytes: string) =>
   /<html[\s>]/i.test(bytes) ? bytes : `<!DOCTYPE html><html lang="en"><head><meta charset="utf-8"><title>Perplexity</title></head><body>${bytes}</body></html>`;
 const slugOf = (file: string) => file.replace(/\.html$/, '').toLowerCase().replace(/[^a-z0-9]+/g, '-');
 const words = (s: string) => s.toLowerCase().split(/[^\p{L}\p{N}]+/u).filter(Boolean);
-
-/** Share of `expected`'s words found in `actual` in order (whitespace ignored on the actual side). */
-function inOrderShare(expected: string[], actual: string): number {
-  if (expected.length === 0) return 1;
-  const flat = words(actual).join('');
-  let at = 0;
-  let found = 0;
-  for (const word of expected) {
-    const i = flat.indexOf(word, at);
-    if (i < 0) continue;
-    found += 1;
-    at = i + word.length;
-  }
-  return found / expected.length;
-}
+/** The page's words run together, as `words` makes the expected ones (case and punctuation dropped). */
+const wordsRunTogether = (s: string) => words(s).join('');
 
 /** The sim site, with these pages and thread bodies answered at their paths. */
 function serving(site: SimSite, routes: Map<string, { contentType: string; body: string }>): SimSite {
@@ -119,13 +106,13 @@ test.describe('a changed page read again through a repair verified against its t
       expect(polled.isError, polled.text).toBe(false);
       const snapshot = JSON.parse(polled.text) as { status: string; response: string; questionText: string; repair?: string };
       expect(snapshot.repair).toMatch(/^Read through a repair: selectors for .* derived on \d{4}-\d{2}-\d{2} from https:\/\/www\.perplexity\.ai\/search\/.* against its thread JSON/);
-      expect(inOrderShare(words(answer), snapshot.response)).toBeGreaterThan(0.95);
+      expect(inOrderShare(words(answer), snapshot.response, wordsRunTogether)).toBeGreaterThan(0.95);
       expect(snapshot.status).toBe('completed');
       if (last?.query_str) expect(words(snapshot.questionText)).toEqual(words(last.query_str));
 
       const waited = await call('comet_wait', { timeout: 10_000 });
       expect(waited.isError, waited.text).toBe(false);
-      expect(inOrderShare(words(answer), waited.text)).toBeGreaterThan(0.95);
+      expect(inOrderShare(words(answer), waited.text, wordsRunTogether)).toBeGreaterThan(0.95);
       expect(waited.text.split('\n').filter((l) => l.startsWith('Read through a repair:'))).toHaveLength(1);
 
       const sources = await call('comet_get_sources');

@@ -56,3 +56,22 @@ export function servingCaptures(site: SimSite, captures: RealCapture[]): SimSite
     },
   });
 }
+
+/**
+ * Share of `expected`'s words found in `actual` in the same order, a word searched from where the previous
+ * one ended. `flatten` takes the separators out of `actual` (whitespace by default), so a reader that glues a
+ * citation marker to a word, or a language written without spaces, still matches.
+ */
+export function inOrderShare(expected: string[], actual: string, flatten = (text: string) => text.replace(/\s+/g, '')): number {
+  if (expected.length === 0) return 1;
+  const flat = flatten(actual);
+  let at = 0;
+  let found = 0;
+  for (const word of expected) {
+    const i = flat.indexOf(word, at);
+    if (i < 0) continue;
+    found += 1;
+    at = i + word.length;
+  }
+  return found / expected.length;
+}
