@@ -11,5 +11,10 @@ export const EXTENSION_PUBLIC_KEY =
 export const EXTENSION_ID = 'ecmkpcbekkgjknbkippgifninkcepnfa';
 export const EXTENSION_ORIGIN = `chrome-extension://${EXTENSION_ID}/`;
 
-/** Bumped whenever a message on any hop changes shape. Both ends must agree exactly. */
-export const PROTOCOL_VERSION = 1;
+/**
+ * Bumped whenever a message on any hop changes shape. Both ends must agree exactly.
+ * 2 (2026-12-02): the door a call came in by travels with it (hello, call origin), and the browser status says
+ * why a Perplexity tab has no page script. A host of protocol 1 names no door, which the worker would take as
+ * the public door's and refuse the tab list to a local client without saying why; the handshake says it instead.
+ */
+export const PROTOCOL_VERSION = 2;
