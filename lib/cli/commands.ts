@@ -443,7 +443,7 @@ export const COMMANDS: Record<string, Command> = {
     notes: 'Exits 0 when a connected profile answered, 1 when none did (no browser connected, or none answering), with or without --json.',
     async run(args) {
       const { values } = parseFlags('status', args, { json: { type: 'boolean' } });
-      const [{ listHosts }, { RelayClient }] = await Promise.all([import('../relay/discovery'), import('../relay/client')]);
+      const [{ listHosts, shownRecord }, { RelayClient }] = await Promise.all([import('../relay/discovery'), import('../relay/client')]);
       const home = stateDir();
       const hosts = listHosts(home);
       const rows = [];
@@ -454,9 +454,9 @@ export const COMMANDS: Record<string, Command> = {
             client.hostStatus({ timeoutMs: 3000 }),
             client.call('browser.status', {}, { timeoutMs: 3000 }),
           ]);
-          rows.push({ host, clients: hostStatus.clients.filter((c) => c.name !== 'comet-relay status'), tab: browser.perplexityTab });
+          rows.push({ host: shownRecord(host), clients: hostStatus.clients.filter((c) => c.name !== 'comet-relay status'), tab: browser.perplexityTab });
         } catch (error) {
-          rows.push({ host, error: RelayError.from(error).message });
+          rows.push({ host: shownRecord(host), error: RelayError.from(error).message });
         } finally {
           client.close();
         }

@@ -165,11 +165,13 @@ const KINDS: Record<string, (o: Obj) => Obj> = {
     optional(out, o, 'transport', () => oneOf(o, 'transport', '', ['stdio', 'http']));
     optional(out, o, 'door', () => oneOf(o, 'door', '', DOORS));
     optional(out, o, 'portOpenedAt', () => number(o, 'portOpenedAt', ''));
+    optional(out, o, 'challenge', () => string(o, 'challenge', '', 0, 128));
     return out;
   },
   welcome(o) {
     const out: Obj = { kind: 'welcome', protocolVersion: integer(o, 'protocolVersion', ''), version: string(o, 'version', ''), pid: integer(o, 'pid', '') };
     optional(out, o, 'clientId', () => string(o, 'clientId', ''));
+    optional(out, o, 'proof', () => string(o, 'proof', '', 0, 128));
     return out;
   },
   incompatible(o) {

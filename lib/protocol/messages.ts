@@ -94,6 +94,8 @@ export const Hello = z.object({
    * other was abandoned during its handshake and must not take the socket or the record.
    */
   portOpenedAt: z.number().optional(),
+  /** A client's, new for each connection: the host answers it with `proof` (lib/relay/host-proof.ts). */
+  challenge: z.string().max(128).optional(),
 });
 
 export const Welcome = z.object({
@@ -102,6 +104,8 @@ export const Welcome = z.object({
   version: z.string(),
   pid: z.number().int(),
   clientId: z.string().optional(),
+  /** The HMAC of the client's challenge with the key in the host's record: this is the host the record names. */
+  proof: z.string().max(128).optional(),
 });
 
 /** Sent instead of Welcome when the two sides cannot talk; `message` is for a person. */

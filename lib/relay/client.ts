@@ -3,10 +3,11 @@ import net from 'node:net';
 import { RelayError } from '../protocol/errors';
 import type { Door } from '../protocol/doors';
 import { PROTOCOL_VERSION } from '../protocol/identity';
-import type { CallOrigin, Envelope, Trace } from '../protocol/messages';
+import type { CallOrigin, Envelope, Trace, Welcome } from '../protocol/messages';
 import { hostMethods, type MethodName, type MethodParams, type MethodResult, methods } from '../protocol/methods';
 import { FramedConnection } from './connection';
 import { describeProfiles, type HostRecord, listHosts, pickHost, removeHostRecord } from './discovery';
+import { handshakeChallenge, provesHost } from './host-proof';
 import { type Logger, silentLogger } from './logger';
 import { hostsDir } from './paths';
 import { checkSocketOwner } from './private-dir';
@@ -227,12 +228,15 @@ export class RelayClient {
         else reject(new RelayError('EXTENSION_NOT_CONNECTED', `The comet-relay host for profile "${host.profileLabel}" did not accept a connection (${error.message}). Reload the extension or restart the browser; \`${cliCommand('doctor')}\` shows what is wrong.`));
       });
     });
+    const challenge = handshakeChallenge();
     const welcomed = new Promise<void>((resolve, reject) => {
       const timer = setTimeout(() => reject(new RelayError('EXTENSION_NOT_CONNECTED', 'The comet-relay host did not answer the handshake.')), HELLO_TIMEOUT_MS);
       this.handshake = {
-        resolve: () => {
+        welcome: (welcome) => {
           clearTimeout(timer);
-          resolve();
+          // A record without a key is an older host's: the protocol check refuses it with its own words.
+          if (host.key && !provesHost(host.key, challenge, welcome.proof)) reject(impostorError(host));
+          else resolve();
         },
         reject: (error) => {
           clearTimeout(timer);
@@ -253,6 +257,7 @@ export class RelayClient {
       client: this.options.client,
       transport: this.options.transport,
       door: this.options.door ?? 'loopback',
+      challenge,
     });
     try {
       await welcomed;
@@ -266,12 +271,12 @@ export class RelayClient {
     return connection;
   }
 
-  private handshake?: { resolve(): void; reject(error: RelayError): void };
+  private handshake?: { welcome(message: Welcome): void; reject(error: RelayError): void };
 
   private receive(message: Envelope): void {
     switch (message.kind) {
       case 'welcome':
-        this.handshake?.resolve();
+        this.handshake?.welcome(message);
         return;
       case 'incompatible':
         this.handshake?.reject(new RelayError('VERSION_MISMATCH', message.message));
@@ -340,6 +345,15 @@ function changeIn(dir: string, ms: number): Promise<void> {
       // no hosts folder yet: the timer alone
     }
   });
+}
+
+/** What answered at the record's socket does not hold the record's key: never spoken to again. */
+function impostorError(host: HostRecord): RelayError {
+  return new RelayError(
+    'PERMISSION_DENIED',
+    `What answers at ${host.socketPath} (the host of profile "${host.profileLabel}", by its record) could not prove it is that host: it may be another user's process holding the name of a host that went away. ` +
+      `comet-relay did not talk to it. Restart your browser so it starts its host again; \`${cliCommand('doctor')}\` shows the hosts it finds.`,
+  );
 }
 
 function closedError(): RelayError {

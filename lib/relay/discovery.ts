@@ -19,6 +19,8 @@ export interface HostRecord {
   connectedAt: string;
   /** The hello's portOpenedAt: which of two hosts of one profile the browser opened last. */
   portOpenedAt?: number;
+  /** The host's key: a client takes its welcome only with a proof made with it (lib/relay/host-proof.ts). */
+  key?: string;
 }
 
 const TEXT_FIELDS = ['profileId', 'profileLabel', 'extensionVersion', 'hostVersion', 'socketPath', 'startedAt', 'connectedAt'] as const;
@@ -43,7 +45,13 @@ export function asHostRecord(value: unknown): HostRecord | undefined {
     startedAt: v.startedAt as string,
     connectedAt: v.connectedAt as string,
     ...(Number.isFinite(v.portOpenedAt) ? { portOpenedAt: v.portOpenedAt as number } : {}),
+    ...(typeof v.key === 'string' ? { key: v.key } : {}),
   };
+}
+
+/** A record as it may be shown (`status --json`): its key stays in the user's folder. */
+export function shownRecord({ key: _key, ...shown }: HostRecord): Omit<HostRecord, 'key'> {
+  return shown;
 }
 
 export function writeHostRecord(home: string, record: HostRecord): void {

@@ -15,6 +15,7 @@ import { isProcessAlive, readHostRecord, removeHostRecord, writeHostRecord } fro
 import type { Logger } from './logger';
 import { PackFeed } from './pack-feed';
 import { PACKS_CHANGED_EVENT } from '../protocol/pack-events';
+import { hostKey, proveHost } from './host-proof';
 import { pipeNonce, socketPath } from './paths';
 import { ensurePrivateDir } from './private-dir';
 import { VERSION } from './version';
@@ -73,6 +74,8 @@ export class NativeHost {
    */
   private readonly lifetime = `${process.pid.toString(36)}${Date.now().toString(36)}${Math.random().toString(36).slice(2, 6)}`;
   private readonly startedAt = new Date().toISOString();
+  /** Written into the record; its HMAC of each client's challenge shows the client this is the host it read of. */
+  private readonly key = hostKey();
   private stopped = false;
   /** The selector sets folder, offered to the extension at the handshake and on every change. */
   private packFeed?: PackFeed;
@@ -258,6 +261,7 @@ export class NativeHost {
       startedAt: this.startedAt,
       connectedAt: this.state.connectedAt,
       ...(this.state.portOpenedAt !== undefined ? { portOpenedAt: this.state.portOpenedAt } : {}),
+      key: this.key,
     });
   }
 
@@ -332,7 +336,14 @@ export class NativeHost {
       pending: new Set(),
     };
     this.clients.set(clientId, session);
-    connection.send({ kind: 'welcome', protocolVersion: PROTOCOL_VERSION, version: VERSION, pid: process.pid, clientId });
+    connection.send({
+      kind: 'welcome',
+      protocolVersion: PROTOCOL_VERSION,
+      version: VERSION,
+      pid: process.pid,
+      clientId,
+      ...(message.challenge ? { proof: proveHost(this.key, message.challenge) } : {}),
+    });
     this.publishClients();
     this.log.info('client attached', { clientId, name: session.info.name });
     return session;

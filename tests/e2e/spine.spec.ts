@@ -115,6 +115,9 @@ test('two clients at once get their own answers, and the host lists both by name
   const status = JSON.parse(execFileSync(process.execPath, [CLI, 'status', '--json'], { env: harness.env }).toString());
   const names = status[0].clients.map((c: { name: string }) => c.name);
   expect(names).toEqual(expect.arrayContaining(['alpha-agent', 'beta-agent']));
+  // The host's key proves it to clients; it stays in the record, never in what status prints.
+  expect(listHosts(harness.home)[0]?.key).toMatch(/^[0-9a-f]{64}$/);
+  expect(status[0].host).not.toHaveProperty('key');
 });
 
 test('killing the host: the extension starts a new one and the next call succeeds', async () => {

@@ -9,6 +9,7 @@ import type { Envelope } from '../../lib/protocol/messages';
 import { RelayClient } from '../../lib/relay/client';
 import { listHosts, writeHostRecord } from '../../lib/relay/discovery';
 import { NativeHost } from '../../lib/relay/host';
+import { proveHost, provesHost } from '../../lib/relay/host-proof';
 import { socketPath } from '../../lib/relay/paths';
 import { silentLogger } from '../../lib/relay/logger';
 import { FakeExtension } from '../support/fake-extension';
@@ -465,6 +466,64 @@ describe('a crashed host left its record behind', () => {
     const survivor = client('survivor');
     expect((await survivor.hostStatus()).profile.id).toBe('testprofile01');
     expect(listHosts(home).map((h) => h.profileId)).toEqual(['testprofile01']);
+  });
+});
+
+describe('a client speaks only to the host its record names (review 2026-12-02 #27)', () => {
+  /**
+   * Another process holds the record's socket name (on Windows, another user can take the pipe name of a host
+   * that went away: names can be listed, and Node cannot check a pipe's owner). It answers the handshake as a
+   * host would, but without the record's key.
+   */
+  async function impostor(answer: (hello: Envelope) => Record<string, unknown>): Promise<{ server: net.Server; heard: Envelope[] }> {
+    await connected();
+    const [live] = listHosts(home);
+    const heard: Envelope[] = [];
+    const file = path.join(home, 'run', 'impostor.sock');
+    const server = net.createServer((socket) => {
+      const decoder = new FrameDecoder();
+      socket.on('data', (chunk) => {
+        for (const frame of decoder.push(chunk)) {
+          if (!frame.ok) continue;
+          const message = frame.value as Envelope;
+          heard.push(message);
+          if (message.kind === 'hello') socket.write(encodeFrame({ kind: 'welcome', protocolVersion: PROTOCOL_VERSION, version: '0.1.0', pid: process.pid, ...answer(message) }));
+        }
+      });
+    });
+    await new Promise<void>((resolve) => server.listen(file, resolve));
+    writeHostRecord(home, { ...live!, profileId: 'takenprofile01', profileLabel: 'Taken', socketPath: file, connectedAt: new Date(Date.now() + 60_000).toISOString() });
+    return { server, heard };
+  }
+
+  for (const [how, answer] of [
+    ['no proof', () => ({})],
+    ['a proof made with another key', (hello: Envelope) => ({ proof: proveHost('f'.repeat(64), (hello as { challenge?: string }).challenge ?? '') })],
+    ['the challenge sent back', (hello: Envelope) => ({ proof: (hello as { challenge?: string }).challenge })],
+  ] as const) {
+    it(`refuses a welcome with ${how}, and sends it nothing more`, async () => {
+      const { server, heard } = await impostor(answer);
+      try {
+        const caller = new RelayClient({ home, profile: 'Taken', client: { name: 'careful' }, transport: 'stdio', hostWaitMs: 1000 });
+        clients.push(caller);
+        await expect(caller.hostStatus()).rejects.toMatchObject({ code: 'PERMISSION_DENIED', message: expect.stringMatching(/could not prove it is that host[\s\S]*Restart your browser/) });
+        expect(heard.map((m) => m.kind)).toEqual(['hello']);
+      } finally {
+        server.close();
+      }
+    });
+  }
+
+  it('the real host proves itself to every client with a fresh challenge', async () => {
+    await connected();
+    const [record] = listHosts(home);
+    expect(record?.key).toMatch(/^[0-9a-f]{64}$/);
+    const first = await rawClient(); // a hello without a challenge gets a welcome without a proof
+    first.close();
+    const caller = client('trusting');
+    expect((await caller.hostStatus()).profile.id).toBe('testprofile01');
+    expect(provesHost(record!.key!, 'ab', proveHost(record!.key!, 'ab'))).toBe(true);
+    expect(provesHost(record!.key!, 'ab', proveHost(record!.key!, 'ac'))).toBe(false);
   });
 });
 
