@@ -4,6 +4,7 @@ import type { Page } from 'playwright-core';
 import { startSimServer, type SimServer } from '../sim/server';
 import { createSimSite } from '../sim/site';
 import { Harness, textOf } from '../support/harness';
+import { CAPTURE_MODES } from '../support/real-capture-modes';
 import { inOrderShare, type RealCapture, realCapturesFolder, realThreadPages, servingCaptures } from '../support/real-captures';
 
 /**
@@ -70,13 +71,20 @@ test.describe('real perplexity.ai captures through the whole chain', () => {
   });
 
   for (const capture of captures) {
-    test(`${capture.file}: comet_poll, comet_wait, comet_get_sources and comet_get_page_content read the page's answer`, async () => {
+    test(`${capture.file}: comet_mode, comet_poll, comet_wait, comet_get_sources and comet_get_page_content read the page as it is`, async () => {
       test.setTimeout(90_000);
       for (const old of harness.context.pages()) await old.close();
       const page = await harness.openPerplexity(`https://www.perplexity.ai${capture.path}`);
       const own = await ownAnswer(page);
       expect(own.text.trim(), 'the capture has an answer block of its own').not.toBe('');
       expect((await call('comet_connect')).isError).toBe(false);
+
+      // The mode as the page shows it, read by comet_mode; where the page shows none, never a plausible one.
+      const shown = CAPTURE_MODES.find((row) => row.file === capture.file);
+      expect(shown, `${capture.file} has its row in tests/support/real-capture-modes.ts`).toBeDefined();
+      const mode = await call('comet_mode');
+      if (shown?.mode) expect.soft(mode.text, shown.why).toBe(`Current mode: ${shown.mode}`);
+      else expect.soft(mode.text, `${shown?.why}: no mode may be said, only why none could be read`).toMatch(/^Current mode: unknown \(.+\)$/s);
 
       if (!own.row) {
         // No sign either way on the page, and no thread JSON for a capture: the miss, never a plausible status.

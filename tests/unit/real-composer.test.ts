@@ -9,6 +9,7 @@ import { getMode, modeControls } from '../../lib/page/composer/mode';
 import { visibleMode } from '../../lib/page/kits/watch';
 import { chooseSelectorSet, type Mode, SELECTOR_SETS } from '../../lib/selectors';
 import { loadHtml } from '../fixtures/reader/load';
+import { CAPTURE_MODES } from '../support/real-capture-modes';
 
 /**
  * The composer of pages captured from the live perplexity.ai by people outside this project, read
@@ -147,42 +148,13 @@ describe.skipIf(missing)('the composer on real captures (COMET_REAL_PERPLEXITY)'
    * the four Sep 2026 pages whose trigger is pressed.
    */
   describe('every capture: the mode and the Computer toggle as shown', () => {
-    const EXPECTED: { file: string; mode: Mode | null; trigger: Mode | null; computer: boolean | null; why: string }[] = [
-      { file: 'composer-zero-state-WebMCP-2026-08.html', mode: 'standard', trigger: 'standard', computer: false,
-        why: 'first wrapper: aria-haspopup=menu, #pplx-icon-search, "Search", aria-pressed=true; second: #pplx-icon-custom-computer, "Computer", aria-pressed=false' },
-      { file: 'search-thread-page-WebMCP-2026-08.html', mode: 'standard', trigger: 'standard', computer: false,
-        why: 'first wrapper: aria-haspopup=menu, "Search", aria-pressed=true (no icon kept); second: "Computer", aria-pressed=false' },
-      { file: 'composer-home-typed-Perplexity-Comet-MCP-jcalderonzumba-2026-09-26.html', mode: null, trigger: 'standard', computer: null,
-        why: 'the trigger reads "Search" and the toggle "Computer", but the trimmed capture kept aria-pressed on neither (and no icon): nothing says which is on' },
-      { file: 'mode-menu-open-Perplexity-Comet-MCP-jcalderonzumba-2026-09-24.html', mode: 'standard', trigger: 'standard', computer: false,
-        why: 'first wrapper: "Search", aria-pressed=true, no aria-haspopup, data-state=open; second: "Computer", aria-pressed=false; the open menu checks Search' },
-      { file: 'composer-typed-excerpt-MrJ55-comet-mcp-2026-08-07.html', mode: null, trigger: null, computer: null,
-        why: 'the editor alone: no mode control is in the excerpt' },
-      { file: 'search-thread-one-turn-Perplexity-Comet-MCP-jcalderonzumba-2026-09-26.html', mode: 'standard', trigger: 'standard', computer: false,
-        why: 'first wrapper: #pplx-icon-search, "Search", aria-pressed=true, no aria-haspopup; second: #pplx-icon-custom-computer, "Computer", aria-pressed=false' },
-      { file: 'search-thread-several-turns-Perplexity-Comet-MCP-jcalderonzumba-2026-09-26.html', mode: 'deep-research', trigger: 'deep-research', computer: false,
-        why: 'first wrapper: #pplx-icon-telescope, "Deep research", aria-pressed=true; second: "Computer", aria-pressed=false' },
-      { file: 'thread-page-main-excerpt-AI-conversations-in-json-2026-09-27.html', mode: 'standard', trigger: 'standard', computer: false,
-        why: 'French page: first wrapper #pplx-icon-search, "Recherche", aria-pressed=true; second: #pplx-icon-custom-computer, "Computer" (not translated), aria-pressed=false' },
-      { file: 'search-thread-page-obsidian-AI-exporter-2026-02-02.html', mode: 'standard', trigger: null, computer: null,
-        why: 'Feb 2026: a radiogroup of modes, Search aria-checked=true; no Computer toggle' },
-      { file: 'search-thread-page-obsidian-AI-exporter-2026-02-27.html', mode: null, trigger: null, computer: null,
-        why: 'the follow-up composer shows no mode control' },
-      { file: 'deep-research-thread-page-obsidian-AI-exporter-2026-02-27.html', mode: null, trigger: null, computer: null,
-        why: 'the follow-up composer shows no mode control' },
-      { file: 'deep-research-thread-page-obsidian-AI-exporter-2026-02-02.html', mode: null, trigger: null, computer: null,
-        why: 'the report container only: no composer, no mode control' },
-      { file: 'answer-citation-excerpt-MrJ55-comet-mcp-2026-08-07.html', mode: null, trigger: null, computer: null, why: 'an answer excerpt: no composer' },
-      { file: 'answer-citations-excerpt-SaysWho-2026-08-11.html', mode: null, trigger: null, computer: null, why: 'an answer excerpt: no composer' },
-      { file: 'sidebar-top-excerpt-AI-conversations-in-json-2026-09-27.html', mode: null, trigger: null, computer: null, why: 'the sidebar: no composer' },
-    ];
 
     it('names every HTML capture of the folder (a new capture gets its row here)', () => {
       const files = readdirSync(folder).filter((f) => f.endsWith('.html')).sort();
-      expect(EXPECTED.map((e) => e.file).sort()).toEqual(files);
+      expect(CAPTURE_MODES.map((e) => e.file).sort()).toEqual(files);
     });
 
-    for (const { file, mode, trigger, computer, why } of EXPECTED) {
+    for (const { file, mode, trigger, computer, why } of CAPTURE_MODES) {
       it(`${file}: mode ${mode ?? 'not shown'}, Computer toggle ${computer === null ? 'state not shown' : computer ? 'on' : 'off'} (${why})`, async () => {
         const { ctx } = load(file, 'https://www.perplexity.ai/search/a-captured-thread');
         const controls = modeControls(document, ctx.set);
