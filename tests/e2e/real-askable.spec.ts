@@ -77,6 +77,33 @@ test.describe('a real thread capture made askable, through the whole chain', () 
   }
 
   for (const capture of captures) {
+    test(`${capture.file}: nothing being written, dictation on: comet_poll says completed, comet_stop finds no stop control and presses nothing`, async () => {
+      test.setTimeout(60_000);
+      const page = await open(capture);
+      const polled = await poll();
+      expect(polled.status, "the capture's last answer has its action row: completed, never working").toBe('completed');
+      expect(polled.hasStopButton).toBe(false);
+      const stopped = await call('comet_stop');
+      expect(stopped.text).toBe('No stop button found.');
+      expect((await state(page)).dictationClicks, 'Stop dictation was never pressed').toBe(0);
+      await expect(page.locator('[data-ask-input-container] button[aria-label="Stop dictation"]')).toHaveCount(1);
+    });
+
+    test(`${capture.file}: over a person's draft in the page's composer, comet_ask sends the prompt alone and the draft comes back`, async () => {
+      test.setTimeout(60_000);
+      const page = await open(capture);
+      await page.locator('#ask-input').click();
+      await page.keyboard.type('a draft, not to be sent');
+      await expect.poll(() => page.evaluate(() => window.__askable.composerText())).toBe('a draft, not to be sent');
+      const asked = await call('comet_ask', { prompt: 'Only this goes out.' });
+      expect(asked.isError, asked.text).toBe(false);
+      expect((await state(page)).asked).toEqual(['Only this goes out.']);
+      await expect.poll(() => page.evaluate(() => window.__askable.composerText())).toBe('a draft, not to be sent');
+      const waited = await call('comet_wait', { timeout: 30_000 });
+      expect(waited.isError, waited.text).toBe(false);
+      expect((await state(page)).answers[0]?.ended).toBe('finished');
+    });
+
     test(`${capture.file}: comet_ask sends exactly the prompt; comet_poll says working while it streams; comet_wait and comet_poll return the finished answer`, async () => {
       test.setTimeout(120_000);
       const page = await open(capture);
