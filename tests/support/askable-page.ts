@@ -61,11 +61,15 @@ export interface AskableState {
   rowAfterStop: boolean;
   /** Set once the editor is mounted and the page takes prompts. */
   ready: boolean;
+  /** What went wrong in this script (a capture it cannot read): a test fails on any. */
+  errors: string[];
 }
 
 declare global {
   interface Window {
     __askable: AskableState;
+    /** Why the script could not make the page askable (a capture without what it needs). */
+    __askableError?: string;
   }
 }
 
@@ -121,6 +125,7 @@ function boot(): void {
     plan: { paragraphs: 3, words: 24, wordsPerChunk: 3, chunkMs: 40 },
     rowAfterStop: true,
     ready: false,
+    errors: [],
   };
   window.__askable = state;
 
@@ -167,26 +172,38 @@ function boot(): void {
     if (e.key === 'Escape' && streaming) streaming.stop();
   });
 
+  // The page's own last turn as the capture has it, taken before anything changes: every new turn is
+  // cloned from it (a stopped turn shown without its header or row is never the model of the next).
+  const questions = document.querySelectorAll('[data-workflow-entry]');
+  const answers = document.querySelectorAll('[data-workflow-final-text]');
+  const lastQuestion = must(questions[questions.length - 1], 'question block');
+  const lastAnswer = must(answers[answers.length - 1], 'answer block');
+  const list = commonAncestor(lastQuestion, lastAnswer);
+  const questionModel = slotOf(list, lastQuestion).cloneNode(true) as Element;
+  const answerModel = slotOf(list, lastAnswer).cloneNode(true) as Element;
+
   function send(): void {
     const question = text;
     // The page takes no prompt while it writes an answer, nor an empty one.
     if (streaming || !question.trim()) return;
     state.asked.push(question);
     editor.setText('');
-    streaming = addTurn(question);
+    try {
+      streaming = addTurn(question);
+    } catch (error) {
+      // Said where the test looks: a turn this script failed to add is its fault, not the relay's.
+      state.errors.push(error instanceof Error ? error.message : String(error));
+      throw error;
+    }
   }
 
   function addTurn(question: string): { stop(): void } {
-    const questions = document.querySelectorAll('[data-workflow-entry]');
-    const answers = document.querySelectorAll('[data-workflow-final-text]');
-    const lastQuestion = must(questions[questions.length - 1], 'question block');
-    const lastAnswer = must(answers[answers.length - 1], 'answer block');
-    const list = commonAncestor(lastQuestion, lastAnswer);
-    const questionSlot = slotOf(list, lastQuestion).cloneNode(true) as Element;
-    const answerSlot = slotOf(list, lastAnswer).cloneNode(true) as Element;
+    const entries = [...document.querySelectorAll('[data-workflow-entry]')].map((e) => Number(e.getAttribute('data-workflow-entry')));
+    const questionSlot = questionModel.cloneNode(true) as Element;
+    const answerSlot = answerModel.cloneNode(true) as Element;
 
     const block = must(questionSlot.querySelector('[data-workflow-entry]'), 'cloned question block');
-    block.setAttribute('data-workflow-entry', String(Number(lastQuestion.getAttribute('data-workflow-entry') ?? '0') + 1));
+    block.setAttribute('data-workflow-entry', String(Math.max(...entries) + 1));
     const edit = block.querySelector('button[aria-label="Edit query"]');
     const time = edit?.previousElementSibling;
     if (time?.tagName === 'SPAN') time.textContent = timeNow();
@@ -256,5 +273,14 @@ function boot(): void {
   state.ready = true;
 }
 
-if (document.readyState === 'loading') document.addEventListener('DOMContentLoaded', boot, { once: true });
-else boot();
+function start(): void {
+  try {
+    boot();
+  } catch (error) {
+    window.__askableError = error instanceof Error ? error.message : String(error);
+    throw error;
+  }
+}
+
+if (document.readyState === 'loading') document.addEventListener('DOMContentLoaded', start, { once: true });
+else start();
