@@ -82,6 +82,11 @@ test.describe('a real thread capture made askable, through the whole chain', () 
     return page;
   }
 
+  // Also what says "skipped, and why" when the folder is not given: the tests below are made per capture found.
+  test('the folder holds the thread pages made askable', () => {
+    expect(captures.map((c) => c.file)).toEqual([...ASKABLE_CAPTURES]);
+  });
+
   for (const capture of captures) {
     test(`${capture.file}: nothing being written, dictation on: comet_poll says completed, comet_stop finds no stop control and presses nothing`, async () => {
       test.setTimeout(60_000);
