@@ -148,10 +148,11 @@ export function createPageDriver(win: Window, catalog: SelectorCatalog = new Sel
   /**
    * A turn we stopped ourselves (comet_stop clicked the page's stop control and saw it go) is finished and
    * stopped: that click is the sign, even in the moment before the page draws its stopped header or its action
-   * row, when the page alone shows neither (and its thread JSON may still say running).
+   * row, when the page alone shows neither (and its thread JSON may still say running), and after the page
+   * draws its action row under the cut-off answer, which says only that the turn ended, not how.
    */
   const stoppedHere = (result: PollResult): PollResult => {
-    if (result.status !== 'working' || result.hasStopButton) return result;
+    if ((result.status !== 'working' && result.status !== 'completed') || result.hasStopButton || result.stopped) return result;
     const last = turnsOf(win.document, readSet()).at(-1);
     if (!watcher.wasStopped(result.url, result.lastTurnIndex) && !watcher.stoppedTurn(last?.anchor)) return result;
     const { unconfirmed: _unconfirmed, ...rest } = result;

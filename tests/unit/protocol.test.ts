@@ -116,3 +116,28 @@ describe('checkPerplexityUrl', () => {
     expect(checkPerplexityUrl('HTTPS://WWW.PERPLEXITY.AI/Search/X')).toMatchObject({ ok: true });
   });
 });
+
+describe("page.poll's result", () => {
+  // The page and the thread JSON say a stopped turn is `completed` with `stopped: true` (a poll's way,
+  // lib/page/answer/reader.ts, lib/worker/threads/json-answer.ts): the result the relay client parses
+  // must keep it, or comet_poll reports a stopped answer as a whole one (#20 of the 2026-12-02 review).
+  it('keeps `stopped` through the boundary', () => {
+    const polled = {
+      status: 'completed',
+      steps: [],
+      currentStep: '',
+      response: 'cut off here',
+      hasStopButton: false,
+      hasLoadingSpinner: false,
+      proseCount: 1,
+      turnCount: 2,
+      lastTurnIndex: 1,
+      questionText: 'q',
+      url: 'https://www.perplexity.ai/search/x',
+      truncated: false,
+      totalLength: 12,
+      stopped: true,
+    };
+    expect(methods['page.poll'].result.parse(polled)).toMatchObject({ status: 'completed', stopped: true });
+  });
+});

@@ -118,6 +118,19 @@ describe('liveness from the right signals', () => {
     expect(after.unconfirmed).toBeUndefined();
   });
 
+  it('a turn comet_stop stopped stays stopped once the page draws its action row under the cut-off answer: the row says "ended", our click says how', async () => {
+    loadHtml(page(question(0, 'q') + answer('Earlier.') + footer + question(1, 'Write forever') + answer('Once upon a'), stop));
+    const driver = createPageDriver(window);
+    const button = document.querySelector('[aria-label="Stop response"]');
+    // As the capture made askable does (tests/support/askable-page.ts): the stop control gives way, the row comes.
+    button?.addEventListener('click', () => {
+      button.remove();
+      document.querySelector('.flex.flex-col')?.insertAdjacentHTML('beforeend', footer);
+    });
+    expect(await driver.stop()).toMatchObject({ stopped: true, message: 'Agent stopped.' });
+    expect(await driver.poll()).toMatchObject({ status: 'completed', stopped: true, response: 'Once upon a', hasStopButton: false });
+  });
+
   it('a stop control the set does not know leaves a streaming answer unconfirmed, never "completed" with part of it (#1)', async () => {
     const unknownStop = '<button aria-label="Stop generating"><svg><use xlink:href="#pplx-icon-square"></use></svg></button>';
     loadHtml(page(question(0, 'q') + answer('Earlier.') + footer + question(1, 'Tides?') + answer('Tides are caused by the Moon and'), unknownStop));

@@ -48,6 +48,8 @@ export const PollResult = z.object({
   totalLength: Count,
   /** The error the current turn shows, if any. */
   error: z.string().optional(),
+  /** With status `completed`: the turn was stopped (by comet_stop, the person, or as the thread JSON says), so `response` is cut off. */
+  stopped: z.boolean().optional(),
   /** What the agent waits on the person for (a computer task's question, Deep Research asking first). */
   waitingFor: WaitingFor.optional(),
   /** Which source gave `response`: the thread's own JSON (the finished answer as Markdown) or the page's text. */
