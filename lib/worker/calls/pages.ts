@@ -198,9 +198,11 @@ export class PageHub {
     if (!port) throw new RelayError('NO_PERPLEXITY_TAB', `Tab ${tabId} has no comet-relay page script. Open or reload a perplexity.ai tab.`);
     const kit = kitOf(method);
     if (kit) {
+      // Nothing is loaded for a call already cancelled either.
+      if (signal.aborted) throw new RelayError('CANCELLED', 'The call was cancelled.');
       await this.ensureKit(tabId, port, kit);
       if (this.ports.get(tabId) !== port) {
-        throw new RelayError('NO_PERPLEXITY_TAB', `The Perplexity page in tab ${tabId} reloaded while comet-relay loaded its ${kit.what} into it. Call again.`);
+        throw new RelayError('NO_PERPLEXITY_TAB', `The Perplexity page in tab ${tabId} reloaded while comet-relay loaded its ${kit.what} into it; nothing was sent to it. Call again.`);
       }
     }
     // Cancelled while the worker looked for the tab or waited for its script: never start it.
@@ -233,7 +235,7 @@ export class PageHub {
     } catch (error) {
       throw new RelayError(
         'NO_PERPLEXITY_TAB',
-        `comet-relay could not load ${where}: ${(error as Error).message}. The page was probably reloaded or closed meanwhile; call again.`,
+        `comet-relay could not load ${where}: ${(error as Error).message}. The page was probably reloaded or closed meanwhile; nothing was sent to it: call again.`,
       );
     }
     const load = outcome as Partial<KitLoad> | undefined;
@@ -247,7 +249,7 @@ export class PageHub {
         : load?.status === 'version-mismatch'
           ? 'the page still runs the page script of an earlier version of the extension; reload the tab'
           : `the script reported ${JSON.stringify(outcome ?? null)}`;
-    throw new RelayError('NO_PERPLEXITY_TAB', `comet-relay could not load ${where}: ${why}. Call again.`);
+    throw new RelayError('NO_PERPLEXITY_TAB', `comet-relay could not load ${where}: ${why}. Nothing was sent to the page; call again.`);
   }
 
   private post(port: Runtime.Port, method: string, params: unknown, signal: AbortSignal, onProgress: (message: string) => void, trace?: Trace): Promise<unknown> {
