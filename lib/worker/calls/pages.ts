@@ -192,7 +192,10 @@ export class PageHub {
     });
   }
 
-  /** `trace`, when given, receives the page's own time and this port's round trip (`port`), in ms. */
+  /**
+   * `trace`, when given, receives the page's own time and this port's round trip (`port`), in ms, and
+   * (`kit`) how long this call waited for its kit to load into the page, when it did.
+   */
   async request(tabId: number, method: string, params: unknown, signal: AbortSignal, onProgress: (message: string) => void, trace?: Trace): Promise<unknown> {
     const port = this.ports.get(tabId);
     if (!port) throw new RelayError('NO_PERPLEXITY_TAB', `Tab ${tabId} has no comet-relay page script. Open or reload a perplexity.ai tab.`);
@@ -200,7 +203,8 @@ export class PageHub {
     if (kit) {
       // Nothing is loaded for a call already cancelled either.
       if (signal.aborted) throw new RelayError('CANCELLED', 'The call was cancelled.');
-      await this.ensureKit(tabId, port, kit);
+      const loadStarted = trace ? performance.now() : 0;
+      if ((await this.ensureKit(tabId, port, kit)) && trace) trace.kit = performance.now() - loadStarted;
       if (this.ports.get(tabId) !== port) {
         throw new RelayError('NO_PERPLEXITY_TAB', `The Perplexity page in tab ${tabId} reloaded while comet-relay loaded its ${kit.what} into it; nothing was sent to it. Call again.`);
       }
@@ -213,17 +217,19 @@ export class PageHub {
   /**
    * Loads a kit into the document behind `port` unless its page script holds it already. The
    * injection targets that document by id, so it can never land in the page that replaced it
-   * (that one gets its own when asked); one injection serves every call waiting for it.
+   * (that one gets its own when asked); one injection serves every call waiting for it. True when
+   * the call waited for a load.
    */
-  private async ensureKit(tabId: number, port: Runtime.Port, kit: PageKit): Promise<void> {
+  private async ensureKit(tabId: number, port: Runtime.Port, kit: PageKit): Promise<boolean> {
     const doc = this.documents.get(port);
-    if (!doc || doc.kits.has(kit.name)) return;
+    if (!doc || doc.kits.has(kit.name)) return false;
     let loading = doc.loading.get(kit.name);
     if (!loading) {
       loading = this.loadKit(tabId, doc, kit).finally(() => doc.loading.delete(kit.name));
       doc.loading.set(kit.name, loading);
     }
     await loading;
+    return true;
   }
 
   private async loadKit(tabId: number, doc: PageDocument, kit: PageKit): Promise<void> {
