@@ -1,11 +1,12 @@
 import { isErrorPayload, RelayError } from '../protocol/errors';
 import type { ProbeReport, SelectorSet } from '../selectors';
 import { chooseSelectorSet, chromeMajorFrom, SelectorCatalog } from '../selectors/catalog';
-import { ask, type AskHandle, type StopResult, stop } from './composer/actions';
+import type { AskHandle, AskOptions } from './composer/actions';
 import { cutContent, type PageContent, wholePageContent } from './answer/content';
 import type { PageContext } from './dom/context';
 import { PageWatcher, type WaitBinding, type WaitOutcome, waitForAnswer } from './answer/observer';
 import { cutPoll, poll, signMiss, type PollResult, readTurn, requireTurns } from './answer/reader';
+import { type StopResult, stop } from './answer/stop';
 import { turnCountOf, turnsOf } from './dom/turns';
 import { ReadCache } from './answer/read-cache';
 
@@ -37,6 +38,13 @@ export interface AskCallParams {
   confirmMs?: number;
 }
 
+/**
+ * Typing and submitting a prompt and confirming the page took it (lib/page/composer/actions.ts). The
+ * ask kit hands it in with each ask (lib/page/kits/ask-kit.ts): the page script carries none of that
+ * code, only the queue and the last ask, which every later wait binds to and which must outlive the kit's calls.
+ */
+export type AskPath = (ctx: PageContext, watcher: PageWatcher, params: { prompt: string; newChat?: boolean }, options: AskOptions) => Promise<AskHandle>;
+
 export interface WaitCallOptions {
   signal?: AbortSignal;
   onProgress?: (progress: { message: string; steps: string[] }) => void;
@@ -48,8 +56,8 @@ export interface PageDriver {
   /** The set in use itself, for page code outside the driver (the panel's watch). */
   activeSet(): SelectorSet;
   poll(params?: { maxLength?: number }): Promise<PollResult>;
-  /** One ask at a time per page (two sessions in one tab must not type into each other's prompt). */
-  ask(params: AskCallParams, options?: { signal?: AbortSignal; onProgress?: (message: string) => void }): Promise<AskHandle>;
+  /** One ask at a time per page (two sessions in one tab must not type into each other's prompt), by `path`, the ask kit's. */
+  ask(params: AskCallParams, path: AskPath, options?: { signal?: AbortSignal; onProgress?: (message: string) => void }): Promise<AskHandle>;
   wait(params?: WaitCallParams, options?: WaitCallOptions): Promise<WaitOutcome>;
   stop(): Promise<StopResult>;
   content(params?: { maxLength?: number }): Promise<PageContent>;
@@ -174,7 +182,7 @@ export function createPageDriver(win: Window, catalog: SelectorCatalog = new Sel
     },
     activeSet: set,
     poll: (params = {}) => guard('poll', async () => noted(cutPoll(stoppedHere(await reads.read('poll', readSet(), () => poll(readCtx()))), params.maxLength))),
-    ask: (params, options = {}) =>
+    ask: (params, path, options = {}) =>
       guard('ask', async () => {
         const previous = askQueue;
         let release = () => {};
@@ -186,7 +194,7 @@ export function createPageDriver(win: Window, catalog: SelectorCatalog = new Sel
           if (!params.newChat) requireTurns(doc, set());
           await untilSettled(previous, options.signal, () => options.onProgress?.('Another prompt is being sent in this tab; this one follows it.'));
           const { busyWaitMs, confirmMs, ...what } = params;
-          lastAsk = await ask(ctx(), watcher, what, {
+          lastAsk = await path(ctx(), watcher, what, {
             ...options,
             ...(busyWaitMs === undefined ? {} : { busyWaitMs }),
             ...(confirmMs === undefined ? {} : { confirmMs }),

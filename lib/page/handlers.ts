@@ -1,13 +1,13 @@
 import { RelayError } from '../protocol/errors';
 import { chooseSelectorSet, chromeMajorFrom, SelectorCatalog } from '../selectors/catalog';
-import { type AskCallParams, createPageDriver, type PageDriver, type WaitCallParams } from './driver';
+import { createPageDriver, type PageDriver, type WaitCallParams } from './driver';
 
 /**
  * The methods every Perplexity page answers, by name, each a thin call into the page driver. The
  * worker has already validated params against lib/protocol/page/page-methods.ts. The driver is made
  * on the first request, so a tab nobody asks about does no work at all. Methods only some tabs or
- * some calls need (Computer threads, sources, modes, the side panel's view, diagnostics) come with kits (kits.ts), loaded when first
- * asked.
+ * some calls need (asking, Computer threads, sources, modes, the side panel's view, diagnostics) come with kits (kit-registry.ts),
+ * loaded when first asked.
  */
 export interface HandlerContext {
   signal: AbortSignal;
@@ -33,7 +33,6 @@ export function pageHandlers(win: Window, catalog: SelectorCatalog = new Selecto
     'page.content': async ({ maxLength }: { maxLength: number }) => page().content({ maxLength }),
     'page.probe': async () => page().selectorSet(),
     'page.poll': async (params: { maxLength?: number }) => page().poll(params),
-    'page.ask': async (params: AskCallParams, { signal, progress }: HandlerContext) => page().ask(params, { signal, onProgress: progress }),
     'page.wait': async (params: WaitCallParams, { signal, progress }: HandlerContext) =>
       page().wait(params, { signal, onProgress: ({ message }) => progress(message) }),
     'page.stop': async () => page().stop(),

@@ -34,6 +34,7 @@ import { measureCheckpointLatency, parallelThreads, readsWithoutTabs, startThrea
 import { measureReconnect } from './reconnect';
 import { serveChurn } from './serve-churn';
 import { measureOurWait } from './wait-latency';
+import { measureAskKitLoad } from './kit-load';
 import { ourWeight, playwrightMcpWeight } from './tool-surface';
 import { CLIENT_PACKAGES, clientChecks } from './clients';
 import { MODEL_BYTES_BUDGET, WHOLE_BYTES_BUDGET } from '../support/tool-weight';
@@ -57,6 +58,8 @@ const BASELINE_FAILURE_ASKS = 1;
 const BASELINE_CAP_MS = 15_000;
 const POLLS = 500;
 const IDLE_WINDOW_MS = 3000;
+/** (a): reloads, each followed by a first ask (which loads the ask kit) and a second one. */
+const KIT_LOAD_ROUNDS = 8;
 /** (j): each round is a question checkpoint and, after the answer, a complete one. */
 const THREAD_ROUNDS = 10;
 
@@ -279,6 +282,9 @@ async function answerLatencyPhase({ world, cdp }: Bench): Promise<Row[]> {
     keywords.push(await baselineAsk(world, cdp, options));
   }
 
+  log(`(a) the ask kit: ${KIT_LOAD_ROUNDS} reloads, each followed by two asks`);
+  const kit = await measureAskKitLoad(world, KIT_LOAD_ROUNDS);
+
   const fairLatencies = settledLatencies([...fair, ...shipped], 'no-rect');
   return [
     timingRow('(a) answer finished → comet_wait returned, ours (short)', ours, 95, '≤ 5 ms, p95 ≤ 10 ms', verdict(median(ours) <= 5 && percentile(ours, 95) <= 10), `min ${ms(Math.min(...ours))}, max ${ms(Math.max(...ours))}; a new chat every 5 asks; ` +
@@ -288,6 +294,8 @@ async function answerLatencyPhase({ world, cdp }: Bench): Promise<Row[]> {
     timingRow('(a) … CDP baseline: 1 s poll + settle (short)', fairLatencies, 95, '(its own design: 1–6 s)', INFO, `its svg-rect rule left out so that it can finish at all (next row); answers of 0.5–1.4 s; ${(median(fairLatencies) / median(ours)).toFixed(0)}× ours at the median`),
     failureRow('(a) … CDP baseline as shipped (short)', shipped, 'as-shipped', 'the "Expand pane" button\'s svg rect reads as a Stop button: never idle'),
     failureRow('(a) … CDP baseline, svg-rect rule off (keywords)', keywords, 'no-rect', 'the answer\'s own words read as "working": never idle'),
+    timingRow('(a) first comet_ask in a freshly loaded tab: loading its ask kit (the worker\'s trace)', kit.kitMs, 95, '', INFO,
+      `comet_ask round trip, first after a reload vs the next: median ${ms(median(kit.first))} vs ${ms(median(kit.later))} (typing and the page's turn included)`),
   ];
 }
 

@@ -1,5 +1,7 @@
 import { expect, test } from '@playwright/test';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { PAGE_KIT_HOOK } from '../../lib/protocol/page/page-kits';
+import { evaluateInContentScript } from '../support/content-world';
 import { textOf } from '../support/harness';
 import { startSimWorld, type SimWorld } from '../support/sim-harness';
 
@@ -152,6 +154,26 @@ for (const generation of ['A', 'B'] as const) {
       expect((await world.page.locator('#ask-input').innerText()).trim()).toBe('');
       const queries = world.site.threads().flatMap((thread) => thread.turns.map((turn) => turn.query));
       expect(queries).not.toContain('Cancelled before it could be typed');
+    });
+
+    test('the ask code comes into the tab with its first ask, and again after the tab reloads; polling needs none', async () => {
+      const kitsIn = () => evaluateInContentScript<string[]>(world.page, `globalThis.${PAGE_KIT_HOOK}.loaded()`);
+      // This session's mode, set again before each of its asks (comet_mode's kit).
+      await world.call('comet_mode', { mode: 'learn' });
+      expect((await world.call('comet_ask', { prompt: 'Asked before a reload' })).isError).toBe(false);
+      expect((await world.call('comet_wait')).isError).toBe(false);
+      expect(await kitsIn()).toEqual(expect.arrayContaining(['ask', 'mode']));
+      await world.page.reload();
+      await expect.poll(() => kitsIn().catch(() => ['not yet']), { timeout: 15_000 }).toEqual([]);
+      expect((await world.call('comet_poll')).isError).toBe(false);
+      expect(await kitsIn()).not.toContain('ask');
+      const asked = await world.call('comet_ask', { prompt: 'Asked again after a reload' });
+      expect(asked.text).toContain('Prompt submitted successfully.');
+      // The mode kit comes in again to read (and set again) the session's mode, then the ask kit.
+      expect(await kitsIn()).toEqual(expect.arrayContaining(['ask', 'mode']));
+      const waited = await world.call('comet_wait');
+      expect(waited.isError, waited.text).toBe(false);
+      expect(waited.text).toContain('Asked again after a reload');
     });
   });
 }

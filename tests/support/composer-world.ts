@@ -3,13 +3,13 @@ import { build } from 'esbuild';
 import type { Page } from 'playwright-core';
 
 /**
- * Our page script's ask and typing code (lib/page/handlers, lib/page/composer), bundled and run in an
+ * Our page script's ask and typing code (lib/page/handlers with the ask kit, lib/page/composer), bundled and run in an
  * isolated world of a page, as the content script runs: it shares the page's DOM and events, not its
  * JavaScript (no `element.__lexicalEditor`, and a `document.execCommand` stubbed here is stubbed for
  * our code only). Exposes `globalThis.__relay` in that world.
  */
 const ENTRY = `
-import { pageHandlers } from './lib/page/handlers';
+import { pageWithAskKit } from './tests/support/ask-page';
 import { composerOf, composerText, typeInto } from './lib/page/composer/composer';
 import { PageWatcher } from './lib/page/answer/observer';
 import { chooseSelectorSet } from './lib/selectors';
@@ -20,7 +20,7 @@ function context() {
   return { win: window, doc: document, set, waitFor: watcher.waitFor };
 }
 globalThis.__relay = {
-  ask: (prompt) => pageHandlers(window)['page.ask']({ prompt }, { signal: new AbortController().signal, progress: (m) => globalThis.__relay.progress.push(m) }),
+  ask: (prompt) => pageWithAskKit(window)['page.ask']({ prompt }, { signal: new AbortController().signal, progress: (m) => globalThis.__relay.progress.push(m) }),
   progress: [],
   type: (text) => { const ctx = context(); return typeInto(ctx, composerOf(ctx), text); },
   text: () => composerText(composerOf(context())),

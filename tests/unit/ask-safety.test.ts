@@ -1,9 +1,9 @@
 // @vitest-environment happy-dom
 import { afterEach, describe, expect, it } from 'vitest';
-import { pageHandlers } from '../../lib/page/handlers';
 import { RelayError } from '../../lib/protocol/errors';
 import { appendTurn, installExecCommand } from '../fixtures/reader/fake-page';
 import { loadHtml } from '../fixtures/reader/load';
+import { pageWithAskKit } from '../support/ask-page';
 
 /**
  * page.ask against a small fake Perplexity page: a Lexical-like composer, a Submit button that
@@ -61,7 +61,7 @@ afterEach(() => {
 });
 
 function ask(prompt: string, signal: AbortSignal, progress: string[] = []) {
-  const handlers = pageHandlers(window);
+  const handlers = pageWithAskKit(window);
   return handlers['page.ask']!({ prompt } as never, { signal, progress: (m) => progress.push(m) });
 }
 
@@ -130,7 +130,7 @@ describe('ask succeeds only when the page took this prompt', () => {
     exec = installExecCommand();
     page.addTurn('Earlier question');
     page.setWorking(true);
-    const handlers = pageHandlers(window);
+    const handlers = pageWithAskKit(window);
     const err = await handlers['page.ask']!({ prompt: 'Ignored', busyWaitMs: 60 } as never, { signal: new AbortController().signal, progress: () => {} }).catch(
       (e: unknown) => e,
     );
@@ -153,7 +153,7 @@ describe('ask succeeds only when the page took this prompt', () => {
       },
       { capture: true },
     );
-    const handlers = pageHandlers(window);
+    const handlers = pageWithAskKit(window);
     const err = await handlers['page.ask']!({ prompt: 'Mine', confirmMs: 80 } as never, { signal: new AbortController().signal, progress: () => {} }).catch(
       (e: unknown) => e,
     );
@@ -168,8 +168,29 @@ describe('ask succeeds only when the page took this prompt', () => {
     // confirmation budget.
     fakePage(250);
     exec = installExecCommand();
-    const handlers = pageHandlers(window);
+    const handlers = pageWithAskKit(window);
     const handle = await handlers['page.ask']!({ prompt: 'Slow to show', confirmMs: 80 } as never, { signal: new AbortController().signal, progress: () => {} });
     expect(handle).toMatchObject({ turnIndex: 0 });
+  });
+});
+
+describe("the ask kit asks through the page script's driver (lib/page/kits/ask-kit.ts)", () => {
+  it('two asks in one tab go one after the other, and the page script binds its wait to the last of them', async () => {
+    const page = fakePage();
+    exec = installExecCommand();
+    const handlers = pageWithAskKit(window);
+    const call = (progress: string[] = []) => ({ signal: new AbortController().signal, progress: (m: string) => progress.push(m) });
+    const queued: string[] = [];
+    const first = handlers['page.ask']!({ prompt: 'First' } as never, call());
+    const second = handlers['page.ask']!({ prompt: 'Second' } as never, call(queued));
+    expect(await first).toMatchObject({ turnIndex: 0 });
+    expect(await second).toMatchObject({ turnIndex: 1, afterTurn: 1 });
+    expect(page.submitted).toEqual(['First', 'Second']);
+    expect(queued).toEqual(['Another prompt is being sent in this tab; this one follows it.']);
+    // page.wait is the page script's own: without a binding it follows the last ask the kit made.
+    document
+      .querySelector('[data-workflow-entry="1"]')
+      ?.insertAdjacentHTML('beforeend', '<div data-workflow-final-text><div class="prose" data-renderer="lm">Second answer.</div></div>');
+    expect(await handlers['page.wait']!({ timeoutMs: 2000 } as never, call())).toMatchObject({ turnIndex: 1, questionText: 'Second', response: 'Second answer.' });
   });
 });

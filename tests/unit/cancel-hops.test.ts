@@ -35,11 +35,13 @@ describe('page hop', () => {
   });
 
   it('a cancel during the call follows the request to the page', async () => {
-    const hub = new PageHub(() => {});
+    // The ask kit is loaded first (lib/protocol/page/page-kits.ts); the cancel comes once the ask is on the page.
+    const hub = new PageHub(() => {}, async () => ({ kit: 'ask', status: 'registered' }));
     const { port, posted } = fakePort();
     hub.accept(port as never);
     const controller = new AbortController();
     const call = hub.request(7, 'page.ask', { prompt: 'x' }, controller.signal, () => {});
+    await new Promise((r) => setTimeout(r, 0));
     controller.abort();
     await expect(call).rejects.toMatchObject({ code: 'CANCELLED' });
     expect(posted.map((m) => m.kind)).toEqual(['request', 'cancel']);

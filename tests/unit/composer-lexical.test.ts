@@ -1,11 +1,11 @@
 // @vitest-environment happy-dom
 import { afterEach, describe, expect, it } from 'vitest';
 import { typePrompt } from '../../lib/page/composer/composer';
-import { pageHandlers } from '../../lib/page/handlers';
 import { PageWatcher } from '../../lib/page/answer/observer';
 import { chooseSelectorSet } from '../../lib/selectors';
 import { appendTurn, installExecCommand } from '../fixtures/reader/fake-page';
 import { loadHtml } from '../fixtures/reader/load';
+import { pageWithAskKit } from '../support/ask-page';
 
 /**
  * A composer like the Lexical build two maintained projects report (lib/selectors/README.md, "The
@@ -101,7 +101,7 @@ function context() {
 }
 
 function ask(prompt: string, signal = new AbortController().signal) {
-  return pageHandlers(window)['page.ask']!({ prompt } as never, { signal, progress: () => {} });
+  return pageWithAskKit(window)['page.ask']!({ prompt } as never, { signal, progress: () => {} });
 }
 
 describe('typing into a Lexical composer that ignores execCommand', () => {

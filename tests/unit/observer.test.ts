@@ -1,5 +1,6 @@
 // @vitest-environment happy-dom
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { ask } from '../../lib/page/composer/actions';
 import { createPageDriver } from '../../lib/page/driver';
 import { type PageEvent, PageWatcher } from '../../lib/page/answer/observer';
 import { RelayError } from '../../lib/protocol/errors';
@@ -225,7 +226,7 @@ describe('waitForAnswer', () => {
         }, 10);
       }, 20);
     });
-    const handle = await driver.ask({ prompt: 'follow-up' });
+    const handle = await driver.ask({ prompt: 'follow-up' }, ask);
     expect(handle.afterTurn).toBe(2);
     const r = await driver.wait({ timeoutMs: 5000 });
     expect(r).toMatchObject({ status: 'completed', response: 'new answer', turnIndex: 2 });

@@ -1,5 +1,6 @@
 // @vitest-environment happy-dom
 import { describe, expect, it, vi } from 'vitest';
+import { askKit } from '../../lib/page/kits/ask-kit';
 import { diagnosticsKit } from '../../lib/page/kits/diagnostics-kit';
 import { lazyDriver } from '../../lib/page/handlers';
 import { kitMethods, offerKitHook, type PageKitHost, registerKit } from '../../lib/page/kit-registry';
@@ -48,7 +49,8 @@ describe('page kits', () => {
     expect(Object.keys(panelKit(host())).sort()).toEqual([...kitMethods('panel')].sort());
     expect(Object.keys(modeKit(host())).sort()).toEqual([...kitMethods('mode')].sort());
     expect(Object.keys(repairKit(host())).sort()).toEqual([...kitMethods('repair')].sort());
-    expect(Object.keys(PAGE_KITS).sort()).toEqual(['diagnostics', 'mode', 'panel', 'repair', 'sources', 'threads']);
+    expect(Object.keys(askKit(host())).sort()).toEqual([...kitMethods('ask')].sort());
+    expect(Object.keys(PAGE_KITS).sort()).toEqual(['ask', 'diagnostics', 'mode', 'panel', 'repair', 'sources', 'threads']);
   });
 
   it('the table tells the worker which kit a method needs', () => {
@@ -59,7 +61,9 @@ describe('page kits', () => {
     expect(kitOf('page.sources')).toMatchObject({ name: 'sources', file: '/page-sources.js' });
     expect(kitOf('page.mode')).toMatchObject({ name: 'mode', file: '/page-mode.js' }); // reading and switching
     expect(kitOf('page.poll')).toBeUndefined();
-    expect(kitOf('page.ask')).toBeUndefined();
+    // Typing and submitting come with the ask kit; a stop must work in any page at once, without a load first.
+    expect(kitOf('page.ask')).toMatchObject({ name: 'ask', file: '/page-ask.js' });
+    expect(kitOf('page.stop')).toBeUndefined();
     expect(kitOf('page.wait')).toBeUndefined();
     expect(kitOf('threads.fetch')).toBeUndefined(); // account reads run in any tab without a kit
   });

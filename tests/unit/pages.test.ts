@@ -145,6 +145,27 @@ describe('PageHub loads the on-demand parts of the page script (lib/protocol/pag
     expect(port.sent).toMatchObject([{ method: 'threads.wait' }]);
   });
 
+  it('an ask loads the ask kit before its prompt reaches the page; a failed load says nothing was sent', async () => {
+    const inject = vi.fn().mockRejectedValueOnce(new Error('Frame with ID 0 is showing error page')).mockResolvedValue({ kit: 'ask', status: 'registered' });
+    const hub = new PageHub(() => {}, inject);
+    const port = docPage(6, 'DOC-1');
+    hub.accept(asPort(port));
+    const signal = new AbortController().signal;
+    await expect(hub.request(6, 'page.ask', { prompt: 'x' }, signal, () => {})).rejects.toMatchObject({
+      code: 'NO_PERPLEXITY_TAB',
+      message: expect.stringMatching(/could not load its ask code \(\/page-ask\.js\) into the Perplexity page in tab 6: Frame with ID 0 .*nothing was sent to it: call again/),
+    });
+    expect(port.sent).toEqual([]);
+    fire(hub.request(6, 'page.ask', { prompt: 'x' }, signal, () => {}));
+    await flush();
+    expect(inject).toHaveBeenLastCalledWith({ tabId: 6, documentId: 'DOC-1' }, '/page-ask.js');
+    expect(port.sent).toMatchObject([{ method: 'page.ask', params: { prompt: 'x' } }]);
+    // A stop needs no kit: it reaches the page at once, even while nothing else was loaded.
+    fire(hub.request(6, 'page.stop', {}, signal, () => {}));
+    expect(port.sent).toMatchObject([{ method: 'page.ask' }, { method: 'page.stop' }]);
+    expect(inject).toHaveBeenCalledTimes(2);
+  });
+
   it('a page script of another build, or none, is named as such', async () => {
     const signal = new AbortController().signal;
     const stale = new PageHub(() => {}, async () => ({ kit: 'threads', status: 'version-mismatch' }));

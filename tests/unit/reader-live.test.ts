@@ -176,7 +176,7 @@ describe('liveness from the right signals', () => {
     });
     const driver = createPageDriver(window);
     expect((await driver.poll()).status).toBe('completed');
-    const { stop: stopAnswer } = await import('../../lib/page/composer/actions');
+    const { stop: stopAnswer } = await import('../../lib/page/answer/stop');
     expect(await stopAnswer(driver.context(), driver.watcher, 300)).toMatchObject({ stopped: false });
     expect(clicked).toBe(false);
   });

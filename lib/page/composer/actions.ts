@@ -2,7 +2,7 @@ import { RelayError } from '../../protocol/errors';
 import { conversationKey, isConversationPath } from '../../protocol/urls';
 import { composerOf, composerText, submit, typeInto } from './composer';
 import type { PageContext } from '../dom/context';
-import { first, pointerClick, probeMiss } from '../dom/dom';
+import { first, probeMiss } from '../dom/dom';
 import type { PageWatcher, Snapshot } from '../answer/observer';
 import { questionKey, questionMatch } from '../answer/question';
 import { isPlaceholder, readAnswer, readQuestionNow, stopButton } from '../answer/reader';
@@ -233,26 +233,4 @@ export async function ask(
     submittedAt,
     via,
   };
-}
-
-export interface StopResult {
-  stopped: boolean;
-  /** The stop button went away after the click. */
-  confirmed: boolean;
-  message: string;
-}
-
-/**
- * Clicks the stop button. The agent may not have started yet when asked to stop, so wait up to
- * `appearMs` for the button (the reference retried 5 × 1 s); then confirm it disappeared.
- */
-export async function stop(ctx: PageContext, watcher: PageWatcher, appearMs = 5000): Promise<StopResult> {
-  const current = () => turnsOf(ctx.doc, ctx.set).at(-1) ?? null;
-  const btn = await ctx.waitFor(() => stopButton(ctx.doc, ctx.set, current()), appearMs);
-  if (!btn) return { stopped: false, confirmed: false, message: 'No stop button found.' };
-  const snap = watcher.snapshot();
-  watcher.markStopped(snap.url, snap.turnIndex, current()?.anchor);
-  pointerClick(btn);
-  const gone = await ctx.waitFor(() => !stopButton(ctx.doc, ctx.set, current()), appearMs);
-  return { stopped: true, confirmed: gone === true, message: 'Agent stopped.' };
 }

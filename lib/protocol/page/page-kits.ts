@@ -1,6 +1,6 @@
 /**
  * The content script's on-demand parts ("kits"). What runs in every Perplexity page is kept small
- * (reading, asking, waiting, stopping); code only some tabs or some calls need
+ * (reading, waiting, stopping); code only some tabs or some calls need
  * lives in scripts of its own (WXT unlisted scripts, `entrypoints/page-*.ts`), which the service worker injects into the
  * isolated world of one page, with `scripting.executeScript`, the first time a call there needs
  * one. The script finds the page script already running in that world (they share its globals)
@@ -12,6 +12,12 @@
  * carries no zod.
  */
 export const PAGE_KITS = {
+  /**
+   * comet_ask and the panel's asks: typing, submitting, confirming the page took the prompt
+   * (lib/page/kits/ask-kit.ts). The queue and the last ask stay in the page script's driver, so the
+   * first ask in a tab loads this and every later one finds it there.
+   */
+  ask: { file: '/page-ask.js', what: 'ask code', methods: ['page.ask'] },
   /** Computer threads: start, follow up, answer, wait, read (lib/page/threads/thread-handlers.ts), and the panel's answers. */
   threads: {
     file: '/page-threads.js',

@@ -192,15 +192,21 @@ export class PageHub {
     });
   }
 
-  /** `trace`, when given, receives the page's own time and this port's round trip (`port`), in ms. */
+  /**
+   * `trace`, when given, receives the page's own time and this port's round trip (`port`), in ms, and
+   * (`kit`) how long this call waited for its kit to load into the page, when it did.
+   */
   async request(tabId: number, method: string, params: unknown, signal: AbortSignal, onProgress: (message: string) => void, trace?: Trace): Promise<unknown> {
     const port = this.ports.get(tabId);
     if (!port) throw new RelayError('NO_PERPLEXITY_TAB', `Tab ${tabId} has no comet-relay page script. Open or reload a perplexity.ai tab.`);
     const kit = kitOf(method);
     if (kit) {
-      await this.ensureKit(tabId, port, kit);
+      // Nothing is loaded for a call already cancelled either.
+      if (signal.aborted) throw new RelayError('CANCELLED', 'The call was cancelled.');
+      const loadStarted = trace ? performance.now() : 0;
+      if ((await this.ensureKit(tabId, port, kit)) && trace) trace.kit = performance.now() - loadStarted;
       if (this.ports.get(tabId) !== port) {
-        throw new RelayError('NO_PERPLEXITY_TAB', `The Perplexity page in tab ${tabId} reloaded while comet-relay loaded its ${kit.what} into it. Call again.`);
+        throw new RelayError('NO_PERPLEXITY_TAB', `The Perplexity page in tab ${tabId} reloaded while comet-relay loaded its ${kit.what} into it; nothing was sent to it. Call again.`);
       }
     }
     // Cancelled while the worker looked for the tab or waited for its script: never start it.
@@ -211,17 +217,19 @@ export class PageHub {
   /**
    * Loads a kit into the document behind `port` unless its page script holds it already. The
    * injection targets that document by id, so it can never land in the page that replaced it
-   * (that one gets its own when asked); one injection serves every call waiting for it.
+   * (that one gets its own when asked); one injection serves every call waiting for it. True when
+   * the call waited for a load.
    */
-  private async ensureKit(tabId: number, port: Runtime.Port, kit: PageKit): Promise<void> {
+  private async ensureKit(tabId: number, port: Runtime.Port, kit: PageKit): Promise<boolean> {
     const doc = this.documents.get(port);
-    if (!doc || doc.kits.has(kit.name)) return;
+    if (!doc || doc.kits.has(kit.name)) return false;
     let loading = doc.loading.get(kit.name);
     if (!loading) {
       loading = this.loadKit(tabId, doc, kit).finally(() => doc.loading.delete(kit.name));
       doc.loading.set(kit.name, loading);
     }
     await loading;
+    return true;
   }
 
   private async loadKit(tabId: number, doc: PageDocument, kit: PageKit): Promise<void> {
@@ -233,7 +241,7 @@ export class PageHub {
     } catch (error) {
       throw new RelayError(
         'NO_PERPLEXITY_TAB',
-        `comet-relay could not load ${where}: ${(error as Error).message}. The page was probably reloaded or closed meanwhile; call again.`,
+        `comet-relay could not load ${where}: ${(error as Error).message}. The page was probably reloaded or closed meanwhile; nothing was sent to it: call again.`,
       );
     }
     const load = outcome as Partial<KitLoad> | undefined;
@@ -247,7 +255,7 @@ export class PageHub {
         : load?.status === 'version-mismatch'
           ? 'the page still runs the page script of an earlier version of the extension; reload the tab'
           : `the script reported ${JSON.stringify(outcome ?? null)}`;
-    throw new RelayError('NO_PERPLEXITY_TAB', `comet-relay could not load ${where}: ${why}. Call again.`);
+    throw new RelayError('NO_PERPLEXITY_TAB', `comet-relay could not load ${where}: ${why}. Nothing was sent to the page; call again.`);
   }
 
   private post(port: Runtime.Port, method: string, params: unknown, signal: AbortSignal, onProgress: (message: string) => void, trace?: Trace): Promise<unknown> {
