@@ -3,6 +3,7 @@ import path from 'node:path';
 import { EXTENSION_ORIGIN } from '../protocol/identity';
 import { compileCacheDir, stateDir } from '../relay/paths';
 import { VERSION } from '../relay/version';
+import { sizeHeapForServe } from './serve-heap';
 import { exitCodeOf, formatCliError } from './usage';
 
 /**
@@ -28,6 +29,8 @@ async function main(argv: string[]): Promise<number> {
     process.stdout.write(`${VERSION}\n`);
     return 0;
   }
+  // Before the commands bundle loads: loading it is what would first grow the young generation (serve-heap.ts).
+  if (first === 'serve' && !asksHelp) sizeHeapForServe();
   const { runCommand } = await loadCommands();
   return runCommand(first, rest);
 }
