@@ -3,7 +3,6 @@ import path from 'node:path';
 import { EXTENSION_ORIGIN } from '../protocol/identity';
 import { compileCacheDir, stateDir } from '../relay/paths';
 import { VERSION } from '../relay/version';
-import { sizeHeapForServe } from './serve-heap';
 import { exitCodeOf, formatCliError } from './usage';
 
 /**
@@ -30,7 +29,8 @@ async function main(argv: string[]): Promise<number> {
     return 0;
   }
   // Before the commands bundle loads: loading it is what would first grow the young generation (serve-heap.ts).
-  if (first === 'serve' && !asksHelp) sizeHeapForServe();
+  // Imported here, like compile-cache below: the host, started through this file too, has no use for node:v8.
+  if (first === 'serve' && !asksHelp) (await import('./serve-heap')).sizeHeapForServe();
   const { runCommand } = await loadCommands();
   return runCommand(first, rest);
 }
