@@ -15,7 +15,7 @@ import { cliCommand } from '../relay/invocation';
 
 /**
  * `comet-relay serve`: Streamable HTTP at http://127.0.0.1:PORT/mcp. Loopback only, a bearer token
- * compared in constant time, Host and Origin checked against DNS rebinding, one McpServer (and
+ * compared in constant time, Host and Origin checked against DNS rebinding, one MCP server (and
  * one relay connection) per MCP session. With a public URL (a tunnel in front), that one Host is
  * accepted too; it still listens on loopback only.
  */
