@@ -28,6 +28,9 @@ async function main(argv: string[]): Promise<number> {
     process.stdout.write(`${VERSION}\n`);
     return 0;
   }
+  // Before the commands bundle loads: loading it is what would first grow the young generation (serve-heap.ts).
+  // Imported here, like compile-cache below: the host, started through this file too, has no use for node:v8.
+  if (first === 'serve' && !asksHelp) (await import('./serve-heap')).sizeHeapForServe();
   const { runCommand } = await loadCommands();
   return runCommand(first, rest);
 }

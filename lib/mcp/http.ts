@@ -15,7 +15,7 @@ import { cliCommand } from '../relay/invocation';
 
 /**
  * `comet-relay serve`: Streamable HTTP at http://127.0.0.1:PORT/mcp. Loopback only, a bearer token
- * compared in constant time, Host and Origin checked against DNS rebinding, one McpServer (and
+ * compared in constant time, Host and Origin checked against DNS rebinding, one MCP server (and
  * one relay connection) per MCP session. With a public URL (a tunnel in front), that one Host is
  * accepted too; it still listens on loopback only.
  */
@@ -124,11 +124,24 @@ export async function startHttpServer(options: HttpOptions): Promise<RunningHttp
       return reply(res, 503, -32000, `All ${sessions.cap} sessions of the ${door} door are busy with calls (${setting}): try again when one ends, or raise the cap.`);
     }
 
+    const transport = await openSession(door, sessions, res);
+    await transport.handleRequest(req, res, body);
+  }
+
+  /**
+   * A new session, put in its door's book once the SDK gives it its id (while it answers `initialize`, on `res`).
+   * Its own function, so that the closures the transport keeps for its whole life hold the book and, until then,
+   * that one response: not the handler's request, body and response, which an abandoned session would otherwise
+   * keep until it is evicted.
+   */
+  async function openSession(door: Door, sessions: SessionBook, initializing: http.ServerResponse): Promise<StreamableHTTPServerTransport> {
+    let res: http.ServerResponse | undefined = initializing;
     const gateway = new BrowserGateway({ ...options, transport: 'http', door });
     const transport: StreamableHTTPServerTransport = new StreamableHTTPServerTransport({
       sessionIdGenerator: randomUUID,
       onsessioninitialized: (id) => {
-        sessions.add(id, { transport, gateway }, res);
+        if (res) sessions.add(id, { transport, gateway }, res);
+        res = undefined;
       },
     });
     transport.onclose = () => {
@@ -137,7 +150,7 @@ export async function startHttpServer(options: HttpOptions): Promise<RunningHttp
     };
     const mcp = createSessionServer({ tools: toolsAt[door], settings: options.settings, gateway, attachments });
     await mcp.connect(transport);
-    await transport.handleRequest(req, res, body);
+    return transport;
   }
 
   await new Promise<void>((resolve, reject) => {

@@ -1,5 +1,5 @@
 import { InMemoryTaskStore } from '@modelcontextprotocol/sdk/experimental/tasks/stores/in-memory.js';
-import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import type { JsonSchemaType, JsonSchemaValidator, jsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/index.js';
 import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv-provider.js';
 import type { RequestHandlerExtra, RequestTaskStore } from '@modelcontextprotocol/sdk/shared/protocol.js';
@@ -20,17 +20,21 @@ import { RelayError } from '../protocol/errors';
 import { VERSION } from '../relay/version';
 import type { AttachmentAccess } from './attachments/http';
 import type { BrowserGateway } from './gateway';
-import { type SessionMemory, type ToolContext, type ToolDefinition, toolAccess } from './tool';
+import type { SessionMemory, ToolContext, ToolDefinition } from './tool';
 import { toolListing } from './tool-listing';
 import { EVENT_GUIDE } from './tools/threads';
 
 /**
- * One McpServer per client session, each with its own gateway (its own relay connection), so
+ * One MCP server per client session, each with its own gateway (its own relay connection), so
  * sessions never see each other's calls. tools/list needs no browser.
  *
- * tools/call is dispatched here rather than by McpServer so that a plain call and a task-augmented
- * call (MCP tasks) run the same handler: the SDK's own path for task-capable tools would answer a
- * plain call by polling its task store every few seconds, which a held thread call cannot afford.
+ * tools/list and tools/call are answered here, on the SDK's low-level Server, rather than by its
+ * McpServer: a plain call and a task-augmented call (MCP tasks) run the same handler (the SDK's own
+ * path for task-capable tools would answer a plain call by polling its task store every few seconds,
+ * which a held thread call cannot afford), and the listing is our own (tool-listing.ts). McpServer's
+ * registerTool would only build, for every session, zod objects and closures nothing reads: `serve`
+ * makes a session per client (the Agent API one per call), so that was most of what a live session
+ * kept (docs/measured.md, serve under session churn).
  */
 export interface SessionOptions {
   tools: ToolDefinition[];
@@ -44,7 +48,7 @@ export interface SessionOptions {
  * family's event guide when that family is served. The guide is said here and in the one tool
  * that starts threads; the tools that answer a thread point back to it.
  */
-export function instructionsFor(tools: ToolDefinition[]): string {
+export function instructionsFor(tools: readonly ToolDefinition[]): string {
   const names = new Set(tools.map((tool) => tool.name));
   return [
     "comet-relay drives Perplexity in the user's own browser.",
@@ -80,26 +84,28 @@ const TASK_TTL_MARGIN_MS = 300_000;
 /** How long a question asked inside a call may wait for the person, at the least. */
 const MIN_ELICIT_WAIT_MS = 300_000;
 
-export function createSessionServer({ tools, settings, gateway, attachments }: SessionOptions): McpServer {
+export function createSessionServer({ tools, settings, gateway, attachments }: SessionOptions): Server {
   const session: SessionMemory = {};
   const tasks = new SessionTasks();
   const offersTasks = tools.some((tool) => tool.taskSupport);
-  const server = new McpServer(
+  const server = new Server(
     { name: 'comet-relay', version: VERSION },
     {
-      instructions: instructionsFor(tools),
+      instructions: instructionsOf(tools),
       jsonSchemaValidator: new WhenElicited(),
-      ...(offersTasks ? { capabilities: { tasks: { list: {}, cancel: {}, requests: { tools: { call: {} } } } }, taskStore: tasks.store } : {}),
+      // What McpServer declared for registered tools (listChanged included), kept as clients knew it.
+      capabilities: { tools: { listChanged: true }, ...(offersTasks ? { tasks: { list: {}, cancel: {}, requests: { tools: { call: {} } } } } : {}) },
+      ...(offersTasks ? { taskStore: tasks.store } : {}),
     },
   );
-  server.server.oninitialized = () => {
-    const client = server.server.getClientVersion();
+  server.oninitialized = () => {
+    const client = server.getClientVersion();
     gateway.identify({ name: client?.name ?? 'unknown client', version: client?.version });
   };
-  server.server.onclose = () => tasks.abortAll();
+  server.onclose = () => tasks.abortAll();
 
   const canElicit = () => {
-    const elicitation = server.server.getClientCapabilities()?.elicitation;
+    const elicitation = server.getClientCapabilities()?.elicitation;
     return elicitation !== undefined && (elicitation.form !== undefined || Object.keys(elicitation).length === 0);
   };
 
@@ -127,7 +133,7 @@ export function createSessionServer({ tools, settings, gateway, attachments }: S
         if (taskId !== undefined) void tasks.store.updateTaskStatus(taskId, 'working', message).catch(() => {});
         if (progressToken === undefined) return;
         const notification = { method: 'notifications/progress' as const, params: { progressToken, progress: ++step, message } };
-        void (asTask ? server.server.notification(notification) : extra.sendNotification(notification)).catch(() => {});
+        void (asTask ? server.notification(notification) : extra.sendNotification(notification)).catch(() => {});
       },
       elicit:
         !asTask && canElicit()
@@ -146,33 +152,12 @@ export function createSessionServer({ tools, settings, gateway, attachments }: S
     }
   }
 
-  const byName = new Map<string, { tool: ToolDefinition; input: z.ZodObject<z.ZodRawShape> }>();
-  for (const tool of tools) {
-    byName.set(tool.name, { tool, input: inputOf(tool) });
-    const registered = server.registerTool(
-      tool.name,
-      {
-        title: tool.title,
-        description: tool.description,
-        inputSchema: tool.inputSchema,
-        outputSchema: tool.outputSchema,
-        annotations: {
-          title: tool.title,
-          readOnlyHint: toolAccess(tool) === 'read',
-          destructiveHint: toolAccess(tool) === 'act' ? Boolean(tool.destructive) : undefined,
-          openWorldHint: true,
-        },
-      },
-      (args: Record<string, unknown>, extra) => run(tool, args, extra, extra.signal),
-    );
-    if (tool.taskSupport) registered.execution = { taskSupport: tool.taskSupport };
-  }
-
+  const byName = new Map(tools.map((tool) => [tool.name, { tool, input: inputOf(tool) }]));
   // Our own listing (tool-listing.ts): lean, portable JSON Schemas instead of the SDK's conversion.
-  const listing = { tools: tools.map(listingOf) };
-  server.server.setRequestHandler(ListToolsRequestSchema, () => listing);
+  const listing = listingFor(tools);
+  server.setRequestHandler(ListToolsRequestSchema, () => listing);
 
-  server.server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
+  server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
     const entry = byName.get(request.params.name);
     if (!entry) throw new McpError(ErrorCode.InvalidParams, `Tool ${request.params.name} not found`);
     const parsed = entry.input.safeParse(request.params.arguments ?? {});
@@ -207,12 +192,14 @@ class WhenElicited implements jsonSchemaValidator {
 }
 
 /**
- * What every session of a process derives alike from a tool, made once: `serve` makes a session per client (the
+ * What every session of a process derives alike from its tools, made once: `serve` makes a session per client (the
  * Agent API one per call), and building each tool's schemas again for each was most of a session's cost and the
- * garbage that grew serve's heap under churn (issue 23; bench (r)). Tool definitions are constants.
+ * garbage that grew serve's heap under churn (issue 23; bench (r)). Tool definitions and each door's list of them
+ * are constants, so one listing object (and one instructions text) serves every session of a door.
  */
 const inputs = new WeakMap<ToolDefinition, z.ZodObject<z.ZodRawShape>>();
-const listings = new WeakMap<ToolDefinition, ReturnType<typeof toolListing>>();
+const listings = new WeakMap<readonly ToolDefinition[], { tools: ReturnType<typeof toolListing>[] }>();
+const instructions = new WeakMap<readonly ToolDefinition[], string>();
 
 function inputOf(tool: ToolDefinition): z.ZodObject<z.ZodRawShape> {
   const made = inputs.get(tool) ?? z.object(tool.inputSchema);
@@ -220,9 +207,15 @@ function inputOf(tool: ToolDefinition): z.ZodObject<z.ZodRawShape> {
   return made;
 }
 
-function listingOf(tool: ToolDefinition): ReturnType<typeof toolListing> {
-  const made = listings.get(tool) ?? toolListing(tool);
-  listings.set(tool, made);
+function listingFor(tools: readonly ToolDefinition[]): { tools: ReturnType<typeof toolListing>[] } {
+  const made = listings.get(tools) ?? { tools: tools.map(toolListing) };
+  listings.set(tools, made);
+  return made;
+}
+
+function instructionsOf(tools: readonly ToolDefinition[]): string {
+  const made = instructions.get(tools) ?? instructionsFor(tools);
+  instructions.set(tools, made);
   return made;
 }
 

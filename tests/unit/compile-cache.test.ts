@@ -1,8 +1,9 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import v8 from 'node:v8';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { cacheKey, requireWithCodeCache } from '../../lib/cli/compile-cache';
+import { asciiOnly, cacheKey, requireWithCodeCache } from '../../lib/cli/compile-cache';
 import { CODE_CACHE_FILE, OWN_STATE_FILES } from '../../lib/relay/paths';
 
 let dir: string;
@@ -76,5 +77,17 @@ describe('the commands bundle with V8 code cache', () => {
     expect(own?.name.test('commands-0123456789abcdef.v8cache')).toBe(true);
     expect(own?.name.test('commands-0123456789abcdef.v8cache.123.tmp')).toBe(true);
     expect(own?.name.test('notes.txt')).toBe(false);
+  });
+
+  it('a bundle with characters past ASCII in its comments and strings runs the same, its source kept one byte a character', () => {
+    // The escapes below are this test's way of writing the characters: the bundle file holds the characters themselves.
+    const plain = '// Aug\u2013Oct \u2014 caf\u00e9\nmodule.exports = { dash: "\u2014", face: "\u{1F600}", match: /[\u2014]/.test("a\u2014b"), raw: "caf\u00e9".length };';
+    expect(plain).toMatch(/[^\x00-\x7f]/);
+    const loaded = requireWithCodeCache(bundle('commands.js', plain), { dir: undefined, version: '1.0.0' });
+    expect(loaded.exports).toEqual({ dash: '\u2014', face: '\u{1F600}', match: true, raw: 4 });
+    // v8.serialize tags a one-byte string '"' and a two-byte one 'c' (after padding bytes, 0): what V8 keeps of the source.
+    const tag = (text: string) => String.fromCharCode(v8.serialize(text).subarray(2).find((byte) => byte !== 0) ?? 0);
+    expect(tag(plain)).toBe('c');
+    expect(tag(asciiOnly(plain))).toBe('"');
   });
 });
