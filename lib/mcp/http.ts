@@ -102,7 +102,7 @@ export async function startHttpServer(options: HttpOptions): Promise<RunningHttp
     const door: Door = viaPublic ? 'public' : 'loopback';
     const sessions = books[door];
     const sessionId = req.headers['mcp-session-id'];
-    const existing = typeof sessionId === 'string' ? sessions.use(sessionId, res) : undefined;
+    const existing = typeof sessionId === 'string' ? sessions.use(sessionId, res, req.method === 'GET') : undefined;
     if (req.method !== 'POST') {
       if (!existing) return reply(res, 404, -32000, 'Unknown or missing Mcp-Session-Id: initialize a new session first.');
       return existing.transport.handleRequest(req, res);
@@ -244,14 +244,22 @@ interface Session {
 interface Entry extends Session {
   /** HTTP requests of this session still open (a POST being answered, a GET event stream). */
   open: number;
+  /** Of those, the GET event streams: a session holding only these listens, it is not in a call. */
+  streams: number;
   lastUsed: number;
+  /** When it last sent anything but a GET (its last call, or its initialize). */
+  lastCall: number;
   idleTimer?: NodeJS.Timeout;
 }
 
 /**
  * The live MCP sessions. A session is in use while any of its HTTP requests is open; once the last
  * one closes, it may stay idle for `idleMs` and then ends, closing its relay connection (so it
- * leaves the side panel). At most `cap` sessions live at once: a new one ends the longest idle one.
+ * leaves the side panel). At most `cap` sessions live at once: a new one ends the longest idle one,
+ * else the one that has only listened (an event stream, no call) for longest. A session answering a
+ * call is never ended for another. A stream is not a call: behind a tunnel, a stream whose remote caller
+ * is gone can stay open for ever (the tunnel's daemon keeps its local connection), and a book full of
+ * such streams would refuse every new caller of that door.
  */
 class SessionBook {
   private readonly entries = new Map<string, Entry>();
@@ -265,17 +273,17 @@ class SessionBook {
     return this.entries.size;
   }
 
-  /** The session for an incoming request, counted as in use until `res` closes. */
-  use(id: string, res: http.ServerResponse): Session | undefined {
+  /** The session for an incoming request, counted as in use until `res` closes (`stream`: a GET event stream). */
+  use(id: string, res: http.ServerResponse, stream = false): Session | undefined {
     const entry = this.entries.get(id);
-    if (entry) this.track(id, entry, res);
+    if (entry) this.track(id, entry, res, stream);
     return entry;
   }
 
   add(id: string, session: Session, res: http.ServerResponse): void {
-    const entry: Entry = { ...session, open: 0, lastUsed: Date.now() };
+    const entry: Entry = { ...session, open: 0, streams: 0, lastUsed: Date.now(), lastCall: Date.now() };
     this.entries.set(id, entry);
-    this.track(id, entry, res);
+    this.track(id, entry, res, false);
   }
 
   remove(id: string): void {
@@ -284,14 +292,20 @@ class SessionBook {
     this.entries.delete(id);
   }
 
-  /** Ends the longest idle session if the book is full. False when full of sessions in use. */
+  /** Ends the longest idle session, else the longest only listening, if the book is full. False when full of calls. */
   makeRoom(): boolean {
     if (this.entries.size < this.cap) return true;
-    let oldest: [string, Entry] | undefined;
-    for (const pair of this.entries) if (pair[1].open === 0 && (!oldest || pair[1].lastUsed < oldest[1].lastUsed)) oldest = pair;
-    if (!oldest) return false;
-    this.end(oldest[0], oldest[1]);
+    const victim =
+      this.oldest((e) => e.open === 0, (e) => e.lastUsed) ?? this.oldest((e) => e.open === e.streams, (e) => e.lastCall);
+    if (!victim) return false;
+    this.end(victim[0], victim[1]);
     return true;
+  }
+
+  private oldest(fits: (entry: Entry) => boolean, since: (entry: Entry) => number): [string, Entry] | undefined {
+    let oldest: [string, Entry] | undefined;
+    for (const pair of this.entries) if (fits(pair[1]) && (!oldest || since(pair[1]) < since(oldest[1]))) oldest = pair;
+    return oldest;
   }
 
   async closeAll(): Promise<void> {
@@ -301,13 +315,17 @@ class SessionBook {
     }
   }
 
-  private track(id: string, entry: Entry, res: http.ServerResponse): void {
+  private track(id: string, entry: Entry, res: http.ServerResponse, stream: boolean): void {
     entry.open += 1;
+    if (stream) entry.streams += 1;
+    else entry.lastCall = Date.now();
     entry.lastUsed = Date.now();
     if (entry.idleTimer) clearTimeout(entry.idleTimer);
     entry.idleTimer = undefined;
     res.once('close', () => {
       entry.open -= 1;
+      if (stream) entry.streams -= 1;
+      else entry.lastCall = Date.now();
       entry.lastUsed = Date.now();
       if (entry.open > 0 || this.entries.get(id) !== entry) return;
       entry.idleTimer = setTimeout(() => this.end(id, entry), this.idleMs);

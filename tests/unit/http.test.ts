@@ -250,16 +250,31 @@ describe('serve: every door its own (review 2026-12-02 #9, #25, #6)', () => {
   it('a public caller holding every public slot busy leaves the local door open', async () => {
     const target = await serve({ COMET_MAX_PUBLIC_SESSIONS: 1 }, publicDoor);
     const busy = await openPublicSession(target, 'cloud-busy');
-    const stream = http.get({
-      host: '127.0.0.1',
-      port: target.port,
-      path: '/mcp',
-      headers: { ...viaPublic, Accept: 'text/event-stream', 'Mcp-Session-Id': busy },
-    });
-    await expect.poll(async () => (await send(target, { headers: viaPublic, body: initialize('cloud-2') })).status).toBe(503);
-    const refused = await send(target, { headers: viaPublic, body: initialize('cloud-3') });
+    // A call in flight: the fake extension never answers the request the host forwards to it.
+    const call = send(target, {
+      headers: { ...viaPublic, 'Mcp-Session-Id': busy, 'Mcp-Protocol-Version': '2025-06-18' },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 3, method: 'tools/call', params: { name: 'comet_poll', arguments: {} } }),
+    }).catch(() => undefined);
+    await extension.next('request');
+    const refused = await send(target, { headers: viaPublic, body: initialize('cloud-2') });
+    expect(refused.status).toBe(503);
     expect(refused.body).toContain('COMET_MAX_PUBLIC_SESSIONS');
     expect((await send(target, { body: initialize('local-agent') })).status).toBe(200);
+    await server?.close();
+    server = undefined;
+    await call;
+  });
+
+  it('a session that only listens (an event stream, no call) is ended for a new caller: a stream a tunnel keeps open for a gone caller never fills the door', async () => {
+    const target = await serve({ COMET_MAX_PUBLIC_SESSIONS: 1 }, publicDoor);
+    const listening = await openPublicSession(target, 'cloud-gone');
+    const stream = http.get({ host: '127.0.0.1', port: target.port, path: '/mcp', headers: { ...viaPublic, Accept: 'text/event-stream', 'Mcp-Session-Id': listening } });
+    stream.on('error', () => {});
+    await new Promise((r) => setTimeout(r, 200));
+    const fresh = await send(target, { headers: viaPublic, body: initialize('cloud-new') });
+    expect(fresh.status).toBe(200);
+    expect(target.sessions('public')).toBe(1);
+    expect((await send(target, { headers: { ...viaPublic, 'Mcp-Session-Id': listening }, body: toolsList })).status).toBe(404);
     stream.destroy();
   });
 
