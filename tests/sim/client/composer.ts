@@ -23,8 +23,10 @@
  * carrying the very icon of the stop control, `#pplx-icon-player-stop-filled` (NOTES of the Sep 2026
  * captures): a reader that takes any stop icon in the composer's box for the stop control clicks it.
  *
- * The swap was once left out because comet_wait on generation B then missed the last step of a turn
- * nobody waited for (tests/e2e/ask-and-wait.spec.ts); it no longer does in any layout (2026-12-02).
+ * The swap was once left out (2026-12-01) because comet_wait on generation B then missed the last step
+ * of a turn nobody waited for (tests/e2e/ask-and-wait.spec.ts). That miss did not come back on
+ * 2026-12-02, with the swap in every layout, `turn-2026-04` included, under CPU load, nor on the
+ * commit it was seen on; tests/unit/observer.test.ts holds the reader to it (PageWatcher.follow).
  */
 import type { ModeId } from '../types';
 import { A_MODES, B_MODES, MODELS, type ModeInfo, app, capturedLayout, dictation, h, hooks, icon, lt, modeState, tr } from './dom';
