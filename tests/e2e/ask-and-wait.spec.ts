@@ -27,12 +27,23 @@ async function call(client: Client, name: string, args: Record<string, unknown> 
   return { text: textOf(raw), isError: Boolean((raw as { isError?: boolean }).isError) };
 }
 
-for (const generation of ['A', 'B'] as const) {
-  test.describe(`asking on generation ${generation}`, () => {
+/**
+ * Generation A; generation B (the Aug 2026 layout); and the Sep 2026 layout with the composer's
+ * dictation on: its stop control takes Submit's place while an answer is written, and "Stop
+ * dictation" carries the same icon beside it.
+ */
+const PAGES = [
+  { generation: 'A', name: 'generation A' },
+  { generation: 'B', name: 'generation B' },
+  { generation: 'B', name: 'generation B, sessions-2026-09 layout, dictation on', layout: 'sessions-2026-09', dictation: true },
+] as const;
+
+for (const { generation, name, ...page } of PAGES) {
+  test.describe(`asking on ${name}`, () => {
     test.describe.configure({ mode: 'serial' });
     let world: SimWorld;
     test.beforeAll(async () => {
-      world = await startSimWorld({ generation, speed: 4 });
+      world = await startSimWorld({ generation, speed: 4, ...page });
     });
     test.afterAll(async () => world?.harness.close());
 
@@ -82,7 +93,11 @@ for (const generation of ['A', 'B'] as const) {
       const waited = await world.call('comet_wait');
       expect(waited.isError).toBe(false);
       const listed = waited.text.split('\n\nSteps:\n')[1]?.split('\n').map((line) => line.replace(/^ {2}- /, '')) ?? [];
-      const polled = JSON.parse((await world.call('comet_poll')).text).steps as string[];
+      expect(waited.text).not.toMatch(/still working/);
+      const poll = JSON.parse((await world.call('comet_poll')).text) as { status: string; hasStopButton: boolean; steps: string[] };
+      // Done, with nothing said to be at work (a "Stop dictation" beside the composer is no sign of work).
+      expect([poll.status, poll.hasStopButton]).toEqual(['completed', false]);
+      const polled = poll.steps;
       for (const got of [listed, polled]) {
         expect(got).toHaveLength(steps.length);
         for (const [i, step] of steps.entries()) expect(got[i]).toMatch(step);

@@ -9,14 +9,26 @@ import { startSimWorld, type SimWorld } from '../support/sim-harness';
  * script → simulated perplexity.ai), for one UI generation and one language of the page's labels.
  * Response texts are the reference's; the answers are the scenarios' (English) content.
  */
-export function defineCometToolSuite(generation: 'A' | 'B', language: SimLanguage = 'en', layout?: ThreadLayout): void {
-  const where = `${language === 'en' ? '' : ` in ${language}`}${layout ? `, ${layout} layout` : ''}`;
+export function defineCometToolSuite(
+  generation: 'A' | 'B',
+  language: SimLanguage = 'en',
+  layout?: ThreadLayout,
+  /** `dictation`: the composer's dictation is on throughout ("Stop dictation", with the stop control's icon, beside it). */
+  options: { dictation?: boolean } = {},
+): void {
+  const where = `${language === 'en' ? '' : ` in ${language}`}${layout ? `, ${layout} layout` : ''}${options.dictation ? ', dictation on' : ''}`;
   test.describe(`comet_* tools on generation ${generation}${where}`, () => {
     test.describe.configure({ mode: 'serial' });
     let world: SimWorld;
 
     test.beforeAll(async () => {
-      world = await startSimWorld({ generation, language, ...(layout ? { layout } : {}), clientName: `e2e-${generation}-${language}` });
+      world = await startSimWorld({
+        generation,
+        language,
+        ...(layout ? { layout } : {}),
+        ...(options.dictation ? { dictation: true } : {}),
+        clientName: `e2e-${generation}-${language}`,
+      });
     });
     test.afterAll(async () => world?.harness.close());
 
@@ -47,17 +59,28 @@ export function defineCometToolSuite(generation: 'A' | 'B', language: SimLanguag
     });
 
     test('comet_poll while working, then comet_stop stops the agent', async () => {
+      // With dictation on, its "Stop dictation" carries the stop icon beside the stop control: never clicked
+      // (a click would turn dictation off), never taken for work going on.
+      const dictating = world.page.locator('button[aria-label="Stop dictation"]:has(use[href="#pplx-icon-player-stop-filled"])');
+      const dictationStaysOn = async () => {
+        if (options.dictation) await expect(dictating).toHaveCount(1);
+      };
       await world.call('comet_ask', { prompt: 'Write forever #scenario:stopped' });
       await expect.poll(async () => JSON.parse((await world.call('comet_poll')).text).status, { timeout: 10_000 }).toBe('working');
       const working = JSON.parse((await world.call('comet_poll')).text);
       expect(working.hasStopButton).toBe(true);
+      await dictationStaysOn();
       expect((await world.call('comet_stop')).text).toBe('Agent stopped.');
+      await dictationStaysOn();
+      // The page's own stop was pressed: the site recorded the turn as stopped.
+      await expect.poll(() => world.site.threads()[0]?.turns.at(-1)?.stoppedAfter ?? null).not.toBeNull();
       // The page draws the stopped turn's end a moment after its stop control goes; until then it shows neither
       // that it works nor that it is done, and the thread JSON may still say running: no status is made up meanwhile.
       await expect.poll(async () => JSON.parse((await world.call('comet_poll')).text).status, { timeout: 15_000 }).not.toBe('working');
       const after = JSON.parse((await world.call('comet_poll')).text);
       expect(after.hasStopButton).toBe(false);
       expect((await world.call('comet_stop')).text).toBe('No stop button found.');
+      await dictationStaysOn();
     });
 
     test('comet_wait sends each new step as a progress notification', async () => {

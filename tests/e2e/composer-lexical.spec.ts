@@ -1,7 +1,7 @@
 import { expect, test } from '@playwright/test';
 import { type Browser, chromium, type Page } from 'playwright-core';
 import { routeSim } from '../sim/playwright';
-import { createSimSite, type SimSite } from '../sim/site';
+import { createSimSite, type SimOptions, type SimSite } from '../sim/site';
 import type { Generation } from '../sim/types';
 import { findChromium, QUIET_FLAGS } from '../support/chromium';
 import { type RelayWorld, relayWorld } from '../support/composer-world';
@@ -26,8 +26,8 @@ interface Opened {
 }
 
 /** The home page, or with `thread` the page of the seeded thread of that title. */
-async function open(generation: Generation = 'B', thread?: string): Promise<Opened> {
-  const site = createSimSite({ generation, scenario: 'short', speed: 8, seedThreads: thread !== undefined });
+async function open(generation: Generation = 'B', thread?: string, more: Pick<SimOptions, 'layout' | 'dictation'> = {}): Promise<Opened> {
+  const site = createSimSite({ generation, scenario: 'short', speed: 8, seedThreads: thread !== undefined, ...more });
   const path = thread === undefined ? '/' : (site.threads().find((t) => t.title === thread)?.path ?? `/no-seeded-thread-${thread}`);
   const context = await browser.newContext();
   await routeSim(context, site);
@@ -123,6 +123,27 @@ test("on a thread page, a follow-up over a multi-line draft: the prompt goes alo
   expect(result.error).toBeUndefined();
   expect(queries(opened.site, path)).toEqual([...before, 'And which one has the better tooling?']);
   await expect.poll(() => model(opened.page)).toBe('first thought\nsecond thought');
+});
+
+test('Sep 2026 layout, dictation on: a follow-up asked while the previous answer is written waits for it, then goes alone over the draft', async () => {
+  const opened = await open('B', 'Rust vs Go', { layout: 'sessions-2026-09', dictation: true });
+  const path = new URL(opened.page.url()).pathname;
+  const before = queries(opened.site, path);
+  // The person asks, and while the answer is written (Stop in Submit's place, "Stop dictation" beside it) starts a draft.
+  await typeDraft(opened.page, 'Explain it slowly #scenario:slow');
+  await opened.page.keyboard.press('Enter');
+  const box = opened.page.locator('[data-ask-input-container]');
+  await expect(box.locator('button[aria-label^="Stop response"]')).toHaveCount(1);
+  await expect(box.locator('button[aria-label="Submit"]')).toHaveCount(0);
+  await expect(box.locator('button[aria-label="Stop dictation"]')).toHaveCount(1);
+  await typeDraft(opened.page, 'a draft of mine');
+  const result = await ask(opened, 'And which one has the better tooling?');
+  expect(result.error).toBeUndefined();
+  expect(queries(opened.site, path)).toEqual([...before, 'Explain it slowly #scenario:slow', 'And which one has the better tooling?']);
+  // The first answer had ended before the prompt was typed; dictation was never turned off.
+  expect(opened.site.thread(path)?.turns.at(-2)?.stoppedAfter).toBeNull();
+  await expect(box.locator('button[aria-label="Stop dictation"]')).toHaveCount(1);
+  await expect.poll(() => model(opened.page)).toBe('a draft of mine');
 });
 
 test('a multi-line prompt keeps its lines (blank ones too), over a draft', async () => {

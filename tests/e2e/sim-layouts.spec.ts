@@ -15,8 +15,8 @@ test.beforeAll(async () => {
 });
 test.afterAll(async () => browser?.close());
 
-async function open(layout: SimLayout, seedThreads = false): Promise<{ site: SimSite; page: Page }> {
-  const site = createSimSite({ generation: 'B', scenario: 'short', speed: 4, layout, seedThreads });
+async function open(layout: SimLayout, seedThreads = false, dictation = false): Promise<{ site: SimSite; page: Page }> {
+  const site = createSimSite({ generation: 'B', scenario: 'short', speed: 4, layout, seedThreads, dictation });
   const context = await browser.newContext();
   await routeSim(context, site);
   const page = await context.newPage();
@@ -34,16 +34,17 @@ const finished = (page: Page, n: number) =>
   page.waitForFunction((count) => window.__sim.events.filter((e) => e.type === 'answer-finished').length >= count, n, { timeout: 30_000 });
 
 test('Aug–Oct 2026: question, steps, answer and action row are siblings; the answer mounts with the first token, the row when done', async () => {
-  const { page } = await open('blocks-2026-08');
+  const { page } = await open('blocks-2026-08', false, true);
   await ask(page, 'Where is the answer? #scenario:slow');
   const final = page.locator('[data-workflow-final-text]');
   await expect(final).toHaveCount(1, { timeout: 15_000 });
   // Streaming: the answer block is there, the composer's stop control too, no action row yet.
   expect(await page.evaluate(() => window.__sim.events.some((e) => e.type === 'answer-finished'))).toBe(false);
-  const stop = page.locator('[data-ask-input-container] button:has(use[href="#pplx-icon-player-stop-filled"])');
+  const stop = page.locator('[data-ask-input-container] button:has(use[href="#pplx-icon-player-stop-filled"]):not([aria-label="Stop dictation"])');
   await expect(stop).toHaveAttribute('aria-label', /^Stop response/);
   await expect(page.locator('[data-workflow-text-footer]')).toHaveCount(0);
-  await expect(page.locator('[data-ask-input-container] button[aria-label="Stop dictation"]')).toHaveCount(1);
+  // Dictation is on: its button carries the same icon in the same box.
+  await expect(page.locator('[data-ask-input-container] button[aria-label="Stop dictation"]:has(use[href="#pplx-icon-player-stop-filled"])')).toHaveCount(1);
   // The stop control takes the send button's place; a "Stop response (Esc)" hint far from the composer is not it.
   await expect(page.locator('[data-ask-input-container] button[aria-label="Submit"]')).toHaveCount(0);
   await expect(page.locator('button[aria-label="Stop response (Esc)"]')).toHaveCount(1);
@@ -66,6 +67,41 @@ test('Aug–Oct 2026: question, steps, answer and action row are siblings; the a
   await expect(page.getByRole('button', { name: /^Completed \d+ steps$/ })).toHaveAttribute('aria-expanded', 'false');
   await expect(page.locator('[data-workflow-text-footer] button[aria-label="Stop"]')).toHaveCount(1);
   for (const label of ['Copy', 'Share', 'Helpful']) await expect(page.locator(`[data-workflow-text-footer] button[aria-label="${label}"]`)).toHaveCount(1);
+});
+
+test('Sep–Oct 2026: Stop response takes Submit\'s place while the answer is written; Dictation, when on, is "Stop dictation" with the same icon', async () => {
+  const { page } = await open('sessions-2026-09');
+  const box = page.locator('[data-ask-input-container]');
+  const stopIcon = 'use[href="#pplx-icon-player-stop-filled"]';
+  // Off (the default): the microphone, labelled "Dictation", and no stop icon anywhere in the box.
+  await ask(page, 'Swap the send button #scenario:slow');
+  await expect(page.locator('[data-workflow-final-text]')).toHaveCount(1, { timeout: 15_000 });
+  await expect(box.locator('button[aria-label="Dictation"] use[href="#pplx-icon-microphone"]')).toHaveCount(1);
+  await expect(box.locator(`button:has(${stopIcon})`)).toHaveCount(1);
+  await expect(box.locator(`button:has(${stopIcon})`)).toHaveAttribute('aria-label', /^Stop response/);
+  await expect(box.locator('button[aria-label="Submit"]')).toHaveCount(0);
+  // A person turns dictation on: two buttons with the stop icon in the box, one of them the stop control.
+  await box.locator('button[aria-label="Dictation"]').click();
+  await expect(box.locator('button[aria-label="Stop dictation"]').locator(stopIcon)).toHaveCount(1);
+  await expect(box.locator(`button:has(${stopIcon})`)).toHaveCount(2);
+  await finished(page, 1);
+  // Done: Submit is back (disabled, nothing typed), the stop control gone, dictation still on.
+  await expect(box.locator('button[aria-label="Submit"]')).toBeDisabled();
+  await expect(box.locator(`button:has(${stopIcon})`)).toHaveCount(1);
+  await expect(box.locator('button[aria-label="Stop dictation"]')).toHaveCount(1);
+  // Its place in the toolbar, as captured: after Model, in a wrapper of its own, right before Submit (last).
+  const row = await page.evaluate(() => {
+    const submit = document.querySelector('[data-ask-input-container] button[aria-label="Submit"]') as Element;
+    return [...(submit.parentElement?.parentElement?.querySelectorAll('button[aria-label]') ?? [])].map((b) => b.getAttribute('aria-label'));
+  });
+  expect(row.slice(-2)).toEqual(['Stop dictation', 'Submit']);
+  expect(row.indexOf('Model')).toBeGreaterThan(-1);
+  expect(row.indexOf('Model')).toBeLessThan(row.indexOf('Stop dictation'));
+  // Turned off again, and on for a whole page load by the URL's switch.
+  await box.locator('button[aria-label="Stop dictation"]').click();
+  await expect(box.locator('button[aria-label="Dictation"]')).toHaveCount(1);
+  await page.goto(`${page.url()}?dictation=on`);
+  await expect(page.locator('[data-ask-input-container] button[aria-label="Stop dictation"]')).toHaveCount(1);
 });
 
 test('Aug–Oct 2026: citations are nested spans with no anchors, grouped chips read "name +N", one tablist in the header', async () => {

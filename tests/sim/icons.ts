@@ -25,7 +25,7 @@ const ICONS: Record<string, string> = {
   'player-stop': `<rect ${S} x="6" y="6" width="12" height="12" rx="2"/>`,
   'thumb-down': `<path ${S} d="M17 14V3M7 14l4 7a2 2 0 0 0 2-2v-4h5a2 2 0 0 0 2-2.3l-1.4-7A2 2 0 0 0 16.6 3H7z"/>`,
   'chevron-right': `<path ${S} d="M9 6l6 6-6 6"/>`,
-  'microphone-off': `<path ${S} d="M3 3l18 18M9 9v3a3 3 0 0 0 5 2M15 10V6a3 3 0 0 0-6 0M19 11a7 7 0 0 1-1 3.5M5 11a7 7 0 0 0 11 5.7M12 19v3"/>`,
+  microphone: `<path ${S} d="M9 4a3 3 0 0 1 6 0v7a3 3 0 0 1-6 0zM5 11a7 7 0 0 0 14 0M12 18v3"/>`,
   'player-stop-filled': `<path fill="currentColor" d="M7 5h10a2 2 0 0 1 2 2v10a2 2 0 0 1-2 2H7a2 2 0 0 1-2-2V7a2 2 0 0 1 2-2z"/>`,
   'arrow-up': `<path ${S} d="M12 19V5M5 12l7-7 7 7"/>`,
   paperclip: `<path ${S} d="M15 7l-6.5 6.5a2 2 0 0 0 3 3L18 10a4 4 0 0 0-6-6l-6.5 6.5a6 6 0 0 0 8.5 8.5L20 13"/>`,
@@ -45,7 +45,6 @@ const ICONS: Record<string, string> = {
   'alert-triangle': `<path ${S} d="M12 3l10 18H2zM12 10v5M12 18h.01"/>`,
   'message-question': `<path ${S} d="M4 4h16v12H9l-5 4zM10 8a2 2 0 1 1 3 1.7c-.6.4-1 .8-1 1.3M12 13.5h.01"/>`,
   'hand-stop': `<path ${S} d="M8 13V5a1.5 1.5 0 0 1 3 0v6M11 11V4a1.5 1.5 0 0 1 3 0v7M14 11V5a1.5 1.5 0 0 1 3 0v8a7 7 0 0 1-12 5l-2-4a1.5 1.5 0 0 1 2.5-1.5L8 15"/>`,
-  mic: `<path ${S} d="M9 4a3 3 0 0 1 6 0v7a3 3 0 0 1-6 0zM5 11a7 7 0 0 0 14 0M12 18v3"/>`,
   // Computer tasks (client/task.ts)
   moon: `<path ${S} d="M20 14A8 8 0 1 1 10 4a6 6 0 0 0 10 10z"/>`,
   plug: `<path ${S} d="M9 3v5M15 3v5M6 8h12v3a6 6 0 0 1-12 0zM12 17v4"/>`,

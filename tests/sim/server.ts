@@ -132,6 +132,9 @@ function parseArgs(argv: string[]): SimServerOptions {
       case '--no-seed':
         out.seedThreads = false;
         break;
+      case '--dictation':
+        out.dictation = true;
+        break;
       case '--variants':
         // e.g. --variants groupedBadges,unlinkedTabs (types.ts PageVariants)
         out.variants = Object.fromEntries(value().split(',').filter(Boolean).map((name) => [name.trim(), true]));
@@ -147,7 +150,7 @@ function parseArgs(argv: string[]): SimServerOptions {
         break;
       case '--help':
       case '-h':
-        console.log('usage: npm run sim -- [--port 8443] [--generation A|B] [--language en|fr|ar] [--layout blocks-2026-08|markdown-2026-02|turn-2026-04|mixed-2026-08] [--hooks standard|renamed] [--scenario NAME] [--speed N] [--no-seed] [--variants a,b]');
+        console.log('usage: npm run sim -- [--port 8443] [--generation A|B] [--language en|fr|ar] [--layout blocks-2026-08|markdown-2026-02|turn-2026-04|mixed-2026-08|sessions-2026-09] [--hooks standard|renamed] [--scenario NAME] [--speed N] [--no-seed] [--dictation] [--variants a,b]');
         process.exit(0);
         break;
       default:

@@ -68,6 +68,12 @@ export interface SimOptions {
   language?: SimLanguage;
   /** 'renamed': the composer and mode chip carry hooks no built-in selector set knows (hooks.ts). Default 'standard'. */
   hooks?: SimHooksName;
+  /**
+   * The composer's dictation is on in every page loaded (as for a person dictating): its microphone
+   * button reads "Stop dictation" and carries the stop icon of "Stop response". Default off; a page's
+   * URL can say `?dictation=on` (or `off`) for itself.
+   */
+  dictation?: boolean;
 }
 
 export interface SimRequest {
@@ -93,6 +99,8 @@ export interface SimSite {
   setSpeed(speed: number): void;
   /** The layout of threads created from now on (existing ones keep theirs). */
   setLayout(layout: SimLayout): void;
+  /** Dictation on or off in pages loaded from now on (SimOptions.dictation). */
+  setDictation(on: boolean): void;
   readonly generation: Generation;
   readonly layout: SimLayout;
   readonly language: SimLanguage;
@@ -181,6 +189,7 @@ export function pageTitle(page: PageData): string {
 export function createSimSite(options: SimOptions = {}): SimSite {
   let generation: Generation = options.generation ?? 'B';
   let scenario = options.scenario ?? 'short';
+  let dictation = options.dictation ?? false;
   let speed = options.speed ?? 1;
   const now = options.clock ?? Date.now;
   const language = options.language ?? 'en';
@@ -331,7 +340,13 @@ export function createSimSite(options: SimOptions = {}): SimSite {
     return null;
   }
 
-  function boot(page: PageData): BootData {
+  /** Dictation for a page load: the URL's `?dictation=on|off`, else the site's switch. */
+  function dictationFor(url?: URL): boolean {
+    const asked = url?.searchParams.get('dictation');
+    return asked === 'on' ? true : asked === 'off' ? false : dictation;
+  }
+
+  function boot(page: PageData, url?: URL): BootData {
     const threadLayout = page.kind === 'thread' || page.kind === 'sidecar' ? page.thread?.layout : undefined;
     return {
       generation,
@@ -339,6 +354,7 @@ export function createSimSite(options: SimOptions = {}): SimSite {
       language,
       hooks,
       scenario,
+      dictation: dictationFor(url),
       speed,
       now: now(),
       page,
@@ -346,8 +362,8 @@ export function createSimSite(options: SimOptions = {}): SimSite {
     };
   }
 
-  function htmlPage(page: PageData): string {
-    const data = boot(page);
+  function htmlPage(page: PageData, url?: URL): string {
+    const data = boot(page, url);
     return (
       `<!DOCTYPE html><html lang="${SIM_LANGUAGES[language].lang}" dir="${SIM_LANGUAGES[language].dir}" class="light"><head><meta charset="utf-8">` +
       '<meta name="viewport" content="width=device-width, initial-scale=1">' +
@@ -512,7 +528,7 @@ export function createSimSite(options: SimOptions = {}): SimSite {
       if (api === 'page' && method === 'GET') {
         const target = new URL(url.searchParams.get('path') ?? '/', SIM_ORIGIN);
         const page = pageFor(target.pathname, target) ?? { kind: 'not-found' as const };
-        return json(200, { title: pageTitle(page), boot: boot(page) });
+        return json(200, { title: pageTitle(page), boot: boot(page, target) });
       }
       if (api === 'state' && method === 'GET') return json(200, { generation, scenario, speed, threads: sortedThreads() });
       return json(404, { error: `no API ${method} ${path}` });
@@ -525,7 +541,7 @@ export function createSimSite(options: SimOptions = {}): SimSite {
     return {
       status,
       contentType: 'text/html; charset=utf-8',
-      body: htmlPage(page ?? { kind: 'not-found' }),
+      body: htmlPage(page ?? { kind: 'not-found' }, url),
       headers: { 'cache-control': 'no-store' },
     };
   }
@@ -543,6 +559,9 @@ export function createSimSite(options: SimOptions = {}): SimSite {
     setLayout(l: SimLayout) {
       if (!SIM_LAYOUTS.includes(l)) throw new Error(`unknown layout "${String(l)}" (known: ${SIM_LAYOUTS.join(', ')})`);
       layout = l;
+    },
+    setDictation(on: boolean) {
+      dictation = on;
     },
     setSpeed(s: number) {
       if (!(s > 0)) throw new Error(`speed must be a positive number, got ${s}`);

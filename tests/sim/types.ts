@@ -211,6 +211,11 @@ export interface BootData {
   hooks: SimHooksName;
   /** The site's current default scenario (what an ask without `#scenario:` gets). */
   scenario: string;
+  /**
+   * The composer's dictation is on when the page loads (SimOptions.dictation, site.setDictation, or
+   * `?dictation=on` in the page's URL): its microphone button shows "Stop dictation" with the stop icon.
+   */
+  dictation?: boolean;
   speed: number;
   /** Server clock at render time (the client corrects for any skew with it). */
   now: number;

@@ -137,6 +137,37 @@ describe('PageWatcher.follow: a turn asked with nobody waiting', () => {
     expect(w.snapshot().steps).toEqual(['Preparing to assist…', 'Searching the web', 'Reading sources']);
   });
 
+  it('with the stop control in Submit\'s place and "Stop dictation" beside it (Sep 2026), every step is seen, the last one too', async () => {
+    loadFixture('A-thread.html');
+    const set = chooseSelectorSet(document).set;
+    const w = new PageWatcher(window, () => set);
+    const stopIcon = '<svg><use xlink:href="#pplx-icon-player-stop-filled"></use></svg>';
+    const box = document.querySelector('form > div') as HTMLElement;
+    box.setAttribute('data-ask-input-container', 'true');
+    const submit = `<button aria-label="Submit" disabled><svg><use xlink:href="#pplx-icon-arrow-up"></use></svg></button>`;
+    box.insertAdjacentHTML('beforeend', `<div><button aria-label="Stop dictation">${stopIcon}</button></div><span class="slot">${submit}</span>`);
+    const slot = box.querySelector('.slot') as HTMLElement;
+    const turn = addWorkingTurn(lastIndex() + 2, 'Asked, then left alone');
+    turn.querySelector('button[aria-label="Stop"]')?.remove();
+    slot.innerHTML = `<button aria-label="Stop response">${stopIcon}</button>`;
+    w.follow(lastIndex());
+    const steps = ['Searching the web', 'Reviewing sources', 'Reading example.com', 'Found 4 sources'];
+    for (const step of steps) {
+      addStep(turn, step);
+      await sleep(1);
+      expect(w.snapshot().hasStopButton).toBe(true);
+    }
+    // One task: the rows folded away, the answer drawn, Submit back in the stop control's place.
+    for (const row of Array.from(turn.querySelectorAll('.contents > div'))) row.remove();
+    stream(turn, '<p>The answer.</p>');
+    slot.innerHTML = submit;
+    await sleep(5);
+    expect(live).toBe(0);
+    const done = w.snapshot();
+    expect(done.steps).toEqual(['Preparing to assist…', ...steps]);
+    expect(done.hasStopButton).toBe(false);
+  });
+
   it('ends after its bound on a turn that never ends, and a newer ask takes the place of an older one', async () => {
     loadFixture('A-thread.html');
     const set = chooseSelectorSet(document).set;

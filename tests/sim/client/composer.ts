@@ -1,21 +1,35 @@
 /**
- * The composer: `#ask-input`, the real Lexical editor (client/editor.ts), its toolbar, Submit / Stop, and
- * the mode UI of each generation (A: slash typeahead + removable mode pill; B: Radix mode chip, Computer
- * toggle and model picker).
+ * The composer: `#ask-input`, the real Lexical editor (client/editor.ts), its toolbar, Submit / Stop,
+ * Dictation, and the mode UI of each generation (A: slash typeahead + removable mode pill; B: Radix mode
+ * chip, Computer toggle and model picker).
  *
  * The text is Lexical's: what Submit and Enter send is its model's text, whatever the DOM showed. How a
  * script gets text into it (which synthetic events it takes, when it takes a selection) is the library's
  * behaviour, not ours.
  *
- * The toolbar follows the Aug 2026 captures: the mode menu trigger and the Computer toggle in two
- * mode-toggle wrappers (the toggle without aria-label, icon `#pplx-icon-custom-computer`), the model button
- * labelled "Model", no Submit on the home composer until there is text (a thread's composer shows it
- * disabled). A report (2026-09-18) has Stop take Submit's place while an answer is written; here Submit
- * stays beside it, disabled, as before: with the swap, comet_wait on generation B missed the last step of
- * a turn nobody waited for (tests/e2e/ask-and-wait.spec.ts), which the reader has yet to explain.
+ * The toolbar follows the captures of Feb, Aug and Sep 2026 (all taken idle): the mode menu trigger and
+ * the Computer toggle in two mode-toggle wrappers (the toggle without aria-label, icon
+ * `#pplx-icon-custom-computer`), then on the right the model button labelled "Model", the Dictation
+ * button in a wrapper of its own (icon `#pplx-icon-microphone`) and last Submit (`#pplx-icon-arrow-up`);
+ * no Submit on the home composer until there is text (a thread's composer shows it disabled).
+ *
+ * While an answer is written, the stop control takes Submit's place in the captured layouts
+ * (`blocks-2026-08`, `sessions-2026-09`, and `markdown-2026-02`, which the site served beside them):
+ * reports of 2026-09-18 ("the control Perplexity swaps in for the send button") and of Sep 2026 (the
+ * Sep 2026 captures' reporter: "Stop response (Esc)" takes Submit's place). No capture shows a page
+ * while it answers. `turn-2026-04` (no capture) keeps Submit beside Stop, disabled.
+ *
+ * Dictation on (BootData.dictation, or a click) turns the microphone button into "Stop dictation"
+ * carrying the very icon of the stop control, `#pplx-icon-player-stop-filled` (NOTES of the Sep 2026
+ * captures): a reader that takes any stop icon in the composer's box for the stop control clicks it.
+ *
+ * The swap was once left out (2026-12-01) because comet_wait on generation B then missed the last step
+ * of a turn nobody waited for (tests/e2e/ask-and-wait.spec.ts). That miss did not come back on
+ * 2026-12-02, with the swap in every layout, `turn-2026-04` included, under CPU load, nor on the
+ * commit it was seen on; tests/unit/observer.test.ts holds the reader to it (PageWatcher.follow).
  */
 import type { ModeId } from '../types';
-import { A_MODES, B_MODES, MODELS, type ModeInfo, app, capturedLayout, h, hooks, icon, lt, modeState, tr } from './dom';
+import { A_MODES, B_MODES, MODELS, type ModeInfo, app, capturedLayout, dictation, h, hooks, icon, lt, modeState, tr } from './dom';
 import { radixDropdown } from './menus';
 import { variant } from './variants';
 import { Attachments, computerSettingsButton } from './task-composer';
@@ -77,7 +91,7 @@ export class Composer {
       ...(app.generation === 'B' ? [this.modelPicker()] : []),
       this.files.button,
       this.files.input,
-      h('button', { type: 'button', class: 'icon-btn', 'aria-label': tr.dictation }, icon('pplx-icon-mic')),
+      h('div', {}, this.dictationButton()),
       this.submitSlot,
     );
     // Submit sits a few levels above the editor: composer > toolbar > right > slot > button.
@@ -179,6 +193,28 @@ export class Composer {
   }
 
   // -------------------------------------------------------------------------------------------------
+  // Dictation
+
+  /**
+   * The microphone: "Dictation" while off; on, "Stop dictation" with the stop control's own icon. A
+   * click turns it on or off (no speech is heard: the text stays what the editor holds).
+   */
+  private dictationButton(): HTMLElement {
+    const btn = h('button', { type: 'button', class: 'icon-btn dictation', 'data-state': 'closed' });
+    const paint = () => {
+      btn.setAttribute('aria-label', dictation.on ? lt.stopDictation : tr.dictation);
+      btn.classList.toggle('listening', dictation.on);
+      btn.replaceChildren(h('div', {}, icon(dictation.on ? 'pplx-icon-player-stop-filled' : 'pplx-icon-microphone')));
+    };
+    btn.addEventListener('click', () => {
+      dictation.on = !dictation.on;
+      paint();
+    });
+    paint();
+    return btn;
+  }
+
+  // -------------------------------------------------------------------------------------------------
   // Submit / Stop
 
   private renderButtons(): void {
@@ -191,9 +227,10 @@ export class Composer {
       slot.append(stop);
     }
     // The home composer shows no Submit until there is text (Aug 2026); a thread's composer shows it
-    // disabled while empty (Feb and Aug 2026), and while an answer is written.
+    // disabled while empty (Feb, Aug and Sep 2026).
     if (this.opts.menusBelow && !hasText) return;
-    // The captured layouts (Aug–Oct 2026): the stop control takes the send button's place while an answer streams.
+    // The captured layouts (reports of Sep 2026): the stop control takes Submit's place while an answer
+    // streams. turn-2026-04 keeps Submit beside it, disabled.
     if (this.working && capturedLayout()) return;
     const btn = h(
       'button',

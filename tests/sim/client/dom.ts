@@ -99,6 +99,13 @@ function ssSet(k: string, v: string): void {
   }
 }
 
+/**
+ * The composer's dictation: on from the page load's switch (BootData.dictation), toggled by the
+ * microphone button as a person does. Kept for the page's life: every composer the page mounts
+ * (a thread's, after an SPA navigation) shows it.
+ */
+export const dictation = { on: app.boot.dictation === true };
+
 export const modeState = {
   /** Generation A: the typeahead mode (computer included). Generation B: the chip's mode. */
   get mode(): ModeId {

@@ -6,7 +6,7 @@
 import type { AskResponse, BootData, PageData, ThreadData } from '../types';
 import { Sidebar, libraryPage, notFoundPage, staticPage, topbar } from './chrome';
 import { Composer } from './composer';
-import { api, app, capturedLayout, h, hooks, icon, initHook, lt, modeState, tr } from './dom';
+import { api, app, capturedLayout, h, hooks, icon, initHook, modeState, tr } from './dom';
 import { refusalCard, taskTopbarButtons } from './task';
 import { computerSettings } from './task-composer';
 import { ThreadView, type TurnCtl } from './thread';
@@ -115,15 +115,11 @@ function conversation(
 
 /**
  * The box around the composer. In the captured layouts (and on Computer task pages) it is
- * `[data-ask-input-container]`, where the stop control appears while an answer streams; beside the
- * composer sits a "Stop dictation" button, a decoy that is not the stop control.
+ * `[data-ask-input-container]`, where the stop control appears while an answer streams, beside the
+ * composer's Dictation button ("Stop dictation", with the same icon, while dictation is on).
  */
 function composerBox(cls: string, composer: Composer, task = false): HTMLElement {
-  const captured = capturedLayout();
-  const decoy = captured ? h('button', { type: 'button', class: 'icon-btn dictation-decoy', 'aria-label': lt.stopDictation }, icon('pplx-icon-microphone-off')) : null;
-  // On a task page the send button is the container's last button (browser-use/browser-harness notes, April 2026).
-  const parts = task ? [decoy, composer.el] : [composer.el, decoy];
-  return h('div', { class: cls, ...(captured || task ? { [hooks.composerBoxAttr]: 'true' } : {}) }, ...parts);
+  return h('div', { class: cls, ...(capturedLayout() || task ? { [hooks.composerBoxAttr]: 'true' } : {}) }, composer.el);
 }
 
 function renderPage(page: PageData, liveTurn = -1): void {
