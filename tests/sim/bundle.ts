@@ -1,13 +1,19 @@
-/** Bundles the page script (client/main.ts, with the real Lexical editor from npm) with esbuild on first request and caches it. */
+/**
+ * Page scripts served to the browser (the sim's client/main.ts, the askable capture's script), each with the real
+ * Lexical editor from npm, bundled with esbuild on first request and cached.
+ */
 import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
 
-let cached: Promise<string> | null = null;
+const cache = new Map<string, Promise<string>>();
 
-export function clientBundle(): Promise<string> {
-  if (!cached) {
-    cached = build({
-      entryPoints: [fileURLToPath(new URL('./client/main.ts', import.meta.url))],
+/** The script at `entry` (a file URL), bundled for the browser; a failed build is tried again on the next request. */
+export function browserBundle(entry: URL): Promise<string> {
+  const file = fileURLToPath(entry);
+  let bundled = cache.get(file);
+  if (!bundled) {
+    bundled = build({
+      entryPoints: [file],
       bundle: true,
       write: false,
       format: 'iife',
@@ -20,12 +26,14 @@ export function clientBundle(): Promise<string> {
       logLevel: 'silent',
     }).then((r) => {
       const out = r.outputFiles[0];
-      if (!out) throw new Error('esbuild produced no output for the sim client');
+      if (!out) throw new Error(`esbuild produced no output for ${file}`);
       return out.text;
     });
-    cached.catch(() => {
-      cached = null;
-    });
+    bundled.catch(() => cache.delete(file));
+    cache.set(file, bundled);
   }
-  return cached;
+  return bundled;
 }
+
+/** The sim's own page script. */
+export const clientBundle = (): Promise<string> => browserBundle(new URL('./client/main.ts', import.meta.url));

@@ -11,8 +11,7 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { build } from 'esbuild';
+import { browserBundle } from '../sim/bundle';
 import type { SimSite } from '../sim/site';
 import { type RealCapture, servingCaptures } from './real-captures';
 
@@ -39,28 +38,8 @@ export function askableCapture(dir: string, file: string): RealCapture | { skip:
   return { file, path: `/search/${slug}`, html };
 }
 
-let bundled: Promise<string> | null = null;
-
 /** askable-page.ts with the real Lexical, bundled once, as the sim bundles its own page script. */
-function pageScript(): Promise<string> {
-  bundled ??= build({
-    entryPoints: [fileURLToPath(new URL('./askable-page.ts', import.meta.url))],
-    bundle: true,
-    write: false,
-    format: 'iife',
-    target: 'chrome116',
-    platform: 'browser',
-    legalComments: 'none',
-    conditions: ['production'],
-    define: { 'process.env.NODE_ENV': '"production"' },
-    logLevel: 'silent',
-  }).then((r) => {
-    const out = r.outputFiles[0];
-    if (!out) throw new Error('esbuild produced no output for askable-page.ts');
-    return out.text;
-  });
-  return bundled;
-}
+const pageScript = (): Promise<string> => browserBundle(new URL('./askable-page.ts', import.meta.url));
 
 /** The site, answering the captures at their paths and our script at its own (everything else is the sim's). */
 export function servingAskable(site: SimSite, captures: RealCapture[]): SimSite {
