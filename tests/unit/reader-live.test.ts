@@ -131,6 +131,31 @@ describe('liveness from the right signals', () => {
     expect(await driver.poll()).toMatchObject({ status: 'completed', stopped: true, response: 'Once upon a', hasStopButton: false });
   });
 
+  it('a stopped turn the person then regenerates reads completed once its new answer ends, never "stopped" with the whole answer', async () => {
+    loadHtml(page(question(0, 'q') + answer('Earlier.') + footer + question(1, 'Write forever') + answer('Once upon a'), stop));
+    const driver = createPageDriver(window);
+    const button = document.querySelector('[aria-label="Stop response"]');
+    const turn = document.querySelector('.flex.flex-col');
+    button?.addEventListener('click', () => {
+      button.remove();
+      turn?.insertAdjacentHTML('beforeend', footer);
+    });
+    await driver.stop();
+    expect(await driver.poll()).toMatchObject({ status: 'completed', stopped: true, response: 'Once upon a' });
+    // The person regenerates it in place: the row goes, the stop control and a new answer stream in its place.
+    [...document.querySelectorAll('.contents')].at(-1)?.remove();
+    const prose = [...document.querySelectorAll('.prose p')].at(-1);
+    if (prose) prose.textContent = 'A new';
+    document.querySelector('[data-ask-input-container]')?.insertAdjacentHTML('beforeend', stop);
+    expect(await driver.poll()).toMatchObject({ status: 'working', hasStopButton: true });
+    document.querySelector('[aria-label="Stop response"]')?.remove();
+    if (prose) prose.textContent = 'A new answer, written to its end.';
+    turn?.insertAdjacentHTML('beforeend', footer);
+    const read = await driver.poll();
+    expect(read).toMatchObject({ status: 'completed', response: 'A new answer, written to its end.' });
+    expect(read.stopped).toBeUndefined();
+  });
+
   it('a stop control the set does not know leaves a streaming answer unconfirmed, never "completed" with part of it (#1)', async () => {
     const unknownStop = '<button aria-label="Stop generating"><svg><use xlink:href="#pplx-icon-square"></use></svg></button>';
     loadHtml(page(question(0, 'q') + answer('Earlier.') + footer + question(1, 'Tides?') + answer('Tides are caused by the Moon and'), unknownStop));

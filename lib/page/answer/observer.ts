@@ -17,6 +17,12 @@ export { type WaitingFor, waitingFor } from '../checkpoints/interactions';
  * snapshots become typed events.
  */
 
+/** A turn we (or the person) stopped: `settled` once a read saw it idle, `replaced` once it worked again after. */
+interface StopMark {
+  settled: boolean;
+  replaced: boolean;
+}
+
 export interface Snapshot {
   url: string;
   turnCount: number;
@@ -152,7 +158,8 @@ export class PageWatcher {
   private last: Snapshot | null = null;
   private scheduled = false;
   /** Turn indexes whose stop button was clicked (by us or by the user) while we watched. */
-  private readonly stopped = new Map<string, number>();
+  /** The turn stopped in each conversation (by URL), and the same marks by the turn's own element. */
+  private readonly stopped = new Map<string, { turnIndex: number; mark: StopMark }>();
 
   constructor(
     private readonly win: Window,
@@ -219,12 +226,32 @@ export class PageWatcher {
   }
 
   markStopped(url: string, turnIndex: number, anchor?: Element): void {
-    this.stopped.set(url, turnIndex);
-    if (anchor) this.stoppedTurns.add(anchor);
+    const mark: StopMark = { settled: false, replaced: false };
+    this.stopped.set(url, { turnIndex, mark });
+    if (anchor) this.stoppedTurns.set(anchor, mark);
   }
 
   wasStopped(url: string, turnIndex: number): boolean {
-    return this.stopped.get(url) === turnIndex;
+    const stopped = this.stopped.get(url);
+    return stopped?.turnIndex === turnIndex && !stopped.mark.replaced;
+  }
+
+  /**
+   * What a read saw of a turn: a turn we stopped, seen idle once (the stop took) and later working again, holds a
+   * new answer (the person regenerated or edited it at that place): it is no longer the stopped one, and its end
+   * is read from the page's signs again. Working before it was ever seen idle is the stop still taking.
+   */
+  sawTurn(url: string, turnIndex: number, anchor: Element | null | undefined, working: boolean): void {
+    const byUrl = this.stopped.get(url);
+    const mark = (byUrl?.turnIndex === turnIndex ? byUrl.mark : undefined) ?? (anchor ? this.stoppedTurns.get(anchor) : undefined);
+    if (!mark) return;
+    if (!working) mark.settled = true;
+    else if (mark.settled) mark.replaced = true;
+  }
+
+  /** Whether any turn was stopped on this page (reads skip looking for theirs otherwise). */
+  anyStopped(): boolean {
+    return this.stopped.size > 0;
   }
 
   /**
@@ -232,10 +259,11 @@ export class PageWatcher {
    * click and the next read (the page gives it its address a moment later), which the URL-keyed record misses.
    */
   stoppedTurn(anchor: Element | null | undefined): boolean {
-    return anchor != null && this.stoppedTurns.has(anchor);
+    const mark = anchor != null ? this.stoppedTurns.get(anchor) : undefined;
+    return mark !== undefined && !mark.replaced;
   }
 
-  private readonly stoppedTurns = new WeakSet<Element>();
+  private readonly stoppedTurns = new WeakMap<Element, StopMark>();
 
   /** Resolves when the probe returns something truthy, re-checked after every mutation batch. */
   waitFor: WaitFor = (probe, timeoutMs, signal) =>
@@ -524,6 +552,7 @@ export function waitForAnswer(
         return finish(snap.stepsStopped || watcher.wasStopped(snap.url, snap.turnIndex) ? 'stopped' : 'completed', snap);
       }
       if (snap.hasStopButton || snap.hasLoadingSpinner) sawWorking = true;
+      if (snap.turnIndex >= 0) watcher.sawTurn(snap.url, snap.turnIndex, undefined, snap.hasStopButton);
       const fresh = snap.steps.filter((s) => !reported.includes(s));
       if (fresh.length > 0) {
         reported = [...snap.steps];
