@@ -153,11 +153,25 @@ export class TurnCtl {
     this.timer = setTimeout(() => this.tick(), delay);
   }
 
+  /**
+   * Plays the events of one moment of the script (those sharing a time) per task, however late the timer
+   * fired: the live page gets each streamed message in a task of its own, so each step row it draws is on
+   * the page for at least one task before the next message (the fold at the end included) can change it.
+   * Played all at once, a late timer under CPU load drew steps and folded them away within one task, where
+   * no reader can see them (the missed steps of tests/e2e/ask-and-wait.spec.ts, 2026-12-02).
+   */
   private tick(): void {
     this.timer = null;
     const evs = this.data.script.events;
     const elapsed = Date.now() - this.data.startedAt;
-    while (this.status === 'working' && this.applied < evs.length && this.canApply(evs[this.applied] as ScriptEvent) && (evs[this.applied] as ScriptEvent).t <= elapsed) {
+    const moment = (evs[this.applied] as ScriptEvent | undefined)?.t;
+    while (
+      this.status === 'working' &&
+      this.applied < evs.length &&
+      this.canApply(evs[this.applied] as ScriptEvent) &&
+      (evs[this.applied] as ScriptEvent).t <= elapsed &&
+      (evs[this.applied] as ScriptEvent).t === moment
+    ) {
       this.apply(evs[this.applied] as ScriptEvent, true);
     }
     this.schedule();
