@@ -24,9 +24,11 @@
  * captures): a reader that takes any stop icon in the composer's box for the stop control clicks it.
  *
  * The swap was once left out (2026-12-01) because comet_wait on generation B then missed the last step
- * of a turn nobody waited for (tests/e2e/ask-and-wait.spec.ts). That miss did not come back on
- * 2026-12-02, with the swap in every layout, `turn-2026-04` included, under CPU load, nor on the
- * commit it was seen on; tests/unit/observer.test.ts holds the reader to it (PageWatcher.follow).
+ * of a turn nobody waited for (tests/e2e/ask-and-wait.spec.ts). The swap was not the cause: under CPU
+ * load the sim's player, its timer late, played every overdue event of the script in one task, so the
+ * last steps were drawn and folded away before any reader could see them (found 2026-12-02 on the Sep
+ * 2026 layout, where the fold removes the rows). It now plays one moment per task (client/thread.ts,
+ * tick), as the live page takes each streamed message in a task of its own.
  */
 import type { ModeId } from '../types';
 import { A_MODES, B_MODES, MODELS, type ModeInfo, app, capturedLayout, dictation, h, hooks, icon, lt, modeState, tr } from './dom';
