@@ -1,3 +1,4 @@
+import type { ComponentChildren } from 'preact';
 import { useEffect, useState } from 'preact/hooks';
 import type { PanelConnection } from '../lib/panel/connection';
 import type { ControlSettings } from '../lib/protocol/panel';
@@ -30,19 +31,9 @@ export function ControlCard({
   return (
     <section class="card" aria-labelledby="control-heading">
       <h2 id="control-heading">Control</h2>
-      <label class="check">
-        <input
-          type="checkbox"
-          checked={settings.requireApproval}
-          disabled={busy}
-          aria-describedby="approval-help"
-          onChange={(e) => void set({ requireApproval: (e.target as HTMLInputElement).checked })}
-        />
-        <span>Require approval</span>
-      </label>
-      <p id="approval-help" class="muted small help">
+      <SettingCheck id="approval" checked={settings.requireApproval} disabled={busy} label="Require approval" onChange={(on) => void set({ requireApproval: on })}>
         An agent's prompt, mode switch or reading of another tab waits until you approve it here.
-      </p>
+      </SettingCheck>
       <label class="row select">
         <span>Approval waits</span>
         <select
@@ -57,35 +48,51 @@ export function ControlCard({
           ))}
         </select>
       </label>
-      <label class="check">
-        <input
-          type="checkbox"
-          checked={settings.readOnly}
-          disabled={busy}
-          aria-describedby="readonly-help"
-          onChange={(e) => void set({ readOnly: (e.target as HTMLInputElement).checked })}
-        />
-        <span>Read-only</span>
-      </label>
-      <p id="readonly-help" class="muted small help">
+      <SettingCheck id="readonly" checked={settings.readOnly} disabled={busy} label="Read-only" onChange={(on) => void set({ readOnly: on })}>
         Agents can read Perplexity but every acting tool (ask, stop, mode, tabs, navigation) and reading other tabs is refused.
-      </p>
+      </SettingCheck>
       <OtherTabsControl allowed={otherTabs.allowed} />
-      <label class="check">
-        <input
-          type="checkbox"
-          checked={settings.publicScreenshots}
-          disabled={busy}
-          aria-describedby="public-screenshots-help"
-          data-testid="public-screenshots"
-          onChange={(e) => void set({ publicScreenshots: (e.target as HTMLInputElement).checked })}
-        />
-        <span>{PUBLIC_SCREENSHOTS_SETTING}</span>
-      </label>
-      <p id="public-screenshots-help" class="muted small help">
+      <SettingCheck
+        id="public-screenshots"
+        testId="public-screenshots"
+        checked={settings.publicScreenshots}
+        disabled={busy}
+        label={PUBLIC_SCREENSHOTS_SETTING}
+        onChange={(on) => void set({ publicScreenshots: on })}
+      >
         Callers through the public door (the Agent API, <code>serve --public-url</code>) may take screenshots of the Perplexity tab, once screenshots are allowed above. They never see the tab list or other tabs.
-      </p>
+      </SettingCheck>
       <ErrorLine error={error} />
     </section>
+  );
+}
+
+/** One on/off setting: its box, its name, and a line saying what it does (the box is described by that line). */
+function SettingCheck({
+  id,
+  testId,
+  checked,
+  disabled,
+  label,
+  onChange,
+  children,
+}: { id: string; testId?: string; checked: boolean; disabled: boolean; label: string; onChange(on: boolean): void; children: ComponentChildren }) {
+  return (
+    <>
+      <label class="check">
+        <input
+          type="checkbox"
+          checked={checked}
+          disabled={disabled}
+          aria-describedby={`${id}-help`}
+          data-testid={testId}
+          onChange={(e) => onChange((e.target as HTMLInputElement).checked)}
+        />
+        <span>{label}</span>
+      </label>
+      <p id={`${id}-help`} class="muted small help">
+        {children}
+      </p>
+    </>
   );
 }

@@ -25,6 +25,19 @@ function linux() {
   return { ...setup, policyDir, stateDir, write, read, options };
 }
 
+const SOMEONE_ELSES = 'kkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkk';
+
+/** Blocked for all, unblocked by us, then somebody else adds an entry of their own to our policy file. */
+async function unblockedThenEdited() {
+  const h = linux();
+  h.write('10.json', { ExtensionSettings: BLOCK_ALL });
+  await unblock(h.options);
+  const ours = h.read(LINUX_POLICY_FILE);
+  ours.ExtensionSettings[SOMEONE_ELSES] = { installation_mode: 'allowed' };
+  h.write(LINUX_POLICY_FILE, ours);
+  return h;
+}
+
 describe('entryFor: the entry that lets one extension run on perplexity.ai', () => {
   it('carries the hosts "*" blocks for everyone (allowed wins over blocked), so ours stays out of every other blocked site', () => {
     const base = { '*': { runtime_blocked_hosts: [PERPLEXITY_HOSTS, '*://*.bank.example'], installation_mode: 'allowed' } };
@@ -103,15 +116,10 @@ describe('unblock on Linux: the file that sorts last carries the value in force 
   });
 
   it('--undo keeps what someone else changed in our file since, taking back only our entry', async () => {
-    const h = linux();
-    h.write('10.json', { ExtensionSettings: BLOCK_ALL });
-    await unblock(h.options);
-    const ours = h.read(LINUX_POLICY_FILE);
-    ours.ExtensionSettings.kkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkk = { installation_mode: 'allowed' };
-    h.write(LINUX_POLICY_FILE, ours);
+    const h = await unblockedThenEdited();
     const undone = await undoUnblock(h.options);
     expect(undone.lines.join('\n')).toMatch(/only comet-relay's entry is taken back/);
-    expect(h.read(LINUX_POLICY_FILE).ExtensionSettings).toEqual({ ...BLOCK_ALL, kkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkk: { installation_mode: 'allowed' } });
+    expect(h.read(LINUX_POLICY_FILE).ExtensionSettings).toEqual({ ...BLOCK_ALL, [SOMEONE_ELSES]: { installation_mode: 'allowed' } });
   });
 
   it('--undo leaves our entry alone when someone changed it since', async () => {
@@ -125,17 +133,12 @@ describe('unblock on Linux: the file that sorts last carries the value in force 
   });
 
   it('a re-run keeps an entry someone added to our file, and picks up a change in the other files', async () => {
-    const h = linux();
-    h.write('10.json', { ExtensionSettings: BLOCK_ALL });
-    await unblock(h.options);
-    const ours = h.read(LINUX_POLICY_FILE);
-    ours.ExtensionSettings.kkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkk = { installation_mode: 'allowed' };
-    h.write(LINUX_POLICY_FILE, ours);
+    const h = await unblockedThenEdited();
     h.write('10.json', { ExtensionSettings: { '*': { runtime_blocked_hosts: [PERPLEXITY_HOSTS, '*://*.bank.example'] } } });
     await unblock(h.options);
     expect(h.read(LINUX_POLICY_FILE).ExtensionSettings).toEqual({
       '*': { runtime_blocked_hosts: [PERPLEXITY_HOSTS, '*://*.bank.example'] },
-      kkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkk: { installation_mode: 'allowed' },
+      [SOMEONE_ELSES]: { installation_mode: 'allowed' },
       [EXTENSION_ID]: { runtime_allowed_hosts: [PERPLEXITY_HOSTS], runtime_blocked_hosts: [PERPLEXITY_HOSTS, '*://*.bank.example'] },
     });
   });
