@@ -1,4 +1,4 @@
-import { createHmac, timingSafeEqual } from 'node:crypto';
+import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 
 /**
  * A client's proof that it speaks to the host whose record it read, not to whoever listens at that name.
@@ -12,11 +12,7 @@ import { createHmac, timingSafeEqual } from 'node:crypto';
  */
 const BYTES = 32;
 
-function randomHex(): string {
-  const bytes = new Uint8Array(BYTES);
-  globalThis.crypto.getRandomValues(bytes);
-  return Buffer.from(bytes).toString('hex');
-}
+const randomHex = (): string => randomBytes(BYTES).toString('hex');
 
 /** A host's key, made once per host process. */
 export const hostKey = randomHex;

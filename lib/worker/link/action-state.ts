@@ -39,33 +39,33 @@ function clip(text: string): string {
  * `waiting`: calls waiting for approval; their count takes the badge, the link's words stay in the tooltip.
  */
 export function actionLook(status: LinkStatus, access: PageAccessWords | null = null, waiting = 0): ActionLook {
-  const link = linkLook(status, access);
-  if (waiting <= 0) return link;
-  const calls = `${waiting} call${waiting === 1 ? '' : 's'} waiting for your approval`;
-  return { ...link, title: `comet-relay — ${calls}; ${link.title.slice('comet-relay — '.length)}`, badgeText: String(waiting), badgeColor: WAITING_AMBER };
-}
-
-function linkLook(status: LinkStatus, access: PageAccessWords | null): ActionLook {
-  const look = (state: ActionState, title: string, badgeText = ''): ActionLook => ({
+  const { state, words, fault } = linkLook(status, access);
+  const calls = waiting > 0 ? `${waiting} call${waiting === 1 ? '' : 's'} waiting for your approval; ` : '';
+  return {
     state,
     icon: iconFor(state),
-    title: `comet-relay — ${title}`,
-    badgeText,
-    badgeColor: ERROR_RED,
-  });
+    title: `comet-relay — ${calls}${words}`,
+    badgeText: waiting > 0 ? String(waiting) : fault ? '!' : '',
+    badgeColor: waiting > 0 ? WAITING_AMBER : ERROR_RED,
+  };
+}
+
+/** The link's state, its words for the tooltip, and whether it is a fault the person must see ("!"). */
+function linkLook(status: LinkStatus, access: PageAccessWords | null): { state: ActionState; words: string; fault: boolean } {
+  const look = (state: ActionState, words: string, fault = false) => ({ state, words, fault });
   switch (status.state) {
     case 'connected':
-      if (access && isPageAccessFault(access)) return look('disconnected', clip(`${access.title}. To fix it, ${access.fix}.`), '!');
+      if (access && isPageAccessFault(access)) return look('disconnected', clip(`${access.title}. To fix it, ${access.fix}.`), true);
       return look('connected', `connected to the host${status.hostVersion ? ` ${status.hostVersion}` : ''}. Click to open the side panel.`);
     case 'connecting':
       // A retry after a failure is still "not connected": the icon must not blink amber each attempt.
       return status.failures > 0
-        ? look('disconnected', `not connected; retrying (attempt ${status.failures + 1}). Click for details.`, '!')
+        ? look('disconnected', `not connected; retrying (attempt ${status.failures + 1}). Click for details.`, true)
         : look('connecting', 'connecting to the host…');
     case 'incompatible':
-      return look('disconnected', clip(status.detail ?? 'the host speaks another protocol version.'), '!');
+      return look('disconnected', clip(status.detail ?? 'the host speaks another protocol version.'), true);
     case 'disconnected':
-      return look('disconnected', `not connected: ${clip(status.detail ?? 'the host is not running.')}`, '!');
+      return look('disconnected', `not connected: ${clip(status.detail ?? 'the host is not running.')}`, true);
   }
 }
 
