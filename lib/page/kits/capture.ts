@@ -161,21 +161,13 @@ function keeper(set: SelectorSet): (text: string) => string | null {
  */
 const MACHINE_TOKEN = /^(?:-?\d+(?:\.\d+)?|true|false|on|off|open|closed|checked|unchecked|active|inactive|visible|hidden|horizontal|vertical|top|bottom|left|right|start|end|center|[0-9a-f-]{8,}|:[\w-]*:)$/i;
 /**
- * A word as people write it: four lowercase letters in a row, or a capital and three. A thread slug's words
- * ("divorce-lawyer-2026") and a user name ("jsmith1984") have them; a generated id ("q7YvQ2l3Sy2H", "r1") does not
- * (review 2026-12-04 #15: a single digit used to make any value a machine token).
+ * An opaque id: a digit, and in each part of it split at `-`/`_` a number, a state, up to three letters ("row",
+ * "r1") or no word of four letters ("q7YvQ2l3Sy2H"). A thread slug's words ("divorce-lawyer-2026") and a user name
+ * ("jsmith1984") are somebody's text (review 2026-12-04 #15: a single digit used to make any value a machine token).
  */
-const WORDLIKE = /[a-z]{4,}|[A-Z][a-z]{3,}/;
+const machineToken = (value: string): boolean =>
+  MACHINE_TOKEN.test(value) || (/\d/.test(value) && value.split(/[-_]/).every((part) => MACHINE_TOKEN.test(part) || /^(?:[A-Za-z]{1,3}|(?!.*(?:[a-z]{4}|[A-Z][a-z]{3}))\w+)$/.test(part)));
 
-/**
- * Every part of a hyphenated or underscored value with a digit in it is a number, a state, up to three letters
- * ("row", "r1") or an opaque id (a digit and no word).
- */
-function machineToken(value: string): boolean {
-  if (MACHINE_TOKEN.test(value)) return true;
-  if (!/\d/.test(value)) return false;
-  return value.split(/[-_]/).every((part) => MACHINE_TOKEN.test(part) || /^[A-Za-z]{1,3}$/.test(part) || (/^\w+$/.test(part) && /\d/.test(part) && !WORDLIKE.test(part)));
-}
 const DEVELOPER_ATTRIBUTES = /^data-(?:testid|test-id|state|side|align|orientation|placement|radix-[\w-]+|lexical-[\w-]+)$/;
 
 function namedBySet(set: SelectorSet): (value: string) => boolean {
