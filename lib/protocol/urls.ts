@@ -143,3 +143,19 @@ export function samePage(a: string, b: string): boolean {
     return false;
   }
 }
+
+/**
+ * A page's kind without whose page it is, for words meant to be shared: `https://www.perplexity.ai/search/…`.
+ * A thread's slug is its first question (review 2026-12-04 #16: an exported repair pack named the thread).
+ */
+export function pageKindOf(url: string): string {
+  try {
+    const u = new URL(url);
+    const [first, second] = pathSegments(u.pathname);
+    const kind = first === 'computer' && second ? `/${first}/${second}` : first ? `/${first}` : '';
+    const more = pathSegments(u.pathname).length > kind.split('/').length - 1 ? '/…' : '';
+    return `${u.origin}${kind}${more || (kind ? '' : '/')}`;
+  } catch {
+    return 'a Perplexity page';
+  }
+}

@@ -6,7 +6,7 @@ import { captureDom, placeholderText, reduceUrl } from '../../lib/page/kits/capt
 import { indicators, proseCount, readTurnNow, statusOf } from '../../lib/page/answer/reader';
 import { turnsOf } from '../../lib/page/dom/turns';
 import { fromInlineCitations } from '../../lib/page/answer/sources';
-import { chooseSelectorSet, generationB } from '../../lib/selectors';
+import { chooseSelectorSet, generationB, live2026 } from '../../lib/selectors';
 import { fixtureHtml, loadHtml } from '../fixtures/reader/load';
 
 /**
@@ -61,16 +61,33 @@ describe('capture', () => {
     loadHtml(
       `<main><div class="steps"><button>Finished 5 steps</button><button>Working at Acme Corp today</button><span>Sources told me</span><span>Completed 3 steps</span></div>
         <div id="jane-doe" data-slug="jane-doe-diary" data-testid="answer-footer" data-state="open" data-index="3" data-uuid="0f8fad5b-d9cb-469f-a165-70867728950e">x</div>
-        <div id="ask-input" contenteditable="true" role="textbox"></div><div id="markdown-content-2">y</div></main>`,
+        <div id="ask-input" contenteditable="true" role="textbox"></div></main>`,
       'https://www.perplexity.ai/search/x',
     );
     const { html } = captureDom(document, generationB, { setName: 'gen-b-2026-10', setSource: 'built-in', capturedAt: '2026-12-02T00:00:00Z' });
     for (const gone of ['Acme', 'Sources told me', 'jane-doe', 'diary']) expect(html, gone).not.toContain(gone);
-    for (const kept of ['Finished 5 steps', 'data-testid="answer-footer"', 'data-state="open"', 'data-index="3"', '0f8fad5b-d9cb-469f-a165-70867728950e', 'id="ask-input"', 'id="markdown-content-2"']) {
+    for (const kept of ['Finished 5 steps', 'data-testid="answer-footer"', 'data-state="open"', 'data-index="3"', '0f8fad5b-d9cb-469f-a165-70867728950e', 'id="ask-input"']) {
       expect(html, kept).toContain(kept);
     }
     // Same shape, other letters: a maintainer still sees that a slug was there and how long it was.
     expect(html).toMatch(/id="[a-z]{4}-[a-z]{3}"/);
+  });
+
+  it('#15 (review 2026-12-04): a slug or a name with a digit in it is somebody\'s text; generated ids stay', () => {
+    loadHtml(
+      `<main><div data-thread-slug="what-are-the-side-effects-of-drug-x-q7YvQ2l3Sy2H" id="thread-what-are-the-side-effects-of-drug-x-q7YvQ2l3"
+        data-username="jsmith1984" data-project="divorce-lawyer-2026" data-author="jane-doe">x</div>
+        <div id="q7YvQ2l3Sy2H" data-row="r1-4" data-key="row_12" data-version="2.18">y</div></main>`,
+      'https://www.perplexity.ai/search/x',
+    );
+    const { html } = captureDom(document, generationB, { setName: 'gen-b-2026-10', setSource: 'built-in', capturedAt: '2026-12-04T00:00:00Z' });
+    for (const gone of ['side-effects', 'drug', 'jsmith', '1984', 'divorce', 'lawyer', 'jane']) expect(html, gone).not.toContain(gone);
+    for (const kept of ['id="q7YvQ2l3Sy2H"', 'data-row="r1-4"', 'data-key="row_12"', 'data-version="2.18"']) expect(html, kept).toContain(kept);
+    // A page id the set in use names stays whole, digits and words alike.
+    loadHtml('<main><div id="markdown-content-2">y</div><div id="weekly-report-2">z</div></main>', 'https://www.perplexity.ai/search/x');
+    const live = captureDom(document, live2026, { setName: 'live-2026', setSource: 'built-in', capturedAt: '2026-12-04T00:00:00Z' }).html;
+    expect(live).toContain('id="markdown-content-2"');
+    expect(live).not.toContain('weekly');
   });
 
   it('replaces text by placeholder text of the same length, keeping spaces and punctuation', () => {

@@ -2,6 +2,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { typePrompt } from '../../lib/page/composer/composer';
 import { PageWatcher } from '../../lib/page/answer/observer';
+import { ask as askOn } from '../../lib/page/composer/actions';
 import { chooseSelectorSet } from '../../lib/selectors';
 import { appendTurn, installExecCommand } from '../fixtures/reader/fake-page';
 import { loadHtml } from '../fixtures/reader/load';
@@ -24,7 +25,8 @@ interface Lexical {
   events: string[];
 }
 
-function lexicalPage(held = ''): Lexical {
+/** `turnAfterMs`: when the page shows the sent prompt's turn (null: not within the test). */
+function lexicalPage(held = '', turnAfterMs: number | null = 3): Lexical {
   loadHtml(
     '<main><div data-ask-input-container="true"><div id="ask-input" contenteditable="true" role="textbox" data-lexical-editor="true"></div><div class="toolbar"></div></div></main>',
     'https://www.perplexity.ai/',
@@ -41,7 +43,7 @@ function lexicalPage(held = ''): Lexical {
     const q = state;
     submitted.push(q);
     set('');
-    setTimeout(() => appendTurn(q), 3);
+    if (turnAfterMs !== null) setTimeout(() => appendTurn(q), turnAfterMs);
   };
   const render = () => {
     el.innerHTML = state ? state.split('\n').map((line) => `<p>${line}</p>`).join('') : '<p><br></p>';
@@ -202,5 +204,30 @@ describe('typing into a Lexical composer that ignores execCommand', () => {
     // The draft was deleted and the first line went in before the cancel; its line break and the second line never did.
     expect(page.events.slice(0, 2)).toEqual(['deleteContentBackward', 'paste']);
     expect(page.events).not.toContain('insertLineBreak');
+  });
+
+  it('#18 (review 2026-12-04): the page took the prompt but shows no turn in time: TIMEOUT, never "not taken", and the draft is back', async () => {
+    const page = lexicalPage('my half-written draft', null);
+    const ctx = context();
+    const watcher = new PageWatcher(window, () => ctx.set);
+    await expect(askOn(ctx, watcher, { prompt: 'Explain MCP' }, { confirmMs: 40 })).rejects.toMatchObject({ code: 'TIMEOUT' });
+    expect(page.submitted).toEqual(['Explain MCP']);
+    expect(page.state()).toBe('my half-written draft');
+  });
+
+  it('#18 (review 2026-12-04): a composer the page mounts again later than 2 s still gets the draft back, within the confirmation\'s time', async () => {
+    const page = lexicalPage('my half-written draft');
+    const ctx = context();
+    const watcher = new PageWatcher(window, () => ctx.set);
+    // The page swaps its composer out as it sends, and mounts it again 2.2 s later (a slow new-thread load).
+    const parent = page.el.parentElement as HTMLElement;
+    const progress: string[] = [];
+    const sent = askOn(ctx, watcher, { prompt: 'Explain MCP' }, { confirmMs: 3000, onProgress: (m) => progress.push(m) });
+    await new Promise((r) => setTimeout(r, 30));
+    page.el.remove();
+    setTimeout(() => parent.prepend(page.el), 2200);
+    await sent;
+    expect(progress).toEqual([]);
+    expect(page.state()).toBe('my half-written draft');
   });
 });

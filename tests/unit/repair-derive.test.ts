@@ -80,6 +80,9 @@ describe.skipIf(!present)(title, () => {
       // The pack file `comet-relay selectors add` takes.
       const info = describeRepair(outcome.derived, base, URL, new Date('2026-12-02T12:00:00Z'));
       expect(info.origin).toBe(`derived on 2026-12-02 from ${URL} against its thread JSON`);
+      // #16 (review 2026-12-04): the pack, made to be shared, says the page's kind, not whose thread.
+      expect(info.pack.comment).toMatch(/^derived on 2026-12-02 from https:\/\/www\.perplexity\.ai\/search\/… against its thread JSON/);
+      expect(JSON.stringify(info.pack)).not.toContain(new globalThis.URL(URL).pathname.split('/')[2] as string);
       const pack = parsePack(info.pack);
       expect(pack.ok ? pack.name : pack.problems).toBe('gen-b-2026-12-derived');
     });

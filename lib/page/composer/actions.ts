@@ -137,9 +137,10 @@ const draftOf = (held: string) => held.replace(/\n+$/, '');
 /**
  * After the page took the prompt: the person's unsent draft goes back into the composer (the page's
  * own, which a new conversation mounts afresh), once the page has emptied it. What the person typed
- * since is theirs too: a composer holding anything but nothing or our prompt is left alone.
+ * since is theirs too: a composer holding anything but nothing or our prompt is left alone. The page
+ * gets as long to mount a free composer as it got to show the turn (review 2026-12-04 #18).
  */
-async function putBackDraft(ctx: PageContext, held: string, prompt: string, options: AskOptions): Promise<void> {
+async function putBackDraft(ctx: PageContext, held: string, prompt: string, options: AskOptions, waitMs: number): Promise<void> {
   const draft = draftOf(held);
   if (!draft.trim()) return;
   const free = (el: HTMLElement) => {
@@ -149,7 +150,7 @@ async function putBackDraft(ctx: PageContext, held: string, prompt: string, opti
   const composer = await ctx.waitFor(() => {
     const el = first(ctx.doc, ctx.set.composer) as HTMLElement | null;
     return el && free(el) ? el : null;
-  }, 2000);
+  }, waitMs);
   const tell = (why: string) =>
     options.onProgress?.(`The prompt was sent; your unsent draft in the composer (${draft.length} characters) could not be put back: ${why}.`);
   if (!composer) return tell('the composer is gone or holds new text');
@@ -213,7 +214,11 @@ export async function ask(
   // review). Wait longer, and never say "not taken": the agent would send it twice.
   if (!found && (!composer.isConnected || !composerText(composer).trim())) {
     found = await ctx.waitFor(probe, confirmMs * TAKEN_FACTOR, signal);
-    if (!found) throw new RelayError('TIMEOUT', 'the page took the prompt (its composer emptied) but shows no turn for it yet; do not send it again: call comet_wait');
+    if (!found) {
+      // Sent all the same: the person's draft goes back as on success (#18 of the 2026-12-04 review).
+      await putBackDraft(ctx, held, params.prompt, options, confirmMs);
+      throw new RelayError('TIMEOUT', 'the page took the prompt (its composer emptied) but shows no turn for it yet; do not send it again: call comet_wait');
+    }
   }
   if (!found) {
     await restoreComposer(ctx, composer, held, params.prompt);
@@ -222,7 +227,7 @@ export async function ask(
       `the prompt was typed and submitted but the page did not take it within ${confirmMs / 1000} s (no new turn showing this question) on ${ctx.doc.location.href}`,
     );
   }
-  await putBackDraft(ctx, held, params.prompt, options);
+  await putBackDraft(ctx, held, params.prompt, options, confirmMs);
   return {
     afterTurn: before.turnCount,
     baselineUrl: before.url,

@@ -156,10 +156,18 @@ function keeper(set: SelectorSet): (text: string) => string | null {
 /**
  * Ids and `data-*` values the page's own code sets are structure; a slug or a name in one ("jane-doe", a thread's
  * title as its id) is somebody's text. Kept whole: values the selector set names (exactly, or as the prefix of an
- * `^=` selector), numbers, states and machine tokens (uuids, hashes, Radix's `:r1:` ids), and every value of an
- * attribute only developers write (`data-testid`, `data-state`). Everything else keeps its shape, not its letters.
+ * `^=` selector), numbers, states and machine tokens (uuids, hashes, Radix's `:r1:` ids, opaque ids), and every value
+ * of an attribute only developers write (`data-testid`, `data-state`). Everything else keeps its shape, not its letters.
  */
-const MACHINE_TOKEN = /^(?:-?\d+(?:\.\d+)?|true|false|on|off|open|closed|checked|unchecked|active|inactive|visible|hidden|horizontal|vertical|top|bottom|left|right|start|end|center|[0-9a-f-]{8,}|:[\w-]*:|[\w-]*\d[\w-]*)$/i;
+const MACHINE_TOKEN = /^(?:-?\d+(?:\.\d+)?|true|false|on|off|open|closed|checked|unchecked|active|inactive|visible|hidden|horizontal|vertical|top|bottom|left|right|start|end|center|[0-9a-f-]{8,}|:[\w-]*:)$/i;
+/**
+ * An opaque id: a digit, and in each part of it split at `-`/`_` a number, a state, up to three letters ("row",
+ * "r1") or no word of four letters ("q7YvQ2l3Sy2H"). A thread slug's words ("divorce-lawyer-2026") and a user name
+ * ("jsmith1984") are somebody's text (review 2026-12-04 #15: a single digit used to make any value a machine token).
+ */
+const machineToken = (value: string): boolean =>
+  MACHINE_TOKEN.test(value) || (/\d/.test(value) && value.split(/[-_]/).every((part) => MACHINE_TOKEN.test(part) || /^(?:[A-Za-z]{1,3}|(?!.*(?:[a-z]{4}|[A-Z][a-z]{3}))\w+)$/.test(part)));
+
 const DEVELOPER_ATTRIBUTES = /^data-(?:testid|test-id|state|side|align|orientation|placement|radix-[\w-]+|lexical-[\w-]+)$/;
 
 function namedBySet(set: SelectorSet): (value: string) => boolean {
@@ -176,7 +184,7 @@ function namedBySet(set: SelectorSet): (value: string) => boolean {
 
 function structuralValue(value: string, named: (value: string) => boolean): boolean {
   const v = value.trim();
-  return v === '' || MACHINE_TOKEN.test(v) || named(v) || v.split(/\s+/).every((token) => MACHINE_TOKEN.test(token) || named(token));
+  return v === '' || machineToken(v) || named(v) || v.split(/\s+/).every((token) => machineToken(token) || named(token));
 }
 
 function isControl(el: Element): boolean {

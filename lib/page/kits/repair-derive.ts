@@ -1,6 +1,6 @@
 import type { SelectorSet } from '../../selectors';
 import { outermost, union } from '../dom/dom';
-import { turnsOf } from '../dom/turns';
+import { outsideThread, turnsOf } from '../dom/turns';
 import { readQuestionNow, readTurnNow } from '../answer/reader';
 import { FlatText, markdownWords, showsExactly, wordsOf } from './repair-text';
 
@@ -137,6 +137,12 @@ function chainsOf(found: Element[]): Element[][] {
   return outermost(found).map((top) => found.filter((el) => top === el || top.contains(el)));
 }
 
+/** The last chain that comes before `anchor` in the page, else the first after it. */
+function nearestBefore(chains: Element[][], anchor: Element): Element[] | undefined {
+  const before = chains.filter((c) => (c[0] as Element).compareDocumentPosition(anchor) & Node.DOCUMENT_POSITION_FOLLOWING);
+  return before.at(-1) ?? chains[0];
+}
+
 /** A number-valued attribute every turn's element carries with its JSON index: the page's own turn numbers. */
 function turnNumberOf(elements: readonly Element[], indexes: readonly number[]): { attr: string; pattern: string } | null {
   const [head] = elements;
@@ -166,8 +172,16 @@ export function deriveRepair(doc: Document, base: SelectorSet, json: readonly Js
     const answers = chainsOf(elementsShowing(doc, flat, markdownWords(turn.answer)));
     if (answers.length === 0) continue;
     if (answers.length > 1) return { ok: false, probe: 'answer', reason: `the answer of turn ${turn.index} ("${cut(turn.answer)}") is shown ${answers.length} times on the page` };
-    const questions = chainsOf(elementsShowing(doc, flat, wordsOf(turn.question)).filter((el) => !answers[0]?.some((a) => a.contains(el) || el.contains(a))));
-    mounted.push({ turn, answer: answers[0] as Element[], question: questions[0] ?? [] });
+    // Not the thread list (its link to this thread shows the first question as its title): what the reader leaves
+    // out of the thread (#9).
+    const asked = elementsShowing(doc, flat, wordsOf(turn.question)).filter((el) => !outsideThread(el, base));
+    // An element holding the question too is the turn's, not the answer's (a short question fits in the slack).
+    const whole = answers[0] as Element[];
+    const tight = whole.filter((a) => !asked.some((q) => a.contains(q)));
+    const answer = tight.length > 0 ? tight : whole;
+    // Of the question's places, the nearest before its answer.
+    const shown = asked.filter((el) => !answer.some((a) => a.contains(el) || el.contains(a)));
+    mounted.push({ turn, answer, question: nearestBefore(chainsOf(shown), answer[0] as Element) ?? [] });
   }
   if (mounted.length === 0) {
     return { ok: false, probe: 'answer', reason: `no element on the page shows the text of any of the thread JSON's ${usable.length} finished answer(s)` };
@@ -243,7 +257,8 @@ export function verify(doc: Document, set: SelectorSet, expected: readonly { tur
   const answers = outermost(union(doc, set.answer)).length;
   if (answers !== expected.length) return { probe: 'answer', reason: `it matches ${answers} answer element(s) where the page shows the JSON's answers in ${expected.length}` };
   const asked = expected.filter((e) => e.questionShown).length;
-  const questions = outermost(union(doc, set.turn)).length;
+  // Counted as turnsOf counts them: what sits outside the thread is not a question of it (#9).
+  const questions = outermost(union(doc, set.turn)).filter((q) => !outsideThread(q, set)).length;
   if (asked > 0 && questions !== asked) return { probe: 'turn', reason: `it matches ${questions} question element(s) where the page shows the JSON's questions in ${asked}` };
   const turns = turnsOf(doc, set);
   if (turns.length !== expected.length) {

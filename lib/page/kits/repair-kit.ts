@@ -1,4 +1,4 @@
-import { isConversationPath } from '../../protocol/urls';
+import { isConversationPath, pageKindOf } from '../../protocol/urls';
 import { SELECTOR_SET_KIND } from '../../protocol/ports';
 import type { SelectorSet } from '../../selectors';
 import { turnsOf } from '../dom/turns';
@@ -96,7 +96,8 @@ export function describeRepair(derived: Derived, base: SelectorSet, url: string,
     replaced,
     base: base.name,
     turns: derived.turns,
-    pack: { kind: SELECTOR_SET_KIND, comment: `${origin} (base ${base.name}; replaced ${Object.keys(replaced).join(', ')})`, set: derived.set },
+    // The pack is made to be shared: it says what kind of page it came from, never whose thread (#16).
+    pack: { kind: SELECTOR_SET_KIND, comment: `derived on ${date} from ${pageKindOf(url)} against its thread JSON (base ${base.name}; replaced ${Object.keys(replaced).join(', ')})`, set: derived.set },
   };
 }
 
