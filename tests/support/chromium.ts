@@ -1,9 +1,12 @@
 import fs from 'node:fs';
 import { createRequire } from 'node:module';
 
+/** There is no Chromium to run (as against a CHROMIUM_PATH that names no file): `npm run demo` offers to get one. */
+export class NoChromiumError extends Error {}
+
 /**
  * Finds a Chromium to run: CHROMIUM_PATH when set (and an error when it names no file), else Debian's /usr/bin/chromium, then Playwright's own
- * download. Says how to get one when there is none.
+ * download. Says how to get one when there is none (NoChromiumError).
  */
 export function findChromium(): string {
   const chosen = process.env.CHROMIUM_PATH;
@@ -20,8 +23,9 @@ export function findChromium(): string {
   );
   const found = candidates.find((candidate) => fs.existsSync(candidate));
   if (found) return found;
-  throw new Error(
-    'No Chromium found. Install one (Debian/Ubuntu: `sudo apt-get install -y chromium`; elsewhere `npx playwright install chromium`), ' +
+  throw new NoChromiumError(
+    'No Chromium found. Install one (Debian/Ubuntu: `sudo apt-get install -y chromium`; elsewhere `npx playwright install chromium`, ' +
+      'which `npm run demo -- --install-browser` runs), ' +
       'or point CHROMIUM_PATH at a Chromium or Chrome for Testing binary. Branded Chrome 137+ ignores --load-extension and will not work.',
   );
 }
