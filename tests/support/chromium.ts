@@ -6,9 +6,9 @@ export class NoChromiumError extends Error {}
 
 /**
  * Finds a Chromium to run: CHROMIUM_PATH when set (and an error when it names no file), else Debian's /usr/bin/chromium, then Playwright's own
- * download. Says how to get one when there is none (NoChromiumError).
+ * download (`candidates`, for a test, replaces those three). Says how to get one when there is none (NoChromiumError).
  */
-export function findChromium(): string {
+export function findChromium(candidates?: readonly (string | undefined)[]): string {
   const chosen = process.env.CHROMIUM_PATH;
   // A path the person chose that is not there is a mistake to report, not a reason to run another browser.
   if (chosen) {
@@ -18,10 +18,8 @@ export function findChromium(): string {
         '(Debian/Ubuntu: /usr/bin/chromium), or unset it to use the first Chromium found.',
     );
   }
-  const candidates = ['/usr/bin/chromium', '/usr/bin/chromium-browser', playwrightChromium()].filter(
-    (c): c is string => Boolean(c),
-  );
-  const found = candidates.find((candidate) => fs.existsSync(candidate));
+  const where = candidates ?? ['/usr/bin/chromium', '/usr/bin/chromium-browser', playwrightChromium()];
+  const found = where.find((candidate): candidate is string => Boolean(candidate) && fs.existsSync(candidate as string));
   if (found) return found;
   throw new NoChromiumError(
     'No Chromium found. Install one (Debian/Ubuntu: `sudo apt-get install -y chromium`; elsewhere `npx playwright install chromium`, ' +
