@@ -1,15 +1,15 @@
 import { useEffect, useState } from 'preact/hooks';
 import type { PanelConnection } from '../lib/panel/connection';
 import type { PanelState } from '../lib/protocol/panel';
-import { ActivityCard } from './ActivityCard';
-import { Approvals } from './Approvals';
-import { ConnectionCard } from './ConnectionCard';
-import { ControlCard } from './ControlCard';
-import { FirstRunCard } from './FirstRunCard';
-import { ModeCard } from './ModeCard';
-import { RepairCard } from './RepairCard';
-import { SelectorsCard } from './SelectorsCard';
-import { ThreadsCard } from './ThreadsCard';
+import { ActivityCard } from './agents/ActivityCard';
+import { Approvals } from './agents/Approvals';
+import { ThreadsCard } from './agents/ThreadsCard';
+import { RepairCard } from './page/RepairCard';
+import { SelectorsCard } from './page/SelectorsCard';
+import { ConnectionCard } from './settings/ConnectionCard';
+import { ControlCard } from './settings/ControlCard';
+import { FirstRunCard } from './settings/FirstRunCard';
+import { ModeCard } from './settings/ModeCard';
 
 /** The side panel: renders the state the worker pushes; every action is a request back to it. */
 export function App({ connection }: { connection: PanelConnection }) {

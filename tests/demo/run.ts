@@ -1,6 +1,8 @@
 import { startSimServer } from '../sim/server';
 import { createSimSite } from '../sim/site';
+import { findChromium } from '../support/chromium';
 import { Harness, textOf } from '../support/harness';
+import { ensureChromium, parseDemoArgs, processDeps } from './get-chromium';
 
 /**
  * `npm run demo`: the whole chain against the simulated perplexity.ai, for a machine with no
@@ -10,7 +12,7 @@ import { Harness, textOf } from '../support/harness';
  * The site is served standalone (not by Playwright's routing) so the background tabs the extension
  * opens for threads reach it too.
  */
-const QUESTION = process.argv.slice(2).join(' ') || 'What is the Model Context Protocol? #scenario:grouped-citations';
+const DEFAULT_QUESTION = 'What is the Model Context Protocol? #scenario:grouped-citations';
 
 const dim = (text: string) => (process.stdout.isTTY ? `\x1b[2m${text}\x1b[0m` : text);
 const bold = (text: string) => (process.stdout.isTTY ? `\x1b[1m${text}\x1b[0m` : text);
@@ -23,10 +25,18 @@ function show(title: string, body: string, maxLines = 14): void {
 }
 
 async function main(): Promise<void> {
+  const args = parseDemoArgs(process.argv.slice(2));
+  const question = args.question || DEFAULT_QUESTION;
+  // No Chromium it can use: offer one (asked on a terminal, or --install-browser), else say how to get one.
+  const chromiumPath = await ensureChromium(args, processDeps(findChromium));
+  if (chromiumPath === null) {
+    process.exitCode = 1;
+    return;
+  }
   const site = createSimSite({ generation: 'B', scenario: 'short', speed: 2 });
   console.log(dim('Starting headless Chromium with the comet-relay extension and a simulated perplexity.ai…'));
   const server = await startSimServer({ port: 0, site });
-  const harness = await Harness.start({ browserArgs: server.chromiumArgs }).catch(async (error) => {
+  const harness = await Harness.start({ browserArgs: server.chromiumArgs, executablePath: chromiumPath }).catch(async (error) => {
     await server.close();
     throw error;
   });
@@ -47,7 +57,7 @@ async function main(): Promise<void> {
 
     await call('comet_connect');
     await call('comet_mode');
-    await call('comet_ask', { prompt: QUESTION });
+    await call('comet_ask', { prompt: question });
     await call('comet_wait', {}, 24);
     await call('comet_get_sources', {}, 30);
     await call('comet_list_tabs');

@@ -6,7 +6,7 @@
 import { createHash, randomUUID } from 'node:crypto';
 import { deflateSync } from 'node:zlib';
 import { PNG_SIGNATURE, pngChunk } from '../support/png';
-import type { AssetSpec, TurnAttachment } from './task-types';
+import type { AssetSpec, TurnAttachment } from './tasks/task-types';
 
 /** How long a download URL in the thread JSON stays valid. */
 export const ASSET_URL_TTL_S = 3600;

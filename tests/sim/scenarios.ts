@@ -12,11 +12,11 @@
  * what follows, with times counted from the reply, and the server appends it to the turn's script.
  *
  * The computer-task scenarios of the Computer server's events (`computer-*`, `research-clarify`) live in
- * tasks.ts; their event kinds (plan, files, sleep, block) in task-types.ts. `ctx.mode` tells a builder
+ * tasks/tasks.ts; their event kinds (plan, files, sleep, block) in tasks/task-types.ts. `ctx.mode` tells a builder
  * whether the ask was made in computer mode.
  */
 import { answerTokens } from './answer';
-import { TASK_SCENARIOS } from './tasks';
+import { TASK_SCENARIOS } from './tasks/tasks';
 import { I, p, Timeline } from './timeline';
 import type { Block, ModeId, Source, TurnReply, TurnScript } from './types';
 

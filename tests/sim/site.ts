@@ -14,9 +14,9 @@ import { isSimLanguage, SIM_LANGUAGES, type SimLanguage } from './locales';
 import { spriteHtml } from './icons';
 import { SCENARIO_NAMES, SCENARIOS, buildResume, buildScript, resolveScenario, stripScenarioTag } from './scenarios';
 import { CSS } from './styles';
-import { TASK_CSS } from './task-styles';
-import { interactionIdOf } from './task-paths';
-import { type RateLimit, taskRoutes } from './task-routes';
+import { TASK_CSS } from './tasks/task-styles';
+import { interactionIdOf } from './tasks/task-paths';
+import { type RateLimit, taskRoutes } from './tasks/task-routes';
 import { SIM_LAYOUTS } from './types';
 import type {
   AskRequest,
@@ -110,10 +110,10 @@ export interface SimSite {
   threads(): ThreadData[];
   /** A thread by slug, id or path. */
   thread(ref: string): ThreadData | undefined;
-  /** The web app's thread JSON: break it, rate-limit it, count its requests (task-routes.ts). */
-  readonly json: import('./task-routes').JsonControls;
-  /** Whether the account may run Computer tasks (task-routes.ts). */
-  readonly account: import('./task-routes').AccountControls;
+  /** The web app's thread JSON: break it, rate-limit it, count its requests (tasks/task-routes.ts). */
+  readonly json: import('./tasks/task-routes').JsonControls;
+  /** Whether the account may run Computer tasks (tasks/task-routes.ts). */
+  readonly account: import('./tasks/task-routes').AccountControls;
 }
 
 export const SIM_ORIGIN = 'https://www.perplexity.ai';

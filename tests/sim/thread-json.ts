@@ -21,9 +21,9 @@ import { threadJson2026 } from '../../lib/selectors/thread-json';
 import type { ThreadJsonReader } from '../../lib/selectors/thread-schema';
 import { blockTokens } from './answer';
 import { ASSET_URL_TTL_S, assetBytes } from './files';
-import { assetPathOf, blockId } from './task-paths';
-import type { BlockSpec } from './task-types';
-import { replyFor, turnStateAt } from './task-state';
+import { assetPathOf, blockId } from './tasks/task-paths';
+import type { BlockSpec } from './tasks/task-types';
+import { replyFor, turnStateAt } from './tasks/task-state';
 import type { Block, InteractionEvent, Inline, Source, ThreadData, TurnData } from './types';
 
 export const JSON_API_VERSION = '2.18';

@@ -1,9 +1,9 @@
 /**
- * Builders for scenario scripts (scenarios.ts, tasks.ts): a timeline of events at speed-1 times,
+ * Builders for scenario scripts (scenarios.ts, tasks/tasks.ts): a timeline of events at speed-1 times,
  * the step icons, and the paragraph helper. Scaling by speed happens in scenarios.ts.
  */
 import type { Block, InteractionEvent, Inline, ScriptEvent } from './types';
-import type { AssetSpec, BlockSpec } from './task-types';
+import type { AssetSpec, BlockSpec } from './tasks/task-types';
 
 export class Timeline {
   readonly events: ScriptEvent[] = [];

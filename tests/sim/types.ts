@@ -2,9 +2,9 @@
  * Data shared by the simulated perplexity.ai's server side (site.ts, scenarios.ts) and its page
  * script (client/*). Pure types: nothing here may import Node or DOM code.
  */
-import type { ConnectorSpec, QuestionSpec, TaskEvent, TurnAttachment, TurnSettings } from './task-types';
+import type { ConnectorSpec, QuestionSpec, TaskEvent, TurnAttachment, TurnSettings } from './tasks/task-types';
 
-export type { AssetSpec, BlockSpec, ConnectorSpec, QuestionSpec, TaskEvent, TurnAttachment, TurnSettings } from './task-types';
+export type { AssetSpec, BlockSpec, ConnectorSpec, QuestionSpec, TaskEvent, TurnAttachment, TurnSettings } from './tasks/task-types';
 
 import type { SimHooksName } from './hooks';
 import type { SimLanguage } from './locales';
@@ -60,7 +60,7 @@ export type Block =
 /**
  * What happens in a turn, in time order. `t` is milliseconds after the turn started, already divided by
  * the site's speed. The client plays these with one timer at a time and nothing when idle. Computer
- * tasks add their kinds (task-types.ts), drawn by client/task.ts and built in tasks.ts.
+ * tasks add their kinds (tasks/task-types.ts), drawn by client/task.ts and built in tasks/tasks.ts.
  */
 export type ScriptEvent =
   | { t: number; type: 'step'; icon: string; text: string }
@@ -73,7 +73,7 @@ export type ScriptEvent =
    * Named after the Perplexity Computer server's events `ask_user_question` / `confirm_action`.
    */
   | InteractionEvent
-  /** Computer tasks (plan, files, sleep, the blocks a turn can end on): declared in task-types.ts. */
+  /** Computer tasks (plan, files, sleep, the blocks a turn can end on): declared in tasks/task-types.ts. */
   | TaskEvent;
 
 export interface InteractionEvent {

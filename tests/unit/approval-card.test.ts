@@ -1,7 +1,7 @@
 // @vitest-environment happy-dom
 import { h, render } from 'preact';
 import { describe, expect, it, vi } from 'vitest';
-import { Approvals } from '../../components/Approvals';
+import { Approvals } from '../../components/agents/Approvals';
 import type { PanelConnection } from '../../lib/panel/connection';
 import type { PendingApproval } from '../../lib/protocol/panel';
 import type { Request } from '../../lib/protocol/messages';

@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { findChromium } from '../support/chromium';
+import { findChromium, NoChromiumError } from '../support/chromium';
 
 const saved = process.env.CHROMIUM_PATH;
 afterEach(() => {
@@ -26,6 +26,28 @@ describe('CHROMIUM_PATH', () => {
       expect(findChromium()).toBe(file);
     } finally {
       fs.rmSync(path.dirname(file), { recursive: true, force: true });
+    }
+  });
+});
+
+describe('no Chromium anywhere', () => {
+  it('is a NoChromiumError (what npm run demo offers to fix) that names every way to get one', () => {
+    delete process.env.CHROMIUM_PATH;
+    const nowhere = path.join(os.tmpdir(), 'no-such-chromium');
+    expect(() => findChromium([`${nowhere}/a`, undefined, `${nowhere}/b`])).toThrow(NoChromiumError);
+    expect(() => findChromium([])).toThrow(
+      /No Chromium found\..*sudo apt-get install -y chromium.*npx playwright install chromium.*npm run demo -- --install-browser.*CHROMIUM_PATH.*Branded Chrome 137\+ ignores --load-extension/s,
+    );
+  });
+
+  it('takes the first candidate that exists', () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'cr-chromium-'));
+    try {
+      delete process.env.CHROMIUM_PATH;
+      fs.writeFileSync(path.join(dir, 'b'), '');
+      expect(findChromium([path.join(dir, 'a'), undefined, path.join(dir, 'b')])).toBe(path.join(dir, 'b'));
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
     }
   });
 });

@@ -1,7 +1,7 @@
 // @vitest-environment happy-dom
 import { h, render } from 'preact';
 import { describe, expect, it } from 'vitest';
-import { ErrorLine } from '../../components/ErrorLine';
+import { ErrorLine } from '../../components/common/ErrorLine';
 
 /** The one error line every panel control shows under itself when its last action failed. */
 describe('ErrorLine', () => {

@@ -8,7 +8,7 @@
  * by exactly one function below, so a change seen on the real page is one edit here and one in
  * the extension's reader data (lib/selectors/thread-page.ts).
  */
-import { assetPathOf, interactionIdOf } from '../task-paths';
+import { assetPathOf, interactionIdOf } from '../tasks/task-paths';
 import type { AssetSpec, BlockSpec, InteractionEvent, TurnData, TurnReply } from '../types';
 import { h, icon, tr } from './dom';
 

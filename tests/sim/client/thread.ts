@@ -6,7 +6,7 @@
  * Each turn plays its server-built script with one timer at a time; nothing runs when nothing streams.
  */
 import { blockHtml, blockTokens, citationGroups, esc, iconHtml } from '../answer';
-import { blockId } from '../task-paths';
+import { blockId } from '../tasks/task-paths';
 import type { AssetSpec, Block, BlockSpec, InteractionEvent, ScriptEvent, Source, ThreadData, ThreadLayout, TurnData, TurnReply } from '../types';
 import { api, app, emit, fromHtml, h, icon, lt, radixId, tr } from './dom';
 import { blockCard, filesCard, interactionBoxes, interactionId, sleepCard, suggestionCard, toolRow } from './task';

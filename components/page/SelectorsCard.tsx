@@ -1,5 +1,5 @@
-import { formatClock } from '../lib/panel/view';
-import type { PackView, PageProblem } from '../lib/protocol/panel';
+import { formatClock } from '../../lib/panel/view';
+import type { PackView, PageProblem } from '../../lib/protocol/panel';
 
 /**
  * What the page was not understood by (the probe of the last call that missed), the selector sets

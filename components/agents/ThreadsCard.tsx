@@ -1,5 +1,5 @@
-import type { PanelConnection } from '../lib/panel/connection';
-import type { ThreadEntry } from '../lib/protocol/panel';
+import type { PanelConnection } from '../../lib/panel/connection';
+import type { ThreadEntry } from '../../lib/protocol/panel';
 import { ThreadItem } from './ThreadItem';
 
 /** Threads agents started, the one open in the page, and the page's conversation links, newest first. */

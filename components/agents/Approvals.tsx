@@ -1,8 +1,8 @@
-import type { PanelConnection } from '../lib/panel/connection';
-import { approvalFacts, approvalSentence, characterCount, formatClock } from '../lib/panel/view';
-import type { PendingApproval } from '../lib/protocol/panel';
-import { ErrorLine } from './ErrorLine';
-import { useAction } from './useAction';
+import type { PanelConnection } from '../../lib/panel/connection';
+import { approvalFacts, approvalSentence, characterCount, formatClock } from '../../lib/panel/view';
+import type { PendingApproval } from '../../lib/protocol/panel';
+import { ErrorLine } from '../common/ErrorLine';
+import { useAction } from '../common/useAction';
 
 /** Agents' calls held for the person's decision, at the top of the panel while any wait. */
 export function Approvals({ approvals, connection }: { approvals: PendingApproval[]; connection: PanelConnection }) {

@@ -5,7 +5,7 @@
  */
 import { interactionIdOf } from './task-paths';
 import type { AssetSpec, BlockSpec } from './task-types';
-import type { InteractionEvent, TurnData, TurnReply } from './types';
+import type { InteractionEvent, TurnData, TurnReply } from '../types';
 
 export type TurnPhase = 'working' | 'paused' | 'sleeping' | 'finished' | 'stopped' | 'error' | 'blocked';
 

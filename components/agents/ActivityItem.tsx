@@ -1,5 +1,5 @@
-import { activityOutcome, activityPhase, formatClock } from '../lib/panel/view';
-import type { ActivityEntry, PendingApproval } from '../lib/protocol/panel';
+import { activityOutcome, activityPhase, formatClock } from '../../lib/panel/view';
+import type { ActivityEntry, PendingApproval } from '../../lib/protocol/panel';
 
 const MARK = { running: '…', approval: '?', ok: '✓', error: '✗' } as const;
 

@@ -9,11 +9,11 @@
  * sleep, or an error. Follow-ups after a block continue the task (`followUp`).
  */
 import { randomUUID } from 'node:crypto';
-import { answerTokens } from './answer';
-import type { ScenarioContext, ScenarioDef } from './scenarios';
+import { answerTokens } from '../answer';
+import type { ScenarioContext, ScenarioDef } from '../scenarios';
 import type { AssetSpec, QuestionSpec } from './task-types';
-import { I, p, Timeline } from './timeline';
-import type { Block, Source, TurnReply, TurnScript } from './types';
+import { I, p, Timeline } from '../timeline';
+import type { Block, Source, TurnReply, TurnScript } from '../types';
 
 const NEWS: Source[] = [
   { title: 'Hacker News front page', name: 'ycombinator', url: 'https://news.ycombinator.com/', snippet: 'The top stories right now.' },

@@ -1,8 +1,8 @@
-import type { PanelConnection } from '../lib/panel/connection';
-import { connectionHeadline, formatClock } from '../lib/panel/view';
-import type { PanelState } from '../lib/protocol/panel';
+import type { PanelConnection } from '../../lib/panel/connection';
+import { connectionHeadline, formatClock } from '../../lib/panel/view';
+import type { PanelState } from '../../lib/protocol/panel';
 import { ProfileName } from './ProfileName';
-import { useAction } from './useAction';
+import { useAction } from '../common/useAction';
 
 /** Whether the host is there (and why not), which profile this is, the tab, and who is attached. */
 export function ConnectionCard({ state, connection }: { state: PanelState; connection: PanelConnection }) {

@@ -1,9 +1,9 @@
 import { useState } from 'preact/hooks';
-import type { PanelConnection } from '../lib/panel/connection';
-import { formatClock } from '../lib/panel/view';
-import type { PanelParams } from '../lib/protocol/panel';
-import type { ThreadInteraction } from '../lib/protocol/watch';
-import { useAction } from './useAction';
+import type { PanelConnection } from '../../lib/panel/connection';
+import { formatClock } from '../../lib/panel/view';
+import type { PanelParams } from '../../lib/protocol/panel';
+import type { ThreadInteraction } from '../../lib/protocol/watch';
+import { useAction } from '../common/useAction';
 
 /**
  * Answers what a thread waits on: a question (its options, or free text), a confirmation

@@ -1,11 +1,11 @@
 import type { ComponentChildren } from 'preact';
 import { useEffect, useState } from 'preact/hooks';
-import type { PanelConnection } from '../lib/panel/connection';
-import type { ControlSettings } from '../lib/protocol/panel';
-import { ErrorLine } from './ErrorLine';
-import { PUBLIC_SCREENSHOTS_SETTING } from '../lib/protocol/access';
+import type { PanelConnection } from '../../lib/panel/connection';
+import type { ControlSettings } from '../../lib/protocol/panel';
+import { ErrorLine } from '../common/ErrorLine';
+import { PUBLIC_SCREENSHOTS_SETTING } from '../../lib/protocol/access';
 import { OtherTabsControl } from './OtherTabsControl';
-import { useAction } from './useAction';
+import { useAction } from '../common/useAction';
 
 const TIMEOUTS = [30, 60, 120, 300, 600];
 

@@ -1,8 +1,8 @@
-import type { PanelConnection } from '../lib/panel/connection';
-import { MODE_OPTIONS, modeDisabledReason, modeName } from '../lib/panel/view';
-import type { PanelState } from '../lib/protocol/panel';
-import { ErrorLine } from './ErrorLine';
-import { useAction } from './useAction';
+import type { PanelConnection } from '../../lib/panel/connection';
+import { MODE_OPTIONS, modeDisabledReason, modeName } from '../../lib/panel/view';
+import type { PanelState } from '../../lib/protocol/panel';
+import { ErrorLine } from '../common/ErrorLine';
+import { useAction } from '../common/useAction';
 
 /**
  * The seven modes as a compact group of toggle buttons: the pressed one is the page's mode, live;

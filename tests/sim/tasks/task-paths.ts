@@ -1,6 +1,6 @@
 /** URL paths shared by the simulated site's server and its page script (pure: no Node, no DOM). */
 import type { AssetSpec, BlockSpec } from './task-types';
-import type { InteractionEvent } from './types';
+import type { InteractionEvent } from '../types';
 
 /** Path of a file a task produced (the page's download link; the thread JSON adds an expiry). */
 export function assetPathOf(threadId: string, asset: Pick<AssetSpec, 'id' | 'filename'>): string {

@@ -1,7 +1,7 @@
-import { allowOtherTabs, withdrawOtherTabs } from '../lib/panel/other-tabs';
-import { TAB_ACCESS_GRANT, TAB_ACCESS_WITHDRAW } from '../lib/protocol/urls';
-import { ErrorLine } from './ErrorLine';
-import { useAction } from './useAction';
+import { allowOtherTabs, withdrawOtherTabs } from '../../lib/panel/other-tabs';
+import { TAB_ACCESS_GRANT, TAB_ACCESS_WITHDRAW } from '../../lib/protocol/urls';
+import { ErrorLine } from '../common/ErrorLine';
+import { useAction } from '../common/useAction';
 
 /** The optional permission for screenshots and for tabs that are not Perplexity (TAB_ACCESS_GRANT). */
 export function OtherTabsControl({ allowed }: { allowed: boolean }) {

@@ -1,7 +1,7 @@
-import type { PanelConnection } from '../lib/panel/connection';
-import type { ActivityEntry, PendingApproval } from '../lib/protocol/panel';
+import type { PanelConnection } from '../../lib/panel/connection';
+import type { ActivityEntry, PendingApproval } from '../../lib/protocol/panel';
 import { ActivityItem } from './ActivityItem';
-import { useAction } from './useAction';
+import { useAction } from '../common/useAction';
 
 /** The live feed of agents' tool calls for this browser session, newest first; clearable. */
 export function ActivityCard({

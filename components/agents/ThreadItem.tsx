@@ -1,8 +1,8 @@
-import type { PanelConnection } from '../lib/panel/connection';
-import { formatClock, shortUrl, THREAD_STATUS_LABEL } from '../lib/panel/view';
-import type { ThreadEntry } from '../lib/protocol/panel';
+import type { PanelConnection } from '../../lib/panel/connection';
+import { formatClock, shortUrl, THREAD_STATUS_LABEL } from '../../lib/panel/view';
+import type { ThreadEntry } from '../../lib/protocol/panel';
 import { InteractionForm } from './InteractionForm';
-import { useAction } from './useAction';
+import { useAction } from '../common/useAction';
 
 /** One thread: a button that opens it in the Perplexity tab, its status, latest step, and what it waits on. */
 export function ThreadItem({ thread, connection }: { thread: ThreadEntry; connection: PanelConnection }) {

@@ -1,7 +1,7 @@
-import type { PanelConnection } from '../lib/panel/connection';
-import type { RepairView } from '../lib/protocol/panel';
-import { ErrorLine } from './ErrorLine';
-import { useAction } from './useAction';
+import type { PanelConnection } from '../../lib/panel/connection';
+import type { RepairView } from '../../lib/protocol/panel';
+import { ErrorLine } from '../common/ErrorLine';
+import { useAction } from '../common/useAction';
 
 /**
  * The repair the driven tab reads through (issue 24): the page changed, and selectors found again

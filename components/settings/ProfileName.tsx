@@ -1,7 +1,7 @@
 import { useState } from 'preact/hooks';
-import type { PanelConnection } from '../lib/panel/connection';
-import { ErrorLine } from './ErrorLine';
-import { useAction } from './useAction';
+import type { PanelConnection } from '../../lib/panel/connection';
+import { ErrorLine } from '../common/ErrorLine';
+import { useAction } from '../common/useAction';
 
 /** The profile's label, renamable in place (the worker reconnects so the host learns it). */
 export function ProfileName({ label, connection }: { label: string; connection: PanelConnection }) {

@@ -1,9 +1,9 @@
 import { useEffect, useState } from 'preact/hooks';
-import { finishFirstRun, firstRunDone, showFirstRun } from '../lib/panel/first-run';
-import { allowOtherTabs } from '../lib/panel/other-tabs';
-import { TAB_ACCESS_GRANT } from '../lib/protocol/urls';
-import { ErrorLine } from './ErrorLine';
-import { useAction } from './useAction';
+import { finishFirstRun, firstRunDone, showFirstRun } from '../../lib/panel/first-run';
+import { allowOtherTabs } from '../../lib/panel/other-tabs';
+import { TAB_ACCESS_GRANT } from '../../lib/protocol/urls';
+import { ErrorLine } from '../common/ErrorLine';
+import { useAction } from '../common/useAction';
 
 /** Shown once in a new install: offers the one grant agents may need, named for both things it allows. */
 export function FirstRunCard({ allowed }: { allowed: boolean }) {
