@@ -119,7 +119,10 @@ function saveRecord(sys: ResolvedSystem, options: UnblockOptions, record: Unbloc
   }
   const uid = options.uid ?? processUid();
   const owner = ownerFor(sys, options.stateDir, uid);
-  makeDirs(sys, sys.path.dirname(file), 0o755, owner, uid === 0 ? existingAncestor(sys, options.stateDir) : undefined);
+  const checkFrom = uid === 0 ? existingAncestor(sys, options.stateDir) : undefined;
+  // The state folder as install makes it (private); its unblock/ folder readable, like the record.
+  makeDirs(sys, options.stateDir, 0o700, owner, checkFrom);
+  makeDirs(sys, sys.path.dirname(file), 0o755, owner, checkFrom);
   writeOwnedFile(sys, file, `${JSON.stringify(record, null, 2)}\n`, 0o644, owner);
 }
 

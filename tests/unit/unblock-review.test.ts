@@ -370,3 +370,17 @@ describe('#22 undo removes the Local State backup that is ours (review 2026-12-0
     expect(fs.readdirSync(comet)).toEqual(['Local State']);
   });
 });
+
+describe('a record written before these fixes (one place, version 1)', () => {
+  it('is read as a record of that place: undo takes the write back', async () => {
+    const h = linux();
+    h.write('10.json', JSON.stringify({ ExtensionSettings: BLOCK_ALL }));
+    await unblock(h.options);
+    const v2 = JSON.parse(fs.readFileSync(h.recordFile, 'utf8'));
+    const { base: _base, ...place } = v2.places[0];
+    fs.writeFileSync(h.recordFile, JSON.stringify({ version: 1, browser: 'chromium', ...place }));
+    expect((await undoUnblock(h.options)).changed).toBe(true);
+    expect(fs.readdirSync(h.policyDir)).toEqual(['10.json']);
+    expect(fs.existsSync(h.recordFile)).toBe(false);
+  });
+});
