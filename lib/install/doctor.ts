@@ -101,7 +101,7 @@ export async function doctor(options: DoctorOptions = {}): Promise<DoctorReport>
 
   // unblock's copy of an administrator's ExtensionSettings (Linux): still what their files say?
   const selected = options.browsers === undefined || options.browsers === 'all' ? BROWSERS : options.browsers;
-  for (const drift of await unblockDrift({ env: sys.env, platform: sys.platform, homedir: sys.homedir, fs: sys.fs, stateDir, browsers: selected })) {
+  for (const drift of await unblockDrift({ env: sys.env, platform: sys.platform, homedir: sys.homedir, fs: sys.fs, stateDir, browsers: selected, nodePath, cliPath: options.cliPath })) {
     add({ name: `unblock ${drift.browser}`, ok: false, detail: drift.detail, fix: drift.fix });
   }
 

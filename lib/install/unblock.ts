@@ -4,9 +4,10 @@ import { EXTENSION_ID } from '../protocol/identity';
 import { BROWSER_DATA, type Browser, expandPath } from './browsers';
 import { COMET_FACTS, FACTS_CHECKED, POLICY_PLACES, PROFILE_LOCKS } from './comet-facts';
 import { type ExtensionSettings, linuxPlace, macPlace, NeedsPrivilege, type PolicyPlace, windowsPlace } from './policy-places';
-import { cliCommand, quoteArg } from '../relay/invocation';
+import { cliCommand } from '../relay/invocation';
+import { privilegedUnblockCommand } from './policy/privileged-command';
 import { makeDirs, ownerFor, processUid, writeOwnedFile } from './policy/owned-write';
-import { errorMessage, type ExecFn, realExec, type ResolvedSystem, resolveSystem, type SystemOptions } from './system';
+import { defaultCliPath, errorMessage, type ExecFn, realExec, type ResolvedSystem, resolveSystem, type SystemOptions } from './system';
 
 /**
  * `comet-relay unblock`: lets comet-relay's extension — and, unless asked, no other — run on
@@ -284,7 +285,7 @@ export async function unblock(options: UnblockOptions): Promise<UnblockReport> {
       `The policy was written at ${place.where}, but its record in ${recordFile} could not be completed (${errorMessage(error)}); it still names the write, so \`${cliCommand(`unblock --undo --browser ${options.browser}`)}\` takes it back.`,
     );
   }
-  lines.push(`  written; what was written is recorded in ${recordFile} so \`comet-relay unblock --undo --browser ${options.browser}\` takes back exactly that.`);
+  lines.push(`  written; what was written is recorded in ${recordFile} so \`${cliCommand(`unblock --undo --browser ${options.browser}`)}\` takes back exactly that.`);
   lines.push(`Restart ${label} (quit it fully, then start it) for the policy to apply; chrome://policy${options.browser === 'comet' ? ' (in Comet: comet://policy)' : ''} shows it in force.`);
   if (options.browser === 'comet') lines.push(cometSwitchNote());
   return { ok: true, changed: true, where: place.where, lines };
@@ -507,7 +508,7 @@ export interface UnblockDrift {
  * their files still say the same. A change (a block added since) is not in force until unblock
  * runs again; `doctor` reports each.
  */
-export async function unblockDrift(options: SystemOptions & { stateDir: string; browsers: readonly Browser[] }): Promise<UnblockDrift[]> {
+export async function unblockDrift(options: SystemOptions & { stateDir: string; browsers: readonly Browser[]; nodePath?: string; cliPath?: string }): Promise<UnblockDrift[]> {
   const sys = resolveSystem(options);
   const found: UnblockDrift[] = [];
   for (const browser of options.browsers) {
@@ -528,12 +529,21 @@ export async function unblockDrift(options: SystemOptions & { stateDir: string; 
         continue;
       }
       if (isDeepStrictEqual(base, entry.base)) continue;
-      const policyDir = dir === POLICY_PLACES[browser].linuxManaged.value ? '' : ` --policy-dir ${quoteArg(dir, 'linux')}`;
+      const command = privilegedUnblockCommand({
+        platform: 'linux',
+        needs: 'root',
+        browser,
+        ...(dir === POLICY_PLACES[browser].linuxManaged.value ? {} : { policyDir: dir }),
+        stateDir: options.stateDir,
+        nodePath: options.nodePath ?? process.execPath,
+        cliPath: options.cliPath ?? defaultCliPath(),
+        yes: false,
+      });
       found.push({
         browser,
         where: entry.where,
         detail: `the administrator's ExtensionSettings in ${dir} changed since unblock copied it into ${entry.where}, which the browser reads instead: their change is not in force`,
-        fix: `run: sudo ${cliCommand(`unblock --browser ${browser}${policyDir}`)} (it carries their change; or --undo)`,
+        fix: `run: ${command} (it carries their change; --undo takes the unblock back instead)`,
       });
     }
   }

@@ -330,7 +330,9 @@ describe('#10 the frozen copy of the administrator\'s ExtensionSettings is said 
     const checks = (await doctor({ platform: 'linux', homedir: h.homedir, env: {}, home: h.stateDir, browsers: ['chromium'], listHosts: () => [] })).checks;
     const check = checks.find((c) => c.name === 'unblock chromium');
     expect(check).toMatchObject({ ok: false, detail: expect.stringMatching(/changed since unblock copied it .* their change is not in force/) });
-    expect(check?.fix).toMatch(new RegExp(`unblock --browser chromium --policy-dir ${h.policyDir.replace(/[/.]/g, '\\$&')}`));
+    expect(check?.fix).toMatch(/^run: sudo \S+ \S+ unblock --browser chromium --policy-dir \S+ --home \S+ \(it carries their change/);
+    const command = /^run: sudo (.*?) \(/.exec(check?.fix ?? '')?.[1] as string;
+    expect(shellWords(command).slice(2)).toEqual(['unblock', '--browser', 'chromium', '--policy-dir', h.policyDir, '--home', h.stateDir]);
 
     const again = await unblock(h.options);
     expect(again.lines.join('\n')).toMatch(/changed since unblock copied it; this write carries their change/);

@@ -20,6 +20,8 @@ export interface PrivilegedUnblock {
   /** node, and the CLI file it runs (absolute: sudo's PATH may not have node). */
   nodePath: string;
   cliPath: string;
+  /** Pass --yes (default): the command is run where nobody may answer. */
+  yes?: boolean;
 }
 
 export function privilegedUnblockCommand(o: PrivilegedUnblock): string {
@@ -28,7 +30,8 @@ export function privilegedUnblockCommand(o: PrivilegedUnblock): string {
   if (o.undo) words.push('--undo');
   if (o.allExtensions) words.push('--all-extensions');
   if (o.policyDir) words.push('--policy-dir', q(o.policyDir));
-  words.push('--yes', '--home', q(o.stateDir));
+  if (o.yes !== false) words.push('--yes');
+  words.push('--home', q(o.stateDir));
   if (o.platform === 'win32') return `${(words[0] as string).startsWith("'") ? '& ' : ''}${words.join(' ')}`;
   return `${o.needs === 'root' ? 'sudo ' : ''}${words.join(' ')}`;
 }
