@@ -369,7 +369,12 @@ export async function undoUnblock(options: UnblockOptions): Promise<UnblockRepor
       try {
         await step.place.apply(step.next);
       } catch (error) {
-        saveRecord(sys, options, { ...record, places: left });
+        // What was taken back leaves the record; the rest stays for the next undo (as it was, if even that fails).
+        try {
+          saveRecord(sys, options, { ...record, places: left });
+        } catch {
+          // the record still names every place; undo finds those already taken back as "not there any more"
+        }
         throw privilegeError(error, options, step.place);
       }
     }

@@ -243,6 +243,26 @@ describe('#11 a second place never replaces the record of the first (review 2026
     expect(fs.existsSync(h.recordFile)).toBe(false);
   });
 
+  it('#11: an undo refused at the second place keeps that place alone in the record, and names the sudo command', async () => {
+    const h = linux('a');
+    const other = path.join(path.dirname(h.policyDir), 'b');
+    await unblock(h.options);
+    await unblock({ ...h.options, policyDir: other });
+    const denied: FsLike = {
+      ...(fs as unknown as FsLike),
+      rmSync: (f, o) => {
+        if (f.startsWith(other)) throw eacces(f);
+        return fs.rmSync(f, o);
+      },
+    };
+    await expect(undoUnblock({ ...h.options, fs: denied, privilegedCommand: () => 'sudo node cli.js unblock --undo' })).rejects.toThrow(/b is writable only by root .*Run it with sudo: sudo node cli\.js unblock --undo/);
+    expect(fs.readdirSync(h.policyDir)).toEqual([]);
+    expect(JSON.parse(fs.readFileSync(h.recordFile, 'utf8')).places.map((p: { where: string }) => p.where)).toEqual([path.join(other, LINUX_POLICY_FILE)]);
+    await undoUnblock(h.options);
+    expect(fs.readdirSync(other)).toEqual([]);
+    expect(fs.existsSync(h.recordFile)).toBe(false);
+  });
+
   it('#11: Windows, HKCU first, then HKLM gains a value: undo restores HKLM and empties HKCU', async () => {
     const reg = fakeRegistry();
     const m = memoryFs();
