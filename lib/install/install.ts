@@ -8,7 +8,7 @@ import { deleteRegistryKey, queryRegistry, registerManifest } from './registry';
 import { defaultCliPath, errorMessage, type ExecFn, isDirectory, isExecutableFile, isFile, realExec, type ResolvedSystem, resolveSystem, type SystemOptions, tildify } from './system';
 import { ensureTokenFile } from './token';
 import { privilegedUnblockCommand } from './policy/privileged-command';
-import { undoUnblock, unblockedBrowsers } from './unblock';
+import { removeCometBackups, undoUnblock, unblockedBrowsers } from './unblock';
 import { verifyManifest } from './verify';
 import { cliCommand } from '../relay/invocation';
 
@@ -475,6 +475,12 @@ export async function uninstall(options: UninstallOptions = {}): Promise<Uninsta
       } catch (error) {
         problems.push(`${browser}'s unblock was not taken back: ${errorMessage(error)} (then: ${cliCommand(`uninstall --browser ${browser}`)})`);
       }
+    }
+    // The copy of Comet's Local State goes once nothing of an unblock of Comet is left (an earlier undo may have left it).
+    if (selected.includes('comet') && unblockedBrowsers(sys, stateDir, ['comet']).length === 0) {
+      const backups = removeCometBackups(sys);
+      removed.push(...backups.removed);
+      problems.push(...backups.problems);
     }
   }
 

@@ -381,7 +381,10 @@ export async function undoUnblock(options: UnblockOptions): Promise<UnblockRepor
     left.splice(left.indexOf(step.entry), 1);
   }
   saveRecord(sys, options, undefined);
-  if (options.browser === 'comet') lines.push(...removeLocalStateBackups(sys));
+  if (options.browser === 'comet') {
+    const backups = removeCometBackups(sys);
+    lines.push(...backups.removed.map((file) => `  removed ${file} (comet-relay's copy of Comet's ${COMET_FACTS.localStateFile.value}).`), ...backups.problems.map((line) => `  ${line}`));
+  }
   lines.push(writes.length > 0 ? `  taken back. Restart ${label} for it to apply.` : '  the record of it is removed.');
   return { ok: true, changed: writes.length > 0, where, lines };
 }
@@ -482,20 +485,25 @@ function lockPresent(sys: ResolvedSystem, file: string): boolean {
   }
 }
 
-/** Takes away the backups of Comet's Local State that prepareCometStart left (the name is ours alone). */
-function removeLocalStateBackups(sys: ResolvedSystem): string[] {
-  const lines: string[] = [];
+/**
+ * Takes away the backups of Comet's Local State that prepareCometStart left (the name is ours
+ * alone), once no unblock of Comet is recorded: undo, and uninstall even after an earlier undo.
+ * Says each file removed, or why one could not be.
+ */
+export function removeCometBackups(sys: ResolvedSystem): { removed: string[]; problems: string[] } {
+  const removed: string[] = [];
+  const problems: string[] = [];
   for (const segments of COMET_FACTS.userData.value[sys.platform]) {
     const backup = `${sys.path.join(expandPath(segments, sys), COMET_FACTS.localStateFile.value)}${LOCAL_STATE_BACKUP}`;
     if (!sys.fs.existsSync(backup)) continue;
     try {
       sys.fs.rmSync(backup);
-      lines.push(`  removed ${backup} (comet-relay's copy of Comet's ${COMET_FACTS.localStateFile.value}).`);
+      removed.push(backup);
     } catch (error) {
-      lines.push(`  could not remove ${backup} (${errorMessage(error)}); it is comet-relay's copy, remove it by hand.`);
+      problems.push(`could not remove ${backup} (${errorMessage(error)}); it is comet-relay's copy of Comet's ${COMET_FACTS.localStateFile.value}, remove it by hand.`);
     }
   }
-  return lines;
+  return { removed, problems };
 }
 
 // ---------------------------------------------------------------- drift of the copied value (Linux)

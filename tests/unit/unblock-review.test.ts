@@ -391,6 +391,18 @@ describe('#22 undo removes the Local State backup that is ours (review 2026-12-0
     expect(undone.lines.join('\n')).toMatch(/removed .*Local State\.comet-relay-backup/);
     expect(fs.readdirSync(comet)).toEqual(['Local State']);
   });
+
+  it('#22: uninstall removes a backup an earlier undo left behind, once no unblock of Comet is recorded', async () => {
+    const h = linux();
+    const env = { XDG_CONFIG_HOME: path.join(h.homedir, '.config') };
+    const comet = path.join(h.homedir, '.config', 'comet');
+    fs.mkdirSync(comet, { recursive: true });
+    fs.writeFileSync(path.join(comet, 'Local State'), '{}');
+    fs.writeFileSync(path.join(comet, 'Local State.comet-relay-backup'), '{}');
+    const report = await uninstall({ platform: 'linux', homedir: h.homedir, env, home: h.stateDir, browsers: ['comet'] });
+    expect(report.removed).toContain(path.join(comet, 'Local State.comet-relay-backup'));
+    expect(fs.readdirSync(comet)).toEqual(['Local State']);
+  });
 });
 
 describe('a record written before these fixes (one place, version 1)', () => {
