@@ -337,7 +337,7 @@ export const COMMANDS: Record<string, Command> = {
     notes:
       'It prints text to paste and writes nothing. `http` includes the local bearer token; `agent-api` never prints a token: it prints the command that fetches the public one (`comet-relay token --public`).',
     async run(args) {
-      const { values, positionals } = parseFlags('config', args, { npx: { type: 'boolean' }, home: { type: 'string' }, port: { type: 'string' }, 'public-url': { type: 'string' } });
+      const { values, positionals } = parseFlags('config', args, { npx: { type: 'boolean' }, home: { type: 'string' }, port: { type: 'string' }, 'public-url': { type: 'string' } }, true);
       const client = positionals[0];
       const [{ agentApiConfig, CLIENTS, clientConfig, defaultCliPath, readToken, resolveState }, { selectTools }, { parsePublicUrl }] = await Promise.all([
         import('../install'),
@@ -404,7 +404,7 @@ export const COMMANDS: Record<string, Command> = {
     examples: ['comet-relay selectors list', 'comet-relay selectors show gen-b-2026-10', 'comet-relay selectors add my-set.json'],
     notes: 'add checks a file with the schema the extension uses before it goes into the folder; list exits 1 when a file there is skipped.',
     async run(args) {
-      const { values, positionals } = parseFlags('selectors', args, { home: { type: 'string' }, json: { type: 'boolean' } });
+      const { values, positionals } = parseFlags('selectors', args, { home: { type: 'string' }, json: { type: 'boolean' } }, true);
       const [{ runSelectors }, { resolveState }] = await Promise.all([import('./selectors-command'), import('../install')]);
       const home = resolveState({ home: values.home }).stateDir;
       return runSelectors(home, positionals, { json: values.json }, { out: (text) => process.stdout.write(text) });

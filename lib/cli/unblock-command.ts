@@ -2,6 +2,7 @@ import { createInterface } from 'node:readline/promises';
 import { parseBrowsers } from '../install/browsers';
 import { resolveState } from '../install/install';
 import { defaultCliPath } from '../install/system';
+import { privilegedUnblockCommand } from '../install/policy/privileged-command';
 import { undoUnblock, unblock } from '../install/unblock';
 import { RelayError } from '../protocol/errors';
 
@@ -57,15 +58,18 @@ export async function runUnblock(flags: UnblockFlags, io: UnblockIo): Promise<nu
         rl.close();
       }
     });
-  const quote = (value: string) => (/^[\w@%+=:,./\\-]+$/.test(value) ? value : sys.platform === 'win32' ? `"${value}"` : `'${value.replace(/'/g, `'\\''`)}'`);
-  const privilegedCommand = (needs: 'root' | 'admin') => {
-    const parts = [quote(process.execPath), quote(defaultCliPath()), 'unblock', '--browser', browser];
-    if (flags.undo) parts.push('--undo');
-    if (flags['all-extensions']) parts.push('--all-extensions');
-    if (flags['policy-dir']) parts.push('--policy-dir', quote(flags['policy-dir']));
-    parts.push('--yes', '--home', quote(stateDir));
-    return `${needs === 'root' ? 'sudo ' : ''}${parts.join(' ')}`;
-  };
+  const privilegedCommand = (needs: 'root' | 'admin') =>
+    privilegedUnblockCommand({
+      platform: sys.platform,
+      needs,
+      browser,
+      undo: flags.undo,
+      allExtensions: flags['all-extensions'],
+      policyDir: flags['policy-dir'],
+      stateDir,
+      nodePath: process.execPath,
+      cliPath: defaultCliPath(),
+    });
   const options = {
     ...system,
     browser,

@@ -13,6 +13,7 @@ import { installCommand, type ManifestLocation, manifestLocations, type Resolved
 import { queryRegistry } from './registry';
 import { type CopyKind, checkExtensionFolder, type PackageCopy, packageCopy, rebuildHint, volatileCopyNote } from './package-copy';
 import { defaultCliPath, errorMessage, type ExecFn, isFile, realExec, type ResolvedSystem, tildify } from './system';
+import { unblockDrift } from './unblock';
 import { verifyManifest } from './verify';
 
 /** One link of the chain browser → manifest → launcher → node → host → extension → Perplexity tab. */
@@ -97,6 +98,12 @@ export async function doctor(options: DoctorOptions = {}): Promise<DoctorReport>
   // selector sets added as files
   const packs = (options.readPacks ?? readPackFolder)(stateDir);
   checks.push(packsCheck(sys, packs), readersCheck(sys, packs));
+
+  // unblock's copy of an administrator's ExtensionSettings (Linux): still what their files say?
+  const selected = options.browsers === undefined || options.browsers === 'all' ? BROWSERS : options.browsers;
+  for (const drift of await unblockDrift({ env: sys.env, platform: sys.platform, homedir: sys.homedir, fs: sys.fs, stateDir, browsers: selected, nodePath, cliPath: options.cliPath })) {
+    add({ name: `unblock ${drift.browser}`, ok: false, detail: drift.detail, fix: drift.fix });
+  }
 
   // (d) a host is running
   const log = tildify(sys, hostLogPath(stateDir, sys.platform));

@@ -7,7 +7,8 @@ import { buildManifest, launcherPath, manifestText, writeLauncherWith } from './
 import { deleteRegistryKey, queryRegistry, registerManifest } from './registry';
 import { defaultCliPath, errorMessage, type ExecFn, isDirectory, isExecutableFile, isFile, realExec, type ResolvedSystem, resolveSystem, type SystemOptions, tildify } from './system';
 import { ensureTokenFile } from './token';
-import { undoUnblock, unblockedBrowsers } from './unblock';
+import { privilegedUnblockCommand } from './policy/privileged-command';
+import { removeCometBackups, undoUnblock, unblockedBrowsers } from './unblock';
 import { verifyManifest } from './verify';
 import { cliCommand } from '../relay/invocation';
 
@@ -348,8 +349,9 @@ export interface UninstallOptions extends StateOptions {
   /** Also remove the token, logs, discovery records, sockets, code cache and uploaded attachments (`--purge`). */
   purge?: boolean;
   exec?: ExecFn;
-  /** Linux: the managed policy folder `unblock --policy-dir` wrote into, if not the browser's own. */
-  policyDir?: string;
+  /** node and the CLI the printed sudo command for an unblock's undo names (default: this process's). */
+  nodePath?: string;
+  cliPath?: string;
 }
 
 export interface UninstallReport {
@@ -464,14 +466,21 @@ export async function uninstall(options: UninstallOptions = {}): Promise<Uninsta
   if (!options.userDataDir) {
     for (const browser of unblockedBrowsers(sys, stateDir, selected)) {
       try {
+        // Taken back where the record says it was written (any --policy-dir included): the command needs no folder of its own.
         const privilegedCommand = (needs: 'root' | 'admin') =>
-          `${needs === 'root' ? 'sudo ' : ''}${process.execPath} ${defaultCliPath()} unblock --undo --browser ${browser} --yes --home ${stateDir}`;
-        const undone = await undoUnblock({ env: sys.env, platform: sys.platform, homedir: sys.homedir, fs: sys.fs, browser, stateDir, exec, policyDir: options.policyDir, privilegedCommand });
+          privilegedUnblockCommand({ platform: sys.platform, needs, browser, undo: true, stateDir, nodePath: options.nodePath ?? process.execPath, cliPath: options.cliPath ?? defaultCliPath() });
+        const undone = await undoUnblock({ env: sys.env, platform: sys.platform, homedir: sys.homedir, fs: sys.fs, browser, stateDir, exec, privilegedCommand });
         if (!undone.ok) problems.push(...undone.lines);
         else if (undone.changed) removed.push(`comet-relay's entry in ${undone.where} (restart ${browser} for it to apply)`);
       } catch (error) {
         problems.push(`${browser}'s unblock was not taken back: ${errorMessage(error)} (then: ${cliCommand(`uninstall --browser ${browser}`)})`);
       }
+    }
+    // The copy of Comet's Local State goes once nothing of an unblock of Comet is left (an earlier undo may have left it).
+    if (selected.includes('comet') && unblockedBrowsers(sys, stateDir, ['comet']).length === 0) {
+      const backups = removeCometBackups(sys);
+      removed.push(...backups.removed);
+      problems.push(...backups.problems);
     }
   }
 

@@ -1,6 +1,9 @@
 import type { Browser } from './browsers';
 import { MAC_MANAGED_PREFERENCES, POLICY_PLACES } from './comet-facts';
 import { cliCommand } from '../relay/invocation';
+import { parseChromiumJson } from './policy/chromium-json';
+import { makeDirs, writeOwnedFile } from './policy/owned-write';
+import { type ExportFiles, exportedValue } from './policy/reg-export';
 import { errorMessage, type ExecFn, type ResolvedSystem } from './system';
 
 /**
@@ -35,6 +38,8 @@ export interface PolicyPlace {
   /** Who may write there: `root` (sudo), `admin` (elevated prompt) or the person. */
   needs: 'root' | 'admin' | 'user';
   read(): Promise<PlaceRead>;
+  /** The value at our place alone (what undo compares with), without reading what else is in force. */
+  readCurrent(): Promise<ExtensionSettings | undefined>;
   /** Exactly what `apply(next)` does, line by line, for --dry-run and the question before writing. */
   describe(next: ExtensionSettings | undefined): string[];
   /** Writes `next` at the place, or removes our value when `next` is undefined. Throws with the OS's words. */
@@ -78,18 +83,28 @@ export function linuxPlace(browser: Browser, sys: ResolvedSystem, folderOverride
   }
   const p = sys.path;
   const file = p.join(folder, LINUX_POLICY_FILE);
-  const readJson = (name: string): { data?: Record<string, unknown>; problem?: string } => {
+  // Read as Chromium reads it (comments, trailing commas, a BOM). A top level that is not an object
+  // Chromium truly skips ("Expected JSON dictionary"); a file that cannot be read or parsed even so
+  // is `unreadable`: the browser may read what we cannot, so nothing of it may be assumed away.
+  const readJson = (name: string): { data?: Record<string, unknown>; skipped?: string; unreadable?: string } => {
+    let text: string;
     try {
-      const data: unknown = JSON.parse(sys.fs.readFileSync(p.join(folder, name), 'utf8'));
-      return isRecord(data) ? { data } : { problem: 'its top level is not a JSON object' };
+      text = sys.fs.readFileSync(p.join(folder, name), 'utf8');
     } catch (error) {
-      return { problem: errorMessage(error) };
+      return { unreadable: errorMessage(error) };
     }
+    let data: unknown;
+    try {
+      data = parseChromiumJson(text);
+    } catch (error) {
+      return { unreadable: errorMessage(error) };
+    }
+    return isRecord(data) ? { data } : { skipped: 'its top level is not a JSON object' };
   };
   const ownFile = (): Record<string, unknown> | undefined => {
     if (!sys.fs.existsSync(file)) return undefined;
     const own = readJson(LINUX_POLICY_FILE);
-    if (!own.data) throw new Error(`${file} exists but cannot be read as a policy file (${own.problem}); remove it or fix it, then run unblock again.`);
+    if (!own.data) throw new Error(`${file} exists but cannot be read as a policy file (${own.unreadable ?? own.skipped}); remove it or fix it, then run unblock again.`);
     return own.data;
   };
   return {
@@ -108,9 +123,14 @@ export function linuxPlace(browser: Browser, sys: ResolvedSystem, folderOverride
       names.sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
       let base: ExtensionSettings | undefined;
       for (const name of names) {
-        const { data, problem } = readJson(name);
+        const { data, skipped, unreadable } = readJson(name);
+        if (unreadable !== undefined) {
+          throw new Error(
+            `${p.join(folder, name)} cannot be read as a policy file (${unreadable}), though the browser may read it: comet-relay will not write a policy that could drop an administrator's. Nothing was written. Fix that file (or ask whoever manages this machine), then run unblock again.`,
+          );
+        }
         if (!data) {
-          notes.push(`${p.join(folder, name)} is skipped by the browser too (${problem}).`);
+          notes.push(`${p.join(folder, name)} is skipped by the browser too (${skipped}).`);
           continue;
         }
         if (!(POLICY_NAME in data)) continue;
@@ -123,6 +143,9 @@ export function linuxPlace(browser: Browser, sys: ResolvedSystem, folderOverride
       }
       const own = ownFile();
       return { current: asExtensionSettings(own?.[POLICY_NAME], file), base, notes };
+    },
+    async readCurrent() {
+      return asExtensionSettings(ownFile()?.[POLICY_NAME], file);
     },
     describe(next) {
       const own = ownFile();
@@ -140,11 +163,12 @@ export function linuxPlace(browser: Browser, sys: ResolvedSystem, folderOverride
       try {
         if (next === undefined) {
           if (Object.keys(rest).length === 0) sys.fs.rmSync(file, { force: true });
-          else sys.fs.writeFileSync(file, `${JSON.stringify(rest, null, 2)}\n`, { mode: 0o644 });
+          else writeOwnedFile(sys, file, `${JSON.stringify(rest, null, 2)}\n`, 0o644);
           return;
         }
-        sys.fs.mkdirSync(folder, { recursive: true, mode: 0o755 });
-        sys.fs.writeFileSync(file, linuxText(rest, next), { mode: 0o644 });
+        // Modes set after each mkdir and write: the browser runs as the person, and a umask (sudo keeps the person's) must not hide the policy from it.
+        makeDirs(sys, folder, 0o755);
+        writeOwnedFile(sys, file, linuxText(rest, next), 0o644);
       } catch (error) {
         if (permissionDenied(error)) throw new NeedsPrivilege('root', `${folder} is writable only by root (${errorMessage(error)})`);
         throw error;
@@ -168,37 +192,36 @@ function isDir(sys: ResolvedSystem, file: string): boolean {
 
 /** The `reg.exe` argument lists unblock runs, as data (tests compare them; --dry-run prints them). */
 export const regPolicyArgs = {
-  query: (key: string) => ['query', key, '/v', POLICY_NAME],
   querySubkey: (key: string) => ['query', `${key}\\${POLICY_NAME}`],
   add: (key: string, json: string) => ['add', key, '/v', POLICY_NAME, '/t', 'REG_SZ', '/d', json, '/f'],
   remove: (key: string) => ['delete', key, '/v', POLICY_NAME, '/f'],
 };
 
-/** Reads the ExtensionSettings REG_SZ under `key`; undefined when the key or the value is not there. */
-async function queryPolicyValue(exec: ExecFn, key: string): Promise<string | undefined> {
-  const result = await exec('reg', regPolicyArgs.query(key));
-  if (result.code !== 0) return undefined;
-  const match = new RegExp(`^\\s*${POLICY_NAME}\\s+REG_(?:EXPAND_)?SZ[ \\t]+(.*?)\\s*$`, 'm').exec(result.stdout);
-  if (!match) throw new Error(`${key} holds ExtensionSettings, but not as a text (REG_SZ) value; comet-relay will not rewrite it. Fix it by hand (regedit), then run unblock again.`);
-  return match[1];
-}
+/** Reads the ExtensionSettings REG_SZ under `key` exactly (through `reg export`, never a code page); undefined when not there. */
+const queryPolicyValue = (exec: ExecFn, key: string, files?: ExportFiles) => exportedValue(exec, key, POLICY_NAME, files);
 
 /**
  * Windows: `Software\Policies\<vendor>\<browser>` value ExtensionSettings (JSON text). Under HKCU
  * when the browser honours it and HKLM sets no ExtensionSettings (HKLM's would win); else HKLM,
  * which needs an elevated prompt.
  */
-export async function windowsPlace(browser: Browser, exec: ExecFn): Promise<PolicyPlace> {
+export async function windowsPlace(browser: Browser, exec: ExecFn, recordedKey?: string, files?: ExportFiles): Promise<PolicyPlace> {
   const facts = POLICY_PLACES[browser];
   const machine = `HKLM\\${facts.windowsKey.value}`;
   const user = `HKCU\\${facts.windowsKey.value}`;
-  for (const key of [machine, user]) {
-    if ((await exec('reg', regPolicyArgs.querySubkey(key))).code === 0) {
-      throw new Error(`${key}\\ExtensionSettings is set as a registry key tree, not as one JSON value; comet-relay will not rewrite it. Add comet-relay's entry there by hand (see ${cliCommand('unblock --dry-run')}), then restart the browser.`);
+  let key: string;
+  if (recordedKey !== undefined) {
+    // Undo: exactly where the record says unblock wrote, whatever would be chosen today.
+    key = recordedKey.toUpperCase().startsWith('HKCU') ? user : machine;
+  } else {
+    for (const k of [machine, user]) {
+      if ((await exec('reg', regPolicyArgs.querySubkey(k))).code === 0) {
+        throw new Error(`${k}\\ExtensionSettings is set as a registry key tree, not as one JSON value; comet-relay will not rewrite it. Add comet-relay's entry there by hand (see ${cliCommand('unblock --dry-run')}), then restart the browser.`);
+      }
     }
+    const machineValue = await queryPolicyValue(exec, machine, files);
+    key = facts.windowsUserHive.value && machineValue === undefined ? user : machine;
   }
-  const machineValue = await queryPolicyValue(exec, machine);
-  const key = facts.windowsUserHive.value && machineValue === undefined ? user : machine;
   const parse = (text: string | undefined) => {
     if (text === undefined) return undefined;
     try {
@@ -213,8 +236,11 @@ export async function windowsPlace(browser: Browser, exec: ExecFn): Promise<Poli
     where: `${key} value ExtensionSettings`,
     needs: key === machine ? 'admin' : 'user',
     async read() {
-      const value = parse(key === machine ? await queryPolicyValue(exec, machine) : await queryPolicyValue(exec, user));
+      const value = parse(await queryPolicyValue(exec, key, files));
       return { current: value, base: value, notes: [] };
+    },
+    async readCurrent() {
+      return parse(await queryPolicyValue(exec, key, files));
     },
     describe(next) {
       return [next === undefined ? `reg ${regPolicyArgs.remove(key).join(' ')}` : `reg ${regPolicyArgs.add(key, JSON.stringify(next)).map(quoteForDisplay).join(' ')}`];
@@ -271,6 +297,9 @@ export function macPlace(browser: Browser, sys: ResolvedSystem, exec: ExecFn): P
       const value = asExtensionSettings(last?.[POLICY_NAME], file);
       return { current: value, base: value, notes: [] };
     },
+    async readCurrent() {
+      return (await this.read()).current;
+    },
     describe(next) {
       const doc = withValue(last, next);
       if (Object.keys(doc).length === 0) return [`remove ${file} (as root)`];
@@ -283,8 +312,8 @@ export function macPlace(browser: Browser, sys: ResolvedSystem, exec: ExecFn): P
           sys.fs.rmSync(file, { force: true });
           return;
         }
-        sys.fs.mkdirSync(MAC_MANAGED_PREFERENCES.value, { recursive: true, mode: 0o755 });
-        sys.fs.writeFileSync(file, plistXml(doc), { mode: 0o644 });
+        makeDirs(sys, MAC_MANAGED_PREFERENCES.value, 0o755);
+        writeOwnedFile(sys, file, plistXml(doc), 0o644);
       } catch (error) {
         if (permissionDenied(error)) throw new NeedsPrivilege('root', `${MAC_MANAGED_PREFERENCES.value} is writable only by root (${errorMessage(error)})`);
         throw error;

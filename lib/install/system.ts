@@ -20,6 +20,19 @@ export interface FsLike {
   rmSync(file: string, options?: { force?: boolean; recursive?: boolean }): void;
   readdirSync(dir: string): string[];
   rmdirSync(dir: string): void;
+  /**
+   * The descriptor-level calls a privileged write uses so it never follows a link (policy/owned-write.ts).
+   * `node:fs` has them all; a fake without them gets plain writes followed by chmod.
+   */
+  lstatSync?(file: string): { isSymbolicLink(): boolean; isDirectory(): boolean; uid: number; gid: number };
+  openSync?(file: string, flags: number, mode?: number): number;
+  fstatSync?(fd: number): { isFile(): boolean; nlink: number };
+  ftruncateSync?(fd: number, len?: number): void;
+  writeSync?(fd: number, data: string): number;
+  fchmodSync?(fd: number, mode: number): void;
+  fchownSync?(fd: number, uid: number, gid: number): void;
+  closeSync?(fd: number): void;
+  chownSync?(file: string, uid: number, gid: number): void;
 }
 
 /** Result of running a program: exit code (0 = success) and its output. */

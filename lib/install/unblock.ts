@@ -2,9 +2,12 @@ import { isDeepStrictEqual } from 'node:util';
 import { z } from 'zod';
 import { EXTENSION_ID } from '../protocol/identity';
 import { BROWSER_DATA, type Browser, expandPath } from './browsers';
-import { COMET_FACTS, FACTS_CHECKED, PROFILE_LOCKS } from './comet-facts';
+import { COMET_FACTS, FACTS_CHECKED, POLICY_PLACES, PROFILE_LOCKS } from './comet-facts';
 import { type ExtensionSettings, linuxPlace, macPlace, NeedsPrivilege, type PolicyPlace, windowsPlace } from './policy-places';
-import { errorMessage, type ExecFn, realExec, type ResolvedSystem, resolveSystem, type SystemOptions } from './system';
+import { cliCommand } from '../relay/invocation';
+import { privilegedUnblockCommand } from './policy/privileged-command';
+import { makeDirs, ownerFor, processUid, writeOwnedFile } from './policy/owned-write';
+import { defaultCliPath, errorMessage, type ExecFn, realExec, type ResolvedSystem, resolveSystem, type SystemOptions } from './system';
 
 /**
  * `comet-relay unblock`: lets comet-relay's extension — and, unless asked, no other — run on
@@ -14,6 +17,8 @@ import { errorMessage, type ExecFn, realExec, type ResolvedSystem, resolveSystem
  */
 
 export const PERPLEXITY_HOSTS = '*://*.perplexity.ai';
+/** The suffix of the copy prepareCometStart keeps of Comet's Local State (undo removes it). */
+const LOCAL_STATE_BACKUP = '.comet-relay-backup';
 
 export interface UnblockOptions extends SystemOptions {
   browser: Browser;
@@ -29,6 +34,8 @@ export interface UnblockOptions extends SystemOptions {
   policyDir?: string;
   /** The command that reruns this one with the privilege it lacks (named in the error). */
   privilegedCommand?: (needs: 'root' | 'admin') => string;
+  /** The uid this runs as (default the process's): root writes the record as the person whose folder it is. */
+  uid?: number;
 }
 
 export interface UnblockReport {
@@ -40,32 +47,91 @@ export interface UnblockReport {
   lines: string[];
 }
 
+const Settings = z.record(z.string(), z.record(z.string(), z.unknown()));
+
 /** What unblock wrote at one place: enough to take back exactly that. */
-const RecordSchema = z.object({
-  version: z.literal(1),
-  browser: z.string(),
+const PlaceRecordSchema = z.object({
   where: z.string(),
   /** `EXTENSION_ID`, or `*` with --all-extensions. */
   key: z.string(),
   /** The ExtensionSettings value at the place before, and the one written. */
-  before: z.record(z.string(), z.record(z.string(), z.unknown())).optional(),
-  after: z.record(z.string(), z.record(z.string(), z.unknown())),
-  /** Also flip Comet's Local State switch before comet-relay starts Comet (set for Comet only). */
-  cometSwitch: z.boolean().optional(),
+  before: Settings.optional(),
+  after: Settings,
+  /** Linux: the administrator's value in force from the other files when it was copied (doctor compares). */
+  base: Settings.optional(),
+  /** Saved before the policy is written, cleared once it is: undo handles a write that may or may not have happened. */
+  pending: z.boolean().optional(),
   writtenAt: z.string(),
 });
+type PlaceRecord = z.infer<typeof PlaceRecordSchema>;
+
+/** Every place unblock wrote for one browser (a second place never replaces the first). */
+const RecordSchema = z.object({
+  version: z.literal(2),
+  browser: z.string(),
+  places: z.array(PlaceRecordSchema),
+  /** Also flip Comet's Local State switch before comet-relay starts Comet (set for Comet only). */
+  cometSwitch: z.boolean().optional(),
+});
 type UnblockRecord = z.infer<typeof RecordSchema>;
+
+/** The first record's form (one place): read as a record of that one place. */
+const RecordV1Schema = PlaceRecordSchema.omit({ base: true, pending: true }).extend({ version: z.literal(1), browser: z.string(), cometSwitch: z.boolean().optional() });
 
 export const unblockRecordPath = (sys: ResolvedSystem, stateDir: string, browser: Browser) => sys.path.join(stateDir, 'unblock', `${browser}.json`);
 
 function readRecord(sys: ResolvedSystem, stateDir: string, browser: Browser): UnblockRecord | undefined {
   const file = unblockRecordPath(sys, stateDir, browser);
+  // A link there (dangling or not) is reported, never read or written through.
+  if (isLinkAt(sys, file)) throw new Error(`${file} is a link; comet-relay writes nothing through it. Remove it, then run the command again.`);
   if (!sys.fs.existsSync(file)) return undefined;
   try {
-    return RecordSchema.parse(JSON.parse(sys.fs.readFileSync(file, 'utf8')));
+    const data: unknown = JSON.parse(sys.fs.readFileSync(file, 'utf8'));
+    const v1 = RecordV1Schema.safeParse(data);
+    if (v1.success) {
+      const { version: _v, browser: b, cometSwitch, ...place } = v1.data;
+      return { version: 2, browser: b, places: [place], ...(cometSwitch ? { cometSwitch } : {}) };
+    }
+    return RecordSchema.parse(data);
   } catch (error) {
     throw new Error(`The record of what unblock wrote (${file}) cannot be read (${errorMessage(error)}); remove it, and check ${browser}'s policy by hand.`);
   }
+}
+
+function isLinkAt(sys: ResolvedSystem, file: string): boolean {
+  try {
+    return sys.fs.lstatSync?.(file).isSymbolicLink() ?? false;
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * Saves (or, with no place left, removes) the record. Readable by all (it holds only policy values):
+ * a record written under sudo into the person's home must still be readable by their own
+ * `uninstall`; and given to that person, with every folder root creates for it.
+ */
+function saveRecord(sys: ResolvedSystem, options: UnblockOptions, record: UnblockRecord | undefined): void {
+  const file = unblockRecordPath(sys, options.stateDir, options.browser);
+  if (!record || record.places.length === 0) {
+    sys.fs.rmSync(file, { force: true });
+    removeEmptyDir(sys, sys.path.dirname(file));
+    return;
+  }
+  const uid = options.uid ?? processUid();
+  const owner = ownerFor(sys, options.stateDir, uid);
+  const checkFrom = uid === 0 ? existingAncestor(sys, options.stateDir) : undefined;
+  // The state folder as install makes it (private); its unblock/ folder readable, like the record.
+  makeDirs(sys, options.stateDir, 0o700, owner, checkFrom);
+  makeDirs(sys, sys.path.dirname(file), 0o755, owner, checkFrom);
+  writeOwnedFile(sys, file, `${JSON.stringify(record, null, 2)}\n`, 0o644, owner);
+}
+
+/** The nearest folder of `dir` that exists: the state folder's chain is checked from there down. */
+function existingAncestor(sys: ResolvedSystem, dir: string): string {
+  let at = dir;
+  while (!sys.fs.existsSync(at) && sys.path.dirname(at) !== at) at = sys.path.dirname(at);
+  return at;
 }
 
 function placeFor(options: UnblockOptions, sys: ResolvedSystem): Promise<PolicyPlace> | PolicyPlace {
@@ -75,12 +141,37 @@ function placeFor(options: UnblockOptions, sys: ResolvedSystem): Promise<PolicyP
   return linuxPlace(options.browser, sys, options.policyDir);
 }
 
+/** The place a record names, whatever unblock would choose today (another --policy-dir, HKLM gaining a value). */
+function placeAt(options: UnblockOptions, sys: ResolvedSystem, where: string): Promise<PolicyPlace> | PolicyPlace {
+  const exec = options.exec ?? realExec;
+  if (sys.platform === 'win32') return windowsPlace(options.browser, exec, where);
+  if (sys.platform === 'darwin') return macPlace(options.browser, sys, exec);
+  return linuxPlace(options.browser, sys, sys.path.dirname(where));
+}
+
 const hosts = (entry: Record<string, unknown> | undefined, field: string): string[] => {
   const value = entry?.[field];
   return Array.isArray(value) ? value.filter((x): x is string => typeof x === 'string') : [];
 };
 const union = (...lists: string[][]) => [...new Set(lists.flat())];
-const blocksPerplexity = (list: string[]) => list.some((pattern) => /perplexity\.ai/i.test(pattern) || pattern === '*' || pattern === '<all_urls>');
+/**
+ * Whether one of `list`'s host patterns (`<scheme>://<host>[:port][/path]`, as runtime_blocked_hosts
+ * takes them) covers https://www.perplexity.ai: a scheme of `*`, http or https, and a host that is
+ * `*`, a `*.` suffix of www.perplexity.ai (`*.ai` included) or one of its names.
+ */
+export function blocksPerplexity(list: string[]): boolean {
+  const names = ['www.perplexity.ai', 'perplexity.ai'];
+  return list.some((raw) => {
+    const pattern = raw.trim().toLowerCase();
+    if (pattern === '*' || pattern === '<all_urls>') return true;
+    const match = /^(\*|https?):\/\/([^/:]*)/.exec(pattern);
+    if (!match) return /perplexity\.ai/.test(pattern);
+    const host = match[2] as string;
+    if (host === '*') return true;
+    if (host.startsWith('*.')) return names.some((name) => name.endsWith(host.slice(1)) || name === host.slice(2));
+    return names.includes(host);
+  });
+}
 
 /**
  * The entry that lets `key` run on perplexity.ai, given the value in force. An extension with an
@@ -106,6 +197,7 @@ export async function unblock(options: UnblockOptions): Promise<UnblockReport> {
   const place = await placeFor(options, sys);
   const { current, base, notes } = await place.read();
   const record = readRecord(sys, options.stateDir, options.browser);
+  const prior = record?.places.find((entry) => entry.where === place.where);
   const lines: string[] = [];
 
   const existing = base?.[EXTENSION_ID];
@@ -117,15 +209,20 @@ export async function unblock(options: UnblockOptions): Promise<UnblockReport> {
 
   // Entries someone added to our own place since we wrote it (Linux: our file) stay; the rest comes from what is in force.
   const theirs: ExtensionSettings = {};
-  if (current && record) {
+  if (current && prior) {
     for (const [id, entry] of Object.entries(current)) {
-      if (id !== key && !(base && id in base) && !isDeepStrictEqual(record.after[id], entry)) theirs[id] = entry;
+      if (id !== key && !(base && id in base) && !isDeepStrictEqual(prior.after[id], entry)) theirs[id] = entry;
     }
   }
   const next: ExtensionSettings = { ...base, ...theirs, [key]: entryFor(key, base) };
+  // Linux: our file carries a copy of the administrator's value, frozen until the next unblock.
+  const copied = sys.platform === 'linux' && base !== undefined;
 
   lines.push(`${label}: ExtensionSettings at ${place.where}`);
   for (const note of notes) lines.push(`  note: ${note}`);
+  if (prior?.base !== undefined && !isDeepStrictEqual(prior.base, base)) {
+    lines.push("  note: the administrator's ExtensionSettings changed since unblock copied it; this write carries their change.");
+  }
   if (options.allExtensions) {
     lines.push(
       `  --all-extensions: this lets EVERY extension in ${label} read and change perplexity.ai pages (your Perplexity account, threads and files), not only comet-relay's. ${options.browser === 'comet' ? 'Comet blocks them there on purpose. ' : ''}Prefer the default, which allows comet-relay's extension (${EXTENSION_ID}) alone.`,
@@ -135,8 +232,8 @@ export async function unblock(options: UnblockOptions): Promise<UnblockReport> {
     lines.push(`  already in place: ${key === '*' ? 'every extension' : `comet-relay's extension (${EXTENSION_ID})`} may run on ${PERPLEXITY_HOSTS}. Nothing written.`);
     return { ok: true, changed: false, where: place.where, lines };
   }
-  const change = place.describe(next).map((line) => `  ${line}`);
-  lines.push(...change);
+  lines.push(...place.describe(next).map((line) => `  ${line}`));
+  if (copied) lines.push(`  ${COPY_NOTE}`);
   if (options.dryRun) {
     lines.push('  --dry-run: nothing was written. Run again without --dry-run to write it.');
     return { ok: true, changed: true, where: place.where, lines };
@@ -144,90 +241,152 @@ export async function unblock(options: UnblockOptions): Promise<UnblockReport> {
   if (options.confirm && !(await options.confirm(`${lines.join('\n')}\nWrite this? [y/N] `))) {
     return { ok: false, changed: false, where: place.where, lines: [...lines, '  Nothing written (not confirmed).'] };
   }
+  // The record first, marked pending: no policy is ever in place without the record that takes it back.
+  // Keep the earliest "before": a second unblock must not make our own first write look like someone else's value.
+  const before = prior ? prior.before : current;
+  const entry: PlaceRecord = {
+    where: place.where,
+    key,
+    ...(before ? { before } : {}),
+    after: next,
+    ...(copied ? { base } : {}),
+    pending: true,
+    writtenAt: new Date().toISOString(),
+  };
+  const saved: UnblockRecord = {
+    version: 2,
+    browser: options.browser,
+    places: [...(record?.places.filter((other) => other.where !== place.where) ?? []), entry],
+    ...(options.browser === 'comet' ? { cometSwitch: true } : {}),
+  };
+  const recordFile = unblockRecordPath(sys, options.stateDir, options.browser);
+  try {
+    saveRecord(sys, options, saved);
+  } catch (error) {
+    throw new Error(
+      `Nothing was written: the record of what unblock writes (${recordFile}) must be saved first, and could not be (${errorMessage(error)}). Fix that, or pass --home DIR for a folder this user may write, then run unblock again.`,
+    );
+  }
   try {
     await place.apply(next);
   } catch (error) {
+    try {
+      saveRecord(sys, options, record);
+    } catch {
+      // The pending entry stays: undo finds the policy as it was and forgets it.
+    }
     throw privilegeError(error, options, place);
   }
-  // Keep the earliest "before": a second unblock must not make our own first write look like someone else's value.
-  const saved: UnblockRecord = {
-    version: 1,
-    browser: options.browser,
-    where: place.where,
-    key,
-    before: record && record.where === place.where ? record.before : current,
-    after: next,
-    ...(options.browser === 'comet' ? { cometSwitch: true } : {}),
-    writtenAt: new Date().toISOString(),
-  };
-  const recordFile = unblockRecordPath(sys, options.stateDir, options.browser);
-  // Readable by all (it holds only policy values): a record written under sudo into the person's home must
-  // still be readable by their own `uninstall`, which then names the sudo command for the write it cannot do.
-  sys.fs.mkdirSync(sys.path.dirname(recordFile), { recursive: true, mode: 0o755 });
-  sys.fs.writeFileSync(recordFile, `${JSON.stringify(saved, null, 2)}\n`, { mode: 0o644 });
-  lines.push(`  written; what was written is recorded in ${recordFile} so \`comet-relay unblock --undo --browser ${options.browser}\` takes back exactly that.`);
+  delete entry.pending;
+  try {
+    saveRecord(sys, options, saved);
+  } catch (error) {
+    throw new Error(
+      `The policy was written at ${place.where}, but its record in ${recordFile} could not be completed (${errorMessage(error)}); it still names the write, so \`${cliCommand(`unblock --undo --browser ${options.browser}`)}\` takes it back.`,
+    );
+  }
+  lines.push(`  written; what was written is recorded in ${recordFile} so \`${cliCommand(`unblock --undo --browser ${options.browser}`)}\` takes back exactly that.`);
   lines.push(`Restart ${label} (quit it fully, then start it) for the policy to apply; chrome://policy${options.browser === 'comet' ? ' (in Comet: comet://policy)' : ''} shows it in force.`);
   if (options.browser === 'comet') lines.push(cometSwitchNote());
   return { ok: true, changed: true, where: place.where, lines };
 }
 
-/** Takes back exactly what unblock wrote for `browser`; what someone changed since stays theirs. */
+const COPY_NOTE =
+  'This file carries a copy of the ExtensionSettings in force from the other files (it sorts last, and the browser takes the policy whole from one file): a later change to those files is not in force until unblock runs again (doctor says when).';
+
+/** What undo does at one recorded place. */
+interface UndoStep {
+  entry: PlaceRecord;
+  place: PolicyPlace;
+  /** The value to write back; `keep` when nothing at the place changes (the record of it may still go). */
+  next: ExtensionSettings | undefined | 'keep';
+  lines: string[];
+}
+
+function planUndo(entry: PlaceRecord, place: PolicyPlace, current: ExtensionSettings | undefined): UndoStep {
+  const lines = [`ExtensionSettings at ${place.where}`];
+  let next: ExtensionSettings | undefined | 'keep';
+  if (isDeepStrictEqual(current, entry.after)) {
+    next = entry.before;
+  } else if (current && isDeepStrictEqual(current[entry.key], entry.after[entry.key])) {
+    // Changed since, but our entry is as we wrote it: only it goes back; the rest is theirs now.
+    next = { ...current };
+    const before = entry.before?.[entry.key];
+    if (before === undefined) delete next[entry.key];
+    else next[entry.key] = before;
+    if (Object.keys(next).length === 0) next = undefined;
+    lines.push("  changed since unblock wrote it: only comet-relay's entry is taken back, the rest is kept.");
+  } else if (entry.pending && isDeepStrictEqual(current, entry.before)) {
+    lines.push('  the write this record was saved for never happened: nothing to take back.');
+    next = 'keep';
+  } else {
+    lines.push(
+      current?.[entry.key] === undefined
+        ? "  comet-relay's entry is not there any more: nothing to take back."
+        : `  the entry for ${entry.key} was changed since unblock wrote it: kept as it is (remove it by hand if you want it gone).`,
+    );
+    next = 'keep';
+  }
+  if (next !== 'keep' && isDeepStrictEqual(next, current)) {
+    lines.push('  nothing to change.');
+    next = 'keep';
+  }
+  if (next !== 'keep') lines.push(...place.describe(next).map((line) => `  ${line}`));
+  return { entry, place, next, lines };
+}
+
+/**
+ * Takes back exactly what unblock wrote for `browser`, at every place its record names (wherever
+ * that was written: another --policy-dir, HKCU before HKLM gained a value); what someone changed
+ * since stays theirs. The record goes only with a real, confirmed undo.
+ */
 export async function undoUnblock(options: UnblockOptions): Promise<UnblockReport> {
   const sys = resolveSystem(options);
   const label = BROWSER_DATA[options.browser].label;
   const record = readRecord(sys, options.stateDir, options.browser);
   const recordFile = unblockRecordPath(sys, options.stateDir, options.browser);
-  if (!record) {
+  if (!record || record.places.length === 0) {
     return { ok: true, changed: false, lines: [`${label}: no record of an unblock in ${recordFile}; nothing to take back.`] };
   }
-  const place = await placeFor(options, sys);
-  if (place.where !== record.where) {
-    return {
-      ok: false,
-      changed: false,
-      lines: [`${label}: unblock wrote at ${record.where}, but now it would write at ${place.where} (the policy moved, e.g. HKLM gained a value); check ${record.where} by hand. The record stays in ${recordFile}.`],
-    };
+  const steps: UndoStep[] = [];
+  for (const entry of record.places) {
+    const place = await placeAt(options, sys, entry.where);
+    steps.push(planUndo(entry, place, await place.readCurrent()));
   }
-  const { current } = await place.read();
-  const lines = [`${label}: ExtensionSettings at ${place.where}`];
-  let next: ExtensionSettings | undefined;
-  if (isDeepStrictEqual(current, record.after)) {
-    next = record.before;
-  } else if (current && isDeepStrictEqual(current[record.key], record.after[record.key])) {
-    // Changed since, but our entry is as we wrote it: only it goes back; the rest is theirs now.
-    next = { ...current };
-    const before = record.before?.[record.key];
-    if (before === undefined) delete next[record.key];
-    else next[record.key] = before;
-    if (Object.keys(next).length === 0) next = undefined;
-    lines.push('  changed since unblock wrote it: only comet-relay\'s entry is taken back, the rest is kept.');
-  } else {
-    lines.push(
-      current?.[record.key] === undefined
-        ? '  comet-relay\'s entry is not there any more: nothing to take back.'
-        : `  the entry for ${record.key} was changed since unblock wrote it: kept as it is (remove it by hand if you want it gone).`,
-    );
-    sys.fs.rmSync(recordFile, { force: true });
-    return { ok: true, changed: false, where: place.where, lines };
+  const lines = [`${label}:`, ...steps.flatMap((step) => step.lines.map((line) => `  ${line}`))];
+  const where = steps.map((step) => step.place.where).join(' and ');
+  const writes = steps.filter((step) => step.next !== 'keep');
+  if (options.dryRun) {
+    return { ok: true, changed: writes.length > 0, where, lines: [...lines, `  --dry-run: nothing was changed; the record stays in ${recordFile}.`] };
   }
-  if (isDeepStrictEqual(next, current)) {
-    sys.fs.rmSync(recordFile, { force: true });
-    return { ok: true, changed: false, where: place.where, lines: [...lines, '  nothing to change.'] };
+  const question = writes.length > 0 ? 'Take it back? [y/N] ' : `Forget the record of it (${recordFile})? [y/N] `;
+  if (options.confirm && !(await options.confirm(`${lines.join('\n')}\n${question}`))) {
+    return { ok: false, changed: false, where, lines: [...lines, `  Nothing changed (not confirmed); the record stays in ${recordFile}.`] };
   }
-  lines.push(...place.describe(next).map((line) => `  ${line}`));
-  if (options.dryRun) return { ok: true, changed: true, where: place.where, lines: [...lines, '  --dry-run: nothing was changed.'] };
-  if (options.confirm && !(await options.confirm(`${lines.join('\n')}\nTake it back? [y/N] `))) {
-    return { ok: false, changed: false, where: place.where, lines: [...lines, '  Nothing changed (not confirmed).'] };
+  const left = [...record.places];
+  for (const step of steps) {
+    if (step.next !== 'keep') {
+      try {
+        await step.place.apply(step.next);
+      } catch (error) {
+        // What was taken back leaves the record; the rest stays for the next undo (as it was, if even that fails).
+        try {
+          saveRecord(sys, options, { ...record, places: left });
+        } catch {
+          // the record still names every place; undo finds those already taken back as "not there any more"
+        }
+        throw privilegeError(error, options, step.place);
+      }
+    }
+    left.splice(left.indexOf(step.entry), 1);
   }
-  try {
-    await place.apply(next);
-  } catch (error) {
-    throw privilegeError(error, options, place);
+  saveRecord(sys, options, undefined);
+  if (options.browser === 'comet') {
+    const backups = removeCometBackups(sys);
+    lines.push(...backups.removed.map((file) => `  removed ${file} (comet-relay's copy of Comet's ${COMET_FACTS.localStateFile.value}).`), ...backups.problems.map((line) => `  ${line}`));
   }
-  sys.fs.rmSync(recordFile, { force: true });
-  removeEmptyDir(sys, sys.path.dirname(recordFile));
-  lines.push(`  taken back. Restart ${label} for it to apply.`);
-  return { ok: true, changed: true, where: place.where, lines };
+  lines.push(writes.length > 0 ? `  taken back. Restart ${label} for it to apply.` : '  the record of it is removed.');
+  return { ok: true, changed: writes.length > 0, where, lines };
 }
 
 /** The browsers that have a record of an unblock in `stateDir` (uninstall takes them back). */
@@ -238,7 +397,7 @@ export function unblockedBrowsers(sys: ResolvedSystem, stateDir: string, browser
 function privilegeError(error: unknown, options: UnblockOptions, place: PolicyPlace): Error {
   if (!(error instanceof NeedsPrivilege)) return new Error(`Could not write ${place.where}: ${errorMessage(error)}`);
   const command = options.privilegedCommand?.(error.needs);
-  const how = error.needs === 'root' ? 'with sudo' : 'from an elevated prompt (right-click the terminal, "Run as administrator")';
+  const how = error.needs === 'root' ? 'with sudo' : 'from PowerShell run as administrator (right-click it, "Run as administrator")';
   return new Error(`Could not write ${place.where}: ${error.message}. Run it ${how}${command ? `: ${command}` : ''}`);
 }
 
@@ -291,7 +450,7 @@ export function prepareCometStart(options: SystemOptions & { stateDir: string })
     const found = setSwitch(state, name);
     if (found === 'absent') return { outcome: 'absent', message: `${file} holds no "${name}" switch; left alone (facts checked ${FACTS_CHECKED}).` };
     if (found === 'already') return { outcome: 'already', message: `Comet's "${name}" switch is already on in ${file}.` };
-    const backup = `${file}.comet-relay-backup`;
+    const backup = `${file}${LOCAL_STATE_BACKUP}`;
     sys.fs.writeFileSync(backup, text, { mode: 0o600 });
     sys.fs.writeFileSync(file, JSON.stringify(state));
     return { outcome: 'set', message: `Set Comet's "${name}" switch to true in ${file} before starting Comet (backup: ${backup}); Comet resets it at each start.` };
@@ -324,4 +483,82 @@ function lockPresent(sys: ResolvedSystem, file: string): boolean {
   } catch {
     return false;
   }
+}
+
+/**
+ * Takes away the backups of Comet's Local State that prepareCometStart left (the name is ours
+ * alone), once no unblock of Comet is recorded: undo, and uninstall even after an earlier undo.
+ * Says each file removed, or why one could not be.
+ */
+export function removeCometBackups(sys: ResolvedSystem): { removed: string[]; problems: string[] } {
+  const removed: string[] = [];
+  const problems: string[] = [];
+  for (const segments of COMET_FACTS.userData.value[sys.platform]) {
+    const backup = `${sys.path.join(expandPath(segments, sys), COMET_FACTS.localStateFile.value)}${LOCAL_STATE_BACKUP}`;
+    if (!sys.fs.existsSync(backup)) continue;
+    try {
+      sys.fs.rmSync(backup);
+      removed.push(backup);
+    } catch (error) {
+      problems.push(`could not remove ${backup} (${errorMessage(error)}); it is comet-relay's copy of Comet's ${COMET_FACTS.localStateFile.value}, remove it by hand.`);
+    }
+  }
+  return { removed, problems };
+}
+
+// ---------------------------------------------------------------- drift of the copied value (Linux)
+
+export interface UnblockDrift {
+  browser: Browser;
+  where: string;
+  /** What changed, and the command that carries it into our file. */
+  detail: string;
+  fix: string;
+}
+
+/**
+ * Linux: where unblock's file carries a copy of the administrator's ExtensionSettings, whether
+ * their files still say the same. A change (a block added since) is not in force until unblock
+ * runs again; `doctor` reports each.
+ */
+export async function unblockDrift(options: SystemOptions & { stateDir: string; browsers: readonly Browser[]; nodePath?: string; cliPath?: string }): Promise<UnblockDrift[]> {
+  const sys = resolveSystem(options);
+  const found: UnblockDrift[] = [];
+  for (const browser of options.browsers) {
+    let record: UnblockRecord | undefined;
+    try {
+      record = readRecord(sys, options.stateDir, browser);
+    } catch {
+      continue; // doctor's own check of the record says why
+    }
+    for (const entry of record?.places ?? []) {
+      if (sys.platform !== 'linux' || entry.base === undefined) continue;
+      const dir = sys.path.dirname(entry.where);
+      let base: ExtensionSettings | undefined;
+      try {
+        ({ base } = await linuxPlace(browser, sys, dir).read());
+      } catch (error) {
+        found.push({ browser, where: entry.where, detail: `cannot compare unblock's copy in ${entry.where} with the administrator's files: ${errorMessage(error)}`, fix: 'fix what it names, then run unblock again' });
+        continue;
+      }
+      if (isDeepStrictEqual(base, entry.base)) continue;
+      const command = privilegedUnblockCommand({
+        platform: 'linux',
+        needs: 'root',
+        browser,
+        ...(dir === POLICY_PLACES[browser].linuxManaged.value ? {} : { policyDir: dir }),
+        stateDir: options.stateDir,
+        nodePath: options.nodePath ?? process.execPath,
+        cliPath: options.cliPath ?? defaultCliPath(),
+        yes: false,
+      });
+      found.push({
+        browser,
+        where: entry.where,
+        detail: `the administrator's ExtensionSettings in ${dir} changed since unblock copied it into ${entry.where}, which the browser reads instead: their change is not in force`,
+        fix: `run: ${command} (it carries their change; --undo takes the unblock back instead)`,
+      });
+    }
+  }
+  return found;
 }

@@ -44,6 +44,7 @@ export function memoryFs(p: typeof path.win32 = path.win32): MemoryFs {
     },
     chmodSync: (f, mode) => {
       const entry = files.get(key(f));
+      if (!entry && dirs.has(key(f))) return;
       if (!entry) throw enoent(f);
       entry.mode = mode;
     },

@@ -4,10 +4,11 @@ import { describe, expect, it } from 'vitest';
 import { runUnblock } from '../../lib/cli/unblock-command';
 import { uninstall } from '../../lib/install/install';
 import { LINUX_POLICY_FILE, plistXml, regPolicyArgs } from '../../lib/install/policy-places';
-import type { ExecFn, ExecResult } from '../../lib/install/system';
+import type { ExecFn } from '../../lib/install/system';
 import { entryFor, PERPLEXITY_HOSTS, prepareCometStart, undoUnblock, unblock } from '../../lib/install/unblock';
 import { EXTENSION_ID } from '../../lib/protocol/identity';
 import { linuxInstallHome } from '../support/install-home';
+import { fakeRegistry } from './unblock-fakes';
 import { memoryFs } from './install-memfs';
 
 const BLOCK_ALL = { '*': { runtime_blocked_hosts: [PERPLEXITY_HOSTS] } };
@@ -162,9 +163,9 @@ describe('unblock on Linux: the file that sorts last carries the value in force 
     const h = linux();
     const denied = {
       ...fs,
-      writeFileSync: (file: string, ...rest: unknown[]) => {
+      openSync: (file: string, ...rest: unknown[]) => {
         if (file.startsWith(h.policyDir)) throw Object.assign(new Error(`EACCES: permission denied, open '${file}'`), { code: 'EACCES' });
-        return (fs.writeFileSync as (...a: unknown[]) => void)(file, ...rest);
+        return (fs.openSync as (...a: unknown[]) => number)(file, ...rest);
       },
     };
     await expect(unblock({ ...h.options, fs: denied as never, privilegedCommand: () => 'sudo node cli.js unblock --browser chromium --yes --home /s' })).rejects.toThrow(
@@ -178,7 +179,7 @@ describe('uninstall takes back what unblock wrote', () => {
     const h = linux();
     h.write('10.json', { ExtensionSettings: BLOCK_ALL });
     await unblock(h.options);
-    const report = await uninstall({ platform: 'linux', homedir: h.homedir, env: {}, home: h.stateDir, browsers: ['chromium'], policyDir: h.policyDir });
+    const report = await uninstall({ platform: 'linux', homedir: h.homedir, env: {}, home: h.stateDir, browsers: ['chromium'] });
     expect(report.ok).toBe(true);
     expect(report.removed).toContain(`comet-relay's entry in ${path.join(h.policyDir, LINUX_POLICY_FILE)} (restart chromium for it to apply)`);
     expect(fs.readdirSync(h.policyDir)).toEqual(['10.json']);
@@ -207,34 +208,6 @@ describe('the unblock command: asks before writing', () => {
     expect(h.read(LINUX_POLICY_FILE).ExtensionSettings[EXTENSION_ID]).toEqual({ runtime_allowed_hosts: [PERPLEXITY_HOSTS] });
   });
 });
-
-/** A fake reg.exe holding named values per key; `denyHklm` answers writes under HKLM as a non-administrator. */
-function fakeRegistry(options: { denyHklm?: boolean } = {}) {
-  const values = new Map<string, string>();
-  const subkeys = new Set<string>();
-  const calls: string[][] = [];
-  const ok = (stdout = ''): ExecResult => ({ code: 0, stdout, stderr: '' });
-  const missing: ExecResult = { code: 1, stdout: '', stderr: 'ERROR: The system was unable to find the specified registry key or value.' };
-  const exec: ExecFn = async (file, args) => {
-    calls.push([file, ...args]);
-    const [verb, key = ''] = args;
-    const name = args[args.indexOf('/v') + 1] ?? '';
-    const id = `${key.toLowerCase()}|${name.toLowerCase()}`;
-    if (verb === 'query') {
-      if (!args.includes('/v')) return subkeys.has(key.toLowerCase()) ? ok(`\r\n${key}\r\n`) : missing;
-      const value = values.get(id);
-      return value === undefined ? missing : ok(`\r\n${key}\r\n    ${name}    REG_SZ    ${value}\r\n\r\n`);
-    }
-    if ((verb === 'add' || verb === 'delete') && options.denyHklm && key.startsWith('HKLM')) return { code: 1, stdout: '', stderr: 'ERROR: Access is denied.' };
-    if (verb === 'add') {
-      values.set(id, args[args.indexOf('/d') + 1] as string);
-      return ok('The operation completed successfully.');
-    }
-    if (verb === 'delete') return values.delete(id) ? ok('The operation completed successfully.') : missing;
-    return { code: 1, stdout: '', stderr: `unexpected reg ${verb}` };
-  };
-  return { exec, calls, values, subkeys };
-}
 
 describe('unblock on Windows: reg.exe commands, built as data', () => {
   const win = (browser: 'comet' | 'chrome', reg: ReturnType<typeof fakeRegistry>) => ({
@@ -290,7 +263,7 @@ describe('unblock on Windows: reg.exe commands, built as data', () => {
   it('HKLM without elevation: the error says to run it from an elevated prompt, with the command', async () => {
     const reg = fakeRegistry({ denyHklm: true });
     await expect(unblock({ ...win('comet', reg), privilegedCommand: (needs) => `${needs}: node cli.js unblock --browser comet --yes` })).rejects.toThrow(
-      /needs an administrator \(reg said: ERROR: Access is denied\.\)\. Run it from an elevated prompt .*: admin: node cli\.js unblock --browser comet --yes/,
+      /needs an administrator \(reg said: ERROR: Access is denied\.\)\. Run it from PowerShell run as administrator .*: admin: node cli\.js unblock --browser comet --yes/,
     );
   });
 
@@ -381,7 +354,13 @@ describe('unblock on macOS: the managed preferences plist', () => {
 
   it('not root: the error spells out the sudo step', async () => {
     const { files, options } = mac();
-    const denied = { ...files, mkdirSync: () => { throw Object.assign(new Error("EACCES: permission denied, mkdir '/Library/Managed Preferences'"), { code: 'EACCES' }); } };
+    const denied = {
+      ...files,
+      mkdirSync: (dir: string, o: { recursive: true; mode?: number }) => {
+        if (dir.startsWith('/Library')) throw Object.assign(new Error("EACCES: permission denied, mkdir '/Library/Managed Preferences'"), { code: 'EACCES' });
+        return files.mkdirSync(dir, o);
+      },
+    };
     await expect(unblock({ ...options, fs: denied, privilegedCommand: () => 'sudo /usr/local/bin/node cli.js unblock --browser comet --yes --home /Users/me/state' })).rejects.toThrow(
       /\/Library\/Managed Preferences is writable only by root .*Run it with sudo: sudo \/usr\/local\/bin\/node cli\.js unblock --browser comet --yes/,
     );
