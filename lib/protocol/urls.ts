@@ -54,6 +54,32 @@ export function checkPerplexityUrl(input: string): UrlCheck {
 }
 
 /**
+ * The query parameters Perplexity may run as a prompt when an address is opened. `q` is the one the site is added
+ * under as a browser search engine (`https://www.perplexity.ai/search?q=%s`), and third-party code opens it to
+ * submit a prompt (review of 2026-12-04, #3: `perplexity_link(url, prompt)`; Complexity handles `?q=&model=&focus=`).
+ * No capture shows which others the site honours, so every name of that kind counts (fail closed), in any case.
+ */
+export const PROMPT_PARAMS: readonly string[] = ['q', 'query', 'prompt', 'question', 'text', 'message'];
+
+/**
+ * The prompt an address on perplexity.ai would submit when opened (its prompt parameters' words, joined), or
+ * undefined when it carries none. Opening such an address sends a prompt as `page.ask` does (lib/protocol/access.ts).
+ */
+export function promptInUrl(rawUrl: string): string | undefined {
+  let url: URL;
+  try {
+    url = new URL(rawUrl.trim());
+  } catch {
+    return undefined;
+  }
+  if (!isPerplexityHost(url.hostname)) return undefined;
+  const words = [...url.searchParams]
+    .filter(([name, value]) => PROMPT_PARAMS.includes(name.toLowerCase()) && value.trim() !== '')
+    .map(([, value]) => value);
+  return words.length > 0 ? words.join('\n') : undefined;
+}
+
+/**
  * What a tab is to us. Comet has Perplexity tabs that are not the app a person asks in: its assistant
  * pane (`/sidecar`) and its new-tab page (`/b/home`); the sites its agent browses are every other web
  * tab. Only Main tabs are driven. Sources (2026-12-02): public Comet automation scripts open
