@@ -1,6 +1,21 @@
 /** URL rules shared by every runtime: what counts as Perplexity, and how tabs are categorised. */
 
 export const PERPLEXITY_MATCHES = ['https://www.perplexity.ai/*', 'https://perplexity.ai/*'];
+
+/**
+ * The one of PERPLEXITY_MATCHES a page at `rawUrl` is under (the origin the browser grants site access
+ * for), or undefined. Site access is granted per origin: "On specific sites" with https://www.perplexity.ai,
+ * or allowing it from the toolbar icon on the page, grants www alone (review of 2026-12-04, #5).
+ */
+export function perplexityMatchOf(rawUrl: string): string | undefined {
+  try {
+    const url = new URL(rawUrl);
+    const match = `${url.protocol}//${url.hostname.toLowerCase()}/*`;
+    return url.port === '' && PERPLEXITY_MATCHES.includes(match) ? match : undefined;
+  } catch {
+    return undefined;
+  }
+}
 export const PERPLEXITY_HOME = 'https://www.perplexity.ai/';
 /**
  * The optional host permission the person grants from the side panel (TAB_ACCESS_GRANT): any

@@ -40,8 +40,8 @@ describe('classifyPageAccess: why a Perplexity tab has no page script, from what
     const aboutBlank = 'Cannot access contents of url "about:blank". Extension manifest must request permission to access this host.';
     expect(classifyPageAccess(seen({ onPerplexity: false, probe: { ok: false, error: aboutBlank } }))).toEqual({ state: 'loading', settled: false });
     expect(classifyPageAccess(seen({ onPerplexity: false, probe: { ok: false, error: POLICY_ERROR } }))).toEqual({ state: 'loading', settled: false });
-    // Site access is the extension's own, whatever the tab shows.
-    expect(classifyPageAccess(seen({ onPerplexity: false, siteAccess: false }))).toMatchObject({ state: 'site-access-off', settled: true });
+    // Site access is judged for the origin a Perplexity document is on (#5): a tab not there yet is on its way.
+    expect(classifyPageAccess(seen({ onPerplexity: false, siteAccess: false }))).toEqual({ state: 'loading', settled: false });
   });
 
   it('a page whose readyState is complete while the tab still loads is loading', () => {

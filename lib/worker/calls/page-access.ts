@@ -1,6 +1,6 @@
 import { classifyPageAccess, type PageAccessObservation, type PageAccessWords, pageAccessWords } from '../../protocol/page-access';
 import { PAGE_KIT_HOOK } from '../../protocol/page/page-kits';
-import { isPerplexityUrl, PERPLEXITY_MATCHES } from '../../protocol/urls';
+import { isPerplexityUrl, perplexityMatchOf } from '../../protocol/urls';
 import { browser } from '../browser/ext';
 
 /**
@@ -9,10 +9,18 @@ import { browser } from '../browser/ext';
  * `browser.status` (doctor). A tab whose page script connects clears it.
  */
 export async function observePageAccess(tabId: number): Promise<PageAccessObservation> {
-  const siteAccess = await browser.permissions.contains({ origins: [...PERPLEXITY_MATCHES] }).catch(() => undefined);
   const tab = await browser.tabs.get(tabId).catch(() => undefined);
   const onPerplexity = isPerplexityUrl(tab?.url ?? '');
-  const base = { ...(siteAccess === undefined ? {} : { siteAccess }), onPerplexity, ...(tab?.status ? { tabStatus: tab.status } : {}) };
+  // Site access is granted per origin: what decides is the grant for the origin this tab is on, not
+  // both origins at once (www granted alone is a working grant for a tab on www).
+  const origin = perplexityMatchOf(tab?.url ?? '');
+  const siteAccess = origin ? await browser.permissions.contains({ origins: [origin] }).catch(() => undefined) : undefined;
+  const base = {
+    ...(siteAccess === undefined ? {} : { siteAccess }),
+    ...(origin ? { origin } : {}),
+    onPerplexity,
+    ...(tab?.status ? { tabStatus: tab.status } : {}),
+  };
   if (!onPerplexity) return { ...base, probe: { ok: false, error: 'the tab is not on perplexity.ai yet' } };
   try {
     const [injection] = await browser.scripting.executeScript({
