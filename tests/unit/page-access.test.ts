@@ -147,7 +147,7 @@ describe('PageHub.whenReady asks the browser why, and fails at once on a cause w
   });
 
   it('#19: a page script connecting in another Perplexity tab clears the toolbar fault one tab left; a check it outran is not kept', async () => {
-    const link = { state: 'connected' as const, hostVersion: '1.0.0' };
+    const link = { state: 'connected' as const, hostVersion: '1.0.0', since: 0, failures: 0 };
     const access = watch(() => seen({ probe: { ok: false, error: POLICY_ERROR } }));
     await access.check(11);
     expect(actionLook(link, access.current())).toMatchObject({ state: 'disconnected', badgeText: '!' });
