@@ -6,7 +6,7 @@ import { PROTOCOL_VERSION } from '../protocol/identity';
 import type { CallOrigin, Envelope, Trace, Welcome } from '../protocol/messages';
 import { hostMethods, type MethodName, type MethodParams, type MethodResult, methods } from '../protocol/methods';
 import { FramedConnection } from './connection';
-import { describeProfiles, type HostRecord, listHosts, pickHost, removeHostRecord } from './discovery';
+import { describeProfiles, type HostRecord, knownProfiles, listHosts, pickHost, removeHostRecord } from './discovery';
 import { handshakeChallenge, provesHost } from './host-proof';
 import { type Logger, silentLogger } from './logger';
 import { hostsDir } from './paths';
@@ -181,11 +181,13 @@ export class RelayClient {
   private async connect(waitMs: number): Promise<FramedConnection> {
     const deadline = Date.now() + waitMs;
     for (;;) {
-      let pick = pickHost(listHosts(this.options.home), this.options.profile);
+      const pickNow = () => pickHost(listHosts(this.options.home), this.options.profile, knownProfiles(this.options.home));
+      let pick = pickNow();
       // A name that fits several profiles is the caller's to make exact; waiting would not change that.
+      // A named profile that is known but not running is waited for like no profile at all.
       while (!pick.host && pick.ambiguous.length === 0 && Date.now() < deadline && !this.closed) {
         await changeIn(hostsDir(this.options.home), Math.min(DISCOVERY_INTERVAL_MS, Math.max(0, deadline - Date.now())));
-        pick = pickHost(listHosts(this.options.home), this.options.profile);
+        pick = pickNow();
       }
       if (pick.ambiguous && pick.ambiguous.length > 0) {
         throw new RelayError(
@@ -194,7 +196,8 @@ export class RelayClient {
         );
       }
       const host = pick.host;
-      if (!host) throw this.noHostError();
+      if (!host) throw this.noHostError(pick.notRunning);
+      if (pick.byPrefix) this.log.warn('the profile name matched a connected profile by the beginning of its label', { named: this.options.profile, profile: host.profileLabel, id: host.profileId });
       if (this.closed) throw closedError();
       checkSocketOwner(host.socketPath);
       const socket = net.connect(host.socketPath);
@@ -309,8 +312,15 @@ export class RelayClient {
     }
   }
 
-  private noHostError(): RelayError {
+  private noHostError(notRunning?: { profileId: string; profileLabel: string }): RelayError {
     const hosts = listHosts(this.options.home);
+    if (notRunning) {
+      const others = hosts.length > 0 ? ` Connected now: ${describeProfiles(hosts)}; name one of them exactly to use it instead.` : '';
+      return new RelayError(
+        'EXTENSION_NOT_CONNECTED',
+        `The browser profile "${notRunning.profileLabel}" (${notRunning.profileId}) is not running, so comet-relay did not connect to it (nor to another profile in its place). Open that profile's browser window with the extension enabled, then call again.${others}`,
+      );
+    }
     if (this.options.profile && hosts.length > 0) {
       return new RelayError(
         'EXTENSION_NOT_CONNECTED',

@@ -202,6 +202,24 @@ describe('relay client without a host', () => {
     }
   });
 
+  it('#4: --profile Work while the known "Work" is closed says so and names who is connected, never connecting to "Workshop"', async () => {
+    const place = fs.mkdtempSync(path.join(os.tmpdir(), 'cr-closed-'));
+    const at = '2026-12-04T10:00:00.000Z';
+    for (const [id, label, pid] of [['w0rk000001', 'Work', 2 ** 22 + 7], ['w0rkshop01', 'Workshop', process.pid]] as const) {
+      writeHostRecord(place, { profileId: id, profileLabel: label, browser: { name: 'Chromium', version: '156' }, extensionVersion: '0.1.0', hostVersion: '0.1.0', socketPath: path.join(place, `${id}.sock`), pid, startedAt: at, connectedAt: at });
+    }
+    const named = new RelayClient({ home: place, client: { name: 'x' }, transport: 'stdio', hostWaitMs: 0, profile: 'Work' });
+    try {
+      await expect(named.call('tabs.list', {})).rejects.toMatchObject({
+        code: 'EXTENSION_NOT_CONNECTED',
+        message: expect.stringMatching(/^The browser profile "Work" \(w0rk000001\) is not running, .*Connected now: "Workshop" \(w0rkshop01\); name one of them exactly/),
+      });
+    } finally {
+      named.close();
+      fs.rmSync(place, { recursive: true, force: true });
+    }
+  });
+
   it('refuses at once a profile name that begins several connected profiles, listing them', async () => {
     const two = fs.mkdtempSync(path.join(os.tmpdir(), 'cr-profiles-'));
     for (const [id, label, at] of [['aaaaaaaa1', 'Work laptop', '2026-12-02T10:00:00.000Z'], ['bbbbbbbb2', 'Work desktop', '2026-12-02T09:00:00.000Z']] as const) {
