@@ -9,6 +9,7 @@ import { accessNeed, doorRefused, type Need, type Target } from '../../protocol/
 import { doorOf } from '../../protocol/doors';
 import { browser } from '../browser/ext';
 import { describeTabUse, otherTabsAllowed, otherTabsRefused, publicScreenshotsRefused, screenshotsRefused } from './other-tabs';
+import { composerDraft, draftInTheWay } from './draft';
 import { PageGoneDuringAsk, type PageHub } from './pages';
 import type { TabService } from './tabs';
 import { type ModeResult, modeAgain, type PageMode, type PollResult, type WaitResult } from '../../protocol/page/page-methods';
@@ -171,6 +172,11 @@ export class Router {
           // A new chat leaves the conversation the tab shows: that happens here, after the
           // approval (which says "in a new thread"), never before it. The page then types into
           // the empty home page the navigation left, in the mode this session chose (the site opens it in Search).
+          // Never over the person's unsent draft: the new document would throw it away (review of 2026-12-04, #21).
+          const current = await tabs.pageTab().catch(() => undefined);
+          const draft = current === undefined ? undefined : await composerDraft(current);
+          throwIfCancelled(signal);
+          if (current !== undefined && draft?.trim()) throw new RelayError('AGENT_ERROR', draftInTheWay(current, draft));
           await tabs.navigate(PERPLEXITY_HOME, undefined, signal);
           throwIfCancelled(signal);
           const { keepMode, ...rest } = params;
