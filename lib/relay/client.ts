@@ -1,6 +1,7 @@
 import fs from 'node:fs';
 import net from 'node:net';
 import { RelayError } from '../protocol/errors';
+import { effectOf } from '../protocol/access';
 import type { Door } from '../protocol/doors';
 import { PROTOCOL_VERSION } from '../protocol/identity';
 import type { CallOrigin, Envelope, Trace, Welcome } from '../protocol/messages';
@@ -42,6 +43,21 @@ export interface CallOptions {
   origin?: Pick<CallOrigin, 'tool' | 'summary'>;
   /** Asks every hop for its time (the bench's profile); filled in with theirs and ours (`relay`), in ms. */
   trace?: Trace;
+}
+
+/**
+ * A call that sends something to Perplexity (lib/protocol/access.ts `send`) lost on its way back: the
+ * browser may have sent it already, so "call again" would send a prompt twice (review of 2026-12-04, #17).
+ */
+function lostSend(method: string, what: string): string {
+  return (
+    `${capitalized(what)} during ${method} (browser closed, extension reloaded or host restarted), after the request may have reached the page: what it sends may have gone to Perplexity already. ` +
+    'Do not send it again yet: once the browser is back, check with comet_poll (a thread: read_thread) and call again only if it is not there.'
+  );
+}
+
+function capitalized(text: string): string {
+  return text.charAt(0).toUpperCase() + text.slice(1);
 }
 
 interface PendingCall {
@@ -287,9 +303,12 @@ export class RelayClient {
       case 'result':
         this.pending.get(message.id)?.resolve(message.result, message.trace);
         return;
-      case 'error':
-        this.pending.get(message.id)?.reject(new RelayError(message.error.code, message.error.message));
+      case 'error': {
+        const call = this.pending.get(message.id);
+        const lost = message.error.code === 'HOST_DISCONNECTED' && call && effectOf(call.method) === 'send';
+        call?.reject(new RelayError(message.error.code, lost ? lostSend(call.method, 'the browser side went away') : message.error.message));
         return;
+      }
       case 'progress': {
         const call = this.pending.get(message.id);
         if (message.holdMs !== undefined) call?.extendDeadline(message.holdMs);
@@ -308,7 +327,11 @@ export class RelayClient {
     if (this.connection === connection) this.connection = undefined;
     this.handshake?.reject(new ClosedDuringHandshake());
     for (const call of [...this.pending.values()]) {
-      call.reject(new RelayError('HOST_DISCONNECTED', `The browser's comet-relay host went away during ${call.method} (browser closed, extension reloaded or host restarted). Call again: the next call reconnects.`));
+      const message =
+        effectOf(call.method) === 'send'
+          ? lostSend(call.method, "the browser's comet-relay host went away")
+          : `The browser's comet-relay host went away during ${call.method} (browser closed, extension reloaded or host restarted). Call again: the next call reconnects.`;
+      call.reject(new RelayError('HOST_DISCONNECTED', message));
     }
   }
 

@@ -139,8 +139,22 @@ describe('native host', () => {
     const call = theta.call('page.poll', {});
     await extension.next('request');
     extension.toHost.end();
-    await expect(call).rejects.toMatchObject({ code: 'HOST_DISCONNECTED' });
+    await expect(call).rejects.toMatchObject({ code: 'HOST_DISCONNECTED', message: expect.stringContaining('Call again once the browser is back') });
     expect(listHosts(home)).toEqual([]);
+  });
+
+  it('#17: a prompt in flight when the browser goes away is never "call again": it may have been sent', async () => {
+    await connected();
+    const iota = client('iota');
+    const call = iota.call('page.ask', { prompt: 'hello', newChat: false });
+    await extension.next('request');
+    extension.toHost.end();
+    const error = await call.then(
+      () => undefined,
+      (e: Error & { code?: string }) => e,
+    );
+    expect(error).toMatchObject({ code: 'HOST_DISCONNECTED', message: expect.stringMatching(/may have gone to Perplexity already\. Do not send it again yet: .*check with comet_poll/) });
+    expect(error?.message).not.toMatch(/Call again(:| once)/);
   });
 });
 
