@@ -50,7 +50,12 @@ function world() {
       return url;
     }),
   } as unknown as TabService;
-  const router = new Router({ tabs, pages, status: async () => ({}) });
+  const router = new Router({
+    tabs,
+    pages,
+    status: async () => ({}),
+    authorize: async () => void order.push('authorize'),
+  });
   const replies: Envelope[] = [];
   const ask: Request = { kind: 'request', id: 'd1', method: 'page.ask', params: { prompt: 'hello', newChat: true } };
   return { run: () => router.handle(ask, (m) => replies.push(m)), order, replies };
@@ -61,7 +66,7 @@ beforeEach(() => {
 });
 
 describe('a new chat over the person’s draft (#21)', () => {
-  it('#21: a draft in the composer: refused with words, nothing sent, the tab not moved', async () => {
+  it('#21: a draft in the composer: refused with words before anyone is asked to approve it, nothing sent, the tab not moved', async () => {
     composerHtml = editor('<p dir="auto">Dear landlord, about the deposit</p>');
     const w = world();
     await w.run();
@@ -76,7 +81,7 @@ describe('a new chat over the person’s draft (#21)', () => {
       composerHtml = html;
       const w = world();
       await w.run();
-      expect(w.order, html).toEqual(['navigate https://www.perplexity.ai/', 'page.ask']);
+      expect(w.order, html).toEqual(['authorize', 'navigate https://www.perplexity.ai/', 'page.ask']);
     }
   });
 });

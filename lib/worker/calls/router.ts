@@ -138,6 +138,8 @@ export class Router {
       // refused before the person's policy is asked (and before anything is held for approval).
       const door = doorOf(request.origin);
       if (accessNeed({ door, method, params }) === 'never') throw doorRefused(door, request.origin?.tool, method);
+      // A new chat that would throw away the person's draft is refused before the person is asked to approve it.
+      if (method === 'page.ask' && params.newChat) await this.refuseOverDraft(signal);
       await this.deps.authorize?.(request, params, signal, progress);
     }
     // An approval can land in the same instant as a cancel or a dropped link: the cancel wins.
@@ -173,10 +175,8 @@ export class Router {
           // approval (which says "in a new thread"), never before it. The page then types into
           // the empty home page the navigation left, in the mode this session chose (the site opens it in Search).
           // Never over the person's unsent draft: the new document would throw it away (review of 2026-12-04, #21).
-          const current = await tabs.pageTab().catch(() => undefined);
-          const draft = current === undefined ? undefined : await composerDraft(current);
-          throwIfCancelled(signal);
-          if (current !== undefined && draft?.trim()) throw new RelayError('AGENT_ERROR', draftInTheWay(current, draft));
+          // Asked again here: the person may have typed while the approval waited.
+          await this.refuseOverDraft(signal);
           await tabs.navigate(PERPLEXITY_HOME, undefined, signal);
           throwIfCancelled(signal);
           const { keepMode, ...rest } = params;
@@ -233,6 +233,14 @@ export class Router {
         }
       }
     }
+  }
+
+  /** Refuses, in words, when the tab a new chat would leave holds the person's unsent draft (review of 2026-12-04, #21). */
+  private async refuseOverDraft(signal: AbortSignal): Promise<void> {
+    const current = await this.deps.tabs.pageTab().catch(() => undefined);
+    const draft = current === undefined ? undefined : await composerDraft(current);
+    throwIfCancelled(signal);
+    if (current !== undefined && draft?.trim()) throw new RelayError('AGENT_ERROR', draftInTheWay(current, draft));
   }
 
   /**
