@@ -1,6 +1,7 @@
 import type { Door } from './doors';
 import { RelayError } from './errors';
 import type { MethodName } from './methods';
+import { promptInUrl } from './urls';
 
 /**
  * Which operations only read and which act — the ONE classification behind `--read-only` (the MCP
@@ -8,8 +9,15 @@ import type { MethodName } from './methods';
  * the side panel's Read-only (the worker refuses acting requests). Both derive from this table.
  */
 export type Access = 'read' | 'act';
+/**
+ * What one call does, finer than read/act: `send` is an act that sends something to Perplexity in the
+ * person's name (a prompt, a Computer task, a follow-up, a reply, a mode switch, or an address the site
+ * runs as a prompt). *Require approval* holds exactly the `send` calls (lib/worker/panel/policy.ts) and
+ * *Read-only* refuses every `act` and `send`: this table is the one list of both.
+ */
+export type Effect = Access | 'send';
 type Params = Record<string, unknown>;
-type Rule = Access | ((params: Params) => Access);
+type Rule = Effect | ((params: Params) => Effect);
 
 /**
  * Every browser method must be classified here: `satisfies` makes a new method a type error until
@@ -23,7 +31,8 @@ export const METHOD_ACCESS = {
   'tabs.capture': 'read',
   'tabs.switch': 'act',
   'tabs.ensurePerplexity': 'act',
-  'tabs.navigate': 'act',
+  /** An address that submits a prompt (`/search?q=…`, lib/protocol/urls.ts `promptInUrl`) sends it. */
+  'tabs.navigate': (params) => (typeof params.url === 'string' && promptInUrl(params.url) !== undefined ? 'send' : 'act'),
   'page.content': 'read',
   'page.probe': 'read',
   /** Diagnostics only query the page (doctor --page, capture). */
@@ -34,14 +43,14 @@ export const METHOD_ACCESS = {
   /** Expands grouped citations and opens the Sources tab to read them; the previous tab is restored. */
   'page.sources': 'read',
   'page.conversations': 'read',
-  'page.ask': 'act',
+  'page.ask': 'send',
   'page.stop': 'act',
   /** Reading the mode is a read; passing a mode switches it. */
-  'page.mode': (params) => (params.mode ? 'act' : 'read'),
+  'page.mode': (params) => (params.mode ? 'send' : 'read'),
   /** Thread reads may open the thread's tab in the background, but never change the thread. */
-  'threads.start': 'act',
-  'threads.send': 'act',
-  'threads.respond': 'act',
+  'threads.start': 'send',
+  'threads.send': 'send',
+  'threads.respond': 'send',
   'threads.wait': 'read',
   'threads.state': 'read',
   'threads.read': 'read',
@@ -67,11 +76,16 @@ function ruleOf(operation: string): Rule | undefined {
   return (METHOD_ACCESS as Record<string, Rule | undefined>)[operation] ?? (LOCAL_ACCESS as Record<string, Access | undefined>)[operation];
 }
 
-/** The access of one call. A name in neither table counts as acting (fail closed). */
-export function accessOf(operation: string, params: Params = {}): Access {
+/** What one call does. A name in neither table counts as sending (fail closed: refused by Read-only, held by Require approval). */
+export function effectOf(operation: string, params: Params = {}): Effect {
   const rule = ruleOf(operation);
-  if (rule === undefined) return 'act';
+  if (rule === undefined) return 'send';
   return typeof rule === 'function' ? rule(params) : rule;
+}
+
+/** The access of one call: a `send` acts. A name in neither table counts as acting (fail closed). */
+export function accessOf(operation: string, params: Params = {}): Access {
+  return effectOf(operation, params) === 'read' ? 'read' : 'act';
 }
 
 /** A set of operations only reads when every one of them always reads (whatever its params). */

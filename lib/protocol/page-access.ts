@@ -6,7 +6,7 @@ import type { ErrorCode } from './errors';
  * words for it, the ONE place the tools, the side panel, the toolbar icon and `doctor` take them from.
  *
  * The worker asks the browser three things about the tab (lib/worker/calls/page-access.ts): may this
- * extension hold the Perplexity origins (`permissions.contains`), what happens when it runs a trivial
+ * extension hold the Perplexity origin the tab is on (`permissions.contains`, per origin), what happens when it runs a trivial
  * script in the tab (`scripting.executeScript`: the error, or the document's readyState and whether
  * our page script's hook is in its world), and the tab's own status. `classifyPageAccess` turns the
  * answers into one state; nothing here is inferred from a silence.
@@ -46,8 +46,10 @@ export type PageAccessState =
 export interface PageAccessObservation {
   /** The tab's document is on perplexity.ai (`tabs.Tab.url`); a tab still on about:blank is loading. */
   onPerplexity: boolean;
-  /** `permissions.contains` for the Perplexity origins; undefined when it could not be asked. */
+  /** `permissions.contains` for the origin the tab is on (`origin`); undefined when it could not be asked. */
   siteAccess?: boolean;
+  /** The match pattern of the tab's origin (one of PERPLEXITY_MATCHES) whose grant `siteAccess` is. */
+  origin?: string;
   /** The trivial script's outcome. */
   probe: { ok: true; readyState: string; pageScript: boolean } | { ok: false; error: string };
   /** `tabs.Tab.status`. */
@@ -58,6 +60,8 @@ export interface PageAccessVerdict {
   state: PageAccessState;
   /** What the browser said, verbatim, when it refused. */
   browserSaid?: string;
+  /** For `site-access-off`: the origin whose site access is withheld (`https://www.perplexity.ai/*`). */
+  withheld?: string;
   /** Nothing will change by waiting: a call fails at once instead of waiting out its timeout. */
   settled: boolean;
 }
@@ -65,10 +69,11 @@ export interface PageAccessVerdict {
 export function classifyPageAccess(seen: PageAccessObservation): PageAccessVerdict {
   const error = seen.probe.ok ? undefined : seen.probe.error;
   const said = error ? { browserSaid: error } : {};
-  // Site access is the extension's own, whatever document the tab shows; the script's answer speaks
-  // only of the document it ran in, which must be a Perplexity one.
-  if (seen.siteAccess === false) return { state: 'site-access-off', settled: true, ...said };
+  // Judged only for a document on perplexity.ai, and for the origin it is on: a tab still on its old
+  // document or on about:blank is on its way, and www granted alone lets the script into a tab on www
+  // (review of 2026-12-04, #5). The script's answer, too, speaks only of the document it ran in.
   if (!seen.onPerplexity) return { state: 'loading', settled: false };
+  if (seen.siteAccess === false) return { state: 'site-access-off', settled: true, ...said, ...(seen.origin ? { withheld: seen.origin } : {}) };
   if (error && BROWSER_SAYS.policy.test(error)) return { state: 'blocked-by-policy', settled: true, ...said };
   if (!seen.probe.ok) return { state: 'unknown', settled: false, ...said };
   if (seen.probe.pageScript) return { state: 'script-silent', settled: false };
@@ -153,12 +158,15 @@ export function pageAccessWords(verdict: PageAccessVerdict, context: PageAccessC
       };
     }
     case 'site-access-off': {
-      const fix = `open ${extensionsPage(browserName)}, comet-relay → Details → Site access, choose “On all sites” (or add https://www.perplexity.ai under “On specific sites”), or right-click comet-relay's toolbar icon and allow it on perplexity.ai; then reload ${tab}`;
+      // The origin the tab is on, whose grant is missing (another origin granted already is not asked for again).
+      const site = verdict.withheld ? verdict.withheld.replace(/\/\*$/, '') : 'https://www.perplexity.ai';
+      const host = verdict.withheld ? site.replace(/^https:\/\//, '') : 'perplexity.ai';
+      const fix = `open ${extensionsPage(browserName)}, comet-relay → Details → Site access, choose “On all sites” (or add ${site} under “On specific sites”), or right-click comet-relay's toolbar icon and allow it on ${host}; then reload ${tab}`;
       return {
         ...base,
         code: 'SITE_ACCESS_OFF',
-        title: 'Site access to perplexity.ai is off',
-        message: `comet-relay's site access to perplexity.ai is turned off in this browser (“On click” or “On specific sites”), so its script does not run in ${tab}${said}. To fix it, ${fix}.`,
+        title: `Site access to ${host} is off`,
+        message: `comet-relay's site access to ${host} is turned off in this browser (“On click” or “On specific sites”), so its script does not run in ${tab}${said}. To fix it, ${fix}.`,
         fix,
       };
     }

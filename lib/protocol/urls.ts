@@ -1,6 +1,21 @@
 /** URL rules shared by every runtime: what counts as Perplexity, and how tabs are categorised. */
 
 export const PERPLEXITY_MATCHES = ['https://www.perplexity.ai/*', 'https://perplexity.ai/*'];
+
+/**
+ * The one of PERPLEXITY_MATCHES a page at `rawUrl` is under (the origin the browser grants site access
+ * for), or undefined. Site access is granted per origin: "On specific sites" with https://www.perplexity.ai,
+ * or allowing it from the toolbar icon on the page, grants www alone (review of 2026-12-04, #5).
+ */
+export function perplexityMatchOf(rawUrl: string): string | undefined {
+  try {
+    const url = new URL(rawUrl);
+    const match = `${url.protocol}//${url.hostname.toLowerCase()}/*`;
+    return url.port === '' && PERPLEXITY_MATCHES.includes(match) ? match : undefined;
+  } catch {
+    return undefined;
+  }
+}
 export const PERPLEXITY_HOME = 'https://www.perplexity.ai/';
 /**
  * The optional host permission the person grants from the side panel (TAB_ACCESS_GRANT): any
@@ -51,6 +66,32 @@ export function checkPerplexityUrl(input: string): UrlCheck {
   if (url.hostname.endsWith('.')) return { ok: false, reason: `its host "${url.hostname}" ends with a dot` };
   if (!isPerplexityHost(url.hostname)) return { ok: false, reason: `its host "${url.hostname}" is not perplexity.ai` };
   return { ok: true, url: url.href };
+}
+
+/**
+ * The query parameters Perplexity may run as a prompt when an address is opened. `q` is the one the site is added
+ * under as a browser search engine (`https://www.perplexity.ai/search?q=%s`), and third-party code opens it to
+ * submit a prompt (review of 2026-12-04, #3: `perplexity_link(url, prompt)`; Complexity handles `?q=&model=&focus=`).
+ * No capture shows which others the site honours, so every name of that kind counts (fail closed), in any case.
+ */
+export const PROMPT_PARAMS: readonly string[] = ['q', 'query', 'prompt', 'question', 'text', 'message'];
+
+/**
+ * The prompt an address on perplexity.ai would submit when opened (its prompt parameters' words, joined), or
+ * undefined when it carries none. Opening such an address sends a prompt as `page.ask` does (lib/protocol/access.ts).
+ */
+export function promptInUrl(rawUrl: string): string | undefined {
+  let url: URL;
+  try {
+    url = new URL(rawUrl.trim());
+  } catch {
+    return undefined;
+  }
+  if (!isPerplexityHost(url.hostname)) return undefined;
+  const words = [...url.searchParams]
+    .filter(([name, value]) => PROMPT_PARAMS.includes(name.toLowerCase()) && value.trim() !== '')
+    .map(([, value]) => value);
+  return words.length > 0 ? words.join('\n') : undefined;
 }
 
 /**

@@ -1,12 +1,13 @@
 import fs from 'node:fs';
 import net from 'node:net';
 import { RelayError } from '../protocol/errors';
+import { effectOf } from '../protocol/access';
 import type { Door } from '../protocol/doors';
 import { PROTOCOL_VERSION } from '../protocol/identity';
 import type { CallOrigin, Envelope, Trace, Welcome } from '../protocol/messages';
 import { hostMethods, type MethodName, type MethodParams, type MethodResult, methods } from '../protocol/methods';
 import { FramedConnection } from './connection';
-import { describeProfiles, type HostRecord, listHosts, pickHost, removeHostRecord } from './discovery';
+import { describeProfiles, type HostRecord, knownProfiles, listHosts, pickHost, removeHostRecord } from './discovery';
 import { handshakeChallenge, provesHost } from './host-proof';
 import { type Logger, silentLogger } from './logger';
 import { hostsDir } from './paths';
@@ -42,6 +43,21 @@ export interface CallOptions {
   origin?: Pick<CallOrigin, 'tool' | 'summary'>;
   /** Asks every hop for its time (the bench's profile); filled in with theirs and ours (`relay`), in ms. */
   trace?: Trace;
+}
+
+/**
+ * A call that sends something to Perplexity (lib/protocol/access.ts `send`) lost on its way back: the
+ * browser may have sent it already, so "call again" would send a prompt twice (review of 2026-12-04, #17).
+ */
+function lostSend(method: string, what: string): string {
+  return (
+    `${capitalized(what)} during ${method} (browser closed, extension reloaded or host restarted), after the request may have reached the page: what it sends may have gone to Perplexity already. ` +
+    'Do not send it again yet: once the browser is back, check with comet_poll (a thread: read_thread) and call again only if it is not there.'
+  );
+}
+
+function capitalized(text: string): string {
+  return text.charAt(0).toUpperCase() + text.slice(1);
 }
 
 interface PendingCall {
@@ -181,11 +197,13 @@ export class RelayClient {
   private async connect(waitMs: number): Promise<FramedConnection> {
     const deadline = Date.now() + waitMs;
     for (;;) {
-      let pick = pickHost(listHosts(this.options.home), this.options.profile);
+      const pickNow = () => pickHost(listHosts(this.options.home), this.options.profile, knownProfiles(this.options.home));
+      let pick = pickNow();
       // A name that fits several profiles is the caller's to make exact; waiting would not change that.
+      // A named profile that is known but not running is waited for like no profile at all.
       while (!pick.host && pick.ambiguous.length === 0 && Date.now() < deadline && !this.closed) {
         await changeIn(hostsDir(this.options.home), Math.min(DISCOVERY_INTERVAL_MS, Math.max(0, deadline - Date.now())));
-        pick = pickHost(listHosts(this.options.home), this.options.profile);
+        pick = pickNow();
       }
       if (pick.ambiguous && pick.ambiguous.length > 0) {
         throw new RelayError(
@@ -194,7 +212,8 @@ export class RelayClient {
         );
       }
       const host = pick.host;
-      if (!host) throw this.noHostError();
+      if (!host) throw this.noHostError(pick.notRunning);
+      if (pick.byPrefix) this.log.warn('the profile name matched a connected profile by the beginning of its label', { named: this.options.profile, profile: host.profileLabel, id: host.profileId });
       if (this.closed) throw closedError();
       checkSocketOwner(host.socketPath);
       const socket = net.connect(host.socketPath);
@@ -284,9 +303,12 @@ export class RelayClient {
       case 'result':
         this.pending.get(message.id)?.resolve(message.result, message.trace);
         return;
-      case 'error':
-        this.pending.get(message.id)?.reject(new RelayError(message.error.code, message.error.message));
+      case 'error': {
+        const call = this.pending.get(message.id);
+        const lost = message.error.code === 'HOST_DISCONNECTED' && call && effectOf(call.method) === 'send';
+        call?.reject(new RelayError(message.error.code, lost ? lostSend(call.method, 'the browser side went away') : message.error.message));
         return;
+      }
       case 'progress': {
         const call = this.pending.get(message.id);
         if (message.holdMs !== undefined) call?.extendDeadline(message.holdMs);
@@ -305,12 +327,23 @@ export class RelayClient {
     if (this.connection === connection) this.connection = undefined;
     this.handshake?.reject(new ClosedDuringHandshake());
     for (const call of [...this.pending.values()]) {
-      call.reject(new RelayError('HOST_DISCONNECTED', `The browser's comet-relay host went away during ${call.method} (browser closed, extension reloaded or host restarted). Call again: the next call reconnects.`));
+      const message =
+        effectOf(call.method) === 'send'
+          ? lostSend(call.method, "the browser's comet-relay host went away")
+          : `The browser's comet-relay host went away during ${call.method} (browser closed, extension reloaded or host restarted). Call again: the next call reconnects.`;
+      call.reject(new RelayError('HOST_DISCONNECTED', message));
     }
   }
 
-  private noHostError(): RelayError {
+  private noHostError(notRunning?: { profileId: string; profileLabel: string }): RelayError {
     const hosts = listHosts(this.options.home);
+    if (notRunning) {
+      const others = hosts.length > 0 ? ` Connected now: ${describeProfiles(hosts)}; name one of them exactly to use it instead.` : '';
+      return new RelayError(
+        'EXTENSION_NOT_CONNECTED',
+        `The browser profile "${notRunning.profileLabel}" (${notRunning.profileId}) is not running, so comet-relay did not connect to it (nor to another profile in its place). Open that profile's browser window with the extension enabled, then call again.${others}`,
+      );
+    }
     if (this.options.profile && hosts.length > 0) {
       return new RelayError(
         'EXTENSION_NOT_CONNECTED',

@@ -1,5 +1,6 @@
 import fs from 'node:fs';
-import { hostRecordPath, hostsDir } from './paths';
+import path from 'node:path';
+import { hostRecordPath, hostsDir, profilesDir } from './paths';
 import { ensurePrivateDir, ownedByUs } from './private-dir';
 
 /**
@@ -60,6 +61,53 @@ export function writeHostRecord(home: string, record: HostRecord): void {
   const temp = `${file}.${process.pid}.tmp`;
   fs.writeFileSync(temp, `${JSON.stringify(record, null, 2)}\n`, { mode: 0o600 });
   fs.renameSync(temp, file);
+  rememberProfile(home, record);
+}
+
+/** A profile a host has served: known by name after its browser closed, so a name meant for it reaches no other. */
+export interface KnownProfile {
+  profileId: string;
+  profileLabel: string;
+}
+
+const PROFILE_ID = /^[A-Za-z0-9_-]{8,64}$/;
+
+/** Keeps the profile's id and current label (a rename overwrites it). Best effort: discovery works without it. */
+function rememberProfile(home: string, { profileId, profileLabel }: KnownProfile): void {
+  if (!PROFILE_ID.test(profileId)) return;
+  try {
+    ensurePrivateDir(profilesDir(home));
+    const file = path.join(profilesDir(home), `${profileId}.json`);
+    const temp = `${file}.${process.pid}.tmp`;
+    fs.writeFileSync(temp, `${JSON.stringify({ profileId, profileLabel })}\n`, { mode: 0o600 });
+    fs.renameSync(temp, file);
+  } catch {
+    // an unwritable folder: the profile is simply not remembered
+  }
+}
+
+/** Every profile a host of this state folder has served, running or not. */
+export function knownProfiles(home: string): KnownProfile[] {
+  let names: string[];
+  try {
+    names = fs.readdirSync(profilesDir(home));
+  } catch {
+    return [];
+  }
+  const known: KnownProfile[] = [];
+  for (const name of names) {
+    const file = path.join(profilesDir(home), name);
+    if (!name.endsWith('.json') || !ownedByUs(file)) continue;
+    try {
+      const value = JSON.parse(fs.readFileSync(file, 'utf8')) as Partial<KnownProfile> | null;
+      if (typeof value?.profileId === 'string' && typeof value.profileLabel === 'string' && PROFILE_ID.test(value.profileId)) {
+        known.push({ profileId: value.profileId, profileLabel: value.profileLabel });
+      }
+    } catch {
+      // unreadable: not known
+    }
+  }
+  return known;
 }
 
 /**
@@ -130,21 +178,26 @@ export function listHosts(home: string, alive: (pid: number) => boolean = isProc
 
 /**
  * The host a client should talk to: the most recently connected one when no profile is named; else the profile
- * whose id or label is exactly the name (labels case-insensitive), else the one whose label begins with it. A name
- * that begins several labels picks none: "Work" must never reach a more recently connected "Workshop" profile
- * (another account) by guesswork (review of 2026-12-02, #12: a substring match picked "Homework").
+ * whose id or label is exactly the name (labels case-insensitive). A profile of exactly that name that is known but
+ * not running is waited for, never stood in for (review of 2026-12-04, #4: "Work" closed reached "Workshop", another
+ * account). Only when no profile, running or not, has that name does a unique beginning of a connected profile's
+ * label pick it, and the pick says so (`byPrefix`); a name that begins several picks none (review of 2026-12-02, #12).
  */
-export type HostPick = { host: HostRecord; ambiguous?: undefined } | { host?: undefined; ambiguous: HostRecord[] };
+export type HostPick =
+  | { host: HostRecord; byPrefix?: boolean; ambiguous?: undefined; notRunning?: undefined }
+  | { host?: undefined; ambiguous: HostRecord[]; notRunning?: KnownProfile };
 
-export function pickHost(hosts: HostRecord[], profile?: string): HostPick {
+export function pickHost(hosts: HostRecord[], profile?: string, known: readonly KnownProfile[] = []): HostPick {
   const [newest] = hosts;
   if (!profile) return newest ? { host: newest } : { ambiguous: [] };
   const wanted = profile.toLowerCase();
   const exact = hosts.find((h) => h.profileId === profile) ?? hosts.find((h) => h.profileLabel.toLowerCase() === wanted);
   if (exact) return { host: exact };
+  const absent = known.find((k) => k.profileId === profile) ?? known.find((k) => k.profileLabel.toLowerCase() === wanted);
+  if (absent) return { ambiguous: [], notRunning: absent };
   const prefixed = hosts.filter((h) => h.profileLabel.toLowerCase().startsWith(wanted));
   const [only] = prefixed;
-  return only && prefixed.length === 1 ? { host: only } : { ambiguous: prefixed };
+  return only && prefixed.length === 1 ? { host: only, byPrefix: true } : { ambiguous: prefixed };
 }
 
 /** How profiles are listed in a message: `"Work" (a1b2c3d4e), "Personal" (…)`. */

@@ -21,6 +21,8 @@ export function stateDir({ env = process.env, platform = process.platform, homed
 }
 
 export const hostsDir = (home: string) => path.join(home, 'hosts');
+/** Every profile a host has served, kept after its host stops (lib/relay/discovery.ts `knownProfiles`). */
+export const profilesDir = (home: string) => path.join(home, 'profiles');
 
 /** The logs comet-relay writes (`<home>/logs/<name>.log`, rotated to `.1`, `.2`…). */
 export const LOG_NAMES = ['host', 'mcp', 'serve'] as const;
@@ -41,6 +43,8 @@ export const OWN_STATE_FILES: readonly { dir: string; name: RegExp }[] = [
   // the name a stale one is judged under before it is deleted (<profileId>.json.<pid>.gone)
   { dir: 'hosts', name: /^[A-Za-z0-9_-]{8,64}\.json(\.\d+\.(tmp|gone))?$/ },
   { dir: 'run', name: /^[A-Za-z0-9_-]{8,64}\.sock$/ },
+  // Profiles a host served (their id and label), and the temp file one is written through
+  { dir: 'profiles', name: /^[A-Za-z0-9_-]{8,64}\.json(\.\d+\.tmp)?$/ },
   { dir: 'cache', name: CODE_CACHE_FILE },
 ];
 export const hostRecordPath = (home: string, profileId: string) => path.join(hostsDir(home), `${profileId}.json`);

@@ -62,7 +62,7 @@ export function startWorker(): void {
   );
   const pages: PageHub = new PageHub(
     (tabId) => {
-      if (pages.state(tabId)) access.clear(tabId);
+      if (pages.state(tabId)) access.connected(tabId);
       panels.onPageChange();
     },
     injectKit,

@@ -144,3 +144,35 @@ test('another tab is read only once the person allows it in the side panel, fenc
   await call('comet_switch_tab', { tabId: perplexityTab?.id });
   await other.close();
 });
+
+/**
+ * What chrome://extensions does for Site access → "On specific sites" with https://www.perplexity.ai added,
+ * through the same private API that page uses; `hostAccess` back to all sites afterwards.
+ */
+async function siteAccess(hostAccess: 'ON_SPECIFIC_SITES' | 'ON_ALL_SITES', add?: string): Promise<void> {
+  const page = await world.harness.context.newPage();
+  try {
+    await page.goto('chrome://extensions/');
+    const id = JSON.stringify(world.harness.extensionId);
+    const call = (expression: string) =>
+      page.evaluate(`new Promise((resolve) => ${expression.replace('DONE', '() => resolve(chrome.runtime.lastError ? chrome.runtime.lastError.message : "ok")')})`);
+    expect(await call(`chrome.developerPrivate.updateExtensionConfiguration({ extensionId: ${id}, hostAccess: '${hostAccess}' }, DONE)`)).toBe('ok');
+    if (add) expect(await call(`chrome.developerPrivate.addHostPermission(${id}, ${JSON.stringify(add)}, DONE)`)).toBe('ok');
+  } finally {
+    await page.close();
+  }
+}
+
+test('#5: site access on www.perplexity.ai alone (On specific sites): comet_open_conversation opens another page and the page script answers there', async () => {
+  const { call } = world;
+  await siteAccess('ON_SPECIFIC_SITES', 'https://www.perplexity.ai/*');
+  try {
+    expect((await call('comet_connect')).isError).toBe(false);
+    const opened = await call('comet_open_conversation', { url: 'https://www.perplexity.ai/' });
+    expect(opened.text).toBe('Navigated to: https://www.perplexity.ai/');
+    const polled = await call('comet_poll');
+    expect(polled.isError, polled.text).toBe(false);
+  } finally {
+    await siteAccess('ON_ALL_SITES');
+  }
+});

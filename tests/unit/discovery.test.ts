@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { asHostRecord, type HostRecord, listHosts, pickHost, removeHostRecord, writeHostRecord } from '../../lib/relay/discovery';
+import { asHostRecord, type HostRecord, knownProfiles, listHosts, pickHost, removeHostRecord, writeHostRecord } from '../../lib/relay/discovery';
 import { hostRecordPath, pipeNonce, socketPath, stateDir } from '../../lib/relay/paths';
 
 let home: string;
@@ -94,6 +94,20 @@ describe('discovery records', () => {
     expect(pickHost(hosts, 'work').host?.profileId).toBe('dddddddd4');
     // Only "Homework" connected: "Work" is not a name of it, nor the start of one.
     expect(pickHost(hosts.slice(0, 1), 'Work').host).toBeUndefined();
+  });
+
+  it('#4: a known "Work" whose browser is not running is waited for, never stood in for by a connected "Workshop"', () => {
+    const dead = 2 ** 22 + 7; // no such process
+    writeHostRecord(home, record('w0rk000001', '1', dead, 'Work'));
+    writeHostRecord(home, record('w0rkshop01', '2', process.pid, 'Workshop'));
+    const hosts = listHosts(home);
+    expect(hosts.map((h) => h.profileLabel)).toEqual(['Workshop']);
+    const known = knownProfiles(home);
+    expect(pickHost(hosts, 'Work', known)).toEqual({ ambiguous: [], notRunning: { profileId: 'w0rk000001', profileLabel: 'Work' } });
+    expect(pickHost(hosts, 'w0rk000001', known).host).toBeUndefined();
+    // A name no profile has exactly still reaches the one connected profile it begins, and the pick says how.
+    expect(pickHost(hosts, 'Works', known)).toMatchObject({ host: { profileLabel: 'Workshop' }, byPrefix: true });
+    expect(pickHost(hosts, 'Workshop', known)).toEqual({ host: hosts[0] });
   });
 
   it('refuses a name that begins several profiles instead of picking the newest of them', () => {

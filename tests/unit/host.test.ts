@@ -139,8 +139,22 @@ describe('native host', () => {
     const call = theta.call('page.poll', {});
     await extension.next('request');
     extension.toHost.end();
-    await expect(call).rejects.toMatchObject({ code: 'HOST_DISCONNECTED' });
+    await expect(call).rejects.toMatchObject({ code: 'HOST_DISCONNECTED', message: expect.stringContaining('Call again once the browser is back') });
     expect(listHosts(home)).toEqual([]);
+  });
+
+  it('#17: a prompt in flight when the browser goes away is never "call again": it may have been sent', async () => {
+    await connected();
+    const iota = client('iota');
+    const call = iota.call('page.ask', { prompt: 'hello', newChat: false });
+    await extension.next('request');
+    extension.toHost.end();
+    const error = await call.then(
+      () => undefined,
+      (e: Error & { code?: string }) => e,
+    );
+    expect(error).toMatchObject({ code: 'HOST_DISCONNECTED', message: expect.stringMatching(/may have gone to Perplexity already\. Do not send it again yet: .*check with comet_poll/) });
+    expect(error?.message).not.toMatch(/Call again(:| once)/);
   });
 });
 
@@ -199,6 +213,24 @@ describe('relay client without a host', () => {
     } finally {
       lonely.close();
       fs.rmSync(empty, { recursive: true, force: true });
+    }
+  });
+
+  it('#4: --profile Work while the known "Work" is closed says so and names who is connected, never connecting to "Workshop"', async () => {
+    const place = fs.mkdtempSync(path.join(os.tmpdir(), 'cr-closed-'));
+    const at = '2026-12-04T10:00:00.000Z';
+    for (const [id, label, pid] of [['w0rk000001', 'Work', 2 ** 22 + 7], ['w0rkshop01', 'Workshop', process.pid]] as const) {
+      writeHostRecord(place, { profileId: id, profileLabel: label, browser: { name: 'Chromium', version: '156' }, extensionVersion: '0.1.0', hostVersion: '0.1.0', socketPath: path.join(place, `${id}.sock`), pid, startedAt: at, connectedAt: at });
+    }
+    const named = new RelayClient({ home: place, client: { name: 'x' }, transport: 'stdio', hostWaitMs: 0, profile: 'Work' });
+    try {
+      await expect(named.call('tabs.list', {})).rejects.toMatchObject({
+        code: 'EXTENSION_NOT_CONNECTED',
+        message: expect.stringMatching(/^The browser profile "Work" \(w0rk000001\) is not running, .*Connected now: "Workshop" \(w0rkshop01\); name one of them exactly/),
+      });
+    } finally {
+      named.close();
+      fs.rmSync(place, { recursive: true, force: true });
     }
   });
 

@@ -9,6 +9,7 @@ import {
 } from '../../lib/protocol/page-access';
 import { PageAccessWatch } from '../../lib/worker/calls/page-access';
 import { PageHub } from '../../lib/worker/calls/pages';
+import { actionLook } from '../../lib/worker/link/action-state';
 
 vi.mock('wxt/browser', () => ({ browser: {} }));
 
@@ -40,8 +41,8 @@ describe('classifyPageAccess: why a Perplexity tab has no page script, from what
     const aboutBlank = 'Cannot access contents of url "about:blank". Extension manifest must request permission to access this host.';
     expect(classifyPageAccess(seen({ onPerplexity: false, probe: { ok: false, error: aboutBlank } }))).toEqual({ state: 'loading', settled: false });
     expect(classifyPageAccess(seen({ onPerplexity: false, probe: { ok: false, error: POLICY_ERROR } }))).toEqual({ state: 'loading', settled: false });
-    // Site access is the extension's own, whatever the tab shows.
-    expect(classifyPageAccess(seen({ onPerplexity: false, siteAccess: false }))).toMatchObject({ state: 'site-access-off', settled: true });
+    // Site access is judged for the origin a Perplexity document is on (#5): a tab not there yet is on its way.
+    expect(classifyPageAccess(seen({ onPerplexity: false, siteAccess: false }))).toEqual({ state: 'loading', settled: false });
   });
 
   it('a page whose readyState is complete while the tab still loads is loading', () => {
@@ -143,5 +144,24 @@ describe('PageHub.whenReady asks the browser why, and fails at once on a cause w
     access.clear(5);
     access.clear(4);
     expect(changes).toEqual(['site-access-off', 'none']);
+  });
+
+  it('#19: a page script connecting in another Perplexity tab clears the toolbar fault one tab left; a check it outran is not kept', async () => {
+    const link = { state: 'connected' as const, hostVersion: '1.0.0', since: 0, failures: 0 };
+    const access = watch(() => seen({ probe: { ok: false, error: POLICY_ERROR } }));
+    await access.check(11);
+    expect(actionLook(link, access.current())).toMatchObject({ state: 'disconnected', badgeText: '!' });
+    access.connected(12);
+    expect(access.current()).toBeNull();
+    expect(actionLook(link, access.current())).toMatchObject({ state: 'connected', badgeText: '' });
+    // A check of tab 11 that was asked before tab 12 connected and answers after it: older than the evidence.
+    let answer: (o: PageAccessObservation) => void = () => {};
+    const slow = new PageAccessWatch(async () => 'Comet', () => {}, () => new Promise((resolve) => (answer = resolve)));
+    const late = slow.check(11);
+    await Promise.resolve();
+    slow.connected(12);
+    answer(seen({ probe: { ok: false, error: POLICY_ERROR } }));
+    expect((await late).state).toBe('blocked-by-policy');
+    expect(slow.current()).toBeNull();
   });
 });

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { type ErrorCode, RelayError } from '../../protocol/errors';
 import type { TabInfo } from '../../protocol/methods';
 import { formatWaitText, modeAgain, PageMode, PollResult } from '../../protocol/page/page-methods';
-import { checkPerplexityUrl, PERPLEXITY_HOME, TAB_ACCESS_GRANT, TAB_CATEGORY_ORDER } from '../../protocol/urls';
+import { checkPerplexityUrl, PERPLEXITY_HOME, promptInUrl, TAB_ACCESS_GRANT, TAB_CATEGORY_ORDER } from '../../protocol/urls';
 import { fencePageContent } from '../fence';
 import type { ToolBrowser } from '../gateway';
 import { clip, defineTool, errorText, textResult, type ToolDefinition } from '../tool';
@@ -311,10 +311,12 @@ const openConversation = defineTool({
   uses: ['tabs.navigate'],
   destructive: true,
   summarize: ({ url }) => clip(url, 100),
-  async handler({ url }, { browser, signal }) {
+  async handler({ url }, { browser, signal, progress }) {
     const check = checkPerplexityUrl(url);
     if (!check.ok) return errorText(`Error: Invalid URL: must be a https://perplexity.ai/ URL, got "${url}" (${check.reason})`);
-    await browser.call('tabs.navigate', { url: check.url }, { signal, timeoutMs: 30_000 });
+    // An address that submits a prompt (`?q=`) is held as a prompt is (Require approval): as long as a prompt's.
+    const asks = promptInUrl(check.url) !== undefined;
+    await browser.call('tabs.navigate', { url: check.url }, { signal, timeoutMs: asks ? 180_000 : 30_000, onProgress: progress });
     return textResult(`Navigated to: ${check.url}`);
   },
 });

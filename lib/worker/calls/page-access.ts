@@ -1,6 +1,6 @@
 import { classifyPageAccess, type PageAccessObservation, type PageAccessWords, pageAccessWords } from '../../protocol/page-access';
 import { PAGE_KIT_HOOK } from '../../protocol/page/page-kits';
-import { isPerplexityUrl, PERPLEXITY_MATCHES } from '../../protocol/urls';
+import { isPerplexityUrl, perplexityMatchOf } from '../../protocol/urls';
 import { browser } from '../browser/ext';
 
 /**
@@ -9,10 +9,18 @@ import { browser } from '../browser/ext';
  * `browser.status` (doctor). A tab whose page script connects clears it.
  */
 export async function observePageAccess(tabId: number): Promise<PageAccessObservation> {
-  const siteAccess = await browser.permissions.contains({ origins: [...PERPLEXITY_MATCHES] }).catch(() => undefined);
   const tab = await browser.tabs.get(tabId).catch(() => undefined);
   const onPerplexity = isPerplexityUrl(tab?.url ?? '');
-  const base = { ...(siteAccess === undefined ? {} : { siteAccess }), onPerplexity, ...(tab?.status ? { tabStatus: tab.status } : {}) };
+  // Site access is granted per origin: what decides is the grant for the origin this tab is on, not
+  // both origins at once (www granted alone is a working grant for a tab on www).
+  const origin = perplexityMatchOf(tab?.url ?? '');
+  const siteAccess = origin ? await browser.permissions.contains({ origins: [origin] }).catch(() => undefined) : undefined;
+  const base = {
+    ...(siteAccess === undefined ? {} : { siteAccess }),
+    ...(origin ? { origin } : {}),
+    onPerplexity,
+    ...(tab?.status ? { tabStatus: tab.status } : {}),
+  };
   if (!onPerplexity) return { ...base, probe: { ok: false, error: 'the tab is not on perplexity.ai yet' } };
   try {
     const [injection] = await browser.scripting.executeScript({
@@ -51,18 +59,33 @@ export class PageAccessWatch {
   /** Asks the browser about `tabId` (a tab without a page script) and keeps the words. */
   async check(tabId: number, waitedMs?: number): Promise<PageAccessWords> {
     if (this.report?.tabId === String(tabId) && waitedMs === undefined && this.now() - this.checkedAt < FRESH_MS) return this.report;
+    const connections = this.connections;
     const verdict = classifyPageAccess(await this.observe(tabId));
     const words = pageAccessWords(verdict, { browserName: await this.browserName(), tabId, ...(waitedMs === undefined ? {} : { waitedMs }) });
+    // A page script connected while the browser was asked: that answer is older than the evidence.
+    if (connections !== this.connections) return words;
     this.checkedAt = this.now();
     this.set(words);
     return words;
   }
 
-  /** The tab's page script connected (or the tab went away): its problem is over. */
+  /**
+   * A page script connected in a Perplexity tab, any tab: the browser lets comet-relay in, so no
+   * tab's fault stands for the toolbar (review of 2026-12-04, #19: it kept another tab's red
+   * "Blocked" while agents worked). A tab still without its script is asked about again when a call waits on it.
+   */
+  connected(_tabId: number): void {
+    this.connections++;
+    if (this.report) this.set(null);
+  }
+
+  /** The tab went away: its problem is over. */
   clear(tabId?: number): void {
     if (!this.report || (tabId !== undefined && this.report.tabId !== String(tabId))) return;
     this.set(null);
   }
+
+  private connections = 0;
 
   private set(next: PageAccessWords | null): void {
     // The state moved, not merely its words (a wait's "after N ms"): a push would ask again.

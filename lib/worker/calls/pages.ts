@@ -42,9 +42,25 @@ interface PageDocument {
 interface OpenRequest {
   /** The port the request went out on: only that port can answer it. */
   port: Runtime.Port;
+  method: string;
   onProgress(message: string): void;
   resolve(value: unknown, trace?: Trace): void;
   reject(error: RelayError): void;
+}
+
+/**
+ * The page went away (a navigation, a reload, the tab closing) after it was handed a prompt, before it
+ * answered: whether Perplexity took the prompt is not known from here. The router looks at the page
+ * that follows (lib/worker/calls/router.ts); these words stand when it cannot tell.
+ */
+export class PageGoneDuringAsk extends RelayError {
+  constructor(readonly tabId: number | undefined) {
+    super(
+      'AGENT_ERROR',
+      `The Perplexity page${tabId === undefined ? '' : ` in tab ${tabId}`} went away (it navigated, reloaded or closed) after it was handed the prompt, so Perplexity may have taken it: do not send it again yet. ` +
+        'Call comet_poll to see the conversation the tab shows now; ask again only if its last question is not this prompt.',
+    );
+  }
 }
 
 export class PageHub {
@@ -86,12 +102,16 @@ export class PageHub {
     });
   }
 
-  /** Rejects every request still waiting on `port`, which will never answer them. */
+  /**
+   * Rejects every request still waiting on `port`, which will never answer them. A page that goes
+   * away holding a `page.ask` may have submitted it first (a hard navigation after the submit): that
+   * one is never told "call again", which would send the prompt twice (review of 2026-12-04, #17).
+   */
   private failOpen(port: Runtime.Port, message: string): void {
     for (const [id, request] of this.open) {
       if (request.port !== port) continue;
       this.open.delete(id);
-      request.reject(new RelayError('NO_PERPLEXITY_TAB', message));
+      request.reject(request.method === 'page.ask' ? new PageGoneDuringAsk(port.sender?.tab?.id) : new RelayError('NO_PERPLEXITY_TAB', message));
     }
   }
 
@@ -273,6 +293,7 @@ export class PageHub {
       };
       this.open.set(id, {
         port,
+        method,
         onProgress,
         resolve: (value, pageTrace) => {
           finish();

@@ -3,12 +3,14 @@ import type { Envelope, ProgressSink, Request, Trace } from '../../protocol/mess
 import { isMethodName, type MethodResult, methods } from '../../protocol/methods';
 import type { Tabs } from 'webextension-polyfill';
 import { extractVisibleText } from '../../page/dom/visible-text';
+import { questionKey, questionMatch } from '../../page/answer/question';
 import { categorizeTab, isPerplexityUrl, PERPLEXITY_HOME, samePage } from '../../protocol/urls';
 import { accessNeed, doorRefused, type Need, type Target } from '../../protocol/access';
 import { doorOf } from '../../protocol/doors';
 import { browser } from '../browser/ext';
 import { describeTabUse, otherTabsAllowed, otherTabsRefused, publicScreenshotsRefused, screenshotsRefused } from './other-tabs';
-import type { PageHub } from './pages';
+import { composerDraft, draftInTheWay } from './draft';
+import { PageGoneDuringAsk, type PageHub } from './pages';
 import type { TabService } from './tabs';
 import { type ModeResult, modeAgain, type PageMode, type PollResult, type WaitResult } from '../../protocol/page/page-methods';
 import type { JsonAnswers, TabFetch } from '../threads/json-answer';
@@ -136,6 +138,8 @@ export class Router {
       // refused before the person's policy is asked (and before anything is held for approval).
       const door = doorOf(request.origin);
       if (accessNeed({ door, method, params }) === 'never') throw doorRefused(door, request.origin?.tool, method);
+      // A new chat that would throw away the person's draft is refused before the person is asked to approve it.
+      if (method === 'page.ask' && params.newChat) await this.refuseOverDraft(signal);
       await this.deps.authorize?.(request, params, signal, progress);
     }
     // An approval can land in the same instant as a cancel or a dropped link: the cancel wins.
@@ -170,6 +174,9 @@ export class Router {
           // A new chat leaves the conversation the tab shows: that happens here, after the
           // approval (which says "in a new thread"), never before it. The page then types into
           // the empty home page the navigation left, in the mode this session chose (the site opens it in Search).
+          // Never over the person's unsent draft: the new document would throw it away (review of 2026-12-04, #21).
+          // Asked again here: the person may have typed while the approval waited.
+          await this.refuseOverDraft(signal);
           await tabs.navigate(PERPLEXITY_HOME, undefined, signal);
           throwIfCancelled(signal);
           const { keepMode, ...rest } = params;
@@ -190,7 +197,10 @@ export class Router {
         const run = (sent: Record<string, unknown> = forward) => pages.request(tabId, method, sent, signal, progress, trace);
         const pageCall = (m: string, p: Record<string, unknown>) => pages.request(tabId, m, p, signal, () => {});
         const where = { tabId, url: pages.state(tabId)?.url };
-        const result = this.deps.repairs && REPAIRABLE.has(method) ? await this.deps.repairs.read(method, () => run(), pageCall, fetch, where) : await run();
+        const result =
+          this.deps.repairs && REPAIRABLE.has(method)
+            ? await this.deps.repairs.read(method, () => run(), pageCall, fetch, where)
+            : await run().catch((error: unknown) => this.askGone(tabId, String(forward.prompt ?? ''), error, signal));
         if (modeNote) return { ...(result as object), modeNote };
         if (method !== 'page.poll' && method !== 'page.wait') return result;
         let read = result as PollResult | WaitResult;
@@ -223,6 +233,41 @@ export class Router {
         }
       }
     }
+  }
+
+  /** Refuses, in words, when the tab a new chat would leave holds the person's unsent draft (review of 2026-12-04, #21). */
+  private async refuseOverDraft(signal: AbortSignal): Promise<void> {
+    const current = await this.deps.tabs.pageTab().catch(() => undefined);
+    const draft = current === undefined ? undefined : await composerDraft(current);
+    throwIfCancelled(signal);
+    if (current !== undefined && draft?.trim()) throw new RelayError('AGENT_ERROR', draftInTheWay(current, draft));
+  }
+
+  /**
+   * The page that held a `page.ask` went away before it answered (review of 2026-12-04, #17: a hard
+   * navigation after the submit). The page that follows in the tab is asked what it shows: when its
+   * last question is this prompt, the prompt was taken and the agent is told to read its answer, never
+   * to send it again; else the words that it may have been taken stand. Any other error passes through.
+   */
+  private async askGone(tabId: number, prompt: string, error: unknown, signal: AbortSignal): Promise<never> {
+    if (!(error instanceof PageGoneDuringAsk)) throw error;
+    let shown: PollResult | undefined;
+    if (await browser.tabs.get(tabId).catch(() => undefined)) {
+      try {
+        await this.deps.pages.whenReady(tabId, AFTER_ASK_MS, signal);
+        shown = (await this.deps.pages.request(tabId, 'page.poll', { maxLength: 1 }, signal, () => {})) as PollResult;
+      } catch {
+        // no page came, or it cannot be read: the words that say "may" stand
+      }
+    }
+    throwIfCancelled(signal);
+    if (shown && questionMatch(shown.questionText, questionKey(prompt)) === 'same') {
+      throw new RelayError(
+        'AGENT_ERROR',
+        `The prompt was taken: the Perplexity page in tab ${tabId} was replaced after it was handed the prompt, and the conversation it shows now (${shown.url}) ends with this prompt. Do not send it again: read its answer with comet_wait (or comet_poll).`,
+      );
+    }
+    throw error;
   }
 
   private async drivenTabOrFail(): Promise<Tabs.Tab & { id: number }> {
@@ -332,6 +377,9 @@ function tabMoved(verb: 'read' | 'capture', decided: string, now: string | undef
     `The tab went from ${decided} to ${now ?? 'another page (or closed)'} before it could be ${verb === 'read' ? 'read' : 'captured'}, so nothing was ${verb === 'read' ? 'read' : 'captured'}: what was allowed was the page at ${decided}. Call again for the page it shows now.`,
   );
 }
+
+/** How long the page that follows a page gone during an ask may take to load before the ambiguous words stand. */
+const AFTER_ASK_MS = 10_000;
 
 function throwIfCancelled(signal: AbortSignal): void {
   if (signal.aborted) throw RelayError.from(signal.reason ?? new RelayError('CANCELLED', 'The call was cancelled.'), 'CANCELLED');

@@ -1,4 +1,5 @@
-import { accessOf, type Need } from '../../protocol/access';
+import { effectOf, type Need } from '../../protocol/access';
+import { promptInUrl } from '../../protocol/urls';
 import { publicScreenshotsRefused } from '../calls/other-tabs';
 import { RelayError } from '../../protocol/errors';
 import type { PAGE_MODES } from '../../protocol/page/page-methods';
@@ -63,12 +64,16 @@ function replySubject(params: Params): string {
 }
 
 /**
- * The calls that wait for the person's click when "Require approval" is on, and what they do: every
- * call that sends something to Perplexity (a prompt, a Computer task, a follow-up, an answer, an
- * approval or denial, a sign-in done) and every mode switch.
+ * What a call that sends something to Perplexity would do, in words (the approval card's sentence and
+ * a refusal's). Which calls those are is the access table's (`effectOf` … `send`, lib/protocol/access.ts),
+ * not this switch's: a call it has no words for is held all the same, described by its method.
  */
 export function approvalSubject(method: string, params: Params): string | undefined {
   switch (method) {
+    case 'tabs.navigate': {
+      const prompt = promptInUrl(String(params.url ?? ''));
+      return prompt === undefined ? undefined : `send the prompt ${quote(prompt)} by opening ${clip(String(params.url ?? ''), 120)}`;
+    }
     case 'page.ask':
       return `send the prompt ${quote(params.prompt)}${params.newChat ? ' in a new thread' : ''}`;
     case 'page.mode':
@@ -99,6 +104,11 @@ export function approvalDetail(method: string, params: Params): { text?: { label
   switch (method) {
     case 'page.ask':
       return { ...text('Prompt', params.prompt), newChat: Boolean(params.newChat) };
+    case 'tabs.navigate': {
+      // The address's prompt in full (the sentence names the address); opening it leaves the conversation the tab shows.
+      const prompt = promptInUrl(String(params.url ?? ''));
+      return prompt === undefined ? {} : { ...text('Prompt', prompt), newChat: true };
+    }
     case 'threads.start':
       return { ...text('Computer task', params.message), newChat: true };
     case 'threads.send':
@@ -160,8 +170,13 @@ function describeAct(method: string, params: Params): string {
 
 export type Decision = { kind: 'allow' } | { kind: 'deny'; error: RelayError } | { kind: 'approve'; what: string };
 
+/**
+ * The person's policy for one call, from the access table alone: a read is allowed; Read-only refuses
+ * every act; Require approval holds every call that sends something to Perplexity.
+ */
 export function decide(method: string, params: Params, settings: ControlSettings): Decision {
-  if (accessOf(method, params) === 'read') return { kind: 'allow' };
+  const effect = effectOf(method, params);
+  if (effect === 'read') return { kind: 'allow' };
   if (settings.readOnly) {
     return {
       kind: 'deny',
@@ -172,8 +187,7 @@ export function decide(method: string, params: Params, settings: ControlSettings
       ),
     };
   }
-  const what = settings.requireApproval ? approvalSubject(method, params) : undefined;
-  return what ? { kind: 'approve', what } : { kind: 'allow' };
+  return settings.requireApproval && effect === 'send' ? { kind: 'approve', what: describeAct(method, params) } : { kind: 'allow' };
 }
 
 /**
