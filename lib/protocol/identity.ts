@@ -18,3 +18,42 @@ export const EXTENSION_ORIGIN = `chrome-extension://${EXTENSION_ID}/`;
  * the public door's and refuse the tab list to a local client without saying why; the handshake says it instead.
  */
 export const PROTOCOL_VERSION = 2;
+
+/** The longest command form a host may send (`command` in its welcome); a longer one it leaves out. */
+export const CLI_FORM_MAX = 1000;
+/** What a command form may not hold: a line break or any other control character. */
+export const CLI_FORM_REFUSED = /[\u0000-\u001f\u007f]/;
+
+/**
+ * A comet-relay command as the extension says it: `sub` after the words that run comet-relay where
+ * its host was installed (`form`, from the host's welcome, kept across restarts), else after
+ * `comet-relay`. The one builder of every command the extension prints (page-access words, the
+ * panel, the toolbar, link faults); the Node side's is `cliCommand` in lib/relay/invocation.ts.
+ */
+export function cliHintCommand(sub: string, form: string | undefined): string {
+  return `${form ?? PRODUCT_NAME} ${sub}`.trimEnd();
+}
+
+/**
+ * The same command inside a sentence, in backticks; while no host has said its form (first run,
+ * a host never connected) it adds how to adapt it, since `comet-relay` is on PATH only after a global install.
+ */
+export function cliHint(sub: string, form: string | undefined): string {
+  return `\`${cliHintCommand(sub, form)}\`${cliHintNote(sub, form)}`;
+}
+
+/** What follows a command said without the host's form ('' once it is known). */
+export function cliHintNote(sub: string, form: string | undefined): string {
+  return form ? '' : ` (or however you run comet-relay, followed by \`${sub}\`)`;
+}
+
+const UNKNOWN_FORM_HINT = /`comet-relay ([^`\n]*)` \(or however you run comet-relay, followed by `\1`\)/g;
+
+/**
+ * Text written where the host's form is not at hand (the page script, a worker room without the
+ * link) says its commands with `cliHint(sub, undefined)`; the worker passes every error it sends
+ * through this on the way out, which says them in the form once the host has named it.
+ */
+export function withCliForm(text: string, form: string | undefined): string {
+  return form ? text.replace(UNKNOWN_FORM_HINT, (_all, sub: string) => cliHint(sub, form)) : text;
+}
