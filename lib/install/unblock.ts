@@ -5,6 +5,7 @@ import { BROWSER_DATA, type Browser, expandPath } from './browsers';
 import { COMET_FACTS, FACTS_CHECKED, PROFILE_LOCKS } from './comet-facts';
 import { type ExtensionSettings, linuxPlace, macPlace, NeedsPrivilege, type PolicyPlace, windowsPlace } from './policy-places';
 import { errorMessage, type ExecFn, realExec, type ResolvedSystem, resolveSystem, type SystemOptions } from './system';
+import { cliCommand } from '../relay/invocation';
 
 /**
  * `comet-relay unblock`: lets comet-relay's extension — and, unless asked, no other — run on
@@ -165,7 +166,7 @@ export async function unblock(options: UnblockOptions): Promise<UnblockReport> {
   // still be readable by their own `uninstall`, which then names the sudo command for the write it cannot do.
   sys.fs.mkdirSync(sys.path.dirname(recordFile), { recursive: true, mode: 0o755 });
   sys.fs.writeFileSync(recordFile, `${JSON.stringify(saved, null, 2)}\n`, { mode: 0o644 });
-  lines.push(`  written; what was written is recorded in ${recordFile} so \`comet-relay unblock --undo --browser ${options.browser}\` takes back exactly that.`);
+  lines.push(`  written; what was written is recorded in ${recordFile} so \`${cliCommand(`unblock --undo --browser ${options.browser}`)}\` takes back exactly that.`);
   lines.push(`Restart ${label} (quit it fully, then start it) for the policy to apply; chrome://policy${options.browser === 'comet' ? ' (in Comet: comet://policy)' : ''} shows it in force.`);
   if (options.browser === 'comet') lines.push(cometSwitchNote());
   return { ok: true, changed: true, where: place.where, lines };
@@ -271,7 +272,7 @@ export interface CometSwitchResult {
 export function prepareCometStart(options: SystemOptions & { stateDir: string }): CometSwitchResult {
   const sys = resolveSystem(options);
   if (!sys.fs.existsSync(unblockRecordPath(sys, options.stateDir, 'comet'))) {
-    return { outcome: 'off', message: 'Comet\'s Local State switch is left alone (`comet-relay unblock --browser comet` was not run).' };
+    return { outcome: 'off', message: `Comet's Local State switch is left alone (\`${cliCommand('unblock --browser comet')}\` was not run).` };
   }
   const name = COMET_FACTS.ntpSwitch.value;
   for (const segments of COMET_FACTS.userData.value[sys.platform]) {

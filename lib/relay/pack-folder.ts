@@ -3,6 +3,7 @@ import path from 'node:path';
 import { MAX_PACK_BYTES, parsePackText } from '../packs/parse';
 import { MAX_PACKS, type PacksChanged, type SkippedPack } from '../protocol/packs';
 import { isPackFileName, packsDir } from './paths';
+import { cliCommand } from './invocation';
 
 /**
  * The packs folder (`<home>/selectors/`): every `*.json` file in it is a data pack. Reading it never
@@ -43,7 +44,7 @@ export function readPackFolder(home: string): FolderReport {
     try {
       const stat = fs.lstatSync(source);
       if (!stat.isFile()) {
-        skip('not a plain file (a folder or a link); copy the pack here with `comet-relay selectors add FILE`');
+        skip(`not a plain file (a folder or a link); copy the pack here with \`${cliCommand('selectors add FILE')}\``);
         continue;
       }
       if (stat.size > MAX_PACK_BYTES) {
@@ -66,7 +67,7 @@ export function readPackFolder(home: string): FolderReport {
       continue;
     }
     if (report.packs.length >= MAX_PACKS) {
-      skip(`more than ${MAX_PACKS} packs in the folder; remove some with \`comet-relay selectors remove NAME\``);
+      skip(`more than ${MAX_PACKS} packs in the folder; remove some with \`${cliCommand('selectors remove NAME')}\``);
       continue;
     }
     report.packs.push({ source, kind: checked.kind, name: checked.name, pack: checked.pack });

@@ -84,7 +84,7 @@ describe('NativeLink', () => {
     expect(ports.length).toBe(6);
     expect(alarms).toContain(RECONNECT_ALARM);
     expect(link.current.state).toBe('disconnected');
-    expect(link.current.detail).toMatch(/`comet-relay install` \(run it the way you ran install/);
+    expect(link.current.detail).toMatch(/`comet-relay install` \(or however you run comet-relay, followed by `install`\)/);
     link.start(); // what the alarm handler does
     await vi.advanceTimersByTimeAsync(0);
     expect(ports.length).toBe(7);
@@ -211,10 +211,14 @@ describe('NativeLink after a teardown', () => {
 
 describe('disconnect reasons', () => {
   it('turn Chromium\'s terse errors into what to do', () => {
-    // No host is connected to say how comet-relay was installed: the command, and the ways to run it.
+    // No host has ever said how comet-relay was installed: the global command, and how to adapt it.
     expect(describeDisconnect('Specified native messaging host not found.')).toBe(
-      'Specified native messaging host not found. The native host is not registered for this browser: run `comet-relay install` (run it the way you ran install: ' +
-        '`comet-relay`, `npx <the same spec>`, or `node dist/cli.js` in a clone), then `comet-relay doctor`.',
+      'Specified native messaging host not found. The native host is not registered for this browser: run `comet-relay install` ' +
+        '(or however you run comet-relay, followed by `install`), then `doctor` the same way.',
+    );
+    // A host said its form once (kept in storage): the commands in it.
+    expect(describeDisconnect('Native host has exited.', 'npx /home/ann/comet-relay-0.1.0.tgz')).toBe(
+      'Native host has exited. The host stopped; see its log (`npx /home/ann/comet-relay-0.1.0.tgz doctor` prints where).',
     );
     expect(describeDisconnect('Access to the specified native messaging host is forbidden.')).toMatch(/does not admit this extension/);
     expect(describeDisconnect('Native host has exited.')).toMatch(/see its log/);
