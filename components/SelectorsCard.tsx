@@ -44,7 +44,7 @@ export function SelectorsCard({ packs, problem, form }: { packs: PackView; probl
         <ul class="plain small error" data-testid="skipped-sets">
           {packs.problems.map((p) => (
             <li key={p.source}>
-              Skipped <code>{p.source}</code>: {p.reason}
+              Skipped <code>{p.source}</code>: {withCliForm(p.reason, form)}
             </li>
           ))}
         </ul>

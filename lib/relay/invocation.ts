@@ -165,6 +165,6 @@ export const COMMAND_ENV = 'COMET_RELAY_COMMAND';
  * else the host's own lasting form; undefined when it cannot travel (too long, a control character).
  */
 export function hostForm(env: NodeJS.ProcessEnv = process.env, context?: Partial<InvocationContext>): string | undefined {
-  const form = env[COMMAND_ENV]?.trim() || commandPrefix({ ...context, lasting: true });
-  return form.length <= CLI_FORM_MAX && !CLI_FORM_REFUSED.test(form) ? form : undefined;
+  const fits = (form: string | undefined) => (form && form.length <= CLI_FORM_MAX && !CLI_FORM_REFUSED.test(form) ? form : undefined);
+  return fits(env[COMMAND_ENV]?.trim()) ?? fits(commandPrefix({ ...context, lasting: true }));
 }

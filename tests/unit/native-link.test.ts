@@ -59,6 +59,28 @@ describe('NativeLink', () => {
     expect(alarms).toContain(`clear:${RECONNECT_ALARM}`);
   });
 
+  it('keeps the command form the host names, through a disconnect and a host too old to name one; a stored one only until then', async () => {
+    lastError = 'Native host has exited.';
+    const link = makeLink();
+    link.rememberCommand('comet-relay'); // from storage, an earlier run
+    link.start();
+    await vi.advanceTimersByTimeAsync(0);
+    ports[0]?.deliver({ kind: 'welcome', protocolVersion: 1, version: '0.1.0', pid: 42, command: 'node /home/ann/comet-relay/dist/cli.js' });
+    expect(link.current).toMatchObject({ state: 'connected', command: 'node /home/ann/comet-relay/dist/cli.js' });
+    link.rememberCommand('comet-relay'); // a late storage read does not undo what the host said
+    expect(link.current.command).toBe('node /home/ann/comet-relay/dist/cli.js');
+    ports[0]?.drop();
+    expect(link.current.detail).toBe('Native host has exited. The host stopped; see its log (`node /home/ann/comet-relay/dist/cli.js doctor` prints where).');
+    await vi.advanceTimersByTimeAsync(5000);
+    ports.at(-1)?.deliver({ kind: 'welcome', protocolVersion: 1, version: '0.0.9', pid: 43 });
+    expect(link.current).toMatchObject({ state: 'connected', hostPid: 43, command: 'node /home/ann/comet-relay/dist/cli.js' });
+    // A welcome whose form carries a line break is not a welcome this link takes.
+    link.restart();
+    await vi.advanceTimersByTimeAsync(0);
+    ports.at(-1)?.deliver({ kind: 'welcome', protocolVersion: 1, version: '0.1.0', pid: 44, command: 'comet-relay\nrm -rf ~' });
+    expect(link.current.state).toBe('connecting');
+  });
+
   it('stamps each port\'s hello with a later portOpenedAt, even within one millisecond', async () => {
     const link = makeLink();
     link.start();
