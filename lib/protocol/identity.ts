@@ -16,6 +16,8 @@ export const EXTENSION_ORIGIN = `chrome-extension://${EXTENSION_ID}/`;
  * 2 (2026-12-02): the door a call came in by travels with it (hello, call origin), and the browser status says
  * why a Perplexity tab has no page script. A host of protocol 1 names no door, which the worker would take as
  * the public door's and refuse the tab list to a local client without saying why; the handshake says it instead.
+ * An optional field whose absence each side already handles is additive and keeps the number: the welcome's
+ * `command` (2026-12-04) — an older host sends none (the extension keeps its last known form), an older extension drops it.
  */
 export const PROTOCOL_VERSION = 2;
 
