@@ -1,7 +1,6 @@
 import type { z } from 'zod';
 import { nestsDeeperThan } from '../protocol/limits';
 import { PACK_KINDS, type PackKind } from './kinds';
-import { cliHint } from '../protocol/identity';
 
 /**
  * Checks one data pack, whoever holds it: the CLI before installing a file, the host before handing
@@ -36,7 +35,7 @@ export const MAX_PACK_DEPTH = 32;
 
 export function parsePack(raw: unknown): ValidPack | InvalidPack {
   if (nestsDeeperThan(raw, MAX_PACK_DEPTH)) {
-    return { ok: false, problems: [`(the pack): it nests deeper than ${MAX_PACK_DEPTH} levels; no field of a data pack needs that (start again from ${cliHint('selectors show NAME', undefined)})`] };
+    return { ok: false, problems: [`(the pack): it nests deeper than ${MAX_PACK_DEPTH} levels; no field of a data pack needs that (start again from \`comet-relay selectors show NAME\`)`] };
   }
   const kindName = typeof raw === 'object' && raw !== null ? (raw as { kind?: unknown }).kind : undefined;
   const known = Object.keys(PACK_KINDS);

@@ -49,13 +49,15 @@ export function cliHintNote(sub: string, form: string | undefined): string {
   return form ? '' : ` (or however you run comet-relay, followed by \`${sub}\`)`;
 }
 
-const UNKNOWN_FORM_HINT = /`comet-relay ([^`\n]*)` \(or however you run comet-relay, followed by `\1`\)/g;
+const SAID_WITHOUT_FORM = /`comet-relay ([a-z][^`\n]*)`( \(or however you run comet-relay, followed by `\1`\))?/g;
 
 /**
- * Text written where the host's form is not at hand (the page script, a worker room without the
- * link) says its commands with `cliHint(sub, undefined)`; the worker passes every error it sends
- * through this on the way out, which says them in the form once the host has named it.
+ * Text written where the host's form is not at hand (the page script and lib/packs, which stay
+ * small and know no host; a worker room without the link) names a command as `` `comet-relay SUB` ``
+ * in backticks, or as `cliHint(sub, undefined)` says it; whoever prints it or sends it on (the
+ * worker for every error it sends, the panel, the host and the CLI for a pack's problems) passes it
+ * through this, which says each such command as `cliHint(sub, form)`.
  */
 export function withCliForm(text: string, form: string | undefined): string {
-  return form ? text.replace(UNKNOWN_FORM_HINT, (_all, sub: string) => cliHint(sub, form)) : text;
+  return text.replace(SAID_WITHOUT_FORM, (_all, sub: string) => cliHint(sub, form));
 }

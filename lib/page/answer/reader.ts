@@ -6,7 +6,6 @@ import { all, candidatesMiss, cleanText, closest, first, iconsIn, isHidden, matc
 import { readInteractions, type WaitingFor, waitingFor } from '../checkpoints/interactions';
 import { mathOf, renderText } from '../dom/text';
 import { outsideThread, type Turn, turnAt, turnCountOf, turnsOf } from '../dom/turns';
-import { cliHint } from '../../protocol/identity';
 
 /**
  * Reads turns of the open thread: question, steps, answer, error, and whether the agent is
@@ -423,7 +422,7 @@ export function unrecognisedTurns(doc: Document, set: SelectorSet): RelayError |
   if (prose.length === 0) return null;
   return candidatesMiss('turn', [...set.turn, ...set.answer], doc.location?.href ?? '', {
     after: ' (question blocks, then answer blocks), although answer prose is on the page',
-    hint: `add a selector set that reads this page (${cliHint('selectors add FILE', undefined)}), or save it with ${cliHint('capture', undefined)}`,
+    hint: 'add a selector set that reads this page (`comet-relay selectors add FILE`), or save it with `comet-relay capture`',
   });
 }
 

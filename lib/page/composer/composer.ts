@@ -1,7 +1,6 @@
 import { RelayError } from '../../protocol/errors';
 import type { PageContext } from '../dom/context';
 import { first, isDisabled, isHidden, pressKey, requireEl } from '../dom/dom';
-import { cliHint } from '../../protocol/identity';
 
 /**
  * Putting text into the composer and submitting it. Perplexity's composer is a Lexical editor, which
@@ -161,7 +160,7 @@ export async function typeInto(ctx: PageContext, el: HTMLElement, text: string, 
     throw new RelayError(
       'EVALUATION_FAILED',
       `the composer did not accept the text: it holds ${JSON.stringify(composerText(el).slice(0, 80))} instead of the ${text.length} characters typed, on ${ctx.doc.location.href}. ` +
-        `Try again; if it keeps refusing, ${cliHint('doctor --page', undefined)} shows what the page has`,
+        'Try again; if it keeps refusing, `comet-relay doctor --page` shows what the page has',
     );
   }
 }

@@ -6,7 +6,6 @@ import { wordsFor } from '../../selectors/placeholders';
 import { composerOf, composerText, typeInto } from './composer';
 import type { PageContext } from '../dom/context';
 import { all, cleanText, first, iconsIn, isHidden, matches, pointerClick, probeMiss, pressKey } from '../dom/dom';
-import { cliHint } from '../../protocol/identity';
 
 /**
  * Reading and switching the mode without ever navigating away, through whichever mode
@@ -248,7 +247,7 @@ async function setModeB(ctx: PageContext, mode: Mode): Promise<void> {
     await closeChipMenu(ctx, chip);
     throw probeMiss(ctx.set, 'modeMenuItem', url, {
       within: ` for the mode "${mode}" (by icon in modeIcons or by word in labels) inside the open mode menu`,
-      hint: `the menu changed, or this account is not offered that mode: ${cliHint('doctor --page', undefined)} shows what the page has`,
+      hint: 'the menu changed, or this account is not offered that mode: `comet-relay doctor --page` shows what the page has',
     });
   }
   pointerClick(item);
@@ -394,7 +393,7 @@ async function setModeA(ctx: PageContext, mode: Mode): Promise<void> {
     if (!row) {
       throw probeMiss(ctx.set, 'typeaheadItem', ctx.doc.location.href, {
         within: ` for the mode "${mode}" (by icon in modeIcons or by word in labels) inside the open typeahead`,
-        hint: `the menu changed: ${cliHint('doctor --page', undefined)} shows what the page has`,
+        hint: 'the menu changed: `comet-relay doctor --page` shows what the page has',
       });
     }
     pointerClick(row);
