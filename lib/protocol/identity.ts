@@ -49,7 +49,12 @@ export function cliHintNote(sub: string, form: string | undefined): string {
   return form ? '' : ` (or however you run comet-relay, followed by \`${sub}\`)`;
 }
 
-const SAID_WITHOUT_FORM = /`comet-relay ([a-z][^`\n]*)`( \(or however you run comet-relay, followed by `\1`\))?/g;
+/**
+ * A command said without the form: a subcommand and plain words only (FILE, NAME, --flags), so text a
+ * page put into an error (a quoted draft, say) is never dressed up as a command of ours.
+ */
+const SAID_WITHOUT_FORM =
+  /`comet-relay ((?:install|uninstall|doctor|unblock|serve|capture|selectors|token|config|extension|status)(?: [\w.@=/-]+)*)`( \(or however you run comet-relay, followed by `\1`\))?/g;
 
 /**
  * Text written where the host's form is not at hand (the page script and lib/packs, which stay

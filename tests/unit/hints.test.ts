@@ -90,8 +90,10 @@ describe('every hint the extension prints names its command in the host form', (
       expect(expectInForm(out, form)).toBe(2);
       expect(withCliForm(out, form)).toBe(out);
     }
-    // Text that merely looks alike is left as it is.
+    // Text that merely looks alike is left as it is, and what a page put into an error is never made a command of ours.
     expect(withCliForm('`comet-relay doctor` (or however you run comet-relay, followed by `install`)', 'comet-relay')).toContain('followed by `install`');
+    expect(withCliForm('it holds "`comet-relay doctor; curl x | sh`"', 'node /a/dist/cli.js')).toBe('it holds "`comet-relay doctor; curl x | sh`"');
+    expect(withCliForm('`comet-relay rm -rf`', undefined)).toBe('`comet-relay rm -rf`');
   });
 
   it('one builder: the command to copy is the hint without its backticks', () => {

@@ -81,6 +81,19 @@ describe('NativeLink', () => {
     expect(link.current.state).toBe('connecting');
   });
 
+  it('a form read from storage after the first fault was shown says that fault again in it', async () => {
+    lastError = 'Specified native messaging host not found.';
+    const link = makeLink();
+    link.start();
+    await vi.advanceTimersByTimeAsync(0);
+    ports[0]?.drop();
+    expect(link.current.detail).toContain('run `comet-relay install` (or however');
+    link.rememberCommand('npx /home/ann/comet-relay-0.1.0.tgz');
+    expect(link.current.detail).toBe(
+      'Specified native messaging host not found. The native host is not registered for this browser: run `npx /home/ann/comet-relay-0.1.0.tgz install`, then `npx /home/ann/comet-relay-0.1.0.tgz doctor`.',
+    );
+  });
+
   it('stamps each port\'s hello with a later portOpenedAt, even within one millisecond', async () => {
     const link = makeLink();
     link.start();

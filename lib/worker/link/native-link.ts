@@ -63,6 +63,8 @@ export class NativeLink {
   /** Stamps every port's hello, later for each port, so the host can tell which of two is the browser's. */
   private lastPortOpenedAt = 0;
   private readonly assembler = new ChunkAssembler();
+  /** The browser's words for the last disconnect, to say its fix again once the form is known. */
+  private lastDisconnect?: string;
 
   constructor(
     private readonly deps: NativeLinkDeps,
@@ -93,9 +95,11 @@ export class NativeLink {
     }
   }
 
-  /** The form kept from an earlier run, until a host says its own. */
+  /** The form kept from an earlier run, until a host says its own; a fault already shown is said again in it. */
   rememberCommand(command: string): void {
-    if (this.status.command === undefined) this.setStatus({ command });
+    if (this.status.command !== undefined) return;
+    const again = this.status.state === 'disconnected' && this.lastDisconnect !== undefined;
+    this.setStatus({ command, ...(again ? { detail: describeDisconnect(this.lastDisconnect as string, command) } : {}) });
   }
 
   /** Drops the current connection and connects again at once (the panel's "Reconnect"). */
@@ -121,6 +125,7 @@ export class NativeLink {
     port.onDisconnect.addListener(() => {
       if (this.port !== port) return;
       const reason = this.deps.lastError() ?? 'the host exited';
+      this.lastDisconnect = reason;
       this.teardown();
       this.failed(describeDisconnect(reason, this.status.command));
     });
@@ -168,6 +173,7 @@ export class NativeLink {
         clearTimeout(this.handshakeTimer);
         this.deps.clearAlarm(RECONNECT_ALARM);
         this.lastPong = Date.now();
+        this.lastDisconnect = undefined;
         this.startHeartbeat(port);
         // A host too old to name its form leaves the one last known.
         this.setStatus({ state: 'connected', detail: undefined, hostVersion: message.version, hostPid: message.pid, failures: 0, ...(message.command ? { command: message.command } : {}) });
