@@ -38,7 +38,7 @@ export function ConnectionCard({ state, connection }: { state: PanelState; conne
           <br />
           <span class="muted">
             Run <code data-testid="doctor-command">{cliHintCommand('doctor', link.command)}</code>
-            {cliHintNote('doctor', link.command)} to check every link.
+            {cliHintNote('doctor', link.command, true)} to check every link.
           </span>
         </p>
       ) : null}

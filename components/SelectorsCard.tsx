@@ -18,7 +18,7 @@ export function SelectorsCard({ packs, problem, form }: { packs: PackView; probl
           <br />
           <span class="muted">
             <code>{cliHintCommand('doctor --page', form)}</code> lists every probe; <code>{cliHintCommand('capture', form)}</code> saves the page for a bug
-            report; <code>{cliHintCommand('selectors add FILE', form)}</code> installs a fixed set, no reload needed{cliHintNote('…', form)}.
+            report; <code>{cliHintCommand('selectors add FILE', form)}</code> installs a fixed set, no reload needed{cliHintNote(undefined, form, true)}.
           </span>
         </div>
       ) : null}

@@ -44,9 +44,14 @@ export function cliHint(sub: string, form: string | undefined): string {
   return `\`${cliHintCommand(sub, form)}\`${cliHintNote(sub, form)}`;
 }
 
-/** What follows a command said without the host's form ('' once it is known). */
-export function cliHintNote(sub: string, form: string | undefined): string {
-  return form ? '' : ` (or however you run comet-relay, followed by \`${sub}\`)`;
+/**
+ * What follows a command said without the host's form ('' once it is known); for several commands
+ * at once (no `sub`), one note for all. The side panel shows it as plain text (`plain`).
+ */
+export function cliHintNote(sub: string | undefined, form: string | undefined, plain = false): string {
+  if (form) return '';
+  const note = sub === undefined ? ' (or however you run comet-relay, in its place)' : ` (or however you run comet-relay, followed by \`${sub}\`)`;
+  return plain ? note.replaceAll('`', '') : note;
 }
 
 /**
