@@ -55,11 +55,13 @@ export function cliCommand(sub: string, context?: Partial<InvocationContext>): s
 /**
  * The words that run this copy: `comet-relay`, `npx <the spec it was started with>`, or
  * `node <its dist/cli.js>` (relative to the working folder when inside it). Computed once per
- * process for the process's own context.
+ * process for the process's own context; the host, started by the browser through the launcher,
+ * says what install computed in the person's shell (COMET_RELAY_COMMAND), not what the browser's
+ * PATH and folder would make of it.
  */
 export function commandPrefix(context?: Partial<InvocationContext>): string {
   if (context === undefined) {
-    cached ??= computePrefix(processContext());
+    cached ??= fits(process.env[COMMAND_ENV]?.trim()) ?? computePrefix(processContext());
     return cached;
   }
   return computePrefix({ ...processContext(), ...context });
@@ -165,6 +167,10 @@ export const COMMAND_ENV = 'COMET_RELAY_COMMAND';
  * else the host's own lasting form; undefined when it cannot travel (too long, a control character).
  */
 export function hostForm(env: NodeJS.ProcessEnv = process.env, context?: Partial<InvocationContext>): string | undefined {
-  const fits = (form: string | undefined) => (form && form.length <= CLI_FORM_MAX && !CLI_FORM_REFUSED.test(form) ? form : undefined);
   return fits(env[COMMAND_ENV]?.trim()) ?? fits(commandPrefix({ ...context, lasting: true }));
+}
+
+/** A form that can travel to the extension and be shown on one line: not too long, no control character. */
+function fits(form: string | undefined): string | undefined {
+  return form && form.length <= CLI_FORM_MAX && !CLI_FORM_REFUSED.test(form) ? form : undefined;
 }

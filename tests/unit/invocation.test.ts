@@ -1,3 +1,4 @@
+import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -117,6 +118,12 @@ describe('hostForm: the form the host tells the extension', () => {
 
   it("a launcher written before it (none in the environment): the host's own lasting form", () => {
     expect(hostForm({}, own)).toBe(`node ${cli}`);
+  });
+
+  it("the host's own words (run through the launcher) say every command in the launcher's form", () => {
+    const cli = path.resolve(import.meta.dirname, '../../dist/cli.js');
+    const run = spawnSync(process.execPath, [cli, 'selectors', 'remove'], { env: { PATH: process.env.PATH, [COMMAND_ENV]: 'npx /home/ann/comet-relay-0.1.0.tgz' }, encoding: 'utf8' });
+    expect(run.stderr).toContain('name the set: npx /home/ann/comet-relay-0.1.0.tgz selectors remove NAME (`npx /home/ann/comet-relay-0.1.0.tgz selectors list` shows them)');
   });
 
   it('a form that cannot travel (a control character, too long) is not sent as it is', () => {
