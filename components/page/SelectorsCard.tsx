@@ -1,4 +1,5 @@
 import { formatClock } from '../../lib/panel/view';
+import { cliHintCommand, cliHintNote, withCliForm } from '../../lib/protocol/identity';
 import type { PackView, PageProblem } from '../../lib/protocol/panel';
 
 /**
@@ -6,18 +7,18 @@ import type { PackView, PageProblem } from '../../lib/protocol/panel';
  * and thread readers added as files, the readers the thread tabs use (built-in or from a file), and
  * the files that could not be used. Shown only when there is something to say.
  */
-export function SelectorsCard({ packs, problem }: { packs: PackView; problem: PageProblem | null }) {
+export function SelectorsCard({ packs, problem, form }: { packs: PackView; problem: PageProblem | null; form?: string | undefined }) {
   if (!problem && packs.added.length === 0 && packs.problems.length === 0) return null;
   return (
     <section class="card" aria-labelledby="selectors-heading">
       <h2 id="selectors-heading">Selector sets and readers</h2>
       {problem ? (
         <div class="detail" role="alert" data-testid="page-problem" data-probe={problem.probe}>
-          <strong>The page was not understood</strong> ({problem.method}, {formatClock(problem.at)}): <code>{problem.message}</code>
+          <strong>The page was not understood</strong> ({problem.method}, {formatClock(problem.at)}): <code>{withCliForm(problem.message, form)}</code>
           <br />
           <span class="muted">
-            <code>comet-relay doctor --page</code> lists every probe; <code>comet-relay capture</code> saves the page for a bug report;{' '}
-            <code>comet-relay selectors add FILE</code> installs a fixed set, no reload needed.
+            <code>{cliHintCommand('doctor --page', form)}</code> lists every probe; <code>{cliHintCommand('capture', form)}</code> saves the page for a bug
+            report; <code>{cliHintCommand('selectors add FILE', form)}</code> installs a fixed set, no reload needed{cliHintNote(undefined, form, true)}.
           </span>
         </div>
       ) : null}
@@ -43,7 +44,7 @@ export function SelectorsCard({ packs, problem }: { packs: PackView; problem: Pa
         <ul class="plain small error" data-testid="skipped-sets">
           {packs.problems.map((p) => (
             <li key={p.source}>
-              Skipped <code>{p.source}</code>: {p.reason}
+              Skipped <code>{p.source}</code>: {withCliForm(p.reason, form)}
             </li>
           ))}
         </ul>

@@ -1,5 +1,6 @@
 import type { PanelConnection } from '../../lib/panel/connection';
 import { connectionHeadline, formatClock } from '../../lib/panel/view';
+import { cliHintCommand, cliHintNote } from '../../lib/protocol/identity';
 import type { PanelState } from '../../lib/protocol/panel';
 import { ProfileName } from './ProfileName';
 import { useAction } from '../common/useAction';
@@ -36,8 +37,8 @@ export function ConnectionCard({ state, connection }: { state: PanelState; conne
           {link.detail}
           <br />
           <span class="muted">
-            Run <code>comet-relay doctor</code> (the way you ran install: <code>npx</code> with the same spec, or <code>node dist/cli.js</code> in a
-            clone) to check every link.
+            Run <code data-testid="doctor-command">{cliHintCommand('doctor', link.command)}</code>
+            {cliHintNote('doctor', link.command, true)} to check every link.
           </span>
         </p>
       ) : null}

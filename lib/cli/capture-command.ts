@@ -2,6 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { RelayError } from '../protocol/errors';
 import type { RelayClient } from '../relay/client';
+import { cliCommand } from '../relay/invocation';
 
 /**
  * `comet-relay capture [--out FILE]`: asks the Perplexity tab for a sanitized copy of its page
@@ -22,7 +23,7 @@ export async function runCapture(client: RelayClient, out: string | undefined, i
     `Saved the Perplexity tab (${capture.url}) to ${file}, ${Math.ceil(capture.bytes / 1024)} kB${capture.truncated ? ' (cut at the size limit)' : ''}.\n` +
       `Selector set in use: ${capture.set.name} (${origin}).\n` +
       'Texts are replaced by placeholders of the same length and URLs are cut to their host; scripts, form values and cookies are never included.\n' +
-      'Look it over, then attach it to a bug report together with the output of `comet-relay doctor --page`.\n',
+      `Look it over, then attach it to a bug report together with the output of \`${cliCommand('doctor --page')}\`.\n`,
   );
   return 0;
 }

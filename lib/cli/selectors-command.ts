@@ -7,6 +7,8 @@ import { listHosts } from '../relay/discovery';
 import { type FolderReport, readPackFolder } from '../relay/pack-folder';
 import { packsDir } from '../relay/paths';
 import { didYouMean, spoken, UsageError } from './usage';
+import { cliCommand, commandPrefix, quoteArg } from '../relay/invocation';
+import { withCliForm } from '../protocol/identity';
 
 /**
  * `comet-relay selectors add FILE | list | remove NAME | show NAME`: the person's side of data packs
@@ -23,16 +25,16 @@ export function runSelectors(home: string, args: string[], options: { json?: boo
   if (extra.length > 0) throw usageError(`unexpected argument "${extra[0]}"`);
   switch (action) {
     case 'add':
-      if (!target) throw usageError('name the file: comet-relay selectors add FILE');
+      if (!target) throw usageError(`name the file: ${cliCommand('selectors add FILE')}`);
       return add(home, target, io);
     case 'list':
     case undefined:
       return list(home, options.json === true, io);
     case 'remove':
-      if (!target) throw usageError('name the set: comet-relay selectors remove NAME (`comet-relay selectors list` shows them)');
+      if (!target) throw usageError(`name the set: ${cliCommand('selectors remove NAME')} (\`${cliCommand('selectors list')}\` shows them)`);
       return remove(home, target, io);
     case 'show':
-      if (!target) throw usageError('name the set: comet-relay selectors show NAME (`comet-relay selectors list` shows them)');
+      if (!target) throw usageError(`name the set: ${cliCommand('selectors show NAME')} (\`${cliCommand('selectors list')}\` shows them)`);
       return show(home, target, io);
     default:
       throw usageError(`unknown action "${action}"`, didYouMean(action, ['add', 'list', 'remove', 'show']));
@@ -62,9 +64,9 @@ function add(home: string, file: string, io: SelectorsIo): number {
     throw new RelayError(
       'CONFIG_ERROR',
       `${file} was not added: it is not a valid data pack (the built-in selector sets and readers keep working).\n` +
-        checked.problems.map((p) => `  ${p}`).join('\n') +
-        `\nFix ${checked.problems.length === 1 ? 'that field' : 'those fields'} and run \`comet-relay selectors add ${file}\` again; ` +
-        '`comet-relay selectors show gen-b-2026-10` prints a valid set to start from (`selectors list` names the built-in readers to start a reader from).',
+        checked.problems.map((p) => `  ${withCliForm(p, commandPrefix())}`).join('\n') +
+        `\nFix ${checked.problems.length === 1 ? 'that field' : 'those fields'} and run \`${cliCommand(`selectors add ${quoteArg(file)}`)}\` again; ` +
+        `\`${cliCommand('selectors show gen-b-2026-10')}\` prints a valid set to start from (\`selectors list\` names the built-in readers to start a reader from).`,
     );
   }
   const kind = kindOf(checked.kind) as PackKind;
@@ -76,7 +78,7 @@ function add(home: string, file: string, io: SelectorsIo): number {
     throw new RelayError(
       'CONFIG_ERROR',
       `${twin.source} already adds the ${kind.noun} "${checked.name}", so ${file} was not added. Remove that one first ` +
-        `(\`comet-relay selectors remove ${checked.name}\`) or give the new one another name.`,
+        `(\`${cliCommand(`selectors remove ${quoteArg(checked.name)}`)}\`) or give the new one another name.`,
     );
   }
   const replacing = fs.existsSync(target);
@@ -129,7 +131,7 @@ export function skippedText(report: FolderReport): string {
   const lines = report.skipped.map((s) => `  ${path.basename(s.source)}: ${s.reason}`);
   return (
     `Skipped (not used until fixed; the other sets keep working):\n${lines.join('\n')}\n` +
-    'Fix a file with `comet-relay selectors add FILE` (it checks before installing), or remove it with `comet-relay selectors remove FILENAME`.\n'
+    `Fix a file with \`${cliCommand('selectors add FILE')}\` (it checks before installing), or remove it with \`${cliCommand('selectors remove FILENAME')}\`.\n`
   );
 }
 
@@ -147,7 +149,7 @@ function remove(home: string, name: string, io: SelectorsIo): number {
       'CONFIG_ERROR',
       builtIn
         ? `"${name}" is a built-in ${builtIn.noun}: it cannot be removed, only replaced by adding one of the same name.`
-        : `No added selector set, reader or skipped file is named "${name}" in ${dir}; \`comet-relay selectors list\` shows them.`,
+        : `No added selector set, reader or skipped file is named "${name}" in ${dir}; \`${cliCommand('selectors list')}\` shows them.`,
     );
   }
   for (const file of files) {
@@ -161,7 +163,7 @@ function remove(home: string, name: string, io: SelectorsIo): number {
 function show(home: string, name: string, io: SelectorsIo): number {
   const added = readPackFolder(home).packs.find((p) => p.name === name);
   const pack = added?.pack ?? Object.values(PACK_KINDS).map((k) => k.builtInPack(name)).find(Boolean);
-  if (!pack) throw new RelayError('CONFIG_ERROR', `No selector set or reader is named "${name}"; \`comet-relay selectors list\` shows them.`);
+  if (!pack) throw new RelayError('CONFIG_ERROR', `No selector set or reader is named "${name}"; \`${cliCommand('selectors list')}\` shows them.`);
   io.out(`${JSON.stringify(pack, null, 2)}\n`);
   return 0;
 }

@@ -98,7 +98,7 @@ export function agentApiConfig(options: AgentApiOptions): AgentApiConfig {
 
   const text = [
     '# Perplexity Agent API → comet-relay. The Agent API calls MCP servers from Perplexity\'s cloud over HTTPS,',
-    '# so `comet-relay serve` must be reachable at a public HTTPS address through a tunnel you trust, e.g.',
+    `# so \`${cliCommand('serve')}\` must be reachable at a public HTTPS address through a tunnel you trust, e.g.`,
     `#   ${cliCommand(`serve --public-url ${origin}`)}      (read-only unless you add --allow-acting)`,
     '#   cloudflared tunnel --url http://127.0.0.1:7777    or    tailscale funnel 7777',
     ...(options.serverUrl ? [] : [`# Replace ${PUBLIC_URL_PLACEHOLDER} with that address (or run: ${cliCommand('config agent-api --public-url https://NAME')}).`]),

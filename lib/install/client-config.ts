@@ -12,8 +12,8 @@ export type McpClientName = (typeof CLIENTS)[number];
 
 export const SERVER_NAME = 'comet-relay';
 export const DEFAULT_HTTP_URL = 'http://127.0.0.1:7777/mcp';
-/** Shown instead of the token when the caller does not pass one. */
-export const TOKEN_PLACEHOLDER = '<TOKEN: run comet-relay token>';
+/** What stands for the token when none is given, with the command that prints it. */
+export const tokenPlaceholder = (): string => `<TOKEN: run ${cliCommand('token')}>`;
 
 /**
  * How long a client should let one tool call run. Thread calls (call_perplexity_computer, …) hold
@@ -217,7 +217,7 @@ export function clientConfig(client: string, options: ClientConfigOptions = {}):
     }
     case 'http': {
       const url = options.httpUrl ?? DEFAULT_HTTP_URL;
-      const token = options.token ?? TOKEN_PLACEHOLDER;
+      const token = options.token ?? tokenPlaceholder();
       const httpEntry = { type: 'http', url, headers: { Authorization: `Bearer ${token}` } };
       snippets = [
         { label: 'Generic Streamable HTTP entry (Claude Code .mcp.json, Cursor, Windsurf, …)', format: 'json', content: mcpServers(httpEntry) },

@@ -15,6 +15,7 @@ import { type CopyKind, checkExtensionFolder, type PackageCopy, packageCopy, reb
 import { defaultCliPath, errorMessage, type ExecFn, isFile, realExec, type ResolvedSystem, tildify } from './system';
 import { unblockDrift } from './unblock';
 import { verifyManifest } from './verify';
+import { cliCommand } from '../relay/invocation';
 
 /** One link of the chain browser → manifest → launcher → node → host → extension → Perplexity tab. */
 export interface DoctorCheck {
@@ -173,7 +174,7 @@ export async function doctor(options: DoctorOptions = {}): Promise<DoctorReport>
           name: 'Perplexity tab',
           ok: false,
           detail: `"${tab.title}" (${tab.url}) is open, but its page was not recognised (no selector set matched)`,
-          fix: 'wait for the page to load or reload the tab; if it persists, Perplexity changed its page: `comet-relay doctor --page` shows which probes miss, `comet-relay capture` saves the page for a bug report, `comet-relay selectors add FILE` installs a fixed set',
+          fix: `wait for the page to load or reload the tab; if it persists, Perplexity changed its page: \`${cliCommand('doctor --page')}\` shows which probes miss, \`${cliCommand('capture')}\` saves the page for a bug report, \`${cliCommand('selectors add FILE')}\` installs a fixed set`,
         });
       } else {
         const origin = tab.selectorSource && tab.selectorSource !== 'built-in' ? `from ${tab.selectorSource}` : 'built-in';
@@ -332,7 +333,7 @@ function packsCheck(sys: ResolvedSystem, report: FolderReport): DoctorCheck {
       name: 'selector sets',
       ok: false,
       detail: `${added.length ? `added: ${added.join(', ')}; ` : ''}skipped ${report.skipped.length} file${report.skipped.length === 1 ? '' : 's'} in ${folder}: ${skipped}`,
-      fix: 'fix a file and install it with `comet-relay selectors add FILE` (it says what is wrong), or remove it with `comet-relay selectors remove FILENAME`',
+      fix: `fix a file and install it with \`${cliCommand('selectors add FILE')}\` (it says what is wrong), or remove it with \`${cliCommand('selectors remove FILENAME')}\``,
     };
   }
   if (added.length === 0) return { name: 'selector sets', ok: true, detail: `built-in only (none added in ${folder})` };
@@ -357,7 +358,7 @@ function extensionFolderCheck(copy: PackageCopy, sys: ResolvedSystem): DoctorChe
 function tokenCheck(sys: ResolvedSystem, stateDir: string): DoctorCheck {
   const file = sys.path.join(stateDir, 'token');
   if (!sys.fs.existsSync(file)) {
-    return { name: 'HTTP token', ok: true, skipped: true, detail: `skipped: no token yet (${tildify(sys, file)}); only "comet-relay serve" needs one, and install creates it` };
+    return { name: 'HTTP token', ok: true, skipped: true, detail: `skipped: no token yet (${tildify(sys, file)}); only "${cliCommand('serve')}" needs one, and install creates it` };
   }
   if (sys.platform !== 'win32') {
     try {

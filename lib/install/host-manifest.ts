@@ -1,4 +1,5 @@
 import { EXTENSION_ORIGIN, NATIVE_HOST_NAME } from '../protocol/identity';
+import { COMMAND_ENV } from '../relay/invocation';
 import { VERSION } from '../relay/version';
 import { packageCopy, rebuildHint } from './package-copy';
 import { type InstallPlatform, type ResolvedSystem, resolveSystem, type SystemOptions } from './system';
@@ -48,6 +49,11 @@ export interface LauncherOptions {
   platform?: NodeJS.Platform;
   /** What the log line says to do when node or the CLI is gone. Default: what brings this kind of copy back (`rebuildHint`). */
   fix?: string;
+  /**
+   * How the person runs this copy (`commandPrefix({ lasting: true })` in their shell), exported as
+   * COMET_RELAY_COMMAND for the host, which tells the extension (lib/relay/invocation.ts, `hostForm`).
+   */
+  command?: string;
 }
 
 /** The parts of a launcher `doctor` checks. */
@@ -86,6 +92,7 @@ export const HOST_NODE_FLAGS = '--jitless --max-semi-space-size=1';
 export function launcherScript(options: LauncherOptions): string {
   const sys = resolveSystem({ platform: options.platform });
   const { nodePath, cliPath, home, stateDir } = options;
+  const command = options.command?.replace(/[\r\n\0]/g, ' ');
   for (const [what, value] of [['node', nodePath], ['CLI', cliPath], ['state directory', stateDir], ['home', home]] as const) {
     if (value === undefined) continue;
     checkPath(what, value, sys.platform);
@@ -101,6 +108,8 @@ export function launcherScript(options: LauncherOptions): string {
       `rem comet-relay native messaging host launcher, written by "comet-relay install" (version ${VERSION}).`,
       'rem The browser starts it with the extension origin as first argument. Re-run the install to regenerate it.',
       ...(home ? [`set "COMET_RELAY_HOME=${batValue(home)}"`] : []),
+      // A form with a double quote would end `set "…"` early: the host then says its own.
+      ...(command && !command.includes('"') ? [`set "${COMMAND_ENV}=${batValue(command)}"`] : []),
       `set "CR_NODE=${batValue(nodePath)}"`,
       `set "CR_CLI=${batValue(cliPath)}"`,
       `set "CR_LOGS=${batValue(logs)}"`,
@@ -125,6 +134,7 @@ export function launcherScript(options: LauncherOptions): string {
     '# The browser starts it with the extension origin as first argument. GUI-launched browsers',
     '# have a minimal PATH, so node is named by its absolute path. Re-run the install to regenerate it.',
     ...(home ? [`COMET_RELAY_HOME=${shQuote(home)}`, 'export COMET_RELAY_HOME'] : []),
+    ...(command ? [`${COMMAND_ENV}=${shQuote(command)}`, `export ${COMMAND_ENV}`] : []),
     `CR_NODE=${shQuote(nodePath)}`,
     `CR_CLI=${shQuote(cliPath)}`,
     `CR_LOG=${shQuote(log)}`,

@@ -10,7 +10,7 @@ import { ensureTokenFile } from './token';
 import { privilegedUnblockCommand } from './policy/privileged-command';
 import { removeCometBackups, undoUnblock, unblockedBrowsers } from './unblock';
 import { verifyManifest } from './verify';
-import { cliCommand } from '../relay/invocation';
+import { cliCommand, commandPrefix } from '../relay/invocation';
 
 export interface StateOptions extends SystemOptions {
   /**
@@ -251,7 +251,9 @@ export async function install(options: InstallOptions): Promise<InstallReport> {
       ensurePrivateDir(stateDir, { platform: sys.platform });
       ensurePrivateDir(sys.path.dirname(launcherPath(stateDir, sys.platform)), { platform: sys.platform });
     }
-    launcher = writeLauncherWith(sys, { stateDir, nodePath, cliPath, home: bakedHome });
+    // How the person ran this install, said so that it holds from any folder: the host tells the extension.
+    const command = commandPrefix({ cliPath, platform: sys.platform, lasting: true });
+    launcher = writeLauncherWith(sys, { stateDir, nodePath, cliPath, home: bakedHome, command });
   } catch (error) {
     problems.push({ message: `could not write the launcher in ${tildify(sys, stateDir)}: ${errorMessage(error)}`, fix: 'check that the folder is writable by you, or pass --home DIR' });
     return report({});
@@ -332,7 +334,7 @@ function formatInstallReport(r: InstallReport, sys: ResolvedSystem): string[] {
     else if (target.ok) lines.push(`✔ ${target.target.padEnd(width)}  ${where}`);
     else lines.push(`✘ ${target.target.padEnd(width)}  ${where}: ${target.problem}`, `    fix: ${target.fix}`);
   }
-  if (r.token) lines.push(`  token     ${t(r.token.path)} (${r.token.created ? 'created' : 'kept'}; for "comet-relay serve", show it with: ${cliCommand('token')})`);
+  if (r.token) lines.push(`  token     ${t(r.token.path)} (${r.token.created ? 'created' : 'kept'}; for "${cliCommand('serve')}", show it with: ${cliCommand('token')})`);
   if (r.ok) {
     lines.push(`Done. Load the comet-relay extension (\`${cliCommand('extension')}\` shows its folder and the steps) or reload it so it connects now, then check everything with: ${cliCommand('doctor')}`);
   } else {
@@ -534,7 +536,7 @@ export async function uninstall(options: UninstallOptions = {}): Promise<Uninsta
     // Data packs are the person's own files (`selectors add`): kept, and said so; the empty folder the host makes goes.
     const packs = packsDir(stateDir);
     removeEmptyDir(sys, packs);
-    if (sys.fs.existsSync(packs)) kept.push(`${tildify(sys, packs)} (selector sets and readers you added; \`comet-relay selectors remove NAME\` removes one)`);
+    if (sys.fs.existsSync(packs)) kept.push(`${tildify(sys, packs)} (selector sets and readers you added; \`${cliCommand('selectors remove NAME')}\` removes one)`);
     removeEmptyDir(sys, stateDir);
   } else if (sys.fs.existsSync(sys.path.join(stateDir, 'token'))) {
     const publicToken = sys.path.join(stateDir, sys.path.basename(publicTokenPath(stateDir)));

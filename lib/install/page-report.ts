@@ -1,5 +1,6 @@
 import type { PageDiagnosis } from '../protocol/page/page-diagnostics';
 import { isConversationPath } from '../protocol/urls';
+import { cliCommand } from '../relay/invocation';
 
 /**
  * `comet-relay doctor --page`: what the selector set in use finds on the live Perplexity tab, probe
@@ -73,7 +74,7 @@ export function formatPageReport(d: PageDiagnosis): { text: string; ok: boolean 
   if (!ok) {
     lines.push(
       `The page is not understood${missedEssential.length ? ` (${missedEssential.join(', ')} missed)` : ''}. ` +
-        'Save a sanitized copy with `comet-relay capture` and attach it to a bug report; to try a fixed selector set, `comet-relay selectors add FILE`.',
+        `Save a sanitized copy with \`${cliCommand('capture')}\` and attach it to a bug report; to try a fixed selector set, \`${cliCommand('selectors add FILE')}\`.`,
     );
   }
   return { text: lines.join('\n'), ok };

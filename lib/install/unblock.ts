@@ -430,7 +430,7 @@ export interface CometSwitchResult {
 export function prepareCometStart(options: SystemOptions & { stateDir: string }): CometSwitchResult {
   const sys = resolveSystem(options);
   if (!sys.fs.existsSync(unblockRecordPath(sys, options.stateDir, 'comet'))) {
-    return { outcome: 'off', message: 'Comet\'s Local State switch is left alone (`comet-relay unblock --browser comet` was not run).' };
+    return { outcome: 'off', message: `Comet's Local State switch is left alone (\`${cliCommand('unblock --browser comet')}\` was not run).` };
   }
   const name = COMET_FACTS.ntpSwitch.value;
   for (const segments of COMET_FACTS.userData.value[sys.platform]) {

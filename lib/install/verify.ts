@@ -24,7 +24,7 @@ export interface ManifestCheck {
 }
 
 export interface VerifyOptions {
-  /** The command that rewrites this manifest, e.g. `npx comet-relay install --browser chrome`. */
+  /** The command that rewrites this manifest, e.g. `node dist/cli.js install --browser chrome` (installCommand). */
   installCommand: string;
   /** The origin the manifest must admit. Default: our pinned extension's. */
   extensionOrigin?: string;

@@ -55,10 +55,10 @@ export async function startHttpServer(options: HttpOptions): Promise<RunningHttp
   const bindHost = options.bindHost ?? '127.0.0.1';
   const tokenDigest = digest(options.token);
   if (options.publicUrl && !options.publicToken) {
-    throw new RelayError('CONFIG_ERROR', 'A public URL needs its own token: run `comet-relay token --public` once, then start serve again.');
+    throw new RelayError('CONFIG_ERROR', `A public URL needs its own token: run \`${cliCommand('token --public')}\` once, then start serve again.`);
   }
   if (options.publicToken !== undefined && options.publicToken === options.token) {
-    throw new RelayError('CONFIG_ERROR', 'The public token must differ from the local one: run `comet-relay token --public --rotate`.');
+    throw new RelayError('CONFIG_ERROR', `The public token must differ from the local one: run \`${cliCommand('token --public --rotate')}\`.`);
   }
   const publicDigest = options.publicToken === undefined ? undefined : digest(options.publicToken);
   let port = options.port;

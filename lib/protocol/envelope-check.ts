@@ -1,5 +1,6 @@
 import { ERROR_CODES } from './errors';
 import { DOORS } from './doors';
+import { CLI_FORM_MAX, CLI_FORM_REFUSED } from './identity';
 import type { Envelope } from './messages';
 
 /**
@@ -74,6 +75,12 @@ function oneOf<T extends string>(o: Obj, key: string, path: string, allowed: rea
   const value = o[key];
   if (typeof value !== 'string' || !allowed.includes(value as T)) throw new Refused(path + key, `expected one of ${allowed.join(', ')}`);
   return value as T;
+}
+
+function cliForm(o: Obj): string {
+  const value = string(o, 'command', '', 1, CLI_FORM_MAX);
+  if (CLI_FORM_REFUSED.test(value)) throw new Refused('command', 'a control character');
+  return value;
 }
 
 const id = (o: Obj) => string(o, 'id', '', 1, 200);
@@ -172,6 +179,7 @@ const KINDS: Record<string, (o: Obj) => Obj> = {
     const out: Obj = { kind: 'welcome', protocolVersion: integer(o, 'protocolVersion', ''), version: string(o, 'version', ''), pid: integer(o, 'pid', '') };
     optional(out, o, 'clientId', () => string(o, 'clientId', ''));
     optional(out, o, 'proof', () => string(o, 'proof', '', 0, 128));
+    optional(out, o, 'command', () => cliForm(o));
     return out;
   },
   incompatible(o) {

@@ -16,5 +16,58 @@ export const EXTENSION_ORIGIN = `chrome-extension://${EXTENSION_ID}/`;
  * 2 (2026-12-02): the door a call came in by travels with it (hello, call origin), and the browser status says
  * why a Perplexity tab has no page script. A host of protocol 1 names no door, which the worker would take as
  * the public door's and refuse the tab list to a local client without saying why; the handshake says it instead.
+ * An optional field whose absence each side already handles is additive and keeps the number: the welcome's
+ * `command` (2026-12-04) — an older host sends none (the extension keeps its last known form), an older extension drops it.
  */
 export const PROTOCOL_VERSION = 2;
+
+/** The longest command form a host may send (`command` in its welcome); a longer one it leaves out. */
+export const CLI_FORM_MAX = 1000;
+/** What a command form may not hold: a line break or any other control character. */
+export const CLI_FORM_REFUSED = /[\u0000-\u001f\u007f]/;
+
+/**
+ * A comet-relay command as the extension says it: `sub` after the words that run comet-relay where
+ * its host was installed (`form`, from the host's welcome, kept across restarts), else after
+ * `comet-relay`. The one builder of every command the extension prints (page-access words, the
+ * panel, the toolbar, link faults); the Node side's is `cliCommand` in lib/relay/invocation.ts.
+ */
+export function cliHintCommand(sub: string, form: string | undefined): string {
+  return `${form ?? PRODUCT_NAME} ${sub}`.trimEnd();
+}
+
+/**
+ * The same command inside a sentence, in backticks; while no host has said its form (first run,
+ * a host never connected) it adds how to adapt it, since `comet-relay` is on PATH only after a global install.
+ */
+export function cliHint(sub: string, form: string | undefined): string {
+  return `\`${cliHintCommand(sub, form)}\`${cliHintNote(sub, form)}`;
+}
+
+/**
+ * What follows a command said without the host's form ('' once it is known); for several commands
+ * at once (no `sub`), one note for all. The side panel shows it as plain text (`plain`).
+ */
+export function cliHintNote(sub: string | undefined, form: string | undefined, plain = false): string {
+  if (form) return '';
+  const note = sub === undefined ? ' (or however you run comet-relay, in its place)' : ` (or however you run comet-relay, followed by \`${sub}\`)`;
+  return plain ? note.replaceAll('`', '') : note;
+}
+
+/**
+ * A command said without the form: a subcommand and plain words only (FILE, NAME, --flags), so text a
+ * page put into an error (a quoted draft, say) is never dressed up as a command of ours.
+ */
+const SAID_WITHOUT_FORM =
+  /`comet-relay ((?:install|uninstall|doctor|unblock|serve|capture|selectors|token|config|extension|status)(?: [\w.@=/-]+)*)`( \(or however you run comet-relay, followed by `\1`\))?/g;
+
+/**
+ * Text written where the host's form is not at hand (the page script and lib/packs, which stay
+ * small and know no host; a worker room without the link) names a command as `` `comet-relay SUB` ``
+ * in backticks, or as `cliHint(sub, undefined)` says it; whoever prints it or sends it on (the
+ * worker for every error it sends, the panel, the host and the CLI for a pack's problems) passes it
+ * through this, which says each such command as `cliHint(sub, form)`.
+ */
+export function withCliForm(text: string, form: string | undefined): string {
+  return text.replace(SAID_WITHOUT_FORM, (_all, sub: string) => cliHint(sub, form));
+}

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { DOORS } from './doors';
 import { ERROR_CODES } from './errors';
+import { CLI_FORM_MAX, CLI_FORM_REFUSED } from './identity';
 
 /**
  * The envelopes every hop speaks: MCP process ⇄ host (local socket), host ⇄ extension (native
@@ -99,6 +100,18 @@ export const Hello = z.object({
   challenge: z.string().max(128).optional(),
 });
 
+/**
+ * The words that run comet-relay where its host was installed (`comet-relay`, `npx /abs/comet-relay-0.1.0.tgz`,
+ * `node /abs/dist/cli.js`): one line a person can type, without control characters. The host computes
+ * it (lib/relay/invocation.ts) and sends it in its welcome; the extension says every command with it
+ * (`cliHint` in lib/protocol/identity.ts).
+ */
+export const CliForm = z
+  .string()
+  .min(1)
+  .max(CLI_FORM_MAX)
+  .refine((value) => !CLI_FORM_REFUSED.test(value), 'a control character');
+
 export const Welcome = z.object({
   kind: z.literal('welcome'),
   protocolVersion: z.number().int(),
@@ -107,6 +120,8 @@ export const Welcome = z.object({
   clientId: z.string().optional(),
   /** The HMAC of the client's challenge with the key in the host's record: this is the host the record names. */
   proof: z.string().max(128).optional(),
+  /** To the extension: how a person runs this host's comet-relay (additive: an older host sends none, an older extension drops it). */
+  command: CliForm.optional(),
 });
 
 /** Sent instead of Welcome when the two sides cannot talk; `message` is for a person. */

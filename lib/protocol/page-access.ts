@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import type { ErrorCode } from './errors';
+import { cliHint, cliHintCommand } from './identity';
 
 /**
  * Why a Perplexity tab has no comet-relay page script, from what the browser itself says — and the
@@ -95,9 +96,15 @@ const UNBLOCK_BROWSER: Record<string, string> = {
   'Microsoft Edge': 'edge',
 };
 
-export function unblockCommand(browserName: string): string {
+/** `unblock` with the browser's flag, as a subcommand for cliHint / cliHintCommand. */
+function unblockSub(browserName: string): string {
   const flag = UNBLOCK_BROWSER[browserName];
-  return flag ? `npx comet-relay unblock --browser ${flag}` : 'npx comet-relay unblock';
+  return flag ? `unblock --browser ${flag}` : 'unblock';
+}
+
+/** The unblock command to copy, in the host's form (`form`, lib/protocol/identity.ts). */
+export function unblockCommand(browserName: string, form?: string): string {
+  return cliHintCommand(unblockSub(browserName), form);
 }
 
 export function extensionsPage(browserName: string): string {
@@ -131,23 +138,25 @@ export interface PageAccessContext {
   tabId?: number | string;
   /** How long the caller waited, for the states that a wait did not cure. */
   waitedMs?: number;
+  /** The words that run comet-relay where its host was installed (the host's welcome); undefined until a host said them. */
+  form?: string;
 }
 
 export function pageAccessWords(verdict: PageAccessVerdict, context: PageAccessContext): PageAccessWords {
-  const { browserName } = context;
+  const { browserName, form } = context;
   const tab = context.tabId !== undefined ? `tab ${context.tabId}` : 'the Perplexity tab';
   const said = verdict.browserSaid ? ` (the browser said: “${verdict.browserSaid}”)` : '';
   const waited = context.waitedMs !== undefined ? ` after ${context.waitedMs} ms` : '';
   const base = { state: verdict.state, settled: verdict.settled, ...(context.tabId !== undefined ? { tabId: String(context.tabId) } : {}) };
   switch (verdict.state) {
     case 'blocked-by-policy': {
-      const command = unblockCommand(browserName);
+      const command = unblockCommand(browserName, form);
       const who =
         browserName === 'Comet'
           ? 'Comet blocks extensions on perplexity.ai (its ExtensionSettings policy)'
           : `An ExtensionSettings policy of this browser (${browserName}) blocks extensions on perplexity.ai`;
       const restart = browserName === 'Comet' ? 'Comet' : 'the browser';
-      const fix = `run \`${command}\` (it lets comet-relay's extension alone in) and restart ${restart}${browserName === 'Comet' ? '' : '; if your organisation manages this browser, ask its administrator'}`;
+      const fix = `run ${cliHint(unblockSub(browserName), form)}, which lets comet-relay's extension alone in, and restart ${restart}${browserName === 'Comet' ? '' : '; if your organisation manages this browser, ask its administrator'}`;
       return {
         ...base,
         code: 'BROWSER_POLICY',
@@ -195,7 +204,7 @@ export function pageAccessWords(verdict: PageAccessVerdict, context: PageAccessC
       };
     }
     case 'unknown': {
-      const fix = `reload ${tab}; if it persists, run \`npx comet-relay doctor\``;
+      const fix = `reload ${tab}; if it persists, run ${cliHint('doctor', form)}`;
       return {
         ...base,
         code: 'NO_PERPLEXITY_TAB',

@@ -19,7 +19,7 @@ import { hostKey, proveHost } from './host-proof';
 import { pipeNonce, socketPath } from './paths';
 import { ensurePrivateDir } from './private-dir';
 import { VERSION } from './version';
-import { cliCommand } from './invocation';
+import { cliCommand, hostForm } from './invocation';
 
 /**
  * `comet-relay host`: started by the browser through native messaging, one per browser profile.
@@ -165,7 +165,9 @@ export class NativeHost {
     // The port closed while the socket opened, or a newer host had it (see listen): this one
     // announces nothing.
     if (this.stopped) return;
-    this.toExtension({ kind: 'welcome', protocolVersion: PROTOCOL_VERSION, version: VERSION, pid: process.pid });
+    // How a person runs this comet-relay: the extension says every command it prints with it.
+    const command = hostForm();
+    this.toExtension({ kind: 'welcome', protocolVersion: PROTOCOL_VERSION, version: VERSION, pid: process.pid, ...(command ? { command } : {}) });
     this.packFeed ??= new PackFeed(this.options.home, this.log, (offer) => this.toExtension({ kind: 'event', event: PACKS_CHANGED_EVENT, data: offer }));
     this.packFeed.start();
     this.publishClients();
@@ -312,7 +314,7 @@ export class NativeHost {
         kind: 'incompatible',
         protocolVersion: PROTOCOL_VERSION,
         version: VERSION,
-        message: `This comet-relay host (${VERSION}, protocol ${PROTOCOL_VERSION}) cannot serve comet-relay ${message.version} (protocol ${message.protocolVersion}). Use the same comet-relay for the MCP command and for \`comet-relay install\`.`,
+        message: `This comet-relay host (${VERSION}, protocol ${PROTOCOL_VERSION}) cannot serve comet-relay ${message.version} (protocol ${message.protocolVersion}). Use the same comet-relay for the MCP command and for \`${cliCommand('install')}\`.`,
       });
       socket.end();
       return undefined;

@@ -1,6 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { CLI_FORM_MAX, CLI_FORM_REFUSED } from '../protocol/identity';
 
 /**
  * How a person runs this copy of comet-relay, so every hint that names a command says it in a form
@@ -8,8 +9,9 @@ import { fileURLToPath } from 'node:url';
  * after `npx ./comet-relay-0.1.0.tgz install` (npx keeps each spec in its own cache folder, so
  * another spec would fetch another copy, or 404 while the package is not on the registry), and
  * `node dist/cli.js doctor` in a clone. Every message of the Node side that names a command gets
- * its words from `cliCommand` here (docs/commands.md, "Hints"); the extension cannot know how its
- * host was installed and says `comet-relay` (lib/worker/link/native-link.ts).
+ * its words from `cliCommand` here (docs/commands.md, "Hints"); the extension gets the host's
+ * lasting form in the host's welcome (`hostForm`) and says its commands with it (`cliHint`,
+ * lib/protocol/identity.ts).
  */
 export interface InvocationContext {
   /** `process.argv`: [node, the script as started (a bin link, or dist/cli.js), …]. */
@@ -53,11 +55,13 @@ export function cliCommand(sub: string, context?: Partial<InvocationContext>): s
 /**
  * The words that run this copy: `comet-relay`, `npx <the spec it was started with>`, or
  * `node <its dist/cli.js>` (relative to the working folder when inside it). Computed once per
- * process for the process's own context.
+ * process for the process's own context; the host, started by the browser through the launcher,
+ * says what install computed in the person's shell (COMET_RELAY_COMMAND), not what the browser's
+ * PATH and folder would make of it.
  */
 export function commandPrefix(context?: Partial<InvocationContext>): string {
   if (context === undefined) {
-    cached ??= computePrefix(processContext());
+    cached ??= fits(process.env[COMMAND_ENV]?.trim()) ?? computePrefix(processContext());
     return cached;
   }
   return computePrefix({ ...processContext(), ...context });
@@ -89,8 +93,9 @@ function computePrefix(ctx: InvocationContext): string {
   // 4. A bin link that is not on PATH (`npm install --prefix DIR`): its absolute path.
   if (scriptName === 'comet-relay' && p.isAbsolute(script)) return q(script);
   // 5. node and the CLI file, as in a clone (`node dist/cli.js`).
+  //    Words kept after this process name the absolute file: they are read from any folder.
   const relative = p.relative(ctx.cwd, ctx.cliPath);
-  const shown = relative && !relative.startsWith('..') && !p.isAbsolute(relative) ? relative : ctx.cliPath;
+  const shown = !ctx.lasting && relative && !relative.startsWith('..') && !p.isAbsolute(relative) ? relative : ctx.cliPath;
   return `node ${q(shown)}`;
 }
 
@@ -151,4 +156,21 @@ export function quoteArg(value: string, platform: NodeJS.Platform = process.plat
   if (/^[\w@%+=:,./-]+$/.test(value)) return value;
   if (platform === 'win32') return /^[\w@%+=:,./\\-]+$/.test(value) ? value : `"${value.replace(/"/g, '\\"')}"`;
   return `'${value.replace(/'/g, `'\\''`)}'`;
+}
+
+/** The launcher's variable for the command form `install` computed in the person's shell (lib/install/host-manifest.ts). */
+export const COMMAND_ENV = 'COMET_RELAY_COMMAND';
+
+/**
+ * The form the host tells the extension (its welcome's `command`): what `install` wrote into the
+ * launcher — said in the person's shell, where `comet-relay` may be on a PATH the browser's is not —
+ * else the host's own lasting form; undefined when it cannot travel (too long, a control character).
+ */
+export function hostForm(env: NodeJS.ProcessEnv = process.env, context?: Partial<InvocationContext>): string | undefined {
+  return fits(env[COMMAND_ENV]?.trim()) ?? fits(commandPrefix({ ...context, lasting: true }));
+}
+
+/** A form that can travel to the extension and be shown on one line: not too long, no control character. */
+function fits(form: string | undefined): string | undefined {
+  return form && form.length <= CLI_FORM_MAX && !CLI_FORM_REFUSED.test(form) ? form : undefined;
 }

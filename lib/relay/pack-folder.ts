@@ -3,6 +3,8 @@ import path from 'node:path';
 import { MAX_PACK_BYTES, parsePackText } from '../packs/parse';
 import { MAX_PACKS, type PacksChanged, type SkippedPack } from '../protocol/packs';
 import { isPackFileName, packsDir } from './paths';
+import { cliCommand, commandPrefix } from './invocation';
+import { withCliForm } from '../protocol/identity';
 
 /**
  * The packs folder (`<home>/selectors/`): every `*.json` file in it is a data pack. Reading it never
@@ -38,12 +40,16 @@ export function readPackFolder(home: string): FolderReport {
   for (const name of names) {
     const source = path.join(dir, name);
     // Clipped to what the extension accepts (lib/protocol/packs.ts), so one long reason cannot void the offer.
-    const skip = (reason: string) => report.skipped.push({ source, reason: reason.length > 2000 ? `${reason.slice(0, 1999)}…` : reason });
+    // A pack's problems name commands without knowing how this copy runs (lib/packs/parse.ts): said here in its form.
+    const skip = (said: string) => {
+      const reason = withCliForm(said, commandPrefix());
+      report.skipped.push({ source, reason: reason.length > 2000 ? `${reason.slice(0, 1999)}…` : reason });
+    };
     let text: string;
     try {
       const stat = fs.lstatSync(source);
       if (!stat.isFile()) {
-        skip('not a plain file (a folder or a link); copy the pack here with `comet-relay selectors add FILE`');
+        skip(`not a plain file (a folder or a link); copy the pack here with \`${cliCommand('selectors add FILE')}\``);
         continue;
       }
       if (stat.size > MAX_PACK_BYTES) {
@@ -66,7 +72,7 @@ export function readPackFolder(home: string): FolderReport {
       continue;
     }
     if (report.packs.length >= MAX_PACKS) {
-      skip(`more than ${MAX_PACKS} packs in the folder; remove some with \`comet-relay selectors remove NAME\``);
+      skip(`more than ${MAX_PACKS} packs in the folder; remove some with \`${cliCommand('selectors remove NAME')}\``);
       continue;
     }
     report.packs.push({ source, kind: checked.kind, name: checked.name, pack: checked.pack });

@@ -1,11 +1,11 @@
 import type { Runtime } from 'webextension-polyfill';
-import { PROTOCOL_VERSION } from '../protocol/identity';
+import { PROTOCOL_VERSION, withCliForm } from '../protocol/identity';
 import type { Envelope, Hello } from '../protocol/messages';
 import type { AttachedClient, BrowserStatus } from '../protocol/methods';
 import { PACKS_CHANGED_EVENT } from '../protocol/packs';
 import { ActionIndicator } from './link/action-state';
 import { browser, chromeExtras, lastErrorMessage } from './browser/ext';
-import { detectBrowser, loadProfile } from './browser/identity';
+import { detectBrowser, loadHostCommand, loadProfile, saveHostCommand } from './browser/identity';
 import { NativeLink, RECONNECT_ALARM } from './link/native-link';
 import { otherTabsAllowed } from './calls/other-tabs';
 import { PackStore } from './packs';
@@ -59,6 +59,9 @@ export function startWorker(): void {
       toolbar.showAccess(access.current());
       panels.push();
     },
+    undefined,
+    undefined,
+    () => link.current.command,
   );
   const pages: PageHub = new PageHub(
     (tabId) => {
@@ -126,6 +129,8 @@ export function startWorker(): void {
     authorizeTarget: (...args) => panels.authorizeTarget(...args),
   });
 
+  // The host's command form as last saved; the one kept from an earlier run speaks until a host names its own.
+  let hostCommand: string | undefined;
   const link = new NativeLink(
     {
       connectNative: (name) => browser.runtime.connectNative(name),
@@ -147,6 +152,12 @@ export function startWorker(): void {
     {
       onMessage: (message) => onHostMessage(message),
       onStatus: (linkStatus) => {
+        if (linkStatus.command !== hostCommand) {
+          // The host named its command form (or storage gave the last one): keep it, and say the page's problem in it.
+          hostCommand = linkStatus.command;
+          if (hostCommand) void saveHostCommand(hostCommand).catch(() => {});
+          void access.retell().catch(() => {});
+        }
         if (linkStatus.state !== 'connected') {
           clients = [];
           // Every caller was on the host that went away: stop their calls (held approvals included).
@@ -158,11 +169,14 @@ export function startWorker(): void {
     },
   );
 
+  void loadHostCommand().then((command) => command && link.rememberCommand(command));
+
   const onHostMessage = (message: Envelope) => {
     switch (message.kind) {
       case 'request':
         // Registered at once (a cancel right behind it must find it), run once tabs are restored.
-        void router.handle(message, (reply) => link.send(reply), restored);
+        // An error's commands said where the host's form was not at hand are said in it here (withCliForm).
+        void router.handle(message, (reply) => link.send(reply.kind === 'error' ? { ...reply, error: { ...reply.error, message: withCliForm(reply.error.message, link.current.command) } } : reply), restored);
         return;
       case 'cancel':
         router.cancel(message.id);

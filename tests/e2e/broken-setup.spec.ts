@@ -28,7 +28,9 @@ test('tools/list still answers, and a browser tool says no browser is connected 
 test('the extension reports the missing host with the install hint', async () => {
   const panel = await harness.openPanel();
   await expect(panel.getByTestId('link-state')).toHaveAttribute('data-state', /disconnected|connecting/);
-  await expect(panel.getByTestId('link-detail')).toContainText('run `comet-relay install` (run it the way you ran install', { timeout: 15_000 });
+  // No host has ever said how comet-relay runs here: the global command, and how to adapt it.
+  await expect(panel.getByTestId('link-detail')).toContainText('run `comet-relay install` (or however you run comet-relay, followed by `install`)', { timeout: 15_000 });
+  await expect(panel.getByTestId('doctor-command')).toHaveText('comet-relay doctor');
 });
 
 test('doctor names the broken link and exits non-zero', () => {
@@ -55,4 +57,16 @@ test('after install, the extension connects on its own (its retry never gives up
   if (await reconnect.isVisible()) await reconnect.click({ timeout: 2000 }).catch(() => {});
   await expect(panel.getByTestId('link-state')).toHaveAttribute('data-state', 'connected', { timeout: 40_000 });
   await harness.waitForHost();
+});
+
+test('once a host said how comet-relay runs here, the words say it, also when the host is gone again', async () => {
+  // The host's welcome named the form install wrote into its launcher; the extension keeps it.
+  const stored = () => harness.worker.evaluate("chrome.storage.local.get('hostCommand').then((r) => r.hostCommand ?? null)");
+  await expect.poll(stored, { timeout: 10_000 }).toBe(`node ${CLI}`);
+  const host = await harness.waitForHost();
+  execFileSync(process.execPath, [CLI, 'uninstall', '--user-data-dir', harness.userDataDir, '--home', harness.home], { env: harness.env });
+  process.kill(host.pid);
+  const panel = await harness.openPanel();
+  await expect(panel.getByTestId('link-detail')).toContainText(`run \`node ${CLI} install\`, then \`node ${CLI} doctor\``, { timeout: 15_000 });
+  await expect(panel.getByTestId('doctor-command')).toHaveText(`node ${CLI} doctor`);
 });

@@ -127,6 +127,7 @@ test.describe('installed the two ways a person runs a release file, each hint in
   });
   test.afterAll(() => fs.rmSync(scratch, { recursive: true, force: true }));
 
+  const launcherIn = () => path.join(env.HOME as string, '.local', 'state', 'comet-relay', 'bin', 'comet-relay-host');
   const shell = (file: string, args: string[], extra: NodeJS.ProcessEnv = {}) => {
     try {
       return { code: 0, out: execFileSync(file, args, { cwd: scratch, env: { ...env, ...extra }, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'], timeout: 120_000 }) };
@@ -156,6 +157,8 @@ test.describe('installed the two ways a person runs a release file, each hint in
     expect(install.out).toContain('no browser was found');
     expect(install.out).toContain('comet-relay install --browser chrome');
     expect(fs.existsSync(path.join(env.HOME as string, '.config', 'google-chrome'))).toBe(false);
+    // The launcher it wrote tells the host, and so the extension, to say its commands as `comet-relay …`.
+    expect(fs.readFileSync(launcherIn(), 'utf8')).toContain("COMET_RELAY_COMMAND='comet-relay'");
     expect(cr('install', '--help').out).toContain('Usage: comet-relay install [--browser');
     expect(cr('nonesuch')).toEqual({ code: 2, out: 'comet-relay: [CONFIG_ERROR] Unknown command "nonesuch". `comet-relay help` lists the commands.\n' });
   });
@@ -171,6 +174,9 @@ test.describe('installed the two ways a person runs a release file, each hint in
     const doctor = npx('doctor');
     expect(doctor.out).toMatch(new RegExp(`fix: .*npx \\./${packed.filename.replace(/\./g, '\\.')} install`));
     expect(doctor.out).not.toContain('npx comet-relay ');
+    // What outlives this folder (the launcher, so the host and the extension's words) names the release file absolutely.
+    npx('install');
+    expect(fs.readFileSync(launcherIn(), 'utf8')).toContain(`COMET_RELAY_COMMAND='npx ${path.join(scratch, packed.filename)}'`);
     expect(npx('help', 'config').out).toContain(`Usage: npx ./${packed.filename} config`);
   });
 });

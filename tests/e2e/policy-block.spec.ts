@@ -30,7 +30,9 @@ test.afterAll(async () => {
   policy?.cleanup();
 });
 
-const UNBLOCK = 'npx comet-relay unblock --browser chromium';
+// Installed the way a clone is (`node dist/cli.js install`, as the harness does): the host tells the
+// extension that form, absolute, and every word the extension prints says it (issue 31, item 2).
+const UNBLOCK = `node ${CLI} unblock --browser chromium`;
 
 test('comet_connect and comet_poll name the policy block and the command, not "reload the tab"', async () => {
   test.skip(!support.ok, support.ok ? '' : support.reason);
@@ -67,5 +69,6 @@ test('the side panel shows the block as its own state with the command to copy, 
   await expect(panel.getByTestId('page-access')).toHaveAttribute('data-state', 'blocked-by-policy', { timeout: 15_000 });
   await expect(panel.getByTestId('page-access')).toContainText('blocks extensions on perplexity.ai');
   await expect(panel.getByTestId('page-access-command')).toHaveText(UNBLOCK);
+  await expect(panel.getByTestId('page-access')).toContainText(`run \`${UNBLOCK}\`, which`);
   await expect(panel.getByTestId('link-state')).not.toContainText('Connected');
 });

@@ -12,11 +12,11 @@ const status = (over: Partial<LinkStatus>): LinkStatus => ({ state: 'disconnecte
 
 describe('toolbar icon: connected to the host, but the browser keeps comet-relay out of the page', () => {
   it('is never green: red dot, "!" badge, and the cause with its fix in the tooltip', () => {
-    const access = pageAccessWords({ state: 'blocked-by-policy', settled: true }, { browserName: 'Comet', tabId: 3 });
+    const access = pageAccessWords({ state: 'blocked-by-policy', settled: true }, { browserName: 'Comet', tabId: 3, form: 'comet-relay' });
     const look = actionLook(status({ state: 'connected', hostVersion: '0.1.0' }), access);
     expect(look).toMatchObject({ state: 'disconnected', badgeText: '!' });
     expect(look.title).toBe(
-      "comet-relay — Blocked on perplexity.ai by a browser policy. To fix it, run `npx comet-relay unblock --browser comet` (it lets comet-relay's extension alone in) and restart Comet.",
+      "comet-relay — Blocked on perplexity.ai by a browser policy. To fix it, run `comet-relay unblock --browser comet`, which lets comet-relay's extension alone in, and restart Comet.",
     );
   });
 

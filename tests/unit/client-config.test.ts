@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { CLIENTS, clientConfig, DEFAULT_HTTP_URL, stdioCommand, TOKEN_PLACEHOLDER, TOOL_TIMEOUT_SETTING, tomlString } from '../../lib/install/client-config';
+import { CLIENTS, clientConfig, DEFAULT_HTTP_URL, stdioCommand, tokenPlaceholder, TOOL_TIMEOUT_SETTING, tomlString } from '../../lib/install/client-config';
 import { cliCommand } from '../../lib/relay/invocation';
 
 const base = { nodePath: '/usr/bin/node', cliPath: '/opt/comet relay/dist/cli.js', platform: 'linux' as const };
@@ -124,7 +124,7 @@ describe('client configs', () => {
     // The Agent API entry lives in `config agent-api` (tests/unit/agent-api.test.ts), with a derived read-only allowlist.
     expect(config.snippets).toHaveLength(2);
     expect(config.hint).toContain(cliCommand('config agent-api'));
-    expect(json('http').mcpServers['comet-relay'].headers.Authorization).toBe(`Bearer ${TOKEN_PLACEHOLDER}`);
+    expect(json('http').mcpServers['comet-relay'].headers.Authorization).toBe(`Bearer ${tokenPlaceholder()}`);
   });
 
   it('an explicit command wins', () => {

@@ -191,7 +191,7 @@ describe('doctor', () => {
     const access = pageAccessWords({ state: 'blocked-by-policy', settled: true, browserSaid: 'This page cannot be scripted due to an ExtensionsSettings policy.' }, { browserName: 'Chromium', tabId: 7 });
     const report = await doctor({ ...s, listHosts: () => [host()], queryStatus: async () => status({ perplexityTab: null, pageAccess: access }) });
     expect(check(report, 'Perplexity tab')).toMatchObject({ ok: false, detail: `[BROWSER_POLICY] ${access.message}`, fix: access.fix });
-    expect(check(report, 'Perplexity tab').fix).toContain('npx comet-relay unblock --browser chromium');
+    expect(check(report, 'Perplexity tab').fix).toContain('`comet-relay unblock --browser chromium`');
     expect(report.exitCode).toBe(1);
   });
 
@@ -245,7 +245,7 @@ describe('doctor', () => {
     expect(check(report, 'selector sets')).toMatchObject({
       ok: false,
       detail: expect.stringContaining('skipped 1 file in /h/selectors: bad.json: set.turn: Too small'),
-      fix: expect.stringContaining('comet-relay selectors add FILE'),
+      fix: expect.stringContaining(`\`${cliCommand('selectors add FILE')}\``),
     });
     expect(report.exitCode).toBe(1);
   });
@@ -358,6 +358,6 @@ describe('doctor --page', () => {
     expect(text).toContain('Selector set gen-b-2026-12 (from /h/selectors/x.json) — NOT recognised');
     expect(text).toContain('✘ composer — no match: tried `#ask-input`');
     expect(text).toContain('not a valid selector in this browser: `a[[x`');
-    expect(text).toContain('The page is not understood (composer missed). Save a sanitized copy with `comet-relay capture`');
+    expect(text).toContain(`The page is not understood (composer missed). Save a sanitized copy with \`${cliCommand('capture')}\``);
   });
 });

@@ -197,7 +197,7 @@ describe('serve: the HTTP door', () => {
 
   it('a public URL without its own token, or with the local one, does not start', async () => {
     const publicUrl = parsePublicUrl(`https://${PUBLIC_HOST}`);
-    await expect(serve({}, { publicUrl })).rejects.toThrow('run `comet-relay token --public` once');
+    await expect(serve({}, { publicUrl })).rejects.toThrow(`run \`${cliCommand('token --public')}\` once`);
     await expect(serve({}, { publicUrl, publicToken: TOKEN })).rejects.toThrow('must differ from the local one');
   });
 

@@ -66,6 +66,18 @@ describe('sh launcher', () => {
     expect(parseLauncher(fs.readFileSync(file, 'utf8'))).toEqual({ kind: 'sh', nodePath: process.execPath, cliPath: cli, home });
   });
 
+  it('hands the host the command form install computed (COMET_RELAY_COMMAND), whatever its quotes and $', () => {
+    const dir = tempDir();
+    const cli = path.join(dir, 'cli.js');
+    fs.writeFileSync(cli, 'console.log(JSON.stringify({ command: process.env.COMET_RELAY_COMMAND ?? null }));\n');
+    const command = "node '/home/ann/it'\\''s $HOME/dist/cli.js'";
+    const file = writeLauncher({ stateDir: path.join(dir, 'state'), nodePath: process.execPath, cliPath: cli, platform: 'linux', env: {}, command });
+    expect(JSON.parse(execFileSync(file, [EXTENSION_ORIGIN], { env: {} }).toString())).toEqual({ command });
+    // A launcher written without one leaves the host to compute its own.
+    const plain = writeLauncher({ stateDir: path.join(dir, 'plain'), nodePath: process.execPath, cliPath: cli, platform: 'linux', env: {} });
+    expect(JSON.parse(execFileSync(plain, [EXTENSION_ORIGIN], { env: {} }).toString())).toEqual({ command: null });
+  });
+
   it('logs to <stateDir>/logs/host.log and exits 127 when node is gone', () => {
     const dir = tempDir();
     const cli = echoCli(dir);
@@ -115,6 +127,12 @@ describe('bat launcher', () => {
       cliPath: 'C:\\src\\comet relay (x86)\\dist\\cli.js',
       home: 'D:\\tmp\\100% home',
     });
+  });
+
+  it('sets COMET_RELAY_COMMAND with % doubled, and leaves out a form with a double quote (the host then says its own)', () => {
+    const base = { platform: 'win32', stateDir: 'C:\\s', nodePath: 'C:\\n\\node.exe', cliPath: 'C:\\c\\dist\\cli.js' } as const;
+    expect(launcherScript({ ...base, command: 'node C:\\100%\\dist\\cli.js' }).split('\r\n')).toContain('set "COMET_RELAY_COMMAND=node C:\\100%%\\dist\\cli.js"');
+    expect(launcherScript({ ...base, command: 'node "C:\\a b\\dist\\cli.js"' })).not.toContain('COMET_RELAY_COMMAND');
   });
 
   it('rejects a double quote, which a .bat cannot carry', () => {

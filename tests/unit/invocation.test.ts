@@ -1,9 +1,10 @@
+import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { volatileCopyNote, packageCopy } from '../../lib/install/package-copy';
-import { cliCommand, commandPrefix, type InvocationContext } from '../../lib/relay/invocation';
+import { COMMAND_ENV, cliCommand, commandPrefix, hostForm, type InvocationContext } from '../../lib/relay/invocation';
 
 /**
  * Every hint names a command the way this copy was started (lib/relay/invocation.ts): the global
@@ -99,4 +100,35 @@ describe('how this copy is run, said in every hint', () => {
     expect(cliCommand('install', context({ argv: ['/usr/bin/node', cli, 'install'], cwd: '/usr', cliPath: cli }))).toBe(`node '${cli.replace(/'/g, `'\\''`)}' install`);
   });
 
+  it('words kept after the process (the launcher, the host\'s welcome) name a clone\'s file absolutely, even from its folder', () => {
+    const clone = scratch();
+    const cli = packageIn(clone);
+    expect(cliCommand('unblock', context({ argv: ['/usr/bin/node', cli, 'install'], cwd: clone, cliPath: cli, lasting: true }))).toBe(`node ${cli} unblock`);
+  });
+});
+
+describe('hostForm: the form the host tells the extension', () => {
+  const cli = '/home/ann/comet-relay/dist/cli.js';
+  const own = context({ argv: ['/usr/bin/node', cli, 'host'], cwd: '/home/ann/.local/state/comet-relay/bin', cliPath: cli });
+
+  it('what install wrote into the launcher, said in the person\'s shell', () => {
+    expect(hostForm({ [COMMAND_ENV]: 'comet-relay' }, own)).toBe('comet-relay');
+    expect(hostForm({ [COMMAND_ENV]: ' npx /home/ann/comet-relay-0.1.0.tgz ' }, own)).toBe('npx /home/ann/comet-relay-0.1.0.tgz');
+  });
+
+  it("a launcher written before it (none in the environment): the host's own lasting form", () => {
+    expect(hostForm({}, own)).toBe(`node ${cli}`);
+  });
+
+  it("the host's own words (run through the launcher) say every command in the launcher's form", () => {
+    const cli = path.resolve(import.meta.dirname, '../../dist/cli.js');
+    const run = spawnSync(process.execPath, [cli, 'selectors', 'remove'], { env: { PATH: process.env.PATH, [COMMAND_ENV]: 'npx /home/ann/comet-relay-0.1.0.tgz' }, encoding: 'utf8' });
+    expect(run.stderr).toContain('name the set: npx /home/ann/comet-relay-0.1.0.tgz selectors remove NAME (`npx /home/ann/comet-relay-0.1.0.tgz selectors list` shows them)');
+  });
+
+  it('a form that cannot travel (a control character, too long) is not sent as it is', () => {
+    expect(hostForm({ [COMMAND_ENV]: 'comet-relay\nrm -rf ~' }, own)).toBe(`node ${cli}`);
+    expect(hostForm({ [COMMAND_ENV]: `node /${'x'.repeat(1000)}` }, own)).toBe(`node ${cli}`);
+    expect(hostForm({}, { ...own, cliPath: `/${'x'.repeat(1000)}/cli.js` })).toBeUndefined();
+  });
 });

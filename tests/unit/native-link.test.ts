@@ -59,6 +59,41 @@ describe('NativeLink', () => {
     expect(alarms).toContain(`clear:${RECONNECT_ALARM}`);
   });
 
+  it('keeps the command form the host names, through a disconnect and a host too old to name one; a stored one only until then', async () => {
+    lastError = 'Native host has exited.';
+    const link = makeLink();
+    link.rememberCommand('comet-relay'); // from storage, an earlier run
+    link.start();
+    await vi.advanceTimersByTimeAsync(0);
+    ports[0]?.deliver({ kind: 'welcome', protocolVersion: 1, version: '0.1.0', pid: 42, command: 'node /home/ann/comet-relay/dist/cli.js' });
+    expect(link.current).toMatchObject({ state: 'connected', command: 'node /home/ann/comet-relay/dist/cli.js' });
+    link.rememberCommand('comet-relay'); // a late storage read does not undo what the host said
+    expect(link.current.command).toBe('node /home/ann/comet-relay/dist/cli.js');
+    ports[0]?.drop();
+    expect(link.current.detail).toBe('Native host has exited. The host stopped; see its log (`node /home/ann/comet-relay/dist/cli.js doctor` prints where).');
+    await vi.advanceTimersByTimeAsync(5000);
+    ports.at(-1)?.deliver({ kind: 'welcome', protocolVersion: 1, version: '0.0.9', pid: 43 });
+    expect(link.current).toMatchObject({ state: 'connected', hostPid: 43, command: 'node /home/ann/comet-relay/dist/cli.js' });
+    // A welcome whose form carries a line break is not a welcome this link takes.
+    link.restart();
+    await vi.advanceTimersByTimeAsync(0);
+    ports.at(-1)?.deliver({ kind: 'welcome', protocolVersion: 1, version: '0.1.0', pid: 44, command: 'comet-relay\nrm -rf ~' });
+    expect(link.current.state).toBe('connecting');
+  });
+
+  it('a form read from storage after the first fault was shown says that fault again in it', async () => {
+    lastError = 'Specified native messaging host not found.';
+    const link = makeLink();
+    link.start();
+    await vi.advanceTimersByTimeAsync(0);
+    ports[0]?.drop();
+    expect(link.current.detail).toContain('run `comet-relay install` (or however');
+    link.rememberCommand('npx /home/ann/comet-relay-0.1.0.tgz');
+    expect(link.current.detail).toBe(
+      'Specified native messaging host not found. The native host is not registered for this browser: run `npx /home/ann/comet-relay-0.1.0.tgz install`, then `npx /home/ann/comet-relay-0.1.0.tgz doctor`.',
+    );
+  });
+
   it('stamps each port\'s hello with a later portOpenedAt, even within one millisecond', async () => {
     const link = makeLink();
     link.start();
@@ -84,7 +119,7 @@ describe('NativeLink', () => {
     expect(ports.length).toBe(6);
     expect(alarms).toContain(RECONNECT_ALARM);
     expect(link.current.state).toBe('disconnected');
-    expect(link.current.detail).toMatch(/`comet-relay install` \(run it the way you ran install/);
+    expect(link.current.detail).toMatch(/`comet-relay install` \(or however you run comet-relay, followed by `install`\)/);
     link.start(); // what the alarm handler does
     await vi.advanceTimersByTimeAsync(0);
     expect(ports.length).toBe(7);
@@ -211,10 +246,14 @@ describe('NativeLink after a teardown', () => {
 
 describe('disconnect reasons', () => {
   it('turn Chromium\'s terse errors into what to do', () => {
-    // No host is connected to say how comet-relay was installed: the command, and the ways to run it.
+    // No host has ever said how comet-relay was installed: the global command, and how to adapt it.
     expect(describeDisconnect('Specified native messaging host not found.')).toBe(
-      'Specified native messaging host not found. The native host is not registered for this browser: run `comet-relay install` (run it the way you ran install: ' +
-        '`comet-relay`, `npx <the same spec>`, or `node dist/cli.js` in a clone), then `comet-relay doctor`.',
+      'Specified native messaging host not found. The native host is not registered for this browser: run `comet-relay install` ' +
+        '(or however you run comet-relay, followed by `install`), then `doctor` the same way.',
+    );
+    // A host said its form once (kept in storage): the commands in it.
+    expect(describeDisconnect('Native host has exited.', 'npx /home/ann/comet-relay-0.1.0.tgz')).toBe(
+      'Native host has exited. The host stopped; see its log (`npx /home/ann/comet-relay-0.1.0.tgz doctor` prints where).',
     );
     expect(describeDisconnect('Access to the specified native messaging host is forbidden.')).toMatch(/does not admit this extension/);
     expect(describeDisconnect('Native host has exited.')).toMatch(/see its log/);

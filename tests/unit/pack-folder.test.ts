@@ -1,3 +1,4 @@
+import { cliCommand, quoteArg } from '../../lib/relay/invocation';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -93,7 +94,7 @@ describe('comet-relay selectors', () => {
     expect(error.code).toBe('CONFIG_ERROR');
     expect(error.message).toContain(`${file} was not added: it is not a valid data pack (the built-in selector sets and readers keep working).`);
     expect(error.message).toContain('  set.composer: Too small: expected array to have >=1 items; it is [] (expected a list of 1 to 64 CSS selectors');
-    expect(error.message).toContain(`Fix that field and run \`comet-relay selectors add ${file}\` again`);
+    expect(error.message).toContain(`Fix that field and run \`${cliCommand(`selectors add ${quoteArg(file)}`)}\` again`);
     expect(fs.existsSync(dir)).toBe(false);
   });
 

@@ -53,13 +53,13 @@ describe('classifyPageAccess: why a Perplexity tab has no page script, from what
 describe('pageAccessWords: the one set of words for tools, panel, toolbar and doctor', () => {
   const blocked = classifyPageAccess(seen({ probe: { ok: false, error: POLICY_ERROR } }));
 
-  it('in Comet: names Comet, its ExtensionSettings policy, the command and the restart', () => {
-    const words = pageAccessWords(blocked, { browserName: 'Comet', tabId: 4 });
+  it("in Comet: names Comet, its ExtensionSettings policy, the command in the host's form and the restart", () => {
+    const words = pageAccessWords(blocked, { browserName: 'Comet', tabId: 4, form: 'node /home/ann/comet-relay/dist/cli.js' });
     expect(words.code).toBe('BROWSER_POLICY');
-    expect(words.command).toBe('npx comet-relay unblock --browser comet');
+    expect(words.command).toBe('node /home/ann/comet-relay/dist/cli.js unblock --browser comet');
     expect(words.message).toBe(
       `Comet blocks extensions on perplexity.ai (its ExtensionSettings policy), so comet-relay cannot run in tab 4 (the browser said: “${POLICY_ERROR}”). ` +
-        "To fix it, run `npx comet-relay unblock --browser comet` (it lets comet-relay's extension alone in) and restart Comet.",
+        "To fix it, run `node /home/ann/comet-relay/dist/cli.js unblock --browser comet`, which lets comet-relay's extension alone in, and restart Comet.",
     );
     expect(PageAccessWords.parse(words)).toEqual(words);
   });
@@ -67,10 +67,11 @@ describe('pageAccessWords: the one set of words for tools, panel, toolbar and do
   it('in another Chromium browser: an ExtensionSettings policy of this browser, and the administrator', () => {
     const words = pageAccessWords(blocked, { browserName: 'Chromium', tabId: 4 });
     expect(words.message).toMatch(/^An ExtensionSettings policy of this browser \(Chromium\) blocks extensions on perplexity\.ai/);
-    expect(words.message).toContain('run `npx comet-relay unblock --browser chromium`');
+    // No host has said its form yet: the global command, and how to adapt it.
+    expect(words.message).toContain('run `comet-relay unblock --browser chromium` (or however you run comet-relay, followed by `unblock --browser chromium`)');
     expect(words.fix).toMatch(/ask its administrator$/);
-    expect(unblockCommand('Google Chrome')).toBe('npx comet-relay unblock --browser chrome');
-    expect(unblockCommand('Vivaldi')).toBe('npx comet-relay unblock');
+    expect(unblockCommand('Google Chrome')).toBe('comet-relay unblock --browser chrome');
+    expect(unblockCommand('Vivaldi', 'npx /home/ann/comet-relay-0.1.0.tgz')).toBe('npx /home/ann/comet-relay-0.1.0.tgz unblock');
   });
 
   it('site access off: its own code, and where to turn it on (comet://extensions in Comet)', () => {
@@ -107,7 +108,7 @@ describe('PageHub.whenReady asks the browser why, and fails at once on a cause w
     const access = watch(() => seen({ probe: { ok: false, error: POLICY_ERROR } }));
     const hub = new PageHub(() => {}, undefined, (tabId, waited) => access.check(tabId, waited));
     const started = Date.now();
-    await expect(hub.whenReady(4, 15_000)).rejects.toMatchObject({ code: 'BROWSER_POLICY', message: expect.stringContaining('npx comet-relay unblock --browser comet') });
+    await expect(hub.whenReady(4, 15_000)).rejects.toMatchObject({ code: 'BROWSER_POLICY', message: expect.stringContaining('`comet-relay unblock --browser comet`') });
     expect(Date.now() - started).toBeLessThan(1000);
     expect(access.current()?.state).toBe('blocked-by-policy');
   });

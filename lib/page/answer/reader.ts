@@ -422,7 +422,7 @@ export function unrecognisedTurns(doc: Document, set: SelectorSet): RelayError |
   if (prose.length === 0) return null;
   return candidatesMiss('turn', [...set.turn, ...set.answer], doc.location?.href ?? '', {
     after: ' (question blocks, then answer blocks), although answer prose is on the page',
-    hint: 'add a selector set that reads this page (comet-relay selectors add), or save it with comet-relay capture',
+    hint: 'add a selector set that reads this page (`comet-relay selectors add FILE`), or save it with `comet-relay capture`',
   });
 }
 

@@ -1,4 +1,4 @@
-import type { BrowserInfo, ProfileInfo } from '../../protocol/messages';
+import { type BrowserInfo, CliForm, type ProfileInfo } from '../../protocol/messages';
 import { browser } from './ext';
 
 /**
@@ -33,4 +33,21 @@ export async function detectBrowser(): Promise<BrowserInfo> {
   const chromium = list.find((b) => b.brand === 'Chromium')?.version ?? fromUa;
   const name = known?.brand === 'Perplexity' ? 'Comet' : (known?.brand ?? 'Chromium');
   return { name, version: chromium.includes('.') ? chromium : fromUa, userAgent };
+}
+
+/**
+ * The host's command form (its welcome's `command`), kept in browser.storage.local so the words the
+ * extension shows while no host is connected — after a browser restart too — still name the command
+ * the way it runs on this machine. A damaged value reads as none.
+ */
+const HOST_COMMAND_KEY = 'hostCommand';
+
+export async function loadHostCommand(): Promise<string | undefined> {
+  const stored = await browser.storage.local.get(HOST_COMMAND_KEY).then((all) => all[HOST_COMMAND_KEY], () => undefined);
+  const parsed = CliForm.safeParse(stored);
+  return parsed.success ? parsed.data : undefined;
+}
+
+export async function saveHostCommand(command: string): Promise<void> {
+  await browser.storage.local.set({ [HOST_COMMAND_KEY]: command });
 }

@@ -50,6 +50,8 @@ export class PageAccessWatch {
     private readonly onChange: () => void,
     private readonly observe: (tabId: number) => Promise<PageAccessObservation> = observePageAccess,
     private readonly now: () => number = Date.now,
+    /** The host's command form (NativeLink's `command`), for the commands the words name. */
+    private readonly form: () => string | undefined = () => undefined,
   ) {}
 
   current(): PageAccessWords | null {
@@ -61,7 +63,7 @@ export class PageAccessWatch {
     if (this.report?.tabId === String(tabId) && waitedMs === undefined && this.now() - this.checkedAt < FRESH_MS) return this.report;
     const connections = this.connections;
     const verdict = classifyPageAccess(await this.observe(tabId));
-    const words = pageAccessWords(verdict, { browserName: await this.browserName(), tabId, ...(waitedMs === undefined ? {} : { waitedMs }) });
+    const words = pageAccessWords(verdict, { browserName: await this.browserName(), form: this.form(), tabId, ...(waitedMs === undefined ? {} : { waitedMs }) });
     // A page script connected while the browser was asked: that answer is older than the evidence.
     if (connections !== this.connections) return words;
     this.checkedAt = this.now();
@@ -79,6 +81,14 @@ export class PageAccessWatch {
     if (this.report) this.set(null);
   }
 
+  /** The words' context changed (the host named its command form): says the last problem again in it. */
+  async retell(): Promise<void> {
+    const tabId = this.report?.tabId;
+    if (tabId === undefined) return;
+    this.checkedAt = 0;
+    await this.check(Number(tabId));
+  }
+
   /** The tab went away: its problem is over. */
   clear(tabId?: number): void {
     if (!this.report || (tabId !== undefined && this.report.tabId !== String(tabId))) return;
@@ -88,8 +98,9 @@ export class PageAccessWatch {
   private connections = 0;
 
   private set(next: PageAccessWords | null): void {
-    // The state moved, not merely its words (a wait's "after N ms"): a push would ask again.
-    const changed = next?.state !== this.report?.state || next?.tabId !== this.report?.tabId;
+    // The state moved, or what to do did (the host's command form arrived), not merely its words (a
+    // wait's "after N ms"): a push would ask again.
+    const changed = next?.state !== this.report?.state || next?.tabId !== this.report?.tabId || next?.fix !== this.report?.fix;
     this.report = next;
     if (changed) this.onChange();
   }

@@ -5,6 +5,7 @@ import { markdownWords, showsExactly } from '../../page/kits/repair-text';
 import { firstString, pick, strings } from '../../page/threads/json-path';
 import type { ThreadJsonReader } from '../../selectors/thread-schema';
 import type { TabFetch } from '../threads/json-answer';
+import { cliHint } from '../../protocol/identity';
 
 /**
  * The worker's end of a repair (issue 24; the page's end is lib/page/kits/repair-kit.ts). Around
@@ -216,6 +217,6 @@ function failed(probe: string, reason: string | undefined, url: string | undefin
   return new RelayError(
     'SELECTOR_MISS',
     `${what}. A repair from the thread JSON was tried on this page and failed (${reason ?? 'no reason given'}). ` +
-      'Add a selector set that reads this page (comet-relay selectors add), or save it with comet-relay capture and report it.',
+      `Add a selector set that reads this page (${cliHint('selectors add FILE', undefined)}), or save it with ${cliHint('capture', undefined)} and report it.`,
   );
 }

@@ -1,5 +1,5 @@
 import { ChunkAssembler } from '../../protocol/framing';
-import { NATIVE_HOST_NAME } from '../../protocol/identity';
+import { cliHint, NATIVE_HOST_NAME } from '../../protocol/identity';
 import { checkEnvelope } from '../../protocol/envelope-check';
 import type { Envelope, Hello } from '../../protocol/messages';
 import { type BackoffPolicy, DEFAULT_BACKOFF, nextAttempt } from './backoff';
@@ -31,6 +31,12 @@ export interface LinkStatus {
   detail?: string;
   hostVersion?: string;
   hostPid?: number;
+  /**
+   * The words that run comet-relay where the host was installed, from the last welcome that named
+   * them (kept while the host is down, and across restarts by the worker's storage): every command
+   * the extension prints is said with them (cliHint, lib/protocol/identity.ts).
+   */
+  command?: string;
   since: number;
   failures: number;
 }
@@ -57,6 +63,8 @@ export class NativeLink {
   /** Stamps every port's hello, later for each port, so the host can tell which of two is the browser's. */
   private lastPortOpenedAt = 0;
   private readonly assembler = new ChunkAssembler();
+  /** The browser's words for the last disconnect, to say its fix again once the form is known. */
+  private lastDisconnect?: string;
 
   constructor(
     private readonly deps: NativeLinkDeps,
@@ -87,6 +95,13 @@ export class NativeLink {
     }
   }
 
+  /** The form kept from an earlier run, until a host says its own; a fault already shown is said again in it. */
+  rememberCommand(command: string): void {
+    if (this.status.command !== undefined) return;
+    const again = this.status.state === 'disconnected' && this.lastDisconnect !== undefined;
+    this.setStatus({ command, ...(again ? { detail: describeDisconnect(this.lastDisconnect as string, command) } : {}) });
+  }
+
   /** Drops the current connection and connects again at once (the panel's "Reconnect"). */
   restart(): void {
     this.teardown();
@@ -110,8 +125,9 @@ export class NativeLink {
     port.onDisconnect.addListener(() => {
       if (this.port !== port) return;
       const reason = this.deps.lastError() ?? 'the host exited';
+      this.lastDisconnect = reason;
       this.teardown();
-      this.failed(describeDisconnect(reason));
+      this.failed(describeDisconnect(reason, this.status.command));
     });
     this.handshakeTimer = setTimeout(() => {
       if (this.port !== port || this.status.state === 'connected') return;
@@ -157,8 +173,10 @@ export class NativeLink {
         clearTimeout(this.handshakeTimer);
         this.deps.clearAlarm(RECONNECT_ALARM);
         this.lastPong = Date.now();
+        this.lastDisconnect = undefined;
         this.startHeartbeat(port);
-        this.setStatus({ state: 'connected', detail: undefined, hostVersion: message.version, hostPid: message.pid, failures: 0 });
+        // A host too old to name its form leaves the one last known.
+        this.setStatus({ state: 'connected', detail: undefined, hostVersion: message.version, hostPid: message.pid, failures: 0, ...(message.command ? { command: message.command } : {}) });
         return;
       case 'incompatible':
         this.teardown(port);
@@ -227,25 +245,16 @@ export class NativeLink {
   }
 }
 
-/**
- * A comet-relay command as the extension can say it. No host is connected when these are shown,
- * so nothing tells the extension how comet-relay was installed: it names the command and the
- * three ways to run it (the Node side says the one way in use, lib/relay/invocation.ts).
- */
-export function hostCommand(sub: string): string {
-  return `\`comet-relay ${sub}\` (run it the way you ran install: \`comet-relay\`, \`npx <the same spec>\`, or \`node dist/cli.js\` in a clone)`;
-}
-
-/** Turns Chromium's terse disconnect reasons into what the person should do. */
-export function describeDisconnect(reason: string): string {
+/** Turns Chromium's terse disconnect reasons into what the person should do, in the host's command form when known. */
+export function describeDisconnect(reason: string, form?: string): string {
   if (/not found/i.test(reason)) {
-    return `${reason} The native host is not registered for this browser: run ${hostCommand('install')}, then \`comet-relay doctor\`.`;
+    return `${reason} The native host is not registered for this browser: run ${cliHint('install', form)}, then ${form ? cliHint('doctor', form) : '`doctor` the same way'}.`;
   }
   if (/forbidden/i.test(reason)) {
-    return `${reason} The host manifest does not admit this extension's ID: run ${hostCommand('install')} again.`;
+    return `${reason} The host manifest does not admit this extension's ID: run ${cliHint('install', form)} again.`;
   }
   if (/exited|failed to start/i.test(reason)) {
-    return `${reason} The host stopped; see its log (${hostCommand('doctor')} prints where).`;
+    return `${reason} The host stopped; see its log (${cliHint('doctor', form)} prints where).`;
   }
   return reason;
 }

@@ -2,6 +2,7 @@ import type { ThreadJsonReader } from '../../selectors/thread-schema';
 import { firstString, pick, strings } from '../../page/threads/json-path';
 import { RelayError } from '../../protocol/errors';
 import { threadIdOfUrl } from '../../protocol/threads/thread-ids';
+import { cliHint } from '../../protocol/identity';
 
 /**
  * comet_poll's and comet_wait's second source for a finished answer: the page's own thread JSON
@@ -257,7 +258,7 @@ export class JsonAnswers {
     throw new RelayError(
       'SELECTOR_MISS',
       `${unconfirmed}: the page shows neither that this turn is still written nor that it is done, and the thread JSON could not say either (${state.why}) — ` +
-        'add a selector set that knows this page (comet-relay selectors add), or save it with comet-relay capture and report it',
+        `add a selector set that knows this page (${cliHint('selectors add FILE', undefined)}), or save it with ${cliHint('capture', undefined)} and report it`,
     );
   }
 }

@@ -20,6 +20,7 @@ import {
 } from './thread-results';
 import { checkThreadId, threadIdOfUrl, threadMovedError } from '../../protocol/threads/thread-ids';
 import type { ThreadTabs } from './thread-tabs';
+import { cliHint } from '../../protocol/identity';
 
 /**
  * A perplexity.ai page from a path a reader gave (readers can be files a person added). Whatever the
@@ -36,7 +37,7 @@ function readerPage(path: string, field: string): string {
   if (check.ok) return check.url;
   throw new RelayError(
     'CONFIG_ERROR',
-    `${field} leads to ${url}, and ${check.reason}: thread tabs open on perplexity.ai only. Fix or remove the reader added as a file (comet-relay selectors list).`,
+    `${field} leads to ${url}, and ${check.reason}: thread tabs open on perplexity.ai only. Fix or remove the reader added as a file (${cliHint('selectors list', undefined)}).`,
   );
 }
 
