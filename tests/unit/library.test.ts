@@ -283,7 +283,7 @@ describe('the page`s fetch', () => {
     const ok = await fetch({ path: '/rest/thread/list_ask_threads', query: { version: '2.18' }, headers: { 'x-app-apiclient': 'default' }, method: 'POST', body: '{"limit":20}' }, ctx);
     expect(ok).toMatchObject({ status: 429, retryAfter: '9' });
     expect(fetched[0]?.init).toMatchObject({ method: 'POST', body: '{"limit":20}', credentials: 'include' });
-    expect((fetched[0]?.init.headers as Record<string, string>)['content-type']).toBe('application/json');
+    expect(new Headers(fetched[0]?.init.headers ?? {}).get('content-type')).toBe('application/json');
     for (const bad of [
       { path: '/rest/thread/some-slug-1', body: '{}' },
       { path: '/search/x', body: '{}' },
