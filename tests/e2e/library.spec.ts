@@ -133,5 +133,16 @@ test.describe('the public door', () => {
     }
     await expect(client.readResource({ uri: `perplexity://thread/${LONG}` })).rejects.toThrow(/PERMISSION_DENIED/);
     expect(world.site.library.count(`/rest/thread/${LONG}`)).toBe(before);
+
+    // The person turns it on in the side panel: the same call reads the thread whole.
+    const panel = await world.harness.openPanel();
+    const box = panel.getByLabel('Let the Agent API read my library');
+    await expect(box).not.toBeChecked();
+    await box.check();
+    await expect(box).toBeChecked();
+    await panel.close();
+    const opened = textOf(await client.callTool({ name: 'comet_export_thread', arguments: { thread: LONG } }));
+    expect(opened).toMatch(/^# A long conversation about tide pools\n/);
+    expect(opened).toContain('## 25. ');
   });
 });
