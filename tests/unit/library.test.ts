@@ -10,6 +10,10 @@ import { SimLibrary } from '../sim/library';
 import { fakeThreadCalls, type PageScript } from '../support/fake-tabs';
 import { pageHandlers } from '../../lib/page/handlers';
 import { post } from '../../lib/page/kits/panel-kit';
+import { parsePack } from '../../lib/packs/parse';
+import { THREAD_PAGE_READERS } from '../../lib/selectors/thread-page';
+import { ACCOUNT_JSON_READERS } from '../../lib/selectors/account-json';
+import type { AccountJsonReader, ThreadPageReader } from '../../lib/selectors/thread-schema';
 
 /**
  * The library's reads (lib/worker/threads/library.ts) against the simulated site's library
@@ -305,5 +309,28 @@ describe('the page`s POST (the panel kit`s library.post)', () => {
     expect(await get({ path: '/rest/thread/x', query: {}, headers: {}, method: 'POST', body: '{}' }, { signal, progress() {} })).toMatchObject({ status: 429, retryAfter: '9' });
     expect(fetched[1]?.init.method).toBeUndefined();
     expect(fetched[1]?.init.body).toBeUndefined();
+  });
+});
+
+describe('a changed endpoint is a pack, not a release', () => {
+  it('a library reader added as a file is checked like the others, and the worker asks where it says', async () => {
+    const moved = { ...libraryJson2026, name: 'library-json-2027-01', list: { ...libraryJson2026.list, path: '/rest/library/threads' } };
+    expect(parsePack({ kind: 'library-json-reader', reader: moved })).toMatchObject({ ok: true });
+    const offsite = { ...moved, thread: { ...moved.thread, path: '//evil.example/{slug}' } };
+    expect(parsePack({ kind: 'library-json-reader', reader: offsite })).toMatchObject({ ok: false });
+    const asked: string[] = [];
+    const { calls } = fakeThreadCalls(
+      async (_tab, _method, params) => {
+        asked.push(String(params.path));
+        return { status: 200, body: '[]' };
+      },
+      {
+        connected: () => [1],
+        initial: [{ id: 1, url: ORIGIN }],
+        readers: () => ({ page: THREAD_PAGE_READERS[0] as ThreadPageReader, account: ACCOUNT_JSON_READERS[0] as AccountJsonReader, library: moved }),
+      },
+    );
+    await calls.call('library.list', { limit: 20, offset: 0 }, new AbortController().signal, () => {});
+    expect(asked).toEqual(['/rest/library/threads']);
   });
 });
