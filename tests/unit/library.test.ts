@@ -1,7 +1,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { RelayError } from '../../lib/protocol/errors';
+import type { RelayError } from '../../lib/protocol/errors';
 import { threadMarkdown } from '../../lib/protocol/library/markdown';
 import { LibraryJsonReaderSchema, libraryJson2026 } from '../../lib/selectors/library/library-json';
 import { threadJson2026 } from '../../lib/selectors/thread-json';
