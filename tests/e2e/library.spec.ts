@@ -2,6 +2,8 @@ import { execFileSync } from 'node:child_process';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { expect, test } from '@playwright/test';
+import type { RelayError } from '../../lib/protocol/errors';
+import { RelayClient } from '../../lib/relay/client';
 import { textOf } from '../support/harness';
 import { type SimWorld, startSimWorld } from '../support/sim-harness';
 import { startTunnel, type Tunnel } from '../support/tunnel';
@@ -104,6 +106,18 @@ test('a thread the site does not have, a signed-out tab and an unknown body are 
   const limited = await world.call('comet_export_thread', { thread: LONG });
   expect(limited.text).toMatch(/^\[RATE_LIMITED\] .*wait 2 s/);
   await expect(world.client.readResource({ uri: 'perplexity://thread/no-such-thread-Zz9' })).rejects.toThrow(/THREAD_NOT_FOUND/);
+
+  // At the relay, as `comet-relay export` calls it: the 429's Retry-After arrives as data, through every hop.
+  const relay = new RelayClient({ home: world.harness.home, client: { name: 'library-e2e' }, transport: 'stdio' });
+  try {
+    lib.failNext(`/rest/thread/${LONG}`, 429, { 'retry-after': '3' });
+    const error = await relay.call('library.thread', { thread: LONG }).then(() => undefined, (e: RelayError) => e);
+    expect(error).toMatchObject({ code: 'RATE_LIMITED', data: { retryAfterMs: 3000 } });
+    const whole = await relay.call('library.thread', { thread: LONG });
+    expect(whole.turns).toHaveLength(25);
+  } finally {
+    relay.close();
+  }
   await tabsUnmoved(tabs);
 });
 
