@@ -293,6 +293,8 @@ describe('the page`s POST (the panel kit`s library.post)', () => {
     expect(new Headers(fetched[0]?.init.headers ?? {}).get('content-type')).toBe('application/json');
     for (const bad of [
       { path: '/rest/thread/some-slug-1', body: '{}' },
+      { path: '/rest/thread/delete_threads', body: '{}' },
+      { path: '/rest/thread/mark_viewed', body: '{}' },
       { path: '/search/x', body: '{}' },
       { path: '//evil.example/rest/a', body: '{}' },
       { path: '/rest/thread/list_ask_threads', body: '[1]' },
@@ -314,10 +316,13 @@ describe('the page`s POST (the panel kit`s library.post)', () => {
 
 describe('a changed endpoint is a pack, not a release', () => {
   it('a library reader added as a file is checked like the others, and the worker asks where it says', async () => {
-    const moved = { ...libraryJson2026, name: 'library-json-2027-01', list: { ...libraryJson2026.list, path: '/rest/library/threads' } };
+    const moved = { ...libraryJson2026, name: 'library-json-2027-01', list: { ...libraryJson2026.list, path: '/rest/library/list_threads' } };
     expect(parsePack({ kind: 'library-json-reader', reader: moved })).toMatchObject({ ok: true });
     const offsite = { ...moved, thread: { ...moved.thread, path: '//evil.example/{slug}' } };
     expect(parsePack({ kind: 'library-json-reader', reader: offsite })).toMatchObject({ ok: false });
+    // The list is POSTed to: a pack cannot point it at an endpoint that changes anything.
+    const deleting = { ...moved, list: { ...moved.list, path: '/rest/thread/delete_threads' } };
+    expect(parsePack({ kind: 'library-json-reader', reader: deleting })).toMatchObject({ ok: false, problems: [expect.stringMatching(/list endpoint under \/rest\//)] });
     const asked: string[] = [];
     const { calls } = fakeThreadCalls(
       async (_tab, _method, params) => {
@@ -331,6 +336,6 @@ describe('a changed endpoint is a pack, not a release', () => {
       },
     );
     await calls.call('library.list', { limit: 20, offset: 0 }, new AbortController().signal, () => {});
-    expect(asked).toEqual(['/rest/library/threads']);
+    expect(asked).toEqual(['/rest/library/list_threads']);
   });
 });

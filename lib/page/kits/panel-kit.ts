@@ -4,6 +4,7 @@ import type { PageDriver } from '../driver';
 import type { KitHandlers, PageKitHost } from '../kit-registry';
 import { watchPage } from './watch';
 import type { ErrorPayload } from '../../protocol/errors';
+import { LIBRARY_POST_PATH } from '../../protocol/urls';
 
 /**
  * The panel kit (lib/protocol/page/page-kits.ts): the side panel's live view of the page (`page.watch`)
@@ -19,13 +20,12 @@ export function panelKit({ win, driver }: PageKitHost): KitHandlers {
   };
 }
 
-/** Worker-only: a POST only to a fixed /rest/ endpoint (no id in it: the library's list), its body a small JSON object. */
-const POST_PATH = /^\/rest\/[a-z_]+\/[a-z_]+$/;
+/** Worker-only: a POST only to a fixed list endpoint (LIBRARY_POST_PATH), its body a small JSON object. */
 type PostParams = { path: string; query: Record<string, string>; headers: Record<string, string>; body: string };
 
 export async function post(win: Window, params: PostParams, signal: AbortSignal): Promise<{ status: number; body: string; retryAfter?: string }> {
   const { path, body } = params;
-  if (!POST_PATH.test(path) || typeof body !== 'string' || body.length > 4096 || !/^\{.*\}$/s.test(body)) {
+  if (!LIBRARY_POST_PATH.test(path) || typeof body !== 'string' || body.length > 4096 || !/^\{.*\}$/s.test(body)) {
     // Error payloads, not RelayError: the kit stays small (the page script sends either back alike).
     throw { code: 'INVALID_PARAMS', message: `not a POST comet-relay makes: ${String(path)}` } satisfies ErrorPayload;
   }

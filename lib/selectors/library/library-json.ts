@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { ReaderPaths, SameOriginPath } from '../thread-schema';
+import { LIBRARY_POST_PATH } from '../../protocol/urls';
 
 /**
  * The library as the web app asks for it (issue 29): the thread list, the Spaces and a Space's
@@ -42,7 +43,8 @@ export const LibraryJsonReaderSchema = z.looseObject({
   /** Headers the web app sends with these requests (without them the list comes back empty). */
   headers: z.record(z.string(), z.string()),
   list: z.object({
-    path: SameOriginPath,
+    /** POSTed to: only a fixed `list_…` endpoint under /rest/ (the page refuses any other). */
+    path: SameOriginPath.regex(LIBRARY_POST_PATH, 'must be a list endpoint under /rest/ (/rest/<area>/list_<what>): the only POST a tab makes for comet-relay'),
     query: Query,
     /** The JSON body's field names, and the fields it always carries. */
     body: z.object({ limit: z.string(), offset: z.string(), search: z.string(), space: z.string(), fixed: z.record(z.string(), z.union([z.string(), z.number(), z.boolean()])) }),
