@@ -150,6 +150,14 @@ describe('library.thread', () => {
     expect(t.space).toBe('Garden Notes');
   });
 
+  it('says which turn the site still writes, never passing its partial answer off as whole', async () => {
+    const body = { entries: [{ query_str: 'done', status: 'COMPLETED', blocks: [] }, { query_str: 'going', status: 'PENDING', blocks: [{ intended_usage: 'ask_text', markdown_block: { chunks: ['Half an ans'] } }] }] };
+    const t = await exportThread('x', async () => ({ status: 200, body: JSON.stringify(body) }), readers);
+    expect(t.turns.map((x) => x.running)).toEqual([undefined, true]);
+    expect(t.turns[1]?.answer).toBe('Half an ans');
+    expect(threadMarkdown(t)).toContain('## 2. going\n\nHalf an ans\n\n*(Still being written when this was exported: the answer above is not the whole.)*');
+  });
+
   it('stops at a cursor that repeats', async () => {
     let calls = 0;
     const body = (cursor: string | null) => JSON.stringify({ entries: [{ query_str: `q${calls}`, blocks: [] }], next_cursor: cursor });

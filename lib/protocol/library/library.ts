@@ -82,6 +82,8 @@ export const ExportedTurn = z.object({
   /** The answer's Markdown exactly as the JSON holds it (citations as `[n]`). */
   answer: z.string(),
   sources: z.array(ExportedSource),
+  /** The site still writes this turn (its entry is running): the answer is what it held then, not the whole. */
+  running: z.literal(true).optional(),
 });
 export type ExportedTurn = z.infer<typeof ExportedTurn>;
 

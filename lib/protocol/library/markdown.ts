@@ -39,12 +39,13 @@ function turnMarkdown(turn: ExportedTurn, index: number): string {
         .join('\n'),
     );
   }
-  parts.push(turn.answer.trim() ? turn.answer.trim() : '*(no answer)*');
+  parts.push(turn.answer.trim() ? turn.answer.trim() : turn.running ? '' : '*(no answer)*');
+  if (turn.running) parts.push('*(Still being written when this was exported: the answer above is not the whole.)*');
   if (turn.sources.length > 0) {
     const list = turn.sources.map((s) => `${s.n}. [${linkText(s.title || s.url)}](${destination(s.url)})`).join('\n');
     parts.push(`**Sources**\n\n${list}`);
   }
-  return parts.join('\n\n');
+  return parts.filter(Boolean).join('\n\n');
 }
 
 /** The header, then each turn: its question, its answer's Markdown, its sources numbered as its citations number them. */

@@ -218,10 +218,13 @@ function turnOf(entry: unknown, index: number, readers: LibraryReaders, slug: st
   if (question === undefined) {
     throw new RelayError('JSON_SHAPE', `thread "${slug}": entry ${index + 1} has no question at ${r.entry.question.join(' or ')} (reader ${r.name}).`);
   }
+  // A turn the site still writes says so: what it holds is not the whole answer.
+  const status = firstString(entry, t.entry.status);
+  const running = status !== undefined && t.values.entryRunning.includes(status) ? { running: true as const } : {};
   const answer = firstString(entry, t.entry.answer) ?? (strings(entry, t.entry.answerChunks).join('') || undefined);
-  if (answer !== undefined) return { question, answer, sources: sourcesOf(pick(entry, t.entry.sources).values, t) };
+  if (answer !== undefined) return { question, answer, sources: sourcesOf(pick(entry, t.entry.sources).values, t), ...running };
   const legacy = legacyAnswer(entry, r);
-  if (legacy) return { question, answer: legacy.answer, sources: sourcesOf(legacy.sources, t) };
+  if (legacy) return { question, answer: legacy.answer, sources: sourcesOf(legacy.sources, t), ...running };
   // No answer anywhere a reader knows: a turn still running or stopped before it wrote has blocks and says so;
   // an entry with neither blocks nor text is a shape nobody reads.
   const known = pick(entry, ['blocks']).values[0];
@@ -231,7 +234,7 @@ function turnOf(entry: unknown, index: number, readers: LibraryReaders, slug: st
       `thread "${slug}": entry ${index + 1} has no answer at ${[...t.entry.answer, ...r.entry.legacyText].join(' or ')} and no blocks (reader ${r.name}).`,
     );
   }
-  return { question, answer: '', sources: sourcesOf(pick(entry, t.entry.sources).values, t) };
+  return { question, answer: '', sources: sourcesOf(pick(entry, t.entry.sources).values, t), ...running };
 }
 
 /**
