@@ -48,7 +48,8 @@ export function pageHandlers(win: Window, catalog: SelectorCatalog = new Selecto
       try {
         // A cancelled call's read stops too (nobody is left to read it for).
         const res = await win.fetch(url.href, { headers: params.headers, credentials: 'include', cache: 'no-store', signal });
-        return { status: res.status, body: await res.text(), path: url.pathname };
+        // A 429's wait, when the site says (the library's export paces itself by it).
+        return { status: res.status, body: await res.text(), path: url.pathname, retryAfter: res.headers.get('retry-after') ?? undefined };
       } catch (e) {
         throw new RelayError('EVALUATION_FAILED', `Could not read ${url.pathname} (${(e as Error).message}).`);
       }

@@ -142,7 +142,17 @@ const KINDS: Record<string, (o: Obj) => Obj> = {
     const payload = object(o.error, 'error');
     const code = payload.code;
     if (typeof code !== 'string' || !CODES.has(code)) throw new Refused('error.code', 'expected a known error code');
-    return { kind: 'error', id: id(o), error: { code, message: string(payload, 'message', 'error.') } };
+    const error: Obj = { code, message: string(payload, 'message', 'error.') };
+    // ErrorData (a 429's wait), strict as the zod schema: only the keys it names.
+    optional(error, payload, 'data', () => {
+      const data = object(payload.data, 'error.data');
+      const known = Object.keys(data).find((k) => k !== 'retryAfterMs');
+      if (known) throw new Refused(`error.data.${known}`, 'unrecognized key');
+      const out: Obj = {};
+      optional(out, data, 'retryAfterMs', () => integer(data, 'retryAfterMs', 'error.data.', 0, 86_400_000));
+      return out;
+    });
+    return { kind: 'error', id: id(o), error };
   },
   cancel(o) {
     const out: Obj = { kind: 'cancel', id: id(o) };

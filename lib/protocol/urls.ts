@@ -28,6 +28,13 @@ export const OTHER_TABS_ORIGINS = ['<all_urls>'];
 export const TAB_ACCESS_GRANT = 'Let agents take screenshots and read other tabs';
 export const TAB_ACCESS_WITHDRAW = 'Stop agents taking screenshots and reading other tabs';
 
+/**
+ * The only paths a Perplexity tab POSTs to for comet-relay: a fixed list endpoint under /rest/ (no id in
+ * it; `list_…`, a read), the library's thread list today (lib/selectors/library/library-json.ts). A
+ * reader added as a file can move the list, never make the tab POST to an endpoint that changes anything.
+ */
+export const LIBRARY_POST_PATH = /^\/rest\/[a-z_]+\/list_[a-z_]+$/;
+
 /** True for perplexity.ai and its subdomains, compared on the parsed, punycode-normalised hostname. */
 export function isPerplexityHost(hostname: string): boolean {
   const host = hostname.toLowerCase();

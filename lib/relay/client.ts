@@ -306,7 +306,7 @@ export class RelayClient {
       case 'error': {
         const call = this.pending.get(message.id);
         const lost = message.error.code === 'HOST_DISCONNECTED' && call && effectOf(call.method) === 'send';
-        call?.reject(new RelayError(message.error.code, lost ? lostSend(call.method, 'the browser side went away') : message.error.message));
+        call?.reject(new RelayError(message.error.code, lost ? lostSend(call.method, 'the browser side went away') : message.error.message, message.error.data));
         return;
       }
       case 'progress': {

@@ -11,7 +11,9 @@
 export const THREAD_PAGE_READER_KIND = 'thread-page-reader';
 export const THREAD_JSON_READER_KIND = 'thread-json-reader';
 export const ACCOUNT_JSON_READER_KIND = 'account-json-reader';
-export const READER_KINDS = [THREAD_PAGE_READER_KIND, THREAD_JSON_READER_KIND, ACCOUNT_JSON_READER_KIND] as const;
+/** The library's endpoints and fields (lib/selectors/library/library-json.ts): a changed endpoint is a pack, not a release. */
+export const LIBRARY_JSON_READER_KIND = 'library-json-reader';
+export const READER_KINDS = [THREAD_PAGE_READER_KIND, THREAD_JSON_READER_KIND, ACCOUNT_JSON_READER_KIND, LIBRARY_JSON_READER_KIND] as const;
 export type ReaderKind = (typeof READER_KINDS)[number];
 
 export interface ShelvedReader<R> {

@@ -15,8 +15,8 @@ test.afterAll(async () => harness?.close());
 test('tools/list still answers, and a browser tool says no browser is connected and what to do', async () => {
   const client = await harness.stdioClient('broken-setup');
   const { tools } = await client.listTools();
-  // The 13 comet_* tools and the eleven thread tools.
-  expect(tools.length).toBe(24);
+  // The 13 comet_* tools, comet_export_thread and the eleven thread tools.
+  expect(tools.length).toBe(25);
   for (const name of ['comet_list_tabs', 'models_list']) {
     const result = await client.callTool({ name, arguments: {} });
     expect(result.isError, name).toBe(true);

@@ -19,6 +19,7 @@ const VALID: Record<string, unknown>[] = [
   { kind: 'result', id: 'r1', result: { a: [1, { b: 'c' }] }, trace: { page: 0.25, host: 3 } },
   { kind: 'result', id: 'r1', result: null },
   { kind: 'error', id: 'r1', error: { code: 'TIMEOUT', message: 'too slow' } },
+  { kind: 'error', id: 'r1', error: { code: 'RATE_LIMITED', message: 'slow down', data: { retryAfterMs: 5000 } } },
   { kind: 'cancel', id: 'r1', reason: 'gone' },
   { kind: 'progress', id: 'r1', message: 'step', progress: 1, total: 3, holdMs: 3_600_000 },
   { kind: 'event', event: 'host.clients', data: { clients: [] } },

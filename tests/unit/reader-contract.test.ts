@@ -246,7 +246,9 @@ describe('content-script weight', () => {
     // had no row: 8,305 (the built file 8,120); it loads with a tab's first wait on each conversation (its "fine" check).
     // 2026-12-04: the capture tells a generated id from a slug or a name with a digit (review #15): diagnostics 3,568;
     // the repair never takes the thread list for a question and names no thread in its pack (#9, #16): repair 8,535.
-    const limits = { 'page-threads': 26_500, 'page-sources': 5_300, 'page-diagnostics': 3_650, 'page-panel': 7_800, 'page-mode': 5_800, 'page-ask': 7_500, 'page-repair': 8_600 };
+    // 2026-12-04: the library's list is a POST (issue 29), made by the panel kit (`library.post`) rather than the page
+    // script, which stays a GET and under its guard: panel 8,112; the error codes the library added: mode 5,805.
+    const limits = { 'page-threads': 26_500, 'page-sources': 5_300, 'page-diagnostics': 3_650, 'page-panel': 8_200, 'page-mode': 5_850, 'page-ask': 7_500, 'page-repair': 8_600 };
     for (const [entry, limit] of Object.entries(limits)) {
       const out = await bundle(`../../entrypoints/${entry}.ts`);
       expect(inputs(out).filter((i) => i.includes('node_modules'))).toEqual([]);

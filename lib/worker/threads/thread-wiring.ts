@@ -1,5 +1,6 @@
 import { ACCOUNT_JSON_READERS } from '../../selectors/account-json';
-import { ACCOUNT_JSON_READER_KIND, type AddedReader, readerInUse, THREAD_JSON_READER_KIND, THREAD_PAGE_READER_KIND } from '../../selectors/reader-shelf';
+import { ACCOUNT_JSON_READER_KIND, type AddedReader, LIBRARY_JSON_READER_KIND, readerInUse, THREAD_JSON_READER_KIND, THREAD_PAGE_READER_KIND } from '../../selectors/reader-shelf';
+import { LIBRARY_JSON_READERS, type LibraryJsonReader } from '../../selectors/library/library-json';
 import { THREAD_JSON_READERS } from '../../selectors/thread-json';
 import { THREAD_PAGE_READERS } from '../../selectors/thread-page';
 import type { AccountJsonReader, ThreadJsonReader, ThreadPageReader } from '../../selectors/thread-schema';
@@ -52,6 +53,7 @@ export function startThreadCalls(
       page: readerInUse(THREAD_PAGE_READER_KIND, added(), THREAD_PAGE_READERS[0] as ThreadPageReader).reader,
       account: readerInUse(ACCOUNT_JSON_READER_KIND, added(), ACCOUNT_JSON_READERS[0] as AccountJsonReader).reader,
       json: readerInUse(THREAD_JSON_READER_KIND, added(), THREAD_JSON_READERS[0] as ThreadJsonReader).reader,
+      library: readerInUse(LIBRARY_JSON_READER_KIND, added(), LIBRARY_JSON_READERS[0] as LibraryJsonReader).reader,
     }),
   });
   return { tabs, calls };
