@@ -4,6 +4,7 @@ import type { PanelConnection } from '../lib/panel/connection';
 import type { ControlSettings } from '../lib/protocol/panel';
 import { ErrorLine } from './ErrorLine';
 import { PUBLIC_SCREENSHOTS_SETTING } from '../lib/protocol/access';
+import { PUBLIC_LIBRARY_SETTING } from '../lib/protocol/library/library';
 import { OtherTabsControl } from './OtherTabsControl';
 import { useAction } from './useAction';
 
@@ -61,6 +62,16 @@ export function ControlCard({
         onChange={(on) => void set({ publicScreenshots: on })}
       >
         Callers through the public door (the Agent API, <code>serve --public-url</code>) may take screenshots of the Perplexity tab, once screenshots are allowed above. They never see the tab list or other tabs.
+      </SettingCheck>
+      <SettingCheck
+        id="public-library"
+        testId="public-library"
+        checked={settings.publicLibrary}
+        disabled={busy}
+        label={PUBLIC_LIBRARY_SETTING}
+        onChange={(on) => void set({ publicLibrary: on })}
+      >
+        Callers through the public door may list and search your threads and read any of them whole. Off, they see only the thread in the Perplexity tab.
       </SettingCheck>
       <ErrorLine error={error} />
     </section>

@@ -35,7 +35,7 @@ export function connectPanel(): PanelConnection {
         open.get(message.id)?.resolve(message.result);
         open.delete(message.id);
       } else if (message.kind === 'error') {
-        open.get(message.id)?.reject(new RelayError(message.error.code, message.error.message));
+        open.get(message.id)?.reject(new RelayError(message.error.code, message.error.message, message.error.data));
         open.delete(message.id);
       }
     });

@@ -49,6 +49,9 @@ export const METHOD_ACCESS = {
   'threads.assetDownload': 'read',
   'account.models': 'read',
   'account.projects': 'read',
+  /** The library (issue 29): the site's thread list and whole threads, fetched by a Perplexity tab (never a navigation). */
+  'library.list': 'read',
+  'library.thread': 'read',
 } satisfies Record<MethodName, Rule>;
 
 /** What an MCP tool can do besides browser methods: ask the host, or start a browser itself. */
@@ -86,9 +89,11 @@ export function accessOfAll(operations: readonly string[]): Access {
  * - `perplexity`: the driven Perplexity tab and the person's Perplexity account (the default);
  * - `tab-list`: the titles and URLs of the person's other tabs (tabs.list);
  * - `other-tab`: a tab that is not Perplexity (read, captured or switched to);
- * - `screenshot`: an image of the Perplexity tab (the browser allows it only with the other-tabs grant).
+ * - `screenshot`: an image of the Perplexity tab (the browser allows it only with the other-tabs grant);
+ * - `library`: the person's threads beyond the one in view: the site's thread list, the sidebar's
+ *   conversations, any thread read whole (lib/protocol/library/library.ts).
  */
-export const TARGETS = ['perplexity', 'tab-list', 'other-tab', 'screenshot'] as const;
+export const TARGETS = ['perplexity', 'tab-list', 'other-tab', 'screenshot', 'library'] as const;
 export type Target = (typeof TARGETS)[number];
 
 /**
@@ -99,9 +104,10 @@ export type Target = (typeof TARGETS)[number];
  *   refuses and Require approval holds;
  * - `screenshots`: that browser grant;
  * - `public-screenshots`: that grant and the panel's "Screenshots through the public door";
+ * - `public-library`: the panel's PUBLIC_LIBRARY_SETTING ("Let the Agent API read my library");
  * - `never`: refused at this door, whatever the settings.
  */
-export type Need = 'open' | 'policy' | 'other-tabs' | 'screenshots' | 'public-screenshots' | 'never';
+export type Need = 'open' | 'policy' | 'other-tabs' | 'screenshots' | 'public-screenshots' | 'public-library' | 'never';
 
 /**
  * THE access table: door · target · read or act → need. The worker (lib/worker/calls/router.ts,
@@ -109,7 +115,9 @@ export type Need = 'open' | 'policy' | 'other-tabs' | 'screenshots' | 'public-sc
  * at a door only if none of its operations is `never` there (lib/mcp/tool.ts `offeredAt`), and
  * `config agent-api` lists those. A tab list is other tabs' URLs and titles, so it needs what
  * reading another tab needs (without it the worker lists only Perplexity tabs); the public door
- * never sees another tab, and takes screenshots only when the person allows it for that door.
+ * never sees another tab, and takes screenshots only when the person allows it for that door. The
+ * library (the thread list, the sidebar's conversations, threads read whole) is open at the
+ * loopback door and shut at the public one until the person turns on PUBLIC_LIBRARY_SETTING.
  * Sessions are the fourth input: each door has its own session book (DOOR_SESSIONS), so a session
  * is only ever reached through the door that opened it.
  */
@@ -119,12 +127,14 @@ export const DOOR_ACCESS = {
     'tab-list': { read: 'other-tabs', act: 'never' },
     'other-tab': { read: 'other-tabs', act: 'policy' },
     screenshot: { read: 'screenshots', act: 'never' },
+    library: { read: 'open', act: 'never' },
   },
   public: {
     perplexity: { read: 'open', act: 'policy' },
     'tab-list': { read: 'never', act: 'never' },
     'other-tab': { read: 'never', act: 'never' },
     screenshot: { read: 'public-screenshots', act: 'never' },
+    library: { read: 'public-library', act: 'never' },
   },
 } as const satisfies Record<Door, Record<Target, Record<Access, Need>>>;
 
@@ -135,6 +145,10 @@ export const DOOR_ACCESS = {
 export const METHOD_TARGET: Partial<Record<MethodName, Target>> = {
   'tabs.list': 'tab-list',
   'tabs.capture': 'screenshot',
+  'library.list': 'library',
+  'library.thread': 'library',
+  /** The sidebar's conversations are the library's titles and URLs too. */
+  'page.conversations': 'library',
 };
 
 /** Methods whose tab may be one that is not Perplexity: they are judged again for `other-tab` once it is known. */
@@ -180,6 +194,7 @@ const TARGET_WORDS: Record<Target, string> = {
   'tab-list': "list the browser's tabs (their titles and URLs)",
   'other-tab': 'reach a tab that is not Perplexity',
   screenshot: 'take screenshots',
+  library: "read the person's Perplexity library (the thread list, other threads)",
 };
 
 /**

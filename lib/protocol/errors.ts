@@ -35,13 +35,29 @@ export const ERROR_CODES = [
    * starts with the probe's name (`composer: none of … matched on https://…`).
    */
   'SELECTOR_MISS',
+  /**
+   * A JSON body of the site's (a thread, the thread list, the Spaces) whose shape no reader knows; the
+   * message names what was looked for and where (lib/selectors/library-json.ts).
+   */
+  'JSON_SHAPE',
+  /** The site answered 401: the Perplexity tab that fetched is signed out. */
+  'SIGNED_OUT',
+  /** The site answered 429; `data.retryAfterMs` carries its Retry-After when it sent one. */
+  'RATE_LIMITED',
 ] as const;
 
 export type ErrorCode = (typeof ERROR_CODES)[number];
 
+/** What an error carries for a program besides its words (only RATE_LIMITED's wait so far). */
+export interface ErrorData {
+  /** How long the site asked to wait before asking again (its Retry-After), in ms. */
+  retryAfterMs?: number;
+}
+
 export interface ErrorPayload {
   code: ErrorCode;
   message: string;
+  data?: ErrorData;
 }
 
 export class RelayError extends Error {
@@ -49,17 +65,18 @@ export class RelayError extends Error {
   constructor(
     readonly code: ErrorCode,
     message: string,
+    readonly data?: ErrorData,
   ) {
     super(message);
   }
 
   toPayload(): ErrorPayload {
-    return { code: this.code, message: this.message };
+    return { code: this.code, message: this.message, ...(this.data ? { data: this.data } : {}) };
   }
 
   static from(error: unknown, fallback: ErrorCode = 'INTERNAL'): RelayError {
     if (error instanceof RelayError) return error;
-    if (isErrorPayload(error)) return new RelayError(error.code, error.message);
+    if (isErrorPayload(error)) return new RelayError(error.code, error.message, error.data);
     if (error instanceof Error && error.name === 'AbortError') return new RelayError('CANCELLED', 'The call was cancelled.');
     return new RelayError(fallback, error instanceof Error ? error.message : String(error));
   }

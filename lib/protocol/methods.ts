@@ -3,6 +3,7 @@ import { BrowserInfo, Door, ProfileInfo } from './messages';
 import { PageAccessWords } from './page-access';
 import { diagnosticMethods } from './page/page-diagnostics';
 import { pageMethods } from './page/page-methods';
+import { libraryMethods } from './library/library';
 import { threadMethods } from './threads/threads';
 import { TAB_CATEGORY_ORDER } from './urls';
 
@@ -101,6 +102,7 @@ export const methods = {
   ...pageMethods,
   ...diagnosticMethods,
   ...threadMethods,
+  ...libraryMethods,
 } as const;
 
 export type MethodName = keyof typeof methods;

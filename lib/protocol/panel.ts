@@ -49,9 +49,14 @@ export const ControlSettings = z.object({
    * browser grant every screenshot needs; off unless the person turns it on (lib/protocol/access.ts).
    */
   publicScreenshots: z.boolean(),
+  /**
+   * The library (thread list, other threads, lib/protocol/library/) through the public door; off
+   * unless the person turns it on (PUBLIC_LIBRARY_SETTING).
+   */
+  publicLibrary: z.boolean(),
 });
 export type ControlSettings = z.infer<typeof ControlSettings>;
-export const DEFAULT_SETTINGS: ControlSettings = { requireApproval: false, readOnly: false, approvalTimeoutSec: 120, publicScreenshots: false };
+export const DEFAULT_SETTINGS: ControlSettings = { requireApproval: false, readOnly: false, approvalTimeoutSec: 120, publicScreenshots: false, publicLibrary: false };
 
 /** An agent's call held until the person approves or denies it. */
 export const PendingApproval = z.object({

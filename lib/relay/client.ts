@@ -285,7 +285,7 @@ export class RelayClient {
         this.pending.get(message.id)?.resolve(message.result, message.trace);
         return;
       case 'error':
-        this.pending.get(message.id)?.reject(new RelayError(message.error.code, message.error.message));
+        this.pending.get(message.id)?.reject(new RelayError(message.error.code, message.error.message, message.error.data));
         return;
       case 'progress': {
         const call = this.pending.get(message.id);

@@ -143,7 +143,7 @@ describe('stored settings', () => {
   it('fall back field by field to the defaults', () => {
     expect(normalizeSettings(undefined)).toEqual(DEFAULT_SETTINGS);
     expect(normalizeSettings({ readOnly: true, requireApproval: 'yes', approvalTimeoutSec: 2 })).toEqual({ ...DEFAULT_SETTINGS, readOnly: true });
-    expect(normalizeSettings({ requireApproval: true, approvalTimeoutSec: 30, extra: 1 })).toEqual({ readOnly: false, requireApproval: true, approvalTimeoutSec: 30, publicScreenshots: false });
+    expect(normalizeSettings({ requireApproval: true, approvalTimeoutSec: 30, extra: 1 })).toEqual({ readOnly: false, requireApproval: true, approvalTimeoutSec: 30, publicScreenshots: false, publicLibrary: false });
     // A stored value from before the setting existed, or a damaged one, keeps public-door screenshots off.
     expect(normalizeSettings({ publicScreenshots: 'yes' }).publicScreenshots).toBe(false);
   });

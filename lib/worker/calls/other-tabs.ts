@@ -1,5 +1,6 @@
 import type { Tabs } from 'webextension-polyfill';
 import { PUBLIC_SCREENSHOTS_SETTING } from '../../protocol/access';
+import { PUBLIC_LIBRARY_SETTING } from '../../protocol/library/library';
 import { RelayError } from '../../protocol/errors';
 import { OTHER_TABS_ORIGINS, TAB_ACCESS_GRANT } from '../../protocol/urls';
 import { browser } from '../browser/ext';
@@ -43,5 +44,12 @@ export function publicScreenshotsRefused(): RelayError {
   return new RelayError(
     'PERMISSION_DENIED',
     `Screenshots through the public door (the Agent API, \`serve --public-url\`) are off, so this one was refused. To allow them, turn on “${PUBLIC_SCREENSHOTS_SETTING}” under Control in the comet-relay side panel.`,
+  );
+}
+
+export function publicLibraryRefused(): RelayError {
+  return new RelayError(
+    'PERMISSION_DENIED',
+    `The Perplexity library (the thread list, other threads) is closed to the public door (the Agent API, \`serve --public-url\`), so this call was refused. To open it, turn on “${PUBLIC_LIBRARY_SETTING}” under Control in the comet-relay side panel.`,
   );
 }

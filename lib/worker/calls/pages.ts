@@ -301,7 +301,7 @@ export class PageHub {
         mine?.resolve(message.result, message.trace);
         return;
       case 'error':
-        mine?.reject(new RelayError(message.error.code, message.error.message));
+        mine?.reject(new RelayError(message.error.code, message.error.message, message.error.data));
         return;
       case 'progress':
         mine?.onProgress(message.message);

@@ -7,7 +7,7 @@ import { categorizeTab, isPerplexityUrl, PERPLEXITY_HOME, samePage } from '../..
 import { accessNeed, doorRefused, type Need, type Target } from '../../protocol/access';
 import { doorOf } from '../../protocol/doors';
 import { browser } from '../browser/ext';
-import { describeTabUse, otherTabsAllowed, otherTabsRefused, publicScreenshotsRefused, screenshotsRefused } from './other-tabs';
+import { describeTabUse, otherTabsAllowed, otherTabsRefused, publicLibraryRefused, publicScreenshotsRefused, screenshotsRefused } from './other-tabs';
 import type { PageHub } from './pages';
 import type { TabService } from './tabs';
 import { type ModeResult, modeAgain, type PageMode, type PollResult, type WaitResult } from '../../protocol/page/page-methods';
@@ -135,7 +135,13 @@ export class Router {
       // The access table first (lib/protocol/access.ts): what the caller's door never allows is
       // refused before the person's policy is asked (and before anything is held for approval).
       const door = doorOf(request.origin);
-      if (accessNeed({ door, method, params }) === 'never') throw doorRefused(door, request.origin?.tool, method);
+      const need = accessNeed({ door, method, params });
+      if (need === 'never') throw doorRefused(door, request.origin?.tool, method);
+      // The library at the public door: only with the person's setting (lib/protocol/access.ts).
+      if (need === 'public-library') {
+        if (!this.deps.authorizeTarget) throw publicLibraryRefused();
+        await this.deps.authorizeTarget(request, need, `read the Perplexity library (${method})`, signal, progress);
+      }
       await this.deps.authorize?.(request, params, signal, progress);
     }
     // An approval can land in the same instant as a cancel or a dropped link: the cancel wins.

@@ -1,5 +1,5 @@
 import { accessOf, type Need } from '../../protocol/access';
-import { publicScreenshotsRefused } from '../calls/other-tabs';
+import { publicLibraryRefused, publicScreenshotsRefused } from '../calls/other-tabs';
 import { RelayError } from '../../protocol/errors';
 import type { PAGE_MODES } from '../../protocol/page/page-methods';
 import type { ControlSettings } from '../../protocol/panel';
@@ -133,6 +133,8 @@ export function decideNeed(need: Need, what: string, settings: ControlSettings):
       return decideOtherTab(what, settings);
     case 'public-screenshots':
       return settings.publicScreenshots ? { kind: 'allow' } : { kind: 'deny', error: publicScreenshotsRefused() };
+    case 'public-library':
+      return settings.publicLibrary ? { kind: 'allow' } : { kind: 'deny', error: publicLibraryRefused() };
     case 'never':
       return { kind: 'deny', error: new RelayError('PERMISSION_DENIED', `The request to ${what} was refused: its door never allows it.`) };
     default:
