@@ -3,6 +3,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { WholeFiles } from '../../lib/cli/export/atomic-write';
+import { type ExportIo, exportOptions, runExportCommand, summaryText } from '../../lib/cli/export/export-command';
+import { renderThread } from '../../lib/cli/export/render';
 import { MANIFEST_NAME } from '../../lib/cli/export/manifest';
 import { baseName, datePart, disambiguated, titlePart } from '../../lib/cli/export/names';
 import { Pacer } from '../../lib/cli/export/pacer';
@@ -47,7 +49,7 @@ class FakeLibrary implements ExportSource {
   async exportThread(slug: string, signal: AbortSignal): Promise<WholeThread> {
     this.exportCalls.push(slug);
     const t = this.threads.find((x) => x.slug === slug);
-    if (!t) throw relayError('NOT_FOUND', `No thread ${slug} on perplexity.ai (404).`);
+    if (!t) throw relayError('THREAD_NOT_FOUND', `No thread ${slug} on perplexity.ai (404).`);
     this.inFlight += 1;
     this.maxInFlight = Math.max(this.maxInFlight, this.inFlight);
     try {
@@ -299,13 +301,13 @@ describe('the site’s pace', () => {
 describe('failures', () => {
   it('names each thread that failed and why, and writes every other one', async () => {
     const library = new FakeLibrary(10);
-    (library.threads[3] as FakeThread).failures = [relayError('NOT_FOUND', 'No thread thread-3-Ab3x on perplexity.ai (404).')];
+    (library.threads[3] as FakeThread).failures = [relayError('THREAD_NOT_FOUND', 'No thread thread-3-Ab3x on perplexity.ai (404).')];
     (library.threads[6] as FakeThread).failures = [relayError('JSON_SHAPE', 'The thread JSON has no entries.')];
     const { progress, promise } = run(library);
     const summary = await promise;
     expect(summary.written).toBe(8);
     expect(summary.failed).toEqual([
-      { slug: 'thread-3-Ab3x', title: 'Question number 3', why: '[NOT_FOUND] No thread thread-3-Ab3x on perplexity.ai (404).' },
+      { slug: 'thread-3-Ab3x', title: 'Question number 3', why: '[THREAD_NOT_FOUND] No thread thread-3-Ab3x on perplexity.ai (404).' },
       { slug: 'thread-6-Ab6x', title: 'Question number 6', why: '[JSON_SHAPE] The thread JSON has no entries.' },
     ]);
     expect(progress.outcomes.filter((o) => o.kind === 'failed')).toHaveLength(2);
@@ -425,5 +427,151 @@ describe('progress', () => {
     expect(last.startsWith('\r\x1b[2K')).toBe(true);
     expect(last).toContain('2/10 · 0.5 threads/s · 16 s left');
     expect(text.at(-1)).toBe('\n');
+  });
+});
+
+describe('the command', () => {
+  function io(tty = false) {
+    const seen = { out: '', err: '', exits: [] as number[], interrupt: (() => {}) as () => void };
+    const value: ExportIo = {
+      out: (t) => void (seen.out += t),
+      err: (t) => void (seen.err += t),
+      tty,
+      columns: 120,
+      onInterrupt(handler) {
+        seen.interrupt = handler;
+        return () => {
+          seen.interrupt = () => {};
+        };
+      },
+      exit: (code) => void seen.exits.push(code),
+    };
+    return { seen, io: value };
+  }
+
+  it('takes what it can and says what it cannot (usage errors)', () => {
+    expect(exportOptions({ all: true }, [])).toMatchObject({ out: 'perplexity-export', format: 'md', concurrency: 3, threads: undefined });
+    expect(exportOptions({}, ['https://www.perplexity.ai/search/why-Ab12?x=1', 'why-Ab12', 'other-Cd34']).threads).toEqual(['why-Ab12', 'other-Cd34']);
+    const refused: [Parameters<typeof exportOptions>[0], string[], RegExp][] = [
+      [{}, [], /Say what to export: --all/],
+      [{ all: true }, ['x-1'], /not both/],
+      [{ all: true, format: 'pdf' }, [], /--format pdf is not a format: md .* or json/],
+      [{ all: true, concurrency: '0' }, [], /--concurrency 0 .* from 1 to 8/],
+      [{ all: true, concurrency: 'lots' }, [], /--concurrency lots/],
+      [{ since: '2026-02-30' }, [], /--since 2026-02-30 is not a day/],
+      [{ since: 'last week' }, [], /YYYY-MM-DD/],
+      [{ search: '  ' }, [], /--search needs/],
+      [{}, ['https://evil.example/search/x'], /is not a Perplexity thread/],
+      [{}, ['../../etc'], /is not a Perplexity thread/],
+    ];
+    for (const [flags, positionals, message] of refused) {
+      expect(() => exportOptions(flags, positionals), JSON.stringify([flags, positionals])).toThrow(message);
+      try {
+        exportOptions(flags, positionals);
+      } catch (error) {
+        expect((error as { exitCode?: number }).exitCode).toBe(2);
+      }
+    }
+  });
+
+  it('exits 0 with a summary when every thread is in the folder, 1 naming each one that failed', async () => {
+    const library = new FakeLibrary(4);
+    let r = io();
+    expect(await runExportCommand({ out, format: 'md', concurrency: 2 }, library, r.io)).toBe(0);
+    expect(r.seen.out).toMatch(/\[4\/4\] wrote 2026-10-0\d-question-number-\d\.md/);
+    expect(r.seen.out).toMatch(new RegExp(`4 threads in ${out} \\(4 written, 0 unchanged\\) in \\d+ s\\.\\n$`));
+
+    library.bump('thread-2-Ab2x', '2026-12-01T00:00:00Z');
+    (library.threads[0] as FakeThread).failures = [relayError('THREAD_NOT_FOUND', 'Perplexity has no thread thread-2-Ab2x (404).')];
+    r = io();
+    expect(await runExportCommand({ out, format: 'md', concurrency: 2 }, library, r.io)).toBe(1);
+    expect(r.seen.out).toContain('3 of 4 threads in');
+    expect(r.seen.out).toContain('(0 written, 3 unchanged)');
+    expect(r.seen.out).toContain('1 failed:\n  thread-2-Ab2x (Question number 2): [THREAD_NOT_FOUND] Perplexity has no thread thread-2-Ab2x (404).\n');
+    expect(r.seen.out).toContain('Run the same command again to go on');
+  });
+
+  it('on a terminal draws the bar on stderr and keeps stdout for the summary', async () => {
+    const r = io(true);
+    expect(await runExportCommand({ out, format: 'md', concurrency: 2 }, new FakeLibrary(3), r.io)).toBe(0);
+    expect(r.seen.err).toContain('\r\x1b[2K[########################] 3/3');
+    expect(r.seen.out).not.toContain('wrote');
+    expect(r.seen.out).toContain('3 threads in');
+  });
+
+  it('Ctrl-C once ends the run cleanly (exit 1, resumable); twice quits at once', async () => {
+    const library = new FakeLibrary(10);
+    (library.threads[3] as FakeThread).hang = true;
+    const r = io();
+    library.hung = () => r.seen.interrupt();
+    expect(await runExportCommand({ out, format: 'md', concurrency: 1 }, library, r.io)).toBe(1);
+    expect(r.seen.err).toContain('Stopping: the threads under way are cancelled');
+    expect(r.seen.out).toContain('Interrupted: 3 of 10 threads');
+    expect(r.seen.exits).toEqual([]);
+
+    const again = io();
+    (library.threads[3] as FakeThread).hang = true;
+    library.hung = () => {
+      again.seen.interrupt();
+      again.seen.interrupt();
+    };
+    await runExportCommand({ out, format: 'md', concurrency: 1 }, library, again.io);
+    expect(again.seen.exits).toEqual([1]);
+  });
+
+  it('fails whole with the relay’s own words when nothing can be read (no browser)', async () => {
+    const none: ExportSource = {
+      listThreads: async () => {
+        throw relayError('EXTENSION_NOT_CONNECTED', 'No browser with the comet-relay extension is connected. Run `comet-relay doctor`.');
+      },
+      exportThread: async () => {
+        throw new Error('not reached');
+      },
+    };
+    await expect(runExportCommand({ out, format: 'md', concurrency: 1 }, none, io().io)).rejects.toMatchObject({
+      code: 'EXTENSION_NOT_CONNECTED',
+      message: expect.stringContaining('doctor'),
+    });
+  });
+
+  it('writes Markdown that opens with YAML front matter, every value escaped', () => {
+    const text = renderThread(
+      {
+        slug: 's-1',
+        url: 'https://www.perplexity.ai/search/s-1',
+        title: 'He said "yes": no\n---\n# not a heading',
+        created: '2026-02-21T10:00:00Z',
+        updated: null,
+        mode: 'research',
+        model: 'sonar: pro',
+        space: "Team's #1",
+        turns: [{ question: 'q?', answer: 'a [1]', sources: [{ n: 1, title: 'Src', url: 'https://example.com/a' }] }],
+        pages: 1,
+      },
+      'md',
+    );
+    const [, yaml, body] = /^---\n([\s\S]*?)\n---\n\n([\s\S]*)$/.exec(text) ?? [];
+    const fields = Object.fromEntries(
+      (yaml as string).split('\n').map((line) => {
+        const [, key, value] = /^(\w+): (.*)$/.exec(line) ?? [];
+        return [key, JSON.parse(value as string)];
+      }),
+    );
+    expect(fields).toEqual({
+      title: 'He said "yes": no --- # not a heading',
+      url: 'https://www.perplexity.ai/search/s-1',
+      created: '2026-02-21T10:00:00Z',
+      updated: null,
+      mode: 'research',
+      model: 'sonar: pro',
+      space: "Team's #1",
+      turns: 1,
+    });
+    expect(body).toMatch(/^# He said/);
+    expect(body).toContain('1. [Src](https://example.com/a)');
+  });
+
+  it('says how it went in one summary', () => {
+    expect(summaryText({ out: '/x', written: 1, unchanged: 0, failed: [], interrupted: false, total: 1, ms: 61_000 })).toBe('1 thread in /x (1 written, 0 unchanged) in 1 min 1 s.\n');
   });
 });
