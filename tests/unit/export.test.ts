@@ -434,8 +434,12 @@ describe('the command', () => {
   function io(tty = false) {
     const seen = { out: '', err: '', exits: [] as number[], interrupt: (() => {}) as () => void };
     const value: ExportIo = {
-      out: (t) => void (seen.out += t),
-      err: (t) => void (seen.err += t),
+      out: (t) => {
+        seen.out += t;
+      },
+      err: (t) => {
+        seen.err += t;
+      },
       tty,
       columns: 120,
       onInterrupt(handler) {

@@ -1,5 +1,5 @@
+import { markdownDocument } from '../../protocol/library/file-name';
 import type { ExportedThread } from '../../protocol/library/library';
-import { frontMatter, threadMarkdown } from '../../protocol/library/markdown';
 import type { ExportFormat } from './names';
 
 /**
@@ -7,5 +7,5 @@ import type { ExportFormat } from './names';
  * MCP resources use, lib/protocol/library/markdown.ts), or the thread's JSON as the browser gave it.
  */
 export function renderThread(thread: ExportedThread, format: ExportFormat): string {
-  return format === 'json' ? `${JSON.stringify(thread, null, 2)}\n` : `${frontMatter(thread)}\n${threadMarkdown(thread)}`;
+  return format === 'json' ? `${JSON.stringify(thread, null, 2)}\n` : markdownDocument(thread);
 }
