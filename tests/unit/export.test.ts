@@ -413,6 +413,14 @@ describe('progress', () => {
     expect(lines).toEqual(['[1/3] wrote a.md (2 turns)\n', '[3/3] FAILED s (T): [NOT_FOUND] gone\n', 'Perplexity asked to slow down (429): waiting 2 s as it said, then going on.\n']);
   });
 
+  it('never lets a title or an error drive the terminal', () => {
+    const lines: string[] = [];
+    lineProgress({ write: (t) => lines.push(t) }).thread({ kind: 'failed', slug: 's\x1b]0;x\x07', title: 'Evil \x1b[2J\x1b[31mred', why: '[JSON_SHAPE] no\rentries' });
+    expect(lines[0]).not.toMatch(/[\x00-\x1f](?!$)/);
+    expect(lines[0]).toBe('[1] FAILED s�]0;x� (Evil �[2J�[31mred): [JSON_SHAPE] no�entries\n');
+    expect(summaryText({ out: '/x', written: 0, unchanged: 0, failed: [{ slug: 's', title: '\x1b[2J', why: 'w' }], interrupted: false, total: 1, ms: 0 })).not.toContain('\x1b');
+  });
+
   it('on a terminal: one bar with done/total, rate and time left, redrawn in place', () => {
     let clock = 0;
     const text: string[] = [];

@@ -3,7 +3,7 @@ import { threadRefProblem, threadSlugOf } from '../../protocol/library/thread-re
 import { UsageError } from '../usage';
 import type { WholeFiles } from './atomic-write';
 import type { ExportFormat } from './names';
-import { barProgress, duration, lineProgress } from './progress';
+import { barProgress, duration, lineProgress, named, printable } from './progress';
 import { renderThread } from './render';
 import { type ExportOptions, type ExportSummary, runExport } from './run-export';
 import type { ExportSource } from './source';
@@ -124,7 +124,7 @@ export function summaryText(s: ExportSummary): string {
   ];
   if (s.failed.length > 0) {
     lines.push(`${s.failed.length} failed:`);
-    for (const f of s.failed) lines.push(`  ${f.slug}${f.title && f.title !== f.slug ? ` (${f.title})` : ''}: ${f.why}`);
+    for (const f of s.failed) lines.push(`  ${printable(f.slug)}${named(f)}: ${printable(f.why)}`);
   }
   if (s.failed.length > 0 || s.interrupted) lines.push('Run the same command again to go on: it fetches only what is missing or has new activity.');
   return `${lines.join('\n')}\n`;

@@ -23,6 +23,14 @@ export interface ProgressOptions {
   now?: () => number;
 }
 
+/**
+ * Text from the site (a title, a slug, an error's words) as the terminal shows it: control characters
+ * replaced, so that a thread titled with escape sequences (a shared Space's) cannot drive the terminal.
+ */
+export function printable(text: string): string {
+  return text.replace(/[\u0000-\u001f\u007f-\u009f\u2028\u2029]/g, '�');
+}
+
 export function duration(ms: number): string {
   const s = Math.max(0, Math.round(ms / 1000));
   if (s < 60) return `${s} s`;
@@ -45,6 +53,11 @@ class Counts {
   }
 }
 
+/** ` (title)` when the thread has a title other than its slug. */
+export function named(thread: { slug: string; title: string }): string {
+  return thread.title && thread.title !== thread.slug ? ` (${printable(thread.title)})` : '';
+}
+
 /** One line per thread written or failed, and a line for each 429 wait. */
 export function lineProgress(options: ProgressOptions): Progress {
   const counts = new Counts(options.now ?? Date.now);
@@ -56,7 +69,7 @@ export function lineProgress(options: ProgressOptions): Progress {
     thread(outcome) {
       counts.done += 1;
       if (outcome.kind === 'written') options.write(`${at()} wrote ${outcome.file} (${outcome.turns} turn${outcome.turns === 1 ? '' : 's'})\n`);
-      if (outcome.kind === 'failed') options.write(`${at()} FAILED ${outcome.slug} (${outcome.title}): ${outcome.why}\n`);
+      if (outcome.kind === 'failed') options.write(`${at()} FAILED ${printable(outcome.slug)}${named(outcome)}: ${printable(outcome.why)}\n`);
     },
     waiting(ms, told) {
       options.write(`Perplexity asked to slow down (429): waiting ${duration(ms)}${told ? ' as it said' : ''}, then going on.\n`);

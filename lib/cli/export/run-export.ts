@@ -151,8 +151,9 @@ async function* library(options: ExportOptions, deps: ExportDeps, pacer: Pacer, 
     const params = { limit: LIST_PAGE, offset, query: options.search, space: options.space, since: options.since };
     const page = await pacer.run(() => deps.source.listThreads(params, signal), signal);
     if (offset === 0) {
-      summary.total = page.total;
-      deps.progress.total(page.total);
+      // The site counts the whole filtered list; where --since cuts it, how many remain is not known.
+      summary.total = options.since ? null : page.total;
+      deps.progress.total(summary.total);
     }
     for (const thread of page.threads) {
       if (options.since && thread.lastActivity && thread.lastActivity.slice(0, 10) < options.since) return;
