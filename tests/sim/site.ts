@@ -17,6 +17,7 @@ import { CSS } from './styles';
 import { TASK_CSS } from './task-styles';
 import { interactionIdOf } from './task-paths';
 import { type RateLimit, taskRoutes } from './task-routes';
+import { type LibrarySeed, SimLibrary } from './library';
 import { SIM_LAYOUTS } from './types';
 import type {
   AskRequest,
@@ -74,6 +75,8 @@ export interface SimOptions {
    * URL can say `?dictation=on` (or `off`) for itself.
    */
   dictation?: boolean;
+  /** Seed the library (library.ts) at start; without it the library is empty until `site.library.seed()`. */
+  library?: LibrarySeed;
 }
 
 export interface SimRequest {
@@ -114,6 +117,8 @@ export interface SimSite {
   readonly json: import('./task-routes').JsonControls;
   /** Whether the account may run Computer tasks (task-routes.ts). */
   readonly account: import('./task-routes').AccountControls;
+  /** The person's library: thread list, Spaces, threads paged by cursor, failures (library.ts). */
+  readonly library: SimLibrary;
 }
 
 export const SIM_ORIGIN = 'https://www.perplexity.ai';
@@ -496,6 +501,9 @@ export function createSimSite(options: SimOptions = {}): SimSite {
     ...(options.jsonMode ? { jsonMode: options.jsonMode } : {}),
   });
 
+  const library = new SimLibrary();
+  if (options.library) library.seed(options.library);
+
   async function handle(req: SimRequest): Promise<SimResponse> {
     let url: URL;
     try {
@@ -513,6 +521,8 @@ export function createSimSite(options: SimOptions = {}): SimSite {
     if (path === '/_sim/app.js') {
       return { status: 200, contentType: 'text/javascript; charset=utf-8', body: await clientBundle(), headers: { 'cache-control': 'no-cache' } };
     }
+    const fromLibrary = library.handle(method, url, req);
+    if (fromLibrary) return fromLibrary;
     const task = await tasks.handle(method, url, req);
     if (task) return task;
     if (path.startsWith('/_sim/api/')) {
@@ -586,6 +596,7 @@ export function createSimSite(options: SimOptions = {}): SimSite {
     thread: (ref: string) => findThread(ref),
     json: tasks.controls,
     account: tasks.account,
+    library,
   };
 }
 

@@ -20,6 +20,8 @@ import {
 } from './thread-results';
 import { checkThreadId, threadIdOfUrl, threadMovedError } from '../../protocol/threads/thread-ids';
 import type { ThreadTabs } from './thread-tabs';
+import { exportThread, type Fetched, type LibraryFetch, listLibrary } from './library';
+import { LIBRARY_JSON_READERS, type LibraryJsonReader } from '../../selectors/library/library-json';
 
 /**
  * A perplexity.ai page from a path a reader gave (readers can be files a person added). Whatever the
@@ -65,7 +67,7 @@ export interface ThreadCallDeps {
   /** Each step a thread's wait streams (the side panel shows it live). */
   onStep?(threadId: string, step: string): void;
   /** The readers in use (built-in, or added as files), asked at each call. Default: the built-in ones. */
-  readers?(): { page: ThreadPageReader; account: AccountJsonReader; json?: ThreadJsonReader };
+  readers?(): { page: ThreadPageReader; account: AccountJsonReader; json?: ThreadJsonReader; library?: LibraryJsonReader };
 }
 
 const READY_MS = 20_000;
@@ -104,8 +106,12 @@ export class ThreadCalls {
     return this.deps.readers?.().json ?? (THREAD_JSON_READERS[0] as ThreadJsonReader);
   }
 
+  private get libraryJson(): LibraryJsonReader {
+    return this.deps.readers?.().library ?? (LIBRARY_JSON_READERS[0] as LibraryJsonReader);
+  }
+
   handles(method: string): boolean {
-    return method.startsWith('threads.') || method.startsWith('account.');
+    return method.startsWith('threads.') || method.startsWith('account.') || method.startsWith('library.');
   }
 
   /**
@@ -117,6 +123,7 @@ export class ThreadCalls {
     const cap = typeof params.tabCap === 'number' ? params.tabCap : 6;
     const { tabCap: _cap, ...forPage } = params;
     if (method === 'threads.start') return this.start(forPage, cap, signal, progress);
+    if (method === 'library.list' || method === 'library.thread') return this.library(method, forPage, cap, signal, trace);
     if (method === 'account.models') return modelsFrom(await this.accountJson(this.account.models.path, this.account.models.query ?? {}, 'the Computer models', cap, signal), this.account);
     if (method === 'account.projects') {
       const p = this.account.projects;
@@ -159,6 +166,20 @@ export class ThreadCalls {
       default:
         return result;
     }
+  }
+
+  /**
+   * The library (lib/worker/threads/library.ts), fetched by any Perplexity tab: one of ours first, a
+   * background one at home when none is open; never a navigation of the person's tab.
+   */
+  private async library(method: 'library.list' | 'library.thread', params: Params, cap: number, signal: AbortSignal, trace?: Trace): Promise<unknown> {
+    const tabId = await this.anyTab(cap, signal);
+    const fetch: LibraryFetch = async (request) =>
+      (await this.deps.tabs.use(tabId, () => this.deps.pages.request(tabId, 'threads.fetch', request, signal, () => {}, trace))) as Fetched;
+    const readers = { library: this.libraryJson, thread: this.threadJson };
+    if (method === 'library.thread') return exportThread(String(params.thread ?? ''), fetch, readers, signal);
+    const p = params as { query?: string; space?: string; limit: number; offset: number; since?: string };
+    return listLibrary(p, fetch, readers);
   }
 
   /** The account's JSON, fetched by any Perplexity tab (a background one of ours when none is open). */
