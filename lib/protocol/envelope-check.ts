@@ -97,6 +97,16 @@ function trace(value: unknown): Obj {
   return out;
 }
 
+/** ErrorPayload's `data` (strict: a key it does not declare is refused, as zod's `.strict()` refuses it). */
+function errorData(value: unknown): Obj {
+  const o = object(value, 'error.data');
+  const unknown = Object.keys(o).find((key) => key !== 'retryAfterMs');
+  if (unknown !== undefined) throw new Refused('error.data', `unrecognized key "${unknown}"`);
+  const out: Obj = {};
+  optional(out, o, 'retryAfterMs', () => integer(o, 'retryAfterMs', 'error.data.', 0, 86_400_000));
+  return out;
+}
+
 function profile(value: unknown): Obj {
   const o = object(value, 'profile');
   const profileId = string(o, 'id', 'profile.', 8, 64);
@@ -135,7 +145,9 @@ const KINDS: Record<string, (o: Obj) => Obj> = {
     const payload = object(o.error, 'error');
     const code = payload.code;
     if (typeof code !== 'string' || !CODES.has(code)) throw new Refused('error.code', 'expected a known error code');
-    return { kind: 'error', id: id(o), error: { code, message: string(payload, 'message', 'error.') } };
+    const error: Obj = { code, message: string(payload, 'message', 'error.') };
+    optional(error, payload, 'data', () => errorData(payload.data));
+    return { kind: 'error', id: id(o), error };
   },
   cancel(o) {
     const out: Obj = { kind: 'cancel', id: id(o) };
