@@ -10,8 +10,8 @@ import { type SimWorld, startSimWorld } from '../support/sim-harness';
  * `comet-relay export` through the whole chain in real Chromium: the CLI → host → worker → a
  * Perplexity tab's fetch → the simulated site's library (tests/sim/library.ts). One browser for
  * every case: 200 threads with 429s on the way, a 25-turn thread over three pages read whole, a
- * resume that fetches nothing, a bumped thread alone rewritten, a 404 named with exit 1. The
- * person's tab never moves.
+ * resume that fetches nothing, a bumped thread alone rewritten, a 404 named with exit 1; and the side
+ * panel's *Export as Markdown* saving the thread in view as a download. The person's tab never moves.
  */
 test.describe.configure({ mode: 'serial' });
 
@@ -95,4 +95,22 @@ test('a thread the site no longer has is named with why, every other one written
   expect(run.stdout).toContain('(1 written, 198 unchanged)');
   expect(run.stdout).toMatch(new RegExp(`1 failed:\\n  ${gone} \\([^)]+\\): \\[THREAD_NOT_FOUND\\] `));
   expect(run.stdout).toContain('Run the same command again to go on');
+});
+
+test('the side panel saves the thread in view as Markdown, every turn, without moving the tab', async () => {
+  const url = 'https://www.perplexity.ai/search/long-thread-Lg25tn';
+  await world.page.goto(url);
+  const panel = await world.harness.openPanel();
+  try {
+    const button = panel.getByTestId('export-thread');
+    await expect(button).toHaveText('Export as Markdown');
+    const [download] = await Promise.all([panel.waitForEvent('download'), button.click()]);
+    expect(download.suggestedFilename()).toMatch(/^\d{4}-\d{2}-\d{2}-a-long-conversation-about-tide-pools\.md$/);
+    const text = fs.readFileSync(await download.path(), 'utf8');
+    expect(text).toMatch(/^---\ntitle: "A long conversation about tide pools"\n/);
+    expect(text.match(/^## \d+\. /gm)).toHaveLength(25);
+    expect(world.page.url()).toBe(url);
+  } finally {
+    await panel.close();
+  }
 });

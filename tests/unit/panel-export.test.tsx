@@ -86,7 +86,7 @@ describe('the panel’s side: the button in the thread card', () => {
     key: 'https://www.perplexity.ai/search/why-is-the-sky-blue-Ab12',
     title: 'Why is the sky blue?',
     url: 'https://www.perplexity.ai/search/why-is-the-sky-blue-Ab12',
-    status: 'completed',
+    status: 'done',
     latestStep: '',
     current,
     interactions: [],
