@@ -23,6 +23,7 @@ import type { BrowserGateway } from './gateway';
 import type { SessionMemory, ToolContext, ToolDefinition } from './tool';
 import { toolListing } from './tool-listing';
 import { EVENT_GUIDE } from './tools/threads';
+import { offersThreadResources, serveThreadResources } from './resources';
 
 /**
  * One MCP server per client session, each with its own gateway (its own relay connection), so
@@ -88,13 +89,18 @@ export function createSessionServer({ tools, settings, gateway, attachments }: S
   const session: SessionMemory = {};
   const tasks = new SessionTasks();
   const offersTasks = tools.some((tool) => tool.taskSupport);
+  const offersResources = offersThreadResources(tools);
   const server = new Server(
     { name: 'comet-relay', version: VERSION },
     {
       instructions: instructionsOf(tools),
       jsonSchemaValidator: new WhenElicited(),
       // What McpServer declared for registered tools (listChanged included), kept as clients knew it.
-      capabilities: { tools: { listChanged: true }, ...(offersTasks ? { tasks: { list: {}, cancel: {}, requests: { tools: { call: {} } } } } : {}) },
+      capabilities: {
+        tools: { listChanged: true },
+        ...(offersResources ? { resources: {} } : {}),
+        ...(offersTasks ? { tasks: { list: {}, cancel: {}, requests: { tools: { call: {} } } } } : {}),
+      },
       ...(offersTasks ? { taskStore: tasks.store } : {}),
     },
   );
@@ -175,6 +181,8 @@ export function createSessionServer({ tools, settings, gateway, attachments }: S
     // The SDK's CallTool wrapper validates a task-augmented call's answer as a CreateTaskResult.
     return { task } as unknown as CallToolResult;
   });
+  // The library's threads as resources (resources.ts), with the tool that exports them.
+  if (offersResources) serveThreadResources(server, gateway);
   return server;
 }
 

@@ -27,28 +27,6 @@ export function lazyDriver(win: Window, catalog: SelectorCatalog): () => PageDri
 
 /** Same-origin paths only (the worker asks for the account's JSON endpoints). */
 const SAFE_PATH = /^\/(?!\/)[A-Za-z0-9/_.~-]*$/;
-/**
- * A POST goes only to a fixed REST endpoint (no ids in it: the library's thread list,
- * lib/selectors/library/library-json.ts), with a small JSON object as its body: the page never
- * sends a caller's bytes to a path a caller chose.
- */
-const POST_PATH = /^\/rest\/[a-z_]+\/[a-z_]+$/;
-const MAX_POST_BODY = 4096;
-
-function postBody(path: string, body: unknown): string {
-  if (!POST_PATH.test(path)) throw new RelayError('INVALID_PARAMS', `a POST goes only to a fixed /rest/ endpoint, not ${path}`);
-  if (typeof body !== 'string' || body.length > MAX_POST_BODY) throw new RelayError('INVALID_PARAMS', `a POST body is a JSON object of at most ${MAX_POST_BODY} characters`);
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(body);
-  } catch {
-    parsed = undefined;
-  }
-  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) throw new RelayError('INVALID_PARAMS', 'a POST body is a JSON object');
-  return body;
-}
-
-type FetchParams = { path: string; query: Record<string, string>; headers: Record<string, string>; method?: 'GET' | 'POST'; body?: string };
 
 export function pageHandlers(win: Window, catalog: SelectorCatalog = new SelectorCatalog(), page: () => PageDriver = lazyDriver(win, catalog)): PageHandlers {
   return {
@@ -63,25 +41,15 @@ export function pageHandlers(win: Window, catalog: SelectorCatalog = new Selecto
      * projects, the recent threads). Here, not in the thread kit, so an account read in the
      * person's own tab loads nothing more into it.
      */
-    'threads.fetch': async (params: FetchParams, { signal }: HandlerContext) => {
+    'threads.fetch': async (params: { path: string; query: Record<string, string>; headers: Record<string, string> }, { signal }: HandlerContext) => {
       if (!SAFE_PATH.test(params.path)) throw new RelayError('INVALID_PARAMS', `not a same-origin path: ${params.path}`);
-      const post = params.method === 'POST';
-      const body = post ? postBody(params.path, params.body) : undefined;
       const url = new URL(params.path, win.location.origin);
       for (const [k, v] of Object.entries(params.query)) if (v !== '') url.searchParams.set(k, v);
       try {
         // A cancelled call's read stops too (nobody is left to read it for).
-        const res = await win.fetch(url.href, {
-          method: post ? 'POST' : 'GET',
-          headers: post ? { ...params.headers, 'content-type': 'application/json' } : params.headers,
-          ...(body !== undefined ? { body } : {}),
-          credentials: 'include',
-          cache: 'no-store',
-          signal,
-        });
-        // A 429's wait, when the site says how long (the library's export paces itself by it).
-        const retryAfter = res.status === 429 ? res.headers.get('retry-after') : null;
-        return { status: res.status, body: await res.text(), path: url.pathname, ...(retryAfter ? { retryAfter } : {}) };
+        const res = await win.fetch(url.href, { headers: params.headers, credentials: 'include', cache: 'no-store', signal });
+        // A 429's wait, when the site says (the library's export paces itself by it).
+        return { status: res.status, body: await res.text(), path: url.pathname, retryAfter: res.headers.get('retry-after') ?? undefined };
       } catch (e) {
         throw new RelayError('EVALUATION_FAILED', `Could not read ${url.pathname} (${(e as Error).message}).`);
       }

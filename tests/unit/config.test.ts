@@ -41,7 +41,7 @@ describe('COMET_* settings', () => {
 });
 
 describe('tool selection', () => {
-  it('offers the 13 comet_* tools, then the eleven thread tools, each with a title and a description', () => {
+  it('offers the 13 comet_* tools and comet_export_thread, then the eleven thread tools, each with a title and a description', () => {
     expect(allTools.map((t) => t.name)).toEqual([
       'comet_connect',
       'comet_ask',
@@ -56,6 +56,7 @@ describe('tool selection', () => {
       'comet_list_conversations',
       'comet_open_conversation',
       'comet_get_page_content',
+      'comet_export_thread',
       'call_perplexity_computer',
       'read_thread',
       'answer_question',

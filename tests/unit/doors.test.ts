@@ -234,3 +234,24 @@ describe('the public door and other tabs and screenshots', () => {
     expect(await on.call('public', 'tabs.capture', { format: 'png' })).toMatchObject({ kind: 'error', error: { code: 'PERMISSION_DENIED' } });
   });
 });
+
+describe('the public door and the library', () => {
+  it('sees none of the library, the thread list or the sidebar`s conversations until the person turns it on', async () => {
+    const off = world();
+    for (const [method, params] of [
+      ['library.list', {}],
+      ['library.thread', { thread: 'tides-abc' }],
+      ['page.conversations', {}],
+    ] as const) {
+      expect(await off.call('public', method, params)).toMatchObject({
+        kind: 'error',
+        error: { code: 'PERMISSION_DENIED', message: expect.stringContaining('Let the Agent API read my library') },
+      });
+      expect(await off.call('loopback', method, params)).toMatchObject({ kind: 'result' });
+    }
+    expect(off.calls).toEqual(['library.list', 'library.thread', 'page.conversations']);
+    const on = world({ ...DEFAULT_SETTINGS, publicLibrary: true });
+    expect(await on.call('public', 'library.list', {})).toMatchObject({ kind: 'result' });
+    expect(on.calls).toEqual(['library.list']);
+  });
+});

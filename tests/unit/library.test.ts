@@ -9,6 +9,7 @@ import { exportThread, type FetchRequest, type LibraryFetch, listLibrary, retryA
 import { SimLibrary } from '../sim/library';
 import { fakeThreadCalls, type PageScript } from '../support/fake-tabs';
 import { pageHandlers } from '../../lib/page/handlers';
+import { post } from '../../lib/page/kits/panel-kit';
 
 /**
  * The library's reads (lib/worker/threads/library.ts) against the simulated site's library
@@ -241,6 +242,7 @@ describe.skipIf(!present)('the real thread JSON captures, exported whole', () =>
 describe('through the worker`s thread calls', () => {
   const PERSON = { id: 1, url: 'https://www.perplexity.ai/search/the-person-s-thread-Ab1' };
   const page = (lib: SimLibrary): PageScript => async (_tab, method, params) => {
+    if (method === 'library.post') return siteFetch(lib)({ ...(params as unknown as FetchRequest), method: 'POST' });
     if (method !== 'threads.fetch') throw new Error(`unexpected ${method}`);
     return siteFetch(lib)(params as unknown as FetchRequest);
   };
@@ -254,7 +256,8 @@ describe('through the worker`s thread calls', () => {
     expect(whole.turns).toHaveLength(25);
     expect(tabs).toEqual([PERSON]);
     expect(navigations).toEqual([]);
-    expect(requests.every((r) => r.tabId === 1 && r.method === 'threads.fetch')).toBe(true);
+    expect(requests.every((r) => r.tabId === 1)).toBe(true);
+    expect(requests.map((r) => r.method)).toEqual(['library.post', 'threads.fetch', 'threads.fetch', 'threads.fetch']);
   });
 
   it('with no Perplexity tab open, one background tab of ours at home fetches', async () => {
@@ -267,7 +270,7 @@ describe('through the worker`s thread calls', () => {
   });
 });
 
-describe('the page`s fetch', () => {
+describe('the page`s POST (the panel kit`s library.post)', () => {
   const fetched: { url: string; init: RequestInit }[] = [];
   const win = {
     location: { origin: ORIGIN },
@@ -276,23 +279,31 @@ describe('the page`s fetch', () => {
       return new Response('[]', { status: 429, headers: { 'retry-after': '9' } });
     },
   } as unknown as Window;
-  const fetch = pageHandlers(win)['threads.fetch'] as unknown as (p: unknown, c: { signal: AbortSignal; progress(): void }) => Promise<unknown>;
-  const ctx = { signal: new AbortController().signal, progress() {} };
+  const signal = new AbortController().signal;
 
-  it('POSTs a small JSON object to a fixed /rest/ endpoint only, and hands back a 429`s Retry-After', async () => {
-    const ok = await fetch({ path: '/rest/thread/list_ask_threads', query: { version: '2.18' }, headers: { 'x-app-apiclient': 'default' }, method: 'POST', body: '{"limit":20}' }, ctx);
+  it('goes to a fixed /rest/ endpoint only, with a small JSON object, and hands back a 429`s Retry-After', async () => {
+    const ok = await post(win, { path: '/rest/thread/list_ask_threads', query: { version: '2.18' }, headers: { 'x-app-apiclient': 'default' }, body: '{"limit":20}' }, signal);
     expect(ok).toMatchObject({ status: 429, retryAfter: '9' });
+    expect(fetched[0]?.url).toBe(`${ORIGIN}/rest/thread/list_ask_threads?version=2.18`);
     expect(fetched[0]?.init).toMatchObject({ method: 'POST', body: '{"limit":20}', credentials: 'include' });
-    expect((fetched[0]?.init.headers as Record<string, string>)['content-type']).toBe('application/json');
+    expect(new Headers(fetched[0]?.init.headers ?? {}).get('content-type')).toBe('application/json');
     for (const bad of [
       { path: '/rest/thread/some-slug-1', body: '{}' },
       { path: '/search/x', body: '{}' },
+      { path: '//evil.example/rest/a', body: '{}' },
       { path: '/rest/thread/list_ask_threads', body: '[1]' },
       { path: '/rest/thread/list_ask_threads', body: 'x' },
       { path: '/rest/thread/list_ask_threads', body: `{"a":"${'x'.repeat(5000)}"}` },
     ]) {
-      await expect(fetch({ ...bad, query: {}, headers: {}, method: 'POST' }, ctx)).rejects.toMatchObject({ code: 'INVALID_PARAMS' });
+      await expect(post(win, { ...bad, query: {}, headers: {} }, signal)).rejects.toMatchObject({ code: 'INVALID_PARAMS' });
     }
     expect(fetched).toHaveLength(1);
+  });
+
+  it('the page script`s own fetch stays a GET', async () => {
+    const get = pageHandlers(win)['threads.fetch'] as unknown as (p: unknown, c: { signal: AbortSignal; progress(): void }) => Promise<unknown>;
+    expect(await get({ path: '/rest/thread/x', query: {}, headers: {}, method: 'POST', body: '{}' }, { signal, progress() {} })).toMatchObject({ status: 429, retryAfter: '9' });
+    expect(fetched[1]?.init.method).toBeUndefined();
+    expect(fetched[1]?.init.body).toBeUndefined();
   });
 });

@@ -244,7 +244,9 @@ describe('content-script weight', () => {
     // 2026-12-02: the ask kit (lib/page/kits/ask-kit.ts), the ask moved out of the page script: 7,313, most of it its own copy
     // of the composer's typing and of the turn reader it confirms the new turn with. The repair kit (issue 24), which
     // had no row: 8,305 (the built file 8,120); it loads with a tab's first wait on each conversation (its "fine" check).
-    const limits = { 'page-threads': 26_500, 'page-sources': 5_300, 'page-diagnostics': 3_550, 'page-panel': 7_800, 'page-mode': 5_800, 'page-ask': 7_500, 'page-repair': 8_500 };
+    // 2026-12-04: the library's list is a POST (issue 29), made by the panel kit (`library.post`) rather than the page
+    // script, which stays a GET and under its guard: panel 8,112; the error codes the library added: mode 5,805.
+    const limits = { 'page-threads': 26_500, 'page-sources': 5_300, 'page-diagnostics': 3_550, 'page-panel': 8_200, 'page-mode': 5_850, 'page-ask': 7_500, 'page-repair': 8_500 };
     for (const [entry, limit] of Object.entries(limits)) {
       const out = await bundle(`../../entrypoints/${entry}.ts`);
       expect(inputs(out).filter((i) => i.includes('node_modules'))).toEqual([]);

@@ -3,6 +3,9 @@ import { type ErrorCode, RelayError } from '../../protocol/errors';
 import type { TabInfo } from '../../protocol/methods';
 import { formatWaitText, modeAgain, PageMode, PollResult } from '../../protocol/page/page-methods';
 import { checkPerplexityUrl, PERPLEXITY_HOME, TAB_ACCESS_GRANT, TAB_CATEGORY_ORDER } from '../../protocol/urls';
+import { LIBRARY_DEFAULT_LIMIT, LIBRARY_MAX_LIMIT, type LibraryPage } from '../../protocol/library/library';
+import { threadMarkdown } from '../../protocol/library/markdown';
+import { threadRefProblem, threadSlugOf } from '../../protocol/library/thread-ref';
 import { fencePageContent } from '../fence';
 import type { ToolBrowser } from '../gateway';
 import { clip, defineTool, errorText, textResult, type ToolDefinition } from '../tool';
@@ -291,15 +294,76 @@ const getSources = defineTool({
 const listConversations = defineTool({
   name: 'comet_list_conversations',
   title: 'List conversations',
-  description: 'List the conversation links visible on the page (sidebar, home, library) with their URLs.',
-  inputSchema: {},
-  uses: ['page.conversations'],
-  async handler(_args, { browser, signal }) {
-    const { conversations } = await browser.call('page.conversations', {}, { signal, timeoutMs: 15_000 });
-    if (conversations.length === 0) return textResult('No conversation links found on the current page.');
-    return textResult(`Conversations (${conversations.length}):\n\n${numbered(conversations.map((c) => [c.title, c.url]))}`);
+  description: 'Conversation links on the page; with any argument, your library (Perplexity\'s search, newest first).',
+  inputSchema: {
+    query: z.string().max(500).optional(),
+    space: z.string().max(200).optional().describe('Space title or slug'),
+    limit: z.number().int().min(1).max(LIBRARY_MAX_LIMIT).optional(),
+    offset: z.number().int().min(0).max(1_000_000).optional(),
+  },
+  uses: ['page.conversations', 'library.list'],
+  summarize: ({ query, space }) => clip([query && `“${query}”`, space && `Space ${space}`].filter(Boolean).join(', ') || 'the library', 100),
+  async handler({ query, space, limit, offset }, { browser, signal }) {
+    if (query === undefined && space === undefined && limit === undefined && offset === undefined) {
+      const { conversations } = await browser.call('page.conversations', {}, { signal, timeoutMs: 15_000 });
+      if (conversations.length === 0) return textResult('No conversation links found on the current page.');
+      return textResult(`Conversations (${conversations.length}):\n\n${numbered(conversations.map((c) => [c.title, c.url]))}`);
+    }
+    const params = { ...(query ? { query } : {}), ...(space ? { space } : {}), limit: limit ?? LIBRARY_DEFAULT_LIMIT, offset: offset ?? 0 };
+    return textResult(libraryText(await browser.call('library.list', params, { signal, timeoutMs: 60_000 }), params));
   },
 });
+
+/** A library page as numbered lines (title, URL, last activity, mode, Space) and where the next page starts. */
+export function libraryText(page: LibraryPage, asked: { query?: string; space?: string }): string {
+  const filter = [asked.query ? `matching “${asked.query}”` : '', asked.space ? `in Space “${asked.space}”` : ''].filter(Boolean).join(' ');
+  if (page.threads.length === 0) return `No threads${filter ? ` ${filter}` : ''}${page.offset ? ` from offset ${page.offset}` : ''}.`;
+  const lines = page.threads.map((t, i) => {
+    const facts = [t.lastActivity ? `last activity ${t.lastActivity}` : '', t.mode ?? '', t.space && !asked.space ? `Space: ${t.space}` : ''].filter(Boolean).join(' · ');
+    return `${page.offset + i + 1}. ${t.title}\n   ${t.url}${facts ? `\n   ${facts}` : ''}`;
+  });
+  const range = `${page.offset + 1}–${page.offset + page.threads.length}${page.total !== null ? ` of ${page.total}` : ''}`;
+  const next = page.nextOffset !== null ? `next offset ${page.nextOffset}` : 'no more';
+  return `Library${filter ? ` ${filter}` : ''}:\n\n${lines.join('\n\n')}\n\n${range}; ${next}`;
+}
+
+const DEFAULT_EXPORT_LENGTH = 100_000;
+
+const exportThreadTool = defineTool({
+  name: 'comet_export_thread',
+  title: 'Export thread',
+  description: 'A whole thread: every turn, answers as written, numbered sources. Read-only.',
+  inputSchema: {
+    thread: z.string().max(2000).optional().describe('Slug or URL; default: the tab\'s'),
+    format: z.enum(['markdown', 'json']).optional(),
+    maxLength: z.number().int().min(1).optional(),
+    offset: z.number().int().min(0).optional().describe('First character'),
+  },
+  uses: ['browser.status', 'library.thread'],
+  summarize: ({ thread }) => clip(thread ?? 'the tab`s thread', 100),
+  async handler({ thread, format, maxLength, offset }, { browser, signal }) {
+    let ref = thread?.trim();
+    if (!ref) {
+      const tab = (await browser.call('browser.status', {}, { signal, timeoutMs: 5000 })).perplexityTab;
+      ref = threadSlugOf(tab?.url ?? '') ?? undefined;
+      if (!ref) return errorText(`[INVALID_PARAMS] The Perplexity tab shows no thread (${tab?.url ?? 'no Perplexity tab'}): pass thread, a slug or a thread URL (comet_list_conversations lists them).`);
+    } else if (!threadSlugOf(ref)) {
+      return errorText(`[INVALID_PARAMS] ${threadRefProblem(ref)}`);
+    }
+    const exported = await browser.call('library.thread', { thread: ref }, { signal, timeoutMs: 180_000 });
+    const text = format === 'json' ? JSON.stringify(exported) : threadMarkdown(exported);
+    return textResult(cutText(text, offset ?? 0, maxLength ?? DEFAULT_EXPORT_LENGTH));
+  },
+});
+
+/** A window of a long text, ending with where it was cut and how to ask for the rest. */
+export function cutText(text: string, offset: number, maxLength: number): string {
+  if (offset >= text.length && offset > 0) return `[offset ${offset} is past the end: the export is ${text.length} characters]`;
+  const end = Math.min(text.length, offset + maxLength);
+  const part = text.slice(offset, end);
+  if (end >= text.length) return offset > 0 ? `${part}\n\n[characters ${offset}–${end} of ${text.length}: the end]` : part;
+  return `${part}\n\n[cut at character ${end} of ${text.length}: call again with offset ${end} for the rest]`;
+}
 
 const openConversation = defineTool({
   name: 'comet_open_conversation',
@@ -337,4 +401,6 @@ export const cometTools: ToolDefinition[] = [
   listConversations,
   openConversation,
   getPageContent,
+  // Ours, beside the reference's 13: the library as data (issue 29).
+  exportThreadTool,
 ];

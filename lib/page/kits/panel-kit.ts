@@ -3,17 +3,41 @@ import type { HandlerContext } from '../handlers';
 import type { PageDriver } from '../driver';
 import type { KitHandlers, PageKitHost } from '../kit-registry';
 import { watchPage } from './watch';
+import type { ErrorPayload } from '../../protocol/errors';
 
 /**
  * The panel kit (lib/protocol/page/page-kits.ts): the side panel's live view of the page (`page.watch`)
  * and the sidebar's conversations (`page.conversations`: the panel's list, comet_list_conversations),
+ * and the library's thread list (`library.post`, the one POST the worker makes: lib/worker/threads/library.ts),
  * loaded into a tab the first time one of them asks. A tab no panel looks at never carries it.
  */
 export function panelKit({ win, driver }: PageKitHost): KitHandlers {
   return {
     'page.watch': async (_params: Record<string, never>, context: HandlerContext) => watchPage(win, driver(), context),
     'page.conversations': async () => conversationsThrough(driver()),
+    'library.post': async (params: PostParams, { signal }: HandlerContext) => post(win, params, signal),
   };
+}
+
+/** Worker-only: a POST only to a fixed /rest/ endpoint (no id in it: the library's list), its body a small JSON object. */
+const POST_PATH = /^\/rest\/[a-z_]+\/[a-z_]+$/;
+type PostParams = { path: string; query: Record<string, string>; headers: Record<string, string>; body: string };
+
+export async function post(win: Window, params: PostParams, signal: AbortSignal): Promise<{ status: number; body: string; retryAfter?: string }> {
+  const { path, body } = params;
+  if (!POST_PATH.test(path) || typeof body !== 'string' || body.length > 4096 || !/^\{.*\}$/s.test(body)) {
+    // Error payloads, not RelayError: the kit stays small (the page script sends either back alike).
+    throw { code: 'INVALID_PARAMS', message: `not a POST comet-relay makes: ${String(path)}` } satisfies ErrorPayload;
+  }
+  const url = new URL(path, win.location.origin);
+  for (const [k, v] of Object.entries(params.query)) if (v !== '') url.searchParams.set(k, v);
+  try {
+    const headers = { ...params.headers, 'content-type': 'application/json' };
+    const res = await win.fetch(url.href, { method: 'POST', headers, body, credentials: 'include', cache: 'no-store', signal });
+    return { status: res.status, body: await res.text(), retryAfter: res.headers.get('retry-after') ?? undefined };
+  } catch (e) {
+    throw { code: 'EVALUATION_FAILED', message: `Could not read ${url.pathname} (${(e as Error).message}).` } satisfies ErrorPayload;
+  }
 }
 
 /** `page.conversations`: the conversations the page links to, with the driver's error shaping. */

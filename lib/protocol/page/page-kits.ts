@@ -43,8 +43,8 @@ export const PAGE_KITS = {
    * and switching it (lib/page/kits/mode-kit.ts). A page that polls, waits and asks never needs it.
    */
   mode: { file: '/page-mode.js', what: 'mode code', methods: ['page.mode'] },
-  /** The side panel's live view of the driven tab, and the sidebar's conversations (lib/page/kits/panel-kit.ts). */
-  panel: { file: '/page-panel.js', what: 'side-panel code', methods: ['page.watch', 'page.conversations'] },
+  /** The side panel's live view of the driven tab, the sidebar's conversations and the library's list (lib/page/kits/panel-kit.ts). */
+  panel: { file: '/page-panel.js', what: 'side-panel code', methods: ['page.watch', 'page.conversations', 'library.post'] },
   /** `comet-relay doctor --page` (every probe tried) and `comet-relay capture` (the page as a sanitized fixture). */
   /**
    * Finding the answer again from the thread JSON when the reader misses on a conversation page

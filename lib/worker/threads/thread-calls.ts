@@ -174,8 +174,9 @@ export class ThreadCalls {
    */
   private async library(method: 'library.list' | 'library.thread', params: Params, cap: number, signal: AbortSignal, trace?: Trace): Promise<unknown> {
     const tabId = await this.anyTab(cap, signal);
-    const fetch: LibraryFetch = async (request) =>
-      (await this.deps.tabs.use(tabId, () => this.deps.pages.request(tabId, 'threads.fetch', request, signal, () => {}, trace))) as Fetched;
+    // The list's POST is the panel kit's (loaded into that tab when first asked); every GET is the page script's.
+    const fetch: LibraryFetch = async ({ method, ...request }) =>
+      (await this.deps.tabs.use(tabId, () => this.deps.pages.request(tabId, method === 'POST' ? 'library.post' : 'threads.fetch', request, signal, () => {}, trace))) as Fetched;
     const readers = { library: this.libraryJson, thread: this.threadJson };
     if (method === 'library.thread') return exportThread(String(params.thread ?? ''), fetch, readers, signal);
     const p = params as { query?: string; space?: string; limit: number; offset: number; since?: string };

@@ -1,0 +1,162 @@
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
+import { afterAll, afterEach, describe, expect, it } from 'vitest';
+import type { BrowserGateway } from '../../lib/mcp/gateway';
+import { createSessionServer } from '../../lib/mcp/server';
+import { allTools, selectTools } from '../../lib/mcp/tools';
+import { cutText } from '../../lib/mcp/tools/comet';
+import type { FetchRequest, LibraryFetch } from '../../lib/worker/threads/library';
+import { exportThread, listLibrary } from '../../lib/worker/threads/library';
+import { libraryJson2026 } from '../../lib/selectors/library/library-json';
+import { threadJson2026 } from '../../lib/selectors/thread-json';
+import { SimLibrary } from '../sim/library';
+import { FakeBrowser, fakeContext, removeFakeHomes } from '../support/fake-browser';
+
+/**
+ * comet_list_conversations with the library's arguments, comet_export_thread and the thread
+ * resources, as an MCP client sees them, over the real library reads against the sim's library.
+ */
+const readers = { library: libraryJson2026, thread: threadJson2026 };
+const open: Client[] = [];
+
+function siteFetch(lib: SimLibrary): LibraryFetch {
+  return async (request: FetchRequest) => {
+    const url = new URL(request.path, 'https://www.perplexity.ai');
+    for (const [k, v] of Object.entries(request.query)) if (v !== '') url.searchParams.set(k, v);
+    const res = lib.handle(request.method ?? 'GET', url, { method: request.method ?? 'GET', url: url.href, headers: request.headers, ...(request.body ? { body: request.body } : {}) });
+    return res ? { status: res.status, body: String(res.body), ...(res.headers?.['retry-after'] ? { retryAfter: res.headers['retry-after'] } : {}) } : { status: 404, body: '' };
+  };
+}
+
+function libraryBrowser(lib: SimLibrary): FakeBrowser {
+  const browser = new FakeBrowser();
+  browser.on('library.list', (p) => listLibrary({ limit: 20, offset: 0, ...p }, siteFetch(lib), readers));
+  browser.on('library.thread', (p) => exportThread(p.thread, siteFetch(lib), readers));
+  return browser;
+}
+
+async function connect(browser: FakeBrowser, tools = allTools) {
+  const { context } = fakeContext(browser);
+  const gateway = { identify() {}, scoped: () => browser } as unknown as BrowserGateway;
+  const server = createSessionServer({ tools, settings: context.settings, gateway, attachments: context.attachments });
+  const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
+  await server.connect(serverSide);
+  const client = new Client({ name: 'unit', version: '1.0.0' });
+  await client.connect(clientSide);
+  open.push(client);
+  return client;
+}
+const text = (r: Awaited<ReturnType<Client['callTool']>>) => (r.content as { type: string; text: string }[])[0]?.text ?? '';
+
+afterEach(async () => {
+  await Promise.all(open.splice(0).map((c) => c.close()));
+});
+afterAll(removeFakeHomes);
+
+describe('comet_list_conversations', () => {
+  it('with no arguments, the page`s links and the reference`s text, as before', async () => {
+    const browser = new FakeBrowser().on('page.conversations', { conversations: [{ title: 'Rust vs Go', url: 'https://www.perplexity.ai/search/rust-vs-go-1' }] });
+    const client = await connect(browser);
+    const r = await client.callTool({ name: 'comet_list_conversations', arguments: {} });
+    expect(text(r)).toBe('Conversations (1):\n\n1. Rust vs Go\n   https://www.perplexity.ai/search/rust-vs-go-1');
+    expect(browser.methods()).toEqual(['page.conversations']);
+  });
+
+  it('with any argument, the site`s list: numbered from the offset, title, URL, last activity, mode, and where the next page starts', async () => {
+    const lib = new SimLibrary().seed({ threads: 30 });
+    const client = await connect(libraryBrowser(lib));
+    const first = text(await client.callTool({ name: 'comet_list_conversations', arguments: { limit: 2 } }));
+    const [a, b] = lib.threads;
+    expect(first).toBe(
+      `Library:\n\n1. ${a?.title}\n   https://www.perplexity.ai/search/${a?.slug}\n   last activity 2026-12-01T12:00:00.000Z · copilot\n\n` +
+        `2. ${b?.title}\n   https://www.perplexity.ai/search/${b?.slug}\n   last activity 2026-12-01T11:00:00.000Z · copilot\n\n1–2 of 30; next offset 2`,
+    );
+    const last = text(await client.callTool({ name: 'comet_list_conversations', arguments: { offset: 28 } }));
+    expect(last).toMatch(/^Library:\n\n29\. /);
+    expect(last).toMatch(/\n\n29–30 of 30; no more$/);
+    const search = text(await client.callTool({ name: 'comet_list_conversations', arguments: { query: 'fado', space: 'Trip to Lisbon' } }));
+    expect(search).toMatch(/^Library matching “fado” in Space “Trip to Lisbon”:\n\n1\. .*fado/);
+    expect(text(await client.callTool({ name: 'comet_list_conversations', arguments: { query: 'nothing like this' } }))).toBe('No threads matching “nothing like this”.');
+  });
+});
+
+describe('comet_export_thread', () => {
+  it('exports a thread whole as Markdown, by slug, by URL, or the tab`s own', async () => {
+    const lib = new SimLibrary().seed({ threads: 5, longTurns: 25 });
+    const browser = libraryBrowser(lib);
+    const client = await connect(browser);
+    const md = text(await client.callTool({ name: 'comet_export_thread', arguments: { thread: 'https://www.perplexity.ai/search/long-thread-Lg25tn' } }));
+    expect(md).toMatch(/^# A long conversation about tide pools\n\n- URL: https:\/\/www\.perplexity\.ai\/search\/long-thread-Lg25tn\n/);
+    for (let i = 1; i <= 25; i++) expect(md).toContain(`## ${i}. `);
+    browser.on('browser.status', { perplexityTab: { tabId: '1', url: 'https://www.perplexity.ai/search/long-thread-Lg25tn', title: 't', selectorSet: null } } as never);
+    const json = JSON.parse(text(await client.callTool({ name: 'comet_export_thread', arguments: { format: 'json' } }))) as { turns: unknown[]; pages: number };
+    expect(json.turns).toHaveLength(25);
+    expect(json.pages).toBe(3);
+  });
+
+  it('cuts at maxLength and says where and how to ask for the rest; the pieces make the whole', async () => {
+    const lib = new SimLibrary().seed({ threads: 5, longTurns: 25 });
+    const client = await connect(libraryBrowser(lib));
+    const whole = text(await client.callTool({ name: 'comet_export_thread', arguments: { thread: 'long-thread-Lg25tn' } }));
+    let offset = 0;
+    let joined = '';
+    for (let guard = 0; guard < 20; guard++) {
+      const part = text(await client.callTool({ name: 'comet_export_thread', arguments: { thread: 'long-thread-Lg25tn', maxLength: 4000, offset } }));
+      const note = /\n\n\[(?:cut at character (\d+) of (\d+): call again with offset \d+ for the rest|characters \d+–\d+ of \d+: the end)\]$/.exec(part);
+      expect(note, part.slice(-200)).not.toBeNull();
+      joined += part.slice(0, note?.index);
+      if (!note?.[1]) break;
+      offset = Number(note[1]);
+    }
+    expect(joined).toBe(whole);
+    expect(cutText('abc', 5, 10)).toBe('[offset 5 is past the end: the export is 3 characters]');
+  });
+
+  it('says plainly what was wrong: not a thread, no thread in the tab, a thread the site does not have', async () => {
+    const lib = new SimLibrary().seed({ threads: 3 });
+    const browser = libraryBrowser(lib);
+    browser.on('browser.status', { perplexityTab: { tabId: '1', url: 'https://www.perplexity.ai/', title: 'home', selectorSet: null } } as never);
+    const client = await connect(browser);
+    expect(text(await client.callTool({ name: 'comet_export_thread', arguments: { thread: 'https://evil.example/search/x' } }))).toMatch(/^\[INVALID_PARAMS\] "https:\/\/evil\.example\/search\/x" is not a Perplexity thread/);
+    expect(text(await client.callTool({ name: 'comet_export_thread', arguments: {} }))).toMatch(/^\[INVALID_PARAMS\] The Perplexity tab shows no thread \(https:\/\/www\.perplexity\.ai\/\)/);
+    lib.failNext('/rest/thread/gone-1', 404);
+    const gone = await client.callTool({ name: 'comet_export_thread', arguments: { thread: 'gone-1' } });
+    expect(gone.isError).toBe(true);
+    expect(text(gone)).toMatch(/^\[THREAD_NOT_FOUND\] /);
+  });
+});
+
+describe('thread resources', () => {
+  it('lists the latest threads by cursor, titled, as Markdown; the template names any; a read is the export`s Markdown', async () => {
+    const lib = new SimLibrary().seed({ threads: 60, longTurns: 25 });
+    const client = await connect(libraryBrowser(lib));
+    expect(client.getServerCapabilities()?.resources).toEqual({});
+    const first = await client.listResources();
+    expect(first.resources).toHaveLength(50);
+    expect(first.resources[0]).toMatchObject({ uri: `perplexity://thread/${lib.threads[0]?.slug}`, name: lib.threads[0]?.title, title: lib.threads[0]?.title, mimeType: 'text/markdown' });
+    expect(first.nextCursor).toBe('50');
+    const second = await client.listResources({ cursor: first.nextCursor });
+    expect(second.resources).toHaveLength(10);
+    expect(second.nextCursor).toBeUndefined();
+    const { resourceTemplates } = await client.listResourceTemplates();
+    expect(resourceTemplates).toEqual([expect.objectContaining({ uriTemplate: 'perplexity://thread/{slug}', mimeType: 'text/markdown' })]);
+    const read = await client.readResource({ uri: 'perplexity://thread/long-thread-Lg25tn' });
+    const tool = text(await client.callTool({ name: 'comet_export_thread', arguments: { thread: 'long-thread-Lg25tn' } }));
+    expect(read.contents).toEqual([{ uri: 'perplexity://thread/long-thread-Lg25tn', mimeType: 'text/markdown', text: tool }]);
+  });
+
+  it('refuses a URI that names no thread, and says a missing one is missing', async () => {
+    const lib = new SimLibrary().seed({ threads: 3 });
+    const client = await connect(libraryBrowser(lib));
+    await expect(client.readResource({ uri: 'perplexity://thread/..%2Fetc' })).rejects.toThrow(/INVALID_PARAMS/);
+    await expect(client.readResource({ uri: 'file:///etc/passwd' })).rejects.toThrow(/INVALID_PARAMS/);
+    await expect(client.listResources({ cursor: 'abc' })).rejects.toThrow(/Unknown cursor/);
+    lib.failNext('/rest/thread/gone-2', 404);
+    await expect(client.readResource({ uri: 'perplexity://thread/gone-2' })).rejects.toThrow(/THREAD_NOT_FOUND/);
+  });
+
+  it('are served only with comet_export_thread', async () => {
+    const client = await connect(new FakeBrowser(), selectTools({ allow: ['comet_ask'] }));
+    expect(client.getServerCapabilities()?.resources).toBeUndefined();
+  });
+});
