@@ -246,6 +246,21 @@ describe('an export run', () => {
     expect(since.listCalls).toHaveLength(1);
   });
 
+  it('streams the list: a page is asked for only once the threads before it are taken', async () => {
+    const library = new FakeLibrary(300);
+    const startedBefore: number[] = [];
+    const list = library.listThreads.bind(library);
+    library.listThreads = async (params) => {
+      startedBefore.push(library.exportCalls.length);
+      return list(params);
+    };
+    await run(library, { concurrency: 3 }).promise;
+    expect(startedBefore).toHaveLength(3);
+    expect(startedBefore[0]).toBe(0);
+    expect(startedBefore[1]).toBeGreaterThanOrEqual(100 - 3);
+    expect(startedBefore[2]).toBeGreaterThanOrEqual(200 - 3);
+  });
+
   it('exports the threads named, whatever the list says', async () => {
     const library = new FakeLibrary(5);
     const summary = await run(library, { threads: ['thread-3-Ab3x', 'thread-1-Ab1x'] }).promise;
@@ -278,6 +293,18 @@ describe('the site’s pace', () => {
     expect(waits.slice(0, 3)).toEqual([1000, 2000, 4000]);
     expect(summary.written).toBe(1);
     expect(summary.failed).toEqual([{ slug: 'thread-1-Ab1x', title: 'Question number 1', why: '[RATE_LIMITED] Too many requests (429).' }]);
+  });
+
+  it('stops the run, saying when to go on, when the site asks to wait longer than a run should', async () => {
+    const library = new FakeLibrary(5);
+    (library.threads[1] as FakeThread).failures = [relayError('RATE_LIMITED', '429', { retryAfterMs: 3_600_000 })];
+    const waits: number[] = [];
+    await expect(run(library, { concurrency: 1 }, { pacer: quickPacer(waits) }).promise).rejects.toMatchObject({
+      code: 'RATE_LIMITED',
+      message: expect.stringContaining('asks to wait 60 min before more requests (HTTP 429). Run the same command again after that'),
+    });
+    expect(waits).toEqual([]);
+    expect(library.exportCalls).toEqual(['thread-0-Ab0x', 'thread-1-Ab1x']);
   });
 
   it('holds every call back while one waits for a 429', async () => {

@@ -13,7 +13,7 @@ export interface PacerOptions {
   random?: () => number;
   /** Tries of one call, the first included. */
   attempts?: number;
-  /** A longer wait than this is not waited for: the call fails with the site's words. */
+  /** A longer wait than this is not waited for: the run stops (`stopped`), saying when to run it again. */
   maxWaitMs?: number;
   onWait?: (ms: number, told: boolean) => void;
 }
@@ -22,6 +22,8 @@ const BASE_MS = 1000;
 const MAX_BACKOFF_MS = 60_000;
 
 export class Pacer {
+  /** The site asked for a longer wait than maxWaitMs: every call would fail alike, so the run ends. */
+  stopped = false;
   private resumeAt = 0;
   /** 429s in a row, across every call. */
   private strikes = 0;
@@ -56,7 +58,14 @@ export class Pacer {
         this.strikes += 1;
         const told = retryAfterOf(error);
         const ms = told ?? this.backoff(this.strikes);
-        if (ms > maxWaitMs) throw error;
+        if (ms > maxWaitMs) {
+          this.stopped = true;
+          throw new RelayError(
+            'RATE_LIMITED',
+            `perplexity.ai asks to wait ${Math.ceil(ms / 60_000)} min before more requests (HTTP 429). Run the same command again after that: it goes on where this run stopped.`,
+            { retryAfterMs: ms },
+          );
+        }
         this.resumeAt = Math.max(this.resumeAt, this.now() + ms);
         this.options.onWait?.(ms, told !== undefined);
       }

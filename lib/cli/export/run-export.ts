@@ -101,7 +101,7 @@ export async function runExport(options: ExportOptions, deps: ExportDeps): Promi
     } catch (error) {
       if (signal.aborted) return;
       const code = codeOf(error);
-      if (FATAL.has(code)) throw error;
+      if (FATAL.has(code) || pacer.stopped) throw error;
       const why = `[${code}] ${RelayError.from(error).message}`;
       summary.failed.push({ slug: item.slug, title: item.title, why });
       deps.progress.thread({ kind: 'failed', slug: item.slug, title: item.title, why });
