@@ -610,6 +610,17 @@ describe('the command', () => {
     expect(body).toContain('1. [Src](https://example.com/a)');
   });
 
+  it('escapes in the front matter what YAML allows in no double-quoted scalar raw (DEL, C1 controls, separators)', () => {
+    const text = renderThread(
+      { slug: 's', url: 'u', title: 't', created: null, updated: null, mode: null, model: 'a\u007fb\u0085c\u2028d\u001be', space: null, turns: [], pages: 1 },
+      'md',
+    );
+    const line = text.split('\n').find((l) => l.startsWith('model: ')) as string;
+    expect(line).toBe('model: "a\\u007fb\\u0085c\\u2028d\\u001be"');
+    expect(line).not.toMatch(/[\u0000-\u001f\u007f-\u009f\u2028\u2029]/);
+    expect(JSON.parse(line.slice('model: '.length))).toBe('a\u007fb\u0085c\u2028d\u001be');
+  });
+
   it('says how it went in one summary', () => {
     expect(summaryText({ out: '/x', written: 1, unchanged: 0, failed: [], interrupted: false, total: 1, ms: 61_000 })).toBe('1 thread in /x (1 written, 0 unchanged) in 1 min 1 s.\n');
   });
