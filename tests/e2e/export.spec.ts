@@ -97,6 +97,19 @@ test('a thread the site no longer has is named with why, every other one written
   expect(run.stdout).toContain('Run the same command again to go on');
 });
 
+test("--space and --format json: only that Space's threads, each as the JSON the browser returned", async () => {
+  const garden = path.join(world.harness.home, 'garden');
+  const expected = world.site.library.threads.filter((t) => t.space === 'garden-notes-Qm1xk2').length;
+  const run = await cli('export', '--space', 'Garden Notes', '--format', 'json', '--out', garden);
+  expect(run.code, run.stdout + run.stderr).toBe(0);
+  const files = fs.readdirSync(garden).filter((f) => f.endsWith('.json') && !f.startsWith('.'));
+  expect(files).toHaveLength(expected);
+  for (const file of files.slice(0, 5)) expect(JSON.parse(fs.readFileSync(path.join(garden, file), 'utf8'))).toMatchObject({ space: 'Garden Notes', pages: 1 });
+  const unknown = await cli('export', '--space', 'Nonesuch', '--out', garden);
+  expect(unknown.code).toBe(1);
+  expect(unknown.stderr).toMatch(/^comet-relay: \[INVALID_PARAMS\] No Space is named or has the slug "Nonesuch"/);
+});
+
 test('the side panel saves the thread in view as Markdown, every turn, without moving the tab', async () => {
   const url = 'https://www.perplexity.ai/search/long-thread-Lg25tn';
   await world.page.goto(url);
