@@ -95,7 +95,8 @@ export async function runExport(options: ExportOptions, deps: ExportDeps): Promi
       await files.write(file, text);
       manifest.set({ slug: item.slug, file, format: options.format, lastActivity: item.lastActivity ?? thread.updated });
       if (old && old.file !== file && manifest.owner(old.file) === undefined && (await files.exists(old.file))) await fsp.rm(path.join(out, old.file), { force: true });
-      await manifest.save(files, 2000);
+      // A save that fails now is tried again by the next one and the last (which says so): the thread itself is written.
+      await manifest.save(files, 2000).catch(() => undefined);
       summary.written += 1;
       deps.progress.thread({ kind: 'written', file, turns: thread.turns.length });
     } catch (error) {
