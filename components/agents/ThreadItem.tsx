@@ -1,4 +1,5 @@
 import type { PanelConnection } from '../../lib/panel/connection';
+import { saveTextFile } from '../../lib/panel/save-file';
 import { formatClock, shortUrl, THREAD_STATUS_LABEL } from '../../lib/panel/view';
 import type { ThreadEntry } from '../../lib/protocol/panel';
 import { InteractionForm } from './InteractionForm';
@@ -11,6 +12,11 @@ export function ThreadItem({ thread, connection }: { thread: ThreadEntry; connec
   const detailId = `thread-detail-${thread.key.replace(/[^A-Za-z0-9_-]/g, '_')}`;
   const title = thread.title || (thread.url ? shortUrl(thread.url) : 'Untitled');
   const open = () => thread.url && run(() => connection.request('panel.openThread', { url: thread.url ?? '' }));
+  const save = () =>
+    run(async () => {
+      const file = (await connection.request('panel.exportThread', { url: thread.url ?? '' })) as { fileName: string; markdown: string };
+      saveTextFile(file.fileName, file.markdown);
+    });
   return (
     <li class={`thread${thread.current ? ' current' : ''}`} data-testid="thread" data-status={thread.status} data-key={thread.key}>
       <div class="thread-head">
@@ -33,6 +39,11 @@ export function ThreadItem({ thread, connection }: { thread: ThreadEntry; connec
           </span>
         ) : null}
       </p>
+      {thread.current && thread.url ? (
+        <button type="button" class="small" disabled={busy} data-testid="export-thread" onClick={() => void save()}>
+          Export as Markdown
+        </button>
+      ) : null}
       {thread.error ? <p class="error small">{thread.error}</p> : null}
       {thread.interactions.map((interaction) => (
         <InteractionForm key={interaction.id} threadKey={thread.key} interaction={interaction} connection={connection} />

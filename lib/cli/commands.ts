@@ -397,6 +397,68 @@ export const COMMANDS: Record<string, Command> = {
     },
   },
 
+  export: {
+    summary: 'Export your Perplexity threads, one Markdown (or JSON) file each, into a folder; run again, it fetches only threads with new activity.',
+    usage: 'comet-relay export [THREAD…] [--all] [--space NAME] [--search TEXT] [--since YYYY-MM-DD] [--out DIR] [--format md|json] [--concurrency N] [--profile ID|LABEL]',
+    options: [
+      ['--all', 'every thread of your library'],
+      ['--space NAME', "only this Space's threads (its title or slug)"],
+      ['--search TEXT', "only the threads the library's own search finds"],
+      ['--since YYYY-MM-DD', 'only threads with activity on or after this day'],
+      ['--out DIR', 'the folder (default ./perplexity-export); files are named by date and title'],
+      ['--format F', 'md (Markdown with YAML front matter, the default) or json'],
+      ['--concurrency N', 'threads fetched at once (default 3, at most 8)'],
+      PROFILE_OPTION,
+    ],
+    examples: [
+      'comet-relay export --all',
+      'comet-relay export --space Research --since 2026-11-01 --out notes/perplexity',
+      'comet-relay export https://www.perplexity.ai/search/why-is-the-sky-blue-Ab12Cd34',
+    ],
+    notes:
+      'It reads through your browser: the browser must run with the extension and be signed in to Perplexity. The folder keeps a manifest, so running the same command again resumes or updates it. A 429 from the site waits and goes on; a thread that still fails is named with why at the end, the others are written, and it exits 1.',
+    async run(args, settings) {
+      const { values, positionals } = parseFlags('export', args, {
+        all: { type: 'boolean' },
+        space: { type: 'string' },
+        search: { type: 'string' },
+        since: { type: 'string' },
+        out: { type: 'string' },
+        format: { type: 'string' },
+        concurrency: { type: 'string' },
+        profile: { type: 'string' },
+      });
+      const [{ exportOptions, runExportCommand }, { relaySource }, { RelayClient }] = await Promise.all([
+        import('./export/export-command'),
+        import('./export/source'),
+        import('../relay/client'),
+      ]);
+      const options = exportOptions(values, positionals);
+      const client = new RelayClient({
+        home: stateDir(),
+        profile: values.profile ?? settings.COMET_RELAY_PROFILE,
+        client: { name: 'comet-relay export' },
+        transport: 'stdio',
+        hostWaitMs: settings.COMET_HOST_WAIT,
+      });
+      try {
+        return await runExportCommand(options, relaySource(client, settings.COMET_THREAD_TABS), {
+          out: (text) => process.stdout.write(text),
+          err: (text) => process.stderr.write(text),
+          tty: Boolean(process.stderr.isTTY),
+          columns: process.stderr.columns,
+          onInterrupt(handler) {
+            process.on('SIGINT', handler);
+            return () => process.off('SIGINT', handler);
+          },
+          exit: (code) => process.exit(code),
+        });
+      } finally {
+        client.close();
+      }
+    },
+  },
+
   selectors: {
     summary: 'Add, list, remove or show the selector sets that teach comet-relay a changed Perplexity page (no rebuild, no reload).',
     usage: 'comet-relay selectors add FILE | list [--json] | remove NAME | show NAME [--home DIR]',

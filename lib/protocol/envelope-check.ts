@@ -104,6 +104,16 @@ function trace(value: unknown): Obj {
   return out;
 }
 
+/** ErrorPayload's `data` (strict: a key it does not declare is refused, as zod's `.strict()` refuses it). */
+function errorData(value: unknown): Obj {
+  const o = object(value, 'error.data');
+  const unknown = Object.keys(o).find((key) => key !== 'retryAfterMs');
+  if (unknown !== undefined) throw new Refused('error.data', `unrecognized key "${unknown}"`);
+  const out: Obj = {};
+  optional(out, o, 'retryAfterMs', () => integer(o, 'retryAfterMs', 'error.data.', 0, 86_400_000));
+  return out;
+}
+
 function profile(value: unknown): Obj {
   const o = object(value, 'profile');
   const profileId = string(o, 'id', 'profile.', 8, 64);
@@ -143,15 +153,7 @@ const KINDS: Record<string, (o: Obj) => Obj> = {
     const code = payload.code;
     if (typeof code !== 'string' || !CODES.has(code)) throw new Refused('error.code', 'expected a known error code');
     const error: Obj = { code, message: string(payload, 'message', 'error.') };
-    // ErrorData (a 429's wait), strict as the zod schema: only the keys it names.
-    optional(error, payload, 'data', () => {
-      const data = object(payload.data, 'error.data');
-      const known = Object.keys(data).find((k) => k !== 'retryAfterMs');
-      if (known) throw new Refused(`error.data.${known}`, 'unrecognized key');
-      const out: Obj = {};
-      optional(out, data, 'retryAfterMs', () => integer(data, 'retryAfterMs', 'error.data.', 0, 86_400_000));
-      return out;
-    });
+    optional(error, payload, 'data', () => errorData(payload.data));
     return { kind: 'error', id: id(o), error };
   },
   cancel(o) {

@@ -177,6 +177,8 @@ export const panelMethods = {
   'panel.setMode': { params: z.object({ mode: z.enum(PAGE_MODES) }), result: z.object({ mode: PageMode.nullable() }) },
   /** Opens a perplexity.ai conversation in the driven tab and brings that tab forward. */
   'panel.openThread': { params: z.object({ url: z.string().min(1).max(2000) }), result: Empty },
+  /** The thread at `url` whole (library.thread) as a Markdown file and its name: the panel saves it (*Export as Markdown*). */
+  'panel.exportThread': { params: z.object({ url: z.string().min(1).max(2000) }), result: z.object({ fileName: z.string(), markdown: z.string() }) },
   /** Answers what a thread waits on (forwarded to the page as page.respond). */
   'panel.respond': {
     params: z.object({

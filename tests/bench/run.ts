@@ -4,9 +4,10 @@
  * baseline that reads the same page the way the CDP-based server does. Prints a markdown table.
  * A missed target is reported, not fatal: the process fails only if the bench itself broke.
  *
- * `npm run bench -- --only a,b` runs some of the measurements (a–r) while working on one.
+ * `npm run bench -- --only a,b` runs some of the measurements (a–s) while working on one.
  * Every row prints beside the figure the previous run measured for it (.cache/bench-last.json).
- * `--soak-seconds N` shortens the soak (h; 600 s by default), `--fuzz-frames N` the fuzz (g; 100,000).
+ * `--soak-seconds N` shortens the soak (h; 600 s by default), `--fuzz-frames N` the fuzz (g; 100,000),
+ * `--export-threads N` sets the large library of the export (s; 500).
  */
 import os from 'node:os';
 import path from 'node:path';
@@ -33,6 +34,7 @@ import { heldThreadMemory } from './held-memory';
 import { measureCheckpointLatency, parallelThreads, readsWithoutTabs, startThreads, type TablessReads } from './threads';
 import { measureReconnect } from './reconnect';
 import { serveChurn } from './serve-churn';
+import { exportRun, pageTimes } from './export';
 import { measureOurWait } from './wait-latency';
 import { measureAskKitLoad } from './kit-load';
 import { ourWeight, playwrightMcpWeight } from './tool-surface';
@@ -94,6 +96,7 @@ const PHASES: [string, Phase][] = [
   ['k', parallelThreadsPhase],
   ['q', heldMemoryPhase],
   ['p', tablessReadsPhase],
+  ['s', exportPhase],
   ['c', memoryPhase],
   ['r', serveChurnPhase],
   ['l', coldStartPhase],
@@ -602,6 +605,43 @@ async function coldStartPhase({ world }: Bench): Promise<Row[]> {
       mark: verdict(ratio <= COLD_START_RATIO),
       note: `a bare \`node -e 0\` (spawn → exit), alternating with it: median ${ms(median(cold.bare))}; mcp p95 ${ms(percentile(cold.mcp, 95))}; ${cold.tools} tools listed; a host is connected`,
     },
+  ];
+}
+
+// ── (s) ───────────────────────────────────────────────────────────────────────
+
+/**
+ * The CLI's peak memory for the large library over the 100-thread one: flat, within what V8 lets its
+ * heap grow before it collects (a manifest line a thread is all that grows: ~150 bytes).
+ */
+const EXPORT_MEMORY_RATIO = 1.25;
+
+async function exportPhase({ world }: Bench): Promise<Row[]> {
+  const threads = numberArg('--export-threads', 500);
+  log(`(s) comet-relay export --all of 100, then ${threads} simulated threads; then one-page threads traced through the chain`);
+  const small = await exportRun(world, 100);
+  const large = await exportRun(world, threads);
+  for (const run of [small, large]) if (run.code !== 0 || run.files !== run.threads) throw new Error(`(s) export of ${run.threads} threads: exit ${run.code}, ${run.files} files\n${run.stdout.slice(-2000)}`);
+  const pages = await pageTimes(world, 40);
+  const ratio = large.peakBytes / small.peakBytes;
+  return [
+    {
+      measure: `(s) \`export --all\`, ${large.threads} simulated threads`,
+      n: String(large.threads),
+      median: `${(large.threads / (large.ms / 1000)).toFixed(0)} threads/s`,
+      tail: `peak ${MB(large.peakBytes)}`,
+      target: `peak ≤ ${EXPORT_MEMORY_RATIO}× the 100-thread one`,
+      mark: verdict(ratio <= EXPORT_MEMORY_RATIO),
+      note: `whole run ${ms(large.ms)} (CLI start to exit, concurrency 3, each file fsynced); 100 threads: ${ms(small.ms)}, peak ${MB(small.peakBytes)} (${ratio.toFixed(2)}×); one thread of 25 turns over 3 JSON pages among them`,
+    },
+    timingRow(
+      '(s) one thread JSON page through the chain',
+      pages.total,
+      95,
+      '',
+      INFO,
+      `CLI-side library.thread of a one-page thread; the page's own fetch and read of it: median ${ms(median(pages.page))}, p95 ${ms(percentile(pages.page, 95))}`,
+    ),
   ];
 }
 

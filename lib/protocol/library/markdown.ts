@@ -63,11 +63,14 @@ export function threadMarkdown(t: ExportedThread): string {
   return `${[header, ...turns].join('\n\n---\n\n')}\n`;
 }
 
-/** A YAML scalar: a JSON string is a valid YAML double-quoted scalar; null stays null. */
+/**
+ * A YAML scalar: a JSON string is a valid YAML double-quoted scalar once what YAML does not allow raw
+ * there is escaped too (DEL and the C1 controls, which JSON leaves as they are, and the line and paragraph separators); null stays null.
+ */
 function scalar(value: string | number | null): string {
   if (value === null) return 'null';
   if (typeof value === 'number') return String(value);
-  return JSON.stringify(value).replace(/\u2028/g, '\\u2028').replace(/\u2029/g, '\\u2029');
+  return JSON.stringify(value).replace(/[\u007f-\u009f\u2028\u2029]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
 }
 
 /** YAML front matter (title, url, created, updated, mode, model, space when it has one, turns), between `---` lines. */

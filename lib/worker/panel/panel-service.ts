@@ -5,6 +5,9 @@ import type { AttachedClient, BrowserStatus } from '../../protocol/methods';
 import type { ActivityEntry, ControlSettings, PackView, PanelParams, PanelState, PendingApproval, RepairView } from '../../protocol/panel';
 import type { Need } from '../../protocol/access';
 import { callerName } from '../../protocol/doors';
+import { markdownDocument, threadFileBase } from '../../protocol/library/file-name';
+import { ExportedThread } from '../../protocol/library/library';
+import { threadRefProblem, threadSlugOf } from '../../protocol/library/thread-ref';
 import type { ThreadCheckpoint } from '../../protocol/threads/threads';
 import { checkPerplexityUrl } from '../../protocol/urls';
 import type { WatchSnapshot } from '../../protocol/watch';
@@ -309,6 +312,12 @@ export class PanelService {
           if (shown.windowId !== undefined) await browser.windows.update(shown.windowId, { focused: true }).catch(() => {});
         }
         return {};
+      },
+      'panel.exportThread': async ({ url }: { url: string }) => {
+        const slug = threadSlugOf(url);
+        if (!slug) throw new RelayError('INVALID_PARAMS', threadRefProblem(url));
+        const thread = ExportedThread.parse(await deps.router().local('library.thread', { thread: slug }));
+        return { fileName: `${threadFileBase(thread)}.md`, markdown: markdownDocument(thread) };
       },
       'panel.respond': async (params: { threadKey: string; interactionId: string; reply: PanelReply }) => {
         const waiting = this.threads.interactionsOf(params.threadKey).some((i) => i.id === params.interactionId);

@@ -1,0 +1,131 @@
+import { RelayError } from '../../protocol/errors';
+import { threadRefProblem, threadSlugOf } from '../../protocol/library/thread-ref';
+import { UsageError } from '../usage';
+import type { WholeFiles } from './atomic-write';
+import type { ExportFormat } from './names';
+import { barProgress, duration, lineProgress, named, printable } from './progress';
+import { renderThread } from './render';
+import { type ExportOptions, type ExportSummary, runExport } from './run-export';
+import type { ExportSource } from './source';
+
+/**
+ * `comet-relay export`: the flags as typed turned into a run (lib/cli/export/run-export.ts), its
+ * progress shown the way the output is read (a live bar on a terminal, lines otherwise), Ctrl-C
+ * handled (the first ends the run cleanly, a second at once, removing the temporary files), and
+ * the closing summary. Exit 0 when every thread is in the folder, 1 otherwise.
+ */
+export interface ExportFlags {
+  all?: boolean;
+  space?: string;
+  search?: string;
+  since?: string;
+  out?: string;
+  format?: string;
+  concurrency?: string;
+}
+
+export interface ExportIo {
+  out(text: string): void;
+  err(text: string): void;
+  /** Whether stderr is a terminal (the live bar goes there). */
+  tty: boolean;
+  columns?: number;
+  /** Ctrl-C: calls `handler` each time; returns how to stop listening. */
+  onInterrupt(handler: () => void): () => void;
+  exit(code: number): void;
+}
+
+export const DEFAULT_OUT = 'perplexity-export';
+export const DEFAULT_CONCURRENCY = 3;
+const MAX_CONCURRENCY = 8;
+
+/** The run the flags ask for, or a usage error saying what cannot be taken. */
+export function exportOptions(flags: ExportFlags, positionals: string[]): ExportOptions {
+  const format = flags.format ?? 'md';
+  if (format !== 'md' && format !== 'json') throw new UsageError(`--format ${format} is not a format: md (Markdown, the default) or json.`);
+  const concurrency = flags.concurrency === undefined ? DEFAULT_CONCURRENCY : Number(flags.concurrency);
+  if (!Number.isInteger(concurrency) || concurrency < 1 || concurrency > MAX_CONCURRENCY) {
+    throw new UsageError(`--concurrency ${flags.concurrency} is not a number of threads at once from 1 to ${MAX_CONCURRENCY}.`);
+  }
+  if (flags.since !== undefined && !isDay(flags.since)) throw new UsageError(`--since ${flags.since} is not a day: write it YYYY-MM-DD (2026-11-01).`);
+  if (flags.search !== undefined && !flags.search.trim()) throw new UsageError('--search needs the words to look for.');
+  if (flags.space !== undefined && !flags.space.trim()) throw new UsageError('--space needs a Space’s title or slug.');
+  const selecting = Boolean(flags.all || flags.space !== undefined || flags.search !== undefined || flags.since !== undefined);
+  if (positionals.length > 0 && selecting) {
+    throw new UsageError('Name threads or select them from the library (--all, --space, --search, --since), not both.');
+  }
+  if (positionals.length === 0 && !selecting) {
+    throw new UsageError('Say what to export: --all for every thread, --space NAME, --search TEXT or --since YYYY-MM-DD for some, or the threads’ URLs or slugs.');
+  }
+  const threads = positionals.map((ref) => {
+    const slug = threadSlugOf(ref);
+    if (!slug) throw new UsageError(threadRefProblem(ref));
+    return slug;
+  });
+  return {
+    out: flags.out ?? DEFAULT_OUT,
+    format: format as ExportFormat,
+    concurrency,
+    threads: threads.length ? [...new Set(threads)] : undefined,
+    space: flags.space?.trim(),
+    search: flags.search?.trim(),
+    since: flags.since,
+  };
+}
+
+function isDay(text: string): boolean {
+  if (!/^\d{4}-\d{2}-\d{2}$/.test(text)) return false;
+  const date = new Date(`${text}T00:00:00Z`);
+  return !Number.isNaN(date.getTime()) && date.toISOString().startsWith(text);
+}
+
+export async function runExportCommand(options: ExportOptions, source: ExportSource, io: ExportIo): Promise<number> {
+  const progress = io.tty ? barProgress({ write: io.err, columns: io.columns }) : lineProgress({ write: io.out });
+  const ctrlC = new AbortController();
+  let files: WholeFiles | undefined;
+  const stopListening = io.onInterrupt(() => {
+    if (!ctrlC.signal.aborted) {
+      io.err('\nStopping: the threads under way are cancelled, every file written stays whole (Ctrl-C again to quit at once).\n');
+      ctrlC.abort();
+      return;
+    }
+    files?.removeTemporaries();
+    io.exit(1);
+  });
+  let summary: ExportSummary;
+  try {
+    summary = await runExport(options, {
+      source,
+      render: renderThread,
+      progress,
+      signal: ctrlC.signal,
+      onFiles: (f) => {
+        files = f;
+      },
+      warn: (text) => io.err(`comet-relay: ${text}\n`),
+    });
+  } catch (error) {
+    progress.end();
+    throw RelayError.from(error);
+  } finally {
+    stopListening();
+  }
+  progress.end();
+  io.out(summaryText(summary));
+  return summary.failed.length > 0 || summary.interrupted ? 1 : 0;
+}
+
+/** The closing lines: how many written and unchanged, where, how long; each failure with why; how to go on. */
+export function summaryText(s: ExportSummary): string {
+  const done = s.written + s.unchanged;
+  const of = s.total !== null && s.total !== done ? ` of ${s.total}` : '';
+  const lines = [
+    `${s.interrupted ? 'Interrupted: ' : ''}${done}${of} thread${done === 1 ? '' : 's'} in ${s.out} (${s.written} written, ${s.unchanged} unchanged) in ${duration(s.ms)}.`,
+  ];
+  if (s.failed.length > 0) {
+    lines.push(`${s.failed.length} failed:`);
+    for (const f of s.failed) lines.push(`  ${printable(f.slug)}${named(f)}: ${printable(f.why)}`);
+  }
+  if (s.failed.length > 0 || s.interrupted) lines.push('Run the same command again to go on: it fetches only what is missing or has new activity.');
+  return `${lines.join('\n')}\n`;
+}

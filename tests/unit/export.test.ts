@@ -1,0 +1,627 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { WholeFiles } from '../../lib/cli/export/atomic-write';
+import { type ExportIo, exportOptions, runExportCommand, summaryText } from '../../lib/cli/export/export-command';
+import { renderThread } from '../../lib/cli/export/render';
+import { MANIFEST_NAME } from '../../lib/cli/export/manifest';
+import { baseName, datePart, disambiguated, titlePart } from '../../lib/cli/export/names';
+import { Pacer } from '../../lib/cli/export/pacer';
+import { barProgress, lineProgress, type Progress, type ThreadOutcome } from '../../lib/cli/export/progress';
+import { type ExportOptions, runExport } from '../../lib/cli/export/run-export';
+import type { ExportSource, ListedThread, ListParams, WholeThread } from '../../lib/cli/export/source';
+
+/**
+ * `comet-relay export` against a fake library: names, manifest and resume, the site's pace (429s),
+ * failures named at the end, files whole or absent (links planted at the target, Ctrl-C mid-run).
+ */
+
+function relayError(code: string, message: string, data?: unknown) {
+  return Object.assign(new Error(message), { code, data });
+}
+
+interface FakeThread extends ListedThread {
+  turns: number;
+  /** What exportThread does for it: answer, or fail with these errors in turn. */
+  failures?: unknown[];
+  /** exportThread never answers until cancelled; `hung` is called when it starts to. */
+  hang?: boolean;
+}
+
+class FakeLibrary implements ExportSource {
+  threads: FakeThread[];
+  listCalls: ListParams[] = [];
+  exportCalls: string[] = [];
+  inFlight = 0;
+  maxInFlight = 0;
+  hung = () => {};
+  constructor(count: number) {
+    this.threads = Array.from({ length: count }, (_, i) => thread(i));
+  }
+  async listThreads(params: ListParams): Promise<{ threads: ListedThread[]; total: number; offset: number; nextOffset: number | null }> {
+    this.listCalls.push(params);
+    const matching = this.threads.filter((t) => !params.query || t.title.includes(params.query));
+    const page = matching.slice(params.offset, params.offset + params.limit).map(({ turns, failures, hang, ...listed }) => listed);
+    const next = params.offset + page.length;
+    return { threads: page, total: matching.length, offset: params.offset, nextOffset: next < matching.length ? next : null };
+  }
+  async exportThread(slug: string, signal: AbortSignal): Promise<WholeThread> {
+    this.exportCalls.push(slug);
+    const t = this.threads.find((x) => x.slug === slug);
+    if (!t) throw relayError('THREAD_NOT_FOUND', `No thread ${slug} on perplexity.ai (404).`);
+    this.inFlight += 1;
+    this.maxInFlight = Math.max(this.maxInFlight, this.inFlight);
+    try {
+      await new Promise((r) => setTimeout(r, 1));
+      if (t.hang) {
+        this.hung();
+        await new Promise((_, reject) => {
+          if (signal.aborted) reject(relayError('CANCELLED', 'cancelled'));
+          signal.addEventListener('abort', () => reject(relayError('CANCELLED', 'cancelled')), { once: true });
+        });
+      }
+      const failure = t.failures?.shift();
+      if (failure) throw failure;
+      return {
+        slug,
+        url: t.url,
+        title: t.title,
+        created: t.created,
+        updated: t.lastActivity,
+        mode: t.mode,
+        model: 'sonar',
+        space: t.space,
+        turns: Array.from({ length: t.turns }, (_, i) => ({ question: `q${i}`, answer: `a${i} of ${t.lastActivity}`, sources: [] })),
+        pages: 1,
+      };
+    } finally {
+      this.inFlight -= 1;
+    }
+  }
+  bump(slug: string, when: string) {
+    const i = this.threads.findIndex((t) => t.slug === slug);
+    const [t] = this.threads.splice(i, 1) as [FakeThread];
+    t.lastActivity = when;
+    this.threads.unshift(t);
+  }
+}
+
+function thread(i: number): FakeThread {
+  const day = String(1 + (i % 28)).padStart(2, '0');
+  return {
+    slug: `thread-${i}-Ab${i}x`,
+    title: `Question number ${i}`,
+    url: `https://www.perplexity.ai/search/thread-${i}-Ab${i}x`,
+    lastActivity: `2026-11-${day}T10:00:00Z`,
+    created: `2026-10-${day}T09:00:00Z`,
+    mode: 'search',
+    space: null,
+    turns: 1 + (i % 3),
+  };
+}
+
+const render = (t: WholeThread, format: 'md' | 'json') => (format === 'json' ? JSON.stringify(t) : `---\ntitle: ${t.title}\n---\n${t.turns.map((x) => x.answer).join('\n')}\n`);
+
+class Recorder implements Progress {
+  outcomes: ThreadOutcome[] = [];
+  waits: number[] = [];
+  totals: (number | null)[] = [];
+  total(total: number | null) {
+    this.totals.push(total);
+  }
+  thread(outcome: ThreadOutcome) {
+    this.outcomes.push(outcome);
+  }
+  waiting(ms: number) {
+    this.waits.push(ms);
+  }
+  end() {}
+}
+
+/** A pacer whose waits take no time but are recorded. */
+function quickPacer(waits: number[]) {
+  let clock = 0;
+  return new Pacer({
+    now: () => clock,
+    random: () => 1,
+    sleep: async (ms) => {
+      waits.push(ms);
+      clock += ms;
+    },
+  });
+}
+
+let out: string;
+beforeEach(() => {
+  out = fs.mkdtempSync(path.join(os.tmpdir(), 'export-test-'));
+});
+afterEach(() => {
+  fs.rmSync(out, { recursive: true, force: true });
+});
+
+function run(library: ExportSource, options: Partial<ExportOptions> = {}, extra: { signal?: AbortSignal; pacer?: Pacer } = {}) {
+  const progress = new Recorder();
+  const promise = runExport(
+    { out, format: 'md', concurrency: 3, ...options },
+    { source: library, render, progress, signal: extra.signal ?? new AbortController().signal, pacer: extra.pacer },
+  );
+  return { progress, promise };
+}
+
+const listing = () => fs.readdirSync(out).sort();
+
+describe('file names', () => {
+  it('are the creation date and the title, as words a file system holds', () => {
+    expect(baseName({ title: 'Why is the sky blue?', created: '2026-02-21T10:00:00Z' })).toBe('2026-02-21-why-is-the-sky-blue');
+    expect(baseName({ title: '../../etc/passwd', created: null, lastActivity: '2026-03-01T00:00:00' })).toBe('2026-03-01-etc-passwd');
+    expect(baseName({ title: '', created: null })).toBe('undated-untitled');
+    expect(titlePart('Qu’est-ce que « Comet » ? 東京の天気')).toBe('qu-est-ce-que-comet-東京の天気');
+    expect(titlePart('CON: a\u0000b\nc / d \\ e')).toBe('con-a-b-c-d-e');
+    expect(datePart('yesterday')).toBe('undated');
+  });
+
+  it('stay under 100 bytes of UTF-8 for the title, cut on a character', () => {
+    const long = titlePart('日本語'.repeat(100));
+    expect(Buffer.byteLength(long)).toBeLessThanOrEqual(100);
+    expect(long).toMatch(/^(日本語)+(日本?|日)?$/u);
+  });
+
+  it('tell two threads of one name apart by the slug, the same way every time, in lower case', () => {
+    expect(disambiguated('2026-01-01-x', 'abc-XYZ')).toBe(disambiguated('2026-01-01-x', 'abc-XYZ'));
+    expect(disambiguated('2026-01-01-x', 'abc-XYZ')).not.toBe(disambiguated('2026-01-01-x', 'abc-xyz'));
+    expect(disambiguated('2026-01-01-x', 'abc-XYZ')).toMatch(/^2026-01-01-x--[0-9a-f]{8}$/);
+  });
+});
+
+describe('an export run', () => {
+  it('writes one file per thread, paging the list, and a manifest', async () => {
+    const library = new FakeLibrary(250);
+    const { progress, promise } = run(library);
+    const summary = await promise;
+    expect(summary).toMatchObject({ written: 250, unchanged: 0, failed: [], interrupted: false, total: 250 });
+    expect(library.listCalls.map((c) => c.offset)).toEqual([0, 100, 200]);
+    expect(progress.totals).toEqual([250]);
+    const files = listing();
+    expect(files).toContain(MANIFEST_NAME);
+    expect(files.filter((f) => f.endsWith('.md'))).toHaveLength(250);
+    expect(files).toContain('2026-10-01-question-number-0.md');
+    expect(fs.readFileSync(path.join(out, '2026-10-01-question-number-0.md'), 'utf8')).toMatch(/^---\ntitle: Question number 0\n/);
+    expect(library.maxInFlight).toBeLessThanOrEqual(3);
+    expect(library.maxInFlight).toBeGreaterThan(1);
+  });
+
+  it('resumes: a second run fetches nothing; a bumped thread alone is fetched and rewritten', async () => {
+    const library = new FakeLibrary(40);
+    await run(library).promise;
+    const before = new Map(listing().map((f) => [f, fs.statSync(path.join(out, f)).mtimeMs]));
+    library.exportCalls = [];
+    const again = await run(library).promise;
+    expect(again).toMatchObject({ written: 0, unchanged: 40, failed: [] });
+    expect(library.exportCalls).toEqual([]);
+
+    library.bump('thread-7-Ab7x', '2026-12-03T08:00:00Z');
+    const third = await run(library).promise;
+    expect(third).toMatchObject({ written: 1, unchanged: 39 });
+    expect(library.exportCalls).toEqual(['thread-7-Ab7x']);
+    expect(listing()).toEqual([...before.keys()]);
+    expect(fs.readFileSync(path.join(out, '2026-10-08-question-number-7.md'), 'utf8')).toContain('2026-12-03T08:00:00Z');
+    for (const [file, mtime] of before) {
+      if (file === MANIFEST_NAME || file === '2026-10-08-question-number-7.md') continue;
+      expect(fs.statSync(path.join(out, file)).mtimeMs, file).toBe(mtime);
+    }
+  });
+
+  it('fetches again a thread whose file was deleted, or when the format changes (the old file goes)', async () => {
+    const library = new FakeLibrary(3);
+    await run(library).promise;
+    fs.rmSync(path.join(out, '2026-10-02-question-number-1.md'));
+    expect(await run(library).promise).toMatchObject({ written: 1, unchanged: 2 });
+    expect(await run(library, { format: 'json' }).promise).toMatchObject({ written: 3, unchanged: 0 });
+    expect(listing().filter((f) => f !== MANIFEST_NAME)).toEqual(['2026-10-01-question-number-0.json', '2026-10-02-question-number-1.json', '2026-10-03-question-number-2.json']);
+    expect(JSON.parse(fs.readFileSync(path.join(out, '2026-10-01-question-number-0.json'), 'utf8')).slug).toBe('thread-0-Ab0x');
+  });
+
+  it('names two threads of the same date and title apart, the same on a rerun', async () => {
+    const library = new FakeLibrary(2);
+    Object.assign(library.threads[1] as FakeThread, { title: 'Question number 0', created: (library.threads[0] as FakeThread).created });
+    await run(library, { concurrency: 2 }).promise;
+    const first = listing();
+    expect(first.filter((f) => f.startsWith('2026-10-01-question-number-0'))).toHaveLength(2);
+    expect(first).toContain(`${disambiguated('2026-10-01-question-number-0', 'thread-1-Ab1x')}.md`);
+    library.bump('thread-1-Ab1x', '2026-12-04T00:00:00Z');
+    await run(library).promise;
+    expect(listing()).toEqual(first);
+  });
+
+  it('keeps to the list’s filters: search and since stop where they should', async () => {
+    const library = new FakeLibrary(30);
+    const summary = await run(library, { search: 'number 1' }).promise;
+    expect(summary.written).toBe(11); // 1, 10–19
+    expect(library.listCalls[0]).toMatchObject({ query: 'number 1', offset: 0, limit: 100 });
+    const since = new FakeLibrary(30);
+    since.threads.sort((a, b) => String(b.lastActivity).localeCompare(String(a.lastActivity)));
+    fs.rmSync(out, { recursive: true });
+    expect((await run(since, { since: '2026-11-27' }).promise).written).toBe(2); // days 27 and 28
+    expect(since.listCalls).toHaveLength(1);
+  });
+
+  it('streams the list: a page is asked for only once the threads before it are taken', async () => {
+    const library = new FakeLibrary(300);
+    const startedBefore: number[] = [];
+    const list = library.listThreads.bind(library);
+    library.listThreads = async (params) => {
+      startedBefore.push(library.exportCalls.length);
+      return list(params);
+    };
+    await run(library, { concurrency: 3 }).promise;
+    expect(startedBefore).toHaveLength(3);
+    expect(startedBefore[0]).toBe(0);
+    expect(startedBefore[1]).toBeGreaterThanOrEqual(100 - 3);
+    expect(startedBefore[2]).toBeGreaterThanOrEqual(200 - 3);
+  });
+
+  it('exports the threads named, whatever the list says', async () => {
+    const library = new FakeLibrary(5);
+    const summary = await run(library, { threads: ['thread-3-Ab3x', 'thread-1-Ab1x'] }).promise;
+    expect(summary).toMatchObject({ written: 2, total: 2 });
+    expect(library.listCalls).toEqual([]);
+  });
+});
+
+describe('the site’s pace', () => {
+  it('waits as long as a 429’s Retry-After says, then goes on', async () => {
+    const library = new FakeLibrary(6);
+    (library.threads[2] as FakeThread).failures = [relayError('RATE_LIMITED', 'Too many requests (429).', { retryAfterMs: 7000 })];
+    const waits: number[] = [];
+    const summary = await run(library, {}, { pacer: quickPacer(waits) }).promise;
+    expect(summary).toMatchObject({ written: 6, failed: [] });
+    expect(waits[0]).toBe(7000);
+  });
+
+  it('without Retry-After backs off more and more (with jitter), and gives up naming the 429', async () => {
+    const pacer = new Pacer({ random: () => 0 });
+    expect([1, 2, 3, 4, 7, 12].map((n) => pacer.backoff(n))).toEqual([500, 1000, 2000, 4000, 30000, 30000]);
+    expect(new Pacer({ random: () => 1 }).backoff(3)).toBe(4000);
+
+    const library = new FakeLibrary(2);
+    const limited = () => relayError('RATE_LIMITED', 'Too many requests (429).');
+    (library.threads[0] as FakeThread).failures = [limited(), limited(), limited()];
+    (library.threads[1] as FakeThread).failures = Array.from({ length: 8 }, limited);
+    const waits: number[] = [];
+    const summary = await run(library, { concurrency: 1 }, { pacer: quickPacer(waits) }).promise;
+    expect(waits.slice(0, 3)).toEqual([1000, 2000, 4000]);
+    expect(summary.written).toBe(1);
+    expect(summary.failed).toEqual([{ slug: 'thread-1-Ab1x', title: 'Question number 1', why: '[RATE_LIMITED] Too many requests (429).' }]);
+  });
+
+  it('stops the run, saying when to go on, when the site asks to wait longer than a run should', async () => {
+    const library = new FakeLibrary(5);
+    (library.threads[1] as FakeThread).failures = [relayError('RATE_LIMITED', '429', { retryAfterMs: 3_600_000 })];
+    const waits: number[] = [];
+    await expect(run(library, { concurrency: 1 }, { pacer: quickPacer(waits) }).promise).rejects.toMatchObject({
+      code: 'RATE_LIMITED',
+      message: expect.stringContaining('asks to wait 60 min before more requests (HTTP 429). Run the same command again after that'),
+    });
+    expect(waits).toEqual([]);
+    expect(library.exportCalls).toEqual(['thread-0-Ab0x', 'thread-1-Ab1x']);
+  });
+
+  it('holds every call back while one waits for a 429', async () => {
+    const waits: number[] = [];
+    let clock = 0;
+    const pacer = new Pacer({ now: () => clock, sleep: async (ms) => void waits.push(ms) });
+    let first = true;
+    const signal = new AbortController().signal;
+    await pacer.run(async () => {
+      if (first) {
+        first = false;
+        throw relayError('RATE_LIMITED', '429', { retryAfterMs: 5000 });
+      }
+    }, signal).catch(() => undefined);
+    clock = 1000;
+    await pacer.run(async () => 'other', signal);
+    expect(waits).toEqual([5000, 4000]);
+  });
+});
+
+describe('failures', () => {
+  it('names each thread that failed and why, and writes every other one', async () => {
+    const library = new FakeLibrary(10);
+    (library.threads[3] as FakeThread).failures = [relayError('THREAD_NOT_FOUND', 'No thread thread-3-Ab3x on perplexity.ai (404).')];
+    (library.threads[6] as FakeThread).failures = [relayError('JSON_SHAPE', 'The thread JSON has no entries.')];
+    const { progress, promise } = run(library);
+    const summary = await promise;
+    expect(summary.written).toBe(8);
+    expect(summary.failed).toEqual([
+      { slug: 'thread-3-Ab3x', title: 'Question number 3', why: '[THREAD_NOT_FOUND] No thread thread-3-Ab3x on perplexity.ai (404).' },
+      { slug: 'thread-6-Ab6x', title: 'Question number 6', why: '[JSON_SHAPE] The thread JSON has no entries.' },
+    ]);
+    expect(progress.outcomes.filter((o) => o.kind === 'failed')).toHaveLength(2);
+    expect(listing().filter((f) => f.endsWith('.md'))).toHaveLength(8);
+    // The failed ones are tried again next time; the others are not.
+    library.exportCalls = [];
+    expect(await run(library).promise).toMatchObject({ written: 2, unchanged: 8 });
+    expect(library.exportCalls.sort()).toEqual(['thread-3-Ab3x', 'thread-6-Ab6x']);
+  });
+
+  it('stops at once on what would fail every thread (no browser, signed out), keeping what was written', async () => {
+    const library = new FakeLibrary(10);
+    (library.threads[4] as FakeThread).failures = [relayError('SIGNED_OUT', 'Perplexity answered 401: sign in.')];
+    await expect(run(library, { concurrency: 1 }).promise).rejects.toMatchObject({ code: 'SIGNED_OUT' });
+    expect(listing().filter((f) => f.endsWith('.md'))).toHaveLength(4);
+    expect(JSON.parse(fs.readFileSync(path.join(out, MANIFEST_NAME), 'utf8')).threads).toHaveLength(4);
+
+    const none: ExportSource = {
+      listThreads: async () => {
+        throw relayError('EXTENSION_NOT_CONNECTED', 'No browser with the comet-relay extension is connected.');
+      },
+      exportThread: async () => {
+        throw new Error('not reached');
+      },
+    };
+    await expect(run(none).promise).rejects.toMatchObject({ code: 'EXTENSION_NOT_CONNECTED' });
+  });
+
+  it('starts afresh, saying so, from a manifest it cannot read', async () => {
+    fs.writeFileSync(path.join(out, MANIFEST_NAME), '{"version": 1, "threads": [{"slug": "x", "file": "../../evil"');
+    const warnings: string[] = [];
+    const summary = await runExport(
+      { out, format: 'md', concurrency: 2 },
+      { source: new FakeLibrary(2), render, progress: new Recorder(), signal: new AbortController().signal, warn: (t) => warnings.push(t) },
+    );
+    expect(summary.written).toBe(2);
+    expect(warnings[0]).toMatch(/not JSON: every thread is fetched again/);
+  });
+});
+
+describe('files appear whole or not at all', () => {
+  it('replaces a link planted at a thread’s file instead of writing through it', async () => {
+    const victim = path.join(out, '..', `victim-${path.basename(out)}.txt`);
+    fs.writeFileSync(victim, 'precious');
+    try {
+      fs.symlinkSync(victim, path.join(out, '2026-10-01-question-number-0.md'));
+      fs.symlinkSync(victim, path.join(out, MANIFEST_NAME));
+      await run(new FakeLibrary(1)).promise;
+      expect(fs.readFileSync(victim, 'utf8')).toBe('precious');
+      expect(fs.lstatSync(path.join(out, '2026-10-01-question-number-0.md')).isFile()).toBe(true);
+      expect(fs.lstatSync(path.join(out, MANIFEST_NAME)).isFile()).toBe(true);
+    } finally {
+      fs.rmSync(victim, { force: true });
+    }
+  });
+
+  it('never leaves a temporary file, and removes one an earlier killed run left', async () => {
+    fs.writeFileSync(path.join(out, '.2026-x.md.123-abcd.comet-relay-tmp'), 'half');
+    fs.writeFileSync(path.join(out, '.keep-me'), 'mine');
+    await run(new FakeLibrary(5)).promise;
+    expect(listing().filter((f) => f.startsWith('.'))).toEqual([MANIFEST_NAME, '.keep-me'].sort());
+  });
+
+  it('a write cut short by an exiting process leaves neither the file nor its temporary file', async () => {
+    const files = new WholeFiles(out);
+    const writing = files.write('big.md', 'x'.repeat(8_000_000));
+    files.removeTemporaries(); // what the second Ctrl-C does before exiting
+    await writing.catch(() => undefined);
+    expect(listing()).toEqual([]);
+  });
+
+  it('refuses a name that is not a plain file name', async () => {
+    const files = new WholeFiles(out);
+    await expect(files.write('../x.md', 'x')).rejects.toThrow(/not a plain file name/);
+    await expect(files.write('..', 'x')).rejects.toThrow(/not a plain file name/);
+  });
+
+  it('Ctrl-C mid-run: nothing new is started, the calls under way are cancelled, no partial file, the manifest holds what was written', async () => {
+    const library = new FakeLibrary(20);
+    (library.threads[5] as FakeThread).hang = true;
+    const ctrlC = new AbortController();
+    const progress = new Recorder();
+    library.hung = () => ctrlC.abort();
+    const summary = await runExport({ out, format: 'md', concurrency: 1 }, { source: library, render, progress, signal: ctrlC.signal });
+    expect(summary).toMatchObject({ interrupted: true, written: 5, failed: [] });
+    expect(library.exportCalls).toHaveLength(6); // the sixth hung and was cancelled; none started after
+    const files = listing();
+    expect(files.filter((f) => f.endsWith('.md'))).toHaveLength(5);
+    expect(files.filter((f) => f.endsWith('tmp'))).toEqual([]);
+    expect(JSON.parse(fs.readFileSync(path.join(out, MANIFEST_NAME), 'utf8')).threads).toHaveLength(5);
+  });
+});
+
+describe('progress', () => {
+  it('off a terminal: one line per thread written or failed, with the count', () => {
+    const lines: string[] = [];
+    const p = lineProgress({ write: (t) => lines.push(t) });
+    p.total(3);
+    p.thread({ kind: 'written', file: 'a.md', turns: 2 });
+    p.thread({ kind: 'unchanged', file: 'b.md' });
+    p.thread({ kind: 'failed', slug: 's', title: 'T', why: '[NOT_FOUND] gone' });
+    p.waiting(2000, true);
+    expect(lines).toEqual(['[1/3] wrote a.md (2 turns)\n', '[3/3] FAILED s (T): [NOT_FOUND] gone\n', 'Perplexity asked to slow down (429): waiting 2 s as it said, then going on.\n']);
+  });
+
+  it('never lets a title or an error drive the terminal', () => {
+    const lines: string[] = [];
+    lineProgress({ write: (t) => lines.push(t) }).thread({ kind: 'failed', slug: 's\x1b]0;x\x07', title: 'Evil \x1b[2J\x1b[31mred', why: '[JSON_SHAPE] no\rentries' });
+    expect(lines[0]).not.toMatch(/[\x00-\x1f](?!$)/);
+    expect(lines[0]).toBe('[1] FAILED s�]0;x� (Evil �[2J�[31mred): [JSON_SHAPE] no�entries\n');
+    expect(summaryText({ out: '/x', written: 0, unchanged: 0, failed: [{ slug: 's', title: '\x1b[2J', why: 'w' }], interrupted: false, total: 1, ms: 0 })).not.toContain('\x1b');
+  });
+
+  it('on a terminal: one bar with done/total, rate and time left, redrawn in place', () => {
+    let clock = 0;
+    const text: string[] = [];
+    const p = barProgress({ write: (t) => text.push(t), now: () => clock, columns: 200 });
+    p.total(10);
+    clock = 2000;
+    p.thread({ kind: 'written', file: 'a.md', turns: 1 });
+    clock = 4000;
+    p.thread({ kind: 'written', file: 'b.md', turns: 1 });
+    p.end();
+    const last = text.at(-2) as string;
+    expect(last.startsWith('\r\x1b[2K')).toBe(true);
+    expect(last).toContain('2/10 · 0.5 threads/s · 16 s left');
+    expect(text.at(-1)).toBe('\n');
+  });
+});
+
+describe('the command', () => {
+  function io(tty = false) {
+    const seen = { out: '', err: '', exits: [] as number[], interrupt: (() => {}) as () => void };
+    const value: ExportIo = {
+      out: (t) => {
+        seen.out += t;
+      },
+      err: (t) => {
+        seen.err += t;
+      },
+      tty,
+      columns: 120,
+      onInterrupt(handler) {
+        seen.interrupt = handler;
+        return () => {
+          seen.interrupt = () => {};
+        };
+      },
+      exit: (code) => void seen.exits.push(code),
+    };
+    return { seen, io: value };
+  }
+
+  it('takes what it can and says what it cannot (usage errors)', () => {
+    expect(exportOptions({ all: true }, [])).toMatchObject({ out: 'perplexity-export', format: 'md', concurrency: 3, threads: undefined });
+    expect(exportOptions({}, ['https://www.perplexity.ai/search/why-Ab12?x=1', 'why-Ab12', 'other-Cd34']).threads).toEqual(['why-Ab12', 'other-Cd34']);
+    const refused: [Parameters<typeof exportOptions>[0], string[], RegExp][] = [
+      [{}, [], /Say what to export: --all/],
+      [{ all: true }, ['x-1'], /not both/],
+      [{ all: true, format: 'pdf' }, [], /--format pdf is not a format: md .* or json/],
+      [{ all: true, concurrency: '0' }, [], /--concurrency 0 .* from 1 to 8/],
+      [{ all: true, concurrency: 'lots' }, [], /--concurrency lots/],
+      [{ since: '2026-02-30' }, [], /--since 2026-02-30 is not a day/],
+      [{ since: 'last week' }, [], /YYYY-MM-DD/],
+      [{ search: '  ' }, [], /--search needs/],
+      [{}, ['https://evil.example/search/x'], /is not a Perplexity thread/],
+      [{}, ['../../etc'], /is not a Perplexity thread/],
+    ];
+    for (const [flags, positionals, message] of refused) {
+      expect(() => exportOptions(flags, positionals), JSON.stringify([flags, positionals])).toThrow(message);
+      try {
+        exportOptions(flags, positionals);
+      } catch (error) {
+        expect((error as { exitCode?: number }).exitCode).toBe(2);
+      }
+    }
+  });
+
+  it('exits 0 with a summary when every thread is in the folder, 1 naming each one that failed', async () => {
+    const library = new FakeLibrary(4);
+    let r = io();
+    expect(await runExportCommand({ out, format: 'md', concurrency: 2 }, library, r.io)).toBe(0);
+    expect(r.seen.out).toMatch(/\[4\/4\] wrote 2026-10-0\d-question-number-\d\.md/);
+    expect(r.seen.out).toMatch(new RegExp(`4 threads in ${out} \\(4 written, 0 unchanged\\) in \\d+ s\\.\\n$`));
+
+    library.bump('thread-2-Ab2x', '2026-12-01T00:00:00Z');
+    (library.threads[0] as FakeThread).failures = [relayError('THREAD_NOT_FOUND', 'Perplexity has no thread thread-2-Ab2x (404).')];
+    r = io();
+    expect(await runExportCommand({ out, format: 'md', concurrency: 2 }, library, r.io)).toBe(1);
+    expect(r.seen.out).toContain('3 of 4 threads in');
+    expect(r.seen.out).toContain('(0 written, 3 unchanged)');
+    expect(r.seen.out).toContain('1 failed:\n  thread-2-Ab2x (Question number 2): [THREAD_NOT_FOUND] Perplexity has no thread thread-2-Ab2x (404).\n');
+    expect(r.seen.out).toContain('Run the same command again to go on');
+  });
+
+  it('on a terminal draws the bar on stderr and keeps stdout for the summary', async () => {
+    const r = io(true);
+    expect(await runExportCommand({ out, format: 'md', concurrency: 2 }, new FakeLibrary(3), r.io)).toBe(0);
+    expect(r.seen.err).toContain('\r\x1b[2K[########################] 3/3');
+    expect(r.seen.out).not.toContain('wrote');
+    expect(r.seen.out).toContain('3 threads in');
+  });
+
+  it('Ctrl-C once ends the run cleanly (exit 1, resumable); twice quits at once', async () => {
+    const library = new FakeLibrary(10);
+    (library.threads[3] as FakeThread).hang = true;
+    const r = io();
+    library.hung = () => r.seen.interrupt();
+    expect(await runExportCommand({ out, format: 'md', concurrency: 1 }, library, r.io)).toBe(1);
+    expect(r.seen.err).toContain('Stopping: the threads under way are cancelled');
+    expect(r.seen.out).toContain('Interrupted: 3 of 10 threads');
+    expect(r.seen.exits).toEqual([]);
+
+    const again = io();
+    (library.threads[3] as FakeThread).hang = true;
+    library.hung = () => {
+      again.seen.interrupt();
+      again.seen.interrupt();
+    };
+    await runExportCommand({ out, format: 'md', concurrency: 1 }, library, again.io);
+    expect(again.seen.exits).toEqual([1]);
+  });
+
+  it('fails whole with the relay’s own words when nothing can be read (no browser)', async () => {
+    const none: ExportSource = {
+      listThreads: async () => {
+        throw relayError('EXTENSION_NOT_CONNECTED', 'No browser with the comet-relay extension is connected. Run `comet-relay doctor`.');
+      },
+      exportThread: async () => {
+        throw new Error('not reached');
+      },
+    };
+    await expect(runExportCommand({ out, format: 'md', concurrency: 1 }, none, io().io)).rejects.toMatchObject({
+      code: 'EXTENSION_NOT_CONNECTED',
+      message: expect.stringContaining('doctor'),
+    });
+  });
+
+  it('writes Markdown that opens with YAML front matter, every value escaped', () => {
+    const text = renderThread(
+      {
+        slug: 's-1',
+        url: 'https://www.perplexity.ai/search/s-1',
+        title: 'He said "yes": no\n---\n# not a heading',
+        created: '2026-02-21T10:00:00Z',
+        updated: null,
+        mode: 'research',
+        model: 'sonar: pro',
+        space: "Team's #1",
+        turns: [{ question: 'q?', answer: 'a [1]', sources: [{ n: 1, title: 'Src', url: 'https://example.com/a' }] }],
+        pages: 1,
+      },
+      'md',
+    );
+    const [, yaml, body] = /^---\n([\s\S]*?)\n---\n\n([\s\S]*)$/.exec(text) ?? [];
+    const fields = Object.fromEntries(
+      (yaml as string).split('\n').map((line) => {
+        const [, key, value] = /^(\w+): (.*)$/.exec(line) ?? [];
+        return [key, JSON.parse(value as string)];
+      }),
+    );
+    expect(fields).toEqual({
+      title: 'He said "yes": no --- # not a heading',
+      url: 'https://www.perplexity.ai/search/s-1',
+      created: '2026-02-21T10:00:00Z',
+      updated: null,
+      mode: 'research',
+      model: 'sonar: pro',
+      space: "Team's #1",
+      turns: 1,
+    });
+    expect(body).toMatch(/^# He said/);
+    expect(body).toContain('1. [Src](https://example.com/a)');
+  });
+
+  it('escapes in the front matter what YAML allows in no double-quoted scalar raw (DEL, C1 controls, separators)', () => {
+    const text = renderThread(
+      { slug: 's', url: 'u', title: 't', created: null, updated: null, mode: null, model: 'a\u007fb\u0085c\u2028d\u001be', space: null, turns: [], pages: 1 },
+      'md',
+    );
+    const line = text.split('\n').find((l) => l.startsWith('model: ')) as string;
+    expect(line).toBe('model: "a\\u007fb\\u0085c\\u2028d\\u001be"');
+    expect(line).not.toMatch(/[\u0000-\u001f\u007f-\u009f\u2028\u2029]/);
+    expect(JSON.parse(line.slice('model: '.length))).toBe('a\u007fb\u0085c\u2028d\u001be');
+  });
+
+  it('says how it went in one summary', () => {
+    expect(summaryText({ out: '/x', written: 1, unchanged: 0, failed: [], interrupted: false, total: 1, ms: 61_000 })).toBe('1 thread in /x (1 written, 0 unchanged) in 1 min 1 s.\n');
+  });
+});
