@@ -2,7 +2,9 @@ import { z } from 'zod';
 import { SELECTOR_SET_KIND } from '../protocol/ports';
 import { BUILT_IN_SOURCES } from '../selectors';
 import { ACCOUNT_JSON_READERS } from '../selectors/account-json';
-import { ACCOUNT_JSON_READER_KIND, THREAD_JSON_READER_KIND, THREAD_PAGE_READER_KIND } from '../selectors/reader-shelf';
+import { ACCOUNT_JSON_READER_KIND, ASK_STREAM_READER_KIND, THREAD_JSON_READER_KIND, THREAD_PAGE_READER_KIND } from '../selectors/reader-shelf';
+import { ASK_STREAM_READERS } from '../selectors/stream/ask-stream';
+import { AskStreamReaderSchema } from '../selectors/stream/stream-schema';
 import { Candidates, Pattern, type SelectorSet, SelectorSetSchema, SelectorSetShape } from '../selectors/schema';
 import { THREAD_JSON_READERS } from '../selectors/thread-json';
 import { THREAD_PAGE_READERS } from '../selectors/thread-page';
@@ -131,6 +133,7 @@ function leafSchema(schema: unknown, path: readonly PropertyKey[]): unknown {
 export const threadPageReaderKind = readerKind(THREAD_PAGE_READER_KIND, 'thread page reader', ThreadPageReaderSchema, THREAD_PAGE_READERS, 'thread-page-2027-01');
 export const threadJsonReaderKind = readerKind(THREAD_JSON_READER_KIND, 'thread JSON reader', ThreadJsonReaderSchema, THREAD_JSON_READERS, 'thread-json-2027-01');
 export const accountJsonReaderKind = readerKind(ACCOUNT_JSON_READER_KIND, 'account JSON reader', AccountJsonReaderSchema, ACCOUNT_JSON_READERS, 'account-json-2027-01');
+export const askStreamReaderKind = readerKind(ASK_STREAM_READER_KIND, 'ask stream reader', AskStreamReaderSchema, ASK_STREAM_READERS, 'ask-stream-2027-01');
 
 /** Every kind a pack may have, by its `kind`. */
 export const PACK_KINDS: Readonly<Record<string, PackKind>> = {
@@ -138,6 +141,7 @@ export const PACK_KINDS: Readonly<Record<string, PackKind>> = {
   [THREAD_PAGE_READER_KIND]: threadPageReaderKind as PackKind,
   [THREAD_JSON_READER_KIND]: threadJsonReaderKind as PackKind,
   [ACCOUNT_JSON_READER_KIND]: accountJsonReaderKind as PackKind,
+  [ASK_STREAM_READER_KIND]: askStreamReaderKind as PackKind,
 };
 
 /** One thread reader kind in use, for `doctor`, `selectors list` and the side panel. */
@@ -151,7 +155,7 @@ export interface ReaderInUse {
 
 /** Which reader of each kind the tabs use, given the packs added (any kinds, in order); the rule of lib/selectors/reader-shelf.ts. */
 export function readersInUse(added: readonly { kind: string; name: string; source: string }[]): ReaderInUse[] {
-  return [threadPageReaderKind, threadJsonReaderKind, accountJsonReaderKind].map((k) => {
+  return [threadPageReaderKind, threadJsonReaderKind, accountJsonReaderKind, askStreamReaderKind].map((k) => {
     const pick = added.find((a) => a.kind === k.kind);
     return { kind: k.kind, noun: k.noun, name: pick?.name ?? (k.builtInNames()[0] as string), source: pick?.source ?? 'built-in' };
   });

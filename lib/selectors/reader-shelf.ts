@@ -11,7 +11,9 @@
 export const THREAD_PAGE_READER_KIND = 'thread-page-reader';
 export const THREAD_JSON_READER_KIND = 'thread-json-reader';
 export const ACCOUNT_JSON_READER_KIND = 'account-json-reader';
-export const READER_KINDS = [THREAD_PAGE_READER_KIND, THREAD_JSON_READER_KIND, ACCOUNT_JSON_READER_KIND] as const;
+/** Where the page's own answer stream is and how its frames read (lib/selectors/stream/ask-stream.ts). */
+export const ASK_STREAM_READER_KIND = 'ask-stream-reader';
+export const READER_KINDS = [THREAD_PAGE_READER_KIND, THREAD_JSON_READER_KIND, ACCOUNT_JSON_READER_KIND, ASK_STREAM_READER_KIND] as const;
 export type ReaderKind = (typeof READER_KINDS)[number];
 
 export interface ShelvedReader<R> {

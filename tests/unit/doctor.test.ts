@@ -265,7 +265,7 @@ describe('doctor', () => {
     const report = await doctor({ ...s, listHosts: () => [host()], queryStatus: async () => status(), readPacks });
     expect(check(report, 'thread readers')).toMatchObject({
       ok: true,
-      detail: `thread page reader thread-page-2026-12 (built-in); thread JSON reader thread-json-2027-01 (from ${json}); account JSON reader account-json-2026-12 (built-in)`,
+      detail: `thread page reader thread-page-2026-12 (built-in); thread JSON reader thread-json-2027-01 (from ${json}); account JSON reader account-json-2026-12 (built-in); ask stream reader ask-stream-2026-08 (built-in)`,
     });
     // The selector sets line lists only selector sets.
     expect(check(report, 'selector sets').detail).toBe('built-in, and added in /h/selectors: gen-b-2026-12 (selector-set.gen-b-2026-12.json)');
