@@ -1,3 +1,4 @@
+import { ASK_STREAM_ENDPOINTS } from './endpoints';
 import type { AskStreamReader } from './stream-schema';
 
 /**
@@ -29,7 +30,7 @@ export const askStream2026: AskStreamReader = {
   name: 'ask-stream-2026-08',
   version: 1,
   checked: '2026-12-04 (real streams of 2026-07-31 and 2026-08-04, frames of 2026-08-01)',
-  endpoints: { ask: ['/rest/sse/perplexity_ask'], terminate: ['/rest/sse/perplexity_terminate'] },
+  endpoints: { ask: [...ASK_STREAM_ENDPOINTS.ask], terminate: [...ASK_STREAM_ENDPOINTS.terminate] },
   events: { message: ['message'], end: ['end_of_stream'] },
   request: { query: ['query_str'], frontendUuid: ['params.frontend_uuid', 'frontend_uuid'], lastBackendUuid: ['params.last_backend_uuid'] },
   frame: {
