@@ -9,6 +9,7 @@ import { cutPoll, poll, signMiss, type PollResult, readTurn, requireTurns } from
 import { type StopResult, stop } from './answer/stop';
 import { turnCountOf, turnsOf } from './dom/turns';
 import { ReadCache } from './answer/read-cache';
+import type { StreamReading } from './stream/stream-reading';
 
 /**
  * The content script's whole view of the page: one object, one watcher, lazily chosen selector
@@ -79,6 +80,10 @@ export interface PageDriver {
   useRepair(repair: ReadingRepair | null): void;
   /** The repair in use on the page's current URL. */
   repairInUse(): ReadingRepair | null;
+  /** Reads turns from the page's own ask streams from now on (the ask kit brings it: lib/page/stream/stream-reading.ts). */
+  useStreams(reading: StreamReading): void;
+  /** The stream reading in use, or null (the ask kit is not loaded: every turn is read from the page). */
+  streams(): StreamReading | null;
 }
 
 export interface ReadingRepair {
@@ -132,6 +137,9 @@ export function createPageDriver(win: Window, catalog: SelectorCatalog = new Sel
   const ctx = (): PageContext => ({ win, doc, set: set(), waitFor: watcher.waitFor });
   const readCtx = (): PageContext => ({ win, doc, set: readSet(), waitFor: watcher.waitFor });
   let lastAsk: AskHandle | null = null;
+  let streams: StreamReading | null = null;
+  /** comet_poll with what the turn's own stream says, where it has a readable one (issue 30). */
+  const streamed = (result: PollResult): PollResult => (streams ? streams.poll(result) : result);
   /** Settles when the ask in progress (and every one queued before it) is done. */
   let askQueue: Promise<void> = Promise.resolve();
 
@@ -178,13 +186,17 @@ export function createPageDriver(win: Window, catalog: SelectorCatalog = new Sel
       repair = next;
     },
     repairInUse: repairHere,
+    useStreams: (reading) => {
+      streams = reading;
+    },
+    streams: () => streams,
     run: guard,
     selectorSet() {
       const c = choose();
       return { name: c.set.name, source: catalog.sourceOf(c.set), probe: c.probe };
     },
     activeSet: set,
-    poll: (params = {}) => guard('poll', async () => noted(cutPoll(stoppedHere(await reads.read('poll', readSet(), () => poll(readCtx()))), params.maxLength))),
+    poll: (params = {}) => guard('poll', async () => noted(cutPoll(streamed(stoppedHere(await reads.read('poll', readSet(), () => poll(readCtx())))), params.maxLength))),
     ask: (params, path, options = {}) =>
       guard('ask', async () => {
         const previous = askQueue;
@@ -224,7 +236,13 @@ export function createPageDriver(win: Window, catalog: SelectorCatalog = new Sel
         const binding = bindingOf(params, ownAsk);
         // The wait watches from here, for its caller only: cancelled, nothing is left watching.
         const handedOver = watcher.stopFollowing();
-        return waitForAnswer(
+        // A bound turn whose own stream ends answers at that end (issue 30); the page's wait runs beside it and decides when the stream cannot.
+        const inner = new AbortController();
+        const stopInner = () => inner.abort();
+        options.signal?.addEventListener('abort', stopInner, { once: true });
+        const started = Date.now();
+        const viaStream = streamOutcome(streams, binding, ownAsk, inner.signal, started, params.maxLength, () => doc.location?.href ?? '');
+        const viaPage = waitForAnswer(
           watcher,
           async (turnIndex, maxLength) => {
             const t = await readTurn(readCtx(), turnIndex, maxLength === undefined ? {} : { maxLength });
@@ -246,7 +264,7 @@ export function createPageDriver(win: Window, catalog: SelectorCatalog = new Sel
             ...(baselineUrl ? { baselineUrl } : {}),
             timeoutMs: params.timeoutMs ?? 120000,
             stallMs: params.stallMs ?? 10000,
-            ...(options.signal ? { signal: options.signal } : {}),
+            signal: inner.signal,
             ...(params.maxLength !== undefined ? { maxLength: params.maxLength } : {}),
             onStep: (text, steps) => options.onProgress?.({ message: text, steps }),
             missOf: (answer, url) => signMiss(set(), url, answer),
@@ -255,6 +273,10 @@ export function createPageDriver(win: Window, catalog: SelectorCatalog = new Sel
           // Its caller got an answer while the asked turn goes on (a loop of short waits): follow it again.
           if (UNFINISHED.has(outcome.status) && handedOver !== undefined && outcome.turnIndex === handedOver) watcher.follow(handedOver);
           return noted(outcome);
+        });
+        return (viaStream ? Promise.race([viaPage, viaStream.then(noted)]) : viaPage).finally(() => {
+          options.signal?.removeEventListener('abort', stopInner);
+          inner.abort();
         });
       }),
     stop: () => guard('stop', () => stop(ctx(), watcher)),
@@ -269,6 +291,27 @@ function bindingOf(params: WaitCallParams, lastAsk: AskHandle | null): WaitBindi
   }
   if (params.afterTurn !== undefined || !lastAsk) return undefined;
   return { turnIndex: lastAsk.turnIndex, conversationUrl: lastAsk.conversationUrl, questionKey: lastAsk.questionKey };
+}
+
+/**
+ * A bound wait's answer from its turn's stream: resolves when that stream ends (completed or stopped), and
+ * never when there is none, it is cut or unreadable (the page's wait answers then). Null without a binding or a reading.
+ */
+function streamOutcome(
+  streams: StreamReading | null,
+  binding: WaitBinding | undefined,
+  ownAsk: AskHandle | null,
+  signal: AbortSignal,
+  started: number,
+  maxLength: number | undefined,
+  url: () => string,
+): Promise<WaitOutcome> | null {
+  if (!streams || !binding) return null;
+  // Asked through us: only a stream that started with this ask or after it.
+  const since = ownAsk && ownAsk.questionKey === binding.questionKey ? ownAsk.submittedAt - 1000 : 0;
+  return streams
+    .whenDone(binding.questionKey, since, signal)
+    .then((s) => (s ? streams.outcome(s, { turnIndex: binding.turnIndex, url: url(), started }, maxLength) : new Promise<WaitOutcome>(() => {})));
 }
 
 /** Resolves once `previous` settles; rejects with CANCELLED if the signal fires first. */

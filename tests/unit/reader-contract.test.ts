@@ -158,7 +158,8 @@ describe('content-script weight', () => {
     // The ask itself (typing, submitting, confirming, the draft put back) moved to the ask kit
     // (lib/page/kits/ask-kit.ts), the driver keeping its queue and last ask: 16,701 bytes, 2026-12-02. A turn
     // stopped here kept stopped in comet_poll after its action row, and no longer once it works again (regenerated): 16,853.
-    expect(gzip(out)).toBeLessThan(16_950);
+    // The hooks by which a bound wait and comet_poll read the turn's own ask stream (issue 30; the reading is in the ask kit): 17,083, 2026-12-04.
+    expect(gzip(out)).toBeLessThan(17_200);
   });
 
   it('what every Perplexity page runs carries no ask, thread, sources, mode, side-panel or diagnostics code and stays under its budget', async () => {
@@ -203,7 +204,10 @@ describe('content-script weight', () => {
     // (budget 20,000). The guard sits just above it; code that grows it must push something else into a kit.
     // A turn stopped here kept stopped in comet_poll after its action row, and no longer once it works again (a
     // regenerated answer): 18,275 here, 2026-12-02.
-    expect(gzip(out)).toBeLessThan(18_400);
+    // The page's ask streams kept raw for the ask kit's reader (lib/page/stream/tap-channel.ts, issue 30; the parsing is in
+    // the kit) and the driver's hooks into them: 19,096 here, 2026-12-04 (budget 20,000). The main-world tap is a script
+    // of its own on every page: 911 bytes gzip (below).
+    expect(gzip(out)).toBeLessThan(19_200);
     // The words travel, they are not carried: none of the other languages' words is in the page script.
     // esbuild writes them as ASCII escapes (`Arr\xEAter`), read back here.
     const text = new TextDecoder()
@@ -211,6 +215,13 @@ describe('content-script weight', () => {
       .replace(/\\(?:x([0-9A-Fa-f]{2})|u([0-9A-Fa-f]{4}))/g, (_, x: string | undefined, u: string | undefined) => String.fromCharCode(Number.parseInt(x ?? u ?? '', 16)));
     expect(text).toContain('Stop response');
     for (const word of ['Arrêter la réponse', 'Recherche approfondie', 'إيقاف الرد', 'بحث معمّق']) expect(text).not.toContain(word);
+  });
+
+  it('the main-world tap every Perplexity page runs stays tiny: the fetch wrapper and its port, nothing else', async () => {
+    const out = await bundle('../../entrypoints/perplexity-tap.content.ts');
+    expect(inputs(out).filter((i) => !/lib\/page\/stream\/tap|lib\/selectors\/stream\/endpoints|lib\/protocol\/urls|perplexity-tap/.test(i))).toEqual([]);
+    // 911 bytes gzip, 2026-12-04.
+    expect(gzip(out)).toBeLessThan(1_000);
   });
 
   it("the threads kit runs on the page script's readers, never a shelf of its own", async () => {
@@ -244,7 +255,9 @@ describe('content-script weight', () => {
     // 2026-12-02: the ask kit (lib/page/kits/ask-kit.ts), the ask moved out of the page script: 7,313, most of it its own copy
     // of the composer's typing and of the turn reader it confirms the new turn with. The repair kit (issue 24), which
     // had no row: 8,305 (the built file 8,120); it loads with a tab's first wait on each conversation (its "fine" check).
-    const limits = { 'page-threads': 26_500, 'page-sources': 5_300, 'page-diagnostics': 3_550, 'page-panel': 7_800, 'page-mode': 5_800, 'page-ask': 7_500, 'page-repair': 8_500 };
+    // 2026-12-04: the ask kit reads the page's own ask streams (SSE, JSON patches, the stream reader's data and the path
+    // language: lib/page/stream/, issue 30): 11,058.
+    const limits = { 'page-threads': 26_500, 'page-sources': 5_300, 'page-diagnostics': 3_550, 'page-panel': 7_800, 'page-mode': 5_800, 'page-ask': 11_200, 'page-repair': 8_500 };
     for (const [entry, limit] of Object.entries(limits)) {
       const out = await bundle(`../../entrypoints/${entry}.ts`);
       expect(inputs(out).filter((i) => i.includes('node_modules'))).toEqual([]);

@@ -14,7 +14,7 @@ import { threadIdOfUrl } from '../../protocol/threads/thread-ids';
  * not (no thread in the URL, a fetch or shape problem, an entry that is not finished, another
  * question). The result says which answered.
  */
-export type AnswerSource = 'json' | 'page';
+export type AnswerSource = 'stream' | 'json' | 'page';
 
 /** What a finished poll or wait needs to be answered from the JSON. */
 export interface FinishedTurn {
@@ -220,6 +220,8 @@ export class JsonAnswers {
     maxLength: number | undefined,
     fetch: TabFetch,
   ): Promise<T & { answerSource: AnswerSource; stillRunning?: true }> {
+    // Read from the page's own ask stream (its final frame's Markdown): the site's word, nothing to ask again.
+    if ((result as { answerSource?: string }).answerSource === 'stream') return { ...result, answerSource: 'stream' };
     if (result.unconfirmed !== undefined) return this.confirm(result, turnIndex, maxLength, fetch);
     if (result.status !== 'completed') return { ...result, answerSource: 'page' };
     const markdown = await withinBudget(this.answerOf({ url: result.url, turnIndex, questionText: result.questionText, pageText: result.response }, fetch), this.budgetMs);
