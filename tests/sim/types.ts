@@ -216,6 +216,8 @@ export interface BootData {
    * `?dictation=on` in the page's URL): its microphone button shows "Stop dictation" with the stop icon.
    */
   dictation?: boolean;
+  /** Answers come through the page's fetch of the ask stream (SimOptions.askStream). */
+  askStream?: boolean;
   speed: number;
   /** Server clock at render time (the client corrects for any skew with it). */
   now: number;

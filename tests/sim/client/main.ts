@@ -33,6 +33,28 @@ function stopTurn(view: ThreadView, t: TurnCtl): void {
   const applied = t.applied;
   t.stop();
   void api('stop', { thread: view.thread.id, turn: t.index, applied }).catch(() => undefined);
+  // As the live site: Stop posts the terminate call beside its own (NOTES §D).
+  if (app.boot.askStream) void fetch('/rest/sse/perplexity_terminate', { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' }).catch(() => undefined);
+}
+
+/**
+ * The page's own fetch of a turn's answer stream, read to its end as the live page reads it (issue 30; the sim's
+ * server plays it from the turn's script, tests/sim/ask-stream.ts). The turn is drawn from the ask's reply on the
+ * script's clock, as before; a page left (another thread, a reload) aborts its read.
+ */
+const streams = new Set<AbortController>();
+function readAskStream(threadId: string, turn: { index: number; uuid?: string }, query: string): void {
+  if (!app.boot.askStream) return;
+  const ctl = new AbortController();
+  streams.add(ctl);
+  const body = JSON.stringify({ query_str: query, params: { frontend_uuid: turn.uuid ?? '', version: '2.18', source: 'default', thread: threadId, turn: turn.index } });
+  void fetch('/rest/sse/perplexity_ask', { method: 'POST', headers: { 'content-type': 'application/json', accept: 'text/event-stream' }, body, signal: ctl.signal })
+    .then(async (res) => {
+      const reader = res.body?.getReader();
+      if (reader) for (let r = await reader.read(); !r.done; r = await reader.read());
+    })
+    .catch(() => undefined)
+    .finally(() => streams.delete(ctl));
 }
 
 /** A thread (or an empty sidecar / home) with its composer; asks go through the server. */
@@ -91,6 +113,7 @@ function conversation(
     composer.setBusy(false);
     composer.files.clear();
     window.__sim.scenario = res.siteScenario;
+    readAskStream(res.thread.id, res.turn, query);
     if (view) {
       view.thread.turns.push(res.turn);
       scrollToTurn(view.add(res.turn, true));
