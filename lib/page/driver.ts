@@ -241,7 +241,7 @@ export function createPageDriver(win: Window, catalog: SelectorCatalog = new Sel
         const stopInner = () => inner.abort();
         options.signal?.addEventListener('abort', stopInner, { once: true });
         const started = Date.now();
-        const viaStream = streamOutcome(streams, binding, ownAsk, inner.signal, started, params.maxLength, () => doc.location?.href ?? '');
+        const viaStream = streamOutcome(streams, binding, ownAsk, inner.signal, started, params.maxLength, () => doc.location?.href ?? '')?.then((o) => (o ? noted(o) : null));
         const viaPage = waitForAnswer(
           watcher,
           async (turnIndex, maxLength) => {
@@ -274,7 +274,8 @@ export function createPageDriver(win: Window, catalog: SelectorCatalog = new Sel
           if (UNFINISHED.has(outcome.status) && handedOver !== undefined && outcome.turnIndex === handedOver) watcher.follow(handedOver);
           return noted(outcome);
         });
-        return (viaStream ? Promise.race([viaPage, viaStream.then(noted)]) : viaPage).finally(() => {
+        const settled = viaStream ? Promise.race([preferStream(viaPage, viaStream, () => streams?.forQuestion(binding?.questionKey ?? '', 0)), viaStream.then((o) => o ?? never<WaitOutcome>())]) : viaPage;
+        return settled.finally(() => {
           options.signal?.removeEventListener('abort', stopInner);
           inner.abort();
         });
@@ -294,8 +295,9 @@ function bindingOf(params: WaitCallParams, lastAsk: AskHandle | null): WaitBindi
 }
 
 /**
- * A bound wait's answer from its turn's stream: resolves when that stream ends (completed or stopped), and
- * never when there is none, it is cut or unreadable (the page's wait answers then). Null without a binding or a reading.
+ * A bound wait's answer from its turn's stream: resolves when that stream ends (completed or stopped), and with
+ * null when there is none before the wait ends, or it is cut or unreadable (the page's wait answers then). Null
+ * (no promise) without a binding or a reading.
  */
 function streamOutcome(
   streams: StreamReading | null,
@@ -305,13 +307,34 @@ function streamOutcome(
   started: number,
   maxLength: number | undefined,
   url: () => string,
-): Promise<WaitOutcome> | null {
+): Promise<WaitOutcome | null> | null {
   if (!streams || !binding) return null;
   // Asked through us: only a stream that started with this ask or after it.
   const since = ownAsk && ownAsk.questionKey === binding.questionKey ? ownAsk.submittedAt - 1000 : 0;
-  return streams
-    .whenDone(binding.questionKey, since, signal)
-    .then((s) => (s ? streams.outcome(s, { turnIndex: binding.turnIndex, url: url(), started }, maxLength) : new Promise<WaitOutcome>(() => {})));
+  return streams.whenDone(binding.questionKey, since, signal).then((s) => (s ? streams.outcome(s, { turnIndex: binding.turnIndex, url: url(), started }, maxLength) : null));
+}
+
+const never = <T>() => new Promise<T>(() => {});
+/** How long a page that drew the turn's end waits for the end of the turn's stream, still open, before the page's reading stands. */
+const STREAM_GRACE_MS = 3000;
+
+/**
+ * The page's wait, except that a turn it calls completed while the turn's own stream is still open and readable is
+ * answered by that stream's end (the site's own word; the paint is never ahead of it on the live site), or by the
+ * page's reading if the stream is cut, or has not ended within STREAM_GRACE_MS.
+ */
+function preferStream(viaPage: Promise<WaitOutcome>, viaStream: Promise<WaitOutcome | null>, live: () => ReturnType<StreamReading['forQuestion']> | undefined): Promise<WaitOutcome> {
+  return viaPage.then((outcome) => {
+    const s = outcome.status === 'completed' ? live() : null;
+    if (!s || !s.readable() || s.state() !== 'working') return outcome;
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const late = new Promise<null>((resolve) => {
+      timer = setTimeout(() => resolve(null), STREAM_GRACE_MS);
+    });
+    return Promise.race([viaStream, late])
+      .then((o) => o ?? outcome)
+      .finally(() => clearTimeout(timer));
+  });
 }
 
 /** Resolves once `previous` settles; rejects with CANCELLED if the signal fires first. */

@@ -9,7 +9,7 @@ import { Composer } from './composer';
 import { api, app, capturedLayout, h, hooks, icon, initHook, modeState, tr } from './dom';
 import { refusalCard, taskTopbarButtons } from './task';
 import { computerSettings } from './task-composer';
-import { ThreadView, type TurnCtl } from './thread';
+import { askStreamsRead, ThreadView, type TurnCtl } from './thread';
 import { variant } from './variants';
 
 initHook();
@@ -40,21 +40,18 @@ function stopTurn(view: ThreadView, t: TurnCtl): void {
 /**
  * The page's own fetch of a turn's answer stream, read to its end as the live page reads it (issue 30; the sim's
  * server plays it from the turn's script, tests/sim/ask-stream.ts). The turn is drawn from the ask's reply on the
- * script's clock, as before; a page left (another thread, a reload) aborts its read.
+ * script's clock, as before, and its end only once the stream has ended (client/thread.ts).
  */
-const streams = new Set<AbortController>();
 function readAskStream(threadId: string, turn: { index: number; uuid?: string }, query: string): void {
   if (!app.boot.askStream) return;
-  const ctl = new AbortController();
-  streams.add(ctl);
   const body = JSON.stringify({ query_str: query, params: { frontend_uuid: turn.uuid ?? '', version: '2.18', source: 'default', thread: threadId, turn: turn.index } });
-  void fetch('/rest/sse/perplexity_ask', { method: 'POST', headers: { 'content-type': 'application/json', accept: 'text/event-stream' }, body, signal: ctl.signal })
+  const read = fetch('/rest/sse/perplexity_ask', { method: 'POST', headers: { 'content-type': 'application/json', accept: 'text/event-stream' }, body })
     .then(async (res) => {
       const reader = res.body?.getReader();
       if (reader) for (let r = await reader.read(); !r.done; r = await reader.read());
     })
-    .catch(() => undefined)
-    .finally(() => streams.delete(ctl));
+    .catch(() => undefined);
+  if (turn.uuid) askStreamsRead.set(turn.uuid, read);
 }
 
 /** A thread (or an empty sidecar / home) with its composer; asks go through the server. */

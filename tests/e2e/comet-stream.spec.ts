@@ -1,0 +1,76 @@
+import { expect, test } from '@playwright/test';
+import { answerMarkdown } from '../sim/thread-json';
+import { startSimWorld, type SimWorld } from '../support/sim-harness';
+
+/**
+ * Turns read from the page's own ask stream (issue 30) through the whole chain: the sim's page fetches
+ * `POST /rest/sse/perplexity_ask`, the main-world tap hands what it reads to the page script, the ask kit
+ * reads it. The thread JSON is broken here on purpose, so what is not the stream is the page.
+ */
+type Structured = { structuredContent: { status: string; response: string; answerSource?: string; stopped?: boolean } };
+
+/** Renames the answer block's hooks as a redesign might, in this page and in every answer it draws later. */
+const RENAME_ANSWER_HOOKS = `(() => {
+  const rename = (root) => {
+    for (const el of root.querySelectorAll?.('[data-workflow-final-text], [class~="group/final-text"], .prose, [id^="markdown-content-"]') ?? []) {
+      el.removeAttribute('data-workflow-final-text');
+      el.classList.remove('group/final-text', 'prose');
+      el.classList.add('final-answer-2027');
+      if (el.id.startsWith('markdown-content-')) el.id = 'answer-2027-' + el.id.slice(17);
+    }
+  };
+  rename(document);
+  new MutationObserver(() => rename(document)).observe(document, { subtree: true, childList: true, attributes: true, attributeFilter: ['class', 'data-workflow-final-text', 'id'] });
+})()`;
+
+test.describe('answers from the page’s ask stream', () => {
+  test.describe.configure({ mode: 'serial' });
+  let world: SimWorld;
+  test.beforeAll(async () => {
+    world = await startSimWorld({ generation: 'B', speed: 4, jsonMode: 'error', clientName: 'e2e-stream' });
+  });
+  test.afterAll(async () => world?.harness.close());
+
+  const lastAnswer = () => {
+    const turn = world.site.threads()[0]?.turns.at(-1);
+    return answerMarkdown(turn?.script.answer ?? [], turn?.script.sources ?? [], Number.POSITIVE_INFINITY);
+  };
+
+  test('comet_wait returns the stream’s Markdown exactly; comet_poll says it was read from the stream; the page’s reading of the same turn agrees', async () => {
+    await world.call('comet_ask', { prompt: 'What is the capital of France?' });
+    const waited = await world.call('comet_wait', { timeout: 60_000 });
+    expect(waited.isError).toBe(false);
+    const markdown = lastAnswer();
+    expect(waited.text.slice(0, markdown.length + 9)).toBe(`${markdown}\n\nSteps:\n`);
+    const polled = ((await world.call('comet_poll')).raw as Structured).structuredContent;
+    expect(polled).toMatchObject({ status: 'completed', response: markdown, answerSource: 'stream' });
+    // The same turn read from the page alone (a reload: no stream for it any more): the same words.
+    await world.page.reload();
+    await expect.poll(async () => ((await world.call('comet_poll')).raw as Structured).structuredContent.answerSource).toBe('page');
+    const painted = ((await world.call('comet_poll')).raw as Structured).structuredContent;
+    // Citations differ in form only: [1] in the Markdown, the chip's name ([reuters], [wikipedia +1]) on the page.
+    const words = (s: string) => s.replace(/\[[^\]]*\]|[*#`>_-]/g, ' ').replace(/\s+/g, ' ').trim();
+    expect(words(painted.response)).toBe(words(markdown));
+  });
+
+  test('an answer block whose hooks were renamed is still read, from the stream', async () => {
+    await world.page.evaluate(RENAME_ANSWER_HOOKS);
+    await world.call('comet_ask', { prompt: 'What is the capital of Italy?' });
+    const waited = await world.call('comet_wait', { timeout: 60_000 });
+    expect(waited.isError, waited.text).toBe(false);
+    expect(waited.text.startsWith(lastAnswer())).toBe(true);
+    expect(await world.page.locator('[data-workflow-final-text]').count()).toBe(0);
+    const polled = ((await world.call('comet_poll')).raw as Structured).structuredContent;
+    expect(polled).toMatchObject({ status: 'completed', answerSource: 'stream' });
+    await world.page.reload();
+  });
+
+  test('a turn stopped while it streams: the page’s terminate was seen, comet_poll says completed and stopped, from the stream', async () => {
+    await world.call('comet_ask', { prompt: 'Write forever #scenario:stopped' });
+    await expect.poll(async () => JSON.parse((await world.call('comet_poll')).text).status, { timeout: 10_000 }).toBe('working');
+    expect((await world.call('comet_stop')).text).toBe('Agent stopped.');
+    await expect
+      .poll(async () => ((await world.call('comet_poll')).raw as Structured).structuredContent, { timeout: 15_000 })
+      .toMatchObject({ status: 'completed', stopped: true, answerSource: 'stream' });
+  });
+});
