@@ -44,6 +44,11 @@ test.describe('answers from the page’s ask stream', () => {
     expect(waited.text.slice(0, markdown.length + 9)).toBe(`${markdown}\n\nSteps:\n`);
     const polled = ((await world.call('comet_poll')).raw as Structured).structuredContent;
     expect(polled).toMatchObject({ status: 'completed', response: markdown, answerSource: 'stream' });
+    // Its sources: the final frame's web_results, numbered as the answer cites them ([1] is the first).
+    const cited = world.site.threads()[0]?.turns.at(-1)?.script.sources ?? [];
+    const listed = await world.call('comet_get_sources');
+    expect(listed.text.startsWith(`Sources (${cited.length}):\n\n1. ${cited[0]?.title}`)).toBe(true);
+    expect(listed.text).toContain(`${cited.length}. ${cited.at(-1)?.title}`);
     // The same turn read from the page alone (a reload: no stream for it any more): the same words.
     await world.page.reload();
     await expect.poll(async () => ((await world.call('comet_poll')).raw as Structured).structuredContent.answerSource).toBe('page');

@@ -192,7 +192,8 @@ export const pageMethods = {
       /** Select the Sources tab if its panel is not rendered (the previous tab is restored). */
       openTab: z.boolean().default(true),
     }),
-    result: z.object({ sources: z.array(Source), grouped: Count, expanded: Count, fromTab: z.boolean(), repair: z.string().optional() }),
+    /** `answerSource: 'stream'`: the last turn's own ask stream gave them (its final frame's web_results, numbered as cited). */
+    result: z.object({ sources: z.array(Source), grouped: Count, expanded: Count, fromTab: z.boolean(), repair: z.string().optional(), answerSource: AnswerSource.optional() }),
   },
   'page.conversations': {
     params: Empty,
