@@ -326,7 +326,7 @@ const STREAM_GRACE_MS = 3000;
 function preferStream(viaPage: Promise<WaitOutcome>, viaStream: Promise<WaitOutcome | null>, live: () => ReturnType<StreamReading['forQuestion']> | undefined): Promise<WaitOutcome> {
   return viaPage.then((outcome) => {
     const s = outcome.status === 'completed' ? live() : null;
-    if (!s || !s.readable() || s.state() !== 'working') return outcome;
+    if (!s?.readable() || s.state() !== 'working') return outcome;
     let timer: ReturnType<typeof setTimeout> | undefined;
     const late = new Promise<null>((resolve) => {
       timer = setTimeout(() => resolve(null), STREAM_GRACE_MS);

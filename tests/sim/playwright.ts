@@ -13,7 +13,12 @@ export async function routeSim(context: BrowserContext, site: SimSite): Promise<
       if (res.stream) {
         // A route answers whole: the stream's pieces, sent when it has ended (the standalone server sends each as it comes).
         let text = '';
-        await res.stream((piece) => void (text += piece), () => false);
+        await res.stream(
+          (piece) => {
+            text += piece;
+          },
+          () => false,
+        );
         body = text;
         // The page may have gone (or aborted its fetch) while the stream played: nobody is left to answer.
         await route.fulfill({ status: res.status, contentType: res.contentType, body, headers: res.headers }).catch(() => undefined);

@@ -38,7 +38,10 @@ function fakeWindow() {
     /** Like the window's: every listener hears it (capture first), unless one stops it. */
     postMessage(data: unknown, _origin: string, transfer: MessagePort[] = []) {
       let stopped = false;
-      const event = { data, source: win, ports: transfer, stopImmediatePropagation: () => void (stopped = true) } as unknown as MessageEvent;
+      const stop = () => {
+        stopped = true;
+      };
+      const event = { data, source: win, ports: transfer, stopImmediatePropagation: stop } as unknown as MessageEvent;
       for (const l of [...listeners].sort((a, b) => Number(b.capture) - Number(a.capture))) {
         if (stopped) break;
         l.fn(event);

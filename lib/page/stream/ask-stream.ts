@@ -183,7 +183,8 @@ export class AskStream {
         this.unknown = `frame ${this.frames}: ${usage}'s ${f.diff[0]} has no ${f.diffField[0]} or ${f.diffPatches[0]}`;
         return;
       }
-      const target = (this.blocks[usage] ??= Object.create(null) as Record<string, unknown>);
+      this.blocks[usage] ??= Object.create(null) as Record<string, unknown>;
+      const target = this.blocks[usage];
       try {
         target[field] = applyPatch(target[field], patches as PatchOp[]);
       } catch (e) {

@@ -65,7 +65,7 @@ export class StreamReading {
   poll(result: PollResult): PollResult & { answerSource?: typeof STREAM_SOURCE } {
     if (result.waitingFor || result.lastTurnIndex < 0) return result;
     const s = this.forQuestion(result.questionText);
-    if (!s || !s.readable()) return result;
+    if (!s?.readable()) return result;
     const state = s.state();
     const response = s.markdown();
     if (state === 'working' && !response && result.status !== 'working') return result; // nothing yet the page does not show

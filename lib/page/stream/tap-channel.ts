@@ -72,7 +72,10 @@ export class TapChannel {
         record.texts.push(m.text);
         record.size += m.text.length;
         // Too big to keep whole: cut (never read in part) and let it go.
-        if (record.size > MAX_CHARS) (record.texts = []), (record.end = { error: 'too large to keep' });
+        if (record.size > MAX_CHARS) {
+          record.texts = [];
+          record.end = { error: 'too large to keep' };
+        }
       } else if (m.kind === 'end') record.end = typeof m.error === 'string' ? { error: m.error } : {};
     }
     this.changed(record);

@@ -75,9 +75,10 @@ export function installTap(win: Window & typeof globalThis, paths: { ask: readon
     }
   };
 
-  win.fetch = function fetch(this: unknown, input: RequestInfo | URL, init?: RequestInit) {
-    // The page's call first, exactly as it made it; what follows only watches its promise.
-    const answer: Promise<Response> = Reflect.apply(original, this, arguments);
+  win.fetch = function fetch(this: unknown, ...args: [RequestInfo | URL, RequestInit?]) {
+    // The page's call first, exactly as it made it (its arguments as they came); what follows only watches its promise.
+    const answer: Promise<Response> = Reflect.apply(original, this, args);
+    const [input, init] = args;
     try {
       const href = typeof input === 'string' ? input : input instanceof URL ? input.href : (input as Request)?.url;
       const path = new URL(String(href), win.location.href).pathname;

@@ -6,7 +6,7 @@
 import type { AskResponse, BootData, PageData, ThreadData } from '../types';
 import { Sidebar, libraryPage, notFoundPage, staticPage, topbar } from './chrome';
 import { Composer } from './composer';
-import { api, app, capturedLayout, h, hooks, icon, initHook, modeState, tr } from './dom';
+import { api, app, capturedLayout, emit, h, hooks, icon, initHook, modeState, tr } from './dom';
 import { refusalCard, taskTopbarButtons } from './task';
 import { computerSettings } from './task-composer';
 import { askStreamsRead, ThreadView, type TurnCtl } from './thread';
@@ -49,6 +49,7 @@ function readAskStream(threadId: string, turn: { index: number; uuid?: string },
     .then(async (res) => {
       const reader = res.body?.getReader();
       if (reader) for (let r = await reader.read(); !r.done; r = await reader.read());
+      emit('ask-stream-ended', turn.index);
     })
     .catch(() => undefined);
   if (turn.uuid) askStreamsRead.set(turn.uuid, read);
