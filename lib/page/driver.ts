@@ -58,7 +58,7 @@ export interface PageDriver {
   activeSet(): SelectorSet;
   poll(params?: { maxLength?: number }): Promise<PollResult>;
   /** One ask at a time per page (two sessions in one tab must not type into each other's prompt), by `path`, the ask kit's. */
-  ask(params: AskCallParams, path: AskPath, options?: { signal?: AbortSignal; onProgress?: (message: string) => void }): Promise<AskHandle>;
+  ask(params: AskCallParams, path: AskPath, options?: Pick<AskOptions, 'signal' | 'onProgress' | 'streamTook'>): Promise<AskHandle>;
   wait(params?: WaitCallParams, options?: WaitCallOptions): Promise<WaitOutcome>;
   stop(): Promise<StopResult>;
   content(params?: { maxLength?: number }): Promise<PageContent>;

@@ -26,6 +26,12 @@ export function askKit({ driver, tap, readers }: PageKitHost): KitHandlers {
     driver().useStreams(new StreamReading(tap, { reader: () => readers.pick(ASK_STREAM_READER_KIND, ASK_STREAM_READERS[0] as AskStreamReader).reader }));
   }
   return {
-    'page.ask': async (params: AskCallParams, { signal, progress }: HandlerContext) => driver().ask(params, ask, { signal, onProgress: progress }),
+    'page.ask': async (params: AskCallParams, { signal, progress }: HandlerContext) =>
+      driver().ask(params, ask, {
+        signal,
+        onProgress: progress,
+        // The page's own stream for the question confirms the page took it (issue 30), beside its new turn.
+        streamTook: (key, since) => Boolean(driver().streams()?.forQuestion(key, since - 1000)),
+      }),
   };
 }
