@@ -311,7 +311,7 @@ function streamOutcome(
   if (!streams || !binding) return null;
   // Asked through us: only a stream that started with this ask or after it.
   const since = ownAsk && ownAsk.questionKey === binding.questionKey ? ownAsk.submittedAt - 1000 : 0;
-  return streams.whenDone(binding.questionKey, since, signal).then((s) => (s ? streams.outcome(s, { turnIndex: binding.turnIndex, url: url(), started }, maxLength) : null));
+  return streams.whenDone(binding.questionKey, since, signal, url).then((s) => (s ? streams.outcome(s, { turnIndex: binding.turnIndex, url: url(), started }, maxLength) : null));
 }
 
 const never = <T>() => new Promise<T>(() => {});

@@ -78,6 +78,20 @@ describe('reading a turn from its ask stream', () => {
     expect(reading.unknownShape).toMatch(/^ask-stream-2026-08: frame 2 is not JSON/);
   });
 
+  test('the same question asked in two threads: the page on one thread reads its own thread’s stream', () => {
+    const { ch, send } = channel();
+    const reading = new StreamReading(ch, { reader: () => askStream2026 });
+    const on = (slug: string) => ({ ...head(Q), thread_url_slug: slug });
+    send({ kind: 'open', id: 0, at: 1 });
+    send({ kind: 'data', id: 0, text: frame({ ...on('first-thread'), blocks: [text(['First'])] }) });
+    send({ kind: 'open', id: 1, at: 2 });
+    send({ kind: 'data', id: 1, text: frame({ ...on('second-thread'), blocks: [text(['Second'])] }) });
+    expect(reading.poll(page({ url: 'https://www.perplexity.ai/search/first-thread' })).response).toBe('First');
+    expect(reading.poll(page({ url: 'https://www.perplexity.ai/search/second-thread' })).response).toBe('Second');
+    // A page that names neither (the home page, or a URL the site shapes otherwise): the newest.
+    expect(reading.poll(page({ url: 'https://www.perplexity.ai/' })).response).toBe('Second');
+  });
+
   test('a terminate sent while the stream ran, then its end: completed and stopped', () => {
     const { ch, send } = channel();
     const reading = new StreamReading(ch, { reader: () => askStream2026 });

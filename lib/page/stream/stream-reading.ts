@@ -48,12 +48,13 @@ export class StreamReading {
    * The newest stream whose question is `question` (as the page or an ask shows it), started at or after
    * `since` (ms): the turn's own stream. Null when none: the turn is read from the page.
    */
-  forQuestion(question: string, since = 0): AskStream | null {
+  forQuestion(question: string, since = 0, url?: string): AskStream | null {
     const key = questionKey(question);
     if (!key) return null;
-    const found = this.all()
-      .reverse()
-      .find((s) => s.startedAt >= since && s.query !== undefined && questionMatch(question, questionKey(s.query)) === 'same');
+    const all = this.all().reverse();
+    // A page whose URL names the thread of some stream seen is on that thread: only its streams can be its turns.
+    const here = all.filter((s) => onThread(s, url));
+    const found = (here.length ? here : all).find((s) => s.startedAt >= since && s.query !== undefined && questionMatch(question, questionKey(s.query)) === 'same');
     return found ?? null;
   }
 
@@ -64,7 +65,7 @@ export class StreamReading {
    */
   poll(result: PollResult): PollResult & { answerSource?: typeof STREAM_SOURCE } {
     if (result.waitingFor || result.lastTurnIndex < 0) return result;
-    const s = this.forQuestion(result.questionText);
+    const s = this.forQuestion(result.questionText, 0, result.url);
     if (!s?.readable()) return result;
     const state = s.state();
     const response = s.markdown();
@@ -88,7 +89,7 @@ export class StreamReading {
    * stopped, with its whole Markdown as a wait's result; null when it is cut, holds an unknown frame,
    * or no stream of that question is seen before `signal` fires (the page's wait decides then).
    */
-  whenDone(question: string, since: number, signal: AbortSignal): Promise<AskStream | null> {
+  whenDone(question: string, since: number, signal: AbortSignal, url?: () => string): Promise<AskStream | null> {
     return new Promise((resolve) => {
       let unsubscribe = () => {};
       const finish = (s: AskStream | null) => {
@@ -98,7 +99,7 @@ export class StreamReading {
       };
       const onAbort = () => finish(null);
       const check = () => {
-        const s = this.forQuestion(question, since);
+        const s = this.forQuestion(question, since, url?.());
         if (!s) return;
         if (!s.readable()) return finish(null);
         if (s.state() === 'completed' || s.state() === 'stopped') finish(s);
@@ -149,6 +150,17 @@ export class StreamReading {
       this.unknownShape = `${stream.reader.name}: ${stream.unknown}`;
       console.warn(`comet-relay: the page's ask stream has a frame shape ${stream.reader.name} does not know (${stream.unknown}); its turns are read from the page`);
     }
+  }
+}
+
+/** Whether the page at `url` names the stream's thread (its slug or id) in its path. */
+function onThread(s: AskStream, url: string | undefined): boolean {
+  if (!url) return false;
+  try {
+    const parts = new URL(url).pathname.split('/');
+    return (!!s.slug && parts.includes(s.slug)) || (!!s.threadUuid && parts.includes(s.threadUuid));
+  } catch {
+    return false;
   }
 }
 
