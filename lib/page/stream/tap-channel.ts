@@ -19,7 +19,8 @@ export interface TapRecord {
 }
 
 const KEEP = 8;
-const MAX_CHARS = 8_000_000;
+/** One stream kept whole up to this (the real 2026-07-31 search answer's stream: 0.6 M); all kept, up to twice it. */
+const MAX_CHARS = 4_000_000;
 
 export class TapChannel {
   readonly records: TapRecord[] = [];
@@ -76,6 +77,8 @@ export class TapChannel {
           record.texts = [];
           record.end = { error: 'too large to keep' };
         }
+        // The oldest streams go first when all of them together are too much to keep.
+        while (this.records.length > 1 && this.records.reduce((n, r) => n + r.size, 0) > 2 * MAX_CHARS) this.records.shift();
       } else if (m.kind === 'end') record.end = typeof m.error === 'string' ? { error: m.error } : {};
     }
     this.changed(record);
