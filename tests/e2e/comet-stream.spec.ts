@@ -1,4 +1,5 @@
 import { expect, test } from '@playwright/test';
+import { linkCitations } from '../../lib/page/dom/cite-links';
 import { answerMarkdown } from '../sim/thread-json';
 import { startSimWorld, type SimWorld } from '../support/sim-harness';
 
@@ -31,9 +32,14 @@ test.describe('answers from the page’s ask stream', () => {
   });
   test.afterAll(async () => world?.harness.close());
 
+  /** The sim's last answer as the stream's final frame holds it, its [n] linked to the sources as comet-relay gives it. */
   const lastAnswer = () => {
     const turn = world.site.threads()[0]?.turns.at(-1);
-    return answerMarkdown(turn?.script.answer ?? [], turn?.script.sources ?? [], Number.POSITIVE_INFINITY);
+    const sources = turn?.script.sources ?? [];
+    return linkCitations(
+      answerMarkdown(turn?.script.answer ?? [], sources, Number.POSITIVE_INFINITY),
+      sources.map((s) => s.url),
+    );
   };
 
   test('comet_wait returns the stream’s Markdown exactly; comet_poll says it was read from the stream; the page’s reading of the same turn agrees', async () => {
@@ -53,8 +59,12 @@ test.describe('answers from the page’s ask stream', () => {
     await world.page.reload();
     await expect.poll(async () => ((await world.call('comet_poll')).raw as Structured).structuredContent.answerSource).toBe('page');
     const painted = ((await world.call('comet_poll')).raw as Structured).structuredContent;
-    // Citations differ in form only: [1] in the Markdown, the chip's name ([reuters], [wikipedia +1]) on the page.
-    const words = (s: string) => s.replace(/\[[^\]]*\]|[*#`>_-]/g, ' ').replace(/\s+/g, ' ').trim();
+    // Citations differ in form only: [1](url) in the Markdown, the chip's name ([reuters], [wikipedia +1]) on the page.
+    const words = (s: string) =>
+      s
+        .replace(/\[[^\]]*\](\([^)]*\))?|[*#`>_-]/g, ' ')
+        .replace(/\s+/g, ' ')
+        .trim();
     expect(words(painted.response)).toBe(words(markdown));
   });
 

@@ -4,6 +4,7 @@ import type { WaitOutcome } from '../answer/observer';
 import { questionKey, questionMatch } from '../answer/question';
 import { AskStream, type StreamRequest } from './ask-stream';
 import type { TapChannel, TapRecord } from './tap-channel';
+import { linkCitations } from '../dom/cite-links';
 import { firstString } from '../dom/json-path';
 
 /**
@@ -68,7 +69,7 @@ export class StreamReading {
     const s = this.forQuestion(result.questionText, 0, result.url);
     if (!s?.readable()) return result;
     const state = s.state();
-    const response = s.markdown();
+    const response = linked(s);
     if (state === 'working' && !response && result.status !== 'working') return result; // nothing yet the page does not show
     const steps = s.steps();
     const { unconfirmed: _u, stopped: _s, ...rest } = result;
@@ -113,7 +114,7 @@ export class StreamReading {
 
   /** A wait's outcome from a stream that ended (whenDone), cut to `maxLength` like the page's. */
   outcome(s: AskStream, base: { turnIndex: number; url: string; started: number }, maxLength?: number): WaitOutcome & { answerSource: typeof STREAM_SOURCE } {
-    const whole = s.markdown();
+    const whole = linked(s);
     const cut = maxLength !== undefined && whole.length > maxLength;
     return {
       status: s.state() === 'stopped' ? 'stopped' : 'completed',
@@ -151,6 +152,11 @@ export class StreamReading {
       console.warn(`comet-relay: the page's ask stream has a frame shape ${stream.reader.name} does not know (${stream.unknown}); its turns are read from the page`);
     }
   }
+}
+
+/** The stream's Markdown with its `[n]` citations linked to its sources, as the thread JSON's answers are. */
+function linked(s: AskStream): string {
+  return linkCitations(s.markdown(), s.sources().map((x) => x.url));
 }
 
 /** Whether the page at `url` names the stream's thread (its slug or id) in its path. */

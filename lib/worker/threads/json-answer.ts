@@ -1,4 +1,5 @@
 import type { ThreadJsonReader } from '../../selectors/thread-schema';
+import { linkCitations } from '../../page/dom/cite-links';
 import { firstString, pick, strings } from '../../page/threads/json-path';
 import { RelayError } from '../../protocol/errors';
 import { threadIdOfUrl } from '../../protocol/threads/thread-ids';
@@ -51,13 +52,7 @@ const fingerprint = (text: string | undefined) => (text ?? '').replace(/\s+/g, '
 /** The most turns whose answers are kept (one thread's few and a few more): the map stays small however long the worker lives. */
 const KEPT_ANSWERS = 200;
 
-/** `[n]` citations turned into Markdown links to the n-th source (citations already linked stay). */
-export function linkCitations(markdown: string, urls: readonly (string | undefined)[]): string {
-  return markdown.replace(/\[(\d{1,3})\](?!\()/g, (whole, n: string) => {
-    const url = urls[Number(n) - 1];
-    return url ? `[${n}](${url})` : whole;
-  });
-}
+export { linkCitations };
 
 /**
  * What the thread JSON says of one turn's entry, for a turn whose page shows no sign of its state
