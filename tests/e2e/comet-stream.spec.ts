@@ -1,4 +1,7 @@
+import fs from 'node:fs';
+import path from 'node:path';
 import { expect, test } from '@playwright/test';
+import { realCapturesFolder } from '../support/real-captures';
 import { linkCitations } from '../../lib/page/dom/cite-links';
 import { answerMarkdown } from '../sim/thread-json';
 import { startSimWorld, type SimWorld } from '../support/sim-harness';
@@ -87,5 +90,26 @@ test.describe('answers from the page’s ask stream', () => {
     await expect
       .poll(async () => ((await world.call('comet_poll')).raw as Structured).structuredContent, { timeout: 15_000 })
       .toMatchObject({ status: 'completed', stopped: true, answerSource: 'stream' });
+  });
+
+  test('a real stream of the live site (2026-08-04, from COMET_REAL_PERPLEXITY) through the tap in Chromium: comet_wait returns its final text', async () => {
+    const folder = realCapturesFolder();
+    test.skip('skip' in folder, 'skip' in folder ? folder.skip : '');
+    if (!('dir' in folder)) return;
+    const bytes = fs.readFileSync(path.join(folder.dir, 'sse-perplexity-ask-perplexity-client-complete-2026-08-04.sse'), 'utf8');
+    // The page's fetch of its stream answered with the captured bytes, as they are (the sim still draws its own answer).
+    const real = 'https://www.perplexity.ai/rest/sse/perplexity_ask';
+    await world.harness.context.route(real, (route) => route.fulfill({ status: 200, contentType: 'text/event-stream', body: bytes }));
+    try {
+      await world.call('comet_ask', { prompt: 'what is the capital of Australia', newChat: true });
+      const waited = await world.call('comet_wait', { timeout: 60_000 });
+      expect(waited.isError, waited.text).toBe(false);
+      // Our own words about the capture: its answer opens so, and links its first citation to its first source.
+      expect(waited.text).toMatch(/^The capital of Australia is \*\*Canberra\*\*\.\[1\]\(https:\/\/www\.britannica\.com\/place\/Australia\)/);
+      const sources = await world.call('comet_get_sources');
+      expect(sources.text).toMatch(/^Sources \(\d+\):\n\n1\. Australia \| History, Cities, Population, Capital, Map, & Facts\n {3}https:\/\/www\.britannica\.com\/place\/Australia/);
+    } finally {
+      await world.harness.context.unroute(real);
+    }
   });
 });
