@@ -274,7 +274,7 @@ export function createPageDriver(win: Window, catalog: SelectorCatalog = new Sel
           if (UNFINISHED.has(outcome.status) && handedOver !== undefined && outcome.turnIndex === handedOver) watcher.follow(handedOver);
           return noted(outcome);
         });
-        const settled = viaStream ? Promise.race([preferStream(viaPage, viaStream, () => streams?.forQuestion(binding?.questionKey ?? '', 0)), viaStream.then((o) => o ?? never<WaitOutcome>())]) : viaPage;
+        const settled = viaStream ? Promise.race([preferStream(viaPage, viaStream, () => streams?.forQuestion(binding?.questionKey ?? '', 0, doc.location?.href)), viaStream.then((o) => o ?? never<WaitOutcome>())]) : viaPage;
         return settled.finally(() => {
           options.signal?.removeEventListener('abort', stopInner);
           inner.abort();
