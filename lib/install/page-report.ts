@@ -70,6 +70,13 @@ export function formatPageReport(d: PageDiagnosis): { text: string; ok: boolean 
     lines.push(d.repair.notice, `  ${d.repair.name}, reading only:`);
     for (const p of d.repair.probes) lines.push(`  ${p.matched ? '✔' : '✘'} ${p.probe} — ${p.matched ? `${p.count} element${p.count === 1 ? '' : 's'} (${p.selector})` : 'no match'}`);
   }
+  if (d.stream) {
+    // The page's own ask streams (issue 30): read in place of the page where they can be.
+    const s = d.stream;
+    const seen = `${s.streams} stream${s.streams === 1 ? '' : 's'} seen${s.reader ? `, read with ${s.reader}` : ''}`;
+    lines.push(s.tap ? `✔ ask stream — the tap is connected, ${seen}` : '· ask stream — the tap did not answer (blocked, or the page loaded before the extension): turns are read from the page');
+    if (s.unknown) lines.push(`✘ ask stream — a frame shape the reader does not know: ${s.unknown}; turns are read from the page and the thread JSON. Add an ask-stream-reader pack that knows it (comet-relay selectors show ask-stream-2026-08).`);
+  }
   const ok = d.confident && missedEssential.length === 0;
   if (!ok) {
     lines.push(

@@ -2,8 +2,10 @@ import { z } from 'zod';
 import { SELECTOR_SET_KIND } from '../protocol/ports';
 import { BUILT_IN_SOURCES } from '../selectors';
 import { ACCOUNT_JSON_READERS } from '../selectors/account-json';
-import { ACCOUNT_JSON_READER_KIND, LIBRARY_JSON_READER_KIND, THREAD_JSON_READER_KIND, THREAD_PAGE_READER_KIND } from '../selectors/reader-shelf';
+import { ACCOUNT_JSON_READER_KIND, ASK_STREAM_READER_KIND, LIBRARY_JSON_READER_KIND, THREAD_JSON_READER_KIND, THREAD_PAGE_READER_KIND } from '../selectors/reader-shelf';
 import { LIBRARY_JSON_READERS, LibraryJsonReaderSchema } from '../selectors/library/library-json';
+import { ASK_STREAM_READERS } from '../selectors/stream/ask-stream';
+import { AskStreamReaderSchema } from '../selectors/stream/stream-schema';
 import { Candidates, Pattern, type SelectorSet, SelectorSetSchema, SelectorSetShape } from '../selectors/schema';
 import { THREAD_JSON_READERS } from '../selectors/thread-json';
 import { THREAD_PAGE_READERS } from '../selectors/thread-page';
@@ -133,6 +135,7 @@ export const threadPageReaderKind = readerKind(THREAD_PAGE_READER_KIND, 'thread 
 export const threadJsonReaderKind = readerKind(THREAD_JSON_READER_KIND, 'thread JSON reader', ThreadJsonReaderSchema, THREAD_JSON_READERS, 'thread-json-2027-01');
 export const accountJsonReaderKind = readerKind(ACCOUNT_JSON_READER_KIND, 'account JSON reader', AccountJsonReaderSchema, ACCOUNT_JSON_READERS, 'account-json-2027-01');
 export const libraryJsonReaderKind = readerKind(LIBRARY_JSON_READER_KIND, 'library JSON reader', LibraryJsonReaderSchema, LIBRARY_JSON_READERS, 'library-json-2027-01');
+export const askStreamReaderKind = readerKind(ASK_STREAM_READER_KIND, 'ask stream reader', AskStreamReaderSchema, ASK_STREAM_READERS, 'ask-stream-2027-01');
 
 /** Every kind a pack may have, by its `kind`. */
 export const PACK_KINDS: Readonly<Record<string, PackKind>> = {
@@ -141,6 +144,7 @@ export const PACK_KINDS: Readonly<Record<string, PackKind>> = {
   [THREAD_JSON_READER_KIND]: threadJsonReaderKind as PackKind,
   [ACCOUNT_JSON_READER_KIND]: accountJsonReaderKind as PackKind,
   [LIBRARY_JSON_READER_KIND]: libraryJsonReaderKind as PackKind,
+  [ASK_STREAM_READER_KIND]: askStreamReaderKind as PackKind,
 };
 
 /** One thread reader kind in use, for `doctor`, `selectors list` and the side panel. */
@@ -154,7 +158,7 @@ export interface ReaderInUse {
 
 /** Which reader of each kind the tabs use, given the packs added (any kinds, in order); the rule of lib/selectors/reader-shelf.ts. */
 export function readersInUse(added: readonly { kind: string; name: string; source: string }[]): ReaderInUse[] {
-  return [threadPageReaderKind, threadJsonReaderKind, accountJsonReaderKind, libraryJsonReaderKind].map((k) => {
+  return [threadPageReaderKind, threadJsonReaderKind, accountJsonReaderKind, libraryJsonReaderKind, askStreamReaderKind].map((k) => {
     const pick = added.find((a) => a.kind === k.kind);
     return { kind: k.kind, noun: k.noun, name: pick?.name ?? (k.builtInNames()[0] as string), source: pick?.source ?? 'built-in' };
   });

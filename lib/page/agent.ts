@@ -3,11 +3,14 @@ import { RelayError } from '../protocol/errors';
 import type { Envelope } from '../protocol/messages';
 import { PAGE_PORT, type PageReady, SELECTOR_SET_KIND } from '../protocol/ports';
 import { SelectorCatalog } from '../selectors/catalog';
-import { THREAD_JSON_READER_KIND, THREAD_PAGE_READER_KIND } from '../selectors/reader-shelf';
+import { ASK_STREAM_READER_KIND, THREAD_JSON_READER_KIND, THREAD_PAGE_READER_KIND } from '../selectors/reader-shelf';
+import { ASK_STREAM_ENDPOINTS } from '../selectors/stream/endpoints';
+import type { AskStreamReader } from '../selectors/stream/stream-schema';
 import { lazyDriver, pageHandlers, recognisedSet } from './handlers';
 import { offerKitHook } from './kit-registry';
 import { applyPacks, readerApplier, selectorSetApplier } from './packs';
 import { threadReaders } from './checkpoints/thread-readers';
+import { TapChannel } from './stream/tap-channel';
 
 /**
  * The content script's side of the page port: says which page this is (and which kits it holds),
@@ -18,7 +21,10 @@ import { threadReaders } from './checkpoints/thread-readers';
 export function startPageAgent(catalog = new SelectorCatalog()): void {
   const driver = lazyDriver(window, catalog);
   const handlers = new Map(Object.entries(pageHandlers(window, catalog, driver)));
-  const kits = offerKitHook(globalThis, { win: window, driver, catalog, readers: threadReaders }, (more) => {
+  // The page's own ask streams, as the main-world tap sees them (lib/page/stream/tap.ts): kept raw until the ask kit reads them.
+  const tap = new TapChannel();
+  tap.connect(window);
+  const kits = offerKitHook(globalThis, { win: window, driver, catalog, readers: threadReaders, tap }, (more) => {
     for (const [method, handler] of Object.entries(more)) handlers.set(method, handler);
   });
   let port: ReturnType<typeof browser.runtime.connect> | undefined;
@@ -28,6 +34,11 @@ export function startPageAgent(catalog = new SelectorCatalog()): void {
     [SELECTOR_SET_KIND]: selectorSetApplier(catalog),
     [THREAD_PAGE_READER_KIND]: readerApplier(threadReaders, THREAD_PAGE_READER_KIND),
     [THREAD_JSON_READER_KIND]: readerApplier(threadReaders, THREAD_JSON_READER_KIND),
+    [ASK_STREAM_READER_KIND]: (packs: Parameters<ReturnType<typeof readerApplier>>[0]) => {
+      readerApplier(threadReaders, ASK_STREAM_READER_KIND)(packs);
+      // The tap watches the added reader's endpoints, or the built-in ones again once it is removed.
+      tap.watch((packs[0]?.item as AskStreamReader | undefined)?.endpoints ?? ASK_STREAM_ENDPOINTS);
+    },
   };
 
   const ready = (): PageReady => {

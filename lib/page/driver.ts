@@ -9,6 +9,7 @@ import { cutPoll, poll, signMiss, type PollResult, readTurn, requireTurns } from
 import { type StopResult, stop } from './answer/stop';
 import { turnCountOf, turnsOf } from './dom/turns';
 import { ReadCache } from './answer/read-cache';
+import type { StreamReading } from './stream/stream-reading';
 
 /**
  * The content script's whole view of the page: one object, one watcher, lazily chosen selector
@@ -57,7 +58,7 @@ export interface PageDriver {
   activeSet(): SelectorSet;
   poll(params?: { maxLength?: number }): Promise<PollResult>;
   /** One ask at a time per page (two sessions in one tab must not type into each other's prompt), by `path`, the ask kit's. */
-  ask(params: AskCallParams, path: AskPath, options?: { signal?: AbortSignal; onProgress?: (message: string) => void }): Promise<AskHandle>;
+  ask(params: AskCallParams, path: AskPath, options?: Pick<AskOptions, 'signal' | 'onProgress' | 'streamTook'>): Promise<AskHandle>;
   wait(params?: WaitCallParams, options?: WaitCallOptions): Promise<WaitOutcome>;
   stop(): Promise<StopResult>;
   content(params?: { maxLength?: number }): Promise<PageContent>;
@@ -79,6 +80,10 @@ export interface PageDriver {
   useRepair(repair: ReadingRepair | null): void;
   /** The repair in use on the page's current URL. */
   repairInUse(): ReadingRepair | null;
+  /** Reads turns from the page's own ask streams from now on (the ask kit brings it: lib/page/stream/stream-reading.ts). */
+  useStreams(reading: StreamReading): void;
+  /** The stream reading in use, or null (the ask kit is not loaded: every turn is read from the page). */
+  streams(): StreamReading | null;
 }
 
 export interface ReadingRepair {
@@ -132,6 +137,9 @@ export function createPageDriver(win: Window, catalog: SelectorCatalog = new Sel
   const ctx = (): PageContext => ({ win, doc, set: set(), waitFor: watcher.waitFor });
   const readCtx = (): PageContext => ({ win, doc, set: readSet(), waitFor: watcher.waitFor });
   let lastAsk: AskHandle | null = null;
+  let streams: StreamReading | null = null;
+  /** comet_poll with what the turn's own stream says, where it has a readable one (issue 30). */
+  const streamed = (result: PollResult): PollResult => (streams ? streams.poll(result) : result);
   /** Settles when the ask in progress (and every one queued before it) is done. */
   let askQueue: Promise<void> = Promise.resolve();
 
@@ -178,13 +186,17 @@ export function createPageDriver(win: Window, catalog: SelectorCatalog = new Sel
       repair = next;
     },
     repairInUse: repairHere,
+    useStreams: (reading) => {
+      streams = reading;
+    },
+    streams: () => streams,
     run: guard,
     selectorSet() {
       const c = choose();
       return { name: c.set.name, source: catalog.sourceOf(c.set), probe: c.probe };
     },
     activeSet: set,
-    poll: (params = {}) => guard('poll', async () => noted(cutPoll(stoppedHere(await reads.read('poll', readSet(), () => poll(readCtx()))), params.maxLength))),
+    poll: (params = {}) => guard('poll', async () => noted(cutPoll(streamed(stoppedHere(await reads.read('poll', readSet(), () => poll(readCtx())))), params.maxLength))),
     ask: (params, path, options = {}) =>
       guard('ask', async () => {
         const previous = askQueue;
@@ -224,7 +236,13 @@ export function createPageDriver(win: Window, catalog: SelectorCatalog = new Sel
         const binding = bindingOf(params, ownAsk);
         // The wait watches from here, for its caller only: cancelled, nothing is left watching.
         const handedOver = watcher.stopFollowing();
-        return waitForAnswer(
+        // A bound turn whose own stream ends answers at that end (issue 30); the page's wait runs beside it and decides when the stream cannot.
+        const inner = new AbortController();
+        const stopInner = () => inner.abort();
+        options.signal?.addEventListener('abort', stopInner, { once: true });
+        const started = Date.now();
+        const viaStream = streamOutcome(streams, binding, ownAsk, inner.signal, started, params.maxLength, () => doc.location?.href ?? '')?.then((o) => (o ? noted(o) : null));
+        const viaPage = waitForAnswer(
           watcher,
           async (turnIndex, maxLength) => {
             const t = await readTurn(readCtx(), turnIndex, maxLength === undefined ? {} : { maxLength });
@@ -246,7 +264,7 @@ export function createPageDriver(win: Window, catalog: SelectorCatalog = new Sel
             ...(baselineUrl ? { baselineUrl } : {}),
             timeoutMs: params.timeoutMs ?? 120000,
             stallMs: params.stallMs ?? 10000,
-            ...(options.signal ? { signal: options.signal } : {}),
+            signal: inner.signal,
             ...(params.maxLength !== undefined ? { maxLength: params.maxLength } : {}),
             onStep: (text, steps) => options.onProgress?.({ message: text, steps }),
             missOf: (answer, url) => signMiss(set(), url, answer),
@@ -255,6 +273,11 @@ export function createPageDriver(win: Window, catalog: SelectorCatalog = new Sel
           // Its caller got an answer while the asked turn goes on (a loop of short waits): follow it again.
           if (UNFINISHED.has(outcome.status) && handedOver !== undefined && outcome.turnIndex === handedOver) watcher.follow(handedOver);
           return noted(outcome);
+        });
+        const settled = viaStream ? Promise.race([preferStream(viaPage, viaStream, () => streams?.forQuestion(binding?.questionKey ?? '', 0, doc.location?.href)), viaStream.then((o) => o ?? never<WaitOutcome>())]) : viaPage;
+        return settled.finally(() => {
+          options.signal?.removeEventListener('abort', stopInner);
+          inner.abort();
         });
       }),
     stop: () => guard('stop', () => stop(ctx(), watcher)),
@@ -269,6 +292,49 @@ function bindingOf(params: WaitCallParams, lastAsk: AskHandle | null): WaitBindi
   }
   if (params.afterTurn !== undefined || !lastAsk) return undefined;
   return { turnIndex: lastAsk.turnIndex, conversationUrl: lastAsk.conversationUrl, questionKey: lastAsk.questionKey };
+}
+
+/**
+ * A bound wait's answer from its turn's stream: resolves when that stream ends (completed or stopped), and with
+ * null when there is none before the wait ends, or it is cut or unreadable (the page's wait answers then). Null
+ * (no promise) without a binding or a reading.
+ */
+function streamOutcome(
+  streams: StreamReading | null,
+  binding: WaitBinding | undefined,
+  ownAsk: AskHandle | null,
+  signal: AbortSignal,
+  started: number,
+  maxLength: number | undefined,
+  url: () => string,
+): Promise<WaitOutcome | null> | null {
+  if (!streams || !binding) return null;
+  // Asked through us: only a stream that started with this ask or after it.
+  const since = ownAsk && ownAsk.questionKey === binding.questionKey ? ownAsk.submittedAt - 1000 : 0;
+  return streams.whenDone(binding.questionKey, since, signal, url).then((s) => (s ? streams.outcome(s, { turnIndex: binding.turnIndex, url: url(), started }, maxLength) : null));
+}
+
+const never = <T>() => new Promise<T>(() => {});
+/** How long a page that drew the turn's end waits for the end of the turn's stream, still open, before the page's reading stands. */
+const STREAM_GRACE_MS = 3000;
+
+/**
+ * The page's wait, except that a turn it calls completed while the turn's own stream is still open and readable is
+ * answered by that stream's end (the site's own word; the paint is never ahead of it on the live site), or by the
+ * page's reading if the stream is cut, or has not ended within STREAM_GRACE_MS.
+ */
+function preferStream(viaPage: Promise<WaitOutcome>, viaStream: Promise<WaitOutcome | null>, live: () => ReturnType<StreamReading['forQuestion']> | undefined): Promise<WaitOutcome> {
+  return viaPage.then((outcome) => {
+    const s = outcome.status === 'completed' ? live() : null;
+    if (!s?.readable() || s.state() !== 'working') return outcome;
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const late = new Promise<null>((resolve) => {
+      timer = setTimeout(() => resolve(null), STREAM_GRACE_MS);
+    });
+    return Promise.race([viaStream, late])
+      .then((o) => o ?? outcome)
+      .finally(() => clearTimeout(timer));
+  });
 }
 
 /** Resolves once `previous` settles; rejects with CANCELLED if the signal fires first. */

@@ -3,6 +3,7 @@ import type { SelectorCatalog } from '../selectors/catalog';
 import type { ReaderShelf } from '../selectors/reader-shelf';
 import type { PageDriver } from './driver';
 import type { HandlerContext } from './handlers';
+import type { TapChannel } from './stream/tap-channel';
 
 /**
  * Both ends of the content script's on-demand parts (lib/protocol/page/page-kits.ts explains them).
@@ -23,6 +24,8 @@ export interface PageKitHost {
   catalog: SelectorCatalog;
   /** The thread readers in use (built-in, or added as files), the page script's own. */
   readers: ReaderShelf;
+  /** The page's ask streams as the tap sent them (lib/page/stream/tap-channel.ts); absent in a page script of an older build. */
+  tap?: TapChannel;
 }
 
 export type KitFactory = (host: PageKitHost) => KitHandlers;

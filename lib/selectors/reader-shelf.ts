@@ -13,7 +13,9 @@ export const THREAD_JSON_READER_KIND = 'thread-json-reader';
 export const ACCOUNT_JSON_READER_KIND = 'account-json-reader';
 /** The library's endpoints and fields (lib/selectors/library/library-json.ts): a changed endpoint is a pack, not a release. */
 export const LIBRARY_JSON_READER_KIND = 'library-json-reader';
-export const READER_KINDS = [THREAD_PAGE_READER_KIND, THREAD_JSON_READER_KIND, ACCOUNT_JSON_READER_KIND, LIBRARY_JSON_READER_KIND] as const;
+/** Where the page's own answer stream is and how its frames read (lib/selectors/stream/ask-stream.ts). */
+export const ASK_STREAM_READER_KIND = 'ask-stream-reader';
+export const READER_KINDS = [THREAD_PAGE_READER_KIND, THREAD_JSON_READER_KIND, ACCOUNT_JSON_READER_KIND, LIBRARY_JSON_READER_KIND, ASK_STREAM_READER_KIND] as const;
 export type ReaderKind = (typeof READER_KINDS)[number];
 
 export interface ShelvedReader<R> {

@@ -9,10 +9,11 @@ interface SimEvent {
 /**
  * When the simulated page finished the answer to an ask made at or after `since`: the `at` of the
  * last `answer-finished` in `window.__sim.events` (Date.now() in the page, right after the DOM
- * changed). Read from the page's main world, where the simulator keeps its hook.
+ * changed), or of the last `ask-stream-ended` (the page's own read of the turn's ask stream reached
+ * its end). Read from the page's main world, where the simulator keeps its hook.
  */
-export async function answerFinishedAt(page: Page, since: number): Promise<number | undefined> {
+export async function answerFinishedAt(page: Page, since: number, type: 'answer-finished' | 'ask-stream-ended' = 'answer-finished'): Promise<number | undefined> {
   const events = await page.evaluate(() => (window as unknown as { __sim?: { events: SimEvent[] } }).__sim?.events ?? []);
-  const finished = events.filter((e) => e.type === 'answer-finished' && e.at >= since);
+  const finished = events.filter((e) => e.type === type && e.at >= since);
   return finished.at(-1)?.at;
 }

@@ -15,6 +15,8 @@ export interface WaitLatencyOptions {
   tag?: string;
   newChatEvery?: number;
   label: string;
+  /** From what the page had: the answer drawn (default) or, issue 30, the end of its ask stream. */
+  from?: 'answer-finished' | 'ask-stream-ended';
 }
 
 export interface WaitLatencies {
@@ -45,8 +47,8 @@ export async function measureOurWait(world: SimWorld, options: WaitLatencyOption
       throw new Error(`comet_wait returned an answer to another question:\n${text.slice(0, 300)}`);
     }
     const json = (raw._meta?.[TRACE_META] as Record<string, number> | undefined)?.json;
-    const finishedAt = await answerFinishedAt(world.page, since);
-    if (finishedAt === undefined) throw new Error(`no answer-finished event in the page for "${prompt}"`);
+    const finishedAt = await answerFinishedAt(world.page, since, options.from);
+    if (finishedAt === undefined) throw new Error(`no ${options.from ?? 'answer-finished'} event in the page for "${prompt}"`);
     latencies.push(returnedAt - finishedAt);
     if (json !== undefined) {
       jsonFetchMs.push(json);

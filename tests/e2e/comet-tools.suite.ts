@@ -13,10 +13,13 @@ export function defineCometToolSuite(
   generation: 'A' | 'B',
   language: SimLanguage = 'en',
   layout?: ThreadLayout,
-  /** `dictation`: the composer's dictation is on throughout ("Stop dictation", with the stop control's icon, beside it). */
-  options: { dictation?: boolean } = {},
+  /**
+   * `dictation`: the composer's dictation is on throughout ("Stop dictation", with the stop control's icon, beside it).
+   * `askStream: false`: the page's answers come without its ask stream (the paint-only path: SimOptions.askStream).
+   */
+  options: { dictation?: boolean; askStream?: boolean } = {},
 ): void {
-  const where = `${language === 'en' ? '' : ` in ${language}`}${layout ? `, ${layout} layout` : ''}${options.dictation ? ', dictation on' : ''}`;
+  const where = `${language === 'en' ? '' : ` in ${language}`}${layout ? `, ${layout} layout` : ''}${options.dictation ? ', dictation on' : ''}${options.askStream === false ? ', no ask stream' : ''}`;
   test.describe(`comet_* tools on generation ${generation}${where}`, () => {
     test.describe.configure({ mode: 'serial' });
     let world: SimWorld;
@@ -27,6 +30,7 @@ export function defineCometToolSuite(
         language,
         ...(layout ? { layout } : {}),
         ...(options.dictation ? { dictation: true } : {}),
+        ...(options.askStream === false ? { askStream: false } : {}),
         clientName: `e2e-${generation}-${language}`,
       });
     });

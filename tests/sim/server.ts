@@ -80,9 +80,14 @@ export async function startSimServer(options: SimServerOptions = {}): Promise<Si
           body: chunks.length ? Buffer.concat(chunks).toString('utf8') : undefined,
           headers: Object.fromEntries(Object.entries(req.headers).map(([k, v]) => [k, Array.isArray(v) ? v.join(', ') : (v ?? '')])),
         })
-        .then((r) => {
+        .then(async (r) => {
           res.writeHead(r.status, { 'content-type': r.contentType, ...(r.headers ?? {}) });
-          res.end(req.method === 'HEAD' ? undefined : r.body);
+          if (r.stream && req.method !== 'HEAD') {
+            // Each piece as it happens (the ask stream); the page's abort closes the connection and ends it.
+            res.flushHeaders();
+            await r.stream((text) => res.write(text), () => res.destroyed || res.writableEnded);
+          }
+          res.end(req.method === 'HEAD' || r.stream ? undefined : r.body);
         })
         .catch((err: unknown) => {
           res.writeHead(500, { 'content-type': 'text/plain' });

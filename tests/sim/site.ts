@@ -18,6 +18,7 @@ import { TASK_CSS } from './tasks/task-styles';
 import { interactionIdOf } from './tasks/task-paths';
 import { type RateLimit, taskRoutes } from './tasks/task-routes';
 import { type LibrarySeed, SimLibrary } from './library';
+import { playAskStream } from './ask-stream';
 import { SIM_LAYOUTS } from './types';
 import type {
   AskRequest,
@@ -77,6 +78,12 @@ export interface SimOptions {
   dictation?: boolean;
   /** Seed the library (library.ts) at start; without it the library is empty until `site.library.seed()`. */
   library?: LibrarySeed;
+  /**
+   * Answers come through the page's own fetch of the ask stream (`POST /rest/sse/perplexity_ask`, ask-stream.ts),
+   * as on the live site, and Stop posts `/rest/sse/perplexity_terminate`. Default on (`COMET_SIM_STREAM=off` turns it
+   * off); off, the page plays answers from the ask's reply alone (the paint-only path). A page's URL can say `?stream=off`.
+   */
+  askStream?: boolean;
 }
 
 export interface SimRequest {
@@ -93,6 +100,11 @@ export interface SimResponse {
   contentType: string;
   body: string | Buffer;
   headers?: Record<string, string>;
+  /**
+   * A body written as it happens (the ask stream, ask-stream.ts): the HTTP server (server.ts) sends each piece at
+   * once; Playwright's routing (playwright.ts), which can only answer whole, answers when the stream has ended.
+   */
+  stream?: (write: (text: string) => void, closed: () => boolean) => Promise<void>;
 }
 
 export interface SimSite {
@@ -102,6 +114,8 @@ export interface SimSite {
   setSpeed(speed: number): void;
   /** The layout of threads created from now on (existing ones keep theirs). */
   setLayout(layout: SimLayout): void;
+  /** Answers through the ask stream or not, in pages loaded from now on (SimOptions.askStream). */
+  setAskStream(on: boolean): void;
   /** Dictation on or off in pages loaded from now on (SimOptions.dictation). */
   setDictation(on: boolean): void;
   readonly generation: Generation;
@@ -195,6 +209,7 @@ export function createSimSite(options: SimOptions = {}): SimSite {
   let generation: Generation = options.generation ?? 'B';
   let scenario = options.scenario ?? 'short';
   let dictation = options.dictation ?? false;
+  let askStream = options.askStream ?? process.env.COMET_SIM_STREAM !== 'off';
   let speed = options.speed ?? 1;
   const now = options.clock ?? Date.now;
   const language = options.language ?? 'en';
@@ -360,6 +375,7 @@ export function createSimSite(options: SimOptions = {}): SimSite {
       hooks,
       scenario,
       dictation: dictationFor(url),
+      askStream: url?.searchParams.get('stream') === 'off' ? false : url?.searchParams.get('stream') === 'on' ? true : askStream,
       speed,
       now: now(),
       page,
@@ -437,6 +453,26 @@ export function createSimSite(options: SimOptions = {}): SimSite {
     const turn = thread?.turns[req.turn ?? -1];
     if (!thread || !turn) return json(404, { error: 'no such turn' });
     return { req, thread, turn };
+  }
+
+  /** The page's fetch of its answer stream: `{ query_str, params: { frontend_uuid, thread, turn } }` (thread and turn are the sim's). */
+  function askStreamOf(body: string | undefined): SimResponse {
+    let params: { thread?: string; turn?: number } = {};
+    try {
+      params = (JSON.parse(body ?? '') as { params?: typeof params }).params ?? {};
+    } catch {
+      return json(400, { error: 'body must be JSON' });
+    }
+    const thread = params.thread ? findThread(params.thread) : undefined;
+    const turn = thread?.turns[params.turn ?? -1];
+    if (!thread || !turn) return json(404, { error: 'no such turn' });
+    return {
+      status: 200,
+      contentType: 'text/event-stream; charset=utf-8',
+      body: '',
+      headers: { 'cache-control': 'no-cache' },
+      stream: (write, closed) => playAskStream({ thread, turn, now, origin: SIM_ORIGIN, sleep, write, closed }),
+    };
   }
 
   function stop(body: string | undefined): SimResponse {
@@ -525,6 +561,8 @@ export function createSimSite(options: SimOptions = {}): SimSite {
     if (fromLibrary) return fromLibrary;
     const task = await tasks.handle(method, url, req);
     if (task) return task;
+    if (path === '/rest/sse/perplexity_ask' && method === 'POST') return askStreamOf(req.body);
+    if (path === '/rest/sse/perplexity_terminate' && method === 'POST') return json(200, { status: 'success' });
     if (path.startsWith('/_sim/api/')) {
       const api = path.slice('/_sim/api/'.length);
       if (api === 'ask' && method === 'POST') return ask(req.body);
@@ -572,6 +610,9 @@ export function createSimSite(options: SimOptions = {}): SimSite {
     },
     setDictation(on: boolean) {
       dictation = on;
+    },
+    setAskStream(on: boolean) {
+      askStream = on;
     },
     setSpeed(s: number) {
       if (!(s > 0)) throw new Error(`speed must be a positive number, got ${s}`);

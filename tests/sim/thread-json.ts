@@ -240,7 +240,7 @@ const answerItem = (turn: TurnData, value: string, streaming: boolean) => ({
 
 const SEARCH_MODE: Record<string, string> = { computer: 'ASI', 'deep-research': 'RESEARCH' };
 
-function entryJson(thread: ThreadData, turn: TurnData, now: number, origin: string) {
+export function entryJson(thread: ThreadData, turn: TurnData, now: number, origin: string) {
   const st = turnStateAt(turn, now);
   const computer = turn.mode === 'computer';
   const clarifying = turn.scenario === 'research-clarify';

@@ -216,6 +216,8 @@ export interface BootData {
    * `?dictation=on` in the page's URL): its microphone button shows "Stop dictation" with the stop icon.
    */
   dictation?: boolean;
+  /** Answers come through the page's fetch of the ask stream (SimOptions.askStream). */
+  askStream?: boolean;
   speed: number;
   /** Server clock at render time (the client corrects for any skew with it). */
   now: number;
@@ -247,7 +249,8 @@ export interface AskResponse {
 
 /** Window hook for tests and benchmarks (never used by the extension, which reads only the DOM). */
 export interface SimEvent {
-  type: 'turn-started' | 'step' | 'answer-finished' | 'stopped' | 'error' | 'waiting' | 'replied' | 'sleeping' | 'blocked' | 'files';
+  /** `ask-stream-ended`: the page's own read of a turn's ask stream reached its end (issue 30). */
+  type: 'turn-started' | 'step' | 'answer-finished' | 'ask-stream-ended' | 'stopped' | 'error' | 'waiting' | 'replied' | 'sleeping' | 'blocked' | 'files';
   turn: number;
   at: number;
 }

@@ -141,6 +141,37 @@ describe('ask', () => {
     expect(enters.map((e) => [e.key, e.metaKey, e.ctrlKey])).toEqual([['Enter', false, false]]);
   });
 
+  it('the page\'s own ask stream for the question confirms the page took it, whatever its turn\'s hooks (issue 30)', async () => {
+    loadFixture('A-home.html', 'https://www.perplexity.ai/');
+    exec = installExecCommand();
+    const composer = document.getElementById('ask-input') as HTMLElement;
+    const toolbar = document.querySelector('.toolbar') as HTMLElement;
+    let streamed = '';
+    composer.addEventListener('input', () => {
+      if (toolbar.querySelector('button')) return;
+      toolbar.innerHTML = '<button aria-label="Submit">Go</button>';
+      toolbar.querySelector('button')?.addEventListener('click', () => {
+        // A redesign: the new turn carries hooks no set knows; the page's stream for it opens.
+        streamed = composer.textContent ?? '';
+        setTimeout(() => document.body.insertAdjacentHTML('beforeend', `<section class="turn-2027"><p>${streamed}</p></section>`), 3);
+        composer.textContent = '';
+        toolbar.innerHTML = '';
+      });
+    });
+    const { ctx, watcher } = context();
+    const since = Date.now();
+    const seen: [string, number][] = [];
+    const handle = await ask(ctx, watcher, { prompt: 'What is new?' }, {
+      confirmMs: 2000,
+      streamTook: (key, at) => {
+        seen.push([key, at]);
+        return streamed === key;
+      },
+    });
+    expect(handle).toMatchObject({ turnIndex: 0, questionKey: 'What is new?' });
+    expect(seen.at(-1)?.[1]).toBeGreaterThanOrEqual(since);
+  });
+
   it('a page that does not take the prompt is an error, not a silent success', async () => {
     loadFixture('A-home.html', 'https://www.perplexity.ai/');
     exec = installExecCommand();

@@ -30,7 +30,7 @@ const LIB_LAYERS: Record<string, number> = {
 
 /** Sub-rooms of lib/page, lib/worker and components, bottom to top ('.' is the folder itself); equal layers may not import each other. */
 const SUB_LAYERS: Record<string, Record<string, number>> = {
-  'lib/page': { dom: 0, checkpoints: 1, answer: 2, composer: 3, '.': 4, threads: 5, kits: 5 },
+  'lib/page': { dom: 0, checkpoints: 1, answer: 2, stream: 3, composer: 3, '.': 4, threads: 5, kits: 5 },
   'lib/worker': { browser: 0, link: 1, threads: 1, calls: 2, panel: 3, '.': 4 },
   components: { common: 0, agents: 1, settings: 1, page: 1, '.': 2 },
 };

@@ -265,7 +265,7 @@ describe('doctor', () => {
     const report = await doctor({ ...s, listHosts: () => [host()], queryStatus: async () => status(), readPacks });
     expect(check(report, 'thread readers')).toMatchObject({
       ok: true,
-      detail: `thread page reader thread-page-2026-12 (built-in); thread JSON reader thread-json-2027-01 (from ${json}); account JSON reader account-json-2026-12 (built-in); library JSON reader library-json-2026-12 (built-in)`,
+      detail: `thread page reader thread-page-2026-12 (built-in); thread JSON reader thread-json-2027-01 (from ${json}); account JSON reader account-json-2026-12 (built-in); library JSON reader library-json-2026-12 (built-in); ask stream reader ask-stream-2026-08 (built-in)`,
     });
     // The selector sets line lists only selector sets.
     expect(check(report, 'selector sets').detail).toBe('built-in, and added in /h/selectors: gen-b-2026-12 (selector-set.gen-b-2026-12.json)');
@@ -345,6 +345,18 @@ describe('doctor --page', () => {
     });
     expect(text).toContain(notice);
     expect(text).toContain('  gen-b-2026-12-derived, reading only:\n  ✔ answer — 2 elements (div[data-flow-final-text])');
+  });
+
+  it('the page’s ask stream: the tap connected and what it saw, and a frame shape the reader does not know, named', () => {
+    const base = diagnosis([{ probe: 'composer', matched: true, count: 1, selector: '#ask-input' }]);
+    expect(formatPageReport({ ...base, stream: { tap: true, streams: 2, reader: 'ask-stream-2026-08' } }).text).toContain(
+      '✔ ask stream — the tap is connected, 2 streams seen, read with ask-stream-2026-08',
+    );
+    expect(formatPageReport({ ...base, stream: { tap: false, streams: 0 } }).text).toContain('· ask stream — the tap did not answer');
+    const unknown = formatPageReport({ ...base, stream: { tap: true, streams: 1, reader: 'ask-stream-2026-08', unknown: 'ask-stream-2026-08: frame 3 is not JSON (oops…)' } });
+    expect(unknown.text).toContain('✘ ask stream — a frame shape the reader does not know: ask-stream-2026-08: frame 3 is not JSON (oops…); turns are read from the page and the thread JSON.');
+    // The page is still read: an unknown stream is not a broken page.
+    expect(unknown.ok).toBe(true);
   });
 
   it('a missed essential probe, or no recognised set, fails and says how to report it', () => {

@@ -93,7 +93,7 @@ describe('data packs', () => {
     expect(parsePack({ kind: 'thread-reader' })).toEqual({
       ok: false,
       problems: [
-        'kind: kind is "thread-reader"; a data pack is a JSON object whose "kind" is one of "selector-set", "thread-page-reader", "thread-json-reader", "account-json-reader", "library-json-reader"',
+        'kind: kind is "thread-reader"; a data pack is a JSON object whose "kind" is one of "selector-set", "thread-page-reader", "thread-json-reader", "account-json-reader", "library-json-reader", "ask-stream-reader"',
       ],
     });
     expect(parsePack([1])).toMatchObject({ ok: false, problems: [expect.stringContaining('the file is not a JSON object')] });
@@ -195,6 +195,7 @@ describe('the worker’s pack store (the trust boundary)', () => {
         { kind: 'thread-json-reader', noun: 'thread JSON reader', name: 'thread-json-2026-12', source: 'built-in' },
         { kind: 'account-json-reader', noun: 'account JSON reader', name: 'account-json-2026-12', source: 'built-in' },
         { kind: 'library-json-reader', noun: 'library JSON reader', name: 'library-json-2026-12', source: 'built-in' },
+        { kind: 'ask-stream-reader', noun: 'ask stream reader', name: 'ask-stream-2026-08', source: 'built-in' },
       ],
       problems: [
         { source: '/s/broken.json', reason: 'not valid JSON' },

@@ -39,6 +39,11 @@ export interface AskOptions {
    * credits, no access). True ends the confirmation at once; the handle's turnIndex is then -1.
    */
   answeredOtherwise?: () => boolean;
+  /**
+   * Whether the page's own ask stream for this question (its key, lib/page/answer/question.ts) opened at or after
+   * `since` (issue 30): the page took the prompt, whatever its turn's hooks look like.
+   */
+  streamTook?: (key: string, since: number) => boolean;
 }
 
 const BUSY_WAIT_MS = 90_000;
@@ -207,7 +212,11 @@ export async function ask(
   const probe = () => {
     if (options.answeredOtherwise?.()) return { index: -1 };
     const index = askedTurn(ctx, before, key, composer);
-    return index === null ? null : { index };
+    if (index !== null) return { index };
+    // The page's own stream for this question opened: it took the prompt, as the turn after the ones it had (a new
+    // conversation's first) — a turn whose blocks the set does not recognise yet is still this one.
+    if (options.streamTook?.(key, submittedAt)) return { index: conversationKey(ctx.doc.location.href) === conversationKey(before.url) ? before.turnCount : 0 };
+    return null;
   };
   let found = await ctx.waitFor(probe, confirmMs, signal);
   // The composer emptied: the page took the prompt and its turn is slow to show (#11 of the 2026-12-02

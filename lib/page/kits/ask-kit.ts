@@ -2,6 +2,10 @@ import { ask } from '../composer/actions';
 import type { AskCallParams } from '../driver';
 import type { HandlerContext } from '../handlers';
 import type { KitHandlers, PageKitHost } from '../kit-registry';
+import { ASK_STREAM_READER_KIND } from '../../selectors/reader-shelf';
+import { ASK_STREAM_READERS } from '../../selectors/stream/ask-stream';
+import type { AskStreamReader } from '../../selectors/stream/stream-schema';
+import { StreamReading } from '../stream/stream-reading';
 
 /**
  * comet_ask's page side, loaded on demand (lib/protocol/page/page-kits.ts): typing into the page's
@@ -15,8 +19,19 @@ import type { KitHandlers, PageKitHost } from '../kit-registry';
  * mode kit (`modeAgain`, lib/protocol/page/page-methods.ts), never here: each kit carries its own
  * copy of the composer's typing.
  */
-export function askKit({ driver }: PageKitHost): KitHandlers {
+export function askKit({ driver, tap, readers }: PageKitHost): KitHandlers {
+  // From the first ask on, this tab's turns are read from the page's own ask streams where it has them (issue 30):
+  // every stream since the page loaded, which the page script kept raw for this.
+  if (tap && !driver().streams()) {
+    driver().useStreams(new StreamReading(tap, { reader: () => readers.pick(ASK_STREAM_READER_KIND, ASK_STREAM_READERS[0] as AskStreamReader).reader }));
+  }
   return {
-    'page.ask': async (params: AskCallParams, { signal, progress }: HandlerContext) => driver().ask(params, ask, { signal, onProgress: progress }),
+    'page.ask': async (params: AskCallParams, { signal, progress }: HandlerContext) =>
+      driver().ask(params, ask, {
+        signal,
+        onProgress: progress,
+        // The page's own stream for the question confirms the page took it (issue 30), beside its new turn.
+        streamTook: (key, since) => Boolean(driver().streams()?.forQuestion(key, since - 1000)),
+      }),
   };
 }

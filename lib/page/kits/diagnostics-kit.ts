@@ -7,11 +7,15 @@ import type { KitHandlers, PageKitHost } from '../kit-registry';
  * `page.capture` (`comet-relay capture`), what a person runs when the page is not understood;
  * loaded into a tab only when asked.
  */
-export function diagnosticsKit({ win, driver }: PageKitHost): KitHandlers {
+export function diagnosticsKit({ win, driver, tap }: PageKitHost): KitHandlers {
   return {
     'page.diagnose': async () =>
       driver().run('trying the probes', () => {
-        const diagnosis = diagnosePage(win.document, driver().activeSet(), driver().selectorSet());
+        const reading = driver().streams();
+        const read = reading?.all()[0]?.reader.name;
+        const unknown = reading?.unknownShape;
+        const stream = tap ? { stream: { tap: tap.heard, streams: tap.records.length, ...(read ? { reader: read } : {}), ...(unknown ? { unknown } : {}) } } : {};
+        const diagnosis = { ...diagnosePage(win.document, driver().activeSet(), driver().selectorSet()), ...stream };
         // A repair in use reads the page with probes of its own: they are tried too (lib/page/kits/repair-kit.ts).
         const repair = driver().repairInUse();
         if (!repair) return diagnosis;

@@ -97,9 +97,26 @@ export async function readSources(ctx: PageContext, opts: { expand?: boolean; op
   };
 }
 
+/**
+ * The last turn's sources from its own ask stream (issue 30): the final frame's `web_results`, in the order the
+ * answer numbers them, once that stream has ended whole; null otherwise (the page is read). A poll finds the turn.
+ */
+async function streamSources(driver: PageDriver): Promise<(SourcesResult & { answerSource: 'stream' }) | null> {
+  const streams = driver.streams();
+  if (!streams) return null;
+  // The last turn's own stream, bound as comet_poll binds it (its question, the thread in the URL).
+  const last = await driver.poll();
+  const s = last.lastTurnIndex < 0 ? null : streams.forQuestion(last.questionText, 0, last.url);
+  if (!s?.readable() || (s.state() !== 'completed' && s.state() !== 'stopped')) return null;
+  const sources = s.sources();
+  return sources.length ? { sources, grouped: 0, expanded: 0, fromTab: false, answerSource: 'stream' } : null;
+}
+
 /** comet_get_sources through the page's driver (its selector set, its error shaping). */
-export function sourcesThrough(driver: PageDriver, params: { expand?: boolean; openTab?: boolean } = {}): Promise<SourcesResult & { repair?: string }> {
+export function sourcesThrough(driver: PageDriver, params: { expand?: boolean; openTab?: boolean } = {}): Promise<SourcesResult & { repair?: string; answerSource?: 'stream' }> {
   return driver.run('reading sources', async () => {
+    const streamed = await streamSources(driver);
+    if (streamed) return streamed;
     const repair = driver.repairInUse();
     if (!repair) return readSources(driver.context(), params);
     // Through a repair, reading only: no citation is opened and no tab clicked by a derived selector.

@@ -28,6 +28,11 @@ export const PageDiagnosis = z.object({
   probes: z.array(ProbeCheck),
   /** The repair the page reads through (issue 24): its one line, and its own probes tried on the page. */
   repair: z.object({ notice: z.string(), name: z.string(), probes: z.array(ProbeCheck) }).optional(),
+  /**
+   * The page's own ask streams (issue 30): whether the main-world tap answered, how many streams it handed over,
+   * and, once the ask kit reads them, the reader in use and the first frame shape it did not know.
+   */
+  stream: z.object({ tap: z.boolean(), streams: z.number().int().min(0), reader: z.string().optional(), unknown: z.string().max(2000).optional() }).optional(),
 });
 export type PageDiagnosis = z.infer<typeof PageDiagnosis>;
 

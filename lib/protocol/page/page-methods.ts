@@ -27,8 +27,11 @@ export const WaitingFor = z.object({
 });
 
 /** comet_poll's fields, name for name, then ours. */
-/** Which source answered a finished turn: the thread JSON or the page (lib/worker/threads/json-answer.ts). */
-export const AnswerSource = z.enum(['json', 'page']);
+/**
+ * Where a turn was read: the page's own ask stream (lib/page/stream/stream-reading.ts), the thread JSON
+ * (lib/worker/threads/json-answer.ts) or the page's text.
+ */
+export const AnswerSource = z.enum(['stream', 'json', 'page']);
 
 export const PollResult = z.object({
   status: z.enum(['working', 'idle', 'completed']),
@@ -52,7 +55,7 @@ export const PollResult = z.object({
   stopped: z.boolean().optional(),
   /** What the agent waits on the person for (a computer task's question, Deep Research asking first). */
   waitingFor: WaitingFor.optional(),
-  /** Which source gave `response`: the thread's own JSON (the finished answer as Markdown) or the page's text. */
+  /** Which source gave `response` and `status`: the page's ask stream, the thread's own JSON (the finished answer as Markdown) or the page's text. */
   answerSource: AnswerSource.optional(),
   /** Set when the page was read through a repair (issue 24): the one line that says so. */
   repair: z.string().optional(),
@@ -189,7 +192,8 @@ export const pageMethods = {
       /** Select the Sources tab if its panel is not rendered (the previous tab is restored). */
       openTab: z.boolean().default(true),
     }),
-    result: z.object({ sources: z.array(Source), grouped: Count, expanded: Count, fromTab: z.boolean(), repair: z.string().optional() }),
+    /** `answerSource: 'stream'`: the last turn's own ask stream gave them (its final frame's web_results, numbered as cited). */
+    result: z.object({ sources: z.array(Source), grouped: Count, expanded: Count, fromTab: z.boolean(), repair: z.string().optional(), answerSource: AnswerSource.optional() }),
   },
   'page.conversations': {
     params: Empty,

@@ -1,4 +1,5 @@
 import type { ThreadJsonReader } from '../../selectors/thread-schema';
+import { linkCitations } from '../../page/dom/cite-links';
 import { firstString, pick, strings } from '../../page/threads/json-path';
 import { RelayError } from '../../protocol/errors';
 import { threadIdOfUrl } from '../../protocol/threads/thread-ids';
@@ -15,7 +16,7 @@ import { cliHint } from '../../protocol/identity';
  * not (no thread in the URL, a fetch or shape problem, an entry that is not finished, another
  * question). The result says which answered.
  */
-export type AnswerSource = 'json' | 'page';
+export type AnswerSource = 'stream' | 'json' | 'page';
 
 /** What a finished poll or wait needs to be answered from the JSON. */
 export interface FinishedTurn {
@@ -52,13 +53,7 @@ const fingerprint = (text: string | undefined) => (text ?? '').replace(/\s+/g, '
 /** The most turns whose answers are kept (one thread's few and a few more): the map stays small however long the worker lives. */
 const KEPT_ANSWERS = 200;
 
-/** `[n]` citations turned into Markdown links to the n-th source (citations already linked stay). */
-export function linkCitations(markdown: string, urls: readonly (string | undefined)[]): string {
-  return markdown.replace(/\[(\d{1,3})\](?!\()/g, (whole, n: string) => {
-    const url = urls[Number(n) - 1];
-    return url ? `[${n}](${url})` : whole;
-  });
-}
+export { linkCitations };
 
 /**
  * What the thread JSON says of one turn's entry, for a turn whose page shows no sign of its state
@@ -221,6 +216,8 @@ export class JsonAnswers {
     maxLength: number | undefined,
     fetch: TabFetch,
   ): Promise<T & { answerSource: AnswerSource; stillRunning?: true }> {
+    // Read from the page's own ask stream (its final frame's Markdown): the site's word, nothing to ask again.
+    if ((result as { answerSource?: string }).answerSource === 'stream') return { ...result, answerSource: 'stream' };
     if (result.unconfirmed !== undefined) return this.confirm(result, turnIndex, maxLength, fetch);
     if (result.status !== 'completed') return { ...result, answerSource: 'page' };
     const markdown = await withinBudget(this.answerOf({ url: result.url, turnIndex, questionText: result.questionText, pageText: result.response }, fetch), this.budgetMs);

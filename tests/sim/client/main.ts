@@ -6,10 +6,10 @@
 import type { AskResponse, BootData, PageData, ThreadData } from '../types';
 import { Sidebar, libraryPage, notFoundPage, staticPage, topbar } from './chrome';
 import { Composer } from './composer';
-import { api, app, capturedLayout, h, hooks, icon, initHook, modeState, tr } from './dom';
+import { api, app, capturedLayout, emit, h, hooks, icon, initHook, modeState, tr } from './dom';
 import { refusalCard, taskTopbarButtons } from './task';
 import { computerSettings } from './task-composer';
-import { ThreadView, type TurnCtl } from './thread';
+import { askStreamsRead, ThreadView, type TurnCtl } from './thread';
 import { variant } from './variants';
 
 initHook();
@@ -33,6 +33,26 @@ function stopTurn(view: ThreadView, t: TurnCtl): void {
   const applied = t.applied;
   t.stop();
   void api('stop', { thread: view.thread.id, turn: t.index, applied }).catch(() => undefined);
+  // As the live site: Stop posts the terminate call beside its own (NOTES §D).
+  if (app.boot.askStream) void fetch('/rest/sse/perplexity_terminate', { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' }).catch(() => undefined);
+}
+
+/**
+ * The page's own fetch of a turn's answer stream, read to its end as the live page reads it (issue 30; the sim's
+ * server plays it from the turn's script, tests/sim/ask-stream.ts). The turn is drawn from the ask's reply on the
+ * script's clock, as before, and its end only once the stream has ended (client/thread.ts).
+ */
+function readAskStream(threadId: string, turn: { index: number; uuid?: string }, query: string): void {
+  if (!app.boot.askStream) return;
+  const body = JSON.stringify({ query_str: query, params: { frontend_uuid: turn.uuid ?? '', version: '2.18', source: 'default', thread: threadId, turn: turn.index } });
+  const read = fetch('/rest/sse/perplexity_ask', { method: 'POST', headers: { 'content-type': 'application/json', accept: 'text/event-stream' }, body })
+    .then(async (res) => {
+      const reader = res.body?.getReader();
+      if (reader) for (let r = await reader.read(); !r.done; r = await reader.read());
+      emit('ask-stream-ended', turn.index);
+    })
+    .catch(() => undefined);
+  if (turn.uuid) askStreamsRead.set(turn.uuid, read);
 }
 
 /** A thread (or an empty sidecar / home) with its composer; asks go through the server. */
@@ -91,6 +111,7 @@ function conversation(
     composer.setBusy(false);
     composer.files.clear();
     window.__sim.scenario = res.siteScenario;
+    readAskStream(res.thread.id, res.turn, query);
     if (view) {
       view.thread.turns.push(res.turn);
       scrollToTurn(view.add(res.turn, true));

@@ -18,6 +18,12 @@ export const MOUNTED_ANSWERS = 5;
 /** `blocked`: a computer task ended on something the person must clear (task.ts draws it). */
 type Status = 'working' | 'finished' | 'stopped' | 'error' | 'blocked';
 
+/**
+ * The answer streams the page is reading, by turn uuid (client/main.ts): a turn's end waits for its stream's, as
+ * the live page draws the end the stream announced (issue 30). Settles however the read ends (an abort too).
+ */
+export const askStreamsRead = new Map<string, Promise<void>>();
+
 const FOLD_CHARS = 300;
 const FOLD_LINES = 6;
 
@@ -134,7 +140,13 @@ export class TurnCtl {
       return;
     }
     const elapsed = Date.now() - this.data.startedAt;
-    while (this.status === 'working' && this.applied < evs.length && this.canApply(evs[this.applied] as ScriptEvent) && (evs[this.applied] as ScriptEvent).t <= elapsed) {
+    while (
+      this.status === 'working' &&
+      this.applied < evs.length &&
+      this.canApply(evs[this.applied] as ScriptEvent) &&
+      (evs[this.applied] as ScriptEvent).t <= elapsed &&
+      !this.held(evs[this.applied])
+    ) {
       this.apply(evs[this.applied] as ScriptEvent, live);
     }
     this.schedule();
@@ -146,9 +158,22 @@ export class TurnCtl {
     return !first || (ev.type === 'interaction' && ev.t === first.t);
   }
 
+  /** The turn's answer stream, while the page still reads it: its end is drawn only after (the live page draws what the stream said). */
+  private held(ev: ScriptEvent | undefined): boolean {
+    return ev?.type === 'finish' && askStreamsRead.has(this.data.uuid ?? '');
+  }
+
   private schedule(): void {
     const next = this.data.script.events[this.applied];
     if (!next || this.status !== 'working' || this.pending.length > 0) return;
+    const reading = askStreamsRead.get(this.data.uuid ?? '');
+    if (reading && this.held(next)) {
+      void reading.then(() => {
+        askStreamsRead.delete(this.data.uuid ?? '');
+        if (this.status === 'working' && !this.timer) this.schedule();
+      });
+      return;
+    }
     const delay = Math.max(0, this.data.startedAt + next.t - Date.now());
     this.timer = setTimeout(() => this.tick(), delay);
   }
@@ -170,7 +195,8 @@ export class TurnCtl {
       this.applied < evs.length &&
       this.canApply(evs[this.applied] as ScriptEvent) &&
       (evs[this.applied] as ScriptEvent).t <= elapsed &&
-      (evs[this.applied] as ScriptEvent).t === moment
+      (evs[this.applied] as ScriptEvent).t === moment &&
+      !this.held(evs[this.applied])
     ) {
       this.apply(evs[this.applied] as ScriptEvent, true);
     }

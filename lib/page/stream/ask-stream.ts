@@ -1,0 +1,198 @@
+import type { AskStreamReader } from '../../selectors/stream/stream-schema';
+import { evalPath, firstString, pick } from '../dom/json-path';
+import { applyPatch, type PatchOp } from './json-patch';
+import { type SseEvent, SseParser } from './sse';
+
+/**
+ * One answer stream of the page (`POST /rest/sse/perplexity_ask`), read as it arrives: the SSE
+ * framing, the blocks as the frames build them (whole blocks and JSON-patch `diff_block`s), and from
+ * them the Markdown so far, the steps, the sources; whether the final frame came, whether the stream
+ * ended, or was cut. Where everything sits is the reader's data (lib/selectors/stream/ask-stream.ts).
+ * A frame the reader does not know (not JSON, a block with no name, a patch that does not apply) is
+ * named once in `unknown`, and from then on nothing is read from this stream: the page and the thread
+ * JSON answer, never a guess.
+ */
+export interface StreamRequest {
+  query?: string;
+  frontendUuid?: string;
+  lastBackendUuid?: string;
+}
+
+/** `working` while frames may come; `completed` on a final frame and the stream's end; `stopped` the same after a terminate; `cut` with no end. */
+export type StreamState = 'working' | 'completed' | 'stopped' | 'cut';
+
+export interface StreamSource {
+  title: string;
+  url?: string;
+}
+
+const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+
+export class AskStream {
+  frames = 0;
+  backendUuid?: string;
+  frontendUuid?: string;
+  query?: string;
+  slug?: string;
+  threadUuid?: string;
+  /** A final frame (`final_sse_message`) that also says COMPLETED. */
+  finalSeen = false;
+  /** The end event came. */
+  ended = false;
+  /** Why the stream stopped before its end (an abort, a network error, a body closed early). */
+  cut?: string;
+  /** The first frame shape the reader does not know; nothing is read from this stream once set. */
+  unknown?: string;
+  /** A terminate (Stop) was sent while this stream ran. */
+  terminated = false;
+  lastFrameAt = 0;
+  private readonly blocks: Record<string, Record<string, unknown>> = Object.create(null);
+  private readonly parser = new SseParser();
+  private readonly listeners = new Set<() => void>();
+
+  constructor(
+    readonly reader: AskStreamReader,
+    readonly request: StreamRequest,
+    readonly startedAt: number,
+  ) {
+    this.query = request.query;
+    this.frontendUuid = request.frontendUuid;
+  }
+
+  /** A piece of the response body, as text. */
+  push(text: string, now = Date.now()): void {
+    if (this.ended || this.cut) return;
+    for (const event of this.parser.push(text)) this.onEvent(event, now);
+  }
+
+  /** The body closed (`error` when it failed or was aborted). */
+  close(error?: string): void {
+    this.parser.end();
+    if (!this.ended && !this.cut) this.cut = error ?? 'the stream closed before its end';
+    this.changed();
+  }
+
+  /** Called on every frame and at the end (and once at once if the stream is already over). */
+  onChange(listener: () => void): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
+  state(): StreamState {
+    if (this.ended && this.finalSeen) return this.terminated ? 'stopped' : 'completed';
+    if (this.ended || this.cut) return this.terminated && this.ended ? 'stopped' : 'cut';
+    return 'working';
+  }
+
+  /** Whether this stream can be read from: nothing unknown came, and it is not cut. */
+  readable(): boolean {
+    return !this.unknown && this.state() !== 'cut';
+  }
+
+  /** The answer's Markdown as the frames have built it: the whole text once a frame holds it, else the chunks so far. */
+  markdown(): string {
+    const r = this.reader.blocks;
+    for (const path of r.answer) {
+      const text = evalPath(this.blocks, path).find((v): v is string => typeof v === 'string' && v !== '');
+      if (text !== undefined) return text;
+    }
+    return pick(this.blocks, r.answerChunks)
+      .values.filter((v): v is string => typeof v === 'string')
+      .join('');
+  }
+
+  /** Whether any block holds an answer (whole or in chunks). */
+  hasAnswer(): boolean {
+    const r = this.reader.blocks;
+    return pick(this.blocks, r.answer).values.length > 0 || pick(this.blocks, r.answerChunks).values.length > 0;
+  }
+
+  steps(): string[] {
+    return pick(this.blocks, this.reader.blocks.steps)
+      .values.filter((v): v is string => typeof v === 'string')
+      .map((s) => s.trim())
+      .filter((s) => s !== '');
+  }
+
+  /** The sources in the order the answer numbers them ([1] is the first). */
+  sources(): StreamSource[] {
+    const { source } = this.reader;
+    return pick(this.blocks, this.reader.blocks.sources).values.flatMap((s) => {
+      const title = firstString(s, source.title) ?? '';
+      const url = firstString(s, source.url);
+      return title || url ? [{ title: title || (url as string), ...(url ? { url } : {}) }] : [];
+    });
+  }
+
+  private changed(): void {
+    for (const listener of [...this.listeners]) {
+      try {
+        listener();
+      } catch {
+        // a reader's failure is its own
+      }
+    }
+  }
+
+  private onEvent({ event, data }: SseEvent, now: number): void {
+    const { events } = this.reader;
+    if (events.end.includes(event)) {
+      this.ended = true;
+      this.changed();
+      return;
+    }
+    if (!events.message.includes(event)) return; // another kind of event is not a frame: nothing to read from it
+    this.frames += 1;
+    this.lastFrameAt = now;
+    if (!this.unknown) this.readFrame(data);
+    this.changed();
+  }
+
+  private readFrame(data: string): void {
+    const f = this.reader.frame;
+    let frame: unknown;
+    try {
+      frame = JSON.parse(data);
+    } catch {
+      this.unknown = `frame ${this.frames} is not JSON (${data.slice(0, 40)}…)`;
+      return;
+    }
+    if (!isObject(frame)) {
+      this.unknown = `frame ${this.frames} is not a JSON object`;
+      return;
+    }
+    this.backendUuid = firstString(frame, f.backendUuid) ?? this.backendUuid;
+    this.frontendUuid ??= firstString(frame, f.frontendUuid);
+    this.query ??= firstString(frame, f.query);
+    this.slug = firstString(frame, f.slug) ?? this.slug;
+    this.threadUuid = firstString(frame, f.threadUuid) ?? this.threadUuid;
+    for (const block of pick(frame, f.blocks).values) {
+      const usage = firstString(block, f.usage);
+      if (!usage || !isObject(block) || usage === '__proto__') {
+        this.unknown = `frame ${this.frames}: a block with no ${f.usage[0]}`;
+        return;
+      }
+      const diff = pick(block, f.diff).values[0];
+      if (diff === undefined) {
+        this.blocks[usage] = block;
+        continue;
+      }
+      const field = firstString(diff, f.diffField);
+      const patches = pick(diff, f.diffPatches).values[0];
+      if (!field || field === '__proto__' || !Array.isArray(patches)) {
+        this.unknown = `frame ${this.frames}: ${usage}'s ${f.diff[0]} has no ${f.diffField[0]} or ${f.diffPatches[0]}`;
+        return;
+      }
+      this.blocks[usage] ??= Object.create(null) as Record<string, unknown>;
+      const target = this.blocks[usage];
+      try {
+        target[field] = applyPatch(target[field], patches as PatchOp[]);
+      } catch (e) {
+        this.unknown = `frame ${this.frames}: ${usage}.${field}: ${(e as Error).message}`;
+        return;
+      }
+    }
+    const status = firstString(frame, f.status);
+    if (pick(frame, f.final).values[0] === true && status !== undefined && this.reader.values.completed.includes(status)) this.finalSeen = true;
+  }
+}

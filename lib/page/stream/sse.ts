@@ -1,0 +1,63 @@
+/**
+ * Server-Sent Events framing, fed in pieces as they arrive: lines end in `\r\n`, `\n` or `\r` (a `\r`
+ * at the end of one piece and `\n` at the start of the next are one line end), `event:` names the
+ * event, `data:` lines are joined with `\n` (one leading space dropped: `data: {…}` and `data:{…}`
+ * alike), a blank line dispatches. The ask stream frames with `\r\n\r\n` and `data: `, the reconnect
+ * stream with `\n\n` and `data:` (lib/selectors/stream/ask-stream.ts).
+ */
+export interface SseEvent {
+  event: string;
+  data: string;
+}
+
+export class SseParser {
+  private rest = '';
+  private skipLf = false;
+  private event = '';
+  private data: string[] = [];
+
+  /** The events completed by this piece of text. */
+  push(text: string): SseEvent[] {
+    const out: SseEvent[] = [];
+    let s = this.rest + text;
+    if (this.skipLf && s.startsWith('\n')) s = s.slice(1);
+    this.skipLf = false;
+    let start = 0;
+    for (let i = 0; i < s.length; i++) {
+      const c = s.charCodeAt(i);
+      if (c !== 10 && c !== 13) continue;
+      this.line(s.slice(start, i), out);
+      if (c === 13) {
+        if (i + 1 === s.length) this.skipLf = true;
+        else if (s.charCodeAt(i + 1) === 10) i++;
+      }
+      start = i + 1;
+    }
+    this.rest = s.slice(start);
+    return out;
+  }
+
+  /** At the stream's end: an event the stream did not close with a blank line is dropped, as the standard says. */
+  end(): SseEvent[] {
+    this.rest = '';
+    this.event = '';
+    this.data = [];
+    return [];
+  }
+
+  private line(line: string, out: SseEvent[]): void {
+    if (line === '') {
+      if (this.data.length > 0 || this.event) out.push({ event: this.event || 'message', data: this.data.join('\n') });
+      this.event = '';
+      this.data = [];
+      return;
+    }
+    if (line.startsWith(':')) return;
+    const colon = line.indexOf(':');
+    const field = colon < 0 ? line : line.slice(0, colon);
+    let value = colon < 0 ? '' : line.slice(colon + 1);
+    if (value.startsWith(' ')) value = value.slice(1);
+    if (field === 'event') this.event = value;
+    else if (field === 'data') this.data.push(value);
+  }
+}

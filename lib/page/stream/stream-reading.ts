@@ -1,0 +1,185 @@
+import type { AskStreamReader } from '../../selectors/stream/stream-schema';
+import type { PollResult } from '../answer/reader';
+import type { WaitOutcome } from '../answer/observer';
+import { questionKey, questionMatch } from '../answer/question';
+import { AskStream, type StreamRequest } from './ask-stream';
+import type { TapChannel, TapRecord } from './tap-channel';
+import { linkCitations } from '../dom/cite-links';
+import { firstString } from '../dom/json-path';
+
+/**
+ * Reading turns from the page's own ask streams (issue 30), loaded with the ask kit: each stream the
+ * tap saw (lib/page/stream/tap-channel.ts) read from its first frame (lib/page/stream/ask-stream.ts),
+ * bound to its turn by what the page sent and what came back (the question, `frontend_uuid`,
+ * `backend_uuid`, the thread's slug), and read in place of the page where it can be: comet_poll's
+ * status, response and steps while frames come, comet_wait's end, comet_get_sources' list. A stream
+ * that is cut (no final frame, an error, an abort) or that holds a frame shape the reader does not know
+ * never answers: the page and the thread JSON decide, as without it.
+ */
+export interface StreamReadingOptions {
+  reader: () => AskStreamReader;
+  now?: () => number;
+}
+
+/** What comet-relay read from a stream, beside a result: where the result was read. */
+export const STREAM_SOURCE = 'stream' as const;
+
+export class StreamReading {
+  private readonly streams = new Map<TapRecord, { stream: AskStream; fed: number; closed: boolean }>();
+  /** The first unknown frame shape seen, named once (doctor --page, the log). */
+  unknownShape?: string;
+
+  constructor(
+    private readonly channel: TapChannel,
+    private readonly options: StreamReadingOptions,
+  ) {
+    for (const record of channel.records) this.sync(record);
+    channel.subscribe((record) => this.sync(record));
+  }
+
+  /** The streams read so far, oldest first. */
+  all(): AskStream[] {
+    return this.channel.records.flatMap((r) => {
+      const s = this.streams.get(r);
+      return s ? [s.stream] : [];
+    });
+  }
+
+  /**
+   * The newest stream whose question is `question` (as the page or an ask shows it), started at or after
+   * `since` (ms): the turn's own stream. Null when none: the turn is read from the page.
+   */
+  forQuestion(question: string, since = 0, url?: string): AskStream | null {
+    const key = questionKey(question);
+    if (!key) return null;
+    const all = this.all().reverse();
+    // A page whose URL names the thread of some stream seen is on that thread: only its streams can be its turns.
+    const here = all.filter((s) => onThread(s, url));
+    const found = (here.length ? here : all).find((s) => s.startedAt >= since && s.query !== undefined && questionMatch(question, questionKey(s.query)) === 'same');
+    return found ?? null;
+  }
+
+  /**
+   * comet_poll's result with what the turn's stream says: its status (working while frames come,
+   * completed on the final frame and the end, stopped after a terminate), its Markdown and its steps.
+   * Unchanged when the turn has no readable stream, or waits on the person (the page says what for).
+   */
+  poll(result: PollResult): PollResult & { answerSource?: typeof STREAM_SOURCE } {
+    if (result.waitingFor || result.lastTurnIndex < 0) return result;
+    const s = this.forQuestion(result.questionText, 0, result.url);
+    if (!s?.readable()) return result;
+    const state = s.state();
+    const response = linked(s);
+    if (state === 'working' && !response && result.status !== 'working') return result; // nothing yet the page does not show
+    const steps = s.steps();
+    const { unconfirmed: _u, stopped: _s, ...rest } = result;
+    return {
+      ...rest,
+      status: state === 'working' ? 'working' : 'completed',
+      response,
+      truncated: false,
+      totalLength: response.length,
+      ...(steps.length ? { steps, currentStep: state === 'working' ? (steps.at(-1) ?? '') : '' } : state === 'working' ? {} : { currentStep: '' }),
+      ...(state === 'stopped' ? { stopped: true } : {}),
+      answerSource: STREAM_SOURCE,
+    };
+  }
+
+  /**
+   * Resolves when the stream of the question `question` (asked at or after `since`) ends: completed or
+   * stopped, with its whole Markdown as a wait's result; null when it is cut, holds an unknown frame,
+   * or no stream of that question is seen before `signal` fires (the page's wait decides then).
+   */
+  whenDone(question: string, since: number, signal: AbortSignal, url?: () => string): Promise<AskStream | null> {
+    return new Promise((resolve) => {
+      let unsubscribe = () => {};
+      const finish = (s: AskStream | null) => {
+        unsubscribe();
+        signal.removeEventListener('abort', onAbort);
+        resolve(s);
+      };
+      const onAbort = () => finish(null);
+      const check = () => {
+        const s = this.forQuestion(question, since, url?.());
+        if (!s) return;
+        if (!s.readable()) return finish(null);
+        if (s.state() === 'completed' || s.state() === 'stopped') finish(s);
+      };
+      if (signal.aborted) return resolve(null);
+      signal.addEventListener('abort', onAbort, { once: true });
+      unsubscribe = this.channel.subscribe(check);
+      check();
+    });
+  }
+
+  /** A wait's outcome from a stream that ended (whenDone), cut to `maxLength` like the page's. */
+  outcome(s: AskStream, base: { turnIndex: number; url: string; started: number }, maxLength?: number): WaitOutcome & { answerSource: typeof STREAM_SOURCE } {
+    const whole = linked(s);
+    const cut = maxLength !== undefined && whole.length > maxLength;
+    return {
+      status: s.state() === 'stopped' ? 'stopped' : 'completed',
+      response: cut ? whole.slice(0, maxLength) : whole,
+      steps: s.steps(),
+      currentStep: '',
+      turnIndex: base.turnIndex,
+      questionText: s.query ?? '',
+      truncated: cut,
+      totalLength: whole.length,
+      hasStopButton: false,
+      url: base.url,
+      elapsedMs: Math.max(0, (this.options.now ?? Date.now)() - base.started),
+      answerSource: STREAM_SOURCE,
+    };
+  }
+
+  private sync(record: TapRecord): void {
+    let entry = this.streams.get(record);
+    if (!entry) {
+      const reader = this.options.reader();
+      entry = { stream: new AskStream(reader, requestOf(record.body, reader), record.at), fed: 0, closed: false };
+      this.streams.set(record, entry);
+      for (const gone of [...this.streams.keys()]) if (!this.channel.records.includes(gone)) this.streams.delete(gone);
+    }
+    const { stream } = entry;
+    stream.terminated ||= record.terminated;
+    for (; entry.fed < record.texts.length; entry.fed++) stream.push(record.texts[entry.fed] as string);
+    if (record.end && !entry.closed) {
+      entry.closed = true;
+      stream.close(record.end.error);
+    }
+    if (stream.unknown && !this.unknownShape) {
+      this.unknownShape = `${stream.reader.name}: ${stream.unknown}`;
+      console.warn(`comet-relay: the page's ask stream has a frame shape ${stream.reader.name} does not know (${stream.unknown}); its turns are read from the page`);
+    }
+  }
+}
+
+/** The stream's Markdown with its `[n]` citations linked to its sources, as the thread JSON's answers are. */
+function linked(s: AskStream): string {
+  return linkCitations(s.markdown(), s.sources().map((x) => x.url));
+}
+
+/** Whether the page at `url` names the stream's thread (its slug or id) in its path. */
+function onThread(s: AskStream, url: string | undefined): boolean {
+  if (!url) return false;
+  try {
+    const parts = new URL(url).pathname.split('/');
+    return (!!s.slug && parts.includes(s.slug)) || (!!s.threadUuid && parts.includes(s.threadUuid));
+  } catch {
+    return false;
+  }
+}
+
+/** What the page sent, from the POST's JSON body (absent or not JSON: only the frames say). */
+function requestOf(body: string | undefined, reader: AskStreamReader): StreamRequest {
+  if (!body) return {};
+  try {
+    const json = JSON.parse(body) as unknown;
+    const query = firstString(json, reader.request.query);
+    const frontendUuid = firstString(json, reader.request.frontendUuid);
+    const lastBackendUuid = firstString(json, reader.request.lastBackendUuid);
+    return { ...(query ? { query } : {}), ...(frontendUuid ? { frontendUuid } : {}), ...(lastBackendUuid ? { lastBackendUuid } : {}) };
+  } catch {
+    return {};
+  }
+}

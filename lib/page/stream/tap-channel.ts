@@ -1,0 +1,96 @@
+import { TAP_HELLO, type TapMessage } from './tap-protocol';
+
+/**
+ * The page script's end of the tap (lib/page/stream/tap.ts explains the design): makes the channel,
+ * hands its port to the main world once with a per-load secret, and keeps what the tap sends as it
+ * came, for the last few ask streams (bounded), so the ask kit's reader (lib/page/stream/stream-reading.ts)
+ * can read a stream from its first frame whenever it is loaded. No parsing here: every Perplexity page
+ * runs this.
+ */
+export interface TapRecord {
+  id: number;
+  at: number;
+  body?: string;
+  texts: string[];
+  size: number;
+  end?: { error?: string };
+  /** A terminate was sent while this stream ran. */
+  terminated: boolean;
+}
+
+const KEEP = 8;
+/** One stream kept whole up to this (the real 2026-07-31 search answer's stream: 0.6 M); all kept, up to twice it. */
+const MAX_CHARS = 4_000_000;
+
+export class TapChannel {
+  readonly records: TapRecord[] = [];
+  private readonly listeners = new Set<(record: TapRecord) => void>();
+  private port: MessagePort | null = null;
+  private secret = '';
+  /** Whether the tap answered (it sends everything it queued at once). */
+  heard = false;
+
+  /** Offers the port to the tap; a window with no tap (blocked, or no main-world script) simply never answers. */
+  connect(win: Window): void {
+    const bytes = new Uint8Array(16);
+    win.crypto.getRandomValues(bytes);
+    this.secret = Array.from(bytes, (b) => b.toString(16).padStart(2, '0')).join('');
+    const channel = new MessageChannel();
+    this.port = channel.port1;
+    this.port.onmessage = (e) => this.receive(e.data as TapMessage & { secret?: string });
+    win.postMessage({ kind: TAP_HELLO, secret: this.secret }, win.location.origin, [channel.port2]);
+  }
+
+  /** The endpoints the tap watches, from an ask stream reader added as a pack. */
+  watch(paths: { ask: readonly string[]; terminate: readonly string[] }): void {
+    this.port?.postMessage({ secret: this.secret, ask: [...paths.ask], terminate: [...paths.terminate] });
+  }
+
+  /** Called with each record that changed. */
+  subscribe(listener: (record: TapRecord) => void): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
+  private receive(m: TapMessage & { secret?: string }): void {
+    if (!m || m.secret !== this.secret) return;
+    this.heard = true;
+    let record: TapRecord | undefined;
+    if (m.kind === 'open') {
+      record = { id: m.id, at: m.at, ...(typeof m.body === 'string' ? { body: m.body.slice(0, 200_000) } : {}), texts: [], size: 0, terminated: false };
+      this.records.push(record);
+      if (this.records.length > KEEP) this.records.shift();
+    } else if (m.kind === 'terminate') {
+      for (const r of this.records) if (!r.end) this.changed(Object.assign(r, { terminated: true }));
+      return;
+    } else if (m.kind === 'lost') {
+      this.records.length = 0;
+      return;
+    } else {
+      record = this.records.find((r) => r.id === m.id);
+      if (!record || record.end) return;
+      if (m.kind === 'data' && typeof m.text === 'string') {
+        record.texts.push(m.text);
+        record.size += m.text.length;
+        // Too big to keep whole: cut (never read in part) and let it go.
+        if (record.size > MAX_CHARS) {
+          record.texts = [];
+          record.end = { error: 'too large to keep' };
+        }
+        // The oldest streams go first when all of them together are too much to keep.
+        while (this.records.length > 1 && this.records.reduce((n, r) => n + r.size, 0) > 2 * MAX_CHARS) this.records.shift();
+      } else if (m.kind === 'end') record.end = typeof m.error === 'string' ? { error: m.error } : {};
+    }
+    this.changed(record);
+  }
+
+  private changed(record: TapRecord): void {
+    for (const listener of [...this.listeners]) {
+      try {
+        listener(record);
+      } catch {
+        // a reader's failure is its own
+      }
+    }
+  }
+}

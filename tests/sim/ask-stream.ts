@@ -1,0 +1,117 @@
+/**
+ * The simulated site's answer stream (issue 30): `POST /rest/sse/perplexity_ask` answers a turn as the live site
+ * does (the frame shapes of the real streams of 2026-07-31 and 2026-08-04, our own text; NOTES §B, §D): SSE framed
+ * `\r\n\r\n` with `event: message` / `data: {…}`, a first frame with every block whole (`PENDING`,
+ * `message_mode: "STREAMING"`), then per change of the turn a frame whose blocks are JSON-patch `diff_block`s — the
+ * answer growing by `add …/chunks/N` (in `workflow_root`'s `WORKFLOW_ITEM_TEXT`, or `ask_text`'s `markdown_block` for
+ * Deep Research, as the thread JSON places them), any other block changed by `replace ""` — and, when the turn is done
+ * or stopped, the last frame whole (`COMPLETED`, `final_sse_message: true`, `message_mode: "FULL"`) before
+ * `event: end_of_stream`. A turn that stops to ask the person, or fails, ends the stream with no final frame (the page
+ * decides). Frames go out as the turn's script plays (the server's clock), each when it happens.
+ */
+import type { ThreadData, TurnData } from './types';
+import { entryJson } from './thread-json';
+import { turnStateAt } from './task-state';
+
+type Block = Record<string, unknown> & { intended_usage: string };
+type Entry = ReturnType<typeof entryJson> & { blocks: Block[] };
+
+const sse = (event: string, data: unknown) => `event: ${event}\r\ndata: ${JSON.stringify(data)}\r\n\r\n`;
+
+/** Where a block keeps the answer's text, as a JSON pointer inside the block's field, and that text. */
+function answerOf(block: Block): { field: string; pointer: string; text: string } | null {
+  if (block.intended_usage === 'ask_text') {
+    const md = block.markdown_block as { answer?: string };
+    return { field: 'markdown_block', pointer: '', text: md.answer ?? '' };
+  }
+  if (block.intended_usage !== 'workflow_root') return null;
+  const steps = (block.workflow_block as { steps: { items: { type: string; payload?: { text_payload?: { text: string } } }[] }[] }).steps;
+  const k = steps.findIndex((s) => s.items[0]?.type === 'WORKFLOW_ITEM_TEXT');
+  const text = k >= 0 ? steps[k]?.items[0]?.payload?.text_payload?.text : undefined;
+  return text === undefined ? null : { field: 'workflow_block', pointer: `/steps/${k}/items/0/payload/text_payload`, text };
+}
+
+/** The block as the stream shows it while it streams: the answer as the chunks so far, no whole text yet. */
+function streaming(block: Block, chunks: string[]): Block {
+  const a = answerOf(block);
+  if (!a) return block;
+  const copy = JSON.parse(JSON.stringify(block)) as Block;
+  const field = copy[a.field] as Record<string, unknown>;
+  let target = field;
+  for (const key of a.pointer.split('/').slice(1)) target = (target as Record<string, Record<string, unknown>>)[key] as Record<string, unknown>;
+  if (a.pointer === '') {
+    target.chunks = chunks;
+    delete target.answer;
+  } else {
+    target.chunks = chunks;
+    target.text = '';
+  }
+  return copy;
+}
+
+export interface AskStreamOptions {
+  thread: ThreadData;
+  turn: TurnData;
+  now: () => number;
+  origin: string;
+  /** Resolves after ms (real time). */
+  sleep: (ms: number) => Promise<void>;
+  write: (text: string) => void;
+  /** The connection closed: stop writing. */
+  closed: () => boolean;
+}
+
+/** Plays one turn's stream to its end. */
+export async function playAskStream(o: AskStreamOptions): Promise<void> {
+  const { thread, turn } = o;
+  const shown = new Map<string, string>();
+  const chunks = new Map<string, string[]>();
+  let first = true;
+  for (;;) {
+    if (o.closed()) return;
+    const at = o.now();
+    const st = turnStateAt(turn, at);
+    const entry = entryJson(thread, turn, at, o.origin) as Entry;
+    const head = { ...entry, blocks: undefined, message_mode: 'STREAMING', final_sse_message: false, status: 'PENDING', frontend_uuid: turn.uuid };
+    if (st.phase === 'finished' || st.phase === 'stopped') {
+      // The last frame: every block whole. A stopped turn ends COMPLETED too (NOTES §D: Stop, then the stream's end).
+      o.write(sse('message', { ...entry, frontend_uuid: turn.uuid, status: 'COMPLETED', message_mode: 'FULL', text_completed: true, final: true, final_sse_message: true }));
+      o.write(sse('end_of_stream', {}));
+      return;
+    }
+    if (st.phase !== 'working') {
+      // Waits on the person, sleeps or failed: the stream ends with no final frame (the page says the rest).
+      o.write(sse('end_of_stream', {}));
+      return;
+    }
+    const blocks: Block[] = [];
+    for (const block of entry.blocks) {
+      const usage = block.intended_usage;
+      const a = answerOf(block);
+      const had = chunks.get(usage) ?? [];
+      const before = had.join('');
+      // Only the answer grew (the block with the old chunks is the block shown): one chunk added, as the live stream does.
+      if (a && a.text !== before && a.text.startsWith(before) && JSON.stringify(streaming(block, had)) === shown.get(usage)) {
+        const piece = a.text.slice(before.length);
+        const next = [...had, piece];
+        chunks.set(usage, next);
+        shown.set(usage, JSON.stringify(streaming(block, next)));
+        blocks.push({ intended_usage: usage, diff_block: { field: a.field, patches: [{ op: 'add', path: `${a.pointer}/chunks/${had.length}`, value: piece }] } });
+        continue;
+      }
+      const view = streaming(block, a?.text ? [a.text] : []);
+      const json = JSON.stringify(view);
+      if (shown.get(usage) === json) continue;
+      shown.set(usage, json);
+      chunks.set(usage, a?.text ? [a.text] : []);
+      const field = Object.keys(view).find((k) => k !== 'intended_usage') as string;
+      blocks.push(first ? view : { intended_usage: usage, diff_block: { field, patches: [{ op: 'replace', path: '', value: view[field] }] } });
+    }
+    if (first || blocks.length) o.write(sse('message', { ...head, blocks }));
+    first = false;
+    // The next moment of the script, or a short while (a stop can come at any time).
+    const elapsed = at - turn.startedAt;
+    const next = turn.script.events.find((e) => e.t > elapsed);
+    await o.sleep(Math.max(2, Math.min(40, next ? next.t - elapsed : 40)));
+  }
+}

@@ -1,0 +1,131 @@
+import { describe, expect, test } from 'vitest';
+import type { PollResult } from '../../lib/page/answer/reader';
+import { StreamReading } from '../../lib/page/stream/stream-reading';
+import { TapChannel } from '../../lib/page/stream/tap-channel';
+import type { TapMessage } from '../../lib/page/stream/tap-protocol';
+import { askStream2026 } from '../../lib/selectors/stream/ask-stream';
+
+/**
+ * Turns read from their own ask stream (lib/page/stream/stream-reading.ts): which stream is a turn's,
+ * and what comet_poll and comet_wait say from it; a cut or unreadable stream leaves the page's reading as it is.
+ */
+function channel() {
+  const ch = new TapChannel();
+  (ch as unknown as { secret: string }).secret = 's';
+  const send = (m: TapMessage) => (ch as unknown as { receive(m: unknown): void }).receive({ ...m, secret: 's' });
+  return { ch, send };
+}
+
+const frame = (body: object) => `event: message\r\ndata: ${JSON.stringify(body)}\r\n\r\n`;
+const END = 'event: end_of_stream\r\ndata: {}\r\n\r\n';
+const text = (chunks: string[], more: object = {}) => ({
+  intended_usage: 'workflow_root',
+  workflow_block: { steps: [{ title: 'Searching the web', items: [] }, { title: '', items: [{ type: 'WORKFLOW_ITEM_TEXT', payload: { text_payload: { variant: 'answer', text: '', chunks, ...more } } }] }] },
+});
+const add = (n: number, chunk: string) => ({ intended_usage: 'workflow_root', diff_block: { field: 'workflow_block', patches: [{ op: 'add', path: `/steps/1/items/0/payload/text_payload/chunks/${n}`, value: chunk }] } });
+const head = (query: string) => ({ query_str: query, backend_uuid: 'b', status: 'PENDING', final_sse_message: false });
+const last = (query: string, whole: string) => frame({ ...head(query), status: 'COMPLETED', final_sse_message: true, blocks: [text([whole], { text: whole })] });
+
+const page = (over: Partial<PollResult> = {}): PollResult => ({
+  status: 'working',
+  steps: ['Searching'],
+  currentStep: 'Searching',
+  response: 'He',
+  hasStopButton: true,
+  hasLoadingSpinner: false,
+  proseCount: 1,
+  turnCount: 1,
+  lastTurnIndex: 0,
+  questionText: 'What is the capital of Australia?',
+  url: 'https://www.perplexity.ai/search/x',
+  truncated: false,
+  totalLength: 2,
+  ...over,
+});
+
+const Q = 'What is the capital of Australia?';
+
+describe('reading a turn from its ask stream', () => {
+  test('comet_poll: working with the Markdown so far while frames come, then completed with the final text, read from the stream', () => {
+    const { ch, send } = channel();
+    const reading = new StreamReading(ch, { reader: () => askStream2026 });
+    send({ kind: 'open', id: 0, at: 1, body: JSON.stringify({ query_str: Q, params: { frontend_uuid: 'f' } }) });
+    send({ kind: 'data', id: 0, text: frame({ ...head(Q), blocks: [text(['Can'])] }) + frame({ ...head(Q), blocks: [add(1, 'berra')] }) });
+    expect(reading.poll(page())).toMatchObject({ status: 'working', response: 'Canberra', steps: ['Searching the web'], answerSource: 'stream' });
+    send({ kind: 'data', id: 0, text: last(Q, 'Canberra.[1]') });
+    // The final frame alone is not the end.
+    expect(reading.poll(page())).toMatchObject({ status: 'working' });
+    send({ kind: 'data', id: 0, text: END });
+    // The page still types (its stop control up), and has no answer block it knows: the stream says it all.
+    const done = reading.poll(page({ unconfirmed: '[SELECTOR_MISS] answer: …' }));
+    expect(done).toMatchObject({ status: 'completed', response: 'Canberra.[1]', totalLength: 12, currentStep: '', answerSource: 'stream' });
+    expect(done.unconfirmed).toBeUndefined();
+  });
+
+  test('a cut stream, one of another question, or one with a frame it does not know leave the page’s reading as it is', () => {
+    const { ch, send } = channel();
+    const reading = new StreamReading(ch, { reader: () => askStream2026 });
+    send({ kind: 'open', id: 0, at: 1 });
+    send({ kind: 'data', id: 0, text: frame({ ...head(Q), blocks: [text(['Can'])] }) });
+    send({ kind: 'end', id: 0, error: 'network error' });
+    expect(reading.poll(page())).toEqual(page());
+    send({ kind: 'open', id: 1, at: 2 });
+    send({ kind: 'data', id: 1, text: frame({ ...head('Another question entirely?'), blocks: [text(['x'])] }) });
+    expect(reading.poll(page())).toEqual(page());
+    send({ kind: 'open', id: 2, at: 3 });
+    send({ kind: 'data', id: 2, text: `${frame({ ...head(Q), blocks: [text(['Can'])] })}event: message\r\ndata: {oops\r\n\r\n` });
+    expect(reading.poll(page())).toEqual(page());
+    expect(reading.unknownShape).toMatch(/^ask-stream-2026-08: frame 2 is not JSON/);
+  });
+
+  test('the same question asked in two threads: the page on one thread reads its own thread’s stream', () => {
+    const { ch, send } = channel();
+    const reading = new StreamReading(ch, { reader: () => askStream2026 });
+    const on = (slug: string) => ({ ...head(Q), thread_url_slug: slug });
+    send({ kind: 'open', id: 0, at: 1 });
+    send({ kind: 'data', id: 0, text: frame({ ...on('first-thread'), blocks: [text(['First'])] }) });
+    send({ kind: 'open', id: 1, at: 2 });
+    send({ kind: 'data', id: 1, text: frame({ ...on('second-thread'), blocks: [text(['Second'])] }) });
+    expect(reading.poll(page({ url: 'https://www.perplexity.ai/search/first-thread' })).response).toBe('First');
+    expect(reading.poll(page({ url: 'https://www.perplexity.ai/search/second-thread' })).response).toBe('Second');
+    // A page that names neither (the home page, or a URL the site shapes otherwise): the newest.
+    expect(reading.poll(page({ url: 'https://www.perplexity.ai/' })).response).toBe('Second');
+  });
+
+  test('a terminate sent while the stream ran, then its end: completed and stopped', () => {
+    const { ch, send } = channel();
+    const reading = new StreamReading(ch, { reader: () => askStream2026 });
+    send({ kind: 'open', id: 0, at: 1 });
+    send({ kind: 'data', id: 0, text: frame({ ...head(Q), blocks: [text(['Can'])] }) });
+    send({ kind: 'terminate', at: 2 });
+    send({ kind: 'data', id: 0, text: last(Q, 'Can') + END });
+    send({ kind: 'end', id: 0 });
+    expect(reading.poll(page({ hasStopButton: false }))).toMatchObject({ status: 'completed', stopped: true, response: 'Can', answerSource: 'stream' });
+  });
+
+  test('comet_wait: resolves at the stream’s end with its final text; null when it is cut or the wait is cancelled', async () => {
+    const { ch, send } = channel();
+    const reading = new StreamReading(ch, { reader: () => askStream2026, now: () => 1_000 });
+    const waiting = reading.whenDone(Q, 0, new AbortController().signal);
+    send({ kind: 'open', id: 0, at: 10 });
+    send({ kind: 'data', id: 0, text: frame({ ...head(Q), blocks: [text(['Can'])] }) + last(Q, 'Canberra.') + END });
+    const s = await waiting;
+    expect(s && reading.outcome(s, { turnIndex: 0, url: 'u', started: 400 }, 4)).toMatchObject({
+      status: 'completed',
+      response: 'Canb',
+      truncated: true,
+      totalLength: 9,
+      elapsedMs: 600,
+      questionText: Q,
+      answerSource: 'stream',
+    });
+    // A stream that started before the ask is not this ask's.
+    const early = reading.whenDone(Q, 11, AbortSignal.timeout(50));
+    expect(await early).toBeNull();
+    const cut = reading.whenDone('Why?', 0, new AbortController().signal);
+    send({ kind: 'open', id: 1, at: 20 });
+    send({ kind: 'data', id: 1, text: frame({ ...head('Why?'), blocks: [text(['Be'])] }) });
+    send({ kind: 'end', id: 1, error: 'The operation was aborted.' });
+    expect(await cut).toBeNull();
+  });
+});

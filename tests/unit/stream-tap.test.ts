@@ -1,0 +1,172 @@
+import { describe, expect, test } from 'vitest';
+import { installTap } from '../../lib/page/stream/tap';
+import { TapChannel } from '../../lib/page/stream/tap-channel';
+import { TAP_HELLO } from '../../lib/page/stream/tap-protocol';
+import { StreamReading } from '../../lib/page/stream/stream-reading';
+import { askStream2026 } from '../../lib/selectors/stream/ask-stream';
+import { ASK_STREAM_ENDPOINTS } from '../../lib/selectors/stream/endpoints';
+
+/**
+ * The passive tap (lib/page/stream/tap.ts) and the page script's end of its channel (tap-channel.ts),
+ * on a window of our own: one `message` listener list shared by both worlds (as the real window's
+ * events reach the listeners of every world), the page's fetch a stub whose responses we feed. The page
+ * must get the very promise, Response, bytes, errors and aborts it would without the tap.
+ */
+type Listener = (e: MessageEvent) => void;
+
+function fakeWindow() {
+  const listeners: { fn: Listener; capture: boolean }[] = [];
+  const controllers: ReadableStreamDefaultController<Uint8Array>[] = [];
+  const calls: { input: unknown; init?: RequestInit; self: unknown }[] = [];
+  const win = {
+    location: { href: 'https://www.perplexity.ai/search/x', origin: 'https://www.perplexity.ai' },
+    crypto: globalThis.crypto,
+    fetch(this: unknown, input: unknown, init?: RequestInit) {
+      calls.push({ input, init, self: this });
+      if (init?.signal?.aborted) return Promise.reject(new DOMException('The operation was aborted.', 'AbortError'));
+      const body = new ReadableStream<Uint8Array>({ start: (c) => void controllers.push(c) });
+      init?.signal?.addEventListener('abort', () => controllers.at(-1)?.error(new DOMException('The operation was aborted.', 'AbortError')));
+      return Promise.resolve(new Response(body, { status: 200, headers: { 'content-type': 'text/event-stream' } }));
+    },
+    addEventListener(type: string, fn: Listener, capture?: boolean) {
+      if (type === 'message') listeners.push({ fn, capture: !!capture });
+    },
+    removeEventListener(type: string, fn: Listener) {
+      const i = listeners.findIndex((l) => l.fn === fn);
+      if (type === 'message' && i >= 0) listeners.splice(i, 1);
+    },
+    /** Like the window's: every listener hears it (capture first), unless one stops it. */
+    postMessage(data: unknown, _origin: string, transfer: MessagePort[] = []) {
+      let stopped = false;
+      const stop = () => {
+        stopped = true;
+      };
+      const event = { data, source: win, ports: transfer, stopImmediatePropagation: stop } as unknown as MessageEvent;
+      for (const l of [...listeners].sort((a, b) => Number(b.capture) - Number(a.capture))) {
+        if (stopped) break;
+        l.fn(event);
+      }
+    },
+  };
+  return { win: win as unknown as Window & typeof globalThis, listeners, controllers, calls };
+}
+
+const enc = new TextEncoder();
+const frame = (body: object) => enc.encode(`event: message\r\ndata: ${JSON.stringify(body)}\r\n\r\n`);
+const END = enc.encode('event: end_of_stream\r\ndata: {}\r\n\r\n');
+const ASK_URL = 'https://www.perplexity.ai/rest/sse/perplexity_ask';
+/** Lets the ports and the streams deliver what is pending. */
+const settle = () => new Promise((r) => setTimeout(r, 20));
+
+describe('the tap', () => {
+  test('the page gets the same promise and Response, every byte, and its own errors', async () => {
+    const { win, controllers, calls } = fakeWindow();
+    const original = win.fetch;
+    installTap(win, ASK_STREAM_ENDPOINTS);
+    expect(win.fetch).not.toBe(original);
+    const p = win.fetch(ASK_URL, { method: 'POST', body: '{"query_str":"q?"}' });
+    const res = await p;
+    expect(calls[0]?.self).toBe(win);
+    const reading = res.text();
+    controllers[0]?.enqueue(enc.encode('event: message\r\ndata: {"a":1}\r\n\r\n'));
+    controllers[0]?.close();
+    expect(await reading).toBe('event: message\r\ndata: {"a":1}\r\n\r\n');
+    // Another URL: untouched, not read.
+    const other = await win.fetch('/rest/thread/abc');
+    expect(other.bodyUsed).toBe(false);
+    // A rejected fetch rejects for the page as it would have.
+    await expect(win.fetch(ASK_URL, { signal: AbortSignal.abort() })).rejects.toThrow(/aborted/);
+  });
+
+  test('an abort still aborts the page’s read, and the page script hears the stream was cut', async () => {
+    const { win, controllers } = fakeWindow();
+    installTap(win, ASK_STREAM_ENDPOINTS);
+    const channel = new TapChannel();
+    channel.connect(win);
+    const abort = new AbortController();
+    const res = await win.fetch(ASK_URL, { method: 'POST', body: '{"query_str":"q?"}', signal: abort.signal });
+    const reading = res.text();
+    controllers[0]?.enqueue(frame({ query_str: 'q?', blocks: [] }));
+    await settle();
+    abort.abort();
+    await expect(reading).rejects.toThrow(/aborted/);
+    await settle();
+    expect(channel.records[0]).toMatchObject({ body: '{"query_str":"q?"}', end: { error: expect.stringMatching(/aborted/) } });
+  });
+
+  test('what streamed before the page script came is handed over with the port, then frames as they come', async () => {
+    const { win, controllers } = fakeWindow();
+    installTap(win, ASK_STREAM_ENDPOINTS);
+    const res = await win.fetch(ASK_URL, { method: 'POST', body: JSON.stringify({ query_str: 'what is q?', params: { frontend_uuid: 'f-1' } }) });
+    void res.text();
+    controllers[0]?.enqueue(frame({ query_str: 'what is q?', status: 'PENDING', blocks: [{ intended_usage: 'ask_text', markdown_block: { chunks: ['Hel'] } }] }));
+    await settle();
+    const channel = new TapChannel();
+    channel.connect(win);
+    await settle();
+    expect(channel.heard).toBe(true);
+    const reading = new StreamReading(channel, { reader: () => askStream2026 });
+    const s = reading.forQuestion('what is q?');
+    expect(s?.markdown()).toBe('Hel');
+    expect(s?.frontendUuid).toBe('f-1');
+    controllers[0]?.enqueue(frame({ query_str: 'what is q?', status: 'COMPLETED', final_sse_message: true, blocks: [{ intended_usage: 'ask_text', markdown_block: { chunks: ['Hello'], answer: 'Hello' } }] }));
+    controllers[0]?.enqueue(END);
+    controllers[0]?.close();
+    await settle();
+    expect(s?.state()).toBe('completed');
+    expect(s?.markdown()).toBe('Hello');
+    // Stop's call marks the streams still running; this one had ended.
+    await win.fetch('/rest/sse/perplexity_terminate', { method: 'POST', body: '{}' });
+    await settle();
+    expect(channel.records[0]?.terminated).toBe(false);
+  });
+
+  test('a page script cannot hand frames in: its hello before ours gets the port (we hear nothing), any other message is dropped', async () => {
+    const { win, controllers } = fakeWindow();
+    installTap(win, ASK_STREAM_ENDPOINTS);
+    // A page script that happens to post our hello shape first (it would have to mean to).
+    const theirs = new MessageChannel();
+    const got: unknown[] = [];
+    theirs.port1.onmessage = (e) => got.push(e.data);
+    win.postMessage({ kind: TAP_HELLO, secret: 'theirs' }, '*', [theirs.port2]);
+    const channel = new TapChannel();
+    channel.connect(win);
+    const res = await win.fetch(ASK_URL, { method: 'POST', body: '{"query_str":"q"}' });
+    void res.text();
+    controllers[0]?.enqueue(frame({ query_str: 'q', blocks: [] }));
+    await settle();
+    expect(got.length).toBeGreaterThan(0);
+    expect(channel.heard).toBe(false);
+    expect(channel.records).toEqual([]);
+    theirs.port1.close();
+  });
+
+  test('the page script drops messages without the secret, and hears none of the page’s own window messages', async () => {
+    const { win } = fakeWindow();
+    installTap(win, ASK_STREAM_ENDPOINTS);
+    const heardByPage: unknown[] = [];
+    win.addEventListener('message', (e: MessageEvent) => heardByPage.push(e.data));
+    const channel = new TapChannel();
+    channel.connect(win);
+    // Our hello never reached the page's listener: the tap stopped it.
+    expect(heardByPage).toEqual([]);
+    (channel as unknown as { receive(m: unknown): void }).receive({ kind: 'open', id: 1, at: 0, secret: 'guess' });
+    expect(channel.records).toEqual([]);
+  });
+
+  test('a pack moves the endpoints the tap watches', async () => {
+    const { win, controllers } = fakeWindow();
+    installTap(win, ASK_STREAM_ENDPOINTS);
+    const channel = new TapChannel();
+    channel.connect(win);
+    await settle();
+    channel.watch({ ask: ['/rest/sse/ask_v2'], terminate: ['/rest/sse/stop_v2'] });
+    await settle();
+    const res = await win.fetch('/rest/sse/ask_v2', { method: 'POST', body: '{"query_str":"q"}' });
+    void res.text();
+    controllers[0]?.close();
+    await win.fetch(ASK_URL, { method: 'POST' });
+    await settle();
+    expect(channel.records.map((r) => r.body)).toEqual(['{"query_str":"q"}']);
+  });
+});

@@ -1,0 +1,68 @@
+// @vitest-environment happy-dom
+import { describe, expect, it } from 'vitest';
+import { questionKey } from '../../lib/page/answer/question';
+import { createPageDriver } from '../../lib/page/driver';
+import { StreamReading } from '../../lib/page/stream/stream-reading';
+import { TapChannel } from '../../lib/page/stream/tap-channel';
+import type { TapMessage } from '../../lib/page/stream/tap-protocol';
+import { pageMethods } from '../../lib/protocol/page/page-methods';
+import { askStream2026 } from '../../lib/selectors/stream/ask-stream';
+import { loadFixture } from '../fixtures/reader/load';
+
+/**
+ * The driver's narrow hooks into the stream reading (lib/page/driver.ts): a bound comet_wait whose page shows the
+ * turn done while its stream is still open answers from the stream's end; a stream cut instead leaves the page's
+ * reading; the results keep `answerSource` through the schemas the relay parses them with.
+ */
+const frame = (body: object) => `event: message\r\ndata: ${JSON.stringify(body)}\r\n\r\n`;
+const END = 'event: end_of_stream\r\ndata: {}\r\n\r\n';
+const answer = (text: string, done: boolean) => ({
+  query_str: '',
+  status: done ? 'COMPLETED' : 'PENDING',
+  final_sse_message: done,
+  blocks: [{ intended_usage: 'ask_text', markdown_block: { chunks: [text], ...(done ? { answer: text } : {}) } }],
+});
+
+async function world() {
+  loadFixture('A-thread.html');
+  const driver = createPageDriver(window);
+  const shown = await driver.poll();
+  expect(shown.status).toBe('completed');
+  const channel = new TapChannel();
+  (channel as unknown as { secret: string }).secret = 's';
+  const send = (m: TapMessage) => (channel as unknown as { receive(m: unknown): void }).receive({ ...m, secret: 's' });
+  driver.useStreams(new StreamReading(channel, { reader: () => askStream2026 }));
+  const q = shown.questionText;
+  const binding = { turnIndex: shown.lastTurnIndex, conversationUrl: location.href, questionKey: questionKey(q), timeoutMs: 5000 };
+  const frameOf = (text: string, done: boolean) => frame({ ...answer(text, done), query_str: q });
+  return { driver, send, binding, frameOf, shown };
+}
+
+describe('a bound wait and its turn’s stream', () => {
+  it('the page shows the turn done, its stream still open: the wait answers at the stream’s end, from it', async () => {
+    const { driver, send, binding, frameOf } = await world();
+    send({ kind: 'open', id: 0, at: Date.now() });
+    send({ kind: 'data', id: 0, text: frameOf('Streamed so', false) });
+    const waiting = driver.wait(binding);
+    await new Promise((r) => setTimeout(r, 30));
+    send({ kind: 'data', id: 0, text: frameOf('Streamed so far, and whole.', true) + END });
+    const result = pageMethods['page.wait'].result.parse(await waiting);
+    expect(result).toMatchObject({ status: 'completed', response: 'Streamed so far, and whole.', answerSource: 'stream', turnIndex: binding.turnIndex });
+    const polled = pageMethods['page.poll'].result.parse(await driver.poll());
+    expect(polled).toMatchObject({ status: 'completed', response: 'Streamed so far, and whole.', answerSource: 'stream' });
+  });
+
+  it('the stream is cut instead: the page’s reading answers, and comet_poll reads the page', async () => {
+    const { driver, send, binding, frameOf, shown } = await world();
+    send({ kind: 'open', id: 0, at: Date.now() });
+    send({ kind: 'data', id: 0, text: frameOf('Streamed so', false) });
+    const waiting = driver.wait(binding);
+    await new Promise((r) => setTimeout(r, 30));
+    send({ kind: 'end', id: 0, error: 'network error' });
+    const result = await waiting;
+    expect(result.status).toBe('completed');
+    expect(result.response).toBe(shown.response);
+    expect((result as { answerSource?: string }).answerSource).toBeUndefined();
+    expect((await driver.poll()).response).toBe(shown.response);
+  });
+});
