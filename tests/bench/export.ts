@@ -7,7 +7,7 @@ import { RelayClient } from '../../lib/relay/client';
 import type { SimWorld } from '../support/sim-harness';
 
 /**
- * (s) `comet-relay export --all` on the simulated library (tests/sim/library.ts): threads a second
+ * (s) `comet-relay export --all` on the simulated library (tests/sim/json/library.ts): threads a second
  * through the whole chain, the CLI's peak resident memory (VmHWM) for a small and a large library
  * (flat: a page of the list and the threads under way are all it holds), and one JSON page's time
  * through the chain (client → host → worker → the tab's fetch → back) beside the page's own fetch.

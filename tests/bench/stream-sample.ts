@@ -2,7 +2,7 @@ import { createSimSite } from '../sim/site';
 import type { AskResponse } from '../sim/types';
 
 /**
- * (a) One `long` sim answer's ask stream as the sim sends it (tests/sim/ask-stream.ts), on a clock that moves 15 ms
+ * (a) One `long` sim answer's ask stream as the sim sends it (tests/sim/json/ask-stream.ts), on a clock that moves 15 ms
  * per reading so that its frames are the same on every run: the sample the stream reader's cost is measured on.
  */
 export async function simStreamSample(): Promise<string> {

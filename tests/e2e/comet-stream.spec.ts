@@ -3,7 +3,7 @@ import path from 'node:path';
 import { expect, test } from '@playwright/test';
 import { realCapturesFolder } from '../support/real-captures';
 import { linkCitations } from '../../lib/page/dom/cite-links';
-import { answerMarkdown } from '../sim/thread-json';
+import { answerMarkdown } from '../sim/json/thread-json';
 import { startSimWorld, type SimWorld } from '../support/sim-harness';
 
 /**

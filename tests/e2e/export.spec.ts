@@ -8,7 +8,7 @@ import { type SimWorld, startSimWorld } from '../support/sim-harness';
 
 /**
  * `comet-relay export` through the whole chain in real Chromium: the CLI → host → worker → a
- * Perplexity tab's fetch → the simulated site's library (tests/sim/library.ts). One browser for
+ * Perplexity tab's fetch → the simulated site's library (tests/sim/json/library.ts). One browser for
  * every case: 200 threads with 429s on the way, a 25-turn thread over three pages read whole, a
  * resume that fetches nothing, a bumped thread alone rewritten, a 404 named with exit 1; and the side
  * panel's *Export as Markdown* saving the thread in view as a download. The person's tab never moves.

@@ -10,7 +10,7 @@ import { startTunnel, type Tunnel } from '../support/tunnel';
 
 /**
  * The library through the whole chain in real Chromium (issue 29): the simulated site's library
- * (tests/sim/library.ts, built from the real shapes) searched, paged and filtered by Space by the
+ * (tests/sim/json/library.ts, built from the real shapes) searched, paged and filtered by Space by the
  * site itself through comet_list_conversations; a 25-turn thread over three JSON pages read whole
  * by comet_export_thread and by resources/read; 404, 401 and an unknown body each a named error;
  * the person's tab never moves; the public door sees none of it by default. One browser for all.

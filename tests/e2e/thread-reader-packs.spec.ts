@@ -4,7 +4,7 @@ import path from 'node:path';
 import { expect, test } from '@playwright/test';
 import { CLI } from '../support/harness';
 import { ThreadWorld } from '../support/thread-world';
-import { movedShapeReader } from '../sim/thread-json';
+import { movedShapeReader } from '../sim/json/thread-json';
 
 /**
  * Readers kept as data, for the thread readers: the day Perplexity moves its thread JSON, survived without a

@@ -14,7 +14,7 @@ import { chromium, type Page } from 'playwright-core';
 import { routeSim } from './playwright';
 import { createSimSite, type Generation } from './site';
 import { threadJson2026 } from '../../lib/selectors/thread-json';
-import { REQUIRED_HEADERS } from './thread-json';
+import { REQUIRED_HEADERS } from './json/thread-json';
 import { findChromium } from '../support/chromium';
 
 const OUT = fileURLToPath(new URL('../fixtures/threads/', import.meta.url));

@@ -17,8 +17,8 @@ import { CSS } from './styles';
 import { TASK_CSS } from './tasks/task-styles';
 import { interactionIdOf } from './tasks/task-paths';
 import { type RateLimit, taskRoutes } from './tasks/task-routes';
-import { type LibrarySeed, SimLibrary } from './library';
-import { playAskStream } from './ask-stream';
+import { type LibrarySeed, SimLibrary } from './json/library';
+import { playAskStream } from './json/ask-stream';
 import { SIM_LAYOUTS } from './types';
 import type {
   AskRequest,
@@ -57,7 +57,7 @@ export interface SimOptions {
   /** Entries per page of the thread JSON (default 20). */
   jsonPageSize?: number;
   /** The thread JSON at start: `ok` (default), or `moved` (a shape no built-in reader knows), `empty`, `malformed`, `error`. */
-  jsonMode?: import('./thread-json').JsonMode;
+  jsonMode?: import('./json/thread-json').JsonMode;
   /**
    * How thread pages lay their turns out (types.ts ThreadLayout), or `mixed-2026-08`: threads alternate
    * between the August and the February layout, as the live site served them in August 2026. Default:

@@ -9,7 +9,7 @@ import type { FetchRequest, LibraryFetch } from '../../lib/worker/threads/librar
 import { exportThread, listLibrary } from '../../lib/worker/threads/library';
 import { libraryJson2026 } from '../../lib/selectors/library/library-json';
 import { threadJson2026 } from '../../lib/selectors/thread-json';
-import { SimLibrary } from '../sim/library';
+import { SimLibrary } from '../sim/json/library';
 import { FakeBrowser, fakeContext, removeFakeHomes } from '../support/fake-browser';
 
 /**

@@ -6,7 +6,7 @@ import { threadMarkdown } from '../../lib/protocol/library/markdown';
 import { LibraryJsonReaderSchema, libraryJson2026 } from '../../lib/selectors/library/library-json';
 import { threadJson2026 } from '../../lib/selectors/thread-json';
 import { exportThread, type FetchRequest, type LibraryFetch, listLibrary, retryAfterMs } from '../../lib/worker/threads/library';
-import { SimLibrary } from '../sim/library';
+import { SimLibrary } from '../sim/json/library';
 import { fakeThreadCalls, type PageScript } from '../support/fake-tabs';
 import { pageHandlers } from '../../lib/page/handlers';
 import { post } from '../../lib/page/kits/panel-kit';
@@ -17,7 +17,7 @@ import type { AccountJsonReader, ThreadPageReader } from '../../lib/selectors/th
 
 /**
  * The library's reads (lib/worker/threads/library.ts) against the simulated site's library
- * (tests/sim/library.ts, built from the real shapes) and against the real thread JSON captures.
+ * (tests/sim/json/library.ts, built from the real shapes) and against the real thread JSON captures.
  */
 const readers = { library: libraryJson2026, thread: threadJson2026 };
 const ORIGIN = 'https://www.perplexity.ai';

@@ -1,7 +1,7 @@
 // @vitest-environment happy-dom
 import { h, render } from 'preact';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { ThreadItem } from '../../components/ThreadItem';
+import { ThreadItem } from '../../components/agents/ThreadItem';
 import type { PanelConnection } from '../../lib/panel/connection';
 import type { ExportedThread } from '../../lib/protocol/library/library';
 import type { ThreadEntry } from '../../lib/protocol/panel';

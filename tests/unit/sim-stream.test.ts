@@ -1,12 +1,12 @@
 import { describe, expect, test } from 'vitest';
 import { AskStream } from '../../lib/page/stream/ask-stream';
 import { askStream2026 } from '../../lib/selectors/stream/ask-stream';
-import { answerMarkdown } from '../sim/thread-json';
+import { answerMarkdown } from '../sim/json/thread-json';
 import { createSimSite, type SimSite } from '../sim/site';
 import type { AskResponse } from '../sim/types';
 
 /**
- * The simulated site's answer stream (tests/sim/ask-stream.ts) read by the product's own stream reader:
+ * The simulated site's answer stream (tests/sim/json/ask-stream.ts) read by the product's own stream reader:
  * the real frame shapes (chunks growing by patches, the last frame whole), the turn's whole answer at
  * the end, a stopped turn ending COMPLETED with what it had, a turn that waits on the person ending
  * with no final frame.

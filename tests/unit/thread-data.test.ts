@@ -8,7 +8,7 @@ import { THREAD_PAGE_READERS, threadPage2026 } from '../../lib/selectors/thread-
 import { ACCOUNT_JSON_READERS, accountJson2026 } from '../../lib/selectors/account-json';
 import { AccountJsonReaderSchema, ThreadJsonReaderSchema, ThreadPageReaderSchema } from '../../lib/selectors/thread-schema';
 import { modelsFrom, pageAssets, projectsFrom, threadPathFrom } from '../../lib/worker/threads/thread-results';
-import { modelsJson, projectsJson } from '../sim/account';
+import { modelsJson, projectsJson } from '../sim/json/account';
 
 describe('thread readers as data', () => {
   it('the built-in readers validate, and survive a JSON round trip (loadable like selector sets)', () => {

@@ -12,7 +12,7 @@ import { readInteractions } from '../../lib/page/checkpoints/interactions';
 import { readerApplier } from '../../lib/page/packs';
 import { threadReaders } from '../../lib/page/checkpoints/thread-readers';
 import { generationB } from '../../lib/selectors';
-import { movedJson, movedShapeReader } from '../sim/thread-json';
+import { movedJson, movedShapeReader } from '../sim/json/thread-json';
 import { assetsOf, downloadFrom } from '../../lib/worker/threads/thread-results';
 import { ThreadSession } from '../../lib/page/threads/thread-session';
 import { waitForCheckpoint } from '../../lib/page/threads/thread-wait';

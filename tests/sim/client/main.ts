@@ -39,7 +39,7 @@ function stopTurn(view: ThreadView, t: TurnCtl): void {
 
 /**
  * The page's own fetch of a turn's answer stream, read to its end as the live page reads it (issue 30; the sim's
- * server plays it from the turn's script, tests/sim/ask-stream.ts). The turn is drawn from the ask's reply on the
+ * server plays it from the turn's script, tests/sim/json/ask-stream.ts). The turn is drawn from the ask's reply on the
  * script's clock, as before, and its end only once the stream has ended (client/thread.ts).
  */
 function readAskStream(threadId: string, turn: { index: number; uuid?: string }, query: string): void {

@@ -7,7 +7,7 @@
  *   `data-computer-mode` / `data-model-id` / `data-effort`.
  * State is kept per tab in sessionStorage, like the mode.
  */
-import { SIM_MODELS, SIM_MODES } from '../account';
+import { SIM_MODELS, SIM_MODES } from '../json/account';
 import type { TurnSettings } from '../types';
 import { h, icon } from './dom';
 import { radixDropdown } from './menus';

@@ -11,7 +11,7 @@
  *   GET  /computer/forms/{id}             a form only Perplexity can show
  *   GET  /projects/{uuid}                 a Project's page (asks there start threads in it)
  */
-import { modelsJson, projectsJson, SIM_PROJECTS } from '../account';
+import { modelsJson, projectsJson, SIM_PROJECTS } from '../json/account';
 import { assetBytes, Uploads } from '../files';
 import { BILLING_URL } from './tasks';
 import { turnStateAt } from './task-state';
@@ -23,11 +23,11 @@ import {
   type RateLimit,
   REQUIRED_HEADERS,
   threadJson,
-} from '../thread-json';
+} from '../json/thread-json';
 import type { AskRequest, InteractionEvent, PageData, ThreadData, TurnData, TurnReply } from '../types';
 import type { SimRequest, SimResponse } from '../site';
 
-export type { RateLimit } from '../thread-json';
+export type { RateLimit } from '../json/thread-json';
 
 export interface JsonControls {
   /** `ok`, or broken: `empty` bodies, `malformed` JSON, a `moved` shape, or HTTP 500 (`error`). */

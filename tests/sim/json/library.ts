@@ -16,7 +16,7 @@
  * `Retry-After` (every Nth thread request, or queued for a path), a thread whose body has no `entries`.
  */
 import { REQUIRED_HEADERS } from './thread-json';
-import type { SimRequest, SimResponse } from './site';
+import type { SimRequest, SimResponse } from '../site';
 
 export type LibraryShape = 'blocks-2026-08' | 'text-2026-02' | 'unknown';
 

@@ -9,9 +9,9 @@
  * `event: end_of_stream`. A turn that stops to ask the person, or fails, ends the stream with no final frame (the page
  * decides). Frames go out as the turn's script plays (the server's clock), each when it happens.
  */
-import type { ThreadData, TurnData } from './types';
+import type { ThreadData, TurnData } from '../types';
 import { entryJson } from './thread-json';
-import { turnStateAt } from './task-state';
+import { turnStateAt } from '../tasks/task-state';
 
 type Block = Record<string, unknown> & { intended_usage: string };
 type Entry = ReturnType<typeof entryJson> & { blocks: Block[] };

@@ -17,14 +17,14 @@
  * made: the non-question kinds (`WORKFLOW_ITEM_USER_INPUT`), question ids, expiry,
  * `waiting_reason`, `error_message`, FAILED, the per-entry assets block, the page size and cursor.
  */
-import { threadJson2026 } from '../../lib/selectors/thread-json';
-import type { ThreadJsonReader } from '../../lib/selectors/thread-schema';
-import { blockTokens } from './answer';
-import { ASSET_URL_TTL_S, assetBytes } from './files';
-import { assetPathOf, blockId } from './tasks/task-paths';
-import type { BlockSpec } from './tasks/task-types';
-import { replyFor, turnStateAt } from './tasks/task-state';
-import type { Block, InteractionEvent, Inline, Source, ThreadData, TurnData } from './types';
+import { threadJson2026 } from '../../../lib/selectors/thread-json';
+import type { ThreadJsonReader } from '../../../lib/selectors/thread-schema';
+import { blockTokens } from '../answer';
+import { ASSET_URL_TTL_S, assetBytes } from '../files';
+import { assetPathOf, blockId } from '../tasks/task-paths';
+import type { BlockSpec } from '../tasks/task-types';
+import { replyFor, turnStateAt } from '../tasks/task-state';
+import type { Block, InteractionEvent, Inline, Source, ThreadData, TurnData } from '../types';
 
 export const JSON_API_VERSION = '2.18';
 export const REQUIRED_HEADERS: Record<string, string> = { 'x-app-apiclient': 'default', 'x-app-apiversion': JSON_API_VERSION };
