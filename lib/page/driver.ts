@@ -48,6 +48,8 @@ export type AskPath = (ctx: PageContext, watcher: PageWatcher, params: { prompt:
 export interface WaitCallOptions {
   signal?: AbortSignal;
   onProgress?: (progress: { message: string; steps: string[] }) => void;
+  /** A traced call (the bench): the wait notes when it saw its turn end (`seenAt`). */
+  trace?: Record<string, number>;
 }
 
 export interface PageDriver {
@@ -247,6 +249,7 @@ export function createPageDriver(win: Window, catalog: SelectorCatalog = new Sel
             timeoutMs: params.timeoutMs ?? 120000,
             stallMs: params.stallMs ?? 10000,
             ...(options.signal ? { signal: options.signal } : {}),
+            ...(options.trace ? { trace: options.trace } : {}),
             ...(params.maxLength !== undefined ? { maxLength: params.maxLength } : {}),
             onStep: (text, steps) => options.onProgress?.({ message: text, steps }),
             missOf: (answer, url) => signMiss(set(), url, answer),

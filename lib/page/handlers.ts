@@ -1,5 +1,6 @@
 import { RelayError } from '../protocol/errors';
 import { chooseSelectorSet, chromeMajorFrom, SelectorCatalog } from '../selectors/catalog';
+import { traceClock } from '../protocol/ports';
 import { createPageDriver, type PageDriver, type WaitCallParams } from './driver';
 
 /**
@@ -12,6 +13,8 @@ import { createPageDriver, type PageDriver, type WaitCallParams } from './driver
 export interface HandlerContext {
   signal: AbortSignal;
   progress(message: string): void;
+  /** Only for a request the bench traces: the handler may add its own moments (lib/protocol/messages.ts Trace). */
+  trace?: Record<string, number>;
 }
 
 export type PageHandlers = Record<string, (params: never, context: HandlerContext) => Promise<unknown>>;
@@ -33,22 +36,25 @@ export function pageHandlers(win: Window, catalog: SelectorCatalog = new Selecto
     'page.content': async ({ maxLength }: { maxLength: number }) => page().content({ maxLength }),
     'page.probe': async () => page().selectorSet(),
     'page.poll': async (params: { maxLength?: number }) => page().poll(params),
-    'page.wait': async (params: WaitCallParams, { signal, progress }: HandlerContext) =>
-      page().wait(params, { signal, onProgress: ({ message }) => progress(message) }),
+    'page.wait': async (params: WaitCallParams, { signal, progress, trace }: HandlerContext) =>
+      page().wait(params, { signal, onProgress: ({ message }) => progress(message), ...(trace ? { trace } : {}) }),
     'page.stop': async () => page().stop(),
     /**
      * Worker-only: a same-origin JSON read with the app's headers (the account's models and
      * projects, the recent threads). Here, not in the thread kit, so an account read in the
      * person's own tab loads nothing more into it.
      */
-    'threads.fetch': async (params: { path: string; query: Record<string, string>; headers: Record<string, string> }, { signal }: HandlerContext) => {
+    'threads.fetch': async (params: { path: string; query: Record<string, string>; headers: Record<string, string> }, { signal, trace }: HandlerContext) => {
       if (!SAFE_PATH.test(params.path)) throw new RelayError('INVALID_PARAMS', `not a same-origin path: ${params.path}`);
       const url = new URL(params.path, win.location.origin);
       for (const [k, v] of Object.entries(params.query)) if (v !== '') url.searchParams.set(k, v);
+      if (trace) trace.fetchStartAt = traceClock();
       try {
         // A cancelled call's read stops too (nobody is left to read it for).
         const res = await win.fetch(url.href, { headers: params.headers, credentials: 'include', cache: 'no-store', signal });
-        return { status: res.status, body: await res.text(), path: url.pathname };
+        const body = await res.text();
+        if (trace) trace.fetchEndAt = traceClock();
+        return { status: res.status, body, path: url.pathname };
       } catch (e) {
         throw new RelayError('EVALUATION_FAILED', `Could not read ${url.pathname} (${(e as Error).message}).`);
       }

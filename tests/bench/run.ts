@@ -33,7 +33,7 @@ import { heldThreadMemory } from './held-memory';
 import { measureCheckpointLatency, parallelThreads, readsWithoutTabs, startThreads, type TablessReads } from './threads';
 import { measureReconnect } from './reconnect';
 import { serveChurn } from './serve-churn';
-import { measureOurWait } from './wait-latency';
+import { measureOurWait, WAIT_HOPS, waitHopLine } from './wait-latency';
 import { measureAskKitLoad } from './kit-load';
 import { ourWeight, playwrightMcpWeight } from './tool-surface';
 import { CLIENT_PACKAGES, clientChecks } from './clients';
@@ -252,7 +252,7 @@ async function clientsPhase({ world }: Bench): Promise<Row[]> {
 /** Ours on `short` and `keywords`, then the CDP baseline on the same page. */
 async function answerLatencyPhase({ world, cdp }: Bench): Promise<Row[]> {
   log(`(a) ours: ${OUR_ASKS} asks (short)`);
-  const { latencies: ours, jsonFetchMs, lessJson } = await measureOurWait(world, { asks: OUR_ASKS, label: 'Bench' });
+  const { latencies: ours, jsonFetchMs, hops } = await measureOurWait(world, { asks: OUR_ASKS, label: 'Bench' });
   log(`(a) ours: ${OUR_KEYWORD_ASKS} asks (keywords)`);
   const { latencies: oursKeywords } = await measureOurWait(world, { asks: OUR_KEYWORD_ASKS, label: 'Bench words', tag: '#scenario:keywords' });
 
@@ -287,9 +287,16 @@ async function answerLatencyPhase({ world, cdp }: Bench): Promise<Row[]> {
 
   const fairLatencies = settledLatencies([...fair, ...shipped], 'no-rect');
   return [
-    timingRow('(a) answer finished → comet_wait returned, ours (short)', ours, 95, '≤ 5 ms, p95 ≤ 10 ms', verdict(median(ours) <= 5 && percentile(ours, 95) <= 10), `min ${ms(Math.min(...ours))}, max ${ms(Math.max(...ours))}; a new chat every 5 asks; ` +
-        `of which the thread JSON fetch for the Markdown answer (worker → page → site → back): median ${ms(median(jsonFetchMs))} in ${jsonFetchMs.length} of ${ours.length}`),
-    timingRow('(a) … the same less its thread JSON fetch (the page\'s reader and the chain)', lessJson, 95, '', INFO, 'each ask\'s latency minus its traced JSON fetch; on this bench\'s site (Playwright routing) that fetch is a round trip through the bench process'),
+    waitRow(ours, jsonFetchMs),
+    {
+      measure: '(a) … where it goes, each hop timing itself (median ms)',
+      n: String(hops.length),
+      median: ms(median(hops.map((h) => WAIT_HOPS.slice(0, 6).reduce((a, [k]) => a + (h[k] ?? 0), 0)))),
+      tail: '',
+      target: '',
+      mark: INFO,
+      note: waitHopLine(hops),
+    },
     timingRow('(a) … ours (keywords: the answer says "Reading", "Searching"…)', oursKeywords, 95, '< 300 ms median', verdict(median(oursKeywords) < 300), 'no words in the answer read as working'),
     timingRow('(a) … CDP baseline: 1 s poll + settle (short)', fairLatencies, 95, '(its own design: 1–6 s)', INFO, `its svg-rect rule left out so that it can finish at all (next row); answers of 0.5–1.4 s; ${(median(fairLatencies) / median(ours)).toFixed(0)}× ours at the median`),
     failureRow('(a) … CDP baseline as shipped (short)', shipped, 'as-shipped', 'the "Expand pane" button\'s svg rect reads as a Stop button: never idle'),
@@ -297,6 +304,23 @@ async function answerLatencyPhase({ world, cdp }: Bench): Promise<Row[]> {
     timingRow('(a) first comet_ask in a freshly loaded tab: loading its ask kit (the worker\'s trace)', kit.kitMs, 95, '', INFO,
       `comet_ask round trip, first after a reload vs the next: median ${ms(median(kit.first))} vs ${ms(median(kit.later))} (typing and the page's turn included)`),
   ];
+}
+
+/**
+ * (a)'s target: within one thread JSON fetch of the answer's end — the median at most the fetch's
+ * median + 5 ms, the p95 at most its p95 + 10 ms — the fetch as the page timed it in the same run.
+ */
+function waitRow(ours: number[], json: number[]): Row {
+  const [p50, p95, j50, j95] = [median(ours), percentile(ours, 95), median(json), percentile(json, 95)];
+  return {
+    measure: '(a) answer finished → comet_wait returned, ours (short)',
+    n: String(ours.length),
+    median: ms(p50),
+    tail: `p95 ${ms(p95)}`,
+    target: `≤ JSON fetch + 5 ms, p95 ≤ its p95 + 10 ms (${ms(j50 + 5)}, ${ms(j95 + 10)})`,
+    mark: verdict(json.length > 0 && p50 <= j50 + 5 && p95 <= j95 + 10),
+    note: `one thread JSON fetch in the page, same run: median ${ms(j50)}, p95 ${ms(j95)} (${json.length} of ${ours.length} asks); min ${ms(Math.min(...ours))}, max ${ms(Math.max(...ours))}; a new chat every 5 asks`,
+  };
 }
 
 function settledLatencies(asks: BaselineAsk[], detector: Detector): number[] {

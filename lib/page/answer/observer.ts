@@ -1,4 +1,5 @@
 import { RelayError } from '../../protocol/errors';
+import { traceClock } from '../../protocol/ports';
 import { conversationKey, isConversationPath } from '../../protocol/urls';
 import type { SelectorSet } from '../../selectors';
 import type { WaitFor } from '../dom/context';
@@ -388,6 +389,8 @@ export interface WaitParams {
    * worker asks the thread JSON before it fails with it.
    */
   missOf?: (answer: boolean, url: string) => string;
+  /** A traced call (the bench): `seenAt`, when the wait saw its turn end (lib/protocol/ports.ts traceClock). */
+  trace?: Record<string, number>;
 }
 
 export interface WaitOutcome {
@@ -489,6 +492,7 @@ export function waitForAnswer(
 
     const finish = (status: WaitStatus, snap: Snapshot, noSign = false) => {
       if (done) return;
+      if (params.trace) params.trace.seenAt = traceClock();
       cleanup();
       const unconfirmed = noSign || (status === 'completed' && snap.answerMissing) ? params.missOf?.(!noSign, snap.url) : undefined;
       const turnIndex = isOurs(snap) ? snap.turnIndex : -1;

@@ -6,6 +6,7 @@ import { extractVisibleText } from '../../page/dom/visible-text';
 import { categorizeTab, isPerplexityUrl, PERPLEXITY_HOME, samePage } from '../../protocol/urls';
 import { accessNeed, doorRefused, type Need, type Target } from '../../protocol/access';
 import { doorOf } from '../../protocol/doors';
+import { traceClock } from '../../protocol/ports';
 import { browser } from '../browser/ext';
 import { describeTabUse, otherTabsAllowed, otherTabsRefused, publicScreenshotsRefused, screenshotsRefused } from './other-tabs';
 import type { PageHub } from './pages';
@@ -84,7 +85,7 @@ export class Router {
         false,
         trace,
       );
-      const traced = trace ? { trace: { ...trace, worker: performance.now() - started } } : {};
+      const traced = trace ? { trace: { ...trace, worker: performance.now() - started, workerSentAt: traceClock() } } : {};
       if (!controller.signal.aborted) reply({ kind: 'result', id: request.id, result, ...traced });
       this.deps.onCall?.({ phase: 'end', request, at: Date.now(), ok: true, result });
     } catch (error) {
@@ -183,7 +184,7 @@ export class Router {
         }
         const tabId = await tabs.pageTab();
         const started = Date.now();
-        // Traced apart (`json`): the fetch's round trip, not the page's read of the turn.
+        // The thread JSON's moments, for the bench's trace: its last fetch's start and end in the page, and its arrival here.
         const fetched: Trace | undefined = trace ? {} : undefined;
         const fetch: TabFetch = async (path, query, headers) =>
           (await pages.request(tabId, 'threads.fetch', { path, query, headers }, signal, () => {}, fetched)) as { status: number; body: string };
@@ -212,7 +213,7 @@ export class Router {
             const { stillRunning: _again, ...reread } = await this.deps.answers.answer(again as PollResult | WaitResult, turnIndex, maxLength, fetch);
             answered = reread;
           }
-          if (trace && fetched?.port !== undefined) trace.json = fetched.port;
+          if (trace && fetched?.fetchEndAt !== undefined) Object.assign(trace, { fetchStartAt: fetched.fetchStartAt, fetchEndAt: fetched.fetchEndAt, jsonGotAt: fetched.workerGotAt });
           // The JSON says the turn still runs where the page showed no sign: a wait waits on, for the time its caller gave.
           const left = deadline - Date.now();
           if (!stillRunning || method !== 'page.wait' || left < 100) {
