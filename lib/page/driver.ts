@@ -29,6 +29,11 @@ export interface WaitCallParams {
   /** The caller asked nothing here: the page's latest turn, never another caller's last ask. */
   latest?: boolean;
   maxLength?: number;
+  /**
+   * Added by the worker, never by a caller (the params' schema has no such field): the key of the
+   * `threads.fetch` it sent ahead, which fetches the thread JSON the moment this wait sees its turn end.
+   */
+  jsonKey?: string;
 }
 
 export interface AskCallParams {
@@ -50,6 +55,8 @@ export interface WaitCallOptions {
   onProgress?: (progress: { message: string; steps: string[] }) => void;
   /** A traced call (the bench): the wait notes when it saw its turn end (`seenAt`). */
   trace?: Record<string, number>;
+  /** See WaitParams.onFinished (lib/page/answer/observer.ts): the wait saw its turn end completed, at `url`. */
+  onFinished?: (url: string) => void;
 }
 
 export interface PageDriver {
@@ -250,6 +257,7 @@ export function createPageDriver(win: Window, catalog: SelectorCatalog = new Sel
             stallMs: params.stallMs ?? 10000,
             ...(options.signal ? { signal: options.signal } : {}),
             ...(options.trace ? { trace: options.trace } : {}),
+            ...(options.onFinished ? { onFinished: options.onFinished } : {}),
             ...(params.maxLength !== undefined ? { maxLength: params.maxLength } : {}),
             onStep: (text, steps) => options.onProgress?.({ message: text, steps }),
             missOf: (answer, url) => signMiss(set(), url, answer),

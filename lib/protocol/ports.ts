@@ -5,7 +5,7 @@ export const PANEL_PORT = 'comet-relay/panel';
 /**
  * A traced call's moments (lib/protocol/messages.ts Trace; fields ending in `At`: `seenAt` when the
  * page saw a wait's turn end, `pageSentAt`, `workerGotAt`, `workerSentAt`, and the thread JSON's
- * `fetchStartAt`, `fetchEndAt`, `jsonGotAt`): epoch ms with a fraction,
+ * `fetchStartAt`, `fetchEndAt`, `jsonGotAt`; `relayGotAt`, `mcpSentAt` in the MCP process): epoch ms with a fraction,
  * comparable between the processes of one machine, so a result's way back, which no single clock
  * holds, is timed hop by hop. Here, not beside Trace, because the page script carries no zod.
  */

@@ -291,7 +291,7 @@ async function answerLatencyPhase({ world, cdp }: Bench): Promise<Row[]> {
     {
       measure: '(a) … where it goes, each hop timing itself (median ms)',
       n: String(hops.length),
-      median: ms(median(hops.map((h) => WAIT_HOPS.slice(0, 6).reduce((a, [k]) => a + (h[k] ?? 0), 0)))),
+      median: ms(median(hops.map((h) => WAIT_HOPS.slice(0, 8).reduce((a, [k]) => a + (h[k] ?? 0), 0)))),
       tail: '',
       target: '',
       mark: INFO,

@@ -31,7 +31,7 @@ export interface WaitLatencies {
  * The hops of a finished answer's way to the client, in order, from the trace's moments (the
  * page's and the worker's `…At`, lib/protocol/ports.ts traceClock): the path the answer waits on,
  * then (`read`, `readPort`) the page's read of the turn and its way to the worker, which run beside
- * the fetch. Each is timed where it happens; only `back` spans processes with no moment between.
+ * the fetch. Each is timed where it happens; only `toMcp` spans processes with no moment between (the host's own time is in the trace's `host`).
  */
 export const WAIT_HOPS: [string, string][] = [
   ['seen', 'finished → the page\'s wait saw it'],
@@ -39,7 +39,9 @@ export const WAIT_HOPS: [string, string][] = [
   ['fetch', 'the JSON fetch (in the page)'],
   ['toWorker', 'fetched → the worker holds body and read'],
   ['worker', 'worker: answer made, reply sent'],
-  ['back', 'worker → client (native messaging, host, mcp, stdio)'],
+  ['toMcp', 'worker → mcp process (native messaging, host, socket)'],
+  ['mcp', 'mcp process: result checked, text made'],
+  ['toClient', 'mcp → client (SDK, stdio)'],
   ['read', 'beside it: seen → read sent'],
   ['readPort', 'read sent → worker'],
 ];
@@ -70,8 +72,8 @@ export async function measureOurWait(world: SimWorld, options: WaitLatencyOption
 }
 
 function hopsOf(t: Record<string, number>, finishedAt: number, returnedAt: number): Record<string, number> | undefined {
-  const { seenAt, pageSentAt, workerGotAt, workerSentAt, fetchStartAt, fetchEndAt, jsonGotAt } = t;
-  if (seenAt === undefined || pageSentAt === undefined || workerGotAt === undefined || workerSentAt === undefined) return undefined;
+  const { seenAt, pageSentAt, workerGotAt, workerSentAt, fetchStartAt, fetchEndAt, jsonGotAt, relayGotAt, mcpSentAt } = t;
+  if (seenAt === undefined || pageSentAt === undefined || workerGotAt === undefined || workerSentAt === undefined || relayGotAt === undefined || mcpSentAt === undefined) return undefined;
   const fetched = fetchStartAt !== undefined && fetchEndAt !== undefined && jsonGotAt !== undefined;
   const holds = fetched ? Math.max(jsonGotAt, workerGotAt) : workerGotAt;
   return {
@@ -80,7 +82,9 @@ function hopsOf(t: Record<string, number>, finishedAt: number, returnedAt: numbe
     fetch: fetched ? fetchEndAt - fetchStartAt : 0,
     toWorker: holds - (fetched ? fetchEndAt : seenAt),
     worker: workerSentAt - holds,
-    back: returnedAt - workerSentAt,
+    toMcp: relayGotAt - workerSentAt,
+    mcp: mcpSentAt - relayGotAt,
+    toClient: returnedAt - mcpSentAt,
     read: pageSentAt - seenAt,
     readPort: workerGotAt - pageSentAt,
   };
