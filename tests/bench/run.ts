@@ -129,7 +129,7 @@ async function main(): Promise<void> {
     console.log(environmentLines(product.replace('/', ' '), loadAtStart).join('\n'));
     console.log(`- simulated perplexity.ai, generation B, speed ${SPEED}; whole run ${((Date.now() - T0) / 1000).toFixed(0)} s${only ? ` (only ${[...only].join(', ')})` : ''}\n`);
     console.log(renderTable(rows));
-    console.log('\n(a) is Date.now() when the call resolved in the bench process minus `answer-finished.at` in the page.');
+    console.log('\n(a) is the wall clock (with its fraction) when the call resolved in the bench process minus `answer-finished.at` in the page.');
     console.log('"before" is what the previous run measured for the row (.cache/bench-last.json), "—" when none did.');
     console.log('Percentiles are nearest-rank. ✅ target met, ❌ missed, ℹ️ no target, ⚠️ a failure mode of the CDP approach.');
     for (const note of bench.notes) console.log(`- ${note}`);
