@@ -23,6 +23,8 @@ export interface WaitLatencies {
   latencies: number[];
   /** Of each, the thread JSON fetch for the Markdown answer as the page timed it (`fetch()` to its body read), when one was made. */
   jsonFetchMs: number[];
+  /** Each latency less its own JSON fetch, for the asks that made one: what the chain adds to the fetch. */
+  beyondFetch: number[];
   /** Where each ask's latency went, hop by hop (WAIT_HOPS), for the asks whose trace had every moment. */
   hops: Record<string, number>[];
 }
@@ -47,7 +49,7 @@ export const WAIT_HOPS: [string, string][] = [
 ];
 
 export async function measureOurWait(world: SimWorld, options: WaitLatencyOptions): Promise<WaitLatencies> {
-  const out: WaitLatencies = { latencies: [], jsonFetchMs: [], hops: [] };
+  const out: WaitLatencies = { latencies: [], jsonFetchMs: [], beyondFetch: [], hops: [] };
   for (let i = 0; i < options.asks; i++) {
     const since = Date.now();
     const prompt = `${options.label} question ${i + 1} ${options.tag ?? ''}`.trim();
@@ -64,7 +66,10 @@ export async function measureOurWait(world: SimWorld, options: WaitLatencyOption
     const finishedAt = await answerFinishedAt(world.page, since);
     if (finishedAt === undefined) throw new Error(`no answer-finished event in the page for "${prompt}"`);
     out.latencies.push(returnedAt - finishedAt);
-    if (trace.fetchStartAt !== undefined && trace.fetchEndAt !== undefined) out.jsonFetchMs.push(trace.fetchEndAt - trace.fetchStartAt);
+    if (trace.fetchStartAt !== undefined && trace.fetchEndAt !== undefined) {
+      out.jsonFetchMs.push(trace.fetchEndAt - trace.fetchStartAt);
+      out.beyondFetch.push(returnedAt - finishedAt - (trace.fetchEndAt - trace.fetchStartAt));
+    }
     const hops = hopsOf(trace, finishedAt, returnedAt);
     if (hops) out.hops.push(hops);
   }
