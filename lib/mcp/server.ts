@@ -17,6 +17,7 @@ import {
 import { z } from 'zod';
 import type { Settings } from '../config/settings';
 import { RelayError } from '../protocol/errors';
+import { traceClock } from '../protocol/ports';
 import { VERSION } from '../relay/version';
 import type { AttachmentAccess } from './attachments/http';
 import type { BrowserGateway } from './gateway';
@@ -152,7 +153,7 @@ export function createSessionServer({ tools, settings, gateway, attachments }: S
     };
     try {
       const result = await tool.handler(args as never, context);
-      return trace ? { ...result, _meta: { ...result._meta, [TRACE_META]: { ...trace, mcp: performance.now() - started } } } : result;
+      return trace ? { ...result, _meta: { ...result._meta, [TRACE_META]: { ...trace, mcp: performance.now() - started, mcpSentAt: traceClock() } } } : result;
     } catch (error) {
       return errorResult(error);
     }

@@ -1,7 +1,7 @@
 import { browser } from 'wxt/browser';
 import { RelayError } from '../protocol/errors';
-import type { Envelope } from '../protocol/messages';
-import { PAGE_PORT, type PageReady, SELECTOR_SET_KIND } from '../protocol/ports';
+import type { Envelope, Trace } from '../protocol/messages';
+import { PAGE_PORT, type PageReady, SELECTOR_SET_KIND, traceClock } from '../protocol/ports';
 import { SelectorCatalog } from '../selectors/catalog';
 import { ASK_STREAM_READER_KIND, THREAD_JSON_READER_KIND, THREAD_PAGE_READER_KIND } from '../selectors/reader-shelf';
 import { ASK_STREAM_ENDPOINTS } from '../selectors/stream/endpoints';
@@ -85,14 +85,16 @@ export function startPageAgent(catalog = new SelectorCatalog()): void {
     const controller = new AbortController();
     running.set(message.id, controller);
     const started = message.trace ? performance.now() : 0;
+    const traced: Trace | undefined = message.trace ? {} : undefined;
     try {
       const handler = handlers.get(message.method);
       if (!handler) throw missing(message.method);
       const result = await handler(message.params as never, {
         signal: controller.signal,
         progress: (text) => send({ kind: 'progress', id: message.id, message: text }),
+        ...(traced ? { trace: traced } : {}),
       });
-      const trace = message.trace ? { trace: { page: performance.now() - started } } : {};
+      const trace = traced ? { trace: { ...traced, page: performance.now() - started, pageSentAt: traceClock() } } : {};
       if (!controller.signal.aborted) send({ kind: 'result', id: message.id, result, ...trace });
     } catch (error) {
       if (!controller.signal.aborted) send({ kind: 'error', id: message.id, error: RelayError.from(error, 'EVALUATION_FAILED').toPayload() });

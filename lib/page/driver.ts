@@ -30,6 +30,11 @@ export interface WaitCallParams {
   /** The caller asked nothing here: the page's latest turn, never another caller's last ask. */
   latest?: boolean;
   maxLength?: number;
+  /**
+   * Added by the worker, never by a caller (the params' schema has no such field): the key of the
+   * `threads.fetch` it sent ahead, which fetches the thread JSON the moment this wait sees its turn end.
+   */
+  jsonKey?: string;
 }
 
 export interface AskCallParams {
@@ -49,6 +54,10 @@ export type AskPath = (ctx: PageContext, watcher: PageWatcher, params: { prompt:
 export interface WaitCallOptions {
   signal?: AbortSignal;
   onProgress?: (progress: { message: string; steps: string[] }) => void;
+  /** A traced call (the bench): the wait notes when it saw its turn end (`seenAt`). */
+  trace?: Record<string, number>;
+  /** See WaitParams.onFinished (lib/page/answer/observer.ts): the wait saw its turn end completed, at `url`. */
+  onFinished?: (url: string) => void;
 }
 
 export interface PageDriver {
@@ -265,6 +274,8 @@ export function createPageDriver(win: Window, catalog: SelectorCatalog = new Sel
             timeoutMs: params.timeoutMs ?? 120000,
             stallMs: params.stallMs ?? 10000,
             signal: inner.signal,
+            ...(options.trace ? { trace: options.trace } : {}),
+            ...(options.onFinished ? { onFinished: options.onFinished } : {}),
             ...(params.maxLength !== undefined ? { maxLength: params.maxLength } : {}),
             onStep: (text, steps) => options.onProgress?.({ message: text, steps }),
             missOf: (answer, url) => signMiss(set(), url, answer),

@@ -35,9 +35,10 @@ export type CallOrigin = z.infer<typeof CallOrigin>;
 /**
  * Where a call's time went, for the bench's profile: each hop the call passed adds the
  * milliseconds it held the call (`page`, `port`, `worker`, `host`, `relay`, `mcp`) to the result
- * on its way back, and only when the request asked for it with `trace: true`; `json`, the round
- * trip of the thread JSON fetch a finished poll or wait makes for its Markdown answer; `kit`, how
- * long the worker waited to load the page kit the call needed, when it loaded one.
+ * on its way back, and only when the request asked for it with `trace: true`; `kit`, how long the
+ * worker waited to load the page kit the call needed, when it loaded one; and moments, the fields
+ * ending in `At` (lib/protocol/ports.ts traceClock), among them the thread JSON fetch a finished
+ * poll or wait makes for its Markdown answer (`fetchStartAt`, `fetchEndAt` in the page, `jsonGotAt`).
  */
 export const Trace = z.record(z.string().max(40), z.number());
 export type Trace = z.infer<typeof Trace>;

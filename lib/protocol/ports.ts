@@ -2,6 +2,17 @@
 export const PAGE_PORT = 'comet-relay/page';
 export const PANEL_PORT = 'comet-relay/panel';
 
+/**
+ * A traced call's moments (lib/protocol/messages.ts Trace; fields ending in `At`: `seenAt` when the
+ * page saw a wait's turn end, `pageSentAt`, `workerGotAt`, `workerSentAt`, and the thread JSON's
+ * `fetchStartAt`, `fetchEndAt`, `jsonGotAt`; `relayGotAt`, `mcpSentAt` in the MCP process): epoch ms with a fraction,
+ * comparable between the processes of one machine, so a result's way back, which no single clock
+ * holds, is timed hop by hop. Here, not beside Trace, because the page script carries no zod.
+ */
+export function traceClock(): number {
+  return performance.timeOrigin + performance.now();
+}
+
 /** Events the content script pushes to the worker. */
 export interface PageReady {
   url: string;

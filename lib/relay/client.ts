@@ -6,6 +6,7 @@ import type { Door } from '../protocol/doors';
 import { PROTOCOL_VERSION } from '../protocol/identity';
 import type { CallOrigin, Envelope, Trace, Welcome } from '../protocol/messages';
 import { hostMethods, type MethodName, type MethodParams, type MethodResult, methods } from '../protocol/methods';
+import { traceClock } from '../protocol/ports';
 import { FramedConnection } from './connection';
 import { describeProfiles, type HostRecord, knownProfiles, listHosts, pickHost, removeHostRecord } from './discovery';
 import { handshakeChallenge, provesHost } from './host-proof';
@@ -163,7 +164,7 @@ export class RelayClient {
         },
         resolve: (value, trace) => {
           cleanup();
-          if (options.trace) Object.assign(options.trace, trace, { relay: performance.now() - started });
+          if (options.trace) Object.assign(options.trace, trace, { relay: performance.now() - started, relayGotAt: traceClock() });
           resolve(value);
         },
         reject: (error) => {

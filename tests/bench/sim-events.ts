@@ -8,7 +8,7 @@ interface SimEvent {
 
 /**
  * When the simulated page finished the answer to an ask made at or after `since`: the `at` of the
- * last `answer-finished` in `window.__sim.events` (Date.now() in the page, right after the DOM
+ * last `answer-finished` in `window.__sim.events` (the page's wall clock with its fraction, right after the DOM
  * changed), or of the last `ask-stream-ended` (the page's own read of the turn's ask stream reached
  * its end). Read from the page's main world, where the simulator keeps its hook.
  */

@@ -1,12 +1,14 @@
+import { performance } from 'node:perf_hooks';
 import { TRACE_META } from '../../lib/mcp/server';
 import type { SimWorld } from '../support/sim-harness';
 import { textOf } from '../support/harness';
 import { answerFinishedAt } from './sim-events';
+import { median } from './stats';
 
 /**
  * (a) ours: answer finished in the page → `comet_wait` resolved in this process. Each ask is a
- * comet_ask then a comet_wait from the same MCP client; the clock is Date.now() on both sides (same
- * machine). A fresh chat every `newChatEvery` asks keeps the thread short and mixes first turns
+ * comet_ask then a comet_wait from the same MCP client; the clock is the wall clock on both sides
+ * (same machine). A fresh chat every `newChatEvery` asks keeps the thread short and mixes first turns
  * (navigation + new page) with follow-ups.
  */
 export interface WaitLatencyOptions {
@@ -21,39 +23,81 @@ export interface WaitLatencyOptions {
 
 export interface WaitLatencies {
   latencies: number[];
-  /**
-   * Of each, the round trip of the thread JSON fetch the worker makes once the page says the turn
-   * finished (its Markdown answer; the trace's `json`), when one was made.
-   */
+  /** Of each, the thread JSON fetch for the Markdown answer as the page timed it (`fetch()` to its body read), when one was made. */
   jsonFetchMs: number[];
-  /** Each latency less its JSON fetch, for the asks that made one: the page's reader and the chain. */
-  lessJson: number[];
+  /** Each latency less its own JSON fetch, for the asks that made one: what the chain adds to the fetch. */
+  beyondFetch: number[];
+  /** Where each ask's latency went, hop by hop (WAIT_HOPS), for the asks whose trace had every moment. */
+  hops: Record<string, number>[];
 }
 
+/**
+ * The hops of a finished answer's way to the client, in order, from the trace's moments (the
+ * page's and the worker's `…At`, lib/protocol/ports.ts traceClock): the path the answer waits on,
+ * then (`read`, `readPort`) the page's read of the turn and its way to the worker, which run beside
+ * the fetch. Each is timed where it happens; only `toMcp` spans processes with no moment between (the host's own time is in the trace's `host`).
+ */
+export const WAIT_HOPS: [string, string][] = [
+  ['seen', 'finished → the page\'s wait saw it'],
+  ['toFetch', 'seen → JSON fetch started'],
+  ['fetch', 'the JSON fetch (in the page)'],
+  ['toWorker', 'fetched → the worker holds body and read'],
+  ['worker', 'worker: answer made, reply sent'],
+  ['toMcp', 'worker → mcp process (native messaging, host, socket)'],
+  ['mcp', 'mcp process: result checked, text made'],
+  ['toClient', 'mcp → client (SDK, stdio)'],
+  ['read', 'beside it: seen → read sent'],
+  ['readPort', 'read sent → worker'],
+];
+
 export async function measureOurWait(world: SimWorld, options: WaitLatencyOptions): Promise<WaitLatencies> {
-  const latencies: number[] = [];
-  const jsonFetchMs: number[] = [];
-  const lessJson: number[] = [];
+  const out: WaitLatencies = { latencies: [], jsonFetchMs: [], beyondFetch: [], hops: [] };
   for (let i = 0; i < options.asks; i++) {
     const since = Date.now();
     const prompt = `${options.label} question ${i + 1} ${options.tag ?? ''}`.trim();
     const asked = await world.call('comet_ask', { prompt, newChat: i % (options.newChatEvery ?? 5) === 0 });
     if (asked.isError) throw new Error(`comet_ask failed: ${asked.text}`);
     const raw = await world.client.callTool({ name: 'comet_wait', arguments: { timeout: 30_000 }, _meta: { [TRACE_META]: true } }, undefined, { timeout: 120_000 });
-    const returnedAt = Date.now();
+    const returnedAt = performance.timeOrigin + performance.now();
     const text = textOf(raw);
     if (raw.isError) throw new Error(`comet_wait failed: ${text}`);
     if (!text.includes(`${options.label} question ${i + 1}`)) {
       throw new Error(`comet_wait returned an answer to another question:\n${text.slice(0, 300)}`);
     }
-    const json = (raw._meta?.[TRACE_META] as Record<string, number> | undefined)?.json;
+    const trace = (raw._meta?.[TRACE_META] as Record<string, number> | undefined) ?? {};
     const finishedAt = await answerFinishedAt(world.page, since, options.from);
     if (finishedAt === undefined) throw new Error(`no ${options.from ?? 'answer-finished'} event in the page for "${prompt}"`);
-    latencies.push(returnedAt - finishedAt);
-    if (json !== undefined) {
-      jsonFetchMs.push(json);
-      lessJson.push(returnedAt - finishedAt - json);
+    out.latencies.push(returnedAt - finishedAt);
+    if (trace.fetchStartAt !== undefined && trace.fetchEndAt !== undefined) {
+      out.jsonFetchMs.push(trace.fetchEndAt - trace.fetchStartAt);
+      out.beyondFetch.push(returnedAt - finishedAt - (trace.fetchEndAt - trace.fetchStartAt));
     }
+    const hops = hopsOf(trace, finishedAt, returnedAt);
+    if (hops) out.hops.push(hops);
   }
-  return { latencies, jsonFetchMs, lessJson };
+  return out;
+}
+
+function hopsOf(t: Record<string, number>, finishedAt: number, returnedAt: number): Record<string, number> | undefined {
+  const { seenAt, pageSentAt, workerGotAt, workerSentAt, fetchStartAt, fetchEndAt, jsonGotAt, relayGotAt, mcpSentAt } = t;
+  if (seenAt === undefined || pageSentAt === undefined || workerGotAt === undefined || workerSentAt === undefined || relayGotAt === undefined || mcpSentAt === undefined) return undefined;
+  const fetched = fetchStartAt !== undefined && fetchEndAt !== undefined && jsonGotAt !== undefined;
+  const holds = fetched ? Math.max(jsonGotAt, workerGotAt) : workerGotAt;
+  return {
+    seen: seenAt - finishedAt,
+    toFetch: fetched ? fetchStartAt - seenAt : 0,
+    fetch: fetched ? fetchEndAt - fetchStartAt : 0,
+    toWorker: holds - (fetched ? fetchEndAt : seenAt),
+    worker: workerSentAt - holds,
+    toMcp: relayGotAt - workerSentAt,
+    mcp: mcpSentAt - relayGotAt,
+    toClient: returnedAt - mcpSentAt,
+    read: pageSentAt - seenAt,
+    readPort: workerGotAt - pageSentAt,
+  };
+}
+
+/** Median ms per hop over the asks, in WAIT_HOPS order. */
+export function waitHopLine(hops: readonly Record<string, number>[]): string {
+  return WAIT_HOPS.map(([key, name]) => `${name} ${median(hops.map((h) => h[key] ?? 0)).toFixed(2)}`).join(' → ');
 }

@@ -17,6 +17,7 @@ for (const jsonMode of ['ok', 'error'] as const) {
 
     test(`a finished answer comes from ${jsonMode === 'ok' ? 'the JSON' : 'the page'}, and comet_poll says which`, async () => {
       await world.call('comet_ask', { prompt: 'Why are there two tides a day?' });
+      const before = world.site.json.stats().requests;
       const waited = await world.call('comet_wait', { timeout: 60_000 });
       expect(waited.isError).toBe(false);
       expect(waited.text).not.toMatch(/^Agent (is still working|completed with no visible response)/);
@@ -26,6 +27,9 @@ for (const jsonMode of ['ok', 'error'] as const) {
       expect(polled.structuredContent.response.length).toBeGreaterThan(0);
       // comet_wait's text is the same answer, in the reference's format (the answer, then its steps).
       expect(waited.text.startsWith(polled.structuredContent.response.slice(0, 40))).toBe(true);
+      // One thread JSON request for the finished turn: the one the page made as it saw the turn end (issue 31
+      // item 5), whose answer the poll reuses.
+      if (jsonMode === 'ok') expect(world.site.json.stats().requests - before).toBe(1);
     });
   });
 }

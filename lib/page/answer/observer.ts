@@ -1,4 +1,5 @@
 import { RelayError } from '../../protocol/errors';
+import { traceClock } from '../../protocol/ports';
 import { conversationKey, isConversationPath } from '../../protocol/urls';
 import type { SelectorSet } from '../../selectors';
 import type { WaitFor } from '../dom/context';
@@ -388,6 +389,13 @@ export interface WaitParams {
    * worker asks the thread JSON before it fails with it.
    */
   missOf?: (answer: boolean, url: string) => string;
+  /**
+   * Told, before the turn is read, when the wait saw its turn end completed by the page's own sign
+   * (not unconfirmed) after it began: the moment the turn's thread JSON can be asked for its answer.
+   */
+  onFinished?: (url: string) => void;
+  /** A traced call (the bench): `seenAt`, when the wait saw its turn end (lib/protocol/ports.ts traceClock). */
+  trace?: Record<string, number>;
 }
 
 export interface WaitOutcome {
@@ -450,6 +458,8 @@ export function waitForAnswer(
   return new Promise<WaitOutcome>((resolve, reject) => {
     if (params.signal?.aborted) return reject(new RelayError('CANCELLED', 'The wait was cancelled.'));
     let done = false;
+    /** False while the wait's first look runs: a turn already over when the wait began was not seen to end. */
+    let live = false;
     let sawWorking = false;
     let reported: string[] = [];
     let deadline: ReturnType<typeof setTimeout> | undefined;
@@ -489,9 +499,15 @@ export function waitForAnswer(
 
     const finish = (status: WaitStatus, snap: Snapshot, noSign = false) => {
       if (done) return;
+      if (params.trace) params.trace.seenAt = traceClock();
       cleanup();
       const unconfirmed = noSign || (status === 'completed' && snap.answerMissing) ? params.missOf?.(!noSign, snap.url) : undefined;
       const turnIndex = isOurs(snap) ? snap.turnIndex : -1;
+      try {
+        if (status === 'completed' && !unconfirmed && !noSign && live && turnIndex >= 0) params.onFinished?.(snap.url);
+      } catch {
+        // its listener's failure never costs the wait its answer
+      }
       type Body = Omit<WaitOutcome, 'status' | 'elapsedMs' | 'url' | 'hasStopButton'>;
       const empty: Body = { response: '', steps: [], currentStep: '', turnIndex: -1, questionText: '', truncated: false, totalLength: 0 };
       (turnIndex >= 0 ? read(turnIndex, params.maxLength) : Promise.resolve(empty))
@@ -610,5 +626,6 @@ export function waitForAnswer(
       lastSpin = snap.hasLoadingSpinner;
     });
     check(initial, false);
+    live = true;
   });
 }

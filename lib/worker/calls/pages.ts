@@ -4,7 +4,7 @@ import { checkEnvelope } from '../../protocol/envelope-check';
 import type { Envelope, Trace } from '../../protocol/messages';
 import { type KitLoad, kitOf, type PageKit } from '../../protocol/page/page-kits';
 import { PAGE_SCRIPT_GRACE_MS, type PageAccessWords } from '../../protocol/page-access';
-import type { PageReady } from '../../protocol/ports';
+import { type PageReady, traceClock } from '../../protocol/ports';
 
 /**
  * The content scripts of Perplexity tabs, each connected by its own runtime port. Requests to a
@@ -297,7 +297,7 @@ export class PageHub {
         onProgress,
         resolve: (value, pageTrace) => {
           finish();
-          if (trace) Object.assign(trace, pageTrace, { port: performance.now() - started });
+          if (trace) Object.assign(trace, pageTrace, { port: performance.now() - started, workerGotAt: traceClock() });
           resolve(value);
         },
         reject: (error) => {

@@ -7,13 +7,14 @@ import { questionKey, questionMatch } from '../../page/answer/question';
 import { categorizeTab, isPerplexityUrl, PERPLEXITY_HOME, samePage } from '../../protocol/urls';
 import { accessNeed, doorRefused, type Need, type Target } from '../../protocol/access';
 import { doorOf } from '../../protocol/doors';
+import { traceClock } from '../../protocol/ports';
 import { browser } from '../browser/ext';
 import { describeTabUse, otherTabsAllowed, otherTabsRefused, publicLibraryRefused, publicScreenshotsRefused, screenshotsRefused } from './other-tabs';
 import { composerDraft, draftInTheWay } from './draft';
 import { PageGoneDuringAsk, type PageHub } from './pages';
 import type { TabService } from './tabs';
 import { type ModeResult, modeAgain, type PageMode, type PollResult, type WaitResult } from '../../protocol/page/page-methods';
-import type { JsonAnswers, TabFetch } from '../threads/json-answer';
+import { EarlyJson, type JsonAnswers, type TabFetch } from '../threads/json-answer';
 import type { ThreadCalls } from '../threads/thread-calls';
 import { REPAIRABLE, type Repairs } from './repairs';
 
@@ -86,7 +87,7 @@ export class Router {
         false,
         trace,
       );
-      const traced = trace ? { trace: { ...trace, worker: performance.now() - started } } : {};
+      const traced = trace ? { trace: { ...trace, worker: performance.now() - started, workerSentAt: traceClock() } } : {};
       if (!controller.signal.aborted) reply({ kind: 'result', id: request.id, result, ...traced });
       this.deps.onCall?.({ phase: 'end', request, at: Date.now(), ok: true, result });
     } catch (error) {
@@ -196,46 +197,66 @@ export class Router {
         }
         const tabId = await tabs.pageTab();
         const started = Date.now();
-        // Traced apart (`json`): the fetch's round trip, not the page's read of the turn.
+        // The thread JSON's moments, for the bench's trace: its last fetch's start and end in the page, and its arrival here.
         const fetched: Trace | undefined = trace ? {} : undefined;
-        const fetch: TabFetch = async (path, query, headers) =>
-          (await pages.request(tabId, 'threads.fetch', { path, query, headers }, signal, () => {}, fetched)) as { status: number; body: string };
-        const run = (sent: Record<string, unknown> = forward) => pages.request(tabId, method, sent, signal, progress, trace);
-        const pageCall = (m: string, p: Record<string, unknown>) => pages.request(tabId, m, p, signal, () => {});
-        const where = { tabId, url: pages.state(tabId)?.url };
-        const result =
-          this.deps.repairs && REPAIRABLE.has(method)
-            ? await this.deps.repairs.read(method, () => run(), pageCall, fetch, where)
-            : await run().catch((error: unknown) => this.askGone(tabId, String(forward.prompt ?? ''), error, signal));
-        if (modeNote) return { ...(result as object), modeNote };
-        if (method !== 'page.poll' && method !== 'page.wait') return result;
-        let read = result as PollResult | WaitResult;
-        // A page that shows no sign of the turn's state the set knows, and no JSON to ask: the miss, never a guess.
-        if (!this.deps.answers) {
-          if (read.unconfirmed) throw new RelayError('SELECTOR_MISS', `${read.unconfirmed}: the page shows no sign of this turn's state the selector set knows, and no thread JSON reader is there to ask`);
-          return result;
-        }
-        const maxLength = params.maxLength as number | undefined;
-        const deadline = started + ((params.timeoutMs as number | undefined) ?? 0);
-        for (;;) {
-          const turnIndex = 'lastTurnIndex' in read ? read.lastTurnIndex : read.turnIndex;
-          // The page said the turn finished (or could not tell): its thread JSON, fetched by the same tab, may hold the answer as written.
-          const { stillRunning, ...first } = await this.deps.answers.answer(read, turnIndex, maxLength, fetch);
-          let answered = first;
-          // A finished answer the page reads otherwise than its JSON: the reader may have found the wrong element (issue 24).
-          const again = !stillRunning && this.deps.repairs && (await this.deps.repairs.onDisagreement(read, answered, turnIndex, () => run(), pageCall, fetch, where));
-          if (again) {
-            const { stillRunning: _again, ...reread } = await this.deps.answers.answer(again as PollResult | WaitResult, turnIndex, maxLength, fetch);
-            answered = reread;
+        // comet_wait's thread JSON is fetched by the page the moment its wait sees the turn end (EarlyJson).
+        const early =
+          method === 'page.wait' && this.deps.answers
+            ? new EarlyJson(this.deps.answers.firstRequest(), (p, s, t) => pages.request(tabId, 'threads.fetch', p, s, () => {}, t), signal, trace !== undefined)
+            : undefined;
+        if (early) forward = { ...forward, jsonKey: early.key };
+        const fetch: TabFetch = async (path, query, headers) => {
+          const taken = await early?.take(path, query, headers);
+          if (taken) {
+            if (fetched && early?.trace) Object.assign(fetched, early.trace);
+            return taken;
           }
-          if (trace && fetched?.port !== undefined) trace.json = fetched.port;
-          // The JSON says the turn still runs where the page showed no sign: a wait waits on, for the time its caller gave.
-          const left = deadline - Date.now();
-          if (!stillRunning || method !== 'page.wait' || left < 100) {
-            return method === 'page.wait' ? { ...answered, elapsedMs: Date.now() - started } : answered;
+          return (await pages.request(tabId, 'threads.fetch', { path, query, headers }, signal, () => {}, fetched)) as { status: number; body: string };
+        };
+        const run = async (sent: Record<string, unknown> = forward) => {
+          const read = await pages.request(tabId, method, sent, signal, progress, trace);
+          early?.open();
+          return read;
+        };
+        try {
+          const pageCall = (m: string, p: Record<string, unknown>) => pages.request(tabId, m, p, signal, () => {});
+          const where = { tabId, url: pages.state(tabId)?.url };
+          const result =
+            this.deps.repairs && REPAIRABLE.has(method)
+              ? await this.deps.repairs.read(method, () => run(), pageCall, fetch, where)
+              : await run().catch((error: unknown) => this.askGone(tabId, String(forward.prompt ?? ''), error, signal));
+          if (modeNote) return { ...(result as object), modeNote };
+          if (method !== 'page.poll' && method !== 'page.wait') return result;
+          let read = result as PollResult | WaitResult;
+          // A page that shows no sign of the turn's state the set knows, and no JSON to ask: the miss, never a guess.
+          if (!this.deps.answers) {
+            if (read.unconfirmed) throw new RelayError('SELECTOR_MISS', `${read.unconfirmed}: the page shows no sign of this turn's state the selector set knows, and no thread JSON reader is there to ask`);
+            return result;
           }
-          throwIfCancelled(signal);
-          read = (await run({ ...forward, timeoutMs: left })) as WaitResult;
+          const maxLength = params.maxLength as number | undefined;
+          const deadline = started + ((params.timeoutMs as number | undefined) ?? 0);
+          for (;;) {
+            const turnIndex = 'lastTurnIndex' in read ? read.lastTurnIndex : read.turnIndex;
+            // The page said the turn finished (or could not tell): its thread JSON, fetched by the same tab, may hold the answer as written.
+            const { stillRunning, ...first } = await this.deps.answers.answer(read, turnIndex, maxLength, fetch);
+            let answered = first;
+            // A finished answer the page reads otherwise than its JSON: the reader may have found the wrong element (issue 24).
+            const again = !stillRunning && this.deps.repairs && (await this.deps.repairs.onDisagreement(read, answered, turnIndex, () => run(), pageCall, fetch, where));
+            if (again) {
+              const { stillRunning: _again, ...reread } = await this.deps.answers.answer(again as PollResult | WaitResult, turnIndex, maxLength, fetch);
+              answered = reread;
+            }
+            if (trace && fetched?.fetchEndAt !== undefined) Object.assign(trace, { fetchStartAt: fetched.fetchStartAt, fetchEndAt: fetched.fetchEndAt, jsonGotAt: fetched.workerGotAt });
+            // The JSON says the turn still runs where the page showed no sign: a wait waits on, for the time its caller gave.
+            const left = deadline - Date.now();
+            if (!stillRunning || method !== 'page.wait' || left < 100) {
+              return method === 'page.wait' ? { ...answered, elapsedMs: Date.now() - started } : answered;
+            }
+            throwIfCancelled(signal);
+            read = (await run({ ...forward, timeoutMs: left })) as WaitResult;
+          }
+        } finally {
+          early?.end();
         }
       }
     }

@@ -40,6 +40,13 @@ interface Known {
 /** A same-origin JSON request made by the tab that answered the poll or wait. */
 export type TabFetch = (path: string, query: Record<string, string>, headers: Record<string, string>) => Promise<{ status: number; body: string }>;
 
+/** A thread JSON request: `path` with `{id}` where the thread's id goes. */
+export interface JsonRequest {
+  path: string;
+  query: Record<string, string>;
+  headers: Record<string, string>;
+}
+
 const squash = (s: string) => s.toLowerCase().replace(/\s+/g, ' ').trim().slice(0, 40);
 /** A question as compared with the JSON's: whole, any case and spacing, a fold's ellipsis dropped. */
 const wholeQuestion = (s: string) => s.toLowerCase().replace(/\s+/g, ' ').trim().replace(/(?:…|\.\.\.)$/, '').trim();
@@ -126,6 +133,12 @@ export class JsonAnswers {
     private readonly now: () => number = Date.now,
     private readonly budgetMs = JSON_ANSWER_BUDGET_MS,
   ) {}
+
+  /** The first request a turn's answer is read with: the thread path (`{id}` for the thread's id), its query and headers. */
+  firstRequest(): JsonRequest {
+    const { path, query, headers } = this.reader().request;
+    return { path, query, headers };
+  }
 
   /** The JSON's answer of a finished turn, or undefined (the page's text stands). Keyed by thread, not by tab. */
   answerOf(turn: FinishedTurn, fetch: TabFetch): Promise<string | undefined> {
@@ -273,4 +286,76 @@ function withinBudget<T>(promise: Promise<T | undefined>, ms: number): Promise<T
     timer = setTimeout(() => resolve(undefined), ms);
   });
   return Promise.race([promise, late]).finally(() => clearTimeout(timer));
+}
+
+/** What the page's early `threads.fetch` answers: the response and the path it asked, or that it asked nothing. */
+interface EarlyReply {
+  status: number;
+  body: string;
+  asked?: string;
+  skipped?: true;
+}
+
+const sameStrings = (a: Record<string, string>, b: Record<string, string>) => {
+  const ka = Object.keys(a);
+  return ka.length === Object.keys(b).length && ka.every((k) => a[k] === b[k]);
+};
+
+/**
+ * comet_wait's thread JSON asked for the moment the page sees the turn end, not once the wait's
+ * result has reached the worker: a `threads.fetch` sent ahead of the wait (`afterWait: key`; the
+ * wait carries `jsonKey: key`) that the page holds until its wait ends, then fetches while the turn
+ * is read and the result travels (lib/page/handlers.ts). The answer is still made here, from the
+ * body, by the same rules (JsonAnswers): the early response answers only the one request it is,
+ * the first a finished turn is read with, asked after the wait's result came (a repair's read
+ * before the wait must not wait on a wait not yet sent); anything else is fetched as ever. Its
+ * lifetime is the caller's: cancelled with the call, and when the call ends without taking it
+ * (the wait ended another way, or its answer was known), in the page too; once taken it is a
+ * fetch like any other (one the budget gave up on runs on, and the next read takes it).
+ */
+export class EarlyJson {
+  readonly key: string;
+  private readonly controller = new AbortController();
+  private readonly reply: Promise<EarlyReply>;
+  private state: 'sent' | 'open' | 'taken' | 'ended' = 'sent';
+  /** The page's and the port's moments for the early fetch (the bench's trace), given to the fetch that takes it. */
+  readonly trace: Record<string, number> | undefined;
+
+  constructor(
+    private readonly request: JsonRequest,
+    post: (params: JsonRequest & { afterWait: string }, signal: AbortSignal, trace?: Record<string, number>) => Promise<unknown>,
+    signal: AbortSignal,
+    traced = false,
+    key: string = crypto.randomUUID(),
+  ) {
+    this.key = key;
+    this.trace = traced ? {} : undefined;
+    const onAbort = () => this.controller.abort(signal.reason);
+    if (signal.aborted) onAbort();
+    else signal.addEventListener('abort', onAbort, { once: true });
+    this.reply = (post({ ...request, afterWait: key }, this.controller.signal, this.trace) as Promise<EarlyReply>).finally(() => signal.removeEventListener('abort', onAbort));
+    this.reply.catch(() => {}); // a rejection nobody takes (the call ended first) is not a crash
+  }
+
+  /** The wait's result came: the early response may answer from now on. */
+  open(): void {
+    if (this.state === 'sent') this.state = 'open';
+  }
+
+  /**
+   * The early response, when `path`/`query`/`headers` is the request it made and it made it; else
+   * undefined, and the caller fetches. Throws what the page's fetch threw, as a fetch would.
+   */
+  async take(path: string, query: Record<string, string>, headers: Record<string, string>): Promise<{ status: number; body: string } | undefined> {
+    if (this.state !== 'open' || !sameStrings(query, this.request.query) || !sameStrings(headers, this.request.headers)) return undefined;
+    this.state = 'taken';
+    const reply = await this.reply;
+    return reply.skipped || reply.asked !== path ? undefined : { status: reply.status, body: reply.body };
+  }
+
+  /** The call is over: an early read nobody took is cancelled, in the page too. */
+  end(): void {
+    if (this.state !== 'taken') this.controller.abort();
+    this.state = 'ended';
+  }
 }

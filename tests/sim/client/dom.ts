@@ -74,7 +74,8 @@ export function initHook(): void {
 
 /** Records a test/benchmark event (the extension never reads this; it reads the DOM). */
 export function emit(type: SimEvent['type'], turn: number): void {
-  window.__sim.events.push({ type, turn, at: Date.now() });
+  // The wall clock with its fraction (Date.now() drops it): the bench compares it with moments of other processes.
+  window.__sim.events.push({ type, turn, at: performance.timeOrigin + performance.now() });
 }
 
 // ---------------------------------------------------------------------------------------------------
