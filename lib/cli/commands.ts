@@ -48,6 +48,15 @@ function asUsage<T>(parse: () => T): T {
   }
 }
 
+/**
+ * A command's own relay client to the browser of `--profile` (or COMET_RELAY_PROFILE), waiting for a host as long as
+ * COMET_HOST_WAIT says; the class comes in with the command's lazy import of lib/relay/client.
+ */
+async function commandClient(name: string, profile: string | undefined, settings: Settings) {
+  const { RelayClient } = await import('../relay/client');
+  return new RelayClient({ home: stateDir(), profile: profile ?? settings.COMET_RELAY_PROFILE, client: { name }, transport: 'stdio', hostWaitMs: settings.COMET_HOST_WAIT });
+}
+
 /** `--browser` as typed: a name that is not a browser is a usage error. */
 async function browsersFlag(value: string | undefined) {
   const { parseBrowsers } = await import('../install');
@@ -381,14 +390,7 @@ export const COMMANDS: Record<string, Command> = {
     examples: ['comet-relay capture', 'comet-relay capture --out perplexity-page.html'],
     async run(args, settings) {
       const { values } = parseFlags('capture', args, { out: { type: 'string' }, profile: { type: 'string' } });
-      const [{ runCapture }, { RelayClient }] = await Promise.all([import('./capture-command'), import('../relay/client')]);
-      const client = new RelayClient({
-        home: stateDir(),
-        profile: values.profile ?? settings.COMET_RELAY_PROFILE,
-        client: { name: 'comet-relay capture' },
-        transport: 'stdio',
-        hostWaitMs: settings.COMET_HOST_WAIT,
-      });
+      const [{ runCapture }, client] = await Promise.all([import('./capture-command'), commandClient('comet-relay capture', values.profile, settings)]);
       try {
         return await runCapture(client, values.out, { out: (text) => process.stdout.write(text) });
       } finally {
@@ -428,19 +430,9 @@ export const COMMANDS: Record<string, Command> = {
         concurrency: { type: 'string' },
         profile: { type: 'string' },
       });
-      const [{ exportOptions, runExportCommand }, { relaySource }, { RelayClient }] = await Promise.all([
-        import('./export/export-command'),
-        import('./export/source'),
-        import('../relay/client'),
-      ]);
+      const [{ exportOptions, runExportCommand }, { relaySource }] = await Promise.all([import('./export/export-command'), import('./export/source')]);
       const options = exportOptions(values, positionals);
-      const client = new RelayClient({
-        home: stateDir(),
-        profile: values.profile ?? settings.COMET_RELAY_PROFILE,
-        client: { name: 'comet-relay export' },
-        transport: 'stdio',
-        hostWaitMs: settings.COMET_HOST_WAIT,
-      });
+      const client = await commandClient('comet-relay export', values.profile, settings);
       try {
         return await runExportCommand(options, relaySource(client, settings.COMET_THREAD_TABS), {
           out: (text) => process.stdout.write(text),
