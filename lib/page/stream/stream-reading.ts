@@ -134,6 +134,7 @@ export class StreamReading {
     const inner = new AbortController();
     const stopInner = () => inner.abort();
     signal?.addEventListener('abort', stopInner, { once: true });
+    if (signal?.aborted) inner.abort();
     const started = (this.options.now ?? Date.now)();
     const viaStream = this.whenDone(binding.questionKey, since, inner.signal, url).then((s) => (s ? this.outcome(s, { turnIndex: binding.turnIndex, url: url(), started }, maxLength) : null));
     const byPage = viaPage(inner.signal).then((outcome) => {
