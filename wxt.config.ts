@@ -8,13 +8,17 @@ export default defineConfig({
   modules: ['@wxt-dev/webextension-polyfill'],
   vite: () => ({ plugins: [preact()] }),
   hooks: {
-    // Content scripts get Chromium's own API, not the polyfill (see lib/page/native-browser.ts).
+    // Content scripts get Chromium's own API, not the polyfill (see lib/page/native-browser.ts), and no WXT context,
+    // which none of them takes (lib/page/no-context.ts).
     'vite:build:extendConfig': (entrypoints, config) => {
       if (!entrypoints.every((e) => e.type === 'content-script')) return;
-      const alias = { find: /^wxt\/browser$/, replacement: fileURLToPath(new URL('./lib/page/native-browser.ts', import.meta.url)) };
+      const ours = [
+        { find: /^wxt\/browser$/, replacement: fileURLToPath(new URL('./lib/page/native-browser.ts', import.meta.url)) },
+        { find: /^wxt\/utils\/content-script-context$/, replacement: fileURLToPath(new URL('./lib/page/no-context.ts', import.meta.url)) },
+      ];
       const current = config.resolve?.alias;
       const list = Array.isArray(current) ? current : Object.entries(current ?? {}).map(([find, replacement]) => ({ find, replacement: String(replacement) }));
-      config.resolve = { ...config.resolve, alias: [alias, ...list] };
+      config.resolve = { ...config.resolve, alias: [...ours, ...list] };
     },
   },
   manifest: {

@@ -4,7 +4,6 @@ import type { Envelope, Trace } from '../protocol/messages';
 import { PAGE_PORT, type PageReady, SELECTOR_SET_KIND, traceClock } from '../protocol/ports';
 import { SelectorCatalog } from '../selectors/catalog';
 import { ASK_STREAM_READER_KIND, THREAD_JSON_READER_KIND, THREAD_PAGE_READER_KIND } from '../selectors/reader-shelf';
-import { ASK_STREAM_ENDPOINTS } from '../selectors/stream/endpoints';
 import type { AskStreamReader } from '../selectors/stream/stream-schema';
 import { lazyDriver, pageHandlers, recognisedSet } from './handlers';
 import { offerKitHook } from './kit-registry';
@@ -37,7 +36,7 @@ export function startPageAgent(catalog = new SelectorCatalog()): void {
     [ASK_STREAM_READER_KIND]: (packs: Parameters<ReturnType<typeof readerApplier>>[0]) => {
       readerApplier(threadReaders, ASK_STREAM_READER_KIND)(packs);
       // The tap watches the added reader's endpoints, or the built-in ones again once it is removed.
-      tap.watch((packs[0]?.item as AskStreamReader | undefined)?.endpoints ?? ASK_STREAM_ENDPOINTS);
+      tap.watch((packs[0]?.item as AskStreamReader | undefined)?.endpoints);
     },
   };
 

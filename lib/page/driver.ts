@@ -245,13 +245,10 @@ export function createPageDriver(win: Window, catalog: SelectorCatalog = new Sel
         const binding = bindingOf(params, ownAsk);
         // The wait watches from here, for its caller only: cancelled, nothing is left watching.
         const handedOver = watcher.stopFollowing();
-        // A bound turn whose own stream ends answers at that end (issue 30); the page's wait runs beside it and decides when the stream cannot.
-        const inner = new AbortController();
-        const stopInner = () => inner.abort();
-        options.signal?.addEventListener('abort', stopInner, { once: true });
-        const started = Date.now();
-        const viaStream = streamOutcome(streams, binding, ownAsk, inner.signal, started, params.maxLength, () => doc.location?.href ?? '')?.then((o) => (o ? noted(o) : null));
-        const viaPage = waitForAnswer(
+        // A bound turn whose own stream ends answers at that end (issue 30; the ask kit's StreamReading.wait), the
+        // page's wait running beside it and deciding when the stream cannot.
+        const viaPage = (signal?: AbortSignal) =>
+          waitForAnswer(
           watcher,
           async (turnIndex, maxLength) => {
             const t = await readTurn(readCtx(), turnIndex, maxLength === undefined ? {} : { maxLength });
@@ -273,7 +270,7 @@ export function createPageDriver(win: Window, catalog: SelectorCatalog = new Sel
             ...(baselineUrl ? { baselineUrl } : {}),
             timeoutMs: params.timeoutMs ?? 120000,
             stallMs: params.stallMs ?? 10000,
-            signal: inner.signal,
+            ...(signal ? { signal } : {}),
             ...(options.trace ? { trace: options.trace } : {}),
             ...(options.onFinished ? { onFinished: options.onFinished } : {}),
             ...(params.maxLength !== undefined ? { maxLength: params.maxLength } : {}),
@@ -285,11 +282,10 @@ export function createPageDriver(win: Window, catalog: SelectorCatalog = new Sel
           if (UNFINISHED.has(outcome.status) && handedOver !== undefined && outcome.turnIndex === handedOver) watcher.follow(handedOver);
           return noted(outcome);
         });
-        const settled = viaStream ? Promise.race([preferStream(viaPage, viaStream, () => streams?.forQuestion(binding?.questionKey ?? '', 0, doc.location?.href)), viaStream.then((o) => o ?? never<WaitOutcome>())]) : viaPage;
-        return settled.finally(() => {
-          options.signal?.removeEventListener('abort', stopInner);
-          inner.abort();
-        });
+        if (!streams || !binding) return viaPage(options.signal);
+        // Asked through us: only a stream that started with this ask or after it.
+        const since = ownAsk && ownAsk.questionKey === binding.questionKey ? ownAsk.submittedAt - 1000 : 0;
+        return streams.wait(viaPage, binding, since, params.maxLength, () => doc.location?.href ?? '', options.signal).then(noted);
       }),
     stop: () => guard('stop', () => stop(ctx(), watcher)),
     content: (params = {}) => guard('reading the page', async () => cutContent(await reads.read('content', set(), () => wholePageContent(ctx())), params.maxLength)),
@@ -303,49 +299,6 @@ function bindingOf(params: WaitCallParams, lastAsk: AskHandle | null): WaitBindi
   }
   if (params.afterTurn !== undefined || !lastAsk) return undefined;
   return { turnIndex: lastAsk.turnIndex, conversationUrl: lastAsk.conversationUrl, questionKey: lastAsk.questionKey };
-}
-
-/**
- * A bound wait's answer from its turn's stream: resolves when that stream ends (completed or stopped), and with
- * null when there is none before the wait ends, or it is cut or unreadable (the page's wait answers then). Null
- * (no promise) without a binding or a reading.
- */
-function streamOutcome(
-  streams: StreamReading | null,
-  binding: WaitBinding | undefined,
-  ownAsk: AskHandle | null,
-  signal: AbortSignal,
-  started: number,
-  maxLength: number | undefined,
-  url: () => string,
-): Promise<WaitOutcome | null> | null {
-  if (!streams || !binding) return null;
-  // Asked through us: only a stream that started with this ask or after it.
-  const since = ownAsk && ownAsk.questionKey === binding.questionKey ? ownAsk.submittedAt - 1000 : 0;
-  return streams.whenDone(binding.questionKey, since, signal, url).then((s) => (s ? streams.outcome(s, { turnIndex: binding.turnIndex, url: url(), started }, maxLength) : null));
-}
-
-const never = <T>() => new Promise<T>(() => {});
-/** How long a page that drew the turn's end waits for the end of the turn's stream, still open, before the page's reading stands. */
-const STREAM_GRACE_MS = 3000;
-
-/**
- * The page's wait, except that a turn it calls completed while the turn's own stream is still open and readable is
- * answered by that stream's end (the site's own word; the paint is never ahead of it on the live site), or by the
- * page's reading if the stream is cut, or has not ended within STREAM_GRACE_MS.
- */
-function preferStream(viaPage: Promise<WaitOutcome>, viaStream: Promise<WaitOutcome | null>, live: () => ReturnType<StreamReading['forQuestion']> | undefined): Promise<WaitOutcome> {
-  return viaPage.then((outcome) => {
-    const s = outcome.status === 'completed' ? live() : null;
-    if (!s?.readable() || s.state() !== 'working') return outcome;
-    let timer: ReturnType<typeof setTimeout> | undefined;
-    const late = new Promise<null>((resolve) => {
-      timer = setTimeout(() => resolve(null), STREAM_GRACE_MS);
-    });
-    return Promise.race([viaStream, late])
-      .then((o) => o ?? outcome)
-      .finally(() => clearTimeout(timer));
-  });
 }
 
 /** Resolves once `previous` settles; rejects with CANCELLED if the signal fires first. */

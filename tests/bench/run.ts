@@ -173,16 +173,19 @@ function numberArg(name: string, fallback: number): number {
 // ── (d) ───────────────────────────────────────────────────────────────────────
 
 async function bundlePhase(): Promise<Row[]> {
+  // Every Perplexity page runs both: the page script and the main-world tap on the ask stream. One budget for the two.
   const content = gzipSize('content-scripts/perplexity.js');
+  const tap = gzipSize('content-scripts/perplexity-tap.js');
+  const both = content.gzip + tap.gzip;
   const rows: Row[] = [
     {
-      measure: '(d) content script (every Perplexity page), gzip -9',
+      measure: '(d) content scripts (every Perplexity page: page script + tap), gzip -9',
       n: '1',
-      median: kB(content.gzip),
+      median: kB(both),
       tail: '',
       target: '≤ 20 kB',
-      mark: verdict(content.gzip <= 20_000),
-      note: `${kB(content.raw)} raw (.output/chrome-mv3/content-scripts/perplexity.js)`,
+      mark: verdict(both <= 20_000),
+      note: `${content.gzip} + ${tap.gzip} bytes; ${kB(content.raw + tap.raw)} raw (.output/chrome-mv3/content-scripts/perplexity.js, perplexity-tap.js)`,
     },
   ];
   // The on-demand parts (lib/protocol/page/page-kits.ts): injected only into a tab that needs them.

@@ -168,5 +168,12 @@ describe('the tap', () => {
     await win.fetch(ASK_URL, { method: 'POST' });
     await settle();
     expect(channel.records.map((r) => r.body)).toEqual(['{"query_str":"q"}']);
+    // The pack removed: the page script sends no endpoints, and the tap watches its built-in ones again.
+    channel.watch();
+    await settle();
+    await win.fetch('/rest/sse/ask_v2', { method: 'POST', body: '{"query_str":"old"}' });
+    await win.fetch(ASK_URL, { method: 'POST', body: '{"query_str":"again"}' });
+    await settle();
+    expect(channel.records.map((r) => r.body)).toEqual(['{"query_str":"q"}', '{"query_str":"again"}']);
   });
 });

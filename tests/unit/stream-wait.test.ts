@@ -35,7 +35,7 @@ async function world() {
   const q = shown.questionText;
   const binding = { turnIndex: shown.lastTurnIndex, conversationUrl: location.href, questionKey: questionKey(q), timeoutMs: 5000 };
   const frameOf = (text: string, done: boolean) => frame({ ...answer(text, done), query_str: q });
-  return { driver, send, binding, frameOf, shown };
+  return { driver, send, binding, frameOf, shown, channel };
 }
 
 describe('a bound wait and its turn’s stream', () => {
@@ -64,5 +64,27 @@ describe('a bound wait and its turn’s stream', () => {
     expect(result.response).toBe(shown.response);
     expect((result as { answerSource?: string }).answerSource).toBeUndefined();
     expect((await driver.poll()).response).toBe(shown.response);
+  });
+
+  it('a bound wait cancelled by its caller (the kit runs the race, lib/page/stream/stream-reading.ts) leaves nothing listening to the stream, and one cancelled before it starts never waits', async () => {
+    const { driver, send, binding, frameOf, channel } = await world();
+    const listening = () => (channel as unknown as { listeners: Set<unknown> }).listeners.size;
+    const before = listening();
+    send({ kind: 'open', id: 0, at: Date.now() });
+    send({ kind: 'data', id: 0, text: frameOf('Streamed so', false) });
+    const caller = new AbortController();
+    const waiting = driver.wait({ ...binding, stallMs: 60_000 }, { signal: caller.signal });
+    await new Promise((r) => setTimeout(r, 30));
+    expect(listening()).toBe(before + 1);
+    // The page shows the turn done and the wait holds for the stream's end: the cancel ends that hold at once (its
+    // caller is gone; the agent sends nothing for a cancelled call).
+    caller.abort();
+    await waiting.catch(() => undefined);
+    expect(listening()).toBe(before);
+    // Already cancelled before it starts: it does not wait.
+    const late = new AbortController();
+    late.abort();
+    await expect(driver.wait(binding, { signal: late.signal })).rejects.toMatchObject({ code: 'CANCELLED' });
+    expect(listening()).toBe(before);
   });
 });

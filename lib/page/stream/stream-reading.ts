@@ -1,6 +1,6 @@
 import type { AskStreamReader } from '../../selectors/stream/stream-schema';
 import type { PollResult } from '../answer/reader';
-import type { WaitOutcome } from '../answer/observer';
+import type { WaitBinding, WaitOutcome } from '../answer/observer';
 import { questionKey, questionMatch } from '../answer/question';
 import { AskStream, type StreamRequest } from './ask-stream';
 import type { TapChannel, TapRecord } from './tap-channel';
@@ -20,6 +20,9 @@ export interface StreamReadingOptions {
   reader: () => AskStreamReader;
   now?: () => number;
 }
+
+/** How long a page that drew the turn's end waits for the end of the turn's stream, still open, before the page's reading stands. */
+const STREAM_GRACE_MS = 3000;
 
 /** What comet-relay read from a stream, beside a result: where the result was read. */
 export const STREAM_SOURCE = 'stream' as const;
@@ -109,6 +112,45 @@ export class StreamReading {
       signal.addEventListener('abort', onAbort, { once: true });
       unsubscribe = this.channel.subscribe(check);
       check();
+    });
+  }
+
+  /**
+   * A bound comet_wait (the driver's, lib/page/driver.ts): `viaPage` is the page's own wait, run here with a signal of
+   * ours, and the turn's stream (asked at or after `since`) beside it. The stream's end answers when it comes first; a
+   * stream cut or unreadable, or none, leaves the page's outcome. A turn the page calls completed while its stream is
+   * still open and readable is answered by that stream's end (the site's own word; the paint is never ahead of it on
+   * the live site), or by the page's reading if the stream has not ended within STREAM_GRACE_MS. Both stop with the
+   * caller's signal, and whichever lost stops when the other answers.
+   */
+  wait(
+    viaPage: (signal: AbortSignal) => Promise<WaitOutcome>,
+    binding: WaitBinding,
+    since: number,
+    maxLength: number | undefined,
+    url: () => string,
+    signal?: AbortSignal,
+  ): Promise<WaitOutcome> {
+    const inner = new AbortController();
+    const stopInner = () => inner.abort();
+    signal?.addEventListener('abort', stopInner, { once: true });
+    if (signal?.aborted) inner.abort();
+    const started = (this.options.now ?? Date.now)();
+    const viaStream = this.whenDone(binding.questionKey, since, inner.signal, url).then((s) => (s ? this.outcome(s, { turnIndex: binding.turnIndex, url: url(), started }, maxLength) : null));
+    const byPage = viaPage(inner.signal).then((outcome) => {
+      const s = outcome.status === 'completed' ? this.forQuestion(binding.questionKey, 0, url()) : null;
+      if (!s?.readable() || s.state() !== 'working') return outcome;
+      let timer: ReturnType<typeof setTimeout> | undefined;
+      const late = new Promise<null>((resolve) => {
+        timer = setTimeout(() => resolve(null), STREAM_GRACE_MS);
+      });
+      return Promise.race([viaStream, late])
+        .then((o) => o ?? outcome)
+        .finally(() => clearTimeout(timer));
+    });
+    return Promise.race([byPage, viaStream.then((o) => o ?? new Promise<WaitOutcome>(() => {}))]).finally(() => {
+      signal?.removeEventListener('abort', stopInner);
+      inner.abort();
     });
   }
 

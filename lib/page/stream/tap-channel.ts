@@ -32,18 +32,16 @@ export class TapChannel {
 
   /** Offers the port to the tap; a window with no tap (blocked, or no main-world script) simply never answers. */
   connect(win: Window): void {
-    const bytes = new Uint8Array(16);
-    win.crypto.getRandomValues(bytes);
-    this.secret = Array.from(bytes, (b) => b.toString(16).padStart(2, '0')).join('');
+    this.secret = win.crypto.randomUUID();
     const channel = new MessageChannel();
     this.port = channel.port1;
     this.port.onmessage = (e) => this.receive(e.data as TapMessage & { secret?: string });
     win.postMessage({ kind: TAP_HELLO, secret: this.secret }, win.location.origin, [channel.port2]);
   }
 
-  /** The endpoints the tap watches, from an ask stream reader added as a pack. */
-  watch(paths: { ask: readonly string[]; terminate: readonly string[] }): void {
-    this.port?.postMessage({ secret: this.secret, ask: [...paths.ask], terminate: [...paths.terminate] });
+  /** The endpoints the tap watches, from an ask stream reader added as a pack; none: the tap's built-in ones again. */
+  watch(paths?: { ask: readonly string[]; terminate: readonly string[] }): void {
+    this.port?.postMessage({ secret: this.secret, ...paths });
   }
 
   /** Called with each record that changed. */

@@ -45,12 +45,14 @@ export function installTap(win: Window & typeof globalThis, paths: { ask: readon
     win.removeEventListener('message', onHello, true);
     port = e.ports[0];
     secret = hello.secret;
-    // The page script may bring an ask stream reader of its own (a pack): its endpoints from then on.
+    // The page script may bring an ask stream reader of its own (a pack): its endpoints from then on, and the built-in
+    // ones again when it sends none (the pack removed).
     port.onmessage = (m) => {
       const p = m.data as { secret?: string; ask?: string[]; terminate?: string[] };
-      if (p?.secret !== secret || !Array.isArray(p.ask) || !Array.isArray(p.terminate)) return;
-      ask = p.ask;
-      terminate = p.terminate;
+      if (p?.secret !== secret) return;
+      const to = Array.isArray(p.ask) && Array.isArray(p.terminate) ? (p as typeof paths) : paths;
+      ask = to.ask;
+      terminate = to.terminate;
     };
     for (const m of queue ?? []) port.postMessage({ ...m, secret });
     if (!queue) port.postMessage({ kind: 'lost', secret });
