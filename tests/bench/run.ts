@@ -309,7 +309,7 @@ async function answerLatencyPhase({ world, cdp }: Bench): Promise<Row[]> {
       `min ${ms(Math.min(...streamed))}, max ${ms(Math.max(...streamed))}; the page's final frame read by the tap and the ask kit, no thread JSON fetch; the paint-only figure is the next row`),
     timingRow('(a) … reading the stream, per frame: the page script\'s channel and the ask kit\'s reader (Node, the same code)', tap, 95, '', INFO,
       `CPU per SSE frame of one \`long\` sim answer (${frames} frames) through TapChannel and StreamReading, 20 runs; the tap itself adds a decode and a postMessage per frame; the page at rest: (f)`),
-    waitRow(ours, jsonFetchMs),
+    waitRow(ours, jsonFetchMs, beyondFetch),
     timingRow('(a) … each ask less its own JSON fetch (what the chain adds to it)', beyondFetch, 95, '', INFO, 'per ask, so a slow fetch and a fast one are not compared; on 2 cores shared with other work its tail is the machine\'s'),
     {
       measure: '(a) … where it goes, each hop timing itself (median ms)',
@@ -353,19 +353,21 @@ function tapCostPerFrame(text: string): { perFrame: number[]; frames: number } {
 }
 
 /**
- * (a)'s target: within one thread JSON fetch of the answer's end — the median at most the fetch's
- * median + 5 ms, the p95 at most its p95 + 10 ms — the fetch as the page timed it in the same run.
+ * (a)'s target (issue 31 item 5): within one thread JSON fetch of the answer's end. Each ask is held against its own
+ * fetch, as the page timed it in the same run: the median of what each ask took beyond its fetch at most 5 ms, and the
+ * p95 at most the fetches' p95 + 10 ms. (The medians of two sets of samples, the asks' and the fetches', are printed
+ * too; a slow fetch in one ask and a fast one in another would make their difference say nothing of the chain.)
  */
-function waitRow(ours: number[], json: number[]): Row {
-  const [p50, p95, j50, j95] = [median(ours), percentile(ours, 95), median(json), percentile(json, 95)];
+function waitRow(ours: number[], json: number[], beyond: number[]): Row {
+  const [p50, p95, j50, j95, b50] = [median(ours), percentile(ours, 95), median(json), percentile(json, 95), median(beyond)];
   return {
     measure: '(a) answer finished → comet_wait returned, ours (short, paint only: no ask stream)',
     n: String(ours.length),
     median: ms(p50),
     tail: `p95 ${ms(p95)}`,
-    target: `≤ JSON fetch + 5 ms, p95 ≤ its p95 + 10 ms (${ms(j50 + 5)}, ${ms(j95 + 10)})`,
-    mark: verdict(json.length > 0 && p50 <= j50 + 5 && p95 <= j95 + 10),
-    note: `one thread JSON fetch in the page, same run: median ${ms(j50)}, p95 ${ms(j95)} (${json.length} of ${ours.length} asks); min ${ms(Math.min(...ours))}, max ${ms(Math.max(...ours))}; a new chat every 5 asks`,
+    target: `each ask ≤ its JSON fetch + 5 ms at the median, p95 ≤ the fetches' p95 + 10 ms (${ms(j95 + 10)})`,
+    mark: verdict(json.length > 0 && b50 <= 5 && p95 <= j95 + 10),
+    note: `beyond its own fetch: median ${ms(b50)}; one thread JSON fetch in the page, same run: median ${ms(j50)}, p95 ${ms(j95)} (${json.length} of ${ours.length} asks); min ${ms(Math.min(...ours))}, max ${ms(Math.max(...ours))}; a new chat every 5 asks`,
   };
 }
 
