@@ -1,4 +1,4 @@
-import { isErrorPayload, RelayError } from '../protocol/errors';
+import { isOurs, RelayError } from '../protocol/page/relay-error';
 import type { ProbeReport, SelectorSet } from '../selectors';
 import { chooseSelectorSet, chromeMajorFrom, SelectorCatalog } from '../selectors/catalog';
 import type { AskHandle, AskOptions } from './composer/actions';
@@ -160,7 +160,7 @@ export function createPageDriver(win: Window, catalog: SelectorCatalog = new Sel
       // A miss keeps its probe first and says which set missed, and where that set came from.
       if (err.code === 'SELECTOR_MISS') throw new RelayError(err.code, `${err.message} (selector set ${describeSet()})`);
       // Ours already, from this script or a kit's copy of the same code: it says what failed.
-      if (err === e || isErrorPayload(e)) throw err;
+      if (err === e || isOurs(e)) throw err;
       throw new RelayError(err.code, `${what} failed: ${err.message}`);
     }
   };

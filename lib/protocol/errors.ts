@@ -1,3 +1,7 @@
+import { knowCodes, RelayError } from './page/relay-error';
+
+export { RelayError };
+
 /**
  * Typed errors that travel across every hop as { code, message }. Tools print them as
  * "[CODE] message", the comet_* reference's form. The first block is the reference's own codes.
@@ -60,28 +64,6 @@ export interface ErrorPayload {
   data?: ErrorData;
 }
 
-export class RelayError extends Error {
-  override readonly name = 'RelayError';
-  constructor(
-    readonly code: ErrorCode,
-    message: string,
-    readonly data?: ErrorData,
-  ) {
-    super(message);
-  }
-
-  toPayload(): ErrorPayload {
-    return { code: this.code, message: this.message, ...(this.data ? { data: this.data } : {}) };
-  }
-
-  static from(error: unknown, fallback: ErrorCode = 'INTERNAL'): RelayError {
-    if (error instanceof RelayError) return error;
-    if (isErrorPayload(error)) return new RelayError(error.code, error.message, error.data);
-    if (error instanceof Error && error.name === 'AbortError') return new RelayError('CANCELLED', 'The call was cancelled.');
-    return new RelayError(fallback, error instanceof Error ? error.message : String(error));
-  }
-}
-
 export function isErrorPayload(value: unknown): value is ErrorPayload {
   return (
     typeof value === 'object' &&
@@ -90,3 +72,6 @@ export function isErrorPayload(value: unknown): value is ErrorPayload {
     (ERROR_CODES as readonly string[]).includes((value as ErrorPayload).code)
   );
 }
+
+// RelayError.from knows a bare payload as ours by these codes wherever this module is loaded (lib/protocol/page/relay-error.ts).
+knowCodes(ERROR_CODES);

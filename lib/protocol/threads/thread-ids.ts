@@ -1,4 +1,4 @@
-import { RelayError } from '../errors';
+import { RelayError } from '../page/relay-error';
 import { isPerplexityHost } from '../urls';
 
 /**
