@@ -66,8 +66,11 @@ export interface PageDriver {
   /** The set in use itself, for page code outside the driver (the panel's watch). */
   activeSet(): SelectorSet;
   poll(params?: { maxLength?: number }): Promise<PollResult>;
-  /** One ask at a time per page (two sessions in one tab must not type into each other's prompt), by `path`, the ask kit's. */
-  ask(params: AskCallParams, path: AskPath, options?: Pick<AskOptions, 'signal' | 'onProgress' | 'streamTook'>): Promise<AskHandle>;
+  /**
+   * An ask by `path`, the ask kit's, which also keeps the tab's queue (one ask at a time per page: two sessions in one
+   * tab must not type into each other's prompt): `queued` settles when this ask's turn comes, after the turns check.
+   */
+  ask(params: AskCallParams, path: AskPath, options?: Pick<AskOptions, 'signal' | 'onProgress' | 'streamTook'>, queued?: () => Promise<void>): Promise<AskHandle>;
   wait(params?: WaitCallParams, options?: WaitCallOptions): Promise<WaitOutcome>;
   stop(): Promise<StopResult>;
   content(params?: { maxLength?: number }): Promise<PageContent>;
@@ -149,8 +152,6 @@ export function createPageDriver(win: Window, catalog: SelectorCatalog = new Sel
   let streams: StreamReading | null = null;
   /** comet_poll with what the turn's own stream says, where it has a readable one (issue 30). */
   const streamed = (result: PollResult): PollResult => (streams ? streams.poll(result) : result);
-  /** Settles when the ask in progress (and every one queued before it) is done. */
-  let askQueue: Promise<void> = Promise.resolve();
 
   const guard = async <T>(what: string, run: () => Promise<T> | T): Promise<T> => {
     try {
@@ -206,29 +207,20 @@ export function createPageDriver(win: Window, catalog: SelectorCatalog = new Sel
     },
     activeSet: set,
     poll: (params = {}) => guard('poll', async () => noted(cutPoll(streamed(stoppedHere(await reads.read('poll', readSet(), () => poll(readCtx())))), params.maxLength))),
-    ask: (params, path, options = {}) =>
+    ask: (params, path, options = {}, queued) =>
       guard('ask', async () => {
-        const previous = askQueue;
-        let release = () => {};
-        askQueue = new Promise<void>((resolve) => {
-          release = resolve;
+        // A prompt sent on a page whose turns the set cannot see could never be confirmed: nothing is typed.
+        if (!params.newChat) requireTurns(doc, set());
+        // Its turn in the tab's queue (the ask kit's: one ask at a time per page), after that check.
+        await queued?.();
+        const { busyWaitMs, confirmMs, ...what } = params;
+        lastAsk = await path(ctx(), watcher, what, {
+          ...options,
+          ...(busyWaitMs === undefined ? {} : { busyWaitMs }),
+          ...(confirmMs === undefined ? {} : { confirmMs }),
         });
-        try {
-          // A prompt sent on a page whose turns the set cannot see could never be confirmed: nothing is typed.
-          if (!params.newChat) requireTurns(doc, set());
-          await untilSettled(previous, options.signal, () => options.onProgress?.('Another prompt is being sent in this tab; this one follows it.'));
-          const { busyWaitMs, confirmMs, ...what } = params;
-          lastAsk = await path(ctx(), watcher, what, {
-            ...options,
-            ...(busyWaitMs === undefined ? {} : { busyWaitMs }),
-            ...(confirmMs === undefined ? {} : { confirmMs }),
-          });
-          if (lastAsk.turnIndex >= 0) watcher.follow(lastAsk.turnIndex);
-          return lastAsk;
-        } finally {
-          // A cancelled waiter still holds its place until the asks before it are done.
-          void previous.then(release);
-        }
+        if (lastAsk.turnIndex >= 0) watcher.follow(lastAsk.turnIndex);
+        return lastAsk;
       }),
     wait: (params = {}, options = {}) =>
       guard('wait', () => {
@@ -299,25 +291,4 @@ function bindingOf(params: WaitCallParams, lastAsk: AskHandle | null): WaitBindi
   }
   if (params.afterTurn !== undefined || !lastAsk) return undefined;
   return { turnIndex: lastAsk.turnIndex, conversationUrl: lastAsk.conversationUrl, questionKey: lastAsk.questionKey };
-}
-
-/** Resolves once `previous` settles; rejects with CANCELLED if the signal fires first. */
-function untilSettled(previous: Promise<void>, signal: AbortSignal | undefined, onQueued: () => void): Promise<void> {
-  if (signal?.aborted) return Promise.reject(new RelayError('CANCELLED', 'The ask was cancelled before it started.'));
-  let settled = false;
-  const done = previous.then(() => {
-    settled = true;
-  });
-  queueMicrotask(() => {
-    if (!settled) onQueued();
-  });
-  if (!signal) return done;
-  return new Promise<void>((resolve, reject) => {
-    const onAbort = () => reject(new RelayError('CANCELLED', 'The ask was cancelled while another prompt was being sent in this tab; nothing was typed.'));
-    signal.addEventListener('abort', onAbort, { once: true });
-    void done.then(() => {
-      signal.removeEventListener('abort', onAbort);
-      resolve();
-    });
-  });
 }
