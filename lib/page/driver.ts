@@ -263,7 +263,7 @@ export function createPageDriver(win: Window, catalog: SelectorCatalog = new Sel
             timeoutMs: params.timeoutMs ?? 120000,
             stallMs: params.stallMs ?? 10000,
             ...(signal ? { signal } : {}),
-            ...(options.trace ? { trace: options.trace } : {}),
+            trace: options.trace,
             ...(options.onFinished ? { onFinished: options.onFinished } : {}),
             ...(params.maxLength !== undefined ? { maxLength: params.maxLength } : {}),
             onStep: (text, steps) => options.onProgress?.({ message: text, steps }),

@@ -65,7 +65,7 @@ export function pageHandlers(win: Window, catalog: SelectorCatalog = new Selecto
         told?.(url);
       };
       try {
-        return await page().wait(params, { signal, onProgress: ({ message }) => progress(message), onFinished: tell, ...(trace ? { trace } : {}) });
+        return await page().wait(params, { signal, onProgress: ({ message }) => progress(message), onFinished: tell, trace });
       } finally {
         tell(null);
       }
