@@ -1,5 +1,5 @@
 import { browser } from 'wxt/browser';
-import { RelayError } from '../protocol/page/relay-error';
+import { RelayError } from '../protocol/error/relay-error';
 import type { Envelope, Trace } from '../protocol/messages';
 import { PAGE_PORT, type PageReady, SELECTOR_SET_KIND, traceClock } from '../protocol/ports';
 import { SelectorCatalog } from '../selectors/catalog';

@@ -1,7 +1,7 @@
-import { isOurs, RelayError } from '../protocol/page/relay-error';
+import { isOurs, RelayError } from '../protocol/error/relay-error';
 import type { ProbeReport, SelectorSet } from '../selectors';
 import { chooseSelectorSet, chromeMajorFrom, SelectorCatalog } from '../selectors/catalog';
-import type { AskHandle, AskOptions } from './composer/actions';
+import type { AskHandle } from './composer/actions';
 import { cutContent, type PageContent, wholePageContent } from './answer/content';
 import type { PageContext } from './dom/context';
 import { PageWatcher, type WaitBinding, type WaitOutcome, waitForAnswer } from './answer/observer';
@@ -37,20 +37,6 @@ export interface WaitCallParams {
   jsonKey?: string;
 }
 
-export interface AskCallParams {
-  prompt: string;
-  newChat?: boolean;
-  busyWaitMs?: number;
-  confirmMs?: number;
-}
-
-/**
- * Typing and submitting a prompt and confirming the page took it (lib/page/composer/actions.ts). The
- * ask kit hands it in with each ask (lib/page/kits/ask-kit.ts): the page script carries none of that
- * code, only the queue and the last ask, which every later wait binds to and which must outlive the kit's calls.
- */
-export type AskPath = (ctx: PageContext, watcher: PageWatcher, params: { prompt: string; newChat?: boolean }, options: AskOptions) => Promise<AskHandle>;
-
 export interface WaitCallOptions {
   signal?: AbortSignal;
   onProgress?: (progress: { message: string; steps: string[] }) => void;
@@ -67,10 +53,10 @@ export interface PageDriver {
   activeSet(): SelectorSet;
   poll(params?: { maxLength?: number }): Promise<PollResult>;
   /**
-   * An ask by `path`, the ask kit's, which also keeps the tab's queue (one ask at a time per page: two sessions in one
-   * tab must not type into each other's prompt): `queued` settles when this ask's turn comes, after the turns check.
+   * The ask kit made this ask (lib/page/kits/ask-kit.ts, which also keeps the tab's queue): the last ask, which
+   * every later wait here binds to and which must outlive the kit's calls; the watcher follows its turn.
    */
-  ask(params: AskCallParams, path: AskPath, options?: Pick<AskOptions, 'signal' | 'onProgress' | 'streamTook'>, queued?: () => Promise<void>): Promise<AskHandle>;
+  asked(handle: AskHandle): void;
   wait(params?: WaitCallParams, options?: WaitCallOptions): Promise<WaitOutcome>;
   stop(): Promise<StopResult>;
   content(params?: { maxLength?: number }): Promise<PageContent>;
@@ -207,21 +193,11 @@ export function createPageDriver(win: Window, catalog: SelectorCatalog = new Sel
     },
     activeSet: set,
     poll: (params = {}) => guard('poll', async () => noted(cutPoll(streamed(stoppedHere(await reads.read('poll', readSet(), () => poll(readCtx())))), params.maxLength))),
-    ask: (params, path, options = {}, queued) =>
-      guard('ask', async () => {
-        // A prompt sent on a page whose turns the set cannot see could never be confirmed: nothing is typed.
-        if (!params.newChat) requireTurns(doc, set());
-        // Its turn in the tab's queue (the ask kit's: one ask at a time per page), after that check.
-        await queued?.();
-        const { busyWaitMs, confirmMs, ...what } = params;
-        lastAsk = await path(ctx(), watcher, what, {
-          ...options,
-          ...(busyWaitMs === undefined ? {} : { busyWaitMs }),
-          ...(confirmMs === undefined ? {} : { confirmMs }),
-        });
-        if (lastAsk.turnIndex >= 0) watcher.follow(lastAsk.turnIndex);
-        return lastAsk;
-      }),
+    asked: (handle) => {
+      lastAsk = handle;
+      // Its steps must be seen before the page folds them: followed until the turn ends.
+      if (handle.turnIndex >= 0) watcher.follow(handle.turnIndex);
+    },
     wait: (params = {}, options = {}) =>
       guard('wait', () => {
         const c = readCtx();

@@ -1,4 +1,4 @@
-import { RelayError } from '../protocol/page/relay-error';
+import { RelayError } from '../protocol/error/relay-error';
 import { chooseSelectorSet, chromeMajorFrom, SelectorCatalog } from '../selectors/catalog';
 import { threadIdOfPath } from '../protocol/threads/thread-ids';
 import { traceClock } from '../protocol/ports';

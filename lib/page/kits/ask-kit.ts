@@ -1,6 +1,7 @@
-import { RelayError } from '../../protocol/page/relay-error';
-import { ask } from '../composer/actions';
-import type { AskCallParams } from '../driver';
+import { RelayError } from '../../protocol/error/relay-error';
+import { type AskHandle, type AskOptions, ask } from '../composer/actions';
+import type { PageDriver } from '../driver';
+import { requireTurns } from '../answer/reader';
 import type { HandlerContext } from '../handlers';
 import type { KitHandlers, PageKitHost } from '../kit-registry';
 import { ASK_STREAM_READER_KIND } from '../../selectors/reader-shelf';
@@ -37,9 +38,9 @@ export function askKit({ driver, tap, readers }: PageKitHost): KitHandlers {
         release = resolve;
       });
       try {
-        return await driver().ask(
+        return await askThrough(
+          driver(),
           params,
-          ask,
           {
             signal,
             onProgress: progress,
@@ -54,6 +55,40 @@ export function askKit({ driver, tap, readers }: PageKitHost): KitHandlers {
       }
     },
   };
+}
+
+/** `page.ask`'s params (lib/protocol/page/page-methods.ts). */
+export interface AskCallParams {
+  prompt: string;
+  newChat?: boolean;
+  busyWaitMs?: number;
+  confirmMs?: number;
+}
+
+/**
+ * One ask through the page's driver, with its error shaping: the page's turns checked, then (`queued`) its turn in
+ * the tab's queue awaited, then typed, submitted and confirmed (lib/page/composer/actions.ts); the handle is the
+ * driver's last ask.
+ */
+export function askThrough(
+  driver: PageDriver,
+  params: AskCallParams,
+  options: Pick<AskOptions, 'signal' | 'onProgress' | 'streamTook'> = {},
+  queued?: () => Promise<void>,
+): Promise<AskHandle> {
+  return driver.run('ask', async () => {
+    // A prompt sent on a page whose turns the set cannot see could never be confirmed: nothing is typed.
+    if (!params.newChat) requireTurns(driver.context().doc, driver.context().set);
+    await queued?.();
+    const { busyWaitMs, confirmMs, ...what } = params;
+    const handle = await ask(driver.context(), driver.watcher, what, {
+      ...options,
+      ...(busyWaitMs === undefined ? {} : { busyWaitMs }),
+      ...(confirmMs === undefined ? {} : { confirmMs }),
+    });
+    driver.asked(handle);
+    return handle;
+  });
 }
 
 /** Resolves once `previous` settles; rejects with CANCELLED if the signal fires first. */

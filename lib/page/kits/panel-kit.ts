@@ -20,7 +20,7 @@ export function panelKit({ win, driver }: PageKitHost): KitHandlers {
   };
 }
 
-/** A bare error payload the page script knows as ours by its name (lib/protocol/page/relay-error.ts isOurs). */
+/** A bare error payload the page script knows as ours by its name (lib/protocol/error/relay-error.ts isOurs). */
 type KitError = ErrorPayload & { name: 'RelayError' };
 
 /** Worker-only: a POST only to a fixed list endpoint (LIBRARY_POST_PATH), its body a small JSON object. */

@@ -1,4 +1,4 @@
-import { RelayError } from '../page/relay-error';
+import { RelayError } from '../error/relay-error';
 import { isPerplexityHost } from '../urls';
 
 /**

@@ -1,9 +1,9 @@
-import type { ErrorCode, ErrorData, ErrorPayload } from '../errors';
+import type { ErrorCode, ErrorData, ErrorPayload } from './codes';
 
 /**
- * The error class every hop throws, without the code list (lib/protocol/errors.ts), so the page script and
+ * The error class every hop throws, without the code list (codes.ts), so the page script and
  * its kits, which only make errors of their own codes, do not carry it (~0.25 kB gzip each). Everything
- * outside lib/page imports it from errors.ts, which adds the list: there a bare payload (`{ code, message }`
+ * outside lib/page imports it from lib/protocol/errors.ts, which hands it the list: there a bare payload (`{ code, message }`
  * off the wire) counts as ours only with one of our codes, so a foreign `ENOENT` never passes as one.
  */
 export class RelayError extends Error {
