@@ -228,6 +228,9 @@ describe('content-script weight', () => {
       .decode(out.outputFiles[0]?.contents)
       .replace(/\\(?:x([0-9A-Fa-f]{2})|u([0-9A-Fa-f]{4}))/g, (_, x: string | undefined, u: string | undefined) => String.fromCharCode(Number.parseInt(x ?? u ?? '', 16)));
     expect(text).toContain('Stop response');
+    // Nor the error-code list (lib/protocol/error/codes.ts): the page script knows its errors by their class's name.
+    expect(inputs(out).filter((i) => /lib\/protocol\/(errors|error\/codes)\.ts$/.test(i))).toEqual([]);
+    expect(text).not.toContain('CDP_CONNECTION_FAILED');
     for (const word of ['Arrêter la réponse', 'Recherche approfondie', 'إيقاف الرد', 'بحث معمّق']) expect(text).not.toContain(word);
   });
 
@@ -306,6 +309,8 @@ describe('content-script weight', () => {
     for (const [entry, limit] of Object.entries(limits)) {
       const out = await bundle(`../../entrypoints/${entry}.ts`);
       expect(inputs(out).filter((i) => i.includes('node_modules'))).toEqual([]);
+      // No kit carries the error-code list either.
+      expect(inputs(out).filter((i) => /lib\/protocol\/(errors|error\/codes)\.ts$/.test(i)), entry).toEqual([]);
       expect(gzip(out), entry).toBeLessThan(limit);
     }
   });
