@@ -1,5 +1,5 @@
 import { browser } from 'wxt/browser';
-import { RelayError } from '../protocol/errors';
+import { RelayError } from '../protocol/error/relay-error';
 import type { Envelope, Trace } from '../protocol/messages';
 import { PAGE_PORT, type PageReady, SELECTOR_SET_KIND, traceClock } from '../protocol/ports';
 import { SelectorCatalog } from '../selectors/catalog';
@@ -91,7 +91,7 @@ export function startPageAgent(catalog = new SelectorCatalog()): void {
       const result = await handler(message.params as never, {
         signal: controller.signal,
         progress: (text) => send({ kind: 'progress', id: message.id, message: text }),
-        ...(traced ? { trace: traced } : {}),
+        trace: traced,
       });
       const trace = traced ? { trace: { ...traced, page: performance.now() - started, pageSentAt: traceClock() } } : {};
       if (!controller.signal.aborted) send({ kind: 'result', id: message.id, result, ...trace });

@@ -1,7 +1,7 @@
-import { isErrorPayload, RelayError } from '../protocol/errors';
+import { isOurs, RelayError } from '../protocol/error/relay-error';
 import type { ProbeReport, SelectorSet } from '../selectors';
 import { chooseSelectorSet, chromeMajorFrom, SelectorCatalog } from '../selectors/catalog';
-import type { AskHandle, AskOptions } from './composer/actions';
+import type { AskHandle } from './composer/actions';
 import { cutContent, type PageContent, wholePageContent } from './answer/content';
 import type { PageContext } from './dom/context';
 import { PageWatcher, type WaitBinding, type WaitOutcome, waitForAnswer } from './answer/observer';
@@ -37,20 +37,6 @@ export interface WaitCallParams {
   jsonKey?: string;
 }
 
-export interface AskCallParams {
-  prompt: string;
-  newChat?: boolean;
-  busyWaitMs?: number;
-  confirmMs?: number;
-}
-
-/**
- * Typing and submitting a prompt and confirming the page took it (lib/page/composer/actions.ts). The
- * ask kit hands it in with each ask (lib/page/kits/ask-kit.ts): the page script carries none of that
- * code, only the queue and the last ask, which every later wait binds to and which must outlive the kit's calls.
- */
-export type AskPath = (ctx: PageContext, watcher: PageWatcher, params: { prompt: string; newChat?: boolean }, options: AskOptions) => Promise<AskHandle>;
-
 export interface WaitCallOptions {
   signal?: AbortSignal;
   onProgress?: (progress: { message: string; steps: string[] }) => void;
@@ -66,8 +52,11 @@ export interface PageDriver {
   /** The set in use itself, for page code outside the driver (the panel's watch). */
   activeSet(): SelectorSet;
   poll(params?: { maxLength?: number }): Promise<PollResult>;
-  /** One ask at a time per page (two sessions in one tab must not type into each other's prompt), by `path`, the ask kit's. */
-  ask(params: AskCallParams, path: AskPath, options?: Pick<AskOptions, 'signal' | 'onProgress' | 'streamTook'>): Promise<AskHandle>;
+  /**
+   * The ask kit made this ask (lib/page/kits/ask-kit.ts, which also keeps the tab's queue): the last ask, which
+   * every later wait here binds to and which must outlive the kit's calls; the watcher follows its turn.
+   */
+  asked(handle: AskHandle): void;
   wait(params?: WaitCallParams, options?: WaitCallOptions): Promise<WaitOutcome>;
   stop(): Promise<StopResult>;
   content(params?: { maxLength?: number }): Promise<PageContent>;
@@ -149,8 +138,6 @@ export function createPageDriver(win: Window, catalog: SelectorCatalog = new Sel
   let streams: StreamReading | null = null;
   /** comet_poll with what the turn's own stream says, where it has a readable one (issue 30). */
   const streamed = (result: PollResult): PollResult => (streams ? streams.poll(result) : result);
-  /** Settles when the ask in progress (and every one queued before it) is done. */
-  let askQueue: Promise<void> = Promise.resolve();
 
   const guard = async <T>(what: string, run: () => Promise<T> | T): Promise<T> => {
     try {
@@ -160,7 +147,7 @@ export function createPageDriver(win: Window, catalog: SelectorCatalog = new Sel
       // A miss keeps its probe first and says which set missed, and where that set came from.
       if (err.code === 'SELECTOR_MISS') throw new RelayError(err.code, `${err.message} (selector set ${describeSet()})`);
       // Ours already, from this script or a kit's copy of the same code: it says what failed.
-      if (err === e || isErrorPayload(e)) throw err;
+      if (err === e || isOurs(e)) throw err;
       throw new RelayError(err.code, `${what} failed: ${err.message}`);
     }
   };
@@ -206,30 +193,11 @@ export function createPageDriver(win: Window, catalog: SelectorCatalog = new Sel
     },
     activeSet: set,
     poll: (params = {}) => guard('poll', async () => noted(cutPoll(streamed(stoppedHere(await reads.read('poll', readSet(), () => poll(readCtx())))), params.maxLength))),
-    ask: (params, path, options = {}) =>
-      guard('ask', async () => {
-        const previous = askQueue;
-        let release = () => {};
-        askQueue = new Promise<void>((resolve) => {
-          release = resolve;
-        });
-        try {
-          // A prompt sent on a page whose turns the set cannot see could never be confirmed: nothing is typed.
-          if (!params.newChat) requireTurns(doc, set());
-          await untilSettled(previous, options.signal, () => options.onProgress?.('Another prompt is being sent in this tab; this one follows it.'));
-          const { busyWaitMs, confirmMs, ...what } = params;
-          lastAsk = await path(ctx(), watcher, what, {
-            ...options,
-            ...(busyWaitMs === undefined ? {} : { busyWaitMs }),
-            ...(confirmMs === undefined ? {} : { confirmMs }),
-          });
-          if (lastAsk.turnIndex >= 0) watcher.follow(lastAsk.turnIndex);
-          return lastAsk;
-        } finally {
-          // A cancelled waiter still holds its place until the asks before it are done.
-          void previous.then(release);
-        }
-      }),
+    asked: (handle) => {
+      lastAsk = handle;
+      // Its steps must be seen before the page folds them: followed until the turn ends.
+      if (handle.turnIndex >= 0) watcher.follow(handle.turnIndex);
+    },
     wait: (params = {}, options = {}) =>
       guard('wait', () => {
         const c = readCtx();
@@ -271,7 +239,7 @@ export function createPageDriver(win: Window, catalog: SelectorCatalog = new Sel
             timeoutMs: params.timeoutMs ?? 120000,
             stallMs: params.stallMs ?? 10000,
             ...(signal ? { signal } : {}),
-            ...(options.trace ? { trace: options.trace } : {}),
+            trace: options.trace,
             ...(options.onFinished ? { onFinished: options.onFinished } : {}),
             ...(params.maxLength !== undefined ? { maxLength: params.maxLength } : {}),
             onStep: (text, steps) => options.onProgress?.({ message: text, steps }),
@@ -299,25 +267,4 @@ function bindingOf(params: WaitCallParams, lastAsk: AskHandle | null): WaitBindi
   }
   if (params.afterTurn !== undefined || !lastAsk) return undefined;
   return { turnIndex: lastAsk.turnIndex, conversationUrl: lastAsk.conversationUrl, questionKey: lastAsk.questionKey };
-}
-
-/** Resolves once `previous` settles; rejects with CANCELLED if the signal fires first. */
-function untilSettled(previous: Promise<void>, signal: AbortSignal | undefined, onQueued: () => void): Promise<void> {
-  if (signal?.aborted) return Promise.reject(new RelayError('CANCELLED', 'The ask was cancelled before it started.'));
-  let settled = false;
-  const done = previous.then(() => {
-    settled = true;
-  });
-  queueMicrotask(() => {
-    if (!settled) onQueued();
-  });
-  if (!signal) return done;
-  return new Promise<void>((resolve, reject) => {
-    const onAbort = () => reject(new RelayError('CANCELLED', 'The ask was cancelled while another prompt was being sent in this tab; nothing was typed.'));
-    signal.addEventListener('abort', onAbort, { once: true });
-    void done.then(() => {
-      signal.removeEventListener('abort', onAbort);
-      resolve();
-    });
-  });
 }

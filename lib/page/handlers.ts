@@ -1,4 +1,4 @@
-import { RelayError } from '../protocol/errors';
+import { RelayError } from '../protocol/error/relay-error';
 import { chooseSelectorSet, chromeMajorFrom, SelectorCatalog } from '../selectors/catalog';
 import { threadIdOfPath } from '../protocol/threads/thread-ids';
 import { traceClock } from '../protocol/ports';
@@ -65,7 +65,7 @@ export function pageHandlers(win: Window, catalog: SelectorCatalog = new Selecto
         told?.(url);
       };
       try {
-        return await page().wait(params, { signal, onProgress: ({ message }) => progress(message), onFinished: tell, ...(trace ? { trace } : {}) });
+        return await page().wait(params, { signal, onProgress: ({ message }) => progress(message), onFinished: tell, trace });
       } finally {
         tell(null);
       }

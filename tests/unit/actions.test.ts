@@ -1,6 +1,7 @@
 // @vitest-environment happy-dom
 import { afterEach, describe, expect, it } from 'vitest';
 import { ask } from '../../lib/page/composer/actions';
+import { askThrough } from '../../lib/page/kits/ask-kit';
 import { stop } from '../../lib/page/answer/stop';
 import { typePrompt } from '../../lib/page/composer/composer';
 import type { PageContext } from '../../lib/page/dom/context';
@@ -98,7 +99,7 @@ describe('typing', () => {
   it('no composer: SELECTOR_MISS names the probe, every selector it tried, the page and the set', async () => {
     loadFixture('library.html', 'https://www.perplexity.ai/library');
     // The sets with every language's words, as a page holds them once the worker's first event came.
-    const err = await createPageDriver(window, new SelectorCatalog(SELECTOR_SETS)).ask({ prompt: 'hi' }, ask).catch((e: unknown) => e);
+    const err = await askThrough(createPageDriver(window, new SelectorCatalog(SELECTOR_SETS)), { prompt: 'hi' }).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(RelayError);
     expect((err as RelayError).code).toBe('SELECTOR_MISS');
     expect((err as RelayError).message).toMatch(
@@ -113,7 +114,7 @@ describe('ask', () => {
     exec = installExecCommand();
     const { submits } = wireHome();
     const driver = createPageDriver(window);
-    const handle = await driver.ask({ prompt: 'Explain MCP' }, ask);
+    const handle = await askThrough(driver, { prompt: 'Explain MCP' });
     expect(submits).toEqual(['Explain MCP']);
     expect(handle).toMatchObject({ afterTurn: 0, baselineUrl: 'https://www.perplexity.ai/', via: 'button', turnIndex: 0, questionKey: 'Explain MCP' });
     // The asked turn is followed (its steps must be seen before the page folds them) until it ends.
@@ -136,7 +137,7 @@ describe('ask', () => {
       showTurn(composer.textContent ?? '');
       composer.textContent = '';
     });
-    const handle = await createPageDriver(window).ask({ prompt: 'via enter' }, ask);
+    const handle = await askThrough(createPageDriver(window), { prompt: 'via enter' });
     expect(handle.via).toBe('enter');
     expect(enters.map((e) => [e.key, e.metaKey, e.ctrlKey])).toEqual([['Enter', false, false]]);
   });

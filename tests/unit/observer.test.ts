@@ -1,6 +1,6 @@
 // @vitest-environment happy-dom
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { ask } from '../../lib/page/composer/actions';
+import { askThrough } from '../../lib/page/kits/ask-kit';
 import { createPageDriver } from '../../lib/page/driver';
 import { type PageEvent, PageWatcher } from '../../lib/page/answer/observer';
 import { RelayError } from '../../lib/protocol/errors';
@@ -257,7 +257,7 @@ describe('waitForAnswer', () => {
         }, 10);
       }, 20);
     });
-    const handle = await driver.ask({ prompt: 'follow-up' }, ask);
+    const handle = await askThrough(driver, { prompt: 'follow-up' });
     expect(handle.afterTurn).toBe(2);
     const r = await driver.wait({ timeoutMs: 5000 });
     expect(r).toMatchObject({ status: 'completed', response: 'new answer', turnIndex: 2 });

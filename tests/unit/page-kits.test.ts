@@ -20,6 +20,19 @@ const host = (): PageKitHost => {
 };
 
 describe('page kits', () => {
+  it("a kit's errors pass through the page script as they are: another copy of RelayError, or a bare payload named so", async () => {
+    const driver = host().driver();
+    const copy = Object.assign(new Error('composer: none of `x` matched'), { name: 'RelayError', code: 'AGENT_ERROR' });
+    await expect(driver.run('asking', () => Promise.reject(copy))).rejects.toMatchObject({ code: 'AGENT_ERROR', message: 'composer: none of `x` matched' });
+    const bare = { name: 'RelayError', code: 'INVALID_PARAMS', message: 'not a POST comet-relay makes: /x' };
+    await expect(driver.run('library.post', () => Promise.reject(bare))).rejects.toMatchObject({ code: 'INVALID_PARAMS', message: bare.message });
+    // Anything else is a failure of the method, said so.
+    await expect(driver.run('asking', () => Promise.reject(Object.assign(new Error('gone'), { code: 'ENOENT' })))).rejects.toMatchObject({
+      code: 'EVALUATION_FAILED',
+      message: 'asking failed: gone',
+    });
+  });
+
   it('a kit registers once with the page script of its world; running its script again does nothing', () => {
     const world = {};
     const added: string[][] = [];

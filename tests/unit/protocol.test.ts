@@ -58,6 +58,16 @@ describe('envelopes', () => {
     expect(RelayError.from(new Error('boom'))).toMatchObject({ code: 'INTERNAL', message: 'boom' });
     expect(RelayError.from(Object.assign(new Error('x'), { name: 'AbortError' }))).toMatchObject({ code: 'CANCELLED' });
   });
+
+  it("never takes a foreign code for one of ours; knows a kit's copy of the class by its name", () => {
+    // Node's own errors carry string codes: not ours, whatever their shape.
+    expect(RelayError.from(Object.assign(new Error('no such file'), { code: 'ENOENT' }))).toMatchObject({ code: 'INTERNAL', message: 'no such file' });
+    expect(RelayError.from({ code: 'ENOENT', message: 'no such file' }, 'CONFIG_ERROR')).toMatchObject({ code: 'CONFIG_ERROR' });
+    // Thrown by another copy of RelayError (a kit's, bundled apart: not an instance of this one), or a kit's bare payload.
+    const copy = Object.assign(new Error('composer: none matched'), { name: 'RelayError', code: 'SELECTOR_MISS' });
+    expect(RelayError.from(copy, 'EVALUATION_FAILED')).toMatchObject({ code: 'SELECTOR_MISS', message: 'composer: none matched' });
+    expect(RelayError.from({ name: 'RelayError', code: 'INVALID_PARAMS', message: 'not a POST' }, 'EVALUATION_FAILED')).toMatchObject({ code: 'INVALID_PARAMS' });
+  });
 });
 
 describe('tab categories', () => {

@@ -1,4 +1,4 @@
-import { RelayError } from '../../protocol/errors';
+import { RelayError } from '../../protocol/error/relay-error';
 import { traceClock } from '../../protocol/ports';
 import { conversationKey, isConversationPath } from '../../protocol/urls';
 import type { SelectorSet } from '../../selectors';

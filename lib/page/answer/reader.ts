@@ -1,4 +1,4 @@
-import type { RelayError } from '../../protocol/errors';
+import type { RelayError } from '../../protocol/error/relay-error';
 import { isConversationPath } from '../../protocol/urls';
 import type { SelectorSet } from '../../selectors';
 import type { PageContext } from '../dom/context';

@@ -1,4 +1,4 @@
-import type { RelayError } from '../../protocol/errors';
+import type { RelayError } from '../../protocol/error/relay-error';
 import { derivedPromptId } from '../../protocol/threads/thread-replies';
 import type { ThreadInteraction } from '../../protocol/watch';
 import type { SelectorSet } from '../../selectors';

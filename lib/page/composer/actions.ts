@@ -1,4 +1,4 @@
-import { RelayError } from '../../protocol/errors';
+import { RelayError } from '../../protocol/error/relay-error';
 import { conversationKey, isConversationPath } from '../../protocol/urls';
 import { composerOf, composerText, submit, typeInto } from './composer';
 import type { PageContext } from '../dom/context';

@@ -1,4 +1,4 @@
-import { RelayError } from '../../protocol/errors';
+import { RelayError } from '../../protocol/error/relay-error';
 import type { PageContext } from '../dom/context';
 import { first, isDisabled, isHidden, pressKey, requireEl } from '../dom/dom';
 

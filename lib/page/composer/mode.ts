@@ -1,4 +1,4 @@
-import { RelayError } from '../../protocol/errors';
+import { RelayError } from '../../protocol/error/relay-error';
 import { isComputerPath } from '../../protocol/urls';
 import type { Mode, SelectorSet } from '../../selectors';
 import { modeWords } from '../../selectors/labels';

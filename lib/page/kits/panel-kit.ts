@@ -20,14 +20,17 @@ export function panelKit({ win, driver }: PageKitHost): KitHandlers {
   };
 }
 
+/** A bare error payload the page script knows as ours by its name (lib/protocol/error/relay-error.ts isOurs). */
+type KitError = ErrorPayload & { name: 'RelayError' };
+
 /** Worker-only: a POST only to a fixed list endpoint (LIBRARY_POST_PATH), its body a small JSON object. */
 type PostParams = { path: string; query: Record<string, string>; headers: Record<string, string>; body: string };
 
 export async function post(win: Window, params: PostParams, signal: AbortSignal): Promise<{ status: number; body: string; retryAfter?: string }> {
   const { path, body } = params;
   if (!LIBRARY_POST_PATH.test(path) || typeof body !== 'string' || body.length > 4096 || !/^\{.*\}$/s.test(body)) {
-    // Error payloads, not RelayError: the kit stays small (the page script sends either back alike).
-    throw { code: 'INVALID_PARAMS', message: `not a POST comet-relay makes: ${String(path)}` } satisfies ErrorPayload;
+    // Error payloads, not RelayError: the kit stays small (the page script sends either back alike, knowing them by the name).
+    throw { name: 'RelayError', code: 'INVALID_PARAMS', message: `not a POST comet-relay makes: ${String(path)}` } satisfies KitError;
   }
   const url = new URL(path, win.location.origin);
   for (const [k, v] of Object.entries(params.query)) if (v !== '') url.searchParams.set(k, v);
@@ -36,7 +39,7 @@ export async function post(win: Window, params: PostParams, signal: AbortSignal)
     const res = await win.fetch(url.href, { method: 'POST', headers, body, credentials: 'include', cache: 'no-store', signal });
     return { status: res.status, body: await res.text(), retryAfter: res.headers.get('retry-after') ?? undefined };
   } catch (e) {
-    throw { code: 'EVALUATION_FAILED', message: `Could not read ${url.pathname} (${(e as Error).message}).` } satisfies ErrorPayload;
+    throw { name: 'RelayError', code: 'EVALUATION_FAILED', message: `Could not read ${url.pathname} (${(e as Error).message}).` } satisfies KitError;
   }
 }
 

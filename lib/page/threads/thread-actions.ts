@@ -1,4 +1,4 @@
-import { RelayError } from '../../protocol/errors';
+import { RelayError } from '../../protocol/error/relay-error';
 import type { AttachmentPayload } from '../../protocol/threads/threads';
 import type { ThreadPageReader } from '../../selectors/thread-schema';
 import { ask } from '../composer/actions';

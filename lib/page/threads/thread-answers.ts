@@ -1,4 +1,4 @@
-import { RelayError } from '../../protocol/errors';
+import { RelayError } from '../../protocol/error/relay-error';
 import { REPLY_KIND_FOR, replyTargets } from '../../protocol/threads/thread-replies';
 import type { ThreadAnswer, ThreadReply } from '../../protocol/threads/threads';
 import type { ThreadInteraction, ThreadReply as PanelReply } from '../../protocol/watch';

@@ -1,4 +1,4 @@
-import { RelayError } from '../../protocol/errors';
+import { RelayError } from '../../protocol/error/relay-error';
 import type { AttachmentPayload, ThreadReply } from '../../protocol/threads/threads';
 import { THREAD_JSON_READERS } from '../../selectors/thread-json';
 import { THREAD_PAGE_READERS } from '../../selectors/thread-page';

@@ -1,4 +1,4 @@
-import { RelayError } from '../../protocol/errors';
+import { RelayError } from '../../protocol/error/relay-error';
 import { threadIdOfUrl } from '../../protocol/threads/thread-ids';
 import type { ThreadJsonReader, ThreadPageReader } from '../../selectors/thread-schema';
 import type { PageContext } from '../dom/context';

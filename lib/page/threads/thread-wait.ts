@@ -1,4 +1,4 @@
-import { RelayError } from '../../protocol/errors';
+import { RelayError } from '../../protocol/error/relay-error';
 import { threadMovedError } from '../../protocol/threads/thread-ids';
 import type { PageWatcher } from '../answer/observer';
 import type { ThreadReading, TurnReading } from '../checkpoints/thread-model';

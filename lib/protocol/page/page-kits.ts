@@ -74,9 +74,10 @@ export const PAGE_KIT_HOOK = '__cometRelayPageKits';
 
 /**
  * Goes up when what a kit is handed changes shape: a kit from one build never registers with the
- * page script of another (an extension updated while a tab stayed open).
+ * page script of another (an extension updated while a tab stayed open). 2: the ask queue moved from
+ * the driver into the ask kit (driver.ask's `queued`).
  */
-export const PAGE_KIT_API = 1;
+export const PAGE_KIT_API = 2;
 
 /** What injecting a kit's script reports (the script's completion value, returned by executeScript). */
 export interface KitLoad {

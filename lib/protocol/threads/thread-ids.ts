@@ -1,4 +1,4 @@
-import { RelayError } from '../errors';
+import { RelayError } from '../error/relay-error';
 import { isPerplexityHost } from '../urls';
 
 /**

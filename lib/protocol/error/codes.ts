@@ -1,0 +1,61 @@
+/**
+ * Typed errors that travel across every hop as { code, message }. Tools print them as
+ * "[CODE] message", the comet_* reference's form. The first block is the reference's own codes.
+ */
+export const ERROR_CODES = [
+  'CDP_CONNECTION_FAILED',
+  'COMET_NOT_FOUND',
+  'COMET_LAUNCH_FAILED',
+  'TAB_NOT_FOUND',
+  'TIMEOUT',
+  'EVALUATION_FAILED',
+  'SELECTOR_NOT_FOUND',
+  'AGENT_ERROR',
+  'CONFIG_ERROR',
+  // Ours: the relay has hops the CDP server did not.
+  'EXTENSION_NOT_CONNECTED',
+  'HOST_DISCONNECTED',
+  'VERSION_MISMATCH',
+  'NO_PERPLEXITY_TAB',
+  /** An ExtensionSettings policy (Comet's own, or an administrator's) forbids extensions on perplexity.ai (lib/protocol/page-access.ts). */
+  'BROWSER_POLICY',
+  /** The extension's site access to perplexity.ai is turned off in the browser. */
+  'SITE_ACCESS_OFF',
+  'INVALID_PARAMS',
+  'INVALID_URL',
+  'CANCELLED',
+  'PERMISSION_DENIED',
+  'MESSAGE_TOO_LARGE',
+  'PROTOCOL_ERROR',
+  /** A thread_id that names no Perplexity conversation this account can open. */
+  'THREAD_NOT_FOUND',
+  'INTERNAL',
+  /**
+   * The page was not understood: a probe of the selector set in use matched nothing. The message
+   * starts with the probe's name (`composer: none of … matched on https://…`).
+   */
+  'SELECTOR_MISS',
+  /**
+   * A JSON body of the site's (a thread, the thread list, the Spaces) whose shape no reader knows; the
+   * message names what was looked for and where (lib/selectors/library-json.ts).
+   */
+  'JSON_SHAPE',
+  /** The site answered 401: the Perplexity tab that fetched is signed out. */
+  'SIGNED_OUT',
+  /** The site answered 429; `data.retryAfterMs` carries its Retry-After when it sent one. */
+  'RATE_LIMITED',
+] as const;
+
+export type ErrorCode = (typeof ERROR_CODES)[number];
+
+/** What an error carries for a program besides its words (only RATE_LIMITED's wait so far). */
+export interface ErrorData {
+  /** How long the site asked to wait before asking again (its Retry-After), in ms. */
+  retryAfterMs?: number;
+}
+
+export interface ErrorPayload {
+  code: ErrorCode;
+  message: string;
+  data?: ErrorData;
+}
