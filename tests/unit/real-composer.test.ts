@@ -7,7 +7,7 @@ import { first, iconsIn } from '../../lib/page/dom/dom';
 import { PageWatcher } from '../../lib/page/answer/observer';
 import { getMode, modeControls } from '../../lib/page/composer/mode';
 import { visibleMode } from '../../lib/page/kits/watch';
-import { chooseSelectorSet, type Mode, SELECTOR_SETS } from '../../lib/selectors';
+import { chooseSelectorSet, SELECTOR_SETS } from '../../lib/selectors';
 import { loadHtml } from '../fixtures/reader/load';
 import { CAPTURE_MODES } from '../support/real-capture-modes';
 
