@@ -218,6 +218,8 @@ export interface BootData {
   dictation?: boolean;
   /** Answers come through the page's fetch of the ask stream (SimOptions.askStream). */
   askStream?: boolean;
+  /** A turn asked in this page is drawn this many ms behind its script and stream (SimOptions.paintLagMs). */
+  paintLagMs?: number;
   speed: number;
   /** Server clock at render time (the client corrects for any skew with it). */
   now: number;

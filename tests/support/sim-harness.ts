@@ -1,5 +1,6 @@
 import { createSimSite, type SimOptions, type SimSite } from '../sim/site';
 import { routeSim } from '../sim/playwright';
+import { startSimServer } from '../sim/server';
 import { Harness, type HarnessOptions, textOf } from './harness';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { Page } from 'playwright-core';
@@ -20,7 +21,21 @@ export async function startSimWorld(
 ): Promise<SimWorld> {
   const { build, clientName, ...simOptions } = options;
   const site = createSimSite({ generation: 'B', scenario: 'short', speed: 4, ...simOptions });
-  const harness = await Harness.start({ site: (context) => routeSim(context, site), ...build });
+  // Every route is Playwright's, but the ask stream goes through Chromium's network to a server of the same site,
+  // which sends each frame as it happens (a route answers only whole): the page reads it as it reads the live one.
+  const server = await startSimServer({ port: 0, site });
+  let harness: Harness;
+  try {
+    harness = await Harness.start({
+      site: (context) => routeSim(context, site, { streamsThroughNetwork: true }),
+      browserArgs: server.chromiumArgs,
+      onClose: () => server.close(),
+      ...build,
+    });
+  } catch (err) {
+    await server.close();
+    throw err;
+  }
   await harness.waitForHost();
   const page = await harness.openPerplexity();
   const client = await harness.stdioClient(clientName ?? `e2e-${site.generation}`);
