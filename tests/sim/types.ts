@@ -251,8 +251,8 @@ export interface AskResponse {
 
 /** Window hook for tests and benchmarks (never used by the extension, which reads only the DOM). */
 export interface SimEvent {
-  /** `ask-stream-ended`: the page's own read of a turn's ask stream reached its end (issue 30). */
-  type: 'turn-started' | 'step' | 'answer-finished' | 'ask-stream-ended' | 'stopped' | 'error' | 'waiting' | 'replied' | 'sleeping' | 'blocked' | 'files';
+  /** `ask-stream-ended`: the page's own read of a turn's ask stream reached its end (issue 30); `ask-stream-failed`: it failed first (a cut, an abort). */
+  type: 'turn-started' | 'step' | 'answer-finished' | 'ask-stream-ended' | 'ask-stream-failed' | 'stopped' | 'error' | 'waiting' | 'replied' | 'sleeping' | 'blocked' | 'files';
   turn: number;
   at: number;
 }
