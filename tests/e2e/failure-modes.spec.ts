@@ -98,6 +98,8 @@ test('the prompt replaces a draft in the composer (select-all that works on this
 test('citation URLs come from data attributes; title-only sources are kept', async () => {
   await world.call('comet_ask', { prompt: 'Cite your sources #scenario:grouped-citations' });
   await world.call('comet_wait');
+  // comet_wait may return on the stream's end, before the page has drawn the last citations.
+  await world.pageDrewEnd();
   const fromAttributes = await world.page.evaluate(() => {
     const answers = document.querySelectorAll('[data-workflow-final-text]');
     const answer = answers[answers.length - 1] as HTMLElement;
@@ -120,6 +122,8 @@ test('comet_wait returns on the page\'s finish, not after a poll and settle seco
   await world.call('comet_ask', { prompt: 'A quick one #scenario:short' });
   await world.call('comet_wait');
   const returnedAt = Date.now();
+  // It may return on the ask stream's end, before the page draws the turn's end: the page's own end, then.
+  await world.pageDrewEnd();
   const finishedAt = await world.page.evaluate(() => {
     const events = (window as unknown as { __sim: { events: { type: string; at: number }[] } }).__sim.events;
     return events.filter((e) => e.type === 'answer-finished').at(-1)?.at ?? 0;

@@ -14,6 +14,12 @@ export interface SimWorld {
   call(name: string, args?: Record<string, unknown>): Promise<{ text: string; isError: boolean; raw: unknown }>;
   /** What comet_connect said when the world started. */
   connected: { text: string; isError: boolean };
+  /**
+   * Waits until the page has drawn the end of the site's latest turn (window.__sim: finished, stopped or failed).
+   * comet_wait returns when the ask stream ends, which can be before the page has typed it all out: a test that then
+   * reads the page waits for this first.
+   */
+  pageDrewEnd(timeoutMs?: number): Promise<void>;
 }
 
 export async function startSimWorld(
@@ -44,7 +50,15 @@ export async function startSimWorld(
     return { text: textOf(raw), isError: Boolean((raw as { isError?: boolean }).isError), raw };
   };
   const connected = await call('comet_connect');
-  return { harness, site, page, client, call, connected };
+  const pageDrewEnd = async (timeoutMs = 30_000) => {
+    const turn = site.threads()[0]?.turns.at(-1)?.index ?? -1;
+    await page.waitForFunction(
+      (t) => window.__sim.events.some((e) => e.turn === t && (e.type === 'answer-finished' || e.type === 'stopped' || e.type === 'error')),
+      turn,
+      { timeout: timeoutMs },
+    );
+  };
+  return { harness, site, page, client, call, connected, pageDrewEnd };
 }
 
 export type PanelWorld = SimWorld & { panel: Page };
