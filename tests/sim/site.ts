@@ -107,7 +107,7 @@ export interface SimResponse {
    * once (the e2e worlds reach it through Chromium's network); Playwright's routing alone (playwright.ts), which can
    * only answer whole, answers when the stream has ended. `'cut'`: the stream was cut, the connection is dropped.
    */
-  stream?: (write: (text: string) => void, closed: () => boolean) => Promise<void | 'cut'>;
+  stream?: (write: (text: string) => void, closed: () => boolean) => Promise<undefined | 'cut'>;
 }
 
 export interface SimSite {

@@ -64,7 +64,7 @@ export interface AskStreamOptions {
 }
 
 /** Plays one turn's stream to its end; `'cut'` when it was cut (the connection is to be dropped, not ended). */
-export async function playAskStream(o: AskStreamOptions): Promise<void | 'cut'> {
+export async function playAskStream(o: AskStreamOptions): Promise<undefined | 'cut'> {
   const { thread, turn } = o;
   const shown = new Map<string, string>();
   const chunks = new Map<string, string[]>();
