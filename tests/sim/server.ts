@@ -58,6 +58,18 @@ export function makeCertificate(names: string[] = ['www.perplexity.ai', 'perplex
   return { key: fs.readFileSync(keyPath), cert: fs.readFileSync(certPath), dir };
 }
 
+let simCertificate: { key: Buffer; cert: Buffer } | undefined;
+
+/** The sim servers' certificate, made once a process (every e2e world starts a server: openssl takes 0.15–0.4 s). */
+function certificateForSim(): { key: Buffer; cert: Buffer } {
+  if (!simCertificate) {
+    const { key, cert, dir } = makeCertificate();
+    fs.rmSync(dir, { recursive: true, force: true });
+    simCertificate = { key, cert };
+  }
+  return simCertificate;
+}
+
 export function chromiumArgsFor(port: number): string[] {
   return [
     `--host-resolver-rules=MAP www.perplexity.ai 127.0.0.1:${port}, MAP perplexity.ai 127.0.0.1:${port}`,
@@ -112,7 +124,7 @@ export function simRequestHandler(site: SimSite): (req: http.IncomingMessage, re
 
 export async function startSimServer(options: SimServerOptions = {}): Promise<SimServer> {
   const site = options.site ?? createSimSite(options);
-  const { key, cert, dir } = makeCertificate();
+  const { key, cert } = certificateForSim();
   const server = https.createServer({ key, cert }, simRequestHandler(site));
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
@@ -126,10 +138,7 @@ export async function startSimServer(options: SimServerOptions = {}): Promise<Si
     close: () =>
       new Promise<void>((resolve) => {
         server.closeAllConnections();
-        server.close(() => {
-          fs.rmSync(dir, { recursive: true, force: true });
-          resolve();
-        });
+        server.close(() => resolve());
       }),
   };
 }
