@@ -33,6 +33,8 @@ test('an answer that contains "Reading" and "Searching" still completes', async 
 
 test('a button with an svg rect ("Expand pane") is not the stop button', async () => {
   expect(await world.page.locator('button[aria-label="Expand pane"] svg rect').count()).toBeGreaterThan(0);
+  // The previous ask's comet_wait returned on its stream's end: the page's end drawn, no stop control is left.
+  await world.pageDrewEnd();
   const snapshot = await poll();
   expect(snapshot.hasStopButton).toBe(false);
   expect(snapshot.status).toBe('completed');
