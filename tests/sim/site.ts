@@ -84,7 +84,7 @@ export interface SimOptions {
    * off); off, the page plays answers from the ask's reply alone (the paint-only path). A page's URL can say `?stream=off`.
    */
   askStream?: boolean;
-  /** A turn asked in a page is drawn this many ms behind its script (and stream). Default 0 (site.setPaintLag). */
+  /** A turn asked in a page is drawn this many ms behind its script (and stream). Default 0, or `COMET_SIM_PAINT_LAG` (site.setPaintLag). */
   paintLagMs?: number;
 }
 
@@ -221,7 +221,7 @@ export function createSimSite(options: SimOptions = {}): SimSite {
   let dictation = options.dictation ?? false;
   let askStream = options.askStream ?? process.env.COMET_SIM_STREAM !== 'off';
   let askStreamCut: number | null = null;
-  let paintLagMs = options.paintLagMs ?? 0;
+  let paintLagMs = Math.max(0, options.paintLagMs ?? (Number(process.env.COMET_SIM_PAINT_LAG ?? 0) || 0));
   let speed = options.speed ?? 1;
   const now = options.clock ?? Date.now;
   const language = options.language ?? 'en';
