@@ -87,6 +87,8 @@ for (const { generation, name, ...page } of PAGES) {
       // An agent that asks, then waits only after the answer ended: the page folds the step rows
       // away at the end ("Finished N steps"), so only what the content script saw while they showed is left.
       await world.call('comet_ask', { prompt: 'Steps nobody waited for' });
+      // The page has drawn this turn's end (its stream ended before: the page types it out after).
+      await world.pageDrewEnd();
       // The last turn's steps header (inside its entry, or its sibling in the Aug–Oct 2026 layout), folded.
       await expect(world.page.locator('.steps button[aria-expanded="false"]').last()).toBeVisible();
       const steps = ['Preparing to assist…', 'Searching "Steps nobody waited for"', 'Reviewing sources', /^Reading /, /^Found \d+ sources$/];

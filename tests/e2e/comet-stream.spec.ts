@@ -92,6 +92,86 @@ test.describe('answers from the page’s ask stream', () => {
       .toMatchObject({ status: 'completed', stopped: true, answerSource: 'stream' });
   });
 
+  /** The page's own record of its turns (tests/sim/README.md, `window.__sim`): when it drew what. */
+  const simEvents = () => world.page.evaluate(() => (window as unknown as { __sim: { events: { type: string; turn: number; at: number }[] } }).__sim.events);
+  const poll = async () => ((await world.call('comet_poll')).raw as Structured).structuredContent;
+
+  test('frame by frame: working with a prefix of the Markdown while frames come; completed, whole, with its sources while the page still types', async () => {
+    // The page types each turn asked in it 2 s behind its stream, as the live page types the answer out after it.
+    world.site.setPaintLag(2000);
+    world.site.setSpeed(2);
+    await world.page.reload();
+    try {
+      await world.call('comet_ask', { prompt: 'Tell me about the solar wind #scenario:slow' });
+      // Mid-way: frames have come, the stream has not ended.
+      let mid = await poll();
+      await expect
+        .poll(
+          async () => {
+            mid = await poll();
+            return mid.status === 'working' && mid.answerSource === 'stream' && mid.response.length > 0;
+          },
+          { timeout: 20_000, intervals: [50] },
+        )
+        .toBe(true);
+      // The stream's end, and the page still typing: its end is drawn after we had the whole answer.
+      let done = await poll();
+      await expect
+        .poll(
+          async () => {
+            done = await poll();
+            return done.status;
+          },
+          { timeout: 20_000, intervals: [50] },
+        )
+        .toBe('completed');
+      const sources = await world.call('comet_get_sources');
+      const readBy = Date.now();
+      const markdown = lastAnswer();
+      expect(markdown.startsWith(mid.response) && mid.response.length < markdown.length, 'a strict prefix of the final Markdown').toBe(true);
+      expect(done).toMatchObject({ status: 'completed', response: markdown, answerSource: 'stream' });
+      const cited = world.site.threads()[0]?.turns.at(-1)?.script.sources ?? [];
+      expect(sources.text.startsWith(`Sources (${cited.length}):\n\n1. ${cited[0]?.title}`), sources.text).toBe(true);
+      const turn = world.site.threads()[0]?.turns.at(-1)?.index;
+      await expect.poll(async () => (await simEvents()).some((e) => e.type === 'answer-finished' && e.turn === turn), { timeout: 20_000 }).toBe(true);
+      const finished = (await simEvents()).find((e) => e.type === 'answer-finished' && e.turn === turn);
+      expect(finished?.at ?? 0, 'the page drew the end after comet_poll and comet_get_sources had the answer').toBeGreaterThan(readBy);
+    } finally {
+      world.site.setPaintLag(0);
+      world.site.setSpeed(4);
+      await world.page.reload();
+    }
+  });
+
+  test('a stream cut mid-way (the connection dropped) is never completed: the page decides', async () => {
+    world.site.setAskStreamCut(2);
+    try {
+      await world.call('comet_ask', { prompt: 'Tell me about the solar wind again #scenario:slow' });
+      const turn = world.site.threads()[0]?.turns.at(-1)?.index;
+      const seen: { status: string; answerSource?: string; returned: number }[] = [];
+      const drawnEnd = async () => (await simEvents()).find((e) => e.type === 'answer-finished' && e.turn === turn);
+      await expect
+        .poll(
+          async () => {
+            seen.push({ ...(await poll()), returned: Date.now() });
+            return Boolean(await drawnEnd()) && seen.at(-1)?.status === 'completed';
+          },
+          { timeout: 20_000, intervals: [50] },
+        )
+        .toBe(true);
+      const end = (await drawnEnd())?.at ?? 0;
+      // Before the page drew the turn's end nothing said completed; after, the page said so, not the stream.
+      expect(seen.filter((p) => p.returned < end && p.status === 'completed')).toEqual([]);
+      expect(seen.filter((p) => p.status === 'completed' && p.answerSource === 'stream')).toEqual([]);
+      expect(seen.at(-1)?.answerSource).toBe('page');
+      // The page's own read failed mid-way, as on a dropped connection (and never reached the stream's end).
+      const read = (await simEvents()).filter((e) => e.turn === turn && e.type.startsWith('ask-stream-')).map((e) => e.type);
+      expect(read).toEqual(['ask-stream-failed']);
+    } finally {
+      world.site.setAskStreamCut(null);
+    }
+  });
+
   test('a real stream of the live site (2026-08-04, from COMET_REAL_PERPLEXITY) through the tap in Chromium: comet_wait returns its final text', async () => {
     const folder = realCapturesFolder();
     test.skip('skip' in folder, 'skip' in folder ? folder.skip : '');

@@ -53,6 +53,8 @@ export function defineCometToolSuite(
     });
 
     test('comet_poll returns the reference fields as JSON text and as structured content', async () => {
+      // comet_wait returned on the ask stream's end; the page's stop control goes when it has drawn the end.
+      await world.pageDrewEnd();
       const { text, raw } = await world.call('comet_poll');
       const parsed = JSON.parse(text);
       expect(parsed).toMatchObject({ status: 'completed', hasStopButton: false, hasLoadingSpinner: false, currentStep: '' });

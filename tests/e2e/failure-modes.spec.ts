@@ -33,6 +33,8 @@ test('an answer that contains "Reading" and "Searching" still completes', async 
 
 test('a button with an svg rect ("Expand pane") is not the stop button', async () => {
   expect(await world.page.locator('button[aria-label="Expand pane"] svg rect').count()).toBeGreaterThan(0);
+  // The previous ask's comet_wait returned on its stream's end: the page's end drawn, no stop control is left.
+  await world.pageDrewEnd();
   const snapshot = await poll();
   expect(snapshot.hasStopButton).toBe(false);
   expect(snapshot.status).toBe('completed');
@@ -98,6 +100,8 @@ test('the prompt replaces a draft in the composer (select-all that works on this
 test('citation URLs come from data attributes; title-only sources are kept', async () => {
   await world.call('comet_ask', { prompt: 'Cite your sources #scenario:grouped-citations' });
   await world.call('comet_wait');
+  // comet_wait may return on the stream's end, before the page has drawn the last citations.
+  await world.pageDrewEnd();
   const fromAttributes = await world.page.evaluate(() => {
     const answers = document.querySelectorAll('[data-workflow-final-text]');
     const answer = answers[answers.length - 1] as HTMLElement;
@@ -120,6 +124,8 @@ test('comet_wait returns on the page\'s finish, not after a poll and settle seco
   await world.call('comet_ask', { prompt: 'A quick one #scenario:short' });
   await world.call('comet_wait');
   const returnedAt = Date.now();
+  // It may return on the ask stream's end, before the page draws the turn's end: the page's own end, then.
+  await world.pageDrewEnd();
   const finishedAt = await world.page.evaluate(() => {
     const events = (window as unknown as { __sim: { events: { type: string; at: number }[] } }).__sim.events;
     return events.filter((e) => e.type === 'answer-finished').at(-1)?.at ?? 0;

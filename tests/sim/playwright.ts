@@ -4,14 +4,29 @@ import type { SimSite } from './site';
 
 export const SIM_URL_PATTERNS = ['https://www.perplexity.ai/**', 'https://perplexity.ai/**'];
 
-export async function routeSim(context: BrowserContext, site: SimSite): Promise<void> {
+export interface RouteSimOptions {
+  /**
+   * Chromium resolves perplexity.ai to a sim server of this same site (server.ts `startSimServer({ site })`, its
+   * `chromiumArgs` given at launch): streamed answers (the ask stream) go through to it over the network, so the page
+   * reads each frame as it is sent, its abort closes the connection and cookies go as to the live site. Without it a
+   * stream is answered whole, when it has ended (a route can only fulfil a body whole).
+   */
+  streamsThroughNetwork?: boolean;
+}
+
+export async function routeSim(context: BrowserContext, site: SimSite, options: RouteSimOptions = {}): Promise<void> {
   const handler = async (route: Route): Promise<void> => {
     const req = route.request();
     try {
       const res = await site.handle({ method: req.method(), url: req.url(), body: req.postData() ?? undefined, headers: await req.allHeaders() });
+      if (res.stream && options.streamsThroughNetwork) {
+        // The same site answers it there (server.ts simRequestHandler), frame by frame; nothing was played here.
+        await route.continue().catch(() => undefined);
+        return;
+      }
       let body = res.body;
       if (res.stream) {
-        // A route answers whole: the stream's pieces, sent when it has ended (the standalone server sends each as it comes).
+        // A route answers whole: the stream's pieces, sent when it has ended (a cut one as far as it went).
         let text = '';
         await res.stream(
           (piece) => {

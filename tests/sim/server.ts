@@ -8,6 +8,7 @@
  */
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
+import type http from 'node:http';
 import https from 'node:https';
 import type { AddressInfo } from 'node:net';
 import os from 'node:os';
@@ -57,6 +58,18 @@ export function makeCertificate(names: string[] = ['www.perplexity.ai', 'perplex
   return { key: fs.readFileSync(keyPath), cert: fs.readFileSync(certPath), dir };
 }
 
+let simCertificate: { key: Buffer; cert: Buffer } | undefined;
+
+/** The sim servers' certificate, made once a process (every e2e world starts a server: openssl takes 0.15–0.4 s). */
+function certificateForSim(): { key: Buffer; cert: Buffer } {
+  if (!simCertificate) {
+    const { key, cert, dir } = makeCertificate();
+    fs.rmSync(dir, { recursive: true, force: true });
+    simCertificate = { key, cert };
+  }
+  return simCertificate;
+}
+
 export function chromiumArgsFor(port: number): string[] {
   return [
     `--host-resolver-rules=MAP www.perplexity.ai 127.0.0.1:${port}, MAP perplexity.ai 127.0.0.1:${port}`,
@@ -64,10 +77,14 @@ export function chromiumArgsFor(port: number): string[] {
   ];
 }
 
-export async function startSimServer(options: SimServerOptions = {}): Promise<SimServer> {
-  const site = options.site ?? createSimSite(options);
-  const { key, cert, dir } = makeCertificate();
-  const server = https.createServer({ key, cert }, (req, res) => {
+/**
+ * The sim's HTTP handler: each request to `site.handle`, a streamed body (the ask stream) written piece by piece as it
+ * happens. The page's abort closes the connection, which ends the stream; a stream the sim cuts (`'cut'`) drops the
+ * connection with no end, as a network failure does. One place for it: the standalone server and the e2e worlds
+ * (tests/support/sim-harness.ts, whose streams reach it through Chromium's network) both serve through it.
+ */
+export function simRequestHandler(site: SimSite): (req: http.IncomingMessage, res: http.ServerResponse) => void {
+  return (req, res) => {
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
     req.on('end', () => {
@@ -85,16 +102,30 @@ export async function startSimServer(options: SimServerOptions = {}): Promise<Si
           if (r.stream && req.method !== 'HEAD') {
             // Each piece as it happens (the ask stream); the page's abort closes the connection and ends it.
             res.flushHeaders();
-            await r.stream((text) => res.write(text), () => res.destroyed || res.writableEnded);
+            const ended = await r.stream((text) => res.write(text), () => res.destroyed || res.writableEnded);
+            if (ended === 'cut') {
+              res.destroy();
+              return;
+            }
           }
           res.end(req.method === 'HEAD' || r.stream ? undefined : r.body);
         })
         .catch((err: unknown) => {
+          if (res.headersSent) {
+            res.destroy();
+            return;
+          }
           res.writeHead(500, { 'content-type': 'text/plain' });
           res.end(String(err));
         });
     });
-  });
+  };
+}
+
+export async function startSimServer(options: SimServerOptions = {}): Promise<SimServer> {
+  const site = options.site ?? createSimSite(options);
+  const { key, cert } = certificateForSim();
+  const server = https.createServer({ key, cert }, simRequestHandler(site));
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(options.port ?? 8443, '127.0.0.1', () => resolve());
@@ -107,10 +138,7 @@ export async function startSimServer(options: SimServerOptions = {}): Promise<Si
     close: () =>
       new Promise<void>((resolve) => {
         server.closeAllConnections();
-        server.close(() => {
-          fs.rmSync(dir, { recursive: true, force: true });
-          resolve();
-        });
+        server.close(() => resolve());
       }),
   };
 }

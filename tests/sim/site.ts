@@ -84,6 +84,8 @@ export interface SimOptions {
    * off); off, the page plays answers from the ask's reply alone (the paint-only path). A page's URL can say `?stream=off`.
    */
   askStream?: boolean;
+  /** A turn asked in a page is drawn this many ms behind its script (and stream). Default 0, or `COMET_SIM_PAINT_LAG` (site.setPaintLag). */
+  paintLagMs?: number;
 }
 
 export interface SimRequest {
@@ -102,9 +104,10 @@ export interface SimResponse {
   headers?: Record<string, string>;
   /**
    * A body written as it happens (the ask stream, ask-stream.ts): the HTTP server (server.ts) sends each piece at
-   * once; Playwright's routing (playwright.ts), which can only answer whole, answers when the stream has ended.
+   * once (the e2e worlds reach it through Chromium's network); Playwright's routing alone (playwright.ts), which can
+   * only answer whole, answers when the stream has ended. `'cut'`: the stream was cut, the connection is dropped.
    */
-  stream?: (write: (text: string) => void, closed: () => boolean) => Promise<void>;
+  stream?: (write: (text: string) => void, closed: () => boolean) => Promise<undefined | 'cut'>;
 }
 
 export interface SimSite {
@@ -116,6 +119,13 @@ export interface SimSite {
   setLayout(layout: SimLayout): void;
   /** Answers through the ask stream or not, in pages loaded from now on (SimOptions.askStream). */
   setAskStream(on: boolean): void;
+  /** The next ask streams are cut (the connection dropped, no final frame, no end) after this many frames; null: not. */
+  setAskStreamCut(frames: number | null): void;
+  /**
+   * Pages loaded from now on type a turn asked in them this many ms behind its stream (SimOptions.paintLagMs), as the
+   * live page types the answer out after the stream has said it; `?paintLag=ms` in a page's URL for that load.
+   */
+  setPaintLag(ms: number): void;
   /** Dictation on or off in pages loaded from now on (SimOptions.dictation). */
   setDictation(on: boolean): void;
   readonly generation: Generation;
@@ -210,6 +220,8 @@ export function createSimSite(options: SimOptions = {}): SimSite {
   let scenario = options.scenario ?? 'short';
   let dictation = options.dictation ?? false;
   let askStream = options.askStream ?? process.env.COMET_SIM_STREAM !== 'off';
+  let askStreamCut: number | null = null;
+  let paintLagMs = Math.max(0, options.paintLagMs ?? (Number(process.env.COMET_SIM_PAINT_LAG ?? 0) || 0));
   let speed = options.speed ?? 1;
   const now = options.clock ?? Date.now;
   const language = options.language ?? 'en';
@@ -376,6 +388,7 @@ export function createSimSite(options: SimOptions = {}): SimSite {
       scenario,
       dictation: dictationFor(url),
       askStream: url?.searchParams.get('stream') === 'off' ? false : url?.searchParams.get('stream') === 'on' ? true : askStream,
+      paintLagMs: Math.max(0, Number(url?.searchParams.get('paintLag') ?? paintLagMs) || 0),
       speed,
       now: now(),
       page,
@@ -471,7 +484,7 @@ export function createSimSite(options: SimOptions = {}): SimSite {
       contentType: 'text/event-stream; charset=utf-8',
       body: '',
       headers: { 'cache-control': 'no-cache' },
-      stream: (write, closed) => playAskStream({ thread, turn, now, origin: SIM_ORIGIN, sleep, write, closed }),
+      stream: (write, closed) => playAskStream({ thread, turn, now, origin: SIM_ORIGIN, sleep, write, closed, cutAfter: askStreamCut }),
     };
   }
 
@@ -613,6 +626,13 @@ export function createSimSite(options: SimOptions = {}): SimSite {
     },
     setAskStream(on: boolean) {
       askStream = on;
+    },
+    setAskStreamCut(frames: number | null) {
+      askStreamCut = frames;
+    },
+    setPaintLag(ms: number) {
+      if (!(ms >= 0)) throw new Error(`paint lag must be 0 or more ms, got ${ms}`);
+      paintLagMs = ms;
     },
     setSpeed(s: number) {
       if (!(s > 0)) throw new Error(`speed must be a positive number, got ${s}`);

@@ -218,6 +218,8 @@ export interface BootData {
   dictation?: boolean;
   /** Answers come through the page's fetch of the ask stream (SimOptions.askStream). */
   askStream?: boolean;
+  /** A turn asked in this page is drawn this many ms behind its script and stream (SimOptions.paintLagMs). */
+  paintLagMs?: number;
   speed: number;
   /** Server clock at render time (the client corrects for any skew with it). */
   now: number;
@@ -249,8 +251,8 @@ export interface AskResponse {
 
 /** Window hook for tests and benchmarks (never used by the extension, which reads only the DOM). */
 export interface SimEvent {
-  /** `ask-stream-ended`: the page's own read of a turn's ask stream reached its end (issue 30). */
-  type: 'turn-started' | 'step' | 'answer-finished' | 'ask-stream-ended' | 'stopped' | 'error' | 'waiting' | 'replied' | 'sleeping' | 'blocked' | 'files';
+  /** `ask-stream-ended`: the page's own read of a turn's ask stream reached its end (issue 30); `ask-stream-failed`: it failed first (a cut, an abort). */
+  type: 'turn-started' | 'step' | 'answer-finished' | 'ask-stream-ended' | 'ask-stream-failed' | 'stopped' | 'error' | 'waiting' | 'replied' | 'sleeping' | 'blocked' | 'files';
   turn: number;
   at: number;
 }

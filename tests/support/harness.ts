@@ -39,6 +39,8 @@ export interface HarnessOptions {
   extensionDir?: string;
   /** The browser to start (default findChromium()); e.g. a ManagedPolicy's wrapper (tests/support/managed-policy.ts). */
   executablePath?: string;
+  /** Run by close() after the browser is closed (e.g. a sim server this harness's browser used). */
+  onClose?: () => Promise<void>;
 }
 
 export class Harness {
@@ -52,6 +54,7 @@ export class Harness {
     readonly worker: Worker,
     readonly env: NodeJS.ProcessEnv,
     readonly cli: string,
+    private readonly onClose?: () => Promise<void>,
   ) {}
 
   static async start(options: HarnessOptions = {}): Promise<Harness> {
@@ -77,7 +80,7 @@ export class Harness {
     });
     await options.site?.(context);
     const worker = context.serviceWorkers()[0] ?? (await context.waitForEvent('serviceworker'));
-    return new Harness(context, home, userDataDir, worker, env, cli);
+    return new Harness(context, home, userDataDir, worker, env, cli, options.onClose);
   }
 
   get extensionId(): string {
@@ -156,6 +159,7 @@ export class Harness {
     await Promise.all(this.clients.map((c) => c.close().catch(() => {})));
     for (const child of this.children) child.kill();
     await this.context.close().catch(() => {});
+    await this.onClose?.().catch(() => {});
     fs.rmSync(this.userDataDir, { recursive: true, force: true });
     fs.rmSync(this.home, { recursive: true, force: true });
   }

@@ -1,7 +1,10 @@
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { describe, expect, test } from 'vitest';
 import { AskStream } from '../../lib/page/stream/ask-stream';
 import { askStream2026 } from '../../lib/selectors/stream/ask-stream';
 import { answerMarkdown } from '../sim/json/thread-json';
+import { simRequestHandler } from '../sim/server';
 import { createSimSite, type SimSite } from '../sim/site';
 import type { AskResponse } from '../sim/types';
 
@@ -88,5 +91,121 @@ describe('the sim’s ask stream', () => {
     const res = await site.handle({ method: 'POST', url: '/rest/sse/perplexity_ask', body: JSON.stringify({ query_str: 'q', params: { thread: 'nope', turn: 0 } }) });
     expect(res.status).toBe(404);
     expect((await site.handle({ method: 'POST', url: '/rest/sse/perplexity_terminate', body: '{}' })).status).toBe(200);
+  });
+
+  test('cut after n frames (site.setAskStreamCut): no final frame, no end; the reader calls it cut', async () => {
+    let t = 1_000_000;
+    const site = createSimSite({ generation: 'B', speed: 4, scenario: 'slow', clock: () => (t += 15) });
+    const r = await ask(site, 'Tell me slowly');
+    site.setAskStreamCut(3);
+    const res = await site.handle({
+      method: 'POST',
+      url: '/rest/sse/perplexity_ask',
+      body: JSON.stringify({ query_str: r.turn.query, params: { frontend_uuid: r.turn.uuid, thread: r.thread.id, turn: r.turn.index } }),
+    });
+    const reader = new AskStream(askStream2026, { query: r.turn.query }, 0);
+    let text = '';
+    const ended = await res.stream?.((piece) => {
+      text += piece;
+      reader.push(piece);
+    }, () => false);
+    reader.close();
+    expect(ended).toBe('cut');
+    expect(text.match(/^event: message\r\n/gm)).toHaveLength(3);
+    expect(text).not.toContain('end_of_stream');
+    expect(reader.finalSeen).toBe(false);
+    expect(reader.state()).toBe('cut');
+  });
+});
+
+/** The sim's HTTP handler (server.ts), which the standalone server and the e2e worlds' streams go through, on plain HTTP. */
+describe('the sim’s HTTP handler streams', () => {
+  async function serving(site: SimSite): Promise<{ port: number; close: () => Promise<void>; played: Promise<unknown>[] }> {
+    const played: Promise<unknown>[] = [];
+    const handle = site.handle.bind(site);
+    // Each stream's play, to know when the server stopped writing it.
+    site.handle = async (req) => {
+      const res = await handle(req);
+      const stream = res.stream;
+      if (!stream) return res;
+      return {
+        ...res,
+        stream: (w, c) => {
+          const play = stream(w, c);
+          played.push(play);
+          return play;
+        },
+      };
+    };
+    const server = http.createServer(simRequestHandler(site));
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    return {
+      port: (server.address() as AddressInfo).port,
+      played,
+      close: () => new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+    };
+  }
+
+  function post(port: number, r: AskResponse): http.ClientRequest {
+    const body = JSON.stringify({ query_str: r.turn.query, params: { frontend_uuid: r.turn.uuid, thread: r.thread.id, turn: r.turn.index } });
+    const req = http.request({ host: '127.0.0.1', port, method: 'POST', path: '/rest/sse/perplexity_ask', headers: { 'content-type': 'application/json' } });
+    req.end(body);
+    return req;
+  }
+
+  test('each frame as it happens: the first arrives while the turn still plays; the whole ends with end_of_stream', async () => {
+    const site = createSimSite({ generation: 'B', speed: 8, scenario: 'slow' });
+    const srv = await serving(site);
+    try {
+      const r = await ask(site, 'Tell me slowly');
+      const pieces: string[] = [];
+      await new Promise<void>((resolve, reject) => {
+        post(srv.port, r).on('response', (res) => {
+          res.setEncoding('utf8');
+          res.on('data', (d: string) => pieces.push(d));
+          res.on('end', resolve);
+          res.on('error', reject);
+        });
+      });
+      expect(pieces.length).toBeGreaterThan(1);
+      expect(pieces[0]).not.toContain('end_of_stream');
+      expect(pieces.join('').endsWith('event: end_of_stream\r\ndata: {}\r\n\r\n')).toBe(true);
+    } finally {
+      await srv.close();
+    }
+  });
+
+  test('the client’s abort ends the play; a cut drops the connection with no end', async () => {
+    const site = createSimSite({ generation: 'B', speed: 1, scenario: 'slow' });
+    const srv = await serving(site);
+    try {
+      const r = await ask(site, 'Tell me slowly');
+      const req = post(srv.port, r);
+      req.on('error', () => undefined);
+      await new Promise<void>((resolve) => req.on('response', (res) => res.once('data', () => resolve())));
+      req.destroy();
+      // The server stops writing (its play returns) once the connection is gone: awaited, not timed.
+      await expect(srv.played[0]).resolves.toBeUndefined();
+
+      site.setAskStreamCut(1);
+      const cut = await ask(site, 'Tell me slowly, cut');
+      const outcome = await new Promise<string>((resolve) => {
+        const creq = post(srv.port, cut);
+        creq.on('error', (e) => resolve(`error ${String(e)}`));
+        creq.on('response', (res) => {
+          res.on('aborted', () => resolve('aborted'));
+          res.on('error', () => resolve('aborted'));
+          res.on('end', () => resolve('ended'));
+          res.resume();
+        });
+      });
+      expect(outcome).toBe('aborted');
+      await expect(srv.played[1]).resolves.toBe('cut');
+    } finally {
+      await srv.close();
+    }
   });
 });

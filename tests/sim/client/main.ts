@@ -51,7 +51,7 @@ function readAskStream(threadId: string, turn: { index: number; uuid?: string },
       if (reader) for (let r = await reader.read(); !r.done; r = await reader.read());
       emit('ask-stream-ended', turn.index);
     })
-    .catch(() => undefined);
+    .catch(() => emit('ask-stream-failed', turn.index));
   if (turn.uuid) askStreamsRead.set(turn.uuid, read);
 }
 

@@ -85,6 +85,8 @@ export class TurnCtl {
   /** A question that expires: the service skips it by itself at that time. */
   private expiry: ReturnType<typeof setTimeout> | null = null;
   private timer: ReturnType<typeof setTimeout> | null = null;
+  /** When this page plays the script from: the turn's start, later by the page's paint lag for a turn asked in it. */
+  private origin = 0;
   private readonly starts: number[] = [];
   private readonly ends: number[] = [];
 
@@ -139,7 +141,9 @@ export class TurnCtl {
       if (this.status === 'working') this.end('stopped');
       return;
     }
-    const elapsed = Date.now() - this.data.startedAt;
+    // A turn asked in this page is typed out behind its stream by the page's paint lag (SimOptions.paintLagMs).
+    this.origin = this.data.startedAt + (live && app.boot.askStream ? (app.boot.paintLagMs ?? 0) : 0);
+    const elapsed = Date.now() - this.origin;
     while (
       this.status === 'working' &&
       this.applied < evs.length &&
@@ -174,7 +178,7 @@ export class TurnCtl {
       });
       return;
     }
-    const delay = Math.max(0, this.data.startedAt + next.t - Date.now());
+    const delay = Math.max(0, this.origin + next.t - Date.now());
     this.timer = setTimeout(() => this.tick(), delay);
   }
 
@@ -188,7 +192,7 @@ export class TurnCtl {
   private tick(): void {
     this.timer = null;
     const evs = this.data.script.events;
-    const elapsed = Date.now() - this.data.startedAt;
+    const elapsed = Date.now() - this.origin;
     const moment = (evs[this.applied] as ScriptEvent | undefined)?.t;
     while (
       this.status === 'working' &&

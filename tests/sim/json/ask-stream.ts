@@ -59,15 +59,19 @@ export interface AskStreamOptions {
   write: (text: string) => void;
   /** The connection closed: stop writing. */
   closed: () => boolean;
+  /** Cut the stream after this many frames (`site.setAskStreamCut`): no final frame, no end; the server drops the connection. */
+  cutAfter?: number | null;
 }
 
-/** Plays one turn's stream to its end. */
-export async function playAskStream(o: AskStreamOptions): Promise<void> {
+/** Plays one turn's stream to its end; `'cut'` when it was cut (the connection is to be dropped, not ended). */
+export async function playAskStream(o: AskStreamOptions): Promise<undefined | 'cut'> {
   const { thread, turn } = o;
   const shown = new Map<string, string>();
   const chunks = new Map<string, string[]>();
   let first = true;
+  let frames = 0;
   for (;;) {
+    if (o.cutAfter != null && frames >= o.cutAfter) return 'cut';
     if (o.closed()) return;
     const at = o.now();
     const st = turnStateAt(turn, at);
@@ -107,7 +111,10 @@ export async function playAskStream(o: AskStreamOptions): Promise<void> {
       const field = Object.keys(view).find((k) => k !== 'intended_usage') as string;
       blocks.push(first ? view : { intended_usage: usage, diff_block: { field, patches: [{ op: 'replace', path: '', value: view[field] }] } });
     }
-    if (first || blocks.length) o.write(sse('message', { ...head, blocks }));
+    if (first || blocks.length) {
+      o.write(sse('message', { ...head, blocks }));
+      frames++;
+    }
     first = false;
     // The next moment of the script, or a short while (a stop can come at any time).
     const elapsed = at - turn.startedAt;
