@@ -306,7 +306,7 @@ async function answerLatencyPhase({ world, cdp }: Bench): Promise<Row[]> {
   const fairLatencies = settledLatencies([...fair, ...shipped], 'no-rect');
   return [
     timingRow('(a) the page has its ask stream\'s end → comet_wait returned, ours (short)', streamed, 95, '≤ 3 ms, p95 ≤ 8 ms', verdict(median(streamed) <= 3 && percentile(streamed, 95) <= 8),
-      `min ${ms(Math.min(...streamed))}, max ${ms(Math.max(...streamed))}; the page's final frame read by the tap and the ask kit, no thread JSON fetch; the paint-only figure is the third row`),
+      `min ${ms(Math.min(...streamed))}, max ${ms(Math.max(...streamed))}; the page's final frame read by the tap and the ask kit, no thread JSON fetch; the paint-only figure: the "answer finished" row below`),
     {
       measure: '(a) … from the stream, where it goes, each hop timing itself (median ms)',
       n: String(streamHops.length),
