@@ -253,7 +253,7 @@ export function createPageDriver(win: Window, catalog: SelectorCatalog = new Sel
         if (!streams || !binding) return viaPage(options.signal);
         // Asked through us: only a stream that started with this ask or after it.
         const since = ownAsk && ownAsk.questionKey === binding.questionKey ? ownAsk.submittedAt - 1000 : 0;
-        return streams.wait(viaPage, binding, since, params.maxLength, () => doc.location?.href ?? '', options.signal).then(noted);
+        return streams.wait(viaPage, binding, since, params.maxLength, () => doc.location?.href ?? '', options.signal, options.trace).then(noted);
       }),
     stop: () => guard('stop', () => stop(ctx(), watcher)),
     content: (params = {}) => guard('reading the page', async () => cutContent(await reads.read('content', set(), () => wholePageContent(ctx())), params.maxLength)),

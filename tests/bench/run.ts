@@ -35,7 +35,7 @@ import { measureCheckpointLatency, parallelThreads, readsWithoutTabs, startThrea
 import { measureReconnect } from './reconnect';
 import { serveChurn } from './serve-churn';
 import { exportRun, pageTimes } from './export';
-import { measureOurWait, WAIT_HOPS, waitHopLine } from './wait-latency';
+import { measureOurWait, STREAM_HOPS, WAIT_HOPS, waitHopLine } from './wait-latency';
 import { TapChannel } from '../../lib/page/stream/tap-channel';
 import { StreamReading } from '../../lib/page/stream/stream-reading';
 import { askStream2026 } from '../../lib/selectors/stream/ask-stream';
@@ -263,7 +263,7 @@ async function clientsPhase({ world }: Bench): Promise<Row[]> {
 async function answerLatencyPhase({ world, cdp }: Bench): Promise<Row[]> {
   // Issue 30: the page's own ask stream, then the paint-only path (the sim without its stream) for the rows that follow.
   log(`(a) ours, from the ask stream: ${OUR_ASKS} asks (short)`);
-  const { latencies: streamed } = await measureOurWait(world, { asks: OUR_ASKS, label: 'Bench stream', from: 'ask-stream-ended' });
+  const { latencies: streamed, hops: streamHops } = await measureOurWait(world, { asks: OUR_ASKS, label: 'Bench stream', from: 'ask-stream-ended' });
   const { perFrame: tap, frames } = tapCostPerFrame(await simStreamSample());
   world.site.setAskStream(false);
   await world.page.reload();
@@ -306,7 +306,16 @@ async function answerLatencyPhase({ world, cdp }: Bench): Promise<Row[]> {
   const fairLatencies = settledLatencies([...fair, ...shipped], 'no-rect');
   return [
     timingRow('(a) the page has its ask stream\'s end → comet_wait returned, ours (short)', streamed, 95, '≤ 3 ms, p95 ≤ 8 ms', verdict(median(streamed) <= 3 && percentile(streamed, 95) <= 8),
-      `min ${ms(Math.min(...streamed))}, max ${ms(Math.max(...streamed))}; the page's final frame read by the tap and the ask kit, no thread JSON fetch; the paint-only figure is the next row`),
+      `min ${ms(Math.min(...streamed))}, max ${ms(Math.max(...streamed))}; the page's final frame read by the tap and the ask kit, no thread JSON fetch; the paint-only figure: the "answer finished" row below`),
+    {
+      measure: '(a) … from the stream, where it goes, each hop timing itself (median ms)',
+      n: String(streamHops.length),
+      median: ms(median(streamHops.map((h) => STREAM_HOPS.reduce((a, [k]) => a + (h[k] ?? 0), 0)))),
+      tail: '',
+      target: '',
+      mark: INFO,
+      note: waitHopLine(streamHops, STREAM_HOPS),
+    },
     timingRow('(a) … reading the stream, per frame: the page script\'s channel and the ask kit\'s reader (Node, the same code)', tap, 95, '', INFO,
       `CPU per SSE frame of one \`long\` sim answer (${frames} frames) through TapChannel and StreamReading, 20 runs; the tap itself adds a decode and a postMessage per frame; the page at rest: (f)`),
     waitRow(ours, jsonFetchMs, beyondFetch),

@@ -50,6 +50,23 @@ export const WAIT_HOPS: [string, string][] = [
   ['readPort', 'read sent → worker'],
 ];
 
+/**
+ * The hops of an answer read from the page's ask stream (issue 30), in order: the tap's read of the page's stream
+ * and its channel to the page script (`streamAt`, when the ask kit's reader had the end; before the page's own
+ * read of its stream says "ended" when the end event comes ahead of the body's close), the ask kit's wait
+ * (`streamReadAt`), then the way back the DOM path's answer takes.
+ */
+export const STREAM_HOPS: [string, string][] = [
+  ['tap', 'stream ended → the ask kit\'s reader had it (the tap, its channel, the last frame read)'],
+  ['streamRead', 'the ask kit\'s wait: answer made from it'],
+  ['reply', 'answer made → the page\'s reply sent'],
+  ['readPort', 'reply sent → worker'],
+  ['worker', 'worker: reply sent'],
+  ['toMcp', 'worker → mcp process (native messaging, host, socket)'],
+  ['mcp', 'mcp process: result checked, text made'],
+  ['toClient', 'mcp → client (SDK, stdio)'],
+];
+
 export async function measureOurWait(world: SimWorld, options: WaitLatencyOptions): Promise<WaitLatencies> {
   const out: WaitLatencies = { latencies: [], jsonFetchMs: [], beyondFetch: [], hops: [] };
   for (let i = 0; i < options.asks; i++) {
@@ -72,7 +89,7 @@ export async function measureOurWait(world: SimWorld, options: WaitLatencyOption
       out.jsonFetchMs.push(trace.fetchEndAt - trace.fetchStartAt);
       out.beyondFetch.push(returnedAt - finishedAt - (trace.fetchEndAt - trace.fetchStartAt));
     }
-    const hops = hopsOf(trace, finishedAt, returnedAt);
+    const hops = options.from === 'ask-stream-ended' ? streamHopsOf(trace, finishedAt, returnedAt) : hopsOf(trace, finishedAt, returnedAt);
     if (hops) out.hops.push(hops);
   }
   return out;
@@ -97,7 +114,22 @@ function hopsOf(t: Record<string, number>, finishedAt: number, returnedAt: numbe
   };
 }
 
-/** Median ms per hop over the asks, in WAIT_HOPS order. */
-export function waitHopLine(hops: readonly Record<string, number>[]): string {
-  return WAIT_HOPS.map(([key, name]) => `${name} ${median(hops.map((h) => h[key] ?? 0)).toFixed(2)}`).join(' → ');
+function streamHopsOf(t: Record<string, number>, endedAt: number, returnedAt: number): Record<string, number> | undefined {
+  const { streamAt, streamReadAt, pageSentAt, workerGotAt, workerSentAt, relayGotAt, mcpSentAt } = t;
+  if (!streamAt || streamReadAt === undefined || pageSentAt === undefined || workerGotAt === undefined || workerSentAt === undefined || relayGotAt === undefined || mcpSentAt === undefined) return undefined;
+  return {
+    tap: streamAt - endedAt,
+    streamRead: streamReadAt - streamAt,
+    reply: pageSentAt - streamReadAt,
+    readPort: workerGotAt - pageSentAt,
+    worker: workerSentAt - workerGotAt,
+    toMcp: relayGotAt - workerSentAt,
+    mcp: mcpSentAt - relayGotAt,
+    toClient: returnedAt - mcpSentAt,
+  };
+}
+
+/** Median ms per hop over the asks, in `table` order (WAIT_HOPS, or STREAM_HOPS for the stream's). */
+export function waitHopLine(hops: readonly Record<string, number>[], table: [string, string][] = WAIT_HOPS): string {
+  return table.map(([key, name]) => `${name} ${median(hops.map((h) => h[key] ?? 0)).toFixed(2)}`).join(' → ');
 }

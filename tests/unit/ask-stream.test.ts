@@ -52,6 +52,28 @@ describe('SSE framing', () => {
     }
   });
 
+  test('pieces cut anywhere, with an empty piece between, read the same: a \\r then a \\n in the next piece is one line end', () => {
+    const text = 'event: message\r\ndata: {"a":1}\r\n\r\nevent: message\rdata: {"b":2}\r\r';
+    const want = [
+      { event: 'message', data: '{"a":1}' },
+      { event: 'message', data: '{"b":2}' },
+    ];
+    for (let cut = 0; cut <= text.length; cut++) {
+      const p = new SseParser();
+      expect([...p.push(text.slice(0, cut)), ...p.push(''), ...p.push(text.slice(cut))]).toEqual(want);
+    }
+  });
+
+  test('a frame that comes in many pieces is read whole (the final frame holds the whole answer)', () => {
+    const answer = 'x'.repeat(200_000);
+    const text = `event: message\r\ndata: {"answer":"${answer}"}\r\n\r\nevent: end_of_stream\r\ndata: {}\r\n\r\n`;
+    const p = new SseParser();
+    const got: { event: string; data: string }[] = [];
+    for (let i = 0; i < text.length; i += 1000) got.push(...p.push(text.slice(i, i + 1000)));
+    expect(got.map((e) => e.event)).toEqual(['message', 'end_of_stream']);
+    expect((JSON.parse(got[0]?.data ?? '') as { answer: string }).answer).toBe(answer);
+  });
+
   test('an event the stream never closed is dropped at the end', () => {
     const p = new SseParser();
     expect(p.push('event: message\r\ndata: {"a":1}\r\n')).toEqual([]);

@@ -52,6 +52,20 @@ describe('a bound wait and its turn’s stream', () => {
     expect(polled).toMatchObject({ status: 'completed', response: 'Streamed so far, and whole.', answerSource: 'stream' });
   });
 
+  it('a traced wait answered by its stream notes when the channel had the stream’s end and when the answer was made from it (bench (a)’s hops)', async () => {
+    const { driver, send, binding, frameOf } = await world();
+    send({ kind: 'open', id: 0, at: Date.now() });
+    send({ kind: 'data', id: 0, text: frameOf('Streamed so', false) });
+    const trace: Record<string, number> = {};
+    const waiting = driver.wait(binding, { trace });
+    await new Promise((r) => setTimeout(r, 30));
+    const before = performance.timeOrigin + performance.now();
+    send({ kind: 'data', id: 0, text: frameOf('Streamed so far, and whole.', true) + END });
+    expect((await waiting) as object).toMatchObject({ answerSource: 'stream' });
+    expect(trace.streamAt).toBeGreaterThanOrEqual(before);
+    expect(trace.streamReadAt).toBeGreaterThanOrEqual(trace.streamAt as number);
+  });
+
   it('the stream is cut instead: the page’s reading answers, and comet_poll reads the page', async () => {
     const { driver, send, binding, frameOf, shown } = await world();
     send({ kind: 'open', id: 0, at: Date.now() });

@@ -19,21 +19,24 @@ export class SseParser {
   /** The events completed by this piece of text. */
   push(text: string): SseEvent[] {
     const out: SseEvent[] = [];
-    let s = this.rest + text;
-    if (this.skipLf && s.startsWith('\n')) s = s.slice(1);
-    this.skipLf = false;
-    let start = 0;
-    for (let i = 0; i < s.length; i++) {
-      const c = s.charCodeAt(i);
-      if (c !== 10 && c !== 13) continue;
-      this.line(s.slice(start, i), out);
-      if (c === 13) {
-        if (i + 1 === s.length) this.skipLf = true;
-        else if (s.charCodeAt(i + 1) === 10) i++;
-      }
-      start = i + 1;
+    let s = text;
+    // A `\r` that ended the last piece and a `\n` that starts this one are one line end (an empty piece leaves it open).
+    if (this.skipLf && s !== '') {
+      if (s.startsWith('\n')) s = s.slice(1);
+      this.skipLf = false;
     }
-    this.rest = s.slice(start);
+    let start = 0;
+    // Only the new piece is scanned, by the engine's own search for line ends (what was kept holds none), not by a loop
+    // over every character of the line so far again with each piece: a final frame holds the whole answer (117 kB on
+    // the sim's long one) and may come in many pieces, and a comet_wait answers once it has been read.
+    const ends = /\r\n?|\n/g;
+    for (let m = ends.exec(s); m; m = ends.exec(s)) {
+      this.line(this.rest + s.slice(start, m.index), out);
+      this.rest = '';
+      start = ends.lastIndex;
+      if (m[0] === '\r' && start === s.length) this.skipLf = true;
+    }
+    this.rest += s.slice(start);
     return out;
   }
 

@@ -6,6 +6,7 @@ import { AskStream, type StreamRequest } from './ask-stream';
 import type { TapChannel, TapRecord } from './tap-channel';
 import { linkCitations } from '../dom/cite-links';
 import { firstString } from '../dom/json-path';
+import { traceClock } from '../../protocol/ports';
 
 /**
  * Reading turns from the page's own ask streams (issue 30), loaded with the ask kit: each stream the
@@ -29,6 +30,8 @@ export const STREAM_SOURCE = 'stream' as const;
 
 export class StreamReading {
   private readonly streams = new Map<TapRecord, { stream: AskStream; fed: number; closed: boolean }>();
+  /** When each stream's end reached the channel (lib/protocol/ports.ts traceClock), for a traced wait's `streamAt`. */
+  private readonly doneAt = new WeakMap<AskStream, number>();
   /** The first unknown frame shape seen, named once (doctor --page, the log). */
   unknownShape?: string;
 
@@ -130,13 +133,20 @@ export class StreamReading {
     maxLength: number | undefined,
     url: () => string,
     signal?: AbortSignal,
+    trace?: Record<string, number>,
   ): Promise<WaitOutcome> {
     const inner = new AbortController();
     const stopInner = () => inner.abort();
     signal?.addEventListener('abort', stopInner, { once: true });
     if (signal?.aborted) inner.abort();
     const started = (this.options.now ?? Date.now)();
-    const viaStream = this.whenDone(binding.questionKey, since, inner.signal, url).then((s) => (s ? this.outcome(s, { turnIndex: binding.turnIndex, url: url(), started }, maxLength) : null));
+    const viaStream = this.whenDone(binding.questionKey, since, inner.signal, url).then((s) => {
+      if (!s) return null;
+      const o = this.outcome(s, { turnIndex: binding.turnIndex, url: url(), started }, maxLength);
+      // A traced call (the bench): when the channel had the stream's end, and when this wait's answer was made from it.
+      if (trace) Object.assign(trace, { streamAt: this.doneAt.get(s) ?? 0, streamReadAt: traceClock() });
+      return o;
+    });
     const byPage = viaPage(inner.signal).then((outcome) => {
       const s = outcome.status === 'completed' ? this.forQuestion(binding.questionKey, 0, url()) : null;
       if (!s?.readable() || s.state() !== 'working') return outcome;
@@ -189,6 +199,7 @@ export class StreamReading {
       entry.closed = true;
       stream.close(record.end.error);
     }
+    if (!this.doneAt.has(stream) && stream.state() !== 'working') this.doneAt.set(stream, traceClock());
     if (stream.unknown && !this.unknownShape) {
       this.unknownShape = `${stream.reader.name}: ${stream.unknown}`;
       console.warn(`comet-relay: the page's ask stream has a frame shape ${stream.reader.name} does not know (${stream.unknown}); its turns are read from the page`);
