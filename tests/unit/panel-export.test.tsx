@@ -5,7 +5,7 @@ import { ThreadItem } from '../../components/agents/ThreadItem';
 import type { PanelConnection } from '../../lib/panel/connection';
 import type { ExportedThread } from '../../lib/protocol/library/library';
 import type { ThreadEntry } from '../../lib/protocol/panel';
-import { PanelService, type PanelServiceDeps } from '../../lib/worker/panel/panel-service';
+import { offlinePanelService } from '../support/panel-service';
 
 /**
  * The side panel's *Export as Markdown*: the thread in view, fetched whole by the worker
@@ -35,21 +35,7 @@ const THREAD: ExportedThread = {
 };
 
 function service(local: (method: string, params: unknown) => Promise<unknown>) {
-  const deps = {
-    router: () => ({ local }),
-    tabs: { drivenTab: async () => undefined },
-    pages: { state: () => undefined, request: async () => ({}) },
-    status: async () => {
-      throw new Error('no browser in this test');
-    },
-    identity: async () => ({ browser: { name: 'Chromium', version: '156' }, profile: { id: 'p', label: 'P' } }),
-    renameProfile: async () => {},
-    link: () => ({ state: 'connected' }),
-    restartLink: () => {},
-    clients: () => [],
-    packs: () => ({ added: [], readers: [], problems: [] }),
-  } as unknown as PanelServiceDeps;
-  const panel = new PanelService(deps);
+  const panel = offlinePanelService(local);
   const handlers = (panel as unknown as { handlers(): Record<string, (params: unknown) => Promise<unknown>> }).handlers();
   return (url: string) => handlers['panel.exportThread']?.({ url }) as Promise<{ fileName: string; markdown: string }>;
 }

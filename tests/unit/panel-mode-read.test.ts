@@ -1,6 +1,6 @@
 import { describe, expect, it, vi } from 'vitest';
 import type { WatchSnapshot } from '../../lib/protocol/watch';
-import { PanelService, type PanelServiceDeps } from '../../lib/worker/panel/panel-service';
+import { offlinePanelService } from '../support/panel-service';
 
 /**
  * The side panel never types into the person's composer to read a mode (review 2026-12-02, #23):
@@ -34,21 +34,7 @@ const snapshot = (mode: WatchSnapshot['mode']): WatchSnapshot => ({
 
 function service() {
   const local = vi.fn(async (method: string) => (method === 'page.mode' ? { mode: 'standard', source: 'typeahead' } : {}));
-  const deps = {
-    router: () => ({ local }),
-    tabs: { drivenTab: async () => undefined },
-    pages: { state: () => undefined, request: async () => ({}) },
-    status: async () => {
-      throw new Error('no browser in this test');
-    },
-    identity: async () => ({ browser: { name: 'Chromium', version: '156' }, profile: { id: 'p', label: 'P' } }),
-    renameProfile: async () => {},
-    link: () => ({ state: 'connected' }),
-    restartLink: () => {},
-    clients: () => [],
-    packs: () => ({ sets: [], readers: [], problems: [] }),
-  } as unknown as PanelServiceDeps;
-  const panel = new PanelService(deps);
+  const panel = offlinePanelService(local);
   // The page watch's snapshot, as the worker hands it over (PageWatch → onSnapshot).
   const onSnapshot = (value: WatchSnapshot) => (panel as unknown as { onSnapshot(tabId: number, value: WatchSnapshot): void }).onSnapshot(7, value);
   return { panel, local, onSnapshot };
