@@ -132,7 +132,7 @@ export const ThreadPageReaderSchema = z.looseObject({
 });
 export type ThreadPageReader = z.infer<typeof ThreadPageReaderSchema>;
 
-/** Candidate paths in the JSON (see lib/page/threads/json-path.ts for the path language). */
+/** Candidate paths in the JSON (see lib/page/dom/json-path.ts for the path language). */
 export const ReaderPaths = z.array(z.string().min(1)).min(1).readonly();
 const Paths = ReaderPaths;
 

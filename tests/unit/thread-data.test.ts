@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { evalPath, pick } from '../../lib/page/threads/json-path';
+import { evalPath, pick } from '../../lib/page/dom/json-path';
 import { assignAnswers, targetsOf } from '../../lib/page/threads/thread-answers';
 import type { Box } from '../../lib/page/checkpoints/thread-boxes';
 import { checkpointText, type ThreadReading, transcriptOf, type TurnReading, webStateOf } from '../../lib/page/checkpoints/thread-model';

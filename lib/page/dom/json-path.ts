@@ -61,7 +61,7 @@ function parse(path: string): Step[] {
   return steps;
 }
 
-const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+export const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
 function matches(v: unknown, filter: NonNullable<Step['filter']>): boolean {
   let field: unknown = v;

@@ -1,5 +1,5 @@
 import type { AskStreamReader } from '../../selectors/stream/stream-schema';
-import { evalPath, firstString, pick } from '../dom/json-path';
+import { evalPath, firstString, isObject, pick } from '../dom/json-path';
 import { applyPatch, type PatchOp } from './json-patch';
 import { type SseEvent, SseParser } from './sse';
 
@@ -26,7 +26,6 @@ export interface StreamSource {
   url?: string;
 }
 
-const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
 export class AskStream {
   frames = 0;
@@ -45,7 +44,6 @@ export class AskStream {
   unknown?: string;
   /** A terminate (Stop) was sent while this stream ran. */
   terminated = false;
-  lastFrameAt = 0;
   private readonly blocks: Record<string, Record<string, unknown>> = Object.create(null);
   private readonly parser = new SseParser();
   private readonly listeners = new Set<() => void>();
@@ -60,9 +58,9 @@ export class AskStream {
   }
 
   /** A piece of the response body, as text. */
-  push(text: string, now = Date.now()): void {
+  push(text: string): void {
     if (this.ended || this.cut) return;
-    for (const event of this.parser.push(text)) this.onEvent(event, now);
+    for (const event of this.parser.push(text)) this.onEvent(event);
   }
 
   /** The body closed (`error` when it failed or was aborted). */
@@ -101,12 +99,6 @@ export class AskStream {
       .join('');
   }
 
-  /** Whether any block holds an answer (whole or in chunks). */
-  hasAnswer(): boolean {
-    const r = this.reader.blocks;
-    return pick(this.blocks, r.answer).values.length > 0 || pick(this.blocks, r.answerChunks).values.length > 0;
-  }
-
   steps(): string[] {
     return pick(this.blocks, this.reader.blocks.steps)
       .values.filter((v): v is string => typeof v === 'string')
@@ -134,7 +126,7 @@ export class AskStream {
     }
   }
 
-  private onEvent({ event, data }: SseEvent, now: number): void {
+  private onEvent({ event, data }: SseEvent): void {
     const { events } = this.reader;
     if (events.end.includes(event)) {
       this.ended = true;
@@ -143,7 +135,6 @@ export class AskStream {
     }
     if (!events.message.includes(event)) return; // another kind of event is not a frame: nothing to read from it
     this.frames += 1;
-    this.lastFrameAt = now;
     if (!this.unknown) this.readFrame(data);
     this.changed();
   }

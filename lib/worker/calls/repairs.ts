@@ -2,7 +2,7 @@ import { RelayError } from '../../protocol/errors';
 import { type RepairInfo, RepairResult, type RepairTurn } from '../../protocol/page/page-repair';
 import { threadIdOfUrl } from '../../protocol/threads/thread-ids';
 import { markdownWords, showsExactly } from '../../page/kits/repair-text';
-import { firstString, pick, strings } from '../../page/threads/json-path';
+import { firstString, pick, strings } from '../../page/dom/json-path';
 import type { ThreadJsonReader } from '../../selectors/thread-schema';
 import type { TabFetch } from '../threads/json-answer';
 import { cliHint } from '../../protocol/identity';

@@ -1,6 +1,6 @@
 import type { ThreadJsonReader } from '../../selectors/thread-schema';
 import { linkCitations } from '../../page/dom/cite-links';
-import { firstString, pick, strings } from '../../page/threads/json-path';
+import { firstString, pick, strings } from '../../page/dom/json-path';
 import { RelayError } from '../../protocol/errors';
 import { threadIdOfUrl } from '../../protocol/threads/thread-ids';
 import { cliHint } from '../../protocol/identity';

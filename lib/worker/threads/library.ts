@@ -1,4 +1,4 @@
-import { firstBoolean, firstNumber, firstString, pick, strings } from '../../page/threads/json-path';
+import { firstBoolean, firstNumber, firstString, pick, strings } from '../../page/dom/json-path';
 import { RelayError } from '../../protocol/errors';
 import type { ExportedSource, ExportedThread, ExportedTurn, LibraryPage, LibraryThread } from '../../protocol/library/library';
 import { threadRefProblem, threadSlugOf, threadUrlOf } from '../../protocol/library/thread-ref';
