@@ -1,4 +1,4 @@
-import { ERROR_CODES, type ErrorPayload } from './error/codes';
+import { ERROR_CODES } from './error/codes';
 import { knowCodes, RelayError } from './error/relay-error';
 
 export { ERROR_CODES, RelayError };
@@ -9,14 +9,5 @@ export type { ErrorCode, ErrorData, ErrorPayload } from './error/codes';
  * (error/relay-error.ts, which the page script and its kits import alone, without the list), and here
  * the list's one use at run time: a bare payload is ours only with one of our codes.
  */
-export function isErrorPayload(value: unknown): value is ErrorPayload {
-  return (
-    typeof value === 'object' &&
-    value !== null &&
-    typeof (value as ErrorPayload).message === 'string' &&
-    (ERROR_CODES as readonly string[]).includes((value as ErrorPayload).code)
-  );
-}
-
 // RelayError.from knows a bare payload as ours by these codes wherever this module is loaded (lib/protocol/error/relay-error.ts).
 knowCodes(ERROR_CODES);

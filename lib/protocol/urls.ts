@@ -199,9 +199,10 @@ export function samePage(a: string, b: string): boolean {
 export function pageKindOf(url: string): string {
   try {
     const u = new URL(url);
-    const [first, second] = pathSegments(u.pathname);
+    const segments = pathSegments(u.pathname);
+    const [first, second] = segments;
     const kind = first === 'computer' && second ? `/${first}/${second}` : first ? `/${first}` : '';
-    const more = pathSegments(u.pathname).length > kind.split('/').length - 1 ? '/…' : '';
+    const more = segments.length > kind.split('/').length - 1 ? '/…' : '';
     return `${u.origin}${kind}${more || (kind ? '' : '/')}`;
   } catch {
     return 'a Perplexity page';

@@ -198,7 +198,9 @@ export class RelayClient {
   private async connect(waitMs: number): Promise<FramedConnection> {
     const deadline = Date.now() + waitMs;
     for (;;) {
-      const pickNow = () => pickHost(listHosts(this.options.home), this.options.profile, knownProfiles(this.options.home));
+      // The profiles hosts served before, read once a connect and only when a profile is named (only then does it matter).
+      const known = this.options.profile ? knownProfiles(this.options.home) : [];
+      const pickNow = () => pickHost(listHosts(this.options.home), this.options.profile, known);
       let pick = pickNow();
       // A name that fits several profiles is the caller's to make exact; waiting would not change that.
       // A named profile that is known but not running is waited for like no profile at all.

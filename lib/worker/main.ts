@@ -131,6 +131,8 @@ export function startWorker(): void {
 
   // The host's command form as last saved; the one kept from an earlier run speaks until a host names its own.
   let hostCommand: string | undefined;
+  /** The form storage already holds (loaded at start, or saved since): not written again. */
+  let savedCommand: string | undefined;
   const link = new NativeLink(
     {
       connectNative: (name) => browser.runtime.connectNative(name),
@@ -155,7 +157,10 @@ export function startWorker(): void {
         if (linkStatus.command !== hostCommand) {
           // The host named its command form (or storage gave the last one): keep it, and say the page's problem in it.
           hostCommand = linkStatus.command;
-          if (hostCommand) void saveHostCommand(hostCommand).catch(() => {});
+          if (hostCommand && hostCommand !== savedCommand) {
+            savedCommand = hostCommand;
+            void saveHostCommand(hostCommand).catch(() => {});
+          }
           void access.retell().catch(() => {});
         }
         if (linkStatus.state !== 'connected') {
@@ -169,7 +174,11 @@ export function startWorker(): void {
     },
   );
 
-  void loadHostCommand().then((command) => command && link.rememberCommand(command));
+  void loadHostCommand().then((command) => {
+    if (!command) return;
+    savedCommand = command;
+    link.rememberCommand(command);
+  });
 
   const onHostMessage = (message: Envelope) => {
     switch (message.kind) {

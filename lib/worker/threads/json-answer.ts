@@ -314,7 +314,7 @@ const sameStrings = (a: Record<string, string>, b: Record<string, string>) => {
  * fetch like any other (one the budget gave up on runs on, and the next read takes it).
  */
 export class EarlyJson {
-  readonly key: string;
+  readonly key = crypto.randomUUID();
   private readonly controller = new AbortController();
   private readonly reply: Promise<EarlyReply>;
   private state: 'sent' | 'open' | 'taken' | 'ended' = 'sent';
@@ -326,14 +326,12 @@ export class EarlyJson {
     post: (params: JsonRequest & { afterWait: string }, signal: AbortSignal, trace?: Record<string, number>) => Promise<unknown>,
     signal: AbortSignal,
     traced = false,
-    key: string = crypto.randomUUID(),
   ) {
-    this.key = key;
     this.trace = traced ? {} : undefined;
     const onAbort = () => this.controller.abort(signal.reason);
     if (signal.aborted) onAbort();
     else signal.addEventListener('abort', onAbort, { once: true });
-    this.reply = (post({ ...request, afterWait: key }, this.controller.signal, this.trace) as Promise<EarlyReply>).finally(() => signal.removeEventListener('abort', onAbort));
+    this.reply = (post({ ...request, afterWait: this.key }, this.controller.signal, this.trace) as Promise<EarlyReply>).finally(() => signal.removeEventListener('abort', onAbort));
     this.reply.catch(() => {}); // a rejection nobody takes (the call ended first) is not a crash
   }
 
