@@ -6,7 +6,7 @@ import { COMET_FACTS, FACTS_CHECKED, POLICY_PLACES, PROFILE_LOCKS } from './come
 import { type ExtensionSettings, linuxPlace, macPlace, NeedsPrivilege, type PolicyPlace, windowsPlace } from './policy-places';
 import { cliCommand } from '../relay/invocation';
 import { privilegedUnblockCommand } from './policy/privileged-command';
-import { makeDirs, ownerFor, processUid, writeOwnedFile } from './policy/owned-write';
+import { isLink, makeDirs, ownerFor, processUid, writeOwnedFile } from './policy/owned-write';
 import { defaultCliPath, errorMessage, type ExecFn, realExec, type ResolvedSystem, resolveSystem, type SystemOptions } from './system';
 
 /**
@@ -83,7 +83,7 @@ export const unblockRecordPath = (sys: ResolvedSystem, stateDir: string, browser
 function readRecord(sys: ResolvedSystem, stateDir: string, browser: Browser): UnblockRecord | undefined {
   const file = unblockRecordPath(sys, stateDir, browser);
   // A link there (dangling or not) is reported, never read or written through.
-  if (isLinkAt(sys, file)) throw new Error(`${file} is a link; comet-relay writes nothing through it. Remove it, then run the command again.`);
+  if (isLink(sys, file)) throw new Error(`${file} is a link; comet-relay writes nothing through it. Remove it, then run the command again.`);
   if (!sys.fs.existsSync(file)) return undefined;
   try {
     const data: unknown = JSON.parse(sys.fs.readFileSync(file, 'utf8'));
@@ -95,14 +95,6 @@ function readRecord(sys: ResolvedSystem, stateDir: string, browser: Browser): Un
     return RecordSchema.parse(data);
   } catch (error) {
     throw new Error(`The record of what unblock wrote (${file}) cannot be read (${errorMessage(error)}); remove it, and check ${browser}'s policy by hand.`);
-  }
-}
-
-function isLinkAt(sys: ResolvedSystem, file: string): boolean {
-  try {
-    return sys.fs.lstatSync?.(file).isSymbolicLink() ?? false;
-  } catch {
-    return false;
   }
 }
 
@@ -524,6 +516,8 @@ export interface UnblockDrift {
 export async function unblockDrift(options: SystemOptions & { stateDir: string; browsers: readonly Browser[]; nodePath?: string; cliPath?: string }): Promise<UnblockDrift[]> {
   const sys = resolveSystem(options);
   const found: UnblockDrift[] = [];
+  // Only Linux's file carries a copy; elsewhere no record is read.
+  if (sys.platform !== 'linux') return found;
   for (const browser of options.browsers) {
     let record: UnblockRecord | undefined;
     try {
@@ -532,7 +526,7 @@ export async function unblockDrift(options: SystemOptions & { stateDir: string; 
       continue; // doctor's own check of the record says why
     }
     for (const entry of record?.places ?? []) {
-      if (sys.platform !== 'linux' || entry.base === undefined) continue;
+      if (entry.base === undefined) continue;
       const dir = sys.path.dirname(entry.where);
       let base: ExtensionSettings | undefined;
       try {

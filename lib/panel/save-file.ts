@@ -4,13 +4,13 @@
  * for a file they save by a click). The browser puts it where it puts downloads, or asks, as the
  * person set it.
  */
-export function saveTextFile(name: string, text: string, type = 'text/markdown;charset=utf-8', doc: Document = document): void {
-  const url = URL.createObjectURL(new Blob([text], { type }));
-  const link = doc.createElement('a');
+export function saveTextFile(name: string, text: string): void {
+  const url = URL.createObjectURL(new Blob([text], { type: 'text/markdown;charset=utf-8' }));
+  const link = document.createElement('a');
   link.href = url;
   link.download = name;
   link.hidden = true;
-  doc.body.append(link);
+  document.body.append(link);
   link.click();
   link.remove();
   // The download has its bytes once started; the URL is let go after.

@@ -69,7 +69,7 @@ function checkChain(sys: ResolvedSystem, from: string, to: string, owner: Owner 
   }
 }
 
-function isLink(sys: ResolvedSystem, file: string): boolean {
+export function isLink(sys: ResolvedSystem, file: string): boolean {
   try {
     return sys.fs.lstatSync?.(file).isSymbolicLink() ?? false;
   } catch {

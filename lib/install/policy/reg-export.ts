@@ -20,13 +20,13 @@ export interface ExportFiles {
   remove(dir: string): void;
 }
 
-export const realExportFiles: ExportFiles = {
+const realExportFiles: ExportFiles = {
   makeTempDir: () => fs.mkdtempSync(path.join(os.tmpdir(), 'comet-relay-reg-')),
   read: (file) => fs.readFileSync(file),
   remove: (dir) => fs.rmSync(dir, { recursive: true, force: true }),
 };
 
-export const regExportArgs = (key: string, file: string) => ['export', key, file, '/y'];
+const regExportArgs = (key: string, file: string) => ['export', key, file, '/y'];
 
 const HIVES: Record<string, string> = { HKLM: 'HKEY_LOCAL_MACHINE', HKCU: 'HKEY_CURRENT_USER' };
 
@@ -44,14 +44,14 @@ export async function exportedValue(exec: ExecFn, key: string, name: string, fil
 }
 
 /** A .reg file's text: UTF-16LE after its byte-order mark (what reg export writes), else UTF-8. */
-export function decodeRegFile(bytes: Buffer): string {
+function decodeRegFile(bytes: Buffer): string {
   if (bytes[0] === 0xff && bytes[1] === 0xfe) return bytes.subarray(2).toString('utf16le');
   const text = bytes.toString('utf8');
   return text.startsWith('\uFEFF') ? text.slice(1) : text;
 }
 
 /** The text of value `name` in the section of `key` (its own section: subkeys are sections of their own). */
-export function valueIn(text: string, key: string, name: string): string | undefined {
+function valueIn(text: string, key: string, name: string): string | undefined {
   const [hive = '', ...rest] = key.split('\\');
   const header = `[${[HIVES[hive.toUpperCase()] ?? hive, ...rest].join('\\')}]`.toLowerCase();
   // Lines ending in a backslash continue (hex values are wrapped at 80 columns).
