@@ -35,7 +35,7 @@ export interface WaitLatencies {
  * The hops of a finished answer's way to the client, in order, from the trace's moments (the
  * page's and the worker's `…At`, lib/protocol/ports.ts traceClock): the path the answer waits on,
  * then (`read`, `readPort`) the page's read of the turn and its way to the worker, which run beside
- * the fetch. Each is timed where it happens; only `toMcp` spans processes with no moment between (the host's own time is in the trace's `host`).
+ * the fetch. Each is timed where it happens; the host's `hostGotAt` splits the worker's way to the MCP process.
  */
 export const WAIT_HOPS: [string, string][] = [
   ['seen', 'finished → the page\'s wait saw it'],
@@ -43,9 +43,11 @@ export const WAIT_HOPS: [string, string][] = [
   ['fetch', 'the JSON fetch (in the page)'],
   ['toWorker', 'fetched → the worker holds body and read'],
   ['worker', 'worker: answer made, reply sent'],
-  ['toMcp', 'worker → mcp process (native messaging, host, socket)'],
+  ['toHost', 'worker → host (native messaging, the host\'s read)'],
+  ['toMcp', 'host → mcp process (socket, its read)'],
   ['mcp', 'mcp process: result checked, text made'],
-  ['toClient', 'mcp → client (SDK, stdio)'],
+  ['toClient', 'mcp process → the client has its bytes (SDK, stdio)'],
+  ['client', 'the client: its SDK reads the result'],
   ['read', 'beside it: seen → read sent'],
   ['readPort', 'read sent → worker'],
 ];
@@ -62,13 +64,16 @@ export const STREAM_HOPS: [string, string][] = [
   ['reply', 'answer made → the page\'s reply sent'],
   ['readPort', 'reply sent → worker'],
   ['worker', 'worker: reply sent'],
-  ['toMcp', 'worker → mcp process (native messaging, host, socket)'],
+  ['toHost', 'worker → host (native messaging, the host\'s read)'],
+  ['toMcp', 'host → mcp process (socket, its read)'],
   ['mcp', 'mcp process: result checked, text made'],
-  ['toClient', 'mcp → client (SDK, stdio)'],
+  ['toClient', 'mcp process → the client has its bytes (SDK, stdio)'],
+  ['client', 'the client: its SDK reads the result'],
 ];
 
 export async function measureOurWait(world: SimWorld, options: WaitLatencyOptions): Promise<WaitLatencies> {
   const out: WaitLatencies = { latencies: [], jsonFetchMs: [], beyondFetch: [], hops: [] };
+  const arrivals = clientArrivals(world);
   for (let i = 0; i < options.asks; i++) {
     const since = Date.now();
     const prompt = `${options.label} question ${i + 1} ${options.tag ?? ''}`.trim();
@@ -76,12 +81,15 @@ export async function measureOurWait(world: SimWorld, options: WaitLatencyOption
     if (asked.isError) throw new Error(`comet_ask failed: ${asked.text}`);
     const raw = await world.client.callTool({ name: 'comet_wait', arguments: { timeout: 30_000 }, _meta: { [TRACE_META]: true } }, undefined, { timeout: 120_000 });
     const returnedAt = performance.timeOrigin + performance.now();
+    const lastBytesAt = arrivals.last;
     const text = textOf(raw);
     if (raw.isError) throw new Error(`comet_wait failed: ${text}`);
     if (!text.includes(`${options.label} question ${i + 1}`)) {
       throw new Error(`comet_wait returned an answer to another question:\n${text.slice(0, 300)}`);
     }
     const trace = (raw._meta?.[TRACE_META] as Record<string, number> | undefined) ?? {};
+    // A client whose stdout this bench cannot watch: its whole way counts as the pipe's.
+    const arrivedAt = trace.mcpSentAt !== undefined && lastBytesAt >= trace.mcpSentAt ? lastBytesAt : returnedAt;
     const finishedAt = await answerFinishedAt(world.page, since, options.from);
     if (finishedAt === undefined) throw new Error(`no ${options.from ?? 'answer-finished'} event in the page for "${prompt}"`);
     out.latencies.push(returnedAt - finishedAt);
@@ -89,13 +97,13 @@ export async function measureOurWait(world: SimWorld, options: WaitLatencyOption
       out.jsonFetchMs.push(trace.fetchEndAt - trace.fetchStartAt);
       out.beyondFetch.push(returnedAt - finishedAt - (trace.fetchEndAt - trace.fetchStartAt));
     }
-    const hops = options.from === 'ask-stream-ended' ? streamHopsOf(trace, finishedAt, returnedAt) : hopsOf(trace, finishedAt, returnedAt);
+    const hops = options.from === 'ask-stream-ended' ? streamHopsOf(trace, finishedAt, returnedAt, arrivedAt) : hopsOf(trace, finishedAt, returnedAt, arrivedAt);
     if (hops) out.hops.push(hops);
   }
   return out;
 }
 
-function hopsOf(t: Record<string, number>, finishedAt: number, returnedAt: number): Record<string, number> | undefined {
+function hopsOf(t: Record<string, number>, finishedAt: number, returnedAt: number, arrivedAt: number): Record<string, number> | undefined {
   const { seenAt, pageSentAt, workerGotAt, workerSentAt, fetchStartAt, fetchEndAt, jsonGotAt, relayGotAt, mcpSentAt } = t;
   if (seenAt === undefined || pageSentAt === undefined || workerGotAt === undefined || workerSentAt === undefined || relayGotAt === undefined || mcpSentAt === undefined) return undefined;
   const fetched = fetchStartAt !== undefined && fetchEndAt !== undefined && jsonGotAt !== undefined;
@@ -106,15 +114,16 @@ function hopsOf(t: Record<string, number>, finishedAt: number, returnedAt: numbe
     fetch: fetched ? fetchEndAt - fetchStartAt : 0,
     toWorker: holds - (fetched ? fetchEndAt : seenAt),
     worker: workerSentAt - holds,
-    toMcp: relayGotAt - workerSentAt,
+    ...socketHops(t, workerSentAt, relayGotAt),
     mcp: mcpSentAt - relayGotAt,
-    toClient: returnedAt - mcpSentAt,
+    toClient: arrivedAt - mcpSentAt,
+    client: returnedAt - arrivedAt,
     read: pageSentAt - seenAt,
     readPort: workerGotAt - pageSentAt,
   };
 }
 
-function streamHopsOf(t: Record<string, number>, endedAt: number, returnedAt: number): Record<string, number> | undefined {
+function streamHopsOf(t: Record<string, number>, endedAt: number, returnedAt: number, arrivedAt: number): Record<string, number> | undefined {
   const { streamAt, streamReadAt, pageSentAt, workerGotAt, workerSentAt, relayGotAt, mcpSentAt } = t;
   if (!streamAt || streamReadAt === undefined || pageSentAt === undefined || workerGotAt === undefined || workerSentAt === undefined || relayGotAt === undefined || mcpSentAt === undefined) return undefined;
   return {
@@ -123,10 +132,27 @@ function streamHopsOf(t: Record<string, number>, endedAt: number, returnedAt: nu
     reply: pageSentAt - streamReadAt,
     readPort: workerGotAt - pageSentAt,
     worker: workerSentAt - workerGotAt,
-    toMcp: relayGotAt - workerSentAt,
+    ...socketHops(t, workerSentAt, relayGotAt),
     mcp: mcpSentAt - relayGotAt,
-    toClient: returnedAt - mcpSentAt,
+    toClient: arrivedAt - mcpSentAt,
+    client: returnedAt - arrivedAt,
   };
+}
+
+/** When the bench's MCP client last received bytes from `comet-relay mcp`'s stdout (before its SDK reads them). */
+function clientArrivals(world: SimWorld): { last: number } {
+  const arrivals = { last: 0 };
+  const child = (world.client.transport as unknown as { _process?: { stdout?: NodeJS.ReadableStream } })._process;
+  child?.stdout?.prependListener('data', () => {
+    arrivals.last = performance.timeOrigin + performance.now();
+  });
+  return arrivals;
+}
+
+/** The way from the worker to the MCP process, split where the host says when it had the reply (`hostGotAt`). */
+function socketHops(t: Record<string, number>, workerSentAt: number, relayGotAt: number): Record<string, number> {
+  const got = t.hostGotAt;
+  return got === undefined ? { toHost: relayGotAt - workerSentAt, toMcp: 0 } : { toHost: got - workerSentAt, toMcp: relayGotAt - got };
 }
 
 /** Median ms per hop over the asks, in `table` order (WAIT_HOPS, or STREAM_HOPS for the stream's). */

@@ -78,6 +78,22 @@ describe('native host', () => {
     expect((await second).tabs).toHaveLength(0);
   });
 
+  it('a traced reply says how long the host held the call and when, on the clock the other processes use, it had the reply', async () => {
+    await connected();
+    const trace: Record<string, number> = {};
+    const call = client('tracer').call('tabs.list', {}, { trace });
+    const request = (await extension.next('request')) as Extract<Envelope, { kind: 'request' }>;
+    expect(request.trace).toBe(true);
+    const before = performance.timeOrigin + performance.now();
+    extension.send({ kind: 'result', id: request.id, result: { tabs: [] }, trace: { workerSentAt: before } });
+    await call;
+    const after = performance.timeOrigin + performance.now();
+    expect(trace.hostGotAt).toBeGreaterThanOrEqual(before - 1); // Date.now()'s tick, pinned: within a millisecond
+    expect(trace.hostGotAt).toBeLessThanOrEqual(after + 1);
+    expect(trace.host).toBeGreaterThan(0);
+    expect(trace.relayGotAt).toBeGreaterThanOrEqual(trace.hostGotAt! - 1);
+  });
+
   it('tells the extension which clients are attached', async () => {
     await connected();
     await client('gamma').hostStatus();
