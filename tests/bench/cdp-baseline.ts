@@ -37,8 +37,9 @@ import { sleep } from './stats';
  * 1 s apart in both the poll and the settle phase, so sharing them changes nothing):
  *   - `as-shipped`: every rule above. The simulated topbar's "Expand pane" button has an svg rect,
  *     as the real one does, so this one sees "working" forever.
- *   - `no-rect`:   the same without the svg-rect rule (stop = `button[aria-label="Stop"|"Cancel"]`),
- *     i.e. the stop-button mistake fixed, to time the poll-and-settle rule itself on an answer
+ *   - `no-rect`:   the same without the svg-rect rule (stop = `button[aria-label="Stop"|"Cancel"]`, but not the
+ *     sim's read-aloud "Stop" in a finished answer's action row, a decoy that also reads as working forever),
+ *     i.e. the stop-button mistakes fixed, to time the poll-and-settle rule itself on an answer
  *     without the trigger words, and to show the trigger-word mistake on one with them.
  */
 
@@ -48,6 +49,8 @@ export interface Reading {
   words: boolean;
   rectButton: boolean;
   stopButton: boolean;
+  /** A Stop/Cancel button outside a finished answer's action row (where the sim's playing read-aloud control is). */
+  stopOutsideRow: boolean;
   spinner: boolean;
   proseCount: number;
   response: string;
@@ -57,11 +60,13 @@ const READ_EXPRESSION = `(() => {
   const text = document.body ? document.body.innerText : '';
   const words = ['Reading', 'Searching', 'Thinking', 'Preparing'].some((w) => text.includes(w));
   const rectButton = Array.from(document.querySelectorAll('button')).some((b) => b.querySelector('svg rect'));
-  const stopButton = !!document.querySelector('button[aria-label="Stop"], button[aria-label="Cancel"]');
+  const stops = Array.from(document.querySelectorAll('button[aria-label="Stop"], button[aria-label="Cancel"]'));
+  const stopButton = stops.length > 0;
+  const stopOutsideRow = stops.some((b) => !b.closest('[data-workflow-text-footer]'));
   const spinner = !!document.querySelector('.animate-spin, .animate-pulse');
   const prose = document.querySelectorAll('.prose');
   const last = prose[prose.length - 1];
-  return { words, rectButton, stopButton, spinner, proseCount: prose.length, response: last ? last.innerText : '' };
+  return { words, rectButton, stopButton, stopOutsideRow, spinner, proseCount: prose.length, response: last ? last.innerText : '' };
 })()`;
 
 /** One getAgentStatus-style evaluation; undefined while the page is between documents. */
@@ -91,7 +96,7 @@ export class OldWait {
   ) {}
 
   status(r: Reading): 'working' | 'completed' | 'idle' {
-    const stop = r.stopButton || (this.detector === 'as-shipped' && r.rectButton);
+    const stop = this.detector === 'as-shipped' ? r.stopButton || r.rectButton : r.stopOutsideRow;
     if (r.words || stop || r.spinner) return 'working';
     return r.response ? 'completed' : 'idle';
   }
