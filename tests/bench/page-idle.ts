@@ -36,18 +36,20 @@ interface ProfileNode {
   children?: number[];
 }
 
-function attribute(profile: { nodes: ProfileNode[]; samples?: number[]; timeDeltas?: number[] }) {
+type Profile = { nodes: ProfileNode[]; samples?: number[]; timeDeltas?: number[] };
+
+/** Of a profile's samples, those whose stack holds a frame from a script `ours` names, and their time; and all JS samples. */
+function attribute(profile: Profile, ours: (url: string) => boolean = (url) => url.startsWith('chrome-extension://')) {
   const parent = new Map<number, number>();
   const byId = new Map(profile.nodes.map((n) => [n.id, n]));
   for (const n of profile.nodes) for (const c of n.children ?? []) parent.set(c, n.id);
-  const ours = new Map<number, boolean>();
+  const known = new Map<number, boolean>();
   const isOurs = (id: number): boolean => {
-    const known = ours.get(id);
-    if (known !== undefined) return known;
-    const node = byId.get(id);
+    const seen = known.get(id);
+    if (seen !== undefined) return seen;
     const up = parent.get(id);
-    const value = Boolean(node?.callFrame.url.startsWith('chrome-extension://')) || (up !== undefined && isOurs(up));
-    ours.set(id, value);
+    const value = ours(byId.get(id)?.callFrame.url ?? '') || (up !== undefined && isOurs(up));
+    known.set(id, value);
     return value;
   };
   const notJs = new Set(['(idle)', '(program)', '(root)', '(garbage collector)']);
@@ -64,6 +66,28 @@ function attribute(profile: { nodes: ProfileNode[]; samples?: number[]; timeDelt
     }
   });
   return { ourSamples, ourMs: ourMicros / 1000, jsSamples };
+}
+
+/**
+ * (f) What reading the page's ask stream costs the page (issue 30): a V8 CPU profile at 50 µs while `run` has the
+ * page stream answers, split between the main-world tap (its script's frames on the stack) and the rest of ours (the
+ * page script's channel and the ask kit's reader). What the browser does for the tap's clone of the response (its
+ * tee, off the JavaScript stack) is in neither.
+ */
+export async function measureStreamReading(cdp: CDPSession, run: () => Promise<void>): Promise<{ tapMs: number; restMs: number; samples: number }> {
+  await cdp.send('Profiler.enable');
+  await cdp.send('Profiler.setSamplingInterval', { interval: 50 });
+  await cdp.send('Profiler.start');
+  let profile: unknown;
+  try {
+    await run();
+  } finally {
+    profile = (await cdp.send('Profiler.stop')).profile;
+    await cdp.send('Profiler.disable');
+  }
+  const tap = attribute(profile as unknown as Profile, (url) => url.startsWith('chrome-extension://') && url.includes('perplexity-tap'));
+  const all = attribute(profile as unknown as Profile);
+  return { tapMs: tap.ourMs, restMs: all.ourMs - tap.ourMs, samples: tap.ourSamples };
 }
 
 export async function measureActivity(cdp: CDPSession, windowMs: number, busy?: () => Promise<void>): Promise<Activity> {
@@ -88,6 +112,6 @@ export async function measureActivity(cdp: CDPSession, windowMs: number, busy?: 
     scriptMs: d('ScriptDuration') * 1000,
     layouts: d('LayoutCount'),
     styleRecalcs: d('RecalcStyleCount'),
-    ...attribute(profile as unknown as { nodes: ProfileNode[]; samples?: number[]; timeDeltas?: number[] }),
+    ...attribute(profile as unknown as Profile),
   };
 }

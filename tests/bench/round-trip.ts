@@ -118,3 +118,24 @@ export function hopMedians(traces: readonly Record<string, number>[]): [string, 
 export function profileLine(profile: PollProfile): string {
   return profile.hops.map(([name, value]) => `${name} ${value.toFixed(2)}`).join(' → ');
 }
+
+/**
+ * (b) comet_poll of a turn still streaming, one call after another from the ask until the answer is done: the
+ * round trip of every poll that read the turn working, with something to show, from `source` (the page's ask
+ * stream, or the page's text when the sim sends none).
+ */
+export async function pollsWhileStreaming(client: Client, source: 'stream' | 'page', ask: () => Promise<void>): Promise<number[]> {
+  await ask();
+  const out: number[] = [];
+  const until = performance.now() + 30_000;
+  for (;;) {
+    const t = performance.now();
+    const result = (await client.callTool({ name: 'comet_poll', arguments: {} })) as { isError?: boolean; structuredContent?: { status?: string; response?: string; answerSource?: string } };
+    const took = performance.now() - t;
+    const snap = result.structuredContent;
+    if (result.isError || !snap?.status) throw new Error(`comet_poll failed: ${JSON.stringify(result).slice(0, 300)}`);
+    if (snap.status === 'completed') return out;
+    if (snap.status === 'working' && snap.response && snap.answerSource === source) out.push(took);
+    if (performance.now() > until) throw new Error(`the answer was still "${snap.status}" after 30 s of polls`);
+  }
+}

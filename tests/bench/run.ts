@@ -25,8 +25,8 @@ import { fanOut } from '../support/fan-out';
 import { fuzzHost, startHostProcess } from '../support/fuzz';
 import { soak } from '../support/soak';
 import { type HostMemory, hostMemory } from './memory';
-import { measureActivity } from './page-idle';
-import { hopMedians, hostOnlyRoundTrips, mcpPingRoundTrips, pollProfile, pollRoundTrips, profileLine, withSessionStorageWritesOff } from './round-trip';
+import { measureActivity, measureStreamReading } from './page-idle';
+import { hopMedians, hostOnlyRoundTrips, mcpPingRoundTrips, pollProfile, pollRoundTrips, pollsWhileStreaming, profileLine, withSessionStorageWritesOff } from './round-trip';
 import { kB, MB, median, ms, percentile } from './stats';
 import { FAILS, INFO, renderTable, type Row, verdict } from './table';
 import { spawnClient, ThreadWorld } from '../support/thread-world';
@@ -65,6 +65,8 @@ const BASELINE_FAILURE_ASKS = 1;
 const BASELINE_CAP_MS = 15_000;
 const POLLS = 500;
 const IDLE_WINDOW_MS = 3000;
+/** (f) `long` answers streamed while the tap's cost is profiled. */
+const STREAM_COST_ASKS = 3;
 /** (a): reloads, each followed by a first ask (which loads the ask kit) and a second one. */
 const KIT_LOAD_ROUNDS = 8;
 /** (j): each round is a question checkpoint and, after the answer, a complete one. */
@@ -429,8 +431,11 @@ async function roundTripPhase({ world, notes }: Bench): Promise<Row[]> {
     return undefined;
   });
   if (profile) notes.push(`(b) where a comet_poll goes, median ms per hop: ${profileLine(profile)}`);
+  const streaming = await streamingPolls(world);
   return [
     timingRow('(b) comet_poll round trip, whole chain', polls, 99, '≤ 3 ms, p99 ≤ 10 ms', verdict(median(polls) <= 3 && percentile(polls, 99) <= 10), 'client → mcp → host → worker → page → back, one at a time, thread of one short answer'),
+    timingRow('(b) comet_poll of a streaming turn, read from its ask stream', streaming.stream, 99, '≤ the same from the page\'s text', verdict(median(streaming.stream) <= median(streaming.page)),
+      `from the page's text (the sim without its stream, reloaded): median ${ms(median(streaming.page))}, p99 ${ms(percentile(streaming.page, 99))} (${streaming.page.length} polls); every poll while a \`short\` answer streams for ~4 s`),
     timingRow('(b) … of which MCP ping (client ↔ mcp)', pings, 99, '', INFO, 'stdio JSON-RPC to the comet-relay mcp process only'),
     timingRow('(b) … of which host.status (socket ↔ host)', hostOnly, 99, '', INFO, 'from the bench process to the host and back, no browser'),
     ...(profile
@@ -460,6 +465,32 @@ async function roundTripPhase({ world, notes }: Bench): Promise<Row[]> {
         ]
       : []),
   ];
+}
+
+/**
+ * (b) Polls while an answer streams (issue 30: reading the ask stream costs a poll no more than reading the page did):
+ * a `short` answer slowed to ~4 s, polled back to back, with the sim's stream on, then off (the page reloaded).
+ */
+async function streamingPolls(world: SimWorld): Promise<{ stream: number[]; page: number[] }> {
+  const polls = async (source: 'stream' | 'page', label: string) => {
+    world.site.setAskStream(source === 'stream');
+    await world.page.reload();
+    world.site.setSpeed(0.25);
+    try {
+      return await pollsWhileStreaming(world.client, source, async () => {
+        const asked = await world.call('comet_ask', { prompt: `Bench polls while streaming (${label})`, newChat: true });
+        if (asked.isError) throw new Error(`comet_ask failed: ${asked.text}`);
+      });
+    } finally {
+      world.site.setSpeed(SPEED);
+    }
+  };
+  log('(b) comet_poll while a turn streams: from its ask stream, then from the page (no stream)');
+  const stream = await polls('stream', 'stream');
+  const page = await polls('page', 'page');
+  world.site.setAskStream(true);
+  await world.page.reload();
+  return { stream, page };
 }
 
 // ── (e) ───────────────────────────────────────────────────────────────────────
@@ -518,6 +549,15 @@ async function pageIdlePhase({ world, cdp }: Bench): Promise<Row[]> {
   });
   const quiet = idle.ourSamples === 0 && idle.scriptMs < 1;
   const seen = control.ourSamples > 0 && control.scriptMs > 0;
+  // Issue 30: what reading the page's own ask stream costs the page, in Chromium, per frame the sim sent.
+  const framesBefore = world.site.askStreamFrames();
+  const reading = await measureStreamReading(cdp, async () => {
+    for (let i = 0; i < STREAM_COST_ASKS; i++) {
+      await world.call('comet_ask', { prompt: `Bench stream cost ${i + 1} #scenario:long`, newChat: i === 0 });
+      await world.call('comet_wait');
+    }
+  });
+  const frames = world.site.askStreamFrames() - framesBefore;
   return [
     {
       measure: `(f) page at rest ${(idle.windowMs / 1000).toFixed(1)} s: our content script's CPU`,
@@ -530,6 +570,18 @@ async function pageIdlePhase({ world, cdp }: Bench): Promise<Row[]> {
         `renderer main thread: tasks ${ms(idle.taskMs)}, script ${ms(idle.scriptMs)}, ${idle.layouts} layouts, ${idle.styleRecalcs} style recalcs; ` +
         `control, 20 comet_poll: ours ${ms(control.ourMs)} in ${control.ourSamples} of ${control.jsSamples} JS samples, script ${ms(control.scriptMs)}` +
         (seen ? '' : ' (the control saw nothing: unverified)'),
+    },
+    {
+      measure: '(f) while answers stream: the tap\'s CPU per frame (Chromium, V8 profile)',
+      n: String(frames),
+      median: `${((reading.tapMs * 1000) / frames).toFixed(1)} µs`,
+      tail: `${reading.samples} samples`,
+      target: '',
+      mark: INFO,
+      note:
+        `${STREAM_COST_ASKS} \`long\` answers (${frames} frames) asked and waited for: the main-world tap ${ms(reading.tapMs)} in all; ` +
+        `the rest of ours meanwhile (the page script's channel, the ask kit's reader, the waits) ${((reading.restMs * 1000) / frames).toFixed(1)} µs a frame; ` +
+        'sampled every 50 µs; the browser\'s tee of the cloned response runs off the JavaScript stack and is in neither',
     },
   ];
 }

@@ -121,6 +121,8 @@ export interface SimSite {
   setAskStream(on: boolean): void;
   /** The next ask streams are cut (the connection dropped, no final frame, no end) after this many frames; null: not. */
   setAskStreamCut(frames: number | null): void;
+  /** Every `message` frame the site's ask streams have sent so far (the bench's per-frame costs divide by it). */
+  askStreamFrames(): number;
   /**
    * Pages loaded from now on type a turn asked in them this many ms behind its stream (SimOptions.paintLagMs), as the
    * live page types the answer out after the stream has said it; `?paintLag=ms` in a page's URL for that load.
@@ -221,6 +223,7 @@ export function createSimSite(options: SimOptions = {}): SimSite {
   let dictation = options.dictation ?? false;
   let askStream = options.askStream ?? process.env.COMET_SIM_STREAM !== 'off';
   let askStreamCut: number | null = null;
+  let askStreamFrames = 0;
   let paintLagMs = Math.max(0, options.paintLagMs ?? (Number(process.env.COMET_SIM_PAINT_LAG ?? 0) || 0));
   let speed = options.speed ?? 1;
   const now = options.clock ?? Date.now;
@@ -484,7 +487,13 @@ export function createSimSite(options: SimOptions = {}): SimSite {
       contentType: 'text/event-stream; charset=utf-8',
       body: '',
       headers: { 'cache-control': 'no-cache' },
-      stream: (write, closed) => playAskStream({ thread, turn, now, origin: SIM_ORIGIN, sleep, write, closed, cutAfter: askStreamCut }),
+      stream: (write, closed) => {
+        const counted = (text: string) => {
+          if (text.startsWith('event: message')) askStreamFrames++;
+          write(text);
+        };
+        return playAskStream({ thread, turn, now, origin: SIM_ORIGIN, sleep, write: counted, closed, cutAfter: askStreamCut });
+      },
     };
   }
 
@@ -630,6 +639,7 @@ export function createSimSite(options: SimOptions = {}): SimSite {
     setAskStreamCut(frames: number | null) {
       askStreamCut = frames;
     },
+    askStreamFrames: () => askStreamFrames,
     setPaintLag(ms: number) {
       if (!(ms >= 0)) throw new Error(`paint lag must be 0 or more ms, got ${ms}`);
       paintLagMs = ms;
