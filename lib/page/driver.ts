@@ -136,8 +136,6 @@ export function createPageDriver(win: Window, catalog: SelectorCatalog = new Sel
   const readCtx = (): PageContext => ({ win, doc, set: readSet(), waitFor: watcher.waitFor });
   let lastAsk: AskHandle | null = null;
   let streams: StreamReading | null = null;
-  /** comet_poll with what the turn's own stream says, where it has a readable one (issue 30). */
-  const streamed = (result: PollResult): PollResult => (streams ? streams.poll(result) : result);
 
   const guard = async <T>(what: string, run: () => Promise<T> | T): Promise<T> => {
     try {
@@ -192,7 +190,13 @@ export function createPageDriver(win: Window, catalog: SelectorCatalog = new Sel
       return { name: c.set.name, source: catalog.sourceOf(c.set), probe: c.probe };
     },
     activeSet: set,
-    poll: (params = {}) => guard('poll', async () => noted(cutPoll(streamed(stoppedHere(await reads.read('poll', readSet(), () => poll(readCtx())))), params.maxLength))),
+    poll: (params = {}) =>
+      guard('poll', async () => {
+        // The page's read, with or without the answer's prose (a turn whose stream answers needs none of it).
+        const read = async (prose: boolean) => stoppedHere(await reads.read(prose ? 'poll' : 'poll-bare', readSet(), () => poll(readCtx(), { prose })));
+        // With what the turn's own stream says, where it has a readable one (issue 30).
+        return noted(cutPoll(streams ? await streams.pollThrough(read, win.location.href) : await read(true), params.maxLength));
+      }),
     asked: (handle) => {
       lastAsk = handle;
       // Its steps must be seen before the page folds them: followed until the turn ends.

@@ -550,14 +550,15 @@ async function pageIdlePhase({ world, cdp }: Bench): Promise<Row[]> {
   const quiet = idle.ourSamples === 0 && idle.scriptMs < 1;
   const seen = control.ourSamples > 0 && control.scriptMs > 0;
   // Issue 30: what reading the page's own ask stream costs the page, in Chromium, per frame the sim sent.
-  const framesBefore = world.site.askStreamFrames();
+  const sentBefore = world.site.askStreamSent();
   const reading = await measureStreamReading(cdp, async () => {
     for (let i = 0; i < STREAM_COST_ASKS; i++) {
       await world.call('comet_ask', { prompt: `Bench stream cost ${i + 1} #scenario:long`, newChat: i === 0 });
       await world.call('comet_wait');
     }
   });
-  const frames = world.site.askStreamFrames() - framesBefore;
+  const frames = world.site.askStreamSent().frames - sentBefore.frames;
+  const kB = (world.site.askStreamSent().bytes - sentBefore.bytes) / 1024;
   return [
     {
       measure: `(f) page at rest ${(idle.windowMs / 1000).toFixed(1)} s: our content script's CPU`,
@@ -579,8 +580,8 @@ async function pageIdlePhase({ world, cdp }: Bench): Promise<Row[]> {
       target: '',
       mark: INFO,
       note:
-        `${STREAM_COST_ASKS} \`long\` answers (${frames} frames) asked and waited for: the main-world tap ${ms(reading.tapMs)} in all; ` +
-        `the rest of ours meanwhile (the page script's channel, the ask kit's reader, the waits) ${((reading.restMs * 1000) / frames).toFixed(1)} µs a frame; ` +
+        `${STREAM_COST_ASKS} \`long\` answers (${frames} frames, ${kB.toFixed(0)} kB) asked and waited for: the main-world tap ${ms(reading.tapMs)} in all, ${((reading.tapMs * 1000) / kB).toFixed(1)} µs a kB; ` +
+        `the rest of ours meanwhile (the page script's channel, the ask kit's reader, and the page's wait watching the answer typed out) ${((reading.restMs * 1000) / frames).toFixed(1)} µs a frame; ` +
         'sampled every 50 µs; the browser\'s tee of the cloned response runs off the JavaScript stack and is in neither',
     },
   ];

@@ -121,8 +121,8 @@ export interface SimSite {
   setAskStream(on: boolean): void;
   /** The next ask streams are cut (the connection dropped, no final frame, no end) after this many frames; null: not. */
   setAskStreamCut(frames: number | null): void;
-  /** Every `message` frame the site's ask streams have sent so far (the bench's per-frame costs divide by it). */
-  askStreamFrames(): number;
+  /** The `message` frames and bytes (UTF-16 units) the site's ask streams have sent so far (the bench's per-frame costs divide by them). */
+  askStreamSent(): { frames: number; bytes: number };
   /**
    * Pages loaded from now on type a turn asked in them this many ms behind its stream (SimOptions.paintLagMs), as the
    * live page types the answer out after the stream has said it; `?paintLag=ms` in a page's URL for that load.
@@ -223,7 +223,7 @@ export function createSimSite(options: SimOptions = {}): SimSite {
   let dictation = options.dictation ?? false;
   let askStream = options.askStream ?? process.env.COMET_SIM_STREAM !== 'off';
   let askStreamCut: number | null = null;
-  let askStreamFrames = 0;
+  const askStreamSent = { frames: 0, bytes: 0 };
   let paintLagMs = Math.max(0, options.paintLagMs ?? (Number(process.env.COMET_SIM_PAINT_LAG ?? 0) || 0));
   let speed = options.speed ?? 1;
   const now = options.clock ?? Date.now;
@@ -489,7 +489,8 @@ export function createSimSite(options: SimOptions = {}): SimSite {
       headers: { 'cache-control': 'no-cache' },
       stream: (write, closed) => {
         const counted = (text: string) => {
-          if (text.startsWith('event: message')) askStreamFrames++;
+          if (text.startsWith('event: message')) askStreamSent.frames++;
+          askStreamSent.bytes += text.length;
           write(text);
         };
         return playAskStream({ thread, turn, now, origin: SIM_ORIGIN, sleep, write: counted, closed, cutAfter: askStreamCut });
@@ -639,7 +640,7 @@ export function createSimSite(options: SimOptions = {}): SimSite {
     setAskStreamCut(frames: number | null) {
       askStreamCut = frames;
     },
-    askStreamFrames: () => askStreamFrames,
+    askStreamSent: () => ({ ...askStreamSent }),
     setPaintLag(ms: number) {
       if (!(ms >= 0)) throw new Error(`paint lag must be 0 or more ms, got ${ms}`);
       paintLagMs = ms;

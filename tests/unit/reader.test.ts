@@ -2,7 +2,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { createPageDriver } from '../../lib/page/driver';
 import { chooseSelectorSet } from '../../lib/selectors';
-import { readTurn } from '../../lib/page/answer/reader';
+import { poll, readTurn } from '../../lib/page/answer/reader';
 import { turnsOf } from '../../lib/page/dom/turns';
 import { PageWatcher } from '../../lib/page/answer/observer';
 import { loadFixture, loadHtml } from '../fixtures/reader/load';
@@ -61,6 +61,15 @@ describe('reader on a finished gen A thread', () => {
     expect(p.response.match(/Nested note/g)).toHaveLength(1);
     expect(p.proseCount).toBe(2); // one per answer: the nested callout is not a second answer
     expect(p.response).not.toContain('Copy');
+  });
+
+  it('a poll without the prose (for a turn whose ask stream gives it) reads everything else the same', async () => {
+    loadFixture('A-thread.html');
+    const ctx = { win: window, doc: document, set: chooseSelectorSet(document).set, waitFor: new PageWatcher(window, () => chooseSelectorSet(document).set).waitFor };
+    const whole = await poll(ctx);
+    const bare = await poll(ctx, { prose: false });
+    expect(whole.response.length).toBeGreaterThan(100);
+    expect(bare).toEqual({ ...whole, response: '', totalLength: 0 });
   });
 
   it('no silent truncation; maxLength says truncated and the full length', async () => {

@@ -62,6 +62,28 @@ describe('reading a turn from its ask stream', () => {
     expect(done.unconfirmed).toBeUndefined();
   });
 
+  test('comet_poll on a thread whose stream is read: the page is read without the answer\'s prose, and whole when the stream does not answer for its turn', async () => {
+    const { ch, send } = channel();
+    const reading = new StreamReading(ch, { reader: () => askStream2026 });
+    const reads: boolean[] = [];
+    const read = (over: Partial<PollResult>) => async (prose: boolean) => {
+      reads.push(prose);
+      return page({ ...over, response: prose ? 'He' : '' });
+    };
+    // No stream of this thread yet: the page alone, whole.
+    expect(await reading.pollThrough(read({}), page().url)).toMatchObject({ response: 'He' });
+    expect(reads.splice(0)).toEqual([true]);
+    send({ kind: 'open', id: 0, at: 1, body: JSON.stringify({ query_str: Q }) });
+    send({ kind: 'data', id: 0, text: frame({ ...head(Q), thread_url_slug: 'x', blocks: [text(['Can'])] }) });
+    expect(await reading.pollThrough(read({}), page().url)).toMatchObject({ status: 'working', response: 'Can', answerSource: 'stream' });
+    expect(reads.splice(0)).toEqual([false]);
+    // The page's turn is another question (asked since, its stream not seen): read again, whole, and returned as the page has it.
+    const other = await reading.pollThrough(read({ questionText: 'Something else entirely' }), page().url);
+    expect(reads.splice(0)).toEqual([false, true]);
+    expect(other).toMatchObject({ response: 'He' });
+    expect(other).not.toHaveProperty('answerSource');
+  });
+
   test('a cut stream, one of another question, or one with a frame it does not know leave the page’s reading as it is', () => {
     const { ch, send } = channel();
     const reading = new StreamReading(ch, { reader: () => askStream2026 });

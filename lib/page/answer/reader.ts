@@ -309,11 +309,13 @@ export function readError(turn: Turn, set: SelectorSet): string | undefined {
 
 export interface ReadOptions {
   maxLength?: number;
+  /** False: the answer's prose is not read (response ''), for a turn whose ask stream gives it. */
+  prose?: boolean;
 }
 
 /** Synchronous read of a rendered turn (no scrolling, no clicking). */
 export function readTurnNow(turn: Turn, index: number, set: SelectorSet, opts: ReadOptions = {}): TurnState {
-  const full = readAnswer(turn, set);
+  const full = opts.prose === false ? '' : readAnswer(turn, set);
   const { steps, finished, stopped, header } = readSteps(turn, set);
   const cut = opts.maxLength !== undefined && full.length > opts.maxLength;
   const error = readError(turn, set);
@@ -402,7 +404,7 @@ async function readStepsUnfolded(ctx: PageContext, turn: Turn, timeoutMs: number
 
 /** comet_poll's snapshot of the latest turn, plus our extra fields. */
 export async function poll(ctx: PageContext, opts: ReadOptions = {}): Promise<PollResult> {
-  return cutPoll(await pollWhole(ctx), opts.maxLength);
+  return cutPoll(await pollWhole(ctx, opts.prose), opts.maxLength);
 }
 
 /** A poll's response cut to `maxLength` (what poll with that maxLength returns), so one whole poll serves every cut. */
@@ -432,12 +434,12 @@ export function requireTurns(doc: Document, set: SelectorSet): void {
   if (miss) throw miss;
 }
 
-async function pollWhole(ctx: PageContext): Promise<PollResult> {
+async function pollWhole(ctx: PageContext, prose?: boolean): Promise<PollResult> {
   const { doc, set } = ctx;
   requireTurns(doc, set);
   const turns = turnsOf(doc, set);
   // No clicking from a poll except to unfold steps the page folded and we never saw.
-  const state = turns.length > 0 ? await readTurn(ctx, -1) : null;
+  const state = turns.length > 0 ? await readTurn(ctx, -1, { prose }) : null;
   const current = turnsOf(doc, set).at(-1) ?? null;
   const ind = indicators(doc, set, current);
   const footer = answerFooter(current, set);

@@ -92,6 +92,19 @@ export class StreamReading {
   }
 
   /**
+   * comet_poll through the page's `read`: on a thread with a readable stream the page is read without the answer's
+   * prose, which the stream gives (a poll while the answer streams costs no more than one of the page, bench b), and
+   * read whole when the stream does not answer for the page's turn after all.
+   */
+  async pollThrough(read: (prose: boolean) => Promise<PollResult>, url: string): Promise<PollResult> {
+    if (this.all().some((s) => s.readable() && onThread(s, url))) {
+      const bare = this.poll(await read(false));
+      if (bare.answerSource) return bare;
+    }
+    return this.poll(await read(true));
+  }
+
+  /**
    * Resolves when the stream of the question `question` (asked at or after `since`) ends: completed or
    * stopped, with its whole Markdown as a wait's result; null when it is cut, holds an unknown frame,
    * or no stream of that question is seen before `signal` fires (the page's wait decides then).
@@ -207,9 +220,18 @@ export class StreamReading {
   }
 }
 
-/** The stream's Markdown with its `[n]` citations linked to its sources, as the thread JSON's answers are. */
+const linkedOf = new WeakMap<AskStream, { frames: number; text: string }>();
+
+/**
+ * The stream's Markdown with its `[n]` citations linked to its sources, as the thread JSON's answers are; made once
+ * a frame (polls between two frames, and a wait's end after a poll, reuse it).
+ */
 function linked(s: AskStream): string {
-  return linkCitations(s.markdown(), s.sources().map((x) => x.url));
+  const kept = linkedOf.get(s);
+  if (kept?.frames === s.frames) return kept.text;
+  const text = linkCitations(s.markdown(), s.sources().map((x) => x.url));
+  linkedOf.set(s, { frames: s.frames, text });
+  return text;
 }
 
 /** Whether the page at `url` names the stream's thread (its slug or id) in its path. */
