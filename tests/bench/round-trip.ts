@@ -120,22 +120,30 @@ export function profileLine(profile: PollProfile): string {
 }
 
 /**
- * (b) comet_poll of a turn still streaming, one call after another from the ask until the answer is done: the
- * round trip of every poll that read the turn working, with something to show, from `source` (the page's ask
- * stream, or the page's text when the sim sends none).
+ * (b) comet_poll of a turn still streaming, one traced call after another from the ask until the answer is done: for
+ * every poll that read the turn working, with something to show, from `source` (the page's ask stream, or the page's
+ * text when the sim sends none), its round trip and the page's own time on it (the trace's `page`).
  */
-export async function pollsWhileStreaming(client: Client, source: 'stream' | 'page', ask: () => Promise<void>): Promise<number[]> {
+export async function pollsWhileStreaming(client: Client, source: 'stream' | 'page', ask: () => Promise<void>): Promise<{ roundTrips: number[]; pageMs: number[] }> {
   await ask();
-  const out: number[] = [];
+  const out = { roundTrips: [] as number[], pageMs: [] as number[] };
   const until = performance.now() + 30_000;
   for (;;) {
     const t = performance.now();
-    const result = (await client.callTool({ name: 'comet_poll', arguments: {} })) as { isError?: boolean; structuredContent?: { status?: string; response?: string; answerSource?: string } };
+    const result = (await client.callTool({ name: 'comet_poll', arguments: {}, _meta: { [TRACE_META]: true } })) as {
+      isError?: boolean;
+      structuredContent?: { status?: string; response?: string; answerSource?: string };
+      _meta?: Record<string, unknown>;
+    };
     const took = performance.now() - t;
     const snap = result.structuredContent;
     if (result.isError || !snap?.status) throw new Error(`comet_poll failed: ${JSON.stringify(result).slice(0, 300)}`);
     if (snap.status === 'completed') return out;
-    if (snap.status === 'working' && snap.response && snap.answerSource === source) out.push(took);
+    if (snap.status === 'working' && snap.response && snap.answerSource === source) {
+      out.roundTrips.push(took);
+      const page = (result._meta?.[TRACE_META] as { page?: number } | undefined)?.page;
+      if (page !== undefined) out.pageMs.push(page);
+    }
     if (performance.now() > until) throw new Error(`the answer was still "${snap.status}" after 30 s of polls`);
   }
 }

@@ -9,6 +9,8 @@
  * `--soak-seconds N` shortens the soak (h; 600 s by default), `--fuzz-frames N` the fuzz (g; 100,000),
  * `--export-threads N` sets the large library of the export (s; 500).
  */
+import { spawnSync } from 'node:child_process';
+import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import type { CDPSession } from 'playwright-core';
@@ -27,7 +29,7 @@ import { soak } from '../support/soak';
 import { type HostMemory, hostMemory } from './memory';
 import { measureActivity, measureStreamReading } from './page-idle';
 import { hopMedians, hostOnlyRoundTrips, mcpPingRoundTrips, pollProfile, pollRoundTrips, pollsWhileStreaming, profileLine, withSessionStorageWritesOff } from './round-trip';
-import { kB, MB, median, ms, percentile } from './stats';
+import { kB, MB, mean, median, ms, percentile, sleep } from './stats';
 import { FAILS, INFO, renderTable, type Row, verdict } from './table';
 import { spawnClient, ThreadWorld } from '../support/thread-world';
 import { heldThreadMemory } from './held-memory';
@@ -38,6 +40,7 @@ import { exportRun, pageTimes } from './export';
 import { measureOurWait, STREAM_HOPS, WAIT_HOPS, waitHopLine } from './wait-latency';
 import { TapChannel } from '../../lib/page/stream/tap-channel';
 import { StreamReading } from '../../lib/page/stream/stream-reading';
+import { ASK_STREAM_READER_KIND } from '../../lib/selectors/reader-shelf';
 import { askStream2026 } from '../../lib/selectors/stream/ask-stream';
 import { simStreamSample } from './stream-sample';
 import { measureAskKitLoad } from './kit-load';
@@ -64,6 +67,8 @@ const BASELINE_ASKS = 9;
 const BASELINE_FAILURE_ASKS = 1;
 const BASELINE_CAP_MS = 15_000;
 const POLLS = 500;
+/** (b) Answers streamed for the streaming-turn polls, from the stream and from the page each. */
+const STREAMING_POLL_ROUNDS = 3;
 const IDLE_WINDOW_MS = 3000;
 /** (f) `long` answers streamed while the tap's cost is profiled. */
 const STREAM_COST_ASKS = 3;
@@ -435,7 +440,7 @@ async function roundTripPhase({ world, notes }: Bench): Promise<Row[]> {
   return [
     timingRow('(b) comet_poll round trip, whole chain', polls, 99, '≤ 3 ms, p99 ≤ 10 ms', verdict(median(polls) <= 3 && percentile(polls, 99) <= 10), 'client → mcp → host → worker → page → back, one at a time, thread of one short answer'),
     timingRow('(b) comet_poll of a streaming turn, read from its ask stream', streaming.stream, 99, '≤ the same from the page\'s text', verdict(median(streaming.stream) <= median(streaming.page)),
-      `from the page's text (the sim without its stream, reloaded): median ${ms(median(streaming.page))}, p99 ${ms(percentile(streaming.page, 99))} (${streaming.page.length} polls); every poll while a \`short\` answer streams for ~4 s`),
+      `from the page's text (the same streams, the tap told to let them be): median ${ms(median(streaming.page))}, p99 ${ms(percentile(streaming.page, 99))} (${streaming.page.length} polls); every poll while a \`short\` answer streams for ~4 s, ${STREAMING_POLL_ROUNDS} answers each way, in turn; the page's own time on a poll (mean, its clock coarse): ${mean(streaming.streamPageMs).toFixed(3)} ms from the stream, ${mean(streaming.pagePageMs).toFixed(3)} ms from its text`),
     timingRow('(b) … of which MCP ping (client ↔ mcp)', pings, 99, '', INFO, 'stdio JSON-RPC to the comet-relay mcp process only'),
     timingRow('(b) … of which host.status (socket ↔ host)', hostOnly, 99, '', INFO, 'from the bench process to the host and back, no browser'),
     ...(profile
@@ -469,11 +474,22 @@ async function roundTripPhase({ world, notes }: Bench): Promise<Row[]> {
 
 /**
  * (b) Polls while an answer streams (issue 30: reading the ask stream costs a poll no more than reading the page did):
- * a `short` answer slowed to ~4 s, polled back to back, with the sim's stream on, then off (the page reloaded).
+ * a `short` answer slowed to ~4 s, polled back to back, the sim streaming it alike both ways. Read from its stream as
+ * shipped, then as before (an ask stream reader pack whose endpoint is no real one: the tap lets the stream be, and
+ * every poll reads the page's text), in turn.
  */
-async function streamingPolls(world: SimWorld): Promise<{ stream: number[]; page: number[] }> {
+async function streamingPolls(world: SimWorld): Promise<{ stream: number[]; page: number[]; streamPageMs: number[]; pagePageMs: number[] }> {
+  const pack = path.join(world.harness.home, 'bench-stream-unread.json');
+  // Named as a reader must be; a date no real reader will have, so this one is the reader in use while it is added.
+  const reader = { ...askStream2026, name: 'ask-stream-2099-12', endpoints: { ask: ['/rest/sse/bench-not-the-ask'], terminate: ['/rest/sse/bench-not-the-stop'] } };
+  fs.writeFileSync(pack, JSON.stringify({ kind: ASK_STREAM_READER_KIND, comment: 'bench (b): the page read as before the stream was', reader }));
+  const cli = (...args: string[]) => {
+    const run = spawnSync(process.execPath, [world.harness.cli, ...args], { env: world.harness.env, encoding: 'utf8' });
+    if (run.status !== 0) throw new Error(`comet-relay ${args.join(' ')} failed: ${run.stderr}`);
+  };
   const polls = async (source: 'stream' | 'page', label: string) => {
-    world.site.setAskStream(source === 'stream');
+    cli('selectors', ...(source === 'page' ? ['add', pack] : ['remove', reader.name]));
+    await sleep(1000); // the host's folder watch, then the worker's push
     await world.page.reload();
     world.site.setSpeed(0.25);
     try {
@@ -485,12 +501,22 @@ async function streamingPolls(world: SimWorld): Promise<{ stream: number[]; page
       world.site.setSpeed(SPEED);
     }
   };
-  log('(b) comet_poll while a turn streams: from its ask stream, then from the page (no stream)');
-  const stream = await polls('stream', 'stream');
-  const page = await polls('page', 'page');
-  world.site.setAskStream(true);
-  await world.page.reload();
-  return { stream, page };
+  log(`(b) comet_poll while a turn streams: read from its ask stream and from the page's text, in turn, ${STREAMING_POLL_ROUNDS} times`);
+  // In turn, so that the machine's load moving during the phase falls on both alike.
+  const stream = { roundTrips: [] as number[], pageMs: [] as number[] };
+  const page = { roundTrips: [] as number[], pageMs: [] as number[] };
+  try {
+    for (let round = 1; round <= STREAMING_POLL_ROUNDS; round++) {
+      for (const [into, source] of [[page, 'page'], [stream, 'stream']] as const) {
+        const got = await polls(source, `${source} ${round}`);
+        into.roundTrips.push(...got.roundTrips);
+        into.pageMs.push(...got.pageMs);
+      }
+    }
+  } finally {
+    spawnSync(process.execPath, [world.harness.cli, 'selectors', 'remove', reader.name], { env: world.harness.env });
+  }
+  return { stream: stream.roundTrips, page: page.roundTrips, streamPageMs: stream.pageMs, pagePageMs: page.pageMs };
 }
 
 // ── (e) ───────────────────────────────────────────────────────────────────────

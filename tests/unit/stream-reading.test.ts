@@ -84,6 +84,19 @@ describe('reading a turn from its ask stream', () => {
     expect(other).not.toHaveProperty('answerSource');
   });
 
+  test('comet_poll again while neither the page nor the stream moved gives the same answer, and a frame since is read', async () => {
+    const { ch, send } = channel();
+    const reading = new StreamReading(ch, { reader: () => askStream2026 });
+    const kept = page({ response: '' });
+    const read = async () => kept; // the page's read cache: the same read while the page holds still
+    send({ kind: 'open', id: 0, at: 1, body: JSON.stringify({ query_str: Q }) });
+    send({ kind: 'data', id: 0, text: frame({ ...head(Q), thread_url_slug: 'x', blocks: [text(['Can'])] }) });
+    const first = await reading.pollThrough(read, page().url);
+    expect(await reading.pollThrough(read, page().url)).toBe(first);
+    send({ kind: 'data', id: 0, text: frame({ ...head(Q), thread_url_slug: 'x', blocks: [add(1, 'berra')] }) });
+    expect(await reading.pollThrough(read, page().url)).toMatchObject({ response: 'Canberra', answerSource: 'stream' });
+  });
+
   test('a cut stream, one of another question, or one with a frame it does not know leave the page’s reading as it is', () => {
     const { ch, send } = channel();
     const reading = new StreamReading(ch, { reader: () => askStream2026 });

@@ -34,6 +34,10 @@ export class StreamReading {
   private readonly doneAt = new WeakMap<AskStream, number>();
   /** The first unknown frame shape seen, named once (doctor --page, the log). */
   unknownShape?: string;
+  /** Bumped by every message of the tap's: a frame, an end, a new stream. */
+  private version = 0;
+  /** pollThrough's last answer, and the page read and version it was made from. */
+  private lastPoll?: { page: PollResult; version: number; result: ReturnType<StreamReading['poll']> };
 
   constructor(
     private readonly channel: TapChannel,
@@ -98,7 +102,11 @@ export class StreamReading {
    */
   async pollThrough(read: (prose: boolean) => Promise<PollResult>, url: string): Promise<PollResult> {
     if (this.all().some((s) => s.readable() && onThread(s, url))) {
-      const bare = this.poll(await read(false));
+      const page = await read(false);
+      // The page's kept read (it held still) and no message from the tap since: the last answer stands.
+      const kept = this.lastPoll?.page === page && this.lastPoll.version === this.version ? this.lastPoll.result : undefined;
+      const bare = kept ?? this.poll(page);
+      this.lastPoll = { page, version: this.version, result: bare };
       if (bare.answerSource) return bare;
     }
     return this.poll(await read(true));
@@ -198,6 +206,7 @@ export class StreamReading {
   }
 
   private sync(record: TapRecord): void {
+    this.version++;
     let entry = this.streams.get(record);
     if (!entry) {
       const reader = this.options.reader();
