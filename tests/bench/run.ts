@@ -7,7 +7,8 @@
  * `npm run bench -- --only a,b` runs some of the measurements (a–s) while working on one.
  * Every row prints beside the figure the previous run measured for it (.cache/bench-last.json).
  * `--soak-seconds N` shortens the soak (h; 600 s by default), `--fuzz-frames N` the fuzz (g; 100,000),
- * `--export-threads N` sets the large library of the export (s; 500).
+ * `--export-threads N` sets the large library of the export (s; 500). In (a), `--asks N` sets the asks a row (20)
+ * and `--no-baseline` leaves the CDP baseline's two minutes out, for quick before/after runs (`--build DIR`).
  */
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
