@@ -475,9 +475,9 @@ async function roundTripPhase({ world, notes }: Bench): Promise<Row[]> {
 
 /**
  * (b) Polls while an answer streams (issue 30: reading the ask stream costs a poll no more than reading the page did):
- * a `short` answer slowed to ~4 s, polled back to back, the sim streaming it alike both ways. Read from its stream as
- * shipped, then as before (an ask stream reader pack whose endpoint is no real one: the tap lets the stream be, and
- * every poll reads the page's text), in turn.
+ * a `short` answer slowed to ~4 s, polled back to back, the sim streaming it alike both ways: read as before the
+ * stream was (an ask stream reader pack whose endpoint is no real one: the tap lets the stream be, and every poll
+ * reads the page's text), then from its stream as shipped, in turn.
  */
 async function streamingPolls(world: SimWorld): Promise<{ stream: number[]; page: number[]; streamPageMs: number[]; pagePageMs: number[] }> {
   const pack = path.join(world.harness.home, 'bench-stream-unread.json');
@@ -585,7 +585,7 @@ async function pageIdlePhase({ world, cdp }: Bench): Promise<Row[]> {
     }
   });
   const frames = world.site.askStreamSent().frames - sentBefore.frames;
-  const kB = (world.site.askStreamSent().bytes - sentBefore.bytes) / 1024;
+  const sentKb = (world.site.askStreamSent().bytes - sentBefore.bytes) / 1024;
   return [
     {
       measure: `(f) page at rest ${(idle.windowMs / 1000).toFixed(1)} s: our content script's CPU`,
@@ -607,7 +607,7 @@ async function pageIdlePhase({ world, cdp }: Bench): Promise<Row[]> {
       target: '',
       mark: INFO,
       note:
-        `${STREAM_COST_ASKS} \`long\` answers (${frames} frames, ${kB.toFixed(0)} kB) asked and waited for: the main-world tap ${ms(reading.tapMs)} in all, ${((reading.tapMs * 1000) / kB).toFixed(1)} µs a kB; ` +
+        `${STREAM_COST_ASKS} \`long\` answers (${frames} frames, ${sentKb.toFixed(0)} kB) asked and waited for: the main-world tap ${ms(reading.tapMs)} in all, ${((reading.tapMs * 1000) / sentKb).toFixed(1)} µs a kB; ` +
         `the rest of ours meanwhile (the page script's channel, the ask kit's reader, and the page's wait watching the answer typed out) ${((reading.restMs * 1000) / frames).toFixed(1)} µs a frame; ` +
         'sampled every 50 µs; the browser\'s tee of the cloned response runs off the JavaScript stack and is in neither',
     },
