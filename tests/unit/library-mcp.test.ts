@@ -1,8 +1,5 @@
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
-import type { BrowserGateway } from '../../lib/mcp/gateway';
-import { createSessionServer } from '../../lib/mcp/server';
 import { allTools, selectTools } from '../../lib/mcp/tools';
 import { cutText } from '../../lib/mcp/tools/comet';
 import type { FetchRequest, LibraryFetch } from '../../lib/worker/threads/library';
@@ -10,7 +7,8 @@ import { exportThread, listLibrary } from '../../lib/worker/threads/library';
 import { libraryJson2026 } from '../../lib/selectors/library/library-json';
 import { threadJson2026 } from '../../lib/selectors/thread-json';
 import { SimLibrary } from '../sim/json/library';
-import { FakeBrowser, fakeContext, removeFakeHomes } from '../support/fake-browser';
+import { FakeBrowser, removeFakeHomes } from '../support/fake-browser';
+import { connectSession } from '../support/mcp-session';
 
 /**
  * comet_list_conversations with the library's arguments, comet_export_thread and the thread
@@ -36,13 +34,7 @@ function libraryBrowser(lib: SimLibrary): FakeBrowser {
 }
 
 async function connect(browser: FakeBrowser, tools = allTools) {
-  const { context } = fakeContext(browser);
-  const gateway = { identify() {}, scoped: () => browser } as unknown as BrowserGateway;
-  const server = createSessionServer({ tools, settings: context.settings, gateway, attachments: context.attachments });
-  const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
-  await server.connect(serverSide);
-  const client = new Client({ name: 'unit', version: '1.0.0' });
-  await client.connect(clientSide);
+  const { client } = await connectSession(browser, { tools });
   open.push(client);
   return client;
 }

@@ -12,14 +12,7 @@ import { offlinePanelService } from '../support/panel-service';
  * (library.thread, never a navigation), rendered with the one Markdown rendering and named as
  * `comet-relay export` names it, saved by the panel as a file (an `<a download>`: no new permission).
  */
-vi.mock('wxt/browser', () => {
-  const noop = (): unknown =>
-    new Proxy(() => Promise.resolve({}), {
-      get: (_target, key) => (key === 'then' ? undefined : noop()),
-      apply: () => Promise.resolve({}),
-    });
-  return { browser: noop() };
-});
+vi.mock('wxt/browser', () => import('../support/noop-browser'));
 
 const THREAD: ExportedThread = {
   slug: 'why-is-the-sky-blue-Ab12',

@@ -12,14 +12,7 @@ import { offlinePanelService } from '../support/panel-service';
  */
 
 // Every extension API the service touches at construction, as no-ops: this test is about its calls.
-vi.mock('wxt/browser', () => {
-  const noop = (): unknown =>
-    new Proxy(() => Promise.resolve({}), {
-      get: (_target, key) => (key === 'then' ? undefined : noop()),
-      apply: () => Promise.resolve({}),
-    });
-  return { browser: noop() };
-});
+vi.mock('wxt/browser', () => import('../support/noop-browser'));
 
 const snapshot = (mode: WatchSnapshot['mode']): WatchSnapshot => ({
   url: 'https://www.perplexity.ai/',

@@ -3,13 +3,13 @@ import http from 'node:http';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
-import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import { ElicitRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import type { BrowserGateway } from '../../lib/mcp/gateway';
 import { createSessionServer } from '../../lib/mcp/server';
 import { allTools } from '../../lib/mcp/tools';
 import { FakeBrowser, fakeContext, removeFakeHomes } from '../support/fake-browser';
+import { connectSession } from '../support/mcp-session';
 import { checkpoint, question, THREAD } from '../support/thread-fixtures';
 
 /**
@@ -21,15 +21,12 @@ const submitted = { threadId: THREAD, url: `https://www.perplexity.ai/computer/t
 const open: Client[] = [];
 
 async function connect(browser: FakeBrowser, options: { elicitation?: boolean; env?: Record<string, string> } = {}) {
-  const { context } = fakeContext(browser, {}, { COMET_THREAD_PROGRESS_MS: '100', ...options.env });
-  const gateway = { identify() {}, scoped: () => browser } as unknown as BrowserGateway;
-  const server = createSessionServer({ tools: allTools, settings: context.settings, gateway, attachments: context.attachments });
-  const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
-  await server.connect(serverSide);
-  const client = new Client({ name: 'unit', version: '1.0.0' }, { capabilities: options.elicitation ? { elicitation: {} } : {} });
-  await client.connect(clientSide);
-  open.push(client);
-  return { client, server, settings: context.settings };
+  const session = await connectSession(browser, {
+    env: { COMET_THREAD_PROGRESS_MS: '100', ...options.env },
+    capabilities: options.elicitation ? { elicitation: {} } : {},
+  });
+  open.push(session.client);
+  return session;
 }
 
 /** The same session server over real Streamable HTTP (one session), as `comet-relay serve` runs it. */

@@ -1,14 +1,13 @@
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { Tool } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import type { BrowserGateway } from '../../lib/mcp/gateway';
-import { createSessionServer, instructionsFor } from '../../lib/mcp/server';
+import { instructionsFor } from '../../lib/mcp/server';
 import { allTools, selectTools } from '../../lib/mcp/tools';
 import { EVENT_GUIDE } from '../../lib/mcp/tools/threads';
 import { THREAD_EVENTS } from '../../lib/protocol/threads/threads';
-import { FakeBrowser, fakeContext, removeFakeHomes } from '../support/fake-browser';
+import { FakeBrowser, removeFakeHomes } from '../support/fake-browser';
+import { connectSession } from '../support/mcp-session';
 import { checkpoint, question, THREAD } from '../support/thread-fixtures';
 import { listWeight, MODEL_BYTES_PER_TOOL, modelBytesBudget, schemaFindings, WHOLE_BYTES_PER_TOOL, wholeBytesBudget } from '../support/tool-weight';
 
@@ -21,13 +20,7 @@ import { listWeight, MODEL_BYTES_PER_TOOL, modelBytesBudget, schemaFindings, WHO
 const open: Client[] = [];
 
 async function connect(browser = new FakeBrowser(), tools = allTools) {
-  const { context } = fakeContext(browser);
-  const gateway = { identify() {}, scoped: () => browser } as unknown as BrowserGateway;
-  const server = createSessionServer({ tools, settings: context.settings, gateway, attachments: context.attachments });
-  const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
-  await server.connect(serverSide);
-  const client = new Client({ name: 'unit', version: '1.0.0' });
-  await client.connect(clientSide);
+  const { client } = await connectSession(browser, { tools });
   open.push(client);
   return client;
 }
