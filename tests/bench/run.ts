@@ -328,7 +328,7 @@ async function answerLatencyPhase({ world, cdp }: Bench): Promise<Row[]> {
       note: waitHopLine(streamHops, STREAM_HOPS),
     },
     timingRow('(a) … reading the stream, per frame: the page script\'s channel and the ask kit\'s reader (Node, the same code)', tap, 95, '', INFO,
-      `CPU per SSE frame of one \`long\` sim answer (${frames} frames) through TapChannel and StreamReading, 20 runs; the tap itself adds a decode and a postMessage per frame; the page at rest: (f)`),
+      `CPU per SSE frame of one \`long\` sim answer (${frames} frames) through TapChannel and StreamReading, 20 runs; the tap itself adds a decode and a CustomEvent per frame; the page at rest: (f)`),
     waitRow(ours, jsonFetchMs, beyondFetch),
     timingRow('(a) … each ask less its own JSON fetch (what the chain adds to it)', beyondFetch, 95, '', INFO, 'per ask, so a slow fetch and a fast one are not compared; on 2 cores shared with other work its tail is the machine\'s'),
     {
@@ -353,7 +353,7 @@ async function answerLatencyPhase({ world, cdp }: Bench): Promise<Row[]> {
 /**
  * (a) what reading a stream costs the page: one sim answer's stream (its frames as the sim sends them) through the page
  * script's channel and the ask kit's reader, the same code, in this process; ms per frame, one figure per run. The
- * main-world tap's own share per frame is one TextDecoder.decode and one postMessage.
+ * main-world tap's own share per frame is one TextDecoder.decode and one dispatched CustomEvent.
  */
 function tapCostPerFrame(text: string): { perFrame: number[]; frames: number } {
   const frames = text.split('\r\n\r\n').length - 1;
@@ -361,9 +361,8 @@ function tapCostPerFrame(text: string): { perFrame: number[]; frames: number } {
   for (let run = 0; run < 20; run++) {
     const started = performance.now();
     const channel = new TapChannel();
-    (channel as unknown as { secret: string }).secret = 's';
     const reading = new StreamReading(channel, { reader: () => askStream2026 });
-    const receive = (m: object) => (channel as unknown as { receive(m: object): void }).receive({ ...m, secret: 's' });
+    const receive = (m: object) => (channel as unknown as { receive(m: object): void }).receive(m);
     receive({ kind: 'open', id: 0, at: 0, body: '{"query_str":"q"}' });
     for (const piece of text.split(/(?<=\r\n\r\n)/)) receive({ kind: 'data', id: 0, text: piece });
     receive({ kind: 'end', id: 0 });

@@ -1,7 +1,10 @@
+import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { expect, test } from '@playwright/test';
 import { realCapturesFolder } from '../support/real-captures';
+import { ASK_STREAM_READER_KIND } from '../../lib/selectors/reader-shelf';
+import { askStream2026 } from '../../lib/selectors/stream/ask-stream';
 import { linkCitations } from '../../lib/page/dom/cite-links';
 import { answerMarkdown } from '../sim/json/thread-json';
 import { startSimWorld, type SimWorld } from '../support/sim-harness';
@@ -170,6 +173,30 @@ test.describe('answers from the page’s ask stream', () => {
     } finally {
       world.site.setAskStreamCut(null);
     }
+  });
+
+  test('a reader pack that moves the stream’s endpoints: the tap follows it (the stream let be, the page read), and follows back when it goes', async () => {
+    // Named as a reader must be, with a date no real reader will have: the reader in use while it is added.
+    const reader = { ...askStream2026, name: 'ask-stream-2099-11', endpoints: { ask: ['/rest/sse/not-the-ask'], terminate: ['/rest/sse/not-the-stop'] } };
+    const file = path.join(world.harness.home, 'moved-stream.json');
+    fs.writeFileSync(file, JSON.stringify({ kind: ASK_STREAM_READER_KIND, comment: 'e2e: the ask stream moved', reader }));
+    const cli = (...args: string[]) => execFileSync(process.execPath, [world.harness.cli, ...args], { env: world.harness.env, encoding: 'utf8' });
+    /** Asks and waits; where comet_poll then says the finished answer was read from. */
+    const answeredFrom = async (prompt: string) => {
+      await world.call('comet_ask', { prompt, newChat: true });
+      expect((await world.call('comet_wait', { timeout: 60_000 })).isError).toBe(false);
+      return (await poll()).answerSource;
+    };
+    cli('selectors', 'add', file);
+    try {
+      // The host sees the folder change, the worker hands the page the reader, the page script tells the tap.
+      let asks = 0;
+      await expect.poll(() => answeredFrom(`Where is the stream now? ${++asks}`), { timeout: 30_000, intervals: [200] }).toBe('page');
+    } finally {
+      cli('selectors', 'remove', reader.name);
+    }
+    let again = 0;
+    await expect.poll(() => answeredFrom(`And now? ${++again}`), { timeout: 30_000, intervals: [200] }).toBe('stream');
   });
 
   test('a real stream of the live site (2026-08-04, from COMET_REAL_PERPLEXITY) through the tap in Chromium: comet_wait returns its final text', async () => {

@@ -11,8 +11,7 @@ import { askStream2026 } from '../../lib/selectors/stream/ask-stream';
  */
 function channel() {
   const ch = new TapChannel();
-  (ch as unknown as { secret: string }).secret = 's';
-  const send = (m: TapMessage) => (ch as unknown as { receive(m: unknown): void }).receive({ ...m, secret: 's' });
+  const send = (m: TapMessage) => (ch as unknown as { receive(m: unknown): void }).receive(m);
   return { ch, send };
 }
 

@@ -1,14 +1,14 @@
 import { describe, expect, test } from 'vitest';
 import { installTap } from '../../lib/page/stream/tap';
 import { TapChannel } from '../../lib/page/stream/tap-channel';
-import { TAP_HELLO } from '../../lib/page/stream/tap-protocol';
+import { TAP_HELLO, tapEventName } from '../../lib/page/stream/tap-protocol';
 import { StreamReading } from '../../lib/page/stream/stream-reading';
 import { askStream2026 } from '../../lib/selectors/stream/ask-stream';
 import { ASK_STREAM_ENDPOINTS } from '../../lib/selectors/stream/endpoints';
 
 /**
  * The passive tap (lib/page/stream/tap.ts) and the page script's end of its channel (tap-channel.ts),
- * on a window of our own: one `message` listener list shared by both worlds (as the real window's
+ * on a window of our own: one listener list per event type shared by both worlds (as the real window's
  * events reach the listeners of every world), the page's fetch a stub whose responses we feed. The page
  * must get the very promise, Response, bytes, errors and aborts it would without the tap.
  */
@@ -18,7 +18,11 @@ function fakeWindow() {
   const listeners: { fn: Listener; capture: boolean }[] = [];
   const controllers: ReadableStreamDefaultController<Uint8Array>[] = [];
   const calls: { input: unknown; init?: RequestInit; self: unknown }[] = [];
+  // Every other event type: a real EventTarget (the tap's and the page script's CustomEvents, dispatched synchronously).
+  const events = new EventTarget();
   const win = {
+    CustomEvent,
+    dispatchEvent: (e: Event) => events.dispatchEvent(e),
     location: { href: 'https://www.perplexity.ai/search/x', origin: 'https://www.perplexity.ai' },
     crypto: globalThis.crypto,
     fetch(this: unknown, input: unknown, init?: RequestInit) {
@@ -30,10 +34,12 @@ function fakeWindow() {
     },
     addEventListener(type: string, fn: Listener, capture?: boolean) {
       if (type === 'message') listeners.push({ fn, capture: !!capture });
+      else events.addEventListener(type, fn as EventListener);
     },
     removeEventListener(type: string, fn: Listener) {
       const i = listeners.findIndex((l) => l.fn === fn);
       if (type === 'message' && i >= 0) listeners.splice(i, 1);
+      else events.removeEventListener(type, fn as EventListener);
     },
     /** Like the window's: every listener hears it (capture first), unless one stops it. */
     postMessage(data: unknown, _origin: string, transfer: MessagePort[] = []) {
@@ -94,7 +100,7 @@ describe('the tap', () => {
     expect(channel.records[0]).toMatchObject({ body: '{"query_str":"q?"}', end: { error: expect.stringMatching(/aborted/) } });
   });
 
-  test('what streamed before the page script came is handed over with the port, then frames as they come', async () => {
+  test('what streamed before the page script came is handed over with the hello, then frames as they come', async () => {
     const { win, controllers } = fakeWindow();
     installTap(win, ASK_STREAM_ENDPOINTS);
     const res = await win.fetch(ASK_URL, { method: 'POST', body: JSON.stringify({ query_str: 'what is q?', params: { frontend_uuid: 'f-1' } }) });
@@ -121,14 +127,13 @@ describe('the tap', () => {
     expect(channel.records[0]?.terminated).toBe(false);
   });
 
-  test('a page script cannot hand frames in: its hello before ours gets the port (we hear nothing), any other message is dropped', async () => {
+  test('a page script cannot hand frames in: its hello before ours gets the frames (we hear nothing), any other event is not heard', async () => {
     const { win, controllers } = fakeWindow();
     installTap(win, ASK_STREAM_ENDPOINTS);
     // A page script that happens to post our hello shape first (it would have to mean to).
-    const theirs = new MessageChannel();
     const got: unknown[] = [];
-    theirs.port1.onmessage = (e) => got.push(e.data);
-    win.postMessage({ kind: TAP_HELLO, secret: 'theirs' }, '*', [theirs.port2]);
+    win.addEventListener(tapEventName('theirs'), ((e: CustomEvent) => got.push(e.detail)) as never);
+    win.postMessage({ kind: TAP_HELLO, secret: 'theirs' }, '*');
     const channel = new TapChannel();
     channel.connect(win);
     const res = await win.fetch(ASK_URL, { method: 'POST', body: '{"query_str":"q"}' });
@@ -138,10 +143,9 @@ describe('the tap', () => {
     expect(got.length).toBeGreaterThan(0);
     expect(channel.heard).toBe(false);
     expect(channel.records).toEqual([]);
-    theirs.port1.close();
   });
 
-  test('the page script drops messages without the secret, and hears none of the page’s own window messages', async () => {
+  test('the page script hears nothing under a name it did not make, and none of the page’s own window messages', async () => {
     const { win } = fakeWindow();
     installTap(win, ASK_STREAM_ENDPOINTS);
     const heardByPage: unknown[] = [];
@@ -150,8 +154,10 @@ describe('the tap', () => {
     channel.connect(win);
     // Our hello never reached the page's listener: the tap stopped it.
     expect(heardByPage).toEqual([]);
-    (channel as unknown as { receive(m: unknown): void }).receive({ kind: 'open', id: 1, at: 0, secret: 'guess' });
+    win.dispatchEvent(new CustomEvent(tapEventName('guess'), { detail: { kind: 'open', id: 1, at: 0 } }));
+    win.postMessage({ kind: 'open', id: 2, at: 0 }, '*');
     expect(channel.records).toEqual([]);
+    expect(channel.heard).toBe(false);
   });
 
   test('a pack moves the endpoints the tap watches', async () => {

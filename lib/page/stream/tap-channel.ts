@@ -1,9 +1,9 @@
-import { TAP_HELLO, type TapMessage } from './tap-protocol';
+import { TAP_HELLO, type TapMessage, tapEventName, type TapWatch, watchEventName } from './tap-protocol';
 
 /**
- * The page script's end of the tap (lib/page/stream/tap.ts explains the design): makes the channel,
- * hands its port to the main world once with a per-load secret, and keeps what the tap sends as it
- * came, for the last few ask streams (bounded), so the ask kit's reader (lib/page/stream/stream-reading.ts)
+ * The page script's end of the tap (lib/page/stream/tap.ts explains the design): hands the main world a
+ * per-load secret once, hears the tap's events under the name made of it, and keeps what the tap sends as
+ * it came, for the last few ask streams (bounded), so the ask kit's reader (lib/page/stream/stream-reading.ts)
  * can read a stream from its first frame whenever it is loaded. No parsing here: every Perplexity page
  * runs this.
  */
@@ -25,23 +25,22 @@ const MAX_CHARS = 4_000_000;
 export class TapChannel {
   readonly records: TapRecord[] = [];
   private readonly listeners = new Set<(record: TapRecord) => void>();
-  private port: MessagePort | null = null;
+  private win: Window | null = null;
   private secret = '';
   /** Whether the tap answered (it sends everything it queued at once). */
   heard = false;
 
-  /** Offers the port to the tap; a window with no tap (blocked, or no main-world script) simply never answers. */
+  /** Offers the secret to the tap; a window with no tap (blocked, or no main-world script) simply never answers. */
   connect(win: Window): void {
+    this.win = win;
     this.secret = win.crypto.randomUUID();
-    const channel = new MessageChannel();
-    this.port = channel.port1;
-    this.port.onmessage = (e) => this.receive(e.data as TapMessage & { secret?: string });
-    win.postMessage({ kind: TAP_HELLO, secret: this.secret }, win.location.origin, [channel.port2]);
+    win.addEventListener(tapEventName(this.secret), (e) => this.receive((e as CustomEvent<TapMessage | null>).detail));
+    win.postMessage({ kind: TAP_HELLO, secret: this.secret }, win.location.origin);
   }
 
   /** The endpoints the tap watches, from an ask stream reader added as a pack; none: the tap's built-in ones again. */
   watch(paths?: { ask: readonly string[]; terminate: readonly string[] }): void {
-    this.port?.postMessage({ secret: this.secret, ...paths });
+    this.win?.dispatchEvent(new CustomEvent<TapWatch>(watchEventName(this.secret), { detail: paths ?? {} }));
   }
 
   /** Called with each record that changed. */
@@ -50,8 +49,8 @@ export class TapChannel {
     return () => this.listeners.delete(listener);
   }
 
-  private receive(m: TapMessage & { secret?: string }): void {
-    if (!m || m.secret !== this.secret) return;
+  private receive(m: TapMessage | null): void {
+    if (!m) return;
     this.heard = true;
     let record: TapRecord | undefined;
     if (m.kind === 'open') {

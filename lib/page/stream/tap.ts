@@ -5,34 +5,37 @@
  * Response the browser gave (same bytes, timing, errors, aborts: a clone is a tee the browser feeds both
  * ways, and an aborted fetch errors both). Nothing else is looked at or changed.
  *
- * What it reads goes to the isolated world's page script over a MessageChannel port that script made
- * and handed over once (lib/page/stream/tap-channel.ts), never through `window.postMessage`, which
- * every script on the page hears and can send. The handover is the one step the page could race: the
- * tap's listener is the first on `window` (it runs before any page script), takes the first hello
- * that carries a port and the hello's shape, stops it reaching any other listener, and ignores every
- * later one. A page script cannot forge frames by accident: it would have to send a hello with our
- * marker before ours (the page script would then get nothing, and comet-relay reads the page as it
- * would without the tap), or hold our port, which no listener of theirs is given. Every message
- * carries the hello's per-load secret, and the page script drops any without it.
+ * What it reads goes to the isolated world's page script as CustomEvents on `window` named by a per-load
+ * secret (lib/page/stream/tap-protocol.ts), never through `window.postMessage`, which every script on
+ * the page hears and can send. A dispatched event reaches the page script in the same task, so the page
+ * script has a frame when the page's own reader does (a MessagePort's message waited for a task of its
+ * own: 0.1–0.3 ms behind a page busy typing its answer, bench (a), 2026-12-05). The handover of the
+ * secret is the one step the page could race: the tap's listener is the first on `window` (it runs
+ * before any page script), takes the first hello of the right shape, stops it reaching any other
+ * listener, and ignores every later one. A page script cannot forge frames by accident: it would have
+ * to send a hello with our marker before ours (the page script would then hear nothing, and comet-relay
+ * reads the page as it would without the tap), or dispatch an event under a name it was never told.
+ * `dispatchEvent` and `CustomEvent` are the ones the window had before any page script ran.
  *
  * Before the hello (the page script starts at document_idle), messages wait in a bounded queue; past
  * its bound they are dropped whole (a stream whose start was dropped is never read, not read in part).
  */
-import { type TapMessage, TAP_HELLO, type TapHello } from './tap-protocol';
+import { type TapMessage, TAP_HELLO, type TapHello, tapEventName, type TapWatch, watchEventName } from './tap-protocol';
 
 const QUEUE_MAX = 4000;
 
 export function installTap(win: Window & typeof globalThis, paths: { ask: readonly string[]; terminate: readonly string[] }): void {
   const original = win.fetch;
   if (typeof original !== 'function') return;
-  let port: MessagePort | null = null;
-  let secret = '';
+  const dispatch = win.dispatchEvent.bind(win);
+  const Custom = win.CustomEvent;
+  let eventName = '';
   let queue: TapMessage[] | null = [];
   let next = 0;
   let ask = paths.ask;
   let terminate = paths.terminate;
   const post = (m: TapMessage) => {
-    if (port) port.postMessage({ ...m, secret });
+    if (eventName) dispatch(new Custom(eventName, { detail: m }));
     else if (queue) {
       queue.push(m);
       if (queue.length > QUEUE_MAX) queue = null;
@@ -40,23 +43,22 @@ export function installTap(win: Window & typeof globalThis, paths: { ask: readon
   };
   const onHello = (e: MessageEvent) => {
     const hello = e.data as TapHello | null;
-    if (port || e.source !== win || !hello || hello.kind !== TAP_HELLO || typeof hello.secret !== 'string' || !e.ports[0]) return;
+    if (eventName || e.source !== win || !hello || hello.kind !== TAP_HELLO || typeof hello.secret !== 'string' || !hello.secret) return;
     e.stopImmediatePropagation();
     win.removeEventListener('message', onHello, true);
-    port = e.ports[0];
-    secret = hello.secret;
+    eventName = tapEventName(hello.secret);
     // The page script may bring an ask stream reader of its own (a pack): its endpoints from then on, and the built-in
     // ones again when it sends none (the pack removed).
-    port.onmessage = (m) => {
-      const p = m.data as { secret?: string; ask?: string[]; terminate?: string[] };
-      if (p?.secret !== secret) return;
-      const to = Array.isArray(p.ask) && Array.isArray(p.terminate) ? (p as typeof paths) : paths;
+    win.addEventListener(watchEventName(hello.secret), (w: Event) => {
+      const p = (w as CustomEvent<TapWatch | null>).detail;
+      const to = Array.isArray(p?.ask) && Array.isArray(p?.terminate) ? (p as typeof paths) : paths;
       ask = to.ask;
       terminate = to.terminate;
-    };
-    for (const m of queue ?? []) port.postMessage({ ...m, secret });
-    if (!queue) port.postMessage({ kind: 'lost', secret });
+    });
+    const held = queue;
     queue = null;
+    for (const m of held ?? []) post(m);
+    if (!held) post({ kind: 'lost' });
   };
   win.addEventListener('message', onHello, true);
 
