@@ -9,8 +9,8 @@ interface SimEvent {
 /**
  * When the simulated page finished the answer to an ask made at or after `since`: the `at` of the
  * last `answer-finished` in `window.__sim.events` (the page's wall clock with its fraction, right after the DOM
- * changed), or of the last `ask-stream-ended` (the page's own read of the turn's ask stream reached
- * its end). Read from the page's main world, where the simulator keeps its hook.
+ * changed), or of the last `ask-stream-ended` (the page's own read of the turn's ask stream had its
+ * end event whole). Read from the page's main world, where the simulator keeps its hook.
  */
 export async function answerFinishedAt(page: Page, since: number, type: 'answer-finished' | 'ask-stream-ended' = 'answer-finished'): Promise<number | undefined> {
   const events = await page.evaluate(() => (window as unknown as { __sim?: { events: SimEvent[] } }).__sim?.events ?? []);

@@ -54,9 +54,9 @@ export const WAIT_HOPS: [string, string][] = [
 
 /**
  * The hops of an answer read from the page's ask stream (issue 30), in order: the tap's read of the page's stream
- * and its channel to the page script (`streamAt`, when the ask kit's reader had the end; before the page's own
- * read of its stream says "ended" when the end event comes ahead of the body's close), the ask kit's wait
- * (`streamReadAt`), then the way back the DOM path's answer takes.
+ * and its channel to the page script (`streamAt`, when the ask kit's reader had the end; from the moment the page's
+ * own reader had the end event whole, not the body's close, which may come a millisecond or two later), the ask kit's
+ * wait (`streamReadAt`), then the way back the DOM path's answer takes.
  */
 export const STREAM_HOPS: [string, string][] = [
   ['tap', 'stream ended → the ask kit\'s reader had it (the tap, its channel, the last frame read)'],

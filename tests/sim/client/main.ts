@@ -37,6 +37,9 @@ function stopTurn(view: ThreadView, t: TurnCtl): void {
   if (app.boot.askStream) void fetch('/rest/sse/perplexity_terminate', { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' }).catch(() => undefined);
 }
 
+/** The stream's end event, whole (tests/sim/json/ask-stream.ts writes it last). */
+const END_EVENT = /(^|\n)event: end_of_stream\r?\ndata: [^\r\n]*\r?\n\r?\n/;
+
 /**
  * The page's own fetch of a turn's answer stream, read to its end as the live page reads it (issue 30; the sim's
  * server plays it from the turn's script, tests/sim/json/ask-stream.ts). The turn is drawn from the ask's reply on the
@@ -45,13 +48,29 @@ function stopTurn(view: ThreadView, t: TurnCtl): void {
 function readAskStream(threadId: string, turn: { index: number; uuid?: string }, query: string): void {
   if (!app.boot.askStream) return;
   const body = JSON.stringify({ query_str: query, params: { frontend_uuid: turn.uuid ?? '', version: '2.18', source: 'default', thread: threadId, turn: turn.index } });
+  let ended = false;
   const read = fetch('/rest/sse/perplexity_ask', { method: 'POST', headers: { 'content-type': 'application/json', accept: 'text/event-stream' }, body })
     .then(async (res) => {
       const reader = res.body?.getReader();
-      if (reader) for (let r = await reader.read(); !r.done; r = await reader.read());
-      emit('ask-stream-ended', turn.index);
+      const decoder = new TextDecoder();
+      let tail = '';
+      if (reader) {
+        for (let r = await reader.read(); !r.done; r = await reader.read()) {
+          if (ended) continue;
+          // The page has its stream's end when the end event is whole (its blank line read), which the browser may
+          // hand over a millisecond or two before the body's close: the bench's stream row counts from here.
+          tail = (tail + decoder.decode(r.value, { stream: true })).slice(-160);
+          if (END_EVENT.test(tail)) {
+            ended = true;
+            emit('ask-stream-ended', turn.index);
+          }
+        }
+      }
+      if (!ended) emit('ask-stream-failed', turn.index); // closed before its end
     })
-    .catch(() => emit('ask-stream-failed', turn.index));
+    .catch(() => {
+      if (!ended) emit('ask-stream-failed', turn.index);
+    });
   if (turn.uuid) askStreamsRead.set(turn.uuid, read);
 }
 
