@@ -230,6 +230,8 @@ describe('the worker: comet_wait answers from the early read (issue 31 item 5)',
     });
     await call('w4');
     expect(replies[0]).toMatchObject({ result: { status: 'timeout', answerSource: 'page' } });
+    // The answer goes first; the cancel follows in the next task.
+    await new Promise((r) => setTimeout(r, 0));
     expect(posted[0]?.signal.aborted).toBe(true);
   });
 

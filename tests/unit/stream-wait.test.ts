@@ -29,8 +29,7 @@ async function world() {
   const shown = await driver.poll();
   expect(shown.status).toBe('completed');
   const channel = new TapChannel();
-  (channel as unknown as { secret: string }).secret = 's';
-  const send = (m: TapMessage) => (channel as unknown as { receive(m: unknown): void }).receive({ ...m, secret: 's' });
+  const send = (m: TapMessage) => (channel as unknown as { receive(m: unknown): void }).receive(m);
   driver.useStreams(new StreamReading(channel, { reader: () => askStream2026 }));
   const q = shown.questionText;
   const binding = { turnIndex: shown.lastTurnIndex, conversationUrl: location.href, questionKey: questionKey(q), timeoutMs: 5000 };
@@ -64,6 +63,29 @@ describe('a bound wait and its turn’s stream', () => {
     expect((await waiting) as object).toMatchObject({ answerSource: 'stream' });
     expect(trace.streamAt).toBeGreaterThanOrEqual(before);
     expect(trace.streamReadAt).toBeGreaterThanOrEqual(trace.streamAt as number);
+  });
+
+  it('a page still typing its answer when the stream ends: the stream answers, and the page’s own wait stops in the next task (the answer goes out first)', async () => {
+    loadFixture('B-thread-streaming.html');
+    const driver = createPageDriver(window);
+    const shown = await driver.poll();
+    expect(shown.status).toBe('working');
+    const channel = new TapChannel();
+    const send = (m: TapMessage) => (channel as unknown as { receive(m: unknown): void }).receive(m);
+    driver.useStreams(new StreamReading(channel, { reader: () => askStream2026 }));
+    const q = shown.questionText;
+    const binding = { turnIndex: shown.lastTurnIndex, conversationUrl: location.href, questionKey: questionKey(q), timeoutMs: 5000, stallMs: 60_000 };
+    send({ kind: 'open', id: 0, at: Date.now() });
+    send({ kind: 'data', id: 0, text: frame({ ...answer('Typed so', false), query_str: q }) });
+    const watching = () => (driver.watcher as unknown as { listeners: Set<unknown> }).listeners.size;
+    const waiting = driver.wait(binding);
+    await new Promise((r) => setTimeout(r, 30));
+    expect(watching()).toBe(1);
+    send({ kind: 'data', id: 0, text: frame({ ...answer('Typed so far, whole.', true), query_str: q }) + END });
+    expect(await waiting).toMatchObject({ status: 'completed', response: 'Typed so far, whole.', answerSource: 'stream' });
+    expect(watching()).toBe(1);
+    await new Promise((r) => setTimeout(r, 0));
+    expect(watching()).toBe(0);
   });
 
   it('the stream is cut instead: the page’s reading answers, and comet_poll reads the page', async () => {

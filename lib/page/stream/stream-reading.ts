@@ -181,7 +181,8 @@ export class StreamReading {
     });
     return Promise.race([byPage, viaStream.then((o) => o ?? new Promise<WaitOutcome>(() => {}))]).finally(() => {
       signal?.removeEventListener('abort', stopInner);
-      inner.abort();
+      // The loser stops in the next task, once the answer is on its way (its cleanup is not the caller's wait).
+      setTimeout(() => inner.abort(), 0);
     });
   }
 

@@ -256,7 +256,8 @@ export class Router {
             read = (await run({ ...forward, timeoutMs: left })) as WaitResult;
           }
         } finally {
-          early?.end();
+          // An early read nobody took is cancelled in the next task, once the answer is on its way to the caller.
+          if (early) setTimeout(() => early.end(), 0);
         }
       }
     }
