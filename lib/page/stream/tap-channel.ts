@@ -26,21 +26,23 @@ export class TapChannel {
   readonly records: TapRecord[] = [];
   private readonly listeners = new Set<(record: TapRecord) => void>();
   private win: Window | null = null;
-  private secret = '';
+  /** The event name the page script's endpoints go to the tap under (tap-protocol.ts), made of this load's secret. */
+  private watchName = '';
   /** Whether the tap answered (it sends everything it queued at once). */
   heard = false;
 
   /** Offers the secret to the tap; a window with no tap (blocked, or no main-world script) simply never answers. */
   connect(win: Window): void {
     this.win = win;
-    this.secret = win.crypto.randomUUID();
-    win.addEventListener(tapEventName(this.secret), (e) => this.receive((e as CustomEvent<TapMessage | null>).detail));
-    win.postMessage({ kind: TAP_HELLO, secret: this.secret }, win.location.origin);
+    const secret = win.crypto.randomUUID();
+    this.watchName = watchEventName(secret);
+    win.addEventListener(tapEventName(secret), (e) => this.receive((e as CustomEvent<TapMessage | null>).detail));
+    win.postMessage({ kind: TAP_HELLO, secret }, win.location.origin);
   }
 
   /** The endpoints the tap watches, from an ask stream reader added as a pack; none: the tap's built-in ones again. */
   watch(paths?: { ask: readonly string[]; terminate: readonly string[] }): void {
-    this.win?.dispatchEvent(new CustomEvent<TapWatch>(watchEventName(this.secret), { detail: paths ?? {} }));
+    this.win?.dispatchEvent(new CustomEvent<TapWatch>(this.watchName, { detail: paths ?? {} }));
   }
 
   /** Called with each record that changed. */
