@@ -39,18 +39,29 @@ interface ProfileNode {
 type Profile = { nodes: ProfileNode[]; samples?: number[]; timeDeltas?: number[] };
 
 /** Of a profile's samples, those whose stack holds a frame from a script `ours` names, and their time; and all JS samples. */
-function attribute(profile: Profile, ours: (url: string) => boolean = (url) => url.startsWith('chrome-extension://')) {
+/**
+ * Our samples: those with an extension script's frame on the stack. `whose` picks among them by the nearest such frame
+ * (the sample's own, or its closest caller of ours): the tap's when the tap's own code ran, not a listener of the page
+ * script's that its event called.
+ */
+function attribute(profile: Profile, whose: (url: string) => boolean = () => true) {
   const parent = new Map<number, number>();
   const byId = new Map(profile.nodes.map((n) => [n.id, n]));
   for (const n of profile.nodes) for (const c of n.children ?? []) parent.set(c, n.id);
-  const known = new Map<number, boolean>();
-  const isOurs = (id: number): boolean => {
-    const seen = known.get(id);
+  const nearest = new Map<number, string>();
+  /** The URL of the nearest frame of ours at or above `id`, '' when none. */
+  const oursAt = (id: number): string => {
+    const seen = nearest.get(id);
     if (seen !== undefined) return seen;
+    const url = byId.get(id)?.callFrame.url ?? '';
     const up = parent.get(id);
-    const value = ours(byId.get(id)?.callFrame.url ?? '') || (up !== undefined && isOurs(up));
-    known.set(id, value);
+    const value = url.startsWith('chrome-extension://') ? url : up !== undefined ? oursAt(up) : '';
+    nearest.set(id, value);
     return value;
+  };
+  const isOurs = (id: number): boolean => {
+    const url = oursAt(id);
+    return url !== '' && whose(url);
   };
   const notJs = new Set(['(idle)', '(program)', '(root)', '(garbage collector)']);
   let ourSamples = 0;
@@ -70,8 +81,8 @@ function attribute(profile: Profile, ours: (url: string) => boolean = (url) => u
 
 /**
  * (f) What reading the page's ask stream costs the page (issue 30): a V8 CPU profile at 50 µs while `run` has the
- * page stream answers, split between the main-world tap (its script's frames on the stack) and the rest of ours (the
- * page script's channel and the ask kit's reader). What the browser does for the tap's clone of the response (its
+ * page stream answers, split between the main-world tap (its own code, the nearest frame of ours on the stack) and the
+ * rest of ours (the page script's channel and the ask kit's reader, which the tap's events call in the same task). What the browser does for the tap's clone of the response (its
  * tee, off the JavaScript stack) is in neither.
  */
 export async function measureStreamReading(cdp: CDPSession, run: () => Promise<void>): Promise<{ tapMs: number; restMs: number; samples: number }> {
@@ -85,7 +96,7 @@ export async function measureStreamReading(cdp: CDPSession, run: () => Promise<v
     profile = (await cdp.send('Profiler.stop')).profile;
     await cdp.send('Profiler.disable');
   }
-  const tap = attribute(profile as unknown as Profile, (url) => url.startsWith('chrome-extension://') && url.includes('perplexity-tap'));
+  const tap = attribute(profile as unknown as Profile, (url) => url.includes('perplexity-tap'));
   const all = attribute(profile as unknown as Profile);
   return { tapMs: tap.ourMs, restMs: all.ourMs - tap.ourMs, samples: tap.ourSamples };
 }
