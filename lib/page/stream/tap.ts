@@ -9,10 +9,10 @@
  * secret (lib/page/stream/tap-protocol.ts), never through `window.postMessage`, which every script on
  * the page hears and can send. A dispatched event reaches the page script in the same task, so the page
  * script has a frame when the page's own reader does (a MessagePort's message waited for a task of its
- * own: 0.1–0.3 ms behind a page busy typing its answer, bench (a), 2026-12-05). The handover of the
- * secret is the one step the page could race: the tap's listener is the first on `window` (it runs
- * before any page script), takes the first hello of the right shape, stops it reaching any other
- * listener, and ignores every later one. A page script cannot forge frames by accident: it would have
+ * own: the ask kit had the stream's end 0.6–0.9 ms after the page's reader, 0.2 ms with the event;
+ * bench (a), 2026-12-05). The handover of the secret is the one step the page could race: the tap's
+ * listener is the first on `window` (it runs before any page script), takes the first hello of the
+ * right shape, stops it reaching any other listener, and ignores every later one. A page script cannot forge frames by accident: it would have
  * to send a hello with our marker before ours (the page script would then hear nothing, and comet-relay
  * reads the page as it would without the tap), or dispatch an event under a name it was never told.
  * `dispatchEvent` and `CustomEvent` are the ones the window had before any page script ran.
