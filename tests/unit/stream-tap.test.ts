@@ -160,6 +160,20 @@ describe('the tap', () => {
     expect(channel.heard).toBe(false);
   });
 
+  test('a page script that wraps addEventListener after the tap never sees the name the tap listens under', async () => {
+    const { win } = fakeWindow();
+    installTap(win, ASK_STREAM_ENDPOINTS);
+    const original = win.addEventListener;
+    const seen: string[] = [];
+    win.addEventListener = ((type: string, ...rest: unknown[]) => {
+      seen.push(type);
+      return (original as (...a: unknown[]) => void)(type, ...rest);
+    }) as typeof win.addEventListener;
+    new TapChannel().connect(win);
+    // The page script's own listener goes through it here (one window for both worlds); the tap's never does.
+    expect(seen.filter((t) => t.includes(':watch:'))).toEqual([]);
+  });
+
   test('a pack moves the endpoints the tap watches', async () => {
     const { win, controllers } = fakeWindow();
     installTap(win, ASK_STREAM_ENDPOINTS);

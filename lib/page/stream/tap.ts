@@ -15,7 +15,8 @@
  * right shape, stops it reaching any other listener, and ignores every later one. A page script cannot forge frames by accident: it would have
  * to send a hello with our marker before ours (the page script would then hear nothing, and comet-relay
  * reads the page as it would without the tap), or dispatch an event under a name it was never told.
- * `dispatchEvent` and `CustomEvent` are the ones the window had before any page script ran.
+ * `dispatchEvent`, `addEventListener` and `CustomEvent` are the ones the window had before any page script
+ * ran (a page script that wraps `addEventListener` later never sees the names the tap listens under).
  *
  * Before the hello (the page script starts at document_idle), messages wait in a bounded queue; past
  * its bound they are dropped whole (a stream whose start was dropped is never read, not read in part).
@@ -28,6 +29,7 @@ export function installTap(win: Window & typeof globalThis, paths: { ask: readon
   const original = win.fetch;
   if (typeof original !== 'function') return;
   const dispatch = win.dispatchEvent.bind(win);
+  const listen = win.addEventListener.bind(win);
   const Custom = win.CustomEvent;
   let eventName = '';
   let queue: TapMessage[] | null = [];
@@ -49,7 +51,7 @@ export function installTap(win: Window & typeof globalThis, paths: { ask: readon
     eventName = tapEventName(hello.secret);
     // The page script may bring an ask stream reader of its own (a pack): its endpoints from then on, and the built-in
     // ones again when it sends none (the pack removed).
-    win.addEventListener(watchEventName(hello.secret), (w: Event) => {
+    listen(watchEventName(hello.secret), (w: Event) => {
       const p = (w as CustomEvent<TapWatch | null>).detail;
       const to = Array.isArray(p?.ask) && Array.isArray(p?.terminate) ? (p as typeof paths) : paths;
       ask = to.ask;
@@ -60,7 +62,7 @@ export function installTap(win: Window & typeof globalThis, paths: { ask: readon
     for (const m of held ?? []) post(m);
     if (!held) post({ kind: 'lost' });
   };
-  win.addEventListener('message', onHello, true);
+  listen('message', onHello, true);
 
   const read = async (id: number, res: Response) => {
     const body = res.clone().body;
