@@ -23,11 +23,12 @@ const answer = (text: string, done: boolean) => ({
   blocks: [{ intended_usage: 'ask_text', markdown_block: { chunks: [text], ...(done ? { answer: text } : {}) } }],
 });
 
-async function world() {
-  loadFixture('A-thread.html');
+/** A page (by default one whose last turn is done), its driver reading streams, and a channel to feed them. */
+async function world(fixture = 'A-thread.html', status = 'completed') {
+  loadFixture(fixture);
   const driver = createPageDriver(window);
   const shown = await driver.poll();
-  expect(shown.status).toBe('completed');
+  expect(shown.status).toBe(status);
   const channel = new TapChannel();
   const send = (m: TapMessage) => (channel as unknown as { receive(m: unknown): void }).receive(m);
   driver.useStreams(new StreamReading(channel, { reader: () => askStream2026 }));
@@ -66,22 +67,14 @@ describe('a bound wait and its turn’s stream', () => {
   });
 
   it('a page still typing its answer when the stream ends: the stream answers, and the page’s own wait stops in the next task (the answer goes out first)', async () => {
-    loadFixture('B-thread-streaming.html');
-    const driver = createPageDriver(window);
-    const shown = await driver.poll();
-    expect(shown.status).toBe('working');
-    const channel = new TapChannel();
-    const send = (m: TapMessage) => (channel as unknown as { receive(m: unknown): void }).receive(m);
-    driver.useStreams(new StreamReading(channel, { reader: () => askStream2026 }));
-    const q = shown.questionText;
-    const binding = { turnIndex: shown.lastTurnIndex, conversationUrl: location.href, questionKey: questionKey(q), timeoutMs: 5000, stallMs: 60_000 };
+    const { driver, send, binding, frameOf } = await world('B-thread-streaming.html', 'working');
     send({ kind: 'open', id: 0, at: Date.now() });
-    send({ kind: 'data', id: 0, text: frame({ ...answer('Typed so', false), query_str: q }) });
+    send({ kind: 'data', id: 0, text: frameOf('Typed so', false) });
     const watching = () => (driver.watcher as unknown as { listeners: Set<unknown> }).listeners.size;
-    const waiting = driver.wait(binding);
+    const waiting = driver.wait({ ...binding, stallMs: 60_000 });
     await new Promise((r) => setTimeout(r, 30));
     expect(watching()).toBe(1);
-    send({ kind: 'data', id: 0, text: frame({ ...answer('Typed so far, whole.', true), query_str: q }) + END });
+    send({ kind: 'data', id: 0, text: frameOf('Typed so far, whole.', true) + END });
     expect(await waiting).toMatchObject({ status: 'completed', response: 'Typed so far, whole.', answerSource: 'stream' });
     expect(watching()).toBe(1);
     await new Promise((r) => setTimeout(r, 0));
