@@ -3,6 +3,8 @@ import type { AddressInfo } from 'node:net';
 import { describe, expect, test } from 'vitest';
 import { AskStream } from '../../lib/page/stream/ask-stream';
 import { askStream2026 } from '../../lib/selectors/stream/ask-stream';
+import { applyPatch } from '../../lib/page/stream/json-patch';
+import { jsonDiff } from '../sim/json/json-diff';
 import { answerMarkdown } from '../sim/json/thread-json';
 import { simRequestHandler } from '../sim/server';
 import { createSimSite, type SimSite } from '../sim/site';
@@ -84,6 +86,40 @@ describe('the sim’s ask stream', () => {
     expect(stream.ended).toBe(true);
     stream.terminated = true;
     expect(stream.state()).toBe('stopped');
+  });
+
+  test('after the first frame a block changes by patches on what changed, as in the live stream, never sent whole again', async () => {
+    let t = 1_000_000;
+    const site = createSimSite({ generation: 'B', speed: 1, scenario: 'long', clock: () => (t += 15) });
+    const r = await ask(site, 'A long answer, please');
+    const { stream, text } = await play(site, r);
+    expect(stream.unknown).toBeUndefined();
+    expect(stream.state()).toBe('completed');
+    const frames = text.split('\r\n\r\n').filter((f) => f.startsWith('event: message'));
+    const middle = frames.slice(1, -1).map((f) => JSON.parse(f.slice(f.indexOf('data: ') + 6)) as { blocks: { diff_block?: { patches: { path: string }[] } }[] });
+    const paths = middle.flatMap((f) => f.blocks.flatMap((b) => b.diff_block?.patches.map((p) => p.path) ?? []));
+    expect(paths.length).toBeGreaterThan(0);
+    expect(paths.filter((p) => p === '')).toEqual([]);
+    // The steps' own changes reach the page as the live stream's do: a step's status, an item added.
+    expect(paths.some((p) => /^\/steps\/\d+\/(status|items\/\d+)/.test(p) || /^\/steps\/\d+$/.test(p))).toBe(true);
+    const turn = site.thread(r.thread.id)?.turns[0];
+    expect(stream.markdown()).toBe(answerMarkdown(turn?.script.answer ?? [], turn?.script.sources ?? [], Number.POSITIVE_INFINITY));
+  });
+
+  test('the sim’s JSON diff, applied by the product’s own patcher, makes the later value', () => {
+    const cases: [unknown, unknown][] = [
+      [{ a: 1, b: [1, 2, 3], c: { d: 'x' } }, { a: 2, b: [1, 5], c: { d: 'x', e: null }, f: [] }],
+      [{ steps: [{ status: 'IN_PROGRESS', items: [] }] }, { steps: [{ status: 'DONE', items: [{ t: 'a' }] }, { status: 'IN_PROGRESS', items: [] }] }],
+      [{ 'a/b': { '~k': 1 } }, { 'a/b': { '~k': 2 } }],
+      [{ list: [{ x: 1 }, { x: 2 }, { x: 3 }] }, { list: [{ x: 1 }] }],
+      [{ v: [1] }, { v: { one: 1 } }],
+    ];
+    for (const [before, after] of cases) {
+      const ops = jsonDiff(before, after);
+      expect(applyPatch(JSON.parse(JSON.stringify(before)), ops)).toEqual(after);
+      expect(ops.filter((o) => o.path === '')).toEqual([]);
+    }
+    expect(jsonDiff({ a: 1 }, { a: 1 })).toEqual([]);
   });
 
   test('an unknown turn is a 404, and Stop’s call answers', async () => {

@@ -4,13 +4,15 @@
  * `\r\n\r\n` with `event: message` / `data: {…}`, a first frame with every block whole (`PENDING`,
  * `message_mode: "STREAMING"`), then per change of the turn a frame whose blocks are JSON-patch `diff_block`s — the
  * answer growing by `add …/chunks/N` (in `workflow_root`'s `WORKFLOW_ITEM_TEXT`, or `ask_text`'s `markdown_block` for
- * Deep Research, as the thread JSON places them), any other block changed by `replace ""` — and, when the turn is done
+ * Deep Research, as the thread JSON places them), any other change by patches on the values that changed (json-diff.ts;
+ * a block that appears mid-way comes whole) — and, when the turn is done
  * or stopped, the last frame whole (`COMPLETED`, `final_sse_message: true`, `message_mode: "FULL"`) before
  * `event: end_of_stream`. A turn that stops to ask the person, or fails, ends the stream with no final frame (the page
  * decides). Frames go out as the turn's script plays (the server's clock), each when it happens.
  */
 import type { ThreadData, TurnData } from '../types';
 import { entryJson } from './thread-json';
+import { jsonDiff } from './json-diff';
 import { turnStateAt } from '../tasks/task-state';
 
 type Block = Record<string, unknown> & { intended_usage: string };
@@ -66,7 +68,8 @@ export interface AskStreamOptions {
 /** Plays one turn's stream to its end; `'cut'` when it was cut (the connection is to be dropped, not ended). */
 export async function playAskStream(o: AskStreamOptions): Promise<undefined | 'cut'> {
   const { thread, turn } = o;
-  const shown = new Map<string, string>();
+  /** Each block as the stream last showed it (plain JSON), and the answer's chunks so far. */
+  const shown = new Map<string, Block>();
   const chunks = new Map<string, string[]>();
   let first = true;
   let frames = 0;
@@ -94,22 +97,20 @@ export async function playAskStream(o: AskStreamOptions): Promise<undefined | 'c
       const a = answerOf(block);
       const had = chunks.get(usage) ?? [];
       const before = had.join('');
-      // Only the answer grew (the block with the old chunks is the block shown): one chunk added, as the live stream does.
-      if (a && a.text !== before && a.text.startsWith(before) && JSON.stringify(streaming(block, had)) === shown.get(usage)) {
-        const piece = a.text.slice(before.length);
-        const next = [...had, piece];
-        chunks.set(usage, next);
-        shown.set(usage, JSON.stringify(streaming(block, next)));
-        blocks.push({ intended_usage: usage, diff_block: { field: a.field, patches: [{ op: 'add', path: `${a.pointer}/chunks/${had.length}`, value: piece }] } });
+      // The answer's chunks: one more when it grew, as the live stream adds them; its whole text again if it changed otherwise.
+      const next = !a || a.text === before ? had : a.text.startsWith(before) ? [...had, a.text.slice(before.length)] : [a.text];
+      chunks.set(usage, next);
+      const view = JSON.parse(JSON.stringify(streaming(block, next))) as Block;
+      const was = shown.get(usage);
+      shown.set(usage, view);
+      const field = Object.keys(view).find((k) => k !== 'intended_usage') as string;
+      // A block first seen goes whole, as in the live stream's first frame; a block seen before, as the patches that change it.
+      if (!was || !Object.hasOwn(was, field)) {
+        blocks.push(view);
         continue;
       }
-      const view = streaming(block, a?.text ? [a.text] : []);
-      const json = JSON.stringify(view);
-      if (shown.get(usage) === json) continue;
-      shown.set(usage, json);
-      chunks.set(usage, a?.text ? [a.text] : []);
-      const field = Object.keys(view).find((k) => k !== 'intended_usage') as string;
-      blocks.push(first ? view : { intended_usage: usage, diff_block: { field, patches: [{ op: 'replace', path: '', value: view[field] }] } });
+      const patches = jsonDiff(was[field], view[field]);
+      if (patches.length) blocks.push({ intended_usage: usage, diff_block: { field, patches } });
     }
     if (first || blocks.length) {
       o.write(sse('message', { ...head, blocks }));
