@@ -250,7 +250,7 @@ describe('content-script weight', () => {
     // 18,831 + 1,011 = 19,842 (bench row (d) measures those). 2026-12-04: the error-code list, the ask queue and the
     // ask's own checks moved out of the page script (see above): 19,002 + 924 = 19,926 here, the built files
     // 18,336 + 1,011 = 19,347. Back at the budget; code that grows them must push something else into a kit.
-    // 2026-12-05, the tap's CustomEvents: 19,043 + 956 = 19,999 here; the built files 18,395 + 1,045 = 19,440.
+    // 2026-12-05, the tap's CustomEvents: 19,043 + 956 = 19,999 here; the built files 18,395 + 1,048 = 19,443.
     const [page, tap] = await Promise.all([bundle('../../entrypoints/perplexity.content.ts'), bundle('../../entrypoints/perplexity-tap.content.ts')]);
     expect(gzip(page) + gzip(tap)).toBeLessThanOrEqual(20_000);
   });
