@@ -12,11 +12,12 @@
  * own: the ask kit had the stream's end 0.6–0.9 ms after the page's reader, 0.2 ms with the event;
  * bench (a), 2026-12-05). The handover of the secret is the one step the page could race: the tap's
  * listener is the first on `window` (it runs before any page script), takes the first hello of the
- * right shape, stops it reaching any other listener, and ignores every later one. A page script cannot forge frames by accident: it would have
- * to send a hello with our marker before ours (the page script would then hear nothing, and comet-relay
- * reads the page as it would without the tap), or dispatch an event under a name it was never told.
- * `dispatchEvent`, `addEventListener` and `CustomEvent` are the ones the window had before any page script
- * ran (a page script that wraps `addEventListener` later never sees the names the tap listens under).
+ * right shape, stops it reaching any other listener, and ignores every later one. A page script cannot
+ * forge frames by accident: it would have to send a hello with our marker before ours (the page script
+ * would then hear nothing, and comet-relay reads the page as it would without the tap), or dispatch an
+ * event under a name it was never told. `dispatchEvent`, `addEventListener` and `CustomEvent` are the
+ * ones the window had before any page script ran (a page script that wraps `addEventListener` later
+ * never sees the names the tap listens under).
  *
  * Before the hello (the page script starts at document_idle), messages wait in a bounded queue; past
  * its bound they are dropped whole (a stream whose start was dropped is never read, not read in part).
