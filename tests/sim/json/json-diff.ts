@@ -11,7 +11,7 @@ export interface SimPatchOp {
 }
 
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
-const escape = (key: string) => key.replace(/~/g, '~0').replace(/\//g, '~1');
+const pointerKey = (key: string) => key.replace(/~/g, '~0').replace(/\//g, '~1');
 
 export function jsonDiff(before: unknown, after: unknown, path = ''): SimPatchOp[] {
   if (before === after) return [];
@@ -26,9 +26,9 @@ export function jsonDiff(before: unknown, after: unknown, path = ''): SimPatchOp
   }
   if (isObject(before) && isObject(after)) {
     const ops: SimPatchOp[] = [];
-    for (const key of Object.keys(before)) if (!Object.hasOwn(after, key)) ops.push({ op: 'remove', path: `${path}/${escape(key)}` });
+    for (const key of Object.keys(before)) if (!Object.hasOwn(after, key)) ops.push({ op: 'remove', path: `${path}/${pointerKey(key)}` });
     for (const [key, value] of Object.entries(after)) {
-      ops.push(...(Object.hasOwn(before, key) ? jsonDiff(before[key], value, `${path}/${escape(key)}`) : [{ op: 'add' as const, path: `${path}/${escape(key)}`, value }]));
+      ops.push(...(Object.hasOwn(before, key) ? jsonDiff(before[key], value, `${path}/${pointerKey(key)}`) : [{ op: 'add' as const, path: `${path}/${pointerKey(key)}`, value }]));
     }
     return ops;
   }
