@@ -6,6 +6,9 @@ import { pick } from '../../lib/page/dom/json-path';
 import { accountJson2026 } from '../../lib/selectors/account-json';
 import { threadJson2026 } from '../../lib/selectors/thread-json';
 import { modelsFrom } from '../../lib/worker/threads/thread-results';
+import { entryJson } from '../sim/json/thread-json';
+import { createSimSite } from '../sim/site';
+import type { AskResponse } from '../sim/types';
 
 /**
  * The JSON readers against bodies captured from the live perplexity.ai by people outside this
@@ -111,6 +114,37 @@ describe.skipIf(!present)('thread JSON reader on real /rest/thread bodies', () =
     const turn = readThreadJson([{ entries: [{ status: 'PENDING', blocks: [{ intended_usage: 'workflow_root', workflow_block: { status: 'WORKFLOW_AWAITING_USER', steps: [{ items: [item] }] } }] }] }], r, { threadId: 't', url: 'u' }).turns[0];
     expect(turn?.event).toBe('ask_user_question');
     expect(turn?.interactions[0]?.followupUuid).toBe('3897e35c-ea9d-4ba7-98b5-00f109904294');
+  });
+});
+
+describe.skipIf(!present)('the sim’s thread JSON beside the real bodies', () => {
+  type Block = Record<string, unknown> & { intended_usage: string };
+  const keysOf = (v: unknown) => Object.keys((v ?? {}) as object).sort();
+  const blockOf = (blocks: Block[], usage: string) => blocks.find((b) => b.intended_usage === usage);
+  /** The block's one field (`web_result_block`, …) and what it holds. */
+  const fieldOf = (b: Block | undefined) => Object.entries(b ?? {}).find(([k]) => k !== 'intended_usage') ?? ['', undefined];
+
+  test('an answered search turn carries its sources as the captures do: web_results, and sources_answer_mode with a row each, no field of our own', async () => {
+    const site = createSimSite({ generation: 'B', speed: 20 });
+    const asked = JSON.parse(String((await site.handle({ method: 'POST', url: '/_sim/api/ask', body: JSON.stringify({ query: 'What is the capital of France?', mode: 'standard', model: 'Best' }) })).body)) as AskResponse;
+    const thread = site.thread(asked.thread.id);
+    const turn = thread?.turns[0];
+    if (!thread || !turn) throw new Error('the sim made no turn');
+    const ours = (entryJson(thread, turn, Number.MAX_SAFE_INTEGER, 'https://www.perplexity.ai') as { blocks: Block[] }).blocks;
+    const real = (entries('thread-json-perplexity-client-multiturn-2026-08-01.json')[0] as { blocks: Block[] }).blocks;
+    for (const usage of ['web_results', 'sources_answer_mode']) {
+      const [ourField, ourValue] = fieldOf(blockOf(ours, usage));
+      const [realField, realValue] = fieldOf(blockOf(real, usage));
+      expect(ourField, usage).toBe(realField);
+      expect(keysOf(ourValue).filter((k) => !keysOf(realValue).includes(k)), usage).toEqual([]);
+      const results = (v: unknown) => (v as { web_results: unknown[] }).web_results;
+      expect(results(ourValue).length, usage).toBe(turn.script.sources.length);
+      expect(keysOf(results(ourValue)[0]).filter((k) => !keysOf(results(realValue)[0]).includes(k)), usage).toEqual([]);
+    }
+    const rows = (v: unknown) => (v as { rows: Record<string, unknown>[] }).rows;
+    const ourRows = rows(fieldOf(blockOf(ours, 'sources_answer_mode'))[1]);
+    expect(keysOf(ourRows[0])).toEqual(keysOf(rows(fieldOf(blockOf(real, 'sources_answer_mode'))[1])[0]));
+    expect(ourRows).toHaveLength(turn.script.sources.length);
   });
 });
 

@@ -310,9 +310,19 @@ export function entryJson(thread: ThreadData, turn: TurnData, now: number, origi
     },
   });
   if (st.tokens > 0 && turn.script.sources.length) {
+    const webResults = turn.script.sources.map((s) => ({ name: s.title, snippet: s.snippet ?? '', url: s.url ?? null }));
+    blocks.push({ intended_usage: 'web_results', web_result_block: { progress: 'DONE', web_results: webResults } });
+    // The same sources again, as the Sources tab lists them, beside web_results in every capture that has an answer (thread JSON
+    // 2026-07-31 and 2026-08-01, streams 2026-07-31 and 2026-08-04): `sources_mode_block` with the results and a row each.
     blocks.push({
-      intended_usage: 'web_results',
-      web_result_block: { progress: 'DONE', web_results: turn.script.sources.map((s) => ({ name: s.title, snippet: s.snippet ?? '', url: s.url ?? null })) },
+      intended_usage: 'sources_answer_mode',
+      sources_mode_block: {
+        answer_mode_type: 'SOURCES',
+        progress: 'DONE',
+        web_results: webResults,
+        result_count: webResults.length,
+        rows: webResults.map((web_result, i) => ({ web_result, status: 'UNSORTED', citation: i + 1 })),
+      },
     });
   }
   if (st.assets.length) blocks.push({ intended_usage: 'assets_answer_mode', assets_mode_block: { assets: st.assets.map((a) => assetJson(thread, turn, a, now, origin)) } });
