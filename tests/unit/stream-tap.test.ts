@@ -42,12 +42,12 @@ function fakeWindow() {
       else events.removeEventListener(type, fn as EventListener);
     },
     /** Like the window's: every listener hears it (capture first), unless one stops it. */
-    postMessage(data: unknown, _origin: string, transfer: MessagePort[] = []) {
+    postMessage(data: unknown, _origin: string) {
       let stopped = false;
       const stop = () => {
         stopped = true;
       };
-      const event = { data, source: win, ports: transfer, stopImmediatePropagation: stop } as unknown as MessageEvent;
+      const event = { data, source: win, ports: [], stopImmediatePropagation: stop } as unknown as MessageEvent;
       for (const l of [...listeners].sort((a, b) => Number(b.capture) - Number(a.capture))) {
         if (stopped) break;
         l.fn(event);
