@@ -38,11 +38,10 @@ interface ProfileNode {
 
 type Profile = { nodes: ProfileNode[]; samples?: number[]; timeDeltas?: number[] };
 
-/** Of a profile's samples, those whose stack holds a frame from a script `ours` names, and their time; and all JS samples. */
 /**
- * Our samples: those with an extension script's frame on the stack. `whose` picks among them by the nearest such frame
- * (the sample's own, or its closest caller of ours): the tap's when the tap's own code ran, not a listener of the page
- * script's that its event called.
+ * Of a profile's samples, ours (an extension script's frame on the stack) and their time; and all JS samples. `whose`
+ * picks among ours by the nearest such frame (the sample's own, or its closest caller of ours): the tap's when the
+ * tap's own code ran, not a listener of the page script's that its event called.
  */
 function attribute(profile: Profile, whose: (url: string) => boolean = () => true) {
   const parent = new Map<number, number>();
@@ -82,8 +81,8 @@ function attribute(profile: Profile, whose: (url: string) => boolean = () => tru
 /**
  * (f) What reading the page's ask stream costs the page (issue 30): a V8 CPU profile at 50 µs while `run` has the
  * page stream answers, split between the main-world tap (its own code, the nearest frame of ours on the stack) and the
- * rest of ours (the page script's channel and the ask kit's reader, which the tap's events call in the same task). What the browser does for the tap's clone of the response (its
- * tee, off the JavaScript stack) is in neither.
+ * rest of ours (the page script's channel and the ask kit's reader, which the tap's events call in the same task).
+ * What the browser does for the tap's clone of the response (its tee, off the JavaScript stack) is in neither.
  */
 export async function measureStreamReading(cdp: CDPSession, run: () => Promise<void>): Promise<{ tapMs: number; restMs: number; samples: number }> {
   await cdp.send('Profiler.enable');
