@@ -26,7 +26,6 @@ export interface StreamSource {
   url?: string;
 }
 
-
 export class AskStream {
   frames = 0;
   backendUuid?: string;
