@@ -39,6 +39,7 @@ import { measureReconnect } from './reconnect';
 import { serveChurn } from './serve-churn';
 import { exportRun, pageTimes } from './export';
 import { measureOurWait, STREAM_HOPS, WAIT_HOPS, waitHopLine } from './wait-latency';
+import { FLOOR_HOPS, measureChainFloor } from './chain-floor';
 import { TapChannel } from '../../lib/page/stream/tap-channel';
 import { StreamReading } from '../../lib/page/stream/stream-reading';
 import { ASK_STREAM_READER_KIND } from '../../lib/selectors/reader-shelf';
@@ -273,6 +274,8 @@ async function answerLatencyPhase({ world, cdp }: Bench): Promise<Row[]> {
   // Issue 30: the page's own ask stream, then the paint-only path (the sim without its stream) for the rows that follow.
   log(`(a) ours, from the ask stream: ${OUR_ASKS} asks (short)`);
   const { latencies: streamed, hops: streamHops } = await measureOurWait(world, { asks: OUR_ASKS, label: 'Bench stream', from: 'ask-stream-ended' });
+  log(`(a) the same chain with no code of ours: ${OUR_ASKS} streams`);
+  const floor = await measureChainFloor(OUR_ASKS);
   const { perFrame: tap, frames } = tapCostPerFrame(await simStreamSample());
   world.site.setAskStream(false);
   await world.page.reload();
@@ -327,6 +330,8 @@ async function answerLatencyPhase({ world, cdp }: Bench): Promise<Row[]> {
       mark: INFO,
       note: waitHopLine(streamHops, STREAM_HOPS),
     },
+    timingRow('(a) … the same processes with no code of ours: the machine\'s floor', floor.totals, 95, '', INFO,
+      `${waitHopLine(floor.hops, FLOOR_HOPS)}; a page's fetch of an SSE stream, its end → a content script → a worker → a native host → a socket peer → here (tests/bench/chain-floor.ts), measured after the row above; ours less the floor: ${ms(median(streamed) - median(floor.totals))} at the median`),
     timingRow('(a) … reading the stream, per frame: the page script\'s channel and the ask kit\'s reader (Node, the same code)', tap, 95, '', INFO,
       `CPU per SSE frame of one \`long\` sim answer (${frames} frames) through TapChannel and StreamReading, 20 runs; the tap itself adds a decode and a CustomEvent per frame; the page at rest: (f)`),
     waitRow(ours, jsonFetchMs, beyondFetch),
