@@ -20,10 +20,11 @@ import type { StreamReading } from './stream/stream-reading';
 export interface WaitCallParams {
   timeoutMs?: number;
   stallMs?: number;
-  /** Bind to the turn an ask created (page.ask's turnIndex, conversationUrl, questionKey). */
+  /** Bind to the turn an ask created (page.ask's turnIndex, conversationUrl, questionKey, and submittedAt as askedAt). */
   turnIndex?: number;
   conversationUrl?: string;
   questionKey?: string;
+  askedAt?: number;
   /** The older binding: turns after this count. Without any binding, the last ask made here. */
   afterTurn?: number;
   baselineUrl?: string;
@@ -254,10 +255,9 @@ export function createPageDriver(win: Window, catalog: SelectorCatalog = new Sel
           if (UNFINISHED.has(outcome.status) && handedOver !== undefined && outcome.turnIndex === handedOver) watcher.follow(handedOver);
           return noted(outcome);
         });
-        if (!streams || !binding) return viaPage(options.signal);
-        // Asked through us: only a stream that started with this ask or after it.
-        const since = ownAsk && ownAsk.questionKey === binding.questionKey ? ownAsk.submittedAt - 1000 : 0;
-        return streams.wait(viaPage, binding, since, params.maxLength, () => doc.location?.href ?? '', options.signal, options.trace).then(noted);
+        // Only a wait that knows when its ask was submitted has a stream of its own: the first of its words after that.
+        if (!streams || binding?.askedAt === undefined) return viaPage(options.signal);
+        return streams.wait(viaPage, binding, binding.askedAt, params.maxLength, () => doc.location?.href ?? '', options.signal, options.trace).then(noted);
       }),
     stop: () => guard('stop', () => stop(ctx(), watcher)),
     content: (params = {}) => guard('reading the page', async () => cutContent(await reads.read('content', set(), () => wholePageContent(ctx())), params.maxLength)),
@@ -267,8 +267,9 @@ export function createPageDriver(win: Window, catalog: SelectorCatalog = new Sel
 /** The turn a wait follows: the caller's binding, or (with no binding of any kind) the last ask made here. */
 function bindingOf(params: WaitCallParams, lastAsk: AskHandle | null): WaitBinding | undefined {
   if (params.turnIndex !== undefined && params.conversationUrl !== undefined && params.questionKey !== undefined) {
-    return { turnIndex: params.turnIndex, conversationUrl: params.conversationUrl, questionKey: params.questionKey };
+    const asked = params.askedAt !== undefined ? { askedAt: params.askedAt } : {};
+    return { turnIndex: params.turnIndex, conversationUrl: params.conversationUrl, questionKey: params.questionKey, ...asked };
   }
   if (params.afterTurn !== undefined || !lastAsk) return undefined;
-  return { turnIndex: lastAsk.turnIndex, conversationUrl: lastAsk.conversationUrl, questionKey: lastAsk.questionKey };
+  return { turnIndex: lastAsk.turnIndex, conversationUrl: lastAsk.conversationUrl, questionKey: lastAsk.questionKey, askedAt: lastAsk.submittedAt };
 }

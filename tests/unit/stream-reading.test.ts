@@ -126,6 +126,31 @@ describe('reading a turn from its ask stream', () => {
     expect(reading.poll(page({ url: 'https://www.perplexity.ai/' })).response).toBe('Second');
   });
 
+  test('a conversation whose own stream was never seen is read from the page, never from another thread’s stream of the same words (review 2026-12-05 #1)', () => {
+    const { ch, send } = channel();
+    const reading = new StreamReading(ch, { reader: () => askStream2026 });
+    send({ kind: 'open', id: 0, at: 1 });
+    send({ kind: 'data', id: 0, text: `${frame({ ...head(Q), thread_url_slug: 'thread-a', status: 'COMPLETED', final_sse_message: true, blocks: [text(["Thread A's answer"], { text: "Thread A's answer" })] })}${END}` });
+    send({ kind: 'end', id: 0 });
+    // The person opened thread B from the sidebar (same page load), whose last question is the same.
+    const onB = page({ status: 'completed', response: "B's own answer", url: 'https://www.perplexity.ai/search/thread-b' });
+    expect(reading.poll(onB)).toEqual(onB);
+    expect(reading.forQuestion(Q, 0, onB.url)).toBeNull();
+    // A stream that has not said its thread yet (an ask's first moments, the URL already moved) is still a candidate.
+    send({ kind: 'open', id: 1, at: 2, body: JSON.stringify({ query_str: Q }) });
+    expect(reading.forQuestion(Q, 0, onB.url)).not.toBeNull();
+  });
+
+  test('a question is its stream’s only when it is the same question: a longer one that starts with it is another (review 2026-12-05 #1)', () => {
+    const { ch, send } = channel();
+    const reading = new StreamReading(ch, { reader: () => askStream2026 });
+    send({ kind: 'open', id: 0, at: 1 });
+    send({ kind: 'data', id: 0, text: frame({ ...head('Tell me more'), blocks: [text(['More about the first topic'])] }) });
+    const longer = page({ questionText: "Tell me more about Canberra's water supply" });
+    expect(reading.poll(longer)).toEqual(longer);
+    expect(reading.poll(page({ questionText: 'Tell me more' })).response).toBe('More about the first topic');
+  });
+
   test('a terminate sent while the stream ran, then its end: completed and stopped', () => {
     const { ch, send } = channel();
     const reading = new StreamReading(ch, { reader: () => askStream2026 });

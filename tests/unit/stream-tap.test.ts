@@ -145,6 +145,21 @@ describe('the tap', () => {
     expect(channel.records).toEqual([]);
   });
 
+  test('our hello never reaches the page, even after a page script said hello first: no page script learns the secret (review 2026-12-05 #2)', async () => {
+    const { win } = fakeWindow();
+    installTap(win, ASK_STREAM_ENDPOINTS);
+    // A page script listening for hellos, then posting its own first, as script on the page before document_idle could.
+    const heard: unknown[] = [];
+    win.addEventListener('message', ((e: MessageEvent) => heard.push(e.data)) as never);
+    win.postMessage({ kind: TAP_HELLO, secret: 'theirs' }, '*');
+    const channel = new TapChannel();
+    channel.connect(win);
+    // Neither hello got past the tap: the page's listener heard none, so our secret is nobody's but ours.
+    expect(heard).toEqual([]);
+    // And a channel whose hello was taken hears nothing at all: read from the page, never from a forged stream.
+    expect(channel.heard).toBe(false);
+  });
+
   test('the page script hears nothing under a name it did not make, and none of the page’s own window messages', async () => {
     const { win } = fakeWindow();
     installTap(win, ASK_STREAM_ENDPOINTS);

@@ -33,7 +33,8 @@ async function world(fixture = 'A-thread.html', status = 'completed') {
   const send = (m: TapMessage) => (channel as unknown as { receive(m: unknown): void }).receive(m);
   driver.useStreams(new StreamReading(channel, { reader: () => askStream2026 }));
   const q = shown.questionText;
-  const binding = { turnIndex: shown.lastTurnIndex, conversationUrl: location.href, questionKey: questionKey(q), timeoutMs: 5000 };
+  // Asked a moment ago: the turn's own stream is the first of its words opened after that.
+  const binding = { turnIndex: shown.lastTurnIndex, conversationUrl: location.href, questionKey: questionKey(q), askedAt: Date.now() - 1, timeoutMs: 5000 };
   const frameOf = (text: string, done: boolean) => frame({ ...answer(text, done), query_str: q });
   return { driver, send, binding, frameOf, shown, channel };
 }
@@ -93,6 +94,24 @@ describe('a bound wait and its turn’s stream', () => {
     expect(result.response).toBe(shown.response);
     expect((result as { answerSource?: string }).answerSource).toBeUndefined();
     expect((await driver.poll()).response).toBe(shown.response);
+  });
+
+  it('a wait bound to an ask answers from that ask’s own stream, never from a later stream of the same words, and a binding without its ask’s time from the page (review 2026-12-05 #3)', async () => {
+    const { driver, send, binding, frameOf } = await world();
+    send({ kind: 'open', id: 0, at: Date.now() });
+    send({ kind: 'data', id: 0, text: frameOf('This turn’s own answer.', true) + END });
+    send({ kind: 'end', id: 0 });
+    // The same words asked again since (another session, a retry): its stream is newer and still streaming.
+    await new Promise((r) => setTimeout(r, 5));
+    send({ kind: 'open', id: 1, at: Date.now() });
+    send({ kind: 'data', id: 1, text: frameOf('Another turn’s', false) });
+    const later = setTimeout(() => send({ kind: 'data', id: 1, text: frameOf('Another turn’s answer.', true) + END }), 30);
+    const result = await driver.wait(binding);
+    clearTimeout(later);
+    expect(result).toMatchObject({ status: 'completed', response: 'This turn’s own answer.', answerSource: 'stream' });
+    // Bound without the moment its ask was sent, no stream can be told to be its own: the page answers.
+    const { askedAt: _unknown, ...unsure } = binding;
+    expect((await driver.wait(unsure)) as object).not.toHaveProperty('answerSource');
   });
 
   it('a bound wait cancelled by its caller (the kit runs the race, lib/page/stream/stream-reading.ts) leaves nothing listening to the stream, and one cancelled before it starts never waits', async () => {

@@ -28,9 +28,9 @@ async function callWait(session: ToolContext['session']) {
 }
 
 describe('comet_wait binds to its own session only', () => {
-  it('a session that asked waits for the turn its ask made', async () => {
-    const { params, text } = await callWait({ lastAsk: { turnIndex: 2, conversationUrl: 'https://www.perplexity.ai/search/x', questionKey: 'k' } });
-    expect(params).toMatchObject({ turnIndex: 2, conversationUrl: 'https://www.perplexity.ai/search/x', questionKey: 'k' });
+  it('a session that asked waits for the turn its ask made, and for the stream its ask opened (when it was submitted)', async () => {
+    const { params, text } = await callWait({ lastAsk: { turnIndex: 2, conversationUrl: 'https://www.perplexity.ai/search/x', questionKey: 'k', askedAt: 1_700_000_000_000 } });
+    expect(params).toMatchObject({ turnIndex: 2, conversationUrl: 'https://www.perplexity.ai/search/x', questionKey: 'k', askedAt: 1_700_000_000_000 });
     expect(params.latest).toBeUndefined();
     expect(text).toBe('The answer.');
   });

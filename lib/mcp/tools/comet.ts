@@ -138,7 +138,7 @@ const ask = defineTool({
       { prompt, newChat, ...(newChat && session.mode ? { keepMode: session.mode } : {}) },
       { signal, timeoutMs: 180_000, onProgress: progress },
     );
-    session.lastAsk = { turnIndex: handle.turnIndex, conversationUrl: handle.conversationUrl, questionKey: handle.questionKey };
+    session.lastAsk = { turnIndex: handle.turnIndex, conversationUrl: handle.conversationUrl, questionKey: handle.questionKey, askedAt: handle.submittedAt };
     return textResult(`Prompt submitted successfully. Use comet_poll to track status or comet_wait to block until completion.${here}${handle.modeNote ?? ''}`);
   },
 });

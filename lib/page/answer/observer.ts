@@ -368,6 +368,11 @@ export interface WaitBinding {
   conversationUrl: string;
   /** lib/page/answer/question.ts questionKey of the prompt. */
   questionKey: string;
+  /**
+   * When its ask was submitted (page.ask's `submittedAt`, the page's clock): the turn's own ask stream is the first of
+   * its words the page opened after it (lib/page/stream/stream-reading.ts). Without it no stream answers the wait.
+   */
+  askedAt?: number;
 }
 
 export interface WaitParams {

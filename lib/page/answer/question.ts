@@ -25,7 +25,9 @@ export function questionKey(text: string): string {
 export function questionMatch(shown: string, key: string): 'same' | 'different' | 'unknown' {
   const visible = questionKey(shown.replace(/\s*…\s*$/, ''));
   if (!visible || !key) return 'unknown';
-  if (visible.length >= key.length) return visible.startsWith(key) ? 'same' : 'different';
+  // A key cut to KEY_LENGTH is a head: a longer question that starts with it is the same. A whole one must be equal
+  // ("Tell me more" is not "Tell me more about Canberra").
+  if (visible.length >= key.length) return visible.startsWith(key) && (key.length === KEY_LENGTH || visible === key) ? 'same' : 'different';
   if (!key.startsWith(visible)) return 'different';
   return visible.length >= Math.min(key.length, MIN_FOLDED) ? 'same' : 'unknown';
 }

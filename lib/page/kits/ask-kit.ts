@@ -45,7 +45,7 @@ export function askKit({ driver, tap, readers }: PageKitHost): KitHandlers {
             signal,
             onProgress: progress,
             // The page's own stream for the question confirms the page took it (issue 30), beside its new turn.
-            streamTook: (key, since) => Boolean(driver().streams()?.forQuestion(key, since - 1000)),
+            streamTook: (key, since) => Boolean(driver().streams()?.forQuestion(key, since)),
           },
           () => untilSettled(previous, signal, () => progress('Another prompt is being sent in this tab; this one follows it.')),
         );

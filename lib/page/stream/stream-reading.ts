@@ -7,12 +7,14 @@ import type { TapChannel, TapRecord } from './tap-channel';
 import { linkCitations } from '../dom/cite-links';
 import { firstString } from '../dom/json-path';
 import { traceClock } from '../../protocol/ports';
+import { threadIdOfUrl } from '../../protocol/threads/thread-ids';
 
 /**
  * Reading turns from the page's own ask streams (issue 30), loaded with the ask kit: each stream the
  * tap saw (lib/page/stream/tap-channel.ts) read from its first frame (lib/page/stream/ask-stream.ts),
- * bound to its turn by what the page sent and what came back (the question, `frontend_uuid`,
- * `backend_uuid`, the thread's slug), and read in place of the page where it can be: comet_poll's
+ * bound to its turn by what the page sent and what came back: the question (whole, or its 200-character head), the
+ * thread's slug or uuid against the page's URL, and for a bound wait the moment its ask was submitted (the first
+ * stream of its words after it), and read in place of the page where it can be: comet_poll's
  * status, response and steps while frames come, comet_wait's end, comet_get_sources' list. A stream
  * that is cut (no final frame, an error, an abort) or that holds a frame shape the reader does not know
  * never answers: the page and the thread JSON decide, as without it.
@@ -57,16 +59,19 @@ export class StreamReading {
 
   /**
    * The newest stream whose question is `question` (as the page or an ask shows it), started at or after
-   * `since` (ms): the turn's own stream. Null when none: the turn is read from the page.
+   * `since` (ms): the turn's own stream; with `first`, the first of them (an ask's own, `since` its submit). Null when
+   * none: the turn is read from the page.
    */
-  forQuestion(question: string, since = 0, url?: string): AskStream | null {
+  forQuestion(question: string, since = 0, url?: string, first = false): AskStream | null {
     const key = questionKey(question);
     if (!key) return null;
-    const all = this.all().reverse();
-    // A page whose URL names the thread of some stream seen is on that thread: only its streams can be its turns.
+    const all = this.all();
+    // A page whose URL names the thread of some stream seen is on that thread: only its streams can be its turns. On a
+    // conversation no stream names, only a stream that has not said its thread yet can be (never another thread's).
     const here = all.filter((s) => onThread(s, url));
-    const found = (here.length ? here : all).find((s) => s.startedAt >= since && s.query !== undefined && questionMatch(question, questionKey(s.query)) === 'same');
-    return found ?? null;
+    const pool = here.length ? here : threadIdOfUrl(url) ? all.filter((s) => !s.slug && !s.threadUuid) : all;
+    const matching = pool.filter((s) => s.startedAt >= since && s.query !== undefined && questionMatch(question, questionKey(s.query)) === 'same');
+    return (first ? matching[0] : matching.at(-1)) ?? null;
   }
 
   /**
@@ -117,7 +122,7 @@ export class StreamReading {
    * stopped, with its whole Markdown as a wait's result; null when it is cut, holds an unknown frame,
    * or no stream of that question is seen before `signal` fires (the page's wait decides then).
    */
-  whenDone(question: string, since: number, signal: AbortSignal, url?: () => string): Promise<AskStream | null> {
+  whenDone(question: string, since: number, signal: AbortSignal, url?: () => string, first = false): Promise<AskStream | null> {
     return new Promise((resolve) => {
       let unsubscribe = () => {};
       const finish = (s: AskStream | null) => {
@@ -127,7 +132,7 @@ export class StreamReading {
       };
       const onAbort = () => finish(null);
       const check = () => {
-        const s = this.forQuestion(question, since, url?.());
+        const s = this.forQuestion(question, since, url?.(), first);
         if (!s) return;
         if (!s.readable()) return finish(null);
         if (s.state() === 'completed' || s.state() === 'stopped') finish(s);
@@ -161,7 +166,7 @@ export class StreamReading {
     signal?.addEventListener('abort', stopInner, { once: true });
     if (signal?.aborted) inner.abort();
     const started = (this.options.now ?? Date.now)();
-    const viaStream = this.whenDone(binding.questionKey, since, inner.signal, url).then((s) => {
+    const viaStream = this.whenDone(binding.questionKey, since, inner.signal, url, true).then((s) => {
       if (!s) return null;
       const o = this.outcome(s, { turnIndex: binding.turnIndex, url: url(), started }, maxLength);
       // A traced call (the bench): when the channel had the stream's end, and when this wait's answer was made from it.
@@ -169,7 +174,7 @@ export class StreamReading {
       return o;
     });
     const byPage = viaPage(inner.signal).then((outcome) => {
-      const s = outcome.status === 'completed' ? this.forQuestion(binding.questionKey, 0, url()) : null;
+      const s = outcome.status === 'completed' ? this.forQuestion(binding.questionKey, since, url(), true) : null;
       if (!s?.readable() || s.state() !== 'working') return outcome;
       let timer: ReturnType<typeof setTimeout> | undefined;
       const late = new Promise<null>((resolve) => {

@@ -12,10 +12,11 @@
  * own: the ask kit had the stream's end 0.6–0.9 ms after the page's reader, 0.2 ms with the event;
  * bench (a), 2026-12-05). The handover of the secret is the one step the page could race: the tap's
  * listener is the first on `window` (it runs before any page script), takes the first hello of the
- * right shape, stops it reaching any other listener, and ignores every later one. A page script cannot
- * forge frames by accident: it would have to send a hello with our marker before ours (the page script
- * would then hear nothing, and comet-relay reads the page as it would without the tap), or dispatch an
- * event under a name it was never told. `dispatchEvent`, `addEventListener` and `CustomEvent` are the
+ * right shape, and stops every hello, that one and any later, from reaching any other listener for the whole load.
+ * A page script cannot forge frames: one that sends a hello with our marker before ours takes the tap's
+ * frames to a name of its own, and ours, stopped, never reaches it (the page script then hears nothing,
+ * and comet-relay reads the page as it would without the tap); an event under our name needs a secret
+ * it was never told. `dispatchEvent`, `addEventListener` and `CustomEvent` are the
  * ones the window had before any page script ran (a page script that wraps `addEventListener` later
  * never sees the names the tap listens under).
  *
@@ -46,9 +47,10 @@ export function installTap(win: Window & typeof globalThis, paths: { ask: readon
   };
   const onHello = (e: MessageEvent) => {
     const hello = e.data as TapHello | null;
-    if (eventName || e.source !== win || !hello || hello.kind !== TAP_HELLO || typeof hello.secret !== 'string' || !hello.secret) return;
+    if (e.source !== win || hello?.kind !== TAP_HELLO) return;
+    // Every hello stops here, for the whole load: ours carries the secret, and none may reach the page's listeners.
     e.stopImmediatePropagation();
-    win.removeEventListener('message', onHello, true);
+    if (eventName || typeof hello.secret !== 'string' || !hello.secret) return;
     eventName = tapEventName(hello.secret);
     // The page script may bring an ask stream reader of its own (a pack): its endpoints from then on, and the built-in
     // ones again when it sends none (the pack removed).

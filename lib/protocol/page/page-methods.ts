@@ -69,7 +69,7 @@ export const PollResult = z.object({
 });
 export type PollResult = z.infer<typeof PollResult>;
 
-/** What page.ask hands back: pass turnIndex, conversationUrl and questionKey to page.wait to bind it to this question. */
+/** What page.ask hands back: pass turnIndex, conversationUrl, questionKey and submittedAt (as askedAt) to page.wait to bind it to this question. */
 export const AskResult = z.object({
   afterTurn: Count,
   baselineUrl: z.string(),
@@ -167,6 +167,8 @@ export const pageMethods = {
       turnIndex: Count.optional(),
       conversationUrl: z.string().max(4000).optional(),
       questionKey: z.string().max(1000).optional(),
+      /** page.ask's `submittedAt`: binds the wait to that ask's own stream of the page (issue 30). */
+      askedAt: z.number().optional(),
       /** The older binding (turns after this count); without any, the wait binds to the last ask made in that tab. */
       afterTurn: Count.optional(),
       /**
