@@ -6,6 +6,7 @@ import { realCapturesFolder } from '../support/real-captures';
 import { ASK_STREAM_READER_KIND } from '../../lib/selectors/reader-shelf';
 import { askStream2026 } from '../../lib/selectors/stream/ask-stream';
 import { linkCitations } from '../../lib/page/dom/cite-links';
+import { threadIdOfUrl } from '../../lib/protocol/threads/thread-ids';
 import { answerMarkdown } from '../sim/json/thread-json';
 import { startSimWorld, type SimWorld } from '../support/sim-harness';
 
@@ -204,9 +205,18 @@ test.describe('answers from the page’s ask stream', () => {
     test.skip('skip' in folder, 'skip' in folder ? folder.skip : '');
     if (!('dir' in folder)) return;
     const bytes = fs.readFileSync(path.join(folder.dir, 'sse-perplexity-ask-perplexity-client-complete-2026-08-04.sse'), 'utf8');
-    // The page's fetch of its stream answered with the captured bytes, as they are (the sim still draws its own answer).
+    const capturedThread = /"thread_url_slug": ?"([^"]+)"/.exec(bytes)?.[1] ?? '';
+    expect(capturedThread).not.toBe('');
+    // The page's fetch of its stream answered with the captured bytes, as they are (the sim still draws its own answer),
+    // but for one thing: the live stream names the thread the page shows (its URL is /search/<thread_url_slug>), so the
+    // capture's thread is renamed to the sim's, once the page has moved there (a page on a thread no stream names reads
+    // no stream, lib/page/stream/stream-reading.ts).
     const real = 'https://www.perplexity.ai/rest/sse/perplexity_ask';
-    await world.harness.context.route(real, (route) => route.fulfill({ status: 200, contentType: 'text/event-stream', body: bytes }));
+    await world.harness.context.route(real, async (route) => {
+      const page = route.request().frame().page();
+      await expect.poll(() => threadIdOfUrl(page.url()), { timeout: 10_000 }).toBeTruthy();
+      await route.fulfill({ status: 200, contentType: 'text/event-stream', body: bytes.replaceAll(capturedThread, threadIdOfUrl(page.url()) ?? '') });
+    });
     try {
       await world.call('comet_ask', { prompt: 'what is the capital of Australia', newChat: true });
       const waited = await world.call('comet_wait', { timeout: 60_000 });
