@@ -162,6 +162,23 @@ describe('reading a turn from its ask stream', () => {
     expect(reading.poll(page({ hasStopButton: false }))).toMatchObject({ status: 'completed', stopped: true, response: 'Can', answerSource: 'stream' });
   });
 
+  test('a terminate that comes after the final frame stopped nothing: completed, not stopped, even read by a kit that came later (review 2026-12-05 #4)', () => {
+    const { ch, send } = channel();
+    const live = new StreamReading(ch, { reader: () => askStream2026 });
+    send({ kind: 'open', id: 0, at: 1 });
+    send({ kind: 'data', id: 0, text: frame({ ...head(Q), blocks: [text(['Can'])] }) });
+    send({ kind: 'data', id: 0, text: last(Q, 'Canberra.') });
+    send({ kind: 'terminate', at: 2 }); // another stream's Stop, or a late clean-up: the answer was whole already
+    send({ kind: 'data', id: 0, text: END });
+    send({ kind: 'end', id: 0 });
+    // Read as it came, and by an ask kit loaded afterwards (every text at once).
+    for (const reading of [live, new StreamReading(ch, { reader: () => askStream2026 })]) {
+      const polled = reading.poll(page({ hasStopButton: false }));
+      expect(polled).toMatchObject({ status: 'completed', response: 'Canberra.', answerSource: 'stream' });
+      expect(polled).not.toHaveProperty('stopped');
+    }
+  });
+
   test('comet_wait: resolves at the stream’s end with its final text; null when it is cut or the wait is cancelled', async () => {
     const { ch, send } = channel();
     const reading = new StreamReading(ch, { reader: () => askStream2026, now: () => 1_000 });

@@ -221,8 +221,16 @@ export class StreamReading {
       for (const gone of [...this.streams.keys()]) if (!this.channel.records.includes(gone)) this.streams.delete(gone);
     }
     const { stream } = entry;
-    stream.terminated ||= record.terminated;
-    for (; entry.fed < record.texts.length; entry.fed++) stream.push(record.texts[entry.fed] as string);
+    // A terminate stops the turn only when it came before the final frame (the stopped turn's last frame says COMPLETED
+    // too, NOTES §D); one sent after the whole answer had come cut nothing.
+    const stopping = () => {
+      if (entry.fed === record.terminated && !stream.finalSeen) stream.terminated = true;
+    };
+    for (; entry.fed < record.texts.length; entry.fed++) {
+      stopping();
+      stream.push(record.texts[entry.fed] as string);
+    }
+    stopping();
     if (record.end && !entry.closed) {
       entry.closed = true;
       stream.close(record.end.error);

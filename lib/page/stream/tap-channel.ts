@@ -14,8 +14,11 @@ export interface TapRecord {
   texts: string[];
   size: number;
   end?: { error?: string };
-  /** A terminate was sent while this stream ran. */
-  terminated: boolean;
+  /**
+   * A terminate was sent while this stream ran: how many of its texts had come by then (a terminate after the final
+   * frame stopped nothing, lib/page/stream/stream-reading.ts).
+   */
+  terminated?: number;
 }
 
 const KEEP = 8;
@@ -56,11 +59,11 @@ export class TapChannel {
     this.heard = true;
     let record: TapRecord | undefined;
     if (m.kind === 'open') {
-      record = { id: m.id, at: m.at, ...(typeof m.body === 'string' ? { body: m.body.slice(0, 200_000) } : {}), texts: [], size: 0, terminated: false };
+      record = { id: m.id, at: m.at, ...(typeof m.body === 'string' ? { body: m.body.slice(0, 200_000) } : {}), texts: [], size: 0 };
       this.records.push(record);
       if (this.records.length > KEEP) this.records.shift();
     } else if (m.kind === 'terminate') {
-      for (const r of this.records) if (!r.end) this.changed(Object.assign(r, { terminated: true }));
+      for (const r of this.records) if (!r.end) this.changed(Object.assign(r, { terminated: r.texts.length }));
       return;
     } else if (m.kind === 'lost') {
       this.records.length = 0;
