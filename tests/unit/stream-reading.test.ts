@@ -163,20 +163,41 @@ describe('reading a turn from its ask stream', () => {
   });
 
   test('a terminate that comes after the final frame stopped nothing: completed, not stopped, even read by a kit that came later (review 2026-12-05 #4)', () => {
-    const { ch, send } = channel();
-    const live = new StreamReading(ch, { reader: () => askStream2026 });
-    send({ kind: 'open', id: 0, at: 1 });
-    send({ kind: 'data', id: 0, text: frame({ ...head(Q), blocks: [text(['Can'])] }) });
-    send({ kind: 'data', id: 0, text: last(Q, 'Canberra.') });
-    send({ kind: 'terminate', at: 2 }); // another stream's Stop, or a late clean-up: the answer was whole already
-    send({ kind: 'data', id: 0, text: END });
-    send({ kind: 'end', id: 0 });
-    // Read as it came, and by an ask kit loaded afterwards (every text at once).
-    for (const reading of [live, new StreamReading(ch, { reader: () => askStream2026 })]) {
+    // Read as it comes, and by an ask kit loaded afterwards (every text at once).
+    const readings = [true, false].map((live) => {
+      const { ch, send } = channel();
+      const reading = live ? new StreamReading(ch, { reader: () => askStream2026 }) : undefined;
+      send({ kind: 'open', id: 0, at: 1 });
+      send({ kind: 'data', id: 0, text: frame({ ...head(Q), blocks: [text(['Can'])] }) });
+      send({ kind: 'data', id: 0, text: last(Q, 'Canberra.') });
+      send({ kind: 'terminate', at: 2 }); // another stream's Stop, or a late clean-up: the answer was whole already
+      send({ kind: 'data', id: 0, text: END });
+      send({ kind: 'end', id: 0 });
+      return reading ?? new StreamReading(ch, { reader: () => askStream2026 });
+    });
+    for (const reading of readings) {
       const polled = reading.poll(page({ hasStopButton: false }));
       expect(polled).toMatchObject({ status: 'completed', response: 'Canberra.', answerSource: 'stream' });
       expect(polled).not.toHaveProperty('stopped');
     }
+  });
+
+  test('a long prompt’s stream, its question repeated in every frame, is read whole: read frames are let go, so the page script’s cap counts only what waits (review 2026-12-05 #6)', () => {
+    const { ch, send } = channel();
+    const reading = new StreamReading(ch, { reader: () => askStream2026 });
+    const long = `${'A long prompt, pasted whole. '.repeat(1900)}What is the capital of Australia?`; // ~55,000 characters
+    send({ kind: 'open', id: 0, at: 1, body: JSON.stringify({ query_str: long }) });
+    send({ kind: 'data', id: 0, text: frame({ ...head(long), blocks: [text([''])] }) });
+    // 80 frames of ~55,000 characters each: 4.4 M in all, past the 4 M a stream may keep unread.
+    for (let n = 1; n <= 80; n++) send({ kind: 'data', id: 0, text: frame({ ...head(long), blocks: [add(n - 1, n === 1 ? 'Can' : '.')] }) });
+    send({ kind: 'data', id: 0, text: last(long, `Can${'.'.repeat(79)}`) + END });
+    send({ kind: 'end', id: 0 });
+    const record = ch.records[0];
+    expect(record?.end).toEqual({});
+    expect(record?.size).toBe(0);
+    const s = reading.forQuestion(long);
+    expect(s?.state()).toBe('completed');
+    expect(s?.markdown()).toBe(`Can${'.'.repeat(79)}`);
   });
 
   test('comet_wait: resolves at the stream’s end with its final text; null when it is cut or the wait is cancelled', async () => {

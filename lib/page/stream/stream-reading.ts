@@ -17,7 +17,8 @@ import { threadIdOfUrl } from '../../protocol/threads/thread-ids';
  * stream of its words after it), and read in place of the page where it can be: comet_poll's
  * status, response and steps while frames come, comet_wait's end, comet_get_sources' list. A stream
  * that is cut (no final frame, an error, an abort) or that holds a frame shape the reader does not know
- * never answers: the page and the thread JSON decide, as without it.
+ * never answers: the page and the thread JSON decide, as without it. One per channel (the ask kit makes it once): it
+ * lets go of each raw text it has read.
  */
 export interface StreamReadingOptions {
   reader: () => AskStreamReader;
@@ -228,7 +229,12 @@ export class StreamReading {
     };
     for (; entry.fed < record.texts.length; entry.fed++) {
       stopping();
-      stream.push(record.texts[entry.fed] as string);
+      const text = record.texts[entry.fed] as string;
+      stream.push(text);
+      // Read, the raw text is let go (the stream keeps what it built from it): the page script's cap on a stream's size
+      // then counts only what waits to be read, not every frame's copy of a long prompt (review 2026-12-05 #6).
+      record.texts[entry.fed] = '';
+      record.size -= text.length;
     }
     stopping();
     if (record.end && !entry.closed) {
