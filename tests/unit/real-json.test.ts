@@ -124,7 +124,7 @@ describe.skipIf(!present)('the sim’s thread JSON beside the real bodies', () =
   /** The block's one field (`web_result_block`, …) and what it holds. */
   const fieldOf = (b: Block | undefined) => Object.entries(b ?? {}).find(([k]) => k !== 'intended_usage') ?? ['', undefined];
 
-  test('an answered search turn carries its sources as the captures do: web_results, and sources_answer_mode with a row each, no field of our own', async () => {
+  test('an answered search turn carries its sources as the captures do: web_results with the captured fields, and sources_answer_mode with a row each, no field of our own', async () => {
     const site = createSimSite({ generation: 'B', speed: 20 });
     const asked = JSON.parse(String((await site.handle({ method: 'POST', url: '/_sim/api/ask', body: JSON.stringify({ query: 'What is the capital of France?', mode: 'standard', model: 'Best' }) })).body)) as AskResponse;
     const thread = site.thread(asked.thread.id);
@@ -139,11 +139,17 @@ describe.skipIf(!present)('the sim’s thread JSON beside the real bodies', () =
       expect(keysOf(ourValue).filter((k) => !keysOf(realValue).includes(k)), usage).toEqual([]);
       const results = (v: unknown) => (v as { web_results: unknown[] }).web_results;
       expect(results(ourValue).length, usage).toBe(turn.script.sources.length);
-      expect(keysOf(results(ourValue)[0]).filter((k) => !keysOf(results(realValue)[0]).includes(k)), usage).toEqual([]);
+      // Each result has the captured fields, no fewer and none of our own, and a snippet of a few sentences as theirs.
+      expect(keysOf(results(ourValue)[0]), usage).toEqual(keysOf(results(realValue)[0]));
+      expect(keysOf((results(ourValue)[0] as { meta_data?: unknown }).meta_data), usage).toEqual(keysOf((results(realValue)[0] as { meta_data?: unknown }).meta_data));
     }
+    const snippet = (v: unknown) => ((v as { web_results: { snippet: string }[] }).web_results[0]?.snippet ?? '').length;
+    expect(snippet(fieldOf(blockOf(ours, 'web_results'))[1])).toBeGreaterThan(snippet(fieldOf(blockOf(real, 'web_results'))[1]) / 3);
     const rows = (v: unknown) => (v as { rows: Record<string, unknown>[] }).rows;
     const ourRows = rows(fieldOf(blockOf(ours, 'sources_answer_mode'))[1]);
-    expect(keysOf(ourRows[0])).toEqual(keysOf(rows(fieldOf(blockOf(real, 'sources_answer_mode'))[1])[0]));
+    const realRows = rows(fieldOf(blockOf(real, 'sources_answer_mode'))[1]);
+    expect(keysOf(ourRows[0])).toEqual(keysOf(realRows[0]));
+    expect(keysOf(ourRows[0]?.web_result)).toEqual(keysOf(realRows[0]?.web_result));
     expect(ourRows).toHaveLength(turn.script.sources.length);
   });
 });

@@ -124,6 +124,31 @@ export function answerMarkdown(blocks: Block[], sources: Source[], tokens: numbe
 
 const iso = (ms: number) => new Date(ms).toISOString();
 
+/**
+ * One source as the live site's `web_results` carry it (the streams of 2026-07-31 and 2026-08-04, the thread JSON of
+ * 2026-08-01, in our own words): the page's title as `name`, a snippet of a few sentences (~260 characters), a day as
+ * `timestamp`, `meta_data` with the client that found it, the `is_*` kinds (all false there; we say an uploaded file,
+ * a source with no URL, is an attachment: our guess) and `trust`, null for some results. Its row in the Sources tab
+ * (`sources_answer_mode`) carries it whole, as the thread JSON of 2026-08-01 does (the stream of 2026-08-04 sends its
+ * rows with an empty snippet and no `meta_data`; one entry serves both here).
+ */
+function webResultOf(s: Source, i: number) {
+  return {
+    name: s.title,
+    snippet: s.snippet ?? `${s.title}. ${SNIPPET_FILLER}`,
+    timestamp: `2026-0${(i % 9) + 1}-1${i % 10}T00:00:00`,
+    url: s.url ?? null,
+    meta_data: { citation_domain_name: null, client: 'web', images: [] },
+    is_attachment: s.url === undefined,
+    ...Object.fromEntries(RESULT_KINDS.map((k) => [k, false])),
+    trust: i % 2 === 0 ? { level: 2, name: 'trusted', description: 'The simulated site trusts this source: it is one of its own fixtures.' } : null,
+  };
+}
+const SNIPPET_FILLER =
+  'The simulated site gives every source a snippet of a few sentences, as the live one does, so that the frames and the ' +
+  'thread JSON weigh what theirs weigh; the words themselves are ours.';
+const RESULT_KINDS = ['is_image', 'is_code_interpreter', 'is_knowledge_card', 'is_navigational', 'is_widget', 'is_focused_web', 'is_client_context', 'is_memory', 'is_conversation_history', 'is_conversation_summary'];
+
 /** Kinds other than questions: their item and payload are our guess (nothing public shows them). */
 const KIND_OF: Record<Exclude<InteractionEvent['kind'], 'ask_user_question'>, string> = {
   confirm_action: 'CONFIRM_ACTION',
@@ -310,7 +335,7 @@ export function entryJson(thread: ThreadData, turn: TurnData, now: number, origi
     },
   });
   if (st.tokens > 0 && turn.script.sources.length) {
-    const webResults = turn.script.sources.map((s) => ({ name: s.title, snippet: s.snippet ?? '', url: s.url ?? null }));
+    const webResults = turn.script.sources.map(webResultOf);
     blocks.push({ intended_usage: 'web_results', web_result_block: { progress: 'DONE', web_results: webResults } });
     // The same sources again, as the Sources tab lists them, beside web_results in every capture that has an answer (thread JSON
     // 2026-07-31 and 2026-08-01, streams 2026-07-31 and 2026-08-04): `sources_mode_block` with the results and a row each.
