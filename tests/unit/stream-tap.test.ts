@@ -145,6 +145,19 @@ describe('the tap', () => {
     expect(channel.records).toEqual([]);
   });
 
+  test('the tap answers the hello at once, before any stream: the page script knows it is there (doctor --page says tap: true) (review 2026-12-05 #8)', async () => {
+    const { win } = fakeWindow();
+    installTap(win, ASK_STREAM_ENDPOINTS);
+    const channel = new TapChannel();
+    channel.connect(win);
+    expect(channel.heard).toBe(true);
+    expect(channel.records).toEqual([]);
+    // No tap (blocked on perplexity.ai, or no main-world script): nobody answers.
+    const bare = new TapChannel();
+    bare.connect(fakeWindow().win);
+    expect(bare.heard).toBe(false);
+  });
+
   test('our hello never reaches the page, even after a page script said hello first: no page script learns the secret (review 2026-12-05 #2)', async () => {
     const { win } = fakeWindow();
     installTap(win, ASK_STREAM_ENDPOINTS);
@@ -171,8 +184,8 @@ describe('the tap', () => {
     expect(heardByPage).toEqual([]);
     win.dispatchEvent(new CustomEvent(tapEventName('guess'), { detail: { kind: 'open', id: 1, at: 0 } }));
     win.postMessage({ kind: 'open', id: 2, at: 0 }, '*');
+    // Heard: only the tap's own "ready" (no record), nothing of either.
     expect(channel.records).toEqual([]);
-    expect(channel.heard).toBe(false);
   });
 
   test('a page script that wraps addEventListener after the tap never sees the name the tap listens under', async () => {

@@ -31,7 +31,7 @@ export class TapChannel {
   private win: Window | null = null;
   /** The event name the page script's endpoints go to the tap under (tap-protocol.ts), made of this load's secret. */
   private watchName = '';
-  /** Whether the tap answered (it sends everything it queued at once). */
+  /** Whether the tap answered: it says `ready` the moment it takes the hello, then what it held. */
   heard = false;
 
   /** Offers the secret to the tap; a window with no tap (blocked, or no main-world script) simply never answers. */
@@ -64,9 +64,6 @@ export class TapChannel {
       if (this.records.length > KEEP) this.records.shift();
     } else if (m.kind === 'terminate') {
       for (const r of this.records) if (!r.end) this.changed(Object.assign(r, { terminated: r.texts.length }));
-      return;
-    } else if (m.kind === 'lost') {
-      this.records.length = 0;
       return;
     } else {
       record = this.records.find((r) => r.id === m.id);

@@ -33,5 +33,5 @@ export type TapMessage =
   | { kind: 'end'; id: number; error?: string }
   /** The page POSTed to Stop's URL. */
   | { kind: 'terminate'; at: number }
-  /** The queue before the hello overflowed: what was in it is gone. */
-  | { kind: 'lost' };
+  /** The hello was taken: sent first, before what the tap held (it opens no record, so it carries no id). */
+  | { kind: 'ready'; id?: undefined };

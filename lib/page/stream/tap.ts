@@ -62,8 +62,10 @@ export function installTap(win: Window & typeof globalThis, paths: { ask: readon
     });
     const held = queue;
     queue = null;
+    // Said first, streams or none: the page script hears at once that the tap took its hello (doctor --page). What the
+    // tap held follows, or nothing when its queue overflowed (a stream whose start was dropped is never read in part).
+    post({ kind: 'ready' });
     for (const m of held ?? []) post(m);
-    if (!held) post({ kind: 'lost' });
   };
   listen('message', onHello, true);
 
