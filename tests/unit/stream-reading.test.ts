@@ -22,7 +22,8 @@ const text = (chunks: string[], more: object = {}) => ({
   workflow_block: { steps: [{ title: 'Searching the web', items: [] }, { title: '', items: [{ type: 'WORKFLOW_ITEM_TEXT', payload: { text_payload: { variant: 'answer', text: '', chunks, ...more } } }] }] },
 });
 const add = (n: number, chunk: string) => ({ intended_usage: 'workflow_root', diff_block: { field: 'workflow_block', patches: [{ op: 'add', path: `/steps/1/items/0/payload/text_payload/chunks/${n}`, value: chunk }] } });
-const head = (query: string) => ({ query_str: query, backend_uuid: 'b', status: 'PENDING', final_sse_message: false });
+// Every frame names its thread, as in every capture: the page's, `/search/x` (page() below).
+const head = (query: string) => ({ query_str: query, backend_uuid: 'b', thread_url_slug: 'x', status: 'PENDING', final_sse_message: false });
 const last = (query: string, whole: string) => frame({ ...head(query), status: 'COMPLETED', final_sse_message: true, blocks: [text([whole], { text: whole })] });
 
 const page = (over: Partial<PollResult> = {}): PollResult => ({
@@ -136,9 +137,28 @@ describe('reading a turn from its ask stream', () => {
     const onB = page({ status: 'completed', response: "B's own answer", url: 'https://www.perplexity.ai/search/thread-b' });
     expect(reading.poll(onB)).toEqual(onB);
     expect(reading.forQuestion(Q, 0, onB.url)).toBeNull();
-    // A stream that has not said its thread yet (an ask's first moments, the URL already moved) is still a candidate.
+    // A stream that has not said its thread yet (an ask's first moments, the URL already moved) is still a candidate;
+    // one whose frames name no thread (the field renamed) is not: it might be any thread's.
     send({ kind: 'open', id: 1, at: 2, body: JSON.stringify({ query_str: Q }) });
     expect(reading.forQuestion(Q, 0, onB.url)).not.toBeNull();
+    const { thread_url_slug: _renamed, ...nameless } = head(Q);
+    send({ kind: 'data', id: 1, text: frame({ ...nameless, blocks: [text(['Whose?'])] }) });
+    expect(reading.forQuestion(Q, 0, onB.url)).toBeNull();
+  });
+
+  test('a bound wait reads the stream of the conversation it is bound to, not of the one the tab moved to (review of the fixes, 2026-12-05 #1)', async () => {
+    const { ch, send } = channel();
+    const reading = new StreamReading(ch, { reader: () => askStream2026 });
+    const done = (id: number, at: number, slug: string, answer: string) => {
+      send({ kind: 'open', id, at });
+      send({ kind: 'data', id, text: `${frame({ ...head(Q), thread_url_slug: slug, status: 'COMPLETED', final_sse_message: true, blocks: [text([answer], { text: answer })] })}${END}` });
+      send({ kind: 'end', id });
+    };
+    done(0, 10, 'x', 'Thread x, this turn.');
+    done(1, 20, 'y', 'Thread y, the same words.');
+    const binding = { turnIndex: 0, conversationUrl: 'https://www.perplexity.ai/search/x', questionKey: Q, askedAt: 5 };
+    const outcome = await reading.wait(() => new Promise(() => {}), binding, 5, undefined, () => 'https://www.perplexity.ai/search/y');
+    expect(outcome).toMatchObject({ status: 'completed', response: 'Thread x, this turn.', answerSource: 'stream' });
   });
 
   test('a question is its stream’s only when it is the same question: a longer one that starts with it is another (review 2026-12-05 #1)', () => {
@@ -160,6 +180,22 @@ describe('reading a turn from its ask stream', () => {
     send({ kind: 'data', id: 0, text: last(Q, 'Can') + END });
     send({ kind: 'end', id: 0 });
     expect(reading.poll(page({ hasStopButton: false }))).toMatchObject({ status: 'completed', stopped: true, response: 'Can', answerSource: 'stream' });
+  });
+
+  test('two terminates, the first before the final frame: stopped, read live or by a kit loaded afterwards (review of the fixes, 2026-12-05 #4)', () => {
+    for (const live of [true, false]) {
+      const { ch, send } = channel();
+      const early = live ? new StreamReading(ch, { reader: () => askStream2026 }) : undefined;
+      send({ kind: 'open', id: 0, at: 1 });
+      send({ kind: 'data', id: 0, text: frame({ ...head(Q), blocks: [text(['Can'])] }) });
+      send({ kind: 'terminate', at: 2 }); // the person's Stop
+      send({ kind: 'data', id: 0, text: last(Q, 'Can') });
+      send({ kind: 'terminate', at: 3 }); // a second one, after the final frame
+      send({ kind: 'data', id: 0, text: END });
+      send({ kind: 'end', id: 0 });
+      const reading = early ?? new StreamReading(ch, { reader: () => askStream2026 });
+      expect(reading.poll(page({ hasStopButton: false })), live ? 'live' : 'late').toMatchObject({ status: 'completed', stopped: true });
+    }
   });
 
   test('a terminate that comes after the final frame stopped nothing: completed, not stopped, even read by a kit that came later (review 2026-12-05 #4)', () => {

@@ -16,8 +16,10 @@ import { loadFixture } from '../fixtures/reader/load';
  */
 const frame = (body: object) => `event: message\r\ndata: ${JSON.stringify(body)}\r\n\r\n`;
 const END = 'event: end_of_stream\r\ndata: {}\r\n\r\n';
+// Every frame names its thread, as in every capture: the fixtures' page, https://www.perplexity.ai/search/x.
 const answer = (text: string, done: boolean) => ({
   query_str: '',
+  thread_url_slug: 'x',
   status: done ? 'COMPLETED' : 'PENDING',
   final_sse_message: done,
   blocks: [{ intended_usage: 'ask_text', markdown_block: { chunks: [text], ...(done ? { answer: text } : {}) } }],

@@ -68,9 +68,10 @@ export class StreamReading {
     if (!key) return null;
     const all = this.all();
     // A page whose URL names the thread of some stream seen is on that thread: only its streams can be its turns. On a
-    // conversation no stream names, only a stream that has not said its thread yet can be (never another thread's).
+    // conversation no stream names, only a stream with no frame yet can be (its first frame names its thread in every
+    // capture): never another thread's, nor one whose frames name none (a renamed field).
     const here = all.filter((s) => onThread(s, url));
-    const pool = here.length ? here : threadIdOfUrl(url) ? all.filter((s) => !s.slug && !s.threadUuid) : all;
+    const pool = here.length ? here : threadIdOfUrl(url) ? all.filter((s) => s.frames === 0) : all;
     const matching = pool.filter((s) => s.startedAt >= since && s.query !== undefined && questionMatch(question, questionKey(s.query)) === 'same');
     return (first ? matching[0] : matching.at(-1)) ?? null;
   }
@@ -167,7 +168,10 @@ export class StreamReading {
     signal?.addEventListener('abort', stopInner, { once: true });
     if (signal?.aborted) inner.abort();
     const started = (this.options.now ?? Date.now)();
-    const viaStream = this.whenDone(binding.questionKey, since, inner.signal, url, true).then((s) => {
+    // Its stream is on the conversation it is bound to, wherever the tab is now (a tab moved to another thread where
+    // the same words were asked is not this turn's); a binding made before the URL named its thread: where the tab is.
+    const where = () => (threadIdOfUrl(binding.conversationUrl) ? binding.conversationUrl : url());
+    const viaStream = this.whenDone(binding.questionKey, since, inner.signal, where, true).then((s) => {
       if (!s) return null;
       const o = this.outcome(s, { turnIndex: binding.turnIndex, url: url(), started }, maxLength);
       // A traced call (the bench): when the channel had the stream's end, and when this wait's answer was made from it.
@@ -175,7 +179,7 @@ export class StreamReading {
       return o;
     });
     const byPage = viaPage(inner.signal).then((outcome) => {
-      const s = outcome.status === 'completed' ? this.forQuestion(binding.questionKey, since, url(), true) : null;
+      const s = outcome.status === 'completed' ? this.forQuestion(binding.questionKey, since, where(), true) : null;
       if (!s?.readable() || s.state() !== 'working') return outcome;
       let timer: ReturnType<typeof setTimeout> | undefined;
       const late = new Promise<null>((resolve) => {

@@ -63,7 +63,8 @@ export class TapChannel {
       this.records.push(record);
       if (this.records.length > KEEP) this.records.shift();
     } else if (m.kind === 'terminate') {
-      for (const r of this.records) if (!r.end) this.changed(Object.assign(r, { terminated: r.texts.length }));
+      // The first terminate's moment stands (a second, after the final frame, must not make a stopped turn completed).
+      for (const r of this.records) if (!r.end) this.changed(Object.assign(r, { terminated: r.terminated ?? r.texts.length }));
       return;
     } else {
       record = this.records.find((r) => r.id === m.id);
