@@ -107,11 +107,26 @@ function trace(value: unknown): Obj {
 /** ErrorPayload's `data` (strict: a key it does not declare is refused, as zod's `.strict()` refuses it). */
 function errorData(value: unknown): Obj {
   const o = object(value, 'error.data');
-  const unknown = Object.keys(o).find((key) => key !== 'retryAfterMs');
+  const unknown = Object.keys(o).find((key) => key !== 'retryAfterMs' && key !== 'taken');
   if (unknown !== undefined) throw new Refused('error.data', `unrecognized key "${unknown}"`);
   const out: Obj = {};
   optional(out, o, 'retryAfterMs', () => integer(o, 'retryAfterMs', 'error.data.', 0, 86_400_000));
+  optional(out, o, 'taken', () => takenAsk(o.taken));
   return out;
+}
+
+/** ErrorData's `taken` (strict, as messages.ts's zod schema). */
+function takenAsk(value: unknown): Obj {
+  const o = object(value, 'error.data.taken');
+  const unknown = Object.keys(o).find((key) => !['turnIndex', 'conversationUrl', 'questionKey', 'askedAt'].includes(key));
+  if (unknown !== undefined) throw new Refused('error.data.taken', `unrecognized key "${unknown}"`);
+  const at = 'error.data.taken.';
+  return {
+    turnIndex: integer(o, 'turnIndex', at, 0),
+    conversationUrl: string(o, 'conversationUrl', at, 0, 4000),
+    questionKey: string(o, 'questionKey', at, 0, 1000),
+    askedAt: number(o, 'askedAt', at),
+  };
 }
 
 function profile(value: unknown): Obj {

@@ -14,8 +14,14 @@ export const RequestId = z.string().min(1).max(200);
 export const ErrorPayload = z.object({
   code: z.enum(ERROR_CODES),
   message: z.string(),
-  /** lib/protocol/errors.ts ErrorData: what a program needs besides the words (a 429's wait). */
-  data: z.object({ retryAfterMs: z.number().int().min(0).max(86_400_000).optional() }).strict().optional(),
+  /** lib/protocol/errors.ts ErrorData: what a program needs besides the words (a 429's wait, a taken prompt's turn). */
+  data: z
+    .object({
+      retryAfterMs: z.number().int().min(0).max(86_400_000).optional(),
+      taken: z.object({ turnIndex: z.number().int().min(0), conversationUrl: z.string().max(4000), questionKey: z.string().max(1000), askedAt: z.number() }).strict().optional(),
+    })
+    .strict()
+    .optional(),
 });
 
 /** Which way a caller came in: lib/protocol/access.ts (DOORS) says who knows it and what each door may do. */

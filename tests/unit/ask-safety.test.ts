@@ -161,6 +161,10 @@ describe('ask succeeds only when the page took this prompt', () => {
     expect((err as RelayError).code).toBe('TIMEOUT');
     expect((err as RelayError).message).toMatch(/the page took the prompt .* do not send it again/);
     expect((err as RelayError).message).not.toMatch(/did not take it/);
+    // The comet_wait it asks for follows this prompt's turn, the one after those the page had (none), as page.ask's
+    // result would have named it; bound to its question too, the other turn that showed there is never its answer.
+    expect((err as RelayError).data?.taken).toMatchObject({ turnIndex: 0, conversationUrl: location.href, questionKey: 'Mine' });
+    expect(typeof (err as RelayError).data?.taken?.askedAt).toBe('number');
   });
 
   it('a prompt the page took (composer emptied) whose turn shows late is confirmed, never "not taken" (#11)', async () => {

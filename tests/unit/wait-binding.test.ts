@@ -5,6 +5,7 @@ import type { ToolBrowser } from '../../lib/mcp/gateway';
 import type { ToolContext } from '../../lib/mcp/tool';
 import { allTools } from '../../lib/mcp/tools';
 import { NOT_ASKED_NOTE } from '../../lib/mcp/tools/comet';
+import { RelayError } from '../../lib/protocol/errors';
 
 /**
  * comet_wait is for the answer to this session's own comet_ask (docs/tools.md): a session that asked nothing
@@ -41,5 +42,22 @@ describe('comet_wait binds to its own session only', () => {
     expect(params.turnIndex).toBeUndefined();
     expect(text.startsWith(NOT_ASKED_NOTE)).toBe(true);
     expect(text).toContain('The answer.');
+  });
+
+  it('a comet_ask whose prompt the page took with no turn showing yet binds the comet_wait it asks for to that prompt, not to the session’s previous ask', async () => {
+    const ask = allTools.find((t) => t.name === 'comet_ask');
+    const taken = { turnIndex: 4, conversationUrl: 'https://www.perplexity.ai/search/x', questionKey: 'the new one', askedAt: 1_700_000_100_000 };
+    const browser = {
+      call: async (method: string) => {
+        if (method === 'page.ask') throw new RelayError('TIMEOUT', 'the page took the prompt (its composer emptied) but shows no turn for it yet; do not send it again: call comet_wait', { taken });
+        return { mode: 'standard' };
+      },
+    } as unknown as ToolBrowser;
+    const session: ToolContext['session'] = { lastAsk: { turnIndex: 2, conversationUrl: taken.conversationUrl, questionKey: 'the old one', askedAt: 1_700_000_000_000 } };
+    const context = { browser, session, settings: readSettings({}), signal: new AbortController().signal, progress() {}, attachments: undefined as never, asTask: false } as ToolContext;
+    await expect(ask!.handler(z.object(ask!.inputSchema).parse({ prompt: 'the new one', newChat: true }), context)).rejects.toMatchObject({ code: 'TIMEOUT' });
+    expect(session.lastAsk).toEqual(taken);
+    const { params } = await callWait(session);
+    expect(params).toMatchObject(taken);
   });
 });

@@ -133,11 +133,14 @@ const ask = defineTool({
       : await modeAgain((params) => browser.call('page.mode', params, { signal, timeoutMs: 20_000 }), session.mode, (code, message) => new RelayError(code as ErrorCode, message));
     // Long enough for a person to answer an approval prompt, or for an earlier answer to end (the
     // page says so in a progress note), and for a new chat's page to load.
-    const handle = await browser.call(
-      'page.ask',
-      { prompt, newChat, ...(newChat && session.mode ? { keepMode: session.mode } : {}) },
-      { signal, timeoutMs: 180_000, onProgress: progress },
-    );
+    const handle = await browser
+      .call('page.ask', { prompt, newChat, ...(newChat && session.mode ? { keepMode: session.mode } : {}) }, { signal, timeoutMs: 180_000, onProgress: progress })
+      .catch((error: unknown) => {
+        // The page took the prompt though no turn shows it yet: the comet_wait the error asks for follows that turn.
+        const taken = error instanceof RelayError ? error.data?.taken : undefined;
+        if (taken) session.lastAsk = taken;
+        throw error;
+      });
     session.lastAsk = { turnIndex: handle.turnIndex, conversationUrl: handle.conversationUrl, questionKey: handle.questionKey, askedAt: handle.submittedAt };
     return textResult(`Prompt submitted successfully. Use comet_poll to track status or comet_wait to block until completion.${here}${handle.modeNote ?? ''}`);
   },

@@ -209,13 +209,15 @@ export async function ask(
   }
 
   const confirmMs = options.confirmMs ?? CONFIRM_MS;
+  /** The turn after the ones the page had (a new conversation's first): the turn a prompt the page took is. */
+  const next = () => (conversationKey(ctx.doc.location.href) === conversationKey(before.url) ? before.turnCount : 0);
   const probe = () => {
     if (options.answeredOtherwise?.()) return { index: -1 };
     const index = askedTurn(ctx, before, key, composer);
     if (index !== null) return { index };
-    // The page's own stream for this question opened: it took the prompt, as the turn after the ones it had (a new
-    // conversation's first) — a turn whose blocks the set does not recognise yet is still this one.
-    if (options.streamTook?.(key, submittedAt)) return { index: conversationKey(ctx.doc.location.href) === conversationKey(before.url) ? before.turnCount : 0 };
+    // The page's own stream for this question opened: it took the prompt, as the next turn — a turn whose blocks the
+    // set does not recognise yet is still this one.
+    if (options.streamTook?.(key, submittedAt)) return { index: next() };
     return null;
   };
   let found = await ctx.waitFor(probe, confirmMs, signal);
@@ -226,7 +228,9 @@ export async function ask(
     if (!found) {
       // Sent all the same: the person's draft goes back as on success (#18 of the 2026-12-04 review).
       await putBackDraft(ctx, held, params.prompt, options, confirmMs);
-      throw new RelayError('TIMEOUT', 'the page took the prompt (its composer emptied) but shows no turn for it yet; do not send it again: call comet_wait');
+      // The comet_wait it asks for follows this prompt's turn, not the session's previous one.
+      const taken = { turnIndex: next(), conversationUrl: ctx.doc.location.href, questionKey: key, askedAt: submittedAt };
+      throw new RelayError('TIMEOUT', 'the page took the prompt (its composer emptied) but shows no turn for it yet; do not send it again: call comet_wait', { taken });
     }
   }
   if (!found) {

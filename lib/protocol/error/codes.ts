@@ -48,10 +48,22 @@ export const ERROR_CODES = [
 
 export type ErrorCode = (typeof ERROR_CODES)[number];
 
-/** What an error carries for a program besides its words (only RATE_LIMITED's wait so far). */
+/** What an error carries for a program besides its words (RATE_LIMITED's wait, a taken prompt's turn). */
 export interface ErrorData {
   /** How long the site asked to wait before asking again (its Retry-After), in ms. */
   retryAfterMs?: number;
+  /**
+   * page.ask's TIMEOUT for a prompt the page took (its composer emptied) with no turn showing it yet: the turn a later
+   * comet_wait is to follow, as page.ask's result would have named it (submittedAt as askedAt).
+   */
+  taken?: TakenAsk;
+}
+
+export interface TakenAsk {
+  turnIndex: number;
+  conversationUrl: string;
+  questionKey: string;
+  askedAt: number;
 }
 
 export interface ErrorPayload {
