@@ -5,7 +5,7 @@ import type { AttachmentAccess } from './attachments/http';
 import { type Access, accessOfAll, type Operation, reachableAt } from '../protocol/access';
 import type { Door } from '../protocol/doors';
 import type { ToolBrowser } from './gateway';
-import type { PAGE_MODES } from '../protocol/page/page-methods';
+import type { AskBinding, PAGE_MODES } from '../protocol/page/page-methods';
 
 type PageModeName = (typeof PAGE_MODES)[number];
 
@@ -21,7 +21,7 @@ export type Elicit = (request: ElicitRequestFormParams, signal: AbortSignal) => 
 /** What one MCP session remembers between tool calls (comet_wait binds to this session's comet_ask). */
 export interface SessionMemory {
   /** This session's last question: comet_wait follows its turn, never another session's. */
-  lastAsk?: { turnIndex: number; conversationUrl: string; questionKey: string; askedAt: number };
+  lastAsk?: AskBinding;
   /**
    * The mode this session switched to with comet_mode. Perplexity goes back to Search after every
    * navigation (lib/selectors/README.md, "Mode controls"): comet_ask sets it again when the page

@@ -115,7 +115,7 @@ function errorData(value: unknown): Obj {
   return out;
 }
 
-/** ErrorData's `taken` (strict, as messages.ts's zod schema). */
+/** ErrorData's `taken`: page-methods.ts's AskBinding, strict as messages.ts takes it. */
 function takenAsk(value: unknown): Obj {
   const o = object(value, 'error.data.taken');
   const unknown = Object.keys(o).find((key) => !['turnIndex', 'conversationUrl', 'questionKey', 'askedAt'].includes(key));

@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { DOORS } from './doors';
 import { ERROR_CODES } from './errors';
 import { CLI_FORM_MAX, CLI_FORM_REFUSED } from './identity';
+import { AskBinding } from './page/page-methods';
 
 /**
  * The envelopes every hop speaks: MCP process ⇄ host (local socket), host ⇄ extension (native
@@ -18,7 +19,7 @@ export const ErrorPayload = z.object({
   data: z
     .object({
       retryAfterMs: z.number().int().min(0).max(86_400_000).optional(),
-      taken: z.object({ turnIndex: z.number().int().min(0), conversationUrl: z.string().max(4000), questionKey: z.string().max(1000), askedAt: z.number() }).strict().optional(),
+      taken: AskBinding.strict().optional(),
     })
     .strict()
     .optional(),

@@ -170,7 +170,8 @@ export class StreamReading {
     const started = (this.options.now ?? Date.now)();
     // Its stream is on the conversation it is bound to, wherever the tab is now (a tab moved to another thread where
     // the same words were asked is not this turn's); a binding made before the URL named its thread: where the tab is.
-    const where = () => (threadIdOfUrl(binding.conversationUrl) ? binding.conversationUrl : url());
+    const bound = threadIdOfUrl(binding.conversationUrl) ? binding.conversationUrl : undefined;
+    const where = () => bound ?? url();
     const viaStream = this.whenDone(binding.questionKey, since, inner.signal, where, true).then((s) => {
       if (!s) return null;
       const o = this.outcome(s, { turnIndex: binding.turnIndex, url: url(), started }, maxLength);

@@ -1,3 +1,5 @@
+import type { AskBinding } from '../page/page-methods';
+
 /**
  * Typed errors that travel across every hop as { code, message }. Tools print them as
  * "[CODE] message", the comet_* reference's form. The first block is the reference's own codes.
@@ -56,14 +58,7 @@ export interface ErrorData {
    * page.ask's TIMEOUT for a prompt the page took (its composer emptied) with no turn showing it yet: the turn a later
    * comet_wait is to follow, as page.ask's result would have named it (submittedAt as askedAt).
    */
-  taken?: TakenAsk;
-}
-
-export interface TakenAsk {
-  turnIndex: number;
-  conversationUrl: string;
-  questionKey: string;
-  askedAt: number;
+  taken?: AskBinding;
 }
 
 export interface ErrorPayload {

@@ -69,6 +69,14 @@ export const PollResult = z.object({
 });
 export type PollResult = z.infer<typeof PollResult>;
 
+/**
+ * The turn a comet_wait follows, as page.ask's result names it (its submittedAt as askedAt, which binds the wait to
+ * that ask's own stream of the page, issue 30): page.wait's binding, an MCP session's last ask, and the data of
+ * page.ask's TIMEOUT for a prompt the page took with no turn showing yet.
+ */
+export const AskBinding = z.object({ turnIndex: Count, conversationUrl: z.string().max(4000), questionKey: z.string().max(1000), askedAt: z.number() });
+export type AskBinding = z.infer<typeof AskBinding>;
+
 /** What page.ask hands back: pass turnIndex, conversationUrl, questionKey and submittedAt (as askedAt) to page.wait to bind it to this question. */
 export const AskResult = z.object({
   afterTurn: Count,
@@ -163,12 +171,8 @@ export const pageMethods = {
       timeoutMs: z.number().int().min(0).max(3_600_000).default(120_000),
       /** COMET_STALL_MS: no change this long while no stop button is visible → stalled. */
       stallMs: z.number().int().min(100).max(3_600_000).default(10_000),
-      /** From page.ask's result: the wait follows that turn of that conversation, and no other. */
-      turnIndex: Count.optional(),
-      conversationUrl: z.string().max(4000).optional(),
-      questionKey: z.string().max(1000).optional(),
-      /** page.ask's `submittedAt`: binds the wait to that ask's own stream of the page (issue 30). */
-      askedAt: z.number().optional(),
+      /** From page.ask's result (AskBinding): the wait follows that turn of that conversation, and no other. */
+      ...AskBinding.partial().shape,
       /** The older binding (turns after this count); without any, the wait binds to the last ask made in that tab. */
       afterTurn: Count.optional(),
       /**
