@@ -65,7 +65,7 @@ const ASK_URL = 'https://www.perplexity.ai/rest/sse/perplexity_ask';
 const settle = () => new Promise((r) => setTimeout(r, 20));
 
 describe('the tap', () => {
-  test('the page gets the same promise and Response, every byte, and its own errors', async () => {
+  test('the page gets the same Response, every byte, and its own errors', async () => {
     const { win, controllers, calls } = fakeWindow();
     const original = win.fetch;
     installTap(win, ASK_STREAM_ENDPOINTS);
@@ -82,6 +82,28 @@ describe('the tap', () => {
     expect(other.bodyUsed).toBe(false);
     // A rejected fetch rejects for the page as it would have.
     await expect(win.fetch(ASK_URL, { signal: AbortSignal.abort() })).rejects.toThrow(/aborted/);
+  });
+
+  test('a rejection the page leaves unhandled is still reported unhandled, on the promise it holds; one it handles is not (review 2026-12-05 #7)', async () => {
+    const { win } = fakeWindow();
+    installTap(win, ASK_STREAM_ENDPOINTS);
+    const unhandled: unknown[] = [];
+    const note = (_reason: unknown, promise: unknown) => void unhandled.push(promise);
+    const theirs = process.listeners('unhandledRejection');
+    process.removeAllListeners('unhandledRejection');
+    process.on('unhandledRejection', note);
+    try {
+      const left = win.fetch(ASK_URL, { method: 'POST', signal: AbortSignal.abort() });
+      const handled = win.fetch(ASK_URL, { method: 'POST', signal: AbortSignal.abort() });
+      const caught = handled.catch((e: Error) => e.name);
+      const stopCall = win.fetch('https://www.perplexity.ai/rest/sse/perplexity_terminate', { signal: AbortSignal.abort() });
+      await settle();
+      expect(await caught).toBe('AbortError');
+      expect(unhandled).toEqual([left, stopCall]);
+    } finally {
+      process.removeAllListeners('unhandledRejection');
+      for (const l of theirs) process.on('unhandledRejection', l);
+    }
   });
 
   test('an abort still aborts the page’s read, and the page script hears the stream was cut', async () => {

@@ -1,9 +1,10 @@
 /**
  * The passive tap (issue 30), run in the page's main world at document_start on perplexity.ai
  * (entrypoints/perplexity-tap.content.ts): `window.fetch` is wrapped so that for the ask stream's and
- * Stop's URLs the page's own response is cloned and the clone read; the page gets the very promise and
- * Response the browser gave (same bytes, timing, errors, aborts: a clone is a tee the browser feeds both
- * ways, and an aborted fetch errors both). Nothing else is looked at or changed.
+ * Stop's URLs the page's own response is cloned and the clone read; the page gets the very Response the
+ * browser gave (same bytes, timing, errors, aborts: a clone is a tee the browser feeds both ways, and an
+ * aborted fetch errors both), through the browser's promise followed once (below). Nothing else is looked at or
+ * changed.
  *
  * What it reads goes to the isolated world's page script as CustomEvents on `window` named by a per-load
  * secret (lib/page/stream/tap-protocol.ts), never through `window.postMessage`, which every script on
@@ -70,11 +71,11 @@ export function installTap(win: Window & typeof globalThis, paths: { ask: readon
   listen('message', onHello, true);
 
   const read = async (id: number, res: Response) => {
-    const body = res.clone().body;
-    if (!body) return post({ kind: 'end', id, error: 'no body' });
-    const reader = body.getReader();
-    const decoder = new TextDecoder();
     try {
+      const body = res.clone().body;
+      if (!body) return post({ kind: 'end', id, error: 'no body' });
+      const reader = body.getReader();
+      const decoder = new TextDecoder();
       for (;;) {
         const { done, value } = await reader.read();
         if (done) break;
@@ -88,6 +89,7 @@ export function installTap(win: Window & typeof globalThis, paths: { ask: readon
 
   win.fetch = function fetch(this: unknown, ...args: [RequestInfo | URL, RequestInit?]) {
     // The page's call first, exactly as it made it (its arguments as they came); what follows only watches its promise.
+    // Only the ask stream's promise is followed (below); every other call gets the browser's own promise back.
     const answer: Promise<Response> = Reflect.apply(original, this, args);
     const [input, init] = args;
     try {
@@ -97,9 +99,18 @@ export function installTap(win: Window & typeof globalThis, paths: { ask: readon
       else if (ask.includes(path)) {
         const id = next++;
         post({ kind: 'open', id, at: Date.now(), ...(typeof init?.body === 'string' ? { body: init.body } : {}) });
-        answer.then(
-          (res) => void read(id, res).catch(() => undefined),
-          (e: unknown) => post({ kind: 'end', id, error: String((e as Error)?.message ?? e) }),
+        // The page gets the browser's promise followed once: the same Response (cloned before the page's code can
+        // touch its body) or the same error, a microtask later. The tap's reaction is on the browser's promise, so a
+        // rejection the page leaves unhandled is still reported as unhandled, on the promise the page holds.
+        return answer.then(
+          (res) => {
+            void read(id, res).catch(() => undefined);
+            return res;
+          },
+          (e: unknown) => {
+            post({ kind: 'end', id, error: String((e as Error)?.message ?? e) });
+            throw e;
+          },
         );
       }
     } catch {
