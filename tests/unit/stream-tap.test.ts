@@ -10,7 +10,7 @@ import { ASK_STREAM_ENDPOINTS } from '../../lib/selectors/stream/endpoints';
  * The passive tap (lib/page/stream/tap.ts) and the page script's end of its channel (tap-channel.ts),
  * on a window of our own: one listener list per event type shared by both worlds (as the real window's
  * events reach the listeners of every world), the page's fetch a stub whose responses we feed. The page
- * must get the very promise, Response, bytes, errors and aborts it would without the tap.
+ * must get the very Response, bytes, errors (handled or not) and aborts it would without the tap.
  */
 type Listener = (e: MessageEvent) => void;
 
