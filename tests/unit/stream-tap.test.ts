@@ -224,6 +224,38 @@ describe('the tap', () => {
     expect(seen.filter((t) => t.includes(':watch:'))).toEqual([]);
   });
 
+  test('a tab with no reader yet keeps whole only the newest stream that ended and those still open; with one, the last 8 (review 2026-12-05 #9)', async () => {
+    const { win, controllers } = fakeWindow();
+    installTap(win, ASK_STREAM_ENDPOINTS);
+    const channel = new TapChannel();
+    channel.connect(win);
+    await settle();
+    const stream = async (q: string, end: boolean) => {
+      void (await win.fetch(ASK_URL, { method: 'POST', body: JSON.stringify({ query_str: q }) })).text();
+      const c = controllers.at(-1);
+      c?.enqueue(frame({ query_str: q, status: 'PENDING', blocks: [] }));
+      if (end) {
+        c?.enqueue(END);
+        c?.close();
+      }
+      await settle();
+    };
+    const asked = () => channel.records.map((r) => JSON.parse(r.body ?? '{}').query_str);
+    await stream('one', true);
+    await stream('two', false);
+    await stream('three', true);
+    // "one" ended before "three" did: let go; "two" is still open and kept whole.
+    expect(asked()).toEqual(['two', 'three']);
+    expect(channel.records.find((r) => r.body?.includes('two'))?.texts.join('')).toContain('"query_str":"two"');
+    // A reader came (the ask kit): from now on every stream is kept, its text let go as it is read, the last 8.
+    new StreamReading(channel, { reader: () => askStream2026 });
+    for (const q of ['4', '5', '6', '7', '8', '9']) await stream(q, true);
+    expect(asked()).toEqual(['two', 'three', '4', '5', '6', '7', '8', '9']);
+    await stream('10', true);
+    expect(asked()).toEqual(['three', '4', '5', '6', '7', '8', '9', '10']);
+    expect(channel.records.every((r) => r.size === 0)).toBe(true);
+  });
+
   test('a pack moves the endpoints the tap watches', async () => {
     const { win, controllers } = fakeWindow();
     installTap(win, ASK_STREAM_ENDPOINTS);

@@ -3,7 +3,8 @@ import { TAP_HELLO, type TapMessage, tapEventName, type TapWatch, watchEventName
 /**
  * The page script's end of the tap (lib/page/stream/tap.ts explains the design): hands the main world a
  * per-load secret once, hears the tap's events under the name made of it, and keeps what the tap sends as
- * it came, for the last few ask streams (bounded), so the ask kit's reader (lib/page/stream/stream-reading.ts)
+ * it came, for the last few ask streams (bounded; in a tab with no reader yet, the newest that ended and those still
+ * open), so the ask kit's reader (lib/page/stream/stream-reading.ts)
  * can read a stream from its first frame whenever it is loaded. No parsing here: every Perplexity page
  * runs this.
  */
@@ -22,11 +23,11 @@ export interface TapRecord {
 }
 
 const KEEP = 8;
-/** One stream kept whole up to this (the real 2026-07-31 search answer's stream: 0.6 M); all kept, up to twice it. */
+/** One stream kept whole up to this (the real 2026-07-31 search answer's stream: 0.6 M). */
 const MAX_CHARS = 4_000_000;
 
 export class TapChannel {
-  readonly records: TapRecord[] = [];
+  records: TapRecord[] = [];
   private readonly listeners = new Set<(record: TapRecord) => void>();
   private win: Window | null = null;
   /** The event name the page script's endpoints go to the tap under (tap-protocol.ts), made of this load's secret. */
@@ -77,9 +78,13 @@ export class TapChannel {
           record.texts = [];
           record.end = { error: 'too large to keep' };
         }
-        // The oldest streams go first when all of them together are too much to keep.
-        while (this.records.length > 1 && this.records.reduce((n, r) => n + r.size, 0) > 2 * MAX_CHARS) this.records.shift();
-      } else if (m.kind === 'end') record.end = typeof m.error === 'string' ? { error: m.error } : {};
+      } else if (m.kind === 'end') {
+        record.end = typeof m.error === 'string' ? { error: m.error } : {};
+        // With no reader here yet (the ask kit lets go of each text it reads), a stream that ended is kept whole only
+        // while it is the newest: a kit loaded later reads the last turn from its first frame, and older turns from the
+        // page and the thread JSON, so a tab comet-relay never used does not hold every answer the person streamed.
+        if (!this.listeners.size) this.records = this.records.filter((r) => r === record || !r.end);
+      }
     }
     this.changed(record);
   }
