@@ -22,6 +22,8 @@ export type Elicit = (request: ElicitRequestFormParams, signal: AbortSignal) => 
 export interface SessionMemory {
   /** This session's last question: comet_wait follows its turn, never another session's. */
   lastAsk?: AskBinding;
+  /** The last comet_ask failed without the page confirming it took the prompt (then lastAsk is unset): comet_wait says so. */
+  askFailed?: boolean;
   /**
    * The mode this session switched to with comet_mode. Perplexity goes back to Search after every
    * navigation (lib/selectors/README.md, "Mode controls"): comet_ask sets it again when the page

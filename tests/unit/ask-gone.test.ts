@@ -59,10 +59,17 @@ describe('a page that went away holding page.ask (#17)', () => {
     first.drop(); // the submit's hard navigation
     await nextPageShows(connect(), 'What changed in Rust 2024?');
     await done;
-    const [reply] = replies as { kind: string; error: { code: string; message: string } }[];
+    const [reply] = replies as { kind: string; error: { code: string; message: string; data?: { taken?: unknown } } }[];
     expect(reply?.kind).toBe('error');
     expect(reply?.error.message).toMatch(/^The prompt was taken: .*Do not send it again: read its answer with comet_wait/);
     expect(reply?.error.message).not.toMatch(/Call again/i);
+    // The comet_wait it asks for follows that turn, not the session's previous ask (review 2026-12-05, worker #1).
+    expect(reply?.error.data?.taken).toEqual({
+      turnIndex: 0,
+      conversationUrl: 'https://www.perplexity.ai/search/what-changed-AbC',
+      questionKey: 'What changed in Rust 2024?',
+      askedAt: expect.any(Number),
+    });
   });
 
   it('#17: the page that follows shows another question, or the tab closed: "may have taken it", check before asking again', async () => {

@@ -4,7 +4,7 @@ import { readSettings } from '../../lib/config/settings';
 import type { ToolBrowser } from '../../lib/mcp/gateway';
 import type { ToolContext } from '../../lib/mcp/tool';
 import { allTools } from '../../lib/mcp/tools';
-import { NOT_ASKED_NOTE } from '../../lib/mcp/tools/comet';
+import { ASK_FAILED_NOTE, NOT_ASKED_NOTE } from '../../lib/mcp/tools/comet';
 import { RelayError } from '../../lib/protocol/errors';
 
 /**
@@ -60,4 +60,29 @@ describe('comet_wait binds to its own session only', () => {
     const { params } = await callWait(session);
     expect(params).toMatchObject(taken);
   });
+
+  for (const code of ['PERMISSION_DENIED', 'TIMEOUT', 'CANCELLED', 'AGENT_ERROR'] as const) {
+    it(`a comet_ask that failed (${code}) with no turn of its prompt known: comet_wait never answers it with the session's previous ask, and says so (review 2026-12-05, worker #1)`, async () => {
+      const ask = allTools.find((t) => t.name === 'comet_ask');
+      const browser = {
+        call: async (method: string) => {
+          if (method === 'page.ask') throw new RelayError(code, 'the ask failed');
+          return { mode: 'standard' };
+        },
+      } as unknown as ToolBrowser;
+      const session: ToolContext['session'] = { lastAsk: { turnIndex: 2, conversationUrl: 'https://www.perplexity.ai/search/x', questionKey: 'the old one', askedAt: 1_700_000_000_000 } };
+      const context = { browser, session, settings: readSettings({}), signal: new AbortController().signal, progress() {}, attachments: undefined as never, asTask: false } as ToolContext;
+      await expect(ask!.handler(z.object(ask!.inputSchema).parse({ prompt: 'the new one', newChat: true }), context)).rejects.toMatchObject({ code });
+      const { params, text } = await callWait(session);
+      expect(params).toMatchObject({ latest: true });
+      expect(params.questionKey).toBeUndefined();
+      expect(text.startsWith(ASK_FAILED_NOTE)).toBe(true);
+      // A later ask that succeeds binds again, without the note.
+      const ok = { call: async (method: string) => (method === 'page.ask' ? { turnIndex: 5, conversationUrl: 'https://www.perplexity.ai/search/x', questionKey: 'again', submittedAt: 1, afterTurn: 4, baselineUrl: '', previousAnswerKey: '' } : { mode: 'standard' }) } as unknown as ToolBrowser;
+      await ask!.handler(z.object(ask!.inputSchema).parse({ prompt: 'again', newChat: true }), { ...context, browser: ok });
+      const after = await callWait(session);
+      expect(after.params).toMatchObject({ turnIndex: 5, questionKey: 'again' });
+      expect(after.text).toBe('The answer.');
+    });
+  }
 });

@@ -137,11 +137,15 @@ const ask = defineTool({
       .call('page.ask', { prompt, newChat, ...(newChat && session.mode ? { keepMode: session.mode } : {}) }, { signal, timeoutMs: 180_000, onProgress: progress })
       .catch((error: unknown) => {
         // The page took the prompt though no turn shows it yet: the comet_wait the error asks for follows that turn.
+        // Any other failure (denied, timed out, cancelled, the page gone): no turn of this prompt is known, and a
+        // comet_wait must not answer it with the session's previous one (review 2026-12-05, worker #1).
         const taken = error instanceof RelayError ? error.data?.taken : undefined;
-        if (taken) session.lastAsk = taken;
+        session.lastAsk = taken;
+        session.askFailed = !taken;
         throw error;
       });
     session.lastAsk = { turnIndex: handle.turnIndex, conversationUrl: handle.conversationUrl, questionKey: handle.questionKey, askedAt: handle.submittedAt };
+    session.askFailed = false;
     return textResult(`Prompt submitted successfully. Use comet_poll to track status or comet_wait to block until completion.${here}${handle.modeNote ?? ''}`);
   },
 });
@@ -188,13 +192,16 @@ const wait = defineTool({
       },
       { signal, timeoutMs: timeout + 15_000, onProgress: progress },
     );
-    const unasked = session.lastAsk ? '' : `${NOT_ASKED_NOTE}\n\n`;
+    const unasked = session.lastAsk ? '' : `${session.askFailed ? ASK_FAILED_NOTE : NOT_ASKED_NOTE}\n\n`;
     return { content: [{ type: 'text', text: `${unasked}${formatWaitText(result)}` }], isError: result.status === 'error' ? true : undefined };
   },
 });
 
 /** comet_wait's first line in a session that has not asked: whose answer this is. */
 export const NOT_ASKED_NOTE = "(This session has not asked anything with comet_ask: this is the page's latest turn, whoever asked it.)";
+/** …and in one whose last comet_ask failed without the page confirming it took the prompt. */
+export const ASK_FAILED_NOTE =
+  "(This session's last comet_ask failed and no turn of it is known: this is the page's latest turn, whoever asked it. If it is not your prompt's, send it again with comet_ask.)";
 
 const stopAgent = defineTool({
   name: 'comet_stop',

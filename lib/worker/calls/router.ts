@@ -224,7 +224,7 @@ export class Router {
           const result =
             this.deps.repairs && REPAIRABLE.has(method)
               ? await this.deps.repairs.read(method, () => run(), pageCall, fetch, where)
-              : await run().catch((error: unknown) => this.askGone(tabId, String(forward.prompt ?? ''), error, signal));
+              : await run().catch((error: unknown) => this.askGone(tabId, String(forward.prompt ?? ''), started, error, signal));
           if (modeNote) return { ...(result as object), modeNote };
           if (method !== 'page.poll' && method !== 'page.wait') return result;
           let read = result as PollResult | WaitResult;
@@ -277,7 +277,7 @@ export class Router {
    * last question is this prompt, the prompt was taken and the agent is told to read its answer, never
    * to send it again; else the words that it may have been taken stand. Any other error passes through.
    */
-  private async askGone(tabId: number, prompt: string, error: unknown, signal: AbortSignal): Promise<never> {
+  private async askGone(tabId: number, prompt: string, sentAt: number, error: unknown, signal: AbortSignal): Promise<never> {
     if (!(error instanceof PageGoneDuringAsk)) throw error;
     let shown: PollResult | undefined;
     if (await browser.tabs.get(tabId).catch(() => undefined)) {
@@ -289,10 +289,14 @@ export class Router {
       }
     }
     throwIfCancelled(signal);
-    if (shown && questionMatch(shown.questionText, questionKey(prompt)) === 'same') {
+    const key = questionKey(prompt);
+    if (shown && questionMatch(shown.questionText, key) === 'same') {
+      // The comet_wait it asks for follows that turn, not the session's previous ask (review 2026-12-05, worker #1).
+      const taken = { turnIndex: shown.lastTurnIndex, conversationUrl: shown.url, questionKey: key, askedAt: sentAt };
       throw new RelayError(
         'AGENT_ERROR',
         `The prompt was taken: the Perplexity page in tab ${tabId} was replaced after it was handed the prompt, and the conversation it shows now (${shown.url}) ends with this prompt. Do not send it again: read its answer with comet_wait (or comet_poll).`,
+        { taken },
       );
     }
     throw error;
