@@ -61,6 +61,22 @@ describe('comet_wait binds to its own session only', () => {
     expect(params).toMatchObject(taken);
   });
 
+  it('a comet_ask whose mode could not be set again sent nothing: comet_wait does not answer with the previous ask either', async () => {
+    const ask = allTools.find((t) => t.name === 'comet_ask');
+    const browser = {
+      call: async (method: string) => {
+        if (method === 'page.mode') throw new RelayError('SELECTOR_MISS', 'no mode control');
+        throw new Error(`${method} must not be called`);
+      },
+    } as unknown as ToolBrowser;
+    const session: ToolContext['session'] = { mode: 'deep-research', lastAsk: { turnIndex: 2, conversationUrl: 'https://www.perplexity.ai/search/x', questionKey: 'the old one', askedAt: 1 } };
+    const context = { browser, session, settings: readSettings({}), signal: new AbortController().signal, progress() {}, attachments: undefined as never, asTask: false } as ToolContext;
+    await expect(ask!.handler(z.object(ask!.inputSchema).parse({ prompt: 'the new one' }), context)).rejects.toMatchObject({ code: 'SELECTOR_MISS' });
+    const { params, text } = await callWait(session);
+    expect(params).toMatchObject({ latest: true });
+    expect(text.startsWith(ASK_FAILED_NOTE)).toBe(true);
+  });
+
   for (const code of ['PERMISSION_DENIED', 'TIMEOUT', 'CANCELLED', 'AGENT_ERROR'] as const) {
     it(`a comet_ask that failed (${code}) with no turn of its prompt known: comet_wait never answers it with the session's previous ask, and says so (review 2026-12-05, worker #1)`, async () => {
       const ask = allTools.find((t) => t.name === 'comet_ask');

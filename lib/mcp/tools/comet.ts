@@ -125,28 +125,28 @@ const ask = defineTool({
   uses: ['page.mode', 'page.ask'],
   summarize: ({ prompt, newChat }) => `${newChat ? '[new chat] ' : ''}${clip(prompt, 80)}`,
   async handler({ prompt, newChat }, { browser, signal, session, progress }) {
-    // The worker opens the new chat itself, after the person's approval (which then says so): nothing leaves the
-    // person's conversation for a prompt they have not approved. The session's mode is set again on this page
-    // here, and on a new chat's page by the worker once it has loaded (Perplexity opens it in Search).
-    const here = newChat
-      ? ''
-      : await modeAgain((params) => browser.call('page.mode', params, { signal, timeoutMs: 20_000 }), session.mode, (code, message) => new RelayError(code as ErrorCode, message));
-    // Long enough for a person to answer an approval prompt, or for an earlier answer to end (the
-    // page says so in a progress note), and for a new chat's page to load.
-    const handle = await browser
-      .call('page.ask', { prompt, newChat, ...(newChat && session.mode ? { keepMode: session.mode } : {}) }, { signal, timeoutMs: 180_000, onProgress: progress })
-      .catch((error: unknown) => {
-        // The page took the prompt though no turn shows it yet: the comet_wait the error asks for follows that turn.
-        // Any other failure (denied, timed out, cancelled, the page gone): no turn of this prompt is known, and a
-        // comet_wait must not answer it with the session's previous one (review 2026-12-05, worker #1).
-        const taken = error instanceof RelayError ? error.data?.taken : undefined;
-        session.lastAsk = taken;
-        session.askFailed = !taken;
-        throw error;
-      });
-    session.lastAsk = { turnIndex: handle.turnIndex, conversationUrl: handle.conversationUrl, questionKey: handle.questionKey, askedAt: handle.submittedAt };
-    session.askFailed = false;
-    return textResult(`Prompt submitted successfully. Use comet_poll to track status or comet_wait to block until completion.${here}${handle.modeNote ?? ''}`);
+    try {
+      // The worker opens the new chat itself, after the person's approval (which then says so): nothing leaves the
+      // person's conversation for a prompt they have not approved. The session's mode is set again on this page
+      // here, and on a new chat's page by the worker once it has loaded (Perplexity opens it in Search).
+      const here = newChat
+        ? ''
+        : await modeAgain((params) => browser.call('page.mode', params, { signal, timeoutMs: 20_000 }), session.mode, (code, message) => new RelayError(code as ErrorCode, message));
+      // Long enough for a person to answer an approval prompt, or for an earlier answer to end (the
+      // page says so in a progress note), and for a new chat's page to load.
+      const handle = await browser.call('page.ask', { prompt, newChat, ...(newChat && session.mode ? { keepMode: session.mode } : {}) }, { signal, timeoutMs: 180_000, onProgress: progress });
+      session.lastAsk = { turnIndex: handle.turnIndex, conversationUrl: handle.conversationUrl, questionKey: handle.questionKey, askedAt: handle.submittedAt };
+      session.askFailed = false;
+      return textResult(`Prompt submitted successfully. Use comet_poll to track status or comet_wait to block until completion.${here}${handle.modeNote ?? ''}`);
+    } catch (error) {
+      // The page took the prompt though no turn shows it yet: the comet_wait the error asks for follows that turn. Any
+      // other failure (the mode not set, denied, timed out, cancelled, the page gone): no turn of this prompt is known,
+      // and a comet_wait must not answer it with the session's previous one (review 2026-12-05, worker #1).
+      const taken = error instanceof RelayError ? error.data?.taken : undefined;
+      session.lastAsk = taken;
+      session.askFailed = !taken;
+      throw error;
+    }
   },
 });
 
