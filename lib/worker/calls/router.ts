@@ -5,6 +5,7 @@ import type { Tabs } from 'webextension-polyfill';
 import { extractVisibleText } from '../../page/dom/visible-text';
 import { questionKey, questionMatch } from '../../page/answer/question';
 import { categorizeTab, isPerplexityUrl, PERPLEXITY_HOME, samePage } from '../../protocol/urls';
+import { threadIdOfUrl } from '../../protocol/threads/thread-ids';
 import { accessNeed, doorRefused, type Need, type Target } from '../../protocol/access';
 import { doorOf } from '../../protocol/doors';
 import { traceClock } from '../../protocol/ports';
@@ -42,7 +43,7 @@ export interface RouterDeps {
    * The person's policy (read-only, approvals; lib/worker/panel/policy.ts), applied to every request
    * from the host once its params are parsed. Throws to refuse; may wait for an approval.
    */
-  authorize?(request: Request, params: Record<string, unknown>, signal: AbortSignal, progress: ProgressSink): Promise<void>;
+  authorize?(request: Request, params: Record<string, unknown>, signal: AbortSignal, progress: ProgressSink): Promise<ApprovedTab | undefined | void>;
   /**
    * The person's settings for a need the access table gives a call's target once its tab is known
    * (`other-tabs`: reading, capturing or listing tabs that are not Perplexity; `public-screenshots`),
@@ -50,6 +51,13 @@ export interface RouterDeps {
    * the defaults apply: other tabs are read unasked, the public door takes no screenshot.
    */
   authorizeTarget?(request: Request, need: Need, what: string, signal: AbortSignal, progress: ProgressSink): Promise<void>;
+}
+
+/** The tab an approval card named for a held page call: what the person approved is that tab's conversation. */
+export interface ApprovedTab {
+  tabId: number;
+  url: string;
+  title: string;
 }
 
 export type CallEvent =
@@ -147,9 +155,11 @@ export class Router {
       }
       // A new chat that would throw away the person's draft is refused before the person is asked to approve it.
       if (method === 'page.ask' && params.newChat) await this.refuseOverDraft(signal);
-      await this.deps.authorize?.(request, params, signal, progress);
+      const approved = await this.deps.authorize?.(request, params, signal, progress);
+      // An approval can land in the same instant as a cancel or a dropped link: the cancel wins.
+      throwIfCancelled(signal);
+      if (approved) await this.stillApproved(approved);
     }
-    // An approval can land in the same instant as a cancel or a dropped link: the cancel wins.
     throwIfCancelled(signal);
     const { tabs, pages } = this.deps;
     switch (method) {
@@ -300,6 +310,23 @@ export class Router {
       );
     }
     throw error;
+  }
+
+  /**
+   * A held call runs only on the tab its approval card named, still in the conversation it showed (review 2026-12-05,
+   * worker #2): another session's comet_switch_tab, or the person going to another thread, while the card waited must
+   * not send the approved prompt somewhere else. A card shown on a page with no conversation yet (the home page) holds
+   * for the thread that page becomes.
+   */
+  private async stillApproved(approved: ApprovedTab): Promise<void> {
+    const now = await this.deps.tabs.drivenTab().catch(() => undefined);
+    const was = threadIdOfUrl(approved.url);
+    if (now?.id === approved.tabId && (!was || threadIdOfUrl(now.url ?? now.pendingUrl) === was)) return;
+    const where = now?.id === undefined ? 'no tab is driven' : `the driven tab is now tab ${now.id} (${now.url ?? now.pendingUrl ?? ''})`;
+    throw new RelayError(
+      'PERMISSION_DENIED',
+      `The person approved this for tab ${approved.tabId}: “${approved.title}” (${approved.url}), but ${where}, so nothing was sent. Call comet_switch_tab to go back to that tab and call again (it is asked again), or call again to be asked for where it would go now.`,
+    );
   }
 
   private async drivenTabOrFail(): Promise<Tabs.Tab & { id: number }> {

@@ -1,4 +1,4 @@
-import type { Runtime } from 'webextension-polyfill';
+import type { Runtime, Tabs } from 'webextension-polyfill';
 import { RelayError } from '../../protocol/errors';
 import type { ProfileInfo, Request } from '../../protocol/messages';
 import type { AttachedClient, BrowserStatus } from '../../protocol/methods';
@@ -21,7 +21,7 @@ import type { PageHub } from '../calls/pages';
 import { PanelHub } from './panels';
 import { approvalDetail, type Decision, decide, decideNeed } from './policy';
 import { SelectorMissLog } from './selector-miss';
-import type { CallEvent, ProgressSink, Router } from '../calls/router';
+import type { ApprovedTab, CallEvent, ProgressSink, Router } from '../calls/router';
 import { coalescedSaver, sessionValue } from '../browser/session-store';
 import { SettingsStore } from '../browser/settings';
 import type { TabService } from '../calls/tabs';
@@ -123,12 +123,15 @@ export class PanelService {
   }
 
   /** Router hook: the person's policy, before any agent's call runs (the router has applied the door's table). */
-  authorize = async (request: Request, params: Record<string, unknown>, signal: AbortSignal, progress: ProgressSink) => {
+  authorize = async (request: Request, params: Record<string, unknown>, signal: AbortSignal, progress: ProgressSink): Promise<ApprovedTab | undefined> => {
     const settings = await this.settings.load();
     const decision = decide(request.method, params, settings);
-    // Held: the card shows all the call would send and where, read before anything runs or navigates.
-    const shown = decision.kind === 'approve' ? { ...approvalDetail(request.method, params), target: await this.targetOf(request.method, params) } : {};
-    await this.enforce(decision, request, settings, signal, progress, shown);
+    if (decision.kind !== 'approve') return void (await this.enforce(decision, request, settings, signal, progress));
+    // Held: the card shows all the call would send and where, read before anything runs or navigates; the tab it names
+    // is what the person approves (the router refuses the call if the driven tab is another one by then).
+    const tab = request.method.startsWith('page.') ? await this.deps.tabs.drivenTab().catch(() => undefined) : undefined;
+    await this.enforce(decision, request, settings, signal, progress, { ...approvalDetail(request.method, params), target: this.targetOf(request.method, params, tab) });
+    return tab?.id === undefined ? undefined : { tabId: tab.id, url: tab.url ?? tab.pendingUrl ?? '', title: tab.title ?? '' };
   };
 
   /** Router hook: a target's need that rests on the person's settings (other tabs, public-door screenshots). */
@@ -141,11 +144,10 @@ export class PanelService {
    * The tab or thread a held call acts on, as it is now, for the approval card: a prompt or a mode
    * switch goes to the driven Perplexity tab; a Computer task opens its own thread.
    */
-  private async targetOf(method: string, params: Record<string, unknown>): Promise<string | undefined> {
+  private targetOf(method: string, params: Record<string, unknown>, tab: Tabs.Tab | undefined): string | undefined {
     if (method === 'threads.start') return 'a new Computer thread, in a tab of its own';
     if (method.startsWith('threads.')) return `Computer thread ${String(params.threadId ?? '')}`;
     if (!method.startsWith('page.')) return undefined;
-    const tab = await this.deps.tabs.drivenTab().catch(() => undefined);
     if (tab?.id === undefined) return 'the Perplexity tab comet-relay opens (none is open now)';
     return `tab ${tab.id}: “${tab.title ?? ''}” (${tab.url ?? tab.pendingUrl ?? ''})`;
   }
