@@ -130,6 +130,9 @@ export const threadJson2026: ThreadJsonReader = {
   },
   values: {
     entryRunning: ['PENDING', 'IN_PROGRESS', 'RUNNING'],
+    // Every finished entry of the captures thread-json-perplexity-client-multiturn-2026-08-01 and
+    // thread-json-perplexity-client-research-resume-2026-07-31 says `status: "COMPLETED"` (read 2026-12-05).
+    entryComplete: ['COMPLETED'],
     workflow: {
       complete: ['WORKFLOW_COMPLETED'],
       error: ['WORKFLOW_ERROR', 'WORKFLOW_FAILED'],

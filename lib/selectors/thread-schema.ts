@@ -236,6 +236,11 @@ export const ThreadJsonReaderSchema = z.looseObject({
   /** Values the page's data uses, mapped to ours. */
   values: z.object({
     entryRunning: z.array(z.string()).readonly(),
+    /**
+     * An entry's status that says its turn is finished (lib/protocol/threads/entry-status.ts). Absent (a reader made
+     * before 2026-12-05): an entry with no workflow is never taken as finished by its status.
+     */
+    entryComplete: z.array(z.string()).readonly().optional(),
     workflow: z.object({
       complete: z.array(z.string()).readonly(),
       error: z.array(z.string()).readonly(),

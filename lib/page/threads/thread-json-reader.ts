@@ -2,6 +2,7 @@ import type { ThreadAsset, ThreadFile, ThreadSource } from '../../protocol/threa
 import type { ThreadJsonReader } from '../../selectors/thread-schema';
 import { firstBoolean, firstNumber, firstString, pick, strings } from '../dom/json-path';
 import type { CheckpointEvent, Interaction, ThreadReading, TurnReading } from '../checkpoints/thread-model';
+import { entryStatus } from './entry-status';
 
 /**
  * Reads the web app's own thread JSON through a reader kept as data (lib/selectors/thread-json.ts).
@@ -213,7 +214,6 @@ function turnOf(entry: unknown, index: number, thread: ThreadLevel, isLast: bool
   const optionalAuth = unanswered.filter((i) => !i.requiresUserResponse && i.type === 'auth_required');
   const wakeAt = firstString(entry, e.wakeAt) ?? (isLast ? thread.wakeAt : undefined);
   const errorMessage = firstString(entry, e.errorMessage);
-  const running = has(r.values.entryRunning, status);
 
   let event: CheckpointEvent | null = null;
   let notice: string | undefined;
@@ -229,7 +229,7 @@ function turnOf(entry: unknown, index: number, thread: ThreadLevel, isLast: bool
   else if (has(w.awaiting, workflow)) {
     event = 'waiting';
     notice = firstString(entry, e.waitingReason);
-  } else if (has(w.complete, workflow) || (!workflow && !running)) event = 'complete';
+  } else if (has(w.complete, workflow) || (!workflow && entryStatus(entry, r) === 'complete')) event = 'complete';
 
   const shared = isLast ? thread.assets : [];
   const assets = entryId ? assetsOf(entry, entryId, r, shared) : [];

@@ -1,6 +1,7 @@
 import { RelayError } from '../../protocol/errors';
 import { type RepairInfo, RepairResult, type RepairTurn } from '../../protocol/page/page-repair';
 import { threadIdOfUrl } from '../../protocol/threads/thread-ids';
+import { entryStatus } from '../../page/threads/entry-status';
 import { markdownWords, showsExactly } from '../../page/kits/repair-text';
 import { firstString, pick, strings } from '../../page/dom/json-path';
 import type { ThreadJsonReader } from '../../selectors/thread-schema';
@@ -26,12 +27,8 @@ export type PageCall = (method: string, params: Record<string, unknown>) => Prom
 export function finishedTurns(entries: readonly unknown[], r: ThreadJsonReader): RepairTurn[] {
   const out: RepairTurn[] = [];
   for (const [index, entry] of entries.entries()) {
-    const status = firstString(entry, r.entry.status);
-    if (status !== undefined && r.values.entryRunning.includes(status)) continue;
-    const workflow = firstString(entry, r.entry.workflowStatus);
-    if (workflow !== undefined && !r.values.workflow.complete.includes(workflow)) continue;
-    // Positive evidence only: an entry that says nothing of its status is not taken as finished.
-    if (status === undefined && workflow === undefined) continue;
+    // Positive evidence only: an entry that does not say it is finished is not taken as finished.
+    if (entryStatus(entry, r) !== 'complete') continue;
     const answer = firstString(entry, r.entry.answer) ?? strings(entry, r.entry.answerChunks).join('');
     if (!answer.trim()) continue;
     const sources = pick(entry, r.entry.sources)

@@ -43,7 +43,7 @@ export interface RouterDeps {
    * The person's policy (read-only, approvals; lib/worker/panel/policy.ts), applied to every request
    * from the host once its params are parsed. Throws to refuse; may wait for an approval.
    */
-  authorize?(request: Request, params: Record<string, unknown>, signal: AbortSignal, progress: ProgressSink): Promise<ApprovedTab | undefined | void>;
+  authorize?(request: Request, params: Record<string, unknown>, signal: AbortSignal, progress: ProgressSink): Promise<ApprovedTab | undefined> | Promise<void>;
   /**
    * The person's settings for a need the access table gives a call's target once its tab is known
    * (`other-tabs`: reading, capturing or listing tabs that are not Perplexity; `public-screenshots`),

@@ -3,6 +3,7 @@ import { linkCitations } from '../../page/dom/cite-links';
 import { firstString, pick, strings } from '../../page/dom/json-path';
 import { RelayError } from '../../protocol/errors';
 import { threadIdOfUrl } from '../../protocol/threads/thread-ids';
+import { entryStatus } from '../../page/threads/entry-status';
 import { cliHint } from '../../protocol/identity';
 
 /**
@@ -67,7 +68,12 @@ export { linkCitations };
  * (the page's PollResult.unconfirmed): finished with its answer, still running, or nothing to go on
  * (and why, for the SELECTOR_MISS that follows).
  */
-export type EntryState = { state: 'completed'; answer: string } | { state: 'stopped'; answer: string } | { state: 'running' } | { state: 'unknown'; why: string };
+export type EntryState =
+  | { state: 'completed'; answer: string }
+  | { state: 'stopped'; answer: string }
+  | { state: 'failed'; error: string }
+  | { state: 'running' }
+  | { state: 'unknown'; why: string };
 
 export function entryStateOf(entries: unknown[], turn: FinishedTurn, r: ThreadJsonReader): EntryState {
   const entry = entries[turn.turnIndex];
@@ -78,16 +84,16 @@ export function entryStateOf(entries: unknown[], turn: FinishedTurn, r: ThreadJs
   if (!sameQuestion(turn.questionText, query)) {
     return { state: 'unknown', why: `its entry ${turn.turnIndex + 1} is another question ("${query.slice(0, 60)}")` };
   }
-  const status = firstString(entry, r.entry.status);
-  const workflow = firstString(entry, r.entry.workflowStatus);
+  const said = entryStatus(entry, r);
   // A cancelled workflow is a stopped turn (stopped before or while it wrote), never one still running.
-  if (workflow !== undefined && r.values.workflow.cancelled.includes(workflow)) {
-    return { state: 'stopped', answer: firstString(entry, r.entry.answer) ?? strings(entry, r.entry.answerChunks).join('') };
+  if (said === 'cancelled') return { state: 'stopped', answer: firstString(entry, r.entry.answer) ?? strings(entry, r.entry.answerChunks).join('') };
+  if (said === 'error') return { state: 'failed', error: firstString(entry, r.entry.errorMessage) ?? `the thread JSON says turn ${turn.turnIndex + 1} failed (${firstString(entry, r.entry.workflowStatus)})` };
+  if (said === 'running') return { state: 'running' };
+  const answer = said === 'complete' ? finishedAnswer(entries, turn, r) : undefined;
+  if (answer === undefined) {
+    const status = firstString(entry, r.entry.status);
+    return { state: 'unknown', why: `its entry ${turn.turnIndex + 1} has status ${status ?? 'none'}${said === 'complete' ? ' and no answer text' : ', none the reader knows as finished or running'}` };
   }
-  if (status !== undefined && r.values.entryRunning.includes(status)) return { state: 'running' };
-  if (workflow !== undefined && !r.values.workflow.complete.includes(workflow)) return { state: 'running' };
-  const answer = finishedAnswer(entries, turn, r);
-  if (answer === undefined) return { state: 'unknown', why: `its entry ${turn.turnIndex + 1} has status ${status ?? 'none'} and no answer text` };
   return { state: 'completed', answer };
 }
 
@@ -98,10 +104,7 @@ export function finishedAnswer(entries: unknown[], turn: FinishedTurn, r: Thread
   const query = firstString(entry, r.entry.query) ?? '';
   // Templated prompts differ late ("Summarize this article: <url>"): the whole question, and none without one (#13).
   if (!sameQuestion(turn.questionText, query)) return undefined;
-  const status = firstString(entry, r.entry.status);
-  if (status !== undefined && r.values.entryRunning.includes(status)) return undefined;
-  const workflow = firstString(entry, r.entry.workflowStatus);
-  if (workflow !== undefined && !r.values.workflow.complete.includes(workflow)) return undefined;
+  if (entryStatus(entry, r) !== 'complete') return undefined;
   const answer = firstString(entry, r.entry.answer) ?? strings(entry, r.entry.answerChunks).join('');
   if (!answer.trim()) return undefined;
   const urls = pick(entry, r.entry.sources).values.map((s) => firstString(s, r.source.url));
@@ -257,6 +260,8 @@ export class JsonAnswers {
       why: `it did not answer within ${this.budgetMs / 1000} s`,
     };
     if (state.state === 'completed') return { ...withAnswer(rest as unknown as T, state.answer, maxLength), status: 'completed', answerSource: 'json' };
+    // The JSON says the turn failed: a poll says so as the page does (idle, with its error), a wait ends with it.
+    if (state.state === 'failed') return { ...(rest as unknown as T), status: 'lastTurnIndex' in rest ? 'idle' : 'error', error: state.error, answerSource: 'json' };
     if (state.state === 'stopped') {
       // The JSON says the turn was stopped: a poll says so beside `completed` (its way), a wait says `stopped`.
       const base = state.answer.trim() ? withAnswer(rest as unknown as T, state.answer, maxLength) : (rest as unknown as T);
