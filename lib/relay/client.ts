@@ -8,10 +8,10 @@ import type { CallOrigin, Envelope, Trace, Welcome } from '../protocol/messages'
 import { hostMethods, type MethodName, type MethodParams, type MethodResult, methods } from '../protocol/methods';
 import { traceClock } from '../protocol/ports';
 import { FramedConnection } from './connection';
-import { describeProfiles, type HostRecord, knownProfiles, listHosts, pickHost, removeHostRecord } from './discovery';
+import { describeProfiles, type HostRecord, isProcessAlive, knownProfiles, listHosts, pickHost, removeHostRecord } from './discovery';
 import { handshakeChallenge, provesHost } from './host-proof';
 import { type Logger, silentLogger } from './logger';
-import { hostsDir } from './paths';
+import { hostRecordPath, hostsDir } from './paths';
 import { checkSocketOwner } from './private-dir';
 import { VERSION } from './version';
 import { cliCommand } from './invocation';
@@ -72,6 +72,9 @@ interface PendingCall {
 
 const HELLO_TIMEOUT_MS = 3000;
 const DISCOVERY_INTERVAL_MS = 100;
+/** Between tries at a host that refused: short, since a full queue drains in milliseconds. */
+const RETRY_MIN_MS = 20;
+const RETRY_MAX_MS = 100;
 
 export class RelayClient {
   private connection?: FramedConnection;
@@ -197,10 +200,15 @@ export class RelayClient {
 
   private async connect(waitMs: number): Promise<FramedConnection> {
     const deadline = Date.now() + waitMs;
+    // Records found dead in this connect: skipped from now on, even when their file could not be removed.
+    const dead = new Set<string>();
+    let unremoved: HostRecord | undefined;
+    let retries = 0;
     for (;;) {
+      if (this.closed) throw closedError();
       // The profiles hosts served before, read once a connect and only when a profile is named (only then does it matter).
       const known = this.options.profile ? knownProfiles(this.options.home) : [];
-      const pickNow = () => pickHost(listHosts(this.options.home), this.options.profile, known);
+      const pickNow = () => pickHost(listHosts(this.options.home).filter((h) => !dead.has(recordKey(h))), this.options.profile, known);
       let pick = pickNow();
       // A name that fits several profiles is the caller's to make exact; waiting would not change that.
       // A named profile that is known but not running is waited for like no profile at all.
@@ -208,6 +216,7 @@ export class RelayClient {
         await changeIn(hostsDir(this.options.home), Math.min(DISCOVERY_INTERVAL_MS, Math.max(0, deadline - Date.now())));
         pick = pickNow();
       }
+      if (this.closed) throw closedError();
       if (pick.ambiguous && pick.ambiguous.length > 0) {
         throw new RelayError(
           'CONFIG_ERROR',
@@ -215,26 +224,38 @@ export class RelayClient {
         );
       }
       const host = pick.host;
-      if (!host) throw this.noHostError(pick.notRunning);
+      if (!host) throw this.noHostError(pick.notRunning, dead, unremoved);
       if (pick.byPrefix) this.log.warn('the profile name matched a connected profile by the beginning of its label', { named: this.options.profile, profile: host.profileLabel, id: host.profileId });
-      if (this.closed) throw closedError();
       checkSocketOwner(host.socketPath);
       const socket = net.connect(host.socketPath);
       this.opening = socket;
       try {
         return await this.handshakeOn(socket, host);
       } catch (error) {
-        if (error instanceof ClosedDuringHandshake && Date.now() < deadline && !this.closed) {
+        if (this.closed) throw closedError();
+        const left = deadline - Date.now();
+        if (error instanceof ClosedDuringHandshake && left > 0) {
           // A host dying this instant (killed, its browser closing) still accepts a connection
           // and drops it: wait for its record to go or a new host to replace it, within our wait.
-          await changeIn(hostsDir(this.options.home), DISCOVERY_INTERVAL_MS);
+          await changeIn(hostsDir(this.options.home), Math.min(DISCOVERY_INTERVAL_MS, left));
           continue;
         }
-        // A host that crashed can leave its record behind with a pid the system gave to another
-        // process since: nobody listens at its socket. Forget that record and look again.
+        if (error instanceof RefusedByLiveHost) {
+          // A live host refuses when its listen queue is full (macOS, a burst of clients): busy, not dead. Try it again.
+          if (left <= 0) throw refusingError(host);
+          await pause(Math.min(RETRY_MIN_MS * 2 ** retries++, RETRY_MAX_MS, left));
+          continue;
+        }
         if (!(error instanceof DeadSocketError)) throw error;
-        this.log.warn('removed the record of a host that no longer listens', { profile: host.profileId, pid: host.pid });
-        removeHostRecord(this.options.home, host.profileId, host);
+        // A host that crashed can leave its record behind (its socket gone, or its pid gone since
+        // the listing): forget that record and look again. Each dead record costs one try.
+        dead.add(recordKey(host));
+        if (removeHostRecord(this.options.home, host.profileId, host)) {
+          this.log.warn('removed the record of a host that no longer listens', { profile: host.profileId, pid: host.pid });
+        } else {
+          unremoved = host;
+          this.log.warn('could not remove the record of a host that no longer listens', { profile: host.profileId, pid: host.pid, folder: hostsDir(this.options.home) });
+        }
       } finally {
         this.opening = undefined;
       }
@@ -246,14 +267,30 @@ export class RelayClient {
       socket.once('connect', resolve);
       socket.once('close', () => reject(closedError())); // destroyed by close() before it connected
       socket.once('error', (error: NodeJS.ErrnoException) => {
-        if (error.code === 'ECONNREFUSED' || error.code === 'ENOENT') reject(new DeadSocketError(error.message));
+        // Dead only with proof: the socket is gone, or a refusal that means nobody listens. On Linux it always does (a
+        // full listen queue answers EAGAIN there, unix(7)), so a crashed host's record whose pid went to another process
+        // goes; macOS and the BSDs refuse a full queue too, so there only a pid nobody has says the host is gone.
+        const nobodyListens = process.platform === 'linux' || !isProcessAlive(host.pid);
+        if (error.code === 'ENOENT' || (error.code === 'ECONNREFUSED' && nobodyListens)) reject(new DeadSocketError(error.message));
+        else if (error.code === 'ECONNREFUSED' || error.code === 'EAGAIN') reject(new RefusedByLiveHost(error.message));
         else reject(new RelayError('EXTENSION_NOT_CONNECTED', `The comet-relay host for profile "${host.profileLabel}" did not accept a connection (${error.message}). Reload the extension or restart the browser; \`${cliCommand('doctor')}\` shows what is wrong.`));
       });
     });
     const challenge = handshakeChallenge();
     const welcomed = new Promise<void>((resolve, reject) => {
-      const timer = setTimeout(() => reject(new RelayError('EXTENSION_NOT_CONNECTED', 'The comet-relay host did not answer the handshake.')), HELLO_TIMEOUT_MS);
+      const timer = setTimeout(
+        () =>
+          reject(
+            new RelayError(
+              'EXTENSION_NOT_CONNECTED',
+              `The comet-relay host of profile "${host.profileLabel}" (pid ${host.pid}) did not answer the handshake within ${HELLO_TIMEOUT_MS / 1000} s: it may be hung or overloaded. ` +
+                `Try again; if it keeps happening, reload the extension or restart the browser. \`${cliCommand('doctor')}\` shows the hosts.`,
+            ),
+          ),
+        HELLO_TIMEOUT_MS,
+      );
       this.handshake = {
+        host,
         welcome: (welcome) => {
           clearTimeout(timer);
           // A record without a key is an older host's: the protocol check refuses it with its own words.
@@ -293,7 +330,7 @@ export class RelayClient {
     return connection;
   }
 
-  private handshake?: { welcome(message: Welcome): void; reject(error: RelayError): void };
+  private handshake?: { host: HostRecord; welcome(message: Welcome): void; reject(error: RelayError): void };
 
   private receive(message: Envelope): void {
     switch (message.kind) {
@@ -328,7 +365,7 @@ export class RelayClient {
 
   private onDisconnect(connection: FramedConnection): void {
     if (this.connection === connection) this.connection = undefined;
-    this.handshake?.reject(new ClosedDuringHandshake());
+    if (this.handshake) this.handshake.reject(new ClosedDuringHandshake(this.handshake.host));
     for (const call of [...this.pending.values()]) {
       const message =
         effectOf(call.method) === 'send'
@@ -338,8 +375,20 @@ export class RelayClient {
     }
   }
 
-  private noHostError(notRunning?: { profileId: string; profileLabel: string }): RelayError {
-    const hosts = listHosts(this.options.home);
+  private noHostError(notRunning: { profileId: string; profileLabel: string } | undefined, dead: Set<string>, unremoved?: HostRecord): RelayError {
+    const error = this.noHostFound(notRunning, dead);
+    if (!unremoved) return error;
+    // That record will mislead every client and `doctor` until it goes: say where it is and why it stays.
+    const file = hostRecordPath(this.options.home, unremoved.profileId);
+    return new RelayError(
+      error.code,
+      `${error.message} The record of a host that no longer listens (profile "${unremoved.profileLabel}", pid ${unremoved.pid}) could not be removed: ${file}. ` +
+        `Make the folder ${hostsDir(this.options.home)} writable by you (its permissions, a read-only mount or an immutable flag), or delete that file.`,
+    );
+  }
+
+  private noHostFound(notRunning: { profileId: string; profileLabel: string } | undefined, dead: Set<string>): RelayError {
+    const hosts = listHosts(this.options.home).filter((h) => !dead.has(recordKey(h))); // a dead record that stayed is not offered
     if (notRunning) {
       const others = hosts.length > 0 ? ` Connected now: ${describeProfiles(hosts)}; name one of them exactly to use it instead.` : '';
       return new RelayError(
@@ -396,12 +445,37 @@ function closedError(): RelayError {
   return new RelayError('CANCELLED', 'This relay client was closed.');
 }
 
+/** A live host refused for longer than the call waits: busy or hung, and its record kept. */
+function refusingError(host: HostRecord): RelayError {
+  return new RelayError(
+    'EXTENSION_NOT_CONNECTED',
+    `The comet-relay host of profile "${host.profileLabel}" (pid ${host.pid}) refuses connections: it may be overloaded or hung. ` +
+      `Try again; if it keeps refusing, reload the extension or restart the browser. \`${cliCommand('doctor')}\` shows the hosts.`,
+  );
+}
+
+/** Which record a host was: a new host of the same profile writes another (pid, port, start). */
+function recordKey(host: HostRecord): string {
+  return JSON.stringify([host.profileId, host.pid, host.portOpenedAt, host.startedAt, host.socketPath]);
+}
+
+function pause(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms));
+}
+
 /** Nobody listens at a host record's socket (the host crashed and left its record). */
 class DeadSocketError extends Error {}
 
+/** The socket is there and its pid is alive, but the connection was refused (a full listen queue). */
+class RefusedByLiveHost extends Error {}
+
 /** The host accepted the connection and closed it before its welcome (it is going away). */
 class ClosedDuringHandshake extends RelayError {
-  constructor() {
-    super('EXTENSION_NOT_CONNECTED', 'The comet-relay host closed the connection during the handshake.');
+  constructor(host: HostRecord) {
+    super(
+      'EXTENSION_NOT_CONNECTED',
+      `The comet-relay host of profile "${host.profileLabel}" (pid ${host.pid}) closed the connection during the handshake: it may be stopping, or be from another version of comet-relay. ` +
+        `Reload the extension or restart the browser, then call again. \`${cliCommand('doctor')}\` shows the hosts.`,
+    );
   }
 }

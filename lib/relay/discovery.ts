@@ -112,10 +112,11 @@ export function knownProfiles(home: string): KnownProfile[] {
 
 /**
  * Removes the record only if it is still the one `owner` wrote (same pid, same port): a newer host
- * for the same profile may own it now.
+ * for the same profile may own it now. False when the record is there and could not be taken away
+ * (a folder this user cannot change), so a caller can say so instead of trusting it gone.
  */
-export function removeHostRecord(home: string, profileId: string, owner: Pick<HostRecord, 'pid' | 'portOpenedAt'> = { pid: process.pid }): void {
-  removeIfStill(hostRecordPath(home, profileId), (current) => !current || (current.pid === owner.pid && current.portOpenedAt === owner.portOpenedAt));
+export function removeHostRecord(home: string, profileId: string, owner: Pick<HostRecord, 'pid' | 'portOpenedAt'> = { pid: process.pid }): boolean {
+  return removeIfStill(hostRecordPath(home, profileId), (current) => !current || (current.pid === owner.pid && current.portOpenedAt === owner.portOpenedAt));
 }
 
 /**
@@ -125,21 +126,22 @@ export function removeHostRecord(home: string, profileId: string, owner: Pick<Ho
  * shows it connected. So the file is first taken aside by rename (atomic), judged there, and a
  * record that turns out wanted goes back with link(), which never overwrites a newer one.
  */
-function removeIfStill(file: string, unwanted: (record: HostRecord | undefined) => boolean): void {
+function removeIfStill(file: string, unwanted: (record: HostRecord | undefined) => boolean): boolean {
   const aside = `${file}.${process.pid}.gone`;
   try {
     fs.renameSync(file, aside);
-  } catch {
-    return; // gone already
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'ENOENT'; // gone already; else it stays (EACCES, EROFS, EPERM)
   }
   try {
-    if (unwanted(readRecord(aside))) return;
+    if (unwanted(readRecord(aside))) return true;
     fs.linkSync(aside, file);
   } catch {
     // EEXIST: a newer record landed meanwhile, and it wins
   } finally {
     fs.rmSync(aside, { force: true });
   }
+  return true; // what is there now is not the unwanted record
 }
 
 /** The record of one profile's host as it is on disk now (alive or not). */

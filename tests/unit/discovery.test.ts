@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { asHostRecord, type HostRecord, knownProfiles, listHosts, pickHost, removeHostRecord, writeHostRecord } from '../../lib/relay/discovery';
 import { hostRecordPath, pipeNonce, socketPath, stateDir } from '../../lib/relay/paths';
 
@@ -124,6 +124,28 @@ describe('discovery records', () => {
     expect(fs.existsSync(hostRecordPath(home, 'aaaaaaaa1'))).toBe(true);
     removeHostRecord(home, 'aaaaaaaa1', { pid: 1 });
     expect(fs.existsSync(hostRecordPath(home, 'aaaaaaaa1'))).toBe(false);
+  });
+
+  it('says whether a record is gone: false only when it is there and could not be taken away', () => {
+    writeHostRecord(home, record('aaaaaaaa1', '1', 1));
+    const file = hostRecordPath(home, 'aaaaaaaa1');
+    const rename = fs.renameSync;
+    // A folder this user cannot change (root ignores a chmod, so the refusal is stubbed).
+    const refused = vi.spyOn(fs, 'renameSync').mockImplementation((from, to) => {
+      if (String(from) === file) throw Object.assign(new Error('EACCES: permission denied'), { code: 'EACCES' });
+      rename(from, to);
+    });
+    try {
+      expect(removeHostRecord(home, 'aaaaaaaa1', { pid: 1 })).toBe(false);
+      expect(fs.existsSync(file)).toBe(true);
+    } finally {
+      refused.mockRestore();
+    }
+    expect(removeHostRecord(home, 'aaaaaaaa1', { pid: 2 })).toBe(true); // a newer host's: not ours to remove, kept
+    expect(fs.existsSync(file)).toBe(true);
+    expect(removeHostRecord(home, 'aaaaaaaa1', { pid: 1 })).toBe(true);
+    expect(removeHostRecord(home, 'aaaaaaaa1', { pid: 1 })).toBe(true); // gone already
+    expect(fs.existsSync(file)).toBe(false);
   });
 
   it('returns nothing when the state directory does not exist yet', () => {
