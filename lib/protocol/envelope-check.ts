@@ -83,7 +83,9 @@ function cliForm(o: Obj): string {
   return value;
 }
 
-const id = (o: Obj) => string(o, 'id', '', 1, 200);
+/** The longest id an envelope may carry (the host's own prefix included in the ids it forwards). */
+export const MAX_ENVELOPE_ID = 200;
+const id = (o: Obj) => string(o, 'id', '', 1, MAX_ENVELOPE_ID);
 
 function origin(value: unknown): Obj {
   const o = object(value, 'origin');
@@ -243,5 +245,5 @@ export function checkEnvelope(value: unknown): CheckResult {
 
 /** The id rule of every envelope (1–200 characters), for answering a frame that failed the check. */
 export function isRequestId(value: unknown): value is string {
-  return typeof value === 'string' && value.length >= 1 && value.length <= 200;
+  return typeof value === 'string' && value.length >= 1 && value.length <= MAX_ENVELOPE_ID;
 }

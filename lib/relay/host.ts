@@ -6,7 +6,7 @@ import { RelayError } from '../protocol/errors';
 import { MAX_FRAME_DEPTH, splitIntoChunks } from '../protocol/framing';
 import { PROTOCOL_VERSION } from '../protocol/identity';
 import { MAX_PARAMS_DEPTH, nestsDeeperThan } from '../protocol/limits';
-import { isRequestId } from '../protocol/envelope-check';
+import { isRequestId, MAX_ENVELOPE_ID } from '../protocol/envelope-check';
 import { callerName } from '../protocol/doors';
 import type { BrowserInfo, Envelope, Hello, ProfileInfo, Request } from '../protocol/messages';
 import type { AttachedClient } from '../protocol/methods';
@@ -408,6 +408,12 @@ export class NativeHost {
       session.connection.send({ kind: 'error', id: request.id, error: { code, message } });
     };
     const hostId = `${session.info.clientId}:${request.id}`;
+    if (hostId.length > MAX_ENVELOPE_ID) {
+      // The extension drops an envelope whose id breaks the rule: the caller would wait for nothing.
+      const limit = MAX_ENVELOPE_ID - session.info.clientId.length - 1;
+      refuse('PROTOCOL_ERROR', `Request id is too long (${request.id.length} characters): this client's ids may have at most ${limit} (the host adds its own prefix); use a shorter id.`);
+      return;
+    }
     if (this.pending.has(hostId)) {
       refuse('PROTOCOL_ERROR', `Request id "${request.id}" is already in use by a call still running; use a new id for each call.`);
       return;

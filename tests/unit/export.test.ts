@@ -11,6 +11,7 @@ import { Pacer } from '../../lib/cli/export/pacer';
 import { barProgress, lineProgress, type Progress, type ThreadOutcome } from '../../lib/cli/export/progress';
 import { type ExportOptions, runExport } from '../../lib/cli/export/run-export';
 import type { ExportSource, ListedThread, ListParams, WholeThread } from '../../lib/cli/export/source';
+import { threadFileBase } from '../../lib/protocol/library/file-name';
 
 /**
  * `comet-relay export` against a fake library: names, manifest and resume, the site's pace (429s),
@@ -269,6 +270,88 @@ describe('an export run', () => {
   });
 });
 
+describe('a file of the thread’s name that the export did not make (review-relay #3)', () => {
+  // The side panel's *Export as Markdown* names its file the same way: a thread saved there and edited.
+  const panelName = `${threadFileBase({ title: 'Question number 0', created: '2026-10-01T09:00:00Z' })}.md`;
+  const mine = Buffer.from('MY OWN NOTES, edited by hand\r\n\u0000\u00ff not made by comet-relay\n', 'latin1');
+  const hashed = (base: string, slug: string) => `${disambiguated(base, slug)}.md`;
+
+  it('is left byte for byte as it was, and the thread is written beside it under its slug-hashed name, saying so', async () => {
+    expect(panelName).toBe('2026-10-01-question-number-0.md');
+    const theirs = path.join(out, panelName);
+    fs.writeFileSync(theirs, mine);
+    fs.utimesSync(theirs, new Date('2026-01-01T00:00:00Z'), new Date('2026-01-01T00:00:00Z'));
+    const before = fs.statSync(theirs);
+    const { progress, promise } = run(new FakeLibrary(1));
+    const summary = await promise;
+    expect(fs.readFileSync(theirs).equals(mine)).toBe(true);
+    expect(fs.statSync(theirs)).toMatchObject({ ino: before.ino, mtimeMs: before.mtimeMs, size: before.size });
+    const file = hashed('2026-10-01-question-number-0', 'thread-0-Ab0x');
+    expect(listing()).toEqual([MANIFEST_NAME, panelName, file].sort());
+    expect(fs.readFileSync(path.join(out, file), 'utf8')).toMatch(/^---\ntitle: Question number 0\n/);
+    expect(progress.outcomes).toEqual([{ kind: 'written', file, turns: 1, beside: panelName }]);
+    expect(summary).toMatchObject({ written: 1, beside: 1, failed: [] });
+    expect(JSON.parse(fs.readFileSync(path.join(out, MANIFEST_NAME), 'utf8')).threads).toEqual([expect.objectContaining({ slug: 'thread-0-Ab0x', file })]);
+    expect(summaryText(summary)).toContain('1 written beside a file of the same name that the export did not make, which was left as it is.');
+  });
+
+  it('a re-export updates its own files in place: the one at its plain name and the one beside the person’s file', async () => {
+    const library = new FakeLibrary(2);
+    const theirs = path.join(out, '2026-10-02-question-number-1.md');
+    fs.writeFileSync(theirs, mine);
+    await run(library).promise;
+    const first = listing();
+    expect(first).toEqual([MANIFEST_NAME, '2026-10-01-question-number-0.md', '2026-10-02-question-number-1.md', hashed('2026-10-02-question-number-1', 'thread-1-Ab1x')].sort());
+    library.bump('thread-0-Ab0x', '2026-12-06T00:00:00Z');
+    library.bump('thread-1-Ab1x', '2026-12-07T00:00:00Z');
+    const { progress, promise } = run(library);
+    expect(await promise).toMatchObject({ written: 2, unchanged: 0 });
+    expect(progress.outcomes.every((o) => o.kind === 'written' && o.beside === undefined)).toBe(true);
+    expect(listing()).toEqual(first);
+    expect(fs.readFileSync(path.join(out, '2026-10-01-question-number-0.md'), 'utf8')).toContain('2026-12-06T00:00:00Z');
+    expect(fs.readFileSync(path.join(out, hashed('2026-10-02-question-number-1', 'thread-1-Ab1x')), 'utf8')).toContain('2026-12-07T00:00:00Z');
+    expect(fs.readFileSync(theirs).equals(mine)).toBe(true);
+  });
+
+  it('numbers the name when the slug-hashed one is taken too; two threads of one name at once each get their own', async () => {
+    const library = new FakeLibrary(2);
+    Object.assign(library.threads[1] as FakeThread, { title: 'Question number 0', created: (library.threads[0] as FakeThread).created });
+    const base = '2026-10-01-question-number-0';
+    fs.writeFileSync(path.join(out, `${base}.md`), mine);
+    fs.writeFileSync(path.join(out, hashed(base, 'thread-0-Ab0x')), mine);
+    expect(await run(library, { concurrency: 2 }).promise).toMatchObject({ written: 2, failed: [] });
+    expect(listing()).toEqual([MANIFEST_NAME, `${base}.md`, hashed(base, 'thread-0-Ab0x'), `${disambiguated(base, 'thread-0-Ab0x')}-2.md`, hashed(base, 'thread-1-Ab1x')].sort());
+    expect(fs.readFileSync(path.join(out, `${base}.md`)).equals(mine)).toBe(true);
+    expect(fs.readFileSync(path.join(out, hashed(base, 'thread-0-Ab0x'))).equals(mine)).toBe(true);
+  });
+
+  it('fails that thread, naming the names, when every name it could take is someone else’s file', async () => {
+    const base = '2026-10-01-question-number-0';
+    const taken = [`${base}.md`, hashed(base, 'thread-0-Ab0x'), ...Array.from({ length: 19 }, (_, i) => `${disambiguated(base, 'thread-0-Ab0x')}-${i + 2}.md`)];
+    for (const name of taken) fs.writeFileSync(path.join(out, name), mine);
+    const summary = await run(new FakeLibrary(1)).promise;
+    expect(summary.failed).toEqual([expect.objectContaining({ slug: 'thread-0-Ab0x', why: expect.stringMatching(/^\[CONFIG_ERROR\] .*-20\.md are taken/) })]);
+    for (const name of taken) expect(fs.readFileSync(path.join(out, name)).equals(mine), name).toBe(true);
+    expect(listing()).toEqual([...taken].sort()); // nothing written, so no manifest either
+  });
+
+  it('a write that may not replace fails with EEXIST when the name is taken, leaving the file and no temporary file', async () => {
+    const files = new WholeFiles(out);
+    fs.writeFileSync(path.join(out, 'notes.md'), mine);
+    await expect(files.write('notes.md', 'EXPORTED', { replace: false })).rejects.toMatchObject({ code: 'EEXIST' });
+    expect(fs.readFileSync(path.join(out, 'notes.md')).equals(mine)).toBe(true);
+    await files.write('new.md', 'EXPORTED', { replace: false });
+    expect(listing()).toEqual(['new.md', 'notes.md']);
+    expect(fs.readFileSync(path.join(out, 'new.md'), 'utf8')).toBe('EXPORTED');
+  });
+
+  it('off a terminal, the line of a thread written beside such a file names it', () => {
+    const lines: string[] = [];
+    lineProgress({ write: (t) => lines.push(t) }).thread({ kind: 'written', file: 'a--12345678.md', turns: 1, beside: 'a.md' });
+    expect(lines).toEqual(["[1] wrote a--12345678.md (1 turn; a.md is not the export's and was left as it is)\n"]);
+  });
+});
+
 describe('the site’s pace', () => {
   it('waits as long as a 429’s Retry-After says, then goes on', async () => {
     const library = new FakeLibrary(6);
@@ -376,16 +459,28 @@ describe('failures', () => {
 });
 
 describe('files appear whole or not at all', () => {
-  it('replaces a link planted at a thread’s file instead of writing through it', async () => {
+  it('replaces a link planted at a thread’s own file instead of writing through it; a link it did not make stays', async () => {
     const victim = path.join(out, '..', `victim-${path.basename(out)}.txt`);
     fs.writeFileSync(victim, 'precious');
     try {
-      fs.symlinkSync(victim, path.join(out, '2026-10-01-question-number-0.md'));
+      const library = new FakeLibrary(2);
+      const own = path.join(out, '2026-10-01-question-number-0.md');
+      const foreign = path.join(out, '2026-10-02-question-number-1.md');
+      fs.symlinkSync(victim, foreign);
       fs.symlinkSync(victim, path.join(out, MANIFEST_NAME));
-      await run(new FakeLibrary(1)).promise;
-      expect(fs.readFileSync(victim, 'utf8')).toBe('precious');
-      expect(fs.lstatSync(path.join(out, '2026-10-01-question-number-0.md')).isFile()).toBe(true);
+      await run(library).promise;
+      expect(fs.lstatSync(own).isFile()).toBe(true);
+      expect(fs.lstatSync(foreign).isSymbolicLink()).toBe(true); // not the export's: left, the thread written beside it
+      expect(listing()).toContain(`${disambiguated('2026-10-02-question-number-1', 'thread-1-Ab1x')}.md`);
       expect(fs.lstatSync(path.join(out, MANIFEST_NAME)).isFile()).toBe(true);
+
+      fs.rmSync(own);
+      fs.symlinkSync(victim, own); // planted at the file the manifest says is thread 0's
+      library.bump('thread-0-Ab0x', '2026-12-05T00:00:00Z');
+      await run(library).promise;
+      expect(fs.lstatSync(own).isFile()).toBe(true);
+      expect(fs.readFileSync(own, 'utf8')).toContain('2026-12-05T00:00:00Z');
+      expect(fs.readFileSync(victim, 'utf8')).toBe('precious');
     } finally {
       fs.rmSync(victim, { force: true });
     }

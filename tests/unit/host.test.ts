@@ -3,6 +3,7 @@ import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { checkEnvelope } from '../../lib/protocol/envelope-check';
 import { encodeFrame, FrameDecoder } from '../../lib/protocol/framing';
 import { PROTOCOL_VERSION } from '../../lib/protocol/identity';
 import type { Envelope } from '../../lib/protocol/messages';
@@ -456,6 +457,32 @@ describe('a request the host cannot serialise', () => {
     await expect.poll(() => raw.replies.find((m) => m.kind === 'error' && m.id === 'same')).toMatchObject({
       error: { code: 'PROTOCOL_ERROR', message: expect.stringContaining('already in use') },
     });
+    raw.close();
+  });
+});
+
+describe('a request id too long to forward (review-relay #5)', () => {
+  it('is refused at once with PROTOCOL_ERROR naming this client\'s limit; an id at the limit is forwarded and answered', async () => {
+    await connected();
+    const raw = await rawClient();
+    const welcome = raw.replies.find((m) => m.kind === 'welcome') as Extract<Envelope, { kind: 'welcome' }>;
+    const limit = 200 - welcome.clientId!.length - 1; // the host forwards `${clientId}:${id}` under the 200-character rule
+    const long = 'x'.repeat(limit + 1);
+    expect(checkEnvelope({ kind: 'request', id: long, method: 'tabs.list', params: {} }).ok).toBe(true); // valid on its own
+    raw.send({ kind: 'request', id: long, method: 'tabs.list', params: {} });
+    await expect.poll(() => raw.replies.find((m) => m.kind === 'error' && m.id === long)).toMatchObject({
+      error: { code: 'PROTOCOL_ERROR', message: expect.stringMatching(new RegExp(`too long.*at most ${limit}.*shorter id`)) },
+    });
+    expect(host.openCallCount).toBe(0);
+    expect(extension.received.filter((m) => m.kind === 'request')).toEqual([]);
+
+    const atLimit = 'y'.repeat(limit);
+    raw.send({ kind: 'request', id: atLimit, method: 'tabs.list', params: {} });
+    const forwarded = (await extension.next('request')) as Extract<Envelope, { kind: 'request' }>;
+    expect(forwarded.id).toHaveLength(200);
+    expect(checkEnvelope(forwarded).ok).toBe(true); // what the extension's own check lets through
+    extension.send({ kind: 'result', id: forwarded.id, result: { tabs: [] } });
+    await expect.poll(() => raw.replies.find((m) => m.kind === 'result' && m.id === atLimit)).toMatchObject({ result: { tabs: [] } });
     raw.close();
   });
 });

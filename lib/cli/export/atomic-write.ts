@@ -7,7 +7,9 @@ import path from 'node:path';
  * Files that appear whole or not at all: the text goes to a new temporary file in the same folder
  * (created exclusively, so a link planted under its name is refused, never followed), is flushed to
  * disk, and is renamed over the target (a rename replaces a link at the target; it never writes
- * through it). The temporary files of this run are known by name, so an interrupted run removes them.
+ * through it). A file the export did not make is never replaced: written with `replace: false`, the
+ * temporary file is hard-linked to the target, which fails with EEXIST when anything holds that name.
+ * The temporary files of this run are known by name, so an interrupted run removes them.
  */
 const TEMP_SUFFIX = '.comet-relay-tmp';
 
@@ -19,7 +21,8 @@ export class WholeFiles {
 
   constructor(readonly dir: string) {}
 
-  async write(name: string, text: string): Promise<string> {
+  /** `replace: false`: fails with EEXIST (the file untouched) when something already has the name. */
+  async write(name: string, text: string, options: { replace?: boolean } = {}): Promise<string> {
     if (name !== path.basename(name) || name === '' || name === '.' || name === '..' || name.endsWith(TEMP_SUFFIX)) throw new Error(`Refusing to write "${name}": not a plain file name.`);
     const target = path.join(this.dir, name);
     const temp = path.join(this.dir, `.${name.slice(0, 120)}.${process.pid}-${randomBytes(4).toString('hex')}${TEMP_SUFFIX}`);
@@ -34,7 +37,8 @@ export class WholeFiles {
         await handle.close();
       }
       if (this.closed) throw new Error('The export was interrupted.');
-      await fsp.rename(temp, target);
+      if (options.replace === false) await placeNew(temp, target);
+      else await fsp.rename(temp, target);
       this.inFlight.delete(temp);
       await syncDir(this.dir);
       return target;
@@ -70,6 +74,27 @@ export class WholeFiles {
       return false;
     }
   }
+}
+
+/**
+ * `temp` appears as `target` only where nothing has that name: a hard link never replaces (EEXIST), so
+ * no file made between a check and the write is lost. Where the file system has no hard links (FAT,
+ * some network shares) the name is checked, then renamed to: a narrow race rather than no export.
+ */
+async function placeNew(temp: string, target: string): Promise<void> {
+  try {
+    await fsp.link(temp, target);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'EEXIST') throw error;
+    const there = await fsp.lstat(target).then(
+      () => true,
+      () => false,
+    );
+    if (there) throw Object.assign(new Error(`EEXIST: file already exists, '${target}'`), { code: 'EEXIST' });
+    await fsp.rename(temp, target);
+    return;
+  }
+  await fsp.rm(temp, { force: true }).catch(() => undefined); // the file is whole; a leftover goes next run
 }
 
 /** The rename itself made durable where the OS lets a folder be flushed (not on Windows). */

@@ -122,6 +122,9 @@ export function summaryText(s: ExportSummary): string {
   const lines = [
     `${s.interrupted ? 'Interrupted: ' : ''}${done}${of} thread${done === 1 ? '' : 's'} in ${s.out} (${s.written} written, ${s.unchanged} unchanged) in ${duration(s.ms)}.`,
   ];
+  if (s.beside) {
+    lines.push(`${s.beside} written beside a file of the same name that the export did not make, which was left as it is.`);
+  }
   if (s.failed.length > 0) {
     lines.push(`${s.failed.length} failed:`);
     for (const f of s.failed) lines.push(`  ${printable(f.slug)}${named(f)}: ${printable(f.why)}`);

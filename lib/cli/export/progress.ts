@@ -4,7 +4,8 @@
  * caller's (run-export.ts).
  */
 export type ThreadOutcome =
-  | { kind: 'written'; file: string; turns: number }
+  /** `beside`: the name taken by a file the export did not make, which was left as it was. */
+  | { kind: 'written'; file: string; turns: number; beside?: string }
   | { kind: 'unchanged'; file: string }
   | { kind: 'failed'; slug: string; title: string; why: string };
 
@@ -68,7 +69,10 @@ export function lineProgress(options: ProgressOptions): Progress {
     },
     thread(outcome) {
       counts.done += 1;
-      if (outcome.kind === 'written') options.write(`${at()} wrote ${outcome.file} (${outcome.turns} turn${outcome.turns === 1 ? '' : 's'})\n`);
+      if (outcome.kind === 'written') {
+        const kept = outcome.beside ? `; ${outcome.beside} is not the export's and was left as it is` : '';
+        options.write(`${at()} wrote ${outcome.file} (${outcome.turns} turn${outcome.turns === 1 ? '' : 's'}${kept})\n`);
+      }
       if (outcome.kind === 'failed') options.write(`${at()} FAILED ${printable(outcome.slug)}${named(outcome)}: ${printable(outcome.why)}\n`);
     },
     waiting(ms, told) {

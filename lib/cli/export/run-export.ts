@@ -42,6 +42,8 @@ export interface ExportDeps {
 export interface ExportSummary {
   out: string;
   written: number;
+  /** Of those written, how many went beside a file of their name that the export did not make (left as it was). */
+  beside?: number;
   unchanged: number;
   failed: { slug: string; title: string; why: string }[];
   interrupted: boolean;
@@ -63,7 +65,7 @@ export async function runExport(options: ExportOptions, deps: ExportDeps): Promi
   deps.onFiles?.(files);
   await files.removeLeftovers();
   const { manifest, problem } = await Manifest.load(out);
-  if (problem) deps.warn?.(`${problem}: every thread is fetched again and the manifest rewritten.`);
+  if (problem) deps.warn?.(`${problem}: every thread is fetched again (beside the files already here, which are left as they are) and the manifest rewritten.`);
 
   const stop = new AbortController();
   const onAbort = () => stop.abort();
@@ -89,16 +91,16 @@ export async function runExport(options: ExportOptions, deps: ExportDeps): Promi
     let thread: WholeThread;
     try {
       thread = await pacer.run(() => deps.source.exportThread(item.slug, signal), signal);
-      const file = nameFor(thread, item, options.format, manifest, claimed);
       const text = deps.render(thread, options.format);
       const old = manifest.get(item.slug);
-      await files.write(file, text);
+      const { file, beside } = await writeThread(files, text, thread, item, options.format, manifest, claimed);
       manifest.set({ slug: item.slug, file, format: options.format, lastActivity: item.lastActivity ?? thread.updated });
       if (old && old.file !== file && manifest.owner(old.file) === undefined && (await files.exists(old.file))) await fsp.rm(path.join(out, old.file), { force: true });
       // A save that fails now is tried again by the next one and the last (which says so): the thread itself is written.
       await manifest.save(files, 2000).catch(() => undefined);
       summary.written += 1;
-      deps.progress.thread({ kind: 'written', file, turns: thread.turns.length });
+      if (beside) summary.beside = (summary.beside ?? 0) + 1;
+      deps.progress.thread({ kind: 'written', file, turns: thread.turns.length, ...(beside ? { beside } : {}) });
     } catch (error) {
       if (signal.aborted) return;
       const code = codeOf(error);
@@ -165,17 +167,48 @@ async function* library(options: ExportOptions, deps: ExportDeps, pacer: Pacer, 
   }
 }
 
+/** The last number tried after the slug-hashed name (`…--3f9a2c1b-2` to `-20`) before the thread fails. */
+const MAX_NUMBERED = 20;
+
 /**
- * The thread's file: the one it already has in this folder (in this format), else its date and title,
- * told apart by its slug's hash when another thread has that name.
+ * Writes the thread into its file: the one the manifest says it has (updated in place), else its date
+ * and title, else (another thread's name, or a file the export did not make: the person's own notes,
+ * the side panel's *Export as Markdown* of the same name) the name told apart by its slug's hash, then
+ * numbered. Only the thread's own file is ever replaced; `beside` names the file it was kept from.
  */
-function nameFor(thread: WholeThread, item: ListedThread, format: ExportFormat, manifest: Manifest, claimed: Map<string, string>): string {
+async function writeThread(
+  files: WholeFiles,
+  text: string,
+  thread: WholeThread,
+  item: ListedThread,
+  format: ExportFormat,
+  manifest: Manifest,
+  claimed: Map<string, string>,
+): Promise<{ file: string; beside?: string }> {
   const old = manifest.get(item.slug);
   const base = old ? old.file.replace(/\.(md|json)$/, '') : baseName({ title: thread.title || item.title, created: thread.created ?? item.created, lastActivity: item.lastActivity });
-  let file = fileName(base, format);
-  const owner = (name: string) => manifest.owner(name) ?? claimed.get(name.toLowerCase());
-  const taken = owner(file);
-  if (taken !== undefined && taken !== item.slug) file = fileName(disambiguated(base, item.slug), format);
-  claimed.set(file.toLowerCase(), item.slug);
-  return file;
+  const hashed = disambiguated(base, item.slug);
+  const names = [fileName(base, format), fileName(hashed, format), ...Array.from({ length: MAX_NUMBERED - 1 }, (_, i) => fileName(`${hashed}-${i + 2}`, format))];
+  let beside: string | undefined;
+  for (const file of names) {
+    const key = file.toLowerCase();
+    const owner = manifest.owner(file) ?? claimed.get(key);
+    if (owner === item.slug) {
+      await files.write(file, text);
+      return { file };
+    }
+    if (owner !== undefined) continue;
+    claimed.set(key, item.slug); // before the write: two threads of one name at once; kept if the name is taken
+    try {
+      await files.write(file, text, { replace: false });
+      return beside ? { file, beside } : { file };
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') {
+        claimed.delete(key);
+        throw error;
+      }
+      beside ??= file;
+    }
+  }
+  throw new RelayError('CONFIG_ERROR', `${names[0]}, ${names[1]} and the numbered names up to ${names.at(-1)} are taken (by other threads or by files the export did not make); move those files or pass another --out.`);
 }
