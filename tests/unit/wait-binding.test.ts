@@ -102,3 +102,25 @@ describe('comet_wait binds to its own session only', () => {
     });
   }
 });
+
+describe('comet_poll says when the turn it shows is not this session’s ask (review 2026-12-05, worker #3)', () => {
+  const poll = allTools.find((t) => t.name === 'comet_poll');
+  if (!poll) throw new Error('comet_poll is missing');
+  const own = { turnIndex: 1, conversationUrl: 'https://www.perplexity.ai/search/tides-abc', questionKey: 'Why are there two tides a day?', askedAt: 1 };
+  async function callPoll(session: ToolContext['session'], shown: { questionText: string; url: string }) {
+    const snapshot = { status: 'completed', steps: [], currentStep: '', response: 'An answer.', hasStopButton: false, hasLoadingSpinner: false, proseCount: 1, turnCount: 2, lastTurnIndex: 1, truncated: false, totalLength: 10, ...shown };
+    const browser = { call: async () => snapshot } as unknown as ToolBrowser;
+    const context = { browser, session, settings: readSettings({}), signal: new AbortController().signal, progress() {}, attachments: undefined as never, asTask: false } as ToolContext;
+    const result = (await poll!.handler(z.object(poll!.inputSchema).parse({}), context)) as { structuredContent: { note?: string } };
+    return result.structuredContent;
+  }
+
+  it('another question, or another conversation: a note; its own turn, or a session that asked nothing: none', async () => {
+    expect((await callPoll({ lastAsk: own }, { questionText: 'What is a neap tide?', url: own.conversationUrl })).note).toMatch(/another question than this session's last comet_ask/);
+    expect((await callPoll({ lastAsk: own }, { questionText: 'Why are there two tides a day?', url: 'https://www.perplexity.ai/search/other-xyz' })).note).toMatch(/another conversation/);
+    expect((await callPoll({ lastAsk: own }, { questionText: 'Why are there two tides a day?', url: own.conversationUrl })).note).toBeUndefined();
+    expect((await callPoll({}, { questionText: 'What is a neap tide?', url: own.conversationUrl })).note).toBeUndefined();
+    // A page that shows no question for the turn says nothing either way: no note.
+    expect((await callPoll({ lastAsk: own }, { questionText: '', url: own.conversationUrl })).note).toBeUndefined();
+  });
+});

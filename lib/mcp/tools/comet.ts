@@ -1,7 +1,9 @@
 import { z } from 'zod';
 import { type ErrorCode, RelayError } from '../../protocol/errors';
 import type { TabInfo } from '../../protocol/methods';
-import { formatWaitText, modeAgain, PageMode, PollResult } from '../../protocol/page/page-methods';
+import { type AskBinding, formatWaitText, modeAgain, PageMode, PollResult } from '../../protocol/page/page-methods';
+import { threadIdOfUrl } from '../../protocol/threads/thread-ids';
+import { questionMatch } from '../../page/answer/question';
 import { checkPerplexityUrl, PERPLEXITY_HOME, promptInUrl, TAB_ACCESS_GRANT, TAB_CATEGORY_ORDER } from '../../protocol/urls';
 import { LIBRARY_DEFAULT_LIMIT, LIBRARY_MAX_LIMIT, type LibraryPage } from '../../protocol/library/library';
 import { threadMarkdown } from '../../protocol/library/markdown';
@@ -150,7 +152,10 @@ const ask = defineTool({
   },
 });
 
-const pollOutput = PollResult.shape;
+const pollOutput = {
+  ...PollResult.shape,
+  note: z.string().optional().describe("Set when the turn shown is not this session's comet_ask (another session or the person asked since)."),
+};
 
 const poll = defineTool({
   name: 'comet_poll',
@@ -161,8 +166,10 @@ const poll = defineTool({
   },
   outputSchema: pollOutput,
   uses: ['page.poll'],
-  async handler({ maxLength }, { browser, signal }) {
-    const snapshot = await browser.call('page.poll', { maxLength }, { signal, timeoutMs: 15_000 });
+  async handler({ maxLength }, { browser, signal, session }) {
+    const read = await browser.call('page.poll', { maxLength }, { signal, timeoutMs: 15_000 });
+    const other = notOwnTurn(read, session.lastAsk);
+    const snapshot = other ? { ...read, note: other } : read;
     return { content: [{ type: 'text', text: JSON.stringify(snapshot, null, 2) }], structuredContent: snapshot };
   },
 });
@@ -196,6 +203,20 @@ const wait = defineTool({
     return { content: [{ type: 'text', text: `${unasked}${formatWaitText(result)}` }], isError: result.status === 'error' ? true : undefined };
   },
 });
+
+/**
+ * comet_poll reads the page's latest turn: when it shows another question than this session's last comet_ask, or
+ * another conversation, it says so (review 2026-12-05, worker #3) — from what the page shows, never from a guess.
+ */
+function notOwnTurn(read: { questionText: string; url: string; lastTurnIndex: number }, own: AskBinding | undefined): string | undefined {
+  if (!own || read.lastTurnIndex < 0) return undefined;
+  const [was, now] = [threadIdOfUrl(own.conversationUrl), threadIdOfUrl(read.url)];
+  const elsewhere = was !== undefined && now !== undefined && was !== now;
+  if (!elsewhere && questionMatch(read.questionText, own.questionKey) !== 'different') return undefined;
+  return elsewhere
+    ? `The tab shows another conversation (${read.url}) than this session's last comet_ask (${own.conversationUrl}): this is that conversation's latest turn.`
+    : "The page's latest turn is another question than this session's last comet_ask (another session or the person asked since): this is that turn; comet_wait returns this session's own.";
+}
 
 /** comet_wait's first line in a session that has not asked: whose answer this is. */
 export const NOT_ASKED_NOTE = "(This session has not asked anything with comet_ask: this is the page's latest turn, whoever asked it.)";
