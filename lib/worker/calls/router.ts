@@ -171,7 +171,11 @@ export class Router {
         const tabId = String(params.tabId ?? '');
         const tab = await browser.tabs.get(Number(tabId)).catch(() => undefined);
         if (tab && !isPerplexityUrl(tab.url ?? tab.pendingUrl ?? '')) {
-          await this.admitTarget(request, 'other-tab', `switch to the tab “${tab.title ?? ''}” (${tab.url ?? ''})`, signal, progress, trusted);
+          const what = `switch to the tab “${tab.title ?? ''}” (${tab.url ?? ''})`;
+          // Its result is that tab's title and URL, which the tab list withholds without the person's grant: the same
+          // grant first (review 2026-12-05, worker #6), then the act's own policy.
+          if (!(await otherTabsAllowed())) throw otherTabsRefused(`switch to tab ${tabId}, which is not Perplexity`);
+          await this.admitTarget(request, 'other-tab', what, signal, progress, trusted);
         }
         return { tab: await tabs.switchTo(tabId) };
       }

@@ -1,0 +1,86 @@
+import { describe, expect, it, vi } from 'vitest';
+import type { Envelope, Request } from '../../lib/protocol/messages';
+import type { PageHub } from '../../lib/worker/calls/pages';
+import { Router } from '../../lib/worker/calls/router';
+import { TabService } from '../../lib/worker/calls/tabs';
+import { PanelService } from '../../lib/worker/panel/panel-service';
+
+/**
+ * tabs.switch to a tab that is not Perplexity answers with that tab's title and URL, which tabs.list withholds
+ * without the person's "other tabs" grant: it needs that grant too (review 2026-12-05, worker #6), whoever calls
+ * on the host socket. The real PanelService, Router and TabService; the browser is played here.
+ */
+const { stored, tabs, listener, granted } = vi.hoisted(() => ({
+  granted: { value: false },
+  stored: { settings: { requireApproval: true } } as Record<string, unknown>,
+  listener: { addListener: () => {} },
+  tabs: {
+    7: { id: 7, windowId: 1, title: 'Tides — Perplexity', url: 'https://www.perplexity.ai/search/tides-abc', active: true },
+    3: { id: 3, windowId: 1, title: 'Statement March — MyBank', url: 'https://bank.example/accounts/123456/statements?month=3', active: false },
+  } as Record<number, { id: number; windowId: number; title: string; url: string; active: boolean }>,
+}));
+vi.mock('wxt/browser', () => ({
+  browser: {
+    storage: {
+      local: { get: async (key: string) => ({ [key]: stored[key] }), set: async () => {} },
+      session: { get: async () => ({}), set: async () => {} },
+      onChanged: listener,
+    },
+    permissions: { contains: async () => granted.value, onAdded: listener, onRemoved: listener },
+    runtime: { getManifest: () => ({ version: '0' }) },
+    tabs: {
+      get: async (id: number) => {
+        const t = tabs[id];
+        if (!t) throw new Error('No tab with id');
+        return { ...t };
+      },
+      update: async (id: number) => ({ ...tabs[id] }),
+      query: async () => Object.values(tabs),
+    },
+    windows: { update: async () => ({}) },
+  },
+}));
+
+describe('switching to a tab that is not Perplexity', () => {
+  async function world() {
+    const pages = { state: () => undefined, whenReady: async () => {}, request: async () => ({}) } as unknown as PageHub;
+    const tabService = new TabService(pages);
+    await tabService.drive(7);
+    let router!: Router;
+    const panels = new PanelService({
+      router: () => router,
+      tabs: tabService,
+      pages,
+      status: async () => ({}),
+      identity: async () => ({}),
+      renameProfile: async () => {},
+      link: () => ({ state: 'connected', since: 0, failures: 0 }),
+      restartLink: () => {},
+      clients: () => [],
+      packs: () => ({ added: [], readers: [], problems: [] }),
+    } as never);
+    router = new Router({ tabs: tabService, pages, status: async () => ({}), authorize: panels.authorize, authorizeTarget: panels.authorizeTarget });
+    const origin = { clientId: 'a', clientName: 'Agent', tool: 'x', door: 'loopback' as const };
+    const replies: Envelope[] = [];
+    await router.handle({ kind: 'request', id: 's1', method: 'tabs.switch', params: { tabId: '3' }, origin } as Request, (m) => replies.push(m));
+    return { reply: replies.at(-1) as { kind: string; error?: { code: string; message: string }; result?: { tab: { url: string } } }, driven: (await tabService.drivenTab())?.id };
+  }
+
+  it('without the grant: refused, naming the grant, and nothing of the tab is handed out or driven', async () => {
+    granted.value = false;
+    const { reply, driven } = await world();
+    expect(reply.kind).toBe('error');
+    expect(reply.error?.code).toBe('PERMISSION_DENIED');
+    expect(reply.error?.message).toMatch(/^Reading tabs other than Perplexity is off/);
+    expect(JSON.stringify(reply)).not.toContain('123456');
+    expect(driven).toBe(7);
+  });
+
+  it('with the grant: switched, as before', async () => {
+    granted.value = true;
+    const { reply, driven } = await world();
+    expect(reply.kind).toBe('result');
+    expect(reply.result?.tab.url).toContain('bank.example');
+    expect(driven).toBe(3);
+  });
+});
