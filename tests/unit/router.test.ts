@@ -1,5 +1,6 @@
 import { describe, expect, it, vi } from 'vitest';
 import type { Envelope, Request } from '../../lib/protocol/messages';
+import { RelayError } from '../../lib/protocol/errors';
 import { ApprovalQueue } from '../../lib/worker/panel/approvals';
 import type { PageHub } from '../../lib/worker/calls/pages';
 import { Router, type RouterDeps } from '../../lib/worker/calls/router';
@@ -189,5 +190,85 @@ describe('Router: a new chat waits for its approval (review 2026-12-02 #15)', ()
     await w.run();
     expect(w.order).toEqual(['authorize newChat=true', 'navigate https://www.perplexity.ai/', 'page.mode read', 'page.mode deep-research', 'page.ask newChat=false']);
     expect(w.replies[0]).toMatchObject({ kind: 'result', result: { modeNote: expect.stringContaining("this session's mode, deep-research, was set again") } });
+  });
+});
+
+describe("Router: an ask keeps this session's mode, set after the approval, right before it is sent (review 2026-12-05, worker #5)", () => {
+  /** A page whose mode is `page.mode`; `setFails` makes a switch miss, `noComposer` makes every mode call the composer miss. */
+  function modeWorld(options: { keepMode?: string; duringApproval?: (page: { mode: string }) => void; setFails?: boolean; noComposer?: boolean } = {}) {
+    const page = { mode: 'deep-research' };
+    const order: string[] = [];
+    const pages = {
+      request: vi.fn(async (_tab: number, method: string, params: { mode?: string; keepMode?: string }) => {
+        if (method === 'page.mode') {
+          order.push(`page.mode ${params.mode ?? 'read'}`);
+          if (options.noComposer) throw new RelayError('SELECTOR_MISS', 'composer: none of `#ask-input` matched on https://www.perplexity.ai/library');
+          if (!params.mode) return { mode: page.mode, source: 'chip' };
+          if (options.setFails) throw new RelayError('SELECTOR_MISS', 'modeMenuItem: none of `[role="menuitemradio"]` matched');
+          const previous = page.mode;
+          page.mode = params.mode;
+          return { mode: params.mode, source: 'switched', previous, changed: true, verified: true };
+        }
+        order.push(`${method} mode=${page.mode}${params.keepMode ? ' keepMode (forwarded!)' : ''}`);
+        return { turnIndex: 0 };
+      }),
+      state: () => undefined,
+    } as unknown as PageHub;
+    const router = new Router({
+      tabs: { pageTab: async () => 7 } as unknown as TabService,
+      pages,
+      status: async () => ({}),
+      authorize: async () => {
+        order.push('approved');
+        options.duringApproval?.(page);
+      },
+    });
+    const replies: Envelope[] = [];
+    const ask: Request = { kind: 'request', id: 'm1', method: 'page.ask', params: { prompt: 'hello', ...(options.keepMode ? { keepMode: options.keepMode } : {}) } };
+    return { run: () => router.handle(ask, (m) => replies.push(m)), order, replies };
+  }
+
+  it('the page kept the chosen mode: read once after the approval, no switch, nothing said', async () => {
+    const w = modeWorld({ keepMode: 'deep-research' });
+    await w.run();
+    expect(w.order).toEqual(['approved', 'page.mode read', 'page.ask mode=deep-research']);
+    expect(w.replies[0]).toMatchObject({ kind: 'result' });
+    expect((w.replies[0] as { result: { modeNote?: string } }).result.modeNote).toBeUndefined();
+  });
+
+  it("another session's mode switch while the approval waited: the session's mode is set again before the prompt goes, and the result says so", async () => {
+    const w = modeWorld({ keepMode: 'deep-research', duringApproval: (page) => {
+        page.mode = 'standard';
+      },
+    });
+    await w.run();
+    expect(w.order).toEqual(['approved', 'page.mode read', 'page.mode deep-research', 'page.ask mode=deep-research']);
+    expect(w.replies[0]).toMatchObject({ kind: 'result', result: { modeNote: expect.stringContaining("this session's mode, deep-research, was set again before sending") } });
+  });
+
+  it('a mode that cannot be set again sends nothing, and says why and what to do', async () => {
+    const w = modeWorld({ keepMode: 'model-council', setFails: true });
+    await w.run();
+    expect(w.order).toEqual(['approved', 'page.mode read', 'page.mode model-council']);
+    expect(w.replies[0]).toMatchObject({
+      kind: 'error',
+      error: {
+        code: 'SELECTOR_MISS',
+        message: expect.stringMatching(/^The prompt was not sent: this session chose model-council mode with comet_mode, the page shows deep-research, and setting model-council again failed: modeMenuItem: .* Choose a mode this page offers with comet_mode, then ask again\.$/),
+      },
+    });
+  });
+
+  it('a page with no composer: the ask fails with the composer miss, as an ask there always did', async () => {
+    const w = modeWorld({ keepMode: 'learn', noComposer: true });
+    await w.run();
+    expect(w.order).toEqual(['approved', 'page.mode read']);
+    expect(w.replies[0]).toMatchObject({ kind: 'error', error: { code: 'SELECTOR_MISS', message: expect.stringMatching(/^composer: /) } });
+  });
+
+  it('no mode chosen: nothing read, the ask goes as it is', async () => {
+    const w = modeWorld();
+    await w.run();
+    expect(w.order).toEqual(['approved', 'page.ask mode=deep-research']);
   });
 });

@@ -65,7 +65,8 @@ describe('comet_wait binds to its own session only', () => {
     const ask = allTools.find((t) => t.name === 'comet_ask');
     const browser = {
       call: async (method: string) => {
-        if (method === 'page.mode') throw new RelayError('SELECTOR_MISS', 'no mode control');
+        // The worker sets the session's mode again before sending, and refuses the ask when it cannot.
+        if (method === 'page.ask') throw new RelayError('SELECTOR_MISS', 'The prompt was not sent: this session chose deep-research mode with comet_mode, …');
         throw new Error(`${method} must not be called`);
       },
     } as unknown as ToolBrowser;

@@ -1,7 +1,7 @@
 import { z } from 'zod';
-import { type ErrorCode, RelayError } from '../../protocol/errors';
+import { RelayError } from '../../protocol/errors';
 import type { TabInfo } from '../../protocol/methods';
-import { type AskBinding, formatWaitText, modeAgain, PageMode, PollResult } from '../../protocol/page/page-methods';
+import { type AskBinding, formatWaitText, PageMode, PollResult } from '../../protocol/page/page-methods';
 import { threadIdOfUrl } from '../../protocol/threads/thread-ids';
 import { questionMatch } from '../../page/answer/question';
 import { checkPerplexityUrl, PERPLEXITY_HOME, promptInUrl, TAB_ACCESS_GRANT, TAB_CATEGORY_ORDER } from '../../protocol/urls';
@@ -129,17 +129,14 @@ const ask = defineTool({
   async handler({ prompt, newChat }, { browser, signal, session, progress }) {
     try {
       // The worker opens the new chat itself, after the person's approval (which then says so): nothing leaves the
-      // person's conversation for a prompt they have not approved. The session's mode is set again on this page
-      // here, and on a new chat's page by the worker once it has loaded (Perplexity opens it in Search).
-      const here = newChat
-        ? ''
-        : await modeAgain((params) => browser.call('page.mode', params, { signal, timeoutMs: 20_000 }), session.mode, (code, message) => new RelayError(code as ErrorCode, message));
+      // person's conversation for a prompt they have not approved. It sets the session's mode again there (Perplexity
+      // opens it in Search), or on this page, after the approval and right before the prompt goes.
       // Long enough for a person to answer an approval prompt, or for an earlier answer to end (the
       // page says so in a progress note), and for a new chat's page to load.
-      const handle = await browser.call('page.ask', { prompt, newChat, ...(newChat && session.mode ? { keepMode: session.mode } : {}) }, { signal, timeoutMs: 180_000, onProgress: progress });
+      const handle = await browser.call('page.ask', { prompt, newChat, ...(session.mode ? { keepMode: session.mode } : {}) }, { signal, timeoutMs: 180_000, onProgress: progress });
       session.lastAsk = { turnIndex: handle.turnIndex, conversationUrl: handle.conversationUrl, questionKey: handle.questionKey, askedAt: handle.submittedAt };
       session.askFailed = false;
-      return textResult(`Prompt submitted successfully. Use comet_poll to track status or comet_wait to block until completion.${here}${handle.modeNote ?? ''}`);
+      return textResult(`Prompt submitted successfully. Use comet_poll to track status or comet_wait to block until completion.${handle.modeNote ?? ''}`);
     } catch (error) {
       // The page took the prompt though no turn shows it yet: the comet_wait the error asks for follows that turn. Any
       // other failure (the mode not set, denied, timed out, cancelled, the page gone): no turn of this prompt is known,

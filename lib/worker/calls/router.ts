@@ -191,20 +191,25 @@ export class Router {
         if (this.deps.threads?.handles(method)) return this.deps.threads.call(method, params, signal, progress, trace, trusted);
         let forward = params;
         let modeNote = '';
-        if (method === 'page.ask' && params.newChat) {
-          // A new chat leaves the conversation the tab shows: that happens here, after the
-          // approval (which says "in a new thread"), never before it. The page then types into
-          // the empty home page the navigation left, in the mode this session chose (the site opens it in Search).
-          // Never over the person's unsent draft: the new document would throw it away (review of 2026-12-04, #21).
-          // Asked again here: the person may have typed while the approval waited.
-          await this.refuseOverDraft(signal);
-          await tabs.navigate(PERPLEXITY_HOME, undefined, signal);
-          throwIfCancelled(signal);
+        if (method === 'page.ask') {
+          if (params.newChat) {
+            // A new chat leaves the conversation the tab shows: that happens here, after the
+            // approval (which says "in a new thread"), never before it. The page then types into
+            // the empty home page the navigation left, in the mode this session chose (the site opens it in Search).
+            // Never over the person's unsent draft: the new document would throw it away (review of 2026-12-04, #21).
+            // Asked again here: the person may have typed while the approval waited.
+            await this.refuseOverDraft(signal);
+            await tabs.navigate(PERPLEXITY_HOME, undefined, signal);
+            throwIfCancelled(signal);
+          }
+          // The session's mode is set again here, after the approval and right before the prompt goes, on the page it
+          // goes to: another session's mode switch while the approval waited is not the mode this prompt is sent in
+          // (review 2026-12-05, worker #5).
           const { keepMode, ...rest } = params;
           forward = { ...rest, newChat: false };
-          const home = await tabs.pageTab();
+          const here = await tabs.pageTab();
           modeNote = await modeAgain(
-            (p) => pages.request(home, 'page.mode', p, signal, () => {}) as Promise<ModeResult>,
+            (p) => pages.request(here, 'page.mode', p, signal, () => {}) as Promise<ModeResult>,
             keepMode as PageMode | undefined,
             (code, message) => new RelayError(code as ErrorCode, message),
           );
