@@ -1,7 +1,7 @@
 import nodeFs from 'node:fs';
 import { NATIVE_HOST_NAME } from '../protocol/identity';
 import { ensurePrivateDir } from '../relay/private-dir';
-import { ATTACHMENT_FILES, attachmentsDir, isOwnAttachmentMeta, packsDir, stateDir as defaultStateDir, OWN_STATE_FILES, publicTokenPath } from '../relay/paths';
+import { ATTACHMENT_FILES, attachmentsDir, customManifestsPath, isOwnAttachmentMeta, packsDir, stateDir as defaultStateDir, OWN_STATE_FILES, publicTokenPath } from '../relay/paths';
 import { BROWSER_DATA, BROWSERS, type Browser, isBrowserInstalled, MANIFEST_FILE_NAME, registryKey, userDataDirs } from './browsers';
 import { buildManifest, launcherPath, manifestText, writeLauncherWith } from './host-manifest';
 import { deleteRegistryKey, queryRegistry, registerManifest } from './registry';
@@ -308,6 +308,9 @@ export async function install(options: InstallOptions): Promise<InstallReport> {
     }
   }
   targets.push(...plan.skipped);
+  // A manifest written for a browser started with --user-data-dir is in no place `uninstall` looks: remembered, so
+  // the launcher it runs is kept while it is there (review 2026-12-05, relay #4).
+  for (const t of targets) if (t.ok && t.target === '--user-data-dir' && t.manifestPath) rememberCustomManifests(sys, stateDir, (known) => [...known, t.manifestPath as string]);
 
   let token: InstallReport['token'];
   if (options.createToken !== false) {
@@ -445,7 +448,8 @@ export async function uninstall(options: UninstallOptions = {}): Promise<Uninsta
     }
   }
 
-  // The launcher goes only when nothing we know of still points at it.
+  // The launcher goes only when nothing we know of still points at it: a browser's manifest, or one that
+  // `install --user-data-dir` wrote (those that are gone or point elsewhere now are forgotten).
   const users: string[] = [];
   for (const browser of BROWSERS) {
     for (const location of manifestLocations(browser, resolved)) {
@@ -454,6 +458,8 @@ export async function uninstall(options: UninstallOptions = {}): Promise<Uninsta
       if (manifestPath && pointsAt(sys, manifestPath, launcher)) users.push(browser);
     }
   }
+  const custom = rememberCustomManifests(sys, stateDir, (known) => known.filter((file) => pointsAt(sys, file, launcher)));
+  for (const file of custom) users.push(`--user-data-dir ${tildify(sys, sys.path.dirname(sys.path.dirname(file)))}`);
   if (users.length > 0 && !options.purge) {
     kept.push(`${tildify(sys, launcher)} (still used by ${[...new Set(users)].join(', ')})`);
   } else {
@@ -551,6 +557,31 @@ export async function uninstall(options: UninstallOptions = {}): Promise<Uninsta
   for (const p of problems) lines.push(`✘ ${p}`);
   if (removed.length > 0 && problems.length === 0) lines.push('A host that is still running stops when the browser closes or the extension is removed.');
   return { ok: problems.length === 0, removed, kept, problems, lines };
+}
+
+/**
+ * The host manifests `install --user-data-dir` wrote, as `change` leaves them (saved when that changed them); an
+ * unreadable list is an empty one. Nothing is ever deleted from it but a name: it only keeps the launcher.
+ */
+function rememberCustomManifests(sys: ResolvedSystem, stateDir: string, change: (known: string[]) => string[]): string[] {
+  const file = customManifestsPath(stateDir);
+  let known: string[] = [];
+  try {
+    const data = JSON.parse(sys.fs.readFileSync(file, 'utf8')) as unknown;
+    if (Array.isArray(data)) known = data.filter((f): f is string => typeof f === 'string' && sys.path.isAbsolute(f));
+  } catch {
+    // none yet
+  }
+  const next = [...new Set(change(known))];
+  if (next.length !== known.length || next.some((f, i) => f !== known[i])) {
+    try {
+      sys.fs.mkdirSync(sys.path.dirname(file), { recursive: true, mode: 0o700 });
+      sys.fs.writeFileSync(file, `${JSON.stringify(next, null, 2)}\n`, { mode: 0o600 });
+    } catch {
+      // unsaved: the next install or uninstall tries again; until then a launcher may be kept or removed as before
+    }
+  }
+  return next;
 }
 
 function pointsAt(sys: ResolvedSystem, manifestPath: string, launcher: string): boolean {

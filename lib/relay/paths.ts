@@ -46,7 +46,10 @@ export const OWN_STATE_FILES: readonly { dir: string; name: RegExp }[] = [
   // Profiles a host served (their id and label), and the temp file one is written through
   { dir: 'profiles', name: /^[A-Za-z0-9_-]{8,64}\.json(\.\d+\.tmp)?$/ },
   { dir: 'cache', name: CODE_CACHE_FILE },
+  // The host manifests `install --user-data-dir` wrote for this launcher (lib/install/install.ts), so `uninstall` keeps it for them
+  { dir: 'installs', name: /^user-data-dirs\.json$/ },
 ];
+export const customManifestsPath = (home: string) => path.join(home, 'installs', 'user-data-dirs.json');
 export const hostRecordPath = (home: string, profileId: string) => path.join(hostsDir(home), `${profileId}.json`);
 export const logsDir = (home: string) => path.join(home, 'logs');
 /** V8 code caches of the CLI's bundles, so MCP processes start without compiling them again. */

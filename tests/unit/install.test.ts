@@ -324,6 +324,23 @@ describe('uninstall leaves what another install registered', () => {
 });
 
 describe('uninstall on Linux', () => {
+  it('keeps the launcher an `install --user-data-dir` manifest still runs, names it, and lets it go once that is uninstalled too (review 2026-12-05, relay #4)', async () => {
+    const setup = linuxSetup();
+    const profile = path.join(setup.homedir, 'test-profile');
+    fs.mkdirSync(profile);
+    const report = await install({ ...setup, browsers: ['chrome'] });
+    const custom = await install({ ...setup, userDataDir: profile });
+    const customManifest = custom.targets[0]?.manifestPath as string;
+    const chromeOnly = await uninstall({ ...setup, browsers: ['chrome'] });
+    expect(chromeOnly.removed).toEqual([report.targets[0]?.manifestPath]);
+    expect(fs.existsSync(report.launcherPath)).toBe(true);
+    expect(chromeOnly.kept.join('\n')).toContain(`still used by --user-data-dir ${profile.replace(setup.homedir, '~')}`);
+    expect(fs.existsSync(customManifest)).toBe(true);
+    const last = await uninstall({ ...setup, userDataDir: profile });
+    expect(last.removed).toEqual(expect.arrayContaining([customManifest, report.launcherPath]));
+    expect(fs.existsSync(report.launcherPath)).toBe(false);
+  });
+
   it('keeps the launcher while another browser still uses it; --purge removes token, logs and records', async () => {
     const setup = linuxSetup();
     const report = await install({ ...setup, browsers: ['chrome', 'chromium'] });
