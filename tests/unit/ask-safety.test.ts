@@ -106,6 +106,22 @@ describe('a cancelled ask never types or submits after the cancel', () => {
     expect(page.submitted).toEqual([]);
     expect(page.composer.textContent).toBe('draft');
   });
+
+  it('cancelled after submitting, while the page is slow to show the turn: the draft goes back, and the error says the prompt may be taken (review 2026-12-05, page #1)', async () => {
+    const page = fakePage(600);
+    exec = installExecCommand();
+    page.composer.textContent = 'my half-written notes';
+    const controller = new AbortController();
+    const asked = ask('What is the capital of France?', controller.signal);
+    const submitted = async () => {
+      for (let i = 0; i < 200 && page.submitted.length === 0; i++) await new Promise((r) => setTimeout(r, 5));
+    };
+    await submitted();
+    controller.abort();
+    await expect(asked).rejects.toMatchObject({ code: 'CANCELLED', message: expect.stringMatching(/after its prompt was submitted.*check with comet_poll before sending it again/) });
+    expect(page.submitted).toEqual(['What is the capital of France?']);
+    expect(page.composer.textContent).toBe('my half-written notes');
+  });
 });
 
 describe('ask succeeds only when the page took this prompt', () => {

@@ -220,11 +220,19 @@ export async function ask(
     if (options.streamTook?.(key, submittedAt)) return { index: next() };
     return null;
   };
-  let found = await ctx.waitFor(probe, confirmMs, signal);
+  // Submitted: a cancel now cannot take the prompt back, and must not take the person's draft with it (review
+  // 2026-12-05, page #1): the draft goes back (into the emptied composer, or over our prompt if the page never took it).
+  const confirm = (ms: number) =>
+    ctx.waitFor(probe, ms, signal).catch(async (error: unknown) => {
+      if (RelayError.from(error).code !== 'CANCELLED') throw error;
+      await putBackDraft(ctx, held, params.prompt, options, confirmMs);
+      throw new RelayError('CANCELLED', 'The ask was cancelled after its prompt was submitted: the page may have taken it; check with comet_poll before sending it again.');
+    });
+  let found = await confirm(confirmMs);
   // The composer emptied: the page took the prompt and its turn is slow to show (#11 of the 2026-12-02
   // review). Wait longer, and never say "not taken": the agent would send it twice.
   if (!found && (!composer.isConnected || !composerText(composer).trim())) {
-    found = await ctx.waitFor(probe, confirmMs * TAKEN_FACTOR, signal);
+    found = await confirm(confirmMs * TAKEN_FACTOR);
     if (!found) {
       // Sent all the same: the person's draft goes back as on success (#18 of the 2026-12-04 review).
       await putBackDraft(ctx, held, params.prompt, options, confirmMs);
