@@ -227,7 +227,8 @@ describe('content-script weight', () => {
     // terminate notes how much of the stream had come (the record's flag became that count): 19,059; the tap says
     // "ready" first instead of "lost" when its queue overflowed, and the channel needs no branch for it: 19,047; the first
     // terminate's moment kept: 19,052; a tab with no reader yet keeps only the newest stream that ended, the cap on all
-    // streams together gone with it: 19,044.
+    // streams together gone with it: 19,044; a stop whose control stayed drops its mark (review 2026-12-05, page #2),
+    // a tap record's body set plainly: 19,051.
     expect(gzip(out)).toBeLessThan(19_060);
     // The words travel, they are not carried: none of the other languages' words is in the page script.
     // esbuild writes them as ASCII escapes (`Arr\xEAter`), read back here.
@@ -260,7 +261,7 @@ describe('content-script weight', () => {
     // 2026-12-05, the tap's CustomEvents: 19,043 + 956 = 19,999 here; the built files 18,395 + 1,048 = 19,443. A wait bound
     // to its ask's own stream, every hello stopped for the whole load: 19,057 + 939 = 19,996; a terminate's moment: 19,998; the tap's "ready": 19,047 + 938 = 19,985; the first terminate kept: 19,990; the page gets the browser's promise
     // followed (its unhandled rejections stay unhandled) and a tab with no reader keeps only its newest ended stream:
-    // 19,044 + 946 = 19,990.
+    // 19,044 + 946 = 19,990; a stop that did not take drops its mark: 19,051 + 946 = 19,997.
     const [page, tap] = await Promise.all([bundle('../../entrypoints/perplexity.content.ts'), bundle('../../entrypoints/perplexity-tap.content.ts')]);
     expect(gzip(page) + gzip(tap)).toBeLessThanOrEqual(20_000);
   });

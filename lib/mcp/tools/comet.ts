@@ -230,6 +230,10 @@ const stopAgent = defineTool({
   destructive: true,
   async handler(_args, { browser, signal }) {
     const result = await browser.call('page.stop', {}, { signal, timeoutMs: 15_000 });
+    // A click whose control stayed stopped nothing we saw: never "Agent stopped." for it (review 2026-12-05, page #2).
+    if (result.stopped && !result.confirmed) {
+      return textResult("Stop was clicked, but the answer's stop control did not go away within 5 s: it may still be running. Check with comet_poll, and call comet_stop again if it is.");
+    }
     return textResult(result.message);
   },
 });

@@ -226,10 +226,11 @@ export class PageWatcher {
     return followed?.turnIndex;
   }
 
-  markStopped(url: string, turnIndex: number, anchor?: Element): void {
+  markStopped(url: string, turnIndex: number, anchor?: Element): StopMark {
     const mark: StopMark = { settled: false, replaced: false };
     this.stopped.set(url, { turnIndex, mark });
     if (anchor) this.stoppedTurns.set(anchor, mark);
+    return mark;
   }
 
   wasStopped(url: string, turnIndex: number): boolean {

@@ -24,8 +24,11 @@ export async function stop(ctx: PageContext, watcher: PageWatcher, appearMs = 50
   const btn = await ctx.waitFor(() => stopButton(ctx.doc, ctx.set, current()), appearMs);
   if (!btn) return { stopped: false, confirmed: false, message: 'No stop button found.' };
   const snap = watcher.snapshot();
-  watcher.markStopped(snap.url, snap.turnIndex, current()?.anchor);
+  // Marked before the click (a wait may see the idle turn in the same batch), and dropped when the control stays: a
+  // stop that did not take must not make the turn's normal end read "stopped" (review 2026-12-05, page #2).
+  const mark = watcher.markStopped(snap.url, snap.turnIndex, current()?.anchor);
   pointerClick(btn);
   const gone = await ctx.waitFor(() => !stopButton(ctx.doc, ctx.set, current()), appearMs);
-  return { stopped: true, confirmed: gone === true, message: 'Agent stopped.' };
+  mark.replaced = !gone;
+  return { stopped: true, confirmed: !!gone, message: 'Agent stopped.' };
 }

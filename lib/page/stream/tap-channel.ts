@@ -60,7 +60,7 @@ export class TapChannel {
     this.heard = true;
     let record: TapRecord | undefined;
     if (m.kind === 'open') {
-      record = { id: m.id, at: m.at, ...(typeof m.body === 'string' ? { body: m.body.slice(0, 200_000) } : {}), texts: [], size: 0 };
+      record = { id: m.id, at: m.at, body: typeof m.body === 'string' ? m.body.slice(0, 200_000) : undefined, texts: [], size: 0 };
       this.records.push(record);
       if (this.records.length > KEEP) this.records.shift();
     } else if (m.kind === 'terminate') {
