@@ -46,3 +46,13 @@ it('comet_stop says when its click did not take, and what to do', async () => {
   const confirmed = new FakeBrowser().on('page.stop', { stopped: true, confirmed: true, message: 'Agent stopped.' });
   expect((await runTool(cometTools, 'comet_stop', {}, fakeContext(confirmed).context)).text).toBe('Agent stopped.');
 });
+
+it('no stop control on a turn still being written is a miss, never "No stop button found." (review 2026-12-05, page #3)', async () => {
+  const poll = { status: 'working', steps: [], currentStep: '', response: '', hasStopButton: false, hasLoadingSpinner: false, proseCount: 1, turnCount: 1, lastTurnIndex: 0, questionText: 'q', url: 'https://www.perplexity.ai/search/x', truncated: false, totalLength: 0 };
+  const working = new FakeBrowser().on('page.stop', { stopped: false, confirmed: false, message: 'No stop button found.' }).on('page.poll', poll);
+  const out = await runTool(cometTools, 'comet_stop', {}, fakeContext(working).context).catch((e: Error & { code?: string }) => ({ text: `[${e.code}] ${e.message}` }));
+  expect(out.text).toMatch(/^\[SELECTOR_MISS\] stopButton: the turn is still being written .* nothing was clicked/);
+  // A finished turn: nothing to stop, as before.
+  const done = new FakeBrowser().on('page.stop', { stopped: false, confirmed: false, message: 'No stop button found.' }).on('page.poll', { ...poll, status: 'completed' });
+  expect((await runTool(cometTools, 'comet_stop', {}, fakeContext(done).context)).text).toBe('No stop button found.');
+});

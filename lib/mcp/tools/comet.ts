@@ -3,6 +3,7 @@ import { RelayError } from '../../protocol/errors';
 import type { TabInfo } from '../../protocol/methods';
 import { type AskBinding, formatWaitText, PageMode, PollResult } from '../../protocol/page/page-methods';
 import { threadIdOfUrl } from '../../protocol/threads/thread-ids';
+import { cliCommand } from '../../relay/invocation';
 import { questionMatch } from '../../page/answer/question';
 import { checkPerplexityUrl, PERPLEXITY_HOME, promptInUrl, TAB_ACCESS_GRANT, TAB_CATEGORY_ORDER } from '../../protocol/urls';
 import { LIBRARY_DEFAULT_LIMIT, LIBRARY_MAX_LIMIT, type LibraryPage } from '../../protocol/library/library';
@@ -226,10 +227,21 @@ const stopAgent = defineTool({
   title: 'Stop the agent',
   description: 'Stop the running agent (clicks its stop button).',
   inputSchema: {},
-  uses: ['page.stop'],
+  uses: ['page.stop', 'page.poll'],
   destructive: true,
   async handler(_args, { browser, signal }) {
     const result = await browser.call('page.stop', {}, { signal, timeoutMs: 15_000 });
+    // No stop control is no evidence that nothing runs (review 2026-12-05, page #3): the turn's own state decides. A
+    // turn the page cannot read fails here with its SELECTOR_MISS (the worker asked the thread JSON first).
+    if (!result.stopped) {
+      const now = await browser.call('page.poll', { maxLength: 1 }, { signal, timeoutMs: 15_000 });
+      if (now.status === 'working') {
+        throw new RelayError(
+          'SELECTOR_MISS',
+          `stopButton: the turn is still being written (${now.url}) but no stop control the selector set knows is on the page, so nothing was clicked — add a selector set that knows this page (\`${cliCommand('selectors add FILE')}\`), or stop it in the browser`,
+        );
+      }
+    }
     // A click whose control stayed stopped nothing we saw: never "Agent stopped." for it (review 2026-12-05, page #2).
     if (result.stopped && !result.confirmed) {
       return textResult("Stop was clicked, but the answer's stop control did not go away within 5 s: it may still be running. Check with comet_poll, and call comet_stop again if it is.");
