@@ -48,7 +48,7 @@ it('comet_stop says when its click did not take, and what to do', async () => {
 });
 
 it('no stop control on a turn still being written is a miss, never "No stop button found." (review 2026-12-05, page #3)', async () => {
-  const poll = { status: 'working', steps: [], currentStep: '', response: '', hasStopButton: false, hasLoadingSpinner: false, proseCount: 1, turnCount: 1, lastTurnIndex: 0, questionText: 'q', url: 'https://www.perplexity.ai/search/x', truncated: false, totalLength: 0 };
+  const poll = { status: 'working' as const, steps: [] as string[], currentStep: '', response: '', hasStopButton: false, hasLoadingSpinner: false, proseCount: 1, turnCount: 1, lastTurnIndex: 0, questionText: 'q', url: 'https://www.perplexity.ai/search/x', truncated: false, totalLength: 0 };
   const working = new FakeBrowser().on('page.stop', { stopped: false, confirmed: false, message: 'No stop button found.' }).on('page.poll', poll);
   const out = await runTool(cometTools, 'comet_stop', {}, fakeContext(working).context).catch((e: Error & { code?: string }) => ({ text: `[${e.code}] ${e.message}` }));
   expect(out.text).toMatch(/^\[SELECTOR_MISS\] stopButton: the turn is still being written .* nothing was clicked/);
