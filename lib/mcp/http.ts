@@ -114,7 +114,10 @@ export async function startHttpServer(options: HttpOptions): Promise<RunningHttp
     } catch (error) {
       return reply(res, (error as { status?: number }).status ?? 400, -32700, (error as Error).message);
     }
-    if (existing) return existing.transport.handleRequest(req, res, body);
+    if (existing) {
+      cancelOnHangUp(existing.transport, res, body);
+      return existing.transport.handleRequest(req, res, body);
+    }
     if (typeof sessionId === 'string') {
       return reply(res, 404, -32000, `Session ${sessionId} is unknown (it ended, was idle for too long, or the server restarted): initialize a new session.`);
     }
@@ -126,6 +129,24 @@ export async function startHttpServer(options: HttpOptions): Promise<RunningHttp
 
     const transport = await openSession(door, sessions, res);
     await transport.handleRequest(req, res, body);
+  }
+
+  /**
+   * A POST whose caller hung up before its answer can never get it (there is no event store: nothing resumes a
+   * stream), so its requests are cancelled as the client would cancel them (review 2026-12-05, http #1): the browser
+   * stops their work, and a thread tab they held is let go, instead of running on until the session's idle end.
+   */
+  function cancelOnHangUp(transport: StreamableHTTPServerTransport, res: http.ServerResponse, body: unknown): void {
+    const ids = (Array.isArray(body) ? body : [body]).flatMap((m: { id?: unknown; method?: unknown } | null) =>
+      m && typeof m.method === 'string' && (typeof m.id === 'string' || typeof m.id === 'number') ? [m.id] : [],
+    );
+    if (ids.length === 0) return;
+    res.once('close', () => {
+      if (res.writableFinished) return;
+      for (const requestId of ids) {
+        transport.onmessage?.({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId, reason: 'the HTTP client hung up before the answer' } });
+      }
+    });
   }
 
   /**

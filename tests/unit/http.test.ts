@@ -107,6 +107,36 @@ async function openSession(target: RunningHttpServer, name: string): Promise<str
 const attachedNames = async () => (await observer.hostStatus()).clients.map((c) => c.name).filter((n) => n !== 'observer').sort();
 
 describe('serve: abandoned sessions end', () => {
+  it('a caller that hangs up mid tools/call: its browser call is cancelled at once, the session lives on (review 2026-12-05, http #1)', async () => {
+    const target = await serve();
+    const id = await openSession(target, 'hang-up');
+    const req = http.request({
+      host: '127.0.0.1',
+      port: target.port,
+      path: '/mcp',
+      method: 'POST',
+      headers: {
+        Host: `127.0.0.1:${target.port}`,
+        Authorization: `Bearer ${TOKEN}`,
+        'Content-Type': 'application/json',
+        Accept: 'application/json, text/event-stream',
+        'Mcp-Session-Id': id,
+        'Mcp-Protocol-Version': '2025-06-18',
+      },
+    });
+    req.on('error', () => {});
+    req.on('response', (res) => res.resume());
+    req.end(JSON.stringify({ jsonrpc: '2.0', id: 7, method: 'tools/call', params: { name: 'comet_poll', arguments: {} } }));
+    const forwarded = (await extension.next('request', (m) => m.kind === 'request' && m.method === 'page.poll')) as Extract<Envelope, { kind: 'request' }>;
+    req.destroy(); // the client crashed, a tunnel dropped, the Agent API gave up
+    const cancel = (await extension.next('cancel')) as Extract<Envelope, { kind: 'cancel' }>;
+    expect(cancel.id).toBe(forwarded.id);
+    expect(target.sessions()).toBe(1);
+    // The session still answers its next call.
+    const next = send(target, { headers: { 'Mcp-Session-Id': id, 'Mcp-Protocol-Version': '2025-06-18' }, body: JSON.stringify({ jsonrpc: '2.0', id: 8, method: 'tools/list' }) });
+    expect((await next).status).toBe(200);
+  });
+
   it('an idle session expires: it leaves the host (and so the panel) and its id is unknown afterwards', async () => {
     const target = await serve({ COMET_SESSION_IDLE_TIMEOUT: 300 });
     const id = await openSession(target, 'forgetful-agent');
