@@ -74,14 +74,19 @@ export async function startHttpServer(options: HttpOptions): Promise<RunningHttp
   });
 
   async function handle(req: http.IncomingMessage, res: http.ServerResponse): Promise<void> {
-    const url = new URL(req.url ?? '/', 'http://localhost');
     if (!allowedHost(req.headers.host, port, options.publicUrl)) {
       const publicName = options.publicUrl ? `, localhost:${port} or ${options.publicUrl.mcpUrl}` : ` or localhost:${port}`;
       return reply(res, 403, -32000, `Host "${req.headers.host}" is not allowed: connect to 127.0.0.1:${port}${publicName}.`);
     }
     const origin = req.headers.origin;
     if (origin !== undefined && !allowedOrigin(origin, port)) {
-      return reply(res, 403, -32000, `Origin "${origin}" is not allowed to use this MCP server.`);
+      return reply(res, 403, -32000, `Origin "${origin}" is not allowed to use this MCP server: calls from web pages are refused; call it from an MCP client.`);
+    }
+    let url: URL;
+    try {
+      url = new URL(req.url ?? '/', 'http://localhost');
+    } catch {
+      return reply(res, 400, -32000, `The request target ${JSON.stringify(req.url)} is not a path: the MCP endpoint is /mcp.`);
     }
     // Uploads carry their own one-time token (like an S3 presigned POST), not the bearer token.
     // Downloads need the bearer: the file is a person's document, and its URL travels in
@@ -122,6 +127,15 @@ export async function startHttpServer(options: HttpOptions): Promise<RunningHttp
       return reply(res, 404, -32000, `Session ${sessionId} is unknown (it ended, was idle for too long, or the server restarted): initialize a new session.`);
     }
     if (!isInitializeRequest(body)) return reply(res, 400, -32600, 'No Mcp-Session-Id header: the first request of a session must be initialize.');
+    // What the SDK would refuse is refused before room is made: a refused initialize ends nobody's session (review
+    // 2026-12-05, http #4). The SDK's own words.
+    const accept = String(req.headers.accept ?? '');
+    if (!accept.includes('application/json') || !accept.includes('text/event-stream')) {
+      return reply(res, 406, -32000, 'Not Acceptable: Client must accept both application/json and text/event-stream');
+    }
+    if (!String(req.headers['content-type'] ?? '').includes('application/json')) {
+      return reply(res, 415, -32000, 'Unsupported Media Type: Content-Type must be application/json');
+    }
     if (!sessions.makeRoom()) {
       const setting = DOOR_SESSIONS[door].capSetting;
       return reply(res, 503, -32000, `All ${sessions.cap} sessions of the ${door} door are busy with calls (${setting}): try again when one ends, or raise the cap.`);
@@ -157,11 +171,12 @@ export async function startHttpServer(options: HttpOptions): Promise<RunningHttp
    */
   async function openSession(door: Door, sessions: SessionBook, initializing: http.ServerResponse): Promise<StreamableHTTPServerTransport> {
     let res: http.ServerResponse | undefined = initializing;
+    let tasksRunning = () => 0;
     const gateway = new BrowserGateway({ ...options, transport: 'http', door });
     const transport: StreamableHTTPServerTransport = new StreamableHTTPServerTransport({
       sessionIdGenerator: randomUUID,
       onsessioninitialized: (id) => {
-        if (res) sessions.add(id, { transport, gateway }, res);
+        if (res) sessions.add(id, { transport, gateway, tasksRunning: () => tasksRunning() }, res);
         res = undefined;
       },
     });
@@ -170,6 +185,7 @@ export async function startHttpServer(options: HttpOptions): Promise<RunningHttp
       gateway.close();
     };
     const mcp = createSessionServer({ tools: toolsAt[door], settings: options.settings, gateway, attachments });
+    tasksRunning = () => mcp.tasksRunning();
     await mcp.connect(transport);
     return transport;
   }
@@ -260,6 +276,8 @@ async function readJson(req: http.IncomingMessage): Promise<unknown> {
 interface Session {
   transport: StreamableHTTPServerTransport;
   gateway: BrowserGateway;
+  /** MCP tasks it runs now: their calls were answered at once (CreateTaskResult), yet the session is in a call. */
+  tasksRunning(): number;
 }
 
 interface Entry extends Session {
@@ -316,8 +334,10 @@ class SessionBook {
   /** Ends the longest idle session, else the longest only listening, if the book is full. False when full of calls. */
   makeRoom(): boolean {
     if (this.entries.size < this.cap) return true;
+    // A session running an MCP task is in a call between its polls (review 2026-12-05, http #3).
+    const free = (e: Entry) => e.tasksRunning() === 0;
     const victim =
-      this.oldest((e) => e.open === 0, (e) => e.lastUsed) ?? this.oldest((e) => e.open === e.streams, (e) => e.lastCall);
+      this.oldest((e) => e.open === 0 && free(e), (e) => e.lastUsed) ?? this.oldest((e) => e.open === e.streams && free(e), (e) => e.lastCall);
     if (!victim) return false;
     this.end(victim[0], victim[1]);
     return true;
@@ -349,9 +369,17 @@ class SessionBook {
       else entry.lastCall = Date.now();
       entry.lastUsed = Date.now();
       if (entry.open > 0 || this.entries.get(id) !== entry) return;
-      entry.idleTimer = setTimeout(() => this.end(id, entry), this.idleMs);
-      entry.idleTimer.unref();
+      this.idleEnd(id, entry);
     });
+  }
+
+  /** Ends the session after `idleMs` with nothing open, unless it runs an MCP task then (its hold bounds that). */
+  private idleEnd(id: string, entry: Entry): void {
+    entry.idleTimer = setTimeout(() => {
+      if (entry.tasksRunning() > 0) this.idleEnd(id, entry);
+      else this.end(id, entry);
+    }, this.idleMs);
+    entry.idleTimer.unref();
   }
 
   private end(id: string, entry: Entry): void {

@@ -86,7 +86,10 @@ const TASK_TTL_MARGIN_MS = 300_000;
 /** How long a question asked inside a call may wait for the person, at the least. */
 const MIN_ELICIT_WAIT_MS = 300_000;
 
-export function createSessionServer({ tools, settings, gateway, attachments }: SessionOptions): Server {
+/** A session's MCP server, and how many MCP tasks it runs now (a session running one is in use between its polls). */
+export type SessionServer = Server & { tasksRunning(): number };
+
+export function createSessionServer({ tools, settings, gateway, attachments }: SessionOptions): SessionServer {
   const session: SessionMemory = {};
   const tasks = new SessionTasks();
   const offersTasks = tools.some((tool) => tool.taskSupport);
@@ -184,7 +187,7 @@ export function createSessionServer({ tools, settings, gateway, attachments }: S
   });
   // The library's threads as resources (resources.ts), with the tool that exports them.
   if (offersResources) serveThreadResources(server, gateway);
-  return server;
+  return Object.assign(server, { tasksRunning: () => tasks.count });
 }
 
 /**
@@ -244,6 +247,10 @@ class SessionTasks {
         if (status === 'cancelled') running.get(taskId)?.abort();
       }
     })();
+  }
+
+  get count(): number {
+    return this.running.size;
   }
 
   track(taskId: string): AbortSignal {

@@ -107,6 +107,42 @@ async function openSession(target: RunningHttpServer, name: string): Promise<str
 const attachedNames = async () => (await observer.hostStatus()).clients.map((c) => c.name).filter((n) => n !== 'observer').sort();
 
 describe('serve: abandoned sessions end', () => {
+  it('an initialize the SDK would refuse (Accept) ends no idle session at a full book (review 2026-12-05, http #4)', async () => {
+    const target = await serve({ COMET_MAX_SESSIONS: 2 });
+    const a = await openSession(target, 'agent-a');
+    const b = await openSession(target, 'agent-b');
+    for (let i = 0; i < 2; i++) {
+      const refused = await send(target, { headers: { Accept: 'application/json' }, body: initialize('careless') });
+      expect(refused.status).toBe(406);
+      expect(refused.body).toMatch(/must accept both application\/json and text\/event-stream/);
+    }
+    const unsupported = await send(target, { headers: { 'Content-Type': 'text/plain' }, body: initialize('careless') });
+    expect(unsupported.status).toBe(415);
+    for (const id of [a, b]) {
+      const alive = await send(target, { headers: { 'Mcp-Session-Id': id, 'Mcp-Protocol-Version': '2025-06-18' }, body: JSON.stringify({ jsonrpc: '2.0', id: 3, method: 'tools/list' }) });
+      expect(alive.status).toBe(200);
+    }
+  });
+
+  it('a session running an MCP task is in a call between its polls: a newcomer at the cap is refused, the task runs on (review 2026-12-05, http #3)', async () => {
+    const target = await serve({ COMET_MAX_SESSIONS: 1 });
+    const runner = await openSession(target, 'task-runner');
+    const headers = { 'Mcp-Session-Id': runner, 'Mcp-Protocol-Version': '2025-06-18' };
+    const started = await send(target, {
+      headers,
+      body: JSON.stringify({ jsonrpc: '2.0', id: 5, method: 'tools/call', params: { name: 'call_perplexity_computer', arguments: { message: 'long task' }, task: { ttl: 3_600_000 } } }),
+    });
+    expect(started.body).toContain('"taskId"');
+    await extension.next('request', (m) => m.kind === 'request' && m.method === 'threads.start');
+    // Between the client's polls no request of the session is open.
+    const newcomer = await send(target, { body: initialize('newcomer') });
+    expect(newcomer.status).toBe(503);
+    expect(newcomer.body).toMatch(/sessions of the loopback door are busy with calls/);
+    expect(extension.received.filter((m) => m.kind === 'cancel')).toEqual([]);
+    const poll = await send(target, { headers, body: JSON.stringify({ jsonrpc: '2.0', id: 6, method: 'tasks/list' }) });
+    expect(poll.status).toBe(200);
+  });
+
   it('a caller that hangs up mid tools/call: its browser call is cancelled at once, the session lives on (review 2026-12-05, http #1)', async () => {
     const target = await serve();
     const id = await openSession(target, 'hang-up');
@@ -195,6 +231,24 @@ describe('serve: abandoned sessions end', () => {
 });
 
 describe('serve: the HTTP door', () => {
+  it('a request target that is no path: the Host is checked first, then 400 saying where the endpoint is (review 2026-12-05, http #5)', async () => {
+    const target = await serve();
+    const raw = (host: string) =>
+      new Promise<Answer>((resolve, reject) => {
+        const req = http.request({ host: '127.0.0.1', port: target.port, path: '//', method: 'GET', headers: { Host: host } }, (res) => {
+          let body = '';
+          res.on('data', (chunk) => (body += chunk));
+          res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body }));
+        });
+        req.on('error', reject);
+        req.end();
+      });
+    expect((await raw('evil.example')).status).toBe(403);
+    const bad = await raw(`127.0.0.1:${target.port}`);
+    expect(bad.status).toBe(400);
+    expect(bad.body).toMatch(/is not a path: the MCP endpoint is \/mcp/);
+  });
+
   it('401 without the token or with a wrong one, naming how to get it', async () => {
     const target = await serve();
     const missing = await send(target, { headers: { Authorization: '' }, body: initialize('x') });
