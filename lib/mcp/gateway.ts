@@ -1,7 +1,7 @@
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import type { Settings } from '../config/settings';
-import { accessOf, doorRefused, type Operation, reachableAt } from '../protocol/access';
+import { accessOf, doorRefused, type LocalOperation, type Operation, reachableAt } from '../protocol/access';
 import type { Door } from '../protocol/doors';
 import { RelayError } from '../protocol/errors';
 import type { MethodName, MethodParams, MethodResult } from '../protocol/methods';
@@ -35,6 +35,8 @@ export interface ToolBrowser {
   call<M extends MethodName>(method: M, params: MethodParams<M>, options?: CallOptions): Promise<MethodResult<M>>;
   hostStatus(options?: CallOptions): ReturnType<RelayClient['hostStatus']>;
   ensureBrowser(signal?: AbortSignal): Promise<{ launched: boolean; note?: string }>;
+  /** The same checks for an operation of this process's own (LOCAL_ACCESS), e.g. storing an upload: throws to refuse. */
+  admit?(operation: LocalOperation): Promise<void>;
 }
 
 export class BrowserGateway {
@@ -85,6 +87,7 @@ export class BrowserGateway {
         await allow('browser.launch');
         return this.ensureBrowser(signal);
       },
+      admit: (operation) => allow(operation),
     };
   }
 

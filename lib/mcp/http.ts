@@ -63,9 +63,15 @@ export async function startHttpServer(options: HttpOptions): Promise<RunningHttp
   const publicDigest = options.publicToken === undefined ? undefined : digest(options.publicToken);
   let port = options.port;
   const store = attachmentStore(options);
-  // Behind --public-url a client in the cloud uploads through the tunnel, so envelopes name it.
+  // Behind --public-url a client in the cloud uploads through the tunnel, so the public door's envelopes name it; a
+  // local client's never leave this machine, and each door reads and attaches only its own sessions' files (review
+  // 2026-12-05, http #2).
   const publicBase = options.publicUrl?.mcpUrl.replace(/\/mcp$/, '');
-  const attachments = new Attachments({ store, publicBase, base: async () => publicBase ?? `http://${bindHost}:${port}` });
+  const loopbackBase = async () => `http://${bindHost}:${port}`;
+  const attachmentsAt: Record<Door, Attachments> = {
+    loopback: new Attachments({ store, base: loopbackBase, door: 'loopback' }),
+    public: new Attachments({ store, publicBase, base: async () => publicBase ?? (await loopbackBase()), door: 'public' }),
+  };
 
   const server = http.createServer((req, res) => {
     void handle(req, res).catch((error) => {
@@ -102,7 +108,7 @@ export async function startHttpServer(options: HttpOptions): Promise<RunningHttp
       res.setHeader('WWW-Authenticate', 'Bearer realm="comet-relay"');
       return reply(res, 401, -32001, refusal(req.headers.authorization, viaPublic, viaPublic ? tokenDigest : publicDigest));
     }
-    if (download) return handleAttachmentRequest(store, req, res, url.pathname);
+    if (download) return handleAttachmentRequest(store, req, res, url.pathname, viaPublic ? 'public' : 'loopback');
 
     const door: Door = viaPublic ? 'public' : 'loopback';
     const sessions = books[door];
@@ -184,7 +190,7 @@ export async function startHttpServer(options: HttpOptions): Promise<RunningHttp
       if (transport.sessionId) sessions.remove(transport.sessionId);
       gateway.close();
     };
-    const mcp = createSessionServer({ tools: toolsAt[door], settings: options.settings, gateway, attachments });
+    const mcp = createSessionServer({ tools: toolsAt[door], settings: options.settings, gateway, attachments: attachmentsAt[door] });
     tasksRunning = () => mcp.tasksRunning();
     await mcp.connect(transport);
     return transport;

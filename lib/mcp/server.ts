@@ -132,12 +132,21 @@ export function createSessionServer({ tools, settings, gateway, attachments }: S
     const progressToken = extra._meta?.progressToken;
     const trace = extra._meta?.[TRACE_META] === true ? {} : undefined;
     const started = trace ? performance.now() : 0;
+    const browser = gateway.scoped({ tool: tool.name, summary: tool.summarize?.(args as never) }, tool.uses, trace);
     const context: ToolContext = {
-      browser: gateway.scoped({ tool: tool.name, summary: tool.summarize?.(args as never) }, tool.uses, trace),
+      browser,
       session,
       settings,
       signal,
-      attachments,
+      // Storing an upload goes through the same checks as a browser call (its `uses`, the door, --read-only; review
+      // 2026-12-05, http #2).
+      attachments: {
+        envelope: async (request) => {
+          await browser.admit?.('attachments.store');
+          return attachments.envelope(request);
+        },
+        payloads: (urls) => attachments.payloads(urls),
+      },
       asTask,
       progress(message) {
         if (taskId !== undefined) void tasks.store.updateTaskStatus(taskId, 'working', message).catch(() => {});

@@ -73,7 +73,8 @@ export const LOCAL_ACCESS = {
 } satisfies Record<string, Access>;
 
 /** Anything a tool may declare it uses (lib/mcp/tool.ts `uses`). */
-export type Operation = MethodName | keyof typeof LOCAL_ACCESS;
+export type Operation = MethodName | LocalOperation;
+export type LocalOperation = keyof typeof LOCAL_ACCESS;
 
 function ruleOf(operation: string): Rule | undefined {
   return (METHOD_ACCESS as Record<string, Rule | undefined>)[operation] ?? (LOCAL_ACCESS as Record<string, Access | undefined>)[operation];

@@ -153,6 +153,18 @@ describe('create_attachment_upload envelopes', () => {
     expect(() => published.payloads([`http://relay.example.com/attachments/${id}/a.txt`])).toThrow(/not an attachment_url this comet-relay issued/);
   });
 
+  it("one door's upload does not attach at the other (review 2026-12-05, http #2)", async () => {
+    const publicDoor = new Attachments({ store, publicBase: 'https://relay.example.com', base: async () => 'https://relay.example.com', door: 'public' });
+    const envelope = await publicDoor.envelope({ filename: 'a.txt', mimeType: 'text/plain', sizeBytes: 3 });
+    expect(await upload(`${listener.base}/attachments/upload`, form(envelope.upload_fields, { bytes: 'abc' }))).toMatchObject({ status: 204 });
+    expect(publicDoor.payloads([envelope.attachment_url])).toHaveLength(1);
+    const loopbackDoor = new Attachments({ store, publicBase: 'https://relay.example.com', base: async () => listener.base });
+    expect(() => loopbackDoor.payloads([envelope.attachment_url])).toThrow(/names no upload here/);
+    const local = await loopbackDoor.envelope({ filename: 'b.txt', mimeType: 'text/plain', sizeBytes: 3 });
+    expect(await upload(local.upload_url, form(local.upload_fields, { bytes: 'xyz' }))).toMatchObject({ status: 204 });
+    expect(() => publicDoor.payloads([local.attachment_url])).toThrow(/names no upload here/);
+  });
+
   it('a refusal decided before the body is all sent is answered after it: the client hears 409, not EPIPE', async () => {
     const envelope = await attachments.envelope({ filename: 'a.txt', mimeType: 'text/plain', sizeBytes: 3 });
     expect(await upload(envelope.upload_url, form(envelope.upload_fields, { bytes: 'abc' }))).toMatchObject({ status: 204 });

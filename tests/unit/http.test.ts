@@ -59,13 +59,13 @@ interface Answer {
 }
 
 /** A raw HTTP request, so that Host, Origin and oversized bodies can be sent as an attacker would. */
-function send(target: RunningHttpServer, options: { method?: string; headers?: Record<string, string>; body?: string | Buffer }): Promise<Answer> {
+function send(target: RunningHttpServer, options: { method?: string; path?: string; headers?: Record<string, string>; body?: string | Buffer }): Promise<Answer> {
   return new Promise((resolve, reject) => {
     const req = http.request(
       {
         host: '127.0.0.1',
         port: target.port,
-        path: '/mcp',
+        path: options.path ?? '/mcp',
         method: options.method ?? 'POST',
         headers: {
           Host: `127.0.0.1:${target.port}`,
@@ -303,6 +303,53 @@ describe('serve: the HTTP door', () => {
 });
 
 describe('serve: every door its own (review 2026-12-02 #9, #25, #6)', () => {
+  it("each door's uploads are its own: a local client's envelope stays on this machine, and the other door neither reads nor attaches the file (review 2026-12-05, http #2)", async () => {
+    const target = await serve({}, { publicUrl: parsePublicUrl(`https://${PUBLIC_HOST}`), publicToken: PUBLIC_TOKEN });
+    const publicHeaders = { Host: PUBLIC_HOST, Authorization: `Bearer ${PUBLIC_TOKEN}` };
+    const envelopeOf = async (headers: Record<string, string>, session: string, filename: string) => {
+      const made = await send(target, {
+        headers: { ...headers, 'Mcp-Session-Id': session, 'Mcp-Protocol-Version': '2025-06-18' },
+        body: JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'create_attachment_upload', arguments: { filename, mime_type: 'application/pdf', size_bytes: 11 } } }),
+      });
+      return JSON.parse(JSON.parse(made.body.split('data: ')[1] as string).result.content[0].text) as { upload_url: string; attachment_url: string; upload_fields: Record<string, string> };
+    };
+    const upload = async (envelope: { upload_fields: Record<string, string> }, text: string) => {
+      const boundary = 'XyZ';
+      const form =
+        Object.entries(envelope.upload_fields)
+          .map(([k, v]) => `--${boundary}\r\nContent-Disposition: form-data; name="${k}"\r\n\r\n${v}\r\n`)
+          .join('') + `--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="f.pdf"\r\nContent-Type: application/pdf\r\n\r\n${text}\r\n--${boundary}--\r\n`;
+      expect((await send(target, { path: '/attachments/upload', headers: { 'Content-Type': `multipart/form-data; boundary=${boundary}`, Authorization: '' }, body: form })).status).toBe(204);
+    };
+    const local = await openSession(target, 'claude-code-on-this-machine');
+    const mine = await envelopeOf({}, local, 'tax-return.pdf');
+    expect(mine.upload_url).toBe(`http://127.0.0.1:${target.port}/attachments/upload`);
+    await upload(mine, 'SECRET DATA');
+    const path = new URL(mine.attachment_url).pathname;
+    expect((await send(target, { method: 'GET', path })).body).toBe('SECRET DATA');
+    expect((await send(target, { method: 'GET', path, headers: publicHeaders })).status).toBe(404);
+
+    const init = await send(target, { headers: publicHeaders, body: initialize('agent-api') });
+    const cloud = String(init.headers['mcp-session-id']);
+    await send(target, { headers: { ...publicHeaders, 'Mcp-Session-Id': cloud, 'Mcp-Protocol-Version': '2025-06-18' }, body: JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' }) });
+    const theirs = await envelopeOf(publicHeaders, cloud, 'brief.pdf');
+    expect(theirs.upload_url).toBe(`https://${PUBLIC_HOST}/attachments/upload`);
+    await upload(theirs, 'CLOUD DATA');
+    expect((await send(target, { method: 'GET', path: new URL(theirs.attachment_url).pathname, headers: publicHeaders })).body).toBe('CLOUD DATA');
+    expect((await send(target, { method: 'GET', path: new URL(theirs.attachment_url).pathname })).status).toBe(404);
+  });
+
+  it('create_attachment_upload obeys --read-only like every acting operation (review 2026-12-05, http #2)', async () => {
+    const target = await serve({}, { readOnly: true, tools: allTools });
+    const id = await openSession(target, 'reader');
+    const made = await send(target, {
+      headers: { 'Mcp-Session-Id': id, 'Mcp-Protocol-Version': '2025-06-18' },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'create_attachment_upload', arguments: { filename: 'a.pdf', mime_type: 'application/pdf', size_bytes: 1 } } }),
+    });
+    // Offered here (the tool list given whole), so only the gateway's check stands between it and the store.
+    expect(made.body).toContain('[PERMISSION_DENIED] comet-relay was started with --read-only, so create_attachment_upload may not run attachments.store.');
+  });
+
   const publicDoor = { publicUrl: parsePublicUrl(`https://${PUBLIC_HOST}`), publicToken: PUBLIC_TOKEN };
   const viaPublic = { Host: PUBLIC_HOST, Authorization: PUBLIC_TOKEN };
 

@@ -1,5 +1,6 @@
 import fs from 'node:fs';
 import http from 'node:http';
+import type { Door } from '../../protocol/doors';
 import { Busboy, type BusboyFileStream, type BusboyInstance } from '@fastify/busboy';
 import type { Settings } from '../../config/settings';
 import { RelayError } from '../../protocol/errors';
@@ -19,7 +20,7 @@ import { AttachmentStore, type ClaimedUpload, type Envelope, type EnvelopeReques
 export const ATTACHMENTS_PREFIX = '/attachments/';
 
 /** Handles a request under {base}/attachments/; `subpath` is what follows the base. */
-export function handleAttachmentRequest(store: AttachmentStore, req: http.IncomingMessage, res: http.ServerResponse, subpath: string): void {
+export function handleAttachmentRequest(store: AttachmentStore, req: http.IncomingMessage, res: http.ServerResponse, subpath: string, door: Door = 'loopback'): void {
   if (subpath === `${ATTACHMENTS_PREFIX}upload`) {
     if (req.method === 'POST') void receiveUpload(store, req, res);
     else respond(res, 405, 'POST the multipart form to this URL.');
@@ -27,7 +28,7 @@ export function handleAttachmentRequest(store: AttachmentStore, req: http.Incomi
   }
   const download = /^\/attachments\/([0-9a-f-]{36})\/([^/]+)$/.exec(subpath);
   if (download && (req.method === 'GET' || req.method === 'HEAD')) {
-    const stored = store.file(download[1] as string);
+    const stored = store.file(download[1] as string, door);
     if (!stored || encodeURIComponent(stored.meta.filename) !== download[2]) {
       respond(res, 404, 'No such attachment (never uploaded, expired, or another file name).');
       return;
@@ -231,6 +232,8 @@ export interface AttachmentsOptions {
   base(): Promise<string>;
   /** A public base (`serve --public-url`) whose URLs are accepted besides loopback ones. */
   publicBase?: string;
+  /** The door of the sessions it serves (default loopback): their envelopes are that door's, and only its files attach. */
+  door?: Door;
   /** Most bytes of files one turn takes (default MAX_TURN_ATTACHMENT_BYTES). */
   maxTurnBytes?: number;
 }
@@ -248,7 +251,7 @@ export class Attachments implements AttachmentAccess {
         ? `size_bytes ${request.sizeBytes} is over the limit of ${this.options.store.maxBytes} bytes (COMET_ATTACHMENT_MAX_BYTES).`
         : undefined);
     if (problem) throw new RelayError('INVALID_PARAMS', problem);
-    return this.options.store.create(request, await this.options.base());
+    return this.options.store.create(request, await this.options.base(), this.options.door);
   }
 
   payloads(urls: readonly string[] | undefined): AttachmentPayload[] {
@@ -257,7 +260,7 @@ export class Attachments implements AttachmentAccess {
     this.options.store.sweep();
     const uploads = urls.map((url, index) => {
       try {
-        return this.options.store.uploadFor(url, (candidate) => this.accepted(candidate));
+        return this.options.store.uploadFor(url, (candidate) => this.accepted(candidate), this.options.door);
       } catch (error) {
         const cause = RelayError.from(error);
         throw new RelayError('INVALID_PARAMS', `attachment_urls[${index}] (${url}) ${cause.message}.`);

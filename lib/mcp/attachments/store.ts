@@ -2,6 +2,7 @@ import { createHash, randomBytes, randomUUID, timingSafeEqual } from 'node:crypt
 import fs from 'node:fs';
 import path from 'node:path';
 import { z } from 'zod';
+import type { Door } from '../../protocol/doors';
 import { RelayError } from '../../protocol/errors';
 import type { AttachmentPayload } from '../../protocol/threads/threads';
 import { ATTACHMENT_FILES, ATTACHMENT_FOLDER, ATTACHMENT_MARKER, attachmentsDir } from '../../relay/paths';
@@ -28,6 +29,8 @@ const Meta = z.object({
   expiresAt: z.number(),
   uploadedAt: z.number().optional(),
   sizeBytes: z.number().int().min(0).optional(),
+  /** The door whose session made the envelope (absent: loopback); only that door reads or attaches the file. */
+  door: z.enum(['loopback', 'public']).optional(),
 });
 type Meta = z.infer<typeof Meta>;
 
@@ -124,7 +127,7 @@ export class AttachmentStore {
    * or would hold more than COMET_ATTACHMENT_MAX_TOTAL_BYTES. Each process counts the folder as it
    * finds it: processes creating at the same instant may each pass, one envelope over apiece.
    */
-  create(request: EnvelopeRequest, base: string): Envelope {
+  create(request: EnvelopeRequest, base: string, door: Door = 'loopback'): Envelope {
     this.sweep();
     this.checkRoom(Math.min(request.sizeBytes, this.maxBytes));
     const id = randomUUID();
@@ -139,6 +142,7 @@ export class AttachmentStore {
       tokenSha256: digest(token),
       createdAt,
       expiresAt: createdAt + this.ttlMs,
+      ...(door === 'loopback' ? {} : { door }),
     };
     fs.mkdirSync(this.dir, { recursive: true, mode: 0o700 });
     const folder = path.join(this.dir, id);
@@ -191,9 +195,10 @@ export class AttachmentStore {
   }
 
   /** The stored file behind an id, when it is uploaded and not expired. */
-  file(id: string): { meta: Meta; path: string } | undefined {
+  /** An uploaded file, for `door` (review 2026-12-05, http #2: one door never reads what the other's sessions uploaded). */
+  file(id: string, door: Door = 'loopback'): { meta: Meta; path: string } | undefined {
     const meta = this.meta(id);
-    if (!meta || meta.uploadedAt === undefined || meta.expiresAt < this.now()) return undefined;
+    if (!meta || meta.uploadedAt === undefined || meta.expiresAt < this.now() || (meta.door ?? 'loopback') !== door) return undefined;
     return { meta, path: path.join(this.dir, meta.id, 'data') };
   }
 
@@ -202,7 +207,7 @@ export class AttachmentStore {
    * (origin + path) the envelope may have been issued under; the url must be exactly
    * `{base}/attachments/{id}/{filename}`.
    */
-  uploadFor(url: string, accepted: (candidate: URL) => boolean): StoredUpload {
+  uploadFor(url: string, accepted: (candidate: URL) => boolean, door: Door = 'loopback'): StoredUpload {
     let parsed: URL;
     try {
       parsed = new URL(url);
@@ -215,10 +220,10 @@ export class AttachmentStore {
     }
     const [, , id, name] = match as unknown as [string, string, string, string];
     const meta = this.meta(id);
-    if (!meta || encodeURIComponent(meta.filename) !== name) {
+    if (!meta || encodeURIComponent(meta.filename) !== name || (meta.door ?? 'loopback') !== door) {
       throw new RelayError('INVALID_PARAMS', 'names no upload here (wrong id or file name): pass the attachment_url exactly as create_attachment_upload returned it');
     }
-    const stored = this.file(id);
+    const stored = this.file(id, door);
     if (!stored) {
       const why = meta.uploadedAt === undefined ? 'was never uploaded: POST the file to upload_url with upload_fields first' : 'has expired: upload it again';
       throw new RelayError('INVALID_PARAMS', why);
