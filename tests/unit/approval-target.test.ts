@@ -1,9 +1,8 @@
 import { describe, expect, it, vi } from 'vitest';
 import type { Envelope, Request } from '../../lib/protocol/messages';
 import type { PageHub } from '../../lib/worker/calls/pages';
-import { Router } from '../../lib/worker/calls/router';
 import { TabService } from '../../lib/worker/calls/tabs';
-import { PanelService } from '../../lib/worker/panel/panel-service';
+import { panelRouter } from '../support/panel-router';
 
 /**
  * A held prompt is approved for the tab its card names, in the conversation the card shows (review 2026-12-05,
@@ -55,20 +54,7 @@ async function world(first: number) {
   } as unknown as PageHub;
   const tabService = new TabService(pages);
   await tabService.drive(first);
-  let router!: Router;
-  const panels = new PanelService({
-    router: () => router,
-    tabs: tabService,
-    pages,
-    status: async () => ({}),
-    identity: async () => ({}),
-    renameProfile: async () => {},
-    link: () => ({ state: 'connected', since: 0, failures: 0 }),
-    restartLink: () => {},
-    clients: () => [],
-    packs: () => ({ added: [], readers: [], problems: [] }),
-  } as never);
-  router = new Router({ tabs: tabService, pages, status: async () => ({}), authorize: panels.authorize, authorizeTarget: panels.authorizeTarget });
+  const { router, panels } = panelRouter(pages, tabService);
   const replies: Envelope[] = [];
   const ask: Request = { kind: 'request', id: 'A:1', method: 'page.ask', params: { prompt: 'Draft a reply to my landlord' }, origin: { clientId: 'a', clientName: 'Session A', tool: 'comet_ask', door: 'loopback' } };
   const asked = router.handle(ask, (m) => replies.push(m));

@@ -315,10 +315,8 @@ describe('serve: every door its own (review 2026-12-02 #9, #25, #6)', () => {
     };
     const upload = async (envelope: { upload_fields: Record<string, string> }, text: string) => {
       const boundary = 'XyZ';
-      const form =
-        Object.entries(envelope.upload_fields)
-          .map(([k, v]) => `--${boundary}\r\nContent-Disposition: form-data; name="${k}"\r\n\r\n${v}\r\n`)
-          .join('') + `--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="f.pdf"\r\nContent-Type: application/pdf\r\n\r\n${text}\r\n--${boundary}--\r\n`;
+      const fields = Object.entries(envelope.upload_fields).map(([k, v]) => `--${boundary}\r\nContent-Disposition: form-data; name="${k}"\r\n\r\n${v}\r\n`);
+      const form = `${fields.join('')}--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="f.pdf"\r\nContent-Type: application/pdf\r\n\r\n${text}\r\n--${boundary}--\r\n`;
       expect((await send(target, { path: '/attachments/upload', headers: { 'Content-Type': `multipart/form-data; boundary=${boundary}`, Authorization: '' }, body: form })).status).toBe(204);
     };
     const local = await openSession(target, 'claude-code-on-this-machine');

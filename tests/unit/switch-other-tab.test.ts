@@ -1,9 +1,8 @@
 import { describe, expect, it, vi } from 'vitest';
 import type { Envelope, Request } from '../../lib/protocol/messages';
 import type { PageHub } from '../../lib/worker/calls/pages';
-import { Router } from '../../lib/worker/calls/router';
 import { TabService } from '../../lib/worker/calls/tabs';
-import { PanelService } from '../../lib/worker/panel/panel-service';
+import { panelRouter } from '../support/panel-router';
 
 /**
  * tabs.switch to a tab that is not Perplexity answers with that tab's title and URL, which tabs.list withholds
@@ -46,20 +45,7 @@ describe('switching to a tab that is not Perplexity', () => {
     const pages = { state: () => undefined, whenReady: async () => {}, request: async () => ({}) } as unknown as PageHub;
     const tabService = new TabService(pages);
     await tabService.drive(7);
-    let router!: Router;
-    const panels = new PanelService({
-      router: () => router,
-      tabs: tabService,
-      pages,
-      status: async () => ({}),
-      identity: async () => ({}),
-      renameProfile: async () => {},
-      link: () => ({ state: 'connected', since: 0, failures: 0 }),
-      restartLink: () => {},
-      clients: () => [],
-      packs: () => ({ added: [], readers: [], problems: [] }),
-    } as never);
-    router = new Router({ tabs: tabService, pages, status: async () => ({}), authorize: panels.authorize, authorizeTarget: panels.authorizeTarget });
+    const { router } = panelRouter(pages, tabService);
     const origin = { clientId: 'a', clientName: 'Agent', tool: 'x', door: 'loopback' as const };
     const replies: Envelope[] = [];
     await router.handle({ kind: 'request', id: 's1', method: 'tabs.switch', params: { tabId: '3' }, origin } as Request, (m) => replies.push(m));
