@@ -138,9 +138,15 @@ test('another tab is read only once the person allows it in the side panel, fenc
 
   // Revoked from the panel: refused again.
   await revokeOtherTabsFromPanel(harness);
-  // comet_switch_tab no longer sees the tab in the list; the id it learned still switches.
-  await raw.call('tabs.switch', { tabId: otherTab?.id ?? '' }, { timeoutMs: 10_000 });
-  expect((await call('comet_get_page_content', {})).text).toMatch(/^\[PERMISSION_DENIED\] .*“Let agents take screenshots and read other tabs”/);
+  // comet_switch_tab no longer sees the tab in the list, and the id it learned no longer switches to it (a switch hands
+  // out the tab's title and URL; review 2026-12-05, worker #6): refused, naming neither, and the Perplexity tab stays.
+  const refused = await raw.call('tabs.switch', { tabId: otherTab?.id ?? '' }, { timeoutMs: 10_000 }).then(
+    () => 'switched',
+    (error: Error) => error.message,
+  );
+  expect(refused).toMatch(/^Reading tabs other than Perplexity is off, so the request to switch to tab \d+, which is not Perplexity was refused\. .*“Let agents take screenshots and read other tabs”/);
+  expect(refused).not.toContain('other.example');
+  expect((await call('comet_get_page_content', {})).text).toMatch(/^Title: /);
   await call('comet_switch_tab', { tabId: perplexityTab?.id });
   await other.close();
 });
