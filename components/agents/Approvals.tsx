@@ -21,7 +21,7 @@ export function Approvals({ approvals, connection }: { approvals: PendingApprova
 function ApprovalItem({ approval, connection }: { approval: PendingApproval; connection: PanelConnection }) {
   const { busy, error, run } = useAction();
   const textId = `approval-${approval.id}`;
-  const decide = (approve: boolean) => run(() => connection.request('panel.decide', { id: approval.id, approve }));
+  const decide = (approve: boolean) => run(() => connection.request('panel.decide', { id: approval.id, approve, requestedAt: approval.requestedAt }));
   return (
     <li class="approval" data-testid="approval">
       <p id={textId} class="approval-text">

@@ -195,7 +195,8 @@ export const panelMethods = {
     result: Empty,
   },
   /** The person's decision on a held call. */
-  'panel.decide': { params: z.object({ id: z.string(), approve: z.boolean() }), result: Empty },
+  /** `requestedAt`: the card's own, so a click drawn for one hold never settles a newer call under the same id. */
+  'panel.decide': { params: z.object({ id: z.string(), approve: z.boolean(), requestedAt: z.number().optional() }), result: Empty },
   'panel.setSettings': { params: ControlSettings.partial().strict(), result: ControlSettings },
   /** Drops the repair the driven tab reads through (the reader misses again, and no repair is tried again on that page load and layout). */
   'panel.undoRepair': { params: Empty, result: z.object({ undone: z.boolean() }) },

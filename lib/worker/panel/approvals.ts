@@ -49,10 +49,14 @@ export class ApprovalQueue {
     });
   }
 
-  /** The person's click. False when nothing with that id is waiting (it timed out meanwhile). */
-  decide(id: string, approve: boolean): boolean {
+  /**
+   * The person's click. False when nothing with that id is waiting (it timed out meanwhile), or what waits under it is
+   * not the hold the card was drawn for (`requestedAt`: a call cancelled, and a new one under its id; review
+   * 2026-12-05, panel #4).
+   */
+  decide(id: string, approve: boolean, requestedAt?: number): boolean {
     const held = this.held.get(id);
-    if (!held) return false;
+    if (!held || (requestedAt !== undefined && held.info.requestedAt !== requestedAt)) return false;
     held.settle(approve ? undefined : deniedError(held.info.what));
     return true;
   }

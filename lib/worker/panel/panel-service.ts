@@ -126,18 +126,20 @@ export class PanelService {
   authorize = async (request: Request, params: Record<string, unknown>, signal: AbortSignal, progress: ProgressSink): Promise<ApprovedTab | undefined> => {
     const settings = await this.settings.load();
     const decision = decide(request.method, params, settings);
-    if (decision.kind !== 'approve') return void (await this.enforce(decision, request, settings, signal, progress));
+    const again = (now: ControlSettings) => decide(request.method, params, now);
+    if (decision.kind !== 'approve') return void (await this.enforce(decision, again, request, settings, signal, progress));
     // Held: the card shows all the call would send and where, read before anything runs or navigates; the tab it names
     // is what the person approves (the router refuses the call if the driven tab is another one by then).
     const tab = request.method.startsWith('page.') ? await this.deps.tabs.drivenTab().catch(() => undefined) : undefined;
-    await this.enforce(decision, request, settings, signal, progress, { ...approvalDetail(request.method, params), target: this.targetOf(request.method, params, tab) });
+    await this.enforce(decision, again, request, settings, signal, progress, { ...approvalDetail(request.method, params), target: this.targetOf(request.method, params, tab) });
     return tab?.id === undefined ? undefined : { tabId: tab.id, url: tab.url ?? tab.pendingUrl ?? '', title: tab.title ?? '' };
   };
 
   /** Router hook: a target's need that rests on the person's settings (other tabs, public-door screenshots). */
   authorizeTarget = async (request: Request, need: Need, what: string, signal: AbortSignal, progress: ProgressSink) => {
     const settings = await this.settings.load();
-    await this.enforce(decideNeed(need, what, settings), request, settings, signal, progress);
+    const again = (now: ControlSettings) => decideNeed(need, what, now);
+    await this.enforce(again(settings), again, request, settings, signal, progress);
   };
 
   /**
@@ -155,6 +157,8 @@ export class PanelService {
   /** Lets the call run, refuses it, or holds it until the person approves (or the time runs out). */
   private async enforce(
     decision: Decision,
+    /** The same decision under the settings as they are after the click: Read-only turned on meanwhile refuses. */
+    again: (now: ControlSettings) => Decision,
     request: Request,
     settings: ControlSettings,
     signal: AbortSignal,
@@ -179,6 +183,10 @@ export class PanelService {
     } finally {
       this.threads.awaitingApproval(request.id, false);
     }
+    // Approved: under the settings as they are now (review 2026-12-05, panel #1). Read-only turned on while the card
+    // waited refuses the call, whatever the click.
+    const now = again(await this.settings.load());
+    if (now.kind === 'deny') throw now.error;
   }
 
   /** Router hook: every call's start and end. */
@@ -333,8 +341,8 @@ export class PanelService {
         await deps.pages.request(tabId, 'page.respond', { interactionId: params.interactionId, reply: params.reply }, new AbortController().signal, () => {});
         return {};
       },
-      'panel.decide': async ({ id, approve }: { id: string; approve: boolean }) => {
-        if (!this.approvals.decide(id, approve)) {
+      'panel.decide': async ({ id, approve, requestedAt }: { id: string; approve: boolean; requestedAt?: number }) => {
+        if (!this.approvals.decide(id, approve, requestedAt)) {
           throw new RelayError('INVALID_PARAMS', 'That call is no longer waiting (it timed out or its client gave up).');
         }
         return {};
