@@ -76,7 +76,7 @@ describe('comet_poll / comet_wait: the finished answer from the thread JSON', ()
       () => ({ status: 429, body: 'slow down' }),
       () => new Error('offline'),
       () => ({ status: 200, body: '{"entries": [' }),
-      () => ({ status: 200, body: JSON.stringify(body('Half an ans', 'PENDING', 'WORKFLOW_IN_PROGRESS')) }),
+      () => ({ status: 200, body: JSON.stringify(body('Half an ans', 'PENDING', 'WORKFLOW_EXECUTING_STEPS')) }),
     ]) {
       const { fetch } = tabFetch(reply);
       expect(await new JsonAnswers(() => threadJson2026).answer(page, 0, undefined, fetch)).toMatchObject({ response: page.response, answerSource: 'page' });
@@ -145,7 +145,7 @@ describe('comet_poll / comet_wait: the finished answer from the thread JSON', ()
     expect(finished).not.toHaveProperty('unconfirmed');
 
     let clock = 0;
-    const running = tabFetch(() => ({ status: 200, body: JSON.stringify(body('Half', 'PENDING', 'WORKFLOW_IN_PROGRESS')) }));
+    const running = tabFetch(() => ({ status: 200, body: JSON.stringify(body('Half', 'PENDING', 'WORKFLOW_EXECUTING_STEPS')) }));
     const answers = new JsonAnswers(() => threadJson2026, () => clock);
     expect(await answers.answer(unsure, 0, undefined, running.fetch)).toMatchObject({ status: 'working', stillRunning: true, response: page.response });
     // A wait (no lastTurnIndex) still running reads as its timeout; the router waits on while time is left.

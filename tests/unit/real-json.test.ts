@@ -2,7 +2,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, test } from 'vitest';
 import { parseThreadBody, readThreadJson, askedItems, threadKindOf } from '../../lib/page/threads/thread-json-reader';
-import { pick } from '../../lib/page/dom/json-path';
+import { firstString, pick } from '../../lib/page/dom/json-path';
 import { accountJson2026 } from '../../lib/selectors/account-json';
 import { threadJson2026 } from '../../lib/selectors/thread-json';
 import { modelsFrom } from '../../lib/worker/threads/thread-results';
@@ -93,6 +93,18 @@ describe.skipIf(!present)('thread JSON reader on real /rest/thread bodies', () =
     expect(turn?.answer).toMatch(/^The capital of Australia is \*\*Canberra\*\*\.\[1\]\[2\]\[3\]/);
     expect(turn?.sources.length).toBe(10);
     expect(turn?.steps).toEqual(['Searching the web']);
+  });
+
+  test('the first frame of the 2026-08-04 ask stream (a PENDING entry under WORKFLOW_AWAITING_NEXT_STEPS, no waiting_reason) is a turn still running, never "waiting" (review 2026-12-05, sim #2)', () => {
+    const first = read('sse-perplexity-ask-perplexity-client-complete-2026-08-04.sse')
+      .split(/\r?\n\r?\n/)
+      .map((f) => /^data: ?(.*)$/m.exec(f)?.[1])
+      .filter((d): d is string => d !== undefined && d !== '{}')
+      .map((d) => JSON.parse(d) as unknown)[0];
+    expect(r.values.workflow.awaiting).toContain(firstString(first, r.entry.workflowStatus));
+    const turn = readThreadJson([{ entries: [first] }], r, { threadId: 't', url: 'u' }).turns[0];
+    expect(turn?.entryStatus).toBe('PENDING');
+    expect(turn?.event).toBeNull();
   });
 
   test('the ask stream of 2026-07-31: the answer in the ask_text block, complete', () => {

@@ -278,7 +278,9 @@ export function entryJson(thread: ThreadData, turn: TurnData, now: number, origi
   const workflowStatus = asksPerson
     ? 'WORKFLOW_AWAITING_USER'
     : {
-        working: 'WORKFLOW_IN_PROGRESS',
+        // The live progression (the ask streams of 2026-08-04 and 2026-07-31): waiting for its first step, then
+        // executing them; a step under way is PENDING. AWAITING_NEXT_STEPS alone is a turn at work, not a wait.
+        working: st.steps.length === 0 ? 'WORKFLOW_AWAITING_NEXT_STEPS' : 'WORKFLOW_EXECUTING_STEPS',
         paused: 'WORKFLOW_AWAITING_USER',
         sleeping: 'WORKFLOW_AWAITING_NEXT_STEPS',
         blocked: 'WORKFLOW_AWAITING_NEXT_STEPS',
@@ -286,7 +288,7 @@ export function entryJson(thread: ThreadData, turn: TurnData, now: number, origi
         stopped: 'WORKFLOW_CANCELED',
         error: 'WORKFLOW_ERROR',
       }[st.phase];
-  const stepStatus = (last: boolean) => (last && st.phase === 'working' ? 'WORKFLOW_IN_PROGRESS' : last && asksPerson ? 'WORKFLOW_AWAITING_USER' : 'WORKFLOW_COMPLETED');
+  const stepStatus = (last: boolean) => (last && st.phase === 'working' ? 'WORKFLOW_PENDING' : last && asksPerson ? 'WORKFLOW_AWAITING_USER' : 'WORKFLOW_COMPLETED');
   const steps: unknown[] = st.steps.map((title, i) => ({ id: `${turn.uuid}-step-${i}`, status: stepStatus(i === st.steps.length - 1), title, items: [] }));
   const interactions = [
     ...st.answered.flatMap(({ event }) => interactionItems(turn, event, true, clarifying)),
@@ -304,7 +306,7 @@ export function entryJson(thread: ThreadData, turn: TurnData, now: number, origi
     });
   }
   if (answer && !legacyAnswer) {
-    steps.push({ id: `${turn.uuid}-answer`, status: st.phase === 'finished' ? 'WORKFLOW_COMPLETED' : 'WORKFLOW_IN_PROGRESS', title: '', items: [answerItem(turn, answer, st.phase !== 'finished')] });
+    steps.push({ id: `${turn.uuid}-answer`, status: st.phase === 'finished' ? 'WORKFLOW_COMPLETED' : 'WORKFLOW_PENDING', title: '', items: [answerItem(turn, answer, st.phase !== 'finished')] });
   }
 
   const blocks: unknown[] = [];
