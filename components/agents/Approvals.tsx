@@ -1,5 +1,5 @@
 import type { PanelConnection } from '../../lib/panel/connection';
-import { approvalFacts, approvalSentence, characterCount, formatClock } from '../../lib/panel/view';
+import { approvalFacts, approvalSentence, characterCount, formatClock, visibleText } from '../../lib/panel/view';
 import type { PendingApproval } from '../../lib/protocol/panel';
 import { ErrorLine } from '../common/ErrorLine';
 import { useAction } from '../common/useAction';
@@ -34,7 +34,7 @@ function ApprovalItem({ approval, connection }: { approval: PendingApproval; con
             {approval.text.label}, in full ({characterCount(approval.text.body)}):
           </figcaption>
           <pre>
-            {approval.text.body}
+            {visibleText(approval.text.body)}
           </pre>
         </figure>
       ) : null}

@@ -95,9 +95,22 @@ export function characterCount(text: string): string {
   return `${n.toLocaleString('en-US')} character${n === 1 ? '' : 's'}`;
 }
 
-/** The approval card's facts under the sentence: where the call acts, and whether it opens a new chat. */
+/** Characters that take no room on screen but go out with the text: format controls (zero-width, bidi, tags). */
+const INVISIBLE = /\p{Cf}/gu;
+
+/**
+ * The text as the approval card shows it: every invisible character as a visible mark (⟨U+200B⟩), so what is read is
+ * what is sent (review 2026-12-05, panel #3: tag characters can carry a whole second prompt no one sees).
+ */
+export function visibleText(text: string): string {
+  return text.replace(INVISIBLE, (c) => `⟨U+${(c.codePointAt(0) ?? 0).toString(16).toUpperCase().padStart(4, '0')}⟩`);
+}
+
+/** The approval card's facts under the sentence: where the call acts, whether it opens a new chat, what it hides. */
 export function approvalFacts(approval: PendingApproval): string[] {
   const facts: string[] = [];
+  const hidden = approval.text ? (approval.text.body.match(INVISIBLE) ?? []).length : 0;
+  if (hidden > 0) facts.push(`Holds ${hidden} invisible character${hidden === 1 ? '' : 's'}, shown as ⟨U+…⟩ above: they are sent too`);
   if (approval.target) facts.push(`Acts on: ${approval.target}`);
   if (approval.newChat !== undefined) {
     facts.push(

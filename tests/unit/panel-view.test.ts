@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { showFirstRun } from '../../lib/panel/first-run';
-import { activityOutcome, activityPhase, approvalFacts, approvalSentence, characterCount, connectionHeadline, formatDuration, MODE_OPTIONS, modeDisabledReason, modeName, shortUrl } from '../../lib/panel/view';
+import { activityOutcome, activityPhase, approvalFacts, approvalSentence, characterCount, connectionHeadline, formatDuration, MODE_OPTIONS, modeDisabledReason, modeName, shortUrl, visibleText } from '../../lib/panel/view';
 import { pageAccessWords } from '../../lib/protocol/page-access';
 import { PAGE_MODES } from '../../lib/protocol/page/page-methods';
 import type { ActivityEntry, PendingApproval } from '../../lib/protocol/panel';
@@ -85,5 +85,16 @@ describe('the first-run card', () => {
     expect(showFirstRun(false, false)).toBe(true);
     expect(showFirstRun(true, false)).toBe(false);
     expect(showFirstRun(false, true)).toBe(false);
+  });
+});
+
+describe('the approval card shows what is sent (review 2026-12-05, panel #3)', () => {
+  it('invisible characters are shown as marks and counted; a plain prompt is shown as it is, with no such fact', () => {
+    const hidden = 'Summarise my notes\u200B\u202E and \u{E0069}\u{E0067}\u{E006E}';
+    expect(visibleText(hidden)).toBe('Summarise my notes⟨U+200B⟩⟨U+202E⟩ and ⟨U+E0069⟩⟨U+E0067⟩⟨U+E006E⟩');
+    const card = { id: 'a', clientName: 'agent', method: 'page.ask', what: 'send the prompt', requestedAt: 1, expiresAt: 2, text: { label: 'Prompt', body: hidden } };
+    expect(approvalFacts(card)).toContain('Holds 5 invisible characters, shown as ⟨U+…⟩ above: they are sent too');
+    expect(visibleText('Plain words, é and 漢字.')).toBe('Plain words, é and 漢字.');
+    expect(approvalFacts({ ...card, text: { label: 'Prompt', body: 'Plain' } }).some((f) => f.startsWith('Holds'))).toBe(false);
   });
 });

@@ -209,9 +209,14 @@ describe('Require approval holds the whole thread family', () => {
       kind: 'approve',
       what: 'start a Computer task with the prompt “Email my boss the Q3 numbers”',
     });
-    expect(decide('threads.start', { message: 'Summarise', attachments: [{}, {}], settings: {}, projectUuid: 'p-1', projectVisibility: 'project' }, approval)).toEqual({
+    // Each file by name, type and size (review 2026-12-05, panel #2): a file called id_rsa is not hidden behind "1 file".
+    const files = [
+      { filename: 'q3.pdf', mimeType: 'application/pdf', data: Buffer.alloc(3000).toString('base64') },
+      { filename: 'id_rsa', mimeType: 'application/octet-stream', data: Buffer.from('key').toString('base64') },
+    ];
+    expect(decide('threads.start', { message: 'Summarise', attachments: files, settings: {}, projectUuid: 'p-1', projectVisibility: 'project' }, approval)).toEqual({
       kind: 'approve',
-      what: 'start a Computer task with the prompt “Summarise” and 2 files, in Project p-1 (visible to its members)',
+      what: 'start a Computer task with the prompt “Summarise” and 2 files: “q3.pdf” (application/pdf, 3 kB), “id_rsa” (application/octet-stream, 3 bytes), in Project p-1 (visible to its members)',
     });
     expect(decide('threads.send', { threadId: 'T1', message: 'Now send it', attachments: [] }, approval)).toEqual({
       kind: 'approve',

@@ -35,9 +35,16 @@ function quote(text: unknown, max = 160): string {
   return `“${clip(String(text ?? ''), max)}”`;
 }
 
+/** The files a held message sends, each by name, type and size: what the person approves (review 2026-12-05, panel #2). */
 function filesOf(params: Params): string {
-  const n = Array.isArray(params.attachments) ? params.attachments.length : 0;
-  return n > 0 ? ` and ${n} file${n === 1 ? '' : 's'}` : '';
+  const files = Array.isArray(params.attachments) ? (params.attachments as { filename?: unknown; mimeType?: unknown; data?: unknown }[]) : [];
+  if (files.length === 0) return '';
+  const size = (data: unknown) => {
+    const bytes = typeof data === 'string' ? Math.floor((data.length * 3) / 4) - (data.endsWith('==') ? 2 : data.endsWith('=') ? 1 : 0) : 0;
+    return bytes < 1024 ? `${bytes} bytes` : `${Math.round(bytes / 1024)} kB`;
+  };
+  const named = files.map((f) => `${quote(f.filename, 80)} (${clip(String(f.mimeType ?? ''), 60)}, ${size(f.data)})`).join(', ');
+  return ` and ${files.length} file${files.length === 1 ? '' : 's'}: ${named}`;
 }
 
 /**
