@@ -93,6 +93,24 @@ describe('what a held call shows the person', () => {
     settle(false);
   });
 
+  it('a held follow-up names its Computer thread as the Threads card lists it, or says the card does not (review 2026-12-05, panel #6)', async () => {
+    const panels = service();
+    const url = 'https://www.perplexity.ai/computer/tasks/t-1';
+    const start: Request = { kind: 'request', id: 's1', method: 'threads.start', params: { message: 'Write the report' }, origin: { ...origin('loopback'), tool: 'call_perplexity_computer' } };
+    panels.onCall({ phase: 'start', request: start, at: 1 });
+    panels.onCall({ phase: 'end', request: start, at: 2, ok: true, result: { threadId: 't-1', url, turn: 0 } });
+    const hold = async (threadId: string) => {
+      const outcome = panels.authorize({ kind: 'request', id: `f-${threadId}`, method: 'threads.send', params: {}, origin: origin('loopback') }, { threadId, message: 'Now send it' }, new AbortController().signal, () => {});
+      await vi.waitFor(() => expect(panels.approvals.pending()).toHaveLength(1));
+      const pending = panels.approvals.pending()[0] as PendingApproval;
+      panels.approvals.decide(pending.id, false);
+      await outcome.catch(() => {});
+      return pending.target;
+    };
+    expect(await hold('t-1')).toBe('the Computer thread “Write the report”, started by Claude Code (t-1)');
+    expect(await hold('t-9')).toBe('Computer thread t-9, which the Threads card does not list');
+  });
+
   it('a public-door caller is shown as the public door, whatever its client calls itself', async () => {
     const { pending, settle } = await held({ kind: 'request', id: 'a3', method: 'page.ask', params: {}, origin: origin('public') }, { prompt: 'hi' });
     expect(pending.clientName).toBe('Agent API (public door)');

@@ -148,7 +148,14 @@ export class PanelService {
    */
   private targetOf(method: string, params: Record<string, unknown>, tab: Tabs.Tab | undefined): string | undefined {
     if (method === 'threads.start') return 'a new Computer thread, in a tab of its own';
-    if (method.startsWith('threads.')) return `Computer thread ${String(params.threadId ?? '')}`;
+    if (method.startsWith('threads.')) {
+      // Named as the Threads card shows it (review 2026-12-05, panel #6): its title and who started it, else said unknown.
+      const id = String(params.threadId ?? '');
+      const known = this.threads.list().find((t) => t.threadId === id);
+      return known
+        ? `the Computer thread “${known.title}”${known.startedBy ? `, started by ${known.startedBy}` : ''} (${id})`
+        : `Computer thread ${id}, which the Threads card does not list`;
+    }
     if (!method.startsWith('page.')) return undefined;
     if (tab?.id === undefined) return 'the Perplexity tab comet-relay opens (none is open now)';
     return `tab ${tab.id}: “${tab.title ?? ''}” (${tab.url ?? tab.pendingUrl ?? ''})`;
