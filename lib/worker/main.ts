@@ -13,7 +13,7 @@ import { PageHub } from './calls/pages';
 import { PanelService } from './panel/panel-service';
 import { admitPort } from './calls/port-guard';
 import { Router } from './calls/router';
-import { saveProfileLabel } from './browser/settings';
+import { keepStorageTrusted, saveProfileLabel } from './browser/settings';
 import { sessionValue } from './browser/session-store';
 import { TabService } from './calls/tabs';
 import { PageAccessWatch } from './calls/page-access';
@@ -45,6 +45,7 @@ async function injectKit(target: { tabId: number; documentId?: string }, file: s
  * once and awaited where needed.
  */
 export function startWorker(): void {
+  void keepStorageTrusted();
   let identity = (async () => {
     const browserInfo = await detectBrowser();
     return { browser: browserInfo, profile: await loadProfile(browserInfo.name) };

@@ -42,7 +42,7 @@ test('a raw tabs.navigate with a hostile URL is refused by the worker itself; th
   await expect(world.page).toHaveURL('https://www.perplexity.ai/library');
 });
 
-test('the panel port refuses a content script: it gets no state and cannot change the settings', async () => {
+test('the panel port refuses a content script: it gets no state and cannot change the settings, nor write them into storage', async () => {
   const outcome = await evaluateInContentScript<{ seen: string[]; disconnected: boolean }>(
     world.page,
     `new Promise((resolve) => {
@@ -55,6 +55,12 @@ test('the panel port refuses a content script: it gets no state and cannot chang
     })`,
   );
   expect(outcome).toEqual({ seen: [], disconnected: true });
+  // Nor around the port: the extension's storage is for its own pages and worker (review 2026-12-05, panel #7).
+  const written = await evaluateInContentScript<string>(
+    world.page,
+    `chrome.storage.local.set({ settings: { readOnly: false, requireApproval: false, publicScreenshots: true } }).then(() => 'written', (e) => 'refused: ' + e.message)`,
+  );
+  expect(written).toMatch(/^refused: /);
   const stored = await world.harness.worker.evaluate("chrome.storage.local.get('settings').then((r) => r.settings ?? null)");
   expect(stored).toBeNull();
   // The real panel still connects and gets its state.

@@ -62,3 +62,20 @@ export async function saveProfileLabel(profile: ProfileInfo, label: string): Pro
   await browser.storage.local.set({ profile: renamed });
   return renamed;
 }
+
+/**
+ * The guard's settings (and the profile's name) are for the extension's own pages and worker only: content scripts
+ * run in web pages' renderers, and a compromised renderer must not turn Read-only or approvals off behind the panel's
+ * port check (review 2026-12-05, panel #7). Chromium gives storage.local to content scripts unless told otherwise;
+ * none of ours reads it. A browser whose storage.local has no setAccessLevel keeps its default (false).
+ */
+export async function keepStorageTrusted(): Promise<boolean> {
+  const local = (globalThis as { chrome?: { storage?: { local?: { setAccessLevel?(options: { accessLevel: string }): Promise<void> } } } }).chrome?.storage?.local;
+  if (!local?.setAccessLevel) return false;
+  try {
+    await local.setAccessLevel({ accessLevel: 'TRUSTED_CONTEXTS' });
+    return true;
+  } catch {
+    return false;
+  }
+}
