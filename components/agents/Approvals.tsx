@@ -1,27 +1,49 @@
+import { useEffect, useState } from 'preact/hooks';
 import type { PanelConnection } from '../../lib/panel/connection';
 import { approvalFacts, approvalSentence, characterCount, formatClock, visibleText } from '../../lib/panel/view';
 import type { PendingApproval } from '../../lib/protocol/panel';
 import { ErrorLine } from '../common/ErrorLine';
 import { useAction } from '../common/useAction';
 
+/** How long the outcome of a click whose card went meanwhile stays on screen. */
+const LATE_NOTICE_MS = 10_000;
+
 /** Agents' calls held for the person's decision, at the top of the panel while any wait. */
 export function Approvals({ approvals, connection }: { approvals: PendingApproval[]; connection: PanelConnection }) {
+  // A click that lands as its card goes (timed out, its client gave up) is told here, not in the card that the same
+  // moment removes: a card that simply vanishes looks like an approval that went through (review 2026-12-05, panel #5).
+  const [late, setLate] = useState<string | undefined>();
+  useEffect(() => {
+    if (!late) return;
+    const timer = setTimeout(() => setLate(undefined), LATE_NOTICE_MS);
+    return () => clearTimeout(timer);
+  }, [late]);
+  const decide = (approval: PendingApproval, approve: boolean) =>
+    connection.request('panel.decide', { id: approval.id, approve, requestedAt: approval.requestedAt }).catch((error: { message?: string }) => {
+      setLate(`Not ${approve ? 'approved' : 'denied'}: ${approval.what} — ${error.message ?? String(error)}`);
+      throw error;
+    });
   return (
-    <section class="approvals" aria-labelledby="approvals-heading" aria-live="assertive" hidden={approvals.length === 0}>
+    <section class="approvals" aria-labelledby="approvals-heading" aria-live="assertive" hidden={approvals.length === 0 && !late}>
       <h2 id="approvals-heading">Waiting for your approval ({approvals.length})</h2>
+      {late ? (
+        <p class="error small" role="alert" data-testid="approval-late">
+          {late}
+        </p>
+      ) : null}
       <ul class="plain">
         {approvals.map((approval) => (
-          <ApprovalItem key={approval.id} approval={approval} connection={connection} />
+          <ApprovalItem key={approval.id} approval={approval} decide={(approve) => decide(approval, approve)} />
         ))}
       </ul>
     </section>
   );
 }
 
-function ApprovalItem({ approval, connection }: { approval: PendingApproval; connection: PanelConnection }) {
+function ApprovalItem({ approval, decide: send }: { approval: PendingApproval; decide(approve: boolean): Promise<unknown> }) {
   const { busy, error, run } = useAction();
   const textId = `approval-${approval.id}`;
-  const decide = (approve: boolean) => run(() => connection.request('panel.decide', { id: approval.id, approve, requestedAt: approval.requestedAt }));
+  const decide = (approve: boolean) => run(() => send(approve));
   return (
     <li class="approval" data-testid="approval">
       <p id={textId} class="approval-text">

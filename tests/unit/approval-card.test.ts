@@ -151,6 +151,17 @@ describe('the approval card', () => {
     expect(card.querySelector('.approval-text')?.textContent).toBe(`Agent API (public door) wants to ${approval.what}`);
   });
 
+  it('a click that lands as its card goes (timed out) is told in the section, not lost with the card (review 2026-12-05, panel #5)', async () => {
+    const refusing = { request: vi.fn(async () => Promise.reject(new Error('That call is no longer waiting (it timed out or its client gave up).'))) } as unknown as PanelConnection;
+    const root = document.createElement('div');
+    render(h(Approvals, { approvals: [approval], connection: refusing }), root);
+    (root.querySelector('button.primary') as HTMLButtonElement).click();
+    // The worker's push without the card comes at the same moment.
+    render(h(Approvals, { approvals: [], connection: refusing }), root);
+    await vi.waitFor(() => expect(root.querySelector('[data-testid="approval-late"]')?.textContent).toBe(`Not approved: ${approval.what} — That call is no longer waiting (it timed out or its client gave up).`));
+    expect((root.querySelector('section') as HTMLElement).hidden).toBe(false);
+  });
+
   it('a call with no text (a mode switch) shows no text box', () => {
     const card = draw([{ ...approval, text: undefined, newChat: undefined, what: 'switch the mode to Computer' }]);
     expect(card.querySelector('[data-testid="approval-full"]')).toBeNull();
