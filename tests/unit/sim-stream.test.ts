@@ -88,7 +88,7 @@ describe('the sim’s ask stream', () => {
     expect(stream.state()).toBe('stopped');
   });
 
-  test('after the first frame a block changes by patches on what changed, as in the live stream, never sent whole again', async () => {
+  test('after the first frame a block comes by a diff_block (a new one whole at path "", once) and changes by patches on what changed, as in the live stream', async () => {
     let t = 1_000_000;
     const site = createSimSite({ generation: 'B', speed: 1, scenario: 'long', clock: () => (t += 15) });
     const r = await ask(site, 'A long answer, please');
@@ -96,10 +96,26 @@ describe('the sim’s ask stream', () => {
     expect(stream.unknown).toBeUndefined();
     expect(stream.state()).toBe('completed');
     const frames = text.split('\r\n\r\n').filter((f) => f.startsWith('event: message'));
-    const middle = frames.slice(1, -1).map((f) => JSON.parse(f.slice(f.indexOf('data: ') + 6)) as { blocks: { diff_block?: { patches: { path: string }[] } }[] });
+    type Frame = { blocks: { intended_usage: string; diff_block?: { patches: { path: string }[] } }[] };
+    const parsed = frames.slice(0, -1).map((f) => JSON.parse(f.slice(f.indexOf('data: ') + 6)) as Frame);
+    const middle = parsed.slice(1);
     const paths = middle.flatMap((f) => f.blocks.flatMap((b) => b.diff_block?.patches.map((p) => p.path) ?? []));
     expect(paths.length).toBeGreaterThan(0);
-    expect(paths.filter((p) => p === '')).toEqual([]);
+    // A whole replacement (path "") only brings a block the stream had not carried yet, once, as the live streams do
+    // (2026-07-31, 2026-08-04); a block seen before changes by its own patches.
+    const seen = new Set((parsed[0]?.blocks ?? []).map((b) => b.intended_usage));
+    const whole: string[] = [];
+    for (const f of middle) {
+      for (const b of f.blocks) {
+        if (b.diff_block?.patches.some((p) => p.path === '')) {
+          expect(seen.has(b.intended_usage), b.intended_usage).toBe(false);
+          whole.push(b.intended_usage);
+        }
+        seen.add(b.intended_usage);
+      }
+    }
+    expect(whole.length).toBeGreaterThan(0);
+    expect(new Set(whole).size).toBe(whole.length);
     // The steps' own changes reach the page as the live stream's do: a step's status, an item added.
     expect(paths.some((p) => /^\/steps\/\d+\/(status|items\/\d+)/.test(p) || /^\/steps\/\d+$/.test(p))).toBe(true);
     const turn = site.thread(r.thread.id)?.turns[0];

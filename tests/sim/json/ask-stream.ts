@@ -104,9 +104,11 @@ export async function playAskStream(o: AskStreamOptions): Promise<undefined | 'c
       const was = shown.get(usage);
       shown.set(usage, view);
       const field = Object.keys(view).find((k) => k !== 'intended_usage') as string;
-      // A block first seen goes whole, as in the live stream's first frame; a block seen before, as the patches that change it.
+      // A block first seen goes whole in the first frame; one first seen later comes as a diff_block replacing its whole
+      // field (path ""), as both live streams send them (2026-07-31, 2026-08-04); a block seen before, as the patches
+      // that change it.
       if (!was || !Object.hasOwn(was, field)) {
-        blocks.push(view);
+        blocks.push(first ? view : { intended_usage: usage, diff_block: { field, patches: [{ op: 'replace', path: '', value: view[field] }] } });
         continue;
       }
       const patches = jsonDiff(was[field], view[field]);
