@@ -368,11 +368,14 @@ export class TurnCtl {
     this.renderEnd();
   }
 
-  /** The query text, folded behind "Show more" when long. */
-  private queryParts(): { text: HTMLElement; toggle: HTMLElement | null } {
+  /**
+   * The query text, folded behind "Show more" when long. `plain`: a bare paragraph, as the Sep 2026 captures render
+   * the question (`[data-renderer="lm"] › p`, no class of its own), so the reader's live candidate is the one used.
+   */
+  private queryParts(plain = false): { text: HTMLElement; toggle: HTMLElement | null } {
     const d = this.data;
     const long = d.query.length > FOLD_CHARS || d.query.split('\n').length > FOLD_LINES;
-    const queryText = h('div', { class: 'whitespace-pre-line break-words select-text [word-break:break-word]' });
+    const queryText = plain ? h('p', {}) : h('div', { class: 'whitespace-pre-line break-words select-text [word-break:break-word]' });
     const setQuery = () => {
       if (!long || this.queryOpen) queryText.textContent = d.query;
       else queryText.textContent = `${d.query.split('\n').slice(0, FOLD_LINES).join('\n').slice(0, FOLD_CHARS - 60)}…`;
@@ -411,7 +414,7 @@ export class TurnCtl {
    */
   private mountCaptured(): void {
     const d = this.data;
-    const { text, toggle } = this.queryParts();
+    const { text, toggle } = this.queryParts(this.layout === 'sessions-2026-09');
     // No capture shows the steps' container (only the February header button, folded): its test id is a
     // guess the `live-2026` selector set shares, one entry on each side.
     const stepsBox = h('div', { 'data-testid': 'workflow-steps' });
@@ -424,7 +427,7 @@ export class TurnCtl {
       const time = new Date().toISOString().slice(11, 16);
       const tools = this.queryTools('query-tools flex items-center gap-1');
       tools.prepend(h('span', { class: 'asked-at' }, time));
-      this.el.replaceChildren(h('div', { dir: 'auto' }, tools, h('div', { class: 'bubble' }, h('div', { 'data-renderer': 'lm' }, h('p', {}, text)), toggle)));
+      this.el.replaceChildren(h('div', { dir: 'auto' }, tools, h('div', { class: 'bubble' }, h('div', { 'data-renderer': 'lm' }, text), toggle)));
       const endSlot = h('div', { class: 'answer-end' });
       this.el.after(stepsBox, askSlot, taskSlot, endSlot);
       this.view = { stepsBox, tabs: null, sourcesPanel, final: null, prose: null, doneBlocks: 0, partialEl: null, askSlot, taskSlot, endSlot };
