@@ -1,4 +1,5 @@
 import { describe, expect, it, vi } from 'vitest';
+import type { FakeTab } from '../support/fake-wxt-browser';
 import type { Envelope, Request } from '../../lib/protocol/messages';
 import type { PageHub } from '../../lib/worker/calls/pages';
 import { TabService } from '../../lib/worker/calls/tabs';
@@ -10,36 +11,16 @@ import { panelRouter } from '../support/panel-router';
  * the card waits must not send it elsewhere. The real PanelService (approvals, policy), Router and TabService; the
  * browser and the pages are played here.
  */
-const { stored, tabs, listener } = vi.hoisted(() => ({
+const state = vi.hoisted(() => ({
   stored: { settings: { requireApproval: true } } as Record<string, unknown>,
-  listener: { addListener: () => {} },
   tabs: {
     7: { id: 7, windowId: 1, title: 'Tides — Perplexity', url: 'https://www.perplexity.ai/search/tides-abc', active: true },
     9: { id: 9, windowId: 1, title: 'My medical question — Perplexity', url: 'https://www.perplexity.ai/search/medical-xyz', active: false },
     11: { id: 11, windowId: 1, title: 'Perplexity', url: 'https://www.perplexity.ai/', active: false },
-  } as Record<number, { id: number; windowId: number; title: string; url: string; active: boolean }>,
+  } as Record<number, FakeTab>,
 }));
-vi.mock('wxt/browser', () => ({
-  browser: {
-    storage: {
-      local: { get: async (key: string) => ({ [key]: stored[key] }), set: async () => {} },
-      session: { get: async () => ({}), set: async () => {} },
-      onChanged: listener,
-    },
-    permissions: { contains: async () => false, onAdded: listener, onRemoved: listener },
-    runtime: { getManifest: () => ({ version: '0' }) },
-    tabs: {
-      get: async (id: number) => {
-        const t = tabs[id];
-        if (!t) throw new Error('No tab with id');
-        return { ...t };
-      },
-      update: async (id: number) => ({ ...tabs[id] }),
-      query: async () => Object.values(tabs),
-    },
-    windows: { update: async () => ({}) },
-  },
-}));
+const { tabs } = state;
+vi.mock('wxt/browser', async () => (await import('../support/fake-wxt-browser')).fakeWxtBrowser(state));
 
 
 async function world(first: number) {

@@ -1,4 +1,5 @@
 import { describe, expect, it, vi } from 'vitest';
+import type { FakeTab } from '../support/fake-wxt-browser';
 import type { Envelope, Request } from '../../lib/protocol/messages';
 import type { PageHub } from '../../lib/worker/calls/pages';
 import { TabService } from '../../lib/worker/calls/tabs';
@@ -9,36 +10,16 @@ import { panelRouter } from '../support/panel-router';
  * without the person's "other tabs" grant: it needs that grant too (review 2026-12-05, worker #6), whoever calls
  * on the host socket. The real PanelService, Router and TabService; the browser is played here.
  */
-const { stored, tabs, listener, granted } = vi.hoisted(() => ({
-  granted: { value: false },
+const state = vi.hoisted(() => ({
   stored: { settings: { requireApproval: true } } as Record<string, unknown>,
-  listener: { addListener: () => {} },
+  granted: { value: false },
   tabs: {
     7: { id: 7, windowId: 1, title: 'Tides — Perplexity', url: 'https://www.perplexity.ai/search/tides-abc', active: true },
     3: { id: 3, windowId: 1, title: 'Statement March — MyBank', url: 'https://bank.example/accounts/123456/statements?month=3', active: false },
-  } as Record<number, { id: number; windowId: number; title: string; url: string; active: boolean }>,
+  } as Record<number, FakeTab>,
 }));
-vi.mock('wxt/browser', () => ({
-  browser: {
-    storage: {
-      local: { get: async (key: string) => ({ [key]: stored[key] }), set: async () => {} },
-      session: { get: async () => ({}), set: async () => {} },
-      onChanged: listener,
-    },
-    permissions: { contains: async () => granted.value, onAdded: listener, onRemoved: listener },
-    runtime: { getManifest: () => ({ version: '0' }) },
-    tabs: {
-      get: async (id: number) => {
-        const t = tabs[id];
-        if (!t) throw new Error('No tab with id');
-        return { ...t };
-      },
-      update: async (id: number) => ({ ...tabs[id] }),
-      query: async () => Object.values(tabs),
-    },
-    windows: { update: async () => ({}) },
-  },
-}));
+const { granted } = state;
+vi.mock('wxt/browser', async () => (await import('../support/fake-wxt-browser')).fakeWxtBrowser(state));
 
 describe('switching to a tab that is not Perplexity', () => {
   async function world() {
