@@ -281,10 +281,10 @@ export class RelayClient {
       const timer = setTimeout(
         () =>
           reject(
-            new RelayError(
-              'EXTENSION_NOT_CONNECTED',
-              `The comet-relay host of profile "${host.profileLabel}" (pid ${host.pid}) did not answer the handshake within ${HELLO_TIMEOUT_MS / 1000} s: it may be hung or overloaded. ` +
-                `Try again; if it keeps happening, reload the extension or restart the browser. \`${cliCommand('doctor')}\` shows the hosts.`,
+            hostFault(
+              host,
+              `did not answer the handshake within ${HELLO_TIMEOUT_MS / 1000} s: it may be hung or overloaded`,
+              'Try again; if it keeps happening, reload the extension or restart the browser.',
             ),
           ),
         HELLO_TIMEOUT_MS,
@@ -447,10 +447,14 @@ function closedError(): RelayError {
 
 /** A live host refused for longer than the call waits: busy or hung, and its record kept. */
 function refusingError(host: HostRecord): RelayError {
+  return hostFault(host, 'refuses connections: it may be overloaded or hung', 'Try again; if it keeps refusing, reload the extension or restart the browser.');
+}
+
+/** A host that is there but does not serve: which one (profile, pid), what it did, what to do, and where to look. */
+function hostFault(host: HostRecord, what: string, todo: string): RelayError {
   return new RelayError(
     'EXTENSION_NOT_CONNECTED',
-    `The comet-relay host of profile "${host.profileLabel}" (pid ${host.pid}) refuses connections: it may be overloaded or hung. ` +
-      `Try again; if it keeps refusing, reload the extension or restart the browser. \`${cliCommand('doctor')}\` shows the hosts.`,
+    `The comet-relay host of profile "${host.profileLabel}" (pid ${host.pid}) ${what}. ${todo} \`${cliCommand('doctor')}\` shows the hosts.`,
   );
 }
 
@@ -472,10 +476,11 @@ class RefusedByLiveHost extends Error {}
 /** The host accepted the connection and closed it before its welcome (it is going away). */
 class ClosedDuringHandshake extends RelayError {
   constructor(host: HostRecord) {
-    super(
-      'EXTENSION_NOT_CONNECTED',
-      `The comet-relay host of profile "${host.profileLabel}" (pid ${host.pid}) closed the connection during the handshake: it may be stopping, or be from another version of comet-relay. ` +
-        `Reload the extension or restart the browser, then call again. \`${cliCommand('doctor')}\` shows the hosts.`,
+    const fault = hostFault(
+      host,
+      'closed the connection during the handshake: it may be stopping, or be from another version of comet-relay',
+      'Reload the extension or restart the browser, then call again.',
     );
+    super(fault.code, fault.message);
   }
 }

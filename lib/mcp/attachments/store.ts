@@ -33,6 +33,8 @@ const Meta = z.object({
   door: z.enum(['loopback', 'public']).optional(),
 });
 type Meta = z.infer<typeof Meta>;
+/** The door an upload belongs to: envelopes made before doors were recorded are loopback's. */
+const doorOf = (meta: Meta): Door => meta.door ?? 'loopback';
 
 export interface EnvelopeRequest {
   filename: string;
@@ -194,11 +196,13 @@ export class AttachmentStore {
     };
   }
 
-  /** The stored file behind an id, when it is uploaded and not expired. */
-  /** An uploaded file, for `door` (review 2026-12-05, http #2: one door never reads what the other's sessions uploaded). */
+  /**
+   * The stored file behind an id, when it is uploaded, not expired and `door`'s (review 2026-12-05, http #2: one door
+   * never reads what the other's sessions uploaded).
+   */
   file(id: string, door: Door = 'loopback'): { meta: Meta; path: string } | undefined {
     const meta = this.meta(id);
-    if (!meta || meta.uploadedAt === undefined || meta.expiresAt < this.now() || (meta.door ?? 'loopback') !== door) return undefined;
+    if (!meta || meta.uploadedAt === undefined || meta.expiresAt < this.now() || doorOf(meta) !== door) return undefined;
     return { meta, path: path.join(this.dir, meta.id, 'data') };
   }
 
@@ -220,7 +224,7 @@ export class AttachmentStore {
     }
     const [, , id, name] = match as unknown as [string, string, string, string];
     const meta = this.meta(id);
-    if (!meta || encodeURIComponent(meta.filename) !== name || (meta.door ?? 'loopback') !== door) {
+    if (!meta || encodeURIComponent(meta.filename) !== name || doorOf(meta) !== door) {
       throw new RelayError('INVALID_PARAMS', 'names no upload here (wrong id or file name): pass the attachment_url exactly as create_attachment_upload returned it');
     }
     const stored = this.file(id, door);

@@ -214,6 +214,7 @@ function turnOf(entry: unknown, index: number, thread: ThreadLevel, isLast: bool
   const optionalAuth = unanswered.filter((i) => !i.requiresUserResponse && i.type === 'auth_required');
   const wakeAt = firstString(entry, e.wakeAt) ?? (isLast ? thread.wakeAt : undefined);
   const errorMessage = firstString(entry, e.errorMessage);
+  const waitingReason = firstString(entry, e.waitingReason);
 
   let event: CheckpointEvent | null = null;
   let notice: string | undefined;
@@ -226,12 +227,12 @@ function turnOf(entry: unknown, index: number, thread: ThreadLevel, isLast: bool
   else if (has(w.awaiting, workflow) && wakeAt) event = 'sleep';
   // Waiting on the person with no question we can read: say nothing rather than guess.
   else if (has(w.awaitingUser ?? [], workflow)) event = null;
-  else if (has(w.awaiting, workflow) && firstString(entry, e.waitingReason) !== undefined) {
+  else if (has(w.awaiting, workflow) && waitingReason !== undefined) {
     // Waiting on something outside only when the entry says on what: every live search stream opens with
     // WORKFLOW_AWAITING_NEXT_STEPS on a PENDING entry, and a clarified research turn goes back to it while it works
     // (sse captures of 2026-08-04 and 2026-08-01): the status alone is a turn still running (review 2026-12-05, sim #2).
     event = 'waiting';
-    notice = firstString(entry, e.waitingReason);
+    notice = waitingReason;
   } else if (has(w.complete, workflow) || (!workflow && entryStatus(entry, r) === 'complete')) event = 'complete';
 
   const shared = isLast ? thread.assets : [];

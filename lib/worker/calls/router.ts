@@ -142,6 +142,7 @@ export class Router {
     }
     const params = parsed.data as Record<string, unknown>;
     throwIfCancelled(signal);
+    let approved: ApprovedTab | undefined;
     if (!trusted) {
       // The access table first (lib/protocol/access.ts): what the caller's door never allows is
       // refused before the person's policy is asked (and before anything is held for approval).
@@ -155,12 +156,11 @@ export class Router {
       }
       // A new chat that would throw away the person's draft is refused before the person is asked to approve it.
       if (method === 'page.ask' && params.newChat) await this.refuseOverDraft(signal);
-      const approved = await this.deps.authorize?.(request, params, signal, progress);
-      // An approval can land in the same instant as a cancel or a dropped link: the cancel wins.
-      throwIfCancelled(signal);
-      if (approved) await this.stillApproved(approved);
+      approved = (await this.deps.authorize?.(request, params, signal, progress)) ?? undefined;
     }
+    // An approval can land in the same instant as a cancel or a dropped link: the cancel wins.
     throwIfCancelled(signal);
+    if (approved) await this.stillApproved(approved);
     const { tabs, pages } = this.deps;
     switch (method) {
       case 'browser.status':

@@ -89,7 +89,7 @@ export function entryStateOf(entries: unknown[], turn: FinishedTurn, r: ThreadJs
   if (said === 'cancelled') return { state: 'stopped', answer: firstString(entry, r.entry.answer) ?? strings(entry, r.entry.answerChunks).join('') };
   if (said === 'error') return { state: 'failed', error: firstString(entry, r.entry.errorMessage) ?? `the thread JSON says turn ${turn.turnIndex + 1} failed (${firstString(entry, r.entry.workflowStatus)})` };
   if (said === 'running') return { state: 'running' };
-  const answer = said === 'complete' ? finishedAnswer(entries, turn, r) : undefined;
+  const answer = said === 'complete' ? linkedAnswer(entry, r) : undefined;
   if (answer === undefined) {
     const status = firstString(entry, r.entry.status);
     return { state: 'unknown', why: `its entry ${turn.turnIndex + 1} has status ${status ?? 'none'}${said === 'complete' ? ' and no answer text' : ', none the reader knows as finished or running'}` };
@@ -104,7 +104,11 @@ export function finishedAnswer(entries: unknown[], turn: FinishedTurn, r: Thread
   const query = firstString(entry, r.entry.query) ?? '';
   // Templated prompts differ late ("Summarize this article: <url>"): the whole question, and none without one (#13).
   if (!sameQuestion(turn.questionText, query)) return undefined;
-  if (entryStatus(entry, r) !== 'complete') return undefined;
+  return entryStatus(entry, r) === 'complete' ? linkedAnswer(entry, r) : undefined;
+}
+
+/** An entry's answer text with its citations linked to its sources; undefined when it has none. */
+function linkedAnswer(entry: unknown, r: ThreadJsonReader): string | undefined {
   const answer = firstString(entry, r.entry.answer) ?? strings(entry, r.entry.answerChunks).join('');
   if (!answer.trim()) return undefined;
   const urls = pick(entry, r.entry.sources).values.map((s) => firstString(s, r.source.url));
