@@ -64,6 +64,29 @@ export function chipLabel(group: number[], sources: Source[]): string {
   return group.length > 1 ? `${name} +${group.length - 1}` : name;
 }
 
+export interface SourceTrust {
+  level: number;
+  name: string;
+  description: string;
+}
+
+/**
+ * How far the simulated site trusts a turn's n-th source (our rule, deterministic): even places (0, 2, …) are
+ * "trusted" (level 2), odd places "credible" (level 1). The thread JSON's `trust` object says it (always an
+ * object, as every web result of the real bodies of 2026-07-31 and 2026-08-01 has one), and the Sep 2026 chip
+ * shows the "trusted" icon for it.
+ */
+export function sourceTrust(index: number): SourceTrust {
+  return index % 2 === 0
+    ? { level: 2, name: 'trusted', description: 'is trusted by the simulated site: one of its own fixtures' }
+    : { level: 1, name: 'credible', description: 'is credible to the simulated site, which wrote it for a test' };
+}
+
+/** Whether the chip of a group led by the n-th source carries the "trusted" icon (Sep 2026 layout). */
+export function trustedSource(index: number): boolean {
+  return sourceTrust(index).level >= 2;
+}
+
 export interface RenderCtx {
   generation: Generation;
   /** Absent: turn-2026-04 (the citations then follow the generation). */
@@ -87,9 +110,34 @@ export function sourceBadgesHtml(group: number[], sources: Source[]): string {
     .join('');
 }
 
+/**
+ * The Sep 2026 chip's label (the several-turns capture of 2026-09-26): a "trusted" icon (`span[role=img]` with its
+ * test id and a label of its own) in a box of its own before the name, on sources the sim trusts; the name in one span;
+ * `+N` in a sibling span (grouped chips only). A space separates the name's span from the count's, as the capture's
+ * text nodes do, so the chip's text reads `name +N` as the live report of 2026-09-21 has it.
+ */
+function sessionsChipLabel(group: number[], sources: Source[]): string {
+  const lead = group[0] ?? 0;
+  const name = sources[lead]?.name ?? 'source';
+  const icon = trustedSource(lead)
+    ? `<span class="chip-mark inline-flex shrink-0 items-center mr-1"><span role="img" aria-label="Trusted source" data-testid="trusted-citation-check" class="inline-flex shrink-0 items-center">${iconHtml('pplx-icon-circle-check', 'icon chip-icon')}</span></span>`
+    : '';
+  const more = group.length > 1 ? ` <span class="chip-more"><span>+${group.length - 1}</span></span>` : '';
+  return `<span class="chip-pill inline-flex items-center">${icon}<span class="chip-name inline-block">${esc(name)}</span>${more}</span>`;
+}
+
 function citationHtml(group: number[], ctx: RenderCtx): string {
   const first = ctx.sources[group[0] ?? 0];
-  if (ctx.layout === 'blocks-2026-08' || ctx.layout === 'sessions-2026-09') {
+  if (ctx.layout === 'sessions-2026-09') {
+    // Sep 2026: the Aug chip's outer span, trigger and inner span, the label split (sessionsChipLabel).
+    return (
+      '<span class="citation-nbsp">&nbsp;</span>' +
+      `<span class="citation inline" data-pplx-citation="" data-pplx-citation-url="${esc(first?.url ?? '')}">` +
+      '<span class="group/trigger inline-flex" data-state="closed" role="button" tabindex="0">' +
+      `<span class="citation inline"><span class="relative">${sessionsChipLabel(group, ctx.sources)}</span></span></span></span>`
+    );
+  }
+  if (ctx.layout === 'blocks-2026-08') {
     // Aug–Oct 2026 (SaysWho's excerpt of 2026-08-11, a report of 2026-09-21): an outer span carrying the
     // URL, a hover trigger, an inner span of the same class with no attributes; no <a href> anywhere.
     return (
@@ -196,7 +244,8 @@ export function blockHtml(b: Block, budget: number, ctx: RenderCtx): string {
       }
       return (
         `<div class="nested-card rounded-lg border bg-offset"><div class="text-xs font-medium text-quiet">${esc(b.title)}</div>` +
-        `<div class="prose inline leading-relaxed break-words min-w-0" data-renderer="lm">${inner}</div></div>`
+        // February 2026 nests its `.prose` without `data-renderer` (the 02-27 deep research capture), as its outer one.
+        `<div class="prose inline leading-relaxed break-words min-w-0"${ctx.layout === 'markdown-2026-02' ? '' : ' data-renderer="lm"'}>${inner}</div></div>`
       );
     }
   }

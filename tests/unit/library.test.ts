@@ -144,10 +144,29 @@ describe('library.thread', () => {
   it('reads the Feb 2026 shape (text, a JSON string) and a Space', async () => {
     const lib = new SimLibrary().seed({ threads: 6 });
     const feb = lib.threads.find((x) => x.shape === 'text-2026-02' && x.space);
-    const t = await exportThread(feb?.slug ?? '', siteFetch(lib), readers);
+    // The reader always asks with with_schematized_response=true; the `text` string is what a request without it gets.
+    const bare: LibraryFetch = (request) => siteFetch(lib)({ ...request, query: { ...request.query, with_schematized_response: '' } });
+    const t = await exportThread(feb?.slug ?? '', bare, readers);
     expect(t.turns.map((x) => x.answer)).toEqual(feb?.turns.map((x) => x.answer));
     expect(t.turns[0]?.sources[1]).toEqual({ n: 2, title: feb?.turns[0]?.sources[1]?.name, url: feb?.turns[0]?.sources[1]?.url });
     expect(t.space).toBe('Garden Notes');
+    // Asked as the reader asks, the same thread reads the same from its blocks.
+    expect(await exportThread(feb?.slug ?? '', siteFetch(lib), readers)).toEqual(t);
+  });
+
+  it('serves entries[].text only to a request without with_schematized_response=true (NOTES §B; review 2026-12-05, sim #10)', () => {
+    const lib = new SimLibrary().seed({ threads: 6 });
+    const feb = lib.threads.find((x) => x.shape === 'text-2026-02');
+    const entries = (query: string) => {
+      const url = new URL(`/rest/thread/${feb?.slug}?version=2.18&source=default${query}`, ORIGIN);
+      const res = lib.handle('GET', url, { method: 'GET', url: url.href, headers: libraryJson2026.headers });
+      return (JSON.parse(String(res?.body)) as { entries: Record<string, unknown>[] }).entries;
+    };
+    const structured = entries('&with_schematized_response=true');
+    expect(structured.length).toBeGreaterThan(0);
+    expect(structured.every((e) => !('text' in e) && Array.isArray(e.blocks))).toBe(true);
+    const legacy = entries('');
+    expect(legacy.every((e) => typeof e.text === 'string' && !('blocks' in e))).toBe(true);
   });
 
   it('says which turn the site still writes, never passing its partial answer off as whole', async () => {

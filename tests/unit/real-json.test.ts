@@ -6,7 +6,7 @@ import { firstString, pick } from '../../lib/page/dom/json-path';
 import { accountJson2026 } from '../../lib/selectors/account-json';
 import { threadJson2026 } from '../../lib/selectors/thread-json';
 import { modelsFrom } from '../../lib/worker/threads/thread-results';
-import { entryJson } from '../sim/json/thread-json';
+import { answerMarkdown, entryJson, threadJson } from '../sim/json/thread-json';
 import { createSimSite } from '../sim/site';
 import type { AskResponse } from '../sim/types';
 
@@ -163,6 +163,118 @@ describe.skipIf(!present)('the sim’s thread JSON beside the real bodies', () =
     expect(keysOf(ourRows[0])).toEqual(keysOf(realRows[0]));
     expect(keysOf(ourRows[0]?.web_result)).toEqual(keysOf(realRows[0]?.web_result));
     expect(ourRows).toHaveLength(turn.script.sources.length);
+  });
+
+  // Review 2026-12-05, sim #11: the smaller fields no reader path reads (yet), typed as the captures type them.
+  type Step = Record<string, unknown> & { items: (Record<string, unknown> & { type: string; payload: Record<string, unknown> })[] };
+  const MULTITURN = 'thread-json-perplexity-client-multiturn-2026-08-01.json';
+  const RESEARCH = 'thread-json-perplexity-client-research-resume-2026-07-31.json';
+  const STREAM = 'sse-perplexity-ask-perplexity-client-complete-2026-08-04.sse';
+  const stepsOf = (entry: unknown) => ((entry as { blocks: Block[] }).blocks.find((b) => b.intended_usage === 'workflow_root')?.workflow_block as { steps: Step[] } | undefined)?.steps ?? [];
+  const realEntries = () => [...entries(MULTITURN), ...entries(RESEARCH), lastStreamEntry(STREAM)];
+  const realSteps = () => realEntries().flatMap(stepsOf);
+  const typeOf = (v: unknown) => (v === null ? 'null' : Array.isArray(v) ? 'array' : typeof v);
+  /** Every type a field has across the given objects that carry it. */
+  const typesOf = (objects: Record<string, unknown>[], key: string) => [...new Set(objects.filter((o) => key in o).map((o) => typeOf(o[key])))].sort();
+
+  async function simSearch(query = 'What is the capital of France?') {
+    const site = createSimSite({ generation: 'B', speed: 20 });
+    const asked = JSON.parse(String((await site.handle({ method: 'POST', url: '/_sim/api/ask', body: JSON.stringify({ query, mode: 'standard', model: 'Best' }) })).body)) as AskResponse;
+    const thread = site.thread(asked.thread.id);
+    const turn = thread?.turns[0];
+    if (!thread || !turn) throw new Error('the sim made no turn');
+    return { thread, turn, entry: entryJson(thread, turn, Number.MAX_SAFE_INTEGER, 'https://www.perplexity.ai') as unknown as Record<string, unknown> & { blocks: Block[] } };
+  }
+
+  test('steps carry started_at / completed_at (strings, "" as in every real body and stream), icon and tool_name where the captures have them', async () => {
+    const { entry } = await simSearch();
+    const ours = stepsOf(entry);
+    const real = realSteps();
+    for (const key of ['started_at', 'completed_at']) {
+      expect(typesOf(real, key), key).toEqual(['string']);
+      expect(real.every((s) => s[key] === ''), key).toBe(true);
+      expect(ours.every((s) => s[key] === ''), key).toBe(true);
+    }
+    // A search step: icon "search" and the tool search_web (the stream of 2026-08-04); other steps an icon of their own.
+    const realSearch = real.find((s) => s.tool_name === 'search_web');
+    const ourSearch = ours.find((s) => s.tool_name === 'search_web');
+    expect(ourSearch && realSearch && { icon: ourSearch.icon, tool: ourSearch.tool_name }).toEqual({ icon: realSearch?.icon, tool: realSearch?.tool_name });
+    expect(typesOf(ours, 'icon')).toEqual(typesOf(real, 'icon'));
+    expect(typesOf(ours, 'tool_name')).toEqual(typesOf(real, 'tool_name'));
+    // The answer's step: no title, no icon, no tool, its items unnested; its item shown expanded, variant beside the payload.
+    const isAnswer = (s: Step) => s.items.some((i) => i.type === 'WORKFLOW_ITEM_TEXT');
+    const [realAnswer, ourAnswer] = [real.find(isAnswer), ours.find(isAnswer)];
+    for (const key of ['title', 'icon', 'tool_name', 'unnest_items']) expect(ourAnswer?.[key], key).toEqual(realAnswer?.[key]);
+    const itemKeys = (s: Step | undefined) => keysOf(s?.items.find((i) => i.type === 'WORKFLOW_ITEM_TEXT'));
+    expect(itemKeys(ourAnswer)).toEqual(itemKeys(realAnswer));
+    expect(ourAnswer?.items[0]?.display_mode).toBe(realAnswer?.items[0]?.display_mode);
+  });
+
+  test('the search step lists its queries and sources as non-answer items of the captured kinds; the answer still reads through the type filter', async () => {
+    const { turn, entry } = await simSearch();
+    const ours = stepsOf(entry);
+    const real = realSteps();
+    const realKinds = new Set(real.flatMap((s) => s.items.map((i) => i.type)));
+    const ourSearch = ours.find((s) => s.tool_name === 'search_web') as Step;
+    const kinds = ourSearch.items.map((i) => i.type);
+    expect(kinds).toEqual(['WORKFLOW_ITEM_QUERIES', 'WORKFLOW_ITEM_SOURCES']);
+    expect(kinds.every((k) => realKinds.has(k))).toBe(true);
+    // Each payload has the captured field; a listed source has no field the captured ones lack.
+    const realItem = (type: string) => real.flatMap((s) => s.items).find((i) => i.type === type);
+    for (const item of ourSearch.items) expect(keysOf(item.payload)).toEqual(keysOf(realItem(item.type)?.payload));
+    const listed = (item: unknown) => ((item as { payload: { sources_payload: { sources: unknown[] } } }).payload.sources_payload.sources[0]);
+    const realSourceKeys = keysOf(listed(realItem('WORKFLOW_ITEM_SOURCES')));
+    expect(keysOf(listed(ourSearch.items[1])).filter((k) => !realSourceKeys.includes(k))).toEqual([]);
+    // The workflow now holds items that are not the answer; the reader's path still gives the answer alone.
+    const got = readThreadJson([{ entries: [entry] }], r, { threadId: 't', url: 'u' }).turns[0];
+    expect(got?.answer).toBe(answerMarkdown(turn.script.answer, turn.script.sources, Number.POSITIVE_INFINITY));
+    expect(got?.steps).toEqual(ours.map((s) => s.title).filter((t) => t !== ''));
+  });
+
+  test('trust is an object on every web result, as in the real bodies; finished entries name display_model and updated_datetime; thread_metadata has the status summary fields', async () => {
+    const { thread, entry } = await simSearch();
+    const results = (e: unknown) => ((e as { blocks: Block[] }).blocks.find((b) => b.intended_usage === 'web_results')?.web_result_block as { web_results: Record<string, unknown>[] } | undefined)?.web_results ?? [];
+    const realResults = [...entries(MULTITURN), ...entries(RESEARCH)].flatMap(results);
+    expect(typesOf(realResults, 'trust')).toEqual(['object']);
+    expect(typesOf(results(entry), 'trust')).toEqual(['object']);
+    const realTrustKeys = new Set(realResults.flatMap((w) => keysOf(w.trust)));
+    expect(results(entry).flatMap((w) => keysOf(w.trust)).filter((k) => !realTrustKeys.has(k))).toEqual([]);
+    const real = [...entries(MULTITURN), ...entries(RESEARCH)] as Record<string, unknown>[];
+    for (const key of ['display_model', 'updated_datetime']) {
+      expect(typesOf(real, key), key).toEqual(['string']);
+      expect(typeOf(entry[key]), key).toBe('string');
+    }
+    // No zone, as the real ones write it.
+    const noZone = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?$/;
+    expect(real.every((e) => noZone.test(String(e.updated_datetime)))).toBe(true);
+    expect(String(entry.updated_datetime)).toMatch(noZone);
+    const meta = (v: unknown) => (v as { thread_metadata: Record<string, unknown> }).thread_metadata;
+    const ourMeta = meta(threadJson(thread, Number.MAX_SAFE_INTEGER, 'https://www.perplexity.ai', { cursor: null, limit: 10, authorized: true }));
+    for (const key of ['thread_status_summary', 'thread_status_summary_enum']) {
+      expect(meta(body(MULTITURN))[key], key).toBeNull();
+      expect(ourMeta[key], key).toBeNull();
+    }
+  });
+
+  test('a thread out of credits: locked_reason spending_limit_exceeded (NOTES §B), and thread_status_summary_enum add_credits read when locked_reason is absent', async () => {
+    const site = createSimSite({ generation: 'B', speed: 50 });
+    const asked = JSON.parse(String((await site.handle({ method: 'POST', url: '/_sim/api/ask', body: JSON.stringify({ query: 'Analyse the market #scenario:computer-credits', mode: 'computer', model: 'Best' }) })).body)) as AskResponse;
+    const thread = site.thread(asked.thread.id);
+    if (!thread) throw new Error('the sim made no thread');
+    const value = threadJson(thread, Number.MAX_SAFE_INTEGER, 'https://www.perplexity.ai', { cursor: null, limit: 10, authorized: true }) as { thread_metadata: Record<string, unknown> };
+    expect(value.thread_metadata).toMatchObject({ locked_reason: 'spending_limit_exceeded', thread_status_summary_enum: 'add_credits', thread_status: 'blocked' });
+    const ctx = { threadId: thread.id, url: `https://www.perplexity.ai${thread.path}` };
+    const turnOf = (v: unknown) => readThreadJson([v], r, ctx).turns.at(-1);
+    expect(turnOf(value)).toMatchObject({ event: 'insufficient_credits', account: { reason: 'spending_limit_exceeded' } });
+    const { locked_reason: _gone, ...rest } = value.thread_metadata;
+    expect(turnOf({ ...value, thread_metadata: rest })).toMatchObject({ event: 'insufficient_credits', account: { reason: 'add_credits' } });
+    // Computer's steps are timed as the bodies marked SIMULATED time theirs (ISO, zone +0000), and name no icon.
+    const simulated = entries('SIMULATED-computer-thread-json-user-questions-pplx-tools.json').flatMap(stepsOf);
+    const zoned = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d+\+0000$/;
+    expect(simulated.every((s) => zoned.test(String(s.started_at)) && !('icon' in s))).toBe(true);
+    const ours = stepsOf((value as unknown as { entries: unknown[] }).entries.at(-1));
+    expect(ours.length).toBeGreaterThan(0);
+    expect(ours.every((s) => zoned.test(String(s.started_at)) && !('icon' in s))).toBe(true);
   });
 });
 

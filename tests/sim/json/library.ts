@@ -10,7 +10,10 @@
  *   GET  /rest/collections/list_user_collections?limit&offset          → the Spaces
  *   GET  /rest/collections/list_collection_threads?collection_slug&limit&offset → a Space's threads
  *   GET  /rest/thread/<slug>?…&limit=N[&cursor=C]                     → at most `pageCap` entries a page,
- *        `next_cursor` until the last; Aug 2026 entries (`blocks[]`) or Feb 2026 ones (`text`, a JSON string)
+ *        `next_cursor` until the last; Aug 2026 entries (`blocks[]`) or Feb 2026 ones (`text`, a JSON string). The
+ *        `text` string comes only to a request without `with_schematized_response=true`: with it, the site returns
+ *        the structured shape without `entries[].text` (NOTES §B, VSCode-Perplexity-MCP 2026-05-11), so a Feb 2026
+ *        thread's entries then carry `blocks[]` as the Aug ones do
  *
  * Failures a client must live with: 401 when signed out, 404 `{"error": "Thread not found"}`, 429 with
  * `Retry-After` (every Nth thread request, or queued for a path), a thread whose body has no `entries`.
@@ -18,6 +21,7 @@
 import { REQUIRED_HEADERS } from './thread-json';
 import type { SimRequest, SimResponse } from '../site';
 
+/** How a thread's entries come back: `text-2026-02` as `text` to a request without `with_schematized_response=true`, as `blocks[]` to one with it. */
 export type LibraryShape = 'blocks-2026-08' | 'text-2026-02' | 'unknown';
 
 export interface LibraryTurn {
@@ -116,7 +120,7 @@ function webResults(turn: LibraryTurn) {
   return turn.sources.map((s) => ({ name: s.name, url: s.url, snippet: `About ${s.name}.` }));
 }
 
-function entryOf(t: LibraryThreadData, turn: LibraryTurn, i: number): Record<string, unknown> {
+function entryOf(t: LibraryThreadData, turn: LibraryTurn, i: number, schematized: boolean): Record<string, unknown> {
   const at = siteTime(t.created + i * 60_000);
   const common = {
     uuid: `${t.uuid.slice(0, 24)}${String(i).padStart(12, '0')}`,
@@ -132,7 +136,7 @@ function entryOf(t: LibraryThreadData, turn: LibraryTurn, i: number): Record<str
     entry_created_datetime: `${at}+00:00`,
     updated_datetime: i === t.turns.length - 1 ? siteTime(t.lastActivity) : at,
   };
-  if (t.shape === 'text-2026-02') return { ...common, text: JSON.stringify({ answer: turn.answer, web_results: webResults(turn) }) };
+  if (t.shape === 'text-2026-02' && !schematized) return { ...common, text: JSON.stringify({ answer: turn.answer, web_results: webResults(turn) }) };
   return {
     ...common,
     blocks: [
@@ -294,7 +298,8 @@ export class SimLibrary {
     const cursor = url.searchParams.get('cursor');
     const offset = cursor ? Number(/^c(\d+)$/.exec(cursor)?.[1] ?? Number.NaN) : 0;
     if (!Number.isInteger(offset)) return json(400, { error: 'Bad cursor', status: 'error' });
-    const entries = t.turns.slice(offset, offset + limit).map((turn, i) => entryOf(t, turn, offset + i));
+    const schematized = url.searchParams.get('with_schematized_response') === 'true';
+    const entries = t.turns.slice(offset, offset + limit).map((turn, i) => entryOf(t, turn, offset + i, schematized));
     const more = offset + limit < t.turns.length;
     return json(200, { status: 'success', entries, background_entries: [], has_next_page: more, next_cursor: more ? `c${offset + limit}` : null, thread_metadata: meta });
   }

@@ -19,7 +19,7 @@
  */
 import { threadJson2026 } from '../../../lib/selectors/thread-json';
 import type { ThreadJsonReader } from '../../../lib/selectors/thread-schema';
-import { blockTokens } from '../answer';
+import { blockTokens, sourceTrust } from '../answer';
 import { ASSET_URL_TTL_S, assetBytes } from '../files';
 import { assetPathOf, blockId } from '../tasks/task-paths';
 import type { BlockSpec } from '../tasks/task-types';
@@ -123,12 +123,20 @@ export function answerMarkdown(blocks: Block[], sources: Source[], tokens: numbe
 // ── entries ───────────────────────────────────────────────────────────────────────────────────
 
 const iso = (ms: number) => new Date(ms).toISOString();
+/** The site's times with no zone (`updated_datetime`, `last_query_datetime`). */
+const siteTime = (ms: number) => iso(ms).replace(/Z$/, '');
+
+const DEFAULT_MODEL: Record<string, string> = { computer: 'pplx_asi', 'deep-research': 'pplx_alpha' };
+function displayModel(turn: TurnData): string {
+  return turn.settings?.model ?? DEFAULT_MODEL[turn.mode ?? ''] ?? 'pplx_pro';
+}
 
 /**
  * One source as the live site's `web_results` carry it (the streams of 2026-07-31 and 2026-08-04, the thread JSON of
  * 2026-08-01, in our own words): the page's title as `name`, a snippet of a few sentences (~260 characters), a day as
  * `timestamp`, `meta_data` with the client that found it, the `is_*` kinds (all false there; we say an uploaded file,
- * a source with no URL, is an attachment: our guess) and `trust`, null for some results. Its row in the Sources tab
+ * a source with no URL, is an attachment: our guess) and `trust`, always an object `{level, name, description}` as in
+ * every result of the thread JSON of 2026-07-31 and 2026-08-01 (answer.ts `sourceTrust` says which). Its row in the Sources tab
  * (`sources_answer_mode`) carries it whole, as the thread JSON of 2026-08-01 does (the stream of 2026-08-04 sends its
  * rows with an empty snippet and no `meta_data`; one entry serves both here).
  */
@@ -141,7 +149,7 @@ function webResultOf(s: Source, i: number) {
     meta_data: { citation_domain_name: null, client: 'web', images: [] },
     is_attachment: s.url === undefined,
     ...Object.fromEntries(RESULT_KINDS.map((k) => [k, false])),
-    trust: i % 2 === 0 ? { level: 2, name: 'trusted', description: 'The simulated site trusts this source: it is one of its own fixtures.' } : null,
+    trust: sourceTrust(i),
   };
 }
 const SNIPPET_FILLER =
@@ -256,12 +264,58 @@ function blockItems(turn: TurnData, block: BlockSpec): unknown[] {
   ];
 }
 
-/** The answer as the 2026-08-04 stream holds it: a text item of variant "answer" in the workflow. */
+/**
+ * The answer as the 2026-08-04 stream holds it: a text item of variant "answer" in the workflow, shown expanded
+ * (`display_mode`, `variant` beside the payload, as there).
+ */
 const answerItem = (turn: TurnData, value: string, streaming: boolean) => ({
   id: `${turn.uuid}-answer-item`,
   type: 'WORKFLOW_ITEM_TEXT',
   payload: { text_payload: { text: value, chunks: value ? [value] : [], variant: 'answer', is_streaming: streaming } },
+  display_mode: 'WORKFLOW_ITEM_ALWAYS_EXPAND',
+  variant: 'answer',
 });
+
+/** Step icons of the sim's scripts (timeline.ts `I`) that stand for a web search. */
+const SEARCH_ICONS = new Set(['pplx-icon-search', 'pplx-icon-world-search']);
+
+/**
+ * What the search step found, as the captures' "Searching the web" step lists it before the answer's step (the thread
+ * JSON of 2026-07-31 and 2026-08-01, the stream of 2026-08-04): the queries it ran (`WORKFLOW_ITEM_QUERIES`) and, once
+ * the answer is under way, the sources (`WORKFLOW_ITEM_SOURCES`). Neither is the answer: they are what the reader's
+ * `type=WORKFLOW_ITEM_TEXT` filter leaves out. The queries are the turn's own question (our choice).
+ */
+function searchItems(turn: TurnData, stepId: string, withSources: boolean): unknown[] {
+  return [
+    { id: `${stepId}:item:0`, type: 'WORKFLOW_ITEM_QUERIES', payload: { queries_payload: { queries: [turn.query] } } },
+    ...(withSources
+      ? [
+          {
+            id: `${stepId}:item:1`,
+            type: 'WORKFLOW_ITEM_SOURCES',
+            payload: {
+              sources_payload: {
+                sources: turn.script.sources.map((s, i) => {
+                  const r = webResultOf(s, i);
+                  return { name: r.name, snippet: '', url: r.url, meta_data: { client: 'web' }, is_attachment: r.is_attachment, is_navigational: false, trust: r.trust };
+                }),
+              },
+            },
+          },
+        ]
+      : []),
+  ];
+}
+
+/**
+ * A step's times. Search and research: `""` both, started or not, done or not (every step of the real thread JSON of
+ * 2026-07-31 and 2026-08-01 and of the streams of 2026-07-31 and 2026-08-04). Computer: ISO times with a `+0000` zone
+ * (the bodies marked SIMULATED by pplx-tools, the only record of Computer's), `""` until known.
+ */
+function stepTimes(computer: boolean, turn: TurnData, started: number | undefined, completed: number | undefined) {
+  const at = (t: number | undefined) => (computer && t !== undefined ? new Date(turn.startedAt + t).toISOString().replace(/Z$/, '+0000') : '');
+  return { started_at: at(started), completed_at: at(completed) };
+}
 
 const SEARCH_MODE: Record<string, string> = { computer: 'ASI', 'deep-research': 'RESEARCH' };
 
@@ -289,7 +343,23 @@ export function entryJson(thread: ThreadData, turn: TurnData, now: number, origi
         error: 'WORKFLOW_ERROR',
       }[st.phase];
   const stepStatus = (last: boolean) => (last && st.phase === 'working' ? 'WORKFLOW_PENDING' : last && asksPerson ? 'WORKFLOW_AWAITING_USER' : 'WORKFLOW_COMPLETED');
-  const steps: unknown[] = st.steps.map((title, i) => ({ id: `${turn.uuid}-step-${i}`, status: stepStatus(i === st.steps.length - 1), title, items: [] }));
+  // A step is done when the next one starts, the answer starts or the turn ends (its script time; Computer says it).
+  const doneAt = (i: number) => st.stepEvents[i + 1]?.t ?? st.answerAt ?? st.finishedAt;
+  const firstSearch = computer ? -1 : st.stepEvents.findIndex((e) => SEARCH_ICONS.has(e.icon));
+  const steps: unknown[] = st.steps.map((title, i) => {
+    const id = `${turn.uuid}-step-${i}`;
+    const search = SEARCH_ICONS.has(st.stepEvents[i]?.icon ?? '');
+    return {
+      id,
+      status: stepStatus(i === st.steps.length - 1),
+      title,
+      items: i === firstSearch ? searchItems(turn, id, st.tokens > 0) : [],
+      ...stepTimes(computer, turn, st.stepEvents[i]?.t, doneAt(i)),
+      // Search and research steps name an icon ("search" with the tool `search_web`, else "default": the captures of
+      // 2026-07-31, 2026-08-01 and 2026-08-04); Computer's steps name none (the SIMULATED bodies).
+      ...(computer ? {} : search ? { icon: 'search', tool_name: 'search_web' } : { icon: 'default' }),
+    };
+  });
   const interactions = [
     ...st.answered.flatMap(({ event }) => interactionItems(turn, event, true, clarifying)),
     ...st.optional.flatMap((event) => interactionItems(turn, event, false, false)),
@@ -297,16 +367,28 @@ export function entryJson(thread: ThreadData, turn: TurnData, now: number, origi
     ...(st.block && (st.block.kind === 'two_factor_required' || st.block.kind === 'interaction_required') ? blockItems(turn, st.block) : []),
   ];
   if (interactions.length) {
+    const asked = [...st.answered.map((a) => a.event), ...st.optional, ...st.pending][0];
     steps.push({
       id: `${turn.uuid}-ask`,
       status: st.pending.length ? 'WORKFLOW_AWAITING_USER' : 'WORKFLOW_COMPLETED',
       title: '',
       tool_name: computer ? 'ask_user_question' : 'clarifying_questions',
+      // The research's questions step names the icon "default" (thread JSON of 2026-07-31); Computer's names none.
+      ...(computer ? {} : { icon: 'default' }),
+      ...stepTimes(computer, turn, asked?.t, st.pending.length ? undefined : (st.answerAt ?? st.finishedAt)),
       items: interactions,
     });
   }
   if (answer && !legacyAnswer) {
-    steps.push({ id: `${turn.uuid}-answer`, status: st.phase === 'finished' ? 'WORKFLOW_COMPLETED' : 'WORKFLOW_PENDING', title: '', items: [answerItem(turn, answer, st.phase !== 'finished')] });
+    // The answer's step: no title, no icon, no tool, its items shown unnested (the stream of 2026-08-04).
+    steps.push({
+      id: `${turn.uuid}-answer`,
+      status: st.phase === 'finished' ? 'WORKFLOW_COMPLETED' : 'WORKFLOW_PENDING',
+      title: '',
+      items: [answerItem(turn, answer, st.phase !== 'finished')],
+      ...stepTimes(computer, turn, st.answerAt, st.finishedAt),
+      unnest_items: true,
+    });
   }
 
   const blocks: unknown[] = [];
@@ -360,11 +442,17 @@ export function entryJson(thread: ThreadData, turn: TurnData, now: number, origi
     thread_url_slug: thread.slug,
     thread_title: thread.title,
     query_str: turn.query,
+    // The model that answered: the turn's Computer model, else the site's default for the mode (NOTES §B,
+    // `/rest/models/config/v2` default_models); every entry of the real bodies and streams names one.
+    display_model: displayModel(turn),
     mode: 'COPILOT',
     search_mode: SEARCH_MODE[turn.mode ?? ''] ?? 'SEARCH',
     // Our guess: a failed entry's status.
     status: running ? 'PENDING' : st.phase === 'error' ? 'FAILED' : 'COMPLETED',
     entry_created_datetime: iso(turn.startedAt),
+    // A finished entry says when the thread last changed, with no zone, as thread_metadata.updated_at does (thread JSON
+    // of 2026-07-31 and 2026-08-01, the last frame of the stream of 2026-07-31); a running one says nothing yet.
+    ...(running ? {} : { updated_datetime: siteTime(thread.updatedAt) }),
     attachments: (turn.attachments ?? []).map((a) => ({ filename: a.filename, size: a.size, media_type: a.mimeType })),
     ...(turn.settings ? { computer_settings: turn.settings } : {}),
     blocks,
@@ -395,15 +483,29 @@ function assetJson(thread: ThreadData, turn: TurnData, a: SimAsset, now: number,
   };
 }
 
-/** Why the account cannot run the thread's latest turn, if a credits / access block says so. */
+/**
+ * Why the account cannot run the thread's latest turn, if a credits / access block says so. Credits: `locked_reason`
+ * `spending_limit_exceeded` unless the block names another (the only value on record, NOTES §B: pplx-tools' findings of
+ * 2026-07), with `thread_status` "blocked", a summary and `thread_status_summary_enum` "add_credits" beside it (the
+ * shape NOTES §B reports of pplx-tools' simulated Computer bodies; the summary's words are ours). Otherwise the summary
+ * fields are null, as in every real body (thread JSON of 2026-07-31 and 2026-08-01).
+ */
 function locked(thread: ThreadData, now: number) {
   const last = thread.turns.at(-1);
   const block = last ? turnStateAt(last, now).block : undefined;
   if (block?.kind === 'insufficient_credits') {
-    return { locked_reason: block.reason ?? 'insufficient_credits', billing_url: block.url ?? null, quota_reset_date: block.quotaResetDate ?? null };
+    return {
+      thread_status: 'blocked',
+      thread_status_summary: 'Out of credits: add some to go on',
+      thread_status_summary_enum: 'add_credits',
+      locked_reason: block.reason ?? 'spending_limit_exceeded',
+      billing_url: block.url ?? null,
+      quota_reset_date: block.quotaResetDate ?? null,
+    };
   }
-  if (block?.kind === 'access_denied') return { locked_reason: 'access_denied', billing_url: null, quota_reset_date: null };
-  return { locked_reason: null };
+  const none = { thread_status_summary: null, thread_status_summary_enum: null };
+  if (block?.kind === 'access_denied') return { ...none, locked_reason: 'access_denied', billing_url: null, quota_reset_date: null };
+  return { ...none, locked_reason: null };
 }
 
 export interface ThreadJsonQuery {

@@ -12,6 +12,11 @@ export type TurnPhase = 'working' | 'paused' | 'sleeping' | 'finished' | 'stoppe
 export interface TurnState {
   phase: TurnPhase;
   steps: string[];
+  /** Each step's script time (ms after startedAt) and icon, beside `steps`. */
+  stepEvents: { t: number; icon: string }[];
+  /** Script time of the first answer tokens and of the finish, once reached. */
+  answerAt?: number;
+  finishedAt?: number;
   /** Answer tokens revealed so far (Infinity once finished). */
   tokens: number;
   plan: { text: string; done: boolean }[];
@@ -37,7 +42,7 @@ export function replyFor(turn: TurnData, event: InteractionEvent): (TurnReply & 
 }
 
 export function turnStateAt(turn: TurnData, now: number): TurnState {
-  const state: TurnState = { phase: 'working', steps: [], tokens: 0, plan: [], assets: [], pending: [], answered: [], optional: [] };
+  const state: TurnState = { phase: 'working', steps: [], stepEvents: [], tokens: 0, plan: [], assets: [], pending: [], answered: [], optional: [] };
   const events = turn.script.events;
   const elapsed = now - turn.startedAt;
   const limit = turn.stoppedAfter ?? events.length;
@@ -51,13 +56,17 @@ export function turnStateAt(turn: TurnData, now: number): TurnState {
     switch (ev.type) {
       case 'step':
         state.steps.push(ev.text);
+        state.stepEvents.push({ t: ev.t, icon: ev.icon });
         break;
       case 'tokens':
         state.tokens = ev.upto;
+        state.answerAt ??= ev.t;
         break;
       case 'finish':
         state.tokens = Number.POSITIVE_INFINITY;
         state.phase = 'finished';
+        state.answerAt ??= ev.t;
+        state.finishedAt = ev.t;
         break;
       case 'error':
         state.error = ev.message;

@@ -51,9 +51,12 @@ export interface BlockSpec {
   url?: string;
   /** interaction_required: the form's title. */
   title?: string;
-  /** insufficient_credits: why (`insufficient_credits`, `quota_exhausted`, `spending_limit_exceeded`). */
+  /**
+   * insufficient_credits: why. Absent: `spending_limit_exceeded`, the only value on record (NOTES §B); the reader
+   * also takes our guesses `insufficient_credits` and `quota_exhausted`.
+   */
   reason?: string;
-  /** insufficient_credits with reason quota_exhausted: when the quota comes back (ISO, UTC). */
+  /** insufficient_credits: when the quota comes back (ISO, UTC; our guess). */
   quotaResetDate?: string;
 }
 

@@ -261,7 +261,7 @@ function computerCredits(ctx: ScenarioContext): TurnScript {
   const reset = nextMonth();
   return blocked(ctx, ['Research the market', 'Write the analysis'], ['Searching for market data'], {
     kind: 'insufficient_credits',
-    reason: 'quota_exhausted',
+    reason: 'spending_limit_exceeded',
     url: BILLING_URL,
     quotaResetDate: reset,
     text: `Insufficient credits. Add credits to continue. Your Computer quota resets on ${reset.slice(0, 10)}.`,
