@@ -225,17 +225,17 @@ export function createPageDriver(win: Window, catalog: SelectorCatalog = new Sel
           watcher,
           async (turnIndex, maxLength) => {
             const t = await readTurn(readCtx(), turnIndex, maxLength === undefined ? {} : { maxLength });
-            if (!t) return { response: '', steps: [], currentStep: '', turnIndex, questionText: '', truncated: false, totalLength: 0 };
-            return {
-              response: t.response,
-              steps: t.steps,
-              currentStep: t.steps.at(-1) ?? '',
-              turnIndex,
-              questionText: t.question,
-              truncated: t.truncated,
-              totalLength: t.totalLength,
-              ...(t.error ? { error: t.error } : {}),
-            };
+            return (
+              t && {
+                response: t.response,
+                steps: t.steps,
+                turnIndex,
+                questionText: t.question,
+                truncated: t.truncated,
+                totalLength: t.totalLength,
+                ...(t.error ? { error: t.error } : {}),
+              }
+            );
           },
           {
             afterTurn,

@@ -35,8 +35,6 @@ export const common = {
   userBubble: ['[class~="group/user-bubble"]', '[class~="group/query"]'],
   queryText: ['[class*="whitespace-pre-line"]', '.select-text'],
   queryExpand: ['[data-testid="toggle-query-expand-button"]'],
-  stepsBlock: ['[data-testid="workflow-steps"]', 'div.contents'],
-  stepRow: ['[data-testid="workflow-step"]', '[data-step]'],
   // Computer task pages (browser-use/browser-harness notes, 2026-04-23 … 05-02): each tool call is a row
   // whose class holds `group/tool-wrapper`, its label the only button that is a direct child (beside it
   // "Apr 17, 4:00 AM · 9s"). No container around the rows is recorded.
@@ -63,7 +61,7 @@ export const common = {
     'style',
     'template',
   ],
-  errorMessage: ['[data-testid="answer-error"]', '[data-testid="error-message"]', '[role="alert"]'],
+  errorMessage: ['[role="alert"]'],
   outsideThread: ['nav', 'aside', '[data-testid="sidebar"]'],
 
   // `.citation` also takes generation A's `<a class="citation">` badges (whole class token only).
@@ -72,12 +70,11 @@ export const common = {
   citationGroupPattern: '^(.*?)\\s*\\+\\s*(\\d+)\\s*$',
   citationBadge: ['a[href]'],
   citationPopover: [
-    '[data-testid="citation-popover"]',
     '[data-radix-popper-content-wrapper]',
     '[role="dialog"]',
     '[role="tooltip"]',
   ],
-  citationPopoverEntry: ['[data-testid="citation-popover-entry"]', 'li', 'a[href]'],
+  citationPopoverEntry: ['li', 'a[href]'],
   entryTitle: ['[data-testid*="title"]', '[class*="title"]', 'h3', 'h4', 'strong'],
   link: ['a[href]'],
   sourcesTab: ['[role="tab"]'],

@@ -55,8 +55,8 @@ export const live2026: SelectorSet = {
   answer: ['[data-workflow-final-text]', '[class~="group/final-text"]', 'div[id^="markdown-content-"]'],
   answerFooter: ['[data-workflow-text-footer]', 'button[aria-label="{helpful}"]'],
   prose: ['.prose[data-renderer="lm"]', '.prose'],
-  // No capture shows the steps' container, only their header: read through stepsHeader.
-  stepsBlock: ['[data-testid="workflow-steps"]'],
+  // No stepsBlock: no capture shows the steps' container, only their header, and the box beside it where the rows
+  // unfold (Sep 2026 captures): the reader takes the header's box.
   // Sep 2026: `group/step-header` (French page, 2026-09-27), a folding button above the prose (2026-09-26);
   // February: a plain button before the answer. Only one before the answer's prose counts (reader.ts).
   stepsHeader: ['[class~="group/step-header"]', 'button[aria-expanded]', 'button'],

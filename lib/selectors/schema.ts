@@ -74,9 +74,13 @@ export const SelectorSetShape = z
     userBubble: Candidates,
     queryText: Candidates,
     queryExpand: Candidates,
-    stepsBlock: Candidates,
-    /** Step rows when marked; otherwise the reader takes the block's innermost text blocks. */
-    stepRow: Candidates,
+    /**
+     * The steps' container where a layout marks one. Optional: with none (no capture shows one), the reader takes the
+     * box around the steps' header (lib/page/answer/reader.ts).
+     */
+    stepsBlock: Candidates.optional(),
+    /** Step rows where a layout marks them (no capture shows one); otherwise the reader takes the block's innermost text blocks. */
+    stepRow: Candidates.optional(),
     /**
      * A Computer task's tool rows, one per tool call, wherever they sit in the turn (no steps block
      * around them is known), and each row's label inside it (the rest of the row is its time and

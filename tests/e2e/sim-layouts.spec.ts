@@ -33,7 +33,7 @@ async function ask(page: Page, prompt: string): Promise<void> {
 const finished = (page: Page, n: number) =>
   page.waitForFunction((count) => window.__sim.events.filter((e) => e.type === 'answer-finished').length >= count, n, { timeout: 30_000 });
 
-test('Aug–Oct 2026: question, steps, answer and action row are siblings; the answer mounts with the first token, the row when done', async () => {
+test('Aug–Oct 2026: question, answer and action row are siblings, the steps inside the answer above its prose; the answer mounts with the first token, the row when done', async () => {
   const { page } = await open('blocks-2026-08', false, true);
   await ask(page, 'Where is the answer? #scenario:slow');
   const final = page.locator('[data-workflow-final-text]');
@@ -60,9 +60,15 @@ test('Aug–Oct 2026: question, steps, answer and action row are siblings; the a
       else if (n.querySelector('[data-workflow-text-footer]')) siblings.push('footer');
       else if (/Completed \d+ steps/.test(n.textContent ?? '')) siblings.push('steps');
     }
-    return { siblings, answerInsideEntry: entry.querySelector('[data-workflow-final-text]') !== null, bubble: entry.querySelector('[class~="group/user-bubble"]') !== null };
+    // The steps, as the Sep 2026 captures place them: an item of the answer block before the prose, with no hook of its own.
+    const final = document.querySelector('[data-workflow-final-text]') as Element;
+    const header = [...final.querySelectorAll('button[aria-expanded]')].find((b) => /Completed \d+ steps/.test(b.textContent ?? ''));
+    const prose = final.querySelector('.prose') as Element;
+    const stepsAboveProse = header !== undefined && Boolean(prose.compareDocumentPosition(header) & Node.DOCUMENT_POSITION_PRECEDING);
+    const stepsHooks = document.querySelectorAll('[data-testid*="steps"], [data-testid*="step"]').length;
+    return { siblings, answerInsideEntry: entry.querySelector('[data-workflow-final-text]') !== null, bubble: entry.querySelector('[class~="group/user-bubble"]') !== null, stepsAboveProse, stepsHooks };
   });
-  expect(order).toEqual({ siblings: ['steps', 'final', 'footer'], answerInsideEntry: false, bubble: true });
+  expect(order).toEqual({ siblings: ['final', 'footer'], answerInsideEntry: false, bubble: true, stepsAboveProse: true, stepsHooks: 0 });
   // The steps header is folded; a read-aloud "Stop" in the action row is not the stop control.
   await expect(page.getByRole('button', { name: /^Completed \d+ steps$/ })).toHaveAttribute('aria-expanded', 'false');
   await expect(page.locator('[data-workflow-text-footer] button[aria-label="Stop"]')).toHaveCount(1);

@@ -221,6 +221,51 @@ describe('liveness from the right signals', () => {
     }
   });
 
+  it('steps while the answer is written come from the box around the header above the prose (Sep 2026 shape; no hook on the box)', async () => {
+    // The answer block's items as the Sep 2026 captures have them: [the folding header + the box its rows unfold into],
+    // then the prose. While working the header reads the current step, which no pattern knows.
+    const rows = (open: boolean) =>
+      open ? '<div><div><span>Searching the web</span></div><div><span>Reading example.org</span></div></div>' : '<div></div>';
+    const turn = (open: boolean) =>
+      `${question(0, 'q')}<div data-workflow-final-text=""><div data-workflow-items="populated">` +
+      `<div dir="auto"><div><div><button type="button" aria-expanded="${open}"><span>Reading example.org</span></button></div>${rows(open)}</div></div>` +
+      `<div><div dir="auto"><div class="prose" data-renderer="lm"><p>Partial answer</p></div></div></div></div></div>`;
+    loadHtml(page(turn(true), stop));
+    const last = () => turnsOf(document, live2026).at(-1) as NonNullable<ReturnType<typeof turnsOf>[number]>;
+    const open = readTurnNow(last(), 0, live2026);
+    expect(open).toMatchObject({ steps: ['Searching the web', 'Reading example.org'], stepsFinished: false, response: 'Partial answer' });
+    expect(open.stepsHeader).toBe('Reading example.org');
+    // Folded: the rows are read by unfolding the header and folding it back (the page draws them into the box).
+    loadHtml(page(turn(false), stop));
+    const toggle = document.querySelector('button[aria-expanded]') as HTMLButtonElement;
+    toggle.addEventListener('click', () => {
+      const now = toggle.getAttribute('aria-expanded') === 'true';
+      toggle.setAttribute('aria-expanded', String(!now));
+      (toggle.parentElement?.nextElementSibling as Element).outerHTML = rows(!now);
+    });
+    expect(readTurnNow(last(), 0, live2026).steps).toEqual([]);
+    const poll = await createPageDriver(window).poll();
+    expect(poll).toMatchObject({ status: 'working', response: 'Partial answer' });
+    const { readTurn } = await import('../../lib/page/answer/reader');
+    const read = await readTurn(createPageDriver(window).context(), -1);
+    expect(read?.steps).toEqual(['Searching the web', 'Reading example.org']);
+    expect(toggle.getAttribute('aria-expanded')).toBe('false');
+  });
+
+  it('a folding control after the prose or in the question is no steps header, and the box never takes the prose', () => {
+    const showMore = '<button type="button" aria-expanded="false">Show more</button>';
+    loadHtml(
+      page(
+        `<div data-workflow-entry="0"><div class="group/user-bubble"><span class="whitespace-pre-line">q</span>${showMore}</div></div>` +
+          `<div data-workflow-final-text=""><div><div dir="auto"><div class="prose" data-renderer="lm"><p>A</p></div></div></div>` +
+          `<div data-workflow-text-footer=""><button aria-expanded="false" aria-label="Share"></button></div></div>`,
+      ),
+    );
+    const last = turnsOf(document, live2026).at(-1);
+    expect(last && readTurnNow(last, 0, live2026)).toMatchObject({ steps: [], response: 'A' });
+    expect(last && readTurnNow(last, 0, live2026).stepsHeader).toBeUndefined();
+  });
+
   it('step headers as the live site words them are "finished"', () => {
     for (const header of ['Reviewed 10 sources', '7 steps completed', 'Completed 3 steps']) {
       loadHtml(page(`${question(0, 'q')}<div><button type="button">${header}</button></div>${answer('A')}${footer}`));

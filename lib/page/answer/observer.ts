@@ -453,9 +453,12 @@ function notYourQuestion(turnIndex: number, shown: string, url: string): RelayEr
  * events rather than a polling loop (no settling delay). Timers: one deadline, one stall timer
  * re-armed on change; both cleared, and the observer released, however the wait ends.
  */
+/** What a wait reads of its finished turn (the rest of its outcome comes from the watcher); null: no such turn. */
+type TurnBody = Omit<WaitOutcome, 'status' | 'elapsedMs' | 'url' | 'hasStopButton' | 'currentStep'>;
+
 export function waitForAnswer(
   watcher: PageWatcher,
-  read: (turnIndex: number, maxLength?: number) => Promise<Omit<WaitOutcome, 'status' | 'elapsedMs' | 'url' | 'hasStopButton'>>,
+  read: (turnIndex: number, maxLength?: number) => Promise<TurnBody | null>,
   params: WaitParams,
 ): Promise<WaitOutcome> {
   const started = Date.now();
@@ -514,10 +517,9 @@ export function waitForAnswer(
       } catch {
         // its listener's failure never costs the wait its answer
       }
-      type Body = Omit<WaitOutcome, 'status' | 'elapsedMs' | 'url' | 'hasStopButton'>;
-      const empty: Body = { response: '', steps: [], currentStep: '', turnIndex: -1, questionText: '', truncated: false, totalLength: 0 };
-      (turnIndex >= 0 ? read(turnIndex, params.maxLength) : Promise.resolve(empty))
-        .then((body) => {
+      (turnIndex >= 0 ? read(turnIndex, params.maxLength) : Promise.resolve(null))
+        .then((read) => {
+          const body = read ?? { response: '', steps: [], turnIndex, questionText: '', truncated: false, totalLength: 0 };
           if (binding && turnIndex >= 0 && questionMatch(body.questionText, binding.questionKey) === 'different') {
             reject(notYourQuestion(turnIndex, body.questionText, snap.url));
             return;

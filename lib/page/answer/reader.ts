@@ -85,18 +85,29 @@ function proseRoots(turn: Turn, set: SelectorSet): Element[] {
   return answers;
 }
 
-/** The steps block: the first candidate that is neither in the answer nor in the user's bubble. */
-function stepsBlockOf(turn: Turn, set: SelectorSet): Element | null {
-  for (const selector of set.stepsBlock) {
+/**
+ * The steps block. A set's `stepsBlock` candidate that is neither in the answer nor in the user's bubble; else the
+ * box of the steps' header: its highest ancestor in the turn that holds neither the prose, the question nor another
+ * answer block. On the Sep 2026 captures (`search-thread-one-turn-…-2026-09-26.html`, `search-thread-several-turns-…`)
+ * that is the answer block's first item, `[data-workflow-final-text]` › the items › [the folding header + an empty
+ * box beside it, where its rows unfold], with the prose in the next item.
+ */
+function stepsBlockOf(turn: Turn, set: SelectorSet): { block: Element; head?: Element } | null {
+  for (const selector of set.stepsBlock ?? []) {
     for (const el of all(turn, [selector])) {
-      if (!closest(el, set.answer) && !closest(el, set.userBubble)) return el;
+      if (!closest(el, set.answer) && !closest(el, set.userBubble)) return { block: el };
     }
   }
-  return null;
+  const head = stepsHeadOf(turn, set);
+  if (!head) return null;
+  const fences = [proseRoots(turn, set)[0], turn.question];
+  let block = head;
+  while (block.parentElement && !turn.blocks.includes(block) && !fences.some((f) => f && block.parentElement?.contains(f))) block = block.parentElement;
+  return { block, head };
 }
 
 export function isPlaceholder(turn: Turn, set: SelectorSet): boolean {
-  return !first(turn, set.userBubble) && !first(turn, set.answer) && !stepsBlockOf(turn, set) && cleanText(turn) === '';
+  return !first(turn, set.userBubble) && !first(turn, set.answer) && cleanText(turn) === '';
 }
 
 /** Outermost prose on the page, outside the sidebar: comet_poll's proseCount. */
@@ -220,43 +231,42 @@ export interface StepsState {
 }
 
 /**
- * The steps' header where the page shows no steps block: an element outside the question and the
- * prose whose text reads like one, *before* the answer's prose (Sep 2026 puts it inside the answer
- * block, above the prose: captures `search-thread-one-turn-…-2026-09-26.html`,
- * `thread-page-main-excerpt-…-2026-09-27.html`). Related questions and footers come after the
- * answer: a button there reading "Completed 3 …" is no header (#24 of the 2026-12-02 review).
+ * The steps' header: an element of `stepsHeader` outside the question and the prose whose text reads like one,
+ * *before* the answer's prose (Sep 2026 puts it inside the answer block, above the prose: captures
+ * `search-thread-one-turn-…-2026-09-26.html`, `thread-page-main-excerpt-…-2026-09-27.html`). Related questions and
+ * footers come after the answer: a button there reading "Completed 3 …" is no header (#24 of the 2026-12-02 review).
+ * Failing that, a folding control (`stepsToggle`) inside the answer block above its prose, where those captures have
+ * the header's button: while the agent works it reads the current step, which no pattern can know.
  */
-function stepsHeaderOf(turn: Turn, set: SelectorSet, header: RegExp): string | undefined {
-  if (!set.stepsHeader) return undefined;
+function stepsHeadOf(turn: Turn, set: SelectorSet): Element | undefined {
+  const header = new RegExp(set.stepsHeaderPattern, 'i');
   const answer = answersOf(turn)[0];
   const prose = answer ? first(answer, set.prose) : null;
   const before = prose ?? answer;
-  for (const el of union(turn, set.stepsHeader)) {
-    if (closest(el, set.prose) || closest(el, set.userBubble) || turn.question?.contains(el)) continue;
-    if (before && !(before.compareDocumentPosition(el) & 2) && !(prose === null && answer?.contains(el))) continue;
-    const text = cleanText(el);
-    if (header.test(text)) return text;
-  }
-  return undefined;
+  return union(turn, [...(set.stepsHeader ?? []), ...set.stepsToggle]).find(
+    (el) =>
+      !closest(el, set.prose) &&
+      !turn.question?.contains(el) &&
+      (!before || before.compareDocumentPosition(el) & 2 || (!prose && answer?.contains(el))) &&
+      (header.test(cleanText(el)) || (answer?.contains(el) && matches(el, set.stepsToggle))),
+  );
 }
 
 export function readSteps(turn: Turn, set: SelectorSet): StepsState {
-  const block = stepsBlockOf(turn, set);
+  const found = stepsBlockOf(turn, set);
   const remembered = seenSteps.get(turn.anchor) ?? [];
+  if (!found) return { steps: [...remembered], finished: false, stopped: false, folded: false };
+  const { block, head } = found;
   const header = new RegExp(set.stepsHeaderPattern, 'i');
   const finishedRe = new RegExp(set.stepsFinishedPattern, 'i');
   const stoppedRe = new RegExp(set.stepsStoppedPattern, 'i');
-  if (!block) {
-    const line = stepsHeaderOf(turn, set, header);
-    if (!line) return { steps: [...remembered], finished: false, stopped: false, folded: false };
-    return { steps: [...remembered], finished: finishedRe.test(line), stopped: stoppedRe.test(line), folded: false, header: line };
-  }
-  const marked = all(block, set.stepRow);
+  const marked = all(block, set.stepRow ?? []);
   const rows = marked.length > 0 ? marked : leafBlocks(block);
   const steps = [...remembered];
-  let finished = finishedRe.test(cleanText(block));
-  let stopped = stoppedRe.test(cleanText(block));
-  let headerLine: string | undefined;
+  const top = cleanText(head ?? block);
+  let headerLine = head ? top : undefined;
+  let finished = finishedRe.test(top);
+  let stopped = stoppedRe.test(top);
   for (const row of rows) {
     // A Computer tool row's step is its label, not the time and duration written beside it.
     const label = set.toolStep && set.toolStepLabel && matches(row, set.toolStep) ? first(row, set.toolStepLabel) : null;
@@ -264,7 +274,7 @@ export function readSteps(turn: Turn, set: SelectorSet): StepsState {
     if (!text) continue;
     // The block's header row (it holds the fold toggle, and a Cancel button while working) repeats
     // the current step as its label: reading it as a step would list every step twice.
-    const isHeaderRow = Boolean(first(row, set.stepsToggle) ?? row.closest(set.stepsToggle.join(',')));
+    const isHeaderRow = Boolean(head?.contains(row) || first(row, set.stepsToggle) || row.closest(set.stepsToggle.join(',')));
     if (isHeaderRow || header.test(text)) {
       headerLine ??= text;
       finished ||= finishedRe.test(text);
@@ -387,18 +397,25 @@ export async function readTurn(ctx: PageContext, index = -1, opts: TurnReadOptio
   }
 }
 
+/**
+ * Toggles that unfolded no rows into their block: not clicked again (no capture shows the rows unfolded, so a page
+ * may draw them elsewhere, and every read would wait for them).
+ */
+const unfoldedNothing = new WeakSet<Element>();
+
 /** Unfolds a folded steps block, reads its rows, folds it back. */
 async function readStepsUnfolded(ctx: PageContext, turn: Turn, timeoutMs: number): Promise<string[]> {
-  const block = stepsBlockOf(turn, ctx.set);
+  const block = stepsBlockOf(turn, ctx.set)?.block;
   const toggle = block ? first(block, ctx.set.stepsToggle) : null;
-  if (toggle?.getAttribute('aria-expanded') !== 'false') return [];
+  if (toggle?.getAttribute('aria-expanded') !== 'false' || unfoldedNothing.has(toggle)) return [];
   pointerClick(toggle);
   const steps = await ctx.waitFor(() => {
     const read = readSteps(turn, ctx.set).steps;
     return read.length > 0 ? read : null;
   }, Math.min(timeoutMs, 1000));
-  const again = block ? first(block, ctx.set.stepsToggle) : null;
-  if (again?.isConnected && again.getAttribute('aria-expanded') === 'true') pointerClick(again);
+  if (!steps) unfoldedNothing.add(toggle);
+  // Folded back as it was (the same control: React keeps it; one drawn anew is the page's own state).
+  if (toggle.isConnected && toggle.getAttribute('aria-expanded') === 'true') pointerClick(toggle);
   return steps ?? [];
 }
 

@@ -415,9 +415,9 @@ export class TurnCtl {
   private mountCaptured(): void {
     const d = this.data;
     const { text, toggle } = this.queryParts(this.layout === 'sessions-2026-09');
-    // No capture shows the steps' container (only the February header button, folded): its test id is a
-    // guess the `live-2026` selector set shares, one entry on each side.
-    const stepsBox = h('div', { 'data-testid': 'workflow-steps' });
+    // No capture shows a hook on the steps' container, so it has none: the reader finds it from its header. Aug–Oct
+    // 2026 it goes into the answer block above the prose once that mounts (mountFinal), as the Sep 2026 captures show.
+    const stepsBox = h('div', { dir: 'auto' });
     const askSlot = h('div', {});
     const taskSlot = h('div', {});
     let sourcesPanel: HTMLElement | null = null;
@@ -611,19 +611,25 @@ export class TurnCtl {
         : this.status === 'stopped'
           ? tr.stepsStopped(n)
           : this.finishedLabel(n);
+    // Sep 2026 (captures `search-thread-one-turn-…-2026-09-26.html`, `thread-page-main-excerpt-…-2026-09-27.html`): the
+    // label and, once done, the time it took in a box of their own, the header's row `group/step-header`.
+    const sep = this.layout === 'sessions-2026-09';
+    const took = Math.max(1, Math.round(((this.steps[n - 1]?.at ?? 0) - (this.steps[0]?.at ?? 0)) / 1000));
     const head = h(
       'button',
       { type: 'button', class: 'flex items-center gap-2 flex-1', 'aria-expanded': String(this.stepsOpen) },
       working
         ? h('span', { class: 'spinner animate-spin', 'aria-hidden': 'true' })
         : icon(this.pending.length ? 'pplx-icon-message-question' : this.sleep ? 'pplx-icon-moon' : 'pplx-icon-circle-check'),
-      h('span', { class: working ? 'animate-pulse' : '' }, label),
+      sep
+        ? h('div', { class: 'flex gap-1' }, h('span', {}, h('div', { class: working ? 'animate-pulse' : '' }, label)), this.status === 'finished' ? h('div', {}, `${took}s`) : null)
+        : h('span', { class: working ? 'animate-pulse' : '' }, label),
     );
     head.addEventListener('click', () => {
       this.stepsOpen = !this.stepsOpen;
       this.renderSteps();
     });
-    const headRow = h('div', { class: 'steps-head' }, head);
+    const headRow = h('div', { class: sep ? 'group/step-header steps-head' : 'steps-head' }, head);
     if (this.layout !== 'turn-2026-04') head.append(icon('pplx-icon-chevron-right', 'icon icon-sm'));
     if (this.status === 'working' && app.generation === 'B' && this.layout === 'turn-2026-04') {
       const cancel = h('button', { type: 'button', class: 'cancel', 'aria-label': tr.cancel }, tr.cancel);
@@ -708,7 +714,10 @@ export class TurnCtl {
     }
   }
 
-  /** The answer block, mounted with the first token (in every layout: Aug–Oct 2026 measured it so). */
+  /**
+   * The answer block, mounted with the first token (in every layout: Aug–Oct 2026 measured it so). Aug–Oct 2026 the
+   * steps move into it then, above the prose (the Sep 2026 captures: the answer block's items, steps first).
+   */
   private mountFinal(v: View): HTMLElement {
     const cls = 'prose dark:prose-invert inline leading-relaxed break-words min-w-0';
     if (this.layout === 'turn-2026-04') {
@@ -724,7 +733,7 @@ export class TurnCtl {
       // Sep 2026: one answer block holding the steps header above the prose and the action row below it.
       v.final = h('div', { 'data-workflow-final-text': '' });
       v.taskSlot.after(v.final);
-      v.final.append(v.stepsBox, h('div', { dir: 'auto' }, h('div', {}, prose)), v.endSlot);
+      v.final.append(h('div', { 'data-workflow-items': 'populated' }, v.stepsBox, h('div', {}, h('div', { dir: 'auto' }, h('div', {}, prose)))), v.endSlot);
       return prose;
     }
     v.final =
@@ -732,7 +741,8 @@ export class TurnCtl {
         ? h(
             'div',
             { class: 'group/final-text flex flex-col min-w-0 gap-4', 'data-workflow-final-text': '' },
-            h('div', {}, h('div', { dir: 'auto', class: 'contents' }, h('div', { class: 'break-words min-w-0 flex-1' }, h('div', {}, prose)))),
+            // The items: the steps (no Aug capture shows steps; placed as the Sep captures place them), the prose.
+            h('div', {}, v.stepsBox, h('div', { dir: 'auto', class: 'contents' }, h('div', { class: 'break-words min-w-0 flex-1' }, h('div', {}, prose)))),
           )
         : h('div', { id: `markdown-content-${this.data.index}` }, h('div', {}, prose));
     v.taskSlot.after(v.final);
