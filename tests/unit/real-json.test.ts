@@ -186,6 +186,29 @@ describe.skipIf(!present)('the sim’s thread JSON beside the real bodies', () =
     return { thread, turn, entry: entryJson(thread, turn, Number.MAX_SAFE_INTEGER, 'https://www.perplexity.ai') as unknown as Record<string, unknown> & { blocks: Block[] } };
   }
 
+  test('a search turn at work: its JSON entry carries only PENDING, answer_tabs and pending_followups (NOTES §B), its stream the whole state; the reader says running, with no steps or answer', async () => {
+    const { thread, turn } = await simSearch();
+    // The first moment its stream shows steps taken while the turn still runs.
+    type Entry = { status: string; blocks: Block[] };
+    let at = turn.startedAt;
+    const liveAt = (t: number) => entryJson(thread, turn, t, 'https://www.perplexity.ai', true) as Entry;
+    while (at < turn.startedAt + 60_000 && !(liveAt(at).status === 'PENDING' && stepsOf(liveAt(at)).length > 0)) at += 10;
+    const live = liveAt(at);
+    const entry = entryJson(thread, turn, at, 'https://www.perplexity.ai') as Entry;
+    expect(entry.status).toBe('PENDING');
+    expect(entry.blocks.map((b) => b.intended_usage)).toEqual(['answer_tabs', 'pending_followups']);
+    expect(live.blocks.map((b) => b.intended_usage)).toContain('workflow_root');
+    expect(stepsOf(live).length).toBeGreaterThan(0);
+    // Both blocks keyed as the captures key them.
+    for (const usage of ['answer_tabs', 'pending_followups']) {
+      const real = (entries(MULTITURN)[0] as { blocks: Block[] }).blocks;
+      expect(keysOf(fieldOf(blockOf(entry.blocks, usage))[1]), usage).toEqual(keysOf(fieldOf(blockOf(real, usage))[1]));
+    }
+    const read = readThreadJson([{ entries: [entry] }], threadJson2026, { threadId: 't', url: 'u' });
+    expect(read.turns.at(-1)).toMatchObject({ steps: [], answer: '' });
+    expect(read.turns.at(-1)?.event ?? null).toBeNull();
+  });
+
   test('steps carry started_at / completed_at (strings, "" as in every real body and stream), icon and tool_name where the captures have them', async () => {
     const { entry } = await simSearch();
     const ours = stepsOf(entry);

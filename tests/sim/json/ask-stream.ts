@@ -78,7 +78,7 @@ export async function playAskStream(o: AskStreamOptions): Promise<undefined | 'c
     if (o.closed()) return;
     const at = o.now();
     const st = turnStateAt(turn, at);
-    const entry = entryJson(thread, turn, at, o.origin) as Entry;
+    const entry = entryJson(thread, turn, at, o.origin, true) as Entry;
     const head = { ...entry, blocks: undefined, message_mode: 'STREAMING', final_sse_message: false, status: 'PENDING', frontend_uuid: turn.uuid };
     if (st.phase === 'finished' || st.phase === 'stopped') {
       // The last frame: every block whole. A stopped turn ends COMPLETED too (NOTES §D: Stop, then the stream's end).

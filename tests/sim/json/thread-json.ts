@@ -319,7 +319,8 @@ function stepTimes(computer: boolean, turn: TurnData, started: number | undefine
 
 const SEARCH_MODE: Record<string, string> = { computer: 'ASI', 'deep-research': 'RESEARCH' };
 
-export function entryJson(thread: ThreadData, turn: TurnData, now: number, origin: string) {
+/** A turn's entry: as the thread JSON serves it, or (`live`) whole at every moment, as its ask stream carries it. */
+export function entryJson(thread: ThreadData, turn: TurnData, now: number, origin: string, live = false) {
   const st = turnStateAt(turn, now);
   const computer = turn.mode === 'computer';
   const clarifying = turn.scenario === 'research-clarify';
@@ -391,7 +392,16 @@ export function entryJson(thread: ThreadData, turn: TurnData, now: number, origi
     });
   }
 
-  const blocks: unknown[] = [];
+  // Every entry of the real bodies carries the answer's tabs and the follow-ups it waits on (thread JSON of 2026-07-31
+  // and 2026-08-01); a search or research turn at work carries nothing else (NOTES §B: "a running entry has almost
+  // nothing: PENDING → answer_tabs, pending_followups — no plan, no workflow"; its live state is in the ask stream).
+  // Computer's running bodies (the SIMULATED captures) and a turn waiting on the person keep their workflow.
+  const tabs = [
+    { intended_usage: 'answer_tabs', answer_tabs_block: { modes: [{ answer_mode_type: 'ANSWER' }, { answer_mode_type: 'SOURCES' }], reformulated_queries: [turn.query] } },
+    { intended_usage: 'pending_followups', pending_followups_block: { followups: [] } },
+  ];
+  const blocks: unknown[] = [...tabs];
+  if (!computer && st.phase === 'working' && !live) return entryOf(thread, turn, running, blocks);
   if (st.plan.length) {
     blocks.push({
       intended_usage: 'plan',
@@ -435,6 +445,10 @@ export function entryJson(thread: ThreadData, turn: TurnData, now: number, origi
     });
   }
   if (st.assets.length) blocks.push({ intended_usage: 'assets_answer_mode', assets_mode_block: { assets: st.assets.map((a) => assetJson(thread, turn, a, now, origin)) } });
+  return entryOf(thread, turn, running, blocks, st.phase === 'error');
+}
+
+function entryOf(thread: ThreadData, turn: TurnData, running: boolean, blocks: unknown[], failed = false) {
   return {
     uuid: turn.uuid,
     backend_uuid: turn.uuid,
@@ -448,7 +462,7 @@ export function entryJson(thread: ThreadData, turn: TurnData, now: number, origi
     mode: 'COPILOT',
     search_mode: SEARCH_MODE[turn.mode ?? ''] ?? 'SEARCH',
     // Our guess: a failed entry's status.
-    status: running ? 'PENDING' : st.phase === 'error' ? 'FAILED' : 'COMPLETED',
+    status: running ? 'PENDING' : failed ? 'FAILED' : 'COMPLETED',
     entry_created_datetime: iso(turn.startedAt),
     // A finished entry says when the thread last changed, with no zone, as thread_metadata.updated_at does (thread JSON
     // of 2026-07-31 and 2026-08-01, the last frame of the stream of 2026-07-31); a running one says nothing yet.
