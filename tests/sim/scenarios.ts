@@ -279,9 +279,20 @@ function deepResearchScenario(ctx: ScenarioContext): TurnScript {
     { type: 'h2', text: 'Conclusion' },
     p(filler(4, 2), { cite: [6, 0] }, ' That concludes the report.'),
   ];
+  // Its plan, goal by goal, as Deep Research's stream and thread JSON carry one (2026-07-31: `plan_block.goals`); the
+  // events in time order (a stop counts them).
+  const goalDoneAfterStep = new Map([
+    [1, 0],
+    [9, 1],
+    [17, 2],
+    [18, 3],
+  ]);
   const tl = new Timeline();
   rows.forEach(([icon, text], i) => {
     tl.step(i * 150, icon, text);
+    if (i === 0) tl.plan(100, ['Frame the question', 'Search the web', 'Read the sources', 'Draw the insights']);
+    const goal = goalDoneAfterStep.get(i);
+    if (goal !== undefined) tl.goalDone(i * 150 + 100, goal);
   });
   const t = rows.length * 150 + 100;
   tl.stream(t, t + 1400, 0, answerTokens(answer), 12).finish(t + 1400);

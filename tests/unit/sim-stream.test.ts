@@ -75,6 +75,43 @@ describe('the sim’s ask stream', () => {
     expect(stream.markdown().length).toBeGreaterThan(0);
   });
 
+  /** The stream's message frames, parsed. */
+  const framesOf = (text: string) =>
+    text
+      .split('\r\n\r\n')
+      .filter((f) => f.startsWith('event: message'))
+      .map((f) => JSON.parse(f.slice(f.indexOf('data: ') + 6)) as { blocks: ({ intended_usage: string; diff_block?: { patches: { op: string; path: string }[] } } & Record<string, unknown>)[] });
+
+  test('Deep Research opens with its follow-ups alone and sends each other block as a replace of its whole field once it has something, its plan among them (the 2026-07-31 order)', async () => {
+    let t = 1_000_000;
+    const site = createSimSite({ generation: 'B', speed: 8, scenario: 'deep-research', clock: () => (t += 15) });
+    const r = await ask(site, 'Research the capital of Australia', 'deep-research');
+    const { stream, text } = await play(site, r);
+    const frames = framesOf(text);
+    expect(frames[0]?.blocks.map((b) => b.intended_usage)).toEqual(['pending_followups']);
+    const firstSeen = new Map<string, (typeof frames)[number]['blocks'][number]>();
+    for (const f of frames.slice(0, -1)) for (const b of f.blocks) if (!firstSeen.has(b.intended_usage)) firstSeen.set(b.intended_usage, b);
+    for (const usage of ['answer_tabs', 'plan', 'workflow_root', 'ask_text', 'web_results']) {
+      expect(firstSeen.get(usage)?.diff_block?.patches[0], usage).toMatchObject({ op: 'replace', path: '' });
+    }
+    expect(stream.state()).toBe('completed');
+    expect(stream.steps().length).toBeGreaterThan(10);
+    const turn = site.thread(r.thread.id)?.turns[0];
+    expect(stream.markdown()).toBe(answerMarkdown(turn?.script.answer ?? [], turn?.script.sources ?? [], Number.POSITIVE_INFINITY));
+  });
+
+  test('search results first come with empty snippets, and from the third on as provisional results replaced later (the 2026-08-04 stream): the end has the real ones', async () => {
+    let t = 1_000_000;
+    const site = createSimSite({ generation: 'B', speed: 4, clock: () => (t += 15) });
+    const r = await ask(site, 'What is the capital of Australia?');
+    const { stream, text } = await play(site, r);
+    const patches = framesOf(text).flatMap((f) => f.blocks.filter((b) => b.intended_usage === 'web_results').flatMap((b) => b.diff_block?.patches ?? []));
+    expect(patches[0]).toMatchObject({ op: 'replace', path: '' });
+    expect(patches.map((p) => `${p.op} ${p.path}`)).toEqual(expect.arrayContaining(['replace /web_results/0/snippet', 'replace /web_results/2/url', 'replace /web_results/2/name']));
+    const turn = site.thread(r.thread.id)?.turns[0];
+    expect(stream.sources().map((s) => s.url)).toEqual(turn?.script.sources.map((s) => s.url));
+  });
+
   test('stopped while it streams: the last frame still COMPLETED, the answer as far as it got', async () => {
     let t = 1_000_000;
     const site = createSimSite({ generation: 'B', speed: 4, scenario: 'slow', clock: () => (t += 15) });

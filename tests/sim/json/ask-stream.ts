@@ -5,7 +5,8 @@
  * `message_mode: "STREAMING"`), then per change of the turn a frame whose blocks are JSON-patch `diff_block`s — the
  * answer growing by `add …/chunks/N` (in `workflow_root`'s `WORKFLOW_ITEM_TEXT`, or `ask_text`'s `markdown_block` for
  * Deep Research, as the thread JSON places them), any other change by patches on the values that changed (json-diff.ts;
- * a block that appears mid-way comes whole) — and, when the turn is done
+ * a block that appears mid-way comes as a `replace` of its whole field; Deep Research opens with its follow-ups alone;
+ * search results come provisional first, `provisional`) — and, when the turn is done
  * or stopped, the last frame whole (`COMPLETED`, `final_sse_message: true`, `message_mode: "FULL"`) before
  * `event: end_of_stream`. A turn that stops to ask the person, or fails, ends the stream with no final frame (the page
  * decides). Frames go out as the turn's script plays (the server's clock), each when it happens.
@@ -51,6 +52,44 @@ function streaming(block: Block, chunks: string[]): Block {
   return copy;
 }
 
+/**
+ * Search results as the stream first shows them (2026-08-04: snippets empty and no `meta_data` yet, filled by `replace`
+ * patches a frame later; from the third result on, a provisional result whose url, name and snippet are replaced by
+ * another source's later), so that a reader holding results mid-stream sees them change under it.
+ */
+function provisional(view: Block): Block {
+  const copy = JSON.parse(JSON.stringify(view)) as Block;
+  const results = (copy.web_result_block as { web_results?: Record<string, unknown>[] } | undefined)?.web_results ?? [];
+  results.forEach((r, i) => {
+    r.snippet = '';
+    delete r.meta_data;
+    if (i < 2 || typeof r.url !== 'string') return;
+    const host = new URL(r.url).host;
+    r.url = `https://${host}/`;
+    r.name = host;
+  });
+  return copy;
+}
+
+/**
+ * Deep Research's stream (2026-07-31) opens with its follow-ups alone; every other block comes (as a `replace ""`)
+ * once it has something: the answer's tabs next, the plan, the workflow with its first step, the answer with its first text.
+ */
+function notYet(block: Block, first: boolean): boolean {
+  switch (block.intended_usage) {
+    case 'pending_followups':
+      return false;
+    case 'answer_tabs':
+      return first;
+    case 'workflow_root':
+      return first || (block.workflow_block as { steps: unknown[] }).steps.length === 0;
+    case 'ask_text':
+      return !answerOf(block)?.text;
+    default:
+      return first;
+  }
+}
+
 export interface AskStreamOptions {
   thread: ThreadData;
   turn: TurnData;
@@ -94,14 +133,16 @@ export async function playAskStream(o: AskStreamOptions): Promise<undefined | 'c
     const blocks: Block[] = [];
     for (const block of entry.blocks) {
       const usage = block.intended_usage;
+      if (turn.mode === 'deep-research' && !shown.has(usage) && notYet(block, first)) continue;
       const a = answerOf(block);
       const had = chunks.get(usage) ?? [];
       const before = had.join('');
       // The answer's chunks: one more when it grew, as the live stream adds them; its whole text again if it changed otherwise.
       const next = !a || a.text === before ? had : a.text.startsWith(before) ? [...had, a.text.slice(before.length)] : [a.text];
       chunks.set(usage, next);
-      const view = JSON.parse(JSON.stringify(streaming(block, next))) as Block;
       const was = shown.get(usage);
+      const whole = JSON.parse(JSON.stringify(streaming(block, next))) as Block;
+      const view = usage === 'web_results' && !was ? provisional(whole) : whole;
       shown.set(usage, view);
       const field = Object.keys(view).find((k) => k !== 'intended_usage') as string;
       // A block first seen goes whole in the first frame; one first seen later comes as a diff_block replacing its whole
