@@ -38,7 +38,7 @@ test.describe('a mode pill no set knows (generation A)', () => {
 test.describe('the mode as it is, and kept for the session (generation B, mode resets on navigation)', () => {
   let world: SimWorld;
   test.beforeAll(async () => {
-    world = await startSimWorld({ generation: 'B', speed: 4, variants: { modeResets: true } });
+    world = await startSimWorld({ generation: 'B', speed: 4, layout: 'sessions-2026-09', variants: { modeResets: true } });
   });
   test.afterAll(async () => world?.harness.close());
 

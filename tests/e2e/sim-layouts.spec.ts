@@ -69,6 +69,11 @@ test('Aug–Oct 2026: question, answer and action row are siblings, the steps in
     return { siblings, answerInsideEntry: entry.querySelector('[data-workflow-final-text]') !== null, bubble: entry.querySelector('[class~="group/user-bubble"]') !== null, stepsAboveProse, stepsHooks };
   });
   expect(order).toEqual({ siblings: ['final', 'footer'], answerInsideEntry: false, bubble: true, stepsAboveProse: true, stepsHooks: 0 });
+  // The composer as the Aug 2026 capture has it (sim review #9): the mode trigger opens a menu, and an "Add files or
+  // tools" menu button and an aria-hidden indicator with a test id of its own sit beside the wrappers (decoys).
+  await expect(page.locator('[data-testid="ask-input-mode-toggle-width-wrapper"] button[aria-haspopup="menu"]')).toHaveCount(1);
+  await expect(page.locator('[data-ask-input-container] button[aria-label="Add files or tools"][aria-haspopup="menu"]')).toHaveCount(1);
+  await expect(page.locator('[data-testid="ask-input-mode-toggle-indicator"][aria-hidden="true"]')).toHaveCount(1);
   // The steps header is folded; a read-aloud "Stop" in the action row is not the stop control.
   await expect(page.getByRole('button', { name: /^Completed \d+ steps$/ })).toHaveAttribute('aria-expanded', 'false');
   await expect(page.locator('[data-workflow-text-footer] button[aria-label="Stop"]')).toHaveCount(1);

@@ -32,6 +32,7 @@ const ICONS: Record<string, string> = {
   'chevron-down': `<path ${S} d="M6 9l6 6 6-6"/>`,
   x: `<path ${S} d="M6 6l12 12M18 6L6 18"/>`,
   plus: `<path ${S} d="M12 5v14M5 12h14"/>`,
+  'custom-plus-large': `<path ${S} d="M12 4v16M4 12h16"/>`,
   home: `<path ${S} d="M3 11l9-8 9 8M5 10v10h14V10"/>`,
   compass: `<circle ${S} cx="12" cy="12" r="9"/><path ${S} d="M15 9l-2 4-4 2 2-4z"/>`,
   layers: `<path ${S} d="M12 3l9 5-9 5-9-5zM3 13l9 5 9-5"/>`,

@@ -273,10 +273,21 @@ export class Composer {
         this.left.append(h('span', { class: 'text-xs text-quiet' }, tr.slashHint));
       }
     } else {
-      // One segmented control: two wrappers, the mode menu trigger and the Computer toggle.
+      // One segmented control: two wrappers, the mode menu trigger and the Computer toggle. The Aug and Sep 2026
+      // captures (`composer-zero-state-WebMCP-2026-08.html`, `composer-home-typed-…-2026-09-26.html`) put an
+      // "Add files or tools" menu button before it and an aria-hidden indicator with a test id of its own inside it:
+      // decoys for a reader looking for the mode menu.
       const wrap = (...inner: Element[]) => h('span', { 'data-testid': hooks.modeChipTestId, class: 'inline-flex' }, h('span', { class: 'inline-flex w-max' }, ...inner));
+      const live = app.layout === 'blocks-2026-08' || app.layout === 'sessions-2026-09';
       this.left.append(
-        h('div', { class: 'mode-toggles relative flex items-center rounded-full' }, wrap(this.modeChip()), wrap(h('span', { class: 'inline-flex', 'data-state': 'closed' }, this.computerToggle()))),
+        ...(live ? [this.addFilesOrTools()] : []),
+        h(
+          'div',
+          { class: 'mode-toggles relative flex items-center rounded-full' },
+          ...(live ? [h('div', { 'aria-hidden': 'true', 'data-testid': 'ask-input-mode-toggle-indicator', class: 'toggle-indicator' })] : []),
+          wrap(this.modeChip()),
+          wrap(h('span', { class: 'inline-flex', 'data-state': 'closed' }, this.computerToggle())),
+        ),
       );
       if (modeState.computer) this.left.append(computerSettingsButton(() => this.renderLeft()));
     }
@@ -397,9 +408,23 @@ export class Composer {
         menu.append(item);
       }
     });
-    // The Sep 2026 captures' trigger has no aria-haspopup (the Aug 2026 ones had it): both wrapper
-    // buttons carry aria-pressed and a name, and only order, name and icon tell them apart.
-    trigger.removeAttribute('aria-haspopup');
+    // The Sep 2026 captures' trigger has no aria-haspopup (the Aug 2026 ones had it, `composer-zero-state-WebMCP-2026-08.html`):
+    // both wrapper buttons carry aria-pressed and a name, and only order, name and icon tell them apart.
+    if (app.layout !== 'blocks-2026-08') trigger.removeAttribute('aria-haspopup');
+    return trigger;
+  }
+
+  /** The captured layouts' "+" button: a menu whose one item picks files (the paperclip beside Model does the same). */
+  private addFilesOrTools(): HTMLElement {
+    const trigger = h('button', { type: 'button', class: 'icon-btn', 'aria-label': lt.addFilesOrTools }, icon('pplx-icon-custom-plus-large')) as HTMLButtonElement;
+    radixDropdown(trigger, (menu, close) => {
+      const item = h('div', { role: 'menuitem', tabindex: '-1' }, icon('pplx-icon-paperclip'), h('span', {}, lt.uploadFiles));
+      item.addEventListener('click', () => {
+        close();
+        this.files.input.click();
+      });
+      menu.append(item);
+    });
     return trigger;
   }
 

@@ -24,6 +24,9 @@ export interface LayoutLabels {
   /** Sep–Oct 2026 (`sessions-2026-09`): a search answer's finished header, and the footer's Fork. */
   researched: string;
   fork: string;
+  /** Aug–Oct 2026: the composer's "+" menu button and its file item. */
+  addFilesOrTools: string;
+  uploadFiles: string;
 }
 
 const plural = (n: number, one: string, many: string) => `${n} ${n === 1 ? one : many}`;
@@ -43,6 +46,8 @@ export const LAYOUT_LABELS: Record<SimLanguage, LayoutLabels> = {
     moreActions: 'More actions',
     researched: 'Researched',
     fork: 'Fork',
+    addFilesOrTools: 'Add files or tools',
+    uploadFiles: 'Upload files or images',
   },
   fr: {
     stopResponse: 'Arrêter la réponse',
@@ -58,6 +63,8 @@ export const LAYOUT_LABELS: Record<SimLanguage, LayoutLabels> = {
     moreActions: 'Plus d’actions',
     researched: 'Recherche terminée',
     fork: 'Fork',
+    addFilesOrTools: 'Ajouter des fichiers ou des outils',
+    uploadFiles: 'Importer des fichiers ou des images',
   },
   ar: {
     stopResponse: 'إيقاف الرد',
@@ -73,5 +80,7 @@ export const LAYOUT_LABELS: Record<SimLanguage, LayoutLabels> = {
     moreActions: 'مزيد من الإجراءات',
     researched: 'اكتمل البحث',
     fork: 'تفرع',
+    addFilesOrTools: 'إضافة ملفات أو أدوات',
+    uploadFiles: 'رفع ملفات أو صور',
   },
 };
