@@ -169,6 +169,20 @@ describe('library.thread', () => {
     expect(legacy.every((e) => typeof e.text === 'string' && !('blocks' in e))).toBe(true);
   });
 
+  it('gives an Aug 2026 thread asked without the flag entries with no blocks at all (NOTES §B: "requested bare")', () => {
+    const lib = new SimLibrary().seed({ threads: 6 });
+    const aug = lib.threads.find((x) => x.shape === 'blocks-2026-08');
+    const entries = (query: string) => {
+      const url = new URL(`/rest/thread/${aug?.slug}?version=2.18&source=default${query}`, ORIGIN);
+      const res = lib.handle('GET', url, { method: 'GET', url: url.href, headers: libraryJson2026.headers });
+      return (JSON.parse(String(res?.body)) as { entries: Record<string, unknown>[] }).entries;
+    };
+    expect(entries('&with_schematized_response=true').every((e) => Array.isArray(e.blocks))).toBe(true);
+    const bare = entries('');
+    expect(bare.length).toBeGreaterThan(0);
+    expect(bare.every((e) => !('blocks' in e) && !('text' in e))).toBe(true);
+  });
+
   it('says which turn the site still writes, never passing its partial answer off as whole', async () => {
     const body = { entries: [{ query_str: 'done', status: 'COMPLETED', blocks: [] }, { query_str: 'going', status: 'PENDING', blocks: [{ intended_usage: 'ask_text', markdown_block: { chunks: ['Half an ans'] } }] }] };
     const t = await exportThread('x', async () => ({ status: 200, body: JSON.stringify(body) }), readers);

@@ -13,7 +13,7 @@
  *        `next_cursor` until the last; Aug 2026 entries (`blocks[]`) or Feb 2026 ones (`text`, a JSON string). The
  *        `text` string comes only to a request without `with_schematized_response=true`: with it, the site returns
  *        the structured shape without `entries[].text` (NOTES §B, VSCode-Perplexity-MCP 2026-05-11), so a Feb 2026
- *        thread's entries then carry `blocks[]` as the Aug ones do
+ *        thread's entries then carry `blocks[]` as the Aug ones do; without it no entry carries `blocks[]`
  *
  * Failures a client must live with: 401 when signed out, 404 `{"error": "Thread not found"}`, 429 with
  * `Retry-After` (every Nth thread request, or queued for a path), a thread whose body has no `entries`.
@@ -136,7 +136,9 @@ function entryOf(t: LibraryThreadData, turn: LibraryTurn, i: number, schematized
     entry_created_datetime: `${at}+00:00`,
     updated_datetime: i === t.turns.length - 1 ? siteTime(t.lastActivity) : at,
   };
-  if (t.shape === 'text-2026-02' && !schematized) return { ...common, text: JSON.stringify({ answer: turn.answer, web_results: webResults(turn) }) };
+  // A request without the flag gets no blocks at all (NOTES §B, perplexity-client 2026-08-01: "requested bare, returns
+  // entries with no blocks"); a Feb 2026 thread's entries then carry their legacy `text`.
+  if (!schematized) return t.shape === 'text-2026-02' ? { ...common, text: JSON.stringify({ answer: turn.answer, web_results: webResults(turn) }) } : common;
   return {
     ...common,
     blocks: [
