@@ -195,7 +195,7 @@ describe('Router: a new chat waits for its approval (review 2026-12-02 #15)', ()
 
 describe("Router: an ask keeps this session's mode, set after the approval, right before it is sent (review 2026-12-05, worker #5)", () => {
   /** A page whose mode is `page.mode`; `setFails` makes a switch miss, `noComposer` makes every mode call the composer miss. */
-  function modeWorld(options: { keepMode?: string; duringApproval?: (page: { mode: string }) => void; setFails?: boolean; noComposer?: boolean } = {}) {
+  function modeWorld(options: { keepMode?: string; duringApproval?: (page: { mode: string }) => void; setFails?: boolean; noComposer?: boolean; askHeld?: Promise<void> } = {}) {
     const page = { mode: 'deep-research' };
     const order: string[] = [];
     const pages = {
@@ -209,6 +209,8 @@ describe("Router: an ask keeps this session's mode, set after the approval, righ
           page.mode = params.mode;
           return { mode: params.mode, source: 'switched', previous, changed: true, verified: true };
         }
+        // The page's own ask queue: the prompt waits there behind an answer still being written.
+        if (options.askHeld) await options.askHeld;
         order.push(`${method} mode=${page.mode}${params.keepMode ? ' keepMode (forwarded!)' : ''}`);
         return { turnIndex: 0 };
       }),
@@ -225,8 +227,27 @@ describe("Router: an ask keeps this session's mode, set after the approval, righ
     });
     const replies: Envelope[] = [];
     const ask: Request = { kind: 'request', id: 'm1', method: 'page.ask', params: { prompt: 'hello', ...(options.keepMode ? { keepMode: options.keepMode } : {}) } };
-    return { run: () => router.handle(ask, (m) => replies.push(m)), order, replies };
+    return { run: () => router.handle(ask, (m) => replies.push(m)), order, replies, router };
   }
+
+  it("another session's mode switch while this prompt waits in the page's queue runs once the prompt is sent, never before", async () => {
+    let sent!: () => void;
+    const w = modeWorld({ keepMode: 'deep-research', askHeld: new Promise<void>((r) => (sent = r)) });
+    const asking = w.run();
+    for (let i = 0; i < 5; i++) await tick();
+    const other: Envelope[] = [];
+    const switching = w.router.handle({ kind: 'request', id: 'm2', method: 'page.mode', params: { mode: 'standard' } }, (m) => other.push(m));
+    // A third session's switch, cancelled while it waits: it leaves the line and never runs.
+    const cancelled = w.router.handle({ kind: 'request', id: 'm3', method: 'page.mode', params: { mode: 'learn' } }, (m) => other.push(m));
+    for (let i = 0; i < 5; i++) await tick();
+    w.router.cancel('m3');
+    expect(w.order).toEqual(['approved', 'page.mode read', 'approved', 'approved']);
+    sent();
+    await Promise.all([asking, switching, cancelled]);
+    expect(w.order).toEqual(['approved', 'page.mode read', 'approved', 'approved', 'page.ask mode=deep-research', 'page.mode standard']);
+    expect(w.replies[0]).toMatchObject({ kind: 'result' });
+    expect(other).toEqual([expect.objectContaining({ kind: 'result', id: 'm2' })]);
+  });
 
   it('the page kept the chosen mode: read once after the approval, no switch, nothing said', async () => {
     const w = modeWorld({ keepMode: 'deep-research' });

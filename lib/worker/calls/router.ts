@@ -17,6 +17,7 @@ import type { TabService } from './tabs';
 import { type ModeResult, modeAgain, type PageMode, type PollResult, type WaitResult } from '../../protocol/page/page-methods';
 import { EarlyJson, type JsonAnswers, type TabFetch } from '../threads/json-answer';
 import type { ThreadCalls } from '../threads/thread-calls';
+import { ModeTurn } from './mode-turn';
 import { REPAIRABLE, type Repairs } from './repairs';
 
 /**
@@ -66,6 +67,7 @@ export type CallEvent =
 
 export class Router {
   private readonly running = new Map<string, AbortController>();
+  private readonly modeTurn = new ModeTurn();
 
   constructor(private readonly deps: RouterDeps) {}
 
@@ -161,7 +163,7 @@ export class Router {
     // An approval can land in the same instant as a cancel or a dropped link: the cancel wins.
     throwIfCancelled(signal);
     if (approved) await this.stillApproved(approved);
-    const { tabs, pages } = this.deps;
+    const { tabs } = this.deps;
     switch (method) {
       case 'browser.status':
         return this.deps.status();
@@ -189,96 +191,103 @@ export class Router {
         return this.pageContent(request, params.maxLength as number, signal, progress, trusted, trace);
       default: {
         if (this.deps.threads?.handles(method)) return this.deps.threads.call(method, params, signal, progress, trace, trusted);
-        let forward = params;
-        let modeNote = '';
-        if (method === 'page.ask') {
-          if (params.newChat) {
-            // A new chat leaves the conversation the tab shows: that happens here, after the
-            // approval (which says "in a new thread"), never before it. The page then types into
-            // the empty home page the navigation left, in the mode this session chose (the site opens it in Search).
-            // Never over the person's unsent draft: the new document would throw it away (review of 2026-12-04, #21).
-            // Asked again here: the person may have typed while the approval waited.
-            await this.refuseOverDraft(signal);
-            await tabs.navigate(PERPLEXITY_HOME, undefined, signal);
-            throwIfCancelled(signal);
-          }
-          // The session's mode is set again here, after the approval and right before the prompt goes, on the page it
-          // goes to: another session's mode switch while the approval waited is not the mode this prompt is sent in
-          // (review 2026-12-05, worker #5).
-          const { keepMode, ...rest } = params;
-          forward = { ...rest, newChat: false };
-          const here = await tabs.pageTab();
-          modeNote = await modeAgain(
-            (p) => pages.request(here, 'page.mode', p, signal, () => {}) as Promise<ModeResult>,
-            keepMode as PageMode | undefined,
-            (code, message) => new RelayError(code as ErrorCode, message),
-          );
-        }
-        const tabId = await tabs.pageTab();
-        const started = Date.now();
-        // The thread JSON's moments, for the bench's trace: its last fetch's start and end in the page, and its arrival here.
-        const fetched: Trace | undefined = trace ? {} : undefined;
-        // comet_wait's thread JSON is fetched by the page the moment its wait sees the turn end (EarlyJson).
-        const early =
-          method === 'page.wait' && this.deps.answers
-            ? new EarlyJson(this.deps.answers.firstRequest(), (p, s, t) => pages.request(tabId, 'threads.fetch', p, s, () => {}, t), signal, trace !== undefined)
-            : undefined;
-        if (early) forward = { ...forward, jsonKey: early.key };
-        const fetch: TabFetch = async (path, query, headers) => {
-          const taken = await early?.take(path, query, headers);
-          if (taken) {
-            if (fetched && early?.trace) Object.assign(fetched, early.trace);
-            return taken;
-          }
-          return (await pages.request(tabId, 'threads.fetch', { path, query, headers }, signal, () => {}, fetched)) as { status: number; body: string };
-        };
-        const run = async (sent: Record<string, unknown> = forward) => {
-          const read = await pages.request(tabId, method, sent, signal, progress, trace);
-          early?.open();
-          return read;
-        };
-        try {
-          const pageCall = (m: string, p: Record<string, unknown>) => pages.request(tabId, m, p, signal, () => {});
-          const where = { tabId, url: pages.state(tabId)?.url };
-          const result =
-            this.deps.repairs && REPAIRABLE.has(method)
-              ? await this.deps.repairs.read(method, () => run(), pageCall, fetch, where)
-              : await run().catch((error: unknown) => this.askGone(tabId, String(forward.prompt ?? ''), started, error, signal));
-          if (modeNote) return { ...(result as object), modeNote };
-          if (method !== 'page.poll' && method !== 'page.wait') return result;
-          let read = result as PollResult | WaitResult;
-          // A page that shows no sign of the turn's state the set knows, and no JSON to ask: the miss, never a guess.
-          if (!this.deps.answers) {
-            if (read.unconfirmed) throw new RelayError('SELECTOR_MISS', `${read.unconfirmed}: the page shows no sign of this turn's state the selector set knows, and no thread JSON reader is there to ask`);
-            return result;
-          }
-          const maxLength = params.maxLength as number | undefined;
-          const deadline = started + ((params.timeoutMs as number | undefined) ?? 0);
-          for (;;) {
-            const turnIndex = 'lastTurnIndex' in read ? read.lastTurnIndex : read.turnIndex;
-            // The page said the turn finished (or could not tell): its thread JSON, fetched by the same tab, may hold the answer as written.
-            const { stillRunning, ...first } = await this.deps.answers.answer(read, turnIndex, maxLength, fetch);
-            let answered = first;
-            // A finished answer the page reads otherwise than its JSON: the reader may have found the wrong element (issue 24).
-            const again = !stillRunning && this.deps.repairs && (await this.deps.repairs.onDisagreement(read, answered, turnIndex, () => run(), pageCall, fetch, where));
-            if (again) {
-              const { stillRunning: _again, ...reread } = await this.deps.answers.answer(again as PollResult | WaitResult, turnIndex, maxLength, fetch);
-              answered = reread;
-            }
-            if (trace && fetched?.fetchEndAt !== undefined) Object.assign(trace, { fetchStartAt: fetched.fetchStartAt, fetchEndAt: fetched.fetchEndAt, jsonGotAt: fetched.workerGotAt });
-            // The JSON says the turn still runs where the page showed no sign: a wait waits on, for the time its caller gave.
-            const left = deadline - Date.now();
-            if (!stillRunning || method !== 'page.wait' || left < 100) {
-              return method === 'page.wait' ? { ...answered, elapsedMs: Date.now() - started } : answered;
-            }
-            throwIfCancelled(signal);
-            read = (await run({ ...forward, timeoutMs: left })) as WaitResult;
-          }
-        } finally {
-          // An early read nobody took is cancelled in the next task, once the answer is on its way to the caller.
-          if (early) setTimeout(() => early.end(), 0);
-        }
+        if (method !== 'page.ask' && method !== 'page.mode') return this.toPage(method, params, signal, progress, trace);
+        return this.modeTurn.run(signal, () => this.toPage(method, params, signal, progress, trace));
       }
+    }
+  }
+
+  /** A page method on the driven tab, with what the worker adds around it: the ask's mode, the JSON and the repairs of a read. */
+  private async toPage(method: string, params: Record<string, unknown>, signal: AbortSignal, progress: ProgressSink, trace?: Trace): Promise<unknown> {
+    const { tabs, pages } = this.deps;
+    let forward = params;
+    let modeNote = '';
+    if (method === 'page.ask') {
+      if (params.newChat) {
+        // A new chat leaves the conversation the tab shows: that happens here, after the
+        // approval (which says "in a new thread"), never before it. The page then types into
+        // the empty home page the navigation left, in the mode this session chose (the site opens it in Search).
+        // Never over the person's unsent draft: the new document would throw it away (review of 2026-12-04, #21).
+        // Asked again here: the person may have typed while the approval waited.
+        await this.refuseOverDraft(signal);
+        await tabs.navigate(PERPLEXITY_HOME, undefined, signal);
+        throwIfCancelled(signal);
+      }
+      // The session's mode is set again here, after the approval and right before the prompt goes, on the page it
+      // goes to: another session's mode switch while the approval waited is not the mode this prompt is sent in
+      // (review 2026-12-05, worker #5).
+      const { keepMode, ...rest } = params;
+      forward = { ...rest, newChat: false };
+      const here = await tabs.pageTab();
+      modeNote = await modeAgain(
+        (p) => pages.request(here, 'page.mode', p, signal, () => {}) as Promise<ModeResult>,
+        keepMode as PageMode | undefined,
+        (code, message) => new RelayError(code as ErrorCode, message),
+      );
+    }
+    const tabId = await tabs.pageTab();
+    const started = Date.now();
+    // The thread JSON's moments, for the bench's trace: its last fetch's start and end in the page, and its arrival here.
+    const fetched: Trace | undefined = trace ? {} : undefined;
+    // comet_wait's thread JSON is fetched by the page the moment its wait sees the turn end (EarlyJson).
+    const early =
+      method === 'page.wait' && this.deps.answers
+        ? new EarlyJson(this.deps.answers.firstRequest(), (p, s, t) => pages.request(tabId, 'threads.fetch', p, s, () => {}, t), signal, trace !== undefined)
+        : undefined;
+    if (early) forward = { ...forward, jsonKey: early.key };
+    const fetch: TabFetch = async (path, query, headers) => {
+      const taken = await early?.take(path, query, headers);
+      if (taken) {
+        if (fetched && early?.trace) Object.assign(fetched, early.trace);
+        return taken;
+      }
+      return (await pages.request(tabId, 'threads.fetch', { path, query, headers }, signal, () => {}, fetched)) as { status: number; body: string };
+    };
+    const run = async (sent: Record<string, unknown> = forward) => {
+      const read = await pages.request(tabId, method, sent, signal, progress, trace);
+      early?.open();
+      return read;
+    };
+    try {
+      const pageCall = (m: string, p: Record<string, unknown>) => pages.request(tabId, m, p, signal, () => {});
+      const where = { tabId, url: pages.state(tabId)?.url };
+      const result =
+        this.deps.repairs && REPAIRABLE.has(method)
+          ? await this.deps.repairs.read(method, () => run(), pageCall, fetch, where)
+          : await run().catch((error: unknown) => this.askGone(tabId, String(forward.prompt ?? ''), started, error, signal));
+      if (modeNote) return { ...(result as object), modeNote };
+      if (method !== 'page.poll' && method !== 'page.wait') return result;
+      let read = result as PollResult | WaitResult;
+      // A page that shows no sign of the turn's state the set knows, and no JSON to ask: the miss, never a guess.
+      if (!this.deps.answers) {
+        if (read.unconfirmed) throw new RelayError('SELECTOR_MISS', `${read.unconfirmed}: the page shows no sign of this turn's state the selector set knows, and no thread JSON reader is there to ask`);
+        return result;
+      }
+      const maxLength = params.maxLength as number | undefined;
+      const deadline = started + ((params.timeoutMs as number | undefined) ?? 0);
+      for (;;) {
+        const turnIndex = 'lastTurnIndex' in read ? read.lastTurnIndex : read.turnIndex;
+        // The page said the turn finished (or could not tell): its thread JSON, fetched by the same tab, may hold the answer as written.
+        const { stillRunning, ...first } = await this.deps.answers.answer(read, turnIndex, maxLength, fetch);
+        let answered = first;
+        // A finished answer the page reads otherwise than its JSON: the reader may have found the wrong element (issue 24).
+        const again = !stillRunning && this.deps.repairs && (await this.deps.repairs.onDisagreement(read, answered, turnIndex, () => run(), pageCall, fetch, where));
+        if (again) {
+          const { stillRunning: _again, ...reread } = await this.deps.answers.answer(again as PollResult | WaitResult, turnIndex, maxLength, fetch);
+          answered = reread;
+        }
+        if (trace && fetched?.fetchEndAt !== undefined) Object.assign(trace, { fetchStartAt: fetched.fetchStartAt, fetchEndAt: fetched.fetchEndAt, jsonGotAt: fetched.workerGotAt });
+        // The JSON says the turn still runs where the page showed no sign: a wait waits on, for the time its caller gave.
+        const left = deadline - Date.now();
+        if (!stillRunning || method !== 'page.wait' || left < 100) {
+          return method === 'page.wait' ? { ...answered, elapsedMs: Date.now() - started } : answered;
+        }
+        throwIfCancelled(signal);
+        read = (await run({ ...forward, timeoutMs: left })) as WaitResult;
+      }
+    } finally {
+      // An early read nobody took is cancelled in the next task, once the answer is on its way to the caller.
+      if (early) setTimeout(() => early.end(), 0);
     }
   }
 
