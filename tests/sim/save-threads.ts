@@ -6,22 +6,47 @@
  *   tests/fixtures/threads/{A|B}-{scenario}.html   and   .json
  *
  *   npm run sim:save-threads        (needs Chromium: CHROMIUM_PATH, /usr/bin/chromium or Playwright's)
+ *
+ * Each generation is saved with its default layout (site.ts `defaultLayout`, pinned so that
+ * COMET_SIM_LAYOUT does not change the fixtures): A the pre-capture `turn-2026-04`, B the captured
+ * `blocks-2026-08`. Each page's header names its layout and the day it was saved. Last regenerated
+ * 2026-12-05 (before that, both generations were saved on `turn-2026-04`).
  */
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { chromium, type Page } from 'playwright-core';
 import { routeSim } from './playwright';
-import { createSimSite, type Generation } from './site';
+import { createSimSite, defaultLayout, type Generation } from './site';
+import type { SimLayout } from './types';
 import { threadJson2026 } from '../../lib/selectors/thread-json';
 import { REQUIRED_HEADERS } from './json/thread-json';
 import { findChromium } from '../support/chromium';
 
 const OUT = fileURLToPath(new URL('../fixtures/threads/', import.meta.url));
 const ORIGIN = 'https://www.perplexity.ai';
+/** The day the fixtures are saved (UTC), written into each page's header. */
+const SAVED_ON = new Date().toISOString().slice(0, 10);
+
+/**
+ * The composer's stop control while a turn runs. Captured layouts: "Stop response" in the composer's
+ * box, in Submit's place (not the thread header's "Stop response (Esc)" hint, nor Dictation's "Stop
+ * dictation", which carries the same icon). `turn-2026-04`: "Stop" in the composer.
+ */
+function stopControl(page: Page, layout: SimLayout) {
+  return layout === 'turn-2026-04'
+    ? page.locator('[data-ask-input-container] button[aria-label="Stop"]')
+    : page.locator('[data-ask-input-container] button[aria-label^="Stop response"]');
+}
 
 /** Scenario → the page-script event that marks its checkpoint (window.__sim). */
-export const THREAD_FIXTURES: { scenario: string; until: string; mode?: 'research'; name?: string; afterwards?: (page: Page) => Promise<void> }[] = [
+export const THREAD_FIXTURES: {
+  scenario: string;
+  until: string;
+  mode?: 'research';
+  name?: string;
+  afterwards?: (page: Page, layout: SimLayout) => Promise<void>;
+}[] = [
   { scenario: 'computer-complete', until: 'answer-finished' },
   { scenario: 'computer-files', until: 'answer-finished' },
   { scenario: 'computer-question', until: 'waiting' },
@@ -40,9 +65,8 @@ export const THREAD_FIXTURES: { scenario: string; until: string; mode?: 'researc
     scenario: 'computer-long',
     until: 'step',
     name: 'computer-cancelled',
-    afterwards: async (page) => {
-      // The composer's stop control, whatever its label in this layout ("Stop", "Stop response").
-      await page.locator('button.stop-btn').click();
+    afterwards: async (page, layout) => {
+      await stopControl(page, layout).click();
       await page.waitForFunction(() => window.__sim.events.some((e) => e.type === 'stopped'));
     },
   },
@@ -66,15 +90,18 @@ async function threadJson(page: Page): Promise<string> {
 }
 
 async function chooseMode(page: Page, gen: Generation, mode: 'computer' | 'research'): Promise<void> {
+  // Generation B: two mode-toggle wrappers, each holding one button with aria-pressed and a visible name
+  // (Sep 2026 captures): first the mode menu's trigger (a Radix trigger: aria-expanded, no aria-haspopup),
+  // then the Computer toggle (no aria-label, icon #pplx-icon-custom-computer).
+  const wrappers = '[data-testid="ask-input-mode-toggle-width-wrapper"]';
   if (gen === 'B' && mode === 'computer') {
-    // The toggle as the Aug 2026 captures show it: `button[aria-pressed]` reading "Computer", no aria-label.
-    const toggle = page.locator('button[aria-pressed]', { hasText: 'Computer' });
+    const toggle = page.locator(`${wrappers} button[aria-pressed]:has(use[href="#pplx-icon-custom-computer"])`);
     if ((await toggle.getAttribute('aria-pressed')) !== 'true') await toggle.click();
     return;
   }
   if (gen === 'B') {
-    await page.locator('[data-testid="ask-input-mode-toggle-width-wrapper"] button[aria-haspopup="menu"]').click();
-    await page.locator('[role="menuitemradio"]', { hasText: 'Deep research' }).click();
+    await page.locator(`${wrappers} button[aria-expanded]`).click();
+    await page.locator('[role="menu"][data-state="open"] [role="menuitemradio"]', { hasText: 'Deep research' }).click();
     return;
   }
   await page.locator('#ask-input').click();
@@ -88,9 +115,9 @@ async function main(): Promise<void> {
   try {
     for (const gen of ['A', 'B'] as const) {
       for (const f of THREAD_FIXTURES) {
-        // The pre-capture layout for both generations: what tests/unit/thread-readers.test.ts reads with the
-        // generations' own sets (generation B's default is now the live layout of Aug–Oct 2026).
-        const site = createSimSite({ generation: gen, layout: 'turn-2026-04', speed: 4, seedThreads: false, longTaskMs: 60_000 });
+        // Each generation's default layout: A turn-2026-04, B blocks-2026-08 (the live layout of Aug–Oct 2026).
+        const layout = defaultLayout(gen);
+        const site = createSimSite({ generation: gen, layout, speed: 4, seedThreads: false, longTaskMs: 60_000 });
         const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
         await routeSim(context, site);
         const page = await context.newPage();
@@ -102,9 +129,9 @@ async function main(): Promise<void> {
         await page.keyboard.press('Enter');
         await page.waitForFunction((t) => window.__sim.events.some((e) => e.type === t), f.until, { timeout: 30_000 });
         await page.waitForTimeout(100);
-        await f.afterwards?.(page);
+        await f.afterwards?.(page, layout);
         const name = `${gen}-${f.name ?? f.scenario}`;
-        const header = `<!DOCTYPE html>\n<!-- simulated perplexity.ai, generation ${gen}: ${f.name ?? f.scenario} at its checkpoint. URL: ${new URL(page.url()).pathname}. Saved by tests/sim/save-threads.ts -->\n`;
+        const header = `<!DOCTYPE html>\n<!-- simulated perplexity.ai, generation ${gen}, layout ${layout}: ${f.name ?? f.scenario} at its checkpoint. URL: ${new URL(page.url()).pathname}. Saved ${SAVED_ON} by tests/sim/save-threads.ts -->\n`;
         fs.writeFileSync(path.join(OUT, `${name}.html`), `${header}${await dom(page)}\n`);
         const json = JSON.parse(await threadJson(page)) as unknown;
         fs.writeFileSync(path.join(OUT, `${name}.json`), `${JSON.stringify({ url: page.url(), savedAt: new Date().toISOString(), body: json }, null, 1)}\n`);

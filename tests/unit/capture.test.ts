@@ -6,7 +6,7 @@ import { captureDom, placeholderText, reduceUrl } from '../../lib/page/kits/capt
 import { indicators, proseCount, readTurnNow, statusOf } from '../../lib/page/answer/reader';
 import { turnsOf } from '../../lib/page/dom/turns';
 import { fromInlineCitations } from '../../lib/page/answer/sources';
-import { chooseSelectorSet, generationB, live2026 } from '../../lib/selectors';
+import { chooseSelectorSet, generationB, live2026, type SelectorSet } from '../../lib/selectors';
 import { fixtureHtml, loadHtml } from '../fixtures/reader/load';
 
 /**
@@ -16,9 +16,8 @@ import { fixtureHtml, loadHtml } from '../fixtures/reader/load';
  */
 const captures = join(import.meta.dirname, '../fixtures/captures');
 
-/** What the reader makes of the page now loaded in the test document. */
-function readPage() {
-  const set = generationB;
+/** What the reader makes of the page now loaded in the test document, with a given set (generation B's by default). */
+function readPage(set: SelectorSet = generationB) {
   const turns = turnsOf(document, set);
   const last = turns.at(-1) ?? null;
   const turn = last ? readTurnNow(last, turns.length - 1, set) : null;
@@ -113,12 +112,16 @@ describe('capture', () => {
       'beforeend',
       '<script>steal()</script><button onclick="steal()" aria-label="Submit">go</button><input value="secret draft"><textarea>my private draft</textarea>',
     );
-    const before = readPage();
-    expect(before).toMatchObject({ status: 'completed', turnCount: 1, responseLength: expect.any(Number) });
+    // The saved sim page is the captured layout blocks-2026-08 (since 2026-12-05): the live set's, which the page
+    // chooses and which reads it (the pre-capture generation B set takes the action row's playing read-aloud "Stop"
+    // decoy for the stop control there, and calls the finished turn working).
+    const set = live2026;
+    const before = readPage(set);
+    expect(before).toMatchObject({ set: set.name, status: 'completed', turnCount: 1, responseLength: expect.any(Number) });
     expect(before.responseLength).toBeGreaterThan(100);
     expect(before.citationHosts.length).toBeGreaterThanOrEqual(3);
-    const question = turnsOf(document, generationB)[0]?.querySelectorAll('.select-text')[0]?.textContent ?? '';
-    const capture = captureDom(document, generationB, { setName: 'gen-b-2026-10', setSource: 'built-in', capturedAt: '2026-12-01T00:00:00Z' });
+    const question = turnsOf(document, set)[0]?.querySelectorAll('.select-text')[0]?.textContent ?? '';
+    const capture = captureDom(document, set, { setName: set.name, setSource: 'built-in', capturedAt: '2026-12-01T00:00:00Z' });
     expect(capture.truncated).toBe(false);
     expect(capture.url).toMatch(/^https:\/\/www\.perplexity\.ai\/search\/[A-Za-z-]+$/);
     for (const gone of ['steal()', 'onclick', 'secret draft', 'my private draft', question.slice(0, 20), before.response.slice(0, 40), 'reuters.com/markets']) {
@@ -126,7 +129,7 @@ describe('capture', () => {
     }
     expect(capture.html).toContain('aria-label="Submit"');
     loadHtml(capture.html, 'https://www.perplexity.ai/search/x');
-    const after = readPage();
+    const after = readPage(set);
     expect({ ...after, response: undefined }).toEqual({ ...before, response: undefined });
   });
 

@@ -25,20 +25,30 @@ const SETS: [string, SelectorSet][] = [
 describe.each(SETS)('interactions, generation %s', (gen, set) => {
   const load = (name: string) => loadFixture(`${gen}-${name}.html`, 'https://www.perplexity.ai/computer/tasks/8c0d3f4e-task', 'pages');
 
+  // The sim's boxes carry their follow-up's id (`data-followup-uuid`, saved since 2026-12-05): the reader takes it.
+  // Without it, the reader makes a stable id of the turn, the kind and the text.
+  const boxId = () => document.querySelector('.task-interaction')?.getAttribute('data-followup-uuid');
+  const dropBoxId = () => document.querySelector('.task-interaction')?.removeAttribute('data-followup-uuid');
+
   it('reads a pending question: text, suggested answers, a stable id', () => {
     load('task-question');
     const [q, ...rest] = readInteractions(document, set);
     expect(rest).toEqual([]);
     expect(q).toMatchObject({ type: 'ask_user_question', text: 'Which city should I plan this for?', options: ['Paris', 'Lyon', 'Marseille'] });
-    expect(q?.id).toMatch(/^t0-ask_user_question-[0-9a-f]{8}$/);
-    expect(readInteractions(document, set)[0]?.id).toBe(q?.id);
+    expect(boxId()).toMatch(/^[0-9a-f-]{36}-interaction$/);
+    expect(q?.id).toBe(boxId());
+    dropBoxId();
+    const derived = readInteractions(document, set)[0]?.id;
+    expect(derived).toMatch(/^t0-ask_user_question-[0-9a-f]{8}$/);
+    expect(readInteractions(document, set)[0]?.id).toBe(derived);
   });
 
   it('reads a pending confirmation without options', () => {
     load('task-confirm');
-    expect(readInteractions(document, set)).toEqual([
-      { type: 'confirm_action', id: expect.stringMatching(/^t0-confirm_action-/), text: 'Book the table at Chez Nous for 2 on Friday 19:30?' },
-    ]);
+    const text = 'Book the table at Chez Nous for 2 on Friday 19:30?';
+    expect(readInteractions(document, set)).toEqual([{ type: 'confirm_action', id: boxId(), text }]);
+    dropBoxId();
+    expect(readInteractions(document, set)).toEqual([{ type: 'confirm_action', id: expect.stringMatching(/^t0-confirm_action-/), text }]);
   });
 
   it('sees nothing once the question was answered, or on an ordinary answer', () => {

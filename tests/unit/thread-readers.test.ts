@@ -23,9 +23,12 @@ function fromPage(name: string): ThreadReading {
   const html = readFileSync(join(dir, `${name}.html`), 'utf8');
   const path = /URL: (\S+?)\.? /.exec(html)?.[1] ?? '/';
   loadHtml(html, new URL(path, 'https://www.perplexity.ai').href);
-  // The saved fixtures are pages of the sim's pre-capture layout, read with that layout's sets: a tie on a
-  // task page goes to the live site's set, which does not know that layout's steps block.
-  const ctx = createPageDriver(window, new SelectorCatalog([generationB, generationA])).context();
+  // Generation A's fixtures are pages of the sim's pre-capture layout (turn-2026-04), read with that layout's
+  // sets: a tie on a task page would go to the live site's set, which does not know that layout's steps block.
+  // Generation B's are the captured layout blocks-2026-08 (since 2026-12-05): the built-in catalog, whose live
+  // set reads that layout (the pre-capture generationB set does not tell its finished turns from running ones).
+  const catalog = name.startsWith('A-') ? new SelectorCatalog([generationB, generationA]) : new SelectorCatalog();
+  const ctx = createPageDriver(window, catalog).context();
   return readThreadDom(ctx, threadPage2026, { threadId: path.split('/').pop() ?? '', stopped: () => false });
 }
 
@@ -156,7 +159,8 @@ describe.runIf(have).each(['A', 'B'] as const)('thread readers on generation %s'
   it('insufficient credits with the billing URL and the quota reset date; access denied', () => {
     for (const cp of checkpoints(`${g}-computer-credits`)) {
       expect(cp.event, cp.source).toBe('insufficient_credits');
-      expect(cp.account, cp.source).toMatchObject({ reason: 'quota_exhausted', billingUrl: 'https://www.perplexity.ai/account/usage' });
+      // The sim's credits block names spending_limit_exceeded since 2026-12-05 (NOTES §B: pplx-tools found no other).
+      expect(cp.account, cp.source).toMatchObject({ reason: 'spending_limit_exceeded', billingUrl: 'https://www.perplexity.ai/account/usage' });
       expect(cp.account?.quotaResetDate, cp.source).toMatch(/^\d{4}-\d\d-01T00:00:00Z$/);
     }
     for (const cp of checkpoints(`${g}-computer-denied`)) {

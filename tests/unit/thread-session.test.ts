@@ -104,8 +104,10 @@ describe('asking the thread JSON', () => {
 
 describe('a reply by the JSON\'s id to a prompt the page knows by another', () => {
   it('records the id the caller used as answered, so JSON still listing it is not taken as current', async () => {
-    const PAGE_ID = 'c7f5d80c-834d-42c5-9d6f-33084edb22e5';
     const { session, driver, saved } = setup('B-computer-confirm', []);
+    // The prompt's id as the saved page and JSON both give it (new with each regeneration of the fixtures).
+    const PAGE_ID = document.querySelector('[data-followup-uuid]')?.getAttribute('data-followup-uuid') ?? '';
+    expect(JSON.stringify(saved)).toContain(PAGE_ID);
     const jsonBody = JSON.stringify(saved).replaceAll(PAGE_ID, 'J-1');
     Object.defineProperty(window, 'fetch', { value: async () => ({ status: 200, text: async () => jsonBody }) as Response, configurable: true });
     const box = document.querySelector(`[data-followup-uuid="${PAGE_ID}"]`) as HTMLElement;
@@ -321,8 +323,11 @@ describe('thread readers added as files (data packs) are used at once', () => {
   it("the page script's applier puts an added page reader to use for what comet_wait and the panel read", () => {
     loadFixture('B-task-confirm.html', 'https://www.perplexity.ai/computer/tasks/8c0d3f4e-task', 'pages');
     const box = document.querySelector('.task-interaction') as HTMLElement;
+    // The sim's confirmation box carries its follow-up's id (data-followup-uuid), which the built-in reader takes.
+    const builtIn = box.getAttribute('data-followup-uuid');
+    expect(builtIn).toMatch(/-interaction$/);
     box.setAttribute('data-prompt-id', 'confirm-42');
-    expect(readInteractions(document, generationB)[0]?.id).toMatch(/^t0-confirm_action-/);
+    expect(readInteractions(document, generationB)[0]?.id).toBe(builtIn);
     const apply = readerApplier(threadReaders, THREAD_PAGE_READER_KIND);
     try {
       apply([{ kind: THREAD_PAGE_READER_KIND, name: 'thread-page-2027-01', source: '/h/p.json', item: { ...threadPage2026, name: 'thread-page-2027-01', boxId: ['data-prompt-id'] } }]);
@@ -330,6 +335,6 @@ describe('thread readers added as files (data packs) are used at once', () => {
     } finally {
       apply([]);
     }
-    expect(readInteractions(document, generationB)[0]?.id).toMatch(/^t0-confirm_action-/);
+    expect(readInteractions(document, generationB)[0]?.id).toBe(builtIn);
   });
 });
