@@ -52,6 +52,15 @@ describe.runIf(have).each(['A', 'B'] as const)('simulated site, generation %s', 
     expect(p.steps.some((s) => /^(Finished|Working)/.test(s))).toBe(false);
   });
 
+  it('a task waiting on the person before any answer: its steps and the current step from the header that stands after the question', async () => {
+    // No answer block yet: the steps' header (a folding control reading the current step) is the only one above it.
+    for (const page of ['task-question', 'task-confirm']) {
+      const p = await load(`${g}-${page}.html`).poll();
+      expect(p.steps.length, page).toBe(4);
+      expect(p.currentStep, page).toBe(p.steps.at(-1));
+    }
+  });
+
   it('keyword answer and the Expand pane rect button leave a finished turn completed', async () => {
     const d = load(`${g}-thread-keywords.html`);
     expect(document.querySelector('button[aria-label="Expand pane"] rect')).not.toBeNull();

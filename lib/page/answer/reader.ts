@@ -235,8 +235,9 @@ export interface StepsState {
  * *before* the answer's prose (Sep 2026 puts it inside the answer block, above the prose: captures
  * `search-thread-one-turn-…-2026-09-26.html`, `thread-page-main-excerpt-…-2026-09-27.html`). Related questions and
  * footers come after the answer: a button there reading "Completed 3 …" is no header (#24 of the 2026-12-02 review).
- * Failing that, a folding control (`stepsToggle`) inside the answer block above its prose, where those captures have
- * the header's button: while the agent works it reads the current step, which no pattern can know.
+ * Failing that, a folding control (`stepsToggle`) in the same place, outside the question and above the prose (those
+ * captures have the header's button there, the only one): while the agent works it reads the current step, which no
+ * pattern can know, and before the answer's block is drawn it may stand on its own after the question.
  */
 function stepsHeadOf(turn: Turn, set: SelectorSet): Element | undefined {
   const header = new RegExp(set.stepsHeaderPattern, 'i');
@@ -248,7 +249,7 @@ function stepsHeadOf(turn: Turn, set: SelectorSet): Element | undefined {
       !closest(el, set.prose) &&
       !turn.question?.contains(el) &&
       (!before || before.compareDocumentPosition(el) & 2 || (!prose && answer?.contains(el))) &&
-      (header.test(cleanText(el)) || (answer?.contains(el) && matches(el, set.stepsToggle))),
+      (header.test(cleanText(el)) || matches(el, set.stepsToggle)),
   );
 }
 
