@@ -224,7 +224,7 @@ export function createPageDriver(win: Window, catalog: SelectorCatalog = new Sel
           waitForAnswer(
           watcher,
           async (turnIndex, maxLength) => {
-            const t = await readTurn(readCtx(), turnIndex, maxLength === undefined ? {} : { maxLength });
+            const t = await readTurn(readCtx(), turnIndex, { maxLength });
             return (
               t && {
                 response: t.response,

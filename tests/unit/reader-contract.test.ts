@@ -230,7 +230,8 @@ describe('content-script weight', () => {
     // streams together gone with it: 19,044; a stop whose control stayed drops its mark (review 2026-12-05, page #2),
     // a tap record's body set plainly: 19,051. The steps read from the box around their header rather than a guessed
     // container (sim review #1), paid for by selector candidates nothing has shown (no capture, report or sim page): 19,054;
-    // the header found before the answer's block is drawn too: 19,051.
+    // the header found before the answer's block is drawn too: 19,051; an answer block holding only its steps is no
+    // answer text: 19,050.
     expect(gzip(out)).toBeLessThan(19_060);
     // The words travel, they are not carried: none of the other languages' words is in the page script.
     // esbuild writes them as ASCII escapes (`Arr\xEAter`), read back here.
@@ -264,7 +265,8 @@ describe('content-script weight', () => {
     // to its ask's own stream, every hello stopped for the whole load: 19,057 + 939 = 19,996; a terminate's moment: 19,998; the tap's "ready": 19,047 + 938 = 19,985; the first terminate kept: 19,990; the page gets the browser's promise
     // followed (its unhandled rejections stay unhandled) and a tab with no reader keeps only its newest ended stream:
     // 19,044 + 946 = 19,990; a stop that did not take drops its mark: 19,051 + 946 = 19,997; the steps' box found
-    // from their header: 19,054 + 946 = 20,000; also before the answer's block is drawn: 19,051 + 946 = 19,997.
+    // from their header: 19,054 + 946 = 20,000; also before the answer's block is drawn: 19,051 + 946 = 19,997; steps never read as the answer:
+    // 19,050 + 946 = 19,996.
     const [page, tap] = await Promise.all([bundle('../../entrypoints/perplexity.content.ts'), bundle('../../entrypoints/perplexity-tap.content.ts')]);
     expect(gzip(page) + gzip(tap)).toBeLessThanOrEqual(20_000);
   });

@@ -252,6 +252,18 @@ describe('liveness from the right signals', () => {
     expect(toggle.getAttribute('aria-expanded')).toBe('false');
   });
 
+  it("an answer block holding only its steps (the prose not come yet) has no answer text: the steps are not read as one", () => {
+    loadHtml(
+      page(
+        `${question(0, 'q')}<div data-workflow-final-text=""><div data-workflow-items="populated"><div dir="auto"><div><div>` +
+          `<button type="button" aria-expanded="true"><span>Searching the web</span></button></div><div><div>Preparing</div><div>Searching the web</div></div></div></div></div></div>`,
+        stop,
+      ),
+    );
+    const last = turnsOf(document, live2026).at(-1);
+    expect(last && readTurnNow(last, 0, live2026)).toMatchObject({ response: '', hasAnswer: false, steps: ['Preparing', 'Searching the web'] });
+  });
+
   it('a folding control after the prose or in the question is no steps header, and the box never takes the prose', () => {
     const showMore = '<button type="button" aria-expanded="false">Show more</button>';
     loadHtml(

@@ -179,7 +179,8 @@ describe.runIf(have).each(['A', 'B'] as const)('thread readers on generation %s'
       expect(cp.interactions[0]?.expiresAt, cp.source).toMatch(/^\d{4}-/);
     }
     // Before any answer, the page's steps (under a header standing after the question) and the JSON's agree.
-    const [page, json] = [fromPage(`${g}-research-clarify`), fromJson(`${g}-research-clarify`)].map((r) => r.turns.at(-1)?.steps ?? []);
+    const page = fromPage(`${g}-research-clarify`).turns.at(-1)?.steps ?? [];
+    const json = fromJson(`${g}-research-clarify`).turns.at(-1)?.steps ?? [];
     expect(page.length).toBeGreaterThan(0);
     expect(page).toEqual(json);
   });

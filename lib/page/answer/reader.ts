@@ -76,13 +76,17 @@ export function answersOf(turn: Turn): Element[] {
   return withText.length > 0 ? withText : [...turn.answers];
 }
 
-/** Answer roots of a turn: outermost prose inside the answer container, so nesting counts once. */
+/**
+ * Answer roots of a turn: outermost prose inside the answer container, so nesting counts once. With no prose, the
+ * answer blocks themselves, but never one holding a folding control: on the Sep 2026 layout that is the steps' header
+ * in an answer block whose prose has not come yet (or a finished one's action row), no answer text.
+ */
 function proseRoots(turn: Turn, set: SelectorSet): Element[] {
   const answers = answersOf(turn);
   const scope: (Element | Turn)[] = answers.length > 0 ? answers : [turn];
   const prose = outermost(scope.flatMap((a) => all(a, set.prose))).filter((p) => !closest(p, set.userBubble));
   if (prose.length > 0) return prose;
-  return answers;
+  return answers.filter((a) => !first(a, set.stepsToggle));
 }
 
 /**
