@@ -154,14 +154,17 @@ describe('library.thread', () => {
     expect(await exportThread(feb?.slug ?? '', siteFetch(lib), readers)).toEqual(t);
   });
 
+  /** A library thread's entries as the sim serves them to a request with `query` added. */
+  const entriesOf = (lib: SimLibrary, slug: string | undefined, query: string) => {
+    const url = new URL(`/rest/thread/${slug}?version=2.18&source=default${query}`, ORIGIN);
+    const res = lib.handle('GET', url, { method: 'GET', url: url.href, headers: libraryJson2026.headers });
+    return (JSON.parse(String(res?.body)) as { entries: Record<string, unknown>[] }).entries;
+  };
+
   it('serves entries[].text only to a request without with_schematized_response=true (NOTES §B; review 2026-12-05, sim #10)', () => {
     const lib = new SimLibrary().seed({ threads: 6 });
     const feb = lib.threads.find((x) => x.shape === 'text-2026-02');
-    const entries = (query: string) => {
-      const url = new URL(`/rest/thread/${feb?.slug}?version=2.18&source=default${query}`, ORIGIN);
-      const res = lib.handle('GET', url, { method: 'GET', url: url.href, headers: libraryJson2026.headers });
-      return (JSON.parse(String(res?.body)) as { entries: Record<string, unknown>[] }).entries;
-    };
+    const entries = (query: string) => entriesOf(lib, feb?.slug, query);
     const structured = entries('&with_schematized_response=true');
     expect(structured.length).toBeGreaterThan(0);
     expect(structured.every((e) => !('text' in e) && Array.isArray(e.blocks))).toBe(true);
@@ -172,11 +175,7 @@ describe('library.thread', () => {
   it('gives an Aug 2026 thread asked without the flag entries with no blocks at all (NOTES §B: "requested bare")', () => {
     const lib = new SimLibrary().seed({ threads: 6 });
     const aug = lib.threads.find((x) => x.shape === 'blocks-2026-08');
-    const entries = (query: string) => {
-      const url = new URL(`/rest/thread/${aug?.slug}?version=2.18&source=default${query}`, ORIGIN);
-      const res = lib.handle('GET', url, { method: 'GET', url: url.href, headers: libraryJson2026.headers });
-      return (JSON.parse(String(res?.body)) as { entries: Record<string, unknown>[] }).entries;
-    };
+    const entries = (query: string) => entriesOf(lib, aug?.slug, query);
     expect(entries('&with_schematized_response=true').every((e) => Array.isArray(e.blocks))).toBe(true);
     const bare = entries('');
     expect(bare.length).toBeGreaterThan(0);
