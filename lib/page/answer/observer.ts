@@ -448,14 +448,14 @@ function notYourQuestion(turnIndex: number, shown: string, url: string): RelayEr
   );
 }
 
+/** What a wait reads of its finished turn (the rest of its outcome comes from the watcher); null: no such turn. */
+type TurnBody = Omit<WaitOutcome, 'status' | 'elapsedMs' | 'url' | 'hasStopButton' | 'currentStep'>;
+
 /**
  * Resolves as soon as a turn created after `afterTurn` finishes (not the previous), from mutation
  * events rather than a polling loop (no settling delay). Timers: one deadline, one stall timer
  * re-armed on change; both cleared, and the observer released, however the wait ends.
  */
-/** What a wait reads of its finished turn (the rest of its outcome comes from the watcher); null: no such turn. */
-type TurnBody = Omit<WaitOutcome, 'status' | 'elapsedMs' | 'url' | 'hasStopButton' | 'currentStep'>;
-
 export function waitForAnswer(
   watcher: PageWatcher,
   read: (turnIndex: number, maxLength?: number) => Promise<TurnBody | null>,
