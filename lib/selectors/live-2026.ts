@@ -60,6 +60,8 @@ export const live2026: SelectorSet = {
   // Sep 2026: `group/step-header` (French page, 2026-09-27), a folding button above the prose (2026-09-26);
   // February: a plain button before the answer. Only one before the answer's prose counts (reader.ts).
   stepsHeader: ['[class~="group/step-header"]', 'button[aria-expanded]', 'button'],
+  // The header folds its rows: a button that opens a menu or a dialog (Share, More actions, Export) is no fold.
+  stepsToggle: ['button[aria-expanded]:not([aria-haspopup])'],
   // "Researched", "Researched 4s", "Recherche terminée" (Sep 2026): done, with no count.
   stepsHeaderPattern: `^\\s*(?:${DONE}|{stepsStopped}|{stepsWorking})`,
   stepsFinishedPattern: `^\\s*(?:${DONE})`,

@@ -227,3 +227,70 @@ describe.skipIf(!present)(title, () => {
     });
   });
 });
+
+/**
+ * Folding controls on the captures that are not the steps' header (review 2026-12-05 of the day's steps change, #2–#5
+ * and #7): the reader never takes them for one, never reads their content as steps, and a read clicks nothing.
+ */
+describe.skipIf(!present)(`${title}: folds that are not steps`, () => {
+  const FR = 'thread-page-main-excerpt-AI-conversations-in-json-2026-09-27.html';
+  const EN = 'search-thread-one-turn-Perplexity-Comet-MCP-jcalderonzumba-2026-09-26.html';
+  const SEVERAL = 'search-thread-several-turns-Perplexity-Comet-MCP-jcalderonzumba-2026-09-26.html';
+  const REPORT = 'deep-research-thread-page-obsidian-AI-exporter-2026-02-27.html';
+  afterEach(() => {
+    document.body.innerHTML = '';
+  });
+  /** Counts clicks on every button of the page. */
+  const clicksOn = () => {
+    const clicked: string[] = [];
+    for (const b of document.querySelectorAll('button')) b.addEventListener('click', () => clicked.push(squash(b.getAttribute('aria-label') ?? b.textContent ?? '')));
+    return clicked;
+  };
+  const lastTurn = () => turnsOf(document, live2026).at(-1) as NonNullable<ReturnType<typeof turnsOf>[number]>;
+
+  it('a turn whose answer block is not drawn yet: the context pane’s Sources fold is no header; nothing is clicked', async () => {
+    load(FR);
+    document.querySelector('[data-workflow-final-text]')?.remove();
+    const clicked = clicksOn();
+    const poll = await createPageDriver(window).poll();
+    expect(poll.steps).toEqual([]);
+    expect(readTurnNow(lastTurn(), 0, live2026).stepsHeader).toBeUndefined();
+    expect(clicked).toEqual([]);
+  });
+
+  it('an answer block with neither prose nor header: Share (a dialog) and More actions (a menu) are no header, and a wait’s read clicks neither', async () => {
+    load(EN);
+    const answer = document.querySelector('[data-workflow-final-text]') as Element;
+    for (const p of answer.querySelectorAll('.prose')) p.remove();
+    for (const b of answer.querySelectorAll('button[aria-expanded]')) if (/Researched/.test(b.textContent ?? '')) b.remove();
+    const clicked = clicksOn();
+    const { readTurn } = await import('../../lib/page/answer/reader');
+    const read = await readTurn(createPageDriver(window).context(), -1);
+    expect(read?.stepsHeader).toBeUndefined();
+    expect(clicked).toEqual([]);
+  });
+
+  it('a finished turn’s folded header is read, and never clicked open', async () => {
+    load(EN);
+    const clicked = clicksOn();
+    const { readTurn } = await import('../../lib/page/answer/reader');
+    const read = await readTurn(createPageDriver(window).context(), -1);
+    expect(read?.stepsFinished).toBe(true);
+    expect(clicked).toEqual([]);
+  });
+
+  it('February’s report card: its Export menu is no header when the real header reads words no pattern knows', () => {
+    load(REPORT);
+    const header = [...document.querySelectorAll('button')].find((b) => /steps completed/.test(b.textContent ?? ''));
+    if (header) header.textContent = 'Recherche en cours…';
+    const state = readTurnNow(lastTurn(), 0, live2026);
+    expect(state.stepsHeader ?? '').not.toMatch(/Export/);
+    expect(state.steps).toEqual([]);
+  });
+
+  it('no prose class on the page (a repaint): the answer is never read as steps', () => {
+    load(SEVERAL);
+    for (const p of document.querySelectorAll('.prose')) p.classList.remove('prose');
+    expect(readTurnNow(lastTurn(), 0, live2026).steps).toEqual([]);
+  });
+});

@@ -178,11 +178,12 @@ describe.runIf(have).each(['A', 'B'] as const)('thread readers on generation %s'
       expect(audience?.text, cp.source).toBe('Who is the report for?');
       expect(cp.interactions[0]?.expiresAt, cp.source).toMatch(/^\d{4}-/);
     }
-    // Before any answer, the page's steps (under a header standing after the question) and the JSON's agree.
+    // Before any answer: the JSON has the steps; the page gives the same (A, whose set marks the box) or none (B: its
+    // header stands outside any answer block, where the live set takes no fold for one), never other text.
     const page = fromPage(`${g}-research-clarify`).turns.at(-1)?.steps ?? [];
     const json = fromJson(`${g}-research-clarify`).turns.at(-1)?.steps ?? [];
-    expect(page.length).toBeGreaterThan(0);
-    expect(page).toEqual(json);
+    expect(json.length).toBeGreaterThan(0);
+    expect(page).toEqual(g === 'A' ? json : []);
   });
 });
 

@@ -76,17 +76,13 @@ export function answersOf(turn: Turn): Element[] {
   return withText.length > 0 ? withText : [...turn.answers];
 }
 
-/**
- * Answer roots of a turn: outermost prose inside the answer container, so nesting counts once. With no prose, the
- * answer blocks themselves, but never one holding a folding control: on the Sep 2026 layout that is the steps' header
- * in an answer block whose prose has not come yet (or a finished one's action row), no answer text.
- */
+/** Answer roots of a turn: outermost prose inside the answer container, so nesting counts once. */
 function proseRoots(turn: Turn, set: SelectorSet): Element[] {
   const answers = answersOf(turn);
   const scope: (Element | Turn)[] = answers.length > 0 ? answers : [turn];
   const prose = outermost(scope.flatMap((a) => all(a, set.prose))).filter((p) => !closest(p, set.userBubble));
   if (prose.length > 0) return prose;
-  return answers.filter((a) => !first(a, set.stepsToggle));
+  return answers;
 }
 
 /**
@@ -103,9 +99,11 @@ function stepsBlockOf(turn: Turn, set: SelectorSet): { block: Element; head?: El
   }
   const head = stepsHeadOf(turn, set);
   if (!head) return null;
-  const fences = [proseRoots(turn, set)[0], turn.question];
+  const prose = proseRoots(turn, set)[0];
+  // No prose found (the answer block itself stands for it): the header alone, never the answer read as steps.
+  if (prose?.contains(head)) return { block: head, head };
   let block = head;
-  while (block.parentElement && !turn.blocks.includes(block) && !fences.some((f) => f && block.parentElement?.contains(f))) block = block.parentElement;
+  for (let up = head.parentElement; up && !turn.blocks.includes(block) && !up.contains(prose ?? null) && !up.contains(turn.question); up = up.parentElement) block = up;
   return { block, head };
 }
 
@@ -238,9 +236,10 @@ export interface StepsState {
  * *before* the answer's prose (Sep 2026 puts it inside the answer block, above the prose: captures
  * `search-thread-one-turn-…-2026-09-26.html`, `thread-page-main-excerpt-…-2026-09-27.html`). Related questions and
  * footers come after the answer: a button there reading "Completed 3 …" is no header (#24 of the 2026-12-02 review).
- * Failing that, a folding control (`stepsToggle`) in the same place, outside the question and above the prose (those
- * captures have the header's button there, the only one): while the agent works it reads the current step, which no
- * pattern can know, and before the answer's block is drawn it may stand on its own after the question.
+ * Failing that, a folding control (`stepsToggle`) inside the answer block above its prose, where those captures have
+ * the header's button, the only one there: while the agent works it reads the current step, which no pattern can
+ * know. Nowhere else: a turn's other blocks hold folds that are not steps (the French capture's Sources pane, the
+ * February report card's Export menu; review 2026-12-05, today #2 and #4).
  */
 function stepsHeadOf(turn: Turn, set: SelectorSet): Element | undefined {
   const header = new RegExp(set.stepsHeaderPattern, 'i');
@@ -252,7 +251,7 @@ function stepsHeadOf(turn: Turn, set: SelectorSet): Element | undefined {
       !closest(el, set.prose) &&
       !turn.question?.contains(el) &&
       (!before || before.compareDocumentPosition(el) & 2 || (!prose && answer?.contains(el))) &&
-      (header.test(cleanText(el)) || matches(el, set.stepsToggle)),
+      (header.test(cleanText(el)) || Boolean(answer?.contains(el) && matches(el, set.stepsToggle))),
   );
 }
 
@@ -402,22 +401,20 @@ export async function readTurn(ctx: PageContext, index = -1, opts: TurnReadOptio
 }
 
 /**
- * Toggles that unfolded no rows into their block: not clicked again (no capture shows the rows unfolded, so a page
- * may draw them elsewhere, and every read would wait for them).
+ * Unfolds a folded steps block, reads its rows, folds it back: only a block the set marks. A box found from its
+ * header is never clicked (no capture shows where its rows unfold, and a click on the person's page takes focus from
+ * the composer and may open what is not the rows; review 2026-12-05, today #3 and #5): its turn's steps come from the
+ * ask stream, the thread JSON, or what the page showed while they were unfolded.
  */
-const unfoldedNothing = new WeakSet<Element>();
-
-/** Unfolds a folded steps block, reads its rows, folds it back. */
 async function readStepsUnfolded(ctx: PageContext, turn: Turn, timeoutMs: number): Promise<string[]> {
-  const block = stepsBlockOf(turn, ctx.set)?.block;
-  const toggle = block ? first(block, ctx.set.stepsToggle) : null;
-  if (toggle?.getAttribute('aria-expanded') !== 'false' || unfoldedNothing.has(toggle)) return [];
+  const found = stepsBlockOf(turn, ctx.set);
+  const toggle = found && !found.head ? first(found.block, ctx.set.stepsToggle) : null;
+  if (toggle?.getAttribute('aria-expanded') !== 'false') return [];
   pointerClick(toggle);
   const steps = await ctx.waitFor(() => {
     const read = readSteps(turn, ctx.set).steps;
     return read.length > 0 ? read : null;
   }, Math.min(timeoutMs, 1000));
-  if (!steps) unfoldedNothing.add(toggle);
   // Folded back as it was (the same control: React keeps it; one drawn anew is the page's own state).
   if (toggle.isConnected && toggle.getAttribute('aria-expanded') === 'true') pointerClick(toggle);
   return steps ?? [];
