@@ -1,16 +1,25 @@
 import { RelayError } from '../../protocol/errors';
 
+/** How often a caller waiting for the turn is told so; each note lets its call take `WAIT_NOTE_HOLD_MS` longer. */
+const WAIT_NOTE_EVERY_MS = 20_000;
+export const WAIT_NOTE_HOLD_MS = 60_000;
+
 /**
  * The driven tab's mode and the prompt sent in it go together. An ask holds the turn from setting its session's mode
  * again until the page took the prompt (it may wait there behind an answer still being written); a mode switch waits
  * for it. Without this, another session's switch in between decided the mode the prompt went in, and the reply said
- * the session's own mode had been set (review 2026-12-05, worker #5). The person's own clicks on the page are theirs.
+ * the session's own mode had been set (review 2026-12-05, worker #5). Reading the mode changes nothing and never
+ * waits; the person's own clicks on the page are theirs.
  */
 export class ModeTurn {
   private last: Promise<void> = Promise.resolve();
+  private holders = 0;
 
-  /** Runs `fn` when every earlier holder is done; a caller cancelled while it waits leaves the line and runs nothing. */
-  async run<T>(signal: AbortSignal, fn: () => Promise<T>): Promise<T> {
+  /**
+   * Runs `fn` when every earlier holder is done. While it waits, `waiting` is called at once and every 20 s (the
+   * caller says so, and its deadline moves); a caller cancelled while it waits leaves the line and runs nothing.
+   */
+  async run<T>(signal: AbortSignal, waiting: () => void, fn: () => Promise<T>): Promise<T> {
     const before = this.last;
     let release!: () => void;
     const mine = new Promise<void>((resolve) => {
@@ -18,10 +27,17 @@ export class ModeTurn {
     });
     // The next holder waits for this one and for every one before it, even if this one leaves the line early.
     this.last = Promise.all([before, mine]).then(() => undefined);
+    const busy = this.holders > 0;
+    this.holders++;
+    const notes = busy ? setInterval(waiting, WAIT_NOTE_EVERY_MS) : undefined;
     try {
+      if (busy) waiting();
       await untilDoneOrCancelled(before, signal);
+      clearInterval(notes);
       return await fn();
     } finally {
+      clearInterval(notes);
+      this.holders--;
       release();
     }
   }
@@ -39,4 +55,5 @@ function untilDoneOrCancelled(turn: Promise<void>, signal: AbortSignal): Promise
   });
 }
 
-const cancelled = () => new RelayError('CANCELLED', 'The call was cancelled while it waited for another session’s prompt to be sent in its own mode.');
+const cancelled = () =>
+  new RelayError('CANCELLED', 'The call was cancelled while it waited for another prompt on this tab to be sent in its own mode; nothing was changed.');

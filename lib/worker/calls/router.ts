@@ -17,7 +17,7 @@ import type { TabService } from './tabs';
 import { type ModeResult, modeAgain, type PageMode, type PollResult, type WaitResult } from '../../protocol/page/page-methods';
 import { EarlyJson, type JsonAnswers, type TabFetch } from '../threads/json-answer';
 import type { ThreadCalls } from '../threads/thread-calls';
-import { ModeTurn } from './mode-turn';
+import { ModeTurn, WAIT_NOTE_HOLD_MS } from './mode-turn';
 import { REPAIRABLE, type Repairs } from './repairs';
 
 /**
@@ -191,8 +191,15 @@ export class Router {
         return this.pageContent(request, params.maxLength as number, signal, progress, trusted, trace);
       default: {
         if (this.deps.threads?.handles(method)) return this.deps.threads.call(method, params, signal, progress, trace, trusted);
-        if (method !== 'page.ask' && method !== 'page.mode') return this.toPage(method, params, signal, progress, trace);
-        return this.modeTurn.run(signal, () => this.toPage(method, params, signal, progress, trace));
+        // A prompt and a mode switch take the mode's turn (mode-turn.ts); a read of the mode changes nothing and goes at once.
+        if (method !== 'page.ask' && (method !== 'page.mode' || params.mode === undefined)) return this.toPage(method, params, signal, progress, trace);
+        const what = method === 'page.ask' ? 'this prompt' : 'this mode switch';
+        const waiting = () => progress(`Another prompt is being sent in this tab in its own mode; ${what} follows it.`, WAIT_NOTE_HOLD_MS);
+        return this.modeTurn.run(signal, waiting, async () => {
+          // The approval named a tab and a conversation: still those after the wait, or nothing is sent (worker #2).
+          if (approved) await this.stillApproved(approved);
+          return this.toPage(method, params, signal, progress, trace);
+        });
       }
     }
   }

@@ -307,7 +307,9 @@ export class PanelService {
         this.mode.switchStarted(mode);
         this.push();
         try {
-          const result = await deps.router().local('page.mode', { mode });
+          // Bounded: behind another session's prompt it may wait its turn (mode-turn.ts), and a page that never
+          // answers must not hold the turn, nor the panel's switch, for ever.
+          const result = await deps.router().local('page.mode', { mode }, AbortSignal.timeout(PANEL_MODE_SWITCH_MS));
           this.mode.fromResult(result);
           return { mode: (result as { mode: string | null }).mode };
         } catch (error) {
@@ -366,6 +368,8 @@ export class PanelService {
 
 /** How long the panel follows a Computer thread after answering it (no agent may be waiting on it). */
 const FOLLOW_MS = 120_000;
+/** The longest the panel's mode switch takes: a turn behind another session's prompt, then the page's switch. */
+const PANEL_MODE_SWITCH_MS = 120_000;
 
 type PanelReply = PanelParams<'panel.respond'>['reply'];
 

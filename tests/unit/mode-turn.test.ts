@@ -1,0 +1,98 @@
+import { describe, expect, it, vi } from 'vitest';
+import type { Envelope, Request } from '../../lib/protocol/messages';
+import type { PageHub } from '../../lib/worker/calls/pages';
+import { Router } from '../../lib/worker/calls/router';
+import type { TabService } from '../../lib/worker/calls/tabs';
+
+vi.mock('wxt/browser', () => ({ browser: { scripting: { executeScript: async () => [{ result: '' }] }, tabs: { get: async () => undefined } } }));
+
+/**
+ * The mode's turn in the worker (lib/worker/calls/mode-turn.ts) as sessions meet it on one driven tab: a prompt
+ * waiting in the page (an answer still being written) holds it; what waits behind it is told so and keeps its
+ * approval's promise; a read of the mode never waits (review 2026-12-05 of the day's change, #1 and #6).
+ */
+const tick = async (n = 5) => {
+  for (let i = 0; i < n; i++) await new Promise((r) => setTimeout(r, 0));
+};
+const X = 'https://www.perplexity.ai/search/first-thread-Xa1';
+const Y = 'https://www.perplexity.ai/search/second-thread-Yb2';
+
+function world() {
+  const tab = { id: 7, url: X, title: 'first' };
+  const sent: string[] = [];
+  let answerWritten!: () => void;
+  const pageBusy = new Promise<void>((r) => (answerWritten = r));
+  const pages = {
+    request: vi.fn(async (_t: number, method: string, params: { prompt?: string; mode?: string }) => {
+      if (method === 'page.mode') return params.mode ? { mode: params.mode, source: 'switched', previous: 'standard', changed: true, verified: true } : { mode: 'standard', source: 'chip' };
+      if (method === 'page.ask') {
+        if (params.prompt === 'first') await pageBusy;
+        // A prompt typed on the home page starts a conversation of its own once the page took it.
+        if (tab.url === 'https://www.perplexity.ai/') tab.url = Y;
+        sent.push(`${params.prompt} → ${tab.url}`);
+        return { turnIndex: 0 };
+      }
+      return {};
+    }),
+    state: () => undefined,
+  } as unknown as PageHub;
+  let navigated!: () => void;
+  const committed = new Promise<void>((r) => (navigated = r));
+  const tabs = {
+    pageTab: async () => 7,
+    drivenTab: async () => ({ ...tab }),
+    // A navigation commits a moment later: until then the tab still shows the conversation it leaves.
+    navigate: async (url: string) => {
+      await committed;
+      tab.url = url;
+      return url;
+    },
+  } as unknown as TabService;
+  // Every prompt is held for the person's approval; the card names the tab and the conversation it shows.
+  const router = new Router({ tabs, pages, status: async () => ({}), authorize: async () => ({ tabId: tab.id, url: tab.url, title: tab.title }) });
+  const replies: (Envelope & { id?: string })[] = [];
+  const call = (id: string, method: string, params: Record<string, unknown>) => router.handle({ kind: 'request', id, method, params } as Request, (m) => replies.push(m));
+  return { call, replies, sent, answerWritten, navigated };
+}
+
+describe('the mode turn between sessions on one tab', () => {
+  it('a prompt approved for one conversation, waiting behind another session’s new chat, is never sent into the new conversation', async () => {
+    const w = world();
+    const first = w.call('A', 'page.ask', { prompt: 'first', newChat: true });
+    await tick();
+    // The second card is approved while the first one's new chat has not committed: it still shows the first thread.
+    const second = w.call('B', 'page.ask', { prompt: 'second' });
+    await tick();
+    w.navigated();
+    await tick();
+    w.answerWritten();
+    await Promise.all([first, second]);
+    expect(w.sent.some((s) => s.startsWith('second'))).toBe(false);
+    expect(w.replies.filter((r) => r.id === 'B').at(-1)).toMatchObject({ kind: 'error' });
+  });
+
+  it('a read of the mode is answered at once while another session’s prompt waits in the page', async () => {
+    const w = world();
+    const asking = w.call('A', 'page.ask', { prompt: 'first' });
+    await tick();
+    const reading = w.call('R', 'page.mode', {});
+    await tick(20);
+    expect(w.replies.filter((r) => r.id === 'R')).toEqual([expect.objectContaining({ kind: 'result', result: { mode: 'standard', source: 'chip' } })]);
+    w.answerWritten();
+    await Promise.all([asking, reading]);
+  });
+
+  it('a mode switch behind it is told so at once, with more time for its call, and runs once the prompt was sent', async () => {
+    const w = world();
+    const asking = w.call('A', 'page.ask', { prompt: 'first' });
+    await tick();
+    const switching = w.call('S', 'page.mode', { mode: 'learn' });
+    await tick(20);
+    expect(w.replies.filter((r) => r.id === 'S')).toEqual([
+      expect.objectContaining({ kind: 'progress', message: 'Another prompt is being sent in this tab in its own mode; this mode switch follows it.', holdMs: 60_000 }),
+    ]);
+    w.answerWritten();
+    await Promise.all([asking, switching]);
+    expect(w.replies.filter((r) => r.id === 'S').at(-1)).toMatchObject({ kind: 'result', result: { mode: 'learn' } });
+  });
+});
