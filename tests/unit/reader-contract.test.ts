@@ -332,8 +332,9 @@ describe('content-script weight', () => {
     // a terminate after the final frame stops nothing: 12,304; a taken prompt's TIMEOUT names its turn: 12,364; a cancel
     // after the submit puts the person's draft back (review 2026-12-05, page #1): 12,460.
     // 2026-12-05: the steps read from the box around their header (no guessed container; sim review #1) and selector
-    // candidates no capture, report or sim page has dropped: ask 12,419, threads 26,601, repair 8,625.
-    const limits = { 'page-threads': 26_650, 'page-sources': 5_450, 'page-diagnostics': 3_750, 'page-panel': 8_200, 'page-mode': 5_850, 'page-ask': 12_500, 'page-repair': 8_700 };
+    // candidates no capture, report or sim page has dropped: ask 12,419, threads 26,601, repair 8,625. A running entry
+    // the JSON knows only as running leaves the page to answer for it (review of the day's change #10): threads 26,688.
+    const limits = { 'page-threads': 26_750, 'page-sources': 5_450, 'page-diagnostics': 3_750, 'page-panel': 8_200, 'page-mode': 5_850, 'page-ask': 12_500, 'page-repair': 8_700 };
     for (const [entry, limit] of Object.entries(limits)) {
       const out = await bundle(`../../entrypoints/${entry}.ts`);
       expect(inputs(out).filter((i) => i.includes('node_modules'))).toEqual([]);

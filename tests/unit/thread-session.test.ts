@@ -102,6 +102,37 @@ describe('asking the thread JSON', () => {
   });
 });
 
+describe('a search turn at work, which its thread JSON knows only as running (NOTES §B)', () => {
+  it('the page, which shows its text, answers for it; the JSON alone is never "no steps, no answer" as a fact', async () => {
+    const html = readFileSync(join(import.meta.dirname, '../fixtures/pages/B-thread-streaming.html'), 'utf8');
+    const path = /URL: (\S+?)\.? /.exec(html)?.[1] ?? '/';
+    loadHtml(html, new URL(path, 'https://www.perplexity.ai').href);
+    const driver = createPageDriver(window);
+    const query = driver.context().doc.querySelector('[data-workflow-entry] .select-text')?.textContent ?? '';
+    // The body a running search entry has: PENDING, its tabs and its follow-ups, nothing else.
+    const body = {
+      entries: [
+        {
+          uuid: 'e-1',
+          query_str: query,
+          status: 'PENDING',
+          blocks: [
+            { intended_usage: 'answer_tabs', answer_tabs_block: { modes: [{ answer_mode_type: 'ANSWER' }], reformulated_queries: [query] } },
+            { intended_usage: 'pending_followups', pending_followups_block: { followups: [] } },
+          ],
+        },
+      ],
+      has_next_page: false,
+      thread_metadata: {},
+    };
+    Object.defineProperty(window, 'fetch', { value: async () => ({ status: 200, text: async () => JSON.stringify(body) }) as unknown as Response, configurable: true });
+    const session = new ThreadSession({ ctx: () => driver.context(), watcher: driver.watcher, json: () => threadJson2026, page: () => threadPage2026, now: () => now });
+    const reading = await session.reading();
+    expect(reading.source).toBe('page');
+    expect(reading.turns.at(-1)?.answer.length).toBeGreaterThan(0);
+  });
+});
+
 describe('a reply by the JSON\'s id to a prompt the page knows by another', () => {
   it('records the id the caller used as answered, so JSON still listing it is not taken as current', async () => {
     const { session, driver, saved } = setup('B-computer-confirm', []);

@@ -169,6 +169,7 @@ export class ThreadSession {
     const page = this.latestFromPage(true).reading;
     if (reading.turnCount < page.turnCount) return false;
     const last = reading.turns.at(-1);
+    if (last && saysOnlyRunning(last) && saysMore(page.turns.at(-1), last.index)) return false;
     return !last?.interactions.some((i) => this.answered.has(i.followupUuid));
   }
 
@@ -197,4 +198,18 @@ export class ThreadSession {
     }
     return options.full ? this.pageReading() : this.latestFromPage().reading;
   }
+}
+
+/**
+ * A turn the JSON knows only as running: no steps, text, sources, files or questions. A search or research entry at
+ * work carries almost nothing (NOTES §B of the captures: PENDING, answer_tabs, pending_followups), which says nothing
+ * of its steps or answer so far; it is not the fact "no steps, no answer" (review 2026-12-05 of the day's change, #10).
+ */
+function saysOnlyRunning(turn: TurnReading): boolean {
+  return turn.event === null && !turn.answer.trim() && turn.steps.length === 0 && turn.sources.length === 0 && turn.files.length === 0 && turn.interactions.length === 0;
+}
+
+/** The page's reading of the same turn shows its steps or its text: the page says more than that JSON. */
+function saysMore(page: TurnReading | undefined, index: number): boolean {
+  return page !== undefined && page.index === index && (page.steps.length > 0 || page.answer.trim() !== '');
 }
