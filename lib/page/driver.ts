@@ -2,7 +2,6 @@ import { isOurs, RelayError } from '../protocol/error/relay-error';
 import type { ProbeReport, SelectorSet } from '../selectors';
 import { chooseSelectorSet, chromeMajorFrom, SelectorCatalog } from '../selectors/catalog';
 import type { AskHandle } from './composer/actions';
-import { cutContent, type PageContent, wholePageContent } from './answer/content';
 import type { PageContext } from './dom/context';
 import { PageWatcher, type WaitBinding, type WaitOutcome, waitForAnswer } from './answer/observer';
 import { cutPoll, poll, signMiss, type PollResult, readTurn, requireTurns } from './answer/reader';
@@ -60,7 +59,11 @@ export interface PageDriver {
   asked(handle: AskHandle): void;
   wait(params?: WaitCallParams, options?: WaitCallOptions): Promise<WaitOutcome>;
   stop(): Promise<StopResult>;
-  content(params?: { maxLength?: number }): Promise<PageContent>;
+  /**
+   * A whole read kept while the page holds still (the read cache comet_poll uses), for a kit's reads: `fresh` runs
+   * when the page changed since, or the selector set did.
+   */
+  readKept<T>(key: string, fresh: () => T | Promise<T>): Promise<T>;
   /** For tests and the side panel: the page watcher (events, active state). */
   readonly watcher: PageWatcher;
   /**
@@ -131,7 +134,7 @@ export function createPageDriver(win: Window, catalog: SelectorCatalog = new Sel
   };
   // The watcher reads (turns, answers, steps): with a repair, through it.
   const watcher = new PageWatcher(win, readSet);
-  /** comet_poll's and comet_get_page_content's last whole reads, kept while the page holds still. */
+  /** comet_poll's last whole read, and a kit's (comet_get_page_content's), kept while the page holds still. */
   const reads = new ReadCache(win);
   const ctx = (): PageContext => ({ win, doc, set: set(), waitFor: watcher.waitFor });
   const readCtx = (): PageContext => ({ win, doc, set: readSet(), waitFor: watcher.waitFor });
@@ -260,7 +263,7 @@ export function createPageDriver(win: Window, catalog: SelectorCatalog = new Sel
         return streams.wait(viaPage, binding, binding.askedAt, params.maxLength, () => doc.location?.href ?? '', options.signal, options.trace).then(noted);
       }),
     stop: () => guard('stop', () => stop(ctx(), watcher)),
-    content: (params = {}) => guard('reading the page', async () => cutContent(await reads.read('content', set(), () => wholePageContent(ctx())), params.maxLength)),
+    readKept: (key, fresh) => reads.read(key, set(), fresh),
   };
 }
 

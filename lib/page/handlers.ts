@@ -54,7 +54,6 @@ export function pageHandlers(win: Window, catalog: SelectorCatalog = new Selecto
    */
   const ends = new Map<string, (url: string | null) => void>();
   return {
-    'page.content': async ({ maxLength }: { maxLength: number }) => page().content({ maxLength }),
     'page.probe': async () => page().selectorSet(),
     'page.poll': async (params: { maxLength?: number }) => page().poll(params),
     'page.wait': async (params: WaitCallParams, { signal, progress, trace }: HandlerContext) => {

@@ -6,6 +6,7 @@ import { ReadCache } from '../../lib/page/answer/read-cache';
 import { poll } from '../../lib/page/answer/reader';
 import { rng } from '../support/fuzz';
 import { fixtureHtml, flush, loadHtml } from '../fixtures/reader/load';
+import { pageContent } from '../support/page-content';
 
 /**
  * comet_poll and comet_get_page_content serve their last whole read while the page holds still
@@ -106,7 +107,7 @@ describe('served reads are byte-identical to fresh reads', () => {
           if (maxLength === undefined) previousPoll = got;
         } else {
           const length = maxLength ?? 10_000;
-          const got = await driver.content({ maxLength: length });
+          const got = await pageContent(driver, length);
           const fresh = cutContent(wholePageContent(driver.context()), length);
           same(got, fresh, step);
           if (JSON.stringify(got) === JSON.stringify(previousContent)) served += 1;

@@ -6,6 +6,7 @@ import { poll, readTurn } from '../../lib/page/answer/reader';
 import { turnsOf } from '../../lib/page/dom/turns';
 import { PageWatcher } from '../../lib/page/answer/observer';
 import { loadFixture, loadHtml } from '../fixtures/reader/load';
+import { pageContent } from '../support/page-content';
 
 const driver = () => createPageDriver(window);
 
@@ -216,10 +217,10 @@ describe('page content', () => {
     loadHtml(`<h1>Title here</h1><p>Visible</p><script>var secret=1</script><style>.a{}</style>
       <div hidden>hidden one</div><div style="display:none">hidden two</div><p>End</p>`);
     document.title = 'Doc title';
-    const c = await driver().content({ maxLength: 1000 });
+    const c = await pageContent(driver(), 1000);
     expect(c.title).toBe('Doc title');
     expect(c.text).toBe('Title here\n\nVisible\n\nEnd');
-    const cut = await driver().content({ maxLength: 5 });
+    const cut = await pageContent(driver(), 5);
     expect(cut).toMatchObject({ text: 'Title', truncated: true, totalLength: c.text.length });
   });
 });

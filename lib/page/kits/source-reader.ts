@@ -1,4 +1,5 @@
 import { expandCitations } from '../answer/citations';
+import { cutContent, wholePageContent } from '../answer/content';
 import type { PageContext } from '../dom/context';
 import type { PageDriver } from '../driver';
 import type { KitHandlers, PageKitHost } from '../kit-registry';
@@ -124,7 +125,16 @@ export function sourcesThrough(driver: PageDriver, params: { expand?: boolean; o
   });
 }
 
-/** The sources kit (lib/protocol/page/page-kits.ts): `page.sources`, loaded into a tab the first time it is asked. */
+/**
+ * The sources kit (lib/protocol/page/page-kits.ts): `page.sources`, and `page.content` (comet_get_page_content, the
+ * page's whole visible text), loaded into a tab the first time either is asked.
+ */
 export function sourcesKit({ driver }: PageKitHost): KitHandlers {
-  return { 'page.sources': async (params: { expand?: boolean; openTab?: boolean }) => sourcesThrough(driver(), params) };
+  return {
+    'page.sources': async (params: { expand?: boolean; openTab?: boolean }) => sourcesThrough(driver(), params),
+    'page.content': async ({ maxLength }: { maxLength?: number }) => {
+      const d = driver();
+      return d.run('reading the page', async () => cutContent(await d.readKept('content', () => wholePageContent(d.context())), maxLength));
+    },
+  };
 }

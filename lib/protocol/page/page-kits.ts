@@ -36,8 +36,12 @@ export const PAGE_KITS = {
       'page.respond',
     ],
   },
-  /** comet_get_sources: citations, grouped badges opened one by one, the Sources tab (lib/page/kits/source-reader.ts). */
-  sources: { file: '/page-sources.js', what: 'source-reading code', methods: ['page.sources'] },
+  /**
+   * comet_get_sources: citations, grouped badges opened one by one, the Sources tab (lib/page/kits/source-reader.ts);
+   * and comet_get_page_content, the page's whole visible text (moved here from the page script on 2026-12-05 for its
+   * budget).
+   */
+  sources: { file: '/page-sources.js', what: 'page-reading code (sources and text)', methods: ['page.sources', 'page.content'] },
   /**
    * comet_mode and the panel's mode switch: reading the mode (it may open the mode menu or type "/")
    * and switching it (lib/page/kits/mode-kit.ts). A page that polls, waits and asks never needs it.
