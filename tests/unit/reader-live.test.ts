@@ -249,6 +249,13 @@ describe('liveness from the right signals', () => {
     expect(clicks).toBe(0);
   });
 
+  it("a Computer task's tool rows before any answer are its steps, by their recorded hook, labels only", () => {
+    const row = (label: string) => `<div class="group/tool-wrapper flex flex-col"><button type="button">${label}</button><span>Apr 17, 4:00 AM · 9s</span></div>`;
+    loadHtml(page(`${question(0, 'Plan a trip')}<div>${row('Opening a browser')}${row('Asking you a question')}</div>`, stop));
+    const last = turnsOf(document, live2026).at(-1);
+    expect(last && readTurnNow(last, 0, live2026).steps).toEqual(['Opening a browser', 'Asking you a question']);
+  });
+
   it('a folding control after the prose or in the question is no steps header, and the box never takes the prose', () => {
     const showMore = '<button type="button" aria-expanded="false">Show more</button>';
     loadHtml(

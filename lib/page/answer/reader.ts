@@ -255,10 +255,26 @@ function stepsHeadOf(turn: Turn, set: SelectorSet): Element | undefined {
   );
 }
 
+/**
+ * A Computer task's tool steps: one per tool row (the set's `toolStep`), its label only (`toolStepLabel`,
+ * not the time and duration beside it), in page order. Rows quoted inside the answer are not steps.
+ */
+export function toolSteps(turn: Turn, set: SelectorSet): string[] {
+  if (!set.toolStep) return [];
+  const out: string[] = [];
+  for (const row of outermost(union(turn, set.toolStep))) {
+    if (closest(row, set.prose)) continue;
+    const text = cleanText((set.toolStepLabel && first(row, set.toolStepLabel)) || row);
+    if (text && !out.includes(text)) out.push(text);
+  }
+  return out;
+}
+
 export function readSteps(turn: Turn, set: SelectorSet): StepsState {
   const found = stepsBlockOf(turn, set);
   const remembered = seenSteps.get(turn.anchor) ?? [];
-  if (!found) return { steps: [...remembered], finished: false, stopped: false, folded: false };
+  // No steps box found: a Computer task's tool rows, by their own recorded hook, wherever they stand in the turn.
+  if (!found) return { steps: [...new Set([...remembered, ...toolSteps(turn, set)])], finished: false, stopped: false, folded: false };
   const { block, head } = found;
   const header = new RegExp(set.stepsHeaderPattern, 'i');
   const finishedRe = new RegExp(set.stepsFinishedPattern, 'i');

@@ -4,7 +4,7 @@ import type { ThreadPageReader } from '../../selectors/thread-schema';
 import type { PageContext } from '../dom/context';
 import { cleanText, closest, first, isHidden, outermost, type Scope, union } from '../dom/dom';
 import { absolute, attr, type Box, boxesOf, boxInteraction } from '../checkpoints/thread-boxes';
-import { answersOf, indicators, readAnswer, readError, readQuestionNow, readSteps } from '../answer/reader';
+import { answersOf, indicators, readAnswer, readError, readQuestionNow, readSteps, toolSteps } from '../answer/reader';
 import { type Turn, turnCountOf, turnsOf } from '../dom/turns';
 import { fromInlineCitations, fromLinks, mergeSources } from '../answer/sources';
 import { renderText } from '../dom/text';
@@ -119,21 +119,6 @@ function creditsNotices(root: Turn | Element, r: ThreadPageReader, set: Selector
   const marked = union(root, r.insufficientCredits);
   const worded = byWords(root, r.insufficientCreditsWords, set).filter((el) => !marked.some((m) => m.contains(el) || el.contains(m)));
   return [...marked, ...worded];
-}
-
-/**
- * A Computer task's tool steps: one per tool row (the set's `toolStep`), its label only (`toolStepLabel`,
- * not the time and duration beside it), in page order. Rows quoted inside the answer are not steps.
- */
-export function toolSteps(turn: Turn, set: SelectorSet): string[] {
-  if (!set.toolStep) return [];
-  const out: string[] = [];
-  for (const row of outermost(union(turn, set.toolStep))) {
-    if (closest(row, set.prose)) continue;
-    const text = cleanText((set.toolStepLabel && first(row, set.toolStepLabel)) || row);
-    if (text && !out.includes(text)) out.push(text);
-  }
-  return out;
 }
 
 export interface TurnContext {
