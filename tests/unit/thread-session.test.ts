@@ -107,6 +107,8 @@ describe('a search turn at work, which its thread JSON knows only as running (NO
     const html = readFileSync(join(import.meta.dirname, '../fixtures/pages/B-thread-streaming.html'), 'utf8');
     const path = /URL: (\S+?)\.? /.exec(html)?.[1] ?? '/';
     loadHtml(html, new URL(path, 'https://www.perplexity.ai').href);
+    // Its text only: no step rows drawn (a light read of the page has no answer text; the check must read it whole).
+    for (const el of document.querySelectorAll('.steps')) el.remove();
     const driver = createPageDriver(window);
     const query = driver.context().doc.querySelector('[data-workflow-entry] .select-text')?.textContent ?? '';
     // The body a running search entry has: PENDING, its tabs and its follow-ups, nothing else.

@@ -169,7 +169,8 @@ export class ThreadSession {
     const page = this.latestFromPage(true).reading;
     if (reading.turnCount < page.turnCount) return false;
     const last = reading.turns.at(-1);
-    if (last && saysOnlyRunning(last) && saysMore(page.turns.at(-1), last.index)) return false;
+    // Read whole only then (a light read renders no answer text): does the page show that turn's steps or text?
+    if (last && saysOnlyRunning(last) && saysMore(this.latestFromPage().reading.turns.at(-1), last.index)) return false;
     return !last?.interactions.some((i) => this.answered.has(i.followupUuid));
   }
 
