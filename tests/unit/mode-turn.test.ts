@@ -17,8 +17,8 @@ const tick = async (n = 5) => {
 const X = 'https://www.perplexity.ai/search/first-thread-Xa1';
 const Y = 'https://www.perplexity.ai/search/second-thread-Yb2';
 
-function world() {
-  const tab = { id: 7, url: X, title: 'first' };
+function world(start = X) {
+  const tab = { id: 7, url: start, title: 'first' };
   const sent: string[] = [];
   let answerWritten!: () => void;
   const pageBusy = new Promise<void>((r) => (answerWritten = r));
@@ -69,6 +69,44 @@ describe('the mode turn between sessions on one tab', () => {
     await Promise.all([first, second]);
     expect(w.sent.some((s) => s.startsWith('second'))).toBe(false);
     expect(w.replies.filter((r) => r.id === 'B').at(-1)).toMatchObject({ kind: 'error' });
+  });
+
+  it('a prompt approved on the home page, waiting behind another session’s new chat, is not sent into that new thread', async () => {
+    const w = world('https://www.perplexity.ai/');
+    const first = w.call('A', 'page.ask', { prompt: 'first', newChat: true });
+    await tick();
+    const second = w.call('B', 'page.ask', { prompt: 'second' });
+    await tick();
+    w.navigated();
+    w.answerWritten();
+    await Promise.all([first, second]);
+    expect(w.sent).toEqual([`first → ${Y}`]);
+    expect(w.replies.filter((r) => r.id === 'B').at(-1)).toMatchObject({ kind: 'error', error: { code: 'PERMISSION_DENIED' } });
+  });
+
+  it('a new chat approved while the tab showed a conversation, waiting behind another prompt, still goes: it needs the tab alone', async () => {
+    const w = world();
+    const first = w.call('A', 'page.ask', { prompt: 'first', newChat: true });
+    await tick();
+    const second = w.call('B', 'page.ask', { prompt: 'second', newChat: true });
+    await tick();
+    w.navigated();
+    w.answerWritten();
+    await Promise.all([first, second]);
+    expect(w.sent).toEqual([`first → ${Y}`, `second → ${Y}`]);
+  });
+
+  it('a wait given up by its deadline says so as a timeout, not a cancel, and changes nothing', async () => {
+    const { ModeTurn } = await import('../../lib/worker/calls/mode-turn');
+    const turn = new ModeTurn();
+    let done!: () => void;
+    const held = turn.run(new AbortController().signal, () => {}, () => new Promise<void>((r) => (done = r)));
+    const ran: string[] = [];
+    const late = turn.run(AbortSignal.timeout(20), () => {}, async () => void ran.push('switched'));
+    await expect(late).rejects.toMatchObject({ code: 'TIMEOUT', message: expect.stringMatching(/^Another prompt on this tab was still waiting to be sent/) });
+    done();
+    await held;
+    expect(ran).toEqual([]);
   });
 
   it('a read of the mode is answered at once while another session’s prompt waits in the page', async () => {

@@ -79,9 +79,10 @@ export const PAGE_KIT_HOOK = '__cometRelayPageKits';
 /**
  * Goes up when what a kit is handed changes shape: a kit from one build never registers with the
  * page script of another (an extension updated while a tab stayed open). 2: the ask queue moved from
- * the driver into the ask kit (driver.ask's `queued`).
+ * the driver into the ask kit (driver.ask's `queued`). 3: the page's text read moved into the sources kit
+ * (driver.content gone, driver.readKept new; 2026-12-05).
  */
-export const PAGE_KIT_API = 2;
+export const PAGE_KIT_API = 3;
 
 /** What injecting a kit's script reports (the script's completion value, returned by executeScript). */
 export interface KitLoad {

@@ -16,10 +16,11 @@ export class ModeTurn {
   private holders = 0;
 
   /**
-   * Runs `fn` when every earlier holder is done. While it waits, `waiting` is called at once and every 20 s (the
-   * caller says so, and its deadline moves); a caller cancelled while it waits leaves the line and runs nothing.
+   * Runs `fn` when every earlier holder is done (telling it whether one ran first). While it waits, `waiting` is called
+   * at once and every 20 s (the caller says so, and its deadline moves); a caller cancelled while it waits leaves the
+   * line and runs nothing.
    */
-  async run<T>(signal: AbortSignal, waiting: () => void, fn: () => Promise<T>): Promise<T> {
+  async run<T>(signal: AbortSignal, waiting: () => void, fn: (waited: boolean) => Promise<T>): Promise<T> {
     const before = this.last;
     let release!: () => void;
     const mine = new Promise<void>((resolve) => {
@@ -34,7 +35,7 @@ export class ModeTurn {
       if (busy) waiting();
       await untilDoneOrCancelled(before, signal);
       clearInterval(notes);
-      return await fn();
+      return await fn(busy);
     } finally {
       clearInterval(notes);
       this.holders--;
@@ -44,9 +45,9 @@ export class ModeTurn {
 }
 
 function untilDoneOrCancelled(turn: Promise<void>, signal: AbortSignal): Promise<void> {
-  if (signal.aborted) return Promise.reject(cancelled());
+  if (signal.aborted) return Promise.reject(stopped(signal));
   return new Promise<void>((resolve, reject) => {
-    const onAbort = () => reject(cancelled());
+    const onAbort = () => reject(stopped(signal));
     signal.addEventListener('abort', onAbort, { once: true });
     void turn.then(() => {
       signal.removeEventListener('abort', onAbort);
@@ -55,5 +56,8 @@ function untilDoneOrCancelled(turn: Promise<void>, signal: AbortSignal): Promise
   });
 }
 
-const cancelled = () =>
-  new RelayError('CANCELLED', 'The call was cancelled while it waited for another prompt on this tab to be sent in its own mode; nothing was changed.');
+/** A wait given up: by its deadline (the side panel's switch), or cancelled by its caller. */
+const stopped = (signal: AbortSignal) =>
+  (signal.reason as { name?: string } | undefined)?.name === 'TimeoutError'
+    ? new RelayError('TIMEOUT', 'Another prompt on this tab was still waiting to be sent in its own mode, so the mode was not switched; nothing was changed. Switch again once it has been sent.')
+    : new RelayError('CANCELLED', 'The call was cancelled while it waited for another prompt on this tab to be sent in its own mode; nothing was changed.');

@@ -195,9 +195,11 @@ export class Router {
         if (method !== 'page.ask' && (method !== 'page.mode' || params.mode === undefined)) return this.toPage(method, params, signal, progress, trace);
         const what = method === 'page.ask' ? 'this prompt' : 'this mode switch';
         const waiting = () => progress(`Another prompt is being sent in this tab in its own mode; ${what} follows it.`, WAIT_NOTE_HOLD_MS);
-        return this.modeTurn.run(signal, waiting, async () => {
-          // The approval named a tab and a conversation: still those after the wait, or nothing is sent (worker #2).
-          if (approved) await this.stillApproved(approved);
+        return this.modeTurn.run(signal, waiting, async (waited) => {
+          // The approval named a tab and a conversation: still those after a wait behind another prompt, or nothing is
+          // sent (worker #2), and exactly: a page of no conversation is still none (another session's new chat is not
+          // the person's own ask there); a new chat needs the tab alone.
+          if (approved && waited) await this.stillApproved(approved, { exact: true, newChat: Boolean(params.newChat) });
           return this.toPage(method, params, signal, progress, trace);
         });
       }
@@ -343,10 +345,13 @@ export class Router {
    * not send the approved prompt somewhere else. A card shown on a page with no conversation yet (the home page) holds
    * for the thread that page becomes.
    */
-  private async stillApproved(approved: ApprovedTab): Promise<void> {
+  private async stillApproved(approved: ApprovedTab, how: { exact?: boolean; newChat?: boolean } = {}): Promise<void> {
     const now = await this.deps.tabs.drivenTab().catch(() => undefined);
     const was = threadIdOfUrl(approved.url);
-    if (now?.id === approved.tabId && (!was || threadIdOfUrl(now.url ?? now.pendingUrl) === was)) return;
+    const is = threadIdOfUrl(now?.url ?? now?.pendingUrl);
+    // A card shown on a page of no conversation holds for the one the person's own ask makes there, unless `exact`.
+    const same = how.newChat || (was ? is === was : !how.exact || !is);
+    if (now?.id === approved.tabId && same) return;
     const where = now?.id === undefined ? 'no tab is driven' : `the driven tab is now tab ${now.id} (${now.url ?? now.pendingUrl ?? ''})`;
     throw new RelayError(
       'PERMISSION_DENIED',

@@ -368,8 +368,11 @@ export class PanelService {
 
 /** How long the panel follows a Computer thread after answering it (no agent may be waiting on it). */
 const FOLLOW_MS = 120_000;
-/** The longest the panel's mode switch takes: a turn behind another session's prompt, then the page's switch. */
-const PANEL_MODE_SWITCH_MS = 120_000;
+/**
+ * The longest the panel's mode switch takes: a turn behind another session's prompt (which may wait up to 10 minutes
+ * in the page behind an answer being written, and 50 s more to be confirmed), then the page's switch.
+ */
+const PANEL_MODE_SWITCH_MS = 12 * 60_000;
 
 type PanelReply = PanelParams<'panel.respond'>['reply'];
 
