@@ -254,6 +254,10 @@ describe('liveness from the right signals', () => {
     loadHtml(page(`${question(0, 'Plan a trip')}<div>${row('Opening a browser')}${row('Asking you a question')}</div>`, stop));
     const last = turnsOf(document, live2026).at(-1);
     expect(last && readTurnNow(last, 0, live2026).steps).toEqual(['Opening a browser', 'Asking you a question']);
+    // A row whose label is not where the set says: not read, rather than its text with the running duration.
+    loadHtml(page(`${question(0, 'Plan a trip')}<div>${row('Opening a browser')}<div class="group/tool-wrapper"><span>Working</span><span>· 3s</span></div></div>`, stop));
+    const again = turnsOf(document, live2026).at(-1);
+    expect(again && readTurnNow(again, 0, live2026).steps).toEqual(['Opening a browser']);
   });
 
   it('a folding control after the prose or in the question is no steps header, and the box never takes the prose', () => {

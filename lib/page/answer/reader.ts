@@ -257,14 +257,17 @@ function stepsHeadOf(turn: Turn, set: SelectorSet): Element | undefined {
 
 /**
  * A Computer task's tool steps: one per tool row (the set's `toolStep`), its label only (`toolStepLabel`,
- * not the time and duration beside it), in page order. Rows quoted inside the answer are not steps.
+ * not the time and duration beside it), in page order. Rows quoted inside the answer are not steps, nor a row whose
+ * label the set names but cannot find: its text would carry the running duration, a new "step" every second.
  */
 export function toolSteps(turn: Turn, set: SelectorSet): string[] {
   if (!set.toolStep) return [];
   const out: string[] = [];
   for (const row of outermost(union(turn, set.toolStep))) {
     if (closest(row, set.prose)) continue;
-    const text = cleanText((set.toolStepLabel && first(row, set.toolStepLabel)) || row);
+    const label = set.toolStepLabel ? first(row, set.toolStepLabel) : row;
+    if (!label) continue;
+    const text = cleanText(label);
     if (text && !out.includes(text)) out.push(text);
   }
   return out;
