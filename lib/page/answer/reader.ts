@@ -87,7 +87,8 @@ function proseRoots(turn: Turn, set: SelectorSet): Element[] {
 
 /**
  * The steps block. A set's `stepsBlock` candidate that is neither in the answer nor in the user's bubble; else the
- * box of the steps' header: its highest ancestor in the turn's own block that holds neither the prose nor the question. On the Sep 2026 captures (`search-thread-one-turn-…-2026-09-26.html`, `search-thread-several-turns-…`)
+ * box of the steps' header: its highest ancestor in the turn's own block that holds neither the prose nor the
+ * question. On the Sep 2026 captures (`search-thread-one-turn-…-2026-09-26.html`, `search-thread-several-turns-…`)
  * that is the answer block's first item, `[data-workflow-final-text]` › the items › [the folding header + an empty
  * box beside it, where its rows unfold], with the prose in the next item.
  */

@@ -33,11 +33,10 @@ export class ModeTurn {
     const notes = busy ? setInterval(waiting, WAIT_NOTE_EVERY_MS) : undefined;
     try {
       if (busy) waiting();
-      await untilDoneOrCancelled(before, signal);
-      clearInterval(notes);
+      // The notes stop once the turn is had (or the wait given up): what runs then is the caller's own call.
+      await untilDoneOrCancelled(before, signal).finally(() => clearInterval(notes));
       return await fn(busy);
     } finally {
-      clearInterval(notes);
       this.holders--;
       release();
     }
