@@ -1,7 +1,9 @@
 // @vitest-environment happy-dom
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, onTestFinished } from 'vitest';
 import { createPageDriver } from '../../lib/page/driver';
 import { modeControl } from '../../lib/page/kits/mode-kit';
+import { SelectorCatalog } from '../../lib/selectors/catalog';
+import { generationA } from '../../lib/selectors/generation-a';
 import { installExecCommand, wireChip, wireTypeahead } from '../fixtures/reader/fake-page';
 import { loadFixture, loadHtml } from '../fixtures/reader/load';
 
@@ -163,6 +165,40 @@ describe('mode on generation A (slash typeahead)', () => {
     exec = installExecCommand();
     wireTypeahead('standard');
     expect(await modeControl(createPageDriver(window)).getMode()).toEqual({ mode: 'standard', source: 'typeahead' });
+  });
+
+  it('on a chip set whose chip is not found, an unmarked slash menu is no sign of plain search (page review #4)', async () => {
+    // The live page had a chip and a slash menu (Aug 2026); the chip renamed, reading falls back to the menu.
+    const chipSet = new SelectorCatalog([{ ...generationA, modeUi: 'chip' }]);
+    loadFixture('A-home.html', 'https://www.perplexity.ai/');
+    exec = installExecCommand();
+    const fake = wireTypeahead('deep-research');
+    // The site restyles the active row's mark (and its pill): nothing this version knows is marked.
+    const restyle = () => {
+      for (const el of Array.from(document.querySelectorAll('.mode-pill'))) el.remove();
+      for (const el of Array.from(document.querySelectorAll('.bg-subtle'))) el.className = 'bg-subtle-active';
+    };
+    restyle();
+    const restyling = new MutationObserver(restyle);
+    restyling.observe(document.body, { childList: true, subtree: true });
+    onTestFinished(() => restyling.disconnect());
+    const driver = modeControl(createPageDriver(window, chipSet));
+    const read = await driver.getMode();
+    expect(read).toMatchObject({ mode: null, source: 'unavailable' });
+    expect(read.detail).toMatch(/^modeChip: none of .* — nor a typeaheadActive row: no sign of plain search$/);
+    // Never a "verified" no-op that leaves the page in Deep research.
+    await expect(driver.setMode('standard')).rejects.toThrow(/typeaheadItem/);
+    expect(fake.mode()).toBe('deep-research');
+    expect((document.getElementById('ask-input') as HTMLElement).textContent).toBe('');
+  });
+
+  it('on a chip set, a marked row of the slash menu is still read', async () => {
+    loadFixture('A-home.html', 'https://www.perplexity.ai/');
+    exec = installExecCommand();
+    wireTypeahead('learn');
+    document.querySelector('.mode-pill')?.remove();
+    const driver = modeControl(createPageDriver(window, new SelectorCatalog([{ ...generationA, modeUi: 'chip' }])));
+    expect(await driver.getMode()).toEqual({ mode: 'learn', source: 'typeahead' });
   });
 
   it('sets every mode through the typeahead, icons matched exactly', async () => {

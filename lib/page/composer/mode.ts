@@ -285,14 +285,17 @@ function modeRows(ctx: PageContext, menu: Element): Element[] {
 }
 
 /**
- * The menu's marked row; no marked row among rows it recognises is plain search (the menu has no
- * row for it). A menu whose rows it cannot name says nothing.
+ * The menu's marked row. No marked row among rows it recognises is plain search (the menu has no row
+ * for it) only where the set says the slash menu is the page's mode control (generation A, as
+ * docs/perplexity-dom.md records it). A chip set comes here only when its chip was not found, and
+ * there an unmarked menu may be a mark this version does not know: that says nothing (page review
+ * 2026-12-05, #4). A menu whose rows it cannot name says nothing either.
  */
 function activeMode(ctx: PageContext, menu: Element): Mode | null {
   const rows = modeRows(ctx, menu);
   const active = rows.find((row) => first(row, ctx.set.typeaheadActive));
   if (active) return modeOf(active, ctx.set);
-  return rows.some((row) => modeOf(row, ctx.set) !== null) ? 'standard' : null;
+  return ctx.set.modeUi === 'typeahead' && rows.some((row) => modeOf(row, ctx.set) !== null) ? 'standard' : null;
 }
 
 /**
@@ -377,7 +380,14 @@ async function readModeA(ctx: PageContext): Promise<ModeRead> {
 }
 
 function fromMenu(ctx: PageContext, mode: Mode | null): ModeRead {
-  return mode ? { mode, source: 'typeahead' } : unseen(`the slash menu on ${ctx.doc.location.href} shows no mode this version knows`);
+  if (mode) return { mode, source: 'typeahead' };
+  const where = ctx.doc.location.href;
+  // A chip set reads its slash menu only when its chip was not found: that is what to name.
+  return unseen(
+    ctx.set.modeUi === 'chip'
+      ? probeMiss(ctx.set, 'modeChip', where, { hint: 'nor a typeaheadActive row: no sign of plain search' }).message
+      : `the slash menu on ${where} shows no mode this version knows`,
+  );
 }
 
 async function setModeA(ctx: PageContext, mode: Mode): Promise<void> {
