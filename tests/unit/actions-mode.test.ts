@@ -63,6 +63,14 @@ describe('mode on generation B (chip)', () => {
     expect(document.getElementById('mode-menu')).toBeNull();
   });
 
+  it('a look-only read does not open the menu for a chip in another language: it says reading would act', async () => {
+    loadFixture('B-thread-streaming.html');
+    const fake = wireChip('model-council', { standard: 'Recherche', 'deep-research': 'Recherche approfondie', 'model-council': 'Conseil', create: 'Créer', learn: 'Apprendre', review: 'Réviser' });
+    expect(await modeControl(createPageDriver(window)).getMode(true)).toMatchObject({ mode: null, source: 'unavailable', acts: true });
+    expect(fake.chipEvents).toHaveLength(0);
+    expect(await modeControl(createPageDriver(window)).getMode(true)).toMatchObject({ acts: true });
+  });
+
   it('all seven modes can be set and read back', async () => {
     loadFixture('B-thread-streaming.html');
     wireChip('standard');
@@ -99,6 +107,17 @@ describe('mode on generation A (slash typeahead)', () => {
     expect(await modeControl(createPageDriver(window)).getMode()).toEqual({ mode: 'standard', source: 'typeahead' });
     expect((document.getElementById('ask-input') as HTMLElement).textContent).toBe('');
     expect(document.querySelector('[aria-label="Typeahead menu"]')).toBeNull();
+  });
+
+  it('a look-only read never types "/": it says reading would act; a pill is still read', async () => {
+    loadFixture('A-home.html', 'https://www.perplexity.ai/');
+    exec = installExecCommand();
+    wireTypeahead('standard');
+    const driver = modeControl(createPageDriver(window));
+    expect(await driver.getMode(true)).toMatchObject({ mode: null, source: 'unavailable', acts: true });
+    expect(exec.calls).toEqual([]);
+    document.querySelector('.toolbar')?.insertAdjacentHTML('afterbegin', pill('Learn step by step', '#pplx-icon-book'));
+    expect(await driver.getMode(true)).toEqual({ mode: 'learn', source: 'pill' });
   });
 
   it('no pill and no slash menu: it says it could not see the mode, never "standard"', async () => {

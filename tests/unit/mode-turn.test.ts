@@ -9,7 +9,8 @@ vi.mock('wxt/browser', () => ({ browser: { scripting: { executeScript: async () 
 /**
  * The mode's turn in the worker (lib/worker/calls/mode-turn.ts) as sessions meet it on one driven tab: a prompt
  * waiting in the page (an answer still being written) holds it; what waits behind it is told so and keeps its
- * approval's promise; a read of the mode never waits (review 2026-12-05 of the day's change, #1 and #6).
+ * approval's promise; a read of the mode the page answers by looking never waits (review 2026-12-05 of the day's
+ * change, #1 and #6), one that acts on the composer does (late review #3).
  */
 const tick = async (n = 5) => {
   for (let i = 0; i < n; i++) await new Promise((r) => setTimeout(r, 0));
@@ -17,13 +18,16 @@ const tick = async (n = 5) => {
 const X = 'https://www.perplexity.ai/search/first-thread-Xa1';
 const Y = 'https://www.perplexity.ai/search/second-thread-Yb2';
 
-function world(start = X) {
+function world(start = X, readActs = false) {
   const tab = { id: 7, url: start, title: 'first' };
   const sent: string[] = [];
   let answerWritten!: () => void;
   const pageBusy = new Promise<void>((r) => (answerWritten = r));
   const pages = {
-    request: vi.fn(async (_t: number, method: string, params: { prompt?: string; mode?: string }) => {
+    request: vi.fn(async (_t: number, method: string, params: { prompt?: string; mode?: string; passive?: boolean }) => {
+      if (method === 'page.mode' && !params.mode) sent.push(params.passive ? 'looked at the mode' : 'read the mode through its menu');
+      // A page that can only read its mode by opening the mode menu (or typing "/") says so to a look-only read.
+      if (method === 'page.mode' && !params.mode && readActs && params.passive) return { mode: null, source: 'unavailable', detail: 'reading it acts on the composer', acts: true };
       if (method === 'page.mode') return params.mode ? { mode: params.mode, source: 'switched', previous: 'standard', changed: true, verified: true } : { mode: 'standard', source: 'chip' };
       if (method === 'page.ask') {
         if (params.prompt === 'first') await pageBusy;
@@ -116,8 +120,24 @@ describe('the mode turn between sessions on one tab', () => {
     const reading = w.call('R', 'page.mode', {});
     await tick(20);
     expect(w.replies.filter((r) => r.id === 'R')).toEqual([expect.objectContaining({ kind: 'result', result: { mode: 'standard', source: 'chip' } })]);
+    expect(w.sent).toEqual(['looked at the mode']);
     w.answerWritten();
     await Promise.all([asking, reading]);
+  });
+
+  it('a read that must open the mode menu or type "/" waits for the prompt like a switch, then reads (late review #3)', async () => {
+    const w = world(X, true);
+    const asking = w.call('A', 'page.ask', { prompt: 'first' });
+    await tick();
+    const reading = w.call('R', 'page.mode', {});
+    await tick(20);
+    expect(w.replies.filter((r) => r.id === 'R')).toEqual([
+      expect.objectContaining({ kind: 'progress', message: 'Another prompt is being sent in this tab in its own mode; this mode read follows it.' }),
+    ]);
+    w.answerWritten();
+    await Promise.all([asking, reading]);
+    expect(w.sent).toEqual(['looked at the mode', `first → ${X}`, 'read the mode through its menu']);
+    expect(w.replies.filter((r) => r.id === 'R').at(-1)).toMatchObject({ kind: 'result', result: { mode: 'standard', source: 'chip' } });
   });
 
   it('a mode switch behind it is told so at once, with more time for its call, and runs once the prompt was sent', async () => {

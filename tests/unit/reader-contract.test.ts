@@ -338,7 +338,10 @@ describe('content-script weight', () => {
     // the JSON knows only as running leaves the page to answer for it (review of the day's change #10): threads 26,688.
     // comet_get_page_content moved from the page script into the sources kit, for the page script's budget: sources
     // 6,908 (its own copy of the text renderer).
-    const limits = { 'page-threads': 26_750, 'page-sources': 7_000, 'page-diagnostics': 3_750, 'page-panel': 8_200, 'page-mode': 5_850, 'page-ask': 12_500, 'page-repair': 8_700 };
+    // 2026-12-05 (later): the mode read that only looks, for the worker to queue one that would open the mode menu or
+    // type "/" (late review #3), and a chip set's unmarked slash menu named as a miss (page review #4): threads 26,787
+    // (mode.ts is in the threads kit for a new thread's mode), mode 5,674.
+    const limits = { 'page-threads': 26_800, 'page-sources': 7_000, 'page-diagnostics': 3_750, 'page-panel': 8_200, 'page-mode': 5_850, 'page-ask': 12_500, 'page-repair': 8_700 };
     for (const [entry, limit] of Object.entries(limits)) {
       const out = await bundle(`../../entrypoints/${entry}.ts`);
       expect(inputs(out).filter((i) => i.includes('node_modules'))).toEqual([]);

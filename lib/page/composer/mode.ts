@@ -25,6 +25,8 @@ export interface ModeRead {
   source: ModeSource;
   /** Why the mode could not be read, when mode is null. */
   detail?: string;
+  /** A look-only read (`passive`) that would have to open the mode menu or type "/" to read it. */
+  acts?: true;
 }
 
 export interface ModeSwitch {
@@ -202,7 +204,10 @@ function unseen(detail: string): ModeRead {
   return { mode: null, source: 'unavailable', detail };
 }
 
-async function readModeB(ctx: PageContext): Promise<ModeRead> {
+/** What a look-only read says where reading would act on the page (the worker then reads it in the mode's turn). */
+const ACTS: ModeRead = { mode: null, source: 'unavailable', acts: true };
+
+async function readModeB(ctx: PageContext, passive?: boolean): Promise<ModeRead> {
   const controls = modeControls(ctx.doc, ctx.set);
   const shown = controlsMode(controls, ctx.set, ctx.doc.location.href);
   const chip = controls.trigger;
@@ -213,6 +218,7 @@ async function readModeB(ctx: PageContext): Promise<ModeRead> {
   const open = openMenuOf(ctx, chip);
   let item = open ? checkedItem(ctx, open) : null;
   if (!open) {
+    if (passive) return ACTS;
     const menu = await openChipMenu(ctx, chip);
     item = checkedItem(ctx, menu);
     await closeChipMenu(ctx, chip);
@@ -358,7 +364,7 @@ export function pillMode(doc: Document, set: SelectorSet): Mode | null {
  * Only when no pill names it does it ask the slash menu, which means typing "/": then only into an
  * empty composer, which is emptied again afterwards: a draft is never touched.
  */
-async function readModeA(ctx: PageContext): Promise<ModeRead> {
+async function readModeA(ctx: PageContext, passive?: boolean): Promise<ModeRead> {
   const open = typeaheadOpen(ctx);
   if (open) return fromMenu(ctx, activeMode(ctx, open));
   const composer = first(ctx.doc, ctx.set.composer);
@@ -368,6 +374,7 @@ async function readModeA(ctx: PageContext): Promise<ModeRead> {
   if (composerText(composer).trim() !== '') {
     return unseen(`no mode pill this version knows is on ${ctx.doc.location.href}, and the composer holds text: the slash menu would mean typing into it`);
   }
+  if (passive) return ACTS;
   try {
     return fromMenu(ctx, await withTypeahead(ctx, (menu) => activeMode(ctx, menu)));
   } catch (e) {
@@ -424,13 +431,14 @@ function controlOf(ctx: PageContext): Control {
   return { kind: 'typeahead' };
 }
 
-export async function getMode(ctx: PageContext): Promise<ModeRead> {
+/** The page's mode; `passive` only looks, and says `acts` where reading would open the mode menu or type "/". */
+export async function getMode(ctx: PageContext, passive?: boolean): Promise<ModeRead> {
   const fromUrl = urlMode(ctx);
   if (fromUrl) return { mode: fromUrl, source: 'url' };
   const control = controlOf(ctx);
-  if (control.kind === 'chip') return readModeB(ctx);
+  if (control.kind === 'chip') return readModeB(ctx, passive);
   if (control.kind === 'radio') return readModeRadio(ctx, control.radios);
-  return readModeA(ctx);
+  return readModeA(ctx, passive);
 }
 
 export async function setMode(ctx: PageContext, mode: Mode): Promise<ModeSwitch> {

@@ -12,7 +12,7 @@ import { getMode, type ModeRead, type ModeSwitch, setMode } from '../composer/mo
  * kit) and sends `page.mode` only to switch, or once per load when that watch could not name it.
  */
 export interface ModeControl {
-  getMode(): Promise<ModeRead>;
+  getMode(passive?: boolean): Promise<ModeRead>;
   setMode(mode: Mode): Promise<ModeSwitch>;
 }
 
@@ -22,7 +22,7 @@ const MODES: readonly Mode[] = ['standard', 'deep-research', 'model-council', 'c
 /** Reading and switching the mode through the page's driver (its selector set, its error shaping). */
 export function modeControl(driver: PageDriver): ModeControl {
   return {
-    getMode: () => driver.run('reading the mode', () => getMode(driver.context())),
+    getMode: (passive) => driver.run('reading the mode', () => getMode(driver.context(), passive)),
     setMode: (mode) =>
       driver.run('switching the mode', () => {
         if (!MODES.includes(mode)) throw new RelayError('INVALID_PARAMS', `unknown mode "${mode}"; one of ${MODES.join(', ')}`);
@@ -34,9 +34,9 @@ export function modeControl(driver: PageDriver): ModeControl {
 /** The mode kit: `page.mode`, a read without `mode`, a switch with it. */
 export function modeKit({ driver }: PageKitHost): KitHandlers {
   return {
-    'page.mode': async ({ mode }: { mode?: Mode | null }) => {
+    'page.mode': async ({ mode, passive }: { mode?: Mode | null; passive?: boolean }) => {
       const control = modeControl(driver());
-      return mode ? control.setMode(mode) : control.getMode();
+      return mode ? control.setMode(mode) : control.getMode(passive);
     },
   };
 }

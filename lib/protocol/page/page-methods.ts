@@ -133,6 +133,8 @@ export const ModeResult = z.object({
   changed: z.boolean().optional(),
   /** The page was re-read after switching and shows the requested mode. */
   verified: z.boolean().optional(),
+  /** A `passive` read that would have to open the mode menu or type "/" (the worker then reads it in the mode's turn). */
+  acts: z.literal(true).optional(),
 });
 export type ModeResult = z.infer<typeof ModeResult>;
 
@@ -190,7 +192,7 @@ export const pageMethods = {
     result: z.object({ stopped: z.boolean(), confirmed: z.boolean(), message: z.string() }),
   },
   /** Reads the mode (mode omitted or null) or switches to it, like comet_mode. */
-  'page.mode': { params: z.object({ mode: PageMode.nullable().optional() }), result: ModeResult },
+  'page.mode': { params: z.object({ mode: PageMode.nullable().optional(), passive: z.boolean().optional() }), result: ModeResult },
   'page.sources': {
     params: z.object({
       /** Open grouped citations ("reuters+2") one by one and read their popovers. */

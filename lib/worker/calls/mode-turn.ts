@@ -8,8 +8,9 @@ export const WAIT_NOTE_HOLD_MS = 60_000;
  * The driven tab's mode and the prompt sent in it go together. An ask holds the turn from setting its session's mode
  * again until the page took the prompt (it may wait there behind an answer still being written); a mode switch waits
  * for it. Without this, another session's switch in between decided the mode the prompt went in, and the reply said
- * the session's own mode had been set (review 2026-12-05, worker #5). Reading the mode changes nothing and never
- * waits; the person's own clicks on the page are theirs.
+ * the session's own mode had been set (review 2026-12-05, worker #5). A read of the mode the page answers by looking
+ * never waits; one that must open the mode menu or type "/" waits like a switch (the router asks the page which it
+ * is). The person's own clicks on the page are theirs.
  */
 export class ModeTurn {
   private last: Promise<void> = Promise.resolve();

@@ -191,9 +191,16 @@ export class Router {
         return this.pageContent(request, params.maxLength as number, signal, progress, trusted, trace);
       default: {
         if (this.deps.threads?.handles(method)) return this.deps.threads.call(method, params, signal, progress, trace, trusted);
-        // A prompt and a mode switch take the mode's turn (mode-turn.ts); a read of the mode changes nothing and goes at once.
-        if (method !== 'page.ask' && (method !== 'page.mode' || params.mode === undefined)) return this.toPage(method, params, signal, progress, trace);
-        const what = method === 'page.ask' ? 'this prompt' : 'this mode switch';
+        // A prompt and a mode switch take the mode's turn (mode-turn.ts). A read of the mode goes at once where the page
+        // can answer by looking; one that must open the mode menu or type "/" acts on the composer, and takes the turn
+        // (late review #3).
+        const read = method === 'page.mode' && params.mode == null;
+        if (method !== 'page.ask' && method !== 'page.mode') return this.toPage(method, params, signal, progress, trace);
+        if (read) {
+          const looked = (await this.toPage(method, { ...params, passive: true }, signal, progress, trace)) as ModeResult;
+          if (!looked.acts) return looked;
+        }
+        const what = method === 'page.ask' ? 'this prompt' : read ? 'this mode read' : 'this mode switch';
         const waiting = () => progress(`Another prompt is being sent in this tab in its own mode; ${what} follows it.`, WAIT_NOTE_HOLD_MS);
         return this.modeTurn.run(signal, waiting, async (waited) => {
           // The approval named a tab and a conversation: still those after a wait behind another prompt, or nothing is
