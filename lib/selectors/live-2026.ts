@@ -66,7 +66,9 @@ export const live2026: SelectorSet = {
   stepsHeaderPattern: `^\\s*(?:${DONE}|{stepsStopped}|{stepsWorking})`,
   stepsFinishedPattern: `^\\s*(?:${DONE})`,
   codeLanguage: ['[data-testid="code-language-indicator"]', 'pre figcaption > span'],
-  answerChrome: [...common.answerChrome, 'figcaption', 'button'],
+  // The steps' header is the answer block's chrome, not its text: a block holding only the header (its prose not come
+  // yet; the French page, 2026-09-27, draws it as a div) has no answer (late review, #8).
+  answerChrome: [...common.answerChrome, 'figcaption', 'button', '[class~="group/step-header"]'],
 
   // The outer span carries the URL and wraps a second span of the same class with none.
   citationInline: ['[data-pplx-citation-url]', '[data-pplx-citation]', 'span.citation'],

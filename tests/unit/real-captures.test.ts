@@ -288,6 +288,16 @@ describe.skipIf(!present)(`${title}: folds that are not steps`, () => {
     expect(state.steps).toEqual([]);
   });
 
+  it('an answer block holding only its steps header (the French `group/step-header`, no prose yet) has no answer text', () => {
+    load(FR);
+    const answer = document.querySelector('[data-workflow-final-text]') as Element;
+    answer.querySelector('[data-workflow-text-footer]')?.remove();
+    answer.querySelector('.prose')?.closest('[dir="auto"]')?.remove();
+    const state = readTurnNow(lastTurn(), 0, live2026);
+    expect(state.stepsHeader).toMatch(/^Recherche/);
+    expect(state).toMatchObject({ response: '', hasAnswer: false });
+  });
+
   it('no prose class on the page (a repaint): the answer is never read as steps', () => {
     load(SEVERAL);
     for (const p of document.querySelectorAll('.prose')) p.classList.remove('prose');
