@@ -340,8 +340,9 @@ describe('content-script weight', () => {
     // 6,908 (its own copy of the text renderer).
     // 2026-12-05 (later): the mode read that only looks, for the worker to queue one that would open the mode menu or
     // type "/" (late review #3), and a chip set's unmarked slash menu named as a miss (page review #4): threads 26,787
-    // (mode.ts is in the threads kit for a new thread's mode), mode 5,674.
-    const limits = { 'page-threads': 26_800, 'page-sources': 7_000, 'page-diagnostics': 3_750, 'page-panel': 8_200, 'page-mode': 5_850, 'page-ask': 12_500, 'page-repair': 8_700 };
+    // (mode.ts is in the threads kit for a new thread's mode), mode 5,674. The thread reader's "complete" by comet_poll's
+    // rule, the action row (captures review H1; statusOf and answerFooter come into the kit): threads 26,940.
+    const limits = { 'page-threads': 27_000, 'page-sources': 7_000, 'page-diagnostics': 3_750, 'page-panel': 8_200, 'page-mode': 5_850, 'page-ask': 12_500, 'page-repair': 8_700 };
     for (const [entry, limit] of Object.entries(limits)) {
       const out = await bundle(`../../entrypoints/${entry}.ts`);
       expect(inputs(out).filter((i) => i.includes('node_modules'))).toEqual([]);

@@ -304,3 +304,34 @@ describe.skipIf(!present)(`${title}: folds that are not steps`, () => {
     expect(readTurnNow(lastTurn(), 0, live2026).steps).toEqual([]);
   });
 });
+
+/**
+ * The thread tools' page reading (the threads kit, used where the thread JSON cannot answer) says a turn is complete
+ * only on the page's own sign, by the rule comet_poll uses (reader.ts statusOf): the action row where the set names
+ * one, never a stop control's absence or a finished steps header (captures review 2026-12-05, H1).
+ */
+describe.skipIf(!present)(`${title}: the thread reader's "complete"`, () => {
+  const ONE_TURN = 'search-thread-one-turn-Perplexity-Comet-MCP-jcalderonzumba-2026-09-26.html';
+  const lastReading = async () => {
+    const { readThreadDom } = await import('../../lib/page/threads/thread-dom-reader');
+    const { pageReader } = await import('../../lib/page/checkpoints/thread-readers');
+    return readThreadDom(createPageDriver(window).context(), pageReader(), { threadId: 'x', stopped: () => false }).turns.at(-1);
+  };
+
+  it('a turn with its action row is complete', async () => {
+    load(ONE_TURN);
+    expect(await lastReading()).toMatchObject({ event: 'complete', entryStatus: 'COMPLETED' });
+  });
+
+  it('the same turn before its action row (the answer still being written, research done): not complete', async () => {
+    load(ONE_TURN);
+    for (const row of document.querySelectorAll('[data-workflow-text-footer]')) row.remove();
+    expect(await lastReading()).toMatchObject({ event: null, entryStatus: 'PENDING' });
+  });
+
+  it('a captured last turn with no action row (WebMCP, Aug 2026): not complete, as comet_poll says', async () => {
+    load('search-thread-page-WebMCP-2026-08.html');
+    expect((await createPageDriver(window).poll()).unconfirmed).toBeTruthy();
+    expect(await lastReading()).toMatchObject({ event: null, entryStatus: 'PENDING' });
+  });
+});

@@ -185,7 +185,7 @@ export function indicators(doc: Document, set: SelectorSet, current: Turn | null
  * 2026-12-02 review: never "completed" from a stop control's absence). Where the set names no
  * row (the simulated generations A and B), the stop control going away with text is their "done".
  */
-export function statusOf(ind: Indicators, turn: TurnState | null, footer: boolean | null = null): Status {
+export function statusOf(ind: Indicators, turn: Pick<TurnState, 'hasAnswer' | 'stepsFinished' | 'error'> | null, footer: boolean | null = null): Status {
   if (ind.hasStopButton || ind.hasLoadingSpinner) return 'working';
   if (!turn || (turn.error && !turn.hasAnswer)) return 'idle'; // failed: nothing completed (see `error`)
   if (footer) return 'completed';

@@ -4,7 +4,7 @@ import type { ThreadPageReader } from '../../selectors/thread-schema';
 import type { PageContext } from '../dom/context';
 import { cleanText, closest, first, isHidden, outermost, type Scope, union } from '../dom/dom';
 import { absolute, attr, type Box, boxesOf, boxInteraction } from '../checkpoints/thread-boxes';
-import { answersOf, indicators, readAnswer, readError, readQuestionNow, readSteps, toolSteps } from '../answer/reader';
+import { answerFooter, answersOf, indicators, readAnswer, readError, readQuestionNow, readSteps, statusOf, toolSteps } from '../answer/reader';
 import { type Turn, turnCountOf, turnsOf } from '../dom/turns';
 import { fromInlineCitations, fromLinks, mergeSources } from '../answer/sources';
 import { renderText } from '../dom/text';
@@ -180,7 +180,11 @@ export function readTurnDom(ctx: PageContext, r: ThreadPageReader, turn: Turn, i
   } else if (waiting && !isHidden(waiting) && !ind.hasStopButton) {
     event = 'waiting';
     notice = noticeText(waiting);
-  } else if (!ind.hasStopButton && !ind.hasLoadingSpinner && (answered || steps.finished)) event = 'complete';
+  } else if (statusOf(ind, { hasAnswer: answered, stepsFinished: steps.finished }, tc.current ? answerFooter(turn, set) : null) === 'completed') {
+    // comet_poll's rule: the current turn is done on its action row where the set names one, never because no stop
+    // control shows (captures review 2026-12-05, H1); an earlier turn is done, a later question followed it.
+    event = 'complete';
+  }
 
   return {
     index,
