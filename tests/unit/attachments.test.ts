@@ -306,6 +306,30 @@ describe('uploads in flight, downloads that fail, and cleanup', () => {
     expect((await fetch(`${listener.base}/attachments/upload`)).status).toBe(405);
   });
 
+  it('a whole request whose form ends inside the file part is refused with 400; the process lives on (threads review H1)', async () => {
+    const envelope = await attachments.envelope({ filename: 'cut.bin', mimeType: 'application/octet-stream', sizeBytes: 100 });
+    const boundary = 'cut';
+    const fields = Object.entries(envelope.upload_fields).map(([name, value]) => `--${boundary}\r\nContent-Disposition: form-data; name="${name}"\r\n\r\n${value}\r\n`);
+    // A proxy or a client that cut the form: the Content-Length is right, the closing boundary never comes.
+    const body = `${fields.join('')}--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="a.bin"\r\n\r\nhalf a file`;
+    const url = new URL(envelope.upload_url);
+    const answer = await new Promise<string>((resolve) => {
+      const socket = net.connect({ host: url.hostname, port: Number(url.port) });
+      let text = '';
+      socket.on('data', (chunk: Buffer) => {
+        text += chunk.toString();
+      });
+      socket.on('close', () => resolve(text));
+      socket.on('error', () => resolve(text));
+      socket.write(
+        `POST /attachments/upload HTTP/1.1\r\nHost: ${url.host}\r\nContent-Type: multipart/form-data; boundary=${boundary}\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
+      );
+    });
+    expect(answer).toMatch(/^HTTP\/1\.1 400 [\s\S]*(Unexpected end|ended before the file was complete)[\s\S]*create_attachment_upload/);
+    expect(fs.existsSync(path.join(home, 'attachments', envelope.upload_fields.key as string, 'data.partial'))).toBe(false);
+    expect((await fetch(`${listener.base}/attachments/upload`)).status).toBe(405);
+  });
+
   it('a download whose file cannot be read answers 404 (or cuts the body) instead of killing the process', async () => {
     const envelope = await attachments.envelope({ filename: 'a.txt', mimeType: 'text/plain', sizeBytes: 5 });
     expect(await upload(envelope.upload_url, form(envelope.upload_fields, { bytes: 'hello' }))).toMatchObject({ status: 204 });

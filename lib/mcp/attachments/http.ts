@@ -94,13 +94,18 @@ async function receiveUpload(store: AttachmentStore, req: http.IncomingMessage, 
     const fields: Record<string, string> = {};
     let file: 'none' | 'writing' | 'stored' = 'none';
     let parsed = false;
-    const fail = (error: unknown) => settle(error instanceof UploadRefused ? error : new UploadRefused(400, `Unreadable multipart form: ${(error as Error).message}`));
+    const fail = (error: unknown) =>
+      settle(
+        error instanceof UploadRefused
+          ? error
+          : new UploadRefused(400, `Unreadable multipart form (${(error as Error).message}): send every upload_fields field, then the whole file in a part named "file"; once a file part began, with a new envelope from create_attachment_upload.`),
+      );
     parser.on('field', (name, value) => {
       fields[name] = value;
     });
     parser.on('file', (name, stream) => {
       if (file !== 'none' || name !== 'file') {
-        stream.resume();
+        drain(stream);
         return fail(new UploadRefused(400, 'Send exactly one file part, named "file".'));
       }
       file = 'writing';
@@ -108,7 +113,7 @@ async function receiveUpload(store: AttachmentStore, req: http.IncomingMessage, 
       try {
         claim = store.claim(fields.key, fields.token);
       } catch (error) {
-        stream.resume();
+        drain(stream);
         return fail(error);
       }
       writeFile(stream, claim, Math.min(claim.meta.declaredBytes, store.maxBytes), stop.signal).then(
@@ -141,6 +146,12 @@ async function receiveUpload(store: AttachmentStore, req: http.IncomingMessage, 
   res.end();
 }
 
+/** Reads a refused file part to its end, so busboy goes on; an error it meets then is the refusal's, already answered. */
+function drain(stream: BusboyFileStream): void {
+  stream.on('error', () => {});
+  stream.resume();
+}
+
 /**
  * Streams one file part to disk, refusing it past `limit` bytes (its envelope's size_bytes, at most
  * the setting). The part's stream is never destroyed here: busboy keeps parsing the rest.
@@ -166,6 +177,11 @@ function writeFile(stream: BusboyFileStream, claim: ClaimedUpload, limit: number
       size += chunk.length;
       if (size > limit) tooLarge();
     });
+    // A form that ends inside the file part (a cut body, a client's bug) errors this stream: unheard, that error ended
+    // the whole process, every session of both doors with it (threads review 2026-12-05, H1).
+    stream.on('error', (error: Error) =>
+      giveUp(new UploadRefused(400, `The upload ended before the file was complete (${error.message}): request a new envelope with create_attachment_upload and send the whole file again.`)),
+    );
     stream.once('limit', tooLarge);
     out.once('error', (error) => {
       if (!over) reject(new UploadRefused(500, `comet-relay could not store the file (${error.message}): check the free space and permissions of COMET_RELAY_HOME/attachments, then request a new envelope.`));
