@@ -169,6 +169,27 @@ export const METHOD_TARGET: Partial<Record<MethodName, Target>> = {
 /** Methods whose tab may be one that is not Perplexity: they are judged again for `other-tab` once it is known. */
 export const OTHER_TAB_METHODS: readonly MethodName[] = ['tabs.capture', 'page.content', 'tabs.switch'];
 
+/**
+ * Methods on one thread, named by its thread_id. Any thread of the account can be named (a search thread's slug too),
+ * so at the public door a thread that door did not start is the person's library: read only with
+ * PUBLIC_LIBRARY_SETTING, never acted on (threads review 2026-12-05, H2: read_thread read any thread whole with the
+ * setting off). At the loopback door every thread stays `perplexity`.
+ */
+export const THREAD_METHODS: readonly MethodName[] = [
+  'threads.wait',
+  'threads.state',
+  'threads.read',
+  'threads.assets',
+  'threads.assetDownload',
+  'threads.send',
+  'threads.respond',
+];
+
+/** The target of a call on a thread: `library` at the public door unless that door started the thread. */
+export function threadTarget(door: Door, method: string, startedAtDoor: boolean): Target {
+  return door === 'public' && (THREAD_METHODS as readonly string[]).includes(method) && !startedAtDoor ? 'library' : targetOf(method);
+}
+
 /** The target a method reaches before its tab is known. */
 export function targetOf(method: string): Target {
   return (METHOD_TARGET as Record<string, Target | undefined>)[method] ?? 'perplexity';
@@ -180,7 +201,10 @@ export function targetOf(method: string): Target {
  */
 export function accessNeed(call: { door: Door; method: string; params?: Params; target?: Target }): Need {
   const target = call.target ?? targetOf(call.method);
-  const reachable = target === targetOf(call.method) || (target === 'other-tab' && (OTHER_TAB_METHODS as readonly string[]).includes(call.method));
+  const reachable =
+    target === targetOf(call.method) ||
+    (target === 'other-tab' && (OTHER_TAB_METHODS as readonly string[]).includes(call.method)) ||
+    (target === 'library' && (THREAD_METHODS as readonly string[]).includes(call.method));
   if (!reachable) return 'never';
   return DOOR_ACCESS[call.door][target][accessOf(call.method, call.params)];
 }
@@ -209,7 +233,7 @@ const TARGET_WORDS: Record<Target, string> = {
   'tab-list': "list the browser's tabs (their titles and URLs)",
   'other-tab': 'reach a tab that is not Perplexity',
   screenshot: 'take screenshots',
-  library: "read the person's Perplexity library (the thread list, other threads)",
+  library: "reach the person's Perplexity library (the thread list, threads this door did not start)",
 };
 
 /**
@@ -219,8 +243,10 @@ const TARGET_WORDS: Record<Target, string> = {
 export function doorRefused(door: Door, tool: string | undefined, operation: string, target: Target = targetOf(operation)): RelayError {
   const who = tool ? `${tool} (${operation})` : operation;
   const instead =
-    door === 'public'
-      ? 'Callers through the public door (the Agent API, `serve --public-url`) never see other tabs or the tab list, whatever the settings; use a client on this machine for that.'
-      : 'No setting allows it at this door.';
+    door !== 'public'
+      ? 'No setting allows it at this door.'
+      : target === 'library'
+        ? 'Through the public door (the Agent API, `serve --public-url`) an agent acts only on threads it started there (call_perplexity_computer without a thread_id); use a client on this machine for the person\'s other threads.'
+        : 'Callers through the public door (the Agent API, `serve --public-url`) never see other tabs or the tab list, whatever the settings; use a client on this machine for that.';
   return new RelayError('PERMISSION_DENIED', `${who} was refused: it would ${TARGET_WORDS[target]}, which the ${door} door does not allow. ${instead}`);
 }

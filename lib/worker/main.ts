@@ -15,6 +15,7 @@ import { admitPort } from './calls/port-guard';
 import { Router } from './calls/router';
 import { keepStorageTrusted, saveProfileLabel } from './browser/settings';
 import { sessionValue } from './browser/session-store';
+import { DoorThreads } from './threads/door-threads';
 import { TabService } from './calls/tabs';
 import { PageAccessWatch } from './calls/page-access';
 import { PAGE_SCRIPT_GRACE_MS } from '../protocol/page-access';
@@ -80,7 +81,9 @@ export function startWorker(): void {
   const packs = new PackStore({ broadcast: (message) => pages.broadcast(message), onChange: (itemsChanged) => panels.onPacksChanged(itemsChanged), store: sessionValue('packs') });
   void packs.restore();
   const tabs = new TabService(pages, (tabId) => threads.tabs.isOwned(tabId));
-  const restored = tabs.restore().catch(() => {});
+  const publicThreads = new DoorThreads(sessionValue('publicThreads'));
+  // Calls wait for this: a public-door call on its own thread must not be judged before the worker knows it.
+  const restored = Promise.all([tabs.restore().catch(() => {}), publicThreads.load()]);
 
   const status = async (): Promise<BrowserStatus> => {
     const { browser: browserInfo, profile } = await identity;
@@ -121,6 +124,7 @@ export function startWorker(): void {
     tabs,
     pages,
     threads: threads.calls,
+    publicThreads,
     // The thread JSON reader in use (an added one wins over the built-in one), as the thread tabs use it.
     answers: new JsonAnswers(() => readerInUse(THREAD_JSON_READER_KIND, packs.added(), THREAD_JSON_READERS[0] as ThreadJsonReader).reader),
     repairs,

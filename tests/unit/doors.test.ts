@@ -1,13 +1,15 @@
 import { beforeEach, describe, expect, it, vi } from 'vitest';
 import { offeredAt } from '../../lib/mcp/tool';
 import { allTools } from '../../lib/mcp/tools';
-import { accessNeed, LOCAL_ACCESS, METHOD_ACCESS, type Need, OTHER_TAB_METHODS, TARGETS } from '../../lib/protocol/access';
+import { accessNeed, LOCAL_ACCESS, METHOD_ACCESS, type Need, OTHER_TAB_METHODS, TARGETS, THREAD_METHODS, threadTarget } from '../../lib/protocol/access';
 import { callerName, DOORS, type Door, PUBLIC_DOOR_NAME } from '../../lib/protocol/doors';
 import { checkEnvelope } from '../../lib/protocol/envelope-check';
 import { parseEnvelope, type Envelope, type Request } from '../../lib/protocol/messages';
 import { type ControlSettings, DEFAULT_SETTINGS } from '../../lib/protocol/panel';
 import type { PageHub } from '../../lib/worker/calls/pages';
 import { Router } from '../../lib/worker/calls/router';
+import { DoorThreads } from '../../lib/worker/threads/door-threads';
+import type { ThreadCalls } from '../../lib/worker/threads/thread-calls';
 import type { TabService } from '../../lib/worker/calls/tabs';
 import { decideNeed } from '../../lib/worker/panel/policy';
 
@@ -92,6 +94,26 @@ describe('the access table, per door and method', () => {
     }
   });
 
+  it('a thread the public door did not start is the library there: read with the setting, never acted on (threads review H2)', () => {
+    const ANOTHERS: Record<string, Need> = {
+      'threads.wait': 'public-library',
+      'threads.state': 'public-library',
+      'threads.read': 'public-library',
+      'threads.assets': 'public-library',
+      'threads.assetDownload': 'public-library',
+      'threads.send': 'never',
+      'threads.respond': 'never',
+    };
+    expect(Object.keys(ANOTHERS).sort()).toEqual([...THREAD_METHODS].sort());
+    for (const method of THREAD_METHODS) {
+      expect(accessNeed({ door: 'public', method, target: threadTarget('public', method, false) })).toBe(ANOTHERS[method]);
+      // Its own thread, and every thread at the loopback door: as the table above says.
+      expect(threadTarget('public', method, true)).toBe('perplexity');
+      expect(threadTarget('loopback', method, false)).toBe('perplexity');
+    }
+    expect(threadTarget('public', 'threads.start', false)).toBe('perplexity');
+  });
+
   it('a mode switch acts, a mode read reads, at either door', () => {
     for (const door of DOORS) expect(accessNeed({ door, method: 'page.mode', params: { mode: 'computer' } })).toBe('policy');
   });
@@ -138,6 +160,14 @@ const info = (tab: typeof PERPLEXITY, category: string) => ({ id: String(tab.id)
 
 function world(settings: ControlSettings = DEFAULT_SETTINGS) {
   const calls: string[] = [];
+  // The thread family: a start makes task-new; any thread_id is read or written as asked.
+  const threads = {
+    handles: (method: string) => method.startsWith('threads.'),
+    call: async (method: string, params: { threadId?: string }) => {
+      calls.push(`${method} ${params.threadId ?? ''}`.trim());
+      return method === 'threads.start' ? { threadId: 'task-new' } : { threadId: params.threadId };
+    },
+  } as unknown as ThreadCalls;
   const tabs = {
     list: async () => [info(PERPLEXITY, 'Main'), info(BANK, 'Other')],
     connectedDrivenTab: () => undefined,
@@ -156,6 +186,8 @@ function world(settings: ControlSettings = DEFAULT_SETTINGS) {
   const router = new Router({
     tabs,
     pages,
+    threads,
+    publicThreads: new DoorThreads(),
     status: async () => ({}),
     authorizeTarget: async (_request, need, what) => {
       const decision = decideNeed(need, what, settings);
@@ -253,5 +285,38 @@ describe('the public door and the library', () => {
     const on = world({ ...DEFAULT_SETTINGS, publicLibrary: true });
     expect(await on.call('public', 'library.list', {})).toMatchObject({ kind: 'result' });
     expect(on.calls).toEqual(['library.list']);
+  });
+});
+
+describe('the public door and threads it did not start (threads review 2026-12-05, H2)', () => {
+  it('read_thread of any other thread is a library read: refused with the setting off, read with it on; its own thread is open', async () => {
+    const off = world();
+    expect(await off.call('public', 'threads.read', { threadId: 'persons-search-thread-Ab1' })).toMatchObject({
+      kind: 'error',
+      error: { code: 'PERMISSION_DENIED', message: expect.stringContaining('Let the Agent API read my library') },
+    });
+    expect(await off.call('public', 'threads.start', { message: 'plan a trip' })).toMatchObject({ kind: 'result', result: { threadId: 'task-new' } });
+    expect(await off.call('public', 'threads.read', { threadId: 'task-new' })).toMatchObject({ kind: 'result' });
+    expect(await off.call('public', 'threads.state', { threadId: 'task-new' })).toMatchObject({ kind: 'result' });
+    expect(await off.call('loopback', 'threads.read', { threadId: 'persons-search-thread-Ab1' })).toMatchObject({ kind: 'result' });
+    expect(off.calls).toEqual(['threads.start', 'threads.read task-new', 'threads.state task-new', 'threads.read persons-search-thread-Ab1']);
+    const on = world({ ...DEFAULT_SETTINGS, publicLibrary: true });
+    expect(await on.call('public', 'threads.read', { threadId: 'persons-search-thread-Ab1' })).toMatchObject({ kind: 'result' });
+  });
+
+  it('a follow-up or a reply into a thread the public door did not start is refused, whatever the settings; into its own it goes', async () => {
+    const on = world({ ...DEFAULT_SETTINGS, publicLibrary: true });
+    for (const [method, params] of [
+      ['threads.send', { message: 'and a hotel' }],
+      ['threads.respond', { reply: { kind: 'approve', reason: '' } }],
+    ] as const) {
+      expect(await on.call('public', method, { threadId: 'persons-task-Cd2', ...params })).toMatchObject({
+        kind: 'error',
+        error: { code: 'PERMISSION_DENIED', message: expect.stringContaining('only on threads it started there (call_perplexity_computer without a thread_id)') },
+      });
+    }
+    await on.call('public', 'threads.start', { message: 'plan a trip' });
+    expect(await on.call('public', 'threads.send', { threadId: 'task-new', message: 'and a hotel' })).toMatchObject({ kind: 'result' });
+    expect(on.calls).toEqual(['threads.start', 'threads.send task-new']);
   });
 });

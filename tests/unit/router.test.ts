@@ -129,7 +129,7 @@ describe('Router: who acts on a thread', () => {
     const router = new Router({ tabs: {} as TabService, pages: {} as PageHub, status: async () => ({}), threads });
     const params = { threadId: 't-1', followupUuid: 'F-1', reply: { kind: 'approve', reason: '' } };
     await router.local('threads.respond', params);
-    await router.handle({ kind: 'request', id: 'h1:k1:r9', method: 'threads.respond', params }, () => {});
+    await router.handle({ kind: 'request', id: 'h1:k1:r9', method: 'threads.respond', params, origin: { clientId: 'k1', clientName: 'Claude Code', door: 'loopback' } }, () => {});
     expect(seen).toEqual([true, false]);
   });
 });

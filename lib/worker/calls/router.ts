@@ -6,7 +6,7 @@ import { extractVisibleText } from '../../page/dom/visible-text';
 import { questionKey, questionMatch } from '../../page/answer/question';
 import { categorizeTab, isPerplexityUrl, PERPLEXITY_HOME, samePage } from '../../protocol/urls';
 import { threadIdOfUrl } from '../../protocol/threads/thread-ids';
-import { accessNeed, doorRefused, type Need, type Target } from '../../protocol/access';
+import { accessNeed, doorRefused, type Need, type Target, threadTarget } from '../../protocol/access';
 import { doorOf } from '../../protocol/doors';
 import { traceClock } from '../../protocol/ports';
 import { browser } from '../browser/ext';
@@ -16,6 +16,7 @@ import { PageGoneDuringAsk, type PageHub } from './pages';
 import type { TabService } from './tabs';
 import { type ModeResult, modeAgain, type PageMode, type PollResult, type WaitResult } from '../../protocol/page/page-methods';
 import { EarlyJson, type JsonAnswers, type TabFetch } from '../threads/json-answer';
+import type { DoorThreads } from '../threads/door-threads';
 import type { ThreadCalls } from '../threads/thread-calls';
 import { ModeTurn, WAIT_NOTE_HOLD_MS } from './mode-turn';
 import { REPAIRABLE, type Repairs } from './repairs';
@@ -33,6 +34,8 @@ export interface RouterDeps {
   pages: PageHub;
   /** `threads.*` / `account.*`: each thread in its own tab (lib/worker/threads/thread-calls.ts). */
   threads?: ThreadCalls;
+  /** The threads the public door started: there, every other thread is the person's library (access.ts `threadTarget`). */
+  publicThreads?: DoorThreads;
   /** comet_poll's and comet_wait's finished answer from the thread JSON (lib/worker/threads/json-answer.ts); without it the page's text answers. */
   answers?: JsonAnswers;
   /** Finding the answer again from the thread JSON when the reader misses (lib/worker/calls/repairs.ts); without it a miss stays a miss. */
@@ -149,8 +152,9 @@ export class Router {
       // The access table first (lib/protocol/access.ts): what the caller's door never allows is
       // refused before the person's policy is asked (and before anything is held for approval).
       const door = doorOf(request.origin);
-      const need = accessNeed({ door, method, params });
-      if (need === 'never') throw doorRefused(door, request.origin?.tool, method);
+      const target = threadTarget(door, method, Boolean(this.deps.publicThreads?.has(params.threadId)));
+      const need = accessNeed({ door, method, params, target });
+      if (need === 'never') throw doorRefused(door, request.origin?.tool, method, target);
       // The library at the public door: only with the person's setting (lib/protocol/access.ts).
       if (need === 'public-library') {
         if (!this.deps.authorizeTarget) throw publicLibraryRefused();
@@ -190,7 +194,13 @@ export class Router {
       case 'page.content':
         return this.pageContent(request, params.maxLength as number, signal, progress, trusted, trace);
       default: {
-        if (this.deps.threads?.handles(method)) return this.deps.threads.call(method, params, signal, progress, trace, trusted);
+        if (this.deps.threads?.handles(method)) {
+          const result = await this.deps.threads.call(method, params, signal, progress, trace, trusted);
+          const started = (result as { threadId?: unknown } | undefined)?.threadId;
+          // The public door's own thread, from now on (started, not refused before sending).
+          if (method === 'threads.start' && !trusted && doorOf(request.origin) === 'public' && typeof started === 'string') this.deps.publicThreads?.add(started);
+          return result;
+        }
         // A prompt and a mode switch take the mode's turn (mode-turn.ts). A read of the mode goes at once where the page
         // can answer by looking; one that must open the mode menu or type "/" acts on the composer, and takes the turn
         // (late review #3).
