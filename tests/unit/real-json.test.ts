@@ -5,7 +5,8 @@ import { parseThreadBody, readThreadJson, askedItems, threadKindOf } from '../..
 import { firstString, pick } from '../../lib/page/dom/json-path';
 import { accountJson2026 } from '../../lib/selectors/account-json';
 import { threadJson2026 } from '../../lib/selectors/thread-json';
-import { modelsFrom } from '../../lib/worker/threads/thread-results';
+import { checkpointFrom, modelsFrom, transcriptFrom } from '../../lib/worker/threads/thread-results';
+import { threadMethods } from '../../lib/protocol/threads/threads';
 import { answerMarkdown, entryJson, threadJson } from '../sim/json/thread-json';
 import { createSimSite } from '../sim/site';
 import type { AskResponse } from '../sim/types';
@@ -126,6 +127,43 @@ describe.skipIf(!present)('thread JSON reader on real /rest/thread bodies', () =
     const turn = readThreadJson([{ entries: [{ status: 'PENDING', blocks: [{ intended_usage: 'workflow_root', workflow_block: { status: 'WORKFLOW_AWAITING_USER', steps: [{ items: [item] }] } }] }] }], r, { threadId: 't', url: 'u' }).turns[0];
     expect(turn?.event).toBe('ask_user_question');
     expect(turn?.interactions[0]?.followupUuid).toBe('3897e35c-ea9d-4ba7-98b5-00f109904294');
+  });
+});
+
+/**
+ * What a waiting question can hold is the agent's to decide: a question's id is its text where the body names no id
+ * (the real research body), and neither a long question nor a long list of options may make every read of the thread
+ * fail the result's contract (threads review 2026-12-05, H3: read_thread failed, the wait said "keeps running", and the
+ * question could never be answered).
+ */
+describe.skipIf(!present)('a waiting question of any size passes the thread results’ contract', () => {
+  const RESEARCH = 'thread-json-perplexity-client-research-resume-2026-07-31.json';
+  /** The research body as if it still waited on its questions, with `edit` applied to them. */
+  const waiting = (edit: (payload: { fields: { field_name: string; options?: { title: string }[] }[] }) => void) => {
+    const raw = JSON.parse(read(RESEARCH));
+    const flow = raw.entries[0].blocks.find((b: { intended_usage?: string }) => b.intended_usage === 'workflow_root').workflow_block;
+    flow.status = 'WORKFLOW_AWAITING_USER';
+    raw.entries[0].status = 'PENDING';
+    const item = flow.steps.flatMap((st: { items?: unknown[] }) => st.items ?? []).find((i: { type?: string }) => i.type === 'WORKFLOW_ITEM_USER_QUESTIONS');
+    edit(item.payload.user_questions_payload);
+    const parsed = parseThreadBody(200, JSON.stringify(raw), r);
+    if (!parsed.ok) throw new Error(parsed.problem.message);
+    return readThreadJson([parsed.value], r, { threadId: 't1', url: 'https://www.perplexity.ai/search/t1' });
+  };
+  const LONG = `${'Which of these regional comparisons matters most for your decision, and should the report weigh '.repeat(4)}?`;
+  test.each([
+    ['as captured', () => {}],
+    ['a question of 400 characters (its id is its text)', (q: Parameters<Parameters<typeof waiting>[0]>[0]) => void (q.fields[0] && (q.fields[0].field_name = LONG))],
+    ['a question with 60 options', (q: Parameters<Parameters<typeof waiting>[0]>[0]) => void (q.fields[0] && (q.fields[0].options = Array.from({ length: 60 }, (_, i) => ({ title: `option ${i}` }))))],
+  ])('%s: threads.wait and threads.read results are valid, the question whole', (_name, edit) => {
+    const got = waiting(edit);
+    const turn = got.turns.at(-1);
+    expect(turn?.event).toBe('ask_user_question');
+    expect(threadMethods['threads.wait'].result.safeParse(checkpointFrom({ reading: got, turn })).error).toBeUndefined();
+    expect(threadMethods['threads.read'].result.safeParse(transcriptFrom({ reading: got }, 't1', 100_000)).error).toBeUndefined();
+    const question = turn?.interactions[0]?.questions?.[0];
+    if (_name.includes('400')) expect(question?.text).toBe(LONG);
+    if (_name.includes('60 options')) expect(question?.options).toHaveLength(60);
   });
 });
 

@@ -127,7 +127,8 @@ async function reply(
   });
 }
 
-const answerValue = z.union([z.string().max(10_000), z.number(), z.boolean(), z.array(z.string().max(10_000)).max(50)]);
+// As the worker's ThreadAnswer (lib/protocol/threads/threads.ts): a choice's words, any of up to 500 choices, at least one.
+const answerValue = z.union([z.string().max(10_000), z.number(), z.boolean(), z.array(z.string().max(10_000)).min(1).max(500)]);
 
 const answerQuestion = defineTool({
   name: 'answer_question',

@@ -50,13 +50,17 @@ export const CHECKPOINT_EVENTS = THREAD_EVENTS.filter((event) => event !== 'time
 
 // ── what a thread shows ──────────────────────────────────────────────────────
 
-/** One question of an `ask_user_question` checkpoint. */
+/**
+ * One question of an `ask_user_question` checkpoint. Its words and choices are the agent's, of any length: the bounds
+ * only keep a message sane, never below what a question can hold (threads review 2026-12-05, H3: a question of 230
+ * characters, whose id is its text, or one of 60 options failed every read of its thread).
+ */
 export const ThreadQuestion = z.object({
-  /** The page's own id for the question when it has one; else a stable id derived from its text. */
-  id: z.string().min(1).max(200),
+  /** The page's own id for the question when it has one; else its text (the real research body names no id). */
+  id: z.string().min(1).max(10_000),
   text: z.string().max(10_000),
   /** Multiple-choice answers, in the page's order. */
-  options: z.array(z.string().max(1000)).max(50).optional(),
+  options: z.array(z.string().max(10_000)).max(500).optional(),
   /** Whether more than one option may be chosen. */
   multiple: z.boolean().optional(),
 });
@@ -70,13 +74,14 @@ export const ThreadCheckpointInteraction = z.object({
   type: z.enum(['ask_user_question', 'confirm_action', 'auth_required', 'interaction_required', 'two_factor_required']),
   followupUuid: z.string().min(1).max(200),
   /** The question(s) or the action the agent wants to take, as the page words it. */
-  text: z.string().max(20_000),
-  questions: z.array(ThreadQuestion).max(50).optional(),
+  /** What the agent asks or wants to do: a confirm_action may quote a whole message it would send. */
+  text: z.string().max(200_000),
+  questions: z.array(ThreadQuestion).max(200).optional(),
   /** auth_required: the connector (`slack`), its display name, and the sign-in URL. */
   connector: z.string().max(200).optional(),
   displayName: z.string().max(200).optional(),
   title: z.string().max(1000).optional(),
-  description: z.string().max(5000).optional(),
+  description: z.string().max(20_000).optional(),
   authUrl: z.string().max(4000).optional(),
   /** interaction_required: the page where only Perplexity can take the input. */
   url: z.string().max(4000).optional(),
@@ -239,7 +244,8 @@ export const TurnSubmission = z.union([SubmittedTurn, TurnNotSent]);
 export type TurnSubmission = z.infer<typeof TurnSubmission>;
 
 /** One question's answer: its text, or for a multi-select question each chosen choice. */
-export const ThreadAnswer = z.union([z.string().max(10_000), z.array(z.string().max(1000)).min(1).max(50)]);
+/** The bounds of answer_question's own schema (lib/mcp/tools/threads.ts), so what the tool takes the worker takes too. */
+export const ThreadAnswer = z.union([z.string().max(10_000), z.array(z.string().max(10_000)).min(1).max(500)]);
 export type ThreadAnswer = z.infer<typeof ThreadAnswer>;
 
 export const ThreadReply = z.discriminatedUnion('kind', [
