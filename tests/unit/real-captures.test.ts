@@ -45,19 +45,27 @@ function lastTurnByStructure() {
     (a) => after(question, a) && (a.textContent ?? '').trim() !== '',
   );
   const answer = answers.at(-1) as Element;
+  // A Deep Research turn's report: prose in a card of its own between the question and the answer block, which then
+  // holds only a summary pointing to it (the Feb 2026 report page). What the person reads as the answer is both.
+  const reports = [...document.querySelectorAll('.prose')].filter(
+    (p) => after(question, p) && after(p, answer) && !answer.contains(p) && !p.parentElement?.closest('.prose'),
+  );
+  const roots = [...reports, answer];
   const headers = [...document.querySelectorAll('button')].filter(
     (b) => after(question, b) && /^(Reviewed \d+ sources|\d+ steps completed|Completed \d+ steps)$/.test(squash(b.textContent ?? '')),
   );
-  const cited = [...answer.querySelectorAll('[data-pplx-citation-url]')].map((c) => c.getAttribute('data-pplx-citation-url') as string);
+  const cited = roots.flatMap((root) => [...root.querySelectorAll('[data-pplx-citation-url]')].map((c) => c.getAttribute('data-pplx-citation-url') as string));
   // Every piece of text the answer shows, apart from buttons, icons and citation chips (checked as URLs).
-  const walker = document.createTreeWalker(answer, NodeFilter.SHOW_TEXT);
   const pieces: string[] = [];
-  for (let n = walker.nextNode(); n; n = walker.nextNode()) {
-    if (n.parentElement?.closest('button, svg, figcaption, .citation, .citation-nbsp, style, script')) continue;
-    // A formula is drawn twice (MathML and glyphs) beside its hidden TeX: the answer holds it once, as TeX.
-    if (n.parentElement?.closest('.katex') && !n.parentElement.closest('annotation[encoding="application/x-tex"]')) continue;
-    const t = squash(n.nodeValue ?? '');
-    if (t) pieces.push(t);
+  for (const root of roots) {
+    const walker = document.createTreeWalker(root, NodeFilter.SHOW_TEXT);
+    for (let n = walker.nextNode(); n; n = walker.nextNode()) {
+      if (n.parentElement?.closest('button, svg, figcaption, .citation, .citation-nbsp, style, script')) continue;
+      // A formula is drawn twice (MathML and glyphs) beside its hidden TeX: the answer holds it once, as TeX.
+      if (n.parentElement?.closest('.katex') && !n.parentElement.closest('annotation[encoding="application/x-tex"]')) continue;
+      const t = squash(n.nodeValue ?? '');
+      if (t) pieces.push(t);
+    }
   }
   // The page's "done": an action row (Copy / Helpful) after the answer's start. A trimmed capture may have lost it.
   const row = [...document.querySelectorAll('[data-workflow-text-footer], button[aria-label="Helpful"], button[aria-label="Utile"]')].some((r) => after(answer, r) || answer.contains(r));
@@ -333,5 +341,23 @@ describe.skipIf(!present)(`${title}: the thread reader's "complete"`, () => {
     load('search-thread-page-WebMCP-2026-08.html');
     expect((await createPageDriver(window).poll()).unconfirmed).toBeTruthy();
     expect(await lastReading()).toMatchObject({ event: null, entryStatus: 'PENDING' });
+  });
+});
+
+describe.skipIf(!present)(`${title}: a Deep Research report drawn beside its answer block`, () => {
+  it('comet_poll reads the report card and the summary, and comet_get_sources gives the report’s citations (captures review H2)', async () => {
+    load('deep-research-thread-page-obsidian-AI-exporter-2026-02-27.html');
+    const poll = await createPageDriver(window).poll();
+    const report = [...document.querySelectorAll('.prose')].sort((a, b) => (b.textContent ?? '').length - (a.textContent ?? '').length)[0] as Element;
+    const title = squash(report.querySelector('h1')?.textContent ?? '');
+    expect(title.length).toBeGreaterThan(0);
+    expect(squash(poll.response)).toContain(title);
+    // The summary the answer block holds comes after the report, as on the page.
+    const summary = squash(document.querySelector('#markdown-content-0')?.textContent ?? '');
+    expect(squash(poll.response).indexOf(summary.slice(0, 40))).toBeGreaterThan(squash(poll.response).indexOf(title));
+    const cited = new Set([...report.querySelectorAll('[data-pplx-citation-url]')].map((c) => normalizeUrl(c.getAttribute('data-pplx-citation-url') as string)));
+    expect(cited.size).toBeGreaterThan(10);
+    const read = await readSources({ win: window, doc: document, set: live2026, waitFor: async () => null }, { expand: false, openTab: false });
+    expect(new Set(read.sources.map((s) => normalizeUrl(s.url ?? '')))).toEqual(cited);
   });
 });

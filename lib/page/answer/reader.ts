@@ -76,13 +76,15 @@ export function answersOf(turn: Turn): Element[] {
   return withText.length > 0 ? withText : [...turn.answers];
 }
 
-/** Answer roots of a turn: outermost prose inside the answer container, so nesting counts once. */
-function proseRoots(turn: Turn, set: SelectorSet): Element[] {
-  const answers = answersOf(turn);
-  const scope: (Element | Turn)[] = answers.length > 0 ? answers : [turn];
-  const prose = outermost(scope.flatMap((a) => all(a, set.prose))).filter((p) => !closest(p, set.userBubble));
-  if (prose.length > 0) return prose;
-  return answers;
+/**
+ * What a turn answers with: its outermost prose outside the question, in page order (nesting counts once), else its
+ * answer blocks. The turn's, not only the answer blocks': a Deep Research turn draws its report as prose in a card of
+ * its own before the answer block, which holds a summary pointing to it (`deep-research-thread-page-…-2026-02-27.html`;
+ * the Oct 2026 page text of one says "the full brief is in the report above"; captures review 2026-12-05, H2).
+ */
+export function answerRoots(turn: Turn, set: SelectorSet): Element[] {
+  const prose = outermost(all(turn, set.prose)).filter((p) => !closest(p, set.userBubble) && !turn.question?.contains(p));
+  return prose.length > 0 ? prose : answersOf(turn);
 }
 
 /**
@@ -100,7 +102,7 @@ function stepsBlockOf(turn: Turn, set: SelectorSet): { block: Element; head?: El
   }
   const head = stepsHeadOf(turn, set);
   if (!head) return null;
-  const prose = proseRoots(turn, set)[0];
+  const prose = answerRoots(turn, set)[0];
   // No prose found (the answer block itself stands for it): the header alone, never the answer read as steps.
   if (prose?.contains(head)) return { block: head, head };
   let block = head;
@@ -320,7 +322,7 @@ export function readQuestionNow(turn: Turn, set: SelectorSet): string {
 }
 
 export function readAnswer(turn: Turn, set: SelectorSet): string {
-  const roots = proseRoots(turn, set);
+  const roots = answerRoots(turn, set);
   if (roots.length === 0) return '';
   return renderText(roots, {
     skip: set.answerChrome,

@@ -4,7 +4,7 @@ import type { PageContext } from '../dom/context';
 import type { PageDriver } from '../driver';
 import type { KitHandlers, PageKitHost } from '../kit-registry';
 import { all, cleanText, isHidden, pointerClick, type Scope, union } from '../dom/dom';
-import { answersOf, requireTurns } from '../answer/reader';
+import { answerRoots, requireTurns } from '../answer/reader';
 import { type Turn, turnsOf } from '../dom/turns';
 import { fromEntries, fromInlineCitations, fromLinks, mergeNumbered, type Source } from '../answer/sources';
 
@@ -82,8 +82,9 @@ export async function readSources(ctx: PageContext, opts: { expand?: boolean; op
   const base = doc.location.href;
   requireTurns(doc, set);
   const turn = turnsOf(doc, set).at(-1);
-  const answers = turn ? answersOf(turn) : [];
-  const scope: Scope[] = answers.length > 0 ? answers : turn ? [turn] : [];
+  // Where the answer's words are (a Deep Research report's card too), as comet_poll reads them.
+  const roots = turn ? answerRoots(turn, set) : [];
+  const scope: Scope[] = roots.length > 0 ? roots : turn ? [turn] : [];
   const inline = scope.flatMap((a) => fromInlineCitations(a, set, base));
   const links = fromLinks(scope, set, base);
   const expansion = opts.expand === false ? { sources: [], grouped: 0, expanded: 0 } : await expandCitations(ctx);
