@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { WholeFiles } from '../../lib/cli/export/atomic-write';
 import { type ExportIo, exportOptions, runExportCommand, summaryText } from '../../lib/cli/export/export-command';
 import { renderThread } from '../../lib/cli/export/render';
@@ -213,14 +213,12 @@ describe('an export run', () => {
     }
   });
 
-  it('fetches again a thread whose file was deleted, or when the format changes (the old file goes)', async () => {
+  it('fetches again a thread whose file was deleted', async () => {
     const library = new FakeLibrary(3);
     await run(library).promise;
     fs.rmSync(path.join(out, '2026-10-02-question-number-1.md'));
     expect(await run(library).promise).toMatchObject({ written: 1, unchanged: 2 });
-    expect(await run(library, { format: 'json' }).promise).toMatchObject({ written: 3, unchanged: 0 });
-    expect(listing().filter((f) => f !== MANIFEST_NAME)).toEqual(['2026-10-01-question-number-0.json', '2026-10-02-question-number-1.json', '2026-10-03-question-number-2.json']);
-    expect(JSON.parse(fs.readFileSync(path.join(out, '2026-10-01-question-number-0.json'), 'utf8')).slug).toBe('thread-0-Ab0x');
+    expect(listing().filter((f) => f.endsWith('.md'))).toHaveLength(3);
   });
 
   it('names two threads of the same date and title apart, the same on a rerun', async () => {
@@ -718,5 +716,269 @@ describe('the command', () => {
 
   it('says how it went in one summary', () => {
     expect(summaryText({ out: '/x', written: 1, unchanged: 0, failed: [], interrupted: false, total: 1, ms: 61_000 })).toBe('1 thread in /x (1 written, 0 unchanged) in 1 min 1 s.\n');
+  });
+});
+
+describe('a run that ends early keeps the record of what it wrote (review-install #1)', () => {
+  const JOURNAL = '.comet-relay-export.journal';
+  let copy: string;
+  beforeEach(() => {
+    copy = fs.mkdtempSync(path.join(os.tmpdir(), 'export-killed-'));
+  });
+  afterEach(() => {
+    fs.rmSync(copy, { recursive: true, force: true });
+  });
+
+  /** Runs an export that hangs on thread `at`, and keeps the folder as it is then: what a killed process (SIGKILL, power cut) leaves. */
+  async function killedAt(library: FakeLibrary, at: number) {
+    (library.threads[at] as FakeThread).hang = true;
+    const ctrlC = new AbortController();
+    library.hung = () => {
+      fs.cpSync(out, copy, { recursive: true });
+      ctrlC.abort();
+    };
+    await runExport({ out, format: 'md', concurrency: 1 }, { source: library, render, progress: new Recorder(), signal: ctrlC.signal });
+    (library.threads[at] as FakeThread).hang = false;
+    library.exportCalls = [];
+  }
+  const resume = (library: FakeLibrary) => runExport({ out: copy, format: 'md', concurrency: 1 }, { source: library, render, progress: new Recorder(), signal: new AbortController().signal });
+
+  it('a run killed outright: the next one knows every file it wrote, fetches only the rest and writes no duplicate', async () => {
+    const library = new FakeLibrary(8);
+    await killedAt(library, 5);
+    expect(fs.readdirSync(copy).filter((f) => f.endsWith('.md'))).toHaveLength(5);
+    const summary = await resume(library);
+    expect(summary).toMatchObject({ written: 3, unchanged: 5, failed: [] });
+    expect(summary.beside).toBeUndefined();
+    expect(library.exportCalls).toEqual(['thread-5-Ab5x', 'thread-6-Ab6x', 'thread-7-Ab7x']);
+    const files = fs.readdirSync(copy).sort();
+    expect(files.filter((f) => f.endsWith('.md'))).toHaveLength(8);
+    expect(files.filter((f) => f.includes('--'))).toEqual([]);
+    expect(files).not.toContain(JOURNAL); // folded into the manifest by the run that ended well
+    expect(JSON.parse(fs.readFileSync(path.join(copy, MANIFEST_NAME), 'utf8')).threads).toHaveLength(8);
+  });
+
+  it('takes no file for its own that is not exactly what it wrote: the person’s file of the name, a write cut short, a line cut in half', async () => {
+    const library = new FakeLibrary(4);
+    const mine = 'MY OWN NOTES, not made by comet-relay\n';
+    fs.writeFileSync(path.join(out, '2026-10-01-question-number-0.md'), mine);
+    await killedAt(library, 3);
+    // A line noted for thread 3's file whose write the kill cut short (the file was never put in place),
+    // one for a file the person has at that name since, and a line the kill cut in half.
+    const noted = { slug: 'thread-3-Ab3x', format: 'md', lastActivity: '2026-11-04T10:00:00Z', sha256: 'a'.repeat(64) };
+    fs.appendFileSync(path.join(copy, JOURNAL), `${JSON.stringify({ ...noted, file: '2026-10-04-question-number-3.md' })}\n{"slug":"thread-2-Ab2x","fi`);
+    const summary = await resume(library);
+    expect(summary).toMatchObject({ written: 1, unchanged: 3, failed: [] });
+    expect(library.exportCalls).toEqual(['thread-3-Ab3x']);
+    expect(fs.readFileSync(path.join(copy, '2026-10-01-question-number-0.md'), 'utf8')).toBe(mine);
+    expect(fs.readdirSync(copy).filter((f) => f.endsWith('.md')).sort()).toEqual(
+      ['2026-10-01-question-number-0.md', `${disambiguated('2026-10-01-question-number-0', 'thread-0-Ab0x')}.md`, '2026-10-02-question-number-1.md', '2026-10-03-question-number-2.md', '2026-10-04-question-number-3.md'].sort(),
+    );
+  });
+
+  function io() {
+    const seen = { err: '', exits: [] as number[], interrupt: () => {}, terminate: (_signal: string) => {}, manifestAtExit: [] as unknown[], filesAtExit: [] as string[] };
+    const value: ExportIo = {
+      out: () => {},
+      err: (t) => {
+        seen.err += t;
+      },
+      tty: false,
+      onInterrupt(handler) {
+        seen.interrupt = handler;
+        return () => {};
+      },
+      onTerminate(handler) {
+        seen.terminate = handler;
+        return () => {};
+      },
+      exit: (code) => {
+        seen.exits.push(code);
+        seen.filesAtExit = listing();
+        seen.manifestAtExit = fs.existsSync(path.join(out, MANIFEST_NAME)) ? JSON.parse(fs.readFileSync(path.join(out, MANIFEST_NAME), 'utf8')).threads : [];
+      },
+    };
+    return { seen, io: value };
+  }
+
+  for (const signal of ['SIGTERM', 'SIGHUP']) {
+    it(`${signal} quits at once, the temporary files removed and the manifest saved first`, async () => {
+      const library = new FakeLibrary(10);
+      (library.threads[3] as FakeThread).hang = true;
+      const r = io();
+      library.hung = () => {
+        r.seen.terminate(signal);
+        if (r.seen.exits.length === 0) r.seen.interrupt(); // (a version that ignored the signal would hang here)
+      };
+      await runExportCommand({ out, format: 'md', concurrency: 1 }, library, r.io);
+      expect(r.seen.exits).toEqual([1]);
+      expect(r.seen.manifestAtExit).toHaveLength(3);
+      expect(r.seen.filesAtExit.filter((f) => f.endsWith('tmp'))).toEqual([]);
+      if (signal === 'SIGTERM') expect(r.seen.err).toContain('Run the same command again to go on');
+    });
+  }
+
+  it('a second Ctrl-C saves the manifest before it quits', async () => {
+    const library = new FakeLibrary(10);
+    (library.threads[3] as FakeThread).hang = true;
+    const r = io();
+    library.hung = () => {
+      r.seen.interrupt();
+      r.seen.interrupt();
+    };
+    await runExportCommand({ out, format: 'md', concurrency: 1 }, library, r.io);
+    expect(r.seen.exits).toEqual([1]);
+    expect(r.seen.manifestAtExit).toHaveLength(3);
+  });
+
+  it('a link planted at the journal is never written through: the run stops, saying to remove it', async () => {
+    const victim = path.join(out, '..', `victim-${path.basename(out)}.txt`);
+    fs.writeFileSync(victim, 'precious');
+    try {
+      fs.symlinkSync(victim, path.join(out, JOURNAL));
+      const library = new FakeLibrary(5);
+      await expect(run(library, { concurrency: 1 }).promise).rejects.toMatchObject({ code: 'CONFIG_ERROR', message: expect.stringMatching(/is a link.*Remove it/) });
+      expect(fs.readFileSync(victim, 'utf8')).toBe('precious');
+      expect(library.exportCalls).toHaveLength(1);
+      expect(fs.lstatSync(path.join(out, JOURNAL)).isSymbolicLink()).toBe(true);
+    } finally {
+      fs.rmSync(victim, { force: true });
+    }
+  });
+});
+
+describe('a disk that takes nothing stops the run at once (review-install #2)', () => {
+  afterEach(() => {
+    vi.restoreAllMocks();
+  });
+  const errno = (code: string, syscall: string) => Object.assign(new Error(`${code}: refused, ${syscall}`), { code, syscall });
+
+  for (const [code, syscall, words] of [
+    ['ENOSPC', 'write', /the disk is full \(ENOSPC\)\. Free some space/],
+    ['EDQUOT', 'write', /quota is used up/],
+    ['EROFS', 'open', /read-only file system \(EROFS\)\. Pass a folder on a writable disk with --out DIR/],
+    ['EACCES', 'open', /Cannot create files in .*permission denied \(EACCES\)/],
+  ] as const) {
+    it(`${code} from a write: after the first thread, naming the folder and what to do`, async () => {
+      vi.spyOn(WholeFiles.prototype, 'write').mockRejectedValue(errno(code, syscall));
+      const library = new FakeLibrary(250);
+      const failure = await run(library, { concurrency: 3 }).promise.then(
+        () => undefined,
+        (error) => error,
+      );
+      expect(failure).toMatchObject({ code: 'CONFIG_ERROR', message: expect.stringMatching(words) });
+      expect(failure.message).toContain(out);
+      expect(failure.message).toMatch(/run the same command again/);
+      expect(library.exportCalls.length).toBeLessThanOrEqual(3);
+    });
+  }
+
+  it('a file another program holds (EPERM from the rename) fails that thread only', async () => {
+    const write = WholeFiles.prototype.write;
+    vi.spyOn(WholeFiles.prototype, 'write').mockImplementation(function (this: WholeFiles, name, text, options) {
+      if (name === '2026-10-02-question-number-1.md') return Promise.reject(errno('EPERM', 'rename'));
+      return write.call(this, name, text, options);
+    });
+    const summary = await run(new FakeLibrary(4)).promise;
+    expect(summary).toMatchObject({ written: 3, failed: [expect.objectContaining({ slug: 'thread-1-Ab1x', why: expect.stringContaining('EPERM') })] });
+  });
+});
+
+describe('another format into the same folder (review-install #9)', () => {
+  it('writes beside the first format’s files, keeping every one (an edited one too), and keeps both up to date in place', async () => {
+    const library = new FakeLibrary(3);
+    await run(library).promise;
+    const edited = path.join(out, '2026-10-01-question-number-0.md');
+    fs.appendFileSync(edited, '\nMY OWN NOTES ABOUT THIS THREAD\n');
+    const mine = fs.readFileSync(edited, 'utf8');
+
+    expect(await run(library, { format: 'json' }).promise).toMatchObject({ written: 3, unchanged: 0 });
+    const both = ['0', '1', '2'].flatMap((i) => [`2026-10-0${Number(i) + 1}-question-number-${i}.md`, `2026-10-0${Number(i) + 1}-question-number-${i}.json`]);
+    expect(listing().filter((f) => f !== MANIFEST_NAME)).toEqual(both.sort());
+    expect(fs.readFileSync(edited, 'utf8')).toBe(mine);
+    expect(JSON.parse(fs.readFileSync(path.join(out, '2026-10-01-question-number-0.json'), 'utf8')).slug).toBe('thread-0-Ab0x');
+
+    // Back to Markdown: nothing to fetch; then a thread with new activity is rewritten in each format in place.
+    expect(await run(library).promise).toMatchObject({ written: 0, unchanged: 3 });
+    library.bump('thread-1-Ab1x', '2026-12-08T00:00:00Z');
+    expect(await run(library).promise).toMatchObject({ written: 1, unchanged: 2 });
+    expect(await run(library, { format: 'json' }).promise).toMatchObject({ written: 1, unchanged: 2 });
+    expect(listing().filter((f) => f !== MANIFEST_NAME)).toEqual(both.sort());
+    expect(fs.readFileSync(path.join(out, '2026-10-02-question-number-1.md'), 'utf8')).toContain('2026-12-08T00:00:00Z');
+    expect(fs.readFileSync(path.join(out, '2026-10-02-question-number-1.json'), 'utf8')).toContain('2026-12-08T00:00:00Z');
+  });
+});
+
+describe('the list moving while it is read (review-install #10)', () => {
+  /** After `after` threads are fetched, thread `index` gains activity and jumps to the top of the list. */
+  function movesDuringRun(library: FakeLibrary, after: number, index: number) {
+    const fetch = library.exportThread.bind(library);
+    const moved = (library.threads[index] as FakeThread).slug;
+    library.exportThread = async (slug, signal) => {
+      if (library.exportCalls.length === after) library.bump(moved, '2026-12-05T12:00:00Z');
+      return fetch(slug, signal);
+    };
+    return moved;
+  }
+
+  it('a thread that jumps to the top past the pages read is found by reading the list again from the top', async () => {
+    const library = new FakeLibrary(150);
+    const moved = movesDuringRun(library, 50, 120);
+    const summary = await run(library).promise;
+    expect(summary).toMatchObject({ written: 150, failed: [], total: 150 });
+    expect(summary.unlisted).toBeUndefined();
+    expect(new Set(library.exportCalls).size).toBe(150);
+    expect(library.exportCalls).toContain(moved);
+    expect(library.listCalls.map((c) => c.offset)).toEqual([0, 100, 0]); // the second reading stops once it is found
+  });
+
+  it('threads still unseen after reading it again: exit 1, saying how many and that a rerun goes on', async () => {
+    const library = new FakeLibrary(150);
+    const list = library.listThreads.bind(library);
+    library.listThreads = async (params) => ({ ...(await list(params)), total: 152 }); // two threads never show
+    let text = '';
+    const code = await runExportCommand({ out, format: 'md', concurrency: 3 }, library, {
+      out: (t) => {
+        if (!t.startsWith('[')) text += t;
+      },
+      err() {},
+      tty: false,
+      onInterrupt: () => () => {},
+      onTerminate: () => () => {},
+      exit() {},
+    });
+    expect(code).toBe(1);
+    expect(text).toContain('150 of 152 threads in');
+    expect(text).toContain('2 threads of the 152 the list counts never showed in it');
+    expect(text).toContain('Run the same command again to go on');
+    expect(library.listCalls.map((c) => c.offset)).toEqual([0, 100, 0, 100]); // read once more, finding nothing new
+  });
+});
+
+describe('--out that cannot be the folder (review-install #11)', () => {
+  it('a file, a link to nothing, or a path under a file: CONFIG_ERROR saying what is wrong and to pass another --out', async () => {
+    const file = path.join(out, 'notes.txt');
+    fs.writeFileSync(file, 'mine');
+    fs.symlinkSync(path.join(out, 'gone-target'), path.join(out, 'gone'));
+    const cases: [string, RegExp][] = [
+      [file, /notes\.txt is a file, not a folder; pass a folder .* with --out DIR/],
+      [path.join(out, 'gone'), /gone is a link to .*gone-target, which does not exist; create that folder, or pass another with --out DIR/],
+      [path.join(file, 'sub'), /cannot be a folder: .*notes\.txt is a file, not a folder; pass another with --out DIR/],
+    ];
+    for (const [dir, words] of cases) {
+      const library = new FakeLibrary(2);
+      await expect(run(library, { out: dir }).promise, dir).rejects.toMatchObject({ code: 'CONFIG_ERROR', message: expect.stringMatching(words) });
+      expect(library.listCalls).toEqual([]);
+    }
+    expect(fs.readFileSync(file, 'utf8')).toBe('mine');
+  });
+
+  it('a link to a folder is taken; a missing folder is created with its parents', async () => {
+    const real = path.join(out, 'real');
+    fs.mkdirSync(real);
+    fs.symlinkSync(real, path.join(out, 'link'));
+    expect((await run(new FakeLibrary(1), { out: path.join(out, 'link') }).promise).written).toBe(1);
+    expect(fs.readdirSync(real)).toContain('2026-10-01-question-number-0.md');
+    expect((await run(new FakeLibrary(1), { out: path.join(out, 'a', 'b') }).promise).written).toBe(1);
   });
 });

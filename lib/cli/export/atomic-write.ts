@@ -23,9 +23,7 @@ export class WholeFiles {
 
   /** `replace: false`: fails with EEXIST (the file untouched) when something already has the name. */
   async write(name: string, text: string, options: { replace?: boolean } = {}): Promise<string> {
-    if (name !== path.basename(name) || name === '' || name === '.' || name === '..' || name.endsWith(TEMP_SUFFIX)) throw new Error(`Refusing to write "${name}": not a plain file name.`);
-    const target = path.join(this.dir, name);
-    const temp = path.join(this.dir, `.${name.slice(0, 120)}.${process.pid}-${randomBytes(4).toString('hex')}${TEMP_SUFFIX}`);
+    const { target, temp } = this.paths(name);
     this.inFlight.add(temp);
     try {
       if (this.closed) throw new Error('The export was interrupted.');
@@ -47,6 +45,36 @@ export class WholeFiles {
       await fsp.rm(temp, { force: true });
       throw error;
     }
+  }
+
+  /**
+   * The same whole-or-absent write, synchronously, for the one file a process about to exit still saves
+   * (the manifest); it goes on after removeTemporaries, which stops only the writes under way.
+   */
+  writeSync(name: string, text: string): string {
+    const { target, temp } = this.paths(name);
+    try {
+      const fd = fs.openSync(temp, 'wx', 0o600);
+      try {
+        fs.writeFileSync(fd, text, 'utf8');
+        fs.fsyncSync(fd);
+      } finally {
+        fs.closeSync(fd);
+      }
+      fs.renameSync(temp, target);
+      return target;
+    } catch (error) {
+      fs.rmSync(temp, { force: true });
+      throw error;
+    }
+  }
+
+  private paths(name: string): { target: string; temp: string } {
+    if (name !== path.basename(name) || name === '' || name === '.' || name === '..' || name.endsWith(TEMP_SUFFIX)) throw new Error(`Refusing to write "${name}": not a plain file name.`);
+    return {
+      target: path.join(this.dir, name),
+      temp: path.join(this.dir, `.${name.slice(0, 120)}.${process.pid}-${randomBytes(4).toString('hex')}${TEMP_SUFFIX}`),
+    };
   }
 
   /** At once, for a process about to exit: no half-written file stays behind. */

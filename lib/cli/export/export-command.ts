@@ -1,7 +1,6 @@
 import { RelayError } from '../../protocol/errors';
 import { threadRefProblem, threadSlugOf } from '../../protocol/library/thread-ref';
 import { UsageError } from '../usage';
-import type { WholeFiles } from './atomic-write';
 import type { ExportFormat } from './names';
 import { barProgress, duration, lineProgress, named, printable } from './progress';
 import { renderThread } from './render';
@@ -11,8 +10,9 @@ import type { ExportSource } from './source';
 /**
  * `comet-relay export`: the flags as typed turned into a run (lib/cli/export/run-export.ts), its
  * progress shown the way the output is read (a live bar on a terminal, lines otherwise), Ctrl-C
- * handled (the first ends the run cleanly, a second at once, removing the temporary files), and
- * the closing summary. Exit 0 when every thread is in the folder, 1 otherwise.
+ * handled (the first ends the run cleanly, a second at once), SIGTERM and SIGHUP (the terminal
+ * closed) too (at once); quitting at once removes the temporary files and saves the manifest first.
+ * Then the closing summary. Exit 0 when every thread is in the folder, 1 otherwise.
  */
 export interface ExportFlags {
   all?: boolean;
@@ -32,7 +32,18 @@ export interface ExportIo {
   columns?: number;
   /** Ctrl-C: calls `handler` each time; returns how to stop listening. */
   onInterrupt(handler: () => void): () => void;
+  /** SIGTERM, SIGHUP (the terminal closed): calls `handler` with the signal's name. Without it, the process's own. */
+  onTerminate?(handler: (signal: string) => void): () => void;
   exit(code: number): void;
+}
+
+/** The signals that end a process from outside, which the export answers by quitting at once, its record saved. */
+export function processTerminations(handler: (signal: string) => void): () => void {
+  const signals = ['SIGTERM', 'SIGHUP'] as const;
+  for (const signal of signals) process.on(signal, handler);
+  return () => {
+    for (const signal of signals) process.off(signal, handler);
+  };
 }
 
 export const DEFAULT_OUT = 'perplexity-export';
@@ -82,15 +93,30 @@ function isDay(text: string): boolean {
 export async function runExportCommand(options: ExportOptions, source: ExportSource, io: ExportIo): Promise<number> {
   const progress = io.tty ? barProgress({ write: io.err, columns: io.columns }) : lineProgress({ write: io.out });
   const ctrlC = new AbortController();
-  let files: WholeFiles | undefined;
+  let quitNow: (() => void) | undefined;
+  const quit = () => {
+    ctrlC.abort();
+    quitNow?.();
+    io.exit(1);
+  };
   const stopListening = io.onInterrupt(() => {
     if (!ctrlC.signal.aborted) {
       io.err('\nStopping: the threads under way are cancelled, every file written stays whole (Ctrl-C again to quit at once).\n');
       ctrlC.abort();
       return;
     }
-    files?.removeTemporaries();
-    io.exit(1);
+    quit();
+  });
+  const stopTerminations = (io.onTerminate ?? processTerminations)((signal) => {
+    // After SIGHUP there is no terminal to write to; after SIGTERM, one line says how to go on.
+    if (signal !== 'SIGHUP') {
+      try {
+        io.err(`\ncomet-relay: export stopped by ${signal}; every file written is recorded. Run the same command again to go on.\n`);
+      } catch {
+        // Nowhere to say it; the record is saved all the same.
+      }
+    }
+    quit();
   });
   let summary: ExportSummary;
   try {
@@ -99,8 +125,8 @@ export async function runExportCommand(options: ExportOptions, source: ExportSou
       render: renderThread,
       progress,
       signal: ctrlC.signal,
-      onFiles: (f) => {
-        files = f;
+      onQuit: (q) => {
+        quitNow = q;
       },
       warn: (text) => io.err(`comet-relay: ${text}\n`),
     });
@@ -109,10 +135,11 @@ export async function runExportCommand(options: ExportOptions, source: ExportSou
     throw RelayError.from(error);
   } finally {
     stopListening();
+    stopTerminations();
   }
   progress.end();
   io.out(summaryText(summary));
-  return summary.failed.length > 0 || summary.interrupted ? 1 : 0;
+  return summary.failed.length > 0 || summary.interrupted || summary.unlisted ? 1 : 0;
 }
 
 /** The closing lines: how many written and unchanged, where, how long; each failure with why; how to go on. */
@@ -129,6 +156,10 @@ export function summaryText(s: ExportSummary): string {
     lines.push(`${s.failed.length} failed:`);
     for (const f of s.failed) lines.push(`  ${printable(f.slug)}${named(f)}: ${printable(f.why)}`);
   }
-  if (s.failed.length > 0 || s.interrupted) lines.push('Run the same command again to go on: it fetches only what is missing or has new activity.');
+  if (s.unlisted) {
+    const n = s.unlisted === 1 ? '1 thread' : `${s.unlisted} threads`;
+    lines.push(`${n} of the ${s.total} the list counts never showed in it, even read again from the top: the list changed while it was read (a thread with new activity moves to the top).`);
+  }
+  if (s.failed.length > 0 || s.interrupted || s.unlisted) lines.push('Run the same command again to go on: it fetches only what is missing or has new activity.');
   return `${lines.join('\n')}\n`;
 }

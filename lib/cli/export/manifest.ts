@@ -5,29 +5,35 @@ import type { WholeFiles } from './atomic-write';
 import type { ExportFormat } from './names';
 
 /**
- * The export folder's memory of what it holds: for each thread, its file, its format and the last
+ * The export folder's memory of what it holds: for each thread and format, its file and the last
  * activity the thread list showed when it was written. A later run rewrites a thread only when the
- * list shows newer activity (or its file is gone, or the format changed). One small entry a thread;
- * no thread's text is kept.
+ * list shows newer activity (or its file is gone). One small entry a thread and format; no thread's
+ * text is kept. What was written since the last save is in the journal (journal.ts) until the next.
  */
 export const MANIFEST_NAME = '.comet-relay-export.json';
 
-const Entry = z.object({
+export const ManifestEntrySchema = z.object({
   slug: z.string().min(1),
   file: z.string().min(1),
   format: z.enum(['md', 'json']),
   lastActivity: z.string().nullable(),
 });
-export type ManifestEntry = z.infer<typeof Entry>;
+export type ManifestEntry = z.infer<typeof ManifestEntrySchema>;
 
-const File = z.object({ version: z.literal(1), threads: z.array(Entry) });
+const File = z.object({ version: z.literal(1), threads: z.array(ManifestEntrySchema) });
+
+/**
+ * A thread has an entry per format: `--format json` into a Markdown export writes the JSON files beside
+ * the Markdown ones, which stay the export's own (updated in place by a later `--format md` run) and are
+ * never removed, since the person may have edited them or linked to them from their notes.
+ */
+const key = (slug: string, format: ExportFormat) => `${format}:${slug}`;
 
 export class Manifest {
-  private readonly bySlug = new Map<string, ManifestEntry>();
+  private readonly entries = new Map<string, ManifestEntry>();
   /** File name (lower case: some file systems ignore case) → the slug whose file it is. */
   private readonly byFile = new Map<string, string>();
   private saving: Promise<void> = Promise.resolve();
-  private lastSaved = 0;
   private changed = false;
 
   /** The folder's manifest; an unreadable one is reported (`problem`) and the run starts afresh. */
@@ -47,19 +53,18 @@ export class Manifest {
       return { manifest, problem: `${MANIFEST_NAME} is not JSON` };
     }
     if (!parsed.success) return { manifest, problem: `${MANIFEST_NAME} is not a manifest this version knows` };
-    for (const entry of parsed.data.threads) {
-      if (entry.file !== path.basename(entry.file) || entry.file.startsWith('.')) continue; // never a path out of the folder
-      manifest.set(entry);
-    }
+    for (const entry of parsed.data.threads) manifest.set(entry);
     return { manifest };
   }
 
-  get size(): number {
-    return this.bySlug.size;
+  /** The thread's entry in this format. */
+  get(slug: string, format: ExportFormat): ManifestEntry | undefined {
+    return this.entries.get(key(slug, format));
   }
 
-  get(slug: string): ManifestEntry | undefined {
-    return this.bySlug.get(slug);
+  /** The thread's entry in this format, else in the other one (whose file name the new file shares). */
+  any(slug: string, format: ExportFormat): ManifestEntry | undefined {
+    return this.get(slug, format) ?? this.get(slug, format === 'md' ? 'json' : 'md');
   }
 
   /** The slug whose file `file` is, if any. */
@@ -67,32 +72,42 @@ export class Manifest {
     return this.byFile.get(file.toLowerCase());
   }
 
+  /** Takes the entry; one whose file is not a plain name in the folder is dropped (never a path out of it). */
   set(entry: ManifestEntry): void {
-    const old = this.bySlug.get(entry.slug);
+    if (entry.file !== path.basename(entry.file) || entry.file.startsWith('.')) return;
+    const old = this.entries.get(key(entry.slug, entry.format));
     if (old) this.byFile.delete(old.file.toLowerCase());
-    this.bySlug.set(entry.slug, entry);
+    this.entries.set(key(entry.slug, entry.format), entry);
     this.byFile.set(entry.file.toLowerCase(), entry.slug);
     this.changed = true;
   }
 
   /** Whether the thread as the list shows it is already in the folder, in this format. */
   current(slug: string, lastActivity: string | null, format: ExportFormat): ManifestEntry | undefined {
-    const entry = this.bySlug.get(slug);
-    return entry && entry.format === format && lastActivity !== null && entry.lastActivity === lastActivity ? entry : undefined;
+    const entry = this.get(slug, format);
+    return entry && lastActivity !== null && entry.lastActivity === lastActivity ? entry : undefined;
   }
 
-  /** Saves (whole, atomically) when something changed and `everyMs` has passed since the last save; one save at a time. */
-  save(files: WholeFiles, everyMs = 0): Promise<void> {
+  private text(): string {
+    return `${JSON.stringify({ version: 1, threads: [...this.entries.values()] })}\n`;
+  }
+
+  /** Saves (whole, atomically) when something changed; one save at a time. */
+  save(files: WholeFiles): Promise<void> {
     const run = this.saving.then(async () => {
-      if (!this.changed || Date.now() - this.lastSaved < everyMs) return;
+      if (!this.changed) return;
       this.changed = false;
-      this.lastSaved = Date.now();
-      const threads = [...this.bySlug.values()];
-      await files.write(MANIFEST_NAME, `${JSON.stringify({ version: 1, threads })}\n`);
+      await files.write(MANIFEST_NAME, this.text());
     });
     this.saving = run.catch(() => {
       this.changed = true; // a failed save is tried again by the next one
     });
     return run;
+  }
+
+  /** At once, for a process about to exit (a second Ctrl-C, SIGTERM, the terminal closed): whole, atomically. */
+  saveSync(files: WholeFiles): void {
+    files.writeSync(MANIFEST_NAME, this.text());
+    this.changed = false;
   }
 }

@@ -1,9 +1,10 @@
-import fsp from 'node:fs/promises';
-import path from 'node:path';
 import { RelayError } from '../../protocol/errors';
 import { WholeFiles } from './atomic-write';
+import { folderProblem } from './folder-problem';
+import { Journal } from './journal';
 import { Manifest } from './manifest';
 import { baseName, disambiguated, type ExportFormat, fileName } from './names';
+import { prepareOutFolder } from './out-folder';
 import { Pacer } from './pacer';
 import type { Progress } from './progress';
 import { codeOf, type ExportSource, type ListedThread, type WholeThread } from './source';
@@ -13,7 +14,7 @@ import { codeOf, type ExportSource, type ListedThread, type WholeThread } from '
  * (nothing of it held beyond a page), fetched a few at once at the site's pace, each written whole
  * into its own file, the manifest remembering what was written so a later run fetches only threads
  * with new activity. A thread that fails is named at the end and the others are still written; what
- * makes every thread fail (no browser, signed out) ends the run at once.
+ * makes every thread fail (no browser, signed out, a full or read-only disk) ends the run at once.
  */
 export interface ExportOptions {
   out: string;
@@ -33,8 +34,11 @@ export interface ExportDeps {
   /** Ctrl-C: no new thread is started; the calls under way are cancelled; what is written stays whole. */
   signal: AbortSignal;
   pacer?: Pacer;
-  /** The files of the run, so a second Ctrl-C can remove the temporary ones at once. */
-  onFiles?(files: WholeFiles): void;
+  /**
+   * How to end the run at once (a second Ctrl-C, SIGTERM, the terminal closed): the temporary files
+   * removed and the manifest saved as it stands, synchronously, just before the process exits.
+   */
+  onQuit?(quitNow: () => void): void;
   /** A note for the person (an unreadable manifest). */
   warn?(text: string): void;
 }
@@ -48,6 +52,11 @@ export interface ExportSummary {
   failed: { slug: string; title: string; why: string }[];
   interrupted: boolean;
   total: number | null;
+  /**
+   * How many threads of the list's count were never listed to the run, even after reading the list again
+   * from the top: the list changed under it (a thread with new activity moves to the top, past the pages read).
+   */
+  unlisted?: number;
   ms: number;
 }
 
@@ -58,14 +67,21 @@ export const LIST_PAGE = 100;
 
 export async function runExport(options: ExportOptions, deps: ExportDeps): Promise<ExportSummary> {
   const started = Date.now();
-  const out = path.resolve(options.out);
-  await fsp.mkdir(out, { recursive: true });
-  if (!(await fsp.stat(out)).isDirectory()) throw new RelayError('CONFIG_ERROR', `${out} is not a folder; pass another with --out DIR.`);
+  const out = await prepareOutFolder(options.out);
   const files = new WholeFiles(out);
-  deps.onFiles?.(files);
   await files.removeLeftovers();
   const { manifest, problem } = await Manifest.load(out);
   if (problem) deps.warn?.(`${problem}: every thread is fetched again (beside the files already here, which are left as they are) and the manifest rewritten.`);
+  const journal = new Journal(out);
+  await journal.replay(manifest);
+  deps.onQuit?.(() => {
+    files.removeTemporaries();
+    try {
+      manifest.saveSync(files);
+    } catch {
+      // The journal still holds what was written since the last save; the next run reads it.
+    }
+  });
 
   const stop = new AbortController();
   const onAbort = () => stop.abort();
@@ -76,7 +92,6 @@ export async function runExport(options: ExportOptions, deps: ExportDeps): Promi
   const summary: ExportSummary = { out, written: 0, unchanged: 0, failed: [], interrupted: false, total: null, ms: 0 };
   /** Names taken in this run before their file is written (two threads of the same title at once). */
   const claimed = new Map<string, string>();
-  const seen = new Set<string>();
   let fatal: unknown;
 
   const listed = options.threads?.length ? named(options.threads, deps, summary) : library(options, deps, pacer, signal, summary);
@@ -92,17 +107,17 @@ export async function runExport(options: ExportOptions, deps: ExportDeps): Promi
     try {
       thread = await pacer.run(() => deps.source.exportThread(item.slug, signal), signal);
       const text = deps.render(thread, options.format);
-      const old = manifest.get(item.slug);
-      const { file, beside } = await writeThread(files, text, thread, item, options.format, manifest, claimed);
-      manifest.set({ slug: item.slug, file, format: options.format, lastActivity: item.lastActivity ?? thread.updated });
-      if (old && old.file !== file && manifest.owner(old.file) === undefined && (await files.exists(old.file))) await fsp.rm(path.join(out, old.file), { force: true });
-      // A save that fails now is tried again by the next one and the last (which says so): the thread itself is written.
-      await manifest.save(files, 2000).catch(() => undefined);
+      const entry = { slug: item.slug, format: options.format, lastActivity: item.lastActivity ?? thread.updated };
+      // Each name is noted in the journal before it is written, so a run killed after the write still knows the file.
+      const { file, beside } = await writeThread(files, text, thread, item, options.format, manifest, claimed, (name) => journal.note({ ...entry, file: name }, text));
+      manifest.set({ ...entry, file });
       summary.written += 1;
       if (beside) summary.beside = (summary.beside ?? 0) + 1;
       deps.progress.thread({ kind: 'written', file, turns: thread.turns.length, ...(beside ? { beside } : {}) });
     } catch (error) {
       if (signal.aborted) return;
+      const stop = folderProblem(error, out);
+      if (stop) throw stop;
       const code = codeOf(error);
       if (FATAL.has(code) || pacer.stopped) throw error;
       const why = `[${code}] ${RelayError.from(error).message}`;
@@ -115,8 +130,6 @@ export async function runExport(options: ExportOptions, deps: ExportDeps): Promi
     while (!signal.aborted) {
       const next = await listed.next();
       if (next.done) return;
-      if (seen.has(next.value.slug)) continue; // the list moved under us (a thread bumped to the top)
-      seen.add(next.value.slug);
       await one(next.value);
     }
   };
@@ -132,7 +145,13 @@ export async function runExport(options: ExportOptions, deps: ExportDeps): Promi
     );
   } finally {
     deps.signal.removeEventListener('abort', onAbort);
-    await manifest.save(files).catch((error) => deps.warn?.(`Could not save the manifest: ${(error as Error).message}.`));
+    try {
+      await manifest.save(files);
+      await journal.remove();
+    } catch (error) {
+      await journal.close().catch(() => undefined);
+      deps.warn?.(`Could not save the manifest: ${(error as Error).message}. What was written is noted in ${journal.file}, which the next run reads.`);
+    }
   }
   if (fatal && !deps.signal.aborted) throw fatal;
   summary.interrupted = deps.signal.aborted;
@@ -142,28 +161,52 @@ export async function runExport(options: ExportOptions, deps: ExportDeps): Promi
 
 /** The threads named on the command line, as list items with no activity known (always fetched). */
 async function* named(slugs: string[], deps: ExportDeps, summary: ExportSummary): AsyncGenerator<ListedThread> {
-  summary.total = slugs.length;
-  deps.progress.total(slugs.length);
-  for (const slug of slugs) yield { slug, title: slug, url: '', lastActivity: null, created: null, mode: null, space: null };
+  const unique = [...new Set(slugs)];
+  summary.total = unique.length;
+  deps.progress.total(unique.length);
+  for (const slug of unique) yield { slug, title: slug, url: '', lastActivity: null, created: null, mode: null, space: null };
 }
 
-/** The library's list, a page at a time, newest first, as far as `--since` reaches. */
+/** Readings of the list, the first included, before the threads it never showed are reported as such. */
+const MAX_PASSES = 3;
+
+/**
+ * The library's list, a page at a time, newest first, as far as `--since` reaches; each thread given
+ * once. The list moves while it is read: a thread that gains activity jumps to the top, so the pages
+ * after it shift and it is never on one of them. When fewer threads were listed than the list counts,
+ * it is read again from the top (where such a thread now is) until the count is reached, a reading
+ * finds nothing new, or MAX_PASSES; what is still short is `summary.unlisted` (the run then exits 1).
+ */
 async function* library(options: ExportOptions, deps: ExportDeps, pacer: Pacer, signal: AbortSignal, summary: ExportSummary): AsyncGenerator<ListedThread> {
-  let offset = 0;
-  for (;;) {
-    const params = { limit: LIST_PAGE, offset, query: options.search, space: options.space, since: options.since };
-    const page = await pacer.run(() => deps.source.listThreads(params, signal), signal);
-    if (offset === 0) {
-      // The site counts the whole filtered list; where --since cuts it, how many remain is not known.
-      summary.total = options.since ? null : page.total;
-      deps.progress.total(summary.total);
+  const given = new Set<string>();
+  for (let pass = 1; ; pass++) {
+    let total: number | null = null;
+    let found = 0;
+    for (let offset = 0; ; ) {
+      const params = { limit: LIST_PAGE, offset, query: options.search, space: options.space, since: options.since };
+      const page = await pacer.run(() => deps.source.listThreads(params, signal), signal);
+      if (offset === 0) {
+        // The site counts the whole filtered list; where --since cuts it, how many remain is not known.
+        total = options.since ? null : page.total;
+        if (pass === 1 || total !== summary.total) deps.progress.total(total);
+        summary.total = total;
+      }
+      for (const thread of page.threads) {
+        if (options.since && thread.lastActivity && thread.lastActivity.slice(0, 10) < options.since) return;
+        if (given.has(thread.slug)) continue; // met before on an earlier page (the list moved down)
+        given.add(thread.slug);
+        found += 1;
+        yield thread;
+      }
+      if (pass > 1 && total !== null && given.size >= total) break; // what the first reading missed is found
+      if (page.nextOffset === null || page.nextOffset <= offset || page.threads.length === 0) break;
+      offset = page.nextOffset;
     }
-    for (const thread of page.threads) {
-      if (options.since && thread.lastActivity && thread.lastActivity.slice(0, 10) < options.since) return;
-      yield thread;
+    if (total === null || given.size >= total) return;
+    if (pass === MAX_PASSES || (pass > 1 && found === 0)) {
+      summary.unlisted = total - given.size;
+      return;
     }
-    if (page.nextOffset === null || page.nextOffset <= offset || page.threads.length === 0) return;
-    offset = page.nextOffset;
   }
 }
 
@@ -184,8 +227,10 @@ async function writeThread(
   format: ExportFormat,
   manifest: Manifest,
   claimed: Map<string, string>,
+  before: (file: string) => Promise<void>,
 ): Promise<{ file: string; beside?: string }> {
-  const old = manifest.get(item.slug);
+  // The other format's file, if any, lends its name: `x.md` and `x.json` of one thread go together.
+  const old = manifest.any(item.slug, format);
   const base = old ? old.file.replace(/\.(md|json)$/, '') : baseName({ title: thread.title || item.title, created: thread.created ?? item.created, lastActivity: item.lastActivity });
   const hashed = disambiguated(base, item.slug);
   const names = [fileName(base, format), fileName(hashed, format), ...Array.from({ length: MAX_NUMBERED - 1 }, (_, i) => fileName(`${hashed}-${i + 2}`, format))];
@@ -194,12 +239,14 @@ async function writeThread(
     const key = file.toLowerCase();
     const owner = manifest.owner(file) ?? claimed.get(key);
     if (owner === item.slug) {
+      await before(file);
       await files.write(file, text);
       return { file };
     }
     if (owner !== undefined) continue;
     claimed.set(key, item.slug); // before the write: two threads of one name at once; kept if the name is taken
     try {
+      await before(file);
       await files.write(file, text, { replace: false });
       return beside ? { file, beside } : { file };
     } catch (error) {
