@@ -173,6 +173,15 @@ describe('call_perplexity_computer: holding the call', () => {
     expect(isError).toBe(false);
     expect(structured).toMatchObject({ thread_id: THREAD, event: 'timeout', task_status: 'working' });
     expect(structured?.text).toMatch(/stopped waiting for this task: \[HOST_DISCONNECTED\] The comet-relay host went away\. .*read_thread with thread_id/);
+    // What the task does now, the broken wait did not see (threads review M2).
+    expect(structured?.text).not.toMatch(/keeps running/);
+  });
+
+  it('a wait that finds the thread gone (THREAD_NOT_FOUND) says so as an error, not as still working', async () => {
+    const browser = new FakeBrowser().on('threads.start', submitted).fail('threads.wait', 'THREAD_NOT_FOUND', 'thread_id "x" matches no Perplexity thread of this account.');
+    const { structured } = await call(browser, 'call_perplexity_computer', { message: 'x' }).done;
+    expect(structured).toMatchObject({ thread_id: THREAD, event: 'error', task_status: 'failed' });
+    expect(structured?.text).toMatch(/could no longer be found: \[THREAD_NOT_FOUND\].*deleted in Perplexity/);
   });
 
   it("the client's cancellation stops the wait (and its heartbeat); nothing keeps waiting", async () => {
