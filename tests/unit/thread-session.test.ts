@@ -84,6 +84,17 @@ describe('asking the thread JSON', () => {
     expect(requests).toHaveLength(2);
   });
 
+  it('a body with no entries is "later" too: how the endpoint answers after many requests (captures review M3)', async () => {
+    const { session, requests } = setup('B-computer-question', [() => ({ status: 200, body: '{"entries":[]}' })]);
+    const reading = await session.reading();
+    expect(reading.source).toBe('page');
+    expect(reading.turns.at(-1)?.event).toBe('ask_user_question');
+    expect(session.lastProblem).toMatch(/no entries \(rate-limited/);
+    now += 10_000;
+    await session.reading();
+    expect(requests).toHaveLength(1);
+  });
+
   it('a broken or moved body falls back to the page and says why', async () => {
     const { session } = setup('A-computer-sleep', [() => ({ status: 200, body: JSON.stringify({ data: { turns: [] } }) })]);
     const reading = await session.reading();

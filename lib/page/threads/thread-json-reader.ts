@@ -20,8 +20,8 @@ export type JsonProblem =
 
 export type JsonBody = { ok: true; value: unknown } | { ok: false; problem: JsonProblem };
 
-/** Checks one response of the thread endpoint. */
-export function parseThreadBody(status: number, body: string, reader: ThreadJsonReader): JsonBody {
+/** Checks one response of the thread endpoint: `page` 0 the first (a later one may end the list with no entries). */
+export function parseThreadBody(status: number, body: string, reader: ThreadJsonReader, page = 0): JsonBody {
   if (status === 404) return { ok: false, problem: { kind: 'missing', message: 'the thread JSON says there is no such thread (HTTP 404)' } };
   if (status >= 400) return { ok: false, problem: { kind: 'invalid', message: `the thread JSON answered HTTP ${status}` } };
   if (body.trim() === '') return { ok: false, problem: { kind: 'later', message: 'the thread JSON came back empty (rate-limited; asking again later)' } };
@@ -38,6 +38,10 @@ export function parseThreadBody(status: number, body: string, reader: ThreadJson
       problem: { kind: 'invalid', message: `the thread JSON has no list of entries at ${reader.thread.entries.join(' or ')} (reader ${reader.name})` },
     };
   }
+  // A thread has its first entry from the start. A list with none is how the endpoint answers after many requests
+  // (perplexity-client's findings of 2026-08-01: "bodies with no entries after ~150 requests" at one poll every 5 s):
+  // later, never a thread of no turns (captures review 2026-12-05, M3).
+  if (entries.length === 0 && page === 0) return { ok: false, problem: { kind: 'later', message: 'the thread JSON came back with no entries (rate-limited; asking again later)' } };
   return { ok: true, value };
 }
 

@@ -133,7 +133,7 @@ export class ThreadSession {
         if (signal?.aborted) throw new RelayError('CANCELLED', 'The call was cancelled.');
         return this.problem({ kind: 'invalid', message: `the thread JSON could not be fetched (${(e as Error).message})` });
       }
-      const parsed = parseThreadBody(status, body, r);
+      const parsed = parseThreadBody(status, body, r, page);
       if (!parsed.ok) {
         if (parsed.problem.kind === 'later') this.backoffUntil = this.now() + r.request.emptyBackoffMs;
         return this.problem(parsed.problem);

@@ -213,7 +213,7 @@ export class ThreadCalls {
         if (e.code === 'CANCELLED' || signal.aborted) throw new RelayError('CANCELLED', 'The call was cancelled.');
         return { ok: false, problem: `the thread JSON could not be fetched through another Perplexity tab (${e.message})` };
       }
-      const parsed = parseThreadBody(fetched.status, fetched.body, r);
+      const parsed = parseThreadBody(fetched.status, fetched.body, r, page);
       if (!parsed.ok) return { ok: false, problem: parsed.problem.message };
       pages.push(parsed.value);
       cursor = nextCursor(parsed.value, r);
