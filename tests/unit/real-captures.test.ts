@@ -104,6 +104,12 @@ describe.skipIf(!present)(title, () => {
         if (expected.header) expect(state.stepsFinished).toBe(true);
       });
 
+      it('keeps each citation’s URL in the answer’s Markdown, as the thread JSON and the stream do (captures review M2)', async () => {
+        load(name);
+        const response = (await createPageDriver(window).poll()).response;
+        for (const url of new Set(lastTurnByStructure().cited)) expect(response).toContain(`](${url})`);
+      });
+
       it('finds every URL the last answer cites', async () => {
         load(name);
         const expected = [...new Set(lastTurnByStructure().cited.map((u) => normalizeUrl(u)))];

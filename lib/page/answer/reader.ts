@@ -328,6 +328,7 @@ export function readAnswer(turn: Turn, set: SelectorSet): string {
     skip: set.answerChrome,
     codeLanguage: set.codeLanguage,
     citation: set.citationInline,
+    citationUrl: set.citationUrlAttr,
     math: mathOf(set),
     markdown: true,
   });

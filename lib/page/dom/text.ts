@@ -13,6 +13,8 @@ export interface RenderOptions {
   codeLanguage?: readonly string[];
   /** Inline citations: printed as " [name+N]" in markdown mode. */
   citation?: readonly string[];
+  /** The attribute of a citation that holds its URL (the set's `citationUrlAttr`). */
+  citationUrl?: string;
   /** Typeset formulas, printed once as their TeX source (`$…$` in markdown mode), and where that source is. */
   math?: { formula: readonly string[]; source: readonly string[]; display: readonly string[] };
   /** Markdown markers for headings, code and citations; plain text otherwise. */
@@ -172,7 +174,9 @@ export function renderText(roots: Element | Element[], options: RenderOptions): 
     const tag = el.tagName;
     if (options.citation && matches(el, options.citation)) {
       const label = (el.textContent ?? '').replace(/\s+/g, ' ').trim();
-      if (label) w.text(options.markdown ? ` [${label}]` : ` ${label}`);
+      // The chip's URL stays with it, as the thread JSON and the stream link theirs (captures review 2026-12-05, M2).
+      const url = options.citationUrl && el.getAttribute(options.citationUrl);
+      if (label) w.text(options.markdown ? ` [${label}]${url ? `(${url})` : ''}` : ` ${label}`);
       return;
     }
     if (skipped(el)) return;
