@@ -50,6 +50,9 @@ export const threadJson2026: ThreadJsonReader = {
     },
     headers: { 'x-app-apiclient': 'default', 'x-app-apiversion': '2.18' },
     cursorParam: 'cursor',
+    // Later pages: `limit=100&cursor=<next_cursor>` until there is none or it repeats (a public HAR analysis of the web
+    // app, 2026-08, and Complexity's export, which pages the same way). With 10 at first, 10 pages read 910 entries.
+    nextQuery: { limit: '100' },
     minIntervalMs: 3000,
     emptyBackoffMs: 30_000,
     maxPages: 10,

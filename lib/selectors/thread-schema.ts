@@ -146,6 +146,8 @@ export const ThreadJsonReaderSchema = z.looseObject({
     query: z.record(z.string(), z.string()),
     headers: z.record(z.string(), z.string()),
     cursorParam: z.string(),
+    /** Query changes for the pages after the first, which go by `cursorParam` (the web app asks for more at a time then). */
+    nextQuery: z.record(z.string(), z.string()).optional(),
     /** Never ask for one thread more often than this (the endpoint rate-limits). */
     minIntervalMs: z.number().int().min(1000),
     /** After an empty body (rate limited), wait this long before asking again. */

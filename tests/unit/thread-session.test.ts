@@ -95,6 +95,32 @@ describe('asking the thread JSON', () => {
     expect(requests).toHaveLength(1);
   });
 
+  /** The saved body of a fixture with a `next_cursor` of its own, as a page of a longer list. */
+  const withCursor = (name: string, cursor: string) => () => {
+    const { body } = JSON.parse(readFileSync(join(dir, `${name}.json`), 'utf8')) as { body: object };
+    return { status: 200, body: JSON.stringify({ ...body, next_cursor: cursor }) };
+  };
+
+  it('pages after the first ask for 100 entries by cursor; a list longer than the pages read is not the thread (threads review M3)', async () => {
+    const pages = Array.from({ length: threadJson2026.request.maxPages }, (_, i) => withCursor('B-computer-complete', `c${i + 1}`));
+    const { session, requests } = setup('B-computer-complete', pages);
+    const reading = await session.reading();
+    // Every page had a next one: the entries read are not the thread's latest, so the page answers.
+    expect(reading.source).toBe('page');
+    expect(session.lastProblem).toMatch(/more than 10 pages of entries/);
+    expect(requests).toHaveLength(threadJson2026.request.maxPages);
+    const [first, second] = requests.map((r) => new URL(r.url).searchParams);
+    expect([first?.get('limit'), first?.get('cursor')]).toEqual(['10', null]);
+    expect([second?.get('limit'), second?.get('cursor')]).toEqual(['100', 'c1']);
+  });
+
+  it('a cursor met before ends the list: the pages read are the thread', async () => {
+    const again = withCursor('B-computer-complete', 'same');
+    const { session, requests } = setup('B-computer-complete', [again, again, again]);
+    expect((await session.reading()).source).toBe('json');
+    expect(requests).toHaveLength(2);
+  });
+
   it('a broken or moved body falls back to the page and says why', async () => {
     const { session } = setup('A-computer-sleep', [() => ({ status: 200, body: JSON.stringify({ data: { turns: [] } }) })]);
     const reading = await session.reading();

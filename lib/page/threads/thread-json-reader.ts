@@ -334,6 +334,21 @@ export function nextCursor(value: unknown, r: ThreadJsonReader): string | undefi
   return firstString(value, r.thread.nextCursor);
 }
 
+/** The query of a page of a thread's JSON: the reader's for the first, with its `nextQuery` and the cursor after. */
+export function pageQuery(r: ThreadJsonReader, cursor?: string): Record<string, string> {
+  return cursor ? { ...r.request.query, ...r.request.nextQuery, [r.request.cursorParam]: cursor } : r.request.query;
+}
+
+/**
+ * After the pages read (`cursor` the next one's, when there is one): why they are not the whole thread, when they
+ * are not. A list cut at `maxPages` would make its last entry read as the thread's latest turn (threads review
+ * 2026-12-05, M3): the page answers instead. A cursor met before ends the list (the web app stops there too).
+ */
+export function pagesCut(cursor: string | undefined, seen: readonly string[], r: ThreadJsonReader): JsonProblem | undefined {
+  if (cursor === undefined || seen.includes(cursor)) return undefined;
+  return { kind: 'invalid', message: `the thread JSON has more than ${r.request.maxPages} pages of entries (reader ${r.name}); its latest turns would be missing` };
+}
+
 /** The thread's kind (`computer`, `research`, `search`) by the reader's table; undefined when the value is not in it. */
 export function threadKindOf(value: unknown, r: ThreadJsonReader): string | undefined {
   const mode = firstString(value, r.thread.modeType);

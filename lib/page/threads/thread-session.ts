@@ -2,7 +2,7 @@ import { RelayError } from '../../protocol/error/relay-error';
 import { threadIdOfUrl } from '../../protocol/threads/thread-ids';
 import type { ThreadJsonReader, ThreadPageReader } from '../../selectors/thread-schema';
 import type { PageContext } from '../dom/context';
-import { assetLinks, type JsonProblem, nextCursor, parseThreadBody, readThreadJson } from './thread-json-reader';
+import { assetLinks, type JsonProblem, nextCursor, pageQuery, pagesCut, parseThreadBody, readThreadJson } from './thread-json-reader';
 import { readThreadDom, pageSaysNotFound, readTurnDom } from './thread-dom-reader';
 import type { ThreadReading, TurnReading } from '../checkpoints/thread-model';
 import { turnCountOf, turnsOf } from '../dom/turns';
@@ -117,11 +117,12 @@ export class ThreadSession {
     const r = this.deps.json();
     const { doc, win } = this.deps.ctx();
     const pages: unknown[] = [];
+    const followed: string[] = [];
     let cursor: string | undefined;
     for (let page = 0; page < r.request.maxPages; page++) {
       const url = new URL(r.request.path.replace('{id}', encodeURIComponent(id)), doc.location.origin);
-      for (const [k, v] of Object.entries(r.request.query)) url.searchParams.set(k, v);
-      if (cursor) url.searchParams.set(r.request.cursorParam, cursor);
+      for (const [k, v] of Object.entries(pageQuery(r, cursor))) url.searchParams.set(k, v);
+      if (cursor) followed.push(cursor);
       this.lastFetchAt = this.now();
       let status: number;
       let body: string;
@@ -140,8 +141,10 @@ export class ThreadSession {
       }
       pages.push(parsed.value);
       cursor = nextCursor(parsed.value, r);
-      if (!cursor) break;
+      if (!cursor || followed.includes(cursor)) break;
     }
+    const cut = pagesCut(cursor, followed, r);
+    if (cut) return this.problem(cut);
     const reading = readThreadJson(pages, r, { threadId: id, url: doc.location.href });
     this.links = new Map(pages.flatMap((p) => [...assetLinks(p, r)]));
     this.lastProblem = undefined;

@@ -2,6 +2,7 @@ import { RelayError } from '../../protocol/errors';
 import { type RepairInfo, RepairResult, type RepairTurn } from '../../protocol/page/page-repair';
 import { threadIdOfUrl } from '../../protocol/threads/thread-ids';
 import { entryStatus } from '../../page/threads/entry-status';
+import { pageQuery } from '../../page/threads/thread-json-reader';
 import { markdownWords, showsExactly } from '../../page/kits/repair-text';
 import { firstString, pick, strings } from '../../page/dom/json-path';
 import type { ThreadJsonReader } from '../../selectors/thread-schema';
@@ -188,14 +189,15 @@ export class Repairs {
     try {
       for (let n = 0; n < r.request.maxPages; n++) {
         this.requests += 1;
-        const res = await fetch(path, { ...r.request.query, ...(cursor ? { [r.request.cursorParam]: cursor } : {}) }, r.request.headers);
+        const res = await fetch(path, pageQuery(r, cursor), r.request.headers);
         if (res.status >= 400 || !res.body.trim()) throw new Error(`HTTP ${res.status}`);
         const value = JSON.parse(res.body) as unknown;
         const list = pick(value, r.thread.entries).values[0];
         if (!Array.isArray(list)) throw new Error('no entries');
         entries.push(...list);
-        cursor = firstString(value, r.thread.nextCursor);
-        if (!cursor) break;
+        const next = firstString(value, r.thread.nextCursor);
+        if (!next || next === cursor) break;
+        cursor = next;
       }
     } catch {
       // The endpoint answers empty when asked too often: wait longer before the next attempt.

@@ -5,7 +5,7 @@ import { ACCOUNT_JSON_READERS } from '../../selectors/account-json';
 import type { AccountJsonReader, ThreadJsonReader, ThreadPageReader } from '../../selectors/thread-schema';
 import { THREAD_JSON_READERS } from '../../selectors/thread-json';
 import { THREAD_PAGE_READERS } from '../../selectors/thread-page';
-import { assetLinks, nextCursor, parseThreadBody, readThreadJson, threadIdentity } from '../../page/threads/thread-json-reader';
+import { assetLinks, nextCursor, pageQuery, pagesCut, parseThreadBody, readThreadJson, threadIdentity } from '../../page/threads/thread-json-reader';
 import { checkPerplexityUrl, PERPLEXITY_HOME } from '../../protocol/urls';
 import {
   accountBody,
@@ -200,9 +200,11 @@ export class ThreadCalls {
     const r = this.threadJson;
     const tabId = await this.anyTab(cap, signal);
     const pages: unknown[] = [];
+    const followed: string[] = [];
     let cursor: string | undefined;
     for (let page = 0; page < r.request.maxPages; page++) {
-      const query = { ...r.request.query, ...(cursor ? { [r.request.cursorParam]: cursor } : {}) };
+      const query = pageQuery(r, cursor);
+      if (cursor) followed.push(cursor);
       let fetched: { status: number; body: string };
       try {
         fetched = (await this.deps.tabs.use(tabId, () =>
@@ -217,8 +219,10 @@ export class ThreadCalls {
       if (!parsed.ok) return { ok: false, problem: parsed.problem.message };
       pages.push(parsed.value);
       cursor = nextCursor(parsed.value, r);
-      if (!cursor) break;
+      if (!cursor || followed.includes(cursor)) break;
     }
+    const cut = pagesCut(cursor, followed, r);
+    if (cut) return { ok: false, problem: cut.message };
     const reading = readThreadJson(pages, r, { threadId, url: this.threadUrl(pages[0], threadId) });
     if (method !== 'threads.assetDownload') return { ok: true, result: { reading } };
     const links = Object.fromEntries(pages.flatMap((p) => [...assetLinks(p, r)]));
