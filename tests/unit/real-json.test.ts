@@ -151,10 +151,21 @@ describe.skipIf(!present)('a waiting question of any size passes the thread resu
     return readThreadJson([parsed.value], r, { threadId: 't1', url: 'https://www.perplexity.ai/search/t1' });
   };
   const LONG = `${'Which of these regional comparisons matters most for your decision, and should the report weigh '.repeat(4)}?`;
+  type Payload = Parameters<Parameters<typeof waiting>[0]>[0];
   test.each([
     ['as captured', () => {}],
-    ['a question of 400 characters (its id is its text)', (q: Parameters<Parameters<typeof waiting>[0]>[0]) => void (q.fields[0] && (q.fields[0].field_name = LONG))],
-    ['a question with 60 options', (q: Parameters<Parameters<typeof waiting>[0]>[0]) => void (q.fields[0] && (q.fields[0].options = Array.from({ length: 60 }, (_, i) => ({ title: `option ${i}` }))))],
+    [
+      'a question of 400 characters (its id is its text)',
+      (q: Payload) => {
+        if (q.fields[0]) q.fields[0].field_name = LONG;
+      },
+    ],
+    [
+      'a question with 60 options',
+      (q: Payload) => {
+        if (q.fields[0]) q.fields[0].options = Array.from({ length: 60 }, (_, i) => ({ title: `option ${i}` }));
+      },
+    ],
   ])('%s: threads.wait and threads.read results are valid, the question whole', (_name, edit) => {
     const got = waiting(edit);
     const turn = got.turns.at(-1);
