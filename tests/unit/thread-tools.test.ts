@@ -84,11 +84,21 @@ describe('call_perplexity_computer: the seed rules, each named in an isError res
     });
   });
 
-  it('a follow-up that could not be sent keeps the thread_id and leaves out task_status', async () => {
-    const browser = new FakeBrowser().fail('threads.send', 'SELECTOR_NOT_FOUND', 'No composer on the thread page.');
+  it('a follow-up the page refuses (the task still works) gives the thread as it stands, never "error" (threads review M5)', async () => {
+    const refusal = 'The message could not be sent: the thread is still working on its latest turn.';
+    const browser = new FakeBrowser().fail('threads.send', 'AGENT_ERROR', refusal).on('threads.state', checkpoint({ turn: 1, event: null, text: '' }));
     const { structured, isError } = await call(browser, 'call_perplexity_computer', { message: 'More', thread_id: THREAD }).done;
     expect(isError).toBe(true);
-    expect(structured).toEqual({ thread_id: THREAD, event: 'error', text: '[SELECTOR_NOT_FOUND] The message could not be sent: No composer on the thread page.' });
+    expect(structured).toMatchObject({ thread_id: THREAD, event: 'timeout', task_status: 'working' });
+    expect(structured?.text).toMatch(/^\[AGENT_ERROR\] The message was not sent: The message could not be sent: the thread is still working/);
+  });
+
+  it('a refused follow-up whose thread cannot be read either says so with no event or task_status', async () => {
+    const browser = new FakeBrowser().fail('threads.send', 'SELECTOR_NOT_FOUND', 'No composer on the thread page.').fail('threads.state', 'TAB_NOT_FOUND', 'gone');
+    const { text, structured, isError } = await call(browser, 'call_perplexity_computer', { message: 'More', thread_id: THREAD }).done;
+    expect(isError).toBe(true);
+    expect(structured).toBeUndefined();
+    expect(text).toBe(`[SELECTOR_NOT_FOUND] The message was not sent: No composer on the thread page. (thread_id ${THREAD}; read_thread says where it stands).`);
   });
 });
 
@@ -108,10 +118,25 @@ describe('call_perplexity_computer: holding the call', () => {
     expect(world.progress.find((m) => m.startsWith('thread_id'))).toMatch(new RegExp(`^thread_id ${THREAD}: working.*read_thread`));
   });
 
-  it('a follow-up goes to threads.send on the same thread; no message means "Continue."', async () => {
-    const browser = new FakeBrowser().on('threads.send', submitted).on('threads.wait', checkpoint({ turn: 1 }));
+  it('a follow-up goes to threads.send on the same thread; no message after waiting or sleep means "Continue."', async () => {
+    const browser = new FakeBrowser().on('threads.state', checkpoint({ turn: 1, event: 'waiting' })).on('threads.send', submitted).on('threads.wait', checkpoint({ turn: 1 }));
     await call(browser, 'call_perplexity_computer', { thread_id: THREAD }).done;
-    expect(browser.calls[0]).toMatchObject({ method: 'threads.send', params: { threadId: THREAD, message: 'Continue.' } });
+    expect(browser.calls[1]).toMatchObject({ method: 'threads.send', params: { threadId: THREAD, message: 'Continue.' } });
+  });
+
+  it('no message while the task still works (after a timeout): waits again, sending nothing (the seed: "ask for the latest status")', async () => {
+    const browser = new FakeBrowser().on('threads.state', checkpoint({ turn: 2, event: null, text: '' })).on('threads.wait', checkpoint({ turn: 2 }));
+    const { structured } = await call(browser, 'call_perplexity_computer', { thread_id: THREAD }).done;
+    expect(browser.methods()).toEqual(['threads.state', 'threads.wait']);
+    expect(browser.calls[1]?.params).toMatchObject({ threadId: THREAD, turn: 2 });
+    expect(structured).toMatchObject({ thread_id: THREAD, event: 'complete', task_status: 'completed' });
+  });
+
+  it('no message on a task that is done or waits on the person: its state as it stands, nothing sent', async () => {
+    const browser = new FakeBrowser().on('threads.state', checkpoint({ turn: 1, event: 'complete', text: 'Finished the report.' }));
+    const { structured } = await call(browser, 'call_perplexity_computer', { thread_id: THREAD }).done;
+    expect(browser.methods()).toEqual(['threads.state']);
+    expect(structured).toMatchObject({ event: 'complete', text: 'Nothing was sent (no message; pass one to follow up). Finished the report.' });
   });
 
   it('no checkpoint within the hold: timeout, task still working', async () => {

@@ -3,7 +3,7 @@ import { z } from 'zod';
 import { RelayError } from '../../protocol/errors';
 import { COMPUTER_MODES, EFFORTS, ModelsList, ProjectsPage, ThreadAsset, type ThreadCheckpointInteraction, type ThreadReply, type TurnSubmission } from '../../protocol/threads/threads';
 import { heartbeat, holdThread } from '../threads/hold';
-import { jsonResult, notSentResult, ThreadResultShape, TranscriptShape, transcriptResult } from '../threads/result';
+import { checkpointResult, jsonResult, notSentResult, ThreadResultShape, TranscriptShape, transcriptResult } from '../threads/result';
 import { accountChoiceProblem, type InteractionType, pickInteractions, resolveAnswers, threadIdProblem, turnArgsProblem } from '../threads/rules';
 import { clip, defineTool, errorText, type ToolContext, type ToolDefinition } from '../tool';
 
@@ -24,7 +24,7 @@ export const EVENT_GUIDE =
   'auth_required: the user signs in at interactive.auth_url, then notify_connected. ' +
   'interaction_required (the user completes interactive.url), two_factor_required (follow text), waiting: then continue with thread_id. ' +
   'sleep: resumes at wake_at. insufficient_credits, access_denied: tell the user (interactive.billing_url). ' +
-  'timeout: still working; check with read_thread, not by calling call_perplexity_computer (that sends a message). ' +
+  'timeout: still working; wait again with thread_id and no message (nothing is sent), or read_thread. ' +
   'Several prompts waiting: pending_interactions.';
 
 /** How a reply tool ends: the same hold and result as call_perplexity_computer. */
@@ -65,6 +65,11 @@ const callComputer = defineTool({
       const choice = accountChoiceProblem(args, models);
       if (choice) return invalid(choice);
     }
+    if (args.thread_id !== undefined && !args.message?.trim() && !args.attachment_urls?.length) {
+      const threadId = args.thread_id;
+      const status = await onThread(threadId, async () => (await withoutSending(context, threadId)) ?? CONTINUE);
+      if (status !== CONTINUE) return status;
+    }
     const attachments = context.attachments.payloads(args.attachment_urls);
     const settings = { mode: args.mode, model: args.model, effort: args.effort };
     const tabCap = context.settings.COMET_THREAD_TABS;
@@ -84,6 +89,37 @@ const callComputer = defineTool({
     );
   },
 });
+
+/** Events after which a follow-up with no message continues the thread ("Continue."): EVENT_GUIDE's "then continue". */
+const CONTINUED_BY_NOTHING: ReadonlySet<string> = new Set(['sleep', 'waiting', 'interaction_required', 'two_factor_required', 'cancelled']);
+const CONTINUE: CallToolResult = { content: [] };
+
+/**
+ * call_perplexity_computer with a thread_id and nothing to send: the seed's way to "continue or ask for the latest
+ * status" after a timeout. A turn still running is waited for again and nothing is sent (the page takes no message
+ * then: an error event said the task failed; threads review 2026-12-05, M5); one waiting on the person or done is
+ * returned as it stands; undefined where the thread waits to be continued, which "Continue." does.
+ */
+async function withoutSending(context: ToolContext, threadId: string): Promise<CallToolResult | undefined> {
+  const state = await context.browser.call('threads.state', { threadId, tabCap: context.settings.COMET_THREAD_TABS }, { signal: context.signal, timeoutMs: READ_TIMEOUT_MS });
+  if (state.event === null) return jsonResult(await holdThread(holdOptions(context), { threadId, turn: state.turn }));
+  if (CONTINUED_BY_NOTHING.has(state.event)) return undefined;
+  const result = checkpointResult(state);
+  return jsonResult({ ...result, text: `Nothing was sent (no message; pass one to follow up). ${result.text}`.trim() });
+}
+
+function holdOptions(context: ToolContext): Parameters<typeof holdThread>[0] {
+  const settings = context.settings;
+  return {
+    browser: context.browser,
+    signal: context.signal,
+    progress: context.progress,
+    holdMs: context.asTask ? settings.COMET_THREAD_TASK_HOLD_MS : settings.COMET_THREAD_HOLD_MS,
+    progressMs: settings.COMET_THREAD_PROGRESS_MS,
+    tabCap: settings.COMET_THREAD_TABS,
+    elicit: context.elicit,
+  };
+}
 
 // ── answering what a thread waits on ─────────────────────────────────────────
 
@@ -349,27 +385,30 @@ async function runTurn(
       const cause = RelayError.from(error);
       // A refused request (bad input, unknown thread, the client gone) is an error, not a failed send.
       if (knownThreadId === undefined || ['THREAD_NOT_FOUND', 'INVALID_PARAMS', 'CANCELLED'].includes(cause.code)) throw cause;
-      // The seed: when a follow-up could not be sent, the result has no task_status.
-      return jsonResult({ thread_id: knownThreadId, event: 'error', text: `[${cause.code}] The message could not be sent: ${cause.message}` }, true);
+      return await refusedFollowUp(context, knownThreadId, cause);
     } finally {
       beat.stop();
     }
     if ('notSent' in submitted) return jsonResult(notSentResult(submitted));
-    const settings = context.settings;
-    const result = await holdThread(
-      {
-        browser: context.browser,
-        signal: context.signal,
-        progress: context.progress,
-        holdMs: context.asTask ? settings.COMET_THREAD_TASK_HOLD_MS : settings.COMET_THREAD_HOLD_MS,
-        progressMs: settings.COMET_THREAD_PROGRESS_MS,
-        tabCap: settings.COMET_THREAD_TABS,
-        elicit: context.elicit,
-      },
-      submitted,
-    );
+    const result = await holdThread(holdOptions(context), submitted);
     return jsonResult(result);
   });
+}
+
+/**
+ * A follow-up the page refused (the task still works on its turn, or waits on the person): the thread's state as it
+ * stands, which the refusal is about, with the refusal first: never `error`, which says the task failed (threads
+ * review 2026-12-05, M5). The state unread, the refusal alone, with no event.
+ */
+async function refusedFollowUp(context: ToolContext, threadId: string, cause: RelayError): Promise<CallToolResult> {
+  const refusal = `[${cause.code}] The message was not sent: ${cause.message}`;
+  try {
+    const state = await context.browser.call('threads.state', { threadId, tabCap: context.settings.COMET_THREAD_TABS }, { signal: context.signal, timeoutMs: READ_TIMEOUT_MS });
+    const result = checkpointResult(state);
+    return jsonResult({ ...result, text: `${refusal}\n\n${result.text}` }, true);
+  } catch {
+    return errorText(`${refusal} (thread_id ${threadId}; read_thread says where it stands).`);
+  }
 }
 
 /** A read of one thread: its id checked, an unknown thread named, the answer as JSON. */
