@@ -62,6 +62,16 @@ describe('call_perplexity_computer: the seed rules, each named in an isError res
     expect(browser.methods()).toEqual(['account.models']);
   });
 
+  it('where models_list reads no modes or no efforts (the real configs), a choice is refused as unreadable, not as the account’s (threads review M6)', async () => {
+    const bare: ModelsList = { ...MODELS, modes: [], models: MODELS.models.map((m) => ({ ...m, efforts: [], default_effort: null })) };
+    const browser = new FakeBrowser().on('account.models', bare);
+    const mode = await call(browser, 'call_perplexity_computer', { message: 'x', mode: 'light' }).done;
+    expect(mode.text).toMatch(/mode "light" cannot be checked: comet-relay reads no Computer modes .* Leave mode out/);
+    const effort = await call(browser, 'call_perplexity_computer', { message: 'x', model: 'sonar-pro', effort: 'high' }).done;
+    expect(effort.text).toMatch(/effort "high" cannot be checked: comet-relay reads no efforts for model "sonar-pro"/);
+    expect(browser.methods()).toEqual(['account.models', 'account.models']);
+  });
+
   it('accepts a model with one of its efforts and passes the settings on', async () => {
     const browser = new FakeBrowser().on('account.models', MODELS).on('threads.start', submitted).on('threads.wait', checkpoint({ turn: 1 }));
     const { isError } = await call(browser, 'call_perplexity_computer', { message: 'Review this contract', model: 'sonar-pro', effort: 'medium' }).done;

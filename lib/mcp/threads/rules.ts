@@ -51,11 +51,17 @@ export function turnArgsProblem(args: TurnArgs, _attachments = 0): string | unde
 export function accountChoiceProblem(args: TurnArgs, models: ModelsList): string | undefined {
   if (args.mode !== undefined) {
     const modes = models.modes.map((m) => m.mode);
+    // No modes at all is what comet-relay could read, not what the account offers: both real models configs of
+    // 2026-07/08 list none where its reader looks (threads review 2026-12-05, M6).
+    if (modes.length === 0) return `mode "${args.mode}" cannot be checked: comet-relay reads no Computer modes from Perplexity's models config. Leave mode out (Computer uses its default), or pass a model from models_list.`;
     if (!modes.includes(args.mode)) return `mode "${args.mode}" is not available to this account; models_list offers: ${list(modes)}.`;
   }
   if (args.model !== undefined) {
     const model = models.models.find((m) => m.id === args.model);
     if (!model) return `model "${short(args.model)}" is not available to this account; models_list offers: ${list(models.models.map((m) => m.id))}.`;
+    if (args.effort !== undefined && model.efforts.length === 0) {
+      return `effort "${args.effort}" cannot be checked: comet-relay reads no efforts for model "${model.id}" from Perplexity's models config. Leave effort out (the model's default).`;
+    }
     if (args.effort !== undefined && !model.efforts.includes(args.effort)) {
       return `effort "${args.effort}" is not one of model "${model.id}"'s efforts: ${list(model.efforts)}.`;
     }
