@@ -137,11 +137,11 @@ describe('checkpoint → the seed result object', () => {
     expect(result.interactive).toEqual({ type: 'access_denied', reason: 'access_denied' });
   });
 
-  it('timeout says the task keeps running and to read_thread, with the latest step', () => {
+  it('timeout says the task keeps running, how to wait again without sending anything, and read_thread, with the latest step', () => {
     const result = checkpointResult(checkpoint({ event: null, text: '' }), 120_400);
     expect(result.event).toBe('timeout');
     expect(result.text).toContain('after 120 s');
-    expect(result.text).toContain(`read_thread with thread_id ${THREAD}`);
+    expect(result.text).toContain(`call_perplexity_computer with thread_id ${THREAD} and no message to wait again (nothing is sent), or read_thread`);
     expect(result.text).toContain('latest: Reading 5 stories');
     expect(result.interactive).toBeUndefined();
   });
