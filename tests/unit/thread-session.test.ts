@@ -272,6 +272,30 @@ describe('a turn the page reader cannot find', () => {
   });
 });
 
+describe('a page that shows the turn done while the JSON keeps saying running', () => {
+  it('is taken after two JSON reads for that same page, not asked again to the end of the hold (threads review M1)', async () => {
+    const running = readFileSync(join(dir, 'B-computer-running.json'), 'utf8');
+    const runningBody = JSON.stringify((JSON.parse(running) as { body: unknown }).body);
+    const stale = () => ({ status: 200, body: runningBody });
+    const { session, driver, requests } = setup('B-computer-complete', [stale, stale, stale, stale]);
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
+    try {
+      const waiting = waitForCheckpoint(session, driver.watcher, { threadId: session.threadId ?? '', timeoutMs: 120_000 });
+      for (let i = 0; i < 10; i++) {
+        now += 1000;
+        await vi.advanceTimersByTimeAsync(1000);
+      }
+      const out = await waiting;
+      expect(requests).toHaveLength(2);
+      expect(out.reading.source).toBe('page');
+      expect(out.turn.event).toBe('complete');
+      expect(driver.watcher.active).toBe(false);
+    } finally {
+      vi.useRealTimers();
+    }
+  });
+});
+
 describe('a held wait is bound to its thread to the end', () => {
   it('a tab that moves to another conversation mid-wait fails the wait naming both, never returns the other one', async () => {
     const { session, driver } = setup('B-computer-running', [() => ({ status: 404, body: '' })]);

@@ -54,6 +54,9 @@ export interface WaitOutcome {
   turn: TurnReading;
 }
 
+/** JSON reads in a row saying "running" for a page that shows the turn's end, before the page is taken. */
+const JSON_DISAGREEMENTS = 2;
+
 export function waitForCheckpoint(session: ThreadSession, watcher: PageWatcher, params: ThreadWaitParams, options: ThreadWaitOptions = {}): Promise<WaitOutcome> {
   return new Promise<WaitOutcome>((resolve, reject) => {
     if (options.signal?.aborted) return reject(new RelayError('CANCELLED', 'The wait was cancelled.'));
@@ -65,6 +68,8 @@ export function waitForCheckpoint(session: ThreadSession, watcher: PageWatcher, 
     let quiet: ReturnType<typeof setTimeout> | undefined;
     /** The page state at which the JSON said "still running": wait for the JSON again, not the page. */
     let jsonDisagreedAt: string | undefined;
+    /** How many JSON reads in a row said so for that same page state. */
+    let disagreements = 0;
     /** JSON reads asked on a timer while the page shows no such turn (the delay doubles with each). */
     let blindRetries = 0;
     let blind: ReturnType<typeof setTimeout> | undefined;
@@ -146,6 +151,7 @@ export function waitForCheckpoint(session: ThreadSession, watcher: PageWatcher, 
           if (outcome.ok && session.usable(outcome.reading, Date.now())) {
             const turn = turnOf(outcome.reading, target);
             if (turn?.event) return finish(outcome.reading, turn);
+            disagreements = jsonDisagreedAt === at ? disagreements + 1 : 1;
             jsonDisagreedAt = at;
             return check();
           }
@@ -190,6 +196,10 @@ export function waitForCheckpoint(session: ThreadSession, watcher: PageWatcher, 
       }
       blindRetries = 0;
       if (!pageSays) return;
+      // The page shows this turn's end by its own sign, and the JSON read twice since says no more than "running" for
+      // that same page: the page answers. A JSON "complete" with no text the reader takes stays running there, and
+      // without this the wait asked it every few seconds to the end of its hold (threads review 2026-12-05, M1).
+      if (jsonDisagreedAt === session.pageSignature() && disagreements >= JSON_DISAGREEMENTS) return fromPage();
       if (session.mayFetch()) return askJson();
       if (jsonDisagreedAt === session.pageSignature()) {
         // The JSON said "still running" for what the page shows now: ask it again when allowed.
