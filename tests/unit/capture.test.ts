@@ -21,15 +21,17 @@ function readPage(set: SelectorSet = generationB) {
   const turns = turnsOf(document, set);
   const last = turns.at(-1) ?? null;
   const turn = last ? readTurnNow(last, turns.length - 1, set) : null;
+  // The words, without the citations' URLs (a capture keeps only their hosts): what "reads the same" compares.
+  const words = (turn?.response ?? '').replace(/\]\([^)\s]*\)/g, ']');
   return {
     set: chooseSelectorSet(document, null).set.name,
     status: statusOf(indicators(document, set, last), turn),
     turnCount: turns.length,
     proseCount: proseCount(document, set),
-    responseLength: turn?.response.length ?? 0,
+    responseLength: words.length,
     questionLength: turn?.question.length ?? 0,
     citationHosts: [...new Set(fromInlineCitations(document.body, set, location.href).map((s) => new URL(s.url ?? '').host))],
-    response: turn?.response ?? '',
+    response: words,
   };
 }
 
