@@ -400,8 +400,24 @@ describe('answer_question, confirm_action_*, notify_connected', () => {
   ] as const)('%s sends %s with the reason to the confirmation followup_uuid names', async (tool, kind) => {
     const other = confirmation({ followupUuid: 'fu-confirm-2' });
     const browser = new FakeBrowser().on('threads.state', waitingOn(confirmation(), other)).on('threads.respond', submitted).on('threads.wait', checkpoint({ turn: 1 }));
-    await call(browser, tool, { thread_id: THREAD, result: 'Go ahead', followup_uuid: 'fu-confirm-2' }).done;
+    const { structured } = await call(browser, tool, { thread_id: THREAD, result: 'Go ahead', followup_uuid: 'fu-confirm-2' }).done;
     expect(browser.calls[1]?.params).toMatchObject({ followupUuid: 'fu-confirm-2', reply: { kind, reason: 'Go ahead' } });
+    // The page has only its buttons: the reason is said to be not passed on, never lost silently (threads review L1).
+    expect(structured?.text).toMatch(/^The (approval|denial)'s reason \("Go ahead"\) was not passed on: the page has no place for it\. To tell Computer, send it with call_perplexity_computer/);
+  });
+
+  it('files with a reply are refused before anything is read, encoded or held for approval (threads review L2)', async () => {
+    const browser = new FakeBrowser();
+    for (const [tool, args] of [
+      ['answer_question', { answers: { q: 'yes' } }],
+      ['confirm_action_deny', { result: 'no' }],
+      ['notify_connected', { message: 'done' }],
+    ] as const) {
+      const { text, isError } = await call(browser, tool, { thread_id: THREAD, ...args, attachment_urls: ['http://127.0.0.1:1/attachments/x/a.pdf'] }).done;
+      expect(isError).toBe(true);
+      expect(text).toMatch(/^\[INVALID_PARAMS\] Perplexity takes files with a message, not with an answer/);
+    }
+    expect(browser.methods()).toEqual([]);
   });
 
   it('notify_connected resumes a required sign-in, and refuses when only optional sign-ins are offered', async () => {

@@ -5,6 +5,7 @@ import { COMPUTER_MODES, EFFORTS, ModelsList, ProjectsPage, ThreadAsset, type Th
 import { heartbeat, holdThread } from '../threads/hold';
 import { checkpointResult, jsonResult, notSentResult, ThreadResultShape, TranscriptShape, transcriptResult } from '../threads/result';
 import { accountChoiceProblem, type InteractionType, pickInteractions, resolveAnswers, threadIdProblem, turnArgsProblem } from '../threads/rules';
+import { FILES_WITH_A_REPLY } from '../../protocol/threads/thread-replies';
 import { clip, defineTool, errorText, type ToolContext, type ToolDefinition } from '../tool';
 
 /**
@@ -132,15 +133,21 @@ interface ReplyArgs {
   attachment_urls?: string[];
 }
 
-/** Checks that the thread waits on `wanted`, builds the reply, sends it and holds for what comes next. */
+/**
+ * Checks that the thread waits on `wanted`, builds the reply, sends it and holds for what comes next. Files are refused
+ * before anything is read, encoded or held for approval (threads review 2026-12-05, L2). `unsent`: words of the caller's
+ * the page has no place for (an approval's or a denial's reason), said in the result rather than lost silently (L1).
+ */
 async function reply(
   context: ToolContext,
   args: ReplyArgs,
   wanted: InteractionType,
   build: (interactions: ThreadCheckpointInteraction[]) => ThreadReply | { problem: string },
+  unsent?: string,
 ): Promise<CallToolResult> {
   const idProblem = threadIdProblem(args.thread_id);
   if (idProblem) return invalid(idProblem);
+  if (args.attachment_urls?.length) return invalid(FILES_WITH_A_REPLY);
   const tabCap = context.settings.COMET_THREAD_TABS;
   return onThread(args.thread_id, async () => {
     const state = await context.browser.call('threads.state', { threadId: args.thread_id, tabCap }, { signal: context.signal, timeoutMs: READ_TIMEOUT_MS });
@@ -148,19 +155,26 @@ async function reply(
     if ('problem' in picked) return invalid(picked.problem);
     const built = build(picked.interactions);
     if ('problem' in built) return invalid(built.problem);
-    const attachments = context.attachments.payloads(args.attachment_urls);
     // Several questions answered at once go without a followup_uuid: the page routes them by question.
     const followupUuid = picked.interactions.length === 1 ? picked.interactions[0]?.followupUuid : undefined;
     // What *Require approval* shows the person: the prompt's own words.
     const about = clip(picked.interactions.map((i) => (i.type === 'auth_required' ? (i.displayName ?? i.connector ?? i.text) : i.text)).join(' / '), 2000);
-    return runTurn(context, args.thread_id, (onProgress) =>
+    const result = await runTurn(context, args.thread_id, (onProgress) =>
       context.browser.call(
         'threads.respond',
-        { threadId: args.thread_id, followupUuid, about, reply: built, attachments, tabCap },
+        { threadId: args.thread_id, followupUuid, about, reply: built, attachments: [], tabCap },
         { signal: context.signal, timeoutMs: SUBMIT_TIMEOUT_MS, onProgress },
       ),
     );
+    return unsent?.trim() ? withNote(result, `${unsent} was not passed on: the page has no place for it. To tell Computer, send it with call_perplexity_computer on this thread_id.`) : result;
   });
+}
+
+/** A result with a note before its text (in the structured result and in its JSON text alike). */
+function withNote(result: CallToolResult, note: string): CallToolResult {
+  const structured = result.structuredContent as { text?: string } | undefined;
+  if (!structured || typeof structured.text !== 'string') return result;
+  return jsonResult({ ...structured, text: `${note}\n\n${structured.text}` }, result.isError === true);
 }
 
 // As the worker's ThreadAnswer (lib/protocol/threads/threads.ts): a choice's words, any of up to 500 choices, at least one.
@@ -211,7 +225,7 @@ function confirmTool(decision: 'approve' | 'deny'): ToolDefinition {
     taskSupport: 'optional',
     summarize: ({ thread_id, result }) => `[${thread_id}] ${clip(result, 80)}`,
     async handler(args, context) {
-      return reply(context, args, 'confirm_action', () => ({ kind: decision, reason: args.result }));
+      return reply(context, args, 'confirm_action', () => ({ kind: decision, reason: args.result }), args.result.trim() ? `The ${approve ? 'approval' : 'denial'}'s reason ("${clip(args.result, 200)}")` : undefined);
     },
   });
 }
@@ -230,6 +244,7 @@ const notifyConnected = defineTool({
   taskSupport: 'optional',
   summarize: ({ thread_id, message }) => `[${thread_id}] ${clip(message, 80)}`,
   async handler(args, context) {
+    // Its message only says the sign-in is done, which the page's own button says: nothing is lost by not typing it.
     return reply(context, args, 'auth_required', () => ({ kind: 'connected', message: args.message }));
   },
 });

@@ -1,5 +1,6 @@
 import { RelayError } from '../../protocol/error/relay-error';
 import type { AttachmentPayload, ThreadReply } from '../../protocol/threads/threads';
+import { FILES_WITH_A_REPLY } from '../../protocol/threads/thread-replies';
 import { THREAD_JSON_READERS } from '../../selectors/thread-json';
 import { THREAD_PAGE_READERS } from '../../selectors/thread-page';
 import type { ThreadReply as PanelReply } from '../../protocol/watch';
@@ -71,7 +72,7 @@ export function threadHandlers({ win, driver, readers }: PageKitHost): KitHandle
     },
     'threads.respond': async (params: ThreadParams & { followupUuid?: string; reply: ThreadReply; attachments: AttachmentPayload[] }, { signal }: HandlerContext) => {
       if (params.attachments.length > 0) {
-        throw new RelayError('INVALID_PARAMS', 'Perplexity takes files with a message, not with an answer: send them with call_perplexity_computer on the same thread_id.');
+        throw new RelayError('INVALID_PARAMS', FILES_WITH_A_REPLY);
       }
       return respondInThread(driver().context(), own(params.threadId), pageReader(), params, signal);
     },

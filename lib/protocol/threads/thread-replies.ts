@@ -14,6 +14,9 @@ import type { ThreadCheckpointInteraction, ThreadReply } from './threads';
  */
 export type InteractionType = ThreadCheckpointInteraction['type'];
 
+/** Files go with a message, never with a reply: the page has no place for them there (refused by the tool and the page). */
+export const FILES_WITH_A_REPLY = 'Perplexity takes files with a message, not with an answer: send them with call_perplexity_computer on the same thread_id.';
+
 /** The prompt type each kind of reply answers. */
 export const REPLY_KIND_FOR: Record<ThreadReply['kind'], InteractionType> = {
   answers: 'ask_user_question',
