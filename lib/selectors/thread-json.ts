@@ -154,7 +154,9 @@ export const threadJson2026: ThreadJsonReader = {
       insufficient_credits: ['spending_limit_exceeded', 'add_credits', 'insufficient_credits', 'quota_exhausted'],
       access_denied: ['access_denied', 'computer_not_enabled'],
     },
-    threadKinds: { computer: ['ASI', '4'], research: ['RESEARCH', 'AGENTIC_RESEARCH'], search: ['SEARCH', 'STUDIO', 'STUDY', '2'] },
+    // thread_metadata.mode "2" is on a search and a research thread alike (the two real bodies of 2026-07-31 and
+    // 2026-08-01): no kind; only entries' search_mode tells them apart (captures review 2026-12-05, M4).
+    threadKinds: { computer: ['ASI', '4'], research: ['RESEARCH', 'AGENTIC_RESEARCH'], search: ['SEARCH', 'STUDIO', 'STUDY'] },
   },
 };
 

@@ -136,6 +136,19 @@ describe.skipIf(!present)('thread JSON reader on real /rest/thread bodies', () =
  * fail the result's contract (threads review 2026-12-05, H3: read_thread failed, the wait said "keeps running", and the
  * question could never be answered).
  */
+describe.skipIf(!present)('a thread’s kind, from what tells it', () => {
+  test('search_mode tells search from research; thread_metadata.mode "2", on both, tells nothing (captures review M4)', () => {
+    expect(threadKindOf(body('thread-json-perplexity-client-multiturn-2026-08-01.json'), r)).toBe('search');
+    expect(threadKindOf(body('thread-json-perplexity-client-research-resume-2026-07-31.json'), r)).toBe('research');
+    for (const name of ['thread-json-perplexity-client-multiturn-2026-08-01.json', 'thread-json-perplexity-client-research-resume-2026-07-31.json']) {
+      const raw = JSON.parse(read(name)) as { entries: { search_mode?: string }[]; thread_metadata: { mode: string } };
+      expect(raw.thread_metadata.mode).toBe('2');
+      for (const entry of raw.entries) delete entry.search_mode;
+      expect(threadKindOf(raw, r), name).toBeUndefined();
+    }
+  });
+});
+
 describe.skipIf(!present)('a waiting question of any size passes the thread results’ contract', () => {
   const RESEARCH = 'thread-json-perplexity-client-research-resume-2026-07-31.json';
   /** The research body as if it still waited on its questions, with `edit` applied to them. */
