@@ -197,10 +197,15 @@ describe.skipIf(!present)(title, () => {
         expect(state.stepsStopped).toBe(false);
       });
 
-      it('the URLs the last answer cites', async () => {
+      it('the URLs the last answer cites, and how many sources the page says it has (captures review M1)', async () => {
         load(page.file);
         const read = await readSources({ win: window, doc: document, set: live2026, waitFor: async () => null }, { expand: false, openTab: false });
         expect(read.sources.map((s) => s.url).sort()).toEqual([...page.cited].sort());
+        // The last action row's "N sources" button, where the capture has one.
+        const row = [...document.querySelectorAll('[data-workflow-text-footer]')].at(-1);
+        const said = [...(row?.querySelectorAll('button') ?? [])].map((b) => /^(\d+) sources$/.exec(squash(b.textContent ?? ''))?.[1]).find(Boolean);
+        expect(read.stated).toBe(said === undefined ? undefined : Number(said));
+        if (page.file.includes('several-turns')) expect(read.stated).toBe(15);
       });
 
       it('not working: the action row is up, no stop control; poll and wait say completed at once, with the same answer', async () => {

@@ -328,8 +328,13 @@ const getSources = defineTool({
   inputSchema: {},
   uses: ['page.sources'],
   async handler(_args, { browser, signal }) {
-    const { sources, repair } = await browser.call('page.sources', {}, { signal, timeoutMs: 60_000 });
-    const notice = repair ? `\n\n${repair}` : '';
+    const { sources, repair, stated } = await browser.call('page.sources', {}, { signal, timeoutMs: 60_000 });
+    // The page says it has more than were read (its "N sources" button, while the answer's chips name only those cited).
+    const part =
+      stated !== undefined && stated > sources.length
+        ? `\n\nThe page says this answer has ${stated} sources; ${sources.length} of them could be read without opening its Sources pane, which comet-relay does not open.`
+        : '';
+    const notice = `${part}${repair ? `\n\n${repair}` : ''}`;
     if (sources.length === 0) return textResult(`No sources found on the current page.${notice}`);
     return textResult(`Sources (${sources.length}):\n\n${numbered(sources.map((s) => [s.title || s.url || '(untitled)', s.url]))}${notice}`);
   },

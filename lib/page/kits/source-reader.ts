@@ -7,6 +7,7 @@ import { all, cleanText, isHidden, pointerClick, type Scope, union } from '../do
 import { answerRoots, requireTurns } from '../answer/reader';
 import { type Turn, turnsOf } from '../dom/turns';
 import { fromEntries, fromInlineCitations, fromLinks, mergeNumbered, type Source } from '../answer/sources';
+import type { SelectorSet } from '../../selectors';
 
 export interface SourcesResult {
   sources: Source[];
@@ -15,6 +16,27 @@ export interface SourcesResult {
   expanded: number;
   /** The Sources tab panel was read. */
   fromTab: boolean;
+  /** How many sources the page says the turn has ("15 sources"), when it says so: more than `sources` means a part. */
+  stated?: number;
+}
+
+/**
+ * The number of sources the page states for the turn: a button of its action row (the set's answerFooter) reading
+ * "<n> <the Sources tab's word>", "15 sources" on the Sep 2026 page (`search-thread-several-turns-…-2026-09-26.html`)
+ * while the answer's chips name only the sources its text cites (captures review 2026-12-05, M1). None when the page
+ * states none. Its words are the set's; the shape is here, kept out of the set for the page script's budget.
+ */
+function statedCount(turn: Turn | undefined, set: SelectorSet): number | undefined {
+  if (!turn || !set.answerFooter) return undefined;
+  const words = Object.values(set.labels).flatMap((language) => language.words.sourcesTab ?? []);
+  const said = new RegExp(`^(\\d+)\\s+(?:${words.map((w) => w.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')).join('|')})$`, 'i');
+  for (const row of union(turn, set.answerFooter)) {
+    for (const button of all(row, ['button'])) {
+      const n = said.exec(cleanText(button))?.[1];
+      if (n) return Number(n);
+    }
+  }
+  return undefined;
 }
 
 /** Every turn has its own tab list: search the current turn first, the page only if it has none. */
@@ -89,6 +111,7 @@ export async function readSources(ctx: PageContext, opts: { expand?: boolean; op
   const links = fromLinks(scope, set, base);
   const expansion = opts.expand === false ? { sources: [], grouped: 0, expanded: 0 } : await expandCitations(ctx);
   const tab = await readSourcesTab(ctx, turn, opts.openTab !== false);
+  const stated = statedCount(turn, set);
   return {
     // The Sources tab's order is the page's numbering, the one the answer's [n] counts: it leads.
     // Without the tab, the citations' order of appearance is all there is.
@@ -96,6 +119,7 @@ export async function readSources(ctx: PageContext, opts: { expand?: boolean; op
     grouped: expansion.grouped,
     expanded: expansion.expanded,
     fromTab: tab !== null,
+    ...(stated === undefined ? {} : { stated }),
   };
 }
 

@@ -201,7 +201,16 @@ export const pageMethods = {
       openTab: z.boolean().default(true),
     }),
     /** `answerSource: 'stream'`: the last turn's own ask stream gave them (its final frame's web_results, numbered as cited). */
-    result: z.object({ sources: z.array(Source), grouped: Count, expanded: Count, fromTab: z.boolean(), repair: z.string().optional(), answerSource: AnswerSource.optional() }),
+    result: z.object({
+      sources: z.array(Source),
+      grouped: Count,
+      expanded: Count,
+      fromTab: z.boolean(),
+      /** How many sources the page states the turn has ("15 sources"), when it says. */
+      stated: Count.optional(),
+      repair: z.string().optional(),
+      answerSource: AnswerSource.optional(),
+    }),
   },
   'page.conversations': {
     params: Empty,
