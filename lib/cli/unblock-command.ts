@@ -2,7 +2,10 @@ import { createInterface } from 'node:readline/promises';
 import { parseBrowsers } from '../install/browsers';
 import { resolveState } from '../install/install';
 import { defaultCliPath } from '../install/system';
+import { processUid } from '../install/policy/owned-write';
 import { privilegedUnblockCommand } from '../install/policy/privileged-command';
+import { sudoStateDir } from '../install/policy/sudo-home';
+import { cliCommand } from '../relay/invocation';
 import { undoUnblock, unblock } from '../install/unblock';
 import { RelayError } from '../protocol/errors';
 
@@ -27,6 +30,8 @@ export interface UnblockIo {
   homedir?: string;
   fs?: Parameters<typeof unblock>[0]['fs'];
   exec?: Parameters<typeof unblock>[0]['exec'];
+  /** The uid this runs as. Default: the process's. */
+  uid?: number;
 }
 
 /**
@@ -40,7 +45,17 @@ export async function runUnblock(flags: UnblockFlags, io: UnblockIo): Promise<nu
   const browser = parsed[0] as (typeof parsed)[number];
   if (flags.undo && flags['all-extensions']) throw new RelayError('CONFIG_ERROR', '--undo takes back whatever unblock wrote (with or without --all-extensions): pass --undo alone.');
   const system = { platform: io.platform, env: io.env, homedir: io.homedir, fs: io.fs };
-  const { sys, stateDir } = resolveState({ ...system, home: flags.home });
+  const resolved = resolveState({ ...system, home: flags.home });
+  const { sys } = resolved;
+  const uid = io.uid ?? processUid();
+  // Typed by hand as `sudo comet-relay unblock`: the record goes where the person's own undo looks, or nowhere (policy/sudo-home.ts).
+  let sudo: ReturnType<typeof sudoStateDir>;
+  try {
+    sudo = flags.home ? undefined : sudoStateDir(sys, uid, { plainCommand: cliCommand(`unblock --browser ${browser}${flags.undo ? ' --undo' : ''}`) });
+  } catch (error) {
+    throw new RelayError('CONFIG_ERROR', (error as Error).message);
+  }
+  const stateDir = sudo?.stateDir ?? resolved.stateDir;
   const interactive = io.interactive ?? Boolean(process.stdin.isTTY);
   if (!flags.yes && !flags['dry-run'] && !interactive) {
     throw new RelayError(
@@ -78,9 +93,11 @@ export async function runUnblock(flags: UnblockFlags, io: UnblockIo): Promise<nu
     dryRun: flags['dry-run'],
     policyDir: flags['policy-dir'],
     exec: io.exec,
+    uid,
     privilegedCommand,
     confirm: flags.yes ? undefined : async (question: string) => /^y(es)?$/i.test((await ask(question)).trim()),
   };
+  if (sudo) io.out(`${sudo.note}\n`);
   try {
     const report = flags.undo ? await undoUnblock(options) : await unblock(options);
     io.out(`${report.lines.join('\n')}\n`);

@@ -5,7 +5,7 @@ import { extensionsPage, TAB_ACCESS_GRANT } from '../protocol/urls';
 import { type HostRecord, listHosts as realListHosts } from '../relay/discovery';
 import { readersInUse, SELECTOR_SET_KIND } from '../packs/kinds';
 import { type FolderReport, readPackFolder } from '../relay/pack-folder';
-import { stateDir as defaultStateDir } from '../relay/paths';
+import { stateDir as defaultStateDir, publicTokenPath } from '../relay/paths';
 import { VERSION } from '../relay/version';
 import { BROWSER_DATA, BROWSERS, type Browser, registryKey } from './browsers';
 import { hostLogPath } from './host-manifest';
@@ -15,7 +15,7 @@ import { type CopyKind, checkExtensionFolder, type PackageCopy, packageCopy, reb
 import { defaultCliPath, errorMessage, type ExecFn, isFile, realExec, type ResolvedSystem, tildify } from './system';
 import { unblockDrift } from './unblock';
 import { verifyManifest } from './verify';
-import { cliCommand } from '../relay/invocation';
+import { cliCommand, quoteArg } from '../relay/invocation';
 
 /** One link of the chain browser → manifest → launcher → node → host → extension → Perplexity tab. */
 export interface DoctorCheck {
@@ -95,6 +95,9 @@ export async function doctor(options: DoctorOptions = {}): Promise<DoctorReport>
 
   // token (only serve needs it)
   checks.push(tokenCheck(sys, stateDir));
+  // The public door's credential (`serve --public-url`) is checked the same way once it exists (review 2026-12-05 #12).
+  const publicToken = publicTokenCheck(sys, stateDir);
+  if (publicToken) checks.push(publicToken);
 
   // selector sets added as files
   const packs = (options.readPacks ?? readPackFolder)(stateDir);
@@ -360,17 +363,27 @@ function tokenCheck(sys: ResolvedSystem, stateDir: string): DoctorCheck {
   if (!sys.fs.existsSync(file)) {
     return { name: 'HTTP token', ok: true, skipped: true, detail: `skipped: no token yet (${tildify(sys, file)}); only "${cliCommand('serve')}" needs one, and install creates it` };
   }
-  if (sys.platform !== 'win32') {
-    try {
-      const mode = sys.fs.statSync(file).mode & 0o777;
-      if ((mode & 0o077) !== 0) {
-        return { name: 'HTTP token', ok: false, detail: `${tildify(sys, file)} is readable by others (mode ${mode.toString(8).padStart(4, '0')})`, fix: `run: chmod 600 ${file}` };
-      }
-    } catch (error) {
-      return { name: 'HTTP token', ok: false, detail: `cannot read ${tildify(sys, file)}: ${errorMessage(error)}`, fix: `check the file's owner and permissions` };
-    }
+  return ownerOnlyCheck(sys, 'HTTP token', file) ?? { name: 'HTTP token', ok: true, detail: `${tildify(sys, file)}${sys.platform === 'win32' ? '' : ', owner-only'}` };
+}
+
+/** `public-token`, what calls through the tunnel of `serve --public-url` carry: only when there is one. */
+function publicTokenCheck(sys: ResolvedSystem, stateDir: string): DoctorCheck | undefined {
+  const file = sys.path.join(stateDir, sys.path.basename(publicTokenPath(stateDir)));
+  if (!sys.fs.existsSync(file)) return undefined;
+  return ownerOnlyCheck(sys, 'public token', file) ?? { name: 'public token', ok: true, detail: `${tildify(sys, file)}${sys.platform === 'win32' ? '' : ', owner-only'}` };
+}
+
+/** A failed check when a credential file may be read by others (or not at all); undefined when it is owner-only. */
+function ownerOnlyCheck(sys: ResolvedSystem, name: string, file: string): DoctorCheck | undefined {
+  if (sys.platform === 'win32') return undefined;
+  try {
+    const mode = sys.fs.statSync(file).mode & 0o777;
+    // The fix is pasted into a shell: macOS's default folder is under "Application Support", with a space.
+    if ((mode & 0o077) !== 0) return { name, ok: false, detail: `${tildify(sys, file)} is readable by others (mode ${mode.toString(8).padStart(4, '0')})`, fix: `run: chmod 600 ${quoteArg(file, sys.platform)}` };
+  } catch (error) {
+    return { name, ok: false, detail: `cannot read ${tildify(sys, file)}: ${errorMessage(error)}`, fix: `check the file's owner and permissions` };
   }
-  return { name: 'HTTP token', ok: true, detail: `${tildify(sys, file)}${sys.platform === 'win32' ? '' : ', owner-only'}` };
+  return undefined;
 }
 
 /** The state folder the launcher should give the host: the one this process uses. */

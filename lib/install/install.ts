@@ -1,7 +1,7 @@
 import nodeFs from 'node:fs';
 import { NATIVE_HOST_NAME } from '../protocol/identity';
 import { ensurePrivateDir } from '../relay/private-dir';
-import { ATTACHMENT_FILES, attachmentsDir, customManifestsPath, isOwnAttachmentMeta, packsDir, stateDir as defaultStateDir, OWN_STATE_FILES, publicTokenPath } from '../relay/paths';
+import { ATTACHMENT_FILES, attachmentsDir, customManifestsPath, isOwnAttachmentMeta, packsDir, replacedInstallsPath, stateDir as defaultStateDir, OWN_STATE_FILES, publicTokenPath } from '../relay/paths';
 import { BROWSER_DATA, BROWSERS, type Browser, isBrowserInstalled, MANIFEST_FILE_NAME, registryKey, userDataDirs } from './browsers';
 import { buildManifest, launcherPath, manifestText, writeLauncherWith } from './host-manifest';
 import { deleteRegistryKey, queryRegistry, registerManifest } from './registry';
@@ -10,7 +10,7 @@ import { ensureTokenFile } from './token';
 import { privilegedUnblockCommand } from './policy/privileged-command';
 import { removeCometBackups, undoUnblock, unblockedBrowsers } from './unblock';
 import { verifyManifest } from './verify';
-import { cliCommand, commandPrefix } from '../relay/invocation';
+import { cliCommand, commandPrefix, quoteArg as quoteWord } from '../relay/invocation';
 
 export interface StateOptions extends SystemOptions {
   /**
@@ -143,6 +143,8 @@ export interface TargetReport {
   problem?: string;
   /** One line: what to do about it. */
   fix?: string;
+  /** Written, and something the person should know (another install's registration replaced, no browser profile in --user-data-dir). */
+  notes?: string[];
 }
 
 export interface InstallReport {
@@ -159,6 +161,8 @@ export interface InstallReport {
   targets: TargetReport[];
   /** Problems not tied to one browser (node or CLI missing, launcher not writable). */
   problems: { message: string; fix: string }[];
+  /** Things done that the person should know of, not tied to one browser (the state folder's mode tightened). */
+  notes?: string[];
   /** Human-readable report, one line per item, ready to print. */
   lines: string[];
 }
@@ -235,6 +239,7 @@ export async function install(options: InstallOptions): Promise<InstallReport> {
       home: bakedHome,
       targets,
       problems,
+      notes,
       lines: [],
       ...extra,
     };
@@ -243,12 +248,26 @@ export async function install(options: InstallOptions): Promise<InstallReport> {
     return result;
   };
 
+  const notes: string[] = [];
+  // A folder the person chose (--home, COMET_RELAY_HOME) that others may use is not made private behind their back:
+  // a shared folder's group would lose access and its setgid bit without a word (review 2026-12-05 #7). Refused, with
+  // a folder of comet-relay's own inside it to pass instead. comet-relay's default folder is its own: tightened, and said.
+  const shared = bakedHome && sys.fs === (nodeFs as unknown) && sys.platform !== 'win32' ? openMode(sys, stateDir) : undefined;
+  if (shared !== undefined) {
+    problems.push({
+      message: `the state folder ${tildify(sys, stateDir)} (--home or COMET_RELAY_HOME) is open to others (mode ${octal(shared)}); comet-relay keeps its launcher, token and sockets only in a folder closed to others, and will not change yours to 700 (others who use it would lose access)`,
+      fix: `pass a folder of comet-relay's own, which install creates: ${installCommand({ userDataDir: options.userDataDir, home: sys.path.join(stateDir, 'comet-relay'), platform: sys.platform })}; or, if the folder is yours alone, run: chmod 700 ${quoteWord(stateDir, sys.platform)}`,
+    });
+    return report({});
+  }
+
   let launcher: string;
   try {
     // The browser runs the launcher from this folder: it gets the check the host applies to the same folder
     // before the host ever starts (a real folder of ours, closed to others), not after the launcher ran.
     if (sys.fs === (nodeFs as unknown)) {
-      ensurePrivateDir(stateDir, { platform: sys.platform });
+      const was = ensurePrivateDir(stateDir, { platform: sys.platform });
+      if (was !== undefined) notes.push(`the state folder ${tildify(sys, stateDir)} was open to others (mode ${octal(was)}); it is 700 now, as the host requires`);
       ensurePrivateDir(sys.path.dirname(launcherPath(stateDir, sys.platform)), { platform: sys.platform });
     }
     // How the person ran this install, said so that it holds from any folder: the host tells the extension.
@@ -268,10 +287,30 @@ export async function install(options: InstallOptions): Promise<InstallReport> {
     });
   }
   const written = new Set<string>();
+  const replaced: Replaced[] = [];
   for (const location of plan.write) {
-    const target: TargetReport = { target: location.target, browser: location.browser, manifestPath: location.manifestPath, registryKey: location.registryKey, ok: false };
+    const targetNotes: string[] = [];
+    const target: TargetReport = { target: location.target, browser: location.browser, manifestPath: location.manifestPath, registryKey: location.registryKey, ok: false, notes: targetNotes };
     targets.push(target);
     const fixCommand = rerun(location.browser);
+    // One registration per browser is shared by every install: another --home's is taken over, never silently
+    // (review 2026-12-05 #6). The person asked for this install, so it is written; the report names the install it
+    // replaced and how to give it back, and the record of it lets this install's uninstall name it too.
+    const where = location.registryKey ?? location.manifestPath;
+    const other = await registeredLauncher(sys, exec, location);
+    if (other !== undefined && !samePath(sys, other, launcher) && isFile(sys, other)) {
+      const otherHome = sys.path.dirname(sys.path.dirname(other));
+      const give = installCommand({ browser: location.browser, userDataDir: options.userDataDir, home: otherHome, platform: sys.platform });
+      targetNotes.push(`this replaces another install's registration, which ran ${tildify(sys, other)}; to give it back to that install: ${give}`);
+      replaced.push({ where, launcher: other, ...(location.browser ? { browser: location.browser } : {}) });
+    }
+    // A --user-data-dir with no browser profile in it (a typo, or a browser never started with it) is said: the
+    // browser reads this manifest only when started with exactly that folder (review 2026-12-05 #13).
+    if (options.userDataDir && !isFile(sys, sys.path.join(location.userDataDir, LOCAL_STATE))) {
+      targetNotes.push(
+        `${tildify(sys, location.userDataDir)} ${location.browserFound ? 'holds' : 'did not exist (install created it) and holds'} no browser profile yet (no ${LOCAL_STATE} file): check the path; the browser finds this manifest only when started with --user-data-dir=${quoteWord(location.userDataDir, sys.platform)}`,
+      );
+    }
     try {
       if (!written.has(location.manifestPath)) {
         sys.fs.mkdirSync(sys.path.dirname(location.manifestPath), { recursive: true, mode: 0o755 });
@@ -308,6 +347,8 @@ export async function install(options: InstallOptions): Promise<InstallReport> {
     }
   }
   targets.push(...plan.skipped);
+  const took = replaced.filter((r) => targets.some((t) => t.ok && (t.registryKey ?? t.manifestPath) === r.where));
+  if (took.length > 0) rememberReplaced(sys, stateDir, (known) => [...known.filter((k) => !took.some((r) => r.where === k.where)), ...took]);
   // A manifest written for a browser started with --user-data-dir is in no place `uninstall` looks: remembered, so
   // the launcher it runs is kept while it is there (review 2026-12-05, relay #4).
   for (const t of targets) if (t.ok && t.target === '--user-data-dir' && t.manifestPath) rememberCustomManifests(sys, stateDir, (known) => [...known, t.manifestPath as string]);
@@ -330,12 +371,14 @@ function formatInstallReport(r: InstallReport, sys: ResolvedSystem): string[] {
   lines.push(`comet-relay native host "${NATIVE_HOST_NAME}" (state folder ${t(r.stateDir)}${r.home ? ', baked into the launcher as COMET_RELAY_HOME' : ''})`);
   lines.push(`  launcher  ${t(r.launcherPath)} → ${r.nodePath} ${t(r.cliPath)} host`);
   for (const p of r.problems) lines.push(`✘ ${p.message}`, `    fix: ${p.fix}`);
+  for (const note of r.notes ?? []) lines.push(`  note: ${note}`);
   const width = Math.max(8, ...r.targets.map((x) => x.target.length));
   for (const target of r.targets) {
     const where = target.registryKey ? `${t(target.manifestPath)} (registered at ${target.registryKey})` : t(target.manifestPath);
     if (target.skipped) lines.push(`- ${target.target.padEnd(width)}  skipped: ${target.problem}; ${target.fix}`);
     else if (target.ok) lines.push(`✔ ${target.target.padEnd(width)}  ${where}`);
     else lines.push(`✘ ${target.target.padEnd(width)}  ${where}: ${target.problem}`, `    fix: ${target.fix}`);
+    if (!target.skipped) for (const note of target.notes ?? []) lines.push(`    note: ${note}`);
   }
   if (r.token) lines.push(`  token     ${t(r.token.path)} (${r.token.created ? 'created' : 'kept'}; for "${cliCommand('serve')}", show it with: ${cliCommand('token')})`);
   if (r.ok) {
@@ -366,6 +409,8 @@ export interface UninstallReport {
   /** What was kept, and why (the launcher while another manifest still uses it). */
   kept: string[];
   problems: string[];
+  /** What the person should know (a registration this install had taken over from another, not given back). */
+  notes: string[];
   lines: string[];
 }
 
@@ -446,6 +491,17 @@ export async function uninstall(options: UninstallOptions = {}): Promise<Uninsta
         if (sys.platform === 'win32') removeEmptyDir(sys, sys.path.dirname(location.manifestPath));
       }
     }
+  }
+
+  // A registration this install took over from another (install said so) is not given back to it: uninstall would
+  // write a registration for a launcher in a state folder that is not its own, which may be stale or no longer wanted.
+  // It names that install and the command that registers it again, so it is never left unregistered without a word.
+  const notes: string[] = [];
+  const gone = (where: string) => removed.some((r) => samePath(sys, r, where));
+  for (const r of rememberReplaced(sys, stateDir, (known) => known.filter((k) => !gone(k.where)), (all) => all.filter((k) => gone(k.where)))) {
+    if (!isFile(sys, r.launcher)) continue;
+    const command = installCommand({ browser: r.browser, userDataDir: options.userDataDir, home: sys.path.dirname(sys.path.dirname(r.launcher)), platform: sys.platform });
+    notes.push(`${tildify(sys, r.where)} is registered to no install now; before this install took it over it ran ${tildify(sys, r.launcher)} (another install's), which uninstall does not restore. To register that install again: ${command}`);
   }
 
   // The launcher goes only when nothing we know of still points at it: a browser's manifest, or one that
@@ -554,9 +610,10 @@ export async function uninstall(options: UninstallOptions = {}): Promise<Uninsta
   if (removed.length === 0) lines.push('Nothing to remove: comet-relay was not registered in the selected places.');
   for (const r of removed) lines.push(`removed  ${tildify(sys, r)}`);
   for (const k of kept) lines.push(`kept     ${k}`);
+  for (const n of notes) lines.push(`note     ${n}`);
   for (const p of problems) lines.push(`✘ ${p}`);
   if (removed.length > 0 && problems.length === 0) lines.push('A host that is still running stops when the browser closes or the extension is removed.');
-  return { ok: problems.length === 0, removed, kept, problems, lines };
+  return { ok: problems.length === 0, removed, kept, problems, notes, lines };
 }
 
 /**
@@ -564,16 +621,40 @@ export async function uninstall(options: UninstallOptions = {}): Promise<Uninsta
  * unreadable list is an empty one. Nothing is ever deleted from it but a name: it only keeps the launcher.
  */
 function rememberCustomManifests(sys: ResolvedSystem, stateDir: string, change: (known: string[]) => string[]): string[] {
-  const file = customManifestsPath(stateDir);
-  let known: string[] = [];
+  const isPath = (f: unknown): f is string => typeof f === 'string' && sys.path.isAbsolute(f);
+  return rememberList(sys, customManifestsPath(stateDir), isPath, (known) => [...new Set(change(known))]).next;
+}
+
+/** A browser registration (POSIX: the manifest's path; Windows: its registry key) install took over from another install's launcher. */
+interface Replaced {
+  where: string;
+  launcher: string;
+  browser?: Browser;
+}
+
+/**
+ * The registrations install took over, as `change` leaves them; returns what `pick` takes from the list as it was
+ * (uninstall: the ones it has just removed). Saved like rememberCustomManifests, and only ever names paths.
+ */
+function rememberReplaced(sys: ResolvedSystem, stateDir: string, change: (known: Replaced[]) => Replaced[], pick: (known: Replaced[]) => Replaced[] = () => []): Replaced[] {
+  const isReplaced = (r: unknown): r is Replaced => {
+    const x = r as Partial<Replaced> | null;
+    return typeof x?.where === 'string' && typeof x.launcher === 'string' && sys.path.isAbsolute(x.launcher) && (x.browser === undefined || (BROWSERS as readonly string[]).includes(x.browser));
+  };
+  return pick(rememberList(sys, replacedInstallsPath(stateDir), isReplaced, change).known);
+}
+
+/** A JSON list in the state folder: read (unreadable is empty), changed, and saved when that changed it (best effort). */
+function rememberList<T>(sys: ResolvedSystem, file: string, isItem: (item: unknown) => item is T, change: (known: T[]) => T[]): { known: T[]; next: T[] } {
+  let known: T[] = [];
   try {
     const data = JSON.parse(sys.fs.readFileSync(file, 'utf8')) as unknown;
-    if (Array.isArray(data)) known = data.filter((f): f is string => typeof f === 'string' && sys.path.isAbsolute(f));
+    if (Array.isArray(data)) known = data.filter(isItem);
   } catch {
     // none yet
   }
-  const next = [...new Set(change(known))];
-  if (next.length !== known.length || next.some((f, i) => f !== known[i])) {
+  const next = change(known);
+  if (JSON.stringify(next) !== JSON.stringify(known)) {
     try {
       sys.fs.mkdirSync(sys.path.dirname(file), { recursive: true, mode: 0o700 });
       sys.fs.writeFileSync(file, `${JSON.stringify(next, null, 2)}\n`, { mode: 0o600 });
@@ -581,8 +662,29 @@ function rememberCustomManifests(sys: ResolvedSystem, stateDir: string, change: 
       // unsaved: the next install or uninstall tries again; until then a launcher may be kept or removed as before
     }
   }
-  return next;
+  return { known, next };
 }
+
+/** The launcher the browser's registration at `location` runs now (Windows: through its registry key), if any. */
+async function registeredLauncher(sys: ResolvedSystem, exec: ExecFn, location: ManifestLocation): Promise<string | undefined> {
+  const manifestPath = location.registryKey ? await queryRegistry(exec, location.registryKey) : location.manifestPath;
+  return manifestPath && sys.fs.existsSync(manifestPath) ? manifestLauncher(sys, manifestPath) : undefined;
+}
+
+/** A Chromium browser's profile folder holds this file once the browser has run with it. */
+const LOCAL_STATE = 'Local State';
+
+/** The mode of an existing folder when others may use it (group or world bits), else undefined. */
+function openMode(sys: ResolvedSystem, dir: string): number | undefined {
+  try {
+    const stat = sys.fs.statSync(dir);
+    return stat.isDirectory() && (stat.mode & 0o077) !== 0 ? stat.mode & 0o7777 : undefined;
+  } catch {
+    return undefined; // not there yet: install creates it private
+  }
+}
+
+const octal = (mode: number) => mode.toString(8).padStart(3, '0');
 
 function pointsAt(sys: ResolvedSystem, manifestPath: string, launcher: string): boolean {
   const target = manifestLauncher(sys, manifestPath);

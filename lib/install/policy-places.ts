@@ -2,7 +2,7 @@ import type { Browser } from './browsers';
 import { MAC_MANAGED_PREFERENCES, POLICY_PLACES } from './comet-facts';
 import { cliCommand } from '../relay/invocation';
 import { parseChromiumJson } from './policy/chromium-json';
-import { makeDirs, writeOwnedFile } from './policy/owned-write';
+import { isOwnedTempName, makeDirs, writeOwnedFile } from './policy/owned-write';
 import { type ExportFiles, exportedValue } from './policy/reg-export';
 import { errorMessage, type ExecFn, type ResolvedSystem } from './system';
 
@@ -115,7 +115,8 @@ export function linuxPlace(browser: Browser, sys: ResolvedSystem, folderOverride
       const notes: string[] = [];
       let names: string[] = [];
       try {
-        names = sys.fs.readdirSync(folder).filter((name) => name !== LINUX_POLICY_FILE && !isDir(sys, p.join(folder, name)));
+        // Our own file, and the temporary one it is written through (a crash may leave it), are not the administrator's.
+        names = sys.fs.readdirSync(folder).filter((name) => name !== LINUX_POLICY_FILE && !isOwnedTempName(name) && !isDir(sys, p.join(folder, name)));
       } catch {
         // No folder yet: no policy in force.
       }

@@ -1,3 +1,4 @@
+import { exportedValue } from './policy/reg-export';
 import type { ExecFn } from './system';
 
 /**
@@ -9,7 +10,6 @@ import type { ExecFn } from './system';
 export const REG = 'reg';
 
 export const regAddArgs = (key: string, manifestPath: string) => ['add', key, '/ve', '/t', 'REG_SZ', '/d', manifestPath, '/f'];
-export const regQueryArgs = (key: string) => ['query', key, '/ve'];
 export const regDeleteArgs = (key: string) => ['delete', key, '/f'];
 
 /** Sets the key's default value to the manifest path; throws with reg's own message on failure. */
@@ -21,15 +21,18 @@ export async function registerManifest(exec: ExecFn, key: string, manifestPath: 
 }
 
 /**
- * The key's default value, or undefined when the key or value does not exist. `reg query` prints
- * `    (Default)    REG_SZ    C:\…\x.json`; the "(Default)" label is localized, so we read the
- * text after the type.
+ * The key's default value, or undefined when the key or value does not exist (or is not text). Read
+ * through `reg export`, as the policy value is (policy/reg-export.ts): `reg query` writes to its
+ * pipe in the console's OEM code page, so a profile such as `C:\Users\José` would read back as
+ * `Jos�`, and install would fail its own check, doctor would call the key broken, and uninstall
+ * would not know the key as its own (review 2026-12-05 #3).
  */
 export async function queryRegistry(exec: ExecFn, key: string): Promise<string | undefined> {
-  const result = await exec(REG, regQueryArgs(key));
-  if (result.code !== 0) return undefined;
-  const match = /\sREG_(?:EXPAND_)?SZ[ \t]+(.*?)\s*$/m.exec(result.stdout);
-  return match?.[1] || undefined;
+  try {
+    return (await exportedValue(exec, key, '')) || undefined;
+  } catch {
+    return undefined; // not a text value: no manifest path of ours
+  }
 }
 
 /** Deletes the key; true when it existed and is now gone, false when it was not there. */

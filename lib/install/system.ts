@@ -28,7 +28,10 @@ export interface FsLike {
   openSync?(file: string, flags: number, mode?: number): number;
   fstatSync?(fd: number): { isFile(): boolean; nlink: number };
   ftruncateSync?(fd: number, len?: number): void;
-  writeSync?(fd: number, data: string): number;
+  /** Writes `length` bytes of `data` from `offset`; returns how many the OS took (a full disk takes fewer). */
+  writeSync?(fd: number, data: Uint8Array, offset?: number, length?: number): number;
+  fsyncSync?(fd: number): void;
+  renameSync?(from: string, to: string): void;
   fchmodSync?(fd: number, mode: number): void;
   fchownSync?(fd: number, uid: number, gid: number): void;
   closeSync?(fd: number): void;

@@ -338,7 +338,20 @@ export async function undoUnblock(options: UnblockOptions): Promise<UnblockRepor
   const record = readRecord(sys, options.stateDir, options.browser);
   const recordFile = unblockRecordPath(sys, options.stateDir, options.browser);
   if (!record || record.places.length === 0) {
-    return { ok: true, changed: false, lines: [`${label}: no record of an unblock in ${recordFile}; nothing to take back.`] };
+    const none = `${label}: no record of an unblock in ${recordFile}; nothing to take back.`;
+    // "Nothing to take back" is said from the policy itself, not only from a missing record: a record kept in
+    // another state folder (an earlier `sudo … unblock` kept it in root's) leaves our entry in force (review 2026-12-05 #5).
+    const where = await ourEntryAt(options, sys);
+    if (!where) return { ok: true, changed: false, lines: [none] };
+    return {
+      ok: false,
+      changed: false,
+      where,
+      lines: [
+        none,
+        `  But ${where} still lets comet-relay's extension (${EXTENSION_ID}) run on ${PERPLEXITY_HOSTS}: an unblock whose record is in another state folder wrote it (an earlier \`sudo … unblock\` may have kept it in root's). Run the undo with that folder as --home to take back exactly what it wrote, or remove comet-relay's entry there by hand.`,
+      ],
+    };
   }
   const steps: UndoStep[] = [];
   for (const entry of record.places) {
@@ -379,6 +392,17 @@ export async function undoUnblock(options: UnblockOptions): Promise<UnblockRepor
   }
   lines.push(writes.length > 0 ? `  taken back. Restart ${label} for it to apply.` : '  the record of it is removed.');
   return { ok: true, changed: writes.length > 0, where, lines };
+}
+
+/** Where unblock would write, when comet-relay's entry allowing perplexity.ai is there now; undefined when not, or when that cannot be read. */
+async function ourEntryAt(options: UnblockOptions, sys: ResolvedSystem): Promise<string | undefined> {
+  try {
+    const place = await placeFor(options, sys);
+    const current = await place.readCurrent();
+    return hosts(current?.[EXTENSION_ID], 'runtime_allowed_hosts').includes(PERPLEXITY_HOSTS) ? place.where : undefined;
+  } catch {
+    return undefined; // the undo had nothing to go on anyway; the line above says so
+  }
 }
 
 /** The browsers that have a record of an unblock in `stateDir` (uninstall takes them back). */
@@ -444,7 +468,9 @@ export function prepareCometStart(options: SystemOptions & { stateDir: string })
     if (found === 'already') return { outcome: 'already', message: `Comet's "${name}" switch is already on in ${file}.` };
     const backup = `${file}${LOCAL_STATE_BACKUP}`;
     sys.fs.writeFileSync(backup, text, { mode: 0o600 });
-    sys.fs.writeFileSync(file, JSON.stringify(state));
+    // Comet's own file (its profile list; on Windows its os_crypt key), written by a process MCP clients kill at will:
+    // whole or not at all (a new file beside it renamed over it), with the mode it had (review 2026-12-05 #14).
+    writeOwnedFile(sys, file, JSON.stringify(state), sys.fs.statSync(file).mode & 0o7777);
     return { outcome: 'set', message: `Set Comet's "${name}" switch to true in ${file} before starting Comet (backup: ${backup}); Comet resets it at each start.` };
   }
   return { outcome: 'absent', message: `No Comet ${COMET_FACTS.localStateFile.value} file was found; its switch was left alone.` };

@@ -46,10 +46,13 @@ export const OWN_STATE_FILES: readonly { dir: string; name: RegExp }[] = [
   // Profiles a host served (their id and label), and the temp file one is written through
   { dir: 'profiles', name: /^[A-Za-z0-9_-]{8,64}\.json(\.\d+\.tmp)?$/ },
   { dir: 'cache', name: CODE_CACHE_FILE },
-  // The host manifests `install --user-data-dir` wrote for this launcher (lib/install/install.ts), so `uninstall` keeps it for them
-  { dir: 'installs', name: /^user-data-dirs\.json$/ },
+  // The host manifests `install --user-data-dir` wrote for this launcher (lib/install/install.ts), so `uninstall` keeps it for them;
+  // and the registrations this install took over from another install's launcher, so `uninstall` names that install
+  { dir: 'installs', name: /^(user-data-dirs|replaced)\.json$/ },
 ];
 export const customManifestsPath = (home: string) => path.join(home, 'installs', 'user-data-dirs.json');
+/** Browser registrations `install` took over from another install (another --home): `uninstall` names that install. */
+export const replacedInstallsPath = (home: string) => path.join(home, 'installs', 'replaced.json');
 export const hostRecordPath = (home: string, profileId: string) => path.join(hostsDir(home), `${profileId}.json`);
 export const logsDir = (home: string) => path.join(home, 'logs');
 /** V8 code caches of the CLI's bundles, so MCP processes start without compiling them again. */

@@ -17,12 +17,13 @@ const currentUid = () => (typeof process.getuid === 'function' ? process.getuid(
 
 /**
  * Creates `dir` owner-only (0700) if missing; otherwise requires a real directory (not a symlink)
- * owned by us, and tightens a wider mode to 0700. Throws CONFIG_ERROR saying what to do.
+ * owned by us, and tightens a wider mode to 0700. Throws CONFIG_ERROR saying what to do. Returns
+ * the mode it had when it was tightened (install says so: it is never done silently), else undefined.
  */
-export function ensurePrivateDir(dir: string, { uid = currentUid(), platform = process.platform }: OwnerOptions = {}): void {
+export function ensurePrivateDir(dir: string, { uid = currentUid(), platform = process.platform }: OwnerOptions = {}): number | undefined {
   if (platform === 'win32') {
     fs.mkdirSync(dir, { recursive: true });
-    return;
+    return undefined;
   }
   fs.mkdirSync(dir, { recursive: true, mode: 0o700 });
   const stat = fs.lstatSync(dir);
@@ -32,7 +33,9 @@ export function ensurePrivateDir(dir: string, { uid = currentUid(), platform = p
   if (stat.uid !== uid) {
     throw new RelayError('CONFIG_ERROR', `${dir} belongs to user ${stat.uid}, not to you (user ${uid}): another user could read or replace what comet-relay keeps there. Remove it (as that user or root), or set COMET_RELAY_HOME to a folder only you can write.`);
   }
-  if ((stat.mode & 0o777) !== 0o700) fs.chmodSync(dir, 0o700);
+  if ((stat.mode & 0o777) === 0o700) return undefined;
+  fs.chmodSync(dir, 0o700);
+  return stat.mode & 0o7777;
 }
 
 /**

@@ -295,7 +295,8 @@ describe('doctor', () => {
     let report = await doctor({ ...options, listHosts: () => [] });
     expect(check(report, 'manifest (edge)').ok).toBe(true);
     expect(check(report, 'manifest (edge)').detail).toContain('registered at HKCU\\Software\\Microsoft\\Edge\\NativeMessagingHosts\\com.comet_relay.host');
-    expect(reg.calls).toContainEqual(['reg', 'query', 'HKCU\\Software\\Microsoft\\Edge\\NativeMessagingHosts\\com.comet_relay.host', '/ve']);
+    // Read through `reg export` (UTF-16LE), not `reg query`'s OEM code page pipe (review 2026-12-05 #3).
+    expect(reg.calls).toContainEqual(['reg', 'export', 'HKCU\\Software\\Microsoft\\Edge\\NativeMessagingHosts\\com.comet_relay.host', expect.any(String), '/y']);
 
     reg.values.set('hkcu\\software\\microsoft\\edge\\nativemessaginghosts\\com.comet_relay.host', 'C:\\moved\\x.json');
     report = await doctor({ ...options, listHosts: () => [] });

@@ -1,3 +1,4 @@
+import nodeFs from 'node:fs';
 import path from 'node:path';
 import type { ExecFn, ExecResult, FsLike } from '../../lib/install/system';
 
@@ -80,7 +81,12 @@ export function memoryFs(p: typeof path.win32 = path.win32): MemoryFs {
   return fs;
 }
 
-/** A fake `reg.exe` over an in-memory registry; records every call. */
+/**
+ * A fake `reg.exe` over an in-memory registry of default values; records every call. As the real one:
+ * `query` answers a pipe in the console's OEM code page (850: every non-ASCII character becomes 0x82,
+ * which Node's UTF-8 decoding turns into U+FFFD), and `export KEY FILE /y` writes a .reg file in
+ * UTF-16LE with a byte-order mark, the default value as `@="…"`.
+ */
 export function fakeReg(): { exec: ExecFn; calls: string[][]; values: Map<string, string> } {
   const values = new Map<string, string>();
   const calls: string[][] = [];
@@ -97,7 +103,16 @@ export function fakeReg(): { exec: ExecFn; calls: string[][]; values: Map<string
     if (verb === 'query') {
       const value = values.get(k);
       if (value === undefined) return missing;
-      return ok(`\r\n${keyName}\r\n    (Default)    REG_SZ    ${value}\r\n\r\n`);
+      return ok(Buffer.from(`\r\n${keyName}\r\n    (Default)    REG_SZ    ${value}\r\n\r\n`.replace(/[^\x00-\x7f]/g, '\x82'), 'latin1').toString('utf8'));
+    }
+    if (verb === 'export') {
+      const value = values.get(k);
+      if (value === undefined) return missing;
+      const [hive = '', ...rest] = (keyName ?? '').split('\\');
+      const header = `[${[hive.toUpperCase() === 'HKCU' ? 'HKEY_CURRENT_USER' : hive, ...rest].join('\\')}]`;
+      const text = `Windows Registry Editor Version 5.00\r\n\r\n${header}\r\n@="${value.replace(/\\/g, '\\\\').replace(/"/g, '\\"')}"\r\n\r\n`;
+      nodeFs.writeFileSync(args[2] as string, Buffer.concat([Buffer.from([0xff, 0xfe]), Buffer.from(text, 'utf16le')]));
+      return ok('The operation completed successfully.\r\n');
     }
     if (verb === 'delete') return values.delete(k) ? ok('The operation completed successfully.') : missing;
     return { code: 1, stdout: '', stderr: `unexpected reg ${verb}` };

@@ -3,9 +3,10 @@ import type { ResolvedSystem } from '../system';
 
 /**
  * Writes that land as they claim, whoever runs them: a mode that holds whatever the umask (chmod
- * after each mkdir and write), never through a link (the file is opened with O_NOFOLLOW, and one
- * with other names is refused), and, when root writes in a person's folder, folders and file given
- * to that person. unblock's policy file and its record are written only through here.
+ * after each mkdir and write), never through a link (a link at the file is refused, and the text goes
+ * into a new file renamed over it), whole or not at all, and, when root writes in a person's folder,
+ * folders and file given to that person. unblock's policy file and its record, and the Local State
+ * switch, are written only through here.
  */
 
 export interface Owner {
@@ -78,33 +79,69 @@ export function isLink(sys: ResolvedSystem, file: string): boolean {
 }
 
 /**
- * Writes `text` to `file` with exactly `mode`: opened with O_NOFOLLOW (a link there is an error,
- * never followed), refused when the file has other names (a hard link to another file), truncated
- * only then, chmod-ed and, given one, chown-ed through the open descriptor.
+ * The temporary name `file` is written under before it is renamed over: hidden, in the same folder
+ * (a rename stays on one file system), one fixed name per file, so a crash leaves at most one, which
+ * the next write replaces. Readers of a policy folder skip it (policy-places.ts).
+ */
+export const ownedTempName = (name: string) => `.${name}.comet-relay-tmp`;
+export const isOwnedTempName = (name: string) => /^\..+\.comet-relay-tmp$/.test(name);
+
+/**
+ * Writes `text` to `file` whole with exactly `mode`, or not at all: into a temporary file beside it
+ * (opened with O_EXCL and O_NOFOLLOW, so nothing planted there is written through; every byte
+ * written, however many calls the OS needs, and flushed), then renamed over `file`. A full disk or a
+ * killed process therefore leaves the earlier file as it was, never a cut-off one that reports
+ * success (review 2026-12-05 #8). A link at `file` is refused with words, never followed; a hard
+ * link there is simply replaced, since a rename writes into no other file. Given one, the owner is
+ * set through the open descriptor.
  */
 export function writeOwnedFile(sys: ResolvedSystem, file: string, text: string, mode: number, owner?: Owner): void {
   const f = sys.fs;
-  if (sys.platform === 'win32' || !f.openSync || !f.fstatSync || !f.ftruncateSync || !f.writeSync || !f.fchmodSync || !f.closeSync) {
-    f.writeFileSync(file, text, { mode });
-    if (sys.platform !== 'win32') f.chmodSync(file, mode);
-    return;
-  }
-  const { O_WRONLY, O_CREAT, O_NOFOLLOW } = fs.constants;
-  let fd: number;
+  if (isLink(sys, file)) throw Object.assign(new Error(`${file} is a link; comet-relay writes nothing through it. Remove it, then run the command again.`), { code: 'ELOOP' });
+  const temp = sys.path.join(sys.path.dirname(file), ownedTempName(sys.path.basename(file)));
+  // A temporary file a crash left behind (or anything planted under its name): removed, a link as a link.
+  if (f.existsSync(temp) || isLink(sys, temp)) f.rmSync(temp, { force: true });
   try {
-    fd = f.openSync(file, O_WRONLY | O_CREAT | O_NOFOLLOW, mode);
+    if (sys.platform === 'win32' || !f.openSync || !f.writeSync || !f.fchmodSync || !f.closeSync) {
+      // writeFileSync writes every byte or throws; 'wx' never opens a file that is there.
+      f.writeFileSync(temp, text, { mode, flag: 'wx' });
+      if (sys.platform !== 'win32') f.chmodSync(temp, mode);
+    } else {
+      const { O_WRONLY, O_CREAT, O_EXCL, O_NOFOLLOW } = fs.constants;
+      const fd = f.openSync(temp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW, 0o600);
+      try {
+        writeAll(f, fd, Buffer.from(text, 'utf8'), file);
+        f.fsyncSync?.(fd);
+        f.fchmodSync(fd, mode);
+        if (owner) f.fchownSync?.(fd, owner.uid, owner.gid);
+      } finally {
+        f.closeSync(fd);
+      }
+    }
+    if (f.renameSync) f.renameSync(temp, file);
+    else {
+      // A file system without rename (a test's fake): the whole text, then the temporary file goes.
+      f.writeFileSync(file, text, { mode });
+      f.rmSync(temp, { force: true });
+    }
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ELOOP') throw Object.assign(new Error(`${file} is a link; comet-relay writes nothing through it. Remove it, then run the command again.`), { code: 'ELOOP' });
+    try {
+      f.rmSync(temp, { force: true });
+    } catch {
+      // left for the next write, which removes it first
+    }
     throw error;
   }
-  try {
-    const stat = f.fstatSync(fd);
-    if (!stat.isFile() || stat.nlink > 1) throw new Error(`${file} is not a plain file of its own (it has ${stat.nlink} names); comet-relay writes nothing into it. Remove it, then run the command again.`);
-    f.ftruncateSync(fd, 0);
-    f.writeSync(fd, text);
-    f.fchmodSync(fd, mode);
-    if (owner) f.fchownSync?.(fd, owner.uid, owner.gid);
-  } finally {
-    f.closeSync(fd);
+}
+
+/** Writes every byte of `bytes` (the OS may take fewer per call: a nearly full disk); a call that takes none is a full disk. */
+function writeAll(f: ResolvedSystem['fs'], fd: number, bytes: Uint8Array, file: string): void {
+  let at = 0;
+  while (at < bytes.length) {
+    const n = (f.writeSync as NonNullable<typeof f.writeSync>)(fd, bytes, at, bytes.length - at);
+    if (!(n > 0)) {
+      throw Object.assign(new Error(`could not write ${file} whole (${at} of ${bytes.length} bytes written; is the disk full?); the file was left as it was`), { code: 'ENOSPC' });
+    }
+    at += n;
   }
 }

@@ -30,11 +30,11 @@ const regExportArgs = (key: string, file: string) => ['export', key, file, '/y']
 
 const HIVES: Record<string, string> = { HKLM: 'HKEY_LOCAL_MACHINE', HKCU: 'HKEY_CURRENT_USER' };
 
-/** The value's text; undefined when the key or the value is not there; throws when it is not a text value. */
+/** The value's text (name '' for the key's default value); undefined when the key or the value is not there; throws when it is not a text value. */
 export async function exportedValue(exec: ExecFn, key: string, name: string, files: ExportFiles = realExportFiles): Promise<string | undefined> {
   const dir = files.makeTempDir();
   try {
-    const file = path.join(dir, 'policy.reg');
+    const file = path.join(dir, 'value.reg');
     const result = await exec('reg', regExportArgs(key, file));
     if (result.code !== 0) return undefined; // no such key
     return valueIn(decodeRegFile(files.read(file)), key, name);
@@ -57,7 +57,8 @@ function valueIn(text: string, key: string, name: string): string | undefined {
   // Lines ending in a backslash continue (hex values are wrapped at 80 columns).
   const lines = text.replace(/\\\r?\n\s*/g, '').split(/\r?\n/);
   let inSection = false;
-  const prefix = `"${name.toLowerCase()}"=`;
+  // The key's default value (name '') is written `@=`.
+  const prefix = name === '' ? '@=' : `"${name.toLowerCase()}"=`;
   for (const line of lines) {
     if (line.startsWith('[')) {
       inSection = line.trim().toLowerCase() === header;

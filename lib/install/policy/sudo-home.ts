@@ -1,0 +1,91 @@
+import { stateDir as defaultStateDir } from '../../relay/paths';
+import type { ResolvedSystem } from '../system';
+
+/**
+ * `sudo comet-relay unblock` typed by hand. Most Linux distributions' sudo sets HOME to root's, so
+ * the default state folder would be root's: the record of what unblock wrote would land where the
+ * person's own `unblock --undo` and `uninstall` never look, and the policy would stay in force with
+ * nobody to take it back (review 2026-12-05 #5). Under sudo, with no --home and no
+ * COMET_RELAY_HOME, the record goes to the state folder of the person who ran sudo (SUDO_USER),
+ * found from the system's user list, only when every folder of it that exists is a real folder of
+ * theirs: root writes nothing through a link or into another user's folder (saveRecord then gives
+ * what it creates to that person). When that cannot be settled, unblock refuses and says to pass
+ * --home; it never guesses.
+ */
+
+export interface SudoState {
+  /** The person's default state folder, where their own comet-relay reads the record. */
+  stateDir: string;
+  /** One line saying where the record goes and why, printed before anything is written. */
+  note: string;
+}
+
+/** Passed to the person's refusal: the command that prints the right sudo command with their folder. */
+export interface SudoContext {
+  /** The person's command without sudo (it prints the sudo command with their --home). */
+  plainCommand: string;
+}
+
+/**
+ * The person's state folder when this runs as root under sudo with root's own HOME; undefined when
+ * it does not (not root, no sudo, HOME already the person's, a folder chosen by --home or
+ * COMET_RELAY_HOME). Throws, with what to do, when it cannot be settled.
+ */
+export function sudoStateDir(sys: ResolvedSystem, uid: number | undefined, context: SudoContext): SudoState | undefined {
+  // Without lstat (a test's fake file system) no folder's owner can be told: nothing to settle.
+  if (uid !== 0 || sys.platform === 'win32' || sys.env.COMET_RELAY_HOME || !sys.fs.lstatSync) return undefined;
+  const user = sys.env.SUDO_USER;
+  const personUid = Number(sys.env.SUDO_UID);
+  if (!user || user === 'root' || !Number.isInteger(personUid) || personUid === 0) return undefined;
+  // HOME kept by sudo (macOS, `sudo -E`, env_keep): the default folder is the person's already.
+  if (ownerOf(sys, sys.homedir) === personUid) return undefined;
+
+  const refuse = (why: string) =>
+    new Error(
+      `unblock runs as root under sudo (for ${user}) with root's home (${sys.homedir}), so its record would land in root's state folder, where ${user}'s own \`unblock --undo\` and \`uninstall\` never look; and ${why}. Nothing was written. Run \`${context.plainCommand}\` without sudo: it prints the sudo command with your state folder as --home. Or pass --home DIR yourself.`,
+    );
+  const home = passwdHome(sys, user, personUid);
+  if (!home) throw refuse(`${user}'s home folder is not in /etc/passwd`);
+  const dir = defaultStateDir({ env: {}, platform: sys.platform, homedir: home });
+  // Every folder from the home down that exists already: a real folder, the person's.
+  for (let at = home; ; ) {
+    let stat: ReturnType<NonNullable<ResolvedSystem['fs']['lstatSync']>>;
+    try {
+      stat = (sys.fs.lstatSync as NonNullable<ResolvedSystem['fs']['lstatSync']>)(at);
+    } catch {
+      break; // missing from here down: saveRecord creates it, as the person's
+    }
+    if (stat.isSymbolicLink() || !stat.isDirectory()) throw refuse(`${at} is a link or not a folder (root writes nothing through it)`);
+    if (stat.uid !== personUid) throw refuse(`${at} belongs to user ${stat.uid}, not to ${user} (user ${personUid})`);
+    if (at === dir) break;
+    const rel = sys.path.relative(at, dir).split(sys.path.sep)[0] as string;
+    at = sys.path.join(at, rel);
+  }
+  return {
+    stateDir: dir,
+    note: `note: running as root under sudo for ${user}: the record of what unblock writes goes to ${dir} (${user}'s, where their own \`unblock --undo\` and \`uninstall\` look), not to root's. If ${user} keeps comet-relay's state elsewhere (COMET_RELAY_HOME, XDG_STATE_HOME), pass that folder with --home.`,
+  };
+}
+
+function ownerOf(sys: ResolvedSystem, file: string): number | undefined {
+  try {
+    return sys.fs.lstatSync?.(file).uid;
+  } catch {
+    return undefined;
+  }
+}
+
+/** The home folder /etc/passwd gives `user` with `uid`, if it names one (an absolute path). */
+function passwdHome(sys: ResolvedSystem, user: string, uid: number): string | undefined {
+  let text: string;
+  try {
+    text = sys.fs.readFileSync('/etc/passwd', 'utf8');
+  } catch {
+    return undefined;
+  }
+  for (const line of text.split('\n')) {
+    const fields = line.split(':');
+    if (fields[0] === user && Number(fields[2]) === uid && fields[5]?.startsWith('/')) return sys.path.resolve(fields[5]);
+  }
+  return undefined;
+}

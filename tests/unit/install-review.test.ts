@@ -1,0 +1,125 @@
+import { execFileSync } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { doctor } from '../../lib/install/doctor';
+import { install, uninstall } from '../../lib/install/install';
+import { NATIVE_HOST_NAME } from '../../lib/protocol/identity';
+import { linuxInstallHome } from '../support/install-home';
+import { fakeReg, memoryFs } from './install-memfs';
+
+/** The install/uninstall/doctor faults of the 2026-12-05 review (#3, #6, #7, #12, #13): each test failed before its fix. */
+
+const shellWords = (command: string) => execFileSync('sh', ['-c', `printf '%s\\0' ${command}`], { encoding: 'utf8' }).split('\0').slice(0, -1);
+
+describe('#3 Windows: the native messaging key is read exactly under a non-ASCII profile (review 2026-12-05 #3)', () => {
+  it('#3: C:\\Users\\José: install verifies, doctor follows the key, uninstall removes it', async () => {
+    const mem = memoryFs();
+    mem.mkdirSync('C:\\nodejs', { recursive: true });
+    mem.writeFileSync('C:\\nodejs\\node.exe', 'MZ');
+    mem.mkdirSync('C:\\src\\dist', { recursive: true });
+    mem.writeFileSync('C:\\src\\dist\\cli.js', '//');
+    const reg = fakeReg();
+    const options = { platform: 'win32' as const, homedir: 'C:\\Users\\José', env: { LOCALAPPDATA: 'C:\\Users\\José\\AppData\\Local' }, fs: mem, exec: reg.exec, nodePath: 'C:\\nodejs\\node.exe', cliPath: 'C:\\src\\dist\\cli.js' };
+    const installed = await install({ ...options, browsers: ['chrome'] });
+    expect(installed.lines.join('\n')).not.toContain('�');
+    expect(installed.ok).toBe(true);
+    const report = await doctor({ ...options, listHosts: () => [] });
+    expect(report.checks.find((c) => c.name === 'manifest (chrome)')).toMatchObject({ ok: true });
+    const removed = await uninstall(options);
+    expect(removed.removed).toContain(`HKCU\\Software\\Google\\Chrome\\NativeMessagingHosts\\${NATIVE_HOST_NAME}`);
+    expect([...reg.values.keys()]).toEqual([]);
+  });
+});
+
+describe('#6 a second install with another --home says whose registration it takes over (review 2026-12-05 #6)', () => {
+  it("#6: install names the first install's launcher and the command that gives it back; uninstall says it is not restored", async () => {
+    const setup = linuxInstallHome('install-review');
+    fs.mkdirSync(path.join(setup.homedir, '.config', 'google-chrome'), { recursive: true });
+    const first = path.join(setup.homedir, 'first home');
+    const second = path.join(setup.homedir, 'second');
+    expect((await install({ ...setup, home: first })).ok).toBe(true);
+    const firstLauncher = path.join(first, 'bin', 'comet-relay-host');
+
+    const again = await install({ ...setup, home: second });
+    expect(again.ok).toBe(true);
+    const text = again.lines.join('\n');
+    expect(text).toContain(`note: this replaces another install's registration, which ran ~/first home/bin/comet-relay-host`);
+    expect(text).toMatch(/to give it back to that install: .*install --browser chrome --home '.*\/first home'/);
+    // A reinstall of the same home replaces nothing.
+    expect((await install({ ...setup, home: second })).lines.join('\n')).not.toContain('replaces another install');
+
+    const removed = await uninstall({ ...setup, home: second });
+    const manifest = path.join(setup.homedir, '.config', 'google-chrome', 'NativeMessagingHosts', `${NATIVE_HOST_NAME}.json`);
+    expect(removed.removed).toContain(manifest);
+    expect(removed.notes).toEqual([expect.stringContaining(`before this install took it over it ran ~/first home/bin/comet-relay-host (another install's), which uninstall does not restore`)]);
+    expect(removed.lines.join('\n')).toMatch(/^note {5}.*To register that install again: .*install --browser chrome --home '.*\/first home'$/m);
+    expect(fs.existsSync(firstLauncher)).toBe(true);
+  });
+});
+
+describe('#7 install never tightens a folder the person chose without a word (review 2026-12-05 #7)', () => {
+  it('#7: an existing --home open to its group (2775) is refused and left as it was, with a folder of its own to pass', async () => {
+    const setup = linuxInstallHome('install-review');
+    fs.mkdirSync(path.join(setup.homedir, '.config', 'chromium'), { recursive: true });
+    const shared = path.join(setup.homedir, 'team-share');
+    fs.mkdirSync(shared);
+    fs.chmodSync(shared, 0o2775);
+    const report = await install({ ...setup, home: shared });
+    expect(report.ok).toBe(false);
+    expect(fs.statSync(shared).mode & 0o7777).toBe(0o2775);
+    expect(fs.readdirSync(shared)).toEqual([]);
+    const text = report.lines.join('\n');
+    expect(text).toMatch(/team-share \(--home or COMET_RELAY_HOME\) is open to others \(mode 2775\)/);
+    expect(text).toContain(`--home ${path.join(shared, 'comet-relay')}`);
+    expect((await install({ ...setup, home: path.join(shared, 'comet-relay') })).ok).toBe(true);
+  });
+
+  it("#7: comet-relay's own default folder is still made private, and the report says it was", async () => {
+    const setup = linuxInstallHome('install-review');
+    const state = path.join(setup.homedir, '.local', 'state', 'comet-relay');
+    fs.mkdirSync(state, { recursive: true });
+    fs.chmodSync(state, 0o755);
+    const report = await install({ ...setup, browsers: ['chromium'] });
+    expect(report.ok).toBe(true);
+    expect(report.lines.join('\n')).toContain('note: the state folder ~/.local/state/comet-relay was open to others (mode 755); it is 700 now');
+  });
+});
+
+describe("#12 doctor's fix for a readable token pastes whole, and the public token is checked (review 2026-12-05 #12)", () => {
+  it('#12: a state folder with a space: the chmod line is quoted; public-token at 644 fails its own check', async () => {
+    const setup = linuxInstallHome('install-review');
+    const home = path.join(setup.homedir, 'Library', 'Application Support', 'comet-relay');
+    await install({ ...setup, home, browsers: ['chromium'] });
+    fs.chmodSync(path.join(home, 'token'), 0o644);
+    fs.writeFileSync(path.join(home, 'public-token'), 'x'.repeat(43), { mode: 0o644 });
+    fs.chmodSync(path.join(home, 'public-token'), 0o644);
+    const report = await doctor({ ...setup, home, listHosts: () => [] });
+    const token = report.checks.find((c) => c.name === 'HTTP token');
+    expect(token?.ok).toBe(false);
+    expect(shellWords(String(token?.fix).replace(/^run: /, ''))).toEqual(['chmod', '600', path.join(home, 'token')]);
+    const publicToken = report.checks.find((c) => c.name === 'public token');
+    expect(publicToken).toMatchObject({ ok: false, detail: expect.stringContaining('public-token is readable by others (mode 0644)') });
+    expect(shellWords(String(publicToken?.fix).replace(/^run: /, ''))).toEqual(['chmod', '600', path.join(home, 'public-token')]);
+
+    fs.chmodSync(path.join(home, 'public-token'), 0o600);
+    const fixed = await doctor({ ...setup, home, listHosts: () => [] });
+    expect(fixed.checks.find((c) => c.name === 'public token')).toMatchObject({ ok: true });
+  });
+});
+
+describe('#13 install --user-data-dir says when no browser profile is there (review 2026-12-05 #13)', () => {
+  it('#13: a typo is created and said to hold no profile; a folder a browser ran with is not', async () => {
+    const setup = linuxInstallHome('install-review');
+    const typo = path.join(setup.homedir, 'chrome-profle');
+    const report = await install({ ...setup, userDataDir: typo });
+    expect(report.ok).toBe(true);
+    expect(report.lines.join('\n')).toContain('note: ~/chrome-profle did not exist (install created it) and holds no browser profile yet (no Local State file)');
+
+    const real = path.join(setup.homedir, 'chrome-profile');
+    fs.mkdirSync(real);
+    fs.writeFileSync(path.join(real, 'Local State'), '{}');
+    const good = await install({ ...setup, userDataDir: real });
+    expect(good.lines.join('\n')).not.toContain('no browser profile');
+  });
+});

@@ -1,0 +1,193 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { runUnblock } from '../../lib/cli/unblock-command';
+import { LINUX_POLICY_FILE } from '../../lib/install/policy-places';
+import type { FsLike } from '../../lib/install/system';
+import { PERPLEXITY_HOSTS, prepareCometStart, undoUnblock, unblock } from '../../lib/install/unblock';
+import { linuxInstallHome } from '../support/install-home';
+
+/** unblock's faults of the 2026-12-05 review (#5, #8, #14): each test failed before its fix. */
+
+const PERSON = 4242;
+const under = (dir: string, file: string) => file === dir || file.startsWith(`${dir}/`);
+
+/** root's home and the person's, a policy folder, and node:fs seen by a root run under sudo (nothing is really chown-ed). */
+function sudoSetup(passwd: (personHome: string) => string) {
+  const setup = linuxInstallHome('unblock-sudo');
+  const rootHome = path.join(setup.homedir, 'root');
+  const personHome = path.join(setup.homedir, 'home', 'me');
+  const policyDir = path.join(setup.homedir, 'managed');
+  for (const dir of [rootHome, personHome, policyDir]) fs.mkdirSync(dir, { recursive: true });
+  const given: string[] = [];
+  const spy: FsLike = {
+    ...(fs as unknown as FsLike),
+    readFileSync: (f: string, e: 'utf8') => (f === '/etc/passwd' ? passwd(personHome) : fs.readFileSync(f, e)),
+    lstatSync: (f) => {
+      const stat = fs.lstatSync(f);
+      return Object.assign(stat, under(personHome, f) ? { uid: PERSON, gid: PERSON } : { uid: 0, gid: 0 });
+    },
+    chownSync: (f, uid) => {
+      given.push(`${path.relative(setup.homedir, f)} ${uid}`);
+    },
+    fchownSync: (_fd, uid) => {
+      given.push(`file ${uid}`);
+    },
+  };
+  const out: string[] = [];
+  const io = { out: (t: string) => out.push(t), interactive: false, platform: 'linux' as const, env: { SUDO_USER: 'me', SUDO_UID: String(PERSON), SUDO_GID: String(PERSON) }, homedir: rootHome, fs: spy, uid: 0 };
+  return { ...setup, rootHome, personHome, policyDir, given, out, io };
+}
+
+describe('#5 sudo unblock with root\'s HOME keeps its record where the person\'s own undo looks (review 2026-12-05 #5)', () => {
+  it("#5: the record lands in SUDO_USER's state folder, given to them, and the run says so", async () => {
+    const h = sudoSetup((home) => `root:x:0:0:root:/root:/bin/sh\nme:x:${PERSON}:${PERSON}:Me:${home}:/bin/sh\n`);
+    expect(await runUnblock({ browser: 'chromium', yes: true, 'policy-dir': h.policyDir }, h.io)).toBe(0);
+    const record = path.join(h.personHome, '.local', 'state', 'comet-relay', 'unblock', 'chromium.json');
+    expect(JSON.parse(fs.readFileSync(record, 'utf8')).places).toHaveLength(1);
+    expect(fs.existsSync(path.join(h.rootHome, '.local'))).toBe(false);
+    expect(h.given).toContain(`home/me/.local/state/comet-relay/unblock ${PERSON}`);
+    expect(h.given.at(-1)).toBe(`file ${PERSON}`);
+    expect(h.out.join('')).toMatch(/running as root under sudo for me: the record of what unblock writes goes to .*home\/me\/\.local\/state\/comet-relay/);
+
+    // The person's own undo (their HOME, no sudo needed for this policy folder) finds it and takes it back.
+    const undo = await undoUnblock({ platform: 'linux', homedir: h.personHome, env: {}, browser: 'chromium', stateDir: path.join(h.personHome, '.local', 'state', 'comet-relay'), policyDir: h.policyDir });
+    expect(undo.changed).toBe(true);
+    expect(fs.readdirSync(h.policyDir)).toEqual([]);
+  });
+
+  it('#5: when the person\'s home cannot be found, nothing is written and the error says to pass --home', async () => {
+    const h = sudoSetup(() => 'root:x:0:0:root:/root:/bin/sh\n');
+    await expect(runUnblock({ browser: 'chromium', yes: true, 'policy-dir': h.policyDir }, h.io)).rejects.toThrow(/runs as root under sudo \(for me\) with root's home .*Nothing was written\. Run `.*unblock --browser chromium` without sudo: it prints the sudo command with your state folder as --home/);
+    expect(fs.readdirSync(h.policyDir)).toEqual([]);
+    expect(fs.existsSync(path.join(h.rootHome, '.local'))).toBe(false);
+  });
+
+  it('#5: an undo with no record still looks at the policy, and says when comet-relay\'s entry is there', async () => {
+    const h = sudoSetup(() => '');
+    const options = { platform: 'linux' as const, homedir: h.homedir, env: {}, browser: 'chromium' as const, policyDir: h.policyDir };
+    await unblock({ ...options, stateDir: path.join(h.rootHome, 'state') });
+    const undo = await undoUnblock({ ...options, stateDir: path.join(h.personHome, 'state') });
+    expect(undo.ok).toBe(false);
+    expect(undo.lines.join('\n')).toMatch(/no record of an unblock .*\n {2}But .*zz-comet-relay\.json still lets comet-relay's extension .* run on \*:\/\/\*\.perplexity\.ai/);
+  });
+});
+
+/** A company policy long enough that the record passes 4 KiB. */
+function bigCompany(policyDir: string) {
+  const entries: Record<string, unknown> = { '*': { runtime_blocked_hosts: [PERPLEXITY_HOSTS] } };
+  for (let i = 0; i < 40; i++) entries[String.fromCharCode(97 + (i % 16)).repeat(31) + String.fromCharCode(97 + Math.floor(i / 16))] = { installation_mode: 'force_installed', update_url: 'https://clients2.google.com/service/update2/crx' };
+  fs.writeFileSync(path.join(policyDir, '10-company.json'), JSON.stringify({ ExtensionSettings: entries }));
+}
+
+/** node:fs whose writes to files under `dir` take at most `max` bytes a call, or fail with ENOSPC once `full()` says so. */
+function nearlyFull(dir: string, max: number, full: () => boolean = () => false): FsLike {
+  const paths = new Map<number, string>();
+  return {
+    ...(fs as unknown as FsLike),
+    openSync: (f: string, flags: number, mode?: number) => {
+      const fd = fs.openSync(f, flags, mode);
+      paths.set(fd, f);
+      return fd;
+    },
+    writeSync: ((fd: number, data: string | Uint8Array, offset?: number, length?: number) => {
+      const bytes = typeof data === 'string' ? Buffer.from(data) : data;
+      const from = typeof data === 'string' ? 0 : (offset ?? 0);
+      const want = typeof data === 'string' ? bytes.length : (length ?? bytes.length - from);
+      if (!under(dir, paths.get(fd) ?? '')) return fs.writeSync(fd, bytes, from, want);
+      if (full()) throw Object.assign(new Error('ENOSPC: no space left on device, write'), { code: 'ENOSPC' });
+      return fs.writeSync(fd, bytes, from, Math.min(want, max));
+    }) as FsLike['writeSync'],
+  };
+}
+
+describe('#8 the record and the policy are written whole or not at all (review 2026-12-05 #8)', () => {
+  it('#8: an OS that takes 4 KiB a call still gets the whole record and policy file', async () => {
+    const setup = linuxInstallHome('unblock-sudo');
+    const policyDir = path.join(setup.homedir, 'managed');
+    fs.mkdirSync(policyDir);
+    bigCompany(policyDir);
+    const options = { platform: 'linux' as const, homedir: setup.homedir, env: {}, browser: 'chromium' as const, stateDir: path.join(setup.homedir, 'state'), policyDir };
+    await unblock({ ...options, fs: nearlyFull(setup.homedir, 4096) });
+    const record = path.join(options.stateDir, 'unblock', 'chromium.json');
+    expect(fs.statSync(record).size).toBeGreaterThan(4096);
+    expect(JSON.parse(fs.readFileSync(record, 'utf8')).places).toHaveLength(1);
+    expect(JSON.parse(fs.readFileSync(path.join(policyDir, LINUX_POLICY_FILE), 'utf8')).ExtensionSettings).toBeDefined();
+    expect((await undoUnblock(options)).changed).toBe(true);
+  });
+
+  it('#8: a full disk leaves the earlier record as it was, writes no policy, and reports no success', async () => {
+    const setup = linuxInstallHome('unblock-sudo');
+    const first = path.join(setup.homedir, 'managed', 'a');
+    const second = path.join(setup.homedir, 'managed', 'b');
+    fs.mkdirSync(first, { recursive: true });
+    bigCompany(first);
+    const options = { platform: 'linux' as const, homedir: setup.homedir, env: {}, browser: 'chromium' as const, stateDir: path.join(setup.homedir, 'state'), policyDir: first };
+    await unblock(options);
+    const record = path.join(options.stateDir, 'unblock', 'chromium.json');
+    const before = fs.readFileSync(record, 'utf8');
+    let written = 0;
+    const full = nearlyFull(options.stateDir, 4096, () => written++ > 0);
+    await expect(unblock({ ...options, policyDir: second, fs: full })).rejects.toThrow(/^Nothing was written: the record of what unblock writes .*ENOSPC/);
+    expect(fs.readFileSync(record, 'utf8')).toBe(before);
+    expect(fs.readdirSync(path.dirname(record))).toEqual(['chromium.json']);
+    expect(fs.existsSync(path.join(second, LINUX_POLICY_FILE))).toBe(false);
+  });
+});
+
+describe("#14 Comet's Local State is replaced whole, keeping its mode (review 2026-12-05 #14)", () => {
+  const SWITCH = 'Allow-external-extensions-scripting-on-NTP';
+  const cometHome = () => {
+    const setup = linuxInstallHome('unblock-sudo');
+    const profile = path.join(setup.homedir, 'Library', 'Application Support', 'Comet');
+    fs.mkdirSync(profile, { recursive: true });
+    const localState = path.join(profile, 'Local State');
+    fs.writeFileSync(localState, JSON.stringify({ profile: { info_cache: { Default: { name: 'Me' } } }, perplexity: { feature: { [SWITCH]: false } } }), { mode: 0o600 });
+    fs.chmodSync(localState, 0o600);
+    const stateDir = path.join(setup.homedir, 'state');
+    fs.mkdirSync(path.join(stateDir, 'unblock'), { recursive: true });
+    fs.writeFileSync(path.join(stateDir, 'unblock', 'comet.json'), '{}');
+    return { profile, localState, options: { platform: 'darwin' as const, homedir: setup.homedir, env: {}, stateDir } };
+  };
+
+  it('#14: a write cut off half way leaves Local State as it was', () => {
+    const h = cometHome();
+    const before = fs.readFileSync(h.localState, 'utf8');
+    const cut = (error: string) => Object.assign(new Error(error), { code: 'EIO' });
+    const paths = new Map<number, string>();
+    const killed: FsLike = {
+      ...(fs as unknown as FsLike),
+      // The old in-place write: half the text lands, then the process dies.
+      writeFileSync: (f, d, o) => {
+        if (f === h.localState) {
+          fs.writeFileSync(f, d.slice(0, d.length / 2), o);
+          throw cut('killed');
+        }
+        return fs.writeFileSync(f, d, o);
+      },
+      openSync: (f: string, flags: number, mode?: number) => {
+        const fd = fs.openSync(f, flags, mode);
+        paths.set(fd, f);
+        return fd;
+      },
+      writeSync: ((fd: number, data: Uint8Array, offset?: number, length?: number) => {
+        if (under(h.profile, paths.get(fd) ?? '')) {
+          fs.writeSync(fd, data, offset ?? 0, Math.floor((length ?? data.length) / 2));
+          throw cut('killed');
+        }
+        return fs.writeSync(fd, data, offset, length);
+      }) as FsLike['writeSync'],
+    };
+    expect(() => prepareCometStart({ ...h.options, fs: killed })).toThrow(/killed/);
+    expect(fs.readFileSync(h.localState, 'utf8')).toBe(before);
+    expect(fs.readdirSync(h.profile).sort()).toEqual(['Local State', 'Local State.comet-relay-backup']);
+  });
+
+  it('#14: once set, Local State keeps its mode and no temporary file is left', () => {
+    const h = cometHome();
+    expect(prepareCometStart(h.options).outcome).toBe('set');
+    expect(fs.statSync(h.localState).mode & 0o777).toBe(0o600);
+    expect(JSON.parse(fs.readFileSync(h.localState, 'utf8')).perplexity.feature[SWITCH]).toBe(true);
+    expect(fs.readdirSync(h.profile).sort()).toEqual(['Local State', 'Local State.comet-relay-backup']);
+  });
+});
