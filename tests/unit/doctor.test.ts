@@ -12,7 +12,7 @@ import type { HostRecord } from '../../lib/relay/discovery';
 import { pageAccessWords } from '../../lib/protocol/page-access';
 import { VERSION } from '../../lib/relay/version';
 import { linuxInstallHome } from '../support/install-home';
-import { fakeReg, memoryFs } from './install-memfs';
+import { windowsMachine } from './install-memfs';
 import { cliCommand } from '../../lib/relay/invocation';
 
 /** An install home where Chromium has a profile. */
@@ -284,13 +284,7 @@ describe('doctor', () => {
   });
 
   it('Windows: reads the registry and follows it to the manifest', async () => {
-    const mem = memoryFs();
-    mem.mkdirSync('C:\\nodejs', { recursive: true });
-    mem.writeFileSync('C:\\nodejs\\node.exe', 'MZ');
-    mem.mkdirSync('C:\\src\\dist', { recursive: true });
-    mem.writeFileSync('C:\\src\\dist\\cli.js', '//');
-    const reg = fakeReg();
-    const options = { platform: 'win32' as const, homedir: 'C:\\Users\\ann', env: {}, fs: mem, exec: reg.exec, nodePath: 'C:\\nodejs\\node.exe', cliPath: 'C:\\src\\dist\\cli.js' };
+    const { reg, options } = windowsMachine();
     await install({ ...options, browsers: ['edge'] });
     let report = await doctor({ ...options, listHosts: () => [] });
     expect(check(report, 'manifest (edge)').ok).toBe(true);

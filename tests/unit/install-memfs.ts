@@ -119,3 +119,26 @@ export function fakeReg(): { exec: ExecFn; calls: string[][]; values: Map<string
   };
   return { exec, calls, values };
 }
+
+/**
+ * A Windows machine in memory for install/doctor tests: Node at C:\nodejs, a built CLI, the fake reg.exe, and the
+ * person's profile folder `homedir` (LOCALAPPDATA under it).
+ */
+export function windowsMachine(homedir = 'C:\\Users\\ann') {
+  const mem = memoryFs();
+  mem.mkdirSync('C:\\nodejs', { recursive: true });
+  mem.writeFileSync('C:\\nodejs\\node.exe', 'MZ');
+  mem.mkdirSync('C:\\src\\dist', { recursive: true });
+  mem.writeFileSync('C:\\src\\dist\\cli.js', '//');
+  const reg = fakeReg();
+  const options = {
+    platform: 'win32' as const,
+    homedir,
+    env: { LOCALAPPDATA: `${homedir}\\AppData\\Local` },
+    fs: mem,
+    exec: reg.exec,
+    nodePath: 'C:\\nodejs\\node.exe',
+    cliPath: 'C:\\src\\dist\\cli.js',
+  };
+  return { mem, reg, options };
+}

@@ -6,7 +6,7 @@ import { doctor } from '../../lib/install/doctor';
 import { install, uninstall } from '../../lib/install/install';
 import { NATIVE_HOST_NAME } from '../../lib/protocol/identity';
 import { linuxInstallHome } from '../support/install-home';
-import { fakeReg, memoryFs } from './install-memfs';
+import { windowsMachine } from './install-memfs';
 
 /** The install/uninstall/doctor faults of the 2026-12-05 review (#3, #6, #7, #12, #13): each test failed before its fix. */
 
@@ -14,13 +14,7 @@ const shellWords = (command: string) => execFileSync('sh', ['-c', `printf '%s\\0
 
 describe('#3 Windows: the native messaging key is read exactly under a non-ASCII profile (review 2026-12-05 #3)', () => {
   it('#3: C:\\Users\\José: install verifies, doctor follows the key, uninstall removes it', async () => {
-    const mem = memoryFs();
-    mem.mkdirSync('C:\\nodejs', { recursive: true });
-    mem.writeFileSync('C:\\nodejs\\node.exe', 'MZ');
-    mem.mkdirSync('C:\\src\\dist', { recursive: true });
-    mem.writeFileSync('C:\\src\\dist\\cli.js', '//');
-    const reg = fakeReg();
-    const options = { platform: 'win32' as const, homedir: 'C:\\Users\\José', env: { LOCALAPPDATA: 'C:\\Users\\José\\AppData\\Local' }, fs: mem, exec: reg.exec, nodePath: 'C:\\nodejs\\node.exe', cliPath: 'C:\\src\\dist\\cli.js' };
+    const { reg, options } = windowsMachine('C:\\Users\\José');
     const installed = await install({ ...options, browsers: ['chrome'] });
     expect(installed.lines.join('\n')).not.toContain('�');
     expect(installed.ok).toBe(true);
