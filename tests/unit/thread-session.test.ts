@@ -220,6 +220,22 @@ describe('threads.wait in the page', () => {
     expect(quiet.turn.event).toBeNull();
   });
 
+  it('progress is the caller’s: a wait that says what it heard gets the other steps, another caller all of them (threads review L6)', async () => {
+    const { session, driver } = setup('B-computer-running', []);
+    const heardBy = async (heard?: string[]) => {
+      const steps: string[] = [];
+      await waitForCheckpoint(session, driver.watcher, { threadId: session.threadId ?? '', timeoutMs: 50, ...(heard ? { heard } : {}) }, { onProgress: (s) => steps.push(s) });
+      return steps;
+    };
+    const first = await heardBy([]);
+    expect(first.length).toBeGreaterThan(0);
+    // Another session holding the same turn hears every step, though the first already did.
+    expect(await heardBy([])).toEqual(first);
+    // The first caller's next wait, saying what it heard: nothing again.
+    expect(await heardBy(first)).toEqual([]);
+    expect(await heardBy(first.slice(1))).toEqual(first.slice(0, 1));
+  });
+
   it('never answers for an earlier turn: a turn not on the page yet is waited for', async () => {
     const { session, driver } = setup('B-computer-complete', []);
     const out = await waitForCheckpoint(session, driver.watcher, { threadId: session.threadId ?? '', turn: 1, timeoutMs: 50 });

@@ -119,7 +119,7 @@ describe('call_perplexity_computer: holding the call', () => {
     const { world, done } = call(browser, 'call_perplexity_computer', { message: 'Summarize the top 5 stories on Hacker News right now.' });
     const { text, structured } = await done;
     expect(browser.calls[0]?.params).toEqual({ message: 'Summarize the top 5 stories on Hacker News right now.', attachments: [], settings: {}, projectUuid: undefined, projectVisibility: undefined, tabCap: 6 });
-    expect(browser.calls[1]?.params).toEqual({ threadId: THREAD, turn: 1, timeoutMs: 5000, tabCap: 6 });
+    expect(browser.calls[1]?.params).toEqual({ threadId: THREAD, turn: 1, timeoutMs: 5000, heard: [], tabCap: 6 });
     expect(browser.calls[1]?.options.signal).toBe(world.context.signal);
     expect(structured).toMatchObject({ thread_id: THREAD, event: 'complete', task_status: 'completed', files });
     expect(JSON.parse(text)).toEqual(structured);

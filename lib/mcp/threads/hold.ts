@@ -32,6 +32,12 @@ export async function holdThread(options: HoldOptions, submitted: { threadId: st
   const { threadId } = submitted;
   const beat = heartbeat(options, `thread_id ${threadId}`, 'working. If this call is cut off, call read_thread with this thread_id.');
   const answered = new Set<string>();
+  // The steps this call heard, so that each of its waits sends only the others (the page's record is per tab).
+  const heard: string[] = [];
+  const onStep = (step: string) => {
+    if (!heard.includes(step)) heard.push(step);
+    beat.step(step);
+  };
   let turn = submitted.turn;
   try {
     return await holdLoop();
@@ -49,8 +55,8 @@ export async function holdThread(options: HoldOptions, submitted: { threadId: st
       const started = Date.now();
       const checkpoint = await options.browser.call(
         'threads.wait',
-        { threadId, turn, timeoutMs: options.holdMs, tabCap: options.tabCap },
-        { signal: options.signal, timeoutMs: options.holdMs + WAIT_GRACE_MS, onProgress: beat.step },
+        { threadId, turn, timeoutMs: options.holdMs, heard, tabCap: options.tabCap },
+        { signal: options.signal, timeoutMs: options.holdMs + WAIT_GRACE_MS, onProgress: onStep },
       );
       const heldMs = Date.now() - started;
       const interaction = options.elicit ? elicitable(checkpoint, answered) : undefined;

@@ -22,6 +22,12 @@ export interface ThreadWaitParams {
   turn?: number;
   timeoutMs: number;
   quietMs?: number;
+  /**
+   * The steps the caller already heard (its hold's earlier waits): the others go out as progress. Progress is the
+   * caller's, not the tab's: a second session holding the same turn hears the steps another already saw (threads
+   * review 2026-12-05, L6). Without it, each step goes out once for this page.
+   */
+  heard?: readonly string[];
 }
 
 export interface ThreadWaitOptions {
@@ -79,6 +85,7 @@ export function waitForCheckpoint(session: ThreadSession, watcher: PageWatcher, 
     reportedSteps.set(session, perTurn);
     const reported = perTurn.get(target) ?? new Set<string>();
     perTurn.set(target, reported);
+    const told = params.heard ? new Set(params.heard) : reported;
 
     const cleanup = () => {
       done = true;
@@ -172,8 +179,9 @@ export function waitForCheckpoint(session: ThreadSession, watcher: PageWatcher, 
       if (session.notFound()) return fail(new RelayError('THREAD_NOT_FOUND', `thread_id "${session.threadId}" matches no Perplexity thread (the page says it does not exist).`));
       const { turn } = pageTurn(true);
       for (const step of turn?.steps ?? []) {
-        if (reported.has(step)) continue;
         reported.add(step);
+        if (told.has(step)) continue;
+        told.add(step);
         options.onProgress?.(step);
       }
       const pageSays = Boolean(turn?.event);

@@ -352,6 +352,8 @@ export const threadMethods = {
       turn: z.number().int().min(0).optional(),
       timeoutMs: z.number().int().min(0).max(MAX_THREAD_WAIT_MS),
       quietMs: z.number().int().min(1000).max(MAX_THREAD_WAIT_MS).optional(),
+      /** The steps the caller already heard as progress: only the others are sent. */
+      heard: z.array(z.string().max(2000)).max(1000).optional(),
       tabCap: TabCap,
     }),
     result: ThreadCheckpoint,
