@@ -104,6 +104,9 @@ export function pageAssets(assets: ThreadAsset[], params: { entryId?: string; cu
   };
 }
 
+/** A signed link with less time than this left is handed out no more: the caller could not fetch it in time. */
+const LINK_MARGIN_S = 30;
+
 /**
  * A fresh download URL for one asset, from a tab's reading and the links it has (the last JSON
  * read's signed links and the page's cards). The id may come from either source's listing.
@@ -114,7 +117,12 @@ export function downloadFrom(result: unknown, threadId: string, assetId: string,
   if (!asset) throw new RelayError('INVALID_PARAMS', `asset_id "${assetId}" is not an asset of thread "${threadId}" (list_thread_assets lists them).`);
   const link = links[asset.asset_id] ?? (fileKey(asset.asset_id) ? { url: asset.asset_id } : undefined);
   if (!link) throw new RelayError('AGENT_ERROR', `Perplexity gives no download link for asset "${assetId}" right now; try again in a few seconds.`);
-  return { asset_id: assetId, url: link.url, expires_in_seconds: link.expiresAt !== undefined ? Math.max(0, Math.round(link.expiresAt - nowSeconds)) : null };
+  // A signed link past its time is no download: the next reading of the thread data (every few seconds at most)
+  // brings a fresh one (threads review 2026-12-05, L5: "expires_in_seconds: 0" was handed out as a link).
+  if (link.expiresAt !== undefined && link.expiresAt - nowSeconds < LINK_MARGIN_S) {
+    throw new RelayError('AGENT_ERROR', `The download link Perplexity last gave for asset "${assetId}" has expired; call create_asset_download again in a few seconds for a fresh one.`);
+  }
+  return { asset_id: assetId, url: link.url, expires_in_seconds: link.expiresAt !== undefined ? Math.round(link.expiresAt - nowSeconds) : null };
 }
 
 /** A JSON body a tab fetched for the account (models, projects, recent threads). */
