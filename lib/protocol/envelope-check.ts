@@ -109,11 +109,15 @@ function trace(value: unknown): Obj {
 /** ErrorPayload's `data` (strict: a key it does not declare is refused, as zod's `.strict()` refuses it). */
 function errorData(value: unknown): Obj {
   const o = object(value, 'error.data');
-  const unknown = Object.keys(o).find((key) => key !== 'retryAfterMs' && key !== 'taken');
+  const unknown = Object.keys(o).find((key) => key !== 'retryAfterMs' && key !== 'taken' && key !== 'notSent');
   if (unknown !== undefined) throw new Refused('error.data', `unrecognized key "${unknown}"`);
   const out: Obj = {};
   optional(out, o, 'retryAfterMs', () => integer(o, 'retryAfterMs', 'error.data.', 0, 86_400_000));
   optional(out, o, 'taken', () => takenAsk(o.taken));
+  optional(out, o, 'notSent', () => {
+    if (o.notSent !== true) throw new Refused('error.data.notSent', 'expected true');
+    return true;
+  });
   return out;
 }
 

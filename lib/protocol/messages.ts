@@ -20,6 +20,7 @@ export const ErrorPayload = z.object({
     .object({
       retryAfterMs: z.number().int().min(0).max(86_400_000).optional(),
       taken: AskBinding.strict().optional(),
+      notSent: z.literal(true).optional(),
     })
     .strict()
     .optional(),

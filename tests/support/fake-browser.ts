@@ -36,9 +36,9 @@ export class FakeBrowser implements ToolBrowser {
     return this;
   }
 
-  fail(method: MethodName, code: RelayError['code'], message: string): this {
+  fail(method: MethodName, code: RelayError['code'], message: string, data?: RelayError['data']): this {
     return this.on(method, () => {
-      throw new RelayError(code, message);
+      throw new RelayError(code, message, data);
     });
   }
 

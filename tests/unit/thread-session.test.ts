@@ -339,6 +339,20 @@ describe('a held wait is bound to its thread to the end', () => {
   });
 });
 
+describe('a follow-up while the task works', () => {
+  it('is refused before anything is typed, and the refusal says nothing was sent (data.notSent, for the MCP side)', async () => {
+    const { session } = setup('B-computer-running', []);
+    const catalog = new SelectorCatalog();
+    const handlers = threadHandlers({ win: window, driver: lazyDriver(window, catalog), catalog, readers: new ReaderShelf() });
+    const composer = document.querySelector('#ask-input')?.textContent ?? '';
+    const send = handlers['threads.send'] as (p: never, c: HandlerContext) => Promise<unknown>;
+    await expect(
+      send({ threadId: session.threadId, message: 'And more', attachments: [], settings: {} } as never, { signal: new AbortController().signal, progress: () => {} }),
+    ).rejects.toMatchObject({ code: 'AGENT_ERROR', message: expect.stringMatching(/still working on its latest turn/), data: { notSent: true } });
+    expect(document.querySelector('#ask-input')?.textContent ?? '').toBe(composer);
+  });
+});
+
 describe('asset ids hold whichever source listed them', () => {
   /** The kit's methods on the loaded page, and the worker's results of them. */
   const kit = () => {

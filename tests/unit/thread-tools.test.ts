@@ -94,21 +94,33 @@ describe('call_perplexity_computer: the seed rules, each named in an isError res
     });
   });
 
-  it('a follow-up the page refuses (the task still works) gives the thread as it stands, never "error" (threads review M5)', async () => {
-    const refusal = 'The message could not be sent: the thread is still working on its latest turn.';
-    const browser = new FakeBrowser().fail('threads.send', 'AGENT_ERROR', refusal).on('threads.state', checkpoint({ turn: 1, event: null, text: '' }));
+  it('a follow-up the page refuses before typing (the task still works) gives the thread as it stands, never "error", no task_status (threads review M5)', async () => {
+    const refusal = 'thread "x" is still working on its latest turn; wait for it';
+    const browser = new FakeBrowser().fail('threads.send', 'AGENT_ERROR', refusal, { notSent: true }).on('threads.state', checkpoint({ turn: 1, event: null, text: '' }));
     const { structured, isError } = await call(browser, 'call_perplexity_computer', { message: 'More', thread_id: THREAD }).done;
     expect(isError).toBe(true);
-    expect(structured).toMatchObject({ thread_id: THREAD, event: 'timeout', task_status: 'working' });
-    expect(structured?.text).toMatch(/^\[AGENT_ERROR\] The message was not sent: The message could not be sent: the thread is still working/);
+    expect(structured).toMatchObject({ thread_id: THREAD, event: 'timeout' });
+    expect(structured?.task_status).toBeUndefined();
+    expect(structured?.text).toMatch(/^\[AGENT_ERROR\] The message was not sent: thread "x" is still working/);
   });
 
   it('a refused follow-up whose thread cannot be read either says so with no event or task_status', async () => {
-    const browser = new FakeBrowser().fail('threads.send', 'SELECTOR_NOT_FOUND', 'No composer on the thread page.').fail('threads.state', 'TAB_NOT_FOUND', 'gone');
+    const browser = new FakeBrowser().fail('threads.send', 'AGENT_ERROR', 'still working', { notSent: true }).fail('threads.state', 'TAB_NOT_FOUND', 'gone');
     const { text, structured, isError } = await call(browser, 'call_perplexity_computer', { message: 'More', thread_id: THREAD }).done;
     expect(isError).toBe(true);
     expect(structured).toBeUndefined();
-    expect(text).toBe(`[SELECTOR_NOT_FOUND] The message was not sent: No composer on the thread page. (thread_id ${THREAD}; read_thread says where it stands).`);
+    expect(text).toBe(`[AGENT_ERROR] The message was not sent: still working (thread_id ${THREAD}; read_thread says where it stands).`);
+  });
+
+  it('a follow-up that failed after it may have gone (a timeout, the link gone) says so, and passes no earlier turn off as its reply (day-2 review H2)', async () => {
+    for (const code of ['TIMEOUT', 'HOST_DISCONNECTED', 'EXTENSION_NOT_CONNECTED'] as const) {
+      const browser = new FakeBrowser().fail('threads.send', code, 'no reply within 90 s.').on('threads.state', checkpoint({ turn: 0, text: 'OLD ANSWER' }));
+      const { text, structured, isError } = await call(browser, 'call_perplexity_computer', { message: 'More', thread_id: THREAD }).done;
+      expect(isError).toBe(true);
+      expect(structured).toBeUndefined();
+      expect(text).toBe(`[${code}] no reply within 90 s. The message may have been sent before this: call read_thread with thread_id ${THREAD} to see before sending it again.`);
+      expect(browser.methods()).toEqual(['threads.send']);
+    }
   });
 });
 
@@ -128,10 +140,27 @@ describe('call_perplexity_computer: holding the call', () => {
     expect(world.progress.find((m) => m.startsWith('thread_id'))).toMatch(new RegExp(`^thread_id ${THREAD}: working.*read_thread`));
   });
 
-  it('a follow-up goes to threads.send on the same thread; no message after waiting or sleep means "Continue."', async () => {
-    const browser = new FakeBrowser().on('threads.state', checkpoint({ turn: 1, event: 'waiting' })).on('threads.send', submitted).on('threads.wait', checkpoint({ turn: 1 }));
-    await call(browser, 'call_perplexity_computer', { thread_id: THREAD }).done;
-    expect(browser.calls[1]).toMatchObject({ method: 'threads.send', params: { threadId: THREAD, message: 'Continue.' } });
+  it('a follow-up goes to threads.send on the same thread', async () => {
+    const browser = new FakeBrowser().on('threads.send', submitted).on('threads.wait', checkpoint({ turn: 1 }));
+    await call(browser, 'call_perplexity_computer', { thread_id: THREAD, message: 'Continue.' }).done;
+    expect(browser.calls[0]).toMatchObject({ method: 'threads.send', params: { threadId: THREAD, message: 'Continue.' } });
+  });
+
+  it('no message never sends, whatever the thread shows: cancelled, asleep or waiting, it is returned with how to continue it (day-2 review H1)', async () => {
+    for (const event of ['cancelled', 'sleep', 'waiting'] as const) {
+      const browser = new FakeBrowser().on('threads.state', checkpoint({ turn: 1, event, text: 'As it stands.' }));
+      const { structured } = await call(browser, 'call_perplexity_computer', { thread_id: THREAD }).done;
+      expect(browser.methods()).toEqual(['threads.state']);
+      expect(structured).toMatchObject({ event, text: expect.stringMatching(/^Nothing was sent \(no message; to continue or follow up, call again with one/) });
+    }
+  });
+
+  it('mode, model or effort with a thread_id and no message are refused, not dropped', async () => {
+    const browser = new FakeBrowser();
+    const { text, isError } = await call(browser, 'call_perplexity_computer', { thread_id: THREAD, mode: 'light' }).done;
+    expect(isError).toBe(true);
+    expect(text).toMatch(/^\[INVALID_PARAMS\] mode, model and effort go with a message/);
+    expect(browser.methods()).toEqual([]);
   });
 
   it('no message while the task still works (after a timeout): waits again, sending nothing (the seed: "ask for the latest status")', async () => {
@@ -146,7 +175,7 @@ describe('call_perplexity_computer: holding the call', () => {
     const browser = new FakeBrowser().on('threads.state', checkpoint({ turn: 1, event: 'complete', text: 'Finished the report.' }));
     const { structured } = await call(browser, 'call_perplexity_computer', { thread_id: THREAD }).done;
     expect(browser.methods()).toEqual(['threads.state']);
-    expect(structured).toMatchObject({ event: 'complete', text: 'Nothing was sent (no message; pass one to follow up). Finished the report.' });
+    expect(structured).toMatchObject({ event: 'complete', text: 'Nothing was sent (no message; to continue or follow up, call again with one, e.g. "Continue."). Finished the report.' });
   });
 
   it('no checkpoint within the hold: timeout, task still working', async () => {

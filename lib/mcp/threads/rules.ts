@@ -23,7 +23,7 @@ export interface TurnArgs {
 }
 
 /** The rules that need nothing but the arguments (the number of files does not change them: files never start a thread alone). */
-export function turnArgsProblem(args: TurnArgs, _attachments = 0): string | undefined {
+export function turnArgsProblem(args: TurnArgs, attachmentCount = 0): string | undefined {
   if (args.thread_id !== undefined) {
     const problem = threadIdProblem(args.thread_id);
     if (problem) return problem;
@@ -37,6 +37,9 @@ export function turnArgsProblem(args: TurnArgs, _attachments = 0): string | unde
   }
   if (args.effort !== undefined && args.model === undefined) {
     return 'effort requires model: pass the model whose efforts include it (see models_list), or leave effort out.';
+  }
+  if (args.thread_id !== undefined && !args.message?.trim() && attachmentCount === 0 && (args.mode ?? args.model ?? args.effort) !== undefined) {
+    return 'mode, model and effort go with a message: with thread_id and no message nothing is sent, so there is nothing to set them for. Pass the message, or leave them out.';
   }
   if (args.project_uuid !== undefined && args.thread_id !== undefined) {
     return 'project_uuid only applies to a new conversation, so it cannot be combined with thread_id: leave one out.';

@@ -23,7 +23,7 @@ export const EVENT_GUIDE =
   'complete: done. error: see text. cancelled: start again or continue. ' +
   'ask_user_question: ask the user, then answer_question. confirm_action: ask the user, then confirm_action_approve or confirm_action_deny. ' +
   'auth_required: the user signs in at interactive.auth_url, then notify_connected. ' +
-  'interaction_required (the user completes interactive.url), two_factor_required (follow text), waiting: then continue with thread_id. ' +
+  'interaction_required (the user completes interactive.url), two_factor_required (follow text), waiting: then continue with thread_id and a message. ' +
   'sleep: resumes at wake_at. insufficient_credits, access_denied: tell the user (interactive.billing_url). ' +
   'timeout: still working; wait again with thread_id and no message (nothing is sent), or read_thread. ' +
   'Several prompts waiting: pending_interactions.';
@@ -68,8 +68,7 @@ const callComputer = defineTool({
     }
     if (args.thread_id !== undefined && !args.message?.trim() && !args.attachment_urls?.length) {
       const threadId = args.thread_id;
-      const status = await onThread(threadId, async () => (await withoutSending(context, threadId)) ?? CONTINUE);
-      if (status !== CONTINUE) return status;
+      return onThread(threadId, () => withoutSending(context, threadId));
     }
     const attachments = context.attachments.payloads(args.attachment_urls);
     const settings = { mode: args.mode, model: args.model, effort: args.effort };
@@ -83,7 +82,7 @@ const callComputer = defineTool({
           )
         : context.browser.call(
             'threads.send',
-            // A follow-up with no message continues the thread (after `waiting`, a form or a sign-in).
+            // Files with no words still go as a message: Perplexity takes files only with one.
             { threadId: args.thread_id, message: args.message?.trim() ? args.message : 'Continue.', attachments, settings, tabCap },
             { signal: context.signal, timeoutMs: SUBMIT_TIMEOUT_MS, onProgress },
           ),
@@ -91,22 +90,18 @@ const callComputer = defineTool({
   },
 });
 
-/** Events after which a follow-up with no message continues the thread ("Continue."): EVENT_GUIDE's "then continue". */
-const CONTINUED_BY_NOTHING: ReadonlySet<string> = new Set(['sleep', 'waiting', 'interaction_required', 'two_factor_required', 'cancelled']);
-const CONTINUE: CallToolResult = { content: [] };
-
 /**
- * call_perplexity_computer with a thread_id and nothing to send: the seed's way to "continue or ask for the latest
- * status" after a timeout. A turn still running is waited for again and nothing is sent (the page takes no message
- * then: an error event said the task failed; threads review 2026-12-05, M5); one waiting on the person or done is
- * returned as it stands; undefined where the thread waits to be continued, which "Continue." does.
+ * call_perplexity_computer with a thread_id and nothing to send: the seed's way to "ask for the latest status" after a
+ * timeout. Nothing is ever sent without a message (day-2 review H1: "Continue." sent on the agent's behalf overrode
+ * the person's stop, or woke a sleeping task early): a turn still running is waited for again; any other is returned
+ * as it stands, with how to continue it (a message) where it waits to be continued. The page would refuse a message
+ * while the task works, and that came back as `error`, "Task failed" (threads review 2026-12-05, M5).
  */
-async function withoutSending(context: ToolContext, threadId: string): Promise<CallToolResult | undefined> {
+async function withoutSending(context: ToolContext, threadId: string): Promise<CallToolResult> {
   const state = await context.browser.call('threads.state', { threadId, tabCap: context.settings.COMET_THREAD_TABS }, { signal: context.signal, timeoutMs: READ_TIMEOUT_MS });
   if (state.event === null) return jsonResult(await holdThread(holdOptions(context), { threadId, turn: state.turn }));
-  if (CONTINUED_BY_NOTHING.has(state.event)) return undefined;
   const result = checkpointResult(state);
-  return jsonResult({ ...result, text: `Nothing was sent (no message; pass one to follow up). ${result.text}`.trim() });
+  return jsonResult({ ...result, text: `Nothing was sent (no message; to continue or follow up, call again with one, e.g. "Continue."). ${result.text}`.trim() });
 }
 
 function holdOptions(context: ToolContext): Parameters<typeof holdThread>[0] {
@@ -411,15 +406,22 @@ async function runTurn(
 }
 
 /**
- * A follow-up the page refused (the task still works on its turn, or waits on the person): the thread's state as it
- * stands, which the refusal is about, with the refusal first: never `error`, which says the task failed (threads
- * review 2026-12-05, M5). The state unread, the refusal alone, with no event.
+ * A follow-up that failed. Where the page refused it before typing anything (the task still works on its turn, or
+ * waits on the person: the error's `data.notSent`), the thread as it stands, which the refusal is about, with the
+ * refusal first and no task_status (the seed: left out when a follow-up could not be sent); never `error`, which says
+ * the task failed (threads review 2026-12-05, M5). Any other failure may have come after the page took the message
+ * (a timeout, the link gone): it is said so, with read_thread to look, and no state is passed off as the reply to it
+ * (day-2 review H2).
  */
 async function refusedFollowUp(context: ToolContext, threadId: string, cause: RelayError): Promise<CallToolResult> {
+  const notSent = (cause.data as { notSent?: boolean } | undefined)?.notSent === true;
+  if (!notSent) {
+    return errorText(`[${cause.code}] ${cause.message} The message may have been sent before this: call read_thread with thread_id ${threadId} to see before sending it again.`);
+  }
   const refusal = `[${cause.code}] The message was not sent: ${cause.message}`;
   try {
     const state = await context.browser.call('threads.state', { threadId, tabCap: context.settings.COMET_THREAD_TABS }, { signal: context.signal, timeoutMs: READ_TIMEOUT_MS });
-    const result = checkpointResult(state);
+    const { task_status: _unknown, ...result } = checkpointResult(state);
     return jsonResult({ ...result, text: `${refusal}\n\n${result.text}` }, true);
   } catch {
     return errorText(`${refusal} (thread_id ${threadId}; read_thread says where it stands).`);

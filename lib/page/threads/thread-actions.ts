@@ -215,6 +215,8 @@ export async function sendFollowUp(
       waiting
         ? `thread "${threadId}" is waiting for an answer: use answer_question, confirm_action_approve/deny or notify_connected (read_thread lists what waits), not a new message`
         : `thread "${threadId}" is still working on its latest turn; wait for it (read_thread shows its progress) before sending a new message`,
+      // Said before anything was typed: the MCP side may then show the thread as it stands.
+      { notSent: true },
     );
   }
   await applySettings(ctx, r, params.settings, signal);

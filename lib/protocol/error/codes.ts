@@ -59,6 +59,8 @@ export interface ErrorData {
    * comet_wait is to follow, as page.ask's result would have named it (submittedAt as askedAt).
    */
   taken?: AskBinding;
+  /** A message refused by the page before anything was typed (a Computer follow-up while the task works). */
+  notSent?: true;
 }
 
 export interface ErrorPayload {
