@@ -219,6 +219,12 @@ describe('library.thread', () => {
     const entry = await failure(exportThread('x', async () => ({ status: 200, body: '{"entries": [{"query_str": "q"}]}' }), readers));
     expect(entry).toMatchObject({ code: 'JSON_SHAPE' });
     expect(await failure(exportThread('x', async () => ({ status: 200, body: '' }), readers))).toMatchObject({ code: 'RATE_LIMITED' });
+    // The shape the endpoint answers after many requests: never a thread of no turns, which a later run would count
+    // unchanged (day-2 review H3).
+    expect(await failure(exportThread('x', async () => ({ status: 200, body: '{"entries": []}' }), readers))).toMatchObject({
+      code: 'RATE_LIMITED',
+      message: expect.stringMatching(/with no entries, as it does while rate-limiting/),
+    });
   });
 
   it('reads Retry-After as seconds or a date', () => {

@@ -38,11 +38,18 @@ export function parseThreadBody(status: number, body: string, reader: ThreadJson
       problem: { kind: 'invalid', message: `the thread JSON has no list of entries at ${reader.thread.entries.join(' or ')} (reader ${reader.name})` },
     };
   }
-  // A thread has its first entry from the start. A list with none is how the endpoint answers after many requests
-  // (perplexity-client's findings of 2026-08-01: "bodies with no entries after ~150 requests" at one poll every 5 s):
-  // later, never a thread of no turns (captures review 2026-12-05, M3).
-  if (entries.length === 0 && page === 0) return { ok: false, problem: { kind: 'later', message: 'the thread JSON came back with no entries (rate-limited; asking again later)' } };
+  if (rateLimitedPage(page, entries)) return { ok: false, problem: { kind: 'later', message: 'the thread JSON came back with no entries (rate-limited; asking again later)' } };
   return { ok: true, value };
+}
+
+/**
+ * A thread has its first entry from the start. A first page with none is how the endpoint answers after many requests
+ * (perplexity-client's findings of 2026-08-01: "bodies with no entries after ~150 requests" at one poll every 5 s):
+ * later, never a thread of no turns (captures review 2026-12-05, M3). A later page may end the list empty. Every
+ * reader of a thread's JSON (the thread tools, the export) asks this.
+ */
+export function rateLimitedPage(page: number, entries: readonly unknown[]): boolean {
+  return page === 0 && entries.length === 0;
 }
 
 function domainOf(url: string): string {

@@ -1,4 +1,5 @@
 import { firstBoolean, firstNumber, firstString, pick, strings } from '../../page/dom/json-path';
+import { rateLimitedPage } from '../../page/threads/thread-json-reader';
 import { RelayError } from '../../protocol/errors';
 import type { ExportedSource, ExportedThread, ExportedTurn, LibraryPage, LibraryThread } from '../../protocol/library/library';
 import { threadRefProblem, threadSlugOf, threadUrlOf } from '../../protocol/library/thread-ref';
@@ -264,6 +265,8 @@ export async function exportThread(ref: string, fetch: LibraryFetch, readers: Li
     const body = bodyOf(await fetch({ path: th.path.replace('{slug}', encodeURIComponent(slug)), query, headers: r.headers }), what);
     const entries = pick(body, th.entries).values[0];
     if (!Array.isArray(entries)) throw new RelayError('JSON_SHAPE', `${what}: page ${pages + 1} of its JSON has no list of entries at ${th.entries.join(' or ')} (reader ${r.name}).`);
+    // Written as a thread of no turns, it would be counted unchanged by every later run (day-2 review H3).
+    if (rateLimitedPage(pages, entries)) throw new RelayError('RATE_LIMITED', `perplexity.ai answered ${what} with no entries, as it does while rate-limiting. Try again later.`);
     pages += 1;
     first ??= body;
     if (pages === 1) firstEntries = entries;
