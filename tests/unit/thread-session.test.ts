@@ -288,27 +288,49 @@ describe('a turn the page reader cannot find', () => {
   });
 });
 
-describe('a page that shows the turn done while the JSON keeps saying running', () => {
-  it('is taken after two JSON reads for that same page, not asked again to the end of the hold (threads review M1)', async () => {
-    const running = readFileSync(join(dir, 'B-computer-running.json'), 'utf8');
-    const runningBody = JSON.stringify((JSON.parse(running) as { body: unknown }).body);
-    const stale = () => ({ status: 200, body: runningBody });
-    const { session, driver, requests } = setup('B-computer-complete', [stale, stale, stale, stale]);
+describe('a page that shows the turn done while the JSON gives no answer for it', () => {
+  /** Runs a wait on the complete page with `body` for every JSON read, ten seconds of fake time. */
+  const waitTenSeconds = async (body: string) => {
+    const { session, driver, requests } = setup('B-computer-complete', Array.from({ length: 8 }, () => () => ({ status: 200, body })));
     vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
+    const controller = new AbortController();
     try {
-      const waiting = waitForCheckpoint(session, driver.watcher, { threadId: session.threadId ?? '', timeoutMs: 120_000 });
+      let out: Awaited<ReturnType<typeof waitForCheckpoint>> | undefined;
+      const waiting = waitForCheckpoint(session, driver.watcher, { threadId: session.threadId ?? '', timeoutMs: 120_000 }, { signal: controller.signal }).then(
+        (o) => {
+          out = o;
+        },
+        () => undefined,
+      );
       for (let i = 0; i < 10; i++) {
         now += 1000;
         await vi.advanceTimersByTimeAsync(1000);
       }
-      const out = await waiting;
-      expect(requests).toHaveLength(2);
-      expect(out.reading.source).toBe('page');
-      expect(out.turn.event).toBe('complete');
-      expect(driver.watcher.active).toBe(false);
+      // A wait still going is let go, so that nothing of it outlives the test.
+      controller.abort();
+      await waiting;
+      return { out, requests, driver };
     } finally {
       vi.useRealTimers();
     }
+  };
+
+  it('a JSON entry it calls finished, with its text where the reader does not take it: the page answers after two reads (threads review M1)', async () => {
+    const saved = JSON.stringify((JSON.parse(readFileSync(join(dir, 'B-computer-complete.json'), 'utf8')) as { body: unknown }).body);
+    const untaken = saved.replaceAll('"variant":"answer"', '"variant":"thought"');
+    expect(untaken).not.toBe(saved);
+    const { out, requests, driver } = await waitTenSeconds(untaken);
+    expect(requests).toHaveLength(2);
+    expect(out?.reading.source).toBe('page');
+    expect(out?.turn.event).toBe('complete');
+    expect(driver.watcher.active).toBe(false);
+  });
+
+  it('a JSON entry still PENDING is the JSON’s word that the turn runs: the page is not taken over it (day-2 review M1)', async () => {
+    const running = JSON.stringify((JSON.parse(readFileSync(join(dir, 'B-computer-running.json'), 'utf8')) as { body: unknown }).body);
+    const { out, requests } = await waitTenSeconds(running);
+    expect(out).toBeUndefined();
+    expect(requests.length).toBeGreaterThanOrEqual(3);
   });
 });
 

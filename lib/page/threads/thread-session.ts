@@ -46,6 +46,11 @@ export class ThreadSession {
 
   constructor(private readonly deps: SessionDeps) {}
 
+  /** Whether the JSON calls an entry of this status finished (the reader in use, `values.entryComplete`). */
+  entryDone(status: string): boolean {
+    return (this.deps.json().values.entryComplete ?? []).includes(status);
+  }
+
   lastAssetLinks(): Map<string, { url: string; expiresAt?: number }> {
     return this.links;
   }

@@ -158,7 +158,9 @@ export function waitForCheckpoint(session: ThreadSession, watcher: PageWatcher, 
           if (outcome.ok && session.usable(outcome.reading, Date.now())) {
             const turn = turnOf(outcome.reading, target);
             if (turn?.event) return finish(outcome.reading, turn);
-            disagreements = jsonDisagreedAt === at ? disagreements + 1 : 1;
+            // Only an entry the JSON itself calls finished (its text one the reader does not take) counts toward the
+            // page's answering: one still PENDING is the JSON's word that the turn runs (day-2 review M1).
+            disagreements = turn && session.entryDone(turn.entryStatus) ? (jsonDisagreedAt === at ? disagreements : 0) + 1 : 0;
             jsonDisagreedAt = at;
             return check();
           }
@@ -204,9 +206,9 @@ export function waitForCheckpoint(session: ThreadSession, watcher: PageWatcher, 
       }
       blindRetries = 0;
       if (!pageSays) return;
-      // The page shows this turn's end by its own sign, and the JSON read twice since says no more than "running" for
-      // that same page: the page answers. A JSON "complete" with no text the reader takes stays running there, and
-      // without this the wait asked it every few seconds to the end of its hold (threads review 2026-12-05, M1).
+      // The page shows this turn's end by its own sign, and the JSON, read twice since for that same page, calls the
+      // entry finished but gives no text the reader takes (it stays running there): the page answers. Without this
+      // the wait asked the JSON every few seconds to the end of its hold (threads review 2026-12-05, M1).
       if (jsonDisagreedAt === session.pageSignature() && disagreements >= JSON_DISAGREEMENTS) return fromPage();
       if (session.mayFetch()) return askJson();
       if (jsonDisagreedAt === session.pageSignature()) {
