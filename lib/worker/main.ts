@@ -14,7 +14,7 @@ import { PanelService } from './panel/panel-service';
 import { admitPort } from './calls/port-guard';
 import { Router } from './calls/router';
 import { keepStorageTrusted, saveProfileLabel } from './browser/settings';
-import { sessionValue } from './browser/session-store';
+import { localValue, sessionValue } from './browser/session-store';
 import { DoorThreads } from './threads/door-threads';
 import { TabService } from './calls/tabs';
 import { PageAccessWatch } from './calls/page-access';
@@ -81,7 +81,8 @@ export function startWorker(): void {
   const packs = new PackStore({ broadcast: (message) => pages.broadcast(message), onChange: (itemsChanged) => panels.onPacksChanged(itemsChanged), store: sessionValue('packs') });
   void packs.restore();
   const tabs = new TabService(pages, (tabId) => threads.tabs.isOwned(tabId));
-  const publicThreads = new DoorThreads(sessionValue('publicThreads'));
+  // Kept across browser restarts and updates: an Agent API task outlives both, and its caller must still reach it.
+  const publicThreads = new DoorThreads(localValue('publicThreads'));
   // Calls wait for this: a public-door call on its own thread must not be judged before the worker knows it.
   const restored = Promise.all([tabs.restore().catch(() => {}), publicThreads.load()]);
 

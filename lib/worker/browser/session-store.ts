@@ -17,6 +17,14 @@ export function sessionValue<T>(key: string): SessionValue<T> {
   };
 }
 
+/** The same, in browser.storage.local: it outlives the browser too (what must hold after a restart or an update). */
+export function localValue<T>(key: string): SessionValue<T> {
+  return {
+    load: async () => (await browser.storage.local.get(key))[key],
+    save: (value) => browser.storage.local.set({ [key]: value }),
+  };
+}
+
 /** How long changes gather before one write; a worker evicted meanwhile loses at most this much. */
 export const SAVE_DELAY_MS = 1000;
 

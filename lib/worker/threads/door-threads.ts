@@ -5,8 +5,9 @@ const MAX_THREADS = 500;
 
 /**
  * The threads started through the public door (start_thread from the Agent API): there, those are the caller's own;
- * any other thread is the person's library (lib/protocol/access.ts `threadTarget`). Kept in storage.session, so a
- * restarted worker still knows them; a thread it forgot needs the person's library setting, never less.
+ * any other thread is the person's library (lib/protocol/access.ts `threadTarget`). Kept in storage.local, so a
+ * restarted worker, browser or extension still knows them (day-2 review M2: a task outlives a restart, and its caller
+ * was refused its own thread after one); a thread it forgot needs the person's library setting, never less.
  */
 export class DoorThreads {
   private ids: string[] = [];
