@@ -249,6 +249,16 @@ describe('reads without a tab', () => {
     expect(read.webStateError).toMatch(/Read from the page instead.*no list of entries at entries/);
   });
 
+  it('an id the task page does not know, with the recent threads unreadable (rate-limited): said so, never "no such thread" (day-2 review M4)', async () => {
+    const { calls } = fakeThreadCalls(async (tabId, method, params) => {
+      if (method === 'threads.locate') return { found: false };
+      if (method === 'threads.fetch' && String(params.path).includes('list_recent')) return { status: 200, body: '', path: String(params.path) };
+      return fetchingPage(() => ({ status: 200, body: JSON.stringify({ items: [] }) }))(tabId, method, params);
+    }, { initial: [PERSON], connected: () => [1] });
+    const error = await calls.call('threads.send', { threadId: 'some-slug-Ab1', message: 'x', attachments: [], settings: {}, tabCap: 6 }, signal, () => {}).catch((e: RelayError) => e);
+    expect(error).toMatchObject({ code: 'AGENT_ERROR', message: expect.stringMatching(/recent threads that would say which thread it is could not be read .*Try again in a minute/) });
+  });
+
   it('a tab that already shows the thread answers the read, as before; acting calls still get a tab of ours', async () => {
     const { calls, tabs, requests } = fakeThreadCalls(async (tabId, method, params) => {
       if (method === 'threads.locate') return { found: true };

@@ -333,13 +333,22 @@ export class ThreadCalls {
     return this.deps.connectedTabs().some((tabId) => threadIdOfUrl(this.deps.pages.state(tabId)?.url) === threadId);
   }
 
+  /**
+   * Where the recent threads list shows the thread, if they do. A list that could not be read says nothing of the
+   * thread: that is said, never "no such thread" (day-2 review M4: a rate-limited list made a running task "failed").
+   */
   private async pathOf(tabId: number, threadId: string, signal: AbortSignal): Promise<string | undefined> {
     const fetched = await this.deps.pages.request(tabId, 'threads.fetch', { path: this.account.listRecent.path, query: {}, headers: this.account.headers }, signal, () => {});
+    let body: unknown;
     try {
-      return threadPathFrom(accountBody(fetched, 'the recent threads', this.account), this.account, threadId);
-    } catch {
-      return undefined; // the list could not be read: the thread is reported unknown
+      body = accountBody(fetched, 'the recent threads', this.account);
+    } catch (error) {
+      throw new RelayError(
+        'AGENT_ERROR',
+        `thread_id "${threadId}" is no Computer task id, and the recent threads that would say which thread it is could not be read (${RelayError.from(error).message}). Try again in a minute.`,
+      );
     }
+    return threadPathFrom(body, this.account, threadId);
   }
 
   /**
