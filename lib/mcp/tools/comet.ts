@@ -332,7 +332,7 @@ const getSources = defineTool({
     // The page says it has more than were read (its "N sources" button, while the answer's chips name only those cited).
     const part =
       stated !== undefined && stated > sources.length
-        ? `\n\nThe page says this answer has ${stated} sources; ${sources.length} of them could be read without opening its Sources pane, which comet-relay does not open.`
+        ? `\n\nThe page says this answer has ${stated} sources; ${sources.length} of them could be read (the answer's citations, and a Sources tab where the page has one): the pane its "${stated} sources" button opens is not read.`
         : '';
     const notice = `${part}${repair ? `\n\n${repair}` : ''}`;
     if (sources.length === 0) return textResult(`No sources found on the current page.${notice}`);
