@@ -776,6 +776,22 @@ describe('a run that ends early keeps the record of what it wrote (review-instal
     );
   });
 
+  it('a line a full disk cut short does not swallow the next run’s first line (day-2 review L2)', async () => {
+    const { Journal } = await import('../../lib/cli/export/journal');
+    const { Manifest } = await import('../../lib/cli/export/manifest');
+    fs.writeFileSync(path.join(copy, JOURNAL), '{"slug":"thread-9-Ab9x","file":"cut-sho');
+    const journal = new Journal(copy);
+    const text = 'the thread, whole\n';
+    const entry = { slug: 'thread-1-Ab1x', file: 'a-thread.md', format: 'md' as const, lastActivity: '2026-11-02T10:00:00Z' };
+    await journal.note(entry, text);
+    fs.writeFileSync(path.join(copy, 'a-thread.md'), text);
+    await journal.close();
+    // The next run, after this one was killed: the file is known as the export's own.
+    const { manifest } = await Manifest.load(copy);
+    expect(await new Journal(copy).replay(manifest)).toBe(1);
+    expect(manifest.get('thread-1-Ab1x', 'md')).toMatchObject({ file: 'a-thread.md' });
+  });
+
   function io() {
     const seen = { err: '', exits: [] as number[], interrupt: () => {}, terminate: (_signal: string) => {}, manifestAtExit: [] as unknown[], filesAtExit: [] as string[] };
     const value: ExportIo = {

@@ -26,7 +26,7 @@ const Line = ManifestEntrySchema.extend({ sha256: z.string().regex(/^[0-9a-f]{64
 const sha256 = (data: string | Buffer) => createHash('sha256').update(data).digest('hex');
 
 // No link is followed to write the journal, and a pipe planted under its name does not block the run.
-const APPEND = fs.constants.O_WRONLY | fs.constants.O_APPEND | fs.constants.O_CREAT | (fs.constants.O_NOFOLLOW ?? 0) | (fs.constants.O_NONBLOCK ?? 0);
+const APPEND = fs.constants.O_RDWR | fs.constants.O_APPEND | fs.constants.O_CREAT | (fs.constants.O_NOFOLLOW ?? 0) | (fs.constants.O_NONBLOCK ?? 0);
 
 export class Journal {
   private handle: Promise<fsp.FileHandle> | undefined;
@@ -108,11 +108,18 @@ export class Journal {
 
   private async open(): Promise<fsp.FileHandle> {
     const handle = await fsp.open(this.file, APPEND, 0o600);
-    if (!(await handle.stat()).isFile()) {
+    const stat = await handle.stat();
+    if (!stat.isFile()) {
       await handle.close();
       throw new FolderProblem(`${this.file} is not a file comet-relay made (a pipe or a device); remove it, then run the same command again.`);
     }
     this.ours = true;
+    // A line an earlier run's full disk cut short has no newline: this run's first line must not be glued to it, or
+    // both are unreadable and that file is taken for someone else's (day-2 review L2).
+    if (stat.size > 0) {
+      const { buffer } = await handle.read(Buffer.alloc(1), 0, 1, stat.size - 1);
+      if (buffer[0] !== 0x0a) await handle.write('\n');
+    }
     return handle;
   }
 
