@@ -116,6 +116,12 @@ describe('mode on generation A (slash typeahead)', () => {
     const driver = modeControl(createPageDriver(window));
     expect(await driver.getMode(true)).toMatchObject({ mode: null, source: 'unavailable', acts: true });
     expect(exec.calls).toEqual([]);
+    // Text in the composer (another session's prompt being typed, perhaps): still the turn's to read, not "could not see".
+    const composer = document.getElementById('ask-input') as HTMLElement;
+    composer.textContent = 'a prompt on its way';
+    expect(await driver.getMode(true)).toMatchObject({ mode: null, acts: true });
+    expect(composer.textContent).toBe('a prompt on its way');
+    composer.textContent = '';
     document.querySelector('.toolbar')?.insertAdjacentHTML('afterbegin', pill('Learn step by step', '#pplx-icon-book'));
     expect(await driver.getMode(true)).toEqual({ mode: 'learn', source: 'pill' });
   });

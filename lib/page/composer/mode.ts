@@ -371,10 +371,12 @@ async function readModeA(ctx: PageContext, passive?: boolean): Promise<ModeRead>
   if (!composer) return unavailable(ctx);
   const shown = pillMode(ctx.doc, ctx.set);
   if (shown) return { mode: shown, source: 'pill' };
+  // Only looking, the rest is the mode turn's: text in the composer now may be another session's prompt being typed,
+  // gone by the time the turn is had (day-2 review L4).
+  if (passive) return ACTS;
   if (composerText(composer).trim() !== '') {
     return unseen(`no mode pill this version knows is on ${ctx.doc.location.href}, and the composer holds text: the slash menu would mean typing into it`);
   }
-  if (passive) return ACTS;
   try {
     return fromMenu(ctx, await withTypeahead(ctx, (menu) => activeMode(ctx, menu)));
   } catch (e) {
