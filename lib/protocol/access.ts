@@ -185,6 +185,21 @@ export const THREAD_METHODS: readonly MethodName[] = [
   'threads.respond',
 ];
 
+/**
+ * A navigation at the public door to more than the home page (a thread, the library's list, a Space) shows the
+ * person's library to whoever then reads the tab: it needs PUBLIC_LIBRARY_SETTING besides the person's policy (day-2
+ * review M3: comet_open_conversation, then comet_get_page_content, read any thread with the setting off). A prompt's
+ * address is a send, judged as one.
+ */
+export function opensLibrary(door: Door, method: string, params: Params): boolean {
+  if (door !== 'public' || method !== 'tabs.navigate' || typeof params.url !== 'string') return false;
+  try {
+    return new URL(params.url).pathname !== '/' && promptInUrl(params.url) === undefined;
+  } catch {
+    return true;
+  }
+}
+
 /** The target of a call on a thread: `library` at the public door unless that door started the thread. */
 export function threadTarget(door: Door, method: string, startedAtDoor: boolean): Target {
   return door === 'public' && (THREAD_METHODS as readonly string[]).includes(method) && !startedAtDoor ? 'library' : targetOf(method);

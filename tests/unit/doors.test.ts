@@ -177,6 +177,10 @@ function world(settings: ControlSettings = DEFAULT_SETTINGS) {
       calls.push(`switch ${id}`);
       return info(BANK, 'Other');
     },
+    navigate: async (url: string) => {
+      calls.push(`navigate ${url}`);
+      return url;
+    },
     capture: async () => {
       calls.push('capture');
       return { data: 'png', mimeType: 'image/png' };
@@ -318,5 +322,23 @@ describe('the public door and threads it did not start (threads review 2026-12-0
     await on.call('public', 'threads.start', { message: 'plan a trip' });
     expect(await on.call('public', 'threads.send', { threadId: 'task-new', message: 'and a hotel' })).toMatchObject({ kind: 'result' });
     expect(on.calls).toEqual(['threads.start', 'threads.send task-new']);
+  });
+});
+
+describe('the public door and a navigation that opens the library (day-2 review M3)', () => {
+  const THREAD_URL = 'https://www.perplexity.ai/search/the-persons-thread-Ab1';
+  it('opening a thread (or the library) needs the library setting; the home page does not', async () => {
+    const off = world();
+    for (const url of [THREAD_URL, 'https://www.perplexity.ai/library']) {
+      expect(await off.call('public', 'tabs.navigate', { url })).toMatchObject({
+        kind: 'error',
+        error: { code: 'PERMISSION_DENIED', message: expect.stringContaining('Let the Agent API read my library') },
+      });
+    }
+    expect(await off.call('public', 'tabs.navigate', { url: 'https://www.perplexity.ai/' })).toMatchObject({ kind: 'result' });
+    expect(await off.call('loopback', 'tabs.navigate', { url: THREAD_URL })).toMatchObject({ kind: 'result' });
+    expect(off.calls).toEqual(['navigate https://www.perplexity.ai/', `navigate ${THREAD_URL}`]);
+    const on = world({ ...DEFAULT_SETTINGS, publicLibrary: true });
+    expect(await on.call('public', 'tabs.navigate', { url: THREAD_URL })).toMatchObject({ kind: 'result' });
   });
 });

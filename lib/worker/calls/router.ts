@@ -6,7 +6,7 @@ import { extractVisibleText } from '../../page/dom/visible-text';
 import { questionKey, questionMatch } from '../../page/answer/question';
 import { categorizeTab, isPerplexityUrl, PERPLEXITY_HOME, samePage } from '../../protocol/urls';
 import { threadIdOfUrl } from '../../protocol/threads/thread-ids';
-import { accessNeed, doorRefused, type Need, type Target, threadTarget } from '../../protocol/access';
+import { accessNeed, doorRefused, type Need, opensLibrary, type Target, threadTarget } from '../../protocol/access';
 import { doorOf } from '../../protocol/doors';
 import { traceClock } from '../../protocol/ports';
 import { browser } from '../browser/ext';
@@ -155,10 +155,12 @@ export class Router {
       const target = threadTarget(door, method, Boolean(this.deps.publicThreads?.has(params.threadId)));
       const need = accessNeed({ door, method, params, target });
       if (need === 'never') throw doorRefused(door, request.origin?.tool, method, target);
-      // The library at the public door: only with the person's setting (lib/protocol/access.ts).
-      if (need === 'public-library') {
+      // The library at the public door: only with the person's setting (lib/protocol/access.ts), a navigation that
+      // opens one of its pages too.
+      const opens = opensLibrary(door, method, params);
+      if (need === 'public-library' || opens) {
         if (!this.deps.authorizeTarget) throw publicLibraryRefused();
-        await this.deps.authorizeTarget(request, need, `read the Perplexity library (${method})`, signal, progress);
+        await this.deps.authorizeTarget(request, 'public-library', opens ? `open ${String(params.url)}, a page of the Perplexity library` : `read the Perplexity library (${method})`, signal, progress);
       }
       // A new chat that would throw away the person's draft is refused before the person is asked to approve it.
       if (method === 'page.ask' && params.newChat) await this.refuseOverDraft(signal);
