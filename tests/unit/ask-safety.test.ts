@@ -118,7 +118,7 @@ describe('a cancelled ask never types or submits after the cancel', () => {
     };
     await submitted();
     controller.abort();
-    await expect(asked).rejects.toMatchObject({ code: 'CANCELLED', message: expect.stringMatching(/after its prompt was submitted.*check with comet_poll before sending it again/) });
+    await expect(asked).rejects.toMatchObject({ code: 'CANCELLED', message: expect.stringMatching(/after its prompt was submitted.*check with comet_poll \(read_thread for a Computer thread\) before sending it again/) });
     expect(page.submitted).toEqual(['What is the capital of France?']);
     expect(page.composer.textContent).toBe('my half-written notes');
   });

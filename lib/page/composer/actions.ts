@@ -226,7 +226,7 @@ export async function ask(
     ctx.waitFor(probe, ms, signal).catch(async (error: unknown) => {
       if (RelayError.from(error).code !== 'CANCELLED') throw error;
       await putBackDraft(ctx, held, params.prompt, options, confirmMs);
-      throw new RelayError('CANCELLED', 'The ask was cancelled after its prompt was submitted: the page may have taken it; check with comet_poll before sending it again.');
+      throw new RelayError('CANCELLED', 'The ask was cancelled after its prompt was submitted: the page may have taken it; check with comet_poll (read_thread for a Computer thread) before sending it again.');
     });
   let found = await confirm(confirmMs);
   // The composer emptied: the page took the prompt and its turn is slow to show (#11 of the 2026-12-02
