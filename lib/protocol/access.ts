@@ -186,15 +186,17 @@ export const THREAD_METHODS: readonly MethodName[] = [
 ];
 
 /**
- * A navigation at the public door to more than the home page (a thread, the library's list, a Space) shows the
- * person's library to whoever then reads the tab: it needs PUBLIC_LIBRARY_SETTING besides the person's policy (day-2
- * review M3: comet_open_conversation, then comet_get_page_content, read any thread with the setting off). A prompt's
- * address is a send, judged as one.
+ * A navigation at the public door to more than the home page or the prompt endpoint (a thread, the library's list, a
+ * Space) shows the person's library to whoever then reads the tab: it needs PUBLIC_LIBRARY_SETTING besides the
+ * person's policy (day-2 review M3: comet_open_conversation, then comet_get_page_content, read any thread with the
+ * setting off). By path alone, whatever the query: a prompt parameter on a thread's or the library's address opens
+ * that page all the same (day-3 review H1); `/search?q=…` is a send, judged as one besides.
  */
 export function opensLibrary(door: Door, method: string, params: Params): boolean {
   if (door !== 'public' || method !== 'tabs.navigate' || typeof params.url !== 'string') return false;
   try {
-    return new URL(params.url).pathname !== '/' && promptInUrl(params.url) === undefined;
+    const path = new URL(params.url).pathname.replace(/\/+$/, '');
+    return path !== '' && path !== '/search';
   } catch {
     return true;
   }

@@ -329,15 +329,17 @@ describe('the public door and a navigation that opens the library (day-2 review 
   const THREAD_URL = 'https://www.perplexity.ai/search/the-persons-thread-Ab1';
   it('opening a thread (or the library) needs the library setting; the home page does not', async () => {
     const off = world();
-    for (const url of [THREAD_URL, 'https://www.perplexity.ai/library']) {
+    // A prompt parameter on a thread's or the library's address opens that page all the same (day-3 review H1).
+    for (const url of [THREAD_URL, 'https://www.perplexity.ai/library', 'https://www.perplexity.ai/library?query=a', `${THREAD_URL}?q=x`, 'https://perplexity.ai/search/x/']) {
       expect(await off.call('public', 'tabs.navigate', { url })).toMatchObject({
         kind: 'error',
         error: { code: 'PERMISSION_DENIED', message: expect.stringContaining('Let the Agent API read my library') },
       });
     }
     expect(await off.call('public', 'tabs.navigate', { url: 'https://www.perplexity.ai/' })).toMatchObject({ kind: 'result' });
+    expect(await off.call('public', 'tabs.navigate', { url: 'https://www.perplexity.ai/search?q=tides' })).toMatchObject({ kind: 'result' });
     expect(await off.call('loopback', 'tabs.navigate', { url: THREAD_URL })).toMatchObject({ kind: 'result' });
-    expect(off.calls).toEqual(['navigate https://www.perplexity.ai/', `navigate ${THREAD_URL}`]);
+    expect(off.calls).toEqual(['navigate https://www.perplexity.ai/', 'navigate https://www.perplexity.ai/search?q=tides', `navigate ${THREAD_URL}`]);
     const on = world({ ...DEFAULT_SETTINGS, publicLibrary: true });
     expect(await on.call('public', 'tabs.navigate', { url: THREAD_URL })).toMatchObject({ kind: 'result' });
   });
