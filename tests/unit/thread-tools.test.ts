@@ -241,23 +241,37 @@ describe('call_perplexity_computer: holding the call', () => {
     expect(structured?.text).not.toMatch(/keeps running/);
   });
 
-  it('a wait that finds the thread gone (THREAD_NOT_FOUND) says so as an error, not as still working', async () => {
+  it('a wait that cannot find the thread again (THREAD_NOT_FOUND) says it could not see, neither failed nor running (day-3 review M2)', async () => {
     const browser = new FakeBrowser().on('threads.start', submitted).fail('threads.wait', 'THREAD_NOT_FOUND', 'thread_id "x" matches no Perplexity thread of this account.');
     const { structured } = await call(browser, 'call_perplexity_computer', { message: 'x' }).done;
-    expect(structured).toMatchObject({ thread_id: THREAD, event: 'error', task_status: 'failed' });
-    expect(structured?.text).toMatch(/could no longer be found: \[THREAD_NOT_FOUND\].*deleted in Perplexity/);
+    expect(structured).toMatchObject({ thread_id: THREAD, event: 'timeout' });
+    expect(structured?.text).toMatch(/stopped waiting for this task: \[THREAD_NOT_FOUND\].*whether it still runs, this wait could not see/);
+    expect(structured?.text).not.toMatch(/keeps running|failed/);
   });
 
-  it("the client's cancellation stops the wait (and its heartbeat); nothing keeps waiting", async () => {
-    vi.useFakeTimers();
-    const browser = new FakeBrowser().on('threads.start', submitted).on('threads.wait', () => new Promise(() => {}));
-    const { world, done } = call(browser, 'call_perplexity_computer', { message: 'x' }, {}, { COMET_THREAD_PROGRESS_MS: '1000' });
-    await vi.advanceTimersByTimeAsync(2500);
-    world.controller.abort();
-    await expect(done).rejects.toThrow(/cancelled/);
-    const count = world.progress.length;
-    await vi.advanceTimersByTimeAsync(10_000);
-    expect(world.progress).toHaveLength(count);
+  it('the steps a hold says it heard stay within threads.wait’s bounds and start again with a new turn (day-3 review M1)', async () => {
+    const long = 'x'.repeat(2500);
+    const run = async (nextTurn: number) => {
+      let waits = 0;
+      const browser = new FakeBrowser()
+        .on('threads.start', submitted)
+        .on('threads.wait', (_params, options) => {
+          waits += 1;
+          if (waits > 1) return checkpoint({ turn: nextTurn });
+          for (let i = 0; i < 1100; i++) options.onProgress?.(`step ${i}`);
+          options.onProgress?.(long);
+          return checkpoint({ turn: 1, event: 'ask_user_question', interactions: [question()] });
+        })
+        .on('threads.respond', { ...submitted, turn: nextTurn });
+      const elicit = async () => ({ action: 'accept' as const, content: { answer_1: 'PDF' } });
+      await call(browser, 'call_perplexity_computer', { message: 'x' }, { elicit }).done;
+      return browser.calls.filter((c) => c.method === 'threads.wait')[1]?.params.heard as string[] | undefined;
+    };
+    const sameTurn = await run(1);
+    expect(sameTurn).toHaveLength(1000);
+    expect(sameTurn?.[0]).toBe('step 100');
+    expect(sameTurn).not.toContain(long);
+    expect(await run(2)).toEqual([]);
   });
 });
 

@@ -25,6 +25,10 @@ export interface HoldOptions {
   elicit?: Elicit;
 }
 
+/** threads.wait's bounds on the steps a caller says it heard (lib/protocol/threads/threads.ts). */
+const HEARD_MAX = 1000;
+const HEARD_STEP_MAX = 2000;
+
 /** Extra time the relay allows a threads.wait beyond its own timeout before giving up on the browser. */
 const WAIT_GRACE_MS = 30_000;
 
@@ -32,10 +36,12 @@ export async function holdThread(options: HoldOptions, submitted: { threadId: st
   const { threadId } = submitted;
   const beat = heartbeat(options, `thread_id ${threadId}`, 'working. If this call is cut off, call read_thread with this thread_id.');
   const answered = new Set<string>();
-  // The steps this call heard, so that each of its waits sends only the others (the page's record is per tab).
-  const heard: string[] = [];
+  // The steps this call heard of its current turn, so that each of its waits sends only the others (the page's
+  // record is per tab). Within threads.wait's bounds: the newest HEARD_MAX, none longer than a step may be (a longer
+  // one is only heard again; day-3 review M1).
+  let heard: string[] = [];
   const onStep = (step: string) => {
-    if (!heard.includes(step)) heard.push(step);
+    if (step.length <= HEARD_STEP_MAX && !heard.includes(step)) heard = [...heard, step].slice(-HEARD_MAX);
     beat.step(step);
   };
   let turn = submitted.turn;
@@ -74,6 +80,8 @@ export async function holdThread(options: HoldOptions, submitted: { threadId: st
         return await refusedReplyResult(interaction, reply, cause);
       }
       if ('notSent' in next) return notSentResult(next);
+      // A new turn: its steps are new, whatever their words.
+      if (next.turn !== turn) heard = [];
       turn = next.turn;
     }
   }

@@ -183,27 +183,19 @@ export function notSentResult(refusal: TurnNotSent): ThreadResult {
 }
 
 /**
- * The wait broke after the turn was submitted (the browser or the host went away, a reading failed). The task was
- * sent; what it does now this wait did not see: the seed's `timeout` (whose task_status is the seed's table, not a
- * sighting), worded as not known, never "keeps running". A thread the site says is not there (THREAD_NOT_FOUND:
- * deleted meanwhile) is a sighting: `error` (threads review 2026-12-05, M2).
+ * The wait broke after the turn was submitted (the browser or the host went away, a reading failed, the thread could
+ * not be found again). The task was sent; what it does now this wait did not see: the seed's `timeout` (whose
+ * task_status is the seed's table, not a sighting), worded as not known, never "keeps running" (threads review
+ * 2026-12-05, M2). THREAD_NOT_FOUND is no sighting either: it also comes of a thread the recent-threads list does not
+ * show, an older one (day-3 review M2).
  */
 export function stoppedWaitingResult(threadId: string, cause: { code: string; message: string }): ThreadResult {
-  const why = `[${cause.code}] ${cause.message}`;
-  if (cause.code === 'THREAD_NOT_FOUND') {
-    return {
-      thread_id: threadId,
-      event: 'error',
-      task_status: taskStatusOf('error'),
-      text: `While comet-relay waited, this task's thread could no longer be found: ${why} It may have been deleted in Perplexity; read_thread with thread_id ${threadId} says what is there now.`,
-    };
-  }
   return {
     thread_id: threadId,
     event: 'timeout',
     task_status: taskStatusOf('timeout'),
     text:
-      `comet-relay stopped waiting for this task: ${why} The task was sent; whether it still runs, this wait could not see: ` +
+      `comet-relay stopped waiting for this task: [${cause.code}] ${cause.message} The task was sent; whether it still runs, this wait could not see: ` +
       `call read_thread with thread_id ${threadId} to check on it (do not send it again).`,
   };
 }
