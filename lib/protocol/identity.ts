@@ -18,8 +18,11 @@ export const EXTENSION_ORIGIN = `chrome-extension://${EXTENSION_ID}/`;
  * the public door's and refuse the tab list to a local client without saying why; the handshake says it instead.
  * An optional field whose absence each side already handles is additive and keeps the number: the welcome's
  * `command` (2026-12-04) — an older host sends none (the extension keeps its last known form), an older extension drops it.
+ * 3 (2026-12-05): an error's data may say `notSent` (a Computer follow-up the page refused before typing). The error
+ * data is checked strictly on every hop, so a host of protocol 2 would drop the refusal's frame, and the agent would
+ * wait out its call to hear "may have been sent" (day-3 review L1); the handshake says to install one version instead.
  */
-export const PROTOCOL_VERSION = 2;
+export const PROTOCOL_VERSION = 3;
 
 /** The longest command form a host may send (`command` in its welcome); a longer one it leaves out. */
 export const CLI_FORM_MAX = 1000;
