@@ -112,6 +112,13 @@ describe('call_perplexity_computer: the seed rules, each named in an isError res
     expect(text).toBe(`[AGENT_ERROR] The message was not sent: still working (thread_id ${THREAD}; read_thread says where it stands).`);
   });
 
+  it('a follow-up the person’s policy refused is said to be unsent, never "may have been sent" (day-3 review L2)', async () => {
+    const browser = new FakeBrowser().fail('threads.send', 'PERMISSION_DENIED', 'The person denied it.').on('threads.state', checkpoint({ turn: 0, text: 'As it was.' }));
+    const { structured } = await call(browser, 'call_perplexity_computer', { message: 'More', thread_id: THREAD }).done;
+    expect(structured?.text).toMatch(/^\[PERMISSION_DENIED\] The message was not sent: The person denied it\./);
+    expect(structured?.task_status).toBeUndefined();
+  });
+
   it('a follow-up that failed after it may have gone (a timeout, the link gone) says so, and passes no earlier turn off as its reply (day-2 review H2)', async () => {
     for (const code of ['TIMEOUT', 'HOST_DISCONNECTED', 'EXTENSION_NOT_CONNECTED'] as const) {
       const browser = new FakeBrowser().fail('threads.send', code, 'no reply within 90 s.').on('threads.state', checkpoint({ turn: 0, text: 'OLD ANSWER' }));

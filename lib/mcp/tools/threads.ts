@@ -414,7 +414,8 @@ async function runTurn(
  * (day-2 review H2).
  */
 async function refusedFollowUp(context: ToolContext, threadId: string, cause: RelayError): Promise<CallToolResult> {
-  const notSent = (cause.data as { notSent?: boolean } | undefined)?.notSent === true;
+  // The person's policy refuses before anything reaches the page (Read-only, a denied approval): nothing was sent either.
+  const notSent = cause.data?.notSent === true || cause.code === 'PERMISSION_DENIED';
   if (!notSent) {
     return errorText(`[${cause.code}] ${cause.message} The message may have been sent before this: call read_thread with thread_id ${threadId} to see before sending it again.`);
   }

@@ -346,6 +346,8 @@ export class ThreadCalls {
       throw new RelayError(
         'AGENT_ERROR',
         `thread_id "${threadId}" is no Computer task id, and the recent threads that would say which thread it is could not be read (${RelayError.from(error).message}). Try again in a minute.`,
+        // Before any tab was asked to act: nothing was sent.
+        { notSent: true },
       );
     }
     return threadPathFrom(body, this.account, threadId);
