@@ -289,9 +289,9 @@ describe('a turn the page reader cannot find', () => {
 });
 
 describe('a page that shows the turn done while the JSON gives no answer for it', () => {
-  /** Runs a wait on the complete page with `body` for every JSON read, ten seconds of fake time. */
-  const waitTenSeconds = async (body: string) => {
-    const { session, driver, requests } = setup('B-computer-complete', Array.from({ length: 8 }, () => () => ({ status: 200, body })));
+  /** Runs a wait on `fixture`'s page with `body` for every JSON read, `seconds` of fake time. */
+  const waitTenSeconds = async (body: string, seconds = 10, fixture = 'B-computer-complete') => {
+    const { session, driver, requests } = setup(fixture, Array.from({ length: 60 }, () => () => ({ status: 200, body })));
     vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
     const controller = new AbortController();
     try {
@@ -302,7 +302,7 @@ describe('a page that shows the turn done while the JSON gives no answer for it'
         },
         () => undefined,
       );
-      for (let i = 0; i < 10; i++) {
+      for (let i = 0; i < seconds; i++) {
         now += 1000;
         await vi.advanceTimersByTimeAsync(1000);
       }
@@ -326,11 +326,26 @@ describe('a page that shows the turn done while the JSON gives no answer for it'
     expect(driver.watcher.active).toBe(false);
   });
 
+  const running = () => JSON.stringify((JSON.parse(readFileSync(join(dir, 'B-computer-running.json'), 'utf8')) as { body: unknown }).body);
+
   it('a JSON entry still PENDING is the JSON’s word that the turn runs: the page is not taken over it (day-2 review M1)', async () => {
-    const running = JSON.stringify((JSON.parse(readFileSync(join(dir, 'B-computer-running.json'), 'utf8')) as { body: unknown }).body);
-    const { out, requests } = await waitTenSeconds(running);
+    const { out, requests } = await waitTenSeconds(running());
     expect(out).toBeUndefined();
     expect(requests.length).toBeGreaterThanOrEqual(3);
+  });
+
+  it('a JSON that lags is asked each time twice as late, not every 3 s to the end of the hold (day-3 review L3)', async () => {
+    const { out, requests } = await waitTenSeconds(running(), 115);
+    expect(out).toBeUndefined();
+    // 0, 3, 9, 21, 45, 93 s: six reads in two minutes, where every 3 s made 41.
+    expect(requests.length).toBeLessThanOrEqual(7);
+  });
+
+  it('a question the page shows is taken after one JSON read that lags (day-3 review L3)', async () => {
+    const { out, requests } = await waitTenSeconds(running(), 10, 'B-computer-question');
+    expect(out?.reading.source).toBe('page');
+    expect(out?.turn.event).toBe('ask_user_question');
+    expect(requests).toHaveLength(1);
   });
 });
 

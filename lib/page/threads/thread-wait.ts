@@ -74,8 +74,11 @@ export function waitForCheckpoint(session: ThreadSession, watcher: PageWatcher, 
     let quiet: ReturnType<typeof setTimeout> | undefined;
     /** The page state at which the JSON said "still running": wait for the JSON again, not the page. */
     let jsonDisagreedAt: string | undefined;
-    /** How many JSON reads in a row said so for that same page state. */
+    /** How many JSON reads in a row said so for that same page state (finished entries only), and in all. */
     let disagreements = 0;
+    let lagging = 0;
+    /** The lagging JSON's next read is due (its timer, `retry`, fired). */
+    let lagDue = false;
     /** JSON reads asked on a timer while the page shows no such turn (the delay doubles with each). */
     let blindRetries = 0;
     let blind: ReturnType<typeof setTimeout> | undefined;
@@ -161,6 +164,7 @@ export function waitForCheckpoint(session: ThreadSession, watcher: PageWatcher, 
             // Only an entry the JSON itself calls finished (its text one the reader does not take) counts toward the
             // page's answering: one still PENDING is the JSON's word that the turn runs (day-2 review M1).
             disagreements = turn && session.entryDone(turn.entryStatus) ? (jsonDisagreedAt === at ? disagreements : 0) + 1 : 0;
+            lagging = jsonDisagreedAt === at ? lagging + 1 : 1;
             jsonDisagreedAt = at;
             return check();
           }
@@ -209,14 +213,28 @@ export function waitForCheckpoint(session: ThreadSession, watcher: PageWatcher, 
       // The page shows this turn's end by its own sign, and the JSON, read twice since for that same page, calls the
       // entry finished but gives no text the reader takes (it stays running there): the page answers. Without this
       // the wait asked the JSON every few seconds to the end of its hold (threads review 2026-12-05, M1).
-      if (jsonDisagreedAt === session.pageSignature() && disagreements >= JSON_DISAGREEMENTS) return fromPage();
-      if (session.mayFetch()) return askJson();
-      if (jsonDisagreedAt === session.pageSignature()) {
-        // The JSON said "still running" for what the page shows now: ask it again when allowed.
-        clearTimeout(retry);
-        retry = setTimeout(check, session.nextFetchIn() + 10);
+      // A question, a confirmation or a sign-in the page shows is its own sign too, and answering it needs the page:
+      // one JSON read that lags is enough (day-3 review L3).
+      const lags = jsonDisagreedAt === session.pageSignature();
+      if (lags && (disagreements >= JSON_DISAGREEMENTS || (turn.interactions.length > 0 && lagging > 0))) return fromPage();
+      if (lags) {
+        // The JSON said "still running" for what the page shows now: asked again, each time twice as late (3 s to a
+        // minute), never every few seconds to the end of a long hold (the endpoint stops answering after ~150).
+        if (lagDue && session.mayFetch()) {
+          lagDue = false;
+          return askJson();
+        }
+        if (retry === undefined) {
+          const delay = Math.max(session.nextFetchIn(), Math.min(BLIND_RETRY_MAX_MS, BLIND_RETRY_MS * 2 ** (lagging - 1)));
+          retry = setTimeout(() => {
+            retry = undefined;
+            lagDue = true;
+            check();
+          }, delay + 10);
+        }
         return;
       }
+      if (session.mayFetch()) return askJson();
       fromPage();
     };
 
