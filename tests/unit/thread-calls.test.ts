@@ -8,10 +8,13 @@ import { fakeThreadCalls, type PageScript } from '../support/fake-tabs';
  */
 const signal = new AbortController().signal;
 const START = { message: 'Plan the offsite', attachments: [], settings: {}, tabCap: 6 };
+/** The mode kit's answer to the worker's switch to Computer before a start. */
+const SWITCHED = { mode: 'computer', source: 'switched', previous: 'standard', changed: true, verified: true };
 
 describe('a task that was submitted keeps its tab', () => {
   it('the page sent the prompt but no thread URL came: the tab stays ours, and the error says not to send it again', async () => {
     const { calls, tabs, threadTabs } = fakeThreadCalls(async (_tab, method) => {
+      if (method === 'page.mode') return SWITCHED;
       if (method === 'threads.start') throw new RelayError('AGENT_ERROR', 'the prompt was sent but Perplexity did not open a thread within 20 s (the tab shows https://www.perplexity.ai/)');
       if (method === 'threads.submitted') return { submitted: true, url: 'https://www.perplexity.ai/' };
       throw new Error(`unexpected ${method}`);
@@ -25,6 +28,7 @@ describe('a task that was submitted keeps its tab', () => {
 
   it('the page could not say (the call was cut off mid-submit): the tab stays too', async () => {
     const { calls, tabs } = fakeThreadCalls(async (_tab, method) => {
+      if (method === 'page.mode') return SWITCHED;
       if (method === 'threads.start') throw new RelayError('TIMEOUT', 'threads.start took longer than 90 s');
       throw new RelayError('TIMEOUT', 'the page does not answer');
     });
@@ -32,8 +36,27 @@ describe('a task that was submitted keeps its tab', () => {
     expect(tabs.map((t) => t.id)).toEqual([100]);
   });
 
+  it('the new tab is put in Computer mode through the mode kit before the prompt, and a tab that cannot be is closed, nothing sent', async () => {
+    const asked: string[] = [];
+    const ok = fakeThreadCalls(async (_tab, method) => {
+      asked.push(method);
+      if (method === 'page.mode') return SWITCHED;
+      if (method === 'threads.start') return { threadId: 't-new', url: 'https://www.perplexity.ai/computer/tasks/t-new', turn: 0 };
+      throw new Error(`unexpected ${method}`);
+    });
+    await ok.calls.call('threads.start', START, signal, () => {});
+    expect(asked).toEqual(['page.mode', 'threads.start']);
+    const failing = fakeThreadCalls(async (_tab, method) => {
+      if (method === 'page.mode') throw new RelayError('SELECTOR_MISS', 'computerToggle: none of … matched');
+      throw new Error(`unexpected ${method}`);
+    });
+    await expect(failing.calls.call('threads.start', START, signal, () => {})).rejects.toMatchObject({ code: 'SELECTOR_MISS' });
+    expect(failing.tabs).toEqual([]);
+  });
+
   it('refused before anything was submitted: the tab is closed and the page error stands', async () => {
     const { calls, tabs } = fakeThreadCalls(async (_tab, method) => {
+      if (method === 'page.mode') return SWITCHED;
       if (method === 'threads.start') throw new RelayError('SELECTOR_MISS', 'composer: none of … matched');
       if (method === 'threads.submitted') return { submitted: false, url: 'https://www.perplexity.ai/' };
       throw new Error(`unexpected ${method}`);

@@ -4,7 +4,6 @@ import type { ThreadPageReader } from '../../selectors/thread-schema';
 import { ask } from '../composer/actions';
 import type { PageContext } from '../dom/context';
 import { all, cleanText, first, pointerClick } from '../dom/dom';
-import { setMode } from '../composer/mode';
 import type { PageWatcher } from '../answer/observer';
 import { stopButton } from '../answer/reader';
 import { turnCountOf, turnsOf } from '../dom/turns';
@@ -14,8 +13,8 @@ import type { ThreadSession } from './thread-session';
 import { threadIdOfUrl } from '../../protocol/threads/thread-ids';
 
 /**
- * What the thread methods do in the page: start a Computer task (mode, settings, project
- * visibility, files, prompt) and send a follow-up (answering what a task waits on is in
+ * What the thread methods do in the page: start a Computer task (settings, project visibility, files, prompt; the
+ * worker has set Computer mode through the mode kit first) and send a follow-up (answering what a task waits on is in
  * thread-answers.ts). Every element comes from the selector set or the page reader; every failure
  * names what was missing and where.
  */
@@ -173,7 +172,7 @@ export async function startThread(ctx: PageContext, watcher: PageWatcher, r: Thr
     throw new RelayError('AGENT_ERROR', `a new thread starts on the Perplexity home page or a Project's page, and this tab shows ${ctx.doc.location.href}`);
   }
   if (!params.message.trim()) throw new RelayError('INVALID_PARAMS', 'message is empty: say what Computer should do');
-  await setMode(ctx, 'computer');
+  // Computer mode is set before this, by the worker through the mode kit (lib/worker/threads/thread-calls.ts start).
   await applySettings(ctx, r, params.settings, signal);
   stopIfCancelled(signal);
   setProjectVisibility(ctx, r, params.projectVisibility);
