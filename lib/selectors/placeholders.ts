@@ -36,7 +36,7 @@ export function wordsFor(set: WordTable, key: string): string[] {
   return out;
 }
 
-function regexLiteral(word: string): string {
+export function regexLiteral(word: string): string {
   return word.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&');
 }
 

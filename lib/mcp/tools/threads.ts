@@ -98,10 +98,15 @@ const callComputer = defineTool({
  * while the task works, and that came back as `error`, "Task failed" (threads review 2026-12-05, M5).
  */
 async function withoutSending(context: ToolContext, threadId: string): Promise<CallToolResult> {
-  const state = await context.browser.call('threads.state', { threadId, tabCap: context.settings.COMET_THREAD_TABS }, { signal: context.signal, timeoutMs: READ_TIMEOUT_MS });
+  const state = await stateOf(context, threadId);
   if (state.event === null) return jsonResult(await holdThread(holdOptions(context), { threadId, turn: state.turn }));
   const result = checkpointResult(state);
   return jsonResult({ ...result, text: `Nothing was sent (no message; to continue or follow up, call again with one, e.g. "Continue."). ${result.text}`.trim() });
+}
+
+/** The thread's latest turn as it stands, without waiting (threads.state). */
+function stateOf(context: ToolContext, threadId: string) {
+  return context.browser.call('threads.state', { threadId, tabCap: context.settings.COMET_THREAD_TABS }, { signal: context.signal, timeoutMs: READ_TIMEOUT_MS });
 }
 
 function holdOptions(context: ToolContext): Parameters<typeof holdThread>[0] {
@@ -145,7 +150,7 @@ async function reply(
   if (args.attachment_urls?.length) return invalid(FILES_WITH_A_REPLY);
   const tabCap = context.settings.COMET_THREAD_TABS;
   return onThread(args.thread_id, async () => {
-    const state = await context.browser.call('threads.state', { threadId: args.thread_id, tabCap }, { signal: context.signal, timeoutMs: READ_TIMEOUT_MS });
+    const state = await stateOf(context, args.thread_id);
     const picked = pickInteractions(state, wanted, args.followup_uuid);
     if ('problem' in picked) return invalid(picked.problem);
     const built = build(picked.interactions);
@@ -421,7 +426,7 @@ async function refusedFollowUp(context: ToolContext, threadId: string, cause: Re
   }
   const refusal = `[${cause.code}] The message was not sent: ${cause.message}`;
   try {
-    const state = await context.browser.call('threads.state', { threadId, tabCap: context.settings.COMET_THREAD_TABS }, { signal: context.signal, timeoutMs: READ_TIMEOUT_MS });
+    const state = await stateOf(context, threadId);
     const { task_status: _unknown, ...result } = checkpointResult(state);
     return jsonResult({ ...result, text: `${refusal}\n\n${result.text}` }, true);
   } catch {

@@ -292,8 +292,8 @@ function modeRows(ctx: PageContext, menu: Element): Element[] {
 
 /**
  * The menu's marked row. No marked row among rows it recognises is plain search (the menu has no row
- * for it) only where the set says the slash menu is the page's mode control (generation A, as
- * docs/perplexity-dom.md records it). A chip set comes here only when its chip was not found, and
+ * for it) only where the set says the slash menu is the page's mode control (generation A, spring 2026: its rows name
+ * every mode but plain search, the chosen one marked with `typeaheadActive`). A chip set comes here only when its chip was not found, and
  * there an unmarked menu may be a mark this version does not know: that says nothing (page review
  * 2026-12-05, #4). A menu whose rows it cannot name says nothing either.
  */

@@ -8,6 +8,7 @@ import { answerRoots, requireTurns } from '../answer/reader';
 import { type Turn, turnsOf } from '../dom/turns';
 import { fromEntries, fromInlineCitations, fromLinks, mergeNumbered, type Source } from '../answer/sources';
 import type { SelectorSet } from '../../selectors';
+import { regexLiteral } from '../../selectors/placeholders';
 
 export interface SourcesResult {
   sources: Source[];
@@ -29,7 +30,7 @@ export interface SourcesResult {
 function statedCount(turn: Turn | undefined, set: SelectorSet): number | undefined {
   if (!turn || !set.answerFooter) return undefined;
   const words = Object.values(set.labels).flatMap((language) => language.words.sourcesTab ?? []);
-  const said = new RegExp(`^(\\d+)\\s+(?:${words.map((w) => w.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')).join('|')})$`, 'i');
+  const said = new RegExp(`^(\\d+)\\s+(?:${words.map(regexLiteral).join('|')})$`, 'i');
   for (const row of union(turn, set.answerFooter)) {
     for (const button of all(row, ['button'])) {
       const n = said.exec(cleanText(button))?.[1];

@@ -211,7 +211,7 @@ export class ThreadSession {
 
 /**
  * A turn the JSON knows only as running: no steps, text, sources, files or questions. A search or research entry at
- * work carries almost nothing (NOTES §B of the captures: PENDING, answer_tabs, pending_followups), which says nothing
+ * work carries almost nothing (perplexity-client's findings of 2026-08-01: PENDING, answer_tabs, pending_followups), which says nothing
  * of its steps or answer so far; it is not the fact "no steps, no answer" (review 2026-12-05 of the day's change, #10).
  */
 function saysOnlyRunning(turn: TurnReading): boolean {
