@@ -457,14 +457,15 @@ export function cutPoll(whole: PollResult, maxLength?: number): PollResult {
 /**
  * A conversation page that shows answer prose while no turn is recognised: the set does not know
  * this page's markup. Every read says so rather than report "idle", "no answer" or "still working".
+ * With `proseOnly` false, any conversation page with no turn recognised (comet_poll's `unconfirmed`).
  */
-export function unrecognisedTurns(doc: Document, set: SelectorSet): RelayError | null {
+export function unrecognisedTurns(doc: Document, set: SelectorSet, proseOnly = true): RelayError | null {
   if (!isConversationPath(doc.location?.pathname ?? '')) return null;
   if (turnsOf(doc, set).length > 0) return null;
   const prose = outermost(all(doc, set.prose)).filter((p) => !outsideThread(p, set) && !isHidden(p) && cleanText(p) !== '');
-  if (prose.length === 0) return null;
+  if (proseOnly && prose.length === 0) return null;
   return candidatesMiss('turn', [...set.turn, ...set.answer], doc.location?.href ?? '', {
-    after: ' (question blocks, then answer blocks), although answer prose is on the page',
+    after: ` (question blocks, then answer blocks), although ${prose.length ? 'answer prose is on the page' : 'this is a conversation'}`,
     hint: 'add a selector set that reads this page (`comet-relay selectors add FILE`), or save it with `comet-relay capture`',
   });
 }
@@ -486,12 +487,15 @@ async function pollWhole(ctx: PageContext, prose?: boolean): Promise<PollResult>
   const footer = answerFooter(current, set);
   const status = statusOf(ind, state, footer);
   const url = doc.location?.href ?? '';
+  // A conversation's address with no turn found and no sign of work: nothing shows it idle (captures review L3).
   const unconfirmed =
     status === 'working' && !ind.hasStopButton && !ind.hasLoadingSpinner
       ? signMiss(set, url)
       : footer && current && answersOf(current).length === 0
         ? signMiss(set, url, true)
-        : undefined;
+        : status === 'idle' && !current
+          ? unrecognisedTurns(doc, set, false)?.message
+          : undefined;
   const pending = waitingFor(readInteractions(doc, set)[0]);
   return {
     status,
