@@ -139,11 +139,12 @@ function citationHtml(group: number[], ctx: RenderCtx): string {
   }
   if (ctx.layout === 'blocks-2026-08') {
     // Aug–Oct 2026 (SaysWho's excerpt of 2026-08-11, a report of 2026-09-21): an outer span carrying the
-    // URL, a hover trigger, an inner span of the same class with no attributes; no <a href> anywhere.
+    // URL, a hover trigger, an inner span of the same class with no attributes; no <a href> anywhere. The trigger
+    // holds the first source's full title as its aria-label (MrJ55's excerpt of 2026-08-07).
     return (
       '<span class="citation-nbsp">&nbsp;</span>' +
       `<span class="citation inline" data-pplx-citation="" data-pplx-citation-url="${esc(first?.url ?? '')}">` +
-      '<span class="group/trigger inline-flex" data-state="closed" role="button" tabindex="0">' +
+      `<span class="group/trigger inline-flex" data-state="closed" role="button" tabindex="0" aria-label="${esc(first?.title ?? '')}">` +
       `<span class="citation inline"><span class="relative">${esc(chipLabel(group, ctx.sources))}</span></span></span></span>`
     );
   }

@@ -246,6 +246,20 @@ describe.skipIf(!present)(title, () => {
     });
   });
 
+  describe('answer-citation-excerpt-MrJ55-comet-mcp-2026-08-07.html (one chip, its title in an aria-label)', () => {
+    it('a chip’s source is titled by its aria-label, not its short name; its "Trusted domain" badge is no title (captures review L4)', () => {
+      load('answer-citation-excerpt-MrJ55-comet-mcp-2026-08-07.html');
+      const chip = document.querySelector('[data-pplx-citation-url]') as Element;
+      const labelled = [...chip.querySelectorAll('[aria-label]')].filter((e) => e.getAttribute('role') !== 'img');
+      expect(labelled).toHaveLength(1);
+      const prose = document.querySelector('.prose') as Element;
+      expect(fromInlineCitations(prose, live2026, URL)).toEqual([
+        { title: labelled[0]?.getAttribute('aria-label'), url: chip.getAttribute('data-pplx-citation-url'), cited: true },
+      ]);
+      expect(squash(chip.textContent ?? '')).not.toBe(labelled[0]?.getAttribute('aria-label'));
+    });
+  });
+
   describe('sidebar-top-excerpt-AI-conversations-in-json-2026-09-27.html (the sidebar alone, no thread column)', () => {
     it('at a conversation address, no turn found is never "idle": comet_poll leaves it unconfirmed for the thread JSON (captures review L3)', async () => {
       load('sidebar-top-excerpt-AI-conversations-in-json-2026-09-27.html');

@@ -119,7 +119,15 @@ describe('sessions-2026-09: the citation chip (review 2026-12-05, sim #8)', () =
     expect(shapes.every((s) => s.anchors === 0)).toBe(true);
   });
 
-  it('the reader reads it as before: the chip as [name +N], the source titled by its name, as the Aug chip (the old Sep markup) reads', () => {
+  it.skipIf(!present)('the Aug 2026 capture titles its chip in an aria-label on the span around the name; the sim’s Aug chip does too', () => {
+    const chip = capture('answer-citation-excerpt-MrJ55-comet-mcp-2026-08-07.html').querySelector('[data-pplx-citation-url]') as Element;
+    const titled = [...chip.querySelectorAll('[aria-label]')].filter((e) => e.getAttribute('role') !== 'img');
+    expect(titled.map((e) => e.hasAttribute('data-state') && (e.getAttribute('aria-label') ?? '').length > (chip.textContent ?? '').trim().length)).toEqual([true]);
+    const sim = mount('blocks-2026-08').querySelector('[data-pplx-citation-url]') as Element;
+    expect([...sim.querySelectorAll('[aria-label]')].map((e) => [e.hasAttribute('data-state'), e.getAttribute('aria-label')])).toEqual([[true, SOURCES[0]?.title]]);
+  });
+
+  it('the reader reads it as before: the chip as [name +N], the source titled by its name (by its aria-label on the Aug chip)', () => {
     const sep = mount('sessions-2026-09');
     const sepText = read(outermost(all(sep, live2026.prose)));
     const sepSources = fromInlineCitations(sep, live2026, 'https://www.perplexity.ai/search/x');
@@ -129,8 +137,9 @@ describe('sessions-2026-09: the citation chip (review 2026-12-05, sim #8)', () =
     expect(sepText).toBe(augText);
     expect(sepText).toContain(`Inside, two. [${chipLabel([1, 2], SOURCES)}]`);
     expect(sepText).toContain('After the card. [alpha +2]');
-    expect(sepSources).toEqual(augSources);
+    expect(sepSources.map((s) => s.url)).toEqual(augSources.map((s) => s.url));
     expect(sepSources.map((s) => s.title)).toEqual(['alpha', 'beta', 'alpha']);
+    expect(augSources.map((s) => s.title)).toEqual(['First source, in full', 'Second source, in full', 'First source, in full']);
   });
 
   it.skipIf(!present)('the reader reads the capture’s chips the same way ([name +N], titled by the name)', () => {
