@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createPageDriver } from '../../lib/page/driver';
 import { looksFinished, takeSnapshot } from '../../lib/page/answer/observer';
-import { readTurnNow } from '../../lib/page/answer/reader';
+import { readQuestionNow, readTurnNow } from '../../lib/page/answer/reader';
 import { turnsOf } from '../../lib/page/dom/turns';
 import { readSources } from '../../lib/page/kits/source-reader';
 import { fromInlineCitations, mergeSources, normalizeUrl } from '../../lib/page/answer/sources';
@@ -243,6 +243,19 @@ describe.skipIf(!present)(title, () => {
       await expect(driver.poll()).rejects.toMatchObject({ code: 'SELECTOR_MISS', message: expect.stringMatching(miss) });
       await expect(driver.wait({ timeoutMs: 500 })).rejects.toMatchObject({ code: 'SELECTOR_MISS', message: expect.stringMatching(miss) });
       await expect(driver.run('reading sources', () => readSources(driver.context(), {}))).rejects.toMatchObject({ code: 'SELECTOR_MISS' });
+    });
+  });
+
+  describe('search-thread-page-WebMCP-2026-08.html: a question typed on several lines', () => {
+    it('keeps its lines, as the page shows them (white-space: pre-line), in the turn’s question (captures review L1)', () => {
+      load('search-thread-page-WebMCP-2026-08.html');
+      // What the capture's class sets in the page's own stylesheet (Tailwind's utility), which the capture does not carry.
+      document.head.insertAdjacentHTML('beforeend', '<style>.whitespace-pre-line { white-space: pre-line; }</style>');
+      const shown = document.querySelector('[class~="group/user-bubble"] [class*="whitespace-pre-line"]') as Element;
+      const lines = (shown.textContent ?? '').split('\n').map((l) => l.replace(/\s+/g, ' ').trim());
+      expect(lines.length).toBeGreaterThan(5);
+      const turn = turnsOf(document, live2026).find((t) => t.question?.contains(shown));
+      expect(readQuestionNow(turn as NonNullable<typeof turn>, live2026)).toBe(lines.join('\n'));
     });
   });
 

@@ -318,7 +318,7 @@ export function readQuestionNow(turn: Turn, set: SelectorSet): string {
   const bubble = first(turn, set.userBubble) ?? (turn.question && !turn.answers.some((a) => turn.question?.contains(a)) ? turn.question : null);
   if (!bubble) return '';
   const text = first(bubble, set.queryText) ?? bubble;
-  return renderText(text, { skip: [...set.answerChrome, ...set.queryExpand], markdown: false });
+  return renderText(text, { skip: [...set.answerChrome, ...set.queryExpand], markdown: false, lines: true });
 }
 
 export function readAnswer(turn: Turn, set: SelectorSet): string {

@@ -21,6 +21,11 @@ export interface RenderOptions {
   markdown: boolean;
   /** Also drop elements hidden by computed style (page content); answers only check markup. */
   computedVisibility?: boolean;
+  /**
+   * Keep the line breaks of text the page shows on several lines (computed `white-space: pre…`): a question typed
+   * on several lines (captures review L1). The browser's own layout says so, whatever the class that sets it.
+   */
+  lines?: boolean;
 }
 
 const PARAGRAPH = new Set(['P', 'BLOCKQUOTE', 'TABLE', 'FIGURE', 'SECTION', 'ARTICLE', 'HEADER', 'FOOTER', 'DL', 'MAIN', 'FORM']);
@@ -166,7 +171,12 @@ export function renderText(roots: Element | Element[], options: RenderOptions): 
 
   const visit = (node: Node): void => {
     if (node.nodeType === 3) {
-      w.text((node.nodeValue ?? '').replace(/[\s\u00a0]+/g, ' '));
+      const parent = node.parentElement;
+      const kept = options.lines && parent && /^pre/.test(parent.ownerDocument.defaultView?.getComputedStyle(parent).whiteSpace ?? '');
+      (kept ? (node.nodeValue ?? '').split('\n') : [node.nodeValue ?? '']).forEach((line, i) => {
+        if (i) w.hardBreak();
+        w.text(line.replace(/[\s\u00a0]+/g, ' '));
+      });
       return;
     }
     if (node.nodeType !== 1) return;
