@@ -1,5 +1,6 @@
 import { RelayError } from '../../protocol/errors';
 import { WholeFiles } from './atomic-write';
+import { FolderLock } from './folder-lock';
 import { folderProblem } from './folder-problem';
 import { Journal } from './journal';
 import { Manifest } from './manifest';
@@ -15,6 +16,8 @@ import { codeOf, type ExportSource, type ListedThread, type WholeThread } from '
  * into its own file, the manifest remembering what was written so a later run fetches only threads
  * with new activity. A thread that fails is named at the end and the others are still written; what
  * makes every thread fail (no browser, signed out, a full or read-only disk) ends the run at once.
+ * One run at a time writes into a folder (./folder-lock.ts): the lock is taken before anything in it
+ * is read or removed, and given up on every way out.
  */
 export interface ExportOptions {
   out: string;
@@ -36,10 +39,11 @@ export interface ExportDeps {
   pacer?: Pacer;
   /**
    * How to end the run at once (a second Ctrl-C, SIGTERM, the terminal closed): the temporary files
-   * removed and the manifest saved as it stands, synchronously, just before the process exits.
+   * removed, the manifest saved as it stands and the folder's lock given up, synchronously, just
+   * before the process exits. Called again as the run goes on; the last one given is the one to use.
    */
   onQuit?(quitNow: () => void): void;
-  /** A note for the person (an unreadable manifest). */
+  /** A note for the person (an unreadable manifest, a stale lock taken over). */
   warn?(text: string): void;
 }
 
@@ -68,6 +72,16 @@ export const LIST_PAGE = 100;
 export async function runExport(options: ExportOptions, deps: ExportDeps): Promise<ExportSummary> {
   const started = Date.now();
   const out = await prepareOutFolder(options.out);
+  const lock = FolderLock.take(out, { warn: deps.warn });
+  deps.onQuit?.(() => lock.releaseSync());
+  try {
+    return await exportInto(out, lock, options, deps, started);
+  } finally {
+    lock.releaseSync();
+  }
+}
+
+async function exportInto(out: string, lock: FolderLock, options: ExportOptions, deps: ExportDeps, started: number): Promise<ExportSummary> {
   const files = new WholeFiles(out);
   await files.removeLeftovers();
   const { manifest, problem } = await Manifest.load(out);
@@ -81,6 +95,7 @@ export async function runExport(options: ExportOptions, deps: ExportDeps): Promi
     } catch {
       // The journal still holds what was written since the last save; the next run reads it.
     }
+    lock.releaseSync();
   });
 
   const stop = new AbortController();
