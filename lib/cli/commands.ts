@@ -238,15 +238,8 @@ export const COMMANDS: Record<string, Command> = {
     async run(args) {
       const { values } = parseFlags('uninstall', args, { ...setupFlags, purge: { type: 'boolean' } });
       const browsers = await browsersFlag(values.browser);
-      const { uninstall } = await import('../install');
-      const report = await uninstall({
-        browsers,
-        userDataDir: values['user-data-dir'],
-        home: values.home,
-        purge: values.purge,
-      });
-      process.stdout.write(`${report.lines.join('\n')}\n`);
-      return report.ok ? 0 : 1;
+      const { runUninstall } = await import('./uninstall-command');
+      return runUninstall({ ...values, browsers }, { out: (text) => process.stdout.write(text) });
     },
   },
 

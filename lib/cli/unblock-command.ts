@@ -51,7 +51,7 @@ export async function runUnblock(flags: UnblockFlags, io: UnblockIo): Promise<nu
   // Typed by hand as `sudo comet-relay unblock`: the record goes where the person's own undo looks, or nowhere (policy/sudo-home.ts).
   let sudo: ReturnType<typeof sudoStateDir>;
   try {
-    sudo = flags.home ? undefined : sudoStateDir(sys, uid, { plainCommand: cliCommand(`unblock --browser ${browser}${flags.undo ? ' --undo' : ''}`) });
+    sudo = flags.home ? undefined : sudoStateDir(sys, uid, { command: 'unblock', plainCommand: cliCommand(`unblock --browser ${browser}${flags.undo ? ' --undo' : ''}`) });
   } catch (error) {
     throw new RelayError('CONFIG_ERROR', (error as Error).message);
   }

@@ -1,4 +1,5 @@
 import { defaultCliPath, resolveSystem, type SystemOptions } from './system';
+import { powerShellWord } from './policy/privileged-command';
 import { cliCommand } from '../relay/invocation';
 
 /**
@@ -183,11 +184,20 @@ export function clientConfig(client: string, options: ClientConfigOptions = {}):
     }
     case 'vscode': {
       const vsEntry = { type: 'stdio', ...entry };
-      snippets = [
-        { label: 'File .vscode/mcp.json', format: 'json', content: json({ servers: { [SERVER_NAME]: vsEntry } }), file: '.vscode/mcp.json' },
-        { label: 'Or the command line', format: 'shell', content: `code --add-mcp ${q(JSON.stringify({ name: SERVER_NAME, ...vsEntry }))}` },
-      ];
-      hint = `Merge into .vscode/mcp.json in your workspace (note: "servers", not "mcpServers"), or run the command to add it to your user profile; then start it from the MCP view.${npxNote}${noTimeoutSetting('VS Code')}`;
+      const added = JSON.stringify({ name: SERVER_NAME, ...vsEntry });
+      const file: ConfigSnippet = { label: 'File .vscode/mcp.json', format: 'json', content: json({ servers: { [SERVER_NAME]: vsEntry } }), file: '.vscode/mcp.json' };
+      const merge = 'Merge into .vscode/mcp.json in your workspace (note: "servers", not "mcpServers")';
+      const rest = `${npxNote}${noTimeoutSetting('VS Code')}`;
+      const unsafe = sys.platform === 'win32' ? [command, ...args, env?.COMET_RELAY_HOME ?? ''].find((value) => CMD_SPECIAL.test(value)) : undefined;
+      if (unsafe !== undefined) {
+        snippets = [file];
+        const why = `${unsafe} holds ${CMD_SPECIAL.exec(unsafe)?.[0]}, which cmd.exe (through which \`code\` runs on Windows) would take as its own`;
+        hint = `${merge}; then start it from the MCP view. There is no \`code --add-mcp\` line to paste here: ${why}.${rest}`;
+        break;
+      }
+      const line = sys.platform === 'win32' ? `code --add-mcp ${powerShellArgForCode(added)}` : `code --add-mcp ${q(added)}`;
+      snippets = [file, { label: sys.platform === 'win32' ? 'Or the command line (PowerShell)' : 'Or the command line', format: 'shell', content: line }];
+      hint = `${merge}, or run the command to add it to your user profile; then start it from the MCP view.${rest}`;
       break;
     }
     case 'windsurf': {
@@ -253,6 +263,23 @@ export function tomlString(value: string): string {
     else out += ch;
   }
   return `${out}"`;
+}
+
+/**
+ * What cmd.exe acts on in a command line. It takes every double quote, an escaped \" too, as opening or
+ * closing a quoted part, so any of these may fall outside one; % it reads inside one as well.
+ */
+const CMD_SPECIAL = /[%&^|<>]/;
+
+/**
+ * The JSON `code --add-mcp` takes, as one word pasted into PowerShell (Windows' default shell, where
+ * the POSIX line's \" is no escape). `code` is code.cmd: to a batch file PowerShell (5.1, and 7.3+
+ * too) passes an argument's double quotes on as they are, and Code.exe, splitting its command line by
+ * the C runtime's rules, would drop them. So each is escaped for those rules (the backslashes before
+ * it doubled, then \"), and the whole is single-quoted for PowerShell.
+ */
+function powerShellArgForCode(value: string): string {
+  return powerShellWord(value.replace(/(\\*)"/g, '$1$1\\"'));
 }
 
 /** Quotes one argument for the user's shell: POSIX single quotes, or cmd/PowerShell double quotes. */

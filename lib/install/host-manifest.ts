@@ -105,6 +105,11 @@ export function launcherScript(options: LauncherOptions): string {
   if (sys.platform === 'win32') {
     return [
       '@echo off',
+      // The file is UTF-8, but cmd.exe decodes each line of a batch file as it reads it, in the console's code page
+      // (the OEM one: C:\Users\José would read as Jos├®). From the line after chcp on, lines are read as UTF-8, so
+      // no line with a path comes before it. The browser starts the launcher in a console of its own: nothing else
+      // sees the changed code page, and node's stdio (the browser's pipe) is bytes either way.
+      'chcp 65001 >nul',
       `rem comet-relay native messaging host launcher, written by "comet-relay install" (version ${VERSION}).`,
       'rem The browser starts it with the extension origin as first argument. Re-run the install to regenerate it.',
       ...(home ? [`set "COMET_RELAY_HOME=${batValue(home)}"`] : []),

@@ -142,3 +142,28 @@ export function windowsMachine(homedir = 'C:\\Users\\ann') {
   };
   return { mem, reg, options };
 }
+
+/** Code page 850's characters for the bytes 0x80-0xFF: the OEM code page of a Western European Windows console. */
+const CP850_HIGH = 'ÇüéâäàåçêëèïîìÄÅÉæÆôöòûùÿÖÜø£Ø×ƒáíóúñÑªº¿®¬½¼¡«»░▒▓│┤ÁÂÀ©╣║╗╝¢¥┐└┴┬├─┼ãÃ╚╔╩╦╠═╬¤ðÐÊËÈıÍÎÏ┘┌█▄¦Ì▀ÓßÔÒõÕµþÞÚÛÙýÝ¯´\u00ad±‗¾¶§÷¸°¨·¹³²■\u00a0';
+
+/**
+ * The lines of a batch file as cmd.exe reads them: one at a time, each decoded in the console's code page
+ * at the moment it is read, the OEM one (850) until a `chcp` line has run (65001: UTF-8). A line read
+ * before that is not read again, so only the lines after `chcp 65001` keep their non-ASCII characters.
+ */
+export function cmdReadsBatch(bytes: Buffer): string[] {
+  let utf8 = false;
+  const lines: string[] = [];
+  let start = 0;
+  while (start < bytes.length) {
+    let end = bytes.indexOf('\r\n', start);
+    if (end < 0) end = bytes.length;
+    const raw = bytes.subarray(start, end);
+    const line = utf8 ? raw.toString('utf8') : [...raw].map((b) => (b < 0x80 ? String.fromCharCode(b) : ([...CP850_HIGH][b - 0x80] as string))).join('');
+    lines.push(line);
+    const chcp = /^\s*chcp\s+(\d+)/i.exec(line);
+    if (chcp) utf8 = chcp[1] === '65001';
+    start = end + 2;
+  }
+  return lines;
+}

@@ -2,13 +2,15 @@ import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { clientConfig } from '../../lib/install/client-config';
 import { doctor } from '../../lib/install/doctor';
+import { hostLogPath, launcherPath, parseLauncher } from '../../lib/install/host-manifest';
 import { install, uninstall } from '../../lib/install/install';
 import { NATIVE_HOST_NAME } from '../../lib/protocol/identity';
 import { linuxInstallHome } from '../support/install-home';
-import { windowsMachine } from './install-memfs';
+import { cmdReadsBatch, windowsMachine } from './install-memfs';
 
-/** The install/uninstall/doctor faults of the 2026-12-05 review (#3, #6, #7, #12, #13): each test failed before its fix. */
+/** The install/uninstall/doctor faults of the 2026-12-05 review (#3, #4, #6, #7, #12, #13, #15): each test failed before its fix. */
 
 const shellWords = (command: string) => execFileSync('sh', ['-c', `printf '%s\\0' ${command}`], { encoding: 'utf8' }).split('\0').slice(0, -1);
 
@@ -23,6 +25,30 @@ describe('#3 Windows: the native messaging key is read exactly under a non-ASCII
     const removed = await uninstall(options);
     expect(removed.removed).toContain(`HKCU\\Software\\Google\\Chrome\\NativeMessagingHosts\\${NATIVE_HOST_NAME}`);
     expect([...reg.values.keys()]).toEqual([]);
+  });
+});
+
+describe('#4 Windows: the .bat launcher keeps a non-ASCII profile path as written (review 2026-12-05 #4)', () => {
+  it('#4: C:\\Users\\José: chcp 65001 runs before any line with the path, so cmd reads each of them as UTF-8', async () => {
+    const { mem, options } = windowsMachine('C:\\Users\\José');
+    // npm -g puts the CLI under the profile, and the state folder (with the log) is there too.
+    const cliPath = 'C:\\Users\\José\\AppData\\Roaming\\npm\\node_modules\\comet-relay\\dist\\cli.js';
+    mem.mkdirSync(path.win32.dirname(cliPath), { recursive: true });
+    mem.writeFileSync(cliPath, '//');
+    expect((await install({ ...options, cliPath, browsers: ['chrome'] })).ok).toBe(true);
+    const stateDir = 'C:\\Users\\José\\AppData\\Local\\comet-relay';
+    const text = String(mem.readFileSync(launcherPath(stateDir, 'win32'), 'utf8'));
+    const lines = text.split('\r\n');
+    expect(lines.slice(0, 2)).toEqual(['@echo off', 'chcp 65001 >nul']);
+    const withPath = lines.flatMap((line, i) => (line.includes('José') ? [i] : []));
+    expect(withPath.length).toBeGreaterThanOrEqual(3);
+    expect(Math.min(...withPath)).toBeGreaterThan(1);
+
+    // What cmd.exe makes of the file's bytes (the OEM code page until chcp): the paths it checks and runs, as written.
+    const read = cmdReadsBatch(Buffer.from(text, 'utf8'));
+    expect(read.join('\n')).not.toMatch(/├|®/);
+    expect(parseLauncher(read.join('\r\n'))).toMatchObject({ kind: 'bat', cliPath, nodePath: options.nodePath });
+    expect(read).toContain(`set "CR_LOG=${hostLogPath(stateDir, 'win32')}"`);
   });
 });
 
@@ -115,5 +141,98 @@ describe('#13 install --user-data-dir says when no browser profile is there (rev
     fs.writeFileSync(path.join(real, 'Local State'), '{}');
     const good = await install({ ...setup, userDataDir: real });
     expect(good.lines.join('\n')).not.toContain('no browser profile');
+  });
+});
+
+/**
+ * What `code` is given when the line is pasted into PowerShell: the single-quoted word read back ('' is '),
+ * passed to code.cmd (a batch file, so PowerShell 5.1 and 7.3+ alike build its command line the legacy way:
+ * the word as it is, in double quotes when it holds a space outside unescaped quotes), then split as
+ * Code.exe splits it (the C runtime's rules: 2n backslashes before a quote are n and the quote delimits,
+ * 2n+1 are n and a literal quote).
+ */
+function throughPowerShellToCode(line: string): string[] {
+  const word = /^code --add-mcp '((?:[^']|'')*)'$/.exec(line)?.[1];
+  if (word === undefined) throw new Error(`not one single-quoted word after code --add-mcp: ${line}`);
+  const value = word.replace(/''/g, "'");
+  let quotes = 0;
+  let spaced = false;
+  for (let i = 0; i < value.length; i++) {
+    if (value[i] === '"' && value[i - 1] !== '\\') quotes++;
+    else if (/\s/.test(value[i] as string) && quotes % 2 === 0) spaced = true;
+  }
+  return crtArgv(spaced ? `"${value}"` : value);
+}
+
+function crtArgv(commandLine: string): string[] {
+  const args: string[] = [];
+  let current = '';
+  let quoted = false;
+  let started = false;
+  for (let i = 0; i < commandLine.length; ) {
+    const c = commandLine[i] as string;
+    if (c === '\\') {
+      let n = 0;
+      while (commandLine[i] === '\\') {
+        n++;
+        i++;
+      }
+      if (commandLine[i] === '"') {
+        current += '\\'.repeat(Math.floor(n / 2));
+        if (n % 2 === 1) {
+          current += '"';
+          i++;
+        }
+      } else current += '\\'.repeat(n);
+      started = true;
+    } else if (c === '"') {
+      quoted = !quoted;
+      started = true;
+      i++;
+    } else if (/\s/.test(c) && !quoted) {
+      if (started) args.push(current);
+      current = '';
+      started = false;
+      i++;
+    } else {
+      current += c;
+      started = true;
+      i++;
+    }
+  }
+  if (started) args.push(current);
+  return args;
+}
+
+describe('#15 config vscode prints a line PowerShell passes whole on Windows (review 2026-12-05 #15)', () => {
+  const entry = (json: object) => ({ name: 'comet-relay', type: 'stdio', ...json });
+
+  it("#15: win32: `code --add-mcp '…'` reaches code as the JSON, quotes, a space, a ' and a path ending in \\ included", () => {
+    const options = { platform: 'win32' as const, nodePath: 'C:\\Program Files\\nodejs\\node.exe', cliPath: "C:\\Users\\O'Neil\\comet relay\\dist\\cli.js" };
+    for (const home of [undefined, 'C:\\', 'D:\\relay state']) {
+      const config = clientConfig('vscode', { ...options, home });
+      const line = config.snippets[1];
+      expect(line?.label).toBe('Or the command line (PowerShell)');
+      const argv = throughPowerShellToCode(line?.content as string);
+      expect(argv).toHaveLength(1);
+      expect(JSON.parse(argv[0] as string)).toEqual(
+        entry({ command: options.nodePath, args: [options.cliPath, 'mcp'], ...(home ? { env: { COMET_RELAY_HOME: home } } : {}) }),
+      );
+    }
+  });
+
+  it('#15: win32: a path holding a character cmd.exe acts on (code is a batch file) gets the file form only, saying why', () => {
+    const config = clientConfig('vscode', { platform: 'win32', nodePath: 'C:\\nodejs\\node.exe', cliPath: 'C:\\R&D\\dist\\cli.js' });
+    expect(config.snippets.map((s) => s.format)).toEqual(['json']);
+    expect(config.hint).toContain('C:\\R&D\\dist\\cli.js holds &');
+  });
+
+  it('#15: elsewhere the POSIX line is kept, and sh passes it whole', () => {
+    const options = { platform: 'linux' as const, nodePath: '/usr/bin/node', cliPath: "/home/o'neil/comet relay/dist/cli.js", home: '/tmp/h' };
+    const line = clientConfig('vscode', options).snippets[1];
+    expect(line?.label).toBe('Or the command line');
+    const words = shellWords(String(line?.content).replace(/^code /, ''));
+    expect(words[0]).toBe('--add-mcp');
+    expect(JSON.parse(words[1] as string)).toEqual(entry({ command: '/usr/bin/node', args: [options.cliPath, 'mcp'], env: { COMET_RELAY_HOME: '/tmp/h' } }));
   });
 });

@@ -2,12 +2,14 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { runUnblock } from '../../lib/cli/unblock-command';
+import { runUninstall } from '../../lib/cli/uninstall-command';
+import { install } from '../../lib/install/install';
 import { LINUX_POLICY_FILE } from '../../lib/install/policy-places';
 import type { FsLike } from '../../lib/install/system';
 import { PERPLEXITY_HOSTS, prepareCometStart, undoUnblock, unblock } from '../../lib/install/unblock';
 import { linuxInstallHome } from '../support/install-home';
 
-/** unblock's faults of the 2026-12-05 review (#5, #8, #14): each test failed before its fix. */
+/** unblock's faults of the 2026-12-05 review (#5, #8, #14), and uninstall's under sudo: each test failed before its fix. */
 
 const PERSON = 4242;
 const under = (dir: string, file: string) => file === dir || file.startsWith(`${dir}/`);
@@ -70,6 +72,65 @@ describe('#5 sudo unblock with root\'s HOME keeps its record where the person\'s
     const undo = await undoUnblock({ ...options, stateDir: path.join(h.personHome, 'state') });
     expect(undo.ok).toBe(false);
     expect(undo.lines.join('\n')).toMatch(/no record of an unblock .*\n {2}But .*zz-comet-relay\.json still lets comet-relay's extension .* run on \*:\/\/\*\.perplexity\.ai/);
+  });
+});
+
+describe("sudo uninstall with root's HOME takes back the install of the person who ran sudo, never root's (as #5)", () => {
+  const MANIFEST = 'NativeMessagingHosts/com.comet_relay.host.json';
+  const passwd = (home: string) => `root:x:0:0:root:/root:/bin/sh\nme:x:${PERSON}:${PERSON}:Me:${home}:/bin/sh\n`;
+
+  /** The person's install with an unblock (its record in their state folder), and root's own install beside it. */
+  async function twoInstalls(h: ReturnType<typeof sudoSetup>) {
+    const installs = { person: h.personHome, root: h.rootHome };
+    for (const homedir of Object.values(installs)) {
+      fs.mkdirSync(path.join(homedir, '.config', 'chromium'), { recursive: true });
+      expect((await install({ platform: 'linux', env: {}, homedir, cliPath: h.cliPath, nodePath: h.nodePath, browsers: ['chromium'] })).ok).toBe(true);
+    }
+    const personState = path.join(h.personHome, '.local', 'state', 'comet-relay');
+    await unblock({ platform: 'linux', homedir: h.personHome, env: {}, browser: 'chromium', stateDir: personState, policyDir: h.policyDir });
+    expect(fs.readdirSync(h.policyDir)).toHaveLength(1);
+    const files = (home: string) => ({
+      manifest: path.join(home, '.config', 'chromium', MANIFEST),
+      launcher: path.join(home, '.local', 'state', 'comet-relay', 'bin', 'comet-relay-host'),
+    });
+    return { person: files(h.personHome), root: files(h.rootHome), record: path.join(personState, 'unblock', 'chromium.json') };
+  }
+
+  it("removes the person's registration, launcher and unblock, leaves root's install, and says whose it took back", async () => {
+    const h = sudoSetup(passwd);
+    const f = await twoInstalls(h);
+    const { interactive: _, ...io } = h.io;
+    expect(await runUninstall({ browsers: ['chromium'], browser: 'chromium' }, io)).toBe(0);
+    expect([f.person.manifest, f.person.launcher, f.record].filter((file) => fs.existsSync(file))).toEqual([]);
+    expect(fs.readdirSync(h.policyDir)).toEqual([]);
+    expect([f.root.manifest, f.root.launcher].filter((file) => fs.existsSync(file))).toEqual([f.root.manifest, f.root.launcher]);
+    const text = h.out.join('');
+    expect(text).toMatch(/^note: running as root under sudo for me: uninstall takes back me's install \(its state folder .*home\/me\/\.local\/state\/comet-relay and the browser folders under .*home\/me\), not root's\./);
+    expect(text).toContain(`removed  ${f.person.manifest.replace(h.personHome, '~')}`);
+  });
+
+  it("refuses, removing nothing, when the person's home cannot be found, and says to run it without sudo", async () => {
+    const h = sudoSetup(() => 'root:x:0:0:root:/root:/bin/sh\n');
+    const f = await twoInstalls(h);
+    const { interactive: _, ...io } = h.io;
+    await expect(runUninstall({ browsers: ['chromium'], browser: 'chromium', purge: true }, io)).rejects.toMatchObject({
+      code: 'CONFIG_ERROR',
+      message: expect.stringMatching(
+        /^uninstall runs as root under sudo \(for me\) with root's home \(.*\), so it would take back root's install, not me's; and me's home folder is not in \/etc\/passwd\. Nothing was removed\. Run `.*uninstall --browser chromium --purge` without sudo: /,
+      ),
+    });
+    const left = [f.person.manifest, f.person.launcher, f.record, f.root.manifest, f.root.launcher];
+    expect(left.filter((file) => fs.existsSync(file))).toEqual(left);
+    expect(fs.readdirSync(h.policyDir)).toHaveLength(1);
+  });
+
+  it('--home, or a HOME that is the person\'s own (sudo -E), is taken as given', async () => {
+    const h = sudoSetup(passwd);
+    const f = await twoInstalls(h);
+    const { interactive: _, ...io } = h.io;
+    expect(await runUninstall({ browsers: ['chromium'] }, { ...io, homedir: h.personHome })).toBe(0);
+    expect([f.person.manifest, f.person.launcher].filter((file) => fs.existsSync(file))).toEqual([]);
+    expect(h.out.join('')).not.toContain('running as root under sudo');
   });
 });
 

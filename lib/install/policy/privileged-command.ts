@@ -37,6 +37,6 @@ export function privilegedUnblockCommand(o: PrivilegedUnblock): string {
 }
 
 /** One PowerShell word: bare when it holds nothing PowerShell reads, else single-quoted (a quote doubled). */
-function powerShellWord(value: string): string {
+export function powerShellWord(value: string): string {
   return /^[\w.:\\/-]+$/.test(value) ? value : `'${value.replace(/'/g, "''")}'`;
 }

@@ -2,29 +2,54 @@ import { stateDir as defaultStateDir } from '../../relay/paths';
 import type { ResolvedSystem } from '../system';
 
 /**
- * `sudo comet-relay unblock` typed by hand. Most Linux distributions' sudo sets HOME to root's, so
- * the default state folder would be root's: the record of what unblock wrote would land where the
- * person's own `unblock --undo` and `uninstall` never look, and the policy would stay in force with
- * nobody to take it back (review 2026-12-05 #5). Under sudo, with no --home and no
- * COMET_RELAY_HOME, the record goes to the state folder of the person who ran sudo (SUDO_USER),
- * found from the system's user list, only when every folder of it that exists is a real folder of
- * theirs: root writes nothing through a link or into another user's folder (saveRecord then gives
- * what it creates to that person). When that cannot be settled, unblock refuses and says to pass
- * --home; it never guesses.
+ * `sudo comet-relay unblock` (or `uninstall`) typed by hand. Most Linux distributions' sudo sets HOME
+ * to root's, so the default state folder would be root's: the record of what unblock wrote would land
+ * where the person's own `unblock --undo` and `uninstall` never look, and the policy would stay in
+ * force with nobody to take it back (review 2026-12-05 #5); uninstall would take back root's install
+ * (its launcher, the browsers' manifests under root's home) and leave the person's. Under sudo, with
+ * no --home and no COMET_RELAY_HOME, both act on the home and state folder of the person who ran sudo
+ * (SUDO_USER), found from the system's user list, only when every folder of it that exists is a real
+ * folder of theirs: root writes or removes nothing through a link or in another user's folder
+ * (unblock's saveRecord gives what it creates to that person). When that cannot be settled, the
+ * command refuses and says what to run instead; it never guesses.
  */
 
 export interface SudoState {
+  /** The person's home folder (their browsers' folders are under it). */
+  home: string;
   /** The person's default state folder, where their own comet-relay reads the record. */
   stateDir: string;
-  /** One line saying where the record goes and why, printed before anything is written. */
+  /** One line saying where the command acts and why, printed before anything is done. */
   note: string;
 }
 
 /** Passed to the person's refusal: the command that prints the right sudo command with their folder. */
 export interface SudoContext {
+  command: 'unblock' | 'uninstall';
   /** The person's command without sudo (it prints the sudo command with their --home). */
   plainCommand: string;
 }
+
+/** What each command would do with root's home, what it did not do, what its run without sudo does, and where it acts instead. */
+const WORDS = {
+  unblock: {
+    wrong: (user: string) => `so its record would land in root's state folder, where ${user}'s own \`unblock --undo\` and \`uninstall\` never look`,
+    undone: 'Nothing was written.',
+    instead: 'it prints the sudo command with your state folder as --home. Or pass --home DIR yourself.',
+    acts: 'writes',
+    note: (user: string, dir: string) =>
+      `note: running as root under sudo for ${user}: the record of what unblock writes goes to ${dir} (${user}'s, where their own \`unblock --undo\` and \`uninstall\` look), not to root's. If ${user} keeps comet-relay's state elsewhere (COMET_RELAY_HOME, XDG_STATE_HOME), pass that folder with --home.`,
+  },
+  uninstall: {
+    wrong: (user: string) => `so it would take back root's install, not ${user}'s`,
+    undone: 'Nothing was removed.',
+    // Not --home: as root it would still look in root's browser folders for the manifests.
+    instead: "it takes back your install, and for an unblock's policy, which needs root, prints the sudo command to run.",
+    acts: 'removes',
+    note: (user: string, dir: string, home: string, plain: string) =>
+      `note: running as root under sudo for ${user}: uninstall takes back ${user}'s install (its state folder ${dir} and the browser folders under ${home}), not root's. If ${user} keeps comet-relay's state elsewhere (COMET_RELAY_HOME, XDG_STATE_HOME, XDG_CONFIG_HOME), run \`${plain}\` as ${user}, without sudo.`,
+  },
+} as const;
 
 /**
  * The person's state folder when this runs as root under sudo with root's own HOME; undefined when
@@ -40,9 +65,10 @@ export function sudoStateDir(sys: ResolvedSystem, uid: number | undefined, conte
   // HOME kept by sudo (macOS, `sudo -E`, env_keep): the default folder is the person's already.
   if (ownerOf(sys, sys.homedir) === personUid) return undefined;
 
+  const words = WORDS[context.command];
   const refuse = (why: string) =>
     new Error(
-      `unblock runs as root under sudo (for ${user}) with root's home (${sys.homedir}), so its record would land in root's state folder, where ${user}'s own \`unblock --undo\` and \`uninstall\` never look; and ${why}. Nothing was written. Run \`${context.plainCommand}\` without sudo: it prints the sudo command with your state folder as --home. Or pass --home DIR yourself.`,
+      `${context.command} runs as root under sudo (for ${user}) with root's home (${sys.homedir}), ${words.wrong(user)}; and ${why}. ${words.undone} Run \`${context.plainCommand}\` without sudo: ${words.instead}`,
     );
   const home = passwdHome(sys, user, personUid);
   if (!home) throw refuse(`${user}'s home folder is not in /etc/passwd`);
@@ -55,16 +81,13 @@ export function sudoStateDir(sys: ResolvedSystem, uid: number | undefined, conte
     } catch {
       break; // missing from here down: saveRecord creates it, as the person's
     }
-    if (stat.isSymbolicLink() || !stat.isDirectory()) throw refuse(`${at} is a link or not a folder (root writes nothing through it)`);
+    if (stat.isSymbolicLink() || !stat.isDirectory()) throw refuse(`${at} is a link or not a folder (root ${words.acts} nothing through it)`);
     if (stat.uid !== personUid) throw refuse(`${at} belongs to user ${stat.uid}, not to ${user} (user ${personUid})`);
     if (at === dir) break;
     const rel = sys.path.relative(at, dir).split(sys.path.sep)[0] as string;
     at = sys.path.join(at, rel);
   }
-  return {
-    stateDir: dir,
-    note: `note: running as root under sudo for ${user}: the record of what unblock writes goes to ${dir} (${user}'s, where their own \`unblock --undo\` and \`uninstall\` look), not to root's. If ${user} keeps comet-relay's state elsewhere (COMET_RELAY_HOME, XDG_STATE_HOME), pass that folder with --home.`,
-  };
+  return { home, stateDir: dir, note: words.note(user, dir, home, context.plainCommand) };
 }
 
 function ownerOf(sys: ResolvedSystem, file: string): number | undefined {
