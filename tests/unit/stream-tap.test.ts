@@ -149,6 +149,31 @@ describe('the tap', () => {
     expect(channel.records[0]?.terminated).toBeUndefined();
   });
 
+  test('before the hello the queue is bounded by the text it holds, not by how many chunks came (stream review #10)', async () => {
+    const small = fakeWindow();
+    installTap(small.win, ASK_STREAM_ENDPOINTS);
+    void (await small.win.fetch(ASK_URL, { method: 'POST', body: '{"query_str":"q?"}' })).text();
+    // 5,000 small chunks (a count bound of 4,000 dropped them all): kept, 0.3 MB together.
+    for (let i = 0; i < 5000; i++) small.controllers[0]?.enqueue(enc.encode('x'));
+    await settle();
+    const kept = new TapChannel();
+    kept.connect(small.win);
+    await settle();
+    expect(kept.records[0]?.texts.join('')).toHaveLength(5000);
+
+    const big = fakeWindow();
+    installTap(big.win, ASK_STREAM_ENDPOINTS);
+    void (await big.win.fetch(ASK_URL, { method: 'POST', body: '{"query_str":"q?"}' })).text();
+    // Nine chunks of a million characters each: past the bound, dropped whole, the stream's start with them.
+    for (let i = 0; i < 9; i++) big.controllers[0]?.enqueue(enc.encode('y'.repeat(1_000_000)));
+    await settle();
+    const dropped = new TapChannel();
+    dropped.connect(big.win);
+    await settle();
+    expect(dropped.heard).toBe(true);
+    expect(dropped.records).toEqual([]);
+  });
+
   test('a page script cannot hand frames in: its hello before ours gets the frames (we hear nothing), any other event is not heard', async () => {
     const { win, controllers } = fakeWindow();
     installTap(win, ASK_STREAM_ENDPOINTS);

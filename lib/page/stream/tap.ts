@@ -21,12 +21,18 @@
  * ones the window had before any page script ran (a page script that wraps `addEventListener` later
  * never sees the names the tap listens under).
  *
- * Before the hello (the page script starts at document_idle), messages wait in a bounded queue; past
- * its bound they are dropped whole (a stream whose start was dropped is never read, not read in part).
+ * Before the hello (the page script starts at document_idle), messages wait in a queue bounded by the text it holds
+ * (a `?q=` load streams before then, in chunks of any size; a bound by count held no bound on memory: stream review
+ * #10); past it they are dropped whole (a stream whose start was dropped is never read, not read in part).
+ *
+ * Left as it is (stream review #5): a page that cancels its reader (`reader.cancel()`, not an abort) no longer stops
+ * the download while the clone reads; it runs to the stream's end. An abort, the way the page stops a stream, still
+ * stops both. Telling a cancel from the page's side would mean wrapping the page's streams, which the tap never does.
  */
 import { type TapMessage, TAP_HELLO, type TapHello, tapEventName, type TapWatch, watchEventName } from './tap-protocol';
 
-const QUEUE_MAX = 4000;
+/** The queue's bound, in characters: each message's text and 64 for the message itself. */
+const QUEUE_CHARS = 8_000_000;
 
 export function installTap(win: Window & typeof globalThis, paths: { ask: readonly string[]; terminate: readonly string[] }): void {
   const original = win.fetch;
@@ -36,6 +42,7 @@ export function installTap(win: Window & typeof globalThis, paths: { ask: readon
   const Custom = win.CustomEvent;
   let eventName = '';
   let queue: TapMessage[] | null = [];
+  let queued = 0;
   let next = 0;
   let ask = paths.ask;
   let terminate = paths.terminate;
@@ -43,7 +50,8 @@ export function installTap(win: Window & typeof globalThis, paths: { ask: readon
     if (eventName) dispatch(new Custom(eventName, { detail: m }));
     else if (queue) {
       queue.push(m);
-      if (queue.length > QUEUE_MAX) queue = null;
+      queued += 64 + ((m as { text?: string }).text?.length ?? 0);
+      if (queued > QUEUE_CHARS) queue = null;
     }
   };
   const onHello = (e: MessageEvent) => {
