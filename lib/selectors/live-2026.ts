@@ -72,7 +72,8 @@ export const live2026: SelectorSet = {
 
   // The outer span carries the URL and wraps a second span of the same class with none.
   citationInline: ['[data-pplx-citation-url]', '[data-pplx-citation]', 'span.citation'],
-  // Aug 2026 (answer-citation-excerpt-MrJ55-comet-mcp-2026-08-07.html): the chip's inner span holds the source's full
-  // title as its aria-label, its text only the short name ("coe"); the "Trusted domain" badge beside it is an image.
-  citationTitle: ['[aria-label]:not([role="img"])'],
+  // The source's full title as the aria-label of the chip's hover trigger, its text only the short name ("coe"): inside
+  // the chip in Aug 2026 (answer-citation-excerpt-MrJ55-comet-mcp-2026-08-07.html; the "Trusted domain" badge beside
+  // it is an image, no trigger), around it in Feb 2026 (every chip of the obsidian-AI-exporter pages).
+  citationTitle: ['[data-state][aria-label]'],
 };

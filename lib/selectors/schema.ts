@@ -126,7 +126,7 @@ export const SelectorSetShape = z
 
     citationInline: Candidates,
     citationUrlAttr: z.string(),
-    /** Inside an inline citation: the element whose aria-label is the source's full title. Optional: the chip's text (a short name) otherwise. */
+    /** Inside an inline citation, or its parent: the element whose aria-label is the source's full title. Optional: the chip's text (a short name) otherwise. */
     citationTitle: Candidates.optional(),
     /** Visible text of a grouped citation, e.g. "reuters+2". */
     citationGroupPattern: Pattern,

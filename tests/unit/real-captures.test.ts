@@ -117,6 +117,23 @@ describe.skipIf(!present)(title, () => {
         expect(read.sources.map((s) => normalizeUrl(s.url ?? '')).sort()).toEqual(expected.sort());
       });
 
+      it('titles each source by the aria-label its chip’s trigger carries, where it carries one (captures review L4)', async () => {
+        load(name);
+        // The capture's own pairs: a chip (its URL) and the label of a [data-state] span around it or inside it.
+        const labelled = new Map<string, string>();
+        for (const chip of document.querySelectorAll('[data-pplx-citation-url]')) {
+          const trigger = chip.parentElement?.matches('[data-state][aria-label]') ? chip.parentElement : chip.querySelector('[data-state][aria-label]');
+          const label = trigger?.getAttribute('aria-label')?.trim();
+          const url = normalizeUrl(chip.getAttribute('data-pplx-citation-url') ?? '') ?? '';
+          if (label && !labelled.has(url)) labelled.set(url, label);
+        }
+        const read = await readSources({ win: window, doc: document, set: live2026, waitFor: async () => null }, { expand: false, openTab: false });
+        const titles = new Map(read.sources.map((s) => [normalizeUrl(s.url ?? '') ?? '', s.title]));
+        for (const [url, label] of labelled) if (titles.has(url)) expect(titles.get(url), url).toBe(label);
+        // Every Feb 2026 chip has its trigger around it: where the last answer cites, its titles are checked.
+        if (name.includes('obsidian') && lastTurnByStructure().cited.length > 0) expect([...labelled.keys()].filter((u) => titles.has(u)).length).toBeGreaterThan(0);
+      });
+
       it('is not working: no stop control, a finished snapshot, and a wait that completes at once', async () => {
         load(name);
         const driver = createPageDriver(window);

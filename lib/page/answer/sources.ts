@@ -60,7 +60,9 @@ export function fromInlineCitations(root: Scope, set: SelectorSet, base: string)
     const link = matches(el, set.link) ? el : first(el, set.link);
     const marked = el.getAttribute(set.citationUrlAttr);
     const raw = marked ?? link?.getAttribute('href') ?? '';
-    const title = first(el, set.citationTitle ?? [])?.getAttribute('aria-label')?.trim() || citationName(cleanText(el), set);
+    const titled = set.citationTitle ?? [];
+    const holder = first(el, titled) ?? (el.parentElement && matches(el.parentElement, titled) ? el.parentElement : null);
+    const title = holder?.getAttribute('aria-label')?.trim() || citationName(cleanText(el), set);
     const url = raw ? absolute(raw, base) : null;
     if (url) out.push({ title, url: url.href, ...(marked ? { cited: true as const } : {}) });
   }
