@@ -206,9 +206,10 @@ describe('content-script weight', () => {
 
   it('the two scripts every Perplexity page runs stay under the 20 kB budget together, each under its own guard', async () => {
     const [page, tap] = await Promise.all([built('perplexity.content.ts', 'perplexity.js'), built('perplexity-tap.content.ts', 'perplexity-tap.js')]);
-    // Guards just above today's figures, so any growth is seen and justified (2026-12-05: 18,459 + 1,034 = 19,493; 18,539 + 1,051 with captures review L3, L4, L1 and stream review #10).
+    // Guards just above today's figures, so any growth is seen and justified (2026-12-05: 18,459 + 1,034 = 19,493; 18,539 + 1,051 with captures review L3, L4, L1 and stream review #10;
+    // 18,685 with the page's Markdown as the site's: bold, italics, tables).
     // Code that grows them past 20,000 together must push something else into a kit.
-    expect(page).toBeLessThan(18_600);
+    expect(page).toBeLessThan(18_750);
     expect(tap).toBeLessThan(1_100);
     expect(page + tap).toBeLessThanOrEqual(20_000);
   });
@@ -293,8 +294,10 @@ describe('content-script weight', () => {
     // a new thread is set by the worker through the mode kit, and the threads kit drops mode.ts: 24,410. A conversation's
     // address with no turn found left unconfirmed (captures review L3; reader.ts, which the sources kit carries): sources 7,175;
     // a chip titled by its aria-label (L4) and a question's lines kept (L1): 7,257, the panel kit 8,216,
-    // ask 12,542, repair 8,770, threads 24,499 (each carries its own copy of the reader).
-    const limits = { 'page-threads': 24_600, 'page-sources': 7_300, 'page-diagnostics': 3_750, 'page-panel': 8_300, 'page-mode': 5_850, 'page-ask': 12_600, 'page-repair': 8_850 };
+    // ask 12,542, repair 8,770, threads 24,499 (each carries its own copy of the reader). The page's Markdown with bold,
+    // italics and tables as the site writes them (text.ts, in every kit that renders): threads 24,652, sources 7,388,
+    // panel 8,321, repair 8,878, ask 12,654.
+    const limits = { 'page-threads': 24_700, 'page-sources': 7_450, 'page-diagnostics': 3_750, 'page-panel': 8_400, 'page-mode': 5_850, 'page-ask': 12_700, 'page-repair': 8_950 };
     for (const [entry, limit] of Object.entries(limits)) {
       const out = await bundle(`../../entrypoints/${entry}.ts`);
       expect(inputs(out).filter((i) => i.includes('node_modules'))).toEqual([]);

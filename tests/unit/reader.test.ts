@@ -7,6 +7,7 @@ import { turnsOf } from '../../lib/page/dom/turns';
 import { PageWatcher } from '../../lib/page/answer/observer';
 import { loadFixture, loadHtml } from '../fixtures/reader/load';
 import { pageContent } from '../support/page-content';
+import { renderText } from '../../lib/page/dom/text';
 
 const driver = () => createPageDriver(window);
 
@@ -222,5 +223,23 @@ describe('page content', () => {
     expect(c.text).toBe('Title here\n\nVisible\n\nEnd');
     const cut = await pageContent(driver(), 5);
     expect(cut).toMatchObject({ text: 'Title', truncated: true, totalLength: c.text.length });
+  });
+});
+
+describe('the page’s Markdown, as the site writes its own', () => {
+  const render = (html: string) => {
+    document.body.innerHTML = `<div>${html}</div>`;
+    return renderText(document.body.firstElementChild as Element, { skip: [], markdown: true });
+  };
+  it('bold and italics marked, plain text unmarked', () => {
+    expect(render('<p>A <strong>bold</strong> and <em>slanted</em> <b>b</b> <i>i</i> word.</p>')).toBe('A **bold** and *slanted* **b** *i* word.');
+    document.body.innerHTML = '<p>A <strong>bold</strong> word.</p>';
+    expect(renderText(document.body.firstElementChild as Element, { skip: [], markdown: false })).toBe('A bold word.');
+  });
+  it('a table: its rows between pipes, a `| --- |` line under a header row only', () => {
+    expect(render('<table><thead><tr><th>Mode</th><th> Use </th></tr></thead><tbody><tr><td><strong>Best</strong></td><td>default</td></tr></tbody></table>')).toBe(
+      '| Mode | Use |\n| --- | --- |\n| **Best** | default |',
+    );
+    expect(render('<table><tr><td>a</td><td>b</td></tr><tr><td>c</td><td>d</td></tr></table>')).toBe('| a | b |\n| c | d |');
   });
 });

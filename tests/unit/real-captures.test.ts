@@ -431,4 +431,21 @@ describe.skipIf(!present)(`${title}: a Deep Research report drawn beside its ans
     const read = await readSources({ win: window, doc: document, set: live2026, waitFor: async () => null }, { expand: false, openTab: false });
     expect(new Set(read.sources.map((s) => normalizeUrl(s.url ?? '')))).toEqual(cited);
   });
+
+  it('its tables read as Markdown tables and its bold as **…**, as the thread JSON writes them', async () => {
+    load('deep-research-thread-page-obsidian-AI-exporter-2026-02-27.html');
+    const response = (await createPageDriver(window).poll()).response;
+    const tables = [...document.querySelectorAll('.prose table')];
+    expect(tables.length).toBeGreaterThan(0);
+    const rows = response.split('\n').filter((line) => line.startsWith('| ') && line.endsWith(' |'));
+    // Every row of every table, and a `| --- |` line under each header row.
+    expect(rows.length).toBe(tables.reduce((n, t) => n + t.querySelectorAll('tr').length + t.querySelectorAll('thead tr').length, 0));
+    for (const table of tables) {
+      const head = [...(table.querySelector('thead tr')?.children ?? [])].map((th) => squash(th.textContent ?? ''));
+      const at = rows.indexOf(`| ${head.join(' | ')} |`);
+      expect(at, head.join(' | ')).toBeGreaterThanOrEqual(0);
+      expect(rows[at + 1]).toBe(`|${' --- |'.repeat(head.length)}`);
+    }
+    for (const strong of document.querySelectorAll('.prose strong')) expect(response).toContain(`**${squash(strong.textContent ?? '')}**`);
+  });
 });

@@ -256,6 +256,26 @@ export function renderText(roots: Element | Element[], options: RenderOptions): 
         return;
       }
     }
+    // In Markdown as the site's own (the thread JSON's, 2026-07-31 and 2026-08-01 captures): **bold**, *italics*, and a
+    // table's rows between pipes, its header row followed by `| --- |` for each of its cells.
+    if (options.markdown) {
+      const mark = tag === 'STRONG' || tag === 'B' ? '**' : tag === 'EM' || tag === 'I' ? '*' : '';
+      if (mark) {
+        w.text(mark);
+        children(el);
+        w.text(mark);
+        return;
+      }
+      if (tag === 'TR') {
+        w.breaks(1);
+        w.text('| ');
+        children(el);
+        w.text(' |');
+        if (el.querySelector(':scope > th') && !el.querySelector(':scope > td')) w.text(`\n|${' --- |'.repeat(el.children.length)}`);
+        w.breaks(1);
+        return;
+      }
+    }
     if (PARAGRAPH.has(tag)) {
       const n = listDepth > 0 ? 1 : 2;
       w.breaks(n);
