@@ -1,7 +1,7 @@
 import type { Browser } from '../install/browsers';
 import { type UninstallOptions, uninstall } from '../install/install';
 import { processUid } from '../install/policy/owned-write';
-import { sudoStateDir } from '../install/policy/sudo-home';
+import { sudoHomeRefusal, sudoPerson, sudoStateDir } from '../install/policy/sudo-home';
 import { resolveSystem } from '../install/system';
 import { RelayError } from '../protocol/errors';
 import { cliCommand, quoteArg } from '../relay/invocation';
@@ -32,14 +32,23 @@ export interface UninstallIo {
  * policy, which needs root), most Linux distributions' sudo gives it root's HOME: it would take back
  * root's install and leave the person's. As root under sudo, with no --home, it acts on the install
  * of the person who ran sudo (their state folder and their browsers' folders), or refuses, saying
- * to run it without sudo (policy/sudo-home.ts, as `unblock` does).
+ * to run it without sudo (policy/sudo-home.ts, as `unblock` does). With --home it takes back only an
+ * install whose state folder is root's, and refuses a person's. In every sudo run for a person,
+ * nothing is removed through a link in their folders, nor anybody else's file (policy/owned-remove.ts).
  */
 export async function runUninstall(flags: UninstallFlags, io: UninstallIo): Promise<number> {
   const system = { platform: io.platform, env: io.env, homedir: io.homedir, fs: io.fs };
   const sys = resolveSystem(system);
+  const uid = io.uid ?? processUid();
+  const plain = cliCommand(plainWords(flags));
+  const person = sudoPerson(sys, uid);
+  // A state folder given (--home, or COMET_RELAY_HOME kept by sudo): root's own install only (sudo-home.ts).
+  const given = flags.home ? { dir: flags.home, how: '--home' as const } : person && sys.env.COMET_RELAY_HOME ? { dir: sys.env.COMET_RELAY_HOME, how: 'COMET_RELAY_HOME' as const } : undefined;
+  const refusal = person && given ? sudoHomeRefusal(sys, person, sys.path.resolve(given.dir), given.how, plain) : undefined;
+  if (refusal) throw new RelayError('CONFIG_ERROR', refusal);
   let sudo: ReturnType<typeof sudoStateDir>;
   try {
-    sudo = flags.home ? undefined : sudoStateDir(sys, io.uid ?? processUid(), { command: 'uninstall', plainCommand: cliCommand(plainWords(flags)) });
+    sudo = flags.home ? undefined : sudoStateDir(sys, uid, { command: 'uninstall', plainCommand: plain });
   } catch (error) {
     throw new RelayError('CONFIG_ERROR', (error as Error).message);
   }
@@ -48,6 +57,8 @@ export async function runUninstall(flags: UninstallFlags, io: UninstallIo): Prom
     ...system,
     // The person's folders, found without root's XDG_* (their browsers' folders are under their home).
     ...(sudo ? { homedir: sudo.home, env: personEnv(sys.env), home: sudo.stateDir } : { home: flags.home }),
+    // Root for a person (any sudo run, their HOME kept or not): nothing removed through a link or of another's.
+    ...(person ? { asRootFor: { ...person, plain } } : {}),
     exec: io.exec,
     browsers: flags.browsers,
     userDataDir: flags['user-data-dir'],
@@ -62,6 +73,7 @@ function plainWords(flags: UninstallFlags): string {
   const words = ['uninstall'];
   if (flags.browser) words.push('--browser', quoteArg(flags.browser, 'linux'));
   if (flags['user-data-dir']) words.push('--user-data-dir', quoteArg(flags['user-data-dir'], 'linux'));
+  if (flags.home) words.push('--home', quoteArg(flags.home, 'linux'));
   if (flags.purge) words.push('--purge');
   return words.join(' ');
 }

@@ -8,7 +8,8 @@ import { deleteRegistryKey, queryRegistry, registerManifest } from './registry';
 import { defaultCliPath, errorMessage, type ExecFn, isDirectory, isExecutableFile, isFile, realExec, type ResolvedSystem, resolveSystem, type SystemOptions, tildify } from './system';
 import { ensureTokenFile } from './token';
 import { privilegedUnblockCommand } from './policy/privileged-command';
-import { removeCometBackups, undoUnblock, unblockedBrowsers } from './unblock';
+import { removeCometBackups, undoUnblock, unblockedBrowsers, unblockRecordPath } from './unblock';
+import { type ActingFor, guardedFs, LeftAlone, leftAloneWhy } from './policy/owned-remove';
 import { verifyManifest } from './verify';
 import { cliCommand, commandPrefix, quoteArg as quoteWord } from '../relay/invocation';
 
@@ -400,6 +401,11 @@ export interface UninstallOptions extends StateOptions {
   /** node and the CLI the printed sudo command for an unblock's undo names (default: this process's). */
   nodePath?: string;
   cliPath?: string;
+  /**
+   * Root under sudo, acting for this person: nothing is removed or rewritten through a link in their
+   * folders, nor a file of anybody else's; what is left is said, with what to do (policy/owned-remove.ts).
+   */
+  asRootFor?: ActingFor;
 }
 
 export interface UninstallReport {
@@ -420,7 +426,10 @@ export interface UninstallReport {
  * points at a shared folder loses nothing else.
  */
 export async function uninstall(options: UninstallOptions = {}): Promise<UninstallReport> {
-  const resolved = resolveState(options);
+  const plainResolved = resolveState(options);
+  const guard = options.asRootFor;
+  // Under sudo every removal and write goes through the guarded file system; what it refuses is a problem line.
+  const resolved = guard ? { ...plainResolved, sys: { ...plainResolved.sys, fs: guardedFs(plainResolved.sys, guard) } } : plainResolved;
   const { sys, stateDir } = resolved;
   const exec = options.exec ?? realExec;
   const removed: string[] = [];
@@ -430,13 +439,24 @@ export async function uninstall(options: UninstallOptions = {}): Promise<Uninsta
   const all = (options.browsers ?? 'all') === 'all';
   const selected: Browser[] = all ? [...BROWSERS] : [...new Set(options.browsers as Browser[])];
 
+  /** Once each: many files under one link are left alone for one reason. */
+  const problem = (text: string) => {
+    if (!problems.includes(text)) problems.push(text);
+  };
+  const failed = (file: string, error: unknown) => problem(error instanceof LeftAlone ? error.message : `could not remove ${file}: ${errorMessage(error)}`);
+  /** Whether root under sudo must not read or act on `file` (why said once); never outside sudo. */
+  const leftAlone = (file: string): boolean => {
+    const why = guard ? leftAloneWhy(sys, guard, file, 'file') : undefined;
+    if (why) problem(why);
+    return why !== undefined;
+  };
   const removeFile = (file: string) => {
     try {
       if (!sys.fs.existsSync(file)) return;
       sys.fs.rmSync(file, { force: true });
       removed.push(file);
     } catch (error) {
-      problems.push(`could not remove ${file}: ${errorMessage(error)}`);
+      failed(file, error);
     }
   };
   const removeKey = async (key: string) => {
@@ -450,7 +470,7 @@ export async function uninstall(options: UninstallOptions = {}): Promise<Uninsta
   // Only registrations that name this install's launcher go; another install's (another --home)
   // stay, and the report says whose they are.
   const ours = (manifestPath: string, label: string): boolean => {
-    if (!sys.fs.existsSync(manifestPath)) return false;
+    if (!sys.fs.existsSync(manifestPath) || leftAlone(manifestPath)) return false;
     const target = manifestLauncher(sys, manifestPath);
     if (target !== undefined && samePath(sys, target, launcher)) return true;
     kept.push(
@@ -529,6 +549,8 @@ export async function uninstall(options: UninstallOptions = {}): Promise<Uninsta
   // What `unblock` wrote into a browser's policy goes too, exactly that (its record says what).
   if (!options.userDataDir) {
     for (const browser of unblockedBrowsers(sys, stateDir, selected)) {
+      // The record goes once the policy is taken back: one root may not remove is not acted on at all.
+      if (leftAlone(unblockRecordPath(sys, stateDir, browser))) continue;
       try {
         // Taken back where the record says it was written (any --policy-dir included): the command needs no folder of its own.
         const privilegedCommand = (needs: 'root' | 'admin') =>
@@ -586,7 +608,7 @@ export async function uninstall(options: UninstallOptions = {}): Promise<Uninsta
         for (const file of ATTACHMENT_FILES) sys.fs.rmSync(sys.path.join(full, file), { force: true });
         removed.push(full);
       } catch (error) {
-        problems.push(`could not remove ${full}: ${errorMessage(error)}`);
+        failed(full, error);
       }
       removeEmptyDir(sys, full);
     }

@@ -24,7 +24,7 @@ export interface FsLike {
    * The descriptor-level calls a privileged write uses so it never follows a link (policy/owned-write.ts).
    * `node:fs` has them all; a fake without them gets plain writes followed by chmod.
    */
-  lstatSync?(file: string): { isSymbolicLink(): boolean; isDirectory(): boolean; uid: number; gid: number };
+  lstatSync?(file: string): { isSymbolicLink(): boolean; isDirectory(): boolean; isFile(): boolean; isSocket(): boolean; uid: number; gid: number };
   openSync?(file: string, flags: number, mode?: number): number;
   fstatSync?(fd: number): { isFile(): boolean; nlink: number };
   ftruncateSync?(fd: number, len?: number): void;

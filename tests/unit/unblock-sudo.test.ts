@@ -22,12 +22,14 @@ function sudoSetup(passwd: (personHome: string) => string) {
   const policyDir = path.join(setup.homedir, 'managed');
   for (const dir of [rootHome, personHome, policyDir]) fs.mkdirSync(dir, { recursive: true });
   const given: string[] = [];
+  /** Files under the person's home that lstat says are root's (one root made there, or a hard link to one of root's). */
+  const rootsFiles = new Set<string>();
   const spy: FsLike = {
     ...(fs as unknown as FsLike),
     readFileSync: (f: string, e: 'utf8') => (f === '/etc/passwd' ? passwd(personHome) : fs.readFileSync(f, e)),
     lstatSync: (f) => {
       const stat = fs.lstatSync(f);
-      return Object.assign(stat, under(personHome, f) ? { uid: PERSON, gid: PERSON } : { uid: 0, gid: 0 });
+      return Object.assign(stat, under(personHome, f) && !rootsFiles.has(f) ? { uid: PERSON, gid: PERSON } : { uid: 0, gid: 0 });
     },
     chownSync: (f, uid) => {
       given.push(`${path.relative(setup.homedir, f)} ${uid}`);
@@ -38,7 +40,7 @@ function sudoSetup(passwd: (personHome: string) => string) {
   };
   const out: string[] = [];
   const io = { out: (t: string) => out.push(t), interactive: false, platform: 'linux' as const, env: { SUDO_USER: 'me', SUDO_UID: String(PERSON), SUDO_GID: String(PERSON) }, homedir: rootHome, fs: spy, uid: 0 };
-  return { ...setup, rootHome, personHome, policyDir, given, out, io };
+  return { ...setup, rootHome, personHome, policyDir, given, rootsFiles, out, io };
 }
 
 describe('#5 sudo unblock with root\'s HOME keeps its record where the person\'s own undo looks (review 2026-12-05 #5)', () => {
@@ -122,6 +124,97 @@ describe("sudo uninstall with root's HOME takes back the install of the person w
     const left = [f.person.manifest, f.person.launcher, f.record, f.root.manifest, f.root.launcher];
     expect(left.filter((file) => fs.existsSync(file))).toEqual(left);
     expect(fs.readdirSync(h.policyDir)).toHaveLength(1);
+  });
+
+  /** Replaces the folder `dir` with a link to `target`, a folder of root's holding `name` (a file of the name uninstall removes). */
+  function linkTo(dir: string, target: string, name: string, text = 'system file\n') {
+    fs.rmSync(dir, { recursive: true, force: true });
+    fs.mkdirSync(target, { recursive: true });
+    fs.writeFileSync(path.join(target, name), text);
+    fs.symlinkSync(target, dir);
+    return path.join(target, name);
+  }
+
+  it("a link in the person's state folder (bin/ → a system folder) is not followed: the file of the launcher's name there stays, and the run says why", async () => {
+    const h = sudoSetup(passwd);
+    const f = await twoInstalls(h);
+    const system = linkTo(path.dirname(f.person.launcher), path.join(h.homedir, 'etc'), 'comet-relay-host');
+    const { interactive: _, ...io } = h.io;
+    expect(await runUninstall({ browsers: ['chromium'], browser: 'chromium' }, io)).toBe(1);
+    expect(fs.readFileSync(system, 'utf8')).toBe('system file\n');
+    const text = h.out.join('');
+    expect(text).toContain(
+      "✘ left alone ~/.local/state/comet-relay/bin and everything under it: it is a link, and root follows no link in me's folders; if it is comet-relay's, remove it yourself, as me, or run `",
+    );
+    expect(text).toMatch(/uninstall --browser chromium` as me, without sudo\n/);
+    // What is reached without a link still goes: the registration, the unblock and its record.
+    expect([f.person.manifest, f.record].filter((file) => fs.existsSync(file))).toEqual([]);
+    expect(fs.readdirSync(h.policyDir)).toEqual([]);
+  });
+
+  it("a browser's NativeMessagingHosts/ that links to a system folder: the manifest there stays, and the run says why", async () => {
+    const h = sudoSetup(passwd);
+    const f = await twoInstalls(h);
+    const text = fs.readFileSync(f.person.manifest, 'utf8');
+    const system = linkTo(path.dirname(f.person.manifest), path.join(h.homedir, 'usr', 'lib', 'chromium', 'native-messaging-hosts'), path.basename(f.person.manifest), text);
+    const { interactive: _, ...io } = h.io;
+    expect(await runUninstall({ browsers: ['chromium'], browser: 'chromium', purge: true }, io)).toBe(1);
+    expect(fs.readFileSync(system, 'utf8')).toBe(text);
+    expect(h.out.join('')).toContain("✘ left alone ~/.config/chromium/NativeMessagingHosts and everything under it: it is a link, and root follows no link in me's folders;");
+  });
+
+  it("--purge leaves a file of root's in the person's state folder (a hard link to root's, say) and says so; everything else of theirs goes", async () => {
+    const h = sudoSetup(passwd);
+    const f = await twoInstalls(h);
+    const state = path.dirname(path.dirname(f.person.launcher));
+    const token = path.join(state, 'token');
+    fs.mkdirSync(path.join(state, 'logs'));
+    fs.writeFileSync(path.join(state, 'logs', 'host.log'), 'log\n');
+    h.rootsFiles.add(token);
+    const { interactive: _, ...io } = h.io;
+    expect(await runUninstall({ browsers: 'all', purge: true }, io)).toBe(1);
+    expect(fs.existsSync(token)).toBe(true);
+    expect(fs.readdirSync(state)).toEqual(['token']);
+    expect([f.person.manifest, f.record].filter((file) => fs.existsSync(file))).toEqual([]);
+    expect(h.out.join('')).toContain("✘ left alone ~/.local/state/comet-relay/token: it belongs to root, not to me, and root removes only me's own files for them;");
+  });
+
+  it('the same purge with nothing of root\'s or linked in the person\'s folders removes all of it', async () => {
+    const h = sudoSetup(passwd);
+    const f = await twoInstalls(h);
+    const { interactive: _, ...io } = h.io;
+    expect(await runUninstall({ browsers: 'all', purge: true }, io)).toBe(0);
+    expect(fs.existsSync(path.dirname(path.dirname(f.person.launcher)))).toBe(false);
+    expect(fs.existsSync(f.person.manifest)).toBe(false);
+    expect(h.out.join('')).not.toContain('left alone');
+  });
+
+  it("--home with a state folder of the person's is refused, removing nothing: root would look in root's browser folders; it says to run it without sudo", async () => {
+    const h = sudoSetup(passwd);
+    const f = await twoInstalls(h);
+    const own = path.join(h.personHome, 'relay');
+    fs.mkdirSync(path.join(h.personHome, '.config', 'chromium'), { recursive: true });
+    await install({ platform: 'linux', env: {}, homedir: h.personHome, home: own, cliPath: h.cliPath, nodePath: h.nodePath, browsers: ['chromium'] });
+    const { interactive: _, ...io } = h.io;
+    await expect(runUninstall({ browsers: ['chromium'], browser: 'chromium', home: own }, io)).rejects.toMatchObject({
+      code: 'CONFIG_ERROR',
+      message: expect.stringMatching(
+        /^uninstall runs as root under sudo \(for me\) with the state folder .*home\/me\/relay \(--home\), which is not root's: .*home\/me belongs to me\. .*Nothing was removed\. Run `.*uninstall --browser chromium --home .*home\/me\/relay` without sudo: it takes back your install, and for an unblock's policy, which needs root, prints the sudo command to run\.$/,
+      ),
+    });
+    const left = [f.person.manifest, path.join(own, 'bin', 'comet-relay-host'), f.root.manifest, f.root.launcher];
+    expect(left.filter((file) => fs.existsSync(file))).toEqual(left);
+  });
+
+  it("--home with a state folder of root's own takes back root's install there, as without sudo", async () => {
+    const h = sudoSetup(passwd);
+    const f = await twoInstalls(h);
+    const roots = path.join(h.rootHome, 'relay');
+    await install({ platform: 'linux', env: {}, homedir: h.rootHome, home: roots, cliPath: h.cliPath, nodePath: h.nodePath, browsers: ['chromium'] });
+    const { interactive: _, ...io } = h.io;
+    expect(await runUninstall({ browsers: ['chromium'], browser: 'chromium', home: roots }, io)).toBe(0);
+    expect([f.root.manifest, path.join(roots, 'bin', 'comet-relay-host')].filter((file) => fs.existsSync(file))).toEqual([]);
+    expect([f.person.manifest, f.person.launcher].filter((file) => fs.existsSync(file))).toEqual([f.person.manifest, f.person.launcher]);
   });
 
   it('--home, or a HOME that is the person\'s own (sudo -E), is taken as given', async () => {

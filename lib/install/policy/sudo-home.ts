@@ -1,5 +1,6 @@
 import { stateDir as defaultStateDir } from '../../relay/paths';
 import type { ResolvedSystem } from '../system';
+import { firstNotRoots, type SudoPerson } from './owned-remove';
 
 /**
  * `sudo comet-relay unblock` (or `uninstall`) typed by hand. Most Linux distributions' sudo sets HOME
@@ -57,11 +58,9 @@ const WORDS = {
  * COMET_RELAY_HOME). Throws, with what to do, when it cannot be settled.
  */
 export function sudoStateDir(sys: ResolvedSystem, uid: number | undefined, context: SudoContext): SudoState | undefined {
-  // Without lstat (a test's fake file system) no folder's owner can be told: nothing to settle.
-  if (uid !== 0 || sys.platform === 'win32' || sys.env.COMET_RELAY_HOME || !sys.fs.lstatSync) return undefined;
-  const user = sys.env.SUDO_USER;
-  const personUid = Number(sys.env.SUDO_UID);
-  if (!user || user === 'root' || !Number.isInteger(personUid) || personUid === 0) return undefined;
+  const person = sys.env.COMET_RELAY_HOME ? undefined : sudoPerson(sys, uid);
+  if (!person) return undefined;
+  const { user, uid: personUid } = person;
   // HOME kept by sudo (macOS, `sudo -E`, env_keep): the default folder is the person's already.
   if (ownerOf(sys, sys.homedir) === personUid) return undefined;
 
@@ -88,6 +87,36 @@ export function sudoStateDir(sys: ResolvedSystem, uid: number | undefined, conte
     at = sys.path.join(at, rel);
   }
   return { home, stateDir: dir, note: words.note(user, dir, home, context.plainCommand) };
+}
+
+/**
+ * The person this runs as root for under sudo (SUDO_USER, SUDO_UID), or undefined when it does not:
+ * not root, no sudo, sudo for root itself, Windows.
+ */
+export function sudoPerson(sys: ResolvedSystem, uid: number | undefined): SudoPerson | undefined {
+  // Without lstat (a test's fake file system) no folder's owner can be told: nothing to settle.
+  if (uid !== 0 || sys.platform === 'win32' || !sys.fs.lstatSync) return undefined;
+  const user = sys.env.SUDO_USER;
+  const personUid = Number(sys.env.SUDO_UID);
+  if (!user || user === 'root' || !Number.isInteger(personUid) || personUid === 0) return undefined;
+  return { user, uid: personUid };
+}
+
+/**
+ * `sudo comet-relay uninstall --home DIR` (or with COMET_RELAY_HOME kept by sudo): the state folder is
+ * the one given, but the browsers' folders are still HOME's, root's with most sudo setups. Root takes
+ * back an install whose state folder is root's own (its registrations are in root's browser folders);
+ * for a folder of the person's, or anybody's but root's, it would look for the registrations in the
+ * wrong browser folders and remove files in that person's folders as root, so it refuses. The
+ * person's own run, without sudo, takes their install back and prints the sudo command for an
+ * unblock's policy, the one part that needs root. Returns the refusal, or undefined.
+ */
+export function sudoHomeRefusal(sys: ResolvedSystem, person: SudoPerson, dir: string, how: '--home' | 'COMET_RELAY_HOME', plainCommand: string): string | undefined {
+  const foreign = firstNotRoots(sys, dir);
+  if (!foreign) return undefined;
+  const whose = foreign.uid === person.uid ? person.user : `user ${foreign.uid}`;
+  const what = foreign.link ? `${foreign.at} is a link of ${whose}'s` : `${foreign.at} belongs to ${whose}`;
+  return `uninstall runs as root under sudo (for ${person.user}) with the state folder ${dir} (${how}), which is not root's: ${what}. Root takes back only an install of its own this way; for ${person.user}'s it would look for the browsers' registrations under ${sys.homedir}, not ${person.user}'s home, and remove ${person.user}'s files as root. Nothing was removed. Run \`${plainCommand}\` without sudo: ${WORDS.uninstall.instead}`;
 }
 
 function ownerOf(sys: ResolvedSystem, file: string): number | undefined {
