@@ -457,15 +457,17 @@ export function cutPoll(whole: PollResult, maxLength?: number): PollResult {
 /**
  * A conversation page that shows answer prose while no turn is recognised: the set does not know
  * this page's markup. Every read says so rather than report "idle", "no answer" or "still working".
- * With `proseOnly` false, any conversation page with no turn recognised (comet_poll's `unconfirmed`).
+ * A conversation page with neither turn nor prose is idle for comet_poll: a thread still drawing (opened from the
+ * sidebar, a `?q=` load), a deleted one, a challenge page are all that, and the worker then gives the page a moment
+ * (the repair kit's settle wait) and reads it again (review 2026-12-05, day 4, F1: a miss there failed them all).
  */
-export function unrecognisedTurns(doc: Document, set: SelectorSet, proseOnly = true): RelayError | null {
+export function unrecognisedTurns(doc: Document, set: SelectorSet): RelayError | null {
   if (!isConversationPath(doc.location?.pathname ?? '')) return null;
   if (turnsOf(doc, set).length > 0) return null;
   const prose = outermost(all(doc, set.prose)).filter((p) => !outsideThread(p, set) && !isHidden(p) && cleanText(p) !== '');
-  if (proseOnly && prose.length === 0) return null;
+  if (prose.length === 0) return null;
   return candidatesMiss('turn', [...set.turn, ...set.answer], doc.location?.href ?? '', {
-    after: ` (question blocks, then answer blocks), although ${prose.length ? 'answer prose is on the page' : 'this is a conversation'}`,
+    after: ' (question blocks, then answer blocks), although answer prose is on the page',
     hint: 'add a selector set that reads this page (`comet-relay selectors add FILE`), or save it with `comet-relay capture`',
   });
 }
@@ -487,15 +489,12 @@ async function pollWhole(ctx: PageContext, prose?: boolean): Promise<PollResult>
   const footer = answerFooter(current, set);
   const status = statusOf(ind, state, footer);
   const url = doc.location?.href ?? '';
-  // A conversation's address with no turn found and no sign of work: nothing shows it idle (captures review L3).
   const unconfirmed =
     status === 'working' && !ind.hasStopButton && !ind.hasLoadingSpinner
       ? signMiss(set, url)
       : footer && current && answersOf(current).length === 0
         ? signMiss(set, url, true)
-        : status === 'idle' && !current
-          ? unrecognisedTurns(doc, set, false)?.message
-          : undefined;
+        : undefined;
   const pending = waitingFor(readInteractions(doc, set)[0]);
   return {
     status,

@@ -128,7 +128,8 @@ export function repairKit({ win, driver }: PageKitHost): KitHandlers {
     // `tried` names the probe the reader misses, and why the repair failed (with the probe that failed it).
     const tried = (probe: string, outcome: RepairOutcome): RepairOutcome => ({ status: 'tried', probe, reason: `${outcome.probe}: ${outcome.reason}` });
     if (!params.turns) {
-      const probe = missOf(driver(), doc) ?? params.probe ?? null;
+      // A turn the wait above saw drawn is no miss, whatever the poll before it showed: nothing to repair.
+      const probe = missOf(driver(), doc) ?? (params.probe === 'turn' ? null : params.probe) ?? null;
       if (!probe) return { status: 'fine' };
       if (before) return tried(probe, before);
       return { status: 'miss', probe };

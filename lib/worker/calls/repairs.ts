@@ -123,6 +123,8 @@ export class Repairs {
     const miss = method === 'page.poll' ? pollMiss(result) : null;
     if (!miss) return result;
     const outcome = await this.ensure(page, fetch, miss.probe, undefined, miss.turnIndex);
+    // 'fine': the page drew its turns while the kit waited for them (a thread just opened): the poll taken before is stale.
+    if (outcome === 'fine') return run();
     if (!isRepair(outcome)) return result;
     this.note(where?.tabId, outcome);
     return run();

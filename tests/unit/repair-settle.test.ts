@@ -1,0 +1,65 @@
+// @vitest-environment happy-dom
+import { afterEach, describe, expect, it } from 'vitest';
+import { createPageDriver } from '../../lib/page/driver';
+import { repairKit } from '../../lib/page/kits/repair-kit';
+import { threadJson2026 } from '../../lib/selectors/thread-json';
+import { Repairs } from '../../lib/worker/calls/repairs';
+import { loadHtml } from '../fixtures/reader/load';
+
+/**
+ * A thread just opened (from the sidebar, a `?q=` load): comet_poll reads it before its blocks are drawn, finds no turn,
+ * and the worker asks the repair kit, which gives the page a moment to draw one (review 2026-12-05, day 4, F1 and F2).
+ * The real driver, the real repair kit and the real worker end; the thread's blocks come 300 ms in.
+ */
+const COMPOSER = '<div data-ask-input-container><div id="ask-input" contenteditable="true" role="textbox"></div><button aria-label="Submit">s</button></div>';
+const TURN =
+  '<div data-workflow-entry="0"><div class="group group/user-bubble"><span class="whitespace-pre-line">why tides</span></div></div>' +
+  '<div data-workflow-final-text class="group/final-text"><div class="prose" data-renderer="lm"><p>The Moon.</p></div></div>' +
+  '<div data-workflow-text-footer><button aria-label="Copy">c</button></div>';
+const FINISHED = JSON.stringify({ entries: [{ uuid: 'e', query_str: 'why tides', status: 'COMPLETED', blocks: [{ intended_usage: 'ask_text', markdown_block: { answer: 'The Moon.' } }] }] });
+
+afterEach(() => {
+  document.body.innerHTML = '';
+});
+
+describe('a conversation page drawing its turns while comet_poll reads it', () => {
+  for (const [label, body] of [
+    ['its JSON rate-limited', ''],
+    ['its only entry still running', JSON.stringify({ entries: [{ uuid: 'e', query_str: 'why tides', status: 'PENDING', blocks: [] }] })],
+    ['its JSON holding the finished turn', FINISHED],
+  ] as const) {
+    it(`is read again once drawn, not answered from the read before it, and nothing is repaired (${label})`, async () => {
+      loadHtml(`<main><div id="thread"></div>${COMPOSER}</main>`, 'https://www.perplexity.ai/search/tides-abc123');
+      const driver = createPageDriver(window);
+      const kit = repairKit({ win: window, driver: () => driver } as never);
+      setTimeout(() => {
+        (document.getElementById('thread') as Element).innerHTML = TURN;
+      }, 300);
+      const asked: string[] = [];
+      const page = async (method: string, params: Record<string, unknown>) => {
+        asked.push(`${method}${params.turns ? '+turns' : ''}`);
+        return (kit[method] as (p: unknown) => Promise<unknown>)(params);
+      };
+      const before = await driver.poll();
+      expect(before).toMatchObject({ status: 'idle', turnCount: 0 });
+      expect(before.unconfirmed).toBeUndefined();
+      // The poll before the blocks came is the worker's first read; the read again is the page's own.
+      const reads = [before];
+      const run = async () => reads.shift() ?? driver.poll();
+      const read = await new Repairs(() => threadJson2026).read('page.poll', run, page, async () => ({ status: 200, body }), { tabId: 1, url: window.location.href });
+      expect(read).toMatchObject({ status: 'completed', turnCount: 1, response: 'The Moon.' });
+      expect(read).not.toHaveProperty('repair');
+      expect(asked).toEqual(['page.repair']);
+    });
+  }
+
+  it('a conversation page that never draws a turn (a deleted thread) stays idle after the wait, with no miss', async () => {
+    loadHtml(`<main><div id="thread"><p>This thread does not exist.</p></div>${COMPOSER}</main>`, 'https://www.perplexity.ai/search/gone-abc123');
+    const driver = createPageDriver(window);
+    const kit = repairKit({ win: window, driver: () => driver } as never);
+    const page = async (method: string, params: Record<string, unknown>) => (kit[method] as (p: unknown) => Promise<unknown>)(params);
+    const read = await new Repairs(() => threadJson2026).read('page.poll', () => driver.poll(), page, async () => ({ status: 404, body: '{}' }), { tabId: 1, url: window.location.href });
+    expect(read).toMatchObject({ status: 'idle', turnCount: 0 });
+    expect(read).not.toHaveProperty('unconfirmed');
+  });
+});
