@@ -242,4 +242,18 @@ describe('the page’s Markdown, as the site writes its own', () => {
     );
     expect(render('<table><tr><td>a</td><td>b</td></tr><tr><td>c</td><td>d</td></tr></table>')).toBe('| a | b |\n| c | d |');
   });
+  it('the marks hug the words: spaces at an emphasis’s edges go outside, a blank one is no emphasis (day-4 review F4)', () => {
+    expect(render('<p>A<strong> bold </strong>word and <em>slanted </em>one.</p>')).toBe('A **bold** word and *slanted* one.');
+    expect(render('<p>x <strong> </strong> y <strong></strong> z</p>')).toBe('x y z');
+    expect(render('<p><strong>very <em>much</em></strong></p>')).toBe('**very *much***');
+  });
+  it('a table stays one: a cell’s blocks flow on its line, a `|` in it escaped, its `| --- |` indented in a list (day-4 review F5)', () => {
+    const table = (cell: string) => `<table><thead><tr><th>A</th><th>B</th></tr></thead><tbody><tr><td>${cell}</td><td>x | y</td></tr></tbody></table>`;
+    expect(render(table('<p>one</p><p>two</p>'))).toBe('| A | B |\n| --- | --- |\n| one two | x \\| y |');
+    expect(render(table('<ul><li>one</li><li>two</li></ul>'))).toBe('| A | B |\n| --- | --- |\n| - one - two | x \\| y |');
+    expect(render(table('<code>a | b</code>'))).toBe('| A | B |\n| --- | --- |\n| `a \\| b` | x \\| y |');
+    expect(render(`<ol><li>Compare:${table('1')}</li></ol>`)).toBe('1. Compare:\n   | A | B |\n   | --- | --- |\n   | 1 | x \\| y |');
+    // Outside a table a pipe is plain text.
+    expect(render('<p>a | b</p>')).toBe('a | b');
+  });
 });

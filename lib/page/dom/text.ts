@@ -40,6 +40,10 @@ const ALWAYS_SKIP = new Set(['SCRIPT', 'STYLE', 'NOSCRIPT', 'TEMPLATE', 'svg', '
 class Writer {
   private readonly parts: string[] = [];
   indent = '';
+  /** The next text drops its leading spaces (just after an emphasis mark). */
+  glue = false;
+  /** Inside a table cell: a line break would end the row, so every break is a space. */
+  flat = 0;
 
   get out(): string {
     return this.parts.join('');
@@ -54,7 +58,9 @@ class Writer {
   }
 
   text(t: string): void {
+    if (this.glue) t = t.replace(/^ +/, '');
     if (!t) return;
+    this.glue = false;
     if (this.atLineStart()) {
       t = t.replace(/^ +/, '');
       if (!t) return;
@@ -67,13 +73,14 @@ class Writer {
 
   /** Preformatted lines (code), indented like the surrounding list item. */
   raw(block: string): void {
+    if (this.flat) return void this.text(` ${block.replace(/\s+/g, ' ')} `);
     const lines = block.split('\n');
     const text = lines.map((l) => (l ? this.indent + l : l)).join('\n');
     if (text) this.parts.push(text);
   }
 
   /** Drops spaces and tabs at the very end, looking back only as far as they go. */
-  private trimTrailingBlanks(): void {
+  trimTrailingBlanks(): void {
     while (this.parts.length > 0) {
       const s = this.last();
       let i = s.length;
@@ -102,6 +109,7 @@ class Writer {
 
   /** Ensures the output ends with at least n line breaks (none at the very start). */
   breaks(n: number): void {
+    if (this.flat) return void this.text(' ');
     this.trimTrailingBlanks();
     if (this.parts.length === 0) return;
     const trailing = this.trailingBreaks();
@@ -109,6 +117,7 @@ class Writer {
   }
 
   hardBreak(): void {
+    if (this.flat) return void this.text(' ');
     this.trimTrailingBlanks();
     this.parts.push('\n');
   }
@@ -122,6 +131,7 @@ export function mathOf(set: SelectorSet): RenderOptions['math'] {
 export function renderText(roots: Element | Element[], options: RenderOptions): string {
   const w = new Writer();
   let listDepth = 0;
+  const cell = (t: string) => (w.flat ? t.replace(/\|/g, '\\|') : t);
 
   const skipped = (el: Element): boolean => {
     if (ALWAYS_SKIP.has(el.tagName) || el.namespaceURI === 'http://www.w3.org/2000/svg') return true;
@@ -175,7 +185,7 @@ export function renderText(roots: Element | Element[], options: RenderOptions): 
       const kept = options.lines && parent && /^pre/.test(parent.ownerDocument.defaultView?.getComputedStyle(parent).whiteSpace ?? '');
       (kept ? (node.nodeValue ?? '').split('\n') : [node.nodeValue ?? '']).forEach((line, i) => {
         if (i) w.hardBreak();
-        w.text(line.replace(/[\s\u00a0]+/g, ' '));
+        w.text(cell(line.replace(/[\s\u00a0]+/g, ' ')));
       });
       return;
     }
@@ -225,7 +235,7 @@ export function renderText(roots: Element | Element[], options: RenderOptions): 
         return;
       }
       case 'CODE':
-        w.text(options.markdown ? `\`${(el.textContent ?? '').replace(/\s+/g, ' ')}\`` : (el.textContent ?? ''));
+        w.text(cell(options.markdown ? `\`${(el.textContent ?? '').replace(/\s+/g, ' ')}\`` : (el.textContent ?? '')));
         return;
       case 'UL':
       case 'OL': {
@@ -252,7 +262,10 @@ export function renderText(roots: Element | Element[], options: RenderOptions): 
       case 'TH': {
         const prev = el.previousElementSibling;
         if (prev && (prev.tagName === 'TD' || prev.tagName === 'TH')) w.text(' | ');
+        // A cell is one line of its row: its paragraphs, lists and code flow on it; a `|` in it is escaped (Markdown).
+        if (options.markdown) w.flat++;
         children(el);
+        if (options.markdown) w.flat--;
         return;
       }
     }
@@ -260,10 +273,17 @@ export function renderText(roots: Element | Element[], options: RenderOptions): 
     // table's rows between pipes, its header row followed by `| --- |` for each of its cells.
     if (options.markdown) {
       const mark = tag === 'STRONG' || tag === 'B' ? '**' : tag === 'EM' || tag === 'I' ? '*' : '';
-      if (mark) {
+      const t = el.textContent ?? '';
+      if (mark && t.trim()) {
+        // The marks hug the words: spaces at the edges go outside them (`<strong> bold </strong>` → ` **bold** `).
+        if (/^\s/.test(t)) w.text(' ');
         w.text(mark);
+        w.glue = true;
         children(el);
+        w.glue = false;
+        w.trimTrailingBlanks();
         w.text(mark);
+        if (/\s$/.test(t)) w.text(' ');
         return;
       }
       if (tag === 'TR') {
@@ -271,7 +291,10 @@ export function renderText(roots: Element | Element[], options: RenderOptions): 
         w.text('| ');
         children(el);
         w.text(' |');
-        if (el.querySelector(':scope > th') && !el.querySelector(':scope > td')) w.text(`\n|${' --- |'.repeat(el.children.length)}`);
+        if (el.querySelector(':scope > th') && !el.querySelector(':scope > td')) {
+          w.breaks(1);
+          w.text(`|${' --- |'.repeat(el.children.length)}`);
+        }
         w.breaks(1);
         return;
       }
