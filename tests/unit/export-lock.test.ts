@@ -2,8 +2,9 @@ import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { type ExportIo, runExportCommand } from '../../lib/cli/export/export-command';
+import { FolderLock } from '../../lib/cli/export/folder-lock';
 import { MANIFEST_NAME } from '../../lib/cli/export/manifest';
 import type { Progress } from '../../lib/cli/export/progress';
 import { type ExportOptions, runExport } from '../../lib/cli/export/run-export';
@@ -227,5 +228,128 @@ describe('the lock goes on every way out, and only the run’s own', () => {
     };
     expect(await run(library)).toMatchObject({ written: 3 });
     expect(fs.readFileSync(lock, 'utf8')).toBe(other);
+  });
+});
+
+describe('a stale lock is taken over by one run at a time (day-4 review F6)', () => {
+  afterEach(() => vi.restoreAllMocks());
+
+  type Attempt = { name: string; lock?: FolderLock; refused?: string };
+  function attempt(name: string, runs: Attempt[], notes: string[] = []): Attempt {
+    const run: Attempt = { name };
+    try {
+      run.lock = FolderLock.take(out, { warn: (text) => notes.push(text) });
+    } catch (error) {
+      run.refused = (error as Error).message;
+    }
+    runs.push(run);
+    return run;
+  }
+  const lockText = (run: Attempt) => (run.lock as unknown as { text: string }).text;
+  const lockFiles = () => fs.readdirSync(out).filter((f) => f.startsWith(LOCK)).sort();
+
+  /** Calls `after(name, args)` once each listed fs call of the lock's module returns or throws (each run would be its own process). */
+  function hook(after: (call: string, args: unknown[]) => void) {
+    let inner = false;
+    for (const name of ['openSync', 'closeSync', 'renameSync', 'linkSync', 'rmSync'] as const) {
+      const real = (fs[name] as (...args: unknown[]) => unknown).bind(fs);
+      vi.spyOn(fs, name).mockImplementation(((...args: unknown[]) => {
+        try {
+          return real(...args);
+        } finally {
+          if (!inner) {
+            inner = true;
+            try {
+              after(name, args);
+            } finally {
+              inner = false;
+            }
+          }
+        }
+      }) as never);
+    }
+  }
+
+  it('B judged the lock stale, A took it over first: B removes nothing of A\'s, and a run C tried after each of B\'s file calls never finds the folder free', () => {
+    fs.writeFileSync(lock, holderLock(deadPid()));
+    const runs: Attempt[] = [];
+    let a: Attempt | undefined;
+    hook((call) => {
+      // B has read the stale lock (and judges it stale next); A takes it over first. From then on, C tries at every step of B's.
+      if (!a) {
+        if (call === 'closeSync') a = attempt('A', runs);
+        return;
+      }
+      attempt(`C after B's ${call}`, runs);
+    });
+    const b = attempt('B', []);
+    vi.restoreAllMocks();
+    expect(a?.lock).toBeDefined();
+    expect(runs.filter((r) => r.lock).map((r) => r.name)).toEqual(['A']);
+    expect(runs.length).toBeGreaterThan(3);
+    for (const c of runs.slice(1)) expect(c.refused, c.name).toMatch(/^Another export is writing into /);
+    expect(b.refused).toMatch(/^Another export is writing into /);
+    expect(fs.readFileSync(lock, 'utf8')).toBe(lockText(a as Attempt));
+    expect(lockFiles()).toEqual([LOCK]);
+    a?.lock?.releaseSync();
+    expect(lockFiles()).toEqual([]);
+  });
+
+  it('C finds the takeover held while B clears the stale lock: it waits a moment, then refuses naming the takeover file; B takes over', () => {
+    fs.writeFileSync(lock, holderLock(deadPid()));
+    const runs: Attempt[] = [];
+    let made = false;
+    hook((call, args) => {
+      // B has made its takeover file (opened, written, closed): C comes now.
+      if (call === 'openSync' && args[0] === `${lock}.takeover` && args[1] === 'wx') made = true;
+      else if (call === 'closeSync' && made && runs.length === 0) attempt('C', runs);
+    });
+    const notes: string[] = [];
+    const b = attempt('B', [], notes);
+    vi.restoreAllMocks();
+    expect(runs.map((r) => r.name)).toEqual(['C']);
+    expect(runs[0]?.refused).toMatch(
+      new RegExp(`^Another export \\(pid ${process.pid}, started [^)]+\\) is taking over the stale lock of ${out} this very moment: ${lock}\\.takeover is held\\. .* Run the same command again in a moment; if no export is running, remove ${lock}\\.takeover and run it again\\.$`),
+    );
+    expect(b.lock).toBeDefined();
+    expect(notes).toHaveLength(1);
+    expect(fs.readFileSync(lock, 'utf8')).toBe(lockText(b));
+    expect(lockFiles()).toEqual([LOCK]);
+    b.lock?.releaseSync();
+  });
+
+  it('a takeover file a live run holds is waited for briefly, then refused, naming it; the stale lock stays', () => {
+    const stale = holderLock(deadPid());
+    fs.writeFileSync(lock, stale);
+    fs.writeFileSync(`${lock}.takeover`, holderLock(process.ppid));
+    const started = Date.now();
+    expect(() => FolderLock.take(out)).toThrow(`is taking over the stale lock of ${out} this very moment: ${lock}.takeover is held.`);
+    expect(Date.now() - started).toBeLessThan(1000);
+    expect(fs.readFileSync(lock, 'utf8')).toBe(stale);
+    expect(lockFiles()).toEqual([LOCK, `${LOCK}.takeover`]);
+  });
+
+  it('a takeover file a killed run left does not block: it is cleared the same way, and the stale lock taken over', () => {
+    fs.writeFileSync(lock, holderLock(deadPid()));
+    fs.writeFileSync(`${lock}.takeover`, holderLock(deadPid()));
+    const notes: string[] = [];
+    const taken = attempt('next', [], notes);
+    expect(taken.lock).toBeDefined();
+    expect(notes).toHaveLength(1);
+    expect(lockFiles()).toEqual([LOCK]);
+    taken.lock?.releaseSync();
+    expect(lockFiles()).toEqual([]);
+  });
+
+  it('a killed run\'s takeover file at the last level is named, to be removed; once removed, the run goes ahead', () => {
+    const top = `${lock}.takeover.takeover`;
+    fs.writeFileSync(lock, holderLock(deadPid()));
+    fs.writeFileSync(`${lock}.takeover`, holderLock(deadPid()));
+    fs.writeFileSync(top, holderLock(deadPid()));
+    expect(() => FolderLock.take(out)).toThrow(new RegExp(`^${top} was left by an export that stopped while taking over the lock of ${out} \\(pid \\d+, started [^;]+; no longer running\\)\\. Remove ${top}, then run the same command again\\.$`));
+    expect(lockFiles()).toHaveLength(3);
+    fs.rmSync(top);
+    FolderLock.take(out).releaseSync();
+    expect(lockFiles()).toEqual([]);
   });
 });

@@ -15,6 +15,16 @@ import { RelayError } from '../../protocol/errors';
  * its pid no longer runs on this host. A lock from another host cannot be checked, so it stands until
  * the person removes it. A run removes the lock only while it still holds its own contents, never one
  * another run wrote.
+ *
+ * Taking over is one run at a time: only the run that creates `<lock>.takeover` exclusively may remove
+ * a stale lock, and only while it still holds the very text judged stale. Without it, two runs that both
+ * judged one lock stale could each remove "the stale lock", the second removing a fresh lock a third run
+ * had just made in its place. No run ever moves or renames another run's file. A takeover file left by
+ * a killed run is cleared the same way, one level up; one left at that level is named, to be removed.
+ *
+ * "Gone" is judged by hostname and pid alone. Two systems that share a hostname but not their pids (Windows
+ * and WSL writing one folder, a container given the host's name) may take a live run for a dead one; a
+ * reused pid keeps a dead run's lock standing. Either way every refusal names the file to remove.
  */
 export const LOCK_NAME = '.comet-relay-export.lock';
 
@@ -45,21 +55,21 @@ export class FolderLock {
     const file = path.join(dir, LOCK_NAME);
     const me = { pid: process.pid, host: os.hostname(), started: new Date().toISOString(), run: randomBytes(4).toString('hex') };
     const text = `${JSON.stringify(me)}\n`;
+    let stale: Holder | undefined;
     // Once more after a stale lock is cleared, or one released between the two calls (another run may take the name meanwhile).
     for (let attempt = 0; attempt < 3; attempt++) {
       if (create(file, text)) {
         held.add(text);
+        if (stale) options.warn?.(`${file} was left by an export that is no longer running (pid ${stale.pid}, started ${stale.started}); this run takes it over.`);
         return new FolderLock(file, text);
       }
       const found = readLock(file);
       if (found.kind === 'gone') continue; // released between the two calls
-      if (found.kind === 'link') {
-        throw new RelayError('CONFIG_ERROR', `${file} is a link, not a lock file an export made; comet-relay follows no link there. Remove it, then run the same command again.`);
-      }
+      if (found.kind === 'link') throw linked(file);
       if (found.kind !== 'holder') throw busy(dir, file, undefined);
       if (!isStale(found.text, found.holder)) throw busy(dir, file, found.holder);
-      clearStale(file, found.text);
-      options.warn?.(`${file} was left by an export that is no longer running (pid ${found.holder.pid}, started ${found.holder.started}); this run takes it over.`);
+      removeStale(dir, file, found.text, 0);
+      stale = found.holder;
     }
     throw busy(dir, file, undefined);
   }
@@ -148,37 +158,67 @@ function isAlive(pid: number): boolean {
   }
 }
 
+/** How often, and how long apart, a run tries for a takeover file another run holds (a takeover lasts a few file calls). */
+const TAKEOVER_TRIES = 5;
+const TAKEOVER_PAUSE_MS = 4;
+
+/** A takeover file left by a killed run is cleared under one more; one left at that level is for the person to remove. */
+const TAKEOVER_LEVELS = 2;
+
 /**
- * Removes the stale lock, and only it: moved aside first (atomic), then checked to be the very text
- * judged stale. Another run that took it over meanwhile has its own lock there, which is put back.
+ * Removes `file` (a lock, or at level 1 a takeover file) only while it still holds `staleText`, as the one
+ * run holding `<file>.takeover`: created exclusively, so no other run removes anything of that name
+ * meanwhile, and removed after, only while it is still this run's. Throws, naming the takeover file,
+ * when another run holds it through every try, or when a killed run left it at the last level.
  */
-function clearStale(file: string, staleText: string): void {
-  const aside = `${file}.${process.pid}-${randomBytes(4).toString('hex')}.stale`;
+function removeStale(dir: string, file: string, staleText: string, level: number): void {
+  const guard = `${file}.takeover`;
+  const mine = `${JSON.stringify({ pid: process.pid, host: os.hostname(), started: new Date().toISOString(), run: randomBytes(4).toString('hex') })}\n`;
+  held.add(mine);
   try {
-    fs.renameSync(file, aside);
-  } catch {
-    return; // gone already: the next attempt creates it
-  }
-  let text = '';
-  try {
-    text = fs.readFileSync(aside, 'utf8');
-  } catch {
-    // unreadable: taken as another's, put back below
-  }
-  if (text === staleText) {
-    fs.rmSync(aside, { force: true });
-    return;
-  }
-  try {
-    fs.linkSync(aside, file);
-  } catch (error) {
-    // No hard links here (FAT, some shares): moved back while the name is free. EEXIST: a newer lock stands there.
-    if ((error as NodeJS.ErrnoException).code !== 'EEXIST' && !fs.existsSync(file)) {
-      fs.renameSync(aside, file);
-      return;
+    for (let tries = 1; !create(guard, mine); tries++) {
+      const found = readLock(guard);
+      if (found.kind === 'link') throw linked(guard);
+      const stale = found.kind === 'holder' && isStale(found.text, found.holder);
+      if (stale && level + 1 >= TAKEOVER_LEVELS) throw leftTakeover(dir, guard, found.holder);
+      if (tries >= TAKEOVER_TRIES) throw takingOver(dir, guard, found.kind === 'holder' ? found.holder : undefined);
+      if (stale) removeStale(dir, guard, found.text, level + 1);
+      else if (found.kind !== 'gone') pause(TAKEOVER_PAUSE_MS); // held: a run clearing the same stale lock, done in a moment
     }
+    // Cleared already when it holds anything else: maybe a live lock made since, which is not this run's to remove.
+    const now = readLock(file);
+    if (now.kind === 'holder' && now.text === staleText) fs.rmSync(file, { force: true });
+  } finally {
+    held.delete(mine);
+    const still = readLock(guard);
+    if (still.kind === 'holder' && still.text === mine) fs.rmSync(guard, { force: true });
   }
-  fs.rmSync(aside, { force: true });
+}
+
+/** Blocks this thread for `ms` (take is synchronous: a process about to exit may call it too). */
+function pause(ms: number): void {
+  Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, ms);
+}
+
+function linked(file: string): RelayError {
+  return new RelayError('CONFIG_ERROR', `${file} is a link, not a lock file an export made; comet-relay follows no link there. Remove it, then run the same command again.`);
+}
+
+/** The takeover file stayed held: another run is clearing the same stale lock, or one cannot be checked from here. */
+function takingOver(dir: string, guard: string, holder: Holder | undefined): RelayError {
+  const who = holder ? ` (pid ${holder.pid}${holder.host === os.hostname() ? '' : ` on ${holder.host}`}, started ${holder.started})` : '';
+  return new RelayError(
+    'CONFIG_ERROR',
+    `Another export${who} is taking over the stale lock of ${dir} this very moment: ${guard} is held. Two exports into one folder spoil each other's record of what was written. Run the same command again in a moment; if no export is running, remove ${guard} and run it again.`,
+  );
+}
+
+/** A takeover file a killed run left where no further level clears it. */
+function leftTakeover(dir: string, guard: string, holder: Holder): RelayError {
+  return new RelayError(
+    'CONFIG_ERROR',
+    `${guard} was left by an export that stopped while taking over the lock of ${dir} (pid ${holder.pid}, started ${holder.started}; no longer running). Remove ${guard}, then run the same command again.`,
+  );
 }
 
 /** The refusal: which run holds the folder, and what to do. */
