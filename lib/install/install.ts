@@ -629,7 +629,9 @@ export async function uninstall(options: UninstallOptions = {}): Promise<Uninsta
   }
 
   const lines: string[] = [];
-  if (removed.length === 0) lines.push('Nothing to remove: comet-relay was not registered in the selected places.');
+  // "Nothing to remove" only when nothing was found either: above a ✘ it would say the install is gone while it stands.
+  if (removed.length === 0 && problems.length === 0) lines.push('Nothing to remove: comet-relay was not registered in the selected places.');
+  else if (removed.length === 0) lines.push('Nothing was removed: what stands, and why, is said below.');
   for (const r of removed) lines.push(`removed  ${tildify(sys, r)}`);
   for (const k of kept) lines.push(`kept     ${k}`);
   for (const n of notes) lines.push(`note     ${n}`);

@@ -24,12 +24,17 @@ function sudoSetup(passwd: (personHome: string) => string) {
   const given: string[] = [];
   /** Files under the person's home that lstat says are root's (one root made there, or a hard link to one of root's). */
   const rootsFiles = new Set<string>();
+  /** Folders under the person's home that lstat says are root's, with all they hold (made by a `sudo … install` that kept HOME). */
+  const rootsTrees: string[] = [];
+  /** Files under the person's home that lstat says are a third user's, by uid. */
+  const othersFiles = new Map<string, number>();
   const spy: FsLike = {
     ...(fs as unknown as FsLike),
     readFileSync: (f: string, e: 'utf8') => (f === '/etc/passwd' ? passwd(personHome) : fs.readFileSync(f, e)),
     lstatSync: (f) => {
       const stat = fs.lstatSync(f);
-      return Object.assign(stat, under(personHome, f) && !rootsFiles.has(f) ? { uid: PERSON, gid: PERSON } : { uid: 0, gid: 0 });
+      const uid = othersFiles.get(f) ?? (under(personHome, f) && !rootsFiles.has(f) && !rootsTrees.some((dir) => under(dir, f)) ? PERSON : 0);
+      return Object.assign(stat, { uid, gid: uid });
     },
     chownSync: (f, uid) => {
       given.push(`${path.relative(setup.homedir, f)} ${uid}`);
@@ -40,7 +45,7 @@ function sudoSetup(passwd: (personHome: string) => string) {
   };
   const out: string[] = [];
   const io = { out: (t: string) => out.push(t), interactive: false, platform: 'linux' as const, env: { SUDO_USER: 'me', SUDO_UID: String(PERSON), SUDO_GID: String(PERSON) }, homedir: rootHome, fs: spy, uid: 0 };
-  return { ...setup, rootHome, personHome, policyDir, given, rootsFiles, out, io };
+  return { ...setup, rootHome, personHome, policyDir, given, rootsFiles, rootsTrees, othersFiles, out, io };
 }
 
 describe('#5 sudo unblock with root\'s HOME keeps its record where the person\'s own undo looks (review 2026-12-05 #5)', () => {
@@ -163,20 +168,30 @@ describe("sudo uninstall with root's HOME takes back the install of the person w
     expect(h.out.join('')).toContain("✘ left alone ~/.config/chromium/NativeMessagingHosts and everything under it: it is a link, and root follows no link in me's folders;");
   });
 
-  it("--purge leaves a file of root's in the person's state folder (a hard link to root's, say) and says so; everything else of theirs goes", async () => {
+  // Before the day-4 review (F3) a file of root's here was left alone too. Removing it takes away its name only: even a
+  // hard link to one of root's files leaves that file's text where it was; and it is what a `sudo … install` with HOME kept leaves.
+  it("--purge removes a file of root's in the person's state folder (a hard link to root's, say: only the name goes), and leaves a third user's, saying so", async () => {
     const h = sudoSetup(passwd);
     const f = await twoInstalls(h);
     const state = path.dirname(path.dirname(f.person.launcher));
     const token = path.join(state, 'token');
-    fs.mkdirSync(path.join(state, 'logs'));
-    fs.writeFileSync(path.join(state, 'logs', 'host.log'), 'log\n');
+    const roots = path.join(h.homedir, 'shadow');
+    fs.writeFileSync(roots, 'root only\n');
+    fs.rmSync(token);
+    fs.linkSync(roots, token);
     h.rootsFiles.add(token);
+    fs.mkdirSync(path.join(state, 'logs'));
+    const log = path.join(state, 'logs', 'host.log');
+    fs.writeFileSync(log, 'log\n');
+    h.othersFiles.set(log, 5151);
     const { interactive: _, ...io } = h.io;
     expect(await runUninstall({ browsers: 'all', purge: true }, io)).toBe(1);
-    expect(fs.existsSync(token)).toBe(true);
-    expect(fs.readdirSync(state)).toEqual(['token']);
+    expect(fs.existsSync(token)).toBe(false);
+    expect(fs.readFileSync(roots, 'utf8')).toBe('root only\n');
+    expect(fs.readdirSync(state)).toEqual(['logs']);
+    expect(fs.readFileSync(log, 'utf8')).toBe('log\n');
     expect([f.person.manifest, f.record].filter((file) => fs.existsSync(file))).toEqual([]);
-    expect(h.out.join('')).toContain("✘ left alone ~/.local/state/comet-relay/token: it belongs to root, not to me, and root removes only me's own files for them;");
+    expect(h.out.join('')).toContain("✘ left alone ~/.local/state/comet-relay/logs/host.log: it belongs to user 5151, neither me nor root, and root removes no other user's files for me;");
   });
 
   it('the same purge with nothing of root\'s or linked in the person\'s folders removes all of it', async () => {
@@ -187,6 +202,39 @@ describe("sudo uninstall with root's HOME takes back the install of the person w
     expect(fs.existsSync(path.dirname(path.dirname(f.person.launcher)))).toBe(false);
     expect(fs.existsSync(f.person.manifest)).toBe(false);
     expect(h.out.join('')).not.toContain('left alone');
+  });
+
+  /** What a `sudo comet-relay install` (and unblock) with HOME kept made in the person's home: root's, with all it holds. */
+  const sudoMade = (h: ReturnType<typeof sudoSetup>) => h.rootsTrees.push(path.join(h.personHome, '.local', 'state'), path.join(h.personHome, '.config', 'chromium', 'NativeMessagingHosts'));
+
+  it("after `sudo comet-relay install` with HOME kept (macOS, sudo -E), sudo uninstall removes what it made: root's files in the person's link-free folders, the unblock's record too (day-4 review F3)", async () => {
+    const h = sudoSetup(passwd);
+    const f = await twoInstalls(h);
+    sudoMade(h);
+    const { interactive: _, ...io } = h.io;
+    expect(await runUninstall({ browsers: ['chromium'], browser: 'chromium' }, { ...io, homedir: h.personHome })).toBe(0);
+    expect([f.person.manifest, f.person.launcher, f.record].filter((file) => fs.existsSync(file))).toEqual([]);
+    expect(fs.readdirSync(h.policyDir)).toEqual([]);
+    const text = h.out.join('');
+    expect(text).not.toContain('left alone');
+    expect(text).toContain(`removed  ${f.person.manifest.replace(h.personHome, '~')}`);
+    expect([f.root.manifest, f.root.launcher].filter((file) => fs.existsSync(file))).toEqual([f.root.manifest, f.root.launcher]);
+  });
+
+  it("root's files there stay when a link is on their way: sudo uninstall says so, and never that nothing was there (day-4 review F3)", async () => {
+    const h = sudoSetup(passwd);
+    fs.mkdirSync(path.join(h.personHome, '.config', 'chromium'), { recursive: true });
+    expect((await install({ platform: 'linux', env: {}, homedir: h.personHome, cliPath: h.cliPath, nodePath: h.nodePath, browsers: ['chromium'] })).ok).toBe(true);
+    const manifest = path.join(h.personHome, '.config', 'chromium', MANIFEST);
+    const text = fs.readFileSync(manifest, 'utf8');
+    const system = linkTo(path.dirname(manifest), path.join(h.homedir, 'usr', 'lib', 'chromium', 'native-messaging-hosts'), path.basename(manifest), text);
+    sudoMade(h);
+    const { interactive: _, ...io } = h.io;
+    expect(await runUninstall({ browsers: ['chromium'], browser: 'chromium' }, { ...io, homedir: h.personHome })).toBe(1);
+    expect(fs.readFileSync(system, 'utf8')).toBe(text);
+    const out = h.out.join('');
+    expect(out).not.toContain('Nothing to remove');
+    expect(out).toMatch(/^Nothing was removed: what stands, and why, is said below\.\nkept {5}~\/\.local\/state\/comet-relay\/bin\/comet-relay-host \(still used by chromium\)\n.*\n✘ left alone ~\/\.config\/chromium\/NativeMessagingHosts and everything under it: it is a link/);
   });
 
   it("--home with a state folder of the person's is refused, removing nothing: root would look in root's browser folders; it says to run it without sudo", async () => {

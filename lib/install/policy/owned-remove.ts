@@ -9,6 +9,10 @@ import { tildify } from '../system';
  * or another user's. So root acts on a path only when, from the first folder on its way that is not
  * root's down, nothing is a link and nothing belongs to a third user, and the path itself is a regular
  * file (or socket; a folder for rmdir) of the person's; a path all of root's own is root's business.
+ * Root also removes a regular file (or empty folder) of root's own in such a link-free chain: that is
+ * what `sudo comet-relay install` leaves when sudo keeps HOME (macOS, `sudo -E`), and removing one
+ * takes away a name only, even a hard link to a system file, whose text stays where it was. Writing
+ * into one would change that file, so root writes into the person's own files only.
  * What fails is left alone, with why and what to do. Node has no unlinkat: the check and the removal
  * are two steps, so only the person, racing their own folders, could slip between them.
  */
@@ -46,10 +50,17 @@ function lstat(sys: ResolvedSystem, file: string): Stat | undefined {
 }
 
 /**
+ * What root does at a path: removes a regular file, removes an empty folder (rmdir) or makes a name in
+ * it, writes into a file, or removes a folder with all it holds. Only the first two are done to root's
+ * own in the person's folders.
+ */
+export type RootAct = 'file' | 'folder' | 'write' | 'tree';
+
+/**
  * Why root, acting for `person`, must leave `target` alone; undefined when it may act on it, or when
  * nothing is there to act on (a link with nothing of that name behind it is no reason to say a word).
  */
-export function leftAloneWhy(sys: ResolvedSystem, person: ActingFor, target: string, kind: 'file' | 'folder'): string | undefined {
+export function leftAloneWhy(sys: ResolvedSystem, person: ActingFor, target: string, act: RootAct): string | undefined {
   if (!sys.fs.lstatSync) return undefined;
   const t = (file: string) => tildify(sys, file);
   const todo = `if it is comet-relay's, remove it yourself, as ${person.user}, or run \`${person.plain}\` as ${person.user}, without sudo`;
@@ -73,9 +84,19 @@ export function leftAloneWhy(sys: ResolvedSystem, person: ActingFor, target: str
   if (!stat) return undefined;
   if (stat.isSymbolicLink() && (theirs || stat.uid !== 0)) return `left alone ${t(file)}: it is a link, and root removes no link in ${person.user}'s folders; ${todo}`;
   if (stat.uid === 0 && !theirs) return undefined;
-  if (stat.uid !== person.uid) return `left alone ${t(file)}: it belongs to ${stat.uid === 0 ? 'root' : `user ${stat.uid}`}, not to ${person.user}, and root removes only ${person.user}'s own files for them; ${todo}`;
-  const fits = kind === 'folder' ? stat.isDirectory() : stat.isFile() || stat.isSocket();
-  if (!fits) return `left alone ${t(file)}: it is not ${kind === 'folder' ? 'a folder' : 'a regular file'}; ${todo}`;
+  const folder = act === 'folder' || act === 'tree';
+  const what = folder ? 'a folder' : 'a regular file';
+  if (stat.uid === 0) {
+    // Reached without a link through folders of the person's and root's: a sudo install's own file, removed by name.
+    if (act === 'file' && stat.isFile()) return undefined;
+    if (act === 'folder' && stat.isDirectory()) return undefined;
+    if (act === 'write') return `left alone ${t(file)}: it belongs to root, and root writes into none of root's files in ${person.user}'s folders (one may be a hard link to a system file); ${todo}`;
+    if (act === 'tree') return `left alone ${t(file)}: it belongs to root, and root removes no folder of root's in ${person.user}'s folders with all it holds; ${todo}`;
+    return `left alone ${t(file)}: it belongs to root and is not ${what}; ${todo}`;
+  }
+  if (stat.uid !== person.uid) return `left alone ${t(file)}: it belongs to user ${stat.uid}, neither ${person.user} nor root, and root removes no other user's files for ${person.user}; ${todo}`;
+  const fits = folder ? stat.isDirectory() : stat.isFile() || stat.isSocket();
+  if (!fits) return `left alone ${t(file)}: it is not ${what}; ${todo}`;
   return undefined;
 }
 
@@ -93,14 +114,14 @@ function nearestExisting(sys: ResolvedSystem, dir: string): string {
  */
 export function guardedFs(sys: ResolvedSystem, person: ActingFor): FsLike {
   const f = sys.fs;
-  const check = (target: string, kind: 'file' | 'folder') => {
-    const why = leftAloneWhy(sys, person, target, kind);
+  const check = (target: string, act: RootAct) => {
+    const why = leftAloneWhy(sys, person, target, act);
     if (why) throw new LeftAlone(why);
   };
   return {
     ...f,
     rmSync: (file, options) => {
-      check(file, options?.recursive ? 'folder' : 'file');
+      check(file, options?.recursive ? 'tree' : 'file');
       f.rmSync(file, options);
     },
     rmdirSync: (dir) => {
@@ -108,7 +129,7 @@ export function guardedFs(sys: ResolvedSystem, person: ActingFor): FsLike {
       f.rmdirSync(dir);
     },
     writeFileSync: (file, data, options) => {
-      check(file, 'file');
+      check(file, 'write');
       // A new file: the folder it lands in must be reached without a link too.
       check(sys.path.dirname(file), 'folder');
       f.writeFileSync(file, data, options);
