@@ -7,7 +7,7 @@ import { looksFinished, takeSnapshot } from '../../lib/page/answer/observer';
 import { readQuestionNow, readTurnNow } from '../../lib/page/answer/reader';
 import { turnsOf } from '../../lib/page/dom/turns';
 import { readSources } from '../../lib/page/kits/source-reader';
-import { fromInlineCitations, mergeSources, normalizeUrl } from '../../lib/page/answer/sources';
+import { fromInlineCitations, groupedCount, mergeSources, normalizeUrl } from '../../lib/page/answer/sources';
 import { chooseSelectorSet, live2026 } from '../../lib/selectors';
 import { loadHtml } from '../fixtures/reader/load';
 
@@ -287,6 +287,16 @@ describe.skipIf(!present)(title, () => {
         { title: labelled[0]?.getAttribute('aria-label'), url: chip.getAttribute('data-pplx-citation-url'), cited: true },
       ]);
       expect(squash(chip.textContent ?? '')).not.toBe(labelled[0]?.getAttribute('aria-label'));
+    });
+  });
+
+  describe('search-thread-several-turns-Perplexity-Comet-MCP-jcalderonzumba-2026-09-26.html: grouped chips', () => {
+    it('a chip whose name and "+N" the page writes on lines of their own counts as grouped (captures review L5)', () => {
+      load('search-thread-several-turns-Perplexity-Comet-MCP-jcalderonzumba-2026-09-26.html');
+      const chips = [...document.querySelectorAll('[data-pplx-citation-url]')];
+      const plus = chips.map((c) => Number(/\+\s*(\d+)\s*$/.exec(c.textContent ?? '')?.[1] ?? 0));
+      expect(plus.filter((n) => n > 0).length).toBeGreaterThan(0);
+      expect(chips.map((c) => groupedCount(c.textContent ?? '', live2026))).toEqual(plus);
     });
   });
 

@@ -49,7 +49,8 @@ export function citationName(text: string, set: SelectorSet): string {
 }
 
 export function groupedCount(text: string, set: SelectorSet): number {
-  const m = new RegExp(set.citationGroupPattern).exec(text);
+  // The chip's name and its "+N" sit in spans of their own: their text may come apart on several lines.
+  const m = new RegExp(set.citationGroupPattern).exec(text.replace(/\s+/g, ' ').trim());
   return m ? Number(m[2] ?? 0) : 0;
 }
 
