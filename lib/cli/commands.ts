@@ -422,7 +422,7 @@ export const COMMANDS: Record<string, Command> = {
         format: { type: 'string' },
         concurrency: { type: 'string' },
         profile: { type: 'string' },
-      });
+      }, true);
       const [{ exportOptions, runExportCommand }, { relaySource }] = await Promise.all([import('./export/export-command'), import('./export/source')]);
       const options = exportOptions(values, positionals);
       const client = await commandClient('comet-relay export', values.profile, settings);

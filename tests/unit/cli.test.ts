@@ -149,6 +149,16 @@ describe('one error format, one exit code for what the CLI cannot take', () => {
     expect(r.err).toBe(`comet-relay: [CONFIG_ERROR] ${existing} already exists; pass another name with --out FILE.\n`);
   });
 
+  it('`export THREAD…` takes its threads as words: a bad one is named as such, two ways of choosing refused (new-user review #1)', async () => {
+    const bad = await run('export', 'not a thread');
+    expect(bad.code).toBe(2);
+    expect(bad.err).not.toContain('takes no words');
+    expect(bad.err).toMatch(/not a thread|slug|URL/);
+    const both = await run('export', 'why-is-the-sky-blue-Ab12Cd34', '--all');
+    expect(both.code).toBe(2);
+    expect(both.err).toContain('not both');
+  });
+
   it('suggests only what is near', () => {
     expect(nearest('instal', ['install', 'uninstall'])).toBe('install');
     expect(nearest('stat', ['status', 'serve'])).toBe('status');
