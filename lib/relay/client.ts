@@ -404,7 +404,7 @@ export class RelayClient {
     }
     return new RelayError(
       'EXTENSION_NOT_CONNECTED',
-      `No browser with the comet-relay extension is connected. Open Comet or Chrome with the extension installed and enabled; if it is open, run \`${cliCommand('doctor')}\` to see which link is broken.`,
+      `No browser with the comet-relay extension is connected. Open the browser you installed it in (Comet, Chrome, Chromium, Edge or Brave) with the extension enabled; if it is open, run \`${cliCommand('doctor')}\` to see which link is broken.`,
     );
   }
 }

@@ -225,7 +225,7 @@ describe('relay client without a host', () => {
     try {
       await expect(lonely.call('tabs.list', {})).rejects.toMatchObject({
         code: 'EXTENSION_NOT_CONNECTED',
-        message: expect.stringContaining(`Open Comet or Chrome with the extension installed and enabled; if it is open, run \`${cliCommand('doctor')}\``),
+        message: expect.stringContaining(`Open the browser you installed it in (Comet, Chrome, Chromium, Edge or Brave) with the extension enabled; if it is open, run \`${cliCommand('doctor')}\``),
       });
     } finally {
       lonely.close();

@@ -84,6 +84,8 @@ describe('comet_export_thread', () => {
     const json = JSON.parse(text(await client.callTool({ name: 'comet_export_thread', arguments: { format: 'json' } }))) as { turns: unknown[]; pages: number };
     expect(json.turns).toHaveLength(25);
     expect(json.pages).toBe(3);
+    // `md`, as the CLI's --format names it, is Markdown too (new-user review #8).
+    expect(text(await client.callTool({ name: 'comet_export_thread', arguments: { format: 'md' } }))).toBe(text(await client.callTool({ name: 'comet_export_thread', arguments: { format: 'markdown' } })));
   });
 
   it('cuts at maxLength and says where and how to ask for the rest; the pieces make the whole', async () => {

@@ -384,7 +384,8 @@ const exportThreadTool = defineTool({
   description: 'A whole thread: every turn, answers as written, numbered sources. Read-only.',
   inputSchema: {
     thread: z.string().max(2000).optional().describe('Slug or URL; default: the tab\'s'),
-    format: z.enum(['markdown', 'json']).optional(),
+    // `md` as `comet-relay export --format md` names it.
+    format: z.enum(['markdown', 'md', 'json']).optional(),
     maxLength: z.number().int().min(1).optional(),
     offset: z.number().int().min(0).optional().describe('First character'),
   },
