@@ -1,13 +1,14 @@
+import path from 'node:path';
 import type { Settings } from '../config/settings';
 import type { PublicUrl } from '../mcp/public-url';
 import { offeredAt, type ToolDefinition, toolAccess } from '../mcp/tool';
 import { RelayError } from '../protocol/errors';
 import { EXTENSION_ID } from '../protocol/identity';
-import { cliCommand } from '../relay/invocation';
-import { type LogName, logsDir, publicTokenPath, stateDir, tokenPath } from '../relay/paths';
+import { cliCommand, useGivenHome } from '../relay/invocation';
+import { checkStateFolder, type LogName, logsDir, publicTokenPath, stateDir, tokenPath } from '../relay/paths';
 import { VERSION } from '../relay/version';
 import { parseFlags, parsePort, parseToolList } from './args';
-import { didYouMean, EXIT_FAILED, EXIT_OK, EXIT_USAGE, exitCodeOf, formatCliError, spoken, UsageError } from './usage';
+import { didYouMean, EXIT_FAILED, EXIT_OK, EXIT_USAGE, exitCodeOf, formatCliError, saidInHelp, spoken, UsageError } from './usage';
 
 /*
  * Every command loads what it needs when it runs (`await import`): in the built bundle
@@ -38,6 +39,14 @@ const TOOLS_OPTION = ['--tools a,b', "serve only these tools (an allowlist, like
 const READ_ONLY_OPTION = ['--read-only', 'serve only tools whose every operation reads; an acting call is refused at run time too'] as const;
 const PROFILE_OPTION = ['--profile ID|LABEL', 'the browser profile to drive when several are connected (default: the most recently connected; also COMET_RELAY_PROFILE)'] as const;
 
+/** parseFlags with the command's own help, so a flag typed without its value is shown at work (args.ts). */
+function flagsOf<const T extends Record<string, { type: 'string' | 'boolean'; short?: string }>>(name: string, args: string[], options: T, takesWords = false) {
+  return parseFlags(name, args, options, takesWords, COMMANDS[name]);
+}
+
+/** The state folder: `--home DIR` when given, else COMET_RELAY_HOME or the per-user one (lib/relay/paths.ts). */
+const stateFolder = (given: string | undefined) => (given ? checkStateFolder(path.resolve(given), '--home') : stateDir());
+
 /** A value the person typed that a lower layer refused (a CONFIG_ERROR): a usage error, exit 2. */
 function asUsage<T>(parse: () => T): T {
   try {
@@ -49,12 +58,12 @@ function asUsage<T>(parse: () => T): T {
 }
 
 /**
- * A command's own relay client to the browser of `--profile` (or COMET_RELAY_PROFILE), waiting for a host as long as
- * COMET_HOST_WAIT says; the class comes in with the command's lazy import of lib/relay/client.
+ * A command's own relay client to the browser of `--profile` (or COMET_RELAY_PROFILE), through the hosts of `--home`,
+ * waiting for a host as long as COMET_HOST_WAIT says; the class comes in with the command's lazy import of lib/relay/client.
  */
-async function commandClient(name: string, profile: string | undefined, settings: Settings) {
+async function commandClient(name: string, values: { profile?: string; home?: string }, settings: Settings) {
   const { RelayClient } = await import('../relay/client');
-  return new RelayClient({ home: stateDir(), profile: profile ?? settings.COMET_RELAY_PROFILE, client: { name }, transport: 'stdio', hostWaitMs: settings.COMET_HOST_WAIT });
+  return new RelayClient({ home: stateFolder(values.home), profile: values.profile ?? settings.COMET_RELAY_PROFILE, client: { name }, transport: 'stdio', hostWaitMs: settings.COMET_HOST_WAIT });
 }
 
 /** `--browser` as typed: a name that is not a browser is a usage error. */
@@ -77,16 +86,17 @@ const toolFlags = {
   tools: { type: 'string' },
   'read-only': { type: 'boolean' },
   profile: { type: 'string' },
+  home: { type: 'string' },
 } as const;
 
 /** `selection`: tools and read-only decided by the caller (serve with --public-url), else by the flags. */
 async function sessionOptions(
-  values: { tools?: string; 'read-only'?: boolean; profile?: string },
+  values: { tools?: string; 'read-only'?: boolean; profile?: string; home?: string },
   settings: Settings,
   logName: LogName,
   selection?: { tools: ToolDefinition[]; readOnly: boolean },
 ) {
-  const home = stateDir();
+  const home = stateFolder(values.home);
   const [{ selectTools }, { createFileLogger }, { browserExecutableCandidates }, { prepareCometStart }] = await Promise.all([
     import('../mcp/tools'),
     import('../relay/logger'),
@@ -112,13 +122,13 @@ async function sessionOptions(
 
 export const COMMANDS: Record<string, Command> = {
   mcp: {
-    summary: 'Serve MCP on stdin/stdout (for Claude Code, Claude Desktop, Codex, Cursor, VS Code, Windsurf).',
-    usage: 'comet-relay mcp [--tools a,b] [--read-only] [--profile ID|LABEL]',
-    options: [TOOLS_OPTION, READ_ONLY_OPTION, PROFILE_OPTION],
+    summary: 'Serve MCP on stdin/stdout (for Claude Code, Claude Desktop, Codex, Cursor, VS Code, Windsurf, Gemini CLI, opencode).',
+    usage: 'comet-relay mcp [--tools a,b] [--read-only] [--profile ID|LABEL] [--home DIR]',
+    options: [TOOLS_OPTION, READ_ONLY_OPTION, PROFILE_OPTION, HOME_OPTION],
     examples: ['comet-relay mcp', 'comet-relay mcp --read-only --tools comet_ask,comet_wait,comet_get_sources'],
     notes: 'Your MCP client starts it: `comet-relay config CLIENT` prints the entry that makes it do so.',
     async run(args, settings) {
-      const { values } = parseFlags('mcp', args, toolFlags);
+      const { values } = flagsOf('mcp', args, toolFlags);
       const { runStdio } = await import('../mcp/stdio');
       await runStdio(await sessionOptions(values, settings, 'mcp'));
       return 0;
@@ -126,30 +136,31 @@ export const COMMANDS: Record<string, Command> = {
   },
 
   serve: {
-    summary: 'Serve MCP over Streamable HTTP at http://127.0.0.1:PORT/mcp (bearer token required); --public-url for a tunnel (read-only unless --allow-acting).',
-    usage: 'comet-relay serve [--port 7777] [--tools a,b] [--read-only] [--profile ID|LABEL] [--public-url https://NAME [--allow-acting]]',
+    summary: 'Serve MCP over Streamable HTTP at http://127.0.0.1:PORT/mcp (the HTTP token required); --public-url for a tunnel (read-only unless --allow-acting).',
+    usage: 'comet-relay serve [--port 7777] [--tools a,b] [--read-only] [--profile ID|LABEL] [--public-url https://NAME [--allow-acting]] [--home DIR]',
     options: [
       ['--port N', 'the port on 127.0.0.1 (default 7777; 0 picks a free one)'],
       TOOLS_OPTION,
       READ_ONLY_OPTION,
       PROFILE_OPTION,
-      ['--public-url https://NAME', 'also take the requests a tunnel forwards for that address, with the public token only (`comet-relay token --public`); read-only unless --allow-acting'],
-      ['--allow-acting', 'with --public-url: serve the tools that act on your browser through the tunnel too'],
+      ['--public-url https://NAME', 'also open the public door: take the requests a tunnel forwards for that address, with the public token only (`comet-relay token --public`); read-only unless --allow-acting'],
+      ['--allow-acting', 'with --public-url: serve the tools that act on your browser through the public door too'],
+      HOME_OPTION,
     ],
     examples: ['comet-relay serve', 'comet-relay serve --port 8080 --read-only', 'comet-relay serve --public-url https://relay.example.com'],
-    notes: 'Every request needs the bearer token `comet-relay token` prints; `comet-relay config http` prints a client entry with it. Stop it with Ctrl+C.',
+    notes: 'Every request needs the HTTP token `comet-relay token` prints; `comet-relay config http` prints a client entry with it. Stop it with Ctrl+C.',
     async run(args, settings) {
-      const { values } = parseFlags('serve', args, { ...toolFlags, port: { type: 'string' }, 'public-url': { type: 'string' }, 'allow-acting': { type: 'boolean' } });
+      const { values } = flagsOf('serve', args, { ...toolFlags, port: { type: 'string' }, 'public-url': { type: 'string' }, 'allow-acting': { type: 'boolean' } });
       const [{ parsePublicUrl }, { startHttpServer }, { ensureToken }] = await Promise.all([import('../mcp/public-url'), import('../mcp/http'), import('../install/token')]);
       const publicUrl = values['public-url'] === undefined ? undefined : asUsage(() => parsePublicUrl(values['public-url'] as string));
       const options = await sessionOptions(values, settings, 'serve', await serveTools(values, publicUrl));
       const token = ensureToken(options.home);
-      // The public address takes only its own token, made (once) for it.
+      // The public door takes only its own token, made (once) for it.
       const publicToken = publicUrl ? ensureToken(options.home, { kind: 'public' }) : undefined;
       const server = await startHttpServer({ ...options, port: parsePort(values.port, 7777), token, publicUrl, publicToken });
       process.stderr.write(
         `comet-relay serving MCP at ${server.url}${publicUrl ? ` and, through your tunnel, at ${publicUrl.mcpUrl}` : ''}\n` +
-          `Send "Authorization: Bearer <token>" (or the raw token); the token is in ${tokenPath(options.home)} (\`${cliCommand('token')}\` prints it).\n` +
+          `Send the HTTP token as "Authorization: Bearer <token>" (or the raw token); it is in ${tokenPath(options.home)} (\`${cliCommand('token')}\` prints it).\n` +
           `Tools: ${options.tools.map((t) => t.name).join(', ')}\n` +
           (publicUrl ? publicWarning(publicUrl, options.tools, publicTokenPath(options.home), server.port) : ''),
       );
@@ -173,7 +184,7 @@ export const COMMANDS: Record<string, Command> = {
     examples: ['comet-relay install', 'comet-relay install --browser chrome'],
     notes: 'It writes a launcher that runs this copy with its absolute node path, a host manifest for each browser, and the HTTP token; then it verifies what it wrote. Exits 1 when a part failed.',
     async run(args) {
-      const { values } = parseFlags('install', args, setupFlags);
+      const { values } = flagsOf('install', args, setupFlags);
       const browsers = await browsersFlag(values.browser);
       const { defaultCliPath, install, packageCopy, volatileCopyNote } = await import('../install');
       const report = await install({
@@ -194,7 +205,7 @@ export const COMMANDS: Record<string, Command> = {
     options: [['--path', 'print only the folder']],
     examples: ['comet-relay extension', 'comet-relay extension --path'],
     async run(args) {
-      const { values } = parseFlags('extension', args, { path: { type: 'boolean' } });
+      const { values } = flagsOf('extension', args, { path: { type: 'boolean' } });
       const { COMET_FACTS, checkExtensionFolder, packageCopy, volatileCopyNote } = await import('../install');
       const copy = packageCopy();
       const folder = checkExtensionFolder(copy);
@@ -236,7 +247,7 @@ export const COMMANDS: Record<string, Command> = {
     ],
     examples: ['comet-relay uninstall', 'comet-relay uninstall --purge'],
     async run(args) {
-      const { values } = parseFlags('uninstall', args, { ...setupFlags, purge: { type: 'boolean' } });
+      const { values } = flagsOf('uninstall', args, { ...setupFlags, purge: { type: 'boolean' } });
       const browsers = await browsersFlag(values.browser);
       const { runUninstall } = await import('./uninstall-command');
       return runUninstall({ ...values, browsers }, { out: (text) => process.stdout.write(text) });
@@ -259,7 +270,7 @@ export const COMMANDS: Record<string, Command> = {
     examples: ['comet-relay unblock --dry-run', 'comet-relay unblock --browser comet', 'comet-relay unblock --browser chromium --undo'],
     notes: 'The policy lives where the browser reads it, outside your home folder, so writing it needs an administrator (the command says which sudo or elevated step). Restart the browser afterwards.',
     async run(args) {
-      const { values } = parseFlags('unblock', args, {
+      const { values } = flagsOf('unblock', args, {
         browser: { type: 'string' },
         'dry-run': { type: 'boolean' },
         undo: { type: 'boolean' },
@@ -285,9 +296,9 @@ export const COMMANDS: Record<string, Command> = {
     examples: ['comet-relay doctor', 'comet-relay doctor --page'],
     notes: 'One line per check, with the fix for each failure; exits 0 when everything checked works, 1 when something is broken.',
     async run(args, settings) {
-      const { values } = parseFlags('doctor', args, { ...setupFlags, page: { type: 'boolean' } });
+      const { values } = flagsOf('doctor', args, { ...setupFlags, page: { type: 'boolean' } });
       const browsers = await browsersFlag(values.browser);
-      const [{ defaultCliPath, doctor, formatDoctor, formatPageReport, resolveState }, { RelayClient }] = await Promise.all([
+      const [{ defaultCliPath, doctor, formatDoctor, resolveState }, { RelayClient }] = await Promise.all([
         import('../install'),
         import('../relay/client'),
       ]);
@@ -306,20 +317,11 @@ export const COMMANDS: Record<string, Command> = {
           home: values.home,
           cliPath: defaultCliPath(),
           queryStatus: () => probe.call('browser.status', {}, { timeoutMs: 5000 }),
+          // --page: every probe of the selector set in use, on the live Perplexity tab (read-only), one of the checks.
+          queryPage: values.page ? () => probe.call('page.diagnose', {}, { timeoutMs: 10_000 }) : undefined,
         });
         process.stdout.write(`${formatDoctor(report)}\n`);
-        if (!values.page) return report.exitCode;
-        // --page: every probe of the selector set in use, on the live Perplexity tab (read-only).
-        process.stdout.write('\n');
-        try {
-          const page = formatPageReport(await probe.call('page.diagnose', {}, { timeoutMs: 10_000 }));
-          process.stdout.write(`${page.text}\n`);
-          return page.ok ? report.exitCode : 1;
-        } catch (error) {
-          const e = RelayError.from(error);
-          process.stdout.write(`✘ page probes — could not ask the Perplexity tab: [${e.code}] ${e.message}\n`);
-          return 1;
-        }
+        return report.exitCode;
       } finally {
         probe.close();
       }
@@ -331,15 +333,15 @@ export const COMMANDS: Record<string, Command> = {
     usage: 'comet-relay config claude-code|claude-desktop|codex|cursor|vscode|windsurf|gemini|opencode|http [--npx] [--home DIR] [--port 7777] | agent-api [--public-url https://NAME]',
     options: [
       ['--npx', 'start the server with `npx comet-relay mcp` instead of absolute paths (for when the package is on the npm registry)'],
-      ['--home DIR', 'the state folder the client must share with the browser (put in the entry as COMET_RELAY_HOME)'],
+      ['--home DIR', 'the state folder the client must share with the browser (put in the entry as COMET_RELAY_HOME; http: its HTTP token), named in every command it prints'],
       ['--port N', 'http only: the port `comet-relay serve --port N` listens on (default 7777)'],
       ['--public-url https://NAME', 'agent-api only: the address your tunnel serves (otherwise a placeholder)'],
     ],
     examples: ['comet-relay config claude-code', 'comet-relay config http --port 8080', 'comet-relay config agent-api --public-url https://relay.example.com'],
     notes:
-      'It prints text to paste and writes nothing. `http` includes the local bearer token; `agent-api` never prints a token: it prints the command that fetches the public one (`comet-relay token --public`).',
+      'It prints text to paste and writes nothing. `http` includes the HTTP token; `agent-api` never prints a token: it prints the command that fetches the public one (`comet-relay token --public`). A flag for another kind of client (--port, --public-url, --npx) is refused, not ignored.',
     async run(args) {
-      const { values, positionals } = parseFlags('config', args, { npx: { type: 'boolean' }, home: { type: 'string' }, port: { type: 'string' }, 'public-url': { type: 'string' } }, true);
+      const { values, positionals } = flagsOf('config', args, { npx: { type: 'boolean' }, home: { type: 'string' }, port: { type: 'string' }, 'public-url': { type: 'string' } }, true);
       const client = positionals[0];
       const [{ agentApiConfig, CLIENTS, clientConfig, defaultCliPath, readToken, resolveState }, { selectTools }, { parsePublicUrl }] = await Promise.all([
         import('../install'),
@@ -349,7 +351,8 @@ export const COMMANDS: Record<string, Command> = {
       const names = [...CLIENTS, 'agent-api'];
       if (!client) throw new UsageError(`Name the client: ${spoken('comet-relay config')} ${names.join('|')}.`);
       if (!names.includes(client)) throw new UsageError(`Unknown client "${client}".${didYouMean(client, names)} Known: ${names.join(', ')}.`);
-      if (positionals.length > 1) throw new UsageError(`\`comet-relay config\` takes one client, not "${positionals.slice(1).join(' ')}" too.`);
+      if (positionals.length > 1) throw new UsageError(`\`${spoken('comet-relay config')}\` takes one client, not "${positionals.slice(1).join(' ')}" too.`);
+      refuseOtherClientsFlags(client, values);
       if (client === 'agent-api') {
         const publicUrl = values['public-url'] === undefined ? undefined : asUsage(() => parsePublicUrl(values['public-url'] as string));
         // Only what the public door offers (lib/protocol/access.ts): never the tab list.
@@ -365,7 +368,7 @@ export const COMMANDS: Record<string, Command> = {
           npx: values.npx,
           home: values.home,
           cliPath: defaultCliPath(),
-          httpUrl: `http://127.0.0.1:${parsePort(values.port, 7777)}/mcp`,
+          httpUrl: `http://127.0.0.1:${configPort(values.port)}/mcp`,
           token: client === 'http' ? readToken(resolveState({ home: values.home }).stateDir) : undefined,
         });
       } catch (error) {
@@ -378,12 +381,12 @@ export const COMMANDS: Record<string, Command> = {
 
   capture: {
     summary: 'Save the Perplexity tab as a sanitized HTML fixture for a bug report (texts replaced, URLs cut to their host).',
-    usage: 'comet-relay capture [--out FILE] [--profile ID|LABEL]',
-    options: [['--out FILE', 'the file to write (never overwritten; default perplexity-capture-<time>.html here)'], PROFILE_OPTION],
+    usage: 'comet-relay capture [--out FILE] [--profile ID|LABEL] [--home DIR]',
+    options: [['--out FILE', 'the file to write (never overwritten; default perplexity-capture-<time>.html here)'], PROFILE_OPTION, HOME_OPTION],
     examples: ['comet-relay capture', 'comet-relay capture --out perplexity-page.html'],
     async run(args, settings) {
-      const { values } = parseFlags('capture', args, { out: { type: 'string' }, profile: { type: 'string' } });
-      const [{ runCapture }, client] = await Promise.all([import('./capture-command'), commandClient('comet-relay capture', values.profile, settings)]);
+      const { values } = flagsOf('capture', args, { out: { type: 'string' }, profile: { type: 'string' }, home: { type: 'string' } });
+      const [{ runCapture }, client] = await Promise.all([import('./capture-command'), commandClient('comet-relay capture', values, settings)]);
       try {
         return await runCapture(client, values.out, { out: (text) => process.stdout.write(text) });
       } finally {
@@ -394,16 +397,17 @@ export const COMMANDS: Record<string, Command> = {
 
   export: {
     summary: 'Export your Perplexity threads, one Markdown (or JSON) file each, into a folder; run again, it fetches only threads with new activity.',
-    usage: 'comet-relay export [THREAD…] [--all] [--space NAME] [--search TEXT] [--since YYYY-MM-DD] [--out DIR] [--format md|json] [--concurrency N] [--profile ID|LABEL]',
+    usage: 'comet-relay export [THREAD…] [--all] [--space NAME] [--search TEXT] [--since YYYY-MM-DD] [--out DIR] [--format md|json] [--concurrency N] [--profile ID|LABEL] [--home DIR]',
     options: [
       ['--all', 'every thread of your library'],
       ['--space NAME', "only this Space's threads (its title or slug)"],
       ['--search TEXT', "only the threads the library's own search finds"],
       ['--since YYYY-MM-DD', 'only threads with activity on or after this day'],
       ['--out DIR', 'the folder (default ./perplexity-export); files are named by date and title'],
-      ['--format F', 'md (Markdown with YAML front matter, the default) or json'],
+      ['--format F', 'md or markdown (Markdown with YAML front matter, the default), or json'],
       ['--concurrency N', 'threads fetched at once (default 3, at most 8)'],
       PROFILE_OPTION,
+      HOME_OPTION,
     ],
     examples: [
       'comet-relay export --all',
@@ -413,7 +417,7 @@ export const COMMANDS: Record<string, Command> = {
     notes:
       'It reads through your browser: the browser must run with the extension and be signed in to Perplexity. The folder keeps a manifest, so running the same command again resumes or updates it. A 429 from the site waits and goes on; a thread that still fails is named with why at the end, the others are written, and it exits 1.',
     async run(args, settings) {
-      const { values, positionals } = parseFlags('export', args, {
+      const { values, positionals } = flagsOf('export', args, {
         all: { type: 'boolean' },
         space: { type: 'string' },
         search: { type: 'string' },
@@ -422,10 +426,11 @@ export const COMMANDS: Record<string, Command> = {
         format: { type: 'string' },
         concurrency: { type: 'string' },
         profile: { type: 'string' },
+        home: { type: 'string' },
       }, true);
       const [{ exportOptions, runExportCommand }, { relaySource }] = await Promise.all([import('./export/export-command'), import('./export/source')]);
       const options = exportOptions(values, positionals);
-      const client = await commandClient('comet-relay export', values.profile, settings);
+      const client = await commandClient('comet-relay export', values, settings);
       try {
         return await runExportCommand(options, relaySource(client, settings.COMET_THREAD_TABS), {
           out: (text) => process.stdout.write(text),
@@ -451,7 +456,7 @@ export const COMMANDS: Record<string, Command> = {
     examples: ['comet-relay selectors list', 'comet-relay selectors show gen-b-2026-10', 'comet-relay selectors add my-set.json'],
     notes: 'add checks a file with the schema the extension uses before it goes into the folder; list exits 1 when a file there is skipped.',
     async run(args) {
-      const { values, positionals } = parseFlags('selectors', args, { home: { type: 'string' }, json: { type: 'boolean' } }, true);
+      const { values, positionals } = flagsOf('selectors', args, { home: { type: 'string' }, json: { type: 'boolean' } }, true);
       const [{ runSelectors }, { resolveState }] = await Promise.all([import('./selectors-command'), import('../install')]);
       const home = resolveState({ home: values.home }).stateDir;
       return runSelectors(home, positionals, { json: values.json }, { out: (text) => process.stdout.write(text) });
@@ -460,23 +465,26 @@ export const COMMANDS: Record<string, Command> = {
 
   token: {
     summary:
-      'Print the bearer token `serve` requires (created if missing); --public the one only `serve --public-url`\'s public address takes; --rotate replaces it. Only the token goes to stdout.',
+      'Print the HTTP token `serve` requires (created if missing); --public the public token, the only one `serve --public-url`\'s public door takes; --rotate replaces it. Only the token goes to stdout.',
     usage: 'comet-relay token [--public] [--rotate] [--home DIR]',
     options: [
-      ['--public', 'the token of `serve --public-url`\'s public address (the only one it takes)'],
+      ['--public', 'the public token: the only one the public door of `serve --public-url` takes'],
       ['--rotate', 'replace the token with a new one (a running serve keeps the old one until it restarts)'],
       HOME_OPTION,
     ],
     examples: ['comet-relay token', 'comet-relay token --public --rotate'],
     async run(args) {
-      const { values } = parseFlags('token', args, { home: { type: 'string' }, public: { type: 'boolean' }, rotate: { type: 'boolean' } });
+      const { values } = flagsOf('token', args, { home: { type: 'string' }, public: { type: 'boolean' }, rotate: { type: 'boolean' } });
       const { ensureToken, rotateToken, resolveState } = await import('../install');
       const home = resolveState({ home: values.home }).stateDir;
       const kind = values.public ? 'public' : 'local';
       process.stdout.write(`${values.rotate ? rotateToken(home, { kind }) : ensureToken(home, { kind })}\n`);
       if (values.rotate) {
-        const who = kind === 'public' ? 'what calls through the public address (the Agent API' : 'local HTTP clients (`comet-relay config http`';
-        process.stderr.write(`comet-relay: the ${kind} token was replaced; give ${who}) the new one. A running serve keeps the old one until it restarts.\n`);
+        const [what, who] =
+          kind === 'public'
+            ? ['public token', `what calls through the public door (the Agent API: \`${cliCommand('config agent-api')}\` prints its entry)`]
+            : ['HTTP token', `the HTTP clients on this machine (\`${cliCommand('config http')}\` prints their entry)`];
+        process.stderr.write(`comet-relay: the ${what} was replaced; give ${who} the new one. A running serve keeps the old one until it restarts.\n`);
       }
       return 0;
     },
@@ -484,16 +492,19 @@ export const COMMANDS: Record<string, Command> = {
 
   status: {
     summary: 'Show the connected browser profiles, their MCP clients and their Perplexity tab.',
-    usage: 'comet-relay status [--json]',
-    options: [['--json', 'as JSON: one entry per connected profile ([] when none)']],
+    usage: 'comet-relay status [--json] [--home DIR]',
+    options: [['--json', 'as JSON: one entry per connected profile ([] when none)'], HOME_OPTION],
     examples: ['comet-relay status', 'comet-relay status --json'],
-    notes: 'Exits 0 when a connected profile answered, 1 when none did (no browser connected, or none answering), with or without --json.',
+    notes:
+      'Exits 0 when a connected profile answered, 1 when none did (no browser connected, or none answering), with or without --json; without it, that failure is also said on stderr as `comet-relay: [CODE] message`.',
     async run(args) {
-      const { values } = parseFlags('status', args, { json: { type: 'boolean' } });
+      const { values } = flagsOf('status', args, { json: { type: 'boolean' }, home: { type: 'string' } });
       const [{ listHosts, shownRecord }, { RelayClient }] = await Promise.all([import('../relay/discovery'), import('../relay/client')]);
-      const home = stateDir();
+      const home = stateFolder(values.home);
       const hosts = listHosts(home);
       const rows = [];
+      // Why the first profile that did not answer failed, for the one error line (the JSON keeps its shape).
+      let failure: RelayError | undefined;
       for (const host of hosts) {
         const client = new RelayClient({ home, profile: host.profileId, client: { name: 'comet-relay status' }, transport: 'stdio', hostWaitMs: 0 });
         try {
@@ -503,7 +514,9 @@ export const COMMANDS: Record<string, Command> = {
           ]);
           rows.push({ host: shownRecord(host), clients: hostStatus.clients.filter((c) => c.name !== 'comet-relay status'), tab: browser.perplexityTab });
         } catch (error) {
-          rows.push({ host: shownRecord(host), error: RelayError.from(error).message });
+          const e = RelayError.from(error);
+          failure ??= e;
+          rows.push({ host: shownRecord(host), error: e.message });
         } finally {
           client.close();
         }
@@ -514,8 +527,11 @@ export const COMMANDS: Record<string, Command> = {
         return code;
       }
       if (rows.length === 0) {
-        process.stdout.write(`No browser is connected. Open Comet or Chrome with the comet-relay extension; \`${cliCommand('doctor')}\` checks the set-up.\n`);
-        return code;
+        // A failure like any other (docs/commands.md, "Help, errors and exit codes"): one line on stderr.
+        throw new RelayError(
+          'EXTENSION_NOT_CONNECTED',
+          `No browser is connected. Open the browser you installed comet-relay in (Comet, Chrome, Chromium, Edge or Brave) with the extension enabled; \`${cliCommand('doctor')}\` checks the set-up.`,
+        );
       }
       for (const row of rows) {
         const { host } = row;
@@ -527,6 +543,9 @@ export const COMMANDS: Record<string, Command> = {
           process.stdout.write(`  MCP clients: ${row.clients.length ? row.clients.map((c) => `${c.name} (${c.transport ?? '?'})`).join(', ') : 'none'}\n`);
         }
       }
+      if (failure && code === EXIT_FAILED) {
+        throw new RelayError(failure.code, `No browser profile with a host answered (each is listed above, with why); \`${cliCommand('doctor')}\` shows which link is broken.`);
+      }
       return code;
     },
   },
@@ -536,7 +555,7 @@ export const COMMANDS: Record<string, Command> = {
     usage: 'comet-relay version',
     examples: ['comet-relay --version'],
     async run(args) {
-      parseFlags('version', args, {});
+      flagsOf('version', args, {});
       process.stdout.write(`${VERSION}\n`);
       return 0;
     },
@@ -553,6 +572,33 @@ export const COMMANDS: Record<string, Command> = {
     },
   },
 };
+
+/**
+ * What each of `config`'s flags is for: one given to a client it does not apply to is refused
+ * (exit 2), as `serve` refuses --allow-acting without --public-url, rather than printing an entry
+ * that silently lacks what was asked for.
+ */
+const CONFIG_FLAG_USES: Record<'npx' | 'port' | 'public-url', { for: (client: string) => boolean; about: string }> = {
+  npx: { for: (client) => client !== 'http' && client !== 'agent-api', about: 'the clients that start comet-relay themselves (claude-code, claude-desktop, codex, cursor, vscode, windsurf, gemini, opencode)' },
+  port: { for: (client) => client === 'http', about: '`config http`, whose entry points at `serve --port N`' },
+  'public-url': { for: (client) => client === 'agent-api', about: "`config agent-api`, whose entry names your tunnel's address" },
+};
+
+function refuseOtherClientsFlags(client: string, values: Partial<Record<keyof typeof CONFIG_FLAG_USES, unknown>>): void {
+  for (const [flag, use] of Object.entries(CONFIG_FLAG_USES) as [keyof typeof CONFIG_FLAG_USES, (typeof CONFIG_FLAG_USES)[keyof typeof CONFIG_FLAG_USES]][]) {
+    if (values[flag] === undefined || use.for(client)) continue;
+    throw new UsageError(`--${flag} does not apply to \`${spoken(`comet-relay config ${client}`)}\`: it is for ${use.about}. Leave it out.`);
+  }
+}
+
+/** `config http --port N`: the port serve listens on, which a client must name; 0 (serve's "any free port") names none. */
+function configPort(value: string | undefined): number {
+  const port = parsePort(value, 7777);
+  if (port === 0) {
+    throw new UsageError('--port 0 is no port a client can call: it lets serve pick a free one. Give the port serve listens on (its first line says it), e.g. --port 8080.');
+  }
+  return port;
+}
 
 /**
  * The tools `serve` offers. Behind --public-url it is read-only unless --allow-acting: whatever
@@ -604,7 +650,7 @@ function publicWarning(publicUrl: PublicUrl, served: ToolDefinition[], tokenFile
 
 /** The global help: every command with what it does and how to call it. */
 export function usage(): string {
-  const lines = Object.entries(COMMANDS).map(([name, command]) => `  ${name.padEnd(10)} ${command.summary}\n  ${''.padEnd(10)} ${spoken(command.usage)}`);
+  const lines = Object.entries(COMMANDS).map(([name, command]) => `  ${name.padEnd(10)} ${saidInHelp(command.summary)}\n  ${''.padEnd(10)} ${spoken(command.usage)}`);
   return (
     `comet-relay ${VERSION} — use Perplexity in your own browser from any MCP client.\n\nCommands:\n${lines.join('\n')}\n\n` +
     `${spoken('comet-relay help COMMAND')} (or ${spoken('comet-relay COMMAND --help')}) prints one command's options and an example.\n` +
@@ -620,11 +666,11 @@ export function commandHelp(name: string): string {
   return [
     `Usage: ${spoken(command.usage)}`,
     '',
-    command.summary,
-    ...(command.notes ? ['', command.notes.replace(/`comet-relay /g, `\`${spoken('comet-relay')} `)] : []),
+    saidInHelp(command.summary),
+    ...(command.notes ? ['', saidInHelp(command.notes)] : []),
     '',
     'Options:',
-    ...options.map(([flag, about]) => `  ${flag.padEnd(width)}  ${about}`),
+    ...options.map(([flag, about]) => `  ${flag.padEnd(width)}  ${saidInHelp(about)}`),
     '',
     (command.examples?.length ?? 0) > 1 ? 'Examples:' : 'Example:',
     ...(command.examples ?? []).map((line) => `  ${spoken(line)}`),
@@ -649,16 +695,20 @@ function lookUp(name: string): Command {
  * the one format, with its exit code (lib/cli/usage.ts).
  */
 export async function runCommand(name: string | undefined, args: string[]): Promise<number> {
+  // Each run's hints say its own --home, not one an earlier run in this process was given.
+  useGivenHome(undefined);
   try {
+    // `help` answers --help too (`help --help`, `help -h`, `help help`): what help does is list the commands.
+    const topics = name === 'help' ? args.filter((arg) => !isHelpFlag(arg)) : [];
     // Bare `comet-relay` is a question about what it does: the global help, exit 0.
-    if (name === undefined || isHelpFlag(name) || (name === 'help' && args.length === 0)) {
+    if (name === undefined || isHelpFlag(name) || (name === 'help' && (topics.length === 0 || (topics.length === 1 && topics[0] === 'help')))) {
       process.stdout.write(usage());
       return EXIT_OK;
     }
     if (name === 'help') {
-      const [topic, ...extra] = args as [string, ...string[]];
+      const [topic, ...extra] = topics as [string, ...string[]];
       lookUp(topic);
-      if (extra.length > 0) throw new UsageError(`\`comet-relay help\` takes one command, not "${extra.join(' ')}" too.`);
+      if (extra.length > 0) throw new UsageError(`\`${spoken('comet-relay help')}\` takes one command, not "${extra.join(' ')}" too.`);
       process.stdout.write(commandHelp(topic));
       return EXIT_OK;
     }

@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { EXTENSION_ORIGIN } from '../protocol/identity';
-import { compileCacheDir, stateDir } from '../relay/paths';
+import { codeCacheDirFor } from '../relay/paths';
 import { VERSION } from '../relay/version';
 import { exitCodeOf, formatCliError } from './usage';
 
@@ -24,6 +24,7 @@ async function main(argv: string[]): Promise<number> {
     const origin = first === 'host' ? rest.find((a) => a.startsWith('chrome-extension://')) : first;
     return runHostCommand(origin ?? EXTENSION_ORIGIN);
   }
+  quietWhenReaderLeaves();
   if (first === '--version' || (first === 'version' && rest.length === 0)) {
     process.stdout.write(`${VERSION}\n`);
     return 0;
@@ -31,17 +32,33 @@ async function main(argv: string[]): Promise<number> {
   // Before the commands bundle loads: loading it is what would first grow the young generation (serve-heap.ts).
   // Imported here, like compile-cache below: the host, started through this file too, has no use for node:v8.
   if (first === 'serve' && !asksHelp) (await import('./serve-heap')).sizeHeapForServe();
-  const { runCommand } = await loadCommands();
+  const { runCommand } = await loadCommands(argv);
   return runCommand(first, rest);
 }
 
+/**
+ * `comet-relay selectors list | head -1`: once the reader has what it wanted and closes the pipe,
+ * the next write fails with EPIPE, which Node would throw as an unhandled 'error' event with a stack
+ * trace. Nothing is wrong then: end quietly, exit 0, as other command-line tools do. Any other error
+ * writing stdout (a full disk behind a redirect) is still said, in the CLI's format, exit 1. Not for
+ * the host, whose stdout is the browser's pipe and which handles its end itself.
+ */
+function quietWhenReaderLeaves(): void {
+  process.stdout.on('error', (error: NodeJS.ErrnoException) => {
+    if (error.code === 'EPIPE') process.exit(0);
+    process.stderr.write(formatCliError(new Error(`Could not write the output: ${error.message}. Check where it goes (a file on a full disk, a closed terminal).`)));
+    process.exit(1);
+  });
+}
+
 /** The commands bundle beside this file, through the code cache; from sources (tsx), the module. */
-async function loadCommands(): Promise<typeof import('./commands')> {
+async function loadCommands(argv: readonly string[]): Promise<typeof import('./commands')> {
   const bundle = typeof __filename === 'string' && __filename.endsWith('.js') ? path.join(path.dirname(__filename), 'commands.js') : undefined;
   if (!bundle || !fs.existsSync(bundle)) return import('./commands');
   let dir: string | undefined;
   try {
-    dir = compileCacheDir(stateDir());
+    // Under the command's own --home (everything in one folder), and none for `uninstall --purge`, which would write it back.
+    dir = codeCacheDirFor(argv);
   } catch {
     dir = undefined; // no state folder to be found: run without a cache
   }

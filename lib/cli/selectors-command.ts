@@ -22,7 +22,7 @@ export interface SelectorsIo {
 
 export function runSelectors(home: string, args: string[], options: { json?: boolean }, io: SelectorsIo): number {
   const [action, target, ...extra] = args;
-  if (extra.length > 0) throw usageError(`unexpected argument "${extra[0]}"`);
+  if (extra.length > 0) throw usageError(`unexpected argument "${extra[0]}" (a file name with a space must be quoted: '${[target, ...extra].join(' ')}')`);
   switch (action) {
     case 'add':
       if (!target) throw usageError(`name the file: ${cliCommand('selectors add FILE')}`);
@@ -54,19 +54,28 @@ function add(home: string, file: string, io: SelectorsIo): number {
   try {
     const stat = fs.statSync(from);
     if (!stat.isFile()) throw new Error('it is not a file');
-    if (stat.size > MAX_PACK_BYTES) throw new Error(`it is ${stat.size} bytes; a data pack may be at most ${MAX_PACK_BYTES} bytes`);
+    if (stat.size > MAX_PACK_BYTES) throw new Error(`it is ${stat.size} bytes; a selector set or reader may be at most ${MAX_PACK_BYTES} bytes`);
     text = fs.readFileSync(from, 'utf8');
   } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') throw new RelayError('CONFIG_ERROR', `There is no file ${from}: check the name and the folder. Nothing was added.`);
     throw new RelayError('CONFIG_ERROR', `Cannot read ${file}: ${(error as Error).message}. Nothing was added.`);
+  }
+  const startFrom = `\`${cliCommand('selectors show gen-b-2026-10')}\` prints a valid set to start from (\`${cliCommand('selectors list')}\` names the built-in readers to start a reader from).`;
+  // Broken JSON has no field to fix: say where it breaks, as an editor would find it.
+  const broken = jsonBreak(text);
+  if (broken) {
+    throw new RelayError(
+      'CONFIG_ERROR',
+      `${file} was not added: it is not valid JSON (${broken}). Correct it there and run \`${cliCommand(`selectors add ${quoteArg(file)}`)}\` again; ${startFrom}`,
+    );
   }
   const checked = parsePackText(text);
   if (!checked.ok) {
     throw new RelayError(
       'CONFIG_ERROR',
-      `${file} was not added: it is not a valid data pack (the built-in selector sets and readers keep working).\n` +
+      `${file} was not added: it is not a valid selector set or reader (the built-in ones keep working).\n` +
         checked.problems.map((p) => `  ${withCliForm(p, commandPrefix())}`).join('\n') +
-        `\nFix ${checked.problems.length === 1 ? 'that field' : 'those fields'} and run \`${cliCommand(`selectors add ${quoteArg(file)}`)}\` again; ` +
-        `\`${cliCommand('selectors show gen-b-2026-10')}\` prints a valid set to start from (\`selectors list\` names the built-in readers to start a reader from).`,
+        `\nFix ${checked.problems.length === 1 ? 'that field' : 'those fields'} and run \`${cliCommand(`selectors add ${quoteArg(file)}`)}\` again; ${startFrom}`,
     );
   }
   const kind = kindOf(checked.kind) as PackKind;
@@ -93,11 +102,26 @@ function add(home: string, file: string, io: SelectorsIo): number {
   const lines = [`${replacing ? 'Updated' : 'Added'} the ${kind.noun} ${checked.name}: ${target}`, kind.afterAdd(checked.name, builtIn)];
   lines.push(
     listHosts(home).length > 0
-      ? `Connected browsers use it from their next call, without a reload; \`comet-relay ${checked.kind === 'selector-set' ? 'doctor --page` shows the set the Perplexity tab uses' : 'doctor` names the readers in use'}.`
+      ? `Connected browsers use it from their next call, without a reload; ${checked.kind === 'selector-set' ? `\`${cliCommand('doctor --page')}\` shows the set the Perplexity tab uses` : `\`${cliCommand('doctor')}\` names the readers in use`}.`
       : 'No browser is connected now; the next one that connects gets it.',
   );
   io.out(`${lines.join('\n')}\n`);
   return 0;
+}
+
+/** Where `text` stops being JSON (`Unexpected token } at line 3, column 1`), or undefined when it is JSON. */
+function jsonBreak(text: string): string | undefined {
+  try {
+    JSON.parse(text);
+    return undefined;
+  } catch (error) {
+    // Node 20 says only the offset; newer ones add "(line L column C)": said once, the same way on both.
+    const message = (error as Error).message.replace(/\s*\(line \d+ column \d+\)$/, '');
+    const at = /^(.*?) in JSON at position (\d+)/s.exec(message);
+    if (!at) return message;
+    const before = text.slice(0, Number(at[2]));
+    return `${at[1]} at line ${before.split('\n').length}, column ${before.length - before.lastIndexOf('\n')}`;
+  }
 }
 
 function list(home: string, json: boolean, io: SelectorsIo): number {
@@ -114,7 +138,7 @@ function list(home: string, json: boolean, io: SelectorsIo): number {
     io.out(`${JSON.stringify({ folder: report.dir, packs: rows, skipped: report.skipped }, null, 2)}\n`);
     return report.skipped.length > 0 ? 1 : 0;
   }
-  io.out(`Data packs added in ${report.dir}, and the built-in ones:\n`);
+  io.out(`Selector sets and readers added in ${report.dir}, and the built-in ones:\n`);
   for (const kind of Object.values(PACK_KINDS)) {
     io.out(`${kind.listHeading}:\n`);
     for (const row of rows.filter((r) => r.kind === kind.kind)) {

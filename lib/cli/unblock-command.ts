@@ -1,5 +1,5 @@
 import { createInterface } from 'node:readline/promises';
-import { parseBrowsers } from '../install/browsers';
+import { BROWSERS, type Browser, isBrowser } from '../install/browsers';
 import { resolveState } from '../install/install';
 import { defaultCliPath } from '../install/system';
 import { processUid } from '../install/policy/owned-write';
@@ -8,6 +8,7 @@ import { sudoStateDir } from '../install/policy/sudo-home';
 import { cliCommand } from '../relay/invocation';
 import { undoUnblock, unblock } from '../install/unblock';
 import { RelayError } from '../protocol/errors';
+import { didYouMean, UsageError } from './usage';
 
 export interface UnblockFlags {
   browser?: string;
@@ -40,10 +41,8 @@ export interface UnblockIo {
  * ends with the exact privileged command to run, with --home so the record lands in the same place.
  */
 export async function runUnblock(flags: UnblockFlags, io: UnblockIo): Promise<number> {
-  const parsed = parseBrowsers(flags.browser ?? 'comet');
-  if (parsed === 'all' || parsed.length !== 1) throw new RelayError('CONFIG_ERROR', 'unblock writes one browser\'s policy at a time: pass --browser comet, chrome, chromium, brave or edge.');
-  const browser = parsed[0] as (typeof parsed)[number];
-  if (flags.undo && flags['all-extensions']) throw new RelayError('CONFIG_ERROR', '--undo takes back whatever unblock wrote (with or without --all-extensions): pass --undo alone.');
+  const browser = unblockBrowser(flags.browser);
+  if (flags.undo && flags['all-extensions']) throw new UsageError('--undo takes back whatever unblock wrote (with or without --all-extensions): pass --undo alone.');
   const system = { platform: io.platform, env: io.env, homedir: io.homedir, fs: io.fs };
   const resolved = resolveState({ ...system, home: flags.home });
   const { sys } = resolved;
@@ -106,4 +105,19 @@ export async function runUnblock(flags: UnblockFlags, io: UnblockIo): Promise<nu
     if (error instanceof RelayError) throw error;
     throw new RelayError('CONFIG_ERROR', (error as Error).message);
   }
+}
+
+/** The browsers unblock takes, in the order its help names them (Comet, the default, first). */
+const UNBLOCK_BROWSERS: readonly Browser[] = ['comet', ...BROWSERS.filter((b) => b !== 'comet')];
+
+/**
+ * `--browser` as typed, for unblock: exactly one browser whose policy it knows. What it cannot take is a usage error
+ * (exit 2, as for install's `--browser firefox`) naming only what it takes: not `all`, nor a list, which install takes.
+ */
+export function unblockBrowser(value: string | undefined): Browser {
+  const name = (value ?? 'comet').trim().toLowerCase();
+  if (isBrowser(name)) return name;
+  const takes = `pass --browser ${UNBLOCK_BROWSERS.slice(0, -1).join(', ')} or ${UNBLOCK_BROWSERS.at(-1)}`;
+  if (name === 'all' || name.includes(',')) throw new UsageError(`unblock writes one browser's policy at a time, not "${value}": ${takes}, and run it again for another.`);
+  throw new UsageError(`Unknown browser "${value}" for unblock: ${takes}.${didYouMean(name, UNBLOCK_BROWSERS)}`);
 }

@@ -35,6 +35,11 @@ export function spoken(line: string, prefix: string = commandPrefix()): string {
   return line.replace(/^comet-relay\b/, prefix);
 }
 
+/** Help text as printed: each command it names in backticks (`comet-relay token`) said the way this copy is run. */
+export function saidInHelp(text: string): string {
+  return text.replace(/`comet-relay /g, `\`${spoken('comet-relay')} `);
+}
+
 /** The known name nearest to `typed`: within two edits (a third of its length for long names), or one it begins. */
 export function nearest(typed: string, known: readonly string[]): string | undefined {
   let best: { name: string; distance: number } | undefined;

@@ -19,9 +19,18 @@ export const tokenPlaceholder = (): string => `<TOKEN: run ${cliCommand('token')
 /**
  * How long a client should let one tool call run. Thread calls (call_perplexity_computer, …) hold
  * up to two minutes (COMET_THREAD_HOLD_MS) and may wait for the person's answer to a question
- * asked inside the call; comet_wait may be asked to wait five minutes. Ten minutes covers both.
+ * asked inside the call; comet_wait waits two minutes unless its `timeout` asks for more (up to an
+ * hour). Ten minutes covers the first and comet_wait's default; a longer wait needs a longer setting.
  */
 export const TOOL_TIMEOUT_MS = 600_000;
+
+/**
+ * comet_wait's `timeout`, as the tool defines it (lib/mcp/tools/comet.ts, which this layer may not import;
+ * tests/unit/client-config.test.ts holds the two equal): its default and the most it takes, in ms.
+ */
+export const COMET_WAIT_TIMEOUT = { defaultMs: 120_000, maxMs: 3_600_000 } as const;
+
+const minutes = (ms: number) => ms / 60_000;
 
 /**
  * What each client calls its tool-call timeout (looked up 2026-12-01 in the clients' docs and
@@ -165,7 +174,8 @@ export function clientConfig(client: string, options: ClientConfigOptions = {}):
         `[mcp_servers.${SERVER_NAME}]`,
         `command = ${tomlString(command)}`,
         `args = [${args.map(tomlString).join(', ')}]`,
-        '# Thread calls hold up to 2 minutes and may wait for your answer; comet_wait up to 5: allow long tool calls.',
+        `# Thread calls hold up to 2 minutes and may wait for your answer; comet_wait waits ${minutes(COMET_WAIT_TIMEOUT.defaultMs)} minutes by default (its timeout, up to ${minutes(COMET_WAIT_TIMEOUT.maxMs)}).`,
+        `# A comet_wait longer than ${minutes(TOOL_TIMEOUT_MS)} minutes needs a larger tool_timeout_sec.`,
         `tool_timeout_sec = ${TOOL_TIMEOUT_MS / 1000}`,
       ];
       if (env) lines.push('', `[mcp_servers.${SERVER_NAME}.env]`, `COMET_RELAY_HOME = ${tomlString(env.COMET_RELAY_HOME)}`);

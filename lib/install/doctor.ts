@@ -1,18 +1,20 @@
 import { RelayError } from '../protocol/errors';
 import { EXTENSION_ORIGIN } from '../protocol/identity';
 import type { BrowserStatus } from '../protocol/methods';
+import type { PageDiagnosis } from '../protocol/page/page-diagnostics';
 import { extensionsPage, TAB_ACCESS_GRANT } from '../protocol/urls';
 import { type HostRecord, listHosts as realListHosts } from '../relay/discovery';
 import { readersInUse, SELECTOR_SET_KIND } from '../packs/kinds';
 import { type FolderReport, readPackFolder } from '../relay/pack-folder';
-import { stateDir as defaultStateDir, publicTokenPath } from '../relay/paths';
+import { stateDirPath as defaultStateDir, publicTokenPath } from '../relay/paths';
 import { VERSION } from '../relay/version';
 import { BROWSER_DATA, BROWSERS, type Browser, registryKey } from './browsers';
 import { hostLogPath } from './host-manifest';
-import { installCommand, type ManifestLocation, manifestLocations, type Resolved, resolveState, type StateOptions, userDataDirLocation } from './install';
+import { installCommand, type ManifestLocation, manifestLocations, registeredUserDataDirs, type Resolved, resolveState, type StateOptions, userDataDirLocation } from './install';
+import { formatPageReport } from './page-report';
 import { queryRegistry } from './registry';
 import { type CopyKind, checkExtensionFolder, type PackageCopy, packageCopy, rebuildHint, volatileCopyNote } from './package-copy';
-import { defaultCliPath, errorMessage, type ExecFn, isFile, realExec, type ResolvedSystem, tildify } from './system';
+import { chosenFolderOpen, defaultCliPath, errorMessage, type ExecFn, isFile, octal, openFolderMode, realExec, type ResolvedSystem, tildify } from './system';
 import { unblockDrift } from './unblock';
 import { verifyManifest } from './verify';
 import { cliCommand, quoteArg } from '../relay/invocation';
@@ -29,6 +31,8 @@ export interface DoctorCheck {
   detail: string;
   /** One line: what to do. Present on every failed check, and on every `off` one. */
   fix?: string;
+  /** What the check found, line by line, printed under it (`--page`: probe by probe). */
+  lines?: string[];
 }
 
 export interface DoctorReport {
@@ -62,11 +66,21 @@ export interface DoctorOptions extends StateOptions {
   statusTimeoutMs?: number;
   /** Reads the selector sets folder. Default: lib/relay/pack-folder readPackFolder. */
   readPacks?: (stateDir: string) => FolderReport;
+  /**
+   * `doctor --page`: asks the Perplexity tab to try every probe of its selector set (`page.diagnose`). Its check is
+   * one of the others, counted in the summary, and skipped, saying why, when there is no tab to ask.
+   */
+  queryPage?: () => Promise<PageDiagnosis>;
+  /** How long to wait for queryPage. Default 10000 ms. */
+  pageTimeoutMs?: number;
 }
 
 const MIN_NODE_MAJOR = 20;
 
-/** Checks every link in order and says which one is broken and how to fix it. Never throws. */
+/**
+ * Checks every link in order and says which one is broken and how to fix it. Throws only for a state folder that
+ * cannot be one (a file: resolveState), which no check could look into.
+ */
 export async function doctor(options: DoctorOptions = {}): Promise<DoctorReport> {
   const resolved = resolveState(options);
   const { sys, stateDir } = resolved;
@@ -89,6 +103,10 @@ export async function doctor(options: DoctorOptions = {}): Promise<DoctorReport>
   if (isFile(sys, copy.cliPath)) add({ name: 'CLI built', ok: true, detail: `${tildify(sys, copy.cliPath)} (${copyName} ${VERSION})` });
   else add({ name: 'CLI built', ok: false, detail: `${tildify(sys, copy.cliPath)} does not exist (${copyName})`, fix: rebuildHint(copy, sys) });
   checks.push(extensionFolderCheck(copy, sys));
+
+  // The state folder: before the manifests, whose fixes install into it, which refuses one open to others.
+  const open = stateFolderCheck(options, resolved);
+  if (open) checks.push(open);
 
   // (c) one manifest per browser
   checks.push(...(await manifestChecks(options, resolved)));
@@ -119,11 +137,14 @@ export async function doctor(options: DoctorOptions = {}): Promise<DoctorReport>
   }
   if (hosts.length === 0) {
     if (!checks.some((c) => c.name === 'host running')) {
+      // A browser reads a --user-data-dir registration only when started with that very folder (install says so too).
+      const profiles = options.userDataDir ? [sys.path.resolve(options.userDataDir)] : registeredUserDataDirs(sys, stateDir);
+      const started = profiles.map((dir) => `--user-data-dir=${quoteArg(dir, sys.platform)}`).join(' or ');
       add({
         name: 'host running',
         ok: false,
         detail: `No comet-relay host is running (no live record in ${tildify(sys, sys.path.join(stateDir, 'hosts'))})`,
-        fix: `open the browser with the comet-relay extension enabled (the browser starts the host). If it is open, check the host log at ${log}`,
+        fix: `open the browser${started ? ` started with ${started}` : ''} with the comet-relay extension enabled (the browser starts the host). If it is open, check the host log at ${log}`,
       });
     }
   } else {
@@ -142,13 +163,17 @@ export async function doctor(options: DoctorOptions = {}): Promise<DoctorReport>
     }
   }
 
-  // (e) extension connected, (f) Perplexity tab: need a live query through the host.
+  // (e) extension connected, (f) Perplexity tab: need a live query through the host. (g) `--page`: the tab's probes.
+  /** Why --page's probes were not tried, when they were asked for. */
+  let pageSkipped: string | undefined;
   if (hosts.length === 0) {
     add({ name: 'extension connected', ok: true, skipped: true, detail: 'skipped: no host to ask' });
     add({ name: 'Perplexity tab', ok: true, skipped: true, detail: 'skipped: no host to ask' });
+    pageSkipped = 'no host to ask';
   } else if (!options.queryStatus) {
     add({ name: 'extension connected', ok: true, skipped: true, detail: 'skipped: not asked (no live query wired)' });
     add({ name: 'Perplexity tab', ok: true, skipped: true, detail: 'skipped: not asked (no live query wired)' });
+    pageSkipped = 'not asked (no live query wired)';
   } else {
     let status: BrowserStatus | undefined;
     try {
@@ -162,6 +187,7 @@ export async function doctor(options: DoctorOptions = {}): Promise<DoctorReport>
         fix: `open the browser's extensions page (${[...new Set(hosts.map((h) => extensionsPage(h.browser.name)))].join(', ')}), check that comet-relay is enabled and reload it; the host log is ${log}`,
       });
       add({ name: 'Perplexity tab', ok: true, skipped: true, detail: 'skipped: the extension did not answer' });
+      pageSkipped = 'the extension did not answer';
     }
     if (status) {
       const where = `${status.browser.name} ${status.browser.version}, profile "${status.profile.label}"`;
@@ -184,11 +210,53 @@ export async function doctor(options: DoctorOptions = {}): Promise<DoctorReport>
         add({ name: 'Perplexity tab', ok: true, detail: `"${tab.title}" (${tab.url}), page layout ${tab.selectorSet} (${origin})` });
       }
       add(screenshotsCheck(status));
+      if (status.pageAccess || !tab) pageSkipped = 'no Perplexity tab comet-relay can read (see "Perplexity tab")';
     }
+  }
+  if (options.queryPage) {
+    if (pageSkipped) add({ name: 'page probes', ok: true, skipped: true, detail: `skipped: ${pageSkipped}` });
+    else add(await pageCheck(options.queryPage, options.pageTimeoutMs ?? 10_000, cliCommand(`doctor --page${resolved.bakedHome ? ` --home ${quoteArg(resolved.bakedHome, sys.platform)}` : ''}`)));
   }
 
   const ok = checks.every((c) => c.ok);
   return { checks, ok, exitCode: ok ? 0 : 1 };
+}
+
+/**
+ * install's rule for a state folder open to others (system.ts openFolderMode), as a check: one the person chose fails
+ * with install's own two ways out (so its fix does not lead back to install's refusal); comet-relay's default folder,
+ * which install, token and the host make 700, fails with the chmod that does the same.
+ */
+function stateFolderCheck(options: DoctorOptions, resolved: Resolved): DoctorCheck | undefined {
+  const { sys, stateDir, bakedHome } = resolved;
+  const mode = openFolderMode(sys, stateDir);
+  if (mode === undefined) return undefined;
+  if (bakedHome) {
+    const { message, fix } = chosenFolderOpen(sys, stateDir, mode, (own) => installCommand({ userDataDir: options.userDataDir, home: own, platform: sys.platform }));
+    return { name: 'state folder', ok: false, detail: message, fix };
+  }
+  return {
+    name: 'state folder',
+    ok: false,
+    detail: `the state folder ${tildify(sys, stateDir)} is open to others (mode ${octal(mode)}); comet-relay keeps its launcher, token and sockets only in a folder closed to others`,
+    fix: `run: chmod 700 ${quoteArg(stateDir, sys.platform)}   (install and the host make it 700 too)`,
+  };
+}
+
+/** `--page`: every probe of the selector set in use, tried on the Perplexity tab (read-only); `again` is the command to rerun. */
+async function pageCheck(queryPage: () => Promise<PageDiagnosis>, timeoutMs: number, again: string): Promise<DoctorCheck> {
+  try {
+    const page = formatPageReport(await withTimeout(queryPage(), timeoutMs));
+    return { name: 'page probes', ok: page.ok, detail: page.summary, lines: page.lines, ...(page.fix ? { fix: page.fix } : {}) };
+  } catch (error) {
+    const relay = error instanceof RelayError ? error : undefined;
+    return {
+      name: 'page probes',
+      ok: false,
+      detail: `could not ask the Perplexity tab: ${relay ? `[${relay.code}] ` : ''}${errorMessage(error)}`,
+      fix: `reload the Perplexity tab and wait for it to load, then run: ${again}`,
+    };
+  }
 }
 
 /**
@@ -215,9 +283,9 @@ async function manifestChecks(options: DoctorOptions, resolved: Resolved): Promi
   const exec = options.exec ?? realExec;
   const expectedHome = expectedLauncherHome(resolved);
 
-  const checkLocation = async (location: ManifestLocation, browser: Browser | undefined): Promise<{ present: boolean; check?: DoctorCheck }> => {
+  const checkLocation = async (location: ManifestLocation, browser: Browser | undefined, userDataDir = options.userDataDir): Promise<{ present: boolean; check?: DoctorCheck }> => {
     const name = browser ? `manifest (${browser})` : 'manifest (--user-data-dir)';
-    const command = installCommand({ browser, userDataDir: options.userDataDir, home: resolved.bakedHome, platform: sys.platform });
+    const command = installCommand({ browser, userDataDir, home: resolved.bakedHome, platform: sys.platform });
     let manifestPath = location.manifestPath;
     let via = '';
     if (sys.platform === 'win32' && location.registryKey) {
@@ -310,6 +378,13 @@ async function manifestChecks(options: DoctorOptions, resolved: Resolved): Promi
     }
     return { name: `manifest (${browser})`, ok: false, detail: `${where}, so ${label} cannot start the host ("Specified native messaging host not found")`, fix: `run: ${command}` };
   });
+  // No browser's own folder holds a registration, but `install --user-data-dir` wrote some: those are what a browser
+  // started with that folder runs, so they are checked instead of saying nothing is installed.
+  const profiles = out.every((c) => c.skipped) ? registeredUserDataDirs(sys, resolved.stateDir) : [];
+  for (const dir of profiles) {
+    const { check } = await checkLocation(userDataDirLocation(dir, resolved), undefined, dir);
+    if (check) out.push({ ...check, name: `manifest (--user-data-dir ${tildify(sys, dir)})` });
+  }
   if (out.every((c) => c.skipped)) {
     out.push({
       name: 'browser',
@@ -418,6 +493,7 @@ export function formatDoctor(report: DoctorReport): string {
   for (const check of report.checks) {
     const mark = check.skipped ? '-' : check.off ? '○' : check.ok ? '✔' : '✘';
     lines.push(`${mark} ${check.name} — ${check.detail}`);
+    for (const line of check.lines ?? []) lines.push(`    ${line}`);
     if (!check.ok && check.fix) lines.push(`    fix: ${check.fix}`);
     else if (check.off && check.fix) lines.push(`    ${check.fix}`);
   }

@@ -8,7 +8,7 @@
  * CLI mapping (lib/cli/main.ts):
  *   install   [--browser B|all] [--user-data-dir DIR] [--home DIR]  → install({ browsers, userDataDir, home, cliPath })
  *   uninstall [--browser B|all] [--user-data-dir DIR] [--home DIR] [--purge] → uninstall(...)
- *   doctor    [--browser B|all] [--user-data-dir DIR] [--home DIR]  → doctor({ ..., queryStatus }); print formatDoctor(r); exit r.exitCode
+ *   doctor    [--page] [--browser B|all] [--user-data-dir DIR] [--home DIR] → doctor({ ..., queryStatus, queryPage }); print formatDoctor(r); exit r.exitCode
  *   config <client> [--npx] [--home DIR]                             → clientConfig(client, { npx, home, token }).text
  *   config agent-api [--public-url URL]                              → agentApiConfig({ serverUrl, allowedTools, actingTools }).text
  *   token                                                            → ensureToken(stateDir)

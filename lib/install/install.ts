@@ -1,11 +1,26 @@
 import nodeFs from 'node:fs';
 import { NATIVE_HOST_NAME } from '../protocol/identity';
 import { ensurePrivateDir } from '../relay/private-dir';
-import { ATTACHMENT_FILES, attachmentsDir, customManifestsPath, isOwnAttachmentMeta, packsDir, replacedInstallsPath, stateDir as defaultStateDir, OWN_STATE_FILES, publicTokenPath } from '../relay/paths';
+import { ATTACHMENT_FILES, attachmentsDir, checkStateFolder, customManifestsPath, isOwnAttachmentMeta, packsDir, replacedInstallsPath, stateDir as defaultStateDir, OWN_STATE_FILES, publicTokenPath } from '../relay/paths';
 import { BROWSER_DATA, BROWSERS, type Browser, isBrowserInstalled, MANIFEST_FILE_NAME, registryKey, userDataDirs } from './browsers';
 import { buildManifest, launcherPath, manifestText, writeLauncherWith } from './host-manifest';
 import { deleteRegistryKey, queryRegistry, registerManifest } from './registry';
-import { defaultCliPath, errorMessage, type ExecFn, isDirectory, isExecutableFile, isFile, realExec, type ResolvedSystem, resolveSystem, type SystemOptions, tildify } from './system';
+import {
+  chosenFolderOpen,
+  defaultCliPath,
+  errorMessage,
+  type ExecFn,
+  isDirectory,
+  isExecutableFile,
+  isFile,
+  octal,
+  openFolderMode,
+  realExec,
+  type ResolvedSystem,
+  resolveSystem,
+  type SystemOptions,
+  tildify,
+} from './system';
 import { ensureTokenFile } from './token';
 import { privilegedUnblockCommand } from './policy/privileged-command';
 import { removeCometBackups, undoUnblock, unblockedBrowsers, unblockRecordPath } from './unblock';
@@ -47,11 +62,13 @@ export interface Resolved {
 export function resolveState(options: StateOptions = {}): Resolved {
   const sys = resolveSystem(options);
   const explicit = options.home ?? sys.env.COMET_RELAY_HOME;
+  // A file where the folder should be is said here, once, before any command makes or reads something in it (paths.ts).
+  const stat = (file: string) => sys.fs.statSync(file);
   if (explicit) {
-    const dir = sys.path.resolve(explicit);
+    const dir = checkStateFolder(sys.path.resolve(explicit), options.home ? '--home' : 'COMET_RELAY_HOME', { stat, path: sys.path });
     return { sys, stateDir: dir, bakedHome: dir };
   }
-  return { sys, stateDir: defaultStateDir({ env: sys.env, platform: sys.platform, homedir: sys.homedir }) };
+  return { sys, stateDir: defaultStateDir({ env: sys.env, platform: sys.platform, homedir: sys.homedir, stat }) };
 }
 
 /** Every place a manifest for `browser` is read from on this OS (macOS Comet has two). */
@@ -94,12 +111,22 @@ export function userDataDirLocation(userDataDir: string, resolved: Resolved): Ma
 
 /** The command line that (re)installs for one target; used in every "fix:" line. */
 export function installCommand(options: { browser?: Browser | 'all'; userDataDir?: string; home?: string; platform?: NodeJS.Platform } = {}): string {
+  return commandFor('install', options.browser ? [options.browser] : [], options);
+}
+
+/** The command line that takes back one part of an install, with its state folder; for "what is left" lines. */
+export function uninstallCommand(options: { browsers?: Browser[]; userDataDir?: string; home?: string; platform?: NodeJS.Platform } = {}): string {
+  return commandFor('uninstall', options.browsers ?? [], options);
+}
+
+/** One whole `sub` for cliCommand, its --home included: cliCommand adds a run's own --home only to a line without one. */
+function commandFor(sub: 'install' | 'uninstall', browsers: string[], options: { userDataDir?: string; home?: string; platform?: NodeJS.Platform }): string {
   const q = (value: string) => quoteArg(value, options.platform ?? process.platform);
-  const parts = [cliCommand('install')];
-  if (options.browser) parts.push(`--browser ${options.browser}`);
+  const parts: string[] = [sub];
+  if (browsers.length > 0) parts.push(`--browser ${browsers.join(',')}`);
   if (options.userDataDir) parts.push(`--user-data-dir ${q(options.userDataDir)}`);
   if (options.home) parts.push(`--home ${q(options.home)}`);
-  return parts.join(' ');
+  return cliCommand(parts.join(' '));
 }
 
 function quoteArg(value: string, platform: NodeJS.Platform): string {
@@ -250,15 +277,11 @@ export async function install(options: InstallOptions): Promise<InstallReport> {
   };
 
   const notes: string[] = [];
-  // A folder the person chose (--home, COMET_RELAY_HOME) that others may use is not made private behind their back:
-  // a shared folder's group would lose access and its setgid bit without a word (review 2026-12-05 #7). Refused, with
-  // a folder of comet-relay's own inside it to pass instead. comet-relay's default folder is its own: tightened, and said.
-  const shared = bakedHome && sys.fs === (nodeFs as unknown) && sys.platform !== 'win32' ? openMode(sys, stateDir) : undefined;
+  // A folder the person chose that others may use is refused, left as it is; comet-relay's default folder is its own:
+  // tightened below, and said (the one rule: system.ts openFolderMode).
+  const shared = bakedHome ? openFolderMode(sys, stateDir) : undefined;
   if (shared !== undefined) {
-    problems.push({
-      message: `the state folder ${tildify(sys, stateDir)} (--home or COMET_RELAY_HOME) is open to others (mode ${octal(shared)}); comet-relay keeps its launcher, token and sockets only in a folder closed to others, and will not change yours to 700 (others who use it would lose access)`,
-      fix: `pass a folder of comet-relay's own, which install creates: ${installCommand({ userDataDir: options.userDataDir, home: sys.path.join(stateDir, 'comet-relay'), platform: sys.platform })}; or, if the folder is yours alone, run: chmod 700 ${quoteWord(stateDir, sys.platform)}`,
-    });
+    problems.push(chosenFolderOpen(sys, stateDir, shared, (own) => installCommand({ userDataDir: options.userDataDir, home: own, platform: sys.platform })));
     return report({});
   }
 
@@ -511,6 +534,14 @@ export async function uninstall(options: UninstallOptions = {}): Promise<Uninsta
         if (sys.platform === 'win32') removeEmptyDir(sys, sys.path.dirname(location.manifestPath));
       }
     }
+    // The registrations `install --user-data-dir` wrote are this install's too, remembered because they are in no place
+    // a browser's name leads to: an uninstall that no --browser narrows takes them with the rest (new-user review #3).
+    // Only those still running this launcher; one another install wrote over since is that install's.
+    if (all) {
+      for (const file of rememberCustomManifests(sys, stateDir, (known) => known)) {
+        if (sys.fs.existsSync(file) && !leftAlone(file) && pointsAt(sys, file, launcher)) removeFile(file);
+      }
+    }
   }
 
   // A registration this install took over from another (install said so) is not given back to it: uninstall would
@@ -535,14 +566,24 @@ export async function uninstall(options: UninstallOptions = {}): Promise<Uninsta
     }
   }
   const custom = rememberCustomManifests(sys, stateDir, (known) => known.filter((file) => pointsAt(sys, file, launcher)));
-  for (const file of custom) users.push(`--user-data-dir ${tildify(sys, sys.path.dirname(sys.path.dirname(file)))}`);
+  const customDirs = custom.map((file) => sys.path.dirname(sys.path.dirname(file)));
+  for (const dir of customDirs) users.push(`--user-data-dir ${tildify(sys, dir)}`);
+  // The exact uninstalls that take what still runs the launcher, with this state folder (`--browser all` without it
+  // would look in another install's).
+  const browserUsers = BROWSERS.filter((b) => users.includes(b));
+  const takeRest = [
+    ...(browserUsers.length > 0 ? [uninstallCommand({ browsers: browserUsers, home: resolved.bakedHome, platform: sys.platform })] : []),
+    ...customDirs.map((dir) => uninstallCommand({ userDataDir: dir, home: resolved.bakedHome, platform: sys.platform })),
+  ].join(' and ');
   if (users.length > 0 && !options.purge) {
-    kept.push(`${tildify(sys, launcher)} (still used by ${[...new Set(users)].join(', ')})`);
+    // A --browser left out was left out on purpose; a --user-data-dir registration is named with what removes it.
+    const customRest = customDirs.map((dir) => uninstallCommand({ userDataDir: dir, home: resolved.bakedHome, platform: sys.platform })).join(' and ');
+    kept.push(`${tildify(sys, launcher)} (still used by ${[...new Set(users)].join(', ')}${customRest ? `; ${customRest} removes ${customDirs.length > 1 ? 'those' : 'that'} registration` : ''})`);
   } else {
     removeFile(launcher);
     removeEmptyDir(sys, sys.path.dirname(launcher));
     if (users.length > 0) {
-      problems.push(`the host manifests of ${[...new Set(users)].join(', ')} still point at the removed launcher; run: ${cliCommand('uninstall --browser all')}`);
+      problems.push(`the host manifests of ${[...new Set(users)].join(', ')} still point at the removed launcher; remove them with: ${takeRest}`);
     }
   }
 
@@ -576,6 +617,11 @@ export async function uninstall(options: UninstallOptions = {}): Promise<Uninsta
     removeFile(sys.path.join(stateDir, 'token'));
     // The public door's credential too: left behind, a later `serve --public-url` would take it up again.
     removeFile(sys.path.join(stateDir, sys.path.basename(publicTokenPath(stateDir))));
+    // The record of the --user-data-dir registrations stays while one it lists is still there: it is all that leads
+    // an uninstall to them (new-user review #3).
+    const record = customManifestsPath(stateDir);
+    const keepRecord = custom.length > 0 && sys.fs.existsSync(record);
+    if (keepRecord) kept.push(`${tildify(sys, record)} (it lists the registrations of ${customDirs.map((d) => `--user-data-dir ${tildify(sys, d)}`).join(', ')}, still there)`);
     for (const { dir, name } of OWN_STATE_FILES) {
       const full = sys.path.join(stateDir, dir);
       let entries: string[] = [];
@@ -584,7 +630,7 @@ export async function uninstall(options: UninstallOptions = {}): Promise<Uninsta
       } catch {
         continue;
       }
-      for (const entry of entries) if (name.test(entry)) removeFile(sys.path.join(full, entry));
+      for (const entry of entries) if (name.test(entry) && !(keepRecord && samePath(sys, sys.path.join(full, entry), record))) removeFile(sys.path.join(full, entry));
       removeEmptyDir(sys, full);
     }
     // Uploads (a person's documents, copied for Computer): each folder whose meta.json says we made it.
@@ -615,22 +661,30 @@ export async function uninstall(options: UninstallOptions = {}): Promise<Uninsta
     for (const dir of [...OWN_STATE_FILES.map((f) => f.dir), 'attachments', 'bin', 'NativeMessagingHosts']) {
       const full = sys.path.join(stateDir, dir);
       removeEmptyDir(sys, full); // NativeMessagingHosts/ once its per-browser folders went
-      if (sys.fs.existsSync(full)) kept.push(`${tildify(sys, full)} (holds files not created by comet-relay)`);
+      const others = (() => {
+        try {
+          return sys.fs.readdirSync(full).filter((entry) => !(keepRecord && samePath(sys, sys.path.join(full, entry), record)));
+        } catch {
+          return [];
+        }
+      })();
+      if (others.length > 0) kept.push(`${tildify(sys, full)} (holds files not created by comet-relay)`);
     }
     // Data packs are the person's own files (`selectors add`): kept, and said so; the empty folder the host makes goes.
     const packs = packsDir(stateDir);
     removeEmptyDir(sys, packs);
     if (sys.fs.existsSync(packs)) kept.push(`${tildify(sys, packs)} (selector sets and readers you added; \`${cliCommand('selectors remove NAME')}\` removes one)`);
     removeEmptyDir(sys, stateDir);
-  } else if (sys.fs.existsSync(sys.path.join(stateDir, 'token'))) {
-    const publicToken = sys.path.join(stateDir, sys.path.basename(publicTokenPath(stateDir)));
-    const tokens = sys.fs.existsSync(publicToken) ? `${tildify(sys, sys.path.join(stateDir, 'token'))}, ${tildify(sys, publicToken)}` : tildify(sys, sys.path.join(stateDir, 'token'));
-    kept.push(`${tokens} and ${tildify(sys, sys.path.join(stateDir, 'logs'))} (remove them with --purge)`);
+  } else {
+    // Only what is there: a report that names a folder nobody made sends the person looking for it.
+    const stays = ['token', sys.path.basename(publicTokenPath(stateDir)), 'logs'].map((name) => sys.path.join(stateDir, name)).filter((file) => sys.fs.existsSync(file));
+    if (stays.length > 0) kept.push(`${spokenList(stays.map((file) => tildify(sys, file)))} (remove ${stays.length > 1 ? 'them' : 'it'} with --purge)`);
   }
 
   const lines: string[] = [];
-  // "Nothing to remove" only when nothing was found either: above a ✘ it would say the install is gone while it stands.
-  if (removed.length === 0 && problems.length === 0) lines.push('Nothing to remove: comet-relay was not registered in the selected places.');
+  // "Nothing to remove" only when nothing was found either: above a ✘ or a kept line it would say the install is gone
+  // while something of it stands.
+  if (removed.length === 0 && problems.length === 0 && kept.length === 0) lines.push('Nothing to remove: comet-relay was not registered in the selected places.');
   else if (removed.length === 0) lines.push('Nothing was removed: what stands, and why, is said below.');
   for (const r of removed) lines.push(`removed  ${tildify(sys, r)}`);
   for (const k of kept) lines.push(`kept     ${k}`);
@@ -640,6 +694,11 @@ export async function uninstall(options: UninstallOptions = {}): Promise<Uninsta
   return { ok: problems.length === 0, removed, kept, problems, notes, lines };
 }
 
+/** `a`, `a and b`, `a, b and c`. */
+function spokenList(items: string[]): string {
+  return items.length < 2 ? (items[0] ?? '') : `${items.slice(0, -1).join(', ')} and ${items.at(-1)}`;
+}
+
 /**
  * The host manifests `install --user-data-dir` wrote, as `change` leaves them (saved when that changed them); an
  * unreadable list is an empty one. Nothing is ever deleted from it but a name: it only keeps the launcher.
@@ -647,6 +706,23 @@ export async function uninstall(options: UninstallOptions = {}): Promise<Uninsta
 function rememberCustomManifests(sys: ResolvedSystem, stateDir: string, change: (known: string[]) => string[]): string[] {
   const isPath = (f: unknown): f is string => typeof f === 'string' && sys.path.isAbsolute(f);
   return rememberList(sys, customManifestsPath(stateDir), isPath, (known) => [...new Set(change(known))]).next;
+}
+
+/**
+ * The profile folders `install --user-data-dir` registered this install in whose manifest is still there and runs its
+ * launcher, from the record (read only): what doctor names, since no browser's own folder holds those registrations.
+ */
+export function registeredUserDataDirs(sys: ResolvedSystem, stateDir: string): string[] {
+  const launcher = launcherPath(stateDir, sys.platform);
+  let known: unknown;
+  try {
+    known = JSON.parse(sys.fs.readFileSync(customManifestsPath(stateDir), 'utf8'));
+  } catch {
+    return []; // none recorded
+  }
+  if (!Array.isArray(known)) return [];
+  const live = known.filter((f): f is string => typeof f === 'string' && sys.path.isAbsolute(f) && sys.fs.existsSync(f) && pointsAt(sys, f, launcher));
+  return [...new Set(live.map((f) => sys.path.dirname(sys.path.dirname(f))))];
 }
 
 /** A browser registration (POSIX: the manifest's path; Windows: its registry key) install took over from another install's launcher. */
@@ -697,18 +773,6 @@ async function registeredLauncher(sys: ResolvedSystem, exec: ExecFn, location: M
 
 /** A Chromium browser's profile folder holds this file once the browser has run with it. */
 const LOCAL_STATE = 'Local State';
-
-/** The mode of an existing folder when others may use it (group or world bits), else undefined. */
-function openMode(sys: ResolvedSystem, dir: string): number | undefined {
-  try {
-    const stat = sys.fs.statSync(dir);
-    return stat.isDirectory() && (stat.mode & 0o077) !== 0 ? stat.mode & 0o7777 : undefined;
-  } catch {
-    return undefined; // not there yet: install creates it private
-  }
-}
-
-const octal = (mode: number) => mode.toString(8).padStart(3, '0');
 
 function pointsAt(sys: ResolvedSystem, manifestPath: string, launcher: string): boolean {
   const target = manifestLauncher(sys, manifestPath);

@@ -40,7 +40,19 @@ const ONLY_WHEN: Record<string, string> = {
 /** Probes a thread page always shows; on the home page only the composer is certain. */
 const ESSENTIAL = ['composer', 'turn', 'userBubble', 'answer', 'prose'];
 
-export function formatPageReport(d: PageDiagnosis): { text: string; ok: boolean } {
+export interface PageReport {
+  /** The whole report, ready to print. */
+  text: string;
+  ok: boolean;
+  /** The report without its closing advice: the set, then probe by probe (doctor prints these under its check). */
+  lines: string[];
+  /** One line: how the page reads, or what is wrong with it. */
+  summary: string;
+  /** When not ok: what to do (the closing advice of `text`). */
+  fix?: string;
+}
+
+export function formatPageReport(d: PageDiagnosis): PageReport {
   const origin = d.set.source === 'built-in' ? 'built-in' : `from ${d.set.source}`;
   const lines = [
     `Page probes on ${d.url} ("${d.title}")`,
@@ -78,13 +90,11 @@ export function formatPageReport(d: PageDiagnosis): { text: string; ok: boolean 
     if (s.unknown) lines.push(`✘ ask stream — a frame shape the reader does not know: ${s.unknown}; turns are read from the page and the thread JSON. Add an ask-stream-reader pack that knows it (comet-relay selectors show ask-stream-2026-08).`);
   }
   const ok = d.confident && missedEssential.length === 0;
-  if (!ok) {
-    lines.push(
-      `The page is not understood${missedEssential.length ? ` (${missedEssential.join(', ')} missed)` : ''}. ` +
-        `Save a sanitized copy with \`${cliCommand('capture')}\` and attach it to a bug report; to try a fixed selector set, \`${cliCommand('selectors add FILE')}\`.`,
-    );
-  }
-  return { text: lines.join('\n'), ok };
+  if (ok) return { text: lines.join('\n'), ok, lines, summary: `selector set ${d.set.name} reads the page: ${matched} of ${d.probes.length} probes match` };
+  const summary = `the page is not understood${d.confident ? '' : ' (no selector set recognised it)'}${missedEssential.length ? ` (${missedEssential.join(', ')} missed)` : ''}`;
+  const fix = `save a sanitized copy with \`${cliCommand('capture')}\` and attach it to a bug report; to try a fixed selector set, \`${cliCommand('selectors add FILE')}\``;
+  const closing = `The page is not understood${missedEssential.length ? ` (${missedEssential.join(', ')} missed)` : ''}. ${fix.charAt(0).toUpperCase()}${fix.slice(1)}.`;
+  return { text: [...lines, closing].join('\n'), ok, lines, summary, fix };
 }
 
 function conversationPage(url: string): boolean {

@@ -2,6 +2,7 @@ import { execFile } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { quoteArg } from '../relay/invocation';
 
 /**
  * The few outside-world operations install/uninstall/doctor need, gathered in one place so tests
@@ -130,6 +131,38 @@ export function tildify(sys: ResolvedSystem, file: string): string {
   if (home && (file === home || file.startsWith(`${home}/`))) return `~${file.slice(home.length)}`;
   return file;
 }
+
+/**
+ * The one rule for a state folder others may use (group or world bits), which install, token (and so serve) and doctor
+ * all keep: comet-relay keeps its launcher, token and sockets only in a folder closed to others. A folder the person
+ * chose (--home, COMET_RELAY_HOME) is never made private behind their back: a shared folder's group would lose access
+ * and its setgid bit without a word (review 2026-12-05 #7), so it is refused (doctor fails it), naming a folder of
+ * comet-relay's own inside it to use instead. comet-relay's default folder is its own: install and token make it 700,
+ * as the host does. Only on a POSIX system's real file system: Windows keeps the folder in the person's own profile,
+ * and the in-memory file systems of the tests have no modes to speak of.
+ */
+export function openFolderMode(sys: ResolvedSystem, dir: string): number | undefined {
+  if (sys.platform === 'win32' || sys.fs !== (fs as unknown)) return undefined;
+  try {
+    const stat = sys.fs.statSync(dir);
+    return stat.isDirectory() && (stat.mode & 0o077) !== 0 ? stat.mode & 0o7777 : undefined;
+  } catch {
+    return undefined; // not there yet: it is created closed to others
+  }
+}
+
+/**
+ * What openFolderMode's rule says of a folder the person chose: what is wrong, and the two ways out; `useOwn` is the
+ * command (or setting) that uses a folder of comet-relay's own inside it.
+ */
+export function chosenFolderOpen(sys: ResolvedSystem, dir: string, mode: number, useOwn: (own: string) => string): { message: string; fix: string } {
+  return {
+    message: `the state folder ${tildify(sys, dir)} (--home or COMET_RELAY_HOME) is open to others (mode ${octal(mode)}); comet-relay keeps its launcher, token and sockets only in a folder closed to others, and will not change yours to 700 (others who use it would lose access)`,
+    fix: `use a folder of comet-relay's own inside it, which is created for you: ${useOwn(sys.path.join(dir, 'comet-relay'))}; or, if the folder is yours alone, run: chmod 700 ${quoteArg(dir, sys.platform)}`,
+  };
+}
+
+export const octal = (mode: number) => mode.toString(8).padStart(3, '0');
 
 export function errorMessage(error: unknown): string {
   return error instanceof Error ? error.message : String(error);

@@ -1,6 +1,9 @@
 import { randomBytes } from 'node:crypto';
-import { publicTokenPath, tokenPath } from '../relay/paths';
-import { errorMessage, type FsLike, resolveSystem } from './system';
+import { RelayError } from '../protocol/errors';
+import { quoteArg } from '../relay/invocation';
+import { publicTokenPath, stateDirPath, tokenPath } from '../relay/paths';
+import { ensurePrivateDir } from '../relay/private-dir';
+import { chosenFolderOpen, errorMessage, type FsLike, openFolderMode, type ResolvedSystem, resolveSystem } from './system';
 
 /**
  * The bearer tokens `comet-relay serve` requires on HTTP: 32 random bytes, base64url, mode 0600
@@ -16,6 +19,9 @@ export interface TokenOptions {
   fs?: FsLike;
   /** Default `process.platform` (file modes are not enforced on Windows). */
   platform?: NodeJS.Platform;
+  /** What tells a folder the person chose from comet-relay's default one. Default `process.env` and `os.homedir()`. */
+  env?: NodeJS.ProcessEnv;
+  homedir?: string;
   /** Which token. Default `local`. */
   kind?: TokenKind;
 }
@@ -55,6 +61,7 @@ export function ensureToken(home: string, options: TokenOptions = {}): string {
 /** Like ensureToken, and also says whether the file was created and where it is. */
 export function ensureTokenFile(home: string, options: TokenOptions = {}): { token: string; created: boolean; path: string } {
   const sys = resolveSystem(options);
+  closeStateFolder(sys, sys.path.resolve(home));
   const file = tokenFile(home, sys.platform, options.kind);
   const existing = readToken(home, options);
   if (existing) {
@@ -90,6 +97,27 @@ export function ensureTokenFile(home: string, options: TokenOptions = {}): { tok
 /** Replaces the token with a new one (clients configured with the old one must be updated). */
 export function rotateToken(home: string, options: TokenOptions = {}): string {
   const sys = resolveSystem(options);
+  closeStateFolder(sys, sys.path.resolve(home)); // before the old token goes: a refused folder keeps it
   sys.fs.rmSync(tokenFile(home, sys.platform, options.kind), { force: true });
   return ensureToken(home, options);
+}
+
+/**
+ * install's rule for a state folder open to others (system.ts openFolderMode), kept by every command that makes or
+ * hands out a token (`token`, and `serve`, which makes its own): a folder the person chose is refused with the same
+ * two ways out, comet-relay's default folder is made 700. Without it a token landed where install had just refused to
+ * put one (new-user review #13).
+ */
+function closeStateFolder(sys: ResolvedSystem, dir: string): void {
+  const mode = openFolderMode(sys, dir);
+  if (mode === undefined) return;
+  const { COMET_RELAY_HOME: fromEnv, ...rest } = sys.env;
+  const byEnv = fromEnv !== undefined && sys.path.resolve(fromEnv) === dir;
+  if (!byEnv && dir === stateDirPath({ env: rest, platform: sys.platform, homedir: sys.homedir })) {
+    ensurePrivateDir(dir, { platform: sys.platform });
+    return;
+  }
+  const useOwn = (own: string) => (byEnv ? `set COMET_RELAY_HOME=${quoteArg(own, sys.platform)}` : `pass --home ${quoteArg(own, sys.platform)}`);
+  const { message, fix } = chosenFolderOpen(sys, dir, mode, useOwn);
+  throw new RelayError('CONFIG_ERROR', `${message.charAt(0).toUpperCase()}${message.slice(1)}. To fix it: ${fix}.`);
 }

@@ -47,9 +47,37 @@ function ownFile(): string {
 
 let cached: string | undefined;
 
-/** `sub` (e.g. `doctor --page`) the way this copy is run: `<prefix> <sub>`. */
+/**
+ * `sub` (e.g. `doctor --page`) the way this copy is run: `<prefix> <sub>`, with `--home DIR` when
+ * this run was given a state folder (`--home`, or COMET_RELAY_HOME) and `sub` takes one: a `token`
+ * or `doctor` run as printed must read the same folder, not the default one.
+ */
 export function cliCommand(sub: string, context?: Partial<InvocationContext>): string {
-  return `${commandPrefix(context)} ${sub}`.trimEnd();
+  return `${commandPrefix(context)} ${sub}${homeWords(sub, context)}`.trimEnd();
+}
+
+/** The subcommands that take `--home DIR` (tests/unit/cli.test.ts holds this list to lib/cli/commands.ts). */
+export const HOME_COMMANDS: readonly string[] = ['mcp', 'serve', 'install', 'uninstall', 'unblock', 'doctor', 'selectors', 'token', 'status', 'config', 'capture', 'export'];
+
+let givenHome: string | undefined;
+
+/**
+ * The state folder this run's `--home` names, for every hint it prints (undefined: none given).
+ * The CLI sets it once it has parsed a command's flags; COMET_RELAY_HOME counts as given too, as a
+ * process started by a client or the launcher with it is not started from the person's shell.
+ */
+export function useGivenHome(dir: string | undefined): void {
+  givenHome = dir || undefined;
+}
+
+/** ` --home DIR` for `sub`, or nothing (no folder given, a command without --home, or one that names it already). */
+function homeWords(sub: string, context?: Partial<InvocationContext>): string {
+  const home = givenHome ?? ((context?.env ?? process.env).COMET_RELAY_HOME?.trim() || undefined);
+  const name = sub.split(' ')[0] ?? '';
+  if (!home || !HOME_COMMANDS.includes(name) || /(^|\s)--home(\s|=|$)/.test(sub)) return '';
+  const platform = context?.platform ?? process.platform;
+  const p = platform === 'win32' ? path.win32 : path.posix;
+  return ` --home ${quoteArg(p.resolve(home), platform)}`;
 }
 
 /**

@@ -1,5 +1,7 @@
+import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { RelayError } from '../protocol/errors';
 
 /**
  * Where comet-relay keeps its state: discovery records, sockets, logs, the HTTP token.
@@ -9,15 +11,102 @@ export interface PathEnv {
   env?: NodeJS.ProcessEnv;
   platform?: NodeJS.Platform;
   homedir?: string;
+  /** How the folder is looked at for stateFolderProblem. Default `node:fs` statSync. */
+  stat?: StatFn;
 }
 
-export function stateDir({ env = process.env, platform = process.platform, homedir = os.homedir() }: PathEnv = {}): string {
+/** The one look stateFolderProblem takes at a path (throws when there is nothing there). */
+export type StatFn = (file: string) => { isDirectory(): boolean };
+
+/** The state folder, once stateFolderProblem finds nothing against it (else a StateFolderError). */
+export function stateDir(pathEnv: PathEnv = {}): string {
+  const { env = process.env, platform = process.platform, stat } = pathEnv;
+  return checkStateFolder(stateDirPath(pathEnv), env.COMET_RELAY_HOME ? 'COMET_RELAY_HOME' : 'default', { stat, path: platform === 'win32' ? path.win32 : path });
+}
+
+/** Where the state folder is, whatever is there (what a launcher or a record names; stateDir for a folder to use). */
+export function stateDirPath({ env = process.env, platform = process.platform, homedir = os.homedir() }: PathEnv = {}): string {
   if (env.COMET_RELAY_HOME) return path.resolve(env.COMET_RELAY_HOME);
   if (platform === 'win32') {
     return path.win32.join(env.LOCALAPPDATA || path.win32.join(homedir, 'AppData', 'Local'), 'comet-relay');
   }
   if (platform === 'darwin') return path.join(homedir, 'Library', 'Application Support', 'comet-relay');
   return path.join(env.XDG_STATE_HOME || path.join(homedir, '.local', 'state'), 'comet-relay');
+}
+
+/** Where the state folder came from, which decides what a problem with it tells the person to change. */
+export type StateFolderSource = '--home' | 'COMET_RELAY_HOME' | 'default';
+
+/**
+ * A state folder that cannot be one: typed, so it exits 2 like any value the CLI cannot take (recognised by its
+ * `exitCode`, lib/cli/usage.ts), and a CONFIG_ERROR for whatever catches RelayError.
+ */
+export class StateFolderError extends RelayError {
+  readonly exitCode = 2;
+  constructor(message: string) {
+    super('CONFIG_ERROR', message);
+  }
+}
+
+/**
+ * What keeps `dir` from being the state folder: it, or the nearest existing folder above it, is a file. Said where
+ * the folder is resolved, before any command makes or reads something in it; otherwise each failed its own way (a raw
+ * EEXIST or ENOTDIR from a mkdir, a selector folder "skipped", or no host found). Undefined when `dir` is a folder or
+ * can be made (what else keeps it from being made, a permission, is said by what tries).
+ */
+export function stateFolderProblem(dir: string, source: StateFolderSource, { stat = fs.statSync, path: p = path }: { stat?: StatFn; path?: path.PlatformPath } = {}): string | undefined {
+  for (let at = dir; ; at = p.dirname(at)) {
+    let isFolder: boolean | undefined;
+    try {
+      isFolder = stat(at).isDirectory();
+    } catch {
+      // nothing there (or under a file, which a folder above shows): look one folder up
+    }
+    if (isFolder === false) {
+      const named = source === '--home' ? `--home ${dir}` : source === 'COMET_RELAY_HOME' ? `COMET_RELAY_HOME=${dir}` : `comet-relay's state folder ${dir}`;
+      const what = at === dir ? `${named} is a file, not a folder` : `${named} cannot be a folder: ${at} is a file, not a folder`;
+      const todo =
+        source === '--home'
+          ? 'pass a folder with --home DIR (it is created for you)'
+          : source === 'COMET_RELAY_HOME'
+            ? 'set COMET_RELAY_HOME to a folder (it is created for you)'
+            : 'move that file away, or set COMET_RELAY_HOME to a folder (or pass --home DIR, where a command takes it)';
+      return `${what}${at === dir ? ':' : ';'} ${todo}.`;
+    }
+    if (isFolder || p.dirname(at) === at) return undefined;
+  }
+}
+
+/** `dir`, once stateFolderProblem finds nothing against it; else throws its words as a StateFolderError. */
+export function checkStateFolder(dir: string, source: StateFolderSource, options: { stat?: StatFn; path?: path.PlatformPath } = {}): string {
+  const problem = stateFolderProblem(dir, source, options);
+  if (problem) throw new StateFolderError(problem);
+  return dir;
+}
+
+/**
+ * The state folder a command line chooses: its `--home DIR` (or `--home=DIR`) before any `--`, else stateDir().
+ * For what is decided before the command's own flags are parsed (the code cache), so that `--home` keeps everything
+ * in one folder and `uninstall --home DIR --purge` finds all of it.
+ */
+export function commandStateDir(args: readonly string[], pathEnv: PathEnv = {}): string {
+  for (let i = 0; i < args.length && args[i] !== '--'; i++) {
+    const arg = args[i] as string;
+    const value = arg === '--home' ? args[i + 1] : arg.startsWith('--home=') ? arg.slice('--home='.length) : undefined;
+    if (value) return checkStateFolder(path.resolve(value), '--home', { stat: pathEnv.stat });
+  }
+  return stateDir(pathEnv);
+}
+
+/**
+ * Where the code cache of `comet-relay COMMAND ARGS…` goes (lib/cli/compile-cache.ts): in the folder the command line
+ * chooses. None for `uninstall --purge`: one written at its exit, after the purge, would put back a folder it removed.
+ */
+export function codeCacheDirFor(argv: readonly string[], pathEnv: PathEnv = {}): string | undefined {
+  const [command, ...args] = argv;
+  const end = args.indexOf('--');
+  if (command === 'uninstall' && (end === -1 ? args : args.slice(0, end)).includes('--purge')) return undefined;
+  return compileCacheDir(commandStateDir(args, pathEnv));
 }
 
 export const hostsDir = (home: string) => path.join(home, 'hosts');

@@ -59,7 +59,7 @@ test('doctor --page shows which probes miss, and exits non-zero', () => {
   expect(run.stdout).toMatch(/✘ composer — no match: tried `#ask-input`/);
   expect(run.stdout).toMatch(/✔ conversationLink — \d+ elements? \(/);
   // Said the way this copy runs (a clone's dist/cli.js here), not as a `comet-relay` that may not be on PATH.
-  expect(run.stdout).toMatch(/`node \S*dist\/cli\.js capture`/);
+  expect(run.stdout).toMatch(/`node \S*dist\/cli\.js capture(?: --home \S+)?`/);
 });
 
 test('selectors add FILE: the same page, never reloaded, works from the next call', async () => {

@@ -1,5 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { CLIENTS, clientConfig, DEFAULT_HTTP_URL, stdioCommand, tokenPlaceholder, TOOL_TIMEOUT_SETTING, tomlString } from '../../lib/install/client-config';
+import { z } from 'zod';
+import { CLIENTS, clientConfig, COMET_WAIT_TIMEOUT, DEFAULT_HTTP_URL, stdioCommand, tokenPlaceholder, TOOL_TIMEOUT_SETTING, tomlString } from '../../lib/install/client-config';
+import { cometTools } from '../../lib/mcp/tools/comet';
 import { cliCommand } from '../../lib/relay/invocation';
 
 const base = { nodePath: '/usr/bin/node', cliPath: '/opt/comet relay/dist/cli.js', platform: 'linux' as const };
@@ -144,5 +146,17 @@ describe('client config --home', () => {
   it('makes a relative --home absolute, since the client starts the server from its own folder', () => {
     const entry = json('cursor', 0, { ...base, home: 'rel/home' }).mcpServers['comet-relay'];
     expect(entry.env.COMET_RELAY_HOME).toBe(`${process.cwd()}/rel/home`);
+  });
+});
+
+describe("config codex says comet_wait's timeout as the tool defines it (new-user review #15)", () => {
+  it("#15: its default and its most, taken from comet_wait's own schema, and what a longer wait needs", () => {
+    const wait = cometTools.find((t) => t.name === 'comet_wait');
+    const timeout = (z.toJSONSchema(z.object(wait?.inputSchema ?? {})) as { properties: Record<string, { default?: number; maximum?: number }> }).properties.timeout;
+    expect(COMET_WAIT_TIMEOUT).toEqual({ defaultMs: timeout?.default, maxMs: timeout?.maximum });
+    const toml = clientConfig('codex', base).snippets[0]?.content as string;
+    expect(toml).toContain('comet_wait waits 2 minutes by default (its timeout, up to 60).');
+    expect(toml).toContain('# A comet_wait longer than 10 minutes needs a larger tool_timeout_sec.');
+    expect(toml).not.toContain('up to 5');
   });
 });

@@ -368,3 +368,87 @@ describe('doctor --page', () => {
     expect(text).toContain(`The page is not understood (composer missed). Save a sanitized copy with \`${cliCommand('capture')}\``);
   });
 });
+
+describe('doctor --page is one of the checks (new-user review #7)', () => {
+  const page = (over: Partial<PageDiagnosis> = {}): PageDiagnosis => ({
+    url: 'https://www.perplexity.ai/search/x',
+    title: 'X - Perplexity',
+    set: { name: 'gen-b-2026-10', source: 'built-in' },
+    confident: true,
+    candidates: [{ name: 'gen-b-2026-10', score: 2, present: [], conflicting: [] }],
+    probes: [{ probe: 'composer', matched: true, count: 1, selector: '#ask-input' }],
+    ...over,
+  });
+
+  it('#7: no host: skipped like the other checks that need one, before the summary, and never "run doctor"', async () => {
+    const s = setup();
+    await install({ ...s, browsers: ['chromium'] });
+    let asked = false;
+    const report = await doctor({
+      ...s,
+      listHosts: () => [],
+      queryPage: async () => {
+        asked = true;
+        return page();
+      },
+    });
+    expect(asked).toBe(false);
+    expect(check(report, 'page probes')).toMatchObject({ ok: true, skipped: true, detail: 'skipped: no host to ask' });
+    const text = formatDoctor(report);
+    expect(text.split('\n').at(-2)).toBe('- page probes — skipped: no host to ask');
+    expect(text.split('\n').at(-1)).toBe('1 problem found; start with "host running".');
+  });
+
+  it('#7: probes that miss, or a tab that cannot be asked, are counted in the summary, with a fix that fits', async () => {
+    const s = setup();
+    await install({ ...s, browsers: ['chromium'] });
+    const missed = await doctor({
+      ...s,
+      listHosts: () => [host()],
+      queryStatus: async () => status(),
+      queryPage: async () => page({ probes: [{ probe: 'composer', matched: false, count: 0, tried: ['#ask-input'] }] }),
+    });
+    expect(check(missed, 'page probes')).toMatchObject({ ok: false, detail: 'the page is not understood (composer missed)', fix: expect.stringContaining(`\`${cliCommand('capture')}\``) });
+    const text = formatDoctor(missed);
+    // Probe by probe under the check, then its fix, then the summary that counts it.
+    expect(text).toContain('✘ page probes — the page is not understood (composer missed)\n    Page probes on https://www.perplexity.ai/search/x ("X - Perplexity")');
+    expect(text).toContain('\n    ✘ composer — no match: tried `#ask-input`\n');
+    expect(text.split('\n').at(-1)).toBe('1 problem found; start with "page probes".');
+    expect(missed.exitCode).toBe(1);
+
+    const failed = await doctor({
+      ...s,
+      listHosts: () => [host()],
+      queryStatus: async () => status(),
+      queryPage: async () => {
+        throw new RelayError('TIMEOUT', 'The page did not answer.');
+      },
+    });
+    expect(check(failed, 'page probes')).toMatchObject({ ok: false, detail: 'could not ask the Perplexity tab: [TIMEOUT] The page did not answer.', fix: `reload the Perplexity tab and wait for it to load, then run: ${cliCommand('doctor --page')}` });
+    expect(formatDoctor(failed).split('\n').at(-1)).toBe('1 problem found; start with "page probes".');
+
+    const fine = await doctor({ ...s, listHosts: () => [host()], queryStatus: async () => status(), queryPage: async () => page() });
+    expect(check(fine, 'page probes')).toMatchObject({ ok: true, detail: 'selector set gen-b-2026-10 reads the page: 1 of 1 probes match' });
+    expect(fine.exitCode).toBe(0);
+    // No Perplexity tab: nothing to probe, said once, in the tab's own check.
+    const noTab = await doctor({ ...s, listHosts: () => [host()], queryStatus: async () => status({ perplexityTab: null }), queryPage: async () => page() });
+    expect(check(noTab, 'page probes')).toMatchObject({ ok: true, skipped: true });
+  });
+});
+
+describe("doctor's fix for an install --user-data-dir says to start the browser with it (new-user review #19)", () => {
+  it('#19: with --user-data-dir, and from the record when doctor is run with only --home', async () => {
+    const s = setup();
+    fs.rmSync(path.join(s.homedir, '.config'), { recursive: true });
+    const home = path.join(s.homedir, 'relay');
+    const profile = path.join(s.homedir, 'udd');
+    await install({ ...s, home, userDataDir: profile });
+    const started = `open the browser started with --user-data-dir=${profile} with the comet-relay extension enabled`;
+    expect(check(await doctor({ ...s, home, userDataDir: profile, listHosts: () => [] }), 'host running').fix).toContain(started);
+    const byHome = await doctor({ ...s, home, listHosts: () => [] });
+    expect(check(byHome, 'host running').fix).toContain(started);
+    // Its registration is found and checked, not "no host manifest installed".
+    expect(check(byHome, 'manifest (--user-data-dir ~/udd)')).toMatchObject({ ok: true });
+    expect(byHome.checks.map((c) => c.name)).not.toContain('browser');
+  });
+});

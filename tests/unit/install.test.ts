@@ -239,7 +239,8 @@ describe('install on Windows', () => {
     ]);
     expect(fs.existsSync(installed.launcherPath)).toBe(false);
     expect(fs.existsSync(installed.token?.path as string)).toBe(true);
-    expect(result.lines.join('\n')).toContain('remove them with --purge');
+    // Only what is there: no logs folder was ever made here (new-user review #19).
+    expect(result.lines.join('\n')).toContain(`kept     ${installed.token?.path} (remove it with --purge)`);
   });
 });
 

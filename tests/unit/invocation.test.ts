@@ -4,7 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { volatileCopyNote, packageCopy } from '../../lib/install/package-copy';
-import { COMMAND_ENV, cliCommand, commandPrefix, hostForm, type InvocationContext } from '../../lib/relay/invocation';
+import { COMMAND_ENV, cliCommand, commandPrefix, hostForm, type InvocationContext, useGivenHome } from '../../lib/relay/invocation';
 
 /**
  * Every hint names a command the way this copy was started (lib/relay/invocation.ts): the global
@@ -14,6 +14,7 @@ import { COMMAND_ENV, cliCommand, commandPrefix, hostForm, type InvocationContex
 const made: string[] = [];
 afterEach(() => {
   for (const dir of made.splice(0)) fs.rmSync(dir, { recursive: true, force: true });
+  useGivenHome(undefined);
 });
 
 function scratch(): string {
@@ -130,5 +131,39 @@ describe('hostForm: the form the host tells the extension', () => {
     expect(hostForm({ [COMMAND_ENV]: 'comet-relay\nrm -rf ~' }, own)).toBe(`node ${cli}`);
     expect(hostForm({ [COMMAND_ENV]: `node /${'x'.repeat(1000)}` }, own)).toBe(`node ${cli}`);
     expect(hostForm({}, { ...own, cliPath: `/${'x'.repeat(1000)}/cli.js` })).toBeUndefined();
+  });
+});
+
+describe('the state folder a run was given, in every command it names (new-user review #2)', () => {
+  const cli = '/opt/comet-relay/dist/cli.js';
+  const clone = context({ argv: ['/usr/bin/node', cli], cwd: '/tmp', cliPath: cli });
+
+  it('--home given: every command that takes one names it, quoted for the shell; the others do not', () => {
+    useGivenHome("/tmp/ann's home");
+    expect(cliCommand('doctor', clone)).toBe(`node ${cli} doctor --home '/tmp/ann'\\''s home'`);
+    expect(cliCommand('token --public', clone)).toBe(`node ${cli} token --public --home '/tmp/ann'\\''s home'`);
+    expect(cliCommand('selectors add FILE', clone)).toBe(`node ${cli} selectors add FILE --home '/tmp/ann'\\''s home'`);
+    for (const sub of ['mcp', 'serve', 'status', 'export --all', 'capture', 'install', 'uninstall', 'unblock --undo', 'config http']) {
+      expect(cliCommand(sub, clone), sub).toMatch(/ --home '\/tmp\/ann'\\''s home'$/);
+    }
+    // Commands without a state folder, and a command that names its own --home, are left as they are.
+    expect(cliCommand('extension', clone)).toBe(`node ${cli} extension`);
+    expect(cliCommand('uninstall --home /other', clone)).toBe(`node ${cli} uninstall --home /other`);
+    // The prefix alone (the launcher's form, help's usage lines) never carries it.
+    expect(commandPrefix(clone)).toBe(`node ${cli}`);
+  });
+
+  it('a relative --home is said as the absolute folder: the hint may be run from elsewhere', () => {
+    useGivenHome('rel/home');
+    expect(cliCommand('doctor', clone)).toBe(`node ${cli} doctor --home ${path.resolve('rel/home')}`);
+  });
+
+  it('COMET_RELAY_HOME (a client config, the launcher) counts as given; --home wins over it; none: nothing added', () => {
+    const withEnv = { ...clone, env: { ...clone.env, COMET_RELAY_HOME: '/srv/cr' } };
+    expect(cliCommand('doctor', withEnv)).toBe(`node ${cli} doctor --home /srv/cr`);
+    useGivenHome('/tmp/h');
+    expect(cliCommand('doctor', withEnv)).toBe(`node ${cli} doctor --home /tmp/h`);
+    useGivenHome(undefined);
+    expect(cliCommand('doctor', clone)).toBe(`node ${cli} doctor`);
   });
 });

@@ -92,7 +92,7 @@ describe('comet-relay selectors', () => {
     fs.writeFileSync(file, pack({ name: 'gen-b-2026-12', composer: [] as never }));
     const error = caught(() => selectors('add', file));
     expect(error.code).toBe('CONFIG_ERROR');
-    expect(error.message).toContain(`${file} was not added: it is not a valid data pack (the built-in selector sets and readers keep working).`);
+    expect(error.message).toContain(`${file} was not added: it is not a valid selector set or reader (the built-in ones keep working).`);
     expect(error.message).toContain('  set.composer: Too small: expected array to have >=1 items; it is [] (expected a list of 1 to 64 CSS selectors');
     expect(error.message).toContain(`Fix that field and run \`${cliCommand(`selectors add ${quoteArg(file)}`)}\` again`);
     expect(fs.existsSync(dir)).toBe(false);

@@ -36,7 +36,7 @@ describe('token', () => {
 
   it('replaces an empty or corrupt file; readToken says undefined for it', () => {
     const home = tempHome();
-    fs.mkdirSync(home, { recursive: true });
+    fs.mkdirSync(home, { recursive: true, mode: 0o700 });
     fs.writeFileSync(path.join(home, 'token'), 'short\n');
     expect(readToken(home)).toBeUndefined();
     const token = ensureToken(home);

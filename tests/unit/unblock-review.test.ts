@@ -3,6 +3,8 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { parseFlags } from '../../lib/cli/args';
+import { runUnblock } from '../../lib/cli/unblock-command';
+import { exitCodeOf } from '../../lib/cli/usage';
 import { doctor } from '../../lib/install/doctor';
 import { uninstall } from '../../lib/install/install';
 import { toStrictJson } from '../../lib/install/policy/chromium-json';
@@ -10,6 +12,7 @@ import { privilegedUnblockCommand } from '../../lib/install/policy/privileged-co
 import { LINUX_POLICY_FILE } from '../../lib/install/policy-places';
 import type { FsLike } from '../../lib/install/system';
 import { blocksPerplexity, PERPLEXITY_HOSTS, prepareCometStart, undoUnblock, unblock, unblockDrift } from '../../lib/install/unblock';
+import type { RelayError } from '../../lib/protocol/errors';
 import { EXTENSION_ID } from '../../lib/protocol/identity';
 import { linuxInstallHome } from '../support/install-home';
 import { fakeRegistry } from './unblock-fakes';
@@ -416,5 +419,31 @@ describe('a record written before these fixes (one place, version 1)', () => {
     expect((await undoUnblock(h.options)).changed).toBe(true);
     expect(fs.readdirSync(h.policyDir)).toEqual(['10.json']);
     expect(fs.existsSync(h.recordFile)).toBe(false);
+  });
+});
+
+describe('#6 unblock --browser: what it cannot take is a usage error naming what it takes (new-user review #6)', () => {
+  const refusal = async (flags: Parameters<typeof runUnblock>[0]) => {
+    try {
+      await runUnblock(flags, { out: () => undefined, interactive: false, platform: 'linux', env: {} });
+    } catch (error) {
+      return error as RelayError;
+    }
+    throw new Error('not refused');
+  };
+
+  it('#6: firefox, all, a list and --undo with --all-extensions exit 2, and the message never offers "all"', async () => {
+    const firefox = await refusal({ browser: 'firefox', 'dry-run': true });
+    expect(firefox.code).toBe('CONFIG_ERROR');
+    expect(firefox.message).toBe('Unknown browser "firefox" for unblock: pass --browser comet, chrome, chromium, brave or edge.');
+    expect((await refusal({ browser: 'chrom', 'dry-run': true })).message).toContain('Did you mean chrome?');
+    const all = await refusal({ browser: 'all', 'dry-run': true });
+    expect(all.message).toBe('unblock writes one browser\'s policy at a time, not "all": pass --browser comet, chrome, chromium, brave or edge, and run it again for another.');
+    const list = await refusal({ browser: 'chrome,edge', 'dry-run': true });
+    const both = await refusal({ browser: 'chromium', undo: true, 'all-extensions': true });
+    for (const error of [firefox, all, list, both]) {
+      expect(exitCodeOf(error)).toBe(2);
+      expect(error.message).not.toMatch(/\ball\.|or all\b/);
+    }
   });
 });

@@ -52,8 +52,9 @@ const MAX_CONCURRENCY = 8;
 
 /** The run the flags ask for, or a usage error saying what cannot be taken. */
 export function exportOptions(flags: ExportFlags, positionals: string[]): ExportOptions {
-  const format = flags.format ?? 'md';
-  if (format !== 'md' && format !== 'json') throw new UsageError(`--format ${format} is not a format: md (Markdown, the default) or json.`);
+  // `markdown` too: comet_export_thread names the same format so (docs/tools.md), and a person may type either.
+  const format = flags.format === 'markdown' ? 'md' : (flags.format ?? 'md');
+  if (format !== 'md' && format !== 'json') throw new UsageError(`--format ${format} is not a format: md or markdown (Markdown, the default), or json.`);
   const concurrency = flags.concurrency === undefined ? DEFAULT_CONCURRENCY : Number(flags.concurrency);
   if (!Number.isInteger(concurrency) || concurrency < 1 || concurrency > MAX_CONCURRENCY) {
     throw new UsageError(`--concurrency ${flags.concurrency} is not a number of threads at once from 1 to ${MAX_CONCURRENCY}.`);

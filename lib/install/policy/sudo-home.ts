@@ -1,4 +1,4 @@
-import { stateDir as defaultStateDir } from '../../relay/paths';
+import { stateDirPath as defaultStateDir } from '../../relay/paths';
 import type { ResolvedSystem } from '../system';
 import { firstNotRoots, type SudoPerson } from './owned-remove';
 

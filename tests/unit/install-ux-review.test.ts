@@ -1,0 +1,198 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { exitCodeOf } from '../../lib/cli/usage';
+import { doctor } from '../../lib/install/doctor';
+import { install, resolveState, uninstall } from '../../lib/install/install';
+import { ensureToken, rotateToken } from '../../lib/install/token';
+import { RelayError } from '../../lib/protocol/errors';
+import { cliCommand } from '../../lib/relay/invocation';
+import { codeCacheDirFor, customManifestsPath, stateDir } from '../../lib/relay/paths';
+import { linuxInstallHome } from '../support/install-home';
+
+/**
+ * The faults of the new-user review of the CLI (.cache/review-ux/REPORT.md) in install, uninstall, the state folder
+ * and the token: each test failed before its fix.
+ */
+
+/** An install for a browser started with --user-data-dir, in a state folder of its own. */
+async function userDataDirInstall() {
+  const setup = linuxInstallHome('install-ux');
+  const home = path.join(setup.homedir, 'home2');
+  const profile = path.join(setup.homedir, 'udd2');
+  const report = await install({ ...setup, browsers: ['chromium'], home, userDataDir: profile });
+  expect(report.ok).toBe(true);
+  const manifest = report.targets[0]?.manifestPath as string;
+  return { setup, home, profile, manifest, launcher: report.launcherPath };
+}
+
+describe('#3 uninstall takes the --user-data-dir registrations it remembers, and never purges the record of one left (new-user review #3)', () => {
+  it('#3: uninstall --home H removes the manifest install --user-data-dir wrote, then the launcher', async () => {
+    const { setup, home, manifest, launcher } = await userDataDirInstall();
+    const result = await uninstall({ ...setup, home });
+    expect(result.ok).toBe(true);
+    expect(fs.existsSync(manifest)).toBe(false);
+    expect(fs.existsSync(launcher)).toBe(false);
+    expect(result.removed).toEqual(expect.arrayContaining([manifest, launcher]));
+    expect(result.lines.join('\n')).not.toContain('Nothing to remove');
+  });
+
+  it('#3: uninstall --home H --purge leaves no manifest behind, and no ✘ pointing to `--browser all`', async () => {
+    const { setup, home, manifest } = await userDataDirInstall();
+    const result = await uninstall({ ...setup, home, purge: true });
+    expect(result.ok).toBe(true);
+    expect(fs.existsSync(manifest)).toBe(false);
+    expect(fs.existsSync(home)).toBe(false);
+    expect(result.lines.join('\n')).not.toContain('--browser all');
+  });
+
+  it('#3: narrowed to a browser, --purge keeps the record while the manifest it lists is there, and names the exact uninstall', async () => {
+    const { setup, home, profile, manifest } = await userDataDirInstall();
+    const exact = cliCommand(`uninstall --user-data-dir ${profile} --home ${home}`);
+    const result = await uninstall({ ...setup, home, browsers: ['chrome'], purge: true });
+    expect(fs.existsSync(manifest)).toBe(true);
+    expect(fs.existsSync(customManifestsPath(home))).toBe(true);
+    const text = result.lines.join('\n');
+    expect(text).toContain(`still point at the removed launcher; remove them with: ${exact}`);
+    expect(text).not.toContain('--browser all');
+    expect(text).not.toMatch(/installs \(holds files not created by comet-relay\)/);
+    // The command it names works, and a purge after it leaves nothing.
+    const after = await uninstall({ ...setup, home, userDataDir: profile });
+    expect(after.removed).toContain(manifest);
+    await uninstall({ ...setup, home, purge: true });
+    expect(fs.existsSync(home)).toBe(false);
+  });
+
+  it('#3: a report that keeps something never begins with "Nothing to remove", and names what removes a --user-data-dir one', async () => {
+    const { setup, home, profile } = await userDataDirInstall();
+    const result = await uninstall({ ...setup, home, browsers: ['chrome'] });
+    expect(result.removed).toEqual([]);
+    expect(result.lines[0]).toBe('Nothing was removed: what stands, and why, is said below.');
+    expect(result.lines.join('\n')).toContain(`still used by --user-data-dir ~/udd2; ${cliCommand(`uninstall --user-data-dir ${profile} --home ${home}`)} removes that registration`);
+  });
+});
+
+describe('#19 uninstall says it keeps only what is there (new-user review #19)', () => {
+  it('#19: no logs folder, none named; one there, named', async () => {
+    const setup = linuxInstallHome('install-ux');
+    const report = await install({ ...setup, browsers: ['chromium'] });
+    const result = await uninstall({ ...setup });
+    const kept = result.kept.join('\n');
+    expect(kept).toContain('~/.local/state/comet-relay/token (remove it with --purge)');
+    expect(kept).not.toContain('logs');
+    await install({ ...setup, browsers: ['chromium'] });
+    fs.mkdirSync(path.join(report.stateDir, 'logs'));
+    expect((await uninstall({ ...setup })).kept.join('\n')).toContain('~/.local/state/comet-relay/token and ~/.local/state/comet-relay/logs (remove them with --purge)');
+  });
+});
+
+describe('#5 a state folder that is a file is said once, as what to pass instead (new-user review #5)', () => {
+  const fileHome = () => {
+    const setup = linuxInstallHome('install-ux');
+    const file = path.join(setup.homedir, 'homefile');
+    fs.writeFileSync(file, '');
+    return { setup, file };
+  };
+  const refusal = (run: () => unknown) => {
+    try {
+      run();
+    } catch (error) {
+      return error as RelayError;
+    }
+    throw new Error('not refused');
+  };
+
+  it('#5: --home FILE: a CONFIG_ERROR that exits 2, before anything is made in it', async () => {
+    const { setup, file } = fileHome();
+    const error = refusal(() => resolveState({ ...setup, home: file }));
+    expect(error).toBeInstanceOf(RelayError);
+    expect(error.code).toBe('CONFIG_ERROR');
+    expect(error.message).toBe(`--home ${file} is a file, not a folder: pass a folder with --home DIR (it is created for you).`);
+    expect(exitCodeOf(error)).toBe(2);
+    await expect(install({ ...setup, browsers: ['chromium'], home: file })).rejects.toThrow(`--home ${file} is a file, not a folder`);
+    await expect(doctor({ ...setup, home: file, listHosts: () => [] })).rejects.toThrow(`--home ${file} is a file, not a folder`);
+    expect(fs.readFileSync(file, 'utf8')).toBe('');
+  });
+
+  it('#5: a folder under a file names the file; COMET_RELAY_HOME says to set it', () => {
+    const { setup, file } = fileHome();
+    expect(refusal(() => resolveState({ ...setup, home: path.join(file, 'sub') })).message).toBe(
+      `--home ${path.join(file, 'sub')} cannot be a folder: ${file} is a file, not a folder; pass a folder with --home DIR (it is created for you).`,
+    );
+    const byEnv = refusal(() => stateDir({ env: { COMET_RELAY_HOME: file } }));
+    expect(byEnv.message).toBe(`COMET_RELAY_HOME=${file} is a file, not a folder: set COMET_RELAY_HOME to a folder (it is created for you).`);
+    expect(exitCodeOf(byEnv)).toBe(2);
+    // A folder, or one that can be made, is taken as before.
+    expect(stateDir({ env: { COMET_RELAY_HOME: path.join(setup.homedir, 'new', 'home') } })).toBe(path.join(setup.homedir, 'new', 'home'));
+  });
+});
+
+describe('#12 the code cache goes into the state folder the command line names (new-user review #12)', () => {
+  it('#12: --home DIR (or --home=DIR) before any `--` decides; none for uninstall --purge, which would put it back', () => {
+    const pathEnv = { env: { COMET_RELAY_HOME: '/srv/env-home' } };
+    expect(codeCacheDirFor(['token', '--home', '/tmp/h2'], pathEnv)).toBe('/tmp/h2/cache');
+    expect(codeCacheDirFor(['install', '--browser', 'chromium', '--home=/tmp/h3'], pathEnv)).toBe('/tmp/h3/cache');
+    expect(codeCacheDirFor(['token'], pathEnv)).toBe('/srv/env-home/cache');
+    expect(codeCacheDirFor(['export', '--', '--home', '/tmp/h4'], pathEnv)).toBe('/srv/env-home/cache');
+    expect(codeCacheDirFor(['uninstall', '--home', '/tmp/h2', '--purge'], pathEnv)).toBeUndefined();
+  });
+});
+
+describe('#13 a state folder open to others: one rule, kept by install, token and doctor alike (new-user review #13)', () => {
+  const sharedHome = () => {
+    const setup = linuxInstallHome('install-ux');
+    fs.mkdirSync(path.join(setup.homedir, '.config', 'chromium'), { recursive: true });
+    const shared = path.join(setup.homedir, 'shared');
+    fs.mkdirSync(shared);
+    fs.chmodSync(shared, 0o777);
+    return { setup, shared };
+  };
+
+  it('#13: token refuses a chosen folder install refuses, writes nothing there, and leaves its mode', () => {
+    const { setup, shared } = sharedHome();
+    expect(() => ensureToken(shared, { env: {}, homedir: setup.homedir })).toThrow(/^The state folder .*shared \(--home or COMET_RELAY_HOME\) is open to others \(mode 777\)/);
+    expect(() => ensureToken(shared, { env: {}, homedir: setup.homedir })).toThrow(`which is created for you: pass --home ${path.join(shared, 'comet-relay')}; or, if the folder is yours alone, run: chmod 700 ${shared}`);
+    // From COMET_RELAY_HOME (serve): the setting to change.
+    expect(() => ensureToken(shared, { env: { COMET_RELAY_HOME: shared }, homedir: setup.homedir })).toThrow(`set COMET_RELAY_HOME=${path.join(shared, 'comet-relay')}`);
+    expect(() => rotateToken(shared, { env: {}, homedir: setup.homedir })).toThrow(/is open to others/);
+    expect(fs.readdirSync(shared)).toEqual([]);
+    expect(fs.statSync(shared).mode & 0o777).toBe(0o777);
+  });
+
+  it("#13: comet-relay's own default folder is made 700 by token, as by install and the host", () => {
+    const setup = linuxInstallHome('install-ux');
+    const own = path.join(setup.homedir, '.local', 'state', 'comet-relay');
+    fs.mkdirSync(own, { recursive: true });
+    fs.chmodSync(own, 0o755);
+    expect(ensureToken(own, { env: {}, homedir: setup.homedir })).toMatch(/^[A-Za-z0-9_-]{43}$/);
+    expect(fs.statSync(own).mode & 0o777).toBe(0o700);
+  });
+
+  it("#13: doctor fails the folder first, with install's two ways out, and each of them works", async () => {
+    const { setup, shared } = sharedHome();
+    const refused = await install({ ...setup, browsers: ['chromium'], home: shared });
+    expect(refused.ok).toBe(false);
+    const report = await doctor({ ...setup, home: shared, listHosts: () => [] });
+    const failed = report.checks.filter((c) => !c.ok);
+    expect(failed[0]).toMatchObject({ name: 'state folder', detail: expect.stringContaining('is open to others (mode 777)') });
+    const fix = String(failed[0]?.fix);
+    const own = path.join(shared, 'comet-relay');
+    expect(fix).toContain(cliCommand(`install --home ${own}`));
+    expect(fix).toContain(`chmod 700 ${shared}`);
+    // The first way: the folder of comet-relay's own inside it installs.
+    expect((await install({ ...setup, browsers: ['chromium'], home: own })).ok).toBe(true);
+    // The second: once it is closed, install takes it and doctor no longer names it.
+    fs.chmodSync(shared, 0o700);
+    expect((await install({ ...setup, browsers: ['chromium'], home: shared })).ok).toBe(true);
+    expect((await doctor({ ...setup, home: shared, listHosts: () => [] })).checks.map((c) => c.name)).not.toContain('state folder');
+  });
+
+  it("#13: doctor fails comet-relay's own default folder open to others with the chmod that closes it", async () => {
+    const setup = linuxInstallHome('install-ux');
+    fs.mkdirSync(path.join(setup.homedir, '.config', 'chromium'), { recursive: true });
+    const report = await install({ ...setup, browsers: ['chromium'] });
+    fs.chmodSync(report.stateDir, 0o750);
+    const check = (await doctor({ ...setup, listHosts: () => [] })).checks.find((c) => c.name === 'state folder');
+    expect(check).toMatchObject({ ok: false, fix: expect.stringMatching(new RegExp(`^run: chmod 700 ${report.stateDir}`)) });
+  });
+});
