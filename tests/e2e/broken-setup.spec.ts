@@ -21,7 +21,7 @@ test('tools/list still answers, and a browser tool says no browser is connected 
     const result = await client.callTool({ name, arguments: {} });
     expect(result.isError, name).toBe(true);
     // The MCP server runs as node + this clone's dist/cli.js: the hint says doctor in those words.
-    expect(textOf(result), name).toMatch(/^\[EXTENSION_NOT_CONNECTED\] No browser with the comet-relay extension is connected\..*run `node (?:dist\/cli\.js|\S+\/dist\/cli\.js) doctor` to see which link is broken\.$/);
+    expect(textOf(result), name).toMatch(/^\[EXTENSION_NOT_CONNECTED\] No browser with the comet-relay extension is connected\..*run `node (?:dist\/cli\.js|\S+\/dist\/cli\.js) doctor(?: --home \S+)?` to see which link is broken\.$/);
   }
 });
 

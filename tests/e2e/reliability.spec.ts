@@ -124,7 +124,7 @@ test('the browser closed with a client attached: the next call and doctor say so
   await expect.poll(() => listHosts(world.harness.home).length, { timeout: 15_000 }).toBe(0);
   const after = await world.call('comet_list_tabs');
   expect(after.isError).toBe(true);
-  expect(after.text).toMatch(/^\[EXTENSION_NOT_CONNECTED\] No browser with the comet-relay extension is connected\..*run `node (?:dist\/cli\.js|\S+\/dist\/cli\.js) doctor`/);
+  expect(after.text).toMatch(/^\[EXTENSION_NOT_CONNECTED\] No browser with the comet-relay extension is connected\..*run `node (?:dist\/cli\.js|\S+\/dist\/cli\.js) doctor(?: --home \S+)?`/);
   let output = '';
   try {
     execFileSync(process.execPath, [CLI, 'doctor', '--user-data-dir', world.harness.userDataDir], { env: world.harness.env, encoding: 'utf8' });
