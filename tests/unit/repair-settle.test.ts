@@ -53,6 +53,20 @@ describe('a conversation page drawing its turns while comet_poll reads it', () =
     });
   }
 
+  it('answer prose drawn before its turn’s blocks (the miss of an unknown layout): read again once they come, not failed', async () => {
+    const PROSE = '<div class="prose" data-renderer="lm"><p>The Moon.</p></div>';
+    loadHtml(`<main><div id="thread">${PROSE}</div>${COMPOSER}</main>`, 'https://www.perplexity.ai/search/tides-abc123');
+    const driver = createPageDriver(window);
+    const kit = repairKit({ win: window, driver: () => driver } as never);
+    await expect(driver.poll()).rejects.toMatchObject({ code: 'SELECTOR_MISS' });
+    setTimeout(() => {
+      (document.getElementById('thread') as Element).innerHTML = TURN;
+    }, 300);
+    const page = async (method: string, params: Record<string, unknown>) => (kit[method] as (p: unknown) => Promise<unknown>)(params);
+    const read = await new Repairs(() => threadJson2026).read('page.poll', () => driver.poll(), page, async () => ({ status: 200, body: '' }), { tabId: 1, url: window.location.href });
+    expect(read).toMatchObject({ status: 'completed', turnCount: 1, response: 'The Moon.' });
+  });
+
   it('a conversation page that never draws a turn (a deleted thread) stays idle after the wait, with no miss', async () => {
     loadHtml(`<main><div id="thread"><p>This thread does not exist.</p></div>${COMPOSER}</main>`, 'https://www.perplexity.ai/search/gone-abc123');
     const driver = createPageDriver(window);

@@ -116,6 +116,7 @@ export class Repairs {
       if (err.code !== 'SELECTOR_MISS' || method !== 'page.poll') throw error;
       // The page knows it misses (answer prose with no turn): a repair may still find the turns.
       const outcome = await this.ensure(page, fetch, probeOf(err.message), err);
+      if (outcome === 'fine') return run(); // its turns drawn while the kit waited: read again, nothing to repair
       if (!isRepair(outcome)) throw error;
       this.note(where?.tabId, outcome);
       return run();
