@@ -664,6 +664,11 @@ describe('the command', () => {
       code: 'EXTENSION_NOT_CONNECTED',
       message: expect.stringContaining('doctor'),
     });
+    // A folder the failed run made for itself is not left behind empty (new-user review #19); one that was there stays.
+    const fresh = path.join(out, 'made-by-the-run');
+    await expect(runExportCommand({ out: fresh, format: 'md', concurrency: 1 }, none, io().io)).rejects.toMatchObject({ code: 'EXTENSION_NOT_CONNECTED' });
+    expect(fs.existsSync(fresh)).toBe(false);
+    expect(fs.existsSync(out)).toBe(true);
   });
 
   it('writes Markdown that opens with YAML front matter, every value escaped', () => {

@@ -1,3 +1,4 @@
+import fs from 'node:fs';
 import fsp from 'node:fs/promises';
 import path from 'node:path';
 import { RelayError } from '../../protocol/errors';
@@ -8,11 +9,11 @@ import { RelayError } from '../../protocol/errors';
  * that name, a link to nothing, a file where a parent folder should be, no permission) is said in the
  * person's words with what to do, as a CONFIG_ERROR, never as the bare errno of a mkdir.
  */
-export async function prepareOutFolder(out: string): Promise<string> {
+export async function prepareOutFolder(out: string): Promise<{ dir: string; created: boolean }> {
   const dir = path.resolve(out);
   const there = await fsp.stat(dir).catch((error: NodeJS.ErrnoException) => error);
   if (!(there instanceof Error)) {
-    if (there.isDirectory()) return dir;
+    if (there.isDirectory()) return { dir, created: false };
     throw new RelayError('CONFIG_ERROR', `--out ${dir} is a file, not a folder; pass a folder (a new name is created for you) with --out DIR.`);
   }
   if (there.code === 'ENOENT') {
@@ -25,7 +26,7 @@ export async function prepareOutFolder(out: string): Promise<string> {
     } catch (error) {
       throw await mkdirProblem(dir, error as NodeJS.ErrnoException);
     }
-    return dir;
+    return { dir, created: true };
   }
   if (there.code === 'ENOTDIR') throw await mkdirProblem(dir, there);
   throw accessProblem(dir, there);
@@ -55,5 +56,18 @@ async function firstNonFolder(dir: string): Promise<string | undefined> {
     const info = await fsp.stat(at).catch(() => undefined);
     if (info) return info.isDirectory() ? undefined : at;
     if (path.dirname(at) === at) return undefined;
+  }
+}
+
+/**
+ * A folder this run created and wrote nothing into (it failed before its first thread: no browser, signed out) is
+ * removed again, so a failed first try leaves no empty `./perplexity-export` behind. rmdir takes only an empty
+ * folder: anything in it, another run's lock included, keeps it.
+ */
+export function dropIfEmpty(dir: string): void {
+  try {
+    fs.rmdirSync(dir);
+  } catch {
+    // not empty, or gone: left as it is
   }
 }

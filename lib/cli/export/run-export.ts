@@ -5,7 +5,7 @@ import { folderProblem } from './folder-problem';
 import { Journal } from './journal';
 import { Manifest } from './manifest';
 import { baseName, disambiguated, type ExportFormat, fileName } from './names';
-import { prepareOutFolder } from './out-folder';
+import { dropIfEmpty, prepareOutFolder } from './out-folder';
 import { Pacer } from './pacer';
 import type { Progress } from './progress';
 import { codeOf, type ExportSource, type ListedThread, type WholeThread } from './source';
@@ -71,13 +71,14 @@ export const LIST_PAGE = 100;
 
 export async function runExport(options: ExportOptions, deps: ExportDeps): Promise<ExportSummary> {
   const started = Date.now();
-  const out = await prepareOutFolder(options.out);
+  const { dir: out, created } = await prepareOutFolder(options.out);
   const lock = FolderLock.take(out, { warn: deps.warn });
   deps.onQuit?.(() => lock.releaseSync());
   try {
     return await exportInto(out, lock, options, deps, started);
   } finally {
     lock.releaseSync();
+    if (created) dropIfEmpty(out);
   }
 }
 
