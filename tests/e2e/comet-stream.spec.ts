@@ -31,6 +31,16 @@ const RENAME_ANSWER_HOOKS = `(() => {
   new MutationObserver(() => rename(document)).observe(document, { subtree: true, childList: true, attributes: true, attributeFilter: ['class', 'data-workflow-final-text', 'id'] });
 })()`;
 
+/**
+ * A turn's Markdown less its citations, which differ in form only: [1](url) in the stream's, the chip's name ([reuters],
+ * [wikipedia +1]) on the page. Everything else is the same Markdown: headings, lists, bold, code.
+ */
+const uncited = (s: string) =>
+  s
+    .replace(/ ?\[[^\]]*\](\([^)]*\))?/g, '')
+    .replace(/[ \t]+/g, ' ')
+    .trim();
+
 test.describe('answers from the page’s ask stream', () => {
   test.describe.configure({ mode: 'serial' });
   let world: SimWorld;
@@ -66,13 +76,6 @@ test.describe('answers from the page’s ask stream', () => {
     await world.page.reload();
     await expect.poll(async () => ((await world.call('comet_poll')).raw as Structured).structuredContent.answerSource).toBe('page');
     const painted = ((await world.call('comet_poll')).raw as Structured).structuredContent;
-    // Citations differ in form only: [1](url) in the Markdown, the chip's name ([reuters], [wikipedia +1]) on the page.
-    // Everything else is the same Markdown: headings, lists, bold, code.
-    const uncited = (s: string) =>
-      s
-        .replace(/ ?\[[^\]]*\](\([^)]*\))?/g, '')
-        .replace(/[ \t]+/g, ' ')
-        .trim();
     expect(uncited(painted.response)).toBe(uncited(markdown));
   });
 
@@ -86,11 +89,6 @@ test.describe('answers from the page’s ask stream', () => {
     await world.page.reload();
     await expect.poll(async () => ((await world.call('comet_poll')).raw as Structured).structuredContent.answerSource).toBe('page');
     const painted = ((await world.call('comet_poll')).raw as Structured).structuredContent;
-    const uncited = (s: string) =>
-      s
-        .replace(/ ?\[[^\]]*\](\([^)]*\))?/g, '')
-        .replace(/[ \t]+/g, ' ')
-        .trim();
     // Save the sim's card title, drawn above its nested prose and not in its Markdown (an invented shape: no capture
     // says whether such a title is the answer's text or the card's chrome), the page reads what the stream says.
     expect(uncited(painted.response).replace('\n\nSummary card\n\n', '\n\n')).toBe(uncited(markdown));
