@@ -238,12 +238,12 @@ function refusal(header: string | undefined, viaPublic: boolean, otherDoor: Buff
   const wrongDoor = otherDoor !== undefined && authorized(header, otherDoor);
   if (viaPublic) {
     return wrongDoor
-      ? `This is the public address: it takes only the public token (\`${cliCommand('token --public')}\` prints it), never the local one.`
-      : `Missing or wrong bearer token. Send "Authorization: Bearer <token>" (or the raw token); \`${cliCommand('token --public')}\` prints the public address's token.`;
+      ? `This is the public door: it takes only the public token (\`${cliCommand('token --public')}\` prints it), never the HTTP token.`
+      : `Missing or wrong public token. Send "Authorization: Bearer <token>" (or the raw token); \`${cliCommand('token --public')}\` prints it.`;
   }
   return wrongDoor
-    ? `The public token works only through the public address: clients on this machine use the local token (\`${cliCommand('token')}\` prints it).`
-    : `Missing or wrong bearer token. Send "Authorization: Bearer <token>"; \`${cliCommand('token')}\` prints the token.`;
+    ? `The public token works only through the public door: clients on this machine use the HTTP token (\`${cliCommand('token')}\` prints it).`
+    : `Missing or wrong HTTP token. Send "Authorization: Bearer <token>"; \`${cliCommand('token')}\` prints it.`;
 }
 
 /** Accepts "Bearer <token>" and the raw token (the Agent API's `authorization` field sends it raw). */

@@ -224,7 +224,7 @@ test('the toolbar icon says connected, with the host version', async () => {
 
 test.describe('the Perplexity Agent API, through an HTTPS tunnel to the installed `serve --public-url`', () => {
   let tunnel: Tunnel;
-  /** What the Agent API holds: the public address's own token. */
+  /** What the Agent API holds: the public door's own token. */
   let token: string;
   let localToken: string;
   let loopbackUrl: string;
@@ -293,7 +293,7 @@ test.describe('the Perplexity Agent API, through an HTTPS tunnel to the installe
     expect(textOf(refused)).toContain('comet_ask');
   });
 
-  test('through the tunnel: a wrong token and the local token are refused, a foreign Host is refused; the loopback name takes only the local token', async () => {
+  test('through the tunnel: a wrong token and the HTTP token are refused, a foreign Host is refused; the loopback name takes only the HTTP token', async () => {
     const initialize = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'probe', version: '1' } } });
     const post = (fetcher: typeof fetch, url: string, authorization: string) =>
       fetcher(url, { method: 'POST', headers: { authorization, 'content-type': 'application/json', accept: 'application/json, text/event-stream' }, body: initialize });

@@ -381,7 +381,7 @@ describe('downloads from comet-relay serve', () => {
       expect(await upload(envelope.upload_url, form(envelope.upload_fields, { bytes: 'abc' }))).toMatchObject({ status: 204 });
       const anonymous = await fetch(envelope.attachment_url);
       expect(anonymous.status).toBe(401);
-      expect(await anonymous.text()).toMatch(/bearer token/);
+      expect(await anonymous.text()).toMatch(/HTTP token/);
       const withToken = await fetch(envelope.attachment_url, { headers: { Authorization: `Bearer ${token}` } });
       expect(withToken.status).toBe(200);
       expect(await withToken.text()).toBe('abc');

@@ -270,12 +270,12 @@ describe('serve: the HTTP door', () => {
     const viaPublic = (authorization: string) => send(target, { headers: { Host: PUBLIC_HOST, Authorization: authorization }, body: initialize('cloud') });
     const localThroughPublic = await viaPublic(`Bearer ${TOKEN}`);
     expect(localThroughPublic.status).toBe(401);
-    expect(localThroughPublic.body).toContain(`it takes only the public token (\`${cliCommand('token --public')}\` prints it), never the local one`);
+    expect(localThroughPublic.body).toContain(`it takes only the public token (\`${cliCommand('token --public')}\` prints it), never the HTTP token`);
     expect((await viaPublic(PUBLIC_TOKEN)).status).toBe(200); // raw, as the Agent API sends it
 
     const publicOnLoopback = await send(target, { headers: { Authorization: `Bearer ${PUBLIC_TOKEN}` }, body: initialize('local') });
     expect(publicOnLoopback.status).toBe(401);
-    expect(publicOnLoopback.body).toContain('The public token works only through the public address');
+    expect(publicOnLoopback.body).toContain('The public token works only through the public door');
     expect((await send(target, { body: initialize('local') })).status).toBe(200);
   });
 
