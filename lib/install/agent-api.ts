@@ -102,7 +102,7 @@ export function agentApiConfig(options: AgentApiOptions): AgentApiConfig {
     `#   ${cliCommand(`serve --public-url ${origin}`)}      (read-only unless you add --allow-acting)`,
     '#   cloudflared tunnel --url http://127.0.0.1:7777    or    tailscale funnel 7777',
     ...(options.serverUrl ? [] : [`# Replace ${PUBLIC_URL_PLACEHOLDER} with that address (or run: ${cliCommand('config agent-api --public-url https://NAME')}).`]),
-    '# The public address takes only its own token, never the local one; keep it out of your code:',
+    '# The public door takes only its own token, never the HTTP token; keep it out of your code:',
     `#   export ${TOKEN_ENV}="$(${cliCommand('token --public')})"   PERPLEXITY_API_KEY=…   PERPLEXITY_MODEL=<a model id from the Agent API's list>`,
     `# To revoke what the Agent API holds without touching local clients: ${cliCommand('token --public --rotate')} (then restart serve).`,
     '# allowed_tools below are the tools that only read. The Agent API runs every call without asking you;',

@@ -91,7 +91,7 @@ describe('config agent-api', () => {
     expect(text).toContain('config agent-api --public-url https://NAME');
   });
 
-  it('has the public token exported, never the local one', () => {
+  it('has the public token exported, never the HTTP token', () => {
     const { text } = agentApiConfig({ serverUrl: 'https://relay.example.com/mcp', allowedTools: readTools, actingTools: acting });
     expect(text).toContain(`export COMET_RELAY_TOKEN="$(${cliCommand('token --public')})"`);
     expect(text).not.toContain(`$(${cliCommand('token')})`);
