@@ -39,13 +39,19 @@ async function main(argv: string[]): Promise<number> {
 /**
  * `comet-relay selectors list | head -1`: once the reader has what it wanted and closes the pipe,
  * the next write fails with EPIPE, which Node would throw as an unhandled 'error' event with a stack
- * trace. Nothing is wrong then: end quietly, exit 0, as other command-line tools do. Any other error
- * writing stdout (a full disk behind a redirect) is still said, in the CLI's format, exit 1. Not for
- * the host, whose stdout is the browser's pipe and which handles its end itself.
+ * trace. Nothing is wrong then: the rest of the output goes nowhere, quietly, and the command ends
+ * with its own exit code (a `doctor` that found a fault still exits 1; an export still saves its
+ * manifest and lets go of its folder: day-5 review F3). Any other error writing stdout (a full disk
+ * behind a redirect) is still said, in the CLI's format, exit 1. Not for the host, whose stdout is
+ * the browser's pipe and which handles its end itself.
  */
 function quietWhenReaderLeaves(): void {
+  let gone = false;
   process.stdout.on('error', (error: NodeJS.ErrnoException) => {
-    if (error.code === 'EPIPE') process.exit(0);
+    if (error.code === 'EPIPE' || (gone && error.code === 'ERR_STREAM_DESTROYED')) {
+      gone = true;
+      return;
+    }
     process.stderr.write(formatCliError(new Error(`Could not write the output: ${error.message}. Check where it goes (a file on a full disk, a closed terminal).`)));
     process.exit(1);
   });

@@ -90,23 +90,35 @@ export function checkStateFolder(dir: string, source: StateFolderSource, options
  * in one folder and `uninstall --home DIR --purge` finds all of it.
  */
 export function commandStateDir(args: readonly string[], pathEnv: PathEnv = {}): string {
+  let given: string | undefined;
+  // The last one, as the command's own flag parser takes it.
   for (let i = 0; i < args.length && args[i] !== '--'; i++) {
     const arg = args[i] as string;
     const value = arg === '--home' ? args[i + 1] : arg.startsWith('--home=') ? arg.slice('--home='.length) : undefined;
-    if (value) return checkStateFolder(path.resolve(value), '--home', { stat: pathEnv.stat });
+    if (value) given = value;
   }
-  return stateDir(pathEnv);
+  return given ? checkStateFolder(path.resolve(given), '--home', { stat: pathEnv.stat }) : stateDir(pathEnv);
 }
 
 /**
  * Where the code cache of `comet-relay COMMAND ARGS…` goes (lib/cli/compile-cache.ts): in the folder the command line
- * chooses. None for `uninstall --purge`: one written at its exit, after the purge, would put back a folder it removed.
+ * chooses, only when that folder is there already. None for `uninstall --purge` (one written at its exit would put back
+ * a folder it removed), none for a folder not made yet (a mistyped --home, a `help`, a refused command creates
+ * nothing), and none as root under sudo: the folder is then the person's, and root writes nothing there, through
+ * their links, only to start faster (review 2026-12-05, day 5, F1 and F4). Root logged in as itself (a container)
+ * keeps its cache.
  */
-export function codeCacheDirFor(argv: readonly string[], pathEnv: PathEnv = {}): string | undefined {
+export function codeCacheDirFor(argv: readonly string[], pathEnv: PathEnv = {}, uid = process.getuid?.()): string | undefined {
   const [command, ...args] = argv;
   const end = args.indexOf('--');
   if (command === 'uninstall' && (end === -1 ? args : args.slice(0, end)).includes('--purge')) return undefined;
-  return compileCacheDir(commandStateDir(args, pathEnv));
+  if (uid === 0 && (pathEnv.env ?? process.env).SUDO_UID) return undefined;
+  const home = commandStateDir(args, pathEnv);
+  try {
+    return (pathEnv.stat ?? fs.statSync)(home).isDirectory() ? compileCacheDir(home) : undefined;
+  } catch {
+    return undefined;
+  }
 }
 
 export const hostsDir = (home: string) => path.join(home, 'hosts');

@@ -326,6 +326,12 @@ describe('stdout read by a pipe that closes early (new-user review #4)', () => {
     expect(r.code).toBe(0);
   });
 
+  it('a command that found a fault still exits 1 with its reader gone (day-5 review F3)', async () => {
+    const r = await closedEarly('doctor', '--browser', 'chromium', '--user-data-dir', path.join(home, 'no-profile'));
+    expect(r.stderr).not.toMatch(/node:events|at .*\.js:\d+/);
+    expect(r.code).toBe(1);
+  });
+
   it('an error of the command is still said, with its code', async () => {
     const r = await closedEarly('selectors', 'show', 'nonesuch');
     expect(r.stderr).toMatch(/^comet-relay: \[CONFIG_ERROR\] No selector set or reader is named "nonesuch"/);

@@ -129,12 +129,30 @@ describe('#5 a state folder that is a file is said once, as what to pass instead
 
 describe('#12 the code cache goes into the state folder the command line names (new-user review #12)', () => {
   it('#12: --home DIR (or --home=DIR) before any `--` decides; none for uninstall --purge, which would put it back', () => {
-    const pathEnv = { env: { COMET_RELAY_HOME: '/srv/env-home' } };
+    const folders = new Set(['/tmp/h2', '/tmp/h3', '/srv/env-home']);
+    const stat = (file: string) => {
+      if (!folders.has(file)) throw Object.assign(new Error(`ENOENT: ${file}`), { code: 'ENOENT' });
+      return { isDirectory: () => true };
+    };
+    const pathEnv = { env: { COMET_RELAY_HOME: '/srv/env-home' }, stat };
     expect(codeCacheDirFor(['token', '--home', '/tmp/h2'], pathEnv)).toBe('/tmp/h2/cache');
     expect(codeCacheDirFor(['install', '--browser', 'chromium', '--home=/tmp/h3'], pathEnv)).toBe('/tmp/h3/cache');
     expect(codeCacheDirFor(['token'], pathEnv)).toBe('/srv/env-home/cache');
     expect(codeCacheDirFor(['export', '--', '--home', '/tmp/h4'], pathEnv)).toBe('/srv/env-home/cache');
     expect(codeCacheDirFor(['uninstall', '--home', '/tmp/h2', '--purge'], pathEnv)).toBeUndefined();
+    // The last --home, as the command's flag parser takes it (day-5 review F4).
+    expect(codeCacheDirFor(['token', '--home', '/tmp/h2', '--home', '/tmp/h3'], pathEnv)).toBe('/tmp/h3/cache');
+  });
+
+  it('never makes a folder for the cache: a mistyped --home gets none; nor root under sudo, in a folder that is the person’s (day-5 review F1, F4)', () => {
+    const stat = (file: string) => {
+      if (file !== '/tmp/there') throw Object.assign(new Error(`ENOENT: ${file}`), { code: 'ENOENT' });
+      return { isDirectory: () => true };
+    };
+    expect(codeCacheDirFor(['token', '--home', '/tmp/tpyo'], { stat }, 1000)).toBeUndefined();
+    expect(codeCacheDirFor(['token', '--home', '/tmp/there'], { stat }, 1000)).toBe('/tmp/there/cache');
+    expect(codeCacheDirFor(['token', '--home', '/tmp/there'], { stat, env: { SUDO_UID: '1000', SUDO_USER: 'me' } }, 0)).toBeUndefined();
+    expect(codeCacheDirFor(['token', '--home', '/tmp/there'], { stat, env: {} }, 0)).toBe('/tmp/there/cache');
   });
 });
 
