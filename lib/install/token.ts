@@ -117,7 +117,9 @@ function closeStateFolder(sys: ResolvedSystem, dir: string): void {
     ensurePrivateDir(dir, { platform: sys.platform });
     return;
   }
-  const useOwn = (own: string) => (byEnv ? `set COMET_RELAY_HOME=${quoteArg(own, sys.platform)}` : `pass --home ${quoteArg(own, sys.platform)}`);
+  // The variable as the person's shell sets it (POSIX `set` would only set $1: day-5 review F5).
+  const setVar = sys.platform === 'win32' ? 'set COMET_RELAY_HOME=' : 'export COMET_RELAY_HOME=';
+  const useOwn = (own: string) => (byEnv ? `${setVar}${quoteArg(own, sys.platform)} (where COMET_RELAY_HOME is set)` : `pass --home ${quoteArg(own, sys.platform)}`);
   const { message, fix } = chosenFolderOpen(sys, dir, mode, useOwn);
   throw new RelayError('CONFIG_ERROR', `${message.charAt(0).toUpperCase()}${message.slice(1)}. To fix it: ${fix}.`);
 }

@@ -595,6 +595,9 @@ describe('the command', () => {
       [{ search: '  ' }, [], /--search needs/],
       [{}, ['https://evil.example/search/x'], /is not a Perplexity thread/],
       [{}, ['../../etc'], /is not a Perplexity thread/],
+      // Half of an unquoted path is said so, never run as a thread (day-5 review F9).
+      [{ out: 'My' }, ['Exports'], /"Exports" is not a thread's URL or slug.*quote the path/],
+      [{ all: true, out: 'My' }, ['Exports'], /"Exports" is not a thread's URL or slug/],
     ];
     for (const [flags, positionals, message] of refused) {
       expect(() => exportOptions(flags, positionals), JSON.stringify([flags, positionals])).toThrow(message);
@@ -669,6 +672,11 @@ describe('the command', () => {
     await expect(runExportCommand({ out: fresh, format: 'md', concurrency: 1 }, none, io().io)).rejects.toMatchObject({ code: 'EXTENSION_NOT_CONNECTED' });
     expect(fs.existsSync(fresh)).toBe(false);
     expect(fs.existsSync(out)).toBe(true);
+    // A run that ends well with nothing to write keeps the folder its summary names (day-5 review F10).
+    const empty: ExportSource = { listThreads: async () => ({ threads: [], next: null }) as never, exportThread: none.exportThread };
+    const kept = path.join(out, 'nothing-to-write');
+    await runExportCommand({ out: kept, format: 'md', concurrency: 1, all: true } as never, empty, io().io);
+    expect(fs.existsSync(kept)).toBe(true);
   });
 
   it('writes Markdown that opens with YAML front matter, every value escaped', () => {

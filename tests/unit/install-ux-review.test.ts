@@ -171,7 +171,7 @@ describe('#13 a state folder open to others: one rule, kept by install, token an
     expect(() => ensureToken(shared, { env: {}, homedir: setup.homedir })).toThrow(/^The state folder .*shared \(--home or COMET_RELAY_HOME\) is open to others \(mode 777\)/);
     expect(() => ensureToken(shared, { env: {}, homedir: setup.homedir })).toThrow(`which is created for you: pass --home ${path.join(shared, 'comet-relay')}; or, if the folder is yours alone, run: chmod 700 ${shared}`);
     // From COMET_RELAY_HOME (serve): the setting to change.
-    expect(() => ensureToken(shared, { env: { COMET_RELAY_HOME: shared }, homedir: setup.homedir })).toThrow(`set COMET_RELAY_HOME=${path.join(shared, 'comet-relay')}`);
+    expect(() => ensureToken(shared, { env: { COMET_RELAY_HOME: shared }, homedir: setup.homedir })).toThrow(`export COMET_RELAY_HOME=${path.join(shared, 'comet-relay')} (where COMET_RELAY_HOME is set)`);
     expect(() => rotateToken(shared, { env: {}, homedir: setup.homedir })).toThrow(/is open to others/);
     expect(fs.readdirSync(shared)).toEqual([]);
     expect(fs.statSync(shared).mode & 0o777).toBe(0o777);

@@ -76,9 +76,14 @@ export async function runExport(options: ExportOptions, deps: ExportDeps): Promi
   deps.onQuit?.(() => lock.releaseSync());
   try {
     return await exportInto(out, lock, options, deps, started);
+  } catch (error) {
+    lock.releaseSync();
+    // A run that failed before writing anything leaves no empty folder it made; one that ended well keeps the folder
+    // its summary names, empty or not (day-5 review F10).
+    if (created) dropIfEmpty(out);
+    throw error;
   } finally {
     lock.releaseSync();
-    if (created) dropIfEmpty(out);
   }
 }
 
