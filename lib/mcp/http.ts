@@ -237,9 +237,11 @@ function digest(value: string): Buffer {
 function refusal(header: string | undefined, viaPublic: boolean, otherDoor: Buffer | undefined): string {
   const wrongDoor = otherDoor !== undefined && authorized(header, otherDoor);
   if (viaPublic) {
+    // Said to anyone on the internet: the command in plain words, never this machine's paths (day-5 review F8).
+    const prints = '`comet-relay token --public`, run where this server runs, prints it';
     return wrongDoor
-      ? `This is the public door: it takes only the public token (\`${cliCommand('token --public')}\` prints it), never the HTTP token.`
-      : `Missing or wrong public token. Send "Authorization: Bearer <token>" (or the raw token); \`${cliCommand('token --public')}\` prints it.`;
+      ? `This is the public door: it takes only the public token (${prints}), never the HTTP token.`
+      : `Missing or wrong public token. Send "Authorization: Bearer <token>" (or the raw token); ${prints}.`;
   }
   return wrongDoor
     ? `The public token works only through the public door: clients on this machine use the HTTP token (\`${cliCommand('token')}\` prints it).`

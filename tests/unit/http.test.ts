@@ -14,7 +14,7 @@ import { NativeHost } from '../../lib/relay/host';
 import { silentLogger } from '../../lib/relay/logger';
 import type { Envelope } from '../../lib/protocol/messages';
 import { FakeExtension } from '../support/fake-extension';
-import { cliCommand } from '../../lib/relay/invocation';
+import { cliCommand, useGivenHome } from '../../lib/relay/invocation';
 
 /**
  * `comet-relay serve` on a real port, with a real host behind it (a fake extension on the host's
@@ -270,7 +270,17 @@ describe('serve: the HTTP door', () => {
     const viaPublic = (authorization: string) => send(target, { headers: { Host: PUBLIC_HOST, Authorization: authorization }, body: initialize('cloud') });
     const localThroughPublic = await viaPublic(`Bearer ${TOKEN}`);
     expect(localThroughPublic.status).toBe(401);
-    expect(localThroughPublic.body).toContain(`it takes only the public token (\`${cliCommand('token --public')}\` prints it), never the HTTP token`);
+    expect(localThroughPublic.body).toContain('it takes only the public token (`comet-relay token --public`, run where this server runs, prints it), never the HTTP token');
+    // Nothing of this machine's paths to a caller from the internet (day-5 review F8).
+    useGivenHome('/home/someone/.secret-home');
+    try {
+      const again = await viaPublic('Bearer wrong');
+      expect(again.status).toBe(401);
+      expect(again.body).not.toContain('/home/someone');
+      expect(again.body).not.toContain(cliCommand('').trim());
+    } finally {
+      useGivenHome(undefined);
+    }
     expect((await viaPublic(PUBLIC_TOKEN)).status).toBe(200); // raw, as the Agent API sends it
 
     const publicOnLoopback = await send(target, { headers: { Authorization: `Bearer ${PUBLIC_TOKEN}` }, body: initialize('local') });
