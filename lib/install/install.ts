@@ -627,7 +627,9 @@ export async function uninstall(options: UninstallOptions = {}): Promise<Uninsta
       let entries: string[] = [];
       try {
         entries = sys.fs.readdirSync(full);
-      } catch {
+      } catch (error) {
+        // Gone is nothing to do; a folder that cannot be read is said, never taken for empty (day-5 review F2).
+        if ((error as NodeJS.ErrnoException).code !== 'ENOENT') failed(full, error);
         continue;
       }
       for (const entry of entries) if (name.test(entry) && !(keepRecord && samePath(sys, sys.path.join(full, entry), record))) removeFile(sys.path.join(full, entry));
@@ -664,8 +666,8 @@ export async function uninstall(options: UninstallOptions = {}): Promise<Uninsta
       const others = (() => {
         try {
           return sys.fs.readdirSync(full).filter((entry) => !(keepRecord && samePath(sys, sys.path.join(full, entry), record)));
-        } catch {
-          return [];
+        } catch (error) {
+          return (error as NodeJS.ErrnoException).code === 'ENOENT' ? [] : ['(it cannot be read)'];
         }
       })();
       if (others.length > 0) kept.push(`${tildify(sys, full)} (holds files not created by comet-relay)`);

@@ -214,3 +214,27 @@ describe('#13 a state folder open to others: one rule, kept by install, token an
     expect(check).toMatchObject({ ok: false, fix: expect.stringMatching(new RegExp(`^run: chmod 700 ${report.stateDir}`)) });
   });
 });
+
+describe('uninstall --purge and a folder it cannot read (review 2026-12-05, day 5, F2)', () => {
+  it('says the folder it could not read, never "Nothing to remove", and the state folder stays named', async () => {
+    const { setup, home } = await userDataDirInstall();
+    const cache = path.join(home, 'cache');
+    fs.mkdirSync(cache, { recursive: true });
+    fs.writeFileSync(path.join(cache, 'commands.js.cache'), 'x');
+    // A folder root made under sudo: the person may not read it (root reads everything here, so the refusal is played).
+    const denied = (dir: string) => Object.assign(new Error(`EACCES: permission denied, scandir '${dir}'`), { code: 'EACCES' });
+    const guarded = {
+      ...fs,
+      readdirSync: ((dir: fs.PathLike, ...rest: unknown[]) => {
+        if (path.resolve(String(dir)) === cache) throw denied(cache);
+        return (fs.readdirSync as (...a: unknown[]) => unknown)(dir, ...rest);
+      }) as typeof fs.readdirSync,
+    };
+    const result = await uninstall({ ...setup, home, purge: true, fs: guarded as never });
+    const said = result.lines.join('\n');
+    expect(said).not.toContain('Nothing to remove');
+    expect(said).toContain(cache.replace(setup.homedir, '~'));
+    expect(result.ok).toBe(false);
+    expect(fs.existsSync(home)).toBe(true);
+  });
+});
