@@ -26,7 +26,7 @@ import { privilegedUnblockCommand } from './policy/privileged-command';
 import { removeCometBackups, undoUnblock, unblockedBrowsers, unblockRecordPath } from './unblock';
 import { type ActingFor, guardedFs, LeftAlone, leftAloneWhy } from './policy/owned-remove';
 import { verifyManifest } from './verify';
-import { cliCommand, commandPrefix, quoteArg as quoteWord } from '../relay/invocation';
+import { cliCommand, commandPrefix, quoteArg } from '../relay/invocation';
 
 export interface StateOptions extends SystemOptions {
   /**
@@ -127,11 +127,6 @@ function commandFor(sub: 'install' | 'uninstall', browsers: string[], options: {
   if (options.userDataDir) parts.push(`--user-data-dir ${q(options.userDataDir)}`);
   if (options.home) parts.push(`--home ${q(options.home)}`);
   return cliCommand(parts.join(' '));
-}
-
-function quoteArg(value: string, platform: NodeJS.Platform): string {
-  if (/^[\w@%+=:,./\\-]+$/.test(value)) return value;
-  return platform === 'win32' ? `"${value}"` : `'${value.replace(/'/g, `'\\''`)}'`;
 }
 
 export interface InstallOptions extends StateOptions {
@@ -332,7 +327,7 @@ export async function install(options: InstallOptions): Promise<InstallReport> {
     // browser reads this manifest only when started with exactly that folder (review 2026-12-05 #13).
     if (options.userDataDir && !isFile(sys, sys.path.join(location.userDataDir, LOCAL_STATE))) {
       targetNotes.push(
-        `${tildify(sys, location.userDataDir)} ${location.browserFound ? 'holds' : 'did not exist (install created it) and holds'} no browser profile yet (no ${LOCAL_STATE} file): check the path; the browser finds this manifest only when started with --user-data-dir=${quoteWord(location.userDataDir, sys.platform)}`,
+        `${tildify(sys, location.userDataDir)} ${location.browserFound ? 'holds' : 'did not exist (install created it) and holds'} no browser profile yet (no ${LOCAL_STATE} file): check the path; the browser finds this manifest only when started with --user-data-dir=${quoteArg(location.userDataDir, sys.platform)}`,
       );
     }
     try {

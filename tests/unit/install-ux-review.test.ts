@@ -238,3 +238,16 @@ describe('uninstall --purge and a folder it cannot read (review 2026-12-05, day 
     expect(fs.existsSync(home)).toBe(true);
   });
 });
+
+describe('the commands uninstall and doctor print quote a path one way (review 2026-12-05, day 5, F11)', () => {
+  it('a backslash in a POSIX path is quoted, so the printed command names the same folder', async () => {
+    const setup = linuxInstallHome('install-quote');
+    const home = path.join(setup.homedir, 'sh\\ared');
+    const profile = path.join(setup.homedir, 'udd');
+    await install({ ...setup, browsers: ['chromium'], home, userDataDir: profile });
+    const result = await uninstall({ ...setup, home, browsers: ['chrome'], purge: true });
+    const said = result.lines.join('\n');
+    expect(said).toContain(`--home '${home}'`);
+    expect(said).not.toContain(`--home ${home}`);
+  });
+});
