@@ -684,9 +684,10 @@ const isHelpFlag = (arg: string) => arg === '--help' || arg === '-h';
 function lookUp(name: string): Command {
   const command = Object.hasOwn(COMMANDS, name) ? COMMANDS[name] : undefined;
   if (command) return command;
-  const what = name.startsWith('-') ? `Unknown option ${name}` : `Unknown command "${name}"`;
+  // An option where the command goes is near no command name (`help --home` is not `host`): said as an option.
+  if (name.startsWith('-')) throw new UsageError(`Unknown option ${name}: an option goes after a command. \`${spoken('comet-relay help')}\` lists the commands.`);
   const known = Object.keys(COMMANDS);
-  throw new UsageError(`${what}.${didYouMean(name.replace(/^-+/, ''), known)} \`${spoken('comet-relay help')}\` lists the commands.`);
+  throw new UsageError(`Unknown command "${name}".${didYouMean(name, known)} \`${spoken('comet-relay help')}\` lists the commands.`);
 }
 
 /**

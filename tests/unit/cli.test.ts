@@ -131,7 +131,8 @@ describe('one error format, one exit code for what the CLI cannot take', () => {
       [['serve', '--allow-acting'], '--allow-acting only matters with --public-url'],
       [['serve', '--public-url', 'http://relay.example.com'], 'must start with https://'],
       [['mcp', '--tools', 'comet_nonesuch'], 'Unknown tool name(s) in --tools: comet_nonesuch'],
-      [['--port', '8080'], 'Unknown option --port.'],
+      [['--port', '8080'], 'Unknown option --port: an option goes after a command.'],
+      [['--home', '/tmp/x'], 'Unknown option --home: an option goes after a command.'],
     ];
     for (const [argv, message] of cases) {
       err = '';
