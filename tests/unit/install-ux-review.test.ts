@@ -11,7 +11,7 @@ import { codeCacheDirFor, customManifestsPath, stateDir } from '../../lib/relay/
 import { linuxInstallHome } from '../support/install-home';
 
 /**
- * The faults of the new-user review of the CLI (.cache/review-ux/REPORT.md) in install, uninstall, the state folder
+ * The faults of the new-user review of the CLI (2026-12-05) in install, uninstall, the state folder
  * and the token: each test failed before its fix.
  */
 
