@@ -681,13 +681,15 @@ export function commandHelp(name: string): string {
 const isHelpFlag = (arg: string) => arg === '--help' || arg === '-h';
 
 /** The command `name` names, or a usage error that suggests the nearest one. */
-function lookUp(name: string): Command {
+function lookUp(name: string, after = 'a command'): Command {
   const command = Object.hasOwn(COMMANDS, name) ? COMMANDS[name] : undefined;
   if (command) return command;
-  // An option where the command goes is near no command name (`help --home` is not `host`): said as an option.
-  if (name.startsWith('-')) throw new UsageError(`Unknown option ${name}: an option goes after a command. \`${spoken('comet-relay help')}\` lists the commands.`);
-  const known = Object.keys(COMMANDS);
-  throw new UsageError(`Unknown command "${name}".${didYouMean(name, known)} \`${spoken('comet-relay help')}\` lists the commands.`);
+  // Never `host` (the browser starts it; nobody types it): `help --home` was offered it.
+  const known = Object.keys(COMMANDS).filter((n) => n !== 'host');
+  const near = didYouMean(name.replace(/^-+/, ''), known);
+  // An option where the command goes (`--doctor`) is said as one, with the command it is near.
+  if (name.startsWith('-')) throw new UsageError(`Unknown option ${name}: an option goes after ${after}.${near} \`${spoken('comet-relay help')}\` lists the commands.`);
+  throw new UsageError(`Unknown command "${name}".${near} \`${spoken('comet-relay help')}\` lists the commands.`);
 }
 
 /**
@@ -708,7 +710,7 @@ export async function runCommand(name: string | undefined, args: string[]): Prom
     }
     if (name === 'help') {
       const [topic, ...extra] = topics as [string, ...string[]];
-      lookUp(topic);
+      lookUp(topic, "the command's name (`help doctor`)");
       if (extra.length > 0) throw new UsageError(`\`${spoken('comet-relay help')}\` takes one command, not "${extra.join(' ')}" too.`);
       process.stdout.write(commandHelp(topic));
       return EXIT_OK;

@@ -24,7 +24,7 @@ async function main(argv: string[]): Promise<number> {
     const origin = first === 'host' ? rest.find((a) => a.startsWith('chrome-extension://')) : first;
     return runHostCommand(origin ?? EXTENSION_ORIGIN);
   }
-  quietWhenReaderLeaves();
+  quietWhenReaderLeaves(first === 'mcp');
   if (first === '--version' || (first === 'version' && rest.length === 0)) {
     process.stdout.write(`${VERSION}\n`);
     return 0;
@@ -43,13 +43,16 @@ async function main(argv: string[]): Promise<number> {
  * with its own exit code (a `doctor` that found a fault still exits 1; an export still saves its
  * manifest and lets go of its folder: day-5 review F3). Any other error writing stdout (a full disk
  * behind a redirect) is still said, in the CLI's format, exit 1. Not for the host, whose stdout is
- * the browser's pipe and which handles its end itself.
+ * the browser's pipe and which handles its end itself. `comet-relay mcp` is the one that ends: its
+ * stdout is the MCP channel, and a client that stopped reading has nothing more coming from it
+ * (day-6 review F4: it answered into nothing while its stdin stayed open).
  */
-function quietWhenReaderLeaves(): void {
+function quietWhenReaderLeaves(endWithIt: boolean): void {
   let gone = false;
   process.stdout.on('error', (error: NodeJS.ErrnoException) => {
     if (error.code === 'EPIPE' || (gone && error.code === 'ERR_STREAM_DESTROYED')) {
       gone = true;
+      if (endWithIt) process.exit(0);
       return;
     }
     process.stderr.write(formatCliError(new Error(`Could not write the output: ${error.message}. Check where it goes (a file on a full disk, a closed terminal).`)));

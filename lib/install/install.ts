@@ -462,6 +462,8 @@ export async function uninstall(options: UninstallOptions = {}): Promise<Uninsta
     if (!problems.includes(text)) problems.push(text);
   };
   const failed = (file: string, error: unknown) => problem(error instanceof LeftAlone ? error.message : `could not remove ${file}: ${errorMessage(error)}`);
+  /** Folders of ours that could not be read: said once, with whose they are, and not again as "files not ours". */
+  const unreadable = new Set<string>();
   /** Whether root under sudo must not read or act on `file` (why said once); never outside sudo. */
   const leftAlone = (file: string): boolean => {
     const why = guard ? leftAloneWhy(sys, guard, file, 'file') : undefined;
@@ -623,8 +625,13 @@ export async function uninstall(options: UninstallOptions = {}): Promise<Uninsta
       try {
         entries = sys.fs.readdirSync(full);
       } catch (error) {
-        // Gone is nothing to do; a folder that cannot be read is said, never taken for empty (day-5 review F2).
-        if ((error as NodeJS.ErrnoException).code !== 'ENOENT') failed(full, error);
+        // Gone, or a file of someone else's by that name, is nothing of ours; a folder that cannot be read is said,
+        // with whose it is, never taken for empty (day-5 review F2; day-6 F2, F3).
+        const code = (error as NodeJS.ErrnoException).code;
+        if (code !== 'ENOENT' && code !== 'ENOTDIR') {
+          unreadable.add(full);
+          problem(`could not read ${tildify(sys, full)} (${code ?? errorMessage(error)})${ownerNote(sys, full)}; remove it yourself, then run the same uninstall again`);
+        }
         continue;
       }
       for (const entry of entries) if (name.test(entry) && !(keepRecord && samePath(sys, sys.path.join(full, entry), record))) removeFile(sys.path.join(full, entry));
@@ -662,7 +669,8 @@ export async function uninstall(options: UninstallOptions = {}): Promise<Uninsta
         try {
           return sys.fs.readdirSync(full).filter((entry) => !(keepRecord && samePath(sys, sys.path.join(full, entry), record)));
         } catch (error) {
-          return (error as NodeJS.ErrnoException).code === 'ENOENT' ? [] : ['(it cannot be read)'];
+          const code = (error as NodeJS.ErrnoException).code;
+          return code === 'ENOENT' || code === 'ENOTDIR' || unreadable.has(full) ? [] : ['(it cannot be read)'];
         }
       })();
       if (others.length > 0) kept.push(`${tildify(sys, full)} (holds files not created by comet-relay)`);
@@ -795,5 +803,17 @@ function removeEmptyDir(sys: ResolvedSystem, dir: string): void {
     if (sys.fs.readdirSync(dir).length === 0) sys.fs.rmdirSync(dir);
   } catch {
     // Not there or not empty: leave it.
+  }
+}
+
+/** `: it belongs to root` (or another user) when `file` is not this process's own, else nothing: whose it is says who can remove it. */
+function ownerNote(sys: ResolvedSystem, file: string): string {
+  try {
+    const owner = sys.fs.lstatSync?.(file).uid;
+    const me = process.getuid?.();
+    if (owner === undefined || me === undefined || owner === me) return '';
+    return owner === 0 ? ': it belongs to root (`sudo rm -r` it)' : `: it belongs to user ${owner}`;
+  } catch {
+    return '';
   }
 }

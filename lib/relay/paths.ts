@@ -115,7 +115,10 @@ export function codeCacheDirFor(argv: readonly string[], pathEnv: PathEnv = {}, 
   if (uid === 0 && (pathEnv.env ?? process.env).SUDO_UID) return undefined;
   const home = commandStateDir(args, pathEnv);
   try {
-    return (pathEnv.stat ?? fs.statSync)(home).isDirectory() ? compileCacheDir(home) : undefined;
+    const folder = (pathEnv.stat ?? fs.statSync)(home) as ReturnType<StatFn> & { uid?: number };
+    // Root through doas, pkexec or `sudo su -` (no SUDO_UID): a folder that is not root's is someone's (day-6 F1).
+    if (uid === 0 && folder.uid !== undefined && folder.uid !== 0) return undefined;
+    return folder.isDirectory() ? compileCacheDir(home) : undefined;
   } catch {
     return undefined;
   }

@@ -133,6 +133,9 @@ describe('one error format, one exit code for what the CLI cannot take', () => {
       [['mcp', '--tools', 'comet_nonesuch'], 'Unknown tool name(s) in --tools: comet_nonesuch'],
       [['--port', '8080'], 'Unknown option --port: an option goes after a command.'],
       [['--home', '/tmp/x'], 'Unknown option --home: an option goes after a command.'],
+      // Near a command, it is named (never the internal host) (day-6 review F6).
+      [['--doctor'], 'Unknown option --doctor: an option goes after a command. Did you mean doctor?'],
+      [['help', '--home'], "Unknown option --home: an option goes after the command's name (`help doctor`)."],
     ];
     for (const [argv, message] of cases) {
       err = '';
@@ -325,6 +328,17 @@ describe('stdout read by a pipe that closes early (new-user review #4)', () => {
     const r = await closedEarly('selectors', 'list');
     expect(r.stderr).toBe('');
     expect(r.code).toBe(0);
+  });
+
+  it('`mcp` whose client stopped reading ends, though its stdin stays open: its stdout is the MCP channel (day-6 review F4)', async () => {
+    const child = spawn(process.execPath, [CLI, 'mcp'], { env: { ...process.env, COMET_RELAY_HOME: home }, stdio: ['pipe', 'pipe', 'pipe'] });
+    child.stdout.destroy();
+    const ended = new Promise<number | null>((resolve) => child.on('close', (code) => resolve(code)));
+    child.stdin.write(`${JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 't', version: '1' } } })}\n`);
+    const timer = setTimeout(() => child.kill(), 10_000);
+    const code = await ended;
+    clearTimeout(timer);
+    expect(code).toBe(0);
   });
 
   it('a command that found a fault still exits 1 with its reader gone (day-5 review F3)', async () => {

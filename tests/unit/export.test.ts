@@ -584,6 +584,8 @@ describe('the command', () => {
   it('takes what it can and says what it cannot (usage errors)', () => {
     expect(exportOptions({ all: true }, [])).toMatchObject({ out: 'perplexity-export', format: 'md', concurrency: 3, threads: undefined });
     expect(exportOptions({}, ['https://www.perplexity.ai/search/why-Ab12?x=1', 'why-Ab12', 'other-Cd34']).threads).toEqual(['why-Ab12', 'other-Cd34']);
+    // A Computer task's bare id (22 letters and digits) is a thread too (day-6 review F7).
+    expect(exportOptions({}, ['Xy12AbCd34EfGh56IjKl78']).threads).toEqual(['Xy12AbCd34EfGh56IjKl78']);
     const refused: [Parameters<typeof exportOptions>[0], string[], RegExp][] = [
       [{}, [], /Say what to export: --all/],
       [{ all: true }, ['x-1'], /not both/],

@@ -153,6 +153,10 @@ describe('#12 the code cache goes into the state folder the command line names (
     expect(codeCacheDirFor(['token', '--home', '/tmp/there'], { stat }, 1000)).toBe('/tmp/there/cache');
     expect(codeCacheDirFor(['token', '--home', '/tmp/there'], { stat, env: { SUDO_UID: '1000', SUDO_USER: 'me' } }, 0)).toBeUndefined();
     expect(codeCacheDirFor(['token', '--home', '/tmp/there'], { stat, env: {} }, 0)).toBe('/tmp/there/cache');
+    // Root by another way than sudo (doas, pkexec, `sudo su -`): a folder of the person's is theirs (day-6 review F1).
+    const theirs = (file: string) => ({ ...stat(file), uid: 1000 });
+    expect(codeCacheDirFor(['token', '--home', '/tmp/there'], { stat: theirs, env: {} }, 0)).toBeUndefined();
+    expect(codeCacheDirFor(['token', '--home', '/tmp/there'], { stat: theirs, env: {} }, 1000)).toBe('/tmp/there/cache');
   });
 });
 
@@ -249,5 +253,17 @@ describe('the commands uninstall and doctor print quote a path one way (review 2
     const said = result.lines.join('\n');
     expect(said).toContain(`--home '${home}'`);
     expect(said).not.toContain(`--home ${home}`);
+  });
+});
+
+describe('uninstall --purge in a shared --home holding a file named as one of our folders (review 2026-12-05, day 6, F2)', () => {
+  it('leaves that file alone without a ✘: it is not a folder of ours, and nothing failed', async () => {
+    const { setup, home } = await userDataDirInstall();
+    fs.mkdirSync(home, { recursive: true });
+    fs.writeFileSync(path.join(home, 'logs'), 'the person’s own notes');
+    const result = await uninstall({ ...setup, home, purge: true });
+    expect(result.ok).toBe(true);
+    expect(result.lines.join('\n')).not.toMatch(/✘|ENOTDIR/);
+    expect(fs.readFileSync(path.join(home, 'logs'), 'utf8')).toBe('the person’s own notes');
   });
 });

@@ -63,9 +63,9 @@ export function exportOptions(flags: ExportFlags, positionals: string[]): Export
   if (flags.search !== undefined && !flags.search.trim()) throw new UsageError('--search needs the words to look for.');
   if (flags.space !== undefined && !flags.space.trim()) throw new UsageError('--space needs a Space’s title or slug.');
   const selecting = Boolean(flags.all || flags.space !== undefined || flags.search !== undefined || flags.since !== undefined);
-  // A word that is neither a URL nor slug-shaped (words joined by "-", or an id) is most likely half of an unquoted
-  // path (`--out My Exports`): said so, never run as a thread (day-5 review F9).
-  const stray = positionals.find((ref) => !ref.includes('/') && !ref.includes('-'));
+  // A word that is neither a URL nor slug-shaped (words joined by "-", or an id: a Computer task's is 22 letters and
+  // digits) is most likely half of an unquoted path (`--out My Exports`): said so, never run as a thread (day-5 F9).
+  const stray = positionals.find((ref) => !ref.includes('/') && !ref.includes('-') && !/^(?=.*\d)[A-Za-z0-9_]{16,}$/.test(ref));
   if (stray !== undefined) {
     throw new UsageError(`"${stray}" is not a thread's URL or slug (a slug is the end of its URL, words joined by "-"). If it is part of a path with a space, quote the path: --out "My Exports".`);
   }
