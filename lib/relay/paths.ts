@@ -85,9 +85,10 @@ export function checkStateFolder(dir: string, source: StateFolderSource, options
 }
 
 /**
- * The state folder a command line chooses: its `--home DIR` (or `--home=DIR`) before any `--`, else stateDir().
- * For what is decided before the command's own flags are parsed (the code cache), so that `--home` keeps everything
- * in one folder and `uninstall --home DIR --purge` finds all of it.
+ * Where the state folder a command line chooses is: its `--home DIR` (or `--home=DIR`) before any `--`, else
+ * stateDirPath(). For what is decided before the command's own flags are parsed (the code cache), so that `--home`
+ * keeps everything in one folder and `uninstall --home DIR --purge` finds all of it; whether a folder is there, the
+ * caller's one look at it says (the command itself says what is wrong with it).
  */
 export function commandStateDir(args: readonly string[], pathEnv: PathEnv = {}): string {
   let given: string | undefined;
@@ -97,7 +98,7 @@ export function commandStateDir(args: readonly string[], pathEnv: PathEnv = {}):
     const value = arg === '--home' ? args[i + 1] : arg.startsWith('--home=') ? arg.slice('--home='.length) : undefined;
     if (value) given = value;
   }
-  return given ? checkStateFolder(path.resolve(given), '--home', { stat: pathEnv.stat }) : stateDir(pathEnv);
+  return given ? path.resolve(given) : stateDirPath(pathEnv);
 }
 
 /**

@@ -273,8 +273,9 @@ export function renderText(roots: Element | Element[], options: RenderOptions): 
     // table's rows between pipes, its header row followed by `| --- |` for each of its cells.
     if (options.markdown) {
       const mark = tag === 'STRONG' || tag === 'B' ? '**' : tag === 'EM' || tag === 'I' ? '*' : '';
-      const t = el.textContent ?? '';
-      if (mark && t.trim()) {
+      // Read only for an emphasis: every element's whole text would make a long answer's read quadratic.
+      const t = mark ? (el.textContent ?? '') : '';
+      if (t.trim()) {
         // The marks hug the words: spaces at the edges go outside them (`<strong> bold </strong>` → ` **bold** `).
         if (/^\s/.test(t)) w.text(' ');
         w.text(mark);
