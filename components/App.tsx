@@ -23,7 +23,7 @@ export function App({ connection }: { connection: PanelConnection }) {
       <FirstRunCard allowed={state.otherTabs.allowed} />
       <ConnectionCard state={state} connection={connection} />
       <RepairCard repair={state.repair} connection={connection} />
-      <SelectorsCard packs={state.packs} problem={state.pageProblem} form={state.link.command} />
+      <SelectorsCard packs={state.packs} problem={state.pageProblem} form={state.link.form} />
       <ModeCard state={state} connection={connection} />
       <ThreadsCard threads={state.threads} connection={connection} />
       <ActivityCard activity={state.activity} approvals={state.approvals} connection={connection} />

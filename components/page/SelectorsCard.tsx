@@ -1,5 +1,5 @@
 import { formatClock } from '../../lib/panel/view';
-import { cliHintCommand, cliHintNote, withCliForm } from '../../lib/protocol/identity';
+import { cliHintCommand, cliHintNote, type HostForm, withCliForm } from '../../lib/protocol/identity';
 import type { PackView, PageProblem } from '../../lib/protocol/panel';
 
 /**
@@ -7,7 +7,7 @@ import type { PackView, PageProblem } from '../../lib/protocol/panel';
  * and thread readers added as files, the readers the thread tabs use (built-in or from a file), and
  * the files that could not be used. Shown only when there is something to say.
  */
-export function SelectorsCard({ packs, problem, form }: { packs: PackView; problem: PageProblem | null; form?: string | undefined }) {
+export function SelectorsCard({ packs, problem, form }: { packs: PackView; problem: PageProblem | null; form?: HostForm | undefined }) {
   if (!problem && packs.added.length === 0 && packs.problems.length === 0) return null;
   return (
     <section class="card" aria-labelledby="selectors-heading">

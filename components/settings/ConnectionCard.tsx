@@ -37,8 +37,8 @@ export function ConnectionCard({ state, connection }: { state: PanelState; conne
           {link.detail}
           <br />
           <span class="muted">
-            Run <code data-testid="doctor-command">{cliHintCommand('doctor', link.command)}</code>
-            {cliHintNote('doctor', link.command, true)} to check every link.
+            Run <code data-testid="doctor-command">{cliHintCommand('doctor', link.form)}</code>
+            {cliHintNote('doctor', link.form, true)} to check every link.
           </span>
         </p>
       ) : null}

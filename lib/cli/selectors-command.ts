@@ -7,7 +7,7 @@ import { listHosts } from '../relay/discovery';
 import { type FolderReport, readPackFolder } from '../relay/pack-folder';
 import { packsDir } from '../relay/paths';
 import { didYouMean, spoken, UsageError } from './usage';
-import { cliCommand, commandPrefix, quoteArg } from '../relay/invocation';
+import { cliCommand, cliForm, quoteArg } from '../relay/invocation';
 import { withCliForm } from '../protocol/identity';
 
 /**
@@ -74,7 +74,7 @@ function add(home: string, file: string, io: SelectorsIo): number {
     throw new RelayError(
       'CONFIG_ERROR',
       `${file} was not added: it is not a valid selector set or reader (the built-in ones keep working).\n` +
-        checked.problems.map((p) => `  ${withCliForm(p, commandPrefix())}`).join('\n') +
+        checked.problems.map((p) => `  ${withCliForm(p, cliForm())}`).join('\n') +
         `\nFix ${checked.problems.length === 1 ? 'that field' : 'those fields'} and run \`${cliCommand(`selectors add ${quoteArg(file)}`)}\` again; ${startFrom}`,
     );
   }

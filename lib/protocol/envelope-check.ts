@@ -77,9 +77,9 @@ function oneOf<T extends string>(o: Obj, key: string, path: string, allowed: rea
   return value as T;
 }
 
-function cliForm(o: Obj): string {
-  const value = string(o, 'command', '', 1, CLI_FORM_MAX);
-  if (CLI_FORM_REFUSED.test(value)) throw new Refused('command', 'a control character');
+function cliForm(o: Obj, key: 'command' | 'home'): string {
+  const value = string(o, key, '', 1, CLI_FORM_MAX);
+  if (CLI_FORM_REFUSED.test(value)) throw new Refused(key, 'a control character');
   return value;
 }
 
@@ -212,7 +212,8 @@ const KINDS: Record<string, (o: Obj) => Obj> = {
     const out: Obj = { kind: 'welcome', protocolVersion: integer(o, 'protocolVersion', ''), version: string(o, 'version', ''), pid: integer(o, 'pid', '') };
     optional(out, o, 'clientId', () => string(o, 'clientId', ''));
     optional(out, o, 'proof', () => string(o, 'proof', '', 0, 128));
-    optional(out, o, 'command', () => cliForm(o));
+    optional(out, o, 'command', () => cliForm(o, 'command'));
+    optional(out, o, 'home', () => cliForm(o, 'home'));
     return out;
   },
   incompatible(o) {

@@ -30,20 +30,46 @@ export const CLI_FORM_MAX = 1000;
 export const CLI_FORM_REFUSED = /[\u0000-\u001f\u007f]/;
 
 /**
+ * How this machine runs comet-relay, as a host said it: the words before a subcommand (`command`)
+ * and, for an install with a state folder of its own, that folder as one word of the person's shell
+ * (`home`), said after every subcommand that takes `--home`: a `doctor` or `unblock` printed without
+ * it would act on the default folder, where that host never looks.
+ */
+export interface HostForm {
+  command: string;
+  home?: string;
+}
+
+/** Whether two forms say every command alike. */
+export function sameHostForm(a: HostForm | undefined, b: HostForm | undefined): boolean {
+  return a?.command === b?.command && a?.home === b?.home;
+}
+
+/** The subcommands that take `--home DIR` (tests/unit/cli.test.ts holds this list to lib/cli/commands.ts). */
+export const HOME_COMMANDS: readonly string[] = ['mcp', 'serve', 'install', 'uninstall', 'unblock', 'doctor', 'selectors', 'token', 'status', 'config', 'capture', 'export'];
+
+/** ` --home HOME` for `sub`, or nothing (no folder, a command without --home, or one that names it already). */
+export function homeSuffix(sub: string, home: string | undefined): string {
+  if (!home || !HOME_COMMANDS.includes(sub.split(' ')[0] ?? '') || /(^|\s)--home(\s|=|$)/.test(sub)) return '';
+  return ` --home ${home}`;
+}
+
+/**
  * A comet-relay command as the extension says it: `sub` after the words that run comet-relay where
  * its host was installed (`form`, from the host's welcome, kept across restarts), else after
- * `comet-relay`. The one builder of every command the extension prints (page-access words, the
- * panel, the toolbar, link faults); the Node side's is `cliCommand` in lib/relay/invocation.ts.
+ * `comet-relay`, with the host's `--home` when it has one. The one builder of every command the
+ * extension prints (page-access words, the panel, the toolbar, link faults); the Node side's is
+ * `cliCommand` in lib/relay/invocation.ts.
  */
-export function cliHintCommand(sub: string, form: string | undefined): string {
-  return `${form ?? PRODUCT_NAME} ${sub}`.trimEnd();
+export function cliHintCommand(sub: string, form: HostForm | undefined): string {
+  return `${form?.command ?? PRODUCT_NAME} ${sub}${homeSuffix(sub, form?.home)}`.trimEnd();
 }
 
 /**
  * The same command inside a sentence, in backticks; while no host has said its form (first run,
  * a host never connected) it adds how to adapt it, since `comet-relay` is on PATH only after a global install.
  */
-export function cliHint(sub: string, form: string | undefined): string {
+export function cliHint(sub: string, form: HostForm | undefined): string {
   return `\`${cliHintCommand(sub, form)}\`${cliHintNote(sub, form)}`;
 }
 
@@ -51,7 +77,7 @@ export function cliHint(sub: string, form: string | undefined): string {
  * What follows a command said without the host's form ('' once it is known); for several commands
  * at once (no `sub`), one note for all. The side panel shows it as plain text (`plain`).
  */
-export function cliHintNote(sub: string | undefined, form: string | undefined, plain = false): string {
+export function cliHintNote(sub: string | undefined, form: HostForm | undefined, plain = false): string {
   if (form) return '';
   const note = sub === undefined ? ' (or however you run comet-relay, in its place)' : ` (or however you run comet-relay, followed by \`${sub}\`)`;
   return plain ? note.replaceAll('`', '') : note;
@@ -71,6 +97,6 @@ const SAID_WITHOUT_FORM =
  * worker for every error it sends, the panel, the host and the CLI for a pack's problems) passes it
  * through this, which says each such command as `cliHint(sub, form)`.
  */
-export function withCliForm(text: string, form: string | undefined): string {
+export function withCliForm(text: string, form: HostForm | undefined): string {
   return text.replace(SAID_WITHOUT_FORM, (_all, sub: string) => cliHint(sub, form));
 }

@@ -133,6 +133,8 @@ export const Welcome = z.object({
   proof: z.string().max(128).optional(),
   /** To the extension: how a person runs this host's comet-relay (additive: an older host sends none, an older extension drops it). */
   command: CliForm.optional(),
+  /** With `command`: the state folder the host was installed with, one word of the person's shell (HostForm, lib/protocol/identity.ts; additive too). */
+  home: CliForm.optional(),
 });
 
 /** Sent instead of Welcome when the two sides cannot talk; `message` is for a person. */

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import type { ErrorCode } from './errors';
-import { cliHint, cliHintCommand } from './identity';
+import { cliHint, cliHintCommand, type HostForm } from './identity';
 
 /**
  * Why a Perplexity tab has no comet-relay page script, from what the browser itself says — and the
@@ -103,7 +103,7 @@ function unblockSub(browserName: string): string {
 }
 
 /** The unblock command to copy, in the host's form (`form`, lib/protocol/identity.ts). */
-export function unblockCommand(browserName: string, form?: string): string {
+export function unblockCommand(browserName: string, form?: HostForm): string {
   return cliHintCommand(unblockSub(browserName), form);
 }
 
@@ -139,7 +139,7 @@ export interface PageAccessContext {
   /** How long the caller waited, for the states that a wait did not cure. */
   waitedMs?: number;
   /** The words that run comet-relay where its host was installed (the host's welcome); undefined until a host said them. */
-  form?: string;
+  form?: HostForm | undefined;
 }
 
 export function pageAccessWords(verdict: PageAccessVerdict, context: PageAccessContext): PageAccessWords {

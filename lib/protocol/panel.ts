@@ -15,8 +15,8 @@ export const LinkStatus = z.object({
   detail: z.string().optional(),
   hostVersion: z.string().optional(),
   hostPid: z.number().optional(),
-  /** The host's command form, last known (lib/worker/link/native-link.ts). */
-  command: z.string().optional(),
+  /** The host's command form, last known (HostForm, lib/protocol/identity.ts; lib/worker/link/native-link.ts). */
+  form: z.object({ command: z.string(), home: z.string().optional() }).optional(),
   since: z.number(),
   failures: z.number(),
 });

@@ -166,8 +166,8 @@ export class NativeHost {
     // announces nothing.
     if (this.stopped) return;
     // How a person runs this comet-relay: the extension says every command it prints with it.
-    const command = hostForm();
-    this.toExtension({ kind: 'welcome', protocolVersion: PROTOCOL_VERSION, version: VERSION, pid: process.pid, ...(command ? { command } : {}) });
+    const form = hostForm();
+    this.toExtension({ kind: 'welcome', protocolVersion: PROTOCOL_VERSION, version: VERSION, pid: process.pid, ...form });
     this.packFeed ??= new PackFeed(this.options.home, this.log, (offer) => this.toExtension({ kind: 'event', event: PACKS_CHANGED_EVENT, data: offer }));
     this.packFeed.start();
     this.publishClients();

@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { CLI_FORM_MAX, CLI_FORM_REFUSED } from '../protocol/identity';
+import { CLI_FORM_MAX, CLI_FORM_REFUSED, homeSuffix, type HostForm } from '../protocol/identity';
 
 /**
  * How a person runs this copy of comet-relay, so every hint that names a command says it in a form
@@ -56,9 +56,6 @@ export function cliCommand(sub: string, context?: Partial<InvocationContext>): s
   return `${commandPrefix(context)} ${sub}${homeWords(sub, context)}`.trimEnd();
 }
 
-/** The subcommands that take `--home DIR` (tests/unit/cli.test.ts holds this list to lib/cli/commands.ts). */
-export const HOME_COMMANDS: readonly string[] = ['mcp', 'serve', 'install', 'uninstall', 'unblock', 'doctor', 'selectors', 'token', 'status', 'config', 'capture', 'export'];
-
 let givenHome: string | undefined;
 
 /**
@@ -72,12 +69,25 @@ export function useGivenHome(dir: string | undefined): void {
 
 /** ` --home DIR` for `sub`, or nothing (no folder given, a command without --home, or one that names it already). */
 function homeWords(sub: string, context?: Partial<InvocationContext>): string {
+  return homeSuffix(sub, homeWord(context));
+}
+
+/** The state folder this run was given (`--home`, else COMET_RELAY_HOME), absolute, as one word of the person's shell. */
+function homeWord(context?: Partial<InvocationContext>): string | undefined {
   const home = givenHome ?? ((context?.env ?? process.env).COMET_RELAY_HOME?.trim() || undefined);
-  const name = sub.split(' ')[0] ?? '';
-  if (!home || !HOME_COMMANDS.includes(name) || /(^|\s)--home(\s|=|$)/.test(sub)) return '';
+  if (!home) return undefined;
   const platform = context?.platform ?? process.platform;
   const p = platform === 'win32' ? path.win32 : path.posix;
-  return ` --home ${quoteArg(p.resolve(home), platform)}`;
+  return quoteArg(p.resolve(home), platform);
+}
+
+/**
+ * This run's form for text said without one (a pack's problems, lib/protocol/identity.ts
+ * `withCliForm`): its prefix, and its state folder when it was given one.
+ */
+export function cliForm(context?: Partial<InvocationContext>): HostForm {
+  const home = homeWord(context);
+  return { command: commandPrefix(context), ...(home ? { home } : {}) };
 }
 
 /**
@@ -190,12 +200,17 @@ export function quoteArg(value: string, platform: NodeJS.Platform = process.plat
 export const COMMAND_ENV = 'COMET_RELAY_COMMAND';
 
 /**
- * The form the host tells the extension (its welcome's `command`): what `install` wrote into the
- * launcher — said in the person's shell, where `comet-relay` may be on a PATH the browser's is not —
- * else the host's own lasting form; undefined when it cannot travel (too long, a control character).
+ * The form the host tells the extension (its welcome's `command` and `home`): what `install` wrote
+ * into the launcher — said in the person's shell, where `comet-relay` may be on a PATH the browser's
+ * is not — else the host's own lasting form, and the state folder the launcher gave it
+ * (COMET_RELAY_HOME); undefined when the form cannot travel (too long, a control character), and no
+ * `home` when the folder cannot.
  */
-export function hostForm(env: NodeJS.ProcessEnv = process.env, context?: Partial<InvocationContext>): string | undefined {
-  return fits(env[COMMAND_ENV]?.trim()) ?? fits(commandPrefix({ ...context, lasting: true }));
+export function hostForm(env: NodeJS.ProcessEnv = process.env, context?: Partial<InvocationContext>): HostForm | undefined {
+  const command = fits(env[COMMAND_ENV]?.trim()) ?? fits(commandPrefix({ ...context, lasting: true }));
+  if (command === undefined) return undefined;
+  const home = fits(homeWord({ ...context, env }));
+  return { command, ...(home ? { home } : {}) };
 }
 
 /** A form that can travel to the extension and be shown on one line: not too long, no control character. */

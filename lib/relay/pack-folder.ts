@@ -3,7 +3,7 @@ import path from 'node:path';
 import { MAX_PACK_BYTES, parsePackText } from '../packs/parse';
 import { MAX_PACKS, type PacksChanged, type SkippedPack } from '../protocol/packs';
 import { isPackFileName, packsDir } from './paths';
-import { cliCommand, commandPrefix } from './invocation';
+import { cliCommand, cliForm } from './invocation';
 import { withCliForm } from '../protocol/identity';
 
 /**
@@ -42,7 +42,7 @@ export function readPackFolder(home: string): FolderReport {
     // Clipped to what the extension accepts (lib/protocol/packs.ts), so one long reason cannot void the offer.
     // A pack's problems name commands without knowing how this copy runs (lib/packs/parse.ts): said here in its form.
     const skip = (said: string) => {
-      const reason = withCliForm(said, commandPrefix());
+      const reason = withCliForm(said, cliForm());
       report.skipped.push({ source, reason: reason.length > 2000 ? `${reason.slice(0, 1999)}…` : reason });
     };
     let text: string;

@@ -1,11 +1,11 @@
 import type { Runtime } from 'webextension-polyfill';
-import { PROTOCOL_VERSION, withCliForm } from '../protocol/identity';
+import { type HostForm, PROTOCOL_VERSION, sameHostForm, withCliForm } from '../protocol/identity';
 import type { Envelope, Hello } from '../protocol/messages';
 import type { AttachedClient, BrowserStatus } from '../protocol/methods';
 import { PACKS_CHANGED_EVENT } from '../protocol/packs';
 import { ActionIndicator } from './link/action-state';
 import { browser, chromeExtras, lastErrorMessage } from './browser/ext';
-import { detectBrowser, loadHostCommand, loadProfile, saveHostCommand } from './browser/identity';
+import { detectBrowser, loadHostForm, loadProfile, saveHostForm } from './browser/identity';
 import { NativeLink, RECONNECT_ALARM } from './link/native-link';
 import { otherTabsAllowed } from './calls/other-tabs';
 import { PackStore } from './packs';
@@ -63,7 +63,7 @@ export function startWorker(): void {
     },
     undefined,
     undefined,
-    () => link.current.command,
+    () => link.current.form,
   );
   const pages: PageHub = new PageHub(
     (tabId) => {
@@ -136,9 +136,9 @@ export function startWorker(): void {
   });
 
   // The host's command form as last saved; the one kept from an earlier run speaks until a host names its own.
-  let hostCommand: string | undefined;
+  let hostForm: HostForm | undefined;
   /** The form storage already holds (loaded at start, or saved since): not written again. */
-  let savedCommand: string | undefined;
+  let savedForm: HostForm | undefined;
   const link = new NativeLink(
     {
       connectNative: (name) => browser.runtime.connectNative(name),
@@ -160,12 +160,12 @@ export function startWorker(): void {
     {
       onMessage: (message) => onHostMessage(message),
       onStatus: (linkStatus) => {
-        if (linkStatus.command !== hostCommand) {
+        if (!sameHostForm(linkStatus.form, hostForm)) {
           // The host named its command form (or storage gave the last one): keep it, and say the page's problem in it.
-          hostCommand = linkStatus.command;
-          if (hostCommand && hostCommand !== savedCommand) {
-            savedCommand = hostCommand;
-            void saveHostCommand(hostCommand).catch(() => {});
+          hostForm = linkStatus.form;
+          if (hostForm && !sameHostForm(hostForm, savedForm)) {
+            savedForm = hostForm;
+            void saveHostForm(hostForm).catch(() => {});
           }
           void access.retell().catch(() => {});
         }
@@ -180,10 +180,10 @@ export function startWorker(): void {
     },
   );
 
-  void loadHostCommand().then((command) => {
-    if (!command) return;
-    savedCommand = command;
-    link.rememberCommand(command);
+  void loadHostForm().then((form) => {
+    if (!form) return;
+    savedForm = form;
+    link.rememberForm(form);
   });
 
   const onHostMessage = (message: Envelope) => {
@@ -191,7 +191,7 @@ export function startWorker(): void {
       case 'request':
         // Registered at once (a cancel right behind it must find it), run once tabs are restored.
         // An error's commands said where the host's form was not at hand are said in it here (withCliForm).
-        void router.handle(message, (reply) => link.send(reply.kind === 'error' ? { ...reply, error: { ...reply.error, message: withCliForm(reply.error.message, link.current.command) } } : reply), restored);
+        void router.handle(message, (reply) => link.send(reply.kind === 'error' ? { ...reply, error: { ...reply.error, message: withCliForm(reply.error.message, link.current.form) } } : reply), restored);
         return;
       case 'cancel':
         router.cancel(message.id);

@@ -61,12 +61,14 @@ test('after install, the extension connects on its own (its retry never gives up
 
 test('once a host said how comet-relay runs here, the words say it, also when the host is gone again', async () => {
   // The host's welcome named the form install wrote into its launcher; the extension keeps it.
+  // With the state folder it was installed with (--home): each command that takes one says it (day-5 review F7).
   const stored = () => harness.worker.evaluate("chrome.storage.local.get('hostCommand').then((r) => r.hostCommand ?? null)");
-  await expect.poll(stored, { timeout: 10_000 }).toBe(`node ${CLI}`);
+  await expect.poll(stored, { timeout: 10_000 }).toEqual({ command: `node ${CLI}`, home: harness.home });
   const host = await harness.waitForHost();
   execFileSync(process.execPath, [CLI, 'uninstall', '--user-data-dir', harness.userDataDir, '--home', harness.home], { env: harness.env });
   process.kill(host.pid);
   const panel = await harness.openPanel();
-  await expect(panel.getByTestId('link-detail')).toContainText(`run \`node ${CLI} install\`, then \`node ${CLI} doctor\``, { timeout: 15_000 });
-  await expect(panel.getByTestId('doctor-command')).toHaveText(`node ${CLI} doctor`);
+  const home = ` --home ${harness.home}`;
+  await expect(panel.getByTestId('link-detail')).toContainText(`run \`node ${CLI} install${home}\`, then \`node ${CLI} doctor${home}\``, { timeout: 15_000 });
+  await expect(panel.getByTestId('doctor-command')).toHaveText(`node ${CLI} doctor${home}`);
 });

@@ -30,9 +30,10 @@ test.afterAll(async () => {
   policy?.cleanup();
 });
 
-// Installed the way a clone is (`node dist/cli.js install`, as the harness does): the host tells the
-// extension that form, absolute, and every word the extension prints says it (issue 31, item 2).
-const UNBLOCK = `node ${CLI} unblock --browser chromium`;
+// Installed the way a clone is (`node dist/cli.js install --home H`, as the harness does): the host
+// tells the extension that form, absolute, and its state folder, and every word the extension
+// prints says both (issue 31, item 2; day-5 review F7).
+const unblock = () => `node ${CLI} unblock --browser chromium --home ${harness.home}`;
 
 test('comet_connect and comet_poll name the policy block and the command, not "reload the tab"', async () => {
   test.skip(!support.ok, support.ok ? '' : support.reason);
@@ -41,11 +42,11 @@ test('comet_connect and comet_poll name the policy block and the command, not "r
   expect(connect.isError).toBe(true);
   expect(textOf(connect)).toMatch(/\[BROWSER_POLICY\] An ExtensionSettings policy of this browser \(Chromium\) blocks extensions on perplexity\.ai/);
   expect(textOf(connect)).toContain('cannot be scripted due to an ExtensionsSettings policy');
-  expect(textOf(connect)).toContain(UNBLOCK);
+  expect(textOf(connect)).toContain(unblock());
   const poll = await client.callTool({ name: 'comet_poll', arguments: {} });
   expect(poll.isError).toBe(true);
   expect(textOf(poll)).toMatch(/^\[BROWSER_POLICY\] .*blocks extensions on perplexity\.ai/);
-  expect(textOf(poll)).toContain(UNBLOCK);
+  expect(textOf(poll)).toContain(unblock());
 });
 
 test('doctor fails the Perplexity tab check with the same words and exits non-zero', () => {
@@ -60,7 +61,7 @@ test('doctor fails the Perplexity tab check with the same words and exits non-ze
   }
   expect(status, output).not.toBe(0);
   expect(output).toMatch(/✘ Perplexity tab[^\n]*\[BROWSER_POLICY\] An ExtensionSettings policy of this browser \(Chromium\) blocks extensions on perplexity\.ai/);
-  expect(output).toMatch(new RegExp(`fix: run \`${UNBLOCK}\``));
+  expect(output).toMatch(new RegExp(`fix: run \`${unblock()}\``));
 });
 
 test('the side panel shows the block as its own state with the command to copy, never "Connected"', async () => {
@@ -68,7 +69,7 @@ test('the side panel shows the block as its own state with the command to copy, 
   const panel = await harness.openPanel();
   await expect(panel.getByTestId('page-access')).toHaveAttribute('data-state', 'blocked-by-policy', { timeout: 15_000 });
   await expect(panel.getByTestId('page-access')).toContainText('blocks extensions on perplexity.ai');
-  await expect(panel.getByTestId('page-access-command')).toHaveText(UNBLOCK);
-  await expect(panel.getByTestId('page-access')).toContainText(`run \`${UNBLOCK}\`, which`);
+  await expect(panel.getByTestId('page-access-command')).toHaveText(unblock());
+  await expect(panel.getByTestId('page-access')).toContainText(`run \`${unblock()}\`, which`);
   await expect(panel.getByTestId('link-state')).not.toContainText('Connected');
 });

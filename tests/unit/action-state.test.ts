@@ -12,7 +12,7 @@ const status = (over: Partial<LinkStatus>): LinkStatus => ({ state: 'disconnecte
 
 describe('toolbar icon: connected to the host, but the browser keeps comet-relay out of the page', () => {
   it('is never green: red dot, "!" badge, and the cause with its fix in the tooltip', () => {
-    const access = pageAccessWords({ state: 'blocked-by-policy', settled: true }, { browserName: 'Comet', tabId: 3, form: 'comet-relay' });
+    const access = pageAccessWords({ state: 'blocked-by-policy', settled: true }, { browserName: 'Comet', tabId: 3, form: { command: 'comet-relay' } });
     const look = actionLook(status({ state: 'connected', hostVersion: '0.1.0' }), access);
     expect(look).toMatchObject({ state: 'disconnected', badgeText: '!' });
     expect(look.title).toBe(

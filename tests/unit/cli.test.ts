@@ -7,7 +7,8 @@ import { COMMANDS, commandHelp, runCommand, usage } from '../../lib/cli/commands
 import { exportOptions } from '../../lib/cli/export/export-command';
 import { nearest } from '../../lib/cli/usage';
 import { writeHostRecord } from '../../lib/relay/discovery';
-import { cliCommand, commandPrefix, HOME_COMMANDS, quoteArg } from '../../lib/relay/invocation';
+import { cliCommand, commandPrefix, quoteArg } from '../../lib/relay/invocation';
+import { HOME_COMMANDS } from '../../lib/protocol/identity';
 import { VERSION } from '../../lib/relay/version';
 
 /**

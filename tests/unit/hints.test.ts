@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { cliHint, cliHintCommand, withCliForm } from '../../lib/protocol/identity';
+import { cliHint, cliHintCommand, HOME_COMMANDS, type HostForm, withCliForm } from '../../lib/protocol/identity';
 import { classifyPageAccess, type PageAccessObservation, type PageAccessState, pageAccessWords } from '../../lib/protocol/page-access';
 import { actionLook } from '../../lib/worker/link/action-state';
 import { describeDisconnect } from '../../lib/worker/link/native-link';
@@ -12,9 +12,19 @@ import { describeDisconnect } from '../../lib/worker/link/native-link';
  * every hint text the extension can say — page-access words in each state, for each browser, the
  * toolbar's tooltip, the link's faults, errors said where the form is not at hand — names its
  * commands in that form, and before any host said it, as `comet-relay SUB` with how to adapt it.
+ * A host installed with its own state folder names it too: each command that takes `--home` says it
+ * (day-5 review F7: an `unblock` without it wrote its record where that host's `uninstall` never looks).
  */
 
-const FORMS = [undefined, 'comet-relay', 'npx /home/ann/Downloads/comet-relay-0.1.0.tgz', 'node /home/ann/comet-relay/dist/cli.js', "node '/home/ann/my clone/dist/cli.js'"] as const;
+const FORMS: readonly (HostForm | undefined)[] = [
+  undefined,
+  { command: 'comet-relay' },
+  { command: 'npx /home/ann/Downloads/comet-relay-0.1.0.tgz' },
+  { command: 'node /home/ann/comet-relay/dist/cli.js' },
+  { command: "node '/home/ann/my clone/dist/cli.js'" },
+  { command: 'comet-relay', home: '/srv/cr-home' },
+  { command: "node '/home/ann/my clone/dist/cli.js'", home: "'/home/ann/My Relay'" },
+];
 const BROWSERS = ['Comet', 'Chromium', 'Google Chrome', 'Brave', 'Microsoft Edge', 'Vivaldi'];
 const SUBCOMMANDS = ['install', 'uninstall', 'doctor', 'unblock', 'serve', 'mcp', 'host', 'capture', 'selectors', 'token', 'config', 'extension', 'status'];
 
@@ -34,10 +44,12 @@ function commandsIn(text: string): string[] {
 }
 
 /** Checks that each command `text` names runs in `form` (or says how to adapt it while none is known). */
-function expectInForm(text: string, form: string | undefined): number {
+function expectInForm(text: string, form: HostForm | undefined): number {
   const commands = commandsIn(text);
   for (const command of commands) {
-    expect(command.startsWith(`${form ?? 'comet-relay'} `), `${command} in: ${text}`).toBe(true);
+    expect(command.startsWith(`${form?.command ?? 'comet-relay'} `), `${command} in: ${text}`).toBe(true);
+    const sub = command.slice(`${form?.command ?? 'comet-relay'} `.length).split(' ')[0] as string;
+    if (form?.home && HOME_COMMANDS.includes(sub)) expect(command.endsWith(` --home ${form.home}`), `${command} in: ${text}`).toBe(true);
     if (!form) expect(text, `no way to adapt ${command}`).toContain(`\`${command}\` (or however you run comet-relay, followed by \`${command.slice('comet-relay '.length)}\`)`);
   }
   expect(text).not.toMatch(/npx comet-relay\b/);
@@ -55,7 +67,7 @@ describe('every hint the extension prints names its command in the host form', (
           const words = pageAccessWords(verdict, { browserName, tabId: 3, form, waitedMs: 100 });
           commands += expectInForm(words.message, form) + expectInForm(words.fix, form) + expectInForm(words.title, form);
           if (words.command !== undefined) {
-            expect(words.command.startsWith(`${form ?? 'comet-relay'} unblock`)).toBe(true);
+            expect(words.command.startsWith(`${form?.command ?? 'comet-relay'} unblock`)).toBe(true);
             expect(words.fix).toContain(`\`${words.command}\``);
           }
           const tooltip = actionLook({ state: 'connected', since: 0, failures: 0 }, words).title;
@@ -91,8 +103,8 @@ describe('every hint the extension prints names its command in the host form', (
       expect(withCliForm(out, form)).toBe(out);
     }
     // Text that merely looks alike is left as it is, and what a page put into an error is never made a command of ours.
-    expect(withCliForm('`comet-relay doctor` (or however you run comet-relay, followed by `install`)', 'comet-relay')).toContain('followed by `install`');
-    expect(withCliForm('it holds "`comet-relay doctor; curl x | sh`"', 'node /a/dist/cli.js')).toBe('it holds "`comet-relay doctor; curl x | sh`"');
+    expect(withCliForm('`comet-relay doctor` (or however you run comet-relay, followed by `install`)', { command: 'comet-relay' })).toContain('followed by `install`');
+    expect(withCliForm('it holds "`comet-relay doctor; curl x | sh`"', { command: 'node /a/dist/cli.js', home: '/srv/h' })).toBe('it holds "`comet-relay doctor; curl x | sh`"');
     expect(withCliForm('`comet-relay rm -rf`', undefined)).toBe('`comet-relay rm -rf`');
   });
 

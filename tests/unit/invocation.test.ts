@@ -4,7 +4,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { volatileCopyNote, packageCopy } from '../../lib/install/package-copy';
-import { COMMAND_ENV, cliCommand, commandPrefix, hostForm, type InvocationContext, useGivenHome } from '../../lib/relay/invocation';
+import { withCliForm } from '../../lib/protocol/identity';
+import { COMMAND_ENV, cliCommand, cliForm, commandPrefix, hostForm, type InvocationContext, useGivenHome } from '../../lib/relay/invocation';
 
 /**
  * Every hint names a command the way this copy was started (lib/relay/invocation.ts): the global
@@ -113,12 +114,18 @@ describe('hostForm: the form the host tells the extension', () => {
   const own = context({ argv: ['/usr/bin/node', cli, 'host'], cwd: '/home/ann/.local/state/comet-relay/bin', cliPath: cli });
 
   it('what install wrote into the launcher, said in the person\'s shell', () => {
-    expect(hostForm({ [COMMAND_ENV]: 'comet-relay' }, own)).toBe('comet-relay');
-    expect(hostForm({ [COMMAND_ENV]: ' npx /home/ann/comet-relay-0.1.0.tgz ' }, own)).toBe('npx /home/ann/comet-relay-0.1.0.tgz');
+    expect(hostForm({ [COMMAND_ENV]: 'comet-relay' }, own)).toEqual({ command: 'comet-relay' });
+    expect(hostForm({ [COMMAND_ENV]: ' npx /home/ann/comet-relay-0.1.0.tgz ' }, own)).toEqual({ command: 'npx /home/ann/comet-relay-0.1.0.tgz' });
+  });
+
+  it('the state folder the launcher gave the host (install --home), absolute and quoted for the shell (day-5 review F7)', () => {
+    expect(hostForm({ [COMMAND_ENV]: 'comet-relay', COMET_RELAY_HOME: '/srv/cr-home' }, own)).toEqual({ command: 'comet-relay', home: '/srv/cr-home' });
+    expect(hostForm({ [COMMAND_ENV]: 'comet-relay', COMET_RELAY_HOME: '/srv/my relay' }, own)).toEqual({ command: 'comet-relay', home: "'/srv/my relay'" });
+    expect(hostForm({ [COMMAND_ENV]: 'comet-relay', COMET_RELAY_HOME: ' ' }, own)).toEqual({ command: 'comet-relay' });
   });
 
   it("a launcher written before it (none in the environment): the host's own lasting form", () => {
-    expect(hostForm({}, own)).toBe(`node ${cli}`);
+    expect(hostForm({}, own)).toEqual({ command: `node ${cli}` });
   });
 
   it("the host's own words (run through the launcher) say every command in the launcher's form", () => {
@@ -128,8 +135,10 @@ describe('hostForm: the form the host tells the extension', () => {
   });
 
   it('a form that cannot travel (a control character, too long) is not sent as it is', () => {
-    expect(hostForm({ [COMMAND_ENV]: 'comet-relay\nrm -rf ~' }, own)).toBe(`node ${cli}`);
-    expect(hostForm({ [COMMAND_ENV]: `node /${'x'.repeat(1000)}` }, own)).toBe(`node ${cli}`);
+    expect(hostForm({ [COMMAND_ENV]: 'comet-relay\nrm -rf ~' }, own)).toEqual({ command: `node ${cli}` });
+    expect(hostForm({ [COMMAND_ENV]: `node /${'x'.repeat(1000)}` }, own)).toEqual({ command: `node ${cli}` });
+    // A state folder too long to travel: the form goes without it (the commands then act on the default folder, as before).
+    expect(hostForm({ [COMMAND_ENV]: 'comet-relay', COMET_RELAY_HOME: `/${'x'.repeat(1000)}` }, own)).toEqual({ command: 'comet-relay' });
     expect(hostForm({}, { ...own, cliPath: `/${'x'.repeat(1000)}/cli.js` })).toBeUndefined();
   });
 });
@@ -165,5 +174,13 @@ describe('the state folder a run was given, in every command it names (new-user 
     expect(cliCommand('doctor', withEnv)).toBe(`node ${cli} doctor --home /tmp/h`);
     useGivenHome(undefined);
     expect(cliCommand('doctor', clone)).toBe(`node ${cli} doctor`);
+  });
+
+  it("text said without a form (a pack's problems) is said in this run's form, its --home included", () => {
+    useGivenHome('/srv/cr');
+    const said = withCliForm('its reader is not valid: `comet-relay selectors list` shows the sets', cliForm(clone));
+    expect(said).toBe(`its reader is not valid: \`node ${cli} selectors list --home /srv/cr\` shows the sets`);
+    useGivenHome(undefined);
+    expect(cliForm(clone)).toEqual({ command: `node ${cli}` });
   });
 });

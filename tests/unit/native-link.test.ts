@@ -62,23 +62,38 @@ describe('NativeLink', () => {
   it('keeps the command form the host names, through a disconnect and a host too old to name one; a stored one only until then', async () => {
     lastError = 'Native host has exited.';
     const link = makeLink();
-    link.rememberCommand('comet-relay'); // from storage, an earlier run
+    link.rememberForm({ command: 'comet-relay' }); // from storage, an earlier run
     link.start();
     await vi.advanceTimersByTimeAsync(0);
     ports[0]?.deliver({ kind: 'welcome', protocolVersion: 1, version: '0.1.0', pid: 42, command: 'node /home/ann/comet-relay/dist/cli.js' });
-    expect(link.current).toMatchObject({ state: 'connected', command: 'node /home/ann/comet-relay/dist/cli.js' });
-    link.rememberCommand('comet-relay'); // a late storage read does not undo what the host said
-    expect(link.current.command).toBe('node /home/ann/comet-relay/dist/cli.js');
+    expect(link.current).toMatchObject({ state: 'connected', form: { command: 'node /home/ann/comet-relay/dist/cli.js' } });
+    link.rememberForm({ command: 'comet-relay' }); // a late storage read does not undo what the host said
+    expect(link.current.form).toEqual({ command: 'node /home/ann/comet-relay/dist/cli.js' });
     ports[0]?.drop();
     expect(link.current.detail).toBe('Native host has exited. The host stopped; see its log (`node /home/ann/comet-relay/dist/cli.js doctor` prints where).');
     await vi.advanceTimersByTimeAsync(5000);
     ports.at(-1)?.deliver({ kind: 'welcome', protocolVersion: 1, version: '0.0.9', pid: 43 });
-    expect(link.current).toMatchObject({ state: 'connected', hostPid: 43, command: 'node /home/ann/comet-relay/dist/cli.js' });
+    expect(link.current).toMatchObject({ state: 'connected', hostPid: 43, form: { command: 'node /home/ann/comet-relay/dist/cli.js' } });
     // A welcome whose form carries a line break is not a welcome this link takes.
     link.restart();
     await vi.advanceTimersByTimeAsync(0);
     ports.at(-1)?.deliver({ kind: 'welcome', protocolVersion: 1, version: '0.1.0', pid: 44, command: 'comet-relay\nrm -rf ~' });
     expect(link.current.state).toBe('connecting');
+  });
+
+  it("a host installed with its own state folder: every command says it, until a host without one connects", async () => {
+    lastError = 'Native host has exited.';
+    const link = makeLink();
+    link.start();
+    await vi.advanceTimersByTimeAsync(0);
+    ports[0]?.deliver({ kind: 'welcome', protocolVersion: 1, version: '0.1.0', pid: 42, command: 'comet-relay', home: "'/srv/my relay'" });
+    expect(link.current.form).toEqual({ command: 'comet-relay', home: "'/srv/my relay'" });
+    ports[0]?.drop();
+    expect(link.current.detail).toBe("Native host has exited. The host stopped; see its log (`comet-relay doctor --home '/srv/my relay'` prints where).");
+    await vi.advanceTimersByTimeAsync(5000);
+    // Installed again without --home: the folder is no longer said.
+    ports.at(-1)?.deliver({ kind: 'welcome', protocolVersion: 1, version: '0.1.0', pid: 43, command: 'comet-relay' });
+    expect(link.current.form).toEqual({ command: 'comet-relay' });
   });
 
   it('a form read from storage after the first fault was shown says that fault again in it', async () => {
@@ -88,7 +103,7 @@ describe('NativeLink', () => {
     await vi.advanceTimersByTimeAsync(0);
     ports[0]?.drop();
     expect(link.current.detail).toContain('run `comet-relay install` (or however');
-    link.rememberCommand('npx /home/ann/comet-relay-0.1.0.tgz');
+    link.rememberForm({ command: 'npx /home/ann/comet-relay-0.1.0.tgz' });
     expect(link.current.detail).toBe(
       'Specified native messaging host not found. The native host is not registered for this browser: run `npx /home/ann/comet-relay-0.1.0.tgz install`, then `npx /home/ann/comet-relay-0.1.0.tgz doctor`.',
     );
@@ -252,7 +267,7 @@ describe('disconnect reasons', () => {
         '(or however you run comet-relay, followed by `install`), then `doctor` the same way.',
     );
     // A host said its form once (kept in storage): the commands in it.
-    expect(describeDisconnect('Native host has exited.', 'npx /home/ann/comet-relay-0.1.0.tgz')).toBe(
+    expect(describeDisconnect('Native host has exited.', { command: 'npx /home/ann/comet-relay-0.1.0.tgz' })).toBe(
       'Native host has exited. The host stopped; see its log (`npx /home/ann/comet-relay-0.1.0.tgz doctor` prints where).',
     );
     expect(describeDisconnect('Access to the specified native messaging host is forbidden.')).toMatch(/does not admit this extension/);

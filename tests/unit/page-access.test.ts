@@ -54,7 +54,7 @@ describe('pageAccessWords: the one set of words for tools, panel, toolbar and do
   const blocked = classifyPageAccess(seen({ probe: { ok: false, error: POLICY_ERROR } }));
 
   it("in Comet: names Comet, its ExtensionSettings policy, the command in the host's form and the restart", () => {
-    const words = pageAccessWords(blocked, { browserName: 'Comet', tabId: 4, form: 'node /home/ann/comet-relay/dist/cli.js' });
+    const words = pageAccessWords(blocked, { browserName: 'Comet', tabId: 4, form: { command: 'node /home/ann/comet-relay/dist/cli.js' } });
     expect(words.code).toBe('BROWSER_POLICY');
     expect(words.command).toBe('node /home/ann/comet-relay/dist/cli.js unblock --browser comet');
     expect(words.message).toBe(
@@ -71,7 +71,8 @@ describe('pageAccessWords: the one set of words for tools, panel, toolbar and do
     expect(words.message).toContain('run `comet-relay unblock --browser chromium` (or however you run comet-relay, followed by `unblock --browser chromium`)');
     expect(words.fix).toMatch(/ask its administrator$/);
     expect(unblockCommand('Google Chrome')).toBe('comet-relay unblock --browser chrome');
-    expect(unblockCommand('Vivaldi', 'npx /home/ann/comet-relay-0.1.0.tgz')).toBe('npx /home/ann/comet-relay-0.1.0.tgz unblock');
+    expect(unblockCommand('Vivaldi', { command: 'npx /home/ann/comet-relay-0.1.0.tgz' })).toBe('npx /home/ann/comet-relay-0.1.0.tgz unblock');
+    expect(unblockCommand('Comet', { command: 'comet-relay', home: "'/srv/my relay'" })).toBe("comet-relay unblock --browser comet --home '/srv/my relay'");
   });
 
   it('site access off: its own code, and where to turn it on (comet://extensions in Comet)', () => {

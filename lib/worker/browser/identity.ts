@@ -1,3 +1,5 @@
+import { z } from 'zod';
+import type { HostForm } from '../../protocol/identity';
 import { type BrowserInfo, CliForm, type ProfileInfo } from '../../protocol/messages';
 import { browser } from './ext';
 
@@ -36,18 +38,24 @@ export async function detectBrowser(): Promise<BrowserInfo> {
 }
 
 /**
- * The host's command form (its welcome's `command`), kept in browser.storage.local so the words the
- * extension shows while no host is connected — after a browser restart too — still name the command
- * the way it runs on this machine. A damaged value reads as none.
+ * The host's command form (its welcome's `command` and `home`), kept in browser.storage.local so the
+ * words the extension shows while no host is connected — after a browser restart too — still name
+ * the command the way it runs on this machine. A damaged value reads as none; a form kept by a
+ * version before `home` (a bare string) reads as a form without one.
  */
-const HOST_COMMAND_KEY = 'hostCommand';
+const HOST_FORM_KEY = 'hostCommand';
+const StoredForm = z.union([CliForm.transform((command): HostForm => ({ command })), z.object({ command: CliForm, home: CliForm.optional() })]);
 
-export async function loadHostCommand(): Promise<string | undefined> {
-  const stored = await browser.storage.local.get(HOST_COMMAND_KEY).then((all) => all[HOST_COMMAND_KEY], () => undefined);
-  const parsed = CliForm.safeParse(stored);
+export async function loadHostForm(): Promise<HostForm | undefined> {
+  return storedForm(await browser.storage.local.get(HOST_FORM_KEY).then((all) => all[HOST_FORM_KEY], () => undefined));
+}
+
+/** A stored form as it reads (undefined when damaged). */
+export function storedForm(stored: unknown): HostForm | undefined {
+  const parsed = StoredForm.safeParse(stored);
   return parsed.success ? parsed.data : undefined;
 }
 
-export async function saveHostCommand(command: string): Promise<void> {
-  await browser.storage.local.set({ [HOST_COMMAND_KEY]: command });
+export async function saveHostForm(form: HostForm): Promise<void> {
+  await browser.storage.local.set({ [HOST_FORM_KEY]: form });
 }

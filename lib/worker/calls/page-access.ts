@@ -1,4 +1,5 @@
 import { classifyPageAccess, type PageAccessObservation, type PageAccessWords, pageAccessWords } from '../../protocol/page-access';
+import type { HostForm } from '../../protocol/identity';
 import { PAGE_KIT_HOOK } from '../../protocol/page/page-kits';
 import { isPerplexityUrl, perplexityMatchOf } from '../../protocol/urls';
 import { browser } from '../browser/ext';
@@ -50,8 +51,8 @@ export class PageAccessWatch {
     private readonly onChange: () => void,
     private readonly observe: (tabId: number) => Promise<PageAccessObservation> = observePageAccess,
     private readonly now: () => number = Date.now,
-    /** The host's command form (NativeLink's `command`), for the commands the words name. */
-    private readonly form: () => string | undefined = () => undefined,
+    /** The host's command form (NativeLink's `form`), for the commands the words name. */
+    private readonly form: () => HostForm | undefined = () => undefined,
   ) {}
 
   current(): PageAccessWords | null {

@@ -1,5 +1,5 @@
 import { ChunkAssembler } from '../../protocol/framing';
-import { cliHint, NATIVE_HOST_NAME } from '../../protocol/identity';
+import { cliHint, type HostForm, NATIVE_HOST_NAME } from '../../protocol/identity';
 import { checkEnvelope } from '../../protocol/envelope-check';
 import type { Envelope, Hello } from '../../protocol/messages';
 import { type BackoffPolicy, DEFAULT_BACKOFF, nextAttempt } from './backoff';
@@ -36,7 +36,7 @@ export interface LinkStatus {
    * them (kept while the host is down, and across restarts by the worker's storage): every command
    * the extension prints is said with them (cliHint, lib/protocol/identity.ts).
    */
-  command?: string;
+  form?: HostForm;
   since: number;
   failures: number;
 }
@@ -96,10 +96,10 @@ export class NativeLink {
   }
 
   /** The form kept from an earlier run, until a host says its own; a fault already shown is said again in it. */
-  rememberCommand(command: string): void {
-    if (this.status.command !== undefined) return;
+  rememberForm(form: HostForm): void {
+    if (this.status.form !== undefined) return;
     const again = this.status.state === 'disconnected' && this.lastDisconnect !== undefined;
-    this.setStatus({ command, ...(again ? { detail: describeDisconnect(this.lastDisconnect as string, command) } : {}) });
+    this.setStatus({ form, ...(again ? { detail: describeDisconnect(this.lastDisconnect as string, form) } : {}) });
   }
 
   /** Drops the current connection and connects again at once (the panel's "Reconnect"). */
@@ -127,7 +127,7 @@ export class NativeLink {
       const reason = this.deps.lastError() ?? 'the host exited';
       this.lastDisconnect = reason;
       this.teardown();
-      this.failed(describeDisconnect(reason, this.status.command));
+      this.failed(describeDisconnect(reason, this.status.form));
     });
     this.handshakeTimer = setTimeout(() => {
       if (this.port !== port || this.status.state === 'connected') return;
@@ -176,7 +176,7 @@ export class NativeLink {
         this.lastDisconnect = undefined;
         this.startHeartbeat(port);
         // A host too old to name its form leaves the one last known.
-        this.setStatus({ state: 'connected', detail: undefined, hostVersion: message.version, hostPid: message.pid, failures: 0, ...(message.command ? { command: message.command } : {}) });
+        this.setStatus({ state: 'connected', detail: undefined, hostVersion: message.version, hostPid: message.pid, failures: 0, ...(message.command ? { form: { command: message.command, ...(message.home ? { home: message.home } : {}) } } : {}) });
         return;
       case 'incompatible':
         this.teardown(port);
@@ -246,7 +246,7 @@ export class NativeLink {
 }
 
 /** Turns Chromium's terse disconnect reasons into what the person should do, in the host's command form when known. */
-export function describeDisconnect(reason: string, form?: string): string {
+export function describeDisconnect(reason: string, form?: HostForm): string {
   if (/not found/i.test(reason)) {
     return `${reason} The native host is not registered for this browser: run ${cliHint('install', form)}, then ${form ? cliHint('doctor', form) : '`doctor` the same way'}.`;
   }
