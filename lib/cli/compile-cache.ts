@@ -3,7 +3,6 @@ import path from 'node:path';
 import vm from 'node:vm';
 import { createRequire, wrap } from 'node:module';
 import { CODE_CACHE_FILE, shortHash } from '../relay/paths';
-import { ensurePrivateDir } from '../relay/private-dir';
 
 /**
  * Loads one of our CommonJS bundles with V8's code cache, so a `comet-relay mcp` started by an MCP
@@ -90,7 +89,7 @@ export function requireWithCodeCache(file: string, options: CacheOptions): Loade
     if (written) return;
     written = true;
     process.off('exit', write);
-    writeCache(script, dir, cacheFile);
+    if (cacheFolderReady(dir, options)) writeCache(script, dir, cacheFile);
   };
   setTimeout(write, options.writeAfterMs ?? 1500).unref();
   process.once('exit', write);
@@ -110,11 +109,33 @@ export function asciiOnly(source: string): string {
   return Buffer.from(escaped, 'latin1').toString('latin1');
 }
 
+/**
+ * Whether the cache may be written into `dir`: a folder closed to others, made so when missing inside
+ * a state folder closed to others (owned by us, no group or other bits: install's rule, which refuses
+ * any other `--home`, lib/install/system.ts). Never by changing a folder someone already has: a
+ * `--home` shared with other things may hold a `cache/` of its own, which a run given that `--home`
+ * — a refused one too, since the cache is written at exit — must leave as it found it (day-6 review F8).
+ */
+function cacheFolderReady(dir: string, { uid = currentUid(), platform = process.platform }: Pick<CacheOptions, 'uid' | 'platform'>): boolean {
+  try {
+    if (platform === 'win32') return fs.statSync(path.dirname(dir)).isDirectory() && (fs.mkdirSync(dir, { recursive: true }), true);
+    const closed = (stat: fs.Stats) => stat.isDirectory() && stat.uid === uid && (stat.mode & 0o077) === 0;
+    if (!closed(fs.lstatSync(path.dirname(dir)))) return false;
+    try {
+      fs.mkdirSync(dir, { mode: 0o700 });
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') return false;
+    }
+    return closed(fs.lstatSync(dir));
+  } catch {
+    return false;
+  }
+}
+
 /** Writes the cache and removes this bundle's caches for other sources (an older version or build). */
 function writeCache(script: vm.Script, dir: string, cacheFile: string): void {
   const temp = `${cacheFile}.${process.pid}.tmp`;
   try {
-    ensurePrivateDir(dir);
     fs.writeFileSync(temp, script.createCachedData(), { mode: 0o600 });
     fs.renameSync(temp, cacheFile);
     const bundle = CODE_CACHE_FILE.exec(path.basename(cacheFile))?.[1];

@@ -107,7 +107,8 @@ export function commandStateDir(args: readonly string[], pathEnv: PathEnv = {}):
  * a folder it removed), none for a folder not made yet (a mistyped --home, a `help`, a refused command creates
  * nothing), and none as root under sudo: the folder is then the person's, and root writes nothing there, through
  * their links, only to start faster (review 2026-12-05, day 5, F1 and F4). Root logged in as itself (a container)
- * keeps its cache.
+ * keeps its cache. A folder that is there but open to others (a `--home` shared with other things) gets none either:
+ * compile-cache.ts writes only into a state folder closed to others, and changes no `cache/` someone already has.
  */
 export function codeCacheDirFor(argv: readonly string[], pathEnv: PathEnv = {}, uid = process.getuid?.()): string | undefined {
   const [command, ...args] = argv;

@@ -18,6 +18,7 @@ let exitListeners: Set<unknown>;
 beforeEach(() => {
   dir = fs.mkdtempSync(path.join(os.tmpdir(), 'cr-cache-trust-'));
   cacheDir = path.join(dir, 'state', 'cache');
+  fs.mkdirSync(path.dirname(cacheDir), { mode: 0o700 }); // a state folder as install makes it
   // A scheduled cache write fires after its timer or at the process's exit, whichever is first:
   // long after this test's folder is gone, which it would make again in the system temp folder.
   vi.useFakeTimers({ toFake: ['setTimeout'] });

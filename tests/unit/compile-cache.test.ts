@@ -11,6 +11,7 @@ let cacheDir: string;
 beforeEach(() => {
   dir = fs.mkdtempSync(path.join(os.tmpdir(), 'cr-compile-cache-'));
   cacheDir = path.join(dir, 'state', 'cache');
+  fs.mkdirSync(path.dirname(cacheDir), { mode: 0o700 }); // a state folder as install makes it
 });
 afterEach(() => fs.rmSync(dir, { recursive: true, force: true }));
 
@@ -66,10 +67,39 @@ describe('the commands bundle with V8 code cache', () => {
   it('without a cache folder, or with one it cannot write, it only runs slower', async () => {
     const file = bundle('commands.js', 'module.exports = 3;');
     expect(requireWithCodeCache(file, { dir: undefined, version: '1.0.0' })).toEqual({ exports: 3, cache: 'off' });
+    fs.rmSync(path.join(dir, 'state'), { recursive: true });
     fs.writeFileSync(path.join(dir, 'state'), 'a file where the folder would be');
     expect(requireWithCodeCache(file, { dir: cacheDir, version: '1.0.0', writeAfterMs: 0 }).exports).toBe(3);
     await settle();
     expect(fs.readFileSync(path.join(dir, 'state'), 'utf8')).toBe('a file where the folder would be');
+  });
+
+  it("a state folder others may open, or a cache/ someone already has there, is left as it was (day-6 review F8)", async () => {
+    const file = bundle('commands.js', 'module.exports = 4;');
+    // A --home shared with other things (755), with a cache/ of its own: no cache, no chmod.
+    const shared = path.join(dir, 'project');
+    fs.mkdirSync(path.join(shared, 'cache'), { recursive: true, mode: 0o755 });
+    fs.chmodSync(shared, 0o755);
+    fs.chmodSync(path.join(shared, 'cache'), 0o755);
+    fs.writeFileSync(path.join(shared, 'cache', 'build.dat'), 'theirs');
+    expect(requireWithCodeCache(file, { dir: path.join(shared, 'cache'), version: '1.0.0', writeAfterMs: 0 }).exports).toBe(4);
+    // An owner-only state folder whose cache/ is open to others: left open, nothing written into it.
+    const own = path.join(dir, 'state');
+    fs.mkdirSync(cacheDir, { mode: 0o755 });
+    fs.chmodSync(cacheDir, 0o755);
+    expect(requireWithCodeCache(file, { dir: cacheDir, version: '1.0.0', writeAfterMs: 0 }).exports).toBe(4);
+    // A shared folder without a cache/: none is made in it.
+    const bare = path.join(dir, 'bare');
+    fs.mkdirSync(bare, { mode: 0o755 });
+    fs.chmodSync(bare, 0o755);
+    expect(requireWithCodeCache(file, { dir: path.join(bare, 'cache'), version: '1.0.0', writeAfterMs: 0 }).exports).toBe(4);
+    await settle();
+    expect((fs.statSync(path.join(shared, 'cache')).mode & 0o777).toString(8)).toBe('755');
+    expect(fs.readdirSync(path.join(shared, 'cache'))).toEqual(['build.dat']);
+    expect((fs.statSync(own).mode & 0o777).toString(8)).toBe('700');
+    expect((fs.statSync(cacheDir).mode & 0o777).toString(8)).toBe('755');
+    expect(cacheFiles()).toEqual([]);
+    expect(fs.existsSync(path.join(bare, 'cache'))).toBe(false);
   });
 
   it('uninstall --purge knows the cache files by name', () => {
