@@ -118,7 +118,11 @@ export function asciiOnly(source: string): string {
  */
 function cacheFolderReady(dir: string, { uid = currentUid(), platform = process.platform }: Pick<CacheOptions, 'uid' | 'platform'>): boolean {
   try {
-    if (platform === 'win32') return fs.statSync(path.dirname(dir)).isDirectory() && (fs.mkdirSync(dir, { recursive: true }), true);
+    if (platform === 'win32') {
+      if (!fs.statSync(path.dirname(dir)).isDirectory()) return false;
+      fs.mkdirSync(dir, { recursive: true }); // the state folder lives in the user's own profile
+      return true;
+    }
     const closed = (stat: fs.Stats) => stat.isDirectory() && stat.uid === uid && (stat.mode & 0o077) === 0;
     if (!closed(fs.lstatSync(path.dirname(dir)))) return false;
     try {
