@@ -109,6 +109,7 @@ export function commandStateDir(args: readonly string[], pathEnv: PathEnv = {}):
  * their links, only to start faster (review 2026-12-05, day 5, F1 and F4). Root logged in as itself (a container)
  * keeps its cache. A folder that is there but open to others (a `--home` shared with other things) gets none either:
  * compile-cache.ts writes only into a state folder closed to others, and changes no `cache/` someone already has.
+ * A state folder given as a link gets none: what the link leads to is not looked at.
  */
 export function codeCacheDirFor(argv: readonly string[], pathEnv: PathEnv = {}, uid = process.getuid?.()): string | undefined {
   const [command, ...args] = argv;
@@ -117,7 +118,8 @@ export function codeCacheDirFor(argv: readonly string[], pathEnv: PathEnv = {}, 
   if (uid === 0 && (pathEnv.env ?? process.env).SUDO_UID) return undefined;
   const home = commandStateDir(args, pathEnv);
   try {
-    const folder = (pathEnv.stat ?? fs.statSync)(home) as ReturnType<StatFn> & { uid?: number };
+    // The folder itself, not what a link there leads to: a person's link to root's folder is not root's folder (day-7 F1).
+    const folder = (pathEnv.stat ?? fs.lstatSync)(home) as ReturnType<StatFn> & { uid?: number };
     // Root through doas, pkexec or `sudo su -` (no SUDO_UID): a folder that is not root's is someone's (day-6 F1).
     if (uid === 0 && folder.uid !== undefined && folder.uid !== 0) return undefined;
     return folder.isDirectory() ? compileCacheDir(home) : undefined;

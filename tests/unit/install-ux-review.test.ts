@@ -1,4 +1,5 @@
 import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { exitCodeOf } from '../../lib/cli/usage';
@@ -157,6 +158,17 @@ describe('#12 the code cache goes into the state folder the command line names (
     const theirs = (file: string) => ({ ...stat(file), uid: 1000 });
     expect(codeCacheDirFor(['token', '--home', '/tmp/there'], { stat: theirs, env: {} }, 0)).toBeUndefined();
     expect(codeCacheDirFor(['token', '--home', '/tmp/there'], { stat: theirs, env: {} }, 1000)).toBe('/tmp/there/cache');
+    // A real link, as root by doas or pkexec finds it: the person's --home leads to a folder of root's (day-7 review F1).
+    const scratch = fs.mkdtempSync(path.join(os.tmpdir(), 'cr-cache-link-'));
+    try {
+      fs.mkdirSync(path.join(scratch, 'var'));
+      fs.symlinkSync(path.join(scratch, 'var'), path.join(scratch, 'state'));
+      const own = fs.statSync(path.join(scratch, 'var')).uid;
+      expect(codeCacheDirFor(['token', '--home', path.join(scratch, 'var')], { env: {} }, own)).toBe(path.join(scratch, 'var', 'cache'));
+      expect(codeCacheDirFor(['token', '--home', path.join(scratch, 'state')], { env: {} }, own)).toBeUndefined();
+    } finally {
+      fs.rmSync(scratch, { recursive: true, force: true });
+    }
   });
 });
 
