@@ -626,11 +626,18 @@ export async function uninstall(options: UninstallOptions = {}): Promise<Uninsta
         entries = sys.fs.readdirSync(full);
       } catch (error) {
         // Gone, or a file of someone else's by that name, is nothing of ours; a folder that cannot be read is said,
-        // with whose it is, never taken for empty (day-5 review F2; day-6 F2, F3).
+        // with whose it is, never taken for empty (day-5 review F2; day-6 F2, F3). One of another user's (root's, in a
+        // shared --home) may be another program's: kept and said, with the way out only if comet-relay alone uses it,
+        // never a failure the person can end only by deleting what may not be ours (day-7 review F2).
         const code = (error as NodeJS.ErrnoException).code;
         if (code !== 'ENOENT' && code !== 'ENOTDIR') {
           unreadable.add(full);
-          problem(`could not read ${tildify(sys, full)} (${code ?? errorMessage(error)})${ownerNote(sys, full)}; remove it yourself, then run the same uninstall again`);
+          const owner = otherOwner(sys, full);
+          if (owner === undefined) problem(`could not read ${tildify(sys, full)} (${code ?? errorMessage(error)}); make it readable or remove it yourself, then run the same uninstall again`);
+          else {
+            const remover = owner === 0 ? `\`sudo rm -r ${quoteArg(full, sys.platform)}\` removes it` : `user ${owner} or root can remove it`;
+            kept.push(`${tildify(sys, full)} (it belongs to ${owner === 0 ? 'root' : `user ${owner}`} and cannot be read, so whether comet-relay's files are in it cannot be seen; if only comet-relay uses it, ${remover})`);
+          }
         }
         continue;
       }
@@ -806,14 +813,13 @@ function removeEmptyDir(sys: ResolvedSystem, dir: string): void {
   }
 }
 
-/** `: it belongs to root` (or another user) when `file` is not this process's own, else nothing: whose it is says who can remove it. */
-function ownerNote(sys: ResolvedSystem, file: string): string {
+/** The user `file` belongs to when that is not this process's (whose it is says who can remove it), else undefined. */
+function otherOwner(sys: ResolvedSystem, file: string): number | undefined {
   try {
     const owner = sys.fs.lstatSync?.(file).uid;
     const me = process.getuid?.();
-    if (owner === undefined || me === undefined || owner === me) return '';
-    return owner === 0 ? ': it belongs to root (`sudo rm -r` it)' : `: it belongs to user ${owner}`;
+    return owner === undefined || me === undefined || owner === me ? undefined : owner;
   } catch {
-    return '';
+    return undefined;
   }
 }

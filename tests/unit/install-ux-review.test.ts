@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { exitCodeOf } from '../../lib/cli/usage';
 import { doctor } from '../../lib/install/doctor';
 import { install, resolveState, uninstall } from '../../lib/install/install';
@@ -252,6 +252,35 @@ describe('uninstall --purge and a folder it cannot read (review 2026-12-05, day 
     expect(said).toContain(cache.replace(setup.homedir, '~'));
     expect(result.ok).toBe(false);
     expect(fs.existsSync(home)).toBe(true);
+  });
+});
+
+describe("uninstall --purge and an unreadable folder of another user's in a shared --home (day-7 review F2)", () => {
+  it('keeps it and says whose it is, with the way out only if comet-relay alone uses it; the purge itself succeeds', async () => {
+    const { setup, home } = await userDataDirInstall();
+    const logs = path.join(home, 'logs');
+    fs.mkdirSync(logs, { recursive: true });
+    fs.writeFileSync(path.join(logs, 'backup-2026.log'), 'another program’s');
+    const denied = (dir: string) => Object.assign(new Error(`EACCES: permission denied, scandir '${dir}'`), { code: 'EACCES' });
+    const guarded = {
+      ...fs,
+      readdirSync: ((dir: fs.PathLike, ...rest: unknown[]) => {
+        if (path.resolve(String(dir)) === logs) throw denied(logs);
+        return (fs.readdirSync as (...a: unknown[]) => unknown)(dir, ...rest);
+      }) as typeof fs.readdirSync,
+    };
+    // The folder is root's and the person runs uninstall (this test runs as root: the person's uid is played).
+    const me = vi.spyOn(process, 'getuid').mockReturnValue(4242);
+    try {
+      const result = await uninstall({ ...setup, home, purge: true, fs: guarded as never });
+      const said = result.lines.join('\n');
+      expect(result.ok, said).toBe(true);
+      expect(said).toContain(`${logs.replace(setup.homedir, '~')} (it belongs to root and cannot be read, so whether comet-relay's files are in it cannot be seen; if only comet-relay uses it, \`sudo rm -r ${logs}\` removes it)`);
+      expect(said).not.toMatch(/✘/);
+      expect(fs.readdirSync(logs)).toEqual(['backup-2026.log']);
+    } finally {
+      me.mockRestore();
+    }
   });
 });
 
