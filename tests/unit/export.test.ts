@@ -586,6 +586,8 @@ describe('the command', () => {
     expect(exportOptions({}, ['https://www.perplexity.ai/search/why-Ab12?x=1', 'why-Ab12', 'other-Cd34']).threads).toEqual(['why-Ab12', 'other-Cd34']);
     // A Computer task's bare id (22 letters and digits) is a thread too (day-6 review F7).
     expect(exportOptions({}, ['Xy12AbCd34EfGh56IjKl78']).threads).toEqual(['Xy12AbCd34EfGh56IjKl78']);
+    // One without a digit too (about 2% of them; day-7 review F3).
+    expect(exportOptions({}, ['WlAqfRbSKKtZdjryXgQpLm']).threads).toEqual(['WlAqfRbSKKtZdjryXgQpLm']);
     const refused: [Parameters<typeof exportOptions>[0], string[], RegExp][] = [
       [{}, [], /Say what to export: --all/],
       [{ all: true }, ['x-1'], /not both/],
@@ -600,6 +602,8 @@ describe('the command', () => {
       // Half of an unquoted path is said so, never run as a thread (day-5 review F9).
       [{ out: 'My' }, ['Exports'], /"Exports" is not a thread's URL or slug.*quote the path/],
       [{ all: true, out: 'My' }, ['Exports'], /"Exports" is not a thread's URL or slug/],
+      [{ out: '/home/ann/My' }, ['Backups2026_perplexity'], /"Backups2026_perplexity" is not a thread's URL or slug.*quote the path/],
+      [{ out: '/home/ann/My' }, ['2026_November_backup'], /"2026_November_backup" is not a thread's URL or slug/],
     ];
     for (const [flags, positionals, message] of refused) {
       expect(() => exportOptions(flags, positionals), JSON.stringify([flags, positionals])).toThrow(message);

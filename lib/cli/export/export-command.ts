@@ -47,6 +47,11 @@ export function processTerminations(handler: (signal: string) => void): () => vo
 }
 
 export const DEFAULT_OUT = 'perplexity-export';
+/**
+ * A Computer task's bare id, as its URL ends (`/computer/tasks/{id}`): letters and digits (22 of them in the ids
+ * we have seen; 16 or more taken, in case the site lengthens or shortens them). A word with `_` or `.` is a file's.
+ */
+const TASK_ID = /^[A-Za-z0-9]{16,}$/;
 export const DEFAULT_CONCURRENCY = 3;
 const MAX_CONCURRENCY = 8;
 
@@ -63,9 +68,9 @@ export function exportOptions(flags: ExportFlags, positionals: string[]): Export
   if (flags.search !== undefined && !flags.search.trim()) throw new UsageError('--search needs the words to look for.');
   if (flags.space !== undefined && !flags.space.trim()) throw new UsageError('--space needs a Space’s title or slug.');
   const selecting = Boolean(flags.all || flags.space !== undefined || flags.search !== undefined || flags.since !== undefined);
-  // A word that is neither a URL nor slug-shaped (words joined by "-", or an id: a Computer task's is 22 letters and
-  // digits) is most likely half of an unquoted path (`--out My Exports`): said so, never run as a thread (day-5 F9).
-  const stray = positionals.find((ref) => !ref.includes('/') && !ref.includes('-') && !/^(?=.*\d)[A-Za-z0-9_]{16,}$/.test(ref));
+  // A word that is neither a URL nor slug-shaped (words joined by "-", or a task's id) is most likely half of an unquoted path (`--out My Exports`, `--out My
+  // Backups2026_perplexity`): said so, never run as a thread (day-5 F9, day-7 F3).
+  const stray = positionals.find((ref) => !ref.includes('/') && !ref.includes('-') && !TASK_ID.test(ref));
   if (stray !== undefined) {
     throw new UsageError(`"${stray}" is not a thread's URL or slug (a slug is the end of its URL, words joined by "-"). If it is part of a path with a space, quote the path: --out "My Exports".`);
   }
