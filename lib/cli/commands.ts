@@ -681,14 +681,14 @@ export function commandHelp(name: string): string {
 const isHelpFlag = (arg: string) => arg === '--help' || arg === '-h';
 
 /** The command `name` names, or a usage error that suggests the nearest one. */
-function lookUp(name: string, after = 'a command'): Command {
+function lookUp(name: string, optionSaid = (option: string) => `Unknown option ${option}: an option goes after a command.`): Command {
   const command = Object.hasOwn(COMMANDS, name) ? COMMANDS[name] : undefined;
   if (command) return command;
   // Never `host` (the browser starts it; nobody types it): `help --home` was offered it.
   const known = Object.keys(COMMANDS).filter((n) => n !== 'host');
   const near = didYouMean(name.replace(/^-+/, ''), known);
   // An option where the command goes (`--doctor`) is said as one, with the command it is near.
-  if (name.startsWith('-')) throw new UsageError(`Unknown option ${name}: an option goes after ${after}.${near} \`${spoken('comet-relay help')}\` lists the commands.`);
+  if (name.startsWith('-')) throw new UsageError(`${optionSaid(name)}${near} \`${spoken('comet-relay help')}\` lists the commands.`);
   throw new UsageError(`Unknown command "${name}".${near} \`${spoken('comet-relay help')}\` lists the commands.`);
 }
 
@@ -710,7 +710,8 @@ export async function runCommand(name: string | undefined, args: string[]): Prom
     }
     if (name === 'help') {
       const [topic, ...extra] = topics as [string, ...string[]];
-      lookUp(topic, "the command's name (`help doctor`)");
+      // `help` takes no option at all: `help --home` is not told to put it after a command's name (day-7 review F4).
+      lookUp(topic, (option) => `\`${spoken('comet-relay help')}\` takes a command's name (\`${spoken('comet-relay help doctor')}\`, which lists doctor's options), not an option such as ${option}.`);
       if (extra.length > 0) throw new UsageError(`\`${spoken('comet-relay help')}\` takes one command, not "${extra.join(' ')}" too.`);
       process.stdout.write(commandHelp(topic));
       return EXIT_OK;

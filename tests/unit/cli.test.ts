@@ -136,7 +136,8 @@ describe('one error format, one exit code for what the CLI cannot take', () => {
       [['--home', '/tmp/x'], 'Unknown option --home: an option goes after a command.'],
       // Near a command, it is named (never the internal host) (day-6 review F6).
       [['--doctor'], 'Unknown option --doctor: an option goes after a command. Did you mean doctor?'],
-      [['help', '--home'], "Unknown option --home: an option goes after the command's name (`help doctor`)."],
+      // `help` takes no option: never told to put one after the command's name (day-7 review F4).
+      [['help', '--home'], "help doctor`, which lists doctor's options), not an option such as --home."],
     ];
     for (const [argv, message] of cases) {
       err = '';
