@@ -17,7 +17,9 @@ export const EXTENSION_ORIGIN = `chrome-extension://${EXTENSION_ID}/`;
  * why a Perplexity tab has no page script. A host of protocol 1 names no door, which the worker would take as
  * the public door's and refuse the tab list to a local client without saying why; the handshake says it instead.
  * An optional field whose absence each side already handles is additive and keeps the number: the welcome's
- * `command` (2026-12-04) — an older host sends none (the extension keeps its last known form), an older extension drops it.
+ * `command` (2026-12-04) — an older host sends none (the extension keeps its last known form), an older extension drops it;
+ * and its `home` (2026-12-05), which an older host installed with --home does not send: its hints then leave the
+ * folder out, as before (mixed versions only: an extension not reloaded after an update, or the reverse).
  * 3 (2026-12-05): an error's data may say `notSent` (a Computer follow-up the page refused before typing). The error
  * data is checked strictly on every hop, so a host of protocol 2 would drop the refusal's frame, and the agent would
  * wait out its call to hear "may have been sent" (day-3 review L1); the handshake says to install one version instead.

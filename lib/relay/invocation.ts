@@ -203,13 +203,14 @@ export const COMMAND_ENV = 'COMET_RELAY_COMMAND';
  * The form the host tells the extension (its welcome's `command` and `home`): what `install` wrote
  * into the launcher — said in the person's shell, where `comet-relay` may be on a PATH the browser's
  * is not — else the host's own lasting form, and the state folder the launcher gave it
- * (COMET_RELAY_HOME); undefined when the form cannot travel (too long, a control character), and no
- * `home` when the folder cannot.
+ * (COMET_RELAY_HOME); undefined when either cannot travel (too long, a control character): the
+ * extension then says its commands with how to adapt them, never as commands for the default folder
+ * (day-7 review F5).
  */
 export function hostForm(env: NodeJS.ProcessEnv = process.env, context?: Partial<InvocationContext>): HostForm | undefined {
   const command = fits(env[COMMAND_ENV]?.trim()) ?? fits(commandPrefix({ ...context, lasting: true }));
-  if (command === undefined) return undefined;
-  const home = fits(homeWord({ ...context, env }));
+  const home = homeWord({ ...context, env });
+  if (command === undefined || (home !== undefined && fits(home) === undefined)) return undefined;
   return { command, ...(home ? { home } : {}) };
 }
 

@@ -137,8 +137,10 @@ describe('hostForm: the form the host tells the extension', () => {
   it('a form that cannot travel (a control character, too long) is not sent as it is', () => {
     expect(hostForm({ [COMMAND_ENV]: 'comet-relay\nrm -rf ~' }, own)).toEqual({ command: `node ${cli}` });
     expect(hostForm({ [COMMAND_ENV]: `node /${'x'.repeat(1000)}` }, own)).toEqual({ command: `node ${cli}` });
-    // A state folder too long to travel: the form goes without it (the commands then act on the default folder, as before).
-    expect(hostForm({ [COMMAND_ENV]: 'comet-relay', COMET_RELAY_HOME: `/${'x'.repeat(1000)}` }, own)).toEqual({ command: 'comet-relay' });
+    // A state folder that cannot travel: no form at all, so the extension says how to adapt each command, never one
+    // that would act on the default folder (day-7 review F5).
+    expect(hostForm({ [COMMAND_ENV]: 'comet-relay', COMET_RELAY_HOME: `/${'x'.repeat(1000)}` }, own)).toBeUndefined();
+    expect(hostForm({ [COMMAND_ENV]: 'comet-relay', COMET_RELAY_HOME: '/srv/a\u0007b' }, own)).toBeUndefined();
     expect(hostForm({}, { ...own, cliPath: `/${'x'.repeat(1000)}/cli.js` })).toBeUndefined();
   });
 });
