@@ -182,7 +182,8 @@ export function startWorker(): void {
 
   void loadHostForm().then((form) => {
     if (!form) return;
-    savedForm = form;
+    // A host that answered before storage did has saved its own form since this read began (day-7 review F9).
+    savedForm ??= form;
     link.rememberForm(form);
   });
 
