@@ -76,4 +76,24 @@ describe('a conversation page drawing its turns while comet_poll reads it', () =
     expect(read).toMatchObject({ status: 'idle', turnCount: 0 });
     expect(read).not.toHaveProperty('unconfirmed');
   });
+
+  it('one that draws no turn in the wait while its thread JSON says the turn is being written: working, on the JSON’s word (page review F2)', async () => {
+    loadHtml(`<main><div id="thread"></div>${COMPOSER}</main>`, 'https://www.perplexity.ai/search/tides-abc123');
+    const driver = createPageDriver(window);
+    const kit = repairKit({ win: window, driver: () => driver } as never);
+    const page = async (method: string, params: Record<string, unknown>) => (kit[method] as (p: unknown) => Promise<unknown>)(params);
+    const running = JSON.stringify({ entries: [{ uuid: 'e', query_str: 'why tides', status: 'PENDING', blocks: [] }] });
+    let fetched = 0;
+    const fetch = async () => {
+      fetched++;
+      return { status: 200, body: running };
+    };
+    const read = await new Repairs(() => threadJson2026).read('page.poll', () => driver.poll(), page, fetch, { tabId: 1, url: window.location.href });
+    expect(fetched).toBe(1);
+    expect(read).toMatchObject({ status: 'working', turnCount: 0 });
+    // An entry that says nothing of its state (no status) is no evidence either way: the page's idle stands.
+    const silent = JSON.stringify({ entries: [{ uuid: 'e', query_str: 'why tides', blocks: [] }] });
+    const other = await new Repairs(() => threadJson2026).read('page.poll', () => driver.poll(), page, async () => ({ status: 200, body: silent }), { tabId: 1, url: window.location.href });
+    expect(other).toMatchObject({ status: 'idle', turnCount: 0 });
+  });
 });

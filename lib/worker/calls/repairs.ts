@@ -89,7 +89,7 @@ export class Repairs {
     if (this.inUse.delete(tabId)) this.onChange();
   }
 
-  private note(tabId: number | undefined, info: RepairInfo | 'fine' | null): void {
+  private note(tabId: number | undefined, info: RepairInfo | 'fine' | 'running' | null): void {
     if (tabId === undefined || !isRepair(info)) return;
     const known = this.inUse.get(tabId);
     this.inUse.set(tabId, info);
@@ -126,6 +126,9 @@ export class Repairs {
     const outcome = await this.ensure(page, fetch, miss.probe, undefined, miss.turnIndex);
     // 'fine': the page drew its turns while the kit waited for them (a thread just opened): the poll taken before is stale.
     if (outcome === 'fine') return run();
+    // No turn drawn, and the thread JSON says its last turn is being written: working, on the JSON's word, never the
+    // `idle` the page's want of a turn would say (page review 2026-12-05, F2).
+    if (outcome === 'running') return miss.probe === 'turn' ? { ...(result as object), status: 'working' } : result;
     if (!isRepair(outcome)) return result;
     this.note(where?.tabId, outcome);
     return run();
@@ -162,7 +165,7 @@ export class Repairs {
    * reads the page, or when nothing vouches that it should show more (the JSON has no finished turn
    * there). Throws `[SELECTOR_MISS]` when a repair was tried and failed.
    */
-  private async ensure(page: PageCall, fetch: TabFetch, probe?: string, original?: RelayError, turnIndex?: number): Promise<RepairInfo | 'fine' | null> {
+  private async ensure(page: PageCall, fetch: TabFetch, probe?: string, original?: RelayError, turnIndex?: number): Promise<RepairInfo | 'fine' | 'running' | null> {
     const check = RepairResult.parse(await page('page.repair', probe ? { probe } : {}));
     if (check.status === 'fine') return 'fine';
     if (check.status === 'repaired') return check.repair ?? null;
@@ -171,7 +174,9 @@ export class Repairs {
     const url = check.url ?? '';
     const ref = threadIdOfUrl(url);
     if (!ref) return null;
-    const turns = await this.jsonTurns(ref, fetch);
+    const json = await this.jsonTurns(ref, fetch);
+    if (json?.lastRunning && turnIndex === -1) return 'running';
+    const turns = json?.turns;
     // The JSON vouches for nothing on this page (no finished turn, or not the one that read empty): the page's own result stands.
     if (!turns || turns.length === 0) return null;
     if (turnIndex !== undefined && turnIndex >= 0 && !turns.some((t) => t.index === turnIndex)) return null;
@@ -180,8 +185,11 @@ export class Repairs {
     throw failed(missed, done.status === 'failed' ? `${done.probe}: ${done.reason}` : done.reason, url, original);
   }
 
-  /** The thread JSON's finished turns, or undefined when it may not be asked yet, or could not be read. */
-  private async jsonTurns(ref: string, fetch: TabFetch): Promise<RepairTurn[] | undefined> {
+  /**
+   * The thread JSON's finished turns, and whether its last entry says it is being written; undefined when it may
+   * not be asked yet, or could not be read.
+   */
+  private async jsonTurns(ref: string, fetch: TabFetch): Promise<{ turns: RepairTurn[]; lastRunning: boolean } | undefined> {
     const r = this.reader();
     const now = this.now();
     if (now < (this.nextAsk.get(ref) ?? 0)) return undefined;
@@ -207,11 +215,11 @@ export class Repairs {
       this.nextAsk.set(ref, now + r.request.emptyBackoffMs);
       return undefined;
     }
-    return finishedTurns(entries, r);
+    return { turns: finishedTurns(entries, r), lastRunning: entries.length > 0 && entryStatus(entries[entries.length - 1], r) === 'running' };
   }
 }
 
-const isRepair = (outcome: RepairInfo | 'fine' | null): outcome is RepairInfo => outcome !== null && outcome !== 'fine';
+const isRepair = (outcome: RepairInfo | 'fine' | 'running' | null): outcome is RepairInfo => outcome !== null && outcome !== 'fine' && outcome !== 'running';
 
 /** What the tools say when a repair was tried and failed: the probe the reader misses, that a repair was tried, and why it failed. */
 function failed(probe: string, reason: string | undefined, url: string | undefined, original?: RelayError): RelayError {
