@@ -208,9 +208,10 @@ describe('content-script weight', () => {
     const [page, tap] = await Promise.all([built('perplexity.content.ts', 'perplexity.js'), built('perplexity-tap.content.ts', 'perplexity-tap.js')]);
     // Guards just above today's figures, so any growth is seen and justified (2026-12-05: 18,459 + 1,034 = 19,493; 18,539 + 1,051 with captures review L3, L4, L1 and stream review #10;
     // 18,685 with the page's Markdown as the site's: bold, italics, tables; L3 taken back, day-4 review F1; 18,758 with
-    // emphasis marks that hug their words and tables that stay tables, day-4 review F4, F5).
+    // emphasis marks that hug their words and tables that stay tables, day-4 review F4, F5; 18,829 with every `|` of a
+    // cell escaped and an emphasis that shows nothing, or ends in a break, written right: page review F1, F3, F4).
     // Code that grows them past 20,000 together must push something else into a kit.
-    expect(page).toBeLessThan(18_800);
+    expect(page).toBeLessThan(18_850);
     expect(tap).toBeLessThan(1_100);
     expect(page + tap).toBeLessThanOrEqual(20_000);
   });
@@ -298,8 +299,10 @@ describe('content-script weight', () => {
     // ask 12,542, repair 8,770, threads 24,499 (each carries its own copy of the reader). The page's Markdown with bold,
     // italics and tables as the site writes them (text.ts, in every kit that renders): threads 24,652, sources 7,388,
     // panel 8,321, repair 8,878, ask 12,654; emphasis and tables made right (day-4 review F4, F5): threads 24,798,
-    // sources 7,487, panel 8,456, repair 9,030, ask 12,769. The renderer is in every kit: a trim of it pays five times.
-    const limits = { 'page-threads': 24_850, 'page-sources': 7_550, 'page-diagnostics': 3_750, 'page-panel': 8_500, 'page-mode': 5_850, 'page-ask': 12_850, 'page-repair': 9_100 };
+    // sources 7,487, panel 8,456, repair 9,030, ask 12,769. Every `|` of a cell escaped, an emphasis's marks written
+    // only with its first word and closed before its trailing breaks (page review F1, F3, F4): threads 24,873, sources
+    // 7,565, panel 8,523, repair 9,091, ask 12,812. The renderer is in every kit: a trim of it pays five times.
+    const limits = { 'page-threads': 24_900, 'page-sources': 7_600, 'page-diagnostics': 3_750, 'page-panel': 8_550, 'page-mode': 5_850, 'page-ask': 12_850, 'page-repair': 9_150 };
     for (const [entry, limit] of Object.entries(limits)) {
       const out = await bundle(`../../entrypoints/${entry}.ts`);
       expect(inputs(out).filter((i) => i.includes('node_modules'))).toEqual([]);

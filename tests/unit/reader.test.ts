@@ -256,4 +256,19 @@ describe('the page’s Markdown, as the site writes its own', () => {
     // Outside a table a pipe is plain text.
     expect(render('<p>a | b</p>')).toBe('a | b');
   });
+  it('every `|` a cell writes is escaped: a formula’s, a code block’s, a citation link’s, a nested table’s (page review F1)', () => {
+    const math = { formula: ['.katex'], source: ['annotation'], display: ['.katex-display'] };
+    document.body.innerHTML =
+      '<table><tr><th>P</th><th>v</th></tr><tr><td><span class="katex"><annotation>P(A|B)</annotation></span></td><td>42</td></tr>' +
+      '<tr><td><pre><code>a | b</code></pre></td><td><a class="chip" data-url="https://ex.com/q?a|b">ex</a></td></tr></table>';
+    const md = renderText(document.body.firstElementChild as Element, { skip: [], markdown: true, math, citation: ['.chip'], citationUrl: 'data-url' });
+    expect(md).toBe('| P | v |\n| --- | --- |\n| $P(A\\|B)$ | 42 |\n| ``` a \\| b ``` | [ex](https://ex.com/q?a\\|b) |');
+    expect(render('<table><tr><td>out</td><td><table><tr><td>in</td><td>2</td></tr></table></td></tr></table>')).toBe('| out | \\| in \\| 2 \\| |');
+  });
+  it('an emphasis that shows nothing writes no marks; a break at its edge goes outside them (page review F3, F4)', () => {
+    expect(render('<p>a <strong><svg><text>i</text></svg></strong> b <strong><span hidden>x</span></strong> c</p>')).toBe('a b c');
+    expect(render('<p><strong>line one<br></strong>next</p>')).toBe('**line one**\nnext');
+    expect(render('<p>x <strong><br>line</strong> y</p>')).toBe('x\n**line** y');
+    expect(render('<p><strong> <em>deep</em> </strong>end</p>')).toBe('***deep*** end');
+  });
 });

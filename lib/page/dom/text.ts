@@ -40,9 +40,13 @@ const ALWAYS_SKIP = new Set(['SCRIPT', 'STYLE', 'NOSCRIPT', 'TEMPLATE', 'svg', '
 class Writer {
   private readonly parts: string[] = [];
   indent = '';
-  /** The next text drops its leading spaces (just after an emphasis mark). */
-  glue = false;
-  /** Inside a table cell: a line break would end the row, so every break is a space. */
+  /**
+   * Emphasis marks opened but not written yet: they go right before the next visible word, after its leading space,
+   * so an emphasis that shows nothing writes nothing and one that begins with a line break keeps its mark on the
+   * line of its words (page review 2026-12-05, F3, F4).
+   */
+  opened = '';
+  /** Inside a table cell: a line break would end the row, so every break is a space, and every `|` is escaped. */
   flat = 0;
 
   get out(): string {
@@ -58,9 +62,14 @@ class Writer {
   }
 
   text(t: string): void {
-    if (this.glue) t = t.replace(/^ +/, '');
+    if (this.flat) t = t.replace(/\|/g, '\\|');
+    if (this.opened && t.trim()) {
+      const marks = this.opened;
+      this.opened = '';
+      if (t[0] === ' ') this.text(' ');
+      t = marks + t.trimStart();
+    }
     if (!t) return;
-    this.glue = false;
     if (this.atLineStart()) {
       t = t.replace(/^ +/, '');
       if (!t) return;
@@ -77,6 +86,19 @@ class Writer {
     const lines = block.split('\n');
     const text = lines.map((l) => (l ? this.indent + l : l)).join('\n');
     if (text) this.parts.push(text);
+  }
+
+  /** Ends an emphasis: nothing when it wrote no word, else its mark after its last word, before the blanks and breaks that followed it. */
+  close(mark: string): void {
+    if (this.opened) return void (this.opened = this.opened.slice(0, -mark.length));
+    let tail = '';
+    for (let s = this.last(); /\s$/.test(s); s = this.last()) {
+      const kept = s.trimEnd();
+      tail = s.slice(kept.length) + tail;
+      this.parts.pop();
+      if (kept) this.parts.push(kept);
+    }
+    this.parts.push(mark + (/\n/.test(tail) ? tail.replace(/[ \t]/g, '') : tail && ' '));
   }
 
   /** Drops spaces and tabs at the very end, looking back only as far as they go. */
@@ -131,7 +153,6 @@ export function mathOf(set: SelectorSet): RenderOptions['math'] {
 export function renderText(roots: Element | Element[], options: RenderOptions): string {
   const w = new Writer();
   let listDepth = 0;
-  const cell = (t: string) => (w.flat ? t.replace(/\|/g, '\\|') : t);
 
   const skipped = (el: Element): boolean => {
     if (ALWAYS_SKIP.has(el.tagName) || el.namespaceURI === 'http://www.w3.org/2000/svg') return true;
@@ -185,7 +206,7 @@ export function renderText(roots: Element | Element[], options: RenderOptions): 
       const kept = options.lines && parent && /^pre/.test(parent.ownerDocument.defaultView?.getComputedStyle(parent).whiteSpace ?? '');
       (kept ? (node.nodeValue ?? '').split('\n') : [node.nodeValue ?? '']).forEach((line, i) => {
         if (i) w.hardBreak();
-        w.text(cell(line.replace(/[\s\u00a0]+/g, ' ')));
+        w.text(line.replace(/[\s\u00a0]+/g, ' '));
       });
       return;
     }
@@ -235,7 +256,7 @@ export function renderText(roots: Element | Element[], options: RenderOptions): 
         return;
       }
       case 'CODE':
-        w.text(cell(options.markdown ? `\`${(el.textContent ?? '').replace(/\s+/g, ' ')}\`` : (el.textContent ?? '')));
+        w.text(options.markdown ? `\`${(el.textContent ?? '').replace(/\s+/g, ' ')}\`` : (el.textContent ?? ''));
         return;
       case 'UL':
       case 'OL': {
@@ -273,18 +294,11 @@ export function renderText(roots: Element | Element[], options: RenderOptions): 
     // table's rows between pipes, its header row followed by `| --- |` for each of its cells.
     if (options.markdown) {
       const mark = tag === 'STRONG' || tag === 'B' ? '**' : tag === 'EM' || tag === 'I' ? '*' : '';
-      // Read only for an emphasis: every element's whole text would make a long answer's read quadratic.
-      const t = mark ? (el.textContent ?? '') : '';
-      if (t.trim()) {
-        // The marks hug the words: spaces at the edges go outside them (`<strong> bold </strong>` → ` **bold** `).
-        if (/^\s/.test(t)) w.text(' ');
-        w.text(mark);
-        w.glue = true;
+      if (mark) {
+        // The marks hug the words: spaces and breaks at the edges go outside them (`<strong> bold </strong>` → ` **bold** `).
+        w.opened += mark;
         children(el);
-        w.glue = false;
-        w.trimTrailingBlanks();
-        w.text(mark);
-        if (/\s$/.test(t)) w.text(' ');
+        w.close(mark);
         return;
       }
       if (tag === 'TR') {
