@@ -626,15 +626,18 @@ export async function uninstall(options: UninstallOptions = {}): Promise<Uninsta
         entries = sys.fs.readdirSync(full);
       } catch (error) {
         // Gone, or a file of someone else's by that name, is nothing of ours; a folder that cannot be read is said,
-        // with whose it is, never taken for empty (day-5 review F2; day-6 F2, F3). One of another user's (root's, in a
-        // shared --home) may be another program's: kept and said, with the way out only if comet-relay alone uses it,
-        // never a failure the person can end only by deleting what may not be ours (day-7 review F2).
+        // with whose it is, never taken for empty (day-5 review F2; day-6 F2, F3). One of another user's in a --home
+        // given (a folder shared with other things) may be another program's: kept and said, with the way out only if
+        // comet-relay alone uses it, never a failure the person can end only by deleting what may not be ours (day-7
+        // review F2). In the default folder, which only comet-relay uses, it is ours: the purge is not done (day-7b G2).
         const code = (error as NodeJS.ErrnoException).code;
         if (code !== 'ENOENT' && code !== 'ENOTDIR') {
           unreadable.add(full);
           const owner = otherOwner(sys, full);
-          if (owner === undefined) problem(`could not read ${tildify(sys, full)} (${code ?? errorMessage(error)}); make it readable or remove it yourself, then run the same uninstall again`);
-          else {
+          if (owner === undefined || resolved.bakedHome === undefined) {
+            const whose = owner === undefined ? '' : `: it belongs to ${owner === 0 ? `root (\`sudo rm -r ${quoteArg(full, sys.platform)}\` removes it)` : `user ${owner}`}`;
+            problem(`could not read ${tildify(sys, full)} (${code ?? errorMessage(error)})${whose}; ${owner === undefined ? 'make it readable or remove it yourself' : 'remove it'}, then run the same uninstall again`);
+          } else {
             const remover = owner === 0 ? `\`sudo rm -r ${quoteArg(full, sys.platform)}\` removes it` : `user ${owner} or root can remove it`;
             kept.push(`${tildify(sys, full)} (it belongs to ${owner === 0 ? 'root' : `user ${owner}`} and cannot be read, so whether comet-relay's files are in it cannot be seen; if only comet-relay uses it, ${remover})`);
           }

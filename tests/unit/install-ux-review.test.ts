@@ -282,6 +282,30 @@ describe("uninstall --purge and an unreadable folder of another user's in a shar
       me.mockRestore();
     }
   });
+
+  it('in the default state folder, which only comet-relay uses, such a folder is ours: the purge is not done (day-7b review G2)', async () => {
+    const setup = linuxInstallHome('install-ux');
+    fs.mkdirSync(path.join(setup.homedir, '.config', 'chromium'), { recursive: true });
+    const report = await install({ ...setup, browsers: ['chromium'] });
+    const cache = path.join(report.stateDir, 'cache');
+    fs.mkdirSync(cache, { recursive: true });
+    const denied = Object.assign(new Error(`EACCES: permission denied, scandir '${cache}'`), { code: 'EACCES' });
+    const guarded = {
+      ...fs,
+      readdirSync: ((dir: fs.PathLike, ...rest: unknown[]) => {
+        if (path.resolve(String(dir)) === cache) throw denied;
+        return (fs.readdirSync as (...a: unknown[]) => unknown)(dir, ...rest);
+      }) as typeof fs.readdirSync,
+    };
+    const me = vi.spyOn(process, 'getuid').mockReturnValue(4242);
+    try {
+      const result = await uninstall({ ...setup, purge: true, fs: guarded as never });
+      expect(result.ok).toBe(false);
+      expect(result.lines.join('\n')).toContain(`could not read ${cache.replace(setup.homedir, '~')} (EACCES): it belongs to root (\`sudo rm -r ${cache}\` removes it); remove it, then run the same uninstall again`);
+    } finally {
+      me.mockRestore();
+    }
+  });
 });
 
 describe('the commands uninstall and doctor print quote a path one way (review 2026-12-05, day 5, F11)', () => {
