@@ -140,7 +140,8 @@ function cacheFolderReady(dir: string, { uid = currentUid(), platform = process.
 function writeCache(script: vm.Script, dir: string, cacheFile: string): void {
   const temp = `${cacheFile}.${process.pid}.tmp`;
   try {
-    fs.writeFileSync(temp, script.createCachedData(), { mode: 0o600 });
+    // A new file or none: never one someone put at that name (a link to a file of theirs, or of root's).
+    fs.writeFileSync(temp, script.createCachedData(), { mode: 0o600, flag: 'wx' });
     fs.renameSync(temp, cacheFile);
     const bundle = CODE_CACHE_FILE.exec(path.basename(cacheFile))?.[1];
     for (const name of fs.readdirSync(dir)) {

@@ -13,6 +13,8 @@ export interface PathEnv {
   homedir?: string;
   /** How the folder is looked at for stateFolderProblem. Default `node:fs` statSync. */
   stat?: StatFn;
+  /** Where a path leads, its links followed (the code cache as root). Default `node:fs` realpathSync. */
+  realpath?: (file: string) => string;
 }
 
 /** The one look stateFolderProblem takes at a path (throws when there is nothing there). */
@@ -109,7 +111,8 @@ export function commandStateDir(args: readonly string[], pathEnv: PathEnv = {}):
  * their links, only to start faster (review 2026-12-05, day 5, F1 and F4). Root logged in as itself (a container)
  * keeps its cache. A folder that is there but open to others (a `--home` shared with other things) gets none either:
  * compile-cache.ts writes only into a state folder closed to others, and changes no `cache/` someone already has.
- * A state folder given as a link gets none: what the link leads to is not looked at.
+ * A state folder given as a link gets none: what the link leads to is not looked at; and root gets none in a folder
+ * reached through a link anywhere on its path, which someone else may own and switch (day-7b review G1).
  */
 export function codeCacheDirFor(argv: readonly string[], pathEnv: PathEnv = {}, uid = process.getuid?.()): string | undefined {
   const [command, ...args] = argv;
@@ -122,6 +125,7 @@ export function codeCacheDirFor(argv: readonly string[], pathEnv: PathEnv = {}, 
     const folder = (pathEnv.stat ?? fs.lstatSync)(home) as ReturnType<StatFn> & { uid?: number };
     // Root through doas, pkexec or `sudo su -` (no SUDO_UID): a folder that is not root's is someone's (day-6 F1).
     if (uid === 0 && folder.uid !== undefined && folder.uid !== 0) return undefined;
+    if (uid === 0 && (pathEnv.realpath ?? fs.realpathSync)(home) !== home) return undefined;
     return folder.isDirectory() ? compileCacheDir(home) : undefined;
   } catch {
     return undefined;

@@ -87,6 +87,18 @@ describe('the code cache is trusted only when it is ours alone', () => {
     expect(requireWithCodeCache(file, { dir: cacheDir, version: '1.0.0', writeAfterMs: 60_000 }).exports).toEqual({ who: 'honest bundle' });
   });
 
+  it('a link planted where the cache is written through leads nowhere: the file it names is left as it was (day-7b review G1)', () => {
+    const file = bundle(HONEST);
+    const victim = path.join(dir, 'victim.txt');
+    fs.writeFileSync(victim, 'root’s own');
+    fs.mkdirSync(cacheDir, { mode: 0o700 });
+    const temp = `${path.join(cacheDir, cacheKey(file, fs.statSync(file), '1.0.0'))}.${process.pid}.tmp`;
+    fs.symlinkSync(victim, temp);
+    expect(requireWithCodeCache(file, { dir: cacheDir, version: '1.0.0', writeAfterMs: 0 }).exports).toEqual({ who: 'honest bundle' });
+    vi.runAllTimers(); // the write is tried
+    expect(fs.readFileSync(victim, 'utf8')).toBe('root’s own');
+  });
+
   it('a file rewritten in place with the same size and modification time does not run its old cache', () => {
     const released = new Date('1985-10-26T08:15:00Z'); // npm gives every file of a package this mtime
     const file = bundle(EVIL__); // an earlier build at this path

@@ -135,7 +135,7 @@ describe('#12 the code cache goes into the state folder the command line names (
       if (!folders.has(file)) throw Object.assign(new Error(`ENOENT: ${file}`), { code: 'ENOENT' });
       return { isDirectory: () => true };
     };
-    const pathEnv = { env: { COMET_RELAY_HOME: '/srv/env-home' }, stat };
+    const pathEnv = { env: { COMET_RELAY_HOME: '/srv/env-home' }, stat, realpath: (file: string) => file };
     expect(codeCacheDirFor(['token', '--home', '/tmp/h2'], pathEnv)).toBe('/tmp/h2/cache');
     expect(codeCacheDirFor(['install', '--browser', 'chromium', '--home=/tmp/h3'], pathEnv)).toBe('/tmp/h3/cache');
     expect(codeCacheDirFor(['token'], pathEnv)).toBe('/srv/env-home/cache');
@@ -153,11 +153,13 @@ describe('#12 the code cache goes into the state folder the command line names (
     expect(codeCacheDirFor(['token', '--home', '/tmp/tpyo'], { stat }, 1000)).toBeUndefined();
     expect(codeCacheDirFor(['token', '--home', '/tmp/there'], { stat }, 1000)).toBe('/tmp/there/cache');
     expect(codeCacheDirFor(['token', '--home', '/tmp/there'], { stat, env: { SUDO_UID: '1000', SUDO_USER: 'me' } }, 0)).toBeUndefined();
-    expect(codeCacheDirFor(['token', '--home', '/tmp/there'], { stat, env: {} }, 0)).toBe('/tmp/there/cache');
+    expect(codeCacheDirFor(['token', '--home', '/tmp/there'], { stat, env: {}, realpath: (f) => f }, 0)).toBe('/tmp/there/cache');
     // Root by another way than sudo (doas, pkexec, `sudo su -`): a folder of the person's is theirs (day-6 review F1).
     const theirs = (file: string) => ({ ...stat(file), uid: 1000 });
     expect(codeCacheDirFor(['token', '--home', '/tmp/there'], { stat: theirs, env: {} }, 0)).toBeUndefined();
     expect(codeCacheDirFor(['token', '--home', '/tmp/there'], { stat: theirs, env: {} }, 1000)).toBe('/tmp/there/cache');
+    // Root, a link on the way (a parent folder the person may switch): none (day-7b review G1).
+    expect(codeCacheDirFor(['token', '--home', '/tmp/l/there'], { stat, env: {}, realpath: () => '/srv/there' }, 0)).toBeUndefined();
     // A real link, as root by doas or pkexec finds it: the person's --home leads to a folder of root's (day-7 review F1).
     const scratch = fs.mkdtempSync(path.join(os.tmpdir(), 'cr-cache-link-'));
     try {
