@@ -604,6 +604,8 @@ describe('the command', () => {
       [{ all: true, out: 'My' }, ['Exports'], /"Exports" is not a thread's URL or slug/],
       [{ out: '/home/ann/My' }, ['Backups2026_perplexity'], /"Backups2026_perplexity" is not a thread's URL or slug.*quote the path/],
       [{ out: '/home/ann/My' }, ['2026_November_backup'], /"2026_November_backup" is not a thread's URL or slug/],
+      [{ out: '/home/ann/My' }, ['PerplexityExports'], /"PerplexityExports" is not a thread's URL or slug/],
+      [{ out: '/home/ann/My' }, ['ConversationHistoryBackup2026'], /"ConversationHistoryBackup2026" is not a thread's URL or slug/],
     ];
     for (const [flags, positionals, message] of refused) {
       expect(() => exportOptions(flags, positionals), JSON.stringify([flags, positionals])).toThrow(message);

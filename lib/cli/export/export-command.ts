@@ -48,10 +48,10 @@ export function processTerminations(handler: (signal: string) => void): () => vo
 
 export const DEFAULT_OUT = 'perplexity-export';
 /**
- * A Computer task's bare id, as its URL ends (`/computer/tasks/{id}`): letters and digits (22 of them in the ids
- * we have seen; 16 or more taken, in case the site lengthens or shortens them). A word with `_` or `.` is a file's.
+ * A Computer task's bare id: the last 22 characters of its URL, letters and digits (lib/selectors/README.md). Any
+ * other word without `-` or `/` (`PerplexityExports`, `Backups2026_perplexity`) is a file's (day-7 review F3, G3).
  */
-const TASK_ID = /^[A-Za-z0-9]{16,}$/;
+const TASK_ID = /^[A-Za-z0-9]{22}$/;
 export const DEFAULT_CONCURRENCY = 3;
 const MAX_CONCURRENCY = 8;
 
