@@ -239,7 +239,7 @@ function refusal(header: string | undefined, viaPublic: boolean, otherDoor: Buff
   if (viaPublic) {
     // Said to anyone on the internet: the command in plain words, never this machine's paths (day-5 review F8).
     // The person reading it knows which state folder their serve was given; the text names none.
-    const prints = "comet-relay's `token --public` prints it, run where this server runs and with the --home this server was given, if any";
+    const prints = "comet-relay's `token --public` prints it, run where this server runs and with the --home or COMET_RELAY_HOME this server was given, if any";
     return wrongDoor
       ? `This is the public door: it takes only the public token (${prints}), never the HTTP token.`
       : `Missing or wrong public token. Send "Authorization: Bearer <token>" (or the raw token); ${prints}.`;

@@ -270,7 +270,7 @@ describe('serve: the HTTP door', () => {
     const viaPublic = (authorization: string) => send(target, { headers: { Host: PUBLIC_HOST, Authorization: authorization }, body: initialize('cloud') });
     const localThroughPublic = await viaPublic(`Bearer ${TOKEN}`);
     expect(localThroughPublic.status).toBe(401);
-    expect(localThroughPublic.body).toContain("it takes only the public token (comet-relay's `token --public` prints it, run where this server runs and with the --home this server was given, if any), never the HTTP token");
+    expect(localThroughPublic.body).toContain("it takes only the public token (comet-relay's `token --public` prints it, run where this server runs and with the --home or COMET_RELAY_HOME this server was given, if any), never the HTTP token");
     // Nothing of this machine's paths to a caller from the internet (day-5 review F8).
     useGivenHome('/home/someone/.secret-home');
     try {
