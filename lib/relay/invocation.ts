@@ -203,16 +203,19 @@ export const COMMAND_ENV = 'COMET_RELAY_COMMAND';
  * The form the host tells the extension (its welcome's `command` and `home`): what `install` wrote
  * into the launcher — said in the person's shell, where `comet-relay` may be on a PATH the browser's
  * is not — else the host's own lasting form, and the state folder the launcher gave it
- * (COMET_RELAY_HOME); undefined when either cannot travel (too long, a control character): the
- * extension then says its commands with how to adapt them, never as commands for the default folder
- * (day-7 review F5).
+ * (COMET_RELAY_HOME); undefined when the form cannot travel (too long, a control character). A folder
+ * that cannot travel is said as what to put there, never left out: a command without it would act on
+ * the default folder, and the extension would keep an earlier install's form (day-7 reviews F5, G5).
  */
 export function hostForm(env: NodeJS.ProcessEnv = process.env, context?: Partial<InvocationContext>): HostForm | undefined {
   const command = fits(env[COMMAND_ENV]?.trim()) ?? fits(commandPrefix({ ...context, lasting: true }));
+  if (command === undefined) return undefined;
   const home = homeWord({ ...context, env });
-  if (command === undefined || (home !== undefined && fits(home) === undefined)) return undefined;
-  return { command, ...(home ? { home } : {}) };
+  return { command, ...(home ? { home: fits(home) ?? UNSAID_HOME } : {}) };
 }
+
+/** What a hint says for a state folder the host cannot send: the person knows the one they installed with. */
+export const UNSAID_HOME = '<the folder you installed with>';
 
 /** A form that can travel to the extension and be shown on one line: not too long, no control character. */
 function fits(form: string | undefined): string | undefined {

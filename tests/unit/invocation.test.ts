@@ -4,8 +4,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { volatileCopyNote, packageCopy } from '../../lib/install/package-copy';
-import { withCliForm } from '../../lib/protocol/identity';
-import { COMMAND_ENV, cliCommand, cliForm, commandPrefix, hostForm, type InvocationContext, useGivenHome } from '../../lib/relay/invocation';
+import { cliHintCommand, withCliForm } from '../../lib/protocol/identity';
+import { COMMAND_ENV, cliCommand, cliForm, commandPrefix, hostForm, type InvocationContext, UNSAID_HOME, useGivenHome } from '../../lib/relay/invocation';
 
 /**
  * Every hint names a command the way this copy was started (lib/relay/invocation.ts): the global
@@ -137,10 +137,11 @@ describe('hostForm: the form the host tells the extension', () => {
   it('a form that cannot travel (a control character, too long) is not sent as it is', () => {
     expect(hostForm({ [COMMAND_ENV]: 'comet-relay\nrm -rf ~' }, own)).toEqual({ command: `node ${cli}` });
     expect(hostForm({ [COMMAND_ENV]: `node /${'x'.repeat(1000)}` }, own)).toEqual({ command: `node ${cli}` });
-    // A state folder that cannot travel: no form at all, so the extension says how to adapt each command, never one
-    // that would act on the default folder (day-7 review F5).
-    expect(hostForm({ [COMMAND_ENV]: 'comet-relay', COMET_RELAY_HOME: `/${'x'.repeat(1000)}` }, own)).toBeUndefined();
-    expect(hostForm({ [COMMAND_ENV]: 'comet-relay', COMET_RELAY_HOME: '/srv/a\u0007b' }, own)).toBeUndefined();
+    // A state folder that cannot travel is said as what to put there: never a command for the default folder, nor an
+    // earlier install's form kept for want of one (day-7 reviews F5, G5).
+    expect(hostForm({ [COMMAND_ENV]: 'comet-relay', COMET_RELAY_HOME: `/${'x'.repeat(1000)}` }, own)).toEqual({ command: 'comet-relay', home: UNSAID_HOME });
+    expect(hostForm({ [COMMAND_ENV]: 'comet-relay', COMET_RELAY_HOME: '/srv/a\u0007b' }, own)).toEqual({ command: 'comet-relay', home: UNSAID_HOME });
+    expect(cliHintCommand('doctor', { command: 'comet-relay', home: UNSAID_HOME })).toBe('comet-relay doctor --home <the folder you installed with>');
     expect(hostForm({}, { ...own, cliPath: `/${'x'.repeat(1000)}/cli.js` })).toBeUndefined();
   });
 });
