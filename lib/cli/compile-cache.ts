@@ -38,9 +38,12 @@ export function cacheKey(file: string, stat: { size: number; mtimeMs: number; ct
 
 const currentUid = () => (typeof process.getuid === 'function' ? process.getuid() : -1);
 
-/** Owned by `uid` and writable by nobody else: what another user or process cannot have put there. */
+/**
+ * Owned by `uid` and closed to everybody else (install's rule for the state folder): what another user or process
+ * cannot have put there. One rule for reading and writing, so a cache read is one that can be written again (day-7b G6).
+ */
 function oursAlone(stat: fs.Stats, uid: number): boolean {
-  return stat.uid === uid && (stat.mode & 0o022) === 0;
+  return stat.uid === uid && (stat.mode & 0o077) === 0;
 }
 
 /**
@@ -123,7 +126,7 @@ function cacheFolderReady(dir: string, { uid = currentUid(), platform = process.
       fs.mkdirSync(dir, { recursive: true }); // the state folder lives in the user's own profile
       return true;
     }
-    const closed = (stat: fs.Stats) => stat.isDirectory() && stat.uid === uid && (stat.mode & 0o077) === 0;
+    const closed = (stat: fs.Stats) => stat.isDirectory() && oursAlone(stat, uid);
     if (!closed(fs.lstatSync(path.dirname(dir)))) return false;
     try {
       fs.mkdirSync(dir, { mode: 0o700 });

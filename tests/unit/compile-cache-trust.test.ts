@@ -80,6 +80,9 @@ describe('the code cache is trusted only when it is ours alone', () => {
     const planted = plantCache(file, EVIL__);
     fs.chmodSync(cacheDir, 0o777);
     expect(requireWithCodeCache(file, { dir: cacheDir, version: '1.0.0', writeAfterMs: 60_000 }).exports).toEqual({ who: 'honest bundle' });
+    // Open to others only to read: not used either, as none would be written there (one rule, day-7b review G6).
+    fs.chmodSync(cacheDir, 0o755);
+    expect(requireWithCodeCache(file, { dir: cacheDir, version: '1.0.0', writeAfterMs: 60_000 }).exports).toEqual({ who: 'honest bundle' });
     fs.chmodSync(cacheDir, 0o700);
     const elsewhere = path.join(dir, 'elsewhere.v8cache');
     fs.renameSync(planted, elsewhere);
