@@ -90,7 +90,10 @@ class Writer {
 
   /** Ends an emphasis: nothing when it wrote no word, else its mark after its last word, before the blanks and breaks that followed it. */
   close(mark: string): void {
-    if (this.opened) return void (this.opened = this.opened.slice(0, -mark.length));
+    if (this.opened) {
+      this.opened = this.opened.slice(0, -mark.length);
+      return;
+    }
     let tail = '';
     for (let s = this.last(); /\s$/.test(s); s = this.last()) {
       const kept = s.trimEnd();
