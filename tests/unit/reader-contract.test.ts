@@ -209,9 +209,10 @@ describe('content-script weight', () => {
     // Guards just above today's figures, so any growth is seen and justified (2026-12-05: 18,459 + 1,034 = 19,493; 18,539 + 1,051 with captures review L3, L4, L1 and stream review #10;
     // 18,685 with the page's Markdown as the site's: bold, italics, tables; L3 taken back, day-4 review F1; 18,758 with
     // emphasis marks that hug their words and tables that stay tables, day-4 review F4, F5; 18,829 with every `|` of a
-    // cell escaped and an emphasis that shows nothing, or ends in a break, written right: page review F1, F3, F4).
-    // Code that grows them past 20,000 together must push something else into a kit.
-    expect(page).toBeLessThan(18_850);
+    // cell escaped and an emphasis that shows nothing, or ends in a break, written right: page review F1, F3, F4;
+    // 18,859 with an emphasis closed at every break and opened again after a block's marker: day-7c review T1–T3).
+    // Code that grows them past 20,000 together must push something else into a kit: ~110 bytes are left.
+    expect(page).toBeLessThan(18_900);
     expect(tap).toBeLessThan(1_100);
     expect(page + tap).toBeLessThanOrEqual(20_000);
   });
@@ -301,8 +302,10 @@ describe('content-script weight', () => {
     // panel 8,321, repair 8,878, ask 12,654; emphasis and tables made right (day-4 review F4, F5): threads 24,798,
     // sources 7,487, panel 8,456, repair 9,030, ask 12,769. Every `|` of a cell escaped, an emphasis's marks written
     // only with its first word and closed before its trailing breaks (page review F1, F3, F4): threads 24,873, sources
-    // 7,565, panel 8,523, repair 9,091, ask 12,812. The renderer is in every kit: a trim of it pays five times.
-    const limits = { 'page-threads': 24_900, 'page-sources': 7_600, 'page-diagnostics': 3_750, 'page-panel': 8_550, 'page-mode': 5_850, 'page-ask': 12_850, 'page-repair': 9_150 };
+    // 7,565, panel 8,523, repair 9,091, ask 12,812; an emphasis closed at every break and cell's end and opened again
+    // after a block's marker (day-7c review T1–T3): threads 24,910, sources 7,586, panel 8,551, repair 9,114, ask
+    // 12,842. The renderer is in every kit: a trim of it pays five times.
+    const limits = { 'page-threads': 24_950, 'page-sources': 7_650, 'page-diagnostics': 3_750, 'page-panel': 8_600, 'page-mode': 5_850, 'page-ask': 12_900, 'page-repair': 9_150 };
     for (const [entry, limit] of Object.entries(limits)) {
       const out = await bundle(`../../entrypoints/${entry}.ts`);
       expect(inputs(out).filter((i) => i.includes('node_modules'))).toEqual([]);

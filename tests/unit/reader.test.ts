@@ -271,4 +271,13 @@ describe('the page’s Markdown, as the site writes its own', () => {
     expect(render('<p>x <strong><br>line</strong> y</p>')).toBe('x\n**line** y');
     expect(render('<p><strong> <em>deep</em> </strong>end</p>')).toBe('***deep*** end');
   });
+  it('an emphasis around blocks is closed at each break and opened again after the marker of the next (day-7c review T1–T3)', () => {
+    expect(render('<strong><p>one</p><p>two</p></strong>')).toBe('**one**\n\n**two**');
+    expect(render('<strong><h2>Title</h2></strong><ul><li><em><span>a</span></em></li></ul>')).toBe('## **Title**\n\n- *a*');
+    expect(render('<strong><ul><li>a</li><li>b</li></ul></strong>')).toBe('- **a**\n- **b**');
+    expect(render('<p><strong>Run <pre><code>x = 1</code></pre> then</strong> go</p>')).toBe('**Run**\n\n```\nx = 1\n```\n\n**then** go');
+    expect(render('<p><strong>a<br>b</strong></p>')).toBe('**a**\n**b**');
+    expect(render('<table><tr><td><strong>a<p>b</p></strong></td><td>c</td></tr></table>')).toBe('| **a b** | c |');
+    expect(render('<strong><table><tr><td>a</td><td>b</td></tr></table></strong>')).toBe('| **a** | **b** |');
+  });
 });

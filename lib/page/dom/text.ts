@@ -41,11 +41,13 @@ class Writer {
   private readonly parts: string[] = [];
   indent = '';
   /**
-   * Emphasis marks opened but not written yet: they go right before the next visible word, after its leading space,
-   * so an emphasis that shows nothing writes nothing and one that begins with a line break keeps its mark on the
-   * line of its words (page review 2026-12-05, F3, F4).
+   * Emphasis marks opened but not written yet: they go right before the next visible word, after its leading space
+   * and after a heading's or a list item's marker, so an emphasis that shows nothing writes nothing (page review
+   * 2026-12-05, F3). Marks written (`live`) are closed at every break and cell's end and opened again before the
+   * next word: Markdown's emphasis ends with its line, its cell, its paragraph (F4; day-7c review T1–T3).
    */
   opened = '';
+  private live = '';
   /** Inside a table cell: a line break would end the row, so every break is a space, and every `|` is escaped. */
   flat = 0;
 
@@ -61,10 +63,12 @@ class Writer {
     return this.parts.length === 0 || this.last().endsWith('\n');
   }
 
-  text(t: string): void {
+  /** Writes `t`; a `marker` (a heading's `#`, a list item's `- `, a table's pipes) is not a word an emphasis opens at. */
+  text(t: string, marker?: boolean): void {
     if (this.flat) t = t.replace(/\|/g, '\\|');
-    if (this.opened && t.trim()) {
+    if (this.opened && !marker && t.trim()) {
       const marks = this.opened;
+      this.live += marks;
       this.opened = '';
       if (t[0] === ' ') this.text(' ');
       t = marks + t.trimStart();
@@ -88,20 +92,25 @@ class Writer {
     if (text) this.parts.push(text);
   }
 
-  /** Ends an emphasis: nothing when it wrote no word, else its mark after its last word, before the blanks and breaks that followed it. */
+  /** Ends an emphasis: nothing when it wrote no word since it was (re)opened, else its mark after its last word, before the blanks that followed it. */
   close(mark: string): void {
     if (this.opened) {
       this.opened = this.opened.slice(0, -mark.length);
       return;
     }
-    let tail = '';
-    for (let s = this.last(); /\s$/.test(s); s = this.last()) {
-      const kept = s.trimEnd();
-      tail = s.slice(kept.length) + tail;
-      this.parts.pop();
-      if (kept) this.parts.push(kept);
-    }
-    this.parts.push(mark + (/\n/.test(tail) ? tail.replace(/[ \t]/g, '') : tail && ' '));
+    this.live = this.live.slice(0, -mark.length);
+    const blank = /[ \t]$/.test(this.last());
+    this.trimTrailingBlanks();
+    this.parts.push(blank ? `${mark} ` : mark);
+  }
+
+  /** Closes the emphases written so far (at a break, at a cell's end); they open again before the next word. */
+  suspend(): void {
+    if (!this.live) return;
+    this.trimTrailingBlanks();
+    this.parts.push(this.live);
+    this.opened = this.live + this.opened;
+    this.live = '';
   }
 
   /** Drops spaces and tabs at the very end, looking back only as far as they go. */
@@ -135,6 +144,7 @@ class Writer {
   /** Ensures the output ends with at least n line breaks (none at the very start). */
   breaks(n: number): void {
     if (this.flat) return void this.text(' ');
+    this.suspend();
     this.trimTrailingBlanks();
     if (this.parts.length === 0) return;
     const trailing = this.trailingBreaks();
@@ -143,6 +153,7 @@ class Writer {
 
   hardBreak(): void {
     if (this.flat) return void this.text(' ');
+    this.suspend();
     this.trimTrailingBlanks();
     this.parts.push('\n');
   }
@@ -237,7 +248,7 @@ export function renderText(roots: Element | Element[], options: RenderOptions): 
 
     if (/^H[1-6]$/.test(tag)) {
       w.breaks(2);
-      if (options.markdown) w.text(`${'#'.repeat(Number(tag[1]))} `);
+      if (options.markdown) w.text(`${'#'.repeat(Number(tag[1]))} `, true);
       children(el);
       w.breaks(2);
       return;
@@ -248,7 +259,7 @@ export function renderText(roots: Element | Element[], options: RenderOptions): 
         return;
       case 'HR':
         w.breaks(2);
-        w.text('---');
+        w.text('---', true);
         w.breaks(2);
         return;
       case 'PRE': {
@@ -270,7 +281,7 @@ export function renderText(roots: Element | Element[], options: RenderOptions): 
           if (child.nodeType === 1 && (child as Element).tagName === 'LI' && !skipped(child as Element)) {
             const marker = tag === 'OL' ? `${n++}. ` : '- ';
             w.breaks(1);
-            w.text(marker);
+            w.text(marker, true);
             const saved = w.indent;
             w.indent += ' '.repeat(marker.length);
             children(child as Element);
@@ -285,10 +296,11 @@ export function renderText(roots: Element | Element[], options: RenderOptions): 
       case 'TD':
       case 'TH': {
         const prev = el.previousElementSibling;
-        if (prev && (prev.tagName === 'TD' || prev.tagName === 'TH')) w.text(' | ');
+        if (prev && (prev.tagName === 'TD' || prev.tagName === 'TH')) w.text(' | ', true);
         // A cell is one line of its row: its paragraphs, lists and code flow on it; a `|` in it is escaped (Markdown).
         if (options.markdown) w.flat++;
         children(el);
+        w.suspend();
         if (options.markdown) w.flat--;
         return;
       }
@@ -306,12 +318,12 @@ export function renderText(roots: Element | Element[], options: RenderOptions): 
       }
       if (tag === 'TR') {
         w.breaks(1);
-        w.text('| ');
+        w.text('| ', true);
         children(el);
-        w.text(' |');
+        w.text(' |', true);
         if (el.querySelector(':scope > th') && !el.querySelector(':scope > td')) {
           w.breaks(1);
-          w.text(`|${' --- |'.repeat(el.children.length)}`);
+          w.text(`|${' --- |'.repeat(el.children.length)}`, true);
         }
         w.breaks(1);
         return;
