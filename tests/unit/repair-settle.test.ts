@@ -97,3 +97,48 @@ describe('a conversation page drawing its turns while comet_poll reads it', () =
     expect(other).toMatchObject({ status: 'idle', turnCount: 0 });
   });
 });
+
+describe('no turn drawn while the thread JSON says its last turn is being written (day-7c review R1–R3)', () => {
+  const URL = 'https://www.perplexity.ai/search/tides-abc123';
+  const finished = (q: string) => ({ uuid: q, query_str: q, status: 'COMPLETED', blocks: [{ intended_usage: 'ask_text', markdown_block: { answer: `About ${q}.` } }] });
+  const running = (...before: object[]) => JSON.stringify({ entries: [...before, { uuid: 'e', query_str: 'why tides', status: 'PENDING', blocks: [] }] });
+  const undrawn = { url: URL, turnCount: 0, status: 'idle', response: '', lastTurnIndex: -1 };
+  /** The repair kit of a page that draws nothing: it says so, at the URL the tab shows after its wait. */
+  const kitAt = (url: string, asked: string[] = []) => async (method: string, params: Record<string, unknown>) => {
+    asked.push(`${method}${params.turns ? '+turns' : ''}`);
+    return params.turns ? { status: 'failed', probe: 'turn', reason: 'no turn matched', url } : { status: 'miss', probe: 'turn', url };
+  };
+
+  it('its word holds while the JSON may not be asked again: every poll in the window says working', async () => {
+    let t = 1_000_000;
+    const bodies = [running(), ''];
+    let fetched = 0;
+    const fetch = async () => {
+      fetched++;
+      return { status: 200, body: bodies.shift() ?? running() };
+    };
+    const repairs = new Repairs(() => threadJson2026, () => t);
+    const poll = () => repairs.read('page.poll', async () => undrawn, kitAt(URL), fetch, { tabId: 1, url: URL });
+    expect(await poll()).toMatchObject({ status: 'working' });
+    t += 1_000; // within the JSON's interval: not asked, its word held
+    expect(await poll()).toMatchObject({ status: 'working' });
+    t += 3_000; // asked, and it answers empty (its rate limit): the word from 4 s ago still holds
+    expect(await poll()).toMatchObject({ status: 'working' });
+    expect(fetched).toBe(2);
+    t += 61_000; // a minute on with no answer from it: the page's own result
+    bodies.unshift('');
+    expect(await poll()).toMatchObject({ status: 'idle' });
+  });
+
+  it('a thread with finished turns is still repaired from them, not answered working with no turn', async () => {
+    const asked: string[] = [];
+    const read = new Repairs(() => threadJson2026).read('page.poll', async () => undrawn, kitAt(URL, asked), async () => ({ status: 200, body: running(finished('one'), finished('two')) }), { tabId: 1, url: URL });
+    await expect(read).rejects.toMatchObject({ code: 'SELECTOR_MISS' });
+    expect(asked).toEqual(['page.repair', 'page.repair+turns']);
+  });
+
+  it('the tab went to another thread during the wait: that thread’s JSON says nothing of the one polled', async () => {
+    const read = await new Repairs(() => threadJson2026).read('page.poll', async () => undrawn, kitAt('https://www.perplexity.ai/search/other-def456'), async () => ({ status: 200, body: running() }), { tabId: 1, url: URL });
+    expect(read).toMatchObject({ status: 'idle', turnCount: 0 });
+  });
+});

@@ -41,11 +41,15 @@ export function finishedTurns(entries: readonly unknown[], r: ThreadJsonReader):
   return out;
 }
 
+/** How long a thread JSON's word that a turn is being written holds while the JSON may not be asked again. */
+const RUNNING_HELD_MS = 60_000;
+
 /** Whether a poll shows the reader's miss: a conversation page with no turn, or a finished turn with no answer. */
-function pollMiss(result: unknown): { probe: string; turnIndex: number } | null {
+function pollMiss(result: unknown): { probe: string; turnIndex: number; ref?: string } | null {
   const poll = result as { url?: string; turnCount?: number; status?: string; response?: string; lastTurnIndex?: number; repair?: string };
-  if (!threadIdOfUrl(poll.url) || poll.repair) return null;
-  if (poll.turnCount === 0) return { probe: 'turn', turnIndex: -1 };
+  const ref = threadIdOfUrl(poll.url);
+  if (!ref || poll.repair) return null;
+  if (poll.turnCount === 0) return { probe: 'turn', turnIndex: -1, ref };
   if (poll.status !== 'working' && poll.response === '' && (poll.lastTurnIndex ?? -1) >= 0) return { probe: 'answer', turnIndex: poll.lastTurnIndex as number };
   return null;
 }
@@ -62,6 +66,8 @@ export class Repairs {
   requests = 0;
   /** `tab url` pairs whose page the reader read (most recent last, a few hundred at most). */
   private fine = new Set<string>();
+  /** Thread → when its JSON last said its last turn is being written (a few hundred threads at most). */
+  private runningAt = new Map<string, number>();
 
   private remember(seen: string): void {
     this.fine.add(seen);
@@ -123,12 +129,12 @@ export class Repairs {
     }
     const miss = method === 'page.poll' ? pollMiss(result) : null;
     if (!miss) return result;
-    const outcome = await this.ensure(page, fetch, miss.probe, undefined, miss.turnIndex);
+    const outcome = await this.ensure(page, fetch, miss.probe, undefined, miss.turnIndex, miss.ref);
     // 'fine': the page drew its turns while the kit waited for them (a thread just opened): the poll taken before is stale.
     if (outcome === 'fine') return run();
     // No turn drawn, and the thread JSON says its last turn is being written: working, on the JSON's word, never the
     // `idle` the page's want of a turn would say (page review 2026-12-05, F2).
-    if (outcome === 'running') return miss.probe === 'turn' ? { ...(result as object), status: 'working' } : result;
+    if (outcome === 'running') return { ...(result as object), status: 'working' };
     if (!isRepair(outcome)) return result;
     this.note(where?.tabId, outcome);
     return run();
@@ -165,7 +171,7 @@ export class Repairs {
    * reads the page, or when nothing vouches that it should show more (the JSON has no finished turn
    * there). Throws `[SELECTOR_MISS]` when a repair was tried and failed.
    */
-  private async ensure(page: PageCall, fetch: TabFetch, probe?: string, original?: RelayError, turnIndex?: number): Promise<RepairInfo | 'fine' | 'running' | null> {
+  private async ensure(page: PageCall, fetch: TabFetch, probe?: string, original?: RelayError, turnIndex?: number, polled?: string): Promise<RepairInfo | 'fine' | 'running' | null> {
     const check = RepairResult.parse(await page('page.repair', probe ? { probe } : {}));
     if (check.status === 'fine') return 'fine';
     if (check.status === 'repaired') return check.repair ?? null;
@@ -175,10 +181,14 @@ export class Repairs {
     const ref = threadIdOfUrl(url);
     if (!ref) return null;
     const json = await this.jsonTurns(ref, fetch);
-    if (json?.lastRunning && turnIndex === -1) return 'running';
     const turns = json?.turns;
-    // The JSON vouches for nothing on this page (no finished turn, or not the one that read empty): the page's own result stands.
-    if (!turns || turns.length === 0) return null;
+    if (!turns || turns.length === 0) {
+      // No finished turn to repair with. No turn drawn on the thread polled (not one the tab went to since), and its
+      // JSON says its last turn is being written — now, or at its last answer while it may not be asked again
+      // (day-7c review R1–R3): `running`. Else the JSON vouches for nothing here: the page's own result stands.
+      const running = json ? json.lastRunning : this.now() - (this.runningAt.get(ref) ?? -RUNNING_HELD_MS) < RUNNING_HELD_MS;
+      return running && turnIndex === -1 && ref === polled ? 'running' : null;
+    }
     if (turnIndex !== undefined && turnIndex >= 0 && !turns.some((t) => t.index === turnIndex)) return null;
     const done = RepairResult.parse(await page('page.repair', { turns, probe: missed }));
     if (done.status === 'repaired') return done.repair ?? null;
@@ -215,7 +225,11 @@ export class Repairs {
       this.nextAsk.set(ref, now + r.request.emptyBackoffMs);
       return undefined;
     }
-    return { turns: finishedTurns(entries, r), lastRunning: entries.length > 0 && entryStatus(entries[entries.length - 1], r) === 'running' };
+    const lastRunning = entries.length > 0 && entryStatus(entries[entries.length - 1], r) === 'running';
+    this.runningAt.delete(ref);
+    if (lastRunning) this.runningAt.set(ref, now);
+    if (this.runningAt.size > 256) this.runningAt.delete(this.runningAt.keys().next().value as string);
+    return { turns: finishedTurns(entries, r), lastRunning };
   }
 }
 
