@@ -6,11 +6,11 @@ import { extensionsPage, TAB_ACCESS_GRANT } from '../protocol/urls';
 import { type HostRecord, listHosts as realListHosts } from '../relay/discovery';
 import { readersInUse, SELECTOR_SET_KIND } from '../packs/kinds';
 import { type FolderReport, readPackFolder } from '../relay/pack-folder';
-import { stateDirPath as defaultStateDir, publicTokenPath } from '../relay/paths';
+import { publicTokenPath } from '../relay/paths';
 import { VERSION } from '../relay/version';
 import { BROWSER_DATA, BROWSERS, type Browser, registryKey } from './browsers';
 import { hostLogPath } from './host-manifest';
-import { installCommand, type ManifestLocation, manifestLocations, registeredUserDataDirs, type Resolved, resolveState, type StateOptions, userDataDirLocation } from './install';
+import { defaultHomeOf, installCommand, type ManifestLocation, manifestLocations, registeredUserDataDirs, type Resolved, resolveState, type StateOptions, userDataDirLocation } from './install';
 import { formatPageReport } from './page-report';
 import { queryRegistry } from './registry';
 import { type CopyKind, checkExtensionFolder, type PackageCopy, packageCopy, rebuildHint, volatileCopyNote } from './package-copy';
@@ -301,7 +301,7 @@ async function manifestChecks(options: DoctorOptions, resolved: Resolved): Promi
     }
     const result = verifyManifest(sys, manifestPath, { installCommand: command, extensionOrigin: EXTENSION_ORIGIN });
     const problems = [...result.problems];
-    const launcherHome = result.launcher ? (result.launcher.home ?? defaultHome(sys)) : undefined;
+    const launcherHome = result.launcher ? (result.launcher.home ?? defaultHomeOf(sys)) : undefined;
     if (launcherHome !== undefined && !samePath(sys, launcherHome, expectedHome)) {
       problems.push({
         message: `the launcher starts the host with state folder ${tildify(sys, launcherHome)}, but this shell uses ${tildify(sys, expectedHome)}, so clients here will not find that host`,
@@ -464,13 +464,6 @@ function ownerOnlyCheck(sys: ResolvedSystem, name: string, file: string): Doctor
 /** The state folder the launcher should give the host: the one this process uses. */
 function expectedLauncherHome(resolved: Resolved): string {
   return resolved.bakedHome ?? resolved.stateDir;
-}
-
-/** The state folder a host started without COMET_RELAY_HOME uses. */
-function defaultHome(sys: ResolvedSystem): string {
-  const env = { ...sys.env };
-  delete env.COMET_RELAY_HOME;
-  return defaultStateDir({ env, platform: sys.platform, homedir: sys.homedir });
 }
 
 function samePath(sys: ResolvedSystem, a: string, b: string): boolean {

@@ -1,7 +1,7 @@
 import nodeFs from 'node:fs';
 import { NATIVE_HOST_NAME } from '../protocol/identity';
 import { ensurePrivateDir } from '../relay/private-dir';
-import { ATTACHMENT_FILES, attachmentsDir, checkStateFolder, customManifestsPath, isOwnAttachmentMeta, packsDir, replacedInstallsPath, stateDir as defaultStateDir, OWN_STATE_FILES, publicTokenPath } from '../relay/paths';
+import { ATTACHMENT_FILES, attachmentsDir, checkStateFolder, customManifestsPath, isOwnAttachmentMeta, packsDir, replacedInstallsPath, stateDir as defaultStateDir, stateDirPath, OWN_STATE_FILES, publicTokenPath } from '../relay/paths';
 import { BROWSER_DATA, BROWSERS, type Browser, isBrowserInstalled, MANIFEST_FILE_NAME, registryKey, userDataDirs } from './browsers';
 import { buildManifest, launcherPath, manifestText, writeLauncherWith } from './host-manifest';
 import { deleteRegistryKey, queryRegistry, registerManifest } from './registry';
@@ -464,6 +464,26 @@ export async function uninstall(options: UninstallOptions = {}): Promise<Uninsta
   const failed = (file: string, error: unknown) => problem(error instanceof LeftAlone ? error.message : `could not remove ${file}: ${errorMessage(error)}`);
   /** Folders of ours that could not be read: said once, with whose they are, and not again as "files not ours". */
   const unreadable = new Set<string>();
+  /** The default state folder only comet-relay uses; a --home given (whatever it names) may be shared with other things. */
+  const ownFolder = !resolved.bakedHome || samePath(sys, stateDir, defaultHomeOf(sys));
+  /**
+   * A folder of ours the purge could not read. Gone, or a file of someone else's by that name, is nothing of ours;
+   * one that cannot be read is said, with whose it is and who can remove it, never taken for empty (day-5 review F2;
+   * day-6 F2, F3). Another user's in a folder that may be shared may be another program's: kept and said, with the
+   * way out only if comet-relay alone uses it, never a failure the person can end only by deleting what may not be
+   * ours (day-7 review F2). In the default folder, which only comet-relay uses, it is ours: the purge is not done
+   * (day-7b G2; day-7c I1, I2).
+   */
+  const cannotRead = (full: string, error: unknown) => {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === 'ENOENT' || code === 'ENOTDIR') return;
+    unreadable.add(full);
+    const owner = otherOwner(sys, full);
+    const remover = owner === undefined ? 'make it readable or remove it yourself' : owner === 0 ? `\`sudo rm -r ${quoteArg(full, sys.platform)}\` removes it` : `user ${owner} or root can remove it`;
+    const whose = owner === undefined ? '' : `it belongs to ${owner === 0 ? 'root' : `user ${owner}`} and `;
+    if (owner === undefined || ownFolder) problem(`could not read ${tildify(sys, full)} (${code ?? errorMessage(error)}): ${whose}${remover}; then run the same uninstall again`);
+    else kept.push(`${tildify(sys, full)} (${whose}cannot be read, so whether comet-relay's files are in it cannot be seen; if only comet-relay uses it, ${remover})`);
+  };
   /** Whether root under sudo must not read or act on `file` (why said once); never outside sudo. */
   const leftAlone = (file: string): boolean => {
     const why = guard ? leftAloneWhy(sys, guard, file, 'file') : undefined;
@@ -625,23 +645,7 @@ export async function uninstall(options: UninstallOptions = {}): Promise<Uninsta
       try {
         entries = sys.fs.readdirSync(full);
       } catch (error) {
-        // Gone, or a file of someone else's by that name, is nothing of ours; a folder that cannot be read is said,
-        // with whose it is, never taken for empty (day-5 review F2; day-6 F2, F3). One of another user's in a --home
-        // given (a folder shared with other things) may be another program's: kept and said, with the way out only if
-        // comet-relay alone uses it, never a failure the person can end only by deleting what may not be ours (day-7
-        // review F2). In the default folder, which only comet-relay uses, it is ours: the purge is not done (day-7b G2).
-        const code = (error as NodeJS.ErrnoException).code;
-        if (code !== 'ENOENT' && code !== 'ENOTDIR') {
-          unreadable.add(full);
-          const owner = otherOwner(sys, full);
-          if (owner === undefined || resolved.bakedHome === undefined) {
-            const whose = owner === undefined ? '' : `: it belongs to ${owner === 0 ? `root (\`sudo rm -r ${quoteArg(full, sys.platform)}\` removes it)` : `user ${owner}`}`;
-            problem(`could not read ${tildify(sys, full)} (${code ?? errorMessage(error)})${whose}; ${owner === undefined ? 'make it readable or remove it yourself' : 'remove it'}, then run the same uninstall again`);
-          } else {
-            const remover = owner === 0 ? `\`sudo rm -r ${quoteArg(full, sys.platform)}\` removes it` : `user ${owner} or root can remove it`;
-            kept.push(`${tildify(sys, full)} (it belongs to ${owner === 0 ? 'root' : `user ${owner}`} and cannot be read, so whether comet-relay's files are in it cannot be seen; if only comet-relay uses it, ${remover})`);
-          }
-        }
+        cannotRead(full, error);
         continue;
       }
       for (const entry of entries) if (name.test(entry) && !(keepRecord && samePath(sys, sys.path.join(full, entry), record))) removeFile(sys.path.join(full, entry));
@@ -652,8 +656,8 @@ export async function uninstall(options: UninstallOptions = {}): Promise<Uninsta
     let folders: string[] = [];
     try {
       folders = sys.fs.readdirSync(uploads);
-    } catch {
-      // none
+    } catch (error) {
+      cannotRead(uploads, error);
     }
     for (const folder of folders) {
       const full = sys.path.join(uploads, folder);
@@ -814,6 +818,13 @@ function removeEmptyDir(sys: ResolvedSystem, dir: string): void {
   } catch {
     // Not there or not empty: leave it.
   }
+}
+
+/** The state folder an install (or a host) without --home or COMET_RELAY_HOME uses. */
+export function defaultHomeOf(sys: ResolvedSystem): string {
+  const env = { ...sys.env };
+  delete env.COMET_RELAY_HOME;
+  return stateDirPath({ env, platform: sys.platform, homedir: sys.homedir });
 }
 
 /** The user `file` belongs to when that is not this process's (whose it is says who can remove it), else undefined. */

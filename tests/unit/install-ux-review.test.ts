@@ -303,10 +303,34 @@ describe("uninstall --purge and an unreadable folder of another user's in a shar
     try {
       const result = await uninstall({ ...setup, purge: true, fs: guarded as never });
       expect(result.ok).toBe(false);
-      expect(result.lines.join('\n')).toContain(`could not read ${cache.replace(setup.homedir, '~')} (EACCES): it belongs to root (\`sudo rm -r ${cache}\` removes it); remove it, then run the same uninstall again`);
+      expect(result.lines.join('\n')).toContain(`could not read ${cache.replace(setup.homedir, '~')} (EACCES): it belongs to root and \`sudo rm -r ${cache}\` removes it; then run the same uninstall again`);
+      // The same folder named with --home is still the default one (day-7c review I2).
+      const named = await uninstall({ ...setup, home: report.stateDir, purge: true, fs: guarded as never });
+      expect(named.ok).toBe(false);
     } finally {
       me.mockRestore();
     }
+  });
+
+  it('the uploads folder too: one that cannot be read is said so, never as holding files not ours (day-7c review I1)', async () => {
+    const setup = linuxInstallHome('install-ux');
+    fs.mkdirSync(path.join(setup.homedir, '.config', 'chromium'), { recursive: true });
+    const report = await install({ ...setup, browsers: ['chromium'] });
+    const uploads = path.join(report.stateDir, 'attachments');
+    fs.mkdirSync(uploads, { recursive: true });
+    const denied = Object.assign(new Error(`EACCES: permission denied, scandir '${uploads}'`), { code: 'EACCES' });
+    const guarded = {
+      ...fs,
+      readdirSync: ((dir: fs.PathLike, ...rest: unknown[]) => {
+        if (path.resolve(String(dir)) === uploads) throw denied;
+        return (fs.readdirSync as (...a: unknown[]) => unknown)(dir, ...rest);
+      }) as typeof fs.readdirSync,
+    };
+    const result = await uninstall({ ...setup, purge: true, fs: guarded as never });
+    const said = result.lines.join('\n');
+    expect(result.ok).toBe(false);
+    expect(said).toContain(`could not read ${uploads.replace(setup.homedir, '~')} (EACCES): make it readable or remove it yourself; then run the same uninstall again`);
+    expect(said).not.toContain('holds files not created by comet-relay');
   });
 });
 
