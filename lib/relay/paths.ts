@@ -112,7 +112,8 @@ export function commandStateDir(args: readonly string[], pathEnv: PathEnv = {}):
  * keeps its cache. A folder that is there but open to others (a `--home` shared with other things) gets none either:
  * compile-cache.ts writes only into a state folder closed to others, and changes no `cache/` someone already has.
  * A state folder given as a link gets none: what the link leads to is not looked at; and root gets none in a folder
- * reached through a link anywhere on its path, which someone else may own and switch (day-7b review G1).
+ * reached through a link anywhere on its path, which someone else may own and switch (day-7b review G1). So root on
+ * macOS, whose home is under /var (a link to /private/var), starts without one: a cost in time only.
  */
 export function codeCacheDirFor(argv: readonly string[], pathEnv: PathEnv = {}, uid = process.getuid?.()): string | undefined {
   const [command, ...args] = argv;
