@@ -1,6 +1,6 @@
 import { defaultCliPath, resolveSystem, type SystemOptions } from './system';
 import { powerShellWord } from './policy/privileged-command';
-import { cliCommand } from '../relay/invocation';
+import { cliCommand, quoteArg } from '../relay/invocation';
 
 /**
  * Ready-to-paste MCP client configurations for `comet-relay mcp` (stdio) and `comet-relay serve`
@@ -132,7 +132,7 @@ export function clientConfig(client: string, options: ClientConfigOptions = {}):
   const env = options.home ? { COMET_RELAY_HOME: sys.path.resolve(options.home) } : undefined;
   const entry = { command, args, ...(env ? { env } : {}) };
   const mcpServers = (value: object) => json({ mcpServers: { [SERVER_NAME]: value } });
-  const q = (value: string) => shellQuote(value, sys.platform);
+  const q = (value: string) => quoteArg(value, sys.platform);
   const commandLine = [command, ...args].map(q).join(' ');
   const npxNote = options.npx ? ' npx must be on the PATH the client starts with; drop --npx to use absolute paths instead.' : '';
   const home = (unix: string, windows: string) => (sys.platform === 'win32' ? windows : unix);
@@ -292,9 +292,3 @@ function powerShellArgForCode(value: string): string {
   return powerShellWord(value.replace(/(\\*)"/g, '$1$1\\"'));
 }
 
-/** Quotes one argument for the user's shell: POSIX single quotes, or cmd/PowerShell double quotes. */
-export function shellQuote(value: string, platform: NodeJS.Platform = process.platform): string {
-  if (/^[\w@%+=:,./-]+$/.test(value)) return value;
-  if (platform === 'win32') return /^[\w@%+=:,./\\-]+$/.test(value) ? value : `"${value.replace(/"/g, '\\"')}"`;
-  return `'${value.replace(/'/g, `'\\''`)}'`;
-}

@@ -189,10 +189,18 @@ function realPath(files: Pick<typeof fs, 'realpathSync'>, file: string): string 
   }
 }
 
-/** Quotes one argument for the person's shell (the same rule as `shellQuote` of the client configs). */
+/**
+ * Quotes one argument for the person's shell: every command printed, the client configs' included. On Windows,
+ * double quotes, which cmd and PowerShell both take for a path with spaces; but PowerShell expands `$name` and
+ * a backtick inside them, so a value holding either is single-quoted, PowerShell's literal form (day-5 review F6;
+ * a `%NAME%` that cmd expands even in quotes has no form both shells take, and is left as it is).
+ */
 export function quoteArg(value: string, platform: NodeJS.Platform = process.platform): string {
   if (/^[\w@%+=:,./-]+$/.test(value)) return value;
-  if (platform === 'win32') return /^[\w@%+=:,./\\-]+$/.test(value) ? value : `"${value.replace(/"/g, '\\"')}"`;
+  if (platform === 'win32') {
+    if (/[$`]/.test(value)) return `'${value.replace(/'/g, "''")}'`;
+    return /^[\w@%+=:,./\\-]+$/.test(value) ? value : `"${value.replace(/"/g, '\\"')}"`;
+  }
   return `'${value.replace(/'/g, `'\\''`)}'`;
 }
 

@@ -5,7 +5,7 @@ import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { volatileCopyNote, packageCopy } from '../../lib/install/package-copy';
 import { cliHintCommand, withCliForm } from '../../lib/protocol/identity';
-import { COMMAND_ENV, cliCommand, cliForm, commandPrefix, hostForm, type InvocationContext, UNSAID_HOME, useGivenHome } from '../../lib/relay/invocation';
+import { COMMAND_ENV, cliCommand, cliForm, commandPrefix, hostForm, type InvocationContext, quoteArg, UNSAID_HOME, useGivenHome } from '../../lib/relay/invocation';
 
 /**
  * Every hint names a command the way this copy was started (lib/relay/invocation.ts): the global
@@ -185,5 +185,14 @@ describe('the state folder a run was given, in every command it names (new-user 
     expect(said).toBe(`its reader is not valid: \`node ${cli} selectors list --home /srv/cr\` shows the sets`);
     useGivenHome(undefined);
     expect(cliForm(clone)).toEqual({ command: `node ${cli}` });
+  });
+});
+
+describe('a word for the Windows shells (day-5 review F6)', () => {
+  it('a path with spaces in double quotes (cmd and PowerShell alike); one with $ or a backtick in PowerShell’s literal single quotes', () => {
+    expect(quoteArg('C:\\Users\\ann\\relay', 'win32')).toBe('C:\\Users\\ann\\relay');
+    expect(quoteArg('C:\\Users\\ann\\my relay', 'win32')).toBe('"C:\\Users\\ann\\my relay"');
+    expect(quoteArg('C:\\Users\\ann\\$relay state', 'win32')).toBe("'C:\\Users\\ann\\$relay state'");
+    expect(quoteArg("C:\\Users\\ann's\\a`b", 'win32')).toBe("'C:\\Users\\ann''s\\a`b'");
   });
 });
