@@ -17,6 +17,17 @@ import { linuxInstallHome } from '../support/install-home';
  */
 
 /** An install for a browser started with --user-data-dir, in a state folder of its own. */
+/** The file system as the person sees it when `dir` is not theirs to read (this test runs as root, which reads everything). */
+function refusingToRead(dir: string): typeof fs {
+  return {
+    ...fs,
+    readdirSync: ((file: fs.PathLike, ...rest: unknown[]) => {
+      if (path.resolve(String(file)) === dir) throw Object.assign(new Error(`EACCES: permission denied, scandir '${dir}'`), { code: 'EACCES' });
+      return (fs.readdirSync as (...a: unknown[]) => unknown)(file, ...rest);
+    }) as typeof fs.readdirSync,
+  };
+}
+
 async function userDataDirInstall() {
   const setup = linuxInstallHome('install-ux');
   const home = path.join(setup.homedir, 'home2');
@@ -240,14 +251,7 @@ describe('uninstall --purge and a folder it cannot read (review 2026-12-05, day 
     fs.mkdirSync(cache, { recursive: true });
     fs.writeFileSync(path.join(cache, 'commands.js.cache'), 'x');
     // A folder root made under sudo: the person may not read it (root reads everything here, so the refusal is played).
-    const denied = (dir: string) => Object.assign(new Error(`EACCES: permission denied, scandir '${dir}'`), { code: 'EACCES' });
-    const guarded = {
-      ...fs,
-      readdirSync: ((dir: fs.PathLike, ...rest: unknown[]) => {
-        if (path.resolve(String(dir)) === cache) throw denied(cache);
-        return (fs.readdirSync as (...a: unknown[]) => unknown)(dir, ...rest);
-      }) as typeof fs.readdirSync,
-    };
+    const guarded = refusingToRead(cache);
     const result = await uninstall({ ...setup, home, purge: true, fs: guarded as never });
     const said = result.lines.join('\n');
     expect(said).not.toContain('Nothing to remove');
@@ -263,14 +267,7 @@ describe("uninstall --purge and an unreadable folder of another user's in a shar
     const logs = path.join(home, 'logs');
     fs.mkdirSync(logs, { recursive: true });
     fs.writeFileSync(path.join(logs, 'backup-2026.log'), 'another program’s');
-    const denied = (dir: string) => Object.assign(new Error(`EACCES: permission denied, scandir '${dir}'`), { code: 'EACCES' });
-    const guarded = {
-      ...fs,
-      readdirSync: ((dir: fs.PathLike, ...rest: unknown[]) => {
-        if (path.resolve(String(dir)) === logs) throw denied(logs);
-        return (fs.readdirSync as (...a: unknown[]) => unknown)(dir, ...rest);
-      }) as typeof fs.readdirSync,
-    };
+    const guarded = refusingToRead(logs);
     // The folder is root's and the person runs uninstall (this test runs as root: the person's uid is played).
     const me = vi.spyOn(process, 'getuid').mockReturnValue(4242);
     try {
@@ -291,14 +288,7 @@ describe("uninstall --purge and an unreadable folder of another user's in a shar
     const report = await install({ ...setup, browsers: ['chromium'] });
     const cache = path.join(report.stateDir, 'cache');
     fs.mkdirSync(cache, { recursive: true });
-    const denied = Object.assign(new Error(`EACCES: permission denied, scandir '${cache}'`), { code: 'EACCES' });
-    const guarded = {
-      ...fs,
-      readdirSync: ((dir: fs.PathLike, ...rest: unknown[]) => {
-        if (path.resolve(String(dir)) === cache) throw denied;
-        return (fs.readdirSync as (...a: unknown[]) => unknown)(dir, ...rest);
-      }) as typeof fs.readdirSync,
-    };
+    const guarded = refusingToRead(cache);
     const me = vi.spyOn(process, 'getuid').mockReturnValue(4242);
     try {
       const result = await uninstall({ ...setup, purge: true, fs: guarded as never });
@@ -318,14 +308,7 @@ describe("uninstall --purge and an unreadable folder of another user's in a shar
     const report = await install({ ...setup, browsers: ['chromium'] });
     const uploads = path.join(report.stateDir, 'attachments');
     fs.mkdirSync(uploads, { recursive: true });
-    const denied = Object.assign(new Error(`EACCES: permission denied, scandir '${uploads}'`), { code: 'EACCES' });
-    const guarded = {
-      ...fs,
-      readdirSync: ((dir: fs.PathLike, ...rest: unknown[]) => {
-        if (path.resolve(String(dir)) === uploads) throw denied;
-        return (fs.readdirSync as (...a: unknown[]) => unknown)(dir, ...rest);
-      }) as typeof fs.readdirSync,
-    };
+    const guarded = refusingToRead(uploads);
     const result = await uninstall({ ...setup, purge: true, fs: guarded as never });
     const said = result.lines.join('\n');
     expect(result.ok).toBe(false);
