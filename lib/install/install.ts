@@ -664,7 +664,9 @@ export async function uninstall(options: UninstallOptions = {}): Promise<Uninsta
       let meta: string;
       try {
         meta = sys.fs.readFileSync(sys.path.join(full, 'meta.json'), 'utf8');
-      } catch {
+      } catch (error) {
+        // No meta.json: not an upload of ours. One that cannot be read: said, as a folder of ours would be (day-7d F2).
+        cannotRead(full, error);
         continue;
       }
       if (!isOwnAttachmentMeta(meta, folder)) continue;
@@ -681,7 +683,7 @@ export async function uninstall(options: UninstallOptions = {}): Promise<Uninsta
       removeEmptyDir(sys, full); // NativeMessagingHosts/ once its per-browser folders went
       const others = (() => {
         try {
-          return sys.fs.readdirSync(full).filter((entry) => !(keepRecord && samePath(sys, sys.path.join(full, entry), record)));
+          return sys.fs.readdirSync(full).filter((entry) => !(keepRecord && samePath(sys, sys.path.join(full, entry), record)) && !unreadable.has(sys.path.join(full, entry)));
         } catch (error) {
           const code = (error as NodeJS.ErrnoException).code;
           return code === 'ENOENT' || code === 'ENOTDIR' || unreadable.has(full) ? [] : ['(it cannot be read)'];

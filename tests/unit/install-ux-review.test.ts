@@ -315,6 +315,28 @@ describe("uninstall --purge and an unreadable folder of another user's in a shar
     expect(said).toContain(`could not read ${uploads.replace(setup.homedir, '~')} (EACCES): make it readable or remove it yourself; then run the same uninstall again`);
     expect(said).not.toContain('holds files not created by comet-relay');
   });
+
+  it('an upload folder whose meta.json cannot be read: said so, never as files not ours (day-7d review F2)', async () => {
+    const setup = linuxInstallHome('install-ux');
+    fs.mkdirSync(path.join(setup.homedir, '.config', 'chromium'), { recursive: true });
+    const report = await install({ ...setup, browsers: ['chromium'] });
+    const upload = path.join(report.stateDir, 'attachments', '0b6c5a52-3f4e-4c1a-9d0e-2a7f1c9e8b11');
+    fs.mkdirSync(upload, { recursive: true });
+    fs.writeFileSync(path.join(upload, 'meta.json'), '{}');
+    const meta = path.join(upload, 'meta.json');
+    const guarded = {
+      ...fs,
+      readFileSync: ((file: fs.PathOrFileDescriptor, ...rest: unknown[]) => {
+        if (typeof file === 'string' && path.resolve(file) === meta) throw Object.assign(new Error(`EACCES: permission denied, open '${meta}'`), { code: 'EACCES' });
+        return (fs.readFileSync as (...a: unknown[]) => unknown)(file, ...rest);
+      }) as typeof fs.readFileSync,
+    };
+    const result = await uninstall({ ...setup, purge: true, fs: guarded as never });
+    const said = result.lines.join('\n');
+    expect(result.ok).toBe(false);
+    expect(said).toContain(`could not read ${upload.replace(setup.homedir, '~')} (EACCES)`);
+    expect(said).not.toContain('holds files not created by comet-relay');
+  });
 });
 
 describe('the commands uninstall and doctor print quote a path one way (review 2026-12-05, day 5, F11)', () => {

@@ -279,5 +279,8 @@ describe('the page’s Markdown, as the site writes its own', () => {
     expect(render('<p><strong>a<br>b</strong></p>')).toBe('**a**\n**b**');
     expect(render('<table><tr><td><strong>a<p>b</p></strong></td><td>c</td></tr></table>')).toBe('| **a b** | c |');
     expect(render('<strong><table><tr><td>a</td><td>b</td></tr></table></strong>')).toBe('| **a** | **b** |');
+    // One inside another of its kind is its words: two single marks side by side would read as bold (day-7d review F3).
+    expect(render('<p><em>x <em>a<br>b</em></em></p>')).toBe('*x a*\n*b*');
+    expect(render('<p><strong>a <em>b <strong>c</strong></em></strong></p>')).toBe('**a *b c***');
   });
 });

@@ -130,6 +130,17 @@ describe('no turn drawn while the thread JSON says its last turn is being writte
     expect(await poll()).toMatchObject({ status: 'idle' });
   });
 
+  it('its word ends when the JSON says anything else: the thread gone, the person signed out (day-7d review F1)', async () => {
+    let t = 1_000_000;
+    const answers = [{ status: 200, body: running() }, { status: 404, body: '{}' }];
+    const fetch = async () => answers.shift() ?? { status: 401, body: '' };
+    const repairs = new Repairs(() => threadJson2026, () => t);
+    const poll = () => repairs.read('page.poll', async () => undrawn, kitAt(URL), fetch, { tabId: 1, url: URL });
+    expect(await poll()).toMatchObject({ status: 'working' });
+    t += 4_000;
+    expect(await poll()).toMatchObject({ status: 'idle' });
+  });
+
   it('a thread with finished turns is still repaired from them, not answered working with no turn', async () => {
     const asked: string[] = [];
     const read = new Repairs(() => threadJson2026).read('page.poll', async () => undrawn, kitAt(URL, asked), async () => ({ status: 200, body: running(finished('one'), finished('two')) }), { tabId: 1, url: URL });

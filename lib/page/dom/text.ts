@@ -167,6 +167,8 @@ export function mathOf(set: SelectorSet): RenderOptions['math'] {
 export function renderText(roots: Element | Element[], options: RenderOptions): string {
   const w = new Writer();
   let listDepth = 0;
+  /** The emphases being written (`**`, `*`). */
+  const inside = new Set<string>();
 
   const skipped = (el: Element): boolean => {
     if (ALWAYS_SKIP.has(el.tagName) || el.namespaceURI === 'http://www.w3.org/2000/svg') return true;
@@ -309,11 +311,15 @@ export function renderText(roots: Element | Element[], options: RenderOptions): 
     // table's rows between pipes, its header row followed by `| --- |` for each of its cells.
     if (options.markdown) {
       const mark = tag === 'STRONG' || tag === 'B' ? '**' : tag === 'EM' || tag === 'I' ? '*' : '';
-      if (mark) {
+      // An emphasis inside one of its own kind adds nothing, and its marks beside the outer's would read as the other
+      // kind (`*x *a**` is bold): it is written as its words (day-7d review F3).
+      if (mark && !inside.has(mark)) {
         // The marks hug the words: spaces and breaks at the edges go outside them (`<strong> bold </strong>` → ` **bold** `).
+        inside.add(mark);
         w.opened += mark;
         children(el);
         w.close(mark);
+        inside.delete(mark);
         return;
       }
       if (tag === 'TR') {

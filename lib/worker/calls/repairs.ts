@@ -41,7 +41,10 @@ export function finishedTurns(entries: readonly unknown[], r: ThreadJsonReader):
   return out;
 }
 
-/** How long a thread JSON's word that a turn is being written holds while the JSON may not be asked again. */
+/**
+ * How long a thread JSON's word that a turn is being written holds while the JSON may not be asked again (its rate
+ * limit): a minute, or two of the reader's back-offs when longer, so the word outlasts one refused ask.
+ */
 const RUNNING_HELD_MS = 60_000;
 
 /** Whether a poll shows the reader's miss: a conversation page with no turn, or a finished turn with no answer. */
@@ -186,7 +189,8 @@ export class Repairs {
       // No finished turn to repair with. No turn drawn on the thread polled (not one the tab went to since), and its
       // JSON says its last turn is being written — now, or at its last answer while it may not be asked again
       // (day-7c review R1–R3): `running`. Else the JSON vouches for nothing here: the page's own result stands.
-      const running = json ? json.lastRunning : this.now() - (this.runningAt.get(ref) ?? -RUNNING_HELD_MS) < RUNNING_HELD_MS;
+      const held = Math.max(RUNNING_HELD_MS, 2 * this.reader().request.emptyBackoffMs);
+      const running = json ? json.lastRunning : this.now() - (this.runningAt.get(ref) ?? -held) < held;
       return running && turnIndex === -1 && ref === polled ? 'running' : null;
     }
     if (turnIndex !== undefined && turnIndex >= 0 && !turns.some((t) => t.index === turnIndex)) return null;
@@ -211,7 +215,9 @@ export class Repairs {
       for (let n = 0; n < r.request.maxPages; n++) {
         this.requests += 1;
         const res = await fetch(path, pageQuery(r, cursor), r.request.headers);
-        if (res.status >= 400 || !res.body.trim()) throw new Error(`HTTP ${res.status}`);
+        // Empty, or a 429: asked too often. Anything else it says (gone, signed out) ends what it said before.
+        if (res.status === 429 || (res.status < 400 && !res.body.trim())) throw new Error('asked too often');
+        if (res.status >= 400) throw new Error(`HTTP ${res.status}`);
         const value = JSON.parse(res.body) as unknown;
         const list = pick(value, r.thread.entries).values[0];
         if (!Array.isArray(list)) throw new Error('no entries');
@@ -220,9 +226,10 @@ export class Repairs {
         if (!next || next === cursor) break;
         cursor = next;
       }
-    } catch {
+    } catch (error) {
       // The endpoint answers empty when asked too often: wait longer before the next attempt.
       this.nextAsk.set(ref, now + r.request.emptyBackoffMs);
+      if ((error as Error).message !== 'asked too often') this.runningAt.delete(ref);
       return undefined;
     }
     const lastRunning = entries.length > 0 && entryStatus(entries[entries.length - 1], r) === 'running';
