@@ -8,6 +8,8 @@ import type { MethodName, MethodParams, MethodResult } from '../protocol/methods
 import { type CallOptions, RelayClient } from '../relay/client';
 import type { Logger } from '../relay/logger';
 import { cliCommand } from '../relay/invocation';
+import { CLIENT_NAME_MAX, CLIENT_VERSION_MAX } from '../protocol/identity';
+import { clip } from './tool';
 
 /**
  * What a tool sees of the browser: typed calls through this session's own relay connection.
@@ -51,7 +53,9 @@ export class BrowserGateway {
 
   /** Called when the MCP client's `initialize` arrives; attaches at once so the panel shows it. */
   identify(client: { name: string; version?: string }): void {
-    this.clientInfo = { name: client.name, version: client.version };
+    // An MCP client names itself as it likes; the hello carries a bounded name (relay review R1: a longer one had
+    // every call of the session fail as a hung host).
+    this.clientInfo = { name: clip(String(client.name ?? ''), CLIENT_NAME_MAX), version: client.version === undefined ? undefined : clip(String(client.version), CLIENT_VERSION_MAX) };
     void this.client().attach();
   }
 

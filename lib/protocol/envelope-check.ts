@@ -1,6 +1,6 @@
 import { ERROR_CODES } from './errors';
 import { DOORS } from './doors';
-import { CLI_FORM_MAX, CLI_FORM_REFUSED } from './identity';
+import { CLI_FORM_MAX, CLI_FORM_REFUSED, CLIENT_NAME_MAX, CLIENT_VERSION_MAX } from './identity';
 import type { Envelope } from './messages';
 
 /**
@@ -149,8 +149,8 @@ function browser(value: unknown): Obj {
 
 function client(value: unknown): Obj {
   const o = object(value, 'client');
-  const out: Obj = { name: string(o, 'name', 'client.', 0, 200) };
-  optional(out, o, 'version', () => string(o, 'version', 'client.', 0, 100));
+  const out: Obj = { name: string(o, 'name', 'client.', 0, CLIENT_NAME_MAX) };
+  optional(out, o, 'version', () => string(o, 'version', 'client.', 0, CLIENT_VERSION_MAX));
   return out;
 }
 

@@ -26,6 +26,10 @@ export const EXTENSION_ORIGIN = `chrome-extension://${EXTENSION_ID}/`;
  */
 export const PROTOCOL_VERSION = 3;
 
+/** The longest client name and version a hello carries; an MCP client's longer `clientInfo` is clipped to them (gateway.ts). */
+export const CLIENT_NAME_MAX = 200;
+export const CLIENT_VERSION_MAX = 100;
+
 /** The longest command form a host may send (`command` in its welcome); a longer one it leaves out. */
 export const CLI_FORM_MAX = 1000;
 /** What a command form may not hold: a line break or any other control character. */

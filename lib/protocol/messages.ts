@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { DOORS } from './doors';
 import { ERROR_CODES } from './errors';
-import { CLI_FORM_MAX, CLI_FORM_REFUSED } from './identity';
+import { CLI_FORM_MAX, CLI_FORM_REFUSED, CLIENT_NAME_MAX, CLIENT_VERSION_MAX } from './identity';
 import { AskBinding } from './page/page-methods';
 
 /**
@@ -87,7 +87,7 @@ export type ProfileInfo = z.infer<typeof ProfileInfo>;
 export const BrowserInfo = z.object({ name: z.string(), version: z.string(), userAgent: z.string() });
 export type BrowserInfo = z.infer<typeof BrowserInfo>;
 
-export const ClientInfo = z.object({ name: z.string().max(200), version: z.string().max(100).optional() });
+export const ClientInfo = z.object({ name: z.string().max(CLIENT_NAME_MAX), version: z.string().max(CLIENT_VERSION_MAX).optional() });
 
 /** Opens every connection. The extension says which profile it is; a client says who it is. */
 export const Hello = z.object({

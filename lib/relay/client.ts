@@ -356,6 +356,12 @@ export class RelayClient {
         return;
       }
       case 'event':
+        // The host refused our hello itself: said now, with its reason, not as a host that never answered (relay review R1).
+        if (this.handshake && message.event === 'protocol.invalid') {
+          const problem = (message.data as { problem?: unknown } | undefined)?.problem;
+          this.handshake.reject(new RelayError('PROTOCOL_ERROR', `The comet-relay host refused this connection's hello (${typeof problem === 'string' ? problem : 'no reason given'}). Install one version of comet-relay for the browser and this client, then call again.`));
+          return;
+        }
         for (const listener of this.listeners) listener(message.event, message.data);
         return;
       default:

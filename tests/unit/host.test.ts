@@ -16,6 +16,8 @@ import { silentLogger } from '../../lib/relay/logger';
 import { FakeExtension } from '../support/fake-extension';
 import { CLI } from '../support/harness';
 import { cliCommand } from '../../lib/relay/invocation';
+import { BrowserGateway } from '../../lib/mcp/gateway';
+import { readSettings } from '../../lib/config/settings';
 
 /**
  * The native host with a fake extension on its stdin/stdout and real relay clients on its
@@ -62,6 +64,30 @@ describe('native host', () => {
     const refusal = await extension.next('incompatible');
     expect(refusal).toMatchObject({ message: expect.stringMatching(/speaks protocol .* Install the same version of both/) });
     expect(listHosts(home)).toEqual([]);
+  });
+
+  it('a hello the host refuses (a client name past its limit) fails the call at once with the reason, not as a hung host (relay review R1)', async () => {
+    await connected();
+    extension.answerRequests(() => ({ tabs: [] }));
+    const long = new RelayClient({ home, client: { name: 'n'.repeat(201) }, transport: 'stdio', hostWaitMs: 2000 });
+    clients.push(long);
+    const started = Date.now();
+    const refused = await long.call('tabs.list', {}).catch((error: unknown) => error);
+    expect(refused).toMatchObject({ code: 'PROTOCOL_ERROR' });
+    expect((refused as Error).message).toMatch(/refused this connection's hello \(.*client\.name: too long/);
+    expect(Date.now() - started).toBeLessThan(2000);
+  });
+
+  it("an MCP client's long name and version are clipped to what a hello carries: its calls go through (relay review R1)", async () => {
+    await connected();
+    extension.answerRequests(() => ({ tabs: [] }));
+    const gateway = new BrowserGateway({ home, settings: { ...readSettings({}), COMET_HOST_WAIT: 2000 }, transport: 'stdio' });
+    try {
+      gateway.identify({ name: `Some Agent ${'n'.repeat(300)}`, version: `1.0.0-${'v'.repeat(200)}` });
+      await expect(gateway.call('tabs.list', {})).resolves.toEqual({ tabs: [] });
+    } finally {
+      gateway.close();
+    }
   });
 
   it('routes each reply to the client that asked, under that client\'s own id', async () => {
