@@ -112,6 +112,8 @@ export class BrowserGateway {
       if (relayError.code !== 'EXTENSION_NOT_CONNECTED') throw relayError;
       const executable = this.findExecutable();
       if (!executable) throw relayError;
+      // Nothing started, and Comet's Local State untouched, for a caller that is gone.
+      if (signal?.aborted) throw new RelayError('CANCELLED', 'The call was cancelled before a browser was started.');
       let note: string | undefined;
       try {
         note = this.options.beforeLaunch?.(executable);

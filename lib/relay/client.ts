@@ -134,8 +134,11 @@ export class RelayClient {
 
   private async request(method: string, params: unknown, options: CallOptions): Promise<unknown> {
     if (options.signal?.aborted) throw new RelayError('CANCELLED', 'The call was cancelled before it started.');
-    const connection = await this.ensureConnection(this.options.hostWaitMs ?? 3000);
-    // Finding the host can take seconds (a browser starting): a caller that gave up meanwhile is not sent.
+    // Finding the host can take seconds (a browser starting): a caller that gave up meanwhile is not sent, and is told
+    // it cancelled, not that no browser is there (which a comet_connect would answer by starting one: relay review R2).
+    const connection = await this.ensureConnection(this.options.hostWaitMs ?? 3000).catch((error: unknown) => {
+      throw options.signal?.aborted ? new RelayError('CANCELLED', 'The call was cancelled while the browser was looked for.') : error;
+    });
     if (options.signal?.aborted) throw new RelayError('CANCELLED', 'The call was cancelled before it reached the browser.');
     const id = `r${++this.sequence}`;
     const started = options.trace ? performance.now() : 0;

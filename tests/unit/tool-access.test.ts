@@ -100,6 +100,33 @@ describe('the gateway starting a browser itself', () => {
       fs.rmSync(dir, { recursive: true, force: true });
     }
   });
+
+  it('a caller that cancelled while the host was looked for starts no browser and changes nothing (relay review R2)', async () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'cr-launch-'));
+    try {
+      const marker = path.join(dir, 'started');
+      const executable = path.join(dir, 'comet');
+      fs.writeFileSync(executable, `#!/bin/sh\ntouch '${marker}'\n`, { mode: 0o755 });
+      let prepared = 0;
+      const gateway = new BrowserGateway({
+        home: path.join(dir, 'home'),
+        settings: { ...readSettings({}), COMET_HOST_WAIT: 600, COMET_TIMEOUT: 1000, COMET_PATH: executable },
+        transport: 'stdio',
+        beforeLaunch: () => {
+          prepared++;
+          return 'switch set';
+        },
+      });
+      const cancel = new AbortController();
+      setTimeout(() => cancel.abort(), 100);
+      await expect(gateway.ensureBrowser(cancel.signal)).rejects.toMatchObject({ code: 'CANCELLED' });
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      expect({ prepared, started: fs.existsSync(marker) }).toEqual({ prepared: 0, started: false });
+      gateway.close();
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  });
 });
 
 /** The smallest arguments a tool accepts: required fields get the first plain value their schema takes. */
