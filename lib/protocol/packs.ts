@@ -23,8 +23,11 @@ export type PackOffer = z.infer<typeof PackOffer>;
 export const SkippedPack = z.object({ source: z.string().max(4096), reason: z.string().max(4000) });
 export type SkippedPack = z.infer<typeof SkippedPack>;
 
+/** The most skipped files one offer names (the host sums up the rest in a last one). */
+export const MAX_SKIPPED = 256;
+
 export const PacksChanged = z.object({
   packs: z.array(PackOffer).max(MAX_PACKS),
-  skipped: z.array(SkippedPack).max(256),
+  skipped: z.array(SkippedPack).max(MAX_SKIPPED),
 });
 export type PacksChanged = z.infer<typeof PacksChanged>;

@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { MAX_PACK_BYTES, parsePackText } from '../packs/parse';
-import { MAX_PACKS, type PacksChanged, type SkippedPack } from '../protocol/packs';
+import { MAX_PACKS, MAX_SKIPPED, type PacksChanged, type SkippedPack } from '../protocol/packs';
 import { isPackFileName, packsDir } from './paths';
 import { cliCommand, cliForm } from './invocation';
 import { withCliForm } from '../protocol/identity';
@@ -80,7 +80,16 @@ export function readPackFolder(home: string): FolderReport {
   return report;
 }
 
-/** What the host offers the extension: the packs (the worker validates them again) and the skipped files. */
+/**
+ * What the host offers the extension: the packs (the worker validates them again) and the skipped files, as many as
+ * an offer takes, the rest summed up in a last one: past the limit the extension would refuse the whole offer, the
+ * usable packs with it (relay review R3).
+ */
 export function packOffer(report: FolderReport): PacksChanged {
-  return { packs: report.packs.map(({ source, pack }) => ({ source, pack })), skipped: report.skipped };
+  const { skipped } = report;
+  const shown =
+    skipped.length <= MAX_SKIPPED
+      ? skipped
+      : [...skipped.slice(0, MAX_SKIPPED - 1), { source: report.dir, reason: `and ${skipped.length - MAX_SKIPPED + 1} more files it could not use; \`${cliCommand('selectors list')}\` names them all` }];
+  return { packs: report.packs.map(({ source, pack }) => ({ source, pack })), skipped: shown };
 }

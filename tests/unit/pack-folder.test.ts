@@ -5,10 +5,10 @@ import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { runSelectors } from '../../lib/cli/selectors-command';
 import type { RelayError } from '../../lib/protocol/errors';
-import type { PacksChanged } from '../../lib/protocol/packs';
+import { PacksChanged } from '../../lib/protocol/packs';
 import { type Logger, silentLogger } from '../../lib/relay/logger';
 import { PackFeed } from '../../lib/relay/pack-feed';
-import { readPackFolder } from '../../lib/relay/pack-folder';
+import { packOffer, readPackFolder } from '../../lib/relay/pack-folder';
 import { BUILT_IN_SOURCES, type SelectorSet } from '../../lib/selectors';
 
 const sourceB = BUILT_IN_SOURCES.find((s) => s.name === 'gen-b-2026-10') as SelectorSet;
@@ -68,6 +68,16 @@ describe('the packs folder', () => {
       ['d.json', expect.stringMatching(/^set\.turn: Too small/)],
       ['e.json', expect.stringMatching(/^not a plain file/)],
     ]);
+  });
+
+  it('the offer to the extension names as many skipped files as it takes and sums up the rest, its packs kept (relay review R3)', () => {
+    write('a-good.json', pack({ name: 'gen-b-2026-12' }));
+    for (let i = 0; i < 300; i++) write(`bad-${String(i).padStart(3, '0')}.json`, '{ not json');
+    const offer = packOffer(readPackFolder(home));
+    expect(PacksChanged.safeParse(offer).success).toBe(true);
+    expect(offer.packs).toHaveLength(1);
+    expect(offer.skipped).toHaveLength(256);
+    expect(offer.skipped.at(-1)).toEqual({ source: dir, reason: `and 45 more files it could not use; \`${cliCommand('selectors list')}\` names them all` });
   });
 });
 
