@@ -476,7 +476,7 @@ export async function uninstall(options: UninstallOptions = {}): Promise<Uninsta
    */
   const cannotRead = (full: string, error: unknown) => {
     const code = (error as NodeJS.ErrnoException).code;
-    if (code === 'ENOENT' || code === 'ENOTDIR') return;
+    if (code === 'ENOENT' || code === 'ENOTDIR' || code === 'EISDIR') return;
     unreadable.add(full);
     const owner = otherOwner(sys, full);
     const remover = owner === undefined ? 'make it readable or remove it yourself' : owner === 0 ? `\`sudo rm -r ${quoteArg(full, sys.platform)}\` removes it` : `user ${owner} or root can remove it`;

@@ -191,16 +191,14 @@ function realPath(files: Pick<typeof fs, 'realpathSync'>, file: string): string 
 
 /**
  * Quotes one argument for the person's shell: every command printed, the client configs' included. On Windows,
- * double quotes, which cmd and PowerShell both take for a path with spaces; but PowerShell expands `$name` and
- * a backtick inside them, so a value holding either is single-quoted, PowerShell's literal form (day-5 review F6;
- * a `%NAME%` that cmd expands even in quotes has no form both shells take, and is left as it is).
+ * double quotes, the one form cmd and PowerShell both take for a path with spaces. PowerShell expands `$name` and a
+ * backtick inside them, cmd a `%NAME%`; no form holds in both shells (single quotes are literal in PowerShell but
+ * kept as characters by cmd, and a quoted program needs `& ` there), so such rare paths are left to the person
+ * (day-5 review F6; day-7e E2 showed single quotes breaking the cmd lines of the client configs).
  */
 export function quoteArg(value: string, platform: NodeJS.Platform = process.platform): string {
   if (/^[\w@%+=:,./-]+$/.test(value)) return value;
-  if (platform === 'win32') {
-    if (/[$`]/.test(value)) return `'${value.replace(/'/g, "''")}'`;
-    return /^[\w@%+=:,./\\-]+$/.test(value) ? value : `"${value.replace(/"/g, '\\"')}"`;
-  }
+  if (platform === 'win32') return /^[\w@%+=:,./\\-]+$/.test(value) ? value : `"${value.replace(/"/g, '\\"')}"`;
   return `'${value.replace(/'/g, `'\\''`)}'`;
 }
 

@@ -316,6 +316,16 @@ describe("uninstall --purge and an unreadable folder of another user's in a shar
     expect(said).not.toContain('holds files not created by comet-relay');
   });
 
+  it('an upload folder whose meta.json is a folder is not ours: left, said as such, the purge done (day-7e review E5)', async () => {
+    const setup = linuxInstallHome('install-ux');
+    fs.mkdirSync(path.join(setup.homedir, '.config', 'chromium'), { recursive: true });
+    const report = await install({ ...setup, browsers: ['chromium'] });
+    fs.mkdirSync(path.join(report.stateDir, 'attachments', 'mine', 'meta.json'), { recursive: true });
+    const result = await uninstall({ ...setup, purge: true });
+    expect(result.ok).toBe(true);
+    expect(result.lines.join('\n')).toContain('attachments (holds files not created by comet-relay)');
+  });
+
   it('an upload folder whose meta.json cannot be read: said so, never as files not ours (day-7d review F2)', async () => {
     const setup = linuxInstallHome('install-ux');
     fs.mkdirSync(path.join(setup.homedir, '.config', 'chromium'), { recursive: true });

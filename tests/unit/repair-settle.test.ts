@@ -125,9 +125,31 @@ describe('no turn drawn while the thread JSON says its last turn is being writte
     t += 3_000; // asked, and it answers empty (its rate limit): the word from 4 s ago still holds
     expect(await poll()).toMatchObject({ status: 'working' });
     expect(fetched).toBe(2);
-    t += 61_000; // a minute on with no answer from it: the page's own result
+    t += 61_000; // a minute on, refused again: held while it may not be asked (its back-off)
+    bodies.unshift('');
+    expect(await poll()).toMatchObject({ status: 'working' });
+    t += 240_000; // five minutes with no answer from it: the page's own result
     bodies.unshift('');
     expect(await poll()).toMatchObject({ status: 'idle' });
+  });
+
+  it('a moment’s failure of the JSON (a 5xx, a failed fetch) keeps its word; a thread gone ends it (day-7e review E1)', async () => {
+    let t = 1_000_000;
+    const answers: (() => { status: number; body: string })[] = [
+      () => ({ status: 200, body: running() }),
+      () => ({ status: 503, body: 'busy' }),
+      () => {
+        throw new Error('the page navigated');
+      },
+      () => ({ status: 200, body: running() }),
+    ];
+    const fetch = async () => (answers.shift() as () => { status: number; body: string })();
+    const repairs = new Repairs(() => threadJson2026, () => t);
+    const poll = () => repairs.read('page.poll', async () => undrawn, kitAt(URL), fetch, { tabId: 1, url: URL });
+    for (const step of [0, 4_000, 31_000, 31_000]) {
+      t += step;
+      expect(await poll(), `t+${t - 1_000_000}`).toMatchObject({ status: 'working' });
+    }
   });
 
   it('its word ends when the JSON says anything else: the thread gone, the person signed out (day-7d review F1)', async () => {

@@ -307,6 +307,9 @@ describe('#2 the printed sudo command works as pasted (review 2026-12-04 #2)', (
   it('#2: on Windows the words are for PowerShell: a quoted node is called with &', () => {
     const command = privilegedUnblockCommand({ platform: 'win32', needs: 'admin', browser: 'chrome', stateDir: 'C:\\Users\\me\\AppData\\Local\\comet-relay', nodePath: 'C:\\Program Files\\nodejs\\node.exe', cliPath: "C:\\Users\\me\\it's\\cli.js" });
     expect(command).toBe("& 'C:\\Program Files\\nodejs\\node.exe' 'C:\\Users\\me\\it''s\\cli.js' unblock --browser chrome --yes --home C:\\Users\\me\\AppData\\Local\\comet-relay");
+    // PowerShell ends a single-quoted string at a typographic quote mark too: doubled like ' (day-7e review E3).
+    const typographic = privilegedUnblockCommand({ platform: 'win32', needs: 'admin', browser: 'chrome', stateDir: 'C:\\x', nodePath: 'C:\\node.exe', cliPath: 'C:\\Users\\O\u2019Brien\\cli.js' });
+    expect(typographic).toContain("'C:\\Users\\O\u2019\u2019Brien\\cli.js'");
   });
 
   it('#2: uninstall names that command, quoted, when it cannot take an unblock back itself', async () => {

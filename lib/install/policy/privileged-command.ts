@@ -38,5 +38,6 @@ export function privilegedUnblockCommand(o: PrivilegedUnblock): string {
 
 /** One PowerShell word: bare when it holds nothing PowerShell reads, else single-quoted (a quote doubled). */
 export function powerShellWord(value: string): string {
-  return /^[\w.:\\/-]+$/.test(value) ? value : `'${value.replace(/'/g, "''")}'`;
+  // PowerShell ends a single-quoted string at any of its quote marks, the typographic ones too: each is doubled.
+  return /^[\w.:\\/-]+$/.test(value) ? value : `'${value.replace(/['\u2018-\u201b]/g, '$&$&')}'`;
 }

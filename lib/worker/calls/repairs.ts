@@ -42,10 +42,11 @@ export function finishedTurns(entries: readonly unknown[], r: ThreadJsonReader):
 }
 
 /**
- * How long a thread JSON's word that a turn is being written holds while the JSON may not be asked again (its rate
- * limit): a minute, or two of the reader's back-offs when longer, so the word outlasts one refused ask.
+ * How long a thread JSON's word that a turn is being written holds while the JSON cannot be asked (its rate limit, a
+ * moment's failure): a minute, or until it may be asked again when that is later, never past five minutes.
  */
 const RUNNING_HELD_MS = 60_000;
+const RUNNING_HELD_MAX_MS = 300_000;
 
 /** Whether a poll shows the reader's miss: a conversation page with no turn, or a finished turn with no answer. */
 function pollMiss(result: unknown): { probe: string; turnIndex: number; ref?: string } | null {
@@ -189,8 +190,9 @@ export class Repairs {
       // No finished turn to repair with. No turn drawn on the thread polled (not one the tab went to since), and its
       // JSON says its last turn is being written — now, or at its last answer while it may not be asked again
       // (day-7c review R1–R3): `running`. Else the JSON vouches for nothing here: the page's own result stands.
-      const held = Math.max(RUNNING_HELD_MS, 2 * this.reader().request.emptyBackoffMs);
-      const running = json ? json.lastRunning : this.now() - (this.runningAt.get(ref) ?? -held) < held;
+      const at = this.runningAt.get(ref);
+      const until = at === undefined ? 0 : Math.min(at + RUNNING_HELD_MAX_MS, Math.max(at + RUNNING_HELD_MS, this.nextAsk.get(ref) ?? 0));
+      const running = json ? json.lastRunning : this.now() < until;
       return running && turnIndex === -1 && ref === polled ? 'running' : null;
     }
     if (turnIndex !== undefined && turnIndex >= 0 && !turns.some((t) => t.index === turnIndex)) return null;
@@ -215,12 +217,14 @@ export class Repairs {
       for (let n = 0; n < r.request.maxPages; n++) {
         this.requests += 1;
         const res = await fetch(path, pageQuery(r, cursor), r.request.headers);
-        // Empty, or a 429: asked too often. Anything else it says (gone, signed out) ends what it said before.
-        if (res.status === 429 || (res.status < 400 && !res.body.trim())) throw new Error('asked too often');
-        if (res.status >= 400) throw new Error(`HTTP ${res.status}`);
+        // What ends the JSON's earlier word: the thread gone or out of reach (a 4xx but its rate limit's 429), or a
+        // thread with no entries. Anything else (empty, a 429, a 5xx, a failed fetch, a page mid-navigation) is a
+        // moment's failure, asked again later, the word held meanwhile (day-7e review E1).
+        if (res.status >= 400 && res.status < 500 && res.status !== 429) throw new GoneThread(`HTTP ${res.status}`);
+        if (res.status >= 400 || !res.body.trim()) throw new Error(`HTTP ${res.status}`);
         const value = JSON.parse(res.body) as unknown;
         const list = pick(value, r.thread.entries).values[0];
-        if (!Array.isArray(list)) throw new Error('no entries');
+        if (!Array.isArray(list)) throw new GoneThread('no entries');
         entries.push(...list);
         const next = firstString(value, r.thread.nextCursor);
         if (!next || next === cursor) break;
@@ -229,7 +233,7 @@ export class Repairs {
     } catch (error) {
       // The endpoint answers empty when asked too often: wait longer before the next attempt.
       this.nextAsk.set(ref, now + r.request.emptyBackoffMs);
-      if ((error as Error).message !== 'asked too often') this.runningAt.delete(ref);
+      if (error instanceof GoneThread) this.runningAt.delete(ref);
       return undefined;
     }
     const lastRunning = entries.length > 0 && entryStatus(entries[entries.length - 1], r) === 'running';
@@ -239,6 +243,9 @@ export class Repairs {
     return { turns: finishedTurns(entries, r), lastRunning };
   }
 }
+
+/** The thread JSON says the thread is not there to read (gone, out of reach, no entries): not a moment's failure. */
+class GoneThread extends Error {}
 
 const isRepair = (outcome: RepairInfo | 'fine' | 'running' | null): outcome is RepairInfo => outcome !== null && outcome !== 'fine' && outcome !== 'running';
 
