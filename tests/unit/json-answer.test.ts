@@ -175,6 +175,40 @@ describe('comet_poll / comet_wait: the finished answer from the thread JSON', ()
   });
 });
 
+describe('a read shared by sessions runs on the first asker’s call (worker review 2026-12-05, F1)', () => {
+  it('that call ending (cancelled, the host link gone) is not the site’s answer: a session that joined asks again on its own call', async () => {
+    const miss = 'stopButton/answerFooter: none matched';
+    const unsure = { ...page, status: 'working', lastTurnIndex: 0, unconfirmed: miss };
+    const answers = new JsonAnswers(() => threadJson2026);
+    let asked = 0;
+    let endFirst: (error: Error) => void = () => {};
+    const first: TabFetch = () => {
+      asked++;
+      return new Promise((_resolve, reject) => {
+        endFirst = reject;
+      });
+    };
+    const second: TabFetch = async () => {
+      asked++;
+      return { status: 200, body: JSON.stringify(body('The Moon.')) };
+    };
+    // Session A asks for the turn's state; session B asks meanwhile and joins A's read; A's call is cancelled.
+    const a = answers.answer(unsure, 0, undefined, first).catch((error: unknown) => error);
+    const b = answers.answer(unsure, 0, undefined, second);
+    endFirst(Object.assign(new Error('The call was cancelled.'), { code: 'CANCELLED' }));
+    await a;
+    expect(await b).toMatchObject({ status: 'completed', response: 'The Moon.', answerSource: 'json' });
+    // And a finished turn's Markdown: a later session is not answered from the ended call.
+    const finished = new JsonAnswers(() => threadJson2026);
+    const gone: TabFetch = async () => {
+      throw Object.assign(new Error('The link to the host dropped.'), { code: 'HOST_DISCONNECTED' });
+    };
+    expect(await finished.answer(page, 0, undefined, gone)).toMatchObject({ answerSource: 'page' });
+    expect(await finished.answer(page, 0, undefined, second)).toMatchObject({ response: 'The Moon.', answerSource: 'json' });
+    expect(asked).toBe(3);
+  });
+});
+
 describe('the JSON answer belongs to the entry that answered (review of 2026-12-02, #4 and #13)', () => {
   it('a turn the person regenerated shows another answer at the same index and question: it is read again', async () => {
     let answer = 'The **Moon** pulls the sea.';

@@ -32,8 +32,18 @@ export interface FinishedTurn {
   pageText?: string;
 }
 
+/**
+ * A read is shared by every session asking of the same turn, but runs on the first asker's call: when that call ends
+ * (cancelled, the host link gone), its failure is not the site's answer. It is not kept, and a session that joined it
+ * asks again on its own call (worker review 2026-12-05, F1: one caller's cancel failed every poll of the turn for 30 s).
+ */
+const CALLER_GONE = Symbol('the call that asked ended');
+/** What a read the asking call ended says, to that call (whose caller is gone) and to no other. */
+const GONE_STATE: EntryState = { state: 'unknown', why: 'the call that asked ended' };
+const callerGone = (error: unknown) => ['CANCELLED', 'HOST_DISCONNECTED'].includes(RelayError.from(error).code);
+
 interface Known {
-  answer: Promise<string | undefined>;
+  answer: Promise<string | undefined | typeof CALLER_GONE>;
   /** A read that failed may be tried again after this (ms since epoch); a read that worked is kept. */
   retryAt: number;
 }
@@ -148,13 +158,13 @@ export class JsonAnswers {
   }
 
   /** The JSON's answer of a finished turn, or undefined (the page's text stands). Keyed by thread, not by tab. */
-  answerOf(turn: FinishedTurn, fetch: TabFetch): Promise<string | undefined> {
+  answerOf(turn: FinishedTurn, fetch: TabFetch, again = true): Promise<string | undefined> {
     // The thread-id rule every layer uses: only an https perplexity.ai conversation URL names one.
     const ref = threadIdOfUrl(turn.url);
     if (!ref || turn.turnIndex < 0) return Promise.resolve(undefined);
     const key = `${ref}#${turn.turnIndex}#${squash(turn.questionText)}#${fingerprint(turn.pageText)}`;
     const known = this.known.get(key);
-    if (known && this.now() < known.retryAt) return known.answer;
+    if (known && this.now() < known.retryAt) return known.answer.then((answer) => (answer !== CALLER_GONE ? answer : again ? this.answerOf(turn, fetch, false) : undefined));
     if (this.known.size >= KEPT_ANSWERS) this.known.delete(this.known.keys().next().value as string);
     const entry: Known = { answer: Promise.resolve(undefined), retryAt: Number.POSITIVE_INFINITY };
     entry.answer = this.read(ref, turn, fetch).then(
@@ -162,13 +172,17 @@ export class JsonAnswers {
         if (answer === undefined) entry.retryAt = this.now() + this.reader().request.emptyBackoffMs;
         return answer;
       },
-      () => {
+      (error: unknown) => {
+        if (callerGone(error)) {
+          if (this.known.get(key) === entry) this.known.delete(key);
+          return CALLER_GONE;
+        }
         entry.retryAt = this.now() + this.reader().request.emptyBackoffMs;
         return undefined;
       },
     );
     this.known.set(key, entry);
-    return entry.answer;
+    return entry.answer.then((answer) => (answer === CALLER_GONE ? undefined : answer));
   }
 
   /**
@@ -176,13 +190,13 @@ export class JsonAnswers {
    * entry is kept, a running one asked again after RUNNING_RECHECK_MS, a failed read after the
    * reader's emptyBackoffMs.
    */
-  entryState(turn: FinishedTurn, fetch: TabFetch): Promise<EntryState> {
+  entryState(turn: FinishedTurn, fetch: TabFetch, again = true): Promise<EntryState> {
     const ref = threadIdOfUrl(turn.url);
     if (!ref) return Promise.resolve({ state: 'unknown', why: `${turn.url} names no thread to ask for` });
     if (turn.turnIndex < 0) return Promise.resolve({ state: 'unknown', why: 'the page shows no turn' });
     const key = `${ref}#${turn.turnIndex}#${squash(turn.questionText)}`;
     const known = this.states.get(key);
-    if (known && this.now() < known.retryAt) return known.state;
+    if (known && this.now() < known.retryAt) return known.state.then((state) => (state === GONE_STATE && again ? this.entryState(turn, fetch, false) : state));
     const entry = { state: Promise.resolve<EntryState>({ state: 'unknown', why: 'not read yet' }), retryAt: Number.POSITIVE_INFINITY };
     entry.state = this.entries(ref, turn, fetch).then(
       (read) => {
@@ -192,6 +206,10 @@ export class JsonAnswers {
         return state;
       },
       (error: unknown) => {
+        if (callerGone(error)) {
+          if (this.states.get(key) === entry) this.states.delete(key);
+          return GONE_STATE;
+        }
         entry.retryAt = this.now() + this.reader().request.emptyBackoffMs;
         return { state: 'unknown', why: `the request failed (${error instanceof Error ? error.message : String(error)})` };
       },
