@@ -59,7 +59,13 @@ export function connectPanel(): PanelConnection {
       const id = `panel-${++sequence}`;
       return new Promise((resolve, reject) => {
         open.set(id, { resolve, reject });
-        port.postMessage({ kind: 'request', id, method, params: params ?? {} });
+        try {
+          port.postMessage({ kind: 'request', id, method, params: params ?? {} });
+        } catch {
+          // The worker restarted a moment ago and the panel reconnects within 200 ms (worker review F3).
+          open.delete(id);
+          reject(new Error('The extension restarted; try again.'));
+        }
       });
     },
   };

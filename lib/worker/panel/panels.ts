@@ -42,8 +42,15 @@ export class PanelHub {
     this.scheduled = true;
     setTimeout(async () => {
       this.scheduled = false;
-      const state = await this.snapshot();
-      for (const port of this.ports) port.postMessage({ kind: 'event', event: 'panel.state', data: state });
+      const state = await this.snapshot().catch(() => undefined);
+      if (state === undefined) return; // the next change pushes again
+      for (const port of this.ports) {
+        try {
+          port.postMessage({ kind: 'event', event: 'panel.state', data: state });
+        } catch {
+          // That panel closed this moment (its onDisconnect is on the way): the others still get the state (worker review F3).
+        }
+      }
     }, 0);
   }
 
