@@ -130,7 +130,8 @@ export function startWorker(): void {
     answers: new JsonAnswers(() => readerInUse(THREAD_JSON_READER_KIND, packs.added(), THREAD_JSON_READERS[0] as ThreadJsonReader).reader),
     repairs,
     status,
-    onCall: (event) => panels.onCall(event),
+    // An error's commands said in the host's form in the activity feed too, as in the reply (worker review F5).
+    onCall: (event) => panels.onCall(event.phase === 'end' && event.error ? { ...event, error: withCliForm(event.error, link.current.form) } : event),
     authorize: (...args) => panels.authorize(...args),
     authorizeTarget: (...args) => panels.authorizeTarget(...args),
   });
