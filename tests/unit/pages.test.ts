@@ -33,6 +33,21 @@ describe('PageHub: a replaced or closed page port', () => {
     await expect(call).resolves.toEqual({ fine: true });
   });
 
+  it('a port that died a moment ago: the request says the page went away, and a cancel after it throws nowhere (worker review F6)', async () => {
+    const hub = new PageHub(() => {});
+    const port = page(6);
+    hub.accept(asPort(port));
+    const controller = new AbortController();
+    const call = hub.request(6, 'page.poll', {}, controller.signal, () => {});
+    const dead = () => {
+      throw new Error('Attempting to use a disconnected port object');
+    };
+    (port as unknown as { postMessage: () => void }).postMessage = dead;
+    controller.abort();
+    await expect(call).rejects.toMatchObject({ code: 'CANCELLED' });
+    await expect(hub.request(6, 'page.poll', {}, new AbortController().signal, () => {})).rejects.toMatchObject({ code: 'NO_PERPLEXITY_TAB', message: expect.stringMatching(/went away before page\.poll reached it/) });
+  });
+
   it('a call cancelled before it was sent never reaches the page', async () => {
     const hub = new PageHub(() => {});
     const port = page(5);

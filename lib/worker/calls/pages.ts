@@ -283,9 +283,13 @@ export class PageHub {
     const started = trace ? performance.now() : 0;
     return new Promise((resolve, reject) => {
       const onAbort = () => {
-        port.postMessage({ kind: 'cancel', id } satisfies Envelope);
         finish();
         reject(new RelayError('CANCELLED', 'The call was cancelled.'));
+        try {
+          port.postMessage({ kind: 'cancel', id } satisfies Envelope);
+        } catch {
+          // The page went with its port: nothing left to stop (worker review F6).
+        }
       };
       const finish = () => {
         this.open.delete(id);
@@ -306,7 +310,13 @@ export class PageHub {
         },
       });
       signal.addEventListener('abort', onAbort, { once: true });
-      port.postMessage({ kind: 'request', id, method, params, ...(trace ? { trace: true as const } : {}) } satisfies Envelope);
+      try {
+        port.postMessage({ kind: 'request', id, method, params, ...(trace ? { trace: true as const } : {}) } satisfies Envelope);
+      } catch {
+        // The page's port closed a moment ago (a reload, a navigation): nothing was sent, and the call says so.
+        finish();
+        reject(new RelayError('NO_PERPLEXITY_TAB', `The Perplexity tab's page went away before ${method} reached it (a reload or a navigation). Nothing was sent to the page; call again.`));
+      }
     });
   }
 

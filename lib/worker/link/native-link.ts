@@ -200,7 +200,11 @@ export class NativeLink {
         this.failed('the host stopped answering heartbeats');
         return;
       }
-      port.postMessage({ kind: 'ping', t: Date.now() });
+      try {
+        port.postMessage({ kind: 'ping', t: Date.now() });
+      } catch {
+        // The port died a moment ago; its onDisconnect is on the way (worker review F6).
+      }
     }, HEARTBEAT_INTERVAL_MS);
   }
 
