@@ -141,12 +141,13 @@ describe('no turn drawn while the thread JSON says its last turn is being writte
       () => {
         throw new Error('the page navigated');
       },
+      () => ({ status: 200, body: JSON.stringify({ entries: [] }) }), // the endpoint's rate limit (day-7f review G2)
       () => ({ status: 200, body: running() }),
     ];
     const fetch = async () => (answers.shift() as () => { status: number; body: string })();
     const repairs = new Repairs(() => threadJson2026, () => t);
     const poll = () => repairs.read('page.poll', async () => undrawn, kitAt(URL), fetch, { tabId: 1, url: URL });
-    for (const step of [0, 4_000, 31_000, 31_000]) {
+    for (const step of [0, 4_000, 31_000, 31_000, 31_000]) {
       t += step;
       expect(await poll(), `t+${t - 1_000_000}`).toMatchObject({ status: 'working' });
     }

@@ -2,7 +2,7 @@ import { RelayError } from '../../protocol/errors';
 import { type RepairInfo, RepairResult, type RepairTurn } from '../../protocol/page/page-repair';
 import { threadIdOfUrl } from '../../protocol/threads/thread-ids';
 import { entryStatus } from '../../page/threads/entry-status';
-import { pageQuery } from '../../page/threads/thread-json-reader';
+import { pageQuery, rateLimitedPage } from '../../page/threads/thread-json-reader';
 import { markdownWords, showsExactly } from '../../page/kits/repair-text';
 import { firstString, pick, strings } from '../../page/dom/json-path';
 import type { ThreadJsonReader } from '../../selectors/thread-schema';
@@ -225,6 +225,8 @@ export class Repairs {
         const value = JSON.parse(res.body) as unknown;
         const list = pick(value, r.thread.entries).values[0];
         if (!Array.isArray(list)) throw new GoneThread('no entries');
+        // A first page with no entries is the endpoint's rate limit, never a thread of no turns (day-7f review G2).
+        if (rateLimitedPage(n, list)) throw new Error('rate-limited');
         entries.push(...list);
         const next = firstString(value, r.thread.nextCursor);
         if (!next || next === cursor) break;
