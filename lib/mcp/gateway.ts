@@ -127,6 +127,7 @@ export class BrowserGateway {
         await waiting.hostStatus({ signal });
       } catch (waitError) {
         const cause = RelayError.from(waitError);
+        if (signal?.aborted) throw new RelayError('CANCELLED', `The call was cancelled after ${executable} was started; it goes on starting.`);
         throw new RelayError(
           'COMET_LAUNCH_FAILED',
           `Started ${executable}, but its comet-relay extension did not connect within ${this.options.settings.COMET_TIMEOUT} ms (${cause.message}). Is the extension installed in that browser? Run \`${cliCommand('doctor')}\`.`,

@@ -136,7 +136,8 @@ export class RelayClient {
     if (options.signal?.aborted) throw new RelayError('CANCELLED', 'The call was cancelled before it started.');
     // Finding the host can take seconds (a browser starting): a caller that gave up meanwhile is not sent, and is told
     // it cancelled, not that no browser is there (which a comet_connect would answer by starting one: relay review R2).
-    const connection = await this.ensureConnection(this.options.hostWaitMs ?? 3000).catch((error: unknown) => {
+    // The wait is shared by every call on this client; a cancelled one stops waiting at once (day-7f review G1).
+    const connection = await untilAborted(this.ensureConnection(this.options.hostWaitMs ?? 3000), options.signal).catch((error: unknown) => {
       throw options.signal?.aborted ? new RelayError('CANCELLED', 'The call was cancelled while the browser was looked for.') : error;
     });
     if (options.signal?.aborted) throw new RelayError('CANCELLED', 'The call was cancelled before it reached the browser.');
@@ -492,4 +493,15 @@ class ClosedDuringHandshake extends RelayError {
     );
     super(fault.code, fault.message);
   }
+}
+
+/** `promise`, or a rejection as soon as `signal` aborts (the promise runs on for whoever else awaits it). */
+function untilAborted<T>(promise: Promise<T>, signal: AbortSignal | undefined): Promise<T> {
+  if (!signal) return promise;
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = () => reject(new RelayError('CANCELLED', 'The call was cancelled.'));
+    if (signal.aborted) return onAbort();
+    signal.addEventListener('abort', onAbort, { once: true });
+    promise.then(resolve, reject).finally(() => signal.removeEventListener('abort', onAbort));
+  });
 }

@@ -110,7 +110,7 @@ describe('the gateway starting a browser itself', () => {
       let prepared = 0;
       const gateway = new BrowserGateway({
         home: path.join(dir, 'home'),
-        settings: { ...readSettings({}), COMET_HOST_WAIT: 600, COMET_TIMEOUT: 1000, COMET_PATH: executable },
+        settings: { ...readSettings({}), COMET_HOST_WAIT: 5000, COMET_TIMEOUT: 1000, COMET_PATH: executable },
         transport: 'stdio',
         beforeLaunch: () => {
           prepared++;
@@ -119,7 +119,10 @@ describe('the gateway starting a browser itself', () => {
       });
       const cancel = new AbortController();
       setTimeout(() => cancel.abort(), 100);
+      const started = Date.now();
       await expect(gateway.ensureBrowser(cancel.signal)).rejects.toMatchObject({ code: 'CANCELLED' });
+      // The cancel ends the wait for a host at once, not at its end (day-7f review G1).
+      expect(Date.now() - started).toBeLessThan(2000);
       await new Promise((resolve) => setTimeout(resolve, 200));
       expect({ prepared, started: fs.existsSync(marker) }).toEqual({ prepared: 0, started: false });
       gateway.close();
