@@ -322,12 +322,16 @@ export class RelayClient {
       door: this.options.door ?? 'loopback',
       challenge,
     });
+    const pending = this.handshake;
     try {
       await welcomed;
       if (this.closed) throw closedError();
     } catch (error) {
       socket.destroy();
       throw error;
+    } finally {
+      // Over: a later event (a `protocol.invalid` about another frame) is the listeners', not this handshake's (day-7f G5).
+      if (this.handshake === pending) this.handshake = undefined;
     }
     this.connection = connection;
     this.host = host;

@@ -90,6 +90,6 @@ export function packOffer(report: FolderReport): PacksChanged {
   const shown =
     skipped.length <= MAX_SKIPPED
       ? skipped
-      : [...skipped.slice(0, MAX_SKIPPED - 1), { source: report.dir, reason: `and ${skipped.length - MAX_SKIPPED + 1} more files it could not use; \`${cliCommand('selectors list')}\` names them all` }];
+      : [...skipped.slice(0, MAX_SKIPPED - 1), { source: report.dir, reason: `${skipped.length - MAX_SKIPPED + 1} more files in it could not be used either; \`${cliCommand('selectors list')}\` names them all` }];
   return { packs: report.packs.map(({ source, pack }) => ({ source, pack })), skipped: shown };
 }

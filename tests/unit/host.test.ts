@@ -17,6 +17,7 @@ import { FakeExtension } from '../support/fake-extension';
 import { CLI } from '../support/harness';
 import { cliCommand } from '../../lib/relay/invocation';
 import { BrowserGateway } from '../../lib/mcp/gateway';
+import { clip } from '../../lib/mcp/tool';
 import { readSettings } from '../../lib/config/settings';
 
 /**
@@ -85,6 +86,8 @@ describe('native host', () => {
     try {
       gateway.identify({ name: `Some Agent ${'n'.repeat(300)}`, version: `1.0.0-${'v'.repeat(200)}` });
       await expect(gateway.call('tabs.list', {})).resolves.toEqual({ tabs: [] });
+      // The cut never splits a character written as two (an emoji): day-7f review G4.
+      expect(clip(`${'a'.repeat(198)}😀😀`, 200)).toBe(`${'a'.repeat(198)}…`);
     } finally {
       gateway.close();
     }

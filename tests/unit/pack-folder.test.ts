@@ -77,7 +77,7 @@ describe('the packs folder', () => {
     expect(PacksChanged.safeParse(offer).success).toBe(true);
     expect(offer.packs).toHaveLength(1);
     expect(offer.skipped).toHaveLength(256);
-    expect(offer.skipped.at(-1)).toEqual({ source: dir, reason: `and 45 more files it could not use; \`${cliCommand('selectors list')}\` names them all` });
+    expect(offer.skipped.at(-1)).toEqual({ source: dir, reason: `45 more files in it could not be used either; \`${cliCommand('selectors list')}\` names them all` });
   });
 });
 
