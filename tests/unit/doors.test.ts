@@ -215,6 +215,39 @@ beforeEach(() => {
   ]);
 });
 
+describe('the page’s text through the public door holds no library (worker review 2026-12-05, F2)', () => {
+  const contentParams = async (door: Door, settings: ControlSettings) => {
+    const sent: unknown[] = [];
+    const pages = {
+      state: () => ({ url: PERPLEXITY.url }),
+      request: async (_tab: number, method: string, params: unknown) => {
+        if (method === 'page.content') sent.push(params);
+        return { title: 'Tides', text: 'answer', totalLength: 6, truncated: false };
+      },
+    } as unknown as PageHub;
+    const tabs = { connectedDrivenTab: () => ({ id: PERPLEXITY.id, url: PERPLEXITY.url }), pageTab: async () => PERPLEXITY.id } as unknown as TabService;
+    const router = new Router({
+      tabs,
+      pages,
+      status: async () => ({}),
+      authorizeTarget: async (_request, need, what) => {
+        const decision = decideNeed(need, what, settings);
+        if (decision.kind === 'deny') throw decision.error;
+      },
+    });
+    const replies: Envelope[] = [];
+    await router.handle({ kind: 'request', id: 'c1', method: 'page.content', params: { maxLength: 100 }, origin: { clientId: 'k1', clientName: 'x', tool: 't', door } }, (m) => replies.push(m));
+    expect(replies.at(-1)).toMatchObject({ kind: 'result' });
+    return sent;
+  };
+
+  it('the sidebar’s thread titles are left out there unless the person opened the library to it; the loopback door reads the whole page', async () => {
+    expect(await contentParams('public', DEFAULT_SETTINGS)).toEqual([{ maxLength: 100, library: false }]);
+    expect(await contentParams('public', { ...DEFAULT_SETTINGS, publicLibrary: true })).toEqual([{ maxLength: 100, library: true }]);
+    expect(await contentParams('loopback', DEFAULT_SETTINGS)).toEqual([{ maxLength: 100, library: true }]);
+  });
+});
+
 describe('the tab list (review #6): other tabs are listed only as they may be read', () => {
   it('without the grant, the loopback door lists Perplexity tabs and counts the others', async () => {
     const reply = await world().call('loopback', 'tabs.list');

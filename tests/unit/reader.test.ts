@@ -224,6 +224,13 @@ describe('page content', () => {
     const cut = await pageContent(driver(), 5);
     expect(cut).toMatchObject({ text: 'Title', truncated: true, totalLength: c.text.length });
   });
+  it('without the library (the public door, its setting off): the sidebar’s thread titles left out (worker review F2)', async () => {
+    loadHtml(`<nav><a href="/search/divorce-fees-Ab12">divorce lawyer fees</a></nav><main><h1>Tides</h1><p>The Moon.</p></main>`);
+    expect((await pageContent(driver(), 1000)).text).toContain('divorce lawyer fees');
+    const own = await pageContent(driver(), 1000, false);
+    expect(own.text).not.toContain('divorce');
+    expect(own.text).toContain('The Moon.');
+  });
 });
 
 describe('the page’s Markdown, as the site writes its own', () => {

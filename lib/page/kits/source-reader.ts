@@ -158,9 +158,9 @@ export function sourcesThrough(driver: PageDriver, params: { expand?: boolean; o
 export function sourcesKit({ driver }: PageKitHost): KitHandlers {
   return {
     'page.sources': async (params: { expand?: boolean; openTab?: boolean }) => sourcesThrough(driver(), params),
-    'page.content': async ({ maxLength }: { maxLength?: number }) => {
+    'page.content': async ({ maxLength, library = true }: { maxLength?: number; library?: boolean }) => {
       const d = driver();
-      return d.run('reading the page', async () => cutContent(await d.readKept('content', () => wholePageContent(d.context())), maxLength));
+      return d.run('reading the page', async () => cutContent(await d.readKept(library ? 'content' : 'content-own', () => wholePageContent(d.context(), library)), maxLength));
     },
   };
 }

@@ -427,8 +427,16 @@ export class Router {
    * The result says which answered, so the MCP tool can fence a web page's words.
    */
   private async pageContent(request: Request, maxLength: number, signal: AbortSignal, progress: ProgressSink, trusted: boolean, trace?: Trace): Promise<unknown> {
+    // The sidebar's thread titles are the library: through the public door only with the person's setting, like
+    // page.conversations; without it the page's text comes without them (worker review 2026-12-05, F2).
+    const library =
+      trusted || doorOf(request.origin) !== 'public' ||
+      (await (this.deps.authorizeTarget?.(request, 'public-library', 'read the sidebar’s conversations', signal, progress) ?? Promise.reject()).then(
+        () => true,
+        () => false,
+      ));
     const fromPageScript = async (tabId: number, url: string) => {
-      const page = (await this.deps.pages.request(tabId, 'page.content', { maxLength }, signal, progress, trace)) as object;
+      const page = (await this.deps.pages.request(tabId, 'page.content', { maxLength, library }, signal, progress, trace)) as object;
       return { ...page, url, source: 'perplexity' };
     };
     const connected = this.deps.tabs.connectedDrivenTab();
