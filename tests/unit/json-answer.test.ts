@@ -192,12 +192,25 @@ describe('a read shared by sessions runs on the first asker’s call (worker rev
       asked++;
       return { status: 200, body: JSON.stringify(body('The Moon.')) };
     };
-    // Session A asks for the turn's state; session B asks meanwhile and joins A's read; A's call is cancelled.
+    let endSecond: (error: Error) => void = () => {};
+    const secondCancelled: TabFetch = () => {
+      asked++;
+      return new Promise((_resolve, reject) => {
+        endSecond = reject;
+      });
+    };
+    // Session A asks for the turn's state; B joins A's read, C joins it too; A's call is cancelled, so B asks again on
+    // its own call and C joins that; B's call is cancelled too: C asks again on its own (day-7g review H1).
     const a = answers.answer(unsure, 0, undefined, first).catch((error: unknown) => error);
-    const b = answers.answer(unsure, 0, undefined, second);
+    const b = answers.answer(unsure, 0, undefined, secondCancelled).catch((error: unknown) => error);
+    const c = answers.answer(unsure, 0, undefined, second);
     endFirst(Object.assign(new Error('The call was cancelled.'), { code: 'CANCELLED' }));
-    await a;
-    expect(await b).toMatchObject({ status: 'completed', response: 'The Moon.', answerSource: 'json' });
+    // A is told it cancelled, not that the page could not be read (day-7g H3).
+    expect(await a).toMatchObject({ code: 'CANCELLED' });
+    await new Promise((resolve) => setTimeout(resolve, 0));
+    endSecond(Object.assign(new Error('The call was cancelled.'), { code: 'CANCELLED' }));
+    expect(await b).toMatchObject({ code: 'CANCELLED' });
+    expect(await c).toMatchObject({ status: 'completed', response: 'The Moon.', answerSource: 'json' });
     // And a finished turn's Markdown: a later session is not answered from the ended call.
     const finished = new JsonAnswers(() => threadJson2026);
     const gone: TabFetch = async () => {
@@ -205,7 +218,7 @@ describe('a read shared by sessions runs on the first asker’s call (worker rev
     };
     expect(await finished.answer(page, 0, undefined, gone)).toMatchObject({ answerSource: 'page' });
     expect(await finished.answer(page, 0, undefined, second)).toMatchObject({ response: 'The Moon.', answerSource: 'json' });
-    expect(asked).toBe(3);
+    expect(asked).toBe(4);
   });
 });
 

@@ -164,6 +164,26 @@ describe('no turn drawn while the thread JSON says its last turn is being writte
     expect(await poll()).toMatchObject({ status: 'idle' });
   });
 
+  it('one session’s cancel during the JSON read backs the thread off for nobody (day-7g review H4)', async () => {
+    let t = 1_000_000;
+    const answers: (() => { status: number; body: string })[] = [
+      () => {
+        throw Object.assign(new Error('The call was cancelled.'), { code: 'CANCELLED' });
+      },
+      () => ({ status: 200, body: running() }),
+    ];
+    let fetched = 0;
+    const fetch = async () => {
+      fetched++;
+      return (answers.shift() as () => { status: number; body: string })();
+    };
+    const repairs = new Repairs(() => threadJson2026, () => t);
+    await repairs.read('page.poll', async () => undrawn, kitAt(URL), fetch, { tabId: 1, url: URL });
+    t += 4_000; // past the JSON's interval, well within the back-off a failure would set
+    expect(await repairs.read('page.poll', async () => undrawn, kitAt(URL), fetch, { tabId: 2, url: URL })).toMatchObject({ status: 'working' });
+    expect(fetched).toBe(2);
+  });
+
   it('a thread with finished turns is still repaired from them, not answered working with no turn', async () => {
     const asked: string[] = [];
     const read = new Repairs(() => threadJson2026).read('page.poll', async () => undrawn, kitAt(URL, asked), async () => ({ status: 200, body: running(finished('one'), finished('two')) }), { tabId: 1, url: URL });

@@ -233,6 +233,9 @@ export class Repairs {
         cursor = next;
       }
     } catch (error) {
+      // The call that asked ended (cancelled, the host link gone): not the endpoint's answer, no back-off for the
+      // sessions after it (day-7g review H4).
+      if (['CANCELLED', 'HOST_DISCONNECTED'].includes(RelayError.from(error).code)) return undefined;
       // The endpoint answers empty when asked too often: wait longer before the next attempt.
       this.nextAsk.set(ref, now + r.request.emptyBackoffMs);
       if (error instanceof GoneThread) this.runningAt.delete(ref);

@@ -35,7 +35,8 @@ export interface FinishedTurn {
 /**
  * A read is shared by every session asking of the same turn, but runs on the first asker's call: when that call ends
  * (cancelled, the host link gone), its failure is not the site's answer. It is not kept, and a session that joined it
- * asks again on its own call (worker review 2026-12-05, F1: one caller's cancel failed every poll of the turn for 30 s).
+ * asks again on its own call, however many did so before it; the session whose own read ended is told it cancelled
+ * (worker review 2026-12-05, F1: one caller's cancel failed every poll of the turn for 30 s; day-7g H1, H3).
  */
 const CALLER_GONE = Symbol('the call that asked ended');
 /** What a read the asking call ended says, to that call (whose caller is gone) and to no other. */
@@ -158,13 +159,13 @@ export class JsonAnswers {
   }
 
   /** The JSON's answer of a finished turn, or undefined (the page's text stands). Keyed by thread, not by tab. */
-  answerOf(turn: FinishedTurn, fetch: TabFetch, again = true): Promise<string | undefined> {
+  answerOf(turn: FinishedTurn, fetch: TabFetch): Promise<string | undefined> {
     // The thread-id rule every layer uses: only an https perplexity.ai conversation URL names one.
     const ref = threadIdOfUrl(turn.url);
     if (!ref || turn.turnIndex < 0) return Promise.resolve(undefined);
     const key = `${ref}#${turn.turnIndex}#${squash(turn.questionText)}#${fingerprint(turn.pageText)}`;
     const known = this.known.get(key);
-    if (known && this.now() < known.retryAt) return known.answer.then((answer) => (answer !== CALLER_GONE ? answer : again ? this.answerOf(turn, fetch, false) : undefined));
+    if (known && this.now() < known.retryAt) return known.answer.then((answer) => (answer === CALLER_GONE ? this.answerOf(turn, fetch) : answer));
     if (this.known.size >= KEPT_ANSWERS) this.known.delete(this.known.keys().next().value as string);
     const entry: Known = { answer: Promise.resolve(undefined), retryAt: Number.POSITIVE_INFINITY };
     entry.answer = this.read(ref, turn, fetch).then(
@@ -190,13 +191,13 @@ export class JsonAnswers {
    * entry is kept, a running one asked again after RUNNING_RECHECK_MS, a failed read after the
    * reader's emptyBackoffMs.
    */
-  entryState(turn: FinishedTurn, fetch: TabFetch, again = true): Promise<EntryState> {
+  entryState(turn: FinishedTurn, fetch: TabFetch): Promise<EntryState> {
     const ref = threadIdOfUrl(turn.url);
     if (!ref) return Promise.resolve({ state: 'unknown', why: `${turn.url} names no thread to ask for` });
     if (turn.turnIndex < 0) return Promise.resolve({ state: 'unknown', why: 'the page shows no turn' });
     const key = `${ref}#${turn.turnIndex}#${squash(turn.questionText)}`;
     const known = this.states.get(key);
-    if (known && this.now() < known.retryAt) return known.state.then((state) => (state === GONE_STATE && again ? this.entryState(turn, fetch, false) : state));
+    if (known && this.now() < known.retryAt) return known.state.then((state) => (state === GONE_STATE ? this.entryState(turn, fetch) : state));
     const entry = { state: Promise.resolve<EntryState>({ state: 'unknown', why: 'not read yet' }), retryAt: Number.POSITIVE_INFINITY };
     entry.state = this.entries(ref, turn, fetch).then(
       (read) => {
@@ -215,7 +216,11 @@ export class JsonAnswers {
       },
     );
     this.states.set(key, entry);
-    return entry.state;
+    return entry.state.then((state) => {
+      // This call's own read ended with it: it cancelled, which is not a page the selector set failed to read (day-7g H3).
+      if (state === GONE_STATE) throw new RelayError('CANCELLED', 'The call was cancelled.');
+      return state;
+    });
   }
 
   /** The thread's entries up to the turn's, page by page, or why there are none. */
