@@ -9,7 +9,7 @@ import { type CallOptions, RelayClient } from '../relay/client';
 import type { Logger } from '../relay/logger';
 import { cliCommand } from '../relay/invocation';
 import { CLIENT_NAME_MAX, CLIENT_VERSION_MAX } from '../protocol/identity';
-import { clip } from './tool';
+import { clip } from './clip';
 
 /**
  * What a tool sees of the browser: typed calls through this session's own relay connection.
