@@ -241,6 +241,24 @@ describe('the page’s text through the public door holds no library (worker rev
     return sent;
   };
 
+  it('a Perplexity tab whose page script has not loaded (a sidecar) is not read whole by the injected reader there (day-7h review K2)', async () => {
+    const sidecar = { id: 8, windowId: 1, url: 'https://www.perplexity.ai/sidecar?copilot=true', title: 'Sidecar' };
+    const pages = { state: () => undefined, request: async () => ({}) } as unknown as PageHub;
+    const tabs = { connectedDrivenTab: () => undefined, drivenTab: async () => sidecar } as unknown as TabService;
+    const router = new Router({
+      tabs,
+      pages,
+      status: async () => ({}),
+      authorizeTarget: async (_request, need, what) => {
+        const decision = decideNeed(need, what, DEFAULT_SETTINGS);
+        if (decision.kind === 'deny') throw decision.error;
+      },
+    });
+    const replies: Envelope[] = [];
+    await router.handle({ kind: 'request', id: 'c2', method: 'page.content', params: { maxLength: 100 }, origin: { clientId: 'k1', clientName: 'x', tool: 't', door: 'public' } }, (m) => replies.push(m));
+    expect(replies.at(-1)).toMatchObject({ kind: 'error', error: { code: 'NO_PERPLEXITY_TAB', message: expect.stringMatching(/page script has not loaded in tab 8/) } });
+  });
+
   it('the sidebar’s thread titles are left out there unless the person opened the library to it; the loopback door reads the whole page', async () => {
     expect(await contentParams('public', DEFAULT_SETTINGS)).toEqual([{ maxLength: 100, library: false }]);
     expect(await contentParams('public', { ...DEFAULT_SETTINGS, publicLibrary: true })).toEqual([{ maxLength: 100, library: true }]);

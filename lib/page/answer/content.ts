@@ -9,10 +9,19 @@ export interface PageContent {
 }
 
 /** comet_get_page_content: the page's whole title and visible body text, without scripts, styles or hidden parts; cutContent cuts it. */
+/**
+ * The page's links to Perplexity's own conversations (the sidebar's, the library's), relative as the site writes them or
+ * absolute: the paths of lib/protocol/threads/thread-ids.ts's CONVERSATION_PATH. Not the set's `conversationLink`,
+ * which matches `/search/` anywhere in a URL (an arXiv search, GitHub's Copilot docs cited in an answer: day-7h K1).
+ */
+const OWN_CONVERSATION_LINKS = ['/search/', '/copilot/', '/computer/tasks/'].flatMap((path) =>
+  ['', 'https://www.perplexity.ai', 'https://perplexity.ai'].map((origin) => `a[href^="${origin}${path}"]`),
+);
+
 export function wholePageContent(ctx: PageContext, library = true): { title: string; text: string } {
   const body = ctx.doc.body;
-  // Without the library (the public door, its setting off): the conversation links (the sidebar's thread titles) left out.
-  const skip = library ? [] : ctx.set.conversationLink;
+  // Without the library (the public door, its setting off): the links to conversations (the sidebar's thread titles) left out.
+  const skip = library ? [] : OWN_CONVERSATION_LINKS;
   return { title: ctx.doc.title, text: body ? renderText(body, { skip, markdown: false, computedVisibility: true, math: mathOf(ctx.set) }) : '' };
 }
 
