@@ -8,6 +8,7 @@ import { parseEnvelope, type Envelope, type Request } from '../../lib/protocol/m
 import { type ControlSettings, DEFAULT_SETTINGS } from '../../lib/protocol/panel';
 import type { PageHub } from '../../lib/worker/calls/pages';
 import { Router } from '../../lib/worker/calls/router';
+import { RelayError } from '../../lib/protocol/errors';
 import { DoorThreads } from '../../lib/worker/threads/door-threads';
 import type { ThreadCalls } from '../../lib/worker/threads/thread-calls';
 import type { TabService } from '../../lib/worker/calls/tabs';
@@ -243,7 +244,18 @@ describe('the page’s text through the public door holds no library (worker rev
 
   it('a Perplexity tab whose page script has not loaded (a sidecar) is not read whole by the injected reader there (day-7h review K2)', async () => {
     const sidecar = { id: 8, windowId: 1, url: 'https://www.perplexity.ai/sidecar?copilot=true', title: 'Sidecar' };
-    const pages = { state: () => undefined, request: async () => ({}) } as unknown as PageHub;
+    let loads = false;
+    const sent: unknown[] = [];
+    const pages = {
+      state: () => undefined,
+      whenReady: async (tabId: number) => {
+        if (!loads) throw new RelayError('NO_PERPLEXITY_TAB', `The Perplexity page in tab ${tabId} did not load its comet-relay script within 5000 ms. Reload the tab.`);
+      },
+      request: async (_tab: number, method: string, params: unknown) => {
+        if (method === 'page.content') sent.push(params);
+        return { title: 'Sidecar', text: 'answer', totalLength: 6, truncated: false };
+      },
+    } as unknown as PageHub;
     const tabs = { connectedDrivenTab: () => undefined, drivenTab: async () => sidecar } as unknown as TabService;
     const router = new Router({
       tabs,
@@ -255,8 +267,14 @@ describe('the page’s text through the public door holds no library (worker rev
       },
     });
     const replies: Envelope[] = [];
-    await router.handle({ kind: 'request', id: 'c2', method: 'page.content', params: { maxLength: 100 }, origin: { clientId: 'k1', clientName: 'x', tool: 't', door: 'public' } }, (m) => replies.push(m));
-    expect(replies.at(-1)).toMatchObject({ kind: 'error', error: { code: 'NO_PERPLEXITY_TAB', message: expect.stringMatching(/page script has not loaded in tab 8/) } });
+    const read = () => router.handle({ kind: 'request', id: `c${replies.length}`, method: 'page.content', params: { maxLength: 100 }, origin: { clientId: 'k1', clientName: 'x', tool: 't', door: 'public' } }, (m) => replies.push(m));
+    // Its page script is waited for and read through (day-7i I2); one that never loads is said so, with what to do.
+    await read();
+    expect(replies.at(-1)).toMatchObject({ kind: 'error', error: { code: 'NO_PERPLEXITY_TAB', message: expect.stringMatching(/tab 8 did not load its comet-relay script .* Reload the tab/) } });
+    loads = true;
+    await read();
+    expect(replies.at(-1)).toMatchObject({ kind: 'result', result: { text: 'answer', source: 'perplexity' } });
+    expect(sent).toEqual([{ maxLength: 100, library: false }]);
   });
 
   it('the sidebar’s thread titles are left out there unless the person opened the library to it; the loopback door reads the whole page', async () => {

@@ -235,6 +235,16 @@ describe('page content', () => {
     // Links elsewhere whose path holds /search/ or /copilot/ are the answer's words (day-7h review K1).
     expect(own.text).toContain('The Moon. See Copilot setup and arXiv.');
   });
+  it('the sidebar as the site draws it (2026-09-27 capture): a row’s title beside an empty link, a project’s name: left out too (day-7i review I1)', async () => {
+    loadHtml(
+      `<nav><div data-sidebar-session-row="true"><a aria-label="Tax return 2025" href="/search/0000-tax"><span></span></a><div>Tax return 2025</div></div>` +
+        `<a href="/projects/bookmarks-Ab12">Bookmarks</a></nav><main><h1>Tides</h1><p>The Moon.</p></main>`,
+    );
+    const own = await pageContent(driver(), 1000, false);
+    expect(own.text).not.toMatch(/Tax return|Bookmarks/);
+    expect(own.text).toContain('The Moon.');
+    expect((await pageContent(driver(), 1000)).text).toContain('Tax return 2025');
+  });
 });
 
 describe('the page’s Markdown, as the site writes its own', () => {

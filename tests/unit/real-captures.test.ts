@@ -10,6 +10,8 @@ import { readSources } from '../../lib/page/kits/source-reader';
 import { fromInlineCitations, groupedCount, mergeSources, normalizeUrl } from '../../lib/page/answer/sources';
 import { chooseSelectorSet, live2026 } from '../../lib/selectors';
 import { loadHtml } from '../fixtures/reader/load';
+import { listConversations } from '../../lib/page/kits/conversations';
+import { pageContent } from '../support/page-content';
 
 /**
  * The readers against pages other people saved from the live perplexity.ai (their folder is named
@@ -307,6 +309,28 @@ describe.skipIf(!present)(title, () => {
       const poll = await createPageDriver(window).poll();
       expect(poll).toMatchObject({ status: 'idle', turnCount: 0 });
       expect(poll.unconfirmed).toBeUndefined();
+    });
+    it('the public door without the library reads none of its thread titles, the projects’ names neither (day-7i review I1)', async () => {
+      load('sidebar-top-excerpt-AI-conversations-in-json-2026-09-27.html');
+      // A collapsed project opened, as a click would: its wrapper loses its zero height, visibility:hidden, inert, aria-hidden.
+      for (const folded of Array.from(document.querySelectorAll('[inert]'))) {
+        folded.removeAttribute('inert');
+        folded.removeAttribute('aria-hidden');
+        (folded as HTMLElement).style.visibility = '';
+        (folded.parentElement as HTMLElement).style.height = '';
+      }
+      const driver = createPageDriver(window);
+      // Each title's head: the row's visible text may be cut where its aria-label is whole.
+      const titles = listConversations(driver.context()).map((c) => c.title.slice(0, 30));
+      expect(titles.length).toBeGreaterThan(0);
+      const whole = (await pageContent(driver, 100_000)).text;
+      const own = (await pageContent(driver, 100_000, false)).text;
+      for (const title of titles) {
+        expect(whole).toContain(title);
+        expect(own).not.toContain(title);
+      }
+      expect(whole).toContain('Bookmarks');
+      expect(own).not.toContain('Bookmarks');
     });
   });
 });

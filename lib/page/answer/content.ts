@@ -20,8 +20,9 @@ const OWN_CONVERSATION_LINKS = ['/search/', '/copilot/', '/computer/tasks/'].fla
 
 export function wholePageContent(ctx: PageContext, library = true): { title: string; text: string } {
   const body = ctx.doc.body;
-  // Without the library (the public door, its setting off): the links to conversations (the sidebar's thread titles) left out.
-  const skip = library ? [] : OWN_CONVERSATION_LINKS;
+  // Without the library (the public door, its setting off): the sidebar (the set's regions outside the thread: its
+  // rows hold a thread's title beside an empty link, 2026-09-27 capture; day-7i I1) and any other link to a conversation.
+  const skip = library ? [] : [...ctx.set.outsideThread, ...OWN_CONVERSATION_LINKS];
   return { title: ctx.doc.title, text: body ? renderText(body, { skip, markdown: false, computedVisibility: true, math: mathOf(ctx.set) }) : '' };
 }
 

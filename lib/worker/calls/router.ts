@@ -448,8 +448,12 @@ export class Router {
       // A tab whose script has not said ready yet is waited for (pageTab).
       return fromPageScript(this.deps.pages.state(tab.id) ? tab.id : await this.deps.tabs.pageTab(), url);
     }
-    // The injected reader takes the whole page, sidebar and all: without the library, only the page script reads (day-7h K2).
-    if (perplexity && !library) throw new RelayError('NO_PERPLEXITY_TAB', `comet-relay's page script has not loaded in tab ${tab.id} (${url}) yet, and through the public door a Perplexity page is read only through it. Call again in a moment.`);
+    // The injected reader takes the whole page, sidebar and all: without the library, only the page script reads
+    // (day-7h K2). It is waited for, and a page that never loads it is said so, with what to do (day-7i I2).
+    if (perplexity && !library) {
+      await this.deps.pages.whenReady(tab.id, 5_000, signal);
+      return fromPageScript(tab.id, url);
+    }
     if (!perplexity) await this.admitTarget(request, 'other-tab', describeTabUse('read', tab), signal, progress, trusted);
     let read: ReturnType<typeof extractVisibleText> | undefined;
     try {
