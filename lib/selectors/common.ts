@@ -62,7 +62,9 @@ export const common = {
     'template',
   ],
   errorMessage: ['[role="alert"]'],
-  outsideThread: ['nav', 'aside', '[data-testid="sidebar"]'],
+  // The sidebar's thread rows by their own mark too (the 2026-09-27 sidebar capture), not only by the <nav> around
+  // them: the public door's page text leaves these regions out while the library is closed to it (content.ts).
+  outsideThread: ['nav', 'aside', '[data-testid="sidebar"]', '[data-sidebar-session-row]'],
 
   // `.citation` also takes generation A's `<a class="citation">` badges (whole class token only).
   citationInline: ['[data-pplx-citation]', '.citation'],

@@ -244,6 +244,11 @@ describe('page content', () => {
     expect(own.text).not.toMatch(/Tax return|Bookmarks/);
     expect(own.text).toContain('The Moon.');
     expect((await pageContent(driver(), 1000)).text).toContain('Tax return 2025');
+    // The same rows drawn outside any <nav> (a repaint): known by their own mark (day-7j review J1).
+    loadHtml(`<div><div data-sidebar-session-row="true"><a aria-label="Tax return 2025" href="/search/0000-tax"><span></span></a><div>Tax return 2025</div></div></div><main><p>The Moon.</p></main>`);
+    const moved = await pageContent(driver(), 1000, false);
+    expect(moved.text).not.toContain('Tax return');
+    expect(moved.text).toContain('The Moon.');
   });
 });
 
