@@ -588,13 +588,11 @@ export async function uninstall(options: UninstallOptions = {}): Promise<Uninsta
   // The exact uninstalls that take what still runs the launcher, with this state folder (`--browser all` without it
   // would look in another install's).
   const browserUsers = BROWSERS.filter((b) => users.includes(b));
-  const takeRest = [
-    ...(browserUsers.length > 0 ? [uninstallCommand({ browsers: browserUsers, home: resolved.bakedHome, platform: sys.platform })] : []),
-    ...customDirs.map((dir) => uninstallCommand({ userDataDir: dir, home: resolved.bakedHome, platform: sys.platform })),
-  ].join(' and ');
+  const customUninstalls = customDirs.map((dir) => uninstallCommand({ userDataDir: dir, home: resolved.bakedHome, platform: sys.platform }));
+  const takeRest = [...(browserUsers.length > 0 ? [uninstallCommand({ browsers: browserUsers, home: resolved.bakedHome, platform: sys.platform })] : []), ...customUninstalls].join(' and ');
   if (users.length > 0 && !options.purge) {
     // A --browser left out was left out on purpose; a --user-data-dir registration is named with what removes it.
-    const customRest = customDirs.map((dir) => uninstallCommand({ userDataDir: dir, home: resolved.bakedHome, platform: sys.platform })).join(' and ');
+    const customRest = customUninstalls.join(' and ');
     kept.push(`${tildify(sys, launcher)} (still used by ${[...new Set(users)].join(', ')}${customRest ? `; ${customRest} removes ${customDirs.length > 1 ? 'those' : 'that'} registration` : ''})`);
   } else {
     removeFile(launcher);

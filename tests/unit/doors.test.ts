@@ -159,6 +159,12 @@ const PERPLEXITY = { id: 7, windowId: 1, url: 'https://www.perplexity.ai/search/
 const BANK = { id: 9, windowId: 1, url: 'https://bank.example/accounts?session=s3cr3t', title: 'Your accounts' };
 const info = (tab: typeof PERPLEXITY, category: string) => ({ id: String(tab.id), windowId: 1, title: tab.title, url: tab.url, active: false, category });
 
+/** The person's settings deciding a need, as the worker's panel service does (lib/worker/panel/policy.ts). */
+const decidedBy = (settings: ControlSettings) => async (_request: Request, need: Need, what: string) => {
+  const decision = decideNeed(need, what, settings);
+  if (decision.kind === 'deny') throw decision.error;
+};
+
 function world(settings: ControlSettings = DEFAULT_SETTINGS) {
   const calls: string[] = [];
   // The thread family: a start makes task-new; any thread_id is read or written as asked.
@@ -194,10 +200,7 @@ function world(settings: ControlSettings = DEFAULT_SETTINGS) {
     threads,
     publicThreads: new DoorThreads(),
     status: async () => ({}),
-    authorizeTarget: async (_request, need, what) => {
-      const decision = decideNeed(need, what, settings);
-      if (decision.kind === 'deny') throw decision.error;
-    },
+    authorizeTarget: decidedBy(settings),
   });
   const call = async (door: Door | undefined, method: string, params: unknown = {}) => {
     const replies: Envelope[] = [];
@@ -231,10 +234,7 @@ describe('the page’s text through the public door holds no library (worker rev
       tabs,
       pages,
       status: async () => ({}),
-      authorizeTarget: async (_request, need, what) => {
-        const decision = decideNeed(need, what, settings);
-        if (decision.kind === 'deny') throw decision.error;
-      },
+      authorizeTarget: decidedBy(settings),
     });
     const replies: Envelope[] = [];
     await router.handle({ kind: 'request', id: 'c1', method: 'page.content', params: { maxLength: 100 }, origin: { clientId: 'k1', clientName: 'x', tool: 't', door } }, (m) => replies.push(m));
@@ -261,10 +261,7 @@ describe('the page’s text through the public door holds no library (worker rev
       tabs,
       pages,
       status: async () => ({}),
-      authorizeTarget: async (_request, need, what) => {
-        const decision = decideNeed(need, what, DEFAULT_SETTINGS);
-        if (decision.kind === 'deny') throw decision.error;
-      },
+      authorizeTarget: decidedBy(DEFAULT_SETTINGS),
     });
     const replies: Envelope[] = [];
     const read = () => router.handle({ kind: 'request', id: `c${replies.length}`, method: 'page.content', params: { maxLength: 100 }, origin: { clientId: 'k1', clientName: 'x', tool: 't', door: 'public' } }, (m) => replies.push(m));

@@ -28,6 +28,13 @@ function refusingToRead(dir: string): typeof fs {
   };
 }
 
+/** An install into the default state folder, for a Chromium that has its profile folder. */
+async function defaultInstall() {
+  const setup = linuxInstallHome('install-ux');
+  fs.mkdirSync(path.join(setup.homedir, '.config', 'chromium'), { recursive: true });
+  return { setup, report: await install({ ...setup, browsers: ['chromium'] }) };
+}
+
 async function userDataDirInstall() {
   const setup = linuxInstallHome('install-ux');
   const home = path.join(setup.homedir, 'home2');
@@ -235,9 +242,7 @@ describe('#13 a state folder open to others: one rule, kept by install, token an
   });
 
   it("#13: doctor fails comet-relay's own default folder open to others with the chmod that closes it", async () => {
-    const setup = linuxInstallHome('install-ux');
-    fs.mkdirSync(path.join(setup.homedir, '.config', 'chromium'), { recursive: true });
-    const report = await install({ ...setup, browsers: ['chromium'] });
+    const { setup, report } = await defaultInstall();
     fs.chmodSync(report.stateDir, 0o750);
     const check = (await doctor({ ...setup, listHosts: () => [] })).checks.find((c) => c.name === 'state folder');
     expect(check).toMatchObject({ ok: false, fix: expect.stringMatching(new RegExp(`^run: chmod 700 ${report.stateDir}`)) });
@@ -283,9 +288,7 @@ describe("uninstall --purge and an unreadable folder of another user's in a shar
   });
 
   it('in the default state folder, which only comet-relay uses, such a folder is ours: the purge is not done (day-7b review G2)', async () => {
-    const setup = linuxInstallHome('install-ux');
-    fs.mkdirSync(path.join(setup.homedir, '.config', 'chromium'), { recursive: true });
-    const report = await install({ ...setup, browsers: ['chromium'] });
+    const { setup, report } = await defaultInstall();
     const cache = path.join(report.stateDir, 'cache');
     fs.mkdirSync(cache, { recursive: true });
     const guarded = refusingToRead(cache);
@@ -303,9 +306,7 @@ describe("uninstall --purge and an unreadable folder of another user's in a shar
   });
 
   it('the uploads folder too: one that cannot be read is said so, never as holding files not ours (day-7c review I1)', async () => {
-    const setup = linuxInstallHome('install-ux');
-    fs.mkdirSync(path.join(setup.homedir, '.config', 'chromium'), { recursive: true });
-    const report = await install({ ...setup, browsers: ['chromium'] });
+    const { setup, report } = await defaultInstall();
     const uploads = path.join(report.stateDir, 'attachments');
     fs.mkdirSync(uploads, { recursive: true });
     const guarded = refusingToRead(uploads);
@@ -317,9 +318,7 @@ describe("uninstall --purge and an unreadable folder of another user's in a shar
   });
 
   it('an upload folder whose meta.json is a folder is not ours: left, said as such, the purge done (day-7e review E5)', async () => {
-    const setup = linuxInstallHome('install-ux');
-    fs.mkdirSync(path.join(setup.homedir, '.config', 'chromium'), { recursive: true });
-    const report = await install({ ...setup, browsers: ['chromium'] });
+    const { setup, report } = await defaultInstall();
     fs.mkdirSync(path.join(report.stateDir, 'attachments', 'mine', 'meta.json'), { recursive: true });
     const result = await uninstall({ ...setup, purge: true });
     expect(result.ok).toBe(true);
@@ -327,9 +326,7 @@ describe("uninstall --purge and an unreadable folder of another user's in a shar
   });
 
   it('an upload folder whose meta.json cannot be read: said so, never as files not ours (day-7d review F2)', async () => {
-    const setup = linuxInstallHome('install-ux');
-    fs.mkdirSync(path.join(setup.homedir, '.config', 'chromium'), { recursive: true });
-    const report = await install({ ...setup, browsers: ['chromium'] });
+    const { setup, report } = await defaultInstall();
     const upload = path.join(report.stateDir, 'attachments', '0b6c5a52-3f4e-4c1a-9d0e-2a7f1c9e8b11');
     fs.mkdirSync(upload, { recursive: true });
     fs.writeFileSync(path.join(upload, 'meta.json'), '{}');

@@ -6,7 +6,7 @@ import { pageQuery, rateLimitedPage } from '../../page/threads/thread-json-reade
 import { markdownWords, showsExactly } from '../../page/kits/repair-text';
 import { firstString, pick, strings } from '../../page/dom/json-path';
 import type { ThreadJsonReader } from '../../selectors/thread-schema';
-import type { TabFetch } from '../threads/json-answer';
+import { callerGone, type TabFetch } from '../threads/json-answer';
 import { cliHint } from '../../protocol/identity';
 
 /**
@@ -235,7 +235,7 @@ export class Repairs {
     } catch (error) {
       // The call that asked ended (cancelled, the host link gone): not the endpoint's answer, no back-off for the
       // sessions after it (day-7g review H4).
-      if (['CANCELLED', 'HOST_DISCONNECTED'].includes(RelayError.from(error).code)) return undefined;
+      if (callerGone(error)) return undefined;
       // The endpoint answers empty when asked too often: wait longer before the next attempt.
       this.nextAsk.set(ref, now + r.request.emptyBackoffMs);
       if (error instanceof GoneThread) this.runningAt.delete(ref);

@@ -41,7 +41,8 @@ export interface FinishedTurn {
 const CALLER_GONE = Symbol('the call that asked ended');
 /** What a read the asking call ended says, to that call (whose caller is gone) and to no other. */
 const GONE_STATE: EntryState = { state: 'unknown', why: 'the call that asked ended' };
-const callerGone = (error: unknown) => ['CANCELLED', 'HOST_DISCONNECTED'].includes(RelayError.from(error).code);
+/** Whether a read failed because the call that asked ended (cancelled, the host link gone): not the site's answer. */
+export const callerGone = (error: unknown) => ['CANCELLED', 'HOST_DISCONNECTED'].includes(RelayError.from(error).code);
 
 interface Known {
   answer: Promise<string | undefined | typeof CALLER_GONE>;
