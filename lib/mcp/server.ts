@@ -21,7 +21,9 @@ import { traceClock } from '../protocol/ports';
 import { VERSION } from '../relay/version';
 import type { AttachmentAccess } from './attachments/http';
 import type { BrowserGateway } from './gateway';
-import type { SessionMemory, ToolContext, ToolDefinition } from './tool';
+import type { Door } from '../protocol/doors';
+import { offeredAt, type SessionMemory, type ToolContext, type ToolDefinition, toolAccess } from './tool';
+import { allTools } from './tools';
 import { toolListing } from './tool-listing';
 import { EVENT_GUIDE } from './tools/threads';
 import { offersThreadResources, serveThreadResources } from './resources';
@@ -43,6 +45,8 @@ export interface SessionOptions {
   settings: Settings;
   gateway: BrowserGateway;
   attachments: AttachmentAccess;
+  /** The HTTP door the session came in by (`serve`); none for stdio. Only to say why a tool is not served. */
+  door?: Door;
 }
 
 /**
@@ -89,7 +93,7 @@ const MIN_ELICIT_WAIT_MS = 300_000;
 /** A session's MCP server, and how many MCP tasks it runs now (a session running one is in use between its polls). */
 export type SessionServer = Server & { tasksRunning(): number };
 
-export function createSessionServer({ tools, settings, gateway, attachments }: SessionOptions): SessionServer {
+export function createSessionServer({ tools, settings, gateway, attachments, door }: SessionOptions): SessionServer {
   const session: SessionMemory = {};
   const tasks = new SessionTasks();
   const offersTasks = tools.some((tool) => tool.taskSupport);
@@ -178,7 +182,7 @@ export function createSessionServer({ tools, settings, gateway, attachments }: S
 
   server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
     const entry = byName.get(request.params.name);
-    if (!entry) throw new McpError(ErrorCode.InvalidParams, `Tool ${request.params.name} not found`);
+    if (!entry) throw new McpError(ErrorCode.InvalidParams, notServed(request.params.name, tools, door));
     const parsed = entry.input.safeParse(request.params.arguments ?? {});
     if (!parsed.success) return invalidArguments(entry.tool.name, parsed.error);
     if (!request.params.task) return run(entry.tool, parsed.data, extra, extra.signal);
@@ -219,6 +223,23 @@ class WhenElicited implements jsonSchemaValidator {
  * are constants, so one listing object (and one instructions text) serves every session of a door.
  */
 const inputs = new WeakMap<ToolDefinition, z.ZodObject<z.ZodRawShape>>();
+/**
+ * Why a tools/call names a tool this session does not serve. One of comet-relay's that this server leaves out is said
+ * so, with why, so that an agent whose prompt names it stops trying and the person knows what to restart with (review
+ * 8, errors #2); a name of no tool of ours is only "not found". Still a protocol error: the tool is not in tools/list.
+ */
+export function notServed(name: string, tools: readonly ToolDefinition[], door?: Door): string {
+  const tool = allTools.find((t) => t.name === name);
+  if (!tool) return `Tool ${name} not found: tools/list names the ${tools.length} tools this server serves.`;
+  const why =
+    door === 'public' && !offeredAt(tool, 'public')
+      ? 'it is never offered through the public door (the Agent API\'s)'
+      : toolAccess(tool) === 'act' && !tools.some((t) => toolAccess(t) === 'act')
+        ? 'this server serves only tools that read (it was started with --read-only, or as serve --public-url without --allow-acting)'
+        : "this server was started with a --tools list that leaves it out";
+  return `Tool ${name} is not served here: ${why}. Use the tools tools/list names; the person at the browser can start comet-relay again to serve it (\`comet-relay help ${door ? 'serve' : 'mcp'}\`).`;
+}
+
 const listings = new WeakMap<readonly ToolDefinition[], { tools: ReturnType<typeof toolListing>[] }>();
 const instructions = new WeakMap<readonly ToolDefinition[], string>();
 

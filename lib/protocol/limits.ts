@@ -10,6 +10,12 @@
  */
 export const MAX_PARAMS_DEPTH = 64;
 
+/**
+ * The longest prompt a tool takes, in characters (comet_ask, call_perplexity_computer): the tools and the extension's
+ * methods hold the same limit, so a longer one is refused by the tool that was called, naming its own field.
+ */
+export const PROMPT_MAX = 100_000;
+
 /** True when `value` nests arrays/objects more than `max` levels deep. Iterative: never recurses. */
 export function nestsDeeperThan(value: unknown, max: number): boolean {
   const stack: [unknown, number][] = [[value, 0]];

@@ -1,5 +1,6 @@
 import fs from 'node:fs';
 import net from 'node:net';
+import type { z } from 'zod';
 import { RelayError } from '../protocol/errors';
 import { effectOf } from '../protocol/access';
 import type { Door } from '../protocol/doors';
@@ -113,17 +114,11 @@ export class RelayClient {
   }
 
   async call<M extends MethodName>(method: M, params: MethodParams<M>, options: CallOptions = {}): Promise<MethodResult<M>> {
-    const raw = await this.request(method, params, options);
-    const parsed = methods[method].result.safeParse(raw);
-    if (!parsed.success) {
-      throw new RelayError('PROTOCOL_ERROR', `The browser answered ${method} with an unexpected shape (${parsed.error.issues[0]?.message}). Are the extension and comet-relay the same version?`);
-    }
-    return parsed.data as MethodResult<M>;
+    return answerOf('The browser', method, methods[method].result as z.ZodType, await this.request(method, params, options)) as MethodResult<M>;
   }
 
   async hostStatus(options: CallOptions = {}) {
-    const raw = await this.request('host.status', {}, options);
-    return hostMethods['host.status'].result.parse(raw);
+    return answerOf('The comet-relay host', 'host.status', hostMethods['host.status'].result, await this.request('host.status', {}, options));
   }
 
   close(): void {
@@ -508,4 +503,18 @@ function untilAborted<T>(promise: Promise<T>, signal: AbortSignal | undefined): 
     signal.addEventListener('abort', onAbort, { once: true });
     promise.then(resolve, reject).finally(() => signal.removeEventListener('abort', onAbort));
   });
+}
+
+/**
+ * An answer in the shape its method promises, or PROTOCOL_ERROR in words: never a ZodError's dump of its issues
+ * (review 8, errors #4). Two builds of comet-relay meet here after an upgrade that left one of them running.
+ */
+function answerOf<T>(who: string, method: string, shape: z.ZodType<T>, raw: unknown): T {
+  const parsed = shape.safeParse(raw);
+  if (parsed.success) return parsed.data;
+  const issue = parsed.error.issues[0];
+  throw new RelayError(
+    'PROTOCOL_ERROR',
+    `${who} answered ${method} with an unexpected shape (${issue?.path.join('.') || 'the answer'}: ${issue?.message}): it is another version of comet-relay than this one. After an upgrade, reload the extension on the browser's extensions page (that starts its host again) and restart this MCP client.`,
+  );
 }

@@ -1,3 +1,4 @@
+import type { RelayError } from '../../lib/protocol/errors';
 import fs from 'node:fs';
 import net from 'node:net';
 import os from 'node:os';
@@ -106,6 +107,17 @@ describe('native host', () => {
     extension.send({ kind: 'result', id: a.id, result: { tabs: [{ id: '7', windowId: 1, title: 'A', url: 'https://a', active: true, category: 'Other' }] } });
     expect((await first).tabs).toHaveLength(1);
     expect((await second).tabs).toHaveLength(0);
+  });
+
+  it('an answer of another shape is a PROTOCOL_ERROR in words with what to do, never a dump of its issues (review 8, errors #4)', async () => {
+    await connected();
+    const call = client('skewed').call('tabs.list', {});
+    const request = (await extension.next('request')) as Extract<Envelope, { kind: 'request' }>;
+    extension.send({ kind: 'result', id: request.id, result: { tabs: [{ id: 7 }] } });
+    const error = (await call.then(() => undefined, (e: unknown) => e)) as RelayError;
+    expect(error).toMatchObject({ code: 'PROTOCOL_ERROR' });
+    expect(error.message).toMatch(/^The browser answered tabs\.list with an unexpected shape \(tabs\.0\.id: [^)]*\): it is another version of comet-relay than this one\. After an upgrade, reload the extension/);
+    expect(error.message).not.toContain('"expected"');
   });
 
   it('a traced reply says how long the host held the call and when, on the clock the other processes use, it had the reply', async () => {

@@ -1,7 +1,6 @@
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { allTools, selectTools } from '../../lib/mcp/tools';
-import { cutText } from '../../lib/mcp/tools/comet';
 import type { FetchRequest, LibraryFetch } from '../../lib/worker/threads/library';
 import { exportThread, listLibrary } from '../../lib/worker/threads/library';
 import { libraryJson2026 } from '../../lib/selectors/library/library-json';
@@ -103,16 +102,21 @@ describe('comet_export_thread', () => {
       offset = Number(note[1]);
     }
     expect(joined).toBe(whole);
-    expect(cutText('abc', 5, 10)).toBe('[offset 5 is past the end: the export is 3 characters]');
+    // Past the end is a wrong argument, said as one (review 8, errors #11).
+    const past = await client.callTool({ name: 'comet_export_thread', arguments: { thread: 'long-thread-Lg25tn', offset: whole.length } });
+    expect(past.isError).toBe(true);
+    expect(text(past)).toBe(`[INVALID_PARAMS] offset ${whole.length} is past the end: the export is ${whole.length} characters; pass an offset below ${whole.length}, or leave it out for the start.`);
   });
 
   it('says plainly what was wrong: not a thread, no thread in the tab, a thread the site does not have', async () => {
     const lib = new SimLibrary().seed({ threads: 3 });
     const browser = libraryBrowser(lib);
     browser.on('browser.status', { perplexityTab: { tabId: '1', url: 'https://www.perplexity.ai/', title: 'home', selectorSet: null } } as never);
+    browser.on('browser.status', { perplexityTab: undefined } as never); // the second look: no tab connected
     const client = await connect(browser);
     expect(text(await client.callTool({ name: 'comet_export_thread', arguments: { thread: 'https://evil.example/search/x' } }))).toMatch(/^\[INVALID_PARAMS\] "https:\/\/evil\.example\/search\/x" is not a Perplexity thread/);
     expect(text(await client.callTool({ name: 'comet_export_thread', arguments: {} }))).toMatch(/^\[INVALID_PARAMS\] The Perplexity tab shows no thread \(https:\/\/www\.perplexity\.ai\/\)/);
+    expect(text(await client.callTool({ name: 'comet_export_thread', arguments: {} }))).toMatch(/^\[INVALID_PARAMS\] No Perplexity tab is connected, so no thread is in view: pass thread/);
     lib.failNext('/rest/thread/gone-1', 404);
     const gone = await client.callTool({ name: 'comet_export_thread', arguments: { thread: 'gone-1' } });
     expect(gone.isError).toBe(true);

@@ -25,7 +25,8 @@ describe('comet_mode: a switch that misses (review #10)', () => {
     expect(browser.methods()).toEqual(['page.mode']);
     expect(out.isError).toBe(true);
     expect(out.text).toBe(
-      `Mode switch failed: modeMenuItem: none of \`[role="menuitemradio"]\` matched for the mode "model-council" inside the open mode menu on ${THREAD}. The tab was not moved.`,
+      // The reference's sentence, then the code (review 8, errors #5).
+      `Mode switch failed: [SELECTOR_MISS] modeMenuItem: none of \`[role="menuitemradio"]\` matched for the mode "model-council" inside the open mode menu on ${THREAD}. The tab was not moved.`,
     );
     // A failed switch is no choice: comet_ask keeps no mode from it.
     expect(context.session.mode).toBeUndefined();

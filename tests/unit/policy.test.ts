@@ -154,7 +154,12 @@ describe('approval queue', () => {
   it('times out with TIMEOUT after the configured time and leaves nothing behind', async () => {
     const queue = new ApprovalQueue(() => {});
     const held = queue.request(ask, 5000);
-    const outcome = expect(held).rejects.toMatchObject({ code: 'TIMEOUT', message: expect.stringContaining('within 5 s') });
+    // Nothing was done, and the call is over: said so, never "approve the call there" (review 8, errors #1).
+    const outcome = expect(held).rejects.toMatchObject({
+      code: 'TIMEOUT',
+      message: expect.stringMatching(/within 5 s, so it was not carried out\..*call again and approve it there/),
+      data: { notSent: true },
+    });
     vi.advanceTimersByTime(4999);
     expect(queue.pending()).toHaveLength(1);
     vi.advanceTimersByTime(1);

@@ -4,6 +4,7 @@ import { elicitationFor } from '../../lib/mcp/threads/hold';
 import type { ModelsList } from '../../lib/protocol/threads/threads';
 import { toolAccess } from '../../lib/mcp/tool';
 import { accessOf } from '../../lib/protocol/access';
+import { approvalTimeoutError } from '../../lib/worker/panel/policy';
 import { FakeBrowser, fakeContext, removeFakeHomes, runTool } from '../support/fake-browser';
 import { checkpoint, confirmation, question, signIn, THREAD } from '../support/thread-fixtures';
 
@@ -72,6 +73,13 @@ describe('call_perplexity_computer: the seed rules, each named in an isError res
     expect(browser.methods()).toEqual(['account.models', 'account.models']);
   });
 
+  it('an unknown thread_id the browser already names is said once, not inside itself (review 8, errors #6)', async () => {
+    const cause = `thread_id "${THREAD}" matches no Perplexity thread of this account (not at https://www.perplexity.ai/computer/tasks/x, not among the recent threads).`;
+    const browser = new FakeBrowser().fail('threads.send', 'THREAD_NOT_FOUND', cause);
+    const { text } = await call(browser, 'call_perplexity_computer', { message: 'More', thread_id: THREAD }).done;
+    expect(text).toBe(`[THREAD_NOT_FOUND] ${cause.slice(0, -1)}. Pass a thread_id that an earlier result returned.`);
+  });
+
   it('accepts a model with one of its efforts and passes the settings on', async () => {
     const browser = new FakeBrowser().on('account.models', MODELS).on('threads.start', submitted).on('threads.wait', checkpoint({ turn: 1 }));
     const { isError } = await call(browser, 'call_perplexity_computer', { message: 'Review this contract', model: 'sonar-pro', effort: 'medium' }).done;
@@ -117,6 +125,14 @@ describe('call_perplexity_computer: the seed rules, each named in an isError res
     const { structured } = await call(browser, 'call_perplexity_computer', { message: 'More', thread_id: THREAD }).done;
     expect(structured?.text).toMatch(/^\[PERMISSION_DENIED\] The message was not sent: The person denied it\./);
     expect(structured?.task_status).toBeUndefined();
+  });
+
+  it('a follow-up nobody approved in time is said to be unsent (review 8, errors #1)', async () => {
+    const timedOut = approvalTimeoutError('send a follow-up', 120);
+    const browser = new FakeBrowser().fail('threads.send', timedOut.code, timedOut.message, timedOut.data).on('threads.state', checkpoint({ turn: 0, text: 'As it was.' }));
+    const { structured } = await call(browser, 'call_perplexity_computer', { message: 'More', thread_id: THREAD }).done;
+    expect(structured?.text).toMatch(/^\[TIMEOUT\] The message was not sent: Nobody approved the request to send a follow-up within 120 s/);
+    expect(structured?.text).not.toMatch(/may have been sent/);
   });
 
   it('a follow-up that failed after it may have gone (a timeout, the link gone) says so, and passes no earlier turn off as its reply (day-2 review H2)', async () => {

@@ -6,17 +6,20 @@ import { readSettings } from '../../lib/config/settings';
 import { BrowserGateway } from '../../lib/mcp/gateway';
 import { onDemandAttachments } from '../../lib/mcp/attachments/http';
 import { createSessionServer } from '../../lib/mcp/server';
-import { allTools } from '../../lib/mcp/tools';
+import { allTools, selectTools } from '../../lib/mcp/tools';
+import { offeredAt } from '../../lib/mcp/tool';
+import { PROMPT_MAX } from '../../lib/protocol/limits';
+import type { Door } from '../../lib/protocol/doors';
 
 /**
  * Hostile arguments to every tool (the list is iterated, so a new tool is covered the day it is
  * added): each wrong value comes back as an isError result that names the field, never a crash,
  * a protocol error, or a call that reaches the browser.
  */
-async function session() {
+async function session(tools = allTools, door?: Door) {
   const gateway = new BrowserGateway({ home: '/nonexistent-comet-relay-home', settings: { ...readSettings({}), COMET_HOST_WAIT: 0 }, transport: 'stdio' });
   const local = onDemandAttachments({ home: '/nonexistent-comet-relay-home', settings: readSettings({}) });
-  const server = createSessionServer({ tools: allTools, settings: readSettings({}), gateway, attachments: local.attachments });
+  const server = createSessionServer({ tools, settings: readSettings({}), gateway, attachments: local.attachments, door });
   const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
   await server.connect(serverSide);
   const client = new Client({ name: 'hostile', version: '1' });
@@ -64,3 +67,49 @@ describe('every tool refuses wrong arguments, naming the field', () => {
     }
   });
 });
+
+describe('what the extension would refuse is refused by the tool, in its own words (review 8, errors #3)', () => {
+  it('a prompt past the limit names the tool and its field, never a method of the extension', async () => {
+    const { client, close } = await session();
+    try {
+      for (const [name, field] of [['comet_ask', 'prompt'], ['call_perplexity_computer', 'message']] as const) {
+        const result = await client.callTool({ name, arguments: { [field]: 'x'.repeat(PROMPT_MAX + 1) } });
+        const text = (result.content as { text?: string }[])[0]?.text ?? '';
+        expect(result.isError, name).toBe(true);
+        expect(text).toMatch(new RegExp(`^\\[INVALID_PARAMS\\] Invalid arguments for ${name}: ${field}: `));
+        expect(text).not.toMatch(/page\.ask|threads\.start/);
+      }
+    } finally {
+      await close();
+    }
+  });
+});
+
+describe('a tool this server leaves out says why, not only "not found" (review 8, errors #2)', () => {
+  const call = async (tools: typeof allTools, name: string, door?: Door) => {
+    const { client, close } = await session(tools, door);
+    try {
+      return await client.callTool({ name, arguments: { prompt: 'hi' } }).then(
+        () => 'answered',
+        (error: Error) => error.message,
+      );
+    } finally {
+      await close();
+    }
+  };
+
+  it('read-only, a --tools list, and a name of no tool at all', async () => {
+    expect(await call(selectTools({ readOnly: true }), 'comet_ask')).toMatch(
+      /Tool comet_ask is not served here: this server serves only tools that read \(it was started with --read-only, or as serve --public-url without --allow-acting\)\. .*comet-relay help mcp/,
+    );
+    expect(await call(selectTools({ allow: ['comet_poll', 'comet_ask'] }), 'comet_wait', 'loopback')).toMatch(
+      /Tool comet_wait is not served here: this server was started with a --tools list that leaves it out\. .*comet-relay help serve/,
+    );
+    const never = allTools.find((tool) => !offeredAt(tool, 'public'));
+    expect(never, 'a tool the public door never offers').toBeDefined();
+    const atPublic = allTools.filter((tool) => offeredAt(tool, 'public'));
+    expect(await call(atPublic, never?.name ?? '', 'public')).toMatch(new RegExp(`Tool ${never?.name} is not served here: it is never offered through the public door`));
+    expect(await call(allTools, 'comet_nonsense')).toMatch(/Tool comet_nonsense not found: tools\/list names the \d+ tools this server serves\./);
+  });
+});
+

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { RelayError } from '../../protocol/errors';
+import { PROMPT_MAX } from '../../protocol/limits';
 import type { TabInfo } from '../../protocol/methods';
 import { type AskBinding, formatWaitText, PageMode, PollResult } from '../../protocol/page/page-methods';
 import { threadIdOfUrl } from '../../protocol/threads/thread-ids';
@@ -122,7 +123,7 @@ const ask = defineTool({
   title: 'Ask Perplexity',
   description: 'Send a prompt to Perplexity and return at once; then comet_poll for snapshots or comet_wait for the answer.',
   inputSchema: {
-    prompt: z.string().min(1),
+    prompt: z.string().min(1).max(PROMPT_MAX),
     newChat: z.boolean().default(false).describe('Start a fresh chat first.'),
   },
   uses: ['page.mode', 'page.ask'],
@@ -288,7 +289,10 @@ const mode = defineTool({
       const moved = movedFrom ? ` (the page ${movedFrom} has no composer, so the tab was taken to ${PERPLEXITY_HOME} first)` : '';
       return textResult(`Mode switch result: ${how}${result.verified === false ? ' (the page did not confirm it)' : ''}${moved}`);
     } catch (error) {
-      return errorText(`Mode switch failed: ${RelayError.from(error).message}`);
+      // The reference's sentence, with the code every other failure carries: a Read-only refusal, a timeout and a
+      // missed control must not look alike (review 8, errors #5).
+      const cause = RelayError.from(error);
+      return errorText(`Mode switch failed: [${cause.code}] ${cause.message}`);
     }
   },
 });
@@ -396,19 +400,22 @@ const exportThreadTool = defineTool({
     if (!ref) {
       const tab = (await browser.call('browser.status', {}, { signal, timeoutMs: 5000 })).perplexityTab;
       ref = threadSlugOf(tab?.url ?? '') ?? undefined;
-      if (!ref) return errorText(`[INVALID_PARAMS] The Perplexity tab shows no thread (${tab?.url ?? 'no Perplexity tab'}): pass thread, a slug or a thread URL (comet_list_conversations lists them).`);
+      // No tab is not a tab that shows no thread (review 8, errors #10).
+      const where = tab ? `The Perplexity tab shows no thread (${tab.url})` : 'No Perplexity tab is connected, so no thread is in view';
+      if (!ref) return errorText(`[INVALID_PARAMS] ${where}: pass thread, a slug or a thread URL (comet_list_conversations lists them).`);
     } else if (!threadSlugOf(ref)) {
       return errorText(`[INVALID_PARAMS] ${threadRefProblem(ref)}`);
     }
     const exported = await browser.call('library.thread', { thread: ref }, { signal, timeoutMs: 180_000 });
     const text = format === 'json' ? JSON.stringify(exported) : threadMarkdown(exported);
+    // Past the end is a wrong argument, not an export (review 8, errors #11).
+    if (offset && offset >= text.length) return errorText(`[INVALID_PARAMS] offset ${offset} is past the end: the export is ${text.length} characters; pass an offset below ${text.length}, or leave it out for the start.`);
     return textResult(cutText(text, offset ?? 0, maxLength ?? DEFAULT_EXPORT_LENGTH));
   },
 });
 
-/** A window of a long text, ending with where it was cut and how to ask for the rest. */
-export function cutText(text: string, offset: number, maxLength: number): string {
-  if (offset >= text.length && offset > 0) return `[offset ${offset} is past the end: the export is ${text.length} characters]`;
+/** A window of a long text (`offset` within it), ending with where it was cut and how to ask for the rest. */
+function cutText(text: string, offset: number, maxLength: number): string {
   const end = Math.min(text.length, offset + maxLength);
   const part = text.slice(offset, end);
   if (end >= text.length) return offset > 0 ? `${part}\n\n[characters ${offset}–${end} of ${text.length}: the end]` : part;

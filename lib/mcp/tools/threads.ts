@@ -1,6 +1,7 @@
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
 import { RelayError } from '../../protocol/errors';
+import { PROMPT_MAX } from '../../protocol/limits';
 import { COMPUTER_MODES, EFFORTS, ModelsList, ProjectsPage, ThreadAsset, type ThreadCheckpointInteraction, type ThreadReply, type TurnSubmission } from '../../protocol/threads/threads';
 import { heartbeat, holdThread } from '../threads/hold';
 import { checkpointResult, jsonResult, notSentResult, ThreadResultShape, TranscriptShape, transcriptResult } from '../threads/result';
@@ -45,7 +46,7 @@ const callComputer = defineTool({
     'Send Perplexity Computer (an agent that browses, codes, writes documents, uses connectors) a new task, or a follow-up with thread_id; ' +
     `waits up to 2 min (longer as an MCP task) for it to finish or need the user. ${EVENT_GUIDE}`,
   inputSchema: {
-    message: z.string().max(100_000).optional().describe('Required for a new thread.'),
+    message: z.string().max(PROMPT_MAX).optional().describe('Required for a new thread.'),
     thread_id: threadId.optional().describe('Continue this thread; omit to start one.'),
     attachment_urls: attachmentUrls,
     project_uuid: z.string().min(1).max(200).optional().describe('Start in this Project (projects_list); not with thread_id.'),
@@ -448,7 +449,10 @@ async function onThread(id: string | undefined, work: () => Promise<CallToolResu
   } catch (error) {
     const cause = RelayError.from(error);
     if (cause.code !== 'THREAD_NOT_FOUND' || id === undefined) throw cause;
-    return errorText(`[THREAD_NOT_FOUND] thread_id "${id}" names no Perplexity thread this account can open (${cause.message}). Pass a thread_id that an earlier result returned.`);
+    // A cause that names the thread_id already is said once, not inside itself (review 8, errors #6).
+    const told = cause.message.replace(/\.$/, '');
+    const said = told.includes(`thread_id "${id}"`) ? told : `thread_id "${id}" names no Perplexity thread this account can open (${told})`;
+    return errorText(`[THREAD_NOT_FOUND] ${said}. Pass a thread_id that an earlier result returned.`);
   }
 }
 

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { PROMPT_MAX } from '../limits';
 
 /**
  * Methods that run in the content script of the Perplexity tab (reader and actions), with the
@@ -154,7 +155,7 @@ export const pageMethods = {
   'page.poll': { params: z.object({ maxLength: MaxLength }), result: PollResult },
   'page.ask': {
     params: z.object({
-      prompt: z.string().min(1).max(100_000),
+      prompt: z.string().min(1).max(PROMPT_MAX),
       newChat: z.boolean().default(false),
       /**
        * With newChat: the mode this MCP session chose with comet_mode. Perplexity opens a new chat in Search; the

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { threadIdProblem } from './thread-ids';
+import { PROMPT_MAX } from '../limits';
 
 /**
  * The thread family's contract between the Node side (lib/mcp/tools/threads.ts) and the browser
@@ -307,7 +308,7 @@ export const threadMethods = {
   /** Opens a background tab, sets up the turn (computer, project, settings, files) and submits. */
   'threads.start': {
     params: z.object({
-      message: z.string().max(100_000),
+      message: z.string().max(PROMPT_MAX),
       attachments: Attachments,
       settings: TurnSettings.default({}),
       projectUuid: z.string().min(1).max(200).optional(),
@@ -320,7 +321,7 @@ export const threadMethods = {
   'threads.send': {
     params: z.object({
       threadId: ThreadId,
-      message: z.string().max(100_000),
+      message: z.string().max(PROMPT_MAX),
       attachments: Attachments,
       settings: TurnSettings.default({}),
       tabCap: TabCap,

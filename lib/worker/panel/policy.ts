@@ -224,9 +224,14 @@ export function deniedError(what: string): RelayError {
   );
 }
 
+/**
+ * Held before anything reached the page, so nothing was done (`notSent`: a follow-up is not said to have maybe gone),
+ * and the call is over: it can only be made again (review 8, errors #1).
+ */
 export function approvalTimeoutError(what: string, seconds: number): RelayError {
   return new RelayError(
     'TIMEOUT',
-    `Nobody approved the request to ${what} within ${seconds} s. "Require approval" is on under Control in the comet-relay side panel: approve the call there, or turn the setting off.`,
+    `Nobody approved the request to ${what} within ${seconds} s, so it was not carried out. "Require approval" is on under Control in the comet-relay side panel: call again and approve it there, or turn the setting off.`,
+    { notSent: true },
   );
 }
