@@ -81,7 +81,10 @@ export function startPageAgent(catalog = new SelectorCatalog()): void {
       return;
     }
     if (message.kind !== 'request') return;
+    // Ids are the worker's, numbered again after each of its restarts: a call of the last worker's that ends late
+    // neither removes nor speaks for this one's of the same id (review 8, long-run #1).
     const controller = new AbortController();
+    const { signal } = controller;
     running.set(message.id, controller);
     const started = message.trace ? performance.now() : 0;
     const traced: Trace | undefined = message.trace ? {} : undefined;
@@ -89,16 +92,16 @@ export function startPageAgent(catalog = new SelectorCatalog()): void {
       const handler = handlers.get(message.method);
       if (!handler) throw missing(message.method);
       const result = await handler(message.params as never, {
-        signal: controller.signal,
-        progress: (text) => send({ kind: 'progress', id: message.id, message: text }),
+        signal,
+        progress: (text) => signal.aborted || send({ kind: 'progress', id: message.id, message: text }),
         trace: traced,
       });
       const trace = traced ? { trace: { ...traced, page: performance.now() - started, pageSentAt: traceClock() } } : {};
-      if (!controller.signal.aborted) send({ kind: 'result', id: message.id, result, ...trace });
+      if (!signal.aborted) send({ kind: 'result', id: message.id, result, ...trace });
     } catch (error) {
-      if (!controller.signal.aborted) send({ kind: 'error', id: message.id, error: RelayError.from(error, 'EVALUATION_FAILED').toPayload() });
+      if (!signal.aborted) send({ kind: 'error', id: message.id, error: RelayError.from(error, 'EVALUATION_FAILED').toPayload() });
     } finally {
-      running.delete(message.id);
+      if (running.get(message.id) === controller) running.delete(message.id);
     }
   };
 
