@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { JsonAnswers, linkCitations, type TabFetch } from '../../lib/worker/threads/json-answer';
+import { JsonAnswers, KEPT_ANSWERS, linkCitations, type TabFetch } from '../../lib/worker/threads/json-answer';
 import { threadJson2026 } from '../../lib/selectors/thread-json';
 
 /** A thread body in the shape of the 2026-08-04 capture (our own words): the answer as a workflow text item. */
@@ -168,6 +168,20 @@ describe('comet_poll / comet_wait: the finished answer from the thread JSON', ()
       code: 'SELECTOR_MISS',
       message: expect.stringContaining('is another question'),
     });
+  });
+
+  it('keeps the states of at most KEPT_ANSWERS turns the page could not confirm, the oldest let go first (review 8, long-run #2)', async () => {
+    const miss = 'stopButton/answerFooter: none matched';
+    const running = tabFetch(() => ({ status: 200, body: JSON.stringify(body('Half', 'PENDING', 'WORKFLOW_EXECUTING_STEPS')) }));
+    const answers = new JsonAnswers(() => threadJson2026, () => 0);
+    const turn = (n: number) => ({ ...page, status: 'working', lastTurnIndex: 0, unconfirmed: miss, url: `https://www.perplexity.ai/search/t-${n}` });
+    for (let n = 0; n <= KEPT_ANSWERS; n++) await answers.answer(turn(n), 0, undefined, running.fetch);
+    expect(running.asked).toHaveLength(KEPT_ANSWERS + 1);
+    // The newest is still kept (no new request before its recheck); the oldest was let go and is asked again.
+    await answers.answer(turn(KEPT_ANSWERS), 0, undefined, running.fetch);
+    expect(running.asked).toHaveLength(KEPT_ANSWERS + 1);
+    await answers.answer(turn(0), 0, undefined, running.fetch);
+    expect(running.asked).toHaveLength(KEPT_ANSWERS + 2);
   });
 
   it('links [n] to the n-th source and leaves linked or unknown citations as they are', () => {

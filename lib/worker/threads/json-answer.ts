@@ -70,8 +70,17 @@ function sameQuestion(pageQuestion: string, jsonQuery: string): boolean {
 }
 /** Which of a turn's answers the page shows: its opening words, enough to tell a regenerated answer apart. */
 const fingerprint = (text: string | undefined) => (text ?? '').replace(/\s+/g, ' ').trim().slice(0, 160);
-/** The most turns whose answers are kept (one thread's few and a few more): the map stays small however long the worker lives. */
-const KEPT_ANSWERS = 200;
+/**
+ * The most turns whose answers, and whose entries' states, are kept (one thread's few and a few more): the maps stay
+ * small however long the worker lives (a state holds its entry's whole answer: review 8, long-run #2).
+ */
+export const KEPT_ANSWERS = 200;
+
+/** Sets `key`, letting go of the oldest turn first when the map holds KEPT_ANSWERS already. */
+function keepCapped<V>(map: Map<string, V>, key: string, value: V): void {
+  if (!map.has(key) && map.size >= KEPT_ANSWERS) map.delete(map.keys().next().value as string);
+  map.set(key, value);
+}
 
 export { linkCitations };
 
@@ -167,7 +176,6 @@ export class JsonAnswers {
     const key = `${ref}#${turn.turnIndex}#${squash(turn.questionText)}#${fingerprint(turn.pageText)}`;
     const known = this.known.get(key);
     if (known && this.now() < known.retryAt) return known.answer.then((answer) => (answer === CALLER_GONE ? this.answerOf(turn, fetch) : answer));
-    if (this.known.size >= KEPT_ANSWERS) this.known.delete(this.known.keys().next().value as string);
     const entry: Known = { answer: Promise.resolve(undefined), retryAt: Number.POSITIVE_INFINITY };
     entry.answer = this.read(ref, turn, fetch).then(
       (answer) => {
@@ -183,7 +191,7 @@ export class JsonAnswers {
         return undefined;
       },
     );
-    this.known.set(key, entry);
+    keepCapped(this.known, key, entry);
     return entry.answer.then((answer) => (answer === CALLER_GONE ? undefined : answer));
   }
 
@@ -216,7 +224,7 @@ export class JsonAnswers {
         return { state: 'unknown', why: `the request failed (${error instanceof Error ? error.message : String(error)})` };
       },
     );
-    this.states.set(key, entry);
+    keepCapped(this.states, key, entry);
     return entry.state.then((state) => {
       // This call's own read ended with it: it cancelled, which is not a page the selector set failed to read (day-7g H3).
       if (state === GONE_STATE) throw new RelayError('CANCELLED', 'The call was cancelled.');
