@@ -87,6 +87,11 @@ const DEFAULT_TASK_TTL_MS = 3_600_000;
  * of a task still held; MCP lets the receiver choose the actual ttl, and the task says it.
  */
 const TASK_TTL_MARGIN_MS = 300_000;
+/**
+ * The longest a task is kept, whatever the client asks: a day. The store's timer takes no more than 2^31−1 ms (a
+ * month asked for ran out at once, and a running task was dropped: review 8, long-run #3); the task says its ttl.
+ */
+const MAX_TASK_TTL_MS = 86_400_000;
 /** How long a question asked inside a call may wait for the person, at the least. */
 const MIN_ELICIT_WAIT_MS = 300_000;
 
@@ -191,7 +196,7 @@ export function createSessionServer({ tools, settings, gateway, attachments, doo
     }
     const taskStore = extra.taskStore;
     if (!taskStore) throw new McpError(ErrorCode.InternalError, 'No task store in this session.');
-    const ttl = Math.max(extra.taskRequestedTtl ?? DEFAULT_TASK_TTL_MS, settings.COMET_THREAD_TASK_HOLD_MS + TASK_TTL_MARGIN_MS);
+    const ttl = Math.min(MAX_TASK_TTL_MS, Math.max(extra.taskRequestedTtl ?? DEFAULT_TASK_TTL_MS, settings.COMET_THREAD_TASK_HOLD_MS + TASK_TTL_MARGIN_MS));
     const task = await taskStore.createTask({ ttl, pollInterval: 1000 });
     const signal = tasks.track(task.taskId);
     void run(entry.tool, parsed.data, extra, signal, task.taskId).then((result) => tasks.finish(task.taskId, result, taskStore));

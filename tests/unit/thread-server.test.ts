@@ -199,6 +199,22 @@ describe('thread tools in the session server', () => {
     expect(result).toMatchObject({ structuredContent: { thread_id: THREAD, event: 'complete' } });
   });
 
+  it('a client ttl past what a timer holds is cut to a day, said in the task, and the task lives on (review 8, long-run #3)', async () => {
+    const wait = heldWait();
+    const browser = new FakeBrowser().on('threads.start', submitted).on('threads.wait', wait.answer);
+    const { client } = await connect(browser);
+    const month = 30 * 86_400_000; // past 2^31−1 ms: Node runs such a timer at once
+    const stream = client.experimental.tasks.callToolStream({ name: 'call_perplexity_computer', arguments: { message: 'Long job' } }, undefined, { task: { ttl: month } });
+    const first = await stream.next();
+    const task = first.value?.type === 'taskCreated' ? first.value.task : undefined;
+    expect(task?.ttl).toBe(86_400_000);
+    while (!browser.calls.some((c) => c.method === 'threads.wait')) await new Promise((r) => setTimeout(r, 10));
+    await new Promise((r) => setTimeout(r, 50));
+    expect((await client.experimental.tasks.getTask(task?.taskId ?? '')).status).toBe('working');
+    wait.release(checkpoint({ turn: 1, text: 'Finished the report.' }));
+    for await (const message of stream) if (message.type === 'result') expect(message.result).toMatchObject({ structuredContent: { event: 'complete' } });
+  });
+
   it('task mode over Streamable HTTP: progress, the first carrying the thread_id, reaches the client, and tasks/get says it too', async () => {
     const wait = heldWait();
     const browser = new FakeBrowser().on('threads.start', submitted).on('threads.wait', wait.answer);
