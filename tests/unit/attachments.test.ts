@@ -392,6 +392,18 @@ describe('downloads from comet-relay serve', () => {
 });
 
 describe('upload cleanup and caps', () => {
+  it('an envelope whose meta.json cannot be written leaves no folder behind: one without it is nobody\'s to sweep (review 8, long-run #8)', () => {
+    const write = vi.spyOn(fs, 'writeFileSync').mockImplementationOnce(() => {
+      throw Object.assign(new Error('ENOSPC: no space left on device'), { code: 'ENOSPC' });
+    });
+    try {
+      expect(() => store.create({ filename: 'a.txt', mimeType: 'text/plain', sizeBytes: 1 }, 'http://127.0.0.1:1')).toThrow(/ENOSPC/);
+    } finally {
+      write.mockRestore();
+    }
+    expect(fs.readdirSync(path.join(home, 'attachments'))).toEqual([]);
+  });
+
   it('expired files go on a timer, without another attachment call', async () => {
     vi.useFakeTimers({ toFake: ['setInterval', 'clearInterval'] });
     try {

@@ -149,7 +149,13 @@ export class AttachmentStore {
     fs.mkdirSync(this.dir, { recursive: true, mode: 0o700 });
     const folder = path.join(this.dir, id);
     fs.mkdirSync(folder, { mode: 0o700 });
-    this.writeMeta(meta);
+    try {
+      this.writeMeta(meta);
+    } catch (error) {
+      // A folder with no meta.json is nobody's to sweep: it goes now, with its temp file (review 8, long-run #8).
+      fs.rmSync(folder, { recursive: true, force: true });
+      throw error;
+    }
     return {
       attachment_url: `${base}/attachments/${id}/${encodeURIComponent(request.filename)}`,
       upload_url: `${base}/attachments/upload`,
