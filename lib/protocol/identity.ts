@@ -26,6 +26,32 @@ export const EXTENSION_ORIGIN = `chrome-extension://${EXTENSION_ID}/`;
  */
 export const PROTOCOL_VERSION = 3;
 
+/**
+ * Two builds of comet-relay meeting: the side on the older protocol is the one still running from before an upgrade
+ * (a browser not restarted keeps its extension's worker and that worker's host; an MCP client keeps the `mcp` it
+ * started), and the step is to restart that side, not to install again (review 8, skew F2–F4). Said the same way by
+ * the host that refuses, and by the extension or MCP process that an older host refused with its own words.
+ * `peer` is the side the host talks to, with its protocol; `host` the host's.
+ */
+export function protocolSkew(peer: { role: 'extension' | 'client'; protocol: number }, host: { protocol: number; version: string }): string {
+  const versions = `protocol ${peer.protocol} beside the host's ${host.protocol}, comet-relay ${host.version}`;
+  const reload = "reload the comet-relay extension on the browser's extensions page (or restart the browser)";
+  if (peer.role === 'extension') {
+    return peer.protocol < host.protocol
+      ? `The comet-relay extension running in this browser is older than its host (${versions}): it is the build from before an upgrade. To end it, ${reload}.`
+      : `The comet-relay host this browser starts is older than its extension (${versions}): the browser's registration runs another, older copy of comet-relay. Run install with the copy the extension was loaded from, then ${reload}.`;
+  }
+  return peer.protocol < host.protocol
+    ? `This comet-relay MCP process is older than the host the browser runs (${versions}): it was started before an upgrade. Restart your MCP client (or its comet-relay server) so that it runs the new copy.`
+    : `The comet-relay host the browser runs is older than this MCP process (${versions}): the browser still runs it from before an upgrade. To end it, ${reload}; it then starts the new host.`;
+}
+
+/** A host's refusal as the extension or MCP process says it: a protocol apart in these words, another refusal in the host's. */
+export function refusalWords(role: 'extension' | 'client', refusal: { protocolVersion: number; version: string; message: string }): string {
+  if (refusal.protocolVersion === PROTOCOL_VERSION) return refusal.message;
+  return protocolSkew({ role, protocol: PROTOCOL_VERSION }, { protocol: refusal.protocolVersion, version: refusal.version });
+}
+
 /** The longest client name and version a hello carries; an MCP client's longer `clientInfo` is clipped to them (gateway.ts). */
 export const CLIENT_NAME_MAX = 200;
 export const CLIENT_VERSION_MAX = 100;

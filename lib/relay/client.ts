@@ -4,7 +4,7 @@ import type { z } from 'zod';
 import { RelayError } from '../protocol/errors';
 import { effectOf } from '../protocol/access';
 import type { Door } from '../protocol/doors';
-import { PROTOCOL_VERSION } from '../protocol/identity';
+import { PROTOCOL_VERSION, refusalWords } from '../protocol/identity';
 import type { CallOrigin, Envelope, Trace, Welcome } from '../protocol/messages';
 import { hostMethods, type MethodName, type MethodParams, type MethodResult, methods } from '../protocol/methods';
 import { traceClock } from '../protocol/ports';
@@ -341,7 +341,8 @@ export class RelayClient {
         this.handshake?.welcome(message);
         return;
       case 'incompatible':
-        this.handshake?.reject(new RelayError('VERSION_MISMATCH', message.message));
+        // In our own words when the protocols differ: an older host's are from before this wording (skew F3).
+        this.handshake?.reject(new RelayError('VERSION_MISMATCH', refusalWords('client', message)));
         return;
       case 'result':
         this.pending.get(message.id)?.resolve(message.result, message.trace);

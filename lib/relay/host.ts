@@ -4,7 +4,7 @@ import path from 'node:path';
 import type { Readable, Writable } from 'node:stream';
 import { RelayError } from '../protocol/errors';
 import { MAX_FRAME_DEPTH, splitIntoChunks } from '../protocol/framing';
-import { PROTOCOL_VERSION } from '../protocol/identity';
+import { PROTOCOL_VERSION, protocolSkew } from '../protocol/identity';
 import { MAX_PARAMS_DEPTH, nestsDeeperThan } from '../protocol/limits';
 import { isRequestId, MAX_ENVELOPE_ID } from '../protocol/envelope-check';
 import { callerName } from '../protocol/doors';
@@ -19,7 +19,7 @@ import { hostKey, proveHost } from './host-proof';
 import { pipeNonce, socketPath } from './paths';
 import { ensurePrivateDir } from './private-dir';
 import { VERSION } from './version';
-import { cliCommand, hostForm } from './invocation';
+import { hostForm } from './invocation';
 
 /**
  * `comet-relay host`: started by the browser through native messaging, one per browser profile.
@@ -136,9 +136,7 @@ export class NativeHost {
       return;
     }
     if (hello.protocolVersion !== PROTOCOL_VERSION) {
-      const message =
-        `The comet-relay host ${VERSION} speaks protocol ${PROTOCOL_VERSION}, but the extension ${hello.version} speaks protocol ${hello.protocolVersion}. ` +
-        `Install the same version of both: rebuild (npm run build), reload the extension, and run \`${cliCommand('install')}\` again.`;
+      const message = protocolSkew({ role: 'extension', protocol: hello.protocolVersion }, { protocol: PROTOCOL_VERSION, version: VERSION });
       this.log.error('version mismatch with the extension', { extension: hello.version });
       this.toExtension({ kind: 'incompatible', protocolVersion: PROTOCOL_VERSION, version: VERSION, message });
       return;
@@ -314,7 +312,7 @@ export class NativeHost {
         kind: 'incompatible',
         protocolVersion: PROTOCOL_VERSION,
         version: VERSION,
-        message: `This comet-relay host (${VERSION}, protocol ${PROTOCOL_VERSION}) cannot serve comet-relay ${message.version} (protocol ${message.protocolVersion}). Use the same comet-relay for the MCP command and for \`${cliCommand('install')}\`.`,
+        message: protocolSkew({ role: 'client', protocol: message.protocolVersion }, { protocol: PROTOCOL_VERSION, version: VERSION }),
       });
       socket.end();
       return undefined;

@@ -61,11 +61,34 @@ describe('native host', () => {
     expect(fs.statSync(record!.socketPath).mode & 0o777).toBe(0o600);
   });
 
-  it('refuses an extension that speaks another protocol, in words', async () => {
+  it('refuses an extension that speaks another protocol, saying which side is the older and the step that ends it (review 8, skew F4)', async () => {
     extension.hello(PROTOCOL_VERSION + 1);
     const refusal = await extension.next('incompatible');
-    expect(refusal).toMatchObject({ message: expect.stringMatching(/speaks protocol .* Install the same version of both/) });
+    expect(refusal).toMatchObject({ message: expect.stringMatching(/^The comet-relay host this browser starts is older than its extension .* Run install with the copy the extension was loaded from/) });
     expect(listHosts(home)).toEqual([]);
+  });
+
+  it('an extension not reloaded since an upgrade is told to reload, never to rebuild or install again (review 8, skew F4)', async () => {
+    extension.hello(PROTOCOL_VERSION - 1);
+    const { message } = (await extension.next('incompatible')) as Extract<Envelope, { kind: 'incompatible' }>;
+    expect(message).toMatch(/^The comet-relay extension running in this browser is older than its host \(protocol \d+ beside the host's \d+, comet-relay [^)]+\): it is the build from before an upgrade\. To end it, reload the comet-relay extension/);
+    expect(message).not.toMatch(/npm run build|install/);
+  });
+
+  it('an MCP process started before an upgrade is told to restart its client (review 8, skew F2)', async () => {
+    await connected();
+    const [record] = listHosts(home);
+    const socket = net.connect(record!.socketPath);
+    const decoder = new FrameDecoder();
+    const reply = await new Promise<Envelope>((resolve) => {
+      socket.on('data', (chunk) => {
+        const [frame] = decoder.push(chunk);
+        if (frame?.ok) resolve(frame.value as Envelope);
+      });
+      socket.write(encodeFrame({ kind: 'hello', role: 'client', protocolVersion: PROTOCOL_VERSION - 1, version: '0.1.0', client: { name: 'old mcp' } }));
+    });
+    expect(reply).toMatchObject({ kind: 'incompatible', message: expect.stringMatching(/^This comet-relay MCP process is older than the host the browser runs .* Restart your MCP client/) });
+    socket.destroy();
   });
 
   it('a hello the host refuses (a client name past its limit) fails the call at once with the reason, not as a hung host (relay review R1)', async () => {

@@ -1,6 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { DEFAULT_BACKOFF, nextAttempt } from '../../lib/worker/link/backoff';
 import { describeDisconnect, type LinkStatus, NativeLink, RECONNECT_ALARM } from '../../lib/worker/link/native-link';
+import { PROTOCOL_VERSION } from '../../lib/protocol/identity';
 import { FakePort } from '../support/fake-port';
 
 /** The worker's link to the host with a fake port: handshake, honest status, backoff, alarms. */
@@ -192,8 +193,14 @@ describe('NativeLink', () => {
     const link = makeLink();
     link.start();
     await vi.advanceTimersByTimeAsync(0);
-    ports[0]?.deliver({ kind: 'incompatible', protocolVersion: 2, version: '9.0.0', message: 'Install the same version of both.' });
-    expect(link.current).toMatchObject({ state: 'incompatible', detail: 'Install the same version of both.' });
+    // An older host's refusal is said in the extension's words: which side is older, and the step (review 8, skew F4).
+    ports[0]?.deliver({ kind: 'incompatible', protocolVersion: PROTOCOL_VERSION - 1, version: '9.0.0', message: 'Install the same version of both.' });
+    expect(link.current).toMatchObject({ state: 'incompatible', detail: expect.stringMatching(/^The comet-relay host this browser starts is older than its extension \(protocol \d+ beside the host's \d+, comet-relay 9\.0\.0\)/) });
+    // A refusal on the same protocol is the host's own.
+    link.start();
+    await vi.advanceTimersByTimeAsync(0);
+    ports.at(-1)?.deliver({ kind: 'incompatible', protocolVersion: PROTOCOL_VERSION, version: '9.0.0', message: 'A hello must name its profile.' });
+    expect(link.current).toMatchObject({ state: 'incompatible', detail: 'A hello must name its profile.' });
     expect(alarms).toContain(RECONNECT_ALARM);
   });
 

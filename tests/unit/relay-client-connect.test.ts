@@ -3,6 +3,8 @@ import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { PROTOCOL_VERSION } from '../../lib/protocol/identity';
+import { encodeFrame } from '../../lib/protocol/framing';
 import { RelayClient } from '../../lib/relay/client';
 import { type HostRecord, listHosts, writeHostRecord } from '../../lib/relay/discovery';
 import { NativeHost } from '../../lib/relay/host';
@@ -203,6 +205,20 @@ describe('the handshake failures say what to do (review relay #6)', () => {
     const error = await within(outcome(client(0).call('tabs.list', {}, { timeoutMs: 10_000 })), 12_000);
     expect(error).toMatchObject({ code: 'EXTENSION_NOT_CONNECTED', message: expect.stringMatching(/^The comet-relay host of profile "Work" \(pid \d+\) did not answer the handshake/) });
     expect((error as Error).message).toMatch(remedy);
+  });
+
+  it('an older host that refuses in its own words is said in ours: which side is older and that a reload ends it (review 8, skew F3)', async () => {
+    const older = PROTOCOL_VERSION - 1;
+    await fakeHost((socket) => {
+      // What a host of the protocol before answered, word for word (lib/relay/host.ts as it was).
+      socket.write(encodeFrame({ kind: 'incompatible', protocolVersion: older, version: '0.1.0', message: 'Use the same comet-relay for the MCP command and for `comet-relay install`.' }));
+      socket.end();
+    });
+    const error = await within(outcome(client(300).call('tabs.list', {}, { timeoutMs: 10_000 })), 10_000);
+    expect(error).toMatchObject({ code: 'VERSION_MISMATCH' });
+    expect((error as Error).message).toBe(
+      `The comet-relay host the browser runs is older than this MCP process (protocol ${PROTOCOL_VERSION} beside the host's ${older}, comet-relay 0.1.0): the browser still runs it from before an upgrade. To end it, reload the comet-relay extension on the browser's extensions page (or restart the browser); it then starts the new host.`,
+    );
   });
 
   it('a host that drops every hello, once the wait is over', async () => {

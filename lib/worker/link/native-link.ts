@@ -1,5 +1,5 @@
 import { ChunkAssembler } from '../../protocol/framing';
-import { cliHint, type HostForm, NATIVE_HOST_NAME } from '../../protocol/identity';
+import { cliHint, type HostForm, NATIVE_HOST_NAME, refusalWords } from '../../protocol/identity';
 import { checkEnvelope } from '../../protocol/envelope-check';
 import type { Envelope, Hello } from '../../protocol/messages';
 import { type BackoffPolicy, DEFAULT_BACKOFF, nextAttempt } from './backoff';
@@ -180,7 +180,7 @@ export class NativeLink {
         return;
       case 'incompatible':
         this.teardown(port);
-        this.setStatus({ state: 'incompatible', detail: message.message, hostVersion: message.version });
+        this.setStatus({ state: 'incompatible', detail: refusalWords('extension', message), hostVersion: message.version });
         this.deps.scheduleAlarm(RECONNECT_ALARM, this.policy.slowRetryMinutes);
         return;
       case 'pong':
