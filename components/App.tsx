@@ -14,11 +14,19 @@ import { ModeCard } from './settings/ModeCard';
 /** The side panel: renders the state the worker pushes; every action is a request back to it. */
 export function App({ connection }: { connection: PanelConnection }) {
   const [state, setState] = useState<PanelState | undefined>();
+  const [problem, setProblem] = useState<string | undefined>();
   useEffect(() => connection.subscribe(setState), [connection]);
-  if (!state) return <main class="panel" aria-busy="true">Connecting to the extension…</main>;
+  useEffect(() => connection.onProblem(setProblem), [connection]);
+  const said = problem ? (
+    <p class="error" role="alert">
+      {problem}
+    </p>
+  ) : null;
+  if (!state) return <main class="panel">{said ?? <span aria-busy="true">Connecting to the extension…</span>}</main>;
   return (
     <main class="panel">
       <h1 class="visually-hidden">comet-relay</h1>
+      {said}
       <Approvals approvals={state.approvals} connection={connection} />
       <FirstRunCard allowed={state.otherTabs.allowed} />
       <ConnectionCard state={state} connection={connection} />

@@ -10,11 +10,20 @@ import { PANEL_PORT } from '../protocol/ports';
  */
 export interface PanelConnection {
   subscribe(listener: (state: PanelState) => void): () => void;
+  /** Told what keeps the panel from showing the worker's state (undefined once a state shows again). */
+  onProblem(listener: (problem: string | undefined) => void): () => void;
   request<M extends PanelMethod>(method: M, params?: PanelParams<M>): Promise<unknown>;
 }
 
 export function connectPanel(): PanelConnection {
   const listeners = new Set<(state: PanelState) => void>();
+  const problemListeners = new Set<(problem: string | undefined) => void>();
+  let problem: string | undefined;
+  const setProblem = (next: string | undefined) => {
+    if (next === problem) return;
+    problem = next;
+    for (const listener of problemListeners) listener(problem);
+  };
   const open = new Map<string, { resolve(v: unknown): void; reject(e: Error): void }>();
   let latest: PanelState | undefined;
   let sequence = 0;
@@ -28,7 +37,16 @@ export function connectPanel(): PanelConnection {
       const message = parsed.envelope;
       if (message.kind === 'event' && message.event === 'panel.state') {
         const state = PanelState.safeParse(message.data);
-        if (!state.success) return;
+        if (!state.success) {
+          // The panel's page is read from disk each time it opens, the worker only on a reload: after an upgrade in
+          // place the two are different builds, and waiting would say "Connecting…" for good (review 8, skew F1).
+          const issue = state.error.issues[0];
+          setProblem(
+            `This side panel and the extension running in the browser are different builds of comet-relay (an upgrade since the browser loaded it: its state has no ${issue?.path.join('.') || 'shape'} this panel knows). Reload comet-relay on the browser's extensions page (or restart the browser), then open the panel again.`,
+          );
+          return;
+        }
+        setProblem(undefined);
         latest = state.data;
         for (const listener of listeners) listener(state.data);
       } else if (message.kind === 'result') {
@@ -54,6 +72,11 @@ export function connectPanel(): PanelConnection {
       listeners.add(listener);
       if (latest) listener(latest);
       return () => listeners.delete(listener);
+    },
+    onProblem(listener) {
+      problemListeners.add(listener);
+      if (problem) listener(problem);
+      return () => problemListeners.delete(listener);
     },
     request(method, params) {
       const id = `panel-${++sequence}`;

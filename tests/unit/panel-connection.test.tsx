@@ -1,0 +1,67 @@
+// @vitest-environment happy-dom
+import { h, render } from 'preact';
+import { act } from 'preact/test-utils';
+import { describe, expect, it, vi } from 'vitest';
+import { App } from '../../components/App';
+import { connectPanel } from '../../lib/panel/connection';
+import { PanelState } from '../../lib/protocol/panel';
+
+/**
+ * The side panel's page is read from disk each time it opens, the extension's worker only when the extension is
+ * reloaded: after an upgrade in place the panel can be a newer build than the worker it talks to. A state it cannot
+ * read is said, with the step, instead of "Connecting…" for good (review 8, skew F1).
+ */
+const port = vi.hoisted(() => ({ deliver: (_message: unknown) => {} }));
+vi.mock('wxt/browser', () => ({
+  browser: {
+    runtime: {
+      connect: () => ({
+        onMessage: { addListener: (listener: (message: unknown) => void) => (port.deliver = listener) },
+        onDisconnect: { addListener: () => {} },
+        postMessage: () => {},
+      }),
+    },
+  },
+}));
+
+/** A state as this build's worker pushes it: a connected link, no tab, nothing running. */
+const STATE = PanelState.parse({
+  link: { state: 'connected', since: 1, failures: 0 },
+  profile: { id: 'abcdef0123456789', label: 'Work' },
+  browser: { name: 'Chromium', version: '156.0.0.0', userAgent: 'Chromium/156' },
+  extensionVersion: '0.1.0',
+  clients: [],
+  perplexityTab: null,
+  mode: { current: null },
+  pageStatus: null,
+  threads: [],
+  activity: [],
+  settings: { requireApproval: false, readOnly: false, approvalTimeoutSec: 120, publicScreenshots: false, publicLibrary: false },
+  otherTabs: { allowed: false },
+  approvals: [],
+  packs: { added: [], readers: [], problems: [] },
+  pageProblem: null,
+  pageAccess: null,
+});
+
+const push = (data: unknown) => act(() => port.deliver({ kind: 'event', event: 'panel.state', data }));
+
+describe('a side panel and a worker of different builds', () => {
+  it('a state the panel cannot read is said, with the reload that ends it; a readable one shows again', async () => {
+    const connection = connectPanel();
+    const host = document.createElement('div');
+    await act(() => render(h(App, { connection }), host));
+    expect(host.textContent).toBe('Connecting to the extension…');
+
+    const { pageAccess: _unknownToTheOlderWorker, ...older } = STATE;
+    await push(older);
+    const alert = host.querySelector('[role="alert"]');
+    expect(alert?.textContent).toMatch(/^This side panel and the extension running in the browser are different builds of comet-relay \(.*its state has no pageAccess this panel knows\)\. Reload comet-relay on the browser's extensions page/);
+    expect(host.textContent).not.toContain('Connecting');
+
+    await push(STATE);
+    expect(host.querySelector('[role="alert"]')).toBeNull();
+    expect(host.querySelector('h1')?.textContent).toBe('comet-relay');
+    render(null, host);
+  });
+});
