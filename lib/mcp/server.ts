@@ -18,6 +18,7 @@ import { z } from 'zod';
 import type { Settings } from '../config/settings';
 import { RelayError } from '../protocol/errors';
 import { traceClock } from '../protocol/ports';
+import { cliCommand } from '../relay/invocation';
 import { VERSION } from '../relay/version';
 import type { AttachmentAccess } from './attachments/http';
 import type { BrowserGateway } from './gateway';
@@ -319,7 +320,16 @@ function invalidArguments(toolName: string, error: z.ZodError): CallToolResult {
 export function errorResult(error: unknown): CallToolResult {
   const text =
     error instanceof RelayError
-      ? `[${error.code}] ${error.message}`
+      ? `[${error.code}] ${error.message}${nextStep(error)}`
       : `Error: ${error instanceof Error ? error.message : String(error)}`;
   return { content: [{ type: 'text', text }], isError: true };
+}
+
+/**
+ * The step after an error whose message only says what was found (the worker's JSON readers say which path of which
+ * reader missed, for whoever writes the next reader): what the agent can tell the person (review 8, errors #8).
+ */
+function nextStep(error: RelayError): string {
+  if (error.code !== 'JSON_SHAPE' || error.message.includes('selectors add')) return '';
+  return ` perplexity.ai's JSON is not in a shape comet-relay reads: the person can add a reader that knows it (\`${cliCommand('selectors add FILE')}\`) or report it with \`${cliCommand('doctor --page')}\`.`;
 }

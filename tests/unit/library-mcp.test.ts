@@ -120,7 +120,18 @@ describe('comet_export_thread', () => {
     lib.failNext('/rest/thread/gone-1', 404);
     const gone = await client.callTool({ name: 'comet_export_thread', arguments: { thread: 'gone-1' } });
     expect(gone.isError).toBe(true);
-    expect(text(gone)).toMatch(/^\[THREAD_NOT_FOUND\] /);
+    expect(text(gone)).toMatch(/^\[THREAD_NOT_FOUND\] .*\(HTTP 404\): check the slug or URL, or list the threads that are\./);
+  });
+
+  it('a JSON no reader knows says what the person can do about it, once (review 8, errors #8)', async () => {
+    const browser = new FakeBrowser()
+      .fail('library.thread', 'JSON_SHAPE', 'thread "x-1": page 1 of its JSON has no list of entries at entries (reader thread-json-2026).')
+      .fail('library.thread', 'JSON_SHAPE', 'no entries: add one with `comet-relay selectors add FILE`.');
+    const { client } = await connectSession(browser);
+    const said = text(await client.callTool({ name: 'comet_export_thread', arguments: { thread: 'x-1' } }));
+    expect(said).toMatch(/^\[JSON_SHAPE\] thread "x-1": .*\(reader thread-json-2026\)\. perplexity\.ai's JSON is not in a shape comet-relay reads: the person can add a reader that knows it \(`.*selectors add FILE`\) or report it with `.*doctor --page`\.$/);
+    expect(text(await client.callTool({ name: 'comet_export_thread', arguments: { thread: 'x-1' } }))).toBe('[JSON_SHAPE] no entries: add one with `comet-relay selectors add FILE`.');
+    await client.close();
   });
 });
 

@@ -293,3 +293,20 @@ describe("Router: an ask keeps this session's mode, set after the approval, righ
     expect(w.order).toEqual(['approved', 'page.ask mode=deep-research']);
   });
 });
+
+describe('Router: a turn the page cannot confirm, with no thread JSON reader to ask', () => {
+  it('is the miss with what to do about it, never a guess (review 8, errors #12)', async () => {
+    const miss = 'stopButton/answerFooter: none of `[data-workflow-text-footer]` matched';
+    const pages = {
+      request: vi.fn(async () => ({ status: 'working', steps: [], currentStep: '', response: '', truncated: false, totalLength: 0, lastTurnIndex: 0, unconfirmed: miss })),
+      state: () => undefined,
+    } as unknown as PageHub;
+    const router = new Router({ tabs: { pageTab: async () => 7 } as unknown as TabService, pages, status: async () => ({}) });
+    const replies: Envelope[] = [];
+    await router.handle({ kind: 'request', id: 'h1:k1:u1', method: 'page.poll', params: {} }, (m) => replies.push(m));
+    expect(replies[0]).toMatchObject({
+      kind: 'error',
+      error: { code: 'SELECTOR_MISS', message: expect.stringMatching(/no thread JSON reader is there to ask — add a selector set that knows this page \(.*selectors add FILE.*\), or save it with .*capture.* and report it$/) },
+    });
+  });
+});

@@ -85,6 +85,18 @@ describe('what the extension would refuse is refused by the tool, in its own wor
   });
 });
 
+describe("answer_question's answers", () => {
+  it('an answer of no accepted kind says which kinds are (review 8, errors #7)', async () => {
+    const { client, close } = await session();
+    try {
+      const result = await client.callTool({ name: 'answer_question', arguments: { thread_id: 'AbCdEfGhIjKlMnOpQrStUv', answers: { q: { x: 1 } } } });
+      expect((result.content as { text?: string }[])[0]?.text).toMatch(/^\[INVALID_PARAMS\] Invalid arguments for answer_question: answers\.q: expected a string, a number, a boolean, or a list of 1 to 500 strings/);
+    } finally {
+      await close();
+    }
+  });
+});
+
 describe('a tool this server leaves out says why, not only "not found" (review 8, errors #2)', () => {
   const call = async (tools: typeof allTools, name: string, door?: Door) => {
     const { client, close } = await session(tools, door);

@@ -179,7 +179,10 @@ function withNote(result: CallToolResult, note: string): CallToolResult {
 }
 
 // As the worker's ThreadAnswer (lib/protocol/threads/threads.ts): a choice's words, any of up to 500 choices, at least one.
-const answerValue = z.union([z.string().max(10_000), z.number(), z.boolean(), z.array(z.string().max(10_000)).min(1).max(500)]);
+const answerValue = z.union([z.string().max(10_000), z.number(), z.boolean(), z.array(z.string().max(10_000)).min(1).max(500)], {
+  // Said when none fits, instead of zod's "Invalid input" (review 8, errors #7).
+  error: 'expected a string, a number, a boolean, or a list of 1 to 500 strings',
+});
 
 const answerQuestion = defineTool({
   name: 'answer_question',

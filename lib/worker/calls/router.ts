@@ -15,7 +15,7 @@ import { composerDraft, draftInTheWay } from './draft';
 import { PageGoneDuringAsk, type PageHub } from './pages';
 import type { TabService } from './tabs';
 import { type ModeResult, modeAgain, type PageMode, type PollResult, type WaitResult } from '../../protocol/page/page-methods';
-import { EarlyJson, type JsonAnswers, type TabFetch } from '../threads/json-answer';
+import { EarlyJson, type JsonAnswers, type TabFetch, UNREAD_TURN_STEP } from '../threads/json-answer';
 import type { DoorThreads } from '../threads/door-threads';
 import type { ThreadCalls } from '../threads/thread-calls';
 import { ModeTurn, WAIT_NOTE_HOLD_MS } from './mode-turn';
@@ -288,7 +288,7 @@ export class Router {
       let read = result as PollResult | WaitResult;
       // A page that shows no sign of the turn's state the set knows, and no JSON to ask: the miss, never a guess.
       if (!this.deps.answers) {
-        if (read.unconfirmed) throw new RelayError('SELECTOR_MISS', `${read.unconfirmed}: the page shows no sign of this turn's state the selector set knows, and no thread JSON reader is there to ask`);
+        if (read.unconfirmed) throw new RelayError('SELECTOR_MISS', `${read.unconfirmed}: the page shows no sign of this turn's state the selector set knows, and no thread JSON reader is there to ask — ${UNREAD_TURN_STEP}`);
         return result;
       }
       const maxLength = params.maxLength as number | undefined;

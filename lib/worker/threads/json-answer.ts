@@ -309,10 +309,13 @@ export class JsonAnswers {
     throw new RelayError(
       'SELECTOR_MISS',
       `${unconfirmed}: the page shows neither that this turn is still written nor that it is done, and the thread JSON could not say either (${state.why}) — ` +
-        `add a selector set that knows this page (${cliHint('selectors add FILE', undefined)}), or save it with ${cliHint('capture', undefined)} and report it`,
+        UNREAD_TURN_STEP,
     );
   }
 }
+
+/** What to do about a page whose turn the selector set cannot read (the worker's error line adds the CLI's form). */
+export const UNREAD_TURN_STEP = `add a selector set that knows this page (${cliHint('selectors add FILE', undefined)}), or save it with ${cliHint('capture', undefined)} and report it`;
 
 /** Sets the JSON's answer as the result's response, cut to `maxLength` like the page's. */
 function withAnswer<T extends { response: string; truncated: boolean; totalLength: number }>(result: T, markdown: string, maxLength: number | undefined): T {

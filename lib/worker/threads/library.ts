@@ -48,7 +48,7 @@ export function retryAfterMs(value: string | undefined, now = Date.now()): numbe
 function bodyOf(fetched: Fetched, what: string): unknown {
   const { status } = fetched;
   if (status === 401) throw new RelayError('SIGNED_OUT', `perplexity.ai answered 401 for ${what}: the Perplexity tab is signed out. Sign in to perplexity.ai in the browser and try again.`);
-  if (status === 404) throw new RelayError('THREAD_NOT_FOUND', `perplexity.ai has no ${what} for this account (HTTP 404).`);
+  if (status === 404) throw new RelayError('THREAD_NOT_FOUND', `perplexity.ai has no ${what} for this account (HTTP 404): check the slug or URL, or list the threads that are.`);
   if (status === 429) {
     const wait = retryAfterMs(fetched.retryAfter);
     throw new RelayError(
@@ -57,7 +57,7 @@ function bodyOf(fetched: Fetched, what: string): unknown {
       wait !== undefined ? { retryAfterMs: wait } : undefined,
     );
   }
-  if (status >= 400) throw new RelayError('EVALUATION_FAILED', `perplexity.ai answered HTTP ${status} for ${what}.`);
+  if (status >= 400) throw new RelayError('EVALUATION_FAILED', `perplexity.ai answered HTTP ${status} for ${what}${status >= 500 ? ': try again in a minute' : ''}.`);
   // The endpoint answers empty bodies once it rate-limits (NOTES §B): not a thread with nothing in it.
   if (fetched.body.trim() === '') throw new RelayError('RATE_LIMITED', `perplexity.ai answered ${what} with an empty body, as it does while rate-limiting. Try again later.`);
   try {
