@@ -1,3 +1,4 @@
+import os from 'node:os';
 import { InMemoryTaskStore } from '@modelcontextprotocol/sdk/experimental/tasks/stores/in-memory.js';
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import type { JsonSchemaType, JsonSchemaValidator, jsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/index.js';
@@ -174,12 +175,14 @@ export function createSessionServer({ tools, settings, gateway, attachments, doo
           : undefined,
     };
     try {
-      const result = await tool.handler(args as never, context);
+      const result = atDoor(await tool.handler(args as never, context));
       return trace ? { ...result, _meta: { ...result._meta, [TRACE_META]: { ...trace, mcp: performance.now() - started, mcpSentAt: traceClock() } } } : result;
     } catch (error) {
-      return errorResult(error);
+      return atDoor(errorResult(error));
     }
   }
+  /** A failure at the public door names no folder of the person's: their home is `~` there (review 8, errors #9). */
+  const atDoor = (result: CallToolResult): CallToolResult => (door === 'public' && result.isError ? withoutHome(result) : result);
 
   const byName = new Map(tools.map((tool) => [tool.name, { tool, input: inputOf(tool) }]));
   // Our own listing (tool-listing.ts): lean, portable JSON Schemas instead of the SDK's conversion.
@@ -323,6 +326,13 @@ export function errorResult(error: unknown): CallToolResult {
       ? `[${error.code}] ${error.message}${nextStep(error)}`
       : `Error: ${error instanceof Error ? error.message : String(error)}`;
   return { content: [{ type: 'text', text }], isError: true };
+}
+
+/** A result whose texts say `~` for this user's home folder (the errors' host records, sockets, executables). */
+export function withoutHome(result: CallToolResult, home = os.homedir()): CallToolResult {
+  if (home.length < 2) return result;
+  const content = result.content.map((item) => (item.type === 'text' ? { ...item, text: item.text.split(home).join('~') } : item));
+  return { ...result, content };
 }
 
 /**

@@ -1,3 +1,4 @@
+import type { Door } from '../../lib/protocol/doors';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import type { ClientCapabilities } from '@modelcontextprotocol/sdk/types.js';
@@ -13,11 +14,11 @@ import { type FakeBrowser, fakeContext } from './fake-browser';
  */
 export async function connectSession(
   browser: FakeBrowser,
-  options: { tools?: ToolDefinition[]; env?: Record<string, string>; capabilities?: ClientCapabilities } = {},
+  options: { tools?: ToolDefinition[]; env?: Record<string, string>; capabilities?: ClientCapabilities; door?: Door } = {},
 ) {
   const { context } = fakeContext(browser, {}, options.env);
   const gateway = { identify() {}, scoped: () => browser } as unknown as BrowserGateway;
-  const server = createSessionServer({ tools: options.tools ?? allTools, settings: context.settings, gateway, attachments: context.attachments });
+  const server = createSessionServer({ tools: options.tools ?? allTools, settings: context.settings, gateway, attachments: context.attachments, door: options.door });
   const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
   await server.connect(serverSide);
   const client = new Client({ name: 'unit', version: '1.0.0' }, { capabilities: options.capabilities ?? {} });

@@ -1,3 +1,4 @@
+import os from 'node:os';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { allTools, selectTools } from '../../lib/mcp/tools';
@@ -121,6 +122,19 @@ describe('comet_export_thread', () => {
     const gone = await client.callTool({ name: 'comet_export_thread', arguments: { thread: 'gone-1' } });
     expect(gone.isError).toBe(true);
     expect(text(gone)).toMatch(/^\[THREAD_NOT_FOUND\] .*\(HTTP 404\): check the slug or URL, or list the threads that are\./);
+  });
+
+  it("a failure at the public door names no folder of the person's: their home is ~ there (review 8, errors #9)", async () => {
+    const where = `${os.homedir()}/.local/state/comet-relay/hosts/p.json`;
+    const failing = () => new FakeBrowser().fail('library.thread', 'EXTENSION_NOT_CONNECTED', `The host record ${where} names a dead host.`);
+    const atPublic = await connectSession(failing(), { door: 'public' });
+    expect(text(await atPublic.client.callTool({ name: 'comet_export_thread', arguments: { thread: 'x-1' } }))).toBe(
+      '[EXTENSION_NOT_CONNECTED] The host record ~/.local/state/comet-relay/hosts/p.json names a dead host.',
+    );
+    const atLoopback = await connectSession(failing(), { door: 'loopback' });
+    expect(text(await atLoopback.client.callTool({ name: 'comet_export_thread', arguments: { thread: 'x-1' } }))).toContain(where);
+    await atPublic.client.close();
+    await atLoopback.client.close();
   });
 
   it('a JSON no reader knows says what the person can do about it, once (review 8, errors #8)', async () => {
