@@ -392,6 +392,25 @@ describe('downloads from comet-relay serve', () => {
 });
 
 describe('upload cleanup and caps', () => {
+  it('a folder left without its meta.json by a process that ended goes once a ttl old, only with nothing else in it (review 8)', () => {
+    const dir = path.join(home, 'attachments');
+    const folder = (id: string, ageMs: number, files: string[]) => {
+      const full = path.join(dir, id);
+      fs.mkdirSync(full, { recursive: true });
+      for (const file of files) fs.writeFileSync(path.join(full, file), '{');
+      const at = (now - ageMs) / 1000;
+      fs.utimesSync(full, at, at);
+    };
+    const ids = ['0b0f6e3c-1c2d-4e5f-8a9b-0c1d2e3f4a5b', '1b0f6e3c-1c2d-4e5f-8a9b-0c1d2e3f4a5b', '2b0f6e3c-1c2d-4e5f-8a9b-0c1d2e3f4a5b', '3b0f6e3c-1c2d-4e5f-8a9b-0c1d2e3f4a5b'];
+    folder(ids[0] as string, 120_000, ['meta.json.tmp']); // ended between its folder and its meta.json, two ttls ago
+    folder(ids[1] as string, 120_000, []);
+    folder(ids[2] as string, 1_000, ['meta.json.tmp']); // maybe still being made
+    folder(ids[3] as string, 120_000, ['meta.json.tmp', 'notes.txt']); // holds something not ours
+    store.sweep();
+    expect(fs.readdirSync(dir).sort()).toEqual([ids[2], ids[3]]);
+    expect(fs.readdirSync(path.join(dir, ids[3] as string)).sort()).toEqual(['notes.txt']);
+  });
+
   it('an envelope whose meta.json cannot be written leaves no folder behind: one without it is nobody\'s to sweep (review 8, long-run #8)', () => {
     const write = vi.spyOn(fs, 'writeFileSync').mockImplementationOnce(() => {
       throw Object.assign(new Error('ENOSPC: no space left on device'), { code: 'ENOSPC' });

@@ -152,7 +152,7 @@ export class AttachmentStore {
     try {
       this.writeMeta(meta);
     } catch (error) {
-      // A folder with no meta.json is nobody's to sweep: it goes now, with its temp file (review 8, long-run #8).
+      // A folder with no meta.json is named by nothing: it goes now, with its temp file (review 8, long-run #8).
       fs.rmSync(folder, { recursive: true, force: true });
       throw error;
     }
@@ -274,6 +274,34 @@ export class AttachmentStore {
         fs.rmdirSync(folder);
       } catch {
         // something we did not write is in there: leave it
+      }
+    }
+    this.sweepUnfinished(now);
+  }
+
+  /**
+   * An upload's folder that never got its meta.json (the process ended between making the folder and writing the
+   * file): nothing names it, so it goes once it is a ttl old, with the temp file, and only if nothing else is in it
+   * (review 8, long-run #8; fixes review 1).
+   */
+  private sweepUnfinished(now: number): void {
+    let names: string[];
+    try {
+      names = fs.readdirSync(this.dir);
+    } catch {
+      return;
+    }
+    for (const name of names) {
+      if (!ATTACHMENT_FOLDER.test(name)) continue;
+      const folder = path.join(this.dir, name);
+      try {
+        const stat = fs.lstatSync(folder);
+        if (!stat.isDirectory() || stat.mtimeMs > now - this.ttlMs || fs.existsSync(path.join(folder, 'meta.json'))) continue;
+        const temp = path.join(folder, 'meta.json.tmp');
+        if (fs.lstatSync(temp, { throwIfNoEntry: false })?.isFile()) fs.unlinkSync(temp);
+        fs.rmdirSync(folder);
+      } catch {
+        // gone meanwhile, or holds something we did not write: leave it
       }
     }
   }
