@@ -40,9 +40,10 @@ export function connectPanel(): PanelConnection {
         if (!state.success) {
           // The panel's page is read from disk each time it opens, the worker only on a reload: after an upgrade in
           // place the two are different builds, and waiting would say "Connecting…" for good (review 8, skew F1).
+          // A state of the same build that breaks its own bounds is a fault of ours, which a reload would not mend.
           const issue = state.error.issues[0];
           setProblem(
-            `This side panel and the extension running in the browser are different builds of comet-relay (an upgrade since the browser loaded it: its state has no ${issue?.path.join('.') || 'shape'} this panel knows). Reload comet-relay on the browser's extensions page (or restart the browser), then open the panel again.`,
+            `This side panel cannot read the state the extension sends (${issue?.path.join('.') || 'the state'}: ${issue?.message}). If comet-relay was upgraded since the browser loaded it, the two are different builds: reload comet-relay on the browser's extensions page (or restart the browser), then open the panel again. If not, please report it; agents' calls go on meanwhile.`,
           );
           return;
         }

@@ -1,5 +1,9 @@
 import { z } from 'zod';
 import { PageMode } from './page/page-methods';
+import { ThreadQuestion } from './threads/threads';
+
+/** The most of an interaction's words the page's watch and the side panel carry: a confirm_action may quote a whole email. */
+export const INTERACTION_TEXT_MAX = 10_000;
 
 /**
  * `page.watch`: a long-lived request the service worker opens to the driven Perplexity tab while at
@@ -20,21 +24,26 @@ export const ThreadInteraction = z.object({
   type: z.enum(['ask_user_question', 'confirm_action', 'auth_required', 'interaction_required', 'two_factor_required']),
   /** The page's own id for this prompt (its followup_uuid when it has one). */
   id: z.string().min(1).max(200),
-  /** The question, or the action the agent wants to take. */
-  text: z.string().max(10_000),
-  /** Choices offered for a question, in the page's order. */
-  options: z.array(z.string().max(1000)).max(50).optional(),
-  /** Several questions answered together (Deep Research asks this way), each with its choices. */
-  questions: z
-    .array(z.object({ id: z.string().max(200), text: z.string().max(10_000), options: z.array(z.string().max(1000)).max(50).optional() }))
-    .max(20)
-    .optional(),
+  /** The question, or the action the agent wants to take (a longer one is cut for showing: interactionShown). */
+  text: z.string().max(INTERACTION_TEXT_MAX),
+  /**
+   * Choices offered for a question, in the page's order; several questions answered together (Deep Research asks
+   * this way), each with its choices. As a thread's checkpoint holds them, whole: the panel answers with these very
+   * ids and words, and one past a narrower bound made every state of the panel unreadable (fixes review 1).
+   */
+  options: ThreadQuestion.shape.options,
+  questions: z.array(ThreadQuestion.pick({ id: true, text: true, options: true })).max(200).optional(),
   /** Sign-in or form link (auth_required, interaction_required). */
   url: z.string().optional(),
   /** When the service skips the question by itself (ISO), if the page says. */
   expiresAt: z.string().optional(),
 });
 export type ThreadInteraction = z.infer<typeof ThreadInteraction>;
+
+/** An interaction as the side panel shows it: its words cut to INTERACTION_TEXT_MAX, its ids and choices whole. */
+export function interactionShown(i: ThreadInteraction): ThreadInteraction {
+  return i.text.length > INTERACTION_TEXT_MAX ? { ...i, text: `${i.text.slice(0, INTERACTION_TEXT_MAX - 1)}…` } : i;
+}
 
 export const WatchStatus = z.enum(['idle', 'working', 'waiting', 'done', 'error']);
 export type WatchStatus = z.infer<typeof WatchStatus>;

@@ -56,7 +56,7 @@ describe('a side panel and a worker of different builds', () => {
     const { pageAccess: _unknownToTheOlderWorker, ...older } = STATE;
     await push(older);
     const alert = host.querySelector('[role="alert"]');
-    expect(alert?.textContent).toMatch(/^This side panel and the extension running in the browser are different builds of comet-relay \(.*its state has no pageAccess this panel knows\)\. Reload comet-relay on the browser's extensions page/);
+    expect(alert?.textContent).toMatch(/^This side panel cannot read the state the extension sends \(pageAccess: [^)]+\)\. If comet-relay was upgraded since the browser loaded it, the two are different builds: reload comet-relay on the browser's extensions page/);
     expect(host.textContent).not.toContain('Connecting');
 
     await push(STATE);

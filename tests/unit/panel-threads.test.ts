@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { Request } from '../../lib/protocol/messages';
 import type { WatchSnapshot } from '../../lib/protocol/watch';
+import { ThreadEntry } from '../../lib/protocol/panel';
 import type { CallEvent } from '../../lib/worker/calls/router';
 import { ThreadBook } from '../../lib/worker/panel/threads';
 
@@ -167,6 +168,31 @@ describe('ThreadBook, Computer threads', () => {
     expect(book.list()[0]).toMatchObject({ status: 'working', latestStep: 'Answer sent', interactions: [] });
     book.onCheckpoint(checkpoint({ event: 'complete', text: 'Done' }) as never, 8);
     expect(book.list()[0]).toMatchObject({ status: 'done', event: 'complete', latestStep: 'Done' });
+  });
+
+  it("an interaction as long as a thread holds it keeps the panel's state readable: its words cut, its ids and choices whole (fixes review 1)", () => {
+    const book = new ThreadBook();
+    const start = req('s9', 'threads.start', { message: 'Send the newsletter' });
+    book.onCall({ phase: 'start', request: start, at: 1 });
+    book.onCall({ phase: 'end', request: start, at: 2, ok: true, result: { threadId: 't-1', url, turn: 0 } });
+    const email = 'Dear all, '.repeat(5000); // a confirm_action quoting the whole email: 50,000 characters
+    const id = `Which list should get it? ${'x'.repeat(300)}`; // a question whose id is its text
+    const options = Array.from({ length: 60 }, (_, n) => `List ${n}`);
+    book.onCheckpoint(
+      checkpoint({
+        event: 'confirm_action',
+        interactions: [
+          { type: 'confirm_action', followupUuid: 'f1', text: email, requiresUserResponse: true },
+          { type: 'ask_user_question', followupUuid: 'f2', text: 'Two questions', questions: [{ id, text: id, options }, { id: 'q2', text: 'When?', options: ['Now', 'Later'] }], requiresUserResponse: true },
+        ],
+      }) as never,
+      3,
+    );
+    const [entry] = book.list();
+    expect(ThreadEntry.safeParse(entry).success).toBe(true);
+    expect(entry?.interactions[0]?.text).toHaveLength(10_000);
+    expect(entry?.interactions[0]?.text.endsWith('…')).toBe(true);
+    expect(entry?.interactions[1]?.questions?.[0]).toEqual({ id, text: id, options });
   });
 
   it('a start the page refused stays listed as an error; a failed one goes', () => {

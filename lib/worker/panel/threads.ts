@@ -3,7 +3,7 @@ import type { ThreadEntry, ThreadStatus } from '../../protocol/panel';
 import { eventWords, panelStatusOf } from '../../protocol/threads/thread-events';
 import type { ThreadCheckpoint } from '../../protocol/threads/threads';
 import { conversationKey, isConversationPath } from '../../protocol/urls';
-import type { ThreadInteraction, WatchSnapshot, WatchStatus } from '../../protocol/watch';
+import { interactionShown, type ThreadInteraction, type WatchSnapshot, type WatchStatus } from '../../protocol/watch';
 import { toWatched } from '../../page/checkpoints/thread-model';
 import type { CallEvent } from '../calls/router';
 
@@ -206,7 +206,7 @@ export class ThreadBook {
     if (checkpoint.title) thread.title = clip(checkpoint.title);
     thread.event = checkpoint.event ?? undefined;
     thread.status = panelStatusOf(checkpoint.event, checkpoint.interactions.some((i) => i.requiresUserResponse));
-    thread.interactions = checkpoint.interactions.map(toWatched);
+    thread.interactions = checkpoint.interactions.map((i) => interactionShown(toWatched(i)));
     thread.latestStep = describeEvent(checkpoint);
     thread.error = thread.status === 'error' ? checkpoint.text.slice(0, 500) : undefined;
     thread.updatedAt = Math.max(thread.updatedAt, at);
