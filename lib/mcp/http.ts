@@ -190,7 +190,7 @@ export async function startHttpServer(options: HttpOptions): Promise<RunningHttp
       if (transport.sessionId) sessions.remove(transport.sessionId);
       gateway.close();
     };
-    const mcp = createSessionServer({ tools: toolsAt[door], settings: options.settings, gateway, attachments: attachmentsAt[door], door });
+    const mcp = createSessionServer({ tools: toolsAt[door], settings: options.settings, gateway, attachments: attachmentsAt[door], door, readOnly: options.readOnly });
     tasksRunning = () => mcp.tasksRunning();
     await mcp.connect(transport);
     return transport;

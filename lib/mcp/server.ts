@@ -49,6 +49,8 @@ export interface SessionOptions {
   attachments: AttachmentAccess;
   /** The HTTP door the session came in by (`serve`); none for stdio. Only to say why a tool is not served. */
   door?: Door;
+  /** Started to serve only tools that read (`--read-only`, or `serve --public-url` without `--allow-acting`). */
+  readOnly?: boolean;
 }
 
 /**
@@ -100,7 +102,7 @@ const MIN_ELICIT_WAIT_MS = 300_000;
 /** A session's MCP server, and how many MCP tasks it runs now (a session running one is in use between its polls). */
 export type SessionServer = Server & { tasksRunning(): number };
 
-export function createSessionServer({ tools, settings, gateway, attachments, door }: SessionOptions): SessionServer {
+export function createSessionServer({ tools, settings, gateway, attachments, door, readOnly }: SessionOptions): SessionServer {
   const session: SessionMemory = {};
   const tasks = new SessionTasks();
   const offersTasks = tools.some((tool) => tool.taskSupport);
@@ -191,7 +193,7 @@ export function createSessionServer({ tools, settings, gateway, attachments, doo
 
   server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
     const entry = byName.get(request.params.name);
-    if (!entry) throw new McpError(ErrorCode.InvalidParams, notServed(request.params.name, tools, door));
+    if (!entry) throw new McpError(ErrorCode.InvalidParams, notServed(request.params.name, tools, { door, readOnly }));
     const parsed = entry.input.safeParse(request.params.arguments ?? {});
     if (!parsed.success) return invalidArguments(entry.tool.name, parsed.error);
     if (!request.params.task) return run(entry.tool, parsed.data, extra, extra.signal);
@@ -237,16 +239,17 @@ const inputs = new WeakMap<ToolDefinition, z.ZodObject<z.ZodRawShape>>();
  * so, with why, so that an agent whose prompt names it stops trying and the person knows what to restart with (review
  * 8, errors #2); a name of no tool of ours is only "not found". Still a protocol error: the tool is not in tools/list.
  */
-export function notServed(name: string, tools: readonly ToolDefinition[], door?: Door): string {
+export function notServed(name: string, tools: readonly ToolDefinition[], how: { door?: Door; readOnly?: boolean } = {}): string {
   const tool = allTools.find((t) => t.name === name);
   if (!tool) return `Tool ${name} not found: tools/list names the ${tools.length} tools this server serves.`;
+  const use = 'Use the tools tools/list names';
+  // What the public door never offers, no flag serves there (fixes review 2).
+  if (how.door === 'public' && !offeredAt(tool, 'public')) return `Tool ${name} is not served here: it is never offered through the public door (the Agent API's), only to local clients. ${use}.`;
   const why =
-    door === 'public' && !offeredAt(tool, 'public')
-      ? 'it is never offered through the public door (the Agent API\'s)'
-      : toolAccess(tool) === 'act' && !tools.some((t) => toolAccess(t) === 'act')
-        ? 'this server serves only tools that read (it was started with --read-only, or as serve --public-url without --allow-acting)'
-        : "this server was started with a --tools list that leaves it out";
-  return `Tool ${name} is not served here: ${why}. Use the tools tools/list names; the person at the browser can start comet-relay again to serve it (\`comet-relay help ${door ? 'serve' : 'mcp'}\`).`;
+    how.readOnly && toolAccess(tool) === 'act'
+      ? 'this server serves only tools that read (it was started with --read-only, or as serve --public-url without --allow-acting)'
+      : 'this server was started with a --tools list that leaves it out';
+  return `Tool ${name} is not served here: ${why}. ${use}; the person at the browser can start comet-relay again to serve it (\`comet-relay help ${how.door ? 'serve' : 'mcp'}\`).`;
 }
 
 const listings = new WeakMap<readonly ToolDefinition[], { tools: ReturnType<typeof toolListing>[] }>();

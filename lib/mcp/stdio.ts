@@ -8,7 +8,7 @@ import type { ToolDefinition } from './tool';
 export async function runStdio(options: Omit<GatewayOptions, 'transport'> & { tools: ToolDefinition[] }): Promise<void> {
   const gateway = new BrowserGateway({ ...options, transport: 'stdio' });
   const uploads = onDemandAttachments(options);
-  const server = createSessionServer({ tools: options.tools, settings: options.settings, gateway, attachments: uploads.attachments });
+  const server = createSessionServer({ tools: options.tools, settings: options.settings, gateway, attachments: uploads.attachments, readOnly: options.readOnly });
   const transport = new StdioServerTransport();
   const closed = new Promise<void>((resolve) => {
     transport.onclose = () => resolve();

@@ -16,10 +16,10 @@ import type { Door } from '../../lib/protocol/doors';
  * added): each wrong value comes back as an isError result that names the field, never a crash,
  * a protocol error, or a call that reaches the browser.
  */
-async function session(tools = allTools, door?: Door) {
+async function session(tools = allTools, door?: Door, readOnly?: boolean) {
   const gateway = new BrowserGateway({ home: '/nonexistent-comet-relay-home', settings: { ...readSettings({}), COMET_HOST_WAIT: 0 }, transport: 'stdio' });
   const local = onDemandAttachments({ home: '/nonexistent-comet-relay-home', settings: readSettings({}) });
-  const server = createSessionServer({ tools, settings: readSettings({}), gateway, attachments: local.attachments, door });
+  const server = createSessionServer({ tools, settings: readSettings({}), gateway, attachments: local.attachments, door, readOnly });
   const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
   await server.connect(serverSide);
   const client = new Client({ name: 'hostile', version: '1' });
@@ -98,8 +98,8 @@ describe("answer_question's answers", () => {
 });
 
 describe('a tool this server leaves out says why, not only "not found" (review 8, errors #2)', () => {
-  const call = async (tools: typeof allTools, name: string, door?: Door) => {
-    const { client, close } = await session(tools, door);
+  const call = async (tools: typeof allTools, name: string, door?: Door, readOnly?: boolean) => {
+    const { client, close } = await session(tools, door, readOnly);
     try {
       return await client.callTool({ name, arguments: { prompt: 'hi' } }).then(
         () => 'answered',
@@ -110,17 +110,20 @@ describe('a tool this server leaves out says why, not only "not found" (review 8
     }
   };
 
-  it('read-only, a --tools list, and a name of no tool at all', async () => {
-    expect(await call(selectTools({ readOnly: true }), 'comet_ask')).toMatch(
+  it('read-only, a --tools list, the public door, and a name of no tool at all', async () => {
+    expect(await call(selectTools({ readOnly: true }), 'comet_ask', undefined, true)).toMatch(
       /Tool comet_ask is not served here: this server serves only tools that read \(it was started with --read-only, or as serve --public-url without --allow-acting\)\. .*comet-relay help mcp/,
     );
+    // Only --tools left it out, whatever kind of tool it is (fixes review 2).
+    expect(await call(selectTools({ allow: ['comet_poll', 'comet_wait'] }), 'comet_ask')).toMatch(/Tool comet_ask is not served here: this server was started with a --tools list that leaves it out\. .*comet-relay help mcp/);
     expect(await call(selectTools({ allow: ['comet_poll', 'comet_ask'] }), 'comet_wait', 'loopback')).toMatch(
       /Tool comet_wait is not served here: this server was started with a --tools list that leaves it out\. .*comet-relay help serve/,
     );
     const never = allTools.find((tool) => !offeredAt(tool, 'public'));
     expect(never, 'a tool the public door never offers').toBeDefined();
     const atPublic = allTools.filter((tool) => offeredAt(tool, 'public'));
-    expect(await call(atPublic, never?.name ?? '', 'public')).toMatch(new RegExp(`Tool ${never?.name} is not served here: it is never offered through the public door`));
+    const told = await call(atPublic, never?.name ?? '', 'public');
+    expect(told).toMatch(new RegExp(`Tool ${never?.name} is not served here: it is never offered through the public door \\(the Agent API's\\), only to local clients\\. Use the tools tools/list names\\.$`));
     expect(await call(allTools, 'comet_nonsense')).toMatch(/Tool comet_nonsense not found: tools\/list names the \d+ tools this server serves\./);
   });
 });
