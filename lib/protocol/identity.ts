@@ -41,9 +41,10 @@ export function protocolSkew(peer: { role: 'extension' | 'client'; protocol: num
       ? `The comet-relay extension running in this browser is older than its host (${versions}): it is the build from before an upgrade. To end it, ${reload}.`
       : `The comet-relay host this browser starts is older than its extension (${versions}): the browser's registration runs another, older copy of comet-relay. Run install with the copy the extension was loaded from, then ${reload}.`;
   }
+  // A client is an MCP server a client started, or a command (doctor, status, export): said for both (fixes review 3, 4).
   return peer.protocol < host.protocol
-    ? `This comet-relay MCP process is older than the host the browser runs (${versions}): it was started before an upgrade. Restart your MCP client (or its comet-relay server) so that it runs the new copy.`
-    : `The comet-relay host the browser runs is older than this MCP process (${versions}): the browser still runs it from before an upgrade. To end it, ${reload}; it then starts the new host.`;
+    ? `This comet-relay is older than the host the browser runs (${versions}): started before an upgrade, or another, older copy. Start it again from the new copy (an MCP client does so when you restart it, or its comet-relay server).`
+    : `The comet-relay host the browser runs is older than this comet-relay (${versions}): the browser still runs it from before an upgrade, or its registration starts another, older copy. Reload the comet-relay extension on the browser's extensions page (or restart the browser) so that it starts the host again; if it is still older, run install with this copy and reload once more.`;
 }
 
 /** A host's refusal as the extension or MCP process says it: a protocol apart in these words, another refusal in the host's. */

@@ -516,6 +516,6 @@ function answerOf<T>(who: string, method: string, shape: z.ZodType<T>, raw: unkn
   const issue = parsed.error.issues[0];
   throw new RelayError(
     'PROTOCOL_ERROR',
-    `${who} answered ${method} with an unexpected shape (${issue?.path.join('.') || 'the answer'}: ${issue?.message}): it is another version of comet-relay than this one. After an upgrade, reload the extension on the browser's extensions page (that starts its host again) and restart this MCP client.`,
+    `${who} answered ${method} with an unexpected shape (${issue?.path.join('.') || 'the answer'}: ${issue?.message}): most often two builds of comet-relay meeting after an upgrade. Reload the extension on the browser's extensions page (that starts its host again), and restart the MCP client or command that asked.`,
   );
 }

@@ -87,7 +87,7 @@ describe('native host', () => {
       });
       socket.write(encodeFrame({ kind: 'hello', role: 'client', protocolVersion: PROTOCOL_VERSION - 1, version: '0.1.0', client: { name: 'old mcp' } }));
     });
-    expect(reply).toMatchObject({ kind: 'incompatible', message: expect.stringMatching(/^This comet-relay MCP process is older than the host the browser runs .* Restart your MCP client/) });
+    expect(reply).toMatchObject({ kind: 'incompatible', message: expect.stringMatching(/^This comet-relay is older than the host the browser runs .*: started before an upgrade, or another, older copy\. Start it again from the new copy \(an MCP client does so when you restart it/) });
     socket.destroy();
   });
 
@@ -139,7 +139,7 @@ describe('native host', () => {
     extension.send({ kind: 'result', id: request.id, result: { tabs: [{ id: 7 }] } });
     const error = (await call.then(() => undefined, (e: unknown) => e)) as RelayError;
     expect(error).toMatchObject({ code: 'PROTOCOL_ERROR' });
-    expect(error.message).toMatch(/^The browser answered tabs\.list with an unexpected shape \(tabs\.0\.id: [^)]*\): it is another version of comet-relay than this one\. After an upgrade, reload the extension/);
+    expect(error.message).toMatch(/^The browser answered tabs\.list with an unexpected shape \(tabs\.0\.id: [^)]*\): most often two builds of comet-relay meeting after an upgrade\. Reload the extension/);
     expect(error.message).not.toContain('"expected"');
   });
 

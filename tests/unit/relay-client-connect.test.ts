@@ -217,7 +217,7 @@ describe('the handshake failures say what to do (review relay #6)', () => {
     const error = await within(outcome(client(300).call('tabs.list', {}, { timeoutMs: 10_000 })), 10_000);
     expect(error).toMatchObject({ code: 'VERSION_MISMATCH' });
     expect((error as Error).message).toBe(
-      `The comet-relay host the browser runs is older than this MCP process (protocol ${PROTOCOL_VERSION} beside the host's ${older}, comet-relay 0.1.0): the browser still runs it from before an upgrade. To end it, reload the comet-relay extension on the browser's extensions page (or restart the browser); it then starts the new host.`,
+      `The comet-relay host the browser runs is older than this comet-relay (protocol ${PROTOCOL_VERSION} beside the host's ${older}, comet-relay 0.1.0): the browser still runs it from before an upgrade, or its registration starts another, older copy. Reload the comet-relay extension on the browser's extensions page (or restart the browser) so that it starts the host again; if it is still older, run install with this copy and reload once more.`,
     );
   });
 
