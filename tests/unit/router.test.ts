@@ -150,6 +150,7 @@ describe('Router: a new chat waits for its approval (review 2026-12-02 #15)', ()
     } as unknown as PageHub;
     const tabs = {
       pageTab: async () => 7,
+      drivenTab: async () => ({ id: 7, url: 'https://www.perplexity.ai/' }),
       navigate: vi.fn(async (url: string) => {
         order.push(`navigate ${url}`);
         return url;
@@ -217,7 +218,7 @@ describe("Router: an ask keeps this session's mode, set after the approval, righ
       state: () => undefined,
     } as unknown as PageHub;
     const router = new Router({
-      tabs: { pageTab: async () => 7 } as unknown as TabService,
+      tabs: { pageTab: async () => 7, drivenTab: async () => ({ id: 7, url: 'https://www.perplexity.ai/search/tides-abc' }) } as unknown as TabService,
       pages,
       status: async () => ({}),
       authorize: async () => {

@@ -219,17 +219,19 @@ export class Router {
           // sent (worker #2), and exactly: a page of no conversation is still none (another session's new chat is not
           // the person's own ask there); a new chat needs the tab alone.
           if (approved && waited) await this.stillApproved(approved, { exact: true, newChat: Boolean(params.newChat) });
-          return this.toPage(method, params, signal, progress, trace);
+          return this.toPage(method, params, signal, progress, trace, approved);
         });
       }
     }
   }
 
   /** A page method on the driven tab, with what the worker adds around it: the ask's mode, the JSON and the repairs of a read. */
-  private async toPage(method: string, params: Record<string, unknown>, signal: AbortSignal, progress: ProgressSink, trace?: Trace): Promise<unknown> {
+  private async toPage(method: string, params: Record<string, unknown>, signal: AbortSignal, progress: ProgressSink, trace?: Trace, approved?: ApprovedTab): Promise<unknown> {
     const { tabs, pages } = this.deps;
     let forward = params;
     let modeNote = '';
+    /** The tab a prompt goes to: the one its mode was set on, found once. */
+    let askTab: number | undefined;
     if (method === 'page.ask') {
       if (params.newChat) {
         // A new chat leaves the conversation the tab shows: that happens here, after the
@@ -247,13 +249,20 @@ export class Router {
       const { keepMode, ...rest } = params;
       forward = { ...rest, newChat: false };
       const here = await tabs.pageTab();
-      modeNote = await modeAgain(
-        (p) => pages.request(here, 'page.mode', p, signal, () => {}) as Promise<ModeResult>,
-        keepMode as PageMode | undefined,
-        (code, message) => new RelayError(code as ErrorCode, message),
-      );
+      askTab = here;
+      if (keepMode) {
+        const before = await tabs.drivenTab().catch(() => undefined);
+        modeNote = await modeAgain(
+          (p) => pages.request(here, 'page.mode', p, signal, () => {}) as Promise<ModeResult>,
+          keepMode as PageMode,
+          (code, message) => new RelayError(code as ErrorCode, message),
+        );
+        // Another session's tab switch or navigation in the mode's round trips is not where this prompt goes (review 8,
+        // many-clients M1): still the tab and conversation the mode was set on, and approved, or nothing is sent.
+        await this.stillWhereModeWasSet(here, before?.url ?? before?.pendingUrl, approved, Boolean(params.newChat));
+      }
     }
-    const tabId = await tabs.pageTab();
+    const tabId = askTab ?? (await tabs.pageTab());
     const started = Date.now();
     // The thread JSON's moments, for the bench's trace: its last fetch's start and end in the page, and its arrival here.
     const fetched: Trace | undefined = trace ? {} : undefined;
@@ -375,6 +384,18 @@ export class Router {
     throw new RelayError(
       'PERMISSION_DENIED',
       `The person approved this for tab ${approved.tabId}: “${approved.title}” (${approved.url}), but ${where}, so nothing was sent. Call comet_switch_tab to go back to that tab and call again (it is asked again), or call again to be asked for where it would go now.`,
+    );
+  }
+
+  /** After a prompt's mode was set again: the driven tab still that one, on the same conversation (and as approved). */
+  private async stillWhereModeWasSet(tabId: number, url: string | undefined, approved: ApprovedTab | undefined, newChat: boolean): Promise<void> {
+    if (approved) await this.stillApproved(approved, { exact: true, newChat });
+    const now = await this.deps.tabs.drivenTab().catch(() => undefined);
+    if (now?.id === tabId && threadIdOfUrl(now.url ?? now.pendingUrl) === threadIdOfUrl(url)) return;
+    const where = now?.id === undefined ? 'no tab is driven' : `the driven tab is now tab ${now.id} (${now.url ?? now.pendingUrl ?? ''})`;
+    throw new RelayError(
+      'AGENT_ERROR',
+      `The prompt was not sent: this session's mode was set again on tab ${tabId} (${url ?? ''}), but meanwhile ${where}, most likely by another agent's comet_switch_tab or comet_open_conversation. Call comet_ask again to send it where the tab is now.`,
     );
   }
 

@@ -1,0 +1,101 @@
+import { describe, expect, it, vi } from 'vitest';
+import type { Envelope, Request } from '../../lib/protocol/messages';
+import type { PageHub } from '../../lib/worker/calls/pages';
+import { Router } from '../../lib/worker/calls/router';
+import { TabService } from '../../lib/worker/calls/tabs';
+import type { FakeTab } from '../support/fake-wxt-browser';
+import { panelRouter } from '../support/panel-router';
+
+/**
+ * One agent's prompt, whose session chose a mode, and another agent's comet_switch_tab landing while that mode is set
+ * again on the page (a read, then a switch: round trips to the page). The prompt goes where its mode was set and its
+ * approval pointed, or nowhere (review 8, many clients M1: it was typed into the tab switched to).
+ */
+const state = vi.hoisted(() => ({
+  stored: { settings: { requireApproval: true } } as Record<string, unknown>,
+  tabs: {
+    7: { id: 7, windowId: 1, title: 'Tides — Perplexity', url: 'https://www.perplexity.ai/search/tides-abc', active: true },
+    9: { id: 9, windowId: 1, title: 'A private question — Perplexity', url: 'https://www.perplexity.ai/search/private-xyz', active: false },
+  } as Record<number, FakeTab>,
+}));
+vi.mock('wxt/browser', async () => (await import('../support/fake-wxt-browser')).fakeWxtBrowser(state));
+
+/** Pages that hold the first mode read until the test lets it go. */
+function pagesWithSlowModeRead() {
+  const sent: string[] = [];
+  let reading!: () => void;
+  const readStarted = new Promise<void>((resolve) => (reading = resolve));
+  let release!: () => void;
+  const released = new Promise<void>((resolve) => (release = resolve));
+  const tabs = state.tabs;
+  const pages = {
+    state: (tabId: number) => (tabs[tabId] ? { tabId, url: tabs[tabId]?.url, title: tabs[tabId]?.title } : undefined),
+    whenReady: async () => {},
+    forget: () => () => {},
+    request: async (tabId: number, method: string, params: Record<string, unknown>) => {
+      sent.push(`${method}${params.mode ? `(${params.mode})` : ''} -> tab ${tabId}`);
+      if (method === 'page.mode' && params.mode === undefined) {
+        reading();
+        await released;
+        return { mode: 'standard', acts: false };
+      }
+      if (method === 'page.mode') return { mode: params.mode, changed: true, verified: true };
+      return { afterTurn: 0, baselineUrl: tabs[tabId]?.url, turnIndex: 1, conversationUrl: tabs[tabId]?.url, questionKey: 'k', previousAnswerKey: '', submittedAt: 1, via: 'button' };
+    },
+  } as unknown as PageHub;
+  return { pages, sent, readStarted, release };
+}
+
+const ask: Request = {
+  kind: 'request',
+  id: 'a:1',
+  method: 'page.ask',
+  params: { prompt: 'Draft a reply', keepMode: 'deep-research' },
+  origin: { clientId: 'a', clientName: 'Agent A', tool: 'comet_ask', door: 'loopback' },
+};
+const switchAway: Request = {
+  kind: 'request',
+  id: 'b:1',
+  method: 'tabs.switch',
+  params: { tabId: '9' },
+  origin: { clientId: 'b', clientName: 'Agent B', tool: 'comet_switch_tab', door: 'loopback' },
+};
+
+async function askWhileAnotherSwitches(router: Router, world: ReturnType<typeof pagesWithSlowModeRead>, approve?: () => Promise<void>) {
+  const replies: Envelope[] = [];
+  const asked = router.handle(ask, (m) => replies.push(m));
+  await approve?.();
+  await world.readStarted;
+  await router.handle(switchAway, (m) => replies.push(m));
+  world.release();
+  await asked;
+  return replies.find((r) => r.kind !== 'progress' && (r as { id?: string }).id === 'a:1') as Extract<Envelope, { kind: 'error' }> | undefined;
+}
+
+describe("a tab switched under a prompt's mode", () => {
+  it('with Require approval on, the approved prompt goes nowhere else: nothing is sent, and it says why', async () => {
+    const world = pagesWithSlowModeRead();
+    const tabs = new TabService(world.pages);
+    await tabs.drive(7);
+    const { router, panels } = panelRouter(world.pages, tabs);
+    const reply = await askWhileAnotherSwitches(router, world, async () => {
+      await vi.waitFor(() => expect(panels.approvals.pending()).toHaveLength(1));
+      panels.approvals.decide(panels.approvals.pending()[0]?.id ?? '', true);
+    });
+    expect(world.sent).toEqual(['page.mode -> tab 7', 'page.mode(deep-research) -> tab 7']);
+    expect(reply).toMatchObject({ kind: 'error', error: { code: 'PERMISSION_DENIED', message: expect.stringMatching(/approved this for tab 7.*so nothing was sent/) } });
+  });
+
+  it('without approval, the mode set on one tab sends no prompt to another', async () => {
+    state.stored = { settings: { requireApproval: false } };
+    const world = pagesWithSlowModeRead();
+    const tabs = new TabService(world.pages);
+    await tabs.drive(7);
+    const reply = await askWhileAnotherSwitches(new Router({ tabs, pages: world.pages, status: async () => ({}) }), world);
+    expect(world.sent).toEqual(['page.mode -> tab 7', 'page.mode(deep-research) -> tab 7']);
+    expect(reply).toMatchObject({
+      kind: 'error',
+      error: { code: 'AGENT_ERROR', message: expect.stringMatching(/^The prompt was not sent: this session's mode was set again on tab 7 .* the driven tab is now tab 9/) },
+    });
+  });
+});
