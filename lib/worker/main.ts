@@ -134,6 +134,7 @@ export function startWorker(): void {
     onCall: (event) => panels.onCall(event.phase === 'end' && event.error ? { ...event, error: withCliForm(event.error, link.current.form) } : event),
     authorize: (...args) => panels.authorize(...args),
     authorizeTarget: (...args) => panels.authorizeTarget(...args),
+    recheck: (...args) => panels.recheck(...args),
   });
 
   // The host's command form as last saved; the one kept from an earlier run speaks until a host names its own.

@@ -21,6 +21,6 @@ export function panelRouter(pages: PageHub, tabs: TabService): { router: Router;
     clients: () => [],
     packs: () => ({ added: [], readers: [], problems: [] }),
   } as never);
-  router = new Router({ tabs, pages, status: async () => ({}), authorize: panels.authorize, authorizeTarget: panels.authorizeTarget });
+  router = new Router({ tabs, pages, status: async () => ({}), authorize: panels.authorize, authorizeTarget: panels.authorizeTarget, recheck: panels.recheck });
   return { router, panels };
 }

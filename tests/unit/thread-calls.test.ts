@@ -282,6 +282,21 @@ describe('reads without a tab', () => {
     expect(error).toMatchObject({ code: 'AGENT_ERROR', message: expect.stringMatching(/recent threads that would say which thread it is could not be read .*Try again in a minute/) });
   });
 
+  it("an acting call that has its thread's turn asks the person's policy again first: refused there, it reaches no page (review 8, many clients M2)", async () => {
+    const { calls, requests } = fakeThreadCalls(async (tabId, method, params) => {
+      if (method === 'threads.send') return { threadId: params.threadId, turn: 1 };
+      return fetchingPage((path) => ({ status: 200, body: JSON.stringify(threadBody(idOf(path))) }))(tabId, method, params);
+    }, { initial: [PERSON], connected: () => [1] });
+    const readOnly = async () => {
+      throw new RelayError('PERMISSION_DENIED', 'comet-relay is read-only now.');
+    };
+    const refused = await calls.call('threads.send', { threadId: 't-1', message: 'more', attachments: [], settings: {}, tabCap: 6 }, signal, () => {}, undefined, false, readOnly).catch((e: RelayError) => e);
+    expect(refused).toMatchObject({ code: 'PERMISSION_DENIED' });
+    expect(requests.filter((r) => r.method === 'threads.send')).toEqual([]);
+    // A read is no act: it is not asked.
+    await calls.call('threads.read', { threadId: 't-1', tabCap: 6 }, signal, () => {}, undefined, false, readOnly);
+  });
+
   it('a tab that already shows the thread answers the read, as before; acting calls still get a tab of ours', async () => {
     const { calls, tabs, requests } = fakeThreadCalls(async (tabId, method, params) => {
       if (method === 'threads.locate') return { found: true };

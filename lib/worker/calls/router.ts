@@ -55,6 +55,11 @@ export interface RouterDeps {
    * the defaults apply: other tabs are read unasked, the public door takes no screenshot.
    */
   authorizeTarget?(request: Request, need: Need, what: string, signal: AbortSignal, progress: ProgressSink): Promise<void>;
+  /**
+   * The person's policy again, for a call that waited its turn behind others (another prompt, another call on its
+   * thread): Read-only turned on meanwhile refuses it, Require approval turned on holds it, an approval it had stands.
+   */
+  recheck?(request: Request, params: Record<string, unknown>, approved: ApprovedTab | undefined, signal: AbortSignal, progress: ProgressSink): Promise<ApprovedTab | undefined>;
 }
 
 /** The tab an approval card named for a held page call: what the person approved is that tab's conversation. */
@@ -197,7 +202,8 @@ export class Router {
         return this.pageContent(request, params.maxLength as number, signal, progress, trusted, trace);
       default: {
         if (this.deps.threads?.handles(method)) {
-          const result = await this.deps.threads.call(method, params, signal, progress, trace, trusted);
+          const stillAllowed = trusted ? undefined : async () => void (await this.stillAllowed(request, params, approved, signal, progress));
+          const result = await this.deps.threads.call(method, params, signal, progress, trace, trusted, stillAllowed);
           const started = (result as { threadId?: unknown } | undefined)?.threadId;
           // The public door's own thread, from now on (started, not refused before sending).
           if (method === 'threads.start' && !trusted && doorOf(request.origin) === 'public' && typeof started === 'string') this.deps.publicThreads?.add(started);
@@ -215,6 +221,8 @@ export class Router {
         const what = method === 'page.ask' ? 'this prompt' : read ? 'this mode read' : 'this mode switch';
         const waiting = () => progress(`Another prompt is being sent in this tab in its own mode; ${what} follows it.`, WAIT_NOTE_HOLD_MS);
         return this.modeTurn.run(signal, waiting, async (waited) => {
+          // The person's settings as they are now, after a wait behind another prompt (review 8, many clients M2).
+          if (waited && !trusted) approved = await this.stillAllowed(request, params, approved, signal, progress);
           // The approval named a tab and a conversation: still those after a wait behind another prompt, or nothing is
           // sent (worker #2), and exactly: a page of no conversation is still none (another session's new chat is not
           // the person's own ask there); a new chat needs the tab alone.
@@ -385,6 +393,13 @@ export class Router {
       'PERMISSION_DENIED',
       `The person approved this for tab ${approved.tabId}: “${approved.title}” (${approved.url}), but ${where}, so nothing was sent. Call comet_switch_tab to go back to that tab and call again (it is asked again), or call again to be asked for where it would go now.`,
     );
+  }
+
+  /** The person's policy as it is now, for a call that waited its turn (RouterDeps.recheck); the approval it had, or a new one. */
+  private async stillAllowed(request: Request, params: Record<string, unknown>, approved: ApprovedTab | undefined, signal: AbortSignal, progress: ProgressSink): Promise<ApprovedTab | undefined> {
+    const now = (await this.deps.recheck?.(request, params, approved, signal, progress)) ?? approved;
+    throwIfCancelled(signal);
+    return now;
   }
 
   /** After a prompt's mode was set again: the driven tab still that one, on the same conversation (and as approved). */

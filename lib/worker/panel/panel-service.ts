@@ -135,6 +135,18 @@ export class PanelService {
     return tab?.id === undefined ? undefined : { tabId: tab.id, url: tab.url ?? tab.pendingUrl ?? '', title: tab.title ?? '' };
   };
 
+  /**
+   * Router hook: a call that waited its turn runs under the settings as they are now (review 8, many clients M2): the
+   * person's Read-only, their stop switch, refuses a prompt still queued; Require approval turned on holds one that was
+   * let through unasked; an approval given stands.
+   */
+  recheck = async (request: Request, params: Record<string, unknown>, approved: ApprovedTab | undefined, signal: AbortSignal, progress: ProgressSink): Promise<ApprovedTab | undefined> => {
+    const decision = decide(request.method, params, await this.settings.load());
+    if (decision.kind === 'deny') throw decision.error;
+    if (decision.kind === 'approve' && !approved) return this.authorize(request, params, signal, progress);
+    return approved;
+  };
+
   /** Router hook: a target's need that rests on the person's settings (other tabs, public-door screenshots). */
   authorizeTarget = async (request: Request, need: Need, what: string, signal: AbortSignal, progress: ProgressSink) => {
     const settings = await this.settings.load();

@@ -120,7 +120,16 @@ export class ThreadCalls {
    * `byPerson`: the person acts from the side panel, so their own tab that shows the thread may
    * take it (an agent's acting calls go only to tabs of ours, never into the person's).
    */
-  async call(method: string, params: Params, signal: AbortSignal, progress: ProgressSink, trace?: Trace, byPerson = false): Promise<unknown> {
+  async call(
+    method: string,
+    params: Params,
+    signal: AbortSignal,
+    progress: ProgressSink,
+    trace?: Trace,
+    byPerson = false,
+    /** The person's policy again once an acting call has its turn on its thread (Read-only turned on meanwhile refuses it). */
+    stillAllowed?: () => Promise<void>,
+  ): Promise<unknown> {
     const cap = typeof params.tabCap === 'number' ? params.tabCap : 6;
     const { tabCap: _cap, ...forPage } = params;
     if (method === 'threads.start') return this.start(forPage, cap, signal, progress);
@@ -137,6 +146,7 @@ export class ThreadCalls {
     let jsonProblem: string | undefined;
     const result = await this.deps.tabs.serialise(threadId, acts, async () => {
       if (signal.aborted) throw new RelayError('CANCELLED', 'The call was cancelled.');
+      if (acts) await stillAllowed?.();
       // A live page that shows the thread reads it best (it knows the page too); without one, the JSON through any tab.
       if (JSON_READS.has(method) && !this.shownInPage(threadId)) {
         const read = await this.readJson(method, threadId, cap, signal, trace);

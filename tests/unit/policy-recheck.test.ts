@@ -1,0 +1,79 @@
+import { describe, expect, it, vi } from 'vitest';
+import type { Envelope, Request } from '../../lib/protocol/messages';
+import type { PageHub } from '../../lib/worker/calls/pages';
+import { TabService } from '../../lib/worker/calls/tabs';
+import type { FakeTab } from '../support/fake-wxt-browser';
+import { panelRouter } from '../support/panel-router';
+
+/**
+ * The person's policy is applied when a call arrives, and again when a call that waited its turn behind another
+ * agent's prompt gets it: Read-only, the person's stop switch, refuses a prompt still queued; Require approval turned
+ * on holds one that was let through unasked (review 8, many clients M2).
+ */
+const state = vi.hoisted(() => ({
+  stored: { settings: { requireApproval: false, readOnly: false } } as Record<string, unknown>,
+  tabs: { 7: { id: 7, windowId: 1, title: 'Tides — Perplexity', url: 'https://www.perplexity.ai/search/tides-abc', active: true } } as Record<number, FakeTab>,
+}));
+vi.mock('wxt/browser', async () => (await import('../support/fake-wxt-browser')).fakeWxtBrowser(state));
+
+const ask = (id: string, prompt: string): Request => ({
+  kind: 'request',
+  id,
+  method: 'page.ask',
+  params: { prompt },
+  origin: { clientId: id, clientName: `Agent ${id}`, tool: 'comet_ask', door: 'loopback' },
+});
+
+/** A page whose first prompt is held (an answer still being written before it) until the test lets it go. */
+async function queue() {
+  const typed: string[] = [];
+  let release!: () => void;
+  const held = new Promise<void>((resolve) => (release = resolve));
+  const tabs = state.tabs;
+  const pages = {
+    state: (tabId: number) => ({ tabId, url: tabs[tabId]?.url, title: tabs[tabId]?.title }),
+    whenReady: async () => {},
+    request: async (tabId: number, method: string, params: { prompt?: string }) => {
+      if (method !== 'page.ask') return {};
+      if (params.prompt === 'first') await held;
+      typed.push(String(params.prompt));
+      return { afterTurn: 0, baselineUrl: tabs[tabId]?.url, turnIndex: 1, conversationUrl: tabs[tabId]?.url, questionKey: 'k', previousAnswerKey: '', submittedAt: 1, via: 'button' };
+    },
+  } as unknown as PageHub;
+  const tabService = new TabService(pages);
+  await tabService.drive(7);
+  const { router, panels } = panelRouter(pages, tabService);
+  const replies: Envelope[] = [];
+  const first = router.handle(ask('a', 'first'), (m) => replies.push(m));
+  await new Promise((resolve) => setTimeout(resolve, 10));
+  const second = router.handle(ask('b', 'second'), (m) => replies.push(m));
+  // The second waits its turn behind the first: it says so.
+  await vi.waitFor(() => expect(replies.some((r) => r.kind === 'progress' && r.id === 'b')).toBe(true));
+  const replyOf = (id: string) => replies.find((r) => r.kind !== 'progress' && (r as { id?: string }).id === id);
+  return { typed, release, panels, both: () => Promise.all([first, second]), replyOf };
+}
+
+describe('a prompt that waited its turn, under the settings as they are when it gets it', () => {
+  it('Read-only turned on meanwhile: it is refused, nothing typed', async () => {
+    state.stored = { settings: { requireApproval: false, readOnly: false } };
+    const q = await queue();
+    await q.panels.settings.update({ readOnly: true });
+    q.release();
+    await q.both();
+    expect(q.typed).not.toContain('second');
+    expect(q.replyOf('b')).toMatchObject({ kind: 'error', error: { code: 'PERMISSION_DENIED', message: expect.stringContaining('read-only') } });
+  });
+
+  it('Require approval turned on meanwhile: it is held for the person, and sent once approved', async () => {
+    state.stored = { settings: { requireApproval: false, readOnly: false } };
+    const q = await queue();
+    await q.panels.settings.update({ requireApproval: true });
+    q.release();
+    await vi.waitFor(() => expect(q.panels.approvals.pending()).toHaveLength(1));
+    expect(q.typed).toEqual(['first']);
+    q.panels.approvals.decide(q.panels.approvals.pending()[0]?.id ?? '', true);
+    await q.both();
+    expect(q.typed).toEqual(['first', 'second']);
+    expect(q.replyOf('b')).toMatchObject({ kind: 'result' });
+  });
+});
