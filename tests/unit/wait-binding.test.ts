@@ -1,10 +1,11 @@
 import { z } from 'zod';
-import { describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { readSettings } from '../../lib/config/settings';
 import type { ToolBrowser } from '../../lib/mcp/gateway';
 import type { ToolContext } from '../../lib/mcp/tool';
 import { allTools } from '../../lib/mcp/tools';
-import { ASK_FAILED_NOTE, NOT_ASKED_NOTE } from '../../lib/mcp/tools/comet';
+import { ASK_FAILED_NOTE, cometTools, NOT_ASKED_NOTE } from '../../lib/mcp/tools/comet';
+import { FakeBrowser, fakeContext, removeFakeHomes, runTool } from '../support/fake-browser';
 import { RelayError } from '../../lib/protocol/errors';
 
 /**
@@ -123,5 +124,27 @@ describe('comet_poll says when the turn it shows is not this session’s ask (re
     expect((await callPoll({}, { questionText: 'What is a neap tide?', url: own.conversationUrl })).note).toBeUndefined();
     // A page that shows no question for the turn says nothing either way: no note.
     expect((await callPoll({ lastAsk: own }, { questionText: '', url: own.conversationUrl })).note).toBeUndefined();
+  });
+});
+
+afterAll(removeFakeHomes);
+
+describe('comet_stop and comet_get_sources say when the turn they acted on is not this session’s ask (review 8, many clients L1, L2)', () => {
+  const own = { turnIndex: 1, conversationUrl: 'https://www.perplexity.ai/search/tides-abc', questionKey: 'Why are there two tides a day?', askedAt: 1 };
+  const latest = (questionText: string) => ({ status: 'working', steps: [], currentStep: '', response: '', hasStopButton: true, hasLoadingSpinner: false, proseCount: 1, turnCount: 2, lastTurnIndex: 1, truncated: false, totalLength: 0, questionText, url: own.conversationUrl });
+  async function call(tool: string, session: ToolContext['session'], shownQuestion: string) {
+    const browser = new FakeBrowser()
+      .on('page.stop', { stopped: true, confirmed: true, message: 'Agent stopped.' })
+      .on('page.sources', { sources: [{ title: 'Tide tables', url: 'https://example.com/tides' }], grouped: 0, expanded: 0, fromTab: false })
+      .on('page.poll', latest(shownQuestion));
+    const { context } = fakeContext(browser);
+    return (await runTool(cometTools, tool, {}, { ...context, session })).text;
+  }
+
+  it("another agent's turn on the same tab: said; this session's own, or a session that asked nothing: the reference's text alone", async () => {
+    expect(await call('comet_stop', { lastAsk: own }, 'What is a neap tide?')).toMatch(/^Agent stopped\.\n\nThe page's latest turn is another question than this session's last comet_ask/);
+    expect(await call('comet_get_sources', { lastAsk: own }, 'What is a neap tide?')).toMatch(/^Sources \(1\):[\s\S]*\n\nThe page's latest turn is another question than this session's last comet_ask/);
+    expect(await call('comet_stop', { lastAsk: own }, own.questionKey)).toBe('Agent stopped.');
+    expect(await call('comet_stop', {}, 'What is a neap tide?')).toBe('Agent stopped.');
   });
 });

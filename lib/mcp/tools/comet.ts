@@ -12,7 +12,7 @@ import { threadMarkdown } from '../../protocol/library/markdown';
 import { threadRefProblem, threadSlugOf } from '../../protocol/library/thread-ref';
 import { fencePageContent } from '../fence';
 import type { ToolBrowser } from '../gateway';
-import { clip, defineTool, errorText, textResult, type ToolDefinition } from '../tool';
+import { clip, defineTool, errorText, type SessionMemory, textResult, type ToolDefinition } from '../tool';
 
 /**
  * The comet_* family: the 13 tools of the CDP-based MCP Comet server, with its names, parameters,
@@ -217,6 +217,18 @@ function notOwnTurn(read: { questionText: string; url: string; lastTurnIndex: nu
     : "The page's latest turn is another question than this session's last comet_ask (another session or the person asked since): this is that turn; comet_wait returns this session's own.";
 }
 
+/**
+ * A line for a result about the page's latest turn (comet_stop's, comet_get_sources'), when that turn is not this
+ * session's last comet_ask: another agent on the same tab asked since (review 8, many clients L1, L2). A session that
+ * asked nothing gets none: the latest turn is all it asked about.
+ */
+async function ownTurnNote(browser: ToolBrowser, session: SessionMemory, signal: AbortSignal): Promise<string> {
+  if (!session.lastAsk) return '';
+  const now = await browser.call('page.poll', { maxLength: 1 }, { signal, timeoutMs: 15_000 }).catch(() => undefined);
+  const other = now && notOwnTurn(now, session.lastAsk);
+  return other ? `\n\n${other}` : '';
+}
+
 /** comet_wait's first line in a session that has not asked: whose answer this is. */
 export const NOT_ASKED_NOTE = "(This session has not asked anything with comet_ask: this is the page's latest turn, whoever asked it.)";
 /** …and in one whose last comet_ask failed without the page confirming it took the prompt. */
@@ -230,7 +242,7 @@ const stopAgent = defineTool({
   inputSchema: {},
   uses: ['page.stop', 'page.poll'],
   destructive: true,
-  async handler(_args, { browser, signal }) {
+  async handler(_args, { browser, signal, session }) {
     const result = await browser.call('page.stop', {}, { signal, timeoutMs: 15_000 });
     // No stop control is no evidence that nothing runs (review 2026-12-05, page #3): the turn's own state decides. A
     // turn the page cannot read fails here with its SELECTOR_MISS (the worker asked the thread JSON first).
@@ -247,7 +259,7 @@ const stopAgent = defineTool({
     if (result.stopped && !result.confirmed) {
       return textResult("Stop was clicked, but the answer's stop control did not go away within 5 s: it may still be running. Check with comet_poll, and call comet_stop again if it is.");
     }
-    return textResult(result.message);
+    return textResult(`${result.message}${result.stopped ? await ownTurnNote(browser, session, signal) : ''}`);
   },
 });
 
@@ -330,15 +342,15 @@ const getSources = defineTool({
   title: 'Get sources',
   description: 'List the current answer\'s sources, grouped ones ("wsj+3") expanded, deduplicated by URL.',
   inputSchema: {},
-  uses: ['page.sources'],
-  async handler(_args, { browser, signal }) {
+  uses: ['page.sources', 'page.poll'],
+  async handler(_args, { browser, signal, session }) {
     const { sources, repair, stated } = await browser.call('page.sources', {}, { signal, timeoutMs: 60_000 });
     // The page says it has more than were read (its "N sources" button, while the answer's chips name only those cited).
     const part =
       stated !== undefined && stated > sources.length
         ? `\n\nThe page says this answer has ${stated} sources; ${sources.length} of them could be read (the answer's citations, and a Sources tab where the page has one): the pane its "${stated} sources" button opens is not read.`
         : '';
-    const notice = `${part}${repair ? `\n\n${repair}` : ''}`;
+    const notice = `${part}${repair ? `\n\n${repair}` : ''}${await ownTurnNote(browser, session, signal)}`;
     if (sources.length === 0) return textResult(`No sources found on the current page.${notice}`);
     return textResult(`Sources (${sources.length}):\n\n${numbered(sources.map((s) => [s.title || s.url || '(untitled)', s.url]))}${notice}`);
   },
