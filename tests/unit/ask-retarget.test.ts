@@ -99,3 +99,26 @@ describe("a tab switched under a prompt's mode", () => {
     });
   });
 });
+
+describe('a navigation held as a prompt (`?q=`) names its tab (review 8, many clients L4)', () => {
+  it('a switch to another tab before the click sends it nowhere', async () => {
+    state.stored = { settings: { requireApproval: true } };
+    const world = pagesWithSlowModeRead();
+    const tabs = new TabService(world.pages);
+    await tabs.drive(7);
+    const navigate = vi.spyOn(tabs, 'navigate');
+    const { router, panels } = panelRouter(world.pages, tabs);
+    const replies: Envelope[] = [];
+    const opened = router.handle(
+      { kind: 'request', id: 'a:2', method: 'tabs.navigate', params: { url: 'https://www.perplexity.ai/search?q=private+matter' }, origin: { clientId: 'a', clientName: 'Agent A', tool: 'comet_open_conversation', door: 'loopback' } },
+      (m) => replies.push(m),
+    );
+    await vi.waitFor(() => expect(panels.approvals.pending()).toHaveLength(1));
+    expect(panels.approvals.pending()[0]?.target).toMatch(/^tab 7: “Tides — Perplexity”/);
+    await router.handle(switchAway, () => {});
+    panels.approvals.decide(panels.approvals.pending()[0]?.id ?? '', true);
+    await opened;
+    expect(navigate).not.toHaveBeenCalled();
+    expect(replies.find((r) => r.kind !== 'progress')).toMatchObject({ kind: 'error', error: { code: 'PERMISSION_DENIED', message: expect.stringMatching(/approved this for tab 7.*so nothing was sent/) } });
+  });
+});

@@ -131,7 +131,7 @@ afterAll(removeFakeHomes);
 
 describe('comet_stop and comet_get_sources say when the turn they acted on is not this session’s ask (review 8, many clients L1, L2)', () => {
   const own = { turnIndex: 1, conversationUrl: 'https://www.perplexity.ai/search/tides-abc', questionKey: 'Why are there two tides a day?', askedAt: 1 };
-  const latest = (questionText: string) => ({ status: 'working', steps: [], currentStep: '', response: '', hasStopButton: true, hasLoadingSpinner: false, proseCount: 1, turnCount: 2, lastTurnIndex: 1, truncated: false, totalLength: 0, questionText, url: own.conversationUrl });
+  const latest = (questionText: string) => ({ status: 'working' as const, steps: [], currentStep: '', response: '', hasStopButton: true, hasLoadingSpinner: false, proseCount: 1, turnCount: 2, lastTurnIndex: 1, truncated: false, totalLength: 0, questionText, url: own.conversationUrl });
   async function call(tool: string, session: ToolContext['session'], shownQuestion: string) {
     const browser = new FakeBrowser()
       .on('page.stop', { stopped: true, confirmed: true, message: 'Agent stopped.' })

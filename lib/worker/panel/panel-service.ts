@@ -130,7 +130,10 @@ export class PanelService {
     if (decision.kind !== 'approve') return void (await this.enforce(decision, again, request, settings, signal, progress));
     // Held: the card shows all the call would send and where, read before anything runs or navigates; the tab it names
     // is what the person approves (the router refuses the call if the driven tab is another one by then).
-    const tab = request.method.startsWith('page.') ? await this.deps.tabs.drivenTab().catch(() => undefined) : undefined;
+    // A navigation held as a prompt (`?q=`) goes to the driven tab too: named, so a switch before the click sends it
+    // nowhere else (review 8, many clients L4).
+    const onTab = request.method.startsWith('page.') || request.method === 'tabs.navigate';
+    const tab = onTab ? await this.deps.tabs.drivenTab().catch(() => undefined) : undefined;
     await this.enforce(decision, again, request, settings, signal, progress, { ...approvalDetail(request.method, params), target: this.targetOf(request.method, params, tab) });
     return tab?.id === undefined ? undefined : { tabId: tab.id, url: tab.url ?? tab.pendingUrl ?? '', title: tab.title ?? '' };
   };
@@ -168,7 +171,7 @@ export class PanelService {
         ? `the Computer thread “${known.title}”${known.startedBy ? `, started by ${known.startedBy}` : ''} (${id})`
         : `Computer thread ${id}, which the Threads card does not list`;
     }
-    if (!method.startsWith('page.')) return undefined;
+    if (!method.startsWith('page.') && method !== 'tabs.navigate') return undefined;
     if (tab?.id === undefined) return 'the Perplexity tab comet-relay opens (none is open now)';
     return `tab ${tab.id}: “${tab.title ?? ''}” (${tab.url ?? tab.pendingUrl ?? ''})`;
   }
