@@ -71,7 +71,7 @@ const SettingsSchema = z
     COMET_RECONNECT_DELAY: int('COMET_RECONNECT_DELAY').default(5000),
     COMET_SCREENSHOT_FORMAT: z.enum(['png', 'jpeg']).default('png'),
     COMET_SCREENSHOT_QUALITY: int('COMET_SCREENSHOT_QUALITY').default(80),
-    /** Which browser profile to use when several are connected (id or label substring). */
+    /** Which browser profile to use when several are connected: its id, or its label (exactly, any case; else the one connected label that begins with it). */
     COMET_RELAY_PROFILE: z.string().optional(),
     COMET_HOST_WAIT: int('COMET_HOST_WAIT').default(3000),
     COMET_THREAD_HOLD_MS: int('COMET_THREAD_HOLD_MS').default(120_000),
