@@ -45,14 +45,15 @@ export function offersThreadResources(tools: readonly ToolDefinition[]): boolean
 }
 
 /** A relay error as the JSON-RPC error a resources request answers with: "[CODE] message", as the tools say it. */
-function asMcpError(error: unknown): McpError {
+function asMcpError(error: unknown, said: (text: string) => string = (text) => text): McpError {
   if (error instanceof McpError) return error;
   const e = RelayError.from(error);
   const code = e.code === 'INVALID_PARAMS' ? ErrorCode.InvalidParams : e.code === 'THREAD_NOT_FOUND' ? -32002 : ErrorCode.InternalError;
-  return new McpError(code, `[${e.code}] ${e.message}`, e.data);
+  return new McpError(code, said(`[${e.code}] ${e.message}`), e.data);
 }
 
-export function serveThreadResources(server: Server, gateway: BrowserGateway): void {
+/** `said` words each error as the door it goes out of says it (the public door: no folder of the person's). */
+export function serveThreadResources(server: Server, gateway: BrowserGateway, said?: (text: string) => string): void {
   const browser = (request: string) => gateway.scoped({ tool: request }, ['library.list', 'library.thread']);
 
   server.setRequestHandler(ListResourcesRequestSchema, async (request, extra) => {
@@ -69,7 +70,7 @@ export function serveThreadResources(server: Server, gateway: BrowserGateway): v
       }));
       return { resources, ...(page.nextOffset !== null ? { nextCursor: String(page.nextOffset) } : {}) };
     } catch (error) {
-      throw asMcpError(error);
+      throw asMcpError(error, said);
     }
   });
 
@@ -87,7 +88,7 @@ export function serveThreadResources(server: Server, gateway: BrowserGateway): v
       const thread = await browser('resources/read').call('library.thread', { thread: slug }, { signal: extra.signal, timeoutMs: 180_000 });
       return { contents: [{ uri, mimeType: 'text/markdown', text: threadMarkdown(thread) }] };
     } catch (error) {
-      throw asMcpError(error);
+      throw asMcpError(error, said);
     }
   });
 }

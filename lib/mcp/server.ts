@@ -210,7 +210,7 @@ export function createSessionServer({ tools, settings, gateway, attachments, doo
     return { task } as unknown as CallToolResult;
   });
   // The library's threads as resources (resources.ts), with the tool that exports them.
-  if (offersResources) serveThreadResources(server, gateway);
+  if (offersResources) serveThreadResources(server, gateway, door === 'public' ? (text) => homeAsTilde(text) : undefined);
   return Object.assign(server, { tasksRunning: () => tasks.count });
 }
 
@@ -333,9 +333,18 @@ export function errorResult(error: unknown): CallToolResult {
 
 /** A result whose texts say `~` for this user's home folder (the errors' host records, sockets, executables). */
 export function withoutHome(result: CallToolResult, home = os.homedir()): CallToolResult {
-  if (home.length < 2) return result;
-  const content = result.content.map((item) => (item.type === 'text' ? { ...item, text: item.text.split(home).join('~') } : item));
+  const content = result.content.map((item) => (item.type === 'text' ? { ...item, text: homeAsTilde(item.text, home) } : item));
   return { ...result, content };
+}
+
+/**
+ * `text` with this user's home folder said `~`: only the whole folder as a path begins (`/home/al` is not in
+ * `/home/alice`, nor `/root` in a URL's `/search/root-…`: fixes review 2 #5).
+ */
+export function homeAsTilde(text: string, home = os.homedir()): string {
+  if (home.length < 2) return text;
+  const escaped = home.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+  return text.replace(new RegExp(`(?<![\\w.~/\\\\-])${escaped}(?=$|[/\\\\\\s'"\`),;:.])`, 'g'), '~');
 }
 
 /**

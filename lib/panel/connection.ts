@@ -43,7 +43,7 @@ export function connectPanel(): PanelConnection {
           // A state of the same build that breaks its own bounds is a fault of ours, which a reload would not mend.
           const issue = state.error.issues[0];
           setProblem(
-            `This side panel cannot read the state the extension sends (${issue?.path.join('.') || 'the state'}: ${issue?.message}). If comet-relay was upgraded since the browser loaded it, the two are different builds: reload comet-relay on the browser's extensions page (or restart the browser), then open the panel again. If not, please report it; agents' calls go on meanwhile.`,
+            `This side panel cannot read the state the extension sends (${issue?.path.join('.') || 'the state'}: ${issue?.message}). If comet-relay was upgraded since the browser loaded it, the two are different builds: reload comet-relay on the browser's extensions page (or restart the browser), then open the panel again. If not, please report it. Until then this panel cannot show what agents do nor approve their calls: with Require approval on, held calls time out.`,
           );
           return;
         }

@@ -59,8 +59,11 @@ export const WatchSnapshot = z.object({
   /** The question of the current turn, when the page shows it. */
   question: z.string(),
   error: z.string().optional(),
-  /** What the current thread waits on the person for (empty until the reader can see them). */
-  interactions: z.array(ThreadInteraction),
+  /**
+   * What the current thread waits on the person for (empty until the reader can see them), its words as long as the
+   * page shows them (a confirm_action may quote a whole email): cut only for the panel (interactionShown; fixes review 2 #6).
+   */
+  interactions: z.array(ThreadInteraction.extend({ text: z.string().max(200_000) })),
   /** Conversation links visible in the page (sidebar, library), in the page's order. */
   conversations: z.array(z.object({ title: z.string(), url: z.string() })),
 });

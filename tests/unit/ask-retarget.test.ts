@@ -95,7 +95,7 @@ describe("a tab switched under a prompt's mode", () => {
     expect(world.sent).toEqual(['page.mode -> tab 7', 'page.mode(deep-research) -> tab 7']);
     expect(reply).toMatchObject({
       kind: 'error',
-      error: { code: 'AGENT_ERROR', message: expect.stringMatching(/^The prompt was not sent: this session's mode was set again on tab 7 .* the driven tab is now tab 9/) },
+      error: { code: 'AGENT_ERROR', message: expect.stringMatching(/^The prompt was not sent: it was to go to tab 7 .*, but while this session's mode was set again the driven tab is tab 9/) },
     });
   });
 });
@@ -120,5 +120,45 @@ describe('a navigation held as a prompt (`?q=`) names its tab (review 8, many cl
     await opened;
     expect(navigate).not.toHaveBeenCalled();
     expect(replies.find((r) => r.kind !== 'progress')).toMatchObject({ kind: 'error', error: { code: 'PERMISSION_DENIED', message: expect.stringMatching(/approved this for tab 7.*so nothing was sent/) } });
+  });
+});
+
+describe("a tab switched under a prompt's new chat (fixes review 2 #2)", () => {
+  it('with no mode chosen either, an approved new-chat prompt goes nowhere else: the new chat opens in its tab, nothing is typed in another', async () => {
+    state.stored = { settings: { requireApproval: true } };
+    const sent: string[] = [];
+    const navigated: number[] = [];
+    let loading!: () => void;
+    const loadStarted = new Promise<void>((resolve) => (loading = resolve));
+    let load!: () => void;
+    const loaded = new Promise<void>((resolve) => (load = resolve));
+    const tabsState = state.tabs;
+    const pages = {
+      state: (tabId: number) => (tabsState[tabId] ? { tabId, url: tabsState[tabId]?.url, title: tabsState[tabId]?.title } : undefined),
+      whenReady: async (tabId: number) => {
+        navigated.push(tabId);
+        loading();
+        await loaded;
+      },
+      forget: () => () => {},
+      request: async (tabId: number, method: string) => {
+        sent.push(`${method} -> tab ${tabId}`);
+        return method === 'page.composerDraft' ? { text: '' } : { turnIndex: 0 };
+      },
+    } as unknown as PageHub;
+    const tabs = new TabService(pages);
+    await tabs.drive(7);
+    const { router, panels } = panelRouter(pages, tabs);
+    const replies: Envelope[] = [];
+    const asked = router.handle({ ...ask, id: 'a:3', params: { prompt: 'Draft a reply', newChat: true } }, (m) => replies.push(m));
+    await vi.waitFor(() => expect(panels.approvals.pending()).toHaveLength(1));
+    panels.approvals.decide(panels.approvals.pending()[0]?.id ?? '', true);
+    await loadStarted; // tab 7 is loading the home page
+    await router.handle(switchAway, () => {});
+    load();
+    await asked;
+    expect(navigated).toEqual([7]);
+    expect(sent.filter((m) => m.startsWith('page.ask'))).toEqual([]);
+    expect(replies.find((r) => r.kind !== 'progress')).toMatchObject({ kind: 'error', error: { code: 'PERMISSION_DENIED' } });
   });
 });

@@ -9,6 +9,7 @@ import { threadJson2026 } from '../../lib/selectors/thread-json';
 import { SimLibrary } from '../sim/json/library';
 import { FakeBrowser, removeFakeHomes } from '../support/fake-browser';
 import { connectSession } from '../support/mcp-session';
+import { homeAsTilde } from '../../lib/mcp/server';
 
 /**
  * comet_list_conversations with the library's arguments, comet_export_thread and the thread
@@ -135,6 +136,27 @@ describe('comet_export_thread', () => {
     expect(text(await atLoopback.client.callTool({ name: 'comet_export_thread', arguments: { thread: 'x-1' } }))).toContain(where);
     await atPublic.client.close();
     await atLoopback.client.close();
+  });
+
+  it('~ stands for the home folder only where the folder is a whole path, never inside a URL or a longer name (fixes review 2 #5)', () => {
+    expect(homeAsTilde('The record /root/.local/x names https://www.perplexity.ai/search/root-abc and /rooted.', '/root')).toBe(
+      'The record ~/.local/x names https://www.perplexity.ai/search/root-abc and /rooted.',
+    );
+    expect(homeAsTilde('/home/alice/x, /home/al/x, "/home/al" and /home/al.', '/home/al')).toBe('/home/alice/x, ~/x, "~" and ~.');
+    expect(homeAsTilde('C:\\Users\\al\\x and C:\\Users\\alice', 'C:\\Users\\al')).toBe('~\\x and C:\\Users\\alice');
+  });
+
+  it('a resource read that fails at the public door names no folder of the person\'s either (fixes review 2 #3)', async () => {
+    const where = `${os.homedir()}/.local/state/comet-relay/hosts/p.json`;
+    const browser = new FakeBrowser().fail('library.thread', 'EXTENSION_NOT_CONNECTED', `The host record ${where} names a dead host.`);
+    const atPublic = await connectSession(browser, { door: 'public' });
+    const failed = await atPublic.client.readResource({ uri: 'perplexity://thread/why-is-the-sky-blue-Ab12' }).then(
+      () => 'read',
+      (error: Error) => error.message,
+    );
+    expect(failed).toContain('The host record ~/.local/state/comet-relay/hosts/p.json names a dead host.');
+    expect(failed).not.toContain(os.homedir());
+    await atPublic.client.close();
   });
 
   it('a JSON no reader knows says what the person can do about it, once (review 8, errors #8)', async () => {

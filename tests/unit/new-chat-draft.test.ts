@@ -43,10 +43,13 @@ function world() {
     }),
     state: () => undefined,
   } as unknown as PageHub;
+  let shown = 'https://www.perplexity.ai/search/tides-abc';
   const tabs = {
     pageTab: async () => 7,
+    drivenTab: async () => ({ id: 7, url: shown }),
     navigate: vi.fn(async (url: string) => {
       order.push(`navigate ${url}`);
+      shown = url;
       return url;
     }),
   } as unknown as TabService;

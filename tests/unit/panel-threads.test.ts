@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { Request } from '../../lib/protocol/messages';
-import type { WatchSnapshot } from '../../lib/protocol/watch';
+import { WatchSnapshot } from '../../lib/protocol/watch';
 import { ThreadEntry } from '../../lib/protocol/panel';
 import type { CallEvent } from '../../lib/worker/calls/router';
 import { ThreadBook } from '../../lib/worker/panel/threads';
@@ -106,6 +106,17 @@ describe('ThreadBook', () => {
     book.onSnapshot(snap(`${HOME}computer/tasks/t1`, { title: 'Email task', status: 'working', interactions: [interaction] }), 2);
     expect(book.list()).toMatchObject([{ title: 'Email task', status: 'waiting', interactions: [interaction] }]);
     expect(book.interactionsOf('https://www.perplexity.ai/computer/tasks/t1')).toEqual([interaction]);
+  });
+
+  it('a page showing a confirm_action longer than the panel shows: the snapshot is taken, the panel cuts the words, the reply keeps its id (fixes review 2 #6)', () => {
+    const book = new ThreadBook();
+    const interaction = { type: 'confirm_action' as const, id: 'f1', text: `Send this email? ${'Dear all, '.repeat(3000)}` };
+    const snapshot = WatchSnapshot.parse(snap(`${HOME}computer/tasks/t1`, { title: 'Email task', status: 'working', interactions: [interaction] }));
+    book.onSnapshot(snapshot, 2);
+    const [entry] = book.list();
+    expect(ThreadEntry.safeParse(entry).success).toBe(true);
+    expect(entry?.interactions[0]?.text).toHaveLength(10_000);
+    expect(book.interactionsOf('https://www.perplexity.ai/computer/tasks/t1')[0]?.id).toBe('f1');
   });
 
   it('survives a worker restart through saved()/load()', () => {

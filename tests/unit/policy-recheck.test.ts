@@ -64,16 +64,31 @@ describe('a prompt that waited its turn, under the settings as they are when it 
     expect(q.replyOf('b')).toMatchObject({ kind: 'error', error: { code: 'PERMISSION_DENIED', message: expect.stringContaining('read-only') } });
   });
 
-  it('Require approval turned on meanwhile: it is held for the person, and sent once approved', async () => {
+  it('Require approval turned on meanwhile: refused, not held (a card there would keep every call queued behind it waiting)', async () => {
     state.stored = { settings: { requireApproval: false, readOnly: false } };
     const q = await queue();
     await q.panels.settings.update({ requireApproval: true });
     q.release();
-    await vi.waitFor(() => expect(q.panels.approvals.pending()).toHaveLength(1));
-    expect(q.typed).toEqual(['first']);
-    q.panels.approvals.decide(q.panels.approvals.pending()[0]?.id ?? '', true);
     await q.both();
-    expect(q.typed).toEqual(['first', 'second']);
-    expect(q.replyOf('b')).toMatchObject({ kind: 'result' });
+    expect(q.panels.approvals.pending()).toEqual([]);
+    expect(q.typed).toEqual(['first']);
+    expect(q.replyOf('b')).toMatchObject({ kind: 'error', error: { code: 'PERMISSION_DENIED', message: expect.stringMatching(/^"Require approval" was turned on while the request to .* waited its turn, so it was not carried out\. Call again/) } });
+  });
+
+  it('a call the person approved is not asked again when it gets its turn, a thread call (which names no tab) too (fixes review 2 #1)', async () => {
+    state.stored = { settings: { requireApproval: true, readOnly: false } };
+    const pages = { state: () => undefined, whenReady: async () => {}, request: async () => ({}) } as unknown as PageHub;
+    const { panels } = panelRouter(pages, new TabService(pages));
+    const request = { kind: 'request', id: 't1', method: 'threads.send', params: { threadId: 't', message: 'more' } } as Request;
+    const params = request.params as Record<string, unknown>;
+    const approving = panels.authorize(request, params, new AbortController().signal, () => {});
+    await vi.waitFor(() => expect(panels.approvals.pending()).toHaveLength(1));
+    panels.approvals.decide('t1', true);
+    expect(await approving).toBeUndefined();
+    await expect(panels.recheck(request, params, undefined)).resolves.toBeUndefined();
+    expect(panels.approvals.pending()).toEqual([]);
+    // Another call that was never approved is refused, never held.
+    const other = { ...request, id: 't2' };
+    await expect(panels.recheck(other, params, undefined)).rejects.toMatchObject({ code: 'PERMISSION_DENIED' });
   });
 });

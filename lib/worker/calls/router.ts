@@ -57,9 +57,10 @@ export interface RouterDeps {
   authorizeTarget?(request: Request, need: Need, what: string, signal: AbortSignal, progress: ProgressSink): Promise<void>;
   /**
    * The person's policy again, for a call that waited its turn behind others (another prompt, another call on its
-   * thread): Read-only turned on meanwhile refuses it, Require approval turned on holds it, an approval it had stands.
+   * thread): Read-only or Require approval turned on meanwhile refuses it (never held there, with others queued behind
+   * it); an approval it had stands.
    */
-  recheck?(request: Request, params: Record<string, unknown>, approved: ApprovedTab | undefined, signal: AbortSignal, progress: ProgressSink): Promise<ApprovedTab | undefined>;
+  recheck?(request: Request, params: Record<string, unknown>, approved: ApprovedTab | undefined): Promise<ApprovedTab | undefined>;
 }
 
 /** The tab an approval card named for a held page call: what the person approved is that tab's conversation. */
@@ -202,7 +203,7 @@ export class Router {
         return this.pageContent(request, params.maxLength as number, signal, progress, trusted, trace);
       default: {
         if (this.deps.threads?.handles(method)) {
-          const stillAllowed = trusted ? undefined : async () => void (await this.stillAllowed(request, params, approved, signal, progress));
+          const stillAllowed = trusted ? undefined : async () => void (await this.stillAllowed(request, params, approved, signal));
           const result = await this.deps.threads.call(method, params, signal, progress, trace, trusted, stillAllowed);
           const started = (result as { threadId?: unknown } | undefined)?.threadId;
           // The public door's own thread, from now on (started, not refused before sending).
@@ -222,7 +223,7 @@ export class Router {
         const waiting = () => progress(`Another prompt is being sent in this tab in its own mode; ${what} follows it.`, WAIT_NOTE_HOLD_MS);
         return this.modeTurn.run(signal, waiting, async (waited) => {
           // The person's settings as they are now, after a wait behind another prompt (review 8, many clients M2).
-          if (waited && !trusted) approved = await this.stillAllowed(request, params, approved, signal, progress);
+          if (waited && !trusted) approved = await this.stillAllowed(request, params, approved, signal);
           // The approval named a tab and a conversation: still those after a wait behind another prompt, or nothing is
           // sent (worker #2), and exactly: a page of no conversation is still none (another session's new chat is not
           // the person's own ask there); a new chat needs the tab alone.
@@ -241,33 +242,40 @@ export class Router {
     /** The tab a prompt goes to: the one its mode was set on, found once. */
     let askTab: number | undefined;
     if (method === 'page.ask') {
-      if (params.newChat) {
+      // One tab, found once: the one the approval named (checked at dispatch), where a new chat opens, the session's
+      // mode is set again and the prompt is typed. Each of those steps is a round trip another agent's tab switch or
+      // navigation can land in: after each, still that tab on that page (and as approved), or nothing is sent (review
+      // 8, many clients M1; fixes review 2).
+      const here = await tabs.pageTab();
+      askTab = here;
+      const newChat = Boolean(params.newChat);
+      const { keepMode, ...rest } = params;
+      // Looked at only when a round trip follows (a prompt on the page as it is goes at once).
+      let shown = newChat || keepMode ? await tabs.drivenTab().catch(() => undefined) : undefined;
+      if (newChat) {
         // A new chat leaves the conversation the tab shows: that happens here, after the
         // approval (which says "in a new thread"), never before it. The page then types into
         // the empty home page the navigation left, in the mode this session chose (the site opens it in Search).
         // Never over the person's unsent draft: the new document would throw it away (review of 2026-12-04, #21).
         // Asked again here: the person may have typed while the approval waited.
         await this.refuseOverDraft(signal);
-        await tabs.navigate(PERPLEXITY_HOME, undefined, signal);
+        await this.stillWhereAsked(here, shown?.url ?? shown?.pendingUrl, approved, true, 'a new chat was opened');
+        await tabs.navigate(PERPLEXITY_HOME, undefined, signal, here);
         throwIfCancelled(signal);
+        shown = await tabs.drivenTab().catch(() => undefined);
+        await this.stillWhereAsked(here, PERPLEXITY_HOME, approved, true, 'a new chat was opened');
       }
       // The session's mode is set again here, after the approval and right before the prompt goes, on the page it
       // goes to: another session's mode switch while the approval waited is not the mode this prompt is sent in
       // (review 2026-12-05, worker #5).
-      const { keepMode, ...rest } = params;
       forward = { ...rest, newChat: false };
-      const here = await tabs.pageTab();
-      askTab = here;
       if (keepMode) {
-        const before = await tabs.drivenTab().catch(() => undefined);
         modeNote = await modeAgain(
           (p) => pages.request(here, 'page.mode', p, signal, () => {}) as Promise<ModeResult>,
           keepMode as PageMode,
           (code, message) => new RelayError(code as ErrorCode, message),
         );
-        // Another session's tab switch or navigation in the mode's round trips is not where this prompt goes (review 8,
-        // many-clients M1): still the tab and conversation the mode was set on, and approved, or nothing is sent.
-        await this.stillWhereModeWasSet(here, before?.url ?? before?.pendingUrl, approved, Boolean(params.newChat));
+        await this.stillWhereAsked(here, shown?.url ?? shown?.pendingUrl, approved, newChat, "this session's mode was set again");
       }
     }
     const tabId = askTab ?? (await tabs.pageTab());
@@ -396,21 +404,24 @@ export class Router {
   }
 
   /** The person's policy as it is now, for a call that waited its turn (RouterDeps.recheck); the approval it had, or a new one. */
-  private async stillAllowed(request: Request, params: Record<string, unknown>, approved: ApprovedTab | undefined, signal: AbortSignal, progress: ProgressSink): Promise<ApprovedTab | undefined> {
-    const now = (await this.deps.recheck?.(request, params, approved, signal, progress)) ?? approved;
+  private async stillAllowed(request: Request, params: Record<string, unknown>, approved: ApprovedTab | undefined, signal: AbortSignal): Promise<ApprovedTab | undefined> {
+    const now = (await this.deps.recheck?.(request, params, approved)) ?? approved;
     throwIfCancelled(signal);
     return now;
   }
 
-  /** After a prompt's mode was set again: the driven tab still that one, on the same conversation (and as approved). */
-  private async stillWhereModeWasSet(tabId: number, url: string | undefined, approved: ApprovedTab | undefined, newChat: boolean): Promise<void> {
+  /**
+   * After a round trip of a prompt's (a new chat opened, its mode set again): the driven tab still `tabId`, on the
+   * conversation it showed before (and as approved), or nothing is sent.
+   */
+  private async stillWhereAsked(tabId: number, url: string | undefined, approved: ApprovedTab | undefined, newChat: boolean, step: string): Promise<void> {
     if (approved) await this.stillApproved(approved, { exact: true, newChat });
     const now = await this.deps.tabs.drivenTab().catch(() => undefined);
     if (now?.id === tabId && threadIdOfUrl(now.url ?? now.pendingUrl) === threadIdOfUrl(url)) return;
-    const where = now?.id === undefined ? 'no tab is driven' : `the driven tab is now tab ${now.id} (${now.url ?? now.pendingUrl ?? ''})`;
+    const where = now?.id === undefined ? 'no tab is driven' : `the driven tab is tab ${now.id} (${now.url ?? now.pendingUrl ?? ''})`;
     throw new RelayError(
       'AGENT_ERROR',
-      `The prompt was not sent: this session's mode was set again on tab ${tabId} (${url ?? ''}), but meanwhile ${where}, most likely by another agent's comet_switch_tab or comet_open_conversation. Call comet_ask again to send it where the tab is now.`,
+      `The prompt was not sent: it was to go to tab ${tabId} (${url ?? ''}), but while ${step} ${where} (another agent's comet_switch_tab or comet_open_conversation, or the person). Call comet_ask again to send it where the tab is now.`,
     );
   }
 

@@ -117,7 +117,8 @@ export class TabService {
    * The worker is the trust boundary: whatever the caller checked, the URL is checked here again
    * (any process on the host socket can send this request).
    */
-  async navigate(rawUrl: string, timeoutMs = 20_000, signal?: AbortSignal): Promise<string> {
+  /** Opens `rawUrl` in the driven tab, or in `onTab` when the caller found its tab already (a prompt's new chat). */
+  async navigate(rawUrl: string, timeoutMs = 20_000, signal?: AbortSignal, onTab?: number): Promise<string> {
     const checked = checkPerplexityUrl(rawUrl);
     if (!checked.ok) {
       throw new RelayError(
@@ -126,7 +127,7 @@ export class TabService {
       );
     }
     const url = checked.url;
-    const tabId = await this.pageTab().catch(async () => Number((await this.ensurePerplexity(timeoutMs)).tab.id));
+    const tabId = onTab ?? (await this.pageTab().catch(async () => Number((await this.ensurePerplexity(timeoutMs)).tab.id)));
     // Finding the tab can take seconds: a caller gone meanwhile moves nobody's tab (review of 2026-12-02, #21).
     if (signal?.aborted) throw new RelayError('CANCELLED', 'The call was cancelled before the tab was navigated; it was left where it was.');
     const before = (await browser.tabs.get(tabId).catch(() => undefined))?.url;

@@ -135,20 +135,31 @@ export class PanelService {
     const onTab = request.method.startsWith('page.') || request.method === 'tabs.navigate';
     const tab = onTab ? await this.deps.tabs.drivenTab().catch(() => undefined) : undefined;
     await this.enforce(decision, again, request, settings, signal, progress, { ...approvalDetail(request.method, params), target: this.targetOf(request.method, params, tab) });
+    this.approvedCalls.add(request);
     return tab?.id === undefined ? undefined : { tabId: tab.id, url: tab.url ?? tab.pendingUrl ?? '', title: tab.title ?? '' };
   };
 
   /**
    * Router hook: a call that waited its turn runs under the settings as they are now (review 8, many clients M2): the
-   * person's Read-only, their stop switch, refuses a prompt still queued; Require approval turned on holds one that was
-   * let through unasked; an approval given stands.
+   * person's Read-only, their stop switch, refuses a prompt still queued; Require approval turned on refuses one that
+   * was let through unasked; an approval given stands.
    */
-  recheck = async (request: Request, params: Record<string, unknown>, approved: ApprovedTab | undefined, signal: AbortSignal, progress: ProgressSink): Promise<ApprovedTab | undefined> => {
+  recheck = async (request: Request, params: Record<string, unknown>, approved: ApprovedTab | undefined): Promise<ApprovedTab | undefined> => {
     const decision = decide(request.method, params, await this.settings.load());
     if (decision.kind === 'deny') throw decision.error;
-    if (decision.kind === 'approve' && !approved) return this.authorize(request, params, signal, progress);
+    // Not held here: a card shown now would keep every call queued behind this one (the person's own included) waiting
+    // on it. It is refused, and its next call is asked (fixes review 2 #4); one the person approved stands (#1).
+    if (decision.kind === 'approve' && !approved && !this.approvedCalls.has(request)) {
+      throw new RelayError(
+        'PERMISSION_DENIED',
+        `"Require approval" was turned on while the request to ${decision.what} waited its turn, so it was not carried out. Call again: the person at the browser is asked then.`,
+      );
+    }
     return approved;
   };
+
+  /** The calls the person approved (their request objects, held only as long as the call is). */
+  private readonly approvedCalls = new WeakSet<Request>();
 
   /** Router hook: a target's need that rests on the person's settings (other tabs, public-door screenshots). */
   authorizeTarget = async (request: Request, need: Need, what: string, signal: AbortSignal, progress: ProgressSink) => {

@@ -278,7 +278,7 @@ export class ThreadBook {
       current: t.key === currentKey,
       ...(t.event ? { event: t.event } : {}),
       ...(t.threadId ? { threadId: t.threadId } : {}),
-      interactions: t.interactions ?? (t.key === currentKey && snap ? snap.interactions : []),
+      interactions: t.interactions ?? (t.key === currentKey && snap ? snap.interactions.map(interactionShown) : []),
     }));
     const seen = new Set(entries.map((e) => e.key));
     if (snap && currentKey && !seen.has(currentKey)) {
@@ -292,7 +292,7 @@ export class ThreadBook {
         ...(snap.error ? { error: snap.error } : {}),
         updatedAt: this.page?.at,
         current: true,
-        interactions: snap.interactions,
+        interactions: snap.interactions.map(interactionShown),
       });
     }
     entries.sort((a, b) => (b.updatedAt ?? 0) - (a.updatedAt ?? 0));
