@@ -338,13 +338,16 @@ export function withoutHome(result: CallToolResult, home = os.homedir()): CallTo
 }
 
 /**
- * `text` with this user's home folder said `~`: only the whole folder as a path begins (`/home/al` is not in
- * `/home/alice`, nor `/root` in a URL's `/search/root-…`: fixes review 2 #5).
+ * `text` with this user's home folder said `~`, wherever it begins a path (`[/home/al]`, `file:///home/al/…`), and
+ * only there: not inside a longer name on either side (`/home/alice`, `/home/al.old`, a URL's `/search/root-…`:
+ * fixes review 2 #5, 3 #4). A Windows home also with forward slashes, JSON-escaped, and in any case.
  */
 export function homeAsTilde(text: string, home = os.homedir()): string {
   if (home.length < 2) return text;
-  const escaped = home.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
-  return text.replace(new RegExp(`(?<![\\w.~/\\\\-])${escaped}(?=$|[/\\\\\\s'"\`),;:.])`, 'g'), '~');
+  const windows = /^[A-Za-z]:\\/.test(home);
+  const forms = windows ? [home, home.replaceAll('\\', '/'), home.replaceAll('\\', '\\\\')] : [home];
+  const any = forms.map((form) => form.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')).join('|');
+  return text.replace(new RegExp(`(?<![\\w.~-])(?:${any})(?![\\w~-]|\\.\\w)`, windows ? 'gi' : 'g'), '~');
 }
 
 /**

@@ -138,12 +138,17 @@ describe('comet_export_thread', () => {
     await atLoopback.client.close();
   });
 
-  it('~ stands for the home folder only where the folder is a whole path, never inside a URL or a longer name (fixes review 2 #5)', () => {
+  it('~ stands for the home folder wherever it begins a path, never inside a URL or a longer name (fixes review 2 #5, 3 #4)', () => {
     expect(homeAsTilde('The record /root/.local/x names https://www.perplexity.ai/search/root-abc and /rooted.', '/root')).toBe(
       'The record ~/.local/x names https://www.perplexity.ai/search/root-abc and /rooted.',
     );
     expect(homeAsTilde('/home/alice/x, /home/al/x, "/home/al" and /home/al.', '/home/al')).toBe('/home/alice/x, ~/x, "~" and ~.');
-    expect(homeAsTilde('C:\\Users\\al\\x and C:\\Users\\alice', 'C:\\Users\\al')).toBe('~\\x and C:\\Users\\alice');
+    expect(homeAsTilde('[/home/al] (see /home/al!) <p>/home/al</p> file:///home/al/s.sock /home/al.old/n', '/home/al')).toBe(
+      '[~] (see ~!) <p>~</p> file://~/s.sock /home/al.old/n',
+    );
+    const windows = 'C:\\Users\\al';
+    expect(homeAsTilde('C:\\Users\\al\\x and C:\\Users\\alice', windows)).toBe('~\\x and C:\\Users\\alice');
+    expect(homeAsTilde('c:/users/al/x and {"path":"C:\\\\Users\\\\al\\\\x"}', windows)).toBe('~/x and {"path":"~\\\\x"}');
   });
 
   it('a resource read that fails at the public door names no folder of the person\'s either (fixes review 2 #3)', async () => {

@@ -248,6 +248,8 @@ export class Router {
       // 8, many clients M1; fixes review 2).
       const here = await tabs.pageTab();
       askTab = here;
+      // The tab the approval named, found again: another is refused in the approval's words (fixes review 3 #6).
+      if (approved && approved.tabId !== here) await this.stillApproved(approved);
       const newChat = Boolean(params.newChat);
       const { keepMode, ...rest } = params;
       // Looked at only when a round trip follows (a prompt on the page as it is goes at once).
@@ -258,8 +260,9 @@ export class Router {
         // the empty home page the navigation left, in the mode this session chose (the site opens it in Search).
         // Never over the person's unsent draft: the new document would throw it away (review of 2026-12-04, #21).
         // Asked again here: the person may have typed while the approval waited.
-        await this.refuseOverDraft(signal);
-        await this.stillWhereAsked(here, shown?.url ?? shown?.pendingUrl, approved, true, 'a new chat was opened');
+        await this.refuseOverDraft(signal, here);
+        // Before the navigation only the tab counts (its page is left anyway), and that it is still Perplexity's.
+        await this.stillWhereAsked(here, undefined, approved, true, 'a new chat was opened');
         await tabs.navigate(PERPLEXITY_HOME, undefined, signal, here);
         throwIfCancelled(signal);
         shown = await tabs.drivenTab().catch(() => undefined);
@@ -345,8 +348,8 @@ export class Router {
   }
 
   /** Refuses, in words, when the tab a new chat would leave holds the person's unsent draft (review of 2026-12-04, #21). */
-  private async refuseOverDraft(signal: AbortSignal): Promise<void> {
-    const current = await this.deps.tabs.pageTab().catch(() => undefined);
+  private async refuseOverDraft(signal: AbortSignal, tabId?: number): Promise<void> {
+    const current = tabId ?? (await this.deps.tabs.pageTab().catch(() => undefined));
     const draft = current === undefined ? undefined : await composerDraft(current);
     throwIfCancelled(signal);
     if (current !== undefined && draft?.trim()) throw new RelayError('AGENT_ERROR', draftInTheWay(current, draft));
@@ -411,17 +414,25 @@ export class Router {
   }
 
   /**
-   * After a round trip of a prompt's (a new chat opened, its mode set again): the driven tab still `tabId`, on the
-   * conversation it showed before (and as approved), or nothing is sent.
+   * After a round trip of a prompt's (a new chat opened, its mode set again): the driven tab still `tabId`, a Perplexity
+   * page, on the conversation it showed before (`url`; undefined: any, the tab alone counts), and as approved; or
+   * nothing is sent.
    */
   private async stillWhereAsked(tabId: number, url: string | undefined, approved: ApprovedTab | undefined, newChat: boolean, step: string): Promise<void> {
     if (approved) await this.stillApproved(approved, { exact: true, newChat });
     const now = await this.deps.tabs.drivenTab().catch(() => undefined);
-    if (now?.id === tabId && threadIdOfUrl(now.url ?? now.pendingUrl) === threadIdOfUrl(url)) return;
-    const where = now?.id === undefined ? 'no tab is driven' : `the driven tab is tab ${now.id} (${now.url ?? now.pendingUrl ?? ''})`;
+    const nowUrl = now?.url ?? now?.pendingUrl ?? '';
+    const samePlace = url === undefined || threadIdOfUrl(nowUrl) === threadIdOfUrl(url);
+    if (now?.id === tabId && categorizeTab(nowUrl) === 'Main' && samePlace) return;
+    const where =
+      now?.id !== tabId
+        ? `${now?.id === undefined ? 'no tab is driven' : `the driven tab is tab ${now.id} (${nowUrl})`} (another agent's comet_switch_tab, or the person)`
+        : categorizeTab(nowUrl) !== 'Main'
+          ? `the tab left Perplexity for ${nowUrl}`
+          : `the tab shows another conversation (${nowUrl}): another agent's prompt or comet_open_conversation there, or the person's`;
     throw new RelayError(
       'AGENT_ERROR',
-      `The prompt was not sent: it was to go to tab ${tabId} (${url ?? ''}), but while ${step} ${where} (another agent's comet_switch_tab or comet_open_conversation, or the person). Call comet_ask again to send it where the tab is now.`,
+      `The prompt was not sent: it was to go to tab ${tabId}${url ? ` (${url})` : ''}, but while ${step} ${where}. Call comet_ask again to send it where the tab is now.`,
     );
   }
 

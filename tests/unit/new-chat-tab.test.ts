@@ -1,0 +1,104 @@
+import { describe, expect, it, vi } from 'vitest';
+import type { Envelope, Request } from '../../lib/protocol/messages';
+import type { PageHub } from '../../lib/worker/calls/pages';
+import { Router } from '../../lib/worker/calls/router';
+import { TabService } from '../../lib/worker/calls/tabs';
+import type { FakeTab } from '../support/fake-wxt-browser';
+
+/**
+ * A new-chat prompt's tab while the worker reads its draft (a page round trip) before opening the new chat there:
+ * its own URL changing by itself (the last turn's thread named late) is still that tab, whose page the new chat
+ * leaves anyway; a page the person opened in it is theirs, never navigated away (fixes review 3 #1, #2).
+ */
+const state = vi.hoisted(() => ({
+  stored: { settings: { requireApproval: false } } as Record<string, unknown>,
+  tabs: { 7: { id: 7, windowId: 1, title: 'Perplexity', url: 'https://www.perplexity.ai/', active: true } } as Record<number, FakeTab>,
+  onDraftRead: [] as Array<() => void>,
+  updates: [] as string[],
+}));
+vi.mock('wxt/browser', async () => {
+  const base = (await import('../support/fake-wxt-browser')).fakeWxtBrowser(state);
+  return {
+    browser: {
+      ...base.browser,
+      scripting: {
+        executeScript: async () => {
+          const hook = state.onDraftRead.shift();
+          hook?.();
+          return [{ result: '' }];
+        },
+      },
+      tabs: {
+        ...base.browser.tabs,
+        update: async (id: number, props: { url?: string }) => {
+          state.updates.push(`tab ${id} -> ${props.url}`);
+          if (props.url) (state.tabs[id] as FakeTab).url = props.url;
+          return { ...state.tabs[id] };
+        },
+      },
+    },
+  };
+});
+
+function world() {
+  const sent: string[] = [];
+  const tabs = state.tabs;
+  const pages = {
+    state: (tabId: number) => (tabs[tabId] && tabs[tabId]!.url.startsWith('https://www.perplexity.ai') ? { tabId, url: tabs[tabId]?.url, title: tabs[tabId]?.title } : undefined),
+    whenReady: async () => {},
+    forget: () => () => {},
+    request: async (tabId: number, method: string) => {
+      sent.push(`${method} -> tab ${tabId} (${tabs[tabId]?.url})`);
+      return { afterTurn: 0, baselineUrl: tabs[tabId]?.url, turnIndex: 0, conversationUrl: tabs[tabId]?.url, questionKey: 'k', previousAnswerKey: '', submittedAt: 1, via: 'button' };
+    },
+  } as unknown as PageHub;
+  return { pages, sent };
+}
+
+const ask = (id: string): Request => ({
+  kind: 'request',
+  id,
+  method: 'page.ask',
+  params: { prompt: 'Something new', newChat: true },
+  origin: { clientId: 'a', clientName: 'Agent A', tool: 'comet_ask', door: 'loopback' },
+});
+
+describe("a new-chat prompt's tab during its draft read", () => {
+  it('the same tab naming its last thread late: the new chat opens there and the prompt goes', async () => {
+    state.tabs[7]!.url = 'https://www.perplexity.ai/';
+    state.updates.length = 0;
+    // The first draft read is the dispatch's, the second toPage's: the page names its thread during the second.
+    state.onDraftRead.splice(0, state.onDraftRead.length, () => {}, () => {
+      (state.tabs[7] as FakeTab).url = 'https://www.perplexity.ai/search/first-question-abc';
+    });
+    const { pages, sent } = world();
+    const tabService = new TabService(pages);
+    await tabService.drive(7);
+    const router = new Router({ tabs: tabService, pages, status: async () => ({}) } as never);
+    const replies: Envelope[] = [];
+    await router.handle(ask('a:1'), (m) => replies.push(m));
+    expect(state.updates).toEqual(['tab 7 -> https://www.perplexity.ai/']);
+    expect(sent.filter((s) => s.startsWith('page.ask'))).toEqual(['page.ask -> tab 7 (https://www.perplexity.ai/)']);
+    expect(replies.find((r) => r.kind !== 'progress')?.kind).toBe('result');
+  });
+
+  it('the person opening another site in it: not navigated, nothing sent, and it says why', async () => {
+    state.tabs[7]!.url = 'https://www.perplexity.ai/';
+    state.updates.length = 0;
+    state.onDraftRead.splice(0, state.onDraftRead.length, () => {}, () => {
+      (state.tabs[7] as FakeTab).url = 'https://mail.example.com/compose';
+    });
+    const { pages, sent } = world();
+    const tabService = new TabService(pages);
+    await tabService.drive(7);
+    const router = new Router({ tabs: tabService, pages, status: async () => ({}) } as never);
+    const replies: Envelope[] = [];
+    await router.handle(ask('a:2'), (m) => replies.push(m));
+    expect(state.updates).toEqual([]);
+    expect(sent.filter((s) => s.startsWith('page.ask'))).toEqual([]);
+    expect(replies.find((r) => r.kind !== 'progress')).toMatchObject({
+      kind: 'error',
+      error: { code: 'AGENT_ERROR', message: expect.stringMatching(/^The prompt was not sent: it was to go to tab 7, but while a new chat was opened the tab left Perplexity for https:\/\/mail\.example\.com\/compose\./) },
+    });
+  });
+});
