@@ -342,8 +342,10 @@ export function withoutHome(result: CallToolResult, home = os.homedir()): CallTo
  * only there: not inside a longer name on either side (`/home/alice`, `/home/al.old`, a URL's `/search/root-…`:
  * fixes review 2 #5, 3 #4). A Windows home also with forward slashes, JSON-escaped, and in any case.
  */
-export function homeAsTilde(text: string, home = os.homedir()): string {
-  if (home.length < 2) return text;
+export function homeAsTilde(text: string, given = os.homedir()): string {
+  // `HOME=/home/al/` is the folder /home/al (fixes review 4 #6).
+  const home = given.replace(/(?<=.)[\\/]+$/, '');
+  if (home.length < 2 || /^[A-Za-z]:$/.test(home)) return text;
   const windows = /^[A-Za-z]:\\/.test(home);
   const forms = windows ? [home, home.replaceAll('\\', '/'), home.replaceAll('\\', '\\\\')] : [home];
   const any = forms.map((form) => form.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')).join('|');

@@ -83,7 +83,7 @@ describe("a tab switched under a prompt's mode", () => {
       panels.approvals.decide(panels.approvals.pending()[0]?.id ?? '', true);
     });
     expect(world.sent).toEqual(['page.mode -> tab 7', 'page.mode(deep-research) -> tab 7']);
-    expect(reply).toMatchObject({ kind: 'error', error: { code: 'PERMISSION_DENIED', message: expect.stringMatching(/approved this for tab 7.*so nothing was sent/) } });
+    expect(reply).toMatchObject({ kind: 'error', error: { code: 'PERMISSION_DENIED', message: expect.stringMatching(/approved this for tab 7.*so nothing was sent.* \(this session's mode, deep-research, had been set on the tab\.\)$/) } });
   });
 
   it('without approval, the mode set on one tab sends no prompt to another', async () => {
@@ -95,7 +95,7 @@ describe("a tab switched under a prompt's mode", () => {
     expect(world.sent).toEqual(['page.mode -> tab 7', 'page.mode(deep-research) -> tab 7']);
     expect(reply).toMatchObject({
       kind: 'error',
-      error: { code: 'AGENT_ERROR', message: expect.stringMatching(/^The prompt was not sent: it was to go to tab 7 .*, but while this session's mode was set again the driven tab is tab 9/) },
+      error: { code: 'AGENT_ERROR', message: expect.stringMatching(/^The prompt was not sent: it was to go to tab 7 .*, but while this session's mode was set again the driven tab is tab 9 .* \(this session's mode, deep-research, had been set on the tab\)\. Call comet_ask again/) },
     });
   });
 });

@@ -146,6 +146,7 @@ describe('comet_export_thread', () => {
     expect(homeAsTilde('[/home/al] (see /home/al!) <p>/home/al</p> file:///home/al/s.sock /home/al.old/n', '/home/al')).toBe(
       '[~] (see ~!) <p>~</p> file://~/s.sock /home/al.old/n',
     );
+    expect(homeAsTilde('/home/al/x', '/home/al/')).toBe('~/x'); // a home given with its separator (fixes review 4 #6)
     const windows = 'C:\\Users\\al';
     expect(homeAsTilde('C:\\Users\\al\\x and C:\\Users\\alice', windows)).toBe('~\\x and C:\\Users\\alice');
     expect(homeAsTilde('c:/users/al/x and {"path":"C:\\\\Users\\\\al\\\\x"}', windows)).toBe('~/x and {"path":"~\\\\x"}');

@@ -101,4 +101,21 @@ describe("a new-chat prompt's tab during its draft read", () => {
       error: { code: 'AGENT_ERROR', message: expect.stringMatching(/^The prompt was not sent: it was to go to tab 7, but while a new chat was opened the tab left Perplexity for https:\/\/mail\.example\.com\/compose\./) },
     });
   });
+
+  it('a navigation the person started there, not yet finished, counts where it goes (fixes review 4 #5)', async () => {
+    state.tabs[7] = { id: 7, windowId: 1, title: 'Perplexity', url: 'https://www.perplexity.ai/', active: true };
+    state.updates.length = 0;
+    state.onDraftRead.splice(0, state.onDraftRead.length, () => {}, () => {
+      (state.tabs[7] as FakeTab & { pendingUrl?: string }).pendingUrl = 'https://mail.example.com/compose';
+    });
+    const { pages, sent } = world();
+    const tabService = new TabService(pages);
+    await tabService.drive(7);
+    const router = new Router({ tabs: tabService, pages, status: async () => ({}) } as never);
+    const replies: Envelope[] = [];
+    await router.handle(ask('a:3'), (m) => replies.push(m));
+    expect(state.updates).toEqual([]);
+    expect(sent.filter((s) => s.startsWith('page.ask'))).toEqual([]);
+    expect(replies.find((r) => r.kind !== 'progress')).toMatchObject({ kind: 'error', error: { message: expect.stringContaining('the tab left Perplexity for https://mail.example.com/compose') } });
+  });
 });

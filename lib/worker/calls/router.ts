@@ -248,8 +248,10 @@ export class Router {
       // 8, many clients M1; fixes review 2).
       const here = await tabs.pageTab();
       askTab = here;
-      // The tab the approval named, found again: another is refused in the approval's words (fixes review 3 #6).
-      if (approved && approved.tabId !== here) await this.stillApproved(approved);
+      // The tab and conversation the approval named, once the page is there (pageTab may wait for a page that loads:
+      // another agent's navigation committing meanwhile is another conversation): refused in the approval's words
+      // before anything is done (fixes review 3 #6, 4 #1).
+      if (approved) await this.stillApproved(approved, { newChat: Boolean(params.newChat) });
       const newChat = Boolean(params.newChat);
       const { keepMode, ...rest } = params;
       // Looked at only when a round trip follows (a prompt on the page as it is goes at once).
@@ -266,7 +268,7 @@ export class Router {
         await tabs.navigate(PERPLEXITY_HOME, undefined, signal, here);
         throwIfCancelled(signal);
         shown = await tabs.drivenTab().catch(() => undefined);
-        await this.stillWhereAsked(here, PERPLEXITY_HOME, approved, true, 'a new chat was opened');
+        await this.stillWhereAsked(here, PERPLEXITY_HOME, approved, true, 'a new chat was opened', 'the tab had already left its conversation for a new chat');
       }
       // The session's mode is set again here, after the approval and right before the prompt goes, on the page it
       // goes to: another session's mode switch while the approval waited is not the mode this prompt is sent in
@@ -278,7 +280,8 @@ export class Router {
           keepMode as PageMode,
           (code, message) => new RelayError(code as ErrorCode, message),
         );
-        await this.stillWhereAsked(here, shown?.url ?? shown?.pendingUrl, approved, newChat, "this session's mode was set again");
+        const done = `this session's mode, ${keepMode}, had been set on the tab${newChat ? ', in the new chat it had opened' : ''}`;
+        await this.stillWhereAsked(here, shown?.pendingUrl ?? shown?.url, approved, newChat, "this session's mode was set again", done);
       }
     }
     const tabId = askTab ?? (await tabs.pageTab());
@@ -416,24 +419,28 @@ export class Router {
   /**
    * After a round trip of a prompt's (a new chat opened, its mode set again): the driven tab still `tabId`, a Perplexity
    * page, on the conversation it showed before (`url`; undefined: any, the tab alone counts), and as approved; or
-   * nothing is sent.
+   * nothing is sent, saying what was done already (`done`). A page of no conversation that now shows one is the same
+   * place unless approved: the tab's own last turn naming its thread late (fixes review 3 #3); an approval names
+   * exactly what it saw.
    */
-  private async stillWhereAsked(tabId: number, url: string | undefined, approved: ApprovedTab | undefined, newChat: boolean, step: string): Promise<void> {
-    if (approved) await this.stillApproved(approved, { exact: true, newChat });
+  private async stillWhereAsked(tabId: number, url: string | undefined, approved: ApprovedTab | undefined, newChat: boolean, step: string, done?: string): Promise<void> {
+    const said = (where: string) =>
+      new RelayError('AGENT_ERROR', `The prompt was not sent: it was to go to tab ${tabId}${url ? ` (${url})` : ''}, but while ${step} ${where}${done ? ` (${done})` : ''}. Call comet_ask again to send it where the tab is now.`);
+    if (approved) {
+      try {
+        await this.stillApproved(approved, { exact: true, newChat });
+      } catch (error) {
+        throw done && error instanceof RelayError ? new RelayError(error.code, `${error.message} (${done}.)`) : error;
+      }
+    }
     const now = await this.deps.tabs.drivenTab().catch(() => undefined);
-    const nowUrl = now?.url ?? now?.pendingUrl ?? '';
-    const samePlace = url === undefined || threadIdOfUrl(nowUrl) === threadIdOfUrl(url);
-    if (now?.id === tabId && categorizeTab(nowUrl) === 'Main' && samePlace) return;
-    const where =
-      now?.id !== tabId
-        ? `${now?.id === undefined ? 'no tab is driven' : `the driven tab is tab ${now.id} (${nowUrl})`} (another agent's comet_switch_tab, or the person)`
-        : categorizeTab(nowUrl) !== 'Main'
-          ? `the tab left Perplexity for ${nowUrl}`
-          : `the tab shows another conversation (${nowUrl}): another agent's prompt or comet_open_conversation there, or the person's`;
-    throw new RelayError(
-      'AGENT_ERROR',
-      `The prompt was not sent: it was to go to tab ${tabId}${url ? ` (${url})` : ''}, but while ${step} ${where}. Call comet_ask again to send it where the tab is now.`,
-    );
+    // A navigation under way counts where it goes (the person's, to another site, is theirs).
+    const nowUrl = now?.pendingUrl ?? now?.url ?? '';
+    const [was, is] = [threadIdOfUrl(url), threadIdOfUrl(nowUrl)];
+    const samePlace = url === undefined || was === is || (!approved && was === undefined);
+    if (now?.id !== tabId) throw said(`${now?.id === undefined ? 'no tab is driven' : `the driven tab is tab ${now.id} (${nowUrl})`} (another agent's comet_switch_tab, or the person)`);
+    if (categorizeTab(nowUrl) !== 'Main') throw said(`the tab left Perplexity for ${nowUrl}`);
+    if (!samePlace) throw said(`the tab shows another conversation (${nowUrl}): another agent's comet_open_conversation there, or the person's`);
   }
 
   private async drivenTabOrFail(): Promise<Tabs.Tab & { id: number }> {

@@ -130,10 +130,13 @@ export class TabService {
     const tabId = onTab ?? (await this.pageTab().catch(async () => Number((await this.ensurePerplexity(timeoutMs)).tab.id)));
     // Finding the tab can take seconds: a caller gone meanwhile moves nobody's tab (review of 2026-12-02, #21).
     if (signal?.aborted) throw new RelayError('CANCELLED', 'The call was cancelled before the tab was navigated; it was left where it was.');
-    const before = (await browser.tabs.get(tabId).catch(() => undefined))?.url;
-    // A tab the caller named is taken only while it shows Perplexity: a page the person opened there is theirs (fixes review 3 #2).
-    if (onTab !== undefined && categorizeTab(before ?? '') !== 'Main') {
-      throw new RelayError('AGENT_ERROR', `Tab ${tabId} no longer shows Perplexity (${before ?? 'it is gone'}), so it was not navigated. Call again to use the Perplexity tab there is now.`);
+    const current = await browser.tabs.get(tabId).catch(() => undefined);
+    const before = current?.url;
+    // A tab the caller named is taken only while it shows Perplexity, and is not on its way elsewhere: a page the person
+    // opened there is theirs (fixes review 3 #2, 4 #5).
+    const showing = current?.pendingUrl ?? before;
+    if (onTab !== undefined && categorizeTab(showing ?? '') !== 'Main') {
+      throw new RelayError('AGENT_ERROR', `Tab ${tabId} no longer shows Perplexity (${showing ?? 'it is gone'}), so it was not navigated. Call again to use the Perplexity tab there is now.`);
     }
     const takeBack = this.pages.forget(tabId);
     await browser.tabs.update(tabId, { url });
