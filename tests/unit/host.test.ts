@@ -77,18 +77,8 @@ describe('native host', () => {
 
   it('an MCP process started before an upgrade is told to restart its client (review 8, skew F2)', async () => {
     await connected();
-    const [record] = listHosts(home);
-    const socket = net.connect(record!.socketPath);
-    const decoder = new FrameDecoder();
-    const reply = await new Promise<Envelope>((resolve) => {
-      socket.on('data', (chunk) => {
-        const [frame] = decoder.push(chunk);
-        if (frame?.ok) resolve(frame.value as Envelope);
-      });
-      socket.write(encodeFrame({ kind: 'hello', role: 'client', protocolVersion: PROTOCOL_VERSION - 1, version: '0.1.0', client: { name: 'old mcp' } }));
-    });
+    const reply = await firstReplyTo({ kind: 'hello', role: 'client', protocolVersion: PROTOCOL_VERSION - 1, version: '0.1.0', client: { name: 'old mcp' } });
     expect(reply).toMatchObject({ kind: 'incompatible', message: expect.stringMatching(/^This comet-relay is older than the host the browser runs .*: started before an upgrade, or another, older copy\. Start it again from the new copy \(an MCP client does so when you restart it/) });
-    socket.destroy();
   });
 
   it('a hello the host refuses (a client name past its limit) fails the call at once with the reason, not as a hung host (relay review R1)', async () => {
@@ -200,18 +190,8 @@ describe('native host', () => {
 
   it('a socket client that skips the hello is told so and dropped', async () => {
     await connected();
-    const [record] = listHosts(home);
-    const socket = net.connect(record!.socketPath);
-    const decoder = new FrameDecoder();
-    const reply = await new Promise<unknown>((resolve) => {
-      socket.on('data', (chunk) => {
-        const [frame] = decoder.push(chunk);
-        if (frame?.ok) resolve(frame.value);
-      });
-      socket.write(encodeFrame({ kind: 'request', id: '1', method: 'tabs.list', params: {} }));
-    });
+    const reply = await firstReplyTo({ kind: 'request', id: '1', method: 'tabs.list', params: {} });
     expect(reply).toMatchObject({ kind: 'incompatible', message: 'A client must open with a hello message.' });
-    socket.destroy();
   });
 
   it('fails pending calls with HOST_DISCONNECTED when the browser goes away', async () => {
@@ -570,6 +550,24 @@ describe('the door of a call is the host\'s to say (review 2026-12-02 #25)', () 
 });
 
 /** A client on the host socket that speaks raw frames, for inputs RelayClient would never send. */
+/** The host's first answer to one frame sent on a socket of its own (the socket is closed after). */
+async function firstReplyTo(message: unknown): Promise<Envelope> {
+  const [record] = listHosts(home);
+  const socket = net.connect(record!.socketPath);
+  const decoder = new FrameDecoder();
+  try {
+    return await new Promise<Envelope>((resolve) => {
+      socket.on('data', (chunk) => {
+        const [frame] = decoder.push(chunk);
+        if (frame?.ok) resolve(frame.value as Envelope);
+      });
+      socket.write(encodeFrame(message));
+    });
+  } finally {
+    socket.destroy();
+  }
+}
+
 async function rawClient() {
   const [record] = listHosts(home);
   const socket = net.connect(record!.socketPath);

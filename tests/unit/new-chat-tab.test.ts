@@ -63,59 +63,48 @@ const ask = (id: string): Request => ({
   origin: { clientId: 'a', clientName: 'Agent A', tool: 'comet_ask', door: 'loopback' },
 });
 
+/** A new-chat prompt on tab 7 (home), with `meanwhile` done to the tab during toPage's draft read (the second read). */
+async function askWhile(meanwhile: (tab: FakeTab & { pendingUrl?: string }) => void) {
+  state.tabs[7] = { id: 7, windowId: 1, title: 'Perplexity', url: 'https://www.perplexity.ai/', active: true };
+  state.updates.length = 0;
+  state.onDraftRead.splice(0, state.onDraftRead.length, () => {}, () => meanwhile(state.tabs[7] as FakeTab));
+  const { pages, sent } = world();
+  const tabService = new TabService(pages);
+  await tabService.drive(7);
+  const router = new Router({ tabs: tabService, pages, status: async () => ({}) } as never);
+  const replies: Envelope[] = [];
+  await router.handle(ask('a:1'), (m) => replies.push(m));
+  return { asks: sent.filter((s) => s.startsWith('page.ask')), reply: replies.find((r) => r.kind !== 'progress') };
+}
+
 describe("a new-chat prompt's tab during its draft read", () => {
   it('the same tab naming its last thread late: the new chat opens there and the prompt goes', async () => {
-    state.tabs[7]!.url = 'https://www.perplexity.ai/';
-    state.updates.length = 0;
-    // The first draft read is the dispatch's, the second toPage's: the page names its thread during the second.
-    state.onDraftRead.splice(0, state.onDraftRead.length, () => {}, () => {
-      (state.tabs[7] as FakeTab).url = 'https://www.perplexity.ai/search/first-question-abc';
+    const { asks, reply } = await askWhile((tab) => {
+      tab.url = 'https://www.perplexity.ai/search/first-question-abc';
     });
-    const { pages, sent } = world();
-    const tabService = new TabService(pages);
-    await tabService.drive(7);
-    const router = new Router({ tabs: tabService, pages, status: async () => ({}) } as never);
-    const replies: Envelope[] = [];
-    await router.handle(ask('a:1'), (m) => replies.push(m));
     expect(state.updates).toEqual(['tab 7 -> https://www.perplexity.ai/']);
-    expect(sent.filter((s) => s.startsWith('page.ask'))).toEqual(['page.ask -> tab 7 (https://www.perplexity.ai/)']);
-    expect(replies.find((r) => r.kind !== 'progress')?.kind).toBe('result');
+    expect(asks).toEqual(['page.ask -> tab 7 (https://www.perplexity.ai/)']);
+    expect(reply?.kind).toBe('result');
   });
 
   it('the person opening another site in it: not navigated, nothing sent, and it says why', async () => {
-    state.tabs[7]!.url = 'https://www.perplexity.ai/';
-    state.updates.length = 0;
-    state.onDraftRead.splice(0, state.onDraftRead.length, () => {}, () => {
-      (state.tabs[7] as FakeTab).url = 'https://mail.example.com/compose';
+    const { asks, reply } = await askWhile((tab) => {
+      tab.url = 'https://mail.example.com/compose';
     });
-    const { pages, sent } = world();
-    const tabService = new TabService(pages);
-    await tabService.drive(7);
-    const router = new Router({ tabs: tabService, pages, status: async () => ({}) } as never);
-    const replies: Envelope[] = [];
-    await router.handle(ask('a:2'), (m) => replies.push(m));
     expect(state.updates).toEqual([]);
-    expect(sent.filter((s) => s.startsWith('page.ask'))).toEqual([]);
-    expect(replies.find((r) => r.kind !== 'progress')).toMatchObject({
+    expect(asks).toEqual([]);
+    expect(reply).toMatchObject({
       kind: 'error',
       error: { code: 'AGENT_ERROR', message: expect.stringMatching(/^The prompt was not sent: it was to go to tab 7, but while a new chat was opened the tab left Perplexity for https:\/\/mail\.example\.com\/compose\./) },
     });
   });
 
   it('a navigation the person started there, not yet finished, counts where it goes (fixes review 4 #5)', async () => {
-    state.tabs[7] = { id: 7, windowId: 1, title: 'Perplexity', url: 'https://www.perplexity.ai/', active: true };
-    state.updates.length = 0;
-    state.onDraftRead.splice(0, state.onDraftRead.length, () => {}, () => {
-      (state.tabs[7] as FakeTab & { pendingUrl?: string }).pendingUrl = 'https://mail.example.com/compose';
+    const { asks, reply } = await askWhile((tab) => {
+      tab.pendingUrl = 'https://mail.example.com/compose';
     });
-    const { pages, sent } = world();
-    const tabService = new TabService(pages);
-    await tabService.drive(7);
-    const router = new Router({ tabs: tabService, pages, status: async () => ({}) } as never);
-    const replies: Envelope[] = [];
-    await router.handle(ask('a:3'), (m) => replies.push(m));
     expect(state.updates).toEqual([]);
-    expect(sent.filter((s) => s.startsWith('page.ask'))).toEqual([]);
-    expect(replies.find((r) => r.kind !== 'progress')).toMatchObject({ kind: 'error', error: { message: expect.stringContaining('the tab left Perplexity for https://mail.example.com/compose') } });
+    expect(asks).toEqual([]);
+    expect(reply).toMatchObject({ kind: 'error', error: { message: expect.stringContaining('the tab left Perplexity for https://mail.example.com/compose') } });
   });
 });
