@@ -5,6 +5,9 @@ import type { PageHub } from '../../lib/worker/calls/pages';
 import { TabService } from '../../lib/worker/calls/tabs';
 import { panelRouter } from '../support/panel-router';
 
+/** The page script's document, as PageHub.document says it: the same one throughout these tests. */
+const SAME_PAGE = {};
+
 /**
  * A held prompt is approved for the tab its card names, in the conversation the card shows (review 2026-12-05,
  * worker #2): another session's comet_switch_tab (an act, never held) or the person going to another thread while
@@ -32,6 +35,7 @@ async function world(first: number) {
       sentTo.push({ tabId, method, prompt: params.prompt });
       return { afterTurn: 0, baselineUrl: tabs[tabId]!.url, turnIndex: 1, conversationUrl: tabs[tabId]!.url, questionKey: 'k', previousAnswerKey: '', submittedAt: 1, via: 'button' };
     },
+    document: () => SAME_PAGE, // one document throughout: no page loads in these tests
   } as unknown as PageHub;
   const tabService = new TabService(pages);
   await tabService.drive(first);

@@ -21,12 +21,15 @@ vi.mock('wxt/browser', async () => (await import('../support/fake-wxt-browser'))
 function world() {
   const sent: string[] = [];
   let connected = true; // tab 7's page state
+  let document = {}; // the page script's document: another once a page loads
   const pages = {
+    document: () => document,
     state: (tabId: number) => (tabId === 7 && connected ? { tabId, url: state.tabs[7]!.url, title: 't' } : undefined),
     whenReady: async () => {
       // the other agent's navigation commits and the new page's script connects
       state.tabs[7]!.url = Y;
       connected = true;
+      document = {};
     },
     forget: () => () => {},
     request: async (tabId: number, method: string, params: Record<string, unknown>) => {
@@ -51,8 +54,8 @@ const ask = (id: string, params: Record<string, unknown>): Request => ({
   origin: { clientId: 'a', clientName: 'Agent A', tool: 'comet_ask', door: 'loopback' },
 });
 
-async function run(params: Record<string, unknown>) {
-  state.tabs = { 7: { id: 7, windowId: 1, title: 'Thread X', url: X, active: true } };
+async function run(params: Record<string, unknown>, approvedUrl = X) {
+  state.tabs = { 7: { id: 7, windowId: 1, title: 'Thread X', url: approvedUrl, active: true } };
   const { pages, sent, otherAgentNavigates } = world();
   const tabService = new TabService(pages);
   await tabService.drive(7);
@@ -62,7 +65,7 @@ async function run(params: Record<string, unknown>) {
     status: async () => ({}),
     authorize: async () => {
       otherAgentNavigates();
-      return { tabId: 7, url: X, title: 'Thread X' };
+      return { tabId: 7, url: approvedUrl, title: 'Thread X' };
     },
   } as never);
   const replies: Envelope[] = [];
@@ -82,5 +85,11 @@ describe('an approved prompt whose tab is loading another conversation when it i
     const { sent, reply } = await run({ keepMode: 'deep-research' });
     expect(sent).toEqual([]);
     expect(reply).toMatchObject({ kind: 'error', error: { code: 'PERMISSION_DENIED' } });
+  });
+
+  it('a card drawn on the home page holds for that page, not for the conversation a navigation loads meanwhile (fixes review 5 #2)', async () => {
+    const { sent, reply } = await run({}, 'https://www.perplexity.ai/');
+    expect(sent).toEqual([]);
+    expect(reply).toMatchObject({ kind: 'error', error: { code: 'PERMISSION_DENIED', message: expect.stringMatching(/but that tab now shows https:\/\/www\.perplexity\.ai\/search\/other-agents-thread-Y, so nothing was sent/) } });
   });
 });

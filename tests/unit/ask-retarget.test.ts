@@ -6,6 +6,9 @@ import { TabService } from '../../lib/worker/calls/tabs';
 import type { FakeTab } from '../support/fake-wxt-browser';
 import { panelRouter } from '../support/panel-router';
 
+/** The page script's document, as PageHub.document says it: the same one throughout these tests. */
+const SAME_PAGE = {};
+
 /**
  * One agent's prompt, whose session chose a mode, and another agent's comet_switch_tab landing while that mode is set
  * again on the page (a read, then a switch: round trips to the page). The prompt goes where its mode was set and its
@@ -42,6 +45,7 @@ function pagesWithSlowModeRead() {
       if (method === 'page.mode') return { mode: params.mode, changed: true, verified: true };
       return { afterTurn: 0, baselineUrl: tabs[tabId]?.url, turnIndex: 1, conversationUrl: tabs[tabId]?.url, questionKey: 'k', previousAnswerKey: '', submittedAt: 1, via: 'button' };
     },
+    document: () => SAME_PAGE, // one document throughout: no page loads in these tests
   } as unknown as PageHub;
   return { pages, sent, readStarted, release };
 }
@@ -145,6 +149,7 @@ describe("a tab switched under a prompt's new chat (fixes review 2 #2)", () => {
         sent.push(`${method} -> tab ${tabId}`);
         return method === 'page.composerDraft' ? { text: '' } : { turnIndex: 0 };
       },
+      document: () => SAME_PAGE, // one document throughout: no page loads in these tests
     } as unknown as PageHub;
     const tabs = new TabService(pages);
     await tabs.drive(7);
@@ -160,5 +165,46 @@ describe("a tab switched under a prompt's new chat (fixes review 2 #2)", () => {
     expect(navigated).toEqual([7]);
     expect(sent.filter((m) => m.startsWith('page.ask'))).toEqual([]);
     expect(replies.find((r) => r.kind !== 'progress')).toMatchObject({ kind: 'error', error: { code: 'PERMISSION_DENIED' } });
+  });
+});
+
+describe("another agent's page loaded in a new chat's tab (fixes review 5 #1)", () => {
+  it('the prompt does not follow it there: the new chat was home, the loaded page is another conversation', async () => {
+    state.stored = { settings: { requireApproval: false } };
+    state.tabs[7] = { id: 7, windowId: 1, title: 'Tides — Perplexity', url: 'https://www.perplexity.ai/search/tides-abc', active: true };
+    const sent: string[] = [];
+    let document = {};
+    const tabsState = state.tabs;
+    const pages = {
+      state: (tabId: number) => (tabsState[tabId] ? { tabId, url: tabsState[tabId]?.url, title: tabsState[tabId]?.title } : undefined),
+      whenReady: async () => {},
+      forget: () => () => {},
+      document: () => document,
+      request: async (tabId: number, method: string, params: Record<string, unknown>) => {
+        sent.push(`${method}${params.mode ? `(${params.mode})` : ''} -> tab ${tabId}`);
+        if (method === 'page.mode' && params.mode === undefined) {
+          // Another agent's comet_open_conversation loads its conversation in the tab while the mode is read.
+          (tabsState[7] as FakeTab).url = 'https://www.perplexity.ai/search/private-xyz';
+          document = {};
+          return { mode: 'standard', acts: false };
+        }
+        if (method === 'page.mode') return { mode: params.mode, changed: true, verified: true };
+        return method === 'page.composerDraft' ? { text: '' } : { turnIndex: 0 };
+      },
+    } as unknown as PageHub;
+    const tabs = new TabService(pages);
+    await tabs.drive(7);
+    vi.spyOn(tabs, 'navigate').mockImplementation(async (url: string) => {
+      (tabsState[7] as FakeTab).url = url;
+      document = {};
+      return url;
+    });
+    const replies: Envelope[] = [];
+    await new Router({ tabs, pages, status: async () => ({}) }).handle({ ...ask, id: 'a:5', params: { prompt: 'Draft a reply', newChat: true, keepMode: 'deep-research' } }, (m) => replies.push(m));
+    expect(sent.filter((m) => m.startsWith('page.ask'))).toEqual([]);
+    expect(replies.find((r) => r.kind !== 'progress')).toMatchObject({
+      kind: 'error',
+      error: { code: 'AGENT_ERROR', message: expect.stringContaining('the tab shows another conversation (https://www.perplexity.ai/search/private-xyz)') },
+    });
   });
 });

@@ -5,6 +5,9 @@ import { Router } from '../../lib/worker/calls/router';
 import { TabService } from '../../lib/worker/calls/tabs';
 import type { FakeTab } from '../support/fake-wxt-browser';
 
+/** The page script's document, as PageHub.document says it: the same one throughout these tests. */
+const SAME_PAGE = {};
+
 /**
  * A home page whose last prompt (this session's own, just taken) gets its thread URL a moment later, while this
  * session's next ask sets its mode again: the same tab, its own conversation named late; the follow-up goes there
@@ -33,6 +36,7 @@ describe('a conversation that gets its thread URL after its first turn', () => {
         if (method === 'page.mode') return { mode: params.mode, changed: true, verified: true };
         return { afterTurn: 0, baselineUrl: tabs[tabId]?.url, turnIndex: 1, conversationUrl: tabs[tabId]?.url, questionKey: 'k', previousAnswerKey: '', submittedAt: 1, via: 'button' };
       },
+      document: () => SAME_PAGE, // one document throughout: no page loads in these tests
     } as unknown as PageHub;
     const tabService = new TabService(pages);
     await tabService.drive(7);

@@ -4,6 +4,9 @@ import type { PageHub } from '../../lib/worker/calls/pages';
 import { Router } from '../../lib/worker/calls/router';
 import type { TabService } from '../../lib/worker/calls/tabs';
 
+/** The page script's document, as PageHub.document says it: the same one throughout these tests. */
+const SAME_PAGE = {};
+
 vi.mock('wxt/browser', () => ({ browser: { scripting: { executeScript: async () => [{ result: '' }] }, tabs: { get: async () => undefined } } }));
 
 /**
@@ -39,6 +42,7 @@ function world(start = X, readActs = false) {
       return {};
     }),
     state: () => undefined,
+    document: () => SAME_PAGE, // one document throughout: no page loads in these tests
   } as unknown as PageHub;
   let navigated!: () => void;
   const committed = new Promise<void>((r) => (navigated = r));

@@ -5,6 +5,9 @@ import type { PageHub } from '../../lib/worker/calls/pages';
 import { Router } from '../../lib/worker/calls/router';
 import type { TabService } from '../../lib/worker/calls/tabs';
 
+/** The page script's document, as PageHub.document says it: the same one throughout these tests. */
+const SAME_PAGE = {};
+
 /**
  * comet_ask with newChat loads a new page in the tab: a draft the person was typing in the conversation's
  * composer would go with the old document (review of 2026-12-04, #21). The worker reads the composer first
@@ -42,6 +45,7 @@ function world() {
       return { turnIndex: 0 };
     }),
     state: () => undefined,
+    document: () => SAME_PAGE, // one document throughout: no page loads in these tests
   } as unknown as PageHub;
   let shown = 'https://www.perplexity.ai/search/tides-abc';
   const tabs = {

@@ -5,6 +5,9 @@ import { Router } from '../../lib/worker/calls/router';
 import { TabService } from '../../lib/worker/calls/tabs';
 import type { FakeTab } from '../support/fake-wxt-browser';
 
+/** The page script's document, as PageHub.document says it: the same one throughout these tests. */
+const SAME_PAGE = {};
+
 /**
  * A new-chat prompt's tab while the worker reads its draft (a page round trip) before opening the new chat there:
  * its own URL changing by itself (the last turn's thread named late) is still that tab, whose page the new chat
@@ -51,6 +54,7 @@ function world() {
       sent.push(`${method} -> tab ${tabId} (${tabs[tabId]?.url})`);
       return { afterTurn: 0, baselineUrl: tabs[tabId]?.url, turnIndex: 0, conversationUrl: tabs[tabId]?.url, questionKey: 'k', previousAnswerKey: '', submittedAt: 1, via: 'button' };
     },
+    document: () => SAME_PAGE, // one document throughout: no page loads in these tests
   } as unknown as PageHub;
   return { pages, sent };
 }

@@ -6,6 +6,9 @@ import type { PageHub } from '../../lib/worker/calls/pages';
 import { Router, type RouterDeps } from '../../lib/worker/calls/router';
 import type { TabService } from '../../lib/worker/calls/tabs';
 
+/** The page script's document, as PageHub.document says it: the same one throughout these tests. */
+const SAME_PAGE = {};
+
 vi.mock('wxt/browser', () => ({ browser: {} }));
 
 /**
@@ -20,6 +23,7 @@ function world(authorize?: RouterDeps['authorize']) {
       return { ok: true };
     }),
     state: () => undefined,
+    document: () => SAME_PAGE, // one document throughout: no page loads in these tests
   } as unknown as PageHub;
   const tabs = { pageTab: async () => 7 } as unknown as TabService;
   const router = new Router({ tabs, pages, status: async () => ({}), authorize });
@@ -98,6 +102,7 @@ describe('Router: page content while the Perplexity tab is between pages (found 
       state: () => undefined, // the page is navigating: its script has not said ready yet
       whenReady: vi.fn(() => whenReady),
       request: vi.fn(async () => ({ title: 'Perplexity', text: 'answer', totalLength: 6, truncated: false })),
+      document: () => SAME_PAGE, // one document throughout: no page loads in these tests
     } as unknown as PageHub;
     const tabs = {
       connectedDrivenTab: () => undefined, // no page script connected (pages.state says none)
@@ -147,6 +152,7 @@ describe('Router: a new chat waits for its approval (review 2026-12-02 #15)', ()
         return { turnIndex: 0 };
       }),
       state: () => undefined,
+      document: () => SAME_PAGE, // one document throughout: no page loads in these tests
     } as unknown as PageHub;
     const tabs = {
       pageTab: async () => 7,
@@ -216,6 +222,7 @@ describe("Router: an ask keeps this session's mode, set after the approval, righ
         return { turnIndex: 0 };
       }),
       state: () => undefined,
+      document: () => SAME_PAGE, // one document throughout: no page loads in these tests
     } as unknown as PageHub;
     const router = new Router({
       tabs: { pageTab: async () => 7, drivenTab: async () => ({ id: 7, url: 'https://www.perplexity.ai/search/tides-abc' }) } as unknown as TabService,
@@ -301,6 +308,7 @@ describe('Router: a turn the page cannot confirm, with no thread JSON reader to 
     const pages = {
       request: vi.fn(async () => ({ status: 'working', steps: [], currentStep: '', response: '', truncated: false, totalLength: 0, lastTurnIndex: 0, unconfirmed: miss })),
       state: () => undefined,
+      document: () => SAME_PAGE, // one document throughout: no page loads in these tests
     } as unknown as PageHub;
     const router = new Router({ tabs: { pageTab: async () => 7 } as unknown as TabService, pages, status: async () => ({}) });
     const replies: Envelope[] = [];

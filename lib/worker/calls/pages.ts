@@ -133,6 +133,14 @@ export class PageHub {
     return this.states.get(tabId);
   }
 
+  /**
+   * The document the tab's page script runs in, as a token: the same while the page only changes its address itself
+   * (a conversation named after its first turn), another after a navigation loaded a new page.
+   */
+  document(tabId: number): object | undefined {
+    return this.ports.get(tabId);
+  }
+
   connectedTabs(): number[] {
     return [...this.ports.keys()];
   }

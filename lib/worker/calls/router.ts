@@ -246,16 +246,18 @@ export class Router {
       // mode is set again and the prompt is typed. Each of those steps is a round trip another agent's tab switch or
       // navigation can land in: after each, still that tab on that page (and as approved), or nothing is sent (review
       // 8, many clients M1; fixes review 2).
-      const here = await tabs.pageTab();
-      askTab = here;
-      // The tab and conversation the approval named, once the page is there (pageTab may wait for a page that loads:
-      // another agent's navigation committing meanwhile is another conversation): refused in the approval's words
-      // before anything is done (fixes review 3 #6, 4 #1).
-      if (approved) await this.stillApproved(approved, { newChat: Boolean(params.newChat) });
       const newChat = Boolean(params.newChat);
+      const seen = { waited: false };
+      const here = await tabs.pageTab(undefined, seen);
+      askTab = here;
+      // The tab and conversation the approval named, once the page is there. pageTab waits for a page that loads:
+      // one another agent's navigation loaded meanwhile is another page, so then exactly (a page of no conversation is
+      // still none); a page that was there keeps its place (fixes review 3 #6, 4 #1, 5 #2, #4).
+      if (approved) await this.stillApproved(approved, { exact: seen.waited, newChat, tab: here });
       const { keepMode, ...rest } = params;
       // Looked at only when a round trip follows (a prompt on the page as it is goes at once).
       let shown = newChat || keepMode ? await tabs.drivenTab().catch(() => undefined) : undefined;
+      let page = newChat || keepMode ? pages.document(here) : undefined;
       if (newChat) {
         // A new chat leaves the conversation the tab shows: that happens here, after the
         // approval (which says "in a new thread"), never before it. The page then types into
@@ -264,11 +266,12 @@ export class Router {
         // Asked again here: the person may have typed while the approval waited.
         await this.refuseOverDraft(signal, here);
         // Before the navigation only the tab counts (its page is left anyway), and that it is still Perplexity's.
-        await this.stillWhereAsked(here, undefined, approved, true, 'a new chat was opened');
+        await this.stillWhereAsked(here, undefined, approved, true, 'a new chat was opened', page);
         await tabs.navigate(PERPLEXITY_HOME, undefined, signal, here);
         throwIfCancelled(signal);
         shown = await tabs.drivenTab().catch(() => undefined);
-        await this.stillWhereAsked(here, PERPLEXITY_HOME, approved, true, 'a new chat was opened', 'the tab had already left its conversation for a new chat');
+        page = pages.document(here);
+        await this.stillWhereAsked(here, PERPLEXITY_HOME, approved, true, 'a new chat was opened', page, 'the tab had already opened a new chat');
       }
       // The session's mode is set again here, after the approval and right before the prompt goes, on the page it
       // goes to: another session's mode switch while the approval waited is not the mode this prompt is sent in
@@ -280,8 +283,8 @@ export class Router {
           keepMode as PageMode,
           (code, message) => new RelayError(code as ErrorCode, message),
         );
-        const done = `this session's mode, ${keepMode}, had been set on the tab${newChat ? ', in the new chat it had opened' : ''}`;
-        await this.stillWhereAsked(here, shown?.pendingUrl ?? shown?.url, approved, newChat, "this session's mode was set again", done);
+        const done = modeNote ? `this session's mode, ${keepMode}, had been set on the tab${newChat ? ', in the new chat it had opened' : ''}` : undefined;
+        await this.stillWhereAsked(here, shown?.pendingUrl ?? shown?.url, approved, newChat, "this session's mode was set again", page, done);
       }
     }
     const tabId = askTab ?? (await tabs.pageTab());
@@ -395,14 +398,22 @@ export class Router {
    * not send the approved prompt somewhere else. A card shown on a page with no conversation yet (the home page) holds
    * for the thread that page becomes.
    */
-  private async stillApproved(approved: ApprovedTab, how: { exact?: boolean; newChat?: boolean } = {}): Promise<void> {
+  private async stillApproved(approved: ApprovedTab, how: { exact?: boolean; newChat?: boolean; tab?: number } = {}): Promise<void> {
     const now = await this.deps.tabs.drivenTab().catch(() => undefined);
     const was = threadIdOfUrl(approved.url);
     const is = threadIdOfUrl(now?.url ?? now?.pendingUrl);
     // A card shown on a page of no conversation holds for the one the person's own ask makes there, unless `exact`.
     const same = how.newChat || (was ? is === was : !how.exact || !is);
-    if (now?.id === approved.tabId && same) return;
-    const where = now?.id === undefined ? 'no tab is driven' : `the driven tab is now tab ${now.id} (${now.url ?? now.pendingUrl ?? ''})`;
+    // `tab`: the tab the call found for itself, which is where it would go (fixes review 5 #4).
+    const found = how.tab === undefined || how.tab === approved.tabId;
+    if (now?.id === approved.tabId && found && same) return;
+    const where = !found
+      ? `the tab it found is tab ${how.tab}`
+      : now?.id === undefined
+        ? 'no tab is driven'
+        : now.id === approved.tabId
+          ? `that tab now shows ${now.url ?? now.pendingUrl ?? ''}`
+          : `the driven tab is now tab ${now.id} (${now.url ?? now.pendingUrl ?? ''})`;
     throw new RelayError(
       'PERMISSION_DENIED',
       `The person approved this for tab ${approved.tabId}: “${approved.title}” (${approved.url}), but ${where}, so nothing was sent. Call comet_switch_tab to go back to that tab and call again (it is asked again), or call again to be asked for where it would go now.`,
@@ -419,16 +430,17 @@ export class Router {
   /**
    * After a round trip of a prompt's (a new chat opened, its mode set again): the driven tab still `tabId`, a Perplexity
    * page, on the conversation it showed before (`url`; undefined: any, the tab alone counts), and as approved; or
-   * nothing is sent, saying what was done already (`done`). A page of no conversation that now shows one is the same
-   * place unless approved: the tab's own last turn naming its thread late (fixes review 3 #3); an approval names
-   * exactly what it saw.
+   * nothing is sent, saying what was done already (`done`). The same document (`page`, PageHub.document) that only
+   * named its conversation meanwhile is the same place (the tab's own last turn, named late: fixes review 3 #3); a
+   * page loaded meanwhile is held to exactly what it was, approved or not (another agent's navigation: 5 #1).
    */
-  private async stillWhereAsked(tabId: number, url: string | undefined, approved: ApprovedTab | undefined, newChat: boolean, step: string, done?: string): Promise<void> {
+  private async stillWhereAsked(tabId: number, url: string | undefined, approved: ApprovedTab | undefined, newChat: boolean, step: string, page: object | undefined, done?: string): Promise<void> {
     const said = (where: string) =>
       new RelayError('AGENT_ERROR', `The prompt was not sent: it was to go to tab ${tabId}${url ? ` (${url})` : ''}, but while ${step} ${where}${done ? ` (${done})` : ''}. Call comet_ask again to send it where the tab is now.`);
+    const samePage = page !== undefined && this.deps.pages.document(tabId) === page;
     if (approved) {
       try {
-        await this.stillApproved(approved, { exact: true, newChat });
+        await this.stillApproved(approved, { exact: !samePage, newChat });
       } catch (error) {
         throw done && error instanceof RelayError ? new RelayError(error.code, `${error.message} (${done}.)`) : error;
       }
@@ -437,7 +449,7 @@ export class Router {
     // A navigation under way counts where it goes (the person's, to another site, is theirs).
     const nowUrl = now?.pendingUrl ?? now?.url ?? '';
     const [was, is] = [threadIdOfUrl(url), threadIdOfUrl(nowUrl)];
-    const samePlace = url === undefined || was === is || (!approved && was === undefined);
+    const samePlace = url === undefined || was === is || (samePage && was === undefined);
     if (now?.id !== tabId) throw said(`${now?.id === undefined ? 'no tab is driven' : `the driven tab is tab ${now.id} (${nowUrl})`} (another agent's comet_switch_tab, or the person)`);
     if (categorizeTab(nowUrl) !== 'Main') throw said(`the tab left Perplexity for ${nowUrl}`);
     if (!samePlace) throw said(`the tab shows another conversation (${nowUrl}): another agent's comet_open_conversation there, or the person's`);
