@@ -29,7 +29,7 @@ function service() {
       throw new Error('not in this test');
     },
     tabs,
-    pages: {} as PageHub,
+    pages: { document: () => undefined } as unknown as PageHub,
     status: async () => {
       throw new Error('not in this test');
     },

@@ -68,6 +68,11 @@ export interface ApprovedTab {
   tabId: number;
   url: string;
   title: string;
+  /**
+   * The page the card was drawn on (PageHub.document): while the tab keeps that page, a card on a page of no
+   * conversation holds for the one that page names for itself; another page loaded since is held exactly.
+   */
+  page?: object;
 }
 
 export type CallEvent =
@@ -247,13 +252,12 @@ export class Router {
       // navigation can land in: after each, still that tab on that page (and as approved), or nothing is sent (review
       // 8, many clients M1; fixes review 2).
       const newChat = Boolean(params.newChat);
-      const seen = { waited: false };
-      const here = await tabs.pageTab(undefined, seen);
+      const here = await tabs.pageTab();
       askTab = here;
       // The tab and conversation the approval named, once the page is there. pageTab waits for a page that loads:
       // one another agent's navigation loaded meanwhile is another page, so then exactly (a page of no conversation is
       // still none); a page that was there keeps its place (fixes review 3 #6, 4 #1, 5 #2, #4).
-      if (approved) await this.stillApproved(approved, { exact: seen.waited, newChat, tab: here });
+      if (approved) await this.stillApproved(approved, { newChat, tab: here });
       const { keepMode, ...rest } = params;
       // Looked at only when a round trip follows (a prompt on the page as it is goes at once).
       let shown = newChat || keepMode ? await tabs.drivenTab().catch(() => undefined) : undefined;
@@ -401,9 +405,13 @@ export class Router {
   private async stillApproved(approved: ApprovedTab, how: { exact?: boolean; newChat?: boolean; tab?: number } = {}): Promise<void> {
     const now = await this.deps.tabs.drivenTab().catch(() => undefined);
     const was = threadIdOfUrl(approved.url);
-    const is = threadIdOfUrl(now?.url ?? now?.pendingUrl);
-    // A card shown on a page of no conversation holds for the one the person's own ask makes there, unless `exact`.
-    const same = how.newChat || (was ? is === was : !how.exact || !is);
+    // A navigation under way counts where it goes.
+    const is = threadIdOfUrl(now?.pendingUrl ?? now?.url);
+    // A card shown on a page of no conversation holds for the one that very page names for itself, unless `exact` or
+    // another page was loaded in the tab since the card was drawn (fixes review 6 #1), or one is loading (#2).
+    const pageKept = approved.page !== undefined && this.deps.pages.document(approved.tabId) === approved.page && !now?.pendingUrl;
+    const exact = how.exact || !pageKept;
+    const same = how.newChat || (was ? is === was : !exact || !is);
     // `tab`: the tab the call found for itself, which is where it would go (fixes review 5 #4).
     const found = how.tab === undefined || how.tab === approved.tabId;
     if (now?.id === approved.tabId && found && same) return;
@@ -437,17 +445,17 @@ export class Router {
   private async stillWhereAsked(tabId: number, url: string | undefined, approved: ApprovedTab | undefined, newChat: boolean, step: string, page: object | undefined, done?: string): Promise<void> {
     const said = (where: string) =>
       new RelayError('AGENT_ERROR', `The prompt was not sent: it was to go to tab ${tabId}${url ? ` (${url})` : ''}, but while ${step} ${where}${done ? ` (${done})` : ''}. Call comet_ask again to send it where the tab is now.`);
-    const samePage = page !== undefined && this.deps.pages.document(tabId) === page;
     if (approved) {
       try {
-        await this.stillApproved(approved, { exact: !samePage, newChat });
+        await this.stillApproved(approved, { exact: page === undefined || this.deps.pages.document(tabId) !== page, newChat });
       } catch (error) {
         throw done && error instanceof RelayError ? new RelayError(error.code, `${error.message} (${done}.)`) : error;
       }
     }
     const now = await this.deps.tabs.drivenTab().catch(() => undefined);
-    // A navigation under way counts where it goes (the person's, to another site, is theirs).
+    // A navigation under way counts where it goes (the person's, to another site, is theirs), and is not the same page.
     const nowUrl = now?.pendingUrl ?? now?.url ?? '';
+    const samePage = page !== undefined && this.deps.pages.document(tabId) === page && !now?.pendingUrl;
     const [was, is] = [threadIdOfUrl(url), threadIdOfUrl(nowUrl)];
     const samePlace = url === undefined || was === is || (samePage && was === undefined);
     if (now?.id !== tabId) throw said(`${now?.id === undefined ? 'no tab is driven' : `the driven tab is tab ${now.id} (${nowUrl})`} (another agent's comet_switch_tab, or the person)`);

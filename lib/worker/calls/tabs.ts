@@ -75,14 +75,10 @@ export class TabService {
     return page ? { id: this.driven, url: page.url } : undefined;
   }
 
-  /**
-   * The tab a page call goes to: the driven tab, which must be a Perplexity page with our script. `seen.waited` says
-   * when it had to wait for a page to load there (whatever was on the tab before, this is another page).
-   */
-  async pageTab(timeoutMs = 5000, seen?: { waited: boolean }): Promise<number> {
+  /** The tab a page call goes to: the driven tab, which must be a Perplexity page with our script. */
+  async pageTab(timeoutMs = 5000): Promise<number> {
     const connected = this.connectedDrivenTab();
     if (connected && categorizeTab(connected.url) === 'Main') return connected.id;
-    if (seen) seen.waited = true;
     const tab = await this.drivenTab();
     if (tab?.id === undefined || categorizeTab(tab.url ?? '') !== 'Main') {
       throw new RelayError('NO_PERPLEXITY_TAB', 'No Perplexity tab is open in this browser. Call comet_connect (it opens one) or open https://www.perplexity.ai/.');

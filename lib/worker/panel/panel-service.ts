@@ -134,9 +134,11 @@ export class PanelService {
     // nowhere else (review 8, many clients L4).
     const onTab = request.method.startsWith('page.') || request.method === 'tabs.navigate';
     const tab = onTab ? await this.deps.tabs.drivenTab().catch(() => undefined) : undefined;
+    // The page the card is drawn on, taken now: one loaded while the card waits is not what the person saw.
+    const page = tab?.id === undefined ? undefined : this.deps.pages.document(tab.id);
     await this.enforce(decision, again, request, settings, signal, progress, { ...approvalDetail(request.method, params), target: this.targetOf(request.method, params, tab) });
     this.approvedCalls.add(request);
-    return tab?.id === undefined ? undefined : { tabId: tab.id, url: tab.url ?? tab.pendingUrl ?? '', title: tab.title ?? '' };
+    return tab?.id === undefined ? undefined : { tabId: tab.id, url: tab.url ?? tab.pendingUrl ?? '', title: tab.title ?? '', page };
   };
 
   /**
