@@ -6,6 +6,7 @@ import type { PanelConnection } from '../../lib/panel/connection';
 import type { PendingApproval } from '../../lib/protocol/panel';
 import type { Request } from '../../lib/protocol/messages';
 import type { PageHub } from '../../lib/worker/calls/pages';
+import type { Router } from '../../lib/worker/calls/router';
 import type { TabService } from '../../lib/worker/calls/tabs';
 import { PanelService } from '../../lib/worker/panel/panel-service';
 
@@ -25,9 +26,8 @@ const PROMPT = HEAD + 'Really, thanks. '.repeat(10) + TAIL;
 function service() {
   const tabs = { drivenTab: async () => ({ id: 7, title: 'Tides', url: 'https://www.perplexity.ai/search/tides-abc' }) } as unknown as TabService;
   return new PanelService({
-    router: () => {
-      throw new Error('not in this test');
-    },
+    // Only what a card reads of the router: how many prompts the tab was sent.
+    router: () => ({ promptsSent: () => 0 }) as unknown as Router,
     tabs,
     pages: { document: () => undefined } as unknown as PageHub,
     status: async () => {

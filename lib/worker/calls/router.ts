@@ -73,6 +73,8 @@ export interface ApprovedTab {
    * conversation holds for the one that page names for itself; another page loaded since is held exactly.
    */
   page?: object;
+  /** How many prompts had been sent to that tab when the card was drawn (Router.promptsSent): another sent since names its own conversation on the same page. */
+  prompts?: number;
 }
 
 export type CallEvent =
@@ -82,6 +84,8 @@ export type CallEvent =
 export class Router {
   private readonly running = new Map<string, AbortController>();
   private readonly modeTurn = new ModeTurn();
+  /** Prompts sent to each tab (a tab's count goes with the tab: forgetTab). */
+  private readonly prompts = new Map<number, number>();
 
   constructor(private readonly deps: RouterDeps) {}
 
@@ -121,6 +125,16 @@ export class Router {
     } finally {
       if (this.running.get(request.id) === controller) this.running.delete(request.id);
     }
+  }
+
+  /** How many prompts this worker has sent to `tabId`: an approval card keeps the number it saw. */
+  promptsSent(tabId: number): number {
+    return this.prompts.get(tabId) ?? 0;
+  }
+
+  /** A closed tab's count goes with it. */
+  forgetTab(tabId: number): void {
+    this.prompts.delete(tabId);
   }
 
   cancel(id: string): void {
@@ -274,7 +288,9 @@ export class Router {
         await tabs.navigate(PERPLEXITY_HOME, undefined, signal, here);
         throwIfCancelled(signal);
         shown = await tabs.drivenTab().catch(() => undefined);
-        page = pages.document(here);
+        // A new chat's page has named nothing of its own: held to no conversation, whichever page loaded (another
+        // agent's navigation may have overtaken ours: fixes review 7 #1).
+        page = undefined;
         await this.stillWhereAsked(here, PERPLEXITY_HOME, approved, true, 'a new chat was opened', page, 'the tab had already opened a new chat');
       }
       // The session's mode is set again here, after the approval and right before the prompt goes, on the page it
@@ -310,6 +326,7 @@ export class Router {
       return (await pages.request(tabId, 'threads.fetch', { path, query, headers }, signal, () => {}, fetched)) as { status: number; body: string };
     };
     const run = async (sent: Record<string, unknown> = forward) => {
+      if (method === 'page.ask') this.prompts.set(tabId, this.promptsSent(tabId) + 1);
       const read = await pages.request(tabId, method, sent, signal, progress, trace);
       early?.open();
       return read;
@@ -409,7 +426,12 @@ export class Router {
     const is = threadIdOfUrl(now?.pendingUrl ?? now?.url);
     // A card shown on a page of no conversation holds for the one that very page names for itself, unless `exact` or
     // another page was loaded in the tab since the card was drawn (fixes review 6 #1), or one is loading (#2).
-    const pageKept = approved.page !== undefined && this.deps.pages.document(approved.tabId) === approved.page && !now?.pendingUrl;
+    const pageKept =
+      approved.page !== undefined &&
+      this.deps.pages.document(approved.tabId) === approved.page &&
+      !now?.pendingUrl &&
+      // Another prompt sent there since names its own conversation on that page (fixes review 7 #2).
+      (approved.prompts === undefined || approved.prompts === this.promptsSent(approved.tabId));
     const exact = how.exact || !pageKept;
     const same = how.newChat || (was ? is === was : !exact || !is);
     // `tab`: the tab the call found for itself, which is where it would go (fixes review 5 #4).
