@@ -268,9 +268,9 @@ export class Router {
       const newChat = Boolean(params.newChat);
       const here = await tabs.pageTab();
       askTab = here;
-      // The tab and conversation the approval named, once the page is there. pageTab waits for a page that loads:
-      // one another agent's navigation loaded meanwhile is another page, so then exactly (a page of no conversation is
-      // still none); a page that was there keeps its place (fixes review 3 #6, 4 #1, 5 #2, #4).
+      // The tab and conversation the approval named, once the page is there (pageTab may wait for one that loads):
+      // the tab the call found, and a card drawn on a page of no conversation holds for the one that very page names
+      // only while no other page was loaded there and no other prompt sent (stillApproved; fixes review 3 #6 to 7 #2).
       if (approved) await this.stillApproved(approved, { newChat, tab: here });
       const { keepMode, ...rest } = params;
       // Looked at only when a round trip follows (a prompt on the page as it is goes at once).
