@@ -249,7 +249,7 @@ export function notServed(name: string, tools: readonly ToolDefinition[], how: {
     how.readOnly && toolAccess(tool) === 'act'
       ? 'this server serves only tools that read (it was started with --read-only, or as serve --public-url without --allow-acting)'
       : 'this server was started with a --tools list that leaves it out';
-  return `Tool ${name} is not served here: ${why}. ${use}; the person at the browser can start comet-relay again to serve it (\`comet-relay help ${how.door ? 'serve' : 'mcp'}\`).`;
+  return `Tool ${name} is not served here: ${why}. ${use}; the person at the browser can start comet-relay again to serve it (\`${cliCommand(`help ${how.door ? 'serve' : 'mcp'}`)}\`).`;
 }
 
 const listings = new WeakMap<readonly ToolDefinition[], { tools: ReturnType<typeof toolListing>[] }>();

@@ -112,12 +112,12 @@ describe('a tool this server leaves out says why, not only "not found" (review 8
 
   it('read-only, a --tools list, the public door, and a name of no tool at all', async () => {
     expect(await call(selectTools({ readOnly: true }), 'comet_ask', undefined, true)).toMatch(
-      /Tool comet_ask is not served here: this server serves only tools that read \(it was started with --read-only, or as serve --public-url without --allow-acting\)\. .*comet-relay help mcp/,
+      /Tool comet_ask is not served here: this server serves only tools that read \(it was started with --read-only, or as serve --public-url without --allow-acting\)\. .*help mcp`\)\.$/,
     );
     // Only --tools left it out, whatever kind of tool it is (fixes review 2).
-    expect(await call(selectTools({ allow: ['comet_poll', 'comet_wait'] }), 'comet_ask')).toMatch(/Tool comet_ask is not served here: this server was started with a --tools list that leaves it out\. .*comet-relay help mcp/);
+    expect(await call(selectTools({ allow: ['comet_poll', 'comet_wait'] }), 'comet_ask')).toMatch(/Tool comet_ask is not served here: this server was started with a --tools list that leaves it out\. .*help mcp`\)\.$/);
     expect(await call(selectTools({ allow: ['comet_poll', 'comet_ask'] }), 'comet_wait', 'loopback')).toMatch(
-      /Tool comet_wait is not served here: this server was started with a --tools list that leaves it out\. .*comet-relay help serve/,
+      /Tool comet_wait is not served here: this server was started with a --tools list that leaves it out\. .*help serve`\)\.$/,
     );
     const never = allTools.find((tool) => !offeredAt(tool, 'public'));
     expect(never, 'a tool the public door never offers').toBeDefined();
