@@ -254,55 +254,47 @@ export class AttachmentStore {
    */
   sweep(): void {
     const now = this.now();
-    for (const { name, meta } of this.entries()) {
-      if (meta.expiresAt >= now || this.arriving(name, meta, now)) continue;
-      const folder = path.join(this.dir, name);
-      try {
-        if (!fs.lstatSync(folder).isDirectory()) continue;
-      } catch {
-        continue; // removed meanwhile
-      }
-      for (const file of ATTACHMENT_FILES) {
-        const target = path.join(folder, file);
-        try {
-          if (fs.lstatSync(target).isFile()) fs.unlinkSync(target);
-        } catch {
-          // not there
-        }
-      }
-      try {
-        fs.rmdirSync(folder);
-      } catch {
-        // something we did not write is in there: leave it
-      }
+    const names = this.folderNames();
+    for (const { name, meta } of this.entries(names)) {
+      if (meta.expiresAt < now && !this.arriving(name, meta, now)) this.remove(name);
     }
-    this.sweepUnfinished(now);
+    // An upload's folder that never got its meta.json (the process ended between making the folder and writing the
+    // file): nothing names it, so it goes once it is a ttl old (review 8, long-run #8; fixes review 1).
+    for (const name of names) if (this.unfinished(name, now)) this.remove(name);
   }
 
-  /**
-   * An upload's folder that never got its meta.json (the process ended between making the folder and writing the
-   * file): nothing names it, so it goes once it is a ttl old, with the temp file, and only if nothing else is in it
-   * (review 8, long-run #8; fixes review 1).
-   */
-  private sweepUnfinished(now: number): void {
-    let names: string[];
+  /** The files of ours in an upload's folder, then the folder, which stays when anything else is in it. */
+  private remove(name: string): void {
+    const folder = path.join(this.dir, name);
     try {
-      names = fs.readdirSync(this.dir);
+      if (!fs.lstatSync(folder).isDirectory()) return;
     } catch {
-      return;
+      return; // removed meanwhile
     }
-    for (const name of names) {
-      if (!ATTACHMENT_FOLDER.test(name)) continue;
-      const folder = path.join(this.dir, name);
+    for (const file of ATTACHMENT_FILES) {
+      const target = path.join(folder, file);
       try {
-        const stat = fs.lstatSync(folder);
-        if (!stat.isDirectory() || stat.mtimeMs > now - this.ttlMs || fs.existsSync(path.join(folder, 'meta.json'))) continue;
-        const temp = path.join(folder, 'meta.json.tmp');
-        if (fs.lstatSync(temp, { throwIfNoEntry: false })?.isFile()) fs.unlinkSync(temp);
-        fs.rmdirSync(folder);
+        if (fs.lstatSync(target).isFile()) fs.unlinkSync(target);
       } catch {
-        // gone meanwhile, or holds something we did not write: leave it
+        // not there
       }
+    }
+    try {
+      fs.rmdirSync(folder);
+    } catch {
+      // something we did not write is in there: leave it
+    }
+  }
+
+  /** An upload's folder, a ttl old, with no meta.json. */
+  private unfinished(name: string, now: number): boolean {
+    if (!ATTACHMENT_FOLDER.test(name)) return false;
+    const folder = path.join(this.dir, name);
+    try {
+      const stat = fs.lstatSync(folder);
+      return stat.isDirectory() && stat.mtimeMs <= now - this.ttlMs && !fs.existsSync(path.join(folder, 'meta.json'));
+    } catch {
+      return false; // gone meanwhile, or not ours to look into
     }
   }
 
@@ -329,14 +321,17 @@ export class AttachmentStore {
     return meta.uploadedAt === undefined && now < meta.expiresAt + this.ttlMs && fs.existsSync(path.join(this.dir, name, 'claimed'));
   }
 
-  /** Our envelopes in the folder, with their meta. */
-  private entries(): { name: string; meta: Meta }[] {
-    let names: string[];
+  /** What the uploads folder holds, by name (none when it cannot be read). */
+  private folderNames(): string[] {
     try {
-      names = fs.readdirSync(this.dir);
+      return fs.readdirSync(this.dir);
     } catch {
       return [];
     }
+  }
+
+  /** Our envelopes in the folder, with their meta. */
+  private entries(names = this.folderNames()): { name: string; meta: Meta }[] {
     return names.flatMap((name) => {
       const meta = ATTACHMENT_FOLDER.test(name) ? this.meta(name) : undefined;
       return meta ? [{ name, meta }] : [];

@@ -273,9 +273,11 @@ export class Router {
       // only while no other page was loaded there and no other prompt sent (stillApproved; fixes review 3 #6 to 7 #2).
       if (approved) await this.stillApproved(approved, { newChat, tab: here });
       const { keepMode, ...rest } = params;
-      // Looked at only when a round trip follows (a prompt on the page as it is goes at once).
-      let shown = newChat || keepMode ? await tabs.drivenTab().catch(() => undefined) : undefined;
-      let page = newChat || keepMode ? pages.document(here) : undefined;
+      // Where the prompt was to go, for the check after its mode's round trips: a new chat's home page, which names no
+      // conversation whichever page connected there (another agent's navigation may overtake ours: fixes review 7 #1);
+      // else the page as it is, its document included. Looked at only when a round trip follows.
+      let url: string | undefined;
+      let page: object | undefined;
       if (newChat) {
         // A new chat leaves the conversation the tab shows: that happens here, after the
         // approval (which says "in a new thread"), never before it. The page then types into
@@ -284,14 +286,15 @@ export class Router {
         // Asked again here: the person may have typed while the approval waited.
         await this.refuseOverDraft(signal, here);
         // Before the navigation only the tab counts (its page is left anyway), and that it is still Perplexity's.
-        await this.stillWhereAsked(here, undefined, approved, true, 'a new chat was opened', page);
+        await this.stillWhereAsked(here, undefined, approved, true, 'a new chat was opened', undefined);
         await tabs.navigate(PERPLEXITY_HOME, undefined, signal, here);
         throwIfCancelled(signal);
-        shown = await tabs.drivenTab().catch(() => undefined);
-        // A new chat's page has named nothing of its own: held to no conversation, whichever page loaded (another
-        // agent's navigation may have overtaken ours: fixes review 7 #1).
-        page = undefined;
-        await this.stillWhereAsked(here, PERPLEXITY_HOME, approved, true, 'a new chat was opened', page, 'the tab had already opened a new chat');
+        url = PERPLEXITY_HOME;
+        await this.stillWhereAsked(here, url, approved, true, 'a new chat was opened', undefined, 'the tab had already opened a new chat');
+      } else if (keepMode) {
+        const shown = await tabs.drivenTab().catch(() => undefined);
+        url = shown?.pendingUrl ?? shown?.url;
+        page = pages.document(here);
       }
       // The session's mode is set again here, after the approval and right before the prompt goes, on the page it
       // goes to: another session's mode switch while the approval waited is not the mode this prompt is sent in
@@ -304,7 +307,7 @@ export class Router {
           (code, message) => new RelayError(code as ErrorCode, message),
         );
         const done = modeNote ? `this session's mode, ${keepMode}, had been set on the tab${newChat ? ', in the new chat it had opened' : ''}` : undefined;
-        await this.stillWhereAsked(here, shown?.pendingUrl ?? shown?.url, approved, newChat, "this session's mode was set again", page, done);
+        await this.stillWhereAsked(here, url, approved, newChat, "this session's mode was set again", page, done);
       }
     }
     const tabId = askTab ?? (await tabs.pageTab());
@@ -419,8 +422,9 @@ export class Router {
    * not send the approved prompt somewhere else. A card shown on a page with no conversation yet (the home page) holds
    * for the thread that page becomes.
    */
-  private async stillApproved(approved: ApprovedTab, how: { exact?: boolean; newChat?: boolean; tab?: number } = {}): Promise<void> {
-    const now = await this.deps.tabs.drivenTab().catch(() => undefined);
+  private async stillApproved(approved: ApprovedTab, how: { exact?: boolean; newChat?: boolean; tab?: number; now?: Tabs.Tab } = {}): Promise<void> {
+    // `now`: the driven tab as the caller just looked at it.
+    const now = how.now ?? (await this.deps.tabs.drivenTab().catch(() => undefined));
     const was = threadIdOfUrl(approved.url);
     // A navigation under way counts where it goes.
     const is = threadIdOfUrl(now?.pendingUrl ?? now?.url);
@@ -467,17 +471,18 @@ export class Router {
   private async stillWhereAsked(tabId: number, url: string | undefined, approved: ApprovedTab | undefined, newChat: boolean, step: string, page: object | undefined, done?: string): Promise<void> {
     const said = (where: string) =>
       new RelayError('AGENT_ERROR', `The prompt was not sent: it was to go to tab ${tabId}${url ? ` (${url})` : ''}, but while ${step} ${where}${done ? ` (${done})` : ''}. Call comet_ask again to send it where the tab is now.`);
+    const now = await this.deps.tabs.drivenTab().catch(() => undefined);
+    const sameDocument = page !== undefined && this.deps.pages.document(tabId) === page;
     if (approved) {
       try {
-        await this.stillApproved(approved, { exact: page === undefined || this.deps.pages.document(tabId) !== page, newChat });
+        await this.stillApproved(approved, { exact: !sameDocument, newChat, now });
       } catch (error) {
         throw done && error instanceof RelayError ? new RelayError(error.code, `${error.message} (${done}.)`) : error;
       }
     }
-    const now = await this.deps.tabs.drivenTab().catch(() => undefined);
     // A navigation under way counts where it goes (the person's, to another site, is theirs), and is not the same page.
     const nowUrl = now?.pendingUrl ?? now?.url ?? '';
-    const samePage = page !== undefined && this.deps.pages.document(tabId) === page && !now?.pendingUrl;
+    const samePage = sameDocument && !now?.pendingUrl;
     const [was, is] = [threadIdOfUrl(url), threadIdOfUrl(nowUrl)];
     const samePlace = url === undefined || was === is || (samePage && was === undefined);
     if (now?.id !== tabId) throw said(`${now?.id === undefined ? 'no tab is driven' : `the driven tab is tab ${now.id} (${nowUrl})`} (another agent's comet_switch_tab, or the person)`);
