@@ -81,6 +81,15 @@ const MIN_NODE_MAJOR = 20;
  * Checks every link in order and says which one is broken and how to fix it. Throws only for a state folder that
  * cannot be one (a file: resolveState), which no check could look into.
  */
+/** When `file` was last written, or undefined when it is gone or cannot be read. */
+function modifiedAt(sys: ResolvedSystem, file: string): number | undefined {
+  try {
+    return sys.fs.statSync(file).mtimeMs;
+  } catch {
+    return undefined;
+  }
+}
+
 export async function doctor(options: DoctorOptions = {}): Promise<DoctorReport> {
   const resolved = resolveState(options);
   const { sys, stateDir } = resolved;
@@ -150,12 +159,18 @@ export async function doctor(options: DoctorOptions = {}): Promise<DoctorReport>
   } else {
     const describe = (h: HostRecord) => `"${h.profileLabel}" in ${h.browser.name} ${h.browser.version} (pid ${h.pid}, host ${h.hostVersion}, extension ${h.extensionVersion})`;
     const stale = hosts.filter((h) => h.hostVersion !== VERSION);
+    // A rebuild in place keeps the version: the host's own file, written anew since it started, says it runs old code.
+    const rebuilt = hosts.filter((h) => h.hostVersion === VERSION && h.code && modifiedAt(sys, h.code.file) !== h.code.mtimeMs);
     const detail = `${hosts.length} host${hosts.length > 1 ? 's' : ''}: ${hosts.map(describe).join('; ')}`;
-    if (stale.length > 0) {
+    if (stale.length > 0 || rebuilt.length > 0) {
+      const why = [
+        ...stale.map((h) => `The host for "${h.profileLabel}" is version ${h.hostVersion}, but this comet-relay is ${VERSION}`),
+        ...rebuilt.map((h) => `The host for "${h.profileLabel}" runs the code it started with; ${tildify(sys, h.code?.file ?? '')} was written anew since`),
+      ];
       add({
         name: 'host running',
         ok: false,
-        detail: `${detail}. ${stale.map((h) => `The host for "${h.profileLabel}" is version ${h.hostVersion}`).join('; ')}, but this comet-relay is ${VERSION}`,
+        detail: `${detail}. ${why.join('; ')}`,
         fix: 'reload the comet-relay extension (or restart the browser) so it starts the new host',
       });
     } else {

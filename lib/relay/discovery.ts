@@ -22,6 +22,27 @@ export interface HostRecord {
   portOpenedAt?: number;
   /** The host's key: a client takes its welcome only with a proof made with it (lib/relay/host-proof.ts). */
   key?: string;
+  /** The file the host's code runs from, and its mtime when the host started (`codeStamp`). */
+  code?: CodeStamp;
+}
+
+/**
+ * Where a process's code came from: a rebuild or reinstall in place keeps the version (a clone's never changes) but
+ * writes the file anew, so a host whose file changed since it started runs old code (doctor says so).
+ */
+export interface CodeStamp {
+  file: string;
+  mtimeMs: number;
+}
+
+/** The stamp of `file` (by default the bundle this code runs from), or undefined when it cannot be read. */
+export function codeStamp(file: string | undefined = typeof __filename === 'string' ? __filename : undefined): CodeStamp | undefined {
+  if (!file) return undefined;
+  try {
+    return { file, mtimeMs: fs.statSync(file).mtimeMs };
+  } catch {
+    return undefined;
+  }
 }
 
 const TEXT_FIELDS = ['profileId', 'profileLabel', 'extensionVersion', 'hostVersion', 'socketPath', 'startedAt', 'connectedAt'] as const;
@@ -47,7 +68,13 @@ export function asHostRecord(value: unknown): HostRecord | undefined {
     connectedAt: v.connectedAt as string,
     ...(Number.isFinite(v.portOpenedAt) ? { portOpenedAt: v.portOpenedAt as number } : {}),
     ...(typeof v.key === 'string' ? { key: v.key } : {}),
+    ...(isCodeStamp(v.code) ? { code: { file: v.code.file, mtimeMs: v.code.mtimeMs } } : {}),
   };
+}
+
+function isCodeStamp(value: unknown): value is CodeStamp {
+  const v = value as Partial<CodeStamp> | null | undefined;
+  return typeof v === 'object' && v !== null && typeof v.file === 'string' && Number.isFinite(v.mtimeMs);
 }
 
 /** A record as it may be shown (`status --json`): its key stays in the user's folder. */

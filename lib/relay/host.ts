@@ -11,7 +11,7 @@ import { callerName } from '../protocol/doors';
 import type { BrowserInfo, Envelope, Hello, ProfileInfo, Request } from '../protocol/messages';
 import type { AttachedClient } from '../protocol/methods';
 import { FramedConnection } from './connection';
-import { isProcessAlive, readHostRecord, removeHostRecord, writeHostRecord } from './discovery';
+import { codeStamp, isProcessAlive, readHostRecord, removeHostRecord, writeHostRecord } from './discovery';
 import type { Logger } from './logger';
 import { PackFeed } from './pack-feed';
 import { PACKS_CHANGED_EVENT } from '../protocol/pack-events';
@@ -76,6 +76,8 @@ export class NativeHost {
   private readonly startedAt = new Date().toISOString();
   /** Written into the record; its HMAC of each client's challenge shows the client this is the host it read of. */
   private readonly key = hostKey();
+  /** Taken at start: the code this process runs, whatever is written over its file later. */
+  private readonly code = codeStamp();
   private stopped = false;
   /** The selector sets folder, offered to the extension at the handshake and on every change. */
   private packFeed?: PackFeed;
@@ -262,6 +264,7 @@ export class NativeHost {
       connectedAt: this.state.connectedAt,
       ...(this.state.portOpenedAt !== undefined ? { portOpenedAt: this.state.portOpenedAt } : {}),
       key: this.key,
+      ...(this.code ? { code: this.code } : {}),
     });
   }
 

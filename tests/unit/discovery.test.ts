@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { asHostRecord, type HostRecord, knownProfiles, listHosts, pickHost, removeHostRecord, writeHostRecord } from '../../lib/relay/discovery';
+import { asHostRecord, codeStamp, type HostRecord, knownProfiles, listHosts, pickHost, removeHostRecord, writeHostRecord } from '../../lib/relay/discovery';
 import { hostRecordPath, pipeNonce, socketPath, stateDir } from '../../lib/relay/paths';
 
 let home: string;
@@ -157,6 +157,23 @@ describe('host records are checked field by field', () => {
   it('keeps a whole record and drops unknown fields', () => {
     const whole = record('p1', '2026-12-01T00:00:00.000Z');
     expect(asHostRecord({ ...whole, extra: 1 })).toEqual(whole);
+  });
+
+  it('keeps the code stamp when it is whole, and drops one of another shape (an optional field)', () => {
+    const whole = { ...record('p1', '2026-12-01T00:00:00.000Z'), code: { file: '/opt/dist/host-command.js', mtimeMs: 1.5 } };
+    expect(asHostRecord(whole)).toEqual(whole);
+    for (const code of [null, 'x', { file: '/a' }, { file: 3, mtimeMs: 1 }, { file: '/a', mtimeMs: Number.NaN }]) {
+      expect(asHostRecord({ ...whole, code })).toEqual(record('p1', '2026-12-01T00:00:00.000Z'));
+    }
+  });
+
+  it('stamps a file by its mtime, and nothing for a file that is not there', () => {
+    const file = path.join(home, 'code.js');
+    fs.writeFileSync(file, '');
+    fs.utimesSync(file, 1000, 1000);
+    expect(codeStamp(file)).toEqual({ file, mtimeMs: 1_000_000 });
+    expect(codeStamp(path.join(home, 'gone.js'))).toBeUndefined();
+    expect(codeStamp()?.file).toBe(__filename.replace(/tests\/unit\/discovery\.test\.ts$/, 'lib/relay/discovery.ts'));
   });
 
   it('refuses a record with any field missing or of another type', () => {

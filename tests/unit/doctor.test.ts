@@ -229,6 +229,24 @@ describe('doctor', () => {
     expect(check(report, 'host running').detail).toContain(`is version 0.0.1, but this comet-relay is ${VERSION}`);
   });
 
+  it('a host whose code file was written anew since it started is stale, though its version is this one (review 8, skew F5)', async () => {
+    const s = setup();
+    await install({ ...s, browsers: ['chromium'] });
+    const file = path.join(s.homedir, 'clone', 'dist', 'host-command.js');
+    fs.mkdirSync(path.dirname(file), { recursive: true });
+    fs.writeFileSync(file, '');
+    const started = { file, mtimeMs: fs.statSync(file).mtimeMs };
+    let report = await doctor({ ...s, listHosts: () => [host({ code: started })], queryStatus: async () => status() });
+    expect(check(report, 'host running').ok).toBe(true);
+    fs.utimesSync(file, new Date(), new Date(started.mtimeMs + 60_000));
+    report = await doctor({ ...s, listHosts: () => [host({ code: started })], queryStatus: async () => status() });
+    expect(check(report, 'host running')).toMatchObject({ ok: false, fix: expect.stringContaining('reload the comet-relay extension') });
+    expect(check(report, 'host running').detail).toContain('The host for "Default" runs the code it started with; ~/clone/dist/host-command.js was written anew since');
+    fs.rmSync(file);
+    report = await doctor({ ...s, listHosts: () => [host({ code: started })], queryStatus: async () => status() });
+    expect(check(report, 'host running').ok).toBe(false);
+  });
+
   it('names the file a selector set came from, and a skipped selector set file is a problem with its fix', async () => {
     const s = setup();
     await install({ ...s, browsers: ['chromium'] });

@@ -59,6 +59,8 @@ describe('native host', () => {
     const [record] = listHosts(home);
     expect(record).toMatchObject({ profileId: 'testprofile01', profileLabel: 'Test profile', pid: process.pid });
     expect(fs.statSync(record!.socketPath).mode & 0o777).toBe(0o600);
+    // The code it runs, so doctor can tell a rebuild in place that kept the version.
+    expect(record!.code).toEqual({ file: expect.stringMatching(/discovery\.ts$/), mtimeMs: expect.any(Number) });
   });
 
   it('refuses an extension that speaks another protocol, saying which side is the older and the step that ends it (review 8, skew F4)', async () => {
