@@ -258,7 +258,9 @@ describe('call_perplexity_computer: holding the call', () => {
     const browser = new FakeBrowser().on('threads.start', submitted).fail('threads.wait', 'HOST_DISCONNECTED', 'The comet-relay host went away.');
     const { structured, isError } = await call(browser, 'call_perplexity_computer', { message: 'x' }).done;
     expect(isError).toBe(false);
-    expect(structured).toMatchObject({ thread_id: THREAD, event: 'timeout', task_status: 'working' });
+    expect(structured).toMatchObject({ thread_id: THREAD, event: 'timeout' });
+    // The seed: task_status is left out when the server cannot tell the task's state (review 10, spec 3).
+    expect(structured).not.toHaveProperty('task_status');
     expect(structured?.text).toMatch(/stopped waiting for this task: \[HOST_DISCONNECTED\] The comet-relay host went away\. .*read_thread with thread_id/);
     // What the task does now, the broken wait did not see (threads review M2).
     expect(structured?.text).not.toMatch(/keeps running/);

@@ -190,10 +190,10 @@ export function notSentResult(refusal: TurnNotSent): ThreadResult {
  * show, an older one (day-3 review M2).
  */
 export function stoppedWaitingResult(threadId: string, cause: { code: string; message: string }): ThreadResult {
+  // No task_status: the seed leaves it out when the server cannot tell the task's state, as this wait cannot.
   return {
     thread_id: threadId,
     event: 'timeout',
-    task_status: taskStatusOf('timeout'),
     text:
       `comet-relay stopped waiting for this task: [${cause.code}] ${cause.message} The task was sent; whether it still runs, this wait could not see: ` +
       `call read_thread with thread_id ${threadId} to check on it (do not send it again).`,
