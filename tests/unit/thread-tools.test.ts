@@ -154,7 +154,9 @@ describe('call_perplexity_computer: holding the call', () => {
     const { world, done } = call(browser, 'call_perplexity_computer', { message: 'Summarize the top 5 stories on Hacker News right now.' });
     const { text, structured } = await done;
     expect(browser.calls[0]?.params).toEqual({ message: 'Summarize the top 5 stories on Hacker News right now.', attachments: [], settings: {}, projectUuid: undefined, projectVisibility: undefined, tabCap: 6 });
-    expect(browser.calls[1]?.params).toEqual({ threadId: THREAD, turn: 1, timeoutMs: 5000, heard: [], tabCap: 6 });
+    expect(browser.calls[1]?.params).toEqual({ threadId: THREAD, turn: 1, timeoutMs: expect.any(Number), heard: [], tabCap: 6 });
+    expect(browser.calls[1]?.params.timeoutMs).toBeGreaterThanOrEqual(4900);
+    expect(browser.calls[1]?.params.timeoutMs).toBeLessThanOrEqual(5000);
     expect(browser.calls[1]?.options.signal).toBe(world.context.signal);
     expect(structured).toMatchObject({ thread_id: THREAD, event: 'complete', task_status: 'completed', files });
     expect(JSON.parse(text)).toEqual(structured);
@@ -210,7 +212,25 @@ describe('call_perplexity_computer: holding the call', () => {
   it('as an MCP task the hold is the twenty-minute no-checkpoint rule', async () => {
     const browser = new FakeBrowser().on('threads.start', submitted).on('threads.wait', checkpoint({ turn: 1 }));
     await call(browser, 'call_perplexity_computer', { message: 'Long job' }, { asTask: true }).done;
-    expect(browser.calls[1]?.params.timeoutMs).toBe(1_200_000);
+    expect(browser.calls[1]?.params.timeoutMs).toBeGreaterThanOrEqual(1_199_900);
+    expect(browser.calls[1]?.params.timeoutMs).toBeLessThanOrEqual(1_200_000);
+  });
+
+  it('the hold counts from the call, the submit included: the seed\'s "for up to two minutes" (review 10, spec 4)', async () => {
+    vi.useFakeTimers();
+    const slowSubmit = () => new Promise<typeof submitted>((resolve) => setTimeout(() => resolve(submitted), 3_000));
+    const browser = new FakeBrowser().on('threads.start', slowSubmit).on('threads.wait', checkpoint({ turn: 1, event: null, text: '' }));
+    const { done } = call(browser, 'call_perplexity_computer', { message: 'Long job' });
+    await vi.advanceTimersByTimeAsync(3_000);
+    const { structured } = await done;
+    expect(browser.calls[1]?.params.timeoutMs).toBe(2_000);
+    expect(structured?.text).toMatch(/this call stopped waiting after 3 s/);
+    // A submit that took the whole hold still reads the turn once, with no wait.
+    const slower = new FakeBrowser().on('threads.start', () => new Promise((resolve) => setTimeout(() => resolve(submitted), 9_000))).on('threads.wait', checkpoint({ turn: 1, event: null, text: '' }));
+    const late = call(slower, 'call_perplexity_computer', { message: 'Long job' });
+    await vi.advanceTimersByTimeAsync(9_000);
+    await late.done;
+    expect(slower.calls[1]?.params.timeoutMs).toBe(0);
   });
 
   it('the page refusing before sending gives no thread_id and no task_status', async () => {

@@ -19,6 +19,8 @@ export interface HoldOptions {
   signal: AbortSignal;
   progress(message: string): void;
   holdMs: number;
+  /** When the call began (default: now): the hold counts from there, the submit's time included (the seed's "for up to two minutes"). */
+  since?: number;
   progressMs: number;
   tabCap: number;
   /** Present when the client declared elicitation (and the call is not an MCP task). */
@@ -57,14 +59,15 @@ export async function holdThread(options: HoldOptions, submitted: { threadId: st
   }
 
   async function holdLoop(): Promise<ThreadResult> {
+    let since = options.since ?? Date.now();
     for (;;) {
-      const started = Date.now();
+      const timeoutMs = Math.max(0, options.holdMs - (Date.now() - since));
       const checkpoint = await options.browser.call(
         'threads.wait',
-        { threadId, turn, timeoutMs: options.holdMs, heard, tabCap: options.tabCap },
-        { signal: options.signal, timeoutMs: options.holdMs + WAIT_GRACE_MS, onProgress: onStep },
+        { threadId, turn, timeoutMs, heard, tabCap: options.tabCap },
+        { signal: options.signal, timeoutMs: timeoutMs + WAIT_GRACE_MS, onProgress: onStep },
       );
-      const heldMs = Date.now() - started;
+      const heldMs = Date.now() - since;
       const interaction = options.elicit ? elicitable(checkpoint, answered) : undefined;
       if (!interaction || !options.elicit) return checkpointResult(checkpoint, heldMs);
       const reply = await askThePerson(options.elicit, threadId, interaction, options.signal);
@@ -83,6 +86,8 @@ export async function holdThread(options: HoldOptions, submitted: { threadId: st
       // A new turn: its steps are new, whatever their words.
       if (next.turn !== turn) heard = [];
       turn = next.turn;
+      // The person answered inside the call: the turn that started gets a hold of its own.
+      since = Date.now();
     }
   }
 

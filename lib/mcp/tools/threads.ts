@@ -389,6 +389,7 @@ async function runTurn(
   submit: (onProgress: (step: string) => void) => Promise<TurnSubmission>,
 ): Promise<CallToolResult> {
   return onThread(knownThreadId, async () => {
+    const since = Date.now();
     let submitted: TurnSubmission;
     // Progress from the first second: a submit may take up to SUBMIT_TIMEOUT_MS (tab, page, files,
     // the URL), longer than a client's default timeout. A known thread is named at once.
@@ -409,7 +410,7 @@ async function runTurn(
       beat.stop();
     }
     if ('notSent' in submitted) return jsonResult(notSentResult(submitted));
-    const result = await holdThread(holdOptions(context), submitted);
+    const result = await holdThread({ ...holdOptions(context), since }, submitted);
     return jsonResult(result);
   });
 }
