@@ -306,6 +306,24 @@ describe('uploads in flight, downloads that fail, and cleanup', () => {
     expect((await fetch(`${listener.base}/attachments/upload`)).status).toBe(405);
   });
 
+  it('a request target that is no path (`//[`) is a 400, never a throw that ends the process (review 10, crash F1)', async () => {
+    const url = new URL(listener.base);
+    for (const target of ['//[', '//']) {
+      const answer = await new Promise<string>((resolve) => {
+        const socket = net.connect({ host: url.hostname, port: Number(url.port) });
+        let text = '';
+        socket.on('data', (chunk: Buffer) => {
+          text += chunk.toString();
+        });
+        socket.on('end', () => resolve(text));
+        socket.on('error', () => resolve(text));
+        socket.write(`GET ${target} HTTP/1.1\r\nHost: ${url.host}\r\nConnection: close\r\n\r\n`);
+      });
+      expect(answer).toMatch(/^HTTP\/1\.1 (400|404) /);
+    }
+    expect((await fetch(`${listener.base}/attachments/upload`)).status).toBe(405);
+  });
+
   it('a whole request whose form ends inside the file part is refused with 400; the process lives on (threads review H1)', async () => {
     const envelope = await attachments.envelope({ filename: 'cut.bin', mimeType: 'application/octet-stream', sizeBytes: 100 });
     const boundary = 'cut';

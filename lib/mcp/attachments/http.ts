@@ -326,7 +326,14 @@ export async function startAttachmentListener(store: AttachmentStore): Promise<{
       req.resume();
       return respond(res, 403, `Origin "${origin}" is not allowed to upload here.`);
     }
-    const pathname = new URL(req.url ?? '/', 'http://localhost').pathname;
+    let pathname: string;
+    try {
+      pathname = new URL(req.url ?? '/', 'http://localhost').pathname;
+    } catch {
+      // A target such as `//[` is no path; thrown here it would end the MCP session's process.
+      req.resume();
+      return respond(res, 400, `The request target ${JSON.stringify(req.url)} is not a path: uploads go to ${ATTACHMENTS_PREFIX}upload.`);
+    }
     if (!pathname.startsWith(ATTACHMENTS_PREFIX)) {
       req.resume();
       return respond(res, 404, 'This listener only takes attachment uploads.');
