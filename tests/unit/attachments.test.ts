@@ -95,9 +95,18 @@ describe('create_attachment_upload envelopes', () => {
     ['x\u0000.pdf', /control characters/],
     ['', /1 to 255/],
     ['con:1.txt', /must not contain any of/],
-  ])('refuses the filename %j', async (filename, message) => {
+    ['\ud800.pdf', /well-formed Unicode/],
+    ['a\udfff', /well-formed Unicode/],
+  ])('refuses the filename %j, and leaves nothing in the store', async (filename, message) => {
     expect(filenameProblem(filename)).toMatch(message);
     await expect(attachments.envelope({ filename, mimeType: 'text/plain', sizeBytes: 1 })).rejects.toThrow(/^filename /);
+    // A refused name stores no envelope: leftovers would count against the cap for the ttl (review 10, crash F4).
+    expect(fs.existsSync(path.join(home, 'attachments')) ? fs.readdirSync(path.join(home, 'attachments')) : []).toEqual([]);
+  });
+
+  it('takes a name of paired surrogates (an emoji) whole', async () => {
+    const envelope = await attachments.envelope({ filename: 'chart 📈.png', mimeType: 'image/png', sizeBytes: 1 });
+    expect(envelope.attachment_url).toMatch(/\/chart%20%F0%9F%93%88\.png$/);
   });
 
   it('only attachment URLs of this relay are read: other hosts, paths, query strings, wrong names, missing uploads', async () => {

@@ -94,6 +94,8 @@ export function filenameProblem(filename: string): string | undefined {
   if (/[/\\\u0000-\u001f\u007f]/.test(filename)) return 'must not contain a path separator or control characters (pass only the name, e.g. report.pdf)';
   if (/[<>:"|?*]/.test(filename)) return 'must not contain any of < > : " | ? *';
   if (filename.trim() !== filename) return 'must not start or end with spaces';
+  // A lone surrogate is no character: no URL or file system takes it (review 10, crash F4).
+  if (/\p{Cs}/u.test(filename)) return 'must be well-formed Unicode text (it holds half of a surrogate pair)';
   return undefined;
 }
 
@@ -146,6 +148,8 @@ export class AttachmentStore {
       expiresAt: createdAt + this.ttlMs,
       ...(door === 'loopback' ? {} : { door }),
     };
+    // Made before anything is written: a name it throws on leaves no envelope behind.
+    const attachmentUrl = `${base}/attachments/${id}/${encodeURIComponent(request.filename)}`;
     fs.mkdirSync(this.dir, { recursive: true, mode: 0o700 });
     const folder = path.join(this.dir, id);
     fs.mkdirSync(folder, { mode: 0o700 });
@@ -157,7 +161,7 @@ export class AttachmentStore {
       throw error;
     }
     return {
-      attachment_url: `${base}/attachments/${id}/${encodeURIComponent(request.filename)}`,
+      attachment_url: attachmentUrl,
       upload_url: `${base}/attachments/upload`,
       upload_fields: { key: id, token },
       expires_at: new Date(meta.expiresAt).toISOString(),
