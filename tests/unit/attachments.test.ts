@@ -477,6 +477,12 @@ describe('upload cleanup and caps', () => {
     );
     await some.envelope({ filename: 'b.bin', mimeType: 'application/octet-stream', sizeBytes: 500 });
     await expect(some.envelope({ filename: 'c.bin', mimeType: 'application/octet-stream', sizeBytes: 1 })).rejects.toThrow(/2 uploads are already kept \(COMET_ATTACHMENT_MAX_FILES is 2\)/);
+    // The public door has the caps to itself: the local clients' uploads do not fill them, nor its uploads theirs (review 10, door M2).
+    const remote = new Attachments({ store: capped, publicBase: 'https://relay.example.com', base: async () => 'https://relay.example.com', door: 'public' });
+    await remote.envelope({ filename: 'r1.bin', mimeType: 'application/octet-stream', sizeBytes: 1000 });
+    await remote.envelope({ filename: 'r2.bin', mimeType: 'application/octet-stream', sizeBytes: 1 });
+    await expect(remote.envelope({ filename: 'r3.bin', mimeType: 'application/octet-stream', sizeBytes: 1 })).rejects.toThrow(/2 uploads through the public door are already kept/);
+    await expect(some.envelope({ filename: 'c.bin', mimeType: 'application/octet-stream', sizeBytes: 1 })).rejects.toThrow(/^2 uploads are already kept/);
   });
 
   it('serve and mcp sweep when they start, and then on their timer', async () => {

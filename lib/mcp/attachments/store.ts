@@ -133,7 +133,7 @@ export class AttachmentStore {
    */
   create(request: EnvelopeRequest, base: string, door: Door = 'loopback'): Envelope {
     this.sweep();
-    this.checkRoom(Math.min(request.sizeBytes, this.maxBytes));
+    this.checkRoom(Math.min(request.sizeBytes, this.maxBytes), door);
     const id = randomUUID();
     const token = randomBytes(32).toString('base64url');
     const createdAt = this.now();
@@ -342,20 +342,25 @@ export class AttachmentStore {
     });
   }
 
-  private checkRoom(bytes: number): void {
+  /**
+   * Each door has the caps to itself, as it has its own sessions: what the public door keeps (the Agent API's calls
+   * through a tunnel) never refuses the person's local clients an upload (review 10, door M2).
+   */
+  private checkRoom(bytes: number, door: Door): void {
     const now = this.now();
-    const live = this.entries().filter(({ name, meta }) => meta.expiresAt >= now || this.arriving(name, meta, now));
+    const live = this.entries().filter(({ name, meta }) => (meta.door ?? 'loopback') === door && (meta.expiresAt >= now || this.arriving(name, meta, now)));
+    const whose = door === 'public' ? ' through the public door' : '';
     if (live.length >= this.maxFiles) {
       throw new RelayError(
         'INVALID_PARAMS',
-        `${live.length} uploads are already kept (COMET_ATTACHMENT_MAX_FILES is ${this.maxFiles}): wait until older ones expire (COMET_ATTACHMENT_TTL_MS), or raise the cap.`,
+        `${live.length} uploads${whose} are already kept (COMET_ATTACHMENT_MAX_FILES is ${this.maxFiles}): wait until older ones expire (COMET_ATTACHMENT_TTL_MS), or raise the cap.`,
       );
     }
     const held = live.reduce((sum, { meta }) => sum + (meta.sizeBytes ?? Math.min(meta.declaredBytes, this.maxBytes)), 0);
     if (held + bytes > this.maxTotalBytes) {
       throw new RelayError(
         'INVALID_PARAMS',
-        `size_bytes ${bytes} does not fit: the kept uploads hold ${held} of ${this.maxTotalBytes} bytes (COMET_ATTACHMENT_MAX_TOTAL_BYTES). Wait until older ones expire (COMET_ATTACHMENT_TTL_MS), or raise the cap.`,
+        `size_bytes ${bytes} does not fit: the kept uploads${whose} hold ${held} of ${this.maxTotalBytes} bytes (COMET_ATTACHMENT_MAX_TOTAL_BYTES). Wait until older ones expire (COMET_ATTACHMENT_TTL_MS), or raise the cap.`,
       );
     }
   }
