@@ -73,7 +73,8 @@ export async function startHttpServer(options: HttpOptions): Promise<RunningHttp
     public: new Attachments({ store, publicBase, base: async () => publicBase ?? (await loopbackBase()), door: 'public' }),
   };
 
-  const server = http.createServer((req, res) => {
+  // Headers come at once from any client: a caller that trickles them (slowloris) is cut after 10 s, not Node's 60.
+  const server = http.createServer({ headersTimeout: 10_000, connectionsCheckingInterval: 5_000 }, (req, res) => {
     void handle(req, res).catch((error) => {
       if (!res.headersSent) reply(res, 500, -32603, `Internal error: ${(error as Error).message}`);
     });
@@ -263,6 +264,9 @@ export function allowedHost(host: string | undefined, port: number, publicUrl?: 
 }
 
 function reply(res: http.ServerResponse, status: number, code: number, message: string): void {
+  // A body left unread (a refused caller's, one past the limit) is not read to its end to keep the connection: Node
+  // would, whatever its size, for anyone who can reach the port (review 10, door M1).
+  if (!res.req.complete) res.setHeader('Connection', 'close');
   res.writeHead(status, { 'Content-Type': 'application/json' });
   res.end(JSON.stringify({ jsonrpc: '2.0', error: { code, message }, id: null }));
 }

@@ -1,5 +1,6 @@
 import fs from 'node:fs';
 import http from 'node:http';
+import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import v8 from 'node:v8';
@@ -249,6 +250,45 @@ describe('serve: the HTTP door', () => {
     expect(bad.body).toMatch(/is not a path: the MCP endpoint is \/mcp/);
   });
 
+  it('a caller with no token cannot make the server read an endless body: an upload form past its limit is a 413, a refused POST closes the connection (review 10, door M1)', async () => {
+    const target = await serve({ COMET_ATTACHMENT_MAX_BYTES: 100_000 });
+    // One endless field, chunked, no key, no token, no file part: busboy would read it all to say "no file part".
+    const streamed = await new Promise<{ status: string; written: number }>((resolve) => {
+      const socket = net.connect(target.port, '127.0.0.1');
+      let written = 0;
+      let answered = false;
+      const chunked = (b: Buffer) => Buffer.concat([Buffer.from(`${b.length.toString(16)}\r\n`), b, Buffer.from('\r\n')]);
+      const mb = chunked(Buffer.alloc(1 << 20, 0x61));
+      socket.on('data', (d) => {
+        if (answered) return;
+        answered = true;
+        resolve({ status: d.toString().split(' ')[1] ?? '', written });
+        socket.destroy();
+      });
+      socket.on('error', () => !answered && resolve({ status: 'cut', written }));
+      socket.on('close', () => !answered && resolve({ status: 'cut', written }));
+      socket.on('connect', () => {
+        socket.write(`POST /attachments/upload HTTP/1.1\r\nHost: 127.0.0.1:${target.port}\r\nContent-Type: multipart/form-data; boundary=B\r\nTransfer-Encoding: chunked\r\n\r\n`);
+        socket.write(chunked(Buffer.from('--B\r\nContent-Disposition: form-data; name="x"\r\n\r\n')));
+        const pump = () => {
+          while (!answered && written < 64 << 20) {
+            written += 1 << 20;
+            if (!socket.write(mb)) return void socket.once('drain', pump);
+          }
+        };
+        pump();
+      });
+    });
+    expect(streamed.status).toBe('413');
+    expect(streamed.written).toBeLessThan(16 << 20);
+    // A declared size past the limit is refused before the body.
+    const declared = await rawHead(target.port, `POST /attachments/upload HTTP/1.1\r\nHost: 127.0.0.1:${target.port}\r\nContent-Type: multipart/form-data; boundary=B\r\nContent-Length: 1000000000\r\n\r\n`);
+    expect(declared).toMatch(/^HTTP\/1\.1 413 [\s\S]*Connection: close/i);
+    // A POST refused for its token, its body never sent: answered at once, the connection closed, nothing waited for.
+    const refused = await rawHead(target.port, `POST /mcp HTTP/1.1\r\nHost: 127.0.0.1:${target.port}\r\nContent-Type: application/json\r\nContent-Length: 1000000000\r\n\r\n`);
+    expect(refused).toMatch(/^HTTP\/1\.1 401 [\s\S]*Connection: close/i);
+  });
+
   it('401 without the token or with a wrong one, naming how to get it', async () => {
     const target = await serve();
     const missing = await send(target, { headers: { Authorization: '' }, body: initialize('x') });
@@ -457,3 +497,17 @@ describe('serve: every door its own (review 2026-12-02 #9, #25, #6)', () => {
     expect(localList.body).toContain('"comet_list_tabs"');
   });
 });
+
+/** Sends `head` (and no body) on a raw socket; resolves with all the server sent once it closed the connection. */
+function rawHead(port: number, head: string): Promise<string> {
+  return new Promise((resolve) => {
+    const socket = net.connect(port, '127.0.0.1');
+    let text = '';
+    socket.on('data', (d: Buffer) => {
+      text += d.toString();
+    });
+    socket.on('close', () => resolve(text));
+    socket.on('error', () => {});
+    socket.on('connect', () => socket.write(head));
+  });
+}

@@ -79,6 +79,11 @@ async function receiveUpload(store: AttachmentStore, req: http.IncomingMessage, 
   if (!contentType || !/^multipart\/form-data\b/i.test(contentType)) {
     return refuse(req, res, new UploadRefused(415, 'Send multipart/form-data: every field of upload_fields, then the file under a part named "file".'));
   }
+  // Counted on the body itself, before any token is checked: busboy cuts a field at fieldSize but reads all of it, so
+  // an unauthenticated caller could have the whole server read an endless form (review 10, door M1).
+  const bodyMax = store.maxBytes + FORM_OVERHEAD_BYTES;
+  const tooLarge = () => new UploadRefused(413, `The form is larger than any upload may be (${bodyMax} bytes): send the upload_fields and one file of at most its envelope's max_bytes.`);
+  if (Number(req.headers['content-length']) > bodyMax) return refuse(req, res, tooLarge(), { now: true });
   let parser: BusboyInstance;
   try {
     parser = new Busboy({
@@ -135,6 +140,11 @@ async function receiveUpload(store: AttachmentStore, req: http.IncomingMessage, 
       else if (file === 'stored') settle(undefined);
     });
     req.on('error', fail);
+    let received = 0;
+    req.on('data', (chunk: Buffer) => {
+      received += chunk.length;
+      if (received > bodyMax) fail(tooLarge());
+    });
     req.pipe(parser);
   });
   if (refusal) {
@@ -199,6 +209,9 @@ function writeFile(stream: BusboyFileStream, claim: ClaimedUpload, limit: number
   });
 }
 
+/** What a form may hold beside its file: the envelope's fields and each part's headers, with room to spare. */
+const FORM_OVERHEAD_BYTES = 64 * 1024;
+
 /** How much of a refused body is read before answering; a client sending more has its connection cut. */
 const REFUSED_BODY_DRAIN_BYTES = 1024 * 1024;
 
@@ -209,10 +222,11 @@ const REFUSED_BODY_DRAIN_BYTES = 1024 * 1024;
  * reset discards the answer, and it never hears why. A body past the bound is not waited for: the
  * answer goes out at once and the connection closes behind it.
  */
-function refuse(req: http.IncomingMessage, res: http.ServerResponse, refusal: UploadRefused): void {
+function refuse(req: http.IncomingMessage, res: http.ServerResponse, refusal: UploadRefused, { now = false } = {}): void {
   res.setHeader('Connection', 'close');
   const answer = () => respond(res, refusal.status, refusal.message);
-  if (req.readableEnded) {
+  // `now`: a body refused by its declared size is not waited for (it may never come, or be a gigabyte).
+  if (req.readableEnded || now) {
     answer();
     return;
   }
