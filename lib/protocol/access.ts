@@ -164,6 +164,8 @@ export const METHOD_TARGET: Partial<Record<MethodName, Target>> = {
   'library.thread': 'library',
   /** The sidebar's conversations are the library's titles and URLs too. */
   'page.conversations': 'library',
+  /** The person's Projects (names, descriptions, URLs): what the public door's page reads leave out with the sidebar (review 10, door L2). */
+  'account.projects': 'library',
 };
 
 /** Methods whose tab may be one that is not Perplexity: they are judged again for `other-tab` once it is known. */

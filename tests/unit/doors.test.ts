@@ -58,7 +58,7 @@ const EXPECTED: Record<keyof typeof METHOD_ACCESS | keyof typeof LOCAL_ACCESS, [
   'threads.assets': ['open', 'open'],
   'threads.assetDownload': ['open', 'open'],
   'account.models': ['open', 'open'],
-  'account.projects': ['open', 'open'],
+  'account.projects': ['open', 'public-library'],
   'library.list': ['open', 'public-library'],
   'library.thread': ['open', 'public-library'],
   'host.status': ['open', 'open'],
