@@ -82,8 +82,10 @@ export async function startHttpServer(options: HttpOptions): Promise<RunningHttp
 
   async function handle(req: http.IncomingMessage, res: http.ServerResponse): Promise<void> {
     if (!allowedHost(req.headers.host, port, options.publicUrl)) {
-      const publicName = options.publicUrl ? `, localhost:${port} or ${options.publicUrl.mcpUrl}` : ` or localhost:${port}`;
-      return reply(res, 403, -32000, `Host "${req.headers.host}" is not allowed: connect to 127.0.0.1:${port}${publicName}.`);
+      // Never the public door's address: a DNS-rebinding page can read this answer, and a tunnel's name is often its only secret
+      // besides the token (review 10, door L4). Whoever set up --public-url knows it.
+      const publicDoor = options.publicUrl ? ', or the --public-url address this server was given' : '';
+      return reply(res, 403, -32000, `Host "${req.headers.host}" is not allowed: connect to 127.0.0.1:${port} or localhost:${port}${publicDoor}.`);
     }
     const origin = req.headers.origin;
     if (origin !== undefined && !allowedOrigin(origin, port)) {

@@ -305,6 +305,14 @@ describe('serve: the HTTP door', () => {
     expect((await send(target, { headers: { Origin: `http://localhost:${target.port}` }, body: initialize('x') })).status).toBe(200);
   });
 
+  it("the foreign Host's 403, which a rebinding page can read, never names the public door's address (review 10, door L4)", async () => {
+    const target = await serve({}, { publicUrl: parsePublicUrl(`https://${PUBLIC_HOST}`), publicToken: PUBLIC_TOKEN });
+    const refused = await send(target, { headers: { Host: `evil.example:${target.port}` }, body: initialize('x') });
+    expect(refused.status).toBe(403);
+    expect(refused.body).toContain(`connect to 127.0.0.1:${target.port} or localhost:${target.port}, or the --public-url address`);
+    expect(refused.body).not.toContain(PUBLIC_HOST);
+  });
+
   it('the public door takes only the public token, and the loopback door refuses it', async () => {
     const target = await serve({}, { publicUrl: parsePublicUrl(`https://${PUBLIC_HOST}`), publicToken: PUBLIC_TOKEN });
     const viaPublic = (authorization: string) => send(target, { headers: { Host: PUBLIC_HOST, Authorization: authorization }, body: initialize('cloud') });
