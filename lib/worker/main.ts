@@ -260,7 +260,6 @@ export function startWorker(): void {
   browser.tabs.onRemoved.addListener((tabId) => {
     access.clear(tabId);
     repairs.forget(tabId); // its repair goes with it (review 8, long-run #5)
-    router.forgetTab(tabId);
     panels.onPageChange();
   });
   // A Perplexity tab that finished loading and still has no page script a grace later: ask why now,

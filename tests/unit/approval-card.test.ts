@@ -27,7 +27,7 @@ function service() {
   const tabs = { drivenTab: async () => ({ id: 7, title: 'Tides', url: 'https://www.perplexity.ai/search/tides-abc' }) } as unknown as TabService;
   return new PanelService({
     // Only what a card reads of the router: how many prompts the tab was sent.
-    router: () => ({ promptsSent: () => 0 }) as unknown as Router,
+    router: () => ({}) as unknown as Router,
     tabs,
     pages: { document: () => undefined } as unknown as PageHub,
     status: async () => {

@@ -32,6 +32,8 @@ async function askApprovedOn(cardUrl: string, meanwhile: Meanwhile, params: Reco
   let document = {};
   const pages = {
     state: (tabId: number) => (tabId === 7 && connected ? { tabId, url: tab.url, title: 't' } : undefined),
+    asksPosted: () => [],
+    namedBy: () => OWN, // the page's own last prompt names OWN
     document: () => document,
     whenReady: async () => {
       // The other agent's navigation commits and its page's script connects.

@@ -36,13 +36,16 @@ vi.mock('wxt/browser', async () => {
 function tabAt(url: string, hooks: { onReady?: () => void; onAsk?: (prompt: string) => void } = {}) {
   state.tabs = { 7: { id: 7, windowId: 1, title: 'Perplexity', url, active: true } };
   const tab = state.tabs[7] as FakeTab;
-  const world = { sent: [] as string[], document: {} as object, tab };
+  const world = { sent: [] as string[], document: {} as object, tab, asks: [] as string[] };
   const pages = {
     state: () => ({ tabId: 7, url: tab.url, title: 't' }),
     document: () => world.document,
+    asksPosted: () => world.asks,
+    namedBy: () => undefined,
     whenReady: async () => hooks.onReady?.(),
     forget: () => () => {},
-    request: async (tabId: number, method: string, p: Record<string, unknown>) => {
+    request: async (tabId: number, method: string, p: Record<string, unknown>, _s?: unknown, _o?: unknown, _t?: unknown, asker = '') => {
+      if (method === 'page.ask') world.asks.push(asker);
       world.sent.push(`${method}${p.mode ? `(${p.mode})` : ''}${p.prompt ? `[${p.prompt}]` : ''} -> tab ${tabId} (${tab.url})`);
       if (method === 'page.mode' && p.mode === undefined) return { mode: 'search', acts: false };
       if (method === 'page.mode') return { mode: p.mode, changed: true, verified: true };
@@ -78,7 +81,7 @@ describe('a new chat whose load another agent overtakes with its own conversatio
             world.document = {};
           },
         });
-        const router = await routerFor(world, approved ? async (_request, r) => ({ tabId: 7, url: T, title: 'T', page: world.document, prompts: r.promptsSent(7) }) : undefined);
+        const router = await routerFor(world, approved ? async () => ({ tabId: 7, url: T, title: 'T', page: world.document, prompts: world.asks.length }) : undefined);
         const reply = await ask(router, 'a', { prompt: 'P', newChat: true, ...(keepMode ? { keepMode } : {}) });
         expect(world.sent.filter((s) => s.startsWith('page.ask'))).toEqual([]);
         expect(reply).toMatchObject({ kind: 'error', error: { message: expect.stringContaining(`the tab shows another conversation (${Y})`) } });
@@ -95,8 +98,8 @@ describe('a card on the home page approved after another prompt named its own co
       },
     });
     let clickA!: () => void;
-    const router = await routerFor(world, async (request, r) => {
-      const card: ApprovedTab = { tabId: 7, url: world.tab.url, title: 'Perplexity', page: world.document, prompts: r.promptsSent(7) };
+    const router = await routerFor(world, async (request) => {
+      const card: ApprovedTab = { tabId: 7, url: world.tab.url, title: 'Perplexity', page: world.document, prompts: world.asks.length, client: request.origin?.clientId };
       if (request.id === 'A') await new Promise<void>((resolve) => (clickA = resolve)); // A's card waits for the person
       return card;
     });

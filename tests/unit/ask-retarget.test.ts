@@ -45,6 +45,8 @@ function pagesWithSlowModeRead() {
       if (method === 'page.mode') return { mode: params.mode, changed: true, verified: true };
       return { afterTurn: 0, baselineUrl: tabs[tabId]?.url, turnIndex: 1, conversationUrl: tabs[tabId]?.url, questionKey: 'k', previousAnswerKey: '', submittedAt: 1, via: 'button' };
     },
+    asksPosted: () => [],
+    namedBy: () => undefined,
     document: () => SAME_PAGE, // one document throughout: no page loads in these tests
   } as unknown as PageHub;
   return { pages, sent, readStarted, release };
@@ -149,6 +151,8 @@ describe("a tab switched under a prompt's new chat (fixes review 2 #2)", () => {
         sent.push(`${method} -> tab ${tabId}`);
         return method === 'page.composerDraft' ? { text: '' } : { turnIndex: 0 };
       },
+      asksPosted: () => [],
+      namedBy: () => undefined,
       document: () => SAME_PAGE, // one document throughout: no page loads in these tests
     } as unknown as PageHub;
     const tabs = new TabService(pages);
@@ -179,6 +183,8 @@ describe("another agent's page loaded in a new chat's tab (fixes review 5 #1)", 
       state: (tabId: number) => (tabsState[tabId] ? { tabId, url: tabsState[tabId]?.url, title: tabsState[tabId]?.title } : undefined),
       whenReady: async () => {},
       forget: () => () => {},
+      asksPosted: () => [],
+      namedBy: () => undefined,
       document: () => document,
       request: async (tabId: number, method: string, params: Record<string, unknown>) => {
         sent.push(`${method}${params.mode ? `(${params.mode})` : ''} -> tab ${tabId}`);

@@ -42,6 +42,8 @@ function world(start = X, readActs = false) {
       return {};
     }),
     state: () => undefined,
+    asksPosted: () => [],
+    namedBy: () => undefined,
     document: () => SAME_PAGE, // one document throughout: no page loads in these tests
   } as unknown as PageHub;
   let navigated!: () => void;

@@ -45,6 +45,8 @@ function world() {
       return { turnIndex: 0 };
     }),
     state: () => undefined,
+    asksPosted: () => [],
+    namedBy: () => undefined,
     document: () => SAME_PAGE, // one document throughout: no page loads in these tests
   } as unknown as PageHub;
   let shown = 'https://www.perplexity.ai/search/tides-abc';

@@ -54,6 +54,8 @@ function world() {
       sent.push(`${method} -> tab ${tabId} (${tabs[tabId]?.url})`);
       return { afterTurn: 0, baselineUrl: tabs[tabId]?.url, turnIndex: 0, conversationUrl: tabs[tabId]?.url, questionKey: 'k', previousAnswerKey: '', submittedAt: 1, via: 'button' };
     },
+    asksPosted: () => [],
+    namedBy: () => undefined,
     document: () => SAME_PAGE, // one document throughout: no page loads in these tests
   } as unknown as PageHub;
   return { pages, sent };

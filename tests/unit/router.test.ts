@@ -23,6 +23,8 @@ function world(authorize?: RouterDeps['authorize']) {
       return { ok: true };
     }),
     state: () => undefined,
+    asksPosted: () => [],
+    namedBy: () => undefined,
     document: () => SAME_PAGE, // one document throughout: no page loads in these tests
   } as unknown as PageHub;
   const tabs = { pageTab: async () => 7 } as unknown as TabService;
@@ -102,6 +104,8 @@ describe('Router: page content while the Perplexity tab is between pages (found 
       state: () => undefined, // the page is navigating: its script has not said ready yet
       whenReady: vi.fn(() => whenReady),
       request: vi.fn(async () => ({ title: 'Perplexity', text: 'answer', totalLength: 6, truncated: false })),
+      asksPosted: () => [],
+      namedBy: () => undefined,
       document: () => SAME_PAGE, // one document throughout: no page loads in these tests
     } as unknown as PageHub;
     const tabs = {
@@ -152,6 +156,8 @@ describe('Router: a new chat waits for its approval (review 2026-12-02 #15)', ()
         return { turnIndex: 0 };
       }),
       state: () => undefined,
+      asksPosted: () => [],
+      namedBy: () => undefined,
       document: () => SAME_PAGE, // one document throughout: no page loads in these tests
     } as unknown as PageHub;
     const tabs = {
@@ -222,6 +228,8 @@ describe("Router: an ask keeps this session's mode, set after the approval, righ
         return { turnIndex: 0 };
       }),
       state: () => undefined,
+      asksPosted: () => [],
+      namedBy: () => undefined,
       document: () => SAME_PAGE, // one document throughout: no page loads in these tests
     } as unknown as PageHub;
     const router = new Router({
@@ -308,6 +316,8 @@ describe('Router: a turn the page cannot confirm, with no thread JSON reader to 
     const pages = {
       request: vi.fn(async () => ({ status: 'working', steps: [], currentStep: '', response: '', truncated: false, totalLength: 0, lastTurnIndex: 0, unconfirmed: miss })),
       state: () => undefined,
+      asksPosted: () => [],
+      namedBy: () => undefined,
       document: () => SAME_PAGE, // one document throughout: no page loads in these tests
     } as unknown as PageHub;
     const router = new Router({ tabs: { pageTab: async () => 7 } as unknown as TabService, pages, status: async () => ({}) });

@@ -5,6 +5,7 @@ import type { Envelope, Trace } from '../../protocol/messages';
 import { type KitLoad, kitOf, type PageKit } from '../../protocol/page/page-kits';
 import { PAGE_SCRIPT_GRACE_MS, type PageAccessWords } from '../../protocol/page-access';
 import { type PageReady, traceClock } from '../../protocol/ports';
+import { threadIdOfUrl } from '../../protocol/threads/thread-ids';
 
 /**
  * The content scripts of Perplexity tabs, each connected by its own runtime port. Requests to a
@@ -37,6 +38,12 @@ interface PageDocument {
   kits: Set<string>;
   /** Kits being loaded now: concurrent calls share one injection. */
   loading: Map<string, Promise<void>>;
+  /** Who asked each prompt (page.ask) posted to this document, in order: CallOrigin.clientId, '' for the person's own. */
+  asks: string[];
+  /** The conversation this document named for itself after a prompt was posted on it while it named none (its first turn's). */
+  named?: string;
+  /** The URL it last reported. */
+  url?: string;
 }
 
 interface OpenRequest {
@@ -69,6 +76,8 @@ export class PageHub {
   private readonly open = new Map<string, OpenRequest>();
   private readonly waiters = new Set<{ tabId: number; resolve(): void }>();
   private readonly documents = new WeakMap<Runtime.Port, PageDocument>();
+  /** Pages a navigation is taking away (forget): what they say now is not the next page's ready. */
+  private readonly leaving = new WeakSet<Runtime.Port>();
   private sequence = 0;
 
   constructor(
@@ -91,7 +100,7 @@ export class PageHub {
     }
     this.ports.set(tabId, port);
     const documentId = (port.sender as { documentId?: unknown } | undefined)?.documentId;
-    this.documents.set(port, { ...(typeof documentId === 'string' ? { documentId } : {}), kits: new Set(), loading: new Map() });
+    this.documents.set(port, { ...(typeof documentId === 'string' ? { documentId } : {}), kits: new Set(), loading: new Map(), asks: [] });
     port.onMessage.addListener((raw: unknown) => this.receive(tabId, port, raw));
     port.onDisconnect.addListener(() => {
       this.failOpen(port, 'The Perplexity page was closed or reloaded during the call. Call again.');
@@ -124,7 +133,9 @@ export class PageHub {
     const state = this.states.get(tabId);
     const port = this.ports.get(tabId);
     this.states.delete(tabId);
+    if (port) this.leaving.add(port);
     return () => {
+      if (port) this.leaving.delete(port);
       if (state && port && this.ports.get(tabId) === port && !this.states.has(tabId)) this.states.set(tabId, state);
     };
   }
@@ -139,6 +150,16 @@ export class PageHub {
    */
   document(tabId: number): object | undefined {
     return this.ports.get(tabId);
+  }
+
+  /** Who asked the prompts posted to the document `page` (a token from document()), in order. */
+  asksPosted(page: object | undefined): readonly string[] {
+    return (page && this.documents.get(page as Runtime.Port)?.asks) ?? [];
+  }
+
+  /** The conversation the document `page` named for itself after a prompt was posted on it (undefined: none). */
+  namedBy(page: object | undefined): string | undefined {
+    return page ? this.documents.get(page as Runtime.Port)?.named : undefined;
   }
 
   connectedTabs(): number[] {
@@ -224,7 +245,7 @@ export class PageHub {
    * `trace`, when given, receives the page's own time and this port's round trip (`port`), in ms, and
    * (`kit`) how long this call waited for its kit to load into the page, when it did.
    */
-  async request(tabId: number, method: string, params: unknown, signal: AbortSignal, onProgress: (message: string) => void, trace?: Trace): Promise<unknown> {
+  async request(tabId: number, method: string, params: unknown, signal: AbortSignal, onProgress: (message: string) => void, trace?: Trace, asker = ''): Promise<unknown> {
     const port = this.ports.get(tabId);
     if (!port) throw new RelayError('NO_PERPLEXITY_TAB', `Tab ${tabId} has no comet-relay page script. Open or reload a perplexity.ai tab.`);
     const kit = kitOf(method);
@@ -239,7 +260,7 @@ export class PageHub {
     }
     // Cancelled while the worker looked for the tab or waited for its script: never start it.
     if (signal.aborted) throw new RelayError('CANCELLED', 'The call was cancelled.');
-    return this.post(port, method, params, signal, onProgress, trace);
+    return this.post(port, method, params, signal, onProgress, trace, asker);
   }
 
   /**
@@ -286,7 +307,7 @@ export class PageHub {
     throw new RelayError('NO_PERPLEXITY_TAB', `comet-relay could not load ${where}: ${why}. Nothing was sent to the page; call again.`);
   }
 
-  private post(port: Runtime.Port, method: string, params: unknown, signal: AbortSignal, onProgress: (message: string) => void, trace?: Trace): Promise<unknown> {
+  private post(port: Runtime.Port, method: string, params: unknown, signal: AbortSignal, onProgress: (message: string) => void, trace?: Trace, asker = ''): Promise<unknown> {
     const id = `p${++this.sequence}`;
     const started = trace ? performance.now() : 0;
     return new Promise((resolve, reject) => {
@@ -320,6 +341,15 @@ export class PageHub {
       signal.addEventListener('abort', onAbort, { once: true });
       try {
         port.postMessage({ kind: 'request', id, method, params, ...(trace ? { trace: true as const } : {}) } satisfies Envelope);
+        // Counted once it is on its way, and only then: a prompt refused before this names no conversation here.
+        if (method === 'page.ask') {
+          const doc = this.documents.get(port);
+          if (doc) {
+            doc.asks.push(asker);
+            // Posted on a page of no conversation: the first conversation it names next is this prompt's.
+            if (!threadIdOfUrl(doc.url)) doc.named = '';
+          }
+        }
       } catch {
         // The page's port closed a moment ago (a reload, a navigation): nothing was sent, and the call says so.
         finish();
@@ -347,6 +377,18 @@ export class PageHub {
         return;
       case 'event':
         if (message.event === 'page.ready' || message.event === 'page.navigated') {
+          const doc = this.documents.get(port);
+          const url = (message.data as PageReady).url;
+          if (doc) {
+            if (doc.named === '' && threadIdOfUrl(url)) doc.named = url;
+            doc.url = url;
+          }
+          // A page being navigated away is not the page that follows (its late URL change, a pack push): a new chat's
+          // prompt was posted to the page it was leaving (review 10, router F5).
+          if (this.leaving.has(port) || this.ports.get(tabId) !== port) {
+            this.onChange(tabId);
+            return;
+          }
           this.states.set(tabId, { tabId, ...(message.data as PageReady) });
           // A worker that restarted learns what this document already holds.
           const kits = (message.data as PageReady).kits;

@@ -73,8 +73,10 @@ export interface ApprovedTab {
    * conversation holds for the one that page names for itself; another page loaded since is held exactly.
    */
   page?: object;
-  /** How many prompts had been sent to that tab when the card was drawn (Router.promptsSent): another sent since names its own conversation on the same page. */
+  /** How many prompts had been posted to that page when the card was drawn (PageHub.asksPosted): another client's since names its own conversation there. */
   prompts?: number;
+  /** Who asked the held call (CallOrigin.clientId): its own session's prompts since are its conversation. */
+  client?: string;
 }
 
 export type CallEvent =
@@ -84,8 +86,6 @@ export type CallEvent =
 export class Router {
   private readonly running = new Map<string, AbortController>();
   private readonly modeTurn = new ModeTurn();
-  /** Prompts sent to each tab (a tab's count goes with the tab: forgetTab). */
-  private readonly prompts = new Map<number, number>();
 
   constructor(private readonly deps: RouterDeps) {}
 
@@ -125,16 +125,6 @@ export class Router {
     } finally {
       if (this.running.get(request.id) === controller) this.running.delete(request.id);
     }
-  }
-
-  /** How many prompts this worker has sent to `tabId`: an approval card keeps the number it saw. */
-  promptsSent(tabId: number): number {
-    return this.prompts.get(tabId) ?? 0;
-  }
-
-  /** A closed tab's count goes with it. */
-  forgetTab(tabId: number): void {
-    this.prompts.delete(tabId);
   }
 
   cancel(id: string): void {
@@ -246,15 +236,15 @@ export class Router {
           // The approval named a tab and a conversation: still those after a wait behind another prompt, or nothing is
           // sent (worker #2), and exactly: a page of no conversation is still none (another session's new chat is not
           // the person's own ask there); a new chat needs the tab alone.
-          if (approved && waited) await this.stillApproved(approved, { exact: true, newChat: Boolean(params.newChat) });
-          return this.toPage(method, params, signal, progress, trace, approved);
+          if (approved && waited) await this.stillApproved(approved, { newChat: Boolean(params.newChat) });
+          return this.toPage(method, params, signal, progress, trace, approved, trusted ? '' : (request.origin?.clientId ?? ''));
         });
       }
     }
   }
 
   /** A page method on the driven tab, with what the worker adds around it: the ask's mode, the JSON and the repairs of a read. */
-  private async toPage(method: string, params: Record<string, unknown>, signal: AbortSignal, progress: ProgressSink, trace?: Trace, approved?: ApprovedTab): Promise<unknown> {
+  private async toPage(method: string, params: Record<string, unknown>, signal: AbortSignal, progress: ProgressSink, trace?: Trace, approved?: ApprovedTab, asker = ''): Promise<unknown> {
     const { tabs, pages } = this.deps;
     let forward = params;
     let modeNote = '';
@@ -329,8 +319,7 @@ export class Router {
       return (await pages.request(tabId, 'threads.fetch', { path, query, headers }, signal, () => {}, fetched)) as { status: number; body: string };
     };
     const run = async (sent: Record<string, unknown> = forward) => {
-      if (method === 'page.ask') this.prompts.set(tabId, this.promptsSent(tabId) + 1);
-      const read = await pages.request(tabId, method, sent, signal, progress, trace);
+      const read = await pages.request(tabId, method, sent, signal, progress, trace, asker);
       early?.open();
       return read;
     };
@@ -435,18 +424,25 @@ export class Router {
       this.deps.pages.document(approved.tabId) === approved.page &&
       !now?.pendingUrl &&
       // Another prompt sent there since names its own conversation on that page (fixes review 7 #2).
-      (approved.prompts === undefined || approved.prompts === this.promptsSent(approved.tabId));
+      (approved.prompts === undefined || this.deps.pages.asksPosted(approved.page).slice(approved.prompts).every((asker) => asker === approved.client));
     const exact = how.exact || !pageKept;
-    const same = how.newChat || (was ? is === was : !exact || !is);
+    // A page of no conversation holds for the one it named itself after a prompt posted on it, never one it was moved to
+    // in place (the person's click in Perplexity's sidebar, F1) nor one the person's own prompt made (gap 1).
+    const named = threadIdOfUrl(this.deps.pages.namedBy(approved.page));
+    const same = how.newChat || (was ? is === was : !is || (!exact && is === named));
     // `tab`: the tab the call found for itself, which is where it would go (fixes review 5 #4).
     const found = how.tab === undefined || how.tab === approved.tabId;
-    if (now?.id === approved.tabId && found && same) return;
+    // The post goes to the page the tab has now, not to one still loading (F3): a load under way is not there yet.
+    const loading = !how.newChat && Boolean(now?.pendingUrl);
+    if (now?.id === approved.tabId && found && same && !loading) return;
     const where = !found
       ? `the tab it found is tab ${how.tab}`
       : now?.id === undefined
         ? 'no tab is driven'
         : now.id === approved.tabId
-          ? `that tab now shows ${now.url ?? now.pendingUrl ?? ''}`
+          ? loading && same
+            ? `that tab is loading ${now.pendingUrl}`
+            : `that tab now shows ${now.url ?? now.pendingUrl ?? ''}`
           : `the driven tab is now tab ${now.id} (${now.url ?? now.pendingUrl ?? ''})`;
     throw new RelayError(
       'PERMISSION_DENIED',
@@ -484,9 +480,10 @@ export class Router {
     const nowUrl = now?.pendingUrl ?? now?.url ?? '';
     const samePage = sameDocument && !now?.pendingUrl;
     const [was, is] = [threadIdOfUrl(url), threadIdOfUrl(nowUrl)];
-    const samePlace = url === undefined || was === is || (samePage && was === undefined);
+    const samePlace = url === undefined || was === is || (samePage && was === undefined && is === threadIdOfUrl(this.deps.pages.namedBy(page)));
     if (now?.id !== tabId) throw said(`${now?.id === undefined ? 'no tab is driven' : `the driven tab is tab ${now.id} (${nowUrl})`} (another agent's comet_switch_tab, or the person)`);
     if (categorizeTab(nowUrl) !== 'Main') throw said(`the tab left Perplexity for ${nowUrl}`);
+    if (now?.pendingUrl && !newChat) throw said(`the tab is loading ${now.pendingUrl}`);
     if (!samePlace) throw said(`the tab shows another conversation (${nowUrl}): another agent's comet_open_conversation there, or the person's`);
   }
 

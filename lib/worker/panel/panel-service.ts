@@ -136,10 +136,10 @@ export class PanelService {
     const tab = onTab ? await this.deps.tabs.drivenTab().catch(() => undefined) : undefined;
     // The page the card is drawn on, taken now: one loaded while the card waits is not what the person saw.
     const page = tab?.id === undefined ? undefined : this.deps.pages.document(tab.id);
-    const prompts = tab?.id === undefined ? undefined : this.deps.router().promptsSent(tab.id);
+    const prompts = page === undefined ? undefined : this.deps.pages.asksPosted(page).length;
     await this.enforce(decision, again, request, settings, signal, progress, { ...approvalDetail(request.method, params), target: this.targetOf(request.method, params, tab) });
     this.approvedCalls.add(request);
-    return tab?.id === undefined ? undefined : { tabId: tab.id, url: tab.url ?? tab.pendingUrl ?? '', title: tab.title ?? '', page, prompts };
+    return tab?.id === undefined ? undefined : { tabId: tab.id, url: tab.url ?? tab.pendingUrl ?? '', title: tab.title ?? '', page, prompts, client: request.origin?.clientId };
   };
 
   /**

@@ -1,0 +1,93 @@
+import { describe, expect, it, vi } from 'vitest';
+import type { Envelope, Request } from '../../lib/protocol/messages';
+import type { PageHub } from '../../lib/worker/calls/pages';
+import type { Router } from '../../lib/worker/calls/router';
+import { TabService } from '../../lib/worker/calls/tabs';
+import type { FakeTab } from '../support/fake-wxt-browser';
+import { panelRouter } from '../support/panel-router';
+
+/**
+ * Where an approved prompt may go (review 10, router F1 and F3): a real Router and PanelService, a fake PageHub whose
+ * document token changes only when a test loads a new page, as the real one (a new port per document).
+ */
+const HOME = 'https://www.perplexity.ai/';
+const X = 'https://www.perplexity.ai/search/approved-thread-X';
+const Y = 'https://www.perplexity.ai/search/other-thread-Y';
+const PRIVATE = 'https://www.perplexity.ai/search/persons-private-thread-P';
+
+type Tab = FakeTab & { pendingUrl?: string };
+const state = vi.hoisted(() => ({
+  stored: { settings: { requireApproval: true } } as Record<string, unknown>,
+  tabs: {} as Record<number, FakeTab & { pendingUrl?: string }>,
+}));
+vi.mock('wxt/browser', async () => (await import('../support/fake-wxt-browser')).fakeWxtBrowser(state));
+
+function world() {
+  const w = { sent: [] as string[], document: {} as object };
+  const pages = {
+    state: (tabId: number) => (state.tabs[tabId] ? { tabId, url: state.tabs[tabId]!.url, title: 't' } : undefined),
+    document: (tabId: number) => (state.tabs[tabId] ? w.document : undefined),
+    asksPosted: () => [],
+    namedBy: () => undefined,
+    whenReady: async () => {},
+    forget: () => () => {},
+    request: async (tabId: number, method: string) => {
+      w.sent.push(`${method} -> tab ${tabId} (${state.tabs[tabId]?.url})`);
+      return { afterTurn: 0, baselineUrl: '', turnIndex: 0, conversationUrl: state.tabs[tabId]?.url, questionKey: 'k', previousAnswerKey: '', submittedAt: 1, via: 'button' };
+    },
+  } as unknown as PageHub;
+  return Object.assign(w, { pages });
+}
+
+const askReq = (id: string, params: Record<string, unknown>): Request => ({
+  kind: 'request',
+  id,
+  method: 'page.ask',
+  params,
+  origin: { clientId: id, clientName: `Agent ${id}`, tool: 'comet_ask', door: 'loopback' },
+});
+
+async function start(router: Router, request: Request) {
+  const replies: Envelope[] = [];
+  const done = router.handle(request, (m) => replies.push(m));
+  return { done, reply: async () => {
+      await done;
+      return replies.find((r) => r.kind !== 'progress');
+    }, };
+}
+
+async function approvalOn(url: string) {
+  state.stored = { settings: { requireApproval: true } };
+  state.tabs = { 7: { id: 7, windowId: 1, title: 'Perplexity', url, active: true } };
+  const w = world();
+  const tabs = new TabService(w.pages);
+  await tabs.drive(7);
+  const { router, panels } = panelRouter(w.pages, tabs);
+  return { w, router, panels };
+}
+
+describe('an approved prompt goes only where the card was drawn', () => {
+  it('a card on the home page does not follow the person into a thread they opened in the sidebar (same document, no prompt sent: review 10, router F1)', async () => {
+    const { w, router, panels } = await approvalOn(HOME);
+    const call = await start(router, askReq('a', { prompt: 'Summarise my notes' }));
+    await vi.waitFor(() => expect(panels.approvals.pending()).toHaveLength(1));
+    // A single-page-app navigation: the page script stays, and nobody's prompt named this thread.
+    (state.tabs[7] as Tab).url = PRIVATE;
+    panels.approvals.decide(panels.approvals.pending()[0]!.id, true);
+    expect(await call.reply()).toMatchObject({ kind: 'error', error: { code: 'PERMISSION_DENIED', message: expect.stringContaining(`that tab now shows ${PRIVATE}`) } });
+    expect(w.sent).toEqual([]);
+  });
+
+  it('a tab still loading is not where it is going: a card on X, the tab showing Y while X loads, is refused (review 10, router F3)', async () => {
+    const { w, router, panels } = await approvalOn(X);
+    const call = await start(router, askReq('a', { prompt: 'Follow-up for X' }));
+    await vi.waitFor(() => expect(panels.approvals.pending()).toHaveLength(1));
+    const tab = state.tabs[7] as Tab;
+    tab.url = Y;
+    w.document = {};
+    tab.pendingUrl = X;
+    panels.approvals.decide(panels.approvals.pending()[0]!.id, true);
+    expect(await call.reply()).toMatchObject({ kind: 'error', error: { code: 'PERMISSION_DENIED' } });
+    expect(w.sent).toEqual([]);
+  });
+});
