@@ -91,3 +91,35 @@ describe('an approved prompt goes only where the card was drawn', () => {
     expect(w.sent).toEqual([]);
   });
 });
+
+describe("the person's policy has the last word before a prompt is posted (review 10, router F4)", () => {
+  for (const turnedOn of ['readOnly', 'requireApproval'] as const) {
+    it(`${turnedOn} turned on while the new chat loads: nothing is typed, and the refusal says the new chat was opened`, async () => {
+      state.stored = { settings: { requireApproval: false, readOnly: false } };
+      state.tabs = { 7: { id: 7, windowId: 1, title: 'T', url: X, active: true } };
+      const w = world();
+      const tabs = new TabService(w.pages);
+      await tabs.drive(7);
+      const { router, panels } = panelRouter(w.pages, tabs);
+      vi.spyOn(tabs, 'navigate').mockImplementation(async (url: string) => {
+        await panels.settings.update({ [turnedOn]: true }); // the person's click while the home page loads
+        (state.tabs[7] as Tab).url = url;
+        w.document = {};
+        return url;
+      });
+      const call = await start(router, askReq('a', { prompt: 'P', newChat: true }));
+      expect(await call.reply()).toMatchObject({ kind: 'error', error: { code: 'PERMISSION_DENIED', message: expect.stringContaining('(a new chat had been opened in its tab.)') } });
+      expect(w.sent).toEqual([]);
+    });
+  }
+
+  it('an approved prompt is not asked again when Require approval is still on', async () => {
+    const { w, router, panels } = await approvalOn(X);
+    const call = await start(router, askReq('a', { prompt: 'Follow-up for X' }));
+    await vi.waitFor(() => expect(panels.approvals.pending()).toHaveLength(1));
+    panels.approvals.decide(panels.approvals.pending()[0]!.id, true);
+    expect(await call.reply()).toMatchObject({ kind: 'result' });
+    expect(w.sent).toEqual([`page.ask -> tab 7 (${X})`]);
+  });
+});
+

@@ -72,7 +72,7 @@ describe('a prompt that waited its turn, under the settings as they are when it 
     await q.both();
     expect(q.panels.approvals.pending()).toEqual([]);
     expect(q.typed).toEqual(['first']);
-    expect(q.replyOf('b')).toMatchObject({ kind: 'error', error: { code: 'PERMISSION_DENIED', message: expect.stringMatching(/^"Require approval" was turned on while the request to .* waited its turn, so it was not carried out\. Call again/) } });
+    expect(q.replyOf('b')).toMatchObject({ kind: 'error', error: { code: 'PERMISSION_DENIED', message: expect.stringMatching(/^"Require approval" was turned on before the request to .* was carried out \(while it waited its turn or was on its way\), so it was not\. Call again/) } });
   });
 
   it('a call the person approved is not asked again when it gets its turn, a thread call (which names no tab) too (fixes review 2 #1)', async () => {

@@ -54,6 +54,21 @@ describe('a task that was submitted keeps its tab', () => {
     expect(failing.tabs).toEqual([]);
   });
 
+  it("the person's policy is asked again once the new tab is ready, just before the prompt: refused there, nothing sent and the tab closed (review 10, router F4)", async () => {
+    const asked: string[] = [];
+    const { calls, tabs } = fakeThreadCalls(async (_tab, method) => {
+      asked.push(method);
+      if (method === 'page.mode') return SWITCHED;
+      throw new Error(`unexpected ${method}`);
+    });
+    const readOnlyNow = async () => {
+      throw new RelayError('PERMISSION_DENIED', 'Read-only is on in the comet-relay side panel.');
+    };
+    await expect(calls.call('threads.start', START, signal, () => {}, undefined, false, readOnlyNow)).rejects.toMatchObject({ code: 'PERMISSION_DENIED' });
+    expect(asked).toEqual(['page.mode']);
+    expect(tabs).toEqual([]);
+  });
+
   it('refused before anything was submitted: the tab is closed and the page error stands', async () => {
     const { calls, tabs } = fakeThreadCalls(async (_tab, method) => {
       if (method === 'page.mode') return SWITCHED;
@@ -284,6 +299,8 @@ describe('reads without a tab', () => {
 
   it("an acting call that has its thread's turn asks the person's policy again first: refused there, it reaches no page (review 8, many clients M2)", async () => {
     const { calls, requests } = fakeThreadCalls(async (tabId, method, params) => {
+      // Its tab is found first (and may have to load): the policy's last word comes after, right before the act.
+      if (method === 'threads.locate') return { found: true };
       if (method === 'threads.send') return { threadId: params.threadId, turn: 1 };
       return fetchingPage((path) => ({ status: 200, body: JSON.stringify(threadBody(idOf(path))) }))(tabId, method, params);
     }, { initial: [PERSON], connected: () => [1] });

@@ -79,6 +79,14 @@ export interface ApprovedTab {
   client?: string;
 }
 
+/** Who a prompt is from, for toPage: its approval, its session (PageHub counts posts by it), the policy's last word. */
+interface AskedBy {
+  approved?: ApprovedTab;
+  asker?: string;
+  /** The person's policy again, just before the prompt is posted: throws to refuse. */
+  recheck?: () => Promise<void>;
+}
+
 export type CallEvent =
   | { phase: 'start'; request: Request; at: number }
   | { phase: 'end'; request: Request; at: number; ok: boolean; result?: unknown; error?: string };
@@ -237,14 +245,16 @@ export class Router {
           // sent (worker #2), and exactly: a page of no conversation is still none (another session's new chat is not
           // the person's own ask there); a new chat needs the tab alone.
           if (approved && waited) await this.stillApproved(approved, { newChat: Boolean(params.newChat) });
-          return this.toPage(method, params, signal, progress, trace, approved, trusted ? '' : (request.origin?.clientId ?? ''));
+          const recheck = trusted ? undefined : async () => void (await this.stillAllowed(request, params, approved, signal));
+          return this.toPage(method, params, signal, progress, trace, { approved, asker: trusted ? '' : (request.origin?.clientId ?? ''), recheck });
         });
       }
     }
   }
 
   /** A page method on the driven tab, with what the worker adds around it: the ask's mode, the JSON and the repairs of a read. */
-  private async toPage(method: string, params: Record<string, unknown>, signal: AbortSignal, progress: ProgressSink, trace?: Trace, approved?: ApprovedTab, asker = ''): Promise<unknown> {
+  private async toPage(method: string, params: Record<string, unknown>, signal: AbortSignal, progress: ProgressSink, trace?: Trace, asked: AskedBy = {}): Promise<unknown> {
+    const { approved, asker = '' } = asked;
     const { tabs, pages } = this.deps;
     let forward = params;
     let modeNote = '';
@@ -298,6 +308,14 @@ export class Router {
         );
         const done = modeNote ? `this session's mode, ${keepMode}, had been set on the tab${newChat ? ', in the new chat it had opened' : ''}` : undefined;
         await this.stillWhereAsked(here, url, approved, newChat, "this session's mode was set again", page, done);
+      }
+      // The person's policy as it is when the prompt goes, after the tab was found (it may have waited for a page), a new
+      // chat loaded and the mode set: Read-only or Require approval turned on meanwhile refuses it (review 10, router F4).
+      try {
+        await asked.recheck?.();
+      } catch (error) {
+        const done = [newChat ? 'a new chat had been opened in its tab' : '', modeNote ? `this session's mode, ${String(keepMode)}, had been set` : ''].filter(Boolean);
+        throw done.length && error instanceof RelayError ? new RelayError(error.code, `${error.message} (${done.join('; ')}.)`) : error;
       }
     }
     const tabId = askTab ?? (await tabs.pageTab());

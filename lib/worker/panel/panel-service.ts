@@ -155,7 +155,7 @@ export class PanelService {
     if (decision.kind === 'approve' && !approved && !this.approvedCalls.has(request)) {
       throw new RelayError(
         'PERMISSION_DENIED',
-        `"Require approval" was turned on while the request to ${decision.what} waited its turn, so it was not carried out. Call again: the person at the browser is asked then.`,
+        `"Require approval" was turned on before the request to ${decision.what} was carried out (while it waited its turn or was on its way), so it was not. Call again: the person at the browser is asked then.`,
       );
     }
     return approved;

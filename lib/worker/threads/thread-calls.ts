@@ -132,7 +132,7 @@ export class ThreadCalls {
   ): Promise<unknown> {
     const cap = typeof params.tabCap === 'number' ? params.tabCap : 6;
     const { tabCap: _cap, ...forPage } = params;
-    if (method === 'threads.start') return this.start(forPage, cap, signal, progress);
+    if (method === 'threads.start') return this.start(forPage, cap, signal, progress, stillAllowed);
     if (method === 'library.list' || method === 'library.thread') return this.library(method, forPage, cap, signal, trace);
     if (method === 'account.models') return modelsFrom(await this.accountJson(this.account.models.path, this.account.models.query ?? {}, 'the Computer models', cap, signal), this.account);
     if (method === 'account.projects') {
@@ -146,7 +146,6 @@ export class ThreadCalls {
     let jsonProblem: string | undefined;
     const result = await this.deps.tabs.serialise(threadId, acts, async () => {
       if (signal.aborted) throw new RelayError('CANCELLED', 'The call was cancelled.');
-      if (acts) await stillAllowed?.();
       // A live page that shows the thread reads it best (it knows the page too); without one, the JSON through any tab.
       if (JSON_READS.has(method) && !this.shownInPage(threadId)) {
         const read = await this.readJson(method, threadId, cap, signal, trace);
@@ -154,6 +153,9 @@ export class ThreadCalls {
         jsonProblem = read.problem;
       }
       const tabId = await this.tabFor(threadId, cap, acts && !byPerson, signal);
+      // The person's policy as it is when the act goes, after its turn and its tab (which may have had to load): Read-only
+      // or Require approval turned on meanwhile refuses it (review 10, router F4).
+      if (acts) await stillAllowed?.();
       const tap = (message: string) => {
         this.deps.onStep?.(threadId, message);
         progress(message);
@@ -251,7 +253,7 @@ export class ThreadCalls {
   }
 
   /** A new thread: a background tab at home (or the Project's page), set up and submitted there. */
-  private async start(params: Params, cap: number, signal: AbortSignal, progress: ProgressSink): Promise<unknown> {
+  private async start(params: Params, cap: number, signal: AbortSignal, progress: ProgressSink, stillAllowed?: () => Promise<void>): Promise<unknown> {
     const project = typeof params.projectUuid === 'string' ? params.projectUuid : undefined;
     if (project !== undefined) checkThreadId(project, 'project_uuid', 'projects_list');
     const url = project ? readerPage(this.reader.projectPath.replace('{uuid}', encodeURIComponent(project)), `${this.reader.name} projectPath`) : PERPLEXITY_HOME;
@@ -262,6 +264,8 @@ export class ThreadCalls {
       // Computer mode first, through the mode kit (loaded on demand): the threads kit, in every tab the thread tools
       // open, need not carry the mode's code for this one switch (2.85 kB gzip, measured 2026-12-05).
       await this.deps.tabs.use(tabId, () => this.deps.pages.request(tabId, 'page.mode', { mode: 'computer' }, signal, () => {}));
+      // The tab's load and the mode switch took a while: the person's policy as it is now (review 10, router F4).
+      await stillAllowed?.();
       asked = true;
       const result = (await this.deps.tabs.use(tabId, () => this.deps.pages.request(tabId, 'threads.start', params, signal, progress))) as
         | { threadId: string }
