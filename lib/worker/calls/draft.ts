@@ -9,11 +9,32 @@ import { browser } from '../browser/ext';
  */
 const COMPOSER: readonly string[] = composerProbes.composer.filter((selector) => !/\{[A-Za-z]+\}/.test(selector));
 
+/** How long a page may take to answer the draft read: one with a dialog up, or hung, never does. */
+const DRAFT_READ_MS = 5_000;
+
 /**
  * The composer's text in the top document of `tabId`: '' when it is empty or the page shows no composer
- * (nothing there to lose), undefined when the page could not be asked.
+ * (nothing there to lose), undefined when the page could not be asked: it failed, took DRAFT_READ_MS, or the
+ * caller gave up (`signal`). Never pending for good: a new chat holds the mode's turn while it reads, and every
+ * other prompt waited behind a page that never ran the read (review 10, router F7).
  */
-export async function composerDraft(tabId: number): Promise<string | undefined> {
+export async function composerDraft(tabId: number, signal?: AbortSignal): Promise<string | undefined> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  let onAbort: (() => void) | undefined;
+  const given = new Promise<undefined>((resolve) => {
+    timer = setTimeout(() => resolve(undefined), DRAFT_READ_MS);
+    onAbort = () => resolve(undefined);
+    signal?.addEventListener('abort', onAbort, { once: true });
+  });
+  try {
+    return await Promise.race([readDraft(tabId), given]);
+  } finally {
+    clearTimeout(timer);
+    if (onAbort) signal?.removeEventListener('abort', onAbort);
+  }
+}
+
+async function readDraft(tabId: number): Promise<string | undefined> {
   try {
     const [injection] = await browser.scripting.executeScript({
       target: { tabId, frameIds: [0] },

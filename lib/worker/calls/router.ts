@@ -387,7 +387,7 @@ export class Router {
   /** Refuses, in words, when the tab a new chat would leave holds the person's unsent draft (review of 2026-12-04, #21). */
   private async refuseOverDraft(signal: AbortSignal, tabId?: number): Promise<void> {
     const current = tabId ?? (await this.deps.tabs.pageTab().catch(() => undefined));
-    const draft = current === undefined ? undefined : await composerDraft(current);
+    const draft = current === undefined ? undefined : await composerDraft(current, signal);
     throwIfCancelled(signal);
     if (current !== undefined && draft?.trim()) throw new RelayError('AGENT_ERROR', draftInTheWay(current, draft));
   }
