@@ -78,6 +78,18 @@ describe('an approved prompt goes only where the card was drawn', () => {
     expect(w.sent).toEqual([]);
   });
 
+  it('with no Perplexity tab open, no card is drawn: the prompt is refused as it would be unheld, never approved into a page opened meanwhile (review 10, router F2)', async () => {
+    state.stored = { settings: { requireApproval: true } };
+    state.tabs = {};
+    const w = world();
+    const tabs = new TabService(w.pages);
+    const { router, panels } = panelRouter(w.pages, tabs);
+    const call = await start(router, askReq('a', { prompt: 'Draft my resignation letter' }));
+    expect(await call.reply()).toMatchObject({ kind: 'error', error: { code: 'NO_PERPLEXITY_TAB', message: expect.stringContaining('Call comet_connect') } });
+    expect(panels.approvals.pending()).toEqual([]);
+    expect(w.sent).toEqual([]);
+  });
+
   it('a tab still loading is not where it is going: a card on X, the tab showing Y while X loads, is refused (review 10, router F3)', async () => {
     const { w, router, panels } = await approvalOn(X);
     const call = await start(router, askReq('a', { prompt: 'Follow-up for X' }));

@@ -81,7 +81,7 @@ export class TabService {
     if (connected && categorizeTab(connected.url) === 'Main') return connected.id;
     const tab = await this.drivenTab();
     if (tab?.id === undefined || categorizeTab(tab.url ?? '') !== 'Main') {
-      throw new RelayError('NO_PERPLEXITY_TAB', 'No Perplexity tab is open in this browser. Call comet_connect (it opens one) or open https://www.perplexity.ai/.');
+      throw noPerplexityTab();
     }
     await this.pages.whenReady(tab.id, timeoutMs);
     return tab.id;
@@ -241,4 +241,9 @@ export class TabService {
     const pool = withScript.length > 0 ? withScript : tabs;
     return pool.find((tab) => tab.active) ?? pool.sort((a, b) => (b.lastAccessed ?? 0) - (a.lastAccessed ?? 0))[0];
   }
+}
+
+/** A page call with no Perplexity tab to go to: said before anything runs (an approval card included). */
+export function noPerplexityTab(): RelayError {
+  return new RelayError('NO_PERPLEXITY_TAB', 'No Perplexity tab is open in this browser. Call comet_connect (it opens one) or open https://www.perplexity.ai/.');
 }

@@ -9,7 +9,7 @@ import { markdownDocument, threadFileBase } from '../../protocol/library/file-na
 import { ExportedThread } from '../../protocol/library/library';
 import { threadRefProblem, threadSlugOf } from '../../protocol/library/thread-ref';
 import type { ThreadCheckpoint } from '../../protocol/threads/threads';
-import { checkPerplexityUrl } from '../../protocol/urls';
+import { categorizeTab, checkPerplexityUrl } from '../../protocol/urls';
 import type { WatchSnapshot } from '../../protocol/watch';
 import { ActivityLog } from './activity';
 import { ApprovalQueue } from './approvals';
@@ -24,7 +24,7 @@ import { SelectorMissLog } from './selector-miss';
 import type { ApprovedTab, CallEvent, ProgressSink, Router } from '../calls/router';
 import { coalescedSaver, sessionValue } from '../browser/session-store';
 import { SettingsStore } from '../browser/settings';
-import type { TabService } from '../calls/tabs';
+import { noPerplexityTab, type TabService } from '../calls/tabs';
 import { conversationKey, ThreadBook } from './threads';
 
 /**
@@ -134,6 +134,9 @@ export class PanelService {
     // nowhere else (review 8, many clients L4).
     const onTab = request.method.startsWith('page.') || request.method === 'tabs.navigate';
     const tab = onTab ? await this.deps.tabs.drivenTab().catch(() => undefined) : undefined;
+    // A page call with no Perplexity tab fails where it would go (comet_ask opens none): said now, not after the person
+    // approved a card naming no tab, whose prompt then went to whatever page was opened meanwhile (review 10, router F2).
+    if (request.method.startsWith('page.') && (tab?.id === undefined || categorizeTab(tab.url ?? tab.pendingUrl ?? '') !== 'Main')) throw noPerplexityTab();
     // The page the card is drawn on, taken now: one loaded while the card waits is not what the person saw.
     const page = tab?.id === undefined ? undefined : this.deps.pages.document(tab.id);
     const prompts = page === undefined ? undefined : this.deps.pages.asksPosted(page).length;
