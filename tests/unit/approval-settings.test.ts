@@ -38,7 +38,8 @@ function world(tabUrl: string) {
   const tabs = { drivenTab: async () => tab, connectedDrivenTab: () => undefined, pageTab: async () => 7 } as unknown as TabService;
   const pages = {
     state: () => undefined,
-    asksPosted: () => [],
+    askCount: () => 0,
+    asksSince: () => [],
     namedBy: () => undefined,
     document: () => undefined,
     request: async (_tabId: number, method: string) => {

@@ -35,7 +35,8 @@ async function world(first: number) {
       sentTo.push({ tabId, method, prompt: params.prompt });
       return { afterTurn: 0, baselineUrl: tabs[tabId]!.url, turnIndex: 1, conversationUrl: tabs[tabId]!.url, questionKey: 'k', previousAnswerKey: '', submittedAt: 1, via: 'button' };
     },
-    asksPosted: () => [],
+    askCount: () => 0,
+    asksSince: () => [],
     // A prompt posted on the home page before the card named this conversation late (PageHub.namedBy).
     namedBy: () => 'https://www.perplexity.ai/search/first-question-abc',
     document: () => SAME_PAGE, // one document throughout: no page loads in these tests

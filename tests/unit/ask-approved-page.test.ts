@@ -32,7 +32,8 @@ async function askApprovedOn(cardUrl: string, meanwhile: Meanwhile, params: Reco
   let document = {};
   const pages = {
     state: (tabId: number) => (tabId === 7 && connected ? { tabId, url: tab.url, title: 't' } : undefined),
-    asksPosted: () => [],
+    askCount: () => 0,
+    asksSince: () => [],
     namedBy: () => OWN, // the page's own last prompt names OWN
     document: () => document,
     whenReady: async () => {

@@ -27,7 +27,8 @@ function world() {
   const pages = {
     state: (tabId: number) => (state.tabs[tabId] ? { tabId, url: state.tabs[tabId]!.url, title: 't' } : undefined),
     document: (tabId: number) => (state.tabs[tabId] ? w.document : undefined),
-    asksPosted: () => [],
+    askCount: () => 0,
+    asksSince: () => [],
     namedBy: () => undefined,
     whenReady: async () => {},
     forget: () => () => {},

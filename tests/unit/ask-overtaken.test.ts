@@ -40,7 +40,8 @@ function tabAt(url: string, hooks: { onReady?: () => void; onAsk?: (prompt: stri
   const pages = {
     state: () => ({ tabId: 7, url: tab.url, title: 't' }),
     document: () => world.document,
-    asksPosted: () => world.asks,
+    askCount: () => world.asks.length,
+    asksSince: (_page: unknown, count: number) => world.asks.slice(count),
     namedBy: () => undefined,
     whenReady: async () => hooks.onReady?.(),
     forget: () => () => {},

@@ -69,7 +69,7 @@ describe('gap 2 fixed: a prompt refused before it reached the page does not move
     await vi.waitFor(() => expect(asks(port)).toHaveLength(2));
     answer(port, asks(port)[1]!.id);
     expect(await a.reply()).toMatchObject({ kind: 'result' });
-    expect(hub.asksPosted(hub.document(7))).toEqual(['c', 'a']);
+    expect(hub.asksSince(hub.document(7), 0)).toEqual(['c', 'a']);
   });
 });
 
@@ -100,7 +100,7 @@ describe("gap 3 fixed: one session's two parallel asks on home", () => {
       answer(port, asks(port)[1]!.id);
       expect(await a1.reply()).toMatchObject({ kind: 'result' });
       expect(await a2.reply()).toMatchObject({ kind: 'result' });
-      expect(hub.asksPosted(hub.document(7))).toEqual(['s', 's']);
+      expect(hub.asksSince(hub.document(7), 0)).toEqual(['s', 's']);
     });
   }
 
@@ -120,5 +120,22 @@ describe("gap 3 fixed: one session's two parallel asks on home", () => {
     panels.approvals.decide('A', true);
     expect(await a.reply()).toMatchObject({ kind: 'error', error: { code: 'PERMISSION_DENIED' } });
     expect(asks(port)).toHaveLength(1);
+  });
+});
+
+describe('a document keeps who asked its newest prompts only', () => {
+  it('a tab open for days: the count goes on, the askers kept are the newest, and a card older than those is judged as overtaken', async () => {
+    const { hub, port } = setup();
+    const signal = new AbortController().signal;
+    for (let i = 0; i < 300; i++) {
+      const asked = hub.request(7, 'page.ask', { prompt: String(i) }, signal, () => {}, undefined, `client-${i % 3}`);
+      await new Promise((resolve) => setTimeout(resolve, 0));
+      answer(port, (port.sent.at(-1) as { id: string }).id);
+      await asked;
+    }
+    const page = hub.document(7);
+    expect(hub.askCount(page)).toBe(300);
+    expect(hub.asksSince(page, 297)).toEqual(['client-0', 'client-1', 'client-2']);
+    expect(hub.asksSince(page, 0)).toBeUndefined();
   });
 });

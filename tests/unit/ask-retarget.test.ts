@@ -45,9 +45,12 @@ function pagesWithSlowModeRead() {
       if (method === 'page.mode') return { mode: params.mode, changed: true, verified: true };
       return { afterTurn: 0, baselineUrl: tabs[tabId]?.url, turnIndex: 1, conversationUrl: tabs[tabId]?.url, questionKey: 'k', previousAnswerKey: '', submittedAt: 1, via: 'button' };
     },
-    asksPosted: () => [],
+    askCount: () => 0,
+    asksSince: () => [],
     namedBy: () => undefined,
     document: () => SAME_PAGE, // one document throughout: no page loads in these tests
+    // A new chat's navigation loaded its new page at once (the real PageHub tells them apart by their ports).
+    whenReplaced: async () => {},
   } as unknown as PageHub;
   return { pages, sent, readStarted, release };
 }
@@ -151,9 +154,12 @@ describe("a tab switched under a prompt's new chat (fixes review 2 #2)", () => {
         sent.push(`${method} -> tab ${tabId}`);
         return method === 'page.composerDraft' ? { text: '' } : { turnIndex: 0 };
       },
-      asksPosted: () => [],
+      askCount: () => 0,
+      asksSince: () => [],
       namedBy: () => undefined,
       document: () => SAME_PAGE, // one document throughout: no page loads in these tests
+      // A new chat's navigation loaded its new page at once (the real PageHub tells them apart by their ports).
+      whenReplaced: async () => {},
     } as unknown as PageHub;
     const tabs = new TabService(pages);
     await tabs.drive(7);
@@ -183,7 +189,8 @@ describe("another agent's page loaded in a new chat's tab (fixes review 5 #1)", 
       state: (tabId: number) => (tabsState[tabId] ? { tabId, url: tabsState[tabId]?.url, title: tabsState[tabId]?.title } : undefined),
       whenReady: async () => {},
       forget: () => () => {},
-      asksPosted: () => [],
+      askCount: () => 0,
+      asksSince: () => [],
       namedBy: () => undefined,
       document: () => document,
       request: async (tabId: number, method: string, params: Record<string, unknown>) => {

@@ -36,7 +36,8 @@ describe('a conversation that gets its thread URL after its first turn', () => {
         if (method === 'page.mode') return { mode: params.mode, changed: true, verified: true };
         return { afterTurn: 0, baselineUrl: tabs[tabId]?.url, turnIndex: 1, conversationUrl: tabs[tabId]?.url, questionKey: 'k', previousAnswerKey: '', submittedAt: 1, via: 'button' };
       },
-      asksPosted: () => [],
+      askCount: () => 0,
+      asksSince: () => [],
       namedBy: () => 'https://www.perplexity.ai/search/first-question-abc', // the prompt it just took
       document: () => SAME_PAGE, // one document throughout: no page loads in these tests
     } as unknown as PageHub;

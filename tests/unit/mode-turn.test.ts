@@ -42,9 +42,12 @@ function world(start = X, readActs = false) {
       return {};
     }),
     state: () => undefined,
-    asksPosted: () => [],
+    askCount: () => 0,
+    asksSince: () => [],
     namedBy: () => undefined,
     document: () => SAME_PAGE, // one document throughout: no page loads in these tests
+    // A new chat's navigation loaded its new page at once (the real PageHub tells them apart by their ports).
+    whenReplaced: async () => {},
   } as unknown as PageHub;
   let navigated!: () => void;
   const committed = new Promise<void>((r) => (navigated = r));

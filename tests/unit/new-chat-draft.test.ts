@@ -45,9 +45,12 @@ function world() {
       return { turnIndex: 0 };
     }),
     state: () => undefined,
-    asksPosted: () => [],
+    askCount: () => 0,
+    asksSince: () => [],
     namedBy: () => undefined,
     document: () => SAME_PAGE, // one document throughout: no page loads in these tests
+    // A new chat's navigation loaded its new page at once (the real PageHub tells them apart by their ports).
+    whenReplaced: async () => {},
   } as unknown as PageHub;
   let shown = 'https://www.perplexity.ai/search/tides-abc';
   const tabs = {

@@ -54,9 +54,12 @@ function world() {
       sent.push(`${method} -> tab ${tabId} (${tabs[tabId]?.url})`);
       return { afterTurn: 0, baselineUrl: tabs[tabId]?.url, turnIndex: 0, conversationUrl: tabs[tabId]?.url, questionKey: 'k', previousAnswerKey: '', submittedAt: 1, via: 'button' };
     },
-    asksPosted: () => [],
+    askCount: () => 0,
+    asksSince: () => [],
     namedBy: () => undefined,
     document: () => SAME_PAGE, // one document throughout: no page loads in these tests
+    // A new chat's navigation loaded its new page at once (the real PageHub tells them apart by their ports).
+    whenReplaced: async () => {},
   } as unknown as PageHub;
   return { pages, sent };
 }

@@ -23,9 +23,12 @@ function world(authorize?: RouterDeps['authorize']) {
       return { ok: true };
     }),
     state: () => undefined,
-    asksPosted: () => [],
+    askCount: () => 0,
+    asksSince: () => [],
     namedBy: () => undefined,
     document: () => SAME_PAGE, // one document throughout: no page loads in these tests
+    // A new chat's navigation loaded its new page at once (the real PageHub tells them apart by their ports).
+    whenReplaced: async () => {},
   } as unknown as PageHub;
   const tabs = { pageTab: async () => 7 } as unknown as TabService;
   const router = new Router({ tabs, pages, status: async () => ({}), authorize });
@@ -104,9 +107,12 @@ describe('Router: page content while the Perplexity tab is between pages (found 
       state: () => undefined, // the page is navigating: its script has not said ready yet
       whenReady: vi.fn(() => whenReady),
       request: vi.fn(async () => ({ title: 'Perplexity', text: 'answer', totalLength: 6, truncated: false })),
-      asksPosted: () => [],
+      askCount: () => 0,
+      asksSince: () => [],
       namedBy: () => undefined,
       document: () => SAME_PAGE, // one document throughout: no page loads in these tests
+      // A new chat's navigation loaded its new page at once (the real PageHub tells them apart by their ports).
+      whenReplaced: async () => {},
     } as unknown as PageHub;
     const tabs = {
       connectedDrivenTab: () => undefined, // no page script connected (pages.state says none)
@@ -156,9 +162,12 @@ describe('Router: a new chat waits for its approval (review 2026-12-02 #15)', ()
         return { turnIndex: 0 };
       }),
       state: () => undefined,
-      asksPosted: () => [],
+      askCount: () => 0,
+      asksSince: () => [],
       namedBy: () => undefined,
       document: () => SAME_PAGE, // one document throughout: no page loads in these tests
+      // A new chat's navigation loaded its new page at once (the real PageHub tells them apart by their ports).
+      whenReplaced: async () => {},
     } as unknown as PageHub;
     const tabs = {
       pageTab: async () => 7,
@@ -228,9 +237,12 @@ describe("Router: an ask keeps this session's mode, set after the approval, righ
         return { turnIndex: 0 };
       }),
       state: () => undefined,
-      asksPosted: () => [],
+      askCount: () => 0,
+      asksSince: () => [],
       namedBy: () => undefined,
       document: () => SAME_PAGE, // one document throughout: no page loads in these tests
+      // A new chat's navigation loaded its new page at once (the real PageHub tells them apart by their ports).
+      whenReplaced: async () => {},
     } as unknown as PageHub;
     const router = new Router({
       tabs: { pageTab: async () => 7, drivenTab: async () => ({ id: 7, url: 'https://www.perplexity.ai/search/tides-abc' }) } as unknown as TabService,
@@ -316,9 +328,12 @@ describe('Router: a turn the page cannot confirm, with no thread JSON reader to 
     const pages = {
       request: vi.fn(async () => ({ status: 'working', steps: [], currentStep: '', response: '', truncated: false, totalLength: 0, lastTurnIndex: 0, unconfirmed: miss })),
       state: () => undefined,
-      asksPosted: () => [],
+      askCount: () => 0,
+      asksSince: () => [],
       namedBy: () => undefined,
       document: () => SAME_PAGE, // one document throughout: no page loads in these tests
+      // A new chat's navigation loaded its new page at once (the real PageHub tells them apart by their ports).
+      whenReplaced: async () => {},
     } as unknown as PageHub;
     const router = new Router({ tabs: { pageTab: async () => 7 } as unknown as TabService, pages, status: async () => ({}) });
     const replies: Envelope[] = [];

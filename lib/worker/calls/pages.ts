@@ -30,6 +30,9 @@ export type PageAccessDiagnosis = (tabId: number, waitedMs: number) => Promise<P
 /** How often a wait for a page script asks the browser again. */
 const DIAGNOSE_EVERY_MS = 1000;
 
+/** The newest prompts a document remembers who asked: a card drawn before more were posted since is judged as another's. */
+const ASKS_KEPT = 200;
+
 /** What the hub knows of the document behind one port. */
 interface PageDocument {
   /** The browser's id of the document whose script opened the port (Chrome 106+). */
@@ -38,10 +41,18 @@ interface PageDocument {
   kits: Set<string>;
   /** Kits being loaded now: concurrent calls share one injection. */
   loading: Map<string, Promise<void>>;
-  /** Who asked each prompt (page.ask) posted to this document, in order: CallOrigin.clientId, '' for the person's own. */
+  /** Who asked the newest prompts (page.ask) posted to this document, in order: CallOrigin.clientId, '' for the person's own. */
   asks: string[];
-  /** The conversation this document named for itself after a prompt was posted on it while it named none (its first turn's). */
+  /** How many prompts were posted to it in all (asks keeps the newest ASKS_KEPT). */
+  asked: number;
+  /**
+   * The conversation this document named for itself after a prompt of ours was posted on it while it named none (its
+   * first turn's); '' while that prompt's conversation is not named yet. Gone when the page shows no conversation again
+   * or that prompt failed: the person's own way back into a conversation is not a prompt's.
+   */
   named?: string;
+  /** The page.ask request that armed `named` (an error reply to it disarms it). */
+  armedBy?: string;
   /** The URL it last reported. */
   url?: string;
 }
@@ -76,8 +87,6 @@ export class PageHub {
   private readonly open = new Map<string, OpenRequest>();
   private readonly waiters = new Set<{ tabId: number; resolve(): void }>();
   private readonly documents = new WeakMap<Runtime.Port, PageDocument>();
-  /** Pages a navigation is taking away (forget): what they say now is not the next page's ready. */
-  private readonly leaving = new WeakSet<Runtime.Port>();
   private sequence = 0;
 
   constructor(
@@ -100,7 +109,7 @@ export class PageHub {
     }
     this.ports.set(tabId, port);
     const documentId = (port.sender as { documentId?: unknown } | undefined)?.documentId;
-    this.documents.set(port, { ...(typeof documentId === 'string' ? { documentId } : {}), kits: new Set(), loading: new Map(), asks: [] });
+    this.documents.set(port, { ...(typeof documentId === 'string' ? { documentId } : {}), kits: new Set(), loading: new Map(), asks: [], asked: 0 });
     port.onMessage.addListener((raw: unknown) => this.receive(tabId, port, raw));
     port.onDisconnect.addListener(() => {
       this.failOpen(port, 'The Perplexity page was closed or reloaded during the call. Call again.');
@@ -133,11 +142,51 @@ export class PageHub {
     const state = this.states.get(tabId);
     const port = this.ports.get(tabId);
     this.states.delete(tabId);
-    if (port) this.leaving.add(port);
     return () => {
-      if (port) this.leaving.delete(port);
       if (state && port && this.ports.get(tabId) === port && !this.states.has(tabId)) this.states.set(tabId, state);
     };
+  }
+
+  /**
+   * Waits until the tab's page is another document than `page`, ready: after a navigation the page being left may still
+   * speak (its own late address change, a pack push) and so look ready, and a new chat's prompt was posted to it (review
+   * 10, router F5). Throws, with nothing sent, when no new page came within `timeoutMs`.
+   */
+  async whenReplaced(tabId: number, page: object | undefined, timeoutMs: number, signal?: AbortSignal): Promise<void> {
+    const deadline = Date.now() + timeoutMs;
+    while (this.ports.get(tabId) === page || !this.states.has(tabId)) {
+      const left = deadline - Date.now();
+      if (left <= 0) {
+        throw new RelayError('TIMEOUT', `The new page in tab ${tabId} did not load within ${timeoutMs} ms; the page it was leaving still answers there. Nothing was sent; call again.`);
+      }
+      await this.nextReady(tabId, left, signal);
+    }
+  }
+
+  /** The tab's next page.ready or page.navigated, or `ms` passing; a cancel throws. */
+  private nextReady(tabId: number, ms: number, signal?: AbortSignal): Promise<void> {
+    if (signal?.aborted) return Promise.reject(new RelayError('CANCELLED', 'The call was cancelled.'));
+    return new Promise((resolve, reject) => {
+      const done = () => {
+        clearTimeout(timer);
+        this.waiters.delete(waiter);
+        signal?.removeEventListener('abort', onAbort);
+      };
+      const waiter = {
+        tabId,
+        resolve: () => {
+          done();
+          resolve();
+        },
+      };
+      const onAbort = () => {
+        done();
+        reject(new RelayError('CANCELLED', 'The call was cancelled.'));
+      };
+      const timer = setTimeout(waiter.resolve, ms);
+      signal?.addEventListener('abort', onAbort, { once: true });
+      this.waiters.add(waiter);
+    });
   }
 
   state(tabId: number): PageState | undefined {
@@ -152,9 +201,17 @@ export class PageHub {
     return this.ports.get(tabId);
   }
 
-  /** Who asked the prompts posted to the document `page` (a token from document()), in order. */
-  asksPosted(page: object | undefined): readonly string[] {
-    return (page && this.documents.get(page as Runtime.Port)?.asks) ?? [];
+  /** How many prompts were posted to the document `page` (a token from document()). */
+  askCount(page: object | undefined): number {
+    return (page && this.documents.get(page as Runtime.Port)?.asked) ?? 0;
+  }
+
+  /** Who asked the prompts posted to `page` after the first `count`, in order; undefined when it no longer remembers them all. */
+  asksSince(page: object | undefined, count: number): readonly string[] | undefined {
+    const doc = page ? this.documents.get(page as Runtime.Port) : undefined;
+    if (!doc) return [];
+    const from = count - (doc.asked - doc.asks.length);
+    return from < 0 ? undefined : doc.asks.slice(from);
   }
 
   /** The conversation the document `page` named for itself after a prompt was posted on it (undefined: none). */
@@ -345,9 +402,14 @@ export class PageHub {
         if (method === 'page.ask') {
           const doc = this.documents.get(port);
           if (doc) {
+            doc.asked += 1;
             doc.asks.push(asker);
+            if (doc.asks.length > ASKS_KEPT) doc.asks.shift();
             // Posted on a page of no conversation: the first conversation it names next is this prompt's.
-            if (!threadIdOfUrl(doc.url)) doc.named = '';
+            if (!threadIdOfUrl(doc.url)) {
+              doc.named = '';
+              doc.armedBy = id;
+            }
           }
         }
       } catch {
@@ -369,9 +431,13 @@ export class PageHub {
       case 'result':
         mine?.resolve(message.result, message.trace);
         return;
-      case 'error':
+      case 'error': {
+        // A prompt the page refused names no conversation: what the page names next is not its.
+        const doc = mine?.method === 'page.ask' ? this.documents.get(port) : undefined;
+        if (doc?.named === '' && doc.armedBy === message.id) doc.named = undefined;
         mine?.reject(new RelayError(message.error.code, message.error.message, message.error.data));
         return;
+      }
       case 'progress':
         mine?.onProgress(message.message);
         return;
@@ -381,11 +447,12 @@ export class PageHub {
           const url = (message.data as PageReady).url;
           if (doc) {
             if (doc.named === '' && threadIdOfUrl(url)) doc.named = url;
+            // Back on a page of no conversation ("New thread" in the page): what it names from now on is no prompt's.
+            else if (doc.named && !threadIdOfUrl(url)) doc.named = undefined;
             doc.url = url;
           }
-          // A page being navigated away is not the page that follows (its late URL change, a pack push): a new chat's
-          // prompt was posted to the page it was leaving (review 10, router F5).
-          if (this.leaving.has(port) || this.ports.get(tabId) !== port) {
+          // A port the tab has replaced speaks for a page that is gone.
+          if (this.ports.get(tabId) !== port) {
             this.onChange(tabId);
             return;
           }

@@ -73,7 +73,7 @@ export interface ApprovedTab {
    * conversation holds for the one that page names for itself; another page loaded since is held exactly.
    */
   page?: object;
-  /** How many prompts had been posted to that page when the card was drawn (PageHub.asksPosted): another client's since names its own conversation there. */
+  /** How many prompts had been posted to that page when the card was drawn (PageHub.askCount): another client's since names its own conversation there. */
   prompts?: number;
   /** Who asked the held call (CallOrigin.clientId): its own session's prompts since are its conversation. */
   client?: string;
@@ -90,6 +90,9 @@ interface AskedBy {
 export type CallEvent =
   | { phase: 'start'; request: Request; at: number }
   | { phase: 'end'; request: Request; at: number; ok: boolean; result?: unknown; error?: string };
+
+/** How long a new chat's page may take to replace the page it leaves (as a navigation's own wait). */
+const NEW_CHAT_LOAD_MS = 20_000;
 
 export class Router {
   private readonly running = new Map<string, AbortController>();
@@ -191,7 +194,8 @@ export class Router {
     }
     // An approval can land in the same instant as a cancel or a dropped link: the cancel wins.
     throwIfCancelled(signal);
-    if (approved) await this.stillApproved(approved);
+    // A new chat or a navigation leaves the page: the tab alone counts, and one loading is no matter (review 10, router).
+    if (approved) await this.stillApproved(approved, { newChat: method === 'tabs.navigate' || (method === 'page.ask' && Boolean(params.newChat)) });
     const { tabs } = this.deps;
     switch (method) {
       case 'browser.status':
@@ -287,7 +291,11 @@ export class Router {
         await this.refuseOverDraft(signal, here);
         // Before the navigation only the tab counts (its page is left anyway), and that it is still Perplexity's.
         await this.stillWhereAsked(here, undefined, approved, true, 'a new chat was opened', undefined);
+        const left = pages.document(here);
         await tabs.navigate(PERPLEXITY_HOME, undefined, signal, here);
+        // The page being left may still have spoken (its own late address change, a pack push) and so looked ready: the
+        // prompt goes to the new chat's page, never to it (review 10, router F5).
+        if (left !== undefined && pages.document(here) === left) await pages.whenReplaced(here, left, NEW_CHAT_LOAD_MS, signal);
         throwIfCancelled(signal);
         url = PERPLEXITY_HOME;
         await this.stillWhereAsked(here, url, approved, true, 'a new chat was opened', undefined, 'the tab had already opened a new chat');
@@ -423,6 +431,13 @@ export class Router {
     throw error;
   }
 
+  /** Whether every prompt posted to the card's page since it was drawn was its own session's (a prompt of another names its own conversation there). */
+  private onlyItsOwn(approved: ApprovedTab): boolean {
+    const since = this.deps.pages.asksSince(approved.page, approved.prompts ?? 0);
+    // undefined: the page no longer remembers them all, so some other session's may be among them.
+    return since?.every((asker) => asker === approved.client) ?? false;
+  }
+
   /**
    * A held call runs only on the tab its approval card named, still in the conversation it showed (review 2026-12-05,
    * worker #2): another session's comet_switch_tab, or the person going to another thread, while the card waited must
@@ -442,7 +457,7 @@ export class Router {
       this.deps.pages.document(approved.tabId) === approved.page &&
       !now?.pendingUrl &&
       // Another prompt sent there since names its own conversation on that page (fixes review 7 #2).
-      (approved.prompts === undefined || this.deps.pages.asksPosted(approved.page).slice(approved.prompts).every((asker) => asker === approved.client));
+      (approved.prompts === undefined || this.onlyItsOwn(approved));
     const exact = how.exact || !pageKept;
     // A page of no conversation holds for the one it named itself after a prompt posted on it, never one it was moved to
     // in place (the person's click in Perplexity's sidebar, F1) nor one the person's own prompt made (gap 1).
@@ -498,7 +513,10 @@ export class Router {
     const nowUrl = now?.pendingUrl ?? now?.url ?? '';
     const samePage = sameDocument && !now?.pendingUrl;
     const [was, is] = [threadIdOfUrl(url), threadIdOfUrl(nowUrl)];
-    const samePlace = url === undefined || was === is || (samePage && was === undefined && is === threadIdOfUrl(this.deps.pages.namedBy(page)));
+    // A page of no conversation that names one meanwhile: its own last turn, named late. Held to the conversation a prompt
+    // of ours named there when the person approved it (the card's rule, above); else the same page is the same place.
+    const namedLate = samePage && was === undefined && (!approved || is === threadIdOfUrl(this.deps.pages.namedBy(page)));
+    const samePlace = url === undefined || was === is || namedLate;
     if (now?.id !== tabId) throw said(`${now?.id === undefined ? 'no tab is driven' : `the driven tab is tab ${now.id} (${nowUrl})`} (another agent's comet_switch_tab, or the person)`);
     if (categorizeTab(nowUrl) !== 'Main') throw said(`the tab left Perplexity for ${nowUrl}`);
     if (now?.pendingUrl && !newChat) throw said(`the tab is loading ${now.pendingUrl}`);

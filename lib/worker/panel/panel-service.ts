@@ -139,7 +139,7 @@ export class PanelService {
     if (request.method.startsWith('page.') && (tab?.id === undefined || categorizeTab(tab.url ?? tab.pendingUrl ?? '') !== 'Main')) throw noPerplexityTab();
     // The page the card is drawn on, taken now: one loaded while the card waits is not what the person saw.
     const page = tab?.id === undefined ? undefined : this.deps.pages.document(tab.id);
-    const prompts = page === undefined ? undefined : this.deps.pages.asksPosted(page).length;
+    const prompts = page === undefined ? undefined : this.deps.pages.askCount(page);
     await this.enforce(decision, again, request, settings, signal, progress, { ...approvalDetail(request.method, params), target: this.targetOf(request.method, params, tab) });
     this.approvedCalls.add(request);
     return tab?.id === undefined ? undefined : { tabId: tab.id, url: tab.url ?? tab.pendingUrl ?? '', title: tab.title ?? '', page, prompts, client: request.origin?.clientId };
