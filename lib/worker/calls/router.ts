@@ -634,7 +634,7 @@ export class Router {
       const now = await browser.tabs.get(tab.id).catch(() => undefined);
       if (!now || !samePage(now.url ?? '', url)) throw tabMoved('capture', url, now?.url);
     }
-    return this.deps.tabs.capture(tab, format, quality);
+    return this.deps.tabs.capture(tab, format, quality, signal);
   }
 }
 

@@ -164,14 +164,21 @@ export class TabService {
    * of 2026-12-02, #2): captures are serialised per window, the frame is awaited after the switch (#28), and the
    * window is checked to show this tab at this page both before and after, or nothing is returned.
    */
-  capture(tab: Tabs.Tab | undefined, format: 'png' | 'jpeg', quality?: number): Promise<{ data: string; mimeType: string }> {
+  capture(tab: Tabs.Tab | undefined, format: 'png' | 'jpeg', quality?: number, signal?: AbortSignal): Promise<{ data: string; mimeType: string }> {
     if (tab?.id === undefined || tab.windowId === undefined) {
       return Promise.reject(new RelayError('NO_PERPLEXITY_TAB', 'There is no tab to capture. Call comet_connect first.'));
     }
     const { id, windowId } = tab;
     const url = tab.url ?? '';
     const previous = this.captures.get(windowId) ?? Promise.resolve();
-    const mine = previous.catch(() => {}).then(() => this.captureNow(id, windowId, url, format, quality));
+    // A caller gone while it waited behind another capture takes nothing over: no tab brought forward for nobody (review
+    // 10, crash F3).
+    const mine = previous
+      .catch(() => {})
+      .then(() => {
+        if (signal?.aborted) throw new RelayError('CANCELLED', 'The call was cancelled.');
+        return this.captureNow(id, windowId, url, format, quality, signal);
+      });
     const settled: Promise<void> = mine.then(
       () => undefined,
       () => undefined,
@@ -185,8 +192,9 @@ export class TabService {
 
   private readonly captures = new Map<number, Promise<void>>();
 
-  private async captureNow(tabId: number, windowId: number, url: string, format: 'png' | 'jpeg', quality?: number): Promise<{ data: string; mimeType: string }> {
+  private async captureNow(tabId: number, windowId: number, url: string, format: 'png' | 'jpeg', quality?: number, signal?: AbortSignal): Promise<{ data: string; mimeType: string }> {
     const [front] = await browser.tabs.query({ active: true, windowId });
+    if (signal?.aborted) throw new RelayError('CANCELLED', 'The call was cancelled.');
     const swap = front?.id !== undefined && front.id !== tabId;
     try {
       if (swap) {
