@@ -12,17 +12,21 @@ const COMPOSER: readonly string[] = composerProbes.composer.filter((selector) =>
 /** How long a page may take to answer the draft read: one with a dialog up, or hung, never does. */
 const DRAFT_READ_MS = 5_000;
 
+/** A page that did not answer the draft read in time: it may hold one. */
+export const DRAFT_UNKNOWN: unique symbol = Symbol('draft unknown');
+
 /**
  * The composer's text in the top document of `tabId`: '' when it is empty or the page shows no composer
- * (nothing there to lose), undefined when the page could not be asked: it failed, took DRAFT_READ_MS, or the
- * caller gave up (`signal`). Never pending for good: a new chat holds the mode's turn while it reads, and every
- * other prompt waited behind a page that never ran the read (review 10, router F7).
+ * (nothing there to lose), undefined when the page could not be asked (the browser refused the read) or the caller
+ * gave up (`signal`), DRAFT_UNKNOWN when it did not answer within DRAFT_READ_MS. Never pending for good: a new chat
+ * holds the mode's turn while it reads, and every other prompt waited behind a page that never ran the read (review
+ * 10, router F7).
  */
-export async function composerDraft(tabId: number, signal?: AbortSignal): Promise<string | undefined> {
+export async function composerDraft(tabId: number, signal?: AbortSignal): Promise<string | undefined | typeof DRAFT_UNKNOWN> {
   let timer: ReturnType<typeof setTimeout> | undefined;
   let onAbort: (() => void) | undefined;
-  const given = new Promise<undefined>((resolve) => {
-    timer = setTimeout(() => resolve(undefined), DRAFT_READ_MS);
+  const given = new Promise<undefined | typeof DRAFT_UNKNOWN>((resolve) => {
+    timer = setTimeout(() => resolve(DRAFT_UNKNOWN), DRAFT_READ_MS);
     onAbort = () => resolve(undefined);
     signal?.addEventListener('abort', onAbort, { once: true });
   });
@@ -54,6 +58,14 @@ async function readDraft(tabId: number): Promise<string | undefined> {
   } catch {
     return undefined;
   }
+}
+
+/** The refusal of a new chat on a page that did not say whether it holds a draft: nothing was sent, the tab did not move. */
+export function draftUnknown(tabId: number): string {
+  return (
+    `The Perplexity tab ${tabId} did not answer within ${DRAFT_READ_MS / 1000} s whether its composer holds an unsent draft (a dialog open in the page, or the page busy), ` +
+    'and a new chat would throw one away, so nothing was sent and the tab was not moved. Call again once the page answers, or ask without newChat.'
+  );
 }
 
 /** The refusal of a new chat that would throw away the person's draft: nothing was sent, the tab did not move. */

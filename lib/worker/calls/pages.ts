@@ -106,6 +106,8 @@ export class PageHub {
       // Disconnecting our own end fires no onDisconnect here: fail its open requests ourselves.
       replaced.disconnect();
       this.failOpen(replaced, 'The Perplexity page reloaded or reconnected during the call. Call again.');
+      // What the replaced page said last is not the new page's word: it is ready when it says so.
+      this.states.delete(tabId);
     }
     this.ports.set(tabId, port);
     const documentId = (port.sender as { documentId?: unknown } | undefined)?.documentId;
@@ -154,13 +156,15 @@ export class PageHub {
    */
   async whenReplaced(tabId: number, page: object | undefined, timeoutMs: number, signal?: AbortSignal): Promise<void> {
     const deadline = Date.now() + timeoutMs;
-    while (this.ports.get(tabId) === page || !this.states.has(tabId)) {
+    while (this.ports.get(tabId) === page) {
       const left = deadline - Date.now();
       if (left <= 0) {
         throw new RelayError('TIMEOUT', `The new page in tab ${tabId} did not load within ${timeoutMs} ms; the page it was leaving still answers there. Nothing was sent; call again.`);
       }
       await this.nextReady(tabId, left, signal);
     }
+    // The old page is gone: the new one is waited for as any page is, in the browser's words when it does not come.
+    await this.whenReady(tabId, Math.max(1, deadline - Date.now()), signal);
   }
 
   /** The tab's next page.ready or page.navigated, or `ms` passing; a cancel throws. */
@@ -370,6 +374,7 @@ export class PageHub {
     return new Promise((resolve, reject) => {
       const onAbort = () => {
         finish();
+        this.disarm(port, id);
         reject(new RelayError('CANCELLED', 'The call was cancelled.'));
         try {
           port.postMessage({ kind: 'cancel', id } satisfies Envelope);
@@ -420,6 +425,14 @@ export class PageHub {
     });
   }
 
+  /** The prompt `id` armed its document's `named` and came to nothing (refused, cancelled): no conversation is its. */
+  private disarm(port: Runtime.Port, id: string): void {
+    const doc = this.documents.get(port);
+    if (doc?.armedBy !== id) return;
+    doc.named = undefined;
+    doc.armedBy = undefined;
+  }
+
   private receive(tabId: number, port: Runtime.Port, raw: unknown): void {
     const parsed = checkEnvelope(raw);
     if (!parsed.ok) return;
@@ -431,13 +444,12 @@ export class PageHub {
       case 'result':
         mine?.resolve(message.result, message.trace);
         return;
-      case 'error': {
-        // A prompt the page refused names no conversation: what the page names next is not its.
-        const doc = mine?.method === 'page.ask' ? this.documents.get(port) : undefined;
-        if (doc?.named === '' && doc.armedBy === message.id) doc.named = undefined;
+      case 'error':
+        // A prompt the page did not take names no conversation: what the page names, or named meanwhile, is not its. One
+        // it says it took (a timeout after the submit) still may.
+        if (!message.error.data?.taken) this.disarm(port, message.id);
         mine?.reject(new RelayError(message.error.code, message.error.message, message.error.data));
         return;
-      }
       case 'progress':
         mine?.onProgress(message.message);
         return;

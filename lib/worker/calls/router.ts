@@ -11,7 +11,7 @@ import { doorOf } from '../../protocol/doors';
 import { traceClock } from '../../protocol/ports';
 import { browser } from '../browser/ext';
 import { describeTabUse, otherTabsAllowed, otherTabsRefused, publicLibraryRefused, publicScreenshotsRefused, screenshotsRefused } from './other-tabs';
-import { composerDraft, draftInTheWay } from './draft';
+import { composerDraft, DRAFT_UNKNOWN, draftInTheWay, draftUnknown } from './draft';
 import { PageGoneDuringAsk, type PageHub } from './pages';
 import type { TabService } from './tabs';
 import { type ModeResult, modeAgain, type PageMode, type PollResult, type WaitResult } from '../../protocol/page/page-methods';
@@ -289,6 +289,8 @@ export class Router {
         // Never over the person's unsent draft: the new document would throw it away (review of 2026-12-04, #21).
         // Asked again here: the person may have typed while the approval waited.
         await this.refuseOverDraft(signal, here);
+        // The navigation is an act of its own: the person's policy first (review 10, router round 3).
+        await asked.recheck?.();
         // Before the navigation only the tab counts (its page is left anyway), and that it is still Perplexity's.
         await this.stillWhereAsked(here, undefined, approved, true, 'a new chat was opened', undefined);
         const left = pages.document(here);
@@ -397,7 +399,10 @@ export class Router {
     const current = tabId ?? (await this.deps.tabs.pageTab().catch(() => undefined));
     const draft = current === undefined ? undefined : await composerDraft(current, signal);
     throwIfCancelled(signal);
-    if (current !== undefined && draft?.trim()) throw new RelayError('AGENT_ERROR', draftInTheWay(current, draft));
+    if (current === undefined) return;
+    // A page too busy to say (a dialog up) may hold one: the new chat would throw it away unseen (review 10, router round 3).
+    if (draft === DRAFT_UNKNOWN) throw new RelayError('AGENT_ERROR', draftUnknown(current));
+    if (draft?.trim()) throw new RelayError('AGENT_ERROR', draftInTheWay(current, draft));
   }
 
   /**

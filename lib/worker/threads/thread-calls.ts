@@ -152,9 +152,10 @@ export class ThreadCalls {
         if (read.ok) return read.result;
         jsonProblem = read.problem;
       }
+      // The person's policy once the act has its turn (before a tab is opened for it), and again when it goes, after its
+      // tab (which may have had to load): Read-only or Require approval turned on meanwhile refuses it (review 10, router F4).
+      if (acts) await stillAllowed?.();
       const tabId = await this.tabFor(threadId, cap, acts && !byPerson, signal);
-      // The person's policy as it is when the act goes, after its turn and its tab (which may have had to load): Read-only
-      // or Require approval turned on meanwhile refuses it (review 10, router F4).
       if (acts) await stillAllowed?.();
       const tap = (message: string) => {
         this.deps.onStep?.(threadId, message);
