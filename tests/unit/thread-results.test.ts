@@ -141,7 +141,8 @@ describe('checkpoint → the seed result object', () => {
     const result = checkpointResult(checkpoint({ event: null, text: '' }), 120_400);
     expect(result.event).toBe('timeout');
     expect(result.text).toContain('after 120 s');
-    expect(result.text).toContain(`call_perplexity_computer with thread_id ${THREAD} and no message to wait again (nothing is sent), or read_thread`);
+    // The seed's advice first (read_thread to check status), then ours: a wait that sends nothing (review 10, spec 12).
+    expect(result.text).toContain(`call read_thread with thread_id ${THREAD} to check on it, or call_perplexity_computer with that thread_id and no message to wait again (nothing is sent)`);
     expect(result.text).toContain('latest: Reading 5 stories');
     expect(result.interactive).toBeUndefined();
   });

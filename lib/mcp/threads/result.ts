@@ -213,8 +213,8 @@ function resultText(checkpoint: ThreadCheckpoint, event: ThreadResult['event'], 
     const progress = checkpoint.steps.length ? ` So far ${checkpoint.steps.length} step(s); latest: ${latest}.` : '';
     return (
       `Computer is still working; this call stopped waiting${seconds}.${progress} ` +
-      `The task keeps running in Perplexity: call call_perplexity_computer with thread_id ${checkpoint.threadId} and no message ` +
-      'to wait again (nothing is sent), or read_thread to look.'
+      `The task keeps running in Perplexity: call read_thread with thread_id ${checkpoint.threadId} to check on it, or ` +
+      'call_perplexity_computer with that thread_id and no message to wait again (nothing is sent).'
     );
   }
   if (checkpoint.text.trim()) return checkpoint.text;

@@ -26,7 +26,7 @@ export const EVENT_GUIDE =
   'auth_required: the user signs in at interactive.auth_url, then notify_connected. ' +
   'interaction_required (the user completes interactive.url), two_factor_required (follow text), waiting: then continue with thread_id and a message. ' +
   'sleep: resumes at wake_at. insufficient_credits, access_denied: tell the user (interactive.billing_url). ' +
-  'timeout: still working; wait again with thread_id and no message (nothing is sent), or read_thread. ' +
+  'timeout: still working; read_thread to check (or wait again: thread_id, no message, nothing sent). ' +
   'Several prompts waiting: pending_interactions.';
 
 /** How a reply tool ends: the same hold and result as call_perplexity_computer. */
