@@ -47,9 +47,10 @@ function sourcesTab(ctx: PageContext, turn: Turn | undefined): Element | null {
   return inTurn ?? union(ctx.doc, ctx.set.sourcesTab).find((t) => re.test(cleanText(t))) ?? null;
 }
 
-function panelFor(ctx: PageContext, tab: Element): Element | null {
+/** The panel the tab names: its own turn's first, as the February layout gave every turn's panel one id (a capture of 2026-02-27). */
+function panelFor(ctx: PageContext, tab: Element, turn: Turn | undefined): Element | null {
   const id = tab.getAttribute('aria-controls');
-  const byId = id ? ctx.doc.getElementById(id) : null;
+  const byId = id ? ([...(turn?.querySelectorAll('[id]') ?? [])].find((e) => e.id === id) ?? ctx.doc.getElementById(id)) : null;
   if (byId && !isHidden(byId)) return byId;
   const tabId = tab.id;
   return (
@@ -83,7 +84,7 @@ async function readSourcesTab(ctx: PageContext, turn: Turn | undefined, openTab:
   if (!tab) return null;
   const base = ctx.doc.location.href;
   const selected = tab.getAttribute('aria-selected') === 'true';
-  const rendered = panelFor(ctx, tab) ?? (selected ? (panelsWithSources(ctx, turn)[0] ?? null) : null);
+  const rendered = panelFor(ctx, tab, turn) ?? (selected ? (panelsWithSources(ctx, turn)[0] ?? null) : null);
   if (hasLinks(ctx, rendered)) return fromEntries(rendered, ctx.set, base);
   if (!openTab) return null;
   const tabList = tab.parentElement ?? turn ?? ctx.doc; // the tab's own tab list
@@ -91,7 +92,7 @@ async function readSourcesTab(ctx: PageContext, turn: Turn | undefined, openTab:
   const before = new Set(panelsWithSources(ctx, turn));
   pointerClick(tab);
   const panel = await ctx.waitFor(() => {
-    const named = panelFor(ctx, tab);
+    const named = panelFor(ctx, tab, turn);
     if (hasLinks(ctx, named)) return named;
     return panelsWithSources(ctx, turn).find((p) => !before.has(p)) ?? null;
   }, 1500);

@@ -95,6 +95,8 @@ export class TurnCtl {
     private readonly host: ThreadHost,
     private readonly threadId = '',
     readonly layout: ThreadLayout = 'turn-2026-04',
+    /** February: the ids of the header's Links tab and of the panel it names, which every turn's panel carries (a capture of 2026-02-27). */
+    private readonly links?: { trigger: string; panel: string },
   ) {
     this.el =
       layout === 'markdown-2026-02'
@@ -461,7 +463,14 @@ export class TurnCtl {
       });
     }
     const endSlot = h('div', {});
-    sourcesPanel = h('div', { role: 'tabpanel', 'data-state': 'inactive', 'data-orientation': 'horizontal', hidden: true });
+    sourcesPanel = h('div', {
+      role: 'tabpanel',
+      'data-state': 'inactive',
+      'data-orientation': 'horizontal',
+      hidden: true,
+      // One id for every turn's panel, as the real page has it: the Links tab names them all.
+      ...(this.links ? tabLinks({ id: this.links.panel, 'aria-labelledby': this.links.trigger }) : {}),
+    });
     this.el.replaceChildren(
       h('div', { class: 'relative' }, this.queryTools('flex items-center gap-1'), h('div', { class: 'group/title relative inline-flex flex-col' }, query, toggle)),
       stepsBox,
@@ -887,6 +896,7 @@ export class ThreadView {
       },
       this.thread.id,
       this.layout,
+      this.febLinks,
     );
     this.turns.push(t);
     this.list.append(t.el);
@@ -924,8 +934,11 @@ export class ThreadView {
    * September 2026), not one per turn. February's turns each switch to their own sources panel; in the
    * Aug–Oct layout one thread-level panel lists every mounted turn's sources under its question.
    */
+  private febLinks?: { trigger: string; panel: string };
+
   private mountHeader(): { tabs: HTMLElement[]; linksPanel: HTMLElement | null } {
     const base = radixId().replace(/[^a-z0-9]/g, '');
+    if (this.layout === 'markdown-2026-02') this.febLinks = { trigger: `${base}-trigger-links`, panel: `${base}-content-links` };
     const tab = (key: 'answer' | 'links' | 'images', iconName: string, label: string) => {
       const el = h(
         'button',
