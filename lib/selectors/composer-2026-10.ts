@@ -51,7 +51,8 @@ export const composerProbes = {
   // The menu is portalled to the end of <body> and stays there with `data-state="closed"` once shut
   // (mode-menu-open-Perplexity-Comet-MCP-jcalderonzumba-2026-09-24): only an open one is read.
   modeMenu: ['[role="menu"]:not([data-state="closed"])'],
-  modeMenuItem: ['[role="menuitemradio"]'],
+  // Model council is a plain menuitem with a "Max" badge beside the radio rows (mode-menu-open-…-2026-09-24).
+  modeMenuItem: ['[role="menuitemradio"], [role="menuitem"]'],
   // No aria-label and no test id of its own: the button of a wrapper that follows another wrapper.
   computerToggle: [`${MODE_WRAPPER} ~ ${MODE_WRAPPER} button`, 'button[aria-pressed][aria-label="{computer}"]', 'button[aria-label="{computer}"]'],
   // The toggle's icon where the capture kept icons (composer-zero-state-WebMCP-2026-08, the 2026-09-26/27
