@@ -51,8 +51,11 @@ interface PageDocument {
    * or that prompt failed: the person's own way back into a conversation is not a prompt's.
    */
   named?: string;
-  /** The page.ask request that armed `named` (an error reply to it disarms it). */
-  armedBy?: string;
+  /**
+   * The prompts posted while `named` waited ('' ), and whether one of them was taken: it is disarmed only when none was
+   * and all came to nothing (refused, cancelled).
+   */
+  armed?: { ids: Set<string>; taken: boolean };
   /** The URL it last reported. */
   url?: string;
 }
@@ -86,6 +89,8 @@ export class PageHub {
   private readonly states = new Map<number, PageState>();
   private readonly open = new Map<string, OpenRequest>();
   private readonly waiters = new Set<{ tabId: number; resolve(): void }>();
+  /** nextReady's waiters also wake when the tab's page goes: whenReplaced then waits for the next one as any wait does. */
+  private readonly goneWaiters = new Set<{ tabId: number; resolve(): void }>();
   private readonly documents = new WeakMap<Runtime.Port, PageDocument>();
   private sequence = 0;
 
@@ -118,6 +123,7 @@ export class PageHub {
       if (this.ports.get(tabId) !== port) return;
       this.ports.delete(tabId);
       this.states.delete(tabId);
+      for (const waiter of [...this.goneWaiters]) if (waiter.tabId === tabId) waiter.resolve();
       this.onChange(tabId);
     });
   }
@@ -174,6 +180,7 @@ export class PageHub {
       const done = () => {
         clearTimeout(timer);
         this.waiters.delete(waiter);
+        this.goneWaiters.delete(waiter);
         signal?.removeEventListener('abort', onAbort);
       };
       const waiter = {
@@ -190,6 +197,7 @@ export class PageHub {
       const timer = setTimeout(waiter.resolve, ms);
       signal?.addEventListener('abort', onAbort, { once: true });
       this.waiters.add(waiter);
+      this.goneWaiters.add(waiter);
     });
   }
 
@@ -374,7 +382,7 @@ export class PageHub {
     return new Promise((resolve, reject) => {
       const onAbort = () => {
         finish();
-        this.disarm(port, id);
+        this.settleArmed(port, id, false);
         reject(new RelayError('CANCELLED', 'The call was cancelled.'));
         try {
           port.postMessage({ kind: 'cancel', id } satisfies Envelope);
@@ -412,8 +420,9 @@ export class PageHub {
             if (doc.asks.length > ASKS_KEPT) doc.asks.shift();
             // Posted on a page of no conversation: the first conversation it names next is this prompt's.
             if (!threadIdOfUrl(doc.url)) {
+              if (doc.named !== '' || !doc.armed) doc.armed = { ids: new Set(), taken: false };
               doc.named = '';
-              doc.armedBy = id;
+              doc.armed.ids.add(id);
             }
           }
         }
@@ -425,12 +434,21 @@ export class PageHub {
     });
   }
 
-  /** The prompt `id` armed its document's `named` and came to nothing (refused, cancelled): no conversation is its. */
-  private disarm(port: Runtime.Port, id: string): void {
+  /**
+   * A prompt that armed its document's `named` has its outcome: taken (a result, or an error that says so) or nothing
+   * (refused, cancelled). Once none of the armed prompts is left and none was taken, no conversation is theirs, even one
+   * the page named meanwhile (a sidebar click); one taken keeps it (review 10, router rounds 3 and 4).
+   */
+  private settleArmed(port: Runtime.Port, id: string, taken: boolean): void {
+    const armed = this.documents.get(port)?.armed;
+    if (!armed?.ids.delete(id)) return;
+    armed.taken ||= taken;
+    if (armed.ids.size > 0 || armed.taken) return;
     const doc = this.documents.get(port);
-    if (doc?.armedBy !== id) return;
-    doc.named = undefined;
-    doc.armedBy = undefined;
+    if (doc) {
+      doc.named = undefined;
+      doc.armed = undefined;
+    }
   }
 
   private receive(tabId: number, port: Runtime.Port, raw: unknown): void {
@@ -442,12 +460,12 @@ export class PageHub {
     const mine = request?.port === port ? request : undefined;
     switch (message.kind) {
       case 'result':
+        this.settleArmed(port, message.id, true);
         mine?.resolve(message.result, message.trace);
         return;
       case 'error':
-        // A prompt the page did not take names no conversation: what the page names, or named meanwhile, is not its. One
-        // it says it took (a timeout after the submit) still may.
-        if (!message.error.data?.taken) this.disarm(port, message.id);
+        // A prompt the page did not take names no conversation; one it says it took (a timeout after the submit) may.
+        this.settleArmed(port, message.id, Boolean(message.error.data?.taken));
         mine?.reject(new RelayError(message.error.code, message.error.message, message.error.data));
         return;
       case 'progress':
@@ -460,7 +478,10 @@ export class PageHub {
           if (doc) {
             if (doc.named === '' && threadIdOfUrl(url)) doc.named = url;
             // Back on a page of no conversation ("New thread" in the page): what it names from now on is no prompt's.
-            else if (doc.named && !threadIdOfUrl(url)) doc.named = undefined;
+            else if (doc.named && !threadIdOfUrl(url)) {
+              doc.named = undefined;
+              doc.armed = undefined;
+            }
             doc.url = url;
           }
           // A port the tab has replaced speaks for a page that is gone.
