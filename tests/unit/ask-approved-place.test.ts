@@ -7,7 +7,8 @@ import type { FakeTab } from '../support/fake-wxt-browser';
 import { panelRouter } from '../support/panel-router';
 
 /**
- * Where an approved prompt may go (review 10, router F1 and F3): a real Router and PanelService, a fake PageHub whose
+ * Where an approved prompt may go (review 10, router F1 to F4; an approved new chat is not refused while its tab loads,
+ * round 2): a real Router and PanelService, a fake PageHub whose
  * document token changes only when a test loads a new page, as the real one (a new port per document).
  */
 const HOME = 'https://www.perplexity.ai/';
@@ -64,7 +65,7 @@ async function approvalOn(url: string) {
   const tabs = new TabService(w.pages);
   await tabs.drive(7);
   const { router, panels } = panelRouter(w.pages, tabs);
-  return { w, router, panels };
+  return { w, tabs, router, panels };
 }
 
 describe('an approved prompt goes only where the card was drawn', () => {
@@ -136,3 +137,37 @@ describe("the person's policy has the last word before a prompt is posted (revie
   });
 });
 
+/** An approved call whose tab is (re)loading the page its card showed at the click: the person's reload, the site's own redirect. */
+async function approvedWhileLoading(url: string, request: Request) {
+  const { w, tabs, router, panels } = await approvalOn(url);
+  vi.spyOn(tabs, 'navigate').mockImplementation(async (to: string) => {
+    const tab = state.tabs[7] as Tab;
+    tab.url = to;
+    delete tab.pendingUrl;
+    w.document = {};
+    w.sent.push(`navigate ${to}`);
+    return to;
+  });
+  const replies: Envelope[] = [];
+  const done = router.handle(request, (m) => replies.push(m));
+  await vi.waitFor(() => expect(panels.approvals.pending()).toHaveLength(1));
+  // At the click the tab is (re)loading the page the card showed: the person's reload, Perplexity's own redirect.
+  (state.tabs[7] as Tab).pendingUrl = url;
+  panels.approvals.decide(request.id, true);
+  await done;
+  return { w, reply: replies.find((r) => r.kind !== 'progress') };
+}
+
+describe('an approved new chat is not refused because its tab is loading', () => {
+  it('L1 page.ask newChat, card on X, tab reloading X at the click: the new chat opens and the prompt goes', async () => {
+    const { w, reply } = await approvedWhileLoading(X, { kind: 'request', id: 'a', method: 'page.ask', params: { prompt: 'P', newChat: true }, origin: { clientId: 'a', clientName: 'A', tool: 'comet_ask', door: 'loopback' } });
+    // 2d2f883: PERMISSION_DENIED "... but that tab is loading https://www.perplexity.ai/search/approved-thread-X, so nothing was sent".
+    expect(reply).toMatchObject({ kind: 'result' });
+    expect(w.sent).toEqual([`navigate ${HOME}`, `page.ask -> tab 7 (${HOME})`]);
+  });
+
+  it('L2 page.ask newChat, card on the home page, tab reloading home at the click', async () => {
+    const { reply } = await approvedWhileLoading(HOME, { kind: 'request', id: 'a', method: 'page.ask', params: { prompt: 'P', newChat: true }, origin: { clientId: 'a', clientName: 'A', tool: 'comet_ask', door: 'loopback' } });
+    expect(reply).toMatchObject({ kind: 'result' });
+  });
+});

@@ -1,10 +1,10 @@
 import type { Runtime } from 'webextension-polyfill';
 import { describe, expect, it, vi } from 'vitest';
-import type { Envelope, Request } from '../../lib/protocol/messages';
 import { PageHub } from '../../lib/worker/calls/pages';
 import { TabService } from '../../lib/worker/calls/tabs';
 import { FakePort } from '../support/fake-port';
 import type { FakeTab } from '../support/fake-wxt-browser';
+import { answer, asks, req, start } from '../support/home-page';
 import { panelRouter } from '../support/panel-router';
 
 /**
@@ -24,20 +24,6 @@ function setup(inject?: () => Promise<unknown>) {
   hub.accept(port as unknown as Runtime.Port);
   port.deliver({ kind: 'event', event: 'page.ready', data: { url: HOME, title: 'Perplexity', kits: inject ? [] : ['ask'] } });
   return { hub, port };
-}
-const asks = (port: FakePort) => port.sent.filter((m) => (m as { method?: string }).method === 'page.ask') as { id: string; params: { prompt: string } }[];
-const answer = (port: FakePort, id: string) => port.deliver({ kind: 'result', id, result: { afterTurn: 0, baselineUrl: '', turnIndex: 0, conversationUrl: '', questionKey: 'k', previousAnswerKey: '', submittedAt: 1, via: 'button' } });
-const req = (id: string, client: string, prompt: string): Request => ({ kind: 'request', id, method: 'page.ask', params: { prompt }, origin: { clientId: client, clientName: client, tool: 'comet_ask', door: 'loopback' } });
-async function start(router: { handle: (r: Request, reply: (m: Envelope) => void) => Promise<void> }, r: Request) {
-  const replies: Envelope[] = [];
-  const done = router.handle(r, (m) => replies.push(m));
-  return {
-    done,
-    reply: async () => {
-      await done;
-      return replies.find((m) => m.kind !== 'progress');
-    },
-  };
 }
 
 describe('gap 2 fixed: a prompt refused before it reached the page does not move a card', () => {
