@@ -68,9 +68,15 @@ describe.skipIf(!present)('thread JSON reader on real /rest/thread bodies', () =
     expect(got.kind).toBe('research');
     const turn = got.turns[0];
     expect(turn?.event).toBe('complete');
-    expect(turn?.answer.length).toBeGreaterThan(10_000);
+    // Exactly the entry's ask_text Markdown, and every goal of its plan as a step, in order (review 10, sim: weak checks).
+    const captured = entries('thread-json-perplexity-client-research-resume-2026-07-31.json')[0] as {
+      blocks: { intended_usage?: string; markdown_block?: { answer?: string }; plan_block?: { goals?: { description: string }[] } }[];
+    };
+    expect(turn?.answer).toBe(captured.blocks.find((b) => b.intended_usage === 'ask_text')?.markdown_block?.answer);
+    expect(turn?.answer.length).toBe(11_880);
     expect(turn?.sources.length).toBe(30);
     expect(turn?.steps[0]).toMatch(/^Comparing Australia and New Zealand/);
+    expect(turn?.steps.slice(0, 2)).toEqual(captured.blocks.find((b) => b.plan_block)?.plan_block?.goals?.slice(0, 2).map((g) => g.description));
     // The questions ran out unanswered and the research went on: nothing waits on the person.
     expect(turn?.interactions).toEqual([]);
     const [asked] = askedItems(entries('thread-json-perplexity-client-research-resume-2026-07-31.json')[0], r);
@@ -112,6 +118,8 @@ describe.skipIf(!present)('thread JSON reader on real /rest/thread bodies', () =
     const entry = lastStreamEntry('sse-perplexity-ask-perplexity-client-complete-2026-07-31.sse');
     const turn = readThreadJson([{ entries: [entry] }], r, { threadId: 't', url: 'u' }).turns[0];
     expect(turn?.event).toBe('complete');
+    const { blocks } = entry as { blocks: { intended_usage?: string; markdown_block?: { answer?: string } }[] };
+    expect(turn?.answer).toBe(blocks.find((b) => b.intended_usage === 'ask_text')?.markdown_block?.answer);
     expect(turn?.answer.length).toBeGreaterThan(1000);
   });
 
