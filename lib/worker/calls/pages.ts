@@ -52,7 +52,7 @@ interface PageDocument {
    */
   named?: string;
   /**
-   * The prompts posted while `named` waited ('' ), and whether one of them was taken: it is disarmed only when none was
+   * The prompts posted while `named` waited (''), and whether one of them was taken: it is disarmed only when none was
    * and all came to nothing (refused, cancelled).
    */
   armed?: { ids: Set<string>; taken: boolean };

@@ -246,8 +246,8 @@ export class Router {
           // The person's settings as they are now, after a wait behind another prompt (review 8, many clients M2).
           if (waited && !trusted) approved = await this.stillAllowed(request, params, approved, signal);
           // The approval named a tab and a conversation: still those after a wait behind another prompt, or nothing is
-          // sent (worker #2), and exactly: a page of no conversation is still none (another session's new chat is not
-          // the person's own ask there); a new chat needs the tab alone.
+          // sent (worker #2); another session's prompt posted there meanwhile names its own conversation (PageHub counts
+          // them by session), so the card follows only its own session's; a new chat needs the tab alone.
           if (approved && waited) await this.stillApproved(approved, { newChat: Boolean(params.newChat) });
           const recheck = trusted ? undefined : async () => void (await this.stillAllowed(request, params, approved, signal));
           return this.toPage(method, params, signal, progress, trace, { approved, asker: trusted ? '' : (request.origin?.clientId ?? ''), recheck });
