@@ -107,4 +107,16 @@ describe('comet_connect after starting Comet itself', () => {
     const result = (await connect?.handler({}, context as never)) as { content: { text: string }[] };
     expect(result.content[0]?.text).toMatch(/^Connected to Comet on profile "Default"[\s\S]*\nSet Comet's switch to true before starting Comet \(backup: x\); Comet resets it at each start\.$/);
   });
+
+  it('names an added selector set by its file, not its folder: the text also goes out through the public door (review 10, door L3)', async () => {
+    const browser = new FakeBrowser()
+      .on('tabs.ensurePerplexity', { tab: toTabInfo(MAIN as never), created: false })
+      .on('browser.status', { profile: { id: 'p', label: 'Default' }, browser: { name: 'Chromium', version: '156', userAgent: 'x' }, extensionVersion: '0.1.0', perplexityTab: null, tabCount: 1 } as never)
+      .on('page.probe', { name: 'gen-b-2026-12', source: '/home/alice/.local/state/comet-relay/selectors/selector-set.gen-b-2026-12.json', probe: { chosen: 'gen-b-2026-12', confident: true, chromeMajor: 156, url: MAIN.url, candidates: [] } } as never);
+    const connect = allTools.find((t) => t.name === 'comet_connect');
+    const { context } = fakeContext(browser);
+    const result = (await connect?.handler({}, context as never)) as { content: { text: string }[] };
+    expect(result.content[0]?.text).toContain('Selector set: gen-b-2026-12 (added from selector-set.gen-b-2026-12.json)');
+    expect(result.content[0]?.text).not.toContain('/home/alice');
+  });
 });

@@ -35,7 +35,9 @@ const connect = defineTool({
     const { tab } = await browser.call('tabs.ensurePerplexity', {}, { signal, timeoutMs: 20_000 });
     const status = await browser.call('browser.status', {}, { signal, timeoutMs: 5000 });
     const probe = await browser.call('page.probe', {}, { signal, timeoutMs: 5000 });
-    const origin = probe.source && probe.source !== 'built-in' ? ` (added from ${probe.source})` : '';
+    // The file's name, not its path: this text also goes out through the public door, which names no folder of the
+    // person's (review 10, door L3); `comet-relay selectors list` gives the whole path.
+    const origin = probe.source && probe.source !== 'built-in' ? ` (added from ${probe.source.split(/[\\/]/).pop()})` : '';
     const selectorSet = probe.probe.confident ? `${probe.name}${origin}` : `${probe.name} (unconfirmed: the page does not look like Perplexity yet)`;
     const portNote =
       port !== undefined ? `\nThe port parameter (${port}) is ignored: comet-relay talks to its extension over native messaging.` : '';
