@@ -77,10 +77,6 @@ export interface DoctorOptions extends StateOptions {
 
 const MIN_NODE_MAJOR = 20;
 
-/**
- * Checks every link in order and says which one is broken and how to fix it. Throws only for a state folder that
- * cannot be one (a file: resolveState), which no check could look into.
- */
 /** When `file` was last written, or undefined when it is gone or cannot be read. */
 function modifiedAt(sys: ResolvedSystem, file: string): number | undefined {
   try {
@@ -90,6 +86,10 @@ function modifiedAt(sys: ResolvedSystem, file: string): number | undefined {
   }
 }
 
+/**
+ * Checks every link in order and says which one is broken and how to fix it. Throws only for a state folder that
+ * cannot be one (a file: resolveState), which no check could look into.
+ */
 export async function doctor(options: DoctorOptions = {}): Promise<DoctorReport> {
   const resolved = resolveState(options);
   const { sys, stateDir } = resolved;
