@@ -1,5 +1,5 @@
 import type { PageHub } from '../../lib/worker/calls/pages';
-import { Router } from '../../lib/worker/calls/router';
+import { Router, type RouterDeps } from '../../lib/worker/calls/router';
 import type { TabService } from '../../lib/worker/calls/tabs';
 import { PanelService } from '../../lib/worker/panel/panel-service';
 
@@ -7,7 +7,7 @@ import { PanelService } from '../../lib/worker/panel/panel-service';
  * The real PanelService (approvals, the person's policy) wired into the real Router, as lib/worker/main.ts wires
  * them, over the pages and tabs a test gives. The test file mocks `wxt/browser` (storage, permissions, tabs).
  */
-export function panelRouter(pages: PageHub, tabs: TabService): { router: Router; panels: PanelService } {
+export function panelRouter(pages: PageHub, tabs: TabService, more: Pick<RouterDeps, 'threads'> = {}): { router: Router; panels: PanelService } {
   let router!: Router;
   const panels = new PanelService({
     router: () => router,
@@ -21,6 +21,7 @@ export function panelRouter(pages: PageHub, tabs: TabService): { router: Router;
     clients: () => [],
     packs: () => ({ added: [], readers: [], problems: [] }),
   } as never);
-  router = new Router({ tabs, pages, status: async () => ({}), authorize: panels.authorize, authorizeTarget: panels.authorizeTarget, recheck: panels.recheck });
+  // The recheck looked up at each call, so a test can spy on it.
+  router = new Router({ ...more, tabs, pages, status: async () => ({}), authorize: panels.authorize, authorizeTarget: panels.authorizeTarget, recheck: (...args) => panels.recheck(...args) });
   return { router, panels };
 }

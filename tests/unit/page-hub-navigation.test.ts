@@ -1,17 +1,21 @@
 import type { Runtime } from 'webextension-polyfill';
 import { describe, expect, it, vi } from 'vitest';
+import type { Envelope, Request } from '../../lib/protocol/messages';
 import { PageHub } from '../../lib/worker/calls/pages';
+import { Router } from '../../lib/worker/calls/router';
 import { TabService } from '../../lib/worker/calls/tabs';
 import { FakePort } from '../support/fake-port';
 
 /**
- * A navigation that leaves the page where it was (a fragment, "Stay on page", a navigation the thread tools never take
- * back) keeps the page heard: its own events still say where it is (review 10, router round 2: a first fix of F5 made
- * such pages deaf until the wait timed out).
+ * Navigations and the page hub, with the real PageHub and TabService: a new chat's prompt goes to the new chat's page,
+ * never to the page it is leaving (review 10, router F5); and a navigation that leaves the page where it was (a
+ * fragment, "Stay on page", a navigation the thread tools never take back) keeps the page heard: its own events still
+ * say where it is (router round 2: a first fix of F5 made such pages deaf until the wait timed out).
  */
 const X = 'https://www.perplexity.ai/search/thread-X';
 const Y = 'https://www.perplexity.ai/search/thread-Y';
 const HOME = 'https://www.perplexity.ai/';
+const B = 'https://www.perplexity.ai/search/agent-Bs-thread';
 const state = vi.hoisted(() => ({
   tab: { id: 7, windowId: 1, title: 'Perplexity', url: '', active: true } as { id: number; windowId: number; title: string; url: string; active: boolean; pendingUrl?: string },
   onUpdate: undefined as undefined | ((url: string) => void),
@@ -84,5 +88,41 @@ describe('leaving: a navigation that keeps the document', () => {
     port.deliver({ kind: 'event', event: 'page.ready', data: { url: Y, title: 'Y', kits: ['ask'] } }); // a pack push too
     // 2d2f883: every later whenReady on this tab (every thread call routed there) times out until the tab reloads.
     await expect(hub.whenReady(7, 200)).resolves.toBeUndefined();
+  });
+});
+
+describe('a new chat typed only into the new page', () => {
+  // Agent B's prompt was just taken on the home page; agent A asks with newChat. Until the load commits, the OLD document
+  // names B's conversation (its late URL change), which looked like the new page being ready: A's prompt went into it.
+  it("the page being left naming agent B's conversation (or a pack push) is not the new chat's ready: the prompt waits for the new page", async () => {
+    const { hub, port: old } = setup(HOME);
+    const tabs = new TabService(hub);
+    await tabs.drive(7);
+    const router = new Router({ tabs, pages: hub, status: async () => ({}) });
+    state.onUpdate = (url) => {
+      state.tab.pendingUrl = url; // the load starts; it commits later
+      state.tab.url = B;
+      old.deliver({ kind: 'event', event: 'page.navigated', data: { url: B, title: 'B', kits: ['ask'] } });
+    };
+    const replies: Envelope[] = [];
+    const request: Request = { kind: 'request', id: 'a:1', method: 'page.ask', params: { prompt: 'A in a new chat', newChat: true }, origin: { clientId: 'a', clientName: 'Agent A', tool: 'comet_ask', door: 'loopback' } };
+    const done = router.handle(request, (m) => replies.push(m));
+    await vi.waitFor(() => expect(state.tab.pendingUrl).toBe(HOME));
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    const asks = (port: FakePort) => port.sent.filter((m) => (m as { method?: string }).method === 'page.ask') as { id: string; params: { prompt: string } }[];
+    expect(asks(old)).toEqual([]);
+    // The new chat commits: a new document, its own port.
+    state.tab.url = HOME;
+    delete state.tab.pendingUrl;
+    old.drop();
+    const fresh = new FakePort({ name: 'comet-relay/page', sender: { tab: { id: 7 } } });
+    hub.accept(fresh as unknown as Runtime.Port);
+    fresh.deliver({ kind: 'event', event: 'page.ready', data: { url: HOME, title: 'Perplexity', kits: ['ask'] } });
+    await vi.waitFor(() => expect(asks(fresh)).toHaveLength(1));
+    expect(asks(fresh)[0]?.params.prompt).toBe('A in a new chat');
+    expect(asks(old)).toEqual([]);
+    fresh.deliver({ kind: 'result', id: asks(fresh)[0]!.id, result: { afterTurn: 0, baselineUrl: HOME, turnIndex: 0, conversationUrl: HOME, questionKey: 'k', previousAnswerKey: '', submittedAt: 1, via: 'button' } });
+    await done;
+    expect(replies.find((r) => r.kind !== 'progress')).toMatchObject({ kind: 'result' });
   });
 });

@@ -2,12 +2,11 @@ import type { Runtime } from 'webextension-polyfill';
 import { describe, expect, it, vi } from 'vitest';
 import type { Envelope, Request } from '../../lib/protocol/messages';
 import { PageHub } from '../../lib/worker/calls/pages';
-import { Router } from '../../lib/worker/calls/router';
 import { TabService } from '../../lib/worker/calls/tabs';
-import { PanelService } from '../../lib/worker/panel/panel-service';
 import { FakePort } from '../support/fake-port';
 import { fakeThreadCalls } from '../support/fake-tabs';
 import type { FakeTab } from '../support/fake-wxt-browser';
+import { panelRouter } from '../support/panel-router';
 
 /**
  * A page that replaces another in its tab is ready when it says so (its first message), nothing in between flickers; an
@@ -55,22 +54,8 @@ describe('the second stillAllowed of a thread act', () => {
       throw new Error(`unexpected ${method}`);
     });
     const hub = new PageHub(() => {});
-    const tabs = new TabService(hub);
-    let router!: Router;
-    const panels = new PanelService({
-      router: () => router,
-      tabs,
-      pages: hub,
-      status: async () => ({}),
-      identity: async () => ({}),
-      renameProfile: async () => {},
-      link: () => ({ state: 'connected', since: 0, failures: 0 }),
-      restartLink: () => {},
-      clients: () => [],
-      packs: () => ({ added: [], readers: [], problems: [] }),
-    } as never);
-    const recheck = vi.fn(panels.recheck);
-    router = new Router({ tabs, pages: hub, threads: calls, status: async () => ({}), authorize: panels.authorize, authorizeTarget: panels.authorizeTarget, recheck });
+    const { router, panels } = panelRouter(hub, new TabService(hub), { threads: calls });
+    const recheck = vi.spyOn(panels, 'recheck');
     const request: Request = { kind: 'request', id: 'a', method: 'threads.send', params: { threadId: 't-1', message: 'hi', attachments: [], settings: {} }, origin: { clientId: 'a', clientName: 'a', tool: 'threads_send', door: 'loopback' } };
     const replies: Envelope[] = [];
     const done = router.handle(request, (m) => replies.push(m));

@@ -440,15 +440,13 @@ export class PageHub {
    * the page named meanwhile (a sidebar click); one taken keeps it (review 10, router rounds 3 and 4).
    */
   private settleArmed(port: Runtime.Port, id: string, taken: boolean): void {
-    const armed = this.documents.get(port)?.armed;
-    if (!armed?.ids.delete(id)) return;
+    const doc = this.documents.get(port);
+    const armed = doc?.armed;
+    if (!doc || !armed?.ids.delete(id)) return;
     armed.taken ||= taken;
     if (armed.ids.size > 0 || armed.taken) return;
-    const doc = this.documents.get(port);
-    if (doc) {
-      doc.named = undefined;
-      doc.armed = undefined;
-    }
+    doc.named = undefined;
+    doc.armed = undefined;
   }
 
   private receive(tabId: number, port: Runtime.Port, raw: unknown): void {

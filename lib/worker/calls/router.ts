@@ -195,7 +195,8 @@ export class Router {
     // An approval can land in the same instant as a cancel or a dropped link: the cancel wins.
     throwIfCancelled(signal);
     // A new chat or a navigation leaves the page: the tab alone counts, and one loading is no matter (review 10, router).
-    if (approved) await this.stillApproved(approved, { newChat: method === 'tabs.navigate' || (method === 'page.ask' && Boolean(params.newChat)) });
+    const leavesPage = method === 'tabs.navigate' || (method === 'page.ask' && Boolean(params.newChat));
+    if (approved) await this.stillApproved(approved, { leavesPage });
     const { tabs } = this.deps;
     switch (method) {
       case 'browser.status':
@@ -248,7 +249,7 @@ export class Router {
           // The approval named a tab and a conversation: still those after a wait behind another prompt, or nothing is
           // sent (worker #2); another session's prompt posted there meanwhile names its own conversation (PageHub counts
           // them by session), so the card follows only its own session's; a new chat needs the tab alone.
-          if (approved && waited) await this.stillApproved(approved, { newChat: Boolean(params.newChat) });
+          if (approved && waited) await this.stillApproved(approved, { leavesPage });
           const recheck = trusted ? undefined : async () => void (await this.stillAllowed(request, params, approved, signal));
           return this.toPage(method, params, signal, progress, trace, { approved, asker: trusted ? '' : (request.origin?.clientId ?? ''), recheck });
         });
@@ -275,7 +276,7 @@ export class Router {
       // The tab and conversation the approval named, once the page is there (pageTab may wait for one that loads):
       // the tab the call found, and a card drawn on a page of no conversation holds for the one that very page names
       // only while no other page was loaded there and no other prompt sent (stillApproved; fixes review 3 #6 to 7 #2).
-      if (approved) await this.stillApproved(approved, { newChat, tab: here });
+      if (approved) await this.stillApproved(approved, { leavesPage: newChat, tab: here });
       const { keepMode, ...rest } = params;
       // Where the prompt was to go, for the check after its mode's round trips: a new chat's home page, which names no
       // conversation whichever page connected there (another agent's navigation may overtake ours: fixes review 7 #1);
@@ -447,9 +448,10 @@ export class Router {
    * A held call runs only on the tab its approval card named, still in the conversation it showed (review 2026-12-05,
    * worker #2): another session's comet_switch_tab, or the person going to another thread, while the card waited must
    * not send the approved prompt somewhere else. A card shown on a page with no conversation yet (the home page) holds
-   * for the thread that page becomes.
+   * for the thread that page becomes. `leavesPage` (a new chat, a navigation): only the tab counts, and a load under way
+   * is no matter.
    */
-  private async stillApproved(approved: ApprovedTab, how: { exact?: boolean; newChat?: boolean; tab?: number; now?: Tabs.Tab } = {}): Promise<void> {
+  private async stillApproved(approved: ApprovedTab, how: { exact?: boolean; leavesPage?: boolean; tab?: number; now?: Tabs.Tab } = {}): Promise<void> {
     // `now`: the driven tab as the caller just looked at it.
     const now = how.now ?? (await this.deps.tabs.drivenTab().catch(() => undefined));
     const was = threadIdOfUrl(approved.url);
@@ -467,11 +469,11 @@ export class Router {
     // A page of no conversation holds for the one it named itself after a prompt posted on it, never one it was moved to
     // in place (the person's click in Perplexity's sidebar, F1) nor one the person's own prompt made (gap 1).
     const named = threadIdOfUrl(this.deps.pages.namedBy(approved.page));
-    const same = how.newChat || (was ? is === was : !is || (!exact && is === named));
+    const same = how.leavesPage || (was ? is === was : !is || (!exact && is === named));
     // `tab`: the tab the call found for itself, which is where it would go (fixes review 5 #4).
     const found = how.tab === undefined || how.tab === approved.tabId;
     // The post goes to the page the tab has now, not to one still loading (F3): a load under way is not there yet.
-    const loading = !how.newChat && Boolean(now?.pendingUrl);
+    const loading = !how.leavesPage && Boolean(now?.pendingUrl);
     if (now?.id === approved.tabId && found && same && !loading) return;
     const where = !found
       ? `the tab it found is tab ${how.tab}`
@@ -509,7 +511,7 @@ export class Router {
     const sameDocument = page !== undefined && this.deps.pages.document(tabId) === page;
     if (approved) {
       try {
-        await this.stillApproved(approved, { exact: !sameDocument, newChat, now });
+        await this.stillApproved(approved, { exact: !sameDocument, leavesPage: newChat, now });
       } catch (error) {
         throw done && error instanceof RelayError ? new RelayError(error.code, `${error.message} (${done}.)`) : error;
       }
