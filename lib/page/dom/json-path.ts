@@ -112,6 +112,25 @@ export function firstString(root: unknown, candidates: readonly string[]): strin
   return v === undefined ? undefined : String(v);
 }
 
+/**
+ * An answer's Markdown where a body keeps it two ways: whole at one of `textPaths`, or as chunks while it is
+ * written. An empty whole text is the streaming placeholder (`text: ""` beside its chunks in the 2026-08-04 ask
+ * stream capture), not an answer, so the chunks are read then; `""` only when a path holds it and no chunk is
+ * there; `undefined` when no path reaches anything. The stream's reader and every thread JSON reader use this one
+ * rule (review 10, sim F4: they disagreed on the same entry).
+ */
+export function answerText(root: unknown, textPaths: readonly string[], chunkPaths: readonly string[]): string | undefined {
+  let empty = false;
+  for (const path of textPaths) {
+    for (const v of evalPath(root, path)) {
+      if (typeof v === 'string' && v !== '') return v;
+      if (v === '') empty = true;
+    }
+  }
+  const chunks = pick(root, chunkPaths).values.filter((v): v is string => typeof v === 'string');
+  return chunks.length > 0 ? chunks.join('') : empty ? '' : undefined;
+}
+
 export function firstNumber(root: unknown, candidates: readonly string[]): number | undefined {
   const v = pick(root, candidates).values[0];
   const n = typeof v === 'number' ? v : typeof v === 'string' && v.trim() !== '' ? Number(v) : Number.NaN;

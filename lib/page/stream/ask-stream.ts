@@ -1,5 +1,5 @@
 import type { AskStreamReader } from '../../selectors/stream/stream-schema';
-import { evalPath, firstString, isObject, pick } from '../dom/json-path';
+import { answerText, firstString, isObject, pick } from '../dom/json-path';
 import { applyPatch, type PatchOp } from './json-patch';
 import { type SseEvent, SseParser } from './sse';
 
@@ -88,14 +88,7 @@ export class AskStream {
 
   /** The answer's Markdown as the frames have built it: the whole text once a frame holds it, else the chunks so far. */
   markdown(): string {
-    const r = this.reader.blocks;
-    for (const path of r.answer) {
-      const text = evalPath(this.blocks, path).find((v): v is string => typeof v === 'string' && v !== '');
-      if (text !== undefined) return text;
-    }
-    return pick(this.blocks, r.answerChunks)
-      .values.filter((v): v is string => typeof v === 'string')
-      .join('');
+    return answerText(this.blocks, this.reader.blocks.answer, this.reader.blocks.answerChunks) ?? '';
   }
 
   steps(): string[] {

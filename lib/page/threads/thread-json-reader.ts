@@ -1,6 +1,6 @@
 import type { ThreadAsset, ThreadFile, ThreadSource } from '../../protocol/threads/threads';
 import type { ThreadJsonReader } from '../../selectors/thread-schema';
-import { firstBoolean, firstNumber, firstString, pick, strings } from '../dom/json-path';
+import { answerText, firstBoolean, firstNumber, firstString, pick, strings } from '../dom/json-path';
 import type { CheckpointEvent, Interaction, ThreadReading, TurnReading } from '../checkpoints/thread-model';
 import { entryStatus } from './entry-status';
 
@@ -212,7 +212,7 @@ function turnOf(entry: unknown, index: number, thread: ThreadLevel, isLast: bool
   const e = r.entry;
   const entryId = firstString(entry, e.id);
   const status = firstString(entry, e.status) ?? 'UNKNOWN';
-  const answer = firstString(entry, e.answer) ?? strings(entry, e.answerChunks).join('');
+  const answer = answerText(entry, e.answer, e.answerChunks) ?? '';
   const workflow = firstString(entry, e.workflowStatus);
   const w = r.values.workflow;
   // Unanswered is not waiting: questions that time out stay unanswered while the work goes on (a

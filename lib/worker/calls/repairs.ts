@@ -4,7 +4,7 @@ import { threadIdOfUrl } from '../../protocol/threads/thread-ids';
 import { entryStatus } from '../../page/threads/entry-status';
 import { pageQuery, rateLimitedPage } from '../../page/threads/thread-json-reader';
 import { markdownWords, showsExactly } from '../../page/kits/repair-text';
-import { firstString, pick, strings } from '../../page/dom/json-path';
+import { answerText, firstString, pick, } from '../../page/dom/json-path';
 import type { ThreadJsonReader } from '../../selectors/thread-schema';
 import { callerGone, type TabFetch } from '../threads/json-answer';
 import { cliHint } from '../../protocol/identity';
@@ -30,7 +30,7 @@ export function finishedTurns(entries: readonly unknown[], r: ThreadJsonReader):
   for (const [index, entry] of entries.entries()) {
     // Positive evidence only: an entry that does not say it is finished is not taken as finished.
     if (entryStatus(entry, r) !== 'complete') continue;
-    const answer = firstString(entry, r.entry.answer) ?? strings(entry, r.entry.answerChunks).join('');
+    const answer = answerText(entry, r.entry.answer, r.entry.answerChunks) ?? '';
     if (!answer.trim()) continue;
     const sources = pick(entry, r.entry.sources)
       .values.map((s) => firstString(s, r.source.url))

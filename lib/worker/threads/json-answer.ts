@@ -1,6 +1,6 @@
 import type { ThreadJsonReader } from '../../selectors/thread-schema';
 import { linkCitations } from '../../page/dom/cite-links';
-import { firstString, pick, strings } from '../../page/dom/json-path';
+import { answerText, firstString, pick, } from '../../page/dom/json-path';
 import { RelayError } from '../../protocol/errors';
 import { threadIdOfUrl } from '../../protocol/threads/thread-ids';
 import { entryStatus } from '../../page/threads/entry-status';
@@ -107,7 +107,7 @@ export function entryStateOf(entries: unknown[], turn: FinishedTurn, r: ThreadJs
   }
   const said = entryStatus(entry, r);
   // A cancelled workflow is a stopped turn (stopped before or while it wrote), never one still running.
-  if (said === 'cancelled') return { state: 'stopped', answer: firstString(entry, r.entry.answer) ?? strings(entry, r.entry.answerChunks).join('') };
+  if (said === 'cancelled') return { state: 'stopped', answer: answerText(entry, r.entry.answer, r.entry.answerChunks) ?? '' };
   if (said === 'error') return { state: 'failed', error: firstString(entry, r.entry.errorMessage) ?? `the thread JSON says turn ${turn.turnIndex + 1} failed (${firstString(entry, r.entry.workflowStatus)})` };
   if (said === 'running') return { state: 'running' };
   const answer = said === 'complete' ? linkedAnswer(entry, r) : undefined;
@@ -130,7 +130,7 @@ export function finishedAnswer(entries: unknown[], turn: FinishedTurn, r: Thread
 
 /** An entry's answer text with its citations linked to its sources; undefined when it has none. */
 function linkedAnswer(entry: unknown, r: ThreadJsonReader): string | undefined {
-  const answer = firstString(entry, r.entry.answer) ?? strings(entry, r.entry.answerChunks).join('');
+  const answer = answerText(entry, r.entry.answer, r.entry.answerChunks) ?? '';
   if (!answer.trim()) return undefined;
   const urls = pick(entry, r.entry.sources).values.map((s) => firstString(s, r.source.url));
   return linkCitations(answer, urls);

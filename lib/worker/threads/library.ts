@@ -1,4 +1,4 @@
-import { firstBoolean, firstNumber, firstString, pick, strings } from '../../page/dom/json-path';
+import { answerText, firstBoolean, firstNumber, firstString, pick, } from '../../page/dom/json-path';
 import { rateLimitedPage } from '../../page/threads/thread-json-reader';
 import { RelayError } from '../../protocol/errors';
 import type { ExportedSource, ExportedThread, ExportedTurn, LibraryPage, LibraryThread } from '../../protocol/library/library';
@@ -222,7 +222,7 @@ function turnOf(entry: unknown, index: number, readers: LibraryReaders, slug: st
   // A turn the site still writes says so: what it holds is not the whole answer.
   const status = firstString(entry, t.entry.status);
   const running = status !== undefined && t.values.entryRunning.includes(status) ? { running: true as const } : {};
-  const answer = firstString(entry, t.entry.answer) ?? (strings(entry, t.entry.answerChunks).join('') || undefined);
+  const answer = answerText(entry, t.entry.answer, t.entry.answerChunks);
   if (answer !== undefined) return { question, answer, sources: sourcesOf(pick(entry, t.entry.sources).values, t), ...running };
   const legacy = legacyAnswer(entry, r);
   if (legacy) return { question, answer: legacy.answer, sources: sourcesOf(legacy.sources, t), ...running };
