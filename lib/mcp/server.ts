@@ -98,6 +98,8 @@ const TASK_TTL_MARGIN_MS = 300_000;
 const MAX_TASK_TTL_MS = 86_400_000;
 /** How long a question asked inside a call may wait for the person, at the least. */
 const MIN_ELICIT_WAIT_MS = 300_000;
+/** The browser's answer to whether an upload may be stored: its policy alone, nothing is held (an act, not a send). */
+const ADMIT_TIMEOUT_MS = 10_000;
 
 /** A session's MCP server, and how many MCP tasks it runs now (a session running one is in use between its polls). */
 export type SessionServer = Server & { tasksRunning(): number };
@@ -152,11 +154,15 @@ export function createSessionServer({ tools, settings, gateway, attachments, doo
       settings,
       signal,
       // Storing an upload goes through the same checks as a browser call (its `uses`, the door, --read-only; review
-      // 2026-12-05, http #2).
+      // 2026-12-05, http #2), then, its fields found sound, the person's policy in the browser: the side panel's
+      // Read-only refuses it as every act (review 10, door I1).
       attachments: {
         envelope: async (request) => {
           await browser.admit?.('attachments.store');
-          return attachments.envelope(request);
+          const askBrowser = async () => {
+            await browser.call('attachments.admit', { filename: request.filename, sizeBytes: request.sizeBytes }, { signal, timeoutMs: ADMIT_TIMEOUT_MS });
+          };
+          return attachments.envelope(request, askBrowser);
         },
         payloads: (urls) => attachments.payloads(urls),
       },

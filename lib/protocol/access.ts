@@ -61,6 +61,8 @@ export const METHOD_ACCESS = {
   /** The library (issue 29): the site's thread list and whole threads, fetched by a Perplexity tab (never a navigation). */
   'library.list': 'read',
   'library.thread': 'read',
+  /** The browser's leave to store a file for an upload (create_attachment_upload): an act, so Read-only refuses it. */
+  'attachments.admit': 'act',
 } satisfies Record<MethodName, Rule>;
 
 /** What an MCP tool can do besides browser methods: ask the host, or start a browser itself. */

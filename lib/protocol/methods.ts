@@ -99,6 +99,14 @@ export const methods = {
       source: z.enum(['perplexity', 'other-tab']),
     }),
   },
+  /**
+   * Asked before create_attachment_upload stores a file: the worker answers with the person's policy, so the side
+   * panel's Read-only refuses it as it does every act (review 10, door I1), and nothing else happens in the browser.
+   */
+  'attachments.admit': {
+    params: z.object({ filename: z.string().max(255), sizeBytes: z.number().int().min(0) }).strict(),
+    result: z.object({}),
+  },
   ...pageMethods,
   ...diagnosticMethods,
   ...threadMethods,

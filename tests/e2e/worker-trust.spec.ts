@@ -1,3 +1,5 @@
+import { existsSync, readdirSync } from 'node:fs';
+import { join } from 'node:path';
 import { expect, test } from '@playwright/test';
 import type { RelayError } from '../../lib/protocol/errors';
 import { RelayClient } from '../../lib/relay/client';
@@ -66,6 +68,28 @@ test('the panel port refuses a content script: it gets no state and cannot chang
   // The real panel still connects and gets its state.
   const panel = await world.harness.openPanel();
   await expect(panel.getByTestId('link-state')).toHaveAttribute('data-state', 'connected');
+  await panel.close();
+});
+
+test("the panel's Read-only refuses create_attachment_upload as every act: no file is stored (review 10, door I1)", async () => {
+  const { harness, call } = world;
+  const folder = join(harness.home, 'attachments');
+  const stored = () => (existsSync(folder) ? readdirSync(folder).length : 0);
+  const before = stored();
+  const args = { filename: 'tax-return.pdf', mime_type: 'application/pdf', size_bytes: 11 };
+  const panel = await harness.openPanel();
+  await panel.getByRole('checkbox', { name: 'Read-only' }).check();
+  try {
+    const refused = await call('create_attachment_upload', args);
+    expect(refused.isError).toBe(true);
+    expect(refused.text).toMatch(/^\[PERMISSION_DENIED\] comet-relay is read-only, so the request to store the file tax-return\.pdf \(11 bytes\) for an upload \(attachments\.admit\) was refused\. To allow it, turn off "Read-only"/);
+    expect(stored()).toBe(before);
+  } finally {
+    await panel.getByRole('checkbox', { name: 'Read-only' }).uncheck();
+  }
+  const allowed = await call('create_attachment_upload', args);
+  expect(allowed.isError, allowed.text).toBe(false);
+  expect(stored()).toBe(before + 1);
   await panel.close();
 });
 

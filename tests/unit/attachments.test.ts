@@ -243,6 +243,19 @@ describe('attachments beside /mcp in comet-relay serve', () => {
     const { allTools } = await import('../../lib/mcp/tools');
     const { Client } = await import('@modelcontextprotocol/sdk/client/index.js');
     const { StreamableHTTPClientTransport } = await import('@modelcontextprotocol/sdk/client/streamableHttp.js');
+    const { NativeHost } = await import('../../lib/relay/host');
+    const { silentLogger } = await import('../../lib/relay/logger');
+    const { FakeExtension } = await import('../support/fake-extension');
+    // A browser whose policy lets files be stored: create_attachment_upload asks it first (review 10, door I1).
+    const extension = new FakeExtension();
+    const host = new NativeHost({ home, input: extension.toHost, output: extension.fromHost, logger: silentLogger });
+    extension.hello();
+    await extension.next('welcome');
+    const asked: unknown[] = [];
+    extension.answerRequests((request) => {
+      asked.push([request.method, request.params]);
+      return {};
+    });
     const token = 't'.repeat(43);
     const serve = await startHttpServer({ home, settings: readSettings({}), tools: allTools, token, port: 0 });
     const client = new Client({ name: 'unit-http', version: '1' });
@@ -255,9 +268,11 @@ describe('attachments beside /mcp in comet-relay serve', () => {
       expect(fs.readFileSync(path.join(home, 'attachments', envelope.upload_fields.key as string, 'data'), 'utf8')).toBe('abc');
       const evil = await fetch(envelope.attachment_url, { headers: { Origin: 'https://evil.example' } });
       expect(evil.status).toBe(403);
+      expect(asked).toEqual([['attachments.admit', { filename: 'n.md', sizeBytes: 3 }]]);
     } finally {
       await client.close();
       await serve.close();
+      await host.stop('test over');
     }
   });
 });
@@ -393,6 +408,24 @@ describe('uploads in flight, downloads that fail, and cleanup', () => {
     const refused = await upload(envelope.upload_url, form(envelope.upload_fields, { bytes: 'abc' }), { Origin: 'https://evil.example' });
     expect(refused).toMatchObject({ status: 403, text: expect.stringMatching(/Origin "https:\/\/evil\.example" is not allowed/) });
     expect(await upload(envelope.upload_url, form(envelope.upload_fields, { bytes: 'abc' }), { Origin: new URL(listener.base).origin })).toMatchObject({ status: 204 });
+  });
+});
+
+describe("the browser's leave to store an upload (review 10, door I1)", () => {
+  it('is asked once the fields are sound and before anything is stored; a refusal stores nothing', async () => {
+    const asks: string[] = [];
+    const refuse = async () => {
+      asks.push('asked');
+      throw new Error('[PERMISSION_DENIED] comet-relay is read-only');
+    };
+    await expect(attachments.envelope({ filename: '../x.pdf', mimeType: 'application/pdf', sizeBytes: 3 }, refuse)).rejects.toThrow(/filename must not contain a path separator/);
+    expect(asks).toEqual([]);
+    await expect(attachments.envelope({ filename: 'x.pdf', mimeType: 'application/pdf', sizeBytes: 3 }, refuse)).rejects.toThrow(/read-only/);
+    expect(asks).toEqual(['asked']);
+    expect(fs.existsSync(path.join(home, 'attachments')) ? fs.readdirSync(path.join(home, 'attachments')) : []).toEqual([]);
+    const made = await attachments.envelope({ filename: 'x.pdf', mimeType: 'application/pdf', sizeBytes: 3 }, async () => void asks.push('allowed'));
+    expect(asks).toEqual(['asked', 'allowed']);
+    expect(fs.readdirSync(path.join(home, 'attachments'))).toEqual([made.upload_fields.key]);
   });
 });
 

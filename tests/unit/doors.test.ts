@@ -64,6 +64,7 @@ const EXPECTED: Record<keyof typeof METHOD_ACCESS | keyof typeof LOCAL_ACCESS, [
   'host.status': ['open', 'open'],
   'browser.launch': ['policy', 'policy'],
   'attachments.store': ['policy', 'policy'],
+  'attachments.admit': ['policy', 'policy'],
 };
 
 /** Another tab, for the methods whose tab may be one: [loopback, public]. */

@@ -363,6 +363,8 @@ describe('serve: the HTTP door', () => {
 describe('serve: every door its own (review 2026-12-02 #9, #25, #6)', () => {
   it("each door's uploads are its own: a local client's envelope stays on this machine, and the other door neither reads nor attaches the file (review 2026-12-05, http #2)", async () => {
     const target = await serve({}, { publicUrl: parsePublicUrl(`https://${PUBLIC_HOST}`), publicToken: PUBLIC_TOKEN });
+    // The browser lets each file be stored (its policy has no Read-only on).
+    extension.answerRequests((request) => (request.method === 'attachments.admit' ? {} : undefined));
     const publicHeaders = { Host: PUBLIC_HOST, Authorization: `Bearer ${PUBLIC_TOKEN}` };
     const envelopeOf = async (headers: Record<string, string>, session: string, filename: string) => {
       const made = await send(target, {

@@ -305,8 +305,9 @@ describe('content-script weight', () => {
     // 7,565, panel 8,523, repair 9,091, ask 12,812; an emphasis closed at every break and cell's end and opened again
     // after a block's marker (day-7c review T1–T3): threads 24,910, sources 7,586, panel 8,551, repair 9,114, ask
     // 12,842. The page's text without its conversation links for the public door (worker review F2; day-7h K1): sources 7,707.
-    // The renderer is in every kit: a trim of it pays five times.
-    const limits = { 'page-threads': 24_950, 'page-sources': 7_750, 'page-diagnostics': 3_750, 'page-panel': 8_600, 'page-mode': 5_850, 'page-ask': 12_900, 'page-repair': 9_150 };
+    // One rule for an answer kept whole or in chunks, the stream's and the thread JSON's (review 10, sim F4): threads
+    // 24,978. The renderer is in every kit: a trim of it pays five times.
+    const limits = { 'page-threads': 25_010, 'page-sources': 7_750, 'page-diagnostics': 3_750, 'page-panel': 8_600, 'page-mode': 5_850, 'page-ask': 12_900, 'page-repair': 9_150 };
     for (const [entry, limit] of Object.entries(limits)) {
       const out = await bundle(`../../entrypoints/${entry}.ts`);
       expect(inputs(out).filter((i) => i.includes('node_modules'))).toEqual([]);

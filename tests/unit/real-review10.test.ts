@@ -90,7 +90,10 @@ describe.skipIf(!present)('an answer entry of 2026-08-04 while it is written (te
       for (const b of f.blocks) {
         if (!b.diff_block) continue;
         let have = entry.blocks.find((x) => x.intended_usage === b.intended_usage);
-        if (!have) entry.blocks.push((have = { intended_usage: b.intended_usage }));
+        if (!have) {
+          have = { intended_usage: b.intended_usage };
+          entry.blocks.push(have);
+        }
         have[b.diff_block.field] = applyPatch((have[b.diff_block.field] ?? {}) as object, b.diff_block.patches);
       }
     }

@@ -249,7 +249,8 @@ function respond(res: http.ServerResponse, status: number, message: string): voi
 
 /** The attachment side of a session: make envelopes, and turn attachment_urls into payloads for the page. */
 export interface AttachmentAccess {
-  envelope(request: EnvelopeRequest): Promise<Envelope>;
+  /** `admit`, when given, is asked once the request's fields are found sound and before anything is stored. */
+  envelope(request: EnvelopeRequest, admit?: () => Promise<void>): Promise<Envelope>;
   /** Throws [INVALID_PARAMS] naming `attachment_urls[i]` for a URL that is not an upload of ours. */
   payloads(urls: readonly string[] | undefined): AttachmentPayload[];
 }
@@ -273,7 +274,7 @@ export { MAX_TURN_ATTACHMENT_BYTES };
 export class Attachments implements AttachmentAccess {
   constructor(private readonly options: AttachmentsOptions) {}
 
-  async envelope(request: EnvelopeRequest): Promise<Envelope> {
+  async envelope(request: EnvelopeRequest, admit?: () => Promise<void>): Promise<Envelope> {
     const problem =
       fieldProblem('filename', filenameProblem(request.filename)) ??
       fieldProblem('mime_type', mimeTypeProblem(request.mimeType)) ??
@@ -281,6 +282,7 @@ export class Attachments implements AttachmentAccess {
         ? `size_bytes ${request.sizeBytes} is over the limit of ${this.options.store.maxBytes} bytes (COMET_ATTACHMENT_MAX_BYTES).`
         : undefined);
     if (problem) throw new RelayError('INVALID_PARAMS', problem);
+    await admit?.();
     return this.options.store.create(request, await this.options.base(), this.options.door);
   }
 

@@ -369,8 +369,9 @@ const attachmentUpload = defineTool({
     expires_at: z.string(),
     max_bytes: z.number().int(),
   },
-  // It writes files that only acting tools can use: the read-only preset leaves it out.
-  uses: ['attachments.store'],
+  // It writes files that only acting tools can use: the read-only preset leaves it out, and the browser is asked before
+  // a file is stored, so that the side panel's Read-only refuses it too (lib/mcp/server.ts; review 10, door I1).
+  uses: ['attachments.store', 'attachments.admit'],
   summarize: ({ filename, size_bytes }) => `${filename} (${size_bytes} bytes)`,
   async handler({ filename, mime_type, size_bytes }, context) {
     return jsonResult(await context.attachments.envelope({ filename, mimeType: mime_type, sizeBytes: size_bytes }));

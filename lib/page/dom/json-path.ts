@@ -120,15 +120,10 @@ export function firstString(root: unknown, candidates: readonly string[]): strin
  * rule (review 10, sim F4: they disagreed on the same entry).
  */
 export function answerText(root: unknown, textPaths: readonly string[], chunkPaths: readonly string[]): string | undefined {
-  let empty = false;
-  for (const path of textPaths) {
-    for (const v of evalPath(root, path)) {
-      if (typeof v === 'string' && v !== '') return v;
-      if (v === '') empty = true;
-    }
-  }
+  const whole = textPaths.flatMap((path) => evalPath(root, path)).filter((v): v is string => typeof v === 'string');
   const chunks = pick(root, chunkPaths).values.filter((v): v is string => typeof v === 'string');
-  return chunks.length > 0 ? chunks.join('') : empty ? '' : undefined;
+  // Every whole text left is "" when none is longer.
+  return whole.find((v) => v !== '') ?? (chunks.length > 0 ? chunks.join('') : whole[0]);
 }
 
 export function firstNumber(root: unknown, candidates: readonly string[]): number | undefined {

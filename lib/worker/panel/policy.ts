@@ -172,6 +172,8 @@ function describeAct(method: string, params: Params): string {
       return 'choose or open the Perplexity tab';
     case 'page.stop':
       return 'stop the answer';
+    case 'attachments.admit':
+      return `store the file ${clip(String(params.filename ?? ''), 120)} (${Number(params.sizeBytes ?? 0)} bytes) for an upload`;
     default:
       return `run ${method}`;
   }
