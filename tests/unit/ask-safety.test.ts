@@ -155,6 +155,37 @@ describe('ask succeeds only when the page took this prompt', () => {
     expect(page.submitted).toEqual([]);
   });
 
+  it('the tab opened another conversation while the prompt waited: nothing is typed, and the other page is not named (review 10, router)', async () => {
+    const page = fakePage();
+    exec = installExecCommand();
+    history.replaceState(null, '', '/search/the-asked-one');
+    page.addTurn('Earlier question');
+    page.setWorking(true);
+    const asked = ask('Meant for the asked conversation', new AbortController().signal);
+    await new Promise((r) => setTimeout(r, 20));
+    history.pushState(null, '', '/search/the-persons-private-thread');
+    page.setWorking(false);
+    const error = (await asked.catch((e: unknown) => e)) as RelayError;
+    expect(error).toMatchObject({ code: 'AGENT_ERROR', data: { notSent: true } });
+    expect(error.message).toMatch(/The tab left https:\/\/www\.perplexity\.ai\/search\/the-asked-one while this prompt waited for an answer to end; nothing was typed\. Open the conversation you mean/);
+    expect(error.message).not.toContain('private');
+    expect(page.submitted).toEqual([]);
+    expect(page.composer.textContent).toBe('');
+  });
+
+  it("a new thread's first answer moves home to its own address: the prompt waiting behind it follows it there", async () => {
+    const page = fakePage();
+    exec = installExecCommand();
+    page.addTurn('First question');
+    page.setWorking(true);
+    const asked = ask('Second question', new AbortController().signal);
+    await new Promise((r) => setTimeout(r, 20));
+    history.pushState(null, '', '/search/first-question-abc');
+    page.setWorking(false);
+    await asked;
+    expect(page.submitted).toEqual(['Second question']);
+  });
+
   it('a new turn with someone else\'s question is not ours', async () => {
     const page = fakePage();
     exec = installExecCommand();

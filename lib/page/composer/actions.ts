@@ -87,6 +87,7 @@ function answering(ctx: PageContext): boolean {
  */
 async function untilPageTakesPrompts(ctx: PageContext, options: AskOptions): Promise<void> {
   if (!answering(ctx)) return;
+  const { href, pathname } = ctx.doc.location;
   const waitMs = options.busyWaitMs ?? BUSY_WAIT_MS;
   options.onProgress?.(`Perplexity is still answering in this tab; the prompt will be typed once that answer ends (waiting up to ${Math.round(waitMs / 1000)} s).`);
   const free = await ctx.waitFor(() => !answering(ctx), waitMs, options.signal);
@@ -95,6 +96,17 @@ async function untilPageTakesPrompts(ctx: PageContext, options: AskOptions): Pro
       'AGENT_ERROR',
       `Perplexity is still answering the previous question in this tab after ${Math.round(waitMs / 1000)} s, and it takes no new prompt until that ends; nothing was typed. ` +
         'Wait for that answer (comet_wait) or stop it (comet_stop), then ask again.',
+    );
+  }
+  // The prompt was asked for the conversation the page showed, the worker's last check included: one opened in the page
+  // meanwhile (the sidebar, another agent) is not where it goes. A new thread's first answer moves home to its own
+  // address, and the prompt follows it there (review 10, router: the page typed wherever it was by then). The other
+  // page is not named: at the public door a thread's address is the person's library.
+  if (isConversationPath(pathname) && conversationKey(ctx.doc.location.href) !== conversationKey(href)) {
+    throw new RelayError(
+      'AGENT_ERROR',
+      `The tab left ${conversationKey(href)} while this prompt waited for an answer to end; nothing was typed. Open the conversation you mean (comet_open_conversation) or use newChat, then ask again.`,
+      { notSent: true },
     );
   }
 }
