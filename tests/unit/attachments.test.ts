@@ -51,10 +51,6 @@ describe('create_attachment_upload envelopes', () => {
     expect(attachments.payloads([envelope.attachment_url])).toEqual([
       { filename: 'report v2.pdf', mimeType: 'application/pdf', data: Buffer.from('hello world').toString('base64') },
     ]);
-    const back = await fetch(envelope.attachment_url);
-    expect(back.status).toBe(200);
-    expect(await back.text()).toBe('hello world');
-    expect(back.headers.get('x-content-type-options')).toBe('nosniff');
     const folder = path.join(home, 'attachments', envelope.upload_fields.key as string);
     expect(fs.readdirSync(folder).sort()).toEqual(['claimed', 'data', 'meta.json']);
     expect(fs.statSync(path.join(folder, 'data')).mode & 0o777).toBe(0o600);
@@ -375,32 +371,16 @@ describe('uploads in flight, downloads that fail, and cleanup', () => {
     expect((await fetch(`${listener.base}/attachments/upload`)).status).toBe(405);
   });
 
-  it('a download whose file cannot be read answers 404 (or cuts the body) instead of killing the process', async () => {
+  it("the mcp listener takes uploads only: no download, whoever has the URL (review 10, door L1)", async () => {
     const envelope = await attachments.envelope({ filename: 'a.txt', mimeType: 'text/plain', sizeBytes: 5 });
     expect(await upload(envelope.upload_url, form(envelope.upload_fields, { bytes: 'hello' }))).toMatchObject({ status: 204 });
-    fs.rmSync(path.join(home, 'attachments', envelope.upload_fields.key as string, 'data'));
-    expect((await fetch(envelope.attachment_url, { method: 'HEAD' })).status).toBe(404);
-    const gone = await fetch(envelope.attachment_url);
-    expect(gone.status).toBe(404);
-    expect(await gone.text()).toMatch(/could not be read.*upload it again/);
-    // A directory where the file should be: open succeeds, read fails (EISDIR) after the headers.
-    const other = await attachments.envelope({ filename: 'b.txt', mimeType: 'text/plain', sizeBytes: 5 });
-    expect(await upload(other.upload_url, form(other.upload_fields, { bytes: 'hello' }))).toMatchObject({ status: 204 });
-    const data = path.join(home, 'attachments', other.upload_fields.key as string, 'data');
-    fs.rmSync(data);
-    fs.mkdirSync(data);
-    const broken = await fetch(other.attachment_url).then(
-      async (response) => ({ status: response.status, body: await response.text().catch(() => 'cut') }),
-      () => ({ status: 0, body: 'cut' }),
-    );
-    expect(broken.status === 404 || broken.body === 'cut').toBe(true);
+    for (const method of ['GET', 'HEAD']) {
+      const refused = await fetch(envelope.attachment_url, { method });
+      expect(refused.status).toBe(404);
+      if (method === 'GET') expect(await refused.text()).toMatch(/only takes uploads, at \/attachments\/upload; pass an attachment_url to a tool/);
+    }
     expect((await fetch(`${listener.base}/attachments/upload`)).status).toBe(405);
-  });
-
-  it('a download must name the file it was issued for', async () => {
-    const envelope = await attachments.envelope({ filename: 'a.txt', mimeType: 'text/plain', sizeBytes: 5 });
-    expect(await upload(envelope.upload_url, form(envelope.upload_fields, { bytes: 'hello' }))).toMatchObject({ status: 204 });
-    expect((await fetch(envelope.attachment_url.replace(/a\.txt$/, 'whatever'))).status).toBe(404);
+    expect(attachments.payloads([envelope.attachment_url])[0]?.data).toBe(Buffer.from('hello').toString('base64'));
   });
 
   it('the mcp upload listener refuses a foreign Origin, like serve', async () => {
@@ -445,6 +425,40 @@ describe('downloads from comet-relay serve', () => {
       const withToken = await fetch(envelope.attachment_url, { headers: { Authorization: `Bearer ${token}` } });
       expect(withToken.status).toBe(200);
       expect(await withToken.text()).toBe('abc');
+      expect(withToken.headers.get('x-content-type-options')).toBe('nosniff');
+    } finally {
+      await serve.close();
+    }
+  });
+
+  it('a download whose file cannot be read answers 404 (or cuts the body) instead of killing the process; one must name its file', async () => {
+    const { startHttpServer } = await import('../../lib/mcp/http');
+    const { readSettings } = await import('../../lib/config/settings');
+    const token = 't'.repeat(43);
+    const serve = await startHttpServer({ home, settings: readSettings({}), tools: [], token, port: 0 });
+    const get = (url: string, method = 'GET') => fetch(url, { method, headers: { Authorization: `Bearer ${token}` } });
+    try {
+      const served = new Attachments({ store: new AttachmentStore({ home, maxBytes: 1000, ttlMs: 60_000 }), base: async () => `http://127.0.0.1:${serve.port}` });
+      const envelope = await served.envelope({ filename: 'a.txt', mimeType: 'text/plain', sizeBytes: 5 });
+      expect(await upload(envelope.upload_url, form(envelope.upload_fields, { bytes: 'hello' }))).toMatchObject({ status: 204 });
+      expect((await get(envelope.attachment_url.replace(/a\.txt$/, 'whatever'))).status).toBe(404);
+      fs.rmSync(path.join(home, 'attachments', envelope.upload_fields.key as string, 'data'));
+      expect((await get(envelope.attachment_url, 'HEAD')).status).toBe(404);
+      const gone = await get(envelope.attachment_url);
+      expect(gone.status).toBe(404);
+      expect(await gone.text()).toMatch(/could not be read.*upload it again/);
+      // A directory where the file should be: open succeeds, read fails (EISDIR) after the headers.
+      const other = await served.envelope({ filename: 'b.txt', mimeType: 'text/plain', sizeBytes: 5 });
+      expect(await upload(other.upload_url, form(other.upload_fields, { bytes: 'hello' }))).toMatchObject({ status: 204 });
+      const data = path.join(home, 'attachments', other.upload_fields.key as string, 'data');
+      fs.rmSync(data);
+      fs.mkdirSync(data);
+      const broken = await get(other.attachment_url).then(
+        async (response) => ({ status: response.status, body: await response.text().catch(() => 'cut') }),
+        () => ({ status: 0, body: 'cut' }),
+      );
+      expect(broken.status === 404 || broken.body === 'cut').toBe(true);
+      expect((await get(`http://127.0.0.1:${serve.port}/attachments/upload`)).status).toBe(405);
     } finally {
       await serve.close();
     }

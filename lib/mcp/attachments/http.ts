@@ -326,7 +326,7 @@ function fieldProblem(field: string, problem: string | undefined): string | unde
 
 /**
  * `comet-relay mcp`'s loopback listener for uploads, opened on first use: 127.0.0.1 on a free
- * port, Host checked (DNS rebinding), nothing but /attachments/ served. It does not keep the
+ * port, Host checked (DNS rebinding), nothing but the upload POST served. It does not keep the
  * process alive.
  */
 export async function startAttachmentListener(store: AttachmentStore): Promise<{ base: string; close(): Promise<void> }> {
@@ -350,9 +350,12 @@ export async function startAttachmentListener(store: AttachmentStore): Promise<{
       req.resume();
       return respond(res, 400, `The request target ${JSON.stringify(req.url)} is not a path: uploads go to ${ATTACHMENTS_PREFIX}upload.`);
     }
-    if (!pathname.startsWith(ATTACHMENTS_PREFIX)) {
+    // Uploads only: a download needs a bearer token (the file is a person's document and its URL travels in
+    // transcripts), which `mcp` has none of; comet-relay reads the file itself when its attachment_url is passed
+    // (review 10, door L1: this listener served any upload of the home, serve's too, to whoever had the URL).
+    if (pathname !== `${ATTACHMENTS_PREFIX}upload`) {
       req.resume();
-      return respond(res, 404, 'This listener only takes attachment uploads.');
+      return respond(res, 404, `This listener only takes uploads, at ${ATTACHMENTS_PREFIX}upload; pass an attachment_url to a tool, which reads the file itself.`);
     }
     handleAttachmentRequest(store, req, res, pathname);
   });
