@@ -68,11 +68,13 @@ describe('derived prompt ids', () => {
 });
 
 describe('the MCP rules refuse what the page would refuse after a tab was opened', () => {
-  it('a new thread with files but no message is refused before anything opens', async () => {
+  it('files with no message are refused before anything opens, on a new thread or a follow-up: no words are made up for them (review 10, spec 14)', async () => {
     const { turnArgsProblem } = await import('../../lib/mcp/threads/rules');
     expect(turnArgsProblem({ message: '  ' }, 2)).toMatch(/message is required to start a new thread/);
     expect(turnArgsProblem({ message: 'Summarise these' }, 2)).toBeUndefined();
-    expect(turnArgsProblem({ thread_id: 't-1' }, 2)).toBeUndefined();
+    expect(turnArgsProblem({ thread_id: 't-1' }, 2)).toMatch(/^attachment_urls go with a message: Perplexity takes files only with words\. Pass a message/);
+    expect(turnArgsProblem({ thread_id: 't-1', message: 'Here is the contract' }, 2)).toBeUndefined();
+    expect(turnArgsProblem({ thread_id: 't-1' }, 0)).toBeUndefined();
   });
 });
 

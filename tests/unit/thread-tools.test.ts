@@ -39,6 +39,7 @@ describe('call_perplexity_computer: the seed rules, each named in an isError res
     ['project_uuid with thread_id', { message: 'More', thread_id: THREAD, project_uuid: 'p-1' }, /project_uuid .* cannot be combined with thread_id/],
     ['project_visibility without project_uuid', { message: 'Plan', project_visibility: 'project' }, /project_visibility requires project_uuid/],
     ['a new thread without a message', { message: '  ' }, /message is required to start a new thread/],
+    ['files on a follow-up without a message', { thread_id: THREAD, attachment_urls: ['http://127.0.0.1:1/attachments/x/a.pdf'] }, /attachment_urls go with a message/],
     ['a thread_id that is no id', { message: 'x', thread_id: '../../etc/passwd' }, /thread_id "\.\.\/\.\.\/etc\/passwd" is not a Perplexity id/],
   ];
   it.each(cases)('%s', async (_name, args, message) => {

@@ -38,7 +38,12 @@ export function turnArgsProblem(args: TurnArgs, attachmentCount = 0): string | u
   if (args.effort !== undefined && args.model === undefined) {
     return 'effort requires model: pass the model whose efforts include it (see models_list), or leave effort out.';
   }
-  if (args.thread_id !== undefined && !args.message?.trim() && attachmentCount === 0 && (args.mode ?? args.model ?? args.effort) !== undefined) {
+  // Files alone are not sent either: the page takes them only with words, and none are sent that the caller did not
+  // write (a "Continue." of ours overrode a stop or woke a sleeping task: day-2 review H1; review 10, spec 14).
+  if (args.thread_id !== undefined && !args.message?.trim() && attachmentCount > 0) {
+    return 'attachment_urls go with a message: Perplexity takes files only with words. Pass a message saying what to do with them.';
+  }
+  if (args.thread_id !== undefined && !args.message?.trim() && (args.mode ?? args.model ?? args.effort) !== undefined) {
     return 'mode, model and effort go with a message: with thread_id and no message nothing is sent, so there is nothing to set them for. Pass the message, or leave them out.';
   }
   if (args.project_uuid !== undefined && args.thread_id !== undefined) {

@@ -67,7 +67,7 @@ const callComputer = defineTool({
       const choice = accountChoiceProblem(args, models);
       if (choice) return invalid(choice);
     }
-    if (args.thread_id !== undefined && !args.message?.trim() && !args.attachment_urls?.length) {
+    if (args.thread_id !== undefined && !args.message?.trim()) {
       const threadId = args.thread_id;
       return onThread(threadId, () => withoutSending(context, threadId));
     }
@@ -83,8 +83,7 @@ const callComputer = defineTool({
           )
         : context.browser.call(
             'threads.send',
-            // Files with no words still go as a message: Perplexity takes files only with one.
-            { threadId: args.thread_id, message: args.message?.trim() ? args.message : 'Continue.', attachments, settings, tabCap },
+            { threadId: args.thread_id, message: args.message ?? '', attachments, settings, tabCap },
             { signal: context.signal, timeoutMs: SUBMIT_TIMEOUT_MS, onProgress },
           ),
     );
