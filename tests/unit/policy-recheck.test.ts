@@ -75,6 +75,35 @@ describe('a prompt that waited its turn, under the settings as they are when it 
     expect(q.replyOf('b')).toMatchObject({ kind: 'error', error: { code: 'PERMISSION_DENIED', message: expect.stringMatching(/^"Require approval" was turned on before the request to .* was carried out \(while it waited its turn or was on its way\), so it was not\. Call again/) } });
   });
 
+  it('a mode switch whose tab was still loading: Read-only turned on meanwhile refuses it, nothing sent to the page (review 10, router)', async () => {
+    state.stored = { settings: { requireApproval: false, readOnly: false } };
+    let loaded!: () => void;
+    const loading = new Promise<void>((resolve) => (loaded = resolve));
+    const sent: string[] = [];
+    const pages = {
+      state: () => undefined,
+      whenReady: () => loading,
+      request: async (_tabId: number, method: string) => {
+        sent.push(method);
+        return { mode: 'deep-research', switched: true };
+      },
+    } as unknown as PageHub;
+    const tabService = new TabService(pages);
+    await tabService.drive(7);
+    const { router, panels } = panelRouter(pages, tabService);
+    const replies: Envelope[] = [];
+    const switching = router.handle(
+      { kind: 'request', id: 'm', method: 'page.mode', params: { mode: 'deep-research' }, origin: { clientId: 'm', clientName: 'Agent m', tool: 'comet_mode', door: 'loopback' } },
+      (m) => replies.push(m),
+    );
+    await new Promise((resolve) => setTimeout(resolve, 10));
+    await panels.settings.update({ readOnly: true });
+    loaded();
+    await switching;
+    expect(sent).toEqual([]);
+    expect(replies.at(-1)).toMatchObject({ kind: 'error', error: { code: 'PERMISSION_DENIED', message: expect.stringContaining('read-only') } });
+  });
+
   it('a call the person approved is not asked again when it gets its turn, a thread call (which names no tab) too (fixes review 2 #1)', async () => {
     state.stored = { settings: { requireApproval: true, readOnly: false } };
     const pages = { state: () => undefined, whenReady: async () => {}, request: async () => ({}) } as unknown as PageHub;

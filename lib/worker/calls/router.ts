@@ -333,6 +333,9 @@ export class Router {
       }
     }
     const tabId = askTab ?? (await tabs.pageTab());
+    // A mode switch sends as a prompt does: the person's policy as it is once its tab is found (pageTab may wait for a
+    // page that loads), right before it goes (review 10, router: only the prompt was checked there).
+    if (method === 'page.mode' && params.mode != null) await asked.recheck?.();
     const started = Date.now();
     // The thread JSON's moments, for the bench's trace: its last fetch's start and end in the page, and its arrival here.
     const fetched: Trace | undefined = trace ? {} : undefined;
