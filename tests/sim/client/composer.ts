@@ -388,17 +388,23 @@ export class Composer {
     radixDropdown(trigger, (menu, close) => {
       for (const m of B_MODES) {
         const checked = m.id === current.id;
+        // Sep 2026: Model council is a plain menu item with a plan badge beside the radio rows (the mode menu capture of
+        // 2026-09-24; review 10, sim F3); the Aug layout keeps it a radio row, as the sim drew it before.
+        const plain = m.id === 'model-council' && app.layout === 'sessions-2026-09';
         const item = h(
           'div',
-          {
-            role: 'menuitemradio',
-            'aria-checked': checked ? 'true' : 'false',
-            'data-state': checked ? 'checked' : 'unchecked',
-            tabindex: '-1',
-            class: 'group/item',
-          },
+          plain
+            ? { role: 'menuitem', tabindex: '-1', class: 'group/item' }
+            : {
+                role: 'menuitemradio',
+                'aria-checked': checked ? 'true' : 'false',
+                'data-state': checked ? 'checked' : 'unchecked',
+                tabindex: '-1',
+                class: 'group/item',
+              },
           icon(m.icon),
           h('div', { class: 'flex-1' }, h('div', { class: 'font-medium' }, m.label), h('div', { class: 'item-desc' }, m.desc)),
+          ...(plain ? [h('span', { class: 'plan-badge' }, 'Max')] : []),
         );
         item.addEventListener('click', () => {
           modeState.mode = m.id;
