@@ -101,6 +101,23 @@ const MIN_ELICIT_WAIT_MS = 300_000;
 /** The browser's answer to whether an upload may be stored: its policy alone, nothing is held (an act, not a send). */
 const ADMIT_TIMEOUT_MS = 10_000;
 
+/**
+ * The browser's refusal of an upload as the caller should read it: its policy's words stand; an extension older than
+ * the method, or one that did not answer, is named as such, with nothing stored (review 11a, R4, R5).
+ */
+function admitFailed(error: RelayError): RelayError {
+  if (error.code === 'INVALID_PARAMS' && error.message.includes('"attachments.admit"')) {
+    return new RelayError(
+      'VERSION_MISMATCH',
+      "The browser's comet-relay extension is older than this comet-relay and cannot say whether files may be stored for an upload, so none was. Reload or update the extension (chrome://extensions), then call again.",
+    );
+  }
+  if (error.code === 'TIMEOUT') {
+    return new RelayError('TIMEOUT', `The browser did not say within ${ADMIT_TIMEOUT_MS / 1000} s whether files may be stored for an upload, so none was. Call again; if it happens again, run \`${cliCommand('doctor')}\`.`);
+  }
+  return error;
+}
+
 /** A session's MCP server, and how many MCP tasks it runs now (a session running one is in use between its polls). */
 export type SessionServer = Server & { tasksRunning(): number };
 
@@ -160,7 +177,11 @@ export function createSessionServer({ tools, settings, gateway, attachments, doo
         envelope: async (request) => {
           await browser.admit?.('attachments.store');
           const askBrowser = async () => {
-            await browser.call('attachments.admit', { filename: request.filename, sizeBytes: request.sizeBytes }, { signal, timeoutMs: ADMIT_TIMEOUT_MS });
+            await browser.call('attachments.admit', { filename: request.filename, sizeBytes: request.sizeBytes }, { signal, timeoutMs: ADMIT_TIMEOUT_MS }).catch((error: unknown) => {
+              throw admitFailed(RelayError.from(error));
+            });
+            // Nothing made for a caller gone while the browser answered (review 11a, R3).
+            if (signal.aborted) throw new RelayError('CANCELLED', 'The call was cancelled; no upload envelope was made.');
           };
           return attachments.envelope(request, askBrowser);
         },

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { evalPath, pick } from '../../lib/page/dom/json-path';
+import { answerText, evalPath, pick } from '../../lib/page/dom/json-path';
+import { readThreadJson } from '../../lib/page/threads/thread-json-reader';
 import { assignAnswers, targetsOf } from '../../lib/page/threads/thread-answers';
 import type { Box } from '../../lib/page/checkpoints/thread-boxes';
 import { checkpointText, type ThreadReading, transcriptOf, type TurnReading, webStateOf } from '../../lib/page/checkpoints/thread-model';
@@ -82,6 +83,26 @@ const turn = (over: Partial<TurnReading>): TurnReading => ({
   interactions: [],
   optionalAuth: [],
   ...over,
+});
+
+describe("an answer kept whole or in chunks (answerText, the stream's and every thread JSON reader's one rule)", () => {
+  const e = threadJson2026.entry;
+  const flow = (payload: Record<string, unknown>) => ({
+    intended_usage: 'workflow_root',
+    workflow_block: { status: 'WORKFLOW_COMPLETED', steps: [{ items: [{ type: 'WORKFLOW_ITEM_TEXT', payload: { text_payload: { variant: 'answer', ...payload } } }] }] },
+  });
+  const entry = (...blocks: unknown[]) => ({ uuid: 'u', query_str: 'q', status: 'COMPLETED', blocks });
+  const cases: [string, unknown, string | undefined][] = [
+    ['no answer anywhere', entry({ intended_usage: 'web_results' }), undefined],
+    ['an empty text and no chunks', entry(flow({ text: '' })), ''],
+    ['an empty text beside its chunks (an answer still written, 2026-08-04)', entry(flow({ text: '', chunks: ['The capital ', 'is Canberra.'] })), 'The capital is Canberra.'],
+    ['the whole text beside its chunks', entry(flow({ text: 'Whole.', chunks: ['Who'] })), 'Whole.'],
+    ['an ask_text answer beside an empty workflow text', entry(flow({ text: '' }), { intended_usage: 'ask_text', markdown_block: { answer: 'From ask_text.' } }), 'From ask_text.'],
+  ];
+  it.each(cases)('%s', (_name, body, expected) => {
+    expect(answerText(body, e.answer, e.answerChunks)).toBe(expected);
+    expect(readThreadJson([{ entries: [body] }], threadJson2026, { threadId: 't', url: 'u' }).turns[0]?.answer).toBe(expected ?? '');
+  });
 });
 
 describe('checkpoints, web_state and transcripts', () => {

@@ -282,6 +282,9 @@ export class Attachments implements AttachmentAccess {
         ? `size_bytes ${request.sizeBytes} is over the limit of ${this.options.store.maxBytes} bytes (COMET_ATTACHMENT_MAX_BYTES).`
         : undefined);
     if (problem) throw new RelayError('INVALID_PARAMS', problem);
+    // The caps before the browser is asked, so that its feed never shows as allowed an upload refused here (review 11a,
+    // R2); create checks them again, as another process may have made envelopes meanwhile.
+    this.options.store.checkRoomFor(request, this.options.door);
     await admit?.();
     return this.options.store.create(request, await this.options.base(), this.options.door);
   }
