@@ -513,7 +513,9 @@ describe('answer_question, confirm_action_*, notify_connected', () => {
     const browser = new FakeBrowser().on('threads.state', waitingOn(signIn())).on('threads.respond', submitted).on('threads.wait', checkpoint({ turn: 1, text: 'Done! Sent the summary to your email.' }));
     const { structured } = await call(browser, 'notify_connected', { thread_id: THREAD, message: 'Slack connected' }).done;
     expect(browser.calls[1]?.params).toMatchObject({ followupUuid: 'fu-auth-1', reply: { kind: 'connected', message: 'Slack connected' } });
-    expect(structured).toMatchObject({ thread_id: THREAD, event: 'complete', text: 'Done! Sent the summary to your email.' });
+    // The page's button has no place for words: the result says the message was not passed on (review 10, spec 8).
+    expect(structured).toMatchObject({ thread_id: THREAD, event: 'complete' });
+    expect(structured?.text).toMatch(/^The message \("Slack connected"\) was not passed on: the page has no place for it\. To tell Computer, send it with call_perplexity_computer on this thread_id\.[\s\S]*Done! Sent the summary to your email\.$/);
 
     const optionalOnly = new FakeBrowser().on('threads.state', checkpoint({ optionalAuth: [signIn({ requiresUserResponse: false })] }));
     const refused = await call(optionalOnly, 'notify_connected', { thread_id: THREAD, message: 'Slack connected' }).done;

@@ -247,8 +247,10 @@ const notifyConnected = defineTool({
   taskSupport: 'optional',
   summarize: ({ thread_id, message }) => `[${thread_id}] ${clip(message, 80)}`,
   async handler(args, context) {
-    // Its message only says the sign-in is done, which the page's own button says: nothing is lost by not typing it.
-    return reply(context, args, 'auth_required', () => ({ kind: 'connected', message: args.message }));
+    // The page's own button says the sign-in is done, and has no place for words: whatever else the message says is
+    // not passed on, and the result says so, as an approval's reason (review 10, spec 8: it was dropped unsaid).
+    const unsent = args.message.trim() ? `The message ("${clip(args.message, 200)}")` : undefined;
+    return reply(context, args, 'auth_required', () => ({ kind: 'connected', message: args.message }), unsent);
   },
 });
 
