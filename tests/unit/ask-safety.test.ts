@@ -155,35 +155,65 @@ describe('ask succeeds only when the page took this prompt', () => {
     expect(page.submitted).toEqual([]);
   });
 
-  it('the tab opened another conversation while the prompt waited: nothing is typed, and the other page is not named (review 10, router)', async () => {
+  /** The page shows another conversation, as a click in its sidebar does: its address and its own turns. */
+  const openOther = (path: string, question: string) => {
+    history.pushState(null, '', path);
+    document.querySelector('.max-w-threadContentWidth')?.remove();
+    appendTurn(question);
+  };
+  /** An answer being written at `path` when a prompt arrives; `during` runs while it waits; the outcome. */
+  async function waitedAt(path: string, during: () => void) {
     const page = fakePage();
     exec = installExecCommand();
-    history.replaceState(null, '', '/search/the-asked-one');
-    page.addTurn('Earlier question');
-    page.setWorking(true);
-    const asked = ask('Meant for the asked conversation', new AbortController().signal);
-    await new Promise((r) => setTimeout(r, 20));
-    history.pushState(null, '', '/search/the-persons-private-thread');
-    page.setWorking(false);
-    const error = (await asked.catch((e: unknown) => e)) as RelayError;
-    expect(error).toMatchObject({ code: 'AGENT_ERROR', data: { notSent: true } });
-    expect(error.message).toMatch(/The tab left https:\/\/www\.perplexity\.ai\/search\/the-asked-one while this prompt waited for an answer to end; nothing was typed\. Open the conversation you mean/);
-    expect(error.message).not.toContain('private');
-    expect(page.submitted).toEqual([]);
-    expect(page.composer.textContent).toBe('');
-  });
-
-  it("a new thread's first answer moves home to its own address: the prompt waiting behind it follows it there", async () => {
-    const page = fakePage();
-    exec = installExecCommand();
+    history.replaceState(null, '', path);
     page.addTurn('First question');
     page.setWorking(true);
-    const asked = ask('Second question', new AbortController().signal);
+    const asked = ask('The waiting prompt', new AbortController().signal);
     await new Promise((r) => setTimeout(r, 20));
-    history.pushState(null, '', '/search/first-question-abc');
+    during();
     page.setWorking(false);
-    await asked;
-    expect(page.submitted).toEqual(['Second question']);
+    const outcome = await asked.then(
+      () => 'typed',
+      (e: RelayError) => e,
+    );
+    return { outcome, submitted: page.submitted };
+  }
+
+  it('the tab opened another conversation while the prompt waited: nothing is typed, and the other page is not named (review 10, router)', async () => {
+    const { outcome, submitted } = await waitedAt('/search/the-asked-one', () => openOther('/search/the-persons-private-thread', 'Private question'));
+    expect(outcome).toMatchObject({ code: 'AGENT_ERROR', data: { notSent: true } });
+    expect((outcome as RelayError).message).toMatch(/^The tab left https:\/\/www\.perplexity\.ai\/search\/the-asked-one while this prompt waited for an answer to end; nothing was typed\. Call again once the tab shows the conversation it is for\.$/);
+    expect(submitted).toEqual([]);
+  });
+
+  it('from home the prompt follows only the answer being written to its own address, never a thread the person opens (review 11b, F1)', async () => {
+    // The page names the new thread, then the person opens another in the sidebar; or opens it first.
+    for (const during of [
+      () => {
+        history.pushState(null, '', '/search/first-question-abc');
+        openOther('/search/the-persons-private-thread', 'Private question');
+      },
+      () => openOther('/search/the-persons-private-thread', 'Private question'),
+    ]) {
+      const { outcome, submitted } = await waitedAt('/', during);
+      expect(outcome).toMatchObject({ code: 'AGENT_ERROR', message: expect.stringMatching(/^The tab left https:\/\/www\.perplexity\.ai\/ while/) });
+      expect(submitted).toEqual([]);
+    }
+    expect((await waitedAt('/', () => history.pushState(null, '', '/search/first-question-abc'))).submitted).toEqual(['The waiting prompt']);
+  });
+
+  it('the same conversation under another address is followed: /search/new named, a task slug re-summarized, a slash, a query or fragment (review 11b, F2)', async () => {
+    const moves: [string, string][] = [
+      ['/search/new?q=why+is+the+sky+blue', '/search/why-is-the-sky-blue-Abc123xyz'],
+      ['/computer/tasks/summarize-hn-AbCdEfGhIjKlMnOpQrStUv', '/computer/tasks/top-5-hacker-news-stories-AbCdEfGhIjKlMnOpQrStUv'],
+      ['/search/the-asked-one', '/search/the-asked-one/'],
+      ['/search/the-asked-one', '/search/the-asked-one?preview=1#x'],
+    ];
+    for (const [from, to] of moves) {
+      const { outcome, submitted } = await waitedAt(from, () => history.replaceState(null, '', to));
+      expect(outcome, `${from} → ${to}`).toBe('typed');
+      expect(submitted).toEqual(['The waiting prompt']);
+    }
   });
 
   it('a new turn with someone else\'s question is not ours', async () => {

@@ -1,5 +1,6 @@
 import { RelayError } from '../../protocol/error/relay-error';
 import { conversationKey, isConversationPath } from '../../protocol/urls';
+import { conversationIdOf } from '../../protocol/threads/thread-ids';
 import { composerOf, composerText, submit, typeInto } from './composer';
 import type { PageContext } from '../dom/context';
 import { first, probeMiss } from '../dom/dom';
@@ -87,7 +88,9 @@ function answering(ctx: PageContext): boolean {
  */
 async function untilPageTakesPrompts(ctx: PageContext, options: AskOptions): Promise<void> {
   if (!answering(ctx)) return;
-  const { href, pathname } = ctx.doc.location;
+  const { href } = ctx.doc.location;
+  const asked = conversationIdOf(href);
+  const writing = lastQuestion(ctx);
   const waitMs = options.busyWaitMs ?? BUSY_WAIT_MS;
   options.onProgress?.(`Perplexity is still answering in this tab; the prompt will be typed once that answer ends (waiting up to ${Math.round(waitMs / 1000)} s).`);
   const free = await ctx.waitFor(() => !answering(ctx), waitMs, options.signal);
@@ -96,19 +99,28 @@ async function untilPageTakesPrompts(ctx: PageContext, options: AskOptions): Pro
       'AGENT_ERROR',
       `Perplexity is still answering the previous question in this tab after ${Math.round(waitMs / 1000)} s, and it takes no new prompt until that ends; nothing was typed. ` +
         'Wait for that answer (comet_wait) or stop it (comet_stop), then ask again.',
-    );
-  }
-  // The prompt was asked for the conversation the page showed, the worker's last check included: one opened in the page
-  // meanwhile (the sidebar, another agent) is not where it goes. A new thread's first answer moves home to its own
-  // address, and the prompt follows it there (review 10, router: the page typed wherever it was by then). The other
-  // page is not named: at the public door a thread's address is the person's library.
-  if (isConversationPath(pathname) && conversationKey(ctx.doc.location.href) !== conversationKey(href)) {
-    throw new RelayError(
-      'AGENT_ERROR',
-      `The tab left ${conversationKey(href)} while this prompt waited for an answer to end; nothing was typed. Open the conversation you mean (comet_open_conversation) or use newChat, then ask again.`,
       { notSent: true },
     );
   }
+  // The prompt was asked for the conversation the page showed, the worker's last check included: one opened in the page
+  // meanwhile (the sidebar, another agent) is not where it goes. From home, or `/search/new`, the answer being written
+  // moves the page to its own thread, and the prompt follows it there only: while that answer's question is still the
+  // page's last (review 10, router; review 11b, F1). The other page is not named: at the public door a thread's
+  // address is the person's library.
+  const now = conversationIdOf(ctx.doc.location.href);
+  if (now !== asked && (asked !== undefined || writing === undefined || lastQuestion(ctx) !== writing)) {
+    throw new RelayError(
+      'AGENT_ERROR',
+      `The tab left ${conversationKey(href)} while this prompt waited for an answer to end; nothing was typed. Call again once the tab shows the conversation it is for.`,
+      { notSent: true },
+    );
+  }
+}
+
+/** The question of the page's last turn, as a key; undefined when it cannot be read. */
+function lastQuestion(ctx: PageContext): string | undefined {
+  const last = turnsOf(ctx.doc, ctx.set).at(-1);
+  return last && !isPlaceholder(last, ctx.set) ? questionKey(readQuestionNow(last, ctx.set)) || undefined : undefined;
 }
 
 /**

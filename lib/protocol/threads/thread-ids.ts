@@ -59,6 +59,17 @@ export function threadIdOfUrl(raw: string | undefined): string | undefined {
   return threadIdOfPath(url.pathname);
 }
 
+/**
+ * What stays of a conversation's address while the page rewrites it: a Computer task's last 22 characters (its slug
+ * drifts: lib/selectors/README.md), a search thread's slug; none for home or `/search/new`, the address that asks a new
+ * question, which the page replaces with the thread's own (review 11b, F2).
+ */
+export function conversationIdOf(raw: string): string | undefined {
+  const id = threadIdOfUrl(raw);
+  if (id === undefined || id === 'new') return undefined;
+  return raw.includes('/computer/tasks/') && id.length > 22 ? id.slice(-22) : id;
+}
+
 /** A tab that showed one thread now shows another page: never that page's result for this call. */
 export function threadMovedError(asked: string, url: string, now: string | undefined): RelayError {
   return new RelayError(
