@@ -22,7 +22,7 @@ export interface TurnArgs {
   effort?: string;
 }
 
-/** The rules that need nothing but the arguments (the number of files does not change them: files never start a thread alone). */
+/** The rules that need nothing but the arguments and the number of files (files never go alone: not on a new thread, not on a follow-up). */
 export function turnArgsProblem(args: TurnArgs, attachmentCount = 0): string | undefined {
   if (args.thread_id !== undefined) {
     const problem = threadIdProblem(args.thread_id);

@@ -15,7 +15,7 @@ import type { ThreadCheckpointInteraction, ThreadReply } from './threads';
 export type InteractionType = ThreadCheckpointInteraction['type'];
 
 /** Files go with a message, never with a reply: the page has no place for them there (refused by the tool and the page). */
-export const FILES_WITH_A_REPLY = 'Perplexity takes files with a message, not with an answer: send them with call_perplexity_computer on the same thread_id.';
+export const FILES_WITH_A_REPLY = 'Perplexity takes files with a message, not with an answer: send them with call_perplexity_computer on the same thread_id, with a message saying what to do with them.';
 
 /** The prompt type each kind of reply answers. */
 export const REPLY_KIND_FOR: Record<ThreadReply['kind'], InteractionType> = {
