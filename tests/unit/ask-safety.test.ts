@@ -202,12 +202,24 @@ describe('ask succeeds only when the page took this prompt', () => {
     expect((await waitedAt('/', () => history.pushState(null, '', '/search/first-question-abc'))).submitted).toEqual(['The waiting prompt']);
   });
 
+  it('from home, a page of no conversation the tab goes to is no place for it either: a Space, New thread (review 11c, W1)', async () => {
+    const space = await waitedAt('/', () => openOther('/spaces/team-notes-abc', 'A question of the Space'));
+    expect(space.outcome).toMatchObject({ code: 'AGENT_ERROR' });
+    const fresh = await waitedAt('/', () => {
+      history.pushState(null, '', '/');
+      document.querySelector('.max-w-threadContentWidth')?.remove();
+    });
+    expect(fresh.outcome).toMatchObject({ code: 'AGENT_ERROR' });
+    expect([space.submitted, fresh.submitted]).toEqual([[], []]);
+  });
+
   it('the same conversation under another address is followed: /search/new named, a task slug re-summarized, a slash, a query or fragment (review 11b, F2)', async () => {
     const moves: [string, string][] = [
       ['/search/new?q=why+is+the+sky+blue', '/search/why-is-the-sky-blue-Abc123xyz'],
       ['/computer/tasks/summarize-hn-AbCdEfGhIjKlMnOpQrStUv', '/computer/tasks/top-5-hacker-news-stories-AbCdEfGhIjKlMnOpQrStUv'],
       ['/search/the-asked-one', '/search/the-asked-one/'],
       ['/search/the-asked-one', '/search/the-asked-one?preview=1#x'],
+      ['/search/the-asked-one?ref=/computer/tasks/x', '/search/the-asked-one'],
     ];
     for (const [from, to] of moves) {
       const { outcome, submitted } = await waitedAt(from, () => history.replaceState(null, '', to));

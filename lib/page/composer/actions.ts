@@ -103,12 +103,13 @@ async function untilPageTakesPrompts(ctx: PageContext, options: AskOptions): Pro
     );
   }
   // The prompt was asked for the conversation the page showed, the worker's last check included: one opened in the page
-  // meanwhile (the sidebar, another agent) is not where it goes. From home, or `/search/new`, the answer being written
-  // moves the page to its own thread, and the prompt follows it there only: while that answer's question is still the
-  // page's last (review 10, router; review 11b, F1). The other page is not named: at the public door a thread's
-  // address is the person's library.
-  const now = conversationIdOf(ctx.doc.location.href);
-  if (now !== asked && (asked !== undefined || writing === undefined || lastQuestion(ctx) !== writing)) {
+  // meanwhile (the sidebar, another agent) is not where it goes. From a page of no conversation (home, `/search/new`)
+  // the answer being written moves the page to its own thread, and the prompt follows it only while that answer's
+  // question is still the page's last, whatever the address (a Space, `/computer`, New thread are no conversation
+  // either) (review 10, router; review 11b, F1; review 11c, W1). The other page is not named: at the public door a
+  // thread's address is the person's library.
+  const moved = asked === undefined ? writing === undefined || !stillLast(ctx, writing) : conversationIdOf(ctx.doc.location.href) !== asked;
+  if (moved) {
     throw new RelayError(
       'AGENT_ERROR',
       `The tab left ${conversationKey(href)} while this prompt waited for an answer to end; nothing was typed. Call again once the tab shows the conversation it is for.`,
@@ -117,10 +118,16 @@ async function untilPageTakesPrompts(ctx: PageContext, options: AskOptions): Pro
   }
 }
 
-/** The question of the page's last turn, as a key; undefined when it cannot be read. */
+/** The question of the page's last turn, as a key (a fold's ellipsis left out); undefined when it cannot be read. */
 function lastQuestion(ctx: PageContext): string | undefined {
   const last = turnsOf(ctx.doc, ctx.set).at(-1);
-  return last && !isPlaceholder(last, ctx.set) ? questionKey(readQuestionNow(last, ctx.set)) || undefined : undefined;
+  return last && !isPlaceholder(last, ctx.set) ? questionKey(readQuestionNow(last, ctx.set).replace(/\s*…\s*$/, '')) || undefined : undefined;
+}
+
+/** Whether the page's last turn still shows the question `key`, folded or not. */
+function stillLast(ctx: PageContext, key: string): boolean {
+  const last = turnsOf(ctx.doc, ctx.set).at(-1);
+  return last !== undefined && !isPlaceholder(last, ctx.set) && questionMatch(readQuestionNow(last, ctx.set), key) === 'same';
 }
 
 /**

@@ -67,7 +67,7 @@ export function threadIdOfUrl(raw: string | undefined): string | undefined {
 export function conversationIdOf(raw: string): string | undefined {
   const id = threadIdOfUrl(raw);
   if (id === undefined || id === 'new') return undefined;
-  return raw.includes('/computer/tasks/') && id.length > 22 ? id.slice(-22) : id;
+  return id.length > 22 && new URL(raw).pathname.startsWith('/computer/tasks/') ? id.slice(-22) : id;
 }
 
 /** A tab that showed one thread now shows another page: never that page's result for this call. */
