@@ -104,6 +104,33 @@ describe('a prompt that waited its turn, under the settings as they are when it 
     expect(replies.at(-1)).toMatchObject({ kind: 'error', error: { code: 'PERMISSION_DENIED', message: expect.stringContaining('read-only') } });
   });
 
+  it("a prompt's own mode switch (the session's mode) on a tab still loading: Read-only turned on meanwhile refuses it before the mode is touched (review 11c, M1)", async () => {
+    state.stored = { settings: { requireApproval: false, readOnly: false } };
+    let loaded!: () => void;
+    const loading = new Promise<void>((resolve) => (loaded = resolve));
+    const sent: string[] = [];
+    const pages = {
+      state: () => undefined,
+      document: () => undefined,
+      whenReady: () => loading,
+      request: async (_tabId: number, method: string, params: { mode?: string }) => {
+        sent.push(params?.mode ? `${method}(${params.mode})` : method);
+        return method === 'page.mode' ? { mode: params.mode ?? 'search', changed: true, verified: true } : {};
+      },
+    } as unknown as PageHub;
+    const tabService = new TabService(pages);
+    await tabService.drive(7);
+    const { router, panels } = panelRouter(pages, tabService);
+    const replies: Envelope[] = [];
+    const asking = router.handle({ ...ask('k', 'hello'), params: { prompt: 'hello', keepMode: 'deep-research' } }, (m) => replies.push(m));
+    await new Promise((resolve) => setTimeout(resolve, 10));
+    await panels.settings.update({ readOnly: true });
+    loaded();
+    await asking;
+    expect(replies.at(-1)).toMatchObject({ kind: 'error', error: { code: 'PERMISSION_DENIED' } });
+    expect(sent.filter((m) => m.startsWith('page.mode(') || m === 'page.ask')).toEqual([]);
+  });
+
   it('a call the person approved is not asked again when it gets its turn, a thread call (which names no tab) too (fixes review 2 #1)', async () => {
     state.stored = { settings: { requireApproval: true, readOnly: false } };
     const pages = { state: () => undefined, whenReady: async () => {}, request: async () => ({}) } as unknown as PageHub;

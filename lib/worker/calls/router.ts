@@ -314,7 +314,18 @@ export class Router {
       // goes to: another session's mode switch while the approval waited is not the mode this prompt is sent in
       // (review 2026-12-05, worker #5).
       forward = { ...rest, newChat: false };
+      // What was done before a refusal, said with it: the person sees why the tab changed.
+      const recheck = async () => {
+        try {
+          await asked.recheck?.();
+        } catch (error) {
+          const done = [newChat ? 'a new chat had been opened in its tab' : '', modeNote ? `this session's mode, ${String(keepMode)}, had been set` : ''].filter(Boolean);
+          throw done.length && error instanceof RelayError ? new RelayError(error.code, `${error.message} (${done.join('; ')}.)`) : error;
+        }
+      };
       if (keepMode) {
+        // The mode switch is an act of its own, after a new chat's page loaded: the person's policy first (review 11c, M1).
+        await recheck();
         modeNote = await modeAgain(
           (p) => pages.request(here, 'page.mode', p, signal, () => {}) as Promise<ModeResult>,
           keepMode as PageMode,
@@ -325,12 +336,7 @@ export class Router {
       }
       // The person's policy as it is when the prompt goes, after the tab was found (it may have waited for a page), a new
       // chat loaded and the mode set: Read-only or Require approval turned on meanwhile refuses it (review 10, router F4).
-      try {
-        await asked.recheck?.();
-      } catch (error) {
-        const done = [newChat ? 'a new chat had been opened in its tab' : '', modeNote ? `this session's mode, ${String(keepMode)}, had been set` : ''].filter(Boolean);
-        throw done.length && error instanceof RelayError ? new RelayError(error.code, `${error.message} (${done.join('; ')}.)`) : error;
-      }
+      await recheck();
     }
     const tabId = askTab ?? (await tabs.pageTab());
     // A mode switch sends as a prompt does: the person's policy as it is once its tab is found (pageTab may wait for a
