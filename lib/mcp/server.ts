@@ -109,7 +109,7 @@ function admitFailed(error: RelayError): RelayError {
   if (error.code === 'INVALID_PARAMS' && error.message.includes('"attachments.admit"')) {
     return new RelayError(
       'VERSION_MISMATCH',
-      "The browser's comet-relay extension is older than this comet-relay and cannot say whether files may be stored for an upload, so none was. Reload or update the extension (chrome://extensions), then call again.",
+      "The browser's comet-relay extension is older than this comet-relay and cannot say whether files may be stored for an upload, so none was. Reload or update the extension on the browser's extensions page (comet://extensions in Comet, chrome://extensions in Chrome), then call again.",
     );
   }
   if (error.code === 'TIMEOUT') {

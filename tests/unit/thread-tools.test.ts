@@ -515,7 +515,7 @@ describe('answer_question, confirm_action_*, notify_connected', () => {
     expect(browser.calls[1]?.params).toMatchObject({ followupUuid: 'fu-auth-1', reply: { kind: 'connected', message: 'Slack connected' } });
     // The page's button has no place for words: the result says the message was not passed on (review 10, spec 8).
     expect(structured).toMatchObject({ thread_id: THREAD, event: 'complete' });
-    expect(structured?.text).toMatch(/^The message \("Slack connected"\) was not passed on: the page has no place for it\. To tell Computer, send it with call_perplexity_computer on this thread_id\.[\s\S]*Done! Sent the summary to your email\.$/);
+    expect(structured?.text).toMatch(/^The message \("Slack connected"\) was not passed on: the page's sign-in button takes no words; it tells Computer the sign-in is done\.[\s\S]*Done! Sent the summary to your email\.$/);
 
     const optionalOnly = new FakeBrowser().on('threads.state', checkpoint({ optionalAuth: [signIn({ requiresUserResponse: false })] }));
     const refused = await call(optionalOnly, 'notify_connected', { thread_id: THREAD, message: 'Slack connected' }).done;

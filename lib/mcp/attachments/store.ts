@@ -341,16 +341,16 @@ export class AttachmentStore {
     });
   }
 
-  /**
-   * Each door has the caps to itself, as it has its own sessions: what the public door keeps (the Agent API's calls
-   * through a tunnel) never refuses the person's local clients an upload (review 10, door M2).
-   */
   /** Throws, naming the cap, when an envelope for `request` would pass COMET_ATTACHMENT_MAX_FILES or _MAX_TOTAL_BYTES. */
   checkRoomFor(request: EnvelopeRequest, door: Door = 'loopback'): void {
     this.sweep();
     this.checkRoom(Math.min(request.sizeBytes, this.maxBytes), door);
   }
 
+  /**
+   * Each door has the caps to itself, as it has its own sessions: what the public door keeps (the Agent API's calls
+   * through a tunnel) never refuses the person's local clients an upload (review 10, door M2).
+   */
   private checkRoom(bytes: number, door: Door): void {
     const now = this.now();
     const live = this.entries().filter(({ name, meta }) => (meta.door ?? 'loopback') === door && (meta.expiresAt >= now || this.arriving(name, meta, now)));

@@ -135,8 +135,8 @@ interface ReplyArgs {
 
 /**
  * Checks that the thread waits on `wanted`, builds the reply, sends it and holds for what comes next. Files are refused
- * before anything is read, encoded or held for approval (threads review 2026-12-05, L2). `unsent`: words of the caller's
- * the page has no place for (an approval's or a denial's reason), said in the result rather than lost silently (L1).
+ * before anything is read, encoded or held for approval (threads review 2026-12-05, L2). `unsent`: what the result says
+ * of words of the caller's the page has no place for (an approval's or a denial's reason), rather than lose them silently (L1).
  */
 async function reply(
   context: ToolContext,
@@ -166,7 +166,7 @@ async function reply(
         { signal: context.signal, timeoutMs: SUBMIT_TIMEOUT_MS, onProgress },
       ),
     );
-    return unsent?.trim() ? withNote(result, `${unsent} was not passed on: the page has no place for it. To tell Computer, send it with call_perplexity_computer on this thread_id.`) : result;
+    return unsent ? withNote(result, unsent) : result;
   });
 }
 
@@ -228,7 +228,10 @@ function confirmTool(decision: 'approve' | 'deny'): ToolDefinition {
     taskSupport: 'optional',
     summarize: ({ thread_id, result }) => `[${thread_id}] ${clip(result, 80)}`,
     async handler(args, context) {
-      return reply(context, args, 'confirm_action', () => ({ kind: decision, reason: args.result }), args.result.trim() ? `The ${approve ? 'approval' : 'denial'}'s reason ("${clip(args.result, 200)}")` : undefined);
+      const unsent = args.result.trim()
+        ? `The ${approve ? 'approval' : 'denial'}'s reason ("${clip(args.result, 200)}") was not passed on: the page has no place for it. To tell Computer, send it with call_perplexity_computer on this thread_id.`
+        : undefined;
+      return reply(context, args, 'confirm_action', () => ({ kind: decision, reason: args.result }), unsent);
     },
   });
 }
@@ -247,9 +250,9 @@ const notifyConnected = defineTool({
   taskSupport: 'optional',
   summarize: ({ thread_id, message }) => `[${thread_id}] ${clip(message, 80)}`,
   async handler(args, context) {
-    // The page's own button says the sign-in is done, and has no place for words: whatever else the message says is
-    // not passed on, and the result says so, as an approval's reason (review 10, spec 8: it was dropped unsaid).
-    const unsent = args.message.trim() ? `The message ("${clip(args.message, 200)}")` : undefined;
+    // The page's own button says the sign-in is done, and has no place for words: the result says the message was not
+    // passed on (review 10, spec 8: it was dropped unsaid), without sending the agent to a new turn for it (review 11c, N1).
+    const unsent = args.message.trim() ? `The message ("${clip(args.message, 200)}") was not passed on: the page's sign-in button takes no words; it tells Computer the sign-in is done.` : undefined;
     return reply(context, args, 'auth_required', () => ({ kind: 'connected', message: args.message }), unsent);
   },
 });
