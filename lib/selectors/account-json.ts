@@ -59,6 +59,16 @@ export const accountJson2026: AccountJsonReader = {
       knowledgeEnabled: ['knowledge_enabled'],
     },
   },
+  // GET /rest/rate-limit/status (capture rate-limit-status-json-perplexity-client-2026-07-31.json): each mode's
+  // `available` and `remaining_detail` (`{kind: "exact", remaining}` or `{kind: "not_provided"}`). `research` is Deep
+  // research; `labs` what the composer now calls Create files and apps (its menu value `studio`, Sep 2026: NOTES.md of
+  // the captures). Its `pro_search` and `agentic_research` are no comet_mode mode that we know of: not read.
+  modeLimits: {
+    path: '/rest/rate-limit/status',
+    modes: { 'deep-research': ['modes.research'], create: ['modes.labs', 'modes.studio'] },
+    available: ['available'],
+    remaining: ['remaining_detail.remaining'],
+  },
 };
 
 /** Built-in account readers, newest first. */

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { PAGE_MODES } from '../protocol/page/page-methods';
 
 /**
  * The shapes of the two thread readers, kept as data like the selector sets (schema.ts):
@@ -309,5 +310,17 @@ export const AccountJsonReaderSchema = z.looseObject({
       knowledgeEnabled: Paths,
     }),
   }),
+  /**
+   * What the account has left of each mode (optional: readers written before 2026-12-06 have none). `modes` names,
+   * per comet_mode mode, where its entry is; only an entry found there and saying `available` false speaks.
+   */
+  modeLimits: z
+    .object({
+      path: SameOriginPath,
+      modes: z.partialRecord(z.enum(PAGE_MODES), Paths),
+      available: Paths,
+      remaining: Paths,
+    })
+    .optional(),
 });
 export type AccountJsonReader = z.infer<typeof AccountJsonReaderSchema>;

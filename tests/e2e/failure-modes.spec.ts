@@ -87,6 +87,22 @@ test('reading the mode stays on the conversation; create is reported as create',
   await world.call('comet_mode', { mode: 'standard' });
 });
 
+test("a mode the account has none left of is not switched to: Perplexity's rate-limit status says so", async () => {
+  world.site.account.setModesLeft({ research: 0 });
+  try {
+    const refused = await world.call('comet_mode', { mode: 'deep-research' });
+    expect(refused.isError).toBe(true);
+    expect(refused.text).toBe(
+      'Mode switch failed: [AGENT_ERROR] Perplexity says this account has no deep-research left (0 remaining), so the mode was not switched. Use another mode, or switch again once its limit resets.',
+    );
+    expect((await world.call('comet_mode')).text).toBe('Current mode: standard');
+  } finally {
+    world.site.account.setModesLeft({});
+  }
+  expect((await world.call('comet_mode', { mode: 'deep-research' })).text).toBe('Mode switch result: switched to deep-research');
+  await world.call('comet_mode', { mode: 'standard' });
+});
+
 test('the prompt replaces a draft in the composer (select-all that works on this platform)', async () => {
   const composer = world.page.locator('#ask-input');
   await composer.click();

@@ -5,7 +5,7 @@ import { parseThreadBody, readThreadJson, askedItems, threadKindOf } from '../..
 import { firstString, pick } from '../../lib/page/dom/json-path';
 import { accountJson2026 } from '../../lib/selectors/account-json';
 import { threadJson2026 } from '../../lib/selectors/thread-json';
-import { checkpointFrom, modelsFrom, transcriptFrom } from '../../lib/worker/threads/thread-results';
+import { checkpointFrom, modeLimitsFrom, modelsFrom, transcriptFrom } from '../../lib/worker/threads/thread-results';
 import { threadMethods } from '../../lib/protocol/threads/threads';
 import { answerMarkdown, entryJson, threadJson } from '../sim/json/thread-json';
 import { createSimSite } from '../sim/site';
@@ -144,6 +144,15 @@ describe.skipIf(!present)('thread JSON reader on real /rest/thread bodies', () =
  * fail the result's contract (threads review 2026-12-05, H3: read_thread failed, the wait said "keeps running", and the
  * question could never be answered).
  */
+describe.skipIf(!present)('the account’s mode limits on the real /rest/rate-limit/status body of 2026-07-31', () => {
+  test('Deep research and Create read as available with no count; the modes that are no comet_mode mode are left out', () => {
+    const body = JSON.parse(read('rate-limit-status-json-perplexity-client-2026-07-31.json')) as { modes: Record<string, { available: boolean }> };
+    // The capture also says agentic_research is used up: no comet_mode mode is known to be it, so it says nothing here.
+    expect(body.modes.agentic_research?.available).toBe(false);
+    expect(modeLimitsFrom(body, accountJson2026)).toEqual({ modes: { 'deep-research': { available: true, remaining: null }, create: { available: true, remaining: null } } });
+  });
+});
+
 describe.skipIf(!present)('a thread’s kind, from what tells it', () => {
   test('search_mode tells search from research; thread_metadata.mode "2", on both, tells nothing (captures review M4)', () => {
     expect(threadKindOf(body('thread-json-perplexity-client-multiturn-2026-08-01.json'), r)).toBe('search');

@@ -8,7 +8,7 @@ import { THREAD_JSON_READERS, threadJson2026 } from '../../lib/selectors/thread-
 import { THREAD_PAGE_READERS, threadPage2026 } from '../../lib/selectors/thread-page';
 import { ACCOUNT_JSON_READERS, accountJson2026 } from '../../lib/selectors/account-json';
 import { AccountJsonReaderSchema, ThreadJsonReaderSchema, ThreadPageReaderSchema } from '../../lib/selectors/thread-schema';
-import { modelsFrom, pageAssets, projectsFrom, threadPathFrom } from '../../lib/worker/threads/thread-results';
+import { modeLimitsFrom, modelsFrom, pageAssets, projectsFrom, threadPathFrom } from '../../lib/worker/threads/thread-results';
 import { modelsJson, projectsJson } from '../sim/json/account';
 
 describe('thread readers as data', () => {
@@ -187,6 +187,22 @@ describe('matching a reply to what waits', () => {
     expect(() => targetsOf([q1], { kind: 'connected', message: '' }, undefined, 't')).toThrow(/thread_id t is not waiting on a auth_required; it waits on ask_user_question \(followup_uuid f1\): answer it with answer_question/);
     expect(() => targetsOf([], { kind: 'approve', reason: '' }, undefined, 't')).toThrow(/thread "t" has nothing waiting/);
     expect(() => targetsOf([confirm, box({ ...confirm.interaction, followupUuid: 'f4' })], { kind: 'deny', reason: '' }, undefined, 't')).toThrow(/pass followup_uuid/);
+  });
+});
+
+describe("the account's mode limits (GET /rest/rate-limit/status), as the worker reads them", () => {
+  const entry = (available: unknown, detail: object) => ({ available, remaining_detail: detail });
+  it('only what an entry says: available, and remaining where the site counts; a mode with no entry, or none readable, is left out', () => {
+    const body = {
+      modes: {
+        research: entry(false, { kind: 'exact', remaining: 0 }),
+        labs: entry(true, { kind: 'not_provided' }),
+        agentic_research: entry(false, { kind: 'exact', remaining: 0 }),
+      },
+    };
+    expect(modeLimitsFrom(body, accountJson2026)).toEqual({ modes: { 'deep-research': { available: false, remaining: 0 }, create: { available: true, remaining: null } } });
+    expect(modeLimitsFrom({ modes: { research: entry('no', {}), studio: entry(true, { kind: 'exact', remaining: 3 }) } }, accountJson2026)).toEqual({ modes: { create: { available: true, remaining: 3 } } });
+    expect(modeLimitsFrom({ moved: true }, accountJson2026)).toEqual({ modes: {} });
   });
 });
 

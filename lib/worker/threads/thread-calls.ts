@@ -12,6 +12,7 @@ import {
   assetsOf,
   checkpointFrom,
   downloadFrom,
+  modeLimitsFrom,
   modelsFrom,
   pageAssets,
   projectsFrom,
@@ -135,6 +136,11 @@ export class ThreadCalls {
     if (method === 'threads.start') return this.start(forPage, cap, signal, progress, stillAllowed);
     if (method === 'library.list' || method === 'library.thread') return this.library(method, forPage, cap, signal, trace);
     if (method === 'account.models') return modelsFrom(await this.accountJson(this.account.models.path, this.account.models.query ?? {}, 'the Computer models', cap, signal), this.account);
+    if (method === 'account.modeLimits') {
+      const limits = this.account.modeLimits;
+      if (!limits) throw new RelayError('JSON_SHAPE', `The account reader ${this.account.name} knows no mode limits: nothing to read them by.`);
+      return modeLimitsFrom(await this.accountJson(limits.path, {}, "the account's mode limits", cap, signal), this.account);
+    }
     if (method === 'account.projects') {
       const p = this.account.projects;
       const query = { [p.searchParam]: String(params.searchTerm ?? ''), [p.cursorParam]: String(params.cursor ?? '') };

@@ -1,6 +1,6 @@
 import { RelayError } from '../../protocol/errors';
-import type { ModelsList, ThreadAsset, ThreadCheckpoint, ThreadTranscript } from '../../protocol/threads/threads';
-import { firstBoolean, firstString, pick, strings } from '../../page/dom/json-path';
+import type { ModeLimits, ModelsList, ThreadAsset, ThreadCheckpoint, ThreadTranscript } from '../../protocol/threads/threads';
+import { firstBoolean, firstNumber, firstString, pick, strings } from '../../page/dom/json-path';
 import { checkpointOf, type ThreadReading, transcriptOf, type TurnReading, webStateOf } from '../../page/checkpoints/thread-model';
 import type { AccountJsonReader } from '../../selectors/thread-schema';
 
@@ -123,6 +123,23 @@ export function downloadFrom(result: unknown, threadId: string, assetId: string,
     throw new RelayError('AGENT_ERROR', `The download link Perplexity last gave for asset "${assetId}" has expired; call create_asset_download again in a few seconds for a fresh one.`);
   }
   return { asset_id: assetId, url: link.url, expires_in_seconds: link.expiresAt !== undefined ? Math.round(link.expiresAt - nowSeconds) : null };
+}
+
+/**
+ * What the account has left of each mode its reader maps (lib/selectors/account-json.ts `modeLimits`): only an entry
+ * that says `available` is kept; a mode whose entry is missing or says nothing readable is left out, never guessed.
+ */
+export function modeLimitsFrom(value: unknown, r: AccountJsonReader): ModeLimits {
+  const modes: ModeLimits['modes'] = {};
+  const l = r.modeLimits;
+  for (const [mode, paths] of Object.entries(l?.modes ?? {}) as [keyof ModeLimits['modes'], readonly string[]][]) {
+    const entry = pick(value, paths).values[0];
+    const available = l && entry !== undefined ? firstBoolean(entry, l.available) : undefined;
+    if (available === undefined) continue;
+    const remaining = firstNumber(entry, l?.remaining ?? []);
+    modes[mode] = { available, remaining: remaining !== undefined && Number.isInteger(remaining) && remaining >= 0 ? remaining : null };
+  }
+  return { modes };
 }
 
 /** A JSON body a tab fetched for the account (models, projects, recent threads). */

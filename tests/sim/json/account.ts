@@ -136,3 +136,23 @@ export function projectsJson(searchTerm: string | null, cursor: string | null): 
     next_cursor: next,
   };
 }
+
+/** What the sim's account has left of the modes the site limits: a count, or null where the site gives none. */
+export type ModesLeft = Partial<Record<'research' | 'labs' | 'pro_search' | 'agentic_research', number | null>>;
+
+/**
+ * `GET /rest/rate-limit/status`, in the shape of the body captured on 2026-07-31 (rate-limit-status-json-…): each mode
+ * `available` and `remaining_detail` (`exact` with a count, or `not_provided`). A mode with nothing set is available
+ * with no count, as the capture shows most of them.
+ */
+export function modeLimitsJson(left: ModesLeft): unknown {
+  const entry = (remaining: number | null | undefined) => ({
+    available: remaining === undefined || remaining === null || remaining > 0,
+    remaining_detail: typeof remaining === 'number' ? { kind: 'exact', remaining } : { kind: 'not_provided' },
+  });
+  const modes = ['pro_search', 'research', 'labs', 'agentic_research'] as const;
+  return {
+    free_queries: { available: true, remaining_detail: { kind: 'not_provided' } },
+    modes: Object.fromEntries(modes.map((mode) => [mode, entry(left[mode])])),
+  };
+}

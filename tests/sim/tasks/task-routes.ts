@@ -11,7 +11,7 @@
  *   GET  /computer/forms/{id}             a form only Perplexity can show
  *   GET  /projects/{uuid}                 a Project's page (asks there start threads in it)
  */
-import { modelsJson, projectsJson, SIM_PROJECTS } from '../json/account';
+import { modeLimitsJson, type ModesLeft, modelsJson, projectsJson, SIM_PROJECTS } from '../json/account';
 import { assetBytes, Uploads } from '../files';
 import { BILLING_URL } from './tasks';
 import { turnStateAt } from './task-state';
@@ -45,6 +45,8 @@ export interface AccountControls {
   /** Refuse every computer-mode ask before anything is sent (the credit check, or no access). */
   set(state: AccountState): void;
   readonly state: AccountState;
+  /** What `GET /rest/rate-limit/status` says is left of each mode (all available, uncounted, until set). */
+  setModesLeft(left: ModesLeft): void;
 }
 
 export interface TaskRouteDeps {
@@ -71,6 +73,7 @@ export function taskRoutes(deps: TaskRouteDeps) {
   const uploads = new Uploads();
   let mode: JsonMode = deps.jsonMode ?? 'ok';
   let account: AccountState = 'ok';
+  let modesLeft: ModesLeft = {};
 
   /** A question nobody answered in time is skipped by the service itself, at its expiry time. */
   function settle(thread: ThreadData, at: number): void {
@@ -169,6 +172,9 @@ export function taskRoutes(deps: TaskRouteDeps) {
       get state() {
         return account;
       },
+      setModesLeft(left: ModesLeft) {
+        modesLeft = left;
+      },
     } satisfies AccountControls,
 
     /** A computer-mode ask the account cannot make: refused before a thread or turn exists. */
@@ -215,6 +221,7 @@ export function taskRoutes(deps: TaskRouteDeps) {
       const m = /^\/rest\/thread\/([^/]+)$/.exec(path);
       if (m && method === 'GET') return threadRoute(m[1] as string, url, req);
       if (path === '/rest/models/config' && method === 'GET') return jsonResponse(200, modelsJson());
+      if (path === '/rest/rate-limit/status' && method === 'GET') return jsonResponse(200, modeLimitsJson(modesLeft));
       if (path === '/rest/projects' && method === 'GET') {
         return jsonResponse(200, projectsJson(url.searchParams.get('search_term'), url.searchParams.get('cursor')));
       }
