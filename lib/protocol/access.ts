@@ -58,7 +58,6 @@ export const METHOD_ACCESS = {
   'threads.assetDownload': 'read',
   'account.models': 'read',
   'account.projects': 'read',
-  'account.modeLimits': 'read',
   /** The library (issue 29): the site's thread list and whole threads, fetched by a Perplexity tab (never a navigation). */
   'library.list': 'read',
   'library.thread': 'read',

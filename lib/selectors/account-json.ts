@@ -15,8 +15,8 @@ import type { AccountJsonReader } from './thread-schema';
  */
 export const accountJson2026: AccountJsonReader = {
   name: 'account-json-2026-12',
-  version: 2,
-  checked: '2026-12-01 (real /rest/models/config bodies of 2026-07-14 and 2026-08-01; the simulated site)',
+  version: 3,
+  checked: '2026-12-06 (real /rest/models/config bodies of 2026-07-14 and 2026-08-01, /rest/rate-limit/status of 2026-07-31; the simulated site)',
   headers: { 'x-app-apiclient': 'default', 'x-app-apiversion': '2.18' },
   listRecent: {
     path: '/rest/thread/list_recent',
@@ -61,8 +61,10 @@ export const accountJson2026: AccountJsonReader = {
   },
   // GET /rest/rate-limit/status (capture rate-limit-status-json-perplexity-client-2026-07-31.json): each mode's
   // `available` and `remaining_detail` (`{kind: "exact", remaining}` or `{kind: "not_provided"}`). `research` is Deep
-  // research; `labs` what the composer now calls Create files and apps (its menu value `studio`, Sep 2026: NOTES.md of
-  // the captures). Its `pro_search` and `agentic_research` are no comet_mode mode that we know of: not read.
+  // research (the models config of 2026-08-01 gives `pplx_alpha` the label "Deep research" and `mode: "research"`; the
+  // research thread of 2026-07-31 is `search_mode` RESEARCH with `display_model` pplx_alpha). `labs`, and `studio` (the
+  // February 2026 composer's value for "Create files and apps"), as Create: our guess, no capture ties them. Its
+  // `pro_search` and `agentic_research` are no comet_mode mode that we know of: never asked about.
   modeLimits: {
     path: '/rest/rate-limit/status',
     modes: { 'deep-research': ['modes.research'], create: ['modes.labs', 'modes.studio'] },

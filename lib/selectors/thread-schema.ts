@@ -1,5 +1,4 @@
 import { z } from 'zod';
-import { PAGE_MODES } from '../protocol/page/page-methods';
 
 /**
  * The shapes of the two thread readers, kept as data like the selector sets (schema.ts):
@@ -312,12 +311,13 @@ export const AccountJsonReaderSchema = z.looseObject({
   }),
   /**
    * What the account has left of each mode (optional: readers written before 2026-12-06 have none). `modes` names,
-   * per comet_mode mode, where its entry is; only an entry found there and saying `available` false speaks.
+   * per comet_mode mode, where its entry is (a name no mode has is never asked for, not refused: a reader written for
+   * a later build stays readable); only an entry found there and saying `available` false speaks.
    */
   modeLimits: z
     .object({
       path: SameOriginPath,
-      modes: z.partialRecord(z.enum(PAGE_MODES), Paths),
+      modes: z.record(z.string(), Paths),
       available: Paths,
       remaining: Paths,
     })

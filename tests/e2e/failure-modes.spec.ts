@@ -93,7 +93,7 @@ test("a mode the account has none left of is not switched to: Perplexity's rate-
     const refused = await world.call('comet_mode', { mode: 'deep-research' });
     expect(refused.isError).toBe(true);
     expect(refused.text).toBe(
-      'Mode switch failed: [AGENT_ERROR] Perplexity says this account has no deep-research left (0 remaining), so the mode was not switched. Use another mode, or switch again once its limit resets.',
+      'Mode switch failed: [AGENT_ERROR] Perplexity says deep-research is not available to this account now (0 left), so the mode was not switched. Use another mode; this one may come back once its limit resets, or with another plan.',
     );
     expect((await world.call('comet_mode')).text).toBe('Current mode: standard');
   } finally {

@@ -38,7 +38,7 @@ export function fakeTabs(initial: TabLike[] = [], stored?: unknown) {
 }
 
 /** What a thread tab's page answers a worker request with, scripted per test. */
-export type PageScript = (tabId: number, method: string, params: Record<string, unknown>) => Promise<unknown>;
+export type PageScript = (tabId: number, method: string, params: Record<string, unknown>, signal?: AbortSignal) => Promise<unknown>;
 
 /**
  * The worker's thread calls over fake tabs, each page answering from `page`: every request is
@@ -64,9 +64,9 @@ export function fakeThreadCalls(
     pages: {
       whenReady: options.whenReady ?? (async () => {}),
       state: (tabId) => ({ url: browser.tabs.find((t) => t.id === tabId)?.url ?? '' }),
-      request: async (tabId, method, params) => {
+      request: async (tabId, method, params, signal) => {
         requests.push({ tabId, method });
-        return page(tabId, method, params as Record<string, unknown>);
+        return page(tabId, method, params as Record<string, unknown>, signal);
       },
     },
     navigate: async (_tabId, url) => {

@@ -59,7 +59,6 @@ const EXPECTED: Record<keyof typeof METHOD_ACCESS | keyof typeof LOCAL_ACCESS, [
   'threads.assetDownload': ['open', 'open'],
   'account.models': ['open', 'open'],
   'account.projects': ['open', 'public-library'],
-  'account.modeLimits': ['open', 'open'],
   'library.list': ['open', 'public-library'],
   'library.thread': ['open', 'public-library'],
   'host.status': ['open', 'open'],

@@ -22,7 +22,7 @@ describe('comet_mode: a switch that misses (review #10)', () => {
     );
     const { context } = fakeContext(browser);
     const out = await runTool(cometTools, 'comet_mode', { mode: 'model-council' }, context);
-    expect(browser.methods()).toEqual(['account.modeLimits', 'page.mode']);
+    expect(browser.methods()).toEqual(['page.mode']);
     expect(out.isError).toBe(true);
     expect(out.text).toBe(
       // The reference's sentence, then the code (review 8, errors #5).
@@ -36,7 +36,7 @@ describe('comet_mode: a switch that misses (review #10)', () => {
     it(`a ${probe} miss does not navigate either`, async () => {
       const browser = new FakeBrowser().fail('page.mode', 'SELECTOR_MISS', `${probe}: none of \`x\` matched on ${THREAD}`);
       const out = await runTool(cometTools, 'comet_mode', { mode: 'learn' }, fakeContext(browser).context);
-      expect(browser.methods()).toEqual(['account.modeLimits', 'page.mode']);
+      expect(browser.methods()).toEqual(['page.mode']);
       expect(out.text).toContain('The tab was not moved.');
     });
   }
@@ -49,7 +49,7 @@ describe('comet_mode: a switch that misses (review #10)', () => {
       .on('tabs.navigate', { tab: { id: '3', title: 'Perplexity', url: 'https://www.perplexity.ai/', category: 'Main' } } as never);
     const { context } = fakeContext(browser);
     const out = await runTool(cometTools, 'comet_mode', { mode: 'learn' }, context);
-    expect(browser.methods()).toEqual(['account.modeLimits', 'page.mode', 'tabs.navigate', 'page.mode']);
+    expect(browser.methods()).toEqual(['page.mode', 'tabs.navigate', 'page.mode']);
     expect(out.text).toBe(`Mode switch result: switched to learn (the page ${library} has no composer, so the tab was taken to https://www.perplexity.ai/ first)`);
     expect(context.session.mode).toBe('learn');
   });
@@ -59,32 +59,8 @@ describe('comet_mode: a switch that misses (review #10)', () => {
       .fail('page.mode', 'SELECTOR_MISS', 'composer: none of `#ask-input` matched on https://www.perplexity.ai/settings')
       .on('tabs.navigate', { tab: { id: '3', title: 'Perplexity', url: 'https://www.perplexity.ai/', category: 'Main' } } as never);
     const out = await runTool(cometTools, 'comet_mode', { mode: 'learn' }, fakeContext(browser).context);
-    expect(browser.methods()).toEqual(['account.modeLimits', 'page.mode', 'tabs.navigate', 'page.mode']);
+    expect(browser.methods()).toEqual(['page.mode', 'tabs.navigate', 'page.mode']);
     expect(out.text).toMatch(/the tab was taken to https:\/\/www\.perplexity\.ai\/ first, and is there now\)$/);
-  });
-});
-
-describe("comet_mode and the account's mode limits (Perplexity's rate-limit status)", () => {
-  it('a mode the site says none is left of is not switched to, and says why and what to do', async () => {
-    const browser = new FakeBrowser().on('account.modeLimits', { modes: { 'deep-research': { available: false, remaining: 0 }, create: { available: true, remaining: null } } });
-    const { context } = fakeContext(browser);
-    const out = await runTool(cometTools, 'comet_mode', { mode: 'deep-research' }, context);
-    expect(browser.methods()).toEqual(['account.modeLimits']);
-    expect(out.isError).toBe(true);
-    expect(out.text).toBe(
-      'Mode switch failed: [AGENT_ERROR] Perplexity says this account has no deep-research left (0 remaining), so the mode was not switched. Use another mode, or switch again once its limit resets.',
-    );
-    expect(context.session.mode).toBeUndefined();
-  });
-
-  it('a mode it says is available, one it says nothing of, or no answer at all: switched as before', async () => {
-    const switched = { mode: 'create', source: 'switched', previous: 'standard', changed: true, verified: true } as const;
-    const said = new FakeBrowser().on('account.modeLimits', { modes: { create: { available: true, remaining: null } } }).on('page.mode', switched);
-    expect((await runTool(cometTools, 'comet_mode', { mode: 'create' }, fakeContext(said).context)).text).toBe('Mode switch result: switched to create');
-    const silent = new FakeBrowser().on('account.modeLimits', { modes: {} }).on('page.mode', { ...switched, mode: 'learn' as const });
-    expect((await runTool(cometTools, 'comet_mode', { mode: 'learn' }, fakeContext(silent).context)).text).toBe('Mode switch result: switched to learn');
-    const failing = new FakeBrowser().fail('account.modeLimits', 'RATE_LIMITED', 'Perplexity answered 429').on('page.mode', switched);
-    expect((await runTool(cometTools, 'comet_mode', { mode: 'create' }, fakeContext(failing).context)).text).toBe('Mode switch result: switched to create');
   });
 });
 

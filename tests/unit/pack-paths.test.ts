@@ -33,6 +33,7 @@ describe('reader packs name same-origin paths only', () => {
     ['account-json-reader', 'account-json-2026-12', ['reader', 'listRecent', 'threadPath', 'computer'], '{uuid}'],
     ['account-json-reader', 'account-json-2026-12', ['reader', 'models', 'path'], ''],
     ['account-json-reader', 'account-json-2026-12', ['reader', 'projects', 'path'], ''],
+    ['account-json-reader', 'account-json-2026-12', ['reader', 'modeLimits', 'path'], ''],
     ['thread-json-reader', 'thread-json-2026-12', ['reader', 'request', 'path'], '{id}'],
   ];
 

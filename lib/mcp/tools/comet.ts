@@ -289,22 +289,12 @@ const mode = defineTool({
   inputSchema: {
     mode: PageMode.nullable().optional().describe('Omit or null to read the current mode.'),
   },
-  uses: ['page.mode', 'tabs.navigate', 'account.modeLimits'],
+  uses: ['page.mode', 'tabs.navigate'],
   summarize: ({ mode: wanted }) => (wanted ? `switch to ${wanted}` : 'read'),
-  async handler({ mode: wanted }, { browser, signal, session, settings }) {
+  async handler({ mode: wanted }, { browser, signal, session }) {
     if (!wanted) {
       const current = await browser.call('page.mode', {}, { signal, timeoutMs: 15_000 });
       return textResult(`Current mode: ${current.mode ?? `unknown (${current.detail ?? 'not readable on this page'})`}`);
-    }
-    // A mode the site says the account has none left of is not switched to (its rate-limit status, lib/selectors/
-    // account-json.ts): the prompt after it would fail or fall back. No answer, or none about this mode, says nothing.
-    const left = await browser
-      .call('account.modeLimits', { tabCap: settings.COMET_THREAD_TABS }, { signal, timeoutMs: MODE_LIMITS_MS })
-      .then((limits) => limits.modes[wanted], () => undefined);
-    if (left?.available === false) {
-      return errorText(
-        `Mode switch failed: [AGENT_ERROR] Perplexity says this account has no ${wanted} left${left.remaining === 0 ? ' (0 remaining)' : ''}, so the mode was not switched. Use another mode, or switch again once its limit resets.`,
-      );
     }
     try {
       const { result, movedFrom } = await switchMode(browser, wanted, signal);
@@ -320,9 +310,6 @@ const mode = defineTool({
     }
   },
 });
-
-/** How long comet_mode waits for the account's mode limits before it switches without them. */
-const MODE_LIMITS_MS = 5_000;
 
 /**
  * Switches where the person is. Only a page with no composer at all (library, settings: the switch

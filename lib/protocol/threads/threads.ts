@@ -1,7 +1,6 @@
 import { z } from 'zod';
 import { threadIdProblem } from './thread-ids';
 import { PROMPT_MAX } from '../limits';
-import { PageMode } from '../page/page-methods';
 
 /**
  * The thread family's contract between the Node side (lib/mcp/tools/threads.ts) and the browser
@@ -305,11 +304,6 @@ export const MAX_THREAD_TABS = 50;
 /** COMET_THREAD_TABS: tabs we opened for threads are capped; the least recently used idle one closes. */
 const TabCap = z.number().int().min(1).max(MAX_THREAD_TABS).default(6);
 
-export const ModeLimits = z.object({
-  modes: z.partialRecord(PageMode, z.object({ available: z.boolean(), remaining: z.number().int().min(0).nullable() })),
-});
-export type ModeLimits = z.infer<typeof ModeLimits>;
-
 export const threadMethods = {
   /** Opens a background tab, sets up the turn (computer, project, settings, files) and submits. */
   'threads.start': {
@@ -401,9 +395,4 @@ export const threadMethods = {
     }),
     result: ProjectsPage,
   },
-  /**
-   * What the account has left of the modes Perplexity limits (its rate-limit status), for the comet_mode modes the
-   * account reader maps; a mode it says nothing of is absent. `remaining` only where the site counts.
-   */
-  'account.modeLimits': { params: z.object({ tabCap: TabCap }).strict(), result: ModeLimits },
 } as const;

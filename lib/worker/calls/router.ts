@@ -83,6 +83,8 @@ export interface ApprovedTab {
 interface AskedBy {
   approved?: ApprovedTab;
   asker?: string;
+  /** An agent's call (the person's own, from the side panel, is theirs to make as they like). */
+  byAgent?: boolean;
   /** The person's policy again, just before the prompt is posted: throws to refuse. */
   recheck?: () => Promise<void>;
 }
@@ -91,6 +93,8 @@ export type CallEvent =
   | { phase: 'start'; request: Request; at: number }
   | { phase: 'end'; request: Request; at: number; ok: boolean; result?: unknown; error?: string };
 
+/** How long a mode switch waits for the account's mode limits before it goes without them. */
+const MODE_LIMIT_MS = 3_000;
 /** How long a new chat's page may take to replace the page it leaves (as a navigation's own wait). */
 const NEW_CHAT_LOAD_MS = 20_000;
 
@@ -254,7 +258,7 @@ export class Router {
           // them by session), so the card follows only its own session's; a new chat needs the tab alone.
           if (approved && waited) await this.stillApproved(approved, { leavesPage });
           const recheck = trusted ? undefined : async () => void (await this.stillAllowed(request, params, approved, signal));
-          return this.toPage(method, params, signal, progress, trace, { approved, asker: trusted ? '' : (request.origin?.clientId ?? ''), recheck });
+          return this.toPage(method, params, signal, progress, trace, { approved, asker: trusted ? '' : (request.origin?.clientId ?? ''), recheck, byAgent: !trusted });
         });
       }
     }
@@ -341,7 +345,10 @@ export class Router {
     const tabId = askTab ?? (await tabs.pageTab());
     // A mode switch sends as a prompt does: the person's policy as it is once its tab is found (pageTab may wait for a
     // page that loads), right before it goes (review 10, router: only the prompt was checked there).
-    if (method === 'page.mode' && params.mode != null) await asked.recheck?.();
+    if (method === 'page.mode' && params.mode != null) {
+      await asked.recheck?.();
+      if (asked.byAgent) await this.refuseUsedUpMode(tabId, String(params.mode), signal);
+    }
     const started = Date.now();
     // The thread JSON's moments, for the bench's trace: its last fetch's start and end in the page, and its arrival here.
     const fetched: Trace | undefined = trace ? {} : undefined;
@@ -404,6 +411,34 @@ export class Router {
     } finally {
       // An early read nobody took is cancelled in the next task, once the answer is on its way to the caller.
       if (early) setTimeout(() => early.end(), 0);
+    }
+  }
+
+  /**
+   * An agent's switch to a mode Perplexity says the account cannot use now is not made: its rate-limit status, read by
+   * the tab that would switch (lib/selectors/account-json.ts `modeLimits`; only modes the reader maps are asked about).
+   * Only a body that says so refuses: no answer within MODE_LIMIT_MS, or none about the mode, lets the switch go.
+   */
+  private async refuseUsedUpMode(tabId: number, mode: string, signal: AbortSignal): Promise<void> {
+    const threads = this.deps.threads;
+    if (!threads) return;
+    const controller = new AbortController();
+    const stop = () => controller.abort();
+    signal.addEventListener('abort', stop, { once: true });
+    const timer = setTimeout(stop, MODE_LIMIT_MS);
+    const limit = await threads
+      .modeLimit(tabId, mode, controller.signal)
+      .catch(() => undefined)
+      .finally(() => {
+        clearTimeout(timer);
+        signal.removeEventListener('abort', stop);
+      });
+    throwIfCancelled(signal);
+    if (limit?.available === false) {
+      throw new RelayError(
+        'AGENT_ERROR',
+        `Perplexity says ${mode} is not available to this account now${limit.remaining === 0 ? ' (0 left)' : ''}, so the mode was not switched. Use another mode; this one may come back once its limit resets, or with another plan.`,
+      );
     }
   }
 

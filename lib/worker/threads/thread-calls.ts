@@ -12,6 +12,7 @@ import {
   assetsOf,
   checkpointFrom,
   downloadFrom,
+  type ModeLimit,
   modeLimitsFrom,
   modelsFrom,
   pageAssets,
@@ -136,11 +137,6 @@ export class ThreadCalls {
     if (method === 'threads.start') return this.start(forPage, cap, signal, progress, stillAllowed);
     if (method === 'library.list' || method === 'library.thread') return this.library(method, forPage, cap, signal, trace);
     if (method === 'account.models') return modelsFrom(await this.accountJson(this.account.models.path, this.account.models.query ?? {}, 'the Computer models', cap, signal), this.account);
-    if (method === 'account.modeLimits') {
-      const limits = this.account.modeLimits;
-      if (!limits) throw new RelayError('JSON_SHAPE', `The account reader ${this.account.name} knows no mode limits: nothing to read them by.`);
-      return modeLimitsFrom(await this.accountJson(limits.path, {}, "the account's mode limits", cap, signal), this.account);
-    }
     if (method === 'account.projects') {
       const p = this.account.projects;
       const query = { [p.searchParam]: String(params.searchTerm ?? ''), [p.cursorParam]: String(params.cursor ?? '') };
@@ -204,6 +200,17 @@ export class ThreadCalls {
   }
 
   /** The account's JSON, fetched by any Perplexity tab (a background one of ours when none is open). */
+  /**
+   * What the account's rate-limit status says of `mode`, fetched by `tabId` (the tab about to switch to it): undefined,
+   * with no request made, for a mode the account reader maps no entry to, and when the body says nothing of it.
+   */
+  async modeLimit(tabId: number, mode: string, signal: AbortSignal): Promise<ModeLimit | undefined> {
+    const limits = this.account.modeLimits;
+    if (!limits?.modes[mode]) return undefined;
+    const fetched = await this.deps.pages.request(tabId, 'threads.fetch', { path: limits.path, query: {}, headers: this.account.headers }, signal, () => {});
+    return modeLimitsFrom(accountBody(fetched, "the account's mode limits", this.account), this.account).modes[mode];
+  }
+
   private async accountJson(path: string, query: Record<string, string>, what: string, cap: number, signal: AbortSignal): Promise<unknown> {
     const tabId = await this.anyTab(cap, signal);
     const fetched = await this.deps.tabs.use(tabId, () => this.deps.pages.request(tabId, 'threads.fetch', { path, query, headers: this.account.headers }, signal, () => {}));

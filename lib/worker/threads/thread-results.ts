@@ -1,5 +1,5 @@
 import { RelayError } from '../../protocol/errors';
-import type { ModeLimits, ModelsList, ThreadAsset, ThreadCheckpoint, ThreadTranscript } from '../../protocol/threads/threads';
+import type { ModelsList, ThreadAsset, ThreadCheckpoint, ThreadTranscript } from '../../protocol/threads/threads';
 import { firstBoolean, firstNumber, firstString, pick, strings } from '../../page/dom/json-path';
 import { checkpointOf, type ThreadReading, transcriptOf, type TurnReading, webStateOf } from '../../page/checkpoints/thread-model';
 import type { AccountJsonReader } from '../../selectors/thread-schema';
@@ -125,14 +125,20 @@ export function downloadFrom(result: unknown, threadId: string, assetId: string,
   return { asset_id: assetId, url: link.url, expires_in_seconds: link.expiresAt !== undefined ? Math.round(link.expiresAt - nowSeconds) : null };
 }
 
+/** What the site says the account has of one mode: whether it may use it now, and how many uses are left where it counts. */
+export interface ModeLimit {
+  available: boolean;
+  remaining: number | null;
+}
+
 /**
  * What the account has left of each mode its reader maps (lib/selectors/account-json.ts `modeLimits`): only an entry
  * that says `available` is kept; a mode whose entry is missing or says nothing readable is left out, never guessed.
  */
-export function modeLimitsFrom(value: unknown, r: AccountJsonReader): ModeLimits {
-  const modes: ModeLimits['modes'] = {};
+export function modeLimitsFrom(value: unknown, r: AccountJsonReader): { modes: Record<string, ModeLimit> } {
+  const modes: Record<string, ModeLimit> = {};
   const l = r.modeLimits;
-  for (const [mode, paths] of Object.entries(l?.modes ?? {}) as [keyof ModeLimits['modes'], readonly string[]][]) {
+  for (const [mode, paths] of Object.entries(l?.modes ?? {})) {
     const entry = pick(value, paths).values[0];
     const available = l && entry !== undefined ? firstBoolean(entry, l.available) : undefined;
     if (available === undefined) continue;
