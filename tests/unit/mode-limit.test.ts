@@ -20,6 +20,8 @@ vi.mock('wxt/browser', async () => (await import('../support/fake-wxt-browser'))
 const statusBody = (research: object) => JSON.stringify({ modes: { research, labs: { available: true, remaining_detail: { kind: 'not_provided' } } } });
 const usedUp = statusBody({ available: false, remaining_detail: { kind: 'exact', remaining: 0 } });
 
+const PAGE = {};
+
 const switchTo = (mode: string): Request => ({
   kind: 'request',
   id: `switch-${mode}`,
@@ -39,6 +41,11 @@ async function world(status: (signal: AbortSignal) => Promise<{ status: number; 
       if (method === 'threads.fetch') return status(signal);
       return { mode: params.mode ?? 'standard', source: 'switched', previous: 'standard', changed: true, verified: true };
     },
+    // One document throughout, no prompt posted before: what a prompt's path asks of the page hub.
+    document: () => PAGE,
+    askCount: () => 0,
+    asksSince: () => [],
+    namedBy: () => undefined,
   } as unknown as PageHub;
   const tabService = new TabService(pages);
   await tabService.drive(7);
@@ -88,6 +95,16 @@ describe("a mode the account's rate-limit status says it cannot use now", () => 
       expect(await w.run(switchTo('deep-research'))).toMatchObject({ kind: 'result' });
       expect(w.sent).toEqual(['/rest/rate-limit/status', 'page.mode(deep-research)']);
     }
+  });
+
+  it("comet_ask's kept mode, set again where the page dropped it, is asked about as comet_mode's switch is: the prompt not sent (review 11d, L4)", async () => {
+    const w = await world(async () => ({ status: 200, body: usedUp }));
+    const reply = await w.run({ ...switchTo('deep-research'), id: 'ask', method: 'page.ask', params: { prompt: 'Research tides', keepMode: 'deep-research' }, origin: { clientId: 'a', clientName: 'Agent a', tool: 'comet_ask', door: 'loopback' } });
+    expect(reply).toMatchObject({
+      kind: 'error',
+      error: { code: 'AGENT_ERROR', message: expect.stringMatching(/^The prompt was not sent: this session chose deep-research mode with comet_mode, the page shows standard, and setting deep-research again failed: Perplexity says deep-research is not available to this account now \(0 left\)/) },
+    });
+    expect(w.sent).toEqual(['page.mode', '/rest/rate-limit/status']);
   });
 
   it("the person's own switch from the side panel is not asked about", async () => {

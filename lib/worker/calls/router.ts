@@ -331,7 +331,11 @@ export class Router {
         // The mode switch is an act of its own, after a new chat's page loaded: the person's policy first (review 11c, M1).
         await recheck();
         modeNote = await modeAgain(
-          (p) => pages.request(here, 'page.mode', p, signal, () => {}) as Promise<ModeResult>,
+          async (p) => {
+            // Set again only where the page dropped it: then as comet_mode's own switch, after the account's limits.
+            if (p.mode && asked.byAgent) await this.refuseUsedUpMode(here, p.mode, signal);
+            return (await pages.request(here, 'page.mode', p, signal, () => {})) as ModeResult;
+          },
           keepMode as PageMode,
           (code, message) => new RelayError(code as ErrorCode, message),
         );
