@@ -75,36 +75,11 @@ describe('a prompt that waited its turn, under the settings as they are when it 
     expect(q.replyOf('b')).toMatchObject({ kind: 'error', error: { code: 'PERMISSION_DENIED', message: expect.stringMatching(/^"Require approval" was turned on before the request to .* was carried out \(while it waited its turn or was on its way\), so it was not\. Call again/) } });
   });
 
-  it('a mode switch whose tab was still loading: Read-only turned on meanwhile refuses it, nothing sent to the page (review 10, router)', async () => {
-    state.stored = { settings: { requireApproval: false, readOnly: false } };
-    let loaded!: () => void;
-    const loading = new Promise<void>((resolve) => (loaded = resolve));
-    const sent: string[] = [];
-    const pages = {
-      state: () => undefined,
-      whenReady: () => loading,
-      request: async (_tabId: number, method: string) => {
-        sent.push(method);
-        return { mode: 'deep-research', switched: true };
-      },
-    } as unknown as PageHub;
-    const tabService = new TabService(pages);
-    await tabService.drive(7);
-    const { router, panels } = panelRouter(pages, tabService);
-    const replies: Envelope[] = [];
-    const switching = router.handle(
-      { kind: 'request', id: 'm', method: 'page.mode', params: { mode: 'deep-research' }, origin: { clientId: 'm', clientName: 'Agent m', tool: 'comet_mode', door: 'loopback' } },
-      (m) => replies.push(m),
-    );
-    await new Promise((resolve) => setTimeout(resolve, 10));
-    await panels.settings.update({ readOnly: true });
-    loaded();
-    await switching;
-    expect(sent).toEqual([]);
-    expect(replies.at(-1)).toMatchObject({ kind: 'error', error: { code: 'PERMISSION_DENIED', message: expect.stringContaining('read-only') } });
-  });
-
-  it("a prompt's own mode switch (the session's mode) on a tab still loading: Read-only turned on meanwhile refuses it before the mode is touched (review 11c, M1)", async () => {
+  /**
+   * A request sent while its tab still loads, and Read-only turned on before the page is ready: the reply, and what
+   * reached the page (a mode switch as `page.mode(mode)`).
+   */
+  async function readOnlyWhileLoading(request: Request) {
     state.stored = { settings: { requireApproval: false, readOnly: false } };
     let loaded!: () => void;
     const loading = new Promise<void>((resolve) => (loaded = resolve));
@@ -122,12 +97,29 @@ describe('a prompt that waited its turn, under the settings as they are when it 
     await tabService.drive(7);
     const { router, panels } = panelRouter(pages, tabService);
     const replies: Envelope[] = [];
-    const asking = router.handle({ ...ask('k', 'hello'), params: { prompt: 'hello', keepMode: 'deep-research' } }, (m) => replies.push(m));
+    const handled = router.handle(request, (m) => replies.push(m));
     await new Promise((resolve) => setTimeout(resolve, 10));
     await panels.settings.update({ readOnly: true });
     loaded();
-    await asking;
-    expect(replies.at(-1)).toMatchObject({ kind: 'error', error: { code: 'PERMISSION_DENIED' } });
+    await handled;
+    return { reply: replies.at(-1), sent };
+  }
+
+  it('a mode switch whose tab was still loading: Read-only turned on meanwhile refuses it, nothing sent to the page (review 10, router)', async () => {
+    const { reply, sent } = await readOnlyWhileLoading({
+      kind: 'request',
+      id: 'm',
+      method: 'page.mode',
+      params: { mode: 'deep-research' },
+      origin: { clientId: 'm', clientName: 'Agent m', tool: 'comet_mode', door: 'loopback' },
+    });
+    expect(sent).toEqual([]);
+    expect(reply).toMatchObject({ kind: 'error', error: { code: 'PERMISSION_DENIED', message: expect.stringContaining('read-only') } });
+  });
+
+  it("a prompt's own mode switch (the session's mode) on a tab still loading: Read-only turned on meanwhile refuses it before the mode is touched (review 11c, M1)", async () => {
+    const { reply, sent } = await readOnlyWhileLoading({ ...ask('k', 'hello'), params: { prompt: 'hello', keepMode: 'deep-research' } });
+    expect(reply).toMatchObject({ kind: 'error', error: { code: 'PERMISSION_DENIED' } });
     expect(sent.filter((m) => m.startsWith('page.mode(') || m === 'page.ask')).toEqual([]);
   });
 
