@@ -51,13 +51,13 @@ async function world(status: (signal: AbortSignal) => Promise<{ status: number; 
   await tabService.drive(7);
   // The real thread calls (their account reader), over the same page.
   const { calls } = fakeThreadCalls((tabId, method, params, signal) => pages.request(tabId, method, params, signal ?? new AbortController().signal, () => {}) as Promise<unknown>);
-  const { router } = panelRouter(pages, tabService, { threads: calls });
+  const { router, panels } = panelRouter(pages, tabService, { threads: calls });
   const run = async (request: Request) => {
     const replies: Envelope[] = [];
     await router.handle(request, (m) => replies.push(m));
     return replies.at(-1);
   };
-  return { sent, run, router };
+  return { sent, run, router, panels };
 }
 
 describe("a mode the account's rate-limit status says it cannot use now", () => {
@@ -105,6 +105,35 @@ describe("a mode the account's rate-limit status says it cannot use now", () => 
       error: { code: 'AGENT_ERROR', message: expect.stringMatching(/^The prompt was not sent: this session chose deep-research mode with comet_mode, the page shows standard, and setting deep-research again failed: Perplexity says deep-research is not available to this account now \(0 left\)/) },
     });
     expect(w.sent).toEqual(['page.mode', '/rest/rate-limit/status']);
+    // Said once, with what to do (review 11e, N3: "plan.. Choose").
+    expect(JSON.stringify(reply)).not.toContain('..');
+  });
+
+  it('a new chat in a kept mode the account cannot use now: refused before the conversation is left (review 11e, N2)', async () => {
+    const w = await world(async () => ({ status: 200, body: usedUp }));
+    const reply = await w.run({ ...switchTo('deep-research'), id: 'new', method: 'page.ask', params: { prompt: 'Research tides', newChat: true, keepMode: 'deep-research' }, origin: { clientId: 'a', clientName: 'Agent a', tool: 'comet_ask', door: 'loopback' } });
+    expect(reply).toMatchObject({
+      kind: 'error',
+      error: { code: 'AGENT_ERROR', message: expect.stringMatching(/^The prompt was not sent and no new chat was opened: this session chose deep-research mode with comet_mode, and Perplexity says deep-research is not available to this account now \(0 left\)\. Choose another mode/) },
+    });
+    expect(w.sent.filter((m) => m !== 'page.draft')).toEqual(['/rest/rate-limit/status']);
+    expect(state.tabs[7]?.url).toBe('https://www.perplexity.ai/search/tides-abc');
+  });
+
+  it('Read-only turned on while the limits are read: the switch is not made (review 11e, N1)', async () => {
+    let answer!: () => void;
+    const read = new Promise<void>((resolve) => (answer = resolve));
+    const w = await world(async () => {
+      await read;
+      return { status: 200, body: statusBody({ available: true, remaining_detail: { kind: 'not_provided' } }) };
+    });
+    const switching = w.run(switchTo('deep-research'));
+    await vi.waitFor(() => expect(w.sent).toEqual(['/rest/rate-limit/status']));
+    await w.panels.settings.update({ readOnly: true });
+    answer();
+    expect(await switching).toMatchObject({ kind: 'error', error: { code: 'PERMISSION_DENIED' } });
+    expect(w.sent).toEqual(['/rest/rate-limit/status']);
+    state.stored = { settings: { requireApproval: false, readOnly: false } };
   });
 
   it("the person's own switch from the side panel is not asked about", async () => {

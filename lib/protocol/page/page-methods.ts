@@ -301,7 +301,7 @@ export async function modeAgain(
     if (code === 'CANCELLED' || (code === 'SELECTOR_MISS' && message.startsWith('composer: '))) throw error;
     throw fail(
       code,
-      `The prompt was not sent: this session chose ${chosen} mode with comet_mode, the page shows ${shown ?? 'no mode it can read'}, and setting ${chosen} again failed: ${message}. ` +
+      `The prompt was not sent: this session chose ${chosen} mode with comet_mode, the page shows ${shown ?? 'no mode it can read'}, and setting ${chosen} again failed: ${message.replace(/\.$/, '')}. ` +
         'Choose a mode this page offers with comet_mode, then ask again.',
     );
   }

@@ -289,6 +289,7 @@ export class Router {
       // conversation whichever page connected there (another agent's navigation may overtake ours: fixes review 7 #1);
       // else the page as it is, its document included. Looked at only when a round trip follows.
       let url: string | undefined;
+      let limitsAsked = false;
       let page: object | undefined;
       if (newChat) {
         // A new chat leaves the conversation the tab shows: that happens here, after the
@@ -297,6 +298,12 @@ export class Router {
         // Never over the person's unsent draft: the new document would throw it away (review of 2026-12-04, #21).
         // Asked again here: the person may have typed while the approval waited.
         await this.refuseOverDraft(signal, here);
+        // A new chat opens in Search, so a kept mode is always set again there: a mode the account cannot use now is
+        // refused before the person's conversation is left (review 11e, N2), and not asked about twice.
+        if (keepMode && asked.byAgent) {
+          await this.refuseUsedUpMode(here, String(keepMode), signal, true);
+          limitsAsked = true;
+        }
         // The navigation is an act of its own: the person's policy first (review 10, router round 3).
         await asked.recheck?.();
         // Before the navigation only the tab counts (its page is left anyway), and that it is still Perplexity's.
@@ -332,8 +339,12 @@ export class Router {
         await recheck();
         modeNote = await modeAgain(
           async (p) => {
-            // Set again only where the page dropped it: then as comet_mode's own switch, after the account's limits.
-            if (p.mode && asked.byAgent) await this.refuseUsedUpMode(here, p.mode, signal);
+            // Set again only where the page dropped it: then as comet_mode's own switch, after the account's limits
+            // (asked before a new chat's navigation already) and the person's policy as it is after them (review 11e, N1).
+            if (p.mode && asked.byAgent && !limitsAsked) {
+              await this.refuseUsedUpMode(here, p.mode, signal);
+              await recheck();
+            }
             return (await pages.request(here, 'page.mode', p, signal, () => {})) as ModeResult;
           },
           keepMode as PageMode,
@@ -351,7 +362,12 @@ export class Router {
     // page that loads), right before it goes (review 10, router: only the prompt was checked there).
     if (method === 'page.mode' && params.mode != null) {
       await asked.recheck?.();
-      if (asked.byAgent) await this.refuseUsedUpMode(tabId, String(params.mode), signal);
+      // The person's Read-only first, then the account's limits, then the person's policy as it is after their fetch
+      // (review 11e, N1: a Read-only turned on during it let the switch go).
+      if (asked.byAgent) {
+        await this.refuseUsedUpMode(tabId, String(params.mode), signal);
+        await asked.recheck?.();
+      }
     }
     const started = Date.now();
     // The thread JSON's moments, for the bench's trace: its last fetch's start and end in the page, and its arrival here.
@@ -423,7 +439,7 @@ export class Router {
    * the tab that would switch (lib/selectors/account-json.ts `modeLimits`; only modes the reader maps are asked about).
    * Only a body that says so refuses: no answer within MODE_LIMIT_MS, or none about the mode, lets the switch go.
    */
-  private async refuseUsedUpMode(tabId: number, mode: string, signal: AbortSignal): Promise<void> {
+  private async refuseUsedUpMode(tabId: number, mode: string, signal: AbortSignal, newChat = false): Promise<void> {
     const threads = this.deps.threads;
     if (!threads) return;
     const controller = new AbortController();
@@ -439,9 +455,13 @@ export class Router {
       });
     throwIfCancelled(signal);
     if (limit?.available === false) {
+      const said = `Perplexity says ${mode} is not available to this account now${limit.remaining === 0 ? ' (0 left)' : ''}`;
+      const later = 'this one may come back once its limit resets, or with another plan.';
       throw new RelayError(
         'AGENT_ERROR',
-        `Perplexity says ${mode} is not available to this account now${limit.remaining === 0 ? ' (0 left)' : ''}, so the mode was not switched. Use another mode; this one may come back once its limit resets, or with another plan.`,
+        newChat
+          ? `The prompt was not sent and no new chat was opened: this session chose ${mode} mode with comet_mode, and ${said}. Choose another mode with comet_mode, then ask again; ${later}`
+          : `${said}, so the mode was not switched. Use another mode; ${later}`,
       );
     }
   }

@@ -199,7 +199,6 @@ export class ThreadCalls {
     return listLibrary(p, fetch, readers);
   }
 
-  /** The account's JSON, fetched by any Perplexity tab (a background one of ours when none is open). */
   /**
    * What the account's rate-limit status says of `mode`, fetched by `tabId` (the tab about to switch to it): undefined,
    * with no request made, for a mode the account reader maps no entry to, and when the body says nothing of it.
@@ -211,6 +210,7 @@ export class ThreadCalls {
     return modeLimitsFrom(accountBody(fetched, "the account's mode limits", this.account), this.account).modes[mode];
   }
 
+  /** The account's JSON, fetched by any Perplexity tab (a background one of ours when none is open). */
   private async accountJson(path: string, query: Record<string, string>, what: string, cap: number, signal: AbortSignal): Promise<unknown> {
     const tabId = await this.anyTab(cap, signal);
     const fetched = await this.deps.tabs.use(tabId, () => this.deps.pages.request(tabId, 'threads.fetch', { path, query, headers: this.account.headers }, signal, () => {}));
