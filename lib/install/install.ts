@@ -26,6 +26,7 @@ import { privilegedUnblockCommand } from './policy/privileged-command';
 import { removeCometBackups, undoUnblock, unblockedBrowsers, unblockRecordPath } from './unblock';
 import { type ActingFor, guardedFs, LeftAlone, leftAloneWhy } from './policy/owned-remove';
 import { verifyManifest } from './verify';
+import { processUid, writeOwnedFile } from './policy/owned-write';
 import { cliCommand, commandPrefix, quoteArg } from '../relay/invocation';
 
 export interface StateOptions extends SystemOptions {
@@ -330,10 +331,17 @@ export async function install(options: InstallOptions): Promise<InstallReport> {
         `${tildify(sys, location.userDataDir)} ${location.browserFound ? 'holds' : 'did not exist (install created it) and holds'} no browser profile yet (no ${LOCAL_STATE} file): check the path; the browser finds this manifest only when started with --user-data-dir=${quoteArg(location.userDataDir, sys.platform)}`,
       );
     }
+    const foreign = foreignFolder(sys, sys.path.dirname(location.manifestPath));
+    if (foreign) {
+      target.problem = `wrote no manifest: ${foreign}, so another user could change what your browser starts`;
+      target.fix = `use a browser folder of your own (${options.userDataDir ? 'a --user-data-dir you created, not in /tmp' : "fix the folder's owner or permissions"}), then: ${fixCommand}`;
+      continue;
+    }
     try {
       if (!written.has(location.manifestPath)) {
         sys.fs.mkdirSync(sys.path.dirname(location.manifestPath), { recursive: true, mode: 0o755 });
-        sys.fs.writeFileSync(location.manifestPath, manifest, { mode: 0o644 });
+        // Whole or not at all, and never through a link planted at its name (review 11f, F1, F5).
+        writeOwnedFile(sys, location.manifestPath, manifest, 0o644);
         written.add(location.manifestPath);
       }
     } catch (error) {
@@ -836,4 +844,28 @@ function otherOwner(sys: ResolvedSystem, file: string): number | undefined {
   } catch {
     return undefined;
   }
+}
+
+/**
+ * Why no manifest is written into `dir` (the browser's NativeMessagingHosts folder): it, or the folder that holds it,
+ * belongs to another user or may be written by others, who could then point the browser at a program of theirs, or
+ * plant a link there (review 11f, F1: a `--user-data-dir` in /tmp another user made first). Each is judged where
+ * it leads (a link the person made to a folder of their own is theirs); a folder not there yet is made by us.
+ */
+function foreignFolder(sys: ResolvedSystem, dir: string): string | undefined {
+  const uid = processUid();
+  if (sys.platform === 'win32' || uid === undefined) return undefined;
+  for (const folder of [sys.path.dirname(dir), dir]) {
+    let stat: ReturnType<ResolvedSystem['fs']['statSync']>;
+    try {
+      stat = sys.fs.statSync(folder);
+    } catch {
+      continue;
+    }
+    if (!stat.isDirectory()) return `${tildify(sys, folder)} is not a folder`;
+    if (stat.uid !== undefined && stat.uid !== uid && stat.uid !== 0) return `${tildify(sys, folder)} belongs to user ${stat.uid}, not to you`;
+    // Every user, that is: a folder group-writable for the person's own group (a 002 umask) stays theirs.
+    if ((stat.mode & 0o002) !== 0) return `${tildify(sys, folder)} can be written by every user (mode ${(stat.mode & 0o777).toString(8)})`;
+  }
+  return undefined;
 }

@@ -17,7 +17,7 @@ export interface FsLike {
   writeFileSync(file: string, data: string, options?: { mode?: number; flag?: string }): void;
   mkdirSync(dir: string, options: { recursive: true; mode?: number }): unknown;
   chmodSync(file: string, mode: number): void;
-  statSync(file: string): { isFile(): boolean; isDirectory(): boolean; mode: number; mtimeMs?: number };
+  statSync(file: string): { isFile(): boolean; isDirectory(): boolean; mode: number; mtimeMs?: number; uid?: number };
   rmSync(file: string, options?: { force?: boolean; recursive?: boolean }): void;
   readdirSync(dir: string): string[];
   rmdirSync(dir: string): void;

@@ -127,6 +127,39 @@ describe('install on Linux', () => {
     expect(report.token?.path).toBe(path.join(home, 'token'));
   });
 
+  it('--user-data-dir in a folder another user made or all may write: no manifest written there, nor through a link (review 11f, F1)', async () => {
+    // A link planted at the manifest's name, to a file of the person's: refused, the file untouched.
+    const planted = linuxSetup();
+    const shared = path.join(planted.homedir, 'shared-profile');
+    fs.mkdirSync(path.join(shared, 'NativeMessagingHosts'), { recursive: true });
+    const victim = path.join(planted.homedir, 'authorized_keys');
+    fs.writeFileSync(victim, 'ssh-ed25519 AAAA precious\n');
+    fs.symlinkSync(victim, path.join(shared, 'NativeMessagingHosts', `${NATIVE_HOST_NAME}.json`));
+    const linked = await install({ ...planted, home: path.join(planted.homedir, 'state'), userDataDir: shared });
+    expect(linked.ok).toBe(false);
+    expect(linked.targets[0]?.problem).toMatch(/is a link; comet-relay writes nothing through it/);
+    expect(fs.readFileSync(victim, 'utf8')).toBe('ssh-ed25519 AAAA precious\n');
+
+    // The profile folder everyone may write (a /tmp/profile made open): nothing written, and why.
+    const open = linuxSetup();
+    const openProfile = path.join(open.homedir, 'open-profile');
+    fs.mkdirSync(openProfile);
+    fs.chmodSync(openProfile, 0o777);
+    const opened = await install({ ...open, home: path.join(open.homedir, 'state'), userDataDir: openProfile });
+    expect(opened.targets[0]?.problem).toMatch(/^wrote no manifest: .*open-profile can be written by every user \(mode 777\), so another user could change what your browser starts$/);
+    expect(opened.targets[0]?.fix).toMatch(/^use a browser folder of your own \(a --user-data-dir you created, not in \/tmp\)/);
+    expect(fs.existsSync(path.join(openProfile, 'NativeMessagingHosts'))).toBe(false);
+
+    // Another user's folder, as the file system reports its owner.
+    const theirs = linuxSetup();
+    const theirProfile = path.join(theirs.homedir, 'their-profile');
+    fs.mkdirSync(theirProfile);
+    const owned = { ...fs, statSync: (file: string) => Object.assign(fs.statSync(file), file === theirProfile ? { uid: 4242 } : {}) } as unknown as typeof fs;
+    const refused = await install({ ...theirs, fs: owned as never, home: path.join(theirs.homedir, 'state'), userDataDir: theirProfile });
+    expect(refused.targets[0]?.problem).toMatch(/their-profile belongs to user 4242, not to you/);
+    expect(fs.existsSync(path.join(theirProfile, 'NativeMessagingHosts'))).toBe(false);
+  });
+
   it('COMET_RELAY_HOME in the environment is baked too, so the browser-started host meets the clients', async () => {
     const setup = linuxSetup();
     const home = path.join(setup.homedir, 'env-home');
