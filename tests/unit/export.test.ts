@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, onTestFinished, vi } from 'vitest';
 import { WholeFiles } from '../../lib/cli/export/atomic-write';
 import { type ExportIo, exportOptions, runExportCommand, summaryText } from '../../lib/cli/export/export-command';
 import { renderThread } from '../../lib/cli/export/render';
@@ -811,6 +811,18 @@ describe('a run that ends early keeps the record of what it wrote (review-instal
     const { manifest } = await Manifest.load(copy);
     expect(await new Journal(copy).replay(manifest)).toBe(1);
     expect(manifest.get('thread-1-Ab1x', 'md')).toMatchObject({ file: 'a-thread.md' });
+  });
+
+  it('a journal name planted as a hard link to another file: refused, nothing appended to that file (review 11f, F2)', async () => {
+    const { Journal } = await import('../../lib/cli/export/journal');
+    const victim = path.join(copy, '..', `${path.basename(copy)}-victim-rc`);
+    fs.writeFileSync(victim, 'export PATH=/usr/bin\n');
+    onTestFinished(() => fs.rmSync(victim, { force: true }));
+    fs.linkSync(victim, path.join(copy, JOURNAL));
+    const journal = new Journal(copy);
+    await expect(journal.note({ slug: 'abc', file: 'x.md', format: 'md', lastActivity: null }, 'text')).rejects.toThrow(/is not a file comet-relay made \(it is also another file, a hard link\); remove it/);
+    await journal.close();
+    expect(fs.readFileSync(victim, 'utf8')).toBe('export PATH=/usr/bin\n');
   });
 
   function io() {

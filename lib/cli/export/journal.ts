@@ -25,7 +25,8 @@ const Line = ManifestEntrySchema.extend({ sha256: z.string().regex(/^[0-9a-f]{64
 
 const sha256 = (data: string | Buffer) => createHash('sha256').update(data).digest('hex');
 
-// No link is followed to write the journal, and a pipe planted under its name does not block the run.
+// No symbolic link is followed to write the journal, and a pipe planted under its name does not block the run; a
+// hard link, or a file of another user's, is refused once open (open().)
 const APPEND = fs.constants.O_RDWR | fs.constants.O_APPEND | fs.constants.O_CREAT | (fs.constants.O_NOFOLLOW ?? 0) | (fs.constants.O_NONBLOCK ?? 0);
 
 export class Journal {
@@ -112,6 +113,13 @@ export class Journal {
     if (!stat.isFile()) {
       await handle.close();
       throw new FolderProblem(`${this.file} is not a file comet-relay made (a pipe or a device); remove it, then run the same command again.`);
+    }
+    // A name that is also another file (a hard link planted by someone who may write the folder), or a file another user
+    // owns, would take each thread's line into that file, or hand the lines to them (review 11f, F2).
+    const uid = typeof process.getuid === 'function' ? process.getuid() : undefined;
+    if (stat.nlink > 1 || (uid !== undefined && stat.uid !== uid)) {
+      await handle.close();
+      throw new FolderProblem(`${this.file} is not a file comet-relay made (${stat.nlink > 1 ? 'it is also another file, a hard link' : `it belongs to user ${stat.uid}`}); remove it, then run the same command again.`);
     }
     this.ours = true;
     // A line an earlier run's full disk cut short has no newline: this run's first line must not be glued to it, or
