@@ -1030,4 +1030,26 @@ describe('--out that cannot be the folder (review-install #11)', () => {
     expect(fs.readdirSync(real)).toContain('2026-10-01-question-number-0.md');
     expect((await run(new FakeLibrary(1), { out: path.join(out, 'a', 'b') }).promise).written).toBe(1);
   });
+
+  it("a new folder only its maker can list; a folder every user may write, or another user's, refused (review 11f, F3)", async () => {
+    const made = path.join(out, 'new-export');
+    expect((await run(new FakeLibrary(1), { out: made }).promise).written).toBe(1);
+    expect(fs.statSync(made).mode & 0o777).toBe(0o700);
+    const open = path.join(out, 'open');
+    fs.mkdirSync(open);
+    fs.chmodSync(open, 0o777);
+    const library = new FakeLibrary(1);
+    await expect(run(library, { out: open }).promise).rejects.toMatchObject({
+      code: 'CONFIG_ERROR',
+      message: expect.stringMatching(/open can be written by every user: your threads' titles and files would be theirs to read or replace\. Pass a folder of your own with --out DIR/),
+    });
+    expect(library.listCalls).toEqual([]);
+    if (process.getuid?.() === 0) {
+      // Another user's folder (only root can make one here).
+      const theirs = path.join(out, 'theirs');
+      fs.mkdirSync(theirs);
+      fs.chownSync(theirs, 4242, 4242);
+      await expect(run(new FakeLibrary(1), { out: theirs }).promise).rejects.toMatchObject({ code: 'CONFIG_ERROR', message: expect.stringMatching(/theirs belongs to user 4242/) });
+    }
+  });
 });

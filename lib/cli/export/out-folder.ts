@@ -13,8 +13,10 @@ export async function prepareOutFolder(out: string): Promise<{ dir: string; crea
   const dir = path.resolve(out);
   const there = await fsp.stat(dir).catch((error: NodeJS.ErrnoException) => error);
   if (!(there instanceof Error)) {
-    if (there.isDirectory()) return { dir, created: false };
-    throw new RelayError('CONFIG_ERROR', `--out ${dir} is a file, not a folder; pass a folder (a new name is created for you) with --out DIR.`);
+    if (!there.isDirectory()) throw new RelayError('CONFIG_ERROR', `--out ${dir} is a file, not a folder; pass a folder (a new name is created for you) with --out DIR.`);
+    const foreign = foreignOut(there);
+    if (foreign) throw new RelayError('CONFIG_ERROR', `--out ${dir} ${foreign}: your threads' titles and files would be theirs to read or replace. Pass a folder of your own with --out DIR (a new name is created for you).`);
+    return { dir, created: false };
   }
   if (there.code === 'ENOENT') {
     const link = await fsp.readlink(dir).catch(() => undefined);
@@ -23,6 +25,9 @@ export async function prepareOutFolder(out: string): Promise<{ dir: string; crea
     }
     try {
       await fsp.mkdir(dir, { recursive: true });
+      // Its files are the person's threads, and their names the threads' titles: a folder only they can list
+      // (review 11f, F3: made 0755, every local user read the titles).
+      await fsp.chmod(dir, 0o700);
     } catch (error) {
       throw await mkdirProblem(dir, error as NodeJS.ErrnoException);
     }
@@ -30,6 +35,15 @@ export async function prepareOutFolder(out: string): Promise<{ dir: string; crea
   }
   if (there.code === 'ENOTDIR') throw await mkdirProblem(dir, there);
   throw accessProblem(dir, there);
+}
+
+/** Why an existing `--out` folder is no place for the export: another user's, or one every user may write (POSIX). */
+function foreignOut(stat: fs.Stats): string | undefined {
+  const uid = typeof process.getuid === 'function' ? process.getuid() : undefined;
+  if (uid === undefined) return undefined;
+  if (stat.uid !== uid && stat.uid !== 0) return `belongs to user ${stat.uid}`;
+  if ((stat.mode & 0o002) !== 0) return 'can be written by every user';
+  return undefined;
 }
 
 /** Why the folder could not be created, naming the part of the path at fault where that is what it was. */
