@@ -5,7 +5,7 @@ import { afterEach, beforeEach, describe, expect, it, onTestFinished, vi } from 
 import { WholeFiles } from '../../lib/cli/export/atomic-write';
 import { type ExportIo, exportOptions, runExportCommand, summaryText } from '../../lib/cli/export/export-command';
 import { renderThread } from '../../lib/cli/export/render';
-import { MANIFEST_NAME } from '../../lib/cli/export/manifest';
+import { Manifest, MANIFEST_NAME } from '../../lib/cli/export/manifest';
 import { baseName, datePart, disambiguated, titlePart } from '../../lib/cli/export/names';
 import { Pacer } from '../../lib/cli/export/pacer';
 import { barProgress, lineProgress, type Progress, type ThreadOutcome } from '../../lib/cli/export/progress';
@@ -1029,6 +1029,20 @@ describe('--out that cannot be the folder (review-install #11)', () => {
     expect((await run(new FakeLibrary(1), { out: path.join(out, 'link') }).promise).written).toBe(1);
     expect(fs.readdirSync(real)).toContain('2026-10-01-question-number-0.md');
     expect((await run(new FakeLibrary(1), { out: path.join(out, 'a', 'b') }).promise).written).toBe(1);
+  });
+
+  it('a pipe or a link planted as the resume file neither hangs the run nor is read through: the run starts afresh, saying why (review 11f, F7)', async () => {
+    const { execFileSync } = await import('node:child_process');
+    const piped = path.join(out, 'piped');
+    fs.mkdirSync(piped);
+    execFileSync('mkfifo', [path.join(piped, MANIFEST_NAME)]);
+    expect((await Manifest.load(piped)).problem).toMatch(/^cannot read \.comet-relay-export\.json \(it is not a file comet-relay made \(a pipe or a device\)\)$/);
+    const linked = path.join(out, 'linked');
+    fs.mkdirSync(linked);
+    const elsewhere = path.join(out, 'elsewhere.json');
+    fs.writeFileSync(elsewhere, JSON.stringify({ version: 1, threads: [] }));
+    fs.symlinkSync(elsewhere, path.join(linked, MANIFEST_NAME));
+    expect((await Manifest.load(linked)).problem).toMatch(/^cannot read \.comet-relay-export\.json \(ELOOP/);
   });
 
   it("a new folder only its maker can list; a folder every user may write, or another user's, refused (review 11f, F3)", async () => {

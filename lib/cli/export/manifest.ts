@@ -1,3 +1,4 @@
+import fs from 'node:fs';
 import fsp from 'node:fs/promises';
 import path from 'node:path';
 import { z } from 'zod';
@@ -29,6 +30,25 @@ const File = z.object({ version: z.literal(1), threads: z.array(ManifestEntrySch
  */
 const key = (slug: string, format: ExportFormat) => `${format}:${slug}`;
 
+/** The most a manifest is read of: a library of 100,000 threads is ~20 MB. */
+const MANIFEST_MAX_BYTES = 64 * 1024 * 1024;
+
+/**
+ * A file of the export's, read as the lock and the journal are: never through a link, a pipe planted under its name
+ * does not hang the run, and a device or an endless file is no manifest (review 11f, F7).
+ */
+async function readOwnFile(file: string): Promise<string> {
+  const handle = await fsp.open(file, fs.constants.O_RDONLY | (fs.constants.O_NOFOLLOW ?? 0) | (fs.constants.O_NONBLOCK ?? 0));
+  try {
+    const stat = await handle.stat();
+    if (!stat.isFile()) throw new Error('it is not a file comet-relay made (a pipe or a device)');
+    if (stat.size > MANIFEST_MAX_BYTES) throw new Error(`it is ${stat.size} bytes, more than any manifest`);
+    return await handle.readFile('utf8');
+  } finally {
+    await handle.close();
+  }
+}
+
 export class Manifest {
   private readonly entries = new Map<string, ManifestEntry>();
   /** File name (lower case: some file systems ignore case) → the slug whose file it is. */
@@ -41,7 +61,7 @@ export class Manifest {
     const manifest = new Manifest();
     let text: string;
     try {
-      text = await fsp.readFile(path.join(dir, MANIFEST_NAME), 'utf8');
+      text = await readOwnFile(path.join(dir, MANIFEST_NAME));
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code === 'ENOENT') return { manifest };
       return { manifest, problem: `cannot read ${MANIFEST_NAME} (${(error as Error).message})` };
