@@ -3,6 +3,7 @@ import { COMMAND_ENV } from '../relay/invocation';
 import { VERSION } from '../relay/version';
 import { packageCopy, rebuildHint } from './package-copy';
 import { type InstallPlatform, type ResolvedSystem, resolveSystem, type SystemOptions } from './system';
+import { writeOwnedFile } from './policy/owned-write';
 
 /** The native messaging host manifest a Chromium-family browser reads to find our host. */
 export interface HostManifest {
@@ -232,9 +233,9 @@ export function writeLauncherWith(sys: ResolvedSystem, options: Omit<LauncherOpt
   const file = launcherPath(options.stateDir, sys.platform);
   const text = launcherScript({ ...options, platform: sys.platform });
   sys.fs.mkdirSync(sys.path.dirname(file), { recursive: true, mode: 0o700 });
-  sys.fs.writeFileSync(file, text, { mode: 0o755 });
-  // writeFileSync's mode only applies to new files (and is masked by the umask): set it explicitly.
-  sys.fs.chmodSync(file, 0o755);
+  // Whole or not at all, mode 0755 whatever the umask: every registration runs this file, and a reinstall cut short
+  // (a full disk, a kill) left a cut script that sh ran as nothing (review 11f, F5).
+  writeOwnedFile(sys, file, text, 0o755);
   return file;
 }
 

@@ -784,7 +784,8 @@ function rememberList<T>(sys: ResolvedSystem, file: string, isItem: (item: unkno
   if (JSON.stringify(next) !== JSON.stringify(known)) {
     try {
       sys.fs.mkdirSync(sys.path.dirname(file), { recursive: true, mode: 0o700 });
-      sys.fs.writeFileSync(file, `${JSON.stringify(next, null, 2)}\n`, { mode: 0o600 });
+      // A list cut short reads as empty, and uninstall would forget registrations it holds (review 11f, F5).
+      writeOwnedFile(sys, file, `${JSON.stringify(next, null, 2)}\n`, 0o600);
     } catch {
       // unsaved: the next install or uninstall tries again; until then a launcher may be kept or removed as before
     }

@@ -42,6 +42,27 @@ describe('host manifest', () => {
 });
 
 describe('sh launcher', () => {
+  it('a rewrite that fails part way (a full disk) leaves the working launcher as it was, never a cut one (review 11f, F5)', () => {
+    const dir = tempDir();
+    const stateDir = path.join(dir, 'state');
+    const good = writeLauncher({ stateDir, nodePath: process.execPath, cliPath: echoCli(dir), platform: 'linux', env: {} });
+    const before = fs.readFileSync(good, 'utf8');
+    // The disk fills after 200 bytes of the new text, as the kernel answers a write it can take only part of.
+    const full = {
+      ...fs,
+      writeSync(fd: number, buffer: Uint8Array, offset = 0, length = buffer.length) {
+        if (length > 200) {
+          fs.writeSync(fd, buffer, offset, 200);
+          throw Object.assign(new Error('ENOSPC: no space left on device, write'), { code: 'ENOSPC' });
+        }
+        return fs.writeSync(fd, buffer, offset, length);
+      },
+    };
+    expect(() => writeLauncher({ stateDir, home: path.join(stateDir, 'a', 'longer', 'home'), nodePath: process.execPath, cliPath: echoCli(dir), platform: 'linux', env: {}, fs: full as never })).toThrow(/ENOSPC/);
+    expect(fs.readFileSync(good, 'utf8')).toBe(before);
+    expect(fs.statSync(good).mode & 0o777).toBe(0o755);
+  });
+
   it('execs the absolute node with the CLI and "host", passing the browser arguments through', () => {
     const dir = tempDir();
     const cli = echoCli(dir);
