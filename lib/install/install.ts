@@ -27,6 +27,7 @@ import { removeCometBackups, undoUnblock, unblockedBrowsers, unblockRecordPath }
 import { type ActingFor, guardedFs, LeftAlone, leftAloneWhy } from './policy/owned-remove';
 import { verifyManifest } from './verify';
 import { processUid, writeOwnedFile } from './policy/owned-write';
+import { sudoPerson } from './policy/sudo-home';
 import { cliCommand, commandPrefix, quoteArg } from '../relay/invocation';
 
 export interface StateOptions extends SystemOptions {
@@ -151,6 +152,8 @@ export interface InstallOptions extends StateOptions {
   exec?: ExecFn;
   /** Create the HTTP bearer token if missing. Default true. */
   createToken?: boolean;
+  /** The uid this runs as (default this process's): root under sudo is refused. */
+  uid?: number;
 }
 
 export interface TargetReport {
@@ -239,6 +242,15 @@ export function planTargets(options: { browsers?: Browser[] | 'all'; userDataDir
 export async function install(options: InstallOptions): Promise<InstallReport> {
   const resolved = resolveState(options);
   const { sys, stateDir, bakedHome } = resolved;
+  // Root under sudo would leave root's files where the person's browser runs them, or in root's home where it never
+  // looks (review 11f, F6): uninstall and unblock settle whose install they act on; install refuses. An install into
+  // folders named on the command line (a test harness run as root: --user-data-dir and --home) is that person's choice.
+  const person = options.userDataDir || bakedHome ? undefined : sudoPerson(sys, options.uid ?? processUid());
+  if (person) {
+    throw new Error(
+      `install runs as root under sudo (for ${person.user}): what it writes (the launcher, the token, the browsers' manifests) would be root's, which ${person.user}'s browser cannot run. Nothing was written. Run \`${cliCommand('install')}\` as ${person.user}, without sudo.`,
+    );
+  }
   const exec = options.exec ?? realExec;
   const nodePath = options.nodePath ?? process.execPath;
   const cliPath = sys.path.resolve(options.cliPath);

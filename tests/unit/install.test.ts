@@ -160,6 +160,17 @@ describe('install on Linux', () => {
     expect(fs.existsSync(path.join(theirProfile, 'NativeMessagingHosts'))).toBe(false);
   });
 
+  it('as root under sudo, with no folder named: refused, nothing written (review 11f, F6)', async () => {
+    const setup = linuxSetup({ SUDO_USER: 'alice', SUDO_UID: '1000' });
+    await expect(install({ ...setup, browsers: ['chromium'], uid: 0 })).rejects.toThrow(
+      /^install runs as root under sudo \(for alice\): what it writes \(the launcher, the token, the browsers' manifests\) would be root's, which alice's browser cannot run\. Nothing was written\. Run `.*install` as alice, without sudo\.$/,
+    );
+    expect(fs.existsSync(path.join(setup.homedir, '.local'))).toBe(false);
+    // Folders named on the command line are the person's choice (a test harness run as root).
+    const named = await install({ ...setup, userDataDir: path.join(setup.homedir, 'profile'), home: path.join(setup.homedir, 'relay'), uid: 0 });
+    expect(named.ok).toBe(true);
+  });
+
   it('COMET_RELAY_HOME in the environment is baked too, so the browser-started host meets the clients', async () => {
     const setup = linuxSetup();
     const home = path.join(setup.homedir, 'env-home');
