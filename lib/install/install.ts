@@ -28,6 +28,7 @@ import { type ActingFor, guardedFs, LeftAlone, leftAloneWhy } from './policy/own
 import { verifyManifest } from './verify';
 import { processUid, writeOwnedFile } from './policy/owned-write';
 import { sudoPerson } from './policy/sudo-home';
+import { asHostRecord } from '../relay/discovery';
 import { cliCommand, commandPrefix, quoteArg } from '../relay/invocation';
 
 export interface StateOptions extends SystemOptions {
@@ -666,7 +667,14 @@ export async function uninstall(options: UninstallOptions = {}): Promise<Uninsta
         cannotRead(full, error);
         continue;
       }
-      for (const entry of entries) if (name.test(entry) && !(keepRecord && samePath(sys, sys.path.join(full, entry), record))) removeFile(sys.path.join(full, entry));
+      for (const entry of entries) {
+        const file = sys.path.join(full, entry);
+        if (!name.test(entry) || (keepRecord && samePath(sys, file, record))) continue;
+        // A record's name is a pattern another program's file may fit in a shared --home (`hosts/inventory.json`): it
+        // goes only when what it holds is one of ours (review 11f, F4).
+        if (!ownRecord(sys, dir, entry, file)) continue;
+        removeFile(file);
+      }
       removeEmptyDir(sys, full);
     }
     // Uploads (a person's documents, copied for Computer): each folder whose meta.json says we made it.
@@ -881,4 +889,22 @@ function foreignFolder(sys: ResolvedSystem, dir: string): string | undefined {
     if ((stat.mode & 0o002) !== 0) return `${tildify(sys, folder)} can be written by every user (mode ${(stat.mode & 0o777).toString(8)})`;
   }
   return undefined;
+}
+
+/**
+ * Whether a discovery record or a remembered profile (`hosts/<id>.json`, `profiles/<id>.json`) holds what comet-relay
+ * writes there, for the id its name says; any other file of the state folder's patterns is ours by its name alone.
+ */
+function ownRecord(sys: ResolvedSystem, dir: string, entry: string, file: string): boolean {
+  if ((dir !== 'hosts' && dir !== 'profiles') || !entry.endsWith('.json')) return true;
+  let value: unknown;
+  try {
+    value = JSON.parse(sys.fs.readFileSync(file, 'utf8'));
+  } catch {
+    return false;
+  }
+  const id = entry.slice(0, -'.json'.length);
+  if (dir === 'hosts') return asHostRecord(value)?.profileId === id;
+  const v = value as { profileId?: unknown; profileLabel?: unknown } | null;
+  return typeof v === 'object' && v !== null && v.profileId === id && typeof v.profileLabel === 'string';
 }

@@ -416,18 +416,25 @@ describe('uninstall on Linux', () => {
       fs.mkdirSync(path.dirname(path.join(state, relative)), { recursive: true });
       fs.writeFileSync(path.join(state, relative), text);
     };
-    // Ours: logs (rotated too), a discovery record and its temp file, a socket file, the tokens (the public door's too).
-    for (const ours of ['public-token', 'logs/host.log', 'logs/host.log.2', 'logs/mcp.log', 'logs/serve.log.1', 'hosts/0123456789abcdef.json', 'hosts/0123456789abcdef.json.4242.tmp', 'run/0123456789abcdef.sock']) put(ours);
-    // Not ours, in the same folders: a --home shared with other tools (a bin/ of the user's own!).
+    // Ours: logs (rotated too), a discovery record and its temp file, a remembered profile, a socket file, the tokens.
+    for (const ours of ['public-token', 'logs/host.log', 'logs/host.log.2', 'logs/mcp.log', 'logs/serve.log.1', 'hosts/0123456789abcdef.json.4242.tmp', 'run/0123456789abcdef.sock']) put(ours);
+    const record = { profileId: '0123456789abcdef', profileLabel: 'Work', browser: { name: 'Chromium', version: '156' }, extensionVersion: '0.1.0', hostVersion: '0.1.0', socketPath: '/run/x.sock', pid: 42, startedAt: 't', connectedAt: 't' };
+    put('hosts/0123456789abcdef.json', JSON.stringify(record));
+    put('profiles/0123456789abcdef.json', JSON.stringify({ profileId: '0123456789abcdef', profileLabel: 'Work' }));
+    // Not ours, in the same folders: a --home shared with other tools (a bin/ of the user's own!), and files whose names
+    // fit our records' but hold another program's JSON (review 11f, F4).
     const theirs = ['bin/my-script.sh', 'logs/nginx.log', 'logs/host.log.backup', 'hosts/known_hosts', 'run/postgres.pid', 'NativeMessagingHosts/other.json', 'notes.txt'];
     for (const file of theirs) put(file, 'not ours');
+    const theirJson = ['hosts/inventory.json', 'profiles/settings.json', 'hosts/0123456789abcdef0.json'];
+    for (const file of theirJson) put(file, JSON.stringify({ all: { hosts: ['web1'] } }));
+    theirs.push(...theirJson);
 
     const purge = await uninstall({ ...setup, purge: true });
     expect(purge.ok).toBe(true);
-    for (const ours of ['token', 'public-token', 'logs/host.log', 'logs/host.log.2', 'logs/mcp.log', 'logs/serve.log.1', 'hosts/0123456789abcdef.json', 'hosts/0123456789abcdef.json.4242.tmp', 'run/0123456789abcdef.sock']) {
+    for (const ours of ['token', 'public-token', 'logs/host.log', 'logs/host.log.2', 'logs/mcp.log', 'logs/serve.log.1', 'hosts/0123456789abcdef.json', 'hosts/0123456789abcdef.json.4242.tmp', 'profiles/0123456789abcdef.json', 'run/0123456789abcdef.sock']) {
       expect(fs.existsSync(path.join(state, ours)), ours).toBe(false);
     }
-    for (const file of theirs) expect(fs.readFileSync(path.join(state, file), 'utf8'), file).toBe('not ours');
+    for (const file of theirs) expect(fs.existsSync(path.join(state, file)), file).toBe(true);
     expect(fs.existsSync(report.launcherPath)).toBe(false);
     expect(purge.lines.join('\n')).toMatch(/kept .*bin .*not created by comet-relay/);
     // What it removed is listed, the public door's credential by name.
