@@ -26,7 +26,7 @@ import { privilegedUnblockCommand } from './policy/privileged-command';
 import { removeCometBackups, undoUnblock, unblockedBrowsers, unblockRecordPath } from './unblock';
 import { type ActingFor, guardedFs, LeftAlone, leftAloneWhy } from './policy/owned-remove';
 import { verifyManifest } from './verify';
-import { processUid, writeOwnedFile } from './policy/owned-write';
+import { ownerFor, processUid, writeOwnedFile } from './policy/owned-write';
 import { sudoPerson } from './policy/sudo-home';
 import { asHostRecord } from '../relay/discovery';
 import { cliCommand, commandPrefix, quoteArg } from '../relay/invocation';
@@ -246,7 +246,8 @@ export async function install(options: InstallOptions): Promise<InstallReport> {
   // Root under sudo would leave root's files where the person's browser runs them, or in root's home where it never
   // looks (review 11f, F6): uninstall and unblock settle whose install they act on; install refuses. An install into
   // folders named on the command line (a test harness run as root: --user-data-dir and --home) is that person's choice.
-  const person = options.userDataDir || bakedHome ? undefined : sudoPerson(sys, options.uid ?? processUid());
+  // COMET_RELAY_HOME kept by `sudo -E` is no such choice: the person's own shell set it (review 11g, G3).
+  const person = options.userDataDir || options.home ? undefined : sudoPerson(sys, options.uid ?? processUid());
   if (person) {
     throw new Error(
       `install runs as root under sudo (for ${person.user}): what it writes (the launcher, the token, the browsers' manifests) would be root's, which ${person.user}'s browser cannot run. Nothing was written. Run \`${cliCommand('install')}\` as ${person.user}, without sudo.`,
@@ -329,6 +330,15 @@ export async function install(options: InstallOptions): Promise<InstallReport> {
     // One registration per browser is shared by every install: another --home's is taken over, never silently
     // (review 2026-12-05 #6). The person asked for this install, so it is written; the report names the install it
     // replaced and how to give it back, and the record of it lets this install's uninstall name it too.
+    // Before anything in it is read (a pipe planted at the manifest's name would hang the read: review 11g, G7).
+    const foreign = foreignFolder(sys, sys.path.dirname(location.manifestPath));
+    if (foreign) {
+      target.problem = `wrote no manifest: ${foreign}, so another user could change what your browser starts`;
+      target.fix = options.userDataDir
+        ? `pass a --user-data-dir inside a folder of your own (\`mktemp -d\` makes one), then install again with it`
+        : `fix that folder's owner or permissions, then: ${fixCommand}`;
+      continue;
+    }
     const where = location.registryKey ?? location.manifestPath;
     const other = await registeredLauncher(sys, exec, location);
     if (other !== undefined && !samePath(sys, other, launcher) && isFile(sys, other)) {
@@ -343,12 +353,6 @@ export async function install(options: InstallOptions): Promise<InstallReport> {
       targetNotes.push(
         `${tildify(sys, location.userDataDir)} ${location.browserFound ? 'holds' : 'did not exist (install created it) and holds'} no browser profile yet (no ${LOCAL_STATE} file): check the path; the browser finds this manifest only when started with --user-data-dir=${quoteArg(location.userDataDir, sys.platform)}`,
       );
-    }
-    const foreign = foreignFolder(sys, sys.path.dirname(location.manifestPath));
-    if (foreign) {
-      target.problem = `wrote no manifest: ${foreign}, so another user could change what your browser starts`;
-      target.fix = `use a browser folder of your own (${options.userDataDir ? 'a --user-data-dir you created, not in /tmp' : "fix the folder's owner or permissions"}), then: ${fixCommand}`;
-      continue;
     }
     try {
       if (!written.has(location.manifestPath)) {
@@ -804,8 +808,9 @@ function rememberList<T>(sys: ResolvedSystem, file: string, isItem: (item: unkno
   if (JSON.stringify(next) !== JSON.stringify(known)) {
     try {
       sys.fs.mkdirSync(sys.path.dirname(file), { recursive: true, mode: 0o700 });
-      // A list cut short reads as empty, and uninstall would forget registrations it holds (review 11f, F5).
-      writeOwnedFile(sys, file, `${JSON.stringify(next, null, 2)}\n`, 0o600);
+      // A list cut short reads as empty, and uninstall would forget registrations it holds (review 11f, F5); root under
+      // sudo gives it to the folder's owner, as the write in place it replaced kept it theirs (review 11g, G2).
+      writeOwnedFile(sys, file, `${JSON.stringify(next, null, 2)}\n`, 0o600, ownerFor(sys, sys.path.dirname(file), processUid()));
     } catch {
       // unsaved: the next install or uninstall tries again; until then a launcher may be kept or removed as before
     }
@@ -868,27 +873,31 @@ function otherOwner(sys: ResolvedSystem, file: string): number | undefined {
 }
 
 /**
- * Why no manifest is written into `dir` (the browser's NativeMessagingHosts folder): it, or the folder that holds it,
- * belongs to another user or may be written by others, who could then point the browser at a program of theirs, or
- * plant a link there (review 11f, F1: a `--user-data-dir` in /tmp another user made first). Each is judged where
- * it leads (a link the person made to a folder of their own is theirs); a folder not there yet is made by us.
+ * Why no manifest is written into `dir` (the browser's NativeMessagingHosts folder): it, or a folder above it, belongs
+ * to another user or may be written by every user (a sticky one like /tmp excepted), who could then point the browser
+ * at a program of theirs, swap the profile, or plant a link there (review 11f, F1: a `--user-data-dir` in /tmp another
+ * user made first; review 11g, G1: a folder of theirs further up). Each is judged where it leads (a link the person made
+ * to a folder of their own is theirs); folders not there yet are made by us.
  */
 function foreignFolder(sys: ResolvedSystem, dir: string): string | undefined {
   const uid = processUid();
   if (sys.platform === 'win32' || uid === undefined) return undefined;
-  for (const folder of [sys.path.dirname(dir), dir]) {
-    let stat: ReturnType<ResolvedSystem['fs']['statSync']>;
+  for (let folder = dir; ; folder = sys.path.dirname(folder)) {
+    let stat: ReturnType<ResolvedSystem['fs']['statSync']> | undefined;
     try {
       stat = sys.fs.statSync(folder);
     } catch {
-      continue;
+      stat = undefined;
     }
-    if (!stat.isDirectory()) return `${tildify(sys, folder)} is not a folder`;
-    if (stat.uid !== undefined && stat.uid !== uid && stat.uid !== 0) return `${tildify(sys, folder)} belongs to user ${stat.uid}, not to you`;
-    // Every user, that is: a folder group-writable for the person's own group (a 002 umask) stays theirs.
-    if ((stat.mode & 0o002) !== 0) return `${tildify(sys, folder)} can be written by every user (mode ${(stat.mode & 0o777).toString(8)})`;
+    if (stat) {
+      if (!stat.isDirectory()) return `${tildify(sys, folder)} is not a folder`;
+      if (stat.uid !== undefined && stat.uid !== uid && stat.uid !== 0) return `${tildify(sys, folder)} belongs to user ${stat.uid}, not to you`;
+      // Every user, that is: a folder group-writable for the person's own group (a 002 umask) stays theirs, and in a
+      // sticky one (/tmp) nobody moves what is not theirs.
+      if ((stat.mode & 0o002) !== 0 && (stat.mode & 0o1000) === 0) return `${tildify(sys, folder)} can be written by every user (mode ${(stat.mode & 0o777).toString(8)})`;
+    }
+    if (sys.path.dirname(folder) === folder) return undefined;
   }
-  return undefined;
 }
 
 /**

@@ -200,7 +200,9 @@ export function listHosts(home: string, alive: (pid: number) => boolean = isProc
     if (!ownedByUs(file)) continue; // not ours to trust, nor to delete
     const record = readRecord(file);
     if (record && alive(record.pid)) hosts.push(record);
-    else removeIfStill(file, (current) => !current || !alive(current.pid));
+    // Only a record of ours whose host is gone: a file there that is no record (another program's, in a --home shared
+    // with it) is left alone, as `uninstall --purge` leaves it (review 11g, G7).
+    else if (record) removeIfStill(file, (current) => current !== undefined && !alive(current.pid));
   }
   return hosts.sort((a, b) => b.connectedAt.localeCompare(a.connectedAt));
 }

@@ -147,8 +147,15 @@ describe('install on Linux', () => {
     fs.chmodSync(openProfile, 0o777);
     const opened = await install({ ...open, home: path.join(open.homedir, 'state'), userDataDir: openProfile });
     expect(opened.targets[0]?.problem).toMatch(/^wrote no manifest: .*open-profile can be written by every user \(mode 777\), so another user could change what your browser starts$/);
-    expect(opened.targets[0]?.fix).toMatch(/^use a browser folder of your own \(a --user-data-dir you created, not in \/tmp\)/);
+    expect(opened.targets[0]?.fix).toBe('pass a --user-data-dir inside a folder of your own (`mktemp -d` makes one), then install again with it');
     expect(fs.existsSync(path.join(openProfile, 'NativeMessagingHosts'))).toBe(false);
+    // A profile not there yet, under a folder all may write that is not sticky: whoever may write there could swap it
+    // later (review 11g, G1). A sticky one (as /tmp) is no such place.
+    const under = path.join(openProfile, 'me');
+    expect((await install({ ...open, home: path.join(open.homedir, 'state'), userDataDir: under })).targets[0]?.problem).toMatch(/open-profile can be written by every user/);
+    expect(fs.existsSync(under)).toBe(false);
+    fs.chmodSync(openProfile, 0o1777);
+    expect((await install({ ...open, home: path.join(open.homedir, 'state'), userDataDir: under })).ok).toBe(true);
 
     // Another user's folder, as the file system reports its owner.
     const theirs = linuxSetup();
@@ -166,6 +173,8 @@ describe('install on Linux', () => {
       /^install runs as root under sudo \(for alice\): what it writes \(the launcher, the token, the browsers' manifests\) would be root's, which alice's browser cannot run\. Nothing was written\. Run `.*install` as alice, without sudo\.$/,
     );
     expect(fs.existsSync(path.join(setup.homedir, '.local'))).toBe(false);
+    // COMET_RELAY_HOME kept by `sudo -E` is no folder named for this run (review 11g, G3).
+    await expect(install({ ...setup, env: { ...setup.env, COMET_RELAY_HOME: path.join(setup.homedir, 'relay') }, browsers: ['chromium'], uid: 0 })).rejects.toThrow(/^install runs as root under sudo/);
     // Folders named on the command line are the person's choice (a test harness run as root).
     const named = await install({ ...setup, userDataDir: path.join(setup.homedir, 'profile'), home: path.join(setup.homedir, 'relay'), uid: 0 });
     expect(named.ok).toBe(true);
