@@ -10,7 +10,7 @@ import { publicTokenPath } from '../relay/paths';
 import { VERSION } from '../relay/version';
 import { BROWSER_DATA, BROWSERS, type Browser, registryKey } from './browsers';
 import { hostLogPath } from './host-manifest';
-import { defaultHomeOf, installCommand, type ManifestLocation, manifestLocations, registeredUserDataDirs, type Resolved, resolveState, type StateOptions, userDataDirLocation } from './install';
+import { defaultHomeOf, foreignFolder, installCommand, type ManifestLocation, manifestLocations, registeredUserDataDirs, type Resolved, resolveState, type StateOptions, userDataDirLocation } from './install';
 import { formatPageReport } from './page-report';
 import { queryRegistry } from './registry';
 import { type CopyKind, checkExtensionFolder, type PackageCopy, packageCopy, rebuildHint, volatileCopyNote } from './package-copy';
@@ -316,6 +316,14 @@ async function manifestChecks(options: DoctorOptions, resolved: Resolved): Promi
     }
     const result = verifyManifest(sys, manifestPath, { installCommand: command, extensionOrigin: EXTENSION_ORIGIN });
     const problems = [...result.problems];
+    // Install's rule for where a manifest may be: one it would refuse to write is no registration to trust (review 11g, G4).
+    const foreign = foreignFolder(sys, sys.path.dirname(manifestPath));
+    if (foreign) {
+      problems.unshift({
+        message: `${foreign}, so another user could change what your browser starts`,
+        fix: userDataDir ? 'pass a --user-data-dir inside a folder of your own (`mktemp -d` makes one), then install again with it' : `fix that folder's owner or permissions, then: ${command}`,
+      });
+    }
     const launcherHome = result.launcher ? (result.launcher.home ?? defaultHomeOf(sys)) : undefined;
     if (launcherHome !== undefined && !samePath(sys, launcherHome, expectedHome)) {
       problems.push({

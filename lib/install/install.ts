@@ -879,7 +879,7 @@ function otherOwner(sys: ResolvedSystem, file: string): number | undefined {
  * user made first; review 11g, G1: a folder of theirs further up). Each is judged where it leads (a link the person made
  * to a folder of their own is theirs); folders not there yet are made by us.
  */
-function foreignFolder(sys: ResolvedSystem, dir: string): string | undefined {
+export function foreignFolder(sys: ResolvedSystem, dir: string): string | undefined {
   const uid = processUid();
   if (sys.platform === 'win32' || uid === undefined) return undefined;
   for (let folder = dir; ; folder = sys.path.dirname(folder)) {

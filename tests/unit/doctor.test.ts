@@ -470,3 +470,18 @@ describe("doctor's fix for an install --user-data-dir says to start the browser 
     expect(byHome.checks.map((c) => c.name)).not.toContain('browser');
   });
 });
+
+describe("doctor holds a registration to install's rule for where a manifest may be (review 11g, G4)", () => {
+  it('a manifest in a folder every user may write (one made before install refused it) fails, saying what to do', async () => {
+    const s = setup();
+    const home = path.join(s.homedir, 'relay');
+    const profile = path.join(s.homedir, 'udd');
+    await install({ ...s, home, userDataDir: profile });
+    fs.chmodSync(profile, 0o777);
+    expect(check(await doctor({ ...s, home, userDataDir: profile, listHosts: () => [] }), 'manifest (--user-data-dir)')).toMatchObject({
+      ok: false,
+      detail: expect.stringMatching(/udd\/NativeMessagingHosts\/com\.comet_relay\.host\.json: ~\/udd can be written by every user \(mode 777\), so another user could change what your browser starts/),
+      fix: 'pass a --user-data-dir inside a folder of your own (`mktemp -d` makes one), then install again with it',
+    });
+  });
+});
