@@ -905,6 +905,8 @@ export function foreignFolder(sys: ResolvedSystem, dir: string): string | undefi
  * writes there, for the id its name says; any other file of the state folder's patterns is ours by its name alone.
  */
 function ownRecord(sys: ResolvedSystem, dir: string, entry: string, file: string): boolean {
+  if (dir === 'logs' && /\.log(\.\d+)?$/.test(entry)) return ownLog(sys, file);
+  if (dir === 'installs') return readsAs(sys, file, Array.isArray);
   if ((dir !== 'hosts' && dir !== 'profiles') || !entry.endsWith('.json')) return true;
   let value: unknown;
   try {
@@ -916,4 +918,28 @@ function ownRecord(sys: ResolvedSystem, dir: string, entry: string, file: string
   if (dir === 'hosts') return asHostRecord(value)?.profileId === id;
   const v = value as { profileId?: unknown; profileLabel?: unknown } | null;
   return typeof v === 'object' && v !== null && v.profileId === id && typeof v.profileLabel === 'string';
+}
+
+/** Whether `file` holds JSON that `test` accepts. */
+function readsAs(sys: ResolvedSystem, file: string, test: (value: unknown) => boolean): boolean {
+  try {
+    return test(JSON.parse(sys.fs.readFileSync(file, 'utf8')));
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * Whether a log of the state folder's names is ours by what it says: a line as the logger writes it (`<ISO time> INFO
+ * [pid] …`, lib/relay/logger.ts) or as the launcher does (`… comet-relay launcher: …`) in its first 4 kB (a rotated
+ * copy may start mid-line), or nothing at all; another program's `logs/host.log` in a shared --home stays.
+ */
+function ownLog(sys: ResolvedSystem, file: string): boolean {
+  let head: string;
+  try {
+    head = sys.fs.readFileSync(file, 'utf8').slice(0, 4096);
+  } catch {
+    return false;
+  }
+  return head === '' || /(?:^|\n)\d{4}-\d\d-\d\dT[\d:.]+Z? (?:INFO|WARN|ERROR) \[\d+\] |comet-relay launcher: /.test(head);
 }

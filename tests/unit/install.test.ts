@@ -399,7 +399,7 @@ describe('uninstall on Linux', () => {
     const setup = linuxSetup();
     const report = await install({ ...setup, browsers: ['chrome', 'chromium'] });
     fs.mkdirSync(path.join(report.stateDir, 'logs'));
-    fs.writeFileSync(path.join(report.stateDir, 'logs', 'host.log'), 'x');
+    fs.writeFileSync(path.join(report.stateDir, 'logs', 'host.log'), '2026-12-06T03:00:00.000Z INFO [42] host started\n');
     fs.writeFileSync(path.join(report.stateDir, 'notes.txt'), 'not ours');
 
     const partial = await uninstall({ ...setup, browsers: ['chrome'] });
@@ -426,7 +426,12 @@ describe('uninstall on Linux', () => {
       fs.writeFileSync(path.join(state, relative), text);
     };
     // Ours: logs (rotated too), a discovery record and its temp file, a remembered profile, a socket file, the tokens.
-    for (const ours of ['public-token', 'logs/host.log', 'logs/host.log.2', 'logs/mcp.log', 'logs/serve.log.1', 'hosts/0123456789abcdef.json.4242.tmp', 'run/0123456789abcdef.sock']) put(ours);
+    for (const ours of ['public-token', 'hosts/0123456789abcdef.json.4242.tmp', 'run/0123456789abcdef.sock']) put(ours);
+    // Logs as the logger and the launcher write them (a rotated copy may start mid-line), and an empty one.
+    put('logs/host.log', '2026-12-06T03:00:00.000Z INFO [42] host started {"profile":"Work"}\n');
+    put('logs/host.log.2', 'ile":"Work"}\n2026-12-05T03:00:00.000Z WARN [41] a page went away\n');
+    put('logs/mcp.log', '');
+    put('logs/serve.log.1', "2026-12-06T03:00:00 comet-relay launcher: cannot start the host: node (/usr/bin/node) or the CLI (/x) is missing.\n");
     const record = { profileId: '0123456789abcdef', profileLabel: 'Work', browser: { name: 'Chromium', version: '156' }, extensionVersion: '0.1.0', hostVersion: '0.1.0', socketPath: '/run/x.sock', pid: 42, startedAt: 't', connectedAt: 't' };
     put('hosts/0123456789abcdef.json', JSON.stringify(record));
     put('profiles/0123456789abcdef.json', JSON.stringify({ profileId: '0123456789abcdef', profileLabel: 'Work' }));
@@ -436,7 +441,9 @@ describe('uninstall on Linux', () => {
     for (const file of theirs) put(file, 'not ours');
     const theirJson = ['hosts/inventory.json', 'profiles/settings.json', 'hosts/0123456789abcdef0.json'];
     for (const file of theirJson) put(file, JSON.stringify({ all: { hosts: ['web1'] } }));
-    theirs.push(...theirJson);
+    // And a log of our names that another program writes (review 11g).
+    put('logs/serve.log', '[notice] nginx started\n');
+    theirs.push(...theirJson, 'logs/serve.log');
 
     const purge = await uninstall({ ...setup, purge: true });
     expect(purge.ok).toBe(true);

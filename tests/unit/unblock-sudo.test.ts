@@ -182,14 +182,14 @@ describe("sudo uninstall with root's HOME takes back the install of the person w
     h.rootsFiles.add(token);
     fs.mkdirSync(path.join(state, 'logs'));
     const log = path.join(state, 'logs', 'host.log');
-    fs.writeFileSync(log, 'log\n');
+    fs.writeFileSync(log, '2026-12-06T03:00:00.000Z INFO [42] host started\n');
     h.othersFiles.set(log, 5151);
     const { interactive: _, ...io } = h.io;
     expect(await runUninstall({ browsers: 'all', purge: true }, io)).toBe(1);
     expect(fs.existsSync(token)).toBe(false);
     expect(fs.readFileSync(roots, 'utf8')).toBe('root only\n');
     expect(fs.readdirSync(state)).toEqual(['logs']);
-    expect(fs.readFileSync(log, 'utf8')).toBe('log\n');
+    expect(fs.readFileSync(log, 'utf8')).toBe('2026-12-06T03:00:00.000Z INFO [42] host started\n');
     expect([f.person.manifest, f.record].filter((file) => fs.existsSync(file))).toEqual([]);
     expect(h.out.join('')).toContain("✘ left alone ~/.local/state/comet-relay/logs/host.log: it belongs to user 5151, neither me nor root, and root removes no other user's files for me;");
   });
