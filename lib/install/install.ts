@@ -908,16 +908,12 @@ function ownRecord(sys: ResolvedSystem, dir: string, entry: string, file: string
   if (dir === 'logs' && /\.log(\.\d+)?$/.test(entry)) return ownLog(sys, file);
   if (dir === 'installs') return readsAs(sys, file, Array.isArray);
   if ((dir !== 'hosts' && dir !== 'profiles') || !entry.endsWith('.json')) return true;
-  let value: unknown;
-  try {
-    value = JSON.parse(sys.fs.readFileSync(file, 'utf8'));
-  } catch {
-    return false;
-  }
   const id = entry.slice(0, -'.json'.length);
-  if (dir === 'hosts') return asHostRecord(value)?.profileId === id;
-  const v = value as { profileId?: unknown; profileLabel?: unknown } | null;
-  return typeof v === 'object' && v !== null && v.profileId === id && typeof v.profileLabel === 'string';
+  if (dir === 'hosts') return readsAs(sys, file, (value) => asHostRecord(value)?.profileId === id);
+  return readsAs(sys, file, (value) => {
+    const v = value as { profileId?: unknown; profileLabel?: unknown } | null;
+    return typeof v === 'object' && v !== null && v.profileId === id && typeof v.profileLabel === 'string';
+  });
 }
 
 /** Whether `file` holds JSON that `test` accepts. */

@@ -32,9 +32,7 @@ describe('a home-page card follows no conversation a prompt of ours did not name
     // While the card waits, the person opens their own conversation P from the sidebar (or types a prompt by hand and P is named).
     moveTo(P);
     panels.approvals.decide('b:2', true);
-    await new Promise((r) => setTimeout(r, 20));
-    const posted = asks(port)[1];
-    if (posted) answer(port, posted.id);
+    await answerPost(port, 1);
     // Expected (as F1 / gap 1 intend): refused, nothing typed into P. 2d2f883: named === P, the prompt is typed into P.
     expect(await b2.reply()).toMatchObject({ kind: 'error', error: { code: 'PERMISSION_DENIED' } });
     expect(asks(port)).toHaveLength(1);
@@ -57,9 +55,7 @@ describe('a home-page card follows no conversation a prompt of ours did not name
     // While the card waits the person opens A's conversation X from the sidebar (exactly review 10 F1).
     moveTo(X);
     panels.approvals.decide('b:1', true);
-    await new Promise((r) => setTimeout(r, 20));
-    const posted = asks(port)[1];
-    if (posted) answer(port, posted.id);
+    await answerPost(port, 1);
     // Expected: refused. 2d2f883: B's prompt is typed into A's conversation X.
     expect(await b.reply()).toMatchObject({ kind: 'error', error: { code: 'PERMISSION_DENIED' } });
     expect(asks(port)).toHaveLength(1);
@@ -67,6 +63,12 @@ describe('a home-page card follows no conversation a prompt of ours did not name
 });
 
 const settle = () => new Promise((r) => setTimeout(r, 20));
+/** Once the router had its moment: the `index`-th prompt posted to the page, if one was, is answered as taken. */
+async function answerPost(port: Parameters<typeof asks>[0], index: number): Promise<void> {
+  await settle();
+  const posted = asks(port)[index];
+  if (posted) answer(port, posted.id);
+}
 
 describe('a cancelled prompt names no conversation on its home page', () => {
   it("b's first prompt is cancelled before the page typed it (the page sends no reply: agent.ts), b's retry card is drawn on home, the person opens P from the sidebar: not typed into P", async () => {
@@ -82,9 +84,7 @@ describe('a cancelled prompt names no conversation on its home page', () => {
     await vi.waitFor(() => expect(panels.approvals.pending()).toHaveLength(1));
     moveTo(P); // the person's own sidebar click while the card waits: named '' -> P
     panels.approvals.decide('b:2', true);
-    await settle();
-    const posted = asks(port)[1];
-    if (posted) answer(port, posted.id);
+    await answerPost(port, 1);
     // Correct: refused, the card showed the home page, not P. ef92b03: typed into P.
     expect(await b2.reply()).toMatchObject({ kind: 'error', error: { code: 'PERMISSION_DENIED' } });
     expect(asks(port)).toHaveLength(1);
@@ -104,9 +104,7 @@ describe('a prompt refused after the page named a conversation (a sidebar click)
     port.deliver({ kind: 'error', id: asks(port)[0]!.id, error: { code: 'SELECTOR_MISS', message: 'composer: none matched. Nothing was sent.' } });
     expect(await b1.reply()).toMatchObject({ kind: 'error' });
     panels.approvals.decide('b:2', true);
-    await settle();
-    const posted = asks(port)[1];
-    if (posted) answer(port, posted.id);
+    await answerPost(port, 1);
     // Correct: refused (P was named by the person's click, b1 named nothing). ef92b03: named stays P, b2 typed into P.
     expect(await b2.reply()).toMatchObject({ kind: 'error', error: { code: 'PERMISSION_DENIED' } });
     expect(asks(port)).toHaveLength(1);
@@ -129,9 +127,7 @@ describe('an error that says the prompt was taken keeps its conversation', () =>
     moveTo(B1); // the page names b1's conversation late
     panels.approvals.decide('b:2', true);
     await vi.waitFor(() => expect(asks(port).length === 2 || panels.approvals.pending().length === 0).toBe(true));
-    await settle();
-    const posted = asks(port)[1];
-    if (posted) answer(port, posted.id);
+    await answerPost(port, 1);
     // Correct: it follows b1 (its own session's prompt, taken there), as when b1's reply is a result (ask-prompt-count).
     // ef92b03: the TIMEOUT reply disarmed `named`, so B1 counts as a stranger's conversation: PERMISSION_DENIED.
     expect(await b2.reply()).toMatchObject({ kind: 'result' });
@@ -157,9 +153,7 @@ async function scenario(how: 'cancel' | 'error') {
   else port.deliver({ kind: 'error', id: asks(port)[1]!.id, error: { code: 'TIMEOUT', message: 'the page did not take prompts within 30 s (an answer still streaming). Nothing was sent.' } });
   await s2.done;
   panels.approvals.decide('s:3', true);
-  await new Promise((r) => setTimeout(r, 20));
-  const posted = asks(port)[2];
-  if (posted) answer(port, posted.id);
+  await answerPost(port, 2);
   return { reply: await s3.reply(), posts: asks(port).length };
 }
 

@@ -442,17 +442,7 @@ export class Router {
   private async refuseUsedUpMode(tabId: number, mode: string, signal: AbortSignal, newChat = false): Promise<void> {
     const threads = this.deps.threads;
     if (!threads) return;
-    const controller = new AbortController();
-    const stop = () => controller.abort();
-    signal.addEventListener('abort', stop, { once: true });
-    const timer = setTimeout(stop, MODE_LIMIT_MS);
-    const limit = await threads
-      .modeLimit(tabId, mode, controller.signal)
-      .catch(() => undefined)
-      .finally(() => {
-        clearTimeout(timer);
-        signal.removeEventListener('abort', stop);
-      });
+    const limit = await threads.modeLimit(tabId, mode, AbortSignal.any([signal, AbortSignal.timeout(MODE_LIMIT_MS)])).catch(() => undefined);
     throwIfCancelled(signal);
     if (limit?.available === false) {
       const said = `Perplexity says ${mode} is not available to this account now${limit.remaining === 0 ? ' (0 left)' : ''}`;

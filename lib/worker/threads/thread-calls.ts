@@ -206,15 +206,18 @@ export class ThreadCalls {
   async modeLimit(tabId: number, mode: string, signal: AbortSignal): Promise<ModeLimit | undefined> {
     const limits = this.account.modeLimits;
     if (!limits?.modes[mode]) return undefined;
-    const fetched = await this.deps.pages.request(tabId, 'threads.fetch', { path: limits.path, query: {}, headers: this.account.headers }, signal, () => {});
-    return modeLimitsFrom(accountBody(fetched, "the account's mode limits", this.account), this.account).modes[mode];
+    return modeLimitsFrom(await this.accountJsonIn(tabId, limits.path, {}, "the account's mode limits", signal), this.account).modes[mode];
   }
 
   /** The account's JSON, fetched by any Perplexity tab (a background one of ours when none is open). */
   private async accountJson(path: string, query: Record<string, string>, what: string, cap: number, signal: AbortSignal): Promise<unknown> {
     const tabId = await this.anyTab(cap, signal);
-    const fetched = await this.deps.tabs.use(tabId, () => this.deps.pages.request(tabId, 'threads.fetch', { path, query, headers: this.account.headers }, signal, () => {}));
-    return accountBody(fetched, what, this.account);
+    return this.deps.tabs.use(tabId, () => this.accountJsonIn(tabId, path, query, what, signal));
+  }
+
+  /** The account's JSON, fetched by `tabId` with the reader's headers. */
+  private async accountJsonIn(tabId: number, path: string, query: Record<string, string>, what: string, signal: AbortSignal): Promise<unknown> {
+    return accountBody(await this.deps.pages.request(tabId, 'threads.fetch', { path, query, headers: this.account.headers }, signal, () => {}), what, this.account);
   }
 
   /**
