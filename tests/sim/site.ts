@@ -130,6 +130,8 @@ export interface SimSite {
   setPaintLag(ms: number): void;
   /** Dictation on or off in pages loaded from now on (SimOptions.dictation). */
   setDictation(on: boolean): void;
+  /** A turn's replies are answered out of order: one that leaves others waiting gets its answer after the next one's. */
+  setRepliesOutOfOrder(on: boolean): void;
   readonly generation: Generation;
   readonly layout: SimLayout;
   readonly language: SimLanguage;
@@ -223,6 +225,9 @@ export function createSimSite(options: SimOptions = {}): SimSite {
   let dictation = options.dictation ?? false;
   let askStream = options.askStream ?? process.env.COMET_SIM_STREAM !== 'off';
   let askStreamCut: number | null = null;
+  let repliesOutOfOrder = false;
+  /** While `repliesOutOfOrder`: per turn, the held answer to a reply that left others waiting. */
+  const heldReplies = new Map<TurnData, () => void>();
   const askStreamSent = { frames: 0, bytes: 0 };
   let paintLagMs = Math.max(0, options.paintLagMs ?? (Number(process.env.COMET_SIM_PAINT_LAG ?? 0) || 0));
   let speed = options.speed ?? 1;
@@ -510,7 +515,7 @@ export function createSimSite(options: SimOptions = {}): SimSite {
    * The person's reply to a turn's interaction (question or confirmation): the turn's continuation is
    * built now and appended to its script, timed from now. A second reply to the same turn is refused.
    */
-  function reply(body: string | undefined): SimResponse {
+  async function reply(body: string | undefined): Promise<SimResponse> {
     const found = turnRequest<{ interaction?: string; reply?: TurnReply }>(body);
     if (!('turn' in found)) return found;
     const { req, thread, turn } = found;
@@ -519,7 +524,30 @@ export function createSimSite(options: SimOptions = {}): SimSite {
       return json(400, { error: 'reply must be {kind:"answer",text} | {kind:"answers",answers} | {kind:"approve"} | {kind:"deny"} | {kind:"connected"} | {kind:"skip"}' });
     }
     const result = takeReply(thread, turn, r, req.interaction, now());
-    return json(result.status, result.status === 200 ? { turn } : { error: result.error });
+    // The turn as it is now: a snapshot, whenever it is answered.
+    const answer = json(result.status, result.status === 200 ? { turn } : { error: result.error });
+    return repliesOutOfOrder && result.status === 200 ? outOfOrder(turn, answer) : answer;
+  }
+
+  /**
+   * Two replies on two connections can be answered in either order: held, the answer to a reply that left others
+   * waiting goes out just after the next reply's to the same turn (or after 2 s), so the page gets the older turn
+   * after the newer one.
+   */
+  function outOfOrder(turn: TurnData, answer: SimResponse): SimResponse | Promise<SimResponse> {
+    const earlier = heldReplies.get(turn);
+    heldReplies.delete(turn);
+    if (earlier) setTimeout(earlier, 50);
+    if (turn.reply) return answer;
+    return new Promise((resolve) => {
+      const release = () => {
+        clearTimeout(cap);
+        if (heldReplies.get(turn) === release) heldReplies.delete(turn);
+        resolve(answer);
+      };
+      const cap = setTimeout(release, 2000);
+      heldReplies.set(turn, release);
+    });
   }
 
   /**
@@ -641,6 +669,9 @@ export function createSimSite(options: SimOptions = {}): SimSite {
       askStreamCut = frames;
     },
     askStreamSent: () => ({ ...askStreamSent }),
+    setRepliesOutOfOrder(on: boolean) {
+      repliesOutOfOrder = on;
+    },
     setPaintLag(ms: number) {
       if (!(ms >= 0)) throw new Error(`paint lag must be 0 or more ms, got ${ms}`);
       paintLagMs = ms;

@@ -308,9 +308,13 @@ export class TurnCtl {
     this.renderInteraction();
     try {
       const turn = await this.host.reply(this, reply, id);
-      this.data.script = turn.script;
+      // Two replies in flight may come back in either order; a turn's script only grows, so the
+      // older snapshot is not put over the newer (it would drop the continuation the last reply built).
+      if (turn.script.events.length >= this.data.script.events.length) {
+        this.data.script = turn.script;
+        if (turn.replies) this.data.replies = turn.replies;
+      }
       if (turn.reply) this.data.reply = turn.reply;
-      if (turn.replies) this.data.replies = turn.replies;
       this.measure();
       this.pending = turn.reply ? [] : this.pending.filter((p) => p !== ev);
       emit('replied', this.index);
