@@ -173,3 +173,32 @@ describe('a multi-select question', () => {
     expect(document.querySelector('.task-interaction')).toBeNull();
   });
 });
+
+describe('two boxes answered in one reply', () => {
+  it('the second is answered where the page shows it now, after the first answer redrew the boxes', async () => {
+    loadFixture('A-task-question.html', 'https://www.perplexity.ai/computer/tasks/8c0d3f4e-task', 'pages');
+    const ctx = { win: window, doc: document, set: generationA, waitFor: createPageDriver(window).watcher.waitFor };
+    const first = document.querySelector('.task-interaction') as HTMLElement;
+    const second = first.cloneNode(true) as HTMLElement;
+    second.setAttribute('data-followup-uuid', 'second-box');
+    (second.querySelector('.interaction-prompt') as HTMLElement).textContent = 'Which city after that?';
+    first.after(second);
+    // Like React: one listener at the root, and each answer redraws the boxes still waiting (new elements), so a
+    // click on a box element the page dropped reaches nobody.
+    const answered: string[] = [];
+    document.addEventListener('click', (e) => {
+      const choice = (e.target as Element).closest('.interaction-options button');
+      const box = choice?.closest('.task-interaction');
+      if (!choice || !box) return;
+      answered.push(`${box.getAttribute('data-followup-uuid')}: ${choice.textContent}`);
+      box.remove();
+      for (const b of document.querySelectorAll('.task-interaction')) b.replaceWith(b.cloneNode(true));
+    });
+    const boxes = pendingInteractions(document, generationA, threadPage2026).map((p) => p.box);
+    expect(boxes).toHaveLength(2);
+    const ids = boxes.map((b) => b.interaction.followupUuid);
+    await answerBoxes(ctx, threadPage2026, boxes, { kind: 'answers', answers: { [ids[0] as string]: 'Paris', [ids[1] as string]: 'Lyon' } }, 1000);
+    expect(answered).toEqual([`${ids[0]}: Paris`, 'second-box: Lyon']);
+    expect(document.querySelector('.task-interaction')).toBeNull();
+  });
+});

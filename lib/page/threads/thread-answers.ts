@@ -87,10 +87,30 @@ export function assignAnswers(targets: Box[], answers: Record<string, ThreadAnsw
 /** The choices of one answer: each of a multi-select's, or the one answer. */
 const choicesOf = (value: ThreadAnswer): string[] => (Array.isArray(value) ? value : [value]);
 
+/** The boxes the page's latest turn shows now. */
+function boxesNow(ctx: PageContext, r: ThreadPageReader): Box[] {
+  const last = turnsOf(ctx.doc, ctx.set).at(-1);
+  return last ? boxesOf(last, last.index, ctx, r) : [];
+}
+
+/**
+ * A box as the page shows it now, found by its id: answering one box may redraw the others, and a page that
+ * listens at its root (as React does) takes no click on an element it dropped.
+ */
+function liveBox(ctx: PageContext, r: ThreadPageReader, box: Box): Element | null {
+  if (box.box.isConnected) return box.box;
+  return boxesNow(ctx, r).find((b) => b.interaction.followupUuid === box.interaction.followupUuid)?.box ?? null;
+}
+
 async function answerQuestionBox(ctx: PageContext, r: ThreadPageReader, box: Box, values: Map<QuestionSlot, ThreadAnswer>, signal?: AbortSignal): Promise<void> {
   stopIfCancelled(signal);
   const url = ctx.doc.location.href;
   const slots = [...values.keys()].filter((s) => s.box === box);
+  const root = liveBox(ctx, r, box);
+  if (!root) {
+    throw new RelayError('AGENT_ERROR', `the question "${box.interaction.text.slice(0, 120)}" left the page before it could be answered (nothing was sent for it, on ${url}); read_thread shows what waits now.`);
+  }
+  box = { ...box, box: root };
   const questionCount = box.interaction.questions?.length ?? 1;
   const groups = all(box.box, r.question).filter((q) => first(q, r.questionText));
   if (groups.length > 1 || questionCount > 1) {
@@ -101,7 +121,7 @@ async function answerQuestionBox(ctx: PageContext, r: ThreadPageReader, box: Box
       clickChoices(group ? all(group, r.questionChoice) : [], choicesOf(values.get(slot) as ThreadAnswer), slot);
     }
     const submit = await ctx.waitFor(() => {
-      const b = first(box.box, r.questionsSubmit);
+      const b = first(liveBox(ctx, r, box) ?? box.box, r.questionsSubmit);
       return clickable(b) ? b : null;
     }, 1500, signal);
     if (!submit) throw missingOrDisabled(first(box.box, r.questionsSubmit), "the questions' Submit button", url, () => readerMiss(r, 'questionsSubmit', url, INSIDE));
@@ -114,7 +134,7 @@ async function answerQuestionBox(ctx: PageContext, r: ThreadPageReader, box: Box
     // Several choices of one question: each is picked, then the box's Submit sends them together.
     clickChoices(all(box.box, r.questionChoice), answer, slot);
     const submit = await ctx.waitFor(() => {
-      const b = first(box.box, r.questionsSubmit);
+      const b = first(liveBox(ctx, r, box) ?? box.box, r.questionsSubmit);
       return clickable(b) ? b : null;
     }, 1500, signal);
     if (!submit) throw missingOrDisabled(first(box.box, r.questionsSubmit), "the question's Submit button", url, () => readerMiss(r, 'questionsSubmit', url, INSIDE));
@@ -131,7 +151,7 @@ async function answerQuestionBox(ctx: PageContext, r: ThreadPageReader, box: Box
   if (!field) throw probeMiss(ctx.set, 'interactionField', url, INSIDE);
   await typeInto(ctx, field, value, signal);
   const send = await ctx.waitFor(() => {
-    const b = first(box.box, ctx.set.interactionSend);
+    const b = first(liveBox(ctx, r, box) ?? box.box, ctx.set.interactionSend);
     return clickable(b) ? b : null;
   }, 1000, signal);
   if (!send) throw missingOrDisabled(first(box.box, ctx.set.interactionSend), "the question's Send button", url, () => probeMiss(ctx.set, 'interactionSend', url, INSIDE));
@@ -175,12 +195,7 @@ export async function answerBoxes(ctx: PageContext, r: ThreadPageReader, targets
   }
   // By id, not by element: the page may redraw the box (disabled while the reply travels).
   const ids = new Set(targets.map((t) => t.interaction.followupUuid));
-  const waitingNow = () => {
-    const turns = turnsOf(ctx.doc, ctx.set);
-    const last = turns.at(-1);
-    return last ? boxesOf(last, last.index, ctx, r).some((b) => ids.has(b.interaction.followupUuid)) : false;
-  };
-  const gone = await ctx.waitFor(() => !waitingNow(), timeoutMs);
+  const gone = await ctx.waitFor(() => !boxesNow(ctx, r).some((b) => ids.has(b.interaction.followupUuid)), timeoutMs);
   if (!gone) throw new RelayError('TIMEOUT', `the page did not take the reply within ${timeoutMs / 1000} s (it still shows the question on ${url})`);
 }
 
