@@ -43,6 +43,7 @@ export const METHOD_ACCESS = {
   /** Expands grouped citations and opens the Sources tab to read them; the previous tab is restored. */
   'page.sources': 'read',
   'page.conversations': 'read',
+  'page.report': 'read',
   'page.ask': 'send',
   'page.stop': 'act',
   /** Reading the mode is a read; passing a mode switches it. */

@@ -16,10 +16,18 @@ import type { ThreadPageReader } from './thread-schema';
  * simulated site draws the same guess in tests/sim/client/task.ts); each is one entry here, so a
  * change seen on the real page is one edit, and a reader loaded at run time can replace it.
  */
+/**
+ * RECORDED (capture page-text-json-mcp-comet-asikorskiy-2026-10-04; sho7650/obsidian-AI-exporter ADR-035, 2026-08-26):
+ * a Deep Research answer since ~2026-08-20 is a summary under a card reading the report's title, then "Deep research
+ * report"; the report's body is not in the page until the card is opened. No hook on the card is known: its label.
+ * On its own so the sources kit, which reads only this of the reader, carries only this.
+ */
+export const REPORT_CARD_2026: NonNullable<ThreadPageReader['reportCard']> = { scope: ['span', 'div', 'p'], pattern: '^deep research report$' };
+
 export const threadPage2026: ThreadPageReader = {
   name: 'thread-page-2026-12',
-  version: 1,
-  checked: '2026-12-01 (simulated site; the guesses are marked in the comment above)',
+  version: 2,
+  checked: '2026-12-06 (simulated site; the guesses are marked in the comment above; reportCard: the 2026-10-04 capture)',
   // RECORDED: the title is the top bar's h1 (browser-use/browser-harness notes, April 2026), maybe outside main.
   title: ['main h1', 'h1'],
   notFound: { scope: ['main h1', 'h1'], pattern: 'could not be found|not found|doesn.t exist' },
@@ -58,6 +66,7 @@ export const threadPage2026: ThreadPageReader = {
   // the text "Insufficient credits" with the headline "Add credits to continue" (or an "Add credits"
   // button). Both words, in either order; English only (no other language recorded).
   insufficientCreditsWords: { scope: ['[role=alert]', 'div'], pattern: '^(?=.*insufficient credits)(?=.*add credits)' },
+  reportCard: REPORT_CARD_2026,
   // The Computer server's documentation (seeds) gives billing_url as https://www.perplexity.ai/account/usage;
   // "billing" is a guess. (An `add-credits` test id, our earlier guess, is dropped: nothing shows one.)
   billingLink: ['a[href*="/account/usage"]', 'a[href*="billing"]'],

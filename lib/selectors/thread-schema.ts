@@ -101,6 +101,11 @@ export const ThreadPageReaderSchema = z.looseObject({
    * written before 2026-12 load.
    */
   insufficientCreditsWords: WordsProbe.optional(),
+  /**
+   * Deep Research's report card above a turn's summary (since about 2026-08-20): an element whose own text is the
+   * card's label; the card's other words are the report's title. Optional: readers written before 2026-12-06 load.
+   */
+  reportCard: WordsProbe.optional(),
   billingLink: Candidates,
   quotaReset: Candidates,
   /** Attribute with the reason for the credit block (`quota_exhausted`, …). */

@@ -89,7 +89,8 @@ export function defineCometToolSuite(
       await dictationStaysOn();
     });
 
-    test('comet_wait sends each new step as a progress notification', async () => {
+    test('comet_wait sends each new step as a progress notification; a Deep Research answer names its report card', async () => {
+      await world.call('comet_mode', { mode: 'deep-research' });
       await world.call('comet_ask', { prompt: 'Research the history of MCP #scenario:deep-research' });
       const messages: string[] = [];
       const result = await world.client.callTool({ name: 'comet_wait', arguments: {} }, undefined, {
@@ -99,6 +100,12 @@ export function defineCometToolSuite(
       expect(result.isError).toBeFalsy();
       expect(messages.length).toBeGreaterThanOrEqual(10);
       expect(new Set(messages).size).toBe(messages.length);
+      // Only the Sep–Oct layout draws the card, and its label is known in English only: elsewhere, nothing is said.
+      const text = (result.content as { text: string }[])[0]?.text ?? '';
+      const note = /This is the summary Perplexity wrote under its Deep research report "Research the history of MCP", a separate document/;
+      if (layout === 'sessions-2026-09' && language === 'en') expect(text).toMatch(note);
+      else expect(text).not.toMatch(/Deep research report/);
+      await world.call('comet_mode', { mode: 'standard' });
     });
 
     test('comet_wait reports an error turn as an error', async () => {

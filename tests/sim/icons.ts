@@ -17,6 +17,7 @@ const ICONS: Record<string, string> = {
   sparkles: `<path ${S} d="M12 3l2 5 5 2-5 2-2 5-2-5-5-2 5-2zM19 15l1 2 2 1-2 1-1 2-1-2-2-1 2-1z"/>`,
   list: `<path ${S} d="M9 6h11M9 12h11M9 18h11M4 6h.01M4 12h.01M4 18h.01"/>`,
   'file-text': `<path ${S} d="M14 3H6v18h12V7zM14 3v4h4M9 13h6M9 17h6"/>`,
+  download: `<path ${S} d="M12 4v11M7 10l5 5 5-5M5 20h14"/>`,
   'circle-check': `<circle ${S} cx="12" cy="12" r="9"/><path ${S} d="M8 12l3 3 5-6"/>`,
   blocks: `<path ${S} d="M4 4h7v7H4zM13 4h7v7h-7zM4 13h7v7H4zM13 13h7v7h-7z"/>`,
   'world-search': `<circle ${S} cx="10" cy="10" r="7"/><path ${S} d="M3 10h14M10 3c3 3 3 11 0 14M10 3c-3 3-3 11 0 14M20 20l-4-4"/>`,

@@ -46,6 +46,7 @@ const EXPECTED: Record<keyof typeof METHOD_ACCESS | keyof typeof LOCAL_ACCESS, [
   'page.wait': ['open', 'open'],
   'page.sources': ['open', 'open'],
   'page.conversations': ['open', 'public-library'],
+  'page.report': ['open', 'open'],
   'page.ask': ['policy', 'policy'],
   'page.stop': ['policy', 'policy'],
   'page.mode': ['open', 'open'],

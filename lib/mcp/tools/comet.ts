@@ -184,7 +184,7 @@ const wait = defineTool({
     timeout: z.number().int().min(0).max(3_600_000).default(120_000).describe('In ms.'),
     maxLength: z.number().int().min(1).optional().describe('Cut the response to this many characters.'),
   },
-  uses: ['page.wait'],
+  uses: ['page.wait', 'page.report'],
   summarize: ({ timeout }) => `timeout ${timeout} ms`,
   async handler({ timeout, maxLength }, { browser, signal, session, settings, progress }) {
     const result = await browser.call(
@@ -201,9 +201,22 @@ const wait = defineTool({
       { signal, timeoutMs: timeout + 15_000, onProgress: progress },
     );
     const unasked = session.lastAsk ? '' : `${session.askFailed ? ASK_FAILED_NOTE : NOT_ASKED_NOTE}\n\n`;
-    return { content: [{ type: 'text', text: `${unasked}${formatWaitText(result)}` }], isError: result.status === 'error' ? true : undefined };
+    const report = result.status === 'completed' && session.mode === 'deep-research' ? await reportNote(browser, signal) : '';
+    return { content: [{ type: 'text', text: `${unasked}${formatWaitText(result)}${report}` }], isError: result.status === 'error' ? true : undefined };
   },
 });
+
+/**
+ * A Deep Research answer since about 2026-08-20 is the summary of a report kept apart (lib/selectors/thread-page.ts
+ * `reportCard`): when the page shows its card, the agent is told the summary is not the whole answer. Asked only in a
+ * session that chose Deep research with comet_mode; a page that shows no card, or no answer in time, adds nothing.
+ */
+async function reportNote(browser: ToolBrowser, signal: AbortSignal): Promise<string> {
+  const seen = await browser.call('page.report', {}, { signal, timeoutMs: 5_000 }).catch(() => undefined);
+  if (!seen?.card) return '';
+  const title = seen.card.title ? ` "${seen.card.title}"` : '';
+  return `\n\nThis is the summary Perplexity wrote under its Deep research report${title}, a separate document the page shows as a card above it; comet-relay does not read the report: open the card in the Perplexity tab (${seen.url}) to read it whole.`;
+}
 
 /**
  * comet_poll reads the page's latest turn: when it shows another question than this session's last comet_ask, or

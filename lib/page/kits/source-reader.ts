@@ -9,6 +9,10 @@ import { type Turn, turnsOf } from '../dom/turns';
 import { fromEntries, fromInlineCitations, fromLinks, mergeNumbered, type Source } from '../answer/sources';
 import type { SelectorSet } from '../../selectors';
 import { regexLiteral } from '../../selectors/placeholders';
+import { THREAD_PAGE_READER_KIND } from '../../selectors/reader-shelf';
+import { REPORT_CARD_2026 } from '../../selectors/thread-page';
+import type { ThreadPageReader } from '../../selectors/thread-schema';
+import { reportCardOf } from '../answer/report-card';
 
 export interface SourcesResult {
   sources: Source[];
@@ -153,11 +157,20 @@ export function sourcesThrough(driver: PageDriver, params: { expand?: boolean; o
 }
 
 /**
- * The sources kit (lib/protocol/page/page-kits.ts): `page.sources`, and `page.content` (comet_get_page_content, the
- * page's whole visible text), loaded into a tab the first time either is asked.
+ * The sources kit (lib/protocol/page/page-kits.ts): `page.sources`, `page.content` (comet_get_page_content, the
+ * page's whole visible text) and `page.report`, loaded into a tab the first time one is asked.
  */
-export function sourcesKit({ driver }: PageKitHost): KitHandlers {
+export function sourcesKit({ driver, readers }: PageKitHost): KitHandlers {
   return {
+    /** The latest turn's Deep Research report card (comet_wait names the report beside the summary it returns). */
+    'page.report': async () => {
+      const ctx = driver().context();
+      const turn = turnsOf(ctx.doc, ctx.set).at(-1);
+      // The reader in use: an added one as it is (without the probe, none is asked), else the built-in's probe.
+      const inUse = readers.pick<ThreadPageReader | undefined>(THREAD_PAGE_READER_KIND, undefined).reader;
+      const probe = inUse ? inUse.reportCard : REPORT_CARD_2026;
+      return { card: turn ? reportCardOf(turn, probe) : null, url: ctx.doc.location.href };
+    },
     'page.sources': async (params: { expand?: boolean; openTab?: boolean }) => sourcesThrough(driver(), params),
     'page.content': async ({ maxLength, library = true }: { maxLength?: number; library?: boolean }) => {
       const d = driver();

@@ -38,10 +38,10 @@ export const PAGE_KITS = {
   },
   /**
    * comet_get_sources: citations, grouped badges opened one by one, the Sources tab (lib/page/kits/source-reader.ts);
-   * and comet_get_page_content, the page's whole visible text (moved here from the page script on 2026-12-05 for its
-   * budget).
+   * comet_get_page_content, the page's whole visible text (moved here from the page script on 2026-12-05 for its
+   * budget); and a Deep Research turn's report card, which comet_wait names (2026-12-06).
    */
-  sources: { file: '/page-sources.js', what: 'page-reading code (sources and text)', methods: ['page.sources', 'page.content'] },
+  sources: { file: '/page-sources.js', what: 'page-reading code (sources and text)', methods: ['page.sources', 'page.content', 'page.report'] },
   /**
    * comet_mode and the panel's mode switch: reading the mode (it may open the mode menu or type "/")
    * and switching it (lib/page/kits/mode-kit.ts). A page that polls, waits and asks never needs it.

@@ -217,6 +217,11 @@ export const pageMethods = {
     params: Empty,
     result: z.object({ conversations: z.array(z.object({ title: z.string(), url: z.string() })) }),
   },
+  /** The latest turn's Deep Research report card (lib/page/answer/report-card.ts): null when the page shows none. */
+  'page.report': {
+    params: Empty,
+    result: z.object({ card: z.object({ title: z.string() }).nullable(), url: z.string() }),
+  },
 } as const;
 
 const bullets = (steps: string[]) => steps.map((s) => `  - ${s}`).join('\n');

@@ -743,10 +743,12 @@ export class TurnCtl {
     const prose = h('div', this.layout === 'markdown-2026-02' ? { class: cls } : { class: cls, 'data-renderer': 'lm' });
     v.prose = prose;
     if (this.layout === 'sessions-2026-09') {
-      // Sep 2026: one answer block holding the steps header above the prose and the action row below it.
+      // Sep 2026: one answer block holding the steps header above the prose and the action row below it; a Deep
+      // Research turn's report card between them, the prose being its summary.
       v.final = h('div', { 'data-workflow-final-text': '' });
       v.taskSlot.after(v.final);
-      v.final.append(h('div', { 'data-workflow-items': 'populated' }, v.stepsBox, h('div', {}, h('div', { dir: 'auto' }, h('div', {}, prose)))), v.endSlot);
+      const card = this.data.mode === 'deep-research' ? this.reportCard() : null;
+      v.final.append(h('div', { 'data-workflow-items': 'populated' }, v.stepsBox, ...(card ? [card] : []), h('div', {}, h('div', { dir: 'auto' }, h('div', {}, prose)))), v.endSlot);
       return prose;
     }
     v.final =
@@ -760,6 +762,22 @@ export class TurnCtl {
         : h('div', { id: `markdown-content-${this.data.index}` }, h('div', {}, prose));
     v.taskSlot.after(v.final);
     return prose;
+  }
+
+  /**
+   * Since ~2026-08-20 a Deep Research answer is the summary of a report kept apart: a card reading the report's title,
+   * then "Deep research report", and buttons (the 2026-10-04 capture and ADR-035 of sho7650/obsidian-AI-exporter give
+   * its words, no markup; this markup is ours). The report's body is not in the page until the card is opened.
+   */
+  private reportCard(): HTMLElement {
+    const title = this.data.query.replace(/\s*#scenario:\S+/g, '').trim().slice(0, 80);
+    return h(
+      'div',
+      { class: 'report-card flex items-center gap-3 rounded-xl border p-3' },
+      icon('pplx-icon-file-text', 'icon'),
+      h('div', { class: 'flex min-w-0 flex-1 flex-col' }, h('div', { class: 'truncate font-medium' }, title), h('div', { class: 'text-quiet text-sm' }, lt.deepResearchReport)),
+      h('button', { type: 'button', class: 'icon-btn', 'aria-label': 'Download' }, icon('pplx-icon-download')),
+    );
   }
 
   /** What follows the answer: tools when finished, the error box, nothing while working. */

@@ -24,6 +24,8 @@ export interface LayoutLabels {
   /** Sep–Oct 2026 (`sessions-2026-09`): a search answer's finished header, and the footer's Fork. */
   researched: string;
   fork: string;
+  /** Since ~2026-08-20: the label of a Deep Research turn's report card (the 2026-10-04 capture, English). */
+  deepResearchReport: string;
   /** Aug–Oct 2026: the composer's "+" menu button and its file item. */
   addFilesOrTools: string;
   uploadFiles: string;
@@ -46,6 +48,7 @@ export const LAYOUT_LABELS: Record<SimLanguage, LayoutLabels> = {
     moreActions: 'More actions',
     researched: 'Researched',
     fork: 'Fork',
+    deepResearchReport: 'Deep research report',
     addFilesOrTools: 'Add files or tools',
     uploadFiles: 'Upload files or images',
   },
@@ -63,6 +66,7 @@ export const LAYOUT_LABELS: Record<SimLanguage, LayoutLabels> = {
     moreActions: 'Plus d’actions',
     researched: 'Recherche terminée',
     fork: 'Fork',
+    deepResearchReport: 'Rapport de recherche approfondie',
     addFilesOrTools: 'Ajouter des fichiers ou des outils',
     uploadFiles: 'Importer des fichiers ou des images',
   },
@@ -80,6 +84,7 @@ export const LAYOUT_LABELS: Record<SimLanguage, LayoutLabels> = {
     moreActions: 'مزيد من الإجراءات',
     researched: 'اكتمل البحث',
     fork: 'تفرع',
+    deepResearchReport: 'تقرير البحث المعمّق',
     addFilesOrTools: 'إضافة ملفات أو أدوات',
     uploadFiles: 'رفع ملفات أو صور',
   },
