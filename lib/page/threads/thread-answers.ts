@@ -102,15 +102,18 @@ function liveBox(ctx: PageContext, r: ThreadPageReader, box: Box): Element | nul
   return boxesNow(ctx, r).find((b) => b.interaction.followupUuid === box.interaction.followupUuid)?.box ?? null;
 }
 
+/** The box's element as the page shows it now; refused when it left the page before anything was done in it. */
+function liveRootOf(ctx: PageContext, r: ThreadPageReader, box: Box): Element {
+  const root = liveBox(ctx, r, box);
+  if (root) return root;
+  throw new RelayError('AGENT_ERROR', `"${box.interaction.text.slice(0, 120)}" left the page before it could be answered (nothing was sent for it, on ${ctx.doc.location.href}); read_thread shows what waits now.`);
+}
+
 async function answerQuestionBox(ctx: PageContext, r: ThreadPageReader, box: Box, values: Map<QuestionSlot, ThreadAnswer>, signal?: AbortSignal): Promise<void> {
   stopIfCancelled(signal);
   const url = ctx.doc.location.href;
   const slots = [...values.keys()].filter((s) => s.box === box);
-  const root = liveBox(ctx, r, box);
-  if (!root) {
-    throw new RelayError('AGENT_ERROR', `the question "${box.interaction.text.slice(0, 120)}" left the page before it could be answered (nothing was sent for it, on ${url}); read_thread shows what waits now.`);
-  }
-  box = { ...box, box: root };
+  box = { ...box, box: liveRootOf(ctx, r, box) };
   const questionCount = box.interaction.questions?.length ?? 1;
   const groups = all(box.box, r.question).filter((q) => first(q, r.questionText));
   if (groups.length > 1 || questionCount > 1) {
@@ -181,7 +184,8 @@ export async function answerBoxes(ctx: PageContext, r: ThreadPageReader, targets
     for (const box of boxes) await answerQuestionBox(ctx, r, box, values, signal);
     targets = boxes;
   } else {
-    const [box] = targets as [Box];
+    const [found] = targets as [Box];
+    const box = { ...found, box: liveRootOf(ctx, r, found) };
     const candidates = reply.kind === 'connected' ? r.authDone : reply.kind === 'approve' ? ctx.set.interactionApprove : ctx.set.interactionDeny;
     const button = first(box.box, candidates);
     if (!clickable(button)) {
