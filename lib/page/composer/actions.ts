@@ -135,16 +135,46 @@ function stillLast(ctx: PageContext, key: string): boolean {
  * new conversation), showing this question. A turn whose question cannot be read (virtualized, or
  * folded to a few short lines) counts only once the page also emptied the composer.
  */
+/** How long a composer the page dropped between the typing and the submit has to come back. */
+const REMOUNT_MS = 3000;
+
+/**
+ * The composer the page shows now: the one typed into while it stays, else the one mounted in its place (React may
+ * re-mount the composer's box; a click or a key on the dropped one reaches nobody). Null while the page shows none.
+ */
+function shownComposer(ctx: PageContext, typedInto: HTMLElement): HTMLElement | null {
+  return typedInto.isConnected ? typedInto : (first(ctx.doc, ctx.set.composer) as HTMLElement | null);
+}
+
+/** The page emptied its composer: the one it shows now holds nothing, or it shows none (a new conversation mounting). */
+function emptied(ctx: PageContext, typedInto: HTMLElement): boolean {
+  const shown = shownComposer(ctx, typedInto);
+  return !shown || composerText(shown).trim() === '';
+}
+
+/**
+ * The composer to submit through once the prompt is typed: the same one, or the one the page re-mounted in its place
+ * meanwhile, typed into again unless it kept the prompt (2026-12-06: the Enter or click went to the dropped one, and the
+ * ask then read the dropped composer as emptied and said "do not send it again" of a prompt never sent).
+ */
+async function composerHolding(ctx: PageContext, typedInto: HTMLElement, prompt: string, signal?: AbortSignal): Promise<HTMLElement> {
+  if (typedInto.isConnected) return typedInto;
+  // A page between two composers (a route settling) gets a moment to show the next; none then is the probe's miss.
+  const now = (await ctx.waitFor(() => first(ctx.doc, ctx.set.composer) as HTMLElement | null, REMOUNT_MS, signal)) ?? composerOf(ctx);
+  if (questionKey(composerText(now)) !== questionKey(prompt)) await typeInto(ctx, now, prompt, signal);
+  return now;
+}
+
 function askedTurn(ctx: PageContext, before: Snapshot, key: string, composer: HTMLElement): number | null {
   const turns = turnsOf(ctx.doc, ctx.set);
   const moved = conversationKey(ctx.doc.location.href) !== conversationKey(before.url);
   const from = moved ? 0 : before.turnCount;
-  const emptied = !composer.isConnected || composerText(composer).trim() === '';
+  const empty = emptied(ctx, composer);
   // By the page's own index: a long thread keeps only its latest turns mounted.
   for (let i = turns.length - 1; i >= 0 && (turns[i] as Turn).index >= from; i--) {
     const turn = turns[i] as Turn;
     const match = isPlaceholder(turn, ctx.set) ? 'unknown' : questionMatch(readQuestionNow(turn, ctx.set), key);
-    if (match === 'same' || (match === 'unknown' && emptied && i === turns.length - 1)) return turn.index;
+    if (match === 'same' || (match === 'unknown' && empty && i === turns.length - 1)) return turn.index;
   }
   return null;
 }
@@ -221,7 +251,7 @@ export async function ask(
   const key = questionKey(params.prompt);
   const previousAnswerKey = answerKey(ctx);
   const submittedAt = Date.now();
-  const composer = composerOf(ctx);
+  let composer = composerOf(ctx);
   const held = composerText(composer);
   let typed = false;
   let via: 'button' | 'enter';
@@ -229,9 +259,10 @@ export async function ask(
     await typeInto(ctx, composer, params.prompt, signal);
     typed = true;
     throwIfCancelled(signal);
+    composer = await composerHolding(ctx, composer, params.prompt, signal);
     via = await submit(ctx, composer, 1000, signal);
   } catch (error) {
-    const restored = await restoreComposer(ctx, composer, held, params.prompt, !typed);
+    const restored = await restoreComposer(ctx, shownComposer(ctx, composer) ?? composer, held, params.prompt, !typed);
     const relayError = RelayError.from(error);
     if (relayError.code === 'CANCELLED') throw cancelledAsk();
     // Nothing was sent: say so, and where the person's draft is.
@@ -262,7 +293,7 @@ export async function ask(
   let found = await confirm(confirmMs);
   // The composer emptied: the page took the prompt and its turn is slow to show (#11 of the 2026-12-02
   // review). Wait longer, and never say "not taken": the agent would send it twice.
-  if (!found && (!composer.isConnected || !composerText(composer).trim())) {
+  if (!found && emptied(ctx, composer)) {
     found = await confirm(confirmMs * TAKEN_FACTOR);
     if (!found) {
       // Sent all the same: the person's draft goes back as on success (#18 of the 2026-12-04 review).
@@ -273,7 +304,7 @@ export async function ask(
     }
   }
   if (!found) {
-    await restoreComposer(ctx, composer, held, params.prompt);
+    await restoreComposer(ctx, shownComposer(ctx, composer) ?? composer, held, params.prompt);
     throw new RelayError(
       'AGENT_ERROR',
       `the prompt was typed and submitted but the page did not take it within ${confirmMs / 1000} s (no new turn showing this question) on ${ctx.doc.location.href}`,
