@@ -125,14 +125,18 @@ export interface Submitted {
 export type NotSent = NonNullable<ReturnType<typeof refusalOf>> & { notSent: true };
 
 /**
- * This submit's refusal, read fresh: a notice already showing before the submit (same element, same
- * words) is an earlier refusal, and taking it for this one told the caller "nothing was sent" about
- * a prompt that was typed and submitted, so the agent sent it twice.
+ * This submit's refusal, read fresh: a notice already showing before the submit is an earlier refusal, and taking it
+ * for this one told the caller "nothing was sent" about a prompt that was typed and submitted, so the agent sent it
+ * twice. Known by its words, not its element (a page may draw the same notice anew on submit, 2026-12-06): words shown
+ * before stay an earlier refusal until a look finds the page without them.
  */
 function refusalWatch(ctx: PageContext, r: ThreadPageReader): () => NotSent | undefined {
-  const before = refusalNotices(ctx, r);
+  const earlier = new Set(refusalNotices(ctx, r).values());
   return () => {
-    const refusal = refusalOf(ctx, r, (el) => before.get(el) === refusalNotices(ctx, r).get(el));
+    const now = refusalNotices(ctx, r);
+    const shown = new Set(now.values());
+    for (const words of earlier) if (!shown.has(words)) earlier.delete(words);
+    const refusal = refusalOf(ctx, r, (el) => earlier.has(now.get(el) ?? ''));
     return refusal ? { notSent: true, ...refusal } : undefined;
   };
 }
