@@ -314,8 +314,10 @@ describe('content-script weight', () => {
     // kit: a trim of it pays five times. 2026-12-06: several boxes answered each where the page shows it now (a5b53fb),
     // and the reader's Deep Research report card (data the threads kit carries with the reader): threads 25,437; the
     // card read for comet_wait (`page.report`), with the built-in probe alone: sources 7,971; the panel kit carries the
-    // reader too: 8,645.
-    const limits = { 'page-threads': 25_470, 'page-sources': 8_000, 'page-diagnostics': 3_750, 'page-panel': 8_680, 'page-mode': 5_850, 'page-ask': 13_080, 'page-repair': 9_150 };
+    // reader too: 8,645. A composer, a box or a notice the page drew anew while we awaited is found again (the composer
+    // by the one shown now, a box by its id, a notice by its words; actions.ts is in the ask and threads kits): threads
+    // 25,553, ask 13,150.
+    const limits = { 'page-threads': 25_590, 'page-sources': 8_000, 'page-diagnostics': 3_750, 'page-panel': 8_680, 'page-mode': 5_850, 'page-ask': 13_180, 'page-repair': 9_150 };
     for (const [entry, limit] of Object.entries(limits)) {
       const out = await bundle(`../../entrypoints/${entry}.ts`);
       expect(inputs(out).filter((i) => i.includes('node_modules'))).toEqual([]);
