@@ -146,10 +146,13 @@ function shownComposer(ctx: PageContext, typedInto: HTMLElement): HTMLElement | 
   return typedInto.isConnected ? typedInto : (first(ctx.doc, ctx.set.composer) as HTMLElement | null);
 }
 
-/** The page emptied its composer: the one it shows now holds nothing, or it shows none (a new conversation mounting). */
-function emptied(ctx: PageContext, typedInto: HTMLElement): boolean {
-  const shown = shownComposer(ctx, typedInto);
-  return !shown || composerText(shown).trim() === '';
+/**
+ * The page emptied the composer we submitted through. One mounted in its place is no word on our prompt (a re-mount that
+ * lost the text, the submit never heard) unless the page also went to a new conversation, a new thread's own.
+ */
+function emptied(ctx: PageContext, typedInto: HTMLElement, from: string): boolean {
+  if (typedInto.isConnected) return composerText(typedInto).trim() === '';
+  return conversationKey(ctx.doc.location.href) !== conversationKey(from);
 }
 
 /**
@@ -157,10 +160,14 @@ function emptied(ctx: PageContext, typedInto: HTMLElement): boolean {
  * meanwhile, typed into again unless it kept the prompt (2026-12-06: the Enter or click went to the dropped one, and the
  * ask then read the dropped composer as emptied and said "do not send it again" of a prompt never sent).
  */
-async function composerHolding(ctx: PageContext, typedInto: HTMLElement, prompt: string, signal?: AbortSignal): Promise<HTMLElement> {
+async function composerHolding(ctx: PageContext, typedInto: HTMLElement, prompt: string, from: string, signal?: AbortSignal): Promise<HTMLElement> {
   if (typedInto.isConnected) return typedInto;
   // A page between two composers (a route settling) gets a moment to show the next; none then is the probe's miss.
   const now = (await ctx.waitFor(() => first(ctx.doc, ctx.set.composer) as HTMLElement | null, REMOUNT_MS, signal)) ?? composerOf(ctx);
+  // A composer of another conversation (the person opened one meanwhile) is not where the prompt was asked.
+  if (conversationKey(ctx.doc.location.href) !== conversationKey(from)) {
+    throw new RelayError('AGENT_ERROR', `The tab left ${conversationKey(from)} for another conversation between the typing and the submit. Call again once the tab shows the conversation it is for`);
+  }
   if (questionKey(composerText(now)) !== questionKey(prompt)) await typeInto(ctx, now, prompt, signal);
   return now;
 }
@@ -169,7 +176,7 @@ function askedTurn(ctx: PageContext, before: Snapshot, key: string, composer: HT
   const turns = turnsOf(ctx.doc, ctx.set);
   const moved = conversationKey(ctx.doc.location.href) !== conversationKey(before.url);
   const from = moved ? 0 : before.turnCount;
-  const empty = emptied(ctx, composer);
+  const empty = emptied(ctx, composer, before.url);
   // By the page's own index: a long thread keeps only its latest turns mounted.
   for (let i = turns.length - 1; i >= 0 && (turns[i] as Turn).index >= from; i--) {
     const turn = turns[i] as Turn;
@@ -259,7 +266,7 @@ export async function ask(
     await typeInto(ctx, composer, params.prompt, signal);
     typed = true;
     throwIfCancelled(signal);
-    composer = await composerHolding(ctx, composer, params.prompt, signal);
+    composer = await composerHolding(ctx, composer, params.prompt, before.url, signal);
     via = await submit(ctx, composer, 1000, signal);
   } catch (error) {
     const restored = await restoreComposer(ctx, shownComposer(ctx, composer) ?? composer, held, params.prompt, !typed);
@@ -267,7 +274,7 @@ export async function ask(
     if (relayError.code === 'CANCELLED') throw cancelledAsk();
     // Nothing was sent: say so, and where the person's draft is.
     const draft = !draftOf(held).trim() ? '' : restored ? ' Your draft in the composer was put back.' : ' Your draft in the composer could not be put back.';
-    throw new RelayError(relayError.code, `${relayError.message}. Nothing was sent.${draft}`);
+    throw new RelayError(relayError.code, `${relayError.message}. Nothing was sent.${draft}`, { ...relayError.data, notSent: true });
   }
 
   const confirmMs = options.confirmMs ?? CONFIRM_MS;
@@ -293,7 +300,7 @@ export async function ask(
   let found = await confirm(confirmMs);
   // The composer emptied: the page took the prompt and its turn is slow to show (#11 of the 2026-12-02
   // review). Wait longer, and never say "not taken": the agent would send it twice.
-  if (!found && emptied(ctx, composer)) {
+  if (!found && emptied(ctx, composer, before.url)) {
     found = await confirm(confirmMs * TAKEN_FACTOR);
     if (!found) {
       // Sent all the same: the person's draft goes back as on success (#18 of the 2026-12-04 review).

@@ -185,18 +185,22 @@ export function submitButton(ctx: PageContext, composer: Element): HTMLElement |
  * render after typing); otherwise presses Enter in the composer.
  */
 export async function submit(ctx: PageContext, composer: HTMLElement, waitMs = 1000, signal?: AbortSignal): Promise<'button' | 'enter'> {
+  // The composer the page shows at each look: one re-mounted while Submit renders leaves `composer` and its button
+  // detached, and a click or a key there reaches nobody (React listens at its root).
+  const shown = () => (composer.isConnected ? composer : ((first(ctx.doc, ctx.set.composer) as HTMLElement | null) ?? composer));
   const ready = () => {
-    const btn = submitButton(ctx, composer);
+    const btn = submitButton(ctx, shown());
     return btn && !isDisabled(btn) && !isHidden(btn) ? btn : null;
   };
   const btn = await ctx.waitFor(ready, waitMs, signal);
   // A cancel that arrived while Submit rendered: nothing may be sent after it.
   if (signal?.aborted) throw new RelayError('CANCELLED', 'The call was cancelled before the prompt was submitted.');
-  if (btn) {
+  if (btn?.isConnected) {
     btn.click();
     return 'button';
   }
-  composer.focus();
-  pressKey(composer, 'Enter');
+  const el = shown();
+  el.focus();
+  pressKey(el, 'Enter');
   return 'enter';
 }
