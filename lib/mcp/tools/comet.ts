@@ -201,18 +201,19 @@ const wait = defineTool({
       { signal, timeoutMs: timeout + 15_000, onProgress: progress },
     );
     const unasked = session.lastAsk ? '' : `${session.askFailed ? ASK_FAILED_NOTE : NOT_ASKED_NOTE}\n\n`;
-    const report = result.status === 'completed' && session.mode === 'deep-research' ? await reportNote(browser, signal) : '';
+    const report = result.status === 'completed' && session.mode === 'deep-research' && result.turnIndex >= 0 ? await reportNote(browser, result, signal) : '';
     return { content: [{ type: 'text', text: `${unasked}${formatWaitText(result)}${report}` }], isError: result.status === 'error' ? true : undefined };
   },
 });
 
 /**
  * A Deep Research answer since about 2026-08-20 is the summary of a report kept apart (lib/selectors/thread-page.ts
- * `reportCard`): when the page shows its card, the agent is told the summary is not the whole answer. Asked only in a
- * session that chose Deep research with comet_mode; a page that shows no card, or no answer in time, adds nothing.
+ * `reportCard`): when the page shows its card on the turn the wait returned, the agent is told the summary is not the
+ * whole answer. Asked only in a session that chose Deep research with comet_mode; a page that shows no card there, or
+ * no answer in time, adds nothing.
  */
-async function reportNote(browser: ToolBrowser, signal: AbortSignal): Promise<string> {
-  const seen = await browser.call('page.report', {}, { signal, timeoutMs: 5_000 }).catch(() => undefined);
+async function reportNote(browser: ToolBrowser, read: { turnIndex: number; url: string }, signal: AbortSignal): Promise<string> {
+  const seen = await browser.call('page.report', { turnIndex: read.turnIndex, url: read.url }, { signal, timeoutMs: 5_000 }).catch(() => undefined);
   if (!seen?.card) return '';
   const title = seen.card.title ? ` "${seen.card.title}"` : '';
   return `\n\nThis is the summary Perplexity wrote under its Deep research report${title}, a separate document the page shows as a card above it; comet-relay does not read the report: open the card in the Perplexity tab (${seen.url}) to read it whole.`;

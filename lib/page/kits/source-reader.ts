@@ -9,6 +9,7 @@ import { type Turn, turnsOf } from '../dom/turns';
 import { fromEntries, fromInlineCitations, fromLinks, mergeNumbered, type Source } from '../answer/sources';
 import type { SelectorSet } from '../../selectors';
 import { regexLiteral } from '../../selectors/placeholders';
+import { conversationKey } from '../../protocol/urls';
 import { THREAD_PAGE_READER_KIND } from '../../selectors/reader-shelf';
 import { REPORT_CARD_2026 } from '../../selectors/thread-page';
 import type { ThreadPageReader } from '../../selectors/thread-schema';
@@ -162,14 +163,18 @@ export function sourcesThrough(driver: PageDriver, params: { expand?: boolean; o
  */
 export function sourcesKit({ driver, readers }: PageKitHost): KitHandlers {
   return {
-    /** The latest turn's Deep Research report card (comet_wait names the report beside the summary it returns). */
-    'page.report': async () => {
+    /**
+     * A turn's Deep Research report card (comet_wait names the report beside the summary it returns): the turn the
+     * wait returned, on the conversation it was read on; none while the tab shows another.
+     */
+    'page.report': async ({ turnIndex, url }: { turnIndex: number; url: string }) => {
       const ctx = driver().context();
-      const turn = turnsOf(ctx.doc, ctx.set).at(-1);
+      const here = ctx.doc.location.href;
+      const turn = conversationKey(here) === conversationKey(url) ? turnsOf(ctx.doc, ctx.set).find((t) => t.index === turnIndex) : undefined;
       // The reader in use: an added one as it is (without the probe, none is asked), else the built-in's probe.
       const inUse = readers.pick<ThreadPageReader | undefined>(THREAD_PAGE_READER_KIND, undefined).reader;
       const probe = inUse ? inUse.reportCard : REPORT_CARD_2026;
-      return { card: turn ? reportCardOf(turn, probe) : null, url: ctx.doc.location.href };
+      return { card: turn ? reportCardOf(turn, probe, ctx.set) : null, url: here };
     },
     'page.sources': async (params: { expand?: boolean; openTab?: boolean }) => sourcesThrough(driver(), params),
     'page.content': async ({ maxLength, library = true }: { maxLength?: number; library?: boolean }) => {

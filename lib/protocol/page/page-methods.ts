@@ -217,9 +217,9 @@ export const pageMethods = {
     params: Empty,
     result: z.object({ conversations: z.array(z.object({ title: z.string(), url: z.string() })) }),
   },
-  /** The latest turn's Deep Research report card (lib/page/answer/report-card.ts): null when the page shows none. */
+  /** A turn's Deep Research report card (lib/page/answer/report-card.ts): null when the page shows none there. */
   'page.report': {
-    params: Empty,
+    params: z.object({ turnIndex: z.number().int().min(0), url: z.string() }),
     result: z.object({ card: z.object({ title: z.string() }).nullable(), url: z.string() }),
   },
 } as const;
