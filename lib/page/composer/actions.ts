@@ -40,6 +40,8 @@ export interface AskOptions {
    * credits, no access). True ends the confirmation at once; the handle's turnIndex is then -1.
    */
   answeredOtherwise?: () => boolean;
+  /** Asked when no turn showed within the confirmation's time and the page kept the prompt: the page refused it. */
+  refusedAtEnd?: () => boolean;
   /**
    * Whether the page's own ask stream for this question (its key, lib/page/answer/question.ts) opened at or after
    * `since` (issue 30): the page took the prompt, whatever its turn's hooks look like.
@@ -310,6 +312,9 @@ export async function ask(
       throw new RelayError('TIMEOUT', 'the page took the prompt (its composer emptied) but shows no turn for it yet; do not send it again: call comet_wait', { taken });
     }
   }
+  // The prompt still in the composer, no turn for it, and the page shows a refusal (one that read the same before the
+  // submit included): refused, for the reason the page gives.
+  if (!found && options.refusedAtEnd?.()) found = { index: -1 };
   if (!found) {
     await restoreComposer(ctx, shownComposer(ctx, composer) ?? composer, held, params.prompt);
     throw new RelayError(

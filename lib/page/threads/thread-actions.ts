@@ -130,15 +130,21 @@ export type NotSent = NonNullable<ReturnType<typeof refusalOf>> & { notSent: tru
  * twice. Known by its words, not its element (a page may draw the same notice anew on submit, 2026-12-06): words shown
  * before stay an earlier refusal until a look finds the page without them.
  */
-function refusalWatch(ctx: PageContext, r: ThreadPageReader): () => NotSent | undefined {
+function refusalWatch(ctx: PageContext, r: ThreadPageReader): (noTurn?: boolean) => NotSent | undefined {
   const earlier = new Set(refusalNotices(ctx, r).values());
-  return () => {
+  // `noTurn`: the page kept the prompt and showed no turn for it, so a notice is this refusal whatever it said before.
+  return (noTurn = false) => {
     const now = refusalNotices(ctx, r);
     const shown = new Set(now.values());
     for (const words of earlier) if (!shown.has(words)) earlier.delete(words);
-    const refusal = refusalOf(ctx, r, (el) => earlier.has(now.get(el) ?? ''));
+    const refusal = refusalOf(ctx, r, (el) => !noTurn && earlier.has(now.get(el) ?? ''));
     return refusal ? { notSent: true, ...refusal } : undefined;
   };
+}
+
+/** The ask's options for a watched submit: a new refusal ends it at once; one the page shows when no turn came, at its end. */
+function askWatching(refused: ReturnType<typeof refusalWatch>, signal: AbortSignal | undefined) {
+  return { answeredOtherwise: () => refused() !== undefined, refusedAtEnd: () => refused(true) !== undefined, ...(signal ? { signal } : {}) };
 }
 
 /**
@@ -182,8 +188,10 @@ export async function startThread(ctx: PageContext, watcher: PageWatcher, r: Thr
   setProjectVisibility(ctx, r, params.projectVisibility);
   await attachFiles(ctx, r, params.attachments, undefined, signal);
   const refused = refusalWatch(ctx, r);
-  await ask(ctx, watcher, { prompt: params.message }, { answeredOtherwise: () => refused() !== undefined, ...(signal ? { signal } : {}) });
+  const handle = await ask(ctx, watcher, { prompt: params.message }, askWatching(refused, signal));
   submitted = { at: Date.now(), url: ctx.doc.location.href };
+  const refusedAtEnd = handle.turnIndex === -1 && !threadIdOfUrl(ctx.doc.location.href) ? refused(true) : undefined;
+  if (refusedAtEnd) return refusedAtEnd;
   // A thread in the URL means the prompt went out, whatever notice the new page shows (a task can
   // stop on credits in its first second): only a page that stayed put was refused.
   const outcome = await ctx.waitFor(() => (threadIdOfUrl(ctx.doc.location.href) ? ctx.doc.location.href : refused()), timeoutMs, signal);
@@ -225,7 +233,9 @@ export async function sendFollowUp(
   await applySettings(ctx, r, params.settings, signal);
   await attachFiles(ctx, r, params.attachments, undefined, signal);
   const refused = refusalWatch(ctx, r);
-  const handle = await ask(ctx, watcher, { prompt: params.message }, { answeredOtherwise: () => refused() !== undefined, ...(signal ? { signal } : {}) });
+  const handle = await ask(ctx, watcher, { prompt: params.message }, askWatching(refused, signal));
+  const refusedAtEnd = handle.turnIndex === -1 && turnCountOf(turnsOf(ctx.doc, ctx.set)) <= handle.afterTurn ? refused(true) : undefined;
+  if (refusedAtEnd) return refusedAtEnd;
   session.acted();
   // The new turn, or the page saying it did not send: either shows after the server's answer. Counted
   // by the page's own index: a long thread unmounts its oldest turn as the new one mounts.
