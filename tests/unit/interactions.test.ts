@@ -202,3 +202,37 @@ describe('two boxes answered in one reply', () => {
     expect(document.querySelector('.task-interaction')).toBeNull();
   });
 });
+
+describe('two boxes with the same words and no page id', () => {
+  it('the first answer redraws the second, whose id the reader derives from its words: it is still found and answered', async () => {
+    loadFixture('A-task-question.html', 'https://www.perplexity.ai/computer/tasks/8c0d3f4e-task', 'pages');
+    const ctx = { win: window, doc: document, set: generationA, waitFor: createPageDriver(window).watcher.waitFor };
+    const first = document.querySelector('.task-interaction') as HTMLElement;
+    first.removeAttribute('data-followup-uuid');
+    first.after(first.cloneNode(true));
+    const answered: string[] = [];
+    const onClick = (e: Event) => {
+      const choice = (e.target as Element).closest('.interaction-options button');
+      const box = choice?.closest('.task-interaction');
+      if (!choice || !box) return;
+      answered.push(choice.textContent ?? '');
+      box.remove();
+      for (const b of document.querySelectorAll('.task-interaction')) b.replaceWith(b.cloneNode(true));
+    };
+    document.addEventListener('click', onClick);
+    try {
+      const boxes = pendingInteractions(document, generationA, threadPage2026).map((p) => p.box);
+      expect(boxes).toHaveLength(2);
+      const ids = boxes.map((b) => b.interaction.followupUuid);
+      expect(new Set(ids).size).toBe(2);
+      const outcome = await answerBoxes(ctx, threadPage2026, boxes, { kind: 'answers', answers: { [ids[0]!]: 'Paris', [ids[1]!]: 'Lyon' } }, 1000).then(
+        () => 'ok',
+        (e: { code?: string; message?: string }) => `[${e.code}] ${e.message}`,
+      );
+      expect(outcome).toBe('ok');
+      expect(answered).toEqual(['Paris', 'Lyon']);
+    } finally {
+      document.removeEventListener('click', onClick);
+    }
+  });
+});

@@ -99,7 +99,13 @@ function boxesNow(ctx: PageContext, r: ThreadPageReader): Box[] {
  */
 function liveBox(ctx: PageContext, r: ThreadPageReader, box: Box): Element | null {
   if (box.box.isConnected) return box.box;
-  return boxesNow(ctx, r).find((b) => b.interaction.followupUuid === box.interaction.followupUuid)?.box ?? null;
+  const now = boxesNow(ctx, r);
+  const byId = now.find((b) => b.interaction.followupUuid === box.interaction.followupUuid);
+  if (byId) return byId.box;
+  // An id the reader derived from the words counts the boxes before with the same words, so it changes once one of
+  // them is answered: then the one box of that kind with those words, if there is exactly one.
+  const same = now.filter((b) => b.interaction.type === box.interaction.type && norm(b.interaction.text) === norm(box.interaction.text));
+  return same.length === 1 ? (same[0] as Box).box : null;
 }
 
 /** The box's element as the page shows it now; refused when it left the page before anything was done in it. */
@@ -181,7 +187,15 @@ export async function answerBoxes(ctx: PageContext, r: ThreadPageReader, targets
   if (reply.kind === 'answers') {
     const values = assignAnswers(targets, reply.answers);
     const boxes = targets.filter((b) => [...values.keys()].some((s) => s.box === b));
-    for (const box of boxes) await answerQuestionBox(ctx, r, box, values, signal);
+    for (const [i, box] of boxes.entries()) {
+      try {
+        await answerQuestionBox(ctx, r, box, values, signal);
+      } catch (error) {
+        // Boxes before this one were answered: said, so nobody answers them again.
+        const cause = RelayError.from(error);
+        throw i === 0 ? cause : new RelayError(cause.code, `${cause.message} (${i} of the ${boxes.length} boxes, those before it, were answered and sent)`, cause.data);
+      }
+    }
     targets = boxes;
   } else {
     const [found] = targets as [Box];
