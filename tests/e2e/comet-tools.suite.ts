@@ -91,21 +91,25 @@ export function defineCometToolSuite(
 
     test('comet_wait sends each new step as a progress notification; a Deep Research answer names its report card', async () => {
       await world.call('comet_mode', { mode: 'deep-research' });
-      await world.call('comet_ask', { prompt: 'Research the history of MCP #scenario:deep-research' });
-      const messages: string[] = [];
-      const result = await world.client.callTool({ name: 'comet_wait', arguments: {} }, undefined, {
-        timeout: 120_000,
-        onprogress: (progress) => messages.push(String(progress.message)),
-      });
-      expect(result.isError).toBeFalsy();
-      expect(messages.length).toBeGreaterThanOrEqual(10);
-      expect(new Set(messages).size).toBe(messages.length);
-      // Only the Sep–Oct layout draws the card, and its label is known in English only: elsewhere, nothing is said.
-      const text = (result.content as { text: string }[])[0]?.text ?? '';
-      const note = /This is the summary Perplexity wrote under its Deep research report "Research the history of MCP", a separate document/;
-      if (layout === 'sessions-2026-09' && language === 'en') expect(text).toMatch(note);
-      else expect(text).not.toMatch(/Deep research report/);
-      await world.call('comet_mode', { mode: 'standard' });
+      try {
+        await world.call('comet_ask', { prompt: 'Research the history of MCP #scenario:deep-research' });
+        const messages: string[] = [];
+        const result = await world.client.callTool({ name: 'comet_wait', arguments: {} }, undefined, {
+          timeout: 120_000,
+          onprogress: (progress) => messages.push(String(progress.message)),
+        });
+        expect(result.isError).toBeFalsy();
+        expect(messages.length).toBeGreaterThanOrEqual(10);
+        expect(new Set(messages).size).toBe(messages.length);
+        // Only the Sep–Oct layout draws the card, and its label is known in English only: elsewhere, nothing is said.
+        const text = (result.content as { text: string }[])[0]?.text ?? '';
+        const note = /This is the summary Perplexity wrote under its Deep research report "Research the history of MCP", a separate document/;
+        if (layout === 'sessions-2026-09' && language === 'en') expect(text).toMatch(note);
+        else expect(text).not.toMatch(/Deep research report/);
+      } finally {
+        // The session's kept mode back to Search, whatever happened: the tests after this one ask in it.
+        await world.call('comet_mode', { mode: 'standard' });
+      }
     });
 
     test('comet_wait reports an error turn as an error', async () => {

@@ -318,8 +318,10 @@ describe('content-script weight', () => {
     // by the one shown now, a box by its id, a notice by its words; actions.ts is in the ask and threads kits): threads
     // 25,553, ask 13,150; never sent into a conversation the tab went to meanwhile, Submit found by the composer shown
     // at each look (review of those fixes): threads 25,655, ask 13,252; the report card of the turn the wait returned,
-    // never the question's or the answer's words: sources 8,116.
-    const limits = { 'page-threads': 25_690, 'page-sources': 8_150, 'page-diagnostics': 3_750, 'page-panel': 8_680, 'page-mode': 5_850, 'page-ask': 13_290, 'page-repair': 9_150 };
+    // never the question's or the answer's words: sources 8,116. A refusal with the words of an earlier notice taken
+    // at the ask's end, a box whose derived id changed found by its words, partial answers said: threads 25,858, ask
+    // 13,270. The threads kit grew ~600 bytes on 2026-12-06 for these fixes: trim it before it grows again.
+    const limits = { 'page-threads': 25_900, 'page-sources': 8_150, 'page-diagnostics': 3_750, 'page-panel': 8_680, 'page-mode': 5_850, 'page-ask': 13_290, 'page-repair': 9_150 };
     for (const [entry, limit] of Object.entries(limits)) {
       const out = await bundle(`../../entrypoints/${entry}.ts`);
       expect(inputs(out).filter((i) => i.includes('node_modules'))).toEqual([]);
