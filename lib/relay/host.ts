@@ -15,6 +15,7 @@ import { codeStamp, isProcessAlive, readHostRecord, removeHostRecord, writeHostR
 import type { Logger } from './logger';
 import { PackFeed } from './pack-feed';
 import { PACKS_CHANGED_EVENT } from '../protocol/pack-events';
+import { traceClock } from '../protocol/ports';
 import { hostKey, proveHost } from './host-proof';
 import { pipeNonce, socketPath } from './paths';
 import { ensurePrivateDir } from './private-dir';
@@ -183,7 +184,7 @@ export class NativeHost {
     const call = this.pending.get(message.id);
     if (!call) return; // the client left or cancelled, or an older host sent it: nobody to go to
     if (message.kind !== 'progress') this.forgetCall(message.id);
-    const traced = call.tracedAt !== undefined && message.kind === 'result' ? { trace: { ...message.trace, host: msSince(call.tracedAt), hostGotAt: epochMs() } } : {};
+    const traced = call.tracedAt !== undefined && message.kind === 'result' ? { trace: { ...message.trace, host: msSince(call.tracedAt), hostGotAt: traceClock() } } : {};
     this.reply(call.client.connection, { ...message, id: call.originalId, ...traced });
   }
 
@@ -536,21 +537,6 @@ function msSince(start: bigint): number {
   return Number(process.hrtime.bigint() - start) / 1e6;
 }
 
-let epochBase: { epoch: number; hr: bigint } | undefined;
-/**
- * Epoch ms with a fraction, comparable with the other processes' trace moments (lib/protocol/ports.ts
- * traceClock) without perf_hooks: Date.now() is whole milliseconds, so its first tick after the first
- * call is pinned to hrtime (a spin of under a millisecond, once, and only on a traced call).
- */
-function epochMs(): number {
-  if (!epochBase) {
-    const start = Date.now();
-    let epoch = start;
-    while (epoch === start) epoch = Date.now();
-    epochBase = { epoch, hr: process.hrtime.bigint() };
-  }
-  return epochBase.epoch + Number(process.hrtime.bigint() - epochBase.hr) / 1e6;
-}
 
 /** Runs `listen` with a umask that creates files 0600 (a unix socket takes 0777 minus the umask). */
 function withOwnerOnlyUmask(listen: () => void): void {
