@@ -6,7 +6,7 @@ export const PANEL_PORT = 'comet-relay/panel';
  * A traced call's moments (lib/protocol/messages.ts Trace; fields ending in `At`: `seenAt` when the
  * page saw a wait's turn end, `pageSentAt`, `workerGotAt`, `workerSentAt`, and the thread JSON's
  * `fetchStartAt`, `fetchEndAt`, `jsonGotAt`; from the ask stream, `streamAt` when the ask kit's reader had its end and
- * `streamReadAt` when the wait's answer was made from it; `hostGotAt` when the host had the reply (its own clock, lib/relay/host.ts epochMs);
+ * `streamReadAt` when the wait's answer was made from it; `hostGotAt` when the host had the reply (this same clock, in the host);
  * `relayGotAt`, `mcpSentAt` in the MCP process): epoch ms with a fraction,
  * comparable between the processes of one machine, so a result's way back, which no single clock
  * holds, is timed hop by hop. Here, not beside Trace, because the page script carries no zod.
