@@ -150,11 +150,18 @@ function shownComposer(ctx: PageContext, typedInto: HTMLElement): HTMLElement | 
 
 /**
  * The page emptied the composer we submitted through. One mounted in its place is no word on our prompt (a re-mount that
- * lost the text, the submit never heard) unless the page also went to a new conversation, a new thread's own.
+ * lost the text, the submit never heard) unless the page also went from no conversation (home, a new thread) to one: a
+ * new thread's own, which a prompt sent from there opens.
  */
 function emptied(ctx: PageContext, typedInto: HTMLElement, from: string): boolean {
   if (typedInto.isConnected) return composerText(typedInto).trim() === '';
-  return conversationKey(ctx.doc.location.href) !== conversationKey(from);
+  return conversationIdOf(from) === undefined && conversationIdOf(ctx.doc.location.href) !== undefined;
+}
+
+/** Two addresses of one conversation: by its id where both name one (a task's slug may change), else by the address. */
+function sameConversation(a: string, b: string): boolean {
+  const [x, y] = [conversationIdOf(a), conversationIdOf(b)];
+  return x !== undefined && y !== undefined ? x === y : conversationKey(a) === conversationKey(b);
 }
 
 /**
@@ -167,7 +174,7 @@ async function composerHolding(ctx: PageContext, typedInto: HTMLElement, prompt:
   // A page between two composers (a route settling) gets a moment to show the next; none then is the probe's miss.
   const now = (await ctx.waitFor(() => first(ctx.doc, ctx.set.composer) as HTMLElement | null, REMOUNT_MS, signal)) ?? composerOf(ctx);
   // A composer of another conversation (the person opened one meanwhile) is not where the prompt was asked.
-  if (conversationKey(ctx.doc.location.href) !== conversationKey(from)) {
+  if (!sameConversation(ctx.doc.location.href, from)) {
     throw new RelayError('AGENT_ERROR', `The tab left ${conversationKey(from)} for another conversation between the typing and the submit. Call again once the tab shows the conversation it is for`);
   }
   if (questionKey(composerText(now)) !== questionKey(prompt)) await typeInto(ctx, now, prompt, signal);
@@ -269,7 +276,7 @@ export async function ask(
     typed = true;
     throwIfCancelled(signal);
     composer = await composerHolding(ctx, composer, params.prompt, before.url, signal);
-    via = await submit(ctx, composer, 1000, signal);
+    via = await submit(ctx, composer, 1000, signal, () => sameConversation(ctx.doc.location.href, before.url));
   } catch (error) {
     const restored = await restoreComposer(ctx, shownComposer(ctx, composer) ?? composer, held, params.prompt, !typed);
     const relayError = RelayError.from(error);
@@ -314,7 +321,8 @@ export async function ask(
   }
   // The prompt still in the composer, no turn for it, and the page shows a refusal (one that read the same before the
   // submit included): refused, for the reason the page gives.
-  if (!found && options.refusedAtEnd?.()) found = { index: -1 };
+  const kept = composer.isConnected && questionKey(composerText(composer)) === key;
+  if (!found && kept && options.refusedAtEnd?.()) found = { index: -1 };
   if (!found) {
     await restoreComposer(ctx, shownComposer(ctx, composer) ?? composer, held, params.prompt);
     throw new RelayError(

@@ -184,7 +184,14 @@ export function submitButton(ctx: PageContext, composer: Element): HTMLElement |
  * Clicks Submit once it exists and is enabled (it appears only when the composer holds text, a
  * render after typing); otherwise presses Enter in the composer.
  */
-export async function submit(ctx: PageContext, composer: HTMLElement, waitMs = 1000, signal?: AbortSignal): Promise<'button' | 'enter'> {
+export async function submit(
+  ctx: PageContext,
+  composer: HTMLElement,
+  waitMs = 1000,
+  signal?: AbortSignal,
+  /** Still the conversation the prompt was typed for (checked right before the click or the key); else nothing is sent. */
+  stillThere: () => boolean = () => true,
+): Promise<'button' | 'enter'> {
   // The composer the page shows at each look: one re-mounted while Submit renders leaves `composer` and its button
   // detached, and a click or a key there reaches nobody (React listens at its root).
   const shown = () => (composer.isConnected ? composer : ((first(ctx.doc, ctx.set.composer) as HTMLElement | null) ?? composer));
@@ -195,6 +202,7 @@ export async function submit(ctx: PageContext, composer: HTMLElement, waitMs = 1
   const btn = await ctx.waitFor(ready, waitMs, signal);
   // A cancel that arrived while Submit rendered: nothing may be sent after it.
   if (signal?.aborted) throw new RelayError('CANCELLED', 'The call was cancelled before the prompt was submitted.');
+  if (!stillThere()) throw new RelayError('AGENT_ERROR', 'The tab went to another conversation while Submit was awaited. Call again once the tab shows the conversation the prompt is for');
   if (btn?.isConnected) {
     btn.click();
     return 'button';

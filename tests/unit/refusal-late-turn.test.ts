@@ -1,0 +1,98 @@
+// @vitest-environment happy-dom
+import { afterEach, describe, expect, it } from 'vitest';
+import type { PageContext } from '../../lib/page/dom/context';
+import { PageWatcher } from '../../lib/page/answer/observer';
+import { sendFollowUp, startThread } from '../../lib/page/threads/thread-actions';
+import { ThreadSession } from '../../lib/page/threads/thread-session';
+import { chooseSelectorSet } from '../../lib/selectors';
+import { threadJson2026 } from '../../lib/selectors/thread-json';
+import { threadPage2026 } from '../../lib/selectors/thread-page';
+import { appendTurn, installExecCommand } from '../fixtures/reader/fake-page';
+import { loadFixture } from '../fixtures/reader/load';
+
+/**
+ * A notice shown before the submit counts as this submit's refusal at the ask's end only while the composer we typed
+ * into still holds the prompt (lib/page/composer/actions.ts `refusedAtEnd`): a page that took the prompt, re-mounted
+ * its composer empty and shows the turn late, or the thread's address late, is never "not sent" (the agent would send
+ * it twice; the worker would close a tab whose task started). The page's long waits run 50× faster here.
+ */
+const URL_ = 'https://www.perplexity.ai/search/the-thread';
+const NOTICE = '<div data-testid="insufficient-credits">You have run out of Computer credits.</div>';
+let exec: ReturnType<typeof installExecCommand> | null = null;
+const removers: (() => void)[] = [];
+afterEach(() => {
+  exec?.uninstall();
+  exec = null;
+  for (const r of removers.splice(0)) r();
+  document.body.innerHTML = '';
+});
+
+function setup(onSubmit: (composer: HTMLElement) => void, url = URL_) {
+  loadFixture('A-home.html', url);
+  exec = installExecCommand();
+  // A credits notice from an earlier refusal, still on the page.
+  document.body.insertAdjacentHTML('beforeend', NOTICE);
+  const composer = document.getElementById('ask-input') as HTMLElement;
+  const toolbar = document.querySelector('.toolbar') as HTMLElement;
+  const submits: string[] = [];
+  composer.addEventListener('input', () =>
+    setTimeout(() => {
+      if (!(composer.textContent ?? '').trim() || toolbar.querySelector('button')) return;
+      toolbar.innerHTML = '<button aria-label="Submit">Go</button>';
+    }, 2),
+  );
+  const onClick = (e: Event) => {
+    if (!(e.target as Element).closest?.('button[aria-label="Submit"]')) return;
+    submits.push(composer.textContent ?? '');
+    onSubmit(composer);
+  };
+  document.addEventListener('click', onClick);
+  removers.push(() => document.removeEventListener('click', onClick));
+  const set = chooseSelectorSet(document).set;
+  const watcher = new PageWatcher(window, () => set);
+  const waitFor: PageContext['waitFor'] = (fn, ms, signal) => watcher.waitFor(fn, ms >= 5000 ? ms / 50 : ms, signal);
+  const ctx: PageContext = { win: window, doc: document, set, waitFor };
+  const session = new ThreadSession({ ctx: () => ctx, watcher, json: () => threadJson2026, page: () => threadPage2026 });
+  const send = () =>
+    sendFollowUp(ctx, watcher, session, threadPage2026, { message: 'And the budget?', attachments: [], settings: {} }, { timeoutMs: 100_000 }).then(
+      (r) => r,
+      (e: { code?: string; message?: string; data?: unknown }) => ({ error: `[${e.code}] ${e.message}`, data: e.data }),
+    );
+  const start = () =>
+    startThread(ctx, watcher, threadPage2026, { message: 'Plan the offsite', attachments: [], settings: {} }, { timeoutMs: 100_000 }).then(
+      (r) => r,
+      (e: { code?: string; message?: string; data?: unknown }) => ({ error: `[${e.code}] ${e.message}`, data: e.data }),
+    );
+  return { submits, send, start, set };
+}
+
+describe('a notice shown before the submit, a turn that comes late', () => {
+  it('the page took the prompt (its composer re-mounted empty in place), the turn shows after confirmMs: never "not sent"', async () => {
+    const { submits, send } = setup((composer) => {
+      // Taken: the composer's box is mounted afresh (empty), and the turn shows a little after the confirmation's time.
+      const fresh = composer.cloneNode(false) as HTMLElement;
+      composer.replaceWith(fresh);
+      const t = setTimeout(() => appendTurn('And the budget?'), 400);
+      removers.push(() => clearTimeout(t));
+    });
+    const outcome = await send();
+    expect(submits).toEqual(['And the budget?']);
+    // The prompt went out: telling the agent "notSent" makes it send it a second time.
+    expect(outcome).not.toHaveProperty('notSent');
+  }, 20_000);
+
+  it('startThread: the page took the prompt, its thread\'s address comes after confirmMs: never "not sent" (the worker would discard the tab)', async () => {
+    const { submits, start } = setup((composer) => {
+      // Taken: the home composer is unmounted at once; the new thread's address and turn come a little later.
+      composer.replaceWith(composer.cloneNode(false));
+      const t = setTimeout(() => {
+        history.pushState({}, '', '/computer/tasks/plan-the-offsite-AbCdEfGhIjKlMnOpQrStUv');
+        appendTurn('Plan the offsite');
+      }, 400);
+      removers.push(() => clearTimeout(t));
+    }, 'https://www.perplexity.ai/');
+    const outcome = await start();
+    expect(submits).toEqual(['Plan the offsite']);
+    expect(outcome).not.toHaveProperty('notSent');
+  }, 20_000);
+});
