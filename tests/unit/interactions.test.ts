@@ -236,3 +236,45 @@ describe('two boxes with the same words and no page id', () => {
     }
   });
 });
+
+describe('three boxes alike, no page id', () => {
+  it('never gives one box the answer meant for another: after the first, the others cannot be told apart and are refused, saying what was sent', async () => {
+    loadFixture('A-task-question.html', 'https://www.perplexity.ai/computer/tasks/8c0d3f4e-task', 'pages');
+    const ctx = { win: window, doc: document, set: generationA, waitFor: createPageDriver(window).watcher.waitFor };
+    const first = document.querySelector('.task-interaction') as HTMLElement;
+    first.removeAttribute('data-followup-uuid');
+    first.setAttribute('data-n', '0');
+    const second = first.cloneNode(true) as HTMLElement;
+    second.setAttribute('data-n', '1');
+    const third = first.cloneNode(true) as HTMLElement;
+    third.setAttribute('data-n', '2');
+    first.after(second, third);
+    const answered: string[] = [];
+    const onClick = (e: Event) => {
+      const choice = (e.target as Element).closest('.interaction-options button');
+      const box = choice?.closest('.task-interaction');
+      if (!choice || !box) return;
+      answered.push(`box ${box.getAttribute('data-n')}: ${choice.textContent}`);
+      // The answered box leaves; the page redraws the others (as in interactions.test.ts).
+      box.remove();
+      for (const b of document.querySelectorAll('.task-interaction')) b.replaceWith(b.cloneNode(true));
+    };
+    document.addEventListener('click', onClick);
+    try {
+      const boxes = pendingInteractions(document, generationA, threadPage2026).map((p) => p.box);
+      expect(boxes).toHaveLength(3);
+      const ids = boxes.map((b) => b.interaction.followupUuid);
+      expect(new Set(ids).size).toBe(3);
+      // The first answer renumbers the ids the reader derives from the words: the second's names the third. Until
+      // 2026-12-06 the second and third got each other's answers, reported as success.
+      const outcome = await answerBoxes(ctx, threadPage2026, boxes, { kind: 'answers', answers: { [ids[0]!]: 'Paris', [ids[1]!]: 'Lyon', [ids[2]!]: 'Marseille' } }, 1000).then(
+        () => 'answered',
+        (e: { message?: string }) => String(e.message),
+      );
+      expect(answered).toEqual(['box 0: Paris']);
+      expect(outcome).toMatch(/left the page before it could be answered \(nothing was sent for it.*\(1 of the 3 boxes, those before it, were answered and sent\)/);
+    } finally {
+      document.removeEventListener('click', onClick);
+    }
+  });
+});

@@ -100,13 +100,17 @@ function boxesNow(ctx: PageContext, r: ThreadPageReader): Box[] {
 function liveBox(ctx: PageContext, r: ThreadPageReader, box: Box): Element | null {
   if (box.box.isConnected) return box.box;
   const now = boxesNow(ctx, r);
-  const byId = now.find((b) => b.interaction.followupUuid === box.interaction.followupUuid);
-  if (byId) return byId.box;
+  if (!derived(r, box)) return now.find((b) => b.interaction.followupUuid === box.interaction.followupUuid)?.box ?? null;
   // An id the reader derived from the words counts the boxes before with the same words, so it changes once one of
-  // them is answered: then the one box of that kind with those words, if there is exactly one.
-  const same = now.filter((b) => b.interaction.type === box.interaction.type && norm(b.interaction.text) === norm(box.interaction.text));
+  // them is answered and names another box: trusted no more; the one box alike, if there is exactly one.
+  const same = now.filter((b) => alike(b, box));
   return same.length === 1 ? (same[0] as Box).box : null;
 }
+
+/** The box's id is the reader's, derived from its words (the page gave it none). */
+const derived = (r: ThreadPageReader, box: Box) => !r.boxId.some((a) => box.box.hasAttribute(a));
+/** Two boxes of one kind with the same words. */
+const alike = (a: Box, b: Box) => a.interaction.type === b.interaction.type && norm(a.interaction.text) === norm(b.interaction.text);
 
 /** The box's element as the page shows it now; refused when it left the page before anything was done in it. */
 function liveRootOf(ctx: PageContext, r: ThreadPageReader, box: Box): Element {
@@ -184,6 +188,7 @@ function clickChoices(choices: Element[], wanted: string[], slot: QuestionSlot):
 export async function answerBoxes(ctx: PageContext, r: ThreadPageReader, targets: Box[], reply: ThreadReply, timeoutMs = 8000, signal?: AbortSignal): Promise<void> {
   stopIfCancelled(signal);
   const url = ctx.doc.location.href;
+  const before = boxesNow(ctx, r);
   if (reply.kind === 'answers') {
     const values = assignAnswers(targets, reply.answers);
     const boxes = targets.filter((b) => [...values.keys()].some((s) => s.box === b));
@@ -211,9 +216,15 @@ export async function answerBoxes(ctx: PageContext, r: ThreadPageReader, targets
     }
     pointerClick(button);
   }
-  // By id, not by element: the page may redraw the box (disabled while the reply travels).
-  const ids = new Set(targets.map((t) => t.interaction.followupUuid));
-  const gone = await ctx.waitFor(() => !boxesNow(ctx, r).some((b) => ids.has(b.interaction.followupUuid)), timeoutMs);
+  // By id, not by element: the page may redraw the box (disabled while the reply travels). A derived id may name another
+  // box alike once one is answered: those are counted instead, gone when as many fewer show as were answered.
+  const waiting = (now: Box[]) =>
+    targets.some((t) =>
+      derived(r, t)
+        ? now.filter((b) => alike(b, t)).length > before.filter((b) => alike(b, t)).length - targets.filter((o) => alike(o, t)).length
+        : now.some((b) => b.interaction.followupUuid === t.interaction.followupUuid),
+    );
+  const gone = await ctx.waitFor(() => !waiting(boxesNow(ctx, r)), timeoutMs);
   if (!gone) throw new RelayError('TIMEOUT', `the page did not take the reply within ${timeoutMs / 1000} s (it still shows the question on ${url})`);
 }
 
