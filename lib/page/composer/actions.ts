@@ -132,11 +132,6 @@ function stillLast(ctx: PageContext, key: string): boolean {
   return last !== undefined && !isPlaceholder(last, ctx.set) && questionMatch(readQuestionNow(last, ctx.set), key) === 'same';
 }
 
-/**
- * The turn this ask created: after the turns that were there (or anywhere, if the page moved to a
- * new conversation), showing this question. A turn whose question cannot be read (virtualized, or
- * folded to a few short lines) counts only once the page also emptied the composer.
- */
 /** How long a composer the page dropped between the typing and the submit has to come back. */
 const REMOUNT_MS = 3000;
 
@@ -181,6 +176,11 @@ async function composerHolding(ctx: PageContext, typedInto: HTMLElement, prompt:
   return now;
 }
 
+/**
+ * The turn this ask created: after the turns that were there (or anywhere, if the page moved to a
+ * new conversation), showing this question. A turn whose question cannot be read (virtualized, or
+ * folded to a few short lines) counts only once the page also emptied the composer.
+ */
 function askedTurn(ctx: PageContext, before: Snapshot, key: string, composer: HTMLElement): number | null {
   const turns = turnsOf(ctx.doc, ctx.set);
   const moved = conversationKey(ctx.doc.location.href) !== conversationKey(before.url);
