@@ -11,10 +11,13 @@ import { appendTurn, installExecCommand } from '../fixtures/reader/fake-page';
 import { loadFixture } from '../fixtures/reader/load';
 
 /**
- * A notice shown before the submit counts as this submit's refusal at the ask's end only while the composer we typed
- * into still holds the prompt (lib/page/composer/actions.ts `refusedAtEnd`): a page that took the prompt, re-mounted
- * its composer empty and shows the turn late, or the thread's address late, is never "not sent" (the agent would send
- * it twice; the worker would close a tab whose task started). The page's long waits run 50× faster here.
+ * A credits or access notice already showing when a follow-up or a new task is submitted. Known by its words, not its
+ * element: a page may draw the same notice anew on submit (React re-mounting the area around the composer), which
+ * until 2026-12-06 read as this submit's refusal, and a follow-up the page took came back `notSent` (the agent would
+ * send it again). A submit refused with those same words is `notSent` for the page's reason only while the composer
+ * typed into still holds the prompt and no turn came: a page that took the prompt, re-mounted its composer and shows
+ * the turn or the thread's address late is never "not sent" (a double send; a started task's tab closed). The page's
+ * long waits run 50× faster here (lib/page/threads/thread-actions.ts `refusalWatch`, composer/actions.ts).
  */
 const URL_ = 'https://www.perplexity.ai/search/the-thread';
 const NOTICE = '<div data-testid="insufficient-credits">You have run out of Computer credits.</div>';
@@ -65,6 +68,37 @@ function setup(onSubmit: (composer: HTMLElement) => void, url = URL_) {
     );
   return { submits, send, start, set };
 }
+
+describe('a notice shown before the submit, drawn anew', () => {
+  /** The page draws its credits notice anew (same words, a new element). */
+  const redrawNotice = () => {
+    const n = document.querySelector('[data-testid="insufficient-credits"]') as HTMLElement;
+    n.replaceWith(n.cloneNode(true));
+  };
+
+  it.each([
+    ['control: the notice kept as it was', false],
+    ['the notice redrawn on a submit the page took is still the earlier refusal: the follow-up is reported sent', true],
+  ])('%s', async (_name, redraw) => {
+    const { submits, send } = setup(() => {
+      if (redraw) redrawNotice();
+      // The turn comes with the server's answer, a moment after the submit.
+      const t = setTimeout(() => appendTurn('And the budget?'), 30);
+      removers.push(() => clearTimeout(t));
+    });
+    const outcome = await send();
+    expect(submits).toEqual(['And the budget?']);
+    expect(outcome).not.toHaveProperty('notSent');
+    expect(outcome).toMatchObject({ threadId: 'the-thread' });
+  });
+
+  it('this submit refused with the same words (the prompt kept, no turn): not sent, for the page\'s reason', async () => {
+    const { submits, send } = setup(() => redrawNotice());
+    const outcome = await send();
+    expect(submits).toEqual(['And the budget?']);
+    expect(outcome).toMatchObject({ notSent: true, event: 'insufficient_credits' });
+  }, 20_000);
+});
 
 describe('a notice shown before the submit, a turn that comes late', () => {
   it('the page took the prompt (its composer re-mounted empty in place), the turn shows after confirmMs: never "not sent"', async () => {
