@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { checkThreadId, threadIdOfUrl as threadOfUrl } from '../../lib/protocol/threads/thread-ids';
+import { checkThreadId, sameConversation, threadIdOfUrl as threadOfUrl } from '../../lib/protocol/threads/thread-ids';
 import { ADOPT_AFTER_MS, type TabLike, ThreadTabs } from '../../lib/worker/threads/thread-tabs';
 import { fakeTabs } from '../support/fake-tabs';
 
@@ -223,5 +223,17 @@ describe('when a thread tab becomes the person\'s', () => {
     const again = new ThreadTabs(b.api);
     await again.showing('a');
     expect(again.isOwned(a)).toBe(false);
+  });
+});
+
+describe('one conversation under two addresses', () => {
+  const P = 'https://www.perplexity.ai';
+  it("a Computer task's slug changes, its id stays: the same conversation; another task, another thread or home is not", () => {
+    expect(sameConversation(`${P}/computer/tasks/plan-a-trip-AbCdEfGhIjKlMnOpQrStUv`, `${P}/computer/tasks/plan-a-trip-to-lisbon-AbCdEfGhIjKlMnOpQrStUv`)).toBe(true);
+    expect(sameConversation(`${P}/computer/tasks/plan-a-trip-AbCdEfGhIjKlMnOpQrStUv`, `${P}/computer/tasks/plan-a-trip-ZZCdEfGhIjKlMnOpQrStUv`)).toBe(false);
+    expect(sameConversation(`${P}/search/thread-a`, `${P}/search/thread-b`)).toBe(false);
+    expect(sameConversation(`${P}/search/thread-a`, `${P}/search/thread-a?x=1`)).toBe(true);
+    expect(sameConversation(`${P}/`, `${P}/search/thread-a`)).toBe(false);
+    expect(sameConversation(`${P}/`, `${P}/`)).toBe(true);
   });
 });

@@ -1,6 +1,6 @@
 import { RelayError } from '../../protocol/error/relay-error';
 import { conversationKey, isConversationPath } from '../../protocol/urls';
-import { conversationIdOf } from '../../protocol/threads/thread-ids';
+import { conversationIdOf, sameConversation } from '../../protocol/threads/thread-ids';
 import { composerOf, composerText, submit, typeInto } from './composer';
 import type { PageContext } from '../dom/context';
 import { first, probeMiss } from '../dom/dom';
@@ -151,12 +151,6 @@ function shownComposer(ctx: PageContext, typedInto: HTMLElement): HTMLElement | 
 function emptied(ctx: PageContext, typedInto: HTMLElement, from: string): boolean {
   if (typedInto.isConnected) return composerText(typedInto).trim() === '';
   return conversationIdOf(from) === undefined && conversationIdOf(ctx.doc.location.href) !== undefined;
-}
-
-/** Two addresses of one conversation: by its id where both name one (a task's slug may change), else by the address. */
-function sameConversation(a: string, b: string): boolean {
-  const [x, y] = [conversationIdOf(a), conversationIdOf(b)];
-  return x !== undefined && y !== undefined ? x === y : conversationKey(a) === conversationKey(b);
 }
 
 /**

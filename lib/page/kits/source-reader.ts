@@ -9,7 +9,7 @@ import { type Turn, turnsOf } from '../dom/turns';
 import { fromEntries, fromInlineCitations, fromLinks, mergeNumbered, type Source } from '../answer/sources';
 import type { SelectorSet } from '../../selectors';
 import { regexLiteral } from '../../selectors/placeholders';
-import { conversationKey } from '../../protocol/urls';
+import { sameConversation } from '../../protocol/threads/thread-ids';
 import { THREAD_PAGE_READER_KIND } from '../../selectors/reader-shelf';
 import { REPORT_CARD_2026 } from '../../selectors/thread-page';
 import type { ThreadPageReader } from '../../selectors/thread-schema';
@@ -170,7 +170,7 @@ export function sourcesKit({ driver, readers }: PageKitHost): KitHandlers {
     'page.report': async ({ turnIndex, url }: { turnIndex: number; url: string }) => {
       const ctx = driver().context();
       const here = ctx.doc.location.href;
-      const turn = conversationKey(here) === conversationKey(url) ? turnsOf(ctx.doc, ctx.set).find((t) => t.index === turnIndex) : undefined;
+      const turn = sameConversation(here, url) ? turnsOf(ctx.doc, ctx.set).find((t) => t.index === turnIndex) : undefined;
       // The reader in use: an added one as it is (without the probe, none is asked), else the built-in's probe.
       const inUse = readers.pick<ThreadPageReader | undefined>(THREAD_PAGE_READER_KIND, undefined).reader;
       const probe = inUse ? inUse.reportCard : REPORT_CARD_2026;

@@ -1,5 +1,5 @@
 import { RelayError } from '../error/relay-error';
-import { isPerplexityHost } from '../urls';
+import { conversationKey, isPerplexityHost } from '../urls';
 
 /**
  * The one rule for thread ids, used by every layer: the MCP tools' input check, the worker's
@@ -68,6 +68,12 @@ export function conversationIdOf(raw: string): string | undefined {
   const id = threadIdOfUrl(raw);
   if (id === undefined || id === 'new') return undefined;
   return id.length > 22 && new URL(raw).pathname.startsWith('/computer/tasks/') ? id.slice(-22) : id;
+}
+
+/** Two addresses of one conversation: by its id where both name one (a task's slug changes), else by the address. */
+export function sameConversation(a: string, b: string): boolean {
+  const [x, y] = [conversationIdOf(a), conversationIdOf(b)];
+  return x !== undefined && y !== undefined ? x === y : conversationKey(a) === conversationKey(b);
 }
 
 /** A tab that showed one thread now shows another page: never that page's result for this call. */
