@@ -3,7 +3,8 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { createPageDriver } from '../../lib/page/driver';
 import { readInteractions } from '../../lib/page/checkpoints/interactions';
 import { attachFiles } from '../../lib/page/threads/thread-actions';
-import { answerBoxes, respond } from '../../lib/page/threads/thread-answers';
+import { answerBoxes, respond, respondInThread } from '../../lib/page/threads/thread-answers';
+import type { ThreadSession } from '../../lib/page/threads/thread-session';
 import { pendingInteractions } from '../../lib/page/checkpoints/thread-boxes';
 import { threadPage2026 } from '../../lib/selectors/thread-page';
 import { takeSnapshot, waitForAnswer } from '../../lib/page/answer/observer';
@@ -267,12 +268,18 @@ describe('three boxes alike, no page id', () => {
       expect(new Set(ids).size).toBe(3);
       // The first answer renumbers the ids the reader derives from the words: the second's names the third. Until
       // 2026-12-06 the second and third got each other's answers, reported as success.
-      const outcome = await answerBoxes(ctx, threadPage2026, boxes, { kind: 'answers', answers: { [ids[0]!]: 'Paris', [ids[1]!]: 'Lyon', [ids[2]!]: 'Marseille' } }, 1000).then(
+      // Through threads.respond's page side: the box answered is marked acted on in the thread's session, though a
+      // later one failed (a lagging JSON still listing it is not taken as waiting).
+      const acted: (string | undefined)[] = [];
+      const session = { threadId: 'the-task', acted: (id?: string) => acted.push(id), cached: () => undefined, mayFetch: () => false } as unknown as ThreadSession;
+      const reply = { kind: 'answers' as const, answers: { [ids[0]!]: 'Paris', [ids[1]!]: 'Lyon', [ids[2]!]: 'Marseille' } };
+      const outcome = await respondInThread(ctx, session, threadPage2026, { reply }).then(
         () => 'answered',
         (e: { message?: string }) => String(e.message),
       );
       expect(answered).toEqual(['box 0: Paris']);
       expect(outcome).toMatch(/left the page before it could be answered \(nothing was sent for it.*\(1 of the 3 boxes, those before it, were answered and sent\)/);
+      expect(acted).toEqual([ids[0]]);
     } finally {
       document.removeEventListener('click', onClick);
     }

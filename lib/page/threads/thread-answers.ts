@@ -185,7 +185,16 @@ function clickChoices(choices: Element[], wanted: string[], slot: QuestionSlot):
  * Answers the boxes a reply is for, then waits until the page took it (the boxes are gone).
  * The page has no place for an approval's reason or a sign-in message: those are not typed.
  */
-export async function answerBoxes(ctx: PageContext, r: ThreadPageReader, targets: Box[], reply: ThreadReply, timeoutMs = 8000, signal?: AbortSignal): Promise<void> {
+export async function answerBoxes(
+  ctx: PageContext,
+  r: ThreadPageReader,
+  targets: Box[],
+  reply: ThreadReply,
+  timeoutMs = 8000,
+  signal?: AbortSignal,
+  /** Each box as its answer is sent (a later box may still fail). */
+  onAnswered?: (box: Box) => void,
+): Promise<void> {
   stopIfCancelled(signal);
   const url = ctx.doc.location.href;
   const before = boxesNow(ctx, r);
@@ -195,6 +204,7 @@ export async function answerBoxes(ctx: PageContext, r: ThreadPageReader, targets
     for (const [i, box] of boxes.entries()) {
       try {
         await answerQuestionBox(ctx, r, box, values, signal);
+        onAnswered?.(box);
       } catch (error) {
         // Boxes before this one were answered: said, so nobody answers them again.
         const cause = RelayError.from(error);
@@ -249,7 +259,8 @@ export async function respondInThread(
     jsonText = reading?.source === 'json' ? reading.turns.at(-1)?.interactions.find((i) => i.followupUuid === params.followupUuid)?.text : undefined;
   }
   const targets = targetsOf(boxes, params.reply, params.followupUuid, threadId, jsonText);
-  await answerBoxes(ctx, r, targets, params.reply, undefined, signal);
+  // A box answered is acted on even when a later one fails: a lagging JSON still listing it is not taken as current.
+  await answerBoxes(ctx, r, targets, params.reply, undefined, signal, (box) => session.acted(box.interaction.followupUuid));
   // Both ids: the page's, and the one the caller used (the JSON's), so a lagging JSON still listing it is not taken as current.
   for (const t of targets) session.acted(t.interaction.followupUuid);
   if (params.followupUuid) session.acted(params.followupUuid);
