@@ -1,7 +1,7 @@
 import { RelayError } from '../../protocol/error/relay-error';
 import { conversationKey, isConversationPath } from '../../protocol/urls';
 import { conversationIdOf, sameConversation } from '../../protocol/threads/thread-ids';
-import { composerOf, composerText, submit, typeInto } from './composer';
+import { composerOf, composerText, shownComposer, submit, typeInto } from './composer';
 import type { PageContext } from '../dom/context';
 import { first, probeMiss } from '../dom/dom';
 import type { PageWatcher, Snapshot } from '../answer/observer';
@@ -134,14 +134,6 @@ function stillLast(ctx: PageContext, key: string): boolean {
 
 /** How long a composer the page dropped between the typing and the submit has to come back. */
 const REMOUNT_MS = 3000;
-
-/**
- * The composer the page shows now: the one typed into while it stays, else the one mounted in its place (React may
- * re-mount the composer's box; a click or a key on the dropped one reaches nobody). Null while the page shows none.
- */
-function shownComposer(ctx: PageContext, typedInto: HTMLElement): HTMLElement | null {
-  return typedInto.isConnected ? typedInto : (first(ctx.doc, ctx.set.composer) as HTMLElement | null);
-}
 
 /**
  * The page emptied the composer we submitted through. One mounted in its place is no word on our prompt (a re-mount that

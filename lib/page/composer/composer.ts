@@ -181,6 +181,14 @@ export function submitButton(ctx: PageContext, composer: Element): HTMLElement |
 }
 
 /**
+ * The composer the page shows now: the one typed into while it stays, else the one mounted in its place (React may
+ * re-mount the composer's box; a click or a key on the dropped one reaches nobody). Null while the page shows none.
+ */
+export function shownComposer(ctx: PageContext, typedInto: HTMLElement): HTMLElement | null {
+  return typedInto.isConnected ? typedInto : (first(ctx.doc, ctx.set.composer) as HTMLElement | null);
+}
+
+/**
  * Clicks Submit once it exists and is enabled (it appears only when the composer holds text, a
  * render after typing); otherwise presses Enter in the composer.
  */
@@ -194,7 +202,7 @@ export async function submit(
 ): Promise<'button' | 'enter'> {
   // The composer the page shows at each look: one re-mounted while Submit renders leaves `composer` and its button
   // detached, and a click or a key there reaches nobody (React listens at its root).
-  const shown = () => (composer.isConnected ? composer : ((first(ctx.doc, ctx.set.composer) as HTMLElement | null) ?? composer));
+  const shown = () => shownComposer(ctx, composer) ?? composer;
   const ready = () => {
     const btn = submitButton(ctx, shown());
     return btn && !isDisabled(btn) && !isHidden(btn) ? btn : null;
