@@ -300,6 +300,47 @@ describe.skipIf(!present)(title, () => {
       expect(plus.filter((n) => n > 0).length).toBeGreaterThan(0);
       expect(chips.map((c) => groupedCount(c.textContent ?? '', live2026))).toEqual(plus);
     });
+
+    it('each grouped chip is clicked where the page shows it now, after a redraw of the answer (review 12a, #5)', async () => {
+      load('search-thread-several-turns-Perplexity-Comet-MCP-jcalderonzumba-2026-09-26.html');
+      const blocks = (turnsOf(document, live2026).at(-1) as NonNullable<ReturnType<typeof turnsOf>[number]>).blocks;
+      // React listens at its root: a click on a dropped element reaches nobody.
+      let reached = 0;
+      document.addEventListener('click', (e) => {
+        if ((e.target as Element).closest('[data-pplx-citation-url]')) reached++;
+      });
+      let waits = 0;
+      const waitFor = async () => {
+        if (waits++ === 0) for (const block of blocks) block.replaceWith(block.cloneNode(true));
+        return null;
+      };
+      const read = await readSources({ win: window, doc: document, set: live2026, waitFor }, { expand: true, openTab: false });
+      expect(read.grouped).toBeGreaterThan(1);
+      expect(reached).toBe(read.grouped);
+    });
+
+    it('an action row the page draws while the grouped chips are opened is read: the turn is found again after (review 12a, #4)', async () => {
+      load('search-thread-several-turns-Perplexity-Comet-MCP-jcalderonzumba-2026-09-26.html');
+      // The answer ends while comet_get_sources opens its chips: the row ("15 sources") is not there yet when the read starts.
+      const row = [...document.querySelectorAll('[data-workflow-text-footer]')].at(-1) as Element;
+      const parent = row.parentElement as Element;
+      const at = [...parent.childNodes].indexOf(row);
+      parent.setAttribute('data-row-was-here', '');
+      row.remove();
+      const blocks = (turnsOf(document, live2026).at(-1) as NonNullable<ReturnType<typeof turnsOf>[number]>).blocks;
+      let waits = 0;
+      const waitFor = async () => {
+        if (waits++ > 0) return null;
+        // React mounts the turn anew as it ends (its blocks are new elements), with the row.
+        for (const block of blocks) block.replaceWith(block.cloneNode(true));
+        const now = document.querySelector('[data-row-was-here]') as Element;
+        now.insertBefore(row, now.childNodes[at] ?? null);
+        return null;
+      };
+      const read = await readSources({ win: window, doc: document, set: live2026, waitFor }, { expand: true, openTab: false });
+      expect(waits).toBeGreaterThan(0);
+      expect(read.stated).toBe(15);
+    });
   });
 
   describe('sidebar-top-excerpt-AI-conversations-in-json-2026-09-27.html (the sidebar alone, no thread column)', () => {

@@ -1,6 +1,6 @@
 import type { PageContext } from '../dom/context';
 import { all, closest, isHidden, outermost, pointerClick, pressKey, type Scope, union } from '../dom/dom';
-import { turnsOf } from '../dom/turns';
+import { turnNow, turnsOf } from '../dom/turns';
 import { fromBadges, fromEntries, groupedCount, type Source } from './sources';
 
 /**
@@ -97,15 +97,22 @@ async function foldInPlace(ctx: PageContext, trigger: Element, fresh: Element[])
 }
 
 export async function expandCitations(ctx: PageContext, perPopoverMs = 1500): Promise<Expansion> {
-  const turn = turnsOf(ctx.doc, ctx.set).at(-1);
-  const scope: Scope = turn ?? ctx.doc.body;
+  const first = turnsOf(ctx.doc, ctx.set).at(-1);
   const base = ctx.doc.location.href;
-  // Outermost: the live page nests a second citation span of the same text in each.
-  const grouped = outermost(union(scope, ctx.set.citationInline)).filter((c) => groupedCount(c.textContent ?? '', ctx.set) > 0);
+  // Found again before each click, by its place among the turn's: the page may draw the answer anew while a popover
+  // is read (React re-mounts it), and a click on the dropped element reaches nobody (review 12a, #5).
+  const groupedNow = () => {
+    const scope: Scope = (first && turnNow(ctx.doc, ctx.set, first)) ?? ctx.doc.body;
+    // Outermost: the live page nests a second citation span of the same text in each.
+    return { scope, grouped: outermost(union(scope, ctx.set.citationInline)).filter((c) => groupedCount(c.textContent ?? '', ctx.set) > 0) };
+  };
+  const count = groupedNow().grouped.length;
   const sources: Source[] = [];
   let expanded = 0;
-  for (const citation of grouped) {
-    const trigger = citation;
+  for (let i = 0; i < count; i++) {
+    const { scope, grouped } = groupedNow();
+    const trigger = grouped[i];
+    if (!trigger) break;
     const before = new Set(badgesIn(ctx, scope));
     // What was shown before the click (the person's own dialog, a banner) is never this citation's.
     const shownBefore = new Set(shownPopovers(ctx));
@@ -131,5 +138,5 @@ export async function expandCitations(ctx: PageContext, perPopoverMs = 1500): Pr
       await foldInPlace(ctx, trigger, shown.fresh);
     }
   }
-  return { sources, grouped: grouped.length, expanded };
+  return { sources, grouped: count, expanded };
 }

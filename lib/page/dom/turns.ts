@@ -181,6 +181,14 @@ export function turnAt(turns: readonly Turn[], index: number): Turn | undefined 
   return index < 0 ? turns.at(index) : turns.find((t) => t.index === index);
 }
 
+/**
+ * The turn `turn` is now, found again by its index after an await: the page may have drawn it anew meanwhile (React
+ * re-mounts a turn as it ends) or added blocks to it (the action row), which the blocks read before do not have.
+ */
+export function turnNow(doc: Document, set: SelectorSet, turn: Turn): Turn {
+  return turnAt(turnsOf(doc, set), turn.index) ?? turn;
+}
+
 /** Turns the page has had so far: the latest's index plus one (it keeps only the latest mounted). */
 export function turnCountOf(turns: readonly Turn[]): number {
   return (turns.at(-1)?.index ?? -1) + 1;

@@ -5,7 +5,7 @@ import type { PageDriver } from '../driver';
 import type { KitHandlers, PageKitHost } from '../kit-registry';
 import { all, cleanText, isHidden, pointerClick, type Scope, union } from '../dom/dom';
 import { answerRoots, requireTurns } from '../answer/reader';
-import { type Turn, turnsOf } from '../dom/turns';
+import { type Turn, turnNow, turnsOf } from '../dom/turns';
 import { fromEntries, fromInlineCitations, fromLinks, mergeNumbered, type Source } from '../answer/sources';
 import type { SelectorSet } from '../../selectors';
 import { regexLiteral } from '../../selectors/placeholders';
@@ -117,8 +117,9 @@ export async function readSources(ctx: PageContext, opts: { expand?: boolean; op
   const inline = scope.flatMap((a) => fromInlineCitations(a, set, base));
   const links = fromLinks(scope, set, base);
   const expansion = opts.expand === false ? { sources: [], grouped: 0, expanded: 0 } : await expandCitations(ctx);
-  const tab = await readSourcesTab(ctx, turn, opts.openTab !== false);
-  const stated = statedCount(turn, set);
+  // After each await, the turn as the page has it now (review 12a, #4): the row that states the count may be new.
+  const tab = await readSourcesTab(ctx, turn && turnNow(doc, set, turn), opts.openTab !== false);
+  const stated = statedCount(turn && turnNow(doc, set, turn), set);
   return {
     // The Sources tab's order is the page's numbering, the one the answer's [n] counts: it leads.
     // Without the tab, the citations' order of appearance is all there is.
