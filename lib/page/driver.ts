@@ -167,11 +167,9 @@ export function createPageDriver(win: Window, catalog: SelectorCatalog = new Sel
    */
   const stoppedHere = (result: PollResult): PollResult => {
     if (!watcher.anyStopped() || (result.status !== 'working' && result.status !== 'completed') || result.stopped) return result;
-    const last = turnsOf(win.document, readSet()).at(-1);
     // Working again after the stop took is a new answer there (regenerated, edited): never called stopped.
-    watcher.sawTurn(result.url, result.lastTurnIndex, last?.anchor, result.hasStopButton);
-    if (result.hasStopButton) return result;
-    if (!watcher.wasStopped(result.url, result.lastTurnIndex) && !watcher.stoppedTurn(last?.anchor)) return result;
+    watcher.sawTurn(result.url, result.lastTurnIndex, result.hasStopButton);
+    if (result.hasStopButton || !watcher.wasStopped(result.url, result.lastTurnIndex)) return result;
     const { unconfirmed: _unconfirmed, ...rest } = result;
     return { ...rest, status: 'completed', stopped: true, currentStep: '' };
   };

@@ -430,3 +430,44 @@ describe('a wait follows the turn its ask created', () => {
     expect((err as RelayError).message).toMatch(/no longer shows your question/);
   });
 });
+
+/**
+ * A question asked on the home page and stopped there, before the page gave the new thread its address: the page then
+ * moves to the address and mounts the turn anew, so neither the address nor the element the stop was marked by is the
+ * same (review 12a, #8). The same question at the same place, in the conversation the tab went to, is that turn.
+ */
+describe('a turn stopped before its new thread had an address', () => {
+  const home = 'https://www.perplexity.ai/';
+  const stoppedAtHome = async (question: string) => {
+    loadFixture('A-thread.html', home);
+    thread().innerHTML = '';
+    const driver = createPageDriver(window);
+    const turn = addWorkingTurn(0, question);
+    stream(turn, '<p>half</p>');
+    (turn.querySelector('button') as HTMLElement).addEventListener('click', (e) => (e.currentTarget as HTMLElement).remove());
+    expect(await driver.stop()).toMatchObject({ stopped: true, confirmed: true });
+    return driver;
+  };
+  /** The page at the new address, the turn drawn anew: the stopped answer, no stop control, no header. */
+  const moved = (question: string) => {
+    setUrl('https://www.perplexity.ai/search/brand-new-1');
+    thread().innerHTML = '';
+    const turn = addWorkingTurn(0, question);
+    stream(turn, '<p>half</p>');
+    turn.querySelector('button[aria-label="Stop"]')?.remove();
+    window.dispatchEvent(new PopStateEvent('popstate'));
+  };
+
+  it('still reads stopped, in a poll and in a wait', async () => {
+    const driver = await stoppedAtHome('Brand new question');
+    moved('Brand new question');
+    expect(await driver.poll()).toMatchObject({ status: 'completed', stopped: true });
+    expect(await driver.wait({ turnIndex: 0, conversationUrl: home, questionKey: 'Brand new question', timeoutMs: 2000 })).toMatchObject({ status: 'stopped', response: 'half' });
+  });
+
+  it('another question at that place is not the stopped turn', async () => {
+    const driver = await stoppedAtHome('Brand new question');
+    moved('Another question');
+    expect((await driver.poll()).stopped).toBeUndefined();
+  });
+});

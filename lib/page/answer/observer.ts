@@ -5,9 +5,9 @@ import type { SelectorSet } from '../../selectors';
 import type { WaitFor } from '../dom/context';
 import { all, closest, outermost } from '../dom/dom';
 import { readInteractions, type WaitingFor, waitingFor } from '../checkpoints/interactions';
-import { questionMatch } from './question';
-import { answerFooter, answersOf, hasSpinner, isPlaceholder, readError, readSteps, stopButton } from './reader';
-import { turnAt, turnCountOf, turnsOf } from '../dom/turns';
+import { questionKey, questionMatch } from './question';
+import { answerFooter, answersOf, hasSpinner, isPlaceholder, readError, readQuestionNow, readSteps, stopButton } from './reader';
+import { type Turn, turnAt, turnCountOf, turnsOf } from '../dom/turns';
 
 export { type WaitingFor, waitingFor } from '../checkpoints/interactions';
 
@@ -158,8 +158,7 @@ export class PageWatcher {
   private observer: MutationObserver | null = null;
   private last: Snapshot | null = null;
   private scheduled = false;
-  /** Turn indexes whose stop button was clicked (by us or by the user) while we watched. */
-  /** The turn stopped in each conversation (by URL), and the same marks by the turn's own element. */
+  /** The turn whose stop control was clicked in each conversation, by its address. */
   private readonly stopped = new Map<string, { turnIndex: number; mark: StopMark }>();
 
   constructor(
@@ -226,16 +225,31 @@ export class PageWatcher {
     return followed?.turnIndex;
   }
 
-  markStopped(url: string, turnIndex: number, anchor?: Element): StopMark {
-    const mark: StopMark = { settled: false, replaced: false };
-    this.stopped.set(url, { turnIndex, mark });
-    if (anchor) this.stoppedTurns.set(anchor, mark);
-    return mark;
+  markStopped(url: string, turnIndex: number, turn?: Turn): StopMark {
+    const record = { turnIndex, mark: { settled: false, replaced: false } };
+    this.stopped.set(conversationKey(url), record);
+    // Where no conversation has its address yet (a new thread asked from home), by its question too: the page gives
+    // the thread its address a moment later and may mount the turn anew there (review 12a, #8).
+    if (turn && !isConversationPath(pathOf(url))) this.stoppedAsked.set(this.askedKey(turn), record);
+    return record.mark;
+  }
+
+  /** The stop mark of turn `turnIndex` at `url`: by its address, else by its question (markStopped). */
+  private markOf(url: string, turnIndex: number): StopMark | undefined {
+    const turn = this.stoppedAsked.size > 0 ? turnAt(turnsOf(this.win.document, this.getSet()), turnIndex) : undefined;
+    const record = this.stopped.get(conversationKey(url)) ?? (turn && this.stoppedAsked.get(this.askedKey(turn)));
+    return record?.turnIndex === turnIndex ? record.mark : undefined;
+  }
+
+  /** Turns stopped where the address named no conversation, by their question (markStopped). */
+  private readonly stoppedAsked = new Map<string, { turnIndex: number; mark: StopMark }>();
+  private askedKey(turn: Turn): string {
+    return questionKey(readQuestionNow(turn, this.getSet()));
   }
 
   wasStopped(url: string, turnIndex: number): boolean {
-    const stopped = this.stopped.get(url);
-    return stopped?.turnIndex === turnIndex && !stopped.mark.replaced;
+    const mark = this.markOf(url, turnIndex);
+    return mark !== undefined && !mark.replaced;
   }
 
   /**
@@ -243,9 +257,8 @@ export class PageWatcher {
    * new answer (the person regenerated or edited it at that place): it is no longer the stopped one, and its end
    * is read from the page's signs again. Working before it was ever seen idle is the stop still taking.
    */
-  sawTurn(url: string, turnIndex: number, anchor: Element | null | undefined, working: boolean): void {
-    const byUrl = this.stopped.get(url);
-    const mark = (byUrl?.turnIndex === turnIndex ? byUrl.mark : undefined) ?? (anchor ? this.stoppedTurns.get(anchor) : undefined);
+  sawTurn(url: string, turnIndex: number, working: boolean): void {
+    const mark = this.markOf(url, turnIndex);
     if (!mark) return;
     if (!working) mark.settled = true;
     else if (mark.settled) mark.replaced = true;
@@ -255,17 +268,6 @@ export class PageWatcher {
   anyStopped(): boolean {
     return this.stopped.size > 0;
   }
-
-  /**
-   * The turn whose stop control we clicked, known by its own element: a new thread's URL can change between the
-   * click and the next read (the page gives it its address a moment later), which the URL-keyed record misses.
-   */
-  stoppedTurn(anchor: Element | null | undefined): boolean {
-    const mark = anchor != null ? this.stoppedTurns.get(anchor) : undefined;
-    return mark !== undefined && !mark.replaced;
-  }
-
-  private readonly stoppedTurns = new WeakMap<Element, StopMark>();
 
   /** Resolves when the probe returns something truthy, re-checked after every mutation batch. */
   waitFor: WaitFor = (probe, timeoutMs, signal) =>
@@ -576,7 +578,7 @@ export function waitForAnswer(
         return finish(snap.stepsStopped || watcher.wasStopped(snap.url, snap.turnIndex) ? 'stopped' : 'completed', snap);
       }
       if (snap.hasStopButton || snap.hasLoadingSpinner) sawWorking = true;
-      if (snap.turnIndex >= 0) watcher.sawTurn(snap.url, snap.turnIndex, undefined, snap.hasStopButton);
+      if (snap.turnIndex >= 0) watcher.sawTurn(snap.url, snap.turnIndex, snap.hasStopButton);
       const fresh = snap.steps.filter((s) => !reported.includes(s));
       if (fresh.length > 0) {
         reported = [...snap.steps];

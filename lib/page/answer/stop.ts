@@ -26,7 +26,7 @@ export async function stop(ctx: PageContext, watcher: PageWatcher, appearMs = 50
   const snap = watcher.snapshot();
   // Marked before the click (a wait may see the idle turn in the same batch), and dropped when the control stays: a
   // stop that did not take must not make the turn's normal end read "stopped" (review 2026-12-05, page #2).
-  const mark = watcher.markStopped(snap.url, snap.turnIndex, current()?.anchor);
+  const mark = watcher.markStopped(snap.url, snap.turnIndex, current() ?? undefined);
   pointerClick(btn);
   const gone = await ctx.waitFor(() => !stopButton(ctx.doc, ctx.set, current()), appearMs);
   mark.replaced = !gone;
