@@ -36,6 +36,11 @@ export function wordsFor(set: WordTable, key: string): string[] {
   return out;
 }
 
+/** How many selectors a candidate becomes: one per combination of its placeholders' words (labels.ts expandSelector). */
+export function variantCount(set: WordTable, selector: string): number {
+  return [...new Set(placeholdersIn(selector))].reduce((n, key) => n * wordsFor(set, key).length, 1);
+}
+
 export function regexLiteral(word: string): string {
   return word.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&');
 }

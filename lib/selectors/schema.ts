@@ -1,5 +1,6 @@
 import { z } from 'zod';
-import { expandPattern, PATTERN_KEYS, placeholdersIn } from './placeholders';
+import { patternProblem } from './pattern-check';
+import { expandPattern, PATTERN_KEYS, placeholdersIn, variantCount } from './placeholders';
 
 /**
  * The shape of a selector set: every page fact the reader and actions rely on, as data.
@@ -193,6 +194,10 @@ export const SelectorSetShape = z
 
 export type SelectorSet = z.infer<typeof SelectorSetShape>;
 
+/** The most selectors one candidate, and a whole set, may become once placeholders are filled in (review 13c, F1). */
+const MAX_VARIANTS = 256;
+const MAX_SELECTORS = 4096;
+
 /**
  * The shape, plus what a shape cannot say: every placeholder names a word some language defines,
  * and every pattern compiles once its placeholders are expanded. A set from a file that passes this
@@ -214,23 +219,31 @@ export const SelectorSetSchema = SelectorSetShape.superRefine((set, ctx) => {
     [['signature', 'present'], set.signature.present],
     [['signature', 'absent'], set.signature.absent],
   ];
+  // Every combination of a candidate's placeholders' words is a selector the page builds and runs: a few placeholders
+  // of 16 words each in many languages make millions, which freeze the tab (review 13c, F1). The built-in sets stay
+  // below 10 a candidate and 200 in all (2026-12-06).
+  let total = 0;
   for (const [path, list] of lists) {
-    for (const [i, selector] of list.entries()) check([...path, i], selector);
+    for (const [i, selector] of list.entries()) {
+      check([...path, i], selector);
+      const variants = variantCount(set, selector);
+      total += variants;
+      if (variants > MAX_VARIANTS) {
+        ctx.addIssue({ code: 'custom', path: [...path, i], message: `becomes ${variants} selectors, one per combination of its placeholders' words (at most ${MAX_VARIANTS}): use fewer placeholders in it, or fewer words` });
+      }
+    }
+  }
+  if (total > MAX_SELECTORS) {
+    ctx.addIssue({ code: 'custom', path: [], message: `becomes ${total} selectors once its placeholders are filled in with their words (at most ${MAX_SELECTORS}): use fewer placeholders or fewer words` });
   }
   for (const [i, where] of (set.turnNumber ?? []).entries()) {
-    try {
-      new RegExp(where.pattern);
-    } catch (error) {
-      ctx.addIssue({ code: 'custom', path: ['turnNumber', i, 'pattern'], message: `is not a valid regular expression (${(error as Error).message})` });
-    }
+    const problem = patternProblem(where.pattern, '');
+    if (problem) ctx.addIssue({ code: 'custom', path: ['turnNumber', i, 'pattern'], message: problem });
   }
   for (const key of PATTERN_KEYS) {
     check([key], set[key]);
-    try {
-      new RegExp(expandPattern(set, set[key]), 'i');
-    } catch (error) {
-      ctx.addIssue({ code: 'custom', path: [key], message: `is not a valid regular expression (${(error as Error).message})` });
-    }
+    const problem = patternProblem(expandPattern(set, set[key]), 'i');
+    if (problem) ctx.addIssue({ code: 'custom', path: [key], message: problem });
   }
 });
 /** Keys whose values are candidate lists (usable with the query helpers). */

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { patternProblem } from './pattern-check';
 
 /**
  * The shapes of the two thread readers, kept as data like the selector sets (schema.ts):
@@ -40,18 +41,11 @@ export const InteractionKind = z.enum(INTERACTION_KINDS);
  */
 const WordsProbe = z.object({
   scope: Candidates,
-  // Compiled here, as selector sets compile theirs: a bad pattern fails `selectors add`, not every thread call.
-  pattern: z.string().refine(
-    (p) => {
-      try {
-        new RegExp(p, 'i');
-        return true;
-      } catch {
-        return false;
-      }
-    },
-    { message: 'is not a valid regular expression' },
-  ),
+  // Checked here, as selector sets check theirs: a bad pattern fails `selectors add`, not every thread call.
+  pattern: z.string().superRefine((p, ctx) => {
+    const problem = patternProblem(p, 'i');
+    if (problem) ctx.addIssue({ code: 'custom', message: problem });
+  }),
 });
 
 export const ThreadPageReaderSchema = z.looseObject({
