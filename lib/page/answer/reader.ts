@@ -299,7 +299,7 @@ export function readSteps(turn: Turn, set: SelectorSet): StepsState {
     if (!text) continue;
     // The block's header row (it holds the fold toggle, and a Cancel button while working) repeats
     // the current step as its label: reading it as a step would list every step twice.
-    const isHeaderRow = Boolean(head?.contains(row) || first(row, set.stepsToggle) || row.closest(set.stepsToggle.join(',')));
+    const isHeaderRow = Boolean(head?.contains(row) || first(row, set.stepsToggle) || closest(row, set.stepsToggle));
     if (isHeaderRow || header.test(text)) {
       headerLine ??= text;
       finished ||= finishedRe.test(text);
