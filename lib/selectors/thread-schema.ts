@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { pathProblem } from '../page/dom/json-path';
 import { patternProblem } from './pattern-check';
 
 /**
@@ -131,8 +132,22 @@ export const ThreadPageReaderSchema = z.looseObject({
 });
 export type ThreadPageReader = z.infer<typeof ThreadPageReaderSchema>;
 
-/** Candidate paths in the JSON (see lib/page/dom/json-path.ts for the path language). */
-export const ReaderPaths = z.array(z.string().min(1)).min(1).readonly();
+/**
+ * Candidate paths in the JSON (see lib/page/dom/json-path.ts for the path language), each checked to be one: a pack's
+ * unclosed bracket fails `selectors add`, not every read through it (review 13c, F3).
+ */
+export const ReaderPaths = z
+  .array(
+    z
+      .string()
+      .min(1)
+      .superRefine((path, ctx) => {
+        const problem = pathProblem(path);
+        if (problem) ctx.addIssue({ code: 'custom', message: `is not a JSON path the readers can follow (${problem})` });
+      }),
+  )
+  .min(1)
+  .readonly();
 const Paths = ReaderPaths;
 
 export const ThreadJsonReaderSchema = z.looseObject({

@@ -77,3 +77,30 @@ describe('patterns that backtrack without end', () => {
     }
   });
 });
+
+describe('JSON paths the path language cannot follow', () => {
+  const readerWith = (kind: string, name: string, at: string[], paths: string[]) => {
+    const pack = structuredClone(PACK_KINDS[kind]?.builtInPack(name)) as Record<string, Record<string, unknown>>;
+    let target: Record<string, unknown> = pack;
+    for (const key of at.slice(0, -1)) target = target[key] as Record<string, unknown>;
+    target[at.at(-1) as string] = paths;
+    return pack;
+  };
+
+  it('are refused in every JSON reader kind, naming the field and what is wrong (review 13c, F3)', () => {
+    const fields: [string, string, string[]][] = [
+      ['thread-json-reader', 'thread-json-2026-12', ['reader', 'thread', 'entries']],
+      ['account-json-reader', 'account-json-2026-12', ['reader', 'models', 'models']],
+      ['library-json-reader', 'library-json-2026-12', ['reader', 'entry', 'question']],
+      ['ask-stream-reader', 'ask-stream-2026-08', ['reader', 'frame', 'blocks']],
+    ];
+    for (const [kind, name, at] of fields) {
+      expect(problemsOf(readerWith(kind, name, at, ['fine.path']))).toEqual([]);
+      for (const bad of ['entries[', 'blocks[=ask_text].markdown_block', 'a]b']) {
+        expect(problemsOf(readerWith(kind, name, at, ['fine.path', bad])).join('\n'), `${kind} ${bad}`).toMatch(
+          new RegExp(`${at.join('\\.')}\\[1\\]: is not a JSON path the readers can follow \\(bad (JSON path segment|filter)`),
+        );
+      }
+    }
+  });
+});

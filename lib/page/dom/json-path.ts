@@ -61,6 +61,16 @@ function parse(path: string): Step[] {
   return steps;
 }
 
+/** Why `path` is not a path of this language, or null: the readers' schemas check every path of a pack with it. */
+export function pathProblem(path: string): string | null {
+  try {
+    parse(path);
+    return null;
+  } catch (error) {
+    return (error as Error).message;
+  }
+}
+
 export const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
 function matches(v: unknown, filter: NonNullable<Step['filter']>): boolean {
