@@ -1,6 +1,7 @@
 // @vitest-environment happy-dom
 import { afterEach, describe, expect, it } from 'vitest';
 import { ask } from '../../lib/page/composer/actions';
+import { questionKey } from '../../lib/page/answer/question';
 import { askThrough } from '../../lib/page/kits/ask-kit';
 import { stop } from '../../lib/page/answer/stop';
 import { typePrompt } from '../../lib/page/composer/composer';
@@ -166,10 +167,10 @@ describe('ask', () => {
       confirmMs: 2000,
       streamTook: (key, at) => {
         seen.push([key, at]);
-        return streamed === key;
+        return questionKey(streamed) === key;
       },
     });
-    expect(handle).toMatchObject({ turnIndex: 0, questionKey: 'What is new?' });
+    expect(handle).toMatchObject({ turnIndex: 0, questionKey: questionKey('What is new?') });
     expect(seen.at(-1)?.[1]).toBeGreaterThanOrEqual(since);
   });
 

@@ -1,6 +1,7 @@
 import type { Runtime } from 'webextension-polyfill';
 import { beforeEach, describe, expect, it, vi } from 'vitest';
 import type { Envelope, Request } from '../../lib/protocol/messages';
+import { questionKey } from '../../lib/page/answer/question';
 import { PAGE_KITS } from '../../lib/protocol/page/page-kits';
 import { PageHub } from '../../lib/worker/calls/pages';
 import { Router } from '../../lib/worker/calls/router';
@@ -67,7 +68,7 @@ describe('a page that went away holding page.ask (#17)', () => {
     expect(reply?.error.data?.taken).toEqual({
       turnIndex: 0,
       conversationUrl: 'https://www.perplexity.ai/search/what-changed-AbC',
-      questionKey: 'What changed in Rust 2024?',
+      questionKey: questionKey('What changed in Rust 2024?'),
       askedAt: expect.any(Number),
     });
   });

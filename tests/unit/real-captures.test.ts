@@ -5,6 +5,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { createPageDriver } from '../../lib/page/driver';
 import { looksFinished, takeSnapshot } from '../../lib/page/answer/observer';
 import { readQuestionNow, readTurnNow } from '../../lib/page/answer/reader';
+import { questionKey, questionMatch } from '../../lib/page/answer/question';
 import { turnsOf } from '../../lib/page/dom/turns';
 import { readSources } from '../../lib/page/kits/source-reader';
 import { fromInlineCitations, groupedCount, mergeSources, normalizeUrl } from '../../lib/page/answer/sources';
@@ -481,6 +482,37 @@ describe.skipIf(!present)(`${title}: the thread reader's "complete"`, () => {
     load('search-thread-page-WebMCP-2026-08.html');
     expect((await createPageDriver(window).poll()).unconfirmed).toBeTruthy();
     expect(await lastReading()).toMatchObject({ event: null, entryStatus: 'PENDING' });
+  });
+});
+
+/**
+ * Since Sep 2026 the page draws the question with the answer's own renderer (`[data-renderer="lm"]` holding a `<p>` of
+ * the answer prose's class): a prompt in Markdown shows without its marks. No capture holds such a question, so the
+ * capture's question paragraph is given one, drawn as that renderer draws Markdown (review 13a, Q1).
+ */
+describe.skipIf(!present)(`${title}: a question written in Markdown, drawn rendered`, () => {
+  const ONE = 'search-thread-one-turn-Perplexity-Comet-MCP-jcalderonzumba-2026-09-26.html';
+  const typed = 'Which branch does `git init` create by **default**? See [the docs](https://git-scm.com/docs):\n1. one word\n- no more';
+  const drawn = '<p>Which branch does <code>git init</code> create by <strong>default</strong>? See <a href="https://git-scm.com/docs">the docs</a>:</p><ol><li>one word</li></ol><ul><li>no more</li></ul>';
+  const loadRendered = () => {
+    load(ONE);
+    const rendered = document.querySelector('[data-workflow-entry] [data-renderer="lm"]');
+    expect(rendered, 'the capture draws its question with the renderer').not.toBeNull();
+    (rendered as Element).innerHTML = drawn;
+  };
+
+  it('is the turn of the prompt typed, for the ask and the wait alike', async () => {
+    loadRendered();
+    const turn = turnsOf(document, live2026).at(-1) as NonNullable<ReturnType<typeof turnsOf>[number]>;
+    expect(questionMatch(readQuestionNow(turn, live2026), questionKey(typed))).toBe('same');
+    const waited = await createPageDriver(window).wait({ turnIndex: 0, conversationUrl: URL, questionKey: questionKey(typed), timeoutMs: 3000 });
+    expect(waited.status).toBe('completed');
+  });
+
+  it('another question is still another', () => {
+    loadRendered();
+    const turn = turnsOf(document, live2026).at(-1) as NonNullable<ReturnType<typeof turnsOf>[number]>;
+    expect(questionMatch(readQuestionNow(turn, live2026), questionKey('Which branch does git clone create by default?'))).toBe('different');
   });
 });
 

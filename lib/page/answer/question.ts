@@ -8,11 +8,16 @@ const KEY_LENGTH = 200;
 /** A folded question shorter than this (a few short lines) proves nothing. */
 const MIN_FOLDED = 24;
 
+/**
+ * Since Sep 2026 the page draws a question with the answer's Markdown renderer (its bubble is `[data-renderer="lm"]`,
+ * captures of 2026-09-26 and -27; review 13a, Q1): `` `git init` `` shows as "git init", a numbered line without its
+ * number, a link as its words. So a question is known by its letters and digits alone, the numbers of numbered lines
+ * and links' addresses left out, on both sides.
+ */
 export function questionKey(text: string): string {
   return text
-    .replace(/\s+/g, ' ')
-    .replace(/[\p{Cc}\p{Cf}]/gu, '')
-    .replace(/ {2,}/g, ' ')
+    .replace(/^\s*\d+[.)]\s|\]\([^)]*\)|\p{Cf}/gmu, '')
+    .replace(/[^\p{L}\p{N}]+/gu, ' ')
     .trim()
     .slice(0, KEY_LENGTH);
 }
