@@ -112,6 +112,21 @@ export function defineCometToolSuite(
       }
     });
 
+    test('a prompt written in Markdown is followed to its answer, though the page draws its question rendered', async () => {
+      // The Sep–Oct 2026 page draws a question with the answer's renderer: no backticks, no stars, no list numbers
+      // (the sim's sessions layout does, tests/sim/prompt-markdown.ts); the turn is still this prompt's (review 13a, Q1).
+      const prompt = 'Which is the **capital** of `France`? Answer:\n1. in one word\n- see [the atlas](https://example.com/atlas)';
+      await world.call('comet_ask', { prompt });
+      const { text, isError } = await world.call('comet_wait');
+      expect(isError).toBe(false);
+      expect(text).toMatch(/ends the answer\./);
+      await world.pageDrewEnd();
+      const polled = JSON.parse((await world.call('comet_poll')).text);
+      expect(polled.status).toBe('completed');
+      // The question as the page shows it: rendered (its lists' items still on lines of their own), or as typed.
+      expect(polled.questionText).toMatch(layout === 'sessions-2026-09' ? /^Which is the capital of France\? Answer:\s*\n1\. in one word\s*\n- see the atlas$/ : /\*\*capital\*\* of `France`/);
+    });
+
     test('comet_wait reports an error turn as an error', async () => {
       await world.call('comet_ask', { prompt: 'Break please #scenario:error' });
       const { text, isError } = await world.call('comet_wait');

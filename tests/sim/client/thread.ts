@@ -6,6 +6,7 @@
  * Each turn plays its server-built script with one timer at a time; nothing runs when nothing streams.
  */
 import { blockHtml, blockTokens, citationGroups, esc, iconHtml } from '../answer';
+import { promptHtml } from '../prompt-markdown';
 import { blockId } from '../tasks/task-paths';
 import type { AssetSpec, Block, BlockSpec, InteractionEvent, ScriptEvent, Source, ThreadData, ThreadLayout, TurnData, TurnReply } from '../types';
 import { api, app, emit, fromHtml, h, icon, lt, radixId, tr } from './dom';
@@ -375,16 +376,18 @@ export class TurnCtl {
   }
 
   /**
-   * The query text, folded behind "Show more" when long. `plain`: a bare paragraph, as the Sep 2026 captures render
-   * the question (`[data-renderer="lm"] › p`, no class of its own), so the reader's live candidate is the one used.
+   * The query text, folded behind "Show more" when long. `rendered`: drawn by the answer's Markdown renderer, as the
+   * Sep 2026 captures draw the question (`[data-renderer="lm"] › p`, no class of its own; prompt-markdown.ts), so the
+   * reader's live candidate is the one used and a prompt's marks do not show.
    */
-  private queryParts(plain = false): { text: HTMLElement; toggle: HTMLElement | null } {
+  private queryParts(rendered = false): { text: HTMLElement; toggle: HTMLElement | null } {
     const d = this.data;
     const long = d.query.length > FOLD_CHARS || d.query.split('\n').length > FOLD_LINES;
-    const queryText = plain ? h('p', {}) : h('div', { class: 'whitespace-pre-line break-words select-text [word-break:break-word]' });
+    const queryText = rendered ? h('div', { 'data-renderer': 'lm' }) : h('div', { class: 'whitespace-pre-line break-words select-text [word-break:break-word]' });
     const setQuery = () => {
-      if (!long || this.queryOpen) queryText.textContent = d.query;
-      else queryText.textContent = `${d.query.split('\n').slice(0, FOLD_LINES).join('\n').slice(0, FOLD_CHARS - 60)}…`;
+      const shown = !long || this.queryOpen ? d.query : `${d.query.split('\n').slice(0, FOLD_LINES).join('\n').slice(0, FOLD_CHARS - 60)}…`;
+      if (rendered) queryText.innerHTML = promptHtml(shown);
+      else queryText.textContent = shown;
     };
     setQuery();
     let toggle: HTMLElement | null = null;
@@ -433,7 +436,7 @@ export class TurnCtl {
       const time = new Date().toISOString().slice(11, 16);
       const tools = this.queryTools('query-tools flex items-center gap-1');
       tools.prepend(h('span', { class: 'asked-at' }, time));
-      this.el.replaceChildren(h('div', { dir: 'auto' }, tools, h('div', { class: 'bubble' }, h('div', { 'data-renderer': 'lm' }, text), toggle)));
+      this.el.replaceChildren(h('div', { dir: 'auto' }, tools, h('div', { class: 'bubble' }, text, toggle)));
       const endSlot = h('div', { class: 'answer-end' });
       this.el.after(stepsBox, askSlot, taskSlot, endSlot);
       this.view = { stepsBox, tabs: null, sourcesPanel, final: null, prose: null, doneBlocks: 0, partialEl: null, askSlot, taskSlot, endSlot };
