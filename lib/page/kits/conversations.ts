@@ -49,7 +49,9 @@ export function listConversations(ctx: PageContext): Conversation[] {
     }
     // The selectors match "/search/" anywhere in an href: only Perplexity's own conversation paths count.
     if (url.protocol !== 'https:' || !isPerplexityHost(url.hostname) || !isConversationPath(url.pathname)) continue;
+    // A conversation is its address: a query may ask a prompt (`/search/new?q=`, a link in an answer; review 13b).
     url.hash = '';
+    url.search = '';
     const title = undoubleTitle(titleOf(a, ctx)) || a.getAttribute('title') || a.getAttribute('aria-label') || '';
     const key = url.origin + url.pathname;
     const known = seen.get(key);

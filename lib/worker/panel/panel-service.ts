@@ -9,7 +9,7 @@ import { markdownDocument, threadFileBase } from '../../protocol/library/file-na
 import { ExportedThread } from '../../protocol/library/library';
 import { threadRefProblem, threadSlugOf } from '../../protocol/library/thread-ref';
 import type { ThreadCheckpoint } from '../../protocol/threads/threads';
-import { categorizeTab, checkPerplexityUrl } from '../../protocol/urls';
+import { categorizeTab, checkPerplexityUrl, promptInUrl } from '../../protocol/urls';
 import type { WatchSnapshot } from '../../protocol/watch';
 import { ActivityLog } from './activity';
 import { ApprovalQueue } from './approvals';
@@ -354,6 +354,10 @@ export class PanelService {
       'panel.openThread': async ({ url }: { url: string }) => {
         const checked = checkPerplexityUrl(url);
         if (!checked.ok) throw new RelayError('INVALID_URL', `Only perplexity.ai pages open from the panel; ${url} is refused because ${checked.reason}.`);
+        // Opening a thread never sends anything: an address that asks a prompt (`?q=`) is a send (access.ts), not a thread.
+        if (promptInUrl(checked.url) !== undefined) {
+          throw new RelayError('INVALID_URL', `The panel opens conversations, and ${url} would send a prompt to Perplexity: it is not opened. Open the conversation from Perplexity's own list.`);
+        }
         const tab = await deps.tabs.drivenTab();
         const here = tab?.url && conversationKey(tab.url) === conversationKey(checked.url);
         if (!here) await deps.router().local('tabs.navigate', { url: checked.url });

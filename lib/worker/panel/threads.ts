@@ -2,7 +2,8 @@ import { callerName } from '../../protocol/doors';
 import type { ThreadEntry, ThreadStatus } from '../../protocol/panel';
 import { eventWords, panelStatusOf } from '../../protocol/threads/thread-events';
 import type { ThreadCheckpoint } from '../../protocol/threads/threads';
-import { conversationKey, isConversationPath } from '../../protocol/urls';
+import { conversationIdOf } from '../../protocol/threads/thread-ids';
+import { conversationKey } from '../../protocol/urls';
 import { interactionShown, type ThreadInteraction, type WatchSnapshot, type WatchStatus } from '../../protocol/watch';
 import { toWatched } from '../../page/checkpoints/thread-model';
 import type { CallEvent } from '../calls/router';
@@ -37,13 +38,9 @@ const MAX_LISTED = 80;
 
 export { conversationKey };
 
+/** An address that shows one conversation (not home, nor `/search/new`, which asks a new one). */
 function isConversation(url: string | undefined): url is string {
-  if (!url) return false;
-  try {
-    return isConversationPath(new URL(url).pathname);
-  } catch {
-    return false;
-  }
+  return conversationIdOf(url ?? '') !== undefined;
 }
 
 function clip(text: string, max = 120): string {
@@ -300,7 +297,8 @@ export class ThreadBook {
       const key = conversationKey(c.url);
       if (seen.has(key) || !isConversation(c.url)) continue;
       seen.add(key);
-      entries.push({ key, title: clip(c.title), url: c.url, status: 'unknown', latestStep: '', current: false, interactions: [] });
+      // By its address alone: a link in an answer may carry a query that asks a prompt (`?q=`; review 13b, R13b-1).
+      entries.push({ key, title: clip(c.title), url: key, status: 'unknown', latestStep: '', current: false, interactions: [] });
     }
     return entries.slice(0, MAX_LISTED);
   }
