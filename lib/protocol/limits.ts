@@ -16,6 +16,9 @@ export const MAX_PARAMS_DEPTH = 64;
  */
 export const PROMPT_MAX = 100_000;
 
+/** The most of an interaction's words the page's watch and the side panel carry: a confirm_action may quote a whole email. */
+export const INTERACTION_TEXT_MAX = 10_000;
+
 /** True when `value` nests arrays/objects more than `max` levels deep. Iterative: never recurses. */
 export function nestsDeeperThan(value: unknown, max: number): boolean {
   const stack: [unknown, number][] = [[value, 0]];

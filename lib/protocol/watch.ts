@@ -2,8 +2,9 @@ import { z } from 'zod';
 import { PageMode } from './page/page-methods';
 import { ThreadQuestion } from './threads/threads';
 
-/** The most of an interaction's words the page's watch and the side panel carry: a confirm_action may quote a whole email. */
-export const INTERACTION_TEXT_MAX = 10_000;
+import { INTERACTION_TEXT_MAX } from './limits';
+
+export { INTERACTION_TEXT_MAX };
 
 /**
  * `page.watch`: a long-lived request the service worker opens to the driven Perplexity tab while at

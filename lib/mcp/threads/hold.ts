@@ -1,6 +1,7 @@
 import type { ElicitRequestFormParams, ElicitResult } from '@modelcontextprotocol/sdk/types.js';
 import type { ThreadAnswer, ThreadCheckpoint, ThreadCheckpointInteraction, ThreadReply } from '../../protocol/threads/threads';
 import { RelayError } from '../../protocol/errors';
+import { INTERACTION_TEXT_MAX } from '../../protocol/limits';
 import type { ToolBrowser } from '../gateway';
 import { clip, type Elicit } from '../tool';
 import { checkpointResult, notSentResult, questionText, stoppedWaitingResult, type ThreadResult } from './result';
@@ -94,7 +95,7 @@ export async function holdThread(options: HoldOptions, submitted: { threadId: st
   function respond(interaction: ThreadCheckpointInteraction, reply: ThreadReply) {
     return options.browser.call(
       'threads.respond',
-      { threadId, followupUuid: interaction.followupUuid, about: clip(interaction.text, 2000), reply, tabCap: options.tabCap },
+      { threadId, followupUuid: interaction.followupUuid, about: clip(interaction.text, INTERACTION_TEXT_MAX), reply, tabCap: options.tabCap },
       { signal: options.signal, timeoutMs: 60_000 },
     );
   }

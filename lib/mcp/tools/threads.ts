@@ -1,7 +1,7 @@
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
 import { RelayError } from '../../protocol/errors';
-import { PROMPT_MAX } from '../../protocol/limits';
+import { INTERACTION_TEXT_MAX, PROMPT_MAX } from '../../protocol/limits';
 import { COMPUTER_MODES, EFFORTS, ModelsList, ProjectsPage, ThreadAsset, type ThreadCheckpointInteraction, type ThreadReply, type TurnSubmission } from '../../protocol/threads/threads';
 import { heartbeat, holdThread } from '../threads/hold';
 import { checkpointResult, jsonResult, notSentResult, ThreadResultShape, TranscriptShape, transcriptResult } from '../threads/result';
@@ -158,7 +158,7 @@ async function reply(
     // Several questions answered at once go without a followup_uuid: the page routes them by question.
     const followupUuid = picked.interactions.length === 1 ? picked.interactions[0]?.followupUuid : undefined;
     // What *Require approval* shows the person: the prompt's own words.
-    const about = clip(picked.interactions.map((i) => (i.type === 'auth_required' ? (i.displayName ?? i.connector ?? i.text) : i.text)).join(' / '), 2000);
+    const about = clip(picked.interactions.map((i) => (i.type === 'auth_required' ? (i.displayName ?? i.connector ?? i.text) : i.text)).join(' / '), INTERACTION_TEXT_MAX);
     const result = await runTurn(context, args.thread_id, (onProgress) =>
       context.browser.call(
         'threads.respond',

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { threadIdProblem } from './thread-ids';
-import { PROMPT_MAX } from '../limits';
+import { INTERACTION_TEXT_MAX, PROMPT_MAX } from '../limits';
 
 /**
  * The thread family's contract between the Node side (lib/mcp/tools/threads.ts) and the browser
@@ -333,8 +333,8 @@ export const threadMethods = {
     params: z.object({
       threadId: ThreadId,
       followupUuid: z.string().min(1).max(200).optional(),
-      /** The prompt's words as the caller saw them: what *Require approval* shows the person. */
-      about: z.string().max(2000).optional(),
+      /** The prompt's words as the caller saw them: what *Require approval* shows the person, as long as the page shows them. */
+      about: z.string().max(INTERACTION_TEXT_MAX).optional(),
       reply: ThreadReply,
       attachments: Attachments,
       tabCap: TabCap,

@@ -122,7 +122,7 @@ export function approvalDetail(method: string, params: Params): { text?: { label
       return { ...text('Follow-up', params.message), newChat: false };
     case 'threads.respond': {
       const reply = (params.reply ?? {}) as { kind?: string; reason?: unknown; message?: unknown; answers?: Record<string, unknown> };
-      const body =
+      const said =
         reply.kind === 'answers'
           ? Object.entries(reply.answers ?? {})
               .map(([question, answer]) => `${question}: ${String(answer)}`)
@@ -132,7 +132,12 @@ export function approvalDetail(method: string, params: Params): { text?: { label
             : typeof reply.message === 'string'
               ? reply.message
               : '';
-      return { ...text(reply.kind === 'answers' ? 'Answers' : 'Reply', body), newChat: false };
+      // What is approved, answered or denied, whole: the sentence quotes only its head, and an injected task puts the
+      // harmless part first (review 13b, R13b-2).
+      const about = typeof params.about === 'string' && params.about.trim() ? `What it waits on:\n${params.about}` : '';
+      const body = [about, said && `${reply.kind === 'answers' ? 'Answers' : 'Reply'}:\n${said}`].filter(Boolean).join('\n\n');
+      const label = { answers: 'Question and answers', deny: 'What is refused', connected: 'The sign-in' }[String(reply.kind)] ?? 'What is approved';
+      return { ...text(label, body), newChat: false };
     }
     default:
       return {};
