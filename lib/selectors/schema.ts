@@ -129,6 +129,11 @@ export const SelectorSetShape = z
     citationUrlAttr: z.string(),
     /** Inside an inline citation, or its parent: the element whose aria-label is the source's full title. Optional: the chip's text (a short name) otherwise. */
     citationTitle: Candidates.optional(),
+    /**
+     * Inside a citation chip: the element that opens its popover (Radix's trigger), where it is not the chip itself.
+     * Optional: CITATION_TRIGGER_2026 (citation-trigger.ts) otherwise, which only the sources kit carries.
+     */
+    citationTrigger: Candidates.optional(),
     /** Visible text of a grouped citation, e.g. "reuters+2". */
     citationGroupPattern: Pattern,
     citationBadge: Candidates,

@@ -302,6 +302,18 @@ describe.skipIf(!present)(title, () => {
       expect(chips.map((c) => groupedCount(c.textContent ?? '', live2026))).toEqual(plus);
     });
 
+    it('each grouped chip is hovered and clicked on its trigger, the [data-state] span inside it, where the page listens (review 13a, C1)', async () => {
+      load('search-thread-several-turns-Perplexity-Comet-MCP-jcalderonzumba-2026-09-26.html');
+      const heard: string[] = [];
+      const triggers = [...document.querySelectorAll('[data-pplx-citation-url] > [data-state]')];
+      for (const trigger of triggers) for (const type of ['pointerover', 'click']) trigger.addEventListener(type, (e) => e.target === trigger && heard.push(type));
+      const read = await readSources({ win: window, doc: document, set: live2026, waitFor: async () => null }, { expand: true, openTab: false });
+      expect(read.grouped).toBeGreaterThan(1);
+      // Each grouped chip of the last turn: hovered, then clicked, on its own trigger.
+      expect(heard.filter((t) => t === 'pointerover')).toHaveLength(read.grouped);
+      expect(heard.filter((t) => t === 'click')).toHaveLength(read.grouped);
+    });
+
     it('each grouped chip is clicked where the page shows it now, after a redraw of the answer (review 12a, #5)', async () => {
       load('search-thread-several-turns-Perplexity-Comet-MCP-jcalderonzumba-2026-09-26.html');
       const blocks = (turnsOf(document, live2026).at(-1) as NonNullable<ReturnType<typeof turnsOf>[number]>).blocks;

@@ -1,5 +1,6 @@
 import type { PageContext } from '../dom/context';
-import { all, closest, isHidden, outermost, pointerClick, pressKey, type Scope, union } from '../dom/dom';
+import { CITATION_TRIGGER_2026 } from '../../selectors/citation-trigger';
+import { all, closest, first, isHidden, outermost, pointerClick, pressKey, type Scope, union } from '../dom/dom';
 import { turnNow, turnsOf } from '../dom/turns';
 import { fromBadges, fromEntries, groupedCount, type Source } from './sources';
 
@@ -97,12 +98,12 @@ async function foldInPlace(ctx: PageContext, trigger: Element, fresh: Element[])
 }
 
 export async function expandCitations(ctx: PageContext, perPopoverMs = 1500): Promise<Expansion> {
-  const first = turnsOf(ctx.doc, ctx.set).at(-1);
+  const asked = turnsOf(ctx.doc, ctx.set).at(-1);
   const base = ctx.doc.location.href;
   // Found again before each click, by its place among the turn's: the page may draw the answer anew while a popover
   // is read (React re-mounts it), and a click on the dropped element reaches nobody (review 12a, #5).
   const groupedNow = () => {
-    const scope: Scope = (first && turnNow(ctx.doc, ctx.set, first)) ?? ctx.doc.body;
+    const scope: Scope = (asked && turnNow(ctx.doc, ctx.set, asked)) ?? ctx.doc.body;
     // Outermost: the live page nests a second citation span of the same text in each.
     return { scope, grouped: outermost(union(scope, ctx.set.citationInline)).filter((c) => groupedCount(c.textContent ?? '', ctx.set) > 0) };
   };
@@ -111,8 +112,10 @@ export async function expandCitations(ctx: PageContext, perPopoverMs = 1500): Pr
   let expanded = 0;
   for (let i = 0; i < count; i++) {
     const { scope, grouped } = groupedNow();
-    const trigger = grouped[i];
-    if (!trigger) break;
+    const chip = grouped[i];
+    if (!chip) break;
+    // Events go to the chip's own trigger where it has one inside: the page listens there, never on the chip around it.
+    const trigger = first(chip, ctx.set.citationTrigger ?? CITATION_TRIGGER_2026) ?? chip;
     const before = new Set(badgesIn(ctx, scope));
     // What was shown before the click (the person's own dialog, a banner) is never this citation's.
     const shownBefore = new Set(shownPopovers(ctx));

@@ -1069,9 +1069,14 @@ export class ThreadView {
     this.openPopover(cite, group.map((i) => turn.sources[i]).filter((s): s is Source => !!s));
   }
 
-  /** Aug–Oct 2026: a chip (the outer `[data-pplx-citation-url]` span) opens the popover of its group. */
+  /**
+   * Aug–Oct 2026: a chip opens the popover of its group from its trigger, the `[data-state]` span inside the outer
+   * `[data-pplx-citation-url]` one, as Radix listens on the trigger: an event dispatched on the outer span never
+   * reaches it (review 13a, C1). February's trigger wraps the chip (its chips are links, handled before this).
+   */
   private onCapturedCitation(e: Event): void {
-    const cite = (e.target as Element).closest('[data-pplx-citation-url]');
+    const trigger = (e.target as Element).closest('[data-state]');
+    const cite = trigger?.parentElement?.closest('[data-pplx-citation-url]');
     const turn = cite ? this.turns.find((t) => t.owns(cite)) : undefined;
     const final = cite?.closest('[data-workflow-final-text]');
     if (!cite || !turn || !final) return;
