@@ -70,12 +70,16 @@ function describeIssues(kind: PackKind, issues: readonly z.core.$ZodIssue[], raw
   const lines = issues.slice(0, MAX_PROBLEMS).map((issue) => {
     if (issue.code === 'unrecognized_keys') {
       const known = keysAt(kind, issue.path);
-      return issue.keys
-        .map((key) => {
+      // One issue holds every unknown key of an object: a file of thousands would cost seconds of "did you mean" and a
+      // message of hundreds of kB, in the CLI and in the host at every read of the folder (review 13c, F11).
+      const more = issue.keys.length - MAX_PROBLEMS;
+      return [
+        ...issue.keys.slice(0, MAX_PROBLEMS).map((key) => {
           const near = nearest(key, known);
           return `${fieldName([...issue.path, key])}: not a field of a ${kind.noun}${near ? ` (did you mean "${near}"?)` : ''}`;
-        })
-        .join('; ');
+        }),
+        ...(more > 0 ? [`…and ${more} more fields that are not fields of a ${kind.noun}`] : []),
+      ].join('; ');
     }
     const expected = kind.expected(issue.path);
     const got = valueAt(raw, issue.path);

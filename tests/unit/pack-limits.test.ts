@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { PACK_KINDS } from '../../lib/packs/kinds';
-import { parsePack } from '../../lib/packs/parse';
+import { parsePack, parsePackText } from '../../lib/packs/parse';
 import { BUILT_IN_SOURCES, type SelectorSet } from '../../lib/selectors';
 import { patternProblem } from '../../lib/selectors/pattern-check';
 import { expandPattern, PATTERN_KEYS, variantCount } from '../../lib/selectors/placeholders';
@@ -102,5 +102,17 @@ describe('JSON paths the path language cannot follow', () => {
         );
       }
     }
+  });
+});
+
+describe('a pack of thousands of unknown fields', () => {
+  it('is refused naming a few of them and counting the rest (review 13c, F11: a 700 kB message and seconds of "did you mean")', () => {
+    const extra = Object.fromEntries(Array.from({ length: 5000 }, (_, i) => [`composerx${i}`, 0]));
+    const checked = parsePackText(JSON.stringify({ kind: 'selector-set', set: { ...sourceB, ...extra } }));
+    expect(checked.ok).toBe(false);
+    const said = checked.ok ? '' : checked.problems.join('\n');
+    expect(said).toMatch(/set\.composerx0: not a field of a selector set \(did you mean "composer"\?\)/);
+    expect(said).toMatch(/…and 4995 more fields that are not fields of a selector set/);
+    expect(said.length).toBeLessThan(2000);
   });
 });
