@@ -453,7 +453,7 @@ export const COMMANDS: Record<string, Command> = {
     summary: 'Add, list, remove or show the selector sets that teach comet-relay a changed Perplexity page (no rebuild, no reload).',
     usage: 'comet-relay selectors add FILE | list [--json] | remove NAME | show NAME [--home DIR]',
     options: [['--json', 'list: as JSON'], HOME_OPTION],
-    examples: ['comet-relay selectors list', 'comet-relay selectors show gen-b-2026-10', 'comet-relay selectors add my-set.json'],
+    examples: ['comet-relay selectors list', 'comet-relay selectors show gen-b-2026-10-live', 'comet-relay selectors add my-set.json'],
     notes: 'add checks a file with the schema the extension uses before it goes into the folder; list exits 1 when a file there is skipped.',
     async run(args) {
       const { values, positionals } = flagsOf('selectors', args, { home: { type: 'string' }, json: { type: 'boolean' } }, true);

@@ -60,7 +60,7 @@ function add(home: string, file: string, io: SelectorsIo): number {
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') throw new RelayError('CONFIG_ERROR', `There is no file ${from}: check the name and the folder. Nothing was added.`);
     throw new RelayError('CONFIG_ERROR', `Cannot read ${file}: ${(error as Error).message}. Nothing was added.`);
   }
-  const startFrom = `\`${cliCommand('selectors show gen-b-2026-10')}\` prints a valid set to start from (\`${cliCommand('selectors list')}\` names the built-in readers to start a reader from).`;
+  const startFrom = `\`${cliCommand('selectors show gen-b-2026-10-live')}\` prints a valid set to start from (\`${cliCommand('selectors list')}\` names the built-in readers to start a reader from).`;
   // Broken JSON has no field to fix: say where it breaks, as an editor would find it.
   const broken = jsonBreak(text);
   if (broken) {
