@@ -282,3 +282,18 @@ describe('a held thread reply shows in full what it approves, answers or refuses
     expect(methods['threads.respond'].params.safeParse({ threadId, about: action.repeat(20), reply: { kind: 'approve', reason: 'yes' } }).success).toBe(true);
   });
 });
+
+describe('a held prompt names the mode it goes in, a held Computer turn its settings (review 13b, R13b-3)', () => {
+  it('a session that chose a mode: the prompt goes in it, and the card says so', () => {
+    expect(approvalSubject('page.ask', { prompt: 'Clean up my inbox', keepMode: 'computer' })).toBe('send the prompt “Clean up my inbox” in Computer mode, which this session chose');
+    expect(approvalSubject('page.ask', { prompt: 'Hi', newChat: true, keepMode: 'deep-research' })).toMatch(/^send the prompt “Hi” in a new thread in Deep research mode, which this session chose$/i);
+    expect(approvalSubject('page.ask', { prompt: 'Hi' })).toBe('send the prompt “Hi”');
+  });
+
+  it('a Computer task or follow-up: its mode, model and effort', () => {
+    const settings = { mode: 'ultra', model: 'claude-opus', effort: 'max' };
+    expect(approvalSubject('threads.start', { message: 'Tidy my calendar', settings })).toBe('start a Computer task with the prompt “Tidy my calendar”, with mode ultra, model claude-opus, effort max');
+    expect(approvalSubject('threads.send', { threadId: 't1', message: 'Go on', settings: { effort: 'low' } })).toBe('send the follow-up “Go on” to thread t1, with effort low');
+    expect(approvalSubject('threads.send', { threadId: 't1', message: 'Go on', settings: {} })).toBe('send the follow-up “Go on” to thread t1');
+  });
+});

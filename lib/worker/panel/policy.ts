@@ -47,6 +47,17 @@ function filesOf(params: Params): string {
   return ` and ${files.length} file${files.length === 1 ? '' : 's'}: ${named}`;
 }
 
+/** A Computer turn's settings as the agent chose them (its mode, model and effort), in words: none when it chose none. */
+function settingsOf(params: Params): string {
+  const settings = (params.settings ?? {}) as { mode?: unknown; model?: unknown; effort?: unknown };
+  const named = [
+    settings.mode ? `mode ${clip(String(settings.mode), 40)}` : '',
+    settings.model ? `model ${clip(String(settings.model), 80)}` : '',
+    settings.effort ? `effort ${clip(String(settings.effort), 40)}` : '',
+  ].filter(Boolean);
+  return named.length ? `, with ${named.join(', ')}` : '';
+}
+
 /**
  * What a thread reply does, in words: which prompt (its words when the caller passed them as
  * `about`, else its followup_uuid) and what the reply says.
@@ -82,17 +93,19 @@ export function approvalSubject(method: string, params: Params): string | undefi
       return prompt === undefined ? undefined : `send the prompt ${quote(prompt)} by opening ${clip(String(params.url ?? ''), 120)}`;
     }
     case 'page.ask':
-      return `send the prompt ${quote(params.prompt)}${params.newChat ? ' in a new thread' : ''}`;
+      // The mode the session chose with comet_mode is set on the page right before the prompt (router.ts): a Computer
+      // task acts with the account's connectors and spends credits, so the card says so (review 13b, R13b-3).
+      return `send the prompt ${quote(params.prompt)}${params.newChat ? ' in a new thread' : ''}${params.keepMode ? ` in ${modeLabel(String(params.keepMode))} mode, which this session chose` : ''}`;
     case 'page.mode':
       return params.mode ? `switch the mode to ${modeLabel(String(params.mode))}` : undefined;
     case 'threads.start': {
       const project = params.projectUuid
         ? `, in Project ${clip(String(params.projectUuid), 80)}${params.projectVisibility === 'project' ? ' (visible to its members)' : ''}`
         : '';
-      return `start a Computer task with the prompt ${quote(params.message)}${filesOf(params)}${project}`;
+      return `start a Computer task with the prompt ${quote(params.message)}${filesOf(params)}${project}${settingsOf(params)}`;
     }
     case 'threads.send':
-      return `send the follow-up ${quote(params.message)}${filesOf(params)} to thread ${clip(String(params.threadId ?? ''), 80)}`;
+      return `send the follow-up ${quote(params.message)}${filesOf(params)} to thread ${clip(String(params.threadId ?? ''), 80)}${settingsOf(params)}`;
     case 'threads.respond':
       return replySubject(params);
     default:
