@@ -135,6 +135,7 @@ export function startWorker(): void {
     authorize: (...args) => panels.authorize(...args),
     authorizeTarget: (...args) => panels.authorizeTarget(...args),
     recheck: (...args) => panels.recheck(...args),
+    refuseIfDenied: (...args) => panels.refuseIfDenied(...args),
   });
 
   // The host's command form as last saved; the one kept from an earlier run speaks until a host names its own.

@@ -22,6 +22,6 @@ export function panelRouter(pages: PageHub, tabs: TabService, more: Pick<RouterD
     packs: () => ({ added: [], readers: [], problems: [] }),
   } as never);
   // The recheck looked up at each call, so a test can spy on it.
-  router = new Router({ ...more, tabs, pages, status: async () => ({}), authorize: panels.authorize, authorizeTarget: panels.authorizeTarget, recheck: (...args) => panels.recheck(...args) });
+  router = new Router({ ...more, tabs, pages, status: async () => ({}), authorize: panels.authorize, authorizeTarget: panels.authorizeTarget, recheck: (...args) => panels.recheck(...args), refuseIfDenied: (...args) => panels.refuseIfDenied(...args) });
   return { router, panels };
 }

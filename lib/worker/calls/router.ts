@@ -61,6 +61,8 @@ export interface RouterDeps {
    * it); an approval it had stands.
    */
   recheck?(request: Request, params: Record<string, unknown>, approved: ApprovedTab | undefined): Promise<ApprovedTab | undefined>;
+  /** What the person's settings refuse outright (Read-only, their stop switch): refused before anything of theirs is read. */
+  refuseIfDenied?(request: Request, params: Record<string, unknown>): Promise<void>;
 }
 
 /** The tab an approval card named for a held page call: what the person approved is that tab's conversation. */
@@ -192,8 +194,12 @@ export class Router {
         if (!this.deps.authorizeTarget) throw publicLibraryRefused();
         await this.deps.authorizeTarget(request, 'public-library', opens ? `open ${String(params.url)}, a page of the Perplexity library` : `read the Perplexity library (${method})`, signal, progress);
       }
-      // A new chat that would throw away the person's draft is refused before the person is asked to approve it.
-      if (method === 'page.ask' && params.newChat) await this.refuseOverDraft(signal);
+      // A new chat that would throw away the person's draft is refused before the person is asked to approve it; one
+      // their settings refuse is refused first, the draft unread (review 13b, R13b-5: Read-only read the composer).
+      if (method === 'page.ask' && params.newChat) {
+        await this.deps.refuseIfDenied?.(request, params);
+        await this.refuseOverDraft(signal);
+      }
       approved = (await this.deps.authorize?.(request, params, signal, progress)) ?? undefined;
     }
     // An approval can land in the same instant as a cancel or a dropped link: the cancel wins.

@@ -164,6 +164,12 @@ export class PanelService {
     return approved;
   };
 
+  /** Router hook: a call the person's settings refuse outright (Read-only, the stop switch), refused as authorize would. */
+  refuseIfDenied = async (request: Request, params: Record<string, unknown>): Promise<void> => {
+    const decision = decide(request.method, params, await this.settings.load());
+    if (decision.kind === 'deny') throw decision.error;
+  };
+
   /** The calls the person approved (their request objects, held only as long as the call is). */
   private readonly approvedCalls = new WeakSet<Request>();
 
