@@ -231,7 +231,9 @@ export class Router {
       case 'tabs.ensurePerplexity':
         return tabs.ensurePerplexity(15_000);
       case 'tabs.navigate':
-        return { url: await tabs.navigate(String(params.url), undefined, signal) };
+        // An approved address that asks a prompt goes to the tab its card named, or nowhere: never to another Perplexity
+        // tab of the person's when that one left Perplexity meanwhile (review 13b, R13b-4; review 10, router F2).
+        return { url: await tabs.navigate(String(params.url), undefined, signal, approved?.tabId) };
       case 'tabs.capture':
         return this.capture(request, params.format as 'png' | 'jpeg', params.quality as number | undefined, signal, progress, trusted);
       case 'page.content':
