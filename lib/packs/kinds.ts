@@ -118,7 +118,7 @@ function readerKind<R extends Named>(kind: string, noun: string, schema: z.ZodTy
       const field = leafSchema(schema, path.slice(1));
       if (field === ReaderCandidates) return 'a list of 1 or more CSS selectors, tried in order, e.g. ["[data-testid=\\"asset-card\\"]"]';
       if (field === ReaderAttributes) return 'a list of 1 or more attribute names, tried in order, e.g. ["data-asset-id"]';
-      if (field === ReaderPaths) return 'a list of 1 or more JSON paths, tried in order, e.g. ["thread_metadata.title"] (the path language: lib/page/dom/json-path.ts)';
+      if (field === ReaderPaths) return 'a list of 1 or more JSON paths, tried in order, e.g. ["thread_metadata.title"] (the path language: lib/selectors/language/json-path.ts)';
       return undefined;
     },
   };

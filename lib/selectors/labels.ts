@@ -1,7 +1,7 @@
-import { expandPattern, PATTERN_KEYS, placeholdersIn, wordsFor } from './placeholders';
+import { expandPattern, PATTERN_KEYS, placeholdersIn, wordsFor } from './language/placeholders';
 import type { ElementKey, Mode, SelectorSet } from './schema';
 
-export { expandPattern, PATTERN_KEYS } from './placeholders';
+export { expandPattern, PATTERN_KEYS } from './language/placeholders';
 
 /**
  * Words are a selector set's last resort (after test ids, icons and structure), and Perplexity shows

@@ -1,6 +1,6 @@
 import { z } from 'zod';
-import { patternProblem } from './pattern-check';
-import { expandPattern, PATTERN_KEYS, placeholdersIn, variantCount } from './placeholders';
+import { patternProblem } from './language/pattern-check';
+import { expandPattern, PATTERN_KEYS, placeholdersIn, variantCount } from './language/placeholders';
 
 /**
  * The shape of a selector set: every page fact the reader and actions rely on, as data.

@@ -2,7 +2,7 @@ import type { ThreadJsonReader } from './thread-schema';
 
 /**
  * How to read the web app's own thread data (same origin, the user's cookies), and where in it
- * each fact sits. Paths use the small language of lib/page/dom/json-path.ts (`a.b[]`, `a[k=v]`,
+ * each fact sits. Paths use the small language of lib/selectors/language/json-path.ts (`a.b[]`, `a[k=v]`,
  * `a[0]`, `a{}`); each fact lists candidates, newest location first. Every fact below is dated
  * with the capture it was read from in lib/selectors/README.md ("The web app's JSON").
  *

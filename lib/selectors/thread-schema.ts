@@ -1,6 +1,6 @@
 import { z } from 'zod';
-import { pathProblem } from '../page/dom/json-path';
-import { patternProblem } from './pattern-check';
+import { pathProblem } from './language/json-path';
+import { patternProblem } from './language/pattern-check';
 
 /**
  * The shapes of the two thread readers, kept as data like the selector sets (schema.ts):
@@ -133,7 +133,7 @@ export const ThreadPageReaderSchema = z.looseObject({
 export type ThreadPageReader = z.infer<typeof ThreadPageReaderSchema>;
 
 /**
- * Candidate paths in the JSON (see lib/page/dom/json-path.ts for the path language), each checked to be one: a pack's
+ * Candidate paths in the JSON (see lib/selectors/language/json-path.ts for the path language), each checked to be one: a pack's
  * unclosed bracket fails `selectors add`, not every read through it (review 13c, F3).
  */
 export const ReaderPaths = z

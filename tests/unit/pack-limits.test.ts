@@ -2,8 +2,8 @@ import { describe, expect, it } from 'vitest';
 import { PACK_KINDS } from '../../lib/packs/kinds';
 import { parsePack, parsePackText } from '../../lib/packs/parse';
 import { BUILT_IN_SOURCES, type SelectorSet } from '../../lib/selectors';
-import { patternProblem } from '../../lib/selectors/pattern-check';
-import { expandPattern, PATTERN_KEYS, variantCount } from '../../lib/selectors/placeholders';
+import { patternProblem } from '../../lib/selectors/language/pattern-check';
+import { expandPattern, PATTERN_KEYS, variantCount } from '../../lib/selectors/language/placeholders';
 
 /**
  * What a pack that passes its checks may still cost the page: every Perplexity tab runs a pack's selectors and

@@ -2,7 +2,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, test } from 'vitest';
 import { parseThreadBody, readThreadJson, askedItems, threadKindOf } from '../../lib/page/threads/thread-json-reader';
-import { firstString, pick } from '../../lib/page/dom/json-path';
+import { firstString, pick } from '../../lib/selectors/language/json-path';
 import { accountJson2026 } from '../../lib/selectors/account-json';
 import { threadJson2026 } from '../../lib/selectors/thread-json';
 import { checkpointFrom, modeLimitsFrom, modelsFrom, transcriptFrom } from '../../lib/worker/threads/thread-results';

@@ -2,7 +2,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { RelayError } from '../../lib/protocol/errors';
-import { pick } from '../../lib/page/dom/json-path';
+import { pick } from '../../lib/selectors/language/json-path';
 import { THREAD_JSON_READERS } from '../../lib/selectors/thread-json';
 import { finishedTurns, Repairs } from '../../lib/worker/calls/repairs';
 import { threadJsonBody } from '../support/repair-pages';

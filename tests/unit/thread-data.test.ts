@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { answerText, evalPath, pick } from '../../lib/page/dom/json-path';
+import { answerText, evalPath, pick } from '../../lib/selectors/language/json-path';
 import { readThreadJson } from '../../lib/page/threads/thread-json-reader';
 import { assignAnswers, targetsOf } from '../../lib/page/threads/thread-answers';
 import type { Box } from '../../lib/page/checkpoints/thread-boxes';

@@ -2,7 +2,7 @@ import { RelayError } from '../../protocol/error/relay-error';
 import { isComputerPath } from '../../protocol/urls';
 import type { Mode, SelectorSet } from '../../selectors';
 import { modeWords } from '../../selectors/labels';
-import { wordsFor } from '../../selectors/placeholders';
+import { wordsFor } from '../../selectors/language/placeholders';
 import { composerOf, composerText, typeInto } from './composer';
 import type { PageContext } from '../dom/context';
 import { all, cleanText, first, iconsIn, isHidden, matches, pointerClick, probeMiss, pressKey } from '../dom/dom';

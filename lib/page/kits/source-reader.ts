@@ -8,7 +8,7 @@ import { answerRoots, requireTurns } from '../answer/reader';
 import { type Turn, turnNow, turnsOf } from '../dom/turns';
 import { fromEntries, fromInlineCitations, fromLinks, mergeNumbered, type Source } from '../answer/sources';
 import type { SelectorSet } from '../../selectors';
-import { regexLiteral } from '../../selectors/placeholders';
+import { regexLiteral } from '../../selectors/language/placeholders';
 import { sameConversation } from '../../protocol/threads/thread-ids';
 import { THREAD_PAGE_READER_KIND } from '../../selectors/reader-shelf';
 import { REPORT_CARD_2026 } from '../../selectors/thread-page';

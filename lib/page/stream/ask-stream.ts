@@ -1,5 +1,5 @@
 import type { AskStreamReader } from '../../selectors/stream/stream-schema';
-import { answerText, firstString, isObject, pick } from '../dom/json-path';
+import { answerText, firstString, isObject, pick } from '../../selectors/language/json-path';
 import { applyPatch, type PatchOp } from './json-patch';
 import { type SseEvent, SseParser } from './sse';
 

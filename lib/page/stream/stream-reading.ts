@@ -5,7 +5,7 @@ import { questionKey, questionMatch } from '../answer/question';
 import { AskStream, type StreamRequest } from './ask-stream';
 import type { TapChannel, TapRecord } from './tap-channel';
 import { linkCitations } from '../dom/cite-links';
-import { firstString } from '../dom/json-path';
+import { firstString } from '../../selectors/language/json-path';
 import { traceClock } from '../../protocol/ports';
 import { threadIdOfUrl } from '../../protocol/threads/thread-ids';
 

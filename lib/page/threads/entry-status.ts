@@ -1,4 +1,4 @@
-import { firstString } from '../dom/json-path';
+import { firstString } from '../../selectors/language/json-path';
 import type { ThreadJsonReader } from '../../selectors/thread-schema';
 
 /**

@@ -1,6 +1,6 @@
 import type { ThreadAsset, ThreadFile, ThreadSource } from '../../protocol/threads/threads';
 import type { ThreadJsonReader } from '../../selectors/thread-schema';
-import { answerText, firstBoolean, firstNumber, firstString, pick, strings } from '../dom/json-path';
+import { answerText, firstBoolean, firstNumber, firstString, pick, strings } from '../../selectors/language/json-path';
 import type { CheckpointEvent, Interaction, ThreadReading, TurnReading } from '../checkpoints/thread-model';
 import { entryStatus } from './entry-status';
 

@@ -6,7 +6,7 @@ import { LIBRARY_POST_PATH } from '../../protocol/urls';
  * The library as the web app asks for it (issue 29): the thread list, the Spaces and a Space's
  * threads, and a whole thread paged by cursor. Dated data like the thread readers: a changed
  * endpoint or field is a change here, never in the code that fetches. Paths use the language of
- * lib/page/dom/json-path.ts; each fact lists candidates, newest location first. Where an entry's
+ * lib/selectors/language/json-path.ts; each fact lists candidates, newest location first. Where an entry's
  * answer and sources sit is the thread JSON reader's (lib/selectors/thread-json.ts), read by both.
  *
  * Sources (NOTES.md §B, §D, §F of the real-perplexity folder, restated in lib/selectors/README.md

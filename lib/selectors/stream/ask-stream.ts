@@ -5,7 +5,7 @@ import type { AskStreamReader } from './stream-schema';
  * The page's own answer stream: every answer reaches perplexity.ai's page as one
  * `POST /rest/sse/perplexity_ask` whose response is Server-Sent Events (`event: message` +
  * `data: {…}` frames, then `event: end_of_stream`); Stop sends `POST /rest/sse/perplexity_terminate`.
- * Paths use lib/page/dom/json-path.ts's language.
+ * Paths use lib/selectors/language/json-path.ts's language.
  *
  * From real captures (the whole streams of 2026-07-31 and 2026-08-04, two frames of 2026-08-01,
  * `shared/real-perplexity/sse-*`; NOTES §B, §D): frames are framed `\r\n\r\n` and `data: ` (the

@@ -4,7 +4,7 @@ import { threadIdOfUrl } from '../../protocol/threads/thread-ids';
 import { entryStatus } from '../../page/threads/entry-status';
 import { pageQuery, rateLimitedPage } from '../../page/threads/thread-json-reader';
 import { markdownWords, showsExactly } from '../../page/kits/repair-text';
-import { answerText, firstString, pick } from '../../page/dom/json-path';
+import { answerText, firstString, pick } from '../../selectors/language/json-path';
 import type { ThreadJsonReader } from '../../selectors/thread-schema';
 import { callerGone, type TabFetch } from '../threads/json-answer';
 import { cliHint } from '../../protocol/identity';

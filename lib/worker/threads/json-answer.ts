@@ -1,6 +1,6 @@
 import type { ThreadJsonReader } from '../../selectors/thread-schema';
 import { linkCitations } from '../../page/dom/cite-links';
-import { answerText, firstString, pick } from '../../page/dom/json-path';
+import { answerText, firstString, pick } from '../../selectors/language/json-path';
 import { RelayError } from '../../protocol/errors';
 import { threadIdOfUrl } from '../../protocol/threads/thread-ids';
 import { entryStatus } from '../../page/threads/entry-status';

@@ -1,4 +1,4 @@
-import { answerText, firstBoolean, firstNumber, firstString, pick } from '../../page/dom/json-path';
+import { answerText, firstBoolean, firstNumber, firstString, pick } from '../../selectors/language/json-path';
 import { rateLimitedPage } from '../../page/threads/thread-json-reader';
 import { RelayError } from '../../protocol/errors';
 import type { ExportedSource, ExportedThread, ExportedTurn, LibraryPage, LibraryThread } from '../../protocol/library/library';

@@ -1,6 +1,6 @@
 import { RelayError } from '../../protocol/errors';
 import type { ModelsList, ThreadAsset, ThreadCheckpoint, ThreadTranscript } from '../../protocol/threads/threads';
-import { firstBoolean, firstNumber, firstString, pick, strings } from '../../page/dom/json-path';
+import { firstBoolean, firstNumber, firstString, pick, strings } from '../../selectors/language/json-path';
 import { checkpointOf, type ThreadReading, transcriptOf, type TurnReading, webStateOf } from '../../page/checkpoints/thread-model';
 import type { AccountJsonReader } from '../../selectors/thread-schema';
 
