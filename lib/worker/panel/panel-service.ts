@@ -1,5 +1,6 @@
 import type { Runtime, Tabs } from 'webextension-polyfill';
 import { RelayError } from '../../protocol/errors';
+import { sameConversation } from '../../protocol/threads/thread-ids';
 import type { ProfileInfo, Request } from '../../protocol/messages';
 import type { AttachedClient, BrowserStatus } from '../../protocol/methods';
 import type { ActivityEntry, ControlSettings, PackView, PanelParams, PanelState, PendingApproval, RepairView } from '../../protocol/panel';
@@ -388,7 +389,13 @@ export class PanelService {
           await this.respondInThread(threadId, params.interactionId, params.reply);
           return {};
         }
-        const tabId = await deps.tabs.pageTab();
+        // The tab whose page showed the box, while it still shows that conversation: never the tab driven now, which an
+        // agent's switch or the person's click may have moved to another conversation with a box alike (review 13b, R13b-6).
+        const tabId = this.snapshot?.tabId ?? (await deps.tabs.pageTab());
+        const now = deps.pages.state(tabId)?.url ?? '';
+        if (!sameConversation(params.threadKey, now)) {
+          throw new RelayError('INVALID_PARAMS', `The tab now shows ${now || 'no Perplexity page'}, not the conversation whose question this answers (${params.threadKey}): nothing was sent. Answer it once the panel shows that conversation again.`);
+        }
         await deps.pages.request(tabId, 'page.respond', { interactionId: params.interactionId, reply: params.reply }, new AbortController().signal, () => {});
         return {};
       },
