@@ -182,7 +182,7 @@ test.describe('side panel on generation B', () => {
 
     const ask = await call('comet_ask', { prompt: 'This must not be sent' });
     expect(ask.isError).toBe(true);
-    expect(ask.text).toMatch(/^\[PERMISSION_DENIED\] comet-relay is read-only, so the request to send the prompt “This must not be sent” \(page\.ask\) was refused\. To allow it, turn off "Read-only" under Control in the comet-relay side panel\.$/);
+    expect(ask.text).toMatch(/^\[PERMISSION_DENIED\] comet-relay is read-only, so the request to send the prompt “This must not be sent” in Learn mode, which this session chose \(page\.ask\) was refused\. To allow it, turn off "Read-only" under Control in the comet-relay side panel\.$/);
     const mode = await call('comet_mode', { mode: 'learn' });
     expect(mode.isError).toBe(true);
     expect(mode.text).toContain('read-only');
