@@ -84,9 +84,9 @@ export function activityOutcome(entry: ActivityEntry, phase: ActivityPhase): str
   }
 }
 
-/** "claude-code wants to send the prompt …" */
+/** "claude-code wants to send the prompt …", every invisible character in it shown (the sentence quotes the prompt's head). */
 export function approvalSentence(approval: PendingApproval): string {
-  return `${approval.clientName} wants to ${approval.what}`;
+  return visibleText(`${approval.clientName} wants to ${approval.what}`);
 }
 
 /** "283 characters" (code points, as a person counts them; an emoji is one). */
@@ -95,23 +95,41 @@ export function characterCount(text: string): string {
   return `${n.toLocaleString('en-US')} character${n === 1 ? '' : 's'}`;
 }
 
-/** Characters that take no room on screen but go out with the text: format controls (zero-width, bidi, tags). */
-const INVISIBLE = /\p{Cf}/gu;
+/**
+ * Characters that take no room on screen but go out with the text: format controls (zero-width, bidi, tags) and every
+ * other default-ignorable one (variation selectors, which carry a byte each, the combining grapheme joiner, Hangul
+ * fillers, Mongolian selectors; review 13b, R13b-7).
+ */
+const IGNORABLE = /[\p{Cf}\p{Default_Ignorable_Code_Point}]/u;
+/** What a presentation selector right after it draws (an emoji, a keycap's base): that one selector is seen. */
+const TAKES_SELECTOR = /[\p{Extended_Pictographic}#*0-9]/u;
+
+/** The code points of `text`, each with whether it is invisible there. */
+function invisibles(text: string): [string, boolean][] {
+  const chars = [...text];
+  return chars.map((c, i) => {
+    if (!IGNORABLE.test(c)) return [c, false];
+    const selector = c === '\uFE0E' || c === '\uFE0F';
+    return [c, !(selector && i > 0 && TAKES_SELECTOR.test(chars[i - 1] ?? ''))];
+  });
+}
 
 /**
  * The text as the approval card shows it: every invisible character as a visible mark (⟨U+200B⟩), so what is read is
  * what is sent (review 2026-12-05, panel #3: tag characters can carry a whole second prompt no one sees).
  */
 export function visibleText(text: string): string {
-  return text.replace(INVISIBLE, (c) => `⟨U+${(c.codePointAt(0) ?? 0).toString(16).toUpperCase().padStart(4, '0')}⟩`);
+  return invisibles(text)
+    .map(([c, hidden]) => (hidden ? `⟨U+${(c.codePointAt(0) ?? 0).toString(16).toUpperCase().padStart(4, '0')}⟩` : c))
+    .join('');
 }
 
 /** The approval card's facts under the sentence: where the call acts, whether it opens a new chat, what it hides. */
 export function approvalFacts(approval: PendingApproval): string[] {
   const facts: string[] = [];
-  const hidden = approval.text ? (approval.text.body.match(INVISIBLE) ?? []).length : 0;
+  const hidden = approval.text ? invisibles(approval.text.body).filter(([, h]) => h).length : 0;
   if (hidden > 0) facts.push(`Holds ${hidden} invisible character${hidden === 1 ? '' : 's'}, shown as ⟨U+…⟩ above: they are sent too`);
-  if (approval.target) facts.push(`Acts on: ${approval.target}`);
+  if (approval.target) facts.push(`Acts on: ${visibleText(approval.target)}`);
   if (approval.newChat !== undefined) {
     facts.push(
       approval.newChat

@@ -54,6 +54,19 @@ describe('panel view helpers', () => {
     ]);
   });
 
+  it('show every character that draws nothing, default-ignorable ones too, in the text, the sentence and the target (review 13b, R13b-7)', () => {
+    // A second text smuggled in variation selectors (a byte each), a combining grapheme joiner, a Hangul filler.
+    const smuggled = `Summarise my week${String.fromCodePoint(0xe0100, 0xe0101)}\u034F\u3164`;
+    expect(visibleText(smuggled)).toBe('Summarise my week⟨U+E0100⟩⟨U+E0101⟩⟨U+034F⟩⟨U+3164⟩');
+    const held = { ...approval, what: `send the prompt “${smuggled}”`, target: 'tab 7: “Tides\u180B”', text: { label: 'Prompt', body: smuggled } };
+    expect(approvalFacts(held)[0]).toBe('Holds 4 invisible characters, shown as ⟨U+…⟩ above: they are sent too');
+    expect(approvalFacts(held)[1]).toBe('Acts on: tab 7: “Tides⟨U+180B⟩”');
+    expect(approvalSentence(held)).toContain('my week⟨U+E0100⟩');
+    // An emoji's own presentation selector draws it: seen, not marked; a second one is not.
+    expect(visibleText('ok ❤\uFE0F 1\uFE0F\u20E3')).toBe('ok ❤\uFE0F 1\uFE0F\u20E3');
+    expect(visibleText('❤\uFE0F\uFE0F')).toBe('❤\uFE0F⟨U+FE0F⟩');
+  });
+
   it('say who wants what, and shorten URLs', () => {
     expect(approvalSentence(approval)).toBe('codex wants to send the prompt “hi”');
     expect(shortUrl('https://www.perplexity.ai/search/abc?x=1')).toBe('/search/abc?x=1');
