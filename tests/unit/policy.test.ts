@@ -2,7 +2,7 @@ import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import type { RelayError } from '../../lib/protocol/errors';
 import { methods } from '../../lib/protocol/methods';
 import { DEFAULT_SETTINGS } from '../../lib/protocol/panel';
-import { ApprovalQueue } from '../../lib/worker/panel/approvals';
+import { ApprovalQueue, MAX_HELD, MAX_HELD_PER_CLIENT } from '../../lib/worker/panel/approvals';
 import { accessNeed, accessOf, effectOf, METHOD_ACCESS } from '../../lib/protocol/access';
 import { approvalDetail, approvalSubject, decide, decideOtherTab } from '../../lib/worker/panel/policy';
 import { promptInUrl } from '../../lib/protocol/urls';
@@ -184,6 +184,22 @@ describe('approval queue', () => {
     void queue.request({ ...ask, id: 'b' }, 1000).catch(() => {});
     void queue.request({ ...ask, id: 'a' }, 1000).catch(() => {});
     expect(queue.pending().map((p) => p.id)).toEqual(['b', 'a']);
+  });
+
+  it('holds at most 10 calls of one client and 40 in all, refusing one more at once in words (review 13b, R13b-9)', async () => {
+    const queue = new ApprovalQueue(() => {});
+    const hold = (clientName: string, id: string) => queue.request({ ...ask, clientName, id }, 120_000);
+    for (let i = 0; i < MAX_HELD_PER_CLIENT; i++) void hold('flooder', `f${i}`).catch(() => {});
+    await expect(hold('flooder', 'f-over')).rejects.toMatchObject({
+      code: 'RATE_LIMITED',
+      message: 'The request to send the prompt “hi” was not held for approval: flooder has 10 calls already waiting for the person at the browser (at most 10 a client, 40 in all). Wait for their answers, then call again.',
+    });
+    // Another client is still held; the same id again replaces its own card rather than counting twice.
+    void hold('other', 'o1').catch(() => {});
+    void hold('flooder', 'f0').catch(() => {});
+    expect(queue.pending()).toHaveLength(MAX_HELD_PER_CLIENT + 1);
+    for (let c = 0; queue.pending().length < MAX_HELD; c++) void hold(`client${c}`, `c${c}`).catch(() => {});
+    await expect(hold('late', 'l1')).rejects.toMatchObject({ code: 'RATE_LIMITED', message: expect.stringContaining('40 calls are already waiting') });
   });
 });
 

@@ -14,6 +14,14 @@ interface Held {
   settle(error?: RelayError): void;
 }
 
+/**
+ * Held calls at most per client and in all: every card's whole text goes to the panel in each state, so one agent
+ * firing hundreds of long prompts pushed the state past the port's 64 MiB and took every card away, the person's and
+ * other sessions' included (review 13b, R13b-9). One over is refused at once, in words.
+ */
+export const MAX_HELD_PER_CLIENT = 10;
+export const MAX_HELD = 40;
+
 export class ApprovalQueue {
   private readonly held = new Map<string, Held>();
 
@@ -25,6 +33,16 @@ export class ApprovalQueue {
   /** Resolves when approved; rejects with PERMISSION_DENIED, TIMEOUT or CANCELLED otherwise. */
   request(request: ApprovalRequest, timeoutMs: number, signal?: AbortSignal): Promise<void> {
     if (signal?.aborted) return Promise.reject(new RelayError('CANCELLED', 'The call was cancelled.'));
+    const mine = [...this.held.values()].filter((h) => h.info.clientName === request.clientName && h.info.id !== request.id).length;
+    if (mine >= MAX_HELD_PER_CLIENT || this.held.size >= MAX_HELD) {
+      const whose = mine >= MAX_HELD_PER_CLIENT ? `${request.clientName} has ${mine} calls` : `${this.held.size} calls are`;
+      return Promise.reject(
+        new RelayError(
+          'RATE_LIMITED',
+          `The request to ${request.what} was not held for approval: ${whose} already waiting for the person at the browser (at most ${MAX_HELD_PER_CLIENT} a client, ${MAX_HELD} in all). Wait for their answers, then call again.`,
+        ),
+      );
+    }
     const at = this.now();
     const info: PendingApproval = { ...request, requestedAt: at, expiresAt: at + timeoutMs };
     return new Promise<void>((resolve, reject) => {
