@@ -384,6 +384,14 @@ export function homeAsTilde(text: string, given = os.homedir()): string {
  * reader missed, for whoever writes the next reader): what the agent can tell the person (review 8, errors #8).
  */
 function nextStep(error: RelayError): string {
-  if (error.code !== 'JSON_SHAPE' || error.message.includes('selectors add')) return '';
-  return ` perplexity.ai's JSON is not in a shape comet-relay reads: the person can add a reader that knows it (\`${cliCommand('selectors add FILE')}\`) or report it with \`${cliCommand('doctor --page')}\`.`;
+  if (error.message.includes('selectors add')) return '';
+  if (error.code === 'JSON_SHAPE') {
+    return ` perplexity.ai's JSON is not in a shape comet-relay reads: the person can add a reader that knows it (\`${cliCommand('selectors add FILE')}\`) or report it with \`${cliCommand('doctor --page')}\`.`;
+  }
+  // A probe that found nothing on the page it names: the wrong page (the probe's own hint says so), or a page
+  // Perplexity has redrawn, which the person can check, save and fix without a rebuild (review 13c, F9).
+  if (error.code === 'SELECTOR_MISS') {
+    return `${/[.!?]$/.test(error.message) ? '' : '.'} If that is the right page, Perplexity may have redrawn it: the person can check it with \`${cliCommand('doctor --page')}\`, save it with \`${cliCommand('capture')}\`, and add a selector set that reads it (\`${cliCommand('selectors add FILE')}\`).`;
+  }
+  return '';
 }

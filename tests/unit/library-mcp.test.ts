@@ -175,6 +175,18 @@ describe('comet_export_thread', () => {
     expect(text(await client.callTool({ name: 'comet_export_thread', arguments: { thread: 'x-1' } }))).toBe('[JSON_SHAPE] no entries: add one with `comet-relay selectors add FILE`.');
     await client.close();
   });
+
+  it('a probe that found nothing says how the person checks, saves and fixes the page (review 13c, F9)', async () => {
+    const miss = 'answer: none of `[data-workflow-final-text]` matched on https://www.perplexity.ai/search/x — open a Perplexity thread page (selector set gen-b-2026-10-live, built-in)';
+    const browser = new FakeBrowser().fail('page.poll', 'SELECTOR_MISS', miss).fail('page.poll', 'SELECTOR_MISS', 'composer: none matched; add a selector set (`comet-relay selectors add FILE`).');
+    const { client } = await connectSession(browser);
+    const said = text(await client.callTool({ name: 'comet_poll', arguments: {} }));
+    expect(said.startsWith(`[SELECTOR_MISS] ${miss}. If that is the right page, Perplexity may have redrawn it: the person can check it with \``)).toBe(true);
+    expect(said).toMatch(/check it with `[^`]*doctor --page`, save it with `[^`]*capture`, and add a selector set that reads it \(`[^`]*selectors add FILE`\)\.$/);
+    // A miss that already says what to do is not told twice.
+    expect(text(await client.callTool({ name: 'comet_poll', arguments: {} }))).toBe('[SELECTOR_MISS] composer: none matched; add a selector set (`comet-relay selectors add FILE`).');
+    await client.close();
+  });
 });
 
 describe('thread resources', () => {
