@@ -17,12 +17,14 @@ const granted = new Set<string>();
 const tab = { id: 3, windowId: 1, url: 'https://www.perplexity.ai/search/old-1', status: 'complete', active: true };
 let probe: { readyState: string; pageScript: boolean } = { readyState: 'complete', pageScript: false };
 let onUpdate: (url: string) => void = () => {};
+/** A renderer that runs no injected script (a dialog open in it, a hung page): the browser never answers. */
+let hung = false;
 
 vi.mock('wxt/browser', () => ({
   browser: {
     storage: { session: { set: async () => {}, get: async () => ({}) } },
     permissions: { contains: async ({ origins }: { origins: string[] }) => origins.every((o) => granted.has(o)) },
-    scripting: { executeScript: async () => [{ result: { ...probe } }] },
+    scripting: { executeScript: () => (hung ? new Promise(() => {}) : Promise.resolve([{ result: { ...probe } }])) },
     tabs: {
       get: async () => ({ ...tab }),
       query: async () => [{ ...tab }],
@@ -42,6 +44,23 @@ beforeEach(() => {
   Object.assign(tab, { url: 'https://www.perplexity.ai/search/old-1', status: 'complete' });
   probe = { readyState: 'complete', pageScript: false };
   onUpdate = () => {};
+  hung = false;
+});
+
+describe('a tab that runs no script', () => {
+  it('is asked for 3 s, then said unknown (never blocked), so the panel, comet_connect and doctor go on (review 13b, R13b-8)', async () => {
+    vi.useFakeTimers();
+    try {
+      hung = true;
+      const seen = observePageAccess(3);
+      await vi.advanceTimersByTimeAsync(3_000);
+      const verdict = classifyPageAccess(await seen);
+      expect(verdict).toMatchObject({ state: 'unknown', settled: false, browserSaid: 'the tab ran no script within 3 s (a dialog open in it, or the page busy)' });
+      expect(vi.getTimerCount()).toBe(0);
+    } finally {
+      vi.useRealTimers();
+    }
+  });
 });
 
 describe('site access: what the browser grants for the origin the tab is on decides (#5)', () => {

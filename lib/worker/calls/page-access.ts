@@ -23,21 +23,33 @@ export async function observePageAccess(tabId: number): Promise<PageAccessObserv
     ...(tab?.status ? { tabStatus: tab.status } : {}),
   };
   if (!onPerplexity) return { ...base, probe: { ok: false, error: 'the tab is not on perplexity.ai yet' } };
+  // A renderer that runs no injected script (a dialog open in it, a hung page) never answers: asked for a while only, so
+  // that neither the panel's state nor comet_connect and doctor wait on it for ever (review 13b, R13b-8).
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const unanswered = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`the tab ran no script within ${PROBE_MS / 1000} s (a dialog open in it, or the page busy)`)), PROBE_MS);
+  });
   try {
-    const [injection] = await browser.scripting.executeScript({
+    const injected = browser.scripting.executeScript({
       target: { tabId, frameIds: [0] },
       // Runs in our isolated world, where the page script offers its kit hook: the hook's presence
       // says the page script is there.
       func: (hook: string) => ({ readyState: document.readyState, pageScript: hook in globalThis }),
       args: [PAGE_KIT_HOOK],
     });
+    const [injection] = await Promise.race([injected, unanswered]);
     const result = injection?.result as { readyState?: unknown; pageScript?: unknown } | undefined;
     if (typeof result?.readyState !== 'string') return { ...base, probe: { ok: false, error: 'the script in the tab returned nothing' } };
     return { ...base, probe: { ok: true, readyState: result.readyState, pageScript: result.pageScript === true } };
   } catch (error) {
     return { ...base, probe: { ok: false, error: error instanceof Error ? error.message : String(error) } };
+  } finally {
+    clearTimeout(timer);
   }
 }
+
+/** How long the browser is asked whether a script runs in the tab (observePageAccess). */
+const PROBE_MS = 3000;
 
 /** How long one answer stands for the same tab: a panel push does not re-ask the browser every time. */
 const FRESH_MS = 1000;

@@ -28,6 +28,22 @@ import { SettingsStore } from '../browser/settings';
 import { noPerplexityTab, type TabService } from '../calls/tabs';
 import { conversationKey, ThreadBook } from './threads';
 
+/** How long the panel's state waits for the browser's status. */
+const STATUS_MS = 4000;
+
+/** `promise`'s value, or undefined once `ms` passed. */
+async function withinMs<T>(promise: Promise<T>, ms: number): Promise<T | undefined> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  try {
+    const late = new Promise<undefined>((resolve) => {
+      timer = setTimeout(() => resolve(undefined), ms);
+    });
+    return await Promise.race([promise, late]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
 /**
  * Everything the side panel needs from the worker, in one place: the person's settings and the
  * policy they impose on agents' calls (read-only, approvals), the activity feed, the thread list,
@@ -296,7 +312,9 @@ export class PanelService {
 
   private async state(): Promise<PanelState> {
     const { browser: browserInfo, profile } = await this.deps.identity();
-    const current = await this.deps.status().catch(() => undefined);
+    // Never waited on for long: held calls and settings reach the panel even when the browser's status does not come
+    // (review 13b, R13b-8); the next state has it.
+    const current = await withinMs(this.deps.status().catch(() => undefined), STATUS_MS);
     const perplexityTab = current?.perplexityTab ?? null;
     const live = perplexityTab && this.snapshot && String(this.snapshot.tabId) === perplexityTab.tabId ? this.snapshot.value : undefined;
     return {
