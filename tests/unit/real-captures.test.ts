@@ -8,6 +8,8 @@ import { readQuestionNow, readTurnNow } from '../../lib/page/answer/reader';
 import { questionKey, questionMatch } from '../../lib/page/answer/question';
 import { turnsOf } from '../../lib/page/dom/turns';
 import { readSources } from '../../lib/page/kits/source-reader';
+import { readThreadDom } from '../../lib/page/threads/thread-dom-reader';
+import { threadPage2026 } from '../../lib/selectors/thread-page';
 import { fromInlineCitations, groupedCount, mergeSources, normalizeUrl } from '../../lib/page/answer/sources';
 import { chooseSelectorSet, live2026 } from '../../lib/selectors';
 import { loadHtml } from '../fixtures/reader/load';
@@ -543,6 +545,15 @@ describe.skipIf(!present)(`${title}: a Deep Research report drawn beside its ans
     expect(cited.size).toBeGreaterThan(10);
     const read = await readSources({ win: window, doc: document, set: live2026, waitFor: async () => null }, { expand: false, openTab: false });
     expect(new Set(read.sources.map((s) => normalizeUrl(s.url ?? '')))).toEqual(cited);
+  });
+
+  it('read_thread from the page lists the report’s citations as its sources, as comet_get_sources does (review 13a, S1)', async () => {
+    load('deep-research-thread-page-obsidian-AI-exporter-2026-02-27.html');
+    const ctx = { win: window, doc: document, set: live2026, waitFor: async () => null } as never;
+    const turn = readThreadDom(ctx, threadPage2026, { threadId: 'a-captured-thread', stopped: () => false }).turns.at(-1);
+    const read = await readSources(ctx, { expand: false, openTab: false });
+    expect(read.sources.length).toBeGreaterThan(10);
+    expect(turn?.sources.map((s) => normalizeUrl(s.url)).sort()).toEqual(read.sources.map((s) => normalizeUrl(s.url ?? '')).sort());
   });
 
   it('its tables read as Markdown tables and its bold as **…**, as the thread JSON writes them', async () => {

@@ -4,7 +4,7 @@ import type { ThreadPageReader } from '../../selectors/thread-schema';
 import type { PageContext } from '../dom/context';
 import { cleanText, closest, first, isHidden, outermost, type Scope, union } from '../dom/dom';
 import { absolute, attr, type Box, boxesOf, boxInteraction } from '../checkpoints/thread-boxes';
-import { answerFooter, answersOf, indicators, readAnswer, readError, readQuestionNow, readSteps, statusOf, toolSteps } from '../answer/reader';
+import { answerFooter, answerRoots, answersOf, indicators, readAnswer, readError, readQuestionNow, readSteps, statusOf, toolSteps } from '../answer/reader';
 import { type Turn, turnCountOf, turnsOf } from '../dom/turns';
 import { fromInlineCitations, fromLinks, mergeSources } from '../answer/sources';
 import { renderText } from '../dom/text';
@@ -74,7 +74,9 @@ function domain(url: string): string {
 }
 
 function sourcesOf(turn: Turn, set: SelectorSet, base: string): ThreadSource[] {
-  const answers = answersOf(turn);
+  // The answer blocks and wherever else the answer's words are (a Deep Research report's card beside its block), as
+  // comet_get_sources reads them (review 13a, S1).
+  const answers = outermost([...answersOf(turn), ...answerRoots(turn, set)]);
   const scope: Scope[] = answers.length > 0 ? answers : [turn];
   const merged = mergeSources(
     scope.flatMap((a) => fromInlineCitations(a, set, base)),
