@@ -91,8 +91,10 @@ test('npm pack makes a lean tarball: the CLI, the built extension, what the READ
   // for a short cold start), so the tarball carries them and installs nothing else: 626 kB packed
   // (2026-12-01), where before 250 kB pulled the SDK's own dependency tree from the registry; the
   // docs and the README's two screenshots (about 290 kB, PNG) make it about 1.0 MB (2026-12-02).
-  // The panel pictures refreshed after the merges of 2026-12-02 (two ~197 kB PNGs): 1.17 MB.
-  expect(packed.size).toBeLessThan(1_300_000);
+  // The panel pictures refreshed after the merges of 2026-12-02 (two ~197 kB PNGs): 1.17 MB. 2026-12-06: 1.32 MB, with
+  // regjsparser (it reads a pack's patterns for the check that refuses one that would freeze the tab; in the worker,
+  // the CLI and the host's pack reader, ~8 kB packed each) and the panel pictures redrawn (+6 kB).
+  expect(packed.size).toBeLessThan(1_360_000);
   const meta = JSON.parse(fs.readFileSync(path.join(installedRoot, 'package.json'), 'utf8'));
   expect(meta.private).toBeUndefined();
   expect(meta.bin).toEqual({ 'comet-relay': 'dist/cli.js' });
