@@ -46,7 +46,7 @@ test('no built-in set knows the page: comet_ask fails naming the probe, its sele
   const { text, isError } = await world.call('comet_ask', { prompt: 'What is the capital of France?' });
   expect(isError).toBe(true);
   expect(text).toMatch(
-    /^\[SELECTOR_MISS\] composer: none of `#ask-input`, `\[data-ask-input-container\] \[data-lexical-editor="true"\]`, `textarea\[placeholder\*="Ask"\], .*` matched on https:\/\/www\.perplexity\.ai\/ — open a Perplexity home or thread page \(selector set gen-[ab]-\d{4}-\d{2}(?:-live)?, built-in\)\. If that is the right page, Perplexity may have redrawn it: the person can check it with `[^`]*doctor --page`, save it with `[^`]*capture`, and add a selector set that reads it \(`[^`]*selectors add FILE`\)\.$/,
+    /^\[SELECTOR_MISS\] composer: none of `#ask-input`, `\[data-ask-input-container\] \[data-lexical-editor="true"\]`, `textarea\[placeholder\*="Ask"\], .*` matched on https:\/\/www\.perplexity\.ai\/ — open a Perplexity home or thread page \(selector set gen-[ab]-\d{4}-\d{2}(?:-live)?, built-in\)\. If that is the right page, Perplexity may have redrawn it: the person can check it with `[^`]*doctor --page[^`]*`, save it with `[^`]*capture[^`]*`, and add a selector set that reads it \(`[^`]*selectors add FILE[^`]*`\)\.$/,
   );
   await expect(panel.getByTestId('page-problem')).toHaveAttribute('data-probe', 'composer');
   await expect(panel.getByTestId('page-problem')).toContainText('composer: none of `#ask-input`');
