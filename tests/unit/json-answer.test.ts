@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { JsonAnswers, KEPT_ANSWERS, linkCitations, type TabFetch } from '../../lib/worker/threads/json-answer';
+import { entryStateOf, finishedAnswer, JsonAnswers, KEPT_ANSWERS, linkCitations, type TabFetch } from '../../lib/worker/threads/json-answer';
 import { threadJson2026 } from '../../lib/selectors/thread-json';
 
 /** A thread body in the shape of the 2026-08-04 capture (our own words): the answer as a workflow text item. */
@@ -269,5 +269,23 @@ describe('a turn the JSON says was stopped', () => {
     const out = await answers.answer(unsure, 0, undefined, fetch);
     expect(out).toMatchObject({ status: 'completed', stopped: true, answerSource: 'page' });
     expect(out.stillRunning).toBeUndefined();
+  });
+});
+
+describe('the thread JSON entry of a Markdown prompt the Sep 2026 page shows rendered (review 13d, 2)', () => {
+  const entry = {
+    query_str: 'Explain what `git rebase -i` does, with **one** example',
+    status: 'COMPLETED',
+    blocks: [{ intended_usage: 'ask_text', markdown_block: { answer: 'It rewrites **history**.' } }],
+  };
+  const turn = { url: 'https://www.perplexity.ai/search/t-1', turnIndex: 0, questionText: 'Explain what git rebase -i does, with one example' };
+
+  it('is this turn’s entry, and gives its finished answer', () => {
+    expect(entryStateOf([entry], turn as never, threadJson2026)).toEqual({ state: 'completed', answer: 'It rewrites **history**.' });
+    expect(finishedAnswer([entry], turn as never, threadJson2026)).toBe('It rewrites **history**.');
+  });
+
+  it('another question is still another', () => {
+    expect(finishedAnswer([entry], { ...turn, questionText: 'Explain what git merge does' } as never, threadJson2026)).toBeUndefined();
   });
 });

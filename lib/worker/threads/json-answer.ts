@@ -1,3 +1,4 @@
+import { questionKey } from '../../page/answer/question';
 import type { ThreadJsonReader } from '../../selectors/thread-schema';
 import { linkCitations } from '../../page/dom/cite-links';
 import { answerText, firstString, pick } from '../../selectors/language/json-path';
@@ -61,8 +62,11 @@ export interface JsonRequest {
 }
 
 const squash = (s: string) => s.toLowerCase().replace(/\s+/g, ' ').trim().slice(0, 40);
-/** A question as compared with the JSON's: whole, any case and spacing, a fold's ellipsis dropped. */
-const wholeQuestion = (s: string) => s.toLowerCase().replace(/\s+/g, ' ').trim().replace(/(?:…|\.\.\.)$/, '').trim();
+/**
+ * A question as compared with the JSON's: by questionKey, as every other side compares questions (the Sep 2026 page
+ * draws a prompt's Markdown rendered, the JSON holds it as typed; review 13d, 2), in any case, a fold's ellipsis dropped.
+ */
+const wholeQuestion = (s: string) => questionKey(s.replace(/\s*(?:…|\.\.\.)\s*$/, '')).toLowerCase();
 /** The page's question is the JSON entry's question (the page may show only its beginning, folded). */
 function sameQuestion(pageQuestion: string, jsonQuery: string): boolean {
   const page = wholeQuestion(pageQuestion);
