@@ -11,13 +11,14 @@ const MIN_FOLDED = 24;
 /**
  * Since Sep 2026 the page draws a question with the answer's Markdown renderer (its bubble is `[data-renderer="lm"]`,
  * captures of 2026-09-26 and -27; review 13a, Q1): `` `git init` `` shows as "git init", a numbered line without its
- * number, a link as its words. So a question is known by its letters and digits alone, the numbers of numbered lines
- * and links' addresses left out, on both sides.
+ * number, a link as its words. So a question is known by what the renderer leaves of it, on both sides: its letters,
+ * digits, marks and symbols (C++ is not C#, a vowel sign counts, an emoji is a question), without punctuation, the
+ * numbers of numbered lines, links' addresses, and the code and emphasis marks `` ` `` and `~` (review 13d, 3).
  */
 export function questionKey(text: string): string {
   return text
     .replace(/^\s*\d+[.)]\s|\]\([^)]*\)|\p{Cf}/gmu, '')
-    .replace(/[^\p{L}\p{N}]+/gu, ' ')
+    .replace(/(?:[^\p{L}\p{N}\p{M}\p{S}]|[`~])+/gu, ' ')
     .trim()
     .slice(0, KEY_LENGTH);
 }
