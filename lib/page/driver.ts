@@ -201,6 +201,8 @@ export function createPageDriver(win: Window, catalog: SelectorCatalog = new Sel
       }),
     asked: (handle) => {
       lastAsk = handle;
+      // A turn stopped before its thread had an address is not this new one, whatever its question.
+      watcher.stoppedAsked.clear();
       // Its steps must be seen before the page folds them: followed until the turn ends.
       if (handle.turnIndex >= 0) watcher.follow(handle.turnIndex);
     },

@@ -470,4 +470,25 @@ describe('a turn stopped before its new thread had an address', () => {
     moved('Another question');
     expect((await driver.poll()).stopped).toBeUndefined();
   });
+
+  it('the same prompt asked again in a new thread is another turn: at work there, then done, never "stopped" (review 13d, 1)', async () => {
+    const driver = await stoppedAtHome('Brand new question');
+    setUrl('https://www.perplexity.ai/search/second-thread-2');
+    thread().innerHTML = '';
+    const again = addWorkingTurn(0, 'Brand new question');
+    stream(again, '<p>the whole answer</p>');
+    window.dispatchEvent(new PopStateEvent('popstate'));
+    expect((await driver.poll()).status).toBe('working');
+    finish(again, 1);
+    const done = await driver.poll();
+    expect(done.status).toBe('completed');
+    expect(done.stopped).toBeUndefined();
+  });
+
+  it('an ask through us after the stop ends the mark by question', async () => {
+    const driver = await stoppedAtHome('Brand new question');
+    driver.asked({ afterTurn: 0, baselineUrl: home, turnIndex: -1, conversationUrl: home, questionKey: 'Brand new question', previousAnswerKey: '', submittedAt: 1, via: 'button' });
+    moved('Brand new question');
+    expect((await driver.poll()).stopped).toBeUndefined();
+  });
 });

@@ -230,19 +230,32 @@ export class PageWatcher {
     this.stopped.set(conversationKey(url), record);
     // Where no conversation has its address yet (a new thread asked from home), by its question too: the page gives
     // the thread its address a moment later and may mount the turn anew there (review 12a, #8).
-    if (turn && !isConversationPath(pathOf(url))) this.stoppedAsked.set(this.askedKey(turn), record);
+    const key = turn && !isConversationPath(pathOf(url)) ? this.askedKey(turn) : '';
+    if (key) this.stoppedAsked.set(key, record);
     return record.mark;
   }
 
-  /** The stop mark of turn `turnIndex` at `url`: by its address, else by its question (markStopped). */
+  /**
+   * The stop mark of turn `turnIndex` at `url`: by its address, else by its question, taken by the first conversation
+   * it is read at that shows that question at that place and is not at work (a new answer there is another turn: the
+   * same prompt asked again; review 13d, 1); then by that address alone.
+   */
   private markOf(url: string, turnIndex: number): StopMark | undefined {
-    const turn = this.stoppedAsked.size > 0 ? turnAt(turnsOf(this.win.document, this.getSet()), turnIndex) : undefined;
-    const record = this.stopped.get(conversationKey(url)) ?? (turn && this.stoppedAsked.get(this.askedKey(turn)));
-    return record?.turnIndex === turnIndex ? record.mark : undefined;
+    const byUrl = this.stopped.get(conversationKey(url));
+    if (byUrl || this.stoppedAsked.size === 0) return byUrl?.turnIndex === turnIndex ? byUrl.mark : undefined;
+    const set = this.getSet();
+    const turn = turnAt(turnsOf(this.win.document, set), turnIndex);
+    const key = turn ? this.askedKey(turn) : '';
+    const record = this.stoppedAsked.get(key);
+    if (!turn || record?.turnIndex !== turnIndex) return undefined;
+    this.stoppedAsked.delete(key);
+    if (stopButton(this.win.document, set, turn)) return undefined;
+    this.stopped.set(conversationKey(url), record);
+    return record.mark;
   }
 
-  /** Turns stopped where the address named no conversation, by their question (markStopped). */
-  private readonly stoppedAsked = new Map<string, { turnIndex: number; mark: StopMark }>();
+  /** Turns stopped where the address named no conversation, by their question (markStopped); an ask through us ends them. */
+  readonly stoppedAsked = new Map<string, { turnIndex: number; mark: StopMark }>();
   private askedKey(turn: Turn): string {
     return questionKey(readQuestionNow(turn, this.getSet()));
   }
@@ -437,8 +450,8 @@ function pathOf(url: string): string {
 function leftConversation(boundUrl: string, now: string): RelayError {
   return new RelayError(
     'AGENT_ERROR',
-    `The Perplexity tab left the conversation of your question while comet_wait waited (it was ${boundUrl}, it is now ${now}). ` +
-      `Nothing from the other page is returned. Open your conversation again with comet_open_conversation("${boundUrl}") and call comet_wait.`,
+    `The Perplexity tab left the conversation of your question while comet_wait waited (it was ${boundUrl}, it is now ${now}); ` +
+      `nothing of that page is returned. Open yours again with comet_open_conversation("${boundUrl}"), then call comet_wait.`,
   );
 }
 

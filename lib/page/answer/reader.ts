@@ -467,8 +467,8 @@ export function unrecognisedTurns(doc: Document, set: SelectorSet): RelayError |
   const prose = outermost(all(doc, set.prose)).filter((p) => !outsideThread(p, set) && !isHidden(p) && cleanText(p) !== '');
   if (prose.length === 0) return null;
   return candidatesMiss('turn', [...set.turn, ...set.answer], doc.location?.href ?? '', {
+    // What the person can do about it (doctor --page, capture, selectors add) the MCP layer says of every miss.
     after: ' (question blocks, then answer blocks), although answer prose is on the page',
-    hint: 'add a selector set that reads this page (`comet-relay selectors add FILE`), or save it with `comet-relay capture`',
   });
 }
 
