@@ -332,7 +332,9 @@ describe('content-script weight', () => {
     // turn and its grouped chips found again after each await (review 12a, #4, #5): sources 8,474; a chip's events
     // sent to its trigger inside it (review 13a, C1): sources 8,503. A question known by its letters (13a, Q1) and a
     // report's citations among a page-read turn's sources (13a, S1): threads 26,106, ask 13,398. The trim is overdue.
-    const limits = { 'page-threads': 26_150, 'page-sources': 8_550, 'page-diagnostics': 3_750, 'page-panel': 8_680, 'page-mode': 5_850, 'page-ask': 13_400, 'page-repair': 9_150 };
+    // The turn miss without its own next step (the MCP layer gives every miss one): sources 8,436; a read that stops
+    // when the tab leaves the conversation (review 13d, 4): sources 8,595.
+    const limits = { 'page-threads': 26_150, 'page-sources': 8_650, 'page-diagnostics': 3_750, 'page-panel': 8_680, 'page-mode': 5_850, 'page-ask': 13_400, 'page-repair': 9_150 };
     for (const [entry, limit] of Object.entries(limits)) {
       const out = await bundle(`../../entrypoints/${entry}.ts`);
       expect(inputs(out).filter((i) => i.includes('node_modules'))).toEqual([]);

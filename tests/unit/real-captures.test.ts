@@ -12,7 +12,7 @@ import { readThreadDom } from '../../lib/page/threads/thread-dom-reader';
 import { threadPage2026 } from '../../lib/selectors/thread-page';
 import { fromInlineCitations, groupedCount, mergeSources, normalizeUrl } from '../../lib/page/answer/sources';
 import { chooseSelectorSet, live2026 } from '../../lib/selectors';
-import { loadHtml } from '../fixtures/reader/load';
+import { loadHtml, setUrl } from '../fixtures/reader/load';
 import { listConversations } from '../../lib/page/kits/conversations';
 import { pageContent } from '../support/page-content';
 
@@ -302,6 +302,22 @@ describe.skipIf(!present)(title, () => {
       const plus = chips.map((c) => Number(/\+\s*(\d+)\s*$/.exec(c.textContent ?? '')?.[1] ?? 0));
       expect(plus.filter((n) => n > 0).length).toBeGreaterThan(0);
       expect(chips.map((c) => groupedCount(c.textContent ?? '', live2026))).toEqual(plus);
+    });
+
+    it('the tab moved to another conversation while the chips were opened: none of that page is returned (review 13d, 4)', async () => {
+      loadHtml(readFileSync(join(folder as string, 'search-thread-several-turns-Perplexity-Comet-MCP-jcalderonzumba-2026-09-26.html'), 'utf8'), 'https://www.perplexity.ai/search/mine-abc');
+      let clicks = 0;
+      document.addEventListener('click', () => clicks++);
+      let waits = 0;
+      const waitFor = async () => {
+        // The person opens another conversation from the sidebar: its turn at the same place.
+        if (waits++ === 0) setUrl('https://www.perplexity.ai/search/theirs-xyz');
+        return null;
+      };
+      const read = readSources({ win: window, doc: document, set: live2026, waitFor }, { expand: true, openTab: false });
+      await expect(read).rejects.toMatchObject({ code: 'AGENT_ERROR', message: expect.stringMatching(/left the conversation whose sources were being read \(it was https:\/\/www\.perplexity\.ai\/search\/mine-abc, it is now .*theirs-xyz\); nothing of that page is returned/) });
+      // The first chip's click only: none on the other conversation's.
+      expect(clicks).toBe(1);
     });
 
     it('each grouped chip is hovered and clicked on its trigger, the [data-state] span inside it, where the page listens (review 13a, C1)', async () => {

@@ -2,6 +2,7 @@ import type { PageContext } from '../dom/context';
 import { CITATION_TRIGGER_2026 } from '../../selectors/citation-trigger';
 import { all, closest, first, isHidden, outermost, pointerClick, pressKey, type Scope, union } from '../dom/dom';
 import { turnNow, turnsOf } from '../dom/turns';
+import { sameConversation } from '../../protocol/threads/thread-ids';
 import { fromBadges, fromEntries, groupedCount, type Source } from './sources';
 
 /**
@@ -103,6 +104,8 @@ export async function expandCitations(ctx: PageContext, perPopoverMs = 1500): Pr
   // Found again before each click, by its place among the turn's: the page may draw the answer anew while a popover
   // is read (React re-mounts it), and a click on the dropped element reaches nobody (review 12a, #5).
   const groupedNow = () => {
+    // None once the tab shows another conversation: its chips are not this answer's (review 13d, 4).
+    if (!sameConversation(base, ctx.doc.location.href)) return { scope: ctx.doc.body, grouped: [] };
     const scope: Scope = (asked && turnNow(ctx.doc, ctx.set, asked)) ?? ctx.doc.body;
     // Outermost: the live page nests a second citation span of the same text in each.
     return { scope, grouped: outermost(union(scope, ctx.set.citationInline)).filter((c) => groupedCount(c.textContent ?? '', ctx.set) > 0) };

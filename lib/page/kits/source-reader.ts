@@ -1,3 +1,4 @@
+import { RelayError } from '../../protocol/error/relay-error';
 import { expandCitations } from '../answer/citations';
 import { cutContent, wholePageContent } from '../answer/content';
 import type { PageContext } from '../dom/context';
@@ -116,9 +117,19 @@ export async function readSources(ctx: PageContext, opts: { expand?: boolean; op
   const scope: Scope[] = roots.length > 0 ? roots : turn ? [turn] : [];
   const inline = scope.flatMap((a) => fromInlineCitations(a, set, base));
   const links = fromLinks(scope, set, base);
+  // After each await, the turn as the page has it now (review 12a, #4: the row that states the count may be new), in the
+  // conversation it was in: the person may open another meanwhile, whose turn at that place is not this one (13d, 4).
+  const moved = () => {
+    if (sameConversation(base, doc.location.href)) return;
+    throw new RelayError(
+      'AGENT_ERROR',
+      `The Perplexity tab left the conversation whose sources were being read (it was ${base}, it is now ${doc.location.href}); nothing of that page is returned. Call comet_get_sources again once it shows the answer.`,
+    );
+  };
   const expansion = opts.expand === false ? { sources: [], grouped: 0, expanded: 0 } : await expandCitations(ctx);
-  // After each await, the turn as the page has it now (review 12a, #4): the row that states the count may be new.
+  moved();
   const tab = await readSourcesTab(ctx, turn && turnNow(doc, set, turn), opts.openTab !== false);
+  moved();
   const stated = statedCount(turn && turnNow(doc, set, turn), set);
   return {
     // The Sources tab's order is the page's numbering, the one the answer's [n] counts: it leads.
