@@ -11,7 +11,7 @@ import { PanelService, type PanelServiceDeps } from '../../lib/worker/panel/pane
 vi.mock('wxt/browser', () => import('../support/noop-browser'));
 afterEach(() => vi.useRealTimers());
 
-async function heldWith(status: () => Promise<unknown>) {
+async function heldWith(status: () => Promise<unknown>, posted: unknown[] = []) {
   const deps = {
     router: () => ({}),
     tabs: { drivenTab: async () => ({ id: 7, title: 'T', url: 'https://www.perplexity.ai/search/x' }) },
@@ -26,7 +26,6 @@ async function heldWith(status: () => Promise<unknown>) {
   } as unknown as PanelServiceDeps;
   const panel = new PanelService(deps);
   await panel.settings.update({ requireApproval: true });
-  const posted: unknown[] = [];
   const listeners = { addListener: () => {} };
   panel.accept({ name: 'panel', onDisconnect: listeners, onMessage: listeners, postMessage: (m: unknown) => posted.push(m) } as unknown as Runtime.Port);
   const request: Request = { kind: 'request', id: 'k1:1', method: 'threads.start', params: {}, origin: { clientId: 'k1', clientName: 'Agent', tool: 'call_perplexity_computer', door: 'loopback' } };
@@ -45,5 +44,17 @@ describe('the panel and a browser status that does not come', () => {
     expect(never()).toBe(false);
     await vi.advanceTimersByTimeAsync(2_000);
     expect(never()).toBe(true);
+  });
+
+  it('a status that comes late reaches the panel once it comes; till then the last one stands (review 13d, 7)', async () => {
+    vi.useFakeTimers();
+    const tab = { tabId: '7', url: 'https://www.perplexity.ai/search/x', title: 'T' };
+    const posted: unknown[] = [];
+    await heldWith(() => new Promise((resolve) => setTimeout(() => resolve({ perplexityTab: tab }), 5_000)), posted);
+    await vi.advanceTimersByTimeAsync(12_000);
+    const tabs = (posted.filter((m) => (m as { event?: string }).event === 'panel.state') as { data: { perplexityTab: unknown } }[]).map((s) => s.data.perplexityTab);
+    expect(tabs.at(-1)).toEqual(tab);
+    // Once it was known, a slow status never makes the panel say there is no tab.
+    expect(tabs.slice(tabs.indexOf(tabs.find((t) => t !== null))).every((t) => t !== null)).toBe(true);
   });
 });

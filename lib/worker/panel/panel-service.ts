@@ -310,11 +310,28 @@ export class PanelService {
     // comet_mode, or a switch from the panel, names it (onCall).
   }
 
+  /** The browser's status the last state had (state() keeps it while a newer one is slow). */
+  private lastStatus?: BrowserStatus;
+  private latePushed = false;
+
   private async state(): Promise<PanelState> {
     const { browser: browserInfo, profile } = await this.deps.identity();
     // Never waited on for long: held calls and settings reach the panel even when the browser's status does not come
-    // (review 13b, R13b-8); the next state has it.
-    const current = await withinMs(this.deps.status().catch(() => undefined), STATUS_MS);
+    // (review 13b, R13b-8). Meanwhile the last status stands (never "no Perplexity tab" for want of an answer), and a
+    // late one is pushed when it comes (review 13d, 7).
+    const asked = this.deps.status().catch(() => undefined);
+    const current = (await withinMs(asked, STATUS_MS)) ?? this.lastStatus;
+    const inTime = current !== this.lastStatus || current === undefined;
+    void asked.then((status) => {
+      if (!status) return;
+      this.lastStatus = status;
+      // Once per slow spell: a status that is always slow must not push a state every few seconds for ever.
+      if (status !== current && !this.latePushed) {
+        this.latePushed = true;
+        this.push();
+      }
+    });
+    if (inTime) this.latePushed = false;
     const perplexityTab = current?.perplexityTab ?? null;
     const live = perplexityTab && this.snapshot && String(this.snapshot.tabId) === perplexityTab.tabId ? this.snapshot.value : undefined;
     return {
