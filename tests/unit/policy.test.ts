@@ -201,6 +201,13 @@ describe('approval queue', () => {
     for (let c = 0; queue.pending().length < MAX_HELD; c++) void hold(`client${c}`, `c${c}`).catch(() => {});
     await expect(hold('late', 'l1')).rejects.toMatchObject({ code: 'RATE_LIMITED', message: expect.stringContaining('40 calls are already waiting') });
   });
+
+  it('counts each session’s calls on its own, whatever name two clients declare (review 13d, 6)', async () => {
+    const queue = new ApprovalQueue(() => {});
+    for (let i = 0; i < MAX_HELD_PER_CLIENT; i++) void queue.request({ ...ask, clientName: 'claude-code', id: `a${i}` }, 120_000, undefined, 'session-a').catch(() => {});
+    void queue.request({ ...ask, clientName: 'claude-code', id: 'b1' }, 120_000, undefined, 'session-b').catch(() => {});
+    expect(queue.pending().map((p) => p.id)).toContain('b1');
+  });
 });
 
 describe('stored settings', () => {

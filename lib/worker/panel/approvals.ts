@@ -11,6 +11,8 @@ export type ApprovalRequest = Omit<PendingApproval, 'requestedAt' | 'expiresAt'>
 
 interface Held {
   info: PendingApproval;
+  /** Whose call it is: the session's id, which two clients of one name do not share. */
+  client: string;
   settle(error?: RelayError): void;
 }
 
@@ -31,9 +33,9 @@ export class ApprovalQueue {
   ) {}
 
   /** Resolves when approved; rejects with PERMISSION_DENIED, TIMEOUT or CANCELLED otherwise. */
-  request(request: ApprovalRequest, timeoutMs: number, signal?: AbortSignal): Promise<void> {
+  request(request: ApprovalRequest, timeoutMs: number, signal?: AbortSignal, client = request.clientName): Promise<void> {
     if (signal?.aborted) return Promise.reject(new RelayError('CANCELLED', 'The call was cancelled.'));
-    const mine = [...this.held.values()].filter((h) => h.info.clientName === request.clientName && h.info.id !== request.id).length;
+    const mine = [...this.held.values()].filter((h) => h.client === client && h.info.id !== request.id).length;
     if (mine >= MAX_HELD_PER_CLIENT || this.held.size >= MAX_HELD) {
       const whose = mine >= MAX_HELD_PER_CLIENT ? `${request.clientName} has ${mine} calls` : `${this.held.size} calls are`;
       return Promise.reject(
@@ -50,6 +52,7 @@ export class ApprovalQueue {
       const timer = setTimeout(() => held.settle(approvalTimeoutError(request.what, Math.round(timeoutMs / 1000))), timeoutMs);
       const held: Held = {
         info,
+        client,
         settle: (error) => {
           if (this.held.get(request.id) !== held) return;
           this.held.delete(request.id);

@@ -241,7 +241,8 @@ export class PanelService {
       ...shown,
     };
     try {
-      await this.approvals.request(held, settings.approvalTimeoutSec * 1000, signal);
+      // Counted per session (review 13d, 6: two clients of one name shared one cap).
+      await this.approvals.request(held, settings.approvalTimeoutSec * 1000, signal, request.origin?.clientId);
     } finally {
       this.threads.awaitingApproval(request.id, false);
     }
