@@ -2,9 +2,9 @@ import { PanelService, type PanelServiceDeps } from '../../lib/worker/panel/pane
 
 /**
  * A PanelService on no browser: no driven tab, no page, a connected link and no clients; the router's local calls
- * go to `local`, which is what each test is about.
+ * go to `local`, which is what each test is about. `more` replaces any of those (the tabs and pages of a test).
  */
-export function offlinePanelService(local: (method: string, params: unknown) => Promise<unknown>): PanelService {
+export function offlinePanelService(local: (method: string, params: unknown) => Promise<unknown>, more: Record<string, unknown> = {}): PanelService {
   const deps = {
     router: () => ({ local }),
     tabs: { drivenTab: async () => undefined },
@@ -18,6 +18,7 @@ export function offlinePanelService(local: (method: string, params: unknown) => 
     restartLink: () => {},
     clients: () => [],
     packs: () => ({ sets: [], readers: [], problems: [] }),
+    ...more,
   } as unknown as PanelServiceDeps;
   return new PanelService(deps);
 }

@@ -1,6 +1,6 @@
 import { describe, expect, it, vi } from 'vitest';
 import type { WatchSnapshot } from '../../lib/protocol/watch';
-import { PanelService, type PanelServiceDeps } from '../../lib/worker/panel/panel-service';
+import { offlinePanelService } from '../support/panel-service';
 
 /**
  * The person's answer to a box from the side panel goes to the tab whose page showed the box, while it shows that
@@ -25,8 +25,7 @@ const snapshot: WatchSnapshot = {
 describe('an answer from the panel goes to the conversation whose box was answered', () => {
   const respondFrom = async (tab7: string) => {
     const sent: { tabId: number; method: string }[] = [];
-    const deps = {
-      router: () => ({ local: async () => ({}) }),
+    const panel = offlinePanelService(async () => ({}), {
       tabs: { drivenTab: async () => ({ id: 9, url: 'https://www.perplexity.ai/search/thread-B' }), pageTab: async () => 9 },
       pages: {
         state: (tabId: number) => ({ url: tabId === 7 ? tab7 : 'https://www.perplexity.ai/search/thread-B' }),
@@ -35,17 +34,7 @@ describe('an answer from the panel goes to the conversation whose box was answer
           return { ok: true };
         },
       },
-      status: async () => {
-        throw new Error('no browser in this test');
-      },
-      identity: async () => ({ browser: { name: 'Chromium', version: '156' }, profile: { id: 'p', label: 'P' } }),
-      renameProfile: async () => {},
-      link: () => ({ state: 'connected' }),
-      restartLink: () => {},
-      clients: () => [],
-      packs: () => ({ added: [], readers: [], problems: [] }),
-    } as unknown as PanelServiceDeps;
-    const panel = new PanelService(deps);
+    });
     (panel as unknown as { onSnapshot(tabId: number, value: WatchSnapshot): void }).onSnapshot(7, snapshot);
     const handlers = (panel as unknown as { handlers(): Record<string, (p: unknown) => Promise<unknown>> }).handlers();
     const outcome = await handlers['panel.respond']?.({ threadKey: A, interactionId: 't0-confirm_action-1a2b3c', reply: { kind: 'approve', reason: 'Approved in the side panel' } }).then(
