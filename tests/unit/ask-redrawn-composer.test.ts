@@ -1,6 +1,6 @@
 // @vitest-environment happy-dom
-import { afterEach, describe, expect, it } from 'vitest';
-import { appendTurn, installExecCommand } from '../fixtures/reader/fake-page';
+import { describe, expect, it } from 'vitest';
+import { appendTurn, pageTeardown } from '../fixtures/reader/fake-page';
 import { loadHtml } from '../fixtures/reader/load';
 import { pageWithAskKit } from '../support/ask-page';
 
@@ -14,17 +14,10 @@ import { pageWithAskKit } from '../support/ask-page';
  */
 const HOME = '<main><div class="composer"><div id="ask-input" contenteditable="true" role="textbox"></div><div class="toolbar"></div></div></main>';
 
-let exec: ReturnType<typeof installExecCommand> | null = null;
-const removers: (() => void)[] = [];
-afterEach(() => {
-  exec?.uninstall();
-  exec = null;
-  for (const r of removers.splice(0)) r();
-  document.body.innerHTML = '';
-});
+const teardown = pageTeardown();
 function on(type: string, fn: (e: Event) => void): void {
   document.addEventListener(type, fn);
-  removers.push(() => document.removeEventListener(type, fn));
+  teardown.cleanup(() => document.removeEventListener(type, fn));
 }
 
 /** A React-like page (listeners at the document). `after(prompt landed)` runs once, `ms` after the prompt arrived. */
@@ -96,7 +89,7 @@ describe('the composer re-mounted between the typing and the submit', () => {
   it('control: the same page without the re-mount takes the prompt', async () => {
     const prompt = 'What is the capital of France?';
     const state = page('https://www.perplexity.ai/');
-    exec = installExecCommand();
+    teardown.execCommand();
     expect(await run(prompt)).toEqual({ handle: expect.objectContaining({ turnIndex: 0 }) });
     expect(state.submitted.map((s) => s.question)).toEqual([prompt]);
   });
@@ -104,14 +97,14 @@ describe('the composer re-mounted between the typing and the submit', () => {
   it('the prompt is submitted through the composer the page shows now, and the ask resolves with its turn', async () => {
     const prompt = 'What is the capital of France?';
     const state = page('https://www.perplexity.ai/', { once: { ms: 15, run: () => remount() } });
-    exec = installExecCommand();
+    teardown.execCommand();
     expect(await run(prompt)).toEqual({ handle: expect.objectContaining({ turnIndex: 0 }) });
     expect(state.submitted.map((s) => s.question)).toEqual([prompt]);
   });
 
   it('re-mounted with its text lost while Submit waits to enable: never "the page took the prompt" of a prompt never sent', async () => {
     const state = page('https://www.perplexity.ai/', { enableAfterMs: 300, once: { ms: 150, run: () => remount(false) } });
-    exec = installExecCommand();
+    teardown.execCommand();
     const outcome = await run('What is the capital of France?');
     expect(state.submitted).toEqual([]);
     expect(JSON.stringify(outcome)).not.toMatch(/do not send it again/);
@@ -130,7 +123,7 @@ describe('the composer re-mounted between the typing and the submit', () => {
       },
     });
     appendTurn('Plan a trip');
-    exec = installExecCommand();
+    teardown.execCommand();
     const outcome = await run(prompt);
     expect(JSON.stringify(outcome)).not.toMatch(/left .* for another conversation/);
     expect(state.submitted.map((s) => s.question)).toEqual([prompt]);
@@ -141,7 +134,7 @@ describe('the tab goes to another conversation after the prompt was typed', () =
   it('before the submit: the prompt is not sent there, and the ask says so', async () => {
     const state = page('https://www.perplexity.ai/search/thread-a', { once: { ms: 15, run: () => openThreadB() } });
     appendTurn('the question of thread A');
-    exec = installExecCommand();
+    teardown.execCommand();
     const outcome = await run('Delete the draft we discussed in this thread');
     expect(state.submitted).toEqual([]);
     expect(outcome).toHaveProperty('error');
@@ -150,7 +143,7 @@ describe('the tab goes to another conversation after the prompt was typed', () =
   it('while Submit waits to enable: nothing is sent, and the ask never says "the page took the prompt; do not send it again"', async () => {
     const state = page('https://www.perplexity.ai/search/thread-a', { enableAfterMs: 300, once: { ms: 150, run: () => openThreadB() } });
     appendTurn('the question of thread A');
-    exec = installExecCommand();
+    teardown.execCommand();
     const outcome = await run('Summarise what we decided in this thread');
     expect(state.submitted).toEqual([]);
     expect(JSON.stringify(outcome)).not.toMatch(/do not send it again/);
@@ -160,7 +153,7 @@ describe('the tab goes to another conversation after the prompt was typed', () =
     const draft = '<div id="ask-input" contenteditable="true" role="textbox">Half-written note for B, not ready</div><div class="toolbar"><button aria-label="Submit">Go</button></div>';
     const state = page('https://www.perplexity.ai/search/thread-a', { enableAfterMs: 300, once: { ms: 150, run: () => openThreadB(draft) } });
     appendTurn('the question of thread A');
-    exec = installExecCommand();
+    teardown.execCommand();
     await run('Summarise what we decided in this thread');
     expect(state.submitted).toEqual([]);
   });

@@ -1,5 +1,5 @@
 // @vitest-environment happy-dom
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { PageContext } from '../../lib/page/dom/context';
 import { PageWatcher } from '../../lib/page/answer/observer';
 import { sendFollowUp, startThread } from '../../lib/page/threads/thread-actions';
@@ -7,7 +7,7 @@ import { ThreadSession } from '../../lib/page/threads/thread-session';
 import { chooseSelectorSet } from '../../lib/selectors';
 import { threadJson2026 } from '../../lib/selectors/thread-json';
 import { threadPage2026 } from '../../lib/selectors/thread-page';
-import { appendTurn, installExecCommand } from '../fixtures/reader/fake-page';
+import { appendTurn, pageTeardown } from '../fixtures/reader/fake-page';
 import { loadFixture } from '../fixtures/reader/load';
 
 /**
@@ -21,18 +21,11 @@ import { loadFixture } from '../fixtures/reader/load';
  */
 const URL_ = 'https://www.perplexity.ai/search/the-thread';
 const NOTICE = '<div data-testid="insufficient-credits">You have run out of Computer credits.</div>';
-let exec: ReturnType<typeof installExecCommand> | null = null;
-const removers: (() => void)[] = [];
-afterEach(() => {
-  exec?.uninstall();
-  exec = null;
-  for (const r of removers.splice(0)) r();
-  document.body.innerHTML = '';
-});
+const teardown = pageTeardown();
 
 function setup(onSubmit: (composer: HTMLElement) => void, url = URL_) {
   loadFixture('A-home.html', url);
-  exec = installExecCommand();
+  teardown.execCommand();
   // A credits notice from an earlier refusal, still on the page.
   document.body.insertAdjacentHTML('beforeend', NOTICE);
   const composer = document.getElementById('ask-input') as HTMLElement;
@@ -50,7 +43,7 @@ function setup(onSubmit: (composer: HTMLElement) => void, url = URL_) {
     onSubmit(composer);
   };
   document.addEventListener('click', onClick);
-  removers.push(() => document.removeEventListener('click', onClick));
+  teardown.cleanup(() => document.removeEventListener('click', onClick));
   const set = chooseSelectorSet(document).set;
   const watcher = new PageWatcher(window, () => set);
   const waitFor: PageContext['waitFor'] = (fn, ms, signal) => watcher.waitFor(fn, ms >= 5000 ? ms / 50 : ms, signal);
@@ -84,7 +77,7 @@ describe('a notice shown before the submit, drawn anew', () => {
       if (redraw) redrawNotice();
       // The turn comes with the server's answer, a moment after the submit.
       const t = setTimeout(() => appendTurn('And the budget?'), 30);
-      removers.push(() => clearTimeout(t));
+      teardown.cleanup(() => clearTimeout(t));
     });
     const outcome = await send();
     expect(submits).toEqual(['And the budget?']);
@@ -107,7 +100,7 @@ describe('a notice shown before the submit, a turn that comes late', () => {
       const fresh = composer.cloneNode(false) as HTMLElement;
       composer.replaceWith(fresh);
       const t = setTimeout(() => appendTurn('And the budget?'), 400);
-      removers.push(() => clearTimeout(t));
+      teardown.cleanup(() => clearTimeout(t));
     });
     const outcome = await send();
     expect(submits).toEqual(['And the budget?']);
@@ -123,7 +116,7 @@ describe('a notice shown before the submit, a turn that comes late', () => {
         history.pushState({}, '', '/computer/tasks/plan-the-offsite-AbCdEfGhIjKlMnOpQrStUv');
         appendTurn('Plan the offsite');
       }, 400);
-      removers.push(() => clearTimeout(t));
+      teardown.cleanup(() => clearTimeout(t));
     }, 'https://www.perplexity.ai/');
     const outcome = await start();
     expect(submits).toEqual(['Plan the offsite']);
