@@ -1,4 +1,4 @@
-import type { ThreadPageReader } from './thread-schema';
+import type { BoxReader, ThreadPageReader } from './thread-schema';
 
 /**
  * Where a Computer thread's state shows in Perplexity's page (beside the selector set of the UI
@@ -24,14 +24,11 @@ import type { ThreadPageReader } from './thread-schema';
  */
 export const REPORT_CARD_2026: NonNullable<ThreadPageReader['reportCard']> = { scope: ['span', 'div', 'p'], pattern: '^deep research report$' };
 
-export const threadPage2026: ThreadPageReader = {
-  name: 'thread-page-2026-12',
-  version: 2,
-  checked: '2026-12-06 (simulated site; the guesses are marked in the comment above; reportCard: the 2026-10-04 capture)',
-  // RECORDED: the title is the top bar's h1 (browser-use/browser-harness notes, April 2026), maybe outside main.
-  title: ['main h1', 'h1'],
-  notFound: { scope: ['main h1', 'h1'], pattern: 'could not be found|not found|doesn.t exist' },
-
+/**
+ * The part of the reader every page carries: how a waiting box reads (comet_wait and the side panel show it on
+ * any page). On its own so the page script holds only this; thread tabs' kits get the whole reader.
+ */
+export const BOXES_2026: BoxReader = {
   boxes: {
     ask_user_question: ['[data-testid="ask-user-question"]'],
     confirm_action: ['[data-testid="confirm-action"]'],
@@ -46,14 +43,26 @@ export const threadPage2026: ThreadPageReader = {
   questionId: ['data-question-id'],
   questionText: ['legend', '.question-text'],
   questionChoice: ['[role="radio"]', '[role="checkbox"]', '[role="group"][aria-label="Suggested answers"] button', '.interaction-options button'],
-  questionsSubmit: ['button[aria-label="Submit answers"]', 'button[type="submit"]'],
-  questionsSkip: ['button[aria-label="Skip"]'],
   expiresAt: ['data-expires-at'],
   connectorId: ['data-connector'],
   authDescription: ['.interaction-description'],
   authLink: ['a[data-testid="connector-auth-link"]', 'a[href*="/authorize"]'],
-  authDone: ['button[aria-label="I\'ve connected"]', 'button[aria-label="Continue"]'],
   formLink: ['a[data-testid="form-link"]', 'a[href*="/computer/forms/"]'],
+};
+
+// A call marked pure, not a spread: a bundle that reads one part of this file (the sources kit, the report card)
+// drops the rest only so (esbuild keeps an object literal with a spread in it).
+export const threadPage2026: ThreadPageReader = /* @__PURE__ */ Object.assign({
+  name: 'thread-page-2026-12',
+  version: 2,
+  checked: '2026-12-06 (simulated site; the guesses are marked in the comment above; reportCard: the 2026-10-04 capture)',
+  // RECORDED: the title is the top bar's h1 (browser-use/browser-harness notes, April 2026), maybe outside main.
+  title: ['main h1', 'h1'],
+  notFound: { scope: ['main h1', 'h1'], pattern: 'could not be found|not found|doesn.t exist' },
+}, BOXES_2026, {
+  questionsSubmit: ['button[aria-label="Submit answers"]', 'button[type="submit"]'],
+  questionsSkip: ['button[aria-label="Skip"]'],
+  authDone: ['button[aria-label="I\'ve connected"]', 'button[aria-label="Continue"]'],
 
   sleeping: ['[data-testid="task-sleeping"]'],
   wakeTime: ['time[datetime]'],
@@ -90,7 +99,7 @@ export const threadPage2026: ThreadPageReader = {
   settingsEffort: '[role="menuitemradio"][data-effort="{value}"]',
   projectVisibility: ['[data-testid="project-visibility"]'],
   projectPath: '/projects/{uuid}',
-};
+});
 
 /** Built-in page readers, newest first. */
 export const THREAD_PAGE_READERS: readonly ThreadPageReader[] = [threadPage2026];

@@ -493,8 +493,8 @@ describe.skipIf(!present)(`${title}: the thread reader's "complete"`, () => {
   const ONE_TURN = 'search-thread-one-turn-Perplexity-Comet-MCP-jcalderonzumba-2026-09-26.html';
   const lastReading = async () => {
     const { readThreadDom } = await import('../../lib/page/threads/thread-dom-reader');
-    const { pageReader } = await import('../../lib/page/checkpoints/thread-readers');
-    return readThreadDom(createPageDriver(window).context(), pageReader(), { threadId: 'x', stopped: () => false }).turns.at(-1);
+    const { threadPage2026 } = await import('../../lib/selectors/thread-page');
+    return readThreadDom(createPageDriver(window).context(), threadPage2026, { threadId: 'x', stopped: () => false }).turns.at(-1);
   };
 
   it('a turn with its action row is complete', async () => {

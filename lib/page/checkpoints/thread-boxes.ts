@@ -2,7 +2,7 @@ import type { RelayError } from '../../protocol/error/relay-error';
 import { derivedPromptId } from '../../protocol/threads/thread-replies';
 import type { ThreadInteraction } from '../../protocol/watch';
 import type { SelectorSet } from '../../selectors';
-import type { ThreadPageReader } from '../../selectors/thread-schema';
+import type { BoxReader, ThreadPageReader } from '../../selectors/thread-schema';
 import type { PageContext } from '../dom/context';
 import { all, candidatesMiss, cleanText, first, isHidden, type MissDetail, matches, outermost, spokenText, union } from '../dom/dom';
 import { type Interaction, toWatched } from './thread-model';
@@ -51,14 +51,14 @@ export interface Box {
 const BOX_KINDS = ['ask_user_question', 'confirm_action', 'auth_required', 'two_factor_required', 'interaction_required'] as const;
 
 /** The kind a box stands for: the reader's own candidates first, then what it holds (older markup). */
-function kindOf(box: Element, set: SelectorSet, r: ThreadPageReader): Interaction['type'] {
+function kindOf(box: Element, set: SelectorSet, r: BoxReader): Interaction['type'] {
   for (const kind of BOX_KINDS) if (matches(box, r.boxes[kind])) return kind;
   if (first(box, set.interactionApprove)) return 'confirm_action';
   if (first(box, set.interactionField) || first(box, set.interactionOption)) return 'ask_user_question';
   return 'interaction_required';
 }
 
-function questionsOf(box: Element, promptText: string, fallbackId: string, set: SelectorSet, r: ThreadPageReader) {
+function questionsOf(box: Element, promptText: string, fallbackId: string, set: SelectorSet, r: BoxReader) {
   const choices = (root: Element) => union(root, r.questionChoice).map((o) => cleanText(o)).filter(Boolean);
   const groups = all(box, r.question).filter((q) => first(q, r.questionText));
   if (groups.length > 0) {
@@ -77,7 +77,7 @@ export function boxInteraction(
   box: Element,
   index: number,
   ctx: Pick<PageContext, 'doc' | 'set'>,
-  r: ThreadPageReader,
+  r: BoxReader,
   required = true,
   sameWordsBefore: (derived: string) => number = () => 0,
 ): Interaction {
@@ -115,7 +115,7 @@ export function boxInteraction(
 }
 
 /** Boxes of a turn the task waits on, in page order (hidden ones left out). */
-export function boxesOf(turn: Turn, index: number, ctx: Pick<PageContext, 'doc' | 'set'>, r: ThreadPageReader): Box[] {
+export function boxesOf(turn: Turn, index: number, ctx: Pick<PageContext, 'doc' | 'set'>, r: BoxReader): Box[] {
   const candidates = [...BOX_KINDS.flatMap((k) => r.boxes[k]), ...ctx.set.interactionBox];
   const before = sameWords();
   return outermost(union(turn, candidates))
@@ -151,7 +151,7 @@ export interface PendingInteraction {
  * The id is the page's own when it has one; otherwise it is derived from the turn's index, the kind
  * and a hash of the prompt, so it stays the same for as long as the question is shown.
  */
-export function pendingInteractions(doc: Document, set: SelectorSet, r: ThreadPageReader, known?: readonly Turn[]): PendingInteraction[] {
+export function pendingInteractions(doc: Document, set: SelectorSet, r: BoxReader, known?: readonly Turn[]): PendingInteraction[] {
   // The page's own index (as the thread readers use it), so a derived id is the same from both.
   const turn = (known ?? turnsOf(doc, set)).at(-1);
   if (!turn) return [];

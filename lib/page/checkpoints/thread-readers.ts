@@ -1,6 +1,6 @@
-import { THREAD_PAGE_READERS } from '../../selectors/thread-page';
+import { BOXES_2026 } from '../../selectors/thread-page';
 import { ReaderShelf, THREAD_PAGE_READER_KIND } from '../../selectors/reader-shelf';
-import type { ThreadPageReader } from '../../selectors/thread-schema';
+import type { BoxReader } from '../../selectors/thread-schema';
 
 /**
  * The page script's thread readers: the built-in ones, or those added as data packs, which the worker
@@ -10,7 +10,10 @@ import type { ThreadPageReader } from '../../selectors/thread-schema';
  */
 export const threadReaders = /* @__PURE__ */ new ReaderShelf();
 
-/** The thread page reader in use (what comet_wait and the panel find waiting boxes with). */
-export function pageReader(): ThreadPageReader {
-  return threadReaders.pick(THREAD_PAGE_READER_KIND, THREAD_PAGE_READERS[0] as ThreadPageReader).reader;
+/**
+ * The box fields of the thread page reader in use (what comet_wait and the panel find waiting boxes with): an added
+ * reader's, else the built-in's, which is all of it the page script carries (the kits carry the rest).
+ */
+export function pageReader(): BoxReader {
+  return threadReaders.pick<BoxReader>(THREAD_PAGE_READER_KIND, BOXES_2026).reader;
 }
