@@ -218,7 +218,8 @@ export function blockHtml(b: Block, budget: number, ctx: RenderCtx): string {
         if (left <= 0) break;
         const r = inlinesHtml(it, left, ctx);
         left -= r.used;
-        items += `<li class="py-0">${r.html}</li>`;
+        // Each item's text in a paragraph, as the live renderer draws it (the 2026-02-27 and 2026-09-26 captures).
+        items += `<li class="py-0"><p class="my-0">${r.html}</p></li>`;
       }
       const cls = b.type === 'ul' ? 'marker:text-quiet list-disc' : 'marker:text-quiet list-decimal';
       return `<${b.type} class="${cls}">${items}</${b.type}>`;

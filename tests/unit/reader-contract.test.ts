@@ -217,9 +217,10 @@ describe('content-script weight', () => {
     // page draws a prompt's Markdown rendered: review 13a, Q1; 18,912 without the turn miss's own next step, which the
     // MCP layer now gives every miss; 18,964 with a question keyed by its symbols and marks too and a stop mark by
     // question taken once: review 13d, 1, 3; 18,343 with only the thread page reader's box fields in the page script,
-    // the rest in the kits that read it, 2026-12-06).
+    // the rest in the kits that read it, 2026-12-06; 18,411 with a list item's paragraph on its marker's line, review
+    // 13a, L1).
     // Code that grows them past 20,000 together must push something else into a kit.
-    expect(page).toBeLessThan(18_360);
+    expect(page).toBeLessThan(18_420);
     expect(tap).toBeLessThan(1_100);
     expect(page + tap).toBeLessThanOrEqual(20_000);
   });
@@ -335,8 +336,9 @@ describe('content-script weight', () => {
     // report's citations among a page-read turn's sources (13a, S1): threads 26,106, ask 13,398. The trim is overdue.
     // The turn miss without its own next step (the MCP layer gives every miss one): sources 8,436; a read that stops
     // when the tab leaves the conversation (review 13d, 4): sources 8,595. The thread page reader's box fields on
-    // their own (the page script's part of it): panel 7,966.
-    const limits = { 'page-threads': 26_150, 'page-sources': 8_650, 'page-diagnostics': 3_750, 'page-panel': 8_000, 'page-mode': 5_850, 'page-ask': 13_400, 'page-repair': 9_150 };
+    // their own (the page script's part of it): panel 7,966. A list item's paragraph on its marker's line (13a, L1),
+    // in every kit that renders text: threads 26,198, sources 8,659, panel 8,031, ask 13,417, repair 9,197.
+    const limits = { 'page-threads': 26_210, 'page-sources': 8_670, 'page-diagnostics': 3_750, 'page-panel': 8_050, 'page-mode': 5_850, 'page-ask': 13_430, 'page-repair': 9_210 };
     for (const [entry, limit] of Object.entries(limits)) {
       const out = await bundle(`../../entrypoints/${entry}.ts`);
       expect(inputs(out).filter((i) => i.includes('node_modules'))).toEqual([]);

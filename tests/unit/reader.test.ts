@@ -307,6 +307,12 @@ describe('the page’s Markdown, as the site writes its own', () => {
     expect(render('<p>x <strong><br>line</strong> y</p>')).toBe('x\n**line** y');
     expect(render('<p><strong> <em>deep</em> </strong>end</p>')).toBe('***deep*** end');
   });
+  it('a list item drawn as <li><p>, as the site draws it: "- item" on one line, a second paragraph after a blank line (review 13a, L1)', () => {
+    expect(render('<ul><li><p>one</p></li><li><p><strong>two</strong> more</p></li></ul>')).toBe('- one\n- **two** more');
+    expect(render('<ol start="3"><li><p>first</p><p>second</p></li><li><p>next</p></li></ol>')).toBe('3. first\n\n   second\n\n4. next'); // a loose list then, as CommonMark reads it
+    expect(render('<ul><li><p>outer</p><ul><li><p>inner</p></li></ul></li></ul>')).toBe('- outer\n  - inner');
+    expect(render('<ul><li><pre><code>x</code></pre></li></ul>')).toBe('-\n  ```\n  x\n  ```');
+  });
   it('an emphasis around blocks is closed at each break and opened again after the marker of the next (day-7c review T1–T3)', () => {
     expect(render('<strong><p>one</p><p>two</p></strong>')).toBe('**one**\n\n**two**');
     expect(render('<strong><h2>Title</h2></strong><ul><li><em><span>a</span></em></li></ul>')).toBe('## **Title**\n\n- *a*');

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createPageDriver } from '../../lib/page/driver';
 import { looksFinished, takeSnapshot } from '../../lib/page/answer/observer';
-import { readQuestionNow, readTurnNow } from '../../lib/page/answer/reader';
+import { answerRoots, readQuestionNow, readTurnNow } from '../../lib/page/answer/reader';
 import { questionKey, questionMatch } from '../../lib/page/answer/question';
 import { turnsOf } from '../../lib/page/dom/turns';
 import { readSources } from '../../lib/page/kits/source-reader';
@@ -279,6 +279,26 @@ describe.skipIf(!present)(title, () => {
       const turn = turnsOf(document, live2026).find((t) => t.question?.contains(shown));
       expect(readQuestionNow(turn as NonNullable<typeof turn>, live2026)).toBe(lines.join('\n'));
     });
+  });
+
+  describe('list items drawn as <li><p> (2026-02-27 and 2026-09-26 pages)', () => {
+    for (const [file, at] of [
+      ['deep-research-thread-page-obsidian-AI-exporter-2026-02-27.html', -1],
+      ['search-thread-several-turns-Perplexity-Comet-MCP-jcalderonzumba-2026-09-26.html', 0],
+    ] as const) {
+      it(`${file}: each item reads "- item" on one line, as the site's own Markdown writes it (review 13a, L1)`, () => {
+        load(file);
+        const turn = turnsOf(document, live2026).at(at) as NonNullable<ReturnType<typeof turnsOf>[number]>;
+        const items = answerRoots(turn, live2026).flatMap((root) => [...root.querySelectorAll('li')]).filter((li) => li.firstElementChild?.tagName === 'P');
+        expect(items.length).toBeGreaterThan(2); // the capture's own shape
+        const response = readTurnNow(turn, turn.index, live2026).response;
+        expect(response).not.toMatch(/^\s*(?:[-*]|\d+\.)\s*$/m);
+        for (const li of items) {
+          const head = squash(li.firstElementChild?.textContent ?? '').slice(0, 6); // its first words (a chip's name follows unspaced)
+          expect(response).toMatch(new RegExp(`^\\s*(?:-|\\d+\\.) (?:\\*\\*)?${head.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}`, 'm'));
+        }
+      });
+    }
   });
 
   describe('answer-citation-excerpt-MrJ55-comet-mcp-2026-08-07.html (one chip, its title in an aria-label)', () => {

@@ -50,6 +50,8 @@ class Writer {
   private live = '';
   /** Inside a table cell: a line break would end the row, so every break is a space, and every `|` is escaped. */
   flat = 0;
+  /** The output's length in parts right after a list item's marker: the item's first paragraph goes on its line. */
+  private markerAt = -1;
 
   get out(): string {
     return this.parts.join('');
@@ -61,6 +63,17 @@ class Writer {
 
   private atLineStart(): boolean {
     return this.parts.length === 0 || this.last().endsWith('\n');
+  }
+
+  /** Writes a list item's marker (`- `, `1. `). */
+  itemMarker(t: string): void {
+    this.text(t, true);
+    this.markerAt = this.parts.length;
+  }
+
+  /** Nothing written since a list item's marker. */
+  atMarker(): boolean {
+    return this.markerAt === this.parts.length;
   }
 
   /** Writes `t`; a `marker` (a heading's `#`, a list item's `- `, a table's pipes) is not a word an emphasis opens at. */
@@ -283,7 +296,7 @@ export function renderText(roots: Element | Element[], options: RenderOptions): 
           if (child.nodeType === 1 && (child as Element).tagName === 'LI' && !skipped(child as Element)) {
             const marker = tag === 'OL' ? `${n++}. ` : '- ';
             w.breaks(1);
-            w.text(marker, true);
+            w.itemMarker(marker);
             const saved = w.indent;
             w.indent += ' '.repeat(marker.length);
             children(child as Element);
@@ -336,8 +349,11 @@ export function renderText(roots: Element | Element[], options: RenderOptions): 
       }
     }
     if (PARAGRAPH.has(tag)) {
-      const n = listDepth > 0 ? 1 : 2;
-      w.breaks(n);
+      // The site draws each list item's text in a paragraph (`<li><p>`: the 2026-02-27 and 2026-09-26 captures) and
+      // writes `- item` (its thread JSON): the item's first paragraph continues the marker's line, a second one in
+      // the same item is a paragraph of its own, after a blank line (review 13a, L1).
+      const n = listDepth > 0 && !(el.parentElement?.tagName === 'LI' && el.previousElementSibling?.tagName === 'P') ? 1 : 2;
+      if (!w.atMarker()) w.breaks(n);
       children(el);
       w.breaks(n);
       return;
