@@ -337,8 +337,10 @@ describe('content-script weight', () => {
     // The turn miss without its own next step (the MCP layer gives every miss one): sources 8,436; a read that stops
     // when the tab leaves the conversation (review 13d, 4): sources 8,595. The thread page reader's box fields on
     // their own (the page script's part of it): panel 7,966. A list item's paragraph on its marker's line (13a, L1),
-    // in every kit that renders text: threads 26,198, sources 8,659, panel 8,031, ask 13,417, repair 9,197.
-    const limits = { 'page-threads': 26_210, 'page-sources': 8_670, 'page-diagnostics': 3_750, 'page-panel': 8_050, 'page-mode': 5_850, 'page-ask': 13_430, 'page-repair': 9_210 };
+    // in every kit that renders text: threads 26,198, sources 8,659, panel 8,031, ask 13,417, repair 9,197. A task
+    // followed under another slug by its id (review 14b, F1): threads 26,247, sources 8,698, ask 13,440 (the threads kit's trim: the built-in thread JSON
+    // reader, 5.1 kB of it before gzip, could come from the worker as the packs do).
+    const limits = { 'page-threads': 26_260, 'page-sources': 8_710, 'page-diagnostics': 3_750, 'page-panel': 8_050, 'page-mode': 5_850, 'page-ask': 13_450, 'page-repair': 9_210 };
     for (const [entry, limit] of Object.entries(limits)) {
       const out = await bundle(`../../entrypoints/${entry}.ts`);
       expect(inputs(out).filter((i) => i.includes('node_modules'))).toEqual([]);

@@ -6,6 +6,8 @@ import { threadIdProblem as mcpThreadIdProblem } from '../../lib/mcp/threads/rul
 import { methods } from '../../lib/protocol/methods';
 import { threadJson2026 } from '../../lib/selectors/thread-json';
 import { threadPage2026 } from '../../lib/selectors/thread-page';
+import { sameThreadId, showsThread, taskIdOf } from '../../lib/protocol/threads/thread-ids';
+import { DoorThreads } from '../../lib/worker/threads/door-threads';
 import { ThreadTabs } from '../../lib/worker/threads/thread-tabs';
 import { setUrl } from '../fixtures/reader/load';
 import { fakeTabs } from '../support/fake-tabs';
@@ -47,4 +49,44 @@ describe('the thread-id rule is the same at every layer', () => {
       expect(pageSays(url), 'page').toBeUndefined();
     });
   }
+});
+
+/**
+ * A Computer task's address is /computer/tasks/<slug>-<id>; the slug is renamed or re-summarized after a run, the
+ * last 22 characters stay (lib/selectors/README.md, "Computer task pages"). Every layer takes the task under its new
+ * slug for the thread asked (review 14b, F1); a search thread's address is its id, whole.
+ */
+describe("a Computer task is the same thread under another slug (review 14b, F1)", () => {
+  const ID = 'AbCdEfGhIjKlMnOp-rSt_v';
+  const [before, after] = [`plan-my-week-${ID}`, `weekly-plan-for-the-team-${ID}`];
+  const task = (segment: string) => `https://www.perplexity.ai/computer/tasks/${segment}`;
+
+  it('the worker finds its tab, the page says it shows it, one queue serialises both', async () => {
+    expect(await workerFinds(task(after), before)).toBe(true);
+    expect(await workerFinds(task(after), ID)).toBe(true);
+    expect(showsThread(task(before), after)).toBe(true);
+    const tabs = new ThreadTabs(fakeTabs([]).api);
+    const log: string[] = [];
+    let release = () => {};
+    const first = tabs.serialise(before, true, () => new Promise<void>((r) => (release = r)).then(() => log.push('first')));
+    const second = tabs.serialise(after, true, async () => log.push('second'));
+    await new Promise((r) => setTimeout(r, 5));
+    expect(log).toEqual([]);
+    release();
+    await Promise.all([first, second]);
+    expect(log).toEqual(['first', 'second']);
+  });
+
+  it('another task, a search thread at the same id, or a slug without its "-" are other threads', async () => {
+    expect(showsThread(task(`plan-my-week-${'Z'.repeat(22)}`), before)).toBe(false);
+    expect(showsThread(`https://www.perplexity.ai/search/${after}`, before)).toBe(false);
+    expect(showsThread(task(`x${ID}`), `y${ID}`)).toBe(false);
+    expect(taskIdOf('short')).toBeUndefined();
+    expect(sameThreadId(before, after)).toBe(true);
+    expect(sameThreadId(before, `plan-my-week-${'Z'.repeat(22)}`)).toBe(false);
+    const door = new DoorThreads();
+    door.add(before);
+    expect(door.has(after)).toBe(true);
+    expect(door.has(`plan-my-week-${'Z'.repeat(22)}`)).toBe(false);
+  });
 });

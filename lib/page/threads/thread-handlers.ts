@@ -1,6 +1,7 @@
 import { RelayError } from '../../protocol/error/relay-error';
 import type { AttachmentPayload, ThreadReply } from '../../protocol/threads/threads';
 import { FILES_WITH_A_REPLY } from '../../protocol/threads/thread-replies';
+import { showsThread } from '../../protocol/threads/thread-ids';
 import { THREAD_JSON_READERS } from '../../selectors/thread-json';
 import { THREAD_PAGE_READERS } from '../../selectors/thread-page';
 import type { ThreadReply as PanelReply } from '../../protocol/watch';
@@ -45,7 +46,7 @@ export function threadHandlers({ win, driver, readers }: PageKitHost): KitHandle
   /** This tab must show the thread the call is about. */
   const own = (threadId: string): ThreadSession => {
     const s = threads();
-    if (s.threadId !== threadId) {
+    if (!showsThread(win.location.href, threadId)) {
       throw new RelayError('TAB_NOT_FOUND', `This tab shows ${win.location.href}, not thread "${threadId}"; call again (the thread's tab is looked up anew).`);
     }
     if (s.notFound()) throw new RelayError('THREAD_NOT_FOUND', `thread_id "${threadId}" matches no Perplexity thread (${win.location.href} says it does not exist).`);
@@ -102,7 +103,7 @@ export function threadHandlers({ win, driver, readers }: PageKitHost): KitHandle
     /** Worker-only: does this tab show the thread, or does its page say "not found"? */
     'threads.locate': async (params: ThreadParams) => {
       const s = threads();
-      return { found: s.threadId === params.threadId && !s.notFound() };
+      return { found: showsThread(win.location.href, params.threadId) && !s.notFound() };
     },
     /** The side panel answers what the current turn waits on (a task's question, a research answer's). */
     'page.respond': async (params: { interactionId: string; reply: PanelReply }) => respond(driver().context(), pageReader(), params.interactionId, params.reply),

@@ -1,5 +1,5 @@
 import { RelayError } from '../../protocol/error/relay-error';
-import { threadMovedError } from '../../protocol/threads/thread-ids';
+import { showsThread, threadMovedError } from '../../protocol/threads/thread-ids';
 import type { PageWatcher } from '../answer/observer';
 import type { ThreadReading, TurnReading } from '../checkpoints/thread-model';
 import type { ThreadSession } from './thread-session';
@@ -107,13 +107,13 @@ export function waitForCheckpoint(session: ThreadSession, watcher: PageWatcher, 
     };
     /** Whether the tab still shows the thread asked for; fails the wait when not. */
     const stillThere = (): boolean => {
-      if (session.threadId === params.threadId) return true;
+      if (showsThread(session.url, params.threadId)) return true;
       fail(threadMovedError(params.threadId, session.url, session.threadId));
       return false;
     };
     const finish = (reading: ThreadReading, turn: TurnReading | undefined, forceNull = false) => {
       if (done || !stillThere()) return;
-      if (reading.threadId !== params.threadId) return fail(threadMovedError(params.threadId, reading.url, reading.threadId));
+      if (!showsThread(reading.url, params.threadId)) return fail(threadMovedError(params.threadId, reading.url, reading.threadId));
       cleanup();
       const t: TurnReading = turn ?? {
         index: target,

@@ -67,13 +67,42 @@ export function threadIdOfUrl(raw: string | undefined): string | undefined {
 export function conversationIdOf(raw: string): string | undefined {
   const id = threadIdOfUrl(raw);
   if (id === undefined || id === 'new') return undefined;
-  return id.length > 22 && new URL(raw).pathname.startsWith('/computer/tasks/') ? id.slice(-22) : id;
+  return new URL(raw).pathname.startsWith('/computer/tasks/') ? (taskIdOf(id) ?? id) : id;
 }
 
 /** Two addresses of one conversation: by its id where both name one (a task's slug changes), else by the address. */
 export function sameConversation(a: string, b: string): boolean {
   const [x, y] = [conversationIdOf(a), conversationIdOf(b)];
   return x !== undefined && y !== undefined ? x === y : conversationKey(a) === conversationKey(b);
+}
+
+/**
+ * A Computer task's id: the last 22 characters of its address's segment, which stay while the slug before them is
+ * renamed or re-summarized (lib/selectors/README.md, "Computer task pages"; the 2026-04 task-page notes in the
+ * captures). Undefined when `threadId` cannot be one: shorter, or a slug with no `-` before its last 22 characters.
+ */
+export function taskIdOf(threadId: string): string | undefined {
+  if (threadId.length < 22 || (threadId.length > 22 && threadId[threadId.length - 23] !== '-')) return undefined;
+  return threadId.slice(-22);
+}
+
+/**
+ * Whether `url` shows the thread `threadId` names: its id, or, on a Computer task's page, the same task under another
+ * slug (review 14b, F1: a task re-summarized after its run was "another thread" to every thread tool).
+ */
+export function showsThread(url: string | undefined, threadId: string): boolean {
+  const shown = threadIdOfUrl(url);
+  if (shown === undefined) return false;
+  if (shown === threadId) return true;
+  const task = taskIdOf(threadId);
+  return task !== undefined && new URL(url as string).pathname.startsWith('/computer/tasks/') && taskIdOf(shown) === task;
+}
+
+/** Two thread ids of one thread: equal, or one Computer task's id under two slugs. */
+export function sameThreadId(a: string, b: string): boolean {
+  if (a === b) return true;
+  const task = taskIdOf(a);
+  return task !== undefined && taskIdOf(b) === task;
 }
 
 /** A tab that showed one thread now shows another page: never that page's result for this call. */

@@ -1,4 +1,5 @@
 import type { SessionValue } from '../browser/session-store';
+import { sameThreadId } from '../../protocol/threads/thread-ids';
 
 /** Enough for a day of an agent's tasks; past it the oldest go, and reading them needs the library setting (fail closed). */
 const MAX_THREADS = 500;
@@ -26,6 +27,6 @@ export class DoorThreads {
   }
 
   has(threadId: unknown): boolean {
-    return typeof threadId === 'string' && this.ids.includes(threadId);
+    return typeof threadId === 'string' && this.ids.some((id) => sameThreadId(id, threadId));
   }
 }

@@ -20,7 +20,7 @@ import {
   threadPathFrom,
   transcriptFrom,
 } from './thread-results';
-import { checkThreadId, threadIdOfUrl, threadMovedError } from '../../protocol/threads/thread-ids';
+import { checkThreadId, sameThreadId, threadIdOfUrl, threadMovedError } from '../../protocol/threads/thread-ids';
 import type { ThreadTabs } from './thread-tabs';
 import { cliHint } from '../../protocol/identity';
 import { exportThread, type Fetched, type LibraryFetch, listLibrary } from './library';
@@ -168,7 +168,7 @@ export class ThreadCalls {
     });
     // Bound to the thread asked for to the end: a reading of another conversation is never its answer.
     const reading = (result as { reading?: ThreadReading } | undefined)?.reading;
-    if (reading && reading.threadId !== threadId) throw threadMovedError(threadId, reading.url, reading.threadId);
+    if (reading && !sameThreadId(reading.threadId, threadId)) throw threadMovedError(threadId, reading.url, reading.threadId);
     switch (method) {
       case 'threads.wait':
       case 'threads.state':

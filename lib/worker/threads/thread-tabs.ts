@@ -1,5 +1,5 @@
 import { RelayError } from '../../protocol/errors';
-import { threadIdOfUrl } from '../../protocol/threads/thread-ids';
+import { showsThread, taskIdOf } from '../../protocol/threads/thread-ids';
 import { checkPerplexityUrl } from '../../protocol/urls';
 
 /**
@@ -73,7 +73,7 @@ export class ThreadTabs {
       const tab = typeof t?.tabId === 'number' ? open.get(t.tabId) : undefined;
       const url = tab?.url ?? tab?.pendingUrl ?? '';
       // A tab id that now shows another page (the person navigated it away) is not ours.
-      const same = t.threadId ? threadIdOfUrl(url) === t.threadId : checkPerplexityUrl(url).ok;
+      const same = t.threadId ? showsThread(url, t.threadId) : checkPerplexityUrl(url).ok;
       if (tab && same && !this.freshSession && !this.owned.has(t.tabId)) {
         this.owned.set(t.tabId, t);
         this.fromStore.add(t.tabId);
@@ -170,16 +170,18 @@ export class ThreadTabs {
    * acting call in progress, so it sees what that call did, but reads never wait for each other.
    */
   async serialise<T>(threadId: string, acts: boolean, fn: () => Promise<T>): Promise<T> {
-    const before = this.acts.get(threadId) ?? Promise.resolve();
+    // One queue for a task under any of its slugs (its id stays: review 14b, F1).
+    const key = taskIdOf(threadId) ?? threadId;
+    const before = this.acts.get(key) ?? Promise.resolve();
     if (!acts) {
       await before.catch(() => {});
       return fn();
     }
     const run = before.catch(() => {}).then(fn);
     const tail = run.catch(() => {});
-    this.acts.set(threadId, tail);
+    this.acts.set(key, tail);
     void tail.then(() => {
-      if (this.acts.get(threadId) === tail) this.acts.delete(threadId);
+      if (this.acts.get(key) === tail) this.acts.delete(key);
     });
     return run;
   }
@@ -187,7 +189,7 @@ export class ThreadTabs {
   /** Open tabs that show the thread, ours first (the browser knows no "last used" for the person's). */
   async showing(threadId: string): Promise<TabLike[]> {
     await this.restored;
-    const tabs = (await this.tabs.query()).filter((t) => t.id !== undefined && threadIdOfUrl(t.url ?? t.pendingUrl) === threadId);
+    const tabs = (await this.tabs.query()).filter((t) => t.id !== undefined && showsThread(t.url ?? t.pendingUrl, threadId));
     return tabs.sort((a, b) => Number(this.isOwned(b.id as number)) - Number(this.isOwned(a.id as number)));
   }
 
