@@ -26,6 +26,9 @@ export interface StreamSource {
   url?: string;
 }
 
+/** The most characters one frame may hold before it ends: as many as the tap's channel keeps of a stream unread. */
+const MAX_FRAME = 4_000_000;
+
 export class AskStream {
   frames = 0;
   backendUuid?: string;
@@ -46,6 +49,8 @@ export class AskStream {
   private readonly blocks: Record<string, Record<string, unknown>> = Object.create(null);
   private readonly parser = new SseParser();
   private readonly listeners = new Set<() => void>();
+  /** The first event name that is neither a frame's nor the end's. */
+  private foreign?: string;
 
   constructor(
     readonly reader: AskStreamReader,
@@ -60,12 +65,19 @@ export class AskStream {
   push(text: string): void {
     if (this.ended || this.cut) return;
     for (const event of this.parser.push(text)) this.onEvent(event);
+    // A frame that never ends is cut where the channel would cut the same text unread (review 14a, #6).
+    if (!this.ended && !this.cut && this.parser.pending > MAX_FRAME) {
+      this.cut = `a frame of more than ${MAX_FRAME} characters`;
+      this.unknown ??= this.cut;
+      this.changed();
+    }
   }
 
   /** The body closed (`error` when it failed or was aborted). */
   close(error?: string): void {
     this.parser.end();
     if (!this.ended && !this.cut) this.cut = error ?? 'the stream closed before its end';
+    this.nameForeign();
     this.changed();
   }
 
@@ -119,16 +131,32 @@ export class AskStream {
   }
 
   private onEvent({ event, data }: SseEvent): void {
+    // Nothing after the end counts: the same bytes read the same whatever pieces the network cut them in (review 14a, #4).
+    if (this.ended || this.cut) return;
     const { events } = this.reader;
     if (events.end.includes(event)) {
       this.ended = true;
+      // A final frame whose answer sits where no path of the reader looks is a shape it does not know, not an empty
+      // answer: the page and the thread JSON answer it (review 14a, #1; the answer moved once, on 2026-08-04).
+      if (this.finalSeen && !this.terminated && !this.unknown && answerText(this.blocks, this.reader.blocks.answer, this.reader.blocks.answerChunks) === undefined) {
+        this.unknown = `the final frame holds no answer at ${this.reader.blocks.answer[0]} or ${this.reader.blocks.answerChunks[0]}`;
+      }
+      this.nameForeign();
       this.changed();
       return;
     }
-    if (!events.message.includes(event)) return; // another kind of event is not a frame: nothing to read from it
+    if (!events.message.includes(event)) {
+      this.foreign ??= event; // another kind of event is not a frame: nothing to read from it, but named if no frame comes
+      return;
+    }
     this.frames += 1;
     if (!this.unknown) this.readFrame(data);
     this.changed();
+  }
+
+  /** A stream that ended with no frame read but events of another name: the frames' event was renamed (review 14a, #5). */
+  private nameForeign(): void {
+    if (this.frames === 0 && this.foreign !== undefined) this.unknown ??= `no "${this.reader.events.message[0]}" event, only "${this.foreign.slice(0, 40)}"`;
   }
 
   private readFrame(data: string): void {

@@ -15,6 +15,12 @@ export class SseParser {
   private skipLf = false;
   private event = '';
   private data: string[] = [];
+  private dataChars = 0;
+
+  /** Characters of the event not dispatched yet (its lines so far): what a frame that never ends grows. */
+  get pending(): number {
+    return this.rest.length + this.dataChars;
+  }
 
   /** The events completed by this piece of text. */
   push(text: string): SseEvent[] {
@@ -45,6 +51,7 @@ export class SseParser {
     this.rest = '';
     this.event = '';
     this.data = [];
+    this.dataChars = 0;
     return [];
   }
 
@@ -53,6 +60,7 @@ export class SseParser {
       if (this.data.length > 0 || this.event) out.push({ event: this.event || 'message', data: this.data.join('\n') });
       this.event = '';
       this.data = [];
+      this.dataChars = 0;
       return;
     }
     if (line.startsWith(':')) return;
@@ -61,6 +69,9 @@ export class SseParser {
     let value = colon < 0 ? '' : line.slice(colon + 1);
     if (value.startsWith(' ')) value = value.slice(1);
     if (field === 'event') this.event = value;
-    else if (field === 'data') this.data.push(value);
+    else if (field === 'data') {
+      this.data.push(value);
+      this.dataChars += value.length;
+    }
   }
 }
