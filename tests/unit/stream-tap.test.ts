@@ -122,6 +122,29 @@ describe('the tap', () => {
     expect(channel.records[0]).toMatchObject({ body: '{"query_str":"q?"}', end: { error: expect.stringMatching(/aborted/) } });
   });
 
+  test("only the page's own POSTs are its ask stream and its Stop: another host's, or a GET, are neither (review 14a, #3)", async () => {
+    const { win } = fakeWindow();
+    installTap(win, ASK_STREAM_ENDPOINTS);
+    const channel = new TapChannel();
+    channel.connect(win);
+    await settle();
+    // A third-party script on the page, at the same paths on its own host, or the page's path with another method.
+    await win.fetch('https://tracker.example/rest/sse/perplexity_ask', { method: 'POST', body: '{"query_str":"q?"}' });
+    await win.fetch(ASK_URL);
+    await win.fetch(new Request('https://tracker.example/rest/sse/perplexity_ask', { method: 'POST' }));
+    await settle();
+    expect(channel.records).toEqual([]);
+    // The page's own ask, as a Request too; a foreign Stop does not mark it.
+    await win.fetch(new Request(ASK_URL, { method: 'POST', body: '{"query_str":"q?"}' }));
+    await win.fetch('https://tracker.example/rest/sse/perplexity_terminate', { method: 'POST', body: '{}' });
+    await settle();
+    expect(channel.records).toHaveLength(1);
+    expect(channel.records[0]?.terminated).toBeUndefined();
+    await win.fetch('/rest/sse/perplexity_terminate', { method: 'post', body: '{}' });
+    await settle();
+    expect(channel.records[0]?.terminated).toBe(0);
+  });
+
   test('what streamed before the page script came is handed over with the hello, then frames as they come', async () => {
     const { win, controllers } = fakeWindow();
     installTap(win, ASK_STREAM_ENDPOINTS);

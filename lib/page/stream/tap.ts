@@ -102,7 +102,10 @@ export function installTap(win: Window & typeof globalThis, paths: { ask: readon
     const [input, init] = args;
     try {
       const href = typeof input === 'string' ? input : input instanceof URL ? input.href : (input as Request)?.url;
-      const path = new URL(String(href), win.location.href).pathname;
+      const url = new URL(String(href), win.location.href);
+      // The page's own POSTs only: another script's call to the same path on any host is no answer of the page's and
+      // no Stop of its turn (review 14a, #3).
+      const path = url.origin === win.location.origin && /^post$/i.test(init?.method ?? (input as Request)?.method ?? '') ? url.pathname : '';
       if (terminate.includes(path)) post({ kind: 'terminate', at: Date.now() });
       else if (ask.includes(path)) {
         const id = next++;
