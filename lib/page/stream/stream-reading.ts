@@ -70,10 +70,15 @@ export class StreamReading {
     // A page whose URL names the thread of some stream seen is on that thread: only its streams can be its turns. On a
     // conversation no stream names, only a stream with no frame yet can be (its first frame names its thread in every
     // capture): never another thread's, nor one whose frames name none (a renamed field).
+    // A stream with no frame yet names no thread but may be this page's newest turn: it stays in the pool (review 14a,
+    // #2: a question asked again read the earlier turn's finished stream until the new one's first frame).
     const here = all.filter((s) => onThread(s, url));
-    const pool = here.length ? here : threadIdOfUrl(url) ? all.filter((s) => s.frames === 0) : all;
+    const pool = here.length ? all.filter((s) => s.frames === 0 || here.includes(s)) : threadIdOfUrl(url) ? all.filter((s) => s.frames === 0) : all;
     const matching = pool.filter((s) => s.startedAt >= since && s.query !== undefined && questionMatch(question, questionKey(s.query)) === 'same');
-    return (first ? matching[0] : matching.at(-1)) ?? null;
+    const found = (first ? matching[0] : matching.at(-1)) ?? null;
+    // A newer stream whose question is not known yet (its body unread, no frame) may be this turn's: the page answers.
+    if (found && !first && pool.some((s) => s.startedAt > found.startedAt && s.query === undefined && s.state() === 'working')) return null;
+    return found;
   }
 
   /**
