@@ -69,6 +69,9 @@ export const threadJson2026: ThreadJsonReader = {
     quotaResetDate: ['thread_metadata.quota_reset_date'],
     wakeAt: ['thread_metadata.wake_at'],
     assets: ['thread_metadata.workflow_snapshots.SHARED_FILES.shared_files.items[]'],
+    // RECORDED: "completed" in thread-json-perplexity-client-research-resume-2026-07-31 (and "completed", "blocked" in
+    // the SIMULATED- Computer bodies of the captures folder), read 2026-12-06.
+    status: ['thread_metadata.thread_status'],
   },
   entry: {
     id: ['uuid', 'backend_uuid'],

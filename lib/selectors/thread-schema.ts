@@ -190,6 +190,8 @@ export const ThreadJsonReaderSchema = z.looseObject({
     wakeAt: Paths.optional(),
     /** The thread's files, beside each entry's own (Computer's shared files). */
     assets: Paths.optional(),
+    /** Perplexity's own word for the thread's state (read_thread's web_state.thread_status). */
+    status: Paths.optional(),
   }),
   /** Relative to one entry. */
   entry: z.object({

@@ -235,7 +235,8 @@ test('read_thread, assets and a fresh download link, models and projects, files 
   const read = await call('threads.read', { threadId: started.threadId });
   expect(read.status).toBe('idle');
   expect(read.text).toContain('**User:** Task computer-files');
-  expect(read.webState).toMatchObject({ thread_status: 'idle', source: 'json' });
+  // web_state is what Perplexity shows: the JSON's own thread_status (review 14b, F2); status is the seed's word.
+  expect(read.webState).toMatchObject({ thread_status: 'completed', source: 'json' });
 
   const assets = await call('threads.assets', { threadId: started.threadId });
   expect(assets.assets.map((a) => a.filename)).toEqual(['report.pdf', 'chart.png', 'chart.png']);

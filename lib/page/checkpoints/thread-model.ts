@@ -52,6 +52,8 @@ export interface ThreadReading {
   url: string;
   title?: string;
   turnCount: number;
+  /** Perplexity's own word for the thread's state (the JSON's thread_status), when the reading came with one. */
+  threadStatus?: string;
   /** JSON: every turn read; page: the turns it could read (at least the latest). */
   turns: TurnReading[];
   /**
@@ -123,11 +125,23 @@ export function threadStatus(turn: TurnReading | undefined): string {
   return threadStatusOf(turn ? turn.event : undefined);
 }
 
+/**
+ * read_thread's `status`: the latest turn's, in the seed's words (running, idle, waiting_for_user, …); for a turn
+ * nothing classified (`event: null`, which reads "running"), Perplexity's own word when the JSON said one: a task the
+ * JSON called completed, its answer where the reader does not look, read "running" for ever (review 14b, F2).
+ */
+export function readThreadStatus(reading: ThreadReading): string {
+  const last = reading.turns.at(-1);
+  return last?.event === null && reading.threadStatus ? reading.threadStatus : threadStatus(last);
+}
+
 export function webStateOf(reading: ThreadReading): ThreadWebState {
   const last = reading.turns.at(-1);
   const pending = last?.interactions ?? [];
   return {
-    thread_status: threadStatus(last),
+    // Perplexity's word where the JSON said it (the seed: "the thread state shown in Perplexity"), ours from the
+    // latest turn's event otherwise (review 14b, F2).
+    thread_status: reading.threadStatus ?? threadStatus(last),
     wake_at: last?.wakeAt ?? null,
     entries: reading.turns.map((t) => ({ entry_id: t.entryId ?? null, status: t.entryStatus })),
     interactions: pending.filter((i) => i.type !== 'auth_required' && i.type !== 'interaction_required'),

@@ -319,6 +319,7 @@ export function readThreadJson(pages: unknown[], r: ThreadJsonReader, ctx: JsonC
   const turns = entries.map((entry, i) => turnOf(entry, i, thread, i === entries.length - 1, r));
   const last = turns.at(-1);
   if (last?.event === 'complete' && !last.answer.trim() && last.files.length === 0) last.event = null;
+  const threadStatus = r.thread.status ? firstString(first, r.thread.status) : undefined;
   const assets = entries.flatMap((entry, i) => {
     const id = firstString(entry, r.entry.id);
     return id ? assetsOf(entry, id, r, i === entries.length - 1 ? thread.assets : []) : [];
@@ -331,6 +332,7 @@ export function readThreadJson(pages: unknown[], r: ThreadJsonReader, ctx: JsonC
     url: ctx.url,
     ...(firstString(first, r.thread.title) ? { title: firstString(first, r.thread.title) } : {}),
     turnCount: turns.length,
+    ...(threadStatus ? { threadStatus } : {}),
     turns,
     assets,
   };

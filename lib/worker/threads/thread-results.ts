@@ -1,7 +1,7 @@
 import { RelayError } from '../../protocol/errors';
 import type { ModelsList, ThreadAsset, ThreadCheckpoint, ThreadTranscript } from '../../protocol/threads/threads';
 import { firstBoolean, firstNumber, firstString, pick, strings } from '../../selectors/language/json-path';
-import { checkpointOf, type ThreadReading, transcriptOf, type TurnReading, webStateOf } from '../../page/checkpoints/thread-model';
+import { checkpointOf, readThreadStatus, type ThreadReading, transcriptOf, type TurnReading, webStateOf } from '../../page/checkpoints/thread-model';
 import type { AccountJsonReader } from '../../selectors/thread-schema';
 
 /**
@@ -29,7 +29,7 @@ export function transcriptFrom(result: unknown, threadId: string, maxChars: numb
   return {
     threadId,
     url: reading.url,
-    status: webState.thread_status,
+    status: readThreadStatus(reading),
     text,
     truncated,
     webState,
