@@ -8,7 +8,7 @@ import type {
   ThreadSource,
   ThreadWebState,
 } from '../../protocol/threads/threads';
-import { threadStatusOf } from '../../protocol/threads/thread-events';
+import { pageEntryStatus, threadStatusOf } from '../../protocol/threads/thread-events';
 import type { ThreadInteraction } from '../../protocol/watch';
 import type { z } from 'zod';
 
@@ -27,8 +27,11 @@ export interface TurnReading {
   query: string;
   /** null while the turn still runs. */
   event: CheckpointEvent | null;
-  /** The entry's status as Perplexity names it (web_state.entries). */
-  entryStatus: string;
+  /**
+   * The JSON entry's own status (web_state.entries). Absent on a page reading: the page shows none, and web_state says
+   * the event table's word for the turn instead (pageEntryStatus).
+   */
+  entryStatus?: string;
   /** The answer so far, Markdown. */
   answer: string;
   errorMessage?: string;
@@ -143,7 +146,7 @@ export function webStateOf(reading: ThreadReading): ThreadWebState {
     // latest turn's event otherwise (review 14b, F2).
     thread_status: reading.threadStatus ?? threadStatus(last),
     wake_at: last?.wakeAt ?? null,
-    entries: reading.turns.map((t) => ({ entry_id: t.entryId ?? null, status: t.entryStatus })),
+    entries: reading.turns.map((t) => ({ entry_id: t.entryId ?? null, status: t.entryStatus ?? pageEntryStatus(t.event, t.interactions.length > 0) })),
     interactions: pending.filter((i) => i.type !== 'auth_required' && i.type !== 'interaction_required'),
     auth_requests: [...pending.filter((i) => i.type === 'auth_required'), ...(last?.optionalAuth ?? [])],
     form_links: pending.filter((i) => i.type === 'interaction_required' && i.url).map((i) => ({ title: i.title ?? i.text, url: i.url as string })),

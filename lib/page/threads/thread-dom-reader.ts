@@ -192,7 +192,6 @@ export function readTurnDom(ctx: PageContext, r: ThreadPageReader, turn: Turn, i
     index,
     query: readQuestionNow(turn, set),
     event,
-    entryStatus: event === null || event === 'sleep' || boxes.length > 0 ? 'PENDING' : 'COMPLETED',
     answer,
     ...(error ? { errorMessage: error } : {}),
     ...(notice ? { notice } : {}),

@@ -119,7 +119,6 @@ export function waitForCheckpoint(session: ThreadSession, watcher: PageWatcher, 
         index: target,
         query: '',
         event: null,
-        entryStatus: 'PENDING',
         answer: '',
         steps: [],
         sources: [],
@@ -163,7 +162,7 @@ export function waitForCheckpoint(session: ThreadSession, watcher: PageWatcher, 
             if (turn?.event) return finish(outcome.reading, turn);
             // Only an entry the JSON itself calls finished (its text one the reader does not take) counts toward the
             // page's answering: one still PENDING is the JSON's word that the turn runs (day-2 review M1).
-            disagreements = turn && session.entryDone(turn.entryStatus) ? (jsonDisagreedAt === at ? disagreements : 0) + 1 : 0;
+            disagreements = turn?.entryStatus !== undefined && session.entryDone(turn.entryStatus) ? (jsonDisagreedAt === at ? disagreements : 0) + 1 : 0;
             lagging = jsonDisagreedAt === at ? lagging + 1 : 1;
             jsonDisagreedAt = at;
             return check();

@@ -5,23 +5,27 @@ import type { TaskStatus, ThreadEvent } from './threads';
  * `task_status` (the seed "Perplexity Computer MCP Server", its table "Events and MCP Tasks
  * states", exactly), read_thread's `status` words as Perplexity names a thread's state, and the
  * side panel's words for it. The panel's own status (working / waiting / done / error) is derived
- * from `task_status`, never listed again.
+ * from `task_status`, never listed again. `entry`: web_state's entry status for a turn read from the page, in the
+ * thread JSON's words (review 14b, F3: a failed task's turn read COMPLETED): COMPLETED for a finished turn, a
+ * cancelled one too (the SIMULATED- canceled Computer body of the captures: entry COMPLETED, workflow
+ * WORKFLOW_CANCELED), FAILED for an error (our fixture B-computer-error.json; no capture shows one), PENDING while the
+ * turn runs or waits.
  */
 export const EVENT_TABLE = {
-  complete: { taskStatus: 'completed', threadStatus: 'idle', words: 'Done' },
-  error: { taskStatus: 'failed', threadStatus: 'idle', words: 'Failed' },
-  access_denied: { taskStatus: 'failed', threadStatus: 'idle', words: 'Computer is not available for this account' },
-  cancelled: { taskStatus: 'cancelled', threadStatus: 'idle', words: 'Cancelled' },
-  ask_user_question: { taskStatus: 'input_required', threadStatus: 'waiting_for_user', words: 'Asks you a question' },
-  confirm_action: { taskStatus: 'input_required', threadStatus: 'waiting_for_user', words: 'Asks you to approve an action' },
-  auth_required: { taskStatus: 'input_required', threadStatus: 'waiting_for_user', words: 'Needs you to sign in' },
-  interaction_required: { taskStatus: 'input_required', threadStatus: 'waiting_for_user', words: 'Needs a form filled in Perplexity' },
-  two_factor_required: { taskStatus: 'input_required', threadStatus: 'waiting_for_user', words: 'Needs a two-factor code' },
-  insufficient_credits: { taskStatus: 'input_required', threadStatus: 'waiting_for_user', words: 'Out of credits' },
-  sleep: { taskStatus: 'working', threadStatus: 'sleeping', words: 'Sleeping' },
-  waiting: { taskStatus: 'working', threadStatus: 'waiting', words: 'Waiting on something outside Perplexity' },
-  timeout: { taskStatus: 'working', threadStatus: 'running', words: 'Still working' },
-} as const satisfies Record<ThreadEvent, { taskStatus: TaskStatus; threadStatus: string; words: string }>;
+  complete: { taskStatus: 'completed', threadStatus: 'idle', words: 'Done', entry: 'COMPLETED' },
+  error: { taskStatus: 'failed', threadStatus: 'idle', words: 'Failed', entry: 'FAILED' },
+  access_denied: { taskStatus: 'failed', threadStatus: 'idle', words: 'Computer is not available for this account', entry: 'FAILED' },
+  cancelled: { taskStatus: 'cancelled', threadStatus: 'idle', words: 'Cancelled', entry: 'COMPLETED' },
+  ask_user_question: { taskStatus: 'input_required', threadStatus: 'waiting_for_user', words: 'Asks you a question', entry: 'PENDING' },
+  confirm_action: { taskStatus: 'input_required', threadStatus: 'waiting_for_user', words: 'Asks you to approve an action', entry: 'PENDING' },
+  auth_required: { taskStatus: 'input_required', threadStatus: 'waiting_for_user', words: 'Needs you to sign in', entry: 'PENDING' },
+  interaction_required: { taskStatus: 'input_required', threadStatus: 'waiting_for_user', words: 'Needs a form filled in Perplexity', entry: 'PENDING' },
+  two_factor_required: { taskStatus: 'input_required', threadStatus: 'waiting_for_user', words: 'Needs a two-factor code', entry: 'PENDING' },
+  insufficient_credits: { taskStatus: 'input_required', threadStatus: 'waiting_for_user', words: 'Out of credits', entry: 'PENDING' },
+  sleep: { taskStatus: 'working', threadStatus: 'sleeping', words: 'Sleeping', entry: 'PENDING' },
+  waiting: { taskStatus: 'working', threadStatus: 'waiting', words: 'Waiting on something outside Perplexity', entry: 'PENDING' },
+  timeout: { taskStatus: 'working', threadStatus: 'running', words: 'Still working', entry: 'PENDING' },
+} as const satisfies Record<ThreadEvent, { taskStatus: TaskStatus; threadStatus: string; words: string; entry: string }>;
 
 /**
  * The result's `task_status`. The seed: "A complete result whose answer is waiting on the user
@@ -50,6 +54,11 @@ export function panelStatusOf(event: ThreadEvent | null, waitingOnUser = false):
 export function threadStatusOf(event: ThreadEvent | null | undefined): string {
   if (event === undefined) return 'idle';
   return EVENT_TABLE[event ?? 'timeout'].threadStatus;
+}
+
+/** web_state's entry status of a turn read from the page (the table's `entry`); a turn with a box waiting is PENDING. */
+export function pageEntryStatus(event: ThreadEvent | null, waiting: boolean): string {
+  return waiting ? 'PENDING' : EVENT_TABLE[event ?? 'timeout'].entry;
 }
 
 /** The panel's words for an event. */
