@@ -61,8 +61,8 @@ describe('comet_list_conversations', () => {
     const first = text(await client.callTool({ name: 'comet_list_conversations', arguments: { limit: 2 } }));
     const [a, b] = lib.threads;
     expect(first).toBe(
-      `Library:\n\n1. ${a?.title}\n   https://www.perplexity.ai/search/${a?.slug}\n   last activity 2026-12-01T12:00:00.000Z · copilot\n\n` +
-        `2. ${b?.title}\n   https://www.perplexity.ai/search/${b?.slug}\n   last activity 2026-12-01T11:00:00.000Z · copilot\n\n1–2 of 30; next offset 2`,
+      `Library:\n\n1. ${a?.title}\n   https://www.perplexity.ai/search/${a?.slug}\n   last activity 2026-12-01T12:00:00.000Z\n\n` +
+        `2. ${b?.title}\n   https://www.perplexity.ai/search/${b?.slug}\n   last activity 2026-12-01T11:00:00.000Z\n\n1–2 of 30; next offset 2`,
     );
     const last = text(await client.callTool({ name: 'comet_list_conversations', arguments: { offset: 28 } }));
     expect(last).toMatch(/^Library:\n\n29\. /);

@@ -54,7 +54,8 @@ describe('library.list', () => {
     expect(page.threads).toHaveLength(20);
     expect(page).toMatchObject({ total: 30, offset: 0, nextOffset: 20 });
     const first = page.threads[0];
-    expect(first).toMatchObject({ title: lib.threads[0]?.title, url: `${ORIGIN}/search/${lib.threads[0]?.slug}`, lastActivity: '2026-12-01T12:00:00.000Z', mode: 'copilot' });
+    // The sim's list says `mode: "COPILOT"` as the site's always does (NOTES §B): no mode, said as none (review 14b, F4).
+    expect(first).toMatchObject({ title: lib.threads[0]?.title, url: `${ORIGIN}/search/${lib.threads[0]?.slug}`, lastActivity: '2026-12-01T12:00:00.000Z', mode: null });
     const times = page.threads.map((t) => t.lastActivity ?? '');
     expect([...times].sort().reverse()).toEqual(times);
     const rest = await listLibrary({ limit: 20, offset: 20 }, siteFetch(lib), readers);

@@ -107,7 +107,7 @@ export const LibraryJsonReaderSchema = z.looseObject({
     legacyAnswer: Paths,
     legacySources: Paths,
   }),
-  /** The site's mode words (entries' `search_mode`, the list's `mode`) → ours; a word not here is shown lower-cased. */
+  /** The site's mode words (entries' `search_mode`, the list's `mode`) → ours; '' for a word that names no mode; a word not here is shown lower-cased. */
   modes: z.record(z.string(), z.string()),
 });
 export type LibraryJsonReader = z.infer<typeof LibraryJsonReaderSchema>;
@@ -183,6 +183,8 @@ export const libraryJson2026: LibraryJsonReader = {
     STUDIO: 'labs',
     STUDY: 'learn',
     ASI: 'computer',
+    // RECORDED (NOTES §B, §F): the list's `mode` is always "copilot", whatever the thread: it names no mode (review 14b, F4).
+    COPILOT: '',
   },
 };
 

@@ -77,7 +77,8 @@ export function isoTime(value: string | undefined): string | null {
 
 function modeWord(value: string | undefined, r: LibraryJsonReader): string | null {
   if (!value) return null;
-  return r.modes[value.toUpperCase()] ?? value.toLowerCase();
+  const word = r.modes[value.toUpperCase()];
+  return word === '' ? null : (word ?? value.toLowerCase());
 }
 
 /** The list a body holds at the first path (`x[]`: the array at x; `[]`: the body itself) that is one. */
