@@ -29,6 +29,7 @@ import { allTools } from './tools';
 import { toolListing } from './tool-listing';
 import { EVENT_GUIDE } from './tools/threads';
 import { offersThreadResources, serveThreadResources } from './resources';
+import { requestShapeInWords } from './request-shape';
 
 /**
  * One MCP server per client session, each with its own gateway (its own relay connection), so
@@ -238,6 +239,7 @@ export function createSessionServer({ tools, settings, gateway, attachments, doo
   });
   // The library's threads as resources (resources.ts), with the tool that exports them.
   if (offersResources) serveThreadResources(server, gateway, door === 'public' ? (text) => homeAsTilde(text) : undefined);
+  requestShapeInWords(server);
   return Object.assign(server, { tasksRunning: () => tasks.count });
 }
 
