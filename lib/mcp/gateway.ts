@@ -121,11 +121,13 @@ export class BrowserGateway {
         note = `Comet's Local State was left alone: ${(prepareError as Error).message}`;
       }
       if (note) this.options.logger?.info('before starting the browser', { executable, note });
-      this.launch(executable);
+      const launchFailed = this.launch(executable);
       const waiting = new RelayClient({ ...this.relayOptions(), hostWaitMs: this.options.settings.COMET_TIMEOUT });
       try {
-        await waiting.hostStatus({ signal });
+        // A browser that could not start says so at once, not after COMET_TIMEOUT as an extension that did not connect.
+        await Promise.race([waiting.hostStatus({ signal }), launchFailed]);
       } catch (waitError) {
+        if (waitError instanceof RelayError && waitError.code === 'COMET_LAUNCH_FAILED') throw waitError;
         const cause = RelayError.from(waitError);
         if (signal?.aborted) throw new RelayError('CANCELLED', `The call was cancelled after ${executable} was started; it goes on starting.`);
         throw new RelayError(
@@ -166,18 +168,41 @@ export class BrowserGateway {
       if (!fs.existsSync(configured)) {
         throw new RelayError('COMET_NOT_FOUND', `COMET_PATH is set to ${configured}, but no file is there. Point it at the Comet (or Chrome) executable.`);
       }
+      const problem = notRunnable(configured);
+      if (problem) throw new RelayError('COMET_NOT_FOUND', `COMET_PATH is set to ${configured}, ${problem}`);
       return configured;
     }
     return this.options.browserCandidates?.().find((candidate) => fs.existsSync(candidate));
   }
 
-  private launch(executable: string): void {
-    try {
-      const child = spawn(executable, ['https://www.perplexity.ai/'], { detached: true, stdio: 'ignore' });
-      child.on('error', (error) => this.options.logger?.error('browser launch failed', { executable, error: String(error) }));
-      child.unref();
-    } catch (error) {
-      throw new RelayError('COMET_LAUNCH_FAILED', `Could not start ${executable}: ${(error as Error).message}`);
+  /** Starts the browser; the promise rejects if it could not be (spawn's errors come as an event), and never settles otherwise. */
+  private launch(executable: string): Promise<never> {
+    const failed = (error: unknown) =>
+      new RelayError('COMET_LAUNCH_FAILED', `Could not start ${executable}: ${(error as Error).message}. Set COMET_PATH to the Comet (or Chrome) executable, or run \`${cliCommand('doctor')}\`.`);
+    return new Promise<never>((_resolve, reject) => {
+      try {
+        const child = spawn(executable, ['https://www.perplexity.ai/'], { detached: true, stdio: 'ignore' });
+        child.on('error', (error) => {
+          this.options.logger?.error('browser launch failed', { executable, error: String(error) });
+          reject(failed(error));
+        });
+        child.unref();
+      } catch (error) {
+        reject(failed(error));
+      }
+    });
+  }
+}
+
+/** Why a path cannot be run as the browser (a folder, a file without the execute bit), in words; undefined when it can. */
+function notRunnable(file: string): string | undefined {
+  try {
+    if (fs.statSync(file).isDirectory()) {
+      return 'a folder: point it at the executable itself (on macOS the one inside the app, …/Comet.app/Contents/MacOS/Comet).';
     }
+    fs.accessSync(file, fs.constants.X_OK);
+    return undefined;
+  } catch (error) {
+    return `which cannot be run (${(error as NodeJS.ErrnoException).code ?? (error as Error).message}): make it executable (chmod +x) or point it at the Comet (or Chrome) executable.`;
   }
 }
