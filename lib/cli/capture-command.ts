@@ -11,7 +11,9 @@ import { cliCommand } from '../relay/invocation';
  */
 export async function runCapture(client: RelayClient, out: string | undefined, io: { out(text: string): void }): Promise<number> {
   const file = path.resolve(out ?? `perplexity-capture-${new Date().toISOString().replace(/[:.]/g, '-').slice(0, 19)}.html`);
-  if (fs.existsSync(file)) throw new RelayError('CONFIG_ERROR', `${file} already exists; pass another name with --out FILE.`);
+  // Where it goes is checked before the tab is asked: a capture made for a folder that is not there was thrown away (review 14c, F3).
+  const problem = outProblem(file);
+  if (problem) throw new RelayError('CONFIG_ERROR', problem);
   const capture = await client.call('page.capture', {}, { timeoutMs: 30_000 });
   try {
     fs.writeFileSync(file, capture.html, { flag: 'wx', mode: 0o600 });
@@ -26,4 +28,16 @@ export async function runCapture(client: RelayClient, out: string | undefined, i
       `Look it over, then attach it to a bug report together with the output of \`${cliCommand('doctor --page')}\`.\n`,
   );
   return 0;
+}
+
+/** Why `file` cannot be the new file a capture is written to, in words with what to do; undefined when it can. */
+function outProblem(file: string): string | undefined {
+  const stat = fs.statSync(file, { throwIfNoEntry: false });
+  if (stat?.isDirectory()) return `${file} is a folder; pass a file name inside it with --out FILE.`;
+  if (stat) return `${file} already exists; pass another name with --out FILE.`;
+  const folder = path.dirname(file);
+  const parent = fs.statSync(folder, { throwIfNoEntry: false });
+  if (!parent) return `The folder ${folder} does not exist; create it, or pass --out FILE in a folder that does.`;
+  if (!parent.isDirectory()) return `${folder} is not a folder; pass --out FILE in a folder.`;
+  return undefined;
 }

@@ -1,0 +1,59 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { runCapture } from '../../lib/cli/capture-command';
+import type { RelayClient } from '../../lib/relay/client';
+
+/**
+ * `comet-relay capture --out FILE` checks where the file goes before it asks the tab (review 14c, F3): a folder that
+ * is not there was found after the capture (up to 30 s), which was thrown away with Node's bare ENOENT; a --out
+ * naming a folder was said to "already exist".
+ */
+function fakeClient() {
+  const calls: string[] = [];
+  const client = {
+    async call(method: string) {
+      calls.push(method);
+      return { html: '<html></html>', url: 'https://www.perplexity.ai/', bytes: 13, truncated: false, set: { name: 'gen-b', source: 'built-in' } };
+    },
+  } as unknown as RelayClient;
+  return { client, calls };
+}
+
+describe('capture --out', () => {
+  it('is refused before the browser is asked, saying the folder is missing and what to do', async () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'capture-'));
+    const out = path.join(dir, 'no-such-folder', 'page.html');
+    const { client, calls } = fakeClient();
+    const error = await runCapture(client, out, { out() {} }).then(
+      () => undefined,
+      (e: Error) => e,
+    );
+    expect(error).toBeDefined();
+    expect(calls).toEqual([]); // nothing captured for nothing
+    expect(error?.message).toBe(`The folder ${path.dirname(out)} does not exist; create it, or pass --out FILE in a folder that does.`);
+  });
+
+  it('--out naming an existing folder is said as a folder, not as a file that "already exists"', async () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'capture-'));
+    const { client } = fakeClient();
+    const error = await runCapture(client, dir, { out() {} }).then(
+      () => undefined,
+      (e: Error) => e,
+    );
+    expect(error?.message).toBe(`${dir} is a folder; pass a file name inside it with --out FILE.`);
+  });
+
+  it('a new file in a folder that is there gets the capture, never over another file', async () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'capture-'));
+    const out = path.join(dir, 'page.html');
+    const { client, calls } = fakeClient();
+    const said: string[] = [];
+    await runCapture(client, out, { out: (t) => said.push(t) });
+    expect(calls).toEqual(['page.capture']);
+    expect(fs.readFileSync(out, 'utf8')).toBe('<html></html>');
+    expect(said.join('')).toMatch(/^Saved the Perplexity tab \(https:\/\/www\.perplexity\.ai\/\) to /);
+    await expect(runCapture(client, out, { out() {} })).rejects.toThrow(`${out} already exists; pass another name with --out FILE.`);
+  });
+});
