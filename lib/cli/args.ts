@@ -1,5 +1,9 @@
 import { parseArgs } from 'node:util';
 import { useGivenHome } from '../relay/invocation';
+import { expandHome } from '../relay/paths';
+
+/** The flags that name a file or folder: a `~` the shell left is the person's home folder (expandHome). */
+const PATH_FLAGS = ['home', 'user-data-dir', 'out', 'policy-dir'];
 import { didYouMean, saidInHelp, spoken, UsageError } from './usage';
 
 /** An option's help line and the command's examples, so an error can show the option at work. */
@@ -43,6 +47,8 @@ export function parseFlags<const T extends Record<string, { type: 'string' | 'bo
     }
     throw new UsageError(`${e.message.replace(/\. To specify.*$/s, '').replace(/\.$/, '')} for ${named}; ${where}.`);
   }
+  const values = parsed.values as Record<string, unknown>;
+  for (const flag of PATH_FLAGS) if (typeof values[flag] === 'string') values[flag] = expandHome(values[flag] as string);
   if ('home' in options) {
     const home = (parsed.values as { home?: string }).home;
     if (home === '') throw new UsageError('--home needs a folder: --home DIR (it is created when missing).');

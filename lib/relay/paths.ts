@@ -92,6 +92,14 @@ export function checkStateFolder(dir: string, source: StateFolderSource, options
  * keeps everything in one folder and `uninstall --home DIR --purge` finds all of it; whether a folder is there, the
  * caller's one look at it says (the command itself says what is wrong with it).
  */
+/**
+ * A path the person typed, with a leading `~` as their home folder: no shell expands it after `--home=` (or inside
+ * quotes), and `path.resolve` made it a folder named `~` in the current one, unseen (review 14c, F5).
+ */
+export function expandHome(given: string, homedir = os.homedir()): string {
+  return given === '~' || given.startsWith('~/') || given.startsWith(`~${path.sep}`) ? path.join(homedir, given.slice(1)) : given;
+}
+
 export function commandStateDir(args: readonly string[], pathEnv: PathEnv = {}): string {
   let given: string | undefined;
   // The last one, as the command's own flag parser takes it.
@@ -100,7 +108,7 @@ export function commandStateDir(args: readonly string[], pathEnv: PathEnv = {}):
     const value = arg === '--home' ? args[i + 1] : arg.startsWith('--home=') ? arg.slice('--home='.length) : undefined;
     if (value) given = value;
   }
-  return given ? path.resolve(given) : stateDirPath(pathEnv);
+  return given ? path.resolve(expandHome(given, pathEnv.homedir)) : stateDirPath(pathEnv);
 }
 
 /**

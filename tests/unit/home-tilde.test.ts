@@ -1,0 +1,30 @@
+import os from 'node:os';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { parseFlags } from '../../lib/cli/args';
+import { commandStateDir, expandHome } from '../../lib/relay/paths';
+
+/**
+ * A `~` the shell left in a path (after `--home=`, or quoted) is the person's home folder (review 14c, F5): it made a
+ * folder named `~` in the current one, unseen, and install wrote that path into the launcher, so the next command run
+ * from elsewhere used another state folder.
+ */
+describe('a leading ~ in a path flag', () => {
+  const home = os.homedir();
+
+  it('is the home folder, in every path flag and in the code cache\'s reading of --home', () => {
+    const { values } = parseFlags('export', ['--home=~/relay', '--out', '~', '--user-data-dir=~/profile'], {
+      home: { type: 'string' },
+      out: { type: 'string' },
+      'user-data-dir': { type: 'string' },
+    });
+    expect(values).toEqual({ home: path.join(home, 'relay'), out: home, 'user-data-dir': path.join(home, 'profile') });
+    expect(commandStateDir(['token', '--home=~/relay'], { homedir: '/home/al' })).toBe(path.join('/home/al', 'relay'));
+  });
+
+  it('only at the start and only alone or before a separator: ~user, a~b and a search word stay as typed', () => {
+    expect(expandHome('~alice/x', '/home/al')).toBe('~alice/x');
+    expect(expandHome('a/~/b', '/home/al')).toBe('a/~/b');
+    expect(parseFlags('export', ['--search=~/x'], { search: { type: 'string' } }).values).toEqual({ search: '~/x' });
+  });
+});
