@@ -360,13 +360,23 @@ async function manifestChecks(options: DoctorOptions, resolved: Resolved): Promi
       return out;
     }
     const { check } = await checkLocation(location, undefined);
+    // A file given for the profile (its Local State, say): install refuses it too, so its command is no fix (review 14c, F4).
+    const notFolder = check ? undefined : notAFolder(sys, location.userDataDir);
     return [
-      check ?? {
-        name: 'manifest (--user-data-dir)',
-        ok: false,
-        detail: `no host manifest at ${tildify(sys, location.manifestPath)}`,
-        fix: `run: ${installCommand({ userDataDir: options.userDataDir, home: resolved.bakedHome, platform: sys.platform })}`,
-      },
+      check ??
+        (notFolder
+          ? {
+              name: 'manifest (--user-data-dir)',
+              ok: false,
+              detail: `${tildify(sys, notFolder)} is a file, not a browser profile folder`,
+              fix: 'pass --user-data-dir the folder the browser was started with (its --user-data-dir), not a file in it',
+            }
+          : {
+              name: 'manifest (--user-data-dir)',
+              ok: false,
+              detail: `no host manifest at ${tildify(sys, location.manifestPath)}`,
+              fix: `run: ${installCommand({ userDataDir: options.userDataDir, home: resolved.bakedHome, platform: sys.platform })}`,
+            }),
     ];
   }
 
@@ -519,3 +529,17 @@ export function formatDoctor(report: DoctorReport): string {
   return lines.join('\n');
 }
 
+
+/** The nearest of `dir` and the folders above it that is there, when that is a file: no profile can be under it. */
+function notAFolder(sys: ResolvedSystem, dir: string): string | undefined {
+  for (let at = dir; ; at = sys.path.dirname(at)) {
+    let stat: ReturnType<ResolvedSystem['fs']['statSync']> | undefined;
+    try {
+      stat = sys.fs.statSync(at);
+    } catch {
+      stat = undefined;
+    }
+    if (stat) return stat.isDirectory() ? undefined : at;
+    if (sys.path.dirname(at) === at) return undefined;
+  }
+}

@@ -301,6 +301,22 @@ describe('doctor', () => {
     expect(check(report, 'manifest (--user-data-dir)').ok).toBe(true);
   });
 
+  it('--user-data-dir naming a file (the profile\'s Local State) says so, not an install that refuses it too (review 14c, F4)', async () => {
+    const s = setup();
+    const profile = path.join(s.homedir, 'p');
+    fs.mkdirSync(profile, { recursive: true });
+    const file = path.join(profile, 'Local State');
+    fs.writeFileSync(file, '{}');
+    expect((await install({ ...s, userDataDir: file })).ok).toBe(false);
+    const report = await doctor({ ...s, userDataDir: file, listHosts: () => [] });
+    expect(check(report, 'manifest (--user-data-dir)')).toEqual({
+      name: 'manifest (--user-data-dir)',
+      ok: false,
+      detail: '~/p/Local State is a file, not a browser profile folder',
+      fix: 'pass --user-data-dir the folder the browser was started with (its --user-data-dir), not a file in it',
+    });
+  });
+
   it('Windows: reads the registry and follows it to the manifest', async () => {
     const { reg, options } = windowsMachine();
     await install({ ...options, browsers: ['edge'] });
