@@ -88,5 +88,9 @@ describe("a Computer task is the same thread under another slug (review 14b, F1)
     door.add(before);
     expect(door.has(after)).toBe(true);
     expect(door.has(`plan-my-week-${'Z'.repeat(22)}`)).toBe(false);
+    // A uuid (a search thread's id) is its own whole id: two sharing their last groups are two threads (review 14d, 4).
+    door.add('d236db28-526f-49a1-9a21-faa33c3ad928');
+    expect(door.has('00000000-0000-49a1-9a21-faa33c3ad928')).toBe(false);
+    expect(sameThreadId('d236db28-526f-49a1-9a21-faa33c3ad928', '00000000-0000-49a1-9a21-faa33c3ad928')).toBe(false);
   });
 });

@@ -64,4 +64,16 @@ describe('a Computer task whose slug is re-summarized stays the same thread', ()
     // Asked in the tab that shows the task; no background tab opened at the old address.
     expect(requests.map((r) => r.tabId)).toEqual([7]);
   });
+
+  it('a read with the id handed out before is asked of the live page that shows the task now, as with its new slug (review 14d, 5)', async () => {
+    const reading = { source: 'page', threadId: AFTER, url: TASK(AFTER), turnCount: 1, turns: [] };
+    const page = async (_tab: number, method: string) => (method === 'threads.read' ? { reading } : method === 'threads.locate' ? { found: true } : { status: 404, text: '' });
+    const read = async (threadId: string) => {
+      const { calls, requests } = fakeThreadCalls(page, { initial: [{ id: 7, url: TASK(AFTER) }], connected: () => [7] });
+      await calls.call('threads.read', { threadId, tabCap: 6 }, new AbortController().signal, () => {});
+      return requests.map((r) => r.method);
+    };
+    expect(await read(BEFORE)).toEqual(['threads.read']);
+    expect(await read(AFTER)).toEqual(['threads.read']);
+  });
 });

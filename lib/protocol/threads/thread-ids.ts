@@ -76,13 +76,17 @@ export function sameConversation(a: string, b: string): boolean {
   return x !== undefined && y !== undefined ? x === y : conversationKey(a) === conversationKey(b);
 }
 
+/** A uuid: a search thread's id (`thread_url_slug` in every capture), whole. */
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
 /**
  * A Computer task's id: the last 22 characters of its address's segment, which stay while the slug before them is
  * renamed or re-summarized (lib/selectors/README.md, "Computer task pages"; the 2026-04 task-page notes in the
- * captures). Undefined when `threadId` cannot be one: shorter, or a slug with no `-` before its last 22 characters.
+ * captures). Undefined when `threadId` cannot be one: shorter, a slug with no `-` before its last 22 characters, or a
+ * uuid (whose last groups are no id of their own: review 14d, 4).
  */
 export function taskIdOf(threadId: string): string | undefined {
-  if (threadId.length < 22 || (threadId.length > 22 && threadId[threadId.length - 23] !== '-')) return undefined;
+  if (threadId.length < 22 || UUID.test(threadId) || (threadId.length > 22 && threadId[threadId.length - 23] !== '-')) return undefined;
   return threadId.slice(-22);
 }
 

@@ -20,7 +20,7 @@ import {
   threadPathFrom,
   transcriptFrom,
 } from './thread-results';
-import { checkThreadId, sameThreadId, threadIdOfUrl, threadMovedError } from '../../protocol/threads/thread-ids';
+import { checkThreadId, sameThreadId, showsThread, threadIdOfUrl, threadMovedError } from '../../protocol/threads/thread-ids';
 import type { ThreadTabs } from './thread-tabs';
 import { cliHint } from '../../protocol/identity';
 import { exportThread, type Fetched, type LibraryFetch, listLibrary } from './library';
@@ -364,7 +364,7 @@ export class ThreadCalls {
    * passed over: the JSON through another tab answers without waking it.
    */
   private shownInPage(threadId: string): boolean {
-    return this.deps.connectedTabs().some((tabId) => threadIdOfUrl(this.deps.pages.state(tabId)?.url) === threadId);
+    return this.deps.connectedTabs().some((tabId) => showsThread(this.deps.pages.state(tabId)?.url, threadId));
   }
 
   /**
