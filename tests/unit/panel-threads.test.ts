@@ -239,3 +239,44 @@ describe('the thread list stays bounded', () => {
     expect(listed[0]?.threadId).toBe('t-79');
   });
 });
+
+describe('the side panel follows a Computer task re-summarized under another slug (review 14d, 1)', () => {
+  const HOME = 'https://www.perplexity.ai/';
+  const ID = 'AbCdEfGhIjKlMnOpQrStUv';
+  const BEFORE = `plan-my-week-${ID}`;
+  const AFTER = `weekly-plan-for-the-team-${ID}`;
+  const origin = { clientId: 'c2', clientName: 'codex', tool: 'call_perplexity_computer', summary: '', door: 'loopback' as const };
+  const req = (id: string, method: string, params: unknown): Request => ({ kind: 'request', id, method, params, origin });
+  const checkpoint = (threadId: string) => ({
+    threadId,
+    url: `${HOME}computer/tasks/${threadId}`,
+    title: 'Plan my week',
+    turn: 0,
+    event: 'complete',
+    text: 'Done',
+    steps: [],
+    sources: [],
+    files: [],
+    interactions: [],
+    optionalAuth: [],
+    source: 'page',
+  });
+
+  it("a held wait that ends under the new slug marks the task's card done, and later calls keep one card", () => {
+    const book = new ThreadBook();
+    const start = req('s1', 'threads.start', { message: 'Plan my week' });
+    book.onCall({ phase: 'start', request: start, at: 1 });
+    book.onCall({ phase: 'end', request: start, at: 2, ok: true, result: { threadId: BEFORE, url: `${HOME}computer/tasks/${BEFORE}`, turn: 0 } });
+    // The wait asked with the id handed out; the task finished and was re-summarized: the checkpoint names the new slug.
+    const wait = req('w1', 'threads.wait', { threadId: BEFORE, turn: 0 });
+    book.onCall({ phase: 'start', request: wait, at: 3 });
+    book.onCall({ phase: 'end', request: wait, at: 4, ok: true, result: checkpoint(AFTER) });
+    expect(book.list()).toHaveLength(1);
+    expect(book.list()[0]).toMatchObject({ status: 'done', event: 'complete' });
+    // The agent goes on with the id the checkpoint gave it.
+    const read = req('r1', 'threads.state', { threadId: AFTER });
+    book.onCall({ phase: 'start', request: read, at: 5 });
+    book.onCall({ phase: 'end', request: read, at: 6, ok: true, result: checkpoint(AFTER) });
+    expect(book.list()).toHaveLength(1);
+  });
+});

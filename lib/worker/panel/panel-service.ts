@@ -206,7 +206,7 @@ export class PanelService {
     if (method.startsWith('threads.')) {
       // Named as the Threads card shows it (review 2026-12-05, panel #6): its title and who started it, else said unknown.
       const id = String(params.threadId ?? '');
-      const known = this.threads.list().find((t) => t.threadId === id);
+      const known = this.threads.byThread(id);
       return known
         ? `the Computer thread “${known.title}”${known.startedBy ? `, started by ${known.startedBy}` : ''} (${id})`
         : `Computer thread ${id}, which the Threads card does not list`;

@@ -2,7 +2,7 @@ import { callerName } from '../../protocol/doors';
 import type { ThreadEntry, ThreadStatus } from '../../protocol/panel';
 import { eventWords, panelStatusOf } from '../../protocol/threads/thread-events';
 import type { ThreadCheckpoint } from '../../protocol/threads/threads';
-import { conversationIdOf } from '../../protocol/threads/thread-ids';
+import { conversationIdOf, sameThreadId } from '../../protocol/threads/thread-ids';
 import { conversationKey } from '../../protocol/urls';
 import { interactionShown, type ThreadInteraction, type WatchSnapshot, type WatchStatus } from '../../protocol/watch';
 import { toWatched } from '../../page/checkpoints/thread-model';
@@ -175,7 +175,7 @@ export class ThreadBook {
     }
     const threadId = typeof params.threadId === 'string' ? params.threadId : '';
     if (!threadId) return false;
-    let thread = this.agent.find((t) => t.threadId === threadId);
+    let thread = this.byThread(threadId);
     if (!thread) {
       // Listed once a call on it succeeded: an id that names no thread (a guess, a typo) never is.
       if (!request.origin?.tool || event.phase !== 'end' || !event.ok) return false;
@@ -197,9 +197,13 @@ export class ThreadBook {
 
   /** A thread of the Computer family reached a checkpoint (or a read of it came back). */
   onCheckpoint(checkpoint: ThreadCheckpoint, at: number): void {
-    const thread = this.agent.find((t) => t.threadId === checkpoint.threadId);
+    let thread = this.byThread(checkpoint.threadId);
     if (!thread) return;
-    if (!thread.url && checkpoint.url) this.bind(thread, checkpoint.url);
+    if (thread.threadId !== checkpoint.threadId) {
+      // A task re-summarized after its run: its card follows it to the new slug (review 14d, 1).
+      thread.threadId = checkpoint.threadId;
+      if (checkpoint.url) thread = this.bind(thread, checkpoint.url);
+    } else if (!thread.url && checkpoint.url) this.bind(thread, checkpoint.url);
     if (checkpoint.title) thread.title = clip(checkpoint.title);
     thread.event = checkpoint.event ?? undefined;
     thread.status = panelStatusOf(checkpoint.event, checkpoint.interactions.some((i) => i.requiresUserResponse));
@@ -211,12 +215,17 @@ export class ThreadBook {
 
   /** A new step of a Computer thread, as its wait streams it. */
   onThreadStep(threadId: string, step: string, at: number): boolean {
-    const thread = this.agent.find((t) => t.threadId === threadId);
+    const thread = this.byThread(threadId);
     if (!thread) return false;
     thread.latestStep = step;
     if (thread.status !== 'waiting') thread.status = 'working';
     thread.updatedAt = Math.max(thread.updatedAt, at);
     return true;
+  }
+
+  /** The card of a Computer thread, under any of its ids (a task keeps its card when its slug changes). */
+  byThread(threadId: string): AgentThread | undefined {
+    return this.agent.find((t) => t.threadId !== undefined && sameThreadId(t.threadId, threadId));
   }
 
   /** The Computer thread listed under this key, if it is one. */
