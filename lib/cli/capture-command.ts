@@ -32,12 +32,22 @@ export async function runCapture(client: RelayClient, out: string | undefined, i
 
 /** Why `file` cannot be the new file a capture is written to, in words with what to do; undefined when it can. */
 function outProblem(file: string): string | undefined {
-  const stat = fs.statSync(file, { throwIfNoEntry: false });
+  const stat = statOf(file);
   if (stat?.isDirectory()) return `${file} is a folder; pass a file name inside it with --out FILE.`;
   if (stat) return `${file} already exists; pass another name with --out FILE.`;
-  const folder = path.dirname(file);
-  const parent = fs.statSync(folder, { throwIfNoEntry: false });
-  if (!parent) return `The folder ${folder} does not exist; create it, or pass --out FILE in a folder that does.`;
-  if (!parent.isDirectory()) return `${folder} is not a folder; pass --out FILE in a folder.`;
-  return undefined;
+  // The nearest folder on the way that is there: a file there (notes.txt/page.html) is no folder (review 14d, 2).
+  for (let at = path.dirname(file); ; at = path.dirname(at)) {
+    const there = statOf(at);
+    if (there) return there.isDirectory() ? (at === path.dirname(file) ? undefined : `The folder ${path.dirname(file)} does not exist; create it, or pass --out FILE in a folder that does.`) : `${at} is a file, not a folder; pass --out FILE in a folder.`;
+    if (path.dirname(at) === at) return undefined;
+  }
+}
+
+/** What is at `at`, or undefined when nothing is (or a file on the way makes it nothing). */
+function statOf(at: string): fs.Stats | undefined {
+  try {
+    return fs.statSync(at);
+  } catch {
+    return undefined;
+  }
 }

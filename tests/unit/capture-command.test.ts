@@ -45,6 +45,20 @@ describe('capture --out', () => {
     expect(error?.message).toBe(`${dir} is a folder; pass a file name inside it with --out FILE.`);
   });
 
+  it('under a file (notes.txt/page.html) is refused in words before the tab is asked, not as Node\'s ENOTDIR (review 14d, 2)', async () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'capture-'));
+    const notes = path.join(dir, 'notes.txt');
+    fs.writeFileSync(notes, 'x');
+    const { client, calls } = fakeClient();
+    const error = await runCapture(client, path.join(notes, 'deeper', 'page.html'), { out() {} }).then(
+      () => undefined,
+      (e: Error & { code?: string }) => e,
+    );
+    expect(calls).toEqual([]);
+    expect((error as { code?: string }).code).toBe('CONFIG_ERROR');
+    expect(error?.message).toBe(`${notes} is a file, not a folder; pass --out FILE in a folder.`);
+  });
+
   it('a new file in a folder that is there gets the capture, never over another file', async () => {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'capture-'));
     const out = path.join(dir, 'page.html');
