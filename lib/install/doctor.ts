@@ -360,24 +360,7 @@ async function manifestChecks(options: DoctorOptions, resolved: Resolved): Promi
       return out;
     }
     const { check } = await checkLocation(location, undefined);
-    // A file given for the profile (its Local State, say): install refuses it too, so its command is no fix (review 14c, F4).
-    const notFolder = check ? undefined : notAFolder(sys, location.userDataDir);
-    return [
-      check ??
-        (notFolder
-          ? {
-              name: 'manifest (--user-data-dir)',
-              ok: false,
-              detail: `${tildify(sys, notFolder)} is a file, not a browser profile folder`,
-              fix: 'pass --user-data-dir the folder the browser was started with (its --user-data-dir), not a file in it',
-            }
-          : {
-              name: 'manifest (--user-data-dir)',
-              ok: false,
-              detail: `no host manifest at ${tildify(sys, location.manifestPath)}`,
-              fix: `run: ${installCommand({ userDataDir: options.userDataDir, home: resolved.bakedHome, platform: sys.platform })}`,
-            }),
-    ];
+    return [check ?? missingProfileManifest(sys, location, installCommand({ userDataDir: options.userDataDir, home: resolved.bakedHome, platform: sys.platform }))];
   }
 
   const selected: Browser[] = !options.browsers || options.browsers === 'all' ? [...BROWSERS] : options.browsers;
@@ -529,6 +512,34 @@ export function formatDoctor(report: DoctorReport): string {
   return lines.join('\n');
 }
 
+
+/**
+ * doctor's line for a `--user-data-dir` profile with no manifest: the install that writes one, unless install refuses
+ * that profile (a file given for it, a folder another user owns or every user may write), when its command is no fix
+ * (review 14c, F4; review 14d, 3).
+ */
+function missingProfileManifest(sys: ResolvedSystem, location: ManifestLocation, install: string): DoctorCheck {
+  const name = 'manifest (--user-data-dir)';
+  const file = notAFolder(sys, location.userDataDir);
+  if (file) {
+    return {
+      name,
+      ok: false,
+      detail: `${tildify(sys, file)} is a file, not a browser profile folder`,
+      fix: 'pass --user-data-dir the folder the browser was started with (its --user-data-dir), not a file in it',
+    };
+  }
+  const foreign = foreignFolder(sys, sys.path.dirname(location.manifestPath));
+  if (foreign) {
+    return {
+      name,
+      ok: false,
+      detail: `no host manifest, and install does not write one there: ${foreign}`,
+      fix: 'start the browser with a --user-data-dir folder of your own that only you can write, and install for that one',
+    };
+  }
+  return { name, ok: false, detail: `no host manifest at ${tildify(sys, location.manifestPath)}`, fix: `run: ${install}` };
+}
 
 /** The nearest of `dir` and the folders above it that is there, when that is a file: no profile can be under it. */
 function notAFolder(sys: ResolvedSystem, dir: string): string | undefined {

@@ -317,6 +317,22 @@ describe('doctor', () => {
     });
   });
 
+  it('--user-data-dir in a folder every user may write says why install does not write there, not the install it refuses (review 14d, 3)', async () => {
+    const s = setup();
+    const shared = path.join(s.homedir, 'shared');
+    fs.mkdirSync(path.join(shared, 'profile'), { recursive: true });
+    fs.chmodSync(shared, 0o777);
+    const profile = path.join(shared, 'profile');
+    expect((await install({ ...s, userDataDir: profile })).ok).toBe(false);
+    const report = await doctor({ ...s, userDataDir: profile, listHosts: () => [] });
+    expect(check(report, 'manifest (--user-data-dir)')).toEqual({
+      name: 'manifest (--user-data-dir)',
+      ok: false,
+      detail: 'no host manifest, and install does not write one there: ~/shared can be written by every user (mode 777)',
+      fix: 'start the browser with a --user-data-dir folder of your own that only you can write, and install for that one',
+    });
+  });
+
   it('Windows: reads the registry and follows it to the manifest', async () => {
     const { reg, options } = windowsMachine();
     await install({ ...options, browsers: ['edge'] });
