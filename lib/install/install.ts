@@ -1,7 +1,7 @@
 import nodeFs from 'node:fs';
 import { NATIVE_HOST_NAME } from '../protocol/identity';
 import { ensurePrivateDir } from '../relay/private-dir';
-import { ATTACHMENT_FILES, attachmentsDir, checkStateFolder, customManifestsPath, isOwnAttachmentMeta, packsDir, replacedInstallsPath, stateDir as defaultStateDir, stateDirPath, OWN_STATE_FILES, publicTokenPath } from '../relay/paths';
+import { ATTACHMENT_FILES, attachmentsDir, checkStateFolder, customManifestsPath, expandHome, isOwnAttachmentMeta, packsDir, replacedInstallsPath, stateDir as defaultStateDir, stateDirPath, OWN_STATE_FILES, publicTokenPath } from '../relay/paths';
 import { BROWSER_DATA, BROWSERS, type Browser, isBrowserInstalled, MANIFEST_FILE_NAME, registryKey, userDataDirs } from './browsers';
 import { buildManifest, launcherPath, manifestText, writeLauncherWith } from './host-manifest';
 import { deleteRegistryKey, queryRegistry, registerManifest } from './registry';
@@ -68,7 +68,7 @@ export function resolveState(options: StateOptions = {}): Resolved {
   // A file where the folder should be is said here, once, before any command makes or reads something in it (paths.ts).
   const stat = (file: string) => sys.fs.statSync(file);
   if (explicit) {
-    const dir = checkStateFolder(sys.path.resolve(explicit), options.home ? '--home' : 'COMET_RELAY_HOME', { stat, path: sys.path });
+    const dir = checkStateFolder(sys.path.resolve(expandHome(explicit, sys.homedir)), options.home ? '--home' : 'COMET_RELAY_HOME', { stat, path: sys.path });
     return { sys, stateDir: dir, bakedHome: dir };
   }
   return { sys, stateDir: defaultStateDir({ env: sys.env, platform: sys.platform, homedir: sys.homedir, stat }) };

@@ -8,6 +8,7 @@ import type { MethodName, MethodParams, MethodResult } from '../protocol/methods
 import { type CallOptions, RelayClient } from '../relay/client';
 import type { Logger } from '../relay/logger';
 import { cliCommand } from '../relay/invocation';
+import { expandHome } from '../relay/paths';
 import { CLIENT_NAME_MAX, CLIENT_VERSION_MAX } from '../protocol/identity';
 import { clip } from './clip';
 
@@ -163,7 +164,8 @@ export class BrowserGateway {
   }
 
   private findExecutable(): string | undefined {
-    const configured = this.options.settings.COMET_PATH;
+    // No shell expands `~` in an MCP client's JSON config (review 14d, 6).
+    const configured = this.options.settings.COMET_PATH && expandHome(this.options.settings.COMET_PATH);
     if (configured) {
       if (!fs.existsSync(configured)) {
         throw new RelayError('COMET_NOT_FOUND', `COMET_PATH is set to ${configured}, but no file is there. Point it at the Comet (or Chrome) executable.`);

@@ -28,7 +28,8 @@ export function stateDir(pathEnv: PathEnv = {}): string {
 
 /** Where the state folder is, whatever is there (what a launcher or a record names; stateDir for a folder to use). */
 export function stateDirPath({ env = process.env, platform = process.platform, homedir = os.homedir() }: PathEnv = {}): string {
-  if (env.COMET_RELAY_HOME) return path.resolve(env.COMET_RELAY_HOME);
+  // No shell expands `~` in an MCP client's JSON config (review 14d, 6).
+  if (env.COMET_RELAY_HOME) return path.resolve(expandHome(env.COMET_RELAY_HOME, homedir));
   if (platform === 'win32') {
     return path.win32.join(env.LOCALAPPDATA || path.win32.join(homedir, 'AppData', 'Local'), 'comet-relay');
   }

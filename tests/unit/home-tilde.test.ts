@@ -1,8 +1,11 @@
+import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { parseFlags } from '../../lib/cli/args';
-import { commandStateDir, expandHome } from '../../lib/relay/paths';
+import { commandStateDir, expandHome, stateDirPath } from '../../lib/relay/paths';
+import { readSettings } from '../../lib/config/settings';
+import { BrowserGateway } from '../../lib/mcp/gateway';
 
 /**
  * A `~` the shell left in a path (after `--home=`, or quoted) is the person's home folder (review 14c, F5): it made a
@@ -28,3 +31,14 @@ describe('a leading ~ in a path flag', () => {
     expect(parseFlags('export', ['--search=~/x'], { search: { type: 'string' } }).values).toEqual({ search: '~/x' });
   });
 });
+
+describe('a leading ~ in COMET_RELAY_HOME and COMET_PATH, which an MCP client\'s JSON config never expands (review 14d, 6)', () => {
+  it('is the home folder too', async () => {
+    expect(stateDirPath({ env: { COMET_RELAY_HOME: '~/relay' }, platform: 'linux', homedir: '/home/al' })).toBe(path.join('/home/al', 'relay'));
+    const g = new BrowserGateway({ home: fs.mkdtempSync(path.join(os.tmpdir(), 'tilde-')), settings: readSettings({ COMET_PATH: '~/no-such-browser', COMET_HOST_WAIT: '0' }), transport: 'stdio' });
+    const error = await g.ensureBrowser().catch((e: Error) => e);
+    g.close();
+    expect((error as Error).message).toBe(`COMET_PATH is set to ${path.join(os.homedir(), 'no-such-browser')}, but no file is there. Point it at the Comet (or Chrome) executable.`);
+  });
+});
+
