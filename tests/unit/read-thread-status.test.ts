@@ -14,8 +14,13 @@ import { fakeThreadCalls } from '../support/fake-tabs';
 const folder = process.env.COMET_REAL_PERPLEXITY ?? '';
 const present = folder !== '' && existsSync(join(folder, 'README.md'));
 
-async function readThread(capture: string): Promise<ThreadTranscript> {
-  const body = readFileSync(join(folder, capture), 'utf8');
+async function readThread(capture: string, change?: (body: Record<string, unknown>) => void): Promise<ThreadTranscript> {
+  let body = readFileSync(join(folder, capture), 'utf8');
+  if (change) {
+    const parsed = JSON.parse(body) as Record<string, unknown>;
+    change(parsed);
+    body = JSON.stringify(parsed);
+  }
   const { calls } = fakeThreadCalls(
     async (_tab, method) => {
       if (method === 'threads.fetch') return { status: 200, body, path: '/rest/thread/x' };
@@ -42,5 +47,16 @@ describe.skipIf(!present)('read_thread says the state Perplexity shows, not one 
     expect(got.webState?.thread_status).toBe('completed');
     // A turn classified keeps the seed's words for read_thread's status.
     expect(got.status).toBe('idle');
+  });
+
+  it('a turn the JSON says still runs reads "running", whatever the thread\'s own word (it may lag a new turn)', async () => {
+    const got = await readThread('thread-json-perplexity-client-multiturn-2026-08-01.json', (body) => {
+      const entries = body.entries as Record<string, unknown>[];
+      const last = entries.at(-1) as Record<string, unknown>;
+      last.status = 'PENDING';
+      last.blocks = [];
+    });
+    expect(got.webState?.thread_status).toBe('completed');
+    expect(got.status).toBe('running');
   });
 });

@@ -57,6 +57,8 @@ export interface ThreadReading {
   turnCount: number;
   /** Perplexity's own word for the thread's state (the JSON's thread_status), when the reading came with one. */
   threadStatus?: string;
+  /** The JSON calls the last turn finished, but no answer or file of it was read: it reads as running (event null). */
+  answerUnread?: boolean;
   /** JSON: every turn read; page: the turns it could read (at least the latest). */
   turns: TurnReading[];
   /**
@@ -129,13 +131,14 @@ export function threadStatus(turn: TurnReading | undefined): string {
 }
 
 /**
- * read_thread's `status`: the latest turn's, in the seed's words (running, idle, waiting_for_user, …); for a turn
- * nothing classified (`event: null`, which reads "running"), Perplexity's own word when the JSON said one: a task the
- * JSON called completed, its answer where the reader does not look, read "running" for ever (review 14b, F2).
+ * read_thread's `status`: the latest turn's, in the seed's words (running, idle, waiting_for_user, …); for a turn the
+ * JSON calls finished whose answer the reader did not find (it reads as running), Perplexity's own word for the
+ * thread: such a task read "running" for ever (review 14b, F2). A turn the JSON itself says runs stays "running",
+ * whatever the thread's word (review 14d: a thread-level "completed" may lag a new turn).
  */
 export function readThreadStatus(reading: ThreadReading): string {
   const last = reading.turns.at(-1);
-  return last?.event === null && reading.threadStatus ? reading.threadStatus : threadStatus(last);
+  return last?.event === null && reading.answerUnread && reading.threadStatus ? reading.threadStatus : threadStatus(last);
 }
 
 export function webStateOf(reading: ThreadReading): ThreadWebState {

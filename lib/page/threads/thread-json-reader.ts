@@ -318,7 +318,8 @@ export function readThreadJson(pages: unknown[], r: ThreadJsonReader, ctx: JsonC
   const thread: ThreadLevel = { locked: lockedOf(first, r), ...(wakeAt ? { wakeAt } : {}), assets: shared };
   const turns = entries.map((entry, i) => turnOf(entry, i, thread, i === entries.length - 1, r));
   const last = turns.at(-1);
-  if (last?.event === 'complete' && !last.answer.trim() && last.files.length === 0) last.event = null;
+  const answerUnread = last?.event === 'complete' && !last.answer.trim() && last.files.length === 0;
+  if (last && answerUnread) last.event = null;
   const threadStatus = r.thread.status ? firstString(first, r.thread.status) : undefined;
   const assets = entries.flatMap((entry, i) => {
     const id = firstString(entry, r.entry.id);
@@ -333,6 +334,7 @@ export function readThreadJson(pages: unknown[], r: ThreadJsonReader, ctx: JsonC
     ...(firstString(first, r.thread.title) ? { title: firstString(first, r.thread.title) } : {}),
     turnCount: turns.length,
     ...(threadStatus ? { threadStatus } : {}),
+    ...(answerUnread ? { answerUnread } : {}),
     turns,
     assets,
   };
