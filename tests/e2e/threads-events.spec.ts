@@ -158,9 +158,12 @@ test('cancelled: the person stops the task in its tab while a call is held', asy
   // The first progress notification once the thread exists names it: that is how a client finds it while held.
   let threadId: string | undefined;
   await expect.poll(() => (threadId = calling.progress.map((m) => /^thread_id (\S+):/.exec(m)?.[1]).find(Boolean))).toBeTruthy();
-  const tab = world.threadPage(threadId as string);
+  // Playwright learns the tab's new address from its own navigation event, which can come after the progress named the
+  // thread: looked for until it does (a tab not found yet left the task running to its end, "complete": CI 2026-12-06).
+  let tab: ReturnType<typeof world.threadPage>;
+  await expect.poll(() => (tab = world.threadPage(threadId as string))).toBeTruthy();
   // The composer's stop control (not a read-aloud "Stop" or "Stop dictation"): its icon, in the composer's box.
-  await tab?.locator('[data-ask-input-container] button:has(use[href="#pplx-icon-player-stop-filled"])').first().click();
+  await (tab as NonNullable<typeof tab>).locator('[data-ask-input-container] button:has(use[href="#pplx-icon-player-stop-filled"])').first().click();
   const { result } = await calling.done;
   expect(result).toMatchObject({ thread_id: threadId, event: 'cancelled', task_status: 'cancelled' });
 });
