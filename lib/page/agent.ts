@@ -1,7 +1,7 @@
 import { browser } from 'wxt/browser';
 import { RelayError } from '../protocol/error/relay-error';
 import type { Envelope, Trace } from '../protocol/messages';
-import { PAGE_PORT, type PageReady, SELECTOR_SET_KIND, traceClock } from '../protocol/ports';
+import { type PacksApply, PAGE_PORT, type PageReady, SELECTOR_SET_KIND, traceClock } from '../protocol/ports';
 import { SelectorCatalog } from '../selectors/catalog';
 import { ASK_STREAM_READER_KIND, THREAD_JSON_READER_KIND, THREAD_PAGE_READER_KIND } from '../selectors/reader-shelf';
 import type { AskStreamReader } from '../selectors/stream/stream-schema';
@@ -32,7 +32,10 @@ export function startPageAgent(catalog = new SelectorCatalog()): void {
   const appliers = {
     [SELECTOR_SET_KIND]: selectorSetApplier(catalog),
     [THREAD_PAGE_READER_KIND]: readerApplier(threadReaders, THREAD_PAGE_READER_KIND),
-    [THREAD_JSON_READER_KIND]: readerApplier(threadReaders, THREAD_JSON_READER_KIND),
+    [THREAD_JSON_READER_KIND]: (packs: Parameters<ReturnType<typeof readerApplier>>[0], event?: PacksApply) => {
+      if (event?.readers) threadReaders.setBuiltIns(event.readers);
+      readerApplier(threadReaders, THREAD_JSON_READER_KIND)(packs);
+    },
     [ASK_STREAM_READER_KIND]: (packs: Parameters<ReturnType<typeof readerApplier>>[0]) => {
       readerApplier(threadReaders, ASK_STREAM_READER_KIND)(packs);
       // The tap watches the added reader's endpoints, or the built-in ones again once it is removed.

@@ -51,4 +51,6 @@ export interface PacksApply {
    * page script carries English alone), in every event, so no request finds a page without them.
    */
   labels?: unknown;
+  /** The built-in readers the kits do not carry, by kind (lib/selectors/reader-shelf.ts setBuiltIns), in every event. */
+  readers?: Record<string, unknown>;
 }

@@ -47,7 +47,19 @@ export class ReaderShelf {
     this.version += 1;
   }
 
+  /**
+   * The built-in readers the worker hands every page with the packs (lib/worker/packs.ts), which the kits that read
+   * with them do not carry (the threads kit: its thread JSON and page readers, 2026-12-06).
+   */
+  private given: Partial<Record<ReaderKind, unknown>> = {};
+
+  setBuiltIns(readers: Partial<Record<ReaderKind, unknown>>): void {
+    this.given = { ...readers };
+    this.version += 1;
+  }
+
+  /** The reader of `kind` in use: an added one, else the built-in the worker gave, else `builtIn`. */
   pick<R>(kind: ReaderKind, builtIn: R): ShelvedReader<R> {
-    return readerInUse(kind, this.added, builtIn);
+    return readerInUse(kind, this.added, (this.given[kind] as R | undefined) ?? builtIn);
   }
 }

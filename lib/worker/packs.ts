@@ -4,6 +4,12 @@ import type { Envelope } from '../protocol/messages';
 import { PacksChanged, type SkippedPack } from '../protocol/packs';
 import { type AppliedPack, PACKS_APPLY_EVENT, type PacksApply } from '../protocol/ports';
 import { MORE_LABELS } from '../selectors/words';
+import { THREAD_JSON_READER_KIND, THREAD_PAGE_READER_KIND } from '../selectors/reader-shelf';
+import { THREAD_JSON_READERS } from '../selectors/thread-json';
+import { THREAD_PAGE_READERS } from '../selectors/thread-page';
+
+/** The built-in readers the threads kit reads with and does not carry: every page gets them with its packs. */
+const KIT_READERS = { [THREAD_JSON_READER_KIND]: THREAD_JSON_READERS[0], [THREAD_PAGE_READER_KIND]: THREAD_PAGE_READERS[0] };
 import type { SessionValue } from './browser/session-store';
 
 /**
@@ -58,11 +64,11 @@ export class PackStore {
   }
 
   /**
-   * The event that gives a page every valid pack, and the built-in sets' words beyond English,
-   * which the page script does not carry (lib/selectors/words.ts).
+   * The event that gives a page every valid pack, the built-in sets' words beyond English, which the page script
+   * does not carry (lib/selectors/words.ts), and the built-in thread readers, which the threads kit does not.
    */
   message(): Envelope {
-    return { kind: 'event', event: PACKS_APPLY_EVENT, data: { packs: this.packs, labels: MORE_LABELS } satisfies PacksApply };
+    return { kind: 'event', event: PACKS_APPLY_EVENT, data: { packs: this.packs, labels: MORE_LABELS, readers: KIT_READERS } satisfies PacksApply };
   }
 
   summary(): PackSummary {

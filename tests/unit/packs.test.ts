@@ -8,6 +8,9 @@ import { SelectorCatalog } from '../../lib/selectors/catalog';
 import { expandLabels, expandPattern, expandSelector, modeWords } from '../../lib/selectors/labels';
 import { SelectorSetSchema } from '../../lib/selectors/schema';
 import { MORE_LABELS } from '../../lib/selectors/words';
+import { THREAD_JSON_READER_KIND, THREAD_PAGE_READER_KIND } from '../../lib/selectors/reader-shelf';
+import { threadJson2026 } from '../../lib/selectors/thread-json';
+import { threadPage2026 } from '../../lib/selectors/thread-page';
 import { PackStore } from '../../lib/worker/packs';
 import { loadHtml } from '../fixtures/reader/load';
 
@@ -204,7 +207,12 @@ describe('the worker’s pack store (the trust boundary)', () => {
       ],
     });
     expect(sent).toEqual([
-      { kind: 'event', event: PACKS_APPLY_EVENT, data: { packs: [expect.objectContaining({ name: 'gen-b-2026-12', source: '/s/good.json' })], labels: MORE_LABELS } },
+      {
+        kind: 'event',
+        event: PACKS_APPLY_EVENT,
+        // The built-in thread readers too, which the threads kit does not carry.
+        data: { packs: [expect.objectContaining({ name: 'gen-b-2026-12', source: '/s/good.json' })], labels: MORE_LABELS, readers: { [THREAD_JSON_READER_KIND]: threadJson2026, [THREAD_PAGE_READER_KIND]: threadPage2026 } },
+      },
     ]);
     expect(changes).toEqual([true]);
     // The same offer again changes nothing the pages see.

@@ -1,4 +1,5 @@
 // @vitest-environment happy-dom
+import { givenReaders } from '../support/given-readers';
 import { describe, expect, it, vi } from 'vitest';
 import { askKit } from '../../lib/page/kits/ask-kit';
 import { diagnosticsKit } from '../../lib/page/kits/diagnostics-kit';
@@ -11,12 +12,13 @@ import { sourcesKit } from '../../lib/page/kits/source-reader';
 import { threadHandlers } from '../../lib/page/threads/thread-handlers';
 import { kitOf, PAGE_KIT_API, PAGE_KIT_HOOK, PAGE_KITS } from '../../lib/protocol/page/page-kits';
 import { SelectorCatalog } from '../../lib/selectors/catalog';
+import { setUrl } from '../fixtures/reader/load';
 import { ReaderShelf } from '../../lib/selectors/reader-shelf';
 
 /** The page's end of the on-demand parts: a kit registers with the page script of its world, once. */
 const host = (): PageKitHost => {
   const catalog = new SelectorCatalog();
-  return { win: window, driver: lazyDriver(window, catalog), catalog, readers: new ReaderShelf() };
+  return { win: window, driver: lazyDriver(window, catalog), catalog, readers: givenReaders() };
 };
 
 describe('page kits', () => {
@@ -64,6 +66,19 @@ describe('page kits', () => {
     expect(Object.keys(repairKit(host())).sort()).toEqual([...kitMethods('repair')].sort());
     expect(Object.keys(askKit(host())).sort()).toEqual([...kitMethods('ask')].sort());
     expect(Object.keys(PAGE_KITS).sort()).toEqual(['ask', 'diagnostics', 'mode', 'panel', 'repair', 'sources', 'threads']);
+  });
+
+  it("the threads kit reads with the thread readers the worker gave the page, and says so in words on a page given none", async () => {
+    setUrl('https://www.perplexity.ai/computer/tasks/x');
+    const catalog = new SelectorCatalog();
+    const bare = threadHandlers({ win: window, driver: lazyDriver(window, catalog), catalog, readers: new ReaderShelf() });
+    await expect((bare['threads.locate'] as unknown as (p: object, c: never) => Promise<unknown>)({ threadId: 'x' }, undefined as never)).rejects.toMatchObject({
+      code: 'AGENT_ERROR',
+      message: 'This page has no thread-page-reader yet (the extension gives it when the page connects): call again.',
+    });
+    const given = threadHandlers(host());
+    await expect((given['threads.locate'] as unknown as (p: object, c: never) => Promise<unknown>)({ threadId: 'x' }, undefined as never)).resolves.toEqual({ found: true });
+    setUrl('https://www.perplexity.ai/');
   });
 
   it('the table tells the worker which kit a method needs', () => {

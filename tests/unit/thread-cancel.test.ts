@@ -1,4 +1,5 @@
 // @vitest-environment happy-dom
+import { givenReaders } from '../support/given-readers';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -6,7 +7,6 @@ import { createPageDriver } from '../../lib/page/driver';
 import type { HandlerContext } from '../../lib/page/handlers';
 import { threadHandlers } from '../../lib/page/threads/thread-handlers';
 import { SelectorCatalog } from '../../lib/selectors/catalog';
-import { ReaderShelf } from '../../lib/selectors/reader-shelf';
 import { flush, loadHtml } from '../fixtures/reader/load';
 
 /**
@@ -30,7 +30,7 @@ function load(name: string, json?: (body: string) => string) {
   };
   Object.defineProperty(window, 'fetch', { value: fetch, configurable: true });
   const driver = createPageDriver(window);
-  const handlers = threadHandlers({ win: window, driver: () => driver, catalog: new SelectorCatalog(), readers: new ReaderShelf() });
+  const handlers = threadHandlers({ win: window, driver: () => driver, catalog: new SelectorCatalog(), readers: givenReaders() });
   const threadId = /\/computer\/tasks\/([^/]+)/.exec(window.location.pathname)?.[1] ?? '';
   const call = (method: string, params: object, signal: AbortSignal) =>
     (handlers[method] as (p: never, c: HandlerContext) => Promise<unknown>)(params as never, { signal, progress: () => {} });

@@ -1,4 +1,5 @@
 // @vitest-environment happy-dom
+import { givenReaders } from '../support/given-readers';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
@@ -380,7 +381,7 @@ describe('a follow-up while the task works', () => {
   it('is refused before anything is typed, and the refusal says nothing was sent (data.notSent, for the MCP side)', async () => {
     const { session } = setup('B-computer-running', []);
     const catalog = new SelectorCatalog();
-    const handlers = threadHandlers({ win: window, driver: lazyDriver(window, catalog), catalog, readers: new ReaderShelf() });
+    const handlers = threadHandlers({ win: window, driver: lazyDriver(window, catalog), catalog, readers: givenReaders() });
     const composer = document.querySelector('#ask-input')?.textContent ?? '';
     const send = handlers['threads.send'] as (p: never, c: HandlerContext) => Promise<unknown>;
     await expect(
@@ -394,7 +395,7 @@ describe('asset ids hold whichever source listed them', () => {
   /** The kit's methods on the loaded page, and the worker's results of them. */
   const kit = () => {
     const catalog = new SelectorCatalog();
-    return threadHandlers({ win: window, driver: lazyDriver(window, catalog), catalog, readers: new ReaderShelf() });
+    return threadHandlers({ win: window, driver: lazyDriver(window, catalog), catalog, readers: givenReaders() });
   };
   const call = (handlers: ReturnType<typeof kit>, method: string, params: object) =>
     (handlers[method] as (p: never, c: HandlerContext) => Promise<unknown>)(params as never, { signal: new AbortController().signal, progress: () => {} });

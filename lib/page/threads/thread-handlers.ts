@@ -2,10 +2,8 @@ import { RelayError } from '../../protocol/error/relay-error';
 import type { AttachmentPayload, ThreadReply } from '../../protocol/threads/threads';
 import { FILES_WITH_A_REPLY } from '../../protocol/threads/thread-replies';
 import { showsThread } from '../../protocol/threads/thread-ids';
-import { THREAD_JSON_READERS } from '../../selectors/thread-json';
-import { THREAD_PAGE_READERS } from '../../selectors/thread-page';
 import type { ThreadReply as PanelReply } from '../../protocol/watch';
-import { THREAD_JSON_READER_KIND, THREAD_PAGE_READER_KIND } from '../../selectors/reader-shelf';
+import { type ReaderKind, type ReaderShelf, THREAD_JSON_READER_KIND, THREAD_PAGE_READER_KIND } from '../../selectors/reader-shelf';
 import type { ThreadJsonReader, ThreadPageReader } from '../../selectors/thread-schema';
 import type { HandlerContext } from '../handlers';
 import { guarded, type KitHandlers, type PageKitHost } from '../kit-registry';
@@ -31,8 +29,9 @@ interface ThreadParams {
 }
 
 export function threadHandlers({ win, driver, readers }: PageKitHost): KitHandlers {
-  const json = () => readers.pick(THREAD_JSON_READER_KIND, THREAD_JSON_READERS[0] as ThreadJsonReader).reader;
-  const pageReader = () => readers.pick(THREAD_PAGE_READER_KIND, THREAD_PAGE_READERS[0] as ThreadPageReader).reader;
+  // The built-in readers come from the worker with the packs (reader-shelf.ts setBuiltIns): this kit carries none.
+  const json = () => need<ThreadJsonReader>(readers, THREAD_JSON_READER_KIND);
+  const pageReader = () => need<ThreadPageReader>(readers, THREAD_PAGE_READER_KIND);
   // One session per thread the tab shows, not per document: what a session knows (prompts answered,
   // when we last acted, cached JSON, asset links) is about one conversation, and a same-page
   // navigation to another must not carry it over.
@@ -108,4 +107,12 @@ export function threadHandlers({ win, driver, readers }: PageKitHost): KitHandle
     /** The side panel answers what the current turn waits on (a task's question, a research answer's). */
     'page.respond': async (params: { interactionId: string; reply: PanelReply }) => respond(driver().context(), pageReader(), params.interactionId, params.reply),
   });
+}
+
+/** The reader of `kind` in use, which this kit carries no built-in of. */
+function need<R>(readers: ReaderShelf, kind: ReaderKind): R {
+  const reader = readers.pick<R | undefined>(kind, undefined).reader;
+  // The worker gives them before any request can reach the page (lib/worker/main.ts onConnect): not seen in use.
+  if (reader === undefined) throw new RelayError('AGENT_ERROR', `This page has no ${kind} yet (the extension gives it when the page connects): call again.`);
+  return reader;
 }
