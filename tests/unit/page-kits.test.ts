@@ -12,8 +12,9 @@ import { sourcesKit } from '../../lib/page/kits/source-reader';
 import { threadHandlers } from '../../lib/page/threads/thread-handlers';
 import { kitOf, PAGE_KIT_API, PAGE_KIT_HOOK, PAGE_KITS } from '../../lib/protocol/page/page-kits';
 import { SelectorCatalog } from '../../lib/selectors/catalog';
-import { setUrl } from '../fixtures/reader/load';
-import { ReaderShelf } from '../../lib/selectors/reader-shelf';
+import { loadFixture, setUrl } from '../fixtures/reader/load';
+import { ReaderShelf, THREAD_PAGE_READER_KIND } from '../../lib/selectors/reader-shelf';
+import { threadPage2026 } from '../../lib/selectors/thread-page';
 
 /** The page's end of the on-demand parts: a kit registers with the page script of its world, once. */
 const host = (): PageKitHost => {
@@ -79,6 +80,26 @@ describe('page kits', () => {
     const given = threadHandlers(host());
     await expect((given['threads.locate'] as unknown as (p: object, c: never) => Promise<unknown>)({ threadId: 'x' }, undefined as never)).resolves.toEqual({ found: true });
     setUrl('https://www.perplexity.ai/');
+  });
+
+  it("the panel's watch reads a task's boxes with the page script's thread page reader, an added one included (2026-12-06)", async () => {
+    loadFixture('B-task-confirm.html', 'https://www.perplexity.ai/computer/tasks/8c0d3f4e-task', 'pages');
+    const watched = async (readers: ReaderShelf) => {
+      const catalog = new SelectorCatalog();
+      const kit = panelKit({ win: window, driver: lazyDriver(window, catalog), catalog, readers });
+      const sent: string[] = [];
+      const abort = new AbortController();
+      const ended = (kit['page.watch'] as unknown as (p: object, c: object) => Promise<unknown>)({}, { progress: (m: string) => sent.push(m), signal: abort.signal });
+      abort.abort();
+      await ended;
+      return (JSON.parse(sent[0] as string) as { interactions: unknown[] }).interactions;
+    };
+    expect(await watched(givenReaders())).toHaveLength(1);
+    // A pack that says the box is an optional offer, not a wait: the panel no longer lists it, as comet_wait would not.
+    const added = givenReaders();
+    added.replace(THREAD_PAGE_READER_KIND, [{ source: '/packs/reader.json', item: { ...threadPage2026, optionalAuth: ['.task-interaction'] } }]);
+    expect(await watched(added)).toEqual([]);
+    document.body.innerHTML = '';
   });
 
   it('the table tells the worker which kit a method needs', () => {

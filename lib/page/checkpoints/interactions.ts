@@ -3,6 +3,7 @@ import type { SelectorSet } from '../../selectors';
 import type { Turn } from '../dom/turns';
 import { pendingInteractions } from './thread-boxes';
 import { pageReader } from './thread-readers';
+import type { BoxReader } from '../../selectors/thread-schema';
 
 /**
  * What a paused task (or a Deep Research answer asking first) waits on the person for, in the
@@ -11,10 +12,11 @@ import { pageReader } from './thread-readers';
  * server's events. Found with the thread page reader in use (thread-readers.ts: built-in, or added
  * as a file) and the selector set's interaction* candidates (thread-boxes.ts). Answering them
  * (`page.respond`) is in thread-answers.ts, loaded on demand. `turns`: the page's turns when the
- * caller has just assembled them (turnsOf).
+ * caller has just assembled them (turnsOf). `reader`: a kit's, from the page script's shelf (a kit's own copy of
+ * thread-readers.ts holds a shelf no pack reaches).
  */
-export function readInteractions(doc: Document, set: SelectorSet, turns?: readonly Turn[]): ThreadInteraction[] {
-  return pendingInteractions(doc, set, pageReader(), turns).map((p) => p.interaction);
+export function readInteractions(doc: Document, set: SelectorSet, turns?: readonly Turn[], reader: BoxReader = pageReader()): ThreadInteraction[] {
+  return pendingInteractions(doc, set, reader, turns).map((p) => p.interaction);
 }
 
 /** What a paused task asks the person (from the page's interaction box). */

@@ -3,6 +3,9 @@ import type { HandlerContext } from '../handlers';
 import type { PageDriver } from '../driver';
 import type { KitHandlers, PageKitHost } from '../kit-registry';
 import { watchPage } from './watch';
+import { THREAD_PAGE_READER_KIND } from '../../selectors/reader-shelf';
+import { BOXES_2026 } from '../../selectors/thread-page';
+import type { BoxReader } from '../../selectors/thread-schema';
 import type { ErrorPayload } from '../../protocol/errors';
 import { LIBRARY_POST_PATH } from '../../protocol/urls';
 
@@ -12,9 +15,12 @@ import { LIBRARY_POST_PATH } from '../../protocol/urls';
  * and the library's thread list (`library.post`, the one POST the worker makes: lib/worker/threads/library.ts),
  * loaded into a tab the first time one of them asks. A tab no panel looks at never carries it.
  */
-export function panelKit({ win, driver }: PageKitHost): KitHandlers {
+export function panelKit({ win, driver, readers }: PageKitHost): KitHandlers {
+  // The boxes a task waits on, read with the page script's reader (an added one included), as comet_wait reads them:
+  // this kit's own copy of thread-readers.ts would hold a shelf no pack reaches (2026-12-06).
+  const boxes = () => readers.pick<BoxReader>(THREAD_PAGE_READER_KIND, BOXES_2026).reader;
   return {
-    'page.watch': async (_params: Record<string, never>, context: HandlerContext) => watchPage(win, driver(), context),
+    'page.watch': async (_params: Record<string, never>, context: HandlerContext) => watchPage(win, driver(), context, boxes),
     'page.conversations': async () => conversationsThrough(driver()),
     'library.post': async (params: PostParams, { signal }: HandlerContext) => post(win, params, signal),
   };

@@ -1,6 +1,7 @@
 import type { WatchSnapshot, WatchStatus } from '../../protocol/watch';
 import { isComputerPath } from '../../protocol/urls';
 import type { Mode, SelectorSet } from '../../selectors';
+import type { BoxReader } from '../../selectors/thread-schema';
 import { all, first } from '../dom/dom';
 import { listConversations } from './conversations';
 import { readInteractions } from '../checkpoints/interactions';
@@ -54,7 +55,7 @@ export function visibleMode(doc: Document, set: SelectorSet): Mode | null {
   return first(doc, set.composer) ? pillMode(doc, set) : null;
 }
 
-export function watchSnapshot(win: Window, set: SelectorSet, snap: Snapshot, driver: Pick<PageDriver, 'watcher'>): WatchSnapshot {
+export function watchSnapshot(win: Window, set: SelectorSet, snap: Snapshot, driver: Pick<PageDriver, 'watcher'>, reader?: BoxReader): WatchSnapshot {
   const doc = win.document;
   const turn = snap.turnIndex >= 0 ? turnAt(turnsOf(doc, set), snap.turnIndex) : undefined;
   return {
@@ -65,15 +66,16 @@ export function watchSnapshot(win: Window, set: SelectorSet, snap: Snapshot, dri
     latestStep: snap.steps.at(-1) ?? '',
     question: turn ? readQuestionNow(turn, set) : '',
     ...(snap.error ? { error: snap.error } : {}),
-    interactions: turn ? readInteractions(doc, set) : [],
+    interactions: turn ? readInteractions(doc, set, undefined, reader) : [],
     conversations: listConversations({ win, doc, set, waitFor: driver.watcher.waitFor }),
   };
 }
 
-export function watchPage(win: Window, driver: PageDriver, context: WatchContext): Promise<{ ended: string }> {
+/** `reader`: the box fields of the thread page reader in use, from the page script's shelf (packs included). */
+export function watchPage(win: Window, driver: PageDriver, context: WatchContext, reader?: () => BoxReader): Promise<{ ended: string }> {
   let last = '';
   const send = (snap: Snapshot) => {
-    const json = JSON.stringify(watchSnapshot(win, driver.activeSet(), snap, driver));
+    const json = JSON.stringify(watchSnapshot(win, driver.activeSet(), snap, driver, reader?.()));
     if (json === last) return;
     last = json;
     context.progress(json);
