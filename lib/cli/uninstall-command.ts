@@ -5,6 +5,7 @@ import { sudoHomeRefusal, sudoPerson, sudoStateDir } from '../install/policy/sud
 import { resolveSystem } from '../install/system';
 import { RelayError } from '../protocol/errors';
 import { cliCommand, quoteArg } from '../relay/invocation';
+import { expandHome } from '../relay/paths';
 
 export interface UninstallFlags {
   /** Parsed already: the browsers named, or 'all'. */
@@ -44,7 +45,7 @@ export async function runUninstall(flags: UninstallFlags, io: UninstallIo): Prom
   const person = sudoPerson(sys, uid);
   // A state folder given (--home, or COMET_RELAY_HOME kept by sudo): root's own install only (sudo-home.ts).
   const given = flags.home ? { dir: flags.home, how: '--home' as const } : person && sys.env.COMET_RELAY_HOME ? { dir: sys.env.COMET_RELAY_HOME, how: 'COMET_RELAY_HOME' as const } : undefined;
-  const refusal = person && given ? sudoHomeRefusal(sys, person, sys.path.resolve(given.dir), given.how, plain) : undefined;
+  const refusal = person && given ? sudoHomeRefusal(sys, person, sys.path.resolve(expandHome(given.dir, sys.homedir)), given.how, plain) : undefined;
   if (refusal) throw new RelayError('CONFIG_ERROR', refusal);
   let sudo: ReturnType<typeof sudoStateDir>;
   try {

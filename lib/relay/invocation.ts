@@ -2,6 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { CLI_FORM_MAX, CLI_FORM_REFUSED, homeSuffix, type HostForm } from '../protocol/identity';
+import { expandHome } from './paths';
 
 /**
  * How a person runs this copy of comet-relay, so every hint that names a command says it in a form
@@ -78,7 +79,8 @@ function homeWord(context?: Partial<InvocationContext>): string | undefined {
   if (!home) return undefined;
   const platform = context?.platform ?? process.platform;
   const p = platform === 'win32' ? path.win32 : path.posix;
-  return quoteArg(p.resolve(home), platform);
+  // `~` as the state folder is the home folder (expandHome): the hint names the folder the run uses (review 14e, 1).
+  return quoteArg(p.resolve(expandHome(home)), platform);
 }
 
 /**

@@ -3,6 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { parseFlags } from '../../lib/cli/args';
+import { cliCommand, cliForm, useGivenHome } from '../../lib/relay/invocation';
 import { commandStateDir, expandHome, stateDirPath } from '../../lib/relay/paths';
 import { readSettings } from '../../lib/config/settings';
 import { BrowserGateway } from '../../lib/mcp/gateway';
@@ -39,6 +40,16 @@ describe('a leading ~ in COMET_RELAY_HOME and COMET_PATH, which an MCP client\'s
     const error = await g.ensureBrowser().catch((e: Error) => e);
     g.close();
     expect((error as Error).message).toBe(`COMET_PATH is set to ${path.join(os.homedir(), 'no-such-browser')}, but no file is there. Point it at the Comet (or Chrome) executable.`);
+  });
+});
+
+describe('the commands a run prints name the folder it uses when COMET_RELAY_HOME starts with ~ (review 14e, 1)', () => {
+  it("--home in a hint is the home folder's, never <cwd>/~/relay", () => {
+    useGivenHome(undefined); // the flags parsed above set this run's --home
+    const env = { COMET_RELAY_HOME: '~/relay' };
+    const used = stateDirPath({ env, platform: 'linux', homedir: os.homedir() });
+    expect(cliForm({ env, platform: 'linux' }).home?.replace(/^'|'$/g, '')).toBe(used);
+    expect(cliCommand('doctor', { env, platform: 'linux' })).toContain(`--home ${used}`);
   });
 });
 
