@@ -32,22 +32,40 @@ export async function runCapture(client: RelayClient, out: string | undefined, i
 
 /** Why `file` cannot be the new file a capture is written to, in words with what to do; undefined when it can. */
 function outProblem(file: string): string | undefined {
-  const stat = statOf(file);
+  const stat = look(file);
+  if (typeof stat === 'string') return stat;
   if (stat?.isDirectory()) return `${file} is a folder; pass a file name inside it with --out FILE.`;
   if (stat) return `${file} already exists; pass another name with --out FILE.`;
   // The nearest folder on the way that is there: a file there (notes.txt/page.html) is no folder (review 14d, 2).
-  for (let at = path.dirname(file); ; at = path.dirname(at)) {
-    const there = statOf(at);
-    if (there) return there.isDirectory() ? (at === path.dirname(file) ? undefined : `The folder ${path.dirname(file)} does not exist; create it, or pass --out FILE in a folder that does.`) : `${at} is a file, not a folder; pass --out FILE in a folder.`;
+  const folder = path.dirname(file);
+  for (let at = folder; ; at = path.dirname(at)) {
+    const there = look(at);
+    if (typeof there === 'string') return there;
+    if (there && !there.isDirectory()) return `${at} is a file, not a folder; pass --out FILE in a folder.`;
+    if (there) return at === folder ? unwritable(folder) : `The folder ${folder} does not exist; create it, or pass --out FILE in a folder that does.`;
     if (path.dirname(at) === at) return undefined;
   }
 }
 
-/** What is at `at`, or undefined when nothing is (or a file on the way makes it nothing). */
-function statOf(at: string): fs.Stats | undefined {
+/**
+ * What is at `at`: its stats, nothing (undefined: not there, or a file on the way), or why it cannot be looked at, in
+ * words: a folder that cannot be searched, a name too long (review 14e, 3: both read as "nothing there").
+ */
+function look(at: string): fs.Stats | string | undefined {
   try {
     return fs.statSync(at);
-  } catch {
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === 'ENOENT' || code === 'ENOTDIR') return undefined;
+    return `${at} cannot be used (${code ?? (error as Error).message}); pass --out FILE in a folder you can write.`;
+  }
+}
+
+function unwritable(folder: string): string | undefined {
+  try {
+    fs.accessSync(folder, fs.constants.W_OK);
     return undefined;
+  } catch (error) {
+    return `You cannot write in ${folder} (${(error as NodeJS.ErrnoException).code ?? (error as Error).message}); pass --out FILE in a folder you can write.`;
   }
 }

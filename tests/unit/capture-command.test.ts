@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { runCapture } from '../../lib/cli/capture-command';
 import type { RelayClient } from '../../lib/relay/client';
 
@@ -57,6 +57,26 @@ describe('capture --out', () => {
     expect(calls).toEqual([]);
     expect((error as { code?: string }).code).toBe('CONFIG_ERROR');
     expect(error?.message).toBe(`${notes} is a file, not a folder; pass --out FILE in a folder.`);
+  });
+
+  it('a folder that cannot be searched, or a name too long, is said as such before the tab is asked, not as missing (review 14e, 3)', async () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'capture-'));
+    const locked = path.join(dir, 'locked');
+    fs.mkdirSync(path.join(locked, 'sub'), { recursive: true });
+    const real = fs.statSync;
+    // What stat says to a user who may not search `locked` (the tests run as root, who may).
+    const spy = vi.spyOn(fs, 'statSync').mockImplementation(((p: fs.PathLike, o?: fs.StatSyncOptions) => {
+      if (String(p).startsWith(`${locked}${path.sep}`)) throw Object.assign(new Error('EACCES: permission denied'), { code: 'EACCES' });
+      return real(p, o as never);
+    }) as typeof fs.statSync);
+    const { client, calls } = fakeClient();
+    const denied = await runCapture(client, path.join(locked, 'sub', 'page.html'), { out() {} }).catch((e: Error) => e);
+    spy.mockRestore();
+    expect((denied as Error).message).toBe(`${path.join(locked, 'sub', 'page.html')} cannot be used (EACCES); pass --out FILE in a folder you can write.`);
+    const long = path.join(dir, `${'x'.repeat(300)}.html`);
+    const tooLong = await runCapture(client, long, { out() {} }).catch((e: Error) => e);
+    expect((tooLong as Error).message).toBe(`${long} cannot be used (ENAMETOOLONG); pass --out FILE in a folder you can write.`);
+    expect(calls).toEqual([]);
   });
 
   it('a new file in a folder that is there gets the capture, never over another file', async () => {
