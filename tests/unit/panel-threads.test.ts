@@ -279,4 +279,16 @@ describe('the side panel follows a Computer task re-summarized under another slu
     book.onCall({ phase: 'end', request: read, at: 6, ok: true, result: checkpoint(AFTER) });
     expect(book.list()).toHaveLength(1);
   });
+
+  it('the driven tab showing the task under its new slug updates its one card (review 14e, 2)', () => {
+    const book = new ThreadBook();
+    const start = req('s1', 'threads.start', { message: 'Plan my week' });
+    book.onCall({ phase: 'start', request: start, at: 1 });
+    book.onCall({ phase: 'end', request: start, at: 2, ok: true, result: { threadId: BEFORE, url: `${HOME}computer/tasks/${BEFORE}`, turn: 0 } });
+    // The person asks a follow-up in the tab, which shows the task under its new slug.
+    const shown = { url: `${HOME}computer/tasks/${AFTER}`, title: 'Weekly plan for the team', mode: null, status: 'working', latestStep: 'Reading your calendar', question: '', interactions: [], conversations: [] };
+    book.onSnapshot(WatchSnapshot.parse(shown), 5);
+    expect(book.list()).toEqual([expect.objectContaining({ threadId: AFTER, status: 'working', current: true, title: 'Weekly plan for the team' })]);
+  });
 });
+

@@ -2,7 +2,7 @@ import { callerName } from '../../protocol/doors';
 import type { ThreadEntry, ThreadStatus } from '../../protocol/panel';
 import { eventWords, panelStatusOf } from '../../protocol/threads/thread-events';
 import type { ThreadCheckpoint } from '../../protocol/threads/threads';
-import { conversationIdOf, sameThreadId } from '../../protocol/threads/thread-ids';
+import { conversationIdOf, sameConversation, sameThreadId, threadIdOfUrl } from '../../protocol/threads/thread-ids';
 import { conversationKey } from '../../protocol/urls';
 import { interactionShown, type ThreadInteraction, type WatchSnapshot, type WatchStatus } from '../../protocol/watch';
 import { toWatched } from '../../page/checkpoints/thread-model';
@@ -247,6 +247,12 @@ export class ThreadBook {
     if (!isConversation(snap.url)) return;
     const key = conversationKey(snap.url);
     let thread = this.agent.find((t) => t.key === key);
+    // A task the tab shows under its new slug is its card's (review 14e, 2): the card follows it there.
+    const renamed = thread ? undefined : this.agent.find((t) => t.url !== undefined && sameConversation(t.url, snap.url));
+    if (renamed) {
+      if (renamed.threadId) renamed.threadId = threadIdOfUrl(snap.url) ?? renamed.threadId;
+      thread = this.bind(renamed, snap.url);
+    }
     if (!thread) {
       // The newest agent ask still without a URL, submitted elsewhere, takes this new conversation.
       const pending = this.agent.find(
