@@ -1,9 +1,9 @@
 import { describe, expect, test } from 'vitest';
 import type { PollResult } from '../../lib/page/answer/reader';
 import { StreamReading } from '../../lib/page/stream/stream-reading';
-import { TapChannel } from '../../lib/page/stream/tap-channel';
 import type { TapMessage } from '../../lib/page/stream/tap-protocol';
 import { askStream2026 } from '../../lib/selectors/stream/ask-stream';
+import { channel, END, frame, text } from '../support/stream-frames';
 
 /**
  * A new turn is never read from an older turn's finished stream (review 14a, #2): comet_ask returns once the page
@@ -11,17 +11,6 @@ import { askStream2026 } from '../../lib/selectors/stream/ask-stream';
  * new stream's first frame names its thread. The new stream, known by the question its request carried, is the
  * turn's; the page answers while it has said nothing.
  */
-function channel() {
-  const ch = new TapChannel();
-  const send = (m: TapMessage) => (ch as unknown as { receive(m: unknown): void }).receive(m);
-  return { ch, send };
-}
-const frame = (body: object) => `event: message\r\ndata: ${JSON.stringify(body)}\r\n\r\n`;
-const END = 'event: end_of_stream\r\ndata: {}\r\n\r\n';
-const text = (chunks: string[], more: object = {}) => ({
-  intended_usage: 'workflow_root',
-  workflow_block: { steps: [{ title: 'Searching the web', items: [] }, { title: '', items: [{ type: 'WORKFLOW_ITEM_TEXT', payload: { text_payload: { variant: 'answer', text: '', chunks, ...more } } }] }] },
-});
 const head = (query: string) => ({ query_str: query, backend_uuid: 'b', thread_url_slug: 'x', status: 'PENDING', final_sse_message: false });
 const URL_X = 'https://www.perplexity.ai/search/x';
 const page = (over: Partial<PollResult> = {}): PollResult => ({

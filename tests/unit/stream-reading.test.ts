@@ -1,26 +1,14 @@
 import { describe, expect, test } from 'vitest';
 import type { PollResult } from '../../lib/page/answer/reader';
 import { StreamReading } from '../../lib/page/stream/stream-reading';
-import { TapChannel } from '../../lib/page/stream/tap-channel';
-import type { TapMessage } from '../../lib/page/stream/tap-protocol';
 import { askStream2026 } from '../../lib/selectors/stream/ask-stream';
+import { channel, END, frame, text } from '../support/stream-frames';
 
 /**
  * Turns read from their own ask stream (lib/page/stream/stream-reading.ts): which stream is a turn's,
  * and what comet_poll and comet_wait say from it; a cut or unreadable stream leaves the page's reading as it is.
  */
-function channel() {
-  const ch = new TapChannel();
-  const send = (m: TapMessage) => (ch as unknown as { receive(m: unknown): void }).receive(m);
-  return { ch, send };
-}
 
-const frame = (body: object) => `event: message\r\ndata: ${JSON.stringify(body)}\r\n\r\n`;
-const END = 'event: end_of_stream\r\ndata: {}\r\n\r\n';
-const text = (chunks: string[], more: object = {}) => ({
-  intended_usage: 'workflow_root',
-  workflow_block: { steps: [{ title: 'Searching the web', items: [] }, { title: '', items: [{ type: 'WORKFLOW_ITEM_TEXT', payload: { text_payload: { variant: 'answer', text: '', chunks, ...more } } }] }] },
-});
 const add = (n: number, chunk: string) => ({ intended_usage: 'workflow_root', diff_block: { field: 'workflow_block', patches: [{ op: 'add', path: `/steps/1/items/0/payload/text_payload/chunks/${n}`, value: chunk }] } });
 // Every frame names its thread, as in every capture: the page's, `/search/x` (page() below).
 const head = (query: string) => ({ query_str: query, backend_uuid: 'b', thread_url_slug: 'x', status: 'PENDING', final_sse_message: false });

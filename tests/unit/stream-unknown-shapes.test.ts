@@ -8,6 +8,7 @@ import { TapChannel } from '../../lib/page/stream/tap-channel';
 import type { TapMessage } from '../../lib/page/stream/tap-protocol';
 import { askStream2026 } from '../../lib/selectors/stream/ask-stream';
 import type { AskStreamReader } from '../../lib/selectors/stream/stream-schema';
+import { channel, END, frame } from '../support/stream-frames';
 
 /**
  * A stream is an answer only when the reader read one from it (review 14a): an answer where no path of the reader
@@ -27,13 +28,6 @@ import type { AskStreamReader } from '../../lib/selectors/stream/stream-schema';
 const folder = process.env.COMET_REAL_PERPLEXITY ?? '';
 const present = folder !== '' && existsSync(join(folder, 'README.md'));
 
-function channel() {
-  const ch = new TapChannel();
-  const send = (m: TapMessage) => (ch as unknown as { receive(m: unknown): void }).receive(m);
-  return { ch, send };
-}
-const frame = (body: object) => `event: message\r\ndata: ${JSON.stringify(body)}\r\n\r\n`;
-const END = 'event: end_of_stream\r\ndata: {}\r\n\r\n';
 const Q = 'What is the capital of Australia?';
 const URL_X = 'https://www.perplexity.ai/search/x';
 const page = (over: Partial<PollResult> = {}): PollResult => ({
