@@ -233,7 +233,7 @@ export function createSessionServer({ tools, settings, gateway, attachments, doo
     const ttl = Math.min(MAX_TASK_TTL_MS, Math.max(extra.taskRequestedTtl ?? DEFAULT_TASK_TTL_MS, settings.COMET_THREAD_TASK_HOLD_MS + TASK_TTL_MARGIN_MS));
     const task = await taskStore.createTask({ ttl, pollInterval: 1000 });
     const signal = tasks.track(task.taskId);
-    void run(entry.tool, parsed.data, extra, signal, task.taskId).then((result) => tasks.finish(task.taskId, result, taskStore));
+    void run(entry.tool, parsed.data, extra, signal, task.taskId).then((result) => tasks.finish(task.taskId, result, taskStore, ttl));
     // The SDK's CallTool wrapper validates a task-augmented call's answer as a CreateTaskResult.
     return { task } as unknown as CallToolResult;
   });
@@ -308,20 +308,35 @@ function instructionsOf(tools: readonly ToolDefinition[]): string {
  */
 class SessionTasks {
   private readonly running = new Map<string, AbortController>();
+  /** Finished tasks whose result the client has not fetched yet → when the store drops it (its ttl). */
+  private readonly unfetched = new Map<string, number>();
   readonly store: InMemoryTaskStore;
 
   constructor() {
-    const running = this.running;
+    const { running, unfetched } = this;
     this.store = new (class extends InMemoryTaskStore {
       override async updateTaskStatus(taskId: string, status: Task['status'], message?: string, sessionId?: string) {
         await super.updateTaskStatus(taskId, status, message, sessionId);
         if (status === 'cancelled') running.get(taskId)?.abort();
       }
+
+      override async getTaskResult(taskId: string, sessionId?: string) {
+        const result = await super.getTaskResult(taskId, sessionId);
+        unfetched.delete(taskId);
+        return result;
+      }
     })();
   }
 
+  /**
+   * Tasks running, and finished ones whose result waits for its client's tasks/result: `serve` keeps such a session
+   * as it keeps one in a call (its book ends neither; review 14c: a burst of newcomers evicted a session between a
+   * task's end and its client's next poll, and the answer was lost).
+   */
   get count(): number {
-    return this.running.size;
+    const now = Date.now();
+    for (const [taskId, until] of this.unfetched) if (until <= now) this.unfetched.delete(taskId);
+    return this.running.size + this.unfetched.size;
   }
 
   track(taskId: string): AbortSignal {
@@ -331,16 +346,19 @@ class SessionTasks {
   }
 
   /** Stores the result through the request's view of the store, which also tells the client the new status. */
-  async finish(taskId: string, result: CallToolResult, store: Pick<RequestTaskStore, 'storeTaskResult'>): Promise<void> {
+  async finish(taskId: string, result: CallToolResult, store: Pick<RequestTaskStore, 'storeTaskResult'>, ttl: number): Promise<void> {
     const controller = this.running.get(taskId);
+    if (controller?.signal.aborted) return void this.running.delete(taskId);
+    // Waiting for its client from before it stops running: no moment in which the session looks free.
+    this.unfetched.set(taskId, Date.now() + ttl);
     this.running.delete(taskId);
-    if (controller?.signal.aborted) return;
-    await store.storeTaskResult(taskId, result.isError ? 'failed' : 'completed', result).catch(() => {});
+    await store.storeTaskResult(taskId, result.isError ? 'failed' : 'completed', result).catch(() => this.unfetched.delete(taskId));
   }
 
   abortAll(): void {
     for (const controller of this.running.values()) controller.abort();
     this.running.clear();
+    this.unfetched.clear();
     this.store.cleanup();
   }
 }

@@ -144,6 +144,26 @@ describe('serve: abandoned sessions end', () => {
     expect(poll.status).toBe(200);
   });
 
+  it("a task's result not fetched yet keeps its session: a newcomer at the cap is refused until its client has it (review 14c)", async () => {
+    const target = await serve({ COMET_MAX_SESSIONS: 1 });
+    const runner = await openSession(target, 'task-runner');
+    const headers = { 'Mcp-Session-Id': runner, 'Mcp-Protocol-Version': '2025-06-18' };
+    const call = (id: number, method: string, params: object) => send(target, { headers, body: JSON.stringify({ jsonrpc: '2.0', id, method, params }) });
+    const started = await call(5, 'tools/call', { name: 'call_perplexity_computer', arguments: { message: 'a task' }, task: { ttl: 3_600_000 } });
+    const taskId = /"taskId":"([^"]+)"/.exec(started.body)?.[1] as string;
+    const request = (await extension.next('request', (m) => m.kind === 'request' && m.method === 'threads.start')) as Extract<Envelope, { kind: 'request' }>;
+    extension.send({ kind: 'error', id: request.id, error: { code: 'NO_PERPLEXITY_TAB', message: 'none in this test' } });
+    await expect.poll(async () => (await call(6, 'tasks/get', { taskId })).body).toMatch(/"status":"failed"/);
+    // Finished, its answer stored: the session waits for its client's tasks/result, as a running task does.
+    const newcomer = await send(target, { body: initialize('newcomer') });
+    expect(newcomer.status).toBe(503);
+    const result = await call(7, 'tasks/result', { taskId });
+    expect(result.status).toBe(200);
+    expect(result.body).toContain('none in this test');
+    // Fetched: the session is an idle one again, which a newcomer may take the place of.
+    expect((await send(target, { body: initialize('newcomer') })).status).toBe(200);
+  });
+
   it('a caller that hangs up mid tools/call: its browser call is cancelled at once, the session lives on (review 2026-12-05, http #1)', async () => {
     const target = await serve();
     const id = await openSession(target, 'hang-up');
