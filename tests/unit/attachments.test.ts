@@ -56,6 +56,21 @@ describe('create_attachment_upload envelopes', () => {
     expect(fs.statSync(path.join(folder, 'data')).mode & 0o777).toBe(0o600);
   });
 
+  it("a disk that fails as the file is kept (full, or not ours to write) is said as comet-relay's, never as the client's form (review 14c)", async () => {
+    const envelope = await attachments.envelope({ filename: 'a.txt', mimeType: 'text/plain', sizeBytes: 3 });
+    const rename = fs.renameSync;
+    const spy = vi.spyOn(fs, 'renameSync').mockImplementation((from, to) => {
+      if (String(from).endsWith('data.partial')) throw Object.assign(new Error('ENOSPC: no space left on device, rename'), { code: 'ENOSPC' });
+      return rename(from, to);
+    });
+    const stored = await upload(envelope.upload_url, form(envelope.upload_fields, { bytes: 'abc' }));
+    spy.mockRestore();
+    expect(stored).toEqual({
+      status: 500,
+      text: 'comet-relay could not store the file (ENOSPC: no space left on device, rename): check the free space and permissions of COMET_RELAY_HOME/attachments, then request a new envelope.\n',
+    });
+  });
+
   it('refuses a wrong token, a reused token, a file before the fields, an over-size file, and a non-multipart body', async () => {
     const envelope = await attachments.envelope({ filename: 'a.txt', mimeType: 'text/plain', sizeBytes: 5 });
     const url = envelope.upload_url;

@@ -193,8 +193,12 @@ function writeFile(stream: BusboyFileStream, claim: ClaimedUpload, limit: number
       giveUp(new UploadRefused(400, `The upload ended before the file was complete (${error.message}): request a new envelope with create_attachment_upload and send the whole file again.`)),
     );
     stream.once('limit', tooLarge);
+    // Our disk's failure is ours to say, never the client's form's (review 14c: a full disk at the commit read
+    // "Unreadable multipart form").
+    const notStored = (error: Error) =>
+      new UploadRefused(500, `comet-relay could not store the file (${error.message}): check the free space and permissions of COMET_RELAY_HOME/attachments, then request a new envelope.`);
     out.once('error', (error) => {
-      if (!over) reject(new UploadRefused(500, `comet-relay could not store the file (${error.message}): check the free space and permissions of COMET_RELAY_HOME/attachments, then request a new envelope.`));
+      if (!over) reject(notStored(error));
     });
     out.once('finish', () => {
       if (over) return;
@@ -202,7 +206,7 @@ function writeFile(stream: BusboyFileStream, claim: ClaimedUpload, limit: number
         claim.commit(size);
         resolve();
       } catch (error) {
-        reject(error);
+        reject(error instanceof UploadRefused ? error : notStored(error as Error));
       }
     });
     stream.pipe(out);
