@@ -184,7 +184,7 @@ describe('library.thread', () => {
   });
 
   it('says which turn the site still writes, never passing its partial answer off as whole', async () => {
-    const body = { entries: [{ query_str: 'done', status: 'COMPLETED', blocks: [] }, { query_str: 'going', status: 'PENDING', blocks: [{ intended_usage: 'ask_text', markdown_block: { chunks: ['Half an ans'] } }] }] };
+    const body = { entries: [{ query_str: 'done', status: 'COMPLETED', blocks: [{ intended_usage: 'ask_text', markdown_block: { answer: 'Done.' } }] }, { query_str: 'going', status: 'PENDING', blocks: [{ intended_usage: 'ask_text', markdown_block: { chunks: ['Half an ans'] } }] }] };
     const t = await exportThread('x', async () => ({ status: 200, body: JSON.stringify(body) }), readers);
     expect(t.turns.map((x) => x.running)).toEqual([undefined, true]);
     expect(t.turns[1]?.answer).toBe('Half an ans');
@@ -251,6 +251,19 @@ describe.skipIf(!present)('the real thread JSON captures, exported whole', () =>
       return { status: 200, body: JSON.stringify({ ...whole, entries: whole.entries.slice(at, at + 1), next_cursor: next, has_next_page: next !== null }) };
     };
   };
+
+  it('a finished turn whose answer moved where no path looks fails as a shape the reader does not know, never "(no answer)" (review 13c, F7)', async () => {
+    const body = JSON.parse(read('thread-json-perplexity-client-multiturn-2026-08-01.json')) as { entries: { status: string; blocks: Record<string, unknown>[] }[] };
+    // The drift: the answer block's body renamed, as the site moved its answer three times in 2026 (thread-json.ts).
+    for (const block of body.entries.flatMap((e) => e.blocks)) {
+      if (block.intended_usage !== 'ask_text') continue;
+      block.markdown_block_v2 = block.markdown_block;
+      delete block.markdown_block;
+    }
+    expect(body.entries.every((e) => e.status === 'COMPLETED')).toBe(true);
+    const outcome = await failure(exportThread('d236db28-526f-49a1-9a21-faa33c3ad928', async () => ({ status: 200, body: JSON.stringify(body) }), readers));
+    expect(outcome).toMatchObject({ code: 'JSON_SHAPE', message: expect.stringMatching(/entry 1 says it finished but holds no answer at .* \(readers thread-json-2026-12, library-json-2026-12\): add a thread JSON reader/) });
+  });
 
   it('the two-turn search thread of 2026-08-01: both turns, answers as written, sources numbered as cited', async () => {
     const t = await exportThread('d236db28-526f-49a1-9a21-faa33c3ad928', paged('thread-json-perplexity-client-multiturn-2026-08-01.json'), readers);

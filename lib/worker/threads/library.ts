@@ -1,5 +1,6 @@
 import { answerText, firstBoolean, firstNumber, firstString, pick } from '../../selectors/language/json-path';
 import { rateLimitedPage } from '../../page/threads/thread-json-reader';
+import { entryStatus } from '../../page/threads/entry-status';
 import { RelayError } from '../../protocol/errors';
 import type { ExportedSource, ExportedThread, ExportedTurn, LibraryPage, LibraryThread } from '../../protocol/library/library';
 import { threadRefProblem, threadSlugOf, threadUrlOf } from '../../protocol/library/thread-ref';
@@ -234,6 +235,15 @@ function turnOf(entry: unknown, index: number, readers: LibraryReaders, slug: st
     throw new RelayError(
       'JSON_SHAPE',
       `thread "${slug}": entry ${index + 1} has no answer at ${[...t.entry.answer, ...r.entry.legacyText].join(' or ')} and no blocks (reader ${r.name}).`,
+    );
+  }
+  // A search or research entry that says it finished holds its answer somewhere: where no path looks, it is a shape the
+  // reader does not know, not a turn with no answer (review 13c, F7: exported "(no answer)", counted done, never
+  // exported again). A Computer task may finish with files and no text (the SIMULATED- Computer bodies of the captures).
+  if (entryStatus(entry, t) === 'complete' && modeWord(firstString(entry, r.entry.mode), r) !== 'computer') {
+    throw new RelayError(
+      'JSON_SHAPE',
+      `thread "${slug}": entry ${index + 1} says it finished but holds no answer at ${[...t.entry.answer, ...t.entry.answerChunks, ...r.entry.legacyText].join(' or ')} (readers ${t.name}, ${r.name}): add a thread JSON reader that knows where the answer moved (comet-relay selectors add).`,
     );
   }
   return { question, answer: '', sources: sourcesOf(pick(entry, t.entry.sources).values, t), ...running };
