@@ -1,10 +1,10 @@
 import { parseArgs } from 'node:util';
 import { useGivenHome } from '../relay/invocation';
 import { expandHome } from '../relay/paths';
+import { didYouMean, saidInHelp, spoken, UsageError } from './usage';
 
 /** The flags that name a file or folder: a `~` the shell left is the person's home folder (expandHome). */
 const PATH_FLAGS = ['home', 'user-data-dir', 'out', 'policy-dir'];
-import { didYouMean, saidInHelp, spoken, UsageError } from './usage';
 
 /** An option's help line and the command's examples, so an error can show the option at work. */
 export interface FlagHelp {

@@ -512,7 +512,6 @@ export function formatDoctor(report: DoctorReport): string {
   return lines.join('\n');
 }
 
-
 /**
  * doctor's line for a `--user-data-dir` profile with no manifest: the install that writes one, unless install refuses
  * that profile (a file given for it, a folder another user owns or every user may write), when its command is no fix

@@ -88,12 +88,6 @@ export function checkStateFolder(dir: string, source: StateFolderSource, options
 }
 
 /**
- * Where the state folder a command line chooses is: its `--home DIR` (or `--home=DIR`) before any `--`, else
- * stateDirPath(). For what is decided before the command's own flags are parsed (the code cache), so that `--home`
- * keeps everything in one folder and `uninstall --home DIR --purge` finds all of it; whether a folder is there, the
- * caller's one look at it says (the command itself says what is wrong with it).
- */
-/**
  * A path the person typed, with a leading `~` as their home folder: no shell expands it after `--home=` (or inside
  * quotes), and `path.resolve` made it a folder named `~` in the current one, unseen (review 14c, F5).
  */
@@ -101,6 +95,12 @@ export function expandHome(given: string, homedir = os.homedir()): string {
   return given === '~' || given.startsWith('~/') || given.startsWith(`~${path.sep}`) ? path.join(homedir, given.slice(1)) : given;
 }
 
+/**
+ * Where the state folder a command line chooses is: its `--home DIR` (or `--home=DIR`) before any `--`, else
+ * stateDirPath(). For what is decided before the command's own flags are parsed (the code cache), so that `--home`
+ * keeps everything in one folder and `uninstall --home DIR --purge` finds all of it; whether a folder is there, the
+ * caller's one look at it says (the command itself says what is wrong with it).
+ */
 export function commandStateDir(args: readonly string[], pathEnv: PathEnv = {}): string {
   let given: string | undefined;
   // The last one, as the command's own flag parser takes it.

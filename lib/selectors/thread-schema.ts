@@ -133,11 +133,10 @@ export const ThreadPageReaderSchema = z.looseObject({
 export type ThreadPageReader = z.infer<typeof ThreadPageReaderSchema>;
 
 /** The fields every page reads a waiting box with (lib/page/checkpoints/thread-boxes.ts); the rest only thread tabs' kits read. */
-export const BOX_FIELDS = [
-  'boxes', 'optionalAuth', 'boxId', 'boxPrompt', 'question', 'questionId', 'questionText', 'questionChoice',
-  'expiresAt', 'connectorId', 'authDescription', 'authLink', 'formLink',
-] as const;
-export type BoxReader = Pick<ThreadPageReader, (typeof BOX_FIELDS)[number]>;
+export type BoxReader = Pick<
+  ThreadPageReader,
+  'boxes' | 'optionalAuth' | 'boxId' | 'boxPrompt' | 'question' | 'questionId' | 'questionText' | 'questionChoice' | 'expiresAt' | 'connectorId' | 'authDescription' | 'authLink' | 'formLink'
+>;
 
 /**
  * Candidate paths in the JSON (see lib/selectors/language/json-path.ts for the path language), each checked to be one: a pack's

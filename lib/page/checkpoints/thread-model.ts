@@ -137,8 +137,7 @@ export function threadStatus(turn: TurnReading | undefined): string {
  * whatever the thread's word (review 14d: a thread-level "completed" may lag a new turn).
  */
 export function readThreadStatus(reading: ThreadReading): string {
-  const last = reading.turns.at(-1);
-  return last?.event === null && reading.answerUnread && reading.threadStatus ? reading.threadStatus : threadStatus(last);
+  return reading.answerUnread && reading.threadStatus ? reading.threadStatus : threadStatus(reading.turns.at(-1));
 }
 
 export function webStateOf(reading: ThreadReading): ThreadWebState {

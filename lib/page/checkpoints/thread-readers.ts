@@ -12,8 +12,9 @@ export const threadReaders = /* @__PURE__ */ new ReaderShelf();
 
 /**
  * The box fields of the thread page reader in use (what comet_wait and the panel find waiting boxes with): an added
- * reader's, else the built-in's, which is all of it the page script carries (the kits carry the rest).
+ * reader's, else the built-in's, which is all of it the page script carries (the kits carry the rest). A kit passes
+ * the page script's shelf (PageKitHost.readers): its own copy of `threadReaders` is one no pack reaches.
  */
-export function pageReader(): BoxReader {
-  return threadReaders.pick<BoxReader>(THREAD_PAGE_READER_KIND, BOXES_2026).reader;
+export function pageReader(shelf: ReaderShelf = threadReaders): BoxReader {
+  return shelf.pick<BoxReader>(THREAD_PAGE_READER_KIND, BOXES_2026).reader;
 }

@@ -3,9 +3,7 @@ import type { HandlerContext } from '../handlers';
 import type { PageDriver } from '../driver';
 import type { KitHandlers, PageKitHost } from '../kit-registry';
 import { watchPage } from './watch';
-import { THREAD_PAGE_READER_KIND } from '../../selectors/reader-shelf';
-import { BOXES_2026 } from '../../selectors/thread-page';
-import type { BoxReader } from '../../selectors/thread-schema';
+import { pageReader } from '../checkpoints/thread-readers';
 import type { ErrorPayload } from '../../protocol/errors';
 import { LIBRARY_POST_PATH } from '../../protocol/urls';
 
@@ -16,9 +14,8 @@ import { LIBRARY_POST_PATH } from '../../protocol/urls';
  * loaded into a tab the first time one of them asks. A tab no panel looks at never carries it.
  */
 export function panelKit({ win, driver, readers }: PageKitHost): KitHandlers {
-  // The boxes a task waits on, read with the page script's reader (an added one included), as comet_wait reads them:
-  // this kit's own copy of thread-readers.ts would hold a shelf no pack reaches (2026-12-06).
-  const boxes = () => readers.pick<BoxReader>(THREAD_PAGE_READER_KIND, BOXES_2026).reader;
+  // The boxes a task waits on, read with the page script's reader (an added one included), as comet_wait reads them.
+  const boxes = () => pageReader(readers);
   return {
     'page.watch': async (_params: Record<string, never>, context: HandlerContext) => watchPage(win, driver(), context, boxes),
     'page.conversations': async () => conversationsThrough(driver()),
