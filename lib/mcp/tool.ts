@@ -94,4 +94,4 @@ export function errorText(text: string): CallToolResult {
   return { content: [{ type: 'text', text }], isError: true };
 }
 
-export { clip } from './clip';
+export { clip } from '../protocol/clip';

@@ -1,4 +1,5 @@
 import type { ThreadCheckpointInteraction, ThreadReply } from './threads';
+import { cut } from '../clip';
 
 /**
  * Which waiting prompt a reply is for: the one rule the MCP tools (before anything is sent) and the
@@ -55,7 +56,6 @@ interface Prompt {
 }
 
 const norm = (s: string) => s.replace(/\s+/g, ' ').trim().toLowerCase();
-const clip = (s: string) => (s.length > 80 ? `${s.slice(0, 79)}…` : s);
 
 function listed(prompts: Prompt[]): string {
   return prompts.length ? prompts.map((p) => `${p.type} (followup_uuid ${p.followupUuid})`).join(', ') : 'nothing';
@@ -83,13 +83,13 @@ export function replyTargets<T extends Prompt>(
       const same = words === undefined ? [] : waiting.filter((p) => norm(p.text) === norm(words));
       if (same.length > 1) {
         return {
-          problem: `followup_uuid "${clip(followupUuid)}" is one of ${same.length} prompts with the same words in thread ${threadId} (${listed(same)}), and the page does not say which: answer it in Perplexity, or pass one of those followup_uuid values.`,
+          problem: `followup_uuid "${cut(followupUuid, 80)}" is one of ${same.length} prompts with the same words in thread ${threadId} (${listed(same)}), and the page does not say which: answer it in Perplexity, or pass one of those followup_uuid values.`,
         };
       }
       named = same[0];
     }
-    if (!named) return { problem: `followup_uuid "${clip(followupUuid)}" matches nothing thread ${threadId} waits on; it waits on ${listed(waiting)}. Call read_thread to see what is waiting.` };
-    if (named.type !== wanted) return { problem: `followup_uuid "${clip(followupUuid)}" is a ${named.type}, not a ${wanted}: answer it with ${responderHint(named.type)}.` };
+    if (!named) return { problem: `followup_uuid "${cut(followupUuid, 80)}" matches nothing thread ${threadId} waits on; it waits on ${listed(waiting)}. Call read_thread to see what is waiting.` };
+    if (named.type !== wanted) return { problem: `followup_uuid "${cut(followupUuid, 80)}" is a ${named.type}, not a ${wanted}: answer it with ${responderHint(named.type)}.` };
     return { targets: [named] };
   }
   const fitting = waiting.filter((p) => p.type === wanted);

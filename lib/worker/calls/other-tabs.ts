@@ -1,5 +1,6 @@
 import type { Tabs } from 'webextension-polyfill';
 import { PUBLIC_SCREENSHOTS_SETTING } from '../../protocol/access';
+import { clip } from '../../protocol/clip';
 import { PUBLIC_LIBRARY_SETTING } from '../../protocol/library/library';
 import { RelayError } from '../../protocol/errors';
 import { OTHER_TABS_ORIGINS, TAB_ACCESS_GRANT } from '../../protocol/urls';
@@ -17,11 +18,6 @@ export async function otherTabsAllowed(): Promise<boolean> {
 }
 
 const HOW_TO_ALLOW = `To allow it, open the comet-relay side panel and click “${TAB_ACCESS_GRANT}” under Control.`;
-
-function clip(text: string, max: number): string {
-  const flat = text.replace(/\s+/g, ' ').trim();
-  return flat.length > max ? `${flat.slice(0, max - 1)}…` : flat;
-}
 
 /** "read the tab “Title” (url)": what a call wants, for refusals and the approval prompt. */
 export function describeTabUse(verb: 'read' | 'capture', tab: Tabs.Tab): string {

@@ -1,4 +1,5 @@
 import { isPageAccessFault, type PageAccessWords } from '../../protocol/page-access';
+import { cut } from '../../protocol/clip';
 import type { LinkStatus } from './native-link';
 
 /**
@@ -29,10 +30,6 @@ function iconFor(state: ActionState): ActionLook['icon'] {
   return { '16': `/action/${state}-16.png`, '32': `/action/${state}-32.png` };
 }
 
-function clip(text: string): string {
-  return text.length > TITLE_DETAIL_MAX ? `${text.slice(0, TITLE_DETAIL_MAX - 1)}…` : text;
-}
-
 /**
  * `access`: why the Perplexity tab has no page script. Connected to the host with nothing working
  * in the page is never shown as connected: the icon turns red with the "!" and the cause's words.
@@ -55,7 +52,7 @@ function linkLook(status: LinkStatus, access: PageAccessWords | null): { state: 
   const look = (state: ActionState, words: string, fault = false) => ({ state, words, fault });
   switch (status.state) {
     case 'connected':
-      if (access && isPageAccessFault(access)) return look('disconnected', clip(`${access.title}. To fix it, ${access.fix}.`), true);
+      if (access && isPageAccessFault(access)) return look('disconnected', cut(`${access.title}. To fix it, ${access.fix}.`, TITLE_DETAIL_MAX), true);
       return look('connected', `connected to the host${status.hostVersion ? ` ${status.hostVersion}` : ''}. Click to open the side panel.`);
     case 'connecting':
       // A retry after a failure is still "not connected": the icon must not blink amber each attempt.
@@ -63,9 +60,9 @@ function linkLook(status: LinkStatus, access: PageAccessWords | null): { state: 
         ? look('disconnected', `not connected; retrying (attempt ${status.failures + 1}). Click for details.`, true)
         : look('connecting', 'connecting to the host…');
     case 'incompatible':
-      return look('disconnected', clip(status.detail ?? 'the host speaks another protocol version.'), true);
+      return look('disconnected', cut(status.detail ?? 'the host speaks another protocol version.', TITLE_DETAIL_MAX), true);
     case 'disconnected':
-      return look('disconnected', `not connected: ${clip(status.detail ?? 'the host is not running.')}`, true);
+      return look('disconnected', `not connected: ${cut(status.detail ?? 'the host is not running.', TITLE_DETAIL_MAX)}`, true);
   }
 }
 

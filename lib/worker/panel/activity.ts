@@ -1,3 +1,4 @@
+import { cut } from '../../protocol/clip';
 import { callerName } from '../../protocol/doors';
 import type { ActivityEntry } from '../../protocol/panel';
 import type { CallEvent } from '../calls/router';
@@ -17,8 +18,7 @@ export interface ActivityStore {
 }
 
 function clip(text: string | undefined, max = MAX_TEXT): string | undefined {
-  if (text === undefined) return undefined;
-  return text.length > max ? `${text.slice(0, max - 1)}…` : text;
+  return text === undefined ? undefined : cut(text, max);
 }
 
 const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? '' : 's'}`;

@@ -1,4 +1,5 @@
 import { effectOf, type Need } from '../../protocol/access';
+import { clip } from '../../protocol/clip';
 import { promptInUrl } from '../../protocol/urls';
 import { publicLibraryRefused, publicScreenshotsRefused } from '../calls/other-tabs';
 import { RelayError } from '../../protocol/errors';
@@ -24,11 +25,6 @@ const MODE_LABELS: Record<(typeof PAGE_MODES)[number], string> = {
 
 export function modeLabel(mode: string): string {
   return (MODE_LABELS as Record<string, string | undefined>)[mode] ?? mode;
-}
-
-function clip(text: string, max: number): string {
-  const flat = text.replace(/\s+/g, ' ').trim();
-  return flat.length > max ? `${flat.slice(0, max - 1)}…` : flat;
 }
 
 function quote(text: unknown, max = 160): string {

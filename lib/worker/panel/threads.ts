@@ -1,3 +1,4 @@
+import { clip } from '../../protocol/clip';
 import { callerName } from '../../protocol/doors';
 import type { ThreadEntry, ThreadStatus } from '../../protocol/panel';
 import { eventWords, panelStatusOf } from '../../protocol/threads/thread-events';
@@ -35,17 +36,14 @@ export interface AgentThread {
 
 const MAX_AGENT_THREADS = 50;
 const MAX_LISTED = 80;
+/** A card's title, in characters. */
+const TITLE_MAX = 120;
 
 export { conversationKey };
 
 /** An address that shows one conversation (not home, nor `/search/new`, which asks a new one). */
 function isConversation(url: string | undefined): url is string {
   return conversationIdOf(url ?? '') !== undefined;
-}
-
-function clip(text: string, max = 120): string {
-  const flat = text.replace(/\s+/g, ' ').trim();
-  return flat.length > max ? `${flat.slice(0, max - 1)}…` : flat;
 }
 
 const FROM_WATCH: Record<WatchStatus, ThreadStatus> = {
@@ -88,7 +86,7 @@ export class ThreadBook {
         this.agent.unshift({
           key: `ask:${request.id}`,
           askId: request.id,
-          title: clip(String(params.prompt ?? 'Prompt')),
+          title: clip(String(params.prompt ?? 'Prompt'), TITLE_MAX),
           newChat: Boolean(params.newChat),
           status: 'working',
           latestStep: 'Sending the prompt…',
@@ -150,7 +148,7 @@ export class ThreadBook {
         this.agent.unshift({
           key: `start:${request.id}`,
           askId: request.id,
-          title: clip(String(params.message ?? 'Computer task')),
+          title: clip(String(params.message ?? 'Computer task'), TITLE_MAX),
           newChat: true,
           status: 'working',
           latestStep: 'Starting a Computer task…',
@@ -204,7 +202,7 @@ export class ThreadBook {
       thread.threadId = checkpoint.threadId;
       if (checkpoint.url) thread = this.bind(thread, checkpoint.url);
     } else if (!thread.url && checkpoint.url) this.bind(thread, checkpoint.url);
-    if (checkpoint.title) thread.title = clip(checkpoint.title);
+    if (checkpoint.title) thread.title = clip(checkpoint.title, TITLE_MAX);
     thread.event = checkpoint.event ?? undefined;
     thread.status = panelStatusOf(checkpoint.event, checkpoint.interactions.some((i) => i.requiresUserResponse));
     thread.interactions = checkpoint.interactions.map((i) => interactionShown(toWatched(i)));
@@ -261,7 +259,7 @@ export class ThreadBook {
       if (pending) thread = this.bind(pending, snap.url);
     }
     if (!thread) return;
-    if (snap.title) thread.title = clip(snap.title);
+    if (snap.title) thread.title = clip(snap.title, TITLE_MAX);
     const status = snapshotStatus(snap);
     if (status !== 'unknown') thread.status = status;
     if (snap.latestStep) thread.latestStep = snap.latestStep;
@@ -297,7 +295,7 @@ export class ThreadBook {
       seen.add(currentKey);
       entries.push({
         key: currentKey,
-        title: clip(snap.title || snap.question || new URL(snap.url).pathname),
+        title: clip(snap.title || snap.question || new URL(snap.url).pathname, TITLE_MAX),
         url: snap.url,
         status: snapshotStatus(snap),
         latestStep: snap.latestStep,
@@ -313,7 +311,7 @@ export class ThreadBook {
       if (seen.has(key) || !isConversation(c.url)) continue;
       seen.add(key);
       // By its address alone: a link in an answer may carry a query that asks a prompt (`?q=`; review 13b, R13b-1).
-      entries.push({ key, title: clip(c.title), url: key, status: 'unknown', latestStep: '', current: false, interactions: [] });
+      entries.push({ key, title: clip(c.title, TITLE_MAX), url: key, status: 'unknown', latestStep: '', current: false, interactions: [] });
     }
     return entries.slice(0, MAX_LISTED);
   }
