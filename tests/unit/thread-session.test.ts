@@ -193,6 +193,26 @@ describe('a reply by the JSON\'s id to a prompt the page knows by another', () =
     now += 1;
     expect(session.usable(json, now)).toBe(false);
   });
+
+  it("still after Perplexity re-summarizes the task under a new slug: the tab's session is the thread's, not the slug's (review 15a, F3)", async () => {
+    const ID = 'AbCdEfGhIjKlMnOpQrStUv';
+    const task = (slug: string) => `https://www.perplexity.ai/computer/tasks/${slug}-${ID}`;
+    loadHtml(readFileSync(join(dir, 'B-computer-confirm.html'), 'utf8'), task('book-a-table'));
+    // The thread JSON lags: it still lists the confirmation after the page took the approval.
+    const lagging = JSON.stringify((JSON.parse(readFileSync(join(dir, 'B-computer-confirm.json'), 'utf8')) as { body: unknown }).body);
+    Object.defineProperty(window, 'fetch', { value: async () => ({ status: 200, text: async () => lagging }) as Response, configurable: true });
+    const driver = createPageDriver(window);
+    const handlers = threadHandlers({ win: window, driver: () => driver, catalog: new SelectorCatalog(), readers: givenReaders() });
+    const call = (method: string, params: object) =>
+      (handlers[method] as (p: never, c: HandlerContext) => Promise<unknown>)(params as never, { signal: new AbortController().signal, progress: () => {} });
+    const box = document.querySelector('[data-followup-uuid]') as HTMLElement;
+    box.querySelector('button[aria-label="Approve"]')?.addEventListener('click', () => box.remove());
+    const threadId = `book-a-table-${ID}`;
+    await call('threads.respond', { threadId, followupUuid: box.getAttribute('data-followup-uuid'), reply: { kind: 'approve', reason: '' }, attachments: [] });
+    window.history.replaceState(null, '', task('table-booked-for-friday'));
+    const state = (await call('threads.state', { threadId })) as { turn: { event: string | null } };
+    expect(state.turn.event).not.toBe('confirm_action');
+  });
 });
 
 describe('threads.wait in the page', () => {

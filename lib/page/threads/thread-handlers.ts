@@ -1,7 +1,7 @@
 import { RelayError } from '../../protocol/error/relay-error';
 import type { AttachmentPayload, ThreadReply } from '../../protocol/threads/threads';
 import { FILES_WITH_A_REPLY } from '../../protocol/threads/thread-replies';
-import { showsThread } from '../../protocol/threads/thread-ids';
+import { sameThreadId, showsThread } from '../../protocol/threads/thread-ids';
 import type { ThreadReply as PanelReply } from '../../protocol/watch';
 import { type ReaderKind, type ReaderShelf, THREAD_JSON_READER_KIND, THREAD_PAGE_READER_KIND } from '../../selectors/reader-shelf';
 import type { ThreadJsonReader, ThreadPageReader } from '../../selectors/thread-schema';
@@ -34,11 +34,13 @@ export function threadHandlers({ win, driver, readers }: PageKitHost): KitHandle
   const pageReader = () => need<ThreadPageReader>(readers, THREAD_PAGE_READER_KIND);
   // One session per thread the tab shows, not per document: what a session knows (prompts answered,
   // when we last acted, cached JSON, asset links) is about one conversation, and a same-page
-  // navigation to another must not carry it over.
+  // navigation to another must not carry it over. A Computer task re-summarized under a new slug is the same thread
+  // (sameThreadId) and keeps its session: what was answered stays answered (review 15a, F3).
   let session: { threadId: string | undefined; session: ThreadSession } | undefined;
   const threads = () => {
     const fresh = new ThreadSession({ ctx: () => driver().context(), watcher: driver().watcher, json, page: pageReader });
-    if (!session || session.threadId !== fresh.threadId) session = { threadId: fresh.threadId, session: fresh };
+    const same = session?.threadId !== undefined && fresh.threadId !== undefined ? sameThreadId(session.threadId, fresh.threadId) : session?.threadId === fresh.threadId;
+    if (!session || !same) session = { threadId: fresh.threadId, session: fresh };
     return session.session;
   };
 
