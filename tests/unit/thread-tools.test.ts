@@ -436,6 +436,10 @@ describe('answer_question, confirm_action_*, notify_connected', () => {
     const elicit = async () => ({ action: 'accept' as const, content: { answer_1: ['Meals', 'Wifi'] } });
     await call(held, 'call_perplexity_computer', { message: 'Book a room' }, { elicit }).done;
     expect(held.calls.find((c) => c.method === 'threads.respond')?.params.reply).toEqual({ kind: 'answers', answers: { 'q-extras': ['Meals', 'Wifi'] } });
+    // One time limit for the page's taking of an answer, whichever way it came (review 15a, F5: 60 s inside the call).
+    const limit = (b: FakeBrowser) => b.calls.find((c) => c.method === 'threads.respond')?.options.timeoutMs;
+    expect(limit(held)).toBe(limit(browser));
+    expect(limit(browser)).toBeGreaterThanOrEqual(90_000);
   });
 
   it('two prompts waiting: one call answers both by question text (no followup_uuid), or one prompt with its followup_uuid', async () => {

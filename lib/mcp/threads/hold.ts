@@ -7,6 +7,14 @@ import { clip, type Elicit } from '../tool';
 import { checkpointResult, notSentResult, questionText, stoppedWaitingResult, type ThreadResult } from './result';
 
 /**
+ * How long a turn's submit or an answer to a thread's prompt may take in the browser: its tab opened or reloaded, a
+ * queue behind an acting call on the thread, the page's controls. One figure for the answer tools and for an answer
+ * given inside a held call (review 15a, F5: 60 s there, 90 s here, so a slow answer read "refused" in one and taken
+ * in the other).
+ */
+export const SUBMIT_TIMEOUT_MS = 90_000;
+
+/**
  * Holding a thread call: after a turn is submitted, wait (event-driven, through threads.wait) for
  * the first final state or actionable checkpoint, up to the hold, and return the seed's result —
  * `timeout` when the hold ran out while the task keeps running. While held, every new step goes
@@ -96,7 +104,7 @@ export async function holdThread(options: HoldOptions, submitted: { threadId: st
     return options.browser.call(
       'threads.respond',
       { threadId, followupUuid: interaction.followupUuid, about: clip(interaction.text, INTERACTION_TEXT_MAX), reply, tabCap: options.tabCap },
-      { signal: options.signal, timeoutMs: 60_000 },
+      { signal: options.signal, timeoutMs: SUBMIT_TIMEOUT_MS },
     );
   }
 

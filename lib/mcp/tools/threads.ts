@@ -3,7 +3,7 @@ import { z } from 'zod';
 import { RelayError } from '../../protocol/errors';
 import { INTERACTION_TEXT_MAX, PROMPT_MAX } from '../../protocol/limits';
 import { COMPUTER_MODES, EFFORTS, ModelsList, ProjectsPage, ThreadAsset, type ThreadCheckpointInteraction, type ThreadReply, type TurnSubmission } from '../../protocol/threads/threads';
-import { heartbeat, holdThread } from '../threads/hold';
+import { heartbeat, holdThread, SUBMIT_TIMEOUT_MS } from '../threads/hold';
 import { checkpointResult, jsonResult, notSentResult, ThreadResultShape, TranscriptShape, transcriptResult } from '../threads/result';
 import { accountChoiceProblem, type InteractionType, pickInteractions, resolveAnswers, threadIdProblem, turnArgsProblem } from '../threads/rules';
 import { FILES_WITH_A_REPLY } from '../../protocol/threads/thread-replies';
@@ -384,7 +384,6 @@ const attachmentUpload = defineTool({
 
 // ── shared ───────────────────────────────────────────────────────────────────
 
-const SUBMIT_TIMEOUT_MS = 90_000;
 const READ_TIMEOUT_MS = 30_000;
 
 /** Submits a turn and holds the call for its first checkpoint; errors on a known thread keep its thread_id. */
