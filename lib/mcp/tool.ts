@@ -25,6 +25,12 @@ export interface SessionMemory {
   /** The last comet_ask failed without the page confirming it took the prompt (then lastAsk is unset): comet_wait says so. */
   askFailed?: boolean;
   /**
+   * This session's comet_asks: how many were sent, which of them lastAsk and askFailed tell of (a late outcome of an
+   * earlier one never overwrites a later one's), and those still being sent (an approval, a page still answering, a new
+   * chat loading: up to 180 s), which a comet_wait sent meanwhile waits for (review 15c, F1).
+   */
+  asks?: { sent: number; told: number; pending: Set<Promise<unknown>> };
+  /**
    * The mode this session switched to with comet_mode. Perplexity goes back to Search after every
    * navigation (lib/selectors/README.md, "Mode controls"): comet_ask sets it again when the page
    * dropped it. Bound to the MCP session, not the tab: another session's choice is its own.

@@ -148,3 +148,67 @@ describe('comet_stop and comet_get_sources say when the turn they acted on is no
     expect(await call('comet_stop', {}, 'What is a neap tide?')).toBe('Agent stopped.');
   });
 });
+
+describe("a comet_wait beside the session's own comet_ask (clients send tool calls in parallel; review 15c, F1)", () => {
+  const conv = 'https://www.perplexity.ai/search/tides-abc';
+  const before = { turnIndex: 1, conversationUrl: conv, questionKey: 'the old question', askedAt: 1_700_000_000_000 };
+  const handle = (questionKey: string, turnIndex: number) => ({ turnIndex, conversationUrl: conv, questionKey, submittedAt: 1_700_000_100_000, afterTurn: turnIndex - 1, baselineUrl: conv, previousAnswerKey: '' }) as never;
+  const answerTo = (params: Record<string, unknown>) =>
+    ({ status: 'completed', response: `the answer to ${String(params.questionKey ?? 'the latest turn')}`, steps: [], currentStep: '', turnIndex: 2, questionText: '', truncated: false, totalLength: 20, url: conv }) as never;
+  const held = () => {
+    let release!: () => void;
+    return { gate: new Promise<void>((resolve) => (release = resolve)), release: () => release() };
+  };
+
+  it('waits for the ask still being sent (an approval, a busy page) and returns its answer, not the previous one', async () => {
+    const approval = held();
+    const browser = new FakeBrowser()
+      .on('page.ask', async () => {
+        await approval.gate;
+        return handle('the new question', 2);
+      })
+      .on('page.wait', (params) => answerTo(params as Record<string, unknown>));
+    const { context } = fakeContext(browser);
+    const ctx = { ...context, session: { lastAsk: { ...before } } };
+    const asking = runTool(cometTools, 'comet_ask', { prompt: 'the new question' }, ctx);
+    const waiting = runTool(cometTools, 'comet_wait', {}, ctx);
+    const polled = await runTool(cometTools, 'comet_poll', {}, { ...ctx, browser: new FakeBrowser().on('page.poll', () => ({ status: 'completed', response: 'x', steps: [], currentStep: '', proseCount: 1, turnCount: 1, lastTurnIndex: 1, questionText: 'the old question', url: conv, hasStopButton: false }) as never) });
+    expect(polled.text).toContain("This session's comet_ask is still being sent");
+    approval.release();
+    await asking;
+    expect((await waiting).text).toBe('the answer to the new question');
+  });
+
+  it("says so when its timeout runs out first; nothing is waited on in the page", async () => {
+    const approval = held();
+    const browser = new FakeBrowser().on('page.ask', async () => {
+      await approval.gate;
+      return handle('the new question', 2);
+    });
+    const { context } = fakeContext(browser);
+    const ctx = { ...context, session: { lastAsk: { ...before } } };
+    const asking = runTool(cometTools, 'comet_ask', { prompt: 'the new question' }, ctx);
+    const { text } = await runTool(cometTools, 'comet_wait', { timeout: 10 }, ctx);
+    expect(text).toMatch(/^This session's comet_ask is still being sent .* Call comet_wait again\.$/);
+    expect(browser.calls.filter((c) => c.method === 'page.wait')).toHaveLength(0);
+    approval.release();
+    await asking;
+  });
+
+  it('an earlier ask denied after a later one was taken leaves the later one bound', async () => {
+    let deny!: (error: unknown) => void;
+    const browser = new FakeBrowser()
+      .on('page.ask', () => new Promise<never>((_, reject) => (deny = reject)))
+      .on('page.ask', async () => handle('the new question', 2))
+      .on('page.wait', (params) => answerTo(params as Record<string, unknown>));
+    const { context } = fakeContext(browser);
+    const session: ToolContext['session'] = { lastAsk: { ...before } };
+    const ctx = { ...context, session };
+    const first = runTool(cometTools, 'comet_ask', { prompt: 'a prompt the person denies' }, ctx).catch((error: unknown) => error);
+    await runTool(cometTools, 'comet_ask', { prompt: 'the new question' }, ctx);
+    deny(new RelayError('PERMISSION_DENIED', 'The person at the browser denied the request.'));
+    expect(await first).toMatchObject({ code: 'PERMISSION_DENIED' });
+    expect(session.lastAsk?.questionKey).toBe('the new question');
+    expect((await runTool(cometTools, 'comet_wait', {}, ctx)).text).toBe('the answer to the new question');
+  });
+});

@@ -131,27 +131,76 @@ const ask = defineTool({
   uses: ['page.mode', 'page.ask'],
   summarize: ({ prompt, newChat }) => `${newChat ? '[new chat] ' : ''}${clip(prompt, 80)}`,
   async handler({ prompt, newChat }, { browser, signal, session, progress }) {
+    const asks = (session.asks ??= { sent: 0, told: 0, pending: new Set() });
+    const number = ++asks.sent;
+    // What this ask tells of the session's turn, unless a later ask of the session has told already.
+    const tell = (binding: AskBinding | undefined, failed: boolean) => {
+      if (number < asks.told) return;
+      asks.told = number;
+      session.lastAsk = binding;
+      session.askFailed = failed;
+    };
+    // The worker opens the new chat itself, after the person's approval (which then says so): nothing leaves the
+    // person's conversation for a prompt they have not approved. It sets the session's mode again there (Perplexity
+    // opens it in Search), or on this page, after the approval and right before the prompt goes.
+    // Long enough for a person to answer an approval prompt, or for an earlier answer to end (the
+    // page says so in a progress note), and for a new chat's page to load.
+    const sending = browser.call('page.ask', { prompt, newChat, ...(session.mode ? { keepMode: session.mode } : {}) }, { signal, timeoutMs: 180_000, onProgress: progress }).then(
+      (handle) => {
+        tell({ turnIndex: handle.turnIndex, conversationUrl: handle.conversationUrl, questionKey: handle.questionKey, askedAt: handle.submittedAt }, false);
+        return handle;
+      },
+      (error: unknown) => {
+        // The page took the prompt though no turn shows it yet: the comet_wait the error asks for follows that turn.
+        // Any other failure (the mode not set, denied, timed out, cancelled, the page gone): no turn of this prompt is
+        // known, and a comet_wait must not answer it with the session's previous one (review 2026-12-05, worker #1).
+        const taken = error instanceof RelayError ? error.data?.taken : undefined;
+        tell(taken, !taken);
+        throw error;
+      },
+    );
+    asks.pending.add(sending);
     try {
-      // The worker opens the new chat itself, after the person's approval (which then says so): nothing leaves the
-      // person's conversation for a prompt they have not approved. It sets the session's mode again there (Perplexity
-      // opens it in Search), or on this page, after the approval and right before the prompt goes.
-      // Long enough for a person to answer an approval prompt, or for an earlier answer to end (the
-      // page says so in a progress note), and for a new chat's page to load.
-      const handle = await browser.call('page.ask', { prompt, newChat, ...(session.mode ? { keepMode: session.mode } : {}) }, { signal, timeoutMs: 180_000, onProgress: progress });
-      session.lastAsk = { turnIndex: handle.turnIndex, conversationUrl: handle.conversationUrl, questionKey: handle.questionKey, askedAt: handle.submittedAt };
-      session.askFailed = false;
+      const handle = await sending;
       return textResult(`Prompt submitted successfully. Use comet_poll to track status or comet_wait to block until completion.${handle.modeNote ?? ''}`);
-    } catch (error) {
-      // The page took the prompt though no turn shows it yet: the comet_wait the error asks for follows that turn. Any
-      // other failure (the mode not set, denied, timed out, cancelled, the page gone): no turn of this prompt is known,
-      // and a comet_wait must not answer it with the session's previous one (review 2026-12-05, worker #1).
-      const taken = error instanceof RelayError ? error.data?.taken : undefined;
-      session.lastAsk = taken;
-      session.askFailed = !taken;
-      throw error;
+    } finally {
+      asks.pending.delete(sending);
     }
   },
 });
+
+/**
+ * Waits until the comet_asks this session had sent when the call came are told (taken or failed), so a comet_wait sent
+ * beside its comet_ask binds to that ask and not the one before (review 15c, F1). False when `ms` ran out first.
+ */
+async function asksTold(session: SessionMemory, ms: number, signal: AbortSignal): Promise<boolean> {
+  const pending = [...(session.asks?.pending ?? [])];
+  if (!pending.length) return true;
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  let onAbort = () => {};
+  try {
+    return await Promise.race([
+      Promise.allSettled(pending).then(() => true),
+      new Promise<false>((resolve) => {
+        timer = setTimeout(() => resolve(false), ms);
+      }),
+      new Promise<never>((_, reject) => {
+        onAbort = () => reject(new RelayError('CANCELLED', 'The call was cancelled.'));
+        if (signal.aborted) onAbort();
+        else signal.addEventListener('abort', onAbort, { once: true });
+      }),
+    ]);
+  } finally {
+    clearTimeout(timer);
+    signal.removeEventListener('abort', onAbort);
+  }
+}
+
+/** comet_wait's answer when its timeout ran out while the session's comet_ask was still being sent. */
+export const STILL_ASKING_TEXT =
+  "This session's comet_ask is still being sent (it waits for the person's approval in the side panel, or for an answer the page is still writing): no turn of it to wait on yet. Call comet_wait again.";
+/** comet_poll's note meanwhile. */
+const STILL_ASKING_NOTE = "This session's comet_ask is still being sent: this is the page's latest turn before it.";
 
 const pollOutput = {
   ...PollResult.shape,
@@ -169,7 +218,7 @@ const poll = defineTool({
   uses: ['page.poll'],
   async handler({ maxLength }, { browser, signal, session }) {
     const read = await browser.call('page.poll', { maxLength }, { signal, timeoutMs: 15_000 });
-    const other = notOwnTurn(read, session.lastAsk);
+    const other = session.asks?.pending.size ? STILL_ASKING_NOTE : notOwnTurn(read, session.lastAsk);
     const snapshot = other ? { ...read, note: other } : read;
     return { content: [{ type: 'text', text: JSON.stringify(snapshot, null, 2) }], structuredContent: snapshot };
   },
@@ -187,10 +236,13 @@ const wait = defineTool({
   uses: ['page.wait', 'page.report'],
   summarize: ({ timeout }) => `timeout ${timeout} ms`,
   async handler({ timeout, maxLength }, { browser, signal, session, settings, progress }) {
+    const since = Date.now();
+    if (!(await asksTold(session, timeout, signal))) return textResult(STILL_ASKING_TEXT);
+    const left = Math.max(0, timeout - (Date.now() - since));
     const result = await browser.call(
       'page.wait',
       {
-        timeoutMs: timeout,
+        timeoutMs: left,
         // The reference gives up after 10 polls without growth; we keep that span, measured in time.
         stallMs: Math.max(100, settings.COMET_POLL_INTERVAL * 10),
         // Bound to this session's own ask; a session that asked nothing waits on the page's latest turn, and
@@ -198,7 +250,7 @@ const wait = defineTool({
         ...(session.lastAsk ?? { latest: true }),
         maxLength,
       },
-      { signal, timeoutMs: timeout + 15_000, onProgress: progress },
+      { signal, timeoutMs: left + 15_000, onProgress: progress },
     );
     const unasked = session.lastAsk ? '' : `${session.askFailed ? ASK_FAILED_NOTE : NOT_ASKED_NOTE}\n\n`;
     const report = result.status === 'completed' && session.mode === 'deep-research' && result.turnIndex >= 0 ? await reportNote(browser, result, signal) : '';
