@@ -68,7 +68,9 @@ export function instructionsFor(tools: readonly ToolDefinition[]): string {
       ? 'For long multi-step work hand a task to Perplexity Computer with call_perplexity_computer and keep its thread_id for follow-ups. ' +
         `${EVENT_GUIDE} Progress notifications carry the thread_id from the first one on.`
       : '',
-    'If a tool says no browser is connected, ask the user to open their browser with the comet-relay extension.',
+    names.has('comet_connect')
+      ? 'If a tool says no browser is connected, call comet_connect (it starts one); if that fails, ask the user to open their browser with the comet-relay extension.'
+      : 'If a tool says no browser is connected, ask the user to open their browser with the comet-relay extension.',
   ]
     .filter(Boolean)
     .join(' ');

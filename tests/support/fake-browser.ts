@@ -115,12 +115,20 @@ export async function runTool(tools: ToolDefinition[], name: string, args: Recor
   const parsed = z.object(tool.inputSchema).parse(args);
   // Like the server's scoped gateway: a method the tool does not declare in `uses` is refused.
   const browser = context.browser;
+  const declared = (operation: string) => {
+    if (!(tool.uses as readonly string[]).includes(operation)) throw new Error(`${name} called ${operation}, which it does not declare in its uses`);
+  };
   const scoped: typeof browser = {
     ...browser,
     call: ((method, params, options) => {
-      if (!(tool.uses as readonly string[]).includes(method)) throw new Error(`${name} called ${method}, which it does not declare in its uses`);
+      declared(method);
       return browser.call(method, params, options);
     }) as typeof browser.call,
+    hostStatus: (options) => browser.hostStatus(options),
+    ensureBrowser: (signal) => {
+      declared('browser.launch');
+      return browser.ensureBrowser(signal);
+    },
   };
   const result = await tool.handler(parsed as never, { ...context, browser: scoped });
   const text = result.content.find((c) => c.type === 'text');

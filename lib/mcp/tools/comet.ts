@@ -128,7 +128,7 @@ const ask = defineTool({
     prompt: z.string().min(1).max(PROMPT_MAX),
     newChat: z.boolean().default(false).describe('Start a fresh chat first.'),
   },
-  uses: ['page.mode', 'page.ask'],
+  uses: ['page.mode', 'page.ask', 'browser.launch', 'tabs.ensurePerplexity'],
   summarize: ({ prompt, newChat }) => `${newChat ? '[new chat] ' : ''}${clip(prompt, 80)}`,
   async handler({ prompt, newChat }, { browser, signal, session, progress }) {
     const asks = (session.asks ??= { sent: 0, told: 0, pending: new Set() });
@@ -145,7 +145,13 @@ const ask = defineTool({
     // opens it in Search), or on this page, after the approval and right before the prompt goes.
     // Long enough for a person to answer an approval prompt, or for an earlier answer to end (the
     // page says so in a progress note), and for a new chat's page to load.
-    const sending = browser.call('page.ask', { prompt, newChat, ...(session.mode ? { keepMode: session.mode } : {}) }, { signal, timeoutMs: 180_000, onProgress: progress }).then(
+    const send = () => browser.call('page.ask', { prompt, newChat, ...(session.mode ? { keepMode: session.mode } : {}) }, { signal, timeoutMs: 180_000, onProgress: progress });
+    const sending = send()
+      .catch(async (error: unknown) => {
+        if (!(await connected(browser, error, signal))) throw error;
+        return send();
+      })
+      .then(
       (handle) => {
         tell({ turnIndex: handle.turnIndex, conversationUrl: handle.conversationUrl, questionKey: handle.questionKey, askedAt: handle.submittedAt }, false);
         return handle;
@@ -168,6 +174,20 @@ const ask = defineTool({
     }
   },
 });
+
+/**
+ * The reference connects on a session's first call (its ensureConnected): an agent prompt written for it starts with
+ * comet_ask, not comet_connect (review 15b, F1). When the ask failed for want of a browser or a Perplexity tab
+ * (nothing was typed then), the browser is started as comet_connect starts it, a Perplexity tab readied, and the ask
+ * may go again: true. The read tools do not start a browser (a read never acts); their errors name comet_connect.
+ */
+async function connected(browser: ToolBrowser, error: unknown, signal: AbortSignal): Promise<boolean> {
+  const code = error instanceof RelayError ? error.code : undefined;
+  if (code !== 'EXTENSION_NOT_CONNECTED' && code !== 'NO_PERPLEXITY_TAB') return false;
+  if (code === 'EXTENSION_NOT_CONNECTED') await browser.ensureBrowser(signal);
+  await browser.call('tabs.ensurePerplexity', {}, { signal, timeoutMs: 20_000 });
+  return true;
+}
 
 /**
  * Waits until the comet_asks this session had sent when the call came are told (taken or failed), so a comet_wait sent

@@ -1,0 +1,57 @@
+import { afterAll, describe, expect, it } from 'vitest';
+import { allTools } from '../../lib/mcp/tools';
+import { instructionsFor } from '../../lib/mcp/server';
+import { cometTools } from '../../lib/mcp/tools/comet';
+import { RelayError } from '../../lib/protocol/errors';
+import { FakeBrowser, fakeContext, removeFakeHomes, runTool } from '../support/fake-browser';
+
+/**
+ * The reference server connects on a session's first call (seed 004: "All tools call ensureConnected() before
+ * executing"), so an agent prompt written for it starts with comet_ask. Ours does for comet_ask, the call that starts
+ * a session's work; the read tools do not start a browser, and the instructions name comet_connect (review 15b, F1).
+ */
+afterAll(removeFakeHomes);
+
+const SUBMITTED = 'Prompt submitted successfully. Use comet_poll to track status or comet_wait to block until completion.';
+const handle = { afterTurn: 0, baselineUrl: 'https://www.perplexity.ai/', turnIndex: 0, conversationUrl: 'https://www.perplexity.ai/search/x', questionKey: 'q', previousAnswerKey: '', submittedAt: 1 } as never;
+const tab = { tab: { id: '7', title: 'Perplexity', url: 'https://www.perplexity.ai/', active: true, category: 'Main' }, created: true } as never;
+
+class Closed extends FakeBrowser {
+  started = 0;
+  override async ensureBrowser() {
+    this.started++;
+    return { launched: true };
+  }
+}
+
+describe('comet_ask as the first call, like the reference', () => {
+  it('with no browser running: starts it, readies a Perplexity tab, and asks', async () => {
+    const browser = new Closed()
+      .fail('page.ask', 'EXTENSION_NOT_CONNECTED', 'No browser with the comet-relay extension is connected.')
+      .on('page.ask', handle)
+      .on('tabs.ensurePerplexity', tab);
+    const { text } = await runTool(cometTools, 'comet_ask', { prompt: 'What is fusion?' }, fakeContext(browser).context);
+    expect(text).toBe(SUBMITTED);
+    expect(browser.started).toBe(1);
+    expect(browser.methods()).toEqual(['page.ask', 'tabs.ensurePerplexity', 'page.ask']);
+  });
+
+  it('with no Perplexity tab: opens one and asks, starting no browser', async () => {
+    const browser = new Closed().fail('page.ask', 'NO_PERPLEXITY_TAB', 'No Perplexity tab is open in this browser.').on('page.ask', handle).on('tabs.ensurePerplexity', tab);
+    expect((await runTool(cometTools, 'comet_ask', { prompt: 'What is fusion?' }, fakeContext(browser).context)).text).toBe(SUBMITTED);
+    expect(browser.started).toBe(0);
+  });
+
+  it('any other failure is not asked again, and one that comes again is the answer', async () => {
+    const denied = new Closed().fail('page.ask', 'PERMISSION_DENIED', 'The person denied it.');
+    await expect(runTool(cometTools, 'comet_ask', { prompt: 'x' }, fakeContext(denied).context)).rejects.toMatchObject({ code: 'PERMISSION_DENIED' });
+    expect(denied.methods()).toEqual(['page.ask']);
+    const still = new Closed().fail('page.ask', 'NO_PERPLEXITY_TAB', 'The page went away.').on('tabs.ensurePerplexity', tab);
+    await expect(runTool(cometTools, 'comet_ask', { prompt: 'x' }, fakeContext(still).context)).rejects.toBeInstanceOf(RelayError);
+    expect(still.methods()).toEqual(['page.ask', 'tabs.ensurePerplexity', 'page.ask']);
+  });
+
+  it('the instructions send an agent to comet_connect, not to the person first', () => {
+    expect(instructionsFor(allTools)).toContain('call comet_connect (it starts one)');
+  });
+});
