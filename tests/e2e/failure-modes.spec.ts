@@ -21,15 +21,105 @@ test.beforeAll(async () => {
 });
 test.afterAll(async () => world?.harness.close());
 
-const poll = async () => JSON.parse((await world.call('comet_poll')).text);
+const pollOf = async (world: SimWorld) => JSON.parse((await world.call('comet_poll')).text);
+const poll = () => pollOf(world);
 
-test('an answer that contains "Reading" and "Searching" still completes', async () => {
-  await world.call('comet_ask', { prompt: 'Tell me about research habits #scenario:keywords' });
-  const { text } = await world.call('comet_wait');
-  expect(text).toMatch(/Reading is the first habit/);
-  expect(text).toMatch(/Searching comes next/);
-  expect((await poll()).status).toBe('completed');
-});
+/**
+ * The claims about reading the page: asked right after comet_ask, these calls answer from the page's own ask stream,
+ * which would hide a page reader with the old faults (review 15b, F3). So they run again below without the stream,
+ * where the page and the thread JSON are all there is to read.
+ */
+const claims = {
+  async keywords(world: SimWorld): Promise<void> {
+    await world.call('comet_ask', { prompt: 'Tell me about research habits #scenario:keywords' });
+    const { text } = await world.call('comet_wait');
+    expect(text).toMatch(/Reading is the first habit/);
+    expect(text).toMatch(/Searching comes next/);
+    expect((await pollOf(world)).status).toBe('completed');
+  },
+  async nested(world: SimWorld): Promise<void> {
+    await world.call('comet_ask', { prompt: 'Write the long report #scenario:long' });
+    const { text } = await world.call('comet_wait');
+    const lines = text.split('\n');
+    expect(lines.filter((line) => /^(- |\d+\. )/.test(line)).length).toBeGreaterThan(10);
+    expect(lines.filter((line) => line.startsWith('#')).length).toBeGreaterThan(3);
+    // The nested .prose's own text appears in the answer exactly as often as on the page.
+    const { nested, onPage } = await world.page.evaluate(() => {
+      const answers = document.querySelectorAll('[data-workflow-final-text]');
+      const answer = answers[answers.length - 1] as HTMLElement;
+      const paragraph = answer.querySelector('.prose .prose p') as HTMLElement | null;
+      const inner = (paragraph?.innerText ?? '').trim().slice(0, 40);
+      return { nested: inner, onPage: (answer.textContent ?? '').split(inner).length - 1 };
+    });
+    expect(nested.length).toBeGreaterThan(20);
+    expect(text.split(nested).length - 1).toBe(onPage);
+  },
+  async citations(world: SimWorld): Promise<void> {
+    await world.call('comet_ask', { prompt: 'Cite your sources #scenario:grouped-citations' });
+    await world.call('comet_wait');
+    // comet_wait may return on the stream's end, before the page has drawn the last citations.
+    await world.pageDrewEnd();
+    const fromAttributes = await world.page.evaluate(() => {
+      const answers = document.querySelectorAll('[data-workflow-final-text]');
+      const answer = answers[answers.length - 1] as HTMLElement;
+      return [...answer.querySelectorAll('[data-pplx-citation-url]')].map((el) => el.getAttribute('data-pplx-citation-url'));
+    });
+    expect(fromAttributes.length).toBeGreaterThan(3);
+    const { text } = await world.call('comet_get_sources');
+    for (const url of fromAttributes) expect(text).toContain(url);
+    expect(text).toMatch(/\n\n\d+\. [^\n]+(\n\n|$)/); // an entry with no URL line under it
+  },
+  async latency(world: SimWorld): Promise<void> {
+    world.site.setSpeed(1);
+    await world.call('comet_ask', { prompt: 'A quick one #scenario:short' });
+    await world.call('comet_wait');
+    const returnedAt = Date.now();
+    // It may return on the ask stream's end, before the page draws the turn's end: the page's own end, then.
+    await world.pageDrewEnd();
+    const finishedAt = await world.page.evaluate(() => {
+      const events = (window as unknown as { __sim: { events: { type: string; at: number }[] } }).__sim.events;
+      return events.filter((e) => e.type === 'answer-finished').at(-1)?.at ?? 0;
+    });
+    world.site.setSpeed(4);
+    // A 1 s poll plus a settle poll cannot answer within a second of the finish; a push can.
+    // (The measured latency lives in `npm run bench`; this bound only separates the two designs.)
+    expect(returnedAt - finishedAt).toBeLessThan(1000);
+  },
+  async offscreen(world: SimWorld): Promise<void> {
+    const thread = 'https://www.perplexity.ai/search/rust-vs-go-Xq7Lr2TmQ1uV9cWzE0aB3g';
+    await world.call('comet_open_conversation', { url: thread });
+    if (world.site.thread('rust-vs-go-Xq7Lr2TmQ1uV9cWzE0aB3g')?.layout === 'turn-2026-04') {
+      // The sim's pre-capture layout: a turn scrolled out of view is an empty placeholder.
+      await world.page.evaluate(() => window.scrollTo(0, 0));
+      await world.page.mouse.wheel(0, -5000);
+      const last = world.page.locator('[data-workflow-entry]').last();
+      await expect.poll(async () => (await last.innerText()).trim()).toBe('');
+      const snapshot = await pollOf(world);
+      expect(snapshot.questionText).toBe('Summarize it in one line');
+      expect(snapshot.response.length).toBeGreaterThan(20);
+      return;
+    }
+    // Aug–Oct 2026: a long thread keeps only its latest five answers mounted, so counting blocks
+    // cannot say which turn is the latest; the entry's index can.
+    for (const prompt of ['A fifth question', 'A sixth question']) {
+      await world.call('comet_ask', { prompt });
+      expect((await world.call('comet_wait')).isError).toBe(false);
+    }
+    await expect(world.page.locator('[data-workflow-final-text]')).toHaveCount(5);
+    const snapshot = await pollOf(world);
+    expect(snapshot.questionText).toBe('A sixth question');
+    expect(snapshot.response).toContain('A sixth question');
+  },
+};
+
+/** A claim's test here, on the streaming world, and its name for the same test without the stream below. */
+const named: [string, keyof typeof claims][] = [];
+function claimTest(title: string, key: keyof typeof claims): void {
+  named.push([title, key]);
+  test(title, () => claims[key](world));
+}
+
+claimTest('an answer that contains "Reading" and "Searching" still completes', 'keywords');
 
 test('a button with an svg rect ("Expand pane") is not the stop button', async () => {
   expect(await world.page.locator('button[aria-label="Expand pane"] svg rect').count()).toBeGreaterThan(0);
@@ -40,23 +130,7 @@ test('a button with an svg rect ("Expand pane") is not the stop button', async (
   expect(snapshot.status).toBe('completed');
 });
 
-test('nested .prose is read once, with its line breaks and list items', async () => {
-  await world.call('comet_ask', { prompt: 'Write the long report #scenario:long' });
-  const { text } = await world.call('comet_wait');
-  const lines = text.split('\n');
-  expect(lines.filter((line) => /^(- |\d+\. )/.test(line)).length).toBeGreaterThan(10);
-  expect(lines.filter((line) => line.startsWith('#')).length).toBeGreaterThan(3);
-  // The nested .prose's own text appears in the answer exactly as often as on the page.
-  const { nested, onPage } = await world.page.evaluate(() => {
-    const answers = document.querySelectorAll('[data-workflow-final-text]');
-    const answer = answers[answers.length - 1] as HTMLElement;
-    const paragraph = answer.querySelector('.prose .prose p') as HTMLElement | null;
-    const inner = (paragraph?.innerText ?? '').trim().slice(0, 40);
-    return { nested: inner, onPage: (answer.textContent ?? '').split(inner).length - 1 };
-  });
-  expect(nested.length).toBeGreaterThan(20);
-  expect(text.split(nested).length - 1).toBe(onPage);
-});
+claimTest('nested .prose is read once, with its line breaks and list items', 'nested');
 
 test('a 50,000-character answer comes back whole, and a cut says so', async () => {
   const { text } = await world.call('comet_wait');
@@ -113,21 +187,7 @@ test('the prompt replaces a draft in the composer (select-all that works on this
   expect(snapshot.questionText).toBe('Only this question #scenario:short');
 });
 
-test('citation URLs come from data attributes; title-only sources are kept', async () => {
-  await world.call('comet_ask', { prompt: 'Cite your sources #scenario:grouped-citations' });
-  await world.call('comet_wait');
-  // comet_wait may return on the stream's end, before the page has drawn the last citations.
-  await world.pageDrewEnd();
-  const fromAttributes = await world.page.evaluate(() => {
-    const answers = document.querySelectorAll('[data-workflow-final-text]');
-    const answer = answers[answers.length - 1] as HTMLElement;
-    return [...answer.querySelectorAll('[data-pplx-citation-url]')].map((el) => el.getAttribute('data-pplx-citation-url'));
-  });
-  expect(fromAttributes.length).toBeGreaterThan(3);
-  const { text } = await world.call('comet_get_sources');
-  for (const url of fromAttributes) expect(text).toContain(url);
-  expect(text).toMatch(/\n\n\d+\. [^\n]+(\n\n|$)/); // an entry with no URL line under it
-});
+claimTest('citation URLs come from data attributes; title-only sources are kept', 'citations');
 
 test('generation B\'s mode chip (Radix, full pointer sequence) switches modes', async () => {
   expect((await world.call('comet_mode', { mode: 'learn' })).text).toBe('Mode switch result: switched to learn');
@@ -135,48 +195,9 @@ test('generation B\'s mode chip (Radix, full pointer sequence) switches modes', 
   await world.call('comet_mode', { mode: 'standard' });
 });
 
-test('comet_wait returns on the page\'s finish, not after a poll and settle seconds later', async () => {
-  world.site.setSpeed(1);
-  await world.call('comet_ask', { prompt: 'A quick one #scenario:short' });
-  await world.call('comet_wait');
-  const returnedAt = Date.now();
-  // It may return on the ask stream's end, before the page draws the turn's end: the page's own end, then.
-  await world.pageDrewEnd();
-  const finishedAt = await world.page.evaluate(() => {
-    const events = (window as unknown as { __sim: { events: { type: string; at: number }[] } }).__sim.events;
-    return events.filter((e) => e.type === 'answer-finished').at(-1)?.at ?? 0;
-  });
-  world.site.setSpeed(4);
-  // A 1 s poll plus a settle poll cannot answer within a second of the finish; a push can.
-  // (The measured latency lives in `npm run bench`; this bound only separates the two designs.)
-  expect(returnedAt - finishedAt).toBeLessThan(1000);
-});
+claimTest('comet_wait returns on the page\'s finish, not after a poll and settle seconds later', 'latency');
 
-test('an off-screen (virtualized) or unmounted turn does not hide the latest one', async () => {
-  const thread = 'https://www.perplexity.ai/search/rust-vs-go-Xq7Lr2TmQ1uV9cWzE0aB3g';
-  await world.call('comet_open_conversation', { url: thread });
-  if (world.site.thread('rust-vs-go-Xq7Lr2TmQ1uV9cWzE0aB3g')?.layout === 'turn-2026-04') {
-    // The sim's pre-capture layout: a turn scrolled out of view is an empty placeholder.
-    await world.page.evaluate(() => window.scrollTo(0, 0));
-    await world.page.mouse.wheel(0, -5000);
-    const last = world.page.locator('[data-workflow-entry]').last();
-    await expect.poll(async () => (await last.innerText()).trim()).toBe('');
-    const snapshot = await poll();
-    expect(snapshot.questionText).toBe('Summarize it in one line');
-    expect(snapshot.response.length).toBeGreaterThan(20);
-    return;
-  }
-  // Aug–Oct 2026: a long thread keeps only its latest five answers mounted, so counting blocks
-  // cannot say which turn is the latest; the entry's index can.
-  for (const prompt of ['A fifth question', 'A sixth question']) {
-    await world.call('comet_ask', { prompt });
-    expect((await world.call('comet_wait')).isError).toBe(false);
-  }
-  await expect(world.page.locator('[data-workflow-final-text]')).toHaveCount(5);
-  const snapshot = await poll();
-  expect(snapshot.questionText).toBe('A sixth question');
-  expect(snapshot.response).toContain('A sixth question');
-});
+claimTest('an off-screen (virtualized) or unmounted turn does not hide the latest one', 'offscreen');
 
 test('no debug port — the browser and the host listen on no TCP port', async () => {
   const host = listHosts(world.harness.home)[0]!;
@@ -221,4 +242,13 @@ test('comet_open_conversation refuses every hostile URL before navigating', asyn
     expect(text).toContain(`Error: Invalid URL: must be a https://perplexity.ai/ URL, got "${url}"`);
   }
   expect(world.page.url()).toBe(before);
+});
+
+test.describe('the same claims read from the page alone (no ask stream)', () => {
+  let paint: SimWorld;
+  test.beforeAll(async () => {
+    paint = await startSimWorld({ generation: 'B', speed: 4, askStream: false });
+  });
+  test.afterAll(async () => paint?.harness.close());
+  for (const [title, key] of named) test(title, () => claims[key](paint));
 });
