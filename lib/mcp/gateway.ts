@@ -10,7 +10,7 @@ import type { Logger } from '../relay/logger';
 import { cliCommand } from '../relay/invocation';
 import { expandHome } from '../relay/paths';
 import { CLIENT_NAME_MAX, CLIENT_VERSION_MAX } from '../protocol/identity';
-import { clip } from '../protocol/clip';
+import { clip } from '../protocol/text/clip';
 
 /**
  * What a tool sees of the browser: typed calls through this session's own relay connection.

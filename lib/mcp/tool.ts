@@ -100,4 +100,4 @@ export function errorText(text: string): CallToolResult {
   return { content: [{ type: 'text', text }], isError: true };
 }
 
-export { clip } from '../protocol/clip';
+export { clip } from '../protocol/text/clip';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { clip, cut } from '../../lib/protocol/clip';
+import { clip, cut } from '../../lib/protocol/text/clip';
 import type { Request } from '../../lib/protocol/messages';
 import { describeTabUse } from '../../lib/worker/calls/other-tabs';
 import { ThreadBook } from '../../lib/worker/panel/threads';

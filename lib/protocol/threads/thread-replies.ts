@@ -1,5 +1,5 @@
 import type { ThreadCheckpointInteraction, ThreadReply } from './threads';
-import { cut } from '../clip';
+import { cut } from '../text/clip';
 
 /**
  * Which waiting prompt a reply is for: the one rule the MCP tools (before anything is sent) and the

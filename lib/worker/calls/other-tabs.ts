@@ -1,6 +1,6 @@
 import type { Tabs } from 'webextension-polyfill';
 import { PUBLIC_SCREENSHOTS_SETTING } from '../../protocol/access';
-import { clip } from '../../protocol/clip';
+import { clip } from '../../protocol/text/clip';
 import { PUBLIC_LIBRARY_SETTING } from '../../protocol/library/library';
 import { RelayError } from '../../protocol/errors';
 import { OTHER_TABS_ORIGINS, TAB_ACCESS_GRANT } from '../../protocol/urls';

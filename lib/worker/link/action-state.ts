@@ -1,5 +1,5 @@
 import { isPageAccessFault, type PageAccessWords } from '../../protocol/page-access';
-import { cut } from '../../protocol/clip';
+import { cut } from '../../protocol/text/clip';
 import type { LinkStatus } from './native-link';
 
 /**

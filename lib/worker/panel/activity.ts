@@ -1,4 +1,4 @@
-import { cut } from '../../protocol/clip';
+import { cut } from '../../protocol/text/clip';
 import { callerName } from '../../protocol/doors';
 import type { ActivityEntry } from '../../protocol/panel';
 import type { CallEvent } from '../calls/router';

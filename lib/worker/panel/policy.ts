@@ -1,5 +1,5 @@
 import { effectOf, type Need } from '../../protocol/access';
-import { clip } from '../../protocol/clip';
+import { clip } from '../../protocol/text/clip';
 import { promptInUrl } from '../../protocol/urls';
 import { publicLibraryRefused, publicScreenshotsRefused } from '../calls/other-tabs';
 import { RelayError } from '../../protocol/errors';

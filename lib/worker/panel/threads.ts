@@ -1,4 +1,4 @@
-import { clip } from '../../protocol/clip';
+import { clip } from '../../protocol/text/clip';
 import { callerName } from '../../protocol/doors';
 import type { ThreadEntry, ThreadStatus } from '../../protocol/panel';
 import { eventWords, panelStatusOf } from '../../protocol/threads/thread-events';
