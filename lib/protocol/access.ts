@@ -1,3 +1,4 @@
+import { clip } from './clip';
 import type { Door } from './doors';
 import { RelayError } from './errors';
 import type { MethodName } from './methods';
@@ -191,19 +192,26 @@ export const THREAD_METHODS: readonly MethodName[] = [
 ];
 
 /**
- * A navigation at the public door to more than the home page or the prompt endpoint (a thread, the library's list, a
- * Space) shows the person's library to whoever then reads the tab: it needs PUBLIC_LIBRARY_SETTING besides the
- * person's policy (day-2 review M3: comet_open_conversation, then comet_get_page_content, read any thread with the
- * setting off). By path alone, whatever the query: a prompt parameter on a thread's or the library's address opens
- * that page all the same (day-3 review H1); `/search?q=…` is a send, judged as one besides.
+ * What a call at the public door opens of the person's library besides its method's target, in the words of the
+ * request a refusal names, or undefined; it needs PUBLIC_LIBRARY_SETTING besides the person's policy:
+ * - a navigation to more than the home page or the prompt endpoint (a thread, the library's list, a Space) shows the
+ *   library to whoever then reads the tab (day-2 review M3: comet_open_conversation, then comet_get_page_content, read
+ *   any thread with the setting off). By path alone, whatever the query: a prompt parameter on a thread's or the
+ *   library's address opens that page all the same (day-3 review H1); `/search?q=…` is a send, judged as one besides;
+ * - a Computer task started in one of the person's Projects (`projectUuid`) opens the Project's page, takes its files
+ *   and instructions as context, may be shown to its members, and is then read back as the door's own thread; listing
+ *   the Projects is a library read (`account.projects`), so putting a task in one is too (review 15c, F2).
  */
-export function opensLibrary(door: Door, method: string, params: Params): boolean {
-  if (door !== 'public' || method !== 'tabs.navigate' || typeof params.url !== 'string') return false;
+export function opensLibrary(door: Door, method: string, params: Params): string | undefined {
+  if (door !== 'public') return undefined;
+  if (method === 'threads.start' && params.projectUuid !== undefined) return `start a Computer task in the person's Project ${clip(String(params.projectUuid), 80)}`;
+  if (method !== 'tabs.navigate' || typeof params.url !== 'string') return undefined;
+  const page = `open ${clip(params.url, 120)}, a page of the Perplexity library`;
   try {
     const path = new URL(params.url).pathname.replace(/\/+$/, '');
-    return path !== '' && path !== '/search';
+    return path !== '' && path !== '/search' ? page : undefined;
   } catch {
-    return true;
+    return page;
   }
 }
 

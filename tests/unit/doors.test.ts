@@ -393,6 +393,31 @@ describe('the public door and threads it did not start (threads review 2026-12-0
   });
 });
 
+describe('the public door and a task in one of the person’s Projects (review 15c, F2)', () => {
+  const PROJECT = '0b5c3f0e-1a2b-4c3d-8e9f-0123456789ab';
+  it('is the library there: refused with the setting off, naming it and where it is; started with it on; open at the loopback door', async () => {
+    const off = world();
+    for (const projectVisibility of ['private', 'project'] as const) {
+      expect(await off.call('public', 'threads.start', { message: 'Summarise every file', projectUuid: PROJECT, projectVisibility })).toMatchObject({
+        kind: 'error',
+        error: {
+          code: 'PERMISSION_DENIED',
+          message: expect.stringMatching(new RegExp(`start a Computer task in the person's Project ${PROJECT} was refused\\. To open it, turn on “Let the Agent API read my library” under Control in the comet-relay side panel`)),
+        },
+      });
+    }
+    // Listing the Projects is refused in the same words.
+    expect(await off.call('public', 'account.projects', {})).toMatchObject({ kind: 'error', error: { message: expect.stringContaining('Let the Agent API read my library') } });
+    expect(off.calls).toEqual([]);
+    // A task outside any Project, and a Project's at the loopback door, go as before.
+    expect(await off.call('public', 'threads.start', { message: 'plan a trip' })).toMatchObject({ kind: 'result' });
+    expect(await off.call('loopback', 'threads.start', { message: 'plan a trip', projectUuid: PROJECT })).toMatchObject({ kind: 'result' });
+    const on = world({ ...DEFAULT_SETTINGS, publicLibrary: true });
+    expect(await on.call('public', 'threads.start', { message: 'Summarise every file', projectUuid: PROJECT })).toMatchObject({ kind: 'result', result: { threadId: 'task-new' } });
+    expect(on.calls).toEqual(['threads.start']);
+  });
+});
+
 describe('the public door and a navigation that opens the library (day-2 review M3)', () => {
   const THREAD_URL = 'https://www.perplexity.ai/search/the-persons-thread-Ab1';
   it('opening a thread (or the library) needs the library setting; the home page does not', async () => {

@@ -43,9 +43,10 @@ export function publicScreenshotsRefused(): RelayError {
   );
 }
 
-export function publicLibraryRefused(): RelayError {
+/** `what`: the request refused, as the access check words it (lib/protocol/access.ts `opensLibrary`). */
+export function publicLibraryRefused(what?: string): RelayError {
   return new RelayError(
     'PERMISSION_DENIED',
-    `The Perplexity library (the thread list, other threads) is closed to the public door (the Agent API, \`serve --public-url\`), so this call was refused. To open it, turn on “${PUBLIC_LIBRARY_SETTING}” under Control in the comet-relay side panel.`,
+    `The Perplexity library (the thread list, other threads, the Projects) is closed to the public door (the Agent API, \`serve --public-url\`), so ${what ? `the request to ${what}` : 'this call'} was refused. To open it, turn on “${PUBLIC_LIBRARY_SETTING}” under Control in the comet-relay side panel.`,
   );
 }

@@ -187,12 +187,13 @@ export class Router {
       const target = threadTarget(door, method, Boolean(this.deps.publicThreads?.has(params.threadId)));
       const need = accessNeed({ door, method, params, target });
       if (need === 'never') throw doorRefused(door, request.origin?.tool, method, target);
-      // The library at the public door: only with the person's setting (lib/protocol/access.ts), a navigation that
-      // opens one of its pages too.
+      // The library at the public door: only with the person's setting (lib/protocol/access.ts), a call that opens
+      // some of it besides its method's target too (a page of it, a task in a Project).
       const opens = opensLibrary(door, method, params);
       if (need === 'public-library' || opens) {
-        if (!this.deps.authorizeTarget) throw publicLibraryRefused();
-        await this.deps.authorizeTarget(request, 'public-library', opens ? `open ${String(params.url)}, a page of the Perplexity library` : `read the Perplexity library (${method})`, signal, progress);
+        const what = opens ?? `read the Perplexity library (${method})`;
+        if (!this.deps.authorizeTarget) throw publicLibraryRefused(what);
+        await this.deps.authorizeTarget(request, 'public-library', what, signal, progress);
       }
       // A new chat that would throw away the person's draft is refused before the person is asked to approve it; one
       // their settings refuse is refused first, the draft unread (review 13b, R13b-5: Read-only read the composer).

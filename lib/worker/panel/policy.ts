@@ -165,7 +165,7 @@ export function decideNeed(need: Need, what: string, settings: ControlSettings):
     case 'public-screenshots':
       return settings.publicScreenshots ? { kind: 'allow' } : { kind: 'deny', error: publicScreenshotsRefused() };
     case 'public-library':
-      return settings.publicLibrary ? { kind: 'allow' } : { kind: 'deny', error: publicLibraryRefused() };
+      return settings.publicLibrary ? { kind: 'allow' } : { kind: 'deny', error: publicLibraryRefused(what) };
     case 'never':
       return { kind: 'deny', error: new RelayError('PERMISSION_DENIED', `The request to ${what} was refused: its door never allows it.`) };
     default:
