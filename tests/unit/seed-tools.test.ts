@@ -2,6 +2,7 @@ import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { allTools } from '../../lib/mcp/tools';
+import { ERROR_CODES } from '../../lib/protocol/errors';
 import { FakeBrowser, removeFakeHomes } from '../support/fake-browser';
 import { connectSession } from '../support/mcp-session';
 
@@ -93,5 +94,48 @@ describe.skipIf(!seedsPresent)(seedsPresent ? `the seeds' parameter tables, read
       for (const param of schema.required ?? []) if (!named.has(`${tool}.${param}`)) wrong.push(`${tool}.${param}: required, but not in the seed`);
     }
     expect(wrong).toEqual([]);
+  });
+});
+
+/** The comet_* reference's error codes (its "Error Codes" table), written out so that this holds without the seeds too. */
+const REFERENCE_CODES = ['CDP_CONNECTION_FAILED', 'COMET_NOT_FOUND', 'COMET_LAUNCH_FAILED', 'TAB_NOT_FOUND', 'TIMEOUT', 'EVALUATION_FAILED', 'SELECTOR_NOT_FOUND', 'AGENT_ERROR', 'CONFIG_ERROR'];
+const NUMBERS = ['no', 'one', 'two', 'three', 'four', 'five', 'six', 'seven', 'eight', 'nine', 'ten'];
+const codesIn = (text: string) => [...text.matchAll(/`([A-Z_]+)`/g)].map((m) => m[1] as string);
+
+/** docs/tools.md's word on the reference's codes: which it keeps and which it replaces, by what. */
+function docsOnReferenceCodes() {
+  const text = readFileSync(join(import.meta.dirname, '../../docs/tools.md'), 'utf8');
+  const head = /Of the reference's (\w+) codes, (\w+) are kept in its meaning:([^.]*)\.\s*(\w+) are replaced and never sent/.exec(text);
+  const replaced = new Map([...text.matchAll(/^- `([A-Z_]+)` → ((?:`[A-Z_]+`(?: or )?)+):/gm)].map((m) => [m[1] as string, codesIn(m[2] as string)]));
+  return { head, kept: head ? codesIn(head[3] as string) : [], replaced };
+}
+
+describe("the reference's error codes: each kept or replaced, as docs/tools.md says (review 15b, F4)", () => {
+  it('the docs name every code of the reference once, and the counts they give are right', () => {
+    const { head, kept, replaced } = docsOnReferenceCodes();
+    expect(head, "docs/tools.md's sentence on the reference's codes").not.toBeNull();
+    expect([...kept, ...replaced.keys()].sort()).toEqual([...REFERENCE_CODES].sort());
+    expect([head?.[1], head?.[2], head?.[4]?.toLowerCase()]).toEqual([NUMBERS[REFERENCE_CODES.length], NUMBERS[kept.length], NUMBERS[replaced.size]]);
+  });
+
+  it('a kept code is one of ours, first in lib/protocol/error/codes.ts; a replaced one is not, and what replaces it is', () => {
+    const { kept, replaced } = docsOnReferenceCodes();
+    expect(ERROR_CODES.slice(0, kept.length)).toEqual(kept);
+    for (const [code, by] of replaced) {
+      expect(ERROR_CODES as readonly string[], `${code} is replaced, so nothing may send it`).not.toContain(code);
+      expect(by.length).toBeGreaterThan(0);
+      for (const ours of by) expect(ERROR_CODES as readonly string[]).toContain(ours);
+    }
+  });
+
+  it.skipIf(!seedsPresent)("the list written out above is the seed's own table", () => {
+    const table: string[] = [];
+    for (const file of readdirSync(seeds as string).sort()) {
+      const lines = readFileSync(join(seeds as string, file), 'utf8').split(/\r?\n/);
+      const at = lines.findIndex((line) => line.startsWith('Error Code\t'));
+      if (at < 0) continue;
+      for (let j = at + 1; lines[j]?.trim(); j++) table.push(...codesIn((lines[j] as string).split('\t')[0] as string));
+    }
+    expect(table).toEqual(REFERENCE_CODES);
   });
 });

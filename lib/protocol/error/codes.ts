@@ -2,16 +2,17 @@ import type { AskBinding } from '../page/page-methods';
 
 /**
  * Typed errors that travel across every hop as { code, message }. Tools print them as
- * "[CODE] message", the comet_* reference's form. The first block is the reference's own codes.
+ * "[CODE] message", the comet_* reference's form. The first block is the reference's codes kept in
+ * its meaning; the two it replaces are left out so that nothing sends them: CDP_CONNECTION_FAILED
+ * (there is no DevTools link: EXTENSION_NOT_CONNECTED, HOST_DISCONNECTED) and SELECTOR_NOT_FOUND
+ * (SELECTOR_MISS, whose message names the probe). docs/tools.md lists both, and why.
  */
 export const ERROR_CODES = [
-  'CDP_CONNECTION_FAILED',
   'COMET_NOT_FOUND',
   'COMET_LAUNCH_FAILED',
   'TAB_NOT_FOUND',
   'TIMEOUT',
   'EVALUATION_FAILED',
-  'SELECTOR_NOT_FOUND',
   'AGENT_ERROR',
   'CONFIG_ERROR',
   // Ours: the relay has hops the CDP server did not.
