@@ -1,4 +1,4 @@
-import { clip } from './clip';
+import { clip } from './text/clip';
 import type { Door } from './doors';
 import { RelayError } from './errors';
 import type { MethodName } from './methods';
