@@ -5,7 +5,7 @@ import { diagnosticMethods } from './page/page-diagnostics';
 import { pageMethods } from './page/page-methods';
 import { libraryMethods } from './library/library';
 import { threadMethods } from './threads/threads';
-import { TAB_CATEGORY_ORDER } from './urls';
+import { TAB_CATEGORY_ORDER, type TabCategory } from './urls';
 
 /**
  * The calls a Node process can make into the browser, each with the schema of its parameters
@@ -19,7 +19,7 @@ export const TabInfo = z.object({
   title: z.string(),
   url: z.string(),
   active: z.boolean(),
-  category: z.enum(TAB_CATEGORY_ORDER as [string, ...string[]]),
+  category: z.enum(TAB_CATEGORY_ORDER as [TabCategory, ...TabCategory[]]),
 });
 export type TabInfo = z.infer<typeof TabInfo>;
 

@@ -111,6 +111,11 @@ export function promptInUrl(rawUrl: string): string | undefined {
  */
 export type TabCategory = 'Main' | 'Sidecar' | 'New Tab' | 'Agent Browsing' | 'Overlay' | 'Other';
 export const TAB_CATEGORY_ORDER: TabCategory[] = ['Main', 'Sidecar', 'New Tab', 'Agent Browsing', 'Overlay', 'Other'];
+/**
+ * The Perplexity pages that are listed and never driven, each with what it is: comet_switch_tab refuses them and says
+ * so in these words (review 15b, F2: it drove them, and every page tool then said no Perplexity tab was open).
+ */
+export const NEVER_DRIVEN: Partial<Record<TabCategory, string>> = { Sidecar: "Comet's assistant pane", 'New Tab': "Comet's new-tab page" };
 
 /** Categories as the comet_* reference defines them, decided by URL alone. */
 export function categorizeTab(rawUrl: string): TabCategory {

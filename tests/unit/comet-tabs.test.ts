@@ -10,6 +10,8 @@ import { FakeBrowser, fakeContext, removeFakeHomes } from '../support/fake-brows
 /** The browser's tabs as Comet shows them: its assistant pane, its new-tab page, a site its agent browses. */
 const tabs: { id: number; url: string; title: string; active: boolean; lastAccessed: number }[] = [];
 const created: string[] = [];
+/** Tabs brought forward. */
+const activated: number[] = [];
 
 vi.mock('wxt/browser', () => ({
   browser: {
@@ -22,7 +24,12 @@ vi.mock('wxt/browser', () => ({
         tabs.push(tab);
         return tab;
       },
+      update: async (id: number) => {
+        activated.push(id);
+        return tabs.find((t) => t.id === id);
+      },
     },
+    windows: { update: async () => ({}) },
     storage: { session: { get: async () => ({}), set: async () => {} } },
   },
 }));
@@ -37,6 +44,7 @@ const pages = { state: () => undefined, whenReady: async () => {} } as unknown a
 beforeEach(() => {
   tabs.splice(0, tabs.length);
   created.splice(0, created.length);
+  activated.splice(0, activated.length);
 });
 
 describe("Comet's tab kinds", () => {
@@ -67,6 +75,49 @@ describe("Comet's tab kinds", () => {
     expect(opened).toBe(true);
     expect(created).toEqual(['https://www.perplexity.ai/']);
     expect(tab.category).toBe('Main');
+  });
+});
+
+describe('comet_switch_tab and the tabs page tools never act on (review 15b, F2)', () => {
+  it.each([
+    ['the assistant pane', SIDECAR, /^Tab 1 is Comet's assistant pane \(Sidecar in comet_list_tabs\), where page tools do not act, so it was not switched to\. Call comet_switch_tab with a tab comet_list_tabs lists under Main, or comet_connect/],
+    ['the new-tab page', NEW_TAB, /^Tab 2 is Comet's new-tab page \(New Tab in comet_list_tabs\), where page tools do not act/],
+  ])('refuses %s, naming what it is and which tab to pick; the driven tab stays', async (_name, tab, words) => {
+    tabs.push(SIDECAR, NEW_TAB, AGENT, MAIN);
+    const service = new TabService(pages);
+    await service.drive(MAIN.id);
+    await expect(service.switchTo(String(tab.id))).rejects.toMatchObject({ code: 'INVALID_PARAMS', message: expect.stringMatching(words) });
+    expect(activated).toEqual([]);
+    await expect(service.pageTab()).resolves.toBe(MAIN.id);
+  });
+
+  it('after a switch to a site, page tools say the driven tab is not a Perplexity page, not that none is open, and keep its URL', async () => {
+    tabs.push(SIDECAR, NEW_TAB, AGENT, MAIN);
+    const service = new TabService(pages);
+    await service.drive(MAIN.id);
+    await service.switchTo(String(AGENT.id));
+    const error = await service.pageTab().catch((e: Error) => e);
+    expect(error).toMatchObject({ code: 'NO_PERPLEXITY_TAB' });
+    expect((error as Error).message).toBe(
+      'Page tools are set to tab 3, which is not a Perplexity page. Call comet_switch_tab with a tab comet_list_tabs lists under Main, or comet_connect (it picks a Perplexity tab, or opens one).',
+    );
+    expect((error as Error).message).not.toContain('shop.example');
+    // A driven tab the person took to Comet's new-tab page is named as what it is.
+    await service.drive(NEW_TAB.id);
+    await expect(service.pageTab()).rejects.toThrow(/^Page tools are set to tab 2, which is Comet's new-tab page \(New Tab in comet_list_tabs\): they do not act there\. Call comet_switch_tab/);
+    // No Perplexity tab at all is said as before.
+    tabs.splice(0, tabs.length, AGENT);
+    await expect(new TabService(pages).pageTab()).rejects.toThrow(/^No Perplexity tab is open in this browser/);
+  });
+
+  it('a title that the assistant pane shares with a Perplexity page goes to the page', async () => {
+    const listed = [{ ...SIDECAR, title: 'Perplexity' }, { ...MAIN, title: 'Why — Perplexity' }].map((t) => toTabInfo(t as never));
+    const browser = new FakeBrowser().on('tabs.list', { tabs: listed }).on('tabs.switch', ({ tabId }) => ({ tab: listed.find((t) => t.id === tabId) as TabInfo }));
+    const switchTab = allTools.find((t) => t.name === 'comet_switch_tab');
+    const { context } = fakeContext(browser);
+    const result = (await switchTab?.handler({ title: 'Perplexity' }, context as never)) as { content: { text: string }[] };
+    expect(browser.calls.find((c) => c.method === 'tabs.switch')?.params).toEqual({ tabId: '4' });
+    expect(result.content[0]?.text).toBe('Switched to tab [4] Why — Perplexity — https://www.perplexity.ai/search/why-abc');
   });
 });
 

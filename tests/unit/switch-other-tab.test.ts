@@ -30,7 +30,7 @@ describe('switching to a tab that is not Perplexity', () => {
     const origin = { clientId: 'a', clientName: 'Agent', tool: 'x', door: 'loopback' as const };
     const replies: Envelope[] = [];
     await router.handle({ kind: 'request', id: 's1', method: 'tabs.switch', params: { tabId: '3' }, origin } as Request, (m) => replies.push(m));
-    return { reply: replies.at(-1) as { kind: string; error?: { code: string; message: string }; result?: { tab: { url: string } } }, driven: (await tabService.drivenTab())?.id };
+    return { router, origin, reply: replies.at(-1) as { kind: string; error?: { code: string; message: string }; result?: { tab: { url: string } } }, driven: (await tabService.drivenTab())?.id };
   }
 
   it('without the grant: refused, naming the grant, and nothing of the tab is handed out or driven', async () => {
@@ -49,5 +49,16 @@ describe('switching to a tab that is not Perplexity', () => {
     expect(reply.kind).toBe('result');
     expect(reply.result?.tab.url).toContain('bank.example');
     expect(driven).toBe(3);
+  });
+
+  it('with the grant, then a prompt under Require approval: refused before any card, naming the driven tab, not its URL (review 15b, F2)', async () => {
+    granted.value = true;
+    const { router, origin } = await world();
+    const replies: Envelope[] = [];
+    await router.handle({ kind: 'request', id: 's2', method: 'page.ask', params: { prompt: 'Hi' }, origin } as Request, (m) => replies.push(m));
+    const reply = replies.at(-1) as { kind: string; error?: { code: string; message: string } };
+    expect(reply.error?.code).toBe('NO_PERPLEXITY_TAB');
+    expect(reply.error?.message).toMatch(/^Page tools are set to tab 3, which is not a Perplexity page\. Call comet_switch_tab with a tab comet_list_tabs lists under Main/);
+    expect(JSON.stringify(reply)).not.toContain('123456');
   });
 });

@@ -6,7 +6,7 @@ import { type AskBinding, formatWaitText, PageMode, PollResult } from '../../pro
 import { threadIdOfUrl } from '../../protocol/threads/thread-ids';
 import { cliCommand } from '../../relay/invocation';
 import { questionMatch } from '../../page/answer/question';
-import { checkPerplexityUrl, PERPLEXITY_HOME, promptInUrl, TAB_ACCESS_GRANT, TAB_CATEGORY_ORDER } from '../../protocol/urls';
+import { checkPerplexityUrl, NEVER_DRIVEN, PERPLEXITY_HOME, promptInUrl, TAB_ACCESS_GRANT, TAB_CATEGORY_ORDER } from '../../protocol/urls';
 import { LIBRARY_DEFAULT_LIMIT, LIBRARY_MAX_LIMIT, type LibraryPage } from '../../protocol/library/library';
 import { threadMarkdown } from '../../protocol/library/markdown';
 import { threadRefProblem, threadSlugOf } from '../../protocol/library/thread-ref';
@@ -89,7 +89,9 @@ const switchTab = defineTool({
       return errorText('[INVALID_PARAMS] At least one of tabId or title must be provided.');
     }
     const { tabs, withheld } = await browser.call('tabs.list', {}, { signal, timeoutMs: 180_000, onProgress: progress });
-    const match = tabId !== undefined ? tabs.find((tab) => tab.id === tabId) : tabs.find((tab) => tab.title.includes(title ?? ''));
+    // A title Comet's assistant pane shares with a Perplexity page ("Perplexity") means the page: the pane is never driven.
+    const titled = tabs.filter((tab) => tab.title.includes(title ?? ''));
+    const match = tabId !== undefined ? tabs.find((tab) => tab.id === tabId) : (titled.find((tab) => !NEVER_DRIVEN[tab.category]) ?? titled[0]);
     if (!match) {
       const hidden = withheld ? ` (${withheld.count} tab${withheld.count === 1 ? ' that is' : 's that are'} not Perplexity not searched: ${withheld.reason})` : '';
       return errorText(`${tabId !== undefined ? `Tab not found matching ID "${tabId}"` : `Tab not found matching title containing "${title}"`}${hidden}`);

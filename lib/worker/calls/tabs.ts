@@ -1,7 +1,7 @@
 import type { Tabs } from 'webextension-polyfill';
 import { RelayError } from '../../protocol/errors';
 import type { TabInfo } from '../../protocol/methods';
-import { categorizeTab, checkPerplexityUrl, PERPLEXITY_HOME, samePage } from '../../protocol/urls';
+import { categorizeTab, checkPerplexityUrl, NEVER_DRIVEN, PERPLEXITY_HOME, samePage } from '../../protocol/urls';
 import { browser } from '../browser/ext';
 import type { PageHub } from './pages';
 
@@ -81,7 +81,7 @@ export class TabService {
     if (connected && categorizeTab(connected.url) === 'Main') return connected.id;
     const tab = await this.drivenTab();
     if (tab?.id === undefined || categorizeTab(tab.url ?? '') !== 'Main') {
-      throw noPerplexityTab();
+      throw noPerplexityTab(tab);
     }
     await this.pages.whenReady(tab.id, timeoutMs);
     return tab.id;
@@ -106,6 +106,9 @@ export class TabService {
     const id = Number(tabId);
     const tab = Number.isInteger(id) ? await browser.tabs.get(id).catch(() => undefined) : undefined;
     if (!tab || tab.id === undefined) throw new RelayError('TAB_NOT_FOUND', `Tab not found matching ID "${tabId}"`);
+    const category = categorizeTab(tab.url ?? tab.pendingUrl ?? '');
+    const what = NEVER_DRIVEN[category];
+    if (what) throw new RelayError('INVALID_PARAMS', `Tab ${tab.id} is ${what} (${category} in comet_list_tabs), where page tools do not act, so it was not switched to. ${PICK_MAIN}`);
     await browser.tabs.update(tab.id, { active: true });
     if (tab.windowId !== undefined) await browser.windows.update(tab.windowId, { focused: true }).catch(() => {});
     await this.drive(tab.id);
@@ -251,7 +254,21 @@ export class TabService {
   }
 }
 
-/** A page call with no Perplexity tab to go to: said before anything runs (an approval card included). */
-export function noPerplexityTab(): RelayError {
-  return new RelayError('NO_PERPLEXITY_TAB', 'No Perplexity tab is open in this browser. Call comet_connect (it opens one) or open https://www.perplexity.ai/.');
+const PICK_MAIN = 'Call comet_switch_tab with a tab comet_list_tabs lists under Main, or comet_connect (it picks a Perplexity tab, or opens one).';
+
+/**
+ * A page call with no Perplexity tab to go to: said before anything runs (an approval card included). A driven tab that
+ * is not one (switched to with the grant, or the person went elsewhere in it) is named: a Perplexity tab may well be open.
+ * No other Perplexity tab is taken in its place: a prompt or a stop would land in a conversation nobody named (review
+ * 15b, F2).
+ * A site's URL is not said: without the grant it is the person's to keep.
+ */
+export function noPerplexityTab(driven?: Tabs.Tab): RelayError {
+  const category = driven?.id === undefined ? undefined : categorizeTab(driven.url ?? driven.pendingUrl ?? '');
+  if (category === undefined || category === 'Main') {
+    return new RelayError('NO_PERPLEXITY_TAB', 'No Perplexity tab is open in this browser. Call comet_connect (it opens one) or open https://www.perplexity.ai/.');
+  }
+  const what = NEVER_DRIVEN[category];
+  const is = what ? `${what} (${category} in comet_list_tabs): they do not act there` : 'not a Perplexity page';
+  return new RelayError('NO_PERPLEXITY_TAB', `Page tools are set to tab ${driven?.id}, which is ${is}. ${PICK_MAIN}`);
 }

@@ -153,7 +153,7 @@ export class PanelService {
     const tab = onTab ? await this.deps.tabs.drivenTab().catch(() => undefined) : undefined;
     // A page call with no Perplexity tab fails where it would go (comet_ask opens none): said now, not after the person
     // approved a card naming no tab, whose prompt then went to whatever page was opened meanwhile (review 10, router F2).
-    if (request.method.startsWith('page.') && (tab?.id === undefined || categorizeTab(tab.url ?? tab.pendingUrl ?? '') !== 'Main')) throw noPerplexityTab();
+    if (request.method.startsWith('page.') && (tab?.id === undefined || categorizeTab(tab.url ?? tab.pendingUrl ?? '') !== 'Main')) throw noPerplexityTab(tab);
     // The page the card is drawn on, taken now: one loaded while the card waits is not what the person saw.
     const page = tab?.id === undefined ? undefined : this.deps.pages.document(tab.id);
     const prompts = page === undefined ? undefined : this.deps.pages.askCount(page);
