@@ -18,6 +18,11 @@ export function perplexityMatchOf(rawUrl: string): string | undefined {
 }
 export const PERPLEXITY_HOME = 'https://www.perplexity.ai/';
 /**
+ * A page call's error when the browser has no Perplexity tab at all (not when the driven tab is another page): comet_ask
+ * opens one then and asks again, as the reference's comet_ask does, and only then (review 15b, F1 and F2).
+ */
+export const NO_PERPLEXITY_TAB_OPEN = `No Perplexity tab is open in this browser. Call comet_connect (it opens one) or open ${PERPLEXITY_HOME}.`;
+/**
  * The optional host permission the person grants from the side panel (TAB_ACCESS_GRANT): any
  * screenshot, the Perplexity tab's included (Chromium's captureVisibleTab wants access to every
  * site), and reading tabs that are not Perplexity.

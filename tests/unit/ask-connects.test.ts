@@ -3,6 +3,8 @@ import { allTools } from '../../lib/mcp/tools';
 import { instructionsFor } from '../../lib/mcp/server';
 import { cometTools } from '../../lib/mcp/tools/comet';
 import { RelayError } from '../../lib/protocol/errors';
+import { NO_PERPLEXITY_TAB_OPEN } from '../../lib/protocol/urls';
+import { noPerplexityTab } from '../../lib/worker/calls/tabs';
 import { FakeBrowser, fakeContext, removeFakeHomes, runTool } from '../support/fake-browser';
 
 /**
@@ -37,16 +39,23 @@ describe('comet_ask as the first call, like the reference', () => {
   });
 
   it('with no Perplexity tab: opens one and asks, starting no browser', async () => {
-    const browser = new Closed().fail('page.ask', 'NO_PERPLEXITY_TAB', 'No Perplexity tab is open in this browser.').on('page.ask', handle).on('tabs.ensurePerplexity', tab);
+    const browser = new Closed().fail('page.ask', 'NO_PERPLEXITY_TAB', NO_PERPLEXITY_TAB_OPEN).on('page.ask', handle).on('tabs.ensurePerplexity', tab);
     expect((await runTool(cometTools, 'comet_ask', { prompt: 'What is fusion?' }, fakeContext(browser).context)).text).toBe(SUBMITTED);
     expect(browser.started).toBe(0);
+  });
+
+  it('with page tools set to another page (switched to with the grant): no other Perplexity tab is taken in its place', async () => {
+    const elsewhere = noPerplexityTab({ id: 3, url: 'https://en.wikipedia.org/wiki/Tide' } as never);
+    const browser = new Closed().on('page.ask', () => Promise.reject(elsewhere)).on('tabs.ensurePerplexity', tab);
+    await expect(runTool(cometTools, 'comet_ask', { prompt: 'x' }, fakeContext(browser).context)).rejects.toBe(elsewhere);
+    expect(browser.methods()).toEqual(['page.ask']);
   });
 
   it('any other failure is not asked again, and one that comes again is the answer', async () => {
     const denied = new Closed().fail('page.ask', 'PERMISSION_DENIED', 'The person denied it.');
     await expect(runTool(cometTools, 'comet_ask', { prompt: 'x' }, fakeContext(denied).context)).rejects.toMatchObject({ code: 'PERMISSION_DENIED' });
     expect(denied.methods()).toEqual(['page.ask']);
-    const still = new Closed().fail('page.ask', 'NO_PERPLEXITY_TAB', 'The page went away.').on('tabs.ensurePerplexity', tab);
+    const still = new Closed().fail('page.ask', 'NO_PERPLEXITY_TAB', NO_PERPLEXITY_TAB_OPEN).on('tabs.ensurePerplexity', tab);
     await expect(runTool(cometTools, 'comet_ask', { prompt: 'x' }, fakeContext(still).context)).rejects.toBeInstanceOf(RelayError);
     expect(still.methods()).toEqual(['page.ask', 'tabs.ensurePerplexity', 'page.ask']);
   });

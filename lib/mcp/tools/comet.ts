@@ -6,7 +6,7 @@ import { type AskBinding, formatWaitText, PageMode, PollResult } from '../../pro
 import { threadIdOfUrl } from '../../protocol/threads/thread-ids';
 import { cliCommand } from '../../relay/invocation';
 import { questionMatch } from '../../page/answer/question';
-import { checkPerplexityUrl, NEVER_DRIVEN, PERPLEXITY_HOME, promptInUrl, TAB_ACCESS_GRANT, TAB_CATEGORY_ORDER } from '../../protocol/urls';
+import { checkPerplexityUrl, NEVER_DRIVEN, NO_PERPLEXITY_TAB_OPEN, PERPLEXITY_HOME, promptInUrl, TAB_ACCESS_GRANT, TAB_CATEGORY_ORDER } from '../../protocol/urls';
 import { LIBRARY_DEFAULT_LIMIT, LIBRARY_MAX_LIMIT, type LibraryPage } from '../../protocol/library/library';
 import { threadMarkdown } from '../../protocol/library/markdown';
 import { threadRefProblem, threadSlugOf } from '../../protocol/library/thread-ref';
@@ -179,14 +179,16 @@ const ask = defineTool({
 
 /**
  * The reference connects on a session's first call (its ensureConnected): an agent prompt written for it starts with
- * comet_ask, not comet_connect (review 15b, F1). When the ask failed for want of a browser or a Perplexity tab
+ * comet_ask, not comet_connect (review 15b, F1). When the ask failed for want of a browser, or of any Perplexity tab
  * (nothing was typed then), the browser is started as comet_connect starts it, a Perplexity tab readied, and the ask
- * may go again: true. The read tools do not start a browser (a read never acts); their errors name comet_connect.
+ * may go again: true. Not when the driven tab is another page: the prompt would go to a conversation nobody named
+ * (F2). The read tools do not start a browser (a read never acts); their errors name comet_connect.
  */
 async function connected(browser: ToolBrowser, error: unknown, signal: AbortSignal): Promise<boolean> {
-  const code = error instanceof RelayError ? error.code : undefined;
-  if (code !== 'EXTENSION_NOT_CONNECTED' && code !== 'NO_PERPLEXITY_TAB') return false;
-  if (code === 'EXTENSION_NOT_CONNECTED') await browser.ensureBrowser(signal);
+  if (!(error instanceof RelayError)) return false;
+  const noTab = error.code === 'NO_PERPLEXITY_TAB' && error.message === NO_PERPLEXITY_TAB_OPEN;
+  if (error.code !== 'EXTENSION_NOT_CONNECTED' && !noTab) return false;
+  if (error.code === 'EXTENSION_NOT_CONNECTED') await browser.ensureBrowser(signal);
   await browser.call('tabs.ensurePerplexity', {}, { signal, timeoutMs: 20_000 });
   return true;
 }

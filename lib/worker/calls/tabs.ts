@@ -1,7 +1,7 @@
 import type { Tabs } from 'webextension-polyfill';
 import { RelayError } from '../../protocol/errors';
 import type { TabInfo } from '../../protocol/methods';
-import { categorizeTab, checkPerplexityUrl, NEVER_DRIVEN, PERPLEXITY_HOME, samePage } from '../../protocol/urls';
+import { categorizeTab, checkPerplexityUrl, NEVER_DRIVEN, NO_PERPLEXITY_TAB_OPEN, PERPLEXITY_HOME, samePage } from '../../protocol/urls';
 import { browser } from '../browser/ext';
 import type { PageHub } from './pages';
 
@@ -266,7 +266,7 @@ const PICK_MAIN = 'Call comet_switch_tab with a tab comet_list_tabs lists under 
 export function noPerplexityTab(driven?: Tabs.Tab): RelayError {
   const category = driven?.id === undefined ? undefined : categorizeTab(driven.url ?? driven.pendingUrl ?? '');
   if (category === undefined || category === 'Main') {
-    return new RelayError('NO_PERPLEXITY_TAB', 'No Perplexity tab is open in this browser. Call comet_connect (it opens one) or open https://www.perplexity.ai/.');
+    return new RelayError('NO_PERPLEXITY_TAB', NO_PERPLEXITY_TAB_OPEN);
   }
   const what = NEVER_DRIVEN[category];
   const is = what ? `${what} (${category} in comet_list_tabs): they do not act there` : 'not a Perplexity page';
