@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { RelayError } from '../../lib/protocol/errors';
+import { PERPLEXITY_HOME } from '../../lib/protocol/urls';
 import { fakeThreadCalls, type PageScript } from '../support/fake-tabs';
 
 /**
@@ -325,5 +326,131 @@ describe('reads without a tab', () => {
     await calls.call('threads.send', { threadId: 't-1', message: 'and the budget?', attachments: [], settings: {}, tabCap: 6 }, signal, () => {});
     expect(tabs.map((t) => t.url)).toEqual([PERSON.url, TASK('t-shown'), TASK('t-1')]);
     expect(requests.at(-1)).toEqual({ tabId: 100, method: 'threads.send' });
+  });
+});
+
+describe('a thread tab is its call\'s until the call is done (review 15a, F1)', () => {
+  /** A promise the test lets go of. */
+  function gate() {
+    let open = () => {};
+    const shut = new Promise<void>((resolve) => {
+      open = resolve;
+    });
+    return { shut, open };
+  }
+  const until = async (done: () => boolean) => {
+    for (let i = 0; i < 100 && !done(); i++) await new Promise((r) => setTimeout(r, 1));
+    expect(done()).toBe(true);
+  };
+  const CAPPED = { ...START, tabCap: 1 };
+  const BUSY = /All 1 thread tabs are busy \(COMET_THREAD_TABS is 1\); wait for a call to finish, or raise COMET_THREAD_TABS/;
+  const page: PageScript = async (_tab, method) => {
+    if (method === 'page.mode') return SWITCHED;
+    if (method === 'threads.start') return { threadId: 't-new', url: TASK('t-new'), turn: 0 };
+    if (method === 'threads.locate') return { found: true };
+    if (method === 'threads.state') return checkpointOf('t-1');
+    throw new Error(`unexpected ${method}`);
+  };
+
+  it('a start at the cap leaves the tab another start is still loading open, and is told every tab is busy', async () => {
+    const ready = gate();
+    const { calls, tabs } = fakeThreadCalls(page, { whenReady: (tabId) => (tabId === 100 ? ready.shut : Promise.resolve()) });
+    const first = calls.call('threads.start', CAPPED, signal, () => {});
+    await until(() => tabs.length === 1);
+    await expect(calls.call('threads.start', CAPPED, signal, () => {})).rejects.toThrow(BUSY);
+    expect(tabs.map((t) => t.id)).toEqual([100]);
+    ready.open();
+    await expect(first).resolves.toMatchObject({ threadId: 't-new' });
+  });
+
+  it('so does one between its mode switch and its submit (the person\'s policy asked again)', async () => {
+    const policy = gate();
+    const { calls, tabs, requests } = fakeThreadCalls(page);
+    const first = calls.call('threads.start', CAPPED, signal, () => {}, undefined, false, () => policy.shut);
+    await until(() => requests.some((r) => r.method === 'page.mode'));
+    await expect(calls.call('threads.start', CAPPED, signal, () => {})).rejects.toThrow(BUSY);
+    expect(tabs.map((t) => t.id)).toEqual([100]);
+    policy.open();
+    await expect(first).resolves.toMatchObject({ threadId: 't-new' });
+  });
+
+  it('a read holds the tab it opens for the thread, and one of ours it finds, while the page loads', async () => {
+    let ready = gate();
+    let loads = 0;
+    const whenReady = async (tabId: number) => {
+      loads += 1;
+      if (tabId === 100) await ready.shut;
+    };
+    const { calls, tabs } = fakeThreadCalls(page, { whenReady });
+    const state = { threadId: 't-1', tabCap: 1 };
+    const opening = calls.call('threads.state', state, signal, () => {});
+    await until(() => tabs.length === 1);
+    await expect(calls.call('threads.start', CAPPED, signal, () => {})).rejects.toThrow(BUSY);
+    ready.open();
+    await opening;
+    // Tab 100 is ours and shows t-1: the next read finds it, and holds it while it loads again.
+    ready = gate();
+    const finding = calls.call('threads.state', state, signal, () => {});
+    await until(() => loads === 2);
+    await expect(calls.call('threads.start', CAPPED, signal, () => {})).rejects.toThrow(BUSY);
+    expect(tabs.map((t) => t.id)).toEqual([100]);
+    ready.open();
+    await finding;
+  });
+
+  it('no failed or cancelled call keeps a tab held: the cap can close every tab they left open', async () => {
+    const controller = new AbortController();
+    const notReady = new Set<number>();
+    const { calls, tabs, threadTabs } = fakeThreadCalls(
+      async (tabId, method, _params, s) => {
+        if (method === 'page.mode') return SWITCHED;
+        if (method === 'threads.start') {
+          // The second start's tab (103) already shows its task when the page's call fails.
+          const tab = tabs.find((t) => t.id === tabId);
+          if (tab && tabId === 103) tab.url = TASK('t-started');
+          throw new RelayError('TIMEOUT', 'threads.start took longer than 90 s');
+        }
+        if (method === 'threads.submitted') return { submitted: true, url: PERPLEXITY_HOME };
+        if (method === 'threads.locate') return { found: true };
+        if (method === 'threads.state' || method === 'threads.fetch') throw new RelayError('AGENT_ERROR', 'the page failed');
+        if (method === 'threads.wait') {
+          return new Promise((_resolve, reject) => s?.addEventListener('abort', () => reject(new RelayError('CANCELLED', 'The call was cancelled.')), { once: true }));
+        }
+        throw new Error(`unexpected ${method}`);
+      },
+      {
+        whenReady: async (tabId) => {
+          if (notReady.has(tabId)) throw new RelayError('NO_PERPLEXITY_TAB', 'the tab did not load its comet-relay script');
+        },
+      },
+    );
+    const failed = (call: Promise<unknown>) => call.then(() => 'resolved', (e: RelayError) => e.code);
+    // 100: a start submitted with no thread address; kept.
+    expect(await failed(calls.call('threads.start', START, signal, () => {}))).toBe('AGENT_ERROR');
+    // 101: a read that fails in the page; kept.
+    expect(await failed(calls.call('threads.state', { threadId: 't-1', tabCap: 6 }, signal, () => {}))).toBe('AGENT_ERROR');
+    // 101 again: an act that found it, then refused by the person's policy asked again.
+    let asks = 0;
+    const refuseSecond = async () => {
+      asks += 1;
+      if (asks === 2) throw new RelayError('PERMISSION_DENIED', 'Read-only is on in the comet-relay side panel.');
+    };
+    expect(await failed(calls.call('threads.send', { threadId: 't-1', message: 'more', tabCap: 6 }, signal, () => {}, undefined, false, refuseSecond))).toBe('PERMISSION_DENIED');
+    // 102: a wait cancelled by its caller; kept.
+    const waiting = failed(calls.call('threads.wait', { threadId: 't-2', tabCap: 6 }, controller.signal, () => {}));
+    await until(() => tabs.some((t) => t.id === 102));
+    await new Promise((r) => setTimeout(r, 5));
+    controller.abort();
+    expect(await waiting).toBe('CANCELLED');
+    // 103: a start whose page call failed once its task had an address; kept.
+    expect(await failed(calls.call('threads.start', START, signal, () => {}))).toBe('AGENT_ERROR');
+    // 101 found again, but its page does not load.
+    notReady.add(101);
+    expect(await failed(calls.call('threads.state', { threadId: 't-1', tabCap: 6 }, signal, () => {}))).toBe('NO_PERPLEXITY_TAB');
+    // 104: the tab at home a read by JSON opened, whose fetch failed.
+    expect(await failed(calls.call('account.models', { tabCap: 6 }, signal, () => {}))).toBe('AGENT_ERROR');
+    expect(tabs.map((t) => t.id)).toEqual([100, 101, 102, 103, 104]);
+    const last = await threadTabs.open(PERPLEXITY_HOME, 1);
+    expect(tabs.map((t) => t.id)).toEqual([last.tabId]);
   });
 });

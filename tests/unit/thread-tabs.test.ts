@@ -5,6 +5,13 @@ import { fakeTabs } from '../support/fake-tabs';
 
 const TASK = (id: string) => `https://www.perplexity.ai/computer/tasks/${id}`;
 
+/** A tab of ours opened for a call that is done with it (its lease released): the cap may close it. */
+async function openDone(tabs: ThreadTabs, threadId: string, cap: number): Promise<number> {
+  const lease = await tabs.open(TASK(threadId), cap, threadId);
+  lease.release();
+  return lease.tabId;
+}
+
 describe('thread tabs', () => {
   it('finds a thread by its URL exactly, on perplexity.ai only', () => {
     expect(threadOfUrl(TASK('abc-123'))).toBe('abc-123');
@@ -24,13 +31,13 @@ describe('thread tabs', () => {
     let clock = 1000;
     const b = fakeTabs([{ id: 1, url: TASK('users-own'), active: true }]);
     const tabs = new ThreadTabs(b.api, () => clock);
-    const a = await tabs.open(TASK('a'), 2, 'a');
+    const a = await openDone(tabs, 'a', 2);
     clock += 10;
-    const c = await tabs.open(TASK('c'), 2, 'c');
+    const c = await openDone(tabs, 'c', 2);
     clock += 10;
     await tabs.use(a, async () => {}); // a is now the most recently used
     clock += 10;
-    const d = await tabs.open(TASK('d'), 2, 'd');
+    const d = await openDone(tabs, 'd', 2);
     expect(b.tabs.map((t) => t.id)).toEqual([1, a, d]);
     expect(tabs.ownedTabs().map((t) => t.tabId).sort()).toEqual([a, d].sort());
     expect(c).not.toBe(d);
@@ -47,6 +54,23 @@ describe('thread tabs', () => {
     expect(b.tabs.some((t) => t.id === 1)).toBe(true);
   });
 
+  it('a tab comes held from its open until its call releases it: the cap closes none held, and a second release frees nothing (review 15a, F1)', async () => {
+    const b = fakeTabs();
+    const tabs = new ThreadTabs(b.api);
+    const a = await tabs.open(TASK('a'), 1, 'a');
+    await expect(tabs.open(TASK('b'), 1, 'b')).rejects.toThrow(/All 1 thread tabs are busy \(COMET_THREAD_TABS is 1\)/);
+    // Under a use() as well: its call lets it go (twice, even), and the use() still holds it.
+    let done = () => {};
+    const using = tabs.use(a.tabId, () => new Promise<void>((resolve) => (done = resolve)));
+    a.release();
+    a.release();
+    await expect(tabs.open(TASK('b'), 1, 'b')).rejects.toThrow(/busy/);
+    done();
+    await using;
+    const next = await tabs.open(TASK('b'), 1, 'b');
+    expect(b.tabs.map((t) => t.id)).toEqual([next.tabId]);
+  });
+
   it('a read through the person\'s tab writes nothing to storage; one through ours saves its last use', async () => {
     let clock = 1000;
     const b = fakeTabs([{ id: 1, url: 'https://www.perplexity.ai/', active: true }]);
@@ -57,7 +81,7 @@ describe('thread tabs', () => {
       await save(value);
     };
     const tabs = new ThreadTabs(b.api, () => clock);
-    const ours = await tabs.open(TASK('a'), 2, 'a');
+    const ours = await openDone(tabs, 'a', 2);
     await new Promise((r) => setTimeout(r, 0));
     const before = saves;
     for (let i = 0; i < 20; i++) await tabs.use(1, async () => {});
@@ -71,9 +95,9 @@ describe('thread tabs', () => {
   it('a tab of ours the person switches to is theirs; a closed one is forgotten', async () => {
     const b = fakeTabs();
     const tabs = new ThreadTabs(b.api);
-    const a = await tabs.open(TASK('a'), 1, 'a');
+    const a = await openDone(tabs, 'a', 1);
     tabs.adoptedByPerson(a);
-    await tabs.open(TASK('b'), 1, 'b');
+    await openDone(tabs, 'b', 1);
     expect(b.tabs.map((t) => t.url)).toEqual([TASK('a'), TASK('b')]);
     const [ours] = tabs.ownedTabs();
     if (ours) {
@@ -86,7 +110,7 @@ describe('thread tabs', () => {
   it('remembers its tabs across a worker restart, and owns none after a browser restart', async () => {
     const b = fakeTabs();
     const first = new ThreadTabs(b.api);
-    const a = await first.open(TASK('a'), 6, 'a');
+    const a = await openDone(first, 'a', 6);
     const again = new ThreadTabs(b.api);
     expect((await again.showing('a')).map((t) => t.id)).toEqual([a]);
     expect(again.isOwned(a)).toBe(true);
@@ -140,7 +164,7 @@ describe('thread tabs opened at the same time', () => {
   it('never exceed the cap, and every tab we opened stays ours (closed by the cap, by discard)', async () => {
     const b = slowBrowser();
     const tabs = new ThreadTabs(b.api);
-    const opened = await Promise.all([tabs.open(TASK('a'), 2, 'a'), tabs.open(TASK('b'), 2, 'b'), tabs.open(TASK('c'), 2, 'c')]);
+    const opened = await Promise.all([openDone(tabs, 'a', 2), openDone(tabs, 'b', 2), openDone(tabs, 'c', 2)]);
     expect(new Set(opened).size).toBe(3);
     const open = b.tabs.map((t) => t.id);
     expect(open.length).toBeLessThanOrEqual(2);
@@ -162,8 +186,8 @@ describe('when a thread tab becomes the person\'s', () => {
     vi.useFakeTimers();
     const b = fakeTabs([{ id: 1, url: 'https://example.com/', active: true }]);
     const tabs = new ThreadTabs(b.api);
-    const a = await tabs.open(TASK('a'), 6, 'a');
-    const c = await tabs.open(TASK('c'), 6, 'c');
+    const a = await openDone(tabs, 'a', 6);
+    const c = await openDone(tabs, 'c', 6);
     // The person closes their tab 1; Chromium activates its neighbour, our tab a.
     await b.api.remove(1);
     tabs.forgetTab(1, 9);
@@ -184,7 +208,7 @@ describe('when a thread tab becomes the person\'s', () => {
     vi.useFakeTimers();
     const b = fakeTabs();
     const tabs = new ThreadTabs(b.api);
-    const a = await tabs.open(TASK('a'), 6, 'a');
+    const a = await openDone(tabs, 'a', 6);
     await vi.advanceTimersByTimeAsync(5_000);
     activate(b, a);
     tabs.activated(a, 9);
@@ -195,7 +219,7 @@ describe('when a thread tab becomes the person\'s', () => {
   it('ours survive an extension reload (what storage.local keeps), none survive a new browser session', async () => {
     const b = fakeTabs();
     const first = new ThreadTabs(b.api);
-    const a = await first.open(TASK('a'), 6, 'a');
+    const a = await openDone(first, 'a', 6);
     // A reloaded extension: a new ThreadTabs over the same stored list and the same open tabs.
     const reloaded = new ThreadTabs(b.api);
     await reloaded.showing('a');
@@ -210,14 +234,14 @@ describe('when a thread tab becomes the person\'s', () => {
     expect(later.isOwned(a)).toBe(false);
     // Chromium may say the browser started after the first call already opened a tab: that one is ours.
     const late = new ThreadTabs(fakeTabs().api);
-    const opened = await late.open(TASK('b'), 6, 'b');
+    const opened = await openDone(late, 'b', 6);
     late.newBrowserSession();
     expect(late.isOwned(opened)).toBe(true);
   });
 
   it('a stored tab id that now shows another page is not ours', async () => {
     const b = fakeTabs();
-    const a = await new ThreadTabs(b.api).open(TASK('a'), 6, 'a');
+    const a = await openDone(new ThreadTabs(b.api), 'a', 6);
     const tab = b.tabs.find((t) => t.id === a) as TabLike;
     tab.url = 'https://example.com/mail';
     const again = new ThreadTabs(b.api);

@@ -36,7 +36,7 @@ describe('thread tabs in the browser', () => {
     const { startThreadCalls } = await import('../../lib/worker/threads/thread-wiring');
     const pages = { whenReady: async () => {}, state: () => undefined, request: async () => ({}), forget: () => {}, connectedTabs: () => [] };
     const { tabs } = startThreadCalls(pages);
-    const id = await tabs.open('https://www.perplexity.ai/computer/tasks/t-1', 6, 't-1');
+    const { tabId: id } = await tabs.open('https://www.perplexity.ai/computer/tasks/t-1', 6, 't-1');
     expect(id).toBe(41);
     expect(made).toEqual([{ url: 'https://www.perplexity.ai/computer/tasks/t-1', active: false }]);
     expect(updates).toEqual([[41, { autoDiscardable: false }]]);

@@ -21,7 +21,7 @@ import {
   transcriptFrom,
 } from './thread-results';
 import { checkThreadId, sameThreadId, showsThread, threadIdOfUrl, threadMovedError } from '../../protocol/threads/thread-ids';
-import type { ThreadTabs } from './thread-tabs';
+import type { Lease, ThreadTabs } from './thread-tabs';
 import { cliHint } from '../../protocol/identity';
 import { exportThread, type Fetched, type LibraryFetch, listLibrary } from './library';
 import { LIBRARY_JSON_READERS, type LibraryJsonReader } from '../../selectors/library/library-json';
@@ -157,14 +157,19 @@ export class ThreadCalls {
       // The person's policy once the act has its turn (before a tab is opened for it), and again when it goes, after its
       // tab (which may have had to load): Read-only or Require approval turned on meanwhile refuses it (review 10, router F4).
       if (acts) await stillAllowed?.();
-      const tabId = await this.tabFor(threadId, cap, acts && !byPerson, signal);
-      if (acts) await stillAllowed?.();
-      const tap = (message: string) => {
-        this.deps.onStep?.(threadId, message);
-        progress(message);
-      };
-      const answered = await this.deps.tabs.use(tabId, () => this.deps.pages.request(tabId, method, forPage, signal, tap));
-      return jsonProblem ? withProblem(answered, jsonProblem) : answered;
+      const lease = await this.tabFor(threadId, cap, acts && !byPerson, signal);
+      const { tabId } = lease;
+      try {
+        if (acts) await stillAllowed?.();
+        const tap = (message: string) => {
+          this.deps.onStep?.(threadId, message);
+          progress(message);
+        };
+        const answered = await this.deps.tabs.use(tabId, () => this.deps.pages.request(tabId, method, forPage, signal, tap));
+        return jsonProblem ? withProblem(answered, jsonProblem) : answered;
+      } finally {
+        lease.release();
+      }
     });
     // Bound to the thread asked for to the end: a reading of another conversation is never its answer.
     const reading = (result as { reading?: ThreadReading } | undefined)?.reading;
@@ -274,7 +279,9 @@ export class ThreadCalls {
     const project = typeof params.projectUuid === 'string' ? params.projectUuid : undefined;
     if (project !== undefined) checkThreadId(project, 'project_uuid', 'projects_list');
     const url = project ? readerPage(this.reader.projectPath.replace('{uuid}', encodeURIComponent(project)), `${this.reader.name} projectPath`) : PERPLEXITY_HOME;
-    const tabId = await this.deps.tabs.open(url, cap);
+    // Held to the end: between its page's load, the mode switch and the submit, the cap must not close it.
+    const lease = await this.deps.tabs.open(url, cap);
+    const { tabId } = lease;
     let asked = false;
     try {
       await this.deps.pages.whenReady(tabId, READY_MS, signal);
@@ -308,6 +315,8 @@ export class ThreadCalls {
         throw new RelayError('INVALID_PARAMS', `project_uuid "${project}" matches no Project of this account, or its page ${url} is not one comet-relay can start a task on (${e.message}); projects_list lists them.`);
       }
       throw e;
+    } finally {
+      lease.release();
     }
   }
 
@@ -326,19 +335,29 @@ export class ThreadCalls {
     }
   }
 
-  /** The tab for a thread: one that shows it (ours first; acting calls only in ours), else a new one of ours. */
-  private async tabFor(threadId: string, cap: number, acts: boolean, signal: AbortSignal): Promise<number> {
+  /**
+   * The tab for a thread: one that shows it (ours first; acting calls only in ours), else a new one of ours. It comes
+   * held while it loads, for the caller to release when done with it.
+   */
+  private async tabFor(threadId: string, cap: number, acts: boolean, signal: AbortSignal): Promise<Lease> {
     const { tabs, pages } = this.deps;
     for (const tab of await tabs.showing(threadId)) {
       const id = tab.id as number;
       if (acts && !tabs.isOwned(id)) continue;
-      // A discarded or frozen tab keeps its URL but runs no script: bring it back instead of waiting 20 s for nothing.
-      if ((tab.discarded || tab.frozen) && this.deps.reload) await this.deps.reload(id);
-      await pages.whenReady(id, READY_MS, signal);
-      return id;
+      const lease = tabs.hold(id);
+      try {
+        // A discarded or frozen tab keeps its URL but runs no script: bring it back instead of waiting 20 s for nothing.
+        if ((tab.discarded || tab.frozen) && this.deps.reload) await this.deps.reload(id);
+        await pages.whenReady(id, READY_MS, signal);
+        return lease;
+      } catch (error) {
+        lease.release();
+        throw error;
+      }
     }
     const url = new URL(`/computer/tasks/${encodeURIComponent(threadId)}`, PERPLEXITY_HOME).href;
-    const tabId = await tabs.open(url, cap, threadId);
+    const lease = await tabs.open(url, cap, threadId);
+    const { tabId } = lease;
     try {
       await pages.whenReady(tabId, READY_MS, signal);
       const where = (await pages.request(tabId, 'threads.locate', { threadId }, signal, () => {})) as { found: boolean };
@@ -350,8 +369,9 @@ export class ThreadCalls {
       } else if (!where.found) {
         throw new RelayError('THREAD_NOT_FOUND', `thread_id "${threadId}" matches no Perplexity thread of this account (not at ${url}, not among the recent threads).`);
       }
-      return tabId;
+      return lease;
     } catch (error) {
+      lease.release();
       await tabs.discard(tabId);
       throw error;
     }
@@ -399,9 +419,14 @@ export class ThreadCalls {
     const pick = connected.find((id) => tabs.isOwned(id)) ?? connected[0];
     if (pick !== undefined) return pick;
     if (!this.home) {
-      const opening = tabs.open(PERPLEXITY_HOME, cap).then(async (tabId) => {
-        await pages.whenReady(tabId, READY_MS);
-        return tabId;
+      const opening = tabs.open(PERPLEXITY_HOME, cap).then(async (lease) => {
+        // Held while it loads: the reads waiting for it use it once it answers.
+        try {
+          await pages.whenReady(lease.tabId, READY_MS);
+          return lease.tabId;
+        } finally {
+          lease.release();
+        }
       });
       this.home = opening;
       // Once it answers (or fails), later reads look at the connected tabs again.

@@ -48,6 +48,13 @@ export interface OwnedTab {
   lastUsed: number;
 }
 
+/** A call's hold on a tab (ThreadTabs.hold): busy, so never closed by the cap, until released. */
+export interface Lease {
+  readonly tabId: number;
+  /** Lets the tab go; a second call does nothing. */
+  release(): void;
+}
+
 export class ThreadTabs {
   private owned = new Map<number, OwnedTab>();
   private readonly busy = new Map<number, number>();
@@ -145,17 +152,35 @@ export class ThreadTabs {
     if (this.owned.delete(tabId)) this.persist();
   }
 
+  /**
+   * Holds the tab for a call until release(): the cap never closes a held tab. A call holds its tab from when it has it
+   * to its end, since between its requests (the page loading, a mode switch, a policy check) it is under no use(), and
+   * the cap closed it there under its caller (review 15a, F1).
+   */
+  hold(tabId: number): Lease {
+    this.busy.set(tabId, (this.busy.get(tabId) ?? 0) + 1);
+    let held = true;
+    return {
+      tabId,
+      release: () => {
+        if (!held) return;
+        held = false;
+        const n = (this.busy.get(tabId) ?? 1) - 1;
+        if (n > 0) this.busy.set(tabId, n);
+        else this.busy.delete(tabId);
+      },
+    };
+  }
+
   /** Marks the tab busy for the duration of `fn` (busy tabs are never closed by the cap). */
   async use<T>(tabId: number, fn: () => Promise<T>): Promise<T> {
-    this.busy.set(tabId, (this.busy.get(tabId) ?? 0) + 1);
+    const lease = this.hold(tabId);
     const owned = this.owned.get(tabId);
     if (owned) owned.lastUsed = this.now();
     try {
       return await fn();
     } finally {
-      const n = (this.busy.get(tabId) ?? 1) - 1;
-      if (n > 0) this.busy.set(tabId, n);
-      else this.busy.delete(tabId);
+      lease.release();
       const after = this.owned.get(tabId);
       // Only ours are saved: a read through the person's tab changes nothing worth a storage write.
       if (after) {
@@ -210,8 +235,11 @@ export class ThreadTabs {
     }
   }
 
-  /** Opens `url` in a new background tab of ours, within the cap: a perplexity.ai page, nothing else. */
-  async open(url: string, cap: number, threadId?: string): Promise<number> {
+  /**
+   * Opens `url` in a new background tab of ours, within the cap: a perplexity.ai page, nothing else. The tab comes held
+   * (from the moment it is ours, so no other open can close it first): the caller releases it when done with it.
+   */
+  async open(url: string, cap: number, threadId?: string): Promise<Lease> {
     const check = checkPerplexityUrl(url);
     if (!check.ok) throw new RelayError('INVALID_URL', `comet-relay opens thread tabs on perplexity.ai only, and ${url} is not one: ${check.reason}.`);
     // One open at a time: the cap's count and makeRoom's list of live tabs hold only while no other
@@ -224,14 +252,14 @@ export class ThreadTabs {
 
   private opening: Promise<unknown> = Promise.resolve();
 
-  private async openNow(url: string, cap: number, threadId?: string): Promise<number> {
+  private async openNow(url: string, cap: number, threadId?: string): Promise<Lease> {
     await this.restored;
     await this.makeRoom(cap);
     const tab = await this.tabs.create(url);
     if (tab.id === undefined) throw new RelayError('TAB_NOT_FOUND', 'The browser gave the new thread tab no id.');
     this.owned.set(tab.id, { tabId: tab.id, ...(threadId ? { threadId } : {}), lastUsed: this.now() });
     this.persist();
-    return tab.id;
+    return this.hold(tab.id);
   }
 
   /** Records which thread a tab of ours now shows (after a start). */
