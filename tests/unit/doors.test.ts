@@ -13,6 +13,7 @@ import { DoorThreads } from '../../lib/worker/threads/door-threads';
 import type { ThreadCalls } from '../../lib/worker/threads/thread-calls';
 import type { TabService } from '../../lib/worker/calls/tabs';
 import { decideNeed } from '../../lib/worker/panel/policy';
+import { fakeThreadCalls } from '../support/fake-tabs';
 
 /**
  * The access table (lib/protocol/access.ts), door by door and method by method, and the worker
@@ -167,7 +168,7 @@ const decidedBy = (settings: ControlSettings) => async (_request: Request, need:
   if (decision.kind === 'deny') throw decision.error;
 };
 
-function world(settings: ControlSettings = DEFAULT_SETTINGS) {
+function world(settings: ControlSettings = DEFAULT_SETTINGS, threadCalls?: ThreadCalls) {
   const calls: string[] = [];
   // The thread family: a start makes task-new; any thread_id is read or written as asked.
   const threads = {
@@ -199,7 +200,7 @@ function world(settings: ControlSettings = DEFAULT_SETTINGS) {
   const router = new Router({
     tabs,
     pages,
-    threads,
+    threads: threadCalls ?? threads,
     publicThreads: new DoorThreads(),
     status: async () => ({}),
     authorizeTarget: decidedBy(settings),
@@ -390,6 +391,29 @@ describe('the public door and threads it did not start (threads review 2026-12-0
     await on.call('public', 'threads.start', { message: 'plan a trip' });
     expect(await on.call('public', 'threads.send', { threadId: 'task-new', message: 'and a hotel' })).toMatchObject({ kind: 'result' });
     expect(on.calls).toEqual(['threads.start', 'threads.send task-new']);
+  });
+
+  it('a start whose page call failed once its task had an address is its own thread all the same (review 15a, F2)', async () => {
+    const task = 'plan-a-trip-AbCdEfGhIjKlMnOpQrStUv';
+    const address = `https://www.perplexity.ai/computer/tasks/${task}`;
+    const browser = fakeThreadCalls(async (tabId, method) => {
+      if (method === 'page.mode') return { mode: 'computer', source: 'switched' };
+      if (method === 'threads.start') {
+        const tab = browser.tabs.find((t) => t.id === tabId);
+        if (tab) tab.url = address;
+        throw new RelayError('AGENT_ERROR', 'The Perplexity page in this tab was closed or reloaded during the call.');
+      }
+      if (method === 'threads.send') return { threadId: task, url: address, turn: 1 };
+      throw new Error(`unexpected ${method}`);
+    });
+    const off = world(DEFAULT_SETTINGS, browser.calls);
+    expect(await off.call('public', 'threads.start', { message: 'plan a trip' })).toMatchObject({ kind: 'result', result: { threadId: task } });
+    expect(await off.call('public', 'threads.send', { threadId: task, message: 'and a hotel' })).toMatchObject({ kind: 'result' });
+    expect(browser.requests).toEqual([
+      { tabId: 100, method: 'page.mode' },
+      { tabId: 100, method: 'threads.start' },
+      { tabId: 100, method: 'threads.send' },
+    ]);
   });
 });
 

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { RelayError } from '../../lib/protocol/errors';
+import { SubmittedTurn } from '../../lib/protocol/threads/threads';
 import { PERPLEXITY_HOME } from '../../lib/protocol/urls';
 import { fakeThreadCalls, type PageScript } from '../support/fake-tabs';
 
@@ -23,8 +24,38 @@ describe('a task that was submitted keeps its tab', () => {
     const error = await calls.call('threads.start', START, signal, () => {}).catch((e: RelayError) => e);
     expect(error).toMatchObject({ code: 'AGENT_ERROR' });
     expect((error as RelayError).message).toMatch(/was submitted.*do not send it again/is);
+    // The side panel drops the card of a failed start: the agent is not sent there (review 15a, F2).
+    expect((error as RelayError).message).not.toMatch(/side panel/);
     expect(tabs.map((t) => t.id)).toEqual([100]);
     expect(threadTabs.isOwned(100)).toBe(true);
+  });
+
+  it('the tab already shows the new task when the page call fails: the start answers with its thread_id, the tab bound to it, and says what failed (review 15a, F2)', async () => {
+    const THREAD = 'plan-my-week-AbCdEfGhIjKlMnOpQrStUv';
+    const address = `https://www.perplexity.ai/computer/tasks/${THREAD}`;
+    const startIn = (cause: RelayError) => {
+      const world = fakeThreadCalls(async (tabId, method) => {
+        if (method === 'page.mode') return SWITCHED;
+        if (method === 'threads.start') {
+          // The prompt went out and the page moved to the task's address; then the page's call failed.
+          const tab = world.tabs.find((t) => t.id === tabId);
+          if (tab) tab.url = address;
+          throw cause;
+        }
+        throw new Error(`unexpected ${method}`);
+      });
+      return world;
+    };
+    const reloaded = startIn(new RelayError('AGENT_ERROR', 'The Perplexity page in this tab was closed or reloaded during the call.'));
+    const result = await reloaded.calls.call('threads.start', START, signal, () => {});
+    expect(result).toEqual({ threadId: THREAD, url: address, turn: 0, note: expect.stringMatching(/started thread_id "plan-my-week-\w+".*closed or reloaded during the call.*do not send the prompt again/) });
+    // What the Node side reads of it keeps the note.
+    expect(SubmittedTurn.parse(result)).toEqual(result);
+    expect(reloaded.threadTabs.ownedTabs()).toEqual([expect.objectContaining({ tabId: 100, threadId: THREAD })]);
+    // A caller gone has nobody to tell, but the tab is the task's all the same.
+    const cancelled = startIn(new RelayError('CANCELLED', 'The call was cancelled.'));
+    await expect(cancelled.calls.call('threads.start', START, signal, () => {})).rejects.toMatchObject({ code: 'CANCELLED' });
+    expect(cancelled.threadTabs.ownedTabs()).toEqual([expect.objectContaining({ tabId: 100, threadId: THREAD })]);
   });
 
   it('the page could not say (the call was cut off mid-submit): the tab stays too', async () => {
@@ -442,8 +473,8 @@ describe('a thread tab is its call\'s until the call is done (review 15a, F1)', 
     await new Promise((r) => setTimeout(r, 5));
     controller.abort();
     expect(await waiting).toBe('CANCELLED');
-    // 103: a start whose page call failed once its task had an address; kept.
-    expect(await failed(calls.call('threads.start', START, signal, () => {}))).toBe('AGENT_ERROR');
+    // 103: a start whose page call failed once its task had an address; kept, bound to the task.
+    expect(await failed(calls.call('threads.start', START, signal, () => {}))).toBe('resolved');
     // 101 found again, but its page does not load.
     notReady.add(101);
     expect(await failed(calls.call('threads.state', { threadId: 't-1', tabCap: 6 }, signal, () => {}))).toBe('NO_PERPLEXITY_TAB');

@@ -166,6 +166,15 @@ describe('call_perplexity_computer: holding the call', () => {
     expect(world.progress.find((m) => m.startsWith('thread_id'))).toMatch(new RegExp(`^thread_id ${THREAD}: working.*read_thread`));
   });
 
+  it('a start whose page call failed once its task had an address: what failed is said first, then where the task stands (review 15a, F2)', async () => {
+    const note = `The prompt went out and started thread_id "${THREAD}", but comet-relay's call to its page failed after that (the page was reloaded); do not send the prompt again.`;
+    const browser = new FakeBrowser().on('threads.start', { ...submitted, turn: 0, note }).on('threads.wait', checkpoint({ turn: 0 }));
+    const { structured, isError } = await call(browser, 'call_perplexity_computer', { message: 'x' }).done;
+    expect(isError).toBe(false);
+    expect(structured).toMatchObject({ thread_id: THREAD, event: 'complete', task_status: 'completed' });
+    expect(String(structured?.text).startsWith(`${note}\n\n`)).toBe(true);
+  });
+
   it('a follow-up goes to threads.send on the same thread', async () => {
     const browser = new FakeBrowser().on('threads.send', submitted).on('threads.wait', checkpoint({ turn: 1 }));
     await call(browser, 'call_perplexity_computer', { thread_id: THREAD, message: 'Continue.' }).done;

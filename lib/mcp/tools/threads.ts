@@ -415,7 +415,8 @@ async function runTurn(
     }
     if ('notSent' in submitted) return jsonResult(notSentResult(submitted));
     const result = await holdThread({ ...holdOptions(context), since }, submitted);
-    return jsonResult(result);
+    // A turn sent though the call that sent it failed: that is said first, then where the thread stands.
+    return jsonResult(submitted.note ? { ...result, text: `${submitted.note}\n\n${result.text}` } : result);
   });
 }
 

@@ -225,6 +225,8 @@ export const SubmittedTurn = z.object({
   url: z.string(),
   /** The new turn's index; threads.wait({ turn }) waits for this one, never an earlier one. */
   turn: z.number().int().min(0),
+  /** What went wrong after the turn was sent (a start whose page call failed once its task had an address): said before its result. */
+  note: z.string().optional(),
 });
 
 /**

@@ -300,13 +300,24 @@ export class ThreadCalls {
       return result;
     } catch (error) {
       const e = RelayError.from(error);
+      // The tab's address names the new task: the prompt went out, and this is its thread. The tab is bound to it and
+      // the caller gets its id, to wait on and read; the public door counts it as its own (review 15a, F2).
+      const shown = this.deps.pages.state(tabId)?.url ?? '';
+      const threadId = asked ? threadIdOfUrl(shown) : undefined;
+      if (threadId) {
+        this.deps.tabs.assign(tabId, threadId);
+        if (e.code === 'CANCELLED') throw e;
+        const note = `The prompt went out and started thread_id "${threadId}", but comet-relay's call to its page failed after that (${e.message}); do not send the prompt again.`;
+        return { threadId, url: shown, turn: 0, note };
+      }
       // A prompt that went out started a task (credits): its tab stays, and the caller is told not to resend.
       if (asked && (await this.submittedIn(tabId))) {
         if (e.code === 'CANCELLED') throw e;
+        // Not the side panel: it drops the card of a start that failed.
         throw new RelayError(
           'AGENT_ERROR',
           `The prompt was submitted in a background Perplexity tab, but comet-relay could not learn its thread_id (${e.message}). ` +
-            'Do not send it again: the task is running; its thread shows in the comet-relay side panel and in Perplexity\'s history (the tab stays open).',
+            "Do not send it again: the task is running; find it in Perplexity's history (the tab stays open).",
         );
       }
       await this.deps.tabs.discard(tabId);
@@ -321,12 +332,11 @@ export class ThreadCalls {
   }
 
   /**
-   * Whether the start in this tab submitted its prompt: the tab shows a thread, or the page says it
+   * Whether the start in this tab submitted its prompt, its tab showing no thread: the page says it
    * sent; when the page cannot say (it hangs, the call was cut off), it counts as sent — a tab left
    * open costs less than a second task.
    */
   private async submittedIn(tabId: number): Promise<boolean> {
-    if (threadIdOfUrl(this.deps.pages.state(tabId)?.url)) return true;
     try {
       const said = (await this.deps.pages.request(tabId, 'threads.submitted', {}, AbortSignal.timeout(3000), () => {})) as { submitted?: boolean };
       return said.submitted !== false;
