@@ -21,7 +21,7 @@ export const PERPLEXITY_HOME = 'https://www.perplexity.ai/';
  * A page call's error when the browser has no Perplexity tab at all (not when the driven tab is another page): comet_ask
  * opens one then and asks again, as the reference's comet_ask does, and only then (review 15b, F1 and F2).
  */
-export const NO_PERPLEXITY_TAB_OPEN = `No Perplexity tab is open in this browser. Call comet_connect (it opens one) or open ${PERPLEXITY_HOME}.`;
+export const NO_PERPLEXITY_TAB_OPEN = 'No Perplexity tab is open in this browser. Call comet_connect (it opens one) or open https://www.perplexity.ai/.';
 /**
  * The optional host permission the person grants from the side panel (TAB_ACCESS_GRANT): any
  * screenshot, the Perplexity tab's included (Chromium's captureVisibleTab wants access to every

@@ -133,7 +133,8 @@ const ask = defineTool({
   uses: ['page.mode', 'page.ask', 'browser.launch', 'tabs.ensurePerplexity'],
   summarize: ({ prompt, newChat }) => `${newChat ? '[new chat] ' : ''}${clip(prompt, 80)}`,
   async handler({ prompt, newChat }, { browser, signal, session, progress }) {
-    const asks = (session.asks ??= { sent: 0, told: 0, pending: new Set() });
+    session.asks ??= { sent: 0, told: 0, pending: new Set() };
+    const asks = session.asks;
     const number = ++asks.sent;
     // What this ask tells of the session's turn, unless a later ask of the session has told already.
     const tell = (binding: AskBinding | undefined, failed: boolean) => {
