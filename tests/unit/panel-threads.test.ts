@@ -66,6 +66,35 @@ describe('ThreadBook', () => {
     expect(book.list()[0]).toMatchObject({ status: 'done', latestStep: 'Stopped' });
   });
 
+  it("a wait with no conversation yet goes to its own session's card, not to another session's of the same client name (review 15c, F4)", () => {
+    const book = new ThreadBook();
+    const as = (clientId: string, id: string, method: string, params: unknown): Request => ({ kind: 'request', id, method, params, origin: { ...origin, clientId } });
+    const b = as('window-b', 'b1', 'page.ask', { prompt: 'B asks' });
+    book.onCall(start(b, 1));
+    book.onCall(end(b, 2, { baselineUrl: HOME }));
+    const a = as('window-a', 'a1', 'page.ask', { prompt: 'A asks' });
+    book.onCall(start(a, 3));
+    book.onCall(end(a, 4, { baselineUrl: HOME }));
+    // B's wait ends on a page that names no conversation: two Claude Code windows share their name.
+    book.onCall(end(as('window-b', 'b2', 'page.wait', {}), 5, { status: 'error', url: HOME, steps: [], currentStep: '', error: 'B failed' }));
+    const byTitle = Object.fromEntries(book.list().map((t) => [t.title, t]));
+    expect(byTitle['B asks']).toMatchObject({ status: 'error', error: 'B failed' });
+    expect(byTitle['A asks']).toMatchObject({ status: 'working' });
+  });
+
+  it("a Computer thread's card merged into its conversation's card keeps the thread id approvals name it by", () => {
+    const book = new ThreadBook();
+    const url = `${HOME}search/plan-abc`;
+    const ask = request('r1', 'page.ask', { prompt: 'Plan it' });
+    book.onCall(start(ask, 1));
+    book.onCall(end(ask, 2, { baselineUrl: url }));
+    const computer = { kind: 'request', id: 't1', method: 'threads.start', params: { message: 'Plan it' }, origin: { ...origin, tool: 'call_perplexity_computer' } } as Request;
+    book.onCall(start(computer, 3));
+    book.onCall(end(computer, 4, { threadId: 'plan-abc', url, turn: 0 }));
+    expect(book.list()).toHaveLength(1);
+    expect(book.byThread('plan-abc')).toBeDefined();
+  });
+
   it('an ask that was never sent (refused, denied) leaves no thread behind', () => {
     const book = new ThreadBook();
     const ask = request('r1', 'page.ask', { prompt: 'q' });

@@ -27,6 +27,8 @@ export interface AgentThread {
   latestStep: string;
   error?: string;
   startedBy: string;
+  /** The session that started it (its origin's clientId): two clients of one name are two callers (review 15c, F4). */
+  startedById?: string;
   updatedAt: number;
   /** Threads of the Computer family (threads.*): the thread's id, its latest event and what it waits on. */
   threadId?: string;
@@ -91,6 +93,7 @@ export class ThreadBook {
           status: 'working',
           latestStep: 'Sending the prompt…',
           startedBy: callerName(request.origin),
+          startedById: request.origin.clientId,
           updatedAt: event.at,
         });
         if (this.agent.length > MAX_AGENT_THREADS) this.agent.length = MAX_AGENT_THREADS;
@@ -114,7 +117,7 @@ export class ThreadBook {
     }
     if (request.method === 'page.wait' && event.phase === 'end') {
       const result = (event.ok ? event.result : undefined) as WaitResultLike | undefined;
-      const thread = this.threadFor(result?.url, callerName(request.origin));
+      const thread = this.threadFor(result?.url, request.origin.clientId);
       if (!thread) return false;
       thread.updatedAt = event.at;
       if (!event.ok) return false; // a failed wait says nothing about the thread itself
@@ -153,6 +156,7 @@ export class ThreadBook {
           status: 'working',
           latestStep: 'Starting a Computer task…',
           startedBy: by ?? 'An MCP client',
+          startedById: request.origin.clientId,
           updatedAt: event.at,
         });
         if (this.agent.length > MAX_AGENT_THREADS) this.agent.length = MAX_AGENT_THREADS;
@@ -177,7 +181,7 @@ export class ThreadBook {
     if (!thread) {
       // Listed once a call on it succeeded: an id that names no thread (a guess, a typo) never is.
       if (!request.origin?.tool || event.phase !== 'end' || !event.ok) return false;
-      thread = { key: `thread:${threadId}`, askId: request.id, title: threadId, newChat: false, status: 'unknown', latestStep: '', startedBy: by ?? 'An MCP client', threadId, updatedAt: event.at };
+      thread = { key: `thread:${threadId}`, askId: request.id, title: threadId, newChat: false, status: 'unknown', latestStep: '', startedBy: by ?? 'An MCP client', startedById: request.origin.clientId, threadId, updatedAt: event.at };
       this.agent.unshift(thread);
       if (this.agent.length > MAX_AGENT_THREADS) this.agent.length = MAX_AGENT_THREADS;
     }
@@ -321,12 +325,13 @@ export class ThreadBook {
     return this.list().find((t) => t.key === key)?.interactions ?? [];
   }
 
-  private threadFor(url: string | undefined, clientName: string): AgentThread | undefined {
+  /** A wait's card: its conversation's, else the one its own session started and has not seen end. */
+  private threadFor(url: string | undefined, clientId: string): AgentThread | undefined {
     if (isConversation(url)) {
       const byUrl = this.agent.find((t) => t.key === conversationKey(url));
       if (byUrl) return byUrl;
     }
-    return this.agent.find((t) => t.startedBy === clientName && (!t.url || t.status === 'working'));
+    return this.agent.find((t) => t.startedById === clientId && (!t.url || t.status === 'working'));
   }
 
   /** Gives a pending ask its conversation; a follow-up merges into the thread already listed. */
@@ -339,6 +344,9 @@ export class ThreadBook {
       existing.updatedAt = Math.max(existing.updatedAt, thread.updatedAt);
       existing.askId = thread.askId;
       existing.startedBy = thread.startedBy;
+      existing.startedById = thread.startedById;
+      // A Computer thread's id stays with its card: approvals name the thread by it.
+      existing.threadId ??= thread.threadId;
       existing.error = undefined;
       this.agent = this.agent.filter((t) => t !== thread);
       this.agent.sort((a, b) => b.updatedAt - a.updatedAt);
