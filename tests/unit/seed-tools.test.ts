@@ -86,16 +86,45 @@ describe.skipIf(!seedsPresent)(seedsPresent ? `the seeds' parameter tables, read
       const sameDefault = seedDefault === null ? p.default === undefined || p.default === null : p.default === seedDefault;
       if (seedDefault !== undefined && !DEPARTURES[`${key}#default`] && !sameDefault) wrong.push(`${row.where} ${key}: default should be ${row.default}, listed ${JSON.stringify(p.default)}`);
     }
-    // Beyond the seed's own: only optional parameters of ours.
+    // Beyond the seed's own: only optional parameters of ours, in tools whose seed lists parameters and in those whose
+    // seed says "None." (review 15b, F7: those were not checked).
     const named = new Set(rows.map((r) => `${r.tool}.${r.param}`));
-    const seedTools = new Set(rows.map((r) => r.tool));
+    const seedTools = new Set([...rows.map((r) => r.tool), ...seedToolNames(seeds as string)]);
     for (const [tool, schema] of listed) {
       if (!seedTools.has(tool)) continue;
       for (const param of schema.required ?? []) if (!named.has(`${tool}.${param}`)) wrong.push(`${tool}.${param}: required, but not in the seed`);
     }
     expect(wrong).toEqual([]);
   });
+
+  it("an enum's values are the seed's: comet_mode's modes, comet_screenshot's formats", async () => {
+    const text = readFileSync(join(seeds as string, seedFileOf(seeds as string, 'Enum values for mode:')), 'utf8');
+    const modes = [...(text.split('Enum values for mode:')[1] ?? '').split(/\n\s*\n\s*(?=[A-Z])/)[1]?.matchAll(/^`([\w-]+)`\t/gm) ?? []].map((m) => m[1]);
+    const formats = [.../^`format`\tenum\t.*$/m.exec(text)?.[0].matchAll(/"(\w+)"/g) ?? []].map((m) => m[1]);
+    expect(modes).toHaveLength(7);
+    const { client } = await connectSession(new FakeBrowser(), { tools: allTools });
+    const listed = new Map((await client.listTools()).tools.map((t) => [t.name, t.inputSchema as { properties: Record<string, { enum?: string[]; anyOf?: { enum?: string[] }[] }> }]));
+    await client.close();
+    const values = (tool: string, param: string) => {
+      const p = listed.get(tool)?.properties[param];
+      return p?.enum ?? p?.anyOf?.flatMap((a) => a.enum ?? []) ?? [];
+    };
+    expect(values('comet_mode', 'mode')).toEqual(modes);
+    expect([...new Set(values('comet_screenshot', 'format'))].sort()).toEqual([...new Set(formats)].sort());
+  });
 });
+
+/** The comet_* tools the seed documents, by their numbered headings ("6. comet_screenshot"). */
+function seedToolNames(folder: string): string[] {
+  return readdirSync(folder).flatMap((file) => [...readFileSync(join(folder, file), 'utf8').matchAll(/^\d+\. (comet_\w+)$/gm)].map((m) => m[1] as string));
+}
+
+/** The seed file that holds `marker`. */
+function seedFileOf(folder: string, marker: string): string {
+  const file = readdirSync(folder).find((f) => readFileSync(join(folder, f), 'utf8').includes(marker));
+  if (!file) throw new Error(`no seed file holds "${marker}"`);
+  return file;
+}
 
 /** The comet_* reference's error codes (its "Error Codes" table), written out so that this holds without the seeds too. */
 const REFERENCE_CODES = ['CDP_CONNECTION_FAILED', 'COMET_NOT_FOUND', 'COMET_LAUNCH_FAILED', 'TAB_NOT_FOUND', 'TIMEOUT', 'EVALUATION_FAILED', 'SELECTOR_NOT_FOUND', 'AGENT_ERROR', 'CONFIG_ERROR'];
