@@ -7,7 +7,7 @@ afterAll(removeFakeHomes);
 
 describe('nothing to list, in the reference’s words', () => {
   it('comet_list_tabs, comet_get_sources and comet_list_conversations', async () => {
-    const browser = new FakeBrowser().on('tabs.list', { tabs: [] }).on('page.sources', { sources: [] }).on('page.conversations', { conversations: [] });
+    const browser = new FakeBrowser().on('tabs.list', { tabs: [] }).on('page.sources', { sources: [], grouped: 0, expanded: 0, fromTab: false }).on('page.conversations', { conversations: [] });
     const { context } = fakeContext(browser);
     expect((await runTool(cometTools, 'comet_list_tabs', {}, context)).text).toBe('No tabs found.');
     // A session that asked nothing: the latest turn is all it asked about, so no note follows.
