@@ -114,7 +114,7 @@ export function isPlaceholder(turn: Turn, set: SelectorSet): boolean {
   return !first(turn, set.userBubble) && !first(turn, set.answer) && cleanText(turn) === '';
 }
 
-/** Outermost prose on the page, outside the sidebar: comet_poll's proseCount, with the turns no longer mounted. */
+/** Outermost prose on the page, outside the sidebar: comet_poll's proseCount. */
 export function proseCount(doc: Document, set: SelectorSet): number {
   return outermost(all(doc, set.prose)).filter((p) => !outsideThread(p, set)).length;
 }
@@ -502,9 +502,7 @@ async function pollWhole(ctx: PageContext, prose?: boolean): Promise<PollResult>
     currentStep: status === 'working' ? (state?.steps.at(-1) ?? '') : '',
     response: state?.response ?? '',
     ...ind,
-    // The turns the page had and no longer mounts count one answer each, told by the turns' own indexes as turnCount is:
-    // blocks-2026-08 keeps the latest five answers, and the count stopped at 5 (review 15b, F5).
-    proseCount: proseCount(doc, set) + turnCountOf(turns) - turns.length,
+    proseCount: proseCount(doc, set),
     turnCount: turnCountOf(turns),
     lastTurnIndex: turnCountOf(turns) - 1,
     questionText: state?.question ?? '',

@@ -41,8 +41,8 @@ export const PollResult = z.object({
   response: z.string(),
   hasStopButton: z.boolean(),
   hasLoadingSpinner: z.boolean(),
-  proseCount: Count,
-  turnCount: Count,
+  proseCount: Count.describe('Answers shown (the page mounts the latest five).'),
+  turnCount: Count.describe('Turns, also those not shown: grows with each.'),
   /** -1 when the page has no turn. */
   lastTurnIndex: z.number().int().min(-1),
   questionText: z.string(),
