@@ -18,6 +18,12 @@ import { VERSION } from './version';
 import { cliCommand } from './invocation';
 
 /**
+ * How EXTENSION_NOT_CONNECTED begins when no host of any browser is there at all (not a hung one, not another profile's):
+ * the one case comet_ask starts a browser for (review 15d, F2: it started one for a hung host, every call).
+ */
+export const NO_BROWSER = 'No browser with the comet-relay extension is connected.';
+
+/**
  * The MCP side's handle on one browser profile: finds the host through discovery, says hello,
  * and turns calls into correlated request/response pairs with progress, cancellation and
  * timeouts. One RelayClient per MCP session, so the host can tell sessions apart.
@@ -414,7 +420,7 @@ export class RelayClient {
     }
     return new RelayError(
       'EXTENSION_NOT_CONNECTED',
-      `No browser with the comet-relay extension is connected. Open the browser you installed it in (Comet, Chrome, Chromium, Edge or Brave) with the extension enabled; if it is open, run \`${cliCommand('doctor')}\` to see which link is broken.`,
+      `${NO_BROWSER} Open the browser you installed it in (Comet, Chrome, Chromium, Edge or Brave) with the extension enabled; if it is open, run \`${cliCommand('doctor')}\` to see which link is broken.`,
     );
   }
 }

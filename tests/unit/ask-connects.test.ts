@@ -4,6 +4,7 @@ import { instructionsFor } from '../../lib/mcp/server';
 import { cometTools } from '../../lib/mcp/tools/comet';
 import { RelayError } from '../../lib/protocol/errors';
 import { NO_PERPLEXITY_TAB_OPEN } from '../../lib/protocol/urls';
+import { NO_BROWSER } from '../../lib/relay/client';
 import { noPerplexityTab } from '../../lib/worker/calls/tabs';
 import { FakeBrowser, fakeContext, removeFakeHomes, runTool } from '../support/fake-browser';
 
@@ -29,7 +30,7 @@ class Closed extends FakeBrowser {
 describe('comet_ask as the first call, like the reference', () => {
   it('with no browser running: starts it, readies a Perplexity tab, and asks', async () => {
     const browser = new Closed()
-      .fail('page.ask', 'EXTENSION_NOT_CONNECTED', 'No browser with the comet-relay extension is connected.')
+      .fail('page.ask', 'EXTENSION_NOT_CONNECTED', `${NO_BROWSER} Open the browser you installed it in.`)
       .on('page.ask', handle)
       .on('tabs.ensurePerplexity', tab);
     const { text } = await runTool(cometTools, 'comet_ask', { prompt: 'What is fusion?' }, fakeContext(browser).context);
@@ -49,6 +50,18 @@ describe('comet_ask as the first call, like the reference', () => {
     const browser = new Closed().on('page.ask', () => Promise.reject(elsewhere)).on('tabs.ensurePerplexity', tab);
     await expect(runTool(cometTools, 'comet_ask', { prompt: 'x' }, fakeContext(browser).context)).rejects.toBe(elsewhere);
     expect(browser.methods()).toEqual(['page.ask']);
+  });
+
+  it('a browser that is there but unreachable (a hung host, another profile) is said as it is: no browser is started for it', async () => {
+    for (const message of [
+      'The comet-relay host of profile "Default" did not answer the handshake within 3 s: it may be hung or overloaded.',
+      'No connected browser profile is named "Work" or has a name beginning with it. Connected profiles: "Home".',
+    ]) {
+      const browser = new Closed().fail('page.ask', 'EXTENSION_NOT_CONNECTED', message).on('tabs.ensurePerplexity', tab);
+      await expect(runTool(cometTools, 'comet_ask', { prompt: 'x' }, fakeContext(browser).context)).rejects.toMatchObject({ message });
+      expect(browser.started).toBe(0);
+      expect(browser.methods()).toEqual(['page.ask']);
+    }
   });
 
   it('any other failure is not asked again, and one that comes again is the answer', async () => {

@@ -4,6 +4,7 @@ import { PROMPT_MAX } from '../../protocol/limits';
 import type { TabInfo } from '../../protocol/methods';
 import { type AskBinding, formatWaitText, PageMode, PollResult } from '../../protocol/page/page-methods';
 import { threadIdOfUrl } from '../../protocol/threads/thread-ids';
+import { NO_BROWSER } from '../../relay/client';
 import { cliCommand } from '../../relay/invocation';
 import { questionMatch } from '../../page/answer/question';
 import { checkPerplexityUrl, NEVER_DRIVEN, NO_PERPLEXITY_TAB_OPEN, PERPLEXITY_HOME, promptInUrl, TAB_ACCESS_GRANT, TAB_CATEGORY_ORDER } from '../../protocol/urls';
@@ -183,13 +184,14 @@ const ask = defineTool({
  * comet_ask, not comet_connect (review 15b, F1). When the ask failed for want of a browser, or of any Perplexity tab
  * (nothing was typed then), the browser is started as comet_connect starts it, a Perplexity tab readied, and the ask
  * may go again: true. Not when the driven tab is another page: the prompt would go to a conversation nobody named
- * (F2). The read tools do not start a browser (a read never acts); their errors name comet_connect.
+ * (F2); nor for a host that is there but hung, or another profile's: a browser started for it never connects (15d, F2). The read tools do not start a browser (a read never acts); their errors name comet_connect.
  */
 async function connected(browser: ToolBrowser, error: unknown, signal: AbortSignal): Promise<boolean> {
   if (!(error instanceof RelayError)) return false;
+  const noBrowser = error.code === 'EXTENSION_NOT_CONNECTED' && error.message.startsWith(NO_BROWSER);
   const noTab = error.code === 'NO_PERPLEXITY_TAB' && error.message === NO_PERPLEXITY_TAB_OPEN;
-  if (error.code !== 'EXTENSION_NOT_CONNECTED' && !noTab) return false;
-  if (error.code === 'EXTENSION_NOT_CONNECTED') await browser.ensureBrowser(signal);
+  if (!noBrowser && !noTab) return false;
+  if (noBrowser) await browser.ensureBrowser(signal);
   await browser.call('tabs.ensurePerplexity', {}, { signal, timeoutMs: 20_000 });
   return true;
 }

@@ -130,7 +130,14 @@ export class TabService {
       );
     }
     const url = checked.url;
-    const tabId = onTab ?? (await this.pageTab().catch(async () => Number((await this.ensurePerplexity(timeoutMs)).tab.id)));
+    // A tab is readied only where the browser shows no Perplexity tab at all: page tools set to another page are said
+    // so, never moved to the tab the person used last, whose conversation nobody named (review 15d, F1).
+    const tabId =
+      onTab ??
+      (await this.pageTab().catch(async (error: unknown) => {
+        if (!(error instanceof RelayError && error.message === NO_PERPLEXITY_TAB_OPEN)) throw error;
+        return Number((await this.ensurePerplexity(timeoutMs)).tab.id);
+      }));
     // Finding the tab can take seconds: a caller gone meanwhile moves nobody's tab (review of 2026-12-02, #21).
     if (signal?.aborted) throw new RelayError('CANCELLED', 'The call was cancelled before the tab was navigated; it was left where it was.');
     const current = await browser.tabs.get(tabId).catch(() => undefined);
