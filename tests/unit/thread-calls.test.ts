@@ -56,6 +56,15 @@ describe('a task that was submitted keeps its tab', () => {
     const cancelled = startIn(new RelayError('CANCELLED', 'The call was cancelled.'));
     await expect(cancelled.calls.call('threads.start', START, signal, () => {})).rejects.toMatchObject({ code: 'CANCELLED' });
     expect(cancelled.threadTabs.ownedTabs()).toEqual([expect.objectContaining({ tabId: 100, threadId: THREAD })]);
+    // `/search/new` asks a new question: it names no thread, so no thread_id "new" is handed out (review 15d, N2).
+    const unnamed = fakeThreadCalls(async (tabId, method) => {
+      if (method === 'page.mode') return SWITCHED;
+      const tab = unnamed.tabs.find((t) => t.id === tabId);
+      if (tab) tab.url = 'https://www.perplexity.ai/search/new?q=Plan%20my%20week';
+      throw new RelayError('AGENT_ERROR', 'The Perplexity page in this tab was closed or reloaded during the call.');
+    });
+    await expect(unnamed.calls.call('threads.start', START, signal, () => {})).rejects.toMatchObject({ code: 'AGENT_ERROR' });
+    expect(unnamed.threadTabs.ownedTabs().map((t) => t.threadId)).not.toContain('new');
   });
 
   it('the page could not say (the call was cut off mid-submit): the tab stays too', async () => {

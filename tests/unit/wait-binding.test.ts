@@ -174,6 +174,10 @@ describe("a comet_wait beside the session's own comet_ask (clients send tool cal
     const waiting = runTool(cometTools, 'comet_wait', {}, ctx);
     const polled = await runTool(cometTools, 'comet_poll', {}, { ...ctx, browser: new FakeBrowser().on('page.poll', () => ({ status: 'completed', response: 'x', steps: [], currentStep: '', proseCount: 1, turnCount: 1, lastTurnIndex: 1, questionText: 'the old question', url: conv, hasStopButton: false }) as never) });
     expect(polled.text).toContain("This session's comet_ask is still being sent");
+    const sources = new FakeBrowser().on('page.sources', { sources: [], grouped: 0, expanded: 0, fromTab: false });
+    expect((await runTool(cometTools, 'comet_get_sources', {}, { ...ctx, browser: sources })).text).toBe(
+      "No sources found on the current page.\n\nThis session's comet_ask is still being sent: this is the page's latest turn before it.",
+    );
     approval.release();
     await asking;
     expect((await waiting).text).toBe('the answer to the new question');

@@ -264,6 +264,8 @@ const wait = defineTool({
   summarize: ({ timeout }) => `timeout ${timeout} ms`,
   async handler({ timeout, maxLength }, { browser, signal, session, settings, progress }) {
     const since = Date.now();
+    // A client that keeps a call alive by its progress hears why this one waits (review 15d, N4).
+    if (session.asks?.pending.size) progress("Waiting for this session's comet_ask to be sent (an approval, or an answer the page is still writing)…");
     if (!(await asksTold(session, timeout, signal))) return textResult(STILL_ASKING_TEXT);
     const left = Math.max(0, timeout - (Date.now() - since));
     const result = await browser.call(
@@ -318,6 +320,8 @@ function notOwnTurn(read: { questionText: string; url: string; lastTurnIndex: nu
  * asked nothing gets none: the latest turn is all it asked about.
  */
 async function ownTurnNote(browser: ToolBrowser, session: SessionMemory, signal: AbortSignal): Promise<string> {
+  // Its own ask still being sent, the latest turn is the one before it, whatever the last one told says (review 15d, N3).
+  if (session.asks?.pending.size) return `\n\n${STILL_ASKING_NOTE}`;
   if (!session.lastAsk) return '';
   const now = await browser.call('page.poll', { maxLength: 1 }, { signal, timeoutMs: 15_000 }).catch(() => undefined);
   const other = now && notOwnTurn(now, session.lastAsk);

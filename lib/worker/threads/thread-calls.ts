@@ -20,7 +20,7 @@ import {
   threadPathFrom,
   transcriptFrom,
 } from './thread-results';
-import { checkThreadId, sameThreadId, showsThread, threadIdOfUrl, threadMovedError } from '../../protocol/threads/thread-ids';
+import { checkThreadId, conversationIdOf, sameThreadId, showsThread, threadIdOfUrl, threadMovedError } from '../../protocol/threads/thread-ids';
 import type { Lease, ThreadTabs } from './thread-tabs';
 import { cliHint } from '../../protocol/identity';
 import { exportThread, type Fetched, type LibraryFetch, listLibrary } from './library';
@@ -303,7 +303,8 @@ export class ThreadCalls {
       // The tab's address names the new task: the prompt went out, and this is its thread. The tab is bound to it and
       // the caller gets its id, to wait on and read; the public door counts it as its own (review 15a, F2).
       const shown = this.deps.pages.state(tabId)?.url ?? '';
-      const threadId = asked ? threadIdOfUrl(shown) : undefined;
+      // `/search/new` asks a new question and names no thread (review 15d, N2).
+      const threadId = asked && conversationIdOf(shown) !== undefined ? threadIdOfUrl(shown) : undefined;
       if (threadId) {
         this.deps.tabs.assign(tabId, threadId);
         if (e.code === 'CANCELLED') throw e;
