@@ -72,6 +72,26 @@ describe('what a held call shows the person', () => {
     settle(false);
   });
 
+  it("a prompt of a session that chose no mode names the mode the tab is in, when it is not Search and the panel knows it (review 15c, F3)", async () => {
+    const panels = service();
+    // Another session's comet_mode switched the tab to Computer.
+    const switched: Request = { kind: 'request', id: 'm1', method: 'page.mode', params: { mode: 'computer' }, origin: { ...origin('loopback'), clientId: 'other', tool: 'comet_mode' } };
+    panels.onCall({ phase: 'start', request: switched, at: 1 });
+    panels.onCall({ phase: 'end', request: switched, at: 2, ok: true, result: { mode: 'computer' } });
+    const target = async (params: Record<string, unknown>) => {
+      const outcome = panels.authorize({ kind: 'request', id: `a-${JSON.stringify(params)}`, method: 'page.ask', params: {}, origin: origin('loopback') }, params, new AbortController().signal, () => {});
+      await vi.waitFor(() => expect(panels.approvals.pending()).toHaveLength(1));
+      const pending = panels.approvals.pending()[0] as PendingApproval;
+      panels.approvals.decide(pending.id, false);
+      await outcome.catch(() => {});
+      return pending.target;
+    };
+    expect(await target({ prompt: 'Book it' })).toBe('tab 7: “Tides” (https://www.perplexity.ai/search/tides-abc), in Computer mode, as the tab is set now (this session chose none)');
+    // A new chat opens in Search; a mode the session chose is named in the card's words instead.
+    expect(await target({ prompt: 'Book it', newChat: true })).toBe('tab 7: “Tides” (https://www.perplexity.ai/search/tides-abc)');
+    expect(await target({ prompt: 'Book it', keepMode: 'computer' })).toBe('tab 7: “Tides” (https://www.perplexity.ai/search/tides-abc)');
+  });
+
   it('a Computer task of 100,000 characters reaches it whole', async () => {
     const task = `${HEAD}${'x'.repeat(100_000 - HEAD.length - TAIL.length)}${TAIL}`;
     const { pending, settle } = await held({ kind: 'request', id: 'a2', method: 'threads.start', params: {}, origin: origin('loopback') }, { message: task });

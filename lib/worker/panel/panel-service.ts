@@ -20,7 +20,7 @@ import { otherTabsAllowed } from '../calls/other-tabs';
 import { ModeState, PageWatch } from './page-watch';
 import type { PageHub } from '../calls/pages';
 import { PanelHub } from './panels';
-import { approvalDetail, type Decision, decide, decideNeed } from './policy';
+import { approvalDetail, type Decision, decide, decideNeed, modeLabel } from './policy';
 import { SelectorMissLog } from './selector-miss';
 import type { ApprovedTab, CallEvent, ProgressSink, Router } from '../calls/router';
 import { coalescedSaver, sessionValue } from '../browser/session-store';
@@ -157,7 +157,8 @@ export class PanelService {
     // The page the card is drawn on, taken now: one loaded while the card waits is not what the person saw.
     const page = tab?.id === undefined ? undefined : this.deps.pages.document(tab.id);
     const prompts = page === undefined ? undefined : this.deps.pages.askCount(page);
-    await this.enforce(decision, again, request, settings, signal, progress, { ...approvalDetail(request.method, params), target: this.targetOf(request.method, params, tab) });
+    const target = this.targetOf(request.method, params, tab);
+    await this.enforce(decision, again, request, settings, signal, progress, { ...approvalDetail(request.method, params), ...(target ? { target: `${target}${this.inheritedMode(request.method, params)}` } : {}) });
     this.approvedCalls.add(request);
     return tab?.id === undefined ? undefined : { tabId: tab.id, url: tab.url ?? tab.pendingUrl ?? '', title: tab.title ?? '', page, prompts, client: request.origin?.clientId };
   };
@@ -214,6 +215,18 @@ export class PanelService {
     if (!method.startsWith('page.') && method !== 'tabs.navigate') return undefined;
     if (tab?.id === undefined) return 'the Perplexity tab comet-relay opens (none is open now)';
     return `tab ${tab.id}: “${tab.title ?? ''}” (${tab.url ?? tab.pendingUrl ?? ''})`;
+  }
+
+  /**
+   * A prompt of a session that chose no mode goes in the mode the tab is in, which another session or the person may have
+   * set: a Computer task acts with the account's connectors and spends credits, so the card names a mode other than
+   * Search when the panel knows it (the page shows it, or a page.mode call said it), and nothing when it does not (review
+   * 15c, F3). A new chat opens in Search; a mode the session chose is in the card's words already.
+   */
+  private inheritedMode(method: string, params: Record<string, unknown>): string {
+    if (method !== 'page.ask' || params.keepMode || params.newChat) return '';
+    const current = this.mode.view().current;
+    return current && current !== 'standard' ? `, in ${modeLabel(current)} mode, as the tab is set now (this session chose none)` : '';
   }
 
   /** Lets the call run, refuses it, or holds it until the person approves (or the time runs out). */
