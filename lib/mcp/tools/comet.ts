@@ -156,19 +156,19 @@ const ask = defineTool({
         return send();
       })
       .then(
-      (handle) => {
-        tell({ turnIndex: handle.turnIndex, conversationUrl: handle.conversationUrl, questionKey: handle.questionKey, askedAt: handle.submittedAt }, false);
-        return handle;
-      },
-      (error: unknown) => {
-        // The page took the prompt though no turn shows it yet: the comet_wait the error asks for follows that turn.
-        // Any other failure (the mode not set, denied, timed out, cancelled, the page gone): no turn of this prompt is
-        // known, and a comet_wait must not answer it with the session's previous one (review 2026-12-05, worker #1).
-        const taken = error instanceof RelayError ? error.data?.taken : undefined;
-        tell(taken, !taken);
-        throw error;
-      },
-    );
+        (handle) => {
+          tell({ turnIndex: handle.turnIndex, conversationUrl: handle.conversationUrl, questionKey: handle.questionKey, askedAt: handle.submittedAt }, false);
+          return handle;
+        },
+        (error: unknown) => {
+          // The page took the prompt though no turn shows it yet: the comet_wait the error asks for follows that turn.
+          // Any other failure (the mode not set, denied, timed out, cancelled, the page gone): no turn of this prompt
+          // is known, and a comet_wait must not answer it with the session's previous one (review 2026-12-05, worker #1).
+          const taken = error instanceof RelayError ? error.data?.taken : undefined;
+          tell(taken, !taken);
+          throw error;
+        },
+      );
     asks.pending.add(sending);
     try {
       const handle = await sending;
@@ -184,7 +184,8 @@ const ask = defineTool({
  * comet_ask, not comet_connect (review 15b, F1). When the ask failed for want of a browser, or of any Perplexity tab
  * (nothing was typed then), the browser is started as comet_connect starts it, a Perplexity tab readied, and the ask
  * may go again: true. Not when the driven tab is another page: the prompt would go to a conversation nobody named
- * (F2); nor for a host that is there but hung, or another profile's: a browser started for it never connects (15d, F2). The read tools do not start a browser (a read never acts); their errors name comet_connect.
+ * (F2); nor for a host that is there but hung, or another profile's: a browser started for it never connects (15d,
+ * F2). The read tools do not start a browser (a read never acts); their errors name comet_connect.
  */
 async function connected(browser: ToolBrowser, error: unknown, signal: AbortSignal): Promise<boolean> {
   if (!(error instanceof RelayError)) return false;
