@@ -60,6 +60,9 @@ export const threadJson2026: ThreadJsonReader = {
   thread: {
     entries: ['entries'],
     nextCursor: ['next_cursor', 'thread_metadata.next_cursor'],
+    // RECORDED: `has_next_page: false` beside `next_cursor: null` in both real bodies (2026-07-31, 2026-08-01); the web
+    // app pages on while it is true (NOTES §F, the HAR analysis of 2026-02-21).
+    hasNext: ['has_next_page'],
     title: ['thread_metadata.title', 'entries[0].thread_title'],
     uuid: ['thread_metadata.uuid', 'entries[0].context_uuid'],
     slug: ['thread_metadata.slug', 'entries[0].thread_url_slug'],

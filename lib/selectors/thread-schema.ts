@@ -178,6 +178,8 @@ export const ThreadJsonReaderSchema = z.looseObject({
   thread: z.object({
     entries: Paths,
     nextCursor: Paths,
+    /** The page's word that more follow: with no new cursor, the thread read is cut (optional: older readers load). */
+    hasNext: Paths.optional(),
     title: Paths,
     uuid: Paths,
     slug: Paths,

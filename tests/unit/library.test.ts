@@ -199,6 +199,18 @@ describe('library.thread', () => {
     expect(t.turns.map((x) => x.question)).toEqual(['q1', 'q2']);
   });
 
+  it('a page that says more follow but gives no new cursor fails as a cut thread, not the turns so far as whole (review 15e, F6)', async () => {
+    const page = (next: string | null, more: boolean) => JSON.stringify({ entries: [{ query_str: 'q', status: 'COMPLETED', blocks: [{ intended_usage: 'ask_text', markdown_block: { answer: 'a' } }] }], has_next_page: more, next_cursor: next });
+    const cut = /^thread "x": page 1 of its JSON says more entries follow but gives no new cursor at next_cursor or thread_metadata\.next_cursor \(reader library-json-2026-12\); it was not exported rather than exported cut\. Try again later;.*comet-relay selectors add/;
+    expect(await failure(exportThread('x', async () => ({ status: 200, body: page(null, true) }), readers))).toMatchObject({ code: 'JSON_SHAPE', message: expect.stringMatching(cut) });
+    // A cursor given before is no way on either.
+    let calls = 0;
+    const again = await failure(exportThread('x', async () => ({ status: 200, body: page('same', ++calls < 5) }), readers));
+    expect([again?.code, again?.message]).toEqual(['JSON_SHAPE', expect.stringMatching(/page 2 of its JSON says more entries follow but gives no new cursor/)]);
+    // The real bodies' end: `has_next_page: false`, `next_cursor: null`.
+    expect((await exportThread('x', async () => ({ status: 200, body: page(null, false) }), readers)).pages).toBe(1);
+  });
+
   it('fails with named errors, never a partial thread', async () => {
     const lib = new SimLibrary().seed({ threads: 3, longTurns: 25 });
     expect(await failure(exportThread('no/such', siteFetch(lib), readers))).toMatchObject({ code: 'INVALID_PARAMS' });

@@ -68,6 +68,13 @@ describe('the worker end of a repair', () => {
     expect(r.calls.filter((c) => c === 'fetch')).toHaveLength(1);
   });
 
+  it('a JSON page that says more follow but gives no new cursor vouches for nothing: its last entry read is not the thread`s last (review 15e, F6)', async () => {
+    const r = rig({ body: JSON.stringify({ ...JSON.parse(threadJsonBody(TURNS)), has_next_page: true, next_cursor: null }) });
+    const repairs = new Repairs(() => reader);
+    expect(await repairs.read('page.poll', r.poll, r.page, r.fetch, { tabId: 1, url: URL })).toMatchObject({ turnCount: 0 });
+    expect(r.calls).toEqual(['page.repair', 'fetch']);
+  });
+
   it('a page that is not a conversation is not asked about at all', async () => {
     const r = rig();
     const repairs = new Repairs(() => reader);

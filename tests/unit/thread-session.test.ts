@@ -122,6 +122,20 @@ describe('asking the thread JSON', () => {
     expect(requests).toHaveLength(2);
   });
 
+  it('a page that says more follow but gives no new cursor is not the thread: the page answers, and the problem says why (review 15e, F6)', async () => {
+    const more = (cursor: string | null) => () => {
+      const { body } = JSON.parse(readFileSync(join(dir, 'B-computer-complete.json'), 'utf8')) as { body: object };
+      return { status: 200, body: JSON.stringify({ ...body, has_next_page: true, next_cursor: cursor }) };
+    };
+    for (const pages of [[more(null)], [more('c1'), more('c1')]]) {
+      const asked = pages.length;
+      const { session, requests } = setup('B-computer-complete', pages);
+      expect((await session.reading()).source).toBe('page');
+      expect(session.lastProblem).toMatch(/has more than its cursors reach \(reader thread-json-2026-12\); its latest turns would be missing/);
+      expect(requests).toHaveLength(asked);
+    }
+  });
+
   it('a broken or moved body falls back to the page and says why', async () => {
     const { session } = setup('A-computer-sleep', [() => ({ status: 200, body: JSON.stringify({ data: { turns: [] } }) })]);
     const reading = await session.reading();

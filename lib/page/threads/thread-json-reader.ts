@@ -340,9 +340,15 @@ export function readThreadJson(pages: unknown[], r: ThreadJsonReader, ctx: JsonC
   };
 }
 
-/** The cursor of the next (newer) page, if any. */
-export function nextCursor(value: unknown, r: ThreadJsonReader): string | undefined {
-  return firstString(value, r.thread.nextCursor);
+/**
+ * The one rule a whole thread is paged by, after a page (the web app's: by `next_cursor` while `has_next_page`, to the
+ * end when it is null or repeats): the next cursor, one not `followed` before; undefined at the end; null when the page
+ * says more follow but gives no such cursor, so the rest cannot be read and the pages are a cut thread (review 15e, F6).
+ */
+export function pageAfter(value: unknown, at: { nextCursor: readonly string[]; hasNext?: readonly string[] }, followed: readonly string[]): string | null | undefined {
+  const cursor = firstString(value, at.nextCursor);
+  if (cursor && !followed.includes(cursor)) return cursor;
+  return firstBoolean(value, at.hasNext ?? []) ? null : undefined;
 }
 
 /** The query of a page of a thread's JSON: the reader's for the first, with its `nextQuery` and the cursor after. */
@@ -351,13 +357,14 @@ export function pageQuery(r: ThreadJsonReader, cursor?: string): Record<string, 
 }
 
 /**
- * After the pages read (`cursor` the next one's, when there is one): why they are not the whole thread, when they
- * are not. A list cut at `maxPages` would make its last entry read as the thread's latest turn (threads review
- * 2026-12-05, M3): the page answers instead. A cursor met before ends the list (the web app stops there too).
+ * After the pages read (`next`, pageAfter's word on the last): why they are not the whole thread, when they are not. A
+ * list cut at `maxPages`, or where a page gives no way on, would make its last entry read as the thread's latest turn
+ * (threads review 2026-12-05, M3): the page answers instead.
  */
-export function pagesCut(cursor: string | undefined, seen: readonly string[], r: ThreadJsonReader): JsonProblem | undefined {
-  if (cursor === undefined || seen.includes(cursor)) return undefined;
-  return { kind: 'invalid', message: `the thread JSON has more than ${r.request.maxPages} pages of entries (reader ${r.name}); its latest turns would be missing` };
+export function pagesCut(next: string | null | undefined, r: ThreadJsonReader): JsonProblem | undefined {
+  // null: a page said more follow, with no new cursor to them.
+  const more = next === null ? 'its cursors reach' : `${r.request.maxPages} pages of entries`;
+  if (next !== undefined) return { kind: 'invalid', message: `the thread JSON has more than ${more} (reader ${r.name}); its latest turns would be missing` };
 }
 
 /** The thread's kind (`computer`, `research`, `search`) by the reader's table; undefined when the value is not in it. */

@@ -2,7 +2,7 @@ import { RelayError } from '../../protocol/error/relay-error';
 import { threadIdOfUrl } from '../../protocol/threads/thread-ids';
 import type { ThreadJsonReader, ThreadPageReader } from '../../selectors/thread-schema';
 import type { PageContext } from '../dom/context';
-import { assetLinks, type JsonProblem, nextCursor, pageQuery, pagesCut, parseThreadBody, readThreadJson } from './thread-json-reader';
+import { assetLinks, type JsonProblem, pageAfter, pageQuery, pagesCut, parseThreadBody, readThreadJson } from './thread-json-reader';
 import { readThreadDom, pageSaysNotFound, readTurnDom } from './thread-dom-reader';
 import type { ThreadReading, TurnReading } from '../checkpoints/thread-model';
 import { turnCountOf, turnsOf } from '../dom/turns';
@@ -124,6 +124,7 @@ export class ThreadSession {
     const pages: unknown[] = [];
     const followed: string[] = [];
     let cursor: string | undefined;
+    let next: string | null | undefined;
     for (let page = 0; page < r.request.maxPages; page++) {
       const url = new URL(r.request.path.replace('{id}', encodeURIComponent(id)), doc.location.origin);
       for (const [k, v] of Object.entries(pageQuery(r, cursor))) url.searchParams.set(k, v);
@@ -145,10 +146,11 @@ export class ThreadSession {
         return this.problem(parsed.problem);
       }
       pages.push(parsed.value);
-      cursor = nextCursor(parsed.value, r);
-      if (!cursor || followed.includes(cursor)) break;
+      next = pageAfter(parsed.value, r.thread, followed);
+      if (!next) break;
+      cursor = next;
     }
-    const cut = pagesCut(cursor, followed, r);
+    const cut = pagesCut(next, r);
     if (cut) return this.problem(cut);
     const reading = readThreadJson(pages, r, { threadId: id, url: doc.location.href });
     this.links = new Map(pages.flatMap((p) => [...assetLinks(p, r)]));

@@ -20,8 +20,8 @@ import { LIBRARY_POST_PATH } from '../../protocol/urls';
  * - Spaces: `GET /rest/collections/list_user_collections` → `[{uuid, title, slug, …}]` (same HAR
  *   analysis), a Space's threads at `GET /rest/collections/list_collection_threads?collection_slug=…`
  *   (a real response of 2025-07 in 14790897/perplexity-export's readme);
- * - a thread: `GET /rest/thread/<slug>?…&from_first=true&limit=100&cursor=<next_cursor>` until
- *   `next_cursor` is null or repeats (the HAR analysis; pnd280/complexity pages so, NOTES §D); the
+ * - a thread: `GET /rest/thread/<slug>?…&from_first=true&limit=100&cursor=<next_cursor>` while
+ *   `has_next_page`, until `next_cursor` is null or repeats (the HAR analysis; pnd280/complexity pages so, NOTES §D); the
  *   real bodies of 2026-07-31 and 2026-08-01 (`thread-json-perplexity-client-*.json`) give
  *   `thread_metadata.{title, created_at, updated_at, collection_info}`, `entries[].{query_str,
  *   display_model, search_mode, entry_created_datetime, updated_datetime}`, `has_next_page`,
@@ -91,6 +91,8 @@ export const LibraryJsonReaderSchema = z.looseObject({
     maxPages: z.number().int().min(1).max(10_000),
     entries: Paths,
     nextCursor: Paths,
+    /** The page's word that more follow: with no new cursor, the thread is not exported (optional: older readers load). */
+    hasNext: Paths.optional(),
     title: Paths,
     created: Paths,
     updated: Paths,
@@ -162,6 +164,9 @@ export const libraryJson2026: LibraryJsonReader = {
     maxPages: 1000,
     entries: ['entries'],
     nextCursor: ['next_cursor', 'thread_metadata.next_cursor'],
+    // RECORDED: `has_next_page: false` beside `next_cursor: null` in both real bodies (2026-07-31, 2026-08-01); the web
+    // app pages on while it is true (NOTES §F, the HAR analysis of 2026-02-21).
+    hasNext: ['has_next_page'],
     title: ['thread_metadata.title', 'entries[0].thread_title'],
     created: ['thread_metadata.created_at', 'entries[0].entry_created_datetime'],
     updated: ['thread_metadata.updated_at', 'entries[-1].updated_datetime', 'entries[-1].entry_updated_datetime'],

@@ -2,7 +2,7 @@ import { RelayError } from '../../protocol/errors';
 import { type RepairInfo, RepairResult, type RepairTurn } from '../../protocol/page/page-repair';
 import { threadIdOfUrl } from '../../protocol/threads/thread-ids';
 import { entryStatus } from '../../page/threads/entry-status';
-import { pageQuery, rateLimitedPage } from '../../page/threads/thread-json-reader';
+import { pageAfter, pageQuery, rateLimitedPage } from '../../page/threads/thread-json-reader';
 import { markdownWords, showsExactly } from '../../page/kits/repair-text';
 import { answerText, firstString, pick } from '../../selectors/language/json-path';
 import type { ThreadJsonReader } from '../../selectors/thread-schema';
@@ -212,9 +212,11 @@ export class Repairs {
     this.nextAsk.set(ref, now + r.request.minIntervalMs);
     const path = r.request.path.replace('{id}', encodeURIComponent(ref));
     const entries: unknown[] = [];
+    const followed: string[] = [];
     let cursor: string | undefined;
     try {
       for (let n = 0; n < r.request.maxPages; n++) {
+        if (cursor) followed.push(cursor);
         this.requests += 1;
         const res = await fetch(path, pageQuery(r, cursor), r.request.headers);
         // What ends the JSON's earlier word: the thread gone or out of reach (a 4xx but its rate limit's 429), or a
@@ -228,8 +230,10 @@ export class Repairs {
         // A first page with no entries is the endpoint's rate limit, never a thread of no turns (day-7f review G2).
         if (rateLimitedPage(n, list)) throw new Error('rate-limited');
         entries.push(...list);
-        const next = firstString(value, r.thread.nextCursor);
-        if (!next || next === cursor) break;
+        const next = pageAfter(value, r.thread, followed);
+        // More said but no way to it: its last entry read is not the thread's last (review 15e, F6).
+        if (next === null) throw new Error('no new cursor to the pages it says follow');
+        if (!next) break;
         cursor = next;
       }
     } catch (error) {

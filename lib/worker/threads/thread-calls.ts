@@ -5,7 +5,7 @@ import { ACCOUNT_JSON_READERS } from '../../selectors/account-json';
 import type { AccountJsonReader, ThreadJsonReader, ThreadPageReader } from '../../selectors/thread-schema';
 import { THREAD_JSON_READERS } from '../../selectors/thread-json';
 import { THREAD_PAGE_READERS } from '../../selectors/thread-page';
-import { assetLinks, nextCursor, pageQuery, pagesCut, parseThreadBody, readThreadJson, threadIdentity } from '../../page/threads/thread-json-reader';
+import { assetLinks, pageAfter, pageQuery, pagesCut, parseThreadBody, readThreadJson, threadIdentity } from '../../page/threads/thread-json-reader';
 import { checkPerplexityUrl, PERPLEXITY_HOME } from '../../protocol/urls';
 import {
   accountBody,
@@ -236,6 +236,7 @@ export class ThreadCalls {
     const pages: unknown[] = [];
     const followed: string[] = [];
     let cursor: string | undefined;
+    let next: string | null | undefined;
     for (let page = 0; page < r.request.maxPages; page++) {
       const query = pageQuery(r, cursor);
       if (cursor) followed.push(cursor);
@@ -252,10 +253,11 @@ export class ThreadCalls {
       const parsed = parseThreadBody(fetched.status, fetched.body, r, page);
       if (!parsed.ok) return { ok: false, problem: parsed.problem.message };
       pages.push(parsed.value);
-      cursor = nextCursor(parsed.value, r);
-      if (!cursor || followed.includes(cursor)) break;
+      next = pageAfter(parsed.value, r.thread, followed);
+      if (!next) break;
+      cursor = next;
     }
-    const cut = pagesCut(cursor, followed, r);
+    const cut = pagesCut(next, r);
     if (cut) return { ok: false, problem: cut.message };
     const reading = readThreadJson(pages, r, { threadId, url: this.threadUrl(pages[0], threadId) });
     if (method !== 'threads.assetDownload') return { ok: true, result: { reading } };
