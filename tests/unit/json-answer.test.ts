@@ -289,3 +289,49 @@ describe('the thread JSON entry of a Markdown prompt the Sep 2026 page shows ren
     expect(finishedAnswer([entry], { ...turn, questionText: 'Explain what git merge does' } as never, threadJson2026)).toBeUndefined();
   });
 });
+
+describe('a long thread, paged as every reader of the thread pages it (review 15e, F5, F6)', () => {
+  const url = 'https://www.perplexity.ai/search/long-Ab12';
+  const entry = (i: number, question = `question number ${i}`) => ({
+    uuid: `e${i}`,
+    query_str: question,
+    status: 'COMPLETED',
+    blocks: [{ intended_usage: 'ask_text', markdown_block: { answer: `Answer ${i}.` } }],
+  });
+
+  it('reads turn 105 of 105: the pages after the first ask for 100 entries, as the reader says', async () => {
+    const N = 105;
+    const asked: Record<string, string>[] = [];
+    // The site: `limit` entries from the cursor on, a cursor while more remain.
+    const fetch: TabFetch = async (_path, query) => {
+      asked.push(query);
+      const at = Number(query.cursor ?? 0);
+      const end = Math.min(N, at + Number(query.limit));
+      const entries = Array.from({ length: end - at }, (_, k) => entry(at + k));
+      return { status: 200, body: JSON.stringify({ entries, has_next_page: end < N, next_cursor: end < N ? String(end) : null }) };
+    };
+    const got = await new JsonAnswers(() => threadJson2026).answerOf({ url, turnIndex: N - 1, questionText: `question number ${N - 1}` }, fetch);
+    expect(asked.map((q) => [q.limit, q.cursor])).toEqual([
+      ['10', undefined],
+      ['100', '10'],
+    ]);
+    expect(got).toBe(`Answer ${N - 1}.`);
+  });
+
+  it('a cursor met before is not read again: another turn`s entry never stands at the turn`s index', async () => {
+    // Every "continue" is the same question: only the index tells the turns apart.
+    const fetch: TabFetch = async (_path, query) => {
+      const entries = query.cursor ? [entry(10, 'continue'), entry(11, 'continue')] : Array.from({ length: 10 }, (_, k) => entry(k, 'continue'));
+      return { status: 200, body: JSON.stringify({ entries, next_cursor: 'again' }) };
+    };
+    const answers = new JsonAnswers(() => threadJson2026);
+    expect(await answers.answerOf({ url, turnIndex: 11, questionText: 'continue' }, fetch)).toBe('Answer 11.');
+    expect(await answers.answerOf({ url, turnIndex: 12, questionText: 'continue' }, fetch)).toBeUndefined();
+  });
+
+  it('a page that says more follow but gives no new cursor: the turn past it is not there, and the state says why', async () => {
+    const fetch: TabFetch = async () => ({ status: 200, body: JSON.stringify({ entries: [entry(0)], has_next_page: true, next_cursor: null }) });
+    const state = await new JsonAnswers(() => threadJson2026).entryState({ url, turnIndex: 3, questionText: 'question number 3' }, fetch);
+    expect(state).toEqual({ state: 'unknown', why: expect.stringMatching(/has more than its cursors reach \(reader thread-json-2026-12\)/) });
+  });
+});

@@ -5,6 +5,7 @@ import { answerText, firstString, pick } from '../../selectors/language/json-pat
 import { RelayError } from '../../protocol/errors';
 import { threadIdOfUrl } from '../../protocol/threads/thread-ids';
 import { entryStatus } from '../../page/threads/entry-status';
+import { pageAfter, pageQuery, pagesCut } from '../../page/threads/thread-json-reader';
 import { cliHint } from '../../protocol/identity';
 
 /**
@@ -236,25 +237,34 @@ export class JsonAnswers {
     });
   }
 
-  /** The thread's entries up to the turn's, page by page, or why there are none. */
+  /**
+   * The thread's entries up to the turn's, page by page as every reader of the thread pages it (pageQuery, pageAfter:
+   * `limit` 100 after the first page, a cursor met before never read again; review 15e, F5), or why there are none.
+   */
   private async entries(ref: string, turn: FinishedTurn, fetch: TabFetch): Promise<{ entries: unknown[] } | { why: string }> {
     const r = this.reader();
     const path = r.request.path.replace('{id}', encodeURIComponent(ref));
     const entries: unknown[] = [];
+    const followed: string[] = [];
     let cursor: string | undefined;
+    let next: string | null | undefined;
     for (let page = 0; page < r.request.maxPages && entries.length <= turn.turnIndex; page++) {
+      if (cursor) followed.push(cursor);
       this.requests += 1;
-      const res = await fetch(path, { ...r.request.query, ...(cursor ? { [r.request.cursorParam]: cursor } : {}) }, r.request.headers);
+      const res = await fetch(path, pageQuery(r, cursor), r.request.headers);
       if (res.status >= 400) return { why: `it answered HTTP ${res.status}` };
       if (!res.body.trim()) return { why: 'it answered an empty body (rate-limited?)' };
       const value = JSON.parse(res.body) as unknown;
       const list = pick(value, r.thread.entries).values[0];
       if (!Array.isArray(list)) return { why: `it holds no entries where the reader ${r.name} looks` };
       entries.push(...list);
-      cursor = firstString(value, r.thread.nextCursor);
-      if (!cursor) break;
+      next = pageAfter(value, r.thread, followed);
+      if (!next) break;
+      cursor = next;
     }
-    return { entries };
+    // Short of the turn's entry, pages that are not the whole thread say so, rather than "it has no entry".
+    const cut = entries.length <= turn.turnIndex ? pagesCut(next, r) : undefined;
+    return cut ? { why: cut.message } : { entries };
   }
 
   private async read(ref: string, turn: FinishedTurn, fetch: TabFetch): Promise<string | undefined> {
