@@ -99,6 +99,19 @@ export const threadJson2026: ThreadJsonReader = {
     assets: ['blocks[intended_usage=assets_answer_mode].assets_mode_block.assets[]'],
   },
   source: { title: ['name', 'title'], url: ['url'], snippet: ['snippet'] },
+  blockKinds: {
+    kind: ['blocks[].intended_usage'],
+    // RECORDED: every kind of the entries of thread-json-perplexity-client-multiturn-2026-08-01,
+    // thread-json-perplexity-client-research-resume-2026-07-31 and the two SIMULATED- Computer bodies of the captures
+    // folder, read 2026-12-06; assets_answer_mode is the per-entry files block the reader already reads (simulated site).
+    read: ['ask_text', 'workflow_root', 'web_results', 'sources_answer_mode', 'assets_answer_mode'],
+    // plan: the step list the workflow repeats; answer_tabs: the page's tab names; pending_followups: suggested next
+    // questions; ask_text_N_markdown: the answer's sections again, which ask_text holds whole (the 2026-08-01 body).
+    ignored: ['plan', 'answer_tabs', 'pending_followups', 'ask_text_{n}_markdown'],
+    // The images shown beside a search answer (inline_entity_block.media_block.media_items[] in the 2026-08-01 body):
+    // pictures from the web, not the answer's words; the export says they were left out rather than embed them.
+    unexported: { 'ask_text_{n}_images': 'images shown with the answer' },
+  },
   userResponse: {
     itemId: ['id'],
     id: ['payload.user_questions_payload.answer_submission_uuid', 'payload.user_input_payload.answer_submission_uuid', 'id'],

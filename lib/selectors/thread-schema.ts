@@ -259,6 +259,21 @@ export const ThreadJsonReaderSchema = z.looseObject({
     mediaType: Paths,
     expiresAt: Paths,
   }),
+  /**
+   * The kinds of block an entry holds (its blocks' `intended_usage`), each read, deliberately ignored, or known and not
+   * exported (with the words the export says it in), so a block of any other kind is named in the export rather than
+   * skipped in silence (review 15e, F9). `{n}` in a kind stands for a number. Optional: readers written before
+   * 2026-12-06 load, and name no kind.
+   */
+  blockKinds: z
+    .object({
+      /** Relative to one entry: every block's kind. */
+      kind: Paths,
+      read: z.array(z.string()).readonly(),
+      ignored: z.array(z.string()).readonly(),
+      unexported: z.record(z.string(), z.string()),
+    })
+    .optional(),
   /** Values the page's data uses, mapped to ours. */
   values: z.object({
     entryRunning: z.array(z.string()).readonly(),

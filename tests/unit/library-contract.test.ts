@@ -92,7 +92,7 @@ describe('threadSlugOf', () => {
 });
 
 describe('threadMarkdown', () => {
-  it('has the header, every turn in order, the answer`s Markdown as written and the sources by their numbers', () => {
+  it('has the header, every turn in order, the answer`s Markdown with its headings under the turn`s, and the sources by their numbers', () => {
     const md = threadMarkdown(thread);
     expect(md).toBe(
       [
@@ -110,7 +110,7 @@ describe('threadMarkdown', () => {
         '',
         'Rayleigh scattering [1] favours short wavelengths [2].',
         '',
-        '## Details',
+        '### Details',
         '',
         '- more *blue*',
         '',

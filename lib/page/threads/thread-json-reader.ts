@@ -96,15 +96,14 @@ function assetsOf(entry: unknown, entryId: string, r: ThreadJsonReader, shared: 
 }
 
 /** The thread's files kept outside its entries (Computer's shared files). */
-function threadAssets(value: unknown, r: ThreadJsonReader): unknown[] {
+export function threadAssets(value: unknown, r: ThreadJsonReader): unknown[] {
   return r.thread.assets ? pick(value, r.thread.assets).values : [];
 }
 
-/** The download URL (and its expiry, unix seconds) the JSON gives for each asset id. */
-export function assetLinks(value: unknown, r: ThreadJsonReader): Map<string, { url: string; expiresAt?: number }> {
+/** The download URL (and its expiry, unix seconds) each of these assets has, by asset id. */
+function linksOf(assets: unknown[], r: ThreadJsonReader): Map<string, { url: string; expiresAt?: number }> {
   const out = new Map<string, { url: string; expiresAt?: number }>();
-  const entries = pick(value, r.thread.entries).values.flatMap((e) => (Array.isArray(e) ? e : []));
-  for (const a of [...entries.flatMap((entry) => pick(entry, r.entry.assets).values), ...threadAssets(value, r)]) {
+  for (const a of assets) {
     const id = firstString(a, r.asset.id);
     const url = firstString(a, r.asset.url);
     const expiresAt = firstNumber(a, r.asset.expiresAt);
@@ -113,13 +112,33 @@ export function assetLinks(value: unknown, r: ThreadJsonReader): Map<string, { u
   return out;
 }
 
-/** Files of a result: the latest version of each file (an asset another one was edited from is left out). */
-export function filesOf(assets: ThreadAsset[], links: Map<string, { url: string }>): ThreadFile[] {
+/** The download URL (and its expiry, unix seconds) the JSON gives for each asset id. */
+export function assetLinks(value: unknown, r: ThreadJsonReader): Map<string, { url: string; expiresAt?: number }> {
+  const entries = pick(value, r.thread.entries).values.flatMap((e) => (Array.isArray(e) ? e : []));
+  return linksOf([...entries.flatMap((entry) => pick(entry, r.entry.assets).values), ...threadAssets(value, r)], r);
+}
+
+/** The latest version of each file: an asset another one was edited from is left out. */
+function latestOf(assets: ThreadAsset[]): ThreadAsset[] {
   const superseded = new Set(assets.map((a) => a.parent_asset_id).filter(Boolean));
-  return assets
-    .filter((a) => !superseded.has(a.asset_id))
+  return assets.filter((a) => !superseded.has(a.asset_id));
+}
+
+/** Files of a result: the latest version of each file, with its download link (one without is left out). */
+export function filesOf(assets: ThreadAsset[], links: Map<string, { url: string }>): ThreadFile[] {
+  return latestOf(assets)
     .map((a) => ({ filename: a.filename ?? 'file', media_type: a.mime_type, size_bytes: a.size_bytes, url: links.get(a.asset_id)?.url ?? '' }))
     .filter((f) => f.url !== '');
+}
+
+/**
+ * An entry's files (its own, then `shared`: the thread's, which count with its latest entry) as read_thread reads them,
+ * the latest version of each, with the download link the JSON gives or null: the export lists a file the site only
+ * shows in its viewer too, since for a Computer task the files are the result (review 15e, F1).
+ */
+export function entryFiles(entry: unknown, r: ThreadJsonReader, shared: unknown[] = []): { asset: ThreadAsset; url: string | null }[] {
+  const links = linksOf([...pick(entry, r.entry.assets).values, ...shared], r);
+  return latestOf(assetsOf(entry, firstString(entry, r.entry.id) ?? '', r, shared)).map((asset) => ({ asset, url: links.get(asset.asset_id)?.url ?? null }));
 }
 
 function kindOf(value: string | undefined, r: ThreadJsonReader): Interaction['type'] | undefined {
@@ -248,12 +267,7 @@ function turnOf(entry: unknown, index: number, thread: ThreadLevel, isLast: bool
 
   const shared = isLast ? thread.assets : [];
   const assets = entryId ? assetsOf(entry, entryId, r, shared) : [];
-  const links = new Map<string, { url: string }>();
-  for (const a of [...pick(entry, e.assets).values, ...shared]) {
-    const id = firstString(a, r.asset.id);
-    const url = firstString(a, r.asset.url);
-    if (id && url) links.set(id, { url });
-  }
+  const links = linksOf([...pick(entry, e.assets).values, ...shared], r);
   return {
     index,
     ...(entryId ? { entryId } : {}),

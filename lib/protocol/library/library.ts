@@ -77,13 +77,51 @@ export const ExportedSource = z.object({
 });
 export type ExportedSource = z.infer<typeof ExportedSource>;
 
+/** A file of a turn: a Computer task's output, the thread's shared files counted with its latest turn (as read_thread counts them). */
+export const ExportedFile = z.object({
+  /** The asset's id (list_thread_assets' `asset_id`). */
+  id: z.string(),
+  /** Its file name, or null when the JSON gives none. */
+  name: z.string().nullable(),
+  /** The site's kind of file, lower-case (`pdf_file`, `code_file`, `doc_file`, …). */
+  type: z.string(),
+  /** Its download link, or null when the JSON gives none (the site shows it in its viewer only); a signed link expires. */
+  url: z.string().nullable(),
+  size: z.number().int().nullable(),
+});
+export type ExportedFile = z.infer<typeof ExportedFile>;
+
+/** Questions the turn asked the person (a Deep Research clarification, a Computer task's choices), with their answers. */
+export const ExportedAsked = z.object({
+  /** What the site asked in its words (a group's title, a confirmation's prompt); '' when it gave the questions only. */
+  prompt: z.string(),
+  questions: z.array(z.string()),
+  /** The person's answers, each with its question; empty when they gave none (not answered, or the questions timed out). */
+  answers: z.array(z.object({ question: z.string(), answer: z.string() })),
+});
+export type ExportedAsked = z.infer<typeof ExportedAsked>;
+
 export const ExportedTurn = z.object({
   question: z.string(),
-  /** The answer's Markdown exactly as the JSON holds it (citations as `[n]`). */
+  /** The answer's Markdown exactly as the JSON holds it (citations as `[n]`); the Markdown export nests its headings under the turn's. */
   answer: z.string(),
   sources: z.array(ExportedSource),
   /** The site still writes this turn (its entry is running): the answer is what it held then, not the whole. */
   running: z.literal(true).optional(),
+  /**
+   * The turn ended without finishing, as its workflow says (the event table's `cancelled` and `error`,
+   * lib/protocol/threads/thread-events.ts): the answer, if any, is what it wrote before.
+   */
+  outcome: z.enum(['cancelled', 'error']).optional(),
+  /** Why it failed, in the site's words, when it says. */
+  error: z.string().optional(),
+  asked: z.array(ExportedAsked).optional(),
+  files: z.array(ExportedFile).optional(),
+  /**
+   * Blocks of the entry the export holds nothing of, by kind: `what` says what a known kind is (images shown with the
+   * answer); without it, a kind comet-relay does not read.
+   */
+  unread: z.array(z.object({ kind: z.string(), blocks: z.number().int().min(1), what: z.string().optional() })).optional(),
 });
 export type ExportedTurn = z.infer<typeof ExportedTurn>;
 

@@ -1,4 +1,6 @@
-import type { ExportedThread, ExportedTurn } from './library';
+import { clip } from '../text/clip';
+import { eventWords } from '../threads/thread-events';
+import type { ExportedFile, ExportedThread, ExportedTurn } from './library';
 
 /**
  * A thread as Markdown, the one rendering used by comet_export_thread, the MCP resources and
@@ -15,6 +17,17 @@ function linkText(text: string): string {
   return oneLine(text).replace(/([\\[\]])/g, '\\$1');
 }
 
+/**
+ * Text the person typed (or the site wrote as plain words), written to render as typed: every character Markdown
+ * (or HTML, or an editor's math) would read as markup escaped (`_` inside a word is no markup: a file name keeps its
+ * own), and a line's list marker too (review 15e, F10: `2*3*4` rendered in italics, `<b>` as HTML).
+ */
+function literal(text: string): string {
+  return text
+    .replace(/[\\`*{}[\]<>#|~!&$]|(?<![\p{L}\p{N}])_|_(?![\p{L}\p{N}])/gu, '\\$&')
+    .replace(/^(\s*)([-+=]|\d+(?=[.)]))/gm, (_, space: string, mark: string) => (/^\d/.test(mark) ? `${space}${mark}\\` : `${space}\\${mark}`));
+}
+
 /** A URL as a link destination: `<…>` when it holds spaces or parentheses. */
 function destination(url: string): string {
   return /[\s()<>]/.test(url) ? `<${url.replace(/[<>\s]/g, encodeURIComponent)}>` : url;
@@ -22,25 +35,159 @@ function destination(url: string): string {
 
 const HEADING_MAX = 120;
 
+/** A question as its heading's text, before escaping: one line, cut on a character (never half an emoji, review 15e, F11). */
 function headingOf(question: string): string {
-  const line = oneLine(question) || '(no question)';
-  return line.length > HEADING_MAX ? `${line.slice(0, HEADING_MAX - 1)}…` : line;
+  return clip(question, HEADING_MAX) || '(no question)';
+}
+
+/** A fence's opening line (backticks or tildes, three or more), at any indent a list item gives it. */
+const FENCE = /^[ \t]*(`{3,}|~{3,})/;
+/** A thematic break (`---`, `***`, `___`, spaced or not). */
+const RULE = /^ {0,3}([-*_])[ \t]*(?:\1[ \t]*){2,}$/;
+/** An ATX heading's marks. */
+const ATX = /^( {0,3})(#{1,6})(?=[ \t]|$)/;
+/** A setext heading's underline. */
+const SETEXT = /^ {0,3}(=+|-+)[ \t]*$/;
+/** A line that starts a block of its own (a list item, a quote, a heading, a table row, HTML): no setext heading's text. */
+const NOT_PARAGRAPH = /^ {0,3}([-+*]\s|\d+[.)]\s|>|#|\||<)/;
+
+/**
+ * An answer placed under its turn's `##` heading (review 15e, F7): its headings outside code shifted so the highest is
+ * `###` (a setext one written as ATX), and its thematic breaks written `* * *`, so that neither an answer's section nor
+ * its `---` passes for a turn; a code fence the answer leaves open (a turn cut while written) closed, so the rest of the
+ * file is not code (F8). Code is left as written.
+ */
+function nestedAnswer(answer: string): string {
+  const lines = answer.split('\n');
+  /** Per line: code (inside a fence, or one), the first line of a setext heading's text (its underline's index), or text. */
+  const code: boolean[] = [];
+  const setextAt = new Map<number, number>();
+  const inSetext = new Set<number>();
+  let fence: string | undefined;
+  let top = 7;
+  for (const [i, line] of lines.entries()) {
+    const open = FENCE.exec(line)?.[1];
+    if (fence !== undefined) {
+      if (open && open[0] === fence[0] && open.length >= fence.length && line.trim() === open) fence = undefined;
+      code.push(true);
+      continue;
+    }
+    code.push(open !== undefined);
+    if (open) {
+      fence = open;
+      continue;
+    }
+    const atx = ATX.exec(line);
+    if (atx) top = Math.min(top, (atx[2] as string).length);
+    if (!SETEXT.test(line)) continue;
+    // A setext underline makes a heading of the paragraph right above it (lines of text since a blank, a fence or a block).
+    let first = i;
+    while (first > 0 && !code[first - 1] && !inSetext.has(first - 1) && paragraphLine(lines[first - 1] as string)) first -= 1;
+    if (first === i) continue;
+    setextAt.set(first, i);
+    for (let k = first; k <= i; k++) inSetext.add(k);
+    top = Math.min(top, line.trim()[0] === '=' ? 1 : 2);
+  }
+  const shift = Math.max(0, 3 - top);
+  const level = (marks: number) => '#'.repeat(Math.min(6, marks + shift));
+  const out: string[] = [];
+  for (const [i, line] of lines.entries()) {
+    const underline = setextAt.get(i);
+    const atx = ATX.exec(line);
+    if (code[i]) out.push(line);
+    else if (underline !== undefined) {
+      const text = lines.slice(i, underline).map((l) => l.trim()).join(' ');
+      out.push(`${level((lines[underline] as string).trim()[0] === '=' ? 1 : 2)} ${text}`);
+    } else if (inSetext.has(i)) continue;
+    else if (atx) out.push(`${atx[1]}${level((atx[2] as string).length)}${line.slice(atx[0].length)}`);
+    else out.push(RULE.test(line) ? '* * *' : line);
+  }
+  if (fence !== undefined) out.push(fence);
+  return out.join('\n');
+}
+
+/** A line that continues a paragraph: text, not a blank, a list item, a quote, a heading, a rule, a table row or HTML. */
+function paragraphLine(line: string): boolean {
+  return line.trim() !== '' && !NOT_PARAGRAPH.test(line) && !RULE.test(line) && !SETEXT.test(line);
+}
+
+/** A file's size in words a person reads (the JSON gives bytes). */
+function sizeWords(bytes: number): string {
+  if (bytes < 1024) return `${bytes} bytes`;
+  if (bytes < 1024 * 1024) return `${Math.round(bytes / 1024)} KB`;
+  return `${(bytes / (1024 * 1024)).toFixed(1)} MB`;
+}
+
+function fileLine(f: ExportedFile): string {
+  const name = f.name ?? '(a file with no name)';
+  const about = [f.type.replace(/_/g, ' '), ...(f.size !== null ? [sizeWords(f.size)] : []), ...(f.url ? [] : ['no download link in the thread'])].join(', ');
+  return `- ${f.url ? `[${linkText(name)}](${destination(f.url)})` : literal(name)} (${literal(about)})`;
+}
+
+/** What the turn asked the person, each question with the answer given, or that none was (review 15e, F3). */
+function askedMarkdown(turn: ExportedTurn): string[] {
+  return (turn.asked ?? []).map((a) => {
+    const head = a.prompt.trim() ? `**Asked:** ${literal(oneLine(a.prompt))}` : '**Asked:**';
+    const given = [...a.answers];
+    const items = a.questions.map((q) => {
+      const at = given.findIndex((x) => x.question === q);
+      const answer = at >= 0 ? given.splice(at, 1)[0] : undefined;
+      return `- ${literal(oneLine(q))}${answer ? ` → ${literal(oneLine(answer.answer))}` : ''}`;
+    });
+    // Answers to a question the item does not list (its questions moved, or were never given) are kept too.
+    items.push(...given.map((x) => `- ${literal(oneLine(x.question))} → ${literal(oneLine(x.answer))}`));
+    return [head, items.join('\n'), a.answers.length === 0 ? '*(Not answered.)*' : ''].filter(Boolean).join('\n\n');
+  });
+}
+
+/** How a turn that did not finish ended, in the event table's words (review 15e, F2). */
+function outcomeNote(turn: ExportedTurn): string {
+  if (turn.outcome === 'cancelled') {
+    return `*(${eventWords('cancelled')}: the turn was stopped before it finished${turn.answer.trim() ? '; what it had written follows' : ''}.)*`;
+  }
+  if (turn.outcome === 'error') return `*(${eventWords('error')}${turn.error ? `: ${literal(oneLine(turn.error))}` : ', and the site says no reason'})*`;
+  return '';
+}
+
+/** The blocks a turn's export holds nothing of, one line for each known kind of content and one for the kinds not read (review 15e, F9). */
+function unreadNotes(turn: ExportedTurn): string[] {
+  const groups = new Map<string, { blocks: number; kinds: string[] }>();
+  for (const u of turn.unread ?? []) {
+    const group = groups.get(u.what ?? '') ?? { blocks: 0, kinds: [] };
+    group.blocks += u.blocks;
+    group.kinds.push(u.kind);
+    groups.set(u.what ?? '', group);
+  }
+  return [...groups].map(([what, { blocks, kinds }]) => {
+    const count = `${blocks} block${blocks === 1 ? '' : 's'}`;
+    const names = kinds.map(literal).join(', ');
+    return what
+      ? `*(Not in this export: ${literal(what)} (${count}: ${names}).)*`
+      : `*(Not in this export: ${count} of ${kinds.length === 1 ? 'a kind' : 'kinds'} comet-relay does not read: ${names}.)*`;
+  });
 }
 
 function turnMarkdown(turn: ExportedTurn, index: number): string {
-  const parts = [`## ${index + 1}. ${headingOf(turn.question)}`];
+  const heading = headingOf(turn.question);
+  const parts = [`## ${index + 1}. ${literal(heading)}`];
   // A question the heading does not hold whole (several lines, or long) follows it quoted, as asked.
-  if (turn.question.trim() && headingOf(turn.question) !== turn.question.trim()) {
+  if (turn.question.trim() && heading !== turn.question.trim()) {
     parts.push(
-      turn.question
-        .trim()
+      literal(turn.question.trim())
         .split('\n')
         .map((l) => (l ? `> ${l}` : '>'))
         .join('\n'),
     );
   }
-  parts.push(turn.answer.trim() ? turn.answer.trim() : turn.running ? '' : '*(no answer)*');
+  parts.push(...askedMarkdown(turn));
+  parts.push(outcomeNote(turn));
+  const files = turn.files ?? [];
+  // No "(no answer)" where the turn says why it has none, or where its files are the result (a Computer task).
+  const silent = turn.running || turn.outcome || files.length > 0;
+  parts.push(turn.answer.trim() ? nestedAnswer(turn.answer.trim()) : silent ? '' : '*(no answer)*');
   if (turn.running) parts.push('*(Still being written when this was exported: the answer above is not the whole.)*');
+  if (files.length > 0) parts.push(`**Files**\n\n${files.map(fileLine).join('\n')}`);
+  parts.push(...unreadNotes(turn));
   if (turn.sources.length > 0) {
     const list = turn.sources.map((s) => `${s.n}. [${linkText(s.title || s.url)}](${destination(s.url)})`).join('\n');
     parts.push(`**Sources**\n\n${list}`);
@@ -58,7 +205,7 @@ export function threadMarkdown(t: ExportedThread): string {
     ['Model', t.model],
     ['Space', t.space],
   ];
-  const header = [`# ${oneLine(t.title) || t.slug}`, facts.flatMap(([k, v]) => (v ? [`- ${k}: ${v}`] : [])).join('\n')].join('\n\n');
+  const header = [`# ${literal(oneLine(t.title) || t.slug)}`, facts.flatMap(([k, v]) => (v ? [`- ${k}: ${v}`] : [])).join('\n')].join('\n\n');
   const turns = t.turns.map(turnMarkdown);
   return `${[header, ...turns].join('\n\n---\n\n')}\n`;
 }

@@ -1,8 +1,8 @@
 import { answerText, firstBoolean, firstNumber, firstString, pick } from '../../selectors/language/json-path';
-import { pageAfter, rateLimitedPage } from '../../page/threads/thread-json-reader';
+import { askedItems, entryFiles, pageAfter, rateLimitedPage, threadAssets } from '../../page/threads/thread-json-reader';
 import { entryStatus } from '../../page/threads/entry-status';
 import { RelayError } from '../../protocol/errors';
-import type { ExportedSource, ExportedThread, ExportedTurn, LibraryPage, LibraryThread } from '../../protocol/library/library';
+import type { ExportedAsked, ExportedFile, ExportedSource, ExportedThread, ExportedTurn, LibraryPage, LibraryThread } from '../../protocol/library/library';
 import { threadRefProblem, threadSlugOf, threadUrlOf } from '../../protocol/library/thread-ref';
 import type { LibraryJsonReader } from '../../selectors/library/library-json';
 import type { ThreadJsonReader } from '../../selectors/thread-schema';
@@ -215,19 +215,78 @@ function sourcesOf(list: unknown[], t: ThreadJsonReader): ExportedSource[] {
   return out;
 }
 
+/** An entry's files as the thread reader reads them (`shared`: the thread's own, counted with its latest entry). */
+function filesOf(entry: unknown, t: ThreadJsonReader, shared: unknown[] = []): ExportedFile[] {
+  return entryFiles(entry, t, shared).map(({ asset, url }) => ({ id: asset.asset_id, name: asset.filename, type: asset.asset_type, url, size: asset.size_bytes }));
+}
+
+/** Whether a block's kind is one the reader lists (`{n}` there: a number, as in `ask_text_2_images`). */
+function kindIn(kinds: readonly string[], kind: string): boolean {
+  return kinds.includes(kind) || kinds.includes(kind.replace(/\d+/g, '{n}'));
+}
+
+/** The entry's blocks the export holds nothing of, by kind: known ones not exported, and any kind the reader does not list. */
+function unreadOf(entry: unknown, t: ThreadJsonReader): NonNullable<ExportedTurn['unread']> {
+  const b = t.blockKinds;
+  if (!b) return [];
+  const out = new Map<string, { kind: string; blocks: number; what?: string }>();
+  for (const kind of pick(entry, b.kind).values) {
+    if (typeof kind !== 'string' || kindIn(b.read, kind) || kindIn(b.ignored, kind)) continue;
+    const listed = [kind, kind.replace(/\d+/g, '{n}')].find((k) => Object.hasOwn(b.unexported, k));
+    const what = listed === undefined ? undefined : b.unexported[listed];
+    const seen = out.get(kind);
+    if (seen) seen.blocks += 1;
+    else out.set(kind, { kind, blocks: 1, ...(what ? { what } : {}) });
+  }
+  return [...out.values()];
+}
+
+/** What the turn asked the person, and what they answered, from the thread reader's items. */
+function askedOf(entry: unknown, t: ThreadJsonReader): ExportedAsked[] {
+  return askedItems(entry, t).map(({ interaction: i, answers }) => {
+    const questions = (i.questions ?? []).map((q) => q.text);
+    // The reader gives the questions as its text when the site gave no prompt: not said twice.
+    const prompt = questions.length > 0 && i.text === questions.join('\n') ? '' : i.text;
+    return { prompt, questions, answers };
+  });
+}
+
+/**
+ * What a turn holds besides its answer and sources, each field only when there is something to say: running, or how it
+ * ended when it did not finish (review 15e, F2: a cancelled task read as a finished answer, a failure's reason was lost),
+ * the questions it asked (F3), its own files (F1) and the blocks left out (F9).
+ */
+function turnFacts(entry: unknown, t: ThreadJsonReader): Omit<ExportedTurn, 'question' | 'answer' | 'sources'> {
+  const state = entryStatus(entry, t);
+  const outcome = state === 'cancelled' || state === 'error' ? state : undefined;
+  // A turn the site still writes says so: what it holds is not the whole answer.
+  const status = firstString(entry, t.entry.status);
+  const running = !outcome && status !== undefined && t.values.entryRunning.includes(status);
+  const error = outcome === 'error' ? firstString(entry, t.entry.errorMessage)?.trim() : undefined;
+  const asked = askedOf(entry, t);
+  const files = filesOf(entry, t);
+  const unread = unreadOf(entry, t);
+  return {
+    ...(running ? { running: true as const } : {}),
+    ...(outcome ? { outcome } : {}),
+    ...(error ? { error } : {}),
+    ...(asked.length ? { asked } : {}),
+    ...(files.length ? { files } : {}),
+    ...(unread.length ? { unread } : {}),
+  };
+}
+
 function turnOf(entry: unknown, index: number, readers: LibraryReaders, slug: string): ExportedTurn {
   const { library: r, thread: t } = readers;
   const question = firstString(entry, r.entry.question);
   if (question === undefined) {
     throw new RelayError('JSON_SHAPE', `thread "${slug}": entry ${index + 1} has no question at ${r.entry.question.join(' or ')} (reader ${r.name}).`);
   }
-  // A turn the site still writes says so: what it holds is not the whole answer.
-  const status = firstString(entry, t.entry.status);
-  const running = status !== undefined && t.values.entryRunning.includes(status) ? { running: true as const } : {};
+  const facts = turnFacts(entry, t);
   const answer = answerText(entry, t.entry.answer, t.entry.answerChunks);
-  if (answer !== undefined) return { question, answer, sources: sourcesOf(pick(entry, t.entry.sources).values, t), ...running };
+  if (answer !== undefined) return { question, answer, sources: sourcesOf(pick(entry, t.entry.sources).values, t), ...facts };
   const legacy = legacyAnswer(entry, r);
-  if (legacy) return { question, answer: legacy.answer, sources: sourcesOf(legacy.sources, t), ...running };
+  if (legacy) return { question, answer: legacy.answer, sources: sourcesOf(legacy.sources, t), ...facts };
   // No answer anywhere a reader knows: a turn still running or stopped before it wrote has blocks and says so;
   // an entry with neither blocks nor text is a shape nobody reads.
   const known = pick(entry, ['blocks']).values[0];
@@ -246,7 +305,7 @@ function turnOf(entry: unknown, index: number, readers: LibraryReaders, slug: st
       `thread "${slug}": entry ${index + 1} says it finished but holds no answer at ${[...t.entry.answer, ...t.entry.answerChunks, ...r.entry.legacyText].join(' or ')} (readers ${t.name}, ${r.name}): add a thread JSON reader that knows where the answer moved (comet-relay selectors add).`,
     );
   }
-  return { question, answer: '', sources: sourcesOf(pick(entry, t.entry.sources).values, t), ...running };
+  return { question, answer: '', sources: sourcesOf(pick(entry, t.entry.sources).values, t), ...facts };
 }
 
 /**
@@ -298,6 +357,17 @@ export async function exportThread(ref: string, fetch: LibraryFetch, readers: Li
   }
   const lastEntry = lastEntries.at(-1);
   const firstEntry = firstEntries[0];
+  // The thread's own files (a Computer task's shared files) count with its latest turn, as read_thread counts them;
+  // a file an entry lists itself stays with that entry.
+  const own = new Set(turns.flatMap((turn) => (turn.files ?? []).map((f) => f.id)));
+  const shared = [...threadAssets(first, readers.thread), ...(last !== first ? threadAssets(last, readers.thread) : [])].filter(
+    (a) => !own.has(firstString(a, readers.thread.asset.id) ?? ''),
+  );
+  const latest = turns.at(-1);
+  if (latest && shared.length) {
+    const files = filesOf(lastEntry, readers.thread, shared);
+    turns[turns.length - 1] = { ...latest, ...(files.length ? { files } : {}) };
+  }
   return {
     slug,
     url: threadUrlOf(slug),
