@@ -350,7 +350,8 @@ describe('content-script weight', () => {
     // (reader-shelf.ts setBuiltIns), the trim due since 2026-12-06's first session: threads 23,784 (−2,495); panel 8,062.
     // The panel's watch reads boxes with the page script's reader, packs included: panel 8,091. One rule for cutting
     // text, which keeps an emoji whole (review 15a, F4), and one thread session for a task under a new slug (F3):
-    // threads 23,854; proseCount by the turns' indexes (review 15b, F5), the same.
+    // threads 23,854. One paging rule for every read of the thread JSON (review 15e, F5, F6) and the export's readers of
+    // files and questions (F1, F3): threads 23,874.
     const limits = { 'page-threads': 23_880, 'page-sources': 8_750, 'page-diagnostics': 3_750, 'page-panel': 8_110, 'page-mode': 5_850, 'page-ask': 13_720, 'page-repair': 9_210 };
     for (const [entry, limit] of Object.entries(limits)) {
       const out = await bundle(`../../entrypoints/${entry}.ts`);
