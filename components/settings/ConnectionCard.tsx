@@ -1,6 +1,7 @@
 import type { PanelConnection } from '../../lib/panel/connection';
 import { connectionHeadline, formatClock } from '../../lib/panel/view';
 import { cliHintCommand, cliHintNote } from '../../lib/protocol/identity';
+import { pageAccessTabLine } from '../../lib/protocol/page-access';
 import type { PanelState } from '../../lib/protocol/panel';
 import { ProfileName } from './ProfileName';
 import { useAction } from '../common/useAction';
@@ -71,6 +72,9 @@ export function ConnectionCard({ state, connection }: { state: PanelState; conne
                 </span>
               ) : null}
             </>
+          ) : access ? (
+            // Open but without comet-relay in it (blocked, site access off, loading): never "none open" (review 15f, F1).
+            pageAccessTabLine(access)
           ) : (
             'none open'
           )}

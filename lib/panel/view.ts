@@ -1,4 +1,4 @@
-import { isPageAccessFault } from '../protocol/page-access';
+import { isPageAccessFault, pageAccessBlocks } from '../protocol/page-access';
 import type { ActivityEntry, PanelState, PendingApproval, ThreadStatus } from '../protocol/panel';
 import type { PAGE_MODES } from '../protocol/page/page-methods';
 
@@ -38,10 +38,15 @@ export function connectionHeadline(state: Pick<PanelState, 'link' | 'pageAccess'
   return { state: state.link.state, look: state.link.state, label: LINK_LABEL[state.link.state] };
 }
 
-/** Why the mode control is disabled, or undefined when it can be used. */
-export function modeDisabledReason(state: Pick<PanelState, 'perplexityTab'>): string | undefined {
-  if (!state.perplexityTab) return 'No Perplexity tab is open. Open perplexity.ai in a tab to switch modes.';
-  return undefined;
+/**
+ * Why the mode control is disabled, or undefined when it can be used. A Perplexity tab the browser keeps comet-relay
+ * out of, or one still loading, is open: said so with its fix, never "open one", which a new tab would not cure
+ * (review 15f, F1).
+ */
+export function modeDisabledReason(state: Pick<PanelState, 'perplexityTab'> & Partial<Pick<PanelState, 'pageAccess'>>): string | undefined {
+  if (state.perplexityTab) return undefined;
+  if (state.pageAccess) return pageAccessBlocks(state.pageAccess, 'switch the mode');
+  return 'No Perplexity tab is open. Open perplexity.ai in a tab to switch modes.';
 }
 
 export const THREAD_STATUS_LABEL: Record<ThreadStatus, string> = {

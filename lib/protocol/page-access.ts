@@ -216,6 +216,17 @@ export function pageAccessWords(verdict: PageAccessVerdict, context: PageAccessC
   }
 }
 
+/** The tab the words are about, as a list of tabs names it: open, and why comet-relay is not in it (review 15f, F1). */
+export function pageAccessTabLine(words: Pick<PageAccessWords, 'tabId' | 'title'>): string {
+  return `${words.tabId !== undefined ? `tab ${words.tabId}` : 'open'} · ${words.title}`;
+}
+
+/** Why something that needs comet-relay in the tab (`doing`: "switch the mode") cannot be done there yet, and what to do. */
+export function pageAccessBlocks(words: Pick<PageAccessWords, 'tabId' | 'title' | 'fix'>, doing: string): string {
+  const tab = words.tabId !== undefined ? `tab ${words.tabId}` : 'the Perplexity tab';
+  return `${words.title} (${tab}), so comet-relay cannot ${doing} there yet. ${capital(words.fix)}.`;
+}
+
 /**
  * Whether the words describe a fault worth the person's attention (the panel's own state, the red
  * toolbar badge), not a page that is merely on its way.
