@@ -301,7 +301,9 @@ export class PanelService {
           : reply;
     const router = this.deps.router();
     const turn = (await router.local('threads.respond', { threadId, followupUuid: interactionId, reply: asThread })) as { turn?: number };
-    this.threads.onThreadStep(threadId, 'Answer sent', Date.now());
+    // The respond resolved: the page took the answer (router.local emits no call event for onThreadCall to see).
+    this.threads.answered(threadId, Date.now());
+    this.saveThreads();
     this.push();
     void router
       .local('threads.wait', { threadId, ...(typeof turn.turn === 'number' ? { turn: turn.turn } : {}), timeoutMs: FOLLOW_MS })

@@ -192,7 +192,7 @@ export class ThreadBook {
       return true;
     }
     if (!event.ok) return true;
-    if (request.method === 'threads.respond') Object.assign(thread, { status: 'working', latestStep: 'Answer sent', interactions: [], event: undefined });
+    if (request.method === 'threads.respond') this.answered(threadId, event.at);
     if (request.method === 'threads.wait' || request.method === 'threads.state') this.onCheckpoint(event.result as ThreadCheckpoint, event.at);
     return true;
   }
@@ -213,6 +213,18 @@ export class ThreadBook {
     thread.latestStep = describeEvent(checkpoint);
     thread.error = thread.status === 'error' ? checkpoint.text.slice(0, 500) : undefined;
     thread.updatedAt = Math.max(thread.updatedAt, at);
+  }
+
+  /**
+   * The page took an answer to the thread's question (threads.respond succeeded, an agent's or the panel's own): the
+   * task works on it, and what it asked waits no more (review 15f, F2).
+   */
+  answered(threadId: string, at: number): boolean {
+    const thread = this.byThread(threadId);
+    if (!thread) return false;
+    Object.assign(thread, { status: 'working', latestStep: 'Answer sent', interactions: [], event: undefined });
+    thread.updatedAt = Math.max(thread.updatedAt, at);
+    return true;
   }
 
   /** A new step of a Computer thread, as its wait streams it. */
