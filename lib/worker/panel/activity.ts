@@ -10,6 +10,13 @@ import { coalescedSaver } from '../browser/session-store';
  * same feed; calls that were running when the worker stopped are marked as interrupted.
  */
 const MAX_ENTRIES = 200;
+
+/**
+ * A call that had started and not ended when the worker stopped was cut with it (the host and the held approvals went
+ * with the native port): the feed's entry and the thread card whose state that call showed say so in these words, one
+ * rule for both (review 15f, F4).
+ */
+export const INTERRUPTED = 'Interrupted: the extension restarted during the call.';
 const MAX_TEXT = 300;
 
 export interface ActivityStore {
@@ -78,7 +85,7 @@ export class ActivityLog {
     const earlier = (saved as ActivityEntry[])
       .filter((e) => e && typeof e.id === 'string' && !known.has(e.id))
       .map((e) =>
-        e.endedAt === undefined ? { ...e, endedAt: now, ok: false, error: 'Interrupted: the extension restarted during the call.' } : e,
+        e.endedAt === undefined ? { ...e, endedAt: now, ok: false, error: INTERRUPTED } : e,
       );
     this.list = [...this.list, ...earlier].slice(0, MAX_ENTRIES);
     this.changed();

@@ -8,6 +8,7 @@ import { conversationKey } from '../../protocol/urls';
 import { interactionShown, type ThreadInteraction, type WatchSnapshot, type WatchStatus } from '../../protocol/watch';
 import { toWatched } from '../../page/checkpoints/thread-model';
 import type { CallEvent } from '../calls/router';
+import { INTERRUPTED } from './activity';
 
 /**
  * The side panel's thread list: threads agents started (from the page.ask / page.wait calls the
@@ -34,6 +35,11 @@ export interface AgentThread {
   threadId?: string;
   event?: string;
   interactions?: ThreadInteraction[];
+  /**
+   * The call whose run the card's state shows (a page.ask being sent or held for approval, a threads.start, a
+   * threads.send), until its end event: a card restored with one was cut by the restart.
+   */
+  runningCall?: string;
 }
 
 const MAX_AGENT_THREADS = 50;
@@ -69,7 +75,11 @@ export class ThreadBook {
   load(saved: unknown): void {
     if (!Array.isArray(saved)) return;
     const known = new Set(this.agent.map((t) => t.key));
-    const valid = saved.filter((t): t is AgentThread => t && typeof t.key === 'string' && typeof t.askId === 'string' && !known.has(t.key));
+    const valid = saved
+      .filter((t): t is AgentThread => t && typeof t.key === 'string' && typeof t.askId === 'string' && !known.has(t.key))
+      // Its call died with the worker, as the feed says: neither waiting for an approval no card asks any more, nor
+      // still being sent; whether it reached the page is not known (review 15f, F4).
+      .map(({ runningCall, ...t }) => (runningCall === undefined ? t : { ...t, status: 'unknown' as const, latestStep: INTERRUPTED }));
     this.agent = [...this.agent, ...valid].slice(0, MAX_AGENT_THREADS);
   }
 
@@ -95,6 +105,7 @@ export class ThreadBook {
           startedBy: callerName(request.origin),
           startedById: request.origin.clientId,
           updatedAt: event.at,
+          runningCall: request.id,
         });
         if (this.agent.length > MAX_AGENT_THREADS) this.agent.length = MAX_AGENT_THREADS;
         return true;
@@ -102,6 +113,7 @@ export class ThreadBook {
       const thread = this.agent.find((t) => t.askId === request.id);
       if (!thread) return false;
       thread.updatedAt = event.at;
+      thread.runningCall = undefined;
       if (!event.ok) {
         // Never sent (refused, denied, no composer): no thread came of it; the feed shows why.
         this.agent = this.agent.filter((t) => t !== thread);
@@ -158,6 +170,7 @@ export class ThreadBook {
           startedBy: by ?? 'An MCP client',
           startedById: request.origin.clientId,
           updatedAt: event.at,
+          runningCall: request.id,
         });
         if (this.agent.length > MAX_AGENT_THREADS) this.agent.length = MAX_AGENT_THREADS;
         return true;
@@ -165,6 +178,7 @@ export class ThreadBook {
       const started = this.agent.find((t) => t.askId === request.id && !t.threadId);
       if (!started) return false;
       started.updatedAt = event.at;
+      started.runningCall = undefined;
       const result = (event.ok ? event.result : undefined) as { threadId?: string; url?: string; notSent?: boolean; text?: string } | undefined;
       if (!event.ok) this.agent = this.agent.filter((t) => t !== started);
       else if (result?.notSent) Object.assign(started, { status: 'error', latestStep: 'Not sent', error: result.text });
@@ -188,9 +202,10 @@ export class ThreadBook {
     thread.updatedAt = event.at;
     if (event.phase === 'start') {
       if (request.method !== 'threads.send') return true;
-      Object.assign(thread, { status: 'working', latestStep: 'Sending a follow-up…', interactions: [], event: undefined, error: undefined });
+      Object.assign(thread, { status: 'working', latestStep: 'Sending a follow-up…', interactions: [], event: undefined, error: undefined, runningCall: request.id });
       return true;
     }
+    if (thread.runningCall === request.id) thread.runningCall = undefined;
     if (!event.ok) return true;
     if (request.method === 'threads.respond') this.answered(threadId, event.at);
     if (request.method === 'threads.wait' || request.method === 'threads.state') this.onCheckpoint(event.result as ThreadCheckpoint, event.at);
