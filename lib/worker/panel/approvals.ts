@@ -82,6 +82,14 @@ export class ApprovalQueue {
     return true;
   }
 
+  /** Ends a held call with `error` (the person's settings now refuse it); false when nothing with that id waits. */
+  refuse(id: string, error: RelayError): boolean {
+    const held = this.held.get(id);
+    if (!held) return false;
+    held.settle(error);
+    return true;
+  }
+
   pending(): PendingApproval[] {
     return [...this.held.values()].map((h) => h.info).sort((a, b) => a.requestedAt - b.requestedAt);
   }

@@ -128,6 +128,11 @@ export class ModeState {
     this.switching = undefined;
   }
 
+  /** A switch that ended without an answer the panel shows: an agent's, whose failure its feed entry tells. */
+  switchEnded(): void {
+    this.switching = undefined;
+  }
+
   switchFailed(error: unknown): void {
     const e = RelayError.from(error);
     this.switching = undefined;

@@ -82,7 +82,10 @@ export class PanelService {
   private readonly saveThreads: () => void;
 
   constructor(private readonly deps: PanelServiceDeps) {
-    this.settings = new SettingsStore(() => this.push());
+    this.settings = new SettingsStore((now) => {
+      this.refuseHeld(now);
+      this.push();
+    });
     this.approvals = new ApprovalQueue((pending) => {
       deps.showWaiting?.(pending.length);
       this.push();
@@ -141,6 +144,22 @@ export class PanelService {
 
   /** Router hook: the person's policy, before any agent's call runs (the router has applied the door's table). */
   authorize = async (request: Request, params: Record<string, unknown>, signal: AbortSignal, progress: ProgressSink): Promise<ApprovedTab | undefined> => {
+    const approved = await this.authorized(request, params, signal, progress);
+    // An agent's mode switch is under way only once the person's policy let it through: held for approval, it is a
+    // card in Approvals, and the Mode card's buttons stay the person's (review 15f, F3).
+    const mode = request.method === 'page.mode' ? (params as { mode?: string | null }).mode : undefined;
+    if (mode) {
+      this.agentSwitches.add(request.id);
+      this.mode.switchStarted(mode);
+      this.push();
+    }
+    return approved;
+  };
+
+  /** Agents' page.mode calls that passed the person's policy and have not ended (their ids). */
+  private readonly agentSwitches = new Set<string>();
+
+  private authorized = async (request: Request, params: Record<string, unknown>, signal: AbortSignal, progress: ProgressSink): Promise<ApprovedTab | undefined> => {
     const settings = await this.settings.load();
     const decision = decide(request.method, params, settings);
     const again = (now: ControlSettings) => decide(request.method, params, now);
@@ -244,6 +263,7 @@ export class PanelService {
     if (decision.kind === 'deny') throw decision.error;
     progress(`Waiting up to ${settings.approvalTimeoutSec} s for the person at the browser to approve: ${decision.what}.`, settings.approvalTimeoutSec * 1000);
     this.threads.awaitingApproval(request.id, true);
+    this.heldAgain.set(request.id, again);
     const held = {
       id: request.id,
       // The door's name for a public-door caller, never the name its client declares.
@@ -257,6 +277,7 @@ export class PanelService {
       // Counted per session (review 13d, 6: two clients of one name shared one cap).
       await this.approvals.request(held, settings.approvalTimeoutSec * 1000, signal, request.origin?.clientId);
     } finally {
+      this.heldAgain.delete(request.id);
       this.threads.awaitingApproval(request.id, false);
     }
     // Approved: under the settings as they are now (review 2026-12-05, panel #1). Read-only turned on while the card
@@ -265,17 +286,32 @@ export class PanelService {
     if (now.kind === 'deny') throw now.error;
   }
 
+  /** Each held call's decision under other settings, by its id. */
+  private readonly heldAgain = new Map<string, (now: ControlSettings) => Decision>();
+
+  /**
+   * Settings changed: a held call they now refuse (Read-only turned on) is refused at once, in their words, instead of
+   * waiting behind an Approve that would do nothing; its card goes and the feed says why (review 15f, F8).
+   */
+  private refuseHeld(now: ControlSettings): void {
+    for (const [id, again] of [...this.heldAgain]) {
+      const decision = again(now);
+      if (decision.kind === 'deny') this.approvals.refuse(id, decision.error);
+    }
+  }
+
   /** Router hook: every call's start and end. */
   onCall = (event: CallEvent) => {
     const { request } = event;
     this.activity.record(event);
     this.misses.onCall(event);
     if (this.threads.onCall(event)) this.saveThreads();
-    if (request.method === 'page.mode') {
-      const mode = (request.params as { mode?: string | null } | undefined)?.mode;
-      if (event.phase === 'start' && mode) this.mode.switchStarted(mode);
-      else if (event.phase === 'end' && event.ok) this.mode.fromResult(event.result);
-      else if (event.phase === 'end' && mode) this.mode.switchFailed(new RelayError('AGENT_ERROR', event.error ?? 'the switch failed'));
+    if (request.method === 'page.mode' && event.phase === 'end') {
+      // Its switch shown since authorize let it through (above); a failure, the agent's to act on, is in its feed entry,
+      // not on the person's Mode card, which keeps the mode it knows (review 15f, F3).
+      const started = this.agentSwitches.delete(request.id);
+      if (event.ok) this.mode.fromResult(event.result);
+      else if (started) this.mode.switchEnded();
     }
     if (event.phase === 'end' && request.method.startsWith('tabs.')) this.watch.refresh();
     this.push();
