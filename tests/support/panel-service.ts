@@ -7,8 +7,8 @@ import { PanelService, type PanelServiceDeps } from '../../lib/worker/panel/pane
 export function offlinePanelService(local: (method: string, params: unknown) => Promise<unknown>, more: Record<string, unknown> = {}): PanelService {
   const deps = {
     router: () => ({ local }),
-    tabs: { drivenTab: async () => undefined },
-    pages: { state: () => undefined, request: async () => ({}) },
+    tabs: { drivenTab: async () => undefined, connectedDrivenTab: () => undefined },
+    pages: { state: () => undefined, request: async () => ({}), document: () => undefined },
     status: async () => {
       throw new Error('no browser in this test');
     },

@@ -15,7 +15,7 @@ const state = vi.hoisted(() => ({ stored: { settings: { requireApproval: true } 
 vi.mock('wxt/browser', async () => (await import('../support/fake-wxt-browser')).fakeWxtBrowser(state));
 
 function service() {
-  const tabs = { drivenTab: async () => ({ id: 7, title: 'Tides', url: 'https://www.perplexity.ai/search/tides-abc' }) } as unknown as TabService;
+  const tabs = { drivenTab: async () => ({ id: 7, title: 'Tides', url: 'https://www.perplexity.ai/search/tides-abc' }), connectedDrivenTab: () => undefined } as unknown as TabService;
   return new PanelService({
     router: () => ({}) as unknown as Router,
     tabs,

@@ -72,14 +72,19 @@ describe('ActivityLog', () => {
 describe('ModeState', () => {
   it('prefers what the page shows, keeps the last answer, and reports a switch in flight or failed', () => {
     const mode = new ModeState();
+    const here = { tabId: 7, page: {} };
     expect(mode.view()).toEqual({ current: null });
-    mode.fromResult({ mode: null, source: 'unavailable', detail: 'no composer here' });
+    mode.fromResult({ mode: null, source: 'unavailable', detail: 'no composer here' }, here);
     expect(mode.view()).toEqual({ current: null, detail: 'no composer here' });
     mode.switchStarted('learn');
     expect(mode.view()).toMatchObject({ switching: 'learn' });
-    mode.fromResult({ mode: 'learn', source: 'switched' });
+    mode.fromResult({ mode: 'learn', source: 'switched' }, here);
     expect(mode.view()).toEqual({ current: 'learn' });
-    mode.fromSnapshot({ url: '', title: '', mode: 'computer', status: 'idle', latestStep: '', question: '', interactions: [], conversations: [] });
+    expect(mode.viewAt(here)).toEqual({ current: 'learn' });
+    // Read on tab 7's page load: not the mode of another load, nor of another tab.
+    expect(mode.viewAt({ tabId: 7, page: {} })).toEqual({ current: null });
+    expect(mode.viewAt({ tabId: 9, page: here.page })).toEqual({ current: null });
+    mode.fromSnapshot({ url: '', title: '', mode: 'computer', status: 'idle', latestStep: '', question: '', interactions: [], conversations: [] }, here);
     expect(mode.view()).toEqual({ current: 'computer' });
     mode.switchStarted('review');
     mode.switchFailed(new Error('menu missing'));

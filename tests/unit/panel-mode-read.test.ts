@@ -27,7 +27,12 @@ const snapshot = (mode: WatchSnapshot['mode']): WatchSnapshot => ({
 
 function service() {
   const local = vi.fn(async (method: string) => (method === 'page.mode' ? { mode: 'standard', source: 'typeahead' } : {}));
-  const panel = offlinePanelService(local);
+  // Tab 7, one page load: where the snapshots and the agent's comet_mode below are read.
+  const page = {};
+  const panel = offlinePanelService(local, {
+    tabs: { drivenTab: async () => undefined, connectedDrivenTab: () => ({ id: 7, url: 'https://www.perplexity.ai/' }) },
+    pages: { state: () => undefined, request: async () => ({}), document: () => page },
+  });
   // The page watch's snapshot, as the worker hands it over (PageWatch → onSnapshot).
   const onSnapshot = (value: WatchSnapshot) => (panel as unknown as { onSnapshot(tabId: number, value: WatchSnapshot): void }).onSnapshot(7, value);
   return { panel, local, onSnapshot };

@@ -29,6 +29,7 @@ describe('an answer from the panel goes to the conversation whose box was answer
       tabs: { drivenTab: async () => ({ id: 9, url: 'https://www.perplexity.ai/search/thread-B' }), pageTab: async () => 9 },
       pages: {
         state: (tabId: number) => ({ url: tabId === 7 ? tab7 : 'https://www.perplexity.ai/search/thread-B' }),
+        document: () => undefined,
         request: async (tabId: number, method: string) => {
           sent.push({ tabId, method });
           return { ok: true };

@@ -14,7 +14,7 @@ afterEach(() => vi.useRealTimers());
 async function heldWith(status: () => Promise<unknown>, posted: unknown[] = []) {
   const deps = {
     router: () => ({}),
-    tabs: { drivenTab: async () => ({ id: 7, title: 'T', url: 'https://www.perplexity.ai/search/x' }) },
+    tabs: { drivenTab: async () => ({ id: 7, title: 'T', url: 'https://www.perplexity.ai/search/x' }), connectedDrivenTab: () => undefined },
     pages: { state: () => undefined, document: () => undefined, askCount: () => 0, request: async () => ({}) },
     status,
     identity: async () => ({ browser: { name: 'Chromium', version: '156', userAgent: 'x' }, profile: { id: 'p', label: 'P' } }),

@@ -69,12 +69,25 @@ export class PageWatch {
   }
 }
 
+/** A tab and the document its page script runs in (PageHub.document): what a mode read is true of. */
+export interface ModePlace {
+  tabId: number;
+  page: object | undefined;
+}
+
+function samePlace(a: ModePlace | undefined, b: ModePlace | undefined): boolean {
+  return a !== undefined && b !== undefined && a.page !== undefined && a.tabId === b.tabId && a.page === b.page;
+}
+
 /**
  * What the panel's mode control shows: the mode the page shows (watch snapshots), else the last
- * page.mode answer for this page load (an agent's or the panel's), plus a switch in flight.
+ * page.mode answer for this page load (an agent's or the panel's), plus a switch in flight. A mode
+ * is shown only for the tab and page load it was read on (review 15f, F7).
  */
 export class ModeState {
   private current: ModeView['current'] = null;
+  /** Where `current` was read. */
+  private seenOn?: ModePlace;
   private detail?: string;
   private switching?: ModeView['switching'];
   private error?: string;
@@ -88,9 +101,16 @@ export class ModeState {
     };
   }
 
+  /** The view for the page `here` shows: a mode read on another tab, or an earlier load of it, is not its mode. */
+  viewAt(here: ModePlace | undefined): ModeView {
+    const view = this.view();
+    return view.current && !samePlace(this.seenOn, here) ? { ...view, current: null } : view;
+  }
+
   /** A new page (load or reload) or another tab: what was known no longer holds. */
   reset(): void {
     this.current = null;
+    this.seenOn = undefined;
     this.detail = undefined;
     this.error = undefined;
   }
@@ -100,9 +120,12 @@ export class ModeState {
    * agent's comet_mode, a panel switch) in place; without one, the panel says why it does not know.
    * The panel never asks the page itself: on generation A that means typing "/" into the composer.
    */
-  fromSnapshot(snapshot: WatchSnapshot): void {
+  fromSnapshot(snapshot: WatchSnapshot, where?: ModePlace): void {
+    // A mode read on another tab or page load says nothing of this one.
+    if (this.current && !samePlace(this.seenOn, where)) this.current = null;
     if (snapshot.mode) {
       this.current = snapshot.mode;
+      this.seenOn = where;
       this.detail = undefined;
     } else if (!this.current) {
       this.detail = 'the page does not show it where it can be read without typing into the composer or opening a menu (comet_mode reads it, or choose one here)';
@@ -116,11 +139,12 @@ export class ModeState {
   }
 
   /** The answer of any page.mode call, read or switch. */
-  fromResult(result: unknown): void {
+  fromResult(result: unknown, where: ModePlace | undefined): void {
     const r = (result ?? {}) as { mode?: unknown; detail?: unknown };
     const mode = PageMode.safeParse(r.mode);
     if (mode.success) {
       this.current = mode.data;
+      this.seenOn = where;
       this.detail = undefined;
     } else if (!this.current && typeof r.detail === 'string') {
       this.detail = r.detail;

@@ -17,7 +17,7 @@ import { ApprovalQueue } from './approvals';
 import { browser } from '../browser/ext';
 import type { LinkStatus } from '../link/native-link';
 import { otherTabsAllowed } from '../calls/other-tabs';
-import { ModeState, PageWatch } from './page-watch';
+import { type ModePlace, ModeState, PageWatch } from './page-watch';
 import type { PageHub } from '../calls/pages';
 import { PanelHub } from './panels';
 import { approvalDetail, type Decision, decide, decideNeed, modeLabel } from './policy';
@@ -177,7 +177,7 @@ export class PanelService {
     const page = tab?.id === undefined ? undefined : this.deps.pages.document(tab.id);
     const prompts = page === undefined ? undefined : this.deps.pages.askCount(page);
     const target = this.targetOf(request.method, params, tab);
-    await this.enforce(decision, again, request, settings, signal, progress, { ...approvalDetail(request.method, params), ...(target ? { target: `${target}${this.inheritedMode(request.method, params)}` } : {}) });
+    await this.enforce(decision, again, request, settings, signal, progress, { ...approvalDetail(request.method, params), ...(target ? { target: `${target}${this.inheritedMode(request.method, params, tab?.id === undefined ? undefined : { tabId: tab.id, page })}` } : {}) });
     this.approvedCalls.add(request);
     return tab?.id === undefined ? undefined : { tabId: tab.id, url: tab.url ?? tab.pendingUrl ?? '', title: tab.title ?? '', page, prompts, client: request.origin?.clientId };
   };
@@ -242,9 +242,9 @@ export class PanelService {
    * Search when the panel knows it (the page shows it, or a page.mode call said it), and nothing when it does not (review
    * 15c, F3). A new chat opens in Search; a mode the session chose is in the card's words already.
    */
-  private inheritedMode(method: string, params: Record<string, unknown>): string {
+  private inheritedMode(method: string, params: Record<string, unknown>, where: ModePlace | undefined): string {
     if (method !== 'page.ask' || params.keepMode || params.newChat) return '';
-    const current = this.mode.view().current;
+    const current = this.mode.viewAt(where).current;
     return current && current !== 'standard' ? `, in ${modeLabel(current)} mode, as the tab is set now (this session chose none)` : '';
   }
 
@@ -310,12 +310,22 @@ export class PanelService {
       // Its switch shown since authorize let it through (above); a failure, the agent's to act on, is in its feed entry,
       // not on the person's Mode card, which keeps the mode it knows (review 15f, F3).
       const started = this.agentSwitches.delete(request.id);
-      if (event.ok) this.mode.fromResult(event.result);
+      if (event.ok) this.mode.fromResult(event.result, this.placeNow());
       else if (started) this.mode.switchEnded();
     }
     if (event.phase === 'end' && request.method.startsWith('tabs.')) this.watch.refresh();
     this.push();
   };
+
+  /**
+   * The driven tab and its page load, now, when its page script is connected (and it is `tabId`, when given): where a
+   * page call that just ended ran, as pageTab chose it.
+   */
+  private placeNow(tabId?: string): ModePlace | undefined {
+    const tab = this.deps.tabs.connectedDrivenTab();
+    if (!tab || (tabId !== undefined && String(tab.id) !== tabId)) return undefined;
+    return { tabId: tab.id, page: this.deps.pages.document(tab.id) };
+  }
 
   /** A Computer thread's wait streamed a step (lib/worker/threads/thread-calls.ts). */
   onThreadStep = (threadId: string, step: string) => {
@@ -353,7 +363,7 @@ export class PanelService {
 
   private onSnapshot(tabId: number, value: WatchSnapshot): void {
     this.snapshot = { tabId, value };
-    this.mode.fromSnapshot(value);
+    this.mode.fromSnapshot(value, { tabId, page: this.deps.pages.document(tabId) });
     this.threads.onSnapshot(value, Date.now());
     this.saveThreads();
     this.push();
@@ -393,7 +403,7 @@ export class PanelService {
       extensionVersion: browser.runtime.getManifest().version,
       clients: this.deps.clients(),
       perplexityTab,
-      mode: perplexityTab ? this.mode.view() : { current: null },
+      mode: perplexityTab ? this.mode.viewAt(this.placeNow(perplexityTab.tabId)) : { current: null },
       pageStatus: live?.status ?? null,
       threads: this.threads.list(),
       activity: this.activity.entries(),
@@ -436,7 +446,7 @@ export class PanelService {
           // Bounded: behind another session's prompt it may wait its turn (mode-turn.ts), and a page that never
           // answers must not hold the turn, nor the panel's switch, for ever.
           const result = await deps.router().local('page.mode', { mode }, AbortSignal.timeout(PANEL_MODE_SWITCH_MS));
-          this.mode.fromResult(result);
+          this.mode.fromResult(result, this.placeNow());
           return { mode: (result as { mode: string | null }).mode };
         } catch (error) {
           this.mode.switchFailed(error);
