@@ -4,7 +4,7 @@ import type { Envelope, Request } from '../../lib/protocol/messages';
 import { questionKey } from '../../lib/page/answer/question';
 import { PAGE_KITS } from '../../lib/protocol/page/page-kits';
 import { PageHub } from '../../lib/worker/calls/pages';
-import { Router } from '../../lib/worker/calls/router';
+import { type CallEvent, Router } from '../../lib/worker/calls/router';
 import type { TabService } from '../../lib/worker/calls/tabs';
 import { FakePort } from '../support/fake-port';
 
@@ -39,11 +39,12 @@ function world() {
     return port;
   };
   const first = connect();
-  const router = new Router({ tabs: { pageTab: async () => 5 } as unknown as TabService, pages: hub, status: async () => ({}) });
+  const events: CallEvent[] = [];
+  const router = new Router({ tabs: { pageTab: async () => 5 } as unknown as TabService, pages: hub, status: async () => ({}), onCall: (e) => events.push(e) });
   const replies: Envelope[] = [];
   const ask: Request = { kind: 'request', id: 'a1', method: 'page.ask', params: { prompt: 'What changed in Rust 2024?' } };
   const done = router.handle(ask, (m) => replies.push(m));
-  return { first, connect, done, replies };
+  return { first, connect, done, replies, events };
 }
 
 /** The page that follows answers page.poll with `questionText` as its last question. */
@@ -55,7 +56,7 @@ async function nextPageShows(next: FakePort, questionText: string) {
 
 describe('a page that went away holding page.ask (#17)', () => {
   it('#17: the page that follows shows the prompt: "taken", read its answer, never "call again"', async () => {
-    const { first, connect, done, replies } = world();
+    const { first, connect, done, replies, events } = world();
     await until(() => first.sent.length > 0);
     first.drop(); // the submit's hard navigation
     await nextPageShows(connect(), 'What changed in Rust 2024?');
@@ -71,6 +72,8 @@ describe('a page that went away holding page.ask (#17)', () => {
       questionKey: questionKey('What changed in Rust 2024?'),
       askedAt: expect.any(Number),
     });
+    // The side panel hears it too: its Threads card keeps the prompt the page took (review 15f, F9).
+    expect(events.at(-1)).toMatchObject({ phase: 'end', ok: false, data: { taken: reply?.error.data?.taken } });
   });
 
   it('#17: the page that follows shows another question, or the tab closed: "may have taken it", check before asking again', async () => {

@@ -1,4 +1,4 @@
-import { type ErrorCode, RelayError } from '../../protocol/errors';
+import { type ErrorCode, type ErrorData, RelayError } from '../../protocol/errors';
 import type { Envelope, ProgressSink, Request, Trace } from '../../protocol/messages';
 import { isMethodName, type MethodResult, methods } from '../../protocol/methods';
 import type { Tabs } from 'webextension-polyfill';
@@ -93,7 +93,8 @@ interface AskedBy {
 
 export type CallEvent =
   | { phase: 'start'; request: Request; at: number }
-  | { phase: 'end'; request: Request; at: number; ok: boolean; result?: unknown; error?: string };
+  /** `data`: what a failure carries besides its words (a prompt the page took, `taken`; one never sent, `notSent`). */
+  | { phase: 'end'; request: Request; at: number; ok: boolean; result?: unknown; error?: string; data?: ErrorData };
 
 /** How long a mode switch waits for the account's mode limits before it goes without them. */
 const MODE_LIMIT_MS = 3_000;
@@ -138,7 +139,7 @@ export class Router {
     } catch (error) {
       const relayError = RelayError.from(error, 'EVALUATION_FAILED');
       if (!controller.signal.aborted) reply({ kind: 'error', id: request.id, error: relayError.toPayload() });
-      this.deps.onCall?.({ phase: 'end', request, at: Date.now(), ok: false, error: `[${relayError.code}] ${relayError.message}` });
+      this.deps.onCall?.({ phase: 'end', request, at: Date.now(), ok: false, error: `[${relayError.code}] ${relayError.message}`, ...(relayError.data ? { data: relayError.data } : {}) });
     } finally {
       if (this.running.get(request.id) === controller) this.running.delete(request.id);
     }

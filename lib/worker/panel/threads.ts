@@ -114,6 +114,16 @@ export class ThreadBook {
       if (!thread) return false;
       thread.updatedAt = event.at;
       thread.runningCall = undefined;
+      const taken = event.ok ? undefined : event.data?.taken;
+      if (taken) {
+        // Failed after the page took the prompt (its composer emptied, no turn shown yet): Perplexity answers it, and the
+        // agent's comet_wait follows it here (review 15f, F9).
+        thread.latestStep = 'Prompt sent; its turn does not show yet';
+        // The address the page showed as it took it: the conversation, or a new chat's page that is yet to name one.
+        if (isConversation(taken.conversationUrl)) this.bind(thread, taken.conversationUrl);
+        else thread.baselineUrl = taken.conversationUrl;
+        return true;
+      }
       if (!event.ok) {
         // Never sent (refused, denied, no composer): no thread came of it; the feed shows why.
         this.agent = this.agent.filter((t) => t !== thread);
@@ -352,13 +362,19 @@ export class ThreadBook {
     return this.list().find((t) => t.key === key)?.interactions ?? [];
   }
 
-  /** A wait's card: its conversation's, else the one its own session started and has not seen end. */
+  /**
+   * A wait's card: its conversation's, else the one its own session started and has not seen end; never a card of
+   * another conversation than the one the wait names (review 15f, F9: an older card took a new prompt's answer).
+   */
   private threadFor(url: string | undefined, clientId: string): AgentThread | undefined {
-    if (isConversation(url)) {
-      const byUrl = this.agent.find((t) => t.key === conversationKey(url));
+    const named = isConversation(url) ? url : undefined;
+    if (named) {
+      const byUrl = this.agent.find((t) => t.key === conversationKey(named));
       if (byUrl) return byUrl;
     }
-    return this.agent.find((t) => t.startedById === clientId && (!t.url || t.status === 'working'));
+    return this.agent.find(
+      (t) => t.startedById === clientId && (!t.url || (t.status === 'working' && (named === undefined || sameConversation(t.url, named)))),
+    );
   }
 
   /** Gives a pending ask its conversation; a follow-up merges into the thread already listed. */
