@@ -25,7 +25,9 @@ export function App({ connection }: { connection: PanelConnection }) {
   if (!state) return <main class="panel">{said ?? <span aria-busy="true">Connecting to the extension…</span>}</main>;
   return (
     <main class="panel">
-      <h1 class="visually-hidden">comet-relay</h1>
+      <h1 class="visually-hidden" tabIndex={-1}>
+        comet-relay
+      </h1>
       {said}
       <Approvals approvals={state.approvals} connection={connection} />
       <FirstRunCard allowed={state.otherTabs.allowed} />

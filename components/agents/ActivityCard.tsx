@@ -22,7 +22,8 @@ export function ActivityCard({
           type="button"
           class="link"
           aria-label="Clear activity"
-          disabled={activity.length === 0 || clear.busy}
+          disabled={activity.length === 0}
+          {...clear.held}
           onClick={() => void clear.run(() => connection.request('panel.clearActivity'))}
         >
           Clear

@@ -1,4 +1,4 @@
-import { useEffect, useState } from 'preact/hooks';
+import { useEffect, useLayoutEffect, useRef, useState } from 'preact/hooks';
 import type { PanelConnection } from '../../lib/panel/connection';
 import { approvalFacts, approvalSentence, characterCount, formatClock, visibleText } from '../../lib/panel/view';
 import type { PendingApproval } from '../../lib/protocol/panel';
@@ -18,11 +18,24 @@ export function Approvals({ approvals, connection }: { approvals: PendingApprova
     const timer = setTimeout(() => setLate(undefined), LATE_NOTICE_MS);
     return () => clearTimeout(timer);
   }, [late]);
-  const decide = (approval: PendingApproval, approve: boolean) =>
-    connection.request('panel.decide', { id: approval.id, approve, requestedAt: approval.requestedAt }).catch((error: { message?: string }) => {
+  // The card whose button the person pressed: once it is gone, taking the focus with it, the focus goes to the next
+  // card's Approve, else to the panel's heading, never to the top of the page (review 15f, F6).
+  const pressed = useRef<string | undefined>(undefined);
+  const list = useRef<HTMLUListElement>(null);
+  useLayoutEffect(() => {
+    if (pressed.current === undefined || approvals.some((a) => a.id === pressed.current)) return;
+    pressed.current = undefined;
+    if (document.activeElement && document.activeElement !== document.body) return;
+    const next = list.current?.querySelector<HTMLElement>('button') ?? document.querySelector<HTMLElement>('h1');
+    next?.focus();
+  }, [approvals]);
+  const decide = (approval: PendingApproval, approve: boolean) => {
+    pressed.current = approval.id;
+    return connection.request('panel.decide', { id: approval.id, approve, requestedAt: approval.requestedAt }).catch((error: { message?: string }) => {
       setLate(`Not ${approve ? 'approved' : 'denied'}: ${approval.what} — ${error.message ?? String(error)}`);
       throw error;
     });
+  };
   return (
     <section class="approvals" aria-labelledby="approvals-heading" aria-live="assertive" hidden={approvals.length === 0 && !late}>
       <h2 id="approvals-heading">Waiting for your approval ({approvals.length})</h2>
@@ -31,7 +44,7 @@ export function Approvals({ approvals, connection }: { approvals: PendingApprova
           {late}
         </p>
       ) : null}
-      <ul class="plain">
+      <ul class="plain" ref={list}>
         {approvals.map((approval) => (
           <ApprovalItem key={approval.id} approval={approval} decide={(approve) => decide(approval, approve)} />
         ))}
@@ -41,7 +54,7 @@ export function Approvals({ approvals, connection }: { approvals: PendingApprova
 }
 
 function ApprovalItem({ approval, decide: send }: { approval: PendingApproval; decide(approve: boolean): Promise<unknown> }) {
-  const { busy, error, run } = useAction();
+  const { error, held, run } = useAction();
   const textId = `approval-${approval.id}`;
   const decide = (approve: boolean) => run(() => send(approve));
   return (
@@ -69,10 +82,10 @@ function ApprovalItem({ approval, decide: send }: { approval: PendingApproval; d
         {approval.tool ?? approval.method} · times out at {formatClock(approval.expiresAt)}
       </p>
       <div class="row">
-        <button type="button" class="primary" disabled={busy} aria-describedby={textId} onClick={() => void decide(true)}>
+        <button type="button" class="primary" {...held} aria-describedby={textId} onClick={() => void decide(true)}>
           Approve
         </button>
-        <button type="button" disabled={busy} aria-describedby={textId} onClick={() => void decide(false)}>
+        <button type="button" {...held} aria-describedby={textId} onClick={() => void decide(false)}>
           Deny
         </button>
       </div>

@@ -20,7 +20,7 @@ export function InteractionForm({
 }) {
   const [text, setText] = useState('');
   const [chosen, setChosen] = useState<Record<string, string>>({});
-  const { busy, error, run } = useAction();
+  const { busy, error, held, run } = useAction();
   const promptId = `interaction-${interaction.id.replace(/[^A-Za-z0-9_-]/g, '_')}`;
   const reply = (value: PanelParams<'panel.respond'>['reply']) =>
     run(() => connection.request('panel.respond', { threadKey, interactionId: interaction.id, reply: value }));
@@ -49,7 +49,9 @@ export function InteractionForm({
                     name={`${promptId}-${q.id}`}
                     value={option}
                     checked={chosen[q.id] === option}
-                    disabled={busy}
+                    {...held}
+                    // A choice while the answers are being sent is not taken: the box stays as it was.
+                    onClick={(e) => busy && e.preventDefault()}
                     onChange={() => setChosen({ ...chosen, [q.id]: option })}
                   />
                   {option}
@@ -59,7 +61,7 @@ export function InteractionForm({
           </fieldset>
         ))}
         <div class="row">
-          <button type="submit" class="primary" disabled={busy || !complete}>
+          <button type="submit" class="primary" disabled={!complete} {...held}>
             Send answers
           </button>
           {interaction.expiresAt ? <span class="muted small">Skipped by Perplexity at {formatClock(Date.parse(interaction.expiresAt))}</span> : null}
@@ -79,7 +81,7 @@ export function InteractionForm({
           <fieldset class="row wrap bare">
             <legend class="visually-hidden">Choices</legend>
             {interaction.options.map((option) => (
-              <button key={option} type="button" disabled={busy} onClick={() => void reply({ kind: 'answer', text: option })}>
+              <button key={option} type="button" {...held} onClick={() => void reply({ kind: 'answer', text: option })}>
                 {option}
               </button>
             ))}
@@ -90,7 +92,7 @@ export function InteractionForm({
             Your answer
           </label>
           <input id={`${promptId}-text`} value={text} placeholder="Your answer" onInput={(e) => setText((e.target as HTMLInputElement).value)} />
-          <button type="submit" disabled={busy || !text.trim()}>
+          <button type="submit" disabled={!text.trim()} {...held}>
             Send
           </button>
         </div>
@@ -99,10 +101,10 @@ export function InteractionForm({
   } else if (interaction.type === 'confirm_action') {
     controls = (
       <div class="row">
-        <button type="button" class="primary" disabled={busy} aria-describedby={promptId} onClick={() => void reply({ kind: 'approve', reason: 'Approved in the side panel' })}>
+        <button type="button" class="primary" {...held} aria-describedby={promptId} onClick={() => void reply({ kind: 'approve', reason: 'Approved in the side panel' })}>
           Approve
         </button>
-        <button type="button" disabled={busy} aria-describedby={promptId} onClick={() => void reply({ kind: 'deny', reason: 'Denied in the side panel' })}>
+        <button type="button" {...held} aria-describedby={promptId} onClick={() => void reply({ kind: 'deny', reason: 'Denied in the side panel' })}>
           Deny
         </button>
       </div>
@@ -116,7 +118,7 @@ export function InteractionForm({
             Sign in
           </a>
         ) : null}
-        <button type="button" disabled={busy} aria-describedby={promptId} onClick={() => void reply({ kind: 'connected' })}>
+        <button type="button" {...held} aria-describedby={promptId} onClick={() => void reply({ kind: 'connected' })}>
           I've signed in
         </button>
       </div>

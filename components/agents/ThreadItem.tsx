@@ -7,7 +7,7 @@ import { useAction } from '../common/useAction';
 
 /** One thread: a button that opens it in the Perplexity tab, its status, latest step, and what it waits on. */
 export function ThreadItem({ thread, connection }: { thread: ThreadEntry; connection: PanelConnection }) {
-  const { busy, error, run } = useAction();
+  const { error, held, run } = useAction();
   const status = THREAD_STATUS_LABEL[thread.status];
   const detailId = `thread-detail-${thread.key.replace(/[^A-Za-z0-9_-]/g, '_')}`;
   const title = thread.title || (thread.url ? shortUrl(thread.url) : 'Untitled');
@@ -21,7 +21,7 @@ export function ThreadItem({ thread, connection }: { thread: ThreadEntry; connec
     <li class={`thread${thread.current ? ' current' : ''}`} data-testid="thread" data-status={thread.status} data-key={thread.key}>
       <div class="thread-head">
         {thread.url ? (
-          <button type="button" class="thread-open" disabled={busy} aria-describedby={detailId} onClick={() => void open()}>
+          <button type="button" class="thread-open" {...held} aria-describedby={detailId} onClick={() => void open()}>
             {title}
           </button>
         ) : (
@@ -40,7 +40,7 @@ export function ThreadItem({ thread, connection }: { thread: ThreadEntry; connec
         ) : null}
       </p>
       {thread.current && thread.url ? (
-        <button type="button" class="small" disabled={busy} data-testid="export-thread" onClick={() => void save()}>
+        <button type="button" class="small" {...held} data-testid="export-thread" onClick={() => void save()}>
           Export as Markdown
         </button>
       ) : null}

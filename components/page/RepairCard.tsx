@@ -10,7 +10,7 @@ import { useAction } from '../common/useAction';
  * can be shared and kept.
  */
 export function RepairCard({ repair, connection }: { repair: RepairView | null | undefined; connection: PanelConnection }) {
-  const { busy, error, run } = useAction();
+  const { error, held, run } = useAction();
   if (!repair) return null;
   const exportPack = () => {
     const blob = new Blob([`${JSON.stringify(repair.pack, null, 2)}\n`], { type: 'application/json' });
@@ -34,7 +34,7 @@ export function RepairCard({ repair, connection }: { repair: RepairView | null |
         ))}
       </ul>
       <div class="row">
-        <button type="button" disabled={busy} data-testid="repair-undo" onClick={() => void run(() => connection.request('panel.undoRepair', {}))}>
+        <button type="button" {...held} data-testid="repair-undo" onClick={() => void run(() => connection.request('panel.undoRepair', {}))}>
           Undo
         </button>
         <button type="button" data-testid="repair-export" onClick={exportPack}>

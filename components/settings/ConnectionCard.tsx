@@ -44,7 +44,7 @@ export function ConnectionCard({ state, connection }: { state: PanelState; conne
         </p>
       ) : null}
       {link.state !== 'connected' ? (
-        <button type="button" disabled={reconnect.busy} onClick={() => void reconnect.run(() => connection.request('panel.reconnect'))}>
+        <button type="button" {...reconnect.held} onClick={() => void reconnect.run(() => connection.request('panel.reconnect'))}>
           Reconnect now
         </button>
       ) : null}

@@ -16,7 +16,7 @@ export function ControlCard({
   otherTabs,
   connection,
 }: { settings: ControlSettings; otherTabs: { allowed: boolean }; connection: PanelConnection }) {
-  const { busy, error, run } = useAction();
+  const { busy, error, held, run } = useAction();
   // What the person just chose shows at once; the worker's push then confirms it (or, on an
   // error, the pushed value comes back).
   const [draft, setDraft] = useState<Partial<ControlSettings>>({});
@@ -32,15 +32,20 @@ export function ControlCard({
   return (
     <section class="card" aria-labelledby="control-heading">
       <h2 id="control-heading">Control</h2>
-      <SettingCheck id="approval" checked={settings.requireApproval} disabled={busy} label="Require approval" onChange={(on) => void set({ requireApproval: on })}>
+      <SettingCheck id="approval" checked={settings.requireApproval} busy={busy} label="Require approval" onChange={(on) => void set({ requireApproval: on })}>
         An agent's prompt, mode switch or reading of another tab waits until you approve it here.
       </SettingCheck>
       <label class="row select">
         <span>Approval waits</span>
         <select
           value={String(settings.approvalTimeoutSec)}
-          disabled={busy}
-          onChange={(e) => void set({ approvalTimeoutSec: Number((e.target as HTMLSelectElement).value) })}
+          {...held}
+          onChange={(e) => {
+            const select = e.target as HTMLSelectElement;
+            // Not taken while the last change is saved: the list shows the value that holds.
+            if (busy) select.value = String(settings.approvalTimeoutSec);
+            else void set({ approvalTimeoutSec: Number(select.value) });
+          }}
         >
           {timeouts.map((s) => (
             <option key={s} value={String(s)}>
@@ -49,7 +54,7 @@ export function ControlCard({
           ))}
         </select>
       </label>
-      <SettingCheck id="readonly" checked={settings.readOnly} disabled={busy} label="Read-only" onChange={(on) => void set({ readOnly: on })}>
+      <SettingCheck id="readonly" checked={settings.readOnly} busy={busy} label="Read-only" onChange={(on) => void set({ readOnly: on })}>
         Agents can read Perplexity but every acting tool (ask, stop, mode, tabs, navigation) and reading other tabs is refused.
       </SettingCheck>
       <OtherTabsControl allowed={otherTabs.allowed} />
@@ -57,7 +62,7 @@ export function ControlCard({
         id="public-screenshots"
         testId="public-screenshots"
         checked={settings.publicScreenshots}
-        disabled={busy}
+        busy={busy}
         label={PUBLIC_SCREENSHOTS_SETTING}
         onChange={(on) => void set({ publicScreenshots: on })}
       >
@@ -67,7 +72,7 @@ export function ControlCard({
         id="public-library"
         testId="public-library"
         checked={settings.publicLibrary}
-        disabled={busy}
+        busy={busy}
         label={PUBLIC_LIBRARY_SETTING}
         onChange={(on) => void set({ publicLibrary: on })}
       >
@@ -78,25 +83,29 @@ export function ControlCard({
   );
 }
 
-/** One on/off setting: its box, its name, and a line saying what it does (the box is described by that line). */
+/**
+ * One on/off setting: its box, its name, and a line saying what it does (the box is described by that line). While a
+ * change is saved (`busy`) the box stays focusable and a press is not taken (useAction's `held`).
+ */
 function SettingCheck({
   id,
   testId,
   checked,
-  disabled,
+  busy,
   label,
   onChange,
   children,
-}: { id: string; testId?: string; checked: boolean; disabled: boolean; label: string; onChange(on: boolean): void; children: ComponentChildren }) {
+}: { id: string; testId?: string; checked: boolean; busy: boolean; label: string; onChange(on: boolean): void; children: ComponentChildren }) {
   return (
     <>
       <label class="check">
         <input
           type="checkbox"
           checked={checked}
-          disabled={disabled}
+          aria-disabled={busy ? 'true' : undefined}
           aria-describedby={`${id}-help`}
           data-testid={testId}
+          onClick={(e) => busy && e.preventDefault()}
           onChange={(e) => onChange((e.target as HTMLInputElement).checked)}
         />
         <span>{label}</span>

@@ -8,7 +8,7 @@ import { useAction } from '../common/useAction';
 /** Shown once in a new install: offers the one grant agents may need, named for both things it allows. */
 export function FirstRunCard({ allowed }: { allowed: boolean }) {
   const [done, setDone] = useState<boolean | undefined>();
-  const { busy, error, run } = useAction();
+  const { busy, error, held, run } = useAction();
   useEffect(() => {
     firstRunDone().then(setDone, () => setDone(true));
   }, []);
@@ -26,10 +26,10 @@ export function FirstRunCard({ allowed }: { allowed: boolean }) {
       </p>
       <div class="row">
         {/* permissions.request must start inside the click: no await before it. */}
-        <button type="button" disabled={busy} onClick={() => void run(allowOtherTabs).then((ok) => ok && finish())}>
+        <button type="button" {...held} onClick={() => void run(allowOtherTabs).then((ok) => ok && finish())}>
           {TAB_ACCESS_GRANT}
         </button>
-        <button type="button" disabled={busy} onClick={finish}>
+        <button type="button" {...held} onClick={() => !busy && finish()}>
           Not now
         </button>
       </div>

@@ -9,7 +9,7 @@ import { useAction } from '../common/useAction';
  * pressing another switches it through page.mode, the request comet_mode sends.
  */
 export function ModeCard({ state, connection }: { state: PanelState; connection: PanelConnection }) {
-  const { busy, error, run } = useAction();
+  const { busy, error, held, run } = useAction();
   const { mode } = state;
   const disabled = modeDisabledReason(state);
   const switching = mode.switching;
@@ -34,8 +34,10 @@ export function ModeCard({ state, connection }: { state: PanelState; connection:
             class="mode"
             data-mode={option.value}
             aria-pressed={mode.current === option.value}
-            disabled={Boolean(disabled) || busy || Boolean(switching)}
-            onClick={() => void run(() => connection.request('panel.setMode', { mode: option.value }))}
+            disabled={Boolean(disabled)}
+            // A switch under way (this panel's or an agent's) holds the buttons without taking their focus.
+            {...(switching ? { 'aria-disabled': 'true' as const } : held)}
+            onClick={() => !switching && void run(() => connection.request('panel.setMode', { mode: option.value }))}
           >
             {option.label}
           </button>

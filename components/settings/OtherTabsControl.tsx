@@ -5,16 +5,16 @@ import { useAction } from '../common/useAction';
 
 /** The optional permission for screenshots and for tabs that are not Perplexity (TAB_ACCESS_GRANT). */
 export function OtherTabsControl({ allowed }: { allowed: boolean }) {
-  const { busy, error, run } = useAction();
+  const { error, held, run } = useAction();
   return (
     <div class="other-tabs" data-testid="other-tabs" data-allowed={String(allowed)}>
       {allowed ? (
-        <button type="button" disabled={busy} aria-describedby="other-tabs-help" onClick={() => void run(withdrawOtherTabs)}>
+        <button type="button" {...held} aria-describedby="other-tabs-help" onClick={() => void run(withdrawOtherTabs)}>
           {TAB_ACCESS_WITHDRAW}
         </button>
       ) : (
         // permissions.request must start inside the click: no await before it.
-        <button type="button" disabled={busy} aria-describedby="other-tabs-help" onClick={() => void run(allowOtherTabs)}>
+        <button type="button" {...held} aria-describedby="other-tabs-help" onClick={() => void run(allowOtherTabs)}>
           {TAB_ACCESS_GRANT}
         </button>
       )}

@@ -7,7 +7,7 @@ import { useAction } from '../common/useAction';
 export function ProfileName({ label, connection }: { label: string; connection: PanelConnection }) {
   const [editing, setEditing] = useState(false);
   const [draft, setDraft] = useState(label);
-  const { busy, error, run } = useAction();
+  const { error, held, run } = useAction();
   if (!editing) {
     return (
       <span class="row">
@@ -45,7 +45,7 @@ export function ProfileName({ label, connection }: { label: string; connection: 
         onInput={(e) => setDraft((e.target as HTMLInputElement).value)}
         onKeyDown={(e) => e.key === 'Escape' && setEditing(false)}
       />
-      <button type="submit" disabled={busy || !draft.trim()}>
+      <button type="submit" disabled={!draft.trim()} {...held}>
         Save
       </button>
       <button type="button" onClick={() => setEditing(false)}>
