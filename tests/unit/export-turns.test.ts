@@ -282,3 +282,33 @@ describe('the JSON keeps what the Markdown says', () => {
     expect(ExportedThread.parse(JSON.parse(JSON.stringify(thread)))).toEqual(thread);
   });
 });
+
+describe('the Markdown read as CommonMark reads it (review 15g)', () => {
+  const doc = (...turns: [string, string][]) =>
+    threadMarkdown({ slug: 's', url: 'https://www.perplexity.ai/search/s', title: 'T', created: null, updated: null, mode: null, model: null, space: null, pages: 1, turns: turns.map(([question, answer]) => ({ question, answer, sources: [] })) } as ExportedThread);
+
+  it('a line that starts with ``` but opens no fence (a code span, code indented four spaces) is no fence: nothing is closed after it (G1)', () => {
+    for (const answer of ['```x = 1``` sets x.\n\n## Why\n\nBecause.', 'A fence looks like this:\n\n    ```\n    code\n\n## Why']) {
+      const md = doc(['q1', answer], ['q2', 'Second.']);
+      expect(md).toContain('### Why');
+      expect(md).not.toMatch(/^```[ \t]*$/m);
+    }
+    // A fence a list item holds, indented four spaces under it, is one.
+    expect(doc(['q', '1. Run:\n\n    ```sh\n    ls'])).toMatch(/ls\n```/);
+  });
+
+  it('pasted code in a question is quoted as typed, without backslashes a code block would show (G2)', () => {
+    const md = doc(['Why does this fail?\n\ndef f(self):\n    a = 1\n\n    return a*b[0] + __x__', 'ok']);
+    expect(md.split('\n')).toContain('>     return a*b[0] + __x__');
+    expect(md.split('\n')).toContain('> def f(self):');
+  });
+
+  it("a list item's continuation under --- stays in its item, and the --- is a rule (G3)", () => {
+    const md = doc(['q', '1. First\n   detail\n---\n\nAfter.'], ['r', '- one\n- two\nlazy\n---\nafter']);
+    expect(md).not.toMatch(/^#+ (detail|lazy)$/m);
+    expect(md).toContain('   detail');
+    expect(md).toContain('* * *');
+    // A paragraph of its own still makes a heading of its underline.
+    expect(doc(['q', 'Intro\n\nSection\n---\n\nBody.'])).toContain('### Section');
+  });
+});

@@ -41,7 +41,9 @@ function headingOf(question: string): string {
 }
 
 /** A fence's opening line (backticks or tildes, three or more), at any indent a list item gives it. */
-const FENCE = /^[ \t]*(`{3,}|~{3,})/;
+const FENCE = /^([ \t]*)(`{3,}|~{3,})(.*)$/;
+/** A list item's first line: what lets a fence under it be indented four spaces or more. */
+const LIST_ITEM = /^ {0,3}([-+*]|\d+[.)])[ \t]/;
 /** A thematic break (`---`, `***`, `___`, spaced or not). */
 const RULE = /^ {0,3}([-*_])[ \t]*(?:\1[ \t]*){2,}$/;
 /** An ATX heading's marks. */
@@ -59,6 +61,25 @@ const NOT_PARAGRAPH = /^ {0,3}([-+*]\s|\d+[.)]\s|>|#|\||<)/;
  */
 function nestedAnswer(answer: string): string {
   const lines = answer.split('\n');
+  /**
+   * The fence a line opens, if it opens one (CommonMark): a backtick fence's info string holds no backtick ("```x```
+   * sets x." is a code span), and four spaces of indent make code, not a fence, unless a list item holds it (review
+   * 15g, G1: a line merely starting with ``` was taken for a fence, and the one added to close it made the rest of the
+   * file code).
+   */
+  const opens = (i: number): string | undefined => {
+    const m = FENCE.exec(lines[i] as string);
+    if (!m) return undefined;
+    const [, indent, marks, info] = m as unknown as [string, string, string, string];
+    if (marks[0] === '`' && info.includes('`')) return undefined;
+    if (indent.replace(/\t/g, '    ').length < 4) return marks;
+    for (let k = i - 1; k >= 0; k--) {
+      const above = lines[k] as string;
+      if (above.trim() === '' || /^ {4}|^\t/.test(above)) continue;
+      return LIST_ITEM.test(above) ? marks : undefined;
+    }
+    return undefined;
+  };
   /** Per line: code (inside a fence, or one), the first line of a setext heading's text (its underline's index), or text. */
   const code: boolean[] = [];
   const setextAt = new Map<number, number>();
@@ -66,12 +87,13 @@ function nestedAnswer(answer: string): string {
   let fence: string | undefined;
   let top = 7;
   for (const [i, line] of lines.entries()) {
-    const open = FENCE.exec(line)?.[1];
     if (fence !== undefined) {
-      if (open && open[0] === fence[0] && open.length >= fence.length && line.trim() === open) fence = undefined;
+      const close = FENCE.exec(line)?.[2];
+      if (close && close[0] === fence[0] && close.length >= fence.length && line.trim() === close) fence = undefined;
       code.push(true);
       continue;
     }
+    const open = opens(i);
     code.push(open !== undefined);
     if (open) {
       fence = open;
@@ -84,6 +106,10 @@ function nestedAnswer(answer: string): string {
     let first = i;
     while (first > 0 && !code[first - 1] && !inSetext.has(first - 1) && paragraphLine(lines[first - 1] as string)) first -= 1;
     if (first === i) continue;
+    // A paragraph right under a list item or a quote is that block's continuation (lazy, or indented): the underline
+    // is then a rule, and its text stays in the item (review 15g, G3).
+    const before = first > 0 ? (lines[first - 1] as string) : '';
+    if (before.trim() !== '' && !code[first - 1] && /^ {0,3}([-+*]\s|\d+[.)]\s|>)/.test(before)) continue;
     setextAt.set(first, i);
     for (let k = first; k <= i; k++) inSetext.add(k);
     top = Math.min(top, line.trim()[0] === '=' ? 1 : 2);
@@ -167,17 +193,28 @@ function unreadNotes(turn: ExportedTurn): string[] {
   });
 }
 
+/**
+ * A question quoted as typed: its text escaped, except code indented four spaces after a blank line, which Markdown shows
+ * as written, backslashes included (review 15g, G2: pasted code read `a\*b\[0\]`).
+ */
+function quotedQuestion(question: string): string {
+  const lines = question.split('\n');
+  let code = false;
+  return lines
+    .map((line, i) => {
+      code = /^( {4}|\t)/.test(line) && (code || i === 0 || (lines[i - 1] as string).trim() === '');
+      if (!line) return '>';
+      return `> ${code ? line : literal(line)}`;
+    })
+    .join('\n');
+}
+
 function turnMarkdown(turn: ExportedTurn, index: number): string {
   const heading = headingOf(turn.question);
   const parts = [`## ${index + 1}. ${literal(heading)}`];
   // A question the heading does not hold whole (several lines, or long) follows it quoted, as asked.
   if (turn.question.trim() && heading !== turn.question.trim()) {
-    parts.push(
-      literal(turn.question.trim())
-        .split('\n')
-        .map((l) => (l ? `> ${l}` : '>'))
-        .join('\n'),
-    );
+    parts.push(quotedQuestion(turn.question.trim()));
   }
   parts.push(...askedMarkdown(turn));
   parts.push(outcomeNote(turn));
