@@ -26,7 +26,7 @@ describe('ThreadBook', () => {
     book.onCall(start(ask, 1));
     expect(book.list()).toMatchObject([{ key: 'ask:r1', title: 'Why is the sky blue?', status: 'working', startedBy: 'claude-code', current: false }]);
     book.onCall(end(ask, 2, { baselineUrl: HOME, afterTurn: 0, submittedAt: 2 }));
-    book.onSnapshot(snap(`${HOME}search/why-sky-abc`, { title: 'Why is the sky blue?', status: 'working', latestStep: 'Searching the web' }), 3);
+    book.onSnapshot(snap(`${HOME}search/why-sky-abc`, { title: 'Why is the sky blue?', question: 'Why is the sky blue?', status: 'working', latestStep: 'Searching the web' }), 3);
     expect(book.list()).toMatchObject([
       { key: 'https://www.perplexity.ai/search/why-sky-abc', url: `${HOME}search/why-sky-abc`, status: 'working', latestStep: 'Searching the web', current: true },
     ]);
@@ -40,7 +40,7 @@ describe('ThreadBook', () => {
     const first = request('r1', 'page.ask', { prompt: 'Rust?' });
     book.onCall(start(first, 1));
     book.onCall(end(first, 2, { baselineUrl: HOME }));
-    book.onSnapshot(snap(url, { title: 'Rust?', status: 'done' }), 3);
+    book.onSnapshot(snap(url, { title: 'Rust?', question: 'Rust?', status: 'done' }), 3);
     const second = request('r2', 'page.ask', { prompt: 'And Go?' });
     book.onCall(start(second, 4));
     book.onCall(end(second, 5, { baselineUrl: url }));
@@ -93,6 +93,35 @@ describe('ThreadBook', () => {
     book.onCall(end(computer, 4, { threadId: 'plan-abc', url, turn: 0 }));
     expect(book.list()).toHaveLength(1);
     expect(book.byThread('plan-abc')).toBeDefined();
+  });
+
+  it("an agent's comet_poll places its card as a wait does; a conversation the person opened is not taken for the agent's (review 15f, F5)", () => {
+    const A = `${HOME}search/summarise-my-week-Aa1`;
+    const B = `${HOME}search/my-private-notes-Bb2`;
+    const asked = () => {
+      const book = new ThreadBook();
+      const ask = request('r1', 'page.ask', { prompt: 'Summarise my week', newChat: true });
+      book.onCall(start(ask, 1));
+      book.onCall(end(ask, 2, { baselineUrl: HOME }));
+      return book;
+    };
+    const polled = asked();
+    polled.onCall(end(request('p1', 'page.poll', {}), 4, { status: 'completed', url: A, questionText: 'Summarise my week', response: 'Your week…', steps: [] }));
+    expect(polled.list()[0]).toMatchObject({ key: A, status: 'done' });
+    // The person opens their own conversation in that tab, then the panel: no question of the agent's shows there.
+    const opened = asked();
+    opened.onSnapshot(snap(B, { title: 'My private notes', question: 'What did I write about Tuesday?', status: 'done' }), 10);
+    expect(opened.list().find((t) => t.key === B)).toMatchObject({ title: 'My private notes' });
+    expect(opened.list().find((t) => t.key === B)?.startedBy).toBeUndefined();
+    expect(opened.list().find((t) => t.key === 'ask:r1')).toBeDefined();
+  });
+
+  it("page.ask's own conversation binds its card at once", () => {
+    const book = new ThreadBook();
+    const ask = request('r1', 'page.ask', { prompt: 'Why?', newChat: true });
+    book.onCall(start(ask, 1));
+    book.onCall(end(ask, 2, { baselineUrl: HOME, conversationUrl: `${HOME}search/why-Cc3` }));
+    expect(book.list()[0]).toMatchObject({ key: `${HOME}search/why-Cc3`, title: 'Why?' });
   });
 
   it('an ask that was never sent (refused, denied) leaves no thread behind', () => {

@@ -7,6 +7,7 @@ import { conversationIdOf, sameConversation, sameThreadId, threadIdOfUrl } from 
 import { conversationKey } from '../../protocol/urls';
 import { interactionShown, type ThreadInteraction, type WatchSnapshot, type WatchStatus } from '../../protocol/watch';
 import { toWatched } from '../../page/checkpoints/thread-model';
+import { questionKey, questionMatch } from '../../page/answer/question';
 import type { CallEvent } from '../calls/router';
 import { INTERRUPTED } from './activity';
 
@@ -23,6 +24,8 @@ export interface AgentThread {
   url?: string;
   /** Page URL when the prompt was submitted (from page.ask's result). */
   baselineUrl?: string;
+  /** An agent's prompt as the page shows a question again (questionKey): what lets a page's turn be known as its. */
+  questionKey?: string;
   newChat: boolean;
   status: ThreadStatus;
   latestStep: string;
@@ -66,7 +69,7 @@ export function snapshotStatus(snap: WatchSnapshot): ThreadStatus {
   return snap.interactions.length > 0 ? 'waiting' : FROM_WATCH[snap.status];
 }
 
-type WaitResultLike = { status?: string; url?: string; steps?: string[]; currentStep?: string; error?: string };
+type WaitResultLike = { status?: string; url?: string; steps?: string[]; currentStep?: string; error?: string; questionText?: string };
 
 export class ThreadBook {
   private agent: AgentThread[] = [];
@@ -104,6 +107,7 @@ export class ThreadBook {
           latestStep: 'Sending the prompt…',
           startedBy: callerName(request.origin),
           startedById: request.origin.clientId,
+          questionKey: questionKey(String(params.prompt ?? '')),
           updatedAt: event.at,
           runningCall: request.id,
         });
@@ -129,17 +133,21 @@ export class ThreadBook {
         this.agent = this.agent.filter((t) => t !== thread);
         return true;
       }
-      const baselineUrl = (event.result as { baselineUrl?: string } | undefined)?.baselineUrl;
+      const { baselineUrl, conversationUrl } = (event.result ?? {}) as { baselineUrl?: string; conversationUrl?: string };
       thread.baselineUrl = baselineUrl;
       thread.latestStep = 'Prompt sent';
-      // A follow-up in an open conversation belongs to that conversation at once.
-      if (!thread.newChat && isConversation(baselineUrl)) this.bind(thread, baselineUrl);
+      // The conversation the page showed the prompt's turn in (page.ask's own word), else, for a follow-up in an open
+      // conversation, that conversation.
+      if (isConversation(conversationUrl)) this.bind(thread, conversationUrl);
+      else if (!thread.newChat && isConversation(baselineUrl)) this.bind(thread, baselineUrl);
       else if (this.page) this.onSnapshot(this.page.snap, this.page.at);
       return true;
     }
-    if (request.method === 'page.wait' && event.phase === 'end') {
+    if ((request.method === 'page.wait' || request.method === 'page.poll') && event.phase === 'end') {
       const result = (event.ok ? event.result : undefined) as WaitResultLike | undefined;
-      const thread = this.threadFor(result?.url, request.origin.clientId);
+      // A poll reads the page's latest turn, whoever asked it: it moves its conversation's card, or its session's card
+      // still without one when the turn shows that card's question (review 15f, F5: polls were not read at all).
+      const thread = request.method === 'page.wait' ? this.threadFor(result?.url, request.origin.clientId) : this.polledCard(result, request.origin.clientId);
       if (!thread) return false;
       thread.updatedAt = event.at;
       if (!event.ok) return false; // a failed wait says nothing about the thread itself
@@ -293,9 +301,10 @@ export class ThreadBook {
       thread = this.bind(renamed, snap.url);
     }
     if (!thread) {
-      // The newest agent ask still without a URL, submitted elsewhere, takes this new conversation.
+      // The newest agent ask still without a URL, submitted elsewhere, takes this new conversation when the page shows
+      // its question there: a conversation the person opened meanwhile is theirs (review 15f, F5).
       const pending = this.agent.find(
-        (t) => !t.url && t.baselineUrl !== undefined && t.status !== 'error' && conversationKey(t.baselineUrl) !== key,
+        (t) => !t.url && t.baselineUrl !== undefined && t.status !== 'error' && conversationKey(t.baselineUrl) !== key && showsQuestion(snap.question, t),
       );
       if (pending) thread = this.bind(pending, snap.url);
     }
@@ -362,6 +371,16 @@ export class ThreadBook {
     return this.list().find((t) => t.key === key)?.interactions ?? [];
   }
 
+  /** A poll's card: its conversation's, else its session's card with no conversation yet whose question the turn shows. */
+  private polledCard(result: WaitResultLike | undefined, clientId: string): AgentThread | undefined {
+    if (!result) return undefined;
+    if (isConversation(result.url)) {
+      const byUrl = this.agent.find((t) => t.key === conversationKey(result.url as string));
+      if (byUrl) return byUrl;
+    }
+    return this.agent.find((t) => t.startedById === clientId && !t.url && showsQuestion(result.questionText, t));
+  }
+
   /**
    * A wait's card: its conversation's, else the one its own session started and has not seen end; never a card of
    * another conversation than the one the wait names (review 15f, F9: an older card took a new prompt's answer).
@@ -401,6 +420,11 @@ export class ThreadBook {
   }
 }
 
+
+/** Positive evidence that a page's turn is a card's prompt: its question, as the page shows it, is the prompt's. */
+function showsQuestion(shown: string | undefined, thread: AgentThread): boolean {
+  return thread.questionKey !== undefined && questionMatch(shown ?? '', thread.questionKey) === 'same';
+}
 
 function describeEvent(c: ThreadCheckpoint): string {
   if (c.event === null) return c.steps.at(-1) ?? 'Working';
