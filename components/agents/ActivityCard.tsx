@@ -1,6 +1,7 @@
 import type { PanelConnection } from '../../lib/panel/connection';
 import type { ActivityEntry, PendingApproval } from '../../lib/protocol/panel';
 import { ActivityItem } from './ActivityItem';
+import { ErrorLine } from '../common/ErrorLine';
 import { useAction } from '../common/useAction';
 
 /** The live feed of agents' tool calls for this browser session, newest first; clearable. */
@@ -29,6 +30,7 @@ export function ActivityCard({
           Clear
         </button>
       </div>
+      <ErrorLine error={clear.error} testId="activity-clear-error" />
       {activity.length === 0 ? (
         <p class="muted" data-testid="no-activity">
           No tool calls yet in this browser session.

@@ -1,15 +1,18 @@
+import { useState } from 'preact/hooks';
 import type { PanelConnection } from '../../lib/panel/connection';
 import { connectionHeadline, formatClock } from '../../lib/panel/view';
 import { cliHintCommand, cliHintNote } from '../../lib/protocol/identity';
 import { pageAccessTabLine } from '../../lib/protocol/page-access';
 import type { PanelState } from '../../lib/protocol/panel';
 import { ProfileName } from './ProfileName';
+import { ErrorLine } from '../common/ErrorLine';
 import { useAction } from '../common/useAction';
 
 /** Whether the host is there (and why not), which profile this is, the tab, and who is attached. */
 export function ConnectionCard({ state, connection }: { state: PanelState; connection: PanelConnection }) {
   const { link, clients, profile, perplexityTab } = state;
   const reconnect = useAction();
+  const copy = useCopy();
   const headline = connectionHeadline(state);
   const access = state.pageAccess;
   return (
@@ -24,12 +27,15 @@ export function ConnectionCard({ state, connection }: { state: PanelState; conne
         <div class="detail" data-testid="page-access" data-state={access.state} role={headline.look === 'disconnected' ? 'alert' : undefined}>
           <p>{access.message}</p>
           {access.command ? (
-            <p>
-              <code data-testid="page-access-command">{access.command}</code>{' '}
-              <button type="button" onClick={() => void navigator.clipboard?.writeText(access.command ?? '').catch(() => {})}>
-                Copy
-              </button>
-            </p>
+            <>
+              <p>
+                <code data-testid="page-access-command">{access.command}</code>{' '}
+                <button type="button" aria-label="Copy the command" {...copy.held} onClick={() => void copy.run(() => copyText(access.command ?? ''))}>
+                  {copy.copied ? 'Copied' : 'Copy'}
+                </button>
+              </p>
+              <ErrorLine error={copy.error} testId="page-access-copy-error" />
+            </>
           ) : null}
         </div>
       ) : null}
@@ -44,9 +50,12 @@ export function ConnectionCard({ state, connection }: { state: PanelState; conne
         </p>
       ) : null}
       {link.state !== 'connected' ? (
-        <button type="button" {...reconnect.held} onClick={() => void reconnect.run(() => connection.request('panel.reconnect'))}>
-          Reconnect now
-        </button>
+        <>
+          <button type="button" {...reconnect.held} onClick={() => void reconnect.run(() => connection.request('panel.reconnect'))}>
+            Reconnect now
+          </button>
+          <ErrorLine error={reconnect.error} testId="reconnect-error" />
+        </>
       ) : null}
       <dl class="facts">
         <dt>Profile</dt>
@@ -101,4 +110,27 @@ export function ConnectionCard({ state, connection }: { state: PanelState; conne
       )}
     </section>
   );
+}
+
+/**
+ * Copies a command for the person, saying so ("Copied") or why not (review 15f, F12: a failed write was swallowed and a
+ * good one said nothing).
+ */
+function useCopy() {
+  const action = useAction();
+  const [copied, setCopied] = useState(false);
+  return {
+    ...action,
+    copied,
+    run: async (copy: () => Promise<void>) => {
+      setCopied(await action.run(copy));
+    },
+  };
+}
+
+async function copyText(text: string): Promise<void> {
+  if (!navigator.clipboard) throw new Error('This panel cannot reach the clipboard: select the command and copy it by hand.');
+  await navigator.clipboard.writeText(text).catch((e: unknown) => {
+    throw new Error(`The clipboard refused the command (${(e as Error).message ?? String(e)}): select it and copy it by hand.`);
+  });
 }
