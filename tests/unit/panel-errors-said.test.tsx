@@ -5,29 +5,13 @@ import { describe, expect, it } from 'vitest';
 import { ActivityCard } from '../../components/agents/ActivityCard';
 import { ConnectionCard } from '../../components/settings/ConnectionCard';
 import type { PanelConnection } from '../../lib/panel/connection';
-import { ActivityEntry, PanelState } from '../../lib/protocol/panel';
+import { ActivityEntry } from '../../lib/protocol/panel';
+import { panelState } from '../support/panel-state';
 
 /** A button whose request fails says why under it; nothing is swallowed (review 15f, F12). */
 const failing = { request: async () => Promise.reject(Object.assign(new Error('The extension restarted; try again.'), { code: 'CANCELLED' })) } as unknown as PanelConnection;
 
-const STATE = PanelState.parse({
-  link: { state: 'disconnected', since: 1, failures: 2, detail: 'The host is not running.' },
-  profile: { id: 'abcdef0123456789', label: 'Work' },
-  browser: { name: 'Chromium', version: '156.0.0.0', userAgent: 'Chromium/156' },
-  extensionVersion: '0.1.0',
-  clients: [],
-  perplexityTab: null,
-  mode: { current: null },
-  pageStatus: null,
-  threads: [],
-  activity: [],
-  settings: { requireApproval: false, readOnly: false, approvalTimeoutSec: 120, publicScreenshots: false, publicLibrary: false },
-  otherTabs: { allowed: false },
-  approvals: [],
-  packs: { added: [], readers: [], problems: [] },
-  pageProblem: null,
-  pageAccess: null,
-});
+const STATE = panelState({ link: { state: 'disconnected', since: 1, failures: 2, detail: 'The host is not running.' } });
 
 const press = async (host: HTMLElement, name: string) => {
   const button = [...host.querySelectorAll('button')].find((b) => b.textContent?.trim() === name) as HTMLButtonElement;

@@ -5,7 +5,8 @@ import { afterEach, describe, expect, it, vi } from 'vitest';
 import { App } from '../../components/App';
 import type { PanelConnection } from '../../lib/panel/connection';
 import { pageAccessWords } from '../../lib/protocol/page-access';
-import { PanelState } from '../../lib/protocol/panel';
+import type { PanelState } from '../../lib/protocol/panel';
+import { panelState } from '../support/panel-state';
 
 /**
  * A Perplexity tab comet-relay cannot get into (a browser policy, site access off) or that is still loading is open:
@@ -15,24 +16,8 @@ import { PanelState } from '../../lib/protocol/panel';
 vi.mock('wxt/browser', () => import('../support/noop-browser'));
 
 const base = (pageAccess: unknown) =>
-  PanelState.parse({
-    link: { state: 'connected', since: 1, failures: 0 },
-    profile: { id: 'abcdef0123456789', label: 'Work' },
-    browser: { name: 'Comet', version: '156.0.0.0', userAgent: 'Comet/156' },
-    extensionVersion: '0.1.0',
-    clients: [],
-    perplexityTab: null,
-    mode: { current: null },
-    pageStatus: null,
-    threads: [],
-    activity: [],
-    settings: { requireApproval: false, readOnly: false, approvalTimeoutSec: 120, publicScreenshots: false, publicLibrary: false },
-    otherTabs: { allowed: true },
-    approvals: [],
-    packs: { added: [], readers: [], problems: [] },
-    pageProblem: null,
-    pageAccess,
-  });
+  panelState({ browser: { name: 'Comet', version: '156.0.0.0', userAgent: 'Comet/156' }, otherTabs: { allowed: true }, pageAccess });
+
 
 function show(state: PanelState) {
   const connection = { subscribe: (l: (s: PanelState) => void) => {
