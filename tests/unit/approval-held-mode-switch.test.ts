@@ -1,9 +1,7 @@
 import { describe, expect, it, vi } from 'vitest';
 import type { Request } from '../../lib/protocol/messages';
-import type { PageHub } from '../../lib/worker/calls/pages';
-import type { Router } from '../../lib/worker/calls/router';
-import type { TabService } from '../../lib/worker/calls/tabs';
-import { PanelService } from '../../lib/worker/panel/panel-service';
+import { offlinePanelService } from '../support/panel-service';
+import type { PanelService } from '../../lib/worker/panel/panel-service';
 
 /**
  * An agent's comet_mode held for the person's approval is a card in Approvals, not a switch under way: the Mode card's
@@ -15,22 +13,9 @@ const state = vi.hoisted(() => ({ stored: { settings: { requireApproval: true } 
 vi.mock('wxt/browser', async () => (await import('../support/fake-wxt-browser')).fakeWxtBrowser(state));
 
 function service() {
-  const tabs = { drivenTab: async () => ({ id: 7, title: 'Tides', url: 'https://www.perplexity.ai/search/tides-abc' }), connectedDrivenTab: () => undefined } as unknown as TabService;
-  return new PanelService({
-    router: () => ({}) as unknown as Router,
-    tabs,
-    pages: { document: () => undefined, askCount: () => 0 } as unknown as PageHub,
-    status: async () => {
-      throw new Error('not in this test');
-    },
-    identity: async () => {
-      throw new Error('not in this test');
-    },
-    renameProfile: async () => {},
-    link: () => ({ state: 'connected', since: 0, failures: 0 }),
-    restartLink: () => {},
-    clients: () => [],
-    packs: () => ({ added: [], readers: [], problems: [] }),
+  return offlinePanelService(async () => ({}), {
+    tabs: { drivenTab: async () => ({ id: 7, title: 'Tides', url: 'https://www.perplexity.ai/search/tides-abc' }), connectedDrivenTab: () => undefined },
+    pages: { document: () => undefined, askCount: () => 0 },
   });
 }
 

@@ -4,7 +4,7 @@ import { act } from 'preact/test-utils';
 import { describe, expect, it, vi } from 'vitest';
 import { App } from '../../components/App';
 import { connectPanel } from '../../lib/panel/connection';
-import { PanelState } from '../../lib/protocol/panel';
+import { panelState } from '../support/panel-state';
 
 /**
  * The side panel's page is read from disk each time it opens, the extension's worker only when the extension is
@@ -25,24 +25,7 @@ vi.mock('wxt/browser', () => ({
 }));
 
 /** A state as this build's worker pushes it: a connected link, no tab, nothing running. */
-const STATE = PanelState.parse({
-  link: { state: 'connected', since: 1, failures: 0 },
-  profile: { id: 'abcdef0123456789', label: 'Work' },
-  browser: { name: 'Chromium', version: '156.0.0.0', userAgent: 'Chromium/156' },
-  extensionVersion: '0.1.0',
-  clients: [],
-  perplexityTab: null,
-  mode: { current: null },
-  pageStatus: null,
-  threads: [],
-  activity: [],
-  settings: { requireApproval: false, readOnly: false, approvalTimeoutSec: 120, publicScreenshots: false, publicLibrary: false },
-  otherTabs: { allowed: false },
-  approvals: [],
-  packs: { added: [], readers: [], problems: [] },
-  pageProblem: null,
-  pageAccess: null,
-});
+const STATE = panelState();
 
 const push = (data: unknown) => act(() => port.deliver({ kind: 'event', event: 'panel.state', data }));
 

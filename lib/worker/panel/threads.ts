@@ -371,14 +371,15 @@ export class ThreadBook {
     return this.list().find((t) => t.key === key)?.interactions ?? [];
   }
 
+  /** The card of the conversation `url` names, if it names one and a card has it. */
+  private cardOf(url: string | undefined): AgentThread | undefined {
+    return isConversation(url) ? this.agent.find((t) => t.key === conversationKey(url)) : undefined;
+  }
+
   /** A poll's card: its conversation's, else its session's card with no conversation yet whose question the turn shows. */
   private polledCard(result: WaitResultLike | undefined, clientId: string): AgentThread | undefined {
     if (!result) return undefined;
-    if (isConversation(result.url)) {
-      const byUrl = this.agent.find((t) => t.key === conversationKey(result.url as string));
-      if (byUrl) return byUrl;
-    }
-    return this.agent.find((t) => t.startedById === clientId && !t.url && showsQuestion(result.questionText, t));
+    return this.cardOf(result.url) ?? this.agent.find((t) => t.startedById === clientId && !t.url && showsQuestion(result.questionText, t));
   }
 
   /**
@@ -387,12 +388,9 @@ export class ThreadBook {
    */
   private threadFor(url: string | undefined, clientId: string): AgentThread | undefined {
     const named = isConversation(url) ? url : undefined;
-    if (named) {
-      const byUrl = this.agent.find((t) => t.key === conversationKey(named));
-      if (byUrl) return byUrl;
-    }
-    return this.agent.find(
-      (t) => t.startedById === clientId && (!t.url || (t.status === 'working' && (named === undefined || sameConversation(t.url, named)))),
+    return (
+      this.cardOf(named) ??
+      this.agent.find((t) => t.startedById === clientId && (!t.url || (t.status === 'working' && (named === undefined || sameConversation(t.url, named)))))
     );
   }
 
